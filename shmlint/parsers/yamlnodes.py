@@ -1,0 +1,152 @@
+"""YAML composed into position-carrying nodes with libyaml, plus safe accessors.
+
+Nodes are never constructed into Python objects: tags cannot run code, and aliases stay shared references, so an
+alias bomb costs nothing unless a walk expands it. Every walk here is iterative or memoised for that reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from shmlint.source import SourceText
+
+try:
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # PyYAML built without libyaml: slower, same results
+    _Loader = yaml.SafeLoader
+
+#: deeper documents are refused: libyaml's composer recurses in C and no real manifest nests past a few dozen
+MAX_DEPTH = 1000
+MERGE_TAG = "tag:yaml.org,2002:merge"
+NULL_TAG = "tag:yaml.org,2002:null"
+
+__all__ = ["MappingNode", "Node", "ScalarNode", "SequenceNode", "YamlError", "compose"]
+
+
+class YamlError(Exception):
+    """A YAML syntax error with the parser's own position (1-based)."""
+
+    def __init__(self, message: str, line: int, column: int, offset: int) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column, self.offset = message, line, column, offset
+
+
+def _may_be_too_deep(text: str) -> bool:
+    """Cheap bound: depth never exceeds flow openers + dashes + the largest indentation."""
+    if len(text) < MAX_DEPTH:
+        return False
+    budget = MAX_DEPTH - text.count("[") - text.count("{") - text.count("-")
+    return budget <= 0 or re.search(r"^[ \t]{%d,}" % budget, text, re.MULTILINE) is not None
+
+
+def _check_depth(text: str) -> None:
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                raise YamlError(f"nesting deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1, mark.index)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
+def compose(source: SourceText) -> list[Node]:
+    """All documents of a YAML stream as nodes; empty and comment-only documents are dropped."""
+    try:
+        if _may_be_too_deep(source.text):
+            _check_depth(source.text)
+        return [doc for doc in yaml.compose_all(source.text, Loader=_Loader) if doc is not None]
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = " ".join(part for part in (exc.context, exc.problem) if part)
+        if mark is None:
+            raise YamlError(problem or "invalid YAML", 1, 1, 0) from None
+        raise YamlError(problem or "invalid YAML", mark.line + 1, mark.column + 1, mark.index) from None
+    except yaml.YAMLError as exc:  # reader errors (control characters) carry a position too
+        position = getattr(exc, "position", 0) or 0
+        line, column = source.position(min(position, len(source.text)))
+        raise YamlError(str(exc).splitlines()[0], line, column, position) from None
+
+
+def scalar(node: Node | None) -> str | None:
+    """The text of a scalar node; None for anything else (a mapping, a sequence, a missing node)."""
+    if isinstance(node, ScalarNode) and node.tag != NULL_TAG:
+        return node.value
+    return None
+
+
+def is_null(node: Node | None) -> bool:
+    return node is None or (isinstance(node, ScalarNode) and node.tag == NULL_TAG)
+
+
+def sequence(node: Node | None) -> list[Node]:
+    return list(node.value) if isinstance(node, SequenceNode) else []
+
+
+class Mappings:
+    """Key lookup on mapping nodes with merge keys resolved, memoised per node.
+
+    Explicit keys win over merged ones; among ``<<: [*a, *b]`` the earlier mapping wins (YAML merge spec); among
+    duplicate keys the later one wins, as every loader does.
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[int, dict[str, tuple[ScalarNode, Node]]] = {}
+
+    def items(self, node: Node | None) -> dict[str, tuple[ScalarNode, Node]]:
+        if not isinstance(node, MappingNode):
+            return {}
+        cached = self._cache.get(id(node))
+        if cached is not None:
+            return cached
+        self._cache[id(node)] = {}  # a merge cycle resolves to nothing rather than recursing forever
+        merged: dict[str, tuple[ScalarNode, Node]] = {}
+        explicit: dict[str, tuple[ScalarNode, Node]] = {}
+        for key, value in node.value:
+            if key.tag == MERGE_TAG:
+                sources = value.value if isinstance(value, SequenceNode) else [value]
+                for source in sources:
+                    for name, pair in self.items(source).items():
+                        merged.setdefault(name, pair)
+            elif isinstance(key, ScalarNode):
+                explicit[key.value] = (key, value)
+        result = {**merged, **explicit}
+        self._cache[id(node)] = result
+        return result
+
+    def get(self, node: Node | None, key: str) -> Node | None:
+        pair = self.items(node).get(key)
+        return pair[1] if pair else None
+
+    def key(self, node: Node | None, key: str) -> ScalarNode | None:
+        pair = self.items(node).get(key)
+        return pair[0] if pair else None
+
+    def path(self, node: Node | None, *keys: str) -> Node | None:
+        for key in keys:
+            node = self.get(node, key)
+        return node
+
+    def own_key(self, node: Node, key: str) -> bool:
+        """True when the key is written in this mapping itself rather than merged in from an anchor."""
+        return any(isinstance(k, ScalarNode) and k.value == key and k.tag != MERGE_TAG for k, _ in node.value)
+
+
+def walk_mappings(root: Node) -> Iterator[MappingNode]:
+    """Every mapping reachable from root, each once (aliases are not expanded twice)."""
+    seen: set[int] = set()
+    stack: list[Node] = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, MappingNode):
+            yield node
+            stack.extend(value for _, value in reversed(node.value))
+        elif isinstance(node, SequenceNode):
+            stack.extend(reversed(node.value))

@@ -1,0 +1,27 @@
+"""The effective options of one run, built once from defaults, configuration files and the command line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shmlint.model import Severity
+from shmlint.signals import Signals
+from shmlint.sizes import GIB
+
+
+@dataclass(frozen=True)
+class Settings:
+    min_shm_bytes: int = GIB  # SHM005 threshold when a workload declares no DataLoader profile
+    fix_shm_bytes: int = 8 * GIB  # size written by fixes (at most half a container's memory limit)
+    signals: Signals = field(default_factory=Signals)
+    select: frozenset[str] = frozenset()  # codes; empty means all
+    ignore: frozenset[str] = frozenset()
+    severity_overrides: tuple[tuple[str, Severity], ...] = ()
+    fail_on: Severity = Severity.WARNING
+    prefilter: bool = True  # skip building workloads for files with no GPU/torch/shm signal at all
+
+    def enabled(self, code: str) -> bool:
+        return (not self.select or code in self.select) and code not in self.ignore
+
+    def severity_for(self, code: str, default: Severity) -> Severity:
+        return dict(self.severity_overrides).get(code, default)

@@ -1,0 +1,132 @@
+"""Size spellings: Kubernetes quantities and the docker/podman/compose ``RAMInBytes`` grammar.
+
+The two look alike and differ in ways that bite: Kubernetes rejects ``8GB`` and reads ``8G`` as decimal, docker
+reads every unit as binary and (since go-units 0.5) rejects ``8Gi``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+KIB = 1024
+MIB = 1024**2
+GIB = 1024**3
+DEFAULT_SHM_BYTES = 64 * MIB
+
+KUBERNETES = "kubernetes"
+DOCKER = "docker"
+
+_K8S_SUFFIXES = {
+    "": 1,
+    "Ki": 1024,
+    "Mi": 1024**2,
+    "Gi": 1024**3,
+    "Ti": 1024**4,
+    "Pi": 1024**5,
+    "Ei": 1024**6,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+    "m": Decimal("0.001"),
+}
+_K8S_RE = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m))?$")
+_DOCKER_RE = re.compile(r"^(\d+(?:\.\d*)?|\.\d+) ?(b|[kmgtp](?:b|ib)?)?$", re.IGNORECASE)
+_DOCKER_UNITS = {"k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
+_K8S_BINARY_LIKE = re.compile(r"^(\d+(?:\.\d+)?) ?([KMGTP])i$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ParsedSize:
+    bytes: int | None
+    error: str | None = None
+    suggestion: str | None = None
+
+
+def parse_kubernetes(text: str) -> ParsedSize:
+    """Read a Kubernetes resource quantity (``8Gi``, ``500M``, ``1e9``, ``1073741824``) as bytes, rounded up."""
+    match = _K8S_RE.match(text.strip())
+    if not match:
+        return ParsedSize(None, f"'{text}' is not a Kubernetes quantity (use Ki, Mi, Gi or k, M, G; e.g. 8Gi)")
+    number, exponent, suffix = match.groups()
+    try:
+        value = Decimal(number)
+        if exponent:
+            value *= Decimal(10) ** int(exponent[1:])
+    except (InvalidOperation, ValueError):
+        return ParsedSize(None, f"'{text}' is not a Kubernetes quantity")
+    value *= Decimal(_K8S_SUFFIXES[suffix or ""])
+    if value < 0:
+        return ParsedSize(None, f"'{text}' is negative")
+    return ParsedSize(math.ceil(value))
+
+
+def parse_docker(text: str) -> ParsedSize:
+    """Read a size the way docker, podman and compose do (go-units ``RAMInBytes``): every unit is binary."""
+    stripped = text.strip()
+    match = _DOCKER_RE.match(stripped)
+    if match:
+        number, unit = match.groups()
+        multiplier = _DOCKER_UNITS.get((unit or "b")[0].lower(), 1)
+        return ParsedSize(int(float(number) * multiplier))
+    k8s_like = _K8S_BINARY_LIKE.match(stripped)
+    if k8s_like:
+        number, unit = k8s_like.groups()
+        fixed = f"{number}{unit.lower()}b"
+        return ParsedSize(
+            None,
+            f"'{text}' is a Kubernetes spelling that docker rejects; docker writes it '{fixed}'",
+            suggestion=fixed,
+        )
+    return ParsedSize(None, f"'{text}' is not a docker size (a number with b, k, m, g, t or p, e.g. 8g)")
+
+
+def parse(text: str, dialect: str) -> ParsedSize:
+    return parse_kubernetes(text) if dialect == KUBERNETES else parse_docker(text)
+
+
+def _largest_binary_unit(value: int) -> tuple[int, int]:
+    """(number, power) with value == number * 1024**power and the largest power that divides exactly."""
+    power = 0
+    while value and value % 1024 == 0 and power < 4:
+        value //= 1024
+        power += 1
+    return value, power
+
+
+def format_kubernetes(value: int) -> str:
+    """``8Gi`` style; exact, never rounded."""
+    number, power = _largest_binary_unit(value)
+    return f"{number}{['', 'Ki', 'Mi', 'Gi', 'Ti'][power]}"
+
+
+def format_docker(value: int) -> str:
+    """``8g`` style for command lines; exact, never rounded."""
+    number, power = _largest_binary_unit(value)
+    return f"{number}{['', 'k', 'm', 'g', 't'][power]}"
+
+
+def format_compose(value: int) -> str:
+    """``8gb`` style, the spelling the compose documentation uses for ``shm_size``."""
+    number, power = _largest_binary_unit(value)
+    return f"{number}{['b', 'kb', 'mb', 'gb', 'tb'][power]}"
+
+
+def human(value: int) -> str:
+    """For messages: ``64 MiB``, ``1.5 GiB``."""
+    for unit, scale in (("TiB", 1024**4), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if value >= scale:
+            amount = value / scale
+            return f"{amount:.0f} {unit}" if amount == int(amount) else f"{amount:.1f} {unit}"
+    return f"{value} B"
+
+
+def round_up_binary(value: int) -> int:
+    """Round up to a whole MiB (or GiB above 4 GiB) so a written size reads naturally."""
+    step = GIB if value > 4 * GIB else MIB
+    return -(-value // step) * step

@@ -1,0 +1,83 @@
+"""Reading a file into text that can be parsed, located and written back byte for byte.
+
+Undecodable bytes are kept through ``surrogateescape`` so that a fix never changes bytes it did not mean to touch.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+from dataclasses import dataclass
+from functools import cached_property
+
+from shmlint.model import Span
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+class InputError(Exception):
+    """A file that cannot be read as text; carries a message meant for people."""
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """The decoded text of one file plus what is needed to encode it again unchanged."""
+
+    path: str
+    text: str
+    encoding: str = "utf-8"
+    bom: bytes = b""
+
+    @classmethod
+    def from_bytes(cls, path: str, data: bytes) -> SourceText:
+        for bom, encoding in _BOMS:
+            if data.startswith(bom):
+                try:
+                    text = data[len(bom) :].decode(encoding, "surrogateescape" if encoding == "utf-8" else "strict")
+                except UnicodeDecodeError as exc:
+                    raise InputError(f"not valid {encoding} text (byte {exc.start + len(bom)})") from None
+                return cls(path, text, encoding, bom)
+        nul = data.find(b"\0")
+        if nul != -1:
+            raise InputError(f"binary file (NUL byte at offset {nul})")
+        return cls(path, data.decode("utf-8", "surrogateescape"))
+
+    def encode(self, text: str | None = None) -> bytes:
+        body = self.text if text is None else text
+        errors = "surrogateescape" if self.encoding == "utf-8" else "strict"
+        return self.bom + body.encode(self.encoding, errors)
+
+    @cached_property
+    def line_starts(self) -> list[int]:
+        starts = [0]
+        find = self.text.find
+        pos = find("\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+        return starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        line, column = self.position(start)
+        end_line, end_column = self.position(end)
+        return Span(self.path, line, column, end_line, end_column, start, end)
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line without its line break."""
+        start = self.line_starts[line - 1]
+        end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.text)
+        return self.text[start:end].rstrip("\r")
+
+    @cached_property
+    def newline(self) -> str:
+        """The file's line break, so inserted lines match (CRLF files stay CRLF)."""
+        return "\r\n" if "\r\n" in self.text[: self.text.find("\n") + 1 or None] else "\n"
