@@ -89,6 +89,8 @@ class ShmSource:
     description: str  # for messages: 'emptyDir volume "dshm"', '--shm-size', 'shm_size'
     size: Size | None = None
     name: str | None = None  # the volume name for Kubernetes volumes
+    namespace_size: bool = False  # sizes the IPC namespace's /dev/shm (--shm-size, shm_size), not a mount over it
+    host_path: str | None = None  # HOST_PATH: the host folder mounted at /dev/shm when it is known
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ class Settings:
     severity_overrides: tuple[tuple[str, Severity], ...] = ()
     fail_on: Severity = Severity.WARNING
     prefilter: bool = True  # skip building workloads for files with no GPU/torch/shm signal at all
+    exclude: tuple[str, ...] = ()  # glob patterns of paths not to check
+    max_file_bytes: int = 10 * 1024 * 1024  # larger files are reported, not read
 
     def enabled(self, code: str) -> bool:
         return (not self.select or code in self.select) and code not in self.ignore

@@ -1,0 +1,5 @@
+"""``python -m shmlint``."""
+
+from shmlint.cli import main
+
+main()

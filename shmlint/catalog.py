@@ -1,0 +1,172 @@
+"""The rule catalog: one YAML file per rule, shipped in the wheel, read on first use.
+
+The catalog is the single source for codes, slugs, default severities, docs and examples; checks, reporters,
+``shmlint explain`` and the generated docs all read it from here. Nothing is loaded at import time, so a plain
+``shmlint check`` pays for the catalog only when something asks for it. Validation against ``rules/schema.json``
+lives in the test suite, which keeps ``jsonschema`` out of the import path.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from shmlint.model import Applicability, Format, Severity
+
+#: the package folder that hatch's force-include fills from the top-level ``rules/`` (see pyproject.toml)
+_PACKAGED_FOLDER = "catalog"
+#: libyaml when PyYAML was built with it (about ten times faster); the pure-Python loader otherwise
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class CatalogError(ValueError):
+    """A catalog file is missing a field or has one of the wrong type; the message names the file."""
+
+
+class FixAvailability(enum.StrEnum):
+    ALWAYS = "always"  # every finding of the rule carries a fix
+    SOMETIMES = "sometimes"  # only when the meaning is certain
+    NEVER = "never"  # manual change only
+
+
+@dataclass(frozen=True)
+class Source:
+    """An upstream page the rule's rationale rests on."""
+
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class FixInfo:
+    """What ``shmlint fix`` can do for the rule; ``applicability`` is None when no fix exists."""
+
+    availability: FixAvailability
+    applicability: Applicability | None
+    description: str
+
+
+@dataclass(frozen=True)
+class Example:
+    """A file that triggers the rule (``bad``) and one that triggers nothing (``good``).
+
+    ``filename`` decides how the text is read, exactly as discovery would read a file of that name.
+    ``fixed`` is what ``shmlint fix`` makes of ``bad``; ``also`` lists other codes ``bad`` reports by design.
+    """
+
+    title: str
+    filename: str
+    bad: str
+    good: str
+    fixed: str | None = None
+    also: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    slug: str
+    severity: Severity
+    summary: str
+    rationale: str
+    sources: tuple[Source, ...]
+    how_to_fix: str
+    fix: FixInfo
+    formats: tuple[Format, ...]
+    examples: tuple[Example, ...]
+
+    @property
+    def name(self) -> str:
+        """``SHM001 missing-shm``: how docs and messages name a rule."""
+        return f"{self.code} {self.slug}"
+
+    @property
+    def filename(self) -> str:
+        """The catalog file this rule must live in."""
+        return f"{self.code}-{self.slug}.yaml"
+
+
+def catalog_dir() -> Traversable:
+    """Where the rule files are: the packaged folder in an installed wheel, top-level ``rules/`` in a checkout."""
+    packaged = resources.files("shmlint").joinpath(_PACKAGED_FOLDER)
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parent.parent / "rules"
+    if checkout.is_dir():
+        return checkout
+    raise CatalogError(f"rule catalog not found: neither {packaged} nor {checkout} exists")
+
+
+def load_catalog() -> dict[str, Rule]:
+    """All rules by code, ordered by code. A fresh dict each call, so callers cannot change each other's view."""
+    return {rule.code: rule for rule in _rules()}
+
+
+def lookup(code_or_slug: str) -> Rule | None:
+    """Find a rule by code (any case: ``shm001``) or by slug (``missing-shm``)."""
+    key = code_or_slug.strip()
+    for rule in _rules():
+        if rule.code == key.upper() or rule.slug == key.lower():
+            return rule
+    return None
+
+
+@functools.cache
+def _rules() -> tuple[Rule, ...]:
+    """Read and convert every catalog file once per process; a tuple of frozen rules is safe to share."""
+    folder = catalog_dir()
+    files = sorted(
+        (entry for entry in folder.iterdir() if entry.name.startswith("SHM") and entry.name.endswith(".yaml")),
+        key=lambda entry: entry.name,
+    )
+    rules = [_rule_from_file(entry) for entry in files]
+    codes = [rule.code for rule in rules]
+    if len(set(codes)) != len(codes):
+        raise CatalogError(f"duplicate codes in the rule catalog at {folder}")
+    return tuple(sorted(rules, key=lambda rule: rule.code))
+
+
+def _rule_from_file(entry: Traversable) -> Rule:
+    try:
+        data = yaml.load(entry.read_text(encoding="utf-8"), Loader=_LOADER)
+        return _rule_from_data(data)
+    except (yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as error:
+        raise CatalogError(f"{entry.name}: invalid catalog entry: {error!r}") from error
+
+
+def _rule_from_data(data: dict[str, Any]) -> Rule:
+    fix = data["fix"]
+    applicability = fix.get("applicability")
+    return Rule(
+        code=data["code"],
+        slug=data["slug"],
+        severity=Severity.parse(data["severity"]),
+        summary=data["summary"].strip(),
+        rationale=data["rationale"].strip(),
+        sources=tuple(Source(title=item["title"], url=item["url"]) for item in data["sources"]),
+        how_to_fix=data["how_to_fix"].strip(),
+        fix=FixInfo(
+            availability=FixAvailability(fix["availability"]),
+            applicability=Applicability(applicability) if applicability else None,
+            description=fix["description"].strip(),
+        ),
+        formats=tuple(Format(name) for name in data["formats"]),
+        examples=tuple(
+            Example(
+                title=item["title"],
+                filename=item["filename"],
+                bad=item["bad"],
+                good=item["good"],
+                fixed=item.get("fixed"),
+                also=tuple(item.get("also", ())),
+            )
+            for item in data["examples"]
+        ),
+    )

@@ -1,0 +1,29 @@
+"""What a check needs besides the workload: settings and the catalog's slug and severity for each code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shmlint.catalog import lookup
+from shmlint.model import Finding, Fix, Format, Span, Workload
+from shmlint.settings import Settings
+
+#: how each format sizes /dev/shm, for messages that say what to do
+REMEDY = {
+    Format.KUBERNETES: "mount an emptyDir with medium: Memory and a sizeLimit at /dev/shm",
+    Format.COMPOSE: "set shm_size on the service",
+    Format.COMMAND: "add --shm-size (e.g. --shm-size=8g)",
+}
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    settings: Settings
+
+    def finding(
+        self, code: str, message: str, span: Span, workload: Workload, fix: Fix | None = None
+    ) -> Finding:
+        rule = lookup(code)
+        assert rule is not None, code
+        severity = self.settings.severity_for(code, rule.severity)
+        return Finding(code, rule.slug, severity, message, span, workload, fix)

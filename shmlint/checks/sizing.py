@@ -1,0 +1,88 @@
+"""SHM003 shm-unbounded, SHM004 shm-exceeds-memory-limit, SHM005 shm-too-small, SHM011 invalid-size."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from shmlint.checks.context import CheckContext
+from shmlint.effective import applied_sources, fix_size
+from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
+from shmlint.sizes import human
+
+
+def shm_unbounded(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
+    if not workload.is_gpu_or_torch:
+        return
+    for source in applied_sources(workload):
+        if source.kind is ShmKind.MEMORY and source.size is None:
+            size = fix_size(workload, ctx.settings.fix_shm_bytes)
+            yield ctx.finding(
+                "SHM003",
+                f"{workload.name}: /dev/shm comes from {source.description} with no size, so it may grow "
+                f"until the container's memory limit or the node runs out (and policies such as Kyverno's may cap "
+                f"it silently); give it an explicit size",
+                source.span,
+                workload,
+                Fix(FixAction.SET_SIZE, f"size it {human(size)}", size_bytes=size, source=source),
+            )
+
+
+def shm_exceeds_memory_limit(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
+    limit = workload.memory_limit
+    if not workload.is_gpu_or_torch or limit is None or limit.bytes is None:
+        return
+    for source in applied_sources(workload):
+        size = source.size
+        if source.kind is ShmKind.MEMORY and size is not None and size.bytes is not None and size.bytes > limit.bytes:
+            lowered = fix_size(workload, size.bytes)
+            yield ctx.finding(
+                "SHM004",
+                f"{workload.name}: /dev/shm size {size.text} ({human(size.bytes)}) exceeds the container's memory "
+                f"limit {limit.text} ({human(limit.bytes)}); pages in /dev/shm count against that limit, so the "
+                f"container is OOM-killed before it can use them",
+                size.span,
+                workload,
+                Fix(
+                    FixAction.SET_SIZE,
+                    f"lower it to {human(lowered)} (half the memory limit)",
+                    Applicability.UNSAFE,
+                    size_bytes=lowered,
+                    source=source,
+                ),
+            )
+
+
+def shm_too_small(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
+    if not workload.is_gpu_or_torch:
+        return
+    minimum = ctx.settings.min_shm_bytes
+    for source in applied_sources(workload):
+        size = source.size
+        if source.kind is ShmKind.MEMORY and size is not None and size.bytes is not None and size.bytes < minimum:
+            raised = fix_size(workload, ctx.settings.fix_shm_bytes)
+            fix = (
+                Fix(FixAction.SET_SIZE, f"raise it to {human(raised)}", size_bytes=raised, source=source)
+                if raised > size.bytes
+                else None
+            )
+            yield ctx.finding(
+                "SHM005",
+                f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below the minimum of "
+                f"{human(minimum)}; DataLoader workers hold (workers x prefetch_factor + 2) batches there",
+                size.span,
+                workload,
+                fix,
+            )
+
+
+def invalid_size(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
+    sizes = [source.size for source in workload.shm if source.size is not None]
+    for size in (*sizes, workload.memory_limit):
+        if size is None or size.error is None:
+            continue
+        fix = (
+            Fix(FixAction.REWRITE_SIZE, f"write it '{size.suggestion}'", replacement=size.suggestion)
+            if size.suggestion
+            else None
+        )
+        yield ctx.finding("SHM011", f"{workload.name}: {size.error}", size.span, workload, fix)

@@ -1,0 +1,132 @@
+"""Which files to check and what kind each one is, decided from the name first and the content second."""
+
+from __future__ import annotations
+
+import enum
+import os
+import re
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
+     ".pytest_cache", ".ruff_cache", ".hypothesis", "site-packages", ".eggs"}
+)
+_SHEBANG = re.compile(rb"^#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b")
+#: a Go/Helm template action or a Jinja tag; GitHub's ${{ }} and Argo's {{inputs.x}} are YAML string content
+_TEMPLATE_MARK = re.compile(r"(?<!\$)\{\{|\{%")
+_HELM_ACTION = re.compile(
+    r"\{\{-?\s*(\.|\$|-|(if|else|end|range|with|include|template|define|toYaml|tpl|printf|default)\b)|\{%"
+)
+
+
+class FileKind(enum.StrEnum):
+    YAML = "yaml"  # Kubernetes, compose or CI YAML: the content decides
+    SHELL = "shell"
+    MAKEFILE = "makefile"
+    MARKDOWN = "markdown"
+    DOCKERFILE = "dockerfile"  # evidence for compose build:, never checked on its own
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path
+    kind: FileKind
+    explicit: bool  # named on the command line: checked even with an unusual name
+
+
+def kind_by_name(path: Path) -> FileKind | None:
+    name = path.name
+    lower = name.lower()
+    if lower.endswith((".yaml", ".yml")):
+        return FileKind.YAML
+    if lower.endswith((".sh", ".bash", ".zsh")):
+        return FileKind.SHELL
+    if name in ("Makefile", "makefile", "GNUmakefile") or lower.endswith(".mk"):
+        return FileKind.MAKEFILE
+    if lower.endswith((".md", ".markdown", ".mdx")):
+        return FileKind.MARKDOWN
+    if name in ("Dockerfile", "Containerfile") or lower.endswith(".dockerfile") or lower.startswith("dockerfile."):
+        return FileKind.DOCKERFILE
+    return None
+
+
+def kind_by_content(head: bytes) -> FileKind | None:
+    """For files without a telling name: a shell shebang, or YAML that looks like a manifest."""
+    if _SHEBANG.match(head):
+        return FileKind.SHELL
+    text = head.decode("utf-8", "replace")
+    if re.search(r"^(apiVersion|kind|services):", text, re.MULTILINE):
+        return FileKind.YAML
+    return None
+
+
+def has_template_marks(text: str) -> bool:
+    """Any ``{{`` or ``{%``: enough to call an unparsable file a template rather than broken YAML."""
+    return _TEMPLATE_MARK.search(text) is not None
+
+
+def has_helm_actions(text: str) -> bool:
+    """Helm/Jinja actions (``{{ .Values.x }}``, ``{{- if }}``): such a file is not YAML until rendered."""
+    return _HELM_ACTION.search(text) is not None
+
+
+def chart_root(path: Path) -> Path | None:
+    """The Helm chart a file belongs to: a parent folder with Chart.yaml, the file below its templates/."""
+    return next((parent for parent in path.parents if (parent / "Chart.yaml").is_file()), None)
+
+
+def _is_venv(path: Path) -> bool:
+    return (path / "pyvenv.cfg").is_file()
+
+
+def discover(paths: Iterable[Path], exclude: Iterable[str] = ()) -> Iterator[Candidate]:
+    """Files to check, in a stable order; folders are walked without following links."""
+    patterns = tuple(exclude)
+    for root in paths:
+        if root.is_dir():
+            yield from _walk(root, patterns)
+            continue
+        kind = kind_by_name(root)
+        if kind is None:
+            kind = _sniff(root)
+        yield Candidate(root, kind or FileKind.YAML, explicit=True)
+
+
+def _sniff(path: Path) -> FileKind | None:
+    try:
+        with path.open("rb") as handle:
+            return kind_by_content(handle.read(4096))
+    except OSError:
+        return None
+
+
+def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
+    text = path.as_posix()
+    return any(path.match(p) or Path(text).match(p) for p in patterns)
+
+
+def _walk(root: Path, patterns: tuple[str, ...]) -> Iterator[Candidate]:
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        base = Path(directory)
+        dirnames[:] = sorted(
+            d for d in dirnames if d not in SKIP_DIRS and not _is_venv(base / d) and not _excluded(base / d, patterns)
+        )
+        for name in sorted(filenames):
+            path = base / name
+            if _excluded(path, patterns):
+                continue
+            kind = kind_by_name(path)
+            if kind is None and "." not in name and _regular(path):
+                kind = _sniff(path)
+            if kind is not None and kind is not FileKind.DOCKERFILE:
+                yield Candidate(path, kind, explicit=False)
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False

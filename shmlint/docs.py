@@ -1,0 +1,195 @@
+"""Markdown docs generated from the rule catalog, so docs/rules/ can never drift from what shmlint checks.
+
+Regenerate with ``python -m shmlint.docs`` (``--check`` only reports stale files); a test fails when the
+committed files differ from what this module renders.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from shmlint.catalog import FixAvailability, Rule, load_catalog
+from shmlint.model import Applicability, Format
+
+INDEX_NAME = "README.md"
+REGENERATE = "python -m shmlint.docs"
+
+_FORMAT_LABELS = {
+    Format.KUBERNETES: "Kubernetes",
+    Format.COMPOSE: "Compose",
+    Format.COMMAND: "command line",
+}
+#: fence languages by file name ending; the first match wins, anything else is plain text
+_LANGUAGES = (
+    ("dockerfile", "dockerfile"),
+    ("makefile", "makefile"),
+    (".yaml", "yaml"),
+    (".yml", "yaml"),
+    (".sh", "bash"),
+    (".bash", "bash"),
+    (".md", "markdown"),
+    (".markdown", "markdown"),
+    (".json", "json"),
+)
+
+
+def render_rule(rule: Rule) -> str:
+    """One rule's page: what it finds, why, how to fix it, examples and sources."""
+    lines = [
+        f"# {rule.name}",
+        "",
+        f"- **Severity:** {rule.severity.label}",
+        f"- **Formats:** {', '.join(_FORMAT_LABELS[fmt] for fmt in rule.formats)}",
+        f"- **Automatic fix:** {_fix_label(rule)}",
+        "",
+        _sentence(rule.summary),
+        "",
+        "## Why this matters",
+        "",
+        rule.rationale,
+        "",
+        "## How to fix",
+        "",
+        rule.how_to_fix,
+        "",
+        "### `shmlint fix`",
+        "",
+        _fix_paragraph(rule),
+        "",
+        "## Examples",
+    ]
+    for example in rule.examples:
+        language = _language(example.filename)
+        lines += ["", f"### {example.title}", ""]
+        also = f" (together with {', '.join(example.also)})" if example.also else ""
+        lines += [f"**Reported**{also} in `{example.filename}`:", "", _fenced(example.bad, language), ""]
+        if example.fixed is not None:
+            lines += ["**After `shmlint fix`:**", "", _fenced(example.fixed, language), ""]
+        lines += ["**Not reported:**", "", _fenced(example.good, language)]
+    lines += ["", "## Sources", ""]
+    lines += [f"- [{source.title}]({source.url})" for source in rule.sources]
+    return "\n".join(lines) + "\n"
+
+
+def render_index(rules: Iterable[Rule]) -> str:
+    """The table of all rules, linking to each rule's page."""
+    lines = [
+        "# shmlint rules",
+        "",
+        "shmlint judges the /dev/shm of GPU and PyTorch workloads: containers that request GPUs, use a GPU",
+        "runtime or `--gpus`, run torch-like images (PyTorch, vLLM, Triton, ...) or launchers such as `torchrun`.",
+        "",
+        "Every rule has a stable code and slug; either can be used to select, ignore or suppress it.",
+        "Severities are defaults that configuration may change.",
+        "",
+        "| Code | Name | Severity | Fix | Summary |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for rule in rules:
+        summary = rule.summary.replace("|", "\\|")
+        lines.append(
+            f"| [{rule.code}]({rule.code}.md) | {rule.slug} | {rule.severity.label} | {_fix_label(rule)} | {summary} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def expected_docs(rules: Sequence[Rule]) -> dict[str, str]:
+    """Every generated file name in docs/rules/ with its content, marked as generated (``explain`` shows no mark)."""
+    pages = {f"{rule.code}.md": _generated_note(f"rules/{rule.filename}") + render_rule(rule) for rule in rules}
+    pages[INDEX_NAME] = _generated_note("rules/*.yaml") + render_index(rules)
+    return pages
+
+
+def write_docs(folder: Path) -> list[Path]:
+    """Write the docs into ``folder``, touching only files whose content changed; returns those paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in expected_docs(list(load_catalog().values())).items():
+        path = folder / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8", newline="\n")
+            written.append(path)
+    return written
+
+
+def stale_docs(folder: Path) -> list[str]:
+    """Names of generated files in ``folder`` that are missing or differ from what would be rendered."""
+    stale = []
+    for name, text in expected_docs(list(load_catalog().values())).items():
+        path = folder / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            stale.append(name)
+    return stale
+
+
+def default_folder() -> Path:
+    """docs/rules/ of the source checkout this module lives in."""
+    return Path(__file__).resolve().parent.parent / "docs" / "rules"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m shmlint.docs [--check] [FOLDER]``: regenerate (or with --check, verify) the rule docs."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    check = "--check" in args
+    paths = [arg for arg in args if arg != "--check"]
+    if len(paths) > 1 or any(arg.startswith("-") for arg in paths):
+        print("usage: python -m shmlint.docs [--check] [FOLDER]", file=sys.stderr)
+        return 2
+    folder = Path(paths[0]) if paths else default_folder()
+    if check:
+        stale = stale_docs(folder)
+        for name in stale:
+            print(f"stale: {folder / name}", file=sys.stderr)
+        if stale:
+            print(f"run `{REGENERATE}` to regenerate", file=sys.stderr)
+        return 1 if stale else 0
+    for path in write_docs(folder):
+        print(f"wrote {path}")
+    return 0
+
+
+def _generated_note(source: str) -> str:
+    return f"<!-- Generated from {source} by `{REGENERATE}`. Do not edit by hand. -->\n\n"
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+def _fix_label(rule: Rule) -> str:
+    availability = rule.fix.availability
+    if availability is FixAvailability.NEVER or rule.fix.applicability is None:
+        return "none"
+    return f"{availability.value} ({rule.fix.applicability.value})"
+
+
+def _fix_paragraph(rule: Rule) -> str:
+    fix = rule.fix
+    if fix.availability is FixAvailability.NEVER or fix.applicability is None:
+        return fix.description
+    when = "Every finding of this rule carries" if fix.availability is FixAvailability.ALWAYS else "Some findings carry"
+    safe = fix.applicability is Applicability.SAFE
+    how = "applied by `shmlint fix`" if safe else "applied only with `--unsafe-fixes`"
+    return f"{when} a {fix.applicability.value} fix, {how}.\n\n{fix.description}"
+
+
+def _language(filename: str) -> str:
+    lowered = filename.lower()
+    for ending, language in _LANGUAGES:
+        if lowered.endswith(ending):
+            return language
+    return "text"
+
+
+def _fenced(text: str, language: str) -> str:
+    """A fenced block longer than any backtick run inside, so Markdown examples with their own fences survive."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""One file in, findings out: read -> parse -> extract workloads -> checks -> suppressions.
+
+The engine is the only stage that knows every other stage; each of them stays ignorant of the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from shmlint.checks import run_checks
+from shmlint.checks.context import CheckContext
+from shmlint.discover import Candidate, FileKind, chart_root, discover, has_helm_actions, has_template_marks
+from shmlint.model import Finding, Severity, Span, Workload
+from shmlint.settings import Settings
+from shmlint.source import InputError, SourceText
+
+#: words that every GPU/torch/shm signal contains; a file with none of them cannot hold a workload finding
+PREFILTER_WORDS = (
+    "gpu", "nvidia", "cuda", "torch", "shm", "ipc", "amd", "rocm", "kfd", "dri", "intel", "habana", "gaudi",
+    "neuron", "tpu", "vllm", "sglang", "triton", "text-generation", "deepspeed", "accelerate", "nemo", "ray",
+    "verl", "comfyui", "invokeai", "build", "extends", "nccl", "num_workers", "num-workers", "shmlint",
+)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something worth saying that is not a finding and never changes the exit status."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class FileResult:
+    path: str
+    findings: tuple[Finding, ...] = ()
+    notices: tuple[Notice, ...] = ()
+    workloads: tuple[Workload, ...] = ()
+    source: SourceText | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Report:
+    files: tuple[FileResult, ...]
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        return sorted((f for r in self.files for f in r.findings), key=Finding.sort_key)
+
+    @cached_property
+    def notices(self) -> list[Notice]:
+        unique = {(n.path, n.message): n for r in self.files for n in r.notices}
+        return [unique[key] for key in sorted(unique)]
+
+    def failed(self, fail_on: Severity) -> bool:
+        return any(f.severity >= fail_on for f in self.findings)
+
+
+class Engine:
+    """Checks files with one set of settings; holds no state between files."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.context = CheckContext(settings)
+        words = "|".join(re.escape(w) for w in PREFILTER_WORDS)
+        self._prefilter = re.compile(words, re.IGNORECASE)
+
+    # -- entry points ----------------------------------------------------------------------------------------
+
+    def check_paths(self, paths: Iterable[Path]) -> Report:
+        return Report(tuple(self.check_candidate(c) for c in discover(paths, self.settings.exclude)))
+
+    def check_candidate(self, candidate: Candidate) -> FileResult:
+        display = str(candidate.path)
+        try:
+            data = self.read(candidate.path)
+            source = SourceText.from_bytes(display, data)
+        except InputError as exc:
+            return self.invalid(display, str(exc))
+        return self.check_source(source, candidate.kind, candidate.path)
+
+    def check_source(self, source: SourceText, kind: FileKind, path: Path) -> FileResult:
+        """Check text already in memory (also used for stdin and by the fixer to re-check its output)."""
+        if kind is FileKind.DOCKERFILE:
+            return FileResult(source.path, source=source)
+        try:
+            workloads, notices = self.extract(source, kind, path)
+        except _Invalid as exc:
+            return self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset, source)
+        findings = [f for w in workloads for f in run_checks(w, self.context) if f.code not in w.ignored_codes]
+        return FileResult(source.path, tuple(findings), tuple(notices), tuple(workloads), source)
+
+    # -- reading ---------------------------------------------------------------------------------------------
+
+    def read(self, path: Path) -> bytes:
+        try:
+            info = os.stat(path)
+            if stat.S_ISDIR(info.st_mode):
+                raise InputError("is a folder, not a file")
+            if not stat.S_ISREG(info.st_mode):
+                raise InputError("not a regular file (a FIFO, socket or device is never read)")
+            if info.st_size > self.settings.max_file_bytes:
+                raise InputError(
+                    f"file is {info.st_size:,} bytes, above the limit of {self.settings.max_file_bytes:,} "
+                    f"(max-file-size)"
+                )
+            with open(path, "rb") as handle:
+                return handle.read(self.settings.max_file_bytes + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}") from None
+
+    def invalid(
+        self, path: str, message: str, line: int = 1, column: int = 1, offset: int = 0, source: SourceText | None = None
+    ) -> FileResult:
+        if not self.settings.enabled("SHM000"):
+            return FileResult(path, source=source)
+        end = offset
+        span = Span(path, line, column, line, column, offset, end)
+        finding = self.context.finding("SHM000", message, span, None)
+        return FileResult(path, (finding,), source=source)
+
+    # -- parsing and extraction ------------------------------------------------------------------------------
+
+    def interesting(self, text: str) -> bool:
+        return not self.settings.prefilter or self._prefilter.search(text) is not None
+
+    def extract(self, source: SourceText, kind: FileKind, path: Path) -> tuple[list[Workload], list[Notice]]:
+        if kind is FileKind.YAML:
+            return self.extract_yaml(source, path)
+        if not self.interesting(source.text):
+            return [], []
+        from shmlint.extract.commandline import extract_commands
+        from shmlint.parsers import embedded
+
+        masks: dict[FileKind, Callable[[str], str]] = {
+            FileKind.SHELL: lambda text: text,
+            FileKind.MAKEFILE: embedded.mask_makefile,
+            FileKind.MARKDOWN: embedded.mask_markdown,
+        }
+        return extract_commands(source, masks[kind](source.text), self.settings.signals), []
+
+    def extract_yaml(self, source: SourceText, path: Path) -> tuple[list[Workload], list[Notice]]:
+        from shmlint.parsers.yamlnodes import YamlError, compose
+
+        if has_helm_actions(source.text):
+            return [], [self.template_notice(source, path)]
+        try:
+            documents = compose(source)
+        except YamlError as exc:
+            if has_template_marks(source.text):
+                return [], [self.template_notice(source, path)]
+            raise _Invalid(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
+        if not self.interesting(source.text) and not self.has_override(path):
+            return [], []
+        return self.workloads_from_yaml(source, path, documents), []
+
+    def workloads_from_yaml(self, source: SourceText, path: Path, documents: list) -> list[Workload]:
+        from shmlint.extract import compose as compose_files
+
+        signals = self.settings.signals
+        if compose_files.is_compose(source.path, documents):
+            if compose_files.is_override(path) and compose_files.base_of(path) is not None:
+                return []  # judged merged onto its base, where the services are defined
+            return compose_files.extract_compose(
+                source, documents, signals, base_dir=path.parent, read_file=self.read_source
+            )
+        from shmlint.parsers.embedded import ci_shell_mask
+
+        ci_mask = ci_shell_mask(source, documents)
+        if ci_mask is not None:
+            from shmlint.extract.commandline import extract_commands
+
+            return extract_commands(source, ci_mask, signals)
+        from shmlint.extract.kubernetes import extract_kubernetes
+
+        return extract_kubernetes(source, documents, signals)
+
+    def has_override(self, path: Path) -> bool:
+        from shmlint.extract import compose as compose_files
+
+        return compose_files.override_of(path) is not None
+
+    def read_source(self, path: Path) -> SourceText | None:
+        try:
+            return SourceText.from_bytes(str(path), self.read(path))
+        except InputError:
+            return None
+
+    def template_notice(self, source: SourceText, path: Path) -> Notice:
+        chart = chart_root(path)
+        if chart is not None:
+            return Notice(
+                str(chart),
+                "Helm chart: its templates are not plain YAML, so they are not checked; lint the rendered output "
+                f"with `helm template {chart} | shmlint check - --stdin-filename rendered.yaml`",
+            )
+        return Notice(
+            source.path,
+            "template (Helm/Jinja markers): not plain YAML, not checked; lint its rendered output instead",
+        )
+
+
+class _Invalid(Exception):
+    def __init__(self, message: str, line: int, column: int, offset: int) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column, self.offset = message, line, column, offset

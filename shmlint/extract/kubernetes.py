@@ -1,0 +1,359 @@
+"""Kubernetes manifests -> one Workload per container.
+
+Pod specs are found by shape, not by kind: any mapping with a ``containers`` list of mappings is a pod spec, which
+covers core kinds and CRDs alike (PyTorchJob, JobSet, RayCluster, LeaderWorkerSet, KServe predictors ...). A few
+kinds put a single container elsewhere (Argo templates, Kubeflow Trainer's ``trainer``, KServe model specs) and get
+a small adapter each. Volumes are per pod, mounts per container, so /dev/shm is judged per container.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from shmlint import sizes
+from shmlint.model import Evidence, Format, ShmKind, ShmSource, Size, Span, Workload
+from shmlint.parsers.yamlnodes import Mappings, MappingNode, Node, ScalarNode, SequenceNode, scalar, sequence
+from shmlint.signals import Signals, gpu_visible, positive_count
+from shmlint.source import SourceText
+
+SHM_PATH = "/dev/shm"
+IGNORE_ANNOTATION = "shmlint.io/ignore"
+RAY_GROUP = "ray.io"
+ARGO_GROUP = "argoproj.io"
+KSERVE_MODEL_KEYS = ("pytorch", "huggingface", "triton", "model", "tensorflow", "onnx", "sklearn", "xgboost")
+KSERVE_TORCH_FORMATS = frozenset({"pytorch", "huggingface", "triton"})
+#: key-path parts that say nothing about a pod's role, and readable names for the ones that do
+_ROLE_NOISE = frozenset(
+    {"spec", "template", "jobTemplate", "replicatedJobs", "leaderWorkerTemplate", "podTemplateOverrides", "tasks",
+     "templates", "predictor", "rayClusterSpec", "rayClusterConfig", "workflowSpec"}
+)
+_NOISE_SUFFIXES = ("ReplicaSpecs", "Specs")
+_ROLE_RENAMES = {"headGroupSpec": "head", "workerGroupSpecs": "worker group", "leaderTemplate": "leader",
+                 "workerTemplate": "worker"}
+
+
+@dataclass(frozen=True)
+class PodTarget:
+    """What the Kubernetes fixer needs: the pod spec (holds ``volumes``) and the container (holds mounts)."""
+
+    pod: MappingNode
+    container: MappingNode
+    volume_names: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _Pod:
+    """A pod spec found in a manifest, with the names that make messages readable."""
+
+    owner: str  # 'Deployment/trainer' or 'PyTorchJob/x Worker'
+    spec: MappingNode  # the mapping that holds volumes, hostIPC and runtimeClassName
+    containers: tuple[tuple[MappingNode, str], ...]  # (container, label such as 'container "main"')
+    extra_volumes: tuple[Node, ...] = ()  # Argo: workflow-level volumes
+    ray_container: MappingNode | None = None
+    ignored: frozenset[str] = frozenset()
+
+
+class _Extractor:
+    def __init__(self, source: SourceText, signals: Signals) -> None:
+        self.source = source
+        self.signals = signals
+        self.m = Mappings()
+
+    # -- locations -------------------------------------------------------------------------------------------
+
+    def span(self, node: Node) -> Span:
+        return self.source.span(node.start_mark.index, node.end_mark.index)
+
+    def pair_span(self, key: Node, value: Node) -> Span:
+        return self.source.span(key.start_mark.index, value.end_mark.index)
+
+    # -- objects and pod specs -------------------------------------------------------------------------------
+
+    def objects(self, documents: list[Node]) -> Iterator[MappingNode]:
+        for document in documents:
+            if not isinstance(document, MappingNode):
+                continue
+            if scalar(self.m.get(document, "kind")) == "List":
+                yield from (item for item in sequence(self.m.get(document, "items")) if isinstance(item, MappingNode))
+            else:
+                yield document
+
+    def pods(self, obj: MappingNode) -> Iterator[_Pod]:
+        kind = scalar(self.m.get(obj, "kind")) or "object"
+        name = scalar(self.m.path(obj, "metadata", "name")) or "?"
+        group = (scalar(self.m.get(obj, "apiVersion")) or "").split("/", 1)[0]
+        owner = f"{kind}/{name}"
+        ignored = self.ignored_codes(obj)
+        if group == ARGO_GROUP:
+            yield from self.argo_pods(obj, owner, ignored)
+            return
+        yield from self.trainer_pods(obj, owner, ignored)
+        yield from self.kserve_pods(obj, owner, ignored)
+        for spec, path in self.pod_specs(obj):
+            ignored_here = ignored | self.template_ignored(obj, path)
+            containers = tuple(self.containers(spec))
+            ray = containers[0][0] if group == RAY_GROUP and containers and "submitter" not in path.lower() else None
+            yield _Pod(self.role(owner, path), spec, containers, ray_container=ray, ignored=ignored_here)
+
+    def pod_specs(self, obj: MappingNode) -> Iterator[tuple[MappingNode, str]]:
+        """Mappings with a ``containers`` list of mappings, with the key path that led there."""
+        stack: list[tuple[Node, str]] = [(obj, "")]
+        seen: set[int] = set()
+        while stack:
+            node, path = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, MappingNode):
+                items = self.m.items(node)
+                if any(isinstance(c, MappingNode) for c in sequence(items.get("containers", (None, None))[1])):
+                    yield node, path
+                    continue
+                for key, (_, value) in reversed(items.items()):
+                    if key not in ("metadata", "status"):
+                        stack.append((value, f"{path}.{key}"))
+            elif isinstance(node, SequenceNode):
+                for index, item in reversed(list(enumerate(node.value))):
+                    label = scalar(self.m.get(item, "name")) or scalar(self.m.get(item, "groupName"))
+                    stack.append((item, f"{path}[{label if label else index}]"))
+
+    def role(self, owner: str, path: str) -> str:
+        """A readable role from the key path: 'Master' for pytorchReplicaSpecs.Master, a group or job name."""
+        parts = [part for part in path.replace("[", ".").replace("]", "").split(".") if part]
+        words = [_ROLE_RENAMES.get(p, p) for p in parts if p not in _ROLE_NOISE and not p.endswith(_NOISE_SUFFIXES)]
+        return " ".join([owner, *filter(None, words)])
+
+    def containers(self, spec: MappingNode) -> Iterator[tuple[MappingNode, str]]:
+        for key, label in (("containers", "container"), ("initContainers", "init container")):
+            for container in sequence(self.m.get(spec, key)):
+                if isinstance(container, MappingNode):
+                    yield container, f'{label} "{scalar(self.m.get(container, "name")) or "?"}"'
+
+    def argo_pods(self, obj: MappingNode, owner: str, ignored: frozenset[str]) -> Iterator[_Pod]:
+        """Argo templates hold one ``container`` (or ``script``) and volumes at two levels."""
+        spec = self.m.get(obj, "spec")
+        if scalar(self.m.get(obj, "kind")) == "CronWorkflow":
+            spec = self.m.get(spec, "workflowSpec")
+        workflow_volumes = tuple(sequence(self.m.get(spec, "volumes")))
+        for template in sequence(self.m.get(spec, "templates")):
+            if not isinstance(template, MappingNode):
+                continue
+            containers = [
+                (node, f'{key} "{scalar(self.m.get(node, "name")) or "main"}"')
+                for key in ("container", "script")
+                if isinstance(node := self.m.get(template, key), MappingNode)
+            ]
+            containers += list(self.containers(self.m.get(template, "containerSet") or template))
+            if containers:
+                label = scalar(self.m.get(template, "name")) or "?"
+                yield _Pod(f"{owner} template {label}", template, tuple(containers), workflow_volumes, None, ignored)
+
+    def trainer_pods(self, obj: MappingNode, owner: str, ignored: frozenset[str]) -> Iterator[_Pod]:
+        """Kubeflow TrainJob: ``spec.trainer`` is the container; overrides may add volumes and mounts."""
+        if scalar(self.m.get(obj, "kind")) != "TrainJob":
+            return
+        trainer = self.m.path(obj, "spec", "trainer")
+        if isinstance(trainer, MappingNode):
+            yield _Pod(owner, trainer, ((trainer, "trainer"),), (), None, ignored)
+
+    def kserve_pods(self, obj: MappingNode, owner: str, ignored: frozenset[str]) -> Iterator[_Pod]:
+        """KServe predictors may hold a model spec (``pytorch:``, ``model:``) that is a container in disguise."""
+        predictor = self.m.path(obj, "spec", "predictor")
+        if not isinstance(predictor, MappingNode):
+            return
+        for key in KSERVE_MODEL_KEYS:
+            model = self.m.get(predictor, key)
+            if isinstance(model, MappingNode):
+                yield _Pod(owner, predictor, ((model, f'predictor "{key}"'),), (), None, ignored)
+
+    # -- annotations -----------------------------------------------------------------------------------------
+
+    def annotation_codes(self, metadata: Node | None) -> frozenset[str]:
+        value = scalar(self.m.path(metadata, "annotations", IGNORE_ANNOTATION))
+        return frozenset(code.strip() for code in (value or "").split(",") if code.strip())
+
+    def ignored_codes(self, obj: MappingNode) -> frozenset[str]:
+        return self.annotation_codes(self.m.get(obj, "metadata"))
+
+    def template_ignored(self, obj: MappingNode, path: str) -> frozenset[str]:
+        """Annotations on the pod template (``...template.metadata``) right above the pod spec."""
+        keys = [part for part in path.split(".") if part]
+        if len(keys) < 2 or "[" in path:
+            return frozenset()
+        template = self.m.path(obj, *keys[:-1])
+        return self.annotation_codes(self.m.get(template, "metadata"))
+
+    # -- containers -> workloads -----------------------------------------------------------------------------
+
+    def workloads(self, documents: list[Node]) -> list[Workload]:
+        result: list[Workload] = []
+        for obj in self.objects(documents):
+            for pod in self.pods(obj):
+                volumes = self.volumes(pod)
+                for container, label in pod.containers:
+                    result.append(self.workload(pod, container, label, volumes))
+        return result
+
+    def volumes(self, pod: _Pod) -> dict[str, MappingNode]:
+        found: dict[str, MappingNode] = {}
+        for volume in (*pod.extra_volumes, *sequence(self.m.get(pod.spec, "volumes"))):
+            name = scalar(self.m.get(volume, "name"))
+            if name is not None and isinstance(volume, MappingNode):
+                found[name] = volume
+        return found
+
+    def workload(self, pod: _Pod, container: MappingNode, label: str, volumes: dict[str, MappingNode]) -> Workload:
+        is_init = label.startswith("init")
+        gpu = tuple(self.gpu_evidence(pod, container, is_init))
+        torch = tuple(self.torch_evidence(container, label))
+        if self.is_utility(container):
+            gpu, torch = (), ()
+        return Workload(
+            format=Format.KUBERNETES,
+            name=f"{pod.owner}, {label}",
+            span=self.span(container),
+            gpu=gpu,
+            torch=torch,
+            shm=tuple(self.shm_sources(pod, container, volumes)),
+            memory_limit=self.memory_limit(container),
+            nccl_shm_disabled=self.nccl_disabled(container),
+            shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
+            ignored_codes=pod.ignored,
+            # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
+            target=PodTarget(pod.spec, container, frozenset(volumes)) if pod.spec is not container else None,
+        )
+
+    def resources(self, container: MappingNode) -> Node | None:
+        return self.m.get(container, "resources") or self.m.get(container, "resourcesPerNode")
+
+    def gpu_evidence(self, pod: _Pod, container: MappingNode, is_init: bool) -> Iterator[Evidence]:
+        resources = self.resources(container)
+        for section in ("limits", "requests"):
+            for name, (key, value) in self.m.items(self.m.get(resources, section)).items():
+                count = scalar(value)
+                if self.signals.is_gpu_resource(name) and count is not None and positive_count(count):
+                    yield Evidence(f"{section} {name}: {count}", self.pair_span(key, value))
+        runtime_key = self.m.key(pod.spec, "runtimeClassName")
+        runtime = scalar(self.m.get(pod.spec, "runtimeClassName"))
+        if runtime_key is not None and runtime and self.signals.is_gpu_runtime(runtime) and not is_init:
+            yield Evidence(f"runtimeClassName: {runtime}", self.pair_span(runtime_key, self.m.get(pod.spec, "runtimeClassName")))
+        for key, value in self.env(container):
+            if key == "NVIDIA_VISIBLE_DEVICES" and gpu_visible(scalar(value[1]) or ""):
+                yield Evidence(f"env NVIDIA_VISIBLE_DEVICES={scalar(value[1])}", self.pair_span(value[0], value[1]))
+
+    def env(self, container: MappingNode) -> Iterator[tuple[str, tuple[Node, Node]]]:
+        """(name, (name node, value node)) for each plain env entry."""
+        for entry in sequence(self.m.get(container, "env")):
+            name = scalar(self.m.get(entry, "name"))
+            value = self.m.get(entry, "value")
+            if name is not None and isinstance(value, ScalarNode):
+                yield name, (self.m.get(entry, "name"), value)
+
+    def command_words(self, container: MappingNode) -> list[str]:
+        words: list[str] = []
+        for key in ("command", "args"):
+            node = self.m.get(container, key)
+            words.extend(filter(None, (scalar(item) for item in sequence(node))) if isinstance(node, SequenceNode) else [])
+            if isinstance(node, ScalarNode) and scalar(node):
+                words.append(node.value)
+        source = self.m.get(container, "source")  # Argo script templates
+        if scalar(source):
+            words.append(source.value)
+        return words
+
+    def is_utility(self, container: MappingNode) -> bool:
+        return self.signals.is_utility_command(self.command_words(container))
+
+    def torch_evidence(self, container: MappingNode, label: str) -> Iterator[Evidence]:
+        image_node = self.m.get(container, "image")
+        image = scalar(image_node)
+        if image and self.signals.is_torch_image(image):
+            yield Evidence(f"image {image}", self.span(image_node))
+        launch = self.signals.torch_command(" ".join(self.command_words(container)))
+        if launch:
+            node = self.m.get(container, "command") or self.m.get(container, "args") or self.m.get(container, "source")
+            yield Evidence(f"command {launch}", self.span(node))
+        if label.startswith("predictor"):
+            yield from self.kserve_format_evidence(container, label)
+
+    def kserve_format_evidence(self, model: MappingNode, label: str) -> Iterator[Evidence]:
+        format_node = self.m.path(model, "modelFormat", "name")
+        model_format = (scalar(format_node) or label.split('"')[1]).lower()
+        if model_format in KSERVE_TORCH_FORMATS:
+            yield Evidence(f"KServe {model_format} predictor", self.span(format_node or model))
+
+    def memory_limit(self, container: MappingNode) -> Size | None:
+        node = self.m.path(self.resources(container), "limits", "memory")
+        return self.size(node)
+
+    def size(self, node: Node | None) -> Size | None:
+        text = scalar(node)
+        if text is None:
+            return None
+        parsed = sizes.parse_kubernetes(text)
+        return Size(text, parsed.bytes, self.span(node), sizes.KUBERNETES, parsed.error, parsed.suggestion)
+
+    def nccl_disabled(self, container: MappingNode) -> Evidence | None:
+        for key, (name_node, value) in self.env(container):
+            if key == "NCCL_SHM_DISABLE" and (scalar(value) or "").strip().lower() in ("1", "true", "yes"):
+                return Evidence(f"env NCCL_SHM_DISABLE={value.value}", self.pair_span(name_node, value))
+        return None
+
+    # -- /dev/shm --------------------------------------------------------------------------------------------
+
+    def shm_mount(self, container: MappingNode) -> MappingNode | None:
+        for mount in sequence(self.m.get(container, "volumeMounts")):
+            if (scalar(self.m.get(mount, "mountPath")) or "").rstrip("/") == SHM_PATH and isinstance(mount, MappingNode):
+                return mount
+        return None
+
+    def shm_sources(self, pod: _Pod, container: MappingNode, volumes: dict[str, MappingNode]) -> Iterator[ShmSource]:
+        host_ipc_key = self.m.key(pod.spec, "hostIPC")
+        host_ipc = self.m.get(pod.spec, "hostIPC")
+        if host_ipc_key is not None and (scalar(host_ipc) or "").lower() == "true":
+            yield ShmSource(ShmKind.HOST_IPC, self.pair_span(host_ipc_key, host_ipc), "hostIPC: true")
+        mount = self.shm_mount(container)
+        if mount is not None:
+            name = scalar(self.m.get(mount, "name")) or ""
+            volume = volumes.get(name)
+            if volume is not None:
+                yield self.volume_source(name, volume)
+            return
+        meant = self.shm_volume(pod, volumes)
+        if meant is not None:
+            name, volume = meant
+            source = self.volume_source(name, volume)
+            if source.kind is ShmKind.MEMORY:
+                yield ShmSource(ShmKind.UNMOUNTED, source.span, source.description, source.size, name)
+
+    def shm_volume(self, pod: _Pod, volumes: dict[str, MappingNode]) -> tuple[str, MappingNode] | None:
+        """The pod's volume meant for /dev/shm: mounted there by another container, or a Memory volume named so."""
+        for other, _ in pod.containers:
+            mount = self.shm_mount(other)
+            name = scalar(self.m.get(mount, "name")) if mount is not None else None
+            if name in volumes:
+                return name, volumes[name]
+        for name, volume in volumes.items():
+            if "shm" in name.lower() and self.volume_source(name, volume).kind is ShmKind.MEMORY:
+                return name, volume
+        return None
+
+    def volume_source(self, name: str, volume: MappingNode) -> ShmSource:
+        span = self.span(volume)
+        empty_dir = self.m.get(volume, "emptyDir")
+        if empty_dir is not None and "emptyDir" in self.m.items(volume):
+            medium = scalar(self.m.get(empty_dir, "medium")) or ""
+            size = self.size(self.m.get(empty_dir, "sizeLimit"))
+            kind = ShmKind.MEMORY if medium.strip() == "Memory" else ShmKind.DISK
+            return ShmSource(kind, span, f'emptyDir volume "{name}"', size, name)
+        host_path = scalar(self.m.path(volume, "hostPath", "path"))
+        if host_path is not None:
+            description = f'hostPath volume "{name}" ({host_path})'
+            return ShmSource(ShmKind.HOST_PATH, span, description, None, name, host_path=host_path)
+        kinds = [key for key in self.m.items(volume) if key != "name"]
+        return ShmSource(ShmKind.DISK, span, f'{kinds[0] if kinds else "volume"} volume "{name}"', None, name)
+
+
+def extract_kubernetes(source: SourceText, documents: list[Node], signals: Signals) -> list[Workload]:
+    return _Extractor(source, signals).workloads(documents)

@@ -1,0 +1,15 @@
+"""Unified diffs with git's ``a/`` and ``b/`` headers."""
+
+from __future__ import annotations
+
+import difflib
+
+
+def unified(path: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)

@@ -1,0 +1,72 @@
+"""Fixes for Kubernetes pods: a Memory emptyDir with a sizeLimit, mounted at /dev/shm."""
+
+from __future__ import annotations
+
+from shmlint.extract.kubernetes import PodTarget
+from shmlint.fix import yamledit
+from shmlint.fix.yamledit import Block
+from shmlint.model import Edit, Fix, FixAction, Workload
+from shmlint.parsers.yamlnodes import Mappings, MappingNode, SequenceNode, is_null, scalar, sequence
+from shmlint.sizes import format_kubernetes
+from shmlint.source import SourceText
+
+SHM_VOLUME = "dshm"
+
+
+def volume_name(taken: frozenset[str]) -> str:
+    """``dshm``, or ``dshm-2``... when a volume of that name already means something else."""
+    if SHM_VOLUME not in taken:
+        return SHM_VOLUME
+    return next(f"{SHM_VOLUME}-{n}" for n in range(2, len(taken) + 3) if f"{SHM_VOLUME}-{n}" not in taken)
+
+
+def _mount(name: str) -> Block:
+    return Block((("name", name), ("mountPath", "/dev/shm")))
+
+
+def _append_or_create(
+    source: SourceText, m: Mappings, owner: MappingNode, key: str, item: Block, step: int, seq_offset: int
+) -> Edit:
+    existing = m.get(owner, key)
+    if isinstance(existing, SequenceNode) and (existing.value or yamledit.is_flow(existing)):
+        return yamledit.append_item(source, existing, item, step)
+    key_node = m.key(owner, key)
+    if key_node is not None and is_null(existing):
+        return yamledit.replace_null(source, key_node, existing, [item])
+    return yamledit.add_key(source, owner, key, [item], step, seq_offset)
+
+
+def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
+    target = workload.target
+    if not isinstance(target, PodTarget):
+        return []
+    m = Mappings()
+    step = yamledit.indent_step(target.pod)
+    seq_offset = yamledit.sequence_offset(source, target.pod)
+    if fix.action is FixAction.ADD_SHM and fix.size_bytes:
+        name = volume_name(target.volume_names)
+        volume = Block(
+            (("name", name), ("emptyDir", Block((("medium", "Memory"), ("sizeLimit", format_kubernetes(fix.size_bytes))))))
+        )
+        return [
+            _append_or_create(source, m, target.pod, "volumes", volume, step, seq_offset),
+            _append_or_create(source, m, target.container, "volumeMounts", _mount(name), step, seq_offset),
+        ]
+    if fix.action is FixAction.MOUNT_VOLUME and fix.source and fix.source.name:
+        return [_append_or_create(source, m, target.container, "volumeMounts", _mount(fix.source.name), step, seq_offset)]
+    if fix.action is FixAction.SET_SIZE and fix.source and fix.source.name and fix.size_bytes:
+        return _set_size_limit(source, m, target, fix.source.name, format_kubernetes(fix.size_bytes), step)
+    return []
+
+
+def _set_size_limit(
+    source: SourceText, m: Mappings, target: PodTarget, name: str, size: str, step: int
+) -> list[Edit]:
+    volume = next((v for v in sequence(m.get(target.pod, "volumes")) if scalar(m.get(v, "name")) == name), None)
+    empty_dir = m.get(volume, "emptyDir")
+    if not isinstance(empty_dir, MappingNode) or not empty_dir.value:
+        return []
+    current = m.get(empty_dir, "sizeLimit")
+    if current is not None and m.own_key(empty_dir, "sizeLimit"):
+        return [yamledit.replace_node(current, size)]
+    return [yamledit.add_key(source, empty_dir, "sizeLimit", size, step, 0)]

@@ -1,0 +1,44 @@
+"""Writing a fixed file so that it is always either the old bytes or the new bytes, never something between."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+
+class WriteError(Exception):
+    """A file that could not be written; the message is meant for people."""
+
+
+def write_atomic(path: Path, data: bytes, original: bytes) -> None:
+    """Replace the file (a link's target, keeping the link) through a temp file in the same folder.
+
+    Refuses when the file changed since it was read, or is read-only; keeps the file mode.
+    """
+    real = Path(os.path.realpath(path))
+    try:
+        info = os.stat(real)
+        if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+            raise WriteError("read-only file: not changed")
+        if real.read_bytes() != original:
+            raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
+        handle, temp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".shmlint-tmp")
+    except OSError as exc:
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(handle, "wb") as temp:
+            temp.write(data)
+            temp.flush()
+            os.fsync(temp.fileno())
+        os.chmod(temp_name, stat.S_IMODE(info.st_mode))
+        os.replace(temp_name, real)
+    except BaseException as exc:
+        try:
+            os.unlink(temp_name)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+        raise

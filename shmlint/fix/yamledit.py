@@ -1,0 +1,167 @@
+"""Minimal text edits on YAML: add a key to a mapping, an item to a sequence, replace a scalar.
+
+Nothing is re-serialised. New lines copy the indentation of their siblings (2 or 4 spaces, indented or flush
+sequences) and the file's line break; flow collections get flow-style text. Every function returns ``Edit``
+values and leaves the file untouched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shmlint.model import Edit
+from shmlint.parsers.yamlnodes import MappingNode, Node, ScalarNode, SequenceNode
+from shmlint.source import SourceText
+
+
+@dataclass(frozen=True)
+class Block:
+    """A nested value as ordered pairs; rendered as block or flow text depending on where it goes."""
+
+    pairs: tuple[tuple[str, object], ...]
+
+    def flow(self) -> str:
+        inner = ", ".join(f"{key}: {_flow(value)}" for key, value in self.pairs)
+        return "{" + inner + "}"
+
+    def lines(self, indent: int, step: int) -> list[tuple[int, str]]:
+        """(column, text) lines with the first pair at ``indent`` and nested mappings ``step`` deeper."""
+        result: list[tuple[int, str]] = []
+        for key, value in self.pairs:
+            if isinstance(value, Block):
+                result.append((indent, f"{key}:"))
+                result.extend(value.lines(indent + step, step))
+            else:
+                result.append((indent, f"{key}: {value}"))
+        return result
+
+
+def _flow(value: object) -> str:
+    return value.flow() if isinstance(value, Block) else str(value)
+
+
+def is_flow(node: Node) -> bool:
+    return bool(getattr(node, "flow_style", False))
+
+
+def last_leaf_end(node: Node) -> int:
+    """Offset just past the last character of a node's own text (block collections end much later)."""
+    while isinstance(node, (MappingNode, SequenceNode)) and not is_flow(node) and node.value:
+        last = node.value[-1]
+        node = last[1] if isinstance(node, MappingNode) else last
+    return node.end_mark.index
+
+
+def after_node_line(source: SourceText, node: Node) -> int:
+    """Where a new line goes after a node: the start of the line after its last text."""
+    end = last_leaf_end(node)
+    if end > 0 and source.text[end - 1] == "\n":  # block scalars end after their line break
+        return end
+    position = source.text.find("\n", end)
+    return len(source.text) if position == -1 else position + 1
+
+
+def _join(source: SourceText, at: int, lines: list[tuple[int, str]]) -> Edit:
+    newline = source.newline
+    body = "".join(" " * column + text + newline for column, text in lines)
+    if at == len(source.text) and source.text and not source.text.endswith("\n"):
+        body = newline + body[: -len(newline)]
+    return Edit(at, at, body)
+
+
+def column_of(node: Node) -> int:
+    return node.start_mark.column
+
+
+def indent_step(mapping: MappingNode) -> int:
+    """The nesting step the file uses, read from the first nested block mapping found; 2 when none."""
+    stack: list[Node] = [mapping]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or is_flow(node):
+            continue
+        seen.add(id(node))
+        if isinstance(node, MappingNode):
+            for key, value in node.value:
+                if isinstance(value, MappingNode) and not is_flow(value) and value.value:
+                    step = column_of(value.value[0][0]) - column_of(key)
+                    if step > 0:
+                        return step
+                stack.append(value)
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+    return 2
+
+
+def sequence_offset(source: SourceText, mapping: MappingNode) -> int:
+    """How far a block sequence's dash sits right of its key in this mapping's file (0 flush, 2 indented)."""
+    for key, value in mapping.value:
+        if isinstance(value, SequenceNode) and not is_flow(value) and value.value:
+            return max(0, dash_column(source, value.value[0]) - column_of(key))
+    for key, value in mapping.value:  # look one level down (a container's lists) before giving up
+        if isinstance(value, SequenceNode) and value.value and isinstance(value.value[0], MappingNode):
+            return sequence_offset(source, value.value[0])
+    return 2
+
+
+def dash_column(source: SourceText, item: Node) -> int:
+    """The column of the ``-`` that introduces a block sequence item."""
+    line_start = source.text.rfind("\n", 0, item.start_mark.index) + 1
+    dash = source.text.rfind("-", line_start, item.start_mark.index)
+    return dash - line_start if dash != -1 else max(0, column_of(item) - 2)
+
+
+def add_key(source: SourceText, mapping: MappingNode, key: str, value: object, step: int, seq_offset: int) -> Edit:
+    """Add ``key: value`` at the end of a mapping; value may be a scalar text, a Block or a list of Blocks."""
+    if is_flow(mapping):
+        close = mapping.end_mark.index - 1
+        separator = ", " if mapping.value else ""
+        return Edit(close, close, f"{separator}{key}: {_flow_value(value)}")
+    column = column_of(mapping.value[0][0])
+    lines: list[tuple[int, str]]
+    if isinstance(value, list):
+        lines = [(column, f"{key}:")]
+        for item in value:
+            lines.extend(_item_lines(item, column + seq_offset, 2, step))
+    elif isinstance(value, Block):
+        lines = [(column, f"{key}:"), *value.lines(column + step, step)]
+    else:
+        lines = [(column, f"{key}: {value}")]
+    return _join(source, after_node_line(source, mapping), lines)
+
+
+def _flow_value(value: object) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_flow(item) for item in value) + "]"
+    return _flow(value)
+
+
+def _item_lines(item: Block, dash: int, gap: int, step: int) -> list[tuple[int, str]]:
+    lines = item.lines(dash + gap, step)
+    first_column, first_text = lines[0]
+    return [(dash, "-" + " " * (first_column - dash - 1) + first_text), *lines[1:]]
+
+
+def append_item(source: SourceText, sequence: SequenceNode, item: Block, step: int) -> Edit:
+    """Add an item at the end of a sequence, shaped like the last item."""
+    if is_flow(sequence):
+        close = sequence.end_mark.index - 1
+        separator = ", " if sequence.value else ""
+        return Edit(close, close, f"{separator}{item.flow()}")
+    last = sequence.value[-1]
+    dash = dash_column(source, last)
+    gap = column_of(last) - dash if isinstance(last, MappingNode) else 2
+    return _join(source, after_node_line(source, sequence), _item_lines(item, dash, max(gap, 2), step))
+
+
+def replace_node(node: Node, text: str) -> Edit:
+    return Edit(node.start_mark.index, node.end_mark.index, text)
+
+
+def replace_null(source: SourceText, key: ScalarNode, value: Node, new: object) -> Edit:
+    """``volumes:`` with nothing after it: write the new value in flow style on the key's line."""
+    start = key.end_mark.index
+    colon = source.text.find(":", start)
+    end = value.end_mark.index if value.end_mark.index > colon else colon + 1
+    return Edit(colon + 1, end, f" {_flow_value(new)}")

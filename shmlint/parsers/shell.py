@@ -1,0 +1,325 @@
+"""A POSIX/bash tokenizer that finds simple commands and their words, with offsets into the input.
+
+It reads enough of the grammar to know where a command starts and which words it has: quoting, escapes, line
+continuations, comments, operators, reserved words, heredocs and substitutions (whose inner commands are commands
+too). It never evaluates anything and never raises: unterminated constructs end at the end of the input. Every
+character is consumed once, so time is linear in the input; nesting deeper than ``MAX_DEPTH`` is skipped as an
+opaque word instead of recursing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+#: substitutions nested deeper than this are skipped, not parsed: keeps the recursion far from Python's limit
+MAX_DEPTH = 40
+
+#: reserved words that only introduce or close a compound command: the next word starts a simple command
+_SKIPPED_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time"})
+
+_PLAIN = re.compile(r"[^\s;&|()<>\\'\"$`]+")
+_QUOTED_PLAIN = re.compile(r'[^"\\$`]+')
+_BLANKS = re.compile(r"[^\S\n]+")
+_CONTINUATION = re.compile(r"\\[ \t]*\r?\n")  # trailing blanks after the backslash are an invisible slip
+_REDIRECT = re.compile(r"<<<|<<-|<<|<>|<&|>&|>>|>\||&>>|&>|<|>")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ARRAY_ALL = re.compile(r"!?[A-Za-z_0-9]*\[@\]|@")
+_ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v"}
+
+
+@dataclass(frozen=True)
+class Word:
+    """One shell word: its value after quote removal, and where its raw text is in the input."""
+
+    text: str  # expansions are kept literally: ``$X``, ``${X:-a}``, ``$(pwd)``
+    start: int
+    end: int
+    dynamic: bool = False  # holds an expansion or substitution: the value is only known at run time
+    splat: bool = False  # may expand into several words (unquoted ``$X``, ``"${A[@]}"``, ``$@``): could carry flags
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    words: tuple[Word, ...]
+
+
+def commands(text: str) -> Iterator[SimpleCommand]:
+    """Every simple command in ``text``, including those inside substitutions, in order of their first word."""
+    lexer = _Lexer(text)
+    lexer.parse_list(None, 0)
+    return iter(sorted(lexer.found, key=lambda command: command.words[0].start))
+
+
+def is_unquoted_literal(word: Word, text: str) -> bool:
+    """True when the word was written without quotes, escapes or expansions (so it can be a reserved word)."""
+    return not word.dynamic and text[word.start : word.end] == word.text
+
+
+class _Lexer:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.n = len(text)
+        self.pos = 0
+        self.found: list[SimpleCommand] = []
+        self.heredocs: list[tuple[str, bool]] = []  # (delimiter, strip leading tabs) waiting for the next newline
+
+    # -- command lists -------------------------------------------------------------------------------------------
+
+    def parse_list(self, stop: str | None, depth: int) -> None:
+        """Read commands until ``stop`` (``)`` or a backtick) closes this context, or the input ends."""
+        text, words = self.text, []
+        parens = case_depth = 0
+        while self.pos < self.n:
+            c = text[self.pos]
+            blanks = _BLANKS.match(text, self.pos)
+            if blanks:
+                self.pos = blanks.end()
+                continue
+            continuation = _CONTINUATION.match(text, self.pos)
+            if continuation:
+                self.pos = continuation.end()
+                continue
+            if c == "\n":
+                self._finish(words)
+                self.pos += 1
+                self._skip_heredoc_bodies()
+            elif c == "#":
+                newline = text.find("\n", self.pos)
+                self.pos = self.n if newline == -1 else newline
+            elif c == "`" and stop == "`":
+                self.pos += 1
+                break
+            elif c == ")":
+                self.pos += 1
+                self._finish(words)
+                if parens:
+                    parens -= 1
+                elif not case_depth and stop == ")":
+                    break
+            elif c == "(":
+                self._finish(words)
+                if text.startswith("((", self.pos):
+                    self.pos = self._skip_balanced(self.pos, "(", ")", quoted=False)
+                else:
+                    self.pos += 1
+                    parens += 1
+            elif c in "<>&" and not text.startswith(("<(", ">("), self.pos) and (redirect := _REDIRECT.match(text, self.pos)):
+                self._redirect(redirect, words, depth, stop)
+            elif c in ";&|":
+                self._finish(words)
+                self.pos += 1
+            else:
+                word = self._word(depth, stop)
+                if word.end == word.start:  # a character no branch takes: step over it rather than loop
+                    self.pos += 1
+                    continue
+                if words or not is_unquoted_literal(word, text):
+                    words.append(word)
+                elif word.text == "case":
+                    case_depth += 1
+                    words.append(word)
+                elif word.text == "esac":
+                    case_depth = max(0, case_depth - 1)
+                elif word.text not in _SKIPPED_RESERVED:
+                    words.append(word)
+        self._finish(words)
+
+    def _finish(self, words: list[Word]) -> None:
+        if words:
+            self.found.append(SimpleCommand(tuple(words)))
+            words.clear()
+
+    def _redirect(self, operator: re.Match[str], words: list[Word], depth: int, stop: str | None) -> None:
+        """Consume a redirection and its target; neither is a word of the command."""
+        text = self.text
+        if words and words[-1].end == self.pos and words[-1].text.isdigit() and is_unquoted_literal(words[-1], text):
+            words.pop()  # ``2>``: the digits are the file descriptor, not an argument
+        self.pos = operator.end()
+        while self.pos < self.n:
+            blanks = _BLANKS.match(text, self.pos) or _CONTINUATION.match(text, self.pos)
+            if not blanks:
+                break
+            self.pos = blanks.end()
+        at_operator = self.pos >= self.n or text[self.pos] in "\n;&|()<>" and not text.startswith(("<(", ">("), self.pos)
+        if at_operator or (stop == "`" and text[self.pos] == "`"):
+            return
+        target = self._word(depth, stop)
+        if operator.group() in ("<<", "<<-"):
+            self.heredocs.append((target.text, operator.group() == "<<-"))
+
+    def _skip_heredoc_bodies(self) -> None:
+        text = self.text
+        for delimiter, strip_tabs in self.heredocs:
+            while self.pos < self.n:
+                newline = text.find("\n", self.pos)
+                end = self.n if newline == -1 else newline
+                line = text[self.pos : end].rstrip("\r")
+                self.pos = min(self.n, end + 1)
+                if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                    break
+        self.heredocs.clear()
+
+    # -- words ---------------------------------------------------------------------------------------------------
+
+    def _word(self, depth: int, stop: str | None) -> Word:
+        text, start = self.text, self.pos
+        parts: list[str] = []
+        dynamic = splat = False
+        while self.pos < self.n:
+            c = text[self.pos]
+            plain = _PLAIN.match(text, self.pos)
+            if plain:
+                parts.append(plain.group())
+                self.pos = plain.end()
+            elif c == "\\":
+                continuation = _CONTINUATION.match(text, self.pos)
+                if continuation:
+                    self.pos = continuation.end()
+                else:
+                    parts.append(text[self.pos + 1 : self.pos + 2])
+                    self.pos += 2
+            elif c == "'":
+                close = text.find("'", self.pos + 1)
+                close = self.n if close == -1 else close
+                parts.append(text[self.pos + 1 : close])
+                self.pos = close + 1
+            elif c == '"':
+                self.pos += 1
+                inner_dynamic, inner_splat = self._double_quoted(parts, depth)
+                dynamic, splat = dynamic or inner_dynamic, splat or inner_splat
+            elif c == "$":
+                expanded, expands_to_many = self._dollar(parts, depth, quoted=False)
+                dynamic, splat = dynamic or expanded, splat or expands_to_many
+            elif c == "`" and stop != "`":
+                self._substitution(parts, depth, "`")
+                dynamic = True
+            elif c in "<>" and text.startswith("(", self.pos + 1):
+                self._substitution(parts, depth, "(", skip=2)
+                dynamic = True
+            else:
+                break
+        self.pos = min(self.pos, self.n)
+        return Word("".join(parts), start, self.pos, dynamic, splat)
+
+    def _double_quoted(self, parts: list[str], depth: int) -> tuple[bool, bool]:
+        """Read up to the closing quote (opening quote already consumed); returns (dynamic, splat)."""
+        text = self.text
+        dynamic = splat = False
+        while self.pos < self.n:
+            c = text[self.pos]
+            if c == '"':
+                self.pos += 1
+                break
+            if c == "\\":
+                following = text[self.pos + 1 : self.pos + 2]
+                if following == "\n":
+                    pass
+                elif following in ('$', '`', '"', "\\"):
+                    parts.append(following)
+                else:
+                    parts.append("\\" + following)
+                self.pos += 2
+            elif c == "$":
+                expanded, expands_to_many = self._dollar(parts, depth, quoted=True)
+                dynamic, splat = dynamic or expanded, splat or expands_to_many
+            elif c == "`":
+                self._substitution(parts, depth, "`")
+                dynamic = True
+            else:
+                plain = _QUOTED_PLAIN.match(text, self.pos)
+                end = plain.end() if plain else self.pos + 1
+                parts.append(text[self.pos : end])
+                self.pos = end
+        return dynamic, splat
+
+    def _dollar(self, parts: list[str], depth: int, quoted: bool) -> tuple[bool, bool]:
+        """Read one ``$`` construct at pos, keep its raw text; returns (dynamic, splat)."""
+        text, start = self.text, self.pos
+        following = text[start + 1 : start + 2]
+        if text.startswith("$((", start):
+            self.pos = self._skip_balanced(start + 1, "(", ")", quoted)
+            parts.append(text[start : self.pos])
+            return True, False
+        if following == "(" or text.startswith("$$(", start):
+            # ``$$(`` is a syntax error in sh; in a Makefile recipe it is the escaped ``$(`` that reaches the shell
+            parts.append("$" if following == "$" else "")
+            self.pos += 1 if following == "$" else 0
+            self._substitution(parts, depth, "(", skip=2)
+            return True, not quoted
+        if following == "{":
+            self.pos = self._skip_balanced(start + 1, "{", "}", quoted)
+            parts.append(text[start : self.pos])
+            inner = text[start + 2 : self.pos - 1]
+            return True, not quoted or bool(_ARRAY_ALL.match(inner))
+        if following == "'" and not quoted:
+            self.pos += 1
+            parts.append(self._ansi_c())
+            return False, False
+        if following == '"' and not quoted:
+            self.pos += 1
+            return False, False  # $"..." is a translated string: read on as a double-quoted word
+        name = _NAME.match(text, start + 1)
+        if name:
+            self.pos = name.end()
+            parts.append(text[start : self.pos])
+            return True, not quoted
+        if following and (following.isdigit() or following in "@*#?$!-"):
+            self.pos = start + 2
+            parts.append(text[start : self.pos])
+            return True, following == "@" or (not quoted and (following == "*" or following.isdigit()))
+        self.pos += 1
+        parts.append("$")
+        return False, False
+
+    def _ansi_c(self) -> str:
+        """``$'...'`` with the quote at pos: backslash escapes decoded, the rest literal."""
+        text = self.text
+        self.pos += 1
+        out: list[str] = []
+        while self.pos < self.n and text[self.pos] != "'":
+            if text[self.pos] == "\\" and self.pos + 1 < self.n:
+                escaped = text[self.pos + 1]
+                out.append(_ANSI_ESCAPES.get(escaped, escaped))
+                self.pos += 2
+            else:
+                out.append(text[self.pos])
+                self.pos += 1
+        self.pos += 1
+        return "".join(out)
+
+    def _substitution(self, parts: list[str], depth: int, kind: str, skip: int = 1) -> None:
+        """A command substitution at pos: its commands are commands too; the word keeps its raw text."""
+        start = self.pos
+        self.pos += skip
+        if depth >= MAX_DEPTH:
+            if kind == "(":
+                self.pos = self._skip_balanced(start + skip - 1, "(", ")", quoted=False)
+            else:
+                close = self.text.find("`", self.pos)
+                self.pos = self.n if close == -1 else close + 1
+        else:
+            self.parse_list(")" if kind == "(" else "`", depth + 1)
+        self.pos = min(self.pos, self.n)
+        parts.append(self.text[start : self.pos])
+
+    def _skip_balanced(self, open_at: int, opener: str, closer: str, quoted: bool) -> int:
+        """Offset just past the closer matching the opener at ``open_at``; quotes and escapes are skipped."""
+        text, pos, level = self.text, open_at + 1, 1
+        while pos < self.n:
+            c = text[pos]
+            if c == "\\":
+                pos += 2
+                continue
+            if c == opener:
+                level += 1
+            elif c == closer:
+                level -= 1
+                if level == 0:
+                    return pos + 1
+            elif c in "'\"" and not (quoted and c == "'"):
+                close = text.find(c, pos + 1)
+                pos = self.n if close == -1 else close
+            pos += 1
+        return self.n

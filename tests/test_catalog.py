@@ -1,0 +1,189 @@
+"""The rule catalog is the public contract: stable codes, valid entries, current docs, and a wheel that ships it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from shmlint import docs
+from shmlint.catalog import FixAvailability, load_catalog, lookup
+from shmlint.model import Severity
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rules"
+DOCS = ROOT / "docs" / "rules"
+
+#: the public codes; never renumber, never reuse
+EXPECTED = {
+    "SHM000": ("invalid-input", "error"),
+    "SHM001": ("missing-shm", "error"),
+    "SHM002": ("shm-not-mounted", "error"),
+    "SHM003": ("shm-unbounded", "warning"),
+    "SHM004": ("shm-exceeds-memory-limit", "warning"),
+    "SHM005": ("shm-too-small", "warning"),
+    "SHM006": ("shm-disk-backed", "warning"),
+    "SHM007": ("host-ipc", "warning"),
+    "SHM008": ("host-shm-mount", "warning"),
+    "SHM009": ("build-shm-only", "error"),
+    "SHM010": ("shm-size-ignored", "info"),
+    "SHM011": ("invalid-size", "error"),
+    "SHM012": ("nccl-shm-disabled", "info"),
+}
+
+RULE_FILES = sorted(RULES.glob("SHM*.yaml"))
+
+
+def _raw(path: Path) -> dict:
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads((RULES / "schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda path: path.name)
+def test_entry_validates_against_schema(path: Path, validator: jsonschema.Draft202012Validator) -> None:
+    errors = sorted(validator.iter_errors(_raw(path)), key=lambda error: list(error.path))
+    assert not errors, "\n".join(f"{list(error.path)}: {error.message}" for error in errors)
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda path: path.name)
+def test_file_name_is_code_and_slug(path: Path) -> None:
+    data = _raw(path)
+    assert path.name == f"{data['code']}-{data['slug']}.yaml"
+
+
+def test_rules_folder_holds_only_rules_and_schema() -> None:
+    # everything in rules/ ends up in the wheel's shmlint/catalog/, so stray files would ship too
+    assert sorted(path.name for path in RULES.iterdir()) == sorted([*(path.name for path in RULE_FILES), "schema.json"])
+
+
+def test_codes_slugs_and_severities_are_the_public_ones() -> None:
+    catalog = load_catalog()
+    assert list(catalog) == sorted(EXPECTED)
+    assert {code: (rule.slug, rule.severity.label) for code, rule in catalog.items()} == EXPECTED
+
+
+def test_slugs_are_unique() -> None:
+    slugs = [rule.slug for rule in load_catalog().values()]
+    assert len(slugs) == len(set(slugs))
+
+
+def test_lookup_by_code_or_slug() -> None:
+    rule = lookup("SHM001")
+    assert rule is not None and rule.slug == "missing-shm"
+    assert lookup("shm001") is rule
+    assert lookup("missing-shm") is rule
+    assert lookup("SHM999") is None
+    assert lookup("no-such-rule") is None
+
+
+def test_load_catalog_returns_independent_dicts() -> None:
+    first = load_catalog()
+    first.pop("SHM001")
+    assert "SHM001" in load_catalog()
+    assert load_catalog()["SHM002"] is first["SHM002"]  # the rules themselves are parsed once and shared
+
+
+def test_severities_and_fix_fields_convert() -> None:
+    rule = load_catalog()["SHM004"]
+    assert rule.severity is Severity.WARNING
+    assert rule.fix.availability is FixAvailability.ALWAYS
+    assert rule.fix.applicability is not None and rule.fix.applicability.value == "unsafe"
+    assert load_catalog()["SHM007"].fix.applicability is None
+
+
+def test_examples_are_well_formed() -> None:
+    for rule in load_catalog().values():
+        for example in rule.examples:
+            where = f"{rule.code} example {example.title!r}"
+            assert example.bad != example.good, where
+            assert rule.code not in example.also, where
+            assert set(example.also) <= set(EXPECTED), where
+            for text in (example.bad, example.good, example.fixed):
+                assert text is None or text.endswith("\n"), f"{where}: a file ends with a newline"
+
+
+def test_yaml_examples_parse_except_the_invalid_input_one() -> None:
+    """Examples must fail for the reason they illustrate, not because of a typo in the YAML."""
+    for rule in load_catalog().values():
+        for example in rule.examples:
+            if not example.filename.endswith((".yaml", ".yml")):
+                continue
+            for kind, text in (("bad", example.bad), ("good", example.good), ("fixed", example.fixed)):
+                if text is None:
+                    continue
+                if rule.code == "SHM000" and kind == "bad":
+                    with pytest.raises(yaml.YAMLError):
+                        list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+                else:
+                    list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+
+
+def test_docs_are_up_to_date() -> None:
+    stale = docs.stale_docs(DOCS)
+    assert not stale, f"docs/rules is stale ({', '.join(stale)}): run `python -m shmlint.docs` and commit the result"
+    generated = {f"{code}.md" for code in EXPECTED} | {docs.INDEX_NAME}
+    extra = sorted(path.name for path in DOCS.glob("*.md") if path.name not in generated)
+    assert not extra, f"docs/rules has files the generator does not write: {extra}"
+
+
+def test_rendered_rule_page_has_the_parts() -> None:
+    page = docs.render_rule(load_catalog()["SHM001"])
+    assert page.splitlines()[0] == "# SHM001 missing-shm"
+    for part in ("**Severity:** error", "## How to fix", "## Examples", "## Sources", "```yaml", "```bash"):
+        assert part in page
+    assert "````markdown" in page  # a Markdown example with its own fences gets a longer fence
+
+
+def test_docs_check_mode_reports_stale_files(tmp_path: Path) -> None:
+    assert docs.main(["--check", str(tmp_path)]) == 1
+    assert docs.main([str(tmp_path)]) == 0
+    assert docs.main(["--check", str(tmp_path)]) == 0
+
+
+@pytest.mark.slow
+def test_wheel_ships_the_catalog_and_loads_it(tmp_path: Path) -> None:
+    if not (ROOT / "README.md").is_file():
+        pytest.skip("README.md is missing; pyproject.toml needs it to build the wheel")
+    out = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    (wheel,) = out.glob("shmlint-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        assert "shmlint/catalog/SHM001-missing-shm.yaml" in names
+        assert "shmlint/catalog/schema.json" in names
+        assert "shmlint/catalog.py" in names
+        assert {f"shmlint/catalog/{path.name}" for path in RULE_FILES} <= names
+        installed = tmp_path / "site"
+        archive.extractall(installed)
+
+    probe = (
+        "import json, shmlint.catalog as c; "
+        "rules = c.load_catalog(); "
+        "print(json.dumps({'module': c.__file__, 'dir': str(c.catalog_dir()), 'codes': list(rules)}))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(installed)}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, env=env, check=True, capture_output=True, text=True
+    )
+    seen = json.loads(result.stdout)
+    assert Path(seen["module"]).is_relative_to(installed)
+    assert Path(seen["dir"]) == installed / "shmlint" / "catalog"
+    assert seen["codes"] == sorted(EXPECTED)

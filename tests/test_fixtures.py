@@ -1,0 +1,84 @@
+"""Fixture-driven tests: every file under fixtures/<format>/ is checked and, where it has findings, fixed.
+
+A fixture named ``SHMxxx-*.ext`` must produce that code, ``good-*`` must produce nothing. Its ``.expected`` file
+holds ``line:column CODE`` for every finding; its ``.fixed`` file is what ``shmlint fix`` makes of it. After the
+fix, no fixable finding is left and a second fix changes nothing. Regenerate snapshots after a reviewed change
+with ``SHMLINT_UPDATE_SNAPSHOTS=1 pytest tests/test_fixtures.py`` and read the diff before committing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from shmlint.discover import discover
+from shmlint.engine import Engine
+from shmlint.fix.apply import fix_source
+from shmlint.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent / "fixtures"
+FORMATS = ("k8s", "compose", "shell", "markdown", "make")
+UPDATE = os.environ.get("SHMLINT_UPDATE_SNAPSHOTS") == "1"
+
+
+def fixture_files() -> list[Path]:
+    files = []
+    for folder in FORMATS:
+        base = ROOT / folder
+        if base.is_dir():
+            files.extend(
+                p for p in sorted(base.rglob("*"))
+                if p.is_file() and p.suffix not in (".expected", ".fixed") and (p.name.startswith(("SHM", "good")))
+            )
+    return files
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def snapshot(path: Path, actual: str) -> None:
+    if UPDATE:
+        path.write_bytes(actual.encode("utf-8", "surrogateescape"))
+    assert path.exists(), f"missing snapshot {path.name}: run with SHMLINT_UPDATE_SNAPSHOTS=1 and review it"
+    assert actual == path.read_bytes().decode("utf-8", "surrogateescape")
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(Settings())
+
+
+@pytest.mark.parametrize("path", fixture_files(), ids=relative)
+def test_fixture_findings(engine: Engine, path: Path) -> None:
+    (candidate,) = discover([path])
+    result = engine.check_candidate(candidate)
+    codes = {f.code for f in result.findings}
+    if path.name.startswith("good"):
+        assert not result.findings, [f"{f.code} {f.message}" for f in result.findings]
+    else:
+        assert path.name[:6] in codes, f"{path.name} should produce {path.name[:6]}, got {sorted(codes)}"
+    lines = "".join(f"{f.span.line}:{f.span.column} {f.code} {f.severity.label}\n" for f in result.findings)
+    snapshot(path.with_name(path.name + ".expected"), lines)
+
+
+@pytest.mark.parametrize("path", [p for p in fixture_files() if not p.name.startswith("good")], ids=relative)
+def test_fixture_fix(engine: Engine, path: Path) -> None:
+    (candidate,) = discover([path])
+    checked = engine.check_candidate(candidate)
+    if checked.source is None or not any(f.fixable for f in checked.findings):
+        assert not path.with_name(path.name + ".fixed").exists()
+        return
+    result = fix_source(engine, checked.source, candidate.kind, path)
+    assert not result.problems
+    snapshot(path.with_name(path.name + ".fixed"), result.text)
+    after = engine.check_source(replace(checked.source, text=result.text), candidate.kind, path)
+    assert not [f for f in after.findings if f.fixable], "a fixable finding survived the fix"
+    assert not [f for f in after.findings if f.code == "SHM000"]
+    again = fix_source(engine, after.source, candidate.kind, path)
+    assert not again.changed, "a second fix changed the file again"
+    rewritten = set(checked.source.text.splitlines()) - set(result.text.splitlines())
+    assert len(rewritten) <= len(result.applied), f"original lines rewritten beyond the edits: {sorted(rewritten)}"
