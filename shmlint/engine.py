@@ -170,9 +170,9 @@ class Engine:
             return compose_files.extract_compose(
                 source, documents, signals, base_dir=path.parent, read_file=self.read_source
             )
-        from shmlint.parsers.embedded import ci_shell_mask
+        from shmlint.parsers.embedded import mask_ci_yaml
 
-        ci_mask = ci_shell_mask(source, documents)
+        ci_mask = mask_ci_yaml(source, documents)
         if ci_mask is not None:
             from shmlint.extract.commandline import extract_commands
 

@@ -17,7 +17,9 @@ import pytest
 from shmlint.discover import discover
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
+from shmlint.model import Applicability
 from shmlint.settings import Settings
+from tests import proofs
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures"
 FORMATS = ("k8s", "compose", "shell", "markdown", "make")
@@ -66,19 +68,28 @@ def test_fixture_findings(engine: Engine, path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", [p for p in fixture_files() if not p.name.startswith("good")], ids=relative)
-def test_fixture_fix(engine: Engine, path: Path) -> None:
+def test_fixture_fix(engine: Engine, path: Path, tmp_path: Path) -> None:
     (candidate,) = discover([path])
     checked = engine.check_candidate(candidate)
     if checked.source is None or not any(f.fixable for f in checked.findings):
         assert not path.with_name(path.name + ".fixed").exists()
         return
-    result = fix_source(engine, checked.source, candidate.kind, path)
+    unsafe = path.name.startswith("SHM004")  # its only fix is unsafe: prove that one too
+    result = fix_source(engine, checked.source, candidate.kind, path, unsafe=unsafe)
     assert not result.problems
     snapshot(path.with_name(path.name + ".fixed"), result.text)
     after = engine.check_source(replace(checked.source, text=result.text), candidate.kind, path)
-    assert not [f for f in after.findings if f.fixable], "a fixable finding survived the fix"
+    left = [f for f in after.findings if f.fix and (unsafe or f.fix.applicability is Applicability.SAFE)]
+    assert not left, f"a fixable finding survived the fix: {[f.message for f in left]}"
     assert not [f for f in after.findings if f.code == "SHM000"]
-    again = fix_source(engine, after.source, candidate.kind, path)
+    again = fix_source(engine, after.source, candidate.kind, path, unsafe=unsafe)
     assert not again.changed, "a second fix changed the file again"
+    if path.suffix in (".yaml", ".yml") and "compose" not in path.parts:
+        proofs.assert_kubernetes_still_valid(checked.source.text, result.text)
+    elif "compose" in path.parts:
+        proofs.assert_compose_still_valid(checked.source.text, result.text)
+    elif path.suffix == ".sh":
+        proofs.assert_bash_still_ok(tmp_path, checked.source.text, result.text)
+    # a fix makes at most two edits (a volume and a mount); each may rewrite the one line it lands in (flow style)
     rewritten = set(checked.source.text.splitlines()) - set(result.text.splitlines())
-    assert len(rewritten) <= len(result.applied), f"original lines rewritten beyond the edits: {sorted(rewritten)}"
+    assert len(rewritten) <= 2 * len(result.applied), f"original lines rewritten beyond the edits: {sorted(rewritten)}"

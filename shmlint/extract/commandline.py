@@ -143,10 +143,10 @@ def extract_commands(source: SourceText, masked: str, signals: Signals) -> list[
 
 
 def _run_line(words: Sequence[Word], text: str) -> _RunLine | None:
-    start = _skip_wrappers(words, text)
-    if start >= len(words):
+    start = next((i for i, word in enumerate(words) if not _is_assignment(word, text)), len(words))
+    index = _skip_wrappers(words, start, text)
+    if index >= len(words):
         return None
-    index = start
     engine = words[index]
     if not _is_engine(engine, words[index + 1 : index + 2]):
         return None
@@ -171,12 +171,15 @@ def _run_line(words: Sequence[Word], text: str) -> _RunLine | None:
     )
 
 
-def _skip_wrappers(words: Sequence[Word], text: str) -> int:
+def _is_assignment(word: Word, text: str) -> bool:
+    return bool(_ASSIGNMENT.match(text[word.start : word.end]))
+
+
+def _skip_wrappers(words: Sequence[Word], index: int, text: str) -> int:
     """Index of the word that is the program: past ``VAR=x``, ``sudo -E``, ``env -u X``, ``exec``..."""
-    index = 0
     while index < len(words):
         word = words[index]
-        if _ASSIGNMENT.match(text[word.start : word.end]):
+        if _is_assignment(word, text):
             index += 1
             continue
         value_options = None if word.dynamic else _WRAPPERS.get(word.text.rsplit("/", 1)[-1])
@@ -222,8 +225,6 @@ def _read_options(words: Sequence[Word], index: int, text: str) -> tuple[list[_O
                 index += 1
                 continue
             return options, unknown, index
-        if word.splat:
-            unknown.append(word)  # ``-v$EXTRA`` and the like: the expansion may add words
         index = _read_option(words, index, options, text)
     return options, unknown, index
 
@@ -409,10 +410,12 @@ def _tmpfs(option: _Option, span: Span, source: SourceText, slots: list[SizeSlot
         if equals and key.strip() == "size":
             start = offset + len(key) + 1 if _exact(option) else option.value_start
             end = start + len(size) if _exact(option) else option.value_end
-            yield ShmSource(ShmKind.MEMORY, span, "--tmpfs /dev/shm", _sized(size, start, end, source, option.dynamic))
+            unknown = option.dynamic or size.strip().endswith("%")  # the kernel also takes a share of RAM: 50%
+            yield ShmSource(ShmKind.MEMORY, span, "--tmpfs /dev/shm", _sized(size, start, end, source, unknown))
             return
         offset += len(item) + 1
-    slots.append(SizeSlot(span.start, option.end, ",size=" if mount_options else ":size=", in_bytes=False))
+    prefix = ",size=" if mount_options else "size=" if colon else ":size="
+    slots.append(SizeSlot(span.start, option.end, prefix, in_bytes=False))
     yield ShmSource(ShmKind.MEMORY, span, "--tmpfs /dev/shm")
 
 

@@ -81,7 +81,8 @@ class _Extractor:
 
     def pods(self, obj: MappingNode) -> Iterator[_Pod]:
         kind = scalar(self.m.get(obj, "kind")) or "object"
-        name = scalar(self.m.path(obj, "metadata", "name")) or "?"
+        metadata = self.m.get(obj, "metadata")
+        name = scalar(self.m.get(metadata, "name")) or scalar(self.m.get(metadata, "generateName")) or "?"
         group = (scalar(self.m.get(obj, "apiVersion")) or "").split("/", 1)[0]
         owner = f"{kind}/{name}"
         ignored = self.ignored_codes(obj)

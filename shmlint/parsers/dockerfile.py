@@ -1,0 +1,201 @@
+"""Why a Dockerfile builds a torch image: its base image, or a RUN that installs torch.
+
+A compose service with ``build:`` has no image name to judge, so the Dockerfile it builds is the evidence. Only the
+stage that runs counts (the final one, or ``build.target``) plus the stages it descends from or copies out of; a
+builder stage that is thrown away says nothing. A requirements file is not read: naming ``-r requirements.txt``
+is no proof that torch is in it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shlex
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dockerfile_parse import DockerfileParser
+
+from shmlint.signals import Signals
+
+#: package specs that install torch (torchvision/torchaudio pull torch in as a dependency)
+_TORCH_PACKAGE = re.compile(r"^(?:pytorch::)?(?:py)?torch(?:vision|audio)?(?:\[[^\]]*\])?(?:\s*[=<>!~@;].*)?$", re.I)
+_INSTALLERS = {"pip": "install", "pip3": "install", "conda": "install", "mamba": "install", "micromamba": "install"}
+#: installer options whose next word is a value, not a package
+_VALUE_OPTIONS = frozenset(
+    {"-c", "--channel", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-r", "--requirement",
+     "-c", "--constraint", "-e", "--editable", "-t", "--target", "-p", "--prefix", "-n", "--name", "--python"}
+)
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-+]([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+@dataclass(frozen=True)
+class _Stage:
+    base: str  # the FROM reference with build arguments substituted
+    name: str | None
+    runs: tuple[str, ...]
+    copies_from: tuple[str, ...]
+
+
+def torch_evidence(
+    path: Path, signals: Signals, *, build_args: Mapping[str, str] | None = None, target: str | None = None
+) -> str | None:
+    """Why the Dockerfile at ``path`` builds a torch image, or None (also for a missing or unreadable file)."""
+    try:
+        data = path.read_bytes()
+    except (OSError, ValueError):
+        return None
+    return torch_evidence_text(data.decode("utf-8", "replace"), signals, build_args=build_args, target=target)
+
+
+def torch_evidence_text(
+    text: str, signals: Signals, *, build_args: Mapping[str, str] | None = None, target: str | None = None
+) -> str | None:
+    """Same as :func:`torch_evidence` for Dockerfile text (compose ``dockerfile_inline``)."""
+    try:
+        stages = _stages(text, dict(build_args or {}))
+    except Exception:  # dockerfile_parse on hostile input: no evidence rather than a crash
+        return None
+    for stage in _reachable(stages, target):
+        if _stage_index(stages, stage.base) is None and signals.is_torch_image(stage.base):
+            return f"Dockerfile FROM {stage.base}"
+        for run in stage.runs:
+            install = torch_install(run)
+            if install:
+                return f"Dockerfile RUN {install}"
+    return None
+
+
+def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
+    """Stages in order; global ARG defaults (those before the first FROM) are substituted into FROM lines."""
+    parser = DockerfileParser(fileobj=io.BytesIO(text.encode("utf-8", "replace")), env_replace=False)
+    scope: dict[str, str] = {}
+    stages: list[_Stage] = []
+    current: dict | None = None
+    for instruction in parser.structure:
+        kind, value = instruction["instruction"].upper(), instruction["value"]
+        if kind == "ARG" and current is None:
+            name, _, default = value.partition("=")
+            name = name.strip()
+            scope[name] = build_args.get(name, _substitute(default.strip().strip("\"'"), scope))
+        elif kind == "FROM":
+            if current is not None:
+                stages.append(_Stage(**current))
+            base, name = _parse_from(value)
+            current = {"base": _substitute(base, scope), "name": name, "runs": (), "copies_from": ()}
+        elif current is not None and kind == "RUN":
+            current["runs"] += (value,)
+        elif current is not None and kind == "COPY":
+            source = re.search(r"--from=(\S+)", value)
+            if source:
+                current["copies_from"] += (source.group(1),)
+    if current is not None:
+        stages.append(_Stage(**current))
+    return stages
+
+
+def _parse_from(value: str) -> tuple[str, str | None]:
+    """``--platform=x image AS name`` -> (image, name)."""
+    words = [word for word in value.split() if not word.startswith("--")]
+    if not words:
+        return "", None
+    name = words[2] if len(words) >= 3 and words[1].lower() == "as" else None
+    return words[0], name
+
+
+def _substitute(text: str, scope: Mapping[str, str]) -> str:
+    """``$NAME``, ``${NAME}``, ``${NAME:-default}`` with the ARG values in scope; unknown names become empty."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(3)
+        return scope.get(name) or (match.group(2) or "")
+
+    return _VARIABLE.sub(replace, text)
+
+
+def _stage_index(stages: list[_Stage], reference: str) -> int | None:
+    """The index of the stage a FROM or ``COPY --from`` refers to (by name or number), None for an image."""
+    for index, stage in enumerate(stages):
+        if stage.name and stage.name.lower() == reference.lower():
+            return index
+    if reference.isdigit() and int(reference) < len(stages):
+        return int(reference)
+    return None
+
+
+def _reachable(stages: list[_Stage], target: str | None) -> Iterator[_Stage]:
+    """The stage that runs and every stage it is built FROM or copies from, each once."""
+    if not stages:
+        return
+    start = _stage_index(stages, target) if target else None
+    pending = [len(stages) - 1 if start is None else start]
+    seen: set[int] = set()
+    while pending:
+        index = pending.pop(0)
+        if index in seen:
+            continue
+        seen.add(index)
+        stage = stages[index]
+        yield stage
+        for reference in (stage.base, *stage.copies_from):
+            parent = _stage_index(stages, reference)
+            if parent is not None and parent < index:
+                pending.append(parent)
+
+
+def _words(command: str) -> list[str]:
+    """Shell words of a RUN line (exec form ``["pip", "install", "torch"]`` too); quotes that do not close fall
+    back to plain splitting."""
+    stripped = command.strip()
+    if stripped.startswith("["):
+        try:
+            parsed = json.loads(stripped)
+            if isinstance(parsed, list):
+                return [str(word) for word in parsed]
+        except ValueError:
+            pass
+    try:
+        lexer = shlex.shlex(stripped, posix=True, punctuation_chars=";&|")
+        lexer.whitespace_split = True
+        return list(lexer)
+    except ValueError:
+        return stripped.split()
+
+
+def torch_install(command: str) -> str | None:
+    """The part of a shell command that installs torch (``pip install torch==2.3``), or None."""
+    words = _words(command)
+    for start, word in enumerate(words):
+        name = word.rsplit("/", 1)[-1]
+        if re.fullmatch(r"pip3?(\.\d+)?", name):
+            name = "pip"
+        verb = _INSTALLERS.get(name)
+        if verb is None:
+            continue
+        found = _package_after(words, start + 1, verb)
+        if found is not None:
+            return " ".join(words[start : found + 1])
+    return None
+
+
+def _package_after(words: list[str], index: int, verb: str) -> int | None:
+    """Index of a torch package among the arguments of ``<installer> install``, stopping at a shell separator."""
+    while index < len(words) and words[index] != verb:
+        if words[index] in _SEPARATORS:
+            return None
+        index += 1
+    skip_next = False
+    for position in range(index + 1, len(words)):
+        word = words[position]
+        if word in _SEPARATORS:
+            return None
+        if skip_next:
+            skip_next = False
+        elif word.startswith("-"):
+            skip_next = word in _VALUE_OPTIONS
+        elif _TORCH_PACKAGE.match(word):
+            return position
+    return None

@@ -1,0 +1,308 @@
+"""Shell embedded in other files, as masks: the file's text with everything that is not shell blanked.
+
+A mask has the file's length and keeps its line breaks, so every offset the shell tokenizer reports is an offset
+into the file itself: findings and fixes need no translation. Blanking is the only change, except that
+documentation placeholders (``<path to data>``) become quotes of the same length, so that they read as one word
+rather than as redirections that would swallow the options after them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar
+from shmlint.source import SourceText
+
+_SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession"})
+_CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_LANGUAGE = re.compile(r"[\w+-]*")
+_DOLLAR_PROMPT = re.compile(r"^[ \t]*\$(?: |$)")
+_ANY_PROMPT = re.compile(r"^[ \t]*[$#](?: |$)")
+_CONTINUED_PROMPT = re.compile(r"^[ \t]*>(?: |$)")
+_LIST_ITEM = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
+_PLACEHOLDER = re.compile(r"(?<![<\w])<([A-Za-z_{][^<>\n'\"]*?[^<>\n'\"\s])>(?!>)")
+_HUGO_SHORTCODE = re.compile(r"\{\{([<%])([^\n\"]*?)([>%])\}\}")
+
+_RULE = re.compile(r"^[^\s#:=][^:=]*?::?(?!=)")
+_CONDITIONAL = re.compile(r"^[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
+_DEFINE = re.compile(r"^[ \t]*(?:override[ \t]+|export[ \t]+)?define\b")
+_ENDEF = re.compile(r"^[ \t]*endef\b")
+_RECIPE_PREFIX = re.compile(r"[@+\-\s]*")
+
+_GITLAB_SCRIPT_KEYS = ("before_script", "script", "after_script")
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, line without its line break) for every line."""
+    offset = 0
+    for line in text.split("\n"):
+        yield offset, line
+        offset += len(line) + 1
+
+
+class _Mask:
+    """A blank copy of a text into which chosen ranges are copied back."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.chars = ["\n" if c == "\n" else " " for c in text]
+
+    def keep(self, start: int, end: int) -> None:
+        self.chars[start:end] = self.text[start:end]
+
+    def put(self, start: int, replacement: str) -> None:
+        self.chars[start : start + len(replacement)] = replacement
+
+    def result(self) -> str:
+        return "".join(self.chars)
+
+
+# -- Markdown ----------------------------------------------------------------------------------------------------
+
+
+def mask_markdown(text: str) -> str:
+    """Shell code blocks of a Markdown file: fences tagged bash/sh/shell/zsh/console or untagged, and indented code."""
+    mask = _Mask(text)
+    for block, console in _markdown_code_blocks(text):
+        _keep_block(mask, block, console)
+    return mask.result()
+
+
+def _markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], bool]]:
+    """Code blocks that may hold shell, each as its lines and whether it is a console transcript."""
+    fence: tuple[str, int] | None = None  # (fence character, length) of the open fence
+    shell = console = False
+    block: list[tuple[int, str]] = []
+    list_column = 0  # content column of the list item we are in; indented code needs 4 more
+    after_blank = True
+    for offset, line in _lines(text):
+        stripped = line.strip()
+        if fence is not None:
+            closing = _FENCE.match(line)
+            if closing and closing["fence"][0] == fence[0] and len(closing["fence"]) >= fence[1] and not closing[
+                "info"
+            ].strip():
+                if shell:
+                    yield block, console
+                fence, block = None, []
+            else:
+                block.append((offset, line))
+            continue
+        opening = _FENCE.match(line)
+        if opening and not (opening["fence"][0] == "`" and "`" in opening["info"]):
+            if block:
+                yield block, False
+            language = _LANGUAGE.match(opening["info"].strip().lstrip("{.").lower())
+            name = language.group() if language else ""
+            fence, block = (opening["fence"][0], len(opening["fence"])), []
+            shell, console = name in _SHELL_LANGUAGES, name in _CONSOLE_LANGUAGES
+            after_blank = False
+            continue
+        indent = _indentation(line)
+        if block and (not stripped or indent >= list_column + 4):
+            block.append((offset, line))  # an indented code block goes on through blank lines
+            continue
+        if block:
+            yield block, False
+            block = []
+        if stripped and indent >= list_column + 4 and after_blank:
+            block.append((offset, line))
+            continue
+        item = _LIST_ITEM.match(line)
+        if item:
+            list_column = len((item.group(1) + item.group(2)).expandtabs(4))
+        elif stripped and indent < list_column and after_blank:
+            list_column = 0
+        after_blank = not stripped
+    if block and (fence is None or shell):
+        yield block, console and fence is not None
+
+
+def _indentation(line: str) -> int:
+    column = 0
+    for c in line:
+        if c == " ":
+            column += 1
+        elif c == "\t":
+            column += 4 - column % 4
+        else:
+            break
+    return column
+
+
+def _keep_block(mask: _Mask, block: list[tuple[int, str]], console: bool) -> None:
+    """Copy a code block into the mask; in transcripts only prompted commands (prompt blanked) and continuations."""
+    console = console or any(_DOLLAR_PROMPT.match(line) for _, line in block)
+    prompt = _ANY_PROMPT if console else _DOLLAR_PROMPT
+    continued = False
+    for offset, line in block:
+        start = offset
+        marker = prompt.match(line) or (_CONTINUED_PROMPT.match(line) if continued else None)
+        if marker:
+            start = offset + marker.end()
+        elif console and not continued:
+            continue  # output
+        end = offset + len(line)
+        mask.keep(start, end)
+        _unbracket(mask, start, end)
+        body = line[start - offset :].rstrip()
+        continued = body.endswith("\\") and not body.endswith("\\\\")
+
+
+def _unbracket(mask: _Mask, start: int, end: int) -> None:
+    """Turn documentation placeholders into quoted words: ``<path to data>`` -> ``"path to data"``."""
+    line = mask.text[start:end]
+    for match in _PLACEHOLDER.finditer(line):
+        mask.put(start + match.start(), '"')
+        mask.put(start + match.end() - 1, '"')
+    for match in _HUGO_SHORTCODE.finditer(line):
+        mask.put(start + match.start(1), '"')
+        mask.put(start + match.start(3), '"')
+
+
+# -- Makefile ----------------------------------------------------------------------------------------------------
+
+
+def mask_makefile(text: str) -> str:
+    """Recipe lines (tab-indented after a rule) and their continuations, without the ``@ - +`` prefixes."""
+    mask = _Mask(text)
+    in_rule = continuing = in_define = False
+    for offset, line in _lines(text):
+        if continuing:
+            mask.keep(offset, offset + len(line))
+        elif in_define:
+            in_define = not _ENDEF.match(line)
+            continue
+        elif line.startswith("\t") and in_rule:
+            prefix = _RECIPE_PREFIX.match(line, 1)
+            mask.keep(offset + (prefix.end() if prefix else 1), offset + len(line))
+        elif _DEFINE.match(line):
+            in_define, in_rule = True, False
+            continue
+        elif not line.strip() or line.lstrip().startswith("#") or _CONDITIONAL.match(line):
+            continue
+        elif _RULE.match(line) and not line.startswith("\t"):
+            in_rule = True
+            inline = _inline_recipe(line)
+            if inline is None:
+                continue
+            mask.keep(offset + inline, offset + len(line))
+        else:
+            in_rule = False
+            continue
+        body = line.rstrip()
+        continuing = body.endswith("\\") and (len(body) - len(body.rstrip("\\"))) % 2 == 1
+    return mask.result()
+
+
+def _inline_recipe(line: str) -> int | None:
+    """Where the recipe of ``target: deps ; recipe`` starts, if the rule line has one."""
+    rule = _RULE.match(line)
+    semicolon = line.find(";", rule.end()) if rule else -1
+    return None if semicolon == -1 else semicolon + 1
+
+
+# -- CI YAML -----------------------------------------------------------------------------------------------------
+
+
+def mask_ci_yaml(source: SourceText, documents: list[Node]) -> str | None:
+    """The shell of GitHub Actions steps and GitLab CI scripts; None when the documents are neither."""
+    mappings = Mappings()
+    scripts: list[ScalarNode] = []
+    is_ci = False
+    for document in documents:
+        for found, nodes in (_github_runs(document, mappings), _gitlab_scripts(document, mappings)):
+            is_ci = is_ci or found
+            scripts.extend(nodes)
+    if not is_ci:
+        return None
+    mask = _Mask(source.text)
+    seen: set[int] = set()
+    for node in scripts:
+        if node.start_mark.index not in seen:  # an alias repeats a node; its text is in the file once
+            seen.add(node.start_mark.index)
+            _keep_scalar(mask, node)
+    return mask.result()
+
+
+ci_shell_mask = mask_ci_yaml  # the name the engine imports
+
+
+def _github_runs(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarNode]]:
+    """``jobs.*.steps[].run`` of a workflow and ``runs.steps[].run`` of a composite action."""
+    step_lists: list[Node | None] = []
+    jobs = mappings.get(document, "jobs")
+    workflow = isinstance(jobs, MappingNode) and any(
+        isinstance(job, MappingNode) and any(key in mappings.items(job) for key in ("steps", "runs-on", "uses"))
+        for _, job in jobs.value
+    )
+    if workflow:
+        step_lists.extend(mappings.get(job, "steps") for _, job in jobs.value)  # type: ignore[union-attr]
+    composite = mappings.path(document, "runs", "steps")
+    if isinstance(composite, SequenceNode):
+        step_lists.append(composite)
+    runs = []
+    for steps in step_lists:
+        for step in steps.value if isinstance(steps, SequenceNode) else ():
+            shell = (scalar(mappings.get(step, "shell")) or "bash").split()
+            run = mappings.get(step, "run")
+            if isinstance(run, ScalarNode) and shell and shell[0].rsplit("/", 1)[-1] in _SHELLS:
+                runs.append(run)
+    return bool(step_lists), runs
+
+
+def _gitlab_scripts(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarNode]]:
+    """``script``, ``before_script`` and ``after_script`` of every top-level job (and ``default``)."""
+    found = False
+    scripts: list[ScalarNode] = []
+    for name, (_, job) in mappings.items(document).items():
+        for key in _GITLAB_SCRIPT_KEYS:
+            value = mappings.get(job, key)
+            if value is not None and name not in ("variables", "workflow", "include"):
+                found = True
+                scripts.extend(_scalars(value))
+    return found, scripts
+
+
+def _scalars(node: Node) -> Iterable[ScalarNode]:
+    """The scalars of a script: one string, or a list of them (nested lists from anchors are flattened)."""
+    stack = [node]
+    seen: set[int] = set()
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, ScalarNode):
+            yield current
+        elif isinstance(current, SequenceNode):
+            stack.extend(reversed(current.value))
+
+
+def _keep_scalar(mask: _Mask, node: ScalarNode) -> None:
+    """Copy a scalar's raw text into the mask, folding the line breaks that YAML itself folds into spaces."""
+    start, end = node.start_mark.index, node.end_mark.index
+    text = mask.text
+    if node.style in ("|", ">"):
+        newline = text.find("\n", start, end)
+        if newline == -1:
+            return
+        start = newline + 1
+    elif node.style in ("'", '"'):
+        start, end = start + 1, max(start + 1, end - 1)
+    mask.keep(start, end)
+    if node.style == "|":
+        return
+    body = text[start:end]
+    base = min((_indentation(line) for line in body.split("\n") if line.strip()), default=0)
+    position = start
+    lines = body.split("\n")
+    for current, following in zip(lines, lines[1:]):
+        position += len(current)
+        folds = current.strip() and following.strip()
+        if folds and (node.style != ">" or _indentation(current) == base == _indentation(following)):
+            mask.put(position, " ")
+        position += 1

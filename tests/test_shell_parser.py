@@ -1,0 +1,190 @@
+"""The shell tokenizer: which commands a text holds, their words, and where each word is."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.parsers.shell import MAX_DEPTH, Word, commands
+
+
+def texts(source: str) -> list[list[str]]:
+    return [[word.text for word in command.words] for command in commands(source)]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("docker run --gpus all img", [["docker", "run", "--gpus", "all", "img"]]),
+        ("a; b && c || d | e & f\ng", [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"]]),
+        ("echo 'it''s' \"a b\" c\\ d", [["echo", "its", "a b", "c d"]]),
+        ('echo "docker run --gpus all x"', [["echo", "docker run --gpus all x"]]),
+        ('echo "q: \\" \\$ \\\\ \\x"', [["echo", 'q: " $ \\ \\x']]),
+        ("docker run \\\n  --rm \\\n\t\t--ipc=host img", [["docker", "run", "--rm", "--ipc=host", "img"]]),
+        ("docker run \\  \n\t--rm img", [["docker", "run", "--rm", "img"]]),  # blanks after the backslash
+        ("docker run --gpus=all \\ # note\n--shm-size=1g img", [["docker", "run", "--gpus=all", " #", "note"],
+                                                               ["--shm-size=1g", "img"]]),
+        ("docker run img # --shm-size=1g\nls", [["docker", "run", "img"], ["ls"]]),
+        ("a#b c", [["a#b", "c"]]),
+        ("if [ -x y ]; then docker run a; else podman run b; fi",
+         [["[", "-x", "y", "]"], ["docker", "run", "a"], ["podman", "run", "b"]]),
+        ("while true; do docker run a; done", [["true"], ["docker", "run", "a"]]),
+        ("for i in 1 2; do run $i; done", [["for", "i", "in", "1", "2"], ["run", "$i"]]),
+        ("case $1 in start) docker run a;; stop) docker stop a;; esac",
+         [["case", "$1", "in", "start"], ["docker", "run", "a"], ["stop"], ["docker", "stop", "a"]]),
+        ("( cd x && docker run a )", [["cd", "x"], ["docker", "run", "a"]]),
+        ("{ docker run a; }", [["docker", "run", "a"]]),
+        ("f() { docker run a; }", [["f"], ["docker", "run", "a"]]),
+        ("cat <<EOF\ndocker run --gpus all x\nEOF\nls", [["cat"], ["ls"]]),
+        ("cat <<-'END' > f\n\tdocker run x\n\tEND\nls", [["cat"], ["ls"]]),
+        ("docker run img 2>&1 | tee log", [["docker", "run", "img"], ["tee", "log"]]),
+        ("docker run img >/dev/null 2>/dev/null </dev/null", [["docker", "run", "img"]]),
+        ("docker run img &> log", [["docker", "run", "img"]]),
+        ("sudo -E docker run a", [["sudo", "-E", "docker", "run", "a"]]),
+        ("FOO=1 env -u X docker run a", [["FOO=1", "env", "-u", "X", "docker", "run", "a"]]),
+        ("x 'unterminated", [["x", "unterminated"]]),
+        ('x "unterminated $(y', [["x", "unterminated $(y"], ["y"]]),
+        ("echo $'a\\tb'", [["echo", "a\tb"]]),
+        ("(( i++ )); ls", [["ls"]]),
+    ],
+)
+def test_words(source: str, expected: list[list[str]]) -> None:
+    assert texts(source) == expected
+
+
+def test_command_substitution_yields_its_commands_with_offsets() -> None:
+    source = 'DIR=$(cd $(dirname $0); pwd)\nID=$(docker run -d --gpus all img)'
+    found = list(commands(source))
+    assert [[w.text for w in c.words] for c in found] == [
+        ["DIR=$(cd $(dirname $0); pwd)"],
+        ["cd", "$(dirname $0)"],
+        ["dirname", "$0"],
+        ["pwd"],
+        ["ID=$(docker run -d --gpus all img)"],
+        ["docker", "run", "-d", "--gpus", "all", "img"],
+    ]
+    docker = found[-1].words[0]
+    assert source[docker.start : docker.end] == "docker"
+    assert found[4].words[0].dynamic
+
+
+def test_backticks_and_process_substitution_are_commands_too() -> None:
+    assert texts("IMAGE=`docker build . | awk '{print $3}'`") == [
+        ["IMAGE=`docker build . | awk '{print $3}'`"],
+        ["docker", "build", "."],
+        ["awk", "{print $3}"],
+    ]
+    assert texts("diff <(docker run a) b")[1] == ["docker", "run", "a"]
+
+
+def test_make_escaped_substitution_is_read_as_one() -> None:
+    assert texts("docker run -v $$(pwd):/d img") == [["docker", "run", "-v", "$$(pwd):/d", "img"], ["pwd"]]
+
+
+@pytest.mark.parametrize(
+    ("source", "dynamic", "splat"),
+    [
+        ("plain", False, False),
+        ("'$X'", False, False),
+        ("\\$X", False, False),
+        ("$X", True, True),
+        ("${X}", True, True),
+        ("${X:-a b}", True, True),
+        ('"$X"', True, False),
+        ('"${X}"', True, False),
+        ('"${A[@]}"', True, True),
+        ('"${A[*]}"', True, False),
+        ('"$@"', True, True),
+        ('"$*"', True, False),
+        ("$@", True, True),
+        ("$1", True, True),
+        ("$(pwd)", True, True),
+        ('"$(pwd)"', True, False),
+        ("`pwd`", True, False),
+        ("--net=$NET", True, True),
+        ("$", False, False),
+    ],
+)
+def test_dynamic_and_splat(source: str, dynamic: bool, splat: bool) -> None:
+    (command,) = [c for c in commands(source) if c.words[0].start == 0]
+    (word,) = command.words
+    assert (word.dynamic, word.splat) == (dynamic, splat)
+
+
+def test_offsets_are_those_of_the_raw_word() -> None:
+    source = "  docker  run \\\n  -e 'A=1' \"$B\" --x=y"
+    words = next(commands(source)).words
+    assert [(w.text, source[w.start : w.end]) for w in words] == [
+        ("docker", "docker"),
+        ("run", "run"),
+        ("-e", "-e"),
+        ("A=1", "'A=1'"),
+        ("$B", '"$B"'),
+        ("--x=y", "--x=y"),
+    ]
+
+
+def test_crlf_line_endings() -> None:
+    assert texts("docker run \\\r\n  --rm img\r\nls\r\n") == [["docker", "run", "--rm", "img"], ["ls"]]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "a " * 50_000,
+        "x" * 100_000,
+        "$(" * 50_000,
+        "`" * 100_000,
+        "${" * 50_000,
+        "\\" * 100_000,
+        '"' + "$a" * 50_000,
+        "'" * 100_000,
+        "(" * 100_000,
+        ")" * 100_000,
+        "<<A\n" * 25_000,
+        "docker run " + "-v a:b " * 14_000,
+        "\u00a0" * 100_000,
+    ],
+    ids=lambda s: repr(s[:6]),
+)
+def test_linear_time_on_long_lines(source: str) -> None:
+    began = time.perf_counter()
+    list(commands(source))
+    assert time.perf_counter() - began < 2.0
+
+
+def test_deep_nesting_does_not_recurse_without_bound() -> None:
+    source = "$(" * (MAX_DEPTH * 5) + "docker run x" + ")" * (MAX_DEPTH * 5)
+    found = list(commands(source))
+    assert found and all(w.end <= len(source) for c in found for w in c.words)
+
+
+_PIECES = st.sampled_from(
+    ["a", "b1", " ", "\t", "\n", "\\", "\\\n", "'", '"', "$", "$(", "${", "$((", "`", "(", ")", "{", "}", ";", "&",
+     "|", "<", ">", "<<", "<<-", "EOF", "#", "=", "-", "--x", "[@]", "@", "*", "if", "then", "case", "esac", "in",
+     "\r", "\u00a0", "é"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=60).map("".join))
+def test_never_raises_and_offsets_are_in_bounds(source: str) -> None:
+    for command in commands(source):
+        assert command.words
+        for word in command.words:
+            assert isinstance(word, Word)
+            assert 0 <= word.start <= word.end <= len(source)
+            raw = source[word.start : word.end]
+            if not any(c in raw for c in "\\'\"$`"):
+                assert word.text == raw
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_never_raises_on_any_text(source: str) -> None:
+    for command in commands(source):
+        for word in command.words:
+            assert 0 <= word.start <= word.end <= len(source)
