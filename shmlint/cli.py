@@ -9,12 +9,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from shmlint import __version__
 from shmlint.model import Severity
+from shmlint.settings import Settings
+
+if TYPE_CHECKING:
+    from shmlint.engine import Engine, FileResult, Report
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SEVERITIES = click.Choice(["info", "warning", "error"])
@@ -44,55 +48,158 @@ def cli() -> None:
     """Find GPU and PyTorch containers whose /dev/shm is too small, before they crash."""
 
 
+def _overrides(select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | None, **extra: object) -> dict:
+    """Settings fields the command line sets explicitly; they win over configuration files."""
+    changes: dict[str, object] = {key: value for key, value in extra.items() if value is not None}
+    if select:
+        changes["select"] = _codes(select)
+    if ignore:
+        changes["ignore"] = _codes(ignore)
+    if fail_on:
+        changes["fail_on"] = Severity.parse(fail_on)
+    return changes
+
+
+def _configured(paths: tuple[Path, ...], config: Path | None, overrides: dict) -> list[tuple[Settings, list[Path]]]:
+    """Paths grouped by the configuration that applies to each (the nearest above it, or --config)."""
+    from dataclasses import replace
+
+    from shmlint.config import ConfigError, find_config, load_effective
+
+    groups: dict[Path | None, list[Path]] = {}
+    for path in paths:
+        groups.setdefault(config or find_config(path), []).append(path)
+    result = []
+    for config_path, members in groups.items():
+        try:
+            effective = load_effective(members[0], config_path) if config_path else load_effective(members[0], None)
+        except ConfigError as exc:
+            raise click.ClickException(str(exc)) from None
+        result.append((replace(effective.settings, **overrides), members))
+    return result
+
+
+COMMON_CHECK_OPTIONS = [
+    click.option("--select", multiple=True, help="Only these rules (codes or slugs, comma-separated)."),
+    click.option("--ignore", multiple=True, help="Skip these rules (codes or slugs, comma-separated)."),
+    click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Configuration file."),
+]
+
+
+def _common(function):  # type: ignore[no-untyped-def]
+    for option in reversed(COMMON_CHECK_OPTIONS):
+        function = option(function)
+    return function
+
+
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--select", multiple=True, help="Only these rules (codes or slugs, comma-separated).")
-@click.option("--ignore", multiple=True, help="Skip these rules (codes or slugs, comma-separated).")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_common
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "sarif", "github", "junit", "gitlab"]),
+    default="text",
+    show_default=True,
+)
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to a file.")
-@click.option("--fail-on", type=SEVERITIES, default="warning", show_default=True, help="Lowest severity that fails.")
+@click.option("--fail-on", type=SEVERITIES, help="Lowest severity that fails the run (default: warning).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings fail the run.")
 @click.option("--quiet", "-q", is_flag=True, help="Only findings, no notes or summary.")
 @click.option("--statistics", is_flag=True, help="Count findings per rule.")
+@click.option("--show-fixes", is_flag=True, help="Say after each finding what its fix would do.")
+@click.option("--report-unused-suppressions", is_flag=True, help="List suppressions that matched nothing (fails).")
+@click.option("--stdin-filename", help="Name for text read from '-': decides the format and appears in findings.")
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Build workloads even for files with no signal.")
 def check(
     paths: tuple[Path, ...],
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    config: Path | None,
     output_format: str,
     output: Path | None,
-    fail_on: str,
+    fail_on: str | None,
     exit_zero: bool,
     quiet: bool,
     statistics: bool,
+    show_fixes: bool,
+    report_unused_suppressions: bool,
+    stdin_filename: str | None,
     no_prefilter: bool,
 ) -> None:
-    """Check files and folders (default: the current folder)."""
-    from shmlint.engine import Engine
-    from shmlint.settings import Settings
+    """Check files and folders (default: the current folder; '-' reads standard input)."""
+    from shmlint.engine import Engine, FileResult, Report
 
-    settings = Settings(
-        select=_codes(select),
-        ignore=_codes(ignore),
-        fail_on=Severity.parse(fail_on),
-        prefilter=not no_prefilter,
-    )
-    report = Engine(settings).check_paths(paths or (Path("."),))
-    if output_format == "json":
-        from shmlint.report import json as reporter
-
-        text = reporter.render(report)
-    else:
-        from shmlint.report import text as reporter_text
-
-        text = reporter_text.render(
-            report, colour=output is None and _use_colour(), quiet=quiet, show_statistics=statistics
-        )
+    overrides = _overrides(select, ignore, fail_on, prefilter=False if no_prefilter else None)
+    stdin = Path("-") in paths
+    files: list[FileResult] = []
+    groups = _configured(tuple(p for p in paths if p != Path("-")) or (Path("."),), config, overrides)
+    for settings, members in groups:
+        if members != [Path(".")] or not stdin:
+            files.extend(Engine(settings).check_paths(members).files)
+    if stdin:  # judged with the configuration of the current folder
+        files.append(_check_stdin(Engine(_configured((Path("."),), config, overrides)[0][0]), stdin_filename))
+    settings = groups[0][0]
+    report = Report(tuple(files))
+    text = _render(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
     if output is not None:
         output.write_text(text, encoding="utf-8")
     else:
         click.echo(text, nl=False)
-    sys.exit(EXIT_FINDINGS if report.failed(settings.fail_on) and not exit_zero else EXIT_CLEAN)
+    failed = report.failed(settings.fail_on) or (report_unused_suppressions and bool(report.unused_suppressions))
+    sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_CLEAN)
+
+
+def _check_stdin(engine: "Engine", name: str | None) -> "FileResult":
+    from shmlint.discover import FileKind, kind_by_name
+    from shmlint.source import InputError, SourceText
+
+    display = name or "-"
+    data = click.get_binary_stream("stdin").read()
+    try:
+        source = SourceText.from_bytes(display, data)
+    except InputError as exc:
+        return engine.invalid(display, str(exc))
+    kind = kind_by_name(Path(display)) or FileKind.YAML
+    return engine.check_source(source, kind, Path(display))
+
+
+def _render(
+    report: "Report",
+    output_format: str,
+    output: Path | None,
+    quiet: bool,
+    statistics: bool,
+    show_fixes: bool,
+    unused: bool,
+) -> str:
+    import importlib
+
+    if output_format != "text":
+        return importlib.import_module(f"shmlint.report.{output_format}").render(report)
+    from shmlint.report import text as reporter
+
+    return reporter.render(
+        report,
+        colour=output is None and _use_colour(),
+        quiet=quiet,
+        show_statistics=statistics,
+        show_fixes=show_fixes,
+        show_unused_suppressions=unused,
+    )
+
+
+@cli.command("config")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Configuration file.")
+def show_config(path: Path | None, config: Path | None) -> None:
+    """Print the effective configuration for PATH and where each value comes from."""
+    from shmlint.config import ConfigError, describe, load_effective
+
+    try:
+        click.echo(describe(load_effective(path or Path("."), config)), nl=False)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _size(text: str | None) -> int | None:
@@ -110,17 +217,17 @@ def _size(text: str | None) -> int | None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@_common
 @click.option("--write", is_flag=True, help="Apply the fixes instead of showing them.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
-@click.option("--select", multiple=True, help="Only fix these rules (codes or slugs).")
-@click.option("--ignore", multiple=True, help="Do not fix these rules (codes or slugs).")
 @click.option("--shm-size", "shm_size", help="Size to write (default 8Gi; at most half a memory limit).")
 def fix(
     paths: tuple[Path, ...],
-    write: bool,
-    unsafe_fixes: bool,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    config: Path | None,
+    write: bool,
+    unsafe_fixes: bool,
     shm_size: str | None,
 ) -> None:
     """Show (or with --write apply) the fixes as a unified diff; exit 1 when something would change."""
@@ -129,15 +236,15 @@ def fix(
     from shmlint.fix.apply import fix_source
     from shmlint.fix.diff import unified
     from shmlint.fix.write import WriteError, write_atomic
-    from shmlint.settings import Settings
 
-    settings = Settings(select=_codes(select), ignore=_codes(ignore))
-    size = _size(shm_size)
-    if size is not None:
-        settings = Settings(select=settings.select, ignore=settings.ignore, fix_shm_bytes=size)
-    engine = Engine(settings)
+    overrides = _overrides(select, ignore, None, fix_shm_bytes=_size(shm_size))
     changed = fixed = failures = 0
-    for candidate in discover(paths or (Path("."),), settings.exclude):
+    jobs = [
+        (Engine(settings), candidate)
+        for settings, members in _configured(paths or (Path("."),), config, overrides)
+        for candidate in discover(members, settings.exclude)
+    ]
+    for engine, candidate in jobs:
         checked = engine.check_candidate(candidate)
         if checked.source is None or not any(f.fixable for f in checked.findings):
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import fnmatch
 import os
 import re
 import stat
@@ -10,9 +11,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
-     ".pytest_cache", ".ruff_cache", ".hypothesis", "site-packages", ".eggs"}
+#: folders never walked unless configuration replaces this list (``exclude``); virtualenvs are found by content
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".hypothesis", "site-packages", ".eggs",
 )
 _SHEBANG = re.compile(rb"^#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b")
 #: a Go/Helm template action or a Jinja tag; GitHub's ${{ }} and Argo's {{inputs.x}} are YAML string content
@@ -82,7 +84,7 @@ def _is_venv(path: Path) -> bool:
     return (path / "pyvenv.cfg").is_file()
 
 
-def discover(paths: Iterable[Path], exclude: Iterable[str] = ()) -> Iterator[Candidate]:
+def discover(paths: Iterable[Path], exclude: Iterable[str] = DEFAULT_EXCLUDE) -> Iterator[Candidate]:
     """Files to check, in a stable order; folders are walked without following links."""
     patterns = tuple(exclude)
     for root in paths:
@@ -104,15 +106,18 @@ def _sniff(path: Path) -> FileKind | None:
 
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
+    """A pattern matches the file or folder name, or the whole path (``docs/*.md``, ``*/generated/*``)."""
     text = path.as_posix()
-    return any(path.match(p) or Path(text).match(p) for p in patterns)
+    return any(
+        fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(text, p) or fnmatch.fnmatch(text, f"*/{p}") for p in patterns
+    )
 
 
 def _walk(root: Path, patterns: tuple[str, ...]) -> Iterator[Candidate]:
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
         base = Path(directory)
         dirnames[:] = sorted(
-            d for d in dirnames if d not in SKIP_DIRS and not _is_venv(base / d) and not _excluded(base / d, patterns)
+            d for d in dirnames if not _excluded(base / d, patterns) and not _is_venv(base / d)
         )
         for name in sorted(filenames):
             path = base / name

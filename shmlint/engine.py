@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from shmlint.catalog import lookup
 from shmlint.checks import run_checks
 from shmlint.checks.context import CheckContext
 from shmlint.discover import Candidate, FileKind, chart_root, discover, has_helm_actions, has_template_marks
 from shmlint.model import Finding, Severity, Span, Workload
 from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText
+from shmlint.suppress import Suppression, apply_suppressions, find_suppressions, ignores_file
 
 #: words that every GPU/torch/shm signal contains; a file with none of them cannot hold a workload finding
 PREFILTER_WORDS = (
@@ -43,6 +45,7 @@ class FileResult:
     notices: tuple[Notice, ...] = ()
     workloads: tuple[Workload, ...] = ()
     source: SourceText | None = field(default=None, compare=False)
+    unused_suppressions: tuple[Suppression, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,10 @@ class Report:
     def notices(self) -> list[Notice]:
         unique = {(n.path, n.message): n for r in self.files for n in r.notices}
         return [unique[key] for key in sorted(unique)]
+
+    @cached_property
+    def unused_suppressions(self) -> list[tuple[str, Suppression]]:
+        return [(r.path, s) for r in self.files for s in r.unused_suppressions]
 
     def failed(self, fail_on: Severity) -> bool:
         return any(f.severity >= fail_on for f in self.findings)
@@ -87,14 +94,24 @@ class Engine:
 
     def check_source(self, source: SourceText, kind: FileKind, path: Path) -> FileResult:
         """Check text already in memory (also used for stdin and by the fixer to re-check its output)."""
-        if kind is FileKind.DOCKERFILE:
+        if kind is FileKind.DOCKERFILE or ignores_file(source.text):
             return FileResult(source.path, source=source)
         try:
             workloads, notices = self.extract(source, kind, path)
         except _Invalid as exc:
-            return self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset, source)
-        findings = [f for w in workloads for f in run_checks(w, self.context) if f.code not in w.ignored_codes]
-        return FileResult(source.path, tuple(findings), tuple(notices), tuple(workloads), source)
+            result = self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset, source)
+            findings, unused = apply_suppressions(list(result.findings), self.suppressions(source))
+            return FileResult(source.path, tuple(findings), source=source, unused_suppressions=tuple(unused))
+        raw = [f for w in workloads for f in run_checks(w, self.context) if f.code not in w.ignored_codes]
+        findings, unused = apply_suppressions(self.path_ignores(raw, path), self.suppressions(source))
+        return FileResult(source.path, tuple(findings), tuple(notices), tuple(workloads), source, tuple(unused))
+
+    def suppressions(self, source: SourceText) -> list[Suppression]:
+        return find_suppressions(source, lambda word: rule.code if (rule := lookup(word)) else None)
+
+    def path_ignores(self, findings: list[Finding], path: Path) -> list[Finding]:
+        ignored = self.settings.ignored_for(path)
+        return [f for f in findings if f.code not in ignored] if ignored else findings
 
     # -- reading ---------------------------------------------------------------------------------------------
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from shmlint.discover import DEFAULT_EXCLUDE
 from shmlint.model import Severity
 from shmlint.signals import Signals
 from shmlint.sizes import GIB
@@ -19,8 +22,19 @@ class Settings:
     severity_overrides: tuple[tuple[str, Severity], ...] = ()
     fail_on: Severity = Severity.WARNING
     prefilter: bool = True  # skip building workloads for files with no GPU/torch/shm signal at all
-    exclude: tuple[str, ...] = ()  # glob patterns of paths not to check
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE  # glob patterns of paths not to check
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, codes)
     max_file_bytes: int = 10 * 1024 * 1024  # larger files are reported, not read
+
+    def ignored_for(self, path: Path) -> frozenset[str]:
+        """Codes ``per-file-ignores`` switches off for this path."""
+        posix = path.as_posix()
+        return frozenset(
+            code
+            for pattern, codes in self.per_file_ignores
+            if fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(posix, f"*/{pattern}")
+            for code in codes
+        )
 
     def enabled(self, code: str) -> bool:
         return (not self.select or code in self.select) and code not in self.ignore

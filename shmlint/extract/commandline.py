@@ -41,11 +41,13 @@ _RUN_VALUE_OPTIONS = frozenset(
     "--health-cmd --health-interval --health-log-destination --health-max-log-count --health-max-log-size "
     "--health-on-failure --health-retries --health-start-interval --health-start-period --health-startup-cmd "
     "--health-startup-interval --health-startup-retries --health-startup-success --health-startup-timeout "
-    "--health-timeout -h --hostname --hostuser --hosts-file --init-path --io-maxbandwidth --io-maxiops --ip --ip6 "
+    "--health-timeout -h --hostname --hostuser --hosts-file --image-volume --init-path --io-maxbandwidth "
+    "--io-maxiops --ip --ip6 "
     "--ipc --isolation --kernel-memory -l --label --label-file --link --link-local-ip --log-driver --log-opt "
     "--mac-address -m --memory --memory-reservation --memory-swap --memory-swappiness --mount --name --net "
     "--network --net-alias --network-alias --oom-score-adj --os --passwd-entry --personality --pid --pidfile "
-    "--pids-limit --platform --pod --pod-id-file --preserve-fd --preserve-fds -p --publish --pull --requires "
+    "--pids-limit --platform --pod --pod-id-file --preserve-fd --preserve-fds -p --publish --pull --rdt-class "
+    "--requires "
     "--restart --retry --retry-delay --runtime --sdnotify --seccomp-policy --secret --security-opt --shm-size "
     "--shm-size-systemd --stop-signal --stop-timeout --storage-opt --subgidname --subuidname --sysctl --systemd "
     "--timeout --tmpfs --tz -u --user --uidmap --ulimit --umask --unsetenv --userns --uts --variant -v --volume "
@@ -151,9 +153,8 @@ def _run_line(words: Sequence[Word], text: str) -> _RunLine | None:
     if not _is_engine(engine, words[index + 1 : index + 2]):
         return None
     index = _skip_options(words, index + 1, _GLOBAL_VALUE_OPTIONS)
-    subcommand = [word.text for word in words[index : index + 2]]
-    if subcommand[:1] == ["container"]:
-        index += 1
+    container = index < len(words) and words[index].text == "container"  # docker container run
+    index += container
     if index >= len(words) or words[index].text not in _SUBCOMMANDS:
         return None
     run_word = words[index]
@@ -162,7 +163,7 @@ def _run_line(words: Sequence[Word], text: str) -> _RunLine | None:
     return _RunLine(
         first=words[start],
         engine=engine,
-        subcommand=" ".join(subcommand[:2]) if subcommand[:1] == ["container"] else run_word.text,
+        subcommand=f"container {run_word.text}" if container else run_word.text,
         run_word=run_word,
         options=tuple(options),
         unknown=tuple(unknown),
@@ -205,9 +206,8 @@ def _skip_options(words: Sequence[Word], index: int, value_options: frozenset[st
 
 def _is_engine(word: Word, following: Sequence[Word]) -> bool:
     if word.dynamic:
-        return bool(_ENGINE_VARIABLE.match(word.text)) and bool(following) and following[0].text in (
-            _SUBCOMMANDS | {"container"}
-        )
+        before_subcommand = bool(following) and following[0].text in _SUBCOMMANDS | {"container"}
+        return before_subcommand and bool(_ENGINE_VARIABLE.match(word.text))
     return word.text.rsplit("/", 1)[-1] in _ENGINES
 
 
@@ -383,7 +383,8 @@ def _shm_sources(line: _RunLine, source: SourceText) -> tuple[list[ShmSource], l
         elif name == "--volume":
             found.extend(_volume(option, span))
     for word in line.unknown:
-        found.append(ShmSource(ShmKind.UNKNOWN, source.span(word.start, word.end), f"{word.text} (expanded at run time)"))
+        description = f"{word.text} (expanded at run time)"
+        found.append(ShmSource(ShmKind.UNKNOWN, source.span(word.start, word.end), description))
     return found, slots
 
 
@@ -436,7 +437,8 @@ def _mount(option: _Option, span: Span, source: SourceText, slots: list[SizeSlot
             end = start + len(size)
             if not _exact(option):
                 start, end = option.value_start, option.value_end
-            yield ShmSource(ShmKind.MEMORY, span, "--mount type=tmpfs", _sized(size, start, end, source, option.dynamic))
+            sized = _sized(size, start, end, source, option.dynamic)
+            yield ShmSource(ShmKind.MEMORY, span, "--mount type=tmpfs", sized)
         else:
             slots.append(SizeSlot(span.start, option.end, ",tmpfs-size=", in_bytes=True))
             yield ShmSource(ShmKind.MEMORY, span, "--mount type=tmpfs")

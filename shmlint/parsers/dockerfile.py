@@ -13,7 +13,7 @@ import json
 import re
 import shlex
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dockerfile_parse import DockerfileParser
@@ -26,7 +26,7 @@ _INSTALLERS = {"pip": "install", "pip3": "install", "conda": "install", "mamba":
 #: installer options whose next word is a value, not a package
 _VALUE_OPTIONS = frozenset(
     {"-c", "--channel", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-r", "--requirement",
-     "-c", "--constraint", "-e", "--editable", "-t", "--target", "-p", "--prefix", "-n", "--name", "--python"}
+     "--constraint", "-e", "--editable", "-t", "--target", "-p", "--prefix", "-n", "--name", "--python"}
 )
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-+]([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
@@ -74,26 +74,21 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
     parser = DockerfileParser(fileobj=io.BytesIO(text.encode("utf-8", "replace")), env_replace=False)
     scope: dict[str, str] = {}
     stages: list[_Stage] = []
-    current: dict | None = None
     for instruction in parser.structure:
         kind, value = instruction["instruction"].upper(), instruction["value"]
-        if kind == "ARG" and current is None:
+        if kind == "ARG" and not stages:
             name, _, default = value.partition("=")
             name = name.strip()
             scope[name] = build_args.get(name, _substitute(default.strip().strip("\"'"), scope))
         elif kind == "FROM":
-            if current is not None:
-                stages.append(_Stage(**current))
             base, name = _parse_from(value)
-            current = {"base": _substitute(base, scope), "name": name, "runs": (), "copies_from": ()}
-        elif current is not None and kind == "RUN":
-            current["runs"] += (value,)
-        elif current is not None and kind == "COPY":
+            stages.append(_Stage(_substitute(base, scope), name, (), ()))
+        elif stages and kind == "RUN":
+            stages[-1] = replace(stages[-1], runs=(*stages[-1].runs, value))
+        elif stages and kind == "COPY":
             source = re.search(r"--from=(\S+)", value)
             if source:
-                current["copies_from"] += (source.group(1),)
-    if current is not None:
-        stages.append(_Stage(**current))
+                stages[-1] = replace(stages[-1], copies_from=(*stages[-1].copies_from, source.group(1)))
     return stages
 
 
@@ -177,7 +172,8 @@ def torch_install(command: str) -> str | None:
             continue
         found = _package_after(words, start + 1, verb)
         if found is not None:
-            return " ".join(words[start : found + 1])
+            first = start - 1 if name == "pip" and start and words[start - 1] == "uv" else start
+            return " ".join(words[first : found + 1])
     return None
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 MAX_DEPTH = 40
 
 #: reserved words that only introduce or close a compound command: the next word starts a simple command
-_SKIPPED_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time"})
+_SKIPPED_RESERVED = frozenset("if then else elif fi do done while until ! { } time".split())
 
 _PLAIN = re.compile(r"[^\s;&|()<>\\'\"$`]+")
 _QUOTED_PLAIN = re.compile(r'[^"\\$`]+')
@@ -55,6 +55,10 @@ def commands(text: str) -> Iterator[SimpleCommand]:
 def is_unquoted_literal(word: Word, text: str) -> bool:
     """True when the word was written without quotes, escapes or expansions (so it can be a reserved word)."""
     return not word.dynamic and text[word.start : word.end] == word.text
+
+
+def _at_process_substitution(text: str, pos: int) -> bool:
+    return text.startswith(("<(", ">("), pos)
 
 
 class _Lexer:
@@ -105,8 +109,8 @@ class _Lexer:
                 else:
                     self.pos += 1
                     parens += 1
-            elif c in "<>&" and not text.startswith(("<(", ">("), self.pos) and (redirect := _REDIRECT.match(text, self.pos)):
-                self._redirect(redirect, words, depth, stop)
+            elif c in "<>&" and not _at_process_substitution(text, self.pos) and _REDIRECT.match(text, self.pos):
+                self._redirect(words, depth, stop)
             elif c in ";&|":
                 self._finish(words)
                 self.pos += 1
@@ -131,9 +135,12 @@ class _Lexer:
             self.found.append(SimpleCommand(tuple(words)))
             words.clear()
 
-    def _redirect(self, operator: re.Match[str], words: list[Word], depth: int, stop: str | None) -> None:
+    def _redirect(self, words: list[Word], depth: int, stop: str | None) -> None:
         """Consume a redirection and its target; neither is a word of the command."""
         text = self.text
+        operator = _REDIRECT.match(text, self.pos)
+        if operator is None:
+            return
         if words and words[-1].end == self.pos and words[-1].text.isdigit() and is_unquoted_literal(words[-1], text):
             words.pop()  # ``2>``: the digits are the file descriptor, not an argument
         self.pos = operator.end()
@@ -142,8 +149,8 @@ class _Lexer:
             if not blanks:
                 break
             self.pos = blanks.end()
-        at_operator = self.pos >= self.n or text[self.pos] in "\n;&|()<>" and not text.startswith(("<(", ">("), self.pos)
-        if at_operator or (stop == "`" and text[self.pos] == "`"):
+        at_end = self.pos >= self.n or (stop == "`" and text[self.pos] == "`")
+        if at_end or (text[self.pos] in "\n;&|()<>" and not _at_process_substitution(text, self.pos)):
             return
         target = self._word(depth, stop)
         if operator.group() in ("<<", "<<-"):
@@ -243,9 +250,9 @@ class _Lexer:
             parts.append(text[start : self.pos])
             return True, False
         if following == "(" or text.startswith("$$(", start):
-            # ``$$(`` is a syntax error in sh; in a Makefile recipe it is the escaped ``$(`` that reaches the shell
-            parts.append("$" if following == "$" else "")
-            self.pos += 1 if following == "$" else 0
+            if following == "$":  # ``$$(`` is a syntax error in sh; in a Makefile recipe it is an escaped ``$(``
+                parts.append("$")
+                self.pos += 1
             self._substitution(parts, depth, "(", skip=2)
             return True, not quoted
         if following == "{":

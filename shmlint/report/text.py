@@ -40,8 +40,25 @@ def statistics(report: Report) -> list[str]:
     return [f"{count:5d}  {code}  {slug}" for (code, slug), count in sorted(counts.items())]
 
 
-def render(report: Report, *, colour: bool = False, quiet: bool = False, show_statistics: bool = False) -> str:
-    lines = [format_finding(f, colour) for f in report.findings]
+def render(
+    report: Report,
+    *,
+    colour: bool = False,
+    quiet: bool = False,
+    show_statistics: bool = False,
+    show_fixes: bool = False,
+    show_unused_suppressions: bool = False,
+) -> str:
+    lines = []
+    for finding in report.findings:
+        lines.append(format_finding(finding, colour))
+        if show_fixes and finding.fix:
+            lines.append(f"    fix ({finding.fix.applicability.value}): {finding.fix.title}")
+    if show_unused_suppressions:
+        lines += [
+            f"{path}:{s.line}:{s.column}: unused suppression: ignore[{','.join(sorted(s.codes))}] matched nothing"
+            for path, s in report.unused_suppressions
+        ]
     if show_statistics:
         lines += statistics(report)
     if not quiet:

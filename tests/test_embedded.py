@@ -1,0 +1,237 @@
+"""Masks of embedded shell: same length as the file, line breaks kept, only shell left visible."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.parsers.embedded import mask_ci_yaml, mask_makefile, mask_markdown
+from shmlint.parsers.shell import commands
+from shmlint.parsers.yamlnodes import compose
+from shmlint.source import SourceText
+
+
+def visible(masked: str) -> list[str]:
+    """The non-blank lines of a mask, stripped: what the tokenizer will read."""
+    return [line.strip() for line in masked.split("\n") if line.strip()]
+
+
+def assert_is_mask(original: str, masked: str) -> None:
+    assert len(masked) == len(original)
+    assert [i for i, c in enumerate(masked) if c == "\n"] == [i for i, c in enumerate(original) if c == "\n"]
+
+
+# -- Markdown ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("info", ["", "bash", "sh", "shell", "zsh", "Bash", "bash title=run.sh", "{.bash}", "shell "])
+def test_markdown_shell_fences(info: str) -> None:
+    text = f"Intro `docker run x` prose.\n\n```{info}\ndocker run --gpus all img\n```\nAfter.\n"
+    masked = mask_markdown(text)
+    assert_is_mask(text, masked)
+    assert visible(masked) == ["docker run --gpus all img"]
+
+
+@pytest.mark.parametrize("info", ["python", "yaml", "dockerfile", "json", "text"])
+def test_markdown_other_fences_are_blank(info: str) -> None:
+    assert visible(mask_markdown(f"```{info}\ndocker run --gpus all img\n```\n")) == []
+
+
+def test_markdown_tilde_fences_and_longer_closers() -> None:
+    text = "~~~~bash\ndocker run a\n~~~\nstill code\n~~~~~\nprose\n````\n```\ninside\n````\n"
+    assert visible(mask_markdown(text)) == ["docker run a", "~~~", "still code", "```", "inside"]
+
+
+def test_markdown_inline_triple_backticks_are_not_a_fence() -> None:
+    text = "* ```shm-size``` - the shared memory\n```shm-size``` again\ndocker run a\n"
+    assert visible(mask_markdown(text)) == []
+
+
+def test_markdown_prompts_are_blanked() -> None:
+    text = "```bash\n$ docker run --gpus all \\\n    --rm img\nUnable to find image\n$ ls\n```\n"
+    masked = mask_markdown(text)
+    assert_is_mask(text, masked)
+    assert visible(masked) == ["docker run --gpus all \\", "--rm img", "ls"]
+    assert masked.index("docker") == text.index("docker")
+
+
+def test_markdown_console_block_output_and_root_prompt() -> None:
+    text = "```console\n# docker run a \\\n> --rm img\noutput line\n```\n"
+    assert visible(mask_markdown(text)) == ["docker run a \\", "--rm img"]
+
+
+def test_markdown_comments_stay_comments_in_bash_blocks() -> None:
+    masked = mask_markdown("```bash\n# docker run --gpus all img\ndocker ps\n```\n")
+    assert [[w.text for w in c.words] for c in commands(masked)] == [["docker", "ps"]]
+
+
+def test_markdown_indented_code_block() -> None:
+    text = "Run it:\n\n    nvidia-docker run -td img\n\n    docker ps\n\nProse again.\n"
+    assert visible(mask_markdown(text)) == ["nvidia-docker run -td img", "docker ps"]
+
+
+def test_markdown_indented_text_that_is_not_code() -> None:
+    text = "A paragraph\n    continued with indentation: docker run x\n\n- item\n\n    item paragraph docker run y\n"
+    assert visible(mask_markdown(text)) == []
+
+
+def test_markdown_fence_inside_list_item() -> None:
+    text = "1. Run:\n   ```bash\n   docker run --gpus all img\n   ```\n"
+    assert visible(mask_markdown(text)) == ["docker run --gpus all img"]
+
+
+def test_markdown_unclosed_fence_runs_to_the_end() -> None:
+    assert visible(mask_markdown("```sh\ndocker run a\n")) == ["docker run a"]
+    assert visible(mask_markdown("```python\ndocker run a\n")) == []
+
+
+def test_markdown_placeholders_become_one_word() -> None:
+    text = (
+        "```\ndocker run -v <path to data>:/data --ipc=host nvcr.io/nvidia/tritonserver:<xx.yy>-py3 cat <<EOF\n"
+        "x\nEOF\n```\n"
+    )
+    masked = mask_markdown(text)
+    assert_is_mask(text, masked)
+    words = [w.text for w in next(commands(masked)).words]
+    assert words == ["docker", "run", "-v", "path to data:/data", "--ipc=host", "nvcr.io/nvidia/tritonserver:xx.yy-py3",
+                     "cat"]
+
+
+def test_markdown_hugo_shortcode_stays_in_its_word() -> None:
+    masked = mask_markdown("```bash\ndocker run --gpus all localai/localai:{{< version >}}-gpu\n```\n")
+    assert [w.text for w in next(commands(masked)).words][-1] == "localai/localai:{{ version }}-gpu"
+
+
+# -- Makefile ----------------------------------------------------------------------------------------------------
+
+
+def test_makefile_recipes_and_prefixes() -> None:
+    text = (
+        "IMAGE ?= img\nX = a \\\n\tb\n\ntrain: deps\n\t@docker run --gpus all \\\n  -v $$(pwd):/d \\\n\t$(IMAGE)\n"
+        "\t-+@ echo done\n# comment\n\n\techo still recipe\nifeq ($(X),1)\n\tdocker ps\nendif\nlint: ; ruff .\n"
+        "define HELP\n\tdocker run nope\nendef\nY := 1\n\tnot a recipe\n"
+    )
+    masked = mask_makefile(text)
+    assert_is_mask(text, masked)
+    assert visible(masked) == [
+        "docker run --gpus all \\",
+        "-v $$(pwd):/d \\",
+        "$(IMAGE)",
+        "echo done",
+        "echo still recipe",
+        "docker ps",
+        "ruff .",
+    ]
+
+
+def test_makefile_variable_words_are_opaque() -> None:
+    masked = mask_makefile("t:\n\t$(DOCKER) run -v $$(pwd):/d ${IMAGE} x\n")
+    words = [w for c in commands(masked) for w in c.words if c.words[0].text.startswith("$(")]
+    assert [(w.text, w.dynamic) for w in words] == [
+        ("$(DOCKER)", True), ("run", False), ("-v", False), ("$$(pwd):/d", True), ("${IMAGE}", True), ("x", False)
+    ]
+
+
+# -- CI YAML -----------------------------------------------------------------------------------------------------
+
+
+def ci(text: str) -> str | None:
+    source = SourceText("ci.yml", text)
+    return mask_ci_yaml(source, compose(source))
+
+
+def test_github_actions_run_blocks() -> None:
+    text = """on: push
+jobs:
+  train:
+    runs-on: [self-hosted, gpu]
+    steps:
+      - uses: actions/checkout@v4
+      - name: Train
+        run: |
+          docker run --gpus all \\
+            ${{ matrix.image }} python train.py
+      - run: docker ps
+      - run: "echo 'quoted'"
+      - run: >
+          docker run
+          --shm-size 1g img
+      - shell: pwsh
+        run: docker run --gpus all x
+"""
+    masked = ci(text)
+    assert masked is not None
+    assert len(masked) == len(text)  # folded scalars turn line breaks into spaces, as YAML reads them
+    assert [[w.text for w in c.words] for c in commands(masked)] == [
+        ["docker", "run", "--gpus", "all", "${{ matrix.image }}", "python", "train.py"],
+        ["docker", "ps"],
+        ["echo", "quoted"],
+        ["docker", "run", "--shm-size", "1g", "img"],
+    ]
+
+
+def test_composite_action_steps() -> None:
+    masked = ci("runs:\n  using: composite\n  steps:\n    - run: docker run a\n      shell: bash\n")
+    assert masked is not None and visible(masked) == ["docker run a"]
+
+
+def test_gitlab_scripts() -> None:
+    text = """stages: [train]
+.gpu: &gpu
+  tags: [gpu]
+default:
+  before_script:
+    - docker login -u x
+train:
+  <<: *gpu
+  script:
+    - docker run --gpus all img
+    - - echo nested
+    - >-
+      docker run
+      --ipc=host x
+lint:
+  script: docker run --rm y
+variables:
+  script: not a script
+"""
+    masked = ci(text)
+    assert masked is not None and len(masked) == len(text)
+    assert [[w.text for w in c.words] for c in commands(masked)] == [
+        ["docker", "login", "-u", "x"],
+        ["docker", "run", "--gpus", "all", "img"],
+        ["echo", "nested"],
+        ["docker", "run", "--ipc=host", "x"],
+        ["docker", "run", "--rm", "y"],
+    ]
+
+
+def test_not_ci_yaml_is_none() -> None:
+    assert ci("apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n") is None
+    assert ci("services:\n  web:\n    image: x\n") is None
+
+
+# -- invariants --------------------------------------------------------------------------------------------------
+
+_MARKDOWN_PIECES = st.sampled_from(
+    ["```", "~~~", "bash", "console", "python", "\n", "    ", "\t", "$ ", "# ", "> ", "- ", "1. ", "docker run x",
+     "<a b>", "{{< v >}}", "\\", "`", "text", "\r\n"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_MARKDOWN_PIECES, max_size=40).map("".join))
+def test_markdown_mask_invariants(text: str) -> None:
+    assert_is_mask(text, mask_markdown(text))
+
+
+_MAKE_PIECES = st.sampled_from(
+    ["all:", "x := 1", "\n", "\t", "@", "-", "+", "docker run", "\\", "$(X)", "$$", "define", "endef", "ifeq", "#", " "]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_MAKE_PIECES, max_size=40).map("".join))
+def test_makefile_mask_invariants(text: str) -> None:
+    assert_is_mask(text, mask_makefile(text))
