@@ -7,7 +7,7 @@ import fnmatch
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,10 +86,10 @@ def _is_venv(path: Path) -> bool:
 
 def discover(paths: Iterable[Path], exclude: Iterable[str] = DEFAULT_EXCLUDE) -> Iterator[Candidate]:
     """Files to check, in a stable order; folders are walked without following links."""
-    patterns = tuple(exclude)
+    excluded = _exclusion(tuple(exclude))
     for root in paths:
         if root.is_dir():
-            yield from _walk(root, patterns)
+            yield from _walk(root, excluded)
             continue
         kind = kind_by_name(root)
         if kind is None:
@@ -105,23 +105,24 @@ def _sniff(path: Path) -> FileKind | None:
         return None
 
 
-def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
-    """A pattern matches the file or folder name, or the whole path (``docs/*.md``, ``*/generated/*``)."""
-    text = path.as_posix()
-    return any(
-        fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(text, p) or fnmatch.fnmatch(text, f"*/{p}") for p in patterns
-    )
+def _exclusion(patterns: tuple[str, ...]) -> Callable[[Path], bool]:
+    """One compiled test: a pattern matches the name, or the whole path (``docs/*.md``, ``*/generated/*``)."""
+    if not patterns:
+        return lambda path: False
+    by_name = re.compile("|".join(fnmatch.translate(p) for p in patterns))
+    by_path = re.compile("|".join(f"(?:.*/)?{fnmatch.translate(p)}" for p in patterns))
+    return lambda path: by_name.match(path.name) is not None or by_path.match(path.as_posix()) is not None
 
 
-def _walk(root: Path, patterns: tuple[str, ...]) -> Iterator[Candidate]:
+def _walk(root: Path, excluded: Callable[[Path], bool]) -> Iterator[Candidate]:
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
         base = Path(directory)
         dirnames[:] = sorted(
-            d for d in dirnames if not _excluded(base / d, patterns) and not _is_venv(base / d)
+            d for d in dirnames if not excluded(base / d) and not _is_venv(base / d)
         )
         for name in sorted(filenames):
             path = base / name
-            if _excluded(path, patterns):
+            if excluded(path):
                 continue
             kind = kind_by_name(path)
             if kind is None and "." not in name and _regular(path):

@@ -5,11 +5,13 @@ The engine is the only stage that knows every other stage; each of them stays ig
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import os
 import re
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -19,14 +21,16 @@ from shmlint.checks.context import CheckContext
 from shmlint.discover import Candidate, FileKind, chart_root, discover, has_helm_actions, has_template_marks
 from shmlint.model import Finding, Severity, Span, Workload
 from shmlint.settings import Settings
+from shmlint.signals import Signals
 from shmlint.source import InputError, SourceText
 from shmlint.suppress import Suppression, apply_suppressions, find_suppressions, ignores_file
 
-#: words that every GPU/torch/shm signal contains; a file with none of them cannot hold a workload finding
+#: lower-case words that every built-in GPU/torch/shm signal contains; a file with none of them cannot hold a
+#: workload finding, so it is parsed for syntax only. Signals added by configuration are searched as patterns.
 PREFILTER_WORDS = (
-    "gpu", "nvidia", "cuda", "torch", "shm", "ipc", "amd", "rocm", "kfd", "dri", "intel", "habana", "gaudi",
-    "neuron", "tpu", "vllm", "sglang", "triton", "text-generation", "deepspeed", "accelerate", "nemo", "ray",
-    "verl", "comfyui", "invokeai", "build", "extends", "nccl", "num_workers", "num-workers", "shmlint",
+    "gpu", "nvidia", "torch", "shm", "ipc", "kfd", "/dev/dri", "gaudi", "neuron", "/tpu", "vllm", "sglang",
+    "triton", "text-generation", "deepspeed", "accelerate", "nemo", "ray-", "verl", "comfyui", "invokeai", "build",
+    "extends", "nccl", "num_workers", "num-workers", "shmlint",
 )
 
 
@@ -46,6 +50,14 @@ class FileResult:
     workloads: tuple[Workload, ...] = ()
     source: SourceText | None = field(default=None, compare=False)
     unused_suppressions: tuple[Suppression, ...] = ()
+
+    def slim(self) -> FileResult:
+        """Without the file text and parser nodes: what reporters need, cheap to keep and to pickle."""
+        findings = tuple(
+            replace(f, workload=replace(f.workload, target=None)) if f.workload and f.workload.target else f
+            for f in self.findings
+        )
+        return FileResult(self.path, findings, self.notices, (), None, self.unused_suppressions)
 
 
 @dataclass(frozen=True)
@@ -69,19 +81,36 @@ class Report:
         return any(f.severity >= fail_on for f in self.findings)
 
 
+PARALLEL_MIN_FILES = 400  # below this, starting a second process costs more than it saves
+
+
 class Engine:
     """Checks files with one set of settings; holds no state between files."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.context = CheckContext(settings)
-        words = "|".join(re.escape(w) for w in PREFILTER_WORDS)
-        self._prefilter = re.compile(words, re.IGNORECASE)
+        self._extra_signals = _configured_signal_pattern(settings.signals)
 
     # -- entry points ----------------------------------------------------------------------------------------
 
-    def check_paths(self, paths: Iterable[Path]) -> Report:
-        return Report(tuple(self.check_candidate(c) for c in discover(paths, self.settings.exclude)))
+    def check_paths(self, paths: Iterable[Path], jobs: int | None = None) -> Report:
+        """Check everything below ``paths``; results keep discovery order whatever the parallelism.
+
+        Results are slimmed (no file text, no parser nodes) so that memory stays flat on large trees and results
+        cross process boundaries cheaply. Processes are used only when there are enough files to pay for them.
+        """
+        candidates = list(discover(paths, self.settings.exclude))
+        workers = min(jobs or os.cpu_count() or 1, max(1, len(candidates) // PARALLEL_MIN_FILES))
+        if workers <= 1:
+            return Report(tuple(self.check_candidate(c).slim() for c in candidates))
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        chunk = max(16, len(candidates) // (workers * 8))
+        with ProcessPoolExecutor(workers, get_context("fork")) as pool:
+            task = functools.partial(_check_in_worker, self.settings)
+            return Report(tuple(pool.map(task, candidates, chunksize=chunk)))
 
     def check_candidate(self, candidate: Candidate) -> FileResult:
         display = str(candidate.path)
@@ -145,7 +174,12 @@ class Engine:
     # -- parsing and extraction ------------------------------------------------------------------------------
 
     def interesting(self, text: str) -> bool:
-        return not self.settings.prefilter or self._prefilter.search(text) is not None
+        if not self.settings.prefilter:
+            return True
+        lowered = text.lower()
+        if any(word in lowered for word in PREFILTER_WORDS):
+            return True
+        return self._extra_signals is not None and self._extra_signals.search(text) is not None
 
     def extract(self, source: SourceText, kind: FileKind, path: Path) -> tuple[list[Workload], list[Notice]]:
         if kind is FileKind.YAML:
@@ -221,6 +255,25 @@ class Engine:
             source.path,
             "template (Helm/Jinja markers): not plain YAML, not checked; lint its rendered output instead",
         )
+
+
+def _configured_signal_pattern(signals: Signals) -> re.Pattern[str] | None:
+    """What configuration added to the built-in signals, as one pattern for the prefilter."""
+    defaults = Signals()
+    extra = [p for p in signals.torch_images if p not in defaults.torch_images]
+    extra += [p for p in signals.torch_commands if p not in defaults.torch_commands]
+    extra += [fnmatch.translate(g).removesuffix(r"\Z") for g in signals.gpu_resources if g not in defaults.gpu_resources]
+    return re.compile("|".join(f"(?:{p})" for p in extra), re.IGNORECASE | re.MULTILINE) if extra else None
+
+
+@functools.lru_cache(maxsize=1)
+def _worker_engine(settings: Settings) -> Engine:
+    """One engine per worker process, built on its first task (compiled patterns are reused)."""
+    return Engine(settings)
+
+
+def _check_in_worker(settings: Settings, candidate: Candidate) -> FileResult:
+    return _worker_engine(settings).check_candidate(candidate).slim()
 
 
 class _Invalid(Exception):

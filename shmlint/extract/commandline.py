@@ -371,7 +371,7 @@ def _shm_sources(line: _RunLine, source: SourceText) -> tuple[list[ShmSource], l
         span = source.span(option.flag.start, option.end)
         name, value = option.long_name, option.value_text.strip()
         if name == "--shm-size":
-            found.append(ShmSource(ShmKind.MEMORY, span, "--shm-size", _size(option, source)))
+            found.append(ShmSource(ShmKind.MEMORY, span, "--shm-size", _size(option, source), namespace_size=True))
         elif name == "--ipc":
             kind = _ipc_kind(value, option.dynamic)
             if kind is not None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 
 from shmlint import sizes
 from shmlint.model import APPLIED_KINDS, Evidence, Format, ShmKind, ShmSource, Size, Span, Workload
@@ -60,7 +60,7 @@ _MAX_EXTENDS = 32
 
 def is_compose(path: str, documents: list[Node]) -> bool:
     """A compose file by its name, or by a top-level ``services`` mapping whose services have image or build."""
-    name = PurePosixPath(path.replace("\\", "/")).name.lower()
+    name = _file_name(path).lower()
     if any(fnmatch.fnmatchcase(name, pattern) for pattern in _NAME_PATTERNS):
         return True
     mappings = Mappings()
@@ -74,9 +74,27 @@ def is_compose(path: str, documents: list[Node]) -> bool:
     return False
 
 
-def is_override(path: str) -> bool:
+def is_override(path: str | PurePath) -> bool:
     """``compose.override.yaml`` and friends: partial services that only mean something on top of a base file."""
-    return PurePosixPath(path.replace("\\", "/")).name in OVERRIDE_FILES
+    return _file_name(path) in OVERRIDE_FILES
+
+
+def base_of(path: Path) -> Path | None:
+    """The default compose file beside an override file: compose merges the override onto it."""
+    if not is_override(path):
+        return None
+    return next((path.parent / name for name in DEFAULT_FILES if (path.parent / name).is_file()), None)
+
+
+def override_of(path: Path) -> Path | None:
+    """The override file compose would merge onto this default compose file (the first one that exists)."""
+    if _file_name(path) not in DEFAULT_FILES:
+        return None
+    return next((path.parent / name for name in OVERRIDE_FILES if (path.parent / name).is_file()), None)
+
+
+def _file_name(path: str | PurePath) -> str:
+    return PurePosixPath(str(path).replace("\\", "/")).name
 
 
 def interpolate(text: str) -> tuple[str, bool]:
@@ -160,6 +178,8 @@ class ServiceTarget:
 
 @dataclass(frozen=True)
 class _File:
+    """A parsed compose file; ``base_dir`` resolves its relative paths (build contexts, ``extends.file``)."""
+
     source: SourceText
     root: MappingNode
     base_dir: Path
@@ -179,6 +199,8 @@ class _Layer:
 
 @dataclass(frozen=True)
 class _Found:
+    """A value and the layer it came from, so its span names the file it is written in."""
+
     node: Node
     layer: _Layer
 
@@ -376,7 +398,7 @@ class _Extractor:
             for device in sequence(found.node):
                 host = scalar(self.m.get(device, "source")) or (scalar(device) or "").split(":", 1)[0]
                 host = interpolate(host)[0]
-                cdi = "/" not in host and self.signals.is_gpu_resource(host.split("=", 1)[0])
+                cdi = not host.startswith("/") and self.signals.is_gpu_resource(host.split("=", 1)[0])
                 if cdi or host.startswith(GPU_DEVICE_PREFIXES):
                     evidence.append(Evidence(f"devices {host}", _span(found, device)))
         return evidence
@@ -440,7 +462,7 @@ class _Extractor:
         sources: list[ShmSource] = []
         shm_size = self.get(service, "shm_size")
         if shm_size is not None:
-            sources.append(self.size_source(shm_size, ShmKind.MEMORY, "shm_size"))
+            sources.append(replace(self.size_source(shm_size, ShmKind.MEMORY, "shm_size"), namespace_size=True))
         ipc_source, ipc_service = self.ipc(service)
         sources.extend(ipc_source)
         sources.extend(self.tmpfs(service))
@@ -534,8 +556,7 @@ class _Extractor:
 
     def mount_source(self, item: _Found, origin: str, kind: str) -> ShmSource:
         if kind == "bind":
-            shm = ShmKind.HOST_PATH if _is_shm(origin) else ShmKind.DISK
-            return ShmSource(shm, item.span, f"bind mount of {origin} at /dev/shm")
+            return ShmSource(ShmKind.HOST_PATH, item.span, f"bind mount of {origin} at /dev/shm", host_path=origin)
         if not origin:
             return ShmSource(ShmKind.DISK, item.span, "anonymous volume at /dev/shm")
         return self.named_volume(item, origin)
@@ -774,7 +795,7 @@ def extract_compose(
 ) -> list[Workload]:
     """One Workload per service of a compose file, with ``extends`` and a default override file merged in."""
     extractor = _Extractor(signals, read_file)
-    name = PurePosixPath(source.path.replace("\\", "/")).name
+    name = _file_name(source.path)
     if is_override(name) and any(read_file(base_dir / base) is not None for base in DEFAULT_FILES):
         return []  # judged as part of its base file
     root = next((doc for doc in documents if isinstance(doc, MappingNode)), None)

@@ -6,9 +6,8 @@ import difflib
 
 
 def unified(path: str, before: str, after: str) -> str:
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"
-    )
+    name = path.lstrip("/")
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}")
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")

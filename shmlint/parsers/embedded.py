@@ -228,7 +228,6 @@ def mask_ci_yaml(source: SourceText, documents: list[Node]) -> str | None:
     return mask.result()
 
 
-ci_shell_mask = mask_ci_yaml  # the name the engine imports
 
 
 def _github_runs(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarNode]]:

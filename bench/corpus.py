@@ -1,0 +1,174 @@
+"""A deterministic mixed corpus: Kubernetes multi-document files, compose files, shell scripts and Markdown.
+
+About 10% of the files hold a GPU/torch workload, half of those without a sized /dev/shm; the rest look like the
+ordinary services a monorepo is full of. The same seed always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  labels:
+    app: {name}
+    team: {team}
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels:
+      app: {name}
+  template:
+    metadata:
+      labels:
+        app: {name}
+    spec:
+      containers:
+        - name: {name}
+          image: {image}
+          ports:
+            - containerPort: {port}
+          env:
+            - name: LOG_LEVEL
+              value: info
+            - name: REGION
+              value: eu-west-{replicas}
+          resources:
+            requests:
+              cpu: 250m
+              memory: 256Mi
+            limits:
+{limits}
+          readinessProbe:
+            httpGet:
+              path: /healthz
+              port: {port}
+{mounts}{volumes}---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {name}
+spec:
+  selector:
+    app: {name}
+  ports:
+    - port: 80
+      targetPort: {port}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}-config
+data:
+  settings.yaml: |
+    feature_flags: [a, b, c]
+    timeout_seconds: {port}
+"""
+SHM_MOUNTS = """          volumeMounts:
+            - name: dshm
+              mountPath: /dev/shm
+"""
+SHM_VOLUMES = """      volumes:
+        - name: dshm
+          emptyDir:
+            medium: Memory
+            sizeLimit: 8Gi
+"""
+COMPOSE = """services:
+  {name}:
+    image: {image}
+    restart: unless-stopped
+    ports:
+      - "{port}:{port}"
+    environment:
+      - LOG_LEVEL=info
+{extra}  cache:
+    image: redis:7
+    volumes:
+      - cache-data:/data
+volumes:
+  cache-data: {{}}
+"""
+SHELL = """#!/usr/bin/env bash
+set -euo pipefail
+# deploy helper for {name}
+IMAGE="{image}"
+echo "starting {name}"
+docker pull "$IMAGE"
+docker run -d --rm --name {name} -p {port}:{port} {flags}"$IMAGE" {command}
+docker logs -f {name} | tee /tmp/{name}.log
+"""
+MARKDOWN = """# {name}
+
+Run the service locally:
+
+```bash
+docker run --rm -p {port}:{port} {flags}{image} {command}
+```
+
+Then open http://localhost:{port}/ and check the logs. Configuration lives in `config/{name}.yaml`.
+
+| option | default |
+| --- | --- |
+| port | {port} |
+| replicas | 2 |
+"""
+
+PLAIN_IMAGES = ("nginx:1.27", "redis:7", "postgres:16", "ghcr.io/acme/api:1.4.2", "python:3.12-slim", "node:22")
+TORCH_IMAGES = ("pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime", "vllm/vllm-openai:v0.6.0", "nvcr.io/nvidia/pytorch:24.05-py3")
+
+
+def _file(rng: random.Random, index: int) -> tuple[str, str]:
+    kind = rng.choice(("k8s", "k8s", "k8s", "compose", "shell", "markdown"))
+    gpu = rng.random() < 0.10
+    sized = gpu and rng.random() < 0.5
+    name = f"svc-{index:05d}"
+    image = rng.choice(TORCH_IMAGES if gpu else PLAIN_IMAGES)
+    port = 8000 + index % 1000
+    if kind == "k8s":
+        limits = "              memory: 16Gi\n" + ("              nvidia.com/gpu: 1\n" if gpu else "")
+        text = DEPLOYMENT.format(
+            name=name, team=f"team-{index % 17}", replicas=1 + index % 3, image=image, port=port, limits=limits,
+            mounts=SHM_MOUNTS if sized else "", volumes=SHM_VOLUMES if sized else "",
+        )
+        return f"k8s/{name[-2:]}/{name}.yaml", text
+    if kind == "compose":
+        extra = ""
+        if gpu:
+            extra = "    deploy:\n      resources:\n        reservations:\n          devices:\n            - capabilities: [gpu]\n"
+            extra += "    shm_size: \"8gb\"\n" if sized else ""
+        return f"compose/{name}/compose.yaml", COMPOSE.format(name=name, image=image, port=port, extra=extra)
+    flags = ("--gpus all " if gpu else "") + ("--shm-size=8g " if sized else "")
+    command = "python -m app.serve" if gpu else "serve"
+    if kind == "shell":
+        return f"scripts/{name}.sh", SHELL.format(name=name, image=image, port=port, flags=flags, command=command)
+    return f"docs/{name}.md", MARKDOWN.format(name=name, image=image, port=port, flags=flags, command=command)
+
+
+def generate(root: Path, count: int, seed: int = 7) -> list[Path]:
+    rng = random.Random(seed)
+    written = []
+    for index in range(count):
+        relative, text = _file(rng, index)
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def flagged_k8s(root: Path, count: int) -> list[Path]:
+    """``count`` Kubernetes files that each need a fix (for the fix benchmark)."""
+    written = []
+    for index in range(count):
+        text = DEPLOYMENT.format(
+            name=f"gpu-{index:05d}", team="ml", replicas=1, image=TORCH_IMAGES[index % 3], port=9000,
+            limits="              memory: 32Gi\n              nvidia.com/gpu: 1\n", mounts="", volumes="",
+        )
+        path = root / f"gpu-{index:05d}.yaml"
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

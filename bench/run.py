@@ -1,0 +1,138 @@
+"""Side-by-side benchmark: shmlint against the parsing floor (and checkov/yamllint when installed).
+
+Every measurement is a separate process timed with ``os.wait4`` (wall, user+system CPU of the whole process tree,
+peak RSS of its largest process). Commands alternate within each repetition so that a noisy neighbour hurts them
+alike; the report gives medians and the ratios the targets are stated in.
+
+    python bench/run.py                # full run: 10,000 and 20,000 files, the one-file case, fix on 1,000
+    python bench/run.py --quick        # smaller, for a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from corpus import flagged_k8s, generate  # noqa: E402
+
+FLOOR = """
+import sys, pathlib, yaml
+for path in sorted(pathlib.Path(sys.argv[1]).rglob("*")):
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        if path.suffix in (".yaml", ".yml"):
+            for _ in yaml.compose_all(text, Loader=yaml.CSafeLoader):
+                pass
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float
+    cpu: float
+    rss_mib: float
+
+
+def measure(command: list[str], cwd: Path | None = None) -> Run:
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        raise SystemExit(f"{command[:3]} failed with exit code {code}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def median(runs: list[Run]) -> Run:
+    return Run(*(statistics.median(getattr(r, f) for r in runs) for f in ("wall", "cpu", "rss_mib")))
+
+
+def shmlint_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "shmlint", *args]
+
+
+def compare(label: str, commands: dict[str, list[str]], repetitions: int) -> dict[str, Run]:
+    runs: dict[str, list[Run]] = {name: [] for name in commands}
+    for _ in range(repetitions):
+        for name, command in commands.items():
+            runs[name].append(measure(command))
+    result = {name: median(values) for name, values in runs.items()}
+    print(f"\n{label} (median of {repetitions})")
+    floor = result.get("floor")
+    for name, run in result.items():
+        ratio = f"  {run.wall / floor.wall:5.2f}x floor" if floor and name != "floor" else ""
+        print(f"  {name:<12} wall {run.wall:7.3f} s  cpu {run.cpu:7.3f} s  peak RSS {run.rss_mib:6.1f} MiB{ratio}")
+    return result
+
+
+def verdict(name: str, value: float, limit: float, unit: str = "x") -> bool:
+    ok = value <= limit
+    print(f"  [{'met' if ok else 'MISSED'}] {name}: {value:.2f}{unit} (target <= {limit}{unit})")
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="1,000/2,000 files and fewer repetitions")
+    parser.add_argument("--repetitions", type=int, default=5)
+    args = parser.parse_args()
+    small, large = (1000, 2000) if args.quick else (10_000, 20_000)
+    reps = 3 if args.quick else args.repetitions
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, corpus sizes {small:,} and {large:,}")
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        corpora = {}
+        for size in (small, large):
+            corpora[size] = base / f"corpus-{size}"
+            generate(corpora[size], size)
+        timings = {}
+        for size in (small, large):
+            commands = {
+                "shmlint": shmlint_command("check", "--quiet", str(corpora[size])),
+                "floor": [sys.executable, "-c", FLOOR, str(corpora[size])],
+            }
+            if shutil.which("checkov"):
+                commands["checkov"] = ["checkov", "--quiet", "--framework", "kubernetes", "-d", str(corpora[size] / "k8s")]
+            if shutil.which("yamllint"):
+                commands["yamllint"] = ["yamllint", "-d", "relaxed", str(corpora[size])]
+            timings[size] = compare(f"{size:,} files", commands, reps)
+        print("\ntargets")
+        results.append(verdict(f"{small:,} files vs floor", timings[small]["shmlint"].wall / timings[small]["floor"].wall, 1.0))
+        results.append(verdict(f"growth {large:,} / {small:,}", timings[large]["shmlint"].wall / timings[small]["shmlint"].wall, 2.2))
+        results.append(verdict(f"peak RSS at {large:,} files", timings[large]["shmlint"].rss_mib, 150, " MiB"))
+
+        one = corpora[small] / "k8s"
+        one_file = next(one.rglob("*.yaml"))
+        single = [measure(shmlint_command("check", str(one_file))).wall for _ in range(20 if not args.quick else 7)]
+        results.append(verdict("one file, median wall", statistics.median(single) * 1000, 120, " ms"))
+
+        flagged = base / "flagged"
+        flagged.mkdir()
+        originals = {p: p.read_bytes() for p in flagged_k8s(flagged, 1000 if not args.quick else 200)}
+        fix_runs, check_runs = [], []
+        for _ in range(reps):
+            for path, data in originals.items():
+                path.write_bytes(data)
+            check_runs.append(measure(shmlint_command("check", "--quiet", str(flagged))))
+            fix_runs.append(measure(shmlint_command("fix", "--write", str(flagged))))
+        check_median, fix_median = median(check_runs), median(fix_runs)
+        print(f"\nfix --write on {len(originals):,} flagged files: {fix_median.wall:.3f} s; check: {check_median.wall:.3f} s")
+        results.append(verdict("fix --write vs check", fix_median.wall / check_median.wall, 3.0))
+    print("\nall targets met" if all(results) else "\nsome targets missed")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

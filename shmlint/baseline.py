@@ -1,0 +1,140 @@
+"""Baselines: adopt shmlint on an existing repository and fail only on findings that are new.
+
+A finding is recognised by a fingerprint that leaves out where it is in the file, so adding or removing lines
+above it does not make it new. The same fingerprints identify results in SARIF and GitLab reports, so those
+services track a finding across commits the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from shmlint.engine import Report
+from shmlint.model import Finding
+from shmlint.report.common import posix_path
+
+SCHEMA_VERSION = 1
+
+#: "(line 12)" in ``docker run (line 12)``: a position, which must not decide whether a finding is new
+_POSITION = re.compile(r"\blines?\s+\d+(?:\s*-\s*\d+)?", re.IGNORECASE)
+
+
+class BaselineError(Exception):
+    """A baseline file that cannot be used; the message names the file and what is wrong with it."""
+
+
+@dataclass(frozen=True)
+class BaselineEntry:
+    """One accepted finding; ``code``, ``path`` and ``message`` are there so a reviewer can read the file."""
+
+    fingerprint: str
+    code: str
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Baseline:
+    entries: tuple[BaselineEntry, ...]
+
+
+def _normalize(text: str) -> str:
+    return " ".join(_POSITION.sub("line", text).split())
+
+
+def _identity(finding: Finding) -> str:
+    workload = finding.workload.name if finding.workload else ""
+    parts = ("v1", finding.code, posix_path(finding.span.path), _normalize(workload), _normalize(finding.message))
+    return "\0".join(parts)
+
+
+def fingerprint(finding: Finding, occurrence: int = 0) -> str:
+    """A hash of what the finding says and where (file and workload), not of its line.
+
+    ``occurrence`` tells apart findings that would otherwise be identical (the same rule for two ``docker run``
+    lines with the same flags in one file): the first is 0, the next 1, in file order.
+    """
+    return _hash(_identity(finding), occurrence)
+
+
+def _hash(identity: str, occurrence: int) -> str:
+    key = f"{identity}\0{occurrence}".encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(key, digest_size=16).hexdigest()
+
+
+def fingerprints(findings: Sequence[Finding]) -> list[str]:
+    """The fingerprint of each finding, numbering identical ones by their order in ``findings``."""
+    seen: Counter[str] = Counter()
+    result = []
+    for finding in findings:
+        identity = _identity(finding)
+        result.append(_hash(identity, seen[identity]))
+        seen[identity] += 1
+    return result
+
+
+def write_baseline(path: Path, findings: Sequence[Finding]) -> None:
+    """Record every finding as accepted; entries follow the findings' order so the file diffs well in review."""
+    entries = [
+        {"fingerprint": mark, "code": f.code, "path": posix_path(f.span.path), "message": f.message}
+        for f, mark in zip(findings, fingerprints(findings), strict=True)
+    ]
+    document = {"schema_version": SCHEMA_VERSION, "tool": "shmlint", "entries": entries}
+    try:
+        path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot write baseline: {exc.strerror or exc}") from None
+
+
+def load_baseline(path: Path) -> Baseline:
+    """Read a file written by ``write_baseline``; anything else is a ``BaselineError``, never a traceback."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise BaselineError(f"{path}: baseline is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise BaselineError(f"{path}: baseline is not JSON: {exc.msg} ({where})") from None
+    if not isinstance(document, dict) or document.get("schema_version") != SCHEMA_VERSION:
+        raise BaselineError(
+            f"{path}: not a shmlint baseline (expected an object with schema_version {SCHEMA_VERSION}); "
+            "write one with --write-baseline"
+        )
+    entries = document.get("entries")
+    if not isinstance(entries, list):
+        raise BaselineError(f"{path}: baseline has no 'entries' list")
+    return Baseline(tuple(_entry(path, index, item) for index, item in enumerate(entries)))
+
+
+def _entry(path: Path, index: int, item: Any) -> BaselineEntry:
+    fields = ("fingerprint", "code", "path", "message")
+    if not isinstance(item, dict) or not all(isinstance(item.get(name), str) for name in fields):
+        raise BaselineError(f"{path}: baseline entry {index} needs the text fields {', '.join(fields)}")
+    return BaselineEntry(*(item[name] for name in fields))
+
+
+def filter_new(findings: Sequence[Finding], baseline: Baseline) -> list[Finding]:
+    """The findings the baseline does not account for; each baseline entry accounts for one finding only."""
+    remaining = Counter(entry.fingerprint for entry in baseline.entries)
+    new = []
+    for finding, mark in zip(findings, fingerprints(findings), strict=True):
+        if remaining[mark]:
+            remaining[mark] -= 1
+        else:
+            new.append(finding)
+    return new
+
+
+def filter_report(report: Report, baseline: Baseline) -> Report:
+    """The report with baselined findings left out, so every reporter and the exit status see only new ones."""
+    new = {id(finding) for finding in filter_new(report.findings, baseline)}
+    return Report(tuple(replace(r, findings=tuple(f for f in r.findings if id(f) in new)) for r in report.files))

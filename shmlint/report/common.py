@@ -1,0 +1,52 @@
+"""What the CI-facing reporters share: how a path, a rule's docs page and a finding's extent are written.
+
+Kept in one place so that SARIF, GitHub, JUnit and GitLab output (and baseline fingerprints) always agree on the
+same path and the same lines for the same finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from shmlint.model import Finding, Span
+
+HOMEPAGE = "https://github.com/shmlint/shmlint"
+
+
+def rule_url(code: str) -> str:
+    """The rule's generated docs page (docs/rules/ is written from the catalog, so it exists for every code)."""
+    return f"{HOMEPAGE}/blob/main/docs/rules/{code}.md"
+
+
+def posix_path(path: str) -> str:
+    """The path with forward slashes on every OS: CI services match it against repository paths."""
+    return Path(path).as_posix()
+
+
+def title(finding: Finding) -> str:
+    """``SHM001 missing-shm``: the rule as people name it, for annotation titles."""
+    return f"{finding.code} {finding.slug}"
+
+
+@dataclass(frozen=True)
+class Extent:
+    """The lines and 1-based columns to highlight; ``end_column`` None means "to the end of ``end_line``"."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int | None
+
+
+def extent(span: Span) -> Extent:
+    """A span as CI tools should show it: never ending before it starts, never spilling onto the next line.
+
+    Spans of whole YAML mappings end at column 1 of the line after them; highlighting that extra line would point
+    at text the finding is not about, so such an end becomes the end of the previous line.
+    """
+    start = (max(span.line, 1), max(span.column, 1))
+    end = max(start, (span.end_line, span.end_column))
+    if end[1] == 1 and end[0] > start[0]:
+        return Extent(start[0], start[1], end[0] - 1, None)
+    return Extent(start[0], start[1], end[0], end[1])

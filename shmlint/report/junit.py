@@ -1,0 +1,59 @@
+"""JUnit XML, for CI services that only read test reports (GitLab, Jenkins, Azure Pipelines, CircleCI).
+
+One ``<testsuite name="shmlint">`` with one ``<testcase>`` per finding: ``classname`` is the file, ``name`` is
+``CODE line:col``. Errors and warnings are ``<failure type="CODE">``; info findings do not fail the run by default
+(``--fail-on warning``), so they are passing testcases whose ``<system-out>`` carries the message: listed, not red.
+A run without findings is one passing testcase, so the CI still shows that shmlint ran. Notices go to the suite's
+``<system-out>``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from shmlint.engine import Report
+from shmlint.model import Finding, Severity
+from shmlint.report.common import posix_path, rule_url, title
+
+#: characters XML 1.0 cannot carry at all (control characters, lone surrogates from undecodable bytes)
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _text(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _details(finding: Finding) -> str:
+    span = finding.span
+    where = f"{posix_path(span.path)}:{span.line}:{span.column}: {title(finding)} [{finding.severity.label}]"
+    return _text(f"{where}\n{finding.message}\nsee {rule_url(finding.code)}")
+
+
+def _testcase(suite: ET.Element, finding: Finding) -> None:
+    span = finding.span
+    case = ET.SubElement(
+        suite, "testcase", classname=_text(posix_path(span.path)), name=f"{finding.code} {span.line}:{span.column}"
+    )
+    if finding.severity >= Severity.WARNING:
+        failure = ET.SubElement(case, "failure", type=finding.code, message=_text(finding.message))
+        failure.text = _details(finding)
+    else:
+        ET.SubElement(case, "system-out").text = _details(finding)
+
+
+def render(report: Report) -> str:
+    findings = report.findings
+    failures = sum(1 for f in findings if f.severity >= Severity.WARNING)
+    attributes = {"name": "shmlint", "tests": str(max(len(findings), 1)), "failures": str(failures), "errors": "0"}
+    root = ET.Element("testsuites", attributes)
+    suite = ET.SubElement(root, "testsuite", attributes)
+    for finding in findings:
+        _testcase(suite, finding)
+    if not findings:
+        ET.SubElement(suite, "testcase", classname="shmlint", name=f"no findings in {len(report.files)} file(s)")
+    if report.notices:
+        notes = "\n".join(f"{n.path}: note: {n.message}" for n in report.notices)
+        ET.SubElement(suite, "system-out").text = _text(notes)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,0 +1,106 @@
+"""SARIF 2.1.0, the format GitHub code scanning and most security dashboards import.
+
+Every catalog rule is listed in ``tool.driver.rules`` (not only the ones that fired), so a dashboard can show a
+rule's docs and tell "fixed" from "rule not run". Results carry the baseline fingerprint in
+``partialFingerprints``, so code scanning follows a finding across commits that move its lines. Notices (files
+that were not checked, such as Helm templates) become tool execution notifications.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from shmlint import __version__
+from shmlint.baseline import fingerprints
+from shmlint.catalog import Rule, load_catalog
+from shmlint.engine import Notice, Report
+from shmlint.model import Finding, Severity
+from shmlint.report.common import HOMEPAGE, extent, posix_path, rule_url
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+#: the key of our fingerprint in ``partialFingerprints``; a new fingerprint algorithm gets a new key
+FINGERPRINT_KEY = "shmlint/v1"
+_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def artifact_location(path: str) -> dict[str, str]:
+    """Relative paths stay relative to the checkout (``%SRCROOT%``); absolute ones become ``file://`` URIs."""
+    if Path(path).is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(posix_path(path), safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
+def _rule(rule: Rule) -> dict[str, Any]:
+    return {
+        "id": rule.code,
+        "name": "".join(word.capitalize() for word in rule.slug.split("-")),
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.rationale},
+        "help": {"text": rule.how_to_fix, "markdown": rule.how_to_fix},
+        "helpUri": rule_url(rule.code),
+        "defaultConfiguration": {"level": _LEVELS[rule.severity]},
+    }
+
+
+def _region(finding: Finding) -> dict[str, int]:
+    where = extent(finding.span)
+    region = {"startLine": where.line, "startColumn": where.column, "endLine": where.end_line}
+    if where.end_column is not None:  # absent means "to the end of endLine" in SARIF
+        region["endColumn"] = where.end_column
+    return region
+
+
+def _result(finding: Finding, rule_index: int, mark: str) -> dict[str, Any]:
+    return {
+        "ruleId": finding.code,
+        "ruleIndex": rule_index,
+        "level": _LEVELS[finding.severity],
+        "message": {"text": finding.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": artifact_location(finding.span.path),
+                    "region": _region(finding),
+                }
+            }
+        ],
+        "partialFingerprints": {FINGERPRINT_KEY: mark},
+    }
+
+
+def _notification(notice: Notice) -> dict[str, Any]:
+    return {
+        "level": "note",
+        "message": {"text": notice.message},
+        "locations": [{"physicalLocation": {"artifactLocation": artifact_location(notice.path)}}],
+    }
+
+
+def render(report: Report) -> str:
+    rules = list(load_catalog().values())
+    index = {rule.code: position for position, rule in enumerate(rules)}
+    findings = report.findings
+    run = {
+        "tool": {
+            "driver": {
+                "name": "shmlint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": HOMEPAGE,
+                "rules": [_rule(rule) for rule in rules],
+            }
+        },
+        "invocations": [
+            {
+                "executionSuccessful": True,
+                "toolExecutionNotifications": [_notification(n) for n in report.notices],
+            }
+        ],
+        "columnKind": "unicodeCodePoints",
+        "results": [_result(f, index[f.code], mark) for f, mark in zip(findings, fingerprints(findings), strict=True)],
+    }
+    document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return json.dumps(document, indent=2) + "\n"

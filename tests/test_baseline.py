@@ -1,0 +1,132 @@
+"""Baselines: old findings stay accepted while files change around them, and every new one still fails."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from shmlint.baseline import (
+    BaselineError,
+    filter_new,
+    filter_report,
+    fingerprints,
+    load_baseline,
+    write_baseline,
+)
+from shmlint.engine import Engine, Report
+from shmlint.model import Severity
+from shmlint.settings import Settings
+
+REPO = Path(__file__).resolve().parent.parent
+#: one flagged file per format; the script's workloads are named after their line (``docker run (line 8)``)
+FLAGGED = (
+    "fixtures/k8s/SHM001-two-containers-and-list.yaml",
+    "fixtures/shell/SHM001-missing-shm.sh",
+    "fixtures/examples/compose.yaml",
+)
+GPU_RUN = "docker run --gpus all pytorch/pytorch python train.py\n"
+
+
+def check(root: Path) -> Report:
+    """Check a folder with paths relative to it, as ``cd root && shmlint check .`` would."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        return Engine(Settings()).check_paths([Path(".")])
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    for name in FLAGGED:
+        target = tmp_path / "project" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / name, target)
+    return tmp_path / "project"
+
+
+def baseline_of(root: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "shmlint-baseline.json"
+    write_baseline(path, check(root).findings)
+    return path
+
+
+def test_baseline_file_lists_every_finding(project: Path, tmp_path: Path) -> None:
+    findings = check(project).findings
+    document = json.loads(baseline_of(project, tmp_path).read_text(encoding="utf-8"))
+    assert document["schema_version"] == 1
+    assert [(e["code"], e["path"], e["message"]) for e in document["entries"]] == [
+        (f.code, f.span.path, f.message) for f in findings
+    ]
+    assert [e["fingerprint"] for e in document["entries"]] == fingerprints(findings)
+
+
+def test_only_new_findings_remain(project: Path, tmp_path: Path) -> None:
+    baseline = load_baseline(baseline_of(project, tmp_path))
+    assert len(check(project).findings) >= 4
+    assert filter_new(check(project).findings, baseline) == []
+    (project / "new.sh").write_text("#!/bin/sh\n" + GPU_RUN, encoding="utf-8")
+    new = filter_new(check(project).findings, baseline)
+    assert [(f.code, f.span.path) for f in new] == [("SHM001", "new.sh")]
+
+
+def test_moved_lines_keep_findings_baselined(project: Path, tmp_path: Path) -> None:
+    baseline = load_baseline(baseline_of(project, tmp_path))
+    before = check(project).findings
+    for name in FLAGGED:
+        path = project / name
+        path.write_bytes(b"\n\n" + path.read_bytes())
+    after = check(project).findings
+    assert [f.span.line for f in after] == [f.span.line + 2 for f in before]
+    assert filter_new(after, baseline) == []
+
+
+def test_duplicates_are_counted(tmp_path: Path) -> None:
+    project = tmp_path / "dup"
+    project.mkdir()
+    script = project / "train.sh"
+    script.write_text(GPU_RUN * 2, encoding="utf-8")
+    baseline = load_baseline(baseline_of(project, tmp_path))
+    script.write_text(GPU_RUN * 3, encoding="utf-8")
+    findings = check(project).findings
+    assert len(findings) == 3 and len(set(fingerprints(findings))) == 3
+    assert [f.span.line for f in filter_new(findings, baseline)] == [3]
+    script.write_text(GPU_RUN, encoding="utf-8")
+    assert filter_new(check(project).findings, baseline) == []
+
+
+def test_filter_report_keeps_only_new_findings(project: Path, tmp_path: Path) -> None:
+    baseline = load_baseline(baseline_of(project, tmp_path))
+    (project / "new.sh").write_text(GPU_RUN, encoding="utf-8")
+    report = check(project)
+    filtered = filter_report(report, baseline)
+    assert [f.span.path for f in filtered.findings] == ["new.sh"]
+    assert [r.path for r in filtered.files] == [r.path for r in report.files]
+    assert filtered.failed(Severity.WARNING)
+    assert not filter_report(check(project), load_baseline(baseline_of(project, tmp_path))).failed(Severity.INFO)
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"{not json", "not JSON"),
+        (b"\xff\xfe", "not UTF-8"),
+        (b"[]", "not a shmlint baseline"),
+        (b'{"schema_version": 99, "entries": []}', "not a shmlint baseline"),
+        (b'{"schema_version": 1}', "'entries'"),
+        (b'{"schema_version": 1, "entries": [{"fingerprint": "x"}]}', "entry 0"),
+        (b'{"schema_version": 1, "entries": ["x"]}', "entry 0"),
+    ],
+)
+def test_invalid_baseline_is_a_clear_error(tmp_path: Path, content: bytes, words: str) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_bytes(content)
+    with pytest.raises(BaselineError) as error:
+        load_baseline(path)
+    assert str(path) in str(error.value) and words in str(error.value)
+
+
+def test_missing_baseline_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(BaselineError, match="cannot read baseline"):
+        load_baseline(tmp_path / "absent.json")

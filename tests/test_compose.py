@@ -1,0 +1,556 @@
+"""Compose extraction: one Workload per service, with merge keys, extends, override files and Dockerfiles."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from shmlint.extract.compose import (
+    ServiceTarget,
+    base_of,
+    extract_compose,
+    interpolate,
+    is_compose,
+    is_override,
+    override_of,
+)
+from shmlint.model import APPLIED_KINDS, ShmKind, Workload
+from shmlint.parsers.dockerfile import torch_evidence, torch_install
+from shmlint.parsers.yamlnodes import YamlError, compose
+from shmlint.signals import Signals
+from shmlint.source import SourceText
+
+CORPUS = Path("/work/shared/corpus")
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "compose"
+GIB = 1024**3
+
+
+def read_file(path: Path) -> SourceText | None:
+    try:
+        return SourceText.from_bytes(str(path), path.read_bytes())
+    except OSError:
+        return None
+
+
+def extract(text: str, directory: Path = Path("/nonexistent"), name: str = "test.compose.yaml") -> list[Workload]:
+    source = SourceText(str(directory / name), text)
+    return extract_compose(source, compose(source), Signals(), base_dir=directory, read_file=read_file)
+
+
+def one(text: str, **kwargs: object) -> Workload:
+    (workload,) = extract(text, **kwargs)  # type: ignore[arg-type]
+    return workload
+
+
+def by_name(workloads: list[Workload]) -> dict[str, Workload]:
+    return {w.name: w for w in workloads}
+
+
+def kinds(workload: Workload) -> list[ShmKind]:
+    return [source.kind for source in workload.shm]
+
+
+def unprotected(workload: Workload) -> bool:
+    return workload.is_gpu_or_torch and not any(s.kind in APPLIED_KINDS for s in workload.shm)
+
+
+# -- GPU and torch evidence ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}",
+         "deploy.resources.reservations.devices capabilities [gpu]"),
+        ("deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [compute]}]}}}",
+         "deploy.resources.reservations.devices driver: nvidia"),
+        ("gpus: all", "gpus: all"),
+        ("gpus: [{driver: nvidia, count: 2}]", "gpus: [{driver: nvidia, count: 2}]"),
+        ("runtime: nvidia", "runtime: nvidia"),
+        ("environment: [NVIDIA_VISIBLE_DEVICES=all]", "NVIDIA_VISIBLE_DEVICES=all"),
+        ("environment: {NVIDIA_VISIBLE_DEVICES: '0,1'}", "NVIDIA_VISIBLE_DEVICES=0,1"),
+        ("devices: [/dev/nvidia0]", "devices /dev/nvidia0"),
+        ("devices: ['/dev/kfd', '/dev/dri:/dev/dri']", "devices /dev/kfd"),
+        ("devices: [nvidia.com/gpu=all]", "devices nvidia.com/gpu=all"),
+        ("devices: [{source: /dev/dri/renderD128, target: /dev/dri/renderD128}]", "devices /dev/dri/renderD128"),
+    ],
+)
+def test_gpu_evidence(body: str, expected: str) -> None:
+    workload = one(f"services:\n  web:\n    image: busybox\n    {body}\n")
+    assert workload.gpu[0].text == expected
+    assert workload.gpu[0].span.line == 4
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 0, capabilities: [gpu]}]}}}",
+        "environment: [NVIDIA_VISIBLE_DEVICES=none]",
+        "environment: {NVIDIA_VISIBLE_DEVICES: void}",
+        "environment: [NVIDIA_VISIBLE_DEVICES]",
+        "runtime: io.containerd.wasmedge.v1",
+        "devices: [/dev/ttyUSB0]",
+        "gpus: all\n    command: nvidia-smi -L",
+        "image: pytorch/pytorch:2.3\n    command: [perf_analyzer, -m, x]",
+    ],
+)
+def test_no_gpu_evidence(body: str) -> None:
+    workload = one(f"services:\n  web:\n    {body}\n")
+    assert not workload.is_gpu_or_torch
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("image: pytorch/pytorch:2.3.0-cuda12.1", "image pytorch/pytorch:2.3.0-cuda12.1"),
+        ("image: ${REGISTRY:-nvcr.io}/nvidia/pytorch:24.05-py3", "image nvcr.io/nvidia/pytorch:24.05-py3"),
+        ("image: python:3.11\n    command: torchrun --nproc-per-node 8 train.py", "command torchrun"),
+        ("image: python:3.11\n    command: [python, -m, torch.distributed.run, x.py]",
+         "command -m torch.distributed.run"),
+        ("image: python:3.11\n    entrypoint: [accelerate, launch]\n    command: [train.py]",
+         "command accelerate launch"),
+    ],
+)
+def test_torch_evidence(body: str, expected: str) -> None:
+    assert one(f"services:\n  web:\n    {body}\n").torch[0].text == expected
+
+
+# -- /dev/shm sources ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("shm_size: 8gb", [(ShmKind.MEMORY, 8 * GIB)]),
+        ("shm_size: '2g'", [(ShmKind.MEMORY, 2 * GIB)]),
+        ("shm_size: 2147483648", [(ShmKind.MEMORY, 2 * GIB)]),
+        ("shm_size: ${SHM_SIZE:-4g}", [(ShmKind.MEMORY, 4 * GIB)]),
+        ("shm_size: ${SHM_SIZE}", [(ShmKind.UNKNOWN, None)]),
+        ("ipc: host", [(ShmKind.HOST_IPC, None)]),
+        ("ipc: none", [(ShmKind.NONE, None)]),
+        ("ipc: container:sidecar", [(ShmKind.SHARED, None)]),
+        ("ipc: shareable", []),
+        ("ipc: private", []),
+        ("tmpfs: /dev/shm", [(ShmKind.MEMORY, None)]),
+        ("tmpfs: [/run, /dev/shm]", [(ShmKind.MEMORY, None)]),
+        ("tmpfs: ['/dev/shm:size=1g,mode=1777']", [(ShmKind.MEMORY, GIB)]),
+        ("volumes: [{type: tmpfs, target: /dev/shm, tmpfs: {size: 8589934592}}]", [(ShmKind.MEMORY, 8 * GIB)]),
+        ("volumes: [{type: tmpfs, target: /dev/shm}]", [(ShmKind.MEMORY, None)]),
+        ("volumes: ['/dev/shm:/dev/shm']", [(ShmKind.HOST_PATH, None)]),
+        ("volumes: ['/dev/shm:/dev/shm:rw']", [(ShmKind.HOST_PATH, None)]),
+        ("volumes: [{type: bind, source: /dev/shm, target: /dev/shm}]", [(ShmKind.HOST_PATH, None)]),
+        ("volumes: ['shm:/dev/shm']", [(ShmKind.DISK, None)]),
+        ("volumes: ['./cache:/dev/shm/']", [(ShmKind.HOST_PATH, None)]),
+        ("volumes: [{type: volume, source: shm, target: /dev/shm}]", [(ShmKind.DISK, None)]),
+        ("volumes: ['./data:/data']", []),
+        ("build: {context: ., shm_size: 2gb}", [(ShmKind.BUILD_ONLY, 2 * GIB)]),
+        ("build: {context: ., shm_size: 2gb}\n    shm_size: 4gb", [(ShmKind.MEMORY, 4 * GIB)]),
+        ("shm_size: 1gb\n    ipc: host", [(ShmKind.MEMORY, GIB), (ShmKind.HOST_IPC, None)]),
+    ],
+)
+def test_shm_sources(body: str, expected: list[tuple[ShmKind, int | None]]) -> None:
+    workload = one(f"services:\n  web:\n    image: pytorch/pytorch\n    {body}\n")
+    assert [(s.kind, s.size.bytes if s.size else None) for s in workload.shm] == expected
+
+
+def test_namespace_size_and_host_path() -> None:
+    text = "services:\n  web:\n    shm_size: 1g\n    volumes: ['/dev/shm:/dev/shm', {type: tmpfs, target: /dev/shm}]\n"
+    shm_size, = (s for s in one(text).shm if s.description == "shm_size")
+    assert shm_size.namespace_size
+    bind = one("services:\n  web:\n    volumes: [/srv/mps:/dev/shm]\n").shm[0]
+    assert (bind.kind, bind.host_path, bind.namespace_size) == (ShmKind.HOST_PATH, "/srv/mps", False)
+
+
+def test_named_tmpfs_volume_is_memory() -> None:
+    text = (
+        "services:\n  web:\n    image: x\n    volumes: [dshm:/dev/shm]\n"
+        "volumes:\n  dshm:\n    driver: local\n    driver_opts: {type: tmpfs, device: tmpfs, o: 'size=4g'}\n"
+    )
+    (source,) = one(text).shm
+    assert (source.kind, source.size.bytes, source.name) == (ShmKind.MEMORY, 4 * GIB, "dshm")
+
+
+def test_invalid_kubernetes_spelling() -> None:
+    workload = one("services:\n  web:\n    image: x\n    shm_size: 8Gi\n")
+    size = workload.shm[0].size
+    assert size.bytes is None and size.error and size.suggestion == "8gb"
+    assert (size.span.line, size.span.column, size.text, size.dialect) == (4, 15, "8Gi", "docker")
+
+
+def test_int_shm_size_span() -> None:
+    size = one("services:\n  web:\n    image: x\n    shm_size: 1073741824\n").shm[0].size
+    assert (size.bytes, size.text, size.span.line, size.span.column, size.span.end_column) == (GIB, "1073741824", 4,
+                                                                                               15, 25)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("mem_limit: 16g", 16 * GIB),
+        ("deploy: {resources: {limits: {memory: 32G}}}", 32 * GIB),
+        ("mem_limit: 1073741824", GIB),
+    ],
+)
+def test_memory_limit(body: str, expected: int) -> None:
+    assert one(f"services:\n  web:\n    image: x\n    {body}\n").memory_limit.bytes == expected
+
+
+def test_nccl_and_ignore_label() -> None:
+    text = (
+        "services:\n  web:\n    image: x\n    environment: [NCCL_SHM_DISABLE=1]\n"
+        "    labels:\n      shmlint.io/ignore: 'SHM001, shm003'\n"
+    )
+    workload = one(text)
+    assert workload.nccl_shm_disabled.text == "NCCL_SHM_DISABLE=1"
+    assert workload.ignored_codes == frozenset({"SHM001", "SHM003"})
+    assert one("services:\n  web:\n    labels: [shmlint.io/ignore=SHM005]\n").ignored_codes == {"SHM005"}
+
+
+# -- ipc: service:x -----------------------------------------------------------------------------------------
+
+
+def test_ipc_service_copies_applied_sources() -> None:
+    text = (
+        "services:\n"
+        "  owner:\n    image: x\n    ipc: shareable\n    shm_size: 8gb\n    build: {context: ., shm_size: 1g}\n"
+        "  guest:\n    image: pytorch/pytorch\n    ipc: service:owner\n"
+        "  chained:\n    image: pytorch/pytorch\n    ipc: 'service:guest'\n"
+        "  alone:\n    image: pytorch/pytorch\n    ipc: service:bare\n"
+        "  bare:\n    image: x\n"
+        "  lost:\n    image: pytorch/pytorch\n    ipc: service:nowhere\n"
+    )
+    workloads = by_name(extract(text))
+    guest = workloads['service "guest"']
+    assert kinds(guest) == [ShmKind.MEMORY] and guest.shm[0].span.line == 5
+    assert 'service "owner"' in guest.shm[0].description
+    assert kinds(workloads['service "chained"']) == [ShmKind.MEMORY]
+    assert workloads['service "alone"'].shm == ()
+    assert kinds(workloads['service "lost"']) == [ShmKind.SHARED]
+
+
+def test_ipc_service_cycle() -> None:
+    text = "services:\n  a: {image: x, ipc: 'service:b'}\n  b: {image: x, ipc: 'service:a', shm_size: 1g}\n"
+    workloads = by_name(extract(text))
+    assert kinds(workloads['service "a"']) == [ShmKind.MEMORY]
+    assert kinds(workloads['service "b"']) == [ShmKind.MEMORY]
+
+
+# -- spans, merge keys, x- fields ---------------------------------------------------------------------------
+
+
+def test_service_key_span_and_names() -> None:
+    workloads = extract("# head\nservices:\n\n    trainer:\n        image: x\n    web: {image: y}\n")
+    assert [(w.name, w.span.line, w.span.column, w.span.end_column) for w in workloads] == [
+        ('service "trainer"', 4, 5, 12),
+        ('service "web"', 6, 5, 8),
+    ]
+
+
+def test_merge_keys_and_extension_fields() -> None:
+    text = (
+        "x-gpu: &gpu\n  deploy:\n    resources:\n      reservations:\n        devices:\n"
+        "          - capabilities: [gpu]\n"
+        "x-shm: &shm\n  shm_size: 4gb\n"
+        "x-image: &image\n  image: pytorch/pytorch:2.3\n"
+        "services:\n"
+        "  one:\n    <<: *gpu\n    image: busybox\n"
+        "  two:\n    <<: [*shm, *gpu, *image]\n"
+        "  x-not-a-service:\n    image: pytorch/pytorch\n"
+    )
+    workloads = by_name(extract(text))
+    assert set(workloads) == {'service "one"', 'service "two"'}
+    one_, two = workloads['service "one"'], workloads['service "two"']
+    assert one_.gpu[0].span.line == 6 and unprotected(one_)
+    assert two.torch[0].text == "image pytorch/pytorch:2.3"
+    assert two.shm[0].size.bytes == 4 * GIB and two.shm[0].span.line == 8
+
+
+# -- extends and override files -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["extends: base", "extends: {service: base}"])
+def test_extends_same_file(form: str) -> None:
+    text = (
+        "services:\n"
+        "  base:\n    image: pytorch/pytorch\n    shm_size: 1gb\n    gpus: all\n"
+        f"  trainer:\n    {form}\n    shm_size: 8gb\n"
+        "  lazy:\n    extends: {service: base}\n"
+    )
+    workloads = by_name(extract(text))
+    trainer, lazy = workloads['service "trainer"'], workloads['service "lazy"']
+    assert trainer.shm[0].size.bytes == 8 * GIB and trainer.shm[0].span.line == 8
+    assert trainer.gpu[0].span.line == 5 and trainer.span.line == 6
+    assert lazy.shm[0].size.bytes == GIB and lazy.shm[0].span.line == 4
+
+
+def test_extends_other_file(tmp_path: Path) -> None:
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "base.yaml").write_text(
+        "services:\n  gpu:\n    image: busybox\n    build: .\n    deploy:\n      resources:\n"
+        "        reservations:\n          devices: [{capabilities: [gpu]}]\n"
+    )
+    (tmp_path / "common" / "Dockerfile").write_text("FROM python:3.11\nRUN pip install torch\n")
+    text = "services:\n  app:\n    extends:\n      file: common/base.yaml\n      service: gpu\n    ipc: host\n"
+    app = one(text, directory=tmp_path)
+    assert app.gpu[0].span.path == str(tmp_path / "common" / "base.yaml")
+    assert app.torch[0].text == "build: Dockerfile RUN pip install torch"
+    assert kinds(app) == [ShmKind.HOST_IPC] and app.span.path.endswith("test.compose.yaml")
+
+
+def test_extends_cycle_and_missing_file() -> None:
+    text = (
+        "services:\n  a:\n    extends: b\n    image: pytorch/pytorch\n  b:\n    extends: a\n"
+        "  c:\n    extends: {file: missing.yaml, service: x}\n    gpus: all\n"
+    )
+    assert len(extract(text)) == 3
+
+
+def test_override_file_is_merged(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  trainer:\n    image: pytorch/pytorch\n    environment: [A=1]\n    deploy:\n"
+        "      resources: {reservations: {devices: [{capabilities: [gpu]}]}}\n"
+    )
+    (tmp_path / "compose.override.yaml").write_text(
+        "services:\n  trainer:\n    shm_size: 8gb\n    environment: [NCCL_SHM_DISABLE=1]\n"
+        "    deploy:\n      resources: {limits: {memory: 64g}}\n  extra:\n    image: busybox\n"
+    )
+    source = read_file(tmp_path / "compose.yaml")
+    workloads = by_name(extract_compose(source, compose(source), Signals(), base_dir=tmp_path, read_file=read_file))
+    trainer = workloads['service "trainer"']
+    assert trainer.span.path == str(tmp_path / "compose.yaml") and trainer.span.line == 2
+    assert trainer.shm[0].span.path == str(tmp_path / "compose.override.yaml") and trainer.shm[0].span.line == 3
+    assert trainer.gpu and trainer.nccl_shm_disabled and trainer.memory_limit.bytes == 64 * GIB
+    assert trainer.target.path == str(tmp_path / "compose.yaml") and trainer.target.shm_size is None
+    assert workloads['service "extra"'].span.path == str(tmp_path / "compose.override.yaml")
+    override = read_file(tmp_path / "compose.override.yaml")
+    assert extract_compose(override, compose(override), Signals(), base_dir=tmp_path, read_file=read_file) == []
+    assert base_of(tmp_path / "compose.override.yaml") == tmp_path / "compose.yaml"
+    assert override_of(tmp_path / "compose.yaml") == tmp_path / "compose.override.yaml"
+
+
+def test_override_reset_tag(tmp_path: Path) -> None:
+    (tmp_path / "docker-compose.yml").write_text("services:\n  a:\n    image: pytorch/pytorch\n    ipc: host\n")
+    (tmp_path / "docker-compose.override.yml").write_text("services:\n  a:\n    ipc: !reset null\n")
+    source = read_file(tmp_path / "docker-compose.yml")
+    (workload,) = extract_compose(source, compose(source), Signals(), base_dir=tmp_path, read_file=read_file)
+    assert unprotected(workload)
+
+
+def test_lone_override_file_is_extracted(tmp_path: Path) -> None:
+    assert len(extract("services:\n  a: {image: x}\n", directory=tmp_path, name="compose.override.yaml")) == 1
+
+
+# -- build: Dockerfiles -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "build", "expected"),
+    [
+        ("ARG BASE=pytorch/pytorch:2.3.0-cuda12.1\nFROM ${BASE}\n", "build: .",
+         "build: Dockerfile FROM pytorch/pytorch:2.3.0-cuda12.1"),
+        ("ARG BASE=pytorch/pytorch:2.3\nFROM ${BASE}\n", "build: {context: ., args: [BASE=python:3.11]}", None),
+        ("FROM nvcr.io/nvidia/pytorch:24.05-py3 AS base\nFROM base AS final\nRUN echo\n", "build: .",
+         "build: Dockerfile FROM nvcr.io/nvidia/pytorch:24.05-py3"),
+        ("FROM python:3.11 AS dev\nRUN pip install torch\nFROM python:3.11 AS prod\n",
+         "build: {context: ., target: dev}", "build: Dockerfile RUN pip install torch"),
+        ("FROM python:3.11 AS dev\nRUN pip install torch\nFROM python:3.11 AS prod\n", "build: .", None),
+        ("FROM python:3.11\nRUN pip install -r requirements.txt\n", "build: .", None),
+    ],
+)
+def test_build_dockerfile(tmp_path: Path, dockerfile: str, build: str, expected: str | None) -> None:
+    (tmp_path / "Dockerfile").write_text(dockerfile)
+    workload = one(f"services:\n  app:\n    {build}\n", directory=tmp_path)
+    assert (workload.torch[0].text if workload.torch else None) == expected
+
+
+def test_build_dockerfile_in_context(tmp_path: Path) -> None:
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "train.Dockerfile").write_text("FROM python\nRUN uv pip install --system torch==2.3\n")
+    workload = one("services:\n  app:\n    build:\n      context: docker\n      dockerfile: train.Dockerfile\n",
+                   directory=tmp_path)
+    assert workload.torch[0].text == "build: Dockerfile RUN uv pip install --system torch==2.3"
+    assert workload.torch[0].span.line == 5
+    inline = one("services:\n  app:\n    build: {dockerfile_inline: 'FROM pytorch/pytorch'}\n")
+    assert inline.torch[0].text == "build: Dockerfile FROM pytorch/pytorch"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("pip install torch", "pip install torch"),
+        ("pip3 install --no-cache-dir 'torch==2.1.0' numpy", "pip3 install --no-cache-dir torch==2.1.0"),
+        ("python -m pip install -U torch>=2", "pip install -U torch>=2"),
+        ("conda install -y -c pytorch pytorch torchvision", "conda install -y -c pytorch pytorch"),
+        ("uv pip install torch", "uv pip install torch"),
+        ("apt-get update && pip install torchvision", "pip install torchvision"),
+        ('["pip", "install", "torch"]', "pip install torch"),
+        ("pip install -r requirements.txt", None),
+        ("conda install -c pytorch numpy", None),
+        ("pip install torchmetrics && echo torch", None),
+        ("pip download torch", None),
+    ],
+)
+def test_torch_install(command: str, expected: str | None) -> None:
+    assert torch_install(command) == expected
+
+
+def test_torch_evidence_file(tmp_path: Path) -> None:
+    assert torch_evidence(tmp_path / "missing", Signals()) is None
+    assert torch_evidence(tmp_path, Signals()) is None  # a directory
+    (tmp_path / "Dockerfile").write_bytes(b"FROM pytorch/pytorch:2.3.0-cuda12.1\n\xff\n")
+    assert torch_evidence(tmp_path / "Dockerfile", Signals()) == "Dockerfile FROM pytorch/pytorch:2.3.0-cuda12.1"
+    tensorflow = "NVIDIA__DeepLearningExamples__TensorFlow2__Segmentation__Contrib__UNet3P__Dockerfile"
+    corpus_file = CORPUS / "dockerfile" / tensorflow
+    if corpus_file.exists():
+        assert torch_evidence(corpus_file, Signals()) is None
+
+
+# -- the fixer's target -------------------------------------------------------------------------------------
+
+
+def test_target_block_mapping() -> None:
+    text = (
+        "x: &a\n  image: y\nservices:\n  web:\n    <<: *a\n    build: .\n    deploy:\n      replicas: 1  # c\n"
+        "\n  # next\n  db: {image: z}\n"
+    )
+    target = one_target(text, 'service "web"')
+    assert (target.flow, target.indent, target.build_key) == (False, 4, text.index("build:"))
+    assert text[: target.insert_at].endswith("replicas: 1  # c")
+
+
+def test_target_ends_with_alias_and_flow() -> None:
+    text = "x: &a [1]\nservices:\n  web:\n    image: y\n    ports: *a\n  db: {image: z, shm_size: 1g}\n  e: {}\n"
+    web = one_target(text, 'service "web"')
+    assert text[: web.insert_at].endswith("ports: *a")
+    db = one_target(text, 'service "db"')
+    assert db.flow and text[db.insert_at] == "}" and not db.empty and db.shm_size.line == 6
+    empty = one_target(text, 'service "e"')
+    assert empty.empty and text[empty.insert_at] == "}"
+
+
+def test_target_of_aliased_service_is_none() -> None:
+    text = "services:\n  web: &w\n    image: y\n  copy: *w\n"
+    assert one_target(text, 'service "copy"') is None
+
+
+def one_target(text: str, name: str) -> ServiceTarget | None:
+    return by_name(extract(text))[name].target
+
+
+# -- robustness and classification --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "services: web\n",
+        "services: [a, b]\n",
+        "services:\n  web: image\n  db: [1, 2]\n  nul:\n",
+        "- services\n",
+        "services:\n  web:\n    deploy: [1]\n    gpus: {a: b}\n    environment: 5\n    volumes: {a: b}\n"
+        "    tmpfs: {x: y}\n    devices: [[1]]\n    build: [1]\n    shm_size: [1]\n    ipc: {a: b}\n"
+        "    command: {a: b}\n    labels: [[x]]\n    extends: [1]\n    mem_limit: {a: 1}\n",
+        "services:\n  web:\n    shm_size: 1e400\n"
+        "    volumes: ['::::', ':', {type: tmpfs, target: /dev/shm, tmpfs: 7}]\n"
+        "    image: '${'\n    command: 'echo \"unclosed'\n    ipc: '${X'\n",
+        "services:\n  a: &a\n    <<: *a\n",
+    ],
+)
+def test_malformed_input_never_raises(text: str) -> None:
+    try:
+        extract(text)
+    except YamlError:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "expected"),
+    [
+        ("compose.yaml", "", True),
+        ("deploy/docker-compose.prod.yml", "", True),
+        ("stack.compose.yml", "", True),
+        ("compose.override.yaml", "", True),
+        ("composer.yaml", "", False),
+        ("app.yaml", "services:\n  web:\n    build: .\n", True),
+        ("app.yaml", "x-a: &a {image: y}\nservices:\n  web: {<<: *a}\n", True),
+        ("app.yaml", "services:\n  x-web: {image: y}\n", False),
+        ("k8s.yaml", "apiVersion: v1\nkind: Service\nspec: {ports: []}\n", False),
+    ],
+)
+def test_is_compose(path: str, text: str, expected: bool) -> None:
+    assert is_compose(path, compose(SourceText(path, text))) is expected
+
+
+def test_is_override() -> None:
+    assert is_override("a/docker-compose.override.yml") and is_override(Path("compose.override.yaml"))
+    assert not is_override("compose.yaml") and not is_override("prod.override.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain", ("plain", True)),
+        ("${A:-x}", ("x", True)),
+        ("${A-x}y", ("xy", True)),
+        ("${A:-${B:-inner}}-tail", ("inner-tail", True)),
+        ("$$HOME", ("$HOME", True)),
+        ("${A}", ("", False)),
+        ("pre$A", ("pre", False)),
+        ("${A:?must be set}", ("", False)),
+        ("${unclosed", ("${unclosed", True)),
+    ],
+)
+def test_interpolate(text: str, expected: tuple[str, bool]) -> None:
+    assert interpolate(text) == expected
+
+
+# -- fixtures and the real-world corpus ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("relative", "flag"),
+    [
+        ("SHM001-deploy-gpu.compose.yaml", True),
+        ("SHM009-build-shm-only.compose.yaml", True),
+        ("build-torch/SHM001-build-torch.compose.yaml", True),
+        ("good-shm-size.compose.yaml", False),
+        ("good-tmpfs-volume.compose.yaml", False),
+        ("build-torch-sized/good-build-torch.compose.yaml", False),
+        ("override/compose.yaml", False),
+    ],
+)
+def test_fixtures(relative: str, flag: bool) -> None:
+    path = FIXTURES / relative
+    source = read_file(path)
+    workloads = extract_compose(source, compose(source), Signals(), base_dir=path.parent, read_file=read_file)
+    assert all(w.is_gpu_or_torch for w in workloads)
+    assert any(unprotected(w) for w in workloads) is flag
+
+
+def corpus_rows() -> list[dict[str, str]]:
+    index = CORPUS / "INDEX.tsv"
+    if not index.exists():
+        return []
+    with index.open(newline="") as handle:
+        return [row for row in csv.DictReader(handle, delimiter="\t") if row["kind"] == "compose"]
+
+
+#: files where shmlint knowingly disagrees with the hand label; each entry says why
+CORPUS_DISAGREEMENTS: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("row", corpus_rows(), ids=lambda row: row["local_name"])
+def test_corpus(row: dict[str, str]) -> None:
+    path = CORPUS / row["local_name"]
+    source = read_file(path)
+    assert source is not None
+    documents = compose(source)
+    assert is_compose(source.path, documents)
+    workloads = extract_compose(source, documents, Signals(), base_dir=path.parent, read_file=read_file)
+    flagged = any(unprotected(w) for w in workloads)
+    expected = row["expect"] == "flag"
+    if row["local_name"] in CORPUS_DISAGREEMENTS:
+        expected = not expected
+    assert flagged is expected, [(w.name, [e.text for e in w.gpu + w.torch], w.shm) for w in workloads]
