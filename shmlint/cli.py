@@ -103,6 +103,18 @@ def _common(function):  # type: ignore[no-untyped-def]
     show_default=True,
 )
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to a file.")
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Report and fail only on findings this baseline file does not record.",
+)
+@click.option(
+    "--write-baseline",
+    "write_baseline_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record every current finding in this file as accepted (the run then passes).",
+)
 @click.option("--fail-on", type=SEVERITIES, help="Lowest severity that fails the run (default: warning).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings fail the run.")
 @click.option("--quiet", "-q", is_flag=True, help="Only findings, no notes or summary.")
@@ -118,6 +130,8 @@ def check(
     config: Path | None,
     output_format: str,
     output: Path | None,
+    baseline_file: Path | None,
+    write_baseline_file: Path | None,
     fail_on: str | None,
     exit_zero: bool,
     quiet: bool,
@@ -140,7 +154,7 @@ def check(
     if stdin:  # judged with the configuration of the current folder
         files.append(_check_stdin(Engine(_configured((Path("."),), config, overrides)[0][0]), stdin_filename))
     settings = groups[0][0]
-    report = Report(tuple(files))
+    report = _apply_baseline(Report(tuple(files)), baseline_file, write_baseline_file, quiet)
     text = _render(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
     if output is not None:
         output.write_text(text, encoding="utf-8")
@@ -150,7 +164,28 @@ def check(
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_CLEAN)
 
 
-def _check_stdin(engine: "Engine", name: str | None) -> "FileResult":
+def _apply_baseline(report: Report, read: Path | None, write: Path | None, quiet: bool) -> Report:
+    """Leave out the findings a baseline accepts; ``--write-baseline`` first records every current one."""
+    path = write or read
+    if path is None:
+        return report
+    from shmlint.baseline import BaselineError, filter_report, load_baseline, write_baseline
+
+    try:
+        if write is not None:
+            write_baseline(write, report.findings)
+        filtered = filter_report(report, load_baseline(path))
+    except BaselineError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not quiet:
+        if write is not None:
+            click.echo(f"Recorded {len(report.findings)} finding(s) in the baseline {write}.", err=True)
+        elif hidden := len(report.findings) - len(filtered.findings):
+            click.echo(f"{hidden} finding(s) accepted by the baseline {read} not shown.", err=True)
+    return filtered
+
+
+def _check_stdin(engine: Engine, name: str | None) -> FileResult:
     from shmlint.discover import FileKind, kind_by_name
     from shmlint.source import InputError, SourceText
 
@@ -165,7 +200,7 @@ def _check_stdin(engine: "Engine", name: str | None) -> "FileResult":
 
 
 def _render(
-    report: "Report",
+    report: Report,
     output_format: str,
     output: Path | None,
     quiet: bool,

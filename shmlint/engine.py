@@ -20,6 +20,7 @@ from shmlint.checks import run_checks
 from shmlint.checks.context import CheckContext
 from shmlint.discover import Candidate, FileKind, chart_root, discover, has_helm_actions, has_template_marks
 from shmlint.model import Finding, Severity, Span, Workload
+from shmlint.render import Rendered
 from shmlint.settings import Settings
 from shmlint.signals import Signals
 from shmlint.source import InputError, SourceText
@@ -81,6 +82,7 @@ class Report:
         return any(f.severity >= fail_on for f in self.findings)
 
 
+_NO_KUBECTL = "kustomization: kubectl is not on PATH, so the rendered output is not checked; its files are checked one by one"
 PARALLEL_MIN_FILES = 400  # below this, starting a second process costs more than it saves
 
 
@@ -100,17 +102,80 @@ class Engine:
         Results are slimmed (no file text, no parser nodes) so that memory stays flat on large trees and results
         cross process boundaries cheaply. Processes are used only when there are enough files to pay for them.
         """
-        candidates = list(discover(paths, self.settings.exclude))
+        candidates, rendered = self.render(list(discover(paths, self.settings.exclude)))
         workers = min(jobs or os.cpu_count() or 1, max(1, len(candidates) // PARALLEL_MIN_FILES))
         if workers <= 1:
-            return Report(tuple(self.check_candidate(c).slim() for c in candidates))
+            return Report(tuple(self.check_candidate(c).slim() for c in candidates) + rendered)
         from concurrent.futures import ProcessPoolExecutor
         from multiprocessing import get_context
 
         chunk = max(16, len(candidates) // (workers * 8))
         with ProcessPoolExecutor(workers, get_context("fork")) as pool:
             task = functools.partial(_check_in_worker, self.settings)
-            return Report(tuple(pool.map(task, candidates, chunksize=chunk)))
+            return Report(tuple(pool.map(task, candidates, chunksize=chunk)) + rendered)
+
+    # -- renderers -------------------------------------------------------------------------------------------
+
+    def render(self, candidates: list[Candidate]) -> tuple[list[Candidate], tuple[FileResult, ...]]:
+        """Kustomizations and Helm charts whose renderer is installed are checked as rendered output instead of
+        file by file; without the renderer their files are checked (or noted) as they are."""
+        from shmlint import render
+
+        folders = sorted({c.path.parent for c in candidates if c.path.name in render.KUSTOMIZATION_NAMES})
+        charts = sorted({root for c in candidates if (root := chart_root(c.path)) is not None})
+        results: list[FileResult] = []
+        taken: set[Path] = set()
+        if folders and render.kustomize_available():
+            for folder in folders:
+                members = [c for c in candidates if c.path.parent == folder and c.kind is FileKind.YAML]
+                taken.update(c.path for c in members)
+                results.append(self.check_rendered(render.render_kustomization(folder), members))
+        elif folders:
+            results.extend(FileResult(str(f), notices=(Notice(str(f), _NO_KUBECTL),)) for f in folders)
+        if charts and render.helm_available():
+            for chart in charts:
+                members = [c for c in candidates if chart in c.path.parents]
+                taken.update(c.path for c in members)
+                results.append(self.check_rendered(render.render_chart(chart), []))
+        return [c for c in candidates if c.path not in taken], tuple(r.slim() for r in results)
+
+    def check_rendered(self, rendered: Rendered, members: list[Candidate]) -> FileResult:
+        if rendered.text is None:
+            return self.invalid(rendered.label, f"could not be rendered: {rendered.error}")
+        result = self.check_source(SourceText(rendered.label, rendered.text), FileKind.YAML, Path(rendered.label))
+        originals = {
+            w.name: w
+            for member in members
+            for w in sorted(self.check_candidate(member).workloads, key=lambda w: w.is_gpu_or_torch)
+        }
+        renderer = "helm template" if rendered.label.endswith("Chart.yaml") else "kubectl kustomize"
+        findings = []
+        for finding in result.findings:
+            span = self.rendered_span(rendered, finding, originals)
+            message = f"{finding.message} (found in the output of `{renderer} {rendered.root}`)"
+            workload = replace(finding.workload, target=None) if finding.workload else None
+            findings.append(replace(finding, span=span, message=message, workload=workload, fix=None))
+        return FileResult(rendered.label, tuple(findings), result.notices)
+
+    def rendered_span(self, rendered: Rendered, finding: Finding, originals: dict[str, Workload]) -> Span:
+        """Where a person fixes what the rendered output shows: the same workload in the folder's own files, or
+        the template Helm names; the kustomization (or Chart.yaml) itself when neither is known."""
+        from shmlint import render
+
+        name = finding.workload.name if finding.workload else ""
+        if name in originals:
+            return originals[name].span
+        template = render.helm_source_at(rendered.text or "", finding.span.start, rendered.root)
+        container = re.search(r'container "([^"]+)"', name)
+        if template is not None and template.is_file():
+            source = self.read_source(template)
+            if source is not None and container is not None:
+                pattern = rf"^\s*-?\s*(name:\s*[\"']?{re.escape(container.group(1))}\b)"
+                match = re.search(pattern, source.text, re.MULTILINE)
+                if match:
+                    return source.span(match.start(1), match.end(1))
+            return Span(str(template), 1, 1, 1, 1, 0, 0)
+        return Span(rendered.label, 1, 1, 1, 1, 0, 0)
 
     def check_candidate(self, candidate: Candidate) -> FileResult:
         display = str(candidate.path)

@@ -27,6 +27,9 @@ GPU_RESOURCES = (
 
 GPU_RUNTIMES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
 
+#: environment variables that hand GPUs to a container (NVIDIA's runtime, ROCm)
+GPU_VISIBLE_ENVS = ("NVIDIA_VISIBLE_DEVICES", "AMD_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
+
 #: regular expressions matched against the image reference without its tag or digest
 TORCH_IMAGES = (
     r"(^|/)[^/]*torch[^/]*$",  # pytorch/pytorch, nvcr.io/nvidia/pytorch, kubeflow/pytorch-dist-mnist, torchserve
@@ -74,6 +77,7 @@ NO_GPU_VISIBLE = frozenset({"", "none", "void"})
 class Signals:
     gpu_resources: tuple[str, ...] = GPU_RESOURCES
     gpu_runtimes: tuple[str, ...] = GPU_RUNTIMES
+    gpu_envs: tuple[str, ...] = GPU_VISIBLE_ENVS
     torch_images: tuple[str, ...] = TORCH_IMAGES
     torch_commands: tuple[str, ...] = TORCH_COMMANDS
     utility_commands: tuple[str, ...] = UTILITY_COMMANDS
@@ -95,6 +99,10 @@ class Signals:
 
     def is_gpu_runtime(self, name: str) -> bool:
         return name.strip().lower() in self.gpu_runtimes
+
+    def is_gpu_env(self, name: str, value: str) -> bool:
+        """``NVIDIA_VISIBLE_DEVICES=all`` and its ROCm cousins, unless set to expose nothing."""
+        return name in self.gpu_envs and gpu_visible(value)
 
     def is_torch_image(self, image: str) -> bool:
         repository, tag = split_image(image)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from shmlint import sizes
 from shmlint.model import Evidence, Format, ShmKind, ShmSource, Size, Span, Workload
 from shmlint.parsers.shell import Word, commands
-from shmlint.signals import Signals, gpu_visible
+from shmlint.signals import Signals
 from shmlint.source import SourceText
 
 _ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
@@ -318,8 +318,8 @@ def _is_gpu_option(name: str, value: str, signals: Signals) -> bool:
     if name == "--device":
         return _is_gpu_device(value, signals)
     if name == "--env":
-        visible = _env(value, "NVIDIA_VISIBLE_DEVICES")
-        return visible is not None and gpu_visible(visible)
+        key, equals, setting = value.partition("=")
+        return bool(equals) and signals.is_gpu_env(key, setting.strip().strip("\"'"))
     return False
 
 

@@ -32,7 +32,7 @@ from shmlint.parsers.yamlnodes import (
     scalar,
     sequence,
 )
-from shmlint.signals import Signals, gpu_visible, positive_count
+from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText
 
 ReadFile = Callable[[Path], "SourceText | None"]
@@ -359,9 +359,11 @@ class _Extractor:
         runtime = self.get(service, "runtime")
         if runtime is not None and self.signals.is_gpu_runtime(self.text(runtime) or ""):
             evidence.append(Evidence(f"runtime: {self.text(runtime)}", runtime.span))
-        visible = self.entries(service, "environment").get("NVIDIA_VISIBLE_DEVICES")
-        if visible is not None and visible.value is not None and gpu_visible(visible.value):
-            evidence.append(Evidence(f"NVIDIA_VISIBLE_DEVICES={visible.value}", visible.span))
+        environment = self.entries(service, "environment")
+        for name in self.signals.gpu_envs:
+            visible = environment.get(name)
+            if visible is not None and visible.value is not None and self.signals.is_gpu_env(name, visible.value):
+                evidence.append(Evidence(f"{name}={visible.value}", visible.span))
         evidence.extend(self.gpu_devices(service))
         return evidence
 

@@ -14,7 +14,7 @@ from typing import Iterator
 from shmlint import sizes
 from shmlint.model import Evidence, Format, ShmKind, ShmSource, Size, Span, Workload
 from shmlint.parsers.yamlnodes import Mappings, MappingNode, Node, ScalarNode, SequenceNode, scalar, sequence
-from shmlint.signals import Signals, gpu_visible, positive_count
+from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText
 
 SHM_PATH = "/dev/shm"
@@ -240,8 +240,8 @@ class _Extractor:
         if runtime_key is not None and runtime and self.signals.is_gpu_runtime(runtime) and not is_init:
             yield Evidence(f"runtimeClassName: {runtime}", self.pair_span(runtime_key, self.m.get(pod.spec, "runtimeClassName")))
         for key, value in self.env(container):
-            if key == "NVIDIA_VISIBLE_DEVICES" and gpu_visible(scalar(value[1]) or ""):
-                yield Evidence(f"env NVIDIA_VISIBLE_DEVICES={scalar(value[1])}", self.pair_span(value[0], value[1]))
+            if self.signals.is_gpu_env(key, scalar(value[1]) or ""):
+                yield Evidence(f"env {key}={scalar(value[1])}", self.pair_span(value[0], value[1]))
 
     def env(self, container: MappingNode) -> Iterator[tuple[str, tuple[Node, Node]]]:
         """(name, (name node, value node)) for each plain env entry."""
