@@ -24,6 +24,25 @@ _HELM_ACTION = re.compile(
 )
 
 
+#: the files ``docker compose`` reads by default, and the override files it then merges on top (first found wins)
+COMPOSE_DEFAULT_FILES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
+COMPOSE_OVERRIDE_FILES = (
+    "compose.override.yml", "compose.override.yaml", "docker-compose.override.yml", "docker-compose.override.yaml"
+)
+COMPOSE_NAME_PATTERNS = ("compose.y*ml", "compose.*.y*ml", "docker-compose*.y*ml", "*.compose.y*ml")
+_TOP_LEVEL_SERVICES = re.compile(r"^services[ \t]*:", re.MULTILINE)
+
+
+def is_compose_name(name: str) -> bool:
+    lower = name.lower()
+    return any(fnmatch.fnmatchcase(lower, pattern) for pattern in COMPOSE_NAME_PATTERNS)
+
+
+def may_be_compose(name: str, text: str) -> bool:
+    """Cheap test before the compose extractor is even imported: a compose name or a top-level ``services:``."""
+    return is_compose_name(name) or _TOP_LEVEL_SERVICES.search(text) is not None
+
+
 class FileKind(enum.StrEnum):
     YAML = "yaml"  # Kubernetes, compose or CI YAML: the content decides
     SHELL = "shell"

@@ -14,17 +14,30 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shmlint.catalog import lookup
 from shmlint.checks import run_checks
 from shmlint.checks.context import CheckContext
-from shmlint.discover import Candidate, FileKind, chart_root, discover, has_helm_actions, has_template_marks
+from shmlint.discover import (
+    COMPOSE_DEFAULT_FILES,
+    COMPOSE_OVERRIDE_FILES,
+    Candidate,
+    FileKind,
+    chart_root,
+    discover,
+    has_helm_actions,
+    has_template_marks,
+    may_be_compose,
+)
 from shmlint.model import Finding, Severity, Span, Workload
-from shmlint.render import Rendered
 from shmlint.settings import Settings
 from shmlint.signals import Signals
 from shmlint.source import InputError, SourceText
 from shmlint.suppress import Suppression, apply_suppressions, find_suppressions, ignores_file
+
+if TYPE_CHECKING:
+    from shmlint.render import Rendered
 
 #: lower-case words that every built-in GPU/torch/shm signal contains; a file with none of them cannot hold a
 #: workload finding, so it is parsed for syntax only. Signals added by configuration are searched as patterns.
@@ -277,15 +290,16 @@ class Engine:
         return self.workloads_from_yaml(source, path, documents), []
 
     def workloads_from_yaml(self, source: SourceText, path: Path, documents: list) -> list[Workload]:
-        from shmlint.extract import compose as compose_files
-
         signals = self.settings.signals
-        if compose_files.is_compose(source.path, documents):
-            if compose_files.is_override(path) and compose_files.base_of(path) is not None:
-                return []  # judged merged onto its base, where the services are defined
-            return compose_files.extract_compose(
-                source, documents, signals, base_dir=path.parent, read_file=self.read_source
-            )
+        if may_be_compose(path.name, source.text):
+            from shmlint.extract import compose as compose_files
+
+            if compose_files.is_compose(source.path, documents):
+                if compose_files.is_override(path) and compose_files.base_of(path) is not None:
+                    return []  # judged merged onto its base, where the services are defined
+                return compose_files.extract_compose(
+                    source, documents, signals, base_dir=path.parent, read_file=self.read_source
+                )
         from shmlint.parsers.embedded import mask_ci_yaml
 
         ci_mask = mask_ci_yaml(source, documents)
@@ -298,9 +312,8 @@ class Engine:
         return extract_kubernetes(source, documents, signals)
 
     def has_override(self, path: Path) -> bool:
-        from shmlint.extract import compose as compose_files
-
-        return compose_files.override_of(path) is not None
+        """A default compose file with an override beside it: the override may hold the signals."""
+        return path.name in COMPOSE_DEFAULT_FILES and any((path.parent / n).is_file() for n in COMPOSE_OVERRIDE_FILES)
 
     def read_source(self, path: Path) -> SourceText | None:
         try:

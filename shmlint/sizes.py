@@ -6,10 +6,8 @@ reads every unit as binary and (since go-units 0.5) rejects ``8Gi``.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 
 KIB = 1024
 MIB = 1024**2
@@ -33,7 +31,6 @@ _K8S_SUFFIXES = {
     "T": 10**12,
     "P": 10**15,
     "E": 10**18,
-    "m": Decimal("0.001"),
 }
 _K8S_RE = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m))?$")
 _DOCKER_RE = re.compile(r"^(\d+(?:\.\d*)?|\.\d+) ?(b|[kmgtp](?:b|ib)?)?$", re.IGNORECASE)
@@ -49,21 +46,33 @@ class ParsedSize:
 
 
 def parse_kubernetes(text: str) -> ParsedSize:
-    """Read a Kubernetes resource quantity (``8Gi``, ``500M``, ``1e9``, ``1073741824``) as bytes, rounded up."""
+    """Read a Kubernetes resource quantity (``8Gi``, ``500M``, ``1e9``, ``1073741824``) as bytes, rounded up.
+
+    Exact integer arithmetic (no floats, no decimal module): ``0.1Gi`` is a whole number of bytes.
+    """
     match = _K8S_RE.match(text.strip())
     if not match:
         return ParsedSize(None, f"'{text}' is not a Kubernetes quantity (use Ki, Mi, Gi or k, M, G; e.g. 8Gi)")
     number, exponent, suffix = match.groups()
-    try:
-        value = Decimal(number)
-        if exponent:
-            value *= Decimal(10) ** int(exponent[1:])
-    except (InvalidOperation, ValueError):
-        return ParsedSize(None, f"'{text}' is not a Kubernetes quantity")
-    value *= Decimal(_K8S_SUFFIXES[suffix or ""])
-    if value < 0:
+    negative = number.startswith("-")
+    whole, _, fraction = number.lstrip("+-").partition(".")
+    numerator = int(whole or "0") * 10 ** len(fraction) + int(fraction or "0")
+    denominator = 10 ** len(fraction)
+    if exponent:
+        power = int(exponent[1:])
+        if abs(power) > 30:
+            return ParsedSize(None, f"'{text}' is out of range")
+        if power >= 0:
+            numerator *= 10**power
+        else:
+            denominator *= 10**-power
+    if suffix == "m":
+        denominator *= 1000
+    else:
+        numerator *= _K8S_SUFFIXES[suffix or ""]
+    if negative and numerator:
         return ParsedSize(None, f"'{text}' is negative")
-    return ParsedSize(math.ceil(value))
+    return ParsedSize(-(-numerator // denominator))
 
 
 def parse_docker(text: str) -> ParsedSize:

@@ -9,7 +9,6 @@ at its key in the file that defines it.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import shlex
 from collections.abc import Callable
@@ -17,8 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePath, PurePosixPath
 
 from shmlint import sizes
+from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES, is_compose_name
 from shmlint.model import APPLIED_KINDS, Evidence, Format, ShmKind, ShmSource, Size, Span, Workload
-from shmlint.parsers.dockerfile import torch_evidence_text
 from shmlint.parsers.yamlnodes import (
     MERGE_TAG,
     Mappings,
@@ -39,11 +38,8 @@ ReadFile = Callable[[Path], "SourceText | None"]
 
 SHM_PATH = "/dev/shm"
 IGNORE_LABEL = "shmlint.io/ignore"
-#: the files ``docker compose`` reads by default, and the override files it then merges on top (first found wins)
-DEFAULT_FILES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
-OVERRIDE_FILES = ("compose.override.yml", "compose.override.yaml", "docker-compose.override.yml",
-                  "docker-compose.override.yaml")
-_NAME_PATTERNS = ("compose.y*ml", "compose.*.y*ml", "docker-compose*.y*ml", "*.compose.y*ml")
+DEFAULT_FILES = COMPOSE_DEFAULT_FILES
+OVERRIDE_FILES = COMPOSE_OVERRIDE_FILES
 GPU_DEVICE_PREFIXES = ("/dev/nvidia", "/dev/kfd", "/dev/dri")
 #: compose tags that remove a value inherited from a lower layer, or replace it instead of merging
 RESET_TAG = "!reset"
@@ -60,8 +56,7 @@ _MAX_EXTENDS = 32
 
 def is_compose(path: str, documents: list[Node]) -> bool:
     """A compose file by its name, or by a top-level ``services`` mapping whose services have image or build."""
-    name = _file_name(path).lower()
-    if any(fnmatch.fnmatchcase(name, pattern) for pattern in _NAME_PATTERNS):
+    if is_compose_name(_file_name(path)):
         return True
     mappings = Mappings()
     for document in documents:
@@ -455,6 +450,8 @@ class _Extractor:
             if source is None:
                 return None
             text, where = source.text, dockerfile or build
+        from shmlint.parsers.dockerfile import torch_evidence_text  # dockerfile-parse loads only for builds
+
         reason = torch_evidence_text(text, self.signals, build_args=args, target=target)
         return Evidence(f"build: {reason}", where.span) if reason else None
 
