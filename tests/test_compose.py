@@ -232,9 +232,15 @@ def test_ipc_service_copies_applied_sources() -> None:
 
 def test_ipc_service_cycle() -> None:
     text = "services:\n  a: {image: x, ipc: 'service:b'}\n  b: {image: x, ipc: 'service:a', shm_size: 1g}\n"
-    workloads = by_name(extract(text))
+    workloads = by_name(extract(text))  # terminates; a joins b's namespace and so gets b's size
     assert kinds(workloads['service "a"']) == [ShmKind.MEMORY]
-    assert kinds(workloads['service "b"']) == [ShmKind.MEMORY]
+    assert kinds(workloads['service "b"']) == []  # b joins a's namespace: its own shm_size cannot apply
+
+
+def test_own_shm_size_does_not_apply_when_joining_another_namespace() -> None:
+    text = "services:\n  a: {image: x, shm_size: 2g}\n  b: {image: x, ipc: 'service:a', shm_size: 64m}\n"
+    (source,) = by_name(extract(text))['service "b"'].shm
+    assert source.size is not None and source.size.bytes == 2 * 1024**3
 
 
 # -- spans, merge keys, x- fields ---------------------------------------------------------------------------

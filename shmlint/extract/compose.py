@@ -659,7 +659,8 @@ def _with_shared(name: str, owns: dict[str, _Own]) -> tuple[ShmSource, ...]:
         if own is None:
             break
         if current == name:
-            sources.extend(own.shm)
+            # joining another service's IPC namespace makes this service's own shm_size meaningless
+            sources.extend(s for s in own.shm if not (own.ipc_service is not None and s.namespace_size))
         else:
             sources.extend(
                 replace(source, description=f'{source.description} of service "{current}" (ipc: service:{current})')
