@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from shmlint.catalog import lookup
-from shmlint.model import Finding, Fix, Format, Span, Workload
+from shmlint.effective import applied_sources
+from shmlint.model import Finding, Fix, Format, ShmKind, ShmSource, Span, Workload
 from shmlint.settings import Settings
 
 #: how each format sizes /dev/shm, for messages that say what to do
@@ -14,6 +16,12 @@ REMEDY = {
     Format.COMPOSE: "set shm_size on the service",
     Format.COMMAND: "add --shm-size (e.g. --shm-size=8g)",
 }
+
+
+def gpu_sources(workload: Workload, kind: ShmKind) -> Iterator[ShmSource]:
+    """A GPU/torch workload's /dev/shm declarations of one kind that reach the container (none otherwise)."""
+    if workload.is_gpu_or_torch:
+        yield from (source for source in applied_sources(workload) if source.kind is kind)
 
 
 @dataclass(frozen=True)

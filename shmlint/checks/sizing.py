@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.checks.context import CheckContext
-from shmlint.effective import applied_sources, fix_size
+from shmlint.checks.context import CheckContext, gpu_sources
+from shmlint.effective import fix_size
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
 from shmlint.sizes import human
 
 
 def shm_unbounded(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
-    if not workload.is_gpu_or_torch:
-        return
-    for source in applied_sources(workload):
-        if source.kind is ShmKind.MEMORY and source.size is None:
+    for source in gpu_sources(workload, ShmKind.MEMORY):
+        if source.size is None:
             size = fix_size(workload, ctx.settings.fix_shm_bytes)
             yield ctx.finding(
                 "SHM003",
@@ -29,11 +27,11 @@ def shm_unbounded(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
 
 def shm_exceeds_memory_limit(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
     limit = workload.memory_limit
-    if not workload.is_gpu_or_torch or limit is None or limit.bytes is None:
+    if limit is None or limit.bytes is None:
         return
-    for source in applied_sources(workload):
+    for source in gpu_sources(workload, ShmKind.MEMORY):
         size = source.size
-        if source.kind is ShmKind.MEMORY and size is not None and size.bytes is not None and size.bytes > limit.bytes:
+        if size is not None and size.bytes is not None and size.bytes > limit.bytes:
             lowered = fix_size(workload, size.bytes)
             yield ctx.finding(
                 "SHM004",
@@ -53,12 +51,10 @@ def shm_exceeds_memory_limit(workload: Workload, ctx: CheckContext) -> Iterator[
 
 
 def shm_too_small(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
-    if not workload.is_gpu_or_torch:
-        return
     minimum = ctx.settings.min_shm_bytes
-    for source in applied_sources(workload):
+    for source in gpu_sources(workload, ShmKind.MEMORY):
         size = source.size
-        if source.kind is ShmKind.MEMORY and size is not None and size.bytes is not None and size.bytes < minimum:
+        if size is not None and size.bytes is not None and size.bytes < minimum:
             raised = fix_size(workload, ctx.settings.fix_shm_bytes)
             fix = (
                 Fix(FixAction.SET_SIZE, f"raise it to {human(raised)}", size_bytes=raised, source=source)

@@ -4,46 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.checks.context import CheckContext
+from shmlint.checks.context import CheckContext, gpu_sources
 from shmlint.effective import applied_sources
 from shmlint.model import Finding, ShmKind, Workload
 
 
 def shm_disk_backed(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
-    if not workload.is_gpu_or_torch:
-        return
-    for source in applied_sources(workload):
-        if source.kind is ShmKind.DISK:
-            yield ctx.finding(
-                "SHM006",
-                f"{workload.name}: /dev/shm is {source.description}, which is disk-backed: it works but every "
-                f"batch goes through the disk and counts as ephemeral storage; use a memory-backed volume "
-                f"(emptyDir medium: Memory, tmpfs) with a size",
-                source.span,
-                workload,
-            )
+    for source in gpu_sources(workload, ShmKind.DISK):
+        yield ctx.finding(
+            "SHM006",
+            f"{workload.name}: /dev/shm is {source.description}, which is disk-backed: it works but every "
+            f"batch goes through the disk and counts as ephemeral storage; use a memory-backed volume "
+            f"(emptyDir medium: Memory, tmpfs) with a size",
+            source.span,
+            workload,
+        )
 
 
 def host_ipc(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
-    if not workload.is_gpu_or_torch:
-        return
-    for source in applied_sources(workload):
-        if source.kind is ShmKind.HOST_IPC:
-            yield ctx.finding(
-                "SHM007",
-                f"{workload.name} uses the host IPC namespace ({source.description}): /dev/shm is large, but the "
-                f"container shares the host's IPC objects and Pod Security 'baseline' forbids it; prefer a sized "
-                f"memory-backed /dev/shm",
-                source.span,
-                workload,
-            )
+    for source in gpu_sources(workload, ShmKind.HOST_IPC):
+        yield ctx.finding(
+            "SHM007",
+            f"{workload.name} uses the host IPC namespace ({source.description}): /dev/shm is large, but the "
+            f"container shares the host's IPC objects and Pod Security 'baseline' forbids it; prefer a sized "
+            f"memory-backed /dev/shm",
+            source.span,
+            workload,
+        )
 
 
 def host_shm_mount(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
-    if not workload.is_gpu_or_torch:
-        return
-    for source in applied_sources(workload):
-        if source.kind is ShmKind.HOST_PATH and _is_host_shm(source.host_path):
+    for source in gpu_sources(workload, ShmKind.HOST_PATH):
+        if _is_host_shm(source.host_path):
             yield ctx.finding(
                 "SHM008",
                 f"{workload.name} mounts the host's /dev/shm ({source.description}): it shares the host's shared "
