@@ -72,7 +72,7 @@ def _configured(paths: tuple[Path, ...], config: Path | None, overrides: dict) -
     result = []
     for config_path, members in groups.items():
         try:
-            effective = load_effective(members[0], config_path) if config_path else load_effective(members[0], None)
+            effective = load_effective(members[0], config_path)
         except ConfigError as exc:
             raise click.ClickException(str(exc)) from None
         result.append((replace(effective.settings, **overrides), members))
@@ -146,14 +146,12 @@ def check(
 
     overrides = _overrides(select, ignore, fail_on, prefilter=False if no_prefilter else None)
     stdin = Path("-") in paths
-    files: list[FileResult] = []
-    groups = _configured(tuple(p for p in paths if p != Path("-")) or (Path("."),), config, overrides)
-    for settings, members in groups:
-        if members != [Path(".")] or not stdin:
-            files.extend(Engine(settings).check_paths(members).files)
-    if stdin:  # judged with the configuration of the current folder
-        files.append(_check_stdin(Engine(_configured((Path("."),), config, overrides)[0][0]), stdin_filename))
+    targets = tuple(p for p in paths if p != Path("-")) or (() if stdin else (Path("."),))
+    groups = _configured(targets or (Path("."),), config, overrides)  # stdin alone: the current folder's
+    files: list[FileResult] = [r for s, members in groups if targets for r in Engine(s).check_paths(members).files]
     settings = groups[0][0]
+    if stdin:
+        files.append(_check_stdin(Engine(settings), stdin_filename))
     report = _apply_baseline(Report(tuple(files)), baseline_file, write_baseline_file, quiet)
     text = _render(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
     if output is not None:
@@ -267,39 +265,25 @@ def fix(
 ) -> None:
     """Show (or with --write apply) the fixes as a unified diff; exit 1 when something would change."""
     from shmlint.discover import discover
-    from shmlint.engine import Engine
-    from shmlint.fix.apply import fix_source
-    from shmlint.fix.diff import unified
-    from shmlint.fix.write import WriteError, write_atomic
+    from shmlint.fix.run import fix_candidates
 
     overrides = _overrides(select, ignore, None, fix_shm_bytes=_size(shm_size))
-    changed = fixed = failures = 0
     jobs = [
-        (Engine(settings), candidate)
+        (settings, candidate)
         for settings, members in _configured(paths or (Path("."),), config, overrides)
         for candidate in discover(members, settings.exclude)
     ]
-    for engine, candidate in jobs:
-        checked = engine.check_candidate(candidate)
-        if checked.source is None or not any(f.fixable for f in checked.findings):
-            continue
-        result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe_fixes)
-        for problem in result.problems:
-            click.echo(f"{candidate.path}: {problem}", err=True)
-        if not result.changed:
-            continue
-        changed += 1
-        fixed += len(result.applied)
-        if not write:
-            click.echo(unified(str(candidate.path), checked.source.text, result.text), nl=False)
-            continue
-        try:
-            write_atomic(candidate.path, result.source.encode(result.text), result.source.encode())
-        except WriteError as exc:
+    changed = fixed = failures = 0
+    for outcome in fix_candidates(jobs, write=write, unsafe=unsafe_fixes):
+        for problem in outcome.problems:
+            click.echo(f"{outcome.path}: {problem}", err=True)
+        if outcome.error is not None:
             failures += 1
-            click.echo(f"{candidate.path}: {exc}", err=True)
-            continue
-        click.echo(f"{candidate.path}: fixed {len(result.applied)} finding(s)")
+            click.echo(f"{outcome.path}: {outcome.error}", err=True)
+        elif outcome.diff:
+            changed += 1
+            fixed += outcome.applied
+            click.echo(f"{outcome.path}: fixed {outcome.applied} finding(s)" if write else outcome.diff, nl=write)
     verb = "Fixed" if write else "Would fix"
     click.echo(f"{verb} {fixed} finding(s) in {changed} file(s).", err=not write)
     if failures:

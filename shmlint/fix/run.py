@@ -1,0 +1,69 @@
+"""Fixing many files: each file is checked, fixed, diffed or written on its own, in worker processes when there
+are enough files to pay for them; outcomes come back in discovery order."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from shmlint.discover import Candidate
+from shmlint.engine import PARALLEL_MIN_FILES, Engine
+from shmlint.settings import Settings
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    path: str
+    applied: int = 0  # findings fixed
+    diff: str = ""  # the unified diff (empty when nothing changes)
+    problems: tuple[str, ...] = ()  # fixes dropped, with why
+    error: str | None = None  # the file could not be written
+
+
+def fix_file(settings: Settings, candidate: Candidate, *, write: bool, unsafe: bool) -> FileOutcome:
+    from shmlint.fix.apply import fix_source
+    from shmlint.fix.diff import unified
+    from shmlint.fix.write import WriteError, write_atomic
+
+    engine = _engine(settings)
+    checked = engine.check_candidate(candidate)
+    path = str(candidate.path)
+    if checked.source is None or not any(f.fixable for f in checked.findings):
+        return FileOutcome(path)
+    result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe)
+    if not result.changed:
+        return FileOutcome(path, problems=result.problems)
+    diff = unified(path, result.source.text, result.text)
+    if write:
+        try:
+            write_atomic(candidate.path, result.source.encode(result.text), result.source.encode())
+        except WriteError as exc:
+            return FileOutcome(path, 0, diff, result.problems, str(exc))
+    return FileOutcome(path, len(result.applied), diff, result.problems)
+
+
+@functools.lru_cache(maxsize=1)
+def _engine(settings: Settings) -> Engine:
+    return Engine(settings)
+
+
+def fix_candidates(
+    jobs: list[tuple[Settings, Candidate]], *, write: bool, unsafe: bool, processes: int | None = None
+) -> Iterator[FileOutcome]:
+    workers = min(processes or os.cpu_count() or 1, max(1, len(jobs) // PARALLEL_MIN_FILES))
+    task = functools.partial(_fix_job, write=write, unsafe=unsafe)
+    if workers <= 1:
+        yield from map(task, jobs)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(workers, get_context("fork")) as pool:
+        yield from pool.map(task, jobs, chunksize=max(8, len(jobs) // (workers * 8)))
+
+
+def _fix_job(job: tuple[Settings, Candidate], *, write: bool, unsafe: bool) -> FileOutcome:
+    settings, candidate = job
+    return fix_file(settings, candidate, write=write, unsafe=unsafe)
