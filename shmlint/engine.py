@@ -211,6 +211,7 @@ class Engine:
             return FileResult(source.path, tuple(findings), source=source, unused_suppressions=tuple(unused))
         raw = [f for w in workloads for f in run_checks(w, self.context) if f.code not in w.ignored_codes]
         findings, unused = apply_suppressions(self.path_ignores(raw, path), self.suppressions(source))
+        findings = _only_applicable_fixes(findings, source)
         return FileResult(source.path, tuple(findings), tuple(notices), tuple(workloads), source, tuple(unused))
 
     def suppressions(self, source: SourceText) -> list[Suppression]:
@@ -295,8 +296,6 @@ class Engine:
             from shmlint.extract import compose as compose_files
 
             if compose_files.is_compose(source.path, documents):
-                if compose_files.is_override(path) and compose_files.base_of(path) is not None:
-                    return []  # judged merged onto its base, where the services are defined
                 return compose_files.extract_compose(
                     source, documents, signals, base_dir=path.parent, read_file=self.read_source
                 )
@@ -333,6 +332,29 @@ class Engine:
             source.path,
             "template (Helm/Jinja markers): not plain YAML, not checked; lint its rendered output instead",
         )
+
+
+def _only_applicable_fixes(findings: list[Finding], source: SourceText) -> list[Finding]:
+    """A finding is fixable only when its fixer can write the fix in this file (not for a TrainJob's trainer, a
+    compose service that joins another's IPC namespace, a mapping other services merge in...)."""
+    if not any(f.fix for f in findings):
+        return findings
+    from shmlint.fix.apply import edits_for
+
+    return [f if f.fix is None or edits_for(f, source) else replace(f, fix=None) for f in findings]
+
+
+def parse_error(source: SourceText, kind: FileKind) -> str | None:
+    """Why the text no longer parses, whatever rules are selected (the fixer's guard); None when it does."""
+    if kind is not FileKind.YAML:
+        return None  # shell, Makefile and Markdown text is tokenised, never rejected
+    from shmlint.parsers.yamlnodes import YamlError, compose
+
+    try:
+        compose(source)
+    except YamlError as exc:
+        return f"line {exc.line}, column {exc.column}: {exc.message}"
+    return None
 
 
 def _configured_signal_pattern(signals: Signals) -> re.Pattern[str] | None:

@@ -92,12 +92,17 @@ def round_pages(value: int) -> int:
     return -(-value // PAGE) * PAGE
 
 
+def rounding_step(estimate_bytes: int) -> int:
+    """The largest power of two <= 1/16 of the estimate, at least 1 MiB: sizes that read well (320Mi, 2688Mi)."""
+    return max(MIB, 1 << max(0, (estimate_bytes // 16).bit_length() - 1))
+
+
 def recommend(estimate_bytes: int) -> int:
-    """The estimate rounded up to a size that reads well: a multiple of the largest power of two <= 1/16 of it
-    (at least 1 MiB), so at most ~6% above the estimate, which keeps it under 1.5x the measured need."""
+    """The estimate rounded up to a multiple of ``rounding_step``: at most ~6% more (or 1 MiB), which keeps it
+    under 1.5x the measured need (docs/validation.md); the runtime default when nothing needs /dev/shm."""
     if estimate_bytes <= 0:
         return DEFAULT_SHM_BYTES
-    step = max(MIB, 1 << max(0, (estimate_bytes // 16).bit_length() - 1))
+    step = rounding_step(estimate_bytes)
     return -(-estimate_bytes // step) * step
 
 
@@ -123,14 +128,18 @@ class Estimate:
         pages = f" -> {self.batch_bytes:,} B in whole 4 KiB pages" if raw != self.batch_bytes else ""
         size = self.recommended_bytes
         return [
-            f"per batch:   {h.batch_size} samples x {h.sample_bytes:,} B = {raw:,} B{pages} ({human(self.batch_bytes)})",
+            f"per batch:   {h.batch_size} samples x {h.sample_bytes:,} B = {raw:,} B{pages} "
+            f"({human(self.batch_bytes)})",
             f"in flight:   {h.workers} workers x prefetch {h.prefetch_factor} + 2 (held and being received by the "
             f"main process) = {self.batches_per_process} batches",
-            f"per process: {self.batches_per_process} x {self.batch_bytes:,} B = {per_process:,} B ({human(per_process)})",
+            f"per process: {self.batches_per_process} x {self.batch_bytes:,} B = {per_process:,} B "
+            f"({human(per_process)})",
             f"container:   {h.procs} process(es) x {per_process:,} B = {self.estimate_bytes:,} B",
-            f"estimate:    {human(self.estimate_bytes)}",
-            f"recommended: {human(size)} (Kubernetes sizeLimit: {format_kubernetes(size)}, "
-            f"docker --shm-size={format_docker(size)}, compose shm_size: {format_compose(size)})",
+            f"estimate:    {self.estimate_bytes:,} B ({human(self.estimate_bytes)})",
+            f"recommended: {size:,} B ({human(size)}): the estimate rounded up to a multiple of "
+            f"{human(rounding_step(self.estimate_bytes))}",
+            f"write it:    Kubernetes sizeLimit: {format_kubernetes(size)}, "
+            f"docker/podman --shm-size={format_docker(size)}, compose shm_size: {format_compose(size)}",
         ]
 
     def as_dict(self) -> dict[str, int]:

@@ -9,12 +9,10 @@ import pytest
 
 from shmlint.extract.compose import (
     ServiceTarget,
-    base_of,
     extract_compose,
     interpolate,
     is_compose,
     is_override,
-    override_of,
 )
 from shmlint.model import APPLIED_KINDS, ShmKind, Workload
 from shmlint.parsers.dockerfile import torch_evidence, torch_install
@@ -329,11 +327,11 @@ def test_override_file_is_merged(tmp_path: Path) -> None:
     assert trainer.shm[0].span.path == str(tmp_path / "compose.override.yaml") and trainer.shm[0].span.line == 3
     assert trainer.gpu and trainer.nccl_shm_disabled and trainer.memory_limit.bytes == 64 * GIB
     assert trainer.target.path == str(tmp_path / "compose.yaml") and trainer.target.shm_size is None
-    assert workloads['service "extra"'].span.path == str(tmp_path / "compose.override.yaml")
+    assert 'service "extra"' not in workloads  # defined by the override alone: reported with it
     override = read_file(tmp_path / "compose.override.yaml")
-    assert extract_compose(override, compose(override), Signals(), base_dir=tmp_path, read_file=read_file) == []
-    assert base_of(tmp_path / "compose.override.yaml") == tmp_path / "compose.yaml"
-    assert override_of(tmp_path / "compose.yaml") == tmp_path / "compose.override.yaml"
+    from_override = extract_compose(override, compose(override), Signals(), base_dir=tmp_path, read_file=read_file)
+    assert [w.name for w in from_override] == ['service "extra"']
+    assert from_override[0].span.path == from_override[0].target.path == str(tmp_path / "compose.override.yaml")
 
 
 def test_override_reset_tag(tmp_path: Path) -> None:
@@ -416,24 +414,24 @@ def test_torch_evidence_file(tmp_path: Path) -> None:
 # -- the fixer's target -------------------------------------------------------------------------------------
 
 
-def test_target_block_mapping() -> None:
-    text = (
-        "x: &a\n  image: y\nservices:\n  web:\n    <<: *a\n    build: .\n    deploy:\n      replicas: 1  # c\n"
-        "\n  # next\n  db: {image: z}\n"
-    )
-    target = one_target(text, 'service "web"')
-    assert (target.flow, target.indent, target.build_key) == (False, 4, text.index("build:"))
-    assert text[: target.insert_at].endswith("replicas: 1  # c")
-
-
-def test_target_ends_with_alias_and_flow() -> None:
-    text = "x: &a [1]\nservices:\n  web:\n    image: y\n    ports: *a\n  db: {image: z, shm_size: 1g}\n  e: {}\n"
+def test_target_is_the_services_own_mapping() -> None:
+    text = "x: &a\n  image: y\nservices:\n  web:\n    <<: *a\n    build: .\n  db: {image: z, shm_size: 1g}\n"
     web = one_target(text, 'service "web"')
-    assert text[: web.insert_at].endswith("ports: *a")
+    assert web.mapping_start == text.index("<<: *a") and web.shm_size is None
     db = one_target(text, 'service "db"')
-    assert db.flow and text[db.insert_at] == "}" and not db.empty and db.shm_size.line == 6
-    empty = one_target(text, 'service "e"')
-    assert empty.empty and text[empty.insert_at] == "}"
+    assert db.mapping_start == text.index("{image: z") and db.shm_size.line == 7
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("services:\n  gpu: &base\n    image: y\n  web:\n    <<: *base\n", 'service "gpu"'),  # merged into web
+        ("services:\n  a: {image: x}\n  b: {image: y, ipc: 'service:a'}\n", 'service "b"'),  # a's namespace
+    ],
+    ids=["merged-elsewhere", "joins-another-namespace"],
+)
+def test_no_target_where_an_edit_would_not_do_what_it_says(text: str, name: str) -> None:
+    assert one_target(text, name) is None
 
 
 def test_target_of_aliased_service_is_none() -> None:

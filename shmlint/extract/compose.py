@@ -30,6 +30,7 @@ from shmlint.parsers.yamlnodes import (
     is_null,
     scalar,
     sequence,
+    walk_mappings,
 )
 from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText
@@ -72,20 +73,6 @@ def is_compose(path: str, documents: list[Node]) -> bool:
 def is_override(path: str | PurePath) -> bool:
     """``compose.override.yaml`` and friends: partial services that only mean something on top of a base file."""
     return _file_name(path) in OVERRIDE_FILES
-
-
-def base_of(path: Path) -> Path | None:
-    """The default compose file beside an override file: compose merges the override onto it."""
-    if not is_override(path):
-        return None
-    return next((path.parent / name for name in DEFAULT_FILES if (path.parent / name).is_file()), None)
-
-
-def override_of(path: Path) -> Path | None:
-    """The override file compose would merge onto this default compose file (the first one that exists)."""
-    if _file_name(path) not in DEFAULT_FILES:
-        return None
-    return next((path.parent / name for name in OVERRIDE_FILES if (path.parent / name).is_file()), None)
 
 
 def _file_name(path: str | PurePath) -> str:
@@ -160,11 +147,7 @@ class ServiceTarget:
 
     path: str
     service: str
-    flow: bool  # the mapping is written ``{...}``: insert ``, shm_size: X`` before the closing brace
-    indent: int  # 0-based column of the mapping's own keys (block style)
-    insert_at: int  # block: end of the last own key/value line, before its line break; flow: the closing brace
-    empty: bool  # a flow mapping with no keys yet (``{}``): no comma before the new key
-    build_key: int | None  # offset of the mapping's own ``build:`` key
+    mapping_start: int  # offset of the service's own mapping node in that file
     shm_size: Span | None  # the mapping's own ``shm_size`` value
 
 
@@ -239,6 +222,7 @@ class _Extractor:
         self.read_file = read_file
         self.m = Mappings()
         self.files: dict[Path, _File | None] = {}
+        self.merged: dict[int, set[int]] = {}
 
     # -- loading ---------------------------------------------------------------------------------------------
 
@@ -588,25 +572,30 @@ class _Extractor:
         value = entry.value if entry else None
         return frozenset(code.strip().upper() for code in (value or "").split(",") if code.strip())
 
-    def target(self, service: _Service) -> ServiceTarget | None:
-        """Where a fixer writes ``shm_size``; None when the service's mapping is an alias written elsewhere."""
+    def target(self, service: _Service, owns: dict[str, _Own]) -> ServiceTarget | None:
+        """Where a fixer writes ``shm_size``: the service's own mapping. None where an edit there would not do
+        what it says: a service written as an alias, a mapping other services merge in (the edit would change
+        them too), or a service that joins another one's IPC namespace (its own shm_size does not apply)."""
         mapping, key, source = service.mapping, service.key, service.file.source
-        if mapping.start_mark.index < key.end_mark.index:
+        if mapping.start_mark.index < key.end_mark.index or id(mapping) in self.merged_elsewhere(service.file):
             return None
-        own = {scalar(k): (k, v) for k, v in mapping.value if isinstance(k, ScalarNode) and k.tag != MERGE_TAG}
-        build = own.get("build")
+        if owns[service.name].ipc_service is not None:
+            return None
+        own = {scalar(k): v for k, v in mapping.value if isinstance(k, ScalarNode) and k.tag != MERGE_TAG}
         shm = own.get("shm_size")
-        shm_span = source.span(shm[1].start_mark.index, shm[1].end_mark.index) if shm else None
-        indent = mapping.value[0][0].start_mark.column if mapping.value else key.start_mark.column + 2
-        if mapping.flow_style:
-            insert_at = source.text.rfind("}", mapping.start_mark.index, mapping.end_mark.index)
-        else:
-            insert_at = _line_end(source.text, _content_end(source.text, mapping))
-        return ServiceTarget(
-            path=source.path, service=service.name, flow=bool(mapping.flow_style), indent=indent,
-            insert_at=insert_at, empty=not mapping.value, build_key=build[0].start_mark.index if build else None,
-            shm_size=shm_span,
-        )
+        shm_span = source.span(shm.start_mark.index, shm.end_mark.index) if shm is not None else None
+        return ServiceTarget(source.path, service.name, mapping.start_mark.index, shm_span)
+
+    def merged_elsewhere(self, file: _File) -> set[int]:
+        """Ids of the mappings that some mapping of the file merges in with ``<<`` (worked out once per file)."""
+        found = self.merged.get(id(file.root))
+        if found is None:
+            found = self.merged[id(file.root)] = set()
+            for mapping in walk_mappings(file.root):
+                for key, value in mapping.value:
+                    if key.tag == MERGE_TAG:
+                        found.update(id(n) for n in (value.value if isinstance(value, SequenceNode) else [value]))
+        return found
 
     # -- one workload per service ----------------------------------------------------------------------------
 
@@ -641,7 +630,7 @@ class _Extractor:
                     memory_limit=self.memory_limit(service),
                     nccl_shm_disabled=self.nccl_shm_disabled(service),
                     ignored_codes=self.ignored_codes(service),
-                    target=self.target(service),
+                    target=self.target(service, owns),
                 )
             )
         return workloads
@@ -739,49 +728,6 @@ def _option_size(found: _Found, options: str) -> Size | None:
     return None
 
 
-def _content_end(text: str, mapping: MappingNode) -> int:
-    """Offset just after the last character written for a block mapping's own keys (comments excluded).
-
-    Block collections end where the next token starts, after trailing comments, so the walk descends to the last
-    scalar or flow node. An alias (its node written earlier, at the anchor) stops the walk: the text is read back
-    from the mapping's end instead.
-    """
-    node: Node = mapping
-    while isinstance(node, (MappingNode, SequenceNode)) and not node.flow_style and node.value:
-        if isinstance(node, MappingNode):
-            key, child = node.value[-1]
-            floor = key.end_mark.index
-        else:
-            child = node.value[-1]
-            floor = node.value[-2].end_mark.index if len(node.value) > 1 else node.start_mark.index
-        if child.start_mark.index < floor:
-            return _last_content_line_end(text, mapping.end_mark.index)
-        node = child
-    end = node.end_mark.index
-    while end > 0 and text[end - 1] in " \t\r\n":
-        end -= 1
-    return end
-
-
-def _last_content_line_end(text: str, end: int) -> int:
-    """Back from ``end`` over blank and comment-only lines: the end of the last line that holds content."""
-    while end > 0:
-        start = text.rfind("\n", 0, end - 1) + 1 if end > 1 else 0
-        line = text[start:end].strip()
-        if line and not line.startswith("#"):
-            return start + len(text[start:end].rstrip())
-        end = start
-    return 0
-
-
-def _line_end(text: str, offset: int) -> int:
-    """The end of the line holding ``offset``, before its line break."""
-    newline = text.find("\n", offset)
-    if newline == -1:
-        return len(text)
-    return newline - 1 if newline > 0 and text[newline - 1] == "\r" else newline
-
-
 # -- entry point ---------------------------------------------------------------------------------------------
 
 
@@ -793,16 +739,23 @@ def extract_compose(
     base_dir: Path,
     read_file: ReadFile,
 ) -> list[Workload]:
-    """One Workload per service of a compose file, with ``extends`` and a default override file merged in."""
+    """One Workload per service defined in this file, with ``extends`` and the default override file merged in.
+
+    A default file and its override are judged together, as ``docker compose`` runs them; each file reports the
+    services it defines (a service only the override adds belongs to the override), so findings and fixes land in
+    the file that holds the service.
+    """
     extractor = _Extractor(signals, read_file)
     name = _file_name(source.path)
-    if is_override(name) and any(read_file(base_dir / base) is not None for base in DEFAULT_FILES):
-        return []  # judged as part of its base file
     root = next((doc for doc in documents if isinstance(doc, MappingNode)), None)
     if root is None:
         return []
-    main = _File(source, root, base_dir)
-    override = None
-    if name in DEFAULT_FILES:
+    this = _File(source, root, base_dir)
+    main, override = this, None
+    if is_override(name):
+        base = next((f for f in (extractor.load(base_dir / b) for b in DEFAULT_FILES) if f is not None), None)
+        main, override = (base, this) if base is not None else (this, None)
+    elif name in DEFAULT_FILES:
         override = next((f for f in (extractor.load(base_dir / o) for o in OVERRIDE_FILES) if f is not None), None)
-    return extractor.workloads(extractor.services(main, override))
+    workloads = extractor.workloads(extractor.services(main, override))
+    return [w for w in workloads if w.span.path == source.path]

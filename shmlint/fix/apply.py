@@ -7,11 +7,12 @@ reported. Fixes that meet each other (two containers of one pod both wanting the
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from shmlint.discover import FileKind
-from shmlint.engine import Engine
+from shmlint.engine import Engine, parse_error
 from shmlint.model import Applicability, Edit, Finding, FixAction, Format
 from shmlint.source import SourceText
 
@@ -59,27 +60,43 @@ def _wanted(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.applicability is Applicability.SAFE)
 
 
+def _identity(finding: Finding) -> tuple[str, str]:
+    return finding.code, finding.workload.name if finding.workload else ""
+
+
 def fix_source(engine: Engine, source: SourceText, kind: FileKind, path: Path, *, unsafe: bool = False) -> FixResult:
     current = source
     applied: list[Finding] = []
     problems: list[str] = []
+    previous: Counter[tuple[str, str]] = Counter()  # wanted findings of the last round, by code and workload
+    fixed_last: set[tuple[str, str]] = set()
     for _ in range(MAX_ROUNDS):
         result = engine.check_source(current, kind, path)
+        wanted = [f for f in result.findings if _wanted(f, unsafe)]
+        counts = Counter(map(_identity, wanted))
+        stuck = {identity for identity in fixed_last if counts[identity] >= previous[identity]}
+        problems.extend(f"{code} fix dropped: it did not hold for {name}" for code, name in sorted(stuck))
+        previous, fixed_last = counts, set()
         kept: list[Edit] = []
-        fixed_now: list[Finding] = []
-        for finding in result.findings:
-            if not _wanted(finding, unsafe):
+        fixed_now: list[tuple[Finding, list[Edit]]] = []
+        for finding in wanted:
+            if _identity(finding) in stuck:
                 continue
             edits = edits_for(finding, current)
             if edits and not any(_touches(e, k) for e in edits for k in kept):
                 kept.extend(edits)
-                fixed_now.append(finding)
+                fixed_now.append((finding, edits))
         if not kept:
             break
-        candidate = replace(current, text=splice(current.text, kept))
-        if any(f.code == "SHM000" for f in engine.check_source(candidate, kind, path).findings):
-            problems.extend(f"{f.code} fix dropped: it would make the file unparsable ({f.message})" for f in fixed_now)
-            break
-        applied.extend(fixed_now)
-        current = candidate
+        # later fixes first, so that each one's offsets still hold after the ones below it are spliced in;
+        # each result must still parse, or that fix alone is dropped
+        for finding, edits in sorted(fixed_now, key=lambda pair: min(e.start for e in pair[1]), reverse=True):
+            candidate = replace(current, text=splice(current.text, edits))
+            error = parse_error(candidate, kind)
+            if error is not None:
+                problems.append(f"{finding.code} fix dropped: it would make the file unparsable ({error})")
+                continue
+            current = candidate
+            applied.append(finding)
+            fixed_last.add(_identity(finding))
     return FixResult(source, current.text, tuple(applied), tuple(problems))

@@ -1,4 +1,8 @@
-"""Fixes for compose services: a service-level ``shm_size``, sizes on tmpfs mounts, respelled sizes."""
+"""Fixes for compose services: a service-level ``shm_size``, sizes on tmpfs mounts, respelled sizes.
+
+Edits go into the flagged service's own mapping (never an anchor it merges from, which other services share);
+``shmlint.fix.yamledit`` shapes them like their siblings.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from shmlint.extract.compose import ServiceTarget
 from shmlint.fix import yamledit
 from shmlint.fix.yamledit import Block
 from shmlint.model import Edit, Fix, FixAction, ShmSource, Workload
-from shmlint.parsers.yamlnodes import MappingNode, ScalarNode, YamlError, compose
+from shmlint.parsers.yamlnodes import Mappings, MappingNode, Node, ScalarNode, YamlError, compose, walk_mappings
 from shmlint.sizes import format_compose, format_docker
 from shmlint.source import SourceText
 
@@ -15,38 +19,68 @@ def _quoted(size: int) -> str:
     return f'"{format_compose(size)}"'
 
 
-def _add_shm_size(target: ServiceTarget, source: SourceText, size: int) -> list[Edit]:
-    entry = f"shm_size: {_quoted(size)}"
-    if target.flow:
-        return [Edit(target.insert_at, target.insert_at, entry if target.empty else f", {entry}")]
-    return [Edit(target.insert_at, target.insert_at, f"{source.newline}{' ' * target.indent}{entry}")]
+def _within(span_start: int, node: Node) -> bool:
+    return node.start_mark.index <= span_start < node.end_mark.index
 
 
-def _size_tmpfs(source: SourceText, shm: ShmSource, size: int) -> list[Edit]:
-    """``tmpfs: [/dev/shm]`` gets ``:size=8g``; a long-form tmpfs volume gets ``tmpfs: {size: bytes}``."""
-    node = _node_at(source, shm.span.start)
+def _set_shm_size(source: SourceText, service: MappingNode, target: ServiceTarget, size: int) -> list[Edit]:
+    """Replace the service's own ``shm_size`` (an empty one too), or add one that overrides what it merges in."""
+    if target.shm_size is not None:
+        span = target.shm_size
+        return [Edit(span.start, span.end, (" " if span.start == span.end else "") + _quoted(size))]
+    return [yamledit.add_key(source, service, "shm_size", _quoted(size), yamledit.indent_step(service), 0)]
+
+
+def _size_tmpfs(source: SourceText, service: MappingNode, shm: ShmSource, size: int) -> list[Edit]:
+    """``tmpfs: [/dev/shm]`` gets ``:size=8g``; a long-form tmpfs volume gets ``size`` in its ``tmpfs`` options.
+    A ``tmpfs`` merged in from an anchor is shared: the service gets its own ``tmpfs`` list instead."""
+    if not _within(shm.span.start, service):
+        return _own_tmpfs(source, service, size)
+    node = _node_at(service, shm.span.start)
     if isinstance(node, ScalarNode) and not node.style and node.value.rstrip("/") == "/dev/shm":
         return [Edit(node.end_mark.index, node.end_mark.index, f":size={format_docker(size)}")]
-    if isinstance(node, MappingNode) and node.value and not any(k.value == "tmpfs" for k, _ in node.value):
-        step = yamledit.indent_step(node)
-        return [yamledit.add_key(source, node, "tmpfs", Block((("size", str(size)),)), step, 0)]
+    if isinstance(node, MappingNode) and node.value:
+        options = next((v for k, v in node.value if isinstance(k, ScalarNode) and k.value == "tmpfs"), None)
+        if options is None:
+            return [yamledit.add_key(source, node, "tmpfs", Block((("size", str(size)),)), yamledit.indent_step(node), 0)]
+        if isinstance(options, MappingNode) and options.value and _within(options.start_mark.index, node):
+            return [yamledit.add_key(source, options, "size", str(size), yamledit.indent_step(options), 0)]
     return []
 
 
-def _node_at(source: SourceText, offset: int) -> MappingNode | ScalarNode | None:
-    try:
-        documents = compose(source)
-    except YamlError:
-        return None
-    stack = list(documents)
+def _own_tmpfs(source: SourceText, service: MappingNode, size: int) -> list[Edit]:
+    """The inherited short ``tmpfs`` entries, written into the service with /dev/shm sized (own keys win)."""
+    inherited = Mappings().get(service, "tmpfs")
+    entries = [inherited] if isinstance(inherited, ScalarNode) else getattr(inherited, "value", [])
+    if not entries or not all(isinstance(e, ScalarNode) and not e.style for e in entries):
+        return []
+    values = [f"{e.value}:size={format_docker(size)}" if e.value.rstrip("/") == "/dev/shm" else e.value for e in entries]
+    return [yamledit.add_key(source, service, "tmpfs", f"[{', '.join(values)}]", yamledit.indent_step(service), 0)]
+
+
+def _node_at(root: Node, offset: int) -> Node | None:
+    """The node written at ``offset`` inside ``root`` (not through an alias to elsewhere)."""
+    stack = [root]
     while stack:
         node = stack.pop()
         if node.start_mark.index == offset and isinstance(node, (MappingNode, ScalarNode)):
             return node
         if isinstance(node, MappingNode):
-            stack.extend(value for _, value in node.value)
+            stack.extend(value for _, value in node.value if _within(value.start_mark.index, root))
         elif not isinstance(node, ScalarNode):
-            stack.extend(node.value)
+            stack.extend(item for item in node.value if _within(item.start_mark.index, root))
+    return None
+
+
+def _service_mapping(source: SourceText, target: ServiceTarget) -> MappingNode | None:
+    try:
+        documents = compose(source)
+    except YamlError:
+        return None
+    for document in documents:
+        for node in walk_mappings(document):
+            if node.start_mark.index == target.mapping_start:
+                return node
     return None
 
 
@@ -54,12 +88,14 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     target = workload.target
     if not isinstance(target, ServiceTarget) or target.path != source.path or not fix.size_bytes:
         return []
+    service = _service_mapping(source, target)
+    if service is None:
+        return []
     if fix.action is FixAction.ADD_SHM:
-        return _add_shm_size(target, source, fix.size_bytes)
+        return _set_shm_size(source, service, target, fix.size_bytes)
     if fix.action is FixAction.SET_SIZE and fix.source is not None:
-        size = fix.source.size
-        if fix.source.namespace_size and size is not None:
-            return [Edit(size.span.start, size.span.end, _quoted(fix.size_bytes))]
-        if size is None:
-            return _size_tmpfs(source, fix.source, fix.size_bytes)
+        if fix.source.namespace_size:
+            return _set_shm_size(source, service, target, fix.size_bytes)
+        if fix.source.size is None:
+            return _size_tmpfs(source, service, fix.source, fix.size_bytes)
     return []

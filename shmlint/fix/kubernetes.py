@@ -67,6 +67,9 @@ def _set_size_limit(
     if not isinstance(empty_dir, MappingNode) or not empty_dir.value:
         return []
     current = m.get(empty_dir, "sizeLimit")
-    if current is not None and m.own_key(empty_dir, "sizeLimit"):
+    key = m.key(empty_dir, "sizeLimit")
+    if current is not None and key is not None and m.own_key(empty_dir, "sizeLimit"):
+        if is_null(current):
+            return [yamledit.replace_null(source, key, current, size)]
         return [yamledit.replace_node(current, size)]
     return [yamledit.add_key(source, empty_dir, "sizeLimit", size, step, 0)]

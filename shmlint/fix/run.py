@@ -35,7 +35,8 @@ def fix_file(settings: Settings, candidate: Candidate, *, write: bool, unsafe: b
     result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe)
     if not result.changed:
         return FileOutcome(path, problems=result.problems)
-    diff = unified(path, result.source.text, result.text)
+    bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1
+    diff = unified(path, bom + result.source.text, bom + result.text)
     if write:
         try:
             write_atomic(candidate.path, result.source.encode(result.text), result.source.encode())

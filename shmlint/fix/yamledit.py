@@ -44,21 +44,52 @@ def is_flow(node: Node) -> bool:
     return bool(getattr(node, "flow_style", False))
 
 
-def last_leaf_end(node: Node) -> int:
-    """Offset just past the last character of a node's own text (block collections end much later)."""
+def _line_start(text: str, offset: int) -> int:
+    return text.rfind("\n", 0, offset) + 1
+
+
+def _after_line(text: str, offset: int) -> int:
+    """The start of the line after the one holding ``offset`` (the end of the text on the last line)."""
+    position = text.find("\n", offset)
+    return len(text) if position == -1 else position + 1
+
+
+def _last_content_line(text: str, end: int) -> int:
+    """Back from ``end`` over blank and comment-only lines: an offset on the last line holding content."""
+    while end > 0:
+        start = _line_start(text, end - 1)
+        line = text[start:end].strip()
+        if line and not line.startswith("#"):
+            return start
+        end = start
+    return 0
+
+
+def insertion_point(source: SourceText, collection: MappingNode | SequenceNode) -> int:
+    """Where new lines join a block collection: the start of the line after its last own text.
+
+    Block collections end where the next token starts (after trailing comments), so the walk descends to the last
+    scalar. Two cases insert before the last entry instead of after it: a block scalar (``|+`` keeps trailing blank
+    lines, and at the end of a file without a line break a new line would change its value) and an alias written
+    at the end (its node lives at the anchor, elsewhere in the file).
+    """
+    text = source.text
+    node: Node = collection
     while isinstance(node, (MappingNode, SequenceNode)) and not is_flow(node) and node.value:
-        last = node.value[-1]
-        node = last[1] if isinstance(node, MappingNode) else last
-    return node.end_mark.index
-
-
-def after_node_line(source: SourceText, node: Node) -> int:
-    """Where a new line goes after a node: the start of the line after its last text."""
-    end = last_leaf_end(node)
-    if end > 0 and source.text[end - 1] == "\n":  # block scalars end after their line break
-        return end
-    position = source.text.find("\n", end)
-    return len(source.text) if position == -1 else position + 1
+        if isinstance(node, MappingNode):
+            key, child = node.value[-1]
+            floor = key.end_mark.index
+        else:
+            child = node.value[-1]
+            floor = node.value[-2].end_mark.index if len(node.value) > 1 else node.start_mark.index
+        if child.start_mark.index < floor:  # an alias
+            return _after_line(text, _last_content_line(text, collection.end_mark.index))
+        node = child
+    if isinstance(node, ScalarNode) and node.style in ("|", ">"):
+        last = collection.value[-1]
+        first = last[0] if isinstance(collection, MappingNode) else last
+        return _line_start(text, first.start_mark.index)
+    return _after_line(text, node.end_mark.index)
 
 
 def _join(source: SourceText, at: int, lines: list[tuple[int, str]]) -> Edit:
@@ -128,7 +159,7 @@ def add_key(source: SourceText, mapping: MappingNode, key: str, value: object, s
         lines = [(column, f"{key}:"), *value.lines(column + step, step)]
     else:
         lines = [(column, f"{key}: {value}")]
-    return _join(source, after_node_line(source, mapping), lines)
+    return _join(source, insertion_point(source, mapping), lines)
 
 
 def _flow_value(value: object) -> str:
@@ -152,7 +183,7 @@ def append_item(source: SourceText, sequence: SequenceNode, item: Block, step: i
     last = sequence.value[-1]
     dash = dash_column(source, last)
     gap = column_of(last) - dash if isinstance(last, MappingNode) else 2
-    return _join(source, after_node_line(source, sequence), _item_lines(item, dash, max(gap, 2), step))
+    return _join(source, insertion_point(source, sequence), _item_lines(item, dash, max(gap, 2), step))
 
 
 def replace_node(node: Node, text: str) -> Edit:

@@ -89,9 +89,11 @@ def compose(source: SourceText) -> list[Node]:
         if mark is None:
             raise YamlError(problem or "invalid YAML", 1, 1, 0) from None
         raise YamlError(problem or "invalid YAML", mark.line + 1, mark.column + 1, mark.index) from None
-    except yaml.YAMLError as exc:  # reader errors (control characters) carry a position too
-        position = getattr(exc, "position", 0) or 0
-        line, column = source.position(min(position, len(source.text)))
+    except yaml.YAMLError as exc:  # reader errors: a character YAML forbids (libyaml counts bytes, not characters)
+        character = getattr(exc, "character", None)
+        found = source.text.find(chr(character)) if isinstance(character, int) else -1
+        position = found if found != -1 else min(getattr(exc, "position", 0) or 0, len(source.text))
+        line, column = source.position(position)
         raise YamlError(str(exc).splitlines()[0], line, column, position) from None
 
 

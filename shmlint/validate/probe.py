@@ -111,12 +111,14 @@ class Profile:
     sample_bytes: int
     prefetch_factor: int = 2
     procs: int = 1
-    batches: int = 0  # 0: enough for every prefetch slot to fill (workers * prefetch + 3)
+    batches: int = 0  # 0: 2 * workers * prefetch + 4, see batch_count
     step_seconds: float = 0.05
 
     @property
     def batch_count(self) -> int:
-        return self.batches or self.workers * self.prefetch_factor + 3
+        """A batch that did not fit fails in its worker but surfaces only when the loop reaches it, a whole
+        pipeline (workers * prefetch batches) after the first time the pipeline is full: consume past that."""
+        return self.batches or 2 * self.workers * self.prefetch_factor + 4
 
     def argv(self, python: str) -> list[str]:
         """The command line that runs this probe with ``python``."""

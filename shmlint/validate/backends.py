@@ -1,0 +1,337 @@
+"""Where a probe runs with exactly the /dev/shm a workload would get.
+
+``namespace``: a private mount, PID and network namespace (``unshare``) with a tmpfs of the size at /dev/shm, the
+same kernel mechanism container runtimes use; as root, or through a user namespace otherwise. ``podman``: a real
+OCI container given ``--shm-size``, ``--ipc``, ``--tmpfs`` or ``--mount`` as the manifest implies, with the host as
+its root filesystem (no image pulls, FACTS section 5).
+
+Cleanup does not depend on this process ending well: mounts live only in namespaces that vanish with their last
+process; ``setpriv --pdeathsig`` and ``unshare --kill-child`` kill the probe's PID namespace when this process dies,
+``timeout`` and ``podman run --timeout`` bound it even then, and ``Reaper`` kills what is still running when a run
+ends or is terminated. Every command is an argument list; values reach the shell scripts as positional
+parameters, never spliced into their text.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import shmlint
+from shmlint.sizes import DEFAULT_SHM_BYTES, format_docker, human
+
+#: where the probe's ``shmlint`` package is imported from, inside a namespace or a container
+PACKAGE_PARENT = str(Path(shmlint.__file__).resolve().parent.parent)
+#: ``podman run`` arguments for hosts like ours (FACTS section 5), used unless SHMLINT_PODMAN_ARGS says otherwise
+DEFAULT_PODMAN_ARGS = ("--cgroups=disabled", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024")
+PODMAN_ARGS_ENV = "SHMLINT_PODMAN_ARGS"
+KILL_GRACE_SECONDS = 5
+
+# $1: tmpfs | bind | host   $2: tmpfs options or the folder to bind   $3: time limit   then the command
+_NAMESPACE_SCRIPT = f"""set -e
+case "$1" in
+  tmpfs) mount -t tmpfs -o "$2" shm /dev/shm ;;
+  bind) mount --bind "$2" /dev/shm ;;
+esac
+limit="$3"
+shift 3
+exec timeout -k {KILL_GRACE_SECONDS} "$limit" "$@"
+"""
+
+# $1: folder to bind the host's / on ('-' for none), then the podman command. A hybrid cgroup v1/v2 host makes
+# crun refuse to start ("cgroups in hybrid mode not supported"): the cgroup2 mount is dropped, in this namespace only.
+_PODMAN_SCRIPT = """set -e
+if [ "$(stat -f -c %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ]; then umount /sys/fs/cgroup/unified; fi
+if [ "$1" != - ]; then mount --bind / "$1"; fi
+shift
+exec "$@"
+"""
+
+
+class Provision(enum.StrEnum):
+    """How the container gets its /dev/shm, which decides the namespace mount and the podman flag."""
+
+    DEFAULT = "default"  # the runtime's own 64 MiB: no flag
+    IPC_SIZE = "shm-size"  # the IPC namespace's /dev/shm, sized: --shm-size, compose shm_size
+    TMPFS = "tmpfs"  # --tmpfs /dev/shm:size=...
+    MOUNT_TMPFS = "mount-tmpfs"  # --mount type=tmpfs: a Memory emptyDir, a compose tmpfs volume
+    HOST_IPC = "host-ipc"  # the host's IPC namespace and so its /dev/shm
+    HOST_BIND = "host-bind"  # the host's /dev/shm bind-mounted
+    DISK = "disk"  # a folder on disk mounted at /dev/shm
+
+
+@dataclass(frozen=True)
+class ShmSpec:
+    provision: Provision
+    bytes: int | None = None  # the tmpfs size; None for host, disk, or a tmpfs with no size
+
+    @property
+    def label(self) -> str:
+        if self.provision is Provision.DEFAULT:
+            return f"{human(DEFAULT_SHM_BYTES)} (default)"
+        if self.provision in (Provision.HOST_IPC, Provision.HOST_BIND):
+            return f"host ({self.provision.value})"
+        if self.provision is Provision.DISK:
+            return "disk folder"
+        return human(self.bytes) if self.bytes is not None else "tmpfs, no size"
+
+    @property
+    def tmpfs_bytes(self) -> int | None:
+        return DEFAULT_SHM_BYTES if self.provision is Provision.DEFAULT else self.bytes
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool
+
+
+class BackendUnavailable(Exception):
+    """A backend that cannot run here; the message says what is missing."""
+
+
+class Reaper:
+    """The process groups of one validation run, so a terminated run kills them all (threads cannot be
+    interrupted, their children can). Created per run: no module state."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._live: dict[int, subprocess.Popen[str]] = {}
+        self._closed = False
+
+    @contextmanager
+    def spawn(self, argv: Sequence[str], env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[str]]:
+        with self._lock:
+            if self._closed:
+                raise BackendUnavailable("the validation run is being stopped")
+            process = subprocess.Popen(
+                list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                env=env, start_new_session=True,
+            )
+            self._live[process.pid] = process
+        try:
+            yield process
+        finally:
+            _kill_group(process)
+            with self._lock:
+                self._live.pop(process.pid, None)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            self._closed = True
+            live = list(self._live.values())
+        for process in live:
+            _kill_group(process)
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _communicate(process: subprocess.Popen[str], limit: float) -> RunOutput:
+    started = time.monotonic()
+    try:
+        stdout, stderr = process.communicate(timeout=limit + 4 * KILL_GRACE_SECONDS)
+        timed_out = process.returncode == 124
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        stdout, stderr = process.communicate()
+        timed_out = True
+    return RunOutput(process.returncode, stdout, stderr, time.monotonic() - started, timed_out)
+
+
+class Backend(Protocol):
+    name: str
+
+    def check(self) -> None:
+        """Raise BackendUnavailable unless this backend can run probes here."""
+
+    def run(self, command: Sequence[str], shm: ShmSpec, limit: float) -> RunOutput:
+        """Run ``command`` with ``shm`` at /dev/shm, no network, at most ``limit`` seconds."""
+
+
+def _require(*tools: str) -> None:
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        raise BackendUnavailable(f"missing {', '.join(missing)} (util-linux and coreutils provide them)")
+
+
+@contextmanager
+def _disk_folder(shm: ShmSpec) -> Iterator[str | None]:
+    """A fresh folder on disk for a disk-backed /dev/shm (under /var/tmp, which is on disk by convention)."""
+    if shm.provision is not Provision.DISK:
+        yield None
+        return
+    folder = tempfile.mkdtemp(prefix="shmlint-disk-shm-", dir="/var/tmp")
+    try:
+        os.chmod(folder, 0o1777)
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _probe_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (PACKAGE_PARENT, os.environ.get("PYTHONPATH"))))}
+
+
+@dataclass(frozen=True)
+class NamespaceBackend:
+    reaper: Reaper
+    name: str = "namespace"
+
+    def argv(self, command: Sequence[str], shm: ShmSpec, limit: float, disk: str | None) -> list[str]:
+        user = [] if os.geteuid() == 0 else ["--user", "--map-root-user"]
+        if shm.provision in (Provision.HOST_IPC, Provision.HOST_BIND):
+            mode, argument = "host", ""
+        elif shm.provision is Provision.DISK:
+            mode, argument = "bind", disk or ""
+        else:
+            size = shm.tmpfs_bytes
+            mode, argument = "tmpfs", "nosuid,nodev,mode=1777" + (f",size={size}" if size is not None else "")
+        return [
+            "setpriv", "--pdeathsig", "KILL",
+            "unshare", *user, "--mount", "--propagation", "private", "--net", "--pid", "--kill-child", "--mount-proc",
+            "sh", "-c", _NAMESPACE_SCRIPT, "shmlint-namespace", mode, argument, f"{limit:g}", *command,
+        ]
+
+    def check(self) -> None:
+        _require("setpriv", "unshare", "timeout")
+        output = self.run(["true"], ShmSpec(Provision.DEFAULT), 30)
+        if output.returncode != 0:
+            raise BackendUnavailable(
+                f"cannot make a private mount namespace with a tmpfs at /dev/shm (exit {output.returncode}): "
+                f"{output.stderr.strip() or 'no message'}; run as root or allow unprivileged user namespaces"
+            )
+
+    def run(self, command: Sequence[str], shm: ShmSpec, limit: float) -> RunOutput:
+        with _disk_folder(shm) as disk, self.reaper.spawn(self.argv(command, shm, limit, disk), _probe_env()) as p:
+            return _communicate(p, limit)
+
+
+def podman_args_from_env() -> tuple[str, ...]:
+    """Extra ``podman run`` arguments: SHMLINT_PODMAN_ARGS (shell words; empty for none) or the defaults."""
+    value = os.environ.get(PODMAN_ARGS_ENV)
+    return DEFAULT_PODMAN_ARGS if value is None else tuple(shlex.split(value))
+
+
+def podman_shm_flags(shm: ShmSpec, disk: str | None) -> list[str]:
+    """The flags a ``docker run``/``podman run`` line would carry for this /dev/shm."""
+    size = shm.bytes
+    if shm.provision in (Provision.DEFAULT, Provision.IPC_SIZE):
+        # podman's own default is 65,536,000 B (it reads its "65536k" in decimal), docker's and containerd's
+        # 64 MiB: the model says 64 MiB, so the default is written out
+        return [f"--shm-size={format_docker(shm.tmpfs_bytes or DEFAULT_SHM_BYTES)}"]
+    if shm.provision is Provision.TMPFS:
+        return ["--tmpfs", "/dev/shm" + (f":size={format_docker(size)}" if size is not None else "")]
+    if shm.provision is Provision.MOUNT_TMPFS:
+        return ["--mount", "type=tmpfs,destination=/dev/shm" + (f",tmpfs-size={size}" if size is not None else "")]
+    if shm.provision is Provision.HOST_IPC:
+        return ["--ipc=host"]
+    if shm.provision is Provision.HOST_BIND:
+        return ["--mount", "type=bind,source=/dev/shm,destination=/dev/shm"]
+    return ["--mount", f"type=bind,source={disk},destination=/dev/shm"]
+
+
+@dataclass(frozen=True)
+class PodmanBackend:
+    reaper: Reaper
+    run_args: tuple[str, ...] = field(default_factory=podman_args_from_env)
+    podman: str = "podman"
+    name: str = "podman"
+
+    def wrap(self, hostroot: str, podman_args: Sequence[str]) -> list[str]:
+        """Podman inside a private mount namespace where the host's / is bound at ``hostroot``."""
+        return [
+            "setpriv", "--pdeathsig", "KILL", "unshare", "--mount", "--propagation", "private", "--kill-child",
+            "sh", "-c", _PODMAN_SCRIPT, "shmlint-podman", hostroot, self.podman, *podman_args,
+        ]
+
+    def run_argv(
+        self, command: Sequence[str], shm: ShmSpec, limit: float, name: str, hostroot: str, disk: str | None
+    ) -> list[str]:
+        return self.wrap(hostroot, [
+            "run", "--rm", "--name", name, "--network", "none", "--timeout", str(math.ceil(limit) + KILL_GRACE_SECONDS),
+            *self.run_args, *podman_shm_flags(shm, disk),
+            "--mount", f"type=bind,source={PACKAGE_PARENT},destination={PACKAGE_PARENT},ro",
+            "--env", f"PYTHONPATH={PACKAGE_PARENT}", "--workdir", "/",
+            "--rootfs", hostroot,
+            "timeout", "-k", str(KILL_GRACE_SECONDS), f"{limit:g}", *command,
+        ])
+
+    def check(self) -> None:
+        _require("setpriv", "unshare", self.podman)
+        output = self.run(["true"], ShmSpec(Provision.DEFAULT), 60)
+        if output.returncode != 0:
+            raise BackendUnavailable(
+                f"podman cannot run a container here (exit {output.returncode}): "
+                f"{output.stderr.strip() or 'no message'}; set {PODMAN_ARGS_ENV} to the extra `podman run` "
+                f"arguments this host needs (now: {shlex.join(self.run_args) or 'none'})"
+            )
+
+    def run(self, command: Sequence[str], shm: ShmSpec, limit: float) -> RunOutput:
+        name = f"shmlint-probe-{uuid.uuid4().hex[:12]}"
+        hostroot = tempfile.mkdtemp(prefix="shmlint-hostroot-")
+        finished = False
+        try:
+            with _disk_folder(shm) as disk:
+                argv = self.run_argv(command, shm, limit, name, hostroot, disk)
+                with self.reaper.spawn(argv) as process:
+                    output = _communicate(process, limit)
+                    finished = not output.timed_out  # `run --rm` removed it
+                    return output
+        finally:
+            if not finished:
+                self._remove(name)
+            os.rmdir(hostroot)
+
+    def _remove(self, name: str) -> None:
+        """The container outlives a killed ``podman run`` client (conmon runs it): remove it by name."""
+        subprocess.run(
+            self.wrap("-", ["rm", "--force", "--ignore", "--time", "0", name]),
+            capture_output=True, timeout=60, check=False,
+        )
+
+
+BACKENDS = ("namespace", "podman")
+BACKENDS_ENV = "SHMLINT_VALIDATE_BACKENDS"
+
+
+def backends_from_env(default: tuple[str, ...]) -> tuple[str, ...]:
+    """The backends SHMLINT_VALIDATE_BACKENDS names (comma-separated), or ``default`` when it is unset: turning a
+    backend off is always an explicit choice."""
+    value = os.environ.get(BACKENDS_ENV)
+    if value is None:
+        return default
+    names = tuple(name.strip() for name in value.split(",") if name.strip())
+    unknown = [name for name in names if name not in BACKENDS]
+    if unknown:
+        raise ValueError(f"{BACKENDS_ENV}: unknown backend {', '.join(unknown)} (one of {', '.join(BACKENDS)})")
+    return names
+
+
+def make_backend(name: str, reaper: Reaper, podman_args: tuple[str, ...] | None = None) -> Backend:
+    if name == "namespace":
+        return NamespaceBackend(reaper)
+    if name == "podman":
+        return PodmanBackend(reaper) if podman_args is None else PodmanBackend(reaper, podman_args)
+    raise ValueError(f"unknown backend '{name}' (one of {', '.join(BACKENDS)})")

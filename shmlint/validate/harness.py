@@ -1,0 +1,233 @@
+"""Workloads -> the /dev/shm shmlint's own model gives them -> a real DataLoader probe -> one table row each.
+
+The point is to test the model the rules use (``effective_shm``), not a copy of it: a workload flagged SHM001,
+SHM002, SHM005 or SHM009 must fail the probe with an shm error, an unflagged one must pass, and after
+``shmlint fix`` the flagged one must pass too.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+
+from shmlint.discover import Candidate
+from shmlint.effective import ShmState, effective_shm
+from shmlint.engine import Engine, FileResult
+from shmlint.fix.apply import fix_source
+from shmlint.model import DataLoaderHint, Format, ShmKind, Workload
+from shmlint.sizes import MIB
+from shmlint.sizing import HINT_COMMENT, HINT_KEY, HintError, parse_hint
+from shmlint.validate.backends import Backend, BackendUnavailable, Provision, Reaper, ShmSpec
+from shmlint.validate.probe import Outcome, ProbeResult, Profile, interpret
+
+#: the findings that say "this container keeps (about) 64 MiB": each must match a failing probe
+FLAGGING_CODES = frozenset({"SHM001", "SHM002", "SHM005", "SHM009"})
+#: the loader FACTS section 1 measured, for workloads that declare none: needs ~290 MiB
+DEFAULT_PROFILE = DataLoaderHint(workers=4, batch_size=8, sample_bytes=4 * MIB)
+DEFAULT_LIMIT_SECONDS = 120.0
+
+_HINT_KEY_LINE = re.compile(re.escape(HINT_KEY) + r"""['"]?\s*[:=]\s*(?P<value>.*)$""")
+
+
+@dataclass(frozen=True)
+class Marker:
+    line: int
+    comment: bool  # a ``# shmlint: dataloader`` comment, else an annotation or label
+    value: str
+
+
+def hint_markers(text: str) -> list[Marker]:
+    markers = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        comment = HINT_COMMENT.search(line)
+        if comment:
+            markers.append(Marker(number, True, comment.group("value")))
+            continue
+        key = _HINT_KEY_LINE.search(line)
+        if key:
+            markers.append(Marker(number, False, key.group("value")))
+    return markers
+
+
+def hint_for(text: str, workload: Workload, workload_lines: Sequence[int]) -> DataLoaderHint | None:
+    """The hint written for ``workload``: a comment on or above its line (after the previous workload), or an
+    annotation/label inside it: above the container for Kubernetes (metadata comes first), below the service
+    key for compose. The workload's own ``dataloader`` wins once the extractors read hints themselves."""
+    if workload.dataloader is not None:
+        return workload.dataloader
+    line = workload.span.line
+    previous = max((other for other in workload_lines if other < line), default=0)
+    following = min((other for other in workload_lines if other > line), default=sys.maxsize)
+    markers = hint_markers(text)
+    comments = [m for m in markers if m.comment and previous < m.line <= line]
+    if workload.format is Format.COMPOSE:
+        keys = [m for m in markers if not m.comment and line <= m.line < following][:1]
+    else:
+        keys = [m for m in markers if not m.comment and previous < m.line <= line][-1:]
+    candidates = comments[-1:] or keys
+    if not candidates:
+        return None
+    try:
+        return parse_hint(candidates[0].value)
+    except HintError as exc:
+        raise HintError(f"line {candidates[0].line}: {exc}") from None
+
+
+def shm_spec(workload: Workload) -> ShmSpec | str:
+    """The /dev/shm to give the probe, straight from ``effective_shm``; a string says why none can be made."""
+    effective = effective_shm(workload)
+    source = effective.source
+    if effective.state is ShmState.DEFAULT:
+        return ShmSpec(Provision.DEFAULT)
+    if effective.state in (ShmState.SIZED, ShmState.UNBOUNDED) and source is not None:
+        if source.namespace_size:
+            return ShmSpec(Provision.IPC_SIZE, effective.bytes)
+        tmpfs = source.description.startswith("--tmpfs")
+        return ShmSpec(Provision.TMPFS if tmpfs else Provision.MOUNT_TMPFS, effective.bytes)
+    if effective.state is ShmState.HOST and source is not None:
+        return ShmSpec(Provision.HOST_IPC if source.kind is ShmKind.HOST_IPC else Provision.HOST_BIND)
+    if effective.state is ShmState.DISK:
+        return ShmSpec(Provision.DISK)
+    described = f" ({source.description})" if source is not None else ""
+    return f"/dev/shm is {effective.state.value}{described}: nothing to reproduce"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One workload to probe, as written or as ``shmlint fix`` leaves it."""
+
+    path: str
+    workload: str
+    fixed: bool
+    codes: tuple[str, ...]
+    profile: DataLoaderHint
+    declared: bool  # the profile comes from a hint, not DEFAULT_PROFILE
+    shm: ShmSpec | str  # a string: why it cannot be probed
+
+    @property
+    def flagged(self) -> bool:
+        return bool(FLAGGING_CODES.intersection(self.codes))
+
+
+@dataclass(frozen=True)
+class Row:
+    case: Case
+    backend: str
+    result: ProbeResult | None  # None: not probed (see case.shm)
+    seconds: float
+
+    @property
+    def verdict(self) -> str:
+        """``yes`` when flagged exactly when the probe fails with an shm error (and a fixed workload is neither),
+        ``NO`` otherwise or on any other failure, ``n/a`` when nothing could be probed."""
+        if self.result is None:
+            return "n/a"
+        failed = self.result.outcome is Outcome.SHM_ERROR
+        if self.result.outcome is Outcome.OTHER_ERROR or self.case.flagged != failed or (self.case.fixed and failed):
+            return "NO"
+        return "yes"
+
+
+def _codes(result: FileResult, workload: Workload) -> tuple[str, ...]:
+    return tuple(sorted({f.code for f in result.findings if f.workload is workload}))
+
+
+def _torch_workloads(result: FileResult) -> list[Workload]:
+    return [w for w in result.workloads if w.is_gpu_or_torch]
+
+
+def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
+    """A case per GPU/torch workload in the file, and one more after ``shmlint fix`` for each flagged one."""
+    checked = engine.check_candidate(candidate)
+    source = checked.source
+    if source is None:
+        return []
+    lines = [w.span.line for w in checked.workloads]
+    cases = []
+    for workload in _torch_workloads(checked):
+        hint = hint_for(source.text, workload, lines)
+        codes = _codes(checked, workload)
+        cases.append(Case(source.path, workload.name, False, codes, hint or DEFAULT_PROFILE, hint is not None,
+                          shm_spec(workload)))
+    flagged = [case for case in cases if case.flagged]
+    if not flagged:
+        return cases
+    fixed = fix_source(engine, source, candidate.kind, candidate.path)
+    rechecked = engine.check_source(replace(source, text=fixed.text), candidate.kind, candidate.path)
+    by_name = {w.name: w for w in _torch_workloads(rechecked)}
+    for case in flagged:
+        after = by_name.get(case.workload)
+        shm = shm_spec(after) if after else "the fixed file no longer has this workload"
+        codes = _codes(rechecked, after) if after else ()
+        cases.append(replace(case, fixed=True, codes=codes, shm=shm))
+    return cases
+
+
+def probe_profile(hint: DataLoaderHint) -> Profile:
+    return Profile(hint.workers, hint.batch_size, hint.sample_bytes, hint.prefetch_factor, hint.procs)
+
+
+def run_probe(backend: Backend, profile: Profile, shm: ShmSpec, limit: float = DEFAULT_LIMIT_SECONDS) -> ProbeResult:
+    output = backend.run(profile.argv(sys.executable), shm, limit)
+    return interpret(output.returncode, output.stdout, output.stderr, timed_out=output.timed_out)
+
+
+def require_torch() -> None:
+    if importlib.util.find_spec("torch") is None:
+        raise BackendUnavailable(f"torch is not installed for {sys.executable}: pip install torch==2.13.0")
+
+
+def run_cases(
+    cases: Iterable[Case],
+    backends: Sequence[Backend],
+    reaper: Reaper,
+    *,
+    jobs: int = 2,
+    limit: float = DEFAULT_LIMIT_SECONDS,
+) -> list[Row]:
+    """Every case on every backend, ``jobs`` probes at a time, rows in the order of the cases. Interrupted
+    (SIGTERM turned into an exception, Ctrl-C), it kills the running probes before waiting for its threads."""
+
+    def one(case: Case, backend: Backend) -> Row:
+        if isinstance(case.shm, str):
+            return Row(case, backend.name, None, 0.0)
+        started = time.monotonic()
+        result = run_probe(backend, probe_profile(case.profile), case.shm, limit)
+        return Row(case, backend.name, result, time.monotonic() - started)
+
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        futures = [pool.submit(one, case, backend) for case in cases for backend in backends]
+        return [future.result() for future in futures]
+    except BaseException:
+        reaper.kill_all()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+HEADER = ("workload", "backend", "effective /dev/shm", "findings", "probe", "agrees", "seconds")
+
+
+def table_cells(row: Row) -> tuple[str, ...]:
+    case = row.case
+    name = f"{case.path}: {case.workload}" + (" [after fix]" if case.fixed else "")
+    shm = case.shm.label if isinstance(case.shm, ShmSpec) else "?"
+    probe = row.result.shown if row.result else f"not run: {case.shm}"
+    return (name, row.backend, shm, ",".join(case.codes) or "-", probe, row.verdict, f"{row.seconds:.1f}")
+
+
+def render(rows: Sequence[Row]) -> str:
+    """A Markdown table (readable in a terminal, pasteable in docs)."""
+    cells = [HEADER, *(table_cells(row) for row in rows)]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(HEADER))]
+
+    def line(values: Sequence[str]) -> str:
+        return "| " + " | ".join(v.ljust(w) for v, w in zip(values, widths)) + " |"
+
+    return "\n".join([line(HEADER), "| " + " | ".join("-" * w for w in widths) + " |", *map(line, cells[1:])]) + "\n"
