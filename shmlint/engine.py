@@ -30,7 +30,8 @@ from shmlint.discover import (
     has_template_marks,
     may_be_compose,
 )
-from shmlint.model import Finding, Severity, Span, Workload
+from shmlint.hints import with_hints
+from shmlint.model import Evidence, Finding, Severity, Span, Workload
 from shmlint.settings import Settings
 from shmlint.signals import Signals
 from shmlint.source import InputError, SourceText
@@ -209,10 +210,15 @@ class Engine:
             result = self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset, source)
             findings, unused = apply_suppressions(list(result.findings), self.suppressions(source))
             return FileResult(source.path, tuple(findings), source=source, unused_suppressions=tuple(unused))
-        raw = [f for w in workloads for f in run_checks(w, self.context) if f.code not in w.ignored_codes]
+        workloads, hint_errors = with_hints(source, workloads)
+        raw = [self.invalid_hint(evidence, why) for evidence, why in hint_errors if self.settings.enabled("SHM000")]
+        raw += [f for w in workloads for f in run_checks(w, self.context) if not _ignored_by(w, f)]
         findings, unused = apply_suppressions(self.path_ignores(raw, path), self.suppressions(source))
         findings = _only_applicable_fixes(findings, source)
         return FileResult(source.path, tuple(findings), tuple(notices), tuple(workloads), source, tuple(unused))
+
+    def invalid_hint(self, evidence: Evidence, why: str) -> Finding:
+        return self.context.finding("SHM000", f"unreadable dataloader hint: {why}", evidence.span, None)
 
     def suppressions(self, source: SourceText) -> list[Suppression]:
         return find_suppressions(source, lambda word: rule.code if (rule := lookup(word)) else None)
@@ -332,6 +338,12 @@ class Engine:
             source.path,
             "template (Helm/Jinja markers): not plain YAML, not checked; lint its rendered output instead",
         )
+
+
+def _ignored_by(workload: Workload, finding: Finding) -> bool:
+    """The workload's own ``shmlint.io/ignore`` annotation or label names the rule (code, any case, or slug)."""
+    names = {name.upper() for name in workload.ignored_codes} | set(workload.ignored_codes)
+    return finding.code in names or finding.slug in names
 
 
 def _only_applicable_fixes(findings: list[Finding], source: SourceText) -> list[Finding]:

@@ -127,6 +127,7 @@ class Workload:
     nccl_shm_disabled: Evidence | None = None
     shm_managed_by: str | None = None  # an operator that provides /dev/shm itself (KubeRay)
     dataloader: DataLoaderHint | None = None
+    dataloader_text: Evidence | None = None  # a ``shmlint.io/dataloader`` annotation or label, read by the engine
     ignored_codes: frozenset[str] = frozenset()  # from annotations/labels on the workload
     target: Any = field(default=None, compare=False)  # opaque format-specific handle for fixers
 

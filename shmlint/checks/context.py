@@ -9,6 +9,7 @@ from shmlint.catalog import lookup
 from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, Format, ShmKind, ShmSource, Span, Workload
 from shmlint.settings import Settings
+from shmlint.sizing import estimate
 
 #: how each format sizes /dev/shm, for messages that say what to do
 REMEDY = {
@@ -28,8 +29,20 @@ def gpu_sources(workload: Workload, kind: ShmKind) -> Iterator[ShmSource]:
 class CheckContext:
     settings: Settings
 
+    def wanted_size(self, workload: Workload) -> int:
+        """What a fix writes: the recommendation for the workload's DataLoader hint, else the configured size."""
+        if workload.dataloader is not None:
+            return estimate(workload.dataloader).recommended_bytes
+        return self.settings.fix_shm_bytes
+
+    def minimum(self, workload: Workload) -> int:
+        """Below this SHM005 speaks: the hint's estimated need, else the configured minimum."""
+        if workload.dataloader is not None:
+            return estimate(workload.dataloader).estimate_bytes
+        return self.settings.min_shm_bytes
+
     def finding(
-        self, code: str, message: str, span: Span, workload: Workload, fix: Fix | None = None
+        self, code: str, message: str, span: Span, workload: Workload | None, fix: Fix | None = None
     ) -> Finding:
         rule = lookup(code)
         assert rule is not None, code

@@ -23,7 +23,7 @@ def missing_shm(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
     pending = any(s.kind in (ShmKind.UNMOUNTED, ShmKind.BUILD_ONLY) for s in workload.shm)
     if pending or len(unknown) < len(applied):
         return
-    size = fix_size(workload, ctx.settings.fix_shm_bytes)
+    size = fix_size(workload, ctx.wanted_size(workload))
     fix = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size)}", size_bytes=size)
     if unknown:
         finding = ctx.finding(
@@ -70,7 +70,7 @@ def build_shm_only(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
     for source in workload.shm:
         if source.kind is ShmKind.BUILD_ONLY:
             build_bytes = source.size.bytes if source.size and source.size.bytes else 0
-            size = fix_size(workload, max(ctx.settings.fix_shm_bytes, build_bytes))
+            size = fix_size(workload, max(ctx.wanted_size(workload), build_bytes))
             yield ctx.finding(
                 "SHM009",
                 f"{workload.name} sets build.shm_size, which sizes only the build container; the running "

@@ -13,7 +13,7 @@ from shmlint.sizes import human
 def shm_unbounded(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
     for source in gpu_sources(workload, ShmKind.MEMORY):
         if source.size is None:
-            size = fix_size(workload, ctx.settings.fix_shm_bytes)
+            size = fix_size(workload, ctx.wanted_size(workload))
             yield ctx.finding(
                 "SHM003",
                 f"{workload.name}: /dev/shm comes from {source.description} with no size, so it may grow "
@@ -51,11 +51,12 @@ def shm_exceeds_memory_limit(workload: Workload, ctx: CheckContext) -> Iterator[
 
 
 def shm_too_small(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
-    minimum = ctx.settings.min_shm_bytes
+    minimum = ctx.minimum(workload)
+    basis = "the estimated need of its DataLoader hint" if workload.dataloader else "the minimum"
     for source in gpu_sources(workload, ShmKind.MEMORY):
         size = source.size
         if size is not None and size.bytes is not None and size.bytes < minimum:
-            raised = fix_size(workload, ctx.settings.fix_shm_bytes)
+            raised = fix_size(workload, ctx.wanted_size(workload))
             fix = (
                 Fix(FixAction.SET_SIZE, f"raise it to {human(raised)}", size_bytes=raised, source=source)
                 if raised > size.bytes
@@ -63,7 +64,7 @@ def shm_too_small(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
             )
             yield ctx.finding(
                 "SHM005",
-                f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below the minimum of "
+                f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below {basis} of "
                 f"{human(minimum)}; DataLoader workers hold (workers x prefetch_factor + 2) batches there",
                 size.span,
                 workload,

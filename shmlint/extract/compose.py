@@ -39,6 +39,7 @@ ReadFile = Callable[[Path], "SourceText | None"]
 
 SHM_PATH = "/dev/shm"
 IGNORE_LABEL = "shmlint.io/ignore"
+DATALOADER_LABEL = "shmlint.io/dataloader"
 DEFAULT_FILES = COMPOSE_DEFAULT_FILES
 OVERRIDE_FILES = COMPOSE_OVERRIDE_FILES
 GPU_DEVICE_PREFIXES = ("/dev/nvidia", "/dev/kfd", "/dev/dri")
@@ -570,7 +571,11 @@ class _Extractor:
     def ignored_codes(self, service: _Service) -> frozenset[str]:
         entry = self.entries(service, "labels").get(IGNORE_LABEL)
         value = entry.value if entry else None
-        return frozenset(code.strip().upper() for code in (value or "").split(",") if code.strip())
+        return frozenset(code.strip() for code in (value or "").split(",") if code.strip())
+
+    def dataloader_text(self, service: _Service) -> Evidence | None:
+        entry = self.entries(service, "labels").get(DATALOADER_LABEL)
+        return Evidence(entry.value, entry.span) if entry and entry.value else None
 
     def target(self, service: _Service, owns: dict[str, _Own]) -> ServiceTarget | None:
         """Where a fixer writes ``shm_size``: the service's own mapping. None where an edit there would not do
@@ -630,6 +635,7 @@ class _Extractor:
                     memory_limit=self.memory_limit(service),
                     nccl_shm_disabled=self.nccl_shm_disabled(service),
                     ignored_codes=self.ignored_codes(service),
+                    dataloader_text=self.dataloader_text(service),
                     target=self.target(service, owns),
                 )
             )

@@ -19,6 +19,7 @@ from shmlint.source import SourceText
 
 SHM_PATH = "/dev/shm"
 IGNORE_ANNOTATION = "shmlint.io/ignore"
+DATALOADER_ANNOTATION = "shmlint.io/dataloader"
 RAY_GROUP = "ray.io"
 ARGO_GROUP = "argoproj.io"
 KSERVE_MODEL_KEYS = ("pytorch", "huggingface", "triton", "model", "tensorflow", "onnx", "sklearn", "xgboost")
@@ -51,7 +52,7 @@ class _Pod:
     containers: tuple[tuple[MappingNode, str], ...]  # (container, label such as 'container "main"')
     extra_volumes: tuple[Node, ...] = ()  # Argo: workflow-level volumes
     ray_container: MappingNode | None = None
-    ignored: frozenset[str] = frozenset()
+    metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
 
 
 class _Extractor:
@@ -85,39 +86,41 @@ class _Extractor:
         name = scalar(self.m.get(metadata, "name")) or scalar(self.m.get(metadata, "generateName")) or "?"
         group = (scalar(self.m.get(obj, "apiVersion")) or "").split("/", 1)[0]
         owner = f"{kind}/{name}"
-        ignored = self.ignored_codes(obj)
+        own = (metadata,) if metadata is not None else ()
         if group == ARGO_GROUP:
-            yield from self.argo_pods(obj, owner, ignored)
+            yield from self.argo_pods(obj, owner, own)
             return
-        yield from self.trainer_pods(obj, owner, ignored)
-        yield from self.kserve_pods(obj, owner, ignored)
-        for spec, path in self.pod_specs(obj):
-            ignored_here = ignored | self.template_ignored(obj, path)
+        yield from self.trainer_pods(obj, owner, own)
+        yield from self.kserve_pods(obj, owner, own)
+        for spec, path, template in self.pod_specs(obj):
             containers = tuple(self.containers(spec))
             ray = containers[0][0] if group == RAY_GROUP and containers and "submitter" not in path.lower() else None
-            yield _Pod(self.role(owner, path), spec, containers, ray_container=ray, ignored=ignored_here)
+            template_metadata = self.m.get(template, "metadata")
+            both = ((template_metadata,) if template_metadata is not None else ()) + own
+            yield _Pod(self.role(owner, path), spec, containers, ray_container=ray, metadata=both)
 
-    def pod_specs(self, obj: MappingNode) -> Iterator[tuple[MappingNode, str]]:
-        """Mappings with a ``containers`` list of mappings, with the key path that led there."""
-        stack: list[tuple[Node, str]] = [(obj, "")]
+    def pod_specs(self, obj: MappingNode) -> Iterator[tuple[MappingNode, str, Node | None]]:
+        """Mappings with a ``containers`` list of mappings, with the key path that led there and the mapping that
+        holds them (the pod template, whose metadata carries the pod's annotations)."""
+        stack: list[tuple[Node, str, Node | None]] = [(obj, "", None)]
         seen: set[int] = set()
         while stack:
-            node, path = stack.pop()
+            node, path, parent = stack.pop()
             if id(node) in seen:
                 continue
             seen.add(id(node))
             if isinstance(node, MappingNode):
                 items = self.m.items(node)
                 if any(isinstance(c, MappingNode) for c in sequence(items.get("containers", (None, None))[1])):
-                    yield node, path
+                    yield node, path, parent
                     continue
                 for key, (_, value) in reversed(items.items()):
                     if key not in ("metadata", "status"):
-                        stack.append((value, f"{path}.{key}"))
+                        stack.append((value, f"{path}.{key}", node))
             elif isinstance(node, SequenceNode):
                 for index, item in reversed(list(enumerate(node.value))):
                     label = scalar(self.m.get(item, "name")) or scalar(self.m.get(item, "groupName"))
-                    stack.append((item, f"{path}[{label if label else index}]"))
+                    stack.append((item, f"{path}[{label if label else index}]", parent))
 
     def role(self, owner: str, path: str) -> str:
         """A readable role from the key path: 'Master' for pytorchReplicaSpecs.Master, a group or job name."""
@@ -131,7 +134,7 @@ class _Extractor:
                 if isinstance(container, MappingNode):
                     yield container, f'{label} "{scalar(self.m.get(container, "name")) or "?"}"'
 
-    def argo_pods(self, obj: MappingNode, owner: str, ignored: frozenset[str]) -> Iterator[_Pod]:
+    def argo_pods(self, obj: MappingNode, owner: str, metadata: tuple[Node, ...]) -> Iterator[_Pod]:
         """Argo templates hold one ``container`` (or ``script``) and volumes at two levels."""
         spec = self.m.get(obj, "spec")
         if scalar(self.m.get(obj, "kind")) == "CronWorkflow":
@@ -148,17 +151,17 @@ class _Extractor:
             containers += list(self.containers(self.m.get(template, "containerSet") or template))
             if containers:
                 label = scalar(self.m.get(template, "name")) or "?"
-                yield _Pod(f"{owner} template {label}", template, tuple(containers), workflow_volumes, None, ignored)
+                yield _Pod(f"{owner} template {label}", template, tuple(containers), workflow_volumes, None, metadata)
 
-    def trainer_pods(self, obj: MappingNode, owner: str, ignored: frozenset[str]) -> Iterator[_Pod]:
+    def trainer_pods(self, obj: MappingNode, owner: str, metadata: tuple[Node, ...]) -> Iterator[_Pod]:
         """Kubeflow TrainJob: ``spec.trainer`` is the container; overrides may add volumes and mounts."""
         if scalar(self.m.get(obj, "kind")) != "TrainJob":
             return
         trainer = self.m.path(obj, "spec", "trainer")
         if isinstance(trainer, MappingNode):
-            yield _Pod(owner, trainer, ((trainer, "trainer"),), (), None, ignored)
+            yield _Pod(owner, trainer, ((trainer, "trainer"),), (), None, metadata)
 
-    def kserve_pods(self, obj: MappingNode, owner: str, ignored: frozenset[str]) -> Iterator[_Pod]:
+    def kserve_pods(self, obj: MappingNode, owner: str, metadata: tuple[Node, ...]) -> Iterator[_Pod]:
         """KServe predictors may hold a model spec (``pytorch:``, ``model:``) that is a container in disguise."""
         predictor = self.m.path(obj, "spec", "predictor")
         if not isinstance(predictor, MappingNode):
@@ -166,24 +169,21 @@ class _Extractor:
         for key in KSERVE_MODEL_KEYS:
             model = self.m.get(predictor, key)
             if isinstance(model, MappingNode):
-                yield _Pod(owner, predictor, ((model, f'predictor "{key}"'),), (), None, ignored)
+                yield _Pod(owner, predictor, ((model, f'predictor "{key}"'),), (), None, metadata)
 
     # -- annotations -----------------------------------------------------------------------------------------
 
-    def annotation_codes(self, metadata: Node | None) -> frozenset[str]:
-        value = scalar(self.m.path(metadata, "annotations", IGNORE_ANNOTATION))
-        return frozenset(code.strip() for code in (value or "").split(",") if code.strip())
+    def ignored_codes(self, pod: _Pod) -> frozenset[str]:
+        values = (scalar(self.m.path(metadata, "annotations", IGNORE_ANNOTATION)) for metadata in pod.metadata)
+        return frozenset(code.strip() for value in values for code in (value or "").split(",") if code.strip())
 
-    def ignored_codes(self, obj: MappingNode) -> frozenset[str]:
-        return self.annotation_codes(self.m.get(obj, "metadata"))
-
-    def template_ignored(self, obj: MappingNode, path: str) -> frozenset[str]:
-        """Annotations on the pod template (``...template.metadata``) right above the pod spec."""
-        keys = [part for part in path.split(".") if part]
-        if len(keys) < 2 or "[" in path:
-            return frozenset()
-        template = self.m.path(obj, *keys[:-1])
-        return self.annotation_codes(self.m.get(template, "metadata"))
+    def dataloader_text(self, pod: _Pod) -> Evidence | None:
+        """The ``shmlint.io/dataloader`` annotation nearest to the containers."""
+        for metadata in pod.metadata:
+            node = self.m.path(metadata, "annotations", DATALOADER_ANNOTATION)
+            if scalar(node):
+                return Evidence(node.value, self.span(node))
+        return None
 
     # -- containers -> workloads -----------------------------------------------------------------------------
 
@@ -220,7 +220,8 @@ class _Extractor:
             memory_limit=self.memory_limit(container),
             nccl_shm_disabled=self.nccl_disabled(container),
             shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
-            ignored_codes=pod.ignored,
+            ignored_codes=self.ignored_codes(pod),
+            dataloader_text=self.dataloader_text(pod),
             # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
             target=PodTarget(pod.spec, container, frozenset(volumes)) if pod.spec is not container else None,
         )
