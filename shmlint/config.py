@@ -9,17 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from shmlint import sizes
-from shmlint.catalog import lookup
 from shmlint.model import Severity
 from shmlint.settings import Settings
 
@@ -55,6 +50,8 @@ def find_config(start: Path) -> Path | None:
 
 
 def _has_tool_table(pyproject: Path) -> bool:
+    import tomllib
+
     try:
         return "shmlint" in tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -62,6 +59,10 @@ def _has_tool_table(pyproject: Path) -> bool:
 
 
 def read_config(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    import yaml
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -81,7 +82,7 @@ def read_config(path: Path) -> dict[str, Any]:
 def _validate(path: Path, data: Any) -> None:
     import jsonschema  # only when a configuration file exists: it is slow to import
 
-    schema = json.loads(resources.files("shmlint").joinpath("config_schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((Path(__file__).parent / "config_schema.json").read_text(encoding="utf-8"))
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
     if error is not None:
         where = ".".join(str(part) for part in error.absolute_path) or "(top level)"
@@ -89,6 +90,8 @@ def _validate(path: Path, data: Any) -> None:
 
 
 def _codes(path: Path, key: str, values: Iterable[str]) -> frozenset[str]:
+    from shmlint.catalog import lookup
+
     codes = set()
     for value in values:
         rule = lookup(value)

@@ -16,9 +16,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shmlint.catalog import lookup
-from shmlint.checks import run_checks
-from shmlint.checks.context import CheckContext
 from shmlint.discover import (
     COMPOSE_DEFAULT_FILES,
     COMPOSE_OVERRIDE_FILES,
@@ -30,7 +27,6 @@ from shmlint.discover import (
     has_template_marks,
     may_be_compose,
 )
-from shmlint.hints import with_hints
 from shmlint.model import Evidence, Finding, Severity, Span, Workload
 from shmlint.settings import Settings
 from shmlint.signals import Signals
@@ -38,6 +34,7 @@ from shmlint.source import InputError, SourceText
 from shmlint.suppress import Suppression, apply_suppressions, find_suppressions, ignores_file
 
 if TYPE_CHECKING:
+    from shmlint.checks.context import CheckContext
     from shmlint.render import Rendered
 
 #: lower-case words that every built-in GPU/torch/shm signal contains; a file with none of them cannot hold a
@@ -105,8 +102,14 @@ class Engine:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.context = CheckContext(settings)
         self._extra_signals = _configured_signal_pattern(settings.signals)
+
+    @cached_property
+    def context(self) -> CheckContext:
+        """The rules' view of the settings and catalog, built on the first file with a workload or a problem."""
+        from shmlint.checks.context import CheckContext
+
+        return CheckContext(self.settings)
 
     # -- entry points ----------------------------------------------------------------------------------------
 
@@ -210,9 +213,14 @@ class Engine:
             result = self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset, source)
             findings, unused = apply_suppressions(list(result.findings), self.suppressions(source))
             return FileResult(source.path, tuple(findings), source=source, unused_suppressions=tuple(unused))
-        workloads, hint_errors = with_hints(source, workloads)
-        raw = [self.invalid_hint(evidence, why) for evidence, why in hint_errors if self.settings.enabled("SHM000")]
-        raw += [f for w in workloads for f in run_checks(w, self.context) if not _ignored_by(w, f)]
+        raw: list[Finding] = []
+        if workloads:  # most files hold none: they never load the rules, the catalog or the hint reader
+            from shmlint.checks import run_checks
+            from shmlint.hints import with_hints
+
+            workloads, hint_errors = with_hints(source, workloads)
+            raw = [self.invalid_hint(evidence, why) for evidence, why in hint_errors if self.settings.enabled("SHM000")]
+            raw += [f for w in workloads for f in run_checks(w, self.context) if not _ignored_by(w, f)]
         findings, unused = apply_suppressions(self.path_ignores(raw, path), self.suppressions(source))
         findings = _only_applicable_fixes(findings, source)
         return FileResult(source.path, tuple(findings), tuple(notices), tuple(workloads), source, tuple(unused))
@@ -221,6 +229,10 @@ class Engine:
         return self.context.finding("SHM000", f"unreadable dataloader hint: {why}", evidence.span, None)
 
     def suppressions(self, source: SourceText) -> list[Suppression]:
+        if "shmlint:" not in source.text:
+            return []
+        from shmlint.catalog import lookup
+
         return find_suppressions(source, lambda word: rule.code if (rule := lookup(word)) else None)
 
     def path_ignores(self, findings: list[Finding], path: Path) -> list[Finding]:
