@@ -89,12 +89,12 @@ def kind_by_content(head: bytes) -> FileKind | None:
 
 def has_template_marks(text: str) -> bool:
     """Any ``{{`` or ``{%``: enough to call an unparsable file a template rather than broken YAML."""
-    return _TEMPLATE_MARK.search(text) is not None
+    return ("{{" in text or "{%" in text) and _TEMPLATE_MARK.search(text) is not None
 
 
 def has_helm_actions(text: str) -> bool:
     """Helm/Jinja actions (``{{ .Values.x }}``, ``{{- if }}``): such a file is not YAML until rendered."""
-    return _HELM_ACTION.search(text) is not None
+    return ("{{" in text or "{%" in text) and _HELM_ACTION.search(text) is not None
 
 
 def chart_root(path: Path) -> Path | None:

@@ -94,7 +94,9 @@ class Report:
 
 
 _NO_KUBECTL = "kustomization: kubectl is not on PATH, so the rendered output is not checked; its files are checked one by one"
-PARALLEL_MIN_FILES = 400  # below this, starting a second process costs more than it saves
+PARALLEL_MIN_FILES = 400
+#: keys that hold shell in GitHub Actions and GitLab CI; a file without any is not CI YAML
+_CI_KEYS = re.compile(r"^[ \t-]*(run|script|before_script|after_script)[ \t]*:", re.MULTILINE)  # below this, starting a second process costs more than it saves
 
 
 class Engine:
@@ -298,15 +300,14 @@ class Engine:
 
         if has_helm_actions(source.text):
             return [], [self.template_notice(source, path)]
+        wanted = self.interesting(source.text) or self.has_override(path)
         try:
-            documents = compose(source)
+            documents = compose(source, tags=wanted)
         except YamlError as exc:
             if has_template_marks(source.text):
                 return [], [self.template_notice(source, path)]
             raise _Invalid(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
-        if not self.interesting(source.text) and not self.has_override(path):
-            return [], []
-        return self.workloads_from_yaml(source, path, documents), []
+        return (self.workloads_from_yaml(source, path, documents) if wanted else []), []
 
     def workloads_from_yaml(self, source: SourceText, path: Path, documents: list) -> list[Workload]:
         signals = self.settings.signals
@@ -319,7 +320,7 @@ class Engine:
                 )
         from shmlint.parsers.embedded import mask_ci_yaml
 
-        ci_mask = mask_ci_yaml(source, documents)
+        ci_mask = mask_ci_yaml(source, documents) if _CI_KEYS.search(source.text) else None
         if ci_mask is not None:
             from shmlint.extract.commandline import extract_commands
 

@@ -106,7 +106,7 @@ class Case:
     fixed: bool
     codes: tuple[str, ...]
     profile: DataLoaderHint
-    declared: bool  # the profile comes from a hint, not DEFAULT_PROFILE
+    declared: bool  # the profile comes from a hint; DEFAULT_PROFILE otherwise, marked in the table
     shm: ShmSpec | str  # a string: why it cannot be probed
 
     @property
@@ -217,6 +217,8 @@ HEADER = ("workload", "backend", "effective /dev/shm", "findings", "probe", "agr
 def table_cells(row: Row) -> tuple[str, ...]:
     case = row.case
     name = f"{case.path}: {case.workload}" + (" [after fix]" if case.fixed else "")
+    if not case.declared:
+        name += " [default loader]"
     shm = case.shm.label if isinstance(case.shm, ShmSpec) else "?"
     probe = row.result.shown if row.result else f"not run: {case.shm}"
     return (name, row.backend, shm, ",".join(case.codes) or "-", probe, row.verdict, f"{row.seconds:.1f}")

@@ -21,7 +21,7 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 EXIT_OK, EXIT_SHM, EXIT_OTHER = 0, 3, 4
 
@@ -168,8 +168,7 @@ def _run_loader(profile: Profile) -> ProbeResult:
 
 def _run_processes(profile: Profile) -> ProbeResult:
     """``procs`` loaders at once in one /dev/shm, like torchrun's processes in one container; the worst wins."""
-    single = Profile(profile.workers, profile.batch_size, profile.sample_bytes, profile.prefetch_factor, 1,
-                     profile.batches, profile.step_seconds)
+    single = replace(profile, procs=1)
     started = time.monotonic()
     children = [
         subprocess.Popen(single.argv(sys.executable), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
