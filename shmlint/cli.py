@@ -93,7 +93,7 @@ def _common(function):  # type: ignore[no-untyped-def]
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(readable=False, path_type=Path))
 @_common
 @click.option(
     "--format",
@@ -155,7 +155,7 @@ def check(
     report = _apply_baseline(Report(tuple(files)), baseline_file, write_baseline_file, quiet)
     text = _render(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        output.write_text(text, encoding="utf-8", errors="backslashreplace")
     else:
         click.echo(text, nl=False)
     failed = report.failed(settings.fail_on) or (report_unused_suppressions and bool(report.unused_suppressions))
@@ -249,7 +249,7 @@ def _size(text: str | None) -> int | None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(readable=False, path_type=Path))
 @_common
 @click.option("--write", is_flag=True, help="Apply the fixes instead of showing them.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
@@ -317,6 +317,9 @@ def explain(rule: str) -> None:
 
 def main() -> NoReturn:
     """Console entry point: any unexpected error is a clear message and exit code 2, never a traceback."""
+    for stream in (sys.stdout, sys.stderr):  # undecodable bytes from files and file names print as \xNN escapes
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Exit as exc:

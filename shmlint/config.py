@@ -36,7 +36,10 @@ class Effective:
 
 def find_config(start: Path) -> Path | None:
     """The nearest configuration at or above ``start`` (a file's folder, or the folder itself)."""
-    folder = start.resolve()
+    try:
+        folder = start.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: look from where the link is
+        folder = start.absolute()
     if not folder.is_dir():
         folder = folder.parent
     for candidate in (folder, *folder.parents):

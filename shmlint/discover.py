@@ -116,6 +116,8 @@ def discover(paths: Iterable[Path], exclude: Iterable[str] = DEFAULT_EXCLUDE) ->
 
 
 def _sniff(path: Path) -> FileKind | None:
+    if not _regular(str(path)):  # never open a FIFO or a device: reading it could block forever
+        return None
     try:
         with path.open("rb") as handle:
             return kind_by_content(handle.read(4096))
@@ -153,6 +155,6 @@ def _walk(root: Path, excluded: Callable[[str, str], bool]) -> Iterator[Candidat
 
 def _regular(path: str) -> bool:
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
+        return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False

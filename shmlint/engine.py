@@ -94,6 +94,10 @@ class Report:
 
 
 _NO_KUBECTL = "kustomization: kubectl is not on PATH, so the rendered output is not checked; its files are checked one by one"
+_REMOTE_KUSTOMIZATION = (
+    "kustomization: names remote resources, which shmlint never fetches, so the rendered output is not checked; "
+    "its files are checked one by one"
+)
 PARALLEL_MIN_FILES = 400
 #: keys that hold shell in GitHub Actions and GitLab CI; a file without any is not CI YAML
 _CI_KEYS = re.compile(r"^[ \t-]*(run|script|before_script|after_script)[ \t]*:", re.MULTILINE)  # below this, starting a second process costs more than it saves
@@ -144,13 +148,17 @@ class Engine:
         charts = sorted({c.path.parent for c in candidates if c.path.name == "Chart.yaml"})
         results: list[FileResult] = []
         taken: set[Path] = set()
-        if folders and render.kustomize_available():
-            for folder in folders:
+        for folder in folders:
+            if not render.kustomize_available():
+                results.append(FileResult(str(folder), notices=(Notice(str(folder), _NO_KUBECTL),)))
+            elif render.remote_resources(folder):
+                results.append(FileResult(str(folder), notices=(Notice(str(folder), _REMOTE_KUSTOMIZATION),)))
+            else:
                 members = [c for c in candidates if c.path.parent == folder and c.kind is FileKind.YAML]
-                taken.update(c.path for c in members)
-                results.append(self.check_rendered(render.render_kustomization(folder), members))
-        elif folders:
-            results.extend(FileResult(str(f), notices=(Notice(str(f), _NO_KUBECTL),)) for f in folders)
+                rendered = render.render_kustomization(folder)
+                if rendered.text is not None:  # when rendering fails, its files are still checked one by one
+                    taken.update(c.path for c in members)
+                results.append(self.check_rendered(rendered, members))
         if charts and render.helm_available():
             for chart in charts:
                 members = [c for c in candidates if chart in c.path.parents]

@@ -17,6 +17,9 @@ from pathlib import Path
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 RENDER_TIMEOUT_SECONDS = 60
 _HELM_SOURCE = re.compile(r"^# Source: (\S+)", re.MULTILINE)
+_REMOTE = re.compile(r"\b(https?|git|ssh|file)://|\bgit@|\bgithub\.com/|\bgitlab\.com/")
+#: klog's prefix (``E1202 20:58:47.164021   27158 run.go:72] ``): time and pid make two runs print differently
+_LOG_PREFIX = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ [^\]]+\] ")
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,8 @@ def _run(command: list[str], cwd: Path | None = None) -> tuple[str | None, str |
         return None, f"`{command[0]}` could not run: {exc.strerror or exc}"
     if done.returncode != 0:
         detail = (done.stderr or done.stdout).strip().splitlines()
-        return None, f"`{' '.join(command)}` failed: {detail[-1] if detail else f'exit code {done.returncode}'}"
+        last = _LOG_PREFIX.sub("", detail[-1]) if detail else f"exit code {done.returncode}"
+        return None, f"`{' '.join(command)}` failed: {last}"
     return done.stdout, None
 
 
@@ -48,6 +52,19 @@ def kustomize_available() -> bool:
 
 def helm_available() -> bool:
     return shutil.which("helm") is not None
+
+
+def remote_resources(folder: Path) -> bool:
+    """A kustomization that names a URL or git repository: kustomize would fetch it, and a linter run on an
+    untrusted change must not make network requests the change chooses."""
+    for name in KUSTOMIZATION_NAMES:
+        try:
+            text = (folder / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if _REMOTE.search(text):
+            return True
+    return False
 
 
 def render_kustomization(folder: Path) -> Rendered:

@@ -50,6 +50,8 @@ def parse_kubernetes(text: str) -> ParsedSize:
 
     Exact integer arithmetic (no floats, no decimal module): ``0.1Gi`` is a whole number of bytes.
     """
+    if len(text) > 64:  # checked before any pattern runs: a long run of digits makes regexes backtrack
+        return ParsedSize(None, f"'{text[:40]}...' is not a Kubernetes quantity (too long)")
     match = _K8S_RE.match(text.strip())
     if not match:
         return ParsedSize(None, f"'{text}' is not a Kubernetes quantity (use Ki, Mi, Gi or k, M, G; e.g. 8Gi)")
@@ -78,11 +80,15 @@ def parse_kubernetes(text: str) -> ParsedSize:
 def parse_docker(text: str) -> ParsedSize:
     """Read a size the way docker, podman and compose do (go-units ``RAMInBytes``): every unit is binary."""
     stripped = text.strip()
+    if len(stripped) > 64:
+        return ParsedSize(None, f"'{stripped[:40]}...' is not a docker size (too long)")
     match = _DOCKER_RE.match(stripped)
     if match:
         number, unit = match.groups()
-        multiplier = _DOCKER_UNITS.get((unit or "b")[0].lower(), 1)
-        return ParsedSize(int(float(number) * multiplier))
+        value = float(number) * _DOCKER_UNITS.get((unit or "b")[0].lower(), 1)
+        if value >= 2**63:  # docker keeps sizes in an int64
+            return ParsedSize(None, f"'{text}' is too large")
+        return ParsedSize(int(value))
     k8s_like = _K8S_BINARY_LIKE.match(stripped)
     if k8s_like:
         number, unit = k8s_like.groups()

@@ -32,8 +32,6 @@ DTYPE_BYTES = {
 
 #: ``# shmlint: dataloader workers=8 ...`` in YAML, shell, Makefiles and Markdown code blocks
 HINT_COMMENT = re.compile(r"#\s*shmlint:\s*dataloader\b(?P<value>[^\n]*)")
-#: the annotation or label key that carries the same value (``shmlint.io/dataloader: "workers=8 ..."``)
-HINT_KEY = "shmlint.io/dataloader"
 
 _PAIR = re.compile(r"([a-z-]+)=(\S+)")
 _SHAPE = re.compile(r"^\d+(x\d+)*$")
@@ -98,12 +96,11 @@ def rounding_step(estimate_bytes: int) -> int:
 
 
 def recommend(estimate_bytes: int) -> int:
-    """The estimate rounded up to a multiple of ``rounding_step``: at most ~6% more (or 1 MiB), which keeps it
-    under 1.5x the measured need (docs/validation.md); the runtime default when nothing needs /dev/shm."""
-    if estimate_bytes <= 0:
-        return DEFAULT_SHM_BYTES
+    """The estimate rounded up to a multiple of ``rounding_step`` (at most ~6% more, which keeps it under 1.5x
+    the measured need, docs/validation.md), and never below the runtime default: writing a smaller size would
+    only take away room the container had without it (and NCCL and others share /dev/shm)."""
     step = rounding_step(estimate_bytes)
-    return -(-estimate_bytes // step) * step
+    return max(DEFAULT_SHM_BYTES, -(-estimate_bytes // step) * step)
 
 
 @dataclass(frozen=True)
@@ -136,8 +133,11 @@ class Estimate:
             f"({human(per_process)})",
             f"container:   {h.procs} process(es) x {per_process:,} B = {self.estimate_bytes:,} B",
             f"estimate:    {self.estimate_bytes:,} B ({human(self.estimate_bytes)})",
-            f"recommended: {size:,} B ({human(size)}): the estimate rounded up to a multiple of "
-            f"{human(rounding_step(self.estimate_bytes))}",
+            f"recommended: {size:,} B ({human(size)}): " + (
+                f"the estimate rounded up to a multiple of {human(rounding_step(self.estimate_bytes))}"
+                if size > DEFAULT_SHM_BYTES
+                else f"the runtime default of {human(DEFAULT_SHM_BYTES)} already covers the estimate"
+            ),
             f"write it:    Kubernetes sizeLimit: {format_kubernetes(size)}, "
             f"docker/podman --shm-size={format_docker(size)}, compose shm_size: {format_compose(size)}",
         ]

@@ -47,4 +47,5 @@ class CheckContext:
         rule = lookup(code)
         assert rule is not None, code
         severity = self.settings.severity_for(code, rule.severity)
-        return Finding(code, rule.slug, severity, message, span, workload, fix)
+        # quoted file text can hold line breaks (an unterminated quote): a finding is always one line
+        return Finding(code, rule.slug, severity, " ".join(message.split()), span, workload, fix)

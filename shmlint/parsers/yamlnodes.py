@@ -20,7 +20,13 @@ _RESOLVER = yaml.resolver.Resolver()
 
 @functools.lru_cache(maxsize=65536)
 def _plain_scalar_tag(value: str) -> str:
-    """The tag of a plain scalar depends on its text only; manifests repeat the same texts over and over."""
+    """The tag of a plain scalar depends on its text only; manifests repeat the same texts over and over.
+
+    A scalar longer than any number or keyword is a string: PyYAML's number patterns backtrack quadratically on a
+    long run of digits, which a hostile file could use to stall the run.
+    """
+    if len(value) > 200:
+        return "tag:yaml.org,2002:str"
     return _RESOLVER.resolve(ScalarNode, value, (True, False))
 
 
@@ -43,6 +49,8 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
 
 #: deeper documents are refused: libyaml's composer recurses in C and no real manifest nests past a few dozen
 MAX_DEPTH = 1000
+#: aliases may share nodes, but a document that would expand past this many is an alias bomb, not a manifest
+MAX_EXPANDED = 1_000_000
 MERGE_TAG = "tag:yaml.org,2002:merge"
 NULL_TAG = "tag:yaml.org,2002:null"
 
@@ -97,19 +105,61 @@ def compose(source: SourceText, *, tags: bool = True) -> list[Node]:
         if _may_be_too_deep(source.text):
             _check_depth(source.text)
         loader = _Loader if tags else _SyntaxLoader
-        return [doc for doc in yaml.compose_all(source.text, Loader=loader) if doc is not None]
+        documents = [doc for doc in yaml.compose_all(source.text, Loader=loader) if doc is not None]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        problem = " ".join(part for part in (exc.context, exc.problem) if part)
-        if mark is None:
-            raise YamlError(problem or "invalid YAML", 1, 1, 0) from None
-        raise YamlError(problem or "invalid YAML", mark.line + 1, mark.column + 1, mark.index) from None
+        problem = " ".join(part for part in (exc.context, exc.problem) if part) or "invalid YAML"
+        # an error at the very end points at the last line that has text, not past it
+        offset = min(mark.index if mark else 0, len(source.text.rstrip()))
+        line, column = source.position(offset)
+        raise YamlError(problem, line, column, offset) from None
+    except UnicodeEncodeError as exc:  # bytes that are not UTF-8, kept as surrogates when the file was read
+        line, column = source.position(exc.start)
+        raise YamlError("not valid UTF-8 text", line, column, exc.start) from None
     except yaml.YAMLError as exc:  # reader errors: a character YAML forbids (libyaml counts bytes, not characters)
         character = getattr(exc, "character", None)
         found = source.text.find(chr(character)) if isinstance(character, int) else -1
         position = found if found != -1 else min(getattr(exc, "position", 0) or 0, len(source.text))
         line, column = source.position(position)
         raise YamlError(str(exc).splitlines()[0], line, column, position) from None
+    if "*" in source.text:
+        for document in documents:
+            _check_expansion(document)
+    return documents
+
+
+def _check_expansion(root: Node) -> None:
+    """Refuse a document whose aliases would expand past MAX_EXPANDED nodes (a "billion laughs" bomb).
+
+    Counted on the shared node graph with memoisation, so the check itself is linear in the file.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # nodes whose children are still being counted: meeting one again is a cycle
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = (
+            [n for pair in node.value for n in pair] if isinstance(node, MappingNode)
+            else node.value if isinstance(node, SequenceNode) else []
+        )
+        if not children_done:
+            if any(id(child) in open_nodes or child is node for child in children):
+                _refuse(node, "an alias refers to a node that contains it (endless expansion)")
+            open_nodes.add(id(node))
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        open_nodes.discard(id(node))
+        sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+        if sizes[id(node)] > MAX_EXPANDED:
+            _refuse(node, f"aliases expand to more than {MAX_EXPANDED:,} nodes (a YAML alias bomb)")
+
+
+def _refuse(node: Node, why: str) -> None:
+    mark = node.start_mark
+    raise YamlError(f"{why}; refused", mark.line + 1, mark.column + 1, mark.index)
 
 
 def scalar(node: Node | None) -> str | None:

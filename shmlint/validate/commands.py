@@ -91,10 +91,7 @@ def validate(
             raise click.ClickException(str(exc)) from None
         engine = Engine(settings)
         for candidate in discover([path], settings.exclude):
-            try:
-                cases.extend(cases_for(engine, candidate))
-            except sizing.HintError as exc:
-                raise click.ClickException(f"{candidate.path}: dataloader hint: {exc}") from None
+            cases.extend(cases_for(engine, candidate))
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         rows = run_cases(cases, chosen, reaper, jobs=jobs, limit=limit)

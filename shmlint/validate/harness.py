@@ -8,7 +8,6 @@ SHM002, SHM005 or SHM009 must fail the probe with an shm error, an unflagged one
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -19,9 +18,8 @@ from shmlint.discover import Candidate
 from shmlint.effective import ShmState, effective_shm
 from shmlint.engine import Engine, FileResult
 from shmlint.fix.apply import fix_source
-from shmlint.model import DataLoaderHint, Format, ShmKind, Workload
+from shmlint.model import DataLoaderHint, ShmKind, Workload
 from shmlint.sizes import MIB
-from shmlint.sizing import HINT_COMMENT, HINT_KEY, HintError, parse_hint
 from shmlint.validate.backends import Backend, BackendUnavailable, Provision, Reaper, ShmSpec
 from shmlint.validate.probe import Outcome, ProbeResult, Profile, interpret
 
@@ -30,52 +28,6 @@ FLAGGING_CODES = frozenset({"SHM001", "SHM002", "SHM005", "SHM009"})
 #: the loader FACTS section 1 measured, for workloads that declare none: needs ~290 MiB
 DEFAULT_PROFILE = DataLoaderHint(workers=4, batch_size=8, sample_bytes=4 * MIB)
 DEFAULT_LIMIT_SECONDS = 120.0
-
-_HINT_KEY_LINE = re.compile(re.escape(HINT_KEY) + r"""['"]?\s*[:=]\s*(?P<value>.*)$""")
-
-
-@dataclass(frozen=True)
-class Marker:
-    line: int
-    comment: bool  # a ``# shmlint: dataloader`` comment, else an annotation or label
-    value: str
-
-
-def hint_markers(text: str) -> list[Marker]:
-    markers = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        comment = HINT_COMMENT.search(line)
-        if comment:
-            markers.append(Marker(number, True, comment.group("value")))
-            continue
-        key = _HINT_KEY_LINE.search(line)
-        if key:
-            markers.append(Marker(number, False, key.group("value")))
-    return markers
-
-
-def hint_for(text: str, workload: Workload, workload_lines: Sequence[int]) -> DataLoaderHint | None:
-    """The hint written for ``workload``: a comment on or above its line (after the previous workload), or an
-    annotation/label inside it: above the container for Kubernetes (metadata comes first), below the service
-    key for compose. The workload's own ``dataloader`` wins once the extractors read hints themselves."""
-    if workload.dataloader is not None:
-        return workload.dataloader
-    line = workload.span.line
-    previous = max((other for other in workload_lines if other < line), default=0)
-    following = min((other for other in workload_lines if other > line), default=sys.maxsize)
-    markers = hint_markers(text)
-    comments = [m for m in markers if m.comment and previous < m.line <= line]
-    if workload.format is Format.COMPOSE:
-        keys = [m for m in markers if not m.comment and line <= m.line < following][:1]
-    else:
-        keys = [m for m in markers if not m.comment and previous < m.line <= line][-1:]
-    candidates = comments[-1:] or keys
-    if not candidates:
-        return None
-    try:
-        return parse_hint(candidates[0].value)
-    except HintError as exc:
-        raise HintError(f"line {candidates[0].line}: {exc}") from None
 
 
 def shm_spec(workload: Workload) -> ShmSpec | str:
@@ -147,10 +99,9 @@ def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
     source = checked.source
     if source is None:
         return []
-    lines = [w.span.line for w in checked.workloads]
     cases = []
     for workload in _torch_workloads(checked):
-        hint = hint_for(source.text, workload, lines)
+        hint = workload.dataloader  # read by the extractors from the hint comment, annotation or label
         codes = _codes(checked, workload)
         cases.append(Case(source.path, workload.name, False, codes, hint or DEFAULT_PROFILE, hint is not None,
                           shm_spec(workload)))
