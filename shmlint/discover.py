@@ -56,6 +56,7 @@ class Candidate:
     path: Path
     kind: FileKind
     explicit: bool  # named on the command line: checked even with an unusual name
+    error: str | None = None  # a folder that could not be read while walking: reported, not skipped silently
 
 
 def kind_by_name(path: Path) -> FileKind | None:
@@ -136,7 +137,10 @@ def _exclusion(patterns: tuple[str, ...]) -> Callable[[str, str], bool]:
 
 def _walk(root: Path, excluded: Callable[[str, str], bool]) -> Iterator[Candidate]:
     """Strings rather than Path objects inside the walk: it visits every file of a monorepo."""
-    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+    unreadable: list[OSError] = []
+    for directory, dirnames, filenames in os.walk(root, onerror=unreadable.append, followlinks=False):
+        while unreadable:
+            yield _unreadable(unreadable.pop(), directory)
         dirnames[:] = sorted(
             d
             for d in dirnames
@@ -151,6 +155,13 @@ def _walk(root: Path, excluded: Callable[[str, str], bool]) -> Iterator[Candidat
                 kind = _sniff(Path(full))
             if kind is not None and kind is not FileKind.DOCKERFILE:
                 yield Candidate(Path(full), kind, explicit=False)
+    for error in unreadable:  # the root itself, or a folder listed last
+        yield _unreadable(error, str(root))
+
+
+def _unreadable(error: OSError, where: str) -> Candidate:
+    message = f"cannot read folder: {error.strerror or error}"
+    return Candidate(Path(error.filename or where), FileKind.YAML, explicit=False, error=message)
 
 
 def _regular(path: str) -> bool:

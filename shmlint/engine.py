@@ -206,6 +206,8 @@ class Engine:
 
     def check_candidate(self, candidate: Candidate) -> FileResult:
         display = str(candidate.path)
+        if candidate.error is not None:
+            return self.invalid(display, candidate.error)
         try:
             data = self.read(candidate.path)
             source = SourceText.from_bytes(display, data)

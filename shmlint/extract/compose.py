@@ -51,6 +51,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _VOLUME_MODE = r"(ro|rw|z|Z|shared|slave|private|rshared|rslave|rprivate|nocopy|cached|delegated|consistent)"
 _VOLUME_MODES = re.compile(rf"^{_VOLUME_MODE}(,{_VOLUME_MODE})*$")
 _MAX_EXTENDS = 32
+_MAX_IPC_CHAIN = 32  # ``ipc: service:`` hops followed; real files have one or two, a hostile one thousands
 
 
 # -- public helpers ------------------------------------------------------------------------------------------
@@ -648,7 +649,7 @@ def _with_shared(name: str, owns: dict[str, _Own]) -> tuple[ShmSource, ...]:
     sources: list[ShmSource] = []
     seen: set[str] = set()
     current: str | None = name
-    while current is not None and current not in seen:
+    while current is not None and current not in seen and len(seen) < _MAX_IPC_CHAIN:
         seen.add(current)
         own = owns.get(current)
         if own is None:

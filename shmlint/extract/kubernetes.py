@@ -192,8 +192,9 @@ class _Extractor:
         for obj in self.objects(documents):
             for pod in self.pods(obj):
                 volumes = self.volumes(pod)
+                meant = self.shm_volume(pod, volumes)  # once per pod: it looks at every container
                 for container, label in pod.containers:
-                    result.append(self.workload(pod, container, label, volumes))
+                    result.append(self.workload(pod, container, label, volumes, meant))
         return result
 
     def volumes(self, pod: _Pod) -> dict[str, MappingNode]:
@@ -204,7 +205,14 @@ class _Extractor:
                 found[name] = volume
         return found
 
-    def workload(self, pod: _Pod, container: MappingNode, label: str, volumes: dict[str, MappingNode]) -> Workload:
+    def workload(
+        self,
+        pod: _Pod,
+        container: MappingNode,
+        label: str,
+        volumes: dict[str, MappingNode],
+        meant: tuple[str, MappingNode] | None,
+    ) -> Workload:
         is_init = label.startswith("init")
         gpu = tuple(self.gpu_evidence(pod, container, is_init))
         torch = tuple(self.torch_evidence(container, label))
@@ -216,7 +224,7 @@ class _Extractor:
             span=self.span(container),
             gpu=gpu,
             torch=torch,
-            shm=tuple(self.shm_sources(pod, container, volumes)),
+            shm=tuple(self.shm_sources(pod, container, volumes, meant)),
             memory_limit=self.memory_limit(container),
             nccl_shm_disabled=self.nccl_disabled(container),
             shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
@@ -310,7 +318,9 @@ class _Extractor:
                 return mount
         return None
 
-    def shm_sources(self, pod: _Pod, container: MappingNode, volumes: dict[str, MappingNode]) -> Iterator[ShmSource]:
+    def shm_sources(
+        self, pod: _Pod, container: MappingNode, volumes: dict[str, MappingNode], meant: tuple[str, MappingNode] | None
+    ) -> Iterator[ShmSource]:
         host_ipc_key = self.m.key(pod.spec, "hostIPC")
         host_ipc = self.m.get(pod.spec, "hostIPC")
         if host_ipc_key is not None and (scalar(host_ipc) or "").lower() == "true":
@@ -322,7 +332,6 @@ class _Extractor:
             if volume is not None:
                 yield self.volume_source(name, volume)
             return
-        meant = self.shm_volume(pod, volumes)
         if meant is not None:
             name, volume = meant
             source = self.volume_source(name, volume)

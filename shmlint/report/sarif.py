@@ -29,8 +29,9 @@ _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: 
 def artifact_location(path: str) -> dict[str, str]:
     """Relative paths stay relative to the checkout (``%SRCROOT%``); absolute ones become ``file://`` URIs."""
     if Path(path).is_absolute():
-        return {"uri": Path(path).as_uri()}
-    return {"uri": quote(posix_path(path), safe="/"), "uriBaseId": "%SRCROOT%"}
+        return {"uri": "file://" + quote(posix_path(path), safe="/", errors="surrogateescape")}
+    # undecodable bytes of a file name were kept as surrogates: percent-encode the original bytes
+    return {"uri": quote(posix_path(path), safe="/", errors="surrogateescape"), "uriBaseId": "%SRCROOT%"}
 
 
 def _rule(rule: Rule) -> dict[str, Any]:
