@@ -133,7 +133,7 @@ class Engine:
         from multiprocessing import get_context
 
         chunk = max(16, len(candidates) // (workers * 8))
-        with ProcessPoolExecutor(workers, get_context("fork")) as pool:
+        with ProcessPoolExecutor(workers, get_context("fork"), initializer=die_with_parent) as pool:
             task = functools.partial(_check_in_worker, self.settings)
             return Report(tuple(pool.map(task, candidates, chunksize=chunk)) + rendered)
 
@@ -399,6 +399,19 @@ def _configured_signal_pattern(signals: Signals) -> re.Pattern[str] | None:
     extra += [p for p in signals.torch_commands if p not in defaults.torch_commands]
     extra += [fnmatch.translate(g).removesuffix(r"\Z") for g in signals.gpu_resources if g not in defaults.gpu_resources]
     return re.compile("|".join(f"(?:{p})" for p in extra), re.IGNORECASE | re.MULTILINE) if extra else None
+
+
+def die_with_parent() -> None:
+    """Pool workers end when the main process does, even by SIGKILL: no orphan goes on writing files."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent was already gone before the request took effect
+        os._exit(1)
 
 
 @functools.lru_cache(maxsize=1)

@@ -7,9 +7,10 @@ import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from shmlint.discover import Candidate
-from shmlint.engine import PARALLEL_MIN_FILES, Engine
+from shmlint.engine import PARALLEL_MIN_FILES, Engine, die_with_parent
 from shmlint.settings import Settings
 
 
@@ -53,6 +54,10 @@ def _engine(settings: Settings) -> Engine:
 def fix_candidates(
     jobs: list[tuple[Settings, Candidate]], *, write: bool, unsafe: bool, processes: int | None = None
 ) -> Iterator[FileOutcome]:
+    if write:
+        from shmlint.fix.write import remove_stale_temp_files
+
+        remove_stale_temp_files({Path(os.path.realpath(candidate.path)).parent for _, candidate in jobs})
     workers = min(processes or os.cpu_count() or 1, max(1, len(jobs) // PARALLEL_MIN_FILES))
     task = functools.partial(_fix_job, write=write, unsafe=unsafe)
     if workers <= 1:
@@ -61,7 +66,7 @@ def fix_candidates(
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    with ProcessPoolExecutor(workers, get_context("fork")) as pool:
+    with ProcessPoolExecutor(workers, get_context("fork"), initializer=die_with_parent) as pool:
         yield from pool.map(task, jobs, chunksize=max(8, len(jobs) // (workers * 8)))
 
 

@@ -8,6 +8,25 @@ import tempfile
 from pathlib import Path
 
 
+TEMP_SUFFIX = ".shmlint-tmp"
+
+
+def remove_stale_temp_files(folders: set[Path]) -> None:
+    """Remove our own temp files (``.<name>.<random>.shmlint-tmp``) that a killed run left beside the files it was
+    writing; nothing else is touched."""
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(".") and name.endswith(TEMP_SUFFIX):
+                try:
+                    os.unlink(folder / name)
+                except OSError:
+                    pass
+
+
 class WriteError(Exception):
     """A file that could not be written; the message is meant for people."""
 
@@ -24,7 +43,7 @@ def write_atomic(path: Path, data: bytes, original: bytes) -> None:
             raise WriteError("read-only file: not changed")
         if real.read_bytes() != original:
             raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
-        handle, temp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".shmlint-tmp")
+        handle, temp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=TEMP_SUFFIX)
     except OSError as exc:
         raise WriteError(f"cannot write: {exc.strerror or exc}") from None
     try:
