@@ -42,7 +42,25 @@ def _use_colour() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Commands that live with the validation harness are imported only when they run, so ``check`` in a
+    pre-commit hook does not pay for them."""
+
+    LAZY = {"validate": "shmlint.validate.commands", "size": "shmlint.validate.commands"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.LAZY:
+            import importlib
+
+            command: click.Command = getattr(importlib.import_module(self.LAZY[name]), name)
+            return command
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="shmlint")
 def cli() -> None:
     """Find GPU and PyTorch containers whose /dev/shm is too small, before they crash."""
