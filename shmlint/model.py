@@ -91,6 +91,7 @@ class ShmSource:
     name: str | None = None  # the volume name for Kubernetes volumes
     namespace_size: bool = False  # sizes the IPC namespace's /dev/shm (--shm-size, shm_size), not a mount over it
     host_path: str | None = None  # HOST_PATH: the host folder mounted at /dev/shm when it is known
+    cap_bytes: int | None = None  # a volume shared in a pod: half the smallest memory limit there, the most it can use
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,7 @@ def _is_subsequence(needles: list[str], haystack: list[str]) -> bool:
     return all(any(line == candidate for candidate in it) for line in needles)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(styles, containers)
 def test_generated_manifests_fix_cleanly(style: Style, kinds: list[str]) -> None:
     text = render(style, kinds)

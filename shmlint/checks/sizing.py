@@ -6,14 +6,14 @@ from collections.abc import Iterator
 
 from shmlint.checks.context import CheckContext, gpu_sources
 from shmlint.effective import fix_size
-from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
+from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, ShmSource, Workload
 from shmlint.sizes import human
 
 
 def shm_unbounded(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
     for source in gpu_sources(workload, ShmKind.MEMORY):
         if source.size is None:
-            size = fix_size(workload, ctx.wanted_size(workload))
+            size = _capped(source, fix_size(workload, ctx.wanted_size(workload)))
             yield ctx.finding(
                 "SHM003",
                 f"{workload.name}: /dev/shm comes from {source.description} with no size, so it may grow "
@@ -53,10 +53,15 @@ def shm_exceeds_memory_limit(workload: Workload, ctx: CheckContext) -> Iterator[
 def shm_too_small(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
     minimum = ctx.minimum(workload)
     basis = "the estimated need of its DataLoader hint" if workload.dataloader else "the minimum"
+    if fix_size(workload, minimum) < minimum:  # the memory limit cannot hold more than half for shm
+        minimum, basis = fix_size(workload, minimum), "half the container's memory limit"
     for source in gpu_sources(workload, ShmKind.MEMORY):
         size = source.size
-        if size is not None and size.bytes is not None and size.bytes < minimum:
-            raised = fix_size(workload, ctx.wanted_size(workload))
+        floor, why = (source.cap_bytes, "half the smallest memory limit in the pod") if (
+            source.cap_bytes and source.cap_bytes < minimum
+        ) else (minimum, basis)
+        if size is not None and size.bytes is not None and size.bytes < floor:
+            raised = _capped(source, fix_size(workload, ctx.wanted_size(workload)))
             fix = (
                 Fix(FixAction.SET_SIZE, f"raise it to {human(raised)}", size_bytes=raised, source=source)
                 if raised > size.bytes
@@ -64,12 +69,16 @@ def shm_too_small(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
             )
             yield ctx.finding(
                 "SHM005",
-                f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below {basis} of "
-                f"{human(minimum)}; DataLoader workers hold (workers x prefetch_factor + 2) batches there",
+                f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below {why} of "
+                f"{human(floor)}; DataLoader workers hold (workers x prefetch_factor + 2) batches there",
                 size.span,
                 workload,
                 fix,
             )
+
+
+def _capped(source: ShmSource, size: int) -> int:
+    return min(size, source.cap_bytes) if source.cap_bytes else size
 
 
 def invalid_size(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:

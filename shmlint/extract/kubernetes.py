@@ -60,6 +60,7 @@ class _Extractor:
         self.source = source
         self.signals = signals
         self.m = Mappings()
+        self.cap: int | None = None  # shared_cap of the pod being read
 
     # -- locations -------------------------------------------------------------------------------------------
 
@@ -193,6 +194,7 @@ class _Extractor:
             for pod in self.pods(obj):
                 volumes = self.volumes(pod)
                 meant = self.shm_volume(pod, volumes)  # once per pod: it looks at every container
+                self.cap = self.shared_cap(pod)
                 for container, label in pod.containers:
                     result.append(self.workload(pod, container, label, volumes, meant))
         return result
@@ -350,6 +352,11 @@ class _Extractor:
                 return name, volume
         return None
 
+    def shared_cap(self, pod: _Pod) -> int | None:
+        """Half the smallest memory limit among the pod's containers: a volume they share cannot use more."""
+        limits = [size.bytes for container, _ in pod.containers if (size := self.memory_limit(container)) and size.bytes]
+        return min(limits) // 2 if limits else None
+
     def volume_source(self, name: str, volume: MappingNode) -> ShmSource:
         span = self.span(volume)
         empty_dir = self.m.get(volume, "emptyDir")
@@ -357,7 +364,7 @@ class _Extractor:
             medium = scalar(self.m.get(empty_dir, "medium")) or ""
             size = self.size(self.m.get(empty_dir, "sizeLimit"))
             kind = ShmKind.MEMORY if medium.strip() == "Memory" else ShmKind.DISK
-            return ShmSource(kind, span, f'emptyDir volume "{name}"', size, name)
+            return ShmSource(kind, span, f'emptyDir volume "{name}"', size, name, cap_bytes=self.cap)
         host_path = scalar(self.m.path(volume, "hostPath", "path"))
         if host_path is not None:
             description = f'hostPath volume "{name}" ({host_path})'

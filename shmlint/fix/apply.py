@@ -60,6 +60,27 @@ def _wanted(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.applicability is Applicability.SAFE)
 
 
+def _parsable(
+    current: SourceText, kind: FileKind, fixes: list[tuple[Finding, list[Edit]]], problems: list[str]
+) -> tuple[list[tuple[Finding, list[Edit]]], str]:
+    """The round's fixes and the text they make, if together they keep the file parsable; else those that do on
+    their own, if together they still do; else none (and the text unchanged)."""
+    together = splice(current.text, [e for _, edits in fixes for e in edits])
+    if parse_error(replace(current, text=together), kind) is None:
+        return fixes, together
+    good = []
+    for finding, edits in fixes:
+        error = parse_error(replace(current, text=splice(current.text, edits)), kind)
+        if error is None:
+            good.append((finding, edits))
+        else:
+            problems.append(f"{finding.code} fix dropped: it would make the file unparsable ({error})")
+    together = splice(current.text, [e for _, edits in good for e in edits])
+    if good and parse_error(replace(current, text=together), kind) is None:
+        return good, together
+    return [], current.text
+
+
 def _identity(finding: Finding) -> tuple[str, str]:
     return finding.code, finding.workload.name if finding.workload else ""
 
@@ -68,6 +89,7 @@ def fix_source(engine: Engine, source: SourceText, kind: FileKind, path: Path, *
     current = source
     applied: list[Finding] = []
     problems: list[str] = []
+    seen = {source.text}
     previous: Counter[tuple[str, str]] = Counter()  # wanted findings of the last round, by code and workload
     fixed_last: set[tuple[str, str]] = set()
     for _ in range(MAX_ROUNDS):
@@ -88,15 +110,16 @@ def fix_source(engine: Engine, source: SourceText, kind: FileKind, path: Path, *
                 fixed_now.append((finding, edits))
         if not kept:
             break
-        # later fixes first, so that each one's offsets still hold after the ones below it are spliced in;
-        # each result must still parse, or that fix alone is dropped
-        for finding, edits in sorted(fixed_now, key=lambda pair: min(e.start for e in pair[1]), reverse=True):
-            candidate = replace(current, text=splice(current.text, edits))
-            error = parse_error(candidate, kind)
-            if error is not None:
-                problems.append(f"{finding.code} fix dropped: it would make the file unparsable ({error})")
-                continue
-            current = candidate
-            applied.append(finding)
-            fixed_last.add(_identity(finding))
+        # one splice of every kept edit, all offsets taken from the same text; if the result no longer parses,
+        # each fix is tried alone and only those that parse on their own are spliced together
+        good, text = _parsable(current, kind, fixed_now, problems)
+        if not good:
+            break
+        current = replace(current, text=text)
+        if current.text in seen:  # a round that brings back an earlier text: fixes that undo each other
+            problems.append("fixes stopped: they undo each other (an unsafe fix and a safe one disagree)")
+            break
+        seen.add(current.text)
+        applied.extend(finding for finding, _ in good)
+        fixed_last.update(_identity(finding) for finding, _ in good)
     return FixResult(source, current.text, tuple(applied), tuple(problems))

@@ -7,7 +7,7 @@ from shmlint.fix import yamledit
 from shmlint.fix.yamledit import Block
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.yamlnodes import Mappings, MappingNode, SequenceNode, is_null, scalar, sequence
-from shmlint.sizes import format_kubernetes
+from shmlint.sizes import MIB, format_kubernetes, parse_kubernetes
 from shmlint.source import SourceText
 
 SHM_VOLUME = "dshm"
@@ -44,19 +44,36 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     step = yamledit.indent_step(target.pod)
     seq_offset = yamledit.sequence_offset(source, target.pod)
     if fix.action is FixAction.ADD_SHM and fix.size_bytes:
-        name = volume_name(target.volume_names)
-        volume = Block(
-            (("name", name), ("emptyDir", Block((("medium", "Memory"), ("sizeLimit", format_kubernetes(fix.size_bytes))))))
-        )
-        return [
-            _append_or_create(source, m, target.pod, "volumes", volume, step, seq_offset),
-            _append_or_create(source, m, target.container, "volumeMounts", _mount(name), step, seq_offset),
-        ]
+        mounted = _shm_mount_name(m, target.container)  # mounted at /dev/shm already, but no such volume
+        name = mounted or volume_name(target.volume_names)
+        size = format_kubernetes(_pod_size(m, target.pod, fix.size_bytes))
+        volume = Block((("name", name), ("emptyDir", Block((("medium", "Memory"), ("sizeLimit", size))))))
+        edits = [_append_or_create(source, m, target.pod, "volumes", volume, step, seq_offset)]
+        if mounted is None:
+            edits.append(_append_or_create(source, m, target.container, "volumeMounts", _mount(name), step, seq_offset))
+        return edits
     if fix.action is FixAction.MOUNT_VOLUME and fix.source and fix.source.name:
         return [_append_or_create(source, m, target.container, "volumeMounts", _mount(fix.source.name), step, seq_offset)]
     if fix.action is FixAction.SET_SIZE and fix.source and fix.source.name and fix.size_bytes:
         return _set_size_limit(source, m, target, fix.source.name, format_kubernetes(fix.size_bytes), step)
     return []
+
+
+def _shm_mount_name(m: Mappings, container: MappingNode) -> str | None:
+    for mount in sequence(m.get(container, "volumeMounts")):
+        if (scalar(m.get(mount, "mountPath")) or "").rstrip("/") == "/dev/shm":
+            return scalar(m.get(mount, "name"))
+    return None
+
+
+def _pod_size(m: Mappings, pod: MappingNode, wanted: int) -> int:
+    """A pod volume is shared: at most half the smallest memory limit among the pod's containers, whole MiB."""
+    halves = []
+    for container in sequence(m.get(pod, "containers")):
+        limit = parse_kubernetes(scalar(m.path(container, "resources", "limits", "memory")) or "").bytes
+        if limit:
+            halves.append(limit // 2 // MIB * MIB or limit // 2)
+    return min([wanted, *halves])
 
 
 def _set_size_limit(

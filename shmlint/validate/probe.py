@@ -1,9 +1,10 @@
 """A real torch DataLoader run that says whether /dev/shm was big enough: ``python -m shmlint.validate.probe``.
 
 The loader's workers build every batch in /dev/shm (FACTS section 1). The main loop consumes batches slowly, as a
-training step does, so every prefetch slot fills; it drops each batch before taking the next, which keeps the peak
-at ``workers * prefetch + 1`` batches on every run (a loop that still holds the old batch while the next arrives
-needs one more now and then: the estimate's ``+ 2`` covers it).
+training step does: each step lasts until every prefetch slot is filled again, however loaded the machine (a fixed
+sleep is not enough when the workers get little CPU), and drops its batch before taking the next. The peak is then
+``workers * prefetch + 1`` batches on every run (a loop that still holds the old batch while the next arrives needs
+one more now and then: the estimate's ``+ 2`` covers it).
 
 Prints one JSON line: ``{"outcome": "ok" | "shm-error" | "other-error", "signature": ..., "detail": ...,
 "batches": n, "seconds": s}`` and exits 0, 3 or 4. Only ``main`` imports torch, so the harness can import
@@ -15,6 +16,8 @@ from __future__ import annotations
 import argparse
 import enum
 import json
+import os
+import select
 import signal
 import subprocess
 import sys
@@ -24,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 EXIT_OK, EXIT_SHM, EXIT_OTHER = 0, 3, 4
+FILL_TIMEOUT_SECONDS = 30.0
 
 
 class Outcome(enum.StrEnum):
@@ -111,14 +115,14 @@ class Profile:
     sample_bytes: int
     prefetch_factor: int = 2
     procs: int = 1
-    batches: int = 0  # 0: 2 * workers * prefetch + 4, see batch_count
-    step_seconds: float = 0.05
+    batches: int = 0  # 0: workers * prefetch + 3, see batch_count
+    step_seconds: float = 0.02
 
     @property
     def batch_count(self) -> int:
-        """A batch that did not fit fails in its worker but surfaces only when the loop reaches it, a whole
-        pipeline (workers * prefetch batches) after the first time the pipeline is full: consume past that."""
-        return self.batches or 2 * self.workers * self.prefetch_factor + 4
+        """A batch that did not fit fails in its worker but surfaces only when the loop reaches it: the first
+        full pipeline holds batches up to ``workers * prefetch``, so consume a little past that."""
+        return self.batches or self.workers * self.prefetch_factor + 3
 
     def argv(self, python: str) -> list[str]:
         """The command line that runs this probe with ``python``."""
@@ -128,6 +132,32 @@ class Profile:
             "--sample-bytes", str(self.sample_bytes), "--prefetch", str(self.prefetch_factor),
             "--procs", str(self.procs), "--batches", str(self.batch_count), "--step-seconds", str(self.step_seconds),
         ]
+
+
+class _BuiltBatches:
+    """Counts the batches the workers have finished building (or failed to), through a pipe, which uses no
+    /dev/shm of its own; the collate function writes a byte per batch, inherited by the forked workers."""
+
+    def __init__(self) -> None:
+        self.read_end, self.write_end = os.pipe()
+        self.count = 0
+
+    def collate(self, samples: list) -> object:  # runs in a worker
+        from torch.utils.data import default_collate
+
+        try:
+            return default_collate(samples)  # in a worker: straight into a new /dev/shm segment
+        finally:
+            os.write(self.write_end, b"\x01")
+
+    def wait_for(self, target: int, timeout: float) -> None:
+        """Until ``target`` batches are built; a stuck worker surfaces in the next ``next()``, not here."""
+        deadline = time.monotonic() + timeout
+        while self.count < target:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self.read_end], [], [], remaining)[0]:
+                return
+            self.count += len(os.read(self.read_end, 4096))
 
 
 def _run_loader(profile: Profile) -> ProbeResult:
@@ -142,6 +172,8 @@ def _run_loader(profile: Profile) -> ProbeResult:
             return torch.full((profile.sample_bytes,), index % 251, dtype=torch.uint8)
 
     torch.set_num_threads(1)
+    built = _BuiltBatches()
+    in_flight = profile.workers * profile.prefetch_factor
     started = time.monotonic()
     consumed = 0
     try:
@@ -150,11 +182,17 @@ def _run_loader(profile: Profile) -> ProbeResult:
             batch_size=profile.batch_size,
             num_workers=profile.workers,
             prefetch_factor=profile.prefetch_factor if profile.workers else None,
+            collate_fn=built.collate,
+            multiprocessing_context="fork" if profile.workers else None,  # the workers inherit the pipe
         )
         batches = iter(loader)
-        for _ in range(profile.batch_count):
+        for index in range(profile.batch_count):
             batch = next(batches)
-            time.sleep(profile.step_seconds)  # the training step, holding its batch
+            # the training step: it lasts until every batch asked for (the prefetched ones and the one just
+            # requested in exchange for this) is built, however busy the machine, so each step holds the full
+            # pipeline; then the step's own time
+            built.wait_for(in_flight + index + 1, FILL_TIMEOUT_SECONDS)
+            time.sleep(profile.step_seconds)
             del batch
             consumed += 1
         del batches
@@ -201,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prefetch", type=int, default=2)
     parser.add_argument("--procs", type=int, default=1)
     parser.add_argument("--batches", type=int, default=0)
-    parser.add_argument("--step-seconds", type=float, default=0.05)
+    parser.add_argument("--step-seconds", type=float, default=0.02)
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", category=UserWarning)  # "suggested max number of worker": intended here
     signal.signal(signal.SIGTERM, _terminate)

@@ -1,0 +1,175 @@
+"""The same findings whatever the route: with or without the prefilter, in one process or several, run after run.
+
+On the real-world corpus in ../shared/corpus and on a generated corpus of 2,000 files (bench/corpus.py); output
+order is deterministic whatever the parallelism, and two CLI runs print the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import shmlint.engine as engine_module
+from shmlint.discover import FileKind, discover, kind_by_name
+from shmlint.engine import Engine, Report
+from shmlint.settings import Settings
+from shmlint.source import InputError, SourceText
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.corpus import generate
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+GENERATED_FILES = 2_000
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+
+
+def key(report: Report) -> tuple:
+    """Everything a reporter can show, in the order it is shown."""
+    files = tuple(r.path for r in report.files)
+    findings = tuple(
+        (f.span.path, f.span.line, f.span.column, f.span.end_line, f.span.end_column, f.code, f.severity, f.message,
+         f.fixable, f.fix.applicability if f.fix else None)
+        for f in report.findings
+    )
+    notices = tuple((n.path, n.message) for n in report.notices)
+    return files, findings, notices
+
+
+def describe_difference(a: tuple, b: tuple) -> str:
+    for label, left, right in zip(("files", "findings", "notices"), a, b):
+        if left != right:
+            only_left = [x for x in left if x not in set(right)][:3]
+            only_right = [x for x in right if x not in set(left)][:3]
+            return f"{label} differ: only in the first {only_left}, only in the second {only_right}"
+    return "same"
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("generated")
+    generate(root, GENERATED_FILES)
+    return root
+
+
+@pytest.fixture(scope="module")
+def serial_generated(generated: Path) -> tuple:
+    return key(Engine(Settings()).check_paths([generated], jobs=1))
+
+
+def test_generated_corpus_is_big_enough_to_be_checked_in_parallel(generated: Path) -> None:
+    candidates = list(discover([generated]))
+    assert len(candidates) >= 2 * engine_module.PARALLEL_MIN_FILES, "jobs=2 would silently run serially"
+
+
+def test_one_or_two_processes_give_identical_reports(generated: Path, serial_generated: tuple) -> None:
+    parallel = key(Engine(Settings()).check_paths([generated], jobs=2))
+    assert parallel == serial_generated, describe_difference(serial_generated, parallel)
+    files, findings, _ = serial_generated
+    assert len(files) == GENERATED_FILES and findings, "the generated corpus has findings to compare"
+    assert {f[5] for f in findings} >= {"SHM001"}
+
+
+def test_prefilter_changes_nothing_on_the_generated_corpus(generated: Path, serial_generated: tuple) -> None:
+    unfiltered = key(Engine(Settings(prefilter=False)).check_paths([generated], jobs=2))
+    assert unfiltered == serial_generated, describe_difference(serial_generated, unfiltered)
+
+
+@pytest.fixture(scope="module")
+def corpus_root() -> Path:
+    if not (CORPUS / "INDEX.tsv").is_file():
+        pytest.fail(f"the shared corpus is missing at {CORPUS}")
+    return CORPUS
+
+
+@pytest.mark.parametrize("prefilter", [True, False], ids=["prefilter", "no-prefilter"])
+def test_shared_corpus_same_findings_in_every_mode(corpus_root: Path, prefilter: bool, monkeypatch) -> None:
+    """The corpus is ~100 files, under the parallel threshold: lower it so that jobs=2 really uses two processes."""
+    baseline = key(Engine(Settings()).check_paths([corpus_root], jobs=1))
+    assert baseline[1], "the corpus has findings"
+    settings = replace(Settings(), prefilter=prefilter)
+    serial = key(Engine(settings).check_paths([corpus_root], jobs=1))
+    assert serial == baseline, describe_difference(baseline, serial)
+    monkeypatch.setattr(engine_module, "PARALLEL_MIN_FILES", 8)
+    parallel = key(Engine(settings).check_paths([corpus_root], jobs=2))
+    assert parallel == baseline, describe_difference(baseline, parallel)
+
+
+def test_prefilter_never_hides_a_finding_in_any_corpus_file(corpus_root: Path) -> None:
+    """File by file, through check_source: what the prefilter skips never had a finding."""
+    with_filter, without = Engine(Settings()), Engine(Settings(prefilter=False))
+    differing = []
+    for path in sorted(corpus_root.rglob("*")):
+        kind = kind_by_name(path)
+        if not path.is_file() or kind is None or path.name == "INDEX.tsv":
+            continue
+        try:
+            source = SourceText.from_bytes(str(path), path.read_bytes())
+        except InputError:
+            continue
+        a = sorted((f.code, f.span.start, f.message) for f in with_filter.check_source(source, kind, path).findings)
+        b = sorted((f.code, f.span.start, f.message) for f in without.check_source(source, kind, path).findings)
+        if a != b:
+            differing.append(path.name)
+    assert not differing, differing
+
+
+def test_stdin_and_file_give_the_same_findings(corpus_root: Path) -> None:
+    """``shmlint check - --stdin-filename x`` and ``shmlint check x`` judge the same text the same way."""
+    engine = Engine(Settings())
+    from shmlint.discover import Candidate
+
+    compared = 0
+    for path in sorted(corpus_root.rglob("*")):
+        kind = kind_by_name(path)
+        if not path.is_file() or kind in (None, FileKind.DOCKERFILE):
+            continue
+        from_file = engine.check_candidate(Candidate(path, kind, explicit=True))
+        source = SourceText.from_bytes(str(path), path.read_bytes())
+        from_text = engine.check_source(source, kind, path)
+        assert [(f.code, f.span, f.message) for f in from_file.findings] == [
+            (f.code, f.span, f.message) for f in from_text.findings], path
+        compared += 1
+    assert compared >= 90
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "shmlint", *args], cwd=cwd, capture_output=True, env=ENV,
+                          timeout=300, check=False)
+
+
+def test_cli_prints_the_same_bytes_run_after_run(generated: Path, serial_generated: tuple) -> None:
+    """Two runs (in worker processes: 2,000 files) print identical bytes, and the same findings as one process."""
+    first = run_cli("check", "--format", "json", ".", cwd=generated)
+    second = run_cli("check", "--format", "json", ".", cwd=generated)
+    assert first.returncode == second.returncode == 1
+    assert b"Traceback" not in first.stderr
+    assert first.stdout == second.stdout
+    document = json.loads(first.stdout)
+    printed = [(f["path"], f["line"], f["column"], f["code"], f["message"]) for f in document["findings"]]
+    expected = [(os.path.relpath(f[0], generated), f[1], f[2], f[5], f[7]) for f in serial_generated[1]]
+    assert printed == expected
+
+
+def test_fix_plans_the_same_edits_in_one_or_two_processes(generated: Path) -> None:
+    """``shmlint fix`` (diff mode) in worker processes, serially, and twice over: the same diffs in the same order."""
+    from shmlint.fix.run import fix_candidates
+
+    settings = Settings()
+    jobs = [(settings, c) for c in discover([generated], settings.exclude)]
+    serial = [(o.path, o.applied, o.diff, o.problems, o.error)
+              for o in fix_candidates(jobs, write=False, unsafe=False, processes=1)]
+    parallel = [(o.path, o.applied, o.diff, o.problems, o.error)
+                for o in fix_candidates(jobs, write=False, unsafe=False, processes=2)]
+    assert serial == parallel
+    assert sum(1 for o in serial if o[2]) > 50, "the generated corpus has fixes to plan"
+    first = run_cli("fix", ".", cwd=generated)
+    second = run_cli("fix", ".", cwd=generated)
+    assert first.returncode == second.returncode == 1
+    assert first.stdout == second.stdout and first.stdout.count(b"+++ b/") == sum(1 for o in serial if o[2])

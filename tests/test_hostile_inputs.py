@@ -1,0 +1,841 @@
+"""Hostile inputs, as a user meets them on the command line (issue "Reliability and security").
+
+For every input: no traceback, no "internal error", a clear message with the file (and line where known), a defined
+exit code (findings and SHM000 -> 1; usage, configuration and internal errors -> 2), and every other file still
+checked. Each case is checked next to a good GPU pod whose SHM001 must still be reported.
+
+Also: YAML is loaded safely, no input is executed or handed to a shell, and the file-size limit is configurable.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import typing
+import uuid
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  containers:
+  - name: gpu
+    image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+"""
+POD_LINE = 7  # where SHM001 is reported: the container's "name" key
+RUN = "docker run --rm --gpus all pytorch/pytorch:2.3.0 python train.py\n"
+MEMORY_LIMIT = 2 * 1024**3  # address space for one shmlint process on a hostile input
+
+
+def shmlint(*args: str, cwd: Path, stdin: bytes | None = None, timeout: float = 120, limit_memory: bool = False,
+            env: dict | None = None) -> subprocess.CompletedProcess:
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+    environment = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), environment.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", *args],
+        cwd=cwd, input=stdin, capture_output=True, timeout=timeout, env=environment, check=False,
+        preexec_fn=limits if limit_memory else None,
+    )
+
+
+def text(stream: bytes) -> str:
+    return stream.decode("utf-8", "replace")
+
+
+def assert_no_crash(result: subprocess.CompletedProcess) -> None:
+    err = text(result.stderr)
+    assert "Traceback" not in err and "internal error" not in err, err[-3000:]
+
+
+def check_json(*paths: str, cwd: Path, **kwargs) -> tuple[subprocess.CompletedProcess, dict]:
+    result = shmlint("check", "--format", "json", *paths, cwd=cwd, **kwargs)
+    assert_no_crash(result)
+    assert result.returncode in (0, 1), (result.returncode, text(result.stderr))
+    return result, json.loads(result.stdout)
+
+
+def findings_for(document: dict, path: str) -> list[dict]:
+    return [f for f in document["findings"] if f["path"] == path]
+
+
+def assert_good_pod_still_checked(document: dict, path: str = "good.yaml") -> None:
+    codes = [(f["code"], f["line"]) for f in findings_for(document, path)]
+    assert ("SHM001", POD_LINE) in codes, f"the other file was not checked: {document['findings']}"
+
+
+# -- one hostile file next to a good one --------------------------------------------------------------------------
+
+Writer = Callable[[Path], str]  # creates the hostile input below tmp, returns the path to name on the command line
+
+
+def file(name: str, data: bytes) -> Writer:
+    def write(tmp: Path) -> str:
+        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / name).write_bytes(data)
+        return name
+
+    return write
+
+
+def utf16(data: str, encoding: str, bom: bytes) -> bytes:
+    return bom + data.encode(encoding)
+
+
+def deep(prefix: str, suffix: str, depth: int = 10_000, middle: str = "x") -> bytes:
+    return (prefix * depth + middle + suffix * depth + "\n").encode()
+
+
+def conflict(text_: str) -> bytes:
+    lines = text_.splitlines(keepends=True)
+    return "".join(lines[:6] + ["<<<<<<< HEAD\n"] + lines[6:] + ["=======\n", "  - name: cpu\n", ">>>>>>> feature\n"]
+                   ).encode()
+
+
+# expectation: ("finding", code, line or None) | ("invalid", words, line or None) | ("clean",) | ("notice",) |
+#              ("finding-or-invalid", code, words) | ("any",)
+CASES: dict[str, tuple[Writer, tuple]] = {
+    "binary-file": (file("logo.yaml", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))), ("invalid", "binary", 1)),
+    "nul-byte-in-yaml": (file("nul.yaml", POD.encode().replace(b"spec:", b"spec:\x00")), ("invalid", "NUL", 1)),
+    "nul-byte-in-shell": (file("nul.sh", RUN.encode().replace(b"--rm", b"--rm\x00")), ("invalid", "NUL", 1)),
+    "invalid-utf8-in-yaml-comment": (file("latin1.yaml", b"# caf\xe9 \xff\xfe\n" + POD.encode()),
+                                     ("finding-or-invalid", "SHM001", "utf")),
+    "invalid-utf8-in-yaml-value": (file("value.yaml", POD.encode().replace(b"name: gpu", b"name: g\xffpu")),
+                                   ("finding-or-invalid", "SHM001", "utf")),
+    "invalid-utf8-in-shell": (file("latin1.sh", RUN.encode().replace(b"pytorch:2.3.0", b"pytorch:2.3.0-\xe9\xff")),
+                              ("finding", "SHM001", 1)),
+    "invalid-utf8-in-markdown": (file("latin1.md", b"# Caf\xe9\n\n```sh\n" + RUN.encode() + b"```\n"),
+                                 ("finding", "SHM001", 4)),
+    "utf8-bom": (file("bom8.yaml", codecs.BOM_UTF8 + POD.encode()), ("finding", "SHM001", POD_LINE)),
+    "utf16-le-bom": (file("bom16le.yaml", utf16(POD, "utf-16-le", codecs.BOM_UTF16_LE)), ("finding", "SHM001", POD_LINE)),
+    "utf16-be-bom": (file("bom16be.yaml", utf16(POD, "utf-16-be", codecs.BOM_UTF16_BE)), ("finding", "SHM001", POD_LINE)),
+    "utf16-bom-shell": (file("bom16.sh", utf16(RUN, "utf-16-le", codecs.BOM_UTF16_LE)), ("finding", "SHM001", 1)),
+    "utf16-bom-broken": (file("half.yaml", codecs.BOM_UTF16_LE + POD.encode("utf-16-le")[:-1]), ("invalid", "utf-16", 1)),
+    "utf16-without-bom": (file("nobom.yaml", POD.encode("utf-16-le")), ("invalid", "binary", 1)),
+    "crlf-yaml": (file("crlf.yaml", POD.replace("\n", "\r\n").encode()), ("finding", "SHM001", POD_LINE)),
+    "crlf-shell": (file("crlf.sh", ("#!/bin/sh\r\n" + RUN.replace("\n", "\r\n")).encode()), ("finding", "SHM001", 2)),
+    "cr-only-line-breaks": (file("mac.yaml", POD.replace("\n", "\r").encode()), ("any",)),
+    "tabs-in-yaml-indentation": (file("tabs.yaml", POD.replace("    image", "\timage").encode()), ("invalid", "", 8)),
+    "tabs-in-shell": (file("tabs.sh", RUN.replace(" ", "\t").encode()), ("finding", "SHM001", 1)),
+    "tab-recipe-makefile": (file("Makefile", ("train:\n\t@" + RUN).encode()), ("finding", "SHM001", 2)),
+    "empty-yaml": (file("empty.yaml", b""), ("clean",)),
+    "empty-shell": (file("empty.sh", b""), ("clean",)),
+    "empty-markdown": (file("empty.md", b""), ("clean",)),
+    "empty-makefile": (file("sub/Makefile", b""), ("clean",)),
+    "only-bom": (file("bom-only.yaml", codecs.BOM_UTF8), ("clean",)),
+    "only-document-markers": (file("markers.yaml", b"---\n...\n---\n"), ("clean",)),
+    "only-whitespace": (file("blank.yaml", b"  \n\t\n\n"), ("any",)),
+    "duplicate-keys": (file("dup.yaml", (POD + "kind: Pod\nspec:\n  containers:\n  - {name: a, image: x}\n").encode()),
+                       ("any",)),
+    "duplicate-containers": (file("dupc.yaml", (POD + "  - name: gpu\n    image: pytorch/pytorch\n").encode()),
+                             ("finding", "SHM001", POD_LINE)),
+    "merge-conflict-yaml": (file("conflict.yaml", conflict(POD)), ("invalid", "YAML", None)),
+    "merge-conflict-shell": (file("conflict.sh", b"<<<<<<< HEAD\n" + RUN.encode() + b"=======\n>>>>>>> x\n"), ("any",)),
+    "helm-template": (file("chart/templates/pod.yaml",
+                           POD.replace("name: trainer", "name: {{ .Values.name }}\n  {{- if .Values.x }}").encode()
+                           + b"  {{- end }}\n"), ("notice",)),
+    "jinja-template": (file("pod.yaml.j2.yaml", b"{% for x in xs %}\n" + POD.encode() + b"{% endfor %}\n"), ("notice",)),
+    "unknown-yaml-tags": (file("tags.yaml", POD.replace("metadata:", "metadata: !Meta").replace(
+        "kind: Pod", "kind: !!str Pod\nextra: !Ref Something\nblob: !!binary aGVsbG8=\nset: !!set {a, b}").encode()),
+                          ("finding", "SHM001", None)),
+    "unknown-yaml-tags-on-collections": (file("tags2.yaml", b"!Custom {a: !Other [1, 2], b: !!omap [{x: 1}]}\n"),
+                                         ("any",)),
+    "yaml-directives": (file("directives.yaml", b"%YAML 1.1\n%TAG !e! tag:example.com,2000:\n---\n" + POD.encode()),
+                        ("finding", "SHM001", None)),
+    "nesting-10000-flow-sequences": (file("deep1.yaml", deep("[", "]")), ("invalid", "nesting", 1)),
+    "nesting-10000-flow-mappings": (file("deep2.yaml", deep("{a: ", "}")), ("invalid", "nesting", 1)),
+    "nesting-10000-block-sequences": (file("deep3.yaml", ("- " * 10_000 + "x\n").encode()), ("invalid", "nesting", 1)),
+    "nesting-10000-shell-substitutions": (file("deep.sh", deep("$(echo ", ")", middle=RUN.strip())), ("any",)),
+    "nesting-10000-shell-subshells": (file("deep2.sh", deep("( ", " )", middle=RUN.strip())), ("any",)),
+    "nesting-10000-backticks": (file("deep3.sh", ("echo " + "`echo \\" * 10_000 + "\n").encode()), ("any",)),
+    "nesting-10000-markdown-quotes": (file("deep.md", ("> " * 10_000 + "```sh\n" + RUN + "```\n").encode()), ("any",)),
+    "nesting-10000-markdown-lists": (file("deep2.md", "".join("  " * i + "- x\n" for i in range(1_000)).encode()),
+                                     ("any",)),
+    "unterminated-double-quote": (file("q1.sh", b'docker run --gpus all "pytorch/pytorch python train.py\n'), ("any",)),
+    "unterminated-single-quote": (file("q2.sh", b"docker run --gpus all 'pytorch/pytorch python train.py\n"), ("any",)),
+    "unterminated-substitution": (file("q3.sh", b"docker run --gpus all $(pytorch/pytorch python train.py\n"), ("any",)),
+    "unterminated-backtick": (file("q4.sh", b"docker run --gpus all `pytorch/pytorch python train.py\n"), ("any",)),
+    "unterminated-parameter": (file("q5.sh", b"docker run --gpus all ${IMAGE pytorch/pytorch\n"), ("any",)),
+    "unterminated-heredoc": (file("q6.sh", b"cat <<EOF\n" + RUN.encode()), ("clean",)),
+    "unterminated-fence": (file("fence.md", b"```sh\n" + RUN.encode()), ("finding", "SHM001", 2)),
+    "trailing-backslash": (file("bs.sh", b"docker run --gpus all pytorch/pytorch \\"), ("finding", "SHM001", 1)),
+    "docker-run-100000-characters": (file("long.sh", ("docker run --gpus all " + "-e VAR=value " * 7_700
+                                                      + "pytorch/pytorch python train.py\n").encode()),
+                                     ("finding", "SHM001", 1)),
+    "docker-run-100000-characters-markdown": (file("long.md", ("```sh\ndocker run --gpus all " + "-v /a:/b " * 11_000
+                                                               + "pytorch/pytorch\n```\n").encode()),
+                                              ("finding", "SHM001", 2)),
+    "line-of-100000-quotes": (file("quotes.sh", ("docker run --gpus all " + "'\"" * 50_000 + "\n").encode()), ("any",)),
+    "control-characters": (file("ctl.yaml", POD.replace("trainer", "train\x07er").encode()), ("invalid", "", 4)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_file_next_to_a_good_one(tmp_path: Path, case: str) -> None:
+    writer, expected = CASES[case]
+    (tmp_path / "good.yaml").write_text(POD)
+    target = writer(tmp_path)
+    started = time.perf_counter()
+    result, document = check_json(target, "good.yaml", cwd=tmp_path, limit_memory=True, timeout=60)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 30, f"{case} took {elapsed:.1f}s"
+    assert result.returncode == 1  # the good pod always fails the run
+    assert_good_pod_still_checked(document)
+    mine = findings_for(document, target)
+    codes = [f["code"] for f in mine]
+    kind = expected[0]
+    if kind == "finding":
+        _, code, line = expected
+        assert code in codes, mine
+        if line is not None:
+            assert any(f["line"] == line for f in mine if f["code"] == code), mine
+        assert "SHM000" not in codes, mine
+    elif kind == "invalid":
+        _, words, line = expected
+        invalid = [f for f in mine if f["code"] == "SHM000"]
+        assert invalid, mine
+        assert words.lower() in invalid[0]["message"].lower(), invalid[0]["message"]
+        if line is not None:
+            assert invalid[0]["line"] == line, invalid[0]
+        assert invalid[0]["message"].strip()
+    elif kind == "finding-or-invalid":
+        _, code, words = expected
+        assert code in codes or any(f["code"] == "SHM000" and words in f["message"].lower() for f in mine), mine
+    elif kind == "clean":
+        assert not mine, mine
+    elif kind == "notice":
+        assert not mine, mine
+        assert any(target in n["path"] or n["path"] in target for n in document["notices"]), document["notices"]
+    for finding in mine:  # one finding per output line: messages are single-line text
+        assert "\n" not in finding["message"] and "\r" not in finding["message"], finding["message"]
+
+
+def test_every_hostile_file_at_once_then_fix(tmp_path: Path) -> None:
+    """All the cases in one tree: check walks it, fix --write changes only files it can parse, never a broken one."""
+    (tmp_path / "good.yaml").write_text(POD)
+    targets = [writer(tmp_path) for writer, _ in CASES.values()]
+    result, document = check_json(".", cwd=tmp_path, limit_memory=True)
+    assert result.returncode == 1
+    assert_good_pod_still_checked(document, "good.yaml")
+    invalid = {f["path"] for f in document["findings"] if f["code"] == "SHM000"}
+    before = {t: (tmp_path / t).read_bytes() for t in targets}
+    shown = shmlint("fix", ".", cwd=tmp_path, limit_memory=True)
+    assert_no_crash(shown)
+    assert shown.returncode == 1  # something would change
+    written = shmlint("fix", "--write", ".", cwd=tmp_path, limit_memory=True)
+    assert_no_crash(written)
+    assert written.returncode == 0, text(written.stderr)
+    for target in targets:
+        if target in invalid:
+            assert (tmp_path / target).read_bytes() == before[target], f"fix changed {target}, which it cannot parse"
+    _, document = check_json(".", cwd=tmp_path, limit_memory=True)
+    left = [f for f in document["findings"] if f["code"] == "SHM001" and f["fixable"]]
+    assert not left, left
+
+
+# -- file system oddities ------------------------------------------------------------------------------------------
+
+
+def test_symlink_loop_in_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "good.yaml").write_text(POD)
+    os.symlink("b.yaml", tmp_path / "a.yaml")
+    os.symlink("a.yaml", tmp_path / "b.yaml")
+    os.symlink("missing.yaml", tmp_path / "dangling.yaml")
+    os.symlink(".", tmp_path / "self")  # a folder link back up: never followed
+    _, document = check_json(".", cwd=tmp_path, timeout=30)
+    assert_good_pod_still_checked(document)
+    for name in ("a.yaml", "b.yaml", "dangling.yaml"):
+        (finding,) = findings_for(document, name)
+        assert finding["code"] == "SHM000" and "cannot read" in finding["message"], finding
+
+
+def test_symlink_loop_named_on_the_command_line(tmp_path: Path) -> None:
+    """Found: ``shmlint check loop.yaml`` (a symlink loop) -> 'internal error: RuntimeError: Symlink loop' from
+    config.find_config's Path.resolve(); exit 2 and no other file checked."""
+    (tmp_path / "good.yaml").write_text(POD)
+    os.symlink("b.yaml", tmp_path / "a.yaml")
+    os.symlink("a.yaml", tmp_path / "b.yaml")
+    _, document = check_json("a.yaml", "good.yaml", cwd=tmp_path, timeout=30)
+    assert_good_pod_still_checked(document)
+    assert [f["code"] for f in findings_for(document, "a.yaml")] == ["SHM000"]
+    fixed = shmlint("fix", "a.yaml", "good.yaml", cwd=tmp_path, timeout=30)
+    assert_no_crash(fixed)
+
+
+def test_fifo_and_socket_in_a_folder_are_not_read(tmp_path: Path) -> None:
+    (tmp_path / "good.yaml").write_text(POD)
+    os.mkfifo(tmp_path / "pipe.yaml")
+    os.mkfifo(tmp_path / "pipe")  # no extension: never sniffed in a folder walk
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(tmp_path / "sock.yaml"))
+    try:
+        _, document = check_json(".", cwd=tmp_path, timeout=30)
+    finally:
+        server.close()
+    assert_good_pod_still_checked(document)
+    for name in ("pipe.yaml", "sock.yaml"):
+        (finding,) = findings_for(document, name)
+        assert finding["code"] == "SHM000" and "regular file" in finding["message"]
+    assert not findings_for(document, "pipe")
+
+
+def test_fifo_named_on_the_command_line_does_not_hang(tmp_path: Path) -> None:
+    """Found: ``shmlint check mypipe`` (a FIFO without a telling name) blocks forever: discover._sniff() opens it to
+    read its first bytes, which waits for a writer that never comes."""
+    (tmp_path / "good.yaml").write_text(POD)
+    os.mkfifo(tmp_path / "pipe.yaml")
+    os.mkfifo(tmp_path / "mypipe")
+    for name in ("pipe.yaml", "mypipe"):
+        try:
+            _, document = check_json(name, "good.yaml", cwd=tmp_path, timeout=10)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"`shmlint check {name}` (a FIFO) hung")
+        assert_good_pod_still_checked(document)
+        assert [f["code"] for f in findings_for(document, name)] == ["SHM000"]
+
+
+def test_folder_named_like_a_yaml_file(tmp_path: Path) -> None:
+    (tmp_path / "x.yaml").mkdir()
+    (tmp_path / "x.yaml" / "good.yaml").write_text(POD)
+    (tmp_path / "deploy.yml").mkdir()
+    for args in (["."], ["x.yaml"]):
+        _, document = check_json(*args, cwd=tmp_path)
+        assert_good_pod_still_checked(document, "x.yaml/good.yaml")
+        assert not [f for f in document["findings"] if f["path"] in ("x.yaml", "deploy.yml")]
+
+
+def test_missing_and_not_a_directory_paths(tmp_path: Path) -> None:
+    (tmp_path / "good.yaml").write_text(POD)
+    _, document = check_json("good.yaml/inner.yaml", "missing.yaml", "good.yaml", cwd=tmp_path)
+    assert_good_pod_still_checked(document)
+    (not_dir,) = findings_for(document, "good.yaml/inner.yaml")
+    assert not_dir["code"] == "SHM000" and "not a directory" in not_dir["message"].lower()
+    (missing,) = findings_for(document, "missing.yaml")
+    assert missing["code"] == "SHM000" and "no such file" in missing["message"].lower()
+
+
+DROP_PRIVILEGES = r"""
+import io, os, sys
+from shmlint.cli import cli, main
+# load every lazily imported module while still root, then run the real command as 'nobody'
+real = sys.stdout, sys.stderr
+sys.stdout = sys.stderr = io.StringIO()
+for args in (["check", "warm"], ["check", "--format", "json", "warm"], ["fix", "warm"], ["check", "missing/x.yaml"],
+             ["check", "--nope"]):
+    try:
+        cli.main(args, standalone_mode=False)
+    except BaseException:
+        pass
+import click._textwrap, click.formatting  # noqa: F401 (used when printing a usage error)
+sys.stdout, sys.stderr = real
+os.setgroups([])
+os.setgid(65534)
+os.setuid(65534)
+sys.argv = ["shmlint", *sys.argv[1:]]
+main()
+"""
+
+
+def run_as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    (cwd / "warm").mkdir(exist_ok=True)
+    (cwd / "warm" / "pod.yaml").write_text(POD)
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", DROP_PRIVILEGES, *args], cwd=cwd, capture_output=True, timeout=60,
+                          env=env, check=False)
+
+
+@pytest.fixture
+def shared_tmp():
+    """A folder the unprivileged user can enter (pytest's tmp_path is private to root)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to drop privileges to 'nobody'")
+    folder = Path(f"/tmp/shmlint-hostile-{uuid.uuid4().hex}")
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    yield folder
+    for path in [folder, *folder.rglob("*")]:
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(0o755)
+    shutil.rmtree(folder)
+
+
+def test_unreadable_file_as_unprivileged_user(shared_tmp: Path) -> None:
+    """chmod 000 does not stop root, so the check runs as 'nobody' (privileges dropped after the imports)."""
+    (shared_tmp / "good.yaml").write_text(POD)
+    (shared_tmp / "good.yaml").chmod(0o644)
+    (shared_tmp / "secret.yaml").write_text(POD)
+    (shared_tmp / "secret.yaml").chmod(0o000)
+    result = run_as_nobody("check", "--format", "json", ".", cwd=shared_tmp)
+    assert_no_crash(result)
+    assert result.returncode == 1, text(result.stderr)
+    document = json.loads(result.stdout)
+    assert_good_pod_still_checked(document)
+    (finding,) = findings_for(document, "secret.yaml")
+    assert finding["code"] == "SHM000" and "permission denied" in finding["message"].lower()
+
+
+def test_unreadable_file_named_on_the_command_line(shared_tmp: Path) -> None:
+    """Found: ``shmlint check good.yaml secret.yaml`` (secret.yaml unreadable) is a usage error (click's Path type
+    checks readability: "Path 'secret.yaml' is not readable", exit 2) and good.yaml is not checked either."""
+    (shared_tmp / "good.yaml").write_text(POD)
+    (shared_tmp / "good.yaml").chmod(0o644)
+    (shared_tmp / "secret.yaml").write_text(POD)
+    (shared_tmp / "secret.yaml").chmod(0o000)
+    result = run_as_nobody("check", "--format", "json", "good.yaml", "secret.yaml", cwd=shared_tmp)
+    assert_no_crash(result)
+    assert result.returncode == 1, text(result.stderr)
+    document = json.loads(result.stdout)
+    assert_good_pod_still_checked(document)
+    (finding,) = findings_for(document, "secret.yaml")
+    assert finding["code"] == "SHM000" and "permission denied" in finding["message"].lower()
+
+
+def test_unreadable_folder_in_a_tree_as_unprivileged_user(shared_tmp: Path) -> None:
+    """A folder 'nobody' cannot enter: the run goes on, and the folder is reported rather than silently skipped.
+
+    Found (first version): 'internal error: PermissionError: ... pyvenv.cfg' from discover._is_venv() (Path.is_file()
+    raises for EACCES), since fixed by a refactor. Found (now): os.walk() drops the folder without a word
+    (discover._walk passes no onerror), so the files in it are never checked and nothing says so.
+    """
+    (shared_tmp / "good.yaml").write_text(POD)
+    (shared_tmp / "good.yaml").chmod(0o644)
+    (shared_tmp / "locked").mkdir()
+    (shared_tmp / "locked" / "pod.yaml").write_text(POD)
+    (shared_tmp / "locked").chmod(0o000)
+    result = run_as_nobody("check", "--format", "json", ".", cwd=shared_tmp)
+    assert_no_crash(result)
+    assert result.returncode == 1, text(result.stderr)
+    document = json.loads(result.stdout)
+    assert_good_pod_still_checked(document)
+    said = [f["message"] for f in document["findings"] if f["path"].startswith("locked")]
+    said += [n["message"] for n in document["notices"] if n["path"].startswith("locked")]
+    assert said, f"the unreadable folder was skipped without a word: {document}"
+
+
+def test_files_deleted_between_discovery_and_reading(tmp_path: Path) -> None:
+    """Engine level: a file that disappears after discovery is SHM000 'cannot read', the rest is checked."""
+    from shmlint.discover import discover
+    from shmlint.engine import Engine
+    from shmlint.settings import Settings
+
+    for index in range(5):
+        (tmp_path / f"pod{index}.yaml").write_text(POD)
+    candidates = list(discover([tmp_path]))
+    (tmp_path / "pod2.yaml").unlink()
+    engine = Engine(Settings())
+    results = [engine.check_candidate(c) for c in candidates]
+    codes = {Path(r.path).name: [f.code for f in r.findings] for r in results}
+    assert codes["pod2.yaml"] == ["SHM000"] and codes["pod0.yaml"] == ["SHM001"]
+    message = next(r for r in results if r.path.endswith("pod2.yaml")).findings[0].message
+    assert "cannot read" in message
+
+
+def test_files_deleted_while_the_cli_runs(tmp_path: Path) -> None:
+    """CLI level: a thread deletes files while check and fix --write walk 1,500 of them: no crash, exit 0/1/2."""
+    tree = tmp_path / "tree"
+    for index in range(1_500):
+        folder = tree / f"d{index % 30}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"pod{index}.yaml").write_text(POD if index % 3 else POD.replace("nvidia.com/gpu: 1", "cpu: 1"))
+    files = sorted(tree.rglob("*.yaml"))
+    for command in (["check", "--format", "json", "tree"], ["fix", "--write", "tree"]):
+        stop = threading.Event()
+
+        def delete(victims: list[Path] = files[::7], stop: threading.Event = stop) -> None:
+            for path in victims:
+                if stop.is_set():
+                    return
+                path.unlink(missing_ok=True)
+                time.sleep(0.002)
+
+        environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+        process = subprocess.Popen([sys.executable, "-m", "shmlint", *command], cwd=tmp_path, env=environment,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        deleter = threading.Thread(target=delete)
+        time.sleep(0.3)
+        deleter.start()
+        try:
+            out, err = process.communicate(timeout=120)
+        finally:
+            stop.set()
+            deleter.join()
+            try:
+                os.killpg(process.pid, 9)  # whatever is left of this run (worker processes)
+            except ProcessLookupError:
+                pass
+        assert "Traceback" not in text(err) and "internal error" not in text(err), text(err)[-2000:]
+        assert process.returncode in (0, 1, 2), process.returncode
+        if command[0] == "check":
+            json.loads(out)
+        files = sorted(tree.rglob("*.yaml"))
+    assert not list(tree.rglob("*.shmlint-tmp"))
+
+
+# -- limits ------------------------------------------------------------------------------------------------------
+
+
+def test_fifty_megabyte_file_is_refused_quickly(tmp_path: Path) -> None:
+    (tmp_path / "good.yaml").write_text(POD)
+    chunk = ("---\n" + POD) * 1000
+    with (tmp_path / "huge.yaml").open("w") as handle:
+        while handle.tell() < 50 * 1024 * 1024:
+            handle.write(chunk)
+    started = time.perf_counter()
+    _, document = check_json("huge.yaml", "good.yaml", cwd=tmp_path, limit_memory=True)
+    assert time.perf_counter() - started < 20
+    assert_good_pod_still_checked(document)
+    (finding,) = findings_for(document, "huge.yaml")
+    assert finding["code"] == "SHM000" and "max-file-size" in finding["message"] and finding["line"] == 1
+    fixed = shmlint("fix", "--write", "huge.yaml", cwd=tmp_path, limit_memory=True)
+    assert_no_crash(fixed)
+
+
+def test_max_file_size_is_configurable(tmp_path: Path) -> None:
+    (tmp_path / "good.yaml").write_text(POD)
+    (tmp_path / "run.sh").write_text(RUN * 40)  # 2.7 KB
+    (tmp_path / ".shmlint.yaml").write_text("max-file-size: 1KB\n")
+    _, document = check_json(".", cwd=tmp_path)
+    (finding,) = findings_for(document, "run.sh")
+    assert finding["code"] == "SHM000" and "max-file-size" in finding["message"]
+    assert_good_pod_still_checked(document)
+    (tmp_path / ".shmlint.yaml").write_text("max-file-size: 1MB\n")
+    _, document = check_json(".", cwd=tmp_path)
+    assert {f["code"] for f in findings_for(document, "run.sh")} == {"SHM001"}
+    (tmp_path / ".shmlint.yaml").write_text("max-file-size: huge\n")
+    broken = shmlint("check", ".", cwd=tmp_path)
+    assert broken.returncode == 2 and "max-file-size" in text(broken.stderr)
+    assert_no_crash(broken)
+
+
+def _bomb(kind: str, levels: int = 12, width: int = 10) -> str:
+    """Billion laughs: ``width ** levels`` nodes once expanded."""
+    if kind == "classic":
+        lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+        for level in range(1, levels):
+            lines.append(f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * width) + "]")
+        return "\n".join(lines) + "\n"
+    if kind == "kubernetes":
+        lines = ["apiVersion: v1", "kind: Pod", "metadata: {name: bomb}",
+                 "x-0: &e0 [{name: NCCL_SHM_DISABLE, value: '1'}, {name: A, value: b}]"]
+        for level in range(1, levels):
+            lines.append(f"x-{level}: &e{level} [" + ", ".join([f"*e{level - 1}"] * width) + "]")
+        last = f"*e{levels - 1}"
+        lines += ["spec:", "  containers:", "  - name: gpu", "    image: pytorch/pytorch",
+                  "    resources: {limits: {nvidia.com/gpu: 1}}", f"    env: {last}", f"    args: {last}",
+                  f"    volumeMounts: {last}", f"  volumes: {last}", f"  initContainers: {last}"]
+        return "\n".join(lines) + "\n"
+    if kind == "compose":
+        lines = ["x-0: &s0 {image: pytorch/pytorch, environment: [NCCL_SHM_DISABLE=1]}"]
+        for level in range(1, levels):
+            lines.append(f"x-{level}: &s{level} [" + ", ".join([f"*s{level - 1}"] * width) + "]")
+        last = f"*s{levels - 1}"
+        lines += ["services:", "  train:", "    image: pytorch/pytorch", "    gpus: all", f"    environment: {last}",
+                  f"    volumes: {last}", f"    tmpfs: {last}", f"    command: {last}", f"    extends: {last}"]
+        return "\n".join(lines) + "\n"
+    if kind == "merge-keys":
+        lines = ["apiVersion: v1", "kind: Pod", "metadata: {name: bomb}", "x-0: &m0 {containers: [{name: c, image: x}]}"]
+        for level in range(1, 200):
+            lines.append(f"x-{level}: &m{level} {{<<: [" + ", ".join(f"*m{i}" for i in range(level)) + "]}")
+        lines += ["spec: *m199"]
+        return "\n".join(lines) + "\n"
+    lines = ["on: push", "jobs:", "  x0: &j0 {runs-on: linux, steps: [{run: 'docker run --gpus all pytorch/pytorch'}]}"]
+    for level in range(1, levels):
+        lines.append(f"  x{level}: &j{level} {{runs-on: linux, steps: [" + ", ".join(
+            [f"{{run: 'echo', env: *j{level - 1}}}"] * width) + "]}")
+    return "\n".join(lines) + "\n"
+
+
+BOMBS = ["classic", "kubernetes", "compose", "merge-keys", "ci"]
+
+
+@pytest.mark.parametrize("kind", BOMBS)
+def test_alias_bomb_is_bounded(tmp_path: Path, kind: str) -> None:
+    """Bounded time (< 20 s) and memory (2 GiB address space) for check and fix; the good pod is still checked."""
+    name = "compose.yaml" if kind == "compose" else ".github/workflows/ci.yml" if kind == "ci" else "bomb.yaml"
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(_bomb(kind))
+    (tmp_path / "good.yaml").write_text(POD)
+    started = time.perf_counter()
+    _, document = check_json(name, "good.yaml", cwd=tmp_path, limit_memory=True, timeout=60)
+    assert time.perf_counter() - started < 20
+    assert_good_pod_still_checked(document)
+    fixed = shmlint("fix", name, cwd=tmp_path, limit_memory=True, timeout=60)
+    assert_no_crash(fixed)
+    assert fixed.returncode in (0, 1)
+
+
+@pytest.mark.parametrize("kind", ["classic", "kubernetes", "compose"])
+def test_alias_bomb_is_reported_as_invalid_input(tmp_path: Path, kind: str) -> None:
+    """The contract: an alias bomb is SHM000. Found: it is silently accepted (composition keeps aliases shared, so
+    it is cheap, but nothing tells the user that the file expands to 10**12 nodes and that other tools that load it
+    -- kubectl, docker compose -- will blow up)."""
+    name = "compose.yaml" if kind == "compose" else "bomb.yaml"
+    (tmp_path / name).write_text(_bomb(kind))
+    result, document = check_json(name, cwd=tmp_path, limit_memory=True, timeout=60)
+    invalid = [f for f in findings_for(document, name) if f["code"] == "SHM000"]
+    assert invalid and "alias" in invalid[0]["message"].lower(), document["findings"]
+    assert result.returncode == 1
+
+
+def test_wide_documents_are_checked_in_near_linear_time(tmp_path: Path) -> None:
+    """Found: quadratic extraction. 3,000 containers in one pod (kubernetes.shm_volume() scans every container for
+    every container) and 3,000 services in one IPC chain (compose._with_shared() walks the whole chain for every
+    service) each take ~15 s for a file of ~150 KB; a 10 MB file would take hours."""
+    containers = "".join(f"  - {{name: c{i}, image: pytorch/pytorch}}\n" for i in range(3_000))
+    (tmp_path / "wide.yaml").write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: w}}\nspec:\n  containers:\n"
+                                        f"{containers}")
+    services = "".join(f"  s{i}:\n    image: pytorch/pytorch\n    ipc: \"service:s{(i + 1) % 3000}\"\n"
+                       for i in range(3_000))
+    (tmp_path / "compose.yaml").write_text("services:\n" + services)
+    for name in ("wide.yaml", "compose.yaml"):
+        started = time.perf_counter()
+        try:
+            check_json(name, cwd=tmp_path, timeout=15)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"{name}: more than 15 s")
+        elapsed = time.perf_counter() - started
+        assert elapsed < 8, f"{name}: {elapsed:.1f}s for 3,000 entries"
+
+
+def test_absurd_sizes(tmp_path: Path) -> None:
+    """Found: sizes.parse_docker() -> OverflowError on a number beyond a float64 (``--shm-size=1<400 zeros>g``,
+    compose ``shm_size``), sizes.parse_kubernetes() -> ValueError on more than 4,300 digits (Python's int limit):
+    both an internal error (exit 2) that ends the run."""
+    huge = "1" + "0" * 400
+    (tmp_path / "run.sh").write_text(f"docker run --gpus all --shm-size={huge}g pytorch/pytorch python t.py\n")
+    (tmp_path / "compose.yaml").write_text(f"services:\n  t:\n    image: pytorch/pytorch\n    gpus: all\n"
+                                           f"    shm_size: {huge}g\n")
+    (tmp_path / "pod.yaml").write_text(POD + "    volumeMounts: [{name: d, mountPath: /dev/shm}]\n  volumes:\n"
+                                       f"  - {{name: d, emptyDir: {{medium: Memory, sizeLimit: 1{'0' * 5000}Gi}}}}\n")
+    (tmp_path / "good.yaml").write_text(POD)
+    for name in ("run.sh", "compose.yaml", "pod.yaml"):
+        _, document = check_json(name, "good.yaml", cwd=tmp_path)
+        assert_good_pod_still_checked(document)
+        assert findings_for(document, name), f"{name}: an absurd size must be a finding (SHM011)"
+
+
+def test_size_with_many_digits_is_parsed_in_linear_time(tmp_path: Path) -> None:
+    """Found: the Kubernetes quantity pattern backtracks quadratically (``\\d+\\.?\\d*`` splits a run of digits in n
+    ways): a 20,000-digit ``sizeLimit`` with a bad suffix takes ~50 s, 100,000 digits ~20 min."""
+    value = "1" * 20_000 + "x"
+    (tmp_path / "pod.yaml").write_text(POD + "    volumeMounts: [{name: d, mountPath: /dev/shm}]\n  volumes:\n"
+                                       f"  - {{name: d, emptyDir: {{medium: Memory, sizeLimit: {value}}}}}\n")
+    started = time.perf_counter()
+    try:
+        _, document = check_json("pod.yaml", cwd=tmp_path, timeout=12)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a 20,000-digit sizeLimit took more than 12 s")
+    assert time.perf_counter() - started < 10
+    assert any(f["code"] == "SHM011" for f in document["findings"])
+
+
+def test_invalid_input_points_at_the_right_line(tmp_path: Path) -> None:
+    """Found: for a control character, yamlnodes.compose() turns libyaml's *byte* offset into a line as if it were a
+    character offset, so after any non-ASCII text the SHM000 points at the wrong line (here 5 instead of 4); and a
+    syntax error at the end of a file without a final newline is reported on a line that does not exist."""
+    (tmp_path / "ctl.yaml").write_text("# café ünïcödé ✓✓✓ 日本語\n# ✓✓✓✓✓✓✓✓✓✓✓✓\nkind: Pod\nname: a\x07b\n")
+    (tmp_path / "eof.yaml").write_text("services:\n  a:\n    image: x\n  ${VAR}:/media/")
+    _, document = check_json("ctl.yaml", "eof.yaml", cwd=tmp_path)
+    (ctl,) = findings_for(document, "ctl.yaml")
+    assert ctl["code"] == "SHM000" and ctl["line"] == 4, ctl
+    (eof,) = findings_for(document, "eof.yaml")
+    assert eof["code"] == "SHM000" and eof["line"] <= 4, eof
+
+
+# -- output of hostile names and text ------------------------------------------------------------------------------
+
+FORMATS = ["text", "json", "sarif", "github", "gitlab", "junit"]
+
+
+@pytest.mark.parametrize("output_format", FORMATS)
+def test_undecodable_file_names_and_text_in_every_format(tmp_path: Path, output_format: str) -> None:
+    """Found: a file name that is not UTF-8 crashes ``--format sarif`` (urllib.parse.quote in report/sarif.py), and
+    ``--output`` crashes on any undecodable byte in a finding (Path.write_text(encoding='utf-8') in cli.check)."""
+    (tmp_path / "good.yaml").write_text(POD)
+    (tmp_path / os.fsdecode(b"caf\xe9.yaml")).write_text(POD)
+    (tmp_path / "new\nline.yaml").write_text(POD)
+    (tmp_path / "latin1.sh").write_bytes(RUN.encode().replace(b"pytorch:2.3.0", b"pytorch:caf\xe9"))
+    result = shmlint("check", "--format", output_format, ".", cwd=tmp_path)
+    assert_no_crash(result)
+    assert result.returncode == 1
+    written = shmlint("check", "--format", output_format, "--output", "report.out", ".", cwd=tmp_path)
+    assert_no_crash(written)
+    assert written.returncode == 1
+    assert (tmp_path / "report.out").stat().st_size > 0
+    if output_format in ("json", "sarif", "gitlab"):
+        json.loads((tmp_path / "report.out").read_bytes())
+
+
+def test_stdin_hostile_bytes(tmp_path: Path) -> None:
+    binary = shmlint("check", "-", "--stdin-filename", "pod.yaml", cwd=tmp_path, stdin=b"\x00\x01\x02" * 100)
+    assert_no_crash(binary)
+    assert binary.returncode == 1 and b"SHM000" in binary.stdout
+    latin1 = shmlint("check", "-", "--stdin-filename", "pod.yaml", cwd=tmp_path,
+                     stdin=POD.encode().replace(b"trainer", b"tr\xe9iner"))
+    assert_no_crash(latin1)
+    assert latin1.returncode == 1
+    bomb = shmlint("check", "-", "--stdin-filename", "pod.yaml", cwd=tmp_path, stdin=_bomb("classic").encode(),
+                   limit_memory=True, timeout=60)
+    assert_no_crash(bomb)
+    assert bomb.returncode in (0, 1)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        b"\xff\xfe\x00garbage",
+        b"\x00\x01\x02",
+        b"!!python/object/apply:os.system ['touch PWNED']\n",
+        _bomb("classic").encode(),
+        b"exclude: [[[[\n",
+        b"max-file-size: -1\n",
+        b"torch-images: ['((']\n",
+        b"select: 12\n",
+        b"- a\n- b\n",
+    ],
+    ids=["utf16ish", "binary", "python-tag", "alias-bomb", "broken-yaml", "negative-size", "bad-regex", "wrong-type",
+         "list"],
+)
+def test_hostile_configuration_is_a_clear_error(tmp_path: Path, config: bytes) -> None:
+    (tmp_path / "good.yaml").write_text(POD)
+    (tmp_path / ".shmlint.yaml").write_bytes(config)
+    result = shmlint("check", ".", cwd=tmp_path, limit_memory=True, timeout=60)
+    assert_no_crash(result)
+    assert result.returncode == 2, (result.returncode, text(result.stdout), text(result.stderr))
+    assert ".shmlint.yaml" in text(result.stderr)
+    assert not (tmp_path / "PWNED").exists()
+
+
+# -- safety: nothing in an input is ever run ---------------------------------------------------------------------
+
+
+def test_python_tags_never_construct_objects(tmp_path: Path) -> None:
+    marker = Path(f"/tmp/shmlint-pwned-{uuid.uuid4().hex}")
+    payloads = [
+        f"!!python/object/apply:os.system ['touch {marker}']\n",
+        POD.replace("kind: Pod", f"kind: Pod\nx: !!python/object/apply:os.system ['touch {marker}']"),
+        POD + f"  initContainers: !!python/object/apply:subprocess.call [['touch', '{marker}']]\n",
+        f"services:\n  a: !!python/object/new:os.system ['touch {marker}']\n",
+        "!!python/name:os.system\n---\n!!python/module:os\n---\n!!python/object:os.system {a: 1}\n",
+    ]
+    for index, payload in enumerate(payloads):
+        (tmp_path / f"p{index}.yaml").write_text(payload)
+    (tmp_path / ".shmlint.yaml").write_text(f"extends: !!python/object/apply:os.system ['touch {marker}']\n")
+    for command in (["check", "--config", "/dev/null", "."], ["check", "."], ["fix", "--write", "--config",
+                                                                                "/dev/null", "."]):
+        result = shmlint(*command, cwd=tmp_path)
+        assert_no_crash(result)
+        assert result.returncode in (0, 1, 2)
+    assert not marker.exists(), "a YAML tag ran code"
+
+
+def test_command_lines_are_never_executed(tmp_path: Path) -> None:
+    marker = Path(f"/tmp/shmlint-pwned-{uuid.uuid4().hex}")
+    evil = [
+        f"$(touch {marker}-1)", f"`touch {marker}-2`", f"; touch {marker}-3;", f"$(touch${{IFS}}{marker}-4)",
+        f"--shm-size=$(touch {marker}-5)", f"<(touch {marker}-6)", f"&& touch {marker}-7 #",
+    ]
+    runs = [f"docker run --gpus all {e} pytorch/pytorch python train.py {e}" for e in evil]
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n" + "\n".join(runs) + "\n")
+    (tmp_path / "README.md").write_text("```sh\n" + "\n".join(runs) + "\n```\n")
+    (tmp_path / "Makefile").write_text("train:\n" + "".join(f"\t{r}\n" for r in runs))
+    (tmp_path / ".gitlab-ci.yml").write_text("train:\n  script:\n" + "".join(f"    - {json.dumps(r)}\n" for r in runs))
+    (tmp_path / "compose.yaml").write_text("services:\n  t:\n    image: pytorch/pytorch\n    gpus: all\n"
+                                           f"    command: {json.dumps(runs[0])}\n    shm_size: {json.dumps(evil[0])}\n")
+    (tmp_path / "Dockerfile").write_text(f"FROM pytorch/pytorch\nRUN touch {marker}-8\n")
+    for command in (["check", "."], ["fix", "."], ["fix", "--write", "."], ["fix", "--write", "--unsafe-fixes", "."]):
+        result = shmlint(*command, cwd=tmp_path)
+        assert_no_crash(result)
+        stdin = shmlint("check", "-", "--stdin-filename", "run.sh", cwd=tmp_path,
+                        stdin=(tmp_path / "run.sh").read_bytes())
+        assert_no_crash(stdin)
+    leaked = sorted(str(p) for p in Path("/tmp").glob(f"{marker.name}*"))
+    assert not leaked, f"input was executed: {leaked}"
+    assert "--shm-size=8g" in (tmp_path / "run.sh").read_text()  # the fixer did rewrite these lines
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    requests: typing.ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        _Recorder.requests.append(self.path)
+        self.send_response(404)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def http_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    _Recorder.requests = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_check_never_fetches_urls_named_in_the_input(tmp_path: Path, http_server) -> None:
+    """Found: a folder with a kustomization.yaml is rendered with ``kubectl kustomize`` whenever kubectl is on PATH,
+    and kustomize fetches every remote resource the file names: ``shmlint check`` on an untrusted pull request makes
+    network requests the pull request chooses (and waits up to 60 s per folder for them)."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not on PATH: nothing would be rendered")
+    port = http_server.server_address[1]
+    (tmp_path / "kustomization.yaml").write_text(f"resources:\n- pod.yaml\n- http://127.0.0.1:{port}/remote.yaml\n")
+    (tmp_path / "pod.yaml").write_text(POD)
+    result = shmlint("check", ".", cwd=tmp_path, timeout=90)
+    assert_no_crash(result)
+    assert not _Recorder.requests, f"shmlint check fetched {_Recorder.requests}"
+
+
+def test_kustomization_that_cannot_be_rendered_still_checks_its_files(tmp_path: Path) -> None:
+    """Found: when ``kubectl kustomize`` fails, the folder's own files are dropped from the run (only an SHM000 on the
+    kustomization is left), and the message carries kubectl's log prefix (time stamp and process id), so two runs
+    over the same tree do not print the same bytes."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not on PATH: nothing is rendered")
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- pod.yaml\n- missing.yaml\n")
+    (tmp_path / "pod.yaml").write_text(POD)
+    first = shmlint("check", ".", cwd=tmp_path, timeout=90)
+    second = shmlint("check", ".", cwd=tmp_path, timeout=90)
+    assert_no_crash(first)
+    assert first.returncode == 1
+    assert first.stdout == second.stdout, (text(first.stdout), text(second.stdout))
+    assert b"pod.yaml:7:5: SHM001" in first.stdout, text(first.stdout)
+
+
+def test_exit_codes(tmp_path: Path) -> None:
+    (tmp_path / "good.yaml").write_text(POD)
+    (tmp_path / "clean.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    (tmp_path / "broken.yaml").write_text("a: [\n")
+    assert shmlint("check", "clean.yaml", cwd=tmp_path).returncode == 0
+    assert shmlint("check", "good.yaml", cwd=tmp_path).returncode == 1
+    assert shmlint("check", "broken.yaml", cwd=tmp_path).returncode == 1  # SHM000 is an error finding
+    for usage in (["check", "--nope"], ["check", "--format", "xml"], ["check", "--select", "SHM999"], ["nope"],
+                  ["fix", "--shm-size", "lots"]):
+        result = shmlint(*usage, cwd=tmp_path)
+        assert result.returncode == 2, usage
+        assert_no_crash(result)

@@ -1,0 +1,289 @@
+"""No data loss: ``shmlint fix --write`` killed with SIGKILL at random moments leaves every file byte for byte either
+its original or its complete fixed version, and no temp files behind once a run completes.
+
+The tree lives in /dev/shm when there is room (tmpfs: fsync costs nothing, so kills land on the work itself rather
+than on waits for the disk); the atomic-rename semantics are the same as on any local file system.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.corpus import flagged_k8s
+
+TEMP_SUFFIX = ".shmlint-tmp"
+SEED = int(os.environ.get("SHMLINT_KILL_SEED", "20260"))
+KILLS = int(os.environ.get("SHMLINT_KILLS", "20"))
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "NO_COLOR": "1"}
+
+COMPOSE = """services:
+  train-{i}:
+    image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+    command: ["python", "train.py", "--epochs", "{i}"]
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - capabilities: [gpu]
+  cache:
+    image: redis:7
+"""
+SHELL = """#!/usr/bin/env bash
+set -euo pipefail
+# run {i}
+docker run --rm --gpus all -v "$PWD:/w" pytorch/pytorch:2.3.0 python /w/train.py --seed {i}
+echo done
+"""
+
+
+def build_tree(root: Path) -> None:
+    """2,000 files that each need a fix: 800 Kubernetes, 500 compose, 700 shell (some CRLF, some UTF-16)."""
+    (root / "k8s").mkdir(parents=True)
+    flagged_k8s(root / "k8s", 800)
+    for i in range(500):
+        folder = root / "compose" / f"svc-{i:03d}"
+        folder.mkdir(parents=True)
+        text = COMPOSE.format(i=i)
+        (folder / "compose.yaml").write_bytes(text.replace("\n", "\r\n").encode() if i % 10 == 0 else text.encode())
+    (root / "scripts").mkdir()
+    for i in range(700):
+        script = SHELL.format(i=i)
+        data = b"\xff\xfe" + script.encode("utf-16-le") if i % 50 == 0 else script.encode()
+        (root / "scripts" / f"run-{i:03d}.sh").write_bytes(data)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def temp_files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob(f"*{TEMP_SUFFIX}"))
+
+
+def fix_process(root: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "shmlint", "fix", "--write", str(root)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True,
+    )
+
+
+def wait_for_lines(process: subprocess.Popen, count: int, timeout: float) -> None:
+    """Until the run has printed ``count`` lines ("path: fixed 1 finding(s)", one per written file) or ended."""
+    seen = 0
+    deadline = time.perf_counter() + timeout
+    while seen < count and time.perf_counter() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            return  # the run ended
+        seen += 1
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    """SIGKILL the run and its worker processes (a CI job cancelled, a container OOM-killed)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.communicate()
+
+
+@pytest.fixture
+def work_dir(tmp_path: Path):
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK) and shutil.disk_usage(shm).free > 200 * 1024 * 1024:
+        folder = Path(tempfile.mkdtemp(prefix="shmlint-data-loss-", dir=shm))
+        yield folder
+        shutil.rmtree(folder, ignore_errors=True)
+    else:
+        yield tmp_path
+
+
+@pytest.mark.slow
+def test_sigkill_during_fix_write_never_loses_data(work_dir: Path, capsys) -> None:
+    started = time.perf_counter()
+    tree, expected_tree = work_dir / "tree", work_dir / "expected"
+    build_tree(tree)
+    shutil.copytree(tree, expected_tree)
+    original = snapshot(tree)
+    assert len(original) == 2_000
+
+    # the complete fixed version of every file: fix run to completion on a separate copy
+    run = subprocess.run([sys.executable, "-m", "shmlint", "fix", "--write", str(expected_tree)], env=ENV,
+                         capture_output=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr.decode()[-2000:]
+    expected = snapshot(expected_tree)
+    assert set(expected) == set(original)
+    assert all(expected[name] != original[name] for name in original), "every generated file needs a fix"
+    full_run = time.perf_counter() - started
+
+    rng = random.Random(SEED)
+    kills = mid_write = completed = epochs = 0
+    seen_temp: set[str] = set()
+    deadline = time.perf_counter() + 20
+    while kills < KILLS or (mid_write < 5 and time.perf_counter() < deadline):
+        before = snapshot(tree)
+        process = fix_process(tree)
+        if rng.random() < 0.3:  # any moment, start-up and discovery included
+            time.sleep(rng.uniform(0.05, 1.5))
+        else:  # while files are being written: after the n-th "fixed" line, a little later
+            wait_for_lines(process, rng.randint(1, 40), timeout=60)
+            time.sleep(rng.uniform(0, 0.25))
+        if process.poll() is None:
+            kill_group(process)
+            kills += 1
+        else:
+            _, err = process.communicate()
+            assert process.returncode == 0, err.decode()[-2000:]
+            completed += 1
+        after = snapshot(tree)
+        for name in original:
+            assert after[name] in (original[name], expected[name]), (
+                f"{name} is neither its original nor its fixed version after SIGKILL #{kills} "
+                f"({len(after[name])} bytes; original {len(original[name])}, fixed {len(expected[name])})")
+        extra = set(after) - set(original)
+        assert all(name.endswith(TEMP_SUFFIX) for name in extra), sorted(extra)
+        seen_temp |= extra
+        fixed_now = sum(after[name] == expected[name] for name in original)
+        if after != before and fixed_now < len(original):
+            mid_write += 1
+        if fixed_now == len(original):  # all done: start a new epoch from the originals
+            epochs += 1
+            for name, data in original.items():
+                (tree / name).write_bytes(data)
+        assert time.perf_counter() - started < 240, "the kill loop is far too slow"
+
+    # a run that completes: every file fixed, and nothing left behind, not even by the killed runs
+    final = subprocess.run([sys.executable, "-m", "shmlint", "fix", "--write", str(tree)], env=ENV,
+                           capture_output=True, timeout=300, check=False)
+    assert final.returncode == 0, final.stderr.decode()[-2000:]
+    assert b"Traceback" not in final.stderr
+    result = snapshot(tree)
+    wrong = [name for name in original if result.get(name) != expected[name]]
+    assert not wrong, f"{len(wrong)} files differ from their fixed version, e.g. {wrong[:5]}"
+    with capsys.disabled():
+        print(f"\n[data-loss] {kills} SIGKILLs ({mid_write} mid-write), {completed} runs completed, {epochs} epochs, "
+              f"temp files seen after kills: {len(seen_temp)}, expected run {full_run:.1f}s, "
+              f"total {time.perf_counter() - started:.1f}s", end="")
+    assert kills >= 20 and mid_write >= 5, (kills, mid_write)
+    left = temp_files(tree)
+    assert not left, (
+        f"{len(left)} temp files left behind by killed runs and not cleaned by a complete one, e.g. {left[:3]}")
+
+
+KILL_BETWEEN_TEMP_AND_RENAME = r"""
+import os, signal, sys
+# SIGKILL at the worst moment: the temp file is written and synced, the rename has not happened yet
+os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
+from shmlint.cli import main
+sys.argv = ["shmlint", *sys.argv[1:]]
+main()
+"""
+
+
+def test_sigkill_between_temp_file_and_rename(tmp_path: Path) -> None:
+    """Found: a SIGKILL between mkstemp() and os.replace() in fix/write.py leaves ``.<name>.XXXX.shmlint-tmp`` (a
+    full copy of the fixed file) beside the original, and no later run ever removes it."""
+    pod = tmp_path / "pod.yaml"
+    flagged_k8s(tmp_path, 1)
+    (tmp_path / "gpu-00000.yaml").rename(pod)
+    original = pod.read_bytes()
+    killed = subprocess.run([sys.executable, "-c", KILL_BETWEEN_TEMP_AND_RENAME, "fix", "--write", str(pod)],
+                            env=ENV, capture_output=True, timeout=60, check=False)
+    assert killed.returncode == -signal.SIGKILL
+    assert pod.read_bytes() == original  # the original is intact: nothing lost
+    completed = subprocess.run([sys.executable, "-m", "shmlint", "fix", "--write", str(tmp_path)], env=ENV,
+                               capture_output=True, timeout=60, check=False)
+    assert completed.returncode == 0, completed.stderr.decode()
+    assert pod.read_bytes() != original
+    checked = subprocess.run([sys.executable, "-m", "shmlint", "check", str(tmp_path)], env=ENV,
+                             capture_output=True, timeout=60, check=False)
+    assert checked.returncode == 0, checked.stdout.decode()
+    assert not temp_files(tmp_path), f"left behind: {temp_files(tmp_path)}"
+
+
+def test_killing_the_main_process_stops_the_writing(work_dir: Path) -> None:
+    """Found: ``fix --write`` on a large tree writes from pool workers; SIGKILL of the main process alone (the OOM
+    killer, ``kill -9 <pid>``) leaves them running as orphans that keep rewriting files for their whole chunk (up to
+    1/16 of the tree each) and then sleep forever holding their memory."""
+    tree = work_dir / "orphans"
+    tree.mkdir()
+    flagged_k8s(tree, 1_600)
+    process = subprocess.Popen(  # no pipes: orphaned workers would hold them open
+        [sys.executable, "-m", "shmlint", "fix", "--write", str(tree)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, start_new_session=True,
+    )
+    try:
+        deadline = time.perf_counter() + 60
+        while not any(b"dshm" in p.read_bytes() for p in tree.glob("*.yaml")):
+            assert time.perf_counter() < deadline and process.poll() is None, "fix wrote nothing"
+            time.sleep(0.05)
+        os.kill(process.pid, signal.SIGKILL)  # the main process only
+        process.wait(timeout=30)
+        time.sleep(1.0)
+        before = snapshot(tree)
+        time.sleep(2.0)
+        after = snapshot(tree)
+        changed = sum(before[name] != after.get(name) for name in before)
+        survivors = _processes_in_group(process.pid)
+        assert not changed and not survivors, (
+            f"{changed} files changed 1-3 s after the fix process was killed; {len(survivors)} workers still alive")
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _processes_in_group(group: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_write_refuses_a_file_changed_since_it_was_read(tmp_path: Path) -> None:
+    """The last guard against lost edits: a file edited between read and write is left alone, with a message."""
+    from shmlint.fix.write import WriteError, write_atomic
+
+    path = tmp_path / "pod.yaml"
+    path.write_bytes(b"old\n")
+    path.write_bytes(b"edited by someone else\n")
+    with pytest.raises(WriteError, match="changed since it was read"):
+        write_atomic(path, b"fixed\n", b"old\n")
+    assert path.read_bytes() == b"edited by someone else\n"
+    assert not temp_files(tmp_path)
+    path.chmod(0o444)
+    with pytest.raises(WriteError, match="read-only"):
+        write_atomic(path, b"fixed\n", b"edited by someone else\n")
+    path.chmod(0o640)
+    write_atomic(path, b"fixed\n", b"edited by someone else\n")
+    assert path.read_bytes() == b"fixed\n" and stat_mode(path) == 0o640
+    link = tmp_path / f"link-{uuid.uuid4().hex}.yaml"
+    link.symlink_to(path.name)
+    write_atomic(link, b"through the link\n", b"fixed\n")
+    assert link.is_symlink() and path.read_bytes() == b"through the link\n"
+    assert not temp_files(tmp_path)
+
+
+def stat_mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
