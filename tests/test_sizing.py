@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pytest
@@ -202,14 +201,6 @@ def namespace_backend():
     reaper.kill_all()
 
 
-@pytest.fixture(scope="module")
-def calibration(namespace_backend) -> list[Measured]:
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        measured = list(pool.map(lambda p: bisect_threshold(namespace_backend, p), PROFILES))
-    print("\n" + calibration_table(measured))
-    return measured
-
-
 def calibration_table(rows: list[Measured]) -> str:
     lines = [
         "| workers | prefetch | batch | sample bytes | procs | batch (pages) | measured threshold | estimate | "
@@ -228,10 +219,11 @@ def calibration_table(rows: list[Measured]) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("index", range(len(PROFILES)), ids=lambda i: _profile_id(PROFILES[i]))
-def test_estimate_covers_the_measured_need(calibration: list[Measured], index: int) -> None:
-    measured = calibration[index]
-    result = estimate(_hint(measured.profile))
+@pytest.mark.parametrize("profile", PROFILES, ids=_profile_id)
+def test_estimate_covers_the_measured_need(namespace_backend, profile: Profile) -> None:
+    measured = bisect_threshold(namespace_backend, profile)
+    print("\n" + calibration_table([measured]))
+    result = estimate(_hint(profile))
     threshold = measured.threshold_mib * MIB
     assert result.estimate_bytes >= threshold, calibration_table([measured])
     assert result.recommended_bytes <= 1.5 * threshold, calibration_table([measured])

@@ -96,6 +96,11 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     if fix.action is FixAction.SET_SIZE and fix.source is not None:
         if fix.source.namespace_size:
             return _set_shm_size(source, service, target, fix.size_bytes)
-        if fix.source.size is None:
+        size = fix.source.size
+        if size is None:
             return _size_tmpfs(source, service, fix.source, fix.size_bytes)
+        written = source.text[size.span.start : size.span.end]
+        if written.strip("'\"") == size.text and _within(size.span.start, service):  # a tmpfs size of its own
+            new = str(fix.size_bytes) if size.text.isdigit() else format_docker(fix.size_bytes)
+            return [Edit(size.span.start, size.span.end, new)]
     return []
