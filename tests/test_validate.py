@@ -63,9 +63,6 @@ PODMAN_FIXTURES = [
     RUNTIME / "shell" / "good-run-shm-size.sh",  # --shm-size
     RUNTIME / "markdown" / "good-readme-host-ipc.md",  # --ipc=host
 ]
-#: ``shmlint fix`` cannot yet raise a size a compose tmpfs mount already has (shmlint/fix/compose.py returns no
-#: edit for SET_SIZE when the source has a size): the probe proves the finding stays and the crash with it
-FIX_GAPS: set[str] = set()  # fixtures whose fix is known not to make the probe pass (none left)
 _EXPECT = re.compile(r"expect:\s*(ok|shm-error)((?:\s+SHM\d{3})*)")
 
 
@@ -169,10 +166,6 @@ def test_namespace_probe_agrees_with_findings(path: Path, engine, namespace, rea
     fixed = [r for r in rows if r.case.fixed]
     assert len(fixed) == (1 if row.case.flagged else 0)
     for after in fixed:
-        if _rel(path) in FIX_GAPS:
-            gap = after.case.flagged and after.result.outcome is Outcome.SHM_ERROR
-            assert gap, f"the fix gap is closed, take {_rel(path)} out of FIX_GAPS:\n{render([after])}"
-            pytest.xfail(f"shmlint fix leaves {','.join(after.case.codes)} in {_rel(path)}: see FIX_GAPS")
         assert after.result.outcome is Outcome.OK and not after.case.flagged, render([after])
 
 

@@ -60,23 +60,44 @@ def _wanted(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.applicability is Applicability.SAFE)
 
 
+def _strict_error(source: SourceText, kind: FileKind) -> str | None:
+    """A second, stricter reader for YAML the fixer wrote: ruamel.yaml's safe loader builds the data, so it also
+    rejects what node composition lets through (a duplicate key, a mapping used as a key), as kubectl and compose
+    would."""
+    if kind is not FileKind.YAML:
+        return None
+    from ruamel.yaml import YAML
+
+    try:
+        for _ in YAML(typ="safe").load_all(source.text):
+            pass
+    except Exception as exc:  # noqa: BLE001 - any failure to load is the answer, not a crash
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return None
+
+
+def _breaks(after: SourceText, kind: FileKind, strict: bool) -> str | None:
+    """Why the fixed text no longer reads; the strict reader counts only when the original passed it."""
+    return parse_error(after, kind) or (_strict_error(after, kind) if strict else None)
+
+
 def _parsable(
-    current: SourceText, kind: FileKind, fixes: list[tuple[Finding, list[Edit]]], problems: list[str]
+    current: SourceText, kind: FileKind, fixes: list[tuple[Finding, list[Edit]]], problems: list[str], strict: bool
 ) -> tuple[list[tuple[Finding, list[Edit]]], str]:
-    """The round's fixes and the text they make, if together they keep the file parsable; else those that do on
+    """The round's fixes and the text they make, if together they keep the file readable; else those that do on
     their own, if together they still do; else none (and the text unchanged)."""
     together = splice(current.text, [e for _, edits in fixes for e in edits])
-    if parse_error(replace(current, text=together), kind) is None:
+    if _breaks(replace(current, text=together), kind, strict) is None:
         return fixes, together
     good = []
     for finding, edits in fixes:
-        error = parse_error(replace(current, text=splice(current.text, edits)), kind)
+        error = _breaks(replace(current, text=splice(current.text, edits)), kind, strict)
         if error is None:
             good.append((finding, edits))
         else:
             problems.append(f"{finding.code} fix dropped: it would make the file unparsable ({error})")
     together = splice(current.text, [e for _, edits in good for e in edits])
-    if good and parse_error(replace(current, text=together), kind) is None:
+    if good and _breaks(replace(current, text=together), kind, strict) is None:
         return good, together
     return [], current.text
 
@@ -90,6 +111,7 @@ def fix_source(engine: Engine, source: SourceText, kind: FileKind, path: Path, *
     applied: list[Finding] = []
     problems: list[str] = []
     seen = {source.text}
+    strict: bool | None = None  # does the original pass the strict reader? asked once, when a fix is ready
     previous: Counter[tuple[str, str]] = Counter()  # wanted findings of the last round, by code and workload
     fixed_last: set[tuple[str, str]] = set()
     for _ in range(MAX_ROUNDS):
@@ -112,7 +134,9 @@ def fix_source(engine: Engine, source: SourceText, kind: FileKind, path: Path, *
             break
         # one splice of every kept edit, all offsets taken from the same text; if the result no longer parses,
         # each fix is tried alone and only those that parse on their own are spliced together
-        good, text = _parsable(current, kind, fixed_now, problems)
+        if strict is None:
+            strict = _strict_error(source, kind) is None
+        good, text = _parsable(current, kind, fixed_now, problems, strict)
         if not good:
             break
         current = replace(current, text=text)
