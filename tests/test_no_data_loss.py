@@ -163,7 +163,7 @@ def test_sigkill_during_fix_write_never_loses_data(work_dir: Path, capsys) -> No
             epochs += 1
             for name, data in original.items():
                 (tree / name).write_bytes(data)
-        assert time.perf_counter() - started < 240, "the kill loop is far too slow"
+        assert time.perf_counter() - started < 540, "the kill loop is far too slow"  # a hang guard, not a benchmark
 
     # a run that completes: every file fixed, and nothing left behind, not even by the killed runs
     final = subprocess.run([sys.executable, "-m", "shmlint", "fix", "--write", str(tree)], env=ENV,

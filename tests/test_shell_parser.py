@@ -153,7 +153,7 @@ def test_crlf_line_endings() -> None:
 def test_linear_time_on_long_lines(source: str) -> None:
     began = time.perf_counter()
     list(commands(source))
-    assert time.perf_counter() - began < 2.0
+    assert time.perf_counter() - began < 10.0  # generous for a shared machine; quadratic would take minutes
 
 
 def test_deep_nesting_does_not_recurse_without_bound() -> None:

@@ -53,8 +53,9 @@ def shm_exceeds_memory_limit(workload: Workload, ctx: CheckContext) -> Iterator[
 def shm_too_small(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
     minimum = ctx.minimum(workload)
     basis = "the estimated need of its DataLoader hint" if workload.dataloader else "the minimum"
-    if fix_size(workload, minimum) < minimum:  # the memory limit cannot hold more than half for shm
-        minimum, basis = fix_size(workload, minimum), "half the container's memory limit"
+    limit = workload.memory_limit.bytes if workload.memory_limit else None
+    if limit and limit // 2 < minimum:  # the memory limit cannot give /dev/shm more than half
+        minimum, basis = limit // 2, "half the container's memory limit"
     for source in gpu_sources(workload, ShmKind.MEMORY):
         size = source.size
         floor, why = (source.cap_bytes, "half the smallest memory limit in the pod") if (

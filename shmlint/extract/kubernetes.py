@@ -41,6 +41,7 @@ class PodTarget:
     pod: MappingNode
     container: MappingNode
     volume_names: frozenset[str]
+    memory_cap: int | None = None  # half the smallest memory limit among the pod's containers
 
 
 @dataclass(frozen=True)
@@ -233,7 +234,7 @@ class _Extractor:
             ignored_codes=self.ignored_codes(pod),
             dataloader_text=self.dataloader_text(pod),
             # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
-            target=PodTarget(pod.spec, container, frozenset(volumes)) if pod.spec is not container else None,
+            target=PodTarget(pod.spec, container, frozenset(volumes), self.cap) if pod.spec is not container else None,
         )
 
     def resources(self, container: MappingNode) -> Node | None:

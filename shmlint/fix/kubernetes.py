@@ -7,7 +7,7 @@ from shmlint.fix import yamledit
 from shmlint.fix.yamledit import Block
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.yamlnodes import Mappings, MappingNode, SequenceNode, is_null, scalar, sequence
-from shmlint.sizes import MIB, format_kubernetes, parse_kubernetes
+from shmlint.sizes import MIB, format_kubernetes
 from shmlint.source import SourceText
 
 SHM_VOLUME = "dshm"
@@ -46,7 +46,8 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     if fix.action is FixAction.ADD_SHM and fix.size_bytes:
         mounted = _shm_mount_name(m, target.container)  # mounted at /dev/shm already, but no such volume
         name = mounted or volume_name(target.volume_names)
-        size = format_kubernetes(_pod_size(m, target.pod, fix.size_bytes))
+        cap = target.memory_cap // MIB * MIB or target.memory_cap if target.memory_cap else None
+        size = format_kubernetes(min(fix.size_bytes, cap) if cap else fix.size_bytes)
         volume = Block((("name", name), ("emptyDir", Block((("medium", "Memory"), ("sizeLimit", size))))))
         edits = [_append_or_create(source, m, target.pod, "volumes", volume, step, seq_offset)]
         if mounted is None:
@@ -64,16 +65,6 @@ def _shm_mount_name(m: Mappings, container: MappingNode) -> str | None:
         if (scalar(m.get(mount, "mountPath")) or "").rstrip("/") == "/dev/shm":
             return scalar(m.get(mount, "name"))
     return None
-
-
-def _pod_size(m: Mappings, pod: MappingNode, wanted: int) -> int:
-    """A pod volume is shared: at most half the smallest memory limit among the pod's containers, whole MiB."""
-    halves = []
-    for container in sequence(m.get(pod, "containers")):
-        limit = parse_kubernetes(scalar(m.path(container, "resources", "limits", "memory")) or "").bytes
-        if limit:
-            halves.append(limit // 2 // MIB * MIB or limit // 2)
-    return min([wanted, *halves])
 
 
 def _set_size_limit(

@@ -105,10 +105,11 @@ def column_of(node: Node) -> int:
 
 
 def indent_step(mapping: MappingNode) -> int:
-    """The nesting step the file uses, read from the first nested block mapping found; 2 when none."""
+    """The nesting step the file uses, read from the first nested block mapping found; 2 when none (looked for
+    among the first few hundred nodes: a pod with thousands of flow-style containers must not cost a full walk)."""
     stack: list[Node] = [mapping]
     seen: set[int] = set()
-    while stack:
+    while stack and len(seen) < 500:
         node = stack.pop()
         if id(node) in seen or is_flow(node):
             continue
