@@ -139,9 +139,3 @@ def human(value: int) -> str:
             amount = value / scale
             return f"{amount:.0f} {unit}" if amount == int(amount) else f"{amount:.1f} {unit}"
     return f"{value} B"
-
-
-def round_up_binary(value: int) -> int:
-    """Round up to a whole MiB (or GiB above 4 GiB) so a written size reads naturally."""
-    step = GIB if value > 4 * GIB else MIB
-    return -(-value // step) * step

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from shmlint.checks.context import REMEDY, CheckContext
 from shmlint.effective import applied_sources, fix_size
-from shmlint.model import Finding, Fix, FixAction, Severity, ShmKind, Workload
+from shmlint.model import Finding, Fix, FixAction, Severity, ShmKind, ShmSource, Workload
 from shmlint.sizes import human
 
 
@@ -47,36 +47,36 @@ def missing_shm(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
     )
 
 
+def _first(workload: Workload, kind: ShmKind) -> ShmSource | None:
+    return next((source for source in workload.shm if source.kind is kind), None)
+
+
 def shm_not_mounted(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
     if not workload.is_gpu_or_torch or workload.shm_managed_by or applied_sources(workload):
         return
-    for source in workload.shm:
-        if source.kind is ShmKind.UNMOUNTED:
-            yield ctx.finding(
-                "SHM002",
-                f"{workload.name} runs GPU/torch work ({_evidence(workload)}) but does not mount the pod's "
-                f"{source.description} at /dev/shm, so it still gets 64 MiB; add a volumeMount of "
-                f'"{source.name}" at /dev/shm',
-                workload.span,
-                workload,
-                Fix(FixAction.MOUNT_VOLUME, f'mount "{source.name}" at /dev/shm', source=source),
-            )
-            return
+    if (source := _first(workload, ShmKind.UNMOUNTED)) is not None:
+        yield ctx.finding(
+            "SHM002",
+            f"{workload.name} runs GPU/torch work ({_evidence(workload)}) but does not mount the pod's "
+            f"{source.description} at /dev/shm, so it still gets 64 MiB; add a volumeMount of "
+            f'"{source.name}" at /dev/shm',
+            workload.span,
+            workload,
+            Fix(FixAction.MOUNT_VOLUME, f'mount "{source.name}" at /dev/shm', source=source),
+        )
 
 
 def build_shm_only(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
     if applied_sources(workload):
         return
-    for source in workload.shm:
-        if source.kind is ShmKind.BUILD_ONLY:
-            build_bytes = source.size.bytes if source.size and source.size.bytes else 0
-            size = fix_size(workload, max(ctx.wanted_size(workload), build_bytes))
-            yield ctx.finding(
-                "SHM009",
-                f"{workload.name} sets build.shm_size, which sizes only the build container; the running "
-                f"service keeps the 64 MiB default; set shm_size on the service itself",
-                source.span,
-                workload,
-                Fix(FixAction.ADD_SHM, f"set the service's shm_size to {human(size)}", size_bytes=size),
-            )
-            return
+    if (source := _first(workload, ShmKind.BUILD_ONLY)) is not None:
+        build_bytes = source.size.bytes if source.size and source.size.bytes else 0
+        size = fix_size(workload, max(ctx.wanted_size(workload), build_bytes))
+        yield ctx.finding(
+            "SHM009",
+            f"{workload.name} sets build.shm_size, which sizes only the build container; the running "
+            f"service keeps the 64 MiB default; set shm_size on the service itself",
+            source.span,
+            workload,
+            Fix(FixAction.ADD_SHM, f"set the service's shm_size to {human(size)}", size_bytes=size),
+        )
