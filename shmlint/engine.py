@@ -98,9 +98,10 @@ _REMOTE_KUSTOMIZATION = (
     "kustomization: names remote resources, which shmlint never fetches, so the rendered output is not checked; "
     "its files are checked one by one"
 )
+#: files per worker process: below this, starting a second process costs more than it saves
 PARALLEL_MIN_FILES = 400
 #: keys that hold shell in GitHub Actions and GitLab CI; a file without any is not CI YAML
-_CI_KEYS = re.compile(r"^[ \t-]*(run|script|before_script|after_script)[ \t]*:", re.MULTILINE)  # below this, starting a second process costs more than it saves
+_CI_KEYS = re.compile(r"^[ \t-]*(run|script|before_script|after_script)[ \t]*:", re.MULTILINE)
 
 
 class Engine:
@@ -379,17 +380,20 @@ def _only_applicable_fixes(findings: list[Finding], source: SourceText) -> list[
     return [f if f.fix is None or edits_for(f, source) else replace(f, fix=None) for f in findings]
 
 
-def parse_error(source: SourceText, kind: FileKind) -> str | None:
-    """Why the text no longer parses, whatever rules are selected (the fixer's guard); None when it does."""
+def parse_error(source: SourceText, kind: FileKind, *, strict: bool = False) -> str | None:
+    """Why the text does not parse, whatever rules are selected (the fixer's guard); None when it does.
+
+    ``strict`` also refuses what kubectl and docker compose reject although YAML composes it (a duplicate key)."""
     if kind is not FileKind.YAML:
         return None  # shell, Makefile and Markdown text is tokenised, never rejected
-    from shmlint.parsers.yamlnodes import YamlError, compose
+    from shmlint.parsers.yamlnodes import YamlError, compose, key_problem
 
     try:
-        compose(source)
+        documents = compose(source)
+        problem = key_problem(documents) if strict else None
     except YamlError as exc:
-        return f"line {exc.line}, column {exc.column}: {exc.message}"
-    return None
+        problem = exc
+    return f"line {problem.line}, column {problem.column}: {problem.message}" if problem else None
 
 
 def _configured_signal_pattern(signals: Signals) -> re.Pattern[str] | None:

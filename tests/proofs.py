@@ -131,6 +131,24 @@ def assert_no_new_duplicate_keys(before: str, after: str) -> None:
     assert not new, f"the fix wrote a key twice in one mapping: {new}"
 
 
+def strict_load_error(text: str) -> str | None:
+    """Why ruamel.yaml's safe loader, a second, independent and strict reader (it refuses duplicate keys and
+    unhashable keys, like docker compose and kubectl), cannot build the data; None when it can."""
+    from ruamel.yaml import YAML
+
+    try:
+        for _ in YAML(typ="safe", pure=True).load_all(text):
+            pass
+    except Exception as exc:  # noqa: BLE001 - any refusal is the answer
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def assert_strict_readers_still_load(before: str, after: str) -> None:
+    if strict_load_error(before) is None:
+        assert strict_load_error(after) is None, (strict_load_error(after), after)
+
+
 def bash_ok(path: Path) -> bool:
     return subprocess.run(["bash", "-n", str(path)], capture_output=True, timeout=30).returncode == 0
 

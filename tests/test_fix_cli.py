@@ -645,6 +645,30 @@ def test_a_fix_that_would_break_parsing_is_dropped_and_reported(tmp_path: Path, 
     assert cli_result.exit_code == 0 and "Fixed 0 finding(s) in 0 file(s)." in cli_result.stdout
 
 
+def _duplicate_every_fix(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Every fix writes a second ``kind:`` key at the top: YAML composes it, kubectl and compose refuse it."""
+    from shmlint.fix import apply
+
+    monkeypatch.setattr(apply, "edits_for", lambda finding, source: [Edit(0, 0, "kind: Pod\n")])
+
+
+def test_a_fix_that_would_write_a_duplicate_key_is_dropped(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "pod.yaml"
+    _duplicate_every_fix(monkeypatch)
+    result = fix_source(Engine(Settings()), SourceText(str(path), POD), FileKind.YAML, path)
+    assert not result.changed and not result.applied
+    assert result.problems and "duplicate key 'kind'" in result.problems[0], result.problems
+
+
+def test_a_file_the_strict_readers_already_refuse_is_still_fixed(tmp_path: Path, monkeypatch) -> None:
+    """The original has a duplicate key of its own: the strict reading is not held against the fix."""
+    path = tmp_path / "pod.yaml"
+    original = POD.replace("  name: train\n", "  name: train\n  name: train\n")
+    _duplicate_every_fix(monkeypatch)
+    result = fix_source(Engine(Settings()), SourceText(str(path), original), FileKind.YAML, path)
+    assert result.changed and result.text.startswith("kind: Pod\n"), result.problems
+
+
 @pytest.mark.parametrize("option", [("--select", "SHM001"), ("--ignore", "SHM000")], ids=["select", "ignore-SHM000"])
 def test_a_broken_fix_is_dropped_whatever_rules_are_selected(tmp_path: Path, monkeypatch, option) -> None:
     """The parse check after a fix must not depend on SHM000 being among the selected rules."""

@@ -201,6 +201,7 @@ def test_corpus_file_fixes_cleanly(row: dict[str, str], tmp_path: Path) -> None:
     proven = f"{len(result.applied)} fix(es), {edit_map.edits} edit(s), {len(edit_map.rewritten)} line(s) rewritten"
     if row["kind"] in ("k8s", "compose"):
         proofs.assert_no_new_duplicate_keys(source.text, result.text)
+        proofs.assert_strict_readers_still_load(source.text, result.text)
     if row["kind"] == "k8s":
         units = proofs.assert_kubernetes_still_valid(source.text, result.text)
         assert_pod_volumes_consistent(source.text, result.text)

@@ -37,6 +37,7 @@ from shmlint.fix.apply import fix_source
 from shmlint.model import Applicability, Severity
 from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText
+from tests import proofs
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -178,6 +179,8 @@ def assert_fix_invariants(
     assert not [f for f in after.findings if f.code == "SHM000"], ("fix made the file unparsable", after_text)
     if _parses(source.text, kind, tmp):
         assert _parses(after_text, kind, tmp), ("fix broke the syntax", source.text, after_text)
+    if kind is FileKind.YAML:
+        proofs.assert_strict_readers_still_load(source.text, after_text)
     # re-checks clean: nothing the fixer offered is left (unless it said why it dropped a fix), and a second run
     # changes nothing
     if strict and not result.problems:
@@ -238,7 +241,7 @@ YAML_TOKENS = st.sampled_from([
 
 
 def _check_compose(text: str) -> None:
-    from shmlint.parsers.yamlnodes import YamlError, compose, walk_mappings
+    from shmlint.parsers.yamlnodes import YamlError, compose, key_problem, walk_mappings
 
     source = SourceText("f.yaml", text)
     try:
@@ -250,6 +253,9 @@ def _check_compose(text: str) -> None:
     for document in documents:
         for mapping in walk_mappings(document):
             assert 0 <= mapping.start_mark.index <= mapping.end_mark.index <= len(text)
+    problem = key_problem(documents)
+    if problem is not None and problem.message.startswith("duplicate key"):  # never refuses what loads strictly
+        assert proofs.strict_load_error(text) is not None, (problem.message, text)
 
 
 def test_yaml_composer_raises_only_yaml_errors() -> None:

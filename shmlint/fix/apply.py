@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from shmlint.discover import FileKind
-from shmlint.engine import Engine, parse_error
+from shmlint.engine import Engine, FileResult, parse_error
 from shmlint.model import Applicability, Edit, Finding, FixAction, Format
 from shmlint.source import SourceText
 
@@ -60,44 +60,33 @@ def _wanted(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.applicability is Applicability.SAFE)
 
 
-def _strict_error(source: SourceText, kind: FileKind) -> str | None:
-    """A second, stricter reader for YAML the fixer wrote: ruamel.yaml's safe loader builds the data, so it also
-    rejects what node composition lets through (a duplicate key, a mapping used as a key), as kubectl and compose
-    would."""
-    if kind is not FileKind.YAML:
-        return None
-    from ruamel.yaml import YAML
-
-    try:
-        for _ in YAML(typ="safe").load_all(source.text):
-            pass
-    except Exception as exc:  # noqa: BLE001 - any failure to load is the answer, not a crash
-        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-    return None
-
-
-def _breaks(after: SourceText, kind: FileKind, strict: bool) -> str | None:
-    """Why the fixed text no longer reads; the strict reader counts only when the original passed it."""
-    return parse_error(after, kind) or (_strict_error(after, kind) if strict else None)
+def _breaks(after: SourceText, kind: FileKind, original: SourceText) -> str | None:
+    """Why the fixed text no longer reads. A duplicate key counts only when the original had none: a file the
+    strict readers already reject is not made worse by the fix, and the common case composes the original never."""
+    error = parse_error(after, kind, strict=True)
+    if error is None or parse_error(after, kind) is not None:
+        return error
+    return error if parse_error(original, kind, strict=True) is None else None
 
 
 def _parsable(
-    current: SourceText, kind: FileKind, fixes: list[tuple[Finding, list[Edit]]], problems: list[str], strict: bool
+    current: SourceText, kind: FileKind, fixes: list[tuple[Finding, list[Edit]]], problems: list[str],
+    original: SourceText,
 ) -> tuple[list[tuple[Finding, list[Edit]]], str]:
     """The round's fixes and the text they make, if together they keep the file readable; else those that do on
     their own, if together they still do; else none (and the text unchanged)."""
     together = splice(current.text, [e for _, edits in fixes for e in edits])
-    if _breaks(replace(current, text=together), kind, strict) is None:
+    if _breaks(replace(current, text=together), kind, original) is None:
         return fixes, together
     good = []
     for finding, edits in fixes:
-        error = _breaks(replace(current, text=splice(current.text, edits)), kind, strict)
+        error = _breaks(replace(current, text=splice(current.text, edits)), kind, original)
         if error is None:
             good.append((finding, edits))
         else:
             problems.append(f"{finding.code} fix dropped: it would make the file unparsable ({error})")
     together = splice(current.text, [e for _, edits in good for e in edits])
-    if good and _breaks(replace(current, text=together), kind, strict) is None:
+    if good and _breaks(replace(current, text=together), kind, original) is None:
         return good, together
     return [], current.text
 
@@ -106,16 +95,19 @@ def _identity(finding: Finding) -> tuple[str, str]:
     return finding.code, finding.workload.name if finding.workload else ""
 
 
-def fix_source(engine: Engine, source: SourceText, kind: FileKind, path: Path, *, unsafe: bool = False) -> FixResult:
+def fix_source(
+    engine: Engine, source: SourceText, kind: FileKind, path: Path, *, unsafe: bool = False,
+    checked: FileResult | None = None,
+) -> FixResult:
+    """``checked``: the result of checking ``source``, when the caller has it (saves the first round's check)."""
     current = source
     applied: list[Finding] = []
     problems: list[str] = []
     seen = {source.text}
-    strict: bool | None = None  # does the original pass the strict reader? asked once, when a fix is ready
     previous: Counter[tuple[str, str]] = Counter()  # wanted findings of the last round, by code and workload
     fixed_last: set[tuple[str, str]] = set()
     for _ in range(MAX_ROUNDS):
-        result = engine.check_source(current, kind, path)
+        result = checked if checked is not None and current is source else engine.check_source(current, kind, path)
         wanted = [f for f in result.findings if _wanted(f, unsafe)]
         counts = Counter(map(_identity, wanted))
         stuck = {identity for identity in fixed_last if counts[identity] >= previous[identity]}
@@ -134,9 +126,7 @@ def fix_source(engine: Engine, source: SourceText, kind: FileKind, path: Path, *
             break
         # one splice of every kept edit, all offsets taken from the same text; if the result no longer parses,
         # each fix is tried alone and only those that parse on their own are spliced together
-        if strict is None:
-            strict = _strict_error(source, kind) is None
-        good, text = _parsable(current, kind, fixed_now, problems, strict)
+        good, text = _parsable(current, kind, fixed_now, problems, source)
         if not good:
             break
         current = replace(current, text=text)

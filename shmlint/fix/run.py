@@ -33,7 +33,7 @@ def fix_file(settings: Settings, candidate: Candidate, *, write: bool, unsafe: b
     path = str(candidate.path)
     if checked.source is None or not any(f.fixable for f in checked.findings):
         return FileOutcome(path)
-    result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe)
+    result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe, checked=checked)
     if not result.changed:
         return FileOutcome(path, problems=result.problems)
     bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1

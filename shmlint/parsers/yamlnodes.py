@@ -54,7 +54,7 @@ MAX_EXPANDED = 1_000_000
 MERGE_TAG = "tag:yaml.org,2002:merge"
 NULL_TAG = "tag:yaml.org,2002:null"
 
-__all__ = ["MappingNode", "Node", "ScalarNode", "SequenceNode", "YamlError", "compose"]
+__all__ = ["MappingNode", "Node", "ScalarNode", "SequenceNode", "YamlError", "compose", "key_problem"]
 
 
 class YamlError(Exception):
@@ -158,8 +158,7 @@ def _check_expansion(root: Node) -> None:
 
 
 def _refuse(node: Node, why: str) -> None:
-    mark = node.start_mark
-    raise YamlError(f"{why}; refused", mark.line + 1, mark.column + 1, mark.index)
+    raise _problem(node, f"{why}; refused")
 
 
 def scalar(node: Node | None) -> str | None:
@@ -240,3 +239,26 @@ def walk_mappings(root: Node) -> Iterator[MappingNode]:
             stack.extend(value for _, value in reversed(node.value))
         elif isinstance(node, SequenceNode):
             stack.extend(reversed(node.value))
+
+
+def key_problem(documents: list[Node]) -> YamlError | None:
+    """What the strict readers behind kubectl and docker compose refuse although composition accepts it: a key
+    written twice in one mapping, or a mapping or sequence used as a key. The fixer's guard, so that a fix never
+    turns a file those tools load into one they reject."""
+    for document in documents:
+        for mapping in walk_mappings(document):
+            keys: set[tuple[str, str]] = set()
+            for key, _ in mapping.value:
+                if not isinstance(key, ScalarNode):
+                    return _problem(key, "a mapping or sequence is used as a key")
+                if key.tag == MERGE_TAG:
+                    continue
+                if (key.tag, key.value) in keys:
+                    return _problem(key, f"duplicate key {key.value!r} in one mapping")
+                keys.add((key.tag, key.value))
+    return None
+
+
+def _problem(node: Node, why: str) -> YamlError:
+    mark = node.start_mark
+    return YamlError(why, mark.line + 1, mark.column + 1, mark.index)
