@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-from shmlint.model import Applicability, Format, Severity
+from shmlint.model import Applicability, Format
+from shmlint.severity import Severity
 
 #: the package folder that hatch's force-include fills from the top-level ``rules/`` (see pyproject.toml)
 _PACKAGED_FOLDER = "catalog"

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from shmlint import __version__
-from shmlint.model import Severity
 from shmlint.settings import Settings
+from shmlint.severity import Severity
 
 if TYPE_CHECKING:
     from shmlint.engine import Engine, FileResult, Report

@@ -7,7 +7,6 @@ where it came from, for ``shmlint config``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -15,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from shmlint import sizes
-from shmlint.model import Severity
 from shmlint.settings import Settings
+from shmlint.severity import Severity
 
 YAML_NAMES = (".shmlint.yaml", ".shmlint.yml")
 DEFAULT = "default"
@@ -83,6 +82,8 @@ def read_config(path: Path) -> dict[str, Any]:
 
 
 def _validate(path: Path, data: Any) -> None:
+    import json
+
     import jsonschema  # only when a configuration file exists: it is slow to import
 
     schema = json.loads((Path(__file__).parent / "config_schema.json").read_text(encoding="utf-8"))
@@ -173,6 +174,8 @@ def load_effective(start: Path, explicit: Path | None = None) -> Effective:
 
 def describe(effective: Effective) -> str:
     """The effective configuration as YAML-ish lines, each with where its value came from."""
+    import json
+
     s = effective.settings
     values: dict[str, Any] = {
         "select": sorted(s.select) or "all",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import fnmatch
+import functools
 import os
 import re
 import stat
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: folders never walked unless configuration replaces this list (``exclude``); virtualenvs are found by content
+#: the files that make a folder a kustomization (rendered with ``kubectl kustomize`` when it is installed)
+KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".hypothesis", "site-packages", ".eggs",
@@ -105,10 +108,9 @@ def chart_root(path: Path) -> Path | None:
 
 def discover(paths: Iterable[Path], exclude: Iterable[str] = DEFAULT_EXCLUDE) -> Iterator[Candidate]:
     """Files to check, in a stable order; folders are walked without following links."""
-    excluded = _exclusion(tuple(exclude))
     for root in paths:
         if root.is_dir():
-            yield from _walk(root, excluded)
+            yield from _walk(root, _exclusion(tuple(exclude)))
             continue
         kind = kind_by_name(root)
         if kind is None:
@@ -126,8 +128,12 @@ def _sniff(path: Path) -> FileKind | None:
         return None
 
 
+@functools.cache
 def _exclusion(patterns: tuple[str, ...]) -> Callable[[str, str], bool]:
-    """One compiled test of (name, path): a pattern matches the name, or the whole path (``docs/*.md``)."""
+    """One compiled test of (name, path): a pattern matches the name, or the whole path (``docs/*.md``).
+
+    Compiled when a folder is walked, once per pattern set: files named one by one (a pre-commit hook) never
+    pay for it."""
     if not patterns:
         return lambda name, path: False
     by_name = re.compile("|".join(fnmatch.translate(p) for p in patterns))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from shmlint.discover import (
     COMPOSE_DEFAULT_FILES,
     COMPOSE_OVERRIDE_FILES,
+    KUSTOMIZATION_NAMES,
     Candidate,
     FileKind,
     chart_root,
@@ -27,14 +28,15 @@ from shmlint.discover import (
     has_template_marks,
     may_be_compose,
 )
-from shmlint.model import Evidence, Finding, Severity, Span, Workload
 from shmlint.settings import Settings
+from shmlint.severity import Severity
 from shmlint.signals import Signals
-from shmlint.source import InputError, SourceText
+from shmlint.source import InputError, SourceText, Span
 from shmlint.suppress import Suppression, apply_suppressions, find_suppressions, ignores_file
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a file with no workload never loads the model
     from shmlint.checks.context import CheckContext
+    from shmlint.model import Evidence, Finding, Workload
     from shmlint.render import Rendered
 
 #: lower-case words that every built-in GPU/torch/shm signal contains; a file with none of them cannot hold a
@@ -78,7 +80,7 @@ class Report:
 
     @cached_property
     def findings(self) -> list[Finding]:
-        return sorted((f for r in self.files for f in r.findings), key=Finding.sort_key)
+        return sorted((f for r in self.files for f in r.findings), key=lambda finding: finding.sort_key())
 
     @cached_property
     def notices(self) -> list[Notice]:
@@ -143,10 +145,12 @@ class Engine:
     def render(self, candidates: list[Candidate]) -> tuple[list[Candidate], tuple[FileResult, ...]]:
         """Kustomizations and Helm charts whose renderer is installed are checked as rendered output instead of
         file by file; without the renderer their files are checked (or noted) as they are."""
+        folders = sorted({c.path.parent for c in candidates if c.path.name in KUSTOMIZATION_NAMES})
+        charts = sorted({c.path.parent for c in candidates if c.path.name == "Chart.yaml"})
+        if not folders and not charts:
+            return candidates, ()
         from shmlint import render
 
-        folders = sorted({c.path.parent for c in candidates if c.path.name in render.KUSTOMIZATION_NAMES})
-        charts = sorted({c.path.parent for c in candidates if c.path.name == "Chart.yaml"})
         results: list[FileResult] = []
         taken: set[Path] = set()
         for folder in folders:
@@ -329,13 +333,14 @@ class Engine:
                 return compose_files.extract_compose(
                     source, documents, signals, base_dir=path.parent, read_file=self.read_source
                 )
-        from shmlint.parsers.embedded import mask_ci_yaml
+        if _CI_KEYS.search(source.text):
+            from shmlint.parsers.embedded import mask_ci_yaml
 
-        ci_mask = mask_ci_yaml(source, documents) if _CI_KEYS.search(source.text) else None
-        if ci_mask is not None:
-            from shmlint.extract.commandline import extract_commands
+            ci_mask = mask_ci_yaml(source, documents)
+            if ci_mask is not None:
+                from shmlint.extract.commandline import extract_commands
 
-            return extract_commands(source, ci_mask, signals)
+                return extract_commands(source, ci_mask, signals)
         from shmlint.extract.kubernetes import extract_kubernetes
 
         return extract_kubernetes(source, documents, signals)
@@ -375,7 +380,7 @@ def _only_applicable_fixes(findings: list[Finding], source: SourceText) -> list[
     compose service that joins another's IPC namespace, a mapping other services merge in...)."""
     if not any(f.fix for f in findings):
         return findings
-    from shmlint.fix.apply import edits_for
+    from shmlint.fix.edits import edits_for
 
     return [f if f.fix is None or edits_for(f, source) else replace(f, fix=None) for f in findings]
 

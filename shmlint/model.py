@@ -1,43 +1,20 @@
-"""The data that flows between stages: spans, workloads, findings and fixes.
+"""The data that flows between stages: workloads, findings and fixes.
 
 Parsers produce ``Workload`` values, rules turn them into ``Finding`` values, reporters and fixers consume those.
-Everything here is immutable so stages cannot reach back and change what an earlier stage decided.
+Everything here is immutable so stages cannot reach back and change what an earlier stage decided. A ``Span``
+lives with the text it points into (``shmlint.source``) and ``Severity`` on its own (``shmlint.severity``): a
+file that holds no workload never needs the rest, and defining these classes is a large part of start-up time.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-
-@dataclass(frozen=True)
-class Span:
-    """A range in a file: 1-based line/column for people, character offsets into the decoded text for edits."""
-
-    path: str
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    start: int
-    end: int
-
-
-class Severity(enum.IntEnum):
-    """Ordered so that ``--fail-on`` can compare: info < warning < error."""
-
-    INFO = 1
-    WARNING = 2
-    ERROR = 3
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-    @classmethod
-    def parse(cls, text: str) -> Severity:
-        return cls[text.upper()]
+if TYPE_CHECKING:
+    from shmlint.severity import Severity
+    from shmlint.source import Span
 
 
 class Format(enum.StrEnum):

@@ -14,7 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+from shmlint.discover import KUSTOMIZATION_NAMES
+
 RENDER_TIMEOUT_SECONDS = 60
 _HELM_SOURCE = re.compile(r"^# Source: (\S+)", re.MULTILINE)
 _REMOTE = re.compile(r"\b(https?|git|ssh|file)://|\bgit@|\bgithub\.com/|\bgitlab\.com/")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shmlint.discover import DEFAULT_EXCLUDE
-from shmlint.model import Severity
+from shmlint.severity import Severity
 from shmlint.signals import Signals
 from shmlint.sizes import GIB
 

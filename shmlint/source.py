@@ -1,6 +1,7 @@
 """Reading a file into text that can be parsed, located and written back byte for byte.
 
 Undecodable bytes are kept through ``surrogateescape`` so that a fix never changes bytes it did not mean to touch.
+A ``Span`` points into that text: lines and columns for people, offsets for edits.
 """
 
 from __future__ import annotations
@@ -10,13 +11,24 @@ import codecs
 from dataclasses import dataclass
 from functools import cached_property
 
-from shmlint.model import Span
-
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
+
+
+@dataclass(frozen=True)
+class Span:
+    """A range in a file: 1-based line/column for people, character offsets into the decoded text for edits."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int
+    end: int
 
 
 class InputError(Exception):

@@ -9,9 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from shmlint.model import Finding
 from shmlint.source import SourceText
+
+if TYPE_CHECKING:
+    from shmlint.model import Finding
 
 _LINE = re.compile(r"(?:#|<!--)\s*shmlint:\s*ignore\[([^\]]*)\]")
 _FILE = re.compile(r"#\s*shmlint:\s*ignore-file\b|<!--\s*shmlint:\s*ignore-file\s*-->")

@@ -17,8 +17,8 @@ from shmlint.baseline import (
     write_baseline,
 )
 from shmlint.engine import Engine, Report
-from shmlint.model import Severity
 from shmlint.settings import Settings
+from shmlint.severity import Severity
 
 REPO = Path(__file__).resolve().parent.parent
 #: one flagged file per format; the script's workloads are named after their line (``docker run (line 8)``)

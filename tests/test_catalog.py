@@ -15,7 +15,7 @@ import yaml
 
 from shmlint import docs
 from shmlint.catalog import FixAvailability, load_catalog, lookup
-from shmlint.model import Severity
+from shmlint.severity import Severity
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules"

@@ -34,8 +34,9 @@ from hypothesis import strategies as st
 from shmlint.discover import FileKind, kind_by_name
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.model import Applicability, Severity
+from shmlint.model import Applicability
 from shmlint.settings import Settings
+from shmlint.severity import Severity
 from shmlint.source import InputError, SourceText
 from tests import proofs
 

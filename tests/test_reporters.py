@@ -19,9 +19,11 @@ import pytest
 
 from shmlint.catalog import load_catalog
 from shmlint.engine import Engine, FileResult, Notice, Report
-from shmlint.model import Finding, Severity, Span
+from shmlint.model import Finding
 from shmlint.report import github, gitlab, junit, sarif
 from shmlint.settings import Settings
+from shmlint.severity import Severity
+from shmlint.source import Span
 
 REPO = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = Path("/work/shared/schemas/sarif-schema-2.1.0.json")

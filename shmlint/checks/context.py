@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from shmlint.catalog import lookup
 from shmlint.effective import applied_sources
-from shmlint.model import Finding, Fix, Format, ShmKind, ShmSource, Span, Workload
+from shmlint.model import Finding, Fix, Format, ShmKind, ShmSource, Workload
 from shmlint.settings import Settings
 from shmlint.sizing import estimate
+from shmlint.source import Span
 
 #: how each format sizes /dev/shm, for messages that say what to do
 REMEDY = {

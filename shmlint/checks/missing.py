@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from shmlint.checks.context import REMEDY, CheckContext
 from shmlint.effective import applied_sources, fix_size
-from shmlint.model import Finding, Fix, FixAction, Severity, ShmKind, ShmSource, Workload
+from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
+from shmlint.severity import Severity
 from shmlint.sizes import human
 
 

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from shmlint import sizes
-from shmlint.model import Evidence, Format, ShmKind, ShmSource, Size, Span, Workload
+from shmlint.model import Evidence, Format, ShmKind, ShmSource, Size, Workload
 from shmlint.parsers.shell import Word, commands
 from shmlint.signals import Signals
-from shmlint.source import SourceText
+from shmlint.source import SourceText, Span
 
 _ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``

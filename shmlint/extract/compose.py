@@ -17,7 +17,8 @@ from pathlib import Path, PurePath, PurePosixPath
 
 from shmlint import sizes
 from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES, is_compose_name
-from shmlint.model import APPLIED_KINDS, Evidence, Format, ShmKind, ShmSource, Size, Span, Workload
+from shmlint.model import APPLIED_KINDS, Evidence, Format, ShmKind, ShmSource, Size, Workload
+from shmlint.source import SourceText, Span
 from shmlint.parsers.yamlnodes import (
     MERGE_TAG,
     Mappings,
@@ -33,7 +34,6 @@ from shmlint.parsers.yamlnodes import (
     walk_mappings,
 )
 from shmlint.signals import Signals, positive_count
-from shmlint.source import SourceText
 
 ReadFile = Callable[[Path], "SourceText | None"]
 

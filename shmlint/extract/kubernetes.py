@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from shmlint import sizes
-from shmlint.model import Evidence, Format, ShmKind, ShmSource, Size, Span, Workload
+from shmlint.model import Evidence, Format, ShmKind, ShmSource, Size, Workload
 from shmlint.parsers.yamlnodes import Mappings, MappingNode, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import Signals, positive_count
-from shmlint.source import SourceText
+from shmlint.source import SourceText, Span
 
 SHM_PATH = "/dev/shm"
 IGNORE_ANNOTATION = "shmlint.io/ignore"

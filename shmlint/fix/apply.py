@@ -13,7 +13,8 @@ from pathlib import Path
 
 from shmlint.discover import FileKind
 from shmlint.engine import Engine, FileResult, parse_error
-from shmlint.model import Applicability, Edit, Finding, FixAction, Format
+from shmlint.fix.edits import edits_for
+from shmlint.model import Applicability, Edit, Finding
 from shmlint.source import SourceText
 
 MAX_ROUNDS = 5
@@ -29,21 +30,6 @@ class FixResult:
     @property
     def changed(self) -> bool:
         return self.text != self.source.text
-
-
-def edits_for(finding: Finding, source: SourceText) -> list[Edit]:
-    fix, workload = finding.fix, finding.workload
-    if fix is None or workload is None:
-        return []
-    if fix.action is FixAction.REWRITE_SIZE and fix.replacement:
-        return [Edit(finding.span.start, finding.span.end, fix.replacement)]
-    if workload.format is Format.KUBERNETES:
-        from shmlint.fix import kubernetes as fixer
-    elif workload.format is Format.COMPOSE:
-        from shmlint.fix import compose as fixer  # type: ignore[no-redef]
-    else:
-        from shmlint.fix import commandline as fixer  # type: ignore[no-redef]
-    return fixer.edits_for(fix, workload, source)
 
 
 def _touches(a: Edit, b: Edit) -> bool:

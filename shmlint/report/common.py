@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from shmlint.model import Finding, Span
+from shmlint.model import Finding
+from shmlint.source import Span
 
 HOMEPAGE = "https://github.com/shmlint/shmlint"
 

@@ -8,8 +8,9 @@ several lines, so columns are written only for single-line extents. Notices (fil
 from __future__ import annotations
 
 from shmlint.engine import Notice, Report
-from shmlint.model import Finding, Severity
+from shmlint.model import Finding
 from shmlint.report.common import extent, posix_path, title
+from shmlint.severity import Severity
 
 _COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 _DATA_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A"})

@@ -13,8 +13,9 @@ from typing import Any
 
 from shmlint.baseline import fingerprints
 from shmlint.engine import Report
-from shmlint.model import Finding, Severity
+from shmlint.model import Finding
 from shmlint.report.common import extent, posix_path, title
+from shmlint.severity import Severity
 
 _SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
 

@@ -13,8 +13,9 @@ import re
 import xml.etree.ElementTree as ET
 
 from shmlint.engine import Report
-from shmlint.model import Finding, Severity
+from shmlint.model import Finding
 from shmlint.report.common import posix_path, rule_url, title
+from shmlint.severity import Severity
 
 #: characters XML 1.0 cannot carry at all (control characters, lone surrogates from undecodable bytes)
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from shmlint.engine import Report
-from shmlint.model import Finding, Severity
+from shmlint.severity import Severity
+
+if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
+    from shmlint.engine import Report
+    from shmlint.model import Finding
 
 _COLOURS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
 
