@@ -116,15 +116,25 @@ def main() -> int:
         results.append(verdict(f"growth {large:,} / {small:,}", timings[large]["shmlint"].wall / timings[small]["shmlint"].wall, 2.2))
         results.append(verdict(f"peak RSS at {large:,} files", timings[large]["shmlint"].rss_mib, 150, " MiB"))
 
-        one_file = next((corpora[small] / "k8s").rglob("*.yaml"))
-        imports = [sys.executable, "-c", "import click, yaml, dataclasses"]
-        single, floor_imports = [], []
+        # the pre-commit case: one file per run, a clean one (most files a hook sees) and one with a finding
+        clean_file = next((corpora[small] / "k8s").rglob("*.yaml"))
+        (base / "one-flagged").mkdir()
+        flagged_file = flagged_k8s(base / "one-flagged", 1)[0]
+        one_file = {
+            "clean file": shmlint_command("check", str(clean_file)),
+            "flagged file": shmlint_command("check", str(flagged_file)),
+            "imports": [sys.executable, "-c", "import click, yaml"],
+        }
+        single = {name: [] for name in one_file}
         for _ in range(21 if not args.quick else 7):
-            single.append(measure(shmlint_command("check", str(one_file))).wall)
-            floor_imports.append(measure(imports).wall)
-        print(f"\none file: shmlint check {statistics.median(single) * 1000:.1f} ms; for reference, importing only "
-              f"the required libraries (click, PyYAML, dataclasses) takes {statistics.median(floor_imports) * 1000:.1f} ms")
-        results.append(verdict("one file, median wall", statistics.median(single) * 1000, 120, " ms"))
+            for name, command in one_file.items():
+                single[name].append(measure(command).wall * 1000)
+        ms = {name: statistics.median(values) for name, values in single.items()}
+        print(f"\none file (median of {len(single['imports'])}): shmlint check {ms['clean file']:.1f} ms on a clean "
+              f"file, {ms['flagged file']:.1f} ms on one with a finding; for reference, starting Python and importing "
+              f"only the libraries shmlint requires (click, PyYAML) takes {ms['imports']:.1f} ms")
+        results.append(verdict("one clean file, median wall", ms["clean file"], 120, " ms"))
+        results.append(verdict("one flagged file, median wall", ms["flagged file"], 120, " ms"))
 
         flagged = base / "flagged"
         flagged.mkdir()

@@ -109,34 +109,41 @@ def catalog_dir() -> Path:
 
 def load_catalog() -> dict[str, Rule]:
     """All rules by code, ordered by code. A fresh dict each call, so callers cannot change each other's view."""
-    return {rule.code: rule for rule in _rules()}
+    rules = [_rule_from_file(entry) for entry in _rule_files()]
+    codes = [rule.code for rule in rules]
+    if len(set(codes)) != len(codes):
+        raise CatalogError(f"duplicate codes in the rule catalog at {catalog_dir()}")
+    return {rule.code: rule for rule in sorted(rules, key=lambda rule: rule.code)}
 
 
 def lookup(code_or_slug: str) -> Rule | None:
-    """Find a rule by code (any case: ``shm001``) or by slug (``missing-shm``)."""
+    """Find a rule by code (any case: ``shm001``) or by slug (``missing-shm``).
+
+    Only the rule's own file is read: its name is ``CODE-slug.yaml`` (a catalog test holds every file to that),
+    so a check that reports one rule does not parse the other twelve.
+    """
     key = code_or_slug.strip()
-    for rule in _rules():
-        if rule.code == key.upper() or rule.slug == key.lower():
-            return rule
+    for entry in _rule_files():
+        code, _, slug = entry.name.removesuffix(".yaml").partition("-")
+        if code == key.upper() or slug == key.lower():
+            return _rule_from_file(entry)
     return None
 
 
 @functools.cache
-def _rules() -> tuple[Rule, ...]:
-    """Read and convert every catalog file once per process; a tuple of frozen rules is safe to share."""
+def _rule_files() -> tuple[Path, ...]:
     folder = catalog_dir()
-    files = sorted(
-        (entry for entry in folder.iterdir() if entry.name.startswith("SHM") and entry.name.endswith(".yaml")),
-        key=lambda entry: entry.name,
+    return tuple(
+        sorted(
+            (entry for entry in folder.iterdir() if entry.name.startswith("SHM") and entry.name.endswith(".yaml")),
+            key=lambda entry: entry.name,
+        )
     )
-    rules = [_rule_from_file(entry) for entry in files]
-    codes = [rule.code for rule in rules]
-    if len(set(codes)) != len(codes):
-        raise CatalogError(f"duplicate codes in the rule catalog at {folder}")
-    return tuple(sorted(rules, key=lambda rule: rule.code))
 
 
+@functools.cache
 def _rule_from_file(entry: Path) -> Rule:
+    """Read and convert one catalog file once per process; a frozen rule is safe to share."""
     try:
         data = yaml.load(entry.read_text(encoding="utf-8"), Loader=_LOADER)
         return _rule_from_data(data)

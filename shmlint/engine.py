@@ -32,12 +32,12 @@ from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.signals import Signals
 from shmlint.source import InputError, SourceText, Span
-from shmlint.suppress import Suppression, apply_suppressions, find_suppressions, ignores_file
 
 if TYPE_CHECKING:  # a file with no workload never loads the model
     from shmlint.checks.context import CheckContext
     from shmlint.model import Evidence, Finding, Workload
     from shmlint.render import Rendered
+    from shmlint.suppress import Suppression
 
 #: lower-case words that every built-in GPU/torch/shm signal contains; a file with none of them cannot hold a
 #: workload finding, so it is parsed for syntax only. Signals added by configuration are searched as patterns.
@@ -222,13 +222,13 @@ class Engine:
 
     def check_source(self, source: SourceText, kind: FileKind, path: Path) -> FileResult:
         """Check text already in memory (also used for stdin and by the fixer to re-check its output)."""
-        if kind is FileKind.DOCKERFILE or ignores_file(source.text):
+        if kind is FileKind.DOCKERFILE or _ignores_file(source.text):
             return FileResult(source.path, source=source)
         try:
             workloads, notices = self.extract(source, kind, path)
         except _Invalid as exc:
             result = self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset, source)
-            findings, unused = apply_suppressions(list(result.findings), self.suppressions(source))
+            findings, unused = self.suppress(list(result.findings), source)
             return FileResult(source.path, tuple(findings), source=source, unused_suppressions=tuple(unused))
         raw: list[Finding] = []
         if workloads:  # most files hold none: they never load the rules, the catalog or the hint reader
@@ -238,19 +238,22 @@ class Engine:
             workloads, hint_errors = with_hints(source, workloads)
             raw = [self.invalid_hint(evidence, why) for evidence, why in hint_errors if self.settings.enabled("SHM000")]
             raw += [f for w in workloads for f in run_checks(w, self.context) if not _ignored_by(w, f)]
-        findings, unused = apply_suppressions(self.path_ignores(raw, path), self.suppressions(source))
+        findings, unused = self.suppress(self.path_ignores(raw, path), source)
         findings = _only_applicable_fixes(findings, source)
         return FileResult(source.path, tuple(findings), tuple(notices), tuple(workloads), source, tuple(unused))
 
     def invalid_hint(self, evidence: Evidence, why: str) -> Finding:
         return self.context.finding("SHM000", f"unreadable dataloader hint: {why}", evidence.span, None)
 
-    def suppressions(self, source: SourceText) -> list[Suppression]:
-        if "shmlint:" not in source.text:
-            return []
+    def suppress(self, findings: list[Finding], source: SourceText) -> tuple[list[Finding], list[Suppression]]:
+        """(findings the file's ``shmlint: ignore[...]`` comments leave, comments that matched nothing)."""
+        if "shmlint:" not in source.text:  # most files: the suppression reader is never loaded
+            return findings, []
         from shmlint.catalog import lookup
+        from shmlint.suppress import apply_suppressions, find_suppressions
 
-        return find_suppressions(source, lambda word: rule.code if (rule := lookup(word)) else None)
+        found = find_suppressions(source, lambda word: rule.code if (rule := lookup(word)) else None)
+        return apply_suppressions(findings, found)
 
     def path_ignores(self, findings: list[Finding], path: Path) -> list[Finding]:
         ignored = self.settings.ignored_for(path)
@@ -367,6 +370,14 @@ class Engine:
             source.path,
             "template (Helm/Jinja markers): not plain YAML, not checked; lint its rendered output instead",
         )
+
+
+def _ignores_file(text: str) -> bool:
+    if "shmlint:" not in text:
+        return False
+    from shmlint.suppress import ignores_file
+
+    return ignores_file(text)
 
 
 def _ignored_by(workload: Workload, finding: Finding) -> bool:

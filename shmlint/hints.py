@@ -5,13 +5,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from shmlint.model import DataLoaderHint, Evidence, Workload
-from shmlint.sizing import HINT_COMMENT, HintError, parse_hint
-from shmlint.source import SourceText
+from typing import TYPE_CHECKING
+
+from shmlint.model import Evidence
+
+if TYPE_CHECKING:
+    from shmlint.model import DataLoaderHint, Workload
+    from shmlint.source import SourceText
 
 
 def _comment_above(source: SourceText, workload: Workload) -> Evidence | None:
     """A hint comment on the workload's first line, or in the comment lines right above it."""
+    from shmlint.sizing import HINT_COMMENT
+
     line = workload.span.line
     while line >= 1:
         text = source.line_text(line)
@@ -28,8 +34,10 @@ def _comment_above(source: SourceText, workload: Workload) -> Evidence | None:
 
 def with_hints(source: SourceText, workloads: list[Workload]) -> tuple[list[Workload], list[tuple[Evidence, str]]]:
     """Workloads with their DataLoader profile attached, and the hints that could not be read (with why)."""
-    if "dataloader" not in source.text:
+    if "dataloader" not in source.text:  # every hint names it: most files never load the estimator
         return workloads, []
+    from shmlint.sizing import HintError, parse_hint
+
     result: list[Workload] = []
     errors: list[tuple[Evidence, str]] = []
     for workload in workloads:

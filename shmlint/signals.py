@@ -91,11 +91,15 @@ class Signals:
         return re.compile("|".join(f"(?:{p})" for p in self.torch_commands), re.IGNORECASE)
 
     @cached_property
+    def _gpu_resource_re(self) -> re.Pattern[str]:
+        return re.compile("|".join(fnmatch.translate(p) for p in self.gpu_resources))
+
+    @cached_property
     def _non_workload_tag_re(self) -> re.Pattern[str]:
         return re.compile("|".join(NON_WORKLOAD_TAGS), re.IGNORECASE)
 
     def is_gpu_resource(self, name: str) -> bool:
-        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.gpu_resources)
+        return self._gpu_resource_re.match(name) is not None
 
     def is_gpu_runtime(self, name: str) -> bool:
         return name.strip().lower() in self.gpu_runtimes

@@ -9,7 +9,6 @@ from shmlint.catalog import lookup
 from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, Format, ShmKind, ShmSource, Workload
 from shmlint.settings import Settings
-from shmlint.sizing import estimate
 from shmlint.source import Span
 
 #: how each format sizes /dev/shm, for messages that say what to do
@@ -33,12 +32,16 @@ class CheckContext:
     def wanted_size(self, workload: Workload) -> int:
         """What a fix writes: the recommendation for the workload's DataLoader hint, else the configured size."""
         if workload.dataloader is not None:
+            from shmlint.sizing import estimate  # only workloads with a hint need the estimator
+
             return estimate(workload.dataloader).recommended_bytes
         return self.settings.fix_shm_bytes
 
     def minimum(self, workload: Workload) -> int:
         """Below this SHM005 speaks: the hint's estimated need, else the configured minimum."""
         if workload.dataloader is not None:
+            from shmlint.sizing import estimate
+
             return estimate(workload.dataloader).estimate_bytes
         return self.settings.min_shm_bytes
 
