@@ -314,18 +314,21 @@ class Engine:
         return extract_commands(source, masks[kind](source.text), self.settings.signals), []
 
     def extract_yaml(self, source: SourceText, path: Path) -> tuple[list[Workload], list[Notice]]:
-        from shmlint.parsers.yamlnodes import YamlError, compose
+        from shmlint.parsers.yamlnodes import YamlError, check_syntax, compose
 
         if has_helm_actions(source.text):
             return [], [self.template_notice(source, path)]
         wanted = self.interesting(source.text) or self.has_override(path)
         try:
-            documents = compose(source, tags=wanted)
+            if not wanted:  # no signal: the syntax is all that can be reported
+                check_syntax(source)
+                return [], []
+            documents = compose(source)
         except YamlError as exc:
             if has_template_marks(source.text):
                 return [], [self.template_notice(source, path)]
             raise _Invalid(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
-        return (self.workloads_from_yaml(source, path, documents) if wanted else []), []
+        return self.workloads_from_yaml(source, path, documents), []
 
     def workloads_from_yaml(self, source: SourceText, path: Path, documents: list) -> list[Workload]:
         signals = self.settings.signals

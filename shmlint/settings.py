@@ -28,6 +28,8 @@ class Settings:
 
     def ignored_for(self, path: Path) -> frozenset[str]:
         """Codes ``per-file-ignores`` switches off for this path."""
+        if not self.per_file_ignores:
+            return frozenset()
         posix = path.as_posix()
         return frozenset(
             code

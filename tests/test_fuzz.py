@@ -241,10 +241,22 @@ YAML_TOKENS = st.sampled_from([
 ])
 
 
+def _syntax_error(check: Callable[[SourceText], object], source: SourceText) -> tuple[int, int, str] | None:
+    from shmlint.parsers.yamlnodes import YamlError
+
+    try:
+        check(source)
+    except YamlError as exc:
+        return exc.line, exc.column, exc.message
+    return None
+
+
 def _check_compose(text: str) -> None:
-    from shmlint.parsers.yamlnodes import YamlError, compose, key_problem, walk_mappings
+    from shmlint.parsers.yamlnodes import YamlError, check_syntax, compose, key_problem, walk_mappings
 
     source = SourceText("f.yaml", text)
+    # the syntax check of files without a signal refuses exactly what composing refuses, at the same place
+    assert _syntax_error(check_syntax, source) == _syntax_error(lambda s: compose(s, tags=False), source), text
     try:
         documents = compose(source)
     except YamlError as exc:
