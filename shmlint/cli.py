@@ -298,7 +298,7 @@ def fix(
         if outcome.error is not None:
             failures += 1
             click.echo(f"{outcome.path}: {outcome.error}", err=True)
-        elif outcome.diff:
+        elif outcome.changed:
             changed += 1
             fixed += outcome.applied
             click.echo(f"{outcome.path}: fixed {outcome.applied} finding(s)" if write else outcome.diff, nl=write)

@@ -163,9 +163,9 @@ def test_fix_plans_the_same_edits_in_one_or_two_processes(generated: Path) -> No
 
     settings = Settings()
     jobs = [(settings, c) for c in discover([generated], settings.exclude)]
-    serial = [(o.path, o.applied, o.diff, o.problems, o.error)
+    serial = [(o.path, o.applied, o.diff, o.problems, o.error, o.changed)
               for o in fix_candidates(jobs, write=False, unsafe=False, processes=1)]
-    parallel = [(o.path, o.applied, o.diff, o.problems, o.error)
+    parallel = [(o.path, o.applied, o.diff, o.problems, o.error, o.changed)
                 for o in fix_candidates(jobs, write=False, unsafe=False, processes=2)]
     assert serial == parallel
     assert sum(1 for o in serial if o[2]) > 50, "the generated corpus has fixes to plan"

@@ -18,15 +18,14 @@ from shmlint.settings import Settings
 class FileOutcome:
     path: str
     applied: int = 0  # findings fixed
-    diff: str = ""  # the unified diff (empty when nothing changes)
+    changed: bool = False  # the fixes change the file (written with --write)
+    diff: str = ""  # the unified diff, when showing rather than writing
     problems: tuple[str, ...] = ()  # fixes dropped, with why
     error: str | None = None  # the file could not be written
 
 
 def fix_file(settings: Settings, candidate: Candidate, *, write: bool, unsafe: bool) -> FileOutcome:
     from shmlint.fix.apply import fix_source
-    from shmlint.fix.diff import unified
-    from shmlint.fix.write import WriteError, write_atomic
 
     engine = _engine(settings)
     checked = engine.check_candidate(candidate)
@@ -36,14 +35,19 @@ def fix_file(settings: Settings, candidate: Candidate, *, write: bool, unsafe: b
     result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe, checked=checked)
     if not result.changed:
         return FileOutcome(path, problems=result.problems)
-    bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1
-    diff = unified(path, bom + result.source.text, bom + result.text)
     if write:
+        from shmlint.fix.write import WriteError, write_atomic
+
         try:
             write_atomic(candidate.path, result.source.encode(result.text), result.source.encode())
         except WriteError as exc:
-            return FileOutcome(path, 0, diff, result.problems, str(exc))
-    return FileOutcome(path, len(result.applied), diff, result.problems)
+            return FileOutcome(path, problems=result.problems, error=str(exc))
+        return FileOutcome(path, len(result.applied), True, problems=result.problems)
+    from shmlint.fix.diff import unified
+
+    bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1
+    diff = unified(path, bom + result.source.text, bom + result.text)
+    return FileOutcome(path, len(result.applied), True, diff, result.problems)
 
 
 @functools.lru_cache(maxsize=1)

@@ -104,11 +104,28 @@ def compose(source: SourceText, *, tags: bool = True) -> list[Node]:
     hold a workload.
     """
     with _as_yaml_error(source):
-        if _may_be_too_deep(source.text):
-            _check_depth(source.text)
-        loader = _Loader if tags else _SyntaxLoader
-        documents = [doc for doc in yaml.compose_all(source.text, Loader=loader) if doc is not None]
-    if "*" in source.text:
+        if len(source.text) <= MEMO_MAX_CHARS:
+            return list(_composed(source.text, tags))
+        return list(_compose_text(source.text, tags))
+
+
+#: texts up to this size keep their nodes for the next call: the fixer reads back the text it wrote, then checks
+#: it for findings, and composing it once serves both; larger texts are composed each time (memory stays flat)
+MEMO_MAX_CHARS = 1 << 20
+
+
+@functools.lru_cache(maxsize=2)
+def _composed(text: str, tags: bool) -> tuple[Node, ...]:
+    return _compose_text(text, tags)
+
+
+def _compose_text(text: str, tags: bool) -> tuple[Node, ...]:
+    """Nodes are shared between callers through the memo: nothing in shmlint changes a node once composed."""
+    if _may_be_too_deep(text):
+        _check_depth(text)
+    loader = _Loader if tags else _SyntaxLoader
+    documents = tuple(doc for doc in yaml.compose_all(text, Loader=loader) if doc is not None)
+    if "*" in text:
         for document in documents:
             _check_expansion(document)
     return documents
