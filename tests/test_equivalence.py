@@ -51,10 +51,27 @@ def describe_difference(a: tuple, b: tuple) -> str:
     return "same"
 
 
+#: YAML that does not parse, or only parses for the composer's eyes: files without a signal are checked by the
+#: parser alone (``check_syntax``), the others are composed; both must report the same SHM000 at the same place
+BROKEN_YAML = {
+    "unclosed-flow": "kind: ConfigMap\ndata: {a: [1, 2\n",
+    "bad-indent": "kind: ConfigMap\ndata:\n  a: 1\n b: 2\n",
+    "undefined-alias": "kind: ConfigMap\ndata: *missing\n",
+    "tab-indent": "kind: ConfigMap\ndata:\n\ta: 1\n",
+    "control-char": "kind: ConfigMap\ndata:\n  a: \"x\x07\"\n",
+    "second-document-broken": "kind: ConfigMap\n---\nkind: [\n",
+    "anchor-ok": "base: &b {a: 1}\nkind: ConfigMap\ndata: *b\n",
+}
+
+
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("generated")
-    generate(root, GENERATED_FILES)
+    generate(root, GENERATED_FILES - 2 * len(BROKEN_YAML))
+    for name, text in BROKEN_YAML.items():  # each without a signal and with one
+        (root / f"broken-{name}.yaml").write_text(text, encoding="utf-8")
+        gpu = text.replace("kind: ConfigMap", "kind: ConfigMap  # nvidia.com/gpu", 1)
+        (root / f"broken-gpu-{name}.yaml").write_text(gpu, encoding="utf-8")
     return root
 
 
@@ -73,7 +90,9 @@ def test_one_or_two_processes_give_identical_reports(generated: Path, serial_gen
     assert parallel == serial_generated, describe_difference(serial_generated, parallel)
     files, findings, _ = serial_generated
     assert len(files) == GENERATED_FILES and findings, "the generated corpus has findings to compare"
-    assert {f[5] for f in findings} >= {"SHM001"}
+    assert {f[5] for f in findings} >= {"SHM001", "SHM000"}
+    invalid = {os.path.basename(f[0]) for f in findings if f[5] == "SHM000"}
+    assert len(invalid) == 2 * (len(BROKEN_YAML) - 1), sorted(invalid)
 
 
 def test_prefilter_changes_nothing_on_the_generated_corpus(generated: Path, serial_generated: tuple) -> None:
