@@ -1,5 +1,25 @@
-"""``python -m shmlint``."""
+"""``python -m shmlint`` and the ``shmlint`` command."""
 
-from shmlint.cli import main
+from __future__ import annotations
 
-main()
+import gc
+
+
+def main() -> None:
+    """Load the command line with the cycle collector paused, then freeze what loading built.
+
+    Start-up creates tens of thousands of objects and frees almost none, so collecting while it runs is wasted
+    work (several percent of a one-file run); frozen, those objects also stay out of every later collection. The
+    run itself collects as usual.
+    """
+    gc.disable()
+    try:
+        from shmlint.cli import main as run
+    finally:
+        gc.freeze()
+        gc.enable()
+    run()
+
+
+if __name__ == "__main__":
+    main()

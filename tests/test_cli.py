@@ -146,3 +146,22 @@ def test_annotation_on_the_pod_template_suppresses(tmp_path: Path) -> None:
     assert annotated != deployment
     (tmp_path / "d.yaml").write_text(annotated)
     assert run("check", str(tmp_path)).returncode == 0
+
+
+def test_the_entry_point_pauses_the_collector_only_while_loading(monkeypatch) -> None:
+    """``shmlint`` loads its command line with the cycle collector off (start-up speed), and runs with it on."""
+    import gc
+
+    from shmlint import __main__ as entry
+    from shmlint import cli
+
+    seen: list[str] = []
+    real_disable, real_freeze = gc.disable, gc.freeze
+    monkeypatch.setattr(gc, "disable", lambda: (seen.append("disable"), real_disable()))
+    monkeypatch.setattr(gc, "freeze", lambda: (seen.append("freeze"), real_freeze()))
+    monkeypatch.setattr(cli, "main", lambda: seen.append(f"run, collecting: {gc.isenabled()}"))
+    try:
+        entry.main()
+    finally:
+        gc.unfreeze()  # the test process keeps collecting what it built
+    assert seen == ["disable", "freeze", "run, collecting: True"] and gc.isenabled()
