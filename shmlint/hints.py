@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-
 from typing import TYPE_CHECKING
 
 from shmlint.model import Evidence

@@ -18,7 +18,6 @@ from pathlib import Path, PurePath, PurePosixPath
 from shmlint import sizes
 from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES, is_compose_name
 from shmlint.model import APPLIED_KINDS, Evidence, Format, ShmKind, ShmSource, Size, Workload
-from shmlint.source import SourceText, Span
 from shmlint.parsers.yamlnodes import (
     MERGE_TAG,
     Mappings,
@@ -34,6 +33,7 @@ from shmlint.parsers.yamlnodes import (
     walk_mappings,
 )
 from shmlint.signals import Signals, positive_count
+from shmlint.source import SourceText, Span
 
 ReadFile = Callable[[Path], "SourceText | None"]
 

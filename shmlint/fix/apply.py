@@ -48,7 +48,7 @@ def _wanted(finding: Finding, unsafe: bool) -> bool:
 
 def _breaks(after: SourceText, kind: FileKind, original: SourceText) -> str | None:
     """Why the fixed text no longer reads. A duplicate key counts only when the original had none: a file the
-    strict readers already reject is not made worse by the fix, and the common case composes the original never."""
+    strict readers already reject is not made worse by the fix (and the original is read again only then)."""
     error = parse_error(after, kind, strict=True)
     if error is None or parse_error(after, kind) is not None:
         return error
