@@ -42,6 +42,8 @@ class BaselineEntry:
 
 @dataclass(frozen=True)
 class Baseline:
+    """Findings accepted when the baseline was written; a finding they match is not reported again."""
+
     entries: tuple[BaselineEntry, ...]
 
 

@@ -70,6 +70,8 @@ class Example:
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule as its catalog file describes it: what it reports, why, how to fix it, and examples."""
+
     code: str
     slug: str
     severity: Severity

@@ -28,6 +28,8 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Effective:
+    """The settings of a run and where each value came from (for ``shmlint config``)."""
+
     settings: Settings
     origins: dict[str, str] = field(default_factory=dict)  # option -> "default" | file path | "command line"
     path: Path | None = None

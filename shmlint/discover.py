@@ -56,6 +56,8 @@ class FileKind(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Candidate:
+    """A file to check and how to read it, decided by its name or, failing that, its first bytes."""
+
     path: Path
     kind: FileKind
     explicit: bool  # named on the command line: checked even with an unusual name

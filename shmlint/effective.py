@@ -24,6 +24,8 @@ class ShmState(enum.StrEnum):
 
 @dataclass(frozen=True)
 class EffectiveShm:
+    """The /dev/shm a container really gets, from the declaration that wins."""
+
     state: ShmState
     bytes: int | None  # the size when it is known
     source: ShmSource | None  # the declaration that decided it

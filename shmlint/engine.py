@@ -58,6 +58,8 @@ class Notice:
 
 @dataclass(frozen=True)
 class FileResult:
+    """Everything one file produced; ``slim()`` drops the text and nodes before results are kept."""
+
     path: str
     findings: tuple[Finding, ...] = ()
     notices: tuple[Notice, ...] = ()
@@ -76,6 +78,8 @@ class FileResult:
 
 @dataclass(frozen=True)
 class Report:
+    """The results of a run in discovery order, with findings sorted for reporters."""
+
     files: tuple[FileResult, ...]
 
     @cached_property

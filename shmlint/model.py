@@ -147,6 +147,8 @@ class Fix:
 
 @dataclass(frozen=True)
 class Finding:
+    """One rule's verdict, where to point, and the fix when one can be written (no workload: a file's own problem)."""
+
     code: str
     slug: str
     severity: Severity

@@ -25,6 +25,8 @@ _LOG_PREFIX = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ [^\]]+\] ")
 
 @dataclass(frozen=True)
 class Rendered:
+    """A renderer's output for one kustomization or chart, or why there is none."""
+
     root: Path  # the kustomization folder or the chart
     label: str  # the path findings name when no better file is known
     text: str | None

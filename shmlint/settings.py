@@ -14,6 +14,8 @@ from shmlint.sizes import GIB
 
 @dataclass(frozen=True)
 class Settings:
+    """The options of one run; immutable, so worker processes and configuration groups cannot disagree."""
+
     min_shm_bytes: int = GIB  # SHM005 threshold when a workload declares no DataLoader profile
     fix_shm_bytes: int = 8 * GIB  # size written by fixes (at most half a container's memory limit)
     signals: Signals = field(default_factory=Signals)

@@ -75,6 +75,8 @@ NO_GPU_VISIBLE = frozenset({"", "none", "void"})
 
 @dataclass(frozen=True)
 class Signals:
+    """What marks a workload as GPU or torch; configuration can extend every list."""
+
     gpu_resources: tuple[str, ...] = GPU_RESOURCES
     gpu_runtimes: tuple[str, ...] = GPU_RUNTIMES
     gpu_envs: tuple[str, ...] = GPU_VISIBLE_ENVS

@@ -40,6 +40,8 @@ _K8S_BINARY_LIKE = re.compile(r"^(\d+(?:\.\d+)?) ?([KMGTP])i$", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class ParsedSize:
+    """A size read in one dialect: its bytes, or why it is invalid and a spelling that means the same."""
+
     bytes: int | None
     error: str | None = None
     suggestion: str | None = None

@@ -24,6 +24,8 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 @dataclass(frozen=True)
 class Suppression:
+    """A ``shmlint: ignore[...]`` comment and the lines it covers."""
+
     line: int  # where the comment is
     column: int
     codes: frozenset[str]

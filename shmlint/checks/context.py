@@ -27,6 +27,8 @@ def gpu_sources(workload: Workload, kind: ShmKind) -> Iterator[ShmSource]:
 
 @dataclass(frozen=True)
 class CheckContext:
+    """Settings and catalog lookups shared by every check of one run."""
+
     settings: Settings
 
     def wanted_size(self, workload: Workload) -> int:

@@ -94,6 +94,8 @@ class CommandTarget:
 
 @dataclass(frozen=True)
 class _Option:
+    """One option of a ``docker run`` line with the offsets a fix needs to rewrite its value."""
+
     name: str  # as written, without ``=value``: ``--gpus``, ``-e``
     flag: Word
     value: Word | None  # None for a boolean option

@@ -195,6 +195,8 @@ class _Found:
 
 @dataclass(frozen=True)
 class _Service:
+    """A compose service with the layers (extends, anchors, override files) that build it."""
+
     name: str
     key: ScalarNode  # the service key in the file that defines it
     file: _File

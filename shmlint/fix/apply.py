@@ -22,6 +22,8 @@ MAX_ROUNDS = 5
 
 @dataclass(frozen=True)
 class FixResult:
+    """A file's text before and after its fixes, with the fixes made and those dropped."""
+
     source: SourceText  # as read
     text: str  # after the fixes
     applied: tuple[Finding, ...]

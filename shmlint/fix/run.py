@@ -16,6 +16,8 @@ from shmlint.settings import Settings
 
 @dataclass(frozen=True)
 class FileOutcome:
+    """What fixing one file did, small enough to come back from a worker process."""
+
     path: str
     applied: int = 0  # findings fixed
     changed: bool = False  # the fixes change the file (written with --write)

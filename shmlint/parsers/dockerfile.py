@@ -34,6 +34,8 @@ _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-+]([^}]*))?\}|([A
 
 @dataclass(frozen=True)
 class _Stage:
+    """One build stage: what it starts from and what it runs, to tell whether torch ends up in the image."""
+
     base: str  # the FROM reference with build arguments substituted
     name: str | None
     runs: tuple[str, ...]

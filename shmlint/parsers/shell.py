@@ -42,6 +42,8 @@ class Word:
 
 @dataclass(frozen=True)
 class SimpleCommand:
+    """The words of one shell command, each with its offsets in the file."""
+
     words: tuple[Word, ...]
 
 

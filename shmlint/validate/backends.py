@@ -76,6 +76,8 @@ class Provision(enum.StrEnum):
 
 @dataclass(frozen=True)
 class ShmSpec:
+    """The /dev/shm a probe runs with, as a fixture's workload would get it."""
+
     provision: Provision
     bytes: int | None = None  # the tmpfs size; None for host, disk, or a tmpfs with no size
 
@@ -96,6 +98,8 @@ class ShmSpec:
 
 @dataclass(frozen=True)
 class RunOutput:
+    """How a probe process ended, whatever backend ran it."""
+
     returncode: int
     stdout: str
     stderr: str
@@ -196,6 +200,8 @@ def _probe_env() -> dict[str, str]:
 
 @dataclass(frozen=True)
 class NamespaceBackend:
+    """Runs a probe in a private mount namespace with a tmpfs of exactly the size under test."""
+
     reaper: Reaper
     name: str = "namespace"
 
@@ -254,6 +260,8 @@ def podman_shm_flags(shm: ShmSpec, disk: str | None) -> list[str]:
 
 @dataclass(frozen=True)
 class PodmanBackend:
+    """Runs a probe in a real podman container, sized like the workload (with this host's quirks as arguments)."""
+
     reaper: Reaper
     run_args: tuple[str, ...] = field(default_factory=podman_args_from_env)
     podman: str = "podman"

@@ -68,6 +68,8 @@ class Case:
 
 @dataclass(frozen=True)
 class Row:
+    """One fixture workload probed by one backend: the outcome beside what shmlint predicted."""
+
     case: Case
     backend: str
     result: ProbeResult | None  # None: not probed (see case.shm)

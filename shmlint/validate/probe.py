@@ -54,6 +54,8 @@ def classify(text: str) -> str | None:
 
 @dataclass(frozen=True)
 class ProbeResult:
+    """What a DataLoader probe saw, as one JSON line the harness reads back."""
+
     outcome: Outcome
     signature: str | None = None  # which shm failure (SIGNATURES names or ``sigbus``)
     detail: str = ""
