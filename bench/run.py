@@ -83,21 +83,26 @@ def verdict(name: str, value: float, limit: float, unit: str = "x") -> bool:
     return ok
 
 
+def virtual_environment(folder: Path, *requirements: str, timeout: float) -> Path:
+    """A fresh virtual environment with ``requirements`` pip-installed; its ``bin`` folder. Raises
+    ``subprocess.SubprocessError`` or ``OSError`` when it cannot be built (no package index)."""
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, capture_output=True, timeout=300)
+    pip = [str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, *requirements], check=True, capture_output=True, timeout=timeout)
+    return folder / "bin"
+
+
 def hook_interpreter(base: Path) -> tuple[str, str]:
     """An interpreter with shmlint installed the way pre-commit installs a hook: a fresh virtual environment and
     ``pip install`` of this checkout. A hook starts without the site-packages of the machine's interpreter, so
     without their ``.pth`` start-up hooks (this sandbox has one that imports certifi on every start). Falls back
     to the current interpreter, saying why, when the environment cannot be built (no package index)."""
-    venv = base / "hook-venv"
-    root = Path(__file__).resolve().parent.parent
     try:
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=300)
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-        subprocess.run([*pip, str(root)], check=True, capture_output=True, timeout=900)
+        bin_folder = virtual_environment(base / "hook-venv", str(Path(__file__).resolve().parent.parent), timeout=900)
     except (subprocess.SubprocessError, OSError) as exc:
         print(f"  (no hook environment: {exc}; the one-file case runs in this interpreter instead)")
         return sys.executable, "this interpreter"
-    return str(venv / "bin" / "python"), "a fresh virtual environment, as pre-commit builds for the hook"
+    return str(bin_folder / "python"), "a fresh virtual environment, as pre-commit builds for the hook"
 
 
 def one_file_case(base: Path, corpus: Path, repetitions: int) -> list[bool]:
@@ -132,12 +137,9 @@ def other_tools(base: Path, install: bool) -> dict[str, str]:
     found = {name: path for name in ("checkov", "yamllint") if (path := shutil.which(name))}
     missing = [name for name in ("checkov", "yamllint") if name not in found]
     if install and missing:
-        venv = base / "others-venv"
         try:
-            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=300)
-            pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-            subprocess.run([*pip, *missing], check=True, capture_output=True, timeout=1800)
-            found.update({name: str(venv / "bin" / name) for name in missing})
+            bin_folder = virtual_environment(base / "others-venv", *missing, timeout=1800)
+            found.update({name: str(bin_folder / name) for name in missing})
         except (subprocess.SubprocessError, OSError) as exc:
             print(f"  (could not install {', '.join(missing)}: {exc})")
     return found
