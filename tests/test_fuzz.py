@@ -597,6 +597,19 @@ def test_generated_documents_check_and_fix_cleanly() -> None:
 
 
 # Shrunk cases the fuzzers found, kept as explicit examples so that each one shows on its own (and stays fixed).
+#: two containers of one pod, one with a 512Mi memory limit: the /dev/shm volume they share is fixed once for both
+SHARED_VOLUME_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - {name: c0, image: 'pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime'}
+  - name: c1
+    image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+    resources:
+      limits: {memory: 512Mi}
+"""
+
 FOUND_BY_FUZZING = {
     # the container mounts an undefined volume at /dev/shm: the fix adds another /dev/shm mount every round (5
     # volumes and 5 mounts, all at /dev/shm, which Kubernetes rejects as duplicate mountPaths) and never converges
@@ -621,30 +634,10 @@ spec:
 """),
     # two containers share the fixed volume; the safe fix sizes it for the container without a memory limit (8Gi),
     # which leaves the other one with SHM004 (8Gi above its 512Mi limit): a safe fix that creates a warning
-    "k8s-shared-volume-memory-limit": ("gen.yaml", False, """apiVersion: v1
-kind: Pod
-metadata: {name: p}
-spec:
-  containers:
-  - {name: c0, image: 'pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime'}
-  - name: c1
-    image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
-    resources:
-      limits: {memory: 512Mi}
-"""),
+    "k8s-shared-volume-memory-limit": ("gen.yaml", False, SHARED_VOLUME_POD),
     # with --unsafe-fixes the same pod flips between 8Gi (SHM005 fix for c0) and 256Mi (SHM004 fix for c1) every
     # round, reports "fixed 5 finding(s)" and is never stable
-    "k8s-shared-volume-unsafe-oscillation": ("gen.yaml", True, """apiVersion: v1
-kind: Pod
-metadata: {name: p}
-spec:
-  containers:
-  - {name: c0, image: 'pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime'}
-  - name: c1
-    image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
-    resources:
-      limits: {memory: 512Mi}
-"""),
+    "k8s-shared-volume-unsafe-oscillation": ("gen.yaml", True, SHARED_VOLUME_POD),
     # in one round the SHM005 fix (9M -> 8Gi, one character longer) is spliced first and the SHM001 fix's second
     # edit (computed on the old text) lands one character early, inside the last flow mapping: the file written
     # holds a mapping as a key ("found unhashable key"), which shmlint's own node-level parse guard accepts

@@ -379,35 +379,31 @@ def shared_tmp():
     shutil.rmtree(folder)
 
 
-def test_unreadable_file_as_unprivileged_user(shared_tmp: Path) -> None:
-    """chmod 000 does not stop root, so the check runs as 'nobody' (privileges dropped after the imports)."""
+def assert_unreadable_file_reported(shared_tmp: Path, *paths: str) -> None:
+    """good.yaml readable, secret.yaml not: checking ``paths`` as 'nobody' reports secret.yaml as SHM000 and still
+    checks good.yaml."""
     (shared_tmp / "good.yaml").write_text(POD)
     (shared_tmp / "good.yaml").chmod(0o644)
     (shared_tmp / "secret.yaml").write_text(POD)
     (shared_tmp / "secret.yaml").chmod(0o000)
-    result = run_as_nobody("check", "--format", "json", ".", cwd=shared_tmp)
+    result = run_as_nobody("check", "--format", "json", *paths, cwd=shared_tmp)
     assert_no_crash(result)
     assert result.returncode == 1, text(result.stderr)
     document = json.loads(result.stdout)
     assert_good_pod_still_checked(document)
     (finding,) = findings_for(document, "secret.yaml")
     assert finding["code"] == "SHM000" and "permission denied" in finding["message"].lower()
+
+
+def test_unreadable_file_as_unprivileged_user(shared_tmp: Path) -> None:
+    """chmod 000 does not stop root, so the check runs as 'nobody' (privileges dropped after the imports)."""
+    assert_unreadable_file_reported(shared_tmp, ".")
 
 
 def test_unreadable_file_named_on_the_command_line(shared_tmp: Path) -> None:
     """Found: ``shmlint check good.yaml secret.yaml`` (secret.yaml unreadable) is a usage error (click's Path type
     checks readability: "Path 'secret.yaml' is not readable", exit 2) and good.yaml is not checked either."""
-    (shared_tmp / "good.yaml").write_text(POD)
-    (shared_tmp / "good.yaml").chmod(0o644)
-    (shared_tmp / "secret.yaml").write_text(POD)
-    (shared_tmp / "secret.yaml").chmod(0o000)
-    result = run_as_nobody("check", "--format", "json", "good.yaml", "secret.yaml", cwd=shared_tmp)
-    assert_no_crash(result)
-    assert result.returncode == 1, text(result.stderr)
-    document = json.loads(result.stdout)
-    assert_good_pod_still_checked(document)
-    (finding,) = findings_for(document, "secret.yaml")
-    assert finding["code"] == "SHM000" and "permission denied" in finding["message"].lower()
+    assert_unreadable_file_reported(shared_tmp, "good.yaml", "secret.yaml")
 
 
 def test_unreadable_folder_in_a_tree_as_unprivileged_user(shared_tmp: Path) -> None:
