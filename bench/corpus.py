@@ -118,7 +118,11 @@ Then open http://localhost:{port}/ and check the logs. Configuration lives in `c
 """
 
 PLAIN_IMAGES = ("nginx:1.27", "redis:7", "postgres:16", "ghcr.io/acme/api:1.4.2", "python:3.12-slim", "node:22")
-TORCH_IMAGES = ("pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime", "vllm/vllm-openai:v0.6.0", "nvcr.io/nvidia/pytorch:24.05-py3")
+TORCH_IMAGES = (
+    "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime",
+    "vllm/vllm-openai:v0.6.0",
+    "nvcr.io/nvidia/pytorch:24.05-py3",
+)
 
 
 def _file(rng: random.Random, index: int) -> tuple[str, str]:
@@ -131,15 +135,21 @@ def _file(rng: random.Random, index: int) -> tuple[str, str]:
     if kind == "k8s":
         limits = "              memory: 16Gi\n" + ("              nvidia.com/gpu: 1\n" if gpu else "")
         text = DEPLOYMENT.format(
-            name=name, team=f"team-{index % 17}", replicas=1 + index % 3, image=image, port=port, limits=limits,
-            mounts=SHM_MOUNTS if sized else "", volumes=SHM_VOLUMES if sized else "",
+            name=name,
+            team=f"team-{index % 17}",
+            replicas=1 + index % 3,
+            image=image,
+            port=port,
+            limits=limits,
+            mounts=SHM_MOUNTS if sized else "",
+            volumes=SHM_VOLUMES if sized else "",
         )
         return f"k8s/{name[-2:]}/{name}.yaml", text
     if kind == "compose":
         extra = ""
         if gpu:
             extra = "    deploy:\n      resources:\n        reservations:\n          devices:\n            - capabilities: [gpu]\n"
-            extra += "    shm_size: \"8gb\"\n" if sized else ""
+            extra += '    shm_size: "8gb"\n' if sized else ""
         return f"compose/{name}/compose.yaml", COMPOSE.format(name=name, image=image, port=port, extra=extra)
     flags = ("--gpus all " if gpu else "") + ("--shm-size=8g " if sized else "")
     command = "python -m app.serve" if gpu else "serve"
@@ -165,8 +175,14 @@ def flagged_k8s(root: Path, count: int) -> list[Path]:
     written = []
     for index in range(count):
         text = DEPLOYMENT.format(
-            name=f"gpu-{index:05d}", team="ml", replicas=1, image=TORCH_IMAGES[index % 3], port=9000,
-            limits="              memory: 32Gi\n              nvidia.com/gpu: 1\n", mounts="", volumes="",
+            name=f"gpu-{index:05d}",
+            team="ml",
+            replicas=1,
+            image=TORCH_IMAGES[index % 3],
+            port=9000,
+            limits="              memory: 32Gi\n              nvidia.com/gpu: 1\n",
+            mounts="",
+            volumes="",
         )
         path = root / f"gpu-{index:05d}.yaml"
         path.write_text(text, encoding="utf-8")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import flagged_k8s, generate  # noqa: E402
+from corpus import flagged_k8s, generate
 
 FLOOR = """
 import sys, pathlib, yaml
@@ -123,9 +123,11 @@ def one_file_case(base: Path, corpus: Path, repetitions: int) -> list[bool]:
         for name, command in commands.items():
             walls[name].append(measure(command).wall * 1000)
     ms = {name: statistics.median(values) for name, values in walls.items()}
-    print(f"\none file, in {where} (median of {repetitions}): shmlint check {ms['clean file']:.1f} ms on a clean "
-          f"file, {ms['flagged file']:.1f} ms on one with a finding; starting Python and importing only the "
-          f"libraries shmlint requires (click, PyYAML) takes {ms['imports']:.1f} ms of that")
+    print(
+        f"\none file, in {where} (median of {repetitions}): shmlint check {ms['clean file']:.1f} ms on a clean "
+        f"file, {ms['flagged file']:.1f} ms on one with a finding; starting Python and importing only the "
+        f"libraries shmlint requires (click, PyYAML) takes {ms['imports']:.1f} ms of that"
+    )
     return [
         verdict("one clean file, median wall", ms["clean file"], 120, " ms"),
         verdict("one flagged file, median wall", ms["flagged file"], 120, " ms"),
@@ -177,8 +179,11 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="1,000/2,000 files and fewer repetitions")
     parser.add_argument("--repetitions", type=int, default=5)
-    parser.add_argument("--others", action="store_true",
-                        help="install checkov and yamllint (when not on PATH) to compare on 1,000 files")
+    parser.add_argument(
+        "--others",
+        action="store_true",
+        help="install checkov and yamllint (when not on PATH) to compare on 1,000 files",
+    )
     args = parser.parse_args()
     small, large = (1000, 2000) if args.quick else (10_000, 20_000)
     reps = 3 if args.quick else args.repetitions
@@ -193,10 +198,18 @@ def main() -> int:
         for size in (small, large):
             corpora[size] = base / f"corpus-{size}"
             generate(corpora[size], size)
-        timings = {size: compare(f"{size:,} files", corpus_commands(corpora[size], {}), reps) for size in (small, large)}
+        timings = {
+            size: compare(f"{size:,} files", corpus_commands(corpora[size], {}), reps) for size in (small, large)
+        }
         print("\ntargets")
-        results.append(verdict(f"{small:,} files vs floor", timings[small]["shmlint"].wall / timings[small]["floor"].wall, 1.0))
-        results.append(verdict(f"growth {large:,} / {small:,}", timings[large]["shmlint"].wall / timings[small]["shmlint"].wall, 2.2))
+        results.append(
+            verdict(f"{small:,} files vs floor", timings[small]["shmlint"].wall / timings[small]["floor"].wall, 1.0)
+        )
+        results.append(
+            verdict(
+                f"growth {large:,} / {small:,}", timings[large]["shmlint"].wall / timings[small]["shmlint"].wall, 2.2
+            )
+        )
         results.append(verdict(f"peak RSS at {large:,} files", timings[large]["shmlint"].rss_mib, 150, " MiB"))
         results += one_file_case(base, corpora[small], 21 if not args.quick else 7)
         results += fix_case(base, 1000 if not args.quick else 200, reps)

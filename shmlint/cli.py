@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, ClassVar, NoReturn
 
 import click
 
@@ -46,7 +46,7 @@ class _Group(click.Group):
     """Commands that live with the validation harness are imported only when they run, so ``check`` in a
     pre-commit hook does not pay for them."""
 
-    LAZY = {"validate": "shmlint.validate.commands", "size": "shmlint.validate.commands"}
+    LAZY: ClassVar[dict[str, str]] = {"validate": "shmlint.validate.commands", "size": "shmlint.validate.commands"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.LAZY})
@@ -160,7 +160,7 @@ def check(
     no_prefilter: bool,
 ) -> None:
     """Check files and folders (default: the current folder; '-' reads standard input)."""
-    from shmlint.engine import Engine, FileResult, Report
+    from shmlint.engine import Engine, Report
 
     overrides = _overrides(select, ignore, fail_on, prefilter=False if no_prefilter else None)
     stdin = Path("-") in paths
@@ -227,7 +227,8 @@ def _render(
     import importlib
 
     if output_format != "text":
-        return importlib.import_module(f"shmlint.report.{output_format}").render(report)
+        rendered: str = importlib.import_module(f"shmlint.report.{output_format}").render(report)
+        return rendered
     from shmlint.report import text as reporter
 
     return reporter.render(

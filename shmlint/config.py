@@ -147,13 +147,19 @@ def apply_config(settings: Settings, data: Mapping[str, Any], path: Path) -> tup
         )
     if "fail-on" in data:
         changes["fail_on"] = Severity.parse(data["fail-on"])
-    for key, attribute in (("min-shm-size", "min_shm_bytes"), ("fix-size", "fix_shm_bytes"), ("max-file-size", "max_file_bytes")):
+    for key, attribute in (
+        ("min-shm-size", "min_shm_bytes"),
+        ("fix-size", "fix_shm_bytes"),
+        ("max-file-size", "max_file_bytes"),
+    ):
         if key in data:
             changes[attribute] = _size(path, key, data[key])
     if "gpu-resources" in data:
         signals = replace(signals, gpu_resources=signals.gpu_resources + tuple(data["gpu-resources"]))
     if "torch-images" in data:
-        signals = replace(signals, torch_images=signals.torch_images + _regexes(path, "torch-images", data["torch-images"]))
+        signals = replace(
+            signals, torch_images=signals.torch_images + _regexes(path, "torch-images", data["torch-images"])
+        )
     if "torch-commands" in data:
         extra = _regexes(path, "torch-commands", data["torch-commands"])
         signals = replace(signals, torch_commands=signals.torch_commands + extra)

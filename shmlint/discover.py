@@ -16,8 +16,21 @@ from pathlib import Path
 #: the files that make a folder a kustomization (rendered with ``kubectl kustomize`` when it is installed)
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 DEFAULT_EXCLUDE = (
-    ".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache", ".hypothesis", "site-packages", ".eggs",
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    "site-packages",
+    ".eggs",
 )
 _SHEBANG = re.compile(rb"^#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b")
 #: a Go/Helm template action or a Jinja tag; GitHub's ${{ }} and Argo's {{inputs.x}} are YAML string content
@@ -30,7 +43,10 @@ _HELM_ACTION = re.compile(
 #: the files ``docker compose`` reads by default, and the override files it then merges on top (first found wins)
 COMPOSE_DEFAULT_FILES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
 COMPOSE_OVERRIDE_FILES = (
-    "compose.override.yml", "compose.override.yaml", "docker-compose.override.yml", "docker-compose.override.yaml"
+    "compose.override.yml",
+    "compose.override.yaml",
+    "docker-compose.override.yml",
+    "docker-compose.override.yaml",
 )
 COMPOSE_NAME_PATTERNS = ("compose.y*ml", "compose.*.y*ml", "docker-compose*.y*ml", "*.compose.y*ml")
 _TOP_LEVEL_SERVICES = re.compile(r"^services[ \t]*:", re.MULTILINE)

@@ -42,9 +42,33 @@ if TYPE_CHECKING:  # a file with no workload never loads the model
 #: lower-case words that every built-in GPU/torch/shm signal contains; a file with none of them cannot hold a
 #: workload finding, so it is parsed for syntax only. Signals added by configuration are searched as patterns.
 PREFILTER_WORDS = (
-    "gpu", "nvidia", "torch", "shm", "ipc", "kfd", "/dev/dri", "gaudi", "neuron", "/tpu", "vllm", "sglang",
-    "triton", "text-generation", "deepspeed", "accelerate", "nemo", "ray-", "verl", "comfyui", "invokeai", "build",
-    "extends", "nccl", "num_workers", "num-workers", "shmlint",
+    "gpu",
+    "nvidia",
+    "torch",
+    "shm",
+    "ipc",
+    "kfd",
+    "/dev/dri",
+    "gaudi",
+    "neuron",
+    "/tpu",
+    "vllm",
+    "sglang",
+    "triton",
+    "text-generation",
+    "deepspeed",
+    "accelerate",
+    "nemo",
+    "ray-",
+    "verl",
+    "comfyui",
+    "invokeai",
+    "build",
+    "extends",
+    "nccl",
+    "num_workers",
+    "num-workers",
+    "shmlint",
 )
 
 
@@ -99,7 +123,9 @@ class Report:
         return any(f.severity >= fail_on for f in self.findings)
 
 
-_NO_KUBECTL = "kustomization: kubectl is not on PATH, so the rendered output is not checked; its files are checked one by one"
+_NO_KUBECTL = (
+    "kustomization: kubectl is not on PATH, so the rendered output is not checked; its files are checked one by one"
+)
 _REMOTE_KUSTOMIZATION = (
     "kustomization: names remote resources, which shmlint never fetches, so the rendered output is not checked; "
     "its files are checked one by one"
@@ -424,7 +450,9 @@ def _configured_signal_pattern(signals: Signals) -> re.Pattern[str] | None:
     defaults = Signals()
     extra = [p for p in signals.torch_images if p not in defaults.torch_images]
     extra += [p for p in signals.torch_commands if p not in defaults.torch_commands]
-    extra += [fnmatch.translate(g).removesuffix(r"\Z") for g in signals.gpu_resources if g not in defaults.gpu_resources]
+    extra += [
+        fnmatch.translate(g).removesuffix(r"\Z") for g in signals.gpu_resources if g not in defaults.gpu_resources
+    ]
     return re.compile("|".join(f"(?:{p})" for p in extra), re.IGNORECASE | re.MULTILINE) if extra else None
 
 

@@ -47,5 +47,7 @@ def with_hints(source: SourceText, workloads: list[Workload]) -> tuple[list[Work
                 hint = parse_hint(evidence.text)
             except HintError as exc:
                 errors.append((evidence, str(exc)))
-        result.append(replace(workload, dataloader=replace(hint, span=evidence.span)) if hint and evidence else workload)
+        result.append(
+            replace(workload, dataloader=replace(hint, span=evidence.span)) if hint and evidence else workload
+        )
     return result, errors

@@ -36,7 +36,13 @@ class Rendered:
 def _run(command: list[str], cwd: Path | None = None) -> tuple[str | None, str | None]:
     try:
         done = subprocess.run(
-            command, cwd=cwd, capture_output=True, text=True, timeout=RENDER_TIMEOUT_SECONDS, stdin=subprocess.DEVNULL
+            command,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=RENDER_TIMEOUT_SECONDS,
+            stdin=subprocess.DEVNULL,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         return None, f"`{' '.join(command)}` did not finish within {RENDER_TIMEOUT_SECONDS} s"

@@ -23,10 +23,28 @@ PAGE = 4096
 
 #: bytes per element of the dtypes people write in hints and on the command line (torch names and aliases)
 DTYPE_BYTES = {
-    "bool": 1, "uint8": 1, "int8": 1, "float8_e4m3fn": 1, "float8_e5m2": 1,
-    "int16": 2, "short": 2, "uint16": 2, "float16": 2, "half": 2, "bfloat16": 2,
-    "int32": 4, "int": 4, "uint32": 4, "float32": 4, "float": 4,
-    "int64": 8, "long": 8, "uint64": 8, "float64": 8, "double": 8, "complex64": 8,
+    "bool": 1,
+    "uint8": 1,
+    "int8": 1,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "int16": 2,
+    "short": 2,
+    "uint16": 2,
+    "float16": 2,
+    "half": 2,
+    "bfloat16": 2,
+    "int32": 4,
+    "int": 4,
+    "uint32": 4,
+    "float32": 4,
+    "float": 4,
+    "int64": 8,
+    "long": 8,
+    "uint64": 8,
+    "float64": 8,
+    "double": 8,
+    "complex64": 8,
     "complex128": 16,
 }
 
@@ -133,7 +151,8 @@ class Estimate:
             f"({human(per_process)})",
             f"container:   {h.procs} process(es) x {per_process:,} B = {self.estimate_bytes:,} B",
             f"estimate:    {self.estimate_bytes:,} B ({human(self.estimate_bytes)})",
-            f"recommended: {size:,} B ({human(size)}): " + (
+            f"recommended: {size:,} B ({human(size)}): "
+            + (
                 f"the estimate rounded up to a multiple of {human(rounding_step(self.estimate_bytes))}"
                 if size > DEFAULT_SHM_BYTES
                 else f"the runtime default of {human(DEFAULT_SHM_BYTES)} already covers the estimate"

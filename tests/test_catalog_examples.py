@@ -52,7 +52,8 @@ def test_fixed_is_what_fix_makes(pair: tuple[Rule, Example]) -> None:
 
 def test_every_fixable_rule_shows_a_fix() -> None:
     missing = [
-        rule.code for rule in load_catalog().values()
+        rule.code
+        for rule in load_catalog().values()
         if rule.fix.availability.value != "never" and not any(e.fixed for e in rule.examples)
     ]
     assert not missing, f"fixable rules without a `fixed` example: {missing}"

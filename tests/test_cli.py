@@ -103,7 +103,9 @@ def test_per_file_ignores_and_extra_signals(tmp_path: Path) -> None:
     assert run("check", str(tmp_path)).returncode == 0
     (tmp_path / ".shmlint.yaml").write_text("gpu-resources: [example.com/*]\n")
     assert run("check", str(tmp_path)).returncode == 1
-    (tmp_path / ".shmlint.yaml").write_text("gpu-resources: [example.com/*]\nper-file-ignores: {'pod.yaml': [SHM001]}\n")
+    (tmp_path / ".shmlint.yaml").write_text(
+        "gpu-resources: [example.com/*]\nper-file-ignores: {'pod.yaml': [SHM001]}\n"
+    )
     assert run("check", str(tmp_path)).returncode == 0
 
 

@@ -101,8 +101,11 @@ def test_not_run_lines(line: str) -> None:
         ("docker run --runtime=nvidia img", ["--runtime nvidia"], []),
         ("docker run --runtime runc img", [], []),
         ("podman run --device nvidia.com/gpu=all img", ["--device nvidia.com/gpu=all"], []),
-        ("docker run --device=/dev/nvidia0 --device /dev/nvidiactl img", ["--device /dev/nvidia0",
-                                                                          "--device /dev/nvidiactl"], []),
+        (
+            "docker run --device=/dev/nvidia0 --device /dev/nvidiactl img",
+            ["--device /dev/nvidia0", "--device /dev/nvidiactl"],
+            [],
+        ),
         ("docker run --device /dev/kfd --device /dev/dri img", ["--device /dev/kfd", "--device /dev/dri"], []),
         ("docker run --device /dev/video0 --device /dev/snd img", [], []),
         ("docker run -e NVIDIA_VISIBLE_DEVICES=all img", ["-e NVIDIA_VISIBLE_DEVICES=all"], []),
@@ -248,7 +251,7 @@ def test_workload_span_is_the_first_word_of_the_command() -> None:
 
 
 def test_run_inside_command_substitution_has_its_own_offsets() -> None:
-    text = 'ID=$(docker run -d --gpus all pytorch/pytorch)\n'
+    text = "ID=$(docker run -d --gpus all pytorch/pytorch)\n"
     workload = one(text)
     assert text[workload.span.start : workload.span.end] == "docker"
     assert workload.span.column == 6
@@ -274,8 +277,10 @@ def apply(text: str, fix: Fix, workload: Workload) -> str:
     ("line", "fixed"),
     [
         ("docker run --gpus all img", "docker run --shm-size=8g --gpus all img"),
-        ("sudo docker container run \\\n  --gpus all img",
-         "sudo docker container run --shm-size=8g \\\n  --gpus all img"),
+        (
+            "sudo docker container run \\\n  --gpus all img",
+            "sudo docker container run --shm-size=8g \\\n  --gpus all img",
+        ),
         ("x=$(docker create img)", "x=$(docker create --shm-size=8g img)"),
     ],
 )
@@ -293,10 +298,14 @@ def test_fix_add_shm(line: str, fixed: str) -> None:
         ("docker run --tmpfs /dev/shm img", "docker run --tmpfs /dev/shm:size=8g img"),
         ("docker run --tmpfs /dev/shm:rw img", "docker run --tmpfs /dev/shm:rw,size=8g img"),
         ("docker run --tmpfs /dev/shm:size=1m img", "docker run --tmpfs /dev/shm:size=8g img"),
-        ("docker run --mount type=tmpfs,dst=/dev/shm img",
-         "docker run --mount type=tmpfs,dst=/dev/shm,tmpfs-size=8589934592 img"),
-        ("docker run --mount type=tmpfs,tmpfs-size=1024,dst=/dev/shm img",
-         "docker run --mount type=tmpfs,tmpfs-size=8g,dst=/dev/shm img"),
+        (
+            "docker run --mount type=tmpfs,dst=/dev/shm img",
+            "docker run --mount type=tmpfs,dst=/dev/shm,tmpfs-size=8589934592 img",
+        ),
+        (
+            "docker run --mount type=tmpfs,tmpfs-size=1024,dst=/dev/shm img",
+            "docker run --mount type=tmpfs,tmpfs-size=8g,dst=/dev/shm img",
+        ),
     ],
 )
 def test_fix_set_size(line: str, fixed: str) -> None:
@@ -322,9 +331,46 @@ def test_fix_needs_a_command_target() -> None:
 # -- robustness --------------------------------------------------------------------------------------------------
 
 _PIECES = st.sampled_from(
-    ["docker", "run", "create", "container", "sudo", "-E", "env", "A=1", "--gpus", "all", "--shm-size", "=", "8g",
-     "--ipc", "host", "--tmpfs", "/dev/shm", ":", "size=", "--mount", "type=tmpfs,dst=/dev/shm", "-v", "-it", "-e",
-     "--", "$X", '"${A[@]}"', "'", '"', "\\", "\n", " ", " ", ";", "$(", ")", "pytorch/pytorch", "nvidia-smi"]
+    [
+        "docker",
+        "run",
+        "create",
+        "container",
+        "sudo",
+        "-E",
+        "env",
+        "A=1",
+        "--gpus",
+        "all",
+        "--shm-size",
+        "=",
+        "8g",
+        "--ipc",
+        "host",
+        "--tmpfs",
+        "/dev/shm",
+        ":",
+        "size=",
+        "--mount",
+        "type=tmpfs,dst=/dev/shm",
+        "-v",
+        "-it",
+        "-e",
+        "--",
+        "$X",
+        '"${A[@]}"',
+        "'",
+        '"',
+        "\\",
+        "\n",
+        " ",
+        " ",
+        ";",
+        "$(",
+        ")",
+        "pytorch/pytorch",
+        "nvidia-smi",
+    ]
 )
 
 

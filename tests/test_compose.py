@@ -60,10 +60,14 @@ def unprotected(workload: Workload) -> bool:
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ("deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}",
-         "deploy.resources.reservations.devices capabilities [gpu]"),
-        ("deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [compute]}]}}}",
-         "deploy.resources.reservations.devices driver: nvidia"),
+        (
+            "deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}",
+            "deploy.resources.reservations.devices capabilities [gpu]",
+        ),
+        (
+            "deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [compute]}]}}}",
+            "deploy.resources.reservations.devices driver: nvidia",
+        ),
         ("gpus: all", "gpus: all"),
         ("gpus: [{driver: nvidia, count: 2}]", "gpus: [{driver: nvidia, count: 2}]"),
         ("runtime: nvidia", "runtime: nvidia"),
@@ -105,10 +109,14 @@ def test_no_gpu_evidence(body: str) -> None:
         ("image: pytorch/pytorch:2.3.0-cuda12.1", "image pytorch/pytorch:2.3.0-cuda12.1"),
         ("image: ${REGISTRY:-nvcr.io}/nvidia/pytorch:24.05-py3", "image nvcr.io/nvidia/pytorch:24.05-py3"),
         ("image: python:3.11\n    command: torchrun --nproc-per-node 8 train.py", "command torchrun"),
-        ("image: python:3.11\n    command: [python, -m, torch.distributed.run, x.py]",
-         "command -m torch.distributed.run"),
-        ("image: python:3.11\n    entrypoint: [accelerate, launch]\n    command: [train.py]",
-         "command accelerate launch"),
+        (
+            "image: python:3.11\n    command: [python, -m, torch.distributed.run, x.py]",
+            "command -m torch.distributed.run",
+        ),
+        (
+            "image: python:3.11\n    entrypoint: [accelerate, launch]\n    command: [train.py]",
+            "command accelerate launch",
+        ),
     ],
 )
 def test_torch_evidence(body: str, expected: str) -> None:
@@ -155,7 +163,7 @@ def test_shm_sources(body: str, expected: list[tuple[ShmKind, int | None]]) -> N
 
 def test_namespace_size_and_host_path() -> None:
     text = "services:\n  web:\n    shm_size: 1g\n    volumes: ['/dev/shm:/dev/shm', {type: tmpfs, target: /dev/shm}]\n"
-    shm_size, = (s for s in one(text).shm if s.description == "shm_size")
+    (shm_size,) = (s for s in one(text).shm if s.description == "shm_size")
     assert shm_size.namespace_size
     bind = one("services:\n  web:\n    volumes: [/srv/mps:/dev/shm]\n").shm[0]
     assert (bind.kind, bind.host_path, bind.namespace_size) == (ShmKind.HOST_PATH, "/srv/mps", False)
@@ -179,8 +187,13 @@ def test_invalid_kubernetes_spelling() -> None:
 
 def test_int_shm_size_span() -> None:
     size = one("services:\n  web:\n    image: x\n    shm_size: 1073741824\n").shm[0].size
-    assert (size.bytes, size.text, size.span.line, size.span.column, size.span.end_column) == (GIB, "1073741824", 4,
-                                                                                               15, 25)
+    assert (size.bytes, size.text, size.span.line, size.span.column, size.span.end_column) == (
+        GIB,
+        "1073741824",
+        4,
+        15,
+        25,
+    )
 
 
 @pytest.mark.parametrize(
@@ -352,13 +365,22 @@ def test_lone_override_file_is_extracted(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("dockerfile", "build", "expected"),
     [
-        ("ARG BASE=pytorch/pytorch:2.3.0-cuda12.1\nFROM ${BASE}\n", "build: .",
-         "build: Dockerfile FROM pytorch/pytorch:2.3.0-cuda12.1"),
+        (
+            "ARG BASE=pytorch/pytorch:2.3.0-cuda12.1\nFROM ${BASE}\n",
+            "build: .",
+            "build: Dockerfile FROM pytorch/pytorch:2.3.0-cuda12.1",
+        ),
         ("ARG BASE=pytorch/pytorch:2.3\nFROM ${BASE}\n", "build: {context: ., args: [BASE=python:3.11]}", None),
-        ("FROM nvcr.io/nvidia/pytorch:24.05-py3 AS base\nFROM base AS final\nRUN echo\n", "build: .",
-         "build: Dockerfile FROM nvcr.io/nvidia/pytorch:24.05-py3"),
-        ("FROM python:3.11 AS dev\nRUN pip install torch\nFROM python:3.11 AS prod\n",
-         "build: {context: ., target: dev}", "build: Dockerfile RUN pip install torch"),
+        (
+            "FROM nvcr.io/nvidia/pytorch:24.05-py3 AS base\nFROM base AS final\nRUN echo\n",
+            "build: .",
+            "build: Dockerfile FROM nvcr.io/nvidia/pytorch:24.05-py3",
+        ),
+        (
+            "FROM python:3.11 AS dev\nRUN pip install torch\nFROM python:3.11 AS prod\n",
+            "build: {context: ., target: dev}",
+            "build: Dockerfile RUN pip install torch",
+        ),
         ("FROM python:3.11 AS dev\nRUN pip install torch\nFROM python:3.11 AS prod\n", "build: .", None),
         ("FROM python:3.11\nRUN pip install -r requirements.txt\n", "build: .", None),
     ],
@@ -372,8 +394,9 @@ def test_build_dockerfile(tmp_path: Path, dockerfile: str, build: str, expected:
 def test_build_dockerfile_in_context(tmp_path: Path) -> None:
     (tmp_path / "docker").mkdir()
     (tmp_path / "docker" / "train.Dockerfile").write_text("FROM python\nRUN uv pip install --system torch==2.3\n")
-    workload = one("services:\n  app:\n    build:\n      context: docker\n      dockerfile: train.Dockerfile\n",
-                   directory=tmp_path)
+    workload = one(
+        "services:\n  app:\n    build:\n      context: docker\n      dockerfile: train.Dockerfile\n", directory=tmp_path
+    )
     assert workload.torch[0].text == "build: Dockerfile RUN uv pip install --system torch==2.3"
     assert workload.torch[0].span.line == 5
     inline = one("services:\n  app:\n    build: {dockerfile_inline: 'FROM pytorch/pytorch'}\n")

@@ -31,7 +31,7 @@ GROUPS = {"kubernetes": ("k8s",), "compose-shell-markdown": ("compose", "shell",
 #: local_name -> why shmlint's verdict differs from the label on purpose (the label is kept as it is)
 DISAGREEMENTS: dict[str, str] = {
     "shell/iot-salzburg__gpu-jupyter__generate-Dockerfile.sh": (
-        "label flag, shmlint clean: the only `docker run` is text inside `echo \"...\"` (printed advice, never run); "
+        'label flag, shmlint clean: the only `docker run` is text inside `echo "..."` (printed advice, never run); '
         "the contract says words given to echo are not commands, so there is no workload to judge"
     ),
 }
@@ -92,9 +92,11 @@ def test_precision_and_recall(verdicts, group: str) -> None:
     judged = _precision_recall(
         [(verdict if name in DISAGREEMENTS else expect, verdict) for name, expect, verdict in labelled]
     )
-    print(f"{group}: {len(labelled)} files, raw precision {raw[0]:.3f} recall {raw[1]:.3f}; "
-          f"with the {sum(n in DISAGREEMENTS for n, _, _ in labelled)} explained disagreements: "
-          f"precision {judged[0]:.3f} recall {judged[1]:.3f}")
+    print(
+        f"{group}: {len(labelled)} files, raw precision {raw[0]:.3f} recall {raw[1]:.3f}; "
+        f"with the {sum(n in DISAGREEMENTS for n, _, _ in labelled)} explained disagreements: "
+        f"precision {judged[0]:.3f} recall {judged[1]:.3f}"
+    )
     assert judged[0] >= 0.95 and judged[1] >= 0.95
 
 

@@ -94,8 +94,15 @@ def test_markdown_placeholders_become_one_word() -> None:
     masked = mask_markdown(text)
     assert_is_mask(text, masked)
     words = [w.text for w in next(commands(masked)).words]
-    assert words == ["docker", "run", "-v", "path to data:/data", "--ipc=host", "nvcr.io/nvidia/tritonserver:xx.yy-py3",
-                     "cat"]
+    assert words == [
+        "docker",
+        "run",
+        "-v",
+        "path to data:/data",
+        "--ipc=host",
+        "nvcr.io/nvidia/tritonserver:xx.yy-py3",
+        "cat",
+    ]
 
 
 def test_markdown_hugo_shortcode_stays_in_its_word() -> None:
@@ -129,7 +136,12 @@ def test_makefile_variable_words_are_opaque() -> None:
     masked = mask_makefile("t:\n\t$(DOCKER) run -v $$(pwd):/d ${IMAGE} x\n")
     words = [w for c in commands(masked) for w in c.words if c.words[0].text.startswith("$(")]
     assert [(w.text, w.dynamic) for w in words] == [
-        ("$(DOCKER)", True), ("run", False), ("-v", False), ("$$(pwd):/d", True), ("${IMAGE}", True), ("x", False)
+        ("$(DOCKER)", True),
+        ("run", False),
+        ("-v", False),
+        ("$$(pwd):/d", True),
+        ("${IMAGE}", True),
+        ("x", False),
     ]
 
 
@@ -215,8 +227,28 @@ def test_not_ci_yaml_is_none() -> None:
 # -- invariants --------------------------------------------------------------------------------------------------
 
 _MARKDOWN_PIECES = st.sampled_from(
-    ["```", "~~~", "bash", "console", "python", "\n", "    ", "\t", "$ ", "# ", "> ", "- ", "1. ", "docker run x",
-     "<a b>", "{{< v >}}", "\\", "`", "text", "\r\n"]
+    [
+        "```",
+        "~~~",
+        "bash",
+        "console",
+        "python",
+        "\n",
+        "    ",
+        "\t",
+        "$ ",
+        "# ",
+        "> ",
+        "- ",
+        "1. ",
+        "docker run x",
+        "<a b>",
+        "{{< v >}}",
+        "\\",
+        "`",
+        "text",
+        "\r\n",
+    ]
 )
 
 

@@ -34,8 +34,18 @@ def key(report: Report) -> tuple:
     """Everything a reporter can show, in the order it is shown."""
     files = tuple(r.path for r in report.files)
     findings = tuple(
-        (f.span.path, f.span.line, f.span.column, f.span.end_line, f.span.end_column, f.code, f.severity, f.message,
-         f.fixable, f.fix.applicability if f.fix else None)
+        (
+            f.span.path,
+            f.span.line,
+            f.span.column,
+            f.span.end_line,
+            f.span.end_column,
+            f.code,
+            f.severity,
+            f.message,
+            f.fixable,
+            f.fix.applicability if f.fix else None,
+        )
         for f in report.findings
     )
     notices = tuple((n.path, n.message) for n in report.notices)
@@ -58,7 +68,7 @@ BROKEN_YAML = {
     "bad-indent": "kind: ConfigMap\ndata:\n  a: 1\n b: 2\n",
     "undefined-alias": "kind: ConfigMap\ndata: *missing\n",
     "tab-indent": "kind: ConfigMap\ndata:\n\ta: 1\n",
-    "control-char": "kind: ConfigMap\ndata:\n  a: \"x\x07\"\n",
+    "control-char": 'kind: ConfigMap\ndata:\n  a: "x\x07"\n',
     "second-document-broken": "kind: ConfigMap\n---\nkind: [\n",
     "anchor-ok": "base: &b {a: 1}\nkind: ConfigMap\ndata: *b\n",
 }
@@ -153,14 +163,16 @@ def test_stdin_and_file_give_the_same_findings(corpus_root: Path) -> None:
         source = SourceText.from_bytes(str(path), path.read_bytes())
         from_text = engine.check_source(source, kind, path)
         assert [(f.code, f.span, f.message) for f in from_file.findings] == [
-            (f.code, f.span, f.message) for f in from_text.findings], path
+            (f.code, f.span, f.message) for f in from_text.findings
+        ], path
         compared += 1
     assert compared >= 90
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "shmlint", *args], cwd=cwd, capture_output=True, env=ENV,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", *args], cwd=cwd, capture_output=True, env=ENV, timeout=300, check=False
+    )
 
 
 def test_cli_prints_the_same_bytes_run_after_run(generated: Path, serial_generated: tuple) -> None:
@@ -182,10 +194,14 @@ def test_fix_plans_the_same_edits_in_one_or_two_processes(generated: Path) -> No
 
     settings = Settings()
     jobs = [(settings, c) for c in discover([generated], settings.exclude)]
-    serial = [(o.path, o.applied, o.diff, o.problems, o.error, o.changed)
-              for o in fix_candidates(jobs, write=False, unsafe=False, processes=1)]
-    parallel = [(o.path, o.applied, o.diff, o.problems, o.error, o.changed)
-                for o in fix_candidates(jobs, write=False, unsafe=False, processes=2)]
+    serial = [
+        (o.path, o.applied, o.diff, o.problems, o.error, o.changed)
+        for o in fix_candidates(jobs, write=False, unsafe=False, processes=1)
+    ]
+    parallel = [
+        (o.path, o.applied, o.diff, o.problems, o.error, o.changed)
+        for o in fix_candidates(jobs, write=False, unsafe=False, processes=2)
+    ]
     assert serial == parallel
     assert sum(1 for o in serial if o[2]) > 50, "the generated corpus has fixes to plan"
     first = run_cli("fix", ".", cwd=generated)

@@ -84,12 +84,27 @@ def render(style: Style, kinds: list[str]) -> str:
         body = ["spec:", *block(1, pod)]
     elif style.kind == "Deployment":
         head[0] = "apiVersion: apps/v1"
-        body = ["spec:", f"{i}selector:", f"{i}{i}matchLabels: {{app: gen}}", f"{i}template:", f"{i}{i}metadata:",
-                f"{i}{i}{i}labels: {{app: gen}}", f"{i}{i}spec:", *block(3, pod)]
+        body = [
+            "spec:",
+            f"{i}selector:",
+            f"{i}{i}matchLabels: {{app: gen}}",
+            f"{i}template:",
+            f"{i}{i}metadata:",
+            f"{i}{i}{i}labels: {{app: gen}}",
+            f"{i}{i}spec:",
+            *block(3, pod),
+        ]
     else:
         head[0] = "apiVersion: kubeflow.org/v1"
-        body = ["spec:", f"{i}pytorchReplicaSpecs:", f"{i}{i}Worker:", f"{i}{i}{i}replicas: 2",
-                f"{i}{i}{i}template:", f"{i}{i}{i}{i}spec:", *block(5, pod)]
+        body = [
+            "spec:",
+            f"{i}pytorchReplicaSpecs:",
+            f"{i}{i}Worker:",
+            f"{i}{i}{i}replicas: 2",
+            f"{i}{i}{i}template:",
+            f"{i}{i}{i}{i}spec:",
+            *block(5, pod),
+        ]
     newline = "\r\n" if style.crlf else "\n"
     return newline.join(head + body) + newline
 
@@ -117,8 +132,11 @@ def test_generated_manifests_fix_cleanly(style: Style, kinds: list[str]) -> None
     assert not [f for f in after.findings if f.fix and f.fix.applicability is Applicability.SAFE], result.text
     assert not fix_source(ENGINE, after.source, FileKind.YAML, path).changed
 
-    untouched = [line for line in text.splitlines(keepends=True)
-                 if "[]" not in line and not line.rstrip().endswith(("volumes:", "}"))]
+    untouched = [
+        line
+        for line in text.splitlines(keepends=True)
+        if "[]" not in line and not line.rstrip().endswith(("volumes:", "}"))
+    ]
     assert _is_subsequence(untouched, result.text.splitlines(keepends=True)), result.text
     if style.crlf:
         assert "\n" not in result.text.replace("\r\n", "")

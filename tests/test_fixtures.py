@@ -32,7 +32,8 @@ def fixture_files() -> list[Path]:
         base = ROOT / folder
         if base.is_dir():
             files.extend(
-                p for p in sorted(base.rglob("*"))
+                p
+                for p in sorted(base.rglob("*"))
                 if p.is_file() and p.suffix not in (".expected", ".fixed") and (p.name.startswith(("SHM", "good")))
             )
     return files

@@ -85,8 +85,11 @@ def _say_count(request, capsys):
     if ran:
         with capsys.disabled():
             detail = ", ".join(f"{k}={v}" for k, v in ran.items())
-            print(f"\n[fuzz] {request.node.name}: {sum(ran.values())} cases ({detail}) in "
-                  f"{time.perf_counter() - started:.1f}s", end="")
+            print(
+                f"\n[fuzz] {request.node.name}: {sum(ran.values())} cases ({detail}) in "
+                f"{time.perf_counter() - started:.1f}s",
+                end="",
+            )
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -116,8 +119,7 @@ def assert_findings_well_placed(result, source: SourceText) -> None:
 
 def _wanted(result, unsafe: bool) -> list:
     """Findings ``shmlint fix`` promises to fix (``--unsafe-fixes`` adds the unsafe ones)."""
-    return [f for f in result.findings
-            if f.fix is not None and (unsafe or f.fix.applicability is Applicability.SAFE)]
+    return [f for f in result.findings if f.fix is not None and (unsafe or f.fix.applicability is Applicability.SAFE)]
 
 
 def _parses(text: str, kind: FileKind, tmp: Path | None = None) -> bool:
@@ -173,7 +175,9 @@ def assert_fix_invariants(
         assert not result.applied
         assert not strict or result.problems or not _wanted(before, unsafe), (
             "findings offered as fixable, but the fix changed nothing",
-            [(f.code, f.message) for f in _wanted(before, unsafe)], source.text)
+            [(f.code, f.message) for f in _wanted(before, unsafe)],
+            source.text,
+        )
         return False
     fixed = SourceText(source.path, after_text, source.encoding, source.bom)
     after = ENGINE.check_source(fixed, kind, path)
@@ -187,9 +191,12 @@ def assert_fix_invariants(
     if strict and not result.problems:
         left = _wanted(after, unsafe)
         assert not left, ("still offered as fixable after the fix", [(f.code, f.message) for f in left], after_text)
+
     # ... and a fix never brings a new warning or error (say, a /dev/shm above a memory limit)
     def keys(result) -> set:
-        return {(f.code, f.workload.name if f.workload else None) for f in result.findings if f.severity >= Severity.WARNING}
+        return {
+            (f.code, f.workload.name if f.workload else None) for f in result.findings if f.severity >= Severity.WARNING
+        }
 
     new = keys(after) - keys(before)
     assert not new, ("the fix introduced findings", sorted(new, key=str), after_text)
@@ -232,13 +239,39 @@ def test_decoding_keeps_every_byte() -> None:
     fuzz("source.from_bytes", st.tuples(BOMS, st.binary(max_size=300)), _check_decoding, 1500)
 
 
-YAML_ALPHABET = st.sampled_from(list(":-[]{}&*!|>'\"#?,%@`<= \t\n\r\\") + ["a", "b", "0", "1", "é", "\u2028", "\x85",
-                                                                         "\ufeff", "\U0001f600", "~", "null", "<<"])
-YAML_TOKENS = st.sampled_from([
-    "apiVersion: v1\n", "kind: Pod\n", "spec:\n", "  containers:\n", "  - name: c\n", "    image: pytorch/pytorch\n",
-    "nvidia.com/gpu: 1\n", "&a ", "*a", "<<: *a\n", "!!binary ", "!tag ", "!!python/object/apply:os.system ",
-    "? ", "--- ", "...\n", "%YAML 1.2\n", "|\n", ">-\n", "'", '"', "\t", "{{ .Values.x }}", "{% if %}", "# c\n",
-])
+YAML_ALPHABET = st.sampled_from(
+    list(":-[]{}&*!|>'\"#?,%@`<= \t\n\r\\")
+    + ["a", "b", "0", "1", "é", "\u2028", "\x85", "\ufeff", "\U0001f600", "~", "null", "<<"]
+)
+YAML_TOKENS = st.sampled_from(
+    [
+        "apiVersion: v1\n",
+        "kind: Pod\n",
+        "spec:\n",
+        "  containers:\n",
+        "  - name: c\n",
+        "    image: pytorch/pytorch\n",
+        "nvidia.com/gpu: 1\n",
+        "&a ",
+        "*a",
+        "<<: *a\n",
+        "!!binary ",
+        "!tag ",
+        "!!python/object/apply:os.system ",
+        "? ",
+        "--- ",
+        "...\n",
+        "%YAML 1.2\n",
+        "|\n",
+        ">-\n",
+        "'",
+        '"',
+        "\t",
+        "{{ .Values.x }}",
+        "{% if %}",
+        "# c\n",
+    ]
+)
 
 
 def _syntax_error(check: Callable[[SourceText], object], source: SourceText) -> tuple[int, int, str] | None:
@@ -277,20 +310,103 @@ def test_yaml_composer_raises_only_yaml_errors() -> None:
         st.lists(YAML_TOKENS, max_size=25).map("".join),
         st.text(max_size=120),
     )
-    for explicit in ("\U00010000\x1f", "# \u00e9\u00e9\n# \u2713\na: b\x07\n"):  # found: byte offsets (see hostile tests)
+    for explicit in (
+        "\U00010000\x1f",
+        "# \u00e9\u00e9\n# \u2713\na: b\x07\n",
+    ):  # found: byte offsets (see hostile tests)
         _check_compose(explicit)
     fuzz("yamlnodes.compose", texts, _check_compose, 1500)
 
 
-SHELL_TOKENS = st.sampled_from([
-    "docker", "podman", "nerdctl", "run", "create", "exec", "sudo", "env", "X=1", "time", "nohup", "--gpus", "all",
-    "--gpus=all", "--shm-size", "--shm-size=8g", "8g", "8Gi", "--ipc=host", "--ipc", "host", "-v",
-    "/dev/shm:/dev/shm", "--tmpfs", "/dev/shm:size=1g", "--mount", "type=tmpfs,target=/dev/shm", "--runtime=nvidia",
-    "--device", "nvidia.com/gpu=all", "-e", "NCCL_SHM_DISABLE=1", "pytorch/pytorch", "nvcr.io/nvidia/pytorch:24.05",
-    "python", "train.py", "torchrun", " ", " ", " ", "\n", "\\\n", "\\\r\n", ";", "&&", "||", "|", "&", "(", ")",
-    "$(", "`", "'", '"', "${", "}", "$", "#", "<<", "EOF", "<<-", "<", ">", "2>&1", "<(", "$((", "))", "{", "if",
-    "then", "fi", "case", "esac", "in", "do", "done", "$'\\n'", "*", "?", "[", "]", "\t", "é", "\x00", "\udcff",
-])
+SHELL_TOKENS = st.sampled_from(
+    [
+        "docker",
+        "podman",
+        "nerdctl",
+        "run",
+        "create",
+        "exec",
+        "sudo",
+        "env",
+        "X=1",
+        "time",
+        "nohup",
+        "--gpus",
+        "all",
+        "--gpus=all",
+        "--shm-size",
+        "--shm-size=8g",
+        "8g",
+        "8Gi",
+        "--ipc=host",
+        "--ipc",
+        "host",
+        "-v",
+        "/dev/shm:/dev/shm",
+        "--tmpfs",
+        "/dev/shm:size=1g",
+        "--mount",
+        "type=tmpfs,target=/dev/shm",
+        "--runtime=nvidia",
+        "--device",
+        "nvidia.com/gpu=all",
+        "-e",
+        "NCCL_SHM_DISABLE=1",
+        "pytorch/pytorch",
+        "nvcr.io/nvidia/pytorch:24.05",
+        "python",
+        "train.py",
+        "torchrun",
+        " ",
+        " ",
+        " ",
+        "\n",
+        "\\\n",
+        "\\\r\n",
+        ";",
+        "&&",
+        "||",
+        "|",
+        "&",
+        "(",
+        ")",
+        "$(",
+        "`",
+        "'",
+        '"',
+        "${",
+        "}",
+        "$",
+        "#",
+        "<<",
+        "EOF",
+        "<<-",
+        "<",
+        ">",
+        "2>&1",
+        "<(",
+        "$((",
+        "))",
+        "{",
+        "if",
+        "then",
+        "fi",
+        "case",
+        "esac",
+        "in",
+        "do",
+        "done",
+        "$'\\n'",
+        "*",
+        "?",
+        "[",
+        "]",
+        "\t",
+        "é",
+        "\x00",
+        "\udcff",
+    ]
+)
 
 
 def _check_tokenizer(text: str) -> None:
@@ -315,12 +431,50 @@ def test_shell_tokenizer_never_raises() -> None:
     fuzz("shell.commands", texts, _check_tokenizer, 2000)
 
 
-MARKUP_TOKENS = st.sampled_from([
-    "```", "```bash", "```console", "~~~", "~~~sh", "````", "    ", "\t", "- ", "1. ", "> ", "$ ", "# ", "\n", "\n\n",
-    "docker run --gpus all pytorch/pytorch python t.py", "<path to data>", "<x>", "{{< ref >}}", "\\", "target:",
-    "all: ; docker run --gpus all img", "define X", "endef", "ifeq (a,b)", "endif", "@", "-", "+", "$(VAR)", "$$(cmd)",
-    "\tdocker run --gpus all pytorch/pytorch", "é", "\r\n", ":=", "::", "<", ">", "'", '"',
-])
+MARKUP_TOKENS = st.sampled_from(
+    [
+        "```",
+        "```bash",
+        "```console",
+        "~~~",
+        "~~~sh",
+        "````",
+        "    ",
+        "\t",
+        "- ",
+        "1. ",
+        "> ",
+        "$ ",
+        "# ",
+        "\n",
+        "\n\n",
+        "docker run --gpus all pytorch/pytorch python t.py",
+        "<path to data>",
+        "<x>",
+        "{{< ref >}}",
+        "\\",
+        "target:",
+        "all: ; docker run --gpus all img",
+        "define X",
+        "endef",
+        "ifeq (a,b)",
+        "endif",
+        "@",
+        "-",
+        "+",
+        "$(VAR)",
+        "$$(cmd)",
+        "\tdocker run --gpus all pytorch/pytorch",
+        "é",
+        "\r\n",
+        ":=",
+        "::",
+        "<",
+        ">",
+        "'",
+        '"',
+    ]
+)
 
 
 def _check_mask(value: tuple[str, str]) -> None:
@@ -330,7 +484,7 @@ def _check_mask(value: tuple[str, str]) -> None:
     masked = embedded.mask_markdown(text) if which == "markdown" else embedded.mask_makefile(text)
     assert len(masked) == len(text)
     for original, kept in zip(text, masked):
-        assert kept == original or kept in " \"'" or original == "\n" and kept == "\n", (text, masked)
+        assert kept == original or kept in " \"'" or (original == "\n" and kept == "\n"), (text, masked)
         assert (original == "\n") == (kept == "\n")
     _check_tokenizer(masked)
 
@@ -343,11 +497,37 @@ def test_markdown_and_makefile_masks_keep_offsets() -> None:
 SIZE_TEXT = st.one_of(
     st.builds(
         lambda sign, whole, fraction, exponent, space, unit: f"{sign}{whole}{fraction}{exponent}{space}{unit}",
-        st.sampled_from(["", "", "+", "-"]), st.from_regex(r"\A\d{0,30}\Z"),
-        st.sampled_from(["", "", ".", ".5", ".25", ".000001"]), st.sampled_from(["", "", "e3", "E-2", "e99", "e+400"]),
+        st.sampled_from(["", "", "+", "-"]),
+        st.from_regex(r"\A\d{0,30}\Z"),
+        st.sampled_from(["", "", ".", ".5", ".25", ".000001"]),
+        st.sampled_from(["", "", "e3", "E-2", "e99", "e+400"]),
         st.sampled_from(["", "", " "]),
-        st.sampled_from(["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "k", "M", "G", "m", "b", "B", "g", "gb", "GB", "gib",
-                         "mb", "kb", "t", "p", "x"]),
+        st.sampled_from(
+            [
+                "",
+                "Ki",
+                "Mi",
+                "Gi",
+                "Ti",
+                "Pi",
+                "Ei",
+                "k",
+                "M",
+                "G",
+                "m",
+                "b",
+                "B",
+                "g",
+                "gb",
+                "GB",
+                "gib",
+                "mb",
+                "kb",
+                "t",
+                "p",
+                "x",
+            ]
+        ),
     ),
     # absurdly long numbers (beyond a float64): a parser must say "out of range", not crash; the 5,000-digit and
     # quadratic-time cases are in test_hostile_inputs (they are slow by nature until fixed)
@@ -384,12 +564,38 @@ def _unit(n: int) -> int:
     return (1, 1024, 1024**2, 1024**3)[n % 4] if n < 2**20 else 1
 
 
-DOCKERFILE_TOKENS = st.sampled_from([
-    "FROM ", "pytorch/pytorch:2.3.0", "python:3.12", "scratch", " AS ", "build", "base", "ARG ", "BASE=pytorch/pytorch",
-    "${BASE}", "$BASE", "RUN ", "pip install torch", "pip3 install --no-cache-dir torch==2.3", "conda install pytorch",
-    "COPY --from=build / /", "\\\n", "\n", "# syntax=docker/dockerfile:1\n", "#", "ENV A=1", "<<EOF\n", "EOF\n", "'",
-    '"', "--platform=$X ", "\t", "é",
-])
+DOCKERFILE_TOKENS = st.sampled_from(
+    [
+        "FROM ",
+        "pytorch/pytorch:2.3.0",
+        "python:3.12",
+        "scratch",
+        " AS ",
+        "build",
+        "base",
+        "ARG ",
+        "BASE=pytorch/pytorch",
+        "${BASE}",
+        "$BASE",
+        "RUN ",
+        "pip install torch",
+        "pip3 install --no-cache-dir torch==2.3",
+        "conda install pytorch",
+        "COPY --from=build / /",
+        "\\\n",
+        "\n",
+        "# syntax=docker/dockerfile:1\n",
+        "#",
+        "ENV A=1",
+        "<<EOF\n",
+        "EOF\n",
+        "'",
+        '"',
+        "--platform=$X ",
+        "\t",
+        "é",
+    ]
+)
 
 
 def _check_dockerfile(text: str) -> None:
@@ -409,10 +615,17 @@ def test_dockerfile_reader_never_raises() -> None:
 
 # -- generated documents ---------------------------------------------------------------------------------------
 
-IMAGES = st.sampled_from([
-    "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime", "nvcr.io/nvidia/pytorch:24.05-py3", "vllm/vllm-openai:v0.6.0",
-    "nginx:1.27", "python:3.12-slim", "ghcr.io/acme/api:1.0", "rocm/pytorch:latest",
-])
+IMAGES = st.sampled_from(
+    [
+        "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime",
+        "nvcr.io/nvidia/pytorch:24.05-py3",
+        "vllm/vllm-openai:v0.6.0",
+        "nginx:1.27",
+        "python:3.12-slim",
+        "ghcr.io/acme/api:1.0",
+        "rocm/pytorch:latest",
+    ]
+)
 K8S_SIZES = st.sampled_from(["8Gi", "1Gi", "64Mi", "512M", "8GB", "8g", "1e9", "0.5Gi", "", "100Ti", 1073741824])
 DOCKER_SIZES = st.sampled_from(["8g", "8gb", "8Gi", "64m", "1073741824", "2GB", "1.5g", "0", "lots", 1073741824])
 
@@ -428,16 +641,26 @@ def k8s_container(draw, index: int) -> dict:
     if limits:
         container["resources"] = {"limits": limits}
     if draw(st.booleans()):
-        container["command"] = draw(st.sampled_from([["torchrun", "train.py"], ["python", "-m", "vllm.entrypoints"],
-                                                     ["serve"], "python train.py --num_workers 8"]))
+        container["command"] = draw(
+            st.sampled_from(
+                [
+                    ["torchrun", "train.py"],
+                    ["python", "-m", "vllm.entrypoints"],
+                    ["serve"],
+                    "python train.py --num_workers 8",
+                ]
+            )
+        )
     if draw(st.booleans()):
-        container["env"] = [{"name": draw(st.sampled_from(["NCCL_SHM_DISABLE", "LOG", "NVIDIA_VISIBLE_DEVICES"])),
-                             "value": draw(st.sampled_from(["1", "0", "all"]))}]
+        container["env"] = [
+            {
+                "name": draw(st.sampled_from(["NCCL_SHM_DISABLE", "LOG", "NVIDIA_VISIBLE_DEVICES"])),
+                "value": draw(st.sampled_from(["1", "0", "all"])),
+            }
+        ]
     mounts = draw(st.lists(st.sampled_from(["dshm", "data", "host-shm"]), max_size=2, unique=True))
     if mounts:
-        container["volumeMounts"] = [
-            {"name": m, "mountPath": "/dev/shm" if m != "data" else "/data"} for m in mounts
-        ]
+        container["volumeMounts"] = [{"name": m, "mountPath": "/dev/shm" if m != "data" else "/data"} for m in mounts]
     elif draw(st.booleans()):
         container["volumeMounts"] = draw(st.sampled_from([[], None]))
     return container
@@ -469,15 +692,27 @@ def k8s_document(draw) -> dict:
         return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": pod}
     template = {"metadata": {"labels": {"app": "x"}}, "spec": pod}
     if kind == "Deployment":
-        return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "d"},
-                "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": template}}
+        return {
+            "apiVersion": "apps/v1",
+            "kind": kind,
+            "metadata": {"name": "d"},
+            "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": template},
+        }
     if kind == "Job":
         return {"apiVersion": "batch/v1", "kind": kind, "metadata": {"name": "j"}, "spec": {"template": template}}
     if kind == "CronJob":
-        return {"apiVersion": "batch/v1", "kind": kind, "metadata": {"name": "cj"},
-                "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": template}}}}
-    return {"apiVersion": "kubeflow.org/v1", "kind": kind, "metadata": {"name": "pj"},
-            "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 2, "template": template}}}}
+        return {
+            "apiVersion": "batch/v1",
+            "kind": kind,
+            "metadata": {"name": "cj"},
+            "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": template}}},
+        }
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": kind,
+        "metadata": {"name": "pj"},
+        "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 2, "template": template}}},
+    }
 
 
 @st.composite
@@ -496,10 +731,16 @@ def compose_document(draw) -> dict:
         if draw(st.integers(0, 3)) == 0:
             service["tmpfs"] = draw(st.sampled_from([["/dev/shm"], "/dev/shm", ["/dev/shm:size=1g"], ["/tmp"]]))
         if draw(st.integers(0, 3)) == 0:
-            service["volumes"] = draw(st.sampled_from([
-                ["/dev/shm:/dev/shm"], [{"type": "tmpfs", "target": "/dev/shm"}],
-                [{"type": "tmpfs", "target": "/dev/shm", "tmpfs": {"size": 1000}}], ["data:/data"],
-            ]))
+            service["volumes"] = draw(
+                st.sampled_from(
+                    [
+                        ["/dev/shm:/dev/shm"],
+                        [{"type": "tmpfs", "target": "/dev/shm"}],
+                        [{"type": "tmpfs", "target": "/dev/shm", "tmpfs": {"size": 1000}}],
+                        ["data:/data"],
+                    ]
+                )
+            )
         if draw(st.integers(0, 3)) == 0:
             service["build"] = draw(st.sampled_from([{"context": ".", "shm_size": "2gb"}, "."]))
         if draw(st.booleans()):
@@ -514,24 +755,64 @@ def compose_document(draw) -> dict:
 
 
 SHELL_LINE = st.builds(
-    lambda prefix, engine, verb, options, image, command, tail: f"{prefix}{engine} {verb} {options}{image} {command}{tail}",
+    lambda prefix, engine, verb, options, image, command, tail: (
+        f"{prefix}{engine} {verb} {options}{image} {command}{tail}"
+    ),
     st.sampled_from(["", "", "sudo ", "env A=1 ", "  ", "exec ", "time ", "X=1 "]),
     st.sampled_from(["docker", "podman", "docker", "nerdctl"]),
     st.sampled_from(["run", "run", "create", "container run"]),
-    st.lists(st.sampled_from([
-        "--gpus all ", "--gpus=all ", "--rm ", "-it ", "--shm-size=8g ", "--shm-size 1g ", "--shm-size=8Gi ",
-        "--ipc=host ", "--ipc host ", "-v /dev/shm:/dev/shm ", "--tmpfs /dev/shm ", "--tmpfs /dev/shm:size=1g ",
-        "--mount type=tmpfs,destination=/dev/shm ", "--runtime=nvidia ", "--device nvidia.com/gpu=all ",
-        "-e NCCL_SHM_DISABLE=1 ", "-e A=1 ", "-p 80:80 ", "--name x ", "\\\n  ", '"$@" ', "$FLAGS ", "${ARGS[@]} ",
-    ]), max_size=6).map("".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "--gpus all ",
+                "--gpus=all ",
+                "--rm ",
+                "-it ",
+                "--shm-size=8g ",
+                "--shm-size 1g ",
+                "--shm-size=8Gi ",
+                "--ipc=host ",
+                "--ipc host ",
+                "-v /dev/shm:/dev/shm ",
+                "--tmpfs /dev/shm ",
+                "--tmpfs /dev/shm:size=1g ",
+                "--mount type=tmpfs,destination=/dev/shm ",
+                "--runtime=nvidia ",
+                "--device nvidia.com/gpu=all ",
+                "-e NCCL_SHM_DISABLE=1 ",
+                "-e A=1 ",
+                "-p 80:80 ",
+                "--name x ",
+                "\\\n  ",
+                '"$@" ',
+                "$FLAGS ",
+                "${ARGS[@]} ",
+            ]
+        ),
+        max_size=6,
+    ).map("".join),
     IMAGES,
     st.sampled_from(["python train.py", "torchrun --nproc_per_node 8 t.py", "serve", "", "bash -c 'python t.py'"]),
     st.sampled_from(["", " &", " | tee log", " && echo ok", "  # comment", " \\\n  --epochs 3"]),
 )
-SHELL_NOISE = st.sampled_from([
-    "set -euo pipefail", "echo hi", "if true; then", "fi", "for i in 1 2; do", "done", "cat <<EOF", "EOF", "x=$(pwd)",
-    "# docker run --gpus all pytorch/pytorch", "echo \"docker run --gpus all pytorch/pytorch\"", "f() {", "}", "",
-])
+SHELL_NOISE = st.sampled_from(
+    [
+        "set -euo pipefail",
+        "echo hi",
+        "if true; then",
+        "fi",
+        "for i in 1 2; do",
+        "done",
+        "cat <<EOF",
+        "EOF",
+        "x=$(pwd)",
+        "# docker run --gpus all pytorch/pytorch",
+        'echo "docker run --gpus all pytorch/pytorch"',
+        "f() {",
+        "}",
+        "",
+    ]
+)
 SHELL_SCRIPT = st.lists(st.one_of(SHELL_LINE, SHELL_NOISE), min_size=1, max_size=8)
 
 
@@ -542,8 +823,9 @@ def _render_yaml(document: object, flow: bool | None, indent: int, crlf: bool, c
     return text.replace("\n", "\r\n") if crlf else text
 
 
-YAML_STYLE = st.tuples(st.sampled_from([None, False, False, True]), st.sampled_from([2, 4]), st.booleans(),
-                       st.booleans())
+YAML_STYLE = st.tuples(
+    st.sampled_from([None, False, False, True]), st.sampled_from([2, 4]), st.booleans(), st.booleans()
+)
 
 
 @st.composite
@@ -572,8 +854,16 @@ def generated_file(draw) -> tuple[str, str]:
     if kind == "makefile":
         return "Makefile", "IMAGE ?= x\n\ntrain:\n" + "".join(f"\t{line}\n" for line in lines) + "\n.PHONY: train\n"
     if kind == "github":
-        workflow = {"name": "ci", "on": {"push": {}}, "jobs": {"train": {"runs-on": "ubuntu-latest", "steps": [
-            {"uses": "actions/checkout@v4"}, {"run": "\n".join(lines) + "\n"}, {"run": lines[0]}]}}}
+        workflow = {
+            "name": "ci",
+            "on": {"push": {}},
+            "jobs": {
+                "train": {
+                    "runs-on": "ubuntu-latest",
+                    "steps": [{"uses": "actions/checkout@v4"}, {"run": "\n".join(lines) + "\n"}, {"run": lines[0]}],
+                }
+            },
+        }
         return ".github/workflows/ci.yml", _render_yaml(workflow, flow, indent, crlf, comment)
     pipeline = {"stages": ["train"], "train": {"stage": "train", "script": lines}}
     return ".gitlab-ci.yml", _render_yaml(pipeline, flow, indent, crlf, comment)
@@ -613,7 +903,10 @@ spec:
 FOUND_BY_FUZZING = {
     # the container mounts an undefined volume at /dev/shm: the fix adds another /dev/shm mount every round (5
     # volumes and 5 mounts, all at /dev/shm, which Kubernetes rejects as duplicate mountPaths) and never converges
-    "k8s-mount-of-undefined-volume": ("gen.yaml", False, """apiVersion: v1
+    "k8s-mount-of-undefined-volume": (
+        "gen.yaml",
+        False,
+        """apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec:
@@ -622,16 +915,21 @@ spec:
     image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
     volumeMounts:
     - {name: host-shm, mountPath: /dev/shm}
-"""),
+""",
+    ),
     # the service joins another service's IPC namespace: the fix wrote shm_size (which has no effect there) five
     # times, as duplicate keys that docker compose refuses to load (fixed meanwhile: no fix is offered)
-    "compose-ipc-service": ("compose.yaml", False, """services:
+    "compose-ipc-service": (
+        "compose.yaml",
+        False,
+        """services:
   train:
     image: pytorch/pytorch:2.3.0
     ipc: "service:helper"
   helper:
     image: busybox
-"""),
+""",
+    ),
     # two containers share the fixed volume; the safe fix sizes it for the container without a memory limit (8Gi),
     # which leaves the other one with SHM004 (8Gi above its 512Mi limit): a safe fix that creates a warning
     "k8s-shared-volume-memory-limit": ("gen.yaml", False, SHARED_VOLUME_POD),
@@ -641,7 +939,10 @@ spec:
     # in one round the SHM005 fix (9M -> 8Gi, one character longer) is spliced first and the SHM001 fix's second
     # edit (computed on the old text) lands one character early, inside the last flow mapping: the file written
     # holds a mapping as a key ("found unhashable key"), which shmlint's own node-level parse guard accepts
-    "k8s-stale-offset-after-resize": ("gen.yaml", False, """apiVersion: v1
+    "k8s-stale-offset-after-resize": (
+        "gen.yaml",
+        False,
+        """apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec:
@@ -653,17 +954,22 @@ spec:
     image: pytorch/pytorch:2.3.0
     volumeMounts: [{name: host-shm, mountPath: /dev/shm}]
   volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 9M}}]
-"""),
+""",
+    ),
     # a long-form tmpfs volume with a size below the minimum: SHM005 was offered as fixable, the fixer made no edit
     # (fixed meanwhile: not offered)
-    "compose-tmpfs-volume-size": ("compose.yaml", False, """services:
+    "compose-tmpfs-volume-size": (
+        "compose.yaml",
+        False,
+        """services:
   s0:
     image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
     volumes:
     - type: tmpfs
       target: /dev/shm
       tmpfs: {size: 1000}
-"""),
+""",
+    ),
 }
 
 
@@ -687,15 +993,55 @@ def corpus_files() -> list[tuple[str, bytes]]:
 
 CORPUS_FILES = corpus_files() if CORPUS.is_dir() else []
 SPLICE_TOKENS = [
-    b"\x00", b"\xff\xfe", b"\r\n", b"\t", b"\n", b"'", b'"', b"`", b"$(", b"\\\n", b"{{ .Values.x }}", b"{%", b"&a ",
-    b"*a", b"<<: *a\n", b"!!python/object/apply:os.system ", b"- ", b": ", b"[", b"]", b"{", b"}", b"#", b"---\n",
-    b"<<<<<<< HEAD\n", b"=======\n", b">>>>>>> x\n", b"\xef\xbb\xbf", b"docker run --gpus all pytorch/pytorch ",
-    b"--shm-size=", b"8Gi", b"medium: Memory", b"/dev/shm", b"hostIPC: true\n", b"shm_size: 8gb\n", b"\xc3\xa9",
-    b"    ", b"nvidia.com/gpu: 1", b"volumes: []\n", b"volumes:\n", b"```", b"\xf0\x9f\x98\x80",
+    b"\x00",
+    b"\xff\xfe",
+    b"\r\n",
+    b"\t",
+    b"\n",
+    b"'",
+    b'"',
+    b"`",
+    b"$(",
+    b"\\\n",
+    b"{{ .Values.x }}",
+    b"{%",
+    b"&a ",
+    b"*a",
+    b"<<: *a\n",
+    b"!!python/object/apply:os.system ",
+    b"- ",
+    b": ",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b"#",
+    b"---\n",
+    b"<<<<<<< HEAD\n",
+    b"=======\n",
+    b">>>>>>> x\n",
+    b"\xef\xbb\xbf",
+    b"docker run --gpus all pytorch/pytorch ",
+    b"--shm-size=",
+    b"8Gi",
+    b"medium: Memory",
+    b"/dev/shm",
+    b"hostIPC: true\n",
+    b"shm_size: 8gb\n",
+    b"\xc3\xa9",
+    b"    ",
+    b"nvidia.com/gpu: 1",
+    b"volumes: []\n",
+    b"volumes:\n",
+    b"```",
+    b"\xf0\x9f\x98\x80",
 ]
 MUTATION = st.tuples(
     st.sampled_from(["delete", "duplicate", "insert", "byte", "swap-lines", "truncate", "dedent", "indent"]),
-    st.floats(0, 1), st.integers(0, 200), st.sampled_from(SPLICE_TOKENS), st.integers(0, 255),
+    st.floats(0, 1),
+    st.integers(0, 200),
+    st.sampled_from(SPLICE_TOKENS),
+    st.integers(0, 255),
 )
 
 
@@ -703,14 +1049,14 @@ def mutate(data: bytes, mutations: list[tuple]) -> bytes:
     for op, where, length, token, byte in mutations:
         at = int(where * len(data))
         if op == "delete":
-            data = data[:at] + data[at + length:]
+            data = data[:at] + data[at + length :]
         elif op == "duplicate":
-            data = data[:at + length] + data[at:at + length] + data[at + length:]
+            data = data[: at + length] + data[at : at + length] + data[at + length :]
         elif op == "insert":
             data = data[:at] + token + data[at:]
         elif op == "byte" and data:
             at = min(at, len(data) - 1)
-            data = data[:at] + bytes([byte]) + data[at + 1:]
+            data = data[:at] + bytes([byte]) + data[at + 1 :]
         elif op == "swap-lines":
             lines = data.split(b"\n")
             if len(lines) > 2:
@@ -785,7 +1131,7 @@ def test_mutated_corpus_keeps_fix_invariants() -> None:
 
 # -- atheris (optional: runs only where atheris is installed) ------------------------------------------------------
 
-ATHERIS_HARNESS = r'''
+ATHERIS_HARNESS = r"""
 import sys
 from pathlib import Path
 import atheris
@@ -814,7 +1160,7 @@ def one_input(data: bytes) -> None:
 
 atheris.Setup(sys.argv, one_input)
 atheris.Fuzz()
-'''
+"""
 
 
 def test_atheris_harness_briefly(tmp_path: Path) -> None:
@@ -827,14 +1173,20 @@ def test_atheris_harness_briefly(tmp_path: Path) -> None:
     seeds.mkdir()
     for index, (name, data) in enumerate(CORPUS_FILES[:40]):
         kind = [FileKind.YAML, FileKind.SHELL, FileKind.MARKDOWN, FileKind.MAKEFILE].index(
-            _kind_of(name) if _kind_of(name) is not FileKind.DOCKERFILE else FileKind.YAML)
+            _kind_of(name) if _kind_of(name) is not FileKind.DOCKERFILE else FileKind.YAML
+        )
         (seeds / f"seed{index}").write_bytes(bytes([kind]) + data)
     harness = tmp_path / "harness.py"
     harness.write_text(ATHERIS_HARNESS)
     runs = int(3000 * SCALE)
     done = subprocess.run(
         [sys.executable, str(harness), f"-runs={runs}", "-max_len=4096", "-seed=1", "-rss_limit_mb=2048", str(seeds)],
-        env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-4000:]
     COUNTS["atheris"] = COUNTS.get("atheris", 0) + runs

@@ -40,9 +40,22 @@ def check(name: str, text: str):
     "name, text",
     [
         ("pod.yaml", POD.format(comment=f"  # shmlint: dataloader {HINT}\n", size="512Mi")),
-        ("pod.yaml", POD.format(comment="", size="512Mi").replace("- name: train", f"- name: train  # shmlint: dataloader {HINT}")),
-        ("pod.yaml", POD.format(comment="", size="512Mi").replace("  name: p\n", f"  name: p\n  annotations:\n    shmlint.io/dataloader: '{HINT}'\n")),
-        ("compose.yaml", f"services:\n  t:\n    image: pytorch/pytorch\n    shm_size: 512mb\n    labels:\n      shmlint.io/dataloader: '{HINT}'\n"),
+        (
+            "pod.yaml",
+            POD.format(comment="", size="512Mi").replace(
+                "- name: train", f"- name: train  # shmlint: dataloader {HINT}"
+            ),
+        ),
+        (
+            "pod.yaml",
+            POD.format(comment="", size="512Mi").replace(
+                "  name: p\n", f"  name: p\n  annotations:\n    shmlint.io/dataloader: '{HINT}'\n"
+            ),
+        ),
+        (
+            "compose.yaml",
+            f"services:\n  t:\n    image: pytorch/pytorch\n    shm_size: 512mb\n    labels:\n      shmlint.io/dataloader: '{HINT}'\n",
+        ),
         ("run.sh", f"# shmlint: dataloader {HINT}\ndocker run --shm-size=512m pytorch/pytorch python t.py\n"),
     ],
     ids=["comment-above", "comment-on-line", "annotation", "compose-label", "shell-comment"],

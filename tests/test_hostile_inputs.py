@@ -45,8 +45,14 @@ RUN = "docker run --rm --gpus all pytorch/pytorch:2.3.0 python train.py\n"
 MEMORY_LIMIT = 2 * 1024**3  # address space for one shmlint process on a hostile input
 
 
-def shmlint(*args: str, cwd: Path, stdin: bytes | None = None, timeout: float = 120, limit_memory: bool = False,
-            env: dict | None = None) -> subprocess.CompletedProcess:
+def shmlint(
+    *args: str,
+    cwd: Path,
+    stdin: bytes | None = None,
+    timeout: float = 120,
+    limit_memory: bool = False,
+    env: dict | None = None,
+) -> subprocess.CompletedProcess:
     def limits() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
@@ -54,7 +60,12 @@ def shmlint(*args: str, cwd: Path, stdin: bytes | None = None, timeout: float = 
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), environment.get("PYTHONPATH")]))
     return subprocess.run(
         [sys.executable, "-m", "shmlint", *args],
-        cwd=cwd, input=stdin, capture_output=True, timeout=timeout, env=environment, check=False,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        timeout=timeout,
+        env=environment,
+        check=False,
         preexec_fn=limits if limit_memory else None,
     )
 
@@ -108,29 +119,50 @@ def deep(prefix: str, suffix: str, depth: int = 10_000, middle: str = "x") -> by
 
 def conflict(text_: str) -> bytes:
     lines = text_.splitlines(keepends=True)
-    return "".join(lines[:6] + ["<<<<<<< HEAD\n"] + lines[6:] + ["=======\n", "  - name: cpu\n", ">>>>>>> feature\n"]
-                   ).encode()
+    return "".join(
+        lines[:6] + ["<<<<<<< HEAD\n"] + lines[6:] + ["=======\n", "  - name: cpu\n", ">>>>>>> feature\n"]
+    ).encode()
 
 
 # expectation: ("finding", code, line or None) | ("invalid", words, line or None) | ("clean",) | ("notice",) |
 #              ("finding-or-invalid", code, words) | ("any",)
 CASES: dict[str, tuple[Writer, tuple]] = {
-    "binary-file": (file("logo.yaml", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))), ("invalid", "binary", 1)),
+    "binary-file": (
+        file("logo.yaml", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))),
+        ("invalid", "binary", 1),
+    ),
     "nul-byte-in-yaml": (file("nul.yaml", POD.encode().replace(b"spec:", b"spec:\x00")), ("invalid", "NUL", 1)),
     "nul-byte-in-shell": (file("nul.sh", RUN.encode().replace(b"--rm", b"--rm\x00")), ("invalid", "NUL", 1)),
-    "invalid-utf8-in-yaml-comment": (file("latin1.yaml", b"# caf\xe9 \xff\xfe\n" + POD.encode()),
-                                     ("finding-or-invalid", "SHM001", "utf")),
-    "invalid-utf8-in-yaml-value": (file("value.yaml", POD.encode().replace(b"name: gpu", b"name: g\xffpu")),
-                                   ("finding-or-invalid", "SHM001", "utf")),
-    "invalid-utf8-in-shell": (file("latin1.sh", RUN.encode().replace(b"pytorch:2.3.0", b"pytorch:2.3.0-\xe9\xff")),
-                              ("finding", "SHM001", 1)),
-    "invalid-utf8-in-markdown": (file("latin1.md", b"# Caf\xe9\n\n```sh\n" + RUN.encode() + b"```\n"),
-                                 ("finding", "SHM001", 4)),
+    "invalid-utf8-in-yaml-comment": (
+        file("latin1.yaml", b"# caf\xe9 \xff\xfe\n" + POD.encode()),
+        ("finding-or-invalid", "SHM001", "utf"),
+    ),
+    "invalid-utf8-in-yaml-value": (
+        file("value.yaml", POD.encode().replace(b"name: gpu", b"name: g\xffpu")),
+        ("finding-or-invalid", "SHM001", "utf"),
+    ),
+    "invalid-utf8-in-shell": (
+        file("latin1.sh", RUN.encode().replace(b"pytorch:2.3.0", b"pytorch:2.3.0-\xe9\xff")),
+        ("finding", "SHM001", 1),
+    ),
+    "invalid-utf8-in-markdown": (
+        file("latin1.md", b"# Caf\xe9\n\n```sh\n" + RUN.encode() + b"```\n"),
+        ("finding", "SHM001", 4),
+    ),
     "utf8-bom": (file("bom8.yaml", codecs.BOM_UTF8 + POD.encode()), ("finding", "SHM001", POD_LINE)),
-    "utf16-le-bom": (file("bom16le.yaml", utf16(POD, "utf-16-le", codecs.BOM_UTF16_LE)), ("finding", "SHM001", POD_LINE)),
-    "utf16-be-bom": (file("bom16be.yaml", utf16(POD, "utf-16-be", codecs.BOM_UTF16_BE)), ("finding", "SHM001", POD_LINE)),
+    "utf16-le-bom": (
+        file("bom16le.yaml", utf16(POD, "utf-16-le", codecs.BOM_UTF16_LE)),
+        ("finding", "SHM001", POD_LINE),
+    ),
+    "utf16-be-bom": (
+        file("bom16be.yaml", utf16(POD, "utf-16-be", codecs.BOM_UTF16_BE)),
+        ("finding", "SHM001", POD_LINE),
+    ),
     "utf16-bom-shell": (file("bom16.sh", utf16(RUN, "utf-16-le", codecs.BOM_UTF16_LE)), ("finding", "SHM001", 1)),
-    "utf16-bom-broken": (file("half.yaml", codecs.BOM_UTF16_LE + POD.encode("utf-16-le")[:-1]), ("invalid", "utf-16", 1)),
+    "utf16-bom-broken": (
+        file("half.yaml", codecs.BOM_UTF16_LE + POD.encode("utf-16-le")[:-1]),
+        ("invalid", "utf-16", 1),
+    ),
     "utf16-without-bom": (file("nobom.yaml", POD.encode("utf-16-le")), ("invalid", "binary", 1)),
     "crlf-yaml": (file("crlf.yaml", POD.replace("\n", "\r\n").encode()), ("finding", "SHM001", POD_LINE)),
     "crlf-shell": (file("crlf.sh", ("#!/bin/sh\r\n" + RUN.replace("\n", "\r\n")).encode()), ("finding", "SHM001", 2)),
@@ -145,23 +177,45 @@ CASES: dict[str, tuple[Writer, tuple]] = {
     "only-bom": (file("bom-only.yaml", codecs.BOM_UTF8), ("clean",)),
     "only-document-markers": (file("markers.yaml", b"---\n...\n---\n"), ("clean",)),
     "only-whitespace": (file("blank.yaml", b"  \n\t\n\n"), ("any",)),
-    "duplicate-keys": (file("dup.yaml", (POD + "kind: Pod\nspec:\n  containers:\n  - {name: a, image: x}\n").encode()),
-                       ("any",)),
-    "duplicate-containers": (file("dupc.yaml", (POD + "  - name: gpu\n    image: pytorch/pytorch\n").encode()),
-                             ("finding", "SHM001", POD_LINE)),
+    "duplicate-keys": (
+        file("dup.yaml", (POD + "kind: Pod\nspec:\n  containers:\n  - {name: a, image: x}\n").encode()),
+        ("any",),
+    ),
+    "duplicate-containers": (
+        file("dupc.yaml", (POD + "  - name: gpu\n    image: pytorch/pytorch\n").encode()),
+        ("finding", "SHM001", POD_LINE),
+    ),
     "merge-conflict-yaml": (file("conflict.yaml", conflict(POD)), ("invalid", "YAML", None)),
     "merge-conflict-shell": (file("conflict.sh", b"<<<<<<< HEAD\n" + RUN.encode() + b"=======\n>>>>>>> x\n"), ("any",)),
-    "helm-template": (file("chart/templates/pod.yaml",
-                           POD.replace("name: trainer", "name: {{ .Values.name }}\n  {{- if .Values.x }}").encode()
-                           + b"  {{- end }}\n"), ("notice",)),
-    "jinja-template": (file("pod.yaml.j2.yaml", b"{% for x in xs %}\n" + POD.encode() + b"{% endfor %}\n"), ("notice",)),
-    "unknown-yaml-tags": (file("tags.yaml", POD.replace("metadata:", "metadata: !Meta").replace(
-        "kind: Pod", "kind: !!str Pod\nextra: !Ref Something\nblob: !!binary aGVsbG8=\nset: !!set {a, b}").encode()),
-                          ("finding", "SHM001", None)),
-    "unknown-yaml-tags-on-collections": (file("tags2.yaml", b"!Custom {a: !Other [1, 2], b: !!omap [{x: 1}]}\n"),
-                                         ("any",)),
-    "yaml-directives": (file("directives.yaml", b"%YAML 1.1\n%TAG !e! tag:example.com,2000:\n---\n" + POD.encode()),
-                        ("finding", "SHM001", None)),
+    "helm-template": (
+        file(
+            "chart/templates/pod.yaml",
+            POD.replace("name: trainer", "name: {{ .Values.name }}\n  {{- if .Values.x }}").encode()
+            + b"  {{- end }}\n",
+        ),
+        ("notice",),
+    ),
+    "jinja-template": (
+        file("pod.yaml.j2.yaml", b"{% for x in xs %}\n" + POD.encode() + b"{% endfor %}\n"),
+        ("notice",),
+    ),
+    "unknown-yaml-tags": (
+        file(
+            "tags.yaml",
+            POD.replace("metadata:", "metadata: !Meta")
+            .replace("kind: Pod", "kind: !!str Pod\nextra: !Ref Something\nblob: !!binary aGVsbG8=\nset: !!set {a, b}")
+            .encode(),
+        ),
+        ("finding", "SHM001", None),
+    ),
+    "unknown-yaml-tags-on-collections": (
+        file("tags2.yaml", b"!Custom {a: !Other [1, 2], b: !!omap [{x: 1}]}\n"),
+        ("any",),
+    ),
+    "yaml-directives": (
+        file("directives.yaml", b"%YAML 1.1\n%TAG !e! tag:example.com,2000:\n---\n" + POD.encode()),
+        ("finding", "SHM001", None),
+    ),
     "nesting-10000-flow-sequences": (file("deep1.yaml", deep("[", "]")), ("invalid", "nesting", 1)),
     "nesting-10000-flow-mappings": (file("deep2.yaml", deep("{a: ", "}")), ("invalid", "nesting", 1)),
     "nesting-10000-block-sequences": (file("deep3.yaml", ("- " * 10_000 + "x\n").encode()), ("invalid", "nesting", 1)),
@@ -169,22 +223,32 @@ CASES: dict[str, tuple[Writer, tuple]] = {
     "nesting-10000-shell-subshells": (file("deep2.sh", deep("( ", " )", middle=RUN.strip())), ("any",)),
     "nesting-10000-backticks": (file("deep3.sh", ("echo " + "`echo \\" * 10_000 + "\n").encode()), ("any",)),
     "nesting-10000-markdown-quotes": (file("deep.md", ("> " * 10_000 + "```sh\n" + RUN + "```\n").encode()), ("any",)),
-    "nesting-10000-markdown-lists": (file("deep2.md", "".join("  " * i + "- x\n" for i in range(1_000)).encode()),
-                                     ("any",)),
+    "nesting-10000-markdown-lists": (
+        file("deep2.md", "".join("  " * i + "- x\n" for i in range(1_000)).encode()),
+        ("any",),
+    ),
     "unterminated-double-quote": (file("q1.sh", b'docker run --gpus all "pytorch/pytorch python train.py\n'), ("any",)),
     "unterminated-single-quote": (file("q2.sh", b"docker run --gpus all 'pytorch/pytorch python train.py\n"), ("any",)),
-    "unterminated-substitution": (file("q3.sh", b"docker run --gpus all $(pytorch/pytorch python train.py\n"), ("any",)),
+    "unterminated-substitution": (
+        file("q3.sh", b"docker run --gpus all $(pytorch/pytorch python train.py\n"),
+        ("any",),
+    ),
     "unterminated-backtick": (file("q4.sh", b"docker run --gpus all `pytorch/pytorch python train.py\n"), ("any",)),
     "unterminated-parameter": (file("q5.sh", b"docker run --gpus all ${IMAGE pytorch/pytorch\n"), ("any",)),
     "unterminated-heredoc": (file("q6.sh", b"cat <<EOF\n" + RUN.encode()), ("clean",)),
     "unterminated-fence": (file("fence.md", b"```sh\n" + RUN.encode()), ("finding", "SHM001", 2)),
     "trailing-backslash": (file("bs.sh", b"docker run --gpus all pytorch/pytorch \\"), ("finding", "SHM001", 1)),
-    "docker-run-100000-characters": (file("long.sh", ("docker run --gpus all " + "-e VAR=value " * 7_700
-                                                      + "pytorch/pytorch python train.py\n").encode()),
-                                     ("finding", "SHM001", 1)),
-    "docker-run-100000-characters-markdown": (file("long.md", ("```sh\ndocker run --gpus all " + "-v /a:/b " * 11_000
-                                                               + "pytorch/pytorch\n```\n").encode()),
-                                              ("finding", "SHM001", 2)),
+    "docker-run-100000-characters": (
+        file(
+            "long.sh",
+            ("docker run --gpus all " + "-e VAR=value " * 7_700 + "pytorch/pytorch python train.py\n").encode(),
+        ),
+        ("finding", "SHM001", 1),
+    ),
+    "docker-run-100000-characters-markdown": (
+        file("long.md", ("```sh\ndocker run --gpus all " + "-v /a:/b " * 11_000 + "pytorch/pytorch\n```\n").encode()),
+        ("finding", "SHM001", 2),
+    ),
     "line-of-100000-quotes": (file("quotes.sh", ("docker run --gpus all " + "'\"" * 50_000 + "\n").encode()), ("any",)),
     "control-characters": (file("ctl.yaml", POD.replace("trainer", "train\x07er").encode()), ("invalid", "", 4)),
 }
@@ -360,8 +424,9 @@ def run_as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     (cwd / "warm").mkdir(exist_ok=True)
     (cwd / "warm" / "pod.yaml").write_text(POD)
     env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-c", DROP_PRIVILEGES, *args], cwd=cwd, capture_output=True, timeout=60,
-                          env=env, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", DROP_PRIVILEGES, *args], cwd=cwd, capture_output=True, timeout=60, env=env, check=False
+    )
 
 
 @pytest.fixture
@@ -465,8 +530,14 @@ def test_files_deleted_while_the_cli_runs(tmp_path: Path) -> None:
                 time.sleep(0.002)
 
         environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-        process = subprocess.Popen([sys.executable, "-m", "shmlint", *command], cwd=tmp_path, env=environment,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "shmlint", *command],
+            cwd=tmp_path,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         deleter = threading.Thread(target=delete)
         time.sleep(0.3)
         deleter.start()
@@ -531,33 +602,63 @@ def _bomb(kind: str, levels: int = 12, width: int = 10) -> str:
             lines.append(f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * width) + "]")
         return "\n".join(lines) + "\n"
     if kind == "kubernetes":
-        lines = ["apiVersion: v1", "kind: Pod", "metadata: {name: bomb}",
-                 "x-0: &e0 [{name: NCCL_SHM_DISABLE, value: '1'}, {name: A, value: b}]"]
+        lines = [
+            "apiVersion: v1",
+            "kind: Pod",
+            "metadata: {name: bomb}",
+            "x-0: &e0 [{name: NCCL_SHM_DISABLE, value: '1'}, {name: A, value: b}]",
+        ]
         for level in range(1, levels):
             lines.append(f"x-{level}: &e{level} [" + ", ".join([f"*e{level - 1}"] * width) + "]")
         last = f"*e{levels - 1}"
-        lines += ["spec:", "  containers:", "  - name: gpu", "    image: pytorch/pytorch",
-                  "    resources: {limits: {nvidia.com/gpu: 1}}", f"    env: {last}", f"    args: {last}",
-                  f"    volumeMounts: {last}", f"  volumes: {last}", f"  initContainers: {last}"]
+        lines += [
+            "spec:",
+            "  containers:",
+            "  - name: gpu",
+            "    image: pytorch/pytorch",
+            "    resources: {limits: {nvidia.com/gpu: 1}}",
+            f"    env: {last}",
+            f"    args: {last}",
+            f"    volumeMounts: {last}",
+            f"  volumes: {last}",
+            f"  initContainers: {last}",
+        ]
         return "\n".join(lines) + "\n"
     if kind == "compose":
         lines = ["x-0: &s0 {image: pytorch/pytorch, environment: [NCCL_SHM_DISABLE=1]}"]
         for level in range(1, levels):
             lines.append(f"x-{level}: &s{level} [" + ", ".join([f"*s{level - 1}"] * width) + "]")
         last = f"*s{levels - 1}"
-        lines += ["services:", "  train:", "    image: pytorch/pytorch", "    gpus: all", f"    environment: {last}",
-                  f"    volumes: {last}", f"    tmpfs: {last}", f"    command: {last}", f"    extends: {last}"]
+        lines += [
+            "services:",
+            "  train:",
+            "    image: pytorch/pytorch",
+            "    gpus: all",
+            f"    environment: {last}",
+            f"    volumes: {last}",
+            f"    tmpfs: {last}",
+            f"    command: {last}",
+            f"    extends: {last}",
+        ]
         return "\n".join(lines) + "\n"
     if kind == "merge-keys":
-        lines = ["apiVersion: v1", "kind: Pod", "metadata: {name: bomb}", "x-0: &m0 {containers: [{name: c, image: x}]}"]
+        lines = [
+            "apiVersion: v1",
+            "kind: Pod",
+            "metadata: {name: bomb}",
+            "x-0: &m0 {containers: [{name: c, image: x}]}",
+        ]
         for level in range(1, 200):
             lines.append(f"x-{level}: &m{level} {{<<: [" + ", ".join(f"*m{i}" for i in range(level)) + "]}")
         lines += ["spec: *m199"]
         return "\n".join(lines) + "\n"
     lines = ["on: push", "jobs:", "  x0: &j0 {runs-on: linux, steps: [{run: 'docker run --gpus all pytorch/pytorch'}]}"]
     for level in range(1, levels):
-        lines.append(f"  x{level}: &j{level} {{runs-on: linux, steps: [" + ", ".join(
-            [f"{{run: 'echo', env: *j{level - 1}}}"] * width) + "]}")
+        lines.append(
+            f"  x{level}: &j{level} {{runs-on: linux, steps: ["
+            + ", ".join([f"{{run: 'echo', env: *j{level - 1}}}"] * width)
+            + "]}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -598,10 +699,12 @@ def test_wide_documents_are_checked_in_near_linear_time(tmp_path: Path) -> None:
     every container) and 3,000 services in one IPC chain (compose._with_shared() walks the whole chain for every
     service) each take ~15 s for a file of ~150 KB; a 10 MB file would take hours."""
     containers = "".join(f"  - {{name: c{i}, image: pytorch/pytorch}}\n" for i in range(3_000))
-    (tmp_path / "wide.yaml").write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: w}}\nspec:\n  containers:\n"
-                                        f"{containers}")
-    services = "".join(f"  s{i}:\n    image: pytorch/pytorch\n    ipc: \"service:s{(i + 1) % 3000}\"\n"
-                       for i in range(3_000))
+    (tmp_path / "wide.yaml").write_text(
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: w}}\nspec:\n  containers:\n{containers}"
+    )
+    services = "".join(
+        f'  s{i}:\n    image: pytorch/pytorch\n    ipc: "service:s{(i + 1) % 3000}"\n' for i in range(3_000)
+    )
     (tmp_path / "compose.yaml").write_text("services:\n" + services)
     for name in ("wide.yaml", "compose.yaml"):
         started = time.perf_counter()
@@ -619,10 +722,13 @@ def test_absurd_sizes(tmp_path: Path) -> None:
     both an internal error (exit 2) that ends the run."""
     huge = "1" + "0" * 400
     (tmp_path / "run.sh").write_text(f"docker run --gpus all --shm-size={huge}g pytorch/pytorch python t.py\n")
-    (tmp_path / "compose.yaml").write_text(f"services:\n  t:\n    image: pytorch/pytorch\n    gpus: all\n"
-                                           f"    shm_size: {huge}g\n")
-    (tmp_path / "pod.yaml").write_text(POD + "    volumeMounts: [{name: d, mountPath: /dev/shm}]\n  volumes:\n"
-                                       f"  - {{name: d, emptyDir: {{medium: Memory, sizeLimit: 1{'0' * 5000}Gi}}}}\n")
+    (tmp_path / "compose.yaml").write_text(
+        f"services:\n  t:\n    image: pytorch/pytorch\n    gpus: all\n    shm_size: {huge}g\n"
+    )
+    (tmp_path / "pod.yaml").write_text(
+        POD + "    volumeMounts: [{name: d, mountPath: /dev/shm}]\n  volumes:\n"
+        f"  - {{name: d, emptyDir: {{medium: Memory, sizeLimit: 1{'0' * 5000}Gi}}}}\n"
+    )
     (tmp_path / "good.yaml").write_text(POD)
     for name in ("run.sh", "compose.yaml", "pod.yaml"):
         _, document = check_json(name, "good.yaml", cwd=tmp_path)
@@ -634,8 +740,10 @@ def test_size_with_many_digits_is_parsed_in_linear_time(tmp_path: Path) -> None:
     """Found: the Kubernetes quantity pattern backtracks quadratically (``\\d+\\.?\\d*`` splits a run of digits in n
     ways): a 20,000-digit ``sizeLimit`` with a bad suffix takes ~50 s, 100,000 digits ~20 min."""
     value = "1" * 20_000 + "x"
-    (tmp_path / "pod.yaml").write_text(POD + "    volumeMounts: [{name: d, mountPath: /dev/shm}]\n  volumes:\n"
-                                       f"  - {{name: d, emptyDir: {{medium: Memory, sizeLimit: {value}}}}}\n")
+    (tmp_path / "pod.yaml").write_text(
+        POD + "    volumeMounts: [{name: d, mountPath: /dev/shm}]\n  volumes:\n"
+        f"  - {{name: d, emptyDir: {{medium: Memory, sizeLimit: {value}}}}}\n"
+    )
     started = time.perf_counter()
     try:
         _, document = check_json("pod.yaml", cwd=tmp_path, timeout=12)
@@ -686,12 +794,26 @@ def test_stdin_hostile_bytes(tmp_path: Path) -> None:
     binary = shmlint("check", "-", "--stdin-filename", "pod.yaml", cwd=tmp_path, stdin=b"\x00\x01\x02" * 100)
     assert_no_crash(binary)
     assert binary.returncode == 1 and b"SHM000" in binary.stdout
-    latin1 = shmlint("check", "-", "--stdin-filename", "pod.yaml", cwd=tmp_path,
-                     stdin=POD.encode().replace(b"trainer", b"tr\xe9iner"))
+    latin1 = shmlint(
+        "check",
+        "-",
+        "--stdin-filename",
+        "pod.yaml",
+        cwd=tmp_path,
+        stdin=POD.encode().replace(b"trainer", b"tr\xe9iner"),
+    )
     assert_no_crash(latin1)
     assert latin1.returncode == 1
-    bomb = shmlint("check", "-", "--stdin-filename", "pod.yaml", cwd=tmp_path, stdin=_bomb("classic").encode(),
-                   limit_memory=True, timeout=60)
+    bomb = shmlint(
+        "check",
+        "-",
+        "--stdin-filename",
+        "pod.yaml",
+        cwd=tmp_path,
+        stdin=_bomb("classic").encode(),
+        limit_memory=True,
+        timeout=60,
+    )
     assert_no_crash(bomb)
     assert bomb.returncode in (0, 1)
 
@@ -709,8 +831,17 @@ def test_stdin_hostile_bytes(tmp_path: Path) -> None:
         b"select: 12\n",
         b"- a\n- b\n",
     ],
-    ids=["utf16ish", "binary", "python-tag", "alias-bomb", "broken-yaml", "negative-size", "bad-regex", "wrong-type",
-         "list"],
+    ids=[
+        "utf16ish",
+        "binary",
+        "python-tag",
+        "alias-bomb",
+        "broken-yaml",
+        "negative-size",
+        "bad-regex",
+        "wrong-type",
+        "list",
+    ],
 )
 def test_hostile_configuration_is_a_clear_error(tmp_path: Path, config: bytes) -> None:
     (tmp_path / "good.yaml").write_text(POD)
@@ -737,8 +868,11 @@ def test_python_tags_never_construct_objects(tmp_path: Path) -> None:
     for index, payload in enumerate(payloads):
         (tmp_path / f"p{index}.yaml").write_text(payload)
     (tmp_path / ".shmlint.yaml").write_text(f"extends: !!python/object/apply:os.system ['touch {marker}']\n")
-    for command in (["check", "--config", "/dev/null", "."], ["check", "."], ["fix", "--write", "--config",
-                                                                                "/dev/null", "."]):
+    for command in (
+        ["check", "--config", "/dev/null", "."],
+        ["check", "."],
+        ["fix", "--write", "--config", "/dev/null", "."],
+    ):
         result = shmlint(*command, cwd=tmp_path)
         assert_no_crash(result)
         assert result.returncode in (0, 1, 2)
@@ -748,22 +882,30 @@ def test_python_tags_never_construct_objects(tmp_path: Path) -> None:
 def test_command_lines_are_never_executed(tmp_path: Path) -> None:
     marker = Path(f"/tmp/shmlint-pwned-{uuid.uuid4().hex}")
     evil = [
-        f"$(touch {marker}-1)", f"`touch {marker}-2`", f"; touch {marker}-3;", f"$(touch${{IFS}}{marker}-4)",
-        f"--shm-size=$(touch {marker}-5)", f"<(touch {marker}-6)", f"&& touch {marker}-7 #",
+        f"$(touch {marker}-1)",
+        f"`touch {marker}-2`",
+        f"; touch {marker}-3;",
+        f"$(touch${{IFS}}{marker}-4)",
+        f"--shm-size=$(touch {marker}-5)",
+        f"<(touch {marker}-6)",
+        f"&& touch {marker}-7 #",
     ]
     runs = [f"docker run --gpus all {e} pytorch/pytorch python train.py {e}" for e in evil]
     (tmp_path / "run.sh").write_text("#!/bin/sh\n" + "\n".join(runs) + "\n")
     (tmp_path / "README.md").write_text("```sh\n" + "\n".join(runs) + "\n```\n")
     (tmp_path / "Makefile").write_text("train:\n" + "".join(f"\t{r}\n" for r in runs))
     (tmp_path / ".gitlab-ci.yml").write_text("train:\n  script:\n" + "".join(f"    - {json.dumps(r)}\n" for r in runs))
-    (tmp_path / "compose.yaml").write_text("services:\n  t:\n    image: pytorch/pytorch\n    gpus: all\n"
-                                           f"    command: {json.dumps(runs[0])}\n    shm_size: {json.dumps(evil[0])}\n")
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  t:\n    image: pytorch/pytorch\n    gpus: all\n"
+        f"    command: {json.dumps(runs[0])}\n    shm_size: {json.dumps(evil[0])}\n"
+    )
     (tmp_path / "Dockerfile").write_text(f"FROM pytorch/pytorch\nRUN touch {marker}-8\n")
     for command in (["check", "."], ["fix", "."], ["fix", "--write", "."], ["fix", "--write", "--unsafe-fixes", "."]):
         result = shmlint(*command, cwd=tmp_path)
         assert_no_crash(result)
-        stdin = shmlint("check", "-", "--stdin-filename", "run.sh", cwd=tmp_path,
-                        stdin=(tmp_path / "run.sh").read_bytes())
+        stdin = shmlint(
+            "check", "-", "--stdin-filename", "run.sh", cwd=tmp_path, stdin=(tmp_path / "run.sh").read_bytes()
+        )
         assert_no_crash(stdin)
     leaked = sorted(str(p) for p in Path("/tmp").glob(f"{marker.name}*"))
     assert not leaked, f"input was executed: {leaked}"
@@ -830,8 +972,13 @@ def test_exit_codes(tmp_path: Path) -> None:
     assert shmlint("check", "clean.yaml", cwd=tmp_path).returncode == 0
     assert shmlint("check", "good.yaml", cwd=tmp_path).returncode == 1
     assert shmlint("check", "broken.yaml", cwd=tmp_path).returncode == 1  # SHM000 is an error finding
-    for usage in (["check", "--nope"], ["check", "--format", "xml"], ["check", "--select", "SHM999"], ["nope"],
-                  ["fix", "--shm-size", "lots"]):
+    for usage in (
+        ["check", "--nope"],
+        ["check", "--format", "xml"],
+        ["check", "--select", "SHM999"],
+        ["nope"],
+        ["fix", "--shm-size", "lots"],
+    ):
         result = shmlint(*usage, cwd=tmp_path)
         assert result.returncode == 2, usage
         assert_no_crash(result)

@@ -76,7 +76,10 @@ def temp_files(root: Path) -> list[str]:
 def fix_process(root: Path) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "shmlint", "fix", "--write", str(root)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+        start_new_session=True,
     )
 
 
@@ -121,8 +124,13 @@ def test_sigkill_during_fix_write_never_loses_data(work_dir: Path, capsys) -> No
     assert len(original) == 2_000
 
     # the complete fixed version of every file: fix run to completion on a separate copy
-    run = subprocess.run([sys.executable, "-m", "shmlint", "fix", "--write", str(expected_tree)], env=ENV,
-                         capture_output=True, timeout=300, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "shmlint", "fix", "--write", str(expected_tree)],
+        env=ENV,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr.decode()[-2000:]
     expected = snapshot(expected_tree)
     assert set(expected) == set(original)
@@ -152,7 +160,8 @@ def test_sigkill_during_fix_write_never_loses_data(work_dir: Path, capsys) -> No
         for name in original:
             assert after[name] in (original[name], expected[name]), (
                 f"{name} is neither its original nor its fixed version after SIGKILL #{kills} "
-                f"({len(after[name])} bytes; original {len(original[name])}, fixed {len(expected[name])})")
+                f"({len(after[name])} bytes; original {len(original[name])}, fixed {len(expected[name])})"
+            )
         extra = set(after) - set(original)
         assert all(name.endswith(TEMP_SUFFIX) for name in extra), sorted(extra)
         seen_temp |= extra
@@ -166,21 +175,30 @@ def test_sigkill_during_fix_write_never_loses_data(work_dir: Path, capsys) -> No
         assert time.perf_counter() - started < 540, "the kill loop is far too slow"  # a hang guard, not a benchmark
 
     # a run that completes: every file fixed, and nothing left behind, not even by the killed runs
-    final = subprocess.run([sys.executable, "-m", "shmlint", "fix", "--write", str(tree)], env=ENV,
-                           capture_output=True, timeout=300, check=False)
+    final = subprocess.run(
+        [sys.executable, "-m", "shmlint", "fix", "--write", str(tree)],
+        env=ENV,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
     assert final.returncode == 0, final.stderr.decode()[-2000:]
     assert b"Traceback" not in final.stderr
     result = snapshot(tree)
     wrong = [name for name in original if result.get(name) != expected[name]]
     assert not wrong, f"{len(wrong)} files differ from their fixed version, e.g. {wrong[:5]}"
     with capsys.disabled():
-        print(f"\n[data-loss] {kills} SIGKILLs ({mid_write} mid-write), {completed} runs completed, {epochs} epochs, "
-              f"temp files seen after kills: {len(seen_temp)}, expected run {full_run:.1f}s, "
-              f"total {time.perf_counter() - started:.1f}s", end="")
+        print(
+            f"\n[data-loss] {kills} SIGKILLs ({mid_write} mid-write), {completed} runs completed, {epochs} epochs, "
+            f"temp files seen after kills: {len(seen_temp)}, expected run {full_run:.1f}s, "
+            f"total {time.perf_counter() - started:.1f}s",
+            end="",
+        )
     assert kills >= 20 and mid_write >= 5, (kills, mid_write)
     left = temp_files(tree)
     assert not left, (
-        f"{len(left)} temp files left behind by killed runs and not cleaned by a complete one, e.g. {left[:3]}")
+        f"{len(left)} temp files left behind by killed runs and not cleaned by a complete one, e.g. {left[:3]}"
+    )
 
 
 KILL_BETWEEN_TEMP_AND_RENAME = r"""
@@ -200,16 +218,27 @@ def test_sigkill_between_temp_file_and_rename(tmp_path: Path) -> None:
     flagged_k8s(tmp_path, 1)
     (tmp_path / "gpu-00000.yaml").rename(pod)
     original = pod.read_bytes()
-    killed = subprocess.run([sys.executable, "-c", KILL_BETWEEN_TEMP_AND_RENAME, "fix", "--write", str(pod)],
-                            env=ENV, capture_output=True, timeout=60, check=False)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_BETWEEN_TEMP_AND_RENAME, "fix", "--write", str(pod)],
+        env=ENV,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert killed.returncode == -signal.SIGKILL
     assert pod.read_bytes() == original  # the original is intact: nothing lost
-    completed = subprocess.run([sys.executable, "-m", "shmlint", "fix", "--write", str(tmp_path)], env=ENV,
-                               capture_output=True, timeout=60, check=False)
+    completed = subprocess.run(
+        [sys.executable, "-m", "shmlint", "fix", "--write", str(tmp_path)],
+        env=ENV,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert completed.returncode == 0, completed.stderr.decode()
     assert pod.read_bytes() != original
-    checked = subprocess.run([sys.executable, "-m", "shmlint", "check", str(tmp_path)], env=ENV,
-                             capture_output=True, timeout=60, check=False)
+    checked = subprocess.run(
+        [sys.executable, "-m", "shmlint", "check", str(tmp_path)], env=ENV, capture_output=True, timeout=60, check=False
+    )
     assert checked.returncode == 0, checked.stdout.decode()
     assert not temp_files(tmp_path), f"left behind: {temp_files(tmp_path)}"
 
@@ -223,7 +252,10 @@ def test_killing_the_main_process_stops_the_writing(work_dir: Path) -> None:
     flagged_k8s(tree, 1_600)
     process = subprocess.Popen(  # no pipes: orphaned workers would hold them open
         [sys.executable, "-m", "shmlint", "fix", "--write", str(tree)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+        start_new_session=True,
     )
     try:
         deadline = time.perf_counter() + 60
@@ -239,7 +271,8 @@ def test_killing_the_main_process_stops_the_writing(work_dir: Path) -> None:
         changed = sum(before[name] != after.get(name) for name in before)
         survivors = _processes_in_group(process.pid)
         assert not changed and not survivors, (
-            f"{changed} files changed 1-3 s after the fix process was killed; {len(survivors)} workers still alive")
+            f"{changed} files changed 1-3 s after the fix process was killed; {len(survivors)} workers still alive"
+        )
     finally:
         try:
             os.killpg(process.pid, signal.SIGKILL)

@@ -25,16 +25,22 @@ def texts(source: str) -> list[list[str]]:
         ('echo "q: \\" \\$ \\\\ \\x"', [["echo", 'q: " $ \\ \\x']]),
         ("docker run \\\n  --rm \\\n\t\t--ipc=host img", [["docker", "run", "--rm", "--ipc=host", "img"]]),
         ("docker run \\  \n\t--rm img", [["docker", "run", "--rm", "img"]]),  # blanks after the backslash
-        ("docker run --gpus=all \\ # note\n--shm-size=1g img", [["docker", "run", "--gpus=all", " #", "note"],
-                                                               ["--shm-size=1g", "img"]]),
+        (
+            "docker run --gpus=all \\ # note\n--shm-size=1g img",
+            [["docker", "run", "--gpus=all", " #", "note"], ["--shm-size=1g", "img"]],
+        ),
         ("docker run img # --shm-size=1g\nls", [["docker", "run", "img"], ["ls"]]),
         ("a#b c", [["a#b", "c"]]),
-        ("if [ -x y ]; then docker run a; else podman run b; fi",
-         [["[", "-x", "y", "]"], ["docker", "run", "a"], ["podman", "run", "b"]]),
+        (
+            "if [ -x y ]; then docker run a; else podman run b; fi",
+            [["[", "-x", "y", "]"], ["docker", "run", "a"], ["podman", "run", "b"]],
+        ),
         ("while true; do docker run a; done", [["true"], ["docker", "run", "a"]]),
         ("for i in 1 2; do run $i; done", [["for", "i", "in", "1", "2"], ["run", "$i"]]),
-        ("case $1 in start) docker run a;; stop) docker stop a;; esac",
-         [["case", "$1", "in", "start"], ["docker", "run", "a"], ["stop"], ["docker", "stop", "a"]]),
+        (
+            "case $1 in start) docker run a;; stop) docker stop a;; esac",
+            [["case", "$1", "in", "start"], ["docker", "run", "a"], ["stop"], ["docker", "stop", "a"]],
+        ),
         ("( cd x && docker run a )", [["cd", "x"], ["docker", "run", "a"]]),
         ("{ docker run a; }", [["docker", "run", "a"]]),
         ("f() { docker run a; }", [["f"], ["docker", "run", "a"]]),
@@ -56,7 +62,7 @@ def test_words(source: str, expected: list[list[str]]) -> None:
 
 
 def test_command_substitution_yields_its_commands_with_offsets() -> None:
-    source = 'DIR=$(cd $(dirname $0); pwd)\nID=$(docker run -d --gpus all img)'
+    source = "DIR=$(cd $(dirname $0); pwd)\nID=$(docker run -d --gpus all img)"
     found = list(commands(source))
     assert [[w.text for w in c.words] for c in found] == [
         ["DIR=$(cd $(dirname $0); pwd)"],
@@ -163,9 +169,49 @@ def test_deep_nesting_does_not_recurse_without_bound() -> None:
 
 
 _PIECES = st.sampled_from(
-    ["a", "b1", " ", "\t", "\n", "\\", "\\\n", "'", '"', "$", "$(", "${", "$((", "`", "(", ")", "{", "}", ";", "&",
-     "|", "<", ">", "<<", "<<-", "EOF", "#", "=", "-", "--x", "[@]", "@", "*", "if", "then", "case", "esac", "in",
-     "\r", "\u00a0", "é"]
+    [
+        "a",
+        "b1",
+        " ",
+        "\t",
+        "\n",
+        "\\",
+        "\\\n",
+        "'",
+        '"',
+        "$",
+        "$(",
+        "${",
+        "$((",
+        "`",
+        "(",
+        ")",
+        "{",
+        "}",
+        ";",
+        "&",
+        "|",
+        "<",
+        ">",
+        "<<",
+        "<<-",
+        "EOF",
+        "#",
+        "=",
+        "-",
+        "--x",
+        "[@]",
+        "@",
+        "*",
+        "if",
+        "then",
+        "case",
+        "esac",
+        "in",
+        "\r",
+        "\u00a0",
+        "é",
+    ]
 )
 
 

@@ -91,8 +91,10 @@ def test_recommendation_never_goes_below_the_default(value: int) -> None:
 
 
 def test_size_shows_the_arithmetic() -> None:
-    result = CliRunner().invoke(size, ["--workers", "8", "--batch-size", "64", "--sample-shape", "3x224x224",
-                                       "--dtype", "float32", "--procs", "4"])
+    result = CliRunner().invoke(
+        size,
+        ["--workers", "8", "--batch-size", "64", "--sample-shape", "3x224x224", "--dtype", "float32", "--procs", "4"],
+    )
     assert result.exit_code == 0, result.output
     assert "8 workers x prefetch 2 + 2" in result.output and "= 18 batches" in result.output
     assert "4 process(es) x 693,633,024 B = 2,774,532,096 B" in result.output
@@ -100,8 +102,10 @@ def test_size_shows_the_arithmetic() -> None:
 
 
 def test_size_json() -> None:
-    result = CliRunner().invoke(size, ["--workers", "4", "--batch-size", "8", "--sample-bytes", "4Mi",
-                                       "--prefetch-factor", "2", "--format", "json"])
+    result = CliRunner().invoke(
+        size,
+        ["--workers", "4", "--batch-size", "8", "--sample-bytes", "4Mi", "--prefetch-factor", "2", "--format", "json"],
+    )
     data = json.loads(result.output)
     assert data["estimate_bytes"] == 10 * 8 * 4 * MIB and data["recommended_bytes"] == 320 * MIB
     assert data["arithmetic"][1].startswith("in flight:")
@@ -148,8 +152,9 @@ def _profile_id(p: Profile) -> str:
 
 
 def _hint(profile: Profile) -> DataLoaderHint:
-    return DataLoaderHint(profile.workers, profile.batch_size, profile.sample_bytes, profile.prefetch_factor,
-                          profile.procs)
+    return DataLoaderHint(
+        profile.workers, profile.batch_size, profile.sample_bytes, profile.prefetch_factor, profile.procs
+    )
 
 
 def smallest_passing(passes, low: int, high: int) -> int:

@@ -247,10 +247,14 @@ def test_podman_flags_follow_the_manifest() -> None:
     assert podman_shm_flags(ShmSpec(Provision.IPC_SIZE, 2 * 1024 * MIB), None) == ["--shm-size=2g"]
     assert podman_shm_flags(ShmSpec(Provision.TMPFS, 96 * MIB), None) == ["--tmpfs", "/dev/shm:size=96m"]
     assert podman_shm_flags(ShmSpec(Provision.MOUNT_TMPFS, 64 * MIB), None) == [
-        "--mount", f"type=tmpfs,destination=/dev/shm,tmpfs-size={64 * MIB}"]
+        "--mount",
+        f"type=tmpfs,destination=/dev/shm,tmpfs-size={64 * MIB}",
+    ]
     assert podman_shm_flags(ShmSpec(Provision.HOST_IPC), None) == ["--ipc=host"]
     assert podman_shm_flags(ShmSpec(Provision.DISK), "/var/tmp/x") == [
-        "--mount", "type=bind,source=/var/tmp/x,destination=/dev/shm"]
+        "--mount",
+        "type=bind,source=/var/tmp/x,destination=/dev/shm",
+    ]
 
 
 def test_podman_extra_arguments_are_configurable(monkeypatch) -> None:
@@ -258,7 +262,9 @@ def test_podman_extra_arguments_are_configurable(monkeypatch) -> None:
     backend = PodmanBackend(Reaper())
     argv = backend.run_argv(["true"], ShmSpec(Provision.DEFAULT), 10, "n", "/tmp/root", None)
     assert argv[argv.index("--cgroups=disabled") + 1 : argv.index("--cgroups=disabled") + 3] == [
-        "--ulimit", "nofile=512:512"]
+        "--ulimit",
+        "nofile=512:512",
+    ]
     monkeypatch.setenv("SHMLINT_PODMAN_ARGS", "")
     assert PodmanBackend(Reaper()).run_args == ()
 
@@ -289,8 +295,11 @@ def test_a_killed_probe_leaves_no_process_and_no_mount(namespace: NamespaceBacke
     size = 333 * MIB + 4096  # a size nothing else mounts, to find the tmpfs in /proc/*/mountinfo
     long_run = Profile(workers=2, batch_size=2, sample_bytes=MIB, batches=10_000, step_seconds=0.05)
     outputs: list = []
-    thread = threading.Thread(target=lambda: outputs.append(
-        namespace.run(long_run.argv(sys.executable), ShmSpec(Provision.IPC_SIZE, size), 120)))
+    thread = threading.Thread(
+        target=lambda: outputs.append(
+            namespace.run(long_run.argv(sys.executable), ShmSpec(Provision.IPC_SIZE, size), 120)
+        )
+    )
     thread.start()
     mine: set[int] = set()
     deadline = time.monotonic() + 60
@@ -325,10 +334,10 @@ def _mounted(size: int) -> bool:
 def test_every_signature_is_recognised() -> None:
     texts = {
         "allocate": "RuntimeError: unable to allocate shared memory(shm) for file </torch_1_2_3>: "
-                    "No space left on device (28)",
+        "No space left on device (28)",
         "write": "RuntimeError: unable to write to file </torch_18693_1954>: No space left on device (28)",
         "worker-bus-error": "ERROR: Unexpected bus error encountered in worker. This might be caused by "
-                            "insufficient shared memory (shm).",
+        "insufficient shared memory (shm).",
         "worker-killed-bus-error": "RuntimeError: DataLoader worker (pid 4242) is killed by signal: Bus error.",
     }
     assert {name for name, _ in SIGNATURES} == set(texts)
@@ -352,7 +361,9 @@ def fill():
         view[offset] = 1
     return 0
 """
-_IN_WORKER = _SPARSE + """
+_IN_WORKER = (
+    _SPARSE
+    + """
 import torch
 from torch.utils.data import DataLoader, Dataset
 class Touch(Dataset):
@@ -360,6 +371,7 @@ class Touch(Dataset):
     def __getitem__(self, index): return fill()
 for _ in DataLoader(Touch(), num_workers=1): pass
 """
+)
 
 
 def test_real_bus_errors_are_shm_errors(namespace: NamespaceBackend) -> None:
@@ -436,8 +448,9 @@ def test_validate_reports_a_backend_it_cannot_run(tmp_path: Path, monkeypatch) -
 def test_sigterm_kills_every_probe(tmp_path: Path, namespace) -> None:
     shutil.copy(RUNTIME / "shell" / "SHM001-run-no-shm.sh", tmp_path / "run.sh")
     code = "from shmlint.validate.commands import validate; validate()"
-    run = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     probes: set[int] = set()
     deadline = time.monotonic() + 60
     while not probes and time.monotonic() < deadline:

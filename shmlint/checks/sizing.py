@@ -58,9 +58,11 @@ def shm_too_small(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
         minimum, basis = limit // 2, "half the container's memory limit"
     for source in gpu_sources(workload, ShmKind.MEMORY):
         size = source.size
-        floor, why = (source.cap_bytes, "half the smallest memory limit in the pod") if (
-            source.cap_bytes and source.cap_bytes < minimum
-        ) else (minimum, basis)
+        floor, why = (
+            (source.cap_bytes, "half the smallest memory limit in the pod")
+            if (source.cap_bytes and source.cap_bytes < minimum)
+            else (minimum, basis)
+        )
         if size is not None and size.bytes is not None and size.bytes < floor:
             raised = _capped(source, fix_size(workload, ctx.wanted_size(workload)))
             fix = (

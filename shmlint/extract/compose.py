@@ -20,8 +20,8 @@ from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES, is_c
 from shmlint.model import APPLIED_KINDS, Evidence, Format, ShmKind, ShmSource, Size, Workload
 from shmlint.parsers.yamlnodes import (
     MERGE_TAG,
-    Mappings,
     MappingNode,
+    Mappings,
     Node,
     ScalarNode,
     SequenceNode,

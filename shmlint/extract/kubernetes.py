@@ -8,12 +8,12 @@ a small adapter each. Volumes are per pod, mounts per container, so /dev/shm is 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from shmlint import sizes
 from shmlint.model import Evidence, Format, ShmKind, ShmSource, Size, Workload
-from shmlint.parsers.yamlnodes import Mappings, MappingNode, Node, ScalarNode, SequenceNode, scalar, sequence
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText, Span
 
@@ -26,12 +26,28 @@ KSERVE_MODEL_KEYS = ("pytorch", "huggingface", "triton", "model", "tensorflow", 
 KSERVE_TORCH_FORMATS = frozenset({"pytorch", "huggingface", "triton"})
 #: key-path parts that say nothing about a pod's role, and readable names for the ones that do
 _ROLE_NOISE = frozenset(
-    {"spec", "template", "jobTemplate", "replicatedJobs", "leaderWorkerTemplate", "podTemplateOverrides", "tasks",
-     "templates", "predictor", "rayClusterSpec", "rayClusterConfig", "workflowSpec"}
+    {
+        "spec",
+        "template",
+        "jobTemplate",
+        "replicatedJobs",
+        "leaderWorkerTemplate",
+        "podTemplateOverrides",
+        "tasks",
+        "templates",
+        "predictor",
+        "rayClusterSpec",
+        "rayClusterConfig",
+        "workflowSpec",
+    }
 )
 _NOISE_SUFFIXES = ("ReplicaSpecs", "Specs")
-_ROLE_RENAMES = {"headGroupSpec": "head", "workerGroupSpecs": "worker group", "leaderTemplate": "leader",
-                 "workerTemplate": "worker"}
+_ROLE_RENAMES = {
+    "headGroupSpec": "head",
+    "workerGroupSpecs": "worker group",
+    "leaderTemplate": "leader",
+    "workerTemplate": "worker",
+}
 
 
 @dataclass(frozen=True)
@@ -183,8 +199,9 @@ class _Extractor:
         """The ``shmlint.io/dataloader`` annotation nearest to the containers."""
         for metadata in pod.metadata:
             node = self.m.path(metadata, "annotations", DATALOADER_ANNOTATION)
-            if scalar(node):
-                return Evidence(node.value, self.span(node))
+            text = scalar(node)
+            if text and node is not None:
+                return Evidence(text, self.span(node))
         return None
 
     # -- containers -> workloads -----------------------------------------------------------------------------
@@ -250,7 +267,9 @@ class _Extractor:
         runtime_key = self.m.key(pod.spec, "runtimeClassName")
         runtime = scalar(self.m.get(pod.spec, "runtimeClassName"))
         if runtime_key is not None and runtime and self.signals.is_gpu_runtime(runtime) and not is_init:
-            yield Evidence(f"runtimeClassName: {runtime}", self.pair_span(runtime_key, self.m.get(pod.spec, "runtimeClassName")))
+            yield Evidence(
+                f"runtimeClassName: {runtime}", self.pair_span(runtime_key, self.m.get(pod.spec, "runtimeClassName"))
+            )
         for key, value in self.env(container):
             if self.signals.is_gpu_env(key, scalar(value[1]) or ""):
                 yield Evidence(f"env {key}={scalar(value[1])}", self.pair_span(value[0], value[1]))
@@ -267,12 +286,14 @@ class _Extractor:
         words: list[str] = []
         for key in ("command", "args"):
             node = self.m.get(container, key)
-            words.extend(filter(None, (scalar(item) for item in sequence(node))) if isinstance(node, SequenceNode) else [])
+            words.extend(
+                filter(None, (scalar(item) for item in sequence(node))) if isinstance(node, SequenceNode) else []
+            )
             if isinstance(node, ScalarNode) and scalar(node):
                 words.append(node.value)
         source = self.m.get(container, "source")  # Argo script templates
-        if scalar(source):
-            words.append(source.value)
+        if text := scalar(source):
+            words.append(text)
         return words
 
     def is_utility(self, container: MappingNode) -> bool:
@@ -317,7 +338,9 @@ class _Extractor:
 
     def shm_mount(self, container: MappingNode) -> MappingNode | None:
         for mount in sequence(self.m.get(container, "volumeMounts")):
-            if (scalar(self.m.get(mount, "mountPath")) or "").rstrip("/") == SHM_PATH and isinstance(mount, MappingNode):
+            if (scalar(self.m.get(mount, "mountPath")) or "").rstrip("/") == SHM_PATH and isinstance(
+                mount, MappingNode
+            ):
                 return mount
         return None
 
@@ -355,7 +378,9 @@ class _Extractor:
 
     def shared_cap(self, pod: _Pod) -> int | None:
         """Half the smallest memory limit among the pod's containers: a volume they share cannot use more."""
-        limits = [size.bytes for container, _ in pod.containers if (size := self.memory_limit(container)) and size.bytes]
+        limits = [
+            size.bytes for container, _ in pod.containers if (size := self.memory_limit(container)) and size.bytes
+        ]
         return min(limits) // 2 if limits else None
 
     def volume_source(self, name: str, volume: MappingNode) -> ShmSource:

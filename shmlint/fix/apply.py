@@ -58,7 +58,10 @@ def _breaks(after: SourceText, kind: FileKind, original: SourceText) -> str | No
 
 
 def _parsable(
-    current: SourceText, kind: FileKind, fixes: list[tuple[Finding, list[Edit]]], problems: list[str],
+    current: SourceText,
+    kind: FileKind,
+    fixes: list[tuple[Finding, list[Edit]]],
+    problems: list[str],
     original: SourceText,
 ) -> tuple[list[tuple[Finding, list[Edit]]], str]:
     """The round's fixes and the text they make, if together they keep the file readable; else those that do on
@@ -84,7 +87,12 @@ def _identity(finding: Finding) -> tuple[str, str]:
 
 
 def fix_source(
-    engine: Engine, source: SourceText, kind: FileKind, path: Path, *, unsafe: bool = False,
+    engine: Engine,
+    source: SourceText,
+    kind: FileKind,
+    path: Path,
+    *,
+    unsafe: bool = False,
     checked: FileResult | None = None,
 ) -> FixResult:
     """``checked``: the result of checking ``source``, when the caller has it (saves the first round's check)."""

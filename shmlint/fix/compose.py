@@ -10,7 +10,7 @@ from shmlint.extract.compose import ServiceTarget
 from shmlint.fix import yamledit
 from shmlint.fix.yamledit import Block
 from shmlint.model import Edit, Fix, FixAction, ShmSource, Workload
-from shmlint.parsers.yamlnodes import Mappings, MappingNode, Node, ScalarNode, YamlError, compose, walk_mappings
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, YamlError, compose, walk_mappings
 from shmlint.sizes import format_compose, format_docker
 from shmlint.source import SourceText
 
@@ -20,7 +20,8 @@ def _quoted(size: int) -> str:
 
 
 def _within(span_start: int, node: Node) -> bool:
-    return node.start_mark.index <= span_start < node.end_mark.index
+    inside: bool = node.start_mark.index <= span_start < node.end_mark.index
+    return inside
 
 
 def _set_shm_size(source: SourceText, service: MappingNode, target: ServiceTarget, size: int) -> list[Edit]:
@@ -42,7 +43,9 @@ def _size_tmpfs(source: SourceText, service: MappingNode, shm: ShmSource, size: 
     if isinstance(node, MappingNode) and node.value:
         options = next((v for k, v in node.value if isinstance(k, ScalarNode) and k.value == "tmpfs"), None)
         if options is None:
-            return [yamledit.add_key(source, node, "tmpfs", Block((("size", str(size)),)), yamledit.indent_step(node), 0)]
+            return [
+                yamledit.add_key(source, node, "tmpfs", Block((("size", str(size)),)), yamledit.indent_step(node), 0)
+            ]
         if isinstance(options, MappingNode) and options.value and _within(options.start_mark.index, node):
             return [yamledit.add_key(source, options, "size", str(size), yamledit.indent_step(options), 0)]
     return []
@@ -54,7 +57,9 @@ def _own_tmpfs(source: SourceText, service: MappingNode, size: int) -> list[Edit
     entries = [inherited] if isinstance(inherited, ScalarNode) else getattr(inherited, "value", [])
     if not entries or not all(isinstance(e, ScalarNode) and not e.style for e in entries):
         return []
-    values = [f"{e.value}:size={format_docker(size)}" if e.value.rstrip("/") == "/dev/shm" else e.value for e in entries]
+    values = [
+        f"{e.value}:size={format_docker(size)}" if e.value.rstrip("/") == "/dev/shm" else e.value for e in entries
+    ]
     return [yamledit.add_key(source, service, "tmpfs", f"[{', '.join(values)}]", yamledit.indent_step(service), 0)]
 
 

@@ -6,7 +6,7 @@ from shmlint.extract.kubernetes import PodTarget
 from shmlint.fix import yamledit
 from shmlint.fix.yamledit import Block
 from shmlint.model import Edit, Fix, FixAction, Workload
-from shmlint.parsers.yamlnodes import Mappings, MappingNode, SequenceNode, is_null, scalar, sequence
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, SequenceNode, is_null, scalar, sequence
 from shmlint.sizes import MIB, format_kubernetes
 from shmlint.source import SourceText
 
@@ -54,7 +54,9 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
             edits.append(_append_or_create(source, m, target.container, "volumeMounts", _mount(name), step, seq_offset))
         return edits
     if fix.action is FixAction.MOUNT_VOLUME and fix.source and fix.source.name:
-        return [_append_or_create(source, m, target.container, "volumeMounts", _mount(fix.source.name), step, seq_offset)]
+        return [
+            _append_or_create(source, m, target.container, "volumeMounts", _mount(fix.source.name), step, seq_offset)
+        ]
     if fix.action is FixAction.SET_SIZE and fix.source and fix.source.name and fix.size_bytes:
         return _set_size_limit(source, m, target, fix.source.name, format_kubernetes(fix.size_bytes), step)
     return []
@@ -67,9 +69,7 @@ def _shm_mount_name(m: Mappings, container: MappingNode) -> str | None:
     return None
 
 
-def _set_size_limit(
-    source: SourceText, m: Mappings, target: PodTarget, name: str, size: str, step: int
-) -> list[Edit]:
+def _set_size_limit(source: SourceText, m: Mappings, target: PodTarget, name: str, size: str, step: int) -> list[Edit]:
     volume = next((v for v in sequence(m.get(target.pod, "volumes")) if scalar(m.get(v, "name")) == name), None)
     empty_dir = m.get(volume, "emptyDir")
     if not isinstance(empty_dir, MappingNode) or not empty_dir.value:

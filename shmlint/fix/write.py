@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
 from pathlib import Path
-
 
 TEMP_SUFFIX = ".shmlint-tmp"
 
@@ -21,10 +21,8 @@ def remove_stale_temp_files(folders: set[Path]) -> None:
             continue
         for name in names:
             if name.startswith(".") and name.endswith(TEMP_SUFFIX):
-                try:
+                with contextlib.suppress(OSError):
                     os.unlink(folder / name)
-                except OSError:
-                    pass
 
 
 class WriteError(Exception):
@@ -54,10 +52,8 @@ def write_atomic(path: Path, data: bytes, original: bytes) -> None:
         os.chmod(temp_name, stat.S_IMODE(info.st_mode))
         os.replace(temp_name, real)
     except BaseException as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temp_name)
-        except OSError:
-            pass
         if isinstance(exc, OSError):
             raise WriteError(f"cannot write: {exc.strerror or exc}") from None
         raise

@@ -101,7 +101,8 @@ def _join(source: SourceText, at: int, lines: list[tuple[int, str]]) -> Edit:
 
 
 def column_of(node: Node) -> int:
-    return node.start_mark.column
+    column: int = node.start_mark.column
+    return column
 
 
 def indent_step(mapping: MappingNode) -> int:
@@ -131,7 +132,7 @@ def sequence_offset(source: SourceText, mapping: MappingNode) -> int:
     for key, value in mapping.value:
         if isinstance(value, SequenceNode) and not is_flow(value) and value.value:
             return max(0, dash_column(source, value.value[0]) - column_of(key))
-    for key, value in mapping.value:  # look one level down (a container's lists) before giving up
+    for _key, value in mapping.value:  # look one level down (a container's lists) before giving up
         if isinstance(value, SequenceNode) and value.value and isinstance(value.value[0], MappingNode):
             return sequence_offset(source, value.value[0])
     return 2

@@ -25,8 +25,27 @@ _TORCH_PACKAGE = re.compile(r"^(?:pytorch::)?(?:py)?torch(?:vision|audio)?(?:\[[
 _INSTALLERS = {"pip": "install", "pip3": "install", "conda": "install", "mamba": "install", "micromamba": "install"}
 #: installer options whose next word is a value, not a package
 _VALUE_OPTIONS = frozenset(
-    {"-c", "--channel", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-r", "--requirement",
-     "--constraint", "-e", "--editable", "-t", "--target", "-p", "--prefix", "-n", "--name", "--python"}
+    {
+        "-c",
+        "--channel",
+        "-i",
+        "--index-url",
+        "--extra-index-url",
+        "-f",
+        "--find-links",
+        "-r",
+        "--requirement",
+        "--constraint",
+        "-e",
+        "--editable",
+        "-t",
+        "--target",
+        "-p",
+        "--prefix",
+        "-n",
+        "--name",
+        "--python",
+    }
 )
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-+]([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")

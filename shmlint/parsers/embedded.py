@@ -8,6 +8,7 @@ rather than as redirections that would swallow the options after them.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 
@@ -82,9 +83,12 @@ def _markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], bo
         stripped = line.strip()
         if fence is not None:
             closing = _FENCE.match(line)
-            if closing and closing["fence"][0] == fence[0] and len(closing["fence"]) >= fence[1] and not closing[
-                "info"
-            ].strip():
+            if (
+                closing
+                and closing["fence"][0] == fence[0]
+                and len(closing["fence"]) >= fence[1]
+                and not closing["info"].strip()
+            ):
                 if shell:
                     yield block, console
                 fence, block = None, []
@@ -228,8 +232,6 @@ def mask_ci_yaml(source: SourceText, documents: list[Node]) -> str | None:
     return mask.result()
 
 
-
-
 def _github_runs(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarNode]]:
     """``jobs.*.steps[].run`` of a workflow and ``runs.steps[].run`` of a composite action."""
     step_lists: list[Node | None] = []
@@ -299,7 +301,7 @@ def _keep_scalar(mask: _Mask, node: ScalarNode) -> None:
     base = min((_indentation(line) for line in body.split("\n") if line.strip()), default=0)
     position = start
     lines = body.split("\n")
-    for current, following in zip(lines, lines[1:]):
+    for current, following in itertools.pairwise(lines):
         position += len(current)
         folds = current.strip() and following.strip()
         if folds and (node.style != ">" or _indentation(current) == base == _indentation(following)):

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 MAX_DEPTH = 40
 
 #: reserved words that only introduce or close a compound command: the next word starts a simple command
-_SKIPPED_RESERVED = frozenset("if then else elif fi do done while until ! { } time".split())
+_SKIPPED_RESERVED = frozenset(
+    ["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time"]
+)
 
 _PLAIN = re.compile(r"[^\s;&|()<>\\'\"$`]+")
 _QUOTED_PLAIN = re.compile(r'[^"\\$`]+')
@@ -75,7 +77,8 @@ class _Lexer:
 
     def parse_list(self, stop: str | None, depth: int) -> None:
         """Read commands until ``stop`` (``)`` or a backtick) closes this context, or the input ends."""
-        text, words = self.text, []
+        text = self.text
+        words: list[Word] = []
         parens = case_depth = 0
         while self.pos < self.n:
             c = text[self.pos]
@@ -225,7 +228,7 @@ class _Lexer:
                 following = text[self.pos + 1 : self.pos + 2]
                 if following == "\n":
                     pass
-                elif following in ('$', '`', '"', "\\"):
+                elif following in ("$", "`", '"', "\\"):
                     parts.append(following)
                 else:
                     parts.append("\\" + following)

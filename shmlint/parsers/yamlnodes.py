@@ -29,10 +29,11 @@ def _plain_scalar_tag(value: str) -> str:
     """
     if len(value) > 200:
         return "tag:yaml.org,2002:str"
-    return _RESOLVER.resolve(ScalarNode, value, (True, False))
+    tag: str = _RESOLVER.resolve(ScalarNode, value, (True, False))
+    return tag
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):
     """The safe loader with tag resolution memoised; path resolvers, which the safe loader never has, skipped.
 
     Same tags as the safe loader, about a third less work per document.
@@ -41,13 +42,15 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode and implicit[0]:
             return _plain_scalar_tag(value)
-        return super().resolve(kind, value, implicit)
+        tag: str = super().resolve(kind, value, implicit)
+        return tag
 
     def descend_resolver(self, current_node: object, current_index: object) -> None:
         return None
 
     def ascend_resolver(self) -> None:
         return None
+
 
 #: deeper documents are refused: libyaml's composer recurses in C and no real manifest nests past a few dozen
 MAX_DEPTH = 1000
@@ -67,7 +70,7 @@ class YamlError(Exception):
         self.message, self.line, self.column, self.offset = message, line, column, offset
 
 
-class _SyntaxLoader(_Loader):  # type: ignore[misc, valid-type]
+class _SyntaxLoader(_Loader):
     """For files that only need their syntax checked: every node gets the same tag, no resolution at all.
 
     The composer reports the same errors (undefined aliases, duplicate anchors) whatever the tags are.
@@ -82,7 +85,7 @@ def _may_be_too_deep(text: str) -> bool:
     if len(text) < MAX_DEPTH:
         return False
     budget = MAX_DEPTH - text.count("[") - text.count("{") - text.count("-")
-    return budget <= 0 or re.search(r"^[ \t]{%d,}" % budget, text, re.MULTILINE) is not None
+    return budget <= 0 or re.search(rf"^[ \t]{{{budget},}}", text, re.MULTILINE) is not None
 
 
 def _check_depth(text: str) -> None:
@@ -182,8 +185,11 @@ def _check_expansion(root: Node) -> None:
         if id(node) in sizes:
             continue
         children = (
-            [n for pair in node.value for n in pair] if isinstance(node, MappingNode)
-            else node.value if isinstance(node, SequenceNode) else []
+            [n for pair in node.value for n in pair]
+            if isinstance(node, MappingNode)
+            else node.value
+            if isinstance(node, SequenceNode)
+            else []
         )
         if not children_done:
             if any(id(child) in open_nodes or child is node for child in children):
@@ -205,7 +211,8 @@ def _refuse(node: Node, why: str) -> None:
 def scalar(node: Node | None) -> str | None:
     """The text of a scalar node; None for anything else (a mapping, a sequence, a missing node)."""
     if isinstance(node, ScalarNode) and node.tag != NULL_TAG:
-        return node.value
+        text: str = node.value
+        return text
     return None
 
 

@@ -25,9 +25,7 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "end_column": span.end_column,
         "workload": finding.workload.name if finding.workload else None,
         "fixable": finding.fixable,
-        "fix": {"title": finding.fix.title, "applicability": finding.fix.applicability.value}
-        if finding.fix
-        else None,
+        "fix": {"title": finding.fix.title, "applicability": finding.fix.applicability.value} if finding.fix else None,
     }
 
 

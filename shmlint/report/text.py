@@ -30,8 +30,11 @@ def summary(report: Report) -> str:
     if not findings:
         return f"All checked: no findings in {len(report.files)} file(s)."
     counts = Counter(f.severity for f in findings)
-    parts = [f"{counts[s]} {s.label}{'s' if counts[s] != 1 and s is not Severity.INFO else ''}"
-             for s in (Severity.ERROR, Severity.WARNING, Severity.INFO) if counts[s]]
+    parts = [
+        f"{counts[s]} {s.label}{'s' if counts[s] != 1 and s is not Severity.INFO else ''}"
+        for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)
+        if counts[s]
+    ]
     fixable = sum(1 for f in findings if f.fixable)
     line = f"Found {len(findings)} finding(s) in {len(report.files)} file(s): {', '.join(parts)}."
     if fixable:

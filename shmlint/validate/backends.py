@@ -126,8 +126,13 @@ class Reaper:
             if self._closed:
                 raise BackendUnavailable("the validation run is being stopped")
             process = subprocess.Popen(
-                list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
-                env=env, start_new_session=True,
+                list(argv),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                errors="replace",
+                env=env,
+                start_new_session=True,
             )
             self._live[process.pid] = process
         try:
@@ -165,7 +170,8 @@ def _communicate(process: subprocess.Popen[str], limit: float) -> RunOutput:
 
 
 class Backend(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def check(self) -> None:
         """Raise BackendUnavailable unless this backend can run probes here."""
@@ -215,9 +221,26 @@ class NamespaceBackend:
             size = shm.tmpfs_bytes
             mode, argument = "tmpfs", "nosuid,nodev,mode=1777" + (f",size={size}" if size is not None else "")
         return [
-            "setpriv", "--pdeathsig", "KILL",
-            "unshare", *user, "--mount", "--propagation", "private", "--net", "--pid", "--kill-child", "--mount-proc",
-            "sh", "-c", _NAMESPACE_SCRIPT, "shmlint-namespace", mode, argument, f"{limit:g}", *command,
+            "setpriv",
+            "--pdeathsig",
+            "KILL",
+            "unshare",
+            *user,
+            "--mount",
+            "--propagation",
+            "private",
+            "--net",
+            "--pid",
+            "--kill-child",
+            "--mount-proc",
+            "sh",
+            "-c",
+            _NAMESPACE_SCRIPT,
+            "shmlint-namespace",
+            mode,
+            argument,
+            f"{limit:g}",
+            *command,
         ]
 
     def check(self) -> None:
@@ -270,24 +293,58 @@ class PodmanBackend:
     def wrap(self, hostroot: str, podman_args: Sequence[str]) -> list[str]:
         """Podman inside a private mount namespace where the host's / is bound at ``hostroot``."""
         return [
-            "setpriv", "--pdeathsig", "KILL", "unshare", "--mount", "--propagation", "private", "--kill-child",
-            "sh", "-c", _PODMAN_SCRIPT, "shmlint-podman", hostroot, self.podman, *podman_args,
+            "setpriv",
+            "--pdeathsig",
+            "KILL",
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "--kill-child",
+            "sh",
+            "-c",
+            _PODMAN_SCRIPT,
+            "shmlint-podman",
+            hostroot,
+            self.podman,
+            *podman_args,
         ]
 
     def run_argv(
         self, command: Sequence[str], shm: ShmSpec, limit: float, name: str, hostroot: str, disk: str | None
     ) -> list[str]:
-        return self.wrap(hostroot, [
-            "run", "--rm", "--name", name, "--network", "none", "--timeout", str(math.ceil(limit) + KILL_GRACE_SECONDS),
-            # the container writes straight to our pipes: through conmon, podman 4.3 lost the whole output of about
-            # one short run in fifty when several ran at once
-            "--log-driver", "passthrough",
-            *self.run_args, *podman_shm_flags(shm, disk),
-            "--mount", f"type=bind,source={PACKAGE_PARENT},destination={PACKAGE_PARENT},ro",
-            "--env", f"PYTHONPATH={PACKAGE_PARENT}", "--workdir", "/",
-            "--rootfs", hostroot,
-            "timeout", "-k", str(KILL_GRACE_SECONDS), f"{limit:g}", *command,
-        ])
+        return self.wrap(
+            hostroot,
+            [
+                "run",
+                "--rm",
+                "--name",
+                name,
+                "--network",
+                "none",
+                "--timeout",
+                str(math.ceil(limit) + KILL_GRACE_SECONDS),
+                # the container writes straight to our pipes: through conmon, podman 4.3 lost the whole output of about
+                # one short run in fifty when several ran at once
+                "--log-driver",
+                "passthrough",
+                *self.run_args,
+                *podman_shm_flags(shm, disk),
+                "--mount",
+                f"type=bind,source={PACKAGE_PARENT},destination={PACKAGE_PARENT},ro",
+                "--env",
+                f"PYTHONPATH={PACKAGE_PARENT}",
+                "--workdir",
+                "/",
+                "--rootfs",
+                hostroot,
+                "timeout",
+                "-k",
+                str(KILL_GRACE_SECONDS),
+                f"{limit:g}",
+                *command,
+            ],
+        )
 
     def check(self) -> None:
         _require("setpriv", "unshare", self.podman)
@@ -319,7 +376,9 @@ class PodmanBackend:
         """The container outlives a killed ``podman run`` client (conmon runs it): remove it by name."""
         subprocess.run(
             self.wrap("-", ["rm", "--force", "--ignore", "--time", "0", name]),
-            capture_output=True, timeout=60, check=False,
+            capture_output=True,
+            timeout=60,
+            check=False,
         )
 
 

@@ -38,8 +38,9 @@ def _backend_names(values: tuple[str, ...]) -> tuple[str, ...]:
         raise click.BadParameter(str(exc), param_hint="SHMLINT_VALIDATE_BACKENDS") from None
     unknown = [n for n in names if n not in BACKENDS]
     if unknown:
-        raise click.BadParameter(f"unknown backend {', '.join(unknown)} (one of {', '.join(BACKENDS)})",
-                                 param_hint="--backend")
+        raise click.BadParameter(
+            f"unknown backend {', '.join(unknown)} (one of {', '.join(BACKENDS)})", param_hint="--backend"
+        )
     if not names:
         raise click.BadParameter("no backend left to run", param_hint="--backend")
     return names
@@ -47,13 +48,22 @@ def _backend_names(values: tuple[str, ...]) -> tuple[str, ...]:
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--backend", "backends", multiple=True, help="namespace, podman, or both: --backend namespace,podman "
-              "[default: SHMLINT_VALIDATE_BACKENDS, else namespace]")
-@click.option("--podman-arg", "podman_args", multiple=True,
-              help="Extra `podman run` argument (repeat it); replaces SHMLINT_PODMAN_ARGS and the built-in defaults.")
+@click.option(
+    "--backend",
+    "backends",
+    multiple=True,
+    help="namespace, podman, or both: --backend namespace,podman [default: SHMLINT_VALIDATE_BACKENDS, else namespace]",
+)
+@click.option(
+    "--podman-arg",
+    "podman_args",
+    multiple=True,
+    help="Extra `podman run` argument (repeat it); replaces SHMLINT_PODMAN_ARGS and the built-in defaults.",
+)
 @click.option("--jobs", default=2, show_default=True, type=click.IntRange(1, 64), help="Probes at a time.")
-@click.option("--timeout", "limit", default=120.0, show_default=True, type=click.FloatRange(1),
-              help="Seconds one probe may run.")
+@click.option(
+    "--timeout", "limit", default=120.0, show_default=True, type=click.FloatRange(1), help="Seconds one probe may run."
+)
 @click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Configuration file.")
 def validate(
     paths: tuple[Path, ...],
@@ -125,11 +135,17 @@ class _SizeType(click.ParamType):
 @click.option("--prefetch-factor", default=2, show_default=True, type=click.IntRange(1))
 @click.option("--batch-size", required=True, type=click.IntRange(1))
 @click.option("--sample-shape", help="Shape of one sample, e.g. 3x224x224 (with --dtype).")
-@click.option("--dtype", type=click.Choice(sorted(sizing.DTYPE_BYTES)),
-              help="Element type for --sample-shape  [default: float32]")
+@click.option(
+    "--dtype", type=click.Choice(sorted(sizing.DTYPE_BYTES)), help="Element type for --sample-shape  [default: float32]"
+)
 @click.option("--sample-bytes", type=_SizeType(), help="Bytes of one sample, instead of --sample-shape.")
-@click.option("--procs", default=1, show_default=True, type=click.IntRange(1),
-              help="Training processes per container (torchrun --nproc_per_node).")
+@click.option(
+    "--procs",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Training processes per container (torchrun --nproc_per_node).",
+)
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def size(
     workers: int,

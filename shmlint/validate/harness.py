@@ -105,8 +105,11 @@ def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
     for workload in _torch_workloads(checked):
         hint = workload.dataloader  # read by the extractors from the hint comment, annotation or label
         codes = _codes(checked, workload)
-        cases.append(Case(source.path, workload.name, False, codes, hint or DEFAULT_PROFILE, hint is not None,
-                          shm_spec(workload)))
+        cases.append(
+            Case(
+                source.path, workload.name, False, codes, hint or DEFAULT_PROFILE, hint is not None, shm_spec(workload)
+            )
+        )
     flagged = [case for case in cases if case.flagged]
     if not flagged:
         return cases
@@ -183,6 +186,6 @@ def render(rows: Sequence[Row]) -> str:
     widths = [max(len(line[i]) for line in cells) for i in range(len(HEADER))]
 
     def line(values: Sequence[str]) -> str:
-        return "| " + " | ".join(v.ljust(w) for v, w in zip(values, widths)) + " |"
+        return "| " + " | ".join(v.ljust(w) for v, w in zip(values, widths, strict=False)) + " |"
 
     return "\n".join([line(HEADER), "| " + " | ".join("-" * w for w in widths) + " |", *map(line, cells[1:])]) + "\n"

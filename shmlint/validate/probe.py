@@ -129,10 +129,23 @@ class Profile:
     def argv(self, python: str) -> list[str]:
         """The command line that runs this probe with ``python``."""
         return [
-            python, "-m", "shmlint.validate.probe",
-            "--workers", str(self.workers), "--batch", str(self.batch_size),
-            "--sample-bytes", str(self.sample_bytes), "--prefetch", str(self.prefetch_factor),
-            "--procs", str(self.procs), "--batches", str(self.batch_count), "--step-seconds", str(self.step_seconds),
+            python,
+            "-m",
+            "shmlint.validate.probe",
+            "--workers",
+            str(self.workers),
+            "--batch",
+            str(self.batch_size),
+            "--sample-bytes",
+            str(self.sample_bytes),
+            "--prefetch",
+            str(self.prefetch_factor),
+            "--procs",
+            str(self.procs),
+            "--batches",
+            str(self.batch_count),
+            "--step-seconds",
+            str(self.step_seconds),
         ]
 
 
@@ -216,7 +229,7 @@ def _run_processes(profile: Profile) -> ProbeResult:
     ]
     try:
         outputs = [child.communicate() for child in children]
-        results = [interpret(child.returncode, *output) for child, output in zip(children, outputs)]
+        results = [interpret(child.returncode, *output) for child, output in zip(children, outputs, strict=False)]
     finally:
         for child in children:
             if child.poll() is None:
@@ -245,8 +258,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", category=UserWarning)  # "suggested max number of worker": intended here
     signal.signal(signal.SIGTERM, _terminate)
-    profile = Profile(args.workers, args.batch, args.sample_bytes, args.prefetch, args.procs, args.batches,
-                      args.step_seconds)
+    profile = Profile(
+        args.workers, args.batch, args.sample_bytes, args.prefetch, args.procs, args.batches, args.step_seconds
+    )
     result = _run_processes(profile) if profile.procs > 1 else _run_loader(profile)
     print(result.line(), flush=True)
     return _EXIT_CODES[result.outcome]
