@@ -9,21 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from shmlint.engine import Report
-from shmlint.model import Finding
+from shmlint.model import Finding, Report
 from shmlint.report.common import posix_path
 
-SCHEMA_VERSION = 1
-
-#: "(line 12)" in ``docker run (line 12)``: a position, which must not decide whether a finding is new
-_POSITION = re.compile(r"\blines?\s+\d+(?:\s*-\s*\d+)?", re.IGNORECASE)
+#: 2: fingerprints from the workload's structured identity; 1 (shmlint 0.1) hashed normalised messages
+SCHEMA_VERSION = 2
 
 
 class BaselineError(Exception):
@@ -47,14 +43,11 @@ class Baseline:
     entries: tuple[BaselineEntry, ...]
 
 
-def _normalize(text: str) -> str:
-    return " ".join(_POSITION.sub("line", text).split())
-
-
 def _identity(finding: Finding) -> str:
-    workload = finding.workload.name if finding.workload else ""
-    parts = ("v1", finding.code, posix_path(finding.span.path), _normalize(workload), _normalize(finding.message))
-    return "\0".join(parts)
+    """The rule, the file and who the workload is; never a line, never message wording (which names sizes and
+    positions): moving a workload or rewording a message does not make a finding new."""
+    workload = finding.workload.id[:-1] if finding.workload else ()  # all but the occurrence, counted below
+    return "\0".join(("v2", finding.code, posix_path(finding.span.path), *map(str, workload)))
 
 
 def fingerprint(finding: Finding, occurrence: int = 0) -> str:
@@ -106,6 +99,11 @@ def load_baseline(path: Path) -> Baseline:
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise BaselineError(f"{path}: baseline is not JSON: {exc.msg} ({where})") from None
+    if isinstance(document, dict) and document.get("schema_version") == 1:
+        raise BaselineError(
+            f"{path}: baseline written by shmlint 0.1, whose fingerprints shmlint no longer computes; "
+            "write it again with --write-baseline"
+        )
     if not isinstance(document, dict) or document.get("schema_version") != SCHEMA_VERSION:
         raise BaselineError(
             f"{path}: not a shmlint baseline (expected an object with schema_version {SCHEMA_VERSION}); "

@@ -18,7 +18,8 @@ from shmlint.settings import Settings
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:
-    from shmlint.engine import Engine, FileResult, Report
+    from shmlint.engine import Engine
+    from shmlint.model import FileResult, Report
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SEVERITIES = click.Choice(["info", "warning", "error"])
@@ -160,23 +161,30 @@ def check(
     no_prefilter: bool,
 ) -> None:
     """Check files and folders (default: the current folder; '-' reads standard input)."""
-    from shmlint.engine import Engine, Report
+    from shmlint.engine import Engine
+    from shmlint.model import Report
+    from shmlint.runner import check_paths
 
     overrides = _overrides(select, ignore, fail_on, prefilter=False if no_prefilter else None)
     stdin = Path("-") in paths
     targets = tuple(p for p in paths if p != Path("-")) or (() if stdin else (Path("."),))
-    groups = _configured(targets or (Path("."),), config, overrides)  # stdin alone: the current folder's
-    files: list[FileResult] = [r for s, members in groups if targets for r in Engine(s).check_paths(members).files]
-    settings = groups[0][0]
-    if stdin:
-        files.append(_check_stdin(Engine(settings), stdin_filename))
+    files: list[FileResult] = []
+    fail_on_by_file: dict[str, Severity] = {}  # each file fails by the configuration that applies to it
+    for settings, members in _configured(targets, config, overrides) if targets else []:
+        for result in check_paths(settings, members).files:
+            files.append(result)
+            fail_on_by_file[result.path] = settings.fail_on
+    if stdin:  # the current folder's configuration
+        settings = _configured((Path("."),), config, overrides)[0][0]
+        files.append(result := _check_stdin(Engine(settings), stdin_filename))
+        fail_on_by_file[result.path] = settings.fail_on
     report = _apply_baseline(Report(tuple(files)), baseline_file, write_baseline_file, quiet)
     text = _render(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
     if output is not None:
         output.write_text(text, encoding="utf-8", errors="backslashreplace")
     else:
         click.echo(text, nl=False)
-    failed = report.failed(settings.fail_on) or (report_unused_suppressions and bool(report.unused_suppressions))
+    failed = report.failed_by_file(fail_on_by_file) or (report_unused_suppressions and bool(report.unused_suppressions))
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_CLEAN)
 
 
@@ -206,7 +214,7 @@ def _check_stdin(engine: Engine, name: str | None) -> FileResult:
     from shmlint.source import InputError, SourceText
 
     display = name or "-"
-    data = click.get_binary_stream("stdin").read()
+    data = sys.stdin.buffer.read()
     try:
         source = SourceText.from_bytes(display, data)
     except InputError as exc:

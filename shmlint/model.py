@@ -9,12 +9,13 @@ file that holds no workload never needs the rest, and defining these classes is 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.severity import Severity
-    from shmlint.source import Span
+    from shmlint.source import SourceText, Span
 
 
 class Format(enum.StrEnum):
@@ -23,6 +24,35 @@ class Format(enum.StrEnum):
     KUBERNETES = "kubernetes"
     COMPOSE = "compose"
     COMMAND = "command"
+
+
+class WorkloadId(NamedTuple):
+    """Who a workload is, as data: display names, baseline fingerprints, the fixer's bookkeeping and the mapping of
+    rendered findings back to their files all read these fields; nothing parses a display name back.
+
+    ``kind`` is the Kubernetes kind, ``service`` for compose, the command (``docker run``) for a command line.
+    ``role`` names the pod inside its object (``Worker``, ``head``, ``template train``); ``container_kind`` says
+    what holds the container (``container``, ``init container``, ``predictor``, ``trainer``, ``script``).
+    ``occurrence`` tells apart workloads with the same other fields in one file (two ``docker run`` lines).
+    """
+
+    format: Format
+    kind: str
+    name: str = ""
+    role: str = ""
+    container_kind: str = ""
+    container: str = ""
+    occurrence: int = 0
+
+    def display(self, line: int) -> str:
+        """'Deployment/trainer, container "main"', 'service "web"', 'docker run (line 12)'."""
+        if self.format is Format.COMPOSE:
+            return f'{self.kind} "{self.name}"'
+        if self.format is Format.COMMAND:
+            return f"{self.kind} (line {line})"
+        owner = " ".join(filter(None, (f"{self.kind}/{self.name}", self.role)))
+        holder = f'{self.container_kind} "{self.container}"' if self.container else self.container_kind
+        return f"{owner}, {holder}"
 
 
 @dataclass(frozen=True)
@@ -57,18 +87,40 @@ APPLIED_KINDS = frozenset(
 )
 
 
+class ShmMechanism(enum.StrEnum):
+    """How a declaration reaches /dev/shm, independent of the file format that spells it.
+
+    The validation harness reproduces a declaration by its mechanism, and the rules tell a size of the IPC
+    namespace's own /dev/shm (which host IPC overrides) from a mount over it (which wins over both).
+    """
+
+    NAMESPACE_SIZE = "namespace-size"  # --shm-size, compose shm_size: the IPC namespace's own /dev/shm
+    TMPFS_OPTION = "tmpfs-option"  # --tmpfs /dev/shm[:size=...], compose short ``tmpfs:`` entries
+    TMPFS_MOUNT = "tmpfs-mount"  # --mount type=tmpfs, a tmpfs volume, a Kubernetes emptyDir with medium Memory
+    VOLUME = "volume"  # a disk-backed volume or emptyDir mounted at /dev/shm
+    BIND = "bind"  # a host folder mounted at /dev/shm (hostPath, -v /dev/shm:/dev/shm)
+    IPC_MODE = "ipc-mode"  # hostIPC, --ipc, compose ipc: another namespace's /dev/shm, or none
+    BUILD_OPTION = "build-option"  # compose build.shm_size: the build container only
+    EXPANSION = "expansion"  # a variable or expansion shmlint cannot resolve
+
+
 @dataclass(frozen=True)
 class ShmSource:
     """One declaration that concerns a container's /dev/shm, where it is written and what it says."""
 
     kind: ShmKind
+    mechanism: ShmMechanism
     span: Span
-    description: str  # for messages: 'emptyDir volume "dshm"', '--shm-size', 'shm_size'
+    description: str  # for messages only: 'emptyDir volume "dshm"', '--shm-size', 'shm_size'
     size: Size | None = None
     name: str | None = None  # the volume name for Kubernetes volumes
-    namespace_size: bool = False  # sizes the IPC namespace's /dev/shm (--shm-size, shm_size), not a mount over it
     host_path: str | None = None  # HOST_PATH: the host folder mounted at /dev/shm when it is known
     cap_bytes: int | None = None  # a volume shared in a pod: half the smallest memory limit there, the most it can use
+
+    @property
+    def namespace_size(self) -> bool:
+        """Sizes the IPC namespace's /dev/shm (--shm-size, shm_size), not a mount over it."""
+        return self.mechanism is ShmMechanism.NAMESPACE_SIZE
 
 
 @dataclass(frozen=True)
@@ -91,12 +143,51 @@ class DataLoaderHint:
     span: Span | None = None
 
 
+class PodTarget(NamedTuple):
+    """Where the Kubernetes fixer writes: the pod spec (holds ``volumes``) and the container (holds mounts), by the
+    offsets of their mappings in the file, so the target is plain data that crosses process boundaries."""
+
+    pod_start: int
+    container_start: int
+    volume_names: frozenset[str]
+    memory_cap: int | None = None  # half the smallest memory limit among the pod's containers
+
+
+class ServiceTarget(NamedTuple):
+    """Where a service-level ``shm_size`` can be written in the file that defines the service: the service's own
+    mapping, never an anchor it merges from, so an edit changes this service only and touches the fewest bytes."""
+
+    path: str
+    service: str
+    mapping_start: int  # offset of the service's own mapping node in that file
+    shm_size: Span | None  # the mapping's own ``shm_size`` value
+
+
+class SizeSlot(NamedTuple):
+    """Where a size can be added to an option that has none (``--tmpfs /dev/shm`` -> ``--tmpfs /dev/shm:size=8g``)."""
+
+    source_start: int  # the start of the ShmSource span it belongs to
+    offset: int  # insert here
+    prefix: str  # ':size=', ',size=', ',tmpfs-size='
+    in_bytes: bool  # --mount tmpfs-size takes bytes
+
+
+class CommandTarget(NamedTuple):
+    """Where the command-line fixer writes: a new option right after ``run``/``create``, or a size in a slot."""
+
+    insert_at: int
+    size_slots: tuple[SizeSlot, ...] = ()
+
+
+#: what a format's fixer needs to write a fix; None where no fix can be written (a TrainJob's trainer...)
+FixTarget = PodTarget | ServiceTarget | CommandTarget | None
+
+
 @dataclass(frozen=True)
 class Workload:
     """One container as it will run: a Kubernetes container, a compose service or a ``docker run`` line."""
 
-    format: Format
-    name: str  # 'Deployment/trainer, container "main"', 'service "web"', 'docker run (line 12)'
+    id: WorkloadId
     span: Span  # where SHM001/SHM002 point: the container mapping, the service key, the command's first word
     gpu: tuple[Evidence, ...] = ()
     torch: tuple[Evidence, ...] = ()
@@ -107,7 +198,16 @@ class Workload:
     dataloader: DataLoaderHint | None = None
     dataloader_text: Evidence | None = None  # a ``shmlint.io/dataloader`` annotation or label, read by the engine
     ignored_codes: frozenset[str] = frozenset()  # from annotations/labels on the workload
-    target: Any = field(default=None, compare=False)  # opaque format-specific handle for fixers
+    target: FixTarget = None
+
+    @property
+    def format(self) -> Format:
+        return self.id.format
+
+    @property
+    def name(self) -> str:
+        """For people: derived from ``id`` (and the line, for command lines); never parsed back."""
+        return self.id.display(self.span.line)
 
     @property
     def is_gpu_or_torch(self) -> bool:
@@ -172,3 +272,62 @@ class Edit:
     start: int
     end: int
     new_text: str
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """A ``shmlint: ignore[...]`` comment and the lines it covers."""
+
+    line: int  # where the comment is
+    column: int
+    codes: frozenset[str]
+    first: int  # first and last line it covers
+    last: int
+
+    def covers(self, finding: Finding) -> bool:
+        return finding.code in self.codes and self.first <= finding.span.line <= self.last
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something worth saying that is not a finding and never changes the exit status."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """Everything one file produced; ``slim()`` drops the text before results are kept or sent between processes."""
+
+    path: str
+    findings: tuple[Finding, ...] = ()
+    notices: tuple[Notice, ...] = ()
+    workloads: tuple[Workload, ...] = ()
+    source: SourceText | None = field(default=None, compare=False)
+    unused_suppressions: tuple[Suppression, ...] = ()
+
+    def slim(self) -> FileResult:
+        """Without the file text and the workloads: what reporters need, cheap to keep and to pickle."""
+        return FileResult(self.path, self.findings, self.notices, (), None, self.unused_suppressions)
+
+
+class Report:
+    """The results of a run in discovery order, with findings sorted for reporters."""
+
+    def __init__(self, files: tuple[FileResult, ...]) -> None:
+        self.files = files
+        self.findings: list[Finding] = sorted((f for r in files for f in r.findings), key=Finding.sort_key)
+        unique = {(n.path, n.message): n for r in files for n in r.notices}
+        self.notices: list[Notice] = [unique[key] for key in sorted(unique)]
+        self.unused_suppressions: list[tuple[str, Suppression]] = [
+            (r.path, s) for r in files for s in r.unused_suppressions
+        ]
+
+    def failed(self, fail_on: Severity) -> bool:
+        return any(f.severity >= fail_on for f in self.findings)
+
+    def failed_by_file(self, fail_on: Mapping[str, Severity]) -> bool:
+        """Each file judged by its own ``fail-on`` (the configuration that applies to it), so the answer does not
+        depend on the order the paths were given in."""
+        return any(f.severity >= fail_on[r.path] for r in self.files for f in r.findings)

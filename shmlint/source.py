@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import os
+import stat
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -93,3 +95,20 @@ class SourceText:
     def newline(self) -> str:
         """The file's line break, so inserted lines match (CRLF files stay CRLF)."""
         return "\r\n" if "\r\n" in self.text[: self.text.find("\n") + 1 or None] else "\n"
+
+
+def read_bytes(path: os.PathLike[str] | str, limit: int) -> bytes:
+    """A regular file's bytes, at most ``limit``; anything else (a folder, a FIFO, a device, a larger file) is an
+    ``InputError`` with a message for people, never a read that could block or exhaust memory."""
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError("is a folder, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError("not a regular file (a FIFO, socket or device is never read)")
+        if info.st_size > limit:
+            raise InputError(f"file is {info.st_size:,} bytes, above the limit of {limit:,} (max-file-size)")
+        with open(path, "rb") as handle:
+            return handle.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}") from None

@@ -1,5 +1,7 @@
-"""Suppression comments: ``# shmlint: ignore[SHM001]`` on a finding's line or the line above,
-``<!-- shmlint: ignore[SHM001] -->`` before a Markdown code block, and ``# shmlint: ignore-file``.
+"""Every way a finding is switched off, applied in one stage: the workload's own ``shmlint.io/ignore`` annotation
+or label, ``per-file-ignores`` from configuration, and comments: ``# shmlint: ignore[SHM001]`` on a finding's
+line or the line above, ``<!-- shmlint: ignore[SHM001] -->`` before a Markdown code block, and
+``# shmlint: ignore-file``.
 
 Codes or slugs are accepted; a bare ``ignore`` (no list) is not, so a suppression always says what it hides.
 """
@@ -8,32 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from shmlint.model import Finding, Suppression
 from shmlint.source import SourceText
-
-if TYPE_CHECKING:
-    from shmlint.model import Finding
 
 _LINE = re.compile(r"(?:#|<!--)\s*shmlint:\s*ignore\[([^\]]*)\]")
 _FILE = re.compile(r"#\s*shmlint:\s*ignore-file\b|<!--\s*shmlint:\s*ignore-file\s*-->")
 _HTML = re.compile(r"<!--\s*shmlint:\s*ignore\[([^\]]*)\]\s*-->")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-@dataclass(frozen=True)
-class Suppression:
-    """A ``shmlint: ignore[...]`` comment and the lines it covers."""
-
-    line: int  # where the comment is
-    column: int
-    codes: frozenset[str]
-    first: int  # first and last line it covers
-    last: int
-
-    def covers(self, finding: Finding) -> bool:
-        return finding.code in self.codes and self.first <= finding.span.line <= self.last
 
 
 def ignores_file(text: str) -> bool:
@@ -81,3 +65,19 @@ def apply_suppressions(
         else:
             used.add(hit)
     return kept, [s for s in suppressions if s not in used]
+
+
+def suppress(
+    findings: list[Finding], source: SourceText, path_ignores: frozenset[str], resolve: Callable[[str], str | None]
+) -> tuple[list[Finding], list[Suppression]]:
+    """(findings left, comments that matched nothing); ``resolve`` maps a code or slug to its code."""
+    kept = [f for f in findings if f.code not in path_ignores and not _ignored_by_workload(f)]
+    return apply_suppressions(kept, find_suppressions(source, resolve))
+
+
+def _ignored_by_workload(finding: Finding) -> bool:
+    """The workload's own ``shmlint.io/ignore`` annotation or label names the rule (code, any case, or slug)."""
+    if finding.workload is None or not finding.workload.ignored_codes:
+        return False
+    names = {name.upper() for name in finding.workload.ignored_codes} | finding.workload.ignored_codes
+    return finding.code in names or finding.slug in names

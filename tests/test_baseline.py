@@ -16,7 +16,8 @@ from shmlint.baseline import (
     load_baseline,
     write_baseline,
 )
-from shmlint.engine import Engine, Report
+from shmlint.model import Report
+from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 
@@ -34,7 +35,7 @@ def check(root: Path) -> Report:
     """Check a folder with paths relative to it, as ``cd root && shmlint check .`` would."""
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        return Engine(Settings()).check_paths([Path(".")])
+        return check_paths(Settings(), [Path(".")])
 
 
 @pytest.fixture
@@ -55,7 +56,7 @@ def baseline_of(root: Path, tmp_path: Path) -> Path:
 def test_baseline_file_lists_every_finding(project: Path, tmp_path: Path) -> None:
     findings = check(project).findings
     document = json.loads(baseline_of(project, tmp_path).read_text(encoding="utf-8"))
-    assert document["schema_version"] == 1
+    assert document["schema_version"] == 2
     assert [(e["code"], e["path"], e["message"]) for e in document["entries"]] == [
         (f.code, f.span.path, f.message) for f in findings
     ]
@@ -114,9 +115,10 @@ def test_filter_report_keeps_only_new_findings(project: Path, tmp_path: Path) ->
         (b"\xff\xfe", "not UTF-8"),
         (b"[]", "not a shmlint baseline"),
         (b'{"schema_version": 99, "entries": []}', "not a shmlint baseline"),
-        (b'{"schema_version": 1}', "'entries'"),
-        (b'{"schema_version": 1, "entries": [{"fingerprint": "x"}]}', "entry 0"),
-        (b'{"schema_version": 1, "entries": ["x"]}', "entry 0"),
+        (b'{"schema_version": 1, "entries": []}', "write it again with --write-baseline"),
+        (b'{"schema_version": 2}', "'entries'"),
+        (b'{"schema_version": 2, "entries": [{"fingerprint": "x"}]}', "entry 0"),
+        (b'{"schema_version": 2, "entries": ["x"]}', "entry 0"),
     ],
 )
 def test_invalid_baseline_is_a_clear_error(tmp_path: Path, content: bytes, words: str) -> None:

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-import shmlint.engine as engine_module
+import shmlint.runner as runner_module
 from shmlint.discover import FileKind, discover, kind_by_name
-from shmlint.engine import Engine, Report
+from shmlint.engine import Engine
+from shmlint.model import Report
+from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText
 
@@ -87,16 +89,16 @@ def generated(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def serial_generated(generated: Path) -> tuple:
-    return key(Engine(Settings()).check_paths([generated], jobs=1))
+    return key(check_paths(Settings(), [generated], jobs=1))
 
 
 def test_generated_corpus_is_big_enough_to_be_checked_in_parallel(generated: Path) -> None:
     candidates = list(discover([generated]))
-    assert len(candidates) >= 2 * engine_module.PARALLEL_MIN_FILES, "jobs=2 would silently run serially"
+    assert len(candidates) >= 2 * runner_module.PARALLEL_MIN_FILES, "jobs=2 would silently run serially"
 
 
 def test_one_or_two_processes_give_identical_reports(generated: Path, serial_generated: tuple) -> None:
-    parallel = key(Engine(Settings()).check_paths([generated], jobs=2))
+    parallel = key(check_paths(Settings(), [generated], jobs=2))
     assert parallel == serial_generated, describe_difference(serial_generated, parallel)
     files, findings, _ = serial_generated
     assert len(files) == GENERATED_FILES and findings, "the generated corpus has findings to compare"
@@ -106,7 +108,7 @@ def test_one_or_two_processes_give_identical_reports(generated: Path, serial_gen
 
 
 def test_prefilter_changes_nothing_on_the_generated_corpus(generated: Path, serial_generated: tuple) -> None:
-    unfiltered = key(Engine(Settings(prefilter=False)).check_paths([generated], jobs=2))
+    unfiltered = key(check_paths(Settings(prefilter=False), [generated], jobs=2))
     assert unfiltered == serial_generated, describe_difference(serial_generated, unfiltered)
 
 
@@ -120,13 +122,13 @@ def corpus_root() -> Path:
 @pytest.mark.parametrize("prefilter", [True, False], ids=["prefilter", "no-prefilter"])
 def test_shared_corpus_same_findings_in_every_mode(corpus_root: Path, prefilter: bool, monkeypatch) -> None:
     """The corpus is ~100 files, under the parallel threshold: lower it so that jobs=2 really uses two processes."""
-    baseline = key(Engine(Settings()).check_paths([corpus_root], jobs=1))
+    baseline = key(check_paths(Settings(), [corpus_root], jobs=1))
     assert baseline[1], "the corpus has findings"
     settings = replace(Settings(), prefilter=prefilter)
-    serial = key(Engine(settings).check_paths([corpus_root], jobs=1))
+    serial = key(check_paths(settings, [corpus_root], jobs=1))
     assert serial == baseline, describe_difference(baseline, serial)
-    monkeypatch.setattr(engine_module, "PARALLEL_MIN_FILES", 8)
-    parallel = key(Engine(settings).check_paths([corpus_root], jobs=2))
+    monkeypatch.setattr(runner_module, "PARALLEL_MIN_FILES", 8)
+    parallel = key(check_paths(settings, [corpus_root], jobs=2))
     assert parallel == baseline, describe_difference(baseline, parallel)
 
 

@@ -18,9 +18,9 @@ import jsonschema
 import pytest
 
 from shmlint.catalog import load_catalog
-from shmlint.engine import Engine, FileResult, Notice, Report
-from shmlint.model import Finding
+from shmlint.model import FileResult, Finding, Notice, Report
 from shmlint.report import github, gitlab, junit, sarif
+from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import Span
@@ -42,7 +42,7 @@ COMMAND = re.compile(r"^::(error|warning|notice) ((?:[A-Za-z]+=[^,:\r\n]*)(?:,[A
 def report() -> Iterator[Report]:
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(REPO)
-        yield Engine(Settings()).check_paths([Path(p) for p in FIXTURES])
+        yield check_paths(Settings(), [Path(p) for p in FIXTURES])
 
 
 def synthetic(message: str, path: str = "deploy/pod.yaml", severity: Severity = Severity.ERROR) -> Report:
@@ -54,7 +54,7 @@ def synthetic(message: str, path: str = "deploy/pod.yaml", severity: Severity = 
 def check_many(root: Path, names: tuple[str, ...]) -> Report:
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        return Engine(Settings()).check_paths([Path(name) for name in names])
+        return check_paths(Settings(), [Path(name) for name in names])
 
 
 def copy_fixtures(target: Path) -> None:

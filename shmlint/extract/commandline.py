@@ -12,7 +12,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from shmlint import sizes
-from shmlint.model import Evidence, Format, ShmKind, ShmSource, Size, Workload
+from shmlint.model import (
+    CommandTarget,
+    Evidence,
+    Format,
+    ShmKind,
+    ShmMechanism,
+    ShmSource,
+    Size,
+    SizeSlot,
+    Workload,
+    WorkloadId,
+)
 from shmlint.parsers.shell import Word, commands
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
@@ -262,24 +273,6 @@ _SHM = "/dev/shm"
 
 
 @dataclass(frozen=True)
-class SizeSlot:
-    """Where a size can be added to a declaration that has none (``--tmpfs /dev/shm`` -> ``:size=8g``)."""
-
-    source_start: int  # ``ShmSource.span.start`` of the declaration
-    offset: int  # insert here
-    prefix: str  # ``:size=``, ``,size=`` or ``,tmpfs-size=``
-    in_bytes: bool  # write plain bytes (``tmpfs-size``) rather than ``8g``
-
-
-@dataclass(frozen=True)
-class CommandTarget:
-    """What the command-line fixer needs: where a new option goes and where sizes can be added."""
-
-    insert_at: int  # right after the ``run``/``create`` word
-    size_slots: tuple[SizeSlot, ...] = ()
-
-
-@dataclass(frozen=True)
 class _Option:
     """One option of a ``docker run`` line with the offsets a fix needs to rewrite its value."""
 
@@ -322,11 +315,11 @@ class _RunLine:
 
 def extract_commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
     """One workload per container run/create command line in the masked text."""
-    workloads = []
+    workloads: list[Workload] = []
     for command in commands(masked):
         line = _run_line(command.words, masked)
         if line is not None:
-            workloads.append(_workload(line, source, signals))
+            workloads.append(_workload(line, source, signals, occurrence=len(workloads)))
     return workloads
 
 
@@ -469,7 +462,7 @@ def _stands_for_options(word: Word) -> bool:
 # -- judging it --------------------------------------------------------------------------------------------------
 
 
-def _workload(line: _RunLine, source: SourceText, signals: Signals) -> Workload:
+def _workload(line: _RunLine, source: SourceText, signals: Signals, *, occurrence: int) -> Workload:
     span = source.span(line.first.start, line.first.end)
     entrypoint = [option for option in line.options if option.name == "--entrypoint" and option.value][-1:]
     command = [(option.value_text, option.flag.start, option.end) for option in entrypoint]
@@ -478,8 +471,7 @@ def _workload(line: _RunLine, source: SourceText, signals: Signals) -> Workload:
     shm, slots = _shm_sources(line, source)
     memory = [option for option in line.options if option.long_name == "--memory" and option.value is not None]
     return Workload(
-        format=Format.COMMAND,
-        name=f"{line.engine.text} {line.subcommand} (line {span.line})",
+        id=WorkloadId(Format.COMMAND, f"{line.engine.text} {line.subcommand}", occurrence=occurrence),
         span=span,
         gpu=() if utility else tuple(_gpu_evidence(line, source, signals)),
         torch=() if utility else tuple(_torch_evidence(line, command, source, signals)),
@@ -560,11 +552,13 @@ def _shm_sources(line: _RunLine, source: SourceText) -> tuple[list[ShmSource], l
         span = source.span(option.flag.start, option.end)
         name, value = option.long_name, option.value_text.strip()
         if name == "--shm-size":
-            found.append(ShmSource(ShmKind.MEMORY, span, "--shm-size", _size(option, source), namespace_size=True))
+            found.append(
+                ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, span, "--shm-size", _size(option, source))
+            )
         elif name == "--ipc":
             kind = _ipc_kind(value, option.dynamic)
             if kind is not None:
-                found.append(ShmSource(kind, span, f"--ipc={value}"))
+                found.append(ShmSource(kind, ShmMechanism.IPC_MODE, span, f"--ipc={value}"))
         elif name == "--tmpfs":
             found.extend(_tmpfs(option, span, source, slots))
         elif name == "--mount":
@@ -573,7 +567,8 @@ def _shm_sources(line: _RunLine, source: SourceText) -> tuple[list[ShmSource], l
             found.extend(_volume(option, span))
     for word in line.unknown:
         description = f"{word.text} (expanded at run time)"
-        found.append(ShmSource(ShmKind.UNKNOWN, source.span(word.start, word.end), description))
+        span = source.span(word.start, word.end)
+        found.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.EXPANSION, span, description))
     return found, slots
 
 
@@ -601,12 +596,13 @@ def _tmpfs(option: _Option, span: Span, source: SourceText, slots: list[SizeSlot
             start = offset + len(key) + 1 if _exact(option) else option.value_start
             end = start + len(size) if _exact(option) else option.value_end
             unknown = option.dynamic or size.strip().endswith("%")  # the kernel also takes a share of RAM: 50%
-            yield ShmSource(ShmKind.MEMORY, span, "--tmpfs /dev/shm", _sized(size, start, end, source, unknown))
+            sized = _sized(size, start, end, source, unknown)
+            yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, span, "--tmpfs /dev/shm", sized)
             return
         offset += len(item) + 1
     prefix = ",size=" if mount_options else "size=" if colon else ":size="
     slots.append(SizeSlot(span.start, option.end, prefix, in_bytes=False))
-    yield ShmSource(ShmKind.MEMORY, span, "--tmpfs /dev/shm")
+    yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, span, "--tmpfs /dev/shm")
 
 
 def _mount(option: _Option, span: Span, source: SourceText, slots: list[SizeSlot]) -> Iterable[ShmSource]:
@@ -627,16 +623,16 @@ def _mount(option: _Option, span: Span, source: SourceText, slots: list[SizeSlot
             if not _exact(option):
                 start, end = option.value_start, option.value_end
             sized = _sized(size, start, end, source, option.dynamic)
-            yield ShmSource(ShmKind.MEMORY, span, "--mount type=tmpfs", sized)
+            yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, span, "--mount type=tmpfs", sized)
         else:
             slots.append(SizeSlot(span.start, option.end, ",tmpfs-size=", in_bytes=True))
-            yield ShmSource(ShmKind.MEMORY, span, "--mount type=tmpfs")
+            yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, span, "--mount type=tmpfs")
         return
     origin = next((fields[key][0] for key in ("source", "src") if key in fields), "")
     if kind == "bind" and origin.rstrip("/") == _SHM:
-        yield ShmSource(ShmKind.HOST_PATH, span, "--mount type=bind of the host's /dev/shm")
+        yield ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, "--mount type=bind of the host's /dev/shm")
     else:
-        yield ShmSource(ShmKind.DISK, span, f"--mount type={kind} at /dev/shm")
+        yield ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, f"--mount type={kind} at /dev/shm")
 
 
 def _volume(option: _Option, span: Span) -> Iterable[ShmSource]:
@@ -648,9 +644,9 @@ def _volume(option: _Option, span: Span) -> Iterable[ShmSource]:
     if target.rstrip("/") != _SHM:
         return
     if origin.rstrip("/") == _SHM:
-        yield ShmSource(ShmKind.HOST_PATH, span, f"{option.name} {option.value_text}")
+        yield ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, f"{option.name} {option.value_text}")
     else:
-        yield ShmSource(ShmKind.DISK, span, f"{option.name} {option.value_text}")
+        yield ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, f"{option.name} {option.value_text}")
 
 
 def _exact(option: _Option) -> bool:

@@ -17,7 +17,18 @@ from pathlib import Path, PurePath, PurePosixPath
 
 from shmlint import sizes
 from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES, is_compose_name
-from shmlint.model import APPLIED_KINDS, Evidence, Format, ShmKind, ShmSource, Size, Workload
+from shmlint.model import (
+    APPLIED_KINDS,
+    Evidence,
+    Format,
+    ServiceTarget,
+    ShmKind,
+    ShmMechanism,
+    ShmSource,
+    Size,
+    Workload,
+    WorkloadId,
+)
 from shmlint.parsers.yamlnodes import (
     MERGE_TAG,
     MappingNode,
@@ -137,20 +148,6 @@ def _braced(body: str) -> tuple[str, bool]:
         if rest.startswith(operator):
             return interpolate(rest[len(operator) :])
     return "", False
-
-
-# -- what the fixer gets -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ServiceTarget:
-    """Where a service-level ``shm_size`` can be written in the file that defines the service: the service's own
-    mapping, never an anchor it merges from, so an edit changes this service only and touches the fewest bytes."""
-
-    path: str
-    service: str
-    mapping_start: int  # offset of the service's own mapping node in that file
-    shm_size: Span | None  # the mapping's own ``shm_size`` value
 
 
 # -- files, layers and lookups -------------------------------------------------------------------------------
@@ -449,7 +446,7 @@ class _Extractor:
         sources: list[ShmSource] = []
         shm_size = self.get(service, "shm_size")
         if shm_size is not None:
-            sources.append(replace(self.size_source(shm_size, ShmKind.MEMORY, "shm_size"), namespace_size=True))
+            sources.append(self.size_source(shm_size, ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, "shm_size"))
         ipc_source, ipc_service = self.ipc(service)
         sources.extend(ipc_source)
         sources.extend(self.tmpfs(service))
@@ -458,16 +455,16 @@ class _Extractor:
             sources.append(volume)
         build_shm = self.get(service, "build", "shm_size")
         if shm_size is None and build_shm is not None:
-            sources.append(self.size_source(build_shm, ShmKind.BUILD_ONLY, "build.shm_size"))
+            sources.append(self.size_source(build_shm, ShmKind.BUILD_ONLY, ShmMechanism.BUILD_OPTION, "build.shm_size"))
         return _Own(tuple(sources), ipc_service)
 
-    def size_source(self, found: _Found, kind: ShmKind, description: str) -> ShmSource:
+    def size_source(self, found: _Found, kind: ShmKind, mechanism: ShmMechanism, description: str) -> ShmSource:
         """A size written in compose: bytes when a YAML number, else the docker grammar; a variable without a
         default makes the size unknowable."""
         size = _docker_size(found)
         if size is None:
-            return ShmSource(ShmKind.UNKNOWN, found.span, f"{description} (a variable without a default)")
-        return ShmSource(kind, found.span, description, size)
+            return ShmSource(ShmKind.UNKNOWN, mechanism, found.span, f"{description} (a variable without a default)")
+        return ShmSource(kind, mechanism, found.span, description, size)
 
     def ipc(self, service: _Service) -> tuple[list[ShmSource], tuple[str, Span] | None]:
         found = self.get(service, "ipc")
@@ -478,18 +475,18 @@ class _Extractor:
         mode = mode.strip()
         description = f"ipc: {mode}"
         if not certain:
-            return [ShmSource(ShmKind.UNKNOWN, found.span, f"ipc: {raw}")], None
+            return [ShmSource(ShmKind.UNKNOWN, ShmMechanism.EXPANSION, found.span, f"ipc: {raw}")], None
         if mode == "host":
-            return [ShmSource(ShmKind.HOST_IPC, found.span, description)], None
+            return [ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, found.span, description)], None
         if mode == "none":
-            return [ShmSource(ShmKind.NONE, found.span, description)], None
+            return [ShmSource(ShmKind.NONE, ShmMechanism.IPC_MODE, found.span, description)], None
         if mode.startswith("service:"):
             return [], (mode.partition(":")[2].strip(), found.span)
         if mode.startswith("container:"):
-            return [ShmSource(ShmKind.SHARED, found.span, description)], None
+            return [ShmSource(ShmKind.SHARED, ShmMechanism.IPC_MODE, found.span, description)], None
         if mode in ("", "private", "shareable"):
             return [], None
-        return [ShmSource(ShmKind.UNKNOWN, found.span, description)], None
+        return [ShmSource(ShmKind.UNKNOWN, ShmMechanism.IPC_MODE, found.span, description)], None
 
     def tmpfs(self, service: _Service) -> list[ShmSource]:
         """Short ``tmpfs: /dev/shm`` entries; ``/dev/shm:size=1g`` carries a size, a bare path is unbounded."""
@@ -500,7 +497,10 @@ class _Extractor:
                 target, _, options = text.partition(":")
                 if _is_shm(target):
                     entry = _Found(item, found.layer)
-                    sources.append(ShmSource(ShmKind.MEMORY, entry.span, f"tmpfs {text}", _option_size(entry, options)))
+                    size = _option_size(entry, options)
+                    sources.append(
+                        ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, entry.span, f"tmpfs {text}", size)
+                    )
         return sources
 
     def shm_volume(self, service: _Service) -> ShmSource | None:
@@ -523,7 +523,7 @@ class _Extractor:
         if not _is_shm(target):
             return None
         if not origin:
-            return ShmSource(ShmKind.DISK, item.span, "anonymous volume at /dev/shm")
+            return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, item.span, "anonymous volume at /dev/shm")
         return self.mount_source(item, origin, "bind" if origin.startswith(("/", ".", "~")) else "volume")
 
     def long_volume(self, item: _Found) -> ShmSource | None:
@@ -535,17 +535,18 @@ class _Extractor:
         if kind == "tmpfs":
             size_node = self.m.path(item.node, "tmpfs", "size")
             size = None if is_null(size_node) else _docker_size(_Found(size_node, item.layer))
-            return ShmSource(ShmKind.MEMORY, item.span, "tmpfs mount at /dev/shm", size)
+            return ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, item.span, "tmpfs mount at /dev/shm", size)
         origin = interpolate(scalar(self.m.get(item.node, "source")) or "")[0]
         if kind in ("bind", "volume"):
             return self.mount_source(item, origin, kind)
-        return ShmSource(ShmKind.UNKNOWN, item.span, f"{kind} mount at /dev/shm")
+        return ShmSource(ShmKind.UNKNOWN, ShmMechanism.VOLUME, item.span, f"{kind} mount at /dev/shm")
 
     def mount_source(self, item: _Found, origin: str, kind: str) -> ShmSource:
         if kind == "bind":
-            return ShmSource(ShmKind.HOST_PATH, item.span, f"bind mount of {origin} at /dev/shm", host_path=origin)
+            description = f"bind mount of {origin} at /dev/shm"
+            return ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, item.span, description, host_path=origin)
         if not origin:
-            return ShmSource(ShmKind.DISK, item.span, "anonymous volume at /dev/shm")
+            return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, item.span, "anonymous volume at /dev/shm")
         return self.named_volume(item, origin)
 
     def named_volume(self, item: _Found, name: str) -> ShmSource:
@@ -554,10 +555,10 @@ class _Extractor:
         options = self.m.get(definition, "driver_opts")
         description = f'volume "{name}" at /dev/shm'
         if (scalar(self.m.get(options, "type")) or "").strip() != "tmpfs":
-            return ShmSource(ShmKind.DISK, item.span, description, name=name)
+            return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, item.span, description, name=name)
         option_node = self.m.get(options, "o")
         size = _option_size(_Found(option_node, item.layer), scalar(option_node) or "") if option_node else None
-        return ShmSource(ShmKind.MEMORY, item.span, f"tmpfs {description}", size, name=name)
+        return ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, item.span, f"tmpfs {description}", size, name=name)
 
     # -- the rest of a workload ------------------------------------------------------------------------------
 
@@ -629,8 +630,7 @@ class _Extractor:
             key = service.key
             workloads.append(
                 Workload(
-                    format=Format.COMPOSE,
-                    name=f'service "{service.name}"',
+                    id=WorkloadId(Format.COMPOSE, "service", service.name),
                     span=service.file.source.span(key.start_mark.index, key.end_mark.index),
                     gpu=() if utility else tuple(self.gpu(service)),
                     torch=() if utility else tuple(self.torch(service, words)),
@@ -669,7 +669,8 @@ def _with_shared(name: str, owns: dict[str, _Own]) -> tuple[ShmSource, ...]:
             break
         current, span = own.ipc_service
         if current not in owns:
-            sources.append(ShmSource(ShmKind.SHARED, span, f"ipc: service:{current} (no such service)"))
+            description = f"ipc: service:{current} (no such service)"
+            sources.append(ShmSource(ShmKind.SHARED, ShmMechanism.IPC_MODE, span, description))
             break
     return tuple(sources)
 

@@ -8,11 +8,12 @@ a small adapter each. Volumes are per pod, mounts per container, so /dev/shm is 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shmlint import sizes
-from shmlint.model import Evidence, Format, ShmKind, ShmSource, Size, Workload
+from shmlint.model import Evidence, Format, PodTarget, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText, Span
@@ -51,22 +52,12 @@ _ROLE_RENAMES = {
 
 
 @dataclass(frozen=True)
-class PodTarget:
-    """What the Kubernetes fixer needs: the pod spec (holds ``volumes``) and the container (holds mounts)."""
-
-    pod: MappingNode
-    container: MappingNode
-    volume_names: frozenset[str]
-    memory_cap: int | None = None  # half the smallest memory limit among the pod's containers
-
-
-@dataclass(frozen=True)
 class _Pod:
     """A pod spec found in a manifest, with the names that make messages readable."""
 
-    owner: str  # 'Deployment/trainer' or 'PyTorchJob/x Worker'
+    owner: WorkloadId  # kind, name and role; container fields empty
     spec: MappingNode  # the mapping that holds volumes, hostIPC and runtimeClassName
-    containers: tuple[tuple[MappingNode, str], ...]  # (container, label such as 'container "main"')
+    containers: tuple[tuple[MappingNode, str, str], ...]  # (container, what holds it: 'container', its name)
     extra_volumes: tuple[Node, ...] = ()  # Argo: workflow-level volumes
     ray_container: MappingNode | None = None
     metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
@@ -77,7 +68,6 @@ class _Extractor:
         self.source = source
         self.signals = signals
         self.m = Mappings()
-        self.cap: int | None = None  # shared_cap of the pod being read
 
     # -- locations -------------------------------------------------------------------------------------------
 
@@ -103,7 +93,7 @@ class _Extractor:
         metadata = self.m.get(obj, "metadata")
         name = scalar(self.m.get(metadata, "name")) or scalar(self.m.get(metadata, "generateName")) or "?"
         group = (scalar(self.m.get(obj, "apiVersion")) or "").split("/", 1)[0]
-        owner = f"{kind}/{name}"
+        owner = WorkloadId(Format.KUBERNETES, kind, name)
         own = (metadata,) if metadata is not None else ()
         if group == ARGO_GROUP:
             yield from self.argo_pods(obj, owner, own)
@@ -115,7 +105,7 @@ class _Extractor:
             ray = containers[0][0] if group == RAY_GROUP and containers and "submitter" not in path.lower() else None
             template_metadata = self.m.get(template, "metadata")
             both = ((template_metadata,) if template_metadata is not None else ()) + own
-            yield _Pod(self.role(owner, path), spec, containers, ray_container=ray, metadata=both)
+            yield _Pod(owner._replace(role=self.role(path)), spec, containers, ray_container=ray, metadata=both)
 
     def pod_specs(self, obj: MappingNode) -> Iterator[tuple[MappingNode, str, Node | None]]:
         """Mappings with a ``containers`` list of mappings, with the key path that led there and the mapping that
@@ -140,19 +130,19 @@ class _Extractor:
                     label = scalar(self.m.get(item, "name")) or scalar(self.m.get(item, "groupName"))
                     stack.append((item, f"{path}[{label if label else index}]", parent))
 
-    def role(self, owner: str, path: str) -> str:
+    def role(self, path: str) -> str:
         """A readable role from the key path: 'Master' for pytorchReplicaSpecs.Master, a group or job name."""
         parts = [part for part in path.replace("[", ".").replace("]", "").split(".") if part]
         words = [_ROLE_RENAMES.get(p, p) for p in parts if p not in _ROLE_NOISE and not p.endswith(_NOISE_SUFFIXES)]
-        return " ".join([owner, *filter(None, words)])
+        return " ".join(filter(None, words))
 
-    def containers(self, spec: MappingNode) -> Iterator[tuple[MappingNode, str]]:
-        for key, label in (("containers", "container"), ("initContainers", "init container")):
+    def containers(self, spec: MappingNode) -> Iterator[tuple[MappingNode, str, str]]:
+        for key, holder in (("containers", "container"), ("initContainers", "init container")):
             for container in sequence(self.m.get(spec, key)):
                 if isinstance(container, MappingNode):
-                    yield container, f'{label} "{scalar(self.m.get(container, "name")) or "?"}"'
+                    yield container, holder, scalar(self.m.get(container, "name")) or "?"
 
-    def argo_pods(self, obj: MappingNode, owner: str, metadata: tuple[Node, ...]) -> Iterator[_Pod]:
+    def argo_pods(self, obj: MappingNode, owner: WorkloadId, metadata: tuple[Node, ...]) -> Iterator[_Pod]:
         """Argo templates hold one ``container`` (or ``script``) and volumes at two levels."""
         spec = self.m.get(obj, "spec")
         if scalar(self.m.get(obj, "kind")) == "CronWorkflow":
@@ -162,24 +152,25 @@ class _Extractor:
             if not isinstance(template, MappingNode):
                 continue
             containers = [
-                (node, f'{key} "{scalar(self.m.get(node, "name")) or "main"}"')
+                (node, key, scalar(self.m.get(node, "name")) or "main")
                 for key in ("container", "script")
                 if isinstance(node := self.m.get(template, key), MappingNode)
             ]
             containers += list(self.containers(self.m.get(template, "containerSet") or template))
             if containers:
                 label = scalar(self.m.get(template, "name")) or "?"
-                yield _Pod(f"{owner} template {label}", template, tuple(containers), workflow_volumes, None, metadata)
+                role = owner._replace(role=f"template {label}")
+                yield _Pod(role, template, tuple(containers), workflow_volumes, None, metadata)
 
-    def trainer_pods(self, obj: MappingNode, owner: str, metadata: tuple[Node, ...]) -> Iterator[_Pod]:
+    def trainer_pods(self, obj: MappingNode, owner: WorkloadId, metadata: tuple[Node, ...]) -> Iterator[_Pod]:
         """Kubeflow TrainJob: ``spec.trainer`` is the container; overrides may add volumes and mounts."""
         if scalar(self.m.get(obj, "kind")) != "TrainJob":
             return
         trainer = self.m.path(obj, "spec", "trainer")
         if isinstance(trainer, MappingNode):
-            yield _Pod(owner, trainer, ((trainer, "trainer"),), (), None, metadata)
+            yield _Pod(owner, trainer, ((trainer, "trainer", ""),), (), None, metadata)
 
-    def kserve_pods(self, obj: MappingNode, owner: str, metadata: tuple[Node, ...]) -> Iterator[_Pod]:
+    def kserve_pods(self, obj: MappingNode, owner: WorkloadId, metadata: tuple[Node, ...]) -> Iterator[_Pod]:
         """KServe predictors may hold a model spec (``pytorch:``, ``model:``) that is a container in disguise."""
         predictor = self.m.path(obj, "spec", "predictor")
         if not isinstance(predictor, MappingNode):
@@ -187,7 +178,7 @@ class _Extractor:
         for key in KSERVE_MODEL_KEYS:
             model = self.m.get(predictor, key)
             if isinstance(model, MappingNode):
-                yield _Pod(owner, predictor, ((model, f'predictor "{key}"'),), (), None, metadata)
+                yield _Pod(owner, predictor, ((model, "predictor", key),), (), None, metadata)
 
     # -- annotations -----------------------------------------------------------------------------------------
 
@@ -208,13 +199,17 @@ class _Extractor:
 
     def workloads(self, documents: list[Node]) -> list[Workload]:
         result: list[Workload] = []
+        seen: Counter[WorkloadId] = Counter()
         for obj in self.objects(documents):
             for pod in self.pods(obj):
                 volumes = self.volumes(pod)
                 meant = self.shm_volume(pod, volumes)  # once per pod: it looks at every container
-                self.cap = self.shared_cap(pod)
-                for container, label in pod.containers:
-                    result.append(self.workload(pod, container, label, volumes, meant))
+                cap = self.shared_cap(pod)
+                for container, holder, name in pod.containers:
+                    identity = pod.owner._replace(container_kind=holder, container=name)
+                    identity = identity._replace(occurrence=seen[identity])
+                    seen[identity._replace(occurrence=0)] += 1
+                    result.append(self.workload(pod, container, identity, volumes, meant, cap))
         return result
 
     def volumes(self, pod: _Pod) -> dict[str, MappingNode]:
@@ -229,29 +224,32 @@ class _Extractor:
         self,
         pod: _Pod,
         container: MappingNode,
-        label: str,
+        identity: WorkloadId,
         volumes: dict[str, MappingNode],
         meant: tuple[str, MappingNode] | None,
+        cap: int | None,
     ) -> Workload:
-        is_init = label.startswith("init")
-        gpu = tuple(self.gpu_evidence(pod, container, is_init))
-        torch = tuple(self.torch_evidence(container, label))
+        gpu = tuple(self.gpu_evidence(pod, container, identity.container_kind == "init container"))
+        torch = tuple(self.torch_evidence(container, identity))
         if self.is_utility(container):
             gpu, torch = (), ()
         return Workload(
-            format=Format.KUBERNETES,
-            name=f"{pod.owner}, {label}",
+            id=identity,
             span=self.span(container),
             gpu=gpu,
             torch=torch,
-            shm=tuple(self.shm_sources(pod, container, volumes, meant)),
+            shm=tuple(self.shm_sources(pod, container, volumes, meant, cap)),
             memory_limit=self.memory_limit(container),
             nccl_shm_disabled=self.nccl_disabled(container),
             shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
             ignored_codes=self.ignored_codes(pod),
             dataloader_text=self.dataloader_text(pod),
             # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
-            target=PodTarget(pod.spec, container, frozenset(volumes), self.cap) if pod.spec is not container else None,
+            target=(
+                PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes), cap)
+                if pod.spec is not container
+                else None
+            ),
         )
 
     def resources(self, container: MappingNode) -> Node | None:
@@ -299,7 +297,7 @@ class _Extractor:
     def is_utility(self, container: MappingNode) -> bool:
         return self.signals.is_utility_command(self.command_words(container))
 
-    def torch_evidence(self, container: MappingNode, label: str) -> Iterator[Evidence]:
+    def torch_evidence(self, container: MappingNode, identity: WorkloadId) -> Iterator[Evidence]:
         image_node = self.m.get(container, "image")
         image = scalar(image_node)
         if image and self.signals.is_torch_image(image):
@@ -308,12 +306,12 @@ class _Extractor:
         if launch:
             node = self.m.get(container, "command") or self.m.get(container, "args") or self.m.get(container, "source")
             yield Evidence(f"command {launch}", self.span(node))
-        if label.startswith("predictor"):
-            yield from self.kserve_format_evidence(container, label)
+        if identity.container_kind == "predictor":
+            yield from self.kserve_format_evidence(container, identity.container)
 
-    def kserve_format_evidence(self, model: MappingNode, label: str) -> Iterator[Evidence]:
+    def kserve_format_evidence(self, model: MappingNode, key: str) -> Iterator[Evidence]:
         format_node = self.m.path(model, "modelFormat", "name")
-        model_format = (scalar(format_node) or label.split('"')[1]).lower()
+        model_format = (scalar(format_node) or key).lower()
         if model_format in KSERVE_TORCH_FORMATS:
             yield Evidence(f"KServe {model_format} predictor", self.span(format_node or model))
 
@@ -345,58 +343,69 @@ class _Extractor:
         return None
 
     def shm_sources(
-        self, pod: _Pod, container: MappingNode, volumes: dict[str, MappingNode], meant: tuple[str, MappingNode] | None
+        self,
+        pod: _Pod,
+        container: MappingNode,
+        volumes: dict[str, MappingNode],
+        meant: tuple[str, MappingNode] | None,
+        cap: int | None,
     ) -> Iterator[ShmSource]:
         host_ipc_key = self.m.key(pod.spec, "hostIPC")
         host_ipc = self.m.get(pod.spec, "hostIPC")
         if host_ipc_key is not None and (scalar(host_ipc) or "").lower() == "true":
-            yield ShmSource(ShmKind.HOST_IPC, self.pair_span(host_ipc_key, host_ipc), "hostIPC: true")
+            span = self.pair_span(host_ipc_key, host_ipc)
+            yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, span, "hostIPC: true")
         mount = self.shm_mount(container)
         if mount is not None:
             name = scalar(self.m.get(mount, "name")) or ""
             volume = volumes.get(name)
             if volume is not None:
-                yield self.volume_source(name, volume)
+                yield self.volume_source(name, volume, cap)
             return
         if meant is not None:
             name, volume = meant
-            source = self.volume_source(name, volume)
+            source = self.volume_source(name, volume, cap)
             if source.kind is ShmKind.MEMORY:
-                yield ShmSource(ShmKind.UNMOUNTED, source.span, source.description, source.size, name)
+                yield replace(source, kind=ShmKind.UNMOUNTED, cap_bytes=None)
 
     def shm_volume(self, pod: _Pod, volumes: dict[str, MappingNode]) -> tuple[str, MappingNode] | None:
         """The pod's volume meant for /dev/shm: mounted there by another container, or a Memory volume named so."""
-        for other, _ in pod.containers:
+        for other, _, _ in pod.containers:
             mount = self.shm_mount(other)
             name = scalar(self.m.get(mount, "name")) if mount is not None else None
             if name in volumes:
                 return name, volumes[name]
         for name, volume in volumes.items():
-            if "shm" in name.lower() and self.volume_source(name, volume).kind is ShmKind.MEMORY:
+            if "shm" in name.lower() and self.volume_source(name, volume, None).kind is ShmKind.MEMORY:
                 return name, volume
         return None
 
     def shared_cap(self, pod: _Pod) -> int | None:
         """Half the smallest memory limit among the pod's containers: a volume they share cannot use more."""
         limits = [
-            size.bytes for container, _ in pod.containers if (size := self.memory_limit(container)) and size.bytes
+            size.bytes for container, _, _ in pod.containers if (size := self.memory_limit(container)) and size.bytes
         ]
         return min(limits) // 2 if limits else None
 
-    def volume_source(self, name: str, volume: MappingNode) -> ShmSource:
+    def volume_source(self, name: str, volume: MappingNode, cap: int | None) -> ShmSource:
+        """``cap``: half the smallest memory limit in the pod, the most a volume its containers share can use."""
         span = self.span(volume)
         empty_dir = self.m.get(volume, "emptyDir")
         if empty_dir is not None and "emptyDir" in self.m.items(volume):
             medium = scalar(self.m.get(empty_dir, "medium")) or ""
             size = self.size(self.m.get(empty_dir, "sizeLimit"))
-            kind = ShmKind.MEMORY if medium.strip() == "Memory" else ShmKind.DISK
-            return ShmSource(kind, span, f'emptyDir volume "{name}"', size, name, cap_bytes=self.cap)
+            memory = medium.strip() == "Memory"
+            kind, mechanism = (
+                (ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT) if memory else (ShmKind.DISK, ShmMechanism.VOLUME)
+            )
+            return ShmSource(kind, mechanism, span, f'emptyDir volume "{name}"', size, name, cap_bytes=cap)
         host_path = scalar(self.m.path(volume, "hostPath", "path"))
         if host_path is not None:
             description = f'hostPath volume "{name}" ({host_path})'
-            return ShmSource(ShmKind.HOST_PATH, span, description, None, name, host_path=host_path)
+            return ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, description, None, name, host_path=host_path)
         kinds = [key for key in self.m.items(volume) if key != "name"]
-        return ShmSource(ShmKind.DISK, span, f'{kinds[0] if kinds else "volume"} volume "{name}"', None, name)
+        description = f'{kinds[0] if kinds else "volume"} volume "{name}"'
+        return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, description, None, name)
 
 
 def extract_kubernetes(source: SourceText, documents: list[Node], signals: Signals) -> list[Workload]:

@@ -12,9 +12,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from shmlint.discover import FileKind
-from shmlint.engine import Engine, FileResult, parse_error
-from shmlint.fix.edits import edits_for
-from shmlint.model import Applicability, Edit, Finding
+from shmlint.edits import edits_for
+from shmlint.engine import Engine
+from shmlint.model import Applicability, Edit, FileResult, Finding, WorkloadId
+from shmlint.parsers.syntax import parse_error
 from shmlint.source import SourceText
 
 MAX_ROUNDS = 5
@@ -82,8 +83,17 @@ def _parsable(
     return [], current.text
 
 
-def _identity(finding: Finding) -> tuple[str, str]:
-    return finding.code, finding.workload.name if finding.workload else ""
+def _identity(finding: Finding) -> tuple[str, WorkloadId | None]:
+    return finding.code, finding.workload.id if finding.workload else None
+
+
+def _first_of_each(findings: list[Finding], identities: set[tuple[str, WorkloadId | None]]) -> list[Finding]:
+    """One finding for each identity, in file order, to name in a message."""
+    named: dict[tuple[str, WorkloadId | None], Finding] = {}
+    for finding in findings:
+        if _identity(finding) in identities:
+            named.setdefault(_identity(finding), finding)
+    return sorted(named.values(), key=Finding.sort_key)
 
 
 def fix_source(
@@ -100,14 +110,17 @@ def fix_source(
     applied: list[Finding] = []
     problems: list[str] = []
     seen = {source.text}
-    previous: Counter[tuple[str, str]] = Counter()  # wanted findings of the last round, by code and workload
-    fixed_last: set[tuple[str, str]] = set()
+    previous: Counter[tuple[str, WorkloadId | None]] = Counter()  # the last round's wanted findings by code, workload
+    fixed_last: set[tuple[str, WorkloadId | None]] = set()
     for _ in range(MAX_ROUNDS):
         result = checked if checked is not None and current is source else engine.check_source(current, kind, path)
         wanted = [f for f in result.findings if _wanted(f, unsafe)]
         counts = Counter(map(_identity, wanted))
         stuck = {identity for identity in fixed_last if counts[identity] >= previous[identity]}
-        problems.extend(f"{code} fix dropped: it did not hold for {name}" for code, name in sorted(stuck))
+        problems.extend(
+            f"{finding.code} fix dropped: it did not hold for {finding.workload.name if finding.workload else 'the file'}"
+            for finding in _first_of_each(wanted, stuck)
+        )
         previous, fixed_last = counts, set()
         kept: list[Edit] = []
         fixed_now: list[tuple[Finding, list[Edit]]] = []

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shmlint.discover import Candidate
-from shmlint.engine import PARALLEL_MIN_FILES, Engine, die_with_parent
+from shmlint.engine import Engine
+from shmlint.runner import PARALLEL_MIN_FILES, die_with_parent
 from shmlint.settings import Settings
 
 

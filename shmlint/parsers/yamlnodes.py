@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -287,6 +287,22 @@ def walk_mappings(root: Node) -> Iterator[MappingNode]:
             stack.extend(value for _, value in reversed(node.value))
         elif isinstance(node, SequenceNode):
             stack.extend(reversed(node.value))
+
+
+def mappings_at(source: SourceText, offsets: Iterable[int]) -> dict[int, MappingNode]:
+    """The mappings that start at ``offsets`` in the text (fix targets are offsets, so they cross processes as
+    plain data); the composition is the memoised one the check of the same text made."""
+    wanted = set(offsets)
+    found: dict[int, MappingNode] = {}
+    try:
+        documents = compose(source)
+    except YamlError:
+        return found
+    for document in documents:
+        for node in walk_mappings(document):
+            if node.start_mark.index in wanted and node.start_mark.index not in found:
+                found[node.start_mark.index] = node
+    return found
 
 
 def key_problem(documents: list[Node]) -> YamlError | None:

@@ -7,8 +7,7 @@ several lines, so columns are written only for single-line extents. Notices (fil
 
 from __future__ import annotations
 
-from shmlint.engine import Notice, Report
-from shmlint.model import Finding
+from shmlint.model import Finding, Notice, Report
 from shmlint.report.common import extent, posix_path, title
 from shmlint.severity import Severity
 

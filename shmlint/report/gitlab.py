@@ -12,8 +12,7 @@ import json
 from typing import Any
 
 from shmlint.baseline import fingerprints
-from shmlint.engine import Report
-from shmlint.model import Finding
+from shmlint.model import Finding, Report
 from shmlint.report.common import extent, posix_path, title
 from shmlint.severity import Severity
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from shmlint.engine import Report
-from shmlint.model import Finding
+from shmlint.model import Finding, Report
 
 SCHEMA_VERSION = 1
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from shmlint.engine import Report
-from shmlint.model import Finding
+from shmlint.model import Finding, Report
 from shmlint.report.common import posix_path, rule_url, title
 from shmlint.severity import Severity
 

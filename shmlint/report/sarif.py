@@ -16,14 +16,13 @@ from urllib.parse import quote
 from shmlint import __version__
 from shmlint.baseline import fingerprints
 from shmlint.catalog import Rule, load_catalog
-from shmlint.engine import Notice, Report
-from shmlint.model import Finding
+from shmlint.model import Finding, Notice, Report
 from shmlint.report.common import HOMEPAGE, extent, posix_path, rule_url
 from shmlint.severity import Severity
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 #: the key of our fingerprint in ``partialFingerprints``; a new fingerprint algorithm gets a new key
-FINGERPRINT_KEY = "shmlint/v1"
+FINGERPRINT_KEY = "shmlint/v2"
 _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 

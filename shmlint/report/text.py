@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
-    from shmlint.engine import Report
-    from shmlint.model import Finding
+    from shmlint.model import Finding, Report
 
 _COLOURS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 
 from shmlint.discover import Candidate
 from shmlint.effective import ShmState, effective_shm
-from shmlint.engine import Engine, FileResult
+from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.model import DataLoaderHint, ShmKind, Workload
+from shmlint.model import DataLoaderHint, FileResult, ShmKind, ShmMechanism, Workload, WorkloadId
 from shmlint.sizes import MIB
 from shmlint.validate.backends import Backend, BackendUnavailable, Provision, Reaper, ShmSpec
 from shmlint.validate.probe import Outcome, ProbeResult, Profile, interpret
@@ -39,7 +39,7 @@ def shm_spec(workload: Workload) -> ShmSpec | str:
     if effective.state in (ShmState.SIZED, ShmState.UNBOUNDED) and source is not None:
         if source.namespace_size:
             return ShmSpec(Provision.IPC_SIZE, effective.bytes)
-        tmpfs = source.description.startswith("--tmpfs")
+        tmpfs = source.mechanism is ShmMechanism.TMPFS_OPTION
         return ShmSpec(Provision.TMPFS if tmpfs else Provision.MOUNT_TMPFS, effective.bytes)
     if effective.state is ShmState.HOST and source is not None:
         return ShmSpec(Provision.HOST_IPC if source.kind is ShmKind.HOST_IPC else Provision.HOST_BIND)
@@ -54,7 +54,8 @@ class Case:
     """One workload to probe, as written or as ``shmlint fix`` leaves it."""
 
     path: str
-    workload: str
+    workload: str  # the display name, for the table
+    identity: WorkloadId  # what matches the workload in the fixed file
     fixed: bool
     codes: tuple[str, ...]
     profile: DataLoaderHint
@@ -107,7 +108,14 @@ def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
         codes = _codes(checked, workload)
         cases.append(
             Case(
-                source.path, workload.name, False, codes, hint or DEFAULT_PROFILE, hint is not None, shm_spec(workload)
+                source.path,
+                workload.name,
+                workload.id,
+                False,
+                codes,
+                hint or DEFAULT_PROFILE,
+                hint is not None,
+                shm_spec(workload),
             )
         )
     flagged = [case for case in cases if case.flagged]
@@ -115,9 +123,9 @@ def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
         return cases
     fixed = fix_source(engine, source, candidate.kind, candidate.path)
     rechecked = engine.check_source(replace(source, text=fixed.text), candidate.kind, candidate.path)
-    by_name = {w.name: w for w in _torch_workloads(rechecked)}
+    by_identity = {w.id: w for w in _torch_workloads(rechecked)}
     for case in flagged:
-        after = by_name.get(case.workload)
+        after = by_identity.get(case.identity)
         shm = shm_spec(after) if after else "the fixed file no longer has this workload"
         codes = _codes(rechecked, after) if after else ()
         cases.append(replace(case, fixed=True, codes=codes, shm=shm))

@@ -1,16 +1,15 @@
 """Fixes for compose services: a service-level ``shm_size``, sizes on tmpfs mounts, respelled sizes.
 
 Edits go into the flagged service's own mapping (never an anchor it merges from, which other services share);
-``shmlint.fix.yamledit`` shapes them like their siblings.
+``shmlint.edits.yamledit`` shapes them like their siblings.
 """
 
 from __future__ import annotations
 
-from shmlint.extract.compose import ServiceTarget
-from shmlint.fix import yamledit
-from shmlint.fix.yamledit import Block
-from shmlint.model import Edit, Fix, FixAction, ShmSource, Workload
-from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, YamlError, compose, walk_mappings
+from shmlint.edits import yamledit
+from shmlint.edits.yamledit import Block
+from shmlint.model import Edit, Fix, FixAction, ServiceTarget, ShmSource, Workload
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, mappings_at
 from shmlint.sizes import format_compose, format_docker
 from shmlint.source import SourceText
 
@@ -77,23 +76,24 @@ def _node_at(root: Node, offset: int) -> Node | None:
     return None
 
 
-def _service_mapping(source: SourceText, target: ServiceTarget) -> MappingNode | None:
-    try:
-        documents = compose(source)
-    except YamlError:
-        return None
-    for document in documents:
-        for node in walk_mappings(document):
-            if node.start_mark.index == target.mapping_start:
-                return node
-    return None
+def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
+    """From the target: a service mapping of this file to write ``shm_size`` in. A size on a tmpfs declaration
+    depends on how it is written (its own or merged in, plain or quoted), so that one case reads the text."""
+    target = workload.target
+    if not isinstance(target, ServiceTarget) or target.path != source.path or not fix.size_bytes:
+        return False
+    if fix.action is FixAction.ADD_SHM:
+        return True
+    if fix.action is not FixAction.SET_SIZE or fix.source is None:
+        return False
+    return fix.source.namespace_size or bool(edits_for(fix, workload, source))
 
 
 def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     target = workload.target
     if not isinstance(target, ServiceTarget) or target.path != source.path or not fix.size_bytes:
         return []
-    service = _service_mapping(source, target)
+    service = mappings_at(source, (target.mapping_start,)).get(target.mapping_start)
     if service is None:
         return []
     if fix.action is FixAction.ADD_SHM:

@@ -7,9 +7,20 @@ for the image or for the container's own arguments, whatever else the line holds
 from __future__ import annotations
 
 from shmlint import sizes
-from shmlint.extract.commandline import CommandTarget
-from shmlint.model import Edit, Fix, FixAction, Workload
+from shmlint.model import CommandTarget, Edit, Fix, FixAction, Workload
 from shmlint.source import SourceText
+
+
+def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
+    """From the target alone: a new ``--shm-size``, or a size where the declaration has one or a slot for one."""
+    target, declared = workload.target, fix.source
+    if not isinstance(target, CommandTarget) or fix.size_bytes is None:
+        return False
+    if fix.action is FixAction.ADD_SHM:
+        return True
+    if fix.action is not FixAction.SET_SIZE or declared is None:
+        return False
+    return declared.size is not None or any(slot.source_start == declared.span.start for slot in target.size_slots)
 
 
 def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:

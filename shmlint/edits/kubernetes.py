@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from shmlint.extract.kubernetes import PodTarget
-from shmlint.fix import yamledit
-from shmlint.fix.yamledit import Block
-from shmlint.model import Edit, Fix, FixAction, Workload
-from shmlint.parsers.yamlnodes import MappingNode, Mappings, SequenceNode, is_null, scalar, sequence
+from shmlint.edits import yamledit
+from shmlint.edits.yamledit import Block
+from shmlint.model import Edit, Fix, FixAction, PodTarget, Workload
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, SequenceNode, is_null, mappings_at, scalar, sequence
 from shmlint.sizes import MIB, format_kubernetes
 from shmlint.source import SourceText
 
@@ -36,29 +35,46 @@ def _append_or_create(
     return yamledit.add_key(source, owner, key, [item], step, seq_offset)
 
 
+def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
+    """From the target alone: a pod spec to hold the volume (a TrainJob's trainer has none) and what the action
+    needs (a size, the volume's name, a Memory emptyDir to size)."""
+    declared = fix.source
+    if not isinstance(workload.target, PodTarget):
+        return False
+    if fix.action is FixAction.ADD_SHM:
+        return bool(fix.size_bytes)
+    if fix.action is FixAction.MOUNT_VOLUME:
+        return declared is not None and bool(declared.name)
+    if fix.action is FixAction.SET_SIZE:
+        return declared is not None and bool(declared.name and fix.size_bytes)
+    return False
+
+
 def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     target = workload.target
     if not isinstance(target, PodTarget):
         return []
+    found = mappings_at(source, (target.pod_start, target.container_start))
+    pod, container = found.get(target.pod_start), found.get(target.container_start)
+    if pod is None or container is None:
+        return []
     m = Mappings()
-    step = yamledit.indent_step(target.pod)
-    seq_offset = yamledit.sequence_offset(source, target.pod)
+    step = yamledit.indent_step(pod)
+    seq_offset = yamledit.sequence_offset(source, pod)
     if fix.action is FixAction.ADD_SHM and fix.size_bytes:
-        mounted = _shm_mount_name(m, target.container)  # mounted at /dev/shm already, but no such volume
+        mounted = _shm_mount_name(m, container)  # mounted at /dev/shm already, but no such volume
         name = mounted or volume_name(target.volume_names)
         cap = target.memory_cap // MIB * MIB or target.memory_cap if target.memory_cap else None
         size = format_kubernetes(min(fix.size_bytes, cap) if cap else fix.size_bytes)
         volume = Block((("name", name), ("emptyDir", Block((("medium", "Memory"), ("sizeLimit", size))))))
-        edits = [_append_or_create(source, m, target.pod, "volumes", volume, step, seq_offset)]
+        edits = [_append_or_create(source, m, pod, "volumes", volume, step, seq_offset)]
         if mounted is None:
-            edits.append(_append_or_create(source, m, target.container, "volumeMounts", _mount(name), step, seq_offset))
+            edits.append(_append_or_create(source, m, container, "volumeMounts", _mount(name), step, seq_offset))
         return edits
     if fix.action is FixAction.MOUNT_VOLUME and fix.source and fix.source.name:
-        return [
-            _append_or_create(source, m, target.container, "volumeMounts", _mount(fix.source.name), step, seq_offset)
-        ]
+        return [_append_or_create(source, m, container, "volumeMounts", _mount(fix.source.name), step, seq_offset)]
     if fix.action is FixAction.SET_SIZE and fix.source and fix.source.name and fix.size_bytes:
-        return _set_size_limit(source, m, target, fix.source.name, format_kubernetes(fix.size_bytes), step)
+        return _set_size_limit(source, m, pod, fix.source.name, format_kubernetes(fix.size_bytes), step)
     return []
 
 
@@ -69,8 +85,8 @@ def _shm_mount_name(m: Mappings, container: MappingNode) -> str | None:
     return None
 
 
-def _set_size_limit(source: SourceText, m: Mappings, target: PodTarget, name: str, size: str, step: int) -> list[Edit]:
-    volume = next((v for v in sequence(m.get(target.pod, "volumes")) if scalar(m.get(v, "name")) == name), None)
+def _set_size_limit(source: SourceText, m: Mappings, pod: MappingNode, name: str, size: str, step: int) -> list[Edit]:
+    volume = next((v for v in sequence(m.get(pod, "volumes")) if scalar(m.get(v, "name")) == name), None)
     empty_dir = m.get(volume, "emptyDir")
     if not isinstance(empty_dir, MappingNode) or not empty_dir.value:
         return []

@@ -1,0 +1,44 @@
+"""Text edits per format: a finding's format-free ``Fix`` written as the smallest edits to one file.
+
+Below the engine: the engine asks ``can_write`` whether a fix can be written for a workload's target (from the
+target's data alone, no edit is computed during ``check``), and the fix loop (``shmlint.fix``) asks
+``edits_for`` for the edits themselves.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from shmlint.model import Edit, Finding, FixAction, Format
+from shmlint.source import SourceText
+
+
+def _writer(format: Format) -> ModuleType:
+    if format is Format.KUBERNETES:
+        from shmlint.edits import kubernetes as writer
+    elif format is Format.COMPOSE:
+        from shmlint.edits import compose as writer  # type: ignore[no-redef]
+    else:
+        from shmlint.edits import commandline as writer  # type: ignore[no-redef]
+    return writer
+
+
+def can_write(finding: Finding, source: SourceText) -> bool:
+    """Whether the fixer of the workload's format can write the finding's fix in its file."""
+    fix, workload = finding.fix, finding.workload
+    if fix is None or workload is None:
+        return False
+    if fix.action is FixAction.REWRITE_SIZE:
+        return bool(fix.replacement)
+    answer: bool = _writer(workload.format).can_write(fix, workload, source)
+    return answer
+
+
+def edits_for(finding: Finding, source: SourceText) -> list[Edit]:
+    fix, workload = finding.fix, finding.workload
+    if fix is None or workload is None:
+        return []
+    if fix.action is FixAction.REWRITE_SIZE and fix.replacement:
+        return [Edit(finding.span.start, finding.span.end, fix.replacement)]
+    edits: list[Edit] = _writer(workload.format).edits_for(fix, workload, source)
+    return edits

@@ -1,0 +1,119 @@
+"""Which extractor reads a file: by its kind, and for YAML by its content (compose, CI, Kubernetes).
+
+The cheapest parse that can answer is used: a file without any signal (see ``shmlint.prefilter``) can only be
+reported for its syntax, so it is parsed for syntax alone, and no extractor is even imported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from shmlint.discover import (
+    COMPOSE_DEFAULT_FILES,
+    COMPOSE_OVERRIDE_FILES,
+    FileKind,
+    chart_root,
+    has_helm_actions,
+    has_template_marks,
+    may_be_compose,
+)
+from shmlint.model import Notice, Workload
+from shmlint.prefilter import Prefilter
+from shmlint.signals import Signals
+from shmlint.source import SourceText
+
+ReadSource = Callable[[Path], "SourceText | None"]
+
+#: keys that hold shell in GitHub Actions and GitLab CI; a file without any is not CI YAML
+_CI_KEYS = re.compile(r"^[ \t-]*(run|script|before_script|after_script)[ \t]*:", re.MULTILINE)
+
+
+class UnparsableInput(Exception):
+    """The file is not what its kind says (invalid YAML, a refused alias bomb); where, for an SHM000 finding."""
+
+    def __init__(self, message: str, line: int, column: int, offset: int) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column, self.offset = message, line, column, offset
+
+
+def extract_file(
+    source: SourceText, kind: FileKind, path: Path, signals: Signals, prefilter: Prefilter, read_source: ReadSource
+) -> tuple[list[Workload], list[Notice]]:
+    """The workloads of one file and the notices about it; raises ``UnparsableInput``."""
+    if kind is FileKind.YAML:
+        return _yaml(source, path, signals, prefilter, read_source)
+    if kind is FileKind.DOCKERFILE or not prefilter.passes(source.text):
+        return [], []
+    from shmlint.extract.commandline import extract_commands
+    from shmlint.parsers import embedded
+
+    masks: dict[FileKind, Callable[[str], str]] = {
+        FileKind.SHELL: lambda text: text,
+        FileKind.MAKEFILE: embedded.mask_makefile,
+        FileKind.MARKDOWN: embedded.mask_markdown,
+    }
+    return extract_commands(source, masks[kind](source.text), signals), []
+
+
+def _yaml(
+    source: SourceText, path: Path, signals: Signals, prefilter: Prefilter, read_source: ReadSource
+) -> tuple[list[Workload], list[Notice]]:
+    from shmlint.parsers.yamlnodes import YamlError, check_syntax, compose
+
+    if has_helm_actions(source.text):
+        return [], [_template_notice(source, path)]
+    wanted = prefilter.passes(source.text) or _has_override(path)
+    try:
+        if not wanted:  # no signal: the syntax is all that can be reported
+            check_syntax(source)
+            return [], []
+        documents = compose(source)
+    except YamlError as exc:
+        if has_template_marks(source.text):
+            return [], [_template_notice(source, path)]
+        raise UnparsableInput(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
+    return _yaml_workloads(source, path, documents, signals, read_source), []
+
+
+def _yaml_workloads(
+    source: SourceText, path: Path, documents: list, signals: Signals, read_source: ReadSource
+) -> list[Workload]:
+    if may_be_compose(path.name, source.text):
+        from shmlint.extract import compose as compose_files
+
+        if compose_files.is_compose(source.path, documents):
+            return compose_files.extract_compose(
+                source, documents, signals, base_dir=path.parent, read_file=read_source
+            )
+    if _CI_KEYS.search(source.text):
+        from shmlint.parsers.embedded import mask_ci_yaml
+
+        ci_mask = mask_ci_yaml(source, documents)
+        if ci_mask is not None:
+            from shmlint.extract.commandline import extract_commands
+
+            return extract_commands(source, ci_mask, signals)
+    from shmlint.extract.kubernetes import extract_kubernetes
+
+    return extract_kubernetes(source, documents, signals)
+
+
+def _has_override(path: Path) -> bool:
+    """A default compose file with an override beside it: the override may hold the signals."""
+    return path.name in COMPOSE_DEFAULT_FILES and any((path.parent / n).is_file() for n in COMPOSE_OVERRIDE_FILES)
+
+
+def _template_notice(source: SourceText, path: Path) -> Notice:
+    chart = chart_root(path)
+    if chart is not None:
+        return Notice(
+            str(chart),
+            "Helm chart: its templates are not plain YAML, so they are not checked; lint the rendered output "
+            f"with `helm template {chart} | shmlint check - --stdin-filename rendered.yaml`",
+        )
+    return Notice(
+        source.path,
+        "template (Helm/Jinja markers): not plain YAML, not checked; lint its rendered output instead",
+    )

@@ -1,0 +1,64 @@
+"""A run over paths: discover -> render what renders -> check each file (in worker processes for large trees).
+
+Above the engine: it decides which files the engine sees and in how many processes, and keeps results in
+discovery order whatever the parallelism.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, discover
+from shmlint.engine import Engine
+from shmlint.model import FileResult, Report
+from shmlint.settings import Settings
+
+#: files per worker process: below this, starting a second process costs more than it saves
+PARALLEL_MIN_FILES = 400
+
+
+def check_paths(settings: Settings, paths: Iterable[Path], jobs: int | None = None) -> Report:
+    """Check everything below ``paths``. Results are slimmed (no file text) so memory stays flat on large trees
+    and results cross process boundaries cheaply."""
+    candidates = list(discover(paths, settings.exclude))
+    rendered: tuple[FileResult, ...] = ()
+    if any(c.path.name in ("Chart.yaml", *KUSTOMIZATION_NAMES) for c in candidates):
+        from shmlint.render import render_units
+
+        candidates, rendered = render_units(_engine(settings), candidates)
+    workers = min(jobs or os.cpu_count() or 1, max(1, len(candidates) // PARALLEL_MIN_FILES))
+    task = functools.partial(_check, settings)
+    if workers <= 1:
+        return Report((*map(task, candidates), *rendered))
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    chunk = max(16, len(candidates) // (workers * 8))
+    with ProcessPoolExecutor(workers, get_context("fork"), initializer=die_with_parent) as pool:
+        return Report((*pool.map(task, candidates, chunksize=chunk), *rendered))
+
+
+def die_with_parent() -> None:
+    """Pool workers end when the main process does, even by SIGKILL: no orphan goes on writing files."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent was already gone before the request took effect
+        os._exit(1)
+
+
+@functools.lru_cache(maxsize=1)
+def _engine(settings: Settings) -> Engine:
+    """One engine per process, built on its first file (compiled patterns are reused)."""
+    return Engine(settings)
+
+
+def _check(settings: Settings, candidate: Candidate) -> FileResult:
+    return _engine(settings).check_candidate(candidate).slim()
