@@ -1,0 +1,120 @@
+"""The package's layering, held by its imports: every import (lazy ones inside functions included) points to the
+same layer or a lower one, so the flow discover -> parse -> Workloads -> rules -> Findings -> report/fix runs one
+way; and the structured identity that replaced parsing display names."""
+
+from __future__ import annotations
+
+import ast
+import pickle
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from shmlint.cli import cli
+from shmlint.discover import Candidate, FileKind
+from shmlint.engine import Engine
+from shmlint.model import Format, WorkloadId
+from shmlint.settings import Settings
+
+PACKAGE = Path(__file__).resolve().parent.parent / "shmlint"
+
+#: lowest first; a unit is a top-level module or subpackage of shmlint
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"shmlint", "severity", "source", "sizes", "signals", "discover", "model"}),
+    frozenset({"settings", "prefilter", "parsers", "catalog", "effective", "sizing"}),
+    frozenset({"extract", "edits", "checks", "hints", "suppress"}),
+    frozenset({"engine"}),
+    frozenset({"render", "runner", "fix", "baseline", "report", "validate", "parallel", "config"}),
+    frozenset({"docs", "cli", "__main__"}),
+)
+
+
+def _layer(unit: str) -> int:
+    return next(index for index, units in enumerate(LAYERS) if unit in units)
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "shmlint":
+            names = [f"shmlint.{alias.name}" for alias in node.names] if node.module == "shmlint" else [node.module]
+            found.update(names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == "shmlint")
+    return found
+
+
+def _modules() -> list[tuple[str, Path]]:
+    result = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE.parent).with_suffix("")
+        result.append((".".join(part for part in relative.parts if part != "__init__"), path))
+    return result
+
+
+def test_every_unit_has_a_layer() -> None:
+    units = {_unit(module) for module, _ in _modules()}
+    placed = set().union(*LAYERS)
+    assert units <= placed, f"give these a layer in LAYERS: {sorted(units - placed)}"
+
+
+@pytest.mark.parametrize(("module", "path"), _modules(), ids=[module for module, _ in _modules()])
+def test_imports_point_down_the_layers(module: str, path: Path) -> None:
+    own = _layer(_unit(module))
+    upward = sorted(
+        target for target in _imports(path) if _unit(target) in set().union(*LAYERS) and _layer(_unit(target)) > own
+    )
+    assert not upward, f"{module} (layer {own}) imports from a higher layer: {upward}"
+
+
+def test_engine_stays_small() -> None:
+    assert len((PACKAGE / "engine.py").read_text(encoding="utf-8").splitlines()) < 200
+
+
+COMMANDS = (
+    "docker run --gpus all pytorch/pytorch python train.py\n\ndocker run --gpus all pytorch/pytorch python train.py\n"
+)
+
+
+def test_workload_identity_is_data_and_results_pickle(tmp_path: Path) -> None:
+    """Two identical command lines differ by occurrence only; a checked file's workloads and targets are plain
+    data that cross process boundaries (no parser nodes)."""
+    script = tmp_path / "train.sh"
+    script.write_text(COMMANDS, encoding="utf-8")
+    result = Engine(Settings()).check_candidate(Candidate(script, FileKind.SHELL, True))
+    assert [w.id for w in result.workloads] == [
+        WorkloadId(Format.COMMAND, "docker run", occurrence=0),
+        WorkloadId(Format.COMMAND, "docker run", occurrence=1),
+    ]
+    assert [w.name for w in result.workloads] == ["docker run (line 1)", "docker run (line 3)"]
+    restored = pickle.loads(pickle.dumps(result.slim()))
+    assert restored.findings == result.findings and all(f.workload.target for f in restored.findings)
+
+
+def test_exit_code_does_not_depend_on_argument_order(tmp_path: Path) -> None:
+    """Each folder's own fail-on decides for its files: with a (fail-on error) and b (fail-on info) over the same
+    info finding, ``check a b`` and ``check b a`` both fail, because b's finding reaches b's threshold."""
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  volumes:\n"
+        "    - {name: dshm, emptyDir: {medium: Memory, sizeLimit: 8Gi}}\n  containers:\n"
+        "    - name: main\n      image: pytorch/pytorch\n      resources: {limits: {nvidia.com/gpu: 2, memory: 64Gi}}\n"
+        "      volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n      env: [{name: NCCL_SHM_DISABLE, value: '1'}]\n"
+    )
+    for name, fail_on in (("a", "error"), ("b", "info")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / ".shmlint.yaml").write_text(f"fail-on: {fail_on}\n", encoding="utf-8")
+        (folder / "pod.yaml").write_text(pod, encoding="utf-8")
+    runner = CliRunner()
+    forward = runner.invoke(cli, ["check", str(tmp_path / "a"), str(tmp_path / "b")])
+    backward = runner.invoke(cli, ["check", str(tmp_path / "b"), str(tmp_path / "a")])
+    assert "SHM012" in forward.output
+    assert forward.exit_code == backward.exit_code == 1, (forward.output, backward.output)
+    alone = runner.invoke(cli, ["check", str(tmp_path / "a")])
+    assert alone.exit_code == 0, alone.output
