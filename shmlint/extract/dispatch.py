@@ -60,9 +60,9 @@ def extract_file(
 def _yaml(
     source: SourceText, path: Path, signals: Signals, prefilter: Prefilter, read_source: ReadSource
 ) -> tuple[list[Workload], list[Notice]]:
-    from shmlint.parsers.yamlnodes import YamlError, check_syntax, compose
+    from shmlint.parsers.yamlnodes import YamlError, check_syntax, compose, key_problem
 
-    if has_helm_actions(source.text):
+    if has_helm_actions(source.text) and _in_chart_templates(path):
         return [], [_template_notice(source, path)]
     wanted = prefilter.passes(source.text) or _has_override(path)
     try:
@@ -74,6 +74,10 @@ def _yaml(
         if has_template_marks(source.text):
             return [], [_template_notice(source, path)]
         raise UnparsableInput(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
+    if has_helm_actions(source.text) and key_problem(documents) is not None:
+        # ``name: {{ .Values.x }}`` composes as a mapping used as a key, which no Kubernetes or compose reader
+        # accepts: an unrendered template that happens to parse, not a manifest
+        return [], [_template_notice(source, path)]
     return _yaml_workloads(source, path, documents, signals, read_source), []
 
 
@@ -98,6 +102,13 @@ def _yaml_workloads(
     from shmlint.extract.kubernetes import extract_kubernetes
 
     return extract_kubernetes(source, documents, signals)
+
+
+def _in_chart_templates(path: Path) -> bool:
+    """A file under a Helm chart's ``templates/`` folder: not YAML until Helm renders it, whatever it parses as.
+    Anywhere else, ``{{ }}`` inside valid YAML is content (KServe runtimes, compiled Argo workflows)."""
+    chart = chart_root(path)
+    return chart is not None and (chart / "templates") in path.parents
 
 
 def _has_override(path: Path) -> bool:

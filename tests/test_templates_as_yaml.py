@@ -1,0 +1,83 @@
+"""Valid YAML is checked as YAML: ``{{ }}`` inside scalars is content (KServe ServingRuntimes, compiled Argo
+workflows); only a Helm chart's templates, or text that is not a manifest until rendered, is left to a renderer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from shmlint.cli import cli
+
+RUNTIME = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: hf
+  labels:
+    x: "{{.Labels.x}}"
+spec:
+  containers:
+    - name: kserve-container
+      image: kserve/huggingfaceserver:latest
+      args: ["--model_dir={{.Labels.modelDir}}"]
+      resources:
+        limits: {nvidia.com/gpu: "1"}
+"""
+
+ARGO = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata: {generateName: train-}
+spec:
+  entrypoint: train
+  templates:
+    - name: train
+      container:
+        image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+        command: [torchrun, "--nproc_per_node={{inputs.parameters.gpus}}", "{{$}}"]
+        resources: {limits: {nvidia.com/gpu: 2}}
+"""
+
+HELM = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  template:
+    spec:
+      containers:
+        - name: {{ .Chart.Name }}
+          image: vllm/vllm-openai
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def _check(path: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["check", str(path)])
+    return result.exit_code, result.output
+
+
+def test_quoted_template_marks_in_valid_yaml_are_content(tmp_path: Path) -> None:
+    for name, text in (("runtime.yaml", RUNTIME), ("workflow.yaml", ARGO)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        code, output = _check(tmp_path / name)
+        assert code == 1 and "SHM001" in output, output
+
+
+def test_chart_templates_are_left_to_the_renderer(tmp_path: Path) -> None:
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: chart\nversion: 0.1.0\n", encoding="utf-8")
+    (chart / "templates" / "runtime.yaml").write_text(RUNTIME, encoding="utf-8")
+    code, output = _check(chart / "templates" / "runtime.yaml")
+    assert "SHM001" not in output and "Helm chart" in output, output
+
+
+def test_unrendered_template_that_happens_to_parse_is_not_a_manifest(tmp_path: Path) -> None:
+    """``name: {{ .Release.Name }}`` composes as a mapping used as a key: a template outside any chart, noted and
+    never reported as ``Deployment/?``."""
+    (tmp_path / "deployment.yaml").write_text(HELM, encoding="utf-8")
+    code, output = _check(tmp_path / "deployment.yaml")
+    assert code == 0 and "SHM001" not in output and "template" in output, output
