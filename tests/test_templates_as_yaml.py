@@ -71,7 +71,7 @@ def test_chart_templates_are_left_to_the_renderer(tmp_path: Path) -> None:
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: chart\nversion: 0.1.0\n", encoding="utf-8")
     (chart / "templates" / "runtime.yaml").write_text(RUNTIME, encoding="utf-8")
-    code, output = _check(chart / "templates" / "runtime.yaml")
+    _, output = _check(chart / "templates" / "runtime.yaml")
     assert "SHM001" not in output and "Helm chart" in output, output
 
 
