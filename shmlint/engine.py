@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.discover import Candidate, FileKind
 from shmlint.extract.dispatch import UnparsableInput, extract_file
+from shmlint.extract.kserve import RuntimeIndex
 from shmlint.model import FileResult, Notice
 from shmlint.prefilter import Prefilter
 from shmlint.settings import Settings
@@ -26,8 +27,10 @@ if TYPE_CHECKING:  # a file with no workload never loads the rules
 class Engine:
     """Checks files with one set of settings; holds no state between files."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, runtimes: RuntimeIndex | None = None) -> None:
+        """``runtimes``: the KServe ServingRuntimes of the whole run (``runner.kserve_runtimes``)."""
         self.settings = settings
+        self.runtimes = runtimes
         self.prefilter = Prefilter(settings.signals, enabled=settings.prefilter)
 
     @cached_property
@@ -56,7 +59,7 @@ class Engine:
         notices: list[Notice] = []
         try:
             workloads, notices = extract_file(
-                source, kind, path, self.settings.signals, self.prefilter, self.read_source
+                source, kind, path, self.settings.signals, self.prefilter, self.read_source, self.runtimes
             )
         except UnparsableInput as exc:
             raw = list(self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset).findings)

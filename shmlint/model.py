@@ -102,6 +102,7 @@ class ShmMechanism(enum.StrEnum):
     IPC_MODE = "ipc-mode"  # hostIPC, --ipc, compose ipc: another namespace's /dev/shm, or none
     BUILD_OPTION = "build-option"  # compose build.shm_size: the build container only
     EXPANSION = "expansion"  # a variable or expansion shmlint cannot resolve
+    MERGED_SPEC = "merged-spec"  # a spec completed elsewhere (a KServe ServingRuntime) that is not among the files
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,12 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, discover
+from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind, discover
 from shmlint.engine import Engine
+from shmlint.extract.kserve import RUNTIME_MARK, Runtime, RuntimeIndex, runtimes_in
 from shmlint.model import FileResult, Report
 from shmlint.settings import Settings
+from shmlint.source import InputError, read_bytes
 
 #: files per worker process: below this, starting a second process costs more than it saves
 PARALLEL_MIN_FILES = 400
@@ -24,13 +26,14 @@ def check_paths(settings: Settings, paths: Iterable[Path], jobs: int | None = No
     """Check everything below ``paths``. Results are slimmed (no file text) so memory stays flat on large trees
     and results cross process boundaries cheaply."""
     candidates = list(discover(paths, settings.exclude))
+    runtimes = kserve_runtimes(settings, candidates)
     rendered: tuple[FileResult, ...] = ()
     if any(c.path.name in ("Chart.yaml", *KUSTOMIZATION_NAMES) for c in candidates):
         from shmlint.render import render_units
 
-        candidates, rendered = render_units(_engine(settings), candidates)
+        candidates, rendered = render_units(_engine(settings, runtimes), candidates)
     workers = min(jobs or os.cpu_count() or 1, max(1, len(candidates) // PARALLEL_MIN_FILES))
-    task = functools.partial(_check, settings)
+    task = functools.partial(_check, settings, runtimes)
     if workers <= 1:
         return Report((*map(task, candidates), *rendered))
     from concurrent.futures import ProcessPoolExecutor
@@ -54,11 +57,32 @@ def die_with_parent() -> None:
         os._exit(1)
 
 
+def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeIndex | None:
+    """The ServingRuntimes among the files, which complete InferenceServices in any of them (KServe merges the
+    runtime's pod spec into the predictor's). Only files that name ``ServingRuntime`` are parsed for this."""
+    found: list[Runtime] = []
+    for candidate in candidates:
+        if candidate.kind is not FileKind.YAML or candidate.error is not None:
+            continue
+        try:
+            data = read_bytes(candidate.path, settings.max_file_bytes)
+        except InputError:
+            continue
+        if RUNTIME_MARK not in data:
+            continue
+        result = Engine(settings).check_candidate(candidate)
+        if result.source is not None and result.workloads:
+            from shmlint.parsers.yamlnodes import compose
+
+            found += runtimes_in(result.source, compose(result.source), result.workloads)
+    return RuntimeIndex(tuple(found)) if found else None
+
+
 @functools.lru_cache(maxsize=1)
-def _engine(settings: Settings) -> Engine:
+def _engine(settings: Settings, runtimes: RuntimeIndex | None) -> Engine:
     """One engine per process, built on its first file (compiled patterns are reused)."""
-    return Engine(settings)
+    return Engine(settings, runtimes)
 
 
-def _check(settings: Settings, candidate: Candidate) -> FileResult:
-    return _engine(settings).check_candidate(candidate).slim()
+def _check(settings: Settings, runtimes: RuntimeIndex | None, candidate: Candidate) -> FileResult:
+    return _engine(settings, runtimes).check_candidate(candidate).slim()

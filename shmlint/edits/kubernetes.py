@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from shmlint.edits import yamledit
 from shmlint.edits.yamledit import Block
-from shmlint.model import Edit, Fix, FixAction, PodTarget, Workload
+from shmlint.model import Edit, Fix, FixAction, PodTarget, ShmMechanism, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, SequenceNode, is_null, mappings_at, scalar, sequence
 from shmlint.sizes import MIB, format_kubernetes
 from shmlint.source import SourceText
@@ -41,12 +41,16 @@ def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
     declared = fix.source
     if not isinstance(workload.target, PodTarget):
         return False
+    if any(s.mechanism is ShmMechanism.MERGED_SPEC for s in workload.shm):
+        return False  # a volume added here would replace what the unseen runtime mounts (merged by name)
     if fix.action is FixAction.ADD_SHM:
         return bool(fix.size_bytes)
+    if declared is None or declared.span.path != source.path:  # written in another file (a ServingRuntime)
+        return False
     if fix.action is FixAction.MOUNT_VOLUME:
-        return declared is not None and bool(declared.name)
+        return bool(declared.name)
     if fix.action is FixAction.SET_SIZE:
-        return declared is not None and bool(declared.name and fix.size_bytes)
+        return bool(declared.name and fix.size_bytes)
     return False
 
 

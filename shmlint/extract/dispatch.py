@@ -19,6 +19,7 @@ from shmlint.discover import (
     has_template_marks,
     may_be_compose,
 )
+from shmlint.extract.kserve import RuntimeIndex
 from shmlint.model import Notice, Workload
 from shmlint.prefilter import Prefilter
 from shmlint.signals import Signals
@@ -39,11 +40,18 @@ class UnparsableInput(Exception):
 
 
 def extract_file(
-    source: SourceText, kind: FileKind, path: Path, signals: Signals, prefilter: Prefilter, read_source: ReadSource
+    source: SourceText,
+    kind: FileKind,
+    path: Path,
+    signals: Signals,
+    prefilter: Prefilter,
+    read_source: ReadSource,
+    runtimes: RuntimeIndex | None = None,
 ) -> tuple[list[Workload], list[Notice]]:
-    """The workloads of one file and the notices about it; raises ``UnparsableInput``."""
+    """The workloads of one file and the notices about it; raises ``UnparsableInput``. ``runtimes``: the KServe
+    ServingRuntimes of every checked file."""
     if kind is FileKind.YAML:
-        return _yaml(source, path, signals, prefilter, read_source)
+        return _yaml(source, path, signals, prefilter, read_source, runtimes)
     if kind is FileKind.DOCKERFILE or not prefilter.passes(source.text):
         return [], []
     from shmlint.extract.commandline import extract_commands
@@ -58,7 +66,12 @@ def extract_file(
 
 
 def _yaml(
-    source: SourceText, path: Path, signals: Signals, prefilter: Prefilter, read_source: ReadSource
+    source: SourceText,
+    path: Path,
+    signals: Signals,
+    prefilter: Prefilter,
+    read_source: ReadSource,
+    runtimes: RuntimeIndex | None,
 ) -> tuple[list[Workload], list[Notice]]:
     from shmlint.parsers.yamlnodes import YamlError, check_syntax, compose, key_problem
 
@@ -78,11 +91,16 @@ def _yaml(
         # ``name: {{ .Values.x }}`` composes as a mapping used as a key, which no Kubernetes or compose reader
         # accepts: an unrendered template that happens to parse, not a manifest
         return [], [_template_notice(source, path)]
-    return _yaml_workloads(source, path, documents, signals, read_source), []
+    return _yaml_workloads(source, path, documents, signals, read_source, runtimes), []
 
 
 def _yaml_workloads(
-    source: SourceText, path: Path, documents: list, signals: Signals, read_source: ReadSource
+    source: SourceText,
+    path: Path,
+    documents: list,
+    signals: Signals,
+    read_source: ReadSource,
+    runtimes: RuntimeIndex | None,
 ) -> list[Workload]:
     if may_be_compose(path.name, source.text):
         from shmlint.extract import compose as compose_files
@@ -101,7 +119,7 @@ def _yaml_workloads(
             return extract_commands(source, ci_mask, signals)
     from shmlint.extract.kubernetes import extract_kubernetes
 
-    return extract_kubernetes(source, documents, signals)
+    return extract_kubernetes(source, documents, signals, runtimes)
 
 
 def _in_chart_templates(path: Path) -> bool:

@@ -13,7 +13,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from shmlint import sizes
-from shmlint.model import Evidence, Format, PodTarget, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
+from shmlint.extract.kserve import RuntimeIndex, runtime_shm
+from shmlint.model import (
+    APPLIED_KINDS,
+    Evidence,
+    Format,
+    PodTarget,
+    ShmKind,
+    ShmMechanism,
+    ShmSource,
+    Size,
+    Workload,
+    WorkloadId,
+)
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText, Span
@@ -64,9 +76,10 @@ class _Pod:
 
 
 class _Extractor:
-    def __init__(self, source: SourceText, signals: Signals) -> None:
+    def __init__(self, source: SourceText, signals: Signals, runtimes: RuntimeIndex | None) -> None:
         self.source = source
         self.signals = signals
+        self.runtimes = runtimes
         self.m = Mappings()
 
     # -- locations -------------------------------------------------------------------------------------------
@@ -238,7 +251,7 @@ class _Extractor:
             span=self.span(container),
             gpu=gpu,
             torch=torch,
-            shm=tuple(self.shm_sources(pod, container, volumes, meant, cap)),
+            shm=self.completed_shm(tuple(self.shm_sources(pod, container, volumes, meant, cap)), container, identity),
             memory_limit=self.memory_limit(container),
             nccl_shm_disabled=self.nccl_disabled(container),
             shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
@@ -251,6 +264,14 @@ class _Extractor:
                 else None
             ),
         )
+
+    def completed_shm(
+        self, own: tuple[ShmSource, ...], container: MappingNode, identity: WorkloadId
+    ) -> tuple[ShmSource, ...]:
+        """A KServe predictor model that sets no /dev/shm gets its ServingRuntime's, as KServe merges them."""
+        if identity.container_kind != "predictor" or any(s.kind in APPLIED_KINDS for s in own):
+            return own
+        return own + runtime_shm(container, self.source, self.runtimes)
 
     def resources(self, container: MappingNode) -> Node | None:
         return self.m.get(container, "resources") or self.m.get(container, "resourcesPerNode")
@@ -408,5 +429,8 @@ class _Extractor:
         return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, description, None, name)
 
 
-def extract_kubernetes(source: SourceText, documents: list[Node], signals: Signals) -> list[Workload]:
-    return _Extractor(source, signals).workloads(documents)
+def extract_kubernetes(
+    source: SourceText, documents: list[Node], signals: Signals, runtimes: RuntimeIndex | None = None
+) -> list[Workload]:
+    """``runtimes``: the KServe ServingRuntimes of the checked files, which complete InferenceService predictors."""
+    return _Extractor(source, signals, runtimes).workloads(documents)

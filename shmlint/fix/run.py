@@ -11,7 +11,8 @@ from pathlib import Path
 
 from shmlint.discover import Candidate
 from shmlint.engine import Engine
-from shmlint.runner import PARALLEL_MIN_FILES, die_with_parent
+from shmlint.extract.kserve import RuntimeIndex
+from shmlint.runner import PARALLEL_MIN_FILES, die_with_parent, kserve_runtimes
 from shmlint.settings import Settings
 
 
@@ -27,10 +28,12 @@ class FileOutcome:
     error: str | None = None  # the file could not be written
 
 
-def fix_file(settings: Settings, candidate: Candidate, *, write: bool, unsafe: bool) -> FileOutcome:
+def fix_file(
+    settings: Settings, candidate: Candidate, *, write: bool, unsafe: bool, runtimes: RuntimeIndex | None = None
+) -> FileOutcome:
     from shmlint.fix.apply import fix_source
 
-    engine = _engine(settings)
+    engine = _engine(settings, runtimes)
     checked = engine.check_candidate(candidate)
     path = str(candidate.path)
     if checked.source is None or not any(f.fixable for f in checked.findings):
@@ -54,8 +57,8 @@ def fix_file(settings: Settings, candidate: Candidate, *, write: bool, unsafe: b
 
 
 @functools.lru_cache(maxsize=1)
-def _engine(settings: Settings) -> Engine:
-    return Engine(settings)
+def _engine(settings: Settings, runtimes: RuntimeIndex | None) -> Engine:
+    return Engine(settings, runtimes)
 
 
 def fix_candidates(
@@ -65,8 +68,12 @@ def fix_candidates(
         from shmlint.fix.write import remove_stale_temp_files
 
         remove_stale_temp_files({Path(os.path.realpath(candidate.path)).parent for _, candidate in jobs})
+    groups: dict[Settings, list[Candidate]] = {}
+    for settings, candidate in jobs:
+        groups.setdefault(settings, []).append(candidate)
+    runtimes = {settings: kserve_runtimes(settings, members) for settings, members in groups.items()}
     workers = min(processes or os.cpu_count() or 1, max(1, len(jobs) // PARALLEL_MIN_FILES))
-    task = functools.partial(_fix_job, write=write, unsafe=unsafe)
+    task = functools.partial(_fix_job, runtimes, write=write, unsafe=unsafe)
     if workers <= 1:
         yield from map(task, jobs)
         return
@@ -77,6 +84,8 @@ def fix_candidates(
         yield from pool.map(task, jobs, chunksize=max(8, len(jobs) // (workers * 8)))
 
 
-def _fix_job(job: tuple[Settings, Candidate], *, write: bool, unsafe: bool) -> FileOutcome:
+def _fix_job(
+    runtimes: dict[Settings, RuntimeIndex | None], job: tuple[Settings, Candidate], *, write: bool, unsafe: bool
+) -> FileOutcome:
     settings, candidate = job
-    return fix_file(settings, candidate, write=write, unsafe=unsafe)
+    return fix_file(settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings])

@@ -1,0 +1,121 @@
+"""KServe: an InferenceService's predictor is completed by the ServingRuntime it names, as KServe completes it.
+
+KServe picks the runtime named by ``spec.predictor.model.runtime``, or else one whose ``supportedModelFormats``
+has the model's format with ``autoSelect: true`` (the highest ``priority`` first), then merges the runtime's pod
+spec into the predictor's: containers by position, volumes by name. So the predictor container's /dev/shm is the
+runtime's unless the InferenceService sets its own, and a volume added to the InferenceService under the runtime's
+volume name replaces the runtime's. shmlint judges the completed spec; the runtimes come from the checked files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Workload
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
+from shmlint.source import SourceText
+
+RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
+#: a cheap test before a file is parsed for runtimes
+RUNTIME_MARK = b"ServingRuntime"
+
+
+class RuntimeFormat(NamedTuple):
+    """One entry of ``supportedModelFormats``."""
+
+    name: str  # lower case
+    auto_select: bool
+    priority: int
+
+
+class Runtime(NamedTuple):
+    """A ServingRuntime found in the checked files and the /dev/shm its model-serving container gets."""
+
+    kind: str
+    name: str
+    formats: tuple[RuntimeFormat, ...]
+    shm: tuple[ShmSource, ...]  # what reaches the runtime's first container's /dev/shm
+
+
+class RuntimeIndex(NamedTuple):
+    """Every runtime in the checked files, for resolving InferenceServices in any of them."""
+
+    runtimes: tuple[Runtime, ...] = ()
+
+    def named(self, name: str) -> Runtime | None:
+        return next((runtime for runtime in self.runtimes if runtime.name == name), None)
+
+    def for_format(self, model_format: str) -> Runtime | None:
+        """The runtime KServe auto-selects for a model format: highest priority among those that allow it."""
+        candidates = [
+            (entry.priority, runtime)
+            for runtime in self.runtimes
+            for entry in runtime.formats
+            if entry.name == model_format and entry.auto_select
+        ]
+        return max(candidates, key=lambda pair: pair[0])[1] if candidates else None
+
+
+def runtimes_in(source: SourceText, documents: list[Node], workloads: Iterable[Workload]) -> list[Runtime]:
+    """The ServingRuntimes a file defines, with the /dev/shm the extractor found for their first container."""
+    m = Mappings()
+    first_container: dict[str, Workload] = {}
+    for workload in workloads:
+        if workload.id.kind in RUNTIME_KINDS and workload.id.container_kind == "container":
+            first_container.setdefault(workload.id.name, workload)
+    found = []
+    for document in documents:
+        kind = scalar(m.get(document, "kind")) or ""
+        name = scalar(m.path(document, "metadata", "name")) or ""
+        if kind not in RUNTIME_KINDS or not name or name not in first_container:
+            continue
+        formats = tuple(_format(m, entry) for entry in sequence(m.path(document, "spec", "supportedModelFormats")))
+        shm = tuple(source for source in first_container[name].shm if source.kind in APPLIED_KINDS)
+        found.append(Runtime(kind, name, tuple(f for f in formats if f.name), shm))
+    return found
+
+
+def _format(m: Mappings, entry: Node) -> RuntimeFormat:
+    name = (scalar(m.get(entry, "name")) or "").strip().lower()
+    auto = (scalar(m.get(entry, "autoSelect")) or "").strip().lower() == "true"
+    try:
+        priority = int(scalar(m.get(entry, "priority")) or 0)
+    except ValueError:
+        priority = 0
+    return RuntimeFormat(name, auto, priority)
+
+
+def runtime_shm(model: MappingNode, source: SourceText, index: RuntimeIndex | None) -> tuple[ShmSource, ...]:
+    """What the runtime gives a predictor model spec that sets no /dev/shm of its own: the runtime's sources, or an
+    unknown source naming the runtime that could not be found (judged as "cannot be resolved here")."""
+    m = Mappings()
+    runtime_node = m.get(model, "runtime")
+    explicit = scalar(runtime_node)
+    format_node = m.path(model, "modelFormat", "name")
+    model_format = (scalar(format_node) or "").strip().lower()
+    index = index or RuntimeIndex()
+    runtime = index.named(explicit) if explicit else index.for_format(model_format) if model_format else None
+    if runtime is not None:
+        return tuple(
+            ShmSource(
+                s.kind,
+                s.mechanism,
+                s.span,
+                f'{s.description} of {runtime.kind} "{runtime.name}"',
+                s.size,
+                None,  # no volume name: the fixers of this file never edit the runtime's declaration
+                s.host_path,
+                s.cap_bytes,
+            )
+            for s in runtime.shm
+        )
+    where = runtime_node if explicit and runtime_node is not None else format_node or model
+    span = source.span(where.start_mark.index, where.end_mark.index)
+    if explicit:
+        description = f'the ServingRuntime "{explicit}", which is not among the checked files,'
+    else:
+        description = (
+            f'the ServingRuntime KServe selects for model format "{model_format or "?"}", not among the checked files,'
+        )
+    return (ShmSource(ShmKind.UNKNOWN, ShmMechanism.MERGED_SPEC, span, description),)

@@ -1,0 +1,56 @@
+"""KServe InferenceServices are judged with the ServingRuntime they name (explicitly or by model format and
+``autoSelect``), as KServe merges it; a runtime that is not among the checked files is a warning that says so,
+and no fix is offered that would replace the runtime's /dev/shm (KServe merges volumes by name)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from shmlint.cli import cli
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
+from shmlint.severity import Severity
+
+PROJECT = Path(__file__).resolve().parent.parent / "fixtures" / "kserve"
+
+
+def _by_workload(paths: list[Path]) -> dict[str, tuple[str, Severity, bool]]:
+    report = check_paths(Settings(), paths)
+    return {f.workload.id.name: (f.code, f.severity, f.fixable) for f in report.findings if f.workload}
+
+
+def test_runtime_in_the_checked_files_provides_dev_shm() -> None:
+    findings = _by_workload([PROJECT])
+    assert "llama" not in findings  # runtime: vllm-runtime mounts a 16Gi Memory emptyDir
+    assert "auto" not in findings  # huggingface is auto-selected by the same runtime
+    assert findings["elsewhere"] == ("SHM001", Severity.WARNING, False)
+
+
+def test_runtime_outside_the_checked_files_is_a_warning_without_a_fix() -> None:
+    findings = _by_workload([PROJECT / "inferenceservices.yaml"])
+    assert set(findings) == {"llama", "auto", "elsewhere"}
+    assert all(
+        code == "SHM001" and severity is Severity.WARNING and not fixable
+        for code, severity, fixable in findings.values()
+    )
+
+
+def test_fix_never_shrinks_the_runtime_dev_shm(tmp_path: Path) -> None:
+    """Regression: the fix used to add an 8Gi ``dshm`` volume to the InferenceService, which KServe merges over
+    the runtime's 16Gi one."""
+    project = tmp_path / "kserve"
+    shutil.copytree(PROJECT, project)
+    before = {p.name: p.read_bytes() for p in project.iterdir()}
+    for target in (project, project / "inferenceservices.yaml"):
+        result = CliRunner().invoke(cli, ["fix", "--write", "--unsafe-fixes", str(target)])
+        assert result.exit_code == 0, result.output
+        assert {p.name: p.read_bytes() for p in project.iterdir()} == before
+
+
+def test_unresolved_message_names_the_runtime() -> None:
+    report = check_paths(Settings(), [PROJECT])
+    (finding,) = report.findings
+    assert 'ServingRuntime "my-private-runtime"' in finding.message and "not among the checked files" in finding.message
