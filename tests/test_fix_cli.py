@@ -212,7 +212,7 @@ def test_select_and_ignore_choose_the_fixes(tmp_path: Path, args: tuple[str, ...
     text = POD + "---\n" + UNBOUNDED_POD
     path = tmp_path / "pods.yaml"
     path.write_text(text)
-    result = invoke("fix", "--write", *args, str(path))
+    result = invoke("fix", "--write", "--unsafe-fixes", *args, str(path))  # bounding an unlimited tmpfs is unsafe
     assert result.exit_code == 0, result.output
     documents = list(yaml.safe_load_all(path.read_text()))
     first_has_shm = "volumes" in documents[0]["spec"]
@@ -404,8 +404,8 @@ def test_a_multi_document_file_with_several_findings(tmp_path: Path) -> None:
     path = tmp_path / "pods.yaml"
     path.write_text(MULTI)
     codes = sorted(entry.split()[0] for entry in safe_fixable(path))
-    assert codes == ["SHM001", "SHM002", "SHM002", "SHM003", "SHM005"], codes
-    written = invoke("fix", "--write", str(path))
+    assert codes == ["SHM001", "SHM002", "SHM002", "SHM005"], codes  # SHM003 without a memory limit is unsafe
+    written = invoke("fix", "--write", "--unsafe-fixes", str(path))
     assert written.exit_code == 0, written.output
     assert f"{path}: fixed 5 finding(s)" in written.stdout
     after = path.read_text()
@@ -449,14 +449,14 @@ def test_a_volume_named_dshm_that_means_something_else_is_not_reused(tmp_path: P
 
 
 def test_an_empty_size_limit_gets_a_value(tmp_path: Path) -> None:
-    """``sizeLimit:`` with no value: SHM003 says it can size it; the fix must write ``sizeLimit: 8Gi`` in place."""
+    """``sizeLimit:`` with no value: SHM003 says it can size it; the fix must write ``sizeLimit: 8Gi`` in place
+    (an unsafe fix: with no memory limit, any size bounds what could use the node's memory)."""
     text = UNBOUNDED_POD + "        sizeLimit:\n"
     path = tmp_path / "pod.yaml"
     path.write_text(text)
-    assert [entry.split()[0] for entry in safe_fixable(path)] == ["SHM003"]
-    result = CliRunner().invoke(cli, ["fix", "--write", str(path)])
+    assert not safe_fixable(path)
+    result = CliRunner().invoke(cli, ["fix", "--write", "--unsafe-fixes", str(path)])
     assert "dropped" not in result.stderr, result.stderr
-    assert not safe_fixable(path), f"still fixable after fix --write:\n{path.read_text()}"
     assert path.read_text() == UNBOUNDED_POD + "        sizeLimit: 8Gi\n"
 
 

@@ -75,7 +75,8 @@ def test_fixture_fix(engine: Engine, path: Path, tmp_path: Path) -> None:
     if checked.source is None or not any(f.fixable for f in checked.findings):
         assert not path.with_name(path.name + ".fixed").exists()
         return
-    unsafe = path.name.startswith("SHM004")  # its only fix is unsafe: prove that one too
+    # SHM004's only fix is unsafe, and so is SHM003's without a memory limit: prove those too
+    unsafe = path.name.startswith(("SHM003", "SHM004"))
     result = fix_source(engine, checked.source, candidate.kind, path, unsafe=unsafe)
     assert not result.problems
     snapshot(path.with_name(path.name + ".fixed"), result.text)

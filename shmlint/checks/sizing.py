@@ -11,9 +11,9 @@ from shmlint.sizes import human
 
 
 def shm_unbounded(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
+    limit = workload.memory_limit.bytes if workload.memory_limit else None
     for source in gpu_sources(workload, ShmKind.MEMORY):
         if source.size is None:
-            size = _capped(source, fix_size(workload, ctx.wanted_size(workload)))
             yield ctx.finding(
                 "SHM003",
                 f"{workload.name}: /dev/shm comes from {source.description} with no size, so it may grow "
@@ -21,8 +21,16 @@ def shm_unbounded(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
                 f"it silently); give it an explicit size",
                 source.span,
                 workload,
-                Fix(FixAction.SET_SIZE, f"size it {human(size)}", size_bytes=size, source=source),
+                _bound(source, limit, _capped(source, fix_size(workload, ctx.wanted_size(workload)))),
             )
+
+
+def _bound(source: ShmSource, limit: int | None, wanted: int) -> Fix:
+    """With a memory limit the tmpfs can already use that much: writing it keeps the workload as well off (safe).
+    Without one it can use the node's memory, and any size lowers that: a deliberate choice (unsafe)."""
+    if limit:
+        return Fix(FixAction.SET_SIZE, f"size it {human(limit)}, its memory limit", size_bytes=limit, source=source)
+    return Fix(FixAction.SET_SIZE, f"size it {human(wanted)}", Applicability.UNSAFE, size_bytes=wanted, source=source)
 
 
 def shm_exceeds_memory_limit(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:

@@ -1,0 +1,74 @@
+"""A fix never lowers the /dev/shm a workload already gets, from its own spec or from anything merged into it
+(a KServe runtime, an anchor, ``extends``, an override): over every fixture and every file of the real-world
+corpus, each GPU/torch workload's usable /dev/shm after ``shmlint fix`` (safe fixes) is at least what it was."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from shmlint.discover import discover
+from shmlint.effective import ShmState, effective_shm
+from shmlint.engine import Engine
+from shmlint.fix.apply import fix_source
+from shmlint.model import Workload, WorkloadId
+from shmlint.settings import Settings
+from shmlint.source import SourceText
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(os.environ.get("SHMLINT_CORPUS", ROOT.parent / "shared" / "corpus"))
+UNLIMITED = float("inf")
+
+
+def _files() -> list[Path]:
+    files = [
+        p for p in sorted((ROOT / "fixtures").rglob("*")) if p.is_file() and p.suffix not in (".expected", ".fixed")
+    ]
+    if CORPUS.is_dir():
+        files += [p for p in sorted(CORPUS.rglob("*")) if p.is_file() and p.suffix not in (".tsv", ".md")]
+    return files
+
+
+def usable(workload: Workload) -> float | None:
+    """Bytes of /dev/shm the container can use: a size up to the memory limit, the host's or a disk's as
+    unlimited, none at all as 0; None when shmlint cannot know (shared, unresolved)."""
+    effective = effective_shm(workload)
+    limit = workload.memory_limit.bytes if workload.memory_limit and workload.memory_limit.bytes else UNLIMITED
+    if effective.state in (ShmState.HOST, ShmState.DISK):
+        return UNLIMITED
+    if effective.state is ShmState.UNBOUNDED:
+        return limit
+    if effective.state in (ShmState.DEFAULT, ShmState.SIZED, ShmState.NONE) and effective.bytes is not None:
+        return min(effective.bytes, limit)
+    return None
+
+
+def _usable_by_identity(workloads: tuple[Workload, ...]) -> dict[WorkloadId, float | None]:
+    return {w.id: usable(w) for w in workloads if w.is_gpu_or_torch}
+
+
+@pytest.mark.parametrize("path", _files(), ids=lambda p: p.name)
+def test_fix_never_lowers_dev_shm(path: Path, tmp_path: Path) -> None:
+    copy = tmp_path / path.name
+    shutil.copyfile(path, copy)
+    (candidate,) = discover([copy])
+    engine = Engine(Settings())
+    checked = engine.check_candidate(candidate)
+    if checked.source is None or not any(f.fixable for f in checked.findings):
+        return
+    fixed = fix_source(engine, checked.source, candidate.kind, candidate.path, checked=checked)
+    after = engine.check_source(SourceText(checked.source.path, fixed.text), candidate.kind, candidate.path)
+    before_usable, after_usable = _usable_by_identity(checked.workloads), _usable_by_identity(after.workloads)
+    for identity, old in before_usable.items():
+        new = after_usable.get(identity)
+        if old is not None:
+            assert new is not None and new >= old, f"{identity}: /dev/shm usable {old} -> {new}\n{fixed.text}"
+
+
+def test_the_corpus_is_part_of_the_property() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip(f"real-world corpus not found at {CORPUS} (set SHMLINT_CORPUS); fixtures alone were checked")
+    assert sum(1 for p in _files() if CORPUS in p.parents) >= 80
