@@ -35,6 +35,8 @@ DEPLOYMENT_FILE = re.compile(
 )
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
+#: deployment files are small; anything larger is generated data (and mirrors may lack big blobs)
+MAX_FILE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,13 @@ def materialise(repo: Repo, git_dir: Path, cache: Path) -> Path:
     done = tree / ".complete"
     if done.is_file():
         return tree
-    listing = git(git_dir, "ls-tree", "-r", "-z", "--name-only", repo.commit).decode("utf-8", "surrogateescape")
-    wanted = [p for p in listing.split("\0") if p and repo.wants(p)]
+    listing = git(git_dir, "ls-tree", "-r", "-z", "--long", repo.commit).decode("utf-8", "surrogateescape")
+    wanted = []
+    for entry in filter(None, listing.split("\0")):
+        meta, path = entry.split("\t", 1)
+        _mode, kind, _object, size = meta.split()
+        if kind == "blob" and size.isdigit() and int(size) <= MAX_FILE_BYTES and repo.wants(path):
+            wanted.append(path)
     tree.mkdir(parents=True, exist_ok=True)
     for start in range(0, len(wanted), 500):  # bounded argument lists
         chunk = [f":(literal){p}" for p in wanted[start : start + 500]]
