@@ -86,18 +86,24 @@ def test_each_tier_is_represented_with_its_evidence(need: dict) -> None:
     assert any(entry["source"].startswith("measurement: ") or entry.get("also") for entry in need["software"])
 
 
-def _tiers_for(need: dict, image: str = "", command: str = "") -> set[str]:
+RANK = {"free": 0, "unknown": 1, "needs": 2}
+
+
+def _tier_for(need: dict, image: str = "", command: str = "") -> str:
+    """The documented precedence: a free command wins, otherwise the strongest tier among the matches."""
     repository, _, tag = image.rpartition(":") if ":" in image.rsplit("/", 1)[-1] else (image, "", "")
-    found = set()
+    by_image, by_command = set(), set()
     for entry in need["software"]:
         match = entry["match"]
-        if any(re.search(p, repository, re.IGNORECASE) for p in match.get("images", [])) and repository:
-            found.add(entry["tier"])
+        if repository and any(re.search(p, repository, re.IGNORECASE) for p in match.get("images", [])):
+            by_image.add(entry["tier"])
         if tag and any(re.search(p, tag) for p in match.get("image_tags", [])):
-            found.add(entry["tier"])
+            by_image.add(entry["tier"])
         if command and any(re.search(p, command, re.IGNORECASE) for p in match.get("commands", [])):
-            found.add(entry["tier"])
-    return found
+            by_command.add(entry["tier"])
+    if "free" in by_command:
+        return "free"
+    return max(by_image | by_command, key=RANK.__getitem__, default="")
 
 
 @pytest.mark.parametrize(
@@ -117,12 +123,20 @@ def _tiers_for(need: dict, image: str = "", command: str = "") -> set[str]:
         ("", "torchrun --nproc_per_node=8 train.py", "needs"),
         ("", "python train.py --num-workers 4", "needs"),
         ("", "python train.py --num-workers 0", ""),
+        ("nvcr.io/nvidia/tritonserver:26.07-py3", "tritonserver --model-repository=/models", "unknown"),
+        ("ghcr.io/nvidia/k8s-samples:nvbandwidth-v0.7-8d103163", "", "unknown"),
+        ("docker.io/yanwk/comfyui-boot:cu126-megapak", "env", "free"),
+        (
+            "ghcr.io/kubeflow/trainer/torchtune-trainer",
+            "tune run --rdzv_endpoint=localhost:29500 full_finetune_distributed",
+            "needs",
+        ),
     ],
 )
 def test_patterns_sort_benchmark_examples_into_the_labelled_tier(
     need: dict, image: str, command: str, tier: str
 ) -> None:
-    assert _tiers_for(need, image, command) == ({tier} if tier else set())
+    assert _tier_for(need, image, command) == tier
 
 
 def test_kserve_runtimes_are_unique_and_sizes_are_quantities(need: dict) -> None:

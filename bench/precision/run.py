@@ -69,6 +69,7 @@ class Label:
     line: int
     label: str
     reason: str
+    kind: str = ""  # `class` in the file: what sort of workload, to count false positives by cause
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,13 @@ def read_labels(path: Path) -> list[Label]:
     labels = []
     for n, entry in enumerate(tomllib.loads(path.read_text(encoding="utf-8")).get("label", []), 1):
         label = Label(
-            entry["repo"], entry["path"], entry["workload"], int(entry["line"]), entry["label"], entry["reason"]
+            entry["repo"],
+            entry["path"],
+            entry["workload"],
+            int(entry["line"]),
+            entry["label"],
+            entry["reason"],
+            entry.get("class", ""),
         )
         if label.label not in LABELS or not label.reason.strip():
             raise SystemExit(f"{path}: label {n} ({label.path}): label must be one of {LABELS} with a reason")
@@ -229,6 +236,8 @@ def score(matched: dict[Finding, Label], labels: list[Label]) -> dict:
         ),
     }
     result["no_risk_silenced"] = ratio(len(quiet_no_risk), sum(label.label == "no-risk" for label in labels))
+    causes = Counter(f"{label.label} {label.kind}" for finding, label in matched.items() if finding.severity == "error")
+    result["errors_by_class"] = dict(sorted(causes.items(), key=lambda item: (-item[1], item[0])))
     return result
 
 
