@@ -8,6 +8,7 @@ script's cache folder; otherwise that one test is skipped and says how to run it
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -219,3 +220,64 @@ def test_benchmark_has_no_unlabelled_findings_or_stale_labels(tmp_path: Path) ->
         command += ["--mirror", mirror]
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+    - name: main
+      image: pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime
+      command: ["torchrun", "--nproc_per_node=2", "train.py"]
+      resources:
+        limits:
+          nvidia.com/gpu: 2
+"""
+
+
+def _git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_clone_mode_fetches_only_deployment_files_and_demands_labels(tmp_path: Path) -> None:
+    """The default path (a blob-less clone of the pinned commit) end to end, against a local remote."""
+    work = tmp_path / "work"
+    (work / "k8s").mkdir(parents=True)
+    (work / "k8s" / "pod.yaml").write_text(POD, encoding="utf-8")
+    (work / "train.py").write_text("import torch\n", encoding="utf-8")
+    _git("init", "-q", cwd=work)
+    _git("add", ".", cwd=work)
+    _git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "pod", cwd=work)
+    commit = _git("rev-parse", "HEAD", cwd=work)
+    remote = tmp_path / "remote" / "o"
+    remote.mkdir(parents=True)
+    _git("clone", "-q", "--bare", str(work), str(remote / "n.git"), cwd=tmp_path)
+    _git("config", "uploadpack.allowFilter", "true", cwd=remote / "n.git")
+    _git("config", "uploadpack.allowAnySHA1InWant", "true", cwd=remote / "n.git")
+    repos = tmp_path / "repos.toml"
+    repos.write_text(f'[[repo]]\nname = "o/n"\ncommit = "{commit}"\npaths = ["k8s"]\n', encoding="utf-8")
+    labels = tmp_path / "labels.toml"
+    labels.write_text("", encoding="utf-8")
+    command = [sys.executable, str(BENCH / "run.py"), "--repos", str(repos), "--labels", str(labels)]
+    command += ["--cache", str(tmp_path / "cache"), "--remote-base", (tmp_path / "remote").as_uri()]
+
+    first = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    assert first.returncode == 1, first.stderr
+    unlabelled = json.loads(first.stdout)["unlabelled"]
+    assert len(unlabelled) == 1 and unlabelled[0].startswith("o/n: k8s/pod.yaml:")
+    tree = next((tmp_path / "cache" / "trees").iterdir())
+    assert sorted(p.name for p in tree.rglob("*") if p.is_file()) == [".complete", "pod.yaml"]
+
+    workload = unlabelled[0].split("] ", 1)[1]
+    line = int(unlabelled[0].split(" ", 2)[1].rsplit(":", 1)[1])
+    labels.write_text(
+        f'[[label]]\nrepo = "o/n"\npath = "k8s/pod.yaml"\nworkload = {json.dumps(workload)}\nline = {line}\n'
+        'label = "crash"\nreason = "torchrun on 2 GPUs"\n',
+        encoding="utf-8",
+    )
+    second = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    assert second.returncode == 0, second.stderr
+    scored = json.loads(second.stdout)["shm001"]
+    assert scored["error"]["precision"] == 1.0 and scored["recall"]["as_error"] == 1.0

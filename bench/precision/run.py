@@ -37,6 +37,15 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 #: deployment files are small; anything larger is generated data (and mirrors may lack big blobs)
 MAX_FILE_BYTES = 1 << 20
+#: fetch named objects (read from stdin) into a blob-less clone, as git's own lazy fetch does
+FETCH_BY_ID = (
+    "--quiet",
+    "--no-tags",
+    "--no-write-fetch-head",
+    "--recurse-submodules=no",
+    "--filter=blob:none",
+    "--stdin",
+)
 
 
 @dataclass(frozen=True)
@@ -114,37 +123,68 @@ def git(git_dir: Path, *args: str) -> bytes:
     return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True).stdout
 
 
-def git_dir_for(repo: Repo, mirror: Path | None, cache: Path) -> Path:
+def has_commit(git_dir: Path, commit: str) -> bool:
+    done = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "-e", f"{commit}^{{commit}}"], check=False)
+    return done.returncode == 0
+
+
+def git_dir_for(repo: Repo, mirror: Path | None, cache: Path, remote_base: str) -> Path:
     """A git directory holding the pinned commit: an existing mirror, or a blob-less clone made once in the cache."""
     if mirror is not None:
         for candidate in (mirror / repo.slug / "repo", mirror / repo.slug, mirror):
-            if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir():
+            if (candidate / "objects").is_dir() and has_commit(candidate, repo.commit):
                 return candidate
-        raise LookupError(f"no bare git directory for {repo.name} under {mirror}")
+        raise LookupError(f"no bare git directory holding {repo.name}@{repo.commit[:12]} under {mirror}")
     target = cache / "git" / repo.slug
     if not (target / "HEAD").is_file():
-        url = f"https://github.com/{repo.name}.git"
+        url = f"{remote_base.rstrip('/')}/{repo.name}.git"
         subprocess.run(["git", "clone", "--bare", "--filter=blob:none", "--quiet", "--", url, str(target)], check=True)
-    try:
-        git(target, "cat-file", "-e", f"{repo.commit}^{{commit}}")
-    except subprocess.CalledProcessError:
+    if not has_commit(target, repo.commit):
         git(target, "fetch", "--quiet", "--filter=blob:none", "origin", repo.commit)
     return target
 
 
-def materialise(repo: Repo, git_dir: Path, cache: Path) -> Path:
-    """The deployment files of the pinned commit in ``cache/trees/<slug>@<commit>`` (made once, then reused)."""
+def prefetch(git_dir: Path, objects: list[str]) -> None:
+    """Fetch a blob-less clone's wanted blobs in one request (``git archive`` would fetch them one at a time)."""
+    if objects:
+        command = ["git", f"--git-dir={git_dir}", "fetch", *FETCH_BY_ID, "origin"]
+        subprocess.run(command, input="\n".join(objects) + "\n", text=True, check=True)
+
+
+def blob_sizes(git_dir: Path, objects: list[str]) -> dict[str, int]:
+    """Sizes of the objects the git dir holds; absent ones (big files a mirror left out) are not in the answer."""
+    answer = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "cat-file", "--batch-check=%(objectname) %(objectsize)"],
+        input="".join(f"{object_id}\n" for object_id in objects),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {name: int(size) for name, size in (line.split() for line in answer.splitlines()) if size.isdigit()}
+
+
+def materialise(repo: Repo, git_dir: Path, cache: Path, *, own_clone: bool) -> Path:
+    """The deployment files of the pinned commit in ``cache/trees/<slug>@<commit>`` (made once, then reused).
+
+    Only a clone the script made itself is fetched into; a mirror is only read.
+    """
     tree = cache / "trees" / f"{repo.slug}@{repo.commit[:12]}"
     done = tree / ".complete"
     if done.is_file():
         return tree
-    listing = git(git_dir, "ls-tree", "-r", "-z", "--long", repo.commit).decode("utf-8", "surrogateescape")
-    wanted = []
+    listing = git(git_dir, "ls-tree", "-r", "-z", repo.commit).decode("utf-8", "surrogateescape")
+    candidates, attributes = [], []
     for entry in filter(None, listing.split("\0")):
         meta, path = entry.split("\t", 1)
-        _mode, kind, _object, size = meta.split()
-        if kind == "blob" and size.isdigit() and int(size) <= MAX_FILE_BYTES and repo.wants(path):
-            wanted.append(path)
+        _mode, kind, object_id = meta.split()
+        if kind == "blob" and repo.wants(path):
+            candidates.append((path, object_id))
+        elif path.endswith(".gitattributes"):  # git archive reads them
+            attributes.append(object_id)
+    if own_clone:
+        prefetch(git_dir, [object_id for _, object_id in candidates] + attributes)
+    sizes = blob_sizes(git_dir, [object_id for _, object_id in candidates])
+    wanted = [path for path, object_id in candidates if sizes.get(object_id, MAX_FILE_BYTES + 1) <= MAX_FILE_BYTES]
     tree.mkdir(parents=True, exist_ok=True)
     for start in range(0, len(wanted), 500):  # bounded argument lists
         chunk = [f":(literal){p}" for p in wanted[start : start + 500]]
@@ -245,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "shmlint-precision")
     parser.add_argument("--mirror", type=Path, help="bare git dirs: DIR/<owner+name>/repo, DIR/<owner+name> or DIR")
+    parser.add_argument("--remote-base", default="https://github.com", help="where to clone from without --mirror")
     parser.add_argument("--repos", type=Path, default=HERE / "repos.toml")
     parser.add_argument("--labels", type=Path, default=HERE / "labels.toml")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
@@ -257,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     trees: dict[str, Path] = {}
     for repo in repos:
         try:
-            trees[repo.name] = materialise(repo, git_dir_for(repo, args.mirror, args.cache), args.cache)
+            git_dir = git_dir_for(repo, args.mirror, args.cache, args.remote_base)
+            trees[repo.name] = materialise(repo, git_dir, args.cache, own_clone=args.mirror is None)
         except (LookupError, subprocess.CalledProcessError) as error:
             print(f"cannot obtain {repo.name}@{repo.commit[:12]}: {error}", file=sys.stderr)
             return 2
