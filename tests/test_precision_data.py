@@ -125,6 +125,8 @@ def _tier_for(need: dict, image: str = "", command: str = "") -> str:
         ("", "python train.py --num-workers 4", "needs"),
         ("", "python train.py --num-workers 0", ""),
         ("nvcr.io/nvidia/tritonserver:26.07-py3", "tritonserver --model-repository=/models", "unknown"),
+        ("ostris/aitoolkit:latest", "", "needs"),
+        ("tensorflow/tensorflow:latest-gpu", "tensorboard --logdir=/app/logs --bind_all", "free"),
         ("ghcr.io/nvidia/k8s-samples:nvbandwidth-v0.7-8d103163", "", "unknown"),
         ("docker.io/yanwk/comfyui-boot:cu126-megapak", "env", "free"),
         (
