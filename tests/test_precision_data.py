@@ -1,0 +1,285 @@
+"""The /dev/shm need data and the precision benchmark's data are well formed, and the benchmark's script scores right.
+
+The benchmark itself runs only where its repositories are already on disk (it never downloads here): set
+SHMLINT_PRECISION_MIRROR to a folder of bare git mirrors (such as /work/.mirror) or SHMLINT_PRECISION_CACHE to the
+script's cache folder; otherwise that one test is skipped and says how to run it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+NEED = ROOT / "shmlint" / "data" / "shm_need.yaml"
+BENCH = ROOT / "bench" / "precision"
+TIERS = {"needs", "unknown", "free"}
+EVIDENCE = {"docs", "code", "issue", "measurement", "reading"}
+#: held out for an independent check (HELPERS.md): the benchmark must never use them
+HELD_OUT = {
+    "nvidia/nim-deploy", "nvidia/generativeaiexamples", "huggingface/text-embeddings-inference", "internlm/lmdeploy",
+    "xorbitsai/inference", "kubeflow/katib", "kubeflow/pipelines", "hiyouga/llama-factory", "axolotl-ai-cloud/axolotl",
+    "lmcache/lmcache", "bentoml/openllm", "vllm-project/production-stack", "kserve/kserve", "kubernetes-sigs/lws",
+    "kubernetes-sigs/jobset", "aws-samples/awsome-distributed-training", "huggingface/text-generation-inference",
+    "h2oai/h2ogpt", "argoproj/argo-workflows", "googlecloudplatform/ai-on-gke", "oobabooga/text-generation-webui",
+    "facebookresearch/detectron2", "nvidia/megatron-lm", "sgl-project/sglang", "open-webui/open-webui",
+    "blakeblackshear/frigate", "ollama/ollama", "lllyasviel/fooocus", "immich-app/immich",
+    "ahmetoner/whisper-asr-webservice", "abdbarho/stable-diffusion-webui-docker", "mosaicml/composer", "nvidia/nemo",
+}  # fmt: skip
+#: a quantified group that is itself quantified: the shape of catastrophic backtracking
+NESTED_QUANTIFIER = re.compile(r"\([^()]*[+*][^()]*\)[+*{]")
+
+
+def _source_ok(source: object) -> bool:
+    return isinstance(source, str) and (source.startswith("https://") or source.startswith("measurement: "))
+
+
+@pytest.fixture(scope="module")
+def need() -> dict:
+    return yaml.safe_load(NEED.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("precision_run", BENCH / "run.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_software_entry_has_tier_match_and_source(need: dict) -> None:
+    assert need["version"] == 1
+    ids = [entry["id"] for entry in need["software"]]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    for entry in need["software"]:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", entry["id"]), entry["id"]
+        assert entry["tier"] in TIERS, entry["id"]
+        assert entry["evidence"] in EVIDENCE, entry["id"]
+        assert entry["what"].strip(), entry["id"]
+        assert _source_ok(entry["source"]), entry["id"]
+        assert all(_source_ok(extra) for extra in entry.get("also", [])), entry["id"]
+        assert set(entry["match"]) <= {"images", "commands", "image_tags"} and entry["match"], entry["id"]
+        assert all(isinstance(patterns, list) and patterns for patterns in entry["match"].values()), entry["id"]
+
+
+def test_every_pattern_compiles_and_cannot_backtrack_badly(need: dict) -> None:
+    for entry in need["software"]:
+        for pattern in (p for patterns in entry["match"].values() for p in patterns):
+            re.compile(pattern)
+            assert not NESTED_QUANTIFIER.search(pattern), (entry["id"], pattern)
+
+
+def test_each_tier_is_represented_with_its_evidence(need: dict) -> None:
+    tiers = {entry["tier"] for entry in need["software"]}
+    assert tiers == TIERS
+    assert any(entry["source"].startswith("measurement: ") or entry.get("also") for entry in need["software"])
+
+
+RANK = {"free": 0, "unknown": 1, "needs": 2}
+
+
+def _tier_for(need: dict, image: str = "", command: str = "") -> str:
+    """The documented precedence: a free command wins, otherwise the strongest tier among the matches."""
+    repository, _, tag = image.rpartition(":") if ":" in image.rsplit("/", 1)[-1] else (image, "", "")
+    by_image, by_command = set(), set()
+    for entry in need["software"]:
+        match = entry["match"]
+        if repository and any(re.search(p, repository, re.IGNORECASE) for p in match.get("images", [])):
+            by_image.add(entry["tier"])
+        if tag and any(re.search(p, tag) for p in match.get("image_tags", [])):
+            by_image.add(entry["tier"])
+        if command and any(re.search(p, command, re.IGNORECASE) for p in match.get("commands", [])):
+            by_command.add(entry["tier"])
+    if "free" in by_command:
+        return "free"
+    return max(by_image | by_command, key=RANK.__getitem__, default="")
+
+
+@pytest.mark.parametrize(
+    ("image", "command", "tier"),
+    [
+        ("vllm/vllm-openai:v0.7.1", "", "needs"),
+        ("quay.io/ascend/vllm-ascend:v0.11.0rc1-a3", "", "needs"),
+        ("aibrix/vllm-mock:nightly", "", "free"),
+        ("ghcr.io/vllm-project/semantic-router/extproc:latest", "", "free"),
+        ("aibrix/sglang-router:v0.1.6", "", "free"),
+        ("nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless", "", "free"),
+        ("nvcr.io/nvidia/k8s/cuda-sample:nbody", "nbody -benchmark", "free"),
+        ("nvcr.io/nvidia/tritonserver:26.07-vllm-python-py3", "", "needs"),
+        ("pytorch/torchserve:latest-gpu", "", "unknown"),
+        ("ghcr.io/speaches-ai/speaches:latest-cuda", "", "free"),
+        ("", "sh -c nvidia-smi; sleep 3600", "free"),
+        ("", "torchrun --nproc_per_node=8 train.py", "needs"),
+        ("", "python train.py --num-workers 4", "needs"),
+        ("", "python train.py --num-workers 0", ""),
+        ("nvcr.io/nvidia/tritonserver:26.07-py3", "tritonserver --model-repository=/models", "unknown"),
+        ("ostris/aitoolkit:latest", "", "needs"),
+        ("tensorflow/tensorflow:latest-gpu", "tensorboard --logdir=/app/logs --bind_all", "free"),
+        ("ghcr.io/nvidia/k8s-samples:nvbandwidth-v0.7-8d103163", "", "unknown"),
+        ("docker.io/yanwk/comfyui-boot:cu126-megapak", "env", "free"),
+        (
+            "ghcr.io/kubeflow/trainer/torchtune-trainer",
+            "tune run --rdzv_endpoint=localhost:29500 full_finetune_distributed",
+            "needs",
+        ),
+    ],
+)
+def test_patterns_sort_benchmark_examples_into_the_labelled_tier(
+    need: dict, image: str, command: str, tier: str
+) -> None:
+    assert _tier_for(need, image, command) == tier
+
+
+def test_kserve_runtimes_are_unique_and_sizes_are_quantities(need: dict) -> None:
+    runtimes = need["kserve_runtimes"]["runtimes"]
+    names = [runtime["name"] for runtime in runtimes]
+    assert len(names) == len(set(names))
+    assert _source_ok(need["kserve_runtimes"]["source"])
+    for runtime in runtimes:
+        shm = runtime["dev_shm"]
+        if shm is not None:
+            assert shm["medium"] == "Memory"
+            assert shm["size_limit"] is None or re.fullmatch(r"[0-9]+(Ki|Mi|Gi|Ti)", shm["size_limit"])
+    assert {r["name"] for r in runtimes if r["dev_shm"]} == {
+        "kserve-huggingfaceserver",
+        "kserve-huggingfaceserver-multinode",
+        "kserve-vllmserver",
+    }
+
+
+def test_operators_cite_their_code(need: dict) -> None:
+    for operator in need["operators"]:
+        assert operator["kinds"] and _source_ok(operator["source"]), operator["id"]
+
+
+def test_benchmark_repositories_are_pinned_and_not_held_out() -> None:
+    repos = tomllib.loads((BENCH / "repos.toml").read_text(encoding="utf-8"))["repo"]
+    assert len(repos) >= 10
+    for repo in repos:
+        assert re.fullmatch(r"[0-9a-f]{40}", repo["commit"]), repo["name"]
+        assert repo["name"].lower() not in HELD_OUT, repo["name"]
+    assert len({repo["name"] for repo in repos}) == len(repos)
+
+
+def test_labels_are_complete_unique_and_name_benchmarked_repositories(bench: ModuleType) -> None:
+    names = {repo.name for repo in bench.read_repos(BENCH / "repos.toml")}
+    labels = bench.read_labels(BENCH / "labels.toml")
+    keys = [(label.repo, label.path, label.workload, label.line) for label in labels]
+    assert len(keys) == len(set(keys))
+    assert {label.repo for label in labels} <= names
+    assert {label.label for label in labels} == {"crash", "no-risk", "unknown"}
+
+
+def test_repo_limits_files_to_deployment_files_under_its_paths(bench: ModuleType) -> None:
+    repo = bench.Repo("o/n", "0" * 40, ("docs", "README.md"), ("docs/archived",))
+    assert repo.wants("docs/run.md") and repo.wants("README.md") and repo.wants("docs/k8s/Dockerfile.gpu")
+    assert not repo.wants("docs/archived/old.yaml")
+    assert not repo.wants("docs/main.py")
+    assert not repo.wants("src/deploy.yaml")
+    assert not repo.wants("docsextra/a.yaml")
+
+
+def test_score_counts_tiers_and_recall_from_labels(bench: ModuleType) -> None:
+    crash = bench.Label("o/n", "a.yaml", "Pod/a", 3, "crash", "vLLM")
+    quiet = bench.Label("o/n", "b.yaml", "Pod/b", 3, "no-risk", "exporter")
+    missed = bench.Label("o/n", "c.yaml", "Pod/c", 3, "crash", "torchrun")
+    findings = [
+        bench.Finding("o/n", "a.yaml", "Pod/a", 4, "error", ""),
+        bench.Finding("o/n", "b.yaml", "Pod/b", 3, "warning", ""),
+        bench.Finding("o/n", "d.yaml", "Pod/d", 1, "error", ""),
+    ]
+    matched, unlabelled = bench.match(findings, [crash, quiet, missed])
+    assert [f.path for f in unlabelled] == ["d.yaml"]
+    result = bench.score(matched, [crash, quiet, missed])
+    assert result["error"]["precision"] == 1.0
+    assert result["warning"]["precision"] == 0.0
+    assert result["recall"]["as_error"] == 0.5
+    assert result["recall"]["missed"] == ["o/n: c.yaml:3 Pod/c"]
+    assert result["no_risk_silenced"] == 0.0
+
+
+def test_benchmark_has_no_unlabelled_findings_or_stale_labels(tmp_path: Path) -> None:
+    mirror, cache = os.environ.get("SHMLINT_PRECISION_MIRROR"), os.environ.get("SHMLINT_PRECISION_CACHE")
+    if not mirror and not cache:
+        pytest.skip(
+            "precision benchmark repositories not on disk: set SHMLINT_PRECISION_MIRROR=/work/.mirror "
+            "or SHMLINT_PRECISION_CACHE=<cache of bench/precision/run.py> to run it"
+        )
+    command = [sys.executable, str(BENCH / "run.py"), "--cache", cache or str(tmp_path)]
+    if mirror:
+        command += ["--mirror", mirror]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+    - name: main
+      image: pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime
+      command: ["torchrun", "--nproc_per_node=2", "train.py"]
+      resources:
+        limits:
+          nvidia.com/gpu: 2
+"""
+
+
+def _git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_clone_mode_fetches_only_deployment_files_and_demands_labels(tmp_path: Path) -> None:
+    """The default path (a blob-less clone of the pinned commit) end to end, against a local remote."""
+    work = tmp_path / "work"
+    (work / "k8s").mkdir(parents=True)
+    (work / "k8s" / "pod.yaml").write_text(POD, encoding="utf-8")
+    (work / "train.py").write_text("import torch\n", encoding="utf-8")
+    _git("init", "-q", cwd=work)
+    _git("add", ".", cwd=work)
+    _git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "pod", cwd=work)
+    commit = _git("rev-parse", "HEAD", cwd=work)
+    remote = tmp_path / "remote" / "o"
+    remote.mkdir(parents=True)
+    _git("clone", "-q", "--bare", str(work), str(remote / "n.git"), cwd=tmp_path)
+    _git("config", "uploadpack.allowFilter", "true", cwd=remote / "n.git")
+    _git("config", "uploadpack.allowAnySHA1InWant", "true", cwd=remote / "n.git")
+    repos = tmp_path / "repos.toml"
+    repos.write_text(f'[[repo]]\nname = "o/n"\ncommit = "{commit}"\npaths = ["k8s"]\n', encoding="utf-8")
+    labels = tmp_path / "labels.toml"
+    labels.write_text("", encoding="utf-8")
+    command = [sys.executable, str(BENCH / "run.py"), "--repos", str(repos), "--labels", str(labels)]
+    command += ["--cache", str(tmp_path / "cache"), "--remote-base", (tmp_path / "remote").as_uri()]
+
+    first = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    assert first.returncode == 1, first.stderr
+    unlabelled = json.loads(first.stdout)["unlabelled"]
+    assert len(unlabelled) == 1 and unlabelled[0].startswith("o/n: k8s/pod.yaml:")
+    tree = next((tmp_path / "cache" / "trees").iterdir())
+    assert sorted(p.name for p in tree.rglob("*") if p.is_file()) == [".complete", "pod.yaml"]
+
+    workload = unlabelled[0].split("] ", 1)[1]
+    line = int(unlabelled[0].split(" ", 2)[1].rsplit(":", 1)[1])
+    labels.write_text(
+        f'[[label]]\nrepo = "o/n"\npath = "k8s/pod.yaml"\nworkload = {json.dumps(workload)}\nline = {line}\n'
+        'label = "crash"\nreason = "torchrun on 2 GPUs"\n',
+        encoding="utf-8",
+    )
+    second = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    assert second.returncode == 0, second.stderr
+    scored = json.loads(second.stdout)["shm001"]
+    assert scored["error"]["precision"] == 1.0 and scored["recall"]["as_error"] == 1.0
