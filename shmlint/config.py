@@ -165,6 +165,9 @@ def apply_config(settings: Settings, data: Mapping[str, Any], path: Path) -> tup
         signals = replace(signals, torch_commands=signals.torch_commands + extra)
     if signals is not settings.signals:
         changes["signals"] = signals
+    for key in ("shm-images", "shm-commands", "shm-free-images", "shm-free-commands"):
+        if key in data:
+            changes[key.replace("-", "_")] = _regexes(path, key, data[key])
     exclude = tuple(data["exclude"]) if "exclude" in data else settings.exclude
     if "exclude" in data or "extend-exclude" in data:
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))

@@ -22,6 +22,7 @@ from shmlint.source import InputError, SourceText, Span, read_bytes
 if TYPE_CHECKING:  # a file with no workload never loads the rules
     from shmlint.checks.context import CheckContext
     from shmlint.model import Evidence, Finding, Workload
+    from shmlint.need import Knowledge
 
 
 class Engine:
@@ -65,6 +66,7 @@ class Engine:
             raw = list(self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset).findings)
         if workloads:  # most files hold none: they never load the rules, the catalog or the hint reader
             workloads, hint_findings = self.hints(source, workloads)
+            workloads = self.needs(workloads)
             raw += hint_findings + self.rules(workloads)
         findings, unused = self.suppress(raw, source, path)
         findings = _fixable_only(findings, source)
@@ -78,6 +80,26 @@ class Engine:
         if not self.settings.enabled("SHM000"):
             return workloads, []
         return workloads, [self.invalid_hint(evidence, why) for evidence, why in errors]
+
+    @cached_property
+    def knowledge(self) -> Knowledge:
+        """The tier model's data with what configuration adds, read on the first file with a workload."""
+        from shmlint.need import builtin, configured
+
+        s = self.settings
+        return configured(
+            builtin(),
+            needs_images=s.shm_images,
+            needs_commands=s.shm_commands,
+            free_images=s.shm_free_images,
+            free_commands=s.shm_free_commands,
+        )
+
+    def needs(self, workloads: list[Workload]) -> list[Workload]:
+        """Each workload with its need for /dev/shm, decided from its evidence before any rule reads it."""
+        from shmlint.need import decide
+
+        return [replace(w, need=decide(w, self.knowledge)) for w in workloads]
 
     def rules(self, workloads: list[Workload]) -> list[Finding]:
         from shmlint.checks import run_checks

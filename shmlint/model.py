@@ -26,6 +26,22 @@ class Format(enum.StrEnum):
     COMMAND = "command"
 
 
+class Tier(enum.IntEnum):
+    """How much a workload's software needs /dev/shm (``shmlint.need`` decides); ordered, the strongest wins."""
+
+    FREE = 0  # known not to use it: no finding
+    UNKNOWN = 1  # an accelerator, software not known either way: a warning
+    NEEDS = 2  # known to pass data through it: an error
+
+
+class Need(NamedTuple):
+    """A workload's tier and the evidence that decided it (quoted in messages)."""
+
+    tier: Tier
+    because: str  # "vLLM OpenAI server and engine (image vllm/vllm-openai)"
+    entry: str | None  # the data entry's id (``shmlint/data/shm_need.yaml``), None for a default
+
+
 class WorkloadId(NamedTuple):
     """Who a workload is, as data: display names, baseline fingerprints, the fixer's bookkeeping and the mapping of
     rendered findings back to their files all read these fields; nothing parses a display name back.
@@ -200,6 +216,10 @@ class Workload:
     dataloader_text: Evidence | None = None  # a ``shmlint.io/dataloader`` annotation or label, read by the engine
     ignored_codes: frozenset[str] = frozenset()  # from annotations/labels on the workload
     target: FixTarget = None
+    image: str | None = None  # the image reference as written, when it is known
+    command: str = ""  # entrypoint/command and arguments joined by spaces, as the software is started
+    accelerator_count: int | None = None  # devices requested when counted (None: none, or uncounted like ``all``)
+    need: Need | None = None  # how much the software needs /dev/shm (``shmlint.need``), set before the rules run
 
     @property
     def format(self) -> Format:

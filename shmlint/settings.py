@@ -27,6 +27,11 @@ class Settings:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE  # glob patterns of paths not to check
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, codes)
     max_file_bytes: int = 10 * 1024 * 1024  # larger files are reported, not read
+    # the tier model's data extended by configuration (regular expressions on images and commands)
+    shm_images: tuple[str, ...] = ()  # software that needs /dev/shm
+    shm_commands: tuple[str, ...] = ()
+    shm_free_images: tuple[str, ...] = ()  # software known not to use it
+    shm_free_commands: tuple[str, ...] = ()
 
     def ignored_for(self, path: Path) -> frozenset[str]:
         """Codes ``per-file-ignores`` switches off for this path."""

@@ -1,0 +1,146 @@
+"""How much a workload needs /dev/shm, decided from evidence: the tier model behind SHM001's severity.
+
+- ``needs``: software known to pass data through /dev/shm (DataLoader workers, torchrun, vLLM...) -> error;
+- ``unknown``: an accelerator request, software not known either way -> warning, saying what would decide it;
+- ``free``: software documented or measured not to use /dev/shm (exporters, utilities...) -> no finding.
+
+The knowledge is data (``shmlint/data/shm_need.yaml``, each entry with its source), read once, only when a file
+holds a workload; configuration extends it both ways. Patterns there are bounded (no nested quantifiers) and run on
+parsed values (an image reference, a command line), never on whole files.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from shmlint.model import Need, Tier, Workload
+from shmlint.signals import split_image
+
+DATA = Path(__file__).parent / "data" / "shm_need.yaml"
+
+
+class Entry(NamedTuple):
+    """One piece of software the data knows, with how it is recognised."""
+
+    id: str
+    tier: Tier
+    what: str
+    source: str
+    images: re.Pattern[str] | None
+    image_tags: re.Pattern[str] | None
+    commands: re.Pattern[str] | None
+
+
+class Knowledge(NamedTuple):
+    """The data file, compiled: software entries in file order and the accelerator defaults."""
+
+    entries: tuple[Entry, ...]
+    multi_device_min: int
+
+
+def _pattern(patterns: Iterable[str]) -> re.Pattern[str] | None:
+    joined = "|".join(f"(?:{p})" for p in patterns)
+    return re.compile(joined, re.IGNORECASE) if joined else None
+
+
+def _entry(data: dict[str, Any]) -> Entry:
+    match = data.get("match", {})
+    return Entry(
+        data["id"],
+        Tier[data["tier"].upper()],
+        data.get("what", data["id"]),
+        data.get("source", ""),
+        _pattern(match.get("images", ())),
+        _pattern(match.get("image_tags", ())),
+        _pattern(match.get("commands", ())),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def builtin() -> Knowledge:
+    """The shipped data (libyaml, a few milliseconds, once per process)."""
+    import yaml
+
+    data = yaml.load(DATA.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    accelerators = data.get("accelerators", {})
+    minimum = int(accelerators.get("multi_device", {}).get("min_devices", 2))
+    return Knowledge(tuple(_entry(item) for item in data.get("software", ())), minimum)
+
+
+def configured(
+    knowledge: Knowledge,
+    *,
+    needs_images: Iterable[str] = (),
+    needs_commands: Iterable[str] = (),
+    free_images: Iterable[str] = (),
+    free_commands: Iterable[str] = (),
+) -> Knowledge:
+    """The shipped data extended by configuration: user entries come first, so they win over shipped ones."""
+    extra = []
+    for tier, images, commands in ((Tier.NEEDS, needs_images, needs_commands), (Tier.FREE, free_images, free_commands)):
+        images, commands = tuple(images), tuple(commands)
+        if images or commands:
+            name = f"configured-{tier.name.lower()}"
+            extra.append(
+                Entry(
+                    name,
+                    tier,
+                    f"configured as {tier.name.lower()}",
+                    "configuration",
+                    _pattern(images),
+                    None,
+                    _pattern(commands),
+                )
+            )
+    return knowledge._replace(entries=(*extra, *knowledge.entries))
+
+
+def decide(workload: Workload, knowledge: Knowledge) -> Need | None:
+    """The workload's need for /dev/shm, or None when it is neither accelerator nor torch work."""
+    accelerator = bool(workload.gpu)
+    if not accelerator and not workload.torch:
+        return None
+    if workload.dataloader is not None and workload.dataloader.workers > 0:
+        return Need(Tier.NEEDS, f"a DataLoader with {workload.dataloader.workers} workers is declared", None)
+    by_command = [
+        (e, "command")
+        for e in knowledge.entries
+        if e.commands and workload.command and e.commands.search(workload.command)
+    ]
+    by_image = [(e, "image") for e in knowledge.entries if _image_matches(e, workload.image)]
+    free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
+    if free_command is not None:  # the image is only where a utility runs
+        return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
+    matches = by_command + by_image
+    if matches:
+        entry, where = max(matches, key=lambda pair: pair[0].tier)  # the strongest; the first of equals
+        shown = workload.command if where == "command" else workload.image
+        because = f"{entry.what} ({where} {_short(shown or '')})"
+        if entry.tier is Tier.NEEDS or accelerator:
+            return Need(entry.tier, because, entry.id)
+        return Need(Tier.FREE, f"{because}, and no accelerator is requested", entry.id)
+    if not accelerator:  # torch evidence of a kind the data does not know, on the CPU: nothing says it uses shm
+        return Need(Tier.FREE, "torch without an accelerator and without DataLoader workers or a launcher", None)
+    count = workload.accelerator_count
+    if count is not None and count >= knowledge.multi_device_min:
+        return Need(Tier.NEEDS, f"{count} accelerators in one container (NCCL between local processes)", None)
+    return Need(Tier.UNKNOWN, "an accelerator request, with software shmlint does not know", None)
+
+
+def _image_matches(entry: Entry, image: str | None) -> bool:
+    if not image or not (entry.images or entry.image_tags):
+        return False
+    repository, tag = split_image(image)
+    return bool(
+        (entry.images and entry.images.search(repository))
+        or (entry.image_tags and tag and entry.image_tags.search(tag))
+    )
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
