@@ -35,11 +35,22 @@ class Entry(NamedTuple):
     commands: re.Pattern[str] | None
 
 
+class BuiltinRuntime(NamedTuple):
+    """One of KServe's own ServingRuntimes: the model formats it serves and the /dev/shm it mounts."""
+
+    name: str
+    formats: tuple[str, ...]  # lower case, in the data's order (the first that serves a format is the default)
+    mounts_shm: bool
+    size_limit: str | None  # a Kubernetes quantity; None: a Memory emptyDir bounded by the memory limit
+
+
 class Knowledge(NamedTuple):
-    """The data file, compiled: software entries in file order and the accelerator defaults."""
+    """The data file, compiled: software entries in file order, the accelerator defaults, KServe's runtimes."""
 
     entries: tuple[Entry, ...]
     multi_device_min: int
+    kserve_runtimes: tuple[BuiltinRuntime, ...] = ()
+    kserve_source: str = ""
 
 
 def _pattern(patterns: Iterable[str]) -> re.Pattern[str] | None:
@@ -68,7 +79,19 @@ def builtin() -> Knowledge:
     data = yaml.load(DATA.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     accelerators = data.get("accelerators", {})
     minimum = int(accelerators.get("multi_device", {}).get("min_devices", 2))
-    return Knowledge(tuple(_entry(item) for item in data.get("software", ())), minimum)
+    kserve = data.get("kserve_runtimes", {})
+    runtimes = tuple(
+        BuiltinRuntime(
+            item["name"],
+            tuple(name.lower() for name in item.get("formats", ())),
+            bool(item.get("dev_shm")),
+            (item.get("dev_shm") or {}).get("size_limit"),
+        )
+        for item in kserve.get("runtimes", ())
+    )
+    return Knowledge(
+        tuple(_entry(item) for item in data.get("software", ())), minimum, runtimes, kserve.get("source", "")
+    )
 
 
 def configured(

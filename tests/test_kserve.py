@@ -15,6 +15,8 @@ from shmlint.settings import Settings
 from shmlint.severity import Severity
 
 PROJECT = Path(__file__).resolve().parent.parent / "fixtures" / "kserve"
+#: the runtime and the InferenceServices that name it (builtin-runtimes.yaml stands on its own)
+FILES = [PROJECT / "runtime.yaml", PROJECT / "inferenceservices.yaml"]
 
 
 def _by_workload(paths: list[Path]) -> dict[str, tuple[str, Severity, bool]]:
@@ -23,7 +25,7 @@ def _by_workload(paths: list[Path]) -> dict[str, tuple[str, Severity, bool]]:
 
 
 def test_runtime_in_the_checked_files_provides_dev_shm() -> None:
-    findings = _by_workload([PROJECT])
+    findings = _by_workload(FILES)
     assert "llama" not in findings  # runtime: vllm-runtime mounts a 16Gi Memory emptyDir
     assert "auto" not in findings  # huggingface is auto-selected by the same runtime
     assert findings["elsewhere"] == ("SHM001", Severity.WARNING, False)
@@ -31,7 +33,7 @@ def test_runtime_in_the_checked_files_provides_dev_shm() -> None:
 
 def test_runtime_outside_the_checked_files_is_a_warning_without_a_fix() -> None:
     findings = _by_workload([PROJECT / "inferenceservices.yaml"])
-    assert set(findings) == {"llama", "auto", "elsewhere"}
+    assert set(findings) == {"llama", "elsewhere"}  # "auto" gets KServe's built-in huggingface runtime
     assert all(
         code == "SHM001" and severity is Severity.WARNING and not fixable
         for code, severity, fixable in findings.values()
@@ -42,7 +44,9 @@ def test_fix_never_shrinks_the_runtime_dev_shm(tmp_path: Path) -> None:
     """Regression: the fix used to add an 8Gi ``dshm`` volume to the InferenceService, which KServe merges over
     the runtime's 16Gi one."""
     project = tmp_path / "kserve"
-    shutil.copytree(PROJECT, project)
+    project.mkdir()
+    for path in FILES:
+        shutil.copyfile(path, project / path.name)
     before = {p.name: p.read_bytes() for p in project.iterdir()}
     for target in (project, project / "inferenceservices.yaml"):
         result = CliRunner().invoke(cli, ["fix", "--write", "--unsafe-fixes", str(target)])
@@ -51,6 +55,14 @@ def test_fix_never_shrinks_the_runtime_dev_shm(tmp_path: Path) -> None:
 
 
 def test_unresolved_message_names_the_runtime() -> None:
-    report = check_paths(Settings(), [PROJECT])
+    report = check_paths(Settings(), FILES)
     (finding,) = report.findings
     assert 'ServingRuntime "my-private-runtime"' in finding.message and "not among the checked files" in finding.message
+
+
+def test_kserve_builtin_runtimes_are_known_data() -> None:
+    """Without the runtime among the files, KServe's own runtimes decide: kserve-huggingfaceserver mounts a Memory
+    emptyDir at /dev/shm (no finding), kserve-torchserve mounts none (judged as written)."""
+    findings = _by_workload([PROJECT / "builtin-runtimes.yaml"])
+    assert "hf" not in findings
+    assert findings["torch"][0] == "SHM001" and findings["torch"][2]  # fixable: nothing of the runtime is replaced

@@ -12,11 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Workload
+from shmlint import sizes
+from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size, Workload
+from shmlint.need import BuiltinRuntime, builtin
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
 from shmlint.source import SourceText
 
 RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
+#: the container memory limit KServe's built-in runtimes set unless the InferenceService sets one
+BUILTIN_MEMORY_LIMIT = "2Gi"
 #: a cheap test before a file is parsed for runtimes
 RUNTIME_MARK = b"ServingRuntime"
 
@@ -86,6 +90,31 @@ def _format(m: Mappings, entry: Node) -> RuntimeFormat:
     return RuntimeFormat(name, auto, priority)
 
 
+def _builtin(explicit: str | None, model_format: str) -> BuiltinRuntime | None:
+    """KServe's own runtime of that name, or the first of them that serves the format (its default)."""
+    runtimes = builtin().kserve_runtimes
+    if explicit:
+        return next((r for r in runtimes if r.name == explicit), None)
+    return next((r for r in runtimes if model_format in r.formats), None)
+
+
+def _builtin_shm(runtime: BuiltinRuntime, model: MappingNode, source: SourceText) -> tuple[ShmSource, ...]:
+    """What a built-in runtime mounts at /dev/shm, located at the model spec (the runtime is not in any file): a
+    Memory emptyDir, sized or bounded by the memory limit (the runtimes set 2Gi unless the model sets one)."""
+    if not runtime.mounts_shm:
+        return ()
+    span = source.span(model.start_mark.index, model.end_mark.index)
+    description = f'the Memory emptyDir of KServe\'s built-in ServingRuntime "{runtime.name}"'
+    text = runtime.size_limit or _memory_limit(model) or BUILTIN_MEMORY_LIMIT
+    parsed = sizes.parse_kubernetes(text)
+    size = Size(text, parsed.bytes, span, sizes.KUBERNETES)
+    return (ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, span, description, size),)
+
+
+def _memory_limit(model: MappingNode) -> str | None:
+    return scalar(Mappings().path(model, "resources", "limits", "memory"))
+
+
 def runtime_shm(model: MappingNode, source: SourceText, index: RuntimeIndex | None) -> tuple[ShmSource, ...]:
     """What the runtime gives a predictor model spec that sets no /dev/shm of its own: the runtime's sources, or an
     unknown source naming the runtime that could not be found (judged as "cannot be resolved here")."""
@@ -96,6 +125,10 @@ def runtime_shm(model: MappingNode, source: SourceText, index: RuntimeIndex | No
     model_format = (scalar(format_node) or "").strip().lower()
     index = index or RuntimeIndex()
     runtime = index.named(explicit) if explicit else index.for_format(model_format) if model_format else None
+    if runtime is None:
+        builtin = _builtin(explicit, model_format)
+        if builtin is not None:
+            return _builtin_shm(builtin, model, source)
     if runtime is not None:
         return tuple(
             ShmSource(
