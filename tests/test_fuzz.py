@@ -582,6 +582,8 @@ DOCKERFILE_TOKENS = st.sampled_from(
         "pip3 install --no-cache-dir torch==2.3",
         "conda install pytorch",
         "COPY --from=build / /",
+        "COPY --from=0 / /",
+        "²\n",  # str.isdigit() but not int(): once crashed the stage lookup
         "\\\n",
         "\n",
         "# syntax=docker/dockerfile:1\n",
@@ -599,16 +601,27 @@ DOCKERFILE_TOKENS = st.sampled_from(
 
 
 def _check_dockerfile(text: str) -> None:
-    from shmlint.parsers.dockerfile import torch_evidence_text
+    """The reader raises nothing (it has no catch-all to hide behind) and cites evidence that holds on its own:
+    a torch image after FROM, a command that installs torch after RUN."""
+    from shmlint.parsers.dockerfile import torch_evidence_text, torch_install
     from shmlint.signals import Signals
 
-    evidence = torch_evidence_text(text, Signals(), build_args={"BASE": "pytorch/pytorch"}, target="build")
-    assert evidence is None or isinstance(evidence, str)
-    evidence = torch_evidence_text(text, Signals())
-    assert evidence is None or isinstance(evidence, str)
+    signals = Signals()
+    for evidence in (
+        torch_evidence_text(text, signals, build_args={"BASE": "pytorch/pytorch"}, target="build"),
+        torch_evidence_text(text, signals),
+    ):
+        if evidence is None:
+            continue
+        kind, _, cited = evidence.partition(" ")[2].partition(" ")
+        assert evidence.startswith("Dockerfile ") and kind in ("FROM", "RUN"), evidence
+        if kind == "FROM":
+            assert signals.is_torch_image(cited), evidence
+        else:
+            assert torch_install(cited) == cited, evidence
 
 
-def test_dockerfile_reader_never_raises() -> None:
+def test_dockerfile_reader_never_raises_and_cites_real_evidence() -> None:
     texts = st.one_of(st.lists(DOCKERFILE_TOKENS, max_size=30).map("".join), st.text(max_size=100))
     fuzz("dockerfile", texts, _check_dockerfile, 400)
 
