@@ -23,7 +23,6 @@ from typing import Any
 import yaml
 
 K8S_VERSION = "1.30"
-COMPOSE_SCHEMA = Path(__file__).resolve().parent.parent.parent / "shared" / "schemas" / "compose-spec.json"
 
 
 def _documents(text: str) -> list[Any]:
@@ -83,10 +82,14 @@ def assert_kubernetes_still_valid(before: str, after: str) -> int:
 
 @functools.cache
 def _compose_validator() -> Any:
+    """The Compose Specification schema as check-jsonschema (a test dependency) vendors it."""
+    from importlib.resources import files
+
     import jsonschema
 
-    schema = json.loads(COMPOSE_SCHEMA.read_text(encoding="utf-8"))
-    return jsonschema.Draft7Validator(schema)
+    vendored = files("check_jsonschema.builtin_schemas.vendor").joinpath("compose-spec.json")
+    schema = json.loads(vendored.read_text(encoding="utf-8"))
+    return jsonschema.validators.validator_for(schema)(schema)
 
 
 def compose_valid(text: str) -> bool:

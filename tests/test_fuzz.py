@@ -1,4 +1,4 @@
-"""Fuzzing: every parser and fixer over generated documents and random mutations of ../shared/corpus.
+"""Fuzzing: every parser and fixer over generated documents and random mutations of the real-world corpus.
 
 Invariants:
 
@@ -15,8 +15,8 @@ counts for a longer local session; ``SHMLINT_FUZZ_RANDOM=1`` draws new cases on 
 
 from __future__ import annotations
 
-import csv
 import difflib
+import functools
 import os
 import re
 import subprocess
@@ -39,9 +39,8 @@ from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import InputError, SourceText
 from tests import proofs
+from tests.support import FIXTURES, ROOT, corpus_rows
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
 ENGINE = Engine(Settings())
 SCALE = float(os.environ.get("SHMLINT_FUZZ_SCALE", "1"))
 DERANDOMIZE = not os.environ.get("SHMLINT_FUZZ_RANDOM")
@@ -996,15 +995,16 @@ def test_cases_found_by_fuzzing(case: str) -> None:
 # -- the real-world corpus, mutated ------------------------------------------------------------------------------
 
 
-def corpus_files() -> list[tuple[str, bytes]]:
-    if not CORPUS.is_dir():
-        pytest.fail(f"the shared corpus is missing at {CORPUS}")
-    with (CORPUS / "INDEX.tsv").open(encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
-    return [(row["local_name"], (CORPUS / row["local_name"]).read_bytes()) for row in rows]
+#: (name, bytes, path) of a corpus file
+CorpusFile = tuple[str, bytes, Path]
 
 
-CORPUS_FILES = corpus_files() if CORPUS.is_dir() else []
+@pytest.fixture(scope="module")
+def corpus_files(corpus: Path) -> list[CorpusFile]:
+    names = [row["local_name"] for row in corpus_rows()]
+    return [(name, (corpus / name).read_bytes(), corpus / name) for name in names]
+
+
 SPLICE_TOKENS = [
     b"\x00",
     b"\xff\xfe",
@@ -1090,11 +1090,10 @@ def _kind_of(name: str) -> FileKind:
     return kind_by_name(Path(name)) or FileKind.YAML
 
 
-def _check_mutated(value: tuple[int, list[tuple]], fix: bool) -> None:
+def _check_mutated(files: list[CorpusFile], value: tuple[int, list[tuple]], fix: bool) -> None:
     index, mutations = value
-    name, data = CORPUS_FILES[index]
+    name, data, path = files[index]
     mutated = mutate(data, mutations)
-    path = CORPUS / name
     kind = _kind_of(name)
     try:
         source = SourceText.from_bytes(name, mutated)
@@ -1106,40 +1105,42 @@ def _check_mutated(value: tuple[int, list[tuple]], fix: bool) -> None:
         assert_fix_invariants(source, kind, path, strict=False)
 
 
-def _corpus_strategy(max_mutations: int):
-    return st.tuples(st.integers(0, max(0, len(CORPUS_FILES) - 1)), st.lists(MUTATION, max_size=max_mutations))
+def _corpus_strategy(files: list[CorpusFile], max_mutations: int):
+    return st.tuples(st.integers(0, len(files) - 1), st.lists(MUTATION, max_size=max_mutations))
 
 
-def test_corpus_files_check_and_fix_as_they_are() -> None:
+def test_corpus_files_check_and_fix_as_they_are(corpus_files: list[CorpusFile]) -> None:
     """Every corpus file, unmutated: no crash, findings in place, fix invariants (a deterministic sweep)."""
     checked = 0
-    for index in range(len(CORPUS_FILES)):
-        _check_mutated((index, []), fix=True)
+    for index in range(len(corpus_files)):
+        _check_mutated(corpus_files, (index, []), fix=True)
         checked += 1
     COUNTS["corpus.as-is"] = COUNTS.get("corpus.as-is", 0) + checked
     assert checked >= 90
 
 
-def test_corpus_fixable_findings_are_fixed() -> None:
+def test_corpus_fixable_findings_are_fixed(corpus_files: list[CorpusFile]) -> None:
     """A finding offered as fixable (``N fixable with `shmlint fix```, JSON ``"fixable": true``) is fixed by ``fix``."""
     unfixed = []
-    for name, data in CORPUS_FILES:
+    for name, data, path in corpus_files:
         kind = _kind_of(name)
         if kind is FileKind.DOCKERFILE:
             continue
         try:
-            assert_fix_invariants(SourceText.from_bytes(name, data), kind, CORPUS / name, strict=True)
+            assert_fix_invariants(SourceText.from_bytes(name, data), kind, path, strict=True)
         except AssertionError as exc:
             unfixed.append(f"{name}: {str(exc)[:300]}")
     assert not unfixed, "\n".join(unfixed)
 
 
-def test_mutated_corpus_never_crashes_the_checker() -> None:
-    fuzz("corpus.mutated.check", _corpus_strategy(6), lambda v: _check_mutated(v, fix=False), 1200)
+def test_mutated_corpus_never_crashes_the_checker(corpus_files: list[CorpusFile]) -> None:
+    check = functools.partial(_check_mutated, corpus_files, fix=False)
+    fuzz("corpus.mutated.check", _corpus_strategy(corpus_files, 6), check, 1200)
 
 
-def test_mutated_corpus_keeps_fix_invariants() -> None:
-    fuzz("corpus.mutated.fix", _corpus_strategy(3), lambda v: _check_mutated(v, fix=True), 400)
+def test_mutated_corpus_keeps_fix_invariants(corpus_files: list[CorpusFile]) -> None:
+    check = functools.partial(_check_mutated, corpus_files, fix=True)
+    fuzz("corpus.mutated.fix", _corpus_strategy(corpus_files, 3), check, 400)
 
 
 # -- atheris (optional: runs only where atheris is installed) ------------------------------------------------------
@@ -1177,18 +1178,20 @@ atheris.Fuzz()
 
 
 def test_atheris_harness_briefly(tmp_path: Path) -> None:
-    """Coverage-guided fuzzing of check + fix for a few thousand runs, seeded with the corpus; skipped without atheris."""
+    """Coverage-guided fuzzing of check + fix for a few thousand runs, seeded with the fixtures; skipped without
+    atheris."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("ATHERIS_PATH", "")]))}
     probe = subprocess.run([sys.executable, "-c", "import atheris"], env=env, capture_output=True, check=False)
     if probe.returncode != 0:
         pytest.skip("atheris is not installed (optional: pip install atheris, or ATHERIS_PATH=<folder with it>)")
     seeds = tmp_path / "seeds"
     seeds.mkdir()
-    for index, (name, data) in enumerate(CORPUS_FILES[:40]):
+    seed_files = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and kind_by_name(p) is not None)
+    for index, path in enumerate(seed_files):
         kind = [FileKind.YAML, FileKind.SHELL, FileKind.MARKDOWN, FileKind.MAKEFILE].index(
-            _kind_of(name) if _kind_of(name) is not FileKind.DOCKERFILE else FileKind.YAML
+            _kind_of(path.name) if _kind_of(path.name) is not FileKind.DOCKERFILE else FileKind.YAML
         )
-        (seeds / f"seed{index}").write_bytes(bytes([kind]) + data)
+        (seeds / f"seed{index}").write_bytes(bytes([kind]) + path.read_bytes())
     harness = tmp_path / "harness.py"
     harness.write_text(ATHERIS_HARNESS)
     runs = int(3000 * SCALE)

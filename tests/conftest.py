@@ -1,0 +1,104 @@
+"""Fixtures shared by the whole suite: the repository, engines, the real-world corpus, and the command line run
+in-process (``invoke``) or as the real entry point in a subprocess (``shmlint_process``)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from shmlint.engine import Engine
+from shmlint.settings import Settings
+from tests.support import ROOT, corpus_dir, corpus_missing
+
+
+def pytest_report_header() -> str:
+    """Say up front whether the corpus tests will run."""
+    return f"shmlint corpus: {corpus_missing() or corpus_dir()}"
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    """The real-world corpus folder (``SHMLINT_CORPUS``, default ``../shared/corpus``); skips where it is absent."""
+    reason = corpus_missing()
+    if reason:
+        pytest.skip(reason)
+    return corpus_dir()
+
+
+@pytest.fixture(scope="session")
+def engine() -> Engine:
+    """An engine with the default settings (engines are immutable: one serves every test)."""
+    return Engine(Settings())
+
+
+@pytest.fixture(scope="session")
+def make_engine() -> Callable[..., Engine]:
+    """``make_engine(prefilter=False, ...)``: an engine with the given settings changed from the defaults."""
+
+    def make(**settings: object) -> Engine:
+        return Engine(Settings(**settings))
+
+    return make
+
+
+Invoke = Callable[..., Result]
+
+
+@pytest.fixture
+def invoke() -> Invoke:
+    """Run the command line in this process: ``invoke("check", path, input=..., env=..., cwd=...)``.
+
+    Exceptions are not caught, so a crash fails the test with its traceback; ``exit_code``, ``stdout`` and
+    ``stderr`` are what a user would see (stdout is not a terminal, as in CI).
+    """
+    from shmlint.cli import cli
+
+    def run(
+        *args: str, input: str | bytes | None = None, env: Mapping[str, str] | None = None, cwd: Path | None = None
+    ) -> Result:
+        with contextlib.chdir(cwd or ROOT):
+            return CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
+
+    return run
+
+
+ShmlintProcess = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+@pytest.fixture
+def shmlint_process() -> ShmlintProcess:
+    """Run ``python -m shmlint`` (the real entry point) in a subprocess, importing this checkout."""
+
+    def run(
+        *args: str,
+        input: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        timeout: float = 120,
+    ) -> subprocess.CompletedProcess[str]:
+        environment = {**os.environ, "NO_COLOR": "1", **(env or {})}
+        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), environment.get("PYTHONPATH")]))
+        return subprocess.run(
+            [sys.executable, "-m", "shmlint", *args],
+            cwd=cwd or ROOT,
+            input=input,
+            capture_output=True,
+            text=True,
+            env=environment,
+            timeout=timeout,
+            check=False,
+        )
+
+    return run
