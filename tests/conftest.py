@@ -102,3 +102,19 @@ def shmlint_process() -> ShmlintProcess:
         )
 
     return run
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A wheel of this checkout, built with the environment's hatchling (a ``[test]`` dependency)."""
+    out = tmp_path_factory.mktemp("dist")
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert built.returncode == 0, f"building the wheel failed:\n{built.stdout[-3000:]}\n{built.stderr[-3000:]}"
+    (path,) = out.glob("shmlint-*.whl")
+    return path
