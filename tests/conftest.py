@@ -56,20 +56,42 @@ def make_engine() -> Callable[..., Engine]:
 Invoke = Callable[..., Result]
 
 
+class _EntryPoint:
+    """What the ``shmlint`` console script runs (``shmlint.cli.main``: its error handling and exit codes), shaped
+    for ``CliRunner.invoke``, which only calls ``.main(args=..., prog_name=...)`` and reads ``.name``."""
+
+    name = "shmlint"
+
+    def main(self, args: list[str], prog_name: str, **_: object) -> None:
+        from shmlint.cli import main
+
+        saved = sys.argv
+        sys.argv = [prog_name, *args]
+        try:
+            main()
+        finally:
+            sys.argv = saved
+
+
 @pytest.fixture
 def invoke() -> Invoke:
     """Run the command line in this process: ``invoke("check", path, input=..., env=..., cwd=...)``.
 
-    Exceptions are not caught, so a crash fails the test with its traceback; ``exit_code``, ``stdout`` and
-    ``stderr`` are what a user would see (stdout is not a terminal, as in CI).
+    It goes through the console script's ``main`` (so exit codes and error messages are the user's), without a
+    subprocess; ``exit_code``, ``stdout`` and ``stderr`` are what a user would see (stdout is not a terminal, as in
+    CI). A crash (main's "internal error", exit 2) fails the test that met it.
     """
-    from shmlint.cli import cli
 
     def run(
-        *args: str, input: str | bytes | None = None, env: Mapping[str, str] | None = None, cwd: Path | None = None
+        *args: str,
+        input: str | bytes | None = None,
+        env: Mapping[str, str | None] | None = None,
+        cwd: Path | None = None,
     ) -> Result:
         with contextlib.chdir(cwd or ROOT):
-            return CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
+            result = CliRunner().invoke(_EntryPoint(), list(args), input=input, env=env, catch_exceptions=False)  # type: ignore[arg-type]
+        assert "internal error" not in result.stderr, result.stderr  # a crash, caught by main's last line of defence
+        return result
 
     return run
 
