@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from shmlint.engine import Engine
 from shmlint.settings import Settings
-from tests.support import ROOT, corpus_dir, corpus_missing
+from tests.support import ROOT, corpus_dir, corpus_missing, default_engine
 
 
 def pytest_report_header() -> str:
@@ -40,7 +40,7 @@ def corpus() -> Path:
 @pytest.fixture(scope="session")
 def engine() -> Engine:
     """An engine with the default settings (engines are immutable: one serves every test)."""
-    return Engine(Settings())
+    return default_engine()
 
 
 @pytest.fixture(scope="session")
@@ -75,7 +75,8 @@ class _EntryPoint:
 
 @pytest.fixture
 def invoke() -> Invoke:
-    """Run the command line in this process: ``invoke("check", path, input=..., env=..., cwd=...)``.
+    """Run the command line in this process: ``invoke("check", path, input=..., env=..., cwd=...)`` (default: in the
+    current folder).
 
     It goes through the console script's ``main`` (so exit codes and error messages are the user's), without a
     subprocess; ``exit_code``, ``stdout`` and ``stderr`` are what a user would see (stdout is not a terminal, as in
@@ -88,7 +89,7 @@ def invoke() -> Invoke:
         env: Mapping[str, str | None] | None = None,
         cwd: Path | None = None,
     ) -> Result:
-        with contextlib.chdir(cwd or ROOT):
+        with contextlib.chdir(cwd) if cwd else contextlib.nullcontext():
             result = CliRunner().invoke(_EntryPoint(), list(args), input=input, env=env, catch_exceptions=False)  # type: ignore[arg-type]
         assert "internal error" not in result.stderr, result.stderr  # a crash, caught by main's last line of defence
         return result

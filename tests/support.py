@@ -7,14 +7,26 @@ Plain functions (not fixtures) because some tests are parametrized at collection
 from __future__ import annotations
 
 import csv
+import functools
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from shmlint.engine import Engine
+from shmlint.settings import Settings
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+
+
+@functools.cache
+def default_engine() -> Engine:
+    """The engine with default settings, built once (engines are immutable). Tests take the ``engine`` fixture;
+    this is for what fixtures cannot reach: collection-time parameters and hypothesis checks."""
+    return Engine(Settings())
+
 
 CORPUS_ENV = "SHMLINT_CORPUS"
 #: where CI lays the shared corpus: a sibling of the checkout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -486,10 +487,8 @@ def one_target(text: str, name: str) -> ServiceTarget | None:
     ],
 )
 def test_malformed_input_never_raises(text: str) -> None:
-    try:
+    with contextlib.suppress(YamlError):  # the one way to say "cannot parse"
         extract(text)
-    except YamlError:
-        pass
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,8 @@ from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText
 
+pytestmark = pytest.mark.slow  # a generated corpus of 2,000 files, checked many ways
+
 GENERATED_FILES = 2_000
 
 

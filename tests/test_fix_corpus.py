@@ -18,15 +18,13 @@ import pytest
 import yaml
 
 from shmlint.discover import Candidate, FileKind
-from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import Applicability
-from shmlint.settings import Settings
 from tests import proofs
-from tests.support import corpus_dir, corpus_params, corpus_rows
+from tests.support import corpus_dir, corpus_params, corpus_rows, default_engine
 
 KIND_OF = {"k8s": FileKind.YAML, "compose": FileKind.YAML, "shell": FileKind.SHELL, "markdown": FileKind.MARKDOWN}
-ENGINE = Engine(Settings())
+ENGINE = default_engine()
 #: what was proven per file, printed by the last test
 PROVEN: dict[str, str] = {}
 
@@ -96,7 +94,7 @@ def assert_markdown_prose_kept(before: str, after: str) -> int:
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
     assert len(old) == len(new), "a Markdown fix added or removed lines"
     code = markdown_code_lines(old)
-    changed = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+    changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
     outside = [old[i] for i in changed if i not in code]
     assert not outside, f"text outside code blocks changed: {outside}"
     return len(changed)
@@ -107,7 +105,7 @@ _SHM_OPTION = re.compile(r" --shm-size=\d+[kmg]")
 
 def assert_command_lines_only_gain_shm_size(before: str, after: str) -> None:
     """A ``docker run`` fix (SHM001) inserts `` --shm-size=N`` right after the ``run``/``create`` word, nothing else."""
-    for old, new in zip(before.splitlines(), after.splitlines()):
+    for old, new in zip(before.splitlines(), after.splitlines(), strict=True):
         if old == new:
             continue
         match = _SHM_OPTION.search(new)

@@ -32,16 +32,14 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from shmlint.discover import FileKind, kind_by_name
-from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import Applicability
-from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import InputError, SourceText
 from tests import proofs
-from tests.support import FIXTURES, ROOT, corpus_rows
+from tests.support import FIXTURES, ROOT, corpus_rows, default_engine
 
-ENGINE = Engine(Settings())
+ENGINE = default_engine()
 SCALE = float(os.environ.get("SHMLINT_FUZZ_SCALE", "1"))
 DERANDOMIZE = not os.environ.get("SHMLINT_FUZZ_RANDOM")
 EDITS_PER_FIX = 2  # a Kubernetes "add /dev/shm" fix is two edits (the volume and the mount); every other fix is one
@@ -234,13 +232,27 @@ def _check_decoding(value: tuple[bytes, bytes]) -> None:
         assert "\n" not in source.line_text(line)
 
 
+@pytest.mark.slow
 def test_decoding_keeps_every_byte() -> None:
     fuzz("source.from_bytes", st.tuples(BOMS, st.binary(max_size=300)), _check_decoding, 1500)
 
 
 YAML_ALPHABET = st.sampled_from(
-    list(":-[]{}&*!|>'\"#?,%@`<= \t\n\r\\")
-    + ["a", "b", "0", "1", "é", "\u2028", "\x85", "\ufeff", "\U0001f600", "~", "null", "<<"]
+    [
+        *":-[]{}&*!|>'\"#?,%@`<= \t\n\r\\",
+        "a",
+        "b",
+        "0",
+        "1",
+        "é",
+        "\u2028",
+        "\x85",
+        "\ufeff",
+        "\U0001f600",
+        "~",
+        "null",
+        "<<",
+    ]
 )
 YAML_TOKENS = st.sampled_from(
     [
@@ -303,6 +315,7 @@ def _check_compose(text: str) -> None:
         assert proofs.strict_load_error(text) is not None, (problem.message, text)
 
 
+@pytest.mark.slow
 def test_yaml_composer_raises_only_yaml_errors() -> None:
     texts = st.one_of(
         st.lists(YAML_ALPHABET, max_size=80).map("".join),
@@ -421,6 +434,7 @@ def _check_tokenizer(text: str) -> None:
             assert 0 <= word.start <= word.end <= len(text), (word, text)
 
 
+@pytest.mark.slow
 def test_shell_tokenizer_never_raises() -> None:
     texts = st.one_of(
         st.lists(SHELL_TOKENS, max_size=40).map(" ".join),
@@ -482,12 +496,13 @@ def _check_mask(value: tuple[str, str]) -> None:
     which, text = value
     masked = embedded.mask_markdown(text) if which == "markdown" else embedded.mask_makefile(text)
     assert len(masked) == len(text)
-    for original, kept in zip(text, masked):
+    for original, kept in zip(text, masked, strict=True):
         assert kept == original or kept in " \"'" or (original == "\n" and kept == "\n"), (text, masked)
         assert (original == "\n") == (kept == "\n")
     _check_tokenizer(masked)
 
 
+@pytest.mark.slow
 def test_markdown_and_makefile_masks_keep_offsets() -> None:
     texts = st.one_of(st.lists(MARKUP_TOKENS, max_size=40).map("".join), st.text(max_size=120))
     fuzz("embedded.masks", st.tuples(st.sampled_from(["markdown", "makefile"]), texts), _check_mask, 1500)
@@ -552,6 +567,7 @@ def _check_size_round_trip(value: int) -> None:
     assert sizes.parse_docker(sizes.format_compose(value)).bytes == value
 
 
+@pytest.mark.slow
 def test_size_parsers_never_raise_and_round_trip() -> None:
     # docker reads sizes through a float64, as go-units does: exact up to 2**53
     fuzz("sizes.round_trip", st.integers(0, 2**50).map(lambda n: n * _unit(n)), _check_size_round_trip, 500)
@@ -894,6 +910,7 @@ def _check_generated(value: tuple[tuple[str, str], bool]) -> None:
         assert_fix_invariants(source, kind, path, Path(tmp) if kind is FileKind.SHELL else None, unsafe)
 
 
+@pytest.mark.slow
 def test_generated_documents_check_and_fix_cleanly() -> None:
     fuzz("generated", st.tuples(generated_file(), st.booleans()), _check_generated, 600)
 
@@ -1109,6 +1126,7 @@ def _corpus_strategy(files: list[CorpusFile], max_mutations: int):
     return st.tuples(st.integers(0, len(files) - 1), st.lists(MUTATION, max_size=max_mutations))
 
 
+@pytest.mark.slow
 def test_corpus_files_check_and_fix_as_they_are(corpus_files: list[CorpusFile]) -> None:
     """Every corpus file, unmutated: no crash, findings in place, fix invariants (a deterministic sweep)."""
     checked = 0
@@ -1119,6 +1137,7 @@ def test_corpus_files_check_and_fix_as_they_are(corpus_files: list[CorpusFile]) 
     assert checked >= 90
 
 
+@pytest.mark.slow
 def test_corpus_fixable_findings_are_fixed(corpus_files: list[CorpusFile]) -> None:
     """A finding offered as fixable (``N fixable with `shmlint fix```, JSON ``"fixable": true``) is fixed by ``fix``."""
     unfixed = []
@@ -1133,11 +1152,13 @@ def test_corpus_fixable_findings_are_fixed(corpus_files: list[CorpusFile]) -> No
     assert not unfixed, "\n".join(unfixed)
 
 
+@pytest.mark.slow
 def test_mutated_corpus_never_crashes_the_checker(corpus_files: list[CorpusFile]) -> None:
     check = functools.partial(_check_mutated, corpus_files, fix=False)
     fuzz("corpus.mutated.check", _corpus_strategy(corpus_files, 6), check, 1200)
 
 
+@pytest.mark.slow
 def test_mutated_corpus_keeps_fix_invariants(corpus_files: list[CorpusFile]) -> None:
     check = functools.partial(_check_mutated, corpus_files, fix=True)
     fuzz("corpus.mutated.fix", _corpus_strategy(corpus_files, 3), check, 400)
@@ -1177,6 +1198,7 @@ atheris.Fuzz()
 """
 
 
+@pytest.mark.slow
 def test_atheris_harness_briefly(tmp_path: Path) -> None:
     """Coverage-guided fuzzing of check + fix for a few thousand runs, seeded with the fixtures; skipped without
     atheris."""
