@@ -18,9 +18,19 @@ from shmlint.settings import Settings
 from tests.support import ROOT, corpus_dir, corpus_missing, default_engine
 
 
+REQUIRE_CORPUS_ENV = "SHMLINT_REQUIRE_CORPUS"
+
+
 def pytest_report_header() -> str:
     """Say up front whether the corpus tests will run."""
     return f"shmlint corpus: {corpus_missing() or corpus_dir()}"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """CI sets SHMLINT_REQUIRE_CORPUS=1: there a missing corpus stops the run instead of skipping its tests."""
+    reason = corpus_missing()
+    if reason and os.environ.get(REQUIRE_CORPUS_ENV) == "1":
+        raise pytest.UsageError(f"{REQUIRE_CORPUS_ENV}=1 but {reason}")
 
 
 @pytest.fixture(scope="session")
