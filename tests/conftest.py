@@ -17,7 +17,6 @@ from shmlint.engine import Engine
 from shmlint.settings import Settings
 from tests.support import ROOT, corpus_dir, corpus_missing, default_engine
 
-
 REQUIRE_CORPUS_ENV = "SHMLINT_REQUIRE_CORPUS"
 
 
