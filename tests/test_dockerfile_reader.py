@@ -84,7 +84,7 @@ def builds(draw) -> tuple[list[Stage], int | None, str, dict[str, str]]:
     return stages, target, default_base, build_args
 
 
-@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
 @given(builds())
 def test_evidence_follows_the_stages_that_end_up_in_the_image(build) -> None:
     stages, target, default_base, build_args = build
