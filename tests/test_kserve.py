@@ -7,14 +7,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from shmlint.cli import cli
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity
+from tests.support import FIXTURES
 
-PROJECT = Path(__file__).resolve().parent.parent / "fixtures" / "kserve"
+PROJECT = FIXTURES / "kserve"
 
 
 def _by_workload(paths: list[Path]) -> dict[str, tuple[str, Severity, bool]]:
@@ -38,14 +36,14 @@ def test_runtime_outside_the_checked_files_is_a_warning_without_a_fix() -> None:
     )
 
 
-def test_fix_never_shrinks_the_runtime_dev_shm(tmp_path: Path) -> None:
+def test_fix_never_shrinks_the_runtime_dev_shm(tmp_path: Path, invoke) -> None:
     """Regression: the fix used to add an 8Gi ``dshm`` volume to the InferenceService, which KServe merges over
     the runtime's 16Gi one."""
     project = tmp_path / "kserve"
     shutil.copytree(PROJECT, project)
     before = {p.name: p.read_bytes() for p in project.iterdir()}
     for target in (project, project / "inferenceservices.yaml"):
-        result = CliRunner().invoke(cli, ["fix", "--write", "--unsafe-fixes", str(target)])
+        result = invoke("fix", "--write", "--unsafe-fixes", str(target))
         assert result.exit_code == 0, result.output
         assert {p.name: p.read_bytes() for p in project.iterdir()} == before
 
