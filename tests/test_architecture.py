@@ -9,15 +9,13 @@ import pickle
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from shmlint.cli import cli
 from shmlint.discover import Candidate, FileKind
 from shmlint.engine import Engine
 from shmlint.model import Format, WorkloadId
-from shmlint.settings import Settings
+from tests.support import ROOT
 
-PACKAGE = Path(__file__).resolve().parent.parent / "shmlint"
+PACKAGE = ROOT / "shmlint"
 
 #: lowest first; a unit is a top-level module or subpackage of shmlint
 LAYERS: tuple[frozenset[str], ...] = (
@@ -82,12 +80,12 @@ COMMANDS = (
 )
 
 
-def test_workload_identity_is_data_and_results_pickle(tmp_path: Path) -> None:
+def test_workload_identity_is_data_and_results_pickle(tmp_path: Path, engine: Engine) -> None:
     """Two identical command lines differ by occurrence only; a checked file's workloads and targets are plain
     data that cross process boundaries (no parser nodes)."""
     script = tmp_path / "train.sh"
     script.write_text(COMMANDS, encoding="utf-8")
-    result = Engine(Settings()).check_candidate(Candidate(script, FileKind.SHELL, True))
+    result = engine.check_candidate(Candidate(script, FileKind.SHELL, True))
     assert [w.id for w in result.workloads] == [
         WorkloadId(Format.COMMAND, "docker run", occurrence=0),
         WorkloadId(Format.COMMAND, "docker run", occurrence=1),
@@ -97,7 +95,7 @@ def test_workload_identity_is_data_and_results_pickle(tmp_path: Path) -> None:
     assert restored.findings == result.findings and all(f.workload.target for f in restored.findings)
 
 
-def test_exit_code_does_not_depend_on_argument_order(tmp_path: Path) -> None:
+def test_exit_code_does_not_depend_on_argument_order(tmp_path: Path, invoke) -> None:
     """Each folder's own fail-on decides for its files: with a (fail-on error) and b (fail-on info) over the same
     info finding, ``check a b`` and ``check b a`` both fail, because b's finding reaches b's threshold."""
     pod = (
@@ -111,10 +109,9 @@ def test_exit_code_does_not_depend_on_argument_order(tmp_path: Path) -> None:
         folder.mkdir()
         (folder / ".shmlint.yaml").write_text(f"fail-on: {fail_on}\n", encoding="utf-8")
         (folder / "pod.yaml").write_text(pod, encoding="utf-8")
-    runner = CliRunner()
-    forward = runner.invoke(cli, ["check", str(tmp_path / "a"), str(tmp_path / "b")])
-    backward = runner.invoke(cli, ["check", str(tmp_path / "b"), str(tmp_path / "a")])
+    forward = invoke("check", str(tmp_path / "a"), str(tmp_path / "b"))
+    backward = invoke("check", str(tmp_path / "b"), str(tmp_path / "a"))
     assert "SHM012" in forward.output
     assert forward.exit_code == backward.exit_code == 1, (forward.output, backward.output)
-    alone = runner.invoke(cli, ["check", str(tmp_path / "a")])
+    alone = invoke("check", str(tmp_path / "a"))
     assert alone.exit_code == 0, alone.output

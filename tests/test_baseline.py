@@ -20,8 +20,8 @@ from shmlint.model import Report
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity
+from tests.support import ROOT
 
-REPO = Path(__file__).resolve().parent.parent
 #: one flagged file per format; the script's workloads are named after their line (``docker run (line 8)``)
 FLAGGED = (
     "fixtures/k8s/SHM001-two-containers-and-list.yaml",
@@ -43,7 +43,7 @@ def project(tmp_path: Path) -> Path:
     for name in FLAGGED:
         target = tmp_path / "project" / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(REPO / name, target)
+        shutil.copyfile(ROOT / name, target)
     return tmp_path / "project"
 
 

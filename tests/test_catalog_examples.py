@@ -9,12 +9,11 @@ import pytest
 
 from shmlint.catalog import Example, Rule, load_catalog
 from shmlint.discover import FileKind, kind_by_name
-from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.settings import Settings
 from shmlint.source import SourceText
+from tests.support import default_engine
 
-ENGINE = Engine(Settings())
+ENGINE = default_engine()
 EXAMPLES = [(rule, example) for rule in load_catalog().values() for example in rule.examples]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
@@ -15,8 +14,7 @@ from shmlint.model import APPLIED_KINDS, Applicability, Fix, FixAction, ShmKind,
 from shmlint.parsers.embedded import mask_markdown
 from shmlint.signals import Signals
 from shmlint.source import SourceText
-
-CORPUS = Path("/work/shared/corpus")
+from tests.support import corpus_rows
 
 
 def extract(text: str) -> list[Workload]:
@@ -374,6 +372,7 @@ _PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_PIECES, max_size=40).map("".join))
 def test_extraction_never_raises(text: str) -> None:
@@ -388,15 +387,10 @@ def test_extraction_never_raises(text: str) -> None:
 # -- the corpus --------------------------------------------------------------------------------------------------
 
 
-def _corpus_files() -> list[Path]:
-    return sorted(p for folder in ("shell", "markdown") for p in (CORPUS / folder).glob("*") if p.is_file())
-
-
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not on this machine")
-def test_corpus_extracts_without_error_and_matches_labels() -> None:
-    labels = {row["local_name"]: row["expect"] for row in csv.DictReader((CORPUS / "INDEX.tsv").open(), delimiter="\t")}
+def test_corpus_extracts_without_error_and_matches_labels(corpus: Path) -> None:
+    labels = {row["local_name"]: row["expect"] for row in corpus_rows()}
     differences = []
-    for path in _corpus_files():
+    for path in sorted(p for folder in ("shell", "markdown") for p in (corpus / folder).glob("*") if p.is_file()):
         source = SourceText.from_bytes(str(path), path.read_bytes())
         masked = mask_markdown(source.text) if path.parent.name == "markdown" else source.text
         workloads = extract_commands(source, masked, Signals())

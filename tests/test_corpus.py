@@ -1,4 +1,4 @@
-"""The real-world corpus in ../shared/corpus: no crash, and the file-level missing-shm verdict vs. the hand labels.
+"""The real-world corpus (``corpus`` fixture: SHMLINT_CORPUS or ../shared/corpus): no crash, and the file-level missing-shm verdict vs. the hand labels.
 
 The verdict of a file is "flag" when shmlint reports SHM001, SHM002 or SHM009 in it. Labels can be wrong; where
 shmlint disagrees on purpose, the file is listed in DISAGREEMENTS with the reason, and the test fails on any
@@ -7,16 +7,14 @@ disagreement not listed there (and on a listed one that went away), so every cha
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
 
 from shmlint.discover import Candidate, FileKind
 from shmlint.engine import Engine
-from shmlint.settings import Settings
+from tests.support import corpus_rows
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 MISSING_SHM = frozenset({"SHM001", "SHM002", "SHM009"})
 KIND_OF = {
     "k8s": FileKind.YAML,
@@ -37,20 +35,12 @@ DISAGREEMENTS: dict[str, str] = {
 }
 
 
-def rows() -> list[dict[str, str]]:
-    if not CORPUS.is_dir():
-        pytest.fail(f"the shared corpus is missing at {CORPUS}; CI lays it beside the checkout")
-    with (CORPUS / "INDEX.tsv").open(encoding="utf-8") as handle:
-        return list(csv.DictReader(handle, delimiter="\t"))
-
-
 @pytest.fixture(scope="module")
-def verdicts() -> dict[str, tuple[str, str, list[str]]]:
+def verdicts(corpus: Path, engine: Engine) -> dict[str, tuple[str, str, list[str]]]:
     """local_name -> (expect, verdict, finding codes) for every corpus file."""
-    engine = Engine(Settings())
     result = {}
-    for row in rows():
-        path = CORPUS / row["local_name"]
+    for row in corpus_rows():
+        path = corpus / row["local_name"]
         checked = engine.check_candidate(Candidate(path, KIND_OF[row["kind"]], explicit=True))
         codes = sorted(f.code for f in checked.findings)
         verdict = "flag" if MISSING_SHM & set(codes) else "clean"

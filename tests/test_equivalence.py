@@ -1,6 +1,6 @@
 """The same findings whatever the route: with or without the prefilter, in one process or several, run after run.
 
-On the real-world corpus in ../shared/corpus and on a generated corpus of 2,000 files (bench/corpus.py); output
+On the real-world corpus (``corpus`` fixture) and on a generated corpus of 2,000 files (bench/corpus.py); output
 order is deterministic whatever the parallelism, and two CLI runs print the same bytes.
 """
 
@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import shmlint.runner as runner_module
+from bench.corpus import generate
 from shmlint.discover import FileKind, discover, kind_by_name
 from shmlint.engine import Engine
 from shmlint.model import Report
@@ -23,13 +21,9 @@ from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from bench.corpus import generate
+pytestmark = pytest.mark.slow  # a generated corpus of 2,000 files, checked many ways
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 GENERATED_FILES = 2_000
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
 
 
 def key(report: Report) -> tuple:
@@ -55,7 +49,7 @@ def key(report: Report) -> tuple:
 
 
 def describe_difference(a: tuple, b: tuple) -> str:
-    for label, left, right in zip(("files", "findings", "notices"), a, b):
+    for label, left, right in zip(("files", "findings", "notices"), a, b, strict=True):
         if left != right:
             only_left = [x for x in left if x not in set(right)][:3]
             only_right = [x for x in right if x not in set(left)][:3]
@@ -112,31 +106,24 @@ def test_prefilter_changes_nothing_on_the_generated_corpus(generated: Path, seri
     assert unfiltered == serial_generated, describe_difference(serial_generated, unfiltered)
 
 
-@pytest.fixture(scope="module")
-def corpus_root() -> Path:
-    if not (CORPUS / "INDEX.tsv").is_file():
-        pytest.fail(f"the shared corpus is missing at {CORPUS}")
-    return CORPUS
-
-
 @pytest.mark.parametrize("prefilter", [True, False], ids=["prefilter", "no-prefilter"])
-def test_shared_corpus_same_findings_in_every_mode(corpus_root: Path, prefilter: bool, monkeypatch) -> None:
+def test_shared_corpus_same_findings_in_every_mode(corpus: Path, prefilter: bool, monkeypatch) -> None:
     """The corpus is ~100 files, under the parallel threshold: lower it so that jobs=2 really uses two processes."""
-    baseline = key(check_paths(Settings(), [corpus_root], jobs=1))
+    baseline = key(check_paths(Settings(), [corpus], jobs=1))
     assert baseline[1], "the corpus has findings"
-    settings = replace(Settings(), prefilter=prefilter)
-    serial = key(check_paths(settings, [corpus_root], jobs=1))
+    settings = Settings(prefilter=prefilter)
+    serial = key(check_paths(settings, [corpus], jobs=1))
     assert serial == baseline, describe_difference(baseline, serial)
     monkeypatch.setattr(runner_module, "PARALLEL_MIN_FILES", 8)
-    parallel = key(check_paths(settings, [corpus_root], jobs=2))
+    parallel = key(check_paths(settings, [corpus], jobs=2))
     assert parallel == baseline, describe_difference(baseline, parallel)
 
 
-def test_prefilter_never_hides_a_finding_in_any_corpus_file(corpus_root: Path) -> None:
+def test_prefilter_never_hides_a_finding_in_any_corpus_file(corpus: Path, engine: Engine, make_engine) -> None:
     """File by file, through check_source: what the prefilter skips never had a finding."""
-    with_filter, without = Engine(Settings()), Engine(Settings(prefilter=False))
+    with_filter, without = engine, make_engine(prefilter=False)
     differing = []
-    for path in sorted(corpus_root.rglob("*")):
+    for path in sorted(corpus.rglob("*")):
         kind = kind_by_name(path)
         if not path.is_file() or kind is None or path.name == "INDEX.tsv":
             continue
@@ -151,13 +138,12 @@ def test_prefilter_never_hides_a_finding_in_any_corpus_file(corpus_root: Path) -
     assert not differing, differing
 
 
-def test_stdin_and_file_give_the_same_findings(corpus_root: Path) -> None:
+def test_stdin_and_file_give_the_same_findings(corpus: Path, engine: Engine) -> None:
     """``shmlint check - --stdin-filename x`` and ``shmlint check x`` judge the same text the same way."""
-    engine = Engine(Settings())
     from shmlint.discover import Candidate
 
     compared = 0
-    for path in sorted(corpus_root.rglob("*")):
+    for path in sorted(corpus.rglob("*")):
         kind = kind_by_name(path)
         if not path.is_file() or kind in (None, FileKind.DOCKERFILE):
             continue
@@ -171,18 +157,12 @@ def test_stdin_and_file_give_the_same_findings(corpus_root: Path) -> None:
     assert compared >= 90
 
 
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args], cwd=cwd, capture_output=True, env=ENV, timeout=300, check=False
-    )
-
-
-def test_cli_prints_the_same_bytes_run_after_run(generated: Path, serial_generated: tuple) -> None:
+def test_cli_prints_the_same_bytes_run_after_run(generated: Path, serial_generated: tuple, shmlint_process) -> None:
     """Two runs (in worker processes: 2,000 files) print identical bytes, and the same findings as one process."""
-    first = run_cli("check", "--format", "json", ".", cwd=generated)
-    second = run_cli("check", "--format", "json", ".", cwd=generated)
+    first = shmlint_process("check", "--format", "json", ".", cwd=generated, timeout=300)
+    second = shmlint_process("check", "--format", "json", ".", cwd=generated, timeout=300)
     assert first.returncode == second.returncode == 1
-    assert b"Traceback" not in first.stderr
+    assert "Traceback" not in first.stderr
     assert first.stdout == second.stdout
     document = json.loads(first.stdout)
     printed = [(f["path"], f["line"], f["column"], f["code"], f["message"]) for f in document["findings"]]
@@ -190,7 +170,7 @@ def test_cli_prints_the_same_bytes_run_after_run(generated: Path, serial_generat
     assert printed == expected
 
 
-def test_fix_plans_the_same_edits_in_one_or_two_processes(generated: Path) -> None:
+def test_fix_plans_the_same_edits_in_one_or_two_processes(generated: Path, shmlint_process) -> None:
     """``shmlint fix`` (diff mode) in worker processes, serially, and twice over: the same diffs in the same order."""
     from shmlint.fix.run import fix_candidates
 
@@ -206,7 +186,7 @@ def test_fix_plans_the_same_edits_in_one_or_two_processes(generated: Path) -> No
     ]
     assert serial == parallel
     assert sum(1 for o in serial if o[2]) > 50, "the generated corpus has fixes to plan"
-    first = run_cli("fix", ".", cwd=generated)
-    second = run_cli("fix", ".", cwd=generated)
+    first = shmlint_process("fix", ".", cwd=generated, timeout=300)
+    second = shmlint_process("fix", ".", cwd=generated, timeout=300)
     assert first.returncode == second.returncode == 1
-    assert first.stdout == second.stdout and first.stdout.count(b"+++ b/") == sum(1 for o in serial if o[2])
+    assert first.stdout == second.stdout and first.stdout.count("+++ b/") == sum(1 for o in serial if o[2])

@@ -1,8 +1,8 @@
 """``shmlint fix`` as a user meets it: the diff, exit codes, options, many files, byte-for-byte formatting, and
 writing (atomic, mode kept, links kept, read-only and concurrently changed files left alone with a message).
 
-Most tests run the command in-process (``CliRunner``) so that they can watch or break internals; one runs the real
-entry point in a subprocess.
+Most tests run the command in-process (the ``invoke`` fixture) so that they can watch or break internals; one runs
+the real entry point in a subprocess.
 """
 
 from __future__ import annotations
@@ -11,14 +11,11 @@ import codecs
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner, Result
 
-from shmlint.cli import cli
 from shmlint.discover import Candidate, FileKind
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
@@ -28,9 +25,7 @@ from shmlint.settings import Settings
 from shmlint.sizes import GIB
 from shmlint.source import SourceText
 from tests import proofs
-
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
+from tests.support import FIXTURES
 
 POD = """\
 apiVersion: v1
@@ -82,10 +77,6 @@ docker run --rm --gpus all -p 8000:8000 \\
 """
 
 
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
 def safe_fixable(path: Path, kind: FileKind | None = None, settings: Settings | None = None) -> list[str]:
     from shmlint.discover import discover
 
@@ -101,7 +92,7 @@ def no_temp_files(folder: Path) -> bool:
 # -- the diff and the exit codes -------------------------------------------------------------------------------
 
 
-def test_diff_has_git_headers_applies_with_patch_and_exits_1(tmp_path: Path, monkeypatch) -> None:
+def test_diff_has_git_headers_applies_with_patch_and_exits_1(tmp_path: Path, monkeypatch, invoke) -> None:
     monkeypatch.chdir(tmp_path)
     Path("pod.yaml").write_text(POD)
     shown = invoke("fix", "pod.yaml")
@@ -137,7 +128,7 @@ def test_diff_has_git_headers_applies_with_patch_and_exits_1(tmp_path: Path, mon
     ],
     ids=["lf", "no-final-newline", "crlf", "shell", "bom-far", "bom-first-line"],
 )
-def test_the_diff_is_a_patch_git_can_apply(tmp_path: Path, monkeypatch, name: str, data: bytes) -> None:
+def test_the_diff_is_a_patch_git_can_apply(tmp_path: Path, monkeypatch, name: str, data: bytes, invoke) -> None:
     """``git apply`` of the printed diff gives the very bytes ``fix --write`` writes (``stdout_bytes``: click's
     ``Result.stdout`` turns CRLF into LF)."""
     (tmp_path / "work").mkdir()
@@ -150,6 +141,7 @@ def test_the_diff_is_a_patch_git_can_apply(tmp_path: Path, monkeypatch, name: st
     assert invoke("fix", "--write", name).exit_code == 0
     applied = subprocess.run(
         ["git", "apply", "--whitespace=nowarn", "-"],
+        check=False,
         cwd=tmp_path / "copy",
         input=shown.stdout_bytes,
         capture_output=True,
@@ -158,7 +150,7 @@ def test_the_diff_is_a_patch_git_can_apply(tmp_path: Path, monkeypatch, name: st
     assert (tmp_path / "copy" / name).read_bytes() == (tmp_path / "work" / name).read_bytes()
 
 
-def test_diff_headers_for_absolute_paths_folders_and_the_default_folder(tmp_path: Path, monkeypatch) -> None:
+def test_diff_headers_for_absolute_paths_folders_and_the_default_folder(tmp_path: Path, monkeypatch, invoke) -> None:
     (tmp_path / "deploy").mkdir()
     (tmp_path / "deploy" / "pod.yaml").write_text(POD)
     absolute = invoke("fix", str(tmp_path / "deploy" / "pod.yaml"))
@@ -170,7 +162,7 @@ def test_diff_headers_for_absolute_paths_folders_and_the_default_folder(tmp_path
         assert result.exit_code == 1 and result.stdout.startswith("--- a/deploy/pod.yaml\n+++ b/deploy/pod.yaml\n")
 
 
-def test_nothing_to_fix_exits_0_and_writes_nothing(tmp_path: Path) -> None:
+def test_nothing_to_fix_exits_0_and_writes_nothing(tmp_path: Path, invoke) -> None:
     good = (FIXTURES / "k8s" / "good-sized.yaml").read_bytes()
     (tmp_path / "good.yaml").write_bytes(good)
     (tmp_path / "notes.md").write_text("# Notes\n\nNothing to run here.\n")
@@ -180,7 +172,7 @@ def test_nothing_to_fix_exits_0_and_writes_nothing(tmp_path: Path) -> None:
     assert (tmp_path / "good.yaml").read_bytes() == good
 
 
-def test_a_finding_without_a_safe_fix_is_left_and_exits_0(tmp_path: Path) -> None:
+def test_a_finding_without_a_safe_fix_is_left_and_exits_0(tmp_path: Path, invoke) -> None:
     """SHM004's only fix (lowering the size) is unsafe: without --unsafe-fixes nothing changes."""
     text = (FIXTURES / "k8s" / "SHM004-exceeds-limit.yaml").read_text()
     path = tmp_path / "pod.yaml"
@@ -208,7 +200,9 @@ def test_a_finding_without_a_safe_fix_is_left_and_exits_0(tmp_path: Path) -> Non
     ],
     ids=["select-code", "select-slug", "ignore-code", "ignore-both", "select-both"],
 )
-def test_select_and_ignore_choose_the_fixes(tmp_path: Path, args: tuple[str, ...], fixed_codes: set[str]) -> None:
+def test_select_and_ignore_choose_the_fixes(
+    tmp_path: Path, args: tuple[str, ...], fixed_codes: set[str], invoke
+) -> None:
     text = POD + "---\n" + UNBOUNDED_POD
     path = tmp_path / "pods.yaml"
     path.write_text(text)
@@ -222,11 +216,11 @@ def test_select_and_ignore_choose_the_fixes(tmp_path: Path, args: tuple[str, ...
     assert expected in result.stdout, result.stdout
 
 
-def test_unknown_rule_and_bad_size_are_usage_errors(tmp_path: Path) -> None:
+def test_unknown_rule_and_bad_size_are_usage_errors(tmp_path: Path, invoke) -> None:
     path = tmp_path / "pod.yaml"
     path.write_text(POD)
     for args in (("--select", "SHM999"), ("--ignore", "no-such-rule"), ("--shm-size", "lots"), ("--shm-size", "0")):
-        result = CliRunner().invoke(cli, ["fix", "--write", *args, str(path)])
+        result = invoke("fix", "--write", *args, str(path))
         assert result.exit_code == 2, (args, result.output)
     assert path.read_text() == POD
 
@@ -252,7 +246,7 @@ def _three_idioms(folder: Path) -> dict[str, Path]:
     ids=["default-8Gi", "2Gi", "docker-2g", "512Mi"],
 )
 def test_shm_size_option_in_all_three_idioms(
-    tmp_path: Path, option: tuple[str, ...], kubernetes: str, compose: str, shell: str
+    tmp_path: Path, option: tuple[str, ...], kubernetes: str, compose: str, shell: str, invoke
 ) -> None:
     paths = _three_idioms(tmp_path)
     result = invoke("fix", "--write", *option, str(tmp_path))
@@ -268,7 +262,7 @@ def test_shm_size_option_in_all_three_idioms(
         assert invoke("fix", *option, str(path)).exit_code == 0, f"a second fix of the {kind} file changes it"
 
 
-def test_the_size_is_at_most_half_the_memory_limit(tmp_path: Path) -> None:
+def test_the_size_is_at_most_half_the_memory_limit(tmp_path: Path, invoke) -> None:
     (tmp_path / "pod.yaml").write_text(POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1\n          memory: 6Gi"))
     (tmp_path / "compose.yaml").write_text(
         COMPOSE
@@ -293,7 +287,7 @@ def test_the_size_is_at_most_half_the_memory_limit(tmp_path: Path) -> None:
 # -- many files, several findings, formatting kept ------------------------------------------------------------
 
 
-def test_many_files_of_every_kind_in_one_run(tmp_path: Path) -> None:
+def test_many_files_of_every_kind_in_one_run(tmp_path: Path, invoke) -> None:
     files = {
         "k8s/pod.yaml": POD,
         "k8s/pods.yaml": POD + "---\n" + UNBOUNDED_POD,
@@ -400,7 +394,7 @@ spec:
 """
 
 
-def test_a_multi_document_file_with_several_findings(tmp_path: Path) -> None:
+def test_a_multi_document_file_with_several_findings(tmp_path: Path, invoke) -> None:
     path = tmp_path / "pods.yaml"
     path.write_text(MULTI)
     codes = sorted(entry.split()[0] for entry in safe_fixable(path))
@@ -430,7 +424,7 @@ def _is_subsequence(needles: list[str], haystack: list[str]) -> bool:
     return all(any(line == candidate for candidate in it) for line in needles)
 
 
-def test_a_volume_named_dshm_that_means_something_else_is_not_reused(tmp_path: Path) -> None:
+def test_a_volume_named_dshm_that_means_something_else_is_not_reused(tmp_path: Path, invoke) -> None:
     text = (
         POD.replace(
             "          nvidia.com/gpu: 1\n",
@@ -448,20 +442,20 @@ def test_a_volume_named_dshm_that_means_something_else_is_not_reused(tmp_path: P
     proofs.assert_kubernetes_still_valid(text, path.read_text())
 
 
-def test_an_empty_size_limit_gets_a_value(tmp_path: Path) -> None:
+def test_an_empty_size_limit_gets_a_value(tmp_path: Path, invoke) -> None:
     """``sizeLimit:`` with no value: SHM003 says it can size it; the fix must write ``sizeLimit: 8Gi`` in place
     (an unsafe fix: with no memory limit, any size bounds what could use the node's memory)."""
     text = UNBOUNDED_POD + "        sizeLimit:\n"
     path = tmp_path / "pod.yaml"
     path.write_text(text)
     assert not safe_fixable(path)
-    result = CliRunner().invoke(cli, ["fix", "--write", "--unsafe-fixes", str(path)])
+    result = invoke("fix", "--write", "--unsafe-fixes", str(path))
     assert "dropped" not in result.stderr, result.stderr
     assert path.read_text() == UNBOUNDED_POD + "        sizeLimit: 8Gi\n"
 
 
 @pytest.mark.parametrize("name, text", [("pod.yaml", POD), ("compose.yaml", COMPOSE)], ids=["kubernetes", "compose"])
-def test_crlf_and_bom_stay(tmp_path: Path, name: str, text: str) -> None:
+def test_crlf_and_bom_stay(tmp_path: Path, name: str, text: str, invoke) -> None:
     path = tmp_path / name
     original = codecs.BOM_UTF8 + text.replace("\n", "\r\n").encode()
     path.write_bytes(original)
@@ -475,32 +469,40 @@ def test_crlf_and_bom_stay(tmp_path: Path, name: str, text: str) -> None:
     assert invoke("fix", str(path)).exit_code == 0
 
 
-def test_makefile_recipes_keep_their_tabs(tmp_path: Path) -> None:
+def test_makefile_recipes_keep_their_tabs(tmp_path: Path, invoke) -> None:
     text = (FIXTURES / "make" / "SHM001-train.mk").read_text()
     path = tmp_path / "Makefile"
     path.write_text(text)
-    assert subprocess.run(["make", "-n", "-f", str(path), "train", "smoke"], capture_output=True).returncode == 0
+    assert (
+        subprocess.run(["make", "-n", "-f", str(path), "train", "smoke"], capture_output=True, check=False).returncode
+        == 0
+    )
     assert invoke("fix", "--write", str(path)).exit_code == 0
     after = path.read_text()
     old, new = text.splitlines(keepends=True), after.splitlines(keepends=True)
     assert len(old) == len(new)
-    for a, b in zip(old, new):
+    for a, b in zip(old, new, strict=True):
         if a != b:  # only docker run lines, which gain --shm-size right after run, tabs and all
             assert b.replace(" --shm-size=8g", "", 1) == a and " run --shm-size=8g" in b, (a, b)
-    assert [line for line in new if line.startswith("\t")] == [b for a, b in zip(old, new) if a.startswith("\t")]
-    assert sum(a != b for a, b in zip(old, new)) == 1  # the train recipe; smoke runs nvidia-smi, a utility
-    dry_run = subprocess.run(["make", "-n", "-f", str(path), "train", "smoke"], capture_output=True, text=True)
+    assert [line for line in new if line.startswith("\t")] == [
+        b for a, b in zip(old, new, strict=True) if a.startswith("\t")
+    ]
+    assert sum(a != b for a, b in zip(old, new, strict=True)) == 1  # the train recipe; smoke runs nvidia-smi, a utility
+    dry_run = subprocess.run(
+        ["make", "-n", "-f", str(path), "train", "smoke"], capture_output=True, text=True, check=False
+    )
     assert dry_run.returncode == 0 and dry_run.stdout.count("--shm-size=8g") == 1, dry_run.stdout + dry_run.stderr
 
 
-def test_markdown_around_the_code_blocks_stays(tmp_path: Path) -> None:
+def test_markdown_around_the_code_blocks_stays(tmp_path: Path, invoke) -> None:
     text = (FIXTURES / "markdown" / "SHM001-readme.md").read_text()
     path = tmp_path / "README.md"
     path.write_text(text)
     assert invoke("fix", "--write", str(path)).exit_code == 0
     old, new = text.splitlines(keepends=True), path.read_text().splitlines(keepends=True)
-    changed = [(a, b) for a, b in zip(old, new) if a != b]
-    assert len(old) == len(new) and len(changed) == 2
+    assert len(old) == len(new)
+    changed = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+    assert len(changed) == 2
     for a, b in changed:
         assert b.replace(" --shm-size=8g", "", 1) == a
         assert a.startswith(("$ docker run", "    nvidia-docker run")), a
@@ -512,7 +514,7 @@ def test_markdown_around_the_code_blocks_stays(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", [0o600, 0o640, 0o755, 0o666])
-def test_the_file_mode_is_kept(tmp_path: Path, mode: int) -> None:
+def test_the_file_mode_is_kept(tmp_path: Path, mode: int, invoke) -> None:
     path = tmp_path / "pod.yaml"
     path.write_text(POD)
     os.chmod(path, mode)
@@ -521,7 +523,7 @@ def test_the_file_mode_is_kept(tmp_path: Path, mode: int) -> None:
     assert no_temp_files(tmp_path)
 
 
-def test_a_symlink_is_kept_and_its_target_written(tmp_path: Path) -> None:
+def test_a_symlink_is_kept_and_its_target_written(tmp_path: Path, invoke) -> None:
     (tmp_path / "real").mkdir()
     target = tmp_path / "real" / "pod.yaml"
     target.write_text(POD)
@@ -534,12 +536,12 @@ def test_a_symlink_is_kept_and_its_target_written(tmp_path: Path) -> None:
     assert no_temp_files(tmp_path) and no_temp_files(tmp_path / "real")
 
 
-def test_a_read_only_file_is_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
+def test_a_read_only_file_is_an_error_and_the_run_goes_on(tmp_path: Path, invoke) -> None:
     locked, free = tmp_path / "a-locked.yaml", tmp_path / "b-free.yaml"
     for path in (locked, free):
         path.write_text(POD)
     os.chmod(locked, 0o444)
-    result = CliRunner().invoke(cli, ["fix", "--write", str(tmp_path)])
+    result = invoke("fix", "--write", str(tmp_path))
     assert result.exit_code == 2, result.output
     assert f"{locked}: read-only file: not changed" in result.stderr
     assert locked.read_text() == POD and stat.S_IMODE(locked.stat().st_mode) == 0o444
@@ -597,7 +599,7 @@ def test_write_atomic_writes_through_a_temp_file_in_the_same_folder(tmp_path: Pa
     assert path.read_bytes() == b"fixed\n" and no_temp_files(tmp_path)
 
 
-def test_a_file_changed_after_it_was_read_is_left_alone_with_a_message(tmp_path: Path, monkeypatch) -> None:
+def test_a_file_changed_after_it_was_read_is_left_alone_with_a_message(tmp_path: Path, monkeypatch, invoke) -> None:
     """Someone saves the file between shmlint's read and its write: the file keeps their version."""
     from shmlint.fix import apply
 
@@ -613,7 +615,7 @@ def test_a_file_changed_after_it_was_read_is_left_alone_with_a_message(tmp_path:
         return result
 
     monkeypatch.setattr(apply, "fix_source", fix_source_then_edit)
-    result = CliRunner().invoke(cli, ["fix", "--write", str(tmp_path)])
+    result = invoke("fix", "--write", str(tmp_path))
     assert result.exit_code == 2, result.output
     assert f"{raced}: file changed since it was read" in result.stderr
     assert raced.read_text() == POD + "# saved by an editor meanwhile\n"
@@ -629,17 +631,16 @@ def _break_every_fix(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(apply, "edits_for", lambda finding, source: [Edit(0, 0, "key: [unclosed\n")])
 
 
-def test_a_fix_that_would_break_parsing_is_dropped_and_reported(tmp_path: Path, monkeypatch) -> None:
+def test_a_fix_that_would_break_parsing_is_dropped_and_reported(tmp_path: Path, monkeypatch, invoke, engine) -> None:
     path = tmp_path / "pod.yaml"
     path.write_text(POD)
-    engine = Engine(Settings())
     source = SourceText(str(path), POD)
     _break_every_fix(monkeypatch)
     result = fix_source(engine, source, FileKind.YAML, path)
     assert not result.changed and result.text == POD and not result.applied
     assert result.problems and "unparsable" in result.problems[0] and "SHM001" in result.problems[0]
 
-    cli_result = CliRunner().invoke(cli, ["fix", "--write", str(path)])
+    cli_result = invoke("fix", "--write", str(path))
     assert path.read_text() == POD
     assert f"{path}: SHM001 fix dropped: it would make the file unparsable" in cli_result.stderr
     assert cli_result.exit_code == 0 and "Fixed 0 finding(s) in 0 file(s)." in cli_result.stdout
@@ -652,41 +653,41 @@ def _duplicate_every_fix(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(apply, "edits_for", lambda finding, source: [Edit(0, 0, "kind: Pod\n")])
 
 
-def test_a_fix_that_would_write_a_duplicate_key_is_dropped(tmp_path: Path, monkeypatch) -> None:
+def test_a_fix_that_would_write_a_duplicate_key_is_dropped(tmp_path: Path, monkeypatch, engine) -> None:
     path = tmp_path / "pod.yaml"
     _duplicate_every_fix(monkeypatch)
-    result = fix_source(Engine(Settings()), SourceText(str(path), POD), FileKind.YAML, path)
+    result = fix_source(engine, SourceText(str(path), POD), FileKind.YAML, path)
     assert not result.changed and not result.applied
     assert result.problems and "duplicate key 'kind'" in result.problems[0], result.problems
 
 
-def test_a_file_the_strict_readers_already_refuse_is_still_fixed(tmp_path: Path, monkeypatch) -> None:
+def test_a_file_the_strict_readers_already_refuse_is_still_fixed(tmp_path: Path, monkeypatch, engine) -> None:
     """The original has a duplicate key of its own: the strict reading is not held against the fix."""
     path = tmp_path / "pod.yaml"
     original = POD.replace("  name: train\n", "  name: train\n  name: train\n")
     _duplicate_every_fix(monkeypatch)
-    result = fix_source(Engine(Settings()), SourceText(str(path), original), FileKind.YAML, path)
+    result = fix_source(engine, SourceText(str(path), original), FileKind.YAML, path)
     assert result.changed and result.text.startswith("kind: Pod\n"), result.problems
 
 
 @pytest.mark.parametrize("option", [("--select", "SHM001"), ("--ignore", "SHM000")], ids=["select", "ignore-SHM000"])
-def test_a_broken_fix_is_dropped_whatever_rules_are_selected(tmp_path: Path, monkeypatch, option) -> None:
+def test_a_broken_fix_is_dropped_whatever_rules_are_selected(tmp_path: Path, monkeypatch, option, invoke) -> None:
     """The parse check after a fix must not depend on SHM000 being among the selected rules."""
     path = tmp_path / "pod.yaml"
     path.write_text(POD)
     _break_every_fix(monkeypatch)
-    result = CliRunner().invoke(cli, ["fix", "--write", *option, str(path)])
+    result = invoke("fix", "--write", *option, str(path))
     assert path.read_text() == POD, f"a fix that breaks the YAML was written with {' '.join(option)}"
     assert "unparsable" in result.stderr
 
 
-def test_select_never_lets_an_unparsable_fix_through_on_a_real_file(tmp_path: Path) -> None:
+def test_select_never_lets_an_unparsable_fix_through_on_a_real_file(tmp_path: Path, invoke, engine) -> None:
     """No monkeypatching: today's SHM003 fix of an empty ``sizeLimit:`` writes ``sizeLimit:8Gi`` (no space), which
     the parse check drops; with ``--select SHM003`` the check must still run, so the file stays parsable."""
     path = tmp_path / "pod.yaml"
     path.write_text(UNBOUNDED_POD + "        sizeLimit:\n")
-    CliRunner().invoke(cli, ["fix", "--write", "--select", "SHM003", str(path)])
-    checked = Engine(Settings()).check_candidate(Candidate(path, FileKind.YAML, True))
+    invoke("fix", "--write", "--select", "SHM003", str(path))
+    checked = engine.check_candidate(Candidate(path, FileKind.YAML, True))
     broken = [f.message for f in checked.findings if f.code == "SHM000"]
     assert not broken, f"--select SHM003 wrote a file that no longer parses: {broken}\n{path.read_text()}"
 
@@ -705,7 +706,7 @@ UNFIXED_BUT_FIXABLE = {
 
 
 @pytest.mark.parametrize("name", sorted(UNFIXED_BUT_FIXABLE))
-def test_what_check_calls_fixable_fix_fixes(tmp_path: Path, name: str) -> None:
+def test_what_check_calls_fixable_fix_fixes(tmp_path: Path, name: str, invoke) -> None:
     path = tmp_path / name
     path.write_text(UNFIXED_BUT_FIXABLE[name])
     checked = invoke("check", str(path))
@@ -715,7 +716,7 @@ def test_what_check_calls_fixable_fix_fixes(tmp_path: Path, name: str) -> None:
     assert not (promised and left), f"`check` promised a fix that `fix` does not make: {left}"
 
 
-def test_a_service_only_the_override_file_defines_is_fixed(tmp_path: Path) -> None:
+def test_a_service_only_the_override_file_defines_is_fixed(tmp_path: Path, invoke) -> None:
     """compose.override.yaml adds a GPU service: `check` reports it (in the override file) as fixable, so
     `fix --write` on the folder must fix it."""
     (tmp_path / "compose.yaml").write_text("services:\n  web:\n    image: nginx:1.27\n")
@@ -730,11 +731,9 @@ def test_a_service_only_the_override_file_defines_is_fixed(tmp_path: Path) -> No
 # -- the real entry point ------------------------------------------------------------------------------------
 
 
-def test_the_console_entry_point_exit_codes(tmp_path: Path) -> None:
+def test_the_console_entry_point_exit_codes(tmp_path: Path, shmlint_process) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "shmlint", *args], cwd=tmp_path, capture_output=True, text=True, timeout=120
-        )
+        return shmlint_process(*args, cwd=tmp_path)
 
     (tmp_path / "pod.yaml").write_text(POD)
     (tmp_path / "locked.yaml").write_text(POD)

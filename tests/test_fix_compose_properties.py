@@ -27,15 +27,14 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 from shmlint.discover import FileKind
-from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import Applicability
-from shmlint.settings import Settings
 from shmlint.sizes import GIB, MIB, parse_docker
 from shmlint.source import SourceText
 from tests import proofs
+from tests.support import default_engine
 
-ENGINE = Engine(Settings())
+ENGINE = default_engine()
 #: a folder that does not exist: no Dockerfile, override or extends file can be read next to the generated file
 PATH = Path("/nonexistent-shmlint-generated/compose.yaml")
 NAMES = ("trainer", "web", "worker", "cache")
@@ -389,6 +388,7 @@ def check_fix(doc: Document, services: list[Service], unsafe: bool) -> None:
     assert proofs.assert_compose_still_valid(text, result.text), text  # every generated file is valid compose
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents_st, st.lists(services_st, min_size=1, max_size=4), st.booleans())
 @example(  # the shape of the brief: one anchor, merged into a GPU and a plain service, CRLF + BOM, no final newline

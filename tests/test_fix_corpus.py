@@ -9,7 +9,6 @@ validate, the compose-spec schema, ``bash -n``) still are; in Markdown only line
 
 from __future__ import annotations
 
-import csv
 import re
 import shutil
 from dataclasses import replace
@@ -17,28 +16,17 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
-from shmlint.cli import cli
 from shmlint.discover import Candidate, FileKind
-from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import Applicability
-from shmlint.settings import Settings
 from tests import proofs
+from tests.support import corpus_dir, corpus_params, corpus_rows, default_engine
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 KIND_OF = {"k8s": FileKind.YAML, "compose": FileKind.YAML, "shell": FileKind.SHELL, "markdown": FileKind.MARKDOWN}
-ENGINE = Engine(Settings())
+ENGINE = default_engine()
 #: what was proven per file, printed by the last test
 PROVEN: dict[str, str] = {}
-
-
-def _rows() -> list[dict[str, str]]:
-    if not (CORPUS / "INDEX.tsv").is_file():
-        return []
-    with (CORPUS / "INDEX.tsv").open(encoding="utf-8") as handle:
-        return [row for row in csv.DictReader(handle, delimiter="\t") if row["kind"] in KIND_OF]
 
 
 def _safe_fixable(findings) -> list:  # type: ignore[no-untyped-def]
@@ -48,8 +36,10 @@ def _safe_fixable(findings) -> list:  # type: ignore[no-untyped-def]
 def _fixable_rows() -> list[dict[str, str]]:
     """Rows whose file, checked where it lies, has at least one safe-fixable finding."""
     found = []
-    for row in _rows():
-        candidate = Candidate(CORPUS / row["local_name"], KIND_OF[row["kind"]], explicit=True)
+    for row in corpus_rows():
+        if row["kind"] not in KIND_OF:
+            continue
+        candidate = Candidate(corpus_dir() / row["local_name"], KIND_OF[row["kind"]], explicit=True)
         if _safe_fixable(ENGINE.check_candidate(candidate).findings):
             found.append(row)
     return found
@@ -104,7 +94,7 @@ def assert_markdown_prose_kept(before: str, after: str) -> int:
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
     assert len(old) == len(new), "a Markdown fix added or removed lines"
     code = markdown_code_lines(old)
-    changed = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+    changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
     outside = [old[i] for i in changed if i not in code]
     assert not outside, f"text outside code blocks changed: {outside}"
     return len(changed)
@@ -115,7 +105,7 @@ _SHM_OPTION = re.compile(r" --shm-size=\d+[kmg]")
 
 def assert_command_lines_only_gain_shm_size(before: str, after: str) -> None:
     """A ``docker run`` fix (SHM001) inserts `` --shm-size=N`` right after the ``run``/``create`` word, nothing else."""
-    for old, new in zip(before.splitlines(), after.splitlines()):
+    for old, new in zip(before.splitlines(), after.splitlines(), strict=True):
         if old == new:
             continue
         match = _SHM_OPTION.search(new)
@@ -151,18 +141,16 @@ def assert_pod_volumes_consistent(before: str, after: str) -> None:
 # -- the test --------------------------------------------------------------------------------------------------
 
 
-def test_the_corpus_has_fixable_files() -> None:
-    if not CORPUS.is_dir():
-        pytest.fail(f"the shared corpus is missing at {CORPUS}")
+def test_the_corpus_has_fixable_files(corpus: Path) -> None:
     kinds = {row["kind"] for row in ROWS}
     assert len(ROWS) >= 35 and kinds == set(KIND_OF), (len(ROWS), kinds)
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[row["local_name"] for row in ROWS])
-def test_corpus_file_fixes_cleanly(row: dict[str, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("row", corpus_params(ROWS, ids=lambda row: row["local_name"]))
+def test_corpus_file_fixes_cleanly(row: dict[str, str], corpus: Path, tmp_path: Path, invoke) -> None:
     kind = KIND_OF[row["kind"]]
     path = place(row, tmp_path)
-    shutil.copyfile(CORPUS / row["local_name"], path)
+    shutil.copyfile(corpus / row["local_name"], path)
     original_bytes = path.read_bytes()
     checked = ENGINE.check_candidate(Candidate(path, kind, explicit=True))
     source = checked.source
@@ -176,7 +164,7 @@ def test_corpus_file_fixes_cleanly(row: dict[str, str], tmp_path: Path) -> None:
     assert result.changed, f"fixable findings but nothing fixed: {[f'{f.code} {f.message}' for f in wanted]}"
 
     # the command line writes exactly that, and says so
-    written = CliRunner().invoke(cli, ["fix", "--write", str(path)])
+    written = invoke("fix", "--write", str(path))
     assert written.exit_code == 0, written.output
     assert f"{path}: fixed {len(result.applied)} finding(s)" in written.stdout
     assert path.read_bytes() == source.encode(result.text)
@@ -188,7 +176,7 @@ def test_corpus_file_fixes_cleanly(row: dict[str, str], tmp_path: Path) -> None:
     left = _safe_fixable(after.findings)
     assert not left, f"safe-fixable findings survived: {[f'{f.code} {f.message}' for f in left]}"
     assert not fix_source(ENGINE, replace(source, text=result.text), kind, path).changed
-    again = CliRunner().invoke(cli, ["fix", str(path)])
+    again = invoke("fix", str(path))
     assert again.exit_code == 0 and again.stdout == "", again.output
 
     # byte-minimal

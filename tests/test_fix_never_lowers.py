@@ -4,7 +4,6 @@ corpus, each GPU/torch workload's usable /dev/shm after ``shmlint fix`` (safe fi
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -15,20 +14,16 @@ from shmlint.effective import ShmState, effective_shm
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import Workload, WorkloadId
-from shmlint.settings import Settings
 from shmlint.source import SourceText
+from tests.support import FIXTURES, corpus_dir, corpus_missing
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("SHMLINT_CORPUS", ROOT.parent / "shared" / "corpus"))
 UNLIMITED = float("inf")
 
 
 def _files() -> list[Path]:
-    files = [
-        p for p in sorted((ROOT / "fixtures").rglob("*")) if p.is_file() and p.suffix not in (".expected", ".fixed")
-    ]
-    if CORPUS.is_dir():
-        files += [p for p in sorted(CORPUS.rglob("*")) if p.is_file() and p.suffix not in (".tsv", ".md")]
+    files = [p for p in sorted(FIXTURES.rglob("*")) if p.is_file() and p.suffix not in (".expected", ".fixed")]
+    if not corpus_missing():
+        files += [p for p in sorted(corpus_dir().rglob("*")) if p.is_file() and p.suffix not in (".tsv", ".md")]
     return files
 
 
@@ -51,11 +46,10 @@ def _usable_by_identity(workloads: tuple[Workload, ...]) -> dict[WorkloadId, flo
 
 
 @pytest.mark.parametrize("path", _files(), ids=lambda p: p.name)
-def test_fix_never_lowers_dev_shm(path: Path, tmp_path: Path) -> None:
+def test_fix_never_lowers_dev_shm(path: Path, tmp_path: Path, engine: Engine) -> None:
     copy = tmp_path / path.name
     shutil.copyfile(path, copy)
     (candidate,) = discover([copy])
-    engine = Engine(Settings())
     checked = engine.check_candidate(candidate)
     if checked.source is None or not any(f.fixable for f in checked.findings):
         return
@@ -68,7 +62,5 @@ def test_fix_never_lowers_dev_shm(path: Path, tmp_path: Path) -> None:
             assert new is not None and new >= old, f"{identity}: /dev/shm usable {old} -> {new}\n{fixed.text}"
 
 
-def test_the_corpus_is_part_of_the_property() -> None:
-    if not CORPUS.is_dir():
-        pytest.skip(f"real-world corpus not found at {CORPUS} (set SHMLINT_CORPUS); fixtures alone were checked")
-    assert sum(1 for p in _files() if CORPUS in p.parents) >= 80
+def test_the_corpus_is_part_of_the_property(corpus: Path) -> None:
+    assert sum(1 for p in _files() if corpus in p.parents) >= 80

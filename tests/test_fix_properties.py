@@ -6,18 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shmlint.discover import FileKind
-from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import Applicability
-from shmlint.settings import Settings
 from shmlint.source import SourceText
 from tests import proofs
+from tests.support import default_engine
 
-ENGINE = Engine(Settings())
+ENGINE = default_engine()
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def render(style: Style, kinds: list[str]) -> str:
         pod.append("# pod settings")
     pod.append("containers:")
     for n, kind in enumerate(kinds):
-        pod.extend(dash_pad + line if not line.startswith("- ") else dash_pad + line for line in container(n, kind))
+        pod.extend(dash_pad + line for line in container(n, kind))
     if style.volumes == "flow-empty":
         pod.append("volumes: []")
     elif style.volumes == "null":
@@ -114,6 +114,7 @@ def _is_subsequence(needles: list[str], haystack: list[str]) -> bool:
     return all(any(line == candidate for candidate in it) for line in needles)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(styles, containers)
 def test_generated_manifests_fix_cleanly(style: Style, kinds: list[str]) -> None:

@@ -18,10 +18,9 @@ from shmlint.discover import discover
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import Applicability
-from shmlint.settings import Settings
 from tests import proofs
+from tests.support import FIXTURES
 
-ROOT = Path(__file__).resolve().parent.parent / "fixtures"
 FORMATS = ("k8s", "compose", "shell", "markdown", "make")
 UPDATE = os.environ.get("SHMLINT_UPDATE_SNAPSHOTS") == "1"
 
@@ -29,7 +28,7 @@ UPDATE = os.environ.get("SHMLINT_UPDATE_SNAPSHOTS") == "1"
 def fixture_files() -> list[Path]:
     files = []
     for folder in FORMATS:
-        base = ROOT / folder
+        base = FIXTURES / folder
         if base.is_dir():
             files.extend(
                 p
@@ -40,7 +39,7 @@ def fixture_files() -> list[Path]:
 
 
 def relative(path: Path) -> str:
-    return path.relative_to(ROOT).as_posix()
+    return path.relative_to(FIXTURES).as_posix()
 
 
 def snapshot(path: Path, actual: str) -> None:
@@ -48,11 +47,6 @@ def snapshot(path: Path, actual: str) -> None:
         path.write_bytes(actual.encode("utf-8", "surrogateescape"))
     assert path.exists(), f"missing snapshot {path.name}: run with SHMLINT_UPDATE_SNAPSHOTS=1 and review it"
     assert actual == path.read_bytes().decode("utf-8", "surrogateescape")
-
-
-@pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine(Settings())
 
 
 @pytest.mark.parametrize("path", fixture_files(), ids=relative)

@@ -1,4 +1,4 @@
-"""Fuzzing: every parser and fixer over generated documents and random mutations of ../shared/corpus.
+"""Fuzzing: every parser and fixer over generated documents and random mutations of the real-world corpus.
 
 Invariants:
 
@@ -15,8 +15,8 @@ counts for a longer local session; ``SHMLINT_FUZZ_RANDOM=1`` draws new cases on 
 
 from __future__ import annotations
 
-import csv
 import difflib
+import functools
 import os
 import re
 import subprocess
@@ -32,17 +32,14 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from shmlint.discover import FileKind, kind_by_name
-from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import Applicability
-from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import InputError, SourceText
 from tests import proofs
+from tests.support import FIXTURES, ROOT, corpus_rows, default_engine
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
-ENGINE = Engine(Settings())
+ENGINE = default_engine()
 SCALE = float(os.environ.get("SHMLINT_FUZZ_SCALE", "1"))
 DERANDOMIZE = not os.environ.get("SHMLINT_FUZZ_RANDOM")
 EDITS_PER_FIX = 2  # a Kubernetes "add /dev/shm" fix is two edits (the volume and the mount); every other fix is one
@@ -235,13 +232,27 @@ def _check_decoding(value: tuple[bytes, bytes]) -> None:
         assert "\n" not in source.line_text(line)
 
 
+@pytest.mark.slow
 def test_decoding_keeps_every_byte() -> None:
     fuzz("source.from_bytes", st.tuples(BOMS, st.binary(max_size=300)), _check_decoding, 1500)
 
 
 YAML_ALPHABET = st.sampled_from(
-    list(":-[]{}&*!|>'\"#?,%@`<= \t\n\r\\")
-    + ["a", "b", "0", "1", "é", "\u2028", "\x85", "\ufeff", "\U0001f600", "~", "null", "<<"]
+    [
+        *":-[]{}&*!|>'\"#?,%@`<= \t\n\r\\",
+        "a",
+        "b",
+        "0",
+        "1",
+        "é",
+        "\u2028",
+        "\x85",
+        "\ufeff",
+        "\U0001f600",
+        "~",
+        "null",
+        "<<",
+    ]
 )
 YAML_TOKENS = st.sampled_from(
     [
@@ -304,6 +315,7 @@ def _check_compose(text: str) -> None:
         assert proofs.strict_load_error(text) is not None, (problem.message, text)
 
 
+@pytest.mark.slow
 def test_yaml_composer_raises_only_yaml_errors() -> None:
     texts = st.one_of(
         st.lists(YAML_ALPHABET, max_size=80).map("".join),
@@ -422,6 +434,7 @@ def _check_tokenizer(text: str) -> None:
             assert 0 <= word.start <= word.end <= len(text), (word, text)
 
 
+@pytest.mark.slow
 def test_shell_tokenizer_never_raises() -> None:
     texts = st.one_of(
         st.lists(SHELL_TOKENS, max_size=40).map(" ".join),
@@ -483,12 +496,13 @@ def _check_mask(value: tuple[str, str]) -> None:
     which, text = value
     masked = embedded.mask_markdown(text) if which == "markdown" else embedded.mask_makefile(text)
     assert len(masked) == len(text)
-    for original, kept in zip(text, masked):
+    for original, kept in zip(text, masked, strict=True):
         assert kept == original or kept in " \"'" or (original == "\n" and kept == "\n"), (text, masked)
         assert (original == "\n") == (kept == "\n")
     _check_tokenizer(masked)
 
 
+@pytest.mark.slow
 def test_markdown_and_makefile_masks_keep_offsets() -> None:
     texts = st.one_of(st.lists(MARKUP_TOKENS, max_size=40).map("".join), st.text(max_size=120))
     fuzz("embedded.masks", st.tuples(st.sampled_from(["markdown", "makefile"]), texts), _check_mask, 1500)
@@ -553,6 +567,7 @@ def _check_size_round_trip(value: int) -> None:
     assert sizes.parse_docker(sizes.format_compose(value)).bytes == value
 
 
+@pytest.mark.slow
 def test_size_parsers_never_raise_and_round_trip() -> None:
     # docker reads sizes through a float64, as go-units does: exact up to 2**53
     fuzz("sizes.round_trip", st.integers(0, 2**50).map(lambda n: n * _unit(n)), _check_size_round_trip, 500)
@@ -582,6 +597,8 @@ DOCKERFILE_TOKENS = st.sampled_from(
         "pip3 install --no-cache-dir torch==2.3",
         "conda install pytorch",
         "COPY --from=build / /",
+        "COPY --from=0 / /",
+        "²\n",  # str.isdigit() but not int(): once crashed the stage lookup
         "\\\n",
         "\n",
         "# syntax=docker/dockerfile:1\n",
@@ -599,16 +616,27 @@ DOCKERFILE_TOKENS = st.sampled_from(
 
 
 def _check_dockerfile(text: str) -> None:
-    from shmlint.parsers.dockerfile import torch_evidence_text
+    """The reader raises nothing (it has no catch-all to hide behind) and cites evidence that holds on its own:
+    a torch image after FROM, a command that installs torch after RUN."""
+    from shmlint.parsers.dockerfile import torch_evidence_text, torch_install
     from shmlint.signals import Signals
 
-    evidence = torch_evidence_text(text, Signals(), build_args={"BASE": "pytorch/pytorch"}, target="build")
-    assert evidence is None or isinstance(evidence, str)
-    evidence = torch_evidence_text(text, Signals())
-    assert evidence is None or isinstance(evidence, str)
+    signals = Signals()
+    for evidence in (
+        torch_evidence_text(text, signals, build_args={"BASE": "pytorch/pytorch"}, target="build"),
+        torch_evidence_text(text, signals),
+    ):
+        if evidence is None:
+            continue
+        kind, _, cited = evidence.partition(" ")[2].partition(" ")
+        assert evidence.startswith("Dockerfile ") and kind in ("FROM", "RUN"), evidence
+        if kind == "FROM":
+            assert signals.is_torch_image(cited), evidence
+        else:
+            assert torch_install(cited) == cited, evidence
 
 
-def test_dockerfile_reader_never_raises() -> None:
+def test_dockerfile_reader_never_raises_and_cites_real_evidence() -> None:
     texts = st.one_of(st.lists(DOCKERFILE_TOKENS, max_size=30).map("".join), st.text(max_size=100))
     fuzz("dockerfile", texts, _check_dockerfile, 400)
 
@@ -882,6 +910,7 @@ def _check_generated(value: tuple[tuple[str, str], bool]) -> None:
         assert_fix_invariants(source, kind, path, Path(tmp) if kind is FileKind.SHELL else None, unsafe)
 
 
+@pytest.mark.slow
 def test_generated_documents_check_and_fix_cleanly() -> None:
     fuzz("generated", st.tuples(generated_file(), st.booleans()), _check_generated, 600)
 
@@ -983,15 +1012,16 @@ def test_cases_found_by_fuzzing(case: str) -> None:
 # -- the real-world corpus, mutated ------------------------------------------------------------------------------
 
 
-def corpus_files() -> list[tuple[str, bytes]]:
-    if not CORPUS.is_dir():
-        pytest.fail(f"the shared corpus is missing at {CORPUS}")
-    with (CORPUS / "INDEX.tsv").open(encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
-    return [(row["local_name"], (CORPUS / row["local_name"]).read_bytes()) for row in rows]
+#: (name, bytes, path) of a corpus file
+CorpusFile = tuple[str, bytes, Path]
 
 
-CORPUS_FILES = corpus_files() if CORPUS.is_dir() else []
+@pytest.fixture(scope="module")
+def corpus_files(corpus: Path) -> list[CorpusFile]:
+    names = [row["local_name"] for row in corpus_rows()]
+    return [(name, (corpus / name).read_bytes(), corpus / name) for name in names]
+
+
 SPLICE_TOKENS = [
     b"\x00",
     b"\xff\xfe",
@@ -1077,11 +1107,10 @@ def _kind_of(name: str) -> FileKind:
     return kind_by_name(Path(name)) or FileKind.YAML
 
 
-def _check_mutated(value: tuple[int, list[tuple]], fix: bool) -> None:
+def _check_mutated(files: list[CorpusFile], value: tuple[int, list[tuple]], fix: bool) -> None:
     index, mutations = value
-    name, data = CORPUS_FILES[index]
+    name, data, path = files[index]
     mutated = mutate(data, mutations)
-    path = CORPUS / name
     kind = _kind_of(name)
     try:
         source = SourceText.from_bytes(name, mutated)
@@ -1093,40 +1122,46 @@ def _check_mutated(value: tuple[int, list[tuple]], fix: bool) -> None:
         assert_fix_invariants(source, kind, path, strict=False)
 
 
-def _corpus_strategy(max_mutations: int):
-    return st.tuples(st.integers(0, max(0, len(CORPUS_FILES) - 1)), st.lists(MUTATION, max_size=max_mutations))
+def _corpus_strategy(files: list[CorpusFile], max_mutations: int):
+    return st.tuples(st.integers(0, len(files) - 1), st.lists(MUTATION, max_size=max_mutations))
 
 
-def test_corpus_files_check_and_fix_as_they_are() -> None:
+@pytest.mark.slow
+def test_corpus_files_check_and_fix_as_they_are(corpus_files: list[CorpusFile]) -> None:
     """Every corpus file, unmutated: no crash, findings in place, fix invariants (a deterministic sweep)."""
     checked = 0
-    for index in range(len(CORPUS_FILES)):
-        _check_mutated((index, []), fix=True)
+    for index in range(len(corpus_files)):
+        _check_mutated(corpus_files, (index, []), fix=True)
         checked += 1
     COUNTS["corpus.as-is"] = COUNTS.get("corpus.as-is", 0) + checked
     assert checked >= 90
 
 
-def test_corpus_fixable_findings_are_fixed() -> None:
+@pytest.mark.slow
+def test_corpus_fixable_findings_are_fixed(corpus_files: list[CorpusFile]) -> None:
     """A finding offered as fixable (``N fixable with `shmlint fix```, JSON ``"fixable": true``) is fixed by ``fix``."""
     unfixed = []
-    for name, data in CORPUS_FILES:
+    for name, data, path in corpus_files:
         kind = _kind_of(name)
         if kind is FileKind.DOCKERFILE:
             continue
         try:
-            assert_fix_invariants(SourceText.from_bytes(name, data), kind, CORPUS / name, strict=True)
+            assert_fix_invariants(SourceText.from_bytes(name, data), kind, path, strict=True)
         except AssertionError as exc:
             unfixed.append(f"{name}: {str(exc)[:300]}")
     assert not unfixed, "\n".join(unfixed)
 
 
-def test_mutated_corpus_never_crashes_the_checker() -> None:
-    fuzz("corpus.mutated.check", _corpus_strategy(6), lambda v: _check_mutated(v, fix=False), 1200)
+@pytest.mark.slow
+def test_mutated_corpus_never_crashes_the_checker(corpus_files: list[CorpusFile]) -> None:
+    check = functools.partial(_check_mutated, corpus_files, fix=False)
+    fuzz("corpus.mutated.check", _corpus_strategy(corpus_files, 6), check, 1200)
 
 
-def test_mutated_corpus_keeps_fix_invariants() -> None:
-    fuzz("corpus.mutated.fix", _corpus_strategy(3), lambda v: _check_mutated(v, fix=True), 400)
+@pytest.mark.slow
+def test_mutated_corpus_keeps_fix_invariants(corpus_files: list[CorpusFile]) -> None:
+    check = functools.partial(_check_mutated, corpus_files, fix=True)
+    fuzz("corpus.mutated.fix", _corpus_strategy(corpus_files, 3), check, 400)
 
 
 # -- atheris (optional: runs only where atheris is installed) ------------------------------------------------------
@@ -1163,19 +1198,22 @@ atheris.Fuzz()
 """
 
 
+@pytest.mark.slow
 def test_atheris_harness_briefly(tmp_path: Path) -> None:
-    """Coverage-guided fuzzing of check + fix for a few thousand runs, seeded with the corpus; skipped without atheris."""
+    """Coverage-guided fuzzing of check + fix for a few thousand runs, seeded with the fixtures; skipped without
+    atheris."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("ATHERIS_PATH", "")]))}
     probe = subprocess.run([sys.executable, "-c", "import atheris"], env=env, capture_output=True, check=False)
     if probe.returncode != 0:
         pytest.skip("atheris is not installed (optional: pip install atheris, or ATHERIS_PATH=<folder with it>)")
     seeds = tmp_path / "seeds"
     seeds.mkdir()
-    for index, (name, data) in enumerate(CORPUS_FILES[:40]):
+    seed_files = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and kind_by_name(p) is not None)
+    for index, path in enumerate(seed_files):
         kind = [FileKind.YAML, FileKind.SHELL, FileKind.MARKDOWN, FileKind.MAKEFILE].index(
-            _kind_of(name) if _kind_of(name) is not FileKind.DOCKERFILE else FileKind.YAML
+            _kind_of(path.name) if _kind_of(path.name) is not FileKind.DOCKERFILE else FileKind.YAML
         )
-        (seeds / f"seed{index}").write_bytes(bytes([kind]) + data)
+        (seeds / f"seed{index}").write_bytes(bytes([kind]) + path.read_bytes())
     harness = tmp_path / "harness.py"
     harness.write_text(ATHERIS_HARNESS)
     runs = int(3000 * SCALE)

@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 
 from shmlint.discover import FileKind, kind_by_name
-from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.settings import Settings
 from shmlint.sizing import estimate
 from shmlint.source import SourceText
+from tests.support import default_engine
 
-ENGINE = Engine(Settings())
+ENGINE = default_engine()
 HINT = "workers=4 batch=8 sample=1048576 dtype=uint8"  # (4 x 2 + 2) x 8 MiB = 80 MiB
 POD = """apiVersion: v1
 kind: Pod

@@ -10,6 +10,7 @@ Also: YAML is loaded safely, no input is executed or handed to a shell, and the 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import os
 import resource
@@ -27,7 +28,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+
 POD = """apiVersion: v1
 kind: Pod
 metadata:
@@ -120,7 +122,7 @@ def deep(prefix: str, suffix: str, depth: int = 10_000, middle: str = "x") -> by
 def conflict(text_: str) -> bytes:
     lines = text_.splitlines(keepends=True)
     return "".join(
-        lines[:6] + ["<<<<<<< HEAD\n"] + lines[6:] + ["=======\n", "  - name: cpu\n", ">>>>>>> feature\n"]
+        [*lines[:6], "<<<<<<< HEAD\n", *lines[6:], "=======\n", "  - name: cpu\n", ">>>>>>> feature\n"]
     ).encode()
 
 
@@ -294,6 +296,7 @@ def test_hostile_file_next_to_a_good_one(tmp_path: Path, case: str) -> None:
         assert "\n" not in finding["message"] and "\r" not in finding["message"], finding["message"]
 
 
+@pytest.mark.slow
 def test_every_hostile_file_at_once_then_fix(tmp_path: Path) -> None:
     """All the cases in one tree: check walks it, fix --write changes only files it can parse, never a broken one."""
     (tmp_path / "good.yaml").write_text(POD)
@@ -493,17 +496,14 @@ def test_unreadable_folder_in_a_tree_as_unprivileged_user(shared_tmp: Path) -> N
     assert said, f"the unreadable folder was skipped without a word: {document}"
 
 
-def test_files_deleted_between_discovery_and_reading(tmp_path: Path) -> None:
+def test_files_deleted_between_discovery_and_reading(tmp_path: Path, engine) -> None:
     """Engine level: a file that disappears after discovery is SHM000 'cannot read', the rest is checked."""
     from shmlint.discover import discover
-    from shmlint.engine import Engine
-    from shmlint.settings import Settings
 
     for index in range(5):
         (tmp_path / f"pod{index}.yaml").write_text(POD)
     candidates = list(discover([tmp_path]))
     (tmp_path / "pod2.yaml").unlink()
-    engine = Engine(Settings())
     results = [engine.check_candidate(c) for c in candidates]
     codes = {Path(r.path).name: [f.code for f in r.findings] for r in results}
     assert codes["pod2.yaml"] == ["SHM000"] and codes["pod0.yaml"] == ["SHM001"]
@@ -511,6 +511,7 @@ def test_files_deleted_between_discovery_and_reading(tmp_path: Path) -> None:
     assert "cannot read" in message
 
 
+@pytest.mark.slow
 def test_files_deleted_while_the_cli_runs(tmp_path: Path) -> None:
     """CLI level: a thread deletes files while check and fix --write walk 1,500 of them: no crash, exit 0/1/2."""
     tree = tmp_path / "tree"
@@ -546,10 +547,8 @@ def test_files_deleted_while_the_cli_runs(tmp_path: Path) -> None:
         finally:
             stop.set()
             deleter.join()
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, 9)  # whatever is left of this run (worker processes)
-            except ProcessLookupError:
-                pass
         assert "Traceback" not in text(err) and "internal error" not in text(err), text(err)[-2000:]
         assert process.returncode in (0, 1, 2), process.returncode
         if command[0] == "check":
@@ -694,6 +693,7 @@ def test_alias_bomb_is_reported_as_invalid_input(tmp_path: Path, kind: str) -> N
     assert result.returncode == 1
 
 
+@pytest.mark.slow
 def test_wide_documents_are_checked_in_near_linear_time(tmp_path: Path) -> None:
     """Found: quadratic extraction. 3,000 containers in one pod (kubernetes.shm_volume() scans every container for
     every container) and 3,000 services in one IPC chain (compose._with_shared() walks the whole chain for every

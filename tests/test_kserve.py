@@ -7,14 +7,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from shmlint.cli import cli
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity
+from tests.support import FIXTURES
 
-PROJECT = Path(__file__).resolve().parent.parent / "fixtures" / "kserve"
+PROJECT = FIXTURES / "kserve"
 #: the runtime and the InferenceServices that name it (builtin-runtimes.yaml stands on its own)
 FILES = [PROJECT / "runtime.yaml", PROJECT / "inferenceservices.yaml"]
 
@@ -40,7 +38,7 @@ def test_runtime_outside_the_checked_files_is_a_warning_without_a_fix() -> None:
     )
 
 
-def test_fix_never_shrinks_the_runtime_dev_shm(tmp_path: Path) -> None:
+def test_fix_never_shrinks_the_runtime_dev_shm(tmp_path: Path, invoke) -> None:
     """Regression: the fix used to add an 8Gi ``dshm`` volume to the InferenceService, which KServe merges over
     the runtime's 16Gi one."""
     project = tmp_path / "kserve"
@@ -49,7 +47,7 @@ def test_fix_never_shrinks_the_runtime_dev_shm(tmp_path: Path) -> None:
         shutil.copyfile(path, project / path.name)
     before = {p.name: p.read_bytes() for p in project.iterdir()}
     for target in (project, project / "inferenceservices.yaml"):
-        result = CliRunner().invoke(cli, ["fix", "--write", "--unsafe-fixes", str(target)])
+        result = invoke("fix", "--write", "--unsafe-fixes", str(target))
         assert result.exit_code == 0, result.output
         assert {p.name: p.read_bytes() for p in project.iterdir()} == before
 

@@ -7,6 +7,7 @@ than on waits for the disk); the atomic-rename semantics are the same as on any 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -20,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 from bench.corpus import flagged_k8s
+from tests.support import ROOT
+
+pytestmark = pytest.mark.slow  # real processes killed mid-write: seconds each
 
 TEMP_SUFFIX = ".shmlint-tmp"
 SEED = int(os.environ.get("SHMLINT_KILL_SEED", "20260"))
@@ -96,10 +98,8 @@ def wait_for_lines(process: subprocess.Popen, count: int, timeout: float) -> Non
 
 def kill_group(process: subprocess.Popen) -> None:
     """SIGKILL the run and its worker processes (a CI job cancelled, a container OOM-killed)."""
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     process.communicate()
 
 
@@ -274,10 +274,8 @@ def test_killing_the_main_process_stops_the_writing(work_dir: Path) -> None:
             f"{changed} files changed 1-3 s after the fix process was killed; {len(survivors)} workers still alive"
         )
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def _processes_in_group(group: int) -> list[int]:

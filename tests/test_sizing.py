@@ -224,6 +224,7 @@ def calibration_table(rows: list[Measured]) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.validation
 @pytest.mark.parametrize("profile", PROFILES, ids=_profile_id)
 def test_estimate_covers_the_measured_need(namespace_backend, profile: Profile) -> None:
     measured = bisect_threshold(namespace_backend, profile)

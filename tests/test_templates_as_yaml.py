@@ -5,10 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from shmlint.cli import cli
-
 RUNTIME = """\
 apiVersion: serving.kserve.io/v1alpha1
 kind: ServingRuntime
@@ -54,30 +50,30 @@ spec:
 """
 
 
-def _check(path: Path) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["check", str(path)])
+def _check(invoke, path: Path) -> tuple[int, str]:
+    result = invoke("check", str(path))
     return result.exit_code, result.output
 
 
-def test_quoted_template_marks_in_valid_yaml_are_content(tmp_path: Path) -> None:
+def test_quoted_template_marks_in_valid_yaml_are_content(tmp_path: Path, invoke) -> None:
     for name, text in (("runtime.yaml", RUNTIME), ("workflow.yaml", ARGO)):
         (tmp_path / name).write_text(text, encoding="utf-8")
-        code, output = _check(tmp_path / name)
+        code, output = _check(invoke, tmp_path / name)
         assert code == 1 and "SHM001" in output, output
 
 
-def test_chart_templates_are_left_to_the_renderer(tmp_path: Path) -> None:
+def test_chart_templates_are_left_to_the_renderer(tmp_path: Path, invoke) -> None:
     chart = tmp_path / "chart"
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: chart\nversion: 0.1.0\n", encoding="utf-8")
     (chart / "templates" / "runtime.yaml").write_text(RUNTIME, encoding="utf-8")
-    _, output = _check(chart / "templates" / "runtime.yaml")
+    _, output = _check(invoke, chart / "templates" / "runtime.yaml")
     assert "SHM001" not in output and "Helm chart" in output, output
 
 
-def test_unrendered_template_that_happens_to_parse_is_not_a_manifest(tmp_path: Path) -> None:
+def test_unrendered_template_that_happens_to_parse_is_not_a_manifest(tmp_path: Path, invoke) -> None:
     """``name: {{ .Release.Name }}`` composes as a mapping used as a key: a template outside any chart, noted and
     never reported as ``Deployment/?``."""
     (tmp_path / "deployment.yaml").write_text(HELM, encoding="utf-8")
-    code, output = _check(tmp_path / "deployment.yaml")
+    code, output = _check(invoke, tmp_path / "deployment.yaml")
     assert code == 0 and "SHM001" not in output and "template" in output, output

@@ -6,18 +6,40 @@ same path and the same lines for the same finding.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from shmlint.model import Finding
 from shmlint.source import Span
 
-HOMEPAGE = "https://github.com/shmlint/shmlint"
+
+@functools.cache
+def project_urls() -> Mapping[str, str]:
+    """``[project.urls]`` of pyproject.toml, as the installed package's metadata carries it (label -> URL).
+
+    Read on first use, not at import: importlib.metadata costs milliseconds that only reports with links pay.
+    Empty when shmlint runs from a source tree that was never installed.
+    """
+    from importlib import metadata
+
+    try:
+        entries = metadata.metadata("shmlint").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return {}
+    pairs = (entry.partition(",") for entry in entries)
+    return {label.strip(): url.strip() for label, _, url in pairs}
 
 
-def rule_url(code: str) -> str:
+def homepage() -> str | None:
+    return project_urls().get("Homepage")
+
+
+def rule_url(code: str) -> str | None:
     """The rule's generated docs page (docs/rules/ is written from the catalog, so it exists for every code)."""
-    return f"{HOMEPAGE}/blob/main/docs/rules/{code}.md"
+    rules = project_urls().get("Rules")
+    return f"{rules}/{code}.md" if rules else None
 
 
 def posix_path(path: str) -> str:

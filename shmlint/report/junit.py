@@ -27,7 +27,8 @@ def _text(text: str) -> str:
 def _details(finding: Finding) -> str:
     span = finding.span
     where = f"{posix_path(span.path)}:{span.line}:{span.column}: {title(finding)} [{finding.severity.label}]"
-    return _text(f"{where}\n{finding.message}\nsee {rule_url(finding.code)}")
+    url = rule_url(finding.code)
+    return _text(f"{where}\n{finding.message}" + (f"\nsee {url}" if url else ""))
 
 
 def _testcase(suite: ET.Element, finding: Finding) -> None:

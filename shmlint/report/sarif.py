@@ -17,7 +17,7 @@ from shmlint import __version__
 from shmlint.baseline import fingerprints
 from shmlint.catalog import Rule, load_catalog
 from shmlint.model import Finding, Notice, Report
-from shmlint.report.common import HOMEPAGE, extent, posix_path, rule_url
+from shmlint.report.common import extent, homepage, posix_path, rule_url
 from shmlint.severity import Severity
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -35,7 +35,7 @@ def artifact_location(path: str) -> dict[str, str]:
 
 
 def _rule(rule: Rule) -> dict[str, Any]:
-    return {
+    entry = {
         "id": rule.code,
         "name": "".join(word.capitalize() for word in rule.slug.split("-")),
         "shortDescription": {"text": rule.summary},
@@ -44,6 +44,7 @@ def _rule(rule: Rule) -> dict[str, Any]:
         "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"level": _LEVELS[rule.severity]},
     }
+    return {key: value for key, value in entry.items() if value is not None}  # no URLs when not installed
 
 
 def _region(finding: Finding) -> dict[str, int]:
@@ -90,7 +91,7 @@ def render(report: Report) -> str:
                 "name": "shmlint",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": HOMEPAGE,
+                **({"informationUri": homepage()} if homepage() else {}),
                 "rules": [_rule(rule) for rule in rules],
             }
         },

@@ -1,0 +1,152 @@
+"""Fixtures shared by the whole suite: the repository, engines, the real-world corpus, and the command line run
+in-process (``invoke``) or as the real entry point in a subprocess (``shmlint_process``)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from shmlint.engine import Engine
+from shmlint.settings import Settings
+from tests.support import ROOT, corpus_dir, corpus_missing, default_engine
+
+REQUIRE_CORPUS_ENV = "SHMLINT_REQUIRE_CORPUS"
+
+
+def pytest_report_header() -> str:
+    """Say up front whether the corpus tests will run."""
+    return f"shmlint corpus: {corpus_missing() or corpus_dir()}"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """CI sets SHMLINT_REQUIRE_CORPUS=1: there a missing corpus stops the run instead of skipping its tests."""
+    reason = corpus_missing()
+    if reason and os.environ.get(REQUIRE_CORPUS_ENV) == "1":
+        raise pytest.UsageError(f"{REQUIRE_CORPUS_ENV}=1 but {reason}")
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    """The real-world corpus folder (``SHMLINT_CORPUS``, default ``../shared/corpus``); skips where it is absent."""
+    reason = corpus_missing()
+    if reason:
+        pytest.skip(reason)
+    return corpus_dir()
+
+
+@pytest.fixture(scope="session")
+def engine() -> Engine:
+    """An engine with the default settings (engines are immutable: one serves every test)."""
+    return default_engine()
+
+
+@pytest.fixture(scope="session")
+def make_engine() -> Callable[..., Engine]:
+    """``make_engine(prefilter=False, ...)``: an engine with the given settings changed from the defaults."""
+
+    def make(**settings: object) -> Engine:
+        return Engine(Settings(**settings))
+
+    return make
+
+
+Invoke = Callable[..., Result]
+
+
+class _EntryPoint:
+    """What the ``shmlint`` console script runs (``shmlint.cli.main``: its error handling and exit codes), shaped
+    for ``CliRunner.invoke``, which only calls ``.main(args=..., prog_name=...)`` and reads ``.name``."""
+
+    name = "shmlint"
+
+    def main(self, args: list[str], prog_name: str, **_: object) -> None:
+        from shmlint.cli import main
+
+        saved = sys.argv
+        sys.argv = [prog_name, *args]
+        try:
+            main()
+        finally:
+            sys.argv = saved
+
+
+@pytest.fixture
+def invoke() -> Invoke:
+    """Run the command line in this process: ``invoke("check", path, input=..., env=..., cwd=...)`` (default: in the
+    current folder).
+
+    It goes through the console script's ``main`` (so exit codes and error messages are the user's), without a
+    subprocess; ``exit_code``, ``stdout`` and ``stderr`` are what a user would see (stdout is not a terminal, as in
+    CI). A crash (main's "internal error", exit 2) fails the test that met it.
+    """
+
+    def run(
+        *args: str,
+        input: str | bytes | None = None,
+        env: Mapping[str, str | None] | None = None,
+        cwd: Path | None = None,
+    ) -> Result:
+        with contextlib.chdir(cwd) if cwd else contextlib.nullcontext():
+            result = CliRunner().invoke(_EntryPoint(), list(args), input=input, env=env, catch_exceptions=False)  # type: ignore[arg-type]
+        assert "internal error" not in result.stderr, result.stderr  # a crash, caught by main's last line of defence
+        return result
+
+    return run
+
+
+ShmlintProcess = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+@pytest.fixture
+def shmlint_process() -> ShmlintProcess:
+    """Run ``python -m shmlint`` (the real entry point) in a subprocess, importing this checkout."""
+
+    def run(
+        *args: str,
+        input: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        timeout: float = 120,
+    ) -> subprocess.CompletedProcess[str]:
+        environment = {**os.environ, "NO_COLOR": "1", **(env or {})}
+        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), environment.get("PYTHONPATH")]))
+        return subprocess.run(
+            [sys.executable, "-m", "shmlint", *args],
+            cwd=cwd or ROOT,
+            input=input,
+            capture_output=True,
+            text=True,
+            env=environment,
+            timeout=timeout,
+            check=False,
+        )
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A wheel of this checkout, built with the environment's hatchling (a ``[test]`` dependency)."""
+    out = tmp_path_factory.mktemp("dist")
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert built.returncode == 0, f"building the wheel failed:\n{built.stdout[-3000:]}\n{built.stderr[-3000:]}"
+    (path,) = out.glob("shmlint-*.whl")
+    return path

@@ -1,0 +1,68 @@
+"""Where the tests find things: the repository, and the real-world corpus that lives outside it.
+
+Plain functions (not fixtures) because some tests are parametrized at collection time, before fixtures exist;
+``conftest.py`` builds its fixtures on them.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shmlint.engine import Engine
+from shmlint.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+
+
+@functools.cache
+def default_engine() -> Engine:
+    """The engine with default settings, built once (engines are immutable). Tests take the ``engine`` fixture;
+    this is for what fixtures cannot reach: collection-time parameters and hypothesis checks."""
+    return Engine(Settings())
+
+
+CORPUS_ENV = "SHMLINT_CORPUS"
+#: where CI lays the shared corpus: a sibling of the checkout
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def corpus_dir() -> Path:
+    """The corpus folder named by ``SHMLINT_CORPUS``, else ``../shared/corpus``; it may not exist."""
+    configured = os.environ.get(CORPUS_ENV)
+    return Path(configured).expanduser().resolve() if configured else DEFAULT_CORPUS
+
+
+def corpus_missing() -> str | None:
+    """Why the corpus cannot be used (the skip reason), or None when it can."""
+    folder = corpus_dir()
+    if (folder / "INDEX.tsv").is_file():
+        return None
+    return (
+        f"the real-world corpus is not at {folder} (no INDEX.tsv): set {CORPUS_ENV} to its folder, or lay "
+        "shared/corpus beside the checkout as CI does"
+    )
+
+
+def corpus_rows(kind: str | None = None) -> list[dict[str, str]]:
+    """The corpus index (``local_name``, ``kind``, ``expect``, ...), optionally of one kind; [] without a corpus."""
+    if corpus_missing():
+        return []
+    with (corpus_dir() / "INDEX.tsv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    return [row for row in rows if kind is None or row["kind"] == kind]
+
+
+def corpus_params(values: list[Any], ids: Any = None) -> list[Any]:
+    """Parameters for a test over corpus items: without the corpus, one parameter that skips with the reason
+    (an empty parameter list would hide why nothing ran)."""
+    reason = corpus_missing()
+    if reason:
+        return [pytest.param(None, id="no-corpus", marks=pytest.mark.skip(reason=reason))]
+    return [pytest.param(value, id=ids(value) if callable(ids) else None) for value in values]
