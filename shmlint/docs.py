@@ -98,8 +98,8 @@ def render_index(rules: Iterable[Rule]) -> str:
 
 def expected_docs(rules: Sequence[Rule]) -> dict[str, str]:
     """Every generated file name in docs/rules/ with its content, marked as generated (``explain`` shows no mark)."""
-    pages = {f"{rule.code}.md": _generated_note(f"rules/{rule.filename}") + render_rule(rule) for rule in rules}
-    pages[INDEX_NAME] = _generated_note("rules/*.yaml") + render_index(rules)
+    pages = {f"{rule.code}.md": _generated_note(f"shmlint/rules/{rule.filename}") + render_rule(rule) for rule in rules}
+    pages[INDEX_NAME] = _generated_note("shmlint/rules/*.yaml") + render_index(rules)
     return pages
 
 
