@@ -82,6 +82,7 @@ class Rule:
     fix: FixInfo
     formats: tuple[Format, ...]
     examples: tuple[Example, ...]
+    predicts_shm_failure: bool = False  # a finding means a DataLoader crash: ``shmlint validate`` probes it
 
     @property
     def name(self) -> str:
@@ -183,4 +184,5 @@ def _rule_from_data(data: dict[str, Any]) -> Rule:
             )
             for item in data["examples"]
         ),
+        predicts_shm_failure=bool(data.get("predicts_shm_failure", False)),
     )
