@@ -33,6 +33,9 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     declared = fix.source
     if declared is None:
         return []
+    if fix.action is FixAction.PRIVATE_IPC:  # the whole ``--ipc=none`` / ``--ipc none`` option is rewritten
+        size = f" --shm-size={sizes.format_docker(fix.size_bytes)}" if fix.size_bytes else ""
+        return [Edit(declared.span.start, declared.span.end, f"--ipc=private{size}")]
     if fix.action is FixAction.REWRITE_SIZE and fix.replacement and declared.size is not None:
         return [Edit(declared.size.span.start, declared.size.span.end, fix.replacement)]
     if fix.action is not FixAction.SET_SIZE or fix.size_bytes is None:

@@ -1,4 +1,4 @@
-"""Fixes for compose services: a service-level ``shm_size``, sizes on tmpfs mounts, respelled sizes.
+"""Fixes for compose services: a service-level ``shm_size``, sizes on tmpfs mounts, respelled sizes, ``ipc: none``.
 
 Edits go into the flagged service's own mapping (never an anchor it merges from, which other services share);
 ``shmlint.edits.yamledit`` shapes them like their siblings.
@@ -29,6 +29,20 @@ def _set_shm_size(source: SourceText, service: MappingNode, target: ServiceTarge
         span = target.shm_size
         return [Edit(span.start, span.end, (" " if span.start == span.end else "") + _quoted(size))]
     return [yamledit.add_key(source, service, "shm_size", _quoted(size), yamledit.indent_step(service), 0)]
+
+
+def _private_ipc(
+    source: SourceText, service: MappingNode, target: ServiceTarget, ipc: ShmSource, size: int | None
+) -> list[Edit]:
+    """The service's own ``ipc: none`` becomes ``ipc: private``, with a ``shm_size`` when it has none. An ``ipc``
+    merged in, extended, or spelled through a variable is left alone: changing it would change more than this."""
+    span = ipc.span
+    if span.path != source.path or not _within(span.start, service):
+        return []
+    if source.text[span.start : span.end].strip("'\"") != "none":
+        return []
+    sizing = _set_shm_size(source, service, target, size) if size else []
+    return [Edit(span.start, span.end, "private"), *sizing]
 
 
 def _size_tmpfs(source: SourceText, service: MappingNode, shm: ShmSource, size: int) -> list[Edit]:
@@ -91,7 +105,12 @@ def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
 
 def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     target = workload.target
-    if not isinstance(target, ServiceTarget) or target.path != source.path or not fix.size_bytes:
+    if not isinstance(target, ServiceTarget) or target.path != source.path:
+        return []
+    if fix.action is FixAction.PRIVATE_IPC:
+        service = _service_mapping(source, target) if fix.source is not None else None
+        return _private_ipc(source, service, target, fix.source, fix.size_bytes) if service and fix.source else []
+    if not fix.size_bytes:
         return []
     service = mappings_at(source, (target.mapping_start,)).get(target.mapping_start)
     if service is None:

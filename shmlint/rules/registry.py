@@ -23,6 +23,7 @@ from shmlint.rules import (
     shm010_shm_size_ignored,
     shm011_invalid_size,
     shm012_nccl_shm_disabled,
+    shm013_ipc_none,
 )
 from shmlint.rules.rule import Rule, RuleContext
 
@@ -40,6 +41,7 @@ RULES: tuple[Rule, ...] = (
     shm010_shm_size_ignored.RULE,
     shm011_invalid_size.RULE,
     shm012_nccl_shm_disabled.RULE,
+    shm013_ipc_none.RULE,
 )
 
 
