@@ -12,8 +12,11 @@ from shmlint.source import SourceText
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
-    """From the target alone: a new ``--shm-size``, or a size where the declaration has one or a slot for one."""
+    """From the target alone: a new ``--shm-size``, a size where the declaration has one or a slot for one, or the
+    ``--ipc`` option rewritten."""
     target, declared = workload.target, fix.source
+    if fix.action is FixAction.PRIVATE_IPC:
+        return isinstance(target, CommandTarget) and declared is not None
     if not isinstance(target, CommandTarget) or fix.size_bytes is None:
         return False
     if fix.action is FixAction.ADD_SHM:

@@ -91,10 +91,15 @@ def _node_at(root: Node, offset: int) -> Node | None:
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
-    """From the target: a service mapping of this file to write ``shm_size`` in. A size on a tmpfs declaration
-    depends on how it is written (its own or merged in, plain or quoted), so that one case reads the text."""
+    """From the target: a service mapping of this file to write ``shm_size`` in. A size on a tmpfs declaration and
+    ``ipc: none`` depend on how they are written (own or merged in, plain or a variable), so those cases read the
+    text."""
     target = workload.target
-    if not isinstance(target, ServiceTarget) or target.path != source.path or not fix.size_bytes:
+    if not isinstance(target, ServiceTarget) or target.path != source.path:
+        return False
+    if fix.action is FixAction.PRIVATE_IPC:  # only the service's own literal ``none``: that too reads the text
+        return bool(edits_for(fix, workload, source))
+    if not fix.size_bytes:
         return False
     if fix.action is FixAction.ADD_SHM:
         return True
@@ -107,13 +112,12 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     target = workload.target
     if not isinstance(target, ServiceTarget) or target.path != source.path:
         return []
-    if fix.action is FixAction.PRIVATE_IPC:
-        service = _service_mapping(source, target) if fix.source is not None else None
-        return _private_ipc(source, service, target, fix.source, fix.size_bytes) if service and fix.source else []
-    if not fix.size_bytes:
-        return []
     service = mappings_at(source, (target.mapping_start,)).get(target.mapping_start)
     if service is None:
+        return []
+    if fix.action is FixAction.PRIVATE_IPC:
+        return _private_ipc(source, service, target, fix.source, fix.size_bytes) if fix.source else []
+    if not fix.size_bytes:
         return []
     if fix.action is FixAction.ADD_SHM:
         return _set_shm_size(source, service, target, fix.size_bytes)
