@@ -32,8 +32,8 @@ DEFAULT_LIMIT_SECONDS = 120.0
 
 @functools.cache
 def flagging_codes() -> frozenset[str]:
-    """The rules whose findings say "this container's /dev/shm is too small to run": each must match a failing
-    probe."""
+    """The rules whose findings say "this container's /dev/shm is too small (or missing) to run": each must match a
+    failing probe."""
     return frozenset(code for code, rule in load_catalog().items() if rule.predicts_shm_failure)
 
 
