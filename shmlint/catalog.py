@@ -69,7 +69,7 @@ class Example:
 
 
 @dataclass(frozen=True)
-class Rule:
+class CatalogEntry:
     """One rule as its catalog file describes it: what it reports, why, how to fix it, and examples."""
 
     code: str
@@ -112,7 +112,7 @@ def catalog_dir() -> Path:
     return folder
 
 
-def load_catalog() -> dict[str, Rule]:
+def load_catalog() -> dict[str, CatalogEntry]:
     """All rules by code, ordered by code. A fresh dict each call, so callers cannot change each other's view."""
     rules = [_rule_from_file(entry) for entry in _rule_files()]
     codes = [rule.code for rule in rules]
@@ -121,7 +121,7 @@ def load_catalog() -> dict[str, Rule]:
     return {rule.code: rule for rule in sorted(rules, key=lambda rule: rule.code)}
 
 
-def lookup(code_or_slug: str) -> Rule | None:
+def lookup(code_or_slug: str) -> CatalogEntry | None:
     """Find a rule by code (any case: ``shm001``) or by slug (``missing-shm``).
 
     Only the rule's own file is read: its name is ``code_slug.yaml`` in lower case with ``_`` for ``-`` (a
@@ -147,7 +147,7 @@ def _rule_files() -> tuple[Path, ...]:
 
 
 @functools.cache
-def _rule_from_file(entry: Path) -> Rule:
+def _rule_from_file(entry: Path) -> CatalogEntry:
     """Read and convert one catalog file once per process; a frozen rule is safe to share."""
     try:
         data = yaml.load(entry.read_text(encoding="utf-8"), Loader=_LOADER)
@@ -156,10 +156,10 @@ def _rule_from_file(entry: Path) -> Rule:
         raise CatalogError(f"{entry.name}: invalid catalog entry: {error!r}") from error
 
 
-def _rule_from_data(data: dict[str, Any]) -> Rule:
+def _rule_from_data(data: dict[str, Any]) -> CatalogEntry:
     fix = data["fix"]
     applicability = fix.get("applicability")
-    return Rule(
+    return CatalogEntry(
         code=data["code"],
         slug=data["slug"],
         severity=Severity.parse(data["severity"]),

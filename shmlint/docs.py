@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from shmlint.catalog import FixAvailability, Rule, load_catalog
+from shmlint.catalog import CatalogEntry, FixAvailability, load_catalog
 from shmlint.model import Applicability, Format
 
 INDEX_NAME = "README.md"
@@ -40,7 +40,7 @@ _LANGUAGES = (
 )
 
 
-def render_rule(rule: Rule) -> str:
+def render_rule(rule: CatalogEntry) -> str:
     """One rule's page: what it finds, why, how to fix it, examples and sources."""
     lines = [
         f"# {rule.name}",
@@ -78,7 +78,7 @@ def render_rule(rule: Rule) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_index(rules: Iterable[Rule]) -> str:
+def render_index(rules: Iterable[CatalogEntry]) -> str:
     """The table of all rules, linking to each rule's page."""
     lines = [
         "# shmlint rules",
@@ -94,7 +94,7 @@ def render_index(rules: Iterable[Rule]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def rules_table(rules: Iterable[Rule], pages: str) -> list[str]:
+def rules_table(rules: Iterable[CatalogEntry], pages: str) -> list[str]:
     """The table's lines; ``pages`` is the path from the reader to docs/rules/ (empty inside it)."""
     lines = ["| Code | Name | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- |"]
     for rule in rules:
@@ -104,7 +104,7 @@ def rules_table(rules: Iterable[Rule], pages: str) -> list[str]:
     return lines
 
 
-def readme_with_table(readme: str, rules: Iterable[Rule]) -> str:
+def readme_with_table(readme: str, rules: Iterable[CatalogEntry]) -> str:
     """The README text with the lines between its table markers replaced by the current table."""
     start, end = readme.find(TABLE_START), readme.find(TABLE_END)
     if start < 0 or end < start:
@@ -113,7 +113,7 @@ def readme_with_table(readme: str, rules: Iterable[Rule]) -> str:
     return f"{readme[: start + len(TABLE_START)]}\n{table}\n{readme[end:]}"
 
 
-def expected_docs(rules: Sequence[Rule]) -> dict[str, str]:
+def expected_docs(rules: Sequence[CatalogEntry]) -> dict[str, str]:
     """Every generated file name in docs/rules/ with its content, marked as generated (``explain`` shows no mark)."""
     pages = {f"{rule.code}.md": _generated_note(f"shmlint/rules/{rule.filename}") + render_rule(rule) for rule in rules}
     pages[INDEX_NAME] = _generated_note("shmlint/rules/*.yaml") + render_index(rules)
@@ -202,14 +202,14 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
-def _fix_label(rule: Rule) -> str:
+def _fix_label(rule: CatalogEntry) -> str:
     availability = rule.fix.availability
     if availability is FixAvailability.NEVER or rule.fix.applicability is None:
         return "none"
     return f"{availability.value} ({rule.fix.applicability.value})"
 
 
-def _fix_paragraph(rule: Rule) -> str:
+def _fix_paragraph(rule: CatalogEntry) -> str:
     fix = rule.fix
     if fix.availability is FixAvailability.NEVER or fix.applicability is None:
         return fix.description

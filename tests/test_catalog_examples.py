@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shmlint.catalog import Example, Rule, load_catalog
+from shmlint.catalog import CatalogEntry, Example, load_catalog
 from shmlint.discover import FileKind, kind_by_name
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
@@ -23,25 +23,25 @@ def check(example: Example, text: str):
     return ENGINE.check_source(SourceText(example.filename, text), kind, Path(example.filename)), kind
 
 
-def ids(pair: tuple[Rule, Example]) -> str:
+def ids(pair: tuple[CatalogEntry, Example]) -> str:
     return f"{pair[0].code}:{pair[1].title}"
 
 
 @pytest.mark.parametrize("pair", EXAMPLES, ids=ids)
-def test_bad_reports_exactly_its_rule(pair: tuple[Rule, Example]) -> None:
+def test_bad_reports_exactly_its_rule(pair: tuple[CatalogEntry, Example]) -> None:
     rule, example = pair
     result, _ = check(example, example.bad)
     assert {f.code for f in result.findings} == {rule.code, *example.also}
 
 
 @pytest.mark.parametrize("pair", EXAMPLES, ids=ids)
-def test_good_reports_nothing(pair: tuple[Rule, Example]) -> None:
+def test_good_reports_nothing(pair: tuple[CatalogEntry, Example]) -> None:
     result, _ = check(pair[1], pair[1].good)
     assert not result.findings, [f.message for f in result.findings]
 
 
 @pytest.mark.parametrize("pair", [p for p in EXAMPLES if p[1].fixed is not None], ids=ids)
-def test_fixed_is_what_fix_makes(pair: tuple[Rule, Example]) -> None:
+def test_fixed_is_what_fix_makes(pair: tuple[CatalogEntry, Example]) -> None:
     rule, example = pair
     result, kind = check(example, example.bad)
     fixed = fix_source(ENGINE, result.source, kind, Path(example.filename), unsafe=True)

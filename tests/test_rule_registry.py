@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from shmlint import docs
-from shmlint.catalog import Rule as CatalogEntry
-from shmlint.catalog import load_catalog
+from shmlint.catalog import CatalogEntry, load_catalog
 from shmlint.discover import FileKind, discover, kind_by_name, may_be_compose
 from shmlint.engine import Engine
 from shmlint.model import Format
