@@ -25,10 +25,16 @@ class Rule(NamedTuple):
     check: Check | None  # None: reported by the engine, which owns reading and parsing (SHM000)
 
 
-class RuleContext(NamedTuple):
-    """Settings and catalog lookups shared by every check of one run."""
+class RuleContext:
+    """Settings and catalog lookups shared by every check of one run.
 
-    settings: Settings
+    A slotted class rather than a NamedTuple: it is a service, not a value, and costs nothing to define.
+    """
+
+    __slots__ = ("settings",)
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
 
     def report(
         self,
