@@ -39,7 +39,7 @@ FIXTURE_FORMATS = {
     "make": Format.COMMAND,
 }
 #: what shmlint/rules/ holds besides the rule pairs
-FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "shared.py", "schema.json"}
+FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py", "schema.json"}
 CATALOG = load_catalog()
 ENGINE = Engine(Settings())
 

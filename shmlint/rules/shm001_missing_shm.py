@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources, fix_size
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
+from shmlint.rules.common import REMEDY, evidence
 from shmlint.rules.rule import Rule, RuleContext
-from shmlint.rules.shared import REMEDY, evidence
 from shmlint.severity import Severity
 from shmlint.sizes import human
 

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
+from shmlint.rules.common import evidence, first_source
 from shmlint.rules.rule import Rule, RuleContext
-from shmlint.rules.shared import evidence, first_source
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:

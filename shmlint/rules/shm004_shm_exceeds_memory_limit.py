@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from shmlint.effective import fix_size
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
+from shmlint.rules.common import gpu_sources
 from shmlint.rules.rule import Rule, RuleContext
-from shmlint.rules.shared import gpu_sources
 from shmlint.sizes import human
 
 

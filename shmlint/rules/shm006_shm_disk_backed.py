@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Finding, ShmKind, Workload
+from shmlint.rules.common import gpu_sources
 from shmlint.rules.rule import Rule, RuleContext
-from shmlint.rules.shared import gpu_sources
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources, fix_size
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
+from shmlint.rules.common import first_source
 from shmlint.rules.rule import Rule, RuleContext
-from shmlint.rules.shared import first_source
 from shmlint.sizes import human
 
 

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from shmlint.effective import ShmState, applied_sources, effective_shm, fix_size
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
+from shmlint.rules.common import evidence
 from shmlint.rules.rule import Rule, RuleContext
-from shmlint.rules.shared import evidence
 from shmlint.severity import Severity
 from shmlint.sizes import human
 
