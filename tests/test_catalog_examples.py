@@ -1,5 +1,5 @@
 """Every catalog example runs: ``bad`` reports exactly its rule (plus what ``also`` lists), ``good`` reports
-nothing, and where the rule has a fix, fixing ``bad`` gives ``fixed``, which re-checks clean."""
+nothing, and where the rule has a fix, fixing ``bad`` gives ``fixed``, which re-checks with no finding at all."""
 
 from __future__ import annotations
 
@@ -42,12 +42,12 @@ def test_good_reports_nothing(pair: tuple[CatalogEntry, Example]) -> None:
 
 @pytest.mark.parametrize("pair", [p for p in EXAMPLES if p[1].fixed is not None], ids=ids)
 def test_fixed_is_what_fix_makes(pair: tuple[CatalogEntry, Example]) -> None:
-    rule, example = pair
+    example = pair[1]
     result, kind = check(example, example.bad)
     fixed = fix_source(ENGINE, result.source, kind, Path(example.filename), unsafe=True)
     assert fixed.text == example.fixed
     after, _ = check(example, fixed.text)
-    assert rule.code not in {f.code for f in after.findings}
+    assert not after.findings, [f"{f.code} {f.message}" for f in after.findings]  # the fixed file checks clean
 
 
 def test_every_fixable_rule_shows_a_fix() -> None:
