@@ -1,9 +1,9 @@
-"""The rule catalog: one YAML file per rule, shipped in the wheel, read on first use.
+"""The rule catalog: one YAML file per rule in ``shmlint/rules/``, beside the module that implements it.
 
-The catalog is the single source for codes, slugs, default severities, docs and examples; checks, reporters,
+The catalog is the single source for codes, slugs, default severities, docs and examples; rules, reporters,
 ``shmlint explain`` and the generated docs all read it from here. Nothing is loaded at import time, so a plain
-``shmlint check`` pays for the catalog only when something asks for it. Validation against ``rules/schema.json``
-lives in the test suite, which keeps ``jsonschema`` out of the import path.
+``shmlint check`` pays for the catalog only when something asks for it. Validation against
+``shmlint/rules/schema.json`` lives in the test suite, which keeps ``jsonschema`` out of the import path.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import yaml
 from shmlint.model import Applicability, Format
 from shmlint.severity import Severity
 
-#: the package folder that hatch's force-include fills from the top-level ``rules/`` (see pyproject.toml)
-_PACKAGED_FOLDER = "catalog"
+#: the package folder that holds every rule: ``shm005_shm_too_small.yaml`` beside ``shm005_shm_too_small.py``
+_FOLDER = "rules"
 #: libyaml when PyYAML was built with it (about ten times faster); the pure-Python loader otherwise
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -69,7 +69,7 @@ class Example:
 
 
 @dataclass(frozen=True)
-class Rule:
+class CatalogEntry:
     """One rule as its catalog file describes it: what it reports, why, how to fix it, and examples."""
 
     code: str
@@ -82,6 +82,7 @@ class Rule:
     fix: FixInfo
     formats: tuple[Format, ...]
     examples: tuple[Example, ...]
+    predicts_shm_failure: bool = False  # a finding means a DataLoader crash: ``shmlint validate`` probes it
 
     @property
     def name(self) -> str:
@@ -89,27 +90,29 @@ class Rule:
         return f"{self.code} {self.slug}"
 
     @property
+    def stem(self) -> str:
+        """``shm001_missing_shm``: the name of the rule's catalog file and of its module, beside each other."""
+        return f"{self.code.lower()}_{self.slug.replace('-', '_')}"
+
+    @property
     def filename(self) -> str:
         """The catalog file this rule must live in."""
-        return f"{self.code}-{self.slug}.yaml"
+        return f"{self.stem}.yaml"
 
 
 def catalog_dir() -> Path:
-    """Where the rule files are: the packaged folder in an installed wheel, top-level ``rules/`` in a checkout.
+    """Where the rule files are, in a checkout and in an installed wheel alike.
 
     Plain paths rather than ``importlib.resources``: pip always unpacks wheels, and the resources machinery costs
     a tenth of the start-up budget of a pre-commit run.
     """
-    packaged = Path(__file__).resolve().parent / _PACKAGED_FOLDER
-    if packaged.is_dir():
-        return packaged
-    checkout = Path(__file__).resolve().parent.parent / "rules"
-    if checkout.is_dir():
-        return checkout
-    raise CatalogError(f"rule catalog not found: neither {packaged} nor {checkout} exists")
+    folder = Path(__file__).resolve().parent / _FOLDER
+    if not folder.is_dir():
+        raise CatalogError(f"rule catalog not found: {folder} does not exist")
+    return folder
 
 
-def load_catalog() -> dict[str, Rule]:
+def load_catalog() -> dict[str, CatalogEntry]:
     """All rules by code, ordered by code. A fresh dict each call, so callers cannot change each other's view."""
     rules = [_rule_from_file(entry) for entry in _rule_files()]
     codes = [rule.code for rule in rules]
@@ -118,16 +121,16 @@ def load_catalog() -> dict[str, Rule]:
     return {rule.code: rule for rule in sorted(rules, key=lambda rule: rule.code)}
 
 
-def lookup(code_or_slug: str) -> Rule | None:
+def lookup(code_or_slug: str) -> CatalogEntry | None:
     """Find a rule by code (any case: ``shm001``) or by slug (``missing-shm``).
 
-    Only the rule's own file is read: its name is ``CODE-slug.yaml`` (a catalog test holds every file to that),
-    so a check that reports one rule does not parse the other twelve.
+    Only the rule's own file is read: its name is ``code_slug.yaml`` in lower case with ``_`` for ``-`` (a
+    catalog test holds every file to that), so a rule that reports does not parse the others.
     """
-    key = code_or_slug.strip()
+    key = code_or_slug.strip().lower()
     for entry in _rule_files():
-        code, _, slug = entry.name.removesuffix(".yaml").partition("-")
-        if code == key.upper() or slug == key.lower():
+        code, _, slug = entry.name.removesuffix(".yaml").partition("_")
+        if code == key or slug.replace("_", "-") == key:
             return _rule_from_file(entry)
     return None
 
@@ -137,14 +140,14 @@ def _rule_files() -> tuple[Path, ...]:
     folder = catalog_dir()
     return tuple(
         sorted(
-            (entry for entry in folder.iterdir() if entry.name.startswith("SHM") and entry.name.endswith(".yaml")),
+            (entry for entry in folder.iterdir() if entry.name.startswith("shm") and entry.name.endswith(".yaml")),
             key=lambda entry: entry.name,
         )
     )
 
 
 @functools.cache
-def _rule_from_file(entry: Path) -> Rule:
+def _rule_from_file(entry: Path) -> CatalogEntry:
     """Read and convert one catalog file once per process; a frozen rule is safe to share."""
     try:
         data = yaml.load(entry.read_text(encoding="utf-8"), Loader=_LOADER)
@@ -153,10 +156,10 @@ def _rule_from_file(entry: Path) -> Rule:
         raise CatalogError(f"{entry.name}: invalid catalog entry: {error!r}") from error
 
 
-def _rule_from_data(data: dict[str, Any]) -> Rule:
+def _rule_from_data(data: dict[str, Any]) -> CatalogEntry:
     fix = data["fix"]
     applicability = fix.get("applicability")
-    return Rule(
+    return CatalogEntry(
         code=data["code"],
         slug=data["slug"],
         severity=Severity.parse(data["severity"]),
@@ -181,4 +184,5 @@ def _rule_from_data(data: dict[str, Any]) -> Rule:
             )
             for item in data["examples"]
         ),
+        predicts_shm_failure=bool(data.get("predicts_shm_failure", False)),
     )

@@ -1,4 +1,5 @@
-"""Markdown docs generated from the rule catalog, so docs/rules/ can never drift from what shmlint checks.
+"""Markdown docs generated from the rule catalog, so docs/rules/ and the README's rules table can never drift from
+what shmlint checks.
 
 Regenerate with ``python -m shmlint.docs`` (``--check`` only reports stale files); a test fails when the
 committed files differ from what this module renders.
@@ -11,11 +12,14 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from shmlint.catalog import FixAvailability, Rule, load_catalog
+from shmlint.catalog import CatalogEntry, FixAvailability, load_catalog
 from shmlint.model import Applicability, Format
 
 INDEX_NAME = "README.md"
 REGENERATE = "python -m shmlint.docs"
+#: the project README's rules table sits between these two lines
+TABLE_START = f"<!-- rules table: generated from shmlint/rules/*.yaml by `{REGENERATE}`. Do not edit by hand. -->"
+TABLE_END = "<!-- end of rules table -->"
 
 _FORMAT_LABELS = {
     Format.KUBERNETES: "Kubernetes",
@@ -36,7 +40,7 @@ _LANGUAGES = (
 )
 
 
-def render_rule(rule: Rule) -> str:
+def render_rule(rule: CatalogEntry) -> str:
     """One rule's page: what it finds, why, how to fix it, examples and sources."""
     lines = [
         f"# {rule.name}",
@@ -74,7 +78,7 @@ def render_rule(rule: Rule) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_index(rules: Iterable[Rule]) -> str:
+def render_index(rules: Iterable[CatalogEntry]) -> str:
     """The table of all rules, linking to each rule's page."""
     lines = [
         "# shmlint rules",
@@ -85,21 +89,34 @@ def render_index(rules: Iterable[Rule]) -> str:
         "Every rule has a stable code and slug; either can be used to select, ignore or suppress it.",
         "Severities are defaults that configuration may change.",
         "",
-        "| Code | Name | Severity | Fix | Summary |",
-        "| --- | --- | --- | --- | --- |",
+        *rules_table(rules, ""),
     ]
-    for rule in rules:
-        summary = rule.summary.replace("|", "\\|")
-        lines.append(
-            f"| [{rule.code}]({rule.code}.md) | {rule.slug} | {rule.severity.label} | {_fix_label(rule)} | {summary} |"
-        )
     return "\n".join(lines) + "\n"
 
 
-def expected_docs(rules: Sequence[Rule]) -> dict[str, str]:
+def rules_table(rules: Iterable[CatalogEntry], pages: str) -> list[str]:
+    """The table's lines; ``pages`` is the path from the reader to docs/rules/ (empty inside it)."""
+    lines = ["| Code | Name | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- |"]
+    for rule in rules:
+        summary = rule.summary.replace("|", "\\|")
+        link = f"[{rule.code}]({pages}{rule.code}.md)"
+        lines.append(f"| {link} | {rule.slug} | {rule.severity.label} | {_fix_label(rule)} | {summary} |")
+    return lines
+
+
+def readme_with_table(readme: str, rules: Iterable[CatalogEntry]) -> str:
+    """The README text with the lines between its table markers replaced by the current table."""
+    start, end = readme.find(TABLE_START), readme.find(TABLE_END)
+    if start < 0 or end < start:
+        raise ValueError(f"the README lacks the rules table markers {TABLE_START!r} ... {TABLE_END!r}")
+    table = "\n".join(rules_table(rules, "docs/rules/"))
+    return f"{readme[: start + len(TABLE_START)]}\n{table}\n{readme[end:]}"
+
+
+def expected_docs(rules: Sequence[CatalogEntry]) -> dict[str, str]:
     """Every generated file name in docs/rules/ with its content, marked as generated (``explain`` shows no mark)."""
-    pages = {f"{rule.code}.md": _generated_note(f"rules/{rule.filename}") + render_rule(rule) for rule in rules}
-    pages[INDEX_NAME] = _generated_note("rules/*.yaml") + render_index(rules)
+    pages = {f"{rule.code}.md": _generated_note(f"shmlint/rules/{rule.filename}") + render_rule(rule) for rule in rules}
+    pages[INDEX_NAME] = _generated_note("shmlint/rules/*.yaml") + render_index(rules)
     return pages
 
 
@@ -125,13 +142,35 @@ def stale_docs(folder: Path) -> list[str]:
     return stale
 
 
+def write_readme(path: Path) -> bool:
+    """Bring the README's rules table up to date; True when the file changed."""
+    text = path.read_text(encoding="utf-8")
+    wanted = readme_with_table(text, load_catalog().values())
+    if wanted != text:
+        path.write_text(wanted, encoding="utf-8", newline="\n")
+    return wanted != text
+
+
+def stale_readme(path: Path) -> bool:
+    """The README's rules table differs from what would be rendered."""
+    text = path.read_text(encoding="utf-8")
+    return readme_with_table(text, load_catalog().values()) != text
+
+
 def default_folder() -> Path:
     """docs/rules/ of the source checkout this module lives in."""
     return Path(__file__).resolve().parent.parent / "docs" / "rules"
 
 
+def default_readme() -> Path:
+    """README.md of the source checkout this module lives in."""
+    return Path(__file__).resolve().parent.parent / "README.md"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m shmlint.docs [--check] [FOLDER]``: regenerate (or with --check, verify) the rule docs."""
+    """``python -m shmlint.docs [--check] [FOLDER]``: regenerate (or with --check, verify) the rule docs.
+
+    Without FOLDER: docs/rules/ and the README's rules table of the checkout; with it, only that folder."""
     args = list(sys.argv[1:] if argv is None else argv)
     check = "--check" in args
     paths = [arg for arg in args if arg != "--check"]
@@ -139,14 +178,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("usage: python -m shmlint.docs [--check] [FOLDER]", file=sys.stderr)
         return 2
     folder = Path(paths[0]) if paths else default_folder()
+    readme = None if paths else default_readme()
     if check:
-        stale = stale_docs(folder)
-        for name in stale:
-            print(f"stale: {folder / name}", file=sys.stderr)
+        stale = [folder / name for name in stale_docs(folder)]
+        stale += [readme] if readme is not None and stale_readme(readme) else []
+        for path in stale:
+            print(f"stale: {path}", file=sys.stderr)
         if stale:
             print(f"run `{REGENERATE}` to regenerate", file=sys.stderr)
         return 1 if stale else 0
-    for path in write_docs(folder):
+    written = write_docs(folder)
+    written += [readme] if readme is not None and write_readme(readme) else []
+    for path in written:
         print(f"wrote {path}")
     return 0
 
@@ -159,14 +202,14 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
-def _fix_label(rule: Rule) -> str:
+def _fix_label(rule: CatalogEntry) -> str:
     availability = rule.fix.availability
     if availability is FixAvailability.NEVER or rule.fix.applicability is None:
         return "none"
     return f"{availability.value} ({rule.fix.applicability.value})"
 
 
-def _fix_paragraph(rule: Rule) -> str:
+def _fix_paragraph(rule: CatalogEntry) -> str:
     fix = rule.fix
     if fix.availability is FixAvailability.NEVER or fix.applicability is None:
         return fix.description

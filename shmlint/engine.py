@@ -20,9 +20,9 @@ from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText, Span, read_bytes
 
 if TYPE_CHECKING:  # a file with no workload never loads the rules
-    from shmlint.checks.context import CheckContext
     from shmlint.model import Evidence, Finding, Workload
     from shmlint.need import Knowledge
+    from shmlint.rules.rule import RuleContext
 
 
 class Engine:
@@ -35,11 +35,11 @@ class Engine:
         self.prefilter = Prefilter(settings.signals, enabled=settings.prefilter)
 
     @cached_property
-    def context(self) -> CheckContext:
+    def context(self) -> RuleContext:
         """The rules' view of the settings and catalog, built on the first file with a workload or a problem."""
-        from shmlint.checks.context import CheckContext
+        from shmlint.rules.rule import RuleContext
 
-        return CheckContext(self.settings)
+        return RuleContext(self.settings)
 
     def check_candidate(self, candidate: Candidate) -> FileResult:
         display = str(candidate.path)
@@ -75,9 +75,10 @@ class Engine:
     def hints(self, source: SourceText, workloads: list[Workload]) -> tuple[list[Workload], list[Finding]]:
         """Workloads with their declared DataLoader attached; an unreadable hint is an SHM000 finding."""
         from shmlint.hints import with_hints
+        from shmlint.rules.shm000_invalid_input import RULE as INVALID_INPUT
 
         workloads, errors = with_hints(source, workloads)
-        if not self.settings.enabled("SHM000"):
+        if not self.settings.enabled(INVALID_INPUT.code):
             return workloads, []
         return workloads, [self.invalid_hint(evidence, why) for evidence, why in errors]
 
@@ -102,9 +103,9 @@ class Engine:
         return [replace(w, need=decide(w, self.knowledge)) for w in workloads]
 
     def rules(self, workloads: list[Workload]) -> list[Finding]:
-        from shmlint.checks import run_checks
+        from shmlint.rules.registry import run_rules
 
-        return [finding for workload in workloads for finding in run_checks(workload, self.context)]
+        return [finding for workload in workloads for finding in run_rules(workload, self.context)]
 
     def suppress(self, findings: list[Finding], source: SourceText, path: Path) -> tuple[list[Finding], list]:
         """Annotations, per-file-ignores and comments, in one stage (loaded only when one of them can apply)."""
@@ -118,7 +119,9 @@ class Engine:
         )
 
     def invalid_hint(self, evidence: Evidence, why: str) -> Finding:
-        return self.context.finding("SHM000", f"unreadable dataloader hint: {why}", evidence.span, None)
+        from shmlint.rules.shm000_invalid_input import RULE as INVALID_INPUT
+
+        return self.context.report(INVALID_INPUT, f"unreadable dataloader hint: {why}", evidence.span, None)
 
     def read_source(self, path: Path) -> SourceText | None:
         try:
@@ -130,10 +133,12 @@ class Engine:
         self, path: str, message: str, line: int = 1, column: int = 1, offset: int = 0, source: SourceText | None = None
     ) -> FileResult:
         """A file's own problem as an SHM000 finding (unless SHM000 is switched off)."""
-        if not self.settings.enabled("SHM000"):
+        from shmlint.rules.shm000_invalid_input import RULE as INVALID_INPUT
+
+        if not self.settings.enabled(INVALID_INPUT.code):
             return FileResult(path, source=source)
         span = Span(path, line, column, line, column, offset, offset)
-        return FileResult(path, (self.context.finding("SHM000", message, span, None),), source=source)
+        return FileResult(path, (self.context.report(INVALID_INPUT, message, span, None),), source=source)
 
 
 def _ignores_file(text: str) -> bool:

@@ -247,6 +247,7 @@ class FixAction(enum.StrEnum):
     MOUNT_VOLUME = "mount-volume"  # mount an existing memory volume at /dev/shm
     SET_SIZE = "set-size"  # write a size on an existing declaration (add it or replace it)
     REWRITE_SIZE = "rewrite-size"  # respell an invalid size that has one certain meaning
+    PRIVATE_IPC = "private-ipc"  # replace ipc none by a private IPC namespace, sized when nothing sizes it yet
 
 
 class Applicability(enum.StrEnum):

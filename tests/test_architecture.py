@@ -21,7 +21,7 @@ PACKAGE = ROOT / "shmlint"
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"shmlint", "severity", "source", "sizes", "signals", "discover", "model"}),
     frozenset({"settings", "prefilter", "parsers", "catalog", "effective", "sizing", "need", "data"}),
-    frozenset({"extract", "edits", "checks", "hints", "suppress"}),
+    frozenset({"extract", "edits", "rules", "hints", "suppress"}),
     frozenset({"engine"}),
     frozenset({"render", "runner", "fix", "baseline", "report", "validate", "parallel", "config"}),
     frozenset({"docs", "cli", "__main__"}),

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from shmlint.catalog import lookup
 from shmlint.discover import discover
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
@@ -69,8 +70,9 @@ def test_fixture_fix(engine: Engine, path: Path, tmp_path: Path) -> None:
     if checked.source is None or not any(f.fixable for f in checked.findings):
         assert not path.with_name(path.name + ".fixed").exists()
         return
-    # SHM004's only fix is unsafe, and so is SHM003's without a memory limit: prove those too
-    unsafe = path.name.startswith(("SHM003", "SHM004"))
+    # the catalog says when a rule's fix can be unsafe (SHM004; SHM003 without a memory limit; SHM013): prove it too
+    rule = lookup(path.name[:6])
+    unsafe = rule is not None and rule.fix.applicability is Applicability.UNSAFE
     result = fix_source(engine, checked.source, candidate.kind, path, unsafe=unsafe)
     assert not result.problems
     snapshot(path.with_name(path.name + ".fixed"), result.text)

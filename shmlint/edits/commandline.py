@@ -12,8 +12,11 @@ from shmlint.source import SourceText
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
-    """From the target alone: a new ``--shm-size``, or a size where the declaration has one or a slot for one."""
+    """From the target alone: a new ``--shm-size``, a size where the declaration has one or a slot for one, or the
+    ``--ipc`` option rewritten."""
     target, declared = workload.target, fix.source
+    if fix.action is FixAction.PRIVATE_IPC:
+        return isinstance(target, CommandTarget) and declared is not None
     if not isinstance(target, CommandTarget) or fix.size_bytes is None:
         return False
     if fix.action is FixAction.ADD_SHM:
@@ -33,6 +36,9 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     declared = fix.source
     if declared is None:
         return []
+    if fix.action is FixAction.PRIVATE_IPC:  # the whole ``--ipc=none`` / ``--ipc none`` option is rewritten
+        size = f" --shm-size={sizes.format_docker(fix.size_bytes)}" if fix.size_bytes else ""
+        return [Edit(declared.span.start, declared.span.end, f"--ipc=private{size}")]
     if fix.action is FixAction.REWRITE_SIZE and fix.replacement and declared.size is not None:
         return [Edit(declared.size.span.start, declared.size.span.end, fix.replacement)]
     if fix.action is not FixAction.SET_SIZE or fix.size_bytes is None:

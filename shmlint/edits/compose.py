@@ -1,4 +1,4 @@
-"""Fixes for compose services: a service-level ``shm_size``, sizes on tmpfs mounts, respelled sizes.
+"""Fixes for compose services: a service-level ``shm_size``, sizes on tmpfs mounts, respelled sizes, ``ipc: none``.
 
 Edits go into the flagged service's own mapping (never an anchor it merges from, which other services share);
 ``shmlint.edits.yamledit`` shapes them like their siblings.
@@ -29,6 +29,20 @@ def _set_shm_size(source: SourceText, service: MappingNode, target: ServiceTarge
         span = target.shm_size
         return [Edit(span.start, span.end, (" " if span.start == span.end else "") + _quoted(size))]
     return [yamledit.add_key(source, service, "shm_size", _quoted(size), yamledit.indent_step(service), 0)]
+
+
+def _private_ipc(
+    source: SourceText, service: MappingNode, target: ServiceTarget, ipc: ShmSource, size: int | None
+) -> list[Edit]:
+    """The service's own ``ipc: none`` becomes ``ipc: private``, with a ``shm_size`` when it has none. An ``ipc``
+    merged in, extended, or spelled through a variable is left alone: changing it would change more than this."""
+    span = ipc.span
+    if span.path != source.path or not _within(span.start, service):
+        return []
+    if source.text[span.start : span.end].strip("'\"") != "none":
+        return []
+    sizing = _set_shm_size(source, service, target, size) if size else []
+    return [Edit(span.start, span.end, "private"), *sizing]
 
 
 def _size_tmpfs(source: SourceText, service: MappingNode, shm: ShmSource, size: int) -> list[Edit]:
@@ -77,10 +91,15 @@ def _node_at(root: Node, offset: int) -> Node | None:
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
-    """From the target: a service mapping of this file to write ``shm_size`` in. A size on a tmpfs declaration
-    depends on how it is written (its own or merged in, plain or quoted), so that one case reads the text."""
+    """From the target: a service mapping of this file to write ``shm_size`` in. A size on a tmpfs declaration and
+    ``ipc: none`` depend on how they are written (own or merged in, plain or a variable), so those cases read the
+    text."""
     target = workload.target
-    if not isinstance(target, ServiceTarget) or target.path != source.path or not fix.size_bytes:
+    if not isinstance(target, ServiceTarget) or target.path != source.path:
+        return False
+    if fix.action is FixAction.PRIVATE_IPC:  # only the service's own literal ``none``: that too reads the text
+        return bool(edits_for(fix, workload, source))
+    if not fix.size_bytes:
         return False
     if fix.action is FixAction.ADD_SHM:
         return True
@@ -91,10 +110,14 @@ def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
 
 def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     target = workload.target
-    if not isinstance(target, ServiceTarget) or target.path != source.path or not fix.size_bytes:
+    if not isinstance(target, ServiceTarget) or target.path != source.path:
         return []
     service = mappings_at(source, (target.mapping_start,)).get(target.mapping_start)
     if service is None:
+        return []
+    if fix.action is FixAction.PRIVATE_IPC:
+        return _private_ipc(source, service, target, fix.source, fix.size_bytes) if fix.source else []
+    if not fix.size_bytes:
         return []
     if fix.action is FixAction.ADD_SHM:
         return _set_shm_size(source, service, target, fix.size_bytes)

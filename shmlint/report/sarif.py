@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from shmlint import __version__
 from shmlint.baseline import fingerprints
-from shmlint.catalog import Rule, load_catalog
+from shmlint.catalog import CatalogEntry, load_catalog
 from shmlint.model import Finding, Notice, Report
 from shmlint.report.common import extent, homepage, posix_path, rule_url
 from shmlint.severity import Severity
@@ -34,7 +34,7 @@ def artifact_location(path: str) -> dict[str, str]:
     return {"uri": quote(posix_path(path), safe="/", errors="surrogateescape"), "uriBaseId": "%SRCROOT%"}
 
 
-def _rule(rule: Rule) -> dict[str, Any]:
+def _rule(rule: CatalogEntry) -> dict[str, Any]:
     entry = {
         "id": rule.code,
         "name": "".join(word.capitalize() for word in rule.slug.split("-")),

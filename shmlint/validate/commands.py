@@ -75,8 +75,8 @@ def validate(
 ) -> None:
     """Run a real torch DataLoader in the /dev/shm each workload would get, as written and after `shmlint fix`.
 
-    Exit 0 when every finding of SHM001, SHM002, SHM005 or SHM009 meets an shm failure and every other workload
-    (and every fixed one) passes; 1 when one does not; 2 when a backend or torch cannot run here.
+    Exit 0 when every finding that predicts a shared-memory failure meets one and every other workload (and every
+    fixed one) passes; 1 when one does not; 2 when a backend or torch cannot run here.
     """
     from shmlint.config import ConfigError, load_effective
     from shmlint.discover import discover

@@ -1,12 +1,13 @@
 """Workloads -> the /dev/shm shmlint's own model gives them -> a real DataLoader probe -> one table row each.
 
-The point is to test the model the rules use (``effective_shm``), not a copy of it: a workload flagged SHM001,
-SHM002, SHM005 or SHM009 must fail the probe with an shm error, an unflagged one must pass, and after
-``shmlint fix`` the flagged one must pass too.
+The point is to test the model the rules use (``effective_shm``), not a copy of it: a workload flagged by a rule
+that predicts a shared-memory failure (``predicts_shm_failure`` in the catalog) must fail the probe with an shm
+error, an unflagged one must pass, and after ``shmlint fix`` the flagged one must pass too.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 import time
@@ -14,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
+from shmlint.catalog import load_catalog
 from shmlint.discover import Candidate
 from shmlint.effective import ShmState, effective_shm
 from shmlint.engine import Engine
@@ -23,11 +25,16 @@ from shmlint.sizes import MIB
 from shmlint.validate.backends import Backend, BackendUnavailable, Provision, Reaper, ShmSpec
 from shmlint.validate.probe import Outcome, ProbeResult, Profile, interpret
 
-#: the findings that say "this container keeps (about) 64 MiB": each must match a failing probe
-FLAGGING_CODES = frozenset({"SHM001", "SHM002", "SHM005", "SHM009"})
 #: the loader FACTS section 1 measured, for workloads that declare none: needs ~290 MiB
 DEFAULT_PROFILE = DataLoaderHint(workers=4, batch_size=8, sample_bytes=4 * MIB)
 DEFAULT_LIMIT_SECONDS = 120.0
+
+
+@functools.cache
+def flagging_codes() -> frozenset[str]:
+    """The rules whose findings say "this container's /dev/shm is too small (or missing) to run": each must match a
+    failing probe."""
+    return frozenset(code for code, rule in load_catalog().items() if rule.predicts_shm_failure)
 
 
 def shm_spec(workload: Workload) -> ShmSpec | str:
@@ -64,7 +71,7 @@ class Case:
 
     @property
     def flagged(self) -> bool:
-        return bool(FLAGGING_CODES.intersection(self.codes))
+        return bool(flagging_codes().intersection(self.codes))
 
 
 @dataclass(frozen=True)

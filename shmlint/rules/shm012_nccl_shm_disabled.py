@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.checks.context import CheckContext
 from shmlint.model import Finding, Workload
+from shmlint.rules.rule import Rule, RuleContext
 
 
-def nccl_shm_disabled(workload: Workload, ctx: CheckContext) -> Iterator[Finding]:
+def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     evidence = workload.nccl_shm_disabled
     if evidence is None or not workload.is_gpu_or_torch:
         return
-    yield ctx.finding(
-        "SHM012",
+    yield ctx.report(
+        RULE,
         f"{workload.name} sets {evidence.text}: NCCL then moves intra-node GPU traffic from shared memory to "
         f"slower paths; size /dev/shm instead and drop the variable",
         evidence.span,
         workload,
     )
+
+
+RULE = Rule("SHM012", check)

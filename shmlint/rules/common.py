@@ -1,0 +1,36 @@
+"""Helpers more than one rule uses: which /dev/shm declarations count, how to say what to do."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from shmlint.effective import applied_sources
+from shmlint.model import Format, ShmKind, ShmSource, Workload
+
+#: how each format sizes /dev/shm, for messages that say what to do
+REMEDY = {
+    Format.KUBERNETES: "mount an emptyDir with medium: Memory and a sizeLimit at /dev/shm",
+    Format.COMPOSE: "set shm_size on the service",
+    Format.COMMAND: "add --shm-size (e.g. --shm-size=8g)",
+}
+
+
+def gpu_sources(workload: Workload, kind: ShmKind) -> Iterator[ShmSource]:
+    """A GPU/torch workload's /dev/shm declarations of one kind that reach the container (none otherwise)."""
+    if workload.is_gpu_or_torch:
+        yield from (source for source in applied_sources(workload) if source.kind is kind)
+
+
+def first_source(workload: Workload, kind: ShmKind) -> ShmSource | None:
+    """The workload's first declaration of one kind, applied or not."""
+    return next((source for source in workload.shm if source.kind is kind), None)
+
+
+def evidence(workload: Workload) -> str:
+    """Why the workload counts as GPU/torch, for messages: its first two pieces of evidence."""
+    return ", ".join(e.text for e in (*workload.gpu, *workload.torch)[:2])
+
+
+def capped(source: ShmSource, size: int) -> int:
+    """A size no larger than a pod-shared volume can use (``cap_bytes``)."""
+    return min(size, source.cap_bytes) if source.cap_bytes else size

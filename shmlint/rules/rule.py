@@ -1,0 +1,73 @@
+"""What a rule module defines (a ``Rule``) and what its check reports through (the run's ``RuleContext``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from shmlint.catalog import lookup
+from shmlint.model import Finding, Fix, Workload
+from shmlint.settings import Settings
+from shmlint.severity import Severity
+from shmlint.source import Span
+
+#: a rule's implementation: a pure function from one workload to its findings
+Check = Callable[[Workload, "RuleContext"], Iterable[Finding]]
+
+
+class Rule(NamedTuple):
+    """A rule's handle: its code ties it to its catalog entry, its check finds it.
+
+    Only the code is held here: slug, severity and docs stay in the catalog entry, read when the rule reports.
+    """
+
+    code: str
+    check: Check | None  # None: reported by the engine, which owns reading and parsing (SHM000)
+
+
+class RuleContext:
+    """Settings and catalog lookups shared by every check of one run.
+
+    A slotted class rather than a NamedTuple: it is a service, not a value, and costs nothing to define.
+    """
+
+    __slots__ = ("settings",)
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def report(
+        self,
+        rule: Rule,
+        message: str,
+        span: Span,
+        workload: Workload | None,
+        fix: Fix | None = None,
+        *,
+        at_most: Severity | None = None,
+    ) -> Finding:
+        """A finding of ``rule`` with its catalog slug and configured severity (lowered to ``at_most``)."""
+        entry = lookup(rule.code)
+        if entry is None:
+            raise LookupError(f"{rule.code} has no catalog entry")  # the registry meta-test rules this out
+        severity = self.settings.severity_for(rule.code, entry.severity)
+        if at_most is not None:
+            severity = min(severity, at_most)
+        # quoted file text can hold line breaks (an unterminated quote): a finding is always one line
+        return Finding(rule.code, entry.slug, severity, " ".join(message.split()), span, workload, fix)
+
+    def wanted_size(self, workload: Workload) -> int:
+        """What a fix writes: the recommendation for the workload's DataLoader hint, else the configured size."""
+        if workload.dataloader is not None:
+            from shmlint.sizing import estimate  # only workloads with a hint need the estimator
+
+            return estimate(workload.dataloader).recommended_bytes
+        return self.settings.fix_shm_bytes
+
+    def minimum(self, workload: Workload) -> int:
+        """Below this SHM005 speaks: the hint's estimated need, else the configured minimum."""
+        if workload.dataloader is not None:
+            from shmlint.sizing import estimate
+
+            return estimate(workload.dataloader).estimate_bytes
+        return self.settings.min_shm_bytes

@@ -1,0 +1,44 @@
+"""SHM005 shm-too-small: an explicit /dev/shm size below the minimum, or below the DataLoader hint's estimate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from shmlint.effective import fix_size
+from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
+from shmlint.rules.common import capped, gpu_sources
+from shmlint.rules.rule import Rule, RuleContext
+from shmlint.sizes import human
+
+
+def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
+    minimum = ctx.minimum(workload)
+    basis = "the estimated need of its DataLoader hint" if workload.dataloader else "the minimum"
+    limit = workload.memory_limit.bytes if workload.memory_limit else None
+    if limit and limit // 2 < minimum:  # the memory limit cannot give /dev/shm more than half
+        minimum, basis = limit // 2, "half the container's memory limit"
+    for source in gpu_sources(workload, ShmKind.MEMORY):
+        size = source.size
+        floor, why = (
+            (source.cap_bytes, "half the smallest memory limit in the pod")
+            if (source.cap_bytes and source.cap_bytes < minimum)
+            else (minimum, basis)
+        )
+        if size is not None and size.bytes is not None and size.bytes < floor:
+            raised = capped(source, fix_size(workload, ctx.wanted_size(workload)))
+            fix = (
+                Fix(FixAction.SET_SIZE, f"raise it to {human(raised)}", size_bytes=raised, source=source)
+                if raised > size.bytes
+                else None
+            )
+            yield ctx.report(
+                RULE,
+                f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below {why} of "
+                f"{human(floor)}; DataLoader workers hold (workers x prefetch_factor + 2) batches there",
+                size.span,
+                workload,
+                fix,
+            )
+
+
+RULE = Rule("SHM005", check)

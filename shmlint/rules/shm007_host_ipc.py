@@ -1,0 +1,24 @@
+"""SHM007 host-ipc: the host's IPC namespace gives a large /dev/shm at the price of isolation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from shmlint.model import Finding, ShmKind, Workload
+from shmlint.rules.common import gpu_sources
+from shmlint.rules.rule import Rule, RuleContext
+
+
+def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
+    for source in gpu_sources(workload, ShmKind.HOST_IPC):
+        yield ctx.report(
+            RULE,
+            f"{workload.name} uses the host IPC namespace ({source.description}): /dev/shm is large, but the "
+            f"container shares the host's IPC objects and Pod Security 'baseline' forbids it; prefer a sized "
+            f"memory-backed /dev/shm",
+            source.span,
+            workload,
+        )
+
+
+RULE = Rule("SHM007", check)

@@ -1,0 +1,30 @@
+"""SHM008 host-shm-mount: the host's own /dev/shm bind-mounted in is shared with every other user and unbounded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from shmlint.model import Finding, ShmKind, Workload
+from shmlint.rules.common import gpu_sources
+from shmlint.rules.rule import Rule, RuleContext
+
+
+def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
+    for source in gpu_sources(workload, ShmKind.HOST_PATH):
+        if _is_host_shm(source.host_path):
+            yield ctx.report(
+                RULE,
+                f"{workload.name} mounts the host's /dev/shm ({source.description}): it shares the host's shared "
+                f"memory with every other user of it and is bounded by nothing; prefer a sized memory-backed "
+                f"/dev/shm",
+                source.span,
+                workload,
+            )
+
+
+def _is_host_shm(host_path: str | None) -> bool:
+    """The host's own /dev/shm; another host folder at /dev/shm (NVIDIA MPS) is a deliberate design."""
+    return host_path is None or host_path.rstrip("/") == "/dev/shm" or host_path.startswith("/dev/shm/")
+
+
+RULE = Rule("SHM008", check)

@@ -1,0 +1,24 @@
+"""SHM011 invalid-size: a size the runtime would reject or read differently than its author meant."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from shmlint.model import Finding, Fix, FixAction, Workload
+from shmlint.rules.rule import Rule, RuleContext
+
+
+def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
+    sizes = [source.size for source in workload.shm if source.size is not None]
+    for size in (*sizes, workload.memory_limit):
+        if size is None or size.error is None:
+            continue
+        fix = (
+            Fix(FixAction.REWRITE_SIZE, f"write it '{size.suggestion}'", replacement=size.suggestion)
+            if size.suggestion
+            else None
+        )
+        yield ctx.report(RULE, f"{workload.name}: {size.error}", size.span, workload, fix)
+
+
+RULE = Rule("SHM011", check)

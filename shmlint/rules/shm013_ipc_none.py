@@ -1,0 +1,40 @@
+"""SHM013 ipc-none: ``--ipc=none`` / ``ipc: none`` gives a GPU/torch container no /dev/shm at all."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from shmlint.effective import ShmState, applied_sources, effective_shm, fix_size
+from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
+from shmlint.rules.common import evidence
+from shmlint.rules.rule import Rule, RuleContext
+from shmlint.severity import Severity
+from shmlint.sizes import human
+
+
+def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
+    if not workload.is_gpu_or_torch or workload.shm_managed_by:
+        return
+    effective = effective_shm(workload)  # a tmpfs mounted at /dev/shm despite ipc none wins: nothing to say
+    none = effective.source
+    if effective.state is not ShmState.NONE or none is None:
+        return
+    applied = applied_sources(workload)
+    unknown = next((source for source in applied if source.kind is ShmKind.UNKNOWN), None)
+    # a --shm-size / shm_size written beside ipc none is ignored today and takes effect once the namespace is private
+    size = None if any(source.namespace_size for source in applied) else fix_size(workload, ctx.wanted_size(workload))
+    title = "use a private IPC namespace" + (f" with a {human(size)} /dev/shm" if size else "")
+    hidden = f"; {unknown.description} could mount one but cannot be resolved here" if unknown else ""
+    yield ctx.report(
+        RULE,
+        f"{workload.name} runs GPU/torch work ({evidence(workload)}) with {none.description}, which mounts no "
+        f"/dev/shm at all, so DataLoader workers and NCCL cannot create shared memory{hidden}; use a private IPC "
+        f"namespace with a sized /dev/shm, or mount a sized tmpfs at /dev/shm",
+        none.span,
+        workload,
+        Fix(FixAction.PRIVATE_IPC, title, Applicability.UNSAFE, size_bytes=size, source=none),
+        at_most=Severity.WARNING if unknown else None,
+    )
+
+
+RULE = Rule("SHM013", check)

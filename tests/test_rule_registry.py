@@ -1,0 +1,237 @@
+"""One place per rule: the registry, the catalog, the rule modules, the fixtures and the README agree.
+
+A rule is ``shmlint/rules/shmNNN_slug.yaml`` (what it is) beside ``shmlint/rules/shmNNN_slug.py`` (how it is found),
+one line in ``shmlint.rules.registry.RULES``, and its fixtures. These tests fail when any of them is missing or
+when a code is written anywhere else.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shmlint import docs
+from shmlint.catalog import CatalogEntry, load_catalog
+from shmlint.discover import FileKind, discover, kind_by_name, may_be_compose
+from shmlint.engine import Engine
+from shmlint.model import Format
+from shmlint.rules.registry import RULES
+from shmlint.settings import Settings
+from shmlint.source import SourceText
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "shmlint"
+FOLDER = PACKAGE / "rules"
+FIXTURES = ROOT / "fixtures"
+#: the fixture folders test_fixtures.py runs, and the format their files are in
+FIXTURE_FORMATS = {
+    "k8s": Format.KUBERNETES,
+    "compose": Format.COMPOSE,
+    "shell": Format.COMMAND,
+    "markdown": Format.COMMAND,
+    "make": Format.COMMAND,
+}
+#: what shmlint/rules/ holds besides the rule pairs
+FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py", "schema.json"}
+CATALOG = load_catalog()
+ENGINE = Engine(Settings())
+
+
+def test_the_registry_lists_every_catalog_rule_once_in_code_order() -> None:
+    assert [rule.code for rule in RULES] == list(CATALOG)
+
+
+@pytest.mark.parametrize("entry", CATALOG.values(), ids=lambda entry: entry.code)
+def test_each_rule_module_sits_beside_its_catalog_entry(entry: CatalogEntry) -> None:
+    assert (FOLDER / entry.filename).is_file()
+    module = importlib.import_module(f"shmlint.rules.{entry.stem}")
+    assert module.RULE.code == entry.code
+    assert module.RULE in RULES
+    assert module.RULE.check is None or module.RULE.check.__module__ == module.__name__
+
+
+def test_the_rules_folder_holds_rule_pairs_and_the_framework_only() -> None:
+    names = {path.name for path in FOLDER.iterdir() if path.name != "__pycache__"}
+    stems = {entry.stem for entry in CATALOG.values()}
+    assert names == FRAMEWORK | {f"{stem}.yaml" for stem in stems} | {f"{stem}.py" for stem in stems}
+
+
+def _code_literals(path: Path) -> list[tuple[int, str]]:
+    """String constants that mention a rule code, docstrings aside."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    documented = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    docstrings = {
+        id(node.body[0].value) for node in ast.walk(tree) if isinstance(node, documented) and ast.get_docstring(node)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and re.search(r"SHM\d{3}", node.value)
+    ]
+
+
+def test_a_code_is_written_only_in_its_own_rule_module() -> None:
+    """Everything else asks the rule object or the catalog, so a rule lives in one place."""
+    stray = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        own = re.match(r"shm(\d{3})_", path.name)
+        for line, value in _code_literals(path):
+            if path.parent != FOLDER or own is None or value != f"SHM{own.group(1)}":
+                stray.append(f"{path.relative_to(ROOT)}:{line}: {value!r}")
+    assert not stray
+
+
+# -- formats and fixtures ------------------------------------------------------------------------------------
+
+
+def _file_format(name: str, text: str) -> Format:
+    """The format a file is read as, by name and, for YAML, content (as the engine decides)."""
+    kind = kind_by_name(Path(name)) or FileKind.YAML
+    if kind is not FileKind.YAML:
+        return Format.COMMAND
+    return Format.COMPOSE if may_be_compose(name, text) else Format.KUBERNETES
+
+
+def _fixture_files() -> list[tuple[Path, Format]]:
+    return [
+        (path, fmt)
+        for folder, fmt in FIXTURE_FORMATS.items()
+        for path in sorted((FIXTURES / folder).rglob("*"))
+        if path.is_file() and path.suffix not in (".expected", ".fixed")
+    ]
+
+
+def _examples_by_rule_and_format() -> dict[tuple[str, Format, str], list[str]]:
+    """(code, format, "bad" or "good") -> where a bad or good input of that rule in that format is."""
+    found: dict[tuple[str, Format, str], list[str]] = {}
+    for path, fmt in _fixture_files():
+        bad, good = re.match(r"(SHM\d{3})-", path.name), re.match(r"good-(SHM\d{3})-", path.name)
+        for match, kind in ((bad, "bad"), (good, "good")):
+            if match:
+                found.setdefault((match.group(1), fmt, kind), []).append(str(path.relative_to(ROOT)))
+    for entry in CATALOG.values():
+        for example in entry.examples:
+            for kind, text in (("bad", example.bad), ("good", example.good)):
+                where = f"{entry.filename}: {example.title}"
+                found.setdefault((entry.code, _file_format(example.filename, text), kind), []).append(where)
+    return found
+
+
+@pytest.mark.parametrize("entry", CATALOG.values(), ids=lambda entry: entry.code)
+def test_every_declared_format_has_a_bad_and_a_good_input(entry: CatalogEntry) -> None:
+    """A bad and a good input per format the rule declares: a fixture (``SHMnnn-*`` and ``good-SHMnnn-*`` under
+    fixtures/<format>/, run by test_fixtures.py) or a catalog example (run by test_catalog_examples.py)."""
+    found = _examples_by_rule_and_format()
+    missing = [
+        f"{fmt.value} {kind}"
+        for fmt in entry.formats
+        for kind in ("bad", "good")
+        if not found.get((entry.code, fmt, kind))
+    ]
+    assert not missing, f"{entry.code} declares formats it has no inputs for: {missing}"
+
+
+def test_rules_report_only_in_the_formats_they_declare() -> None:
+    inputs = [(str(path), path.read_text(encoding="utf-8", errors="replace")) for path, _ in _fixture_files()]
+    inputs += [(example.filename, example.bad) for entry in CATALOG.values() for example in entry.examples]
+    undeclared = set()
+    for name, text in inputs:
+        kind = kind_by_name(Path(name)) or FileKind.YAML
+        result = ENGINE.check_source(SourceText(name, text), kind, Path(name))
+        for finding in result.findings:
+            fmt = finding.workload.format if finding.workload else _file_format(name, text)
+            if fmt not in CATALOG[finding.code].formats:
+                undeclared.add((finding.code, fmt.value, Path(name).name))
+    assert not undeclared
+
+
+def test_a_bad_fixture_reports_its_rule_in_its_format() -> None:
+    """A fixture under fixtures/compose/ that reported only through another format would prove nothing."""
+    wrong = []
+    for path, fmt in _fixture_files():
+        if not re.match(r"SHM\d{3}-", path.name) or path.name.startswith("SHM000"):
+            continue
+        (candidate,) = discover([path])
+        findings = ENGINE.check_candidate(candidate).findings
+        if not any(f.code == path.name[:6] and f.workload and f.workload.format is fmt for f in findings):
+            wrong.append(str(path.relative_to(ROOT)))
+    assert not wrong
+
+
+# -- the README's rules table ------------------------------------------------------------------------------
+
+
+def test_the_readme_rules_table_is_current() -> None:
+    assert not docs.stale_readme(ROOT / "README.md"), f"README.md's rules table is stale: run `{docs.REGENERATE}`"
+
+
+def test_the_readme_table_lists_every_rule_with_its_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index(docs.TABLE_START) : readme.index(docs.TABLE_END)]
+    for entry in CATALOG.values():
+        assert f"| [{entry.code}](docs/rules/{entry.code}.md) | {entry.slug} | {entry.severity.label} |" in table
+
+
+def test_a_stale_readme_table_is_found_and_rewritten(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    current = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme.write_text(current.replace("| missing-shm |", "| missing-shared-memory |"), encoding="utf-8")
+    assert docs.stale_readme(readme)
+    assert docs.write_readme(readme)
+    assert readme.read_text(encoding="utf-8") == current
+    assert not docs.write_readme(readme)
+
+
+def test_a_readme_without_the_markers_is_an_error() -> None:
+    with pytest.raises(ValueError, match="markers"):
+        docs.readme_with_table("# shmlint\n\n## Rules\n", CATALOG.values())
+
+
+# -- start-up: the rules load only for a workload, the catalog only for the rule that reports -------------------
+
+_PROBE = """
+import json, sys
+from shmlint import catalog
+from shmlint.cli import main
+sys.argv = ["shmlint", "check", sys.argv[1]]
+try:
+    main()
+except SystemExit as exit:
+    status = exit.code
+print(json.dumps({
+    "status": status,
+    "rules": sorted(m for m in sys.modules if m.startswith("shmlint.rules")),
+    "entries_read": catalog._rule_from_file.cache_info().currsize,
+}))
+"""
+
+
+def _probe(path: Path) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_a_clean_file_loads_no_rule_and_no_catalog_entry(tmp_path: Path) -> None:
+    clean = tmp_path / "config.yaml"
+    clean.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: info\n")
+    seen = _probe(clean)
+    assert seen == {"status": 0, "rules": [], "entries_read": 0}
+
+
+def test_a_finding_reads_only_its_own_catalog_entry() -> None:
+    seen = _probe(FIXTURES / "shell" / "SHM001-missing-shm.sh")
+    assert seen["status"] == 1
+    assert "shmlint.rules.registry" in seen["rules"]
+    assert seen["entries_read"] == 1
