@@ -25,6 +25,10 @@ from shmlint.model import (
     WorkloadId,
 )
 from shmlint.parsers.shell import Word, commands
+from shmlint.runtime import nccl
+from shmlint.runtime.ipc import ipc_mode
+from shmlint.runtime.mounts import Option, classify_mount, find_option, parse_mount, parse_tmpfs, parse_volume
+from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
 
@@ -268,8 +272,6 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 _VARIABLE_NAME = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 #: unquoted variables named like this stand for a list of options, not an image
 _OPTION_LIKE_NAME = re.compile(r"ARGS|OPTS|OPTIONS|FLAGS|PARAMS|MOUNTS|VOLUMES|ENVS?\b|ENV_|_ENV|EXTRA", re.IGNORECASE)
-_GPU_DEVICE = re.compile(r"^/dev/(nvidia|kfd$|dri(/|$)|accel|neuron|dxg$)")
-_SHM = "/dev/shm"
 
 
 @dataclass(frozen=True)
@@ -497,18 +499,11 @@ def _is_gpu_option(name: str, value: str, signals: Signals) -> bool:
     if name == "--runtime":
         return signals.is_gpu_runtime(value)
     if name == "--device":
-        return _is_gpu_device(value, signals)
+        return signals.is_gpu_device(value)
     if name == "--env":
         key, equals, setting = value.partition("=")
         return bool(equals) and signals.is_gpu_env(key, setting.strip().strip("\"'"))
     return False
-
-
-def _is_gpu_device(value: str, signals: Signals) -> bool:
-    kind, equals, _ = value.partition("=")
-    if equals and "/" in kind and not kind.startswith("/"):
-        return signals.is_gpu_resource(kind)  # a CDI device name: nvidia.com/gpu=all
-    return bool(_GPU_DEVICE.match(value.split(":", 1)[0]))
 
 
 def _env(value: str, name: str) -> str | None:
@@ -538,7 +533,8 @@ def _torch_evidence(
 
 def _nccl_shm_disabled(line: _RunLine, source: SourceText) -> Evidence | None:
     for option in line.options:
-        if option.long_name == "--env" and _env(option.value_text, "NCCL_SHM_DISABLE") == "1":
+        value = _env(option.value_text, nccl.SHM_DISABLE) if option.long_name == "--env" else None
+        if value is not None and nccl.disables_shm(value):
             return Evidence(option.shown(), source.span(option.flag.start, option.end))
     return None
 
@@ -556,7 +552,7 @@ def _shm_sources(line: _RunLine, source: SourceText) -> tuple[list[ShmSource], l
                 ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, span, "--shm-size", _size(option, source))
             )
         elif name == "--ipc":
-            kind = _ipc_kind(value, option.dynamic)
+            kind = ShmKind.UNKNOWN if option.dynamic else ipc_mode(value).kind
             if kind is not None:
                 found.append(ShmSource(kind, ShmMechanism.IPC_MODE, span, f"--ipc={value}"))
         elif name == "--tmpfs":
@@ -572,81 +568,47 @@ def _shm_sources(line: _RunLine, source: SourceText) -> tuple[list[ShmSource], l
     return found, slots
 
 
-def _ipc_kind(value: str, dynamic: bool) -> ShmKind | None:
-    if dynamic:
-        return ShmKind.UNKNOWN
-    mode = value.lower()
-    if mode == "host":
-        return ShmKind.HOST_IPC
-    if mode == "none":
-        return ShmKind.NONE
-    if mode.startswith(("container:", "ns:")):
-        return ShmKind.SHARED
-    return None  # private, shareable, empty: the container's own /dev/shm at the default size
-
-
 def _tmpfs(option: _Option, span: Span, source: SourceText, slots: list[SizeSlot]) -> Iterable[ShmSource]:
-    path, colon, mount_options = option.value_text.partition(":")
-    if path.rstrip("/") != _SHM:
+    spec = parse_tmpfs(option.value_text)
+    if not is_shm_path(spec.target):
         return
-    offset = option.value_start + len(path) + len(colon)
-    for item in mount_options.split(","):
-        key, equals, size = item.partition("=")
-        if equals and key.strip() == "size":
-            start = offset + len(key) + 1 if _exact(option) else option.value_start
-            end = start + len(size) if _exact(option) else option.value_end
-            unknown = option.dynamic or size.strip().endswith("%")  # the kernel also takes a share of RAM: 50%
-            sized = _sized(size, start, end, source, unknown)
-            yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, span, "--tmpfs /dev/shm", sized)
-            return
-        offset += len(item) + 1
-    prefix = ",size=" if mount_options else "size=" if colon else ":size="
+    size = find_option(spec.options, "size")
+    if size is not None:
+        unknown = option.dynamic or size.value.endswith("%")  # the kernel also takes a share of RAM: 50%
+        sized = _option_size(option, size, source, unknown)
+        yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, span, "--tmpfs /dev/shm", sized)
+        return
+    prefix = ",size=" if spec.options else "size=" if spec.has_options else ":size="
     slots.append(SizeSlot(span.start, option.end, prefix, in_bytes=False))
     yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, span, "--tmpfs /dev/shm")
 
 
 def _mount(option: _Option, span: Span, source: SourceText, slots: list[SizeSlot]) -> Iterable[ShmSource]:
-    fields: dict[str, tuple[str, int]] = {}
-    offset = option.value_start
-    for item in option.value_text.split(","):
-        key, equals, value = item.partition("=")
-        fields[key.strip().lower()] = (value.strip() if equals else "true", offset + len(key) + len(equals))
-        offset += len(item) + 1
-    target = next((fields[key][0] for key in ("destination", "dst", "target") if key in fields), "")
-    if target.rstrip("/") != _SHM:
+    mount = parse_mount(option.value_text)
+    if not is_shm_path(mount.target):
         return
-    kind = fields.get("type", ("volume", 0))[0].lower()
-    if kind == "tmpfs":
-        if "tmpfs-size" in fields:
-            size, start = fields["tmpfs-size"]
-            end = start + len(size)
-            if not _exact(option):
-                start, end = option.value_start, option.value_end
-            sized = _sized(size, start, end, source, option.dynamic)
-            yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, span, "--mount type=tmpfs", sized)
+    kind, mechanism = classify_mount(mount)
+    if kind is ShmKind.MEMORY:
+        size = find_option(mount.options, "tmpfs-size")
+        if size is not None:
+            sized = _option_size(option, size, source, option.dynamic)
+            yield ShmSource(kind, mechanism, span, "--mount type=tmpfs", sized)
         else:
             slots.append(SizeSlot(span.start, option.end, ",tmpfs-size=", in_bytes=True))
-            yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, span, "--mount type=tmpfs")
-        return
-    origin = next((fields[key][0] for key in ("source", "src") if key in fields), "")
-    if kind == "bind" and origin.rstrip("/") == _SHM:
-        yield ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, "--mount type=bind of the host's /dev/shm")
+            yield ShmSource(kind, mechanism, span, "--mount type=tmpfs")
+    elif kind is ShmKind.HOST_PATH:
+        host = "the host's /dev/shm" if is_shm_path(mount.source) else mount.source
+        yield ShmSource(kind, mechanism, span, f"--mount type=bind of {host}", host_path=mount.source)
     else:
-        yield ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, f"--mount type={kind} at /dev/shm")
+        yield ShmSource(kind, mechanism, span, f"--mount type={mount.type} at /dev/shm")
 
 
 def _volume(option: _Option, span: Span) -> Iterable[ShmSource]:
-    parts = option.value_text.split(":")
-    if len(parts) == 1:
-        target, origin = parts[0], ""
-    else:
-        origin, target = parts[0], parts[1]
-    if target.rstrip("/") != _SHM:
-        return
-    if origin.rstrip("/") == _SHM:
-        yield ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, f"{option.name} {option.value_text}")
-    else:
-        yield ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, f"{option.name} {option.value_text}")
+    mount = parse_volume(option.value_text)
+    if is_shm_path(mount.target):
+        kind, mechanism = classify_mount(mount)
+        host_path = mount.source if kind is ShmKind.HOST_PATH else None
+        yield ShmSource(kind, mechanism, span, f"{option.name} {option.value_text}", host_path=host_path)
 
 
 def _exact(option: _Option) -> bool:
@@ -656,6 +618,14 @@ def _exact(option: _Option) -> bool:
 
 def _size(option: _Option, source: SourceText) -> Size:
     return _sized(option.value_text, option.value_start, option.value_end, source, option.dynamic)
+
+
+def _option_size(option: _Option, size: Option, source: SourceText, unknown: bool) -> Size:
+    """The size one mount option gives, spanned on its own characters when the value is written as it reads."""
+    if _exact(option):
+        start = option.value_start + size.start
+        return _sized(size.value, start, start + len(size.value), source, unknown)
+    return _sized(size.value, option.value_start, option.value_end, source, unknown)
 
 
 def _sized(text: str, start: int, end: int, source: SourceText, dynamic: bool) -> Size:

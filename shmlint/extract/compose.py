@@ -43,24 +43,24 @@ from shmlint.parsers.yamlnodes import (
     sequence,
     walk_mappings,
 )
+from shmlint.runtime import nccl
+from shmlint.runtime.interpolation import interpolate
+from shmlint.runtime.ipc import ipc_mode
+from shmlint.runtime.mounts import Mount, Option, classify_mount, find_option, parse_tmpfs, parse_volume, split_options
+from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText, Span
 
 ReadFile = Callable[[Path], "SourceText | None"]
 
-SHM_PATH = "/dev/shm"
 IGNORE_LABEL = "shmlint.io/ignore"
 DATALOADER_LABEL = "shmlint.io/dataloader"
 DEFAULT_FILES = COMPOSE_DEFAULT_FILES
 OVERRIDE_FILES = COMPOSE_OVERRIDE_FILES
-GPU_DEVICE_PREFIXES = ("/dev/nvidia", "/dev/kfd", "/dev/dri")
 #: compose tags that remove a value inherited from a lower layer, or replace it instead of merging
 RESET_TAG = "!reset"
 OVERRIDE_TAG = "!override"
 _YAML_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_VOLUME_MODE = r"(ro|rw|z|Z|shared|slave|private|rshared|rslave|rprivate|nocopy|cached|delegated|consistent)"
-_VOLUME_MODES = re.compile(rf"^{_VOLUME_MODE}(,{_VOLUME_MODE})*$")
 _MAX_EXTENDS = 32
 _MAX_IPC_CHAIN = 32  # ``ipc: service:`` hops followed; real files have one or two, a hostile one thousands
 
@@ -90,64 +90,6 @@ def is_override(path: str | PurePath) -> bool:
 
 def _file_name(path: str | PurePath) -> str:
     return PurePosixPath(str(path).replace("\\", "/")).name
-
-
-def interpolate(text: str) -> tuple[str, bool]:
-    """Compose ``${VAR:-default}`` interpolation without an environment: defaults are used, other variables are
-    empty. The flag is True when every variable had a default, i.e. the result is what compose would see."""
-    out: list[str] = []
-    certain = True
-    index = 0
-    while index < len(text):
-        dollar = text.find("$", index)
-        if dollar == -1:
-            out.append(text[index:])
-            break
-        out.append(text[index:dollar])
-        following = text[dollar + 1 : dollar + 2]
-        if following == "$":
-            out.append("$")
-            index = dollar + 2
-        elif following == "{":
-            close = _closing_brace(text, dollar + 2)
-            if close == -1:
-                out.append(text[dollar:])
-                break
-            value, known = _braced(text[dollar + 2 : close])
-            out.append(value)
-            certain = certain and known
-            index = close + 1
-        else:
-            name = _NAME.match(text, dollar + 1)
-            if name:
-                certain = False
-                index = name.end()
-            else:
-                out.append("$")
-                index = dollar + 1
-    return "".join(out), certain
-
-
-def _closing_brace(text: str, start: int) -> int:
-    depth = 1
-    for index in range(start, len(text)):
-        if text[index] == "{":
-            depth += 1
-        elif text[index] == "}":
-            depth -= 1
-            if depth == 0:
-                return index
-    return -1
-
-
-def _braced(body: str) -> tuple[str, bool]:
-    """The value of ``${body}``: its default for ``NAME:-x`` / ``NAME-x``, else empty and uncertain."""
-    name = _NAME.match(body)
-    rest = body[name.end() :] if name else body
-    for operator in (":-", "-"):
-        if rest.startswith(operator):
-            return interpolate(rest[len(operator) :])
-    return "", False
 
 
 # -- files, layers and lookups -------------------------------------------------------------------------------
@@ -380,8 +322,7 @@ class _Extractor:
             for device in sequence(found.node):
                 host = scalar(self.m.get(device, "source")) or (scalar(device) or "").split(":", 1)[0]
                 host = interpolate(host)[0]
-                cdi = not host.startswith("/") and self.signals.is_gpu_resource(host.split("=", 1)[0])
-                if cdi or host.startswith(GPU_DEVICE_PREFIXES):
+                if self.signals.is_gpu_device(host):
                     evidence.append(Evidence(f"devices {host}", _span(found, device)))
         return evidence
 
@@ -471,22 +412,15 @@ class _Extractor:
         raw = scalar(found.node) if found else None
         if found is None or raw is None:
             return [], None
-        mode, certain = interpolate(raw)
-        mode = mode.strip()
-        description = f"ipc: {mode}"
+        text, certain = interpolate(raw)
         if not certain:
             return [ShmSource(ShmKind.UNKNOWN, ShmMechanism.EXPANSION, found.span, f"ipc: {raw}")], None
-        if mode == "host":
-            return [ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, found.span, description)], None
-        if mode == "none":
-            return [ShmSource(ShmKind.NONE, ShmMechanism.IPC_MODE, found.span, description)], None
-        if mode.startswith("service:"):
-            return [], (mode.partition(":")[2].strip(), found.span)
-        if mode.startswith("container:"):
-            return [ShmSource(ShmKind.SHARED, ShmMechanism.IPC_MODE, found.span, description)], None
-        if mode in ("", "private", "shareable"):
+        mode = ipc_mode(text)
+        if mode.service is not None:
+            return [], (mode.service, found.span)
+        if mode.kind is None:
             return [], None
-        return [ShmSource(ShmKind.UNKNOWN, ShmMechanism.IPC_MODE, found.span, description)], None
+        return [ShmSource(mode.kind, ShmMechanism.IPC_MODE, found.span, f"ipc: {text.strip()}")], None
 
     def tmpfs(self, service: _Service) -> list[ShmSource]:
         """Short ``tmpfs: /dev/shm`` entries; ``/dev/shm:size=1g`` carries a size, a bare path is unbounded."""
@@ -494,10 +428,10 @@ class _Extractor:
         for found in self.every(service, "tmpfs"):
             for item in sequence(found.node) or [found.node]:
                 text = interpolate(scalar(item) or "")[0]
-                target, _, options = text.partition(":")
-                if _is_shm(target):
+                spec = parse_tmpfs(text)
+                if is_shm_path(spec.target):
                     entry = _Found(item, found.layer)
-                    size = _option_size(entry, options)
+                    size = _option_size(entry, spec.options)
                     sources.append(
                         ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, entry.span, f"tmpfs {text}", size)
                     )
@@ -513,41 +447,30 @@ class _Extractor:
         return chosen
 
     def volume_source(self, item: _Found) -> ShmSource | None:
+        """A ``volumes`` entry at /dev/shm, short (``source:/dev/shm:ro``) or long (``{type, source, target}``)."""
         if isinstance(item.node, MappingNode):
-            return self.long_volume(item)
-        text = interpolate(scalar(item.node) or "")[0]
-        parts = text.split(":")
-        if len(parts) > 1 and _VOLUME_MODES.match(parts[-1]):
-            parts.pop()
-        target, origin = parts[-1], ":".join(parts[:-1])
-        if not _is_shm(target):
+            mount = Mount(
+                scalar(self.m.get(item.node, "type")) or "volume",
+                interpolate(scalar(self.m.get(item.node, "source")) or "")[0],
+                interpolate(scalar(self.m.get(item.node, "target")) or "")[0],
+            )
+        else:
+            mount = parse_volume(interpolate(scalar(item.node) or "")[0])
+        if not is_shm_path(mount.target):
             return None
-        if not origin:
-            return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, item.span, "anonymous volume at /dev/shm")
-        return self.mount_source(item, origin, "bind" if origin.startswith(("/", ".", "~")) else "volume")
-
-    def long_volume(self, item: _Found) -> ShmSource | None:
-        """``{type: tmpfs|bind|volume, source, target}`` at /dev/shm."""
-        target = interpolate(scalar(self.m.get(item.node, "target")) or "")[0]
-        if not _is_shm(target):
-            return None
-        kind = scalar(self.m.get(item.node, "type")) or "volume"
-        if kind == "tmpfs":
+        kind, mechanism = classify_mount(mount)
+        if kind is ShmKind.MEMORY:
             size_node = self.m.path(item.node, "tmpfs", "size")
             size = None if is_null(size_node) else _docker_size(_Found(size_node, item.layer))
-            return ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, item.span, "tmpfs mount at /dev/shm", size)
-        origin = interpolate(scalar(self.m.get(item.node, "source")) or "")[0]
-        if kind in ("bind", "volume"):
-            return self.mount_source(item, origin, kind)
-        return ShmSource(ShmKind.UNKNOWN, ShmMechanism.VOLUME, item.span, f"{kind} mount at /dev/shm")
-
-    def mount_source(self, item: _Found, origin: str, kind: str) -> ShmSource:
-        if kind == "bind":
-            description = f"bind mount of {origin} at /dev/shm"
-            return ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, item.span, description, host_path=origin)
-        if not origin:
-            return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, item.span, "anonymous volume at /dev/shm")
-        return self.named_volume(item, origin)
+            return ShmSource(kind, mechanism, item.span, "tmpfs mount at /dev/shm", size)
+        if kind is ShmKind.HOST_PATH:
+            description = f"bind mount of {mount.source} at /dev/shm"
+            return ShmSource(kind, mechanism, item.span, description, host_path=mount.source)
+        if kind is ShmKind.DISK and mount.source:
+            return self.named_volume(item, mount.source)
+        if kind is ShmKind.DISK:
+            return ShmSource(kind, mechanism, item.span, "anonymous volume at /dev/shm")
+        return ShmSource(kind, mechanism, item.span, f"{mount.type} mount at /dev/shm")
 
     def named_volume(self, item: _Found, name: str) -> ShmSource:
         """A named volume is disk unless its top-level definition asks the local driver for a tmpfs."""
@@ -557,7 +480,8 @@ class _Extractor:
         if (scalar(self.m.get(options, "type")) or "").strip() != "tmpfs":
             return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, item.span, description, name=name)
         option_node = self.m.get(options, "o")
-        size = _option_size(_Found(option_node, item.layer), scalar(option_node) or "") if option_node else None
+        found = _Found(option_node, item.layer) if option_node else None
+        size = _option_size(found, split_options(scalar(option_node) or "")) if found else None
         return ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, item.span, f"tmpfs {description}", size, name=name)
 
     # -- the rest of a workload ------------------------------------------------------------------------------
@@ -567,8 +491,8 @@ class _Extractor:
         return _docker_size(found) if found is not None else None
 
     def nccl_shm_disabled(self, service: _Service) -> Evidence | None:
-        entry = self.entries(service, "environment").get("NCCL_SHM_DISABLE")
-        if entry is None or (entry.value or "").strip().lower() not in ("1", "true"):
+        entry = self.entries(service, "environment").get(nccl.SHM_DISABLE)
+        if entry is None or entry.value is None or not nccl.disables_shm(entry.value):
             return None
         return Evidence(f"NCCL_SHM_DISABLE={entry.value}", entry.span)
 
@@ -696,10 +620,6 @@ def _command_words(node: Node) -> list[str]:
         return text.split()
 
 
-def _is_shm(path: str) -> bool:
-    return path.strip().rstrip("/") == SHM_PATH
-
-
 def _docker_size(found: _Found | None) -> Size | None:
     """A docker-dialect Size from a compose value; None for a variable without a default or a non-scalar."""
     raw = scalar(found.node) if found else None
@@ -728,14 +648,13 @@ def _yaml_number(text: str) -> int | None:
         return None
 
 
-def _option_size(found: _Found, options: str) -> Size | None:
+def _option_size(found: _Found, options: tuple[Option, ...]) -> Size | None:
     """The ``size=`` of tmpfs mount options (``size=1g,mode=1777``), spanned on the node that holds them."""
-    for option in options.split(","):
-        name, _, value = option.partition("=")
-        if name.strip() == "size" and value.strip():
-            parsed = sizes.parse(value.strip(), sizes.DOCKER)
-            return Size(value.strip(), parsed.bytes, found.span, sizes.DOCKER, parsed.error, parsed.suggestion)
-    return None
+    size = find_option(options, "size")
+    if size is None:
+        return None
+    parsed = sizes.parse(size.value, sizes.DOCKER)
+    return Size(size.value, parsed.bytes, found.span, sizes.DOCKER, parsed.error, parsed.suggestion)
 
 
 # -- entry point ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from dockerfile_parse import DockerfileParser
 
+from shmlint.runtime.interpolation import interpolate
 from shmlint.signals import Signals
 
 #: package specs that install torch (torchvision/torchaudio pull torch in as a dependency)
@@ -48,7 +49,6 @@ _VALUE_OPTIONS = frozenset(
     }
 )
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
-_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-+]([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 @dataclass(frozen=True)
@@ -100,10 +100,10 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
         if kind == "ARG" and not stages:
             name, _, default = value.partition("=")
             name = name.strip()
-            scope[name] = build_args.get(name, _substitute(default.strip().strip("\"'"), scope))
+            scope[name] = build_args.get(name, interpolate(default.strip().strip("\"'"), scope)[0])
         elif kind == "FROM":
             base, name = _parse_from(value)
-            stages.append(_Stage(_substitute(base, scope), name, (), ()))
+            stages.append(_Stage(interpolate(base, scope)[0], name, (), ()))
         elif stages and kind == "RUN":
             stages[-1] = replace(stages[-1], runs=(*stages[-1].runs, value))
         elif stages and kind == "COPY":
@@ -120,16 +120,6 @@ def _parse_from(value: str) -> tuple[str, str | None]:
         return "", None
     name = words[2] if len(words) >= 3 and words[1].lower() == "as" else None
     return words[0], name
-
-
-def _substitute(text: str, scope: Mapping[str, str]) -> str:
-    """``$NAME``, ``${NAME}``, ``${NAME:-default}`` with the ARG values in scope; unknown names become empty."""
-
-    def replace(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(3)
-        return scope.get(name) or (match.group(2) or "")
-
-    return _VARIABLE.sub(replace, text)
 
 
 def _stage_index(stages: list[_Stage], reference: str) -> int | None:
