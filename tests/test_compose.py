@@ -7,16 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from shmlint.extract.compose import (
-    ServiceTarget,
-    extract_compose,
-    interpolate,
-    is_compose,
-    is_override,
-)
-from shmlint.model import APPLIED_KINDS, ShmKind, Workload
+from shmlint.extract.compose import extract_compose, is_compose, is_override
+from shmlint.model import APPLIED_KINDS, ServiceTarget, ShmKind, Workload
 from shmlint.parsers.dockerfile import torch_evidence, torch_install
 from shmlint.parsers.yamlnodes import YamlError, compose
+from shmlint.runtime.interpolation import interpolate
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 
