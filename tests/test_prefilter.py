@@ -91,18 +91,14 @@ def test_optional_parts_of_a_pattern_are_not_required() -> None:
 
 # -- the findings the old word list hid ------------------------------------------------------------------------
 
+#: the container's only signal is the ROCm variable: the image name says nothing
 ROCR_POD = """\
 apiVersion: v1
 kind: Pod
-metadata:
-  name: train
+metadata: {name: rocm-job}
 spec:
   containers:
-    - name: main
-      image: registry.example.com/team/trainer:1
-      env:
-        - name: ROCR_VISIBLE_DEVICES
-          value: all
+    - {name: main, image: registry.example.com/team/trainer:1, env: [{name: ROCR_VISIBLE_DEVICES, value: all}]}
 """
 
 
