@@ -14,7 +14,12 @@ VALUE_FLAGS = ["--shm-size", "--ipc", "--tmpfs", "--mount", "-v", "--volume", "-
 BOOLEAN_FLAGS = ["--rm", "-i", "-t", "-d", "--privileged", "--init"]
 SHORT_BOOLEANS = ["i", "t", "d"]
 
-VALUE = st.from_regex(r"[a-z0-9/=:.,_]{1,12}", fullmatch=True).filter(lambda v: not v.startswith("-"))
+LOWER = "abcdefghijklmnopqrstuvwxyz"
+#: plain alphabets, not regular expressions: generating from a pattern is slow on a busy machine
+VALUE = st.text(alphabet=LOWER + "0123456789/=:.,_", min_size=1, max_size=12)
+IMAGE = st.builds(str.__add__, st.sampled_from(LOWER), st.text(alphabet=LOWER + "0123456789./-", max_size=10))
+TAG = st.sampled_from(["", ":1", ":2.3-cuda", ":latest"])
+ARGUMENT = st.text(alphabet=LOWER + "0123456789_./=-", min_size=1, max_size=8)
 QUOTE = st.sampled_from(["", "'", '"'])
 
 
@@ -41,8 +46,8 @@ def run_lines(draw: st.DrawFn) -> tuple[str, list[tuple[str, str | None]], str, 
     subcommand = draw(st.sampled_from(["run", "create", "container run"]))
     flags = draw(st.lists(flag_words(), max_size=6))
     grouped = draw(st.lists(st.sampled_from(SHORT_BOOLEANS), max_size=3, unique=True))
-    image = draw(st.from_regex(r"[a-z][a-z0-9./-]{0,10}(:[a-z0-9.]{1,5})?", fullmatch=True))
-    arguments = draw(st.lists(st.from_regex(r"[a-z0-9_./=-]{1,8}", fullmatch=True), max_size=4))
+    image = draw(IMAGE) + draw(TAG)
+    arguments = draw(st.lists(ARGUMENT, max_size=4))
     words = [written for written, _, _ in flags] + ([f"-{''.join(grouped)}"] if grouped else [])
     line = " ".join([f"{prefix}{engine} {subcommand}", *words, image, *arguments])
     expected = [(name, value) for _, name, value in flags] + [(f"-{letter}", None) for letter in grouped]

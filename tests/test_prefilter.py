@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shmlint.discover import FileKind
@@ -38,7 +38,7 @@ SIGNALS = list(signal_patterns(BUILT_IN))
 
 
 @pytest.mark.parametrize(("pattern", "is_regex"), SIGNALS, ids=[pattern for pattern, _ in SIGNALS])
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # drawn from patterns
 @given(data=st.data())
 def test_every_text_a_built_in_signal_matches_passes(pattern: str, is_regex: bool, data: st.DataObject) -> None:
     """The meta-test: examples drawn from each signal itself (resource names, runtimes, environment names, device

@@ -135,7 +135,7 @@ def test_text_without_a_dollar_is_left_alone(text: str) -> None:
     assert interpolate(text) == (text, True)
 
 
-@given(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True), st.text(max_size=8), st.text(max_size=8))
+@given(st.sampled_from(["X", "TAG", "_private", "a1"]), st.text(max_size=8), st.text(max_size=8))
 def test_alternative_and_default_are_opposites(name: str, value: str, word: str) -> None:
     word = word.replace("$", "").replace("}", "")
     default, _ = interpolate(f"${{{name}:-{word}}}", {name: value})
@@ -183,7 +183,9 @@ def test_docker_and_compose_read_an_ipc_mode_alike(mode: str) -> None:
 # -- mounts ------------------------------------------------------------------------------------------------------
 
 OPTION_TEXT = st.lists(
-    st.tuples(st.from_regex(r" ?[a-z-]{1,6} ?", fullmatch=True), st.booleans(), st.from_regex(r" ?[a-z0-9%]{0,5} ?")),
+    st.tuples(
+        st.text(alphabet=" abcdefgz-", min_size=1, max_size=6), st.booleans(), st.text(alphabet=" ab019%", max_size=5)
+    ),
     min_size=1,
     max_size=5,
 ).map(lambda items: ",".join(f"{key}={value}" if equals else key for key, equals, value in items))
