@@ -131,3 +131,12 @@ def test_the_same_findings_with_the_prefilter_off() -> None:
         on = Engine(Settings()).check_source(source, kind, Path(name)).findings
         off = Engine(Settings(prefilter=False)).check_source(source, kind, Path(name)).findings
         assert on == off
+
+
+def test_a_kserve_predictor_whose_only_signal_is_its_model_format_is_reported() -> None:
+    """Also hidden by the old word list: ``huggingface`` (a torch model format) was not among its words."""
+    text = (
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: llm}\n"
+        "spec:\n  predictor:\n    huggingface: {storageUri: 'hf://org/model'}\n"
+    )
+    assert "SHM001" in _codes(text, FileKind.YAML, "isvc.yaml")
