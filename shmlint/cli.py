@@ -265,14 +265,12 @@ def show_config(path: Path | None, config: Path | None) -> None:
 def _size(text: str | None) -> int | None:
     if text is None:
         return None
-    from shmlint.sizes import parse_docker, parse_kubernetes
+    from shmlint.sizes import parse_either
 
-    parsed = parse_kubernetes(text)
-    if parsed.bytes is None:
-        parsed = parse_docker(text)
-    if parsed.bytes is None or parsed.bytes <= 0:
+    size = parse_either(text)
+    if size is None or size <= 0:
         raise click.BadParameter(f"'{text}' is not a size (e.g. 8Gi or 8g)", param_hint="--shm-size")
-    return parsed.bytes
+    return size
 
 
 @cli.command()

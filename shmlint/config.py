@@ -110,12 +110,10 @@ def _codes(path: Path, key: str, values: Iterable[str]) -> frozenset[str]:
 def _size(path: Path, key: str, value: str | int) -> int:
     if isinstance(value, int):
         return value
-    parsed = sizes.parse_kubernetes(value)
-    if parsed.bytes is None:
-        parsed = sizes.parse_docker(value)
-    if parsed.bytes is None:
+    size = sizes.parse_either(value)
+    if size is None:
         raise ConfigError(f"{path}: {key}: '{value}' is not a size (e.g. 8Gi or 8g)")
-    return parsed.bytes
+    return size
 
 
 def _regexes(path: Path, key: str, values: list[str]) -> tuple[str, ...]:

@@ -1,68 +1,117 @@
 """The text prefilter: a file without any GPU/torch/shm word cannot hold a workload finding, so it is parsed for
-syntax only. Runs on every file, so it is a few substring searches; configured signals are searched as one
-pattern."""
+syntax only. It runs on every file, so it is a few substring searches on the lower-cased text.
+
+The words come from the signal data itself (``shmlint.signals``, built-in and configured alike): every signal is
+a literal, a glob or a regular expression, and each of them has parts that any text it matches must contain.
+Each signal adds its longest such part unless a word already found is inside one. A signal with no literal part
+at all (a configured ``.*``) turns the prefilter off rather than hide what it would find.
+"""
 
 from __future__ import annotations
 
-import fnmatch
+import importlib
 import re
+from collections.abc import Iterable, Iterator
 
 from shmlint.signals import Signals
 
-#: lower-case words that every built-in GPU/torch/shm signal contains
-WORDS = (
-    "gpu",
-    "nvidia",
-    "torch",
-    "shm",
-    "ipc",
-    "kfd",
-    "/dev/dri",
-    "gaudi",
-    "neuron",
-    "/tpu",
-    "vllm",
-    "sglang",
-    "triton",
-    "text-generation",
-    "deepspeed",
-    "accelerate",
-    "nemo",
-    "ray-",
-    "verl",
-    "comfyui",
-    "invokeai",
-    "build",
-    "extends",
-    "nccl",
-    "num_workers",
-    "num-workers",
-    "shmlint",
-)
+#: what makes a finding without being signal data: /dev/shm settings (``shm_size``, ``--shm-size``, a ``dshm``
+#: volume), IPC modes (``hostIPC``, ``--ipc``), compose ``build``/``extends`` (they bring in another file's signals),
+#: GPU requests each format spells itself (compose ``capabilities: [gpu]``, ``--gpus``, swarm ``generic_resources``
+#: kinds; the ``nvidia-docker`` command) and shmlint's own comments and annotations
+FORMAT_WORDS = ("shm", "ipc", "build", "extends", "gpu", "nvidia", "shmlint")
+
+#: one of these runs must be in a text the signal matches (one run per alternative of the pattern)
+Requirement = tuple[str, ...]
+#: a regular expression that is a plain word (``vllm``, ``text-generation-inference``)
+_PLAIN = re.compile(r"[A-Za-z0-9_/-]+")
+#: what splits a glob (or a literal) into the runs a match contains: wildcards, character sets and blanks
+_GLOB_SPECIALS = re.compile(r"[*?\s]|\[[^\]]*\]?")
 
 
 class Prefilter:
     """Whether a text may hold a workload finding; ``enabled=False`` lets every text through (for tests)."""
 
     def __init__(self, signals: Signals, *, enabled: bool = True) -> None:
-        self.enabled = enabled
-        self._configured = _configured_pattern(signals)
+        self.words = prefilter_words(signals) if enabled else None
 
     def passes(self, text: str) -> bool:
-        if not self.enabled:
+        words = self.words
+        if words is None:
             return True
         lowered = text.lower()
-        if any(word in lowered for word in WORDS):
-            return True
-        return self._configured is not None and self._configured.search(text) is not None
+        return any(word in lowered for word in words)
 
 
-def _configured_pattern(signals: Signals) -> re.Pattern[str] | None:
-    """What configuration added to the built-in signals, as one pattern."""
-    defaults = Signals()
-    extra = [p for p in signals.torch_images if p not in defaults.torch_images]
-    extra += [p for p in signals.torch_commands if p not in defaults.torch_commands]
-    extra += [
-        fnmatch.translate(g).removesuffix(r"\Z") for g in signals.gpu_resources if g not in defaults.gpu_resources
-    ]
-    return re.compile("|".join(f"(?:{p})" for p in extra), re.IGNORECASE | re.MULTILINE) if extra else None
+def prefilter_words(signals: Signals) -> tuple[str, ...] | None:
+    """The words, lower case: the format words, then one for each signal no earlier word covers (signals that
+    would add a short word first, so that it covers the longer ones). None when some signal has no literal part,
+    so that no text can be ruled out."""
+    signals_requirements = [_requirements(pattern, is_regex) for pattern, is_regex in signal_patterns(signals)]
+    if not all(signals_requirements):
+        return None
+    words = list(FORMAT_WORDS)
+    for requirements in sorted(signals_requirements, key=lambda found: len(max(_best(found), key=len))):
+        if not any(_covered(requirement, words) for requirement in requirements):
+            words.extend(run for run in _best(requirements) if not any(word in run for word in words))
+    return tuple(words)
+
+
+def signal_patterns(signals: Signals) -> Iterator[tuple[str, bool]]:
+    """Every signal as (pattern, is a regular expression): globs translated, literals as they are. Utility
+    commands are left out: they only ever take a signal away."""
+    for glob in (*signals.gpu_resources, *signals.gpu_devices):
+        yield glob, False
+    for literal in (*signals.gpu_runtimes, *signals.gpu_envs, *signals.torch_model_formats):
+        yield literal, False
+    for pattern in (*signals.torch_images, *signals.torch_commands):
+        yield pattern, True
+
+
+def _best(requirements: list[Requirement]) -> Requirement:
+    """The requirement to add words for: the fewest alternatives, then the longest runs (the rarest words)."""
+    return max(requirements, key=lambda runs: (-len(runs), min(map(len, runs))))
+
+
+def _covered(requirement: Requirement, words: Iterable[str]) -> bool:
+    """Every alternative contains one of the words, so a text holding the signal holds a word."""
+    return all(any(word in run for word in words) for run in requirement)
+
+
+def _requirements(pattern: str, is_regex: bool) -> list[Requirement]:
+    """What every match of ``pattern`` contains: literal runs (lower case, split at blanks, which a command line
+    joined from list items may spell otherwise), each a tuple of alternatives. Globs and plain words are split
+    by hand: the regular-expression parser is the slow part and only needed for real patterns."""
+    if not is_regex or _PLAIN.fullmatch(pattern):
+        return [(run.lower(),) for run in _GLOB_SPECIALS.split(pattern) if run]
+    parser = importlib.import_module("re._parser")  # the parser ``re`` itself uses; already loaded by ``re``
+    return _walk(parser.parse(pattern).data)
+
+
+def _walk(items: list[tuple[object, object]]) -> list[Requirement]:
+    found: list[Requirement] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            found.append(("".join(run).lower(),))
+            run.clear()
+
+    for op, argument in items:
+        name = getattr(op, "name", "")
+        if name == "LITERAL" and isinstance(argument, int) and not chr(argument).isspace():
+            run.append(chr(argument))
+            continue
+        flush()
+        if name == "SUBPATTERN" and isinstance(argument, tuple):
+            found.extend(_walk(argument[-1].data))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and isinstance(argument, tuple):
+            if argument[0] >= 1:
+                found.extend(_walk(argument[2].data))
+        elif name == "BRANCH" and isinstance(argument, tuple):
+            # one run each alternative must hold (a nested choice does not count), the longest
+            alternatives = [[runs[0] for runs in _walk(branch.data) if len(runs) == 1] for branch in argument[1]]
+            if all(alternatives):
+                found.append(tuple(max(runs, key=len) for runs in alternatives))
+    flush()
+    return [requirement for requirement in found if all(requirement)]

@@ -30,6 +30,10 @@ GPU_RUNTIMES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
 #: environment variables that hand GPUs to a container (NVIDIA's runtime, ROCm)
 GPU_VISIBLE_ENVS = ("NVIDIA_VISIBLE_DEVICES", "AMD_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
 
+#: device nodes (globs) that hand a GPU or accelerator to a container: NVIDIA, AMD (kfd, dri), Intel (dri, accel),
+#: AWS Neuron and WSL's GPU paravirtualisation (dxg)
+GPU_DEVICES = ("/dev/nvidia*", "/dev/kfd", "/dev/dri", "/dev/dri/*", "/dev/accel*", "/dev/neuron*", "/dev/dxg")
+
 #: regular expressions matched against the image reference without its tag or digest
 TORCH_IMAGES = (
     r"(^|/)[^/]*torch[^/]*$",  # pytorch/pytorch, nvcr.io/nvidia/pytorch, kubeflow/pytorch-dist-mnist, torchserve
@@ -67,6 +71,9 @@ TORCH_COMMANDS = (
     r"--num[_-]workers[=\s]+[1-9]",
 )
 
+#: KServe model formats served by a torch runtime (``predictor.model.modelFormat.name``, ``predictor.pytorch``)
+TORCH_MODEL_FORMATS = ("pytorch", "huggingface", "triton")
+
 #: a container whose command is one of these is a diagnostic or a benchmark client, not a GPU workload
 UTILITY_COMMANDS = ("nvidia-smi", "perf_client", "perf_analyzer")
 
@@ -80,8 +87,10 @@ class Signals:
     gpu_resources: tuple[str, ...] = GPU_RESOURCES
     gpu_runtimes: tuple[str, ...] = GPU_RUNTIMES
     gpu_envs: tuple[str, ...] = GPU_VISIBLE_ENVS
+    gpu_devices: tuple[str, ...] = GPU_DEVICES
     torch_images: tuple[str, ...] = TORCH_IMAGES
     torch_commands: tuple[str, ...] = TORCH_COMMANDS
+    torch_model_formats: tuple[str, ...] = TORCH_MODEL_FORMATS
     utility_commands: tuple[str, ...] = UTILITY_COMMANDS
 
     @cached_property
@@ -97,6 +106,10 @@ class Signals:
         return re.compile("|".join(fnmatch.translate(p) for p in self.gpu_resources))
 
     @cached_property
+    def _gpu_device_re(self) -> re.Pattern[str]:
+        return re.compile("|".join(fnmatch.translate(p) for p in self.gpu_devices))
+
+    @cached_property
     def _non_workload_tag_re(self) -> re.Pattern[str]:
         return re.compile("|".join(NON_WORKLOAD_TAGS), re.IGNORECASE)
 
@@ -105,6 +118,16 @@ class Signals:
 
     def is_gpu_runtime(self, name: str) -> bool:
         return name.strip().lower() in self.gpu_runtimes
+
+    def is_gpu_device(self, device: str) -> bool:
+        """A device request (``--device``, compose ``devices``) that hands over a GPU: a host node with an optional
+        ``:container-path:permissions`` (``/dev/dri:/dev/dri``) or a CDI name (``nvidia.com/gpu=all``)."""
+        if not device.startswith("/"):
+            return self.is_gpu_resource(device.split("=", 1)[0])
+        return self._gpu_device_re.match(device.split(":", 1)[0]) is not None
+
+    def is_torch_model_format(self, name: str) -> bool:
+        return name.lower() in self.torch_model_formats
 
     def is_gpu_env(self, name: str, value: str) -> bool:
         """``NVIDIA_VISIBLE_DEVICES=all`` and its ROCm cousins, unless set to expose nothing."""

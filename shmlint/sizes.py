@@ -107,6 +107,15 @@ def parse(text: str, dialect: str) -> ParsedSize:
     return parse_kubernetes(text) if dialect == KUBERNETES else parse_docker(text)
 
 
+def parse_either(text: str) -> int | None:
+    """Bytes for a size in either dialect (a Kubernetes quantity, else docker's grammar), None when neither reads
+    it: shmlint's own options and configuration accept whichever spelling the user is used to."""
+    parsed = parse_kubernetes(text)
+    if parsed.bytes is None:
+        parsed = parse_docker(text)
+    return parsed.bytes
+
+
 def _largest_binary_unit(value: int) -> tuple[int, int]:
     """(number, power) with value == number * 1024**power and the largest power that divides exactly."""
     power = 0

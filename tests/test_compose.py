@@ -7,16 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from shmlint.extract.compose import (
-    ServiceTarget,
-    extract_compose,
-    interpolate,
-    is_compose,
-    is_override,
-)
-from shmlint.model import APPLIED_KINDS, ShmKind, Workload
+from shmlint.extract.compose import extract_compose, is_compose, is_override
+from shmlint.model import APPLIED_KINDS, ServiceTarget, ShmKind, Workload
 from shmlint.parsers.dockerfile import torch_evidence, torch_install
 from shmlint.parsers.yamlnodes import YamlError, compose
+from shmlint.runtime.interpolation import interpolate
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 from tests import support
@@ -408,7 +403,10 @@ def test_build_dockerfile_in_context(tmp_path: Path) -> None:
     [
         ("pip install torch", "pip install torch"),
         ("pip3 install --no-cache-dir 'torch==2.1.0' numpy", "pip3 install --no-cache-dir torch==2.1.0"),
-        ("python -m pip install -U torch>=2", "pip install -U torch>=2"),
+        ("python -m pip install -U 'torch>=2'", "pip install -U torch>=2"),
+        ("python -m pip install -U torch>=2", "pip install -U torch"),  # unquoted, the shell redirects to '=2'
+        ("if true; then pip install torch; fi", "pip install torch"),
+        ("pip install numpy; echo $(pip install torch)", "pip install torch"),
         ("conda install -y -c pytorch pytorch torchvision", "conda install -y -c pytorch pytorch"),
         ("uv pip install torch", "uv pip install torch"),
         ("apt-get update && pip install torchvision", "pip install torchvision"),

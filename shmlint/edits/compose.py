@@ -10,6 +10,7 @@ from shmlint.edits import yamledit
 from shmlint.edits.yamledit import Block
 from shmlint.model import Edit, Fix, FixAction, ServiceTarget, ShmSource, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, mappings_at
+from shmlint.runtime.shm import is_shm_path
 from shmlint.sizes import format_compose, format_docker
 from shmlint.source import SourceText
 
@@ -51,7 +52,7 @@ def _size_tmpfs(source: SourceText, service: MappingNode, shm: ShmSource, size: 
     if not _within(shm.span.start, service):
         return _own_tmpfs(source, service, size)
     node = _node_at(service, shm.span.start)
-    if isinstance(node, ScalarNode) and not node.style and node.value.rstrip("/") == "/dev/shm":
+    if isinstance(node, ScalarNode) and not node.style and is_shm_path(node.value):
         return [Edit(node.end_mark.index, node.end_mark.index, f":size={format_docker(size)}")]
     if isinstance(node, MappingNode) and node.value:
         options = next((v for k, v in node.value if isinstance(k, ScalarNode) and k.value == "tmpfs"), None)
@@ -70,9 +71,7 @@ def _own_tmpfs(source: SourceText, service: MappingNode, size: int) -> list[Edit
     entries = [inherited] if isinstance(inherited, ScalarNode) else getattr(inherited, "value", [])
     if not entries or not all(isinstance(e, ScalarNode) and not e.style for e in entries):
         return []
-    values = [
-        f"{e.value}:size={format_docker(size)}" if e.value.rstrip("/") == "/dev/shm" else e.value for e in entries
-    ]
+    values = [f"{e.value}:size={format_docker(size)}" if is_shm_path(e.value) else e.value for e in entries]
     return [yamledit.add_key(source, service, "tmpfs", f"[{', '.join(values)}]", yamledit.indent_step(service), 0)]
 
 

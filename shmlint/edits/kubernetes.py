@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from shmlint.edits import yamledit
 from shmlint.edits.yamledit import Block
+from shmlint.extract.kubernetes import shm_mount
 from shmlint.model import Edit, Fix, FixAction, PodTarget, ShmMechanism, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, SequenceNode, is_null, mappings_at, scalar, sequence
+from shmlint.runtime.shm import SHM_PATH
 from shmlint.sizes import MIB, format_kubernetes
 from shmlint.source import SourceText
 
@@ -20,7 +22,7 @@ def volume_name(taken: frozenset[str]) -> str:
 
 
 def _mount(name: str) -> Block:
-    return Block((("name", name), ("mountPath", "/dev/shm")))
+    return Block((("name", name), ("mountPath", SHM_PATH)))
 
 
 def _append_or_create(
@@ -66,7 +68,8 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     step = yamledit.indent_step(pod)
     seq_offset = yamledit.sequence_offset(source, pod)
     if fix.action is FixAction.ADD_SHM and fix.size_bytes:
-        mounted = _shm_mount_name(m, container)  # mounted at /dev/shm already, but no such volume
+        mount = shm_mount(m, container)  # mounted at /dev/shm already, but no such volume
+        mounted = scalar(m.get(mount, "name")) if mount is not None else None
         name = mounted or volume_name(target.volume_names)
         cap = target.memory_cap // MIB * MIB or target.memory_cap if target.memory_cap else None
         size = format_kubernetes(min(fix.size_bytes, cap) if cap else fix.size_bytes)
@@ -80,13 +83,6 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     if fix.action is FixAction.SET_SIZE and fix.source and fix.source.name and fix.size_bytes:
         return _set_size_limit(source, m, pod, fix.source.name, format_kubernetes(fix.size_bytes), step)
     return []
-
-
-def _shm_mount_name(m: Mappings, container: MappingNode) -> str | None:
-    for mount in sequence(m.get(container, "volumeMounts")):
-        if (scalar(m.get(mount, "mountPath")) or "").rstrip("/") == "/dev/shm":
-            return scalar(m.get(mount, "name"))
-    return None
 
 
 def _set_size_limit(source: SourceText, m: Mappings, pod: MappingNode, name: str, size: str, step: int) -> list[Edit]:

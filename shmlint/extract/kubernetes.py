@@ -27,16 +27,16 @@ from shmlint.model import (
     WorkloadId,
 )
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
+from shmlint.runtime import nccl
+from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText, Span
 
-SHM_PATH = "/dev/shm"
 IGNORE_ANNOTATION = "shmlint.io/ignore"
 DATALOADER_ANNOTATION = "shmlint.io/dataloader"
 RAY_GROUP = "ray.io"
 ARGO_GROUP = "argoproj.io"
 KSERVE_MODEL_KEYS = ("pytorch", "huggingface", "triton", "model", "tensorflow", "onnx", "sklearn", "xgboost")
-KSERVE_TORCH_FORMATS = frozenset({"pytorch", "huggingface", "triton"})
 #: key-path parts that say nothing about a pod's role, and readable names for the ones that do
 _ROLE_NOISE = frozenset(
     {
@@ -333,7 +333,7 @@ class _Extractor:
     def kserve_format_evidence(self, model: MappingNode, key: str) -> Iterator[Evidence]:
         format_node = self.m.path(model, "modelFormat", "name")
         model_format = (scalar(format_node) or key).lower()
-        if model_format in KSERVE_TORCH_FORMATS:
+        if self.signals.is_torch_model_format(model_format):
             yield Evidence(f"KServe {model_format} predictor", self.span(format_node or model))
 
     def memory_limit(self, container: MappingNode) -> Size | None:
@@ -349,19 +349,11 @@ class _Extractor:
 
     def nccl_disabled(self, container: MappingNode) -> Evidence | None:
         for key, (name_node, value) in self.env(container):
-            if key == "NCCL_SHM_DISABLE" and (scalar(value) or "").strip().lower() in ("1", "true", "yes"):
+            if key == nccl.SHM_DISABLE and nccl.disables_shm(scalar(value) or ""):
                 return Evidence(f"env NCCL_SHM_DISABLE={value.value}", self.pair_span(name_node, value))
         return None
 
     # -- /dev/shm --------------------------------------------------------------------------------------------
-
-    def shm_mount(self, container: MappingNode) -> MappingNode | None:
-        for mount in sequence(self.m.get(container, "volumeMounts")):
-            if (scalar(self.m.get(mount, "mountPath")) or "").rstrip("/") == SHM_PATH and isinstance(
-                mount, MappingNode
-            ):
-                return mount
-        return None
 
     def shm_sources(
         self,
@@ -376,7 +368,7 @@ class _Extractor:
         if host_ipc_key is not None and (scalar(host_ipc) or "").lower() == "true":
             span = self.pair_span(host_ipc_key, host_ipc)
             yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, span, "hostIPC: true")
-        mount = self.shm_mount(container)
+        mount = shm_mount(self.m, container)
         if mount is not None:
             name = scalar(self.m.get(mount, "name")) or ""
             volume = volumes.get(name)
@@ -392,7 +384,7 @@ class _Extractor:
     def shm_volume(self, pod: _Pod, volumes: dict[str, MappingNode]) -> tuple[str, MappingNode] | None:
         """The pod's volume meant for /dev/shm: mounted there by another container, or a Memory volume named so."""
         for other, _, _ in pod.containers:
-            mount = self.shm_mount(other)
+            mount = shm_mount(self.m, other)
             name = scalar(self.m.get(mount, "name")) if mount is not None else None
             if name in volumes:
                 return name, volumes[name]
@@ -427,6 +419,14 @@ class _Extractor:
         kinds = [key for key in self.m.items(volume) if key != "name"]
         description = f'{kinds[0] if kinds else "volume"} volume "{name}"'
         return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, description, None, name)
+
+
+def shm_mount(m: Mappings, container: Node) -> MappingNode | None:
+    """The container's ``volumeMounts`` entry at /dev/shm: the extractor and the fixer look it up here."""
+    for mount in sequence(m.get(container, "volumeMounts")):
+        if isinstance(mount, MappingNode) and is_shm_path(scalar(m.get(mount, "mountPath")) or ""):
+            return mount
+    return None
 
 
 def extract_kubernetes(

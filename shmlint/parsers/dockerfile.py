@@ -11,13 +11,14 @@ from __future__ import annotations
 import io
 import json
 import re
-import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dockerfile_parse import DockerfileParser
 
+from shmlint.parsers.shell import commands
+from shmlint.runtime.interpolation import interpolate
 from shmlint.signals import Signals
 
 #: package specs that install torch (torchvision/torchaudio pull torch in as a dependency)
@@ -47,8 +48,6 @@ _VALUE_OPTIONS = frozenset(
         "--python",
     }
 )
-_SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
-_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-+]([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 @dataclass(frozen=True)
@@ -101,10 +100,10 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
         if kind == "ARG" and not stages:
             name, _, default = value.partition("=")
             name = name.strip()
-            scope[name] = build_args.get(name, _substitute(default.strip().strip("\"'"), scope))
+            scope[name] = build_args.get(name, interpolate(default.strip().strip("\"'"), scope)[0])
         elif kind == "FROM":
             base, name = _parse_from(value)
-            stages.append(_Stage(_substitute(base, scope), name, (), ()))
+            stages.append(_Stage(interpolate(base, scope)[0], name, (), ()))
         elif stages and kind == "RUN":
             stages[-1] = replace(stages[-1], runs=(*stages[-1].runs, value))
         elif stages and kind == "COPY":
@@ -121,16 +120,6 @@ def _parse_from(value: str) -> tuple[str, str | None]:
         return "", None
     name = words[2] if len(words) >= 3 and words[1].lower() == "as" else None
     return words[0], name
-
-
-def _substitute(text: str, scope: Mapping[str, str]) -> str:
-    """``$NAME``, ``${NAME}``, ``${NAME:-default}`` with the ARG values in scope; unknown names become empty."""
-
-    def replace(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(3)
-        return scope.get(name) or (match.group(2) or "")
-
-    return _VARIABLE.sub(replace, text)
 
 
 def _stage_index(stages: list[_Stage], reference: str) -> int | None:
@@ -163,53 +152,44 @@ def _reachable(stages: list[_Stage], target: str | None) -> Iterator[_Stage]:
                 pending.append(parent)
 
 
-def _words(command: str) -> list[str]:
-    """Shell words of a RUN line (exec form ``["pip", "install", "torch"]`` too); quotes that do not close fall
-    back to plain splitting."""
+def _commands(command: str) -> list[list[str]]:
+    """The simple commands of a RUN line as word lists, read by the project's shell tokenizer like every other
+    shell text (the exec form ``["pip", "install", "torch"]`` is one command)."""
     stripped = command.strip()
     if stripped.startswith("["):
         try:
             parsed = json.loads(stripped)
             if isinstance(parsed, list):
-                return [str(word) for word in parsed]
+                return [[str(word) for word in parsed]]
         except ValueError:
             pass
-    try:
-        lexer = shlex.shlex(stripped, posix=True, punctuation_chars=";&|")
-        lexer.whitespace_split = True
-        return list(lexer)
-    except ValueError:
-        return stripped.split()
+    return [[word.text for word in simple.words] for simple in commands(stripped)]
 
 
 def torch_install(command: str) -> str | None:
     """The part of a shell command that installs torch (``pip install torch==2.3``), or None."""
-    words = _words(command)
-    for start, word in enumerate(words):
-        name = word.rsplit("/", 1)[-1]
-        if re.fullmatch(r"pip3?(\.\d+)?", name):
-            name = "pip"
-        verb = _INSTALLERS.get(name)
-        if verb is None:
-            continue
-        found = _package_after(words, start + 1, verb)
-        if found is not None:
-            first = start - 1 if name == "pip" and start and words[start - 1] == "uv" else start
-            return " ".join(words[first : found + 1])
+    for words in _commands(command):
+        for start, word in enumerate(words):
+            name = word.rsplit("/", 1)[-1]
+            if re.fullmatch(r"pip3?(\.\d+)?", name):
+                name = "pip"
+            verb = _INSTALLERS.get(name)
+            if verb is None:
+                continue
+            found = _package_after(words, start + 1, verb)
+            if found is not None:
+                first = start - 1 if name == "pip" and start and words[start - 1] == "uv" else start
+                return " ".join(words[first : found + 1])
     return None
 
 
 def _package_after(words: list[str], index: int, verb: str) -> int | None:
-    """Index of a torch package among the arguments of ``<installer> install``, stopping at a shell separator."""
+    """Index of a torch package among the arguments of ``<installer> install`` in one simple command."""
     while index < len(words) and words[index] != verb:
-        if words[index] in _SEPARATORS:
-            return None
         index += 1
     skip_next = False
     for position in range(index + 1, len(words)):
         word = words[position]
-        if word in _SEPARATORS:
-            return None
         if skip_next:
             skip_next = False
         elif word.startswith("-"):

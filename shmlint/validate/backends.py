@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Protocol
 
 import shmlint
+from shmlint.runtime.shm import SHM_PATH
 from shmlint.sizes import DEFAULT_SHM_BYTES, format_docker, human
 
 #: where the probe's ``shmlint`` package is imported from, inside a namespace or a container
@@ -271,14 +272,14 @@ def podman_shm_flags(shm: ShmSpec, disk: str | None) -> list[str]:
         # 64 MiB: the model says 64 MiB, so the default is written out
         return [f"--shm-size={format_docker(shm.tmpfs_bytes or DEFAULT_SHM_BYTES)}"]
     if shm.provision is Provision.TMPFS:
-        return ["--tmpfs", "/dev/shm" + (f":size={format_docker(size)}" if size is not None else "")]
+        return ["--tmpfs", SHM_PATH + (f":size={format_docker(size)}" if size is not None else "")]
     if shm.provision is Provision.MOUNT_TMPFS:
-        return ["--mount", "type=tmpfs,destination=/dev/shm" + (f",tmpfs-size={size}" if size is not None else "")]
+        return ["--mount", f"type=tmpfs,destination={SHM_PATH}" + (f",tmpfs-size={size}" if size is not None else "")]
     if shm.provision is Provision.HOST_IPC:
         return ["--ipc=host"]
     if shm.provision is Provision.HOST_BIND:
-        return ["--mount", "type=bind,source=/dev/shm,destination=/dev/shm"]
-    return ["--mount", f"type=bind,source={disk},destination=/dev/shm"]
+        return ["--mount", f"type=bind,source={SHM_PATH},destination={SHM_PATH}"]
+    return ["--mount", f"type=bind,source={disk},destination={SHM_PATH}"]
 
 
 @dataclass(frozen=True)

@@ -119,15 +119,13 @@ class _SizeType(click.ParamType):
     name = "size"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        from shmlint.sizes import parse_docker, parse_kubernetes
+        from shmlint.sizes import parse_either
 
         text = str(value)
-        parsed = parse_kubernetes(text)
-        if parsed.bytes is None:
-            parsed = parse_docker(text)
-        if parsed.bytes is None or parsed.bytes <= 0:
+        size = parse_either(text)
+        if size is None or size <= 0:
             self.fail(f"'{text}' is not a size (e.g. 602112, 4Mi or 4m)", param, ctx)
-        return parsed.bytes
+        return size
 
 
 @click.command()

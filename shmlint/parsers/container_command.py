@@ -1,0 +1,456 @@
+"""The ``docker``/``podman``/``nvidia-docker`` ``run``/``create`` command line, split by the CLIs' own grammar.
+
+Which options take a value, grouped short options (``-it``, ``-p8080:80``), ``--opt=value``, ``--``, global
+options before the subcommand, and wrappers (``sudo -u x``, ``env -u X``, ``VAR=x``) in front: a value mistaken for
+the image shifts every later word and turns a training run into a false "no /dev/shm" finding or hides a real one.
+Words come from the project's shell tokenizer (``shmlint.parsers.shell``), so every flag keeps its offsets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+from shmlint.parsers.shell import Word, commands
+
+_ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
+#: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
+_ENGINE_VARIABLE = re.compile(r"^\$[({]?\w*(docker|podman|container_(engine|runtime|cli))\w*[)}]?$", re.IGNORECASE)
+_SUBCOMMANDS = frozenset({"run", "create"})
+
+#: global options of docker and podman that take a value (``docker --context x run``)
+_GLOBAL_VALUE_OPTIONS = frozenset(
+    [
+        "-c",
+        "--context",
+        "--config",
+        "-H",
+        "--host",
+        "-l",
+        "--log-level",
+        "--tlscacert",
+        "--tlscert",
+        "--tlskey",
+        "--connection",
+        "--url",
+        "--identity",
+        "--root",
+        "--runroot",
+        "--storage-driver",
+        "--storage-opt",
+        "--cgroup-manager",
+        "--runtime",
+        "--runtime-flag",
+        "--events-backend",
+        "--hooks-dir",
+        "--module",
+        "--ssh",
+        "--tmpdir",
+        "--imagestore",
+        "--network-cmd-path",
+        "--network-config-dir",
+        "--volumepath",
+        "--conmon",
+        "--cni-config-dir",
+        "--out",
+    ]
+)
+
+#: ``run``/``create`` options of docker and podman that take a value; every other option is a boolean
+_RUN_VALUE_OPTIONS = frozenset(
+    [
+        "-a",
+        "--attach",
+        "--add-host",
+        "--annotation",
+        "--arch",
+        "--authfile",
+        "--blkio-weight",
+        "--blkio-weight-device",
+        "-c",
+        "--cpu-shares",
+        "--cap-add",
+        "--cap-drop",
+        "--cgroup-conf",
+        "--cgroup-parent",
+        "--cgroupns",
+        "--cgroups",
+        "--chrootdirs",
+        "--cidfile",
+        "--conmon-pidfile",
+        "--cpu-count",
+        "--cpu-percent",
+        "--cpu-period",
+        "--cpu-quota",
+        "--cpu-rt-period",
+        "--cpu-rt-runtime",
+        "--cpus",
+        "--cpuset-cpus",
+        "--cpuset-mems",
+        "--creds",
+        "--decryption-key",
+        "--detach-keys",
+        "--device",
+        "--device-cgroup-rule",
+        "--device-read-bps",
+        "--device-read-iops",
+        "--device-write-bps",
+        "--device-write-iops",
+        "--dns",
+        "--dns-opt",
+        "--dns-option",
+        "--dns-search",
+        "--domainname",
+        "--entrypoint",
+        "-e",
+        "--env",
+        "--env-file",
+        "--env-merge",
+        "--expose",
+        "--gidmap",
+        "--gpus",
+        "--group-add",
+        "--group-entry",
+        "--health-cmd",
+        "--health-interval",
+        "--health-log-destination",
+        "--health-max-log-count",
+        "--health-max-log-size",
+        "--health-on-failure",
+        "--health-retries",
+        "--health-start-interval",
+        "--health-start-period",
+        "--health-startup-cmd",
+        "--health-startup-interval",
+        "--health-startup-retries",
+        "--health-startup-success",
+        "--health-startup-timeout",
+        "--health-timeout",
+        "-h",
+        "--hostname",
+        "--hostuser",
+        "--hosts-file",
+        "--image-volume",
+        "--init-path",
+        "--io-maxbandwidth",
+        "--io-maxiops",
+        "--ip",
+        "--ip6",
+        "--ipc",
+        "--isolation",
+        "--kernel-memory",
+        "-l",
+        "--label",
+        "--label-file",
+        "--link",
+        "--link-local-ip",
+        "--log-driver",
+        "--log-opt",
+        "--mac-address",
+        "-m",
+        "--memory",
+        "--memory-reservation",
+        "--memory-swap",
+        "--memory-swappiness",
+        "--mount",
+        "--name",
+        "--net",
+        "--network",
+        "--net-alias",
+        "--network-alias",
+        "--oom-score-adj",
+        "--os",
+        "--passwd-entry",
+        "--personality",
+        "--pid",
+        "--pidfile",
+        "--pids-limit",
+        "--platform",
+        "--pod",
+        "--pod-id-file",
+        "--preserve-fd",
+        "--preserve-fds",
+        "-p",
+        "--publish",
+        "--pull",
+        "--rdt-class",
+        "--requires",
+        "--restart",
+        "--retry",
+        "--retry-delay",
+        "--runtime",
+        "--sdnotify",
+        "--seccomp-policy",
+        "--secret",
+        "--security-opt",
+        "--shm-size",
+        "--shm-size-systemd",
+        "--stop-signal",
+        "--stop-timeout",
+        "--storage-opt",
+        "--subgidname",
+        "--subuidname",
+        "--sysctl",
+        "--systemd",
+        "--timeout",
+        "--tmpfs",
+        "--tz",
+        "-u",
+        "--user",
+        "--uidmap",
+        "--ulimit",
+        "--umask",
+        "--unsetenv",
+        "--userns",
+        "--uts",
+        "--variant",
+        "-v",
+        "--volume",
+        "--volume-driver",
+        "--volumes-from",
+        "-w",
+        "--workdir",
+    ]
+)
+_LONG_NAMES = {"-e": "--env", "-v": "--volume", "-m": "--memory", "-u": "--user", "-w": "--workdir"}
+
+#: prefixes that run the next word as the command, with their own options that take a value
+_WRAPPERS: dict[str, frozenset[str]] = {
+    "sudo": frozenset(
+        [
+            "-u",
+            "--user",
+            "-g",
+            "--group",
+            "-h",
+            "--host",
+            "-p",
+            "--prompt",
+            "-C",
+            "--close-from",
+            "-r",
+            "--role",
+            "-t",
+            "--type",
+            "-U",
+            "--other-user",
+            "-D",
+            "--chdir",
+            "-R",
+            "--chroot",
+            "-T",
+            "--command-timeout",
+        ]
+    ),
+    "env": frozenset(["-u", "--unset", "-C", "--chdir", "-S", "--split-string"]),
+    "exec": frozenset({"-a"}),
+    "command": frozenset(),
+    "nohup": frozenset(),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+}
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+_VARIABLE_NAME = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+#: unquoted variables named like this stand for a list of options, not an image
+_OPTION_LIKE_NAME = re.compile(r"ARGS|OPTS|OPTIONS|FLAGS|PARAMS|MOUNTS|VOLUMES|ENVS?\b|ENV_|_ENV|EXTRA", re.IGNORECASE)
+
+
+class Flag(NamedTuple):
+    """One option of a container command line, with the offsets a fix needs to rewrite its value."""
+
+    name: str  # as written, without ``=value``: ``--gpus``, ``-e``
+    flag: Word
+    value: Word | None  # None for a boolean option
+    value_text: str
+    value_start: int  # offsets of the value's own text (inside quotes, after ``=``)
+    value_end: int
+
+    @property
+    def long_name(self) -> str:
+        """``--env`` for ``-e``: the name to ask for."""
+        return _LONG_NAMES.get(self.name, self.name)
+
+    @property
+    def end(self) -> int:
+        return self.value.end if self.value is not None else self.flag.end
+
+    @property
+    def dynamic(self) -> bool:
+        return self.value is not None and self.value.dynamic
+
+    @property
+    def exact(self) -> bool:
+        """The value's characters are exactly the source characters (no quotes or escapes inside)."""
+        return self.value_end - self.value_start == len(self.value_text)
+
+    def shown(self) -> str:
+        return f"{self.name} {self.value_text}" if self.value is not None else self.name
+
+
+class ContainerCommand(NamedTuple):
+    """One ``run``/``create`` invocation split the way the container CLI splits it."""
+
+    first: Word  # the command's first word (``sudo``, ``env``, or the engine)
+    engine: Word
+    subcommand: str  # ``run``, ``create``, ``container run``
+    run_word: Word
+    flags: tuple[Flag, ...]
+    unknown: tuple[Word, ...]  # expansions before the image that could carry more options
+    image: Word | None
+    arguments: tuple[Word, ...]  # the container's own command and arguments
+
+    @property
+    def name(self) -> str:
+        """``docker run``, ``podman container create``."""
+        return f"{self.engine.text} {self.subcommand}"
+
+    def has_flag(self, name: str) -> bool:
+        """Whether an option is given, by its long name (``--env`` also finds ``-e``)."""
+        return any(flag.long_name == name for flag in self.flags)
+
+    def flag_values(self, name: str) -> tuple[Flag, ...]:
+        """The options of that long name that carry a value, in order (the last one wins for most options)."""
+        return tuple(flag for flag in self.flags if flag.long_name == name and flag.value is not None)
+
+
+def container_commands(text: str) -> Iterator[ContainerCommand]:
+    """Every container run/create command in shell text (a masked file: offsets are the file's)."""
+    for command in commands(text):
+        parsed = parse_container_command(command.words, text)
+        if parsed is not None:
+            yield parsed
+
+
+def parse_container_command(words: Sequence[Word], text: str) -> ContainerCommand | None:
+    """The container command these words run (past ``VAR=x``, ``sudo``, ``env``...), or None."""
+    start = next((i for i, word in enumerate(words) if not _is_assignment(word, text)), len(words))
+    index = _skip_wrappers(words, start, text)
+    if index >= len(words):
+        return None
+    engine = words[index]
+    if not _is_engine(engine, words[index + 1 : index + 2]):
+        return None
+    index = _skip_options(words, index + 1, _GLOBAL_VALUE_OPTIONS)
+    container = index < len(words) and words[index].text == "container"  # docker container run
+    index += container
+    if index >= len(words) or words[index].text not in _SUBCOMMANDS:
+        return None
+    run_word = words[index]
+    options, unknown, image_index = _read_options(words, index + 1, text)
+    image = words[image_index] if image_index < len(words) else None
+    return ContainerCommand(
+        first=words[start],
+        engine=engine,
+        subcommand=f"container {run_word.text}" if container else run_word.text,
+        run_word=run_word,
+        flags=tuple(options),
+        unknown=tuple(unknown),
+        image=image,
+        arguments=tuple(words[image_index + 1 :]),
+    )
+
+
+def _is_assignment(word: Word, text: str) -> bool:
+    return bool(_ASSIGNMENT.match(text[word.start : word.end]))
+
+
+def _skip_wrappers(words: Sequence[Word], index: int, text: str) -> int:
+    """Index of the word that is the program: past ``VAR=x``, ``sudo -E``, ``env -u X``, ``exec``..."""
+    while index < len(words):
+        word = words[index]
+        if _is_assignment(word, text):
+            index += 1
+            continue
+        value_options = None if word.dynamic else _WRAPPERS.get(word.text.rsplit("/", 1)[-1])
+        if value_options is None:
+            return index
+        index = _skip_options(words, index + 1, value_options)
+    return index
+
+
+def _skip_options(words: Sequence[Word], index: int, value_options: frozenset[str]) -> int:
+    """Index of the first word after the leading options (and their values)."""
+    while index < len(words):
+        text = words[index].text
+        if not text.startswith("-") or text == "-":
+            break
+        index += 1
+        if text == "--":
+            break
+        if "=" not in text and text in value_options:
+            index += 1
+    return index
+
+
+def _is_engine(word: Word, following: Sequence[Word]) -> bool:
+    if word.dynamic:
+        before_subcommand = bool(following) and following[0].text in _SUBCOMMANDS | {"container"}
+        return before_subcommand and bool(_ENGINE_VARIABLE.match(word.text))
+    return word.text.rsplit("/", 1)[-1] in _ENGINES
+
+
+def _read_options(words: Sequence[Word], index: int, text: str) -> tuple[list[Flag], list[Word], int]:
+    """The options, the expansions that may hold more options, and the index of the image word."""
+    options: list[Flag] = []
+    unknown: list[Word] = []
+    while index < len(words):
+        word = words[index]
+        if word.text == "--":
+            return options, unknown, index + 1
+        if not word.text.startswith("-") or word.text == "-":
+            if word.splat and _stands_for_options(word):
+                unknown.append(word)
+                index += 1
+                continue
+            return options, unknown, index
+        index = _read_option(words, index, options, text)
+    return options, unknown, index
+
+
+def _read_option(words: Sequence[Word], index: int, options: list[Flag], text: str) -> int:
+    """Read the option word at ``index`` (and its value); returns the index after them."""
+    word = words[index]
+    following = words[index + 1] if index + 1 < len(words) else None
+    if word.text.startswith("--"):
+        name, equals, attached = word.text.partition("=")
+        if equals:
+            options.append(_option(name, word, word, attached, text))
+            return index + 1
+        if name in _RUN_VALUE_OPTIONS and following is not None:
+            options.append(_option(name, word, following, following.text, text))
+            return index + 2
+        options.append(_option(name, word, None, "", text))
+        return index + 1
+    for position, letter in enumerate(word.text[1:], start=1):  # grouped short options: -it, -itd, -p8080:80
+        name = "-" + letter
+        if name not in _RUN_VALUE_OPTIONS:
+            options.append(_option(name, word, None, "", text))
+            continue
+        attached = word.text[position + 1 :]
+        if attached:
+            options.append(_option(name, word, word, attached, text))
+            return index + 1
+        if following is not None:
+            options.append(_option(name, word, following, following.text, text))
+            return index + 2
+    return index + 1
+
+
+def _option(name: str, flag: Word, value: Word | None, value_text: str, text: str) -> Flag:
+    """An option with the offsets of its value's own characters: after ``=``, inside quotes when it can tell."""
+    if value is None:
+        return Flag(name, flag, None, "", flag.end, flag.end)
+    size = len(value_text)
+    for end in (value.end, value.end - 1):  # the value is the word's tail, before a closing quote if any
+        if size and end - size >= value.start and text[end - size : end] == value_text:
+            return Flag(name, flag, value, value_text, end - size, end)
+    return Flag(name, flag, value, value_text, value.start, value.end)
+
+
+def _stands_for_options(word: Word) -> bool:
+    """An expansion in the image's place that is more likely a list of options than the image."""
+    name = _VARIABLE_NAME.match(word.text)
+    if word.text.startswith(("$@", "$*")) or "[@]" in word.text or "[*]" in word.text:
+        return True
+    return bool(name and _OPTION_LIKE_NAME.search(name.group(1)))

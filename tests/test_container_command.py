@@ -1,0 +1,128 @@
+"""The container command-line grammar (``shmlint.parsers.container_command``): generated ``docker run`` lines are
+split back into exactly the flags, image and arguments they were built from, with spans that point at the text."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shmlint.parsers.container_command import ContainerCommand, container_commands
+
+#: options that take a value, and boolean ones (a sample of each kind the grammar knows)
+VALUE_FLAGS = ["--shm-size", "--ipc", "--tmpfs", "--mount", "-v", "--volume", "-e", "--env", "--gpus", "-m", "--name"]
+BOOLEAN_FLAGS = ["--rm", "-i", "-t", "-d", "--privileged", "--init"]
+SHORT_BOOLEANS = ["i", "t", "d"]
+
+LOWER = "abcdefghijklmnopqrstuvwxyz"
+#: plain alphabets, not regular expressions: generating from a pattern is slow on a busy machine
+VALUE = st.text(alphabet=LOWER + "0123456789/=:.,_", min_size=1, max_size=12)
+IMAGE = st.builds(str.__add__, st.sampled_from(LOWER), st.text(alphabet=LOWER + "0123456789./-", max_size=10))
+TAG = st.sampled_from(["", ":1", ":2.3-cuda", ":latest"])
+ARGUMENT = st.text(alphabet=LOWER + "0123456789_./=-", min_size=1, max_size=8)
+QUOTE = st.sampled_from(["", "'", '"'])
+
+
+@st.composite
+def flag_words(draw: st.DrawFn) -> tuple[str, str, str | None]:
+    """(written, name, value): ``--x=v``, ``--x v``, ``-x v``, ``-xv`` or a boolean, quoted or not."""
+    if draw(st.booleans()):
+        name = draw(st.sampled_from(BOOLEAN_FLAGS))
+        return name, name, None
+    name = draw(st.sampled_from(VALUE_FLAGS))
+    value, quote = draw(VALUE), draw(QUOTE)
+    quoted = f"{quote}{value}{quote}"
+    if name.startswith("--"):
+        written = draw(st.sampled_from([f"{name}={quoted}", f"{name} {quoted}"]))
+    else:
+        written = draw(st.sampled_from([f"{name} {quoted}", f"{name}{quoted}"]))
+    return written, name, value
+
+
+@st.composite
+def run_lines(draw: st.DrawFn) -> tuple[str, list[tuple[str, str | None]], str, list[str]]:
+    prefix = draw(st.sampled_from(["", "sudo ", "sudo -u root ", "env A=1 ", "X=1 ", "time "]))
+    engine = draw(st.sampled_from(["docker", "podman", "/usr/bin/docker", "nvidia-docker"]))
+    subcommand = draw(st.sampled_from(["run", "create", "container run"]))
+    flags = draw(st.lists(flag_words(), max_size=6))
+    grouped = draw(st.lists(st.sampled_from(SHORT_BOOLEANS), max_size=3, unique=True))
+    image = draw(IMAGE) + draw(TAG)
+    arguments = draw(st.lists(ARGUMENT, max_size=4))
+    words = [written for written, _, _ in flags] + ([f"-{''.join(grouped)}"] if grouped else [])
+    line = " ".join([f"{prefix}{engine} {subcommand}", *words, image, *arguments])
+    expected = [(name, value) for _, name, value in flags] + [(f"-{letter}", None) for letter in grouped]
+    return line, expected, image, arguments
+
+
+def parse(line: str) -> ContainerCommand:
+    (command,) = list(container_commands(line))
+    return command
+
+
+@given(run_lines())
+def test_a_generated_line_splits_back_into_what_built_it(case: tuple) -> None:
+    line, expected, image, arguments = case
+    command = parse(line)
+    assert [(flag.name, flag.value_text if flag.value is not None else None) for flag in command.flags] == expected
+    assert command.image is not None and command.image.text == image
+    assert [word.text for word in command.arguments] == arguments
+    assert line[command.run_word.start : command.run_word.end] in ("run", "create")
+
+
+@given(run_lines())
+def test_flag_spans_point_at_their_text(case: tuple) -> None:
+    line, _, _, _ = case
+    command = parse(line)
+    assert command.image is not None
+    for flag in command.flags:
+        written = line[flag.flag.start : flag.flag.end]
+        # a long option starts its word; a short one may stand in a group (``-it``)
+        assert written.startswith(flag.name) if flag.name.startswith("--") else flag.name[1] in written
+        if flag.value is not None:
+            # the value's own characters, inside quotes and after '=' when it can tell
+            assert line[flag.value_start : flag.value_end] == flag.value_text
+            assert flag.exact
+        assert command.run_word.end < flag.flag.start and flag.end <= command.image.start
+
+
+@given(run_lines())
+def test_has_flag_and_flag_values_read_long_names(case: tuple) -> None:
+    line, expected, _, _ = case
+    command = parse(line)
+    long = {"-e": "--env", "-v": "--volume", "-m": "--memory"}
+    for name in {long.get(name, name) for name, value in expected if value is not None}:
+        assert command.has_flag(name)
+        values = [value for written, value in expected if long.get(written, written) == name]
+        assert [flag.value_text for flag in command.flag_values(name)] == values
+    assert not command.has_flag("--never-given")
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("docker run img", "docker run"),
+        ("sudo -E podman container create img", "podman container create"),
+        ("docker --context remote run img", "docker run"),
+        ("$(DOCKER) run img", "$(DOCKER) run"),
+    ],
+)
+def test_command_names(line: str, name: str) -> None:
+    assert parse(line).name == name
+
+
+@pytest.mark.parametrize("line", ["docker build .", "echo docker run img", "docker", "podman ps", "run img"])
+def test_lines_that_run_no_container(line: str) -> None:
+    assert list(container_commands(line)) == []
+
+
+def test_double_dash_ends_the_options() -> None:
+    command = parse("docker run --rm -- -img --shm-size=1g")
+    assert command.image is not None and command.image.text == "-img"
+    assert [word.text for word in command.arguments] == ["--shm-size=1g"]
+    assert not command.has_flag("--shm-size")
+
+
+def test_an_options_variable_is_not_the_image() -> None:
+    command = parse("docker run $DOCKER_ARGS img train.py")
+    assert [word.text for word in command.unknown] == ["$DOCKER_ARGS"]
+    assert command.image is not None and command.image.text == "img"
