@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import shmlint.runner as runner_module
+import shmlint.parallel as pool_module
 from shmlint.discover import FileKind, discover, kind_by_name
 from shmlint.engine import Engine
 from shmlint.model import Report
@@ -94,7 +94,7 @@ def serial_generated(generated: Path) -> tuple:
 
 def test_generated_corpus_is_big_enough_to_be_checked_in_parallel(generated: Path) -> None:
     candidates = list(discover([generated]))
-    assert len(candidates) >= 2 * runner_module.PARALLEL_MIN_FILES, "jobs=2 would silently run serially"
+    assert len(candidates) >= 2 * pool_module.PARALLEL_MIN_FILES, "jobs=2 would silently run serially"
 
 
 def test_one_or_two_processes_give_identical_reports(generated: Path, serial_generated: tuple) -> None:
@@ -127,7 +127,7 @@ def test_shared_corpus_same_findings_in_every_mode(corpus_root: Path, prefilter:
     settings = replace(Settings(), prefilter=prefilter)
     serial = key(check_paths(settings, [corpus_root], jobs=1))
     assert serial == baseline, describe_difference(baseline, serial)
-    monkeypatch.setattr(runner_module, "PARALLEL_MIN_FILES", 8)
+    monkeypatch.setattr(pool_module, "PARALLEL_MIN_FILES", 8)
     parallel = key(check_paths(settings, [corpus_root], jobs=2))
     assert parallel == baseline, describe_difference(baseline, parallel)
 
