@@ -53,7 +53,7 @@ def fix_file(
     from shmlint.fix.diff import unified
 
     bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1
-    diff = unified(path, bom + result.source.text, bom + result.text)
+    diff = unified(candidate.path.as_posix(), bom + result.source.text, bom + result.text)  # for git apply
     return FileOutcome(path, len(result.applied), True, diff, result.problems)
 
 

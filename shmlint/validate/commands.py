@@ -84,6 +84,11 @@ def validate(
     from shmlint.validate.backends import BackendUnavailable, Reaper, make_backend
     from shmlint.validate.harness import cases_for, render, require_torch, run_cases
 
+    if not sys.platform.startswith("linux"):
+        raise Unavailable(
+            f"shmlint validate needs Linux (mount namespaces or podman) and this is {sys.platform}: "
+            "run it on a Linux machine or in a Linux container"
+        )
     names = _backend_names(backends)
     reaper = Reaper()
     chosen = [make_backend(name, reaper, podman_args or None) for name in names]
