@@ -7,6 +7,7 @@ where it came from, for ``shmlint config``.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -171,6 +172,9 @@ def apply_config(settings: Settings, data: Mapping[str, Any], path: Path) -> tup
     exclude = tuple(data["exclude"]) if "exclude" in data else settings.exclude
     if "exclude" in data or "extend-exclude" in data:
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))
+    if "respect-gitignore" in data:
+        changes["respect_gitignore"] = data["respect-gitignore"]
+    changes["pattern_root"] = os.path.dirname(os.path.abspath(path))  # patterns are relative to the file's folder
     return replace(settings, **changes), {key: origin for key in data}
 
 
@@ -201,6 +205,7 @@ def describe(effective: Effective) -> str:
         "torch-images": list(s.signals.torch_images),
         "torch-commands": list(s.signals.torch_commands),
         "exclude": list(s.exclude),
+        "respect-gitignore": s.respect_gitignore,
     }
     lines = [f"# configuration file: {effective.path or 'none'}"]
     for key, value in values.items():

@@ -21,7 +21,7 @@ from shmlint.source import InputError, read_bytes
 def check_paths(settings: Settings, paths: Iterable[Path], jobs: int | None = None) -> Report:
     """Check everything below ``paths``. Results are slimmed (no file text) so memory stays flat on large trees
     and results cross process boundaries cheaply."""
-    candidates = list(discover(paths, settings.exclude))
+    candidates = list(discover(paths, settings))
     runtimes = kserve_runtimes(settings, candidates)
     rendered: tuple[FileResult, ...] = ()
     if any(c.path.name in ("Chart.yaml", *KUSTOMIZATION_NAMES) for c in candidates):

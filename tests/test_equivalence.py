@@ -195,7 +195,7 @@ def test_fix_plans_the_same_edits_in_one_or_two_processes(generated: Path) -> No
     from shmlint.fix.run import fix_candidates
 
     settings = Settings()
-    jobs = [(settings, c) for c in discover([generated], settings.exclude)]
+    jobs = [(settings, c) for c in discover([generated], settings)]
     serial = [
         (o.path, o.applied, o.diff, o.problems, o.error, o.changed)
         for o in fix_candidates(jobs, write=False, unsafe=False, processes=1)

@@ -105,7 +105,7 @@ def validate(
         except ConfigError as exc:
             raise click.ClickException(str(exc)) from None
         engine = Engine(settings)
-        for candidate in discover([path], settings.exclude):
+        for candidate in discover([path], settings):
             cases.extend(cases_for(engine, candidate))
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:

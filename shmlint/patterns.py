@@ -1,0 +1,52 @@
+"""Gitignore-style path patterns, for ``exclude``, ``extend-exclude``, ``per-file-ignores`` and ``.gitignore`` files.
+
+git's rules, through pathspec: a pattern without a slash matches a name at any depth, one with a slash is anchored
+at the folder the patterns belong to; ``*`` stays inside one folder and ``**`` crosses folders; ``!`` takes a path
+back out; a trailing ``/`` matches folders only; the last matching pattern decides.
+
+pathspec costs tens of milliseconds to import, so it is loaded only for patterns that need it: plain names (the
+default exclusions, most ``.gitignore`` lines of a Python project are not) are compared as strings.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+#: characters that make a pattern more than a plain name
+_SPECIAL = frozenset("*?[]!\\/ #")
+
+
+class PathPatterns:
+    """Compiled patterns; ask them about paths written relative to the folder the patterns belong to."""
+
+    __slots__ = ("_names", "_spec")
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        lines = [p for p in patterns if p.strip() and not p.startswith("#")]
+        if all(_SPECIAL.isdisjoint(p) for p in lines):
+            self._names: frozenset[str] | None = frozenset(lines)
+            self._spec = None
+        else:
+            from pathspec import GitIgnoreSpec
+
+            self._names = None
+            self._spec = GitIgnoreSpec.from_lines(lines)
+
+    def decide(self, relative: str, is_dir: bool = False) -> bool | None:
+        """True when the path (``a/b.yaml``, forward slashes) is matched, False when a ``!`` pattern takes it back,
+        None when no pattern speaks of it."""
+        if self._names is not None:
+            return True if not self._names.isdisjoint(relative.split("/")) else None
+        assert self._spec is not None
+        include: bool | None = self._spec.check_file(relative + "/" if is_dir else relative).include
+        return include
+
+    def matches(self, relative: str, is_dir: bool = False) -> bool:
+        return self.decide(relative, is_dir) is True
+
+
+@functools.lru_cache(maxsize=64)
+def compiled(patterns: tuple[str, ...]) -> PathPatterns:
+    """The same tuple of patterns is compiled once per process, however many files ask."""
+    return PathPatterns(patterns)
