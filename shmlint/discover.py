@@ -13,8 +13,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from shmlint.patterns import PathPatterns
-    from shmlint.settings import Settings
+
+    class WalkOptions(Protocol):
+        """What a folder walk needs to know of the settings (``Settings`` has it); this layer never imports them."""
+
+        @property
+        def exclude(self) -> tuple[str, ...]: ...
+        @property
+        def pattern_root(self) -> str | None: ...
+        @property
+        def respect_gitignore(self) -> bool: ...
+
 
 #: the files that make a folder a kustomization (rendered with ``kubectl kustomize`` when it is installed)
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -128,17 +140,13 @@ def chart_root(path: Path) -> Path | None:
     return next((parent for parent in path.parents if (parent / "Chart.yaml").is_file()), None)
 
 
-def discover(paths: Iterable[Path], settings: Settings | None = None) -> Iterator[Candidate]:
+def discover(paths: Iterable[Path], options: WalkOptions | None = None) -> Iterator[Candidate]:
     """Files to check, in a stable order; folders are walked without following links, leaving out what
     ``exclude``/``extend-exclude`` and (unless ``respect-gitignore`` is off) ``.gitignore`` files name. A file named
-    on the command line is always checked."""
-    if settings is None:
-        from shmlint.settings import Settings
-
-        settings = Settings()
+    on the command line is always checked. Without ``options``: the default exclusions and .gitignore files."""
     for root in paths:
         if root.is_dir():
-            yield from _walk(root, _Exclusions.for_root(str(root), settings))
+            yield from _walk(root, _Exclusions.for_root(str(root), options))
             continue
         kind = kind_by_name(root)
         if kind is None:
@@ -174,19 +182,24 @@ class _Exclusions:
         self.ignores = {"": above}  # walked folder -> the .gitignore files that apply in it, outermost first
 
     @classmethod
-    def for_root(cls, root: str, settings: Settings) -> _Exclusions:
+    def for_root(cls, root: str, options: WalkOptions | None) -> _Exclusions:
         from shmlint.patterns import compiled
 
-        patterns = compiled(settings.exclude)
-        prefix = os.path.relpath(os.path.abspath(root), settings.pattern_root or os.getcwd()).replace(os.sep, "/")
+        exclude, base, gitignore = (
+            (options.exclude, options.pattern_root, options.respect_gitignore)
+            if options
+            else (DEFAULT_EXCLUDE, None, True)
+        )
+        patterns = compiled(exclude)
+        prefix = os.path.relpath(os.path.abspath(root), base or os.getcwd()).replace(os.sep, "/")
         if prefix == "." or prefix == ".." or prefix.startswith("../") or patterns.matches(prefix, is_dir=True):
             prefix = ""
         else:
             prefix += "/"
-        above = _gitignores_above(root) if settings.respect_gitignore else []
+        above = _gitignores_above(root) if gitignore else []
         if any(ignore.spec.decide(ignore.prepend.rstrip("/"), is_dir=True) for ignore in above):
             above = []  # the command line names a folder its repository ignores: it is walked all the same
-        return cls(patterns, prefix, settings.respect_gitignore, above)
+        return cls(patterns, prefix, gitignore, above)
 
     def enter(self, folder: str, filenames: list[str], directory: str) -> None:
         """Take in the folder's own ``.gitignore``; called for each folder before its entries are asked about."""

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "shmlint"
 
 #: lowest first; a unit is a top-level module or subpackage of shmlint
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"shmlint", "severity", "source", "sizes", "signals", "discover", "model"}),
+    frozenset({"shmlint", "severity", "source", "sizes", "signals", "patterns", "discover", "model"}),
     frozenset({"settings", "prefilter", "parsers", "catalog", "effective", "sizing", "need", "data"}),
     frozenset({"extract", "edits", "checks", "hints", "suppress"}),
     frozenset({"engine"}),
