@@ -10,7 +10,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -220,13 +220,15 @@ class _Exclusions:
         return False
 
 
-class _Ignore(NamedTuple):
+class _Ignore:
     """A ``.gitignore`` and how to write a walked path relative to its folder: drop ``strip`` leading characters
-    (a folder inside the walk), or put ``prepend`` before it (a folder above the walk)."""
+    (a folder inside the walk), or put ``prepend`` before it (a folder above the walk). A slotted class: a
+    NamedTuple would cost a one-file check 0.15 ms of start-up for a type only folder walks use."""
 
-    spec: PathPatterns
-    prepend: str
-    strip: int
+    __slots__ = ("prepend", "spec", "strip")
+
+    def __init__(self, spec: PathPatterns, prepend: str, strip: int) -> None:
+        self.spec, self.prepend, self.strip = spec, prepend, strip
 
 
 def _gitignores_above(root: str) -> list[_Ignore]:
