@@ -65,6 +65,8 @@ COMPOSE_OVERRIDE_FILES = (
     "docker-compose.override.yaml",
 )
 COMPOSE_NAME_PATTERNS = ("compose.y*ml", "compose.*.y*ml", "docker-compose*.y*ml", "*.compose.y*ml")
+#: more than any real .gitignore holds; a larger one is read this far, so a hostile tree cannot exhaust memory
+_GITIGNORE_MAX_BYTES = 1024 * 1024
 _TOP_LEVEL_SERVICES = re.compile(r"^services[ \t]*:", re.MULTILINE)
 
 
@@ -250,11 +252,14 @@ def _gitignores_above(root: str) -> list[_Ignore]:
 
 
 def _read_gitignore(path: str) -> PathPatterns | None:
+    """A regular file only (a FIFO named .gitignore would block the walk forever), and its first MiB only."""
+    if not _regular(path):
+        return None
     from shmlint.patterns import PathPatterns
 
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-            lines = handle.read().splitlines()
+        with open(path, "rb") as handle:
+            lines = handle.read(_GITIGNORE_MAX_BYTES).decode("utf-8", "surrogateescape").splitlines()
     except OSError:
         return None
     return PathPatterns(lines) if lines else None

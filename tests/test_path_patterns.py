@@ -203,3 +203,21 @@ def test_plain_names_and_pathspec_agree() -> None:
     for path in ("venv", "a/venv", "a/venv/b.yaml", "build/x", "a/build", "builds/x", "a/node_modules_x/y", "x"):
         for is_dir in (False, True):
             assert plain.decide(path, is_dir) == spec.decide(path, is_dir), (path, is_dir)
+
+
+def test_a_gitignore_that_is_a_fifo_is_never_opened(tmp_path: Path) -> None:
+    """Hostile tree: opening a FIFO named .gitignore would block the walk forever."""
+    tree(tmp_path, "a.yaml", "sub/b.yaml")
+    os.mkfifo(tmp_path / ".gitignore")
+    os.mkfifo(tmp_path / "sub" / ".gitignore")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "shmlint", "check", "--format", "json", "."],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert sorted({f["path"] for f in json.loads(done.stdout)["findings"]}) == ["a.yaml", "sub/b.yaml"]
