@@ -24,6 +24,7 @@ Result = TypeVar("Result")
 
 #: files per worker process: below this, starting a second process costs more than it saves
 PARALLEL_MIN_FILES = 400
+_WINDOWS_MAX_WORKERS = 61
 
 
 def start_method() -> str:
@@ -32,8 +33,10 @@ def start_method() -> str:
 
 
 def worker_count(items: int, jobs: int | None = None) -> int:
-    """As many workers as ``jobs`` (default: the CPUs) that each get at least ``PARALLEL_MIN_FILES`` items."""
-    return min(jobs or os.cpu_count() or 1, max(1, items // PARALLEL_MIN_FILES))
+    """As many workers as ``jobs`` (default: the CPUs) that each get at least ``PARALLEL_MIN_FILES`` items, and
+    no more than Windows can wait on (``ProcessPoolExecutor`` refuses more than 61 there)."""
+    workers = min(jobs or os.cpu_count() or 1, max(1, items // PARALLEL_MIN_FILES))
+    return min(workers, _WINDOWS_MAX_WORKERS) if sys.platform == "win32" else workers
 
 
 def map_in_order(task: Callable[[Item], Result], items: Sequence[Item], jobs: int | None = None) -> Iterator[Result]:

@@ -32,6 +32,15 @@ def test_fork_only_where_it_is_the_safe_default(monkeypatch) -> None:
         assert parallel.start_method() == method
 
 
+def test_never_more_workers_than_windows_allows(monkeypatch) -> None:
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert parallel.worker_count(1000, jobs=96) == 96
+    assert parallel.worker_count(10, jobs=96) == 10
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert parallel.worker_count(1000, jobs=96) == 61
+
+
 @pytest.fixture
 def spawned(monkeypatch) -> list[str]:
     """Pools start their workers with spawn, as on macOS and Windows; the list records each pool made."""
