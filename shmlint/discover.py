@@ -185,7 +185,7 @@ class _Exclusions:
 
     @classmethod
     def for_root(cls, root: str, options: WalkOptions | None) -> _Exclusions:
-        from shmlint.patterns import compiled
+        from shmlint.patterns import compiled, relative_posix
 
         exclude, base, gitignore = (
             (options.exclude, options.pattern_root, options.respect_gitignore)
@@ -193,11 +193,8 @@ class _Exclusions:
             else (DEFAULT_EXCLUDE, None, True)
         )
         patterns = compiled(exclude)
-        prefix = os.path.relpath(os.path.abspath(root), base or os.getcwd()).replace(os.sep, "/")
-        if prefix == "." or prefix == ".." or prefix.startswith("../") or patterns.matches(prefix, is_dir=True):
-            prefix = ""
-        else:
-            prefix += "/"
+        prefix = relative_posix(root, base)
+        prefix = "" if not prefix or patterns.matches(prefix, is_dir=True) else prefix + "/"
         above = _gitignores_above(root) if gitignore else []
         if any(ignore.spec.decide(ignore.prepend.rstrip("/"), is_dir=True) for ignore in above):
             above = []  # the command line names a folder its repository ignores: it is walked all the same
@@ -272,7 +269,7 @@ def _walk(root: Path, exclusions: _Exclusions) -> Iterator[Candidate]:
     for directory, dirnames, filenames in os.walk(root, onerror=unreadable.append, followlinks=False):
         while unreadable:
             yield _unreadable(unreadable.pop(), directory)
-        folder = "" if directory == top else os.path.relpath(directory, top).replace(os.sep, "/")
+        folder = directory[len(top) :].lstrip(os.sep).replace(os.sep, "/")  # os.walk joins onto ``top``
         exclusions.enter(folder, filenames, directory)
         within = f"{folder}/" if folder else ""
         dirnames[:] = sorted(

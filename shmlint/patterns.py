@@ -11,6 +11,7 @@ default exclusions, most ``.gitignore`` lines of a Python project are not) are c
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Sequence
 
 #: characters that make a pattern more than a plain name
@@ -50,3 +51,16 @@ class PathPatterns:
 def compiled(patterns: tuple[str, ...]) -> PathPatterns:
     """The same tuple of patterns is compiled once per process, however many files ask."""
     return PathPatterns(patterns)
+
+
+def relative_posix(path: str, base: str | None) -> str | None:
+    """``path`` relative to the folder ``base`` (None: the current folder) with ``/``, as patterns are written;
+    None when it lies outside, also on another Windows drive (where ``os.path.relpath`` raises)."""
+    try:
+        relative = os.path.relpath(os.path.abspath(path), base or os.getcwd())
+    except ValueError:
+        return None
+    relative = relative.replace(os.sep, "/")
+    if relative == ".." or relative.startswith("../"):
+        return None
+    return "" if relative == "." else relative

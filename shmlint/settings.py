@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,10 +39,10 @@ class Settings:
         path it does not match (as in ruff)."""
         if not self.per_file_ignores:
             return frozenset()
-        from shmlint.patterns import compiled
+        from shmlint.patterns import compiled, relative_posix
 
-        relative = os.path.relpath(os.path.abspath(path), self.pattern_root or os.getcwd()).replace(os.sep, "/")
-        if relative == ".." or relative.startswith("../"):  # outside the configuration's folder: as written
+        relative = relative_posix(str(path), self.pattern_root)
+        if relative is None:  # outside the configuration's folder: as written
             relative = path.as_posix().lstrip("/")
         return frozenset(
             code

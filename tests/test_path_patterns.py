@@ -220,3 +220,23 @@ def test_a_gitignore_that_is_a_fifo_is_never_opened(tmp_path: Path) -> None:
     )
     assert done.returncode == 1, done.stderr
     assert sorted({f["path"] for f in json.loads(done.stdout)["findings"]}) == ["a.yaml", "sub/b.yaml"]
+
+
+def test_a_path_on_another_windows_drive_is_matched_as_written(tmp_path: Path, monkeypatch) -> None:
+    """On Windows ``os.path.relpath`` raises for a path on another drive than the configuration's folder."""
+    from dataclasses import replace
+
+    from shmlint import patterns
+    from shmlint.settings import Settings
+
+    tree(tmp_path, "docs/a.yaml", "docs/b/c.yaml", "d.yaml")
+
+    def other_drive(path: str, start: str | None = None) -> str:
+        raise ValueError("path is on mount 'D:', start on mount 'C:'")
+
+    monkeypatch.setattr(patterns.os.path, "relpath", other_drive)
+    assert patterns.relative_posix(str(tmp_path), "C:\\project") is None
+    settings = replace(Settings(), exclude=("docs/*.yaml",), per_file_ignores=(("*.yaml", frozenset({"SHM001"})),))
+    monkeypatch.chdir(tmp_path)
+    assert {c.path.as_posix() for c in discover([Path(".")], settings)} == {"docs/b/c.yaml", "d.yaml"}
+    assert settings.ignored_for(Path("d.yaml")) == {"SHM001"}
