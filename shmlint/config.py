@@ -128,6 +128,16 @@ def _regexes(path: Path, key: str, values: list[str]) -> tuple[str, ...]:
     return tuple(values)
 
 
+def _check_patterns(path: Path, data: Mapping[str, Any]) -> None:
+    from shmlint.patterns import too_costly
+
+    for key in ("exclude", "extend-exclude", "per-file-ignores"):
+        for pattern in data.get(key, ()):
+            problem = too_costly(pattern)
+            if problem is not None:
+                raise ConfigError(f"{path}: {key}: {problem}")
+
+
 def apply_config(settings: Settings, data: Mapping[str, Any], path: Path) -> tuple[Settings, dict[str, str]]:
     """Settings with the file's values laid over them, and which options the file set."""
     changes: dict[str, Any] = {}
@@ -169,6 +179,7 @@ def apply_config(settings: Settings, data: Mapping[str, Any], path: Path) -> tup
     for key in ("shm-images", "shm-commands", "shm-free-images", "shm-free-commands"):
         if key in data:
             changes[key.replace("-", "_")] = _regexes(path, key, data[key])
+    _check_patterns(path, data)
     exclude = tuple(data["exclude"]) if "exclude" in data else settings.exclude
     if "exclude" in data or "extend-exclude" in data:
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))

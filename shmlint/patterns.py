@@ -12,10 +12,15 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Sequence
 
 #: characters that make a pattern more than a plain name
 _SPECIAL = frozenset("*?[]!\\/ #")
+#: ``*`` runs per path segment and per pattern beyond which the regular expression pathspec builds can backtrack
+#: for minutes on one long file name (``*a*a*a*b``: 14 s for a name of 250 ``a``; ``*a*/*a*/x``: 70 ms a path)
+MAX_STARS_PER_SEGMENT, MAX_STARS = 2, 3
+_STARS = re.compile(r"\*+")
 
 
 class PathPatterns:
@@ -24,7 +29,9 @@ class PathPatterns:
     __slots__ = ("_names", "_spec")
 
     def __init__(self, patterns: Sequence[str]) -> None:
-        lines = [p for p in patterns if p.strip() and not p.startswith("#")]
+        """Blank lines, comments and patterns ``too_costly`` refuses are left out (from a .gitignore, which
+        shmlint does not own, that means more is checked, never less)."""
+        lines = [p for p in patterns if p.strip() and not p.startswith("#") and too_costly(p) is None]
         if all(_SPECIAL.isdisjoint(p) for p in lines):
             self._names: frozenset[str] | None = frozenset(lines)
             self._spec = None
@@ -45,6 +52,17 @@ class PathPatterns:
 
     def matches(self, relative: str, is_dir: bool = False) -> bool:
         return self.decide(relative, is_dir) is True
+
+
+def too_costly(pattern: str) -> str | None:
+    """Why matching ``pattern`` could take exponential time, or None: bounded work on hostile input."""
+    runs = [len(_STARS.findall(segment)) for segment in pattern.split("/") if segment != "**"]
+    if max(runs, default=0) > MAX_STARS_PER_SEGMENT or sum(runs) > MAX_STARS:
+        return (
+            f"'{pattern}' has too many wildcards to match in bounded time (at most {MAX_STARS_PER_SEGMENT} '*' "
+            f"in one path segment and {MAX_STARS} in a pattern)"
+        )
+    return None
 
 
 @functools.lru_cache(maxsize=64)
