@@ -29,8 +29,9 @@ class PathPatterns:
     __slots__ = ("_names", "_spec")
 
     def __init__(self, patterns: Sequence[str]) -> None:
-        """Blank lines, comments and patterns ``too_costly`` refuses are left out (from a .gitignore, which
-        shmlint does not own, that means more is checked, never less)."""
+        """Blank lines, comments, patterns ``too_costly`` refuses and patterns git cannot read (``x\\``, ``[z-a]``)
+        are left out, as git leaves out what it cannot read: from a .gitignore, which shmlint does not own, that
+        means more is checked, never less."""
         lines = [p for p in patterns if p.strip() and not p.startswith("#") and too_costly(p) is None]
         if all(_SPECIAL.isdisjoint(p) for p in lines):
             self._names: frozenset[str] | None = frozenset(lines)
@@ -39,7 +40,7 @@ class PathPatterns:
             from pathspec import GitIgnoreSpec
 
             self._names = None
-            self._spec = GitIgnoreSpec.from_lines(lines)
+            self._spec = GitIgnoreSpec.from_lines([p for p in lines if _readable(p)])
 
     def decide(self, relative: str, is_dir: bool = False) -> bool | None:
         """True when the path (``a/b.yaml``, forward slashes) is matched, False when a ``!`` pattern takes it back,
@@ -52,6 +53,16 @@ class PathPatterns:
 
     def matches(self, relative: str, is_dir: bool = False) -> bool:
         return self.decide(relative, is_dir) is True
+
+
+def _readable(pattern: str) -> bool:
+    from pathspec import GitIgnoreSpec
+
+    try:
+        GitIgnoreSpec.from_lines([pattern])
+    except (ValueError, re.error):  # pathspec's pattern errors are ValueErrors; a bad [range] is a re.error
+        return False
+    return True
 
 
 def too_costly(pattern: str) -> str | None:

@@ -269,3 +269,9 @@ def test_the_wildcard_limits_keep_ordinary_patterns() -> None:
     ordinary = ["*.py[cod]", "*.tar.*", "docs/*/*.md", "**/gen/**/*.yaml", "a**b", "*-*.yaml", "/build/", "!keep*"]
     assert [p for p in ordinary if too_costly(p)] == []
     assert all(too_costly(p) for p in ("*a*a*", "a*a*a*b", "*a*/*a*/x", "a*/b*/c*/d*"))
+
+
+def test_lines_git_cannot_read_are_left_out(tmp_path: Path) -> None:
+    """A hostile or broken .gitignore (a trailing backslash, a lone ``!``, a reversed range) never stops the walk."""
+    tree(tmp_path, ".gitignore=x\\\n!\n[z-a]\n\\\nignored.yaml\n", "ignored.yaml", "kept.yaml")
+    assert walked(tmp_path) == ["kept.yaml"]
