@@ -10,7 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shmlint.cli import cli
 from shmlint.config import load_effective
@@ -275,3 +278,20 @@ def test_lines_git_cannot_read_are_left_out(tmp_path: Path) -> None:
     """A hostile or broken .gitignore (a trailing backslash, a lone ``!``, a reversed range) never stops the walk."""
     tree(tmp_path, ".gitignore=x\\\n!\n[z-a]\n\\\nignored.yaml\n", "ignored.yaml", "kept.yaml")
     assert walked(tmp_path) == ["kept.yaml"]
+
+
+PATTERN_CHARS = st.sampled_from([*"ab*?[]!/\\- #.", "**", "**/"])
+
+
+@hypothesis.settings(max_examples=300, deadline=2000)
+@given(
+    lines=st.lists(st.lists(PATTERN_CHARS, max_size=8).map("".join), max_size=5),
+    path=st.lists(
+        st.sampled_from(["a", "b", "ab", "a.b", "-", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]), min_size=1, max_size=4
+    ),
+)
+def test_any_pattern_lines_compile_and_answer(lines: list[str], path: list[str]) -> None:
+    """Whatever a .gitignore or a configuration holds: no exception, an answer for every path, in bounded time."""
+    patterns = PathPatterns(lines)
+    for is_dir in (False, True):
+        assert patterns.decide("/".join(path), is_dir) in (True, False, None)
