@@ -6,7 +6,6 @@ needs them, so ``shmlint check one.yaml`` in a pre-commit hook starts fast.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, NoReturn
@@ -37,10 +36,6 @@ def _codes(values: tuple[str, ...]) -> frozenset[str]:
                 raise click.BadParameter(f"unknown rule '{item}' (see `shmlint rules`)")
             codes.add(rule.code)
     return frozenset(codes)
-
-
-def _use_colour() -> bool:
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
 class _Group(click.Group):
@@ -102,6 +97,11 @@ COMMON_CHECK_OPTIONS = [
     click.option("--select", multiple=True, help="Only these rules (codes or slugs, comma-separated)."),
     click.option("--ignore", multiple=True, help="Skip these rules (codes or slugs, comma-separated)."),
     click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Configuration file."),
+    click.option(
+        "--respect-gitignore/--no-respect-gitignore",
+        default=None,
+        help="Leave out what .gitignore files name when walking folders (default: on).",
+    ),
 ]
 
 
@@ -147,6 +147,7 @@ def check(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     config: Path | None,
+    respect_gitignore: bool | None,
     output_format: str,
     output: Path | None,
     baseline_file: Path | None,
@@ -165,7 +166,9 @@ def check(
     from shmlint.model import Report
     from shmlint.runner import check_paths
 
-    overrides = _overrides(select, ignore, fail_on, prefilter=False if no_prefilter else None)
+    overrides = _overrides(
+        select, ignore, fail_on, prefilter=False if no_prefilter else None, respect_gitignore=respect_gitignore
+    )
     stdin = Path("-") in paths
     targets = tuple(p for p in paths if p != Path("-")) or (() if stdin else (Path("."),))
     files: list[FileResult] = []
@@ -241,7 +244,7 @@ def _render(
 
     return reporter.render(
         report,
-        colour=output is None and _use_colour(),
+        colour=output is None and reporter.wants_colour(sys.stdout),
         quiet=quiet,
         show_statistics=statistics,
         show_fixes=show_fixes,
@@ -284,6 +287,7 @@ def fix(
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     config: Path | None,
+    respect_gitignore: bool | None,
     write: bool,
     unsafe_fixes: bool,
     shm_size: str | None,
@@ -292,11 +296,11 @@ def fix(
     from shmlint.discover import discover
     from shmlint.fix.run import fix_candidates
 
-    overrides = _overrides(select, ignore, None, fix_shm_bytes=_size(shm_size))
+    overrides = _overrides(select, ignore, None, fix_shm_bytes=_size(shm_size), respect_gitignore=respect_gitignore)
     jobs = [
         (settings, candidate)
         for settings, members in _configured(paths or (Path("."),), config, overrides)
-        for candidate in discover(members, settings.exclude)
+        for candidate in discover(members, settings)
     ]
     changed = fixed = failures = 0
     for outcome in fix_candidates(jobs, write=write, unsafe=unsafe_fixes):

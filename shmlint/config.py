@@ -7,6 +7,7 @@ where it came from, for ``shmlint config``.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -125,6 +126,16 @@ def _regexes(path: Path, key: str, values: list[str]) -> tuple[str, ...]:
     return tuple(values)
 
 
+def _check_patterns(path: Path, data: Mapping[str, Any]) -> None:
+    from shmlint.patterns import too_costly
+
+    for key in ("exclude", "extend-exclude", "per-file-ignores"):
+        for pattern in data.get(key, ()):
+            problem = too_costly(pattern)
+            if problem is not None:
+                raise ConfigError(f"{path}: {key}: {problem}")
+
+
 def apply_config(settings: Settings, data: Mapping[str, Any], path: Path) -> tuple[Settings, dict[str, str]]:
     """Settings with the file's values laid over them, and which options the file set."""
     changes: dict[str, Any] = {}
@@ -166,9 +177,13 @@ def apply_config(settings: Settings, data: Mapping[str, Any], path: Path) -> tup
     for key in ("shm-images", "shm-commands", "shm-free-images", "shm-free-commands"):
         if key in data:
             changes[key.replace("-", "_")] = _regexes(path, key, data[key])
+    _check_patterns(path, data)
     exclude = tuple(data["exclude"]) if "exclude" in data else settings.exclude
     if "exclude" in data or "extend-exclude" in data:
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))
+    if "respect-gitignore" in data:
+        changes["respect_gitignore"] = data["respect-gitignore"]
+    changes["pattern_root"] = os.path.dirname(os.path.abspath(path))  # patterns are relative to the file's folder
     return replace(settings, **changes), {key: origin for key in data}
 
 
@@ -199,6 +214,7 @@ def describe(effective: Effective) -> str:
         "torch-images": list(s.signals.torch_images),
         "torch-commands": list(s.signals.torch_commands),
         "exclude": list(s.exclude),
+        "respect-gitignore": s.respect_gitignore,
     }
     lines = [f"# configuration file: {effective.path or 'none'}"]
     for key, value in values.items():

@@ -7,7 +7,6 @@ discovery order whatever the parallelism.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,43 +17,20 @@ from shmlint.model import FileResult, Report
 from shmlint.settings import Settings
 from shmlint.source import InputError, read_bytes
 
-#: files per worker process: below this, starting a second process costs more than it saves
-PARALLEL_MIN_FILES = 400
-
 
 def check_paths(settings: Settings, paths: Iterable[Path], jobs: int | None = None) -> Report:
     """Check everything below ``paths``. Results are slimmed (no file text) so memory stays flat on large trees
     and results cross process boundaries cheaply."""
-    candidates = list(discover(paths, settings.exclude))
+    candidates = list(discover(paths, settings))
     runtimes = kserve_runtimes(settings, candidates)
     rendered: tuple[FileResult, ...] = ()
     if any(c.path.name in ("Chart.yaml", *KUSTOMIZATION_NAMES) for c in candidates):
         from shmlint.render import render_units
 
         candidates, rendered = render_units(_engine(settings, runtimes), candidates)
-    workers = min(jobs or os.cpu_count() or 1, max(1, len(candidates) // PARALLEL_MIN_FILES))
-    task = functools.partial(_check, settings, runtimes)
-    if workers <= 1:
-        return Report((*map(task, candidates), *rendered))
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
+    from shmlint.parallel import map_in_order
 
-    chunk = max(16, len(candidates) // (workers * 8))
-    with ProcessPoolExecutor(workers, get_context("fork"), initializer=die_with_parent) as pool:
-        return Report((*pool.map(task, candidates, chunksize=chunk), *rendered))
-
-
-def die_with_parent() -> None:
-    """Pool workers end when the main process does, even by SIGKILL: no orphan goes on writing files."""
-    import ctypes
-    import signal
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # the parent was already gone before the request took effect
-        os._exit(1)
+    return Report((*map_in_order(functools.partial(_check, settings, runtimes), candidates, jobs), *rendered))
 
 
 def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeIndex | None:

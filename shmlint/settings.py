@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,8 +23,10 @@ class Settings:
     severity_overrides: tuple[tuple[str, Severity], ...] = ()
     fail_on: Severity = Severity.WARNING
     prefilter: bool = True  # skip building workloads for files with no GPU/torch/shm signal at all
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE  # glob patterns of paths not to check
-    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, codes)
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE  # gitignore-style patterns of paths not to check
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (gitignore-style pattern, codes)
+    pattern_root: str | None = None  # the folder patterns are relative to (the configuration's); None: the current
+    respect_gitignore: bool = True  # leave out what .gitignore files name when walking folders
     max_file_bytes: int = 10 * 1024 * 1024  # larger files are reported, not read
     # the tier model's data extended by configuration (regular expressions on images and commands)
     shm_images: tuple[str, ...] = ()  # software that needs /dev/shm
@@ -34,14 +35,19 @@ class Settings:
     shm_free_commands: tuple[str, ...] = ()
 
     def ignored_for(self, path: Path) -> frozenset[str]:
-        """Codes ``per-file-ignores`` switches off for this path."""
+        """Codes ``per-file-ignores`` switches off for this path; a pattern starting with ``!`` applies to every
+        path it does not match (as in ruff)."""
         if not self.per_file_ignores:
             return frozenset()
-        posix = path.as_posix()
+        from shmlint.patterns import compiled, relative_posix
+
+        relative = relative_posix(str(path), self.pattern_root)
+        if relative is None:  # outside the configuration's folder: as written
+            relative = path.as_posix().lstrip("/")
         return frozenset(
             code
             for pattern, codes in self.per_file_ignores
-            if fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(posix, f"*/{pattern}")
+            if compiled((pattern.removeprefix("!"),)).matches(relative) != pattern.startswith("!")
             for code in codes
         )
 

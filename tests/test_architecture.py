@@ -19,7 +19,7 @@ PACKAGE = ROOT / "shmlint"
 
 #: lowest first; a unit is a top-level module or subpackage of shmlint
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"shmlint", "severity", "source", "sizes", "signals", "discover", "model"}),
+    frozenset({"shmlint", "severity", "source", "sizes", "signals", "patterns", "discover", "model"}),
     frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "sizing", "need", "data"}),
     frozenset({"extract", "edits", "rules", "hints", "suppress"}),
     frozenset({"engine"}),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import shmlint.runner as runner_module
+import shmlint.parallel as pool_module
 from bench.corpus import generate
 from shmlint.discover import FileKind, discover, kind_by_name
 from shmlint.engine import Engine
@@ -88,7 +88,7 @@ def serial_generated(generated: Path) -> tuple:
 
 def test_generated_corpus_is_big_enough_to_be_checked_in_parallel(generated: Path) -> None:
     candidates = list(discover([generated]))
-    assert len(candidates) >= 2 * runner_module.PARALLEL_MIN_FILES, "jobs=2 would silently run serially"
+    assert len(candidates) >= 2 * pool_module.PARALLEL_MIN_FILES, "jobs=2 would silently run serially"
 
 
 def test_one_or_two_processes_give_identical_reports(generated: Path, serial_generated: tuple) -> None:
@@ -114,7 +114,7 @@ def test_shared_corpus_same_findings_in_every_mode(corpus: Path, prefilter: bool
     settings = Settings(prefilter=prefilter)
     serial = key(check_paths(settings, [corpus], jobs=1))
     assert serial == baseline, describe_difference(baseline, serial)
-    monkeypatch.setattr(runner_module, "PARALLEL_MIN_FILES", 8)
+    monkeypatch.setattr(pool_module, "PARALLEL_MIN_FILES", 8)
     parallel = key(check_paths(settings, [corpus], jobs=2))
     assert parallel == baseline, describe_difference(baseline, parallel)
 
@@ -175,7 +175,7 @@ def test_fix_plans_the_same_edits_in_one_or_two_processes(generated: Path, shmli
     from shmlint.fix.run import fix_candidates
 
     settings = Settings()
-    jobs = [(settings, c) for c in discover([generated], settings.exclude)]
+    jobs = [(settings, c) for c in discover([generated], settings)]
     serial = [
         (o.path, o.applied, o.diff, o.problems, o.error, o.changed)
         for o in fix_candidates(jobs, write=False, unsafe=False, processes=1)

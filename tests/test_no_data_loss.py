@@ -243,15 +243,28 @@ def test_sigkill_between_temp_file_and_rename(tmp_path: Path) -> None:
     assert not temp_files(tmp_path), f"left behind: {temp_files(tmp_path)}"
 
 
-def test_killing_the_main_process_stops_the_writing(work_dir: Path) -> None:
+#: ``shmlint fix`` with its pool's workers started by spawn, as on macOS and Windows
+FIX_WITH_SPAWN = r"""
+import sys
+import shmlint.parallel
+shmlint.parallel.start_method = lambda: "spawn"
+from shmlint.cli import main
+sys.argv = ["shmlint", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("start", ["default", "spawn"])
+def test_killing_the_main_process_stops_the_writing(work_dir: Path, start: str) -> None:
     """Found: ``fix --write`` on a large tree writes from pool workers; SIGKILL of the main process alone (the OOM
     killer, ``kill -9 <pid>``) leaves them running as orphans that keep rewriting files for their whole chunk (up to
-    1/16 of the tree each) and then sleep forever holding their memory."""
+    1/16 of the tree each) and then sleep forever holding their memory. Spawned workers (macOS, Windows) too."""
     tree = work_dir / "orphans"
     tree.mkdir()
     flagged_k8s(tree, 1_600)
+    command = ["-m", "shmlint"] if start == "default" else ["-c", FIX_WITH_SPAWN]
     process = subprocess.Popen(  # no pipes: orphaned workers would hold them open
-        [sys.executable, "-m", "shmlint", "fix", "--write", str(tree)],
+        [sys.executable, *command, "fix", "--write", str(tree)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=ENV,

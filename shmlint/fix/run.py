@@ -12,7 +12,8 @@ from pathlib import Path
 from shmlint.discover import Candidate
 from shmlint.engine import Engine
 from shmlint.extract.kserve import RuntimeIndex
-from shmlint.runner import PARALLEL_MIN_FILES, die_with_parent, kserve_runtimes
+from shmlint.parallel import map_in_order
+from shmlint.runner import kserve_runtimes
 from shmlint.settings import Settings
 
 
@@ -52,7 +53,7 @@ def fix_file(
     from shmlint.fix.diff import unified
 
     bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1
-    diff = unified(path, bom + result.source.text, bom + result.text)
+    diff = unified(candidate.path.as_posix(), bom + result.source.text, bom + result.text)  # for git apply
     return FileOutcome(path, len(result.applied), True, diff, result.problems)
 
 
@@ -72,16 +73,7 @@ def fix_candidates(
     for settings, candidate in jobs:
         groups.setdefault(settings, []).append(candidate)
     runtimes = {settings: kserve_runtimes(settings, members) for settings, members in groups.items()}
-    workers = min(processes or os.cpu_count() or 1, max(1, len(jobs) // PARALLEL_MIN_FILES))
-    task = functools.partial(_fix_job, runtimes, write=write, unsafe=unsafe)
-    if workers <= 1:
-        yield from map(task, jobs)
-        return
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    with ProcessPoolExecutor(workers, get_context("fork"), initializer=die_with_parent) as pool:
-        yield from pool.map(task, jobs, chunksize=max(8, len(jobs) // (workers * 8)))
+    yield from map_in_order(functools.partial(_fix_job, runtimes, write=write, unsafe=unsafe), jobs, processes)
 
 
 def _fix_job(

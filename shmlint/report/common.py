@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import PurePath
+from urllib.parse import quote
 
 from shmlint.model import Finding
 from shmlint.source import Span
@@ -42,9 +43,33 @@ def rule_url(code: str) -> str | None:
     return f"{rules}/{code}.md" if rules else None
 
 
+def local_path(path: str) -> PurePath:
+    """The path as this system spells it: on Windows with drive letters, UNC shares and either slash."""
+    return PurePath(path)
+
+
 def posix_path(path: str) -> str:
-    """The path with forward slashes on every OS: CI services match it against repository paths."""
-    return Path(path).as_posix()
+    """The path with forward slashes whatever ``os.sep`` is: CI services match it against repository paths, and
+    baseline fingerprints stay the same on every system."""
+    return local_path(path).as_posix()
+
+
+def uri_reference(path: str) -> tuple[str, bool]:
+    """(URI, whether it is relative to the checked-out tree): ``file:///C:/x`` for a drive letter,
+    ``file://server/share/x`` for a UNC path, ``file:///x`` for a POSIX absolute path.
+
+    Undecodable bytes of a file name were kept as surrogates: the original bytes are percent-encoded."""
+    local = local_path(path)
+    posix = local.as_posix()
+    if not local.drive and not local.root:
+        return _quote(posix), True
+    if local.drive.endswith(":"):
+        return f"file:///{local.drive}{_quote(posix[len(local.drive) :])}", False
+    return "file:" + ("" if posix.startswith("//") else "//") + _quote(posix), False
+
+
+def _quote(text: str) -> str:
+    return quote(text, safe="/", errors="surrogateescape")
 
 
 def title(finding: Finding) -> str:

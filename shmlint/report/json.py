@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from shmlint.model import Finding, Report
+from shmlint.report.common import posix_path
 
 SCHEMA_VERSION = 1
 
@@ -17,7 +18,7 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "slug": finding.slug,
         "severity": finding.severity.label,
         "message": finding.message,
-        "path": span.path,
+        "path": posix_path(span.path),
         "line": span.line,
         "column": span.column,
         "end_line": span.end_line,
@@ -33,7 +34,7 @@ def render(report: Report) -> str:
         "schema_version": SCHEMA_VERSION,
         "tool": "shmlint",
         "findings": [finding_dict(f) for f in report.findings],
-        "notices": [{"path": n.path, "message": n.message} for n in report.notices],
+        "notices": [{"path": posix_path(n.path), "message": n.message} for n in report.notices],
         "summary": {"files": len(report.files), "findings": len(report.findings)},
     }
     return json.dumps(document, indent=2) + "\n"

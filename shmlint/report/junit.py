@@ -54,7 +54,7 @@ def render(report: Report) -> str:
     if not findings:
         ET.SubElement(suite, "testcase", classname="shmlint", name=f"no findings in {len(report.files)} file(s)")
     if report.notices:
-        notes = "\n".join(f"{n.path}: note: {n.message}" for n in report.notices)
+        notes = "\n".join(f"{posix_path(n.path)}: note: {n.message}" for n in report.notices)
         ET.SubElement(suite, "system-out").text = _text(notes)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

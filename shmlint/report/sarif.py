@@ -9,15 +9,13 @@ that were not checked, such as Helm templates) become tool execution notificatio
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from shmlint import __version__
 from shmlint.baseline import fingerprints
 from shmlint.catalog import CatalogEntry, load_catalog
 from shmlint.model import Finding, Notice, Report
-from shmlint.report.common import extent, homepage, posix_path, rule_url
+from shmlint.report.common import extent, homepage, rule_url, uri_reference
 from shmlint.severity import Severity
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -27,11 +25,9 @@ _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: 
 
 
 def artifact_location(path: str) -> dict[str, str]:
-    """Relative paths stay relative to the checkout (``%SRCROOT%``); absolute ones become ``file://`` URIs."""
-    if Path(path).is_absolute():
-        return {"uri": "file://" + quote(posix_path(path), safe="/", errors="surrogateescape")}
-    # undecodable bytes of a file name were kept as surrogates: percent-encode the original bytes
-    return {"uri": quote(posix_path(path), safe="/", errors="surrogateescape"), "uriBaseId": "%SRCROOT%"}
+    """Relative paths stay relative to the checkout (``%SRCROOT%``); absolute ones become ``file:`` URIs."""
+    uri, relative = uri_reference(path)
+    return {"uri": uri, "uriBaseId": "%SRCROOT%"} if relative else {"uri": uri}
 
 
 def _rule(rule: CatalogEntry) -> dict[str, Any]:

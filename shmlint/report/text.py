@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
+
+import click
 
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
     from shmlint.model import Finding, Report
 
-_COLOURS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
+_COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
-def _paint(text: str, code: str, colour: bool) -> str:
-    return f"\x1b[{code}m{text}\x1b[0m" if colour else text
+def wants_colour(stream: TextIO | None) -> bool:
+    """Colour for a terminal only, and never when ``NO_COLOR`` is set to anything (https://no-color.org)."""
+    return not os.environ.get("NO_COLOR") and stream is not None and stream.isatty()
 
 
 def format_finding(finding: Finding, colour: bool = False) -> str:
     span = finding.span
-    where = _paint(f"{span.path}:{span.line}:{span.column}:", "1", colour)
-    severity = _paint(f"[{finding.severity.label}]", _COLOURS[finding.severity], colour)
-    return f"{where} {_paint(finding.code, '1', colour)} {severity} {finding.message}"
+    where, code, severity = f"{span.path}:{span.line}:{span.column}:", finding.code, f"[{finding.severity.label}]"
+    if colour:
+        where, code = click.style(where, bold=True), click.style(code, bold=True)
+        severity = click.style(severity, fg=_COLOURS[finding.severity])
+    return f"{where} {code} {severity} {finding.message}"
 
 
 def summary(report: Report) -> str:

@@ -84,6 +84,11 @@ def validate(
     from shmlint.validate.backends import BackendUnavailable, Reaper, make_backend
     from shmlint.validate.harness import cases_for, render, require_torch, run_cases
 
+    if not sys.platform.startswith("linux"):
+        raise Unavailable(
+            f"shmlint validate needs Linux (mount namespaces or podman) and this is {sys.platform}: "
+            "run it on a Linux machine or in a Linux container"
+        )
     names = _backend_names(backends)
     reaper = Reaper()
     chosen = [make_backend(name, reaper, podman_args or None) for name in names]
@@ -100,7 +105,7 @@ def validate(
         except ConfigError as exc:
             raise click.ClickException(str(exc)) from None
         engine = Engine(settings)
-        for candidate in discover([path], settings.exclude):
+        for candidate in discover([path], settings):
             cases.extend(cases_for(engine, candidate))
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:

@@ -1,0 +1,105 @@
+"""Worker processes for large trees, shared by ``check`` and ``fix``: results in input order on every platform.
+
+Fork is used only where it is the platform's safe default (Linux); macOS (where fork is unsafe with some system
+libraries) and Windows (which has no fork) start workers with spawn. Where no process pool can be made at all
+(no working ``sem_open``, as on some serverless runtimes), the work runs in this process.
+
+A worker never outlives the main process: each one watches a handle that the operating system closes when its
+parent ends, however it ends (SIGKILL included), and exits at once, so no orphan goes on writing files. On Linux
+the kernel's parent-death signal is asked for as well.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+#: files per worker process: below this, starting a second process costs more than it saves
+PARALLEL_MIN_FILES = 400
+_WINDOWS_MAX_WORKERS = 61
+
+
+def start_method() -> str:
+    """Fork where it is the safe default, spawn everywhere else."""
+    return "fork" if sys.platform.startswith("linux") else "spawn"
+
+
+def worker_count(items: int, jobs: int | None = None) -> int:
+    """As many workers as ``jobs`` (default: the CPUs) that each get at least ``PARALLEL_MIN_FILES`` items, and
+    no more than Windows can wait on (``ProcessPoolExecutor`` refuses more than 61 there)."""
+    workers = min(jobs or os.cpu_count() or 1, max(1, items // PARALLEL_MIN_FILES))
+    return min(workers, _WINDOWS_MAX_WORKERS) if sys.platform == "win32" else workers
+
+
+def map_in_order(task: Callable[[Item], Result], items: Sequence[Item], jobs: int | None = None) -> Iterator[Result]:
+    """``map(task, items)``, in worker processes when there are enough items to pay for them.
+
+    ``task`` and the items cross process boundaries, so they must be picklable: a module-level function (or a
+    ``functools.partial`` of one) and plain values.
+    """
+    workers = worker_count(len(items), jobs)
+    pool = _pool(workers) if workers > 1 else None
+    if pool is None:
+        yield from map(task, items)
+        return
+    with pool:
+        yield from pool.map(task, items, chunksize=max(8, len(items) // (workers * 8)))
+
+
+def _pool(workers: int) -> ProcessPoolExecutor | None:
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    try:
+        return ProcessPoolExecutor(workers, get_context(start_method()), initializer=die_with_parent)
+    except (ImportError, OSError, NotImplementedError):  # no sem_open here: one process does the work
+        return None
+
+
+def die_with_parent() -> None:
+    """Pool worker initializer: end this worker when the main process ends, by any means and on any platform."""
+    _ask_kernel_for_death_signal()
+    exit_when_parent_ends()
+
+
+def exit_when_parent_ends() -> None:
+    """Watch the parent from a daemon thread and exit the moment it is gone.
+
+    ``multiprocessing`` gives every child a sentinel of its parent: the read end of a pipe only the parent holds
+    open (POSIX), or a handle to the parent process (Windows). Either becomes ready when the parent ends, also
+    when it ended before this call, so no polling and no race.
+    """
+    import multiprocessing
+    import threading
+    from multiprocessing.connection import wait
+
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="shmlint-parent-watch", daemon=True).start()
+
+
+def _ask_kernel_for_death_signal() -> None:
+    """Linux only: SIGKILL from the kernel when the parent dies, before this process runs another line."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
