@@ -20,6 +20,8 @@ from shmlint.source import InputError, read_bytes
 
 #: files per worker process: below this, starting a second process costs more than it saves
 PARALLEL_MIN_FILES = 400
+#: a kustomization or a chart is near (a template is how a pre-commit hook names a chart): the renderer is loaded
+_UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
 
 
 def check_paths(settings: Settings, paths: Iterable[Path], jobs: int | None = None) -> Report:
@@ -28,20 +30,31 @@ def check_paths(settings: Settings, paths: Iterable[Path], jobs: int | None = No
     candidates = list(discover(paths, settings.exclude))
     runtimes = kserve_runtimes(settings, candidates)
     rendered: tuple[FileResult, ...] = ()
-    if any(c.path.name in ("Chart.yaml", *KUSTOMIZATION_NAMES) for c in candidates):
+    if any(c.path.name in _UNIT_NAMES or "templates" in c.path.parts for c in candidates):
         from shmlint.render import render_units
 
         candidates, rendered = render_units(_engine(settings, runtimes), candidates)
+    results = _check_all(settings, runtimes, candidates, jobs)
+    if rendered:
+        from shmlint.render import said_once
+
+        results = said_once(results, rendered)
+    return Report((*results, *rendered))
+
+
+def _check_all(
+    settings: Settings, runtimes: RuntimeIndex | None, candidates: list[Candidate], jobs: int | None
+) -> tuple[FileResult, ...]:
     workers = min(jobs or os.cpu_count() or 1, max(1, len(candidates) // PARALLEL_MIN_FILES))
     task = functools.partial(_check, settings, runtimes)
     if workers <= 1:
-        return Report((*map(task, candidates), *rendered))
+        return tuple(map(task, candidates))
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
     chunk = max(16, len(candidates) // (workers * 8))
     with ProcessPoolExecutor(workers, get_context("fork"), initializer=die_with_parent) as pool:
-        return Report((*pool.map(task, candidates, chunksize=chunk), *rendered))
+        return tuple(pool.map(task, candidates, chunksize=chunk))
 
 
 def die_with_parent() -> None:

@@ -16,8 +16,9 @@ from urllib.parse import quote
 from shmlint import __version__
 from shmlint.baseline import fingerprints
 from shmlint.catalog import Rule, load_catalog
-from shmlint.model import Finding, Notice, Report
+from shmlint.model import Finding, Notice, RenderRecord, Report
 from shmlint.report.common import HOMEPAGE, extent, posix_path, rule_url
+from shmlint.report.json import rendering
 from shmlint.severity import Severity
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -80,6 +81,15 @@ def _notification(notice: Notice) -> dict[str, Any]:
     }
 
 
+def _unrendered(record: RenderRecord) -> dict[str, Any]:
+    level = _LEVELS[record.severity] if record.severity is not None else "note"
+    return {
+        "level": level,
+        "message": {"text": record.describe()},
+        "locations": [{"physicalLocation": {"artifactLocation": artifact_location(record.path)}}],
+    }
+
+
 def render(report: Report) -> str:
     rules = list(load_catalog().values())
     index = {rule.code: position for position, rule in enumerate(rules)}
@@ -97,9 +107,11 @@ def render(report: Report) -> str:
         "invocations": [
             {
                 "executionSuccessful": True,
-                "toolExecutionNotifications": [_notification(n) for n in report.notices],
+                "toolExecutionNotifications": [_notification(n) for n in report.notices]
+                + [_unrendered(r) for r in report.unrendered],
             }
         ],
+        "properties": {"rendering": rendering(report)},
         "columnKind": "unicodeCodePoints",
         "results": [_result(f, index[f.code], mark) for f, mark in zip(findings, fingerprints(findings), strict=True)],
     }

@@ -41,6 +41,24 @@ def summary(report: Report) -> str:
     return line
 
 
+def rendering(report: Report) -> list[str]:
+    """Which renderers ran (with versions, for how many units) and every unit left unrendered, with its level."""
+    from shmlint.model import RenderStatus
+
+    ran: dict[tuple[str, str, str], Counter[RenderStatus]] = {}
+    for r in report.renders:
+        if r.status is not RenderStatus.NOT_RENDERED:
+            ran.setdefault((r.renderer, r.version, r.unit), Counter())[r.status] += 1
+    lines = [
+        f"Ran {name} {version}: {counts[RenderStatus.RENDERED]} {unit}(s) rendered"
+        + (f", {counts[RenderStatus.FAILED]} failed." if counts[RenderStatus.FAILED] else ".")
+        for (name, version, unit), counts in ran.items()
+    ]
+    return lines + [
+        f"{r.path}: {r.severity.label if r.severity else 'note'}: {r.describe()}" for r in report.unrendered
+    ]
+
+
 def statistics(report: Report) -> list[str]:
     counts = Counter((f.code, f.slug) for f in report.findings)
     return [f"{count:5d}  {code}  {slug}" for (code, slug), count in sorted(counts.items())]
@@ -69,5 +87,7 @@ def render(
         lines += statistics(report)
     if not quiet:
         lines += [f"{n.path}: note: {n.message}" for n in report.notices]
+        if report.renders:
+            lines += rendering(report)
         lines.append(summary(report))
     return "\n".join(lines) + ("\n" if lines else "")
