@@ -85,8 +85,10 @@ def kustomization_file(folder: Path) -> Path | None:
 
 
 def is_remote(value: str) -> bool:
-    """Whether kustomize could read ``value`` from the network (compared after stripping, in any case)."""
-    return _REMOTE.search(value.strip()) is not None
+    """Whether kustomize could read ``value`` from the network (compared after stripping, in any case); a
+    generator's ``key=path`` is judged by its path too."""
+    value = value.strip()
+    return _REMOTE.search(value) is not None or ("=" in value and _REMOTE.search(value.split("=", 1)[1]) is not None)
 
 
 def walk(folder: Path, max_bytes: int) -> Graph:
