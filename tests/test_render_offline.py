@@ -378,3 +378,30 @@ def test_output_beyond_the_size_limit_is_refused_not_read(tmp_path: Path) -> Non
     script = "import sys; sys.stdout.write('x' * 5_000_000)"
     outcome = Sandbox(prefix, tmp_path, 1 << 20).run([sys.executable, "-c", script])
     assert outcome.text is None and "larger than 1,048,576 bytes" in (outcome.error or "")
+
+
+@pytest.mark.slow
+def test_the_pre_commit_hook_names_an_unchecked_chart(tmp_path: Path) -> None:
+    """The real pre-commit on a changed chart template with a GPU and no /dev/shm, without helm: the hook passes
+    (``unrendered`` is a note by default) but says which chart it could not check."""
+    if shutil.which("git") is None:
+        pytest.fail("git is needed to run pre-commit")
+    work = tmp_path / "work"
+    chart(work / "mychart", TEMPLATE)
+    for args in (["init", "-q"], ["config", "user.email", "ci@example.com"], ["config", "user.name", "ci"]):
+        subprocess.run(["git", *args], cwd=work, check=True, capture_output=True)
+    subprocess.run(["git", "add", "."], cwd=work, check=True, capture_output=True)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not (Path(p) / "helm").exists())
+    command = [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "shmlint"]
+    result = subprocess.run(
+        [*command, "--files", "mychart/templates/pod.yaml"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "mychart: Helm chart not rendered: helm is not on PATH" in result.stdout
