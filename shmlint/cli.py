@@ -185,9 +185,11 @@ def check(
         files.append(result := _check_stdin(Engine(settings), stdin_filename))
         fail_on_by_file[result.path] = settings.fail_on
     report = _apply_baseline(Report(tuple(files)), baseline_file, write_baseline_file, quiet)
-    if quiet:  # what was not rendered is never silent: a pre-commit hook runs `check --quiet`
+    if quiet and report.unrendered:  # what was not rendered is never silent: a pre-commit hook runs `check --quiet`
+        from shmlint.report.text import format_unrendered
+
         for record in report.unrendered:
-            click.echo(f"{record.path}: {record.describe()}", err=True)
+            click.echo(format_unrendered(record), err=True)
     text = _render(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
     if output is not None:
         output.write_text(text, encoding="utf-8", errors="backslashreplace")

@@ -340,7 +340,7 @@ def test_quiet_still_names_each_unchecked_chart_on_stderr(tmp_path: Path) -> Non
     result = shmlint("check", "--quiet", str(template), path=str(Path(sys.executable).parent))
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        f"{root}: Helm chart not rendered: helm is not on PATH; its templates are not checked (lint its output "
+        f"{root}: note: Helm chart not rendered: helm is not on PATH; its templates are not checked (lint its output "
         f"with `helm template {root} | shmlint check - --stdin-filename rendered.yaml`)"
     ]
     (tmp_path / ".shmlint.yaml").write_text("unrendered: error\n")
@@ -404,4 +404,15 @@ def test_the_pre_commit_hook_names_an_unchecked_chart(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "mychart: Helm chart not rendered: helm is not on PATH" in result.stdout
+    assert "mychart: note: Helm chart not rendered: helm is not on PATH" in result.stdout
+
+
+def test_render_settings_are_validated_and_shown(tmp_path: Path) -> None:
+    (tmp_path / ".shmlint.yaml").write_text("render: sometimes\n")
+    bad = shmlint("check", str(tmp_path))
+    assert bad.returncode == 2 and "render" in bad.stderr and "Traceback" not in bad.stderr
+    assert shmlint("check", str(tmp_path), "--render", "sometimes").returncode == 2
+    (tmp_path / ".shmlint.yaml").write_text("render: never\nunrendered: warning\n")
+    shown = shmlint("config", str(tmp_path)).stdout
+    assert f'render: "never"  # from {tmp_path / ".shmlint.yaml"}' in shown
+    assert f'unrendered: "warning"  # from {tmp_path / ".shmlint.yaml"}' in shown

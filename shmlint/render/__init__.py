@@ -100,10 +100,11 @@ class Renderers:
         return [program, subcommand], version or "(version unknown)"
 
     def run(self, unit: Unit, command: list[str]) -> Rendered:
-        sandbox = self.sandbox
-        assert sandbox is not None  # found only with a sandbox
+        """Render one unit; ``command`` comes from ``find``, which gives one only when the sandbox exists."""
+        if self.sandbox is None:
+            return Rendered(unit, None, "the network cannot be cut off here")
         # ``--`` ends the options and the path is absolute: a folder named ``--load-restrictor=...`` stays a path
-        outcome = sandbox.run([*command, "--", str(unit.root.absolute())])
+        outcome = self.sandbox.run([*command, "--", str(unit.root.absolute())])
         if outcome.error is not None:
             return Rendered(unit, None, f"`{unit.renderer} {unit.root}` failed: {outcome.error}")
         return Rendered(unit, outcome.text)

@@ -80,10 +80,6 @@ class Graph(NamedTuple):
     blocker: str | None = None
 
 
-def kustomization_file(folder: Path) -> Path | None:
-    return next((folder / name for name in KUSTOMIZATION_NAMES if (folder / name).is_file()), None)
-
-
 def is_remote(value: str) -> bool:
     """Whether kustomize could read ``value`` from the network (compared after stripping, in any case); a
     generator's ``key=path`` is judged by its path too."""
@@ -108,16 +104,14 @@ def walk(folder: Path, max_bytes: int) -> Graph:
             return Graph(tuple(order), f"more than {MAX_KUSTOMIZATIONS} kustomizations are reachable from it")
         seen.add(key)
         order.append(current)
-        path = kustomization_file(current)
-        if path is None:
+        paths = [current / name for name in KUSTOMIZATION_NAMES if (current / name).is_file()]
+        if not paths:
             return Graph(tuple(order), f"{current} has no kustomization file")
-        found, budget = _read(path, max_bytes, budget)
-        if isinstance(found, str):
-            return Graph(tuple(order), found)
-        for value in found:
-            candidate = current / value
-            if candidate.is_dir():
-                queue.append(candidate)
+        for path in paths:  # kustomize refuses a folder with two of them, but each is read all the same
+            found, budget = _read(path, max_bytes, budget)
+            if isinstance(found, str):
+                return Graph(tuple(order), found)
+            queue.extend(current / value for value in found if (current / value).is_dir())
     return Graph(tuple(order))
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
-    from shmlint.model import Finding, Report
+    from shmlint.model import Finding, RenderRecord, Report
 
 _COLOURS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
 
@@ -54,9 +54,12 @@ def rendering(report: Report) -> list[str]:
         + (f", {counts[RenderStatus.FAILED]} failed." if counts[RenderStatus.FAILED] else ".")
         for (name, version, unit), counts in ran.items()
     ]
-    return lines + [
-        f"{r.path}: {r.severity.label if r.severity else 'note'}: {r.describe()}" for r in report.unrendered
-    ]
+    return lines + [format_unrendered(r) for r in report.unrendered]
+
+
+def format_unrendered(record: RenderRecord) -> str:
+    """``charts/x: warning: Helm chart not rendered: ...``: the level is what ``unrendered`` makes it count as."""
+    return f"{record.path}: {record.severity.label if record.severity else 'note'}: {record.describe()}"
 
 
 def statistics(report: Report) -> list[str]:
