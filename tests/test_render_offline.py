@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -416,3 +417,35 @@ def test_render_settings_are_validated_and_shown(tmp_path: Path) -> None:
     shown = shmlint("config", str(tmp_path)).stdout
     assert f'render: "never"  # from {tmp_path / ".shmlint.yaml"}' in shown
     assert f'unrendered: "warning"  # from {tmp_path / ".shmlint.yaml"}' in shown
+
+
+def test_the_sandbox_works_for_a_user_who_is_not_root(
+    server: tuple[str, list[str]], request: pytest.FixtureRequest
+) -> None:
+    """Not root: ``unshare --map-root-user --net`` (a user namespace) cuts the network off the same way."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.fail("this machine image runs tests as root with setpriv, which the test needs to become nobody")
+    address, requests = server
+    home = Path(tempfile.mkdtemp(prefix="shmlint-nobody-"))  # pytest's own folders are not open to nobody
+    home.chmod(0o777)
+    request.addfinalizer(lambda: shutil.rmtree(home, ignore_errors=True))
+    script = (
+        "import sys; from pathlib import Path; from shmlint.render.process import Sandbox, find_sandbox\n"
+        "prefix = find_sandbox(); print(prefix)\n"
+        f"connect = \"import socket; socket.create_connection(('127.0.0.1', {address.split(':')[1]}), timeout=5)\"\n"
+        f"print(Sandbox(prefix, Path({str(home)!r}), 1 << 20).run([sys.executable, '-c', connect]))\n"
+    )
+    drop = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+    done = subprocess.run(
+        [*drop, sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd="/",
+        env={"PYTHONPATH": str(ROOT), "PATH": os.environ["PATH"]},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    prefix, outcome = done.stdout.splitlines()
+    assert "'--map-root-user', '--net'" in prefix
+    assert outcome.startswith("Outcome(text=None, error=") and requests == []

@@ -55,7 +55,8 @@ class Sandbox(NamedTuple):
         return {"PATH": os.defpath, "HOME": home, "TMPDIR": home, "LC_ALL": "C", "HELM_NO_PLUGINS": "1"}
 
     def run(self, argv: list[str]) -> Outcome:
-        """Run ``argv`` (an absolute program path first) offline; never raises for anything the program does."""
+        """Run ``argv`` (an absolute program path first) offline; never raises for anything the program does. Its
+        output goes to files in the private home (the next run truncates them; the home is removed after the run)."""
         out_path, err_path = self.home / "stdout", self.home / "stderr"
         try:
             with out_path.open("wb") as out, err_path.open("wb") as err:
@@ -78,9 +79,6 @@ class Sandbox(NamedTuple):
             errors = _read_capped(err_path, 64 * 1024)
         except OSError as exc:
             return Outcome(None, f"could not run: {exc.strerror or exc}")
-        finally:
-            for path in (out_path, err_path):
-                path.unlink(missing_ok=True)
         if output is None:
             return Outcome(None, f"its output is larger than {self.max_bytes:,} bytes (max-file-size)")
         if returncode != 0:
