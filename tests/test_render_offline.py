@@ -21,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from shmlint.model import FileResult, RenderRecord, RenderStatus, Report
 from shmlint.render.process import Sandbox, find_sandbox
+from shmlint.severity import Severity
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU_POD = """apiVersion: v1
@@ -449,3 +451,42 @@ def test_the_sandbox_works_for_a_user_who_is_not_root(
     prefix, outcome = done.stdout.splitlines()
     assert "'--map-root-user', '--net'" in prefix
     assert outcome.startswith("Outcome(text=None, error=") and requests == []
+
+
+def records_report() -> Report:
+    rendered = RenderRecord("k/prod", "kustomization", "kubectl kustomize", RenderStatus.RENDERED, "v5.5.0")
+    skipped = RenderRecord(
+        "charts/x", "Helm chart", "helm template", RenderStatus.NOT_RENDERED, "", "helm is not on PATH", Severity.ERROR
+    )
+    return Report((FileResult("k/prod", render=rendered), FileResult("charts/x", render=skipped)))
+
+
+def test_every_format_carries_what_was_rendered_and_what_was_not() -> None:
+    from shmlint.report import github, junit, sarif, text
+    from shmlint.report import json as json_report
+
+    report = records_report()
+    assert report.failed(Severity.ERROR) and report.failed_by_file(
+        {"k/prod": Severity.ERROR, "charts/x": Severity.ERROR}
+    )
+    units = json.loads(json_report.render(report))["rendering"]
+    assert units["renderers"] == [{"name": "kubectl kustomize", "version": "v5.5.0"}]
+    assert [(u["path"], u["status"], u["severity"]) for u in units["units"]] == [
+        ("k/prod", "rendered", None),
+        ("charts/x", "not-rendered", "error"),
+    ]
+    run = json.loads(sarif.render(report))["runs"][0]
+    assert run["properties"]["rendering"] == units
+    (notification,) = run["invocations"][0]["toolExecutionNotifications"]
+    assert notification["level"] == "error" and "helm is not on PATH" in notification["message"]["text"]
+    assert github.render(report).startswith("::error file=charts/x,title=shmlint::Helm chart not rendered")
+    assert "charts/x: error: Helm chart not rendered: helm is not on PATH" in junit.render(report)
+    lines = text.render(report).splitlines()
+    assert lines[0] == "Ran kubectl kustomize v5.5.0: 1 kustomization(s) rendered."
+    assert lines[1].startswith("charts/x: error: Helm chart not rendered: helm is not on PATH;")
+    assert not Report((FileResult("k/prod", render=report.renders[0]),)).failed(Severity.INFO)
+
+
+def test_a_note_never_fails_the_run() -> None:
+    record = records_report().renders[1]._replace(severity=None)
+    assert not Report((FileResult("charts/x", render=record),)).failed(Severity.INFO)
