@@ -318,6 +318,8 @@ class Notice:
 
 
 class RenderStatus(enum.StrEnum):
+    """What became of a kustomization or chart; only NOT_RENDERED leaves something unchecked without a finding."""
+
     RENDERED = "rendered"
     NOT_RENDERED = "not-rendered"  # a kustomization's files are then checked one by one; a chart's templates not
     FAILED = "failed"  # the renderer ran and failed: an SHM000 finding says so
@@ -336,11 +338,8 @@ class RenderRecord(NamedTuple):
     severity: Severity | None = None  # NOT_RENDERED: how much it counts (``unrendered``); None is a note
 
     def describe(self) -> str:
-        """One line for people: 'Helm chart not rendered: helm is not on PATH; its templates are not checked'."""
-        if self.status is RenderStatus.RENDERED:
-            return f"{self.unit} rendered with {self.renderer} {self.version}".rstrip()
-        if self.status is RenderStatus.FAILED:
-            return f"{self.unit} could not be rendered: {self.reason}"
+        """For a unit not rendered, one line for people: 'Helm chart not rendered: helm is not on PATH; its
+        templates are not checked (...)' (a rendered unit is counted in the summary, a failed one is an SHM000)."""
         if self.unit == "kustomization":
             return f"{self.unit} not rendered: {self.reason}; its files are checked one by one"
         return (

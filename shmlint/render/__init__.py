@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind
 from shmlint.model import FileResult, RenderRecord, RenderStatus
@@ -63,13 +63,28 @@ class Rendered:
     error: str | None = None
 
 
+class Tool(NamedTuple):
+    """A renderer that can run here: its command (absolute program path first), version and sandbox."""
+
+    command: tuple[str, ...]
+    version: str
+    sandbox: Sandbox
+
+    def render(self, unit: Unit) -> Rendered:
+        # ``--`` ends the options and the path is absolute: a folder named ``--load-restrictor=...`` stays a path
+        outcome = self.sandbox.run([*self.command, "--", str(unit.root.absolute())])
+        if outcome.error is not None:
+            return Rendered(unit, None, f"`{unit.renderer} {unit.root}` failed: {outcome.error}")
+        return Rendered(unit, outcome.text)
+
+
 class Renderers:
     """The renderers of one run, found and asked for their version once, run in one sandbox; holds no state
     beyond what it found, and lives only as long as ``render_units``."""
 
     def __init__(self, home: Path, max_bytes: int) -> None:
         self._home, self._max_bytes = home, max_bytes
-        self._found: dict[str, tuple[list[str], str] | str] = {}
+        self._found: dict[str, Tool | str] = {}
 
     @cached_property
     def sandbox(self) -> Sandbox | None:
@@ -77,13 +92,13 @@ class Renderers:
         prefix = find_sandbox()
         return Sandbox(prefix, self._home, self._max_bytes) if prefix is not None else None
 
-    def find(self, renderer: str) -> tuple[list[str], str] | str:
-        """The renderer's command (absolute program path first) and version, or why it cannot run here."""
+    def find(self, renderer: str) -> Tool | str:
+        """The renderer, or why it cannot run here."""
         if renderer not in self._found:
             self._found[renderer] = self._probe(renderer)
         return self._found[renderer]
 
-    def _probe(self, renderer: str) -> tuple[list[str], str] | str:
+    def _probe(self, renderer: str) -> Tool | str:
         program_name, subcommand = renderer.split()
         program = find_program(program_name)
         if program is None:
@@ -97,17 +112,7 @@ class Renderers:
         else:
             answer = sandbox.run([program, "version", "--short"])
             version = (answer.text or "").strip().splitlines()[0] if (answer.text or "").strip() else ""
-        return [program, subcommand], version or "(version unknown)"
-
-    def run(self, unit: Unit, command: list[str]) -> Rendered:
-        """Render one unit; ``command`` comes from ``find``, which gives one only when the sandbox exists."""
-        if self.sandbox is None:
-            return Rendered(unit, None, "the network cannot be cut off here")
-        # ``--`` ends the options and the path is absolute: a folder named ``--load-restrictor=...`` stays a path
-        outcome = self.sandbox.run([*command, "--", str(unit.root.absolute())])
-        if outcome.error is not None:
-            return Rendered(unit, None, f"`{unit.renderer} {unit.root}` failed: {outcome.error}")
-        return Rendered(unit, outcome.text)
+        return Tool((program, subcommand), version or "(version unknown)", sandbox)
 
 
 def _kustomize_version(text: str) -> str:
@@ -177,26 +182,23 @@ def said_once(results: tuple[FileResult, ...], rendered: tuple[FileResult, ...])
 
 def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[FileResult, RenderStatus]:
     settings = engine.settings
-    reason = _why_not(renderers, unit, settings.render, settings.max_file_bytes)
-    if isinstance(reason, str):
+    tool = _why_not(renderers, unit, settings.render, settings.max_file_bytes)
+    path, unit_kind, renderer = str(unit.root), unit.unit, unit.renderer
+    if isinstance(tool, str):
         level = Severity.ERROR if settings.render == "always" else _UNRENDERED[settings.unrendered]
-        record = RenderRecord(str(unit.root), unit.unit, unit.renderer, RenderStatus.NOT_RENDERED, "", reason, level)
-        return FileResult(str(unit.root), render=record), record.status
-    command, version = reason
-    rendered = renderers.run(unit, command)
+        record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", tool, level)
+        return FileResult(path, render=record), record.status
+    rendered = tool.render(unit)
     if rendered.text is None:
-        record = RenderRecord(
-            str(unit.root), unit.unit, unit.renderer, RenderStatus.FAILED, version, rendered.error or ""
-        )
-        return replace(
-            engine.invalid(unit.label, f"could not be rendered: {rendered.error}"), render=record
-        ), record.status
-    record = RenderRecord(str(unit.root), unit.unit, unit.renderer, RenderStatus.RENDERED, version)
+        record = RenderRecord(path, unit_kind, renderer, RenderStatus.FAILED, tool.version, rendered.error or "")
+        result = engine.invalid(unit.label, f"could not be rendered: {rendered.error}")
+        return replace(result, render=record), record.status
+    record = RenderRecord(path, unit_kind, renderer, RenderStatus.RENDERED, tool.version)
     return replace(check_rendered(engine, rendered), render=record), record.status
 
 
-def _why_not(renderers: Renderers, unit: Unit, mode: str, max_bytes: int) -> tuple[list[str], str] | str:
-    """The renderer's command and version, or why this unit is not rendered."""
+def _why_not(renderers: Renderers, unit: Unit, mode: str, max_bytes: int) -> Tool | str:
+    """The renderer to run, or why this unit is not rendered."""
     if mode == "never":
         return "render is set to never"
     if unit.renderer == KUSTOMIZE:
