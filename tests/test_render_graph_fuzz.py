@@ -202,7 +202,7 @@ def test_the_walker_never_raises_on_any_text(text: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "kustomization.yaml").write_text(text)
         graph = walk(Path(folder), 1 << 20)
-        assert graph.folders and graph.folders[0] == Path(folder).absolute()
+        assert graph.folders and graph.folders[0] == Path(folder)
 
 
 @FUZZ

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 import re
 from collections import deque
 from pathlib import Path
@@ -90,10 +91,9 @@ def is_remote(value: str) -> bool:
 def walk(folder: Path, max_bytes: int) -> Graph:
     """Every kustomization reachable from ``folder`` through local references, and the first reason (if any) not to
     let kustomize build it: a remote reference, helm charts, a file that cannot be read, or a graph too large."""
-    start = folder.absolute()
     seen: set[Path] = set()
     order: list[Path] = []
-    queue = deque([start])
+    queue = deque([folder])
     budget = MAX_NODES
     while queue:
         current = queue.popleft()
@@ -111,7 +111,8 @@ def walk(folder: Path, max_bytes: int) -> Graph:
             found, budget = _read(path, max_bytes, budget)
             if isinstance(found, str):
                 return Graph(tuple(order), found)
-            queue.extend(current / value for value in found if (current / value).is_dir())
+            # lexically, as kustomize joins paths (``base/../x`` is ``x`` even when base is a link)
+            queue.extend(Path(os.path.normpath(current / value)) for value in found if (current / value).is_dir())
     return Graph(tuple(order))
 
 
