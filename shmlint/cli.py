@@ -141,6 +141,11 @@ def _common(function):  # type: ignore[no-untyped-def]
 @click.option("--show-fixes", is_flag=True, help="Say after each finding what its fix would do.")
 @click.option("--report-unused-suppressions", is_flag=True, help="List suppressions that matched nothing (fails).")
 @click.option("--stdin-filename", help="Name for text read from '-': decides the format and appears in findings.")
+@click.option(
+    "--render",
+    type=click.Choice(["auto", "always", "never"]),
+    help="Render kustomizations and Helm charts: auto (when installed; default), always, never.",
+)
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Build workloads even for files with no signal.")
 def check(
     paths: tuple[Path, ...],
@@ -159,6 +164,7 @@ def check(
     show_fixes: bool,
     report_unused_suppressions: bool,
     stdin_filename: str | None,
+    render: str | None,
     no_prefilter: bool,
 ) -> None:
     """Check files and folders (default: the current folder; '-' reads standard input)."""
@@ -167,7 +173,12 @@ def check(
     from shmlint.runner import check_paths
 
     overrides = _overrides(
-        select, ignore, fail_on, prefilter=False if no_prefilter else None, respect_gitignore=respect_gitignore
+        select,
+        ignore,
+        fail_on,
+        prefilter=False if no_prefilter else None,
+        respect_gitignore=respect_gitignore,
+        render=render,
     )
     stdin = Path("-") in paths
     targets = tuple(p for p in paths if p != Path("-")) or (() if stdin else (Path("."),))
@@ -182,6 +193,11 @@ def check(
         files.append(result := _check_stdin(Engine(settings), stdin_filename))
         fail_on_by_file[result.path] = settings.fail_on
     report = _apply_baseline(Report(tuple(files)), baseline_file, write_baseline_file, quiet)
+    if quiet and report.unrendered:  # what was not rendered is never silent: a pre-commit hook runs `check --quiet`
+        from shmlint.report.text import format_unrendered
+
+        for record in report.unrendered:
+            click.echo(format_unrendered(record), err=True)
     text = _render(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
     if output is not None:
         output.write_text(text, encoding="utf-8", errors="backslashreplace")

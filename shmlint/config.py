@@ -156,6 +156,9 @@ def apply_config(settings: Settings, data: Mapping[str, Any], path: Path) -> tup
         )
     if "fail-on" in data:
         changes["fail_on"] = Severity.parse(data["fail-on"])
+    for key in ("render", "unrendered"):  # the schema holds them to their choices
+        if key in data:
+            changes[key] = data[key]
     for key, attribute in (
         ("min-shm-size", "min_shm_bytes"),
         ("fix-size", "fix_shm_bytes"),
@@ -215,6 +218,8 @@ def describe(effective: Effective) -> str:
         "torch-commands": list(s.signals.torch_commands),
         "exclude": list(s.exclude),
         "respect-gitignore": s.respect_gitignore,
+        "render": s.render,
+        "unrendered": s.unrendered,
     }
     lines = [f"# configuration file: {effective.path or 'none'}"]
     for key, value in values.items():

@@ -318,6 +318,37 @@ class Notice:
     message: str
 
 
+class RenderStatus(enum.StrEnum):
+    """What became of a kustomization or chart; only NOT_RENDERED leaves something unchecked without a finding."""
+
+    RENDERED = "rendered"
+    NOT_RENDERED = "not-rendered"  # a kustomization's files are then checked one by one; a chart's templates not
+    FAILED = "failed"  # the renderer ran and failed: an SHM000 finding says so
+
+
+class RenderRecord(NamedTuple):
+    """What happened to one kustomization or Helm chart, so the report can say which renderers ran (with versions)
+    and which units were not rendered and why: the difference a missing renderer makes is visible, not silent."""
+
+    path: str  # the kustomization folder or the chart folder
+    unit: str  # "kustomization" or "Helm chart"
+    renderer: str  # "kubectl kustomize" or "helm template"
+    status: RenderStatus
+    version: str = ""  # the renderer's version when it ran
+    reason: str = ""  # why it was not rendered, or the renderer's first error line
+    severity: Severity | None = None  # NOT_RENDERED: how much it counts (``unrendered``); None is a note
+
+    def describe(self) -> str:
+        """For a unit not rendered, one line for people: 'Helm chart not rendered: helm is not on PATH; its
+        templates are not checked (...)' (a rendered unit is counted in the summary, a failed one is an SHM000)."""
+        if self.unit == "kustomization":
+            return f"{self.unit} not rendered: {self.reason}; its files are checked one by one"
+        return (
+            f"{self.unit} not rendered: {self.reason}; its templates are not checked (lint its output with "
+            f"`helm template {self.path} | shmlint check - --stdin-filename rendered.yaml`)"
+        )
+
+
 @dataclass(frozen=True)
 class FileResult:
     """Everything one file produced; ``slim()`` drops the text before results are kept or sent between processes."""
@@ -328,10 +359,11 @@ class FileResult:
     workloads: tuple[Workload, ...] = ()
     source: SourceText | None = field(default=None, compare=False)
     unused_suppressions: tuple[Suppression, ...] = ()
+    render: RenderRecord | None = None  # set on the result that stands for a kustomization or chart
 
     def slim(self) -> FileResult:
         """Without the file text and the workloads: what reporters need, cheap to keep and to pickle."""
-        return FileResult(self.path, self.findings, self.notices, (), None, self.unused_suppressions)
+        return FileResult(self.path, self.findings, self.notices, (), None, self.unused_suppressions, self.render)
 
 
 class Report:
@@ -345,11 +377,23 @@ class Report:
         self.unused_suppressions: list[tuple[str, Suppression]] = [
             (r.path, s) for r in files for s in r.unused_suppressions
         ]
+        self.renders: list[RenderRecord] = [r.render for r in files if r.render is not None]
+
+    @property
+    def unrendered(self) -> list[RenderRecord]:
+        return [r for r in self.renders if r.status is RenderStatus.NOT_RENDERED]
 
     def failed(self, fail_on: Severity) -> bool:
-        return any(f.severity >= fail_on for f in self.findings)
+        return any(f.severity >= fail_on for f in self.findings) or any(
+            r.severity is not None and r.severity >= fail_on for r in self.unrendered
+        )
 
     def failed_by_file(self, fail_on: Mapping[str, Severity]) -> bool:
         """Each file judged by its own ``fail-on`` (the configuration that applies to it), so the answer does not
-        depend on the order the paths were given in."""
-        return any(f.severity >= fail_on[r.path] for r in self.files for f in r.findings)
+        depend on the order the paths were given in. A unit left unrendered counts when ``unrendered`` (or
+        ``render: always``) gave it a severity."""
+        return any(f.severity >= fail_on[r.path] for r in self.files for f in r.findings) or any(
+            r.render.severity >= fail_on[r.path]
+            for r in self.files
+            if r.render is not None and r.render.status is RenderStatus.NOT_RENDERED and r.render.severity is not None
+        )

@@ -17,6 +17,9 @@ from shmlint.model import FileResult, Report
 from shmlint.settings import Settings
 from shmlint.source import InputError, read_bytes
 
+#: a kustomization or a chart is near (a template is how a pre-commit hook names a chart): the renderer is loaded
+_UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
+
 
 def check_paths(settings: Settings, paths: Iterable[Path], jobs: int | None = None) -> Report:
     """Check everything below ``paths``. Results are slimmed (no file text) so memory stays flat on large trees
@@ -24,13 +27,18 @@ def check_paths(settings: Settings, paths: Iterable[Path], jobs: int | None = No
     candidates = list(discover(paths, settings))
     runtimes = kserve_runtimes(settings, candidates)
     rendered: tuple[FileResult, ...] = ()
-    if any(c.path.name in ("Chart.yaml", *KUSTOMIZATION_NAMES) for c in candidates):
+    if any(c.path.name in _UNIT_NAMES or "templates" in c.path.parts for c in candidates):
         from shmlint.render import render_units
 
         candidates, rendered = render_units(_engine(settings, runtimes), candidates)
     from shmlint.parallel import map_in_order
 
-    return Report((*map_in_order(functools.partial(_check, settings, runtimes), candidates, jobs), *rendered))
+    results = tuple(map_in_order(functools.partial(_check, settings, runtimes), candidates, jobs))
+    if rendered:
+        from shmlint.render import said_once
+
+        results = said_once(results, rendered)
+    return Report((*results, *rendered))
 
 
 def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeIndex | None:

@@ -33,6 +33,8 @@ class Settings:
     shm_commands: tuple[str, ...] = ()
     shm_free_images: tuple[str, ...] = ()  # software known not to use it
     shm_free_commands: tuple[str, ...] = ()
+    render: str = "auto"  # kustomizations and charts: "auto" (when the renderer is installed), "always", "never"
+    unrendered: str = "note"  # what a unit left unrendered counts as: "note" (never fails), "warning", "error"
 
     def ignored_for(self, path: Path) -> frozenset[str]:
         """Codes ``per-file-ignores`` switches off for this path; a pattern starting with ``!`` applies to every

@@ -126,7 +126,8 @@ def stand_in_helm(tmp_path: Path, body: str) -> str:
 def test_chart_is_rendered_with_helm_and_mapped_to_the_template(tmp_path: Path, invoke) -> None:
     root = chart(tmp_path)
     (tmp_path / "rendered.yaml").write_text(RENDERED)
-    path = stand_in_helm(tmp_path, f'[ "$1" = template ] && [ "$2" = "{root}" ] && cat "{tmp_path / "rendered.yaml"}"')
+    answer = f'[ "$1" = template ] && [ "$2" = -- ] && [ "$3" = "{root}" ] && cat "{tmp_path / "rendered.yaml"}"'
+    path = stand_in_helm(tmp_path, f'[ "$1" = version ] && echo v3.0.0 && exit 0; {answer}')
     result = invoke("check", str(root), env={"PATH": path})
     assert result.exit_code == 1, result.stdout + result.stderr
     assert f"{root / 'templates' / 'deployment.yaml'}:9:11: SHM001" in result.stdout

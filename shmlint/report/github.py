@@ -7,7 +7,7 @@ several lines, so columns are written only for single-line extents. Notices (fil
 
 from __future__ import annotations
 
-from shmlint.model import Finding, Notice, Report
+from shmlint.model import Finding, Notice, RenderRecord, Report
 from shmlint.report.common import extent, posix_path, title
 from shmlint.severity import Severity
 
@@ -46,6 +46,13 @@ def format_notice(notice: Notice) -> str:
     return _command("notice", {"file": posix_path(notice.path), "title": "shmlint"}, notice.message)
 
 
+def format_unrendered(record: RenderRecord) -> str:
+    """A kustomization or chart that was not rendered, annotated at the level ``unrendered`` gives it."""
+    name = _COMMANDS[record.severity] if record.severity is not None else "notice"
+    return _command(name, {"file": posix_path(record.path), "title": "shmlint"}, record.describe())
+
+
 def render(report: Report) -> str:
     lines = [format_finding(f) for f in report.findings] + [format_notice(n) for n in report.notices]
+    lines += [format_unrendered(r) for r in report.unrendered]
     return "".join(f"{line}\n" for line in lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from shmlint.model import Finding, Report
+from shmlint.model import Finding, RenderStatus, Report
 from shmlint.report.common import posix_path
 
 SCHEMA_VERSION = 1
@@ -29,12 +29,35 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
     }
 
 
+def rendering(report: Report) -> dict[str, Any]:
+    """Which renderers ran, with versions, and what happened to each kustomization and chart (also SARIF's)."""
+    ran = sorted({(r.renderer, r.version) for r in report.renders if r.status is not RenderStatus.NOT_RENDERED})
+    return {
+        "renderers": [{"name": name, "version": version} for name, version in ran],
+        "units": [
+            {
+                "path": r.path,
+                "unit": r.unit,
+                "renderer": r.renderer,
+                "status": r.status.value,
+                "version": r.version or None,
+                "reason": r.reason or None,
+                "severity": (r.severity.label if r.severity else "note")
+                if r.status is RenderStatus.NOT_RENDERED
+                else None,
+            }
+            for r in report.renders
+        ],
+    }
+
+
 def render(report: Report) -> str:
     document = {
         "schema_version": SCHEMA_VERSION,
         "tool": "shmlint",
         "findings": [finding_dict(f) for f in report.findings],
         "notices": [{"path": posix_path(n.path), "message": n.message} for n in report.notices],
+        "rendering": rendering(report),
         "summary": {"files": len(report.files), "findings": len(report.findings)},
     }
     return json.dumps(document, indent=2) + "\n"

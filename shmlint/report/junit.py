@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 
 from shmlint.model import Finding, Report
 from shmlint.report.common import posix_path, rule_url, title
+from shmlint.report.text import format_unrendered
 from shmlint.severity import Severity
 
 #: characters XML 1.0 cannot carry at all (control characters, lone surrogates from undecodable bytes)
@@ -53,8 +54,9 @@ def render(report: Report) -> str:
         _testcase(suite, finding)
     if not findings:
         ET.SubElement(suite, "testcase", classname="shmlint", name=f"no findings in {len(report.files)} file(s)")
-    if report.notices:
-        notes = "\n".join(f"{posix_path(n.path)}: note: {n.message}" for n in report.notices)
-        ET.SubElement(suite, "system-out").text = _text(notes)
+    notes = [f"{posix_path(n.path)}: note: {n.message}" for n in report.notices]
+    notes += [format_unrendered(r) for r in report.unrendered]
+    if notes:
+        ET.SubElement(suite, "system-out").text = _text("\n".join(notes))
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -14,8 +14,9 @@ from typing import Any
 from shmlint import __version__
 from shmlint.baseline import fingerprints
 from shmlint.catalog import CatalogEntry, load_catalog
-from shmlint.model import Finding, Notice, Report
+from shmlint.model import Finding, Notice, RenderRecord, Report
 from shmlint.report.common import extent, homepage, rule_url, uri_reference
+from shmlint.report.json import rendering
 from shmlint.severity import Severity
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -77,6 +78,15 @@ def _notification(notice: Notice) -> dict[str, Any]:
     }
 
 
+def _unrendered(record: RenderRecord) -> dict[str, Any]:
+    level = _LEVELS[record.severity] if record.severity is not None else "note"
+    return {
+        "level": level,
+        "message": {"text": record.describe()},
+        "locations": [{"physicalLocation": {"artifactLocation": artifact_location(record.path)}}],
+    }
+
+
 def render(report: Report) -> str:
     rules = list(load_catalog().values())
     index = {rule.code: position for position, rule in enumerate(rules)}
@@ -94,9 +104,11 @@ def render(report: Report) -> str:
         "invocations": [
             {
                 "executionSuccessful": True,
-                "toolExecutionNotifications": [_notification(n) for n in report.notices],
+                "toolExecutionNotifications": [_notification(n) for n in report.notices]
+                + [_unrendered(r) for r in report.unrendered],
             }
         ],
+        "properties": {"rendering": rendering(report)},
         "columnKind": "unicodeCodePoints",
         "results": [_result(f, index[f.code], mark) for f, mark in zip(findings, fingerprints(findings), strict=True)],
     }

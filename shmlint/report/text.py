@@ -11,7 +11,7 @@ import click
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
-    from shmlint.model import Finding, Report
+    from shmlint.model import Finding, RenderRecord, Report
 
 _COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -47,6 +47,27 @@ def summary(report: Report) -> str:
     return line
 
 
+def rendering(report: Report) -> list[str]:
+    """Which renderers ran (with versions, for how many units) and every unit left unrendered, with its level."""
+    from shmlint.model import RenderStatus
+
+    ran: dict[tuple[str, str, str], Counter[RenderStatus]] = {}
+    for r in report.renders:
+        if r.status is not RenderStatus.NOT_RENDERED:
+            ran.setdefault((r.renderer, r.version, r.unit), Counter())[r.status] += 1
+    lines = [
+        f"Ran {name} {version}: {counts[RenderStatus.RENDERED]} {unit}(s) rendered"
+        + (f", {counts[RenderStatus.FAILED]} failed." if counts[RenderStatus.FAILED] else ".")
+        for (name, version, unit), counts in ran.items()
+    ]
+    return lines + [format_unrendered(r) for r in report.unrendered]
+
+
+def format_unrendered(record: RenderRecord) -> str:
+    """``charts/x: warning: Helm chart not rendered: ...``: the level is what ``unrendered`` makes it count as."""
+    return f"{record.path}: {record.severity.label if record.severity else 'note'}: {record.describe()}"
+
+
 def statistics(report: Report) -> list[str]:
     counts = Counter((f.code, f.slug) for f in report.findings)
     return [f"{count:5d}  {code}  {slug}" for (code, slug), count in sorted(counts.items())]
@@ -75,5 +96,7 @@ def render(
         lines += statistics(report)
     if not quiet:
         lines += [f"{n.path}: note: {n.message}" for n in report.notices]
+        if report.renders:
+            lines += rendering(report)
         lines.append(summary(report))
     return "\n".join(lines) + ("\n" if lines else "")

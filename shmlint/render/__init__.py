@@ -1,0 +1,266 @@
+"""Rendering kustomizations (``kubectl kustomize``) and Helm charts (``helm template``) so their output is checked,
+and mapping the findings in the output back to the files a person edits.
+
+The ``render`` setting decides: ``never`` checks every unit file by file (the same answer on every machine),
+``auto`` renders what the installed renderers can render offline, ``always`` makes every unit that cannot be
+rendered an error. Every unit gets a ``RenderRecord`` (rendered with which version, or not and why), so the
+difference a renderer makes is in the report. Nothing is ever fetched: ``graph`` refuses a kustomization whose
+graph names anything remote, and ``process`` runs the renderer without network, environment or flags from the
+input. Rendered findings point where a person fixes them: Helm marks each document with
+``# Source: chart/templates/x.yaml``; for kustomize the workload with the same identity is looked up in the
+folder's own files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind
+from shmlint.model import FileResult, RenderRecord, RenderStatus
+from shmlint.render.graph import walk
+from shmlint.render.process import Sandbox, find_program, find_sandbox
+from shmlint.severity import Severity
+from shmlint.source import InputError, SourceText, Span, read_bytes
+
+if TYPE_CHECKING:
+    from shmlint.engine import Engine
+    from shmlint.model import Finding, Workload, WorkloadId
+
+KUSTOMIZE, HELM = "kubectl kustomize", "helm template"
+_HELM_SOURCE = re.compile(r"^# Source: (\S+)", re.MULTILINE)
+_UNRENDERED = {"note": None, "warning": Severity.WARNING, "error": Severity.ERROR}
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A kustomization folder or a Helm chart, as discovered (``root`` keeps the path the user gave)."""
+
+    root: Path
+    unit: str  # "kustomization" or "Helm chart"
+    renderer: str
+    members: tuple[Candidate, ...]  # the candidates its rendered output stands for
+
+    @property
+    def label(self) -> str:
+        """The path findings name when no better file is known: the kustomization file or Chart.yaml."""
+        if self.renderer == HELM:
+            return str(self.root / "Chart.yaml")
+        return str(next((self.root / n for n in KUSTOMIZATION_NAMES if (self.root / n).is_file()), self.root))
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A renderer's output for one unit, or why there is none."""
+
+    unit: Unit
+    text: str | None
+    error: str | None = None
+
+
+class Tool(NamedTuple):
+    """A renderer that can run here: its command (absolute program path first), version and sandbox."""
+
+    command: tuple[str, ...]
+    version: str
+    sandbox: Sandbox
+
+    def render(self, unit: Unit) -> Rendered:
+        # ``--`` ends the options and the path is absolute: a folder named ``--load-restrictor=...`` stays a path
+        outcome = self.sandbox.run([*self.command, "--", str(unit.root.absolute())])
+        if outcome.error is not None:
+            return Rendered(unit, None, f"`{unit.renderer} {unit.root}` failed: {outcome.error}")
+        return Rendered(unit, outcome.text)
+
+
+class Renderers:
+    """The renderers of one run, found and asked for their version once, run in one sandbox; holds no state
+    beyond what it found, and lives only as long as ``render_units``."""
+
+    def __init__(self, home: Path, max_bytes: int) -> None:
+        self._home, self._max_bytes = home, max_bytes
+        self._found: dict[str, Tool | str] = {}
+
+    @cached_property
+    def sandbox(self) -> Sandbox | None:
+        """Probed on the first unit that needs a renderer, once."""
+        prefix = find_sandbox()
+        return Sandbox(prefix, self._home, self._max_bytes) if prefix is not None else None
+
+    def find(self, renderer: str) -> Tool | str:
+        """The renderer, or why it cannot run here."""
+        if renderer not in self._found:
+            self._found[renderer] = self._probe(renderer)
+        return self._found[renderer]
+
+    def _probe(self, renderer: str) -> Tool | str:
+        program_name, subcommand = renderer.split()
+        program = find_program(program_name)
+        if program is None:
+            return f"{program_name} is not on PATH"
+        sandbox = self.sandbox
+        if sandbox is None:
+            return "the network cannot be cut off here (no `unshare --net`), and shmlint never runs a renderer online"
+        if program_name == "kubectl":
+            answer = sandbox.run([program, "version", "--client", "-o", "json"])
+            version = _kustomize_version(answer.text or "")
+        else:
+            answer = sandbox.run([program, "version", "--short"])
+            version = (answer.text or "").strip().splitlines()[0] if (answer.text or "").strip() else ""
+        return Tool((program, subcommand), version or "(version unknown)", sandbox)
+
+
+def _kustomize_version(text: str) -> str:
+    try:
+        data = json.loads(text)
+        return f"{data['kustomizeVersion']} (kubectl {data['clientVersion']['gitVersion']})"
+    except (ValueError, KeyError, TypeError):
+        return ""
+
+
+def find_units(candidates: list[Candidate]) -> list[Unit]:
+    """Kustomization folders named by a kustomization file among the candidates, and Helm charts named by their
+    Chart.yaml or by any template below them (a pre-commit hook passes only the changed template). A chart inside
+    another chart's ``charts/`` folder is rendered as part of that chart."""
+    from shmlint.discover import chart_root
+
+    folders = sorted({c.path.parent for c in candidates if c.path.name in KUSTOMIZATION_NAMES})
+    roots = {c.path.parent for c in candidates if c.path.name == "Chart.yaml"}
+    roots |= {root for c in candidates if "templates" in c.path.parts and (root := chart_root(c.path)) is not None}
+    charts = sorted(r for r in roots if not any(p in roots for p in r.parents))
+    units = [
+        Unit(
+            f,
+            "kustomization",
+            KUSTOMIZE,
+            tuple(c for c in candidates if c.path.parent == f and c.kind is FileKind.YAML),
+        )
+        for f in folders
+    ]
+    units += [Unit(r, "Helm chart", HELM, tuple(c for c in candidates if r in c.path.parents)) for r in charts]
+    return units
+
+
+def render_units(engine: Engine, candidates: list[Candidate]) -> tuple[list[Candidate], tuple[FileResult, ...]]:
+    """Units that render are checked as rendered output instead of file by file (the candidates they stand for are
+    left out of the list returned); every unit gets a result with its ``RenderRecord``."""
+    units = find_units(candidates)
+    if not units:
+        return candidates, ()
+    settings = engine.settings
+    results: list[FileResult] = []
+    taken: set[Path] = set()
+    with tempfile.TemporaryDirectory(prefix="shmlint-render-") as home:
+        renderers = Renderers(Path(home), settings.max_file_bytes)
+        for unit in units:
+            result, status = _render_unit(engine, renderers, unit)
+            # a kustomization that did not render is checked file by file; a chart's templates never can be
+            if status is RenderStatus.RENDERED or (status is RenderStatus.FAILED and unit.renderer == HELM):
+                taken.update(c.path for c in unit.members)
+            results.append(result)
+    return [c for c in candidates if c.path not in taken], tuple(r.slim() for r in results)
+
+
+def said_once(results: tuple[FileResult, ...], rendered: tuple[FileResult, ...]) -> tuple[FileResult, ...]:
+    """A chart left unrendered is said once, by its record: the note each of its templates gives is dropped."""
+    charts = {
+        r.render.path
+        for r in rendered
+        if r.render is not None and r.render.renderer == HELM and r.render.status is RenderStatus.NOT_RENDERED
+    }
+    if not charts:
+        return results
+    return tuple(
+        replace(r, notices=tuple(n for n in r.notices if n.path not in charts)) if r.notices else r for r in results
+    )
+
+
+def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[FileResult, RenderStatus]:
+    settings = engine.settings
+    tool = _why_not(renderers, unit, settings.render, settings.max_file_bytes)
+    path, unit_kind, renderer = str(unit.root), unit.unit, unit.renderer
+    if isinstance(tool, str):
+        level = Severity.ERROR if settings.render == "always" else _UNRENDERED[settings.unrendered]
+        record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", tool, level)
+        return FileResult(path, render=record), record.status
+    rendered = tool.render(unit)
+    if rendered.text is None:
+        record = RenderRecord(path, unit_kind, renderer, RenderStatus.FAILED, tool.version, rendered.error or "")
+        result = engine.invalid(unit.label, f"could not be rendered: {rendered.error}")
+        return replace(result, render=record), record.status
+    record = RenderRecord(path, unit_kind, renderer, RenderStatus.RENDERED, tool.version)
+    return replace(check_rendered(engine, rendered), render=record), record.status
+
+
+def _why_not(renderers: Renderers, unit: Unit, mode: str, max_bytes: int) -> Tool | str:
+    """The renderer to run, or why this unit is not rendered."""
+    if mode == "never":
+        return "render is set to never"
+    if unit.renderer == KUSTOMIZE:
+        blocker = walk(unit.root, max_bytes).blocker
+        if blocker is not None:
+            return blocker
+    return renderers.find(unit.renderer)
+
+
+def helm_source_at(text: str, offset: int, chart: Path) -> Path | None:
+    """The template a rendered document came from, from Helm's ``# Source:`` comment above ``offset``."""
+    found = None
+    for match in _HELM_SOURCE.finditer(text):
+        if match.start() > offset:
+            break
+        found = match.group(1)
+    if found is None:
+        return None
+    _, _, relative = found.partition("/")  # "mychart/templates/x.yaml" -> "templates/x.yaml"
+    return chart / relative
+
+
+def check_rendered(engine: Engine, rendered: Rendered) -> FileResult:
+    """Findings in the rendered output, each pointing where a person fixes it; no fix is offered (the output is
+    not a file anyone edits)."""
+    unit = rendered.unit
+    text = rendered.text or ""
+    result = engine.check_source(SourceText(unit.label, text), FileKind.YAML, Path(unit.label))
+    members = unit.members if unit.renderer == KUSTOMIZE else ()
+    originals = {
+        w.id: w
+        for member in members
+        for w in sorted(engine.check_candidate(member).workloads, key=lambda w: w.is_gpu_or_torch)
+    }
+    findings = []
+    for finding in result.findings:
+        span = _rendered_span(engine, rendered, finding, originals)
+        message = f"{finding.message} (found in the output of `{unit.renderer} {unit.root}`)"
+        findings.append(replace(finding, span=span, message=message, fix=None))
+    return FileResult(unit.label, tuple(findings), result.notices)
+
+
+def _rendered_span(engine: Engine, rendered: Rendered, finding: Finding, originals: dict[WorkloadId, Workload]) -> Span:
+    """Where a person fixes what the rendered output shows: the same workload in the folder's own files, or the
+    container in the template Helm names; the kustomization (or Chart.yaml) itself when neither is known."""
+    workload = finding.workload
+    if workload is not None and workload.id in originals:
+        return originals[workload.id].span
+    template = helm_source_at(rendered.text or "", finding.span.start, rendered.unit.root)
+    if template is not None and template.is_file():
+        container = workload.id.container if workload is not None else ""
+        located = _container_in(template, container, engine.settings.max_file_bytes) if container else None
+        return located or Span(str(template), 1, 1, 1, 1, 0, 0)
+    return Span(rendered.unit.label, 1, 1, 1, 1, 0, 0)
+
+
+def _container_in(template: Path, container: str, limit: int) -> Span | None:
+    """The ``name: <container>`` line of a template, found as text (templates are not YAML until rendered)."""
+    try:
+        source = SourceText.from_bytes(str(template), read_bytes(template, limit))
+    except InputError:
+        return None
+    pattern = rf"^\s*-?\s*(name:\s*[\"']?{re.escape(container)}\b)"
+    match = re.search(pattern, source.text, re.MULTILINE)
+    return source.span(match.start(1), match.end(1)) if match else None

@@ -1,0 +1,202 @@
+"""The kustomization graph: every kustomization a build would read, and whatever in it would make kustomize reach
+the network.
+
+kustomize fetches a reference that is a URL or a git repository wherever it takes a path (resources, bases,
+components, patch and replacement files, generator files, openapi, crds, helm charts...), and it reads schemes in
+any case (``HTTP://``). So every string of every kustomization in the graph is looked at, as parsed YAML values
+(escapes such as ``"\\x68ttp://"`` decoded, ``!!binary`` decoded, duplicate keys and aliases seen as composed),
+except under keys that only hold data kustomize never loads (labels, annotations, literals, inline patches). Local
+bases are followed transitively, with a bound on how many kustomizations and YAML nodes are read. Anything that
+cannot be read for certain blocks rendering: the unit is then checked file by file, never fetched.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import re
+from collections import deque
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from shmlint.discover import KUSTOMIZATION_NAMES
+from shmlint.source import InputError, read_bytes
+
+#: at most this many kustomizations (the start, its bases, their bases...) are read for one unit
+MAX_KUSTOMIZATIONS = 200
+#: at most this many YAML nodes are looked at over the whole graph (aliases can make a small file large)
+MAX_NODES = 200_000
+
+#: keys whose strings kustomize uses as paths to other kustomizations: local folders there are followed
+_FOLLOWED = frozenset({"resources", "bases", "components", "generators", "transformers", "validators"})
+#: keys whose whole value is data that kustomize never loads from anywhere
+_DATA = frozenset(
+    {
+        "apiVersion",
+        "kind",
+        "metadata",
+        "buildMetadata",
+        "commonLabels",
+        "commonAnnotations",
+        "labels",
+        "literals",
+        "images",
+        "replicas",
+        "namePrefix",
+        "nameSuffix",
+        "namespace",
+        "patch",
+        "target",
+        "options",
+        "sortOptions",
+        "source",
+        "targets",
+        "select",
+        "reject",
+        "vars",
+    }
+)
+#: keys that make kustomize run another program (helm) that shmlint does not let it run
+_HELM_KEYS = frozenset({"helmCharts", "helmChartInflationGenerator", "helmGlobals"})
+#: a scheme (``https://``, ``HTTP://``, ``git::``, ``gh:``, ``s3:``), an scp-like ``git@host:``, a git host named
+#: without a scheme, or a go-getter subfolder/ref marker
+_REMOTE = re.compile(
+    r"://|^[a-z][a-z0-9+.-]*:(?!$)|^git@|(^|/)(github\.com|gitlab\.com|bitbucket\.org)([/:]|$)|\?ref=|[^:/]//",
+    re.IGNORECASE,
+)
+#: a first path segment that looks like a host (``example.com/org/repo``) when no such local path exists
+_HOST_LIKE = re.compile(r"^[^./\\][^/\\]*\.[^/\\]+/")
+_BINARY = "tag:yaml.org,2002:binary"
+
+if TYPE_CHECKING:
+    import yaml
+
+
+class Graph(NamedTuple):
+    """What walking a kustomization found: the kustomizations read (the start first) and, when it must not be
+    rendered, why (naming the file and the value)."""
+
+    folders: tuple[Path, ...]
+    blocker: str | None = None
+
+
+def is_remote(value: str) -> bool:
+    """Whether kustomize could read ``value`` from the network (compared after stripping, in any case); a
+    generator's ``key=path`` is judged by its path too."""
+    value = value.strip()
+    return _REMOTE.search(value) is not None or ("=" in value and _REMOTE.search(value.split("=", 1)[1]) is not None)
+
+
+def walk(folder: Path, max_bytes: int) -> Graph:
+    """Every kustomization reachable from ``folder`` through local references, and the first reason (if any) not to
+    let kustomize build it: a remote reference, helm charts, a file that cannot be read, or a graph too large."""
+    seen: set[Path] = set()
+    order: list[Path] = []
+    queue = deque([folder])
+    budget = MAX_NODES
+    while queue:
+        current = queue.popleft()
+        key = _identity(current)
+        if key in seen:
+            continue
+        if len(seen) >= MAX_KUSTOMIZATIONS:
+            return Graph(tuple(order), f"more than {MAX_KUSTOMIZATIONS} kustomizations are reachable from it")
+        seen.add(key)
+        order.append(current)
+        paths = [current / name for name in KUSTOMIZATION_NAMES if (current / name).is_file()]
+        if not paths:
+            return Graph(tuple(order), f"{current} has no kustomization file")
+        for path in paths:  # kustomize refuses a folder with two of them, but each is read all the same
+            found, budget = _read(path, max_bytes, budget)
+            if isinstance(found, str):
+                return Graph(tuple(order), found)
+            # lexically, as kustomize joins paths (``base/../x`` is ``x`` even when base is a link)
+            queue.extend(Path(os.path.normpath(current / value)) for value in found if (current / value).is_dir())
+    return Graph(tuple(order))
+
+
+def _identity(folder: Path) -> Path:
+    try:
+        return folder.resolve()
+    except (OSError, RuntimeError):
+        return folder
+
+
+def _read(path: Path, max_bytes: int, budget: int) -> tuple[list[str] | str, int]:
+    """The local references to follow from one kustomization file (or why the graph must not be rendered), and
+    the node budget left."""
+    import yaml
+
+    try:
+        text = read_bytes(path, max_bytes).decode("utf-8")
+        documents = list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    except InputError as exc:
+        return f"{path}: {exc}", budget
+    except UnicodeDecodeError:
+        return f"{path}: not UTF-8 text", budget
+    except (yaml.YAMLError, RecursionError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"{path}: not valid YAML ({first})", budget
+    follow: list[str] = []
+    for document in documents:
+        problem, budget = _scan(document, path, follow, budget)
+        if problem is not None:
+            return problem, budget
+    return follow, budget
+
+
+def _scan(root: yaml.Node, path: Path, follow: list[str], budget: int) -> tuple[str | None, int]:
+    """Looks at every scalar under ``root`` outside data keys, iteratively (no recursion on hostile nesting); each
+    node once however many aliases point at it. Local references under followed keys are added to ``follow``."""
+    import yaml
+
+    stack: list[tuple[yaml.Node, str | None]] = [(root, None)]
+    visited: set[int] = set()
+    while stack:
+        node, top_key = stack.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        budget -= 1
+        if budget < 0:
+            return f"{path}: more than {MAX_NODES:,} YAML nodes in the kustomization graph", budget
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                name = key.value if isinstance(key, yaml.ScalarNode) else None
+                if name in _HELM_KEYS and top_key is None:
+                    return f"{path}: uses {name}, which shmlint does not let kustomize inflate", budget
+                if name in _DATA:
+                    continue
+                stack.append((value, top_key if top_key is not None else name or ""))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, top_key) for item in node.value)
+        elif isinstance(node, yaml.ScalarNode):
+            problem = _scalar(node, path, top_key, follow)
+            if problem is not None:
+                return problem, budget
+    return None, budget
+
+
+def _scalar(node: yaml.ScalarNode, path: Path, top_key: str | None, follow: list[str]) -> str | None:
+    value = node.value
+    if node.tag == _BINARY:  # sigs.k8s.io/yaml turns !!binary into the decoded string
+        try:
+            value = base64.b64decode("".join(value.split()), validate=True).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            return f"{path}: a !!binary value that is not base64"
+    value = value.strip()
+    if not value or any(c.isspace() for c in value):  # inline content (a patch), never a path or a URL
+        return None
+    if is_remote(value):
+        return f"{path}: names a remote resource ({_short(value)}), which shmlint never fetches"
+    if top_key in _FOLLOWED:
+        local = path.parent / value
+        if not local.exists() and _HOST_LIKE.match(value):
+            return f"{path}: names {_short(value)}, which is not a local path and may be a remote repository"
+        follow.append(value)
+    return None
+
+
+def _short(value: str) -> str:
+    return value if len(value) <= 120 else value[:117] + "..."
