@@ -7,7 +7,6 @@ where it came from, for ``shmlint config``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -119,10 +118,13 @@ def _size(path: Path, key: str, value: str | int) -> int:
 
 
 def _regexes(path: Path, key: str, values: list[str]) -> tuple[str, ...]:
+    """Checked with the engine that will match them (``regex``, under a time budget: see ``shmlint.signals``)."""
+    import regex
+
     for value in values:
         try:
-            re.compile(value)
-        except re.error as exc:
+            regex.compile(value, regex.VERSION0)
+        except regex.error as exc:
             raise ConfigError(f"{path}: {key}: '{value}' is not a regular expression: {exc}") from None
     return tuple(values)
 

@@ -17,6 +17,7 @@ from shmlint.extract.kserve import RuntimeIndex
 from shmlint.model import FileResult, Notice
 from shmlint.prefilter import Prefilter
 from shmlint.settings import Settings
+from shmlint.signals import PatternTimeout
 from shmlint.source import InputError, SourceText, Span, read_bytes
 
 if TYPE_CHECKING:  # a file with no workload never loads the rules
@@ -64,6 +65,8 @@ class Engine:
             )
         except UnparsableInput as exc:
             raw = list(self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset).findings)
+        except PatternTimeout as exc:
+            raw = list(self.invalid(source.path, str(exc)).findings)
         if workloads:  # most files hold none: they never load the rules, the catalog or the hint reader
             workloads, hint_findings = self.hints(source, workloads)
             workloads = self.needs(workloads)

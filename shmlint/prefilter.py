@@ -1,11 +1,9 @@
 """The text prefilter: a file without any GPU/torch/shm word cannot hold a workload finding, so it is parsed for
-syntax only. Runs on every file, so it is a few substring searches; configured signals are searched as one
-pattern."""
+syntax only. Runs on every file, so it is a few substring searches. Patterns from configuration are never run
+over a whole file (a pull request can change them); when configuration adds signals, a file passes if it has any
+of the keys or commands those signals are matched against (``CONFIGURED_CARRIERS``)."""
 
 from __future__ import annotations
-
-import fnmatch
-import re
 
 from shmlint.signals import Signals
 
@@ -40,29 +38,31 @@ WORDS = (
     "shmlint",
 )
 
+#: where configured signals are looked for: image and command keys (Kubernetes, compose, Argo ``source``),
+#: resource and device names, and container command lines (``docker``/``podman`` or an engine variable)
+CONFIGURED_CARRIERS = (
+    "image",
+    "command",
+    "args",
+    "entrypoint",
+    "source",
+    "resources",
+    "device",
+    "docker",
+    "podman",
+    "container_",
+)
+
 
 class Prefilter:
     """Whether a text may hold a workload finding; ``enabled=False`` lets every text through (for tests)."""
 
     def __init__(self, signals: Signals, *, enabled: bool = True) -> None:
         self.enabled = enabled
-        self._configured = _configured_pattern(signals)
+        self._words = WORDS + CONFIGURED_CARRIERS if signals.configured else WORDS
 
     def passes(self, text: str) -> bool:
         if not self.enabled:
             return True
         lowered = text.lower()
-        if any(word in lowered for word in WORDS):
-            return True
-        return self._configured is not None and self._configured.search(text) is not None
-
-
-def _configured_pattern(signals: Signals) -> re.Pattern[str] | None:
-    """What configuration added to the built-in signals, as one pattern."""
-    defaults = Signals()
-    extra = [p for p in signals.torch_images if p not in defaults.torch_images]
-    extra += [p for p in signals.torch_commands if p not in defaults.torch_commands]
-    extra += [
-        fnmatch.translate(g).removesuffix(r"\Z") for g in signals.gpu_resources if g not in defaults.gpu_resources
-    ]
-    return re.compile("|".join(f"(?:{p})" for p in extra), re.IGNORECASE | re.MULTILINE) if extra else None
+        return any(word in lowered for word in self._words)

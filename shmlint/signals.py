@@ -72,6 +72,14 @@ UTILITY_COMMANDS = ("nvidia-smi", "perf_client", "perf_analyzer")
 
 NO_GPU_VISIBLE = frozenset({"", "none", "void"})
 
+#: seconds one configured pattern may spend on one value before the file is reported instead of checked
+PATTERN_BUDGET_SECONDS = 0.05
+
+
+class PatternTimeout(Exception):
+    """A configured pattern that ran past its budget on a value (catastrophic backtracking); the message says
+    which pattern, for an SHM000 finding on the file."""
+
 
 @dataclass(frozen=True)
 class Signals:
@@ -86,11 +94,28 @@ class Signals:
 
     @cached_property
     def _image_re(self) -> re.Pattern[str]:
-        return re.compile("|".join(f"(?:{p})" for p in self.torch_images), re.IGNORECASE)
+        return _builtin_pattern(self.torch_images, TORCH_IMAGES)
 
     @cached_property
     def _command_re(self) -> re.Pattern[str]:
-        return re.compile("|".join(f"(?:{p})" for p in self.torch_commands), re.IGNORECASE)
+        return _builtin_pattern(self.torch_commands, TORCH_COMMANDS)
+
+    @cached_property
+    def _configured_image(self) -> _Configured | None:
+        return _Configured.of("torch-images", self.torch_images, TORCH_IMAGES)
+
+    @cached_property
+    def _configured_command(self) -> _Configured | None:
+        return _Configured.of("torch-commands", self.torch_commands, TORCH_COMMANDS)
+
+    @property
+    def configured(self) -> bool:
+        """Configuration added torch patterns or GPU resources: the prefilter cannot know their words."""
+        return (
+            self._configured_image is not None
+            or self._configured_command is not None
+            or any(glob not in GPU_RESOURCES for glob in self.gpu_resources)
+        )
 
     @cached_property
     def _gpu_resource_re(self) -> re.Pattern[str]:
@@ -114,15 +139,56 @@ class Signals:
         repository, tag = split_image(image)
         if tag and self._non_workload_tag_re.search(tag):
             return False
-        return bool(self._image_re.search(repository))
+        if self._image_re.search(repository):
+            return True
+        return self._configured_image is not None and self._configured_image.search(repository) is not None
 
     def torch_command(self, command: str) -> str | None:
         """The part of a command line that launches torch, or None."""
         match = self._command_re.search(command)
+        if match is None and self._configured_command is not None:
+            found = self._configured_command.search(command)
+            return found.strip() if found is not None else None
         return match.group(0).strip() if match else None
 
     def is_utility_command(self, words: list[str]) -> bool:
         return bool(words) and words[0].rsplit("/", 1)[-1] in self.utility_commands
+
+
+def _builtin_pattern(patterns: tuple[str, ...], builtin: tuple[str, ...]) -> re.Pattern[str]:
+    """The built-in patterns (reviewed here, linear on any input) with the standard engine."""
+    return re.compile("|".join(f"(?:{p})" for p in patterns if p in builtin) or "(?!)", re.IGNORECASE)
+
+
+class _Configured:
+    """Patterns from a repository's configuration, which a pull request can change: matched one value at a time
+    (an image name, a command line, never a whole file) by the ``regex`` engine under a time budget, because a
+    pattern such as ``(a|aa)+$`` backtracks for minutes on a line of 40 ``a``. ``regex`` reads the same syntax as
+    ``re``, so existing configurations keep their meaning; it is imported only when configuration adds patterns."""
+
+    __slots__ = ("key", "pattern")
+
+    def __init__(self, key: str, patterns: tuple[str, ...]) -> None:
+        import regex
+
+        self.key = key
+        self.pattern = regex.compile("|".join(f"(?:{p})" for p in patterns), regex.IGNORECASE | regex.VERSION0)
+
+    @classmethod
+    def of(cls, key: str, patterns: tuple[str, ...], builtin: tuple[str, ...]) -> _Configured | None:
+        extra = tuple(p for p in patterns if p not in builtin)
+        return cls(key, extra) if extra else None
+
+    def search(self, value: str) -> str | None:
+        """The matched text, or None; ``PatternTimeout`` when the budget runs out."""
+        try:
+            match = self.pattern.search(value, timeout=PATTERN_BUDGET_SECONDS)
+        except TimeoutError:
+            raise PatternTimeout(
+                f"a configured {self.key} pattern ran longer than {PATTERN_BUDGET_SECONDS} s on the value "
+                f"'{value[:80]}' (catastrophic backtracking?): rewrite the pattern; the file was not checked"
+            ) from None
+        return match.group(0) if match is not None else None
 
 
 def split_image(image: str) -> tuple[str, str]:

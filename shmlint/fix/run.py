@@ -29,8 +29,15 @@ class FileOutcome:
 
 
 def fix_file(
-    settings: Settings, candidate: Candidate, *, write: bool, unsafe: bool, runtimes: RuntimeIndex | None = None
+    settings: Settings,
+    candidate: Candidate,
+    *,
+    write: bool,
+    unsafe: bool,
+    runtimes: RuntimeIndex | None = None,
+    roots: tuple[Path, ...] = (),
 ) -> FileOutcome:
+    """``roots``: the checked folders and files; a write never follows a link out of them."""
     from shmlint.fix.apply import fix_source
 
     engine = _engine(settings, runtimes)
@@ -45,7 +52,7 @@ def fix_file(
         from shmlint.fix.write import WriteError, write_atomic
 
         try:
-            write_atomic(candidate.path, result.source.encode(result.text), result.source.encode())
+            write_atomic(candidate.path, result.source.encode(result.text), result.source.encode(), roots)
         except WriteError as exc:
             return FileOutcome(path, problems=result.problems, error=str(exc))
         return FileOutcome(path, len(result.applied), True, problems=result.problems)
@@ -62,7 +69,12 @@ def _engine(settings: Settings, runtimes: RuntimeIndex | None) -> Engine:
 
 
 def fix_candidates(
-    jobs: list[tuple[Settings, Candidate]], *, write: bool, unsafe: bool, processes: int | None = None
+    jobs: list[tuple[Settings, Candidate]],
+    *,
+    write: bool,
+    unsafe: bool,
+    processes: int | None = None,
+    roots: tuple[Path, ...] = (),
 ) -> Iterator[FileOutcome]:
     if write:
         from shmlint.fix.write import remove_stale_temp_files
@@ -73,7 +85,7 @@ def fix_candidates(
         groups.setdefault(settings, []).append(candidate)
     runtimes = {settings: kserve_runtimes(settings, members) for settings, members in groups.items()}
     workers = min(processes or os.cpu_count() or 1, max(1, len(jobs) // PARALLEL_MIN_FILES))
-    task = functools.partial(_fix_job, runtimes, write=write, unsafe=unsafe)
+    task = functools.partial(_fix_job, runtimes, write=write, unsafe=unsafe, roots=roots)
     if workers <= 1:
         yield from map(task, jobs)
         return
@@ -85,7 +97,12 @@ def fix_candidates(
 
 
 def _fix_job(
-    runtimes: dict[Settings, RuntimeIndex | None], job: tuple[Settings, Candidate], *, write: bool, unsafe: bool
+    runtimes: dict[Settings, RuntimeIndex | None],
+    job: tuple[Settings, Candidate],
+    *,
+    write: bool,
+    unsafe: bool,
+    roots: tuple[Path, ...],
 ) -> FileOutcome:
     settings, candidate = job
-    return fix_file(settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings])
+    return fix_file(settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings], roots=roots)

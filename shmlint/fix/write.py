@@ -1,14 +1,25 @@
-"""Writing a fixed file so that it is always either the old bytes or the new bytes, never something between."""
+"""Writing a fixed file so that it is always either the old bytes or the new bytes, never something between, never
+outside the checked folders, and never over an edit another program made meanwhile.
+
+The protocol (``write_atomic``): resolve the path and refuse a link that leaves the checked roots; open the file
+(no link followed) and keep it open; check it holds what was read; write a temp file beside it with the same
+owner, group and mode (setuid/setgid dropped, as editors do) and sync it; read the open file again and check the
+path still names it, immediately before the rename; after the rename, read the old file once more through the
+descriptor still open: a write that landed between the last check and the rename is found there and put back.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import stat
-import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 TEMP_SUFFIX = ".shmlint-tmp"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
 
 
 def remove_stale_temp_files(folders: set[Path]) -> None:
@@ -29,31 +40,130 @@ class WriteError(Exception):
     """A file that could not be written; the message is meant for people."""
 
 
-def write_atomic(path: Path, data: bytes, original: bytes) -> None:
+def write_atomic(path: Path, data: bytes, original: bytes, roots: Sequence[Path] = ()) -> None:
     """Replace the file (a link's target, keeping the link) through a temp file in the same folder.
 
-    Refuses when the file changed since it was read, or is read-only; keeps the file mode.
+    ``roots``: the checked folders (a named file stands for its folder); a link whose target is outside all of
+    them is refused (default: the folder ``path`` is in). Refuses too when the file changed since it was read,
+    is read-only, has other hard links, or its owner cannot be kept.
     """
-    real = Path(os.path.realpath(path))
+    real = _inside(path, roots or (path.parent,))
     try:
-        info = os.stat(real)
-        if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
-            raise WriteError("read-only file: not changed")
-        if real.read_bytes() != original:
-            raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
-        handle, temp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=TEMP_SUFFIX)
+        old = os.open(real, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _BINARY)
     except OSError as exc:
         raise WriteError(f"cannot write: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(handle, "wb") as temp:
-            temp.write(data)
-            temp.flush()
-            os.fsync(temp.fileno())
-        os.chmod(temp_name, stat.S_IMODE(info.st_mode))
-        os.replace(temp_name, real)
-    except BaseException as exc:
+        before = os.fstat(old)
+        _check_writable(before)
+        if _read_all(old) != original:
+            raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
+        temp = _temp_copy(real, data, before)
+        try:
+            _unchanged(real, old, before, original)
+            if os.name == "nt":  # Windows cannot rename over a file that is open: no check after the rename there
+                os.close(old)
+                old = -1
+            os.replace(temp, real)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        late = _read_all(old) if old != -1 else original
+    except OSError as exc:
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+    finally:
+        if old != -1:
+            os.close(old)
+    if late != original:  # another program wrote to the old file between the last check and the rename
+        _put_back(real, late, data, before)
+
+
+def _inside(path: Path, roots: Sequence[Path]) -> Path:
+    """The file the path names, when it is inside one of the roots (links resolved); else ``WriteError``."""
+    real = Path(os.path.realpath(path))
+    if real == Path(os.path.abspath(path)):
+        return real  # no link on the way
+    for root in roots:
+        folder = root if root.is_dir() else root.parent
+        base = Path(os.path.realpath(folder))
+        if real == base or base in real.parents:
+            return real
+    raise WriteError(f"a symbolic link to {real}, outside the checked folders: not changed")
+
+
+def _check_writable(info: os.stat_result) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        raise WriteError("not a regular file: not changed")
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise WriteError("read-only file: not changed")
+    if info.st_nlink > 1:
+        raise WriteError(
+            f"the file has {info.st_nlink} hard links; writing a new file would leave the other names with the old "
+            "text: not changed (fix a copy, or break the link first)"
+        )
+
+
+def _read_all(handle: int) -> bytes:
+    """The whole file through an open descriptor, from its start."""
+    os.lseek(handle, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(handle, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _unchanged(real: Path, old: int, before: os.stat_result, original: bytes) -> None:
+    """The last check before the rename: the path still names the file that was read, and it holds the same."""
+    now = os.lstat(real)
+    if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino) or _read_all(old) != original:
+        raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
+
+
+def _temp_copy(real: Path, data: bytes, like: os.stat_result) -> str:
+    """``data`` in a synced temp file beside ``real``, with the owner, group and mode of ``like``."""
+    import tempfile
+
+    handle, temp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=TEMP_SUFFIX)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(handle, view) :]
+            _keep_owner(handle, like)
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+        os.chmod(temp_name, stat.S_IMODE(like.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
+    except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
-        if isinstance(exc, OSError):
-            raise WriteError(f"cannot write: {exc.strerror or exc}") from None
         raise
+    return temp_name
+
+
+def _keep_owner(handle: int, like: os.stat_result) -> None:
+    """A rewrite by root, or by a group member, must not hand the file to a new owner."""
+    if not hasattr(os, "fchown"):
+        return
+    mine = os.fstat(handle)
+    if (mine.st_uid, mine.st_gid) == (like.st_uid, like.st_gid):
+        return
+    try:
+        os.fchown(handle, like.st_uid, like.st_gid)
+    except PermissionError:
+        raise WriteError(
+            f"cannot keep the file's owner and group ({like.st_uid}:{like.st_gid}) in a rewrite: not changed"
+        ) from None
+
+
+def _put_back(real: Path, late: bytes, data: bytes, like: os.stat_result) -> None:
+    """An edit landed in the old file during the rename: the file gets that text back (the fix is dropped) unless
+    the new file was edited too, in which case the late text is kept beside it."""
+    try:
+        current = real.read_bytes()
+        target = real if current == data else real.with_name(f"{real.name}.shmlint-concurrent")
+        os.replace(_temp_copy(real, late, like), target)
+    except (OSError, WriteError) as exc:
+        raise WriteError(f"changed by another program while it was written, and cannot be put back: {exc}") from None
+    where = "its text kept" if target == real else f"the text it wrote to the old file is saved in {target}"
+    raise WriteError(f"changed by another program while it was written: {where}, not fixed (run shmlint fix again)")
