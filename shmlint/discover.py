@@ -161,16 +161,11 @@ def _exclusion(patterns: tuple[str, ...]) -> Callable[[str, str], bool]:
 
 def _walk(root: Path, excluded: Callable[[str, str], bool]) -> Iterator[Candidate]:
     """Strings rather than Path objects inside the walk: it visits every file of a monorepo."""
-    unreadable: list[OSError] = []
-    for directory, dirnames, filenames in os.walk(root, onerror=unreadable.append, followlinks=False):
-        while unreadable:
-            yield _unreadable(unreadable.pop(), directory)
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if not excluded(d, f"{directory}/{d}") and not os.path.isfile(f"{directory}/{d}/pyvenv.cfg")
-        )
-        for name in sorted(filenames):
+    for directory, dirnames, filenames, error in _walk_folders(str(root), excluded):
+        if error is not None:
+            yield _unreadable(error, directory)
+            continue
+        for name in filenames:
             full = os.path.join(directory, name)
             if excluded(name, full):
                 continue
@@ -179,8 +174,39 @@ def _walk(root: Path, excluded: Callable[[str, str], bool]) -> Iterator[Candidat
                 kind = _sniff(Path(full))
             if kind is not None and kind is not FileKind.DOCKERFILE:
                 yield Candidate(Path(full), kind, explicit=False)
-    for error in unreadable:  # the root itself, or a folder listed last
-        yield _unreadable(error, str(root))
+
+
+def _walk_folders(
+    root: str, excluded: Callable[[str, str], bool]
+) -> Iterator[tuple[str, list[str], list[str], OSError | None]]:
+    """``os.walk`` top-down without following links, names sorted, with a stack instead of recursion (a tree a
+    thousand folders deep must not reach Python's recursion limit); a folder that cannot be listed comes with its
+    error."""
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as entries:
+                dirnames, filenames = [], []
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    if not is_dir:
+                        filenames.append(entry.name)
+                    elif not entry.is_symlink():
+                        dirnames.append(entry.name)
+        except OSError as error:
+            yield directory, [], [], error
+            continue
+        dirnames = sorted(
+            d
+            for d in dirnames
+            if not excluded(d, f"{directory}/{d}") and not os.path.isfile(f"{directory}/{d}/pyvenv.cfg")
+        )
+        yield directory, dirnames, sorted(filenames), None
+        stack.extend(os.path.join(directory, d) for d in reversed(dirnames))
 
 
 def _unreadable(error: OSError, where: str) -> Candidate:

@@ -240,20 +240,32 @@ class Mappings:
         cached = self._cache.get(id(node))
         if cached is not None:
             return cached
-        self._cache[id(node)] = {}  # a merge cycle resolves to nothing rather than recursing forever
+        # merge sources first (post-order), with a stack rather than recursion: a chain of ``<<: *previous``
+        # hundreds of anchors long must not reach Python's recursion limit
+        stack: list[tuple[MappingNode, bool]] = [(node, False)]
+        while stack:
+            current, sources_done = stack.pop()
+            if sources_done:
+                self._cache[id(current)] = self._resolve(current)
+            elif id(current) not in self._cache:
+                self._cache[id(current)] = {}  # a merge cycle resolves to nothing rather than looping forever
+                stack.append((current, True))
+                stack.extend((s, False) for s in reversed(_merge_sources(current)) if id(s) not in self._cache)
+        return self._cache[id(node)]
+
+    def _resolve(self, node: MappingNode) -> dict[str, tuple[ScalarNode, Node]]:
+        """The mapping's keys, once every merge source it names is resolved."""
         merged: dict[str, tuple[ScalarNode, Node]] = {}
         explicit: dict[str, tuple[ScalarNode, Node]] = {}
         for key, value in node.value:
             if key.tag == MERGE_TAG:
                 sources = value.value if isinstance(value, SequenceNode) else [value]
                 for source in sources:
-                    for name, pair in self.items(source).items():
+                    for name, pair in self._cache.get(id(source), {}).items():
                         merged.setdefault(name, pair)
             elif isinstance(key, ScalarNode):
                 explicit[key.value] = (key, value)
-        result = {**merged, **explicit}
-        self._cache[id(node)] = result
-        return result
+        return {**merged, **explicit}
 
     def get(self, node: Node | None, key: str) -> Node | None:
         pair = self.items(node).get(key)
@@ -271,6 +283,15 @@ class Mappings:
     def own_key(self, node: Node, key: str) -> bool:
         """True when the key is written in this mapping itself rather than merged in from an anchor."""
         return any(isinstance(k, ScalarNode) and k.value == key and k.tag != MERGE_TAG for k, _ in node.value)
+
+
+def _merge_sources(node: MappingNode) -> list[MappingNode]:
+    found: list[MappingNode] = []
+    for key, value in node.value:
+        if key.tag == MERGE_TAG:
+            sources = value.value if isinstance(value, SequenceNode) else [value]
+            found.extend(source for source in sources if isinstance(source, MappingNode))
+    return found
 
 
 def walk_mappings(root: Node) -> Iterator[MappingNode]:
