@@ -248,7 +248,10 @@ def _check_stdin(engine: Engine, name: str | None) -> FileResult:
     from shmlint.source import InputError, SourceText
 
     display = name or "-"
-    data = sys.stdin.buffer.read()
+    limit = engine.settings.max_file_bytes
+    data = sys.stdin.buffer.read(limit + 1) if sys.stdin is not None else b""
+    if len(data) > limit:  # the limit files have (``check - < /dev/zero`` would read forever)
+        return engine.invalid(display, f"standard input is above the limit of {limit:,} bytes (max-file-size)")
     try:
         source = SourceText.from_bytes(display, data)
     except InputError as exc:

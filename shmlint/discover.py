@@ -161,7 +161,7 @@ def _exclusion(patterns: tuple[str, ...]) -> Callable[[str, str], bool]:
 
 def _walk(root: Path, excluded: Callable[[str, str], bool]) -> Iterator[Candidate]:
     """Strings rather than Path objects inside the walk: it visits every file of a monorepo."""
-    for directory, dirnames, filenames, error in _walk_folders(str(root), excluded):
+    for directory, filenames, error in _walk_folders(str(root), excluded):
         if error is not None:
             yield _unreadable(error, directory)
             continue
@@ -176,9 +176,7 @@ def _walk(root: Path, excluded: Callable[[str, str], bool]) -> Iterator[Candidat
                 yield Candidate(Path(full), kind, explicit=False)
 
 
-def _walk_folders(
-    root: str, excluded: Callable[[str, str], bool]
-) -> Iterator[tuple[str, list[str], list[str], OSError | None]]:
+def _walk_folders(root: str, excluded: Callable[[str, str], bool]) -> Iterator[tuple[str, list[str], OSError | None]]:
     """``os.walk`` top-down without following links, names sorted, with a stack instead of recursion (a tree a
     thousand folders deep must not reach Python's recursion limit); a folder that cannot be listed comes with its
     error."""
@@ -198,14 +196,14 @@ def _walk_folders(
                     elif not entry.is_symlink():
                         dirnames.append(entry.name)
         except OSError as error:
-            yield directory, [], [], error
+            yield directory, [], error
             continue
         dirnames = sorted(
             d
             for d in dirnames
             if not excluded(d, f"{directory}/{d}") and not os.path.isfile(f"{directory}/{d}/pyvenv.cfg")
         )
-        yield directory, dirnames, sorted(filenames), None
+        yield directory, sorted(filenames), None
         stack.extend(os.path.join(directory, d) for d in reversed(dirnames))
 
 

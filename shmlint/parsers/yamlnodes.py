@@ -56,10 +56,23 @@ class _Loader(_BaseLoader):
 MAX_DEPTH = 1000
 #: aliases may share nodes, but a document that would expand past this many is an alias bomb, not a manifest
 MAX_EXPANDED = 1_000_000
+#: a document of more parser events (about one per node) is not composed: composing costs ~500 bytes and ~15 us
+#: a node, so this keeps any file within a few seconds and ~150 MiB (an 8 MB ``[1,1,...]`` is 4 million nodes)
+MAX_EVENTS = 200_000
 MERGE_TAG = "tag:yaml.org,2002:merge"
 NULL_TAG = "tag:yaml.org,2002:null"
 
-__all__ = ["MappingNode", "Node", "ScalarNode", "SequenceNode", "YamlError", "check_syntax", "compose", "key_problem"]
+__all__ = [
+    "MappingNode",
+    "Node",
+    "ScalarNode",
+    "SequenceNode",
+    "TooComplex",
+    "YamlError",
+    "check_syntax",
+    "compose",
+    "key_problem",
+]
 
 
 class YamlError(Exception):
@@ -68,6 +81,10 @@ class YamlError(Exception):
     def __init__(self, message: str, line: int, column: int, offset: int) -> None:
         super().__init__(message)
         self.message, self.line, self.column, self.offset = message, line, column, offset
+
+
+class TooComplex(YamlError):
+    """Valid YAML, perhaps, but more nodes than a check may spend time and memory on."""
 
 
 class _SyntaxLoader(_Loader):
@@ -122,8 +139,27 @@ def _composed(text: str, tags: bool) -> tuple[Node, ...]:
     return _compose_text(text, tags)
 
 
+def _may_be_too_many(text: str) -> bool:
+    """Cheap bound: every node but the first is introduced by a separator, an indicator or a line break."""
+    return len(text) > MAX_EVENTS and sum(text.count(mark) for mark in ",\n:-[{?") > MAX_EVENTS // 2
+
+
+def _check_size(text: str) -> None:
+    """Count the parser's events (in C with libyaml: no node is built) before composing a large text."""
+    if hasattr(_SyntaxLoader, "raw_parse"):
+        events: int = _SyntaxLoader(text).raw_parse()
+    else:
+        events = sum(1 for _ in zip(yaml.parse(text, Loader=_SyntaxLoader), range(MAX_EVENTS + 1)))
+    if events > MAX_EVENTS:
+        raise TooComplex(
+            f"too complex to check: more than {MAX_EVENTS:,} YAML nodes and events (split the file)", 1, 1, 0
+        )
+
+
 def _compose_text(text: str, tags: bool) -> tuple[Node, ...]:
     """Nodes are shared between callers through the memo: nothing in shmlint changes a node once composed."""
+    if _may_be_too_many(text):
+        _check_size(text)
     if _may_be_too_deep(text):
         _check_depth(text)
     loader = _Loader if tags else _SyntaxLoader
