@@ -4,8 +4,10 @@ outside the checked folders, and never over an edit another program made meanwhi
 The protocol (``write_atomic``): resolve the path and refuse a link that leaves the checked roots; open the file
 (no link followed) and keep it open; check it holds what was read; write a temp file beside it with the same
 owner, group and mode (setuid/setgid dropped, as editors do) and sync it; read the open file again and check the
-path still names it, immediately before the rename; after the rename, read the old file once more through the
-descriptor still open: a write that landed between the last check and the rename is found there and put back.
+path still names it, immediately before the rename; after the rename, wait until no other process has the old
+file open for writing (a Linux lease tells), then read it once more through the descriptor still open: a write
+that landed between the last check and the rename, or through a handle opened before it, is found there and the
+file gets that text back.
 """
 
 from __future__ import annotations
@@ -68,14 +70,14 @@ def write_atomic(path: Path, data: bytes, original: bytes, roots: Sequence[Path]
             with contextlib.suppress(OSError):
                 os.unlink(temp)
             raise
-        late = _read_all(old) if old != -1 else original
+        late, busy = _read_after_writers(old) if old != -1 else (original, False)
     except OSError as exc:
         raise WriteError(f"cannot write: {exc.strerror or exc}") from None
     finally:
         if old != -1:
             os.close(old)
-    if late != original:  # another program wrote to the old file between the last check and the rename
-        _put_back(real, late, data, before)
+    if late != original or busy:  # another program wrote to the old file between the last check and the rename
+        _carry_over(real, late, original, data, before, busy)
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> Path:
@@ -110,6 +112,37 @@ def _read_all(handle: int) -> bytes:
     while chunk := os.read(handle, 1 << 20):
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+#: how long a write waits for another program to close the old file it has open for writing
+WRITER_WAIT_SECONDS = 2.0
+
+
+def _read_after_writers(handle: int) -> tuple[bytes, bool]:
+    """The old file's bytes once no other process has it open for writing, and whether one still had after
+    ``WRITER_WAIT_SECONDS``. It no longer has a name, so nobody can open it again: after that, nothing more can
+    land in it. Where leases are not available (not Linux, not the file's owner) the bytes are read at once."""
+    try:
+        import fcntl
+
+        lease = fcntl.F_SETLEASE
+    except (ImportError, AttributeError):
+        return _read_all(handle), False
+    import time
+
+    deadline = time.monotonic() + WRITER_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.fcntl(handle, lease, fcntl.F_RDLCK)  # refused while anyone has the file open for writing
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return _read_all(handle), True
+            time.sleep(0.001)
+            continue
+        except OSError:
+            return _read_all(handle), False
+        fcntl.fcntl(handle, lease, fcntl.F_UNLCK)
+        return _read_all(handle), False
 
 
 def _unchanged(real: Path, old: int, before: os.stat_result, original: bytes) -> None:
@@ -156,14 +189,36 @@ def _keep_owner(handle: int, like: os.stat_result) -> None:
         ) from None
 
 
-def _put_back(real: Path, late: bytes, data: bytes, like: os.stat_result) -> None:
-    """An edit landed in the old file during the rename: the file gets that text back (the fix is dropped) unless
-    the new file was edited too, in which case the late text is kept beside it."""
+def _carry_over(real: Path, late: bytes, original: bytes, data: bytes, like: os.stat_result, busy: bool) -> None:
+    """Another program wrote to the old file during the rename (or still has it open). Text it appended is
+    appended to the fixed file too, in place (``O_APPEND``: no second rename, so no second window), as if it had
+    come just after the fix. Any other change: the file gets the other program's text back and the fix is dropped;
+    if the fixed file was written to meanwhile as well, that text is kept beside it."""
+    if late.startswith(original) and not busy:
+        try:
+            handle = os.open(real, os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _CLOEXEC | _BINARY)
+            try:
+                view = memoryview(late)[len(original) :]
+                while view:
+                    view = view[os.write(handle, view) :]
+                os.fsync(handle)
+            finally:
+                os.close(handle)
+        except OSError as exc:
+            raise WriteError(f"text appended by another program during the write could not be kept: {exc}") from None
+        return
     try:
-        current = real.read_bytes()
-        target = real if current == data else real.with_name(f"{real.name}.shmlint-concurrent")
-        os.replace(_temp_copy(real, late, like), target)
+        new = os.open(real, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _BINARY)
+        try:
+            target = real if _read_all(new) == data else real.with_name(f"{real.name}.shmlint-concurrent")
+            os.replace(_temp_copy(real, late, like), target)
+            if target == real and _read_after_writers(new)[0] != data:  # written to during the put-back
+                target = real.with_name(f"{real.name}.shmlint-concurrent")
+                os.replace(_temp_copy(real, _read_all(new), like), target)
+        finally:
+            os.close(new)
     except (OSError, WriteError) as exc:
         raise WriteError(f"changed by another program while it was written, and cannot be put back: {exc}") from None
-    where = "its text kept" if target == real else f"the text it wrote to the old file is saved in {target}"
-    raise WriteError(f"changed by another program while it was written: {where}, not fixed (run shmlint fix again)")
+    why = "another program has the file open for writing" if busy else "changed by another program while it was written"
+    where = "" if target == real else f"; the text written to the fixed version is saved in {target}"
+    raise WriteError(f"{why}: the file has that program's text, not fixed (run shmlint fix again){where}")
