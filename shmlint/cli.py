@@ -86,8 +86,11 @@ def _configured(paths: tuple[Path, ...], config: Path | None, overrides: dict) -
     from shmlint.config import ConfigError, find_config, load_effective
 
     groups: dict[Path | None, list[Path]] = {}
-    for path in paths:
-        groups.setdefault(config or find_config(path), []).append(path)
+    try:
+        for path in paths:
+            groups.setdefault(config or find_config(path), []).append(path)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
     result = []
     for config_path, members in groups.items():
         try:

@@ -149,7 +149,7 @@ def _check_size(text: str) -> None:
     if hasattr(_SyntaxLoader, "raw_parse"):
         events: int = _SyntaxLoader(text).raw_parse()
     else:
-        events = sum(1 for _ in zip(yaml.parse(text, Loader=_SyntaxLoader), range(MAX_EVENTS + 1)))
+        events = sum(1 for _ in zip(yaml.parse(text, Loader=_SyntaxLoader), range(MAX_EVENTS + 1), strict=False))
     if events > MAX_EVENTS:
         raise TooComplex(
             f"too complex to check: more than {MAX_EVENTS:,} YAML nodes and events (split the file)", 1, 1, 0

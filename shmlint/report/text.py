@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from shmlint.report.visible import visible
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
@@ -19,9 +20,9 @@ def _paint(text: str, code: str, colour: bool) -> str:
 
 def format_finding(finding: Finding, colour: bool = False) -> str:
     span = finding.span
-    where = _paint(f"{span.path}:{span.line}:{span.column}:", "1", colour)
+    where = _paint(f"{visible(span.path)}:{span.line}:{span.column}:", "1", colour)
     severity = _paint(f"[{finding.severity.label}]", _COLOURS[finding.severity], colour)
-    return f"{where} {_paint(finding.code, '1', colour)} {severity} {finding.message}"
+    return f"{where} {_paint(finding.code, '1', colour)} {severity} {visible(finding.message)}"
 
 
 def summary(report: Report) -> str:
@@ -59,15 +60,15 @@ def render(
     for finding in report.findings:
         lines.append(format_finding(finding, colour))
         if show_fixes and finding.fix:
-            lines.append(f"    fix ({finding.fix.applicability.value}): {finding.fix.title}")
+            lines.append(f"    fix ({finding.fix.applicability.value}): {visible(finding.fix.title)}")
     if show_unused_suppressions:
         lines += [
-            f"{path}:{s.line}:{s.column}: unused suppression: ignore[{','.join(sorted(s.codes))}] matched nothing"
+            f"{visible(path)}:{s.line}:{s.column}: unused suppression: ignore[{','.join(sorted(s.codes))}] matched nothing"
             for path, s in report.unused_suppressions
         ]
     if show_statistics:
         lines += statistics(report)
     if not quiet:
-        lines += [f"{n.path}: note: {n.message}" for n in report.notices]
+        lines += [f"{visible(n.path)}: note: {visible(n.message)}" for n in report.notices]
         lines.append(summary(report))
     return "\n".join(lines) + ("\n" if lines else "")
