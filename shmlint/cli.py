@@ -97,7 +97,16 @@ def _configured(paths: tuple[Path, ...], config: Path | None, overrides: dict) -
             effective = load_effective(members[0], config_path)
         except ConfigError as exc:
             raise click.ClickException(str(exc)) from None
-        result.append((replace(effective.settings, **overrides), members))
+        settings = replace(effective.settings, **overrides)
+        if settings.fix_shm_bytes < settings.min_shm_bytes:
+            from shmlint.sizes import format_kubernetes
+
+            where = effective.origins.get("fix-size") if "fix_shm_bytes" not in overrides else "--shm-size"
+            raise click.ClickException(
+                f"{where or 'fix-size'}: the fix size {format_kubernetes(settings.fix_shm_bytes)} is below "
+                f"min-shm-size {format_kubernetes(settings.min_shm_bytes)}: fixes would write a size the check flags"
+            )
+        result.append((settings, members))
     return result
 
 

@@ -438,3 +438,148 @@ def test_an_empty_path_is_an_error_not_the_current_folder(tmp_path: Path) -> Non
     (tmp_path / "pod.yaml").write_text(POD.format(name="p"), encoding="utf-8")
     run = shmlint("check", "", cwd=tmp_path)
     assert_clean_error(run, "an empty path")
+
+
+def test_fix_size_below_min_shm_size_is_refused(tmp_path: Path) -> None:
+    """Found: accepted, and the fix then wrote a size its own check flagged."""
+    (tmp_path / "pod.yaml").write_text(POD.format(name="p"), encoding="utf-8")
+    (tmp_path / ".shmlint.yaml").write_text("fix-size: 512Mi\n", encoding="utf-8")
+    assert_clean_error(shmlint("fix", "pod.yaml", cwd=tmp_path), "fix size 512Mi is below min-shm-size 1Gi")
+    (tmp_path / ".shmlint.yaml").unlink()
+    assert_clean_error(shmlint("fix", "--shm-size", "256Mi", "pod.yaml", cwd=tmp_path), "--shm-size: the fix size")
+
+
+def test_a_lone_cr_file_keeps_its_line_breaks_and_indentation(tmp_path: Path) -> None:
+    """Found: mixed line endings and odd indentation after a fix of a file with old Mac line breaks."""
+    path = tmp_path / "pod.yaml"
+    path.write_bytes(POD.format(name="p").replace("\n", "\r").encode())
+    run = shmlint("fix", "--write", "pod.yaml", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr.decode()
+    data = path.read_bytes()
+    assert b"\n" not in data and b"\r    volumeMounts:\r    - name: dshm\r" in data
+    assert shmlint("check", "pod.yaml", cwd=tmp_path).returncode == 0
+
+
+def test_stale_disk_folders_of_killed_validate_runs_are_removed(tmp_path: Path, monkeypatch) -> None:
+    """Found: ``kill -9`` of validate left a mode-1777 ``/var/tmp/shmlint-disk-shm-*`` folder forever."""
+    from shmlint.validate import backends
+
+    monkeypatch.setattr(backends, "DISK_PARENT", str(tmp_path))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True)
+    stale = tmp_path / f"{backends.DISK_PREFIX}{int(dead.stdout)}-abc"
+    live = tmp_path / f"{backends.DISK_PREFIX}{os.getpid()}-def"
+    other = tmp_path / "unrelated"
+    for folder in (stale, live, other):
+        folder.mkdir()
+    with backends._disk_folder(backends.ShmSpec(backends.Provision.DISK)) as made:
+        assert made is not None and Path(made).parent == tmp_path
+    assert not stale.exists() and live.exists() and other.exists()
+
+
+# -- item 9: configuration that cannot be read is an error ----------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["bad-toml", "not-utf8", "folder", "fifo"])
+def test_unusable_configuration_is_an_error(tmp_path: Path, kind: str) -> None:
+    """Found: passed over silently (the lookup moved on to parent folders)."""
+    if kind == "bad-toml":
+        (tmp_path / "pyproject.toml").write_text("[tool.shmlint\nselect = 1\n", encoding="utf-8")
+    elif kind == "not-utf8":
+        (tmp_path / "pyproject.toml").write_bytes(b"[tool.shmlint]\n# \xff\xfe\n")
+    elif kind == "folder":
+        (tmp_path / ".shmlint.yaml").mkdir()
+    else:
+        os.mkfifo(tmp_path / ".shmlint.yaml")
+    (tmp_path / "pod.yaml").write_text(POD.format(name="p"), encoding="utf-8")
+    run = shmlint("check", "pod.yaml", cwd=tmp_path, timeout=30)
+    assert_clean_error(run, str(tmp_path))
+
+
+# -- item 10: control characters ------------------------------------------------------------------------------
+
+HOSTILE_NAME = "c\x1b]0;TITLE\x07\x1b[2J\x9b31m\u202e"
+
+
+@pytest.mark.parametrize("output_format", ["text", "github"])
+def test_control_characters_never_reach_the_terminal(tmp_path: Path, output_format: str) -> None:
+    pod = POD.format(name="p").replace("- name: train", f'- name: "{HOSTILE_NAME.encode("unicode_escape").decode()}"')
+    (tmp_path / "pod\x1b[31m.yaml").write_text(pod, encoding="utf-8")
+    run = shmlint("check", "--format", output_format, ".", cwd=tmp_path)
+    out = run.stdout.decode("utf-8", "replace")
+    assert run.returncode == 1 and "SHM001" in out
+    assert not any(ch in out for ch in "\x1b\x07\x9b\u202e"), out
+    assert "\\x1b]0;TITLE\\x07" in out and "pod\\x1b[31m.yaml" in out
+
+
+# -- the command-line grammar, fuzzed ------------------------------------------------------------------------
+
+
+def test_command_line_grammar_never_raises_and_stays_linear() -> None:
+    """Any text of shell-ish words (quotes, escapes, engine words, options, continuations) is read without an
+    exception, and every workload span lies inside the text."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from shmlint.extract.commandline import extract_commands
+
+    words = st.sampled_from(
+        [
+            "docker",
+            "podman",
+            "nvidia-docker",
+            "run",
+            "create",
+            "container",
+            "--gpus",
+            "all",
+            "--shm-size",
+            "=",
+            "1g",
+            "--ipc",
+            "host",
+            "-v",
+            "/dev/shm:/dev/shm",
+            "--mount",
+            "type=tmpfs,destination=/dev/shm",
+            "--tmpfs",
+            "/dev/shm:size=1g",
+            "-e",
+            "NCCL_SHM_DISABLE=1",
+            "pytorch/pytorch",
+            "torchrun",
+            "'",
+            '"',
+            "\\",
+            "\\\n",
+            "$(",
+            ")",
+            "${X}",
+            "$DOCKER",
+            "&&",
+            "|",
+            ";",
+            "#",
+            "\n",
+            "\r\n",
+            "\t",
+            " ",
+            "sudo",
+            "env",
+            "A=1",
+            "--",
+            "-it",
+            "--rm",
+            "`",
+            "<<EOF",
+            "EOF",
+        ]
+    )
+
+    @settings(max_examples=400, deadline=None, database=None)
+    @given(st.lists(words, max_size=60).map(" ".join))
+    def check(text: str) -> None:
+        source = SourceText("f.sh", text)
+        for workload in extract_commands(source, text, Signals()):
+            assert 0 <= workload.span.start <= workload.span.end <= len(text)
+
+    check()
