@@ -15,9 +15,9 @@ from shmlint.discover import Candidate, FileKind
 from shmlint.extract.dispatch import UnparsableInput, extract_file
 from shmlint.extract.kserve import RuntimeIndex
 from shmlint.model import FileResult, Notice
+from shmlint.patterns import PatternTimeout
 from shmlint.prefilter import Prefilter
 from shmlint.settings import Settings
-from shmlint.signals import PatternTimeout
 from shmlint.source import InputError, SourceText, Span, read_bytes
 
 if TYPE_CHECKING:  # a file with no workload never loads the rules
@@ -59,17 +59,20 @@ class Engine:
         raw: list[Finding] = []
         workloads: list[Workload] = []
         notices: list[Notice] = []
+        hint_findings: list[Finding] = []
         try:
             workloads, notices = extract_file(
                 source, kind, path, self.settings.signals, self.prefilter, self.read_source, self.runtimes
             )
+            if workloads:  # most files hold none: they never load the rules, the catalog or the hint reader
+                workloads, hint_findings = self.hints(source, workloads)
+                workloads = self.needs(workloads)
         except UnparsableInput as exc:
             raw = list(self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset).findings)
-        except PatternTimeout as exc:
+        except PatternTimeout as exc:  # a configured pattern (signals or the tier model's data) ran out of time
+            workloads, hint_findings = [], []
             raw = list(self.invalid(source.path, str(exc)).findings)
-        if workloads:  # most files hold none: they never load the rules, the catalog or the hint reader
-            workloads, hint_findings = self.hints(source, workloads)
-            workloads = self.needs(workloads)
+        if workloads:
             raw += hint_findings + self.rules(workloads)
         findings, unused = self.suppress(raw, source, path)
         findings = _fixable_only(findings, source)

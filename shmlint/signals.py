@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from shmlint.patterns import ConfiguredPattern
+
 GPU_RESOURCES = (
     "nvidia.com/gpu",
     "nvidia.com/gpu.shared",
@@ -72,14 +74,6 @@ UTILITY_COMMANDS = ("nvidia-smi", "perf_client", "perf_analyzer")
 
 NO_GPU_VISIBLE = frozenset({"", "none", "void"})
 
-#: seconds one configured pattern may spend on one value before the file is reported instead of checked
-PATTERN_BUDGET_SECONDS = 0.05
-
-
-class PatternTimeout(Exception):
-    """A configured pattern that ran past its budget on a value (catastrophic backtracking); the message says
-    which pattern, for an SHM000 finding on the file."""
-
 
 @dataclass(frozen=True)
 class Signals:
@@ -101,12 +95,12 @@ class Signals:
         return _builtin_pattern(self.torch_commands, TORCH_COMMANDS)
 
     @cached_property
-    def _configured_image(self) -> _Configured | None:
-        return _Configured.of("torch-images", self.torch_images, TORCH_IMAGES)
+    def _configured_image(self) -> ConfiguredPattern | None:
+        return _configured("torch-images", self.torch_images, TORCH_IMAGES)
 
     @cached_property
-    def _configured_command(self) -> _Configured | None:
-        return _Configured.of("torch-commands", self.torch_commands, TORCH_COMMANDS)
+    def _configured_command(self) -> ConfiguredPattern | None:
+        return _configured("torch-commands", self.torch_commands, TORCH_COMMANDS)
 
     @property
     def configured(self) -> bool:
@@ -160,35 +154,10 @@ def _builtin_pattern(patterns: tuple[str, ...], builtin: tuple[str, ...]) -> re.
     return re.compile("|".join(f"(?:{p})" for p in patterns if p in builtin) or "(?!)", re.IGNORECASE)
 
 
-class _Configured:
-    """Patterns from a repository's configuration, which a pull request can change: matched one value at a time
-    (an image name, a command line, never a whole file) by the ``regex`` engine under a time budget, because a
-    pattern such as ``(a|aa)+$`` backtracks for minutes on a line of 40 ``a``. ``regex`` reads the same syntax as
-    ``re``, so existing configurations keep their meaning; it is imported only when configuration adds patterns."""
-
-    __slots__ = ("key", "pattern")
-
-    def __init__(self, key: str, patterns: tuple[str, ...]) -> None:
-        import regex
-
-        self.key = key
-        self.pattern = regex.compile("|".join(f"(?:{p})" for p in patterns), regex.IGNORECASE | regex.VERSION0)
-
-    @classmethod
-    def of(cls, key: str, patterns: tuple[str, ...], builtin: tuple[str, ...]) -> _Configured | None:
-        extra = tuple(p for p in patterns if p not in builtin)
-        return cls(key, extra) if extra else None
-
-    def search(self, value: str) -> str | None:
-        """The matched text, or None; ``PatternTimeout`` when the budget runs out."""
-        try:
-            match = self.pattern.search(value, timeout=PATTERN_BUDGET_SECONDS)
-        except TimeoutError:
-            raise PatternTimeout(
-                f"a configured {self.key} pattern ran longer than {PATTERN_BUDGET_SECONDS} s on the value "
-                f"'{value[:80]}' (catastrophic backtracking?): rewrite the pattern; the file was not checked"
-            ) from None
-        return match.group(0) if match is not None else None
+def _configured(key: str, patterns: tuple[str, ...], builtin: tuple[str, ...]) -> ConfiguredPattern | None:
+    """What configuration added to a built-in list, with the bounded engine; None when it added nothing."""
+    extra = tuple(p for p in patterns if p not in builtin)
+    return ConfiguredPattern(key, extra) if extra else None
 
 
 def split_image(image: str) -> tuple[str, str]:

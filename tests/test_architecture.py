@@ -21,11 +21,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "shmlint"
 
 #: lowest first; a unit is a top-level module or subpackage of shmlint
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"shmlint", "severity", "source", "sizes", "signals", "discover", "model"}),
+    frozenset({"shmlint", "severity", "source", "sizes", "patterns", "signals", "discover", "model"}),
     frozenset({"settings", "prefilter", "parsers", "catalog", "effective", "sizing", "need", "data"}),
     frozenset({"extract", "edits", "checks", "hints", "suppress"}),
     frozenset({"engine"}),
-    frozenset({"render", "runner", "fix", "baseline", "report", "validate", "parallel", "config"}),
+    frozenset({"render", "runner", "fix", "outfile", "baseline", "report", "validate", "parallel", "config"}),
     frozenset({"docs", "cli", "__main__"}),
 )
 

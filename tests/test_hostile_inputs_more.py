@@ -327,8 +327,26 @@ def test_a_tree_1100_folders_deep_is_walked(tmp_path: Path) -> None:
         Path("pod.yaml").write_text(POD.format(name="p"), encoding="utf-8")
     finally:
         os.chdir(tmp_path)
-    run = shmlint("check", "deep", cwd=tmp_path)
-    assert run.returncode == 1 and b"SHM001" in run.stdout, run.stderr.decode()[-500:]
+    try:
+        run = shmlint("check", "deep", cwd=tmp_path)
+        assert run.returncode == 1 and b"SHM001" in run.stdout, run.stderr.decode()[-500:]
+    finally:
+        remove_deep(folder)
+
+
+def remove_deep(folder: Path) -> None:
+    """Bottom-up with relative names: ``shutil.rmtree`` (pytest's clean-up too) recurses and fails at this depth."""
+    os.chdir(folder)
+    depth = 0
+    while os.path.isdir("d"):
+        os.chdir("d")
+        depth += 1
+    for entry in os.listdir("."):
+        os.unlink(entry)
+    for _ in range(depth):
+        os.chdir("..")
+        os.rmdir("d")
+    os.chdir(folder.parent)
 
 
 @pytest.mark.parametrize(
@@ -583,3 +601,20 @@ def test_command_line_grammar_never_raises_and_stays_linear() -> None:
             assert 0 <= workload.span.start <= workload.span.end <= len(text)
 
     check()
+
+
+def test_backtracking_tier_model_patterns_finish_in_seconds(tmp_path: Path) -> None:
+    """The tier model's configured patterns (``shm-images`` and friends) run under the same budget (in a child
+    process: on the unbounded engine it would run for minutes)."""
+    code = (
+        "from shmlint.need import builtin, configured\n"
+        "from shmlint.patterns import PatternTimeout\n"
+        "knowledge = configured(builtin(), needs_images=['(a|aa)+$'], free_commands=['(a|aa)+$'])\n"
+        "for entry in knowledge.entries[:2]:\n"
+        "    try:\n"
+        "        (entry.images or entry.commands).search('a' * 40 + '!')\n"
+        "    except PatternTimeout as exc:\n"
+        "        print(exc)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, env=ENV, timeout=60, check=False)
+    assert run.stdout.count(b"ran longer than") == 2, run.stdout + run.stderr
