@@ -175,10 +175,13 @@ def check_syntax(source: SourceText) -> None:
 
     libyaml's parser alone builds no node and is about four times faster than composing. It refuses the same
     texts unless the text has what only the composer or the depth guard refuses (anchors and aliases, deep
-    nesting): those texts are composed.
+    nesting): those texts are composed, unless they are too large to compose (``MAX_EVENTS``): a large file with
+    no signal is parsed only (libyaml's parser keeps its nesting on the heap), never refused as too complex.
     """
     text = source.text
-    if not hasattr(_SyntaxLoader, "raw_parse") or "&" in text or "*" in text or _may_be_too_deep(text):
+    composer_only = "&" in text or "*" in text or _may_be_too_deep(text)
+    large = _may_be_too_many(text)
+    if not hasattr(_SyntaxLoader, "raw_parse") or (composer_only and not large):
         compose(source, tags=False)
         return
     with _as_yaml_error(source):
