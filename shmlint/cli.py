@@ -99,15 +99,23 @@ def _configured(paths: tuple[Path, ...], config: Path | None, overrides: dict) -
             raise click.ClickException(str(exc)) from None
         settings = replace(effective.settings, **overrides)
         if settings.fix_shm_bytes < settings.min_shm_bytes:
-            from shmlint.sizes import format_kubernetes
-
-            where = effective.origins.get("fix-size") if "fix_shm_bytes" not in overrides else "--shm-size"
-            raise click.ClickException(
-                f"{where or 'fix-size'}: the fix size {format_kubernetes(settings.fix_shm_bytes)} is below "
-                f"min-shm-size {format_kubernetes(settings.min_shm_bytes)}: fixes would write a size the check flags"
-            )
+            _fix_size_below_minimum(settings, "fix_shm_bytes" in overrides, effective.origins.get("fix-size"))
         result.append((settings, members))
     return result
+
+
+def _fix_size_below_minimum(settings: Settings, from_command_line: bool, origin: str | None) -> None:
+    """A configured ``fix-size`` below ``min-shm-size`` would have every fix write a size the check flags: a
+    configuration error. ``--shm-size`` is one run's explicit request: honoured, with a warning."""
+    from shmlint.sizes import format_kubernetes
+
+    below = (
+        f"the fix size {format_kubernetes(settings.fix_shm_bytes)} is below min-shm-size "
+        f"{format_kubernetes(settings.min_shm_bytes)}: the check flags the size fixes write (SHM005)"
+    )
+    if not from_command_line:
+        raise click.ClickException(f"{origin or 'fix-size'}: {below}")
+    click.echo(f"shmlint: warning: --shm-size: {below}", err=True)
 
 
 COMMON_CHECK_OPTIONS = [
