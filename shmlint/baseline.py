@@ -82,10 +82,12 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> None:
         for f, mark in zip(findings, fingerprints(findings), strict=True)
     ]
     document = {"schema_version": SCHEMA_VERSION, "tool": "shmlint", "entries": entries}
+    from shmlint.outfile import OutputError, write_text_file
+
     try:
-        path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot write baseline: {exc.strerror or exc}") from None
+        write_text_file(path, json.dumps(document, indent=2) + "\n", "baseline")
+    except OutputError as exc:
+        raise BaselineError(str(exc)) from None
 
 
 def load_baseline(path: Path) -> Baseline:

@@ -6,6 +6,7 @@ needs them, so ``shmlint check one.yaml`` in a pre-commit hook starts fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, NoReturn
@@ -81,16 +82,36 @@ def _configured(paths: tuple[Path, ...], config: Path | None, overrides: dict) -
     from shmlint.config import ConfigError, find_config, load_effective
 
     groups: dict[Path | None, list[Path]] = {}
-    for path in paths:
-        groups.setdefault(config or find_config(path), []).append(path)
+    try:
+        for path in paths:
+            groups.setdefault(config or find_config(path), []).append(path)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
     result = []
     for config_path, members in groups.items():
         try:
             effective = load_effective(members[0], config_path)
         except ConfigError as exc:
             raise click.ClickException(str(exc)) from None
-        result.append((replace(effective.settings, **overrides), members))
+        settings = replace(effective.settings, **overrides)
+        if settings.fix_shm_bytes < settings.min_shm_bytes:
+            _fix_size_below_minimum(settings, "fix_shm_bytes" in overrides, effective.origins.get("fix-size"))
+        result.append((settings, members))
     return result
+
+
+def _fix_size_below_minimum(settings: Settings, from_command_line: bool, origin: str | None) -> None:
+    """A configured ``fix-size`` below ``min-shm-size`` would have every fix write a size the check flags: a
+    configuration error. ``--shm-size`` is one run's explicit request: honoured, with a warning."""
+    from shmlint.sizes import format_kubernetes
+
+    below = (
+        f"the fix size {format_kubernetes(settings.fix_shm_bytes)} is below min-shm-size "
+        f"{format_kubernetes(settings.min_shm_bytes)}: the check flags the size fixes write (SHM005)"
+    )
+    if not from_command_line:
+        raise click.ClickException(f"{origin or 'fix-size'}: {below}")
+    click.echo(f"shmlint: warning: --shm-size: {below}", err=True)
 
 
 COMMON_CHECK_OPTIONS = [
@@ -111,8 +132,18 @@ def _common(function):  # type: ignore[no-untyped-def]
     return function
 
 
+def _paths(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[Path, ...]:
+    """An empty argument is a mistake (an unset variable in a script), not the current folder."""
+    if any(value == "" for value in values):
+        raise click.BadParameter("an empty path (an unset variable?); write '.' for the current folder")
+    return tuple(Path(value) for value in values)
+
+
+PATHS = click.argument("paths", nargs=-1, type=click.Path(readable=False), callback=_paths)
+
+
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(readable=False, path_type=Path))
+@PATHS
 @_common
 @click.option(
     "--format",
@@ -199,12 +230,36 @@ def check(
         for record in report.unrendered:
             click.echo(format_unrendered(record), err=True)
     text = _render(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
-    if output is not None:
-        output.write_text(text, encoding="utf-8", errors="backslashreplace")
-    else:
-        click.echo(text, nl=False)
+    _emit(text, output)
     failed = report.failed_by_file(fail_on_by_file) or (report_unused_suppressions and bool(report.unused_suppressions))
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_CLEAN)
+
+
+def _emit(text: str, output: Path | None = None) -> None:
+    """The report to ``--output`` or standard output; a file or stream that cannot take it is a clean error."""
+    from shmlint.outfile import OutputError, write_text_file
+
+    try:
+        if output is not None:
+            write_text_file(output, text, "report")
+            return
+        if sys.stdout is None:
+            raise OutputError("standard output is closed: the report cannot be printed (use --output FILE)")
+        try:
+            click.echo(text, nl=False)
+        except OSError as exc:
+            _silence_stdout()
+            raise OutputError(f"standard output: cannot print the report: {exc.strerror or exc}") from None
+    except OutputError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _silence_stdout() -> None:
+    """After a failed write, what is still buffered would fail again when Python exits: send it nowhere."""
+    import contextlib
+
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _apply_baseline(report: Report, read: Path | None, write: Path | None, quiet: bool) -> Report:
@@ -233,7 +288,10 @@ def _check_stdin(engine: Engine, name: str | None) -> FileResult:
     from shmlint.source import InputError, SourceText
 
     display = name or "-"
-    data = sys.stdin.buffer.read()
+    limit = engine.settings.max_file_bytes
+    data = sys.stdin.buffer.read(limit + 1) if sys.stdin is not None else b""
+    if len(data) > limit:  # the limit files have (``check - < /dev/zero`` would read forever)
+        return engine.invalid(display, f"standard input is above the limit of {limit:,} bytes (max-file-size)")
     try:
         source = SourceText.from_bytes(display, data)
     except InputError as exc:
@@ -293,7 +351,7 @@ def _size(text: str | None) -> int | None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(readable=False, path_type=Path))
+@PATHS
 @_common
 @click.option("--write", is_flag=True, help="Apply the fixes instead of showing them.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
@@ -313,13 +371,14 @@ def fix(
     from shmlint.fix.run import fix_candidates
 
     overrides = _overrides(select, ignore, None, fix_shm_bytes=_size(shm_size), respect_gitignore=respect_gitignore)
+    _fixable_paths(paths)
     jobs = [
         (settings, candidate)
         for settings, members in _configured(paths or (Path("."),), config, overrides)
         for candidate in discover(members, settings)
     ]
     changed = fixed = failures = 0
-    for outcome in fix_candidates(jobs, write=write, unsafe=unsafe_fixes):
+    for outcome in fix_candidates(jobs, write=write, unsafe=unsafe_fixes, roots=paths or (Path("."),)):
         for problem in outcome.problems:
             click.echo(f"{outcome.path}: {problem}", err=True)
         if outcome.error is not None:
@@ -328,12 +387,30 @@ def fix(
         elif outcome.changed:
             changed += 1
             fixed += outcome.applied
-            click.echo(f"{outcome.path}: fixed {outcome.applied} finding(s)" if write else outcome.diff, nl=write)
+            _emit(f"{outcome.path}: fixed {outcome.applied} finding(s)\n" if write else outcome.diff)
     verb = "Fixed" if write else "Would fix"
     click.echo(f"{verb} {fixed} finding(s) in {changed} file(s).", err=not write)
     if failures:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if changed and not write else EXIT_CLEAN)
+
+
+def _fixable_paths(paths: tuple[Path, ...]) -> None:
+    """``fix`` rewrites files in place: standard input, a FIFO or a device cannot be fixed, which is an error
+    rather than "Fixed 0"."""
+    import stat
+
+    for path in paths:
+        if str(path) == "-":
+            raise click.BadParameter("'-': fix rewrites files; standard input cannot be fixed", param_hint="PATHS")
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue  # a missing path is reported where every path is checked
+        if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
+            raise click.BadParameter(
+                f"{path}: not a regular file (a FIFO, socket or device): nothing to fix", param_hint="PATHS"
+            )
 
 
 @cli.command()

@@ -8,7 +8,6 @@ where it came from, for ``shmlint config``.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,8 +45,11 @@ def find_config(start: Path) -> Path | None:
         folder = folder.parent
     for candidate in (folder, *folder.parents):
         for name in YAML_NAMES:
-            if (candidate / name).is_file():
-                return candidate / name
+            path = candidate / name
+            if path.is_file():
+                return path
+            if os.path.lexists(path):  # a folder, a FIFO, a broken link: there, but not a file that can be used
+                raise ConfigError(f"{path}: not a regular file: cannot be used as configuration")
         pyproject = candidate / "pyproject.toml"
         if pyproject.is_file() and _has_tool_table(pyproject):
             return pyproject
@@ -55,12 +57,18 @@ def find_config(start: Path) -> Path | None:
 
 
 def _has_tool_table(pyproject: Path) -> bool:
+    """Whether the file configures shmlint; one that cannot be read is an error rather than passed over (it may
+    hold the ``[tool.shmlint]`` table the run should follow)."""
     import tomllib
 
     try:
         return "shmlint" in tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
+    except OSError as exc:
+        raise ConfigError(f"{pyproject}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{pyproject}: not UTF-8 text (byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{pyproject}: not valid TOML: {exc}") from None
 
 
 def read_config(path: Path) -> dict[str, Any]:
@@ -118,10 +126,13 @@ def _size(path: Path, key: str, value: str | int) -> int:
 
 
 def _regexes(path: Path, key: str, values: list[str]) -> tuple[str, ...]:
+    """Checked with the engine that will match them (``regex``, under a time budget: see ``shmlint.signals``)."""
+    import regex
+
     for value in values:
         try:
-            re.compile(value)
-        except re.error as exc:
+            regex.compile(value, regex.VERSION0)
+        except regex.error as exc:
             raise ConfigError(f"{path}: {key}: '{value}' is not a regular expression: {exc}") from None
     return tuple(values)
 

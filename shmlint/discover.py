@@ -7,7 +7,7 @@ import fnmatch
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -266,7 +266,7 @@ def _walk(root: Path, exclusions: _Exclusions) -> Iterator[Candidate]:
     """Strings rather than Path objects inside the walk: it visits every file of a monorepo."""
     unreadable: list[OSError] = []
     top = str(root)
-    for directory, dirnames, filenames in os.walk(root, onerror=unreadable.append, followlinks=False):
+    for directory, dirnames, filenames in _walk_tree(str(root), unreadable.append):
         while unreadable:
             yield _unreadable(unreadable.pop(), directory)
         folder = directory[len(top) :].lstrip(os.sep).replace(os.sep, "/")  # os.walk joins onto ``top``
@@ -289,8 +289,37 @@ def _walk(root: Path, exclusions: _Exclusions) -> Iterator[Candidate]:
                 kind = _sniff(Path(full))
             if kind is not None:
                 yield Candidate(Path(full), kind, explicit=False)
-    for error in unreadable:  # the root itself, or a folder listed last
-        yield _unreadable(error, str(root))
+
+
+def _walk_folders(root: str, excluded: Callable[[str, str], bool]) -> Iterator[tuple[str, list[str], OSError | None]]:
+    """``os.walk`` top-down without following links, names sorted, with a stack instead of recursion (a tree a
+    thousand folders deep must not reach Python's recursion limit); a folder that cannot be listed comes with its
+    error."""
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as entries:
+                dirnames, filenames = [], []
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    if not is_dir:
+                        filenames.append(entry.name)
+                    elif not entry.is_symlink():
+                        dirnames.append(entry.name)
+        except OSError as error:
+            yield directory, [], error
+            continue
+        dirnames = sorted(
+            d
+            for d in dirnames
+            if not excluded(d, f"{directory}/{d}") and not os.path.isfile(f"{directory}/{d}/pyvenv.cfg")
+        )
+        yield directory, sorted(filenames), None
+        stack.extend(os.path.join(directory, d) for d in reversed(dirnames))
 
 
 def _unreadable(error: OSError, where: str) -> Candidate:
@@ -301,5 +330,30 @@ def _unreadable(error: OSError, where: str) -> Candidate:
 def _regular(path: str) -> bool:
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _walk_tree(top: str, onerror: Callable[[OSError], object]) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk`` top-down without following links, with a stack instead of recursion: a folder tree deeper than
+    Python's recursion limit (a hostile checkout) is walked like any other. ``dirnames`` may be pruned in place."""
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as scanner:
+                entries = list(scanner)
+        except OSError as error:
+            onerror(error)
+            continue
+        dirnames = [e.name for e in entries if _is_folder(e)]
+        filenames = [e.name for e in entries if not _is_folder(e)]
+        yield directory, dirnames, filenames
+        stack.extend(os.path.join(directory, name) for name in reversed(dirnames))
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
     except OSError:
         return False

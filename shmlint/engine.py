@@ -11,6 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shmlint.configured_patterns import PatternTimeout
 from shmlint.discover import Candidate, FileKind
 from shmlint.extract.dispatch import UnparsableInput, extract_file
 from shmlint.extract.kserve import RuntimeIndex
@@ -58,15 +59,20 @@ class Engine:
         raw: list[Finding] = []
         workloads: list[Workload] = []
         notices: list[Notice] = []
+        hint_findings: list[Finding] = []
         try:
             workloads, notices = extract_file(
                 source, kind, path, self.settings.signals, self.prefilter, self.read_source, self.runtimes
             )
+            if workloads:  # most files hold none: they never load the rules, the catalog or the hint reader
+                workloads, hint_findings = self.hints(source, workloads)
+                workloads = self.needs(workloads)
         except UnparsableInput as exc:
             raw = list(self.invalid(source.path, exc.message, exc.line, exc.column, exc.offset).findings)
-        if workloads:  # most files hold none: they never load the rules, the catalog or the hint reader
-            workloads, hint_findings = self.hints(source, workloads)
-            workloads = self.needs(workloads)
+        except PatternTimeout as exc:  # a configured pattern (signals or the tier model's data) ran out of time
+            workloads, hint_findings = [], []
+            raw = list(self.invalid(source.path, str(exc)).findings)
+        if workloads:
             raw += hint_findings + self.rules(workloads)
         findings, unused = self.suppress(raw, source, path)
         findings = _fixable_only(findings, source)

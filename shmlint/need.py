@@ -15,12 +15,18 @@ import functools
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from shmlint.model import Need, Tier, Workload
 from shmlint.signals import split_image
 
 DATA = Path(__file__).parent / "data" / "shm_need.yaml"
+
+
+class Searcher(Protocol):
+    """A shipped pattern (``re``) or a configured one (bounded, ``shmlint.configured_patterns``)."""
+
+    def search(self, value: str, /) -> object: ...
 
 
 class Entry(NamedTuple):
@@ -30,9 +36,9 @@ class Entry(NamedTuple):
     tier: Tier
     what: str
     source: str
-    images: re.Pattern[str] | None
-    image_tags: re.Pattern[str] | None
-    commands: re.Pattern[str] | None
+    images: Searcher | None
+    image_tags: Searcher | None
+    commands: Searcher | None
 
 
 class BuiltinRuntime(NamedTuple):
@@ -102,7 +108,13 @@ def configured(
     free_images: Iterable[str] = (),
     free_commands: Iterable[str] = (),
 ) -> Knowledge:
-    """The shipped data extended by configuration: user entries come first, so they win over shipped ones."""
+    """The shipped data extended by configuration: user entries come first, so they win over shipped ones. Their
+    patterns come from the checked repository, so they run under a time budget."""
+    from shmlint.configured_patterns import ConfiguredPattern
+
+    def bounded(key: str, patterns: tuple[str, ...]) -> ConfiguredPattern | None:
+        return ConfiguredPattern(key, patterns) if patterns else None
+
     extra = []
     for tier, images, commands in ((Tier.NEEDS, needs_images, needs_commands), (Tier.FREE, free_images, free_commands)):
         images, commands = tuple(images), tuple(commands)
@@ -114,9 +126,9 @@ def configured(
                     tier,
                     f"configured as {tier.name.lower()}",
                     "configuration",
-                    _pattern(images),
+                    bounded(f"shm-{'' if tier is Tier.NEEDS else 'free-'}images", images),
                     None,
-                    _pattern(commands),
+                    bounded(f"shm-{'' if tier is Tier.NEEDS else 'free-'}commands", commands),
                 )
             )
     return knowledge._replace(entries=(*extra, *knowledge.entries))

@@ -28,6 +28,21 @@ _PLAIN = re.compile(r"[A-Za-z0-9_/-]+")
 #: what splits a glob (or a literal) into the runs a match contains: wildcards, character sets and blanks
 _GLOB_SPECIALS = re.compile(r"[*?\s]|\[[^\]]*\]?")
 
+#: where configured signals are looked for: image and command keys (Kubernetes, compose, Argo ``source``),
+#: resource and device names, and container command lines (``docker``/``podman`` or an engine variable)
+CONFIGURED_CARRIERS = (
+    "image",
+    "command",
+    "args",
+    "entrypoint",
+    "source",
+    "resources",
+    "device",
+    "docker",
+    "podman",
+    "container_",
+)
+
 
 class Prefilter:
     """Whether a text may hold a workload finding; ``enabled=False`` lets every text through (for tests)."""

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from shmlint.configured_patterns import ConfiguredPattern
+
 GPU_RESOURCES = (
     "nvidia.com/gpu",
     "nvidia.com/gpu.shared",
@@ -95,11 +97,28 @@ class Signals:
 
     @cached_property
     def _image_re(self) -> re.Pattern[str]:
-        return re.compile("|".join(f"(?:{p})" for p in self.torch_images), re.IGNORECASE)
+        return _builtin_pattern(self.torch_images, TORCH_IMAGES)
 
     @cached_property
     def _command_re(self) -> re.Pattern[str]:
-        return re.compile("|".join(f"(?:{p})" for p in self.torch_commands), re.IGNORECASE)
+        return _builtin_pattern(self.torch_commands, TORCH_COMMANDS)
+
+    @cached_property
+    def _configured_image(self) -> ConfiguredPattern | None:
+        return _configured("torch-images", self.torch_images, TORCH_IMAGES)
+
+    @cached_property
+    def _configured_command(self) -> ConfiguredPattern | None:
+        return _configured("torch-commands", self.torch_commands, TORCH_COMMANDS)
+
+    @property
+    def configured(self) -> bool:
+        """Configuration added torch patterns or GPU resources: the prefilter cannot know their words."""
+        return (
+            self._configured_image is not None
+            or self._configured_command is not None
+            or any(glob not in GPU_RESOURCES for glob in self.gpu_resources)
+        )
 
     @cached_property
     def _gpu_resource_re(self) -> re.Pattern[str]:
@@ -137,15 +156,31 @@ class Signals:
         repository, tag = split_image(image)
         if tag and self._non_workload_tag_re.search(tag):
             return False
-        return bool(self._image_re.search(repository))
+        if self._image_re.search(repository):
+            return True
+        return self._configured_image is not None and self._configured_image.search(repository) is not None
 
     def torch_command(self, command: str) -> str | None:
         """The part of a command line that launches torch, or None."""
         match = self._command_re.search(command)
+        if match is None and self._configured_command is not None:
+            found = self._configured_command.search(command)
+            return found.strip() if found is not None else None
         return match.group(0).strip() if match else None
 
     def is_utility_command(self, words: list[str]) -> bool:
         return bool(words) and words[0].rsplit("/", 1)[-1] in self.utility_commands
+
+
+def _builtin_pattern(patterns: tuple[str, ...], builtin: tuple[str, ...]) -> re.Pattern[str]:
+    """The built-in patterns (reviewed here, linear on any input) with the standard engine."""
+    return re.compile("|".join(f"(?:{p})" for p in patterns if p in builtin) or "(?!)", re.IGNORECASE)
+
+
+def _configured(key: str, patterns: tuple[str, ...], builtin: tuple[str, ...]) -> ConfiguredPattern | None:
+    """What configuration added to a built-in list, with the bounded engine; None when it added nothing."""
+    extra = tuple(p for p in patterns if p not in builtin)
+    return ConfiguredPattern(key, extra) if extra else None
 
 
 def split_image(image: str) -> tuple[str, str]:

@@ -12,7 +12,6 @@ Measured with the validation probe (docs/validation.md): the smallest /dev/shm t
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -54,6 +53,10 @@ HINT_COMMENT = re.compile(r"#\s*shmlint:\s*dataloader\b(?P<value>[^\n]*)")
 _PAIR = re.compile(r"([a-z-]+)=(\S+)")
 _SHAPE = re.compile(r"^\d+(x\d+)*$")
 _KEYS = frozenset({"workers", "batch", "sample", "dtype", "procs", "prefetch"})
+#: the largest values a hint may declare: far above any real loader, low enough that the arithmetic and the
+#: sizes printed from it stay small numbers (a 5,000-digit hint is refused, not computed)
+MAX_COUNTS = {"workers": 1024, "batch": 1 << 20, "procs": 1024, "prefetch": 1024}
+MAX_SAMPLE_BYTES = 1 << 40
 
 
 class HintError(ValueError):
@@ -66,7 +69,11 @@ def sample_bytes(shape: str, dtype: str) -> int:
         raise HintError(f"sample shape '{shape}' is not dimensions joined by 'x' (e.g. 3x224x224)")
     if dtype not in DTYPE_BYTES:
         raise HintError(f"unknown dtype '{dtype}' (one of {', '.join(sorted(DTYPE_BYTES))})")
-    return math.prod(int(dim) for dim in shape.split("x")) * DTYPE_BYTES[dtype]
+    total = DTYPE_BYTES[dtype]
+    for dim in shape.split("x"):
+        if len(dim) > 13 or (total := total * int(dim)) > MAX_SAMPLE_BYTES:
+            raise HintError(f"sample '{shape}' is larger than {MAX_SAMPLE_BYTES:,} bytes: not a DataLoader sample")
+    return total
 
 
 def parse_hint(text: str) -> DataLoaderHint | None:
@@ -99,8 +106,10 @@ def parse_hint(text: str) -> DataLoaderHint | None:
 
 
 def _count(key: str, value: str) -> int:
-    if not value.isdigit():
-        raise HintError(f"{key}={value}: expected a whole number")
+    if not value.isascii() or not value.isdigit():
+        raise HintError(f"{key}={value[:20]}: expected a whole number")
+    if len(value) > 9 or int(value) > MAX_COUNTS[key]:
+        raise HintError(f"{key}={value[:20]}{'...' if len(value) > 20 else ''}: at most {MAX_COUNTS[key]:,}")
     return int(value)
 
 

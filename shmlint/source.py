@@ -69,11 +69,16 @@ class SourceText:
     def line_starts(self) -> list[int]:
         starts = [0]
         find = self.text.find
-        pos = find("\n")
+        pos = find(self._break)
         while pos != -1:
             starts.append(pos + 1)
-            pos = find("\n", pos + 1)
+            pos = find(self._break, pos + 1)
         return starts
+
+    @cached_property
+    def _break(self) -> str:
+        """What ends a line: ``\n`` (also in CRLF files), or ``\r`` in old Mac files that have no ``\n`` at all."""
+        return "\r" if "\n" not in self.text and "\r" in self.text else "\n"
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset."""
@@ -93,7 +98,9 @@ class SourceText:
 
     @cached_property
     def newline(self) -> str:
-        """The file's line break, so inserted lines match (CRLF files stay CRLF)."""
+        """The file's line break, so inserted lines match (CRLF files stay CRLF, lone-CR files lone CR)."""
+        if self._break == "\r":
+            return "\r"
         return "\r\n" if "\r\n" in self.text[: self.text.find("\n") + 1 or None] else "\n"
 
 

@@ -27,6 +27,13 @@ from shmlint.source import SourceText
 
 ReadSource = Callable[[Path], "SourceText | None"]
 
+#: work budget of one file (with ``yamlnodes.MAX_EVENTS`` for YAML): any file under max-file-size is checked in a
+#: few seconds and a few hundred MiB, or reported as too complex. No real file comes near either number.
+MAX_WORKLOADS = 2_000
+#: container engine words in a file's commands (code only, for Markdown and Makefiles): a bound on its run lines
+MAX_ENGINE_WORDS = 5_000
+_ENGINE_WORDS = re.compile(r"docker|podman|container_(?:engine|runtime|cli)", re.IGNORECASE)
+
 #: keys that hold shell in GitHub Actions and GitLab CI; a file without any is not CI YAML
 _CI_KEYS = re.compile(r"^[ \t-]*(run|script|before_script|after_script)[ \t]*:", re.MULTILINE)
 
@@ -50,11 +57,29 @@ def extract_file(
 ) -> tuple[list[Workload], list[Notice]]:
     """The workloads of one file and the notices about it; raises ``UnparsableInput``. ``runtimes``: the KServe
     ServingRuntimes of every checked file."""
+    workloads, notices = _extract(source, kind, path, signals, prefilter, read_source, runtimes)
+    if len(workloads) > MAX_WORKLOADS:
+        raise _too_complex(f"{len(workloads):,} workloads, above the limit of {MAX_WORKLOADS:,}")
+    return workloads, notices
+
+
+def _too_complex(why: str) -> UnparsableInput:
+    return UnparsableInput(f"too complex to check: {why} (split the file)", 1, 1, 0)
+
+
+def _extract(
+    source: SourceText,
+    kind: FileKind,
+    path: Path,
+    signals: Signals,
+    prefilter: Prefilter,
+    read_source: ReadSource,
+    runtimes: RuntimeIndex | None,
+) -> tuple[list[Workload], list[Notice]]:
     if kind is FileKind.YAML:
         return _yaml(source, path, signals, prefilter, read_source, runtimes)
     if kind is FileKind.DOCKERFILE or not prefilter.passes(source.text):
         return [], []
-    from shmlint.extract.commandline import extract_commands
     from shmlint.parsers import embedded
 
     masks: dict[FileKind, Callable[[str], str]] = {
@@ -62,7 +87,20 @@ def extract_file(
         FileKind.MAKEFILE: embedded.mask_makefile,
         FileKind.MARKDOWN: embedded.mask_markdown,
     }
-    return extract_commands(source, masks[kind](source.text), signals), []
+    return _commands(source, masks[kind](source.text), signals), []
+
+
+def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
+    """Container command lines, unless the text has more engine words than any real script (a bound on the
+    work: each candidate line is tokenized and judged)."""
+    from shmlint.extract.commandline import extract_commands
+
+    if (
+        sum(1 for _ in zip(_ENGINE_WORDS.finditer(masked), range(MAX_ENGINE_WORDS + 1), strict=False))
+        > MAX_ENGINE_WORDS
+    ):
+        raise _too_complex(f"more than {MAX_ENGINE_WORDS:,} container engine commands")
+    return extract_commands(source, masked, signals)
 
 
 def _yaml(
@@ -73,7 +111,7 @@ def _yaml(
     read_source: ReadSource,
     runtimes: RuntimeIndex | None,
 ) -> tuple[list[Workload], list[Notice]]:
-    from shmlint.parsers.yamlnodes import YamlError, check_syntax, compose, key_problem
+    from shmlint.parsers.yamlnodes import TooComplex, YamlError, check_syntax, compose, key_problem
 
     if has_helm_actions(source.text) and _in_chart_templates(path):
         return [], [_template_notice(source, path)]
@@ -83,6 +121,8 @@ def _yaml(
             check_syntax(source)
             return [], []
         documents = compose(source)
+    except TooComplex as exc:
+        raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
     except YamlError as exc:
         if has_template_marks(source.text):
             return [], [_template_notice(source, path)]
@@ -114,9 +154,7 @@ def _yaml_workloads(
 
         ci_mask = mask_ci_yaml(source, documents)
         if ci_mask is not None:
-            from shmlint.extract.commandline import extract_commands
-
-            return extract_commands(source, ci_mask, signals)
+            return _commands(source, ci_mask, signals)
     from shmlint.extract.kubernetes import extract_kubernetes
 
     return extract_kubernetes(source, documents, signals, runtimes)

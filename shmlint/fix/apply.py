@@ -106,6 +106,15 @@ def fix_source(
     checked: FileResult | None = None,
 ) -> FixResult:
     """``checked``: the result of checking ``source``, when the caller has it (saves the first round's check)."""
+    if "\r" in source.text and "\n" not in source.text:  # old Mac line breaks: fixed as \n, written back as \r
+        lf = _fix_rounds(engine, replace(source, text=source.text.replace("\r", "\n")), kind, path, unsafe, None)
+        return replace(lf, source=source, text=lf.text.replace("\n", "\r"))
+    return _fix_rounds(engine, source, kind, path, unsafe, checked)
+
+
+def _fix_rounds(
+    engine: Engine, source: SourceText, kind: FileKind, path: Path, unsafe: bool, checked: FileResult | None
+) -> FixResult:
     current = source
     applied: list[Finding] = []
     problems: list[str] = []

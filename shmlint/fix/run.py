@@ -30,8 +30,15 @@ class FileOutcome:
 
 
 def fix_file(
-    settings: Settings, candidate: Candidate, *, write: bool, unsafe: bool, runtimes: RuntimeIndex | None = None
+    settings: Settings,
+    candidate: Candidate,
+    *,
+    write: bool,
+    unsafe: bool,
+    runtimes: RuntimeIndex | None = None,
+    roots: tuple[Path, ...] = (),
 ) -> FileOutcome:
+    """``roots``: the checked folders and files; a write never follows a link out of them."""
     from shmlint.fix.apply import fix_source
 
     engine = _engine(settings, runtimes)
@@ -46,7 +53,7 @@ def fix_file(
         from shmlint.fix.write import WriteError, write_atomic
 
         try:
-            write_atomic(candidate.path, result.source.encode(result.text), result.source.encode())
+            write_atomic(candidate.path, result.source.encode(result.text), result.source.encode(), roots)
         except WriteError as exc:
             return FileOutcome(path, problems=result.problems, error=str(exc))
         return FileOutcome(path, len(result.applied), True, problems=result.problems)
@@ -63,7 +70,12 @@ def _engine(settings: Settings, runtimes: RuntimeIndex | None) -> Engine:
 
 
 def fix_candidates(
-    jobs: list[tuple[Settings, Candidate]], *, write: bool, unsafe: bool, processes: int | None = None
+    jobs: list[tuple[Settings, Candidate]],
+    *,
+    write: bool,
+    unsafe: bool,
+    processes: int | None = None,
+    roots: tuple[Path, ...] = (),
 ) -> Iterator[FileOutcome]:
     if write:
         from shmlint.fix.write import remove_stale_temp_files
@@ -73,11 +85,17 @@ def fix_candidates(
     for settings, candidate in jobs:
         groups.setdefault(settings, []).append(candidate)
     runtimes = {settings: kserve_runtimes(settings, members) for settings, members in groups.items()}
-    yield from map_in_order(functools.partial(_fix_job, runtimes, write=write, unsafe=unsafe), jobs, processes)
+    task = functools.partial(_fix_job, runtimes, write=write, unsafe=unsafe, roots=roots)
+    yield from map_in_order(task, jobs, processes)
 
 
 def _fix_job(
-    runtimes: dict[Settings, RuntimeIndex | None], job: tuple[Settings, Candidate], *, write: bool, unsafe: bool
+    runtimes: dict[Settings, RuntimeIndex | None],
+    job: tuple[Settings, Candidate],
+    *,
+    write: bool,
+    unsafe: bool,
+    roots: tuple[Path, ...],
 ) -> FileOutcome:
     settings, candidate = job
-    return fix_file(settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings])
+    return fix_file(settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings], roots=roots)

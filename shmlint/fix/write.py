@@ -1,14 +1,27 @@
-"""Writing a fixed file so that it is always either the old bytes or the new bytes, never something between."""
+"""Writing a fixed file so that it is always either the old bytes or the new bytes, never something between, never
+outside the checked folders, and never over an edit another program made meanwhile.
+
+The protocol (``write_atomic``): resolve the path and refuse a link that leaves the checked roots; open the file
+(no link followed) and keep it open; check it holds what was read; write a temp file beside it with the same
+owner, group and mode (setuid/setgid dropped, as editors do) and sync it; read the open file again and check the
+path still names it, immediately before the rename; after the rename, wait until no other process has the old
+file open for writing (a Linux lease tells), then read it once more through the descriptor still open: a write
+that landed between the last check and the rename, or through a handle opened before it, is found there and the
+file gets that text back.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import stat
-import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 TEMP_SUFFIX = ".shmlint-tmp"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
 
 
 def remove_stale_temp_files(folders: set[Path]) -> None:
@@ -29,31 +42,183 @@ class WriteError(Exception):
     """A file that could not be written; the message is meant for people."""
 
 
-def write_atomic(path: Path, data: bytes, original: bytes) -> None:
+def write_atomic(path: Path, data: bytes, original: bytes, roots: Sequence[Path] = ()) -> None:
     """Replace the file (a link's target, keeping the link) through a temp file in the same folder.
 
-    Refuses when the file changed since it was read, or is read-only; keeps the file mode.
+    ``roots``: the checked folders (a named file stands for its folder); a link whose target is outside all of
+    them is refused (default: the folder ``path`` is in). Refuses too when the file changed since it was read,
+    is read-only, has other hard links, or its owner cannot be kept.
     """
-    real = Path(os.path.realpath(path))
+    real = _inside(path, roots or (path.parent,))
     try:
-        info = os.stat(real)
-        if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
-            raise WriteError("read-only file: not changed")
-        if real.read_bytes() != original:
-            raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
-        handle, temp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=TEMP_SUFFIX)
+        old = os.open(real, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _BINARY)
     except OSError as exc:
         raise WriteError(f"cannot write: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(handle, "wb") as temp:
-            temp.write(data)
-            temp.flush()
-            os.fsync(temp.fileno())
-        os.chmod(temp_name, stat.S_IMODE(info.st_mode))
-        os.replace(temp_name, real)
-    except BaseException as exc:
+        before = os.fstat(old)
+        _check_writable(before)
+        if _read_all(old) != original:
+            raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
+        temp = _temp_copy(real, data, before)
+        try:
+            _unchanged(real, old, before, original)
+            if os.name == "nt":  # Windows cannot rename over a file that is open: no check after the rename there
+                os.close(old)
+                old = -1
+            os.replace(temp, real)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        late, busy = _read_after_writers(old) if old != -1 else (original, False)
+    except OSError as exc:
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+    finally:
+        if old != -1:
+            os.close(old)
+    if late != original or busy:  # another program wrote to the old file between the last check and the rename
+        _carry_over(real, late, original, data, before, busy)
+
+
+def _inside(path: Path, roots: Sequence[Path]) -> Path:
+    """The file the path names, when it is inside one of the roots (links resolved); else ``WriteError``."""
+    real = Path(os.path.realpath(path))
+    if real == Path(os.path.abspath(path)):
+        return real  # no link on the way
+    for root in roots:
+        folder = root if root.is_dir() else root.parent
+        base = Path(os.path.realpath(folder))
+        if real == base or base in real.parents:
+            return real
+    raise WriteError(f"a symbolic link to {real}, outside the checked folders: not changed")
+
+
+def _check_writable(info: os.stat_result) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        raise WriteError("not a regular file: not changed")
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise WriteError("read-only file: not changed")
+    if info.st_nlink > 1:
+        raise WriteError(
+            f"the file has {info.st_nlink} hard links; writing a new file would leave the other names with the old "
+            "text: not changed (fix a copy, or break the link first)"
+        )
+
+
+def _read_all(handle: int) -> bytes:
+    """The whole file through an open descriptor, from its start."""
+    os.lseek(handle, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(handle, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+#: how long a write waits for another program to close the old file it has open for writing
+WRITER_WAIT_SECONDS = 2.0
+
+
+def _read_after_writers(handle: int) -> tuple[bytes, bool]:
+    """The old file's bytes once no other process has it open for writing, and whether one still had after
+    ``WRITER_WAIT_SECONDS``. It no longer has a name, so nobody can open it again: after that, nothing more can
+    land in it. Where leases are not available (not Linux, not the file's owner) the bytes are read at once."""
+    try:
+        import fcntl
+
+        lease = fcntl.F_SETLEASE
+    except (ImportError, AttributeError):
+        return _read_all(handle), False
+    import time
+
+    deadline = time.monotonic() + WRITER_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.fcntl(handle, lease, fcntl.F_RDLCK)  # refused while anyone has the file open for writing
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return _read_all(handle), True
+            time.sleep(0.001)
+            continue
+        except OSError:
+            return _read_all(handle), False
+        fcntl.fcntl(handle, lease, fcntl.F_UNLCK)
+        return _read_all(handle), False
+
+
+def _unchanged(real: Path, old: int, before: os.stat_result, original: bytes) -> None:
+    """The last check before the rename: the path still names the file that was read, and it holds the same."""
+    now = os.lstat(real)
+    if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino) or _read_all(old) != original:
+        raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
+
+
+def _temp_copy(real: Path, data: bytes, like: os.stat_result) -> str:
+    """``data`` in a synced temp file beside ``real``, with the owner, group and mode of ``like``."""
+    import tempfile
+
+    handle, temp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=TEMP_SUFFIX)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(handle, view) :]
+            _keep_owner(handle, like)
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+        os.chmod(temp_name, stat.S_IMODE(like.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
+    except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
-        if isinstance(exc, OSError):
-            raise WriteError(f"cannot write: {exc.strerror or exc}") from None
         raise
+    return temp_name
+
+
+def _keep_owner(handle: int, like: os.stat_result) -> None:
+    """A rewrite by root, or by a group member, must not hand the file to a new owner."""
+    if not hasattr(os, "fchown"):
+        return
+    mine = os.fstat(handle)
+    if (mine.st_uid, mine.st_gid) == (like.st_uid, like.st_gid):
+        return
+    try:
+        os.fchown(handle, like.st_uid, like.st_gid)
+    except PermissionError:
+        raise WriteError(
+            f"cannot keep the file's owner and group ({like.st_uid}:{like.st_gid}) in a rewrite: not changed"
+        ) from None
+
+
+def _carry_over(real: Path, late: bytes, original: bytes, data: bytes, like: os.stat_result, busy: bool) -> None:
+    """Another program wrote to the old file during the rename (or still has it open). Text it appended is
+    appended to the fixed file too, in place (``O_APPEND``: no second rename, so no second window), as if it had
+    come just after the fix. Any other change: the file gets the other program's text back and the fix is dropped;
+    if the fixed file was written to meanwhile as well, that text is kept beside it."""
+    if late.startswith(original) and not busy:
+        try:
+            handle = os.open(real, os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _CLOEXEC | _BINARY)
+            try:
+                view = memoryview(late)[len(original) :]
+                while view:
+                    view = view[os.write(handle, view) :]
+                os.fsync(handle)
+            finally:
+                os.close(handle)
+        except OSError as exc:
+            raise WriteError(f"text appended by another program during the write could not be kept: {exc}") from None
+        return
+    try:
+        new = os.open(real, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _BINARY)
+        try:
+            target = real if _read_all(new) == data else real.with_name(f"{real.name}.shmlint-concurrent")
+            os.replace(_temp_copy(real, late, like), target)
+            if target == real and _read_after_writers(new)[0] != data:  # written to during the put-back
+                target = real.with_name(f"{real.name}.shmlint-concurrent")
+                os.replace(_temp_copy(real, _read_all(new), like), target)
+        finally:
+            os.close(new)
+    except (OSError, WriteError) as exc:
+        raise WriteError(f"changed by another program while it was written, and cannot be put back: {exc}") from None
+    why = "another program has the file open for writing" if busy else "changed by another program while it was written"
+    where = "" if target == real else f"; the text written to the fixed version is saved in {target}"
+    raise WriteError(f"{why}: the file has that program's text, not fixed (run shmlint fix again){where}")

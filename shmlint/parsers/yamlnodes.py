@@ -56,10 +56,23 @@ class _Loader(_BaseLoader):
 MAX_DEPTH = 1000
 #: aliases may share nodes, but a document that would expand past this many is an alias bomb, not a manifest
 MAX_EXPANDED = 1_000_000
+#: a document of more parser events (about one per node) is not composed: composing costs ~500 bytes and ~15 us
+#: a node, so this keeps any file within a few seconds and ~150 MiB (an 8 MB ``[1,1,...]`` is 4 million nodes)
+MAX_EVENTS = 200_000
 MERGE_TAG = "tag:yaml.org,2002:merge"
 NULL_TAG = "tag:yaml.org,2002:null"
 
-__all__ = ["MappingNode", "Node", "ScalarNode", "SequenceNode", "YamlError", "check_syntax", "compose", "key_problem"]
+__all__ = [
+    "MappingNode",
+    "Node",
+    "ScalarNode",
+    "SequenceNode",
+    "TooComplex",
+    "YamlError",
+    "check_syntax",
+    "compose",
+    "key_problem",
+]
 
 
 class YamlError(Exception):
@@ -68,6 +81,10 @@ class YamlError(Exception):
     def __init__(self, message: str, line: int, column: int, offset: int) -> None:
         super().__init__(message)
         self.message, self.line, self.column, self.offset = message, line, column, offset
+
+
+class TooComplex(YamlError):
+    """Valid YAML, perhaps, but more nodes than a check may spend time and memory on."""
 
 
 class _SyntaxLoader(_Loader):
@@ -122,8 +139,27 @@ def _composed(text: str, tags: bool) -> tuple[Node, ...]:
     return _compose_text(text, tags)
 
 
+def _may_be_too_many(text: str) -> bool:
+    """Cheap bound: every node but the first is introduced by a separator, an indicator or a line break."""
+    return len(text) > MAX_EVENTS and sum(text.count(mark) for mark in ",\n:-[{?") > MAX_EVENTS // 2
+
+
+def _check_size(text: str) -> None:
+    """Count the parser's events (in C with libyaml: no node is built) before composing a large text."""
+    if hasattr(_SyntaxLoader, "raw_parse"):
+        events: int = _SyntaxLoader(text).raw_parse()
+    else:
+        events = sum(1 for _ in zip(yaml.parse(text, Loader=_SyntaxLoader), range(MAX_EVENTS + 1), strict=False))
+    if events > MAX_EVENTS:
+        raise TooComplex(
+            f"too complex to check: more than {MAX_EVENTS:,} YAML nodes and events (split the file)", 1, 1, 0
+        )
+
+
 def _compose_text(text: str, tags: bool) -> tuple[Node, ...]:
     """Nodes are shared between callers through the memo: nothing in shmlint changes a node once composed."""
+    if _may_be_too_many(text):
+        _check_size(text)
     if _may_be_too_deep(text):
         _check_depth(text)
     loader = _Loader if tags else _SyntaxLoader
@@ -139,10 +175,13 @@ def check_syntax(source: SourceText) -> None:
 
     libyaml's parser alone builds no node and is about four times faster than composing. It refuses the same
     texts unless the text has what only the composer or the depth guard refuses (anchors and aliases, deep
-    nesting): those texts are composed.
+    nesting): those texts are composed, unless they are too large to compose (``MAX_EVENTS``): a large file with
+    no signal is parsed only (libyaml's parser keeps its nesting on the heap), never refused as too complex.
     """
     text = source.text
-    if not hasattr(_SyntaxLoader, "raw_parse") or "&" in text or "*" in text or _may_be_too_deep(text):
+    composer_only = "&" in text or "*" in text or _may_be_too_deep(text)
+    large = _may_be_too_many(text)
+    if not hasattr(_SyntaxLoader, "raw_parse") or (composer_only and not large):
         compose(source, tags=False)
         return
     with _as_yaml_error(source):
@@ -240,20 +279,32 @@ class Mappings:
         cached = self._cache.get(id(node))
         if cached is not None:
             return cached
-        self._cache[id(node)] = {}  # a merge cycle resolves to nothing rather than recursing forever
+        # merge sources first (post-order), with a stack rather than recursion: a chain of ``<<: *previous``
+        # hundreds of anchors long must not reach Python's recursion limit
+        stack: list[tuple[MappingNode, bool]] = [(node, False)]
+        while stack:
+            current, sources_done = stack.pop()
+            if sources_done:
+                self._cache[id(current)] = self._resolve(current)
+            elif id(current) not in self._cache:
+                self._cache[id(current)] = {}  # a merge cycle resolves to nothing rather than looping forever
+                stack.append((current, True))
+                stack.extend((s, False) for s in reversed(_merge_sources(current)) if id(s) not in self._cache)
+        return self._cache[id(node)]
+
+    def _resolve(self, node: MappingNode) -> dict[str, tuple[ScalarNode, Node]]:
+        """The mapping's keys, once every merge source it names is resolved."""
         merged: dict[str, tuple[ScalarNode, Node]] = {}
         explicit: dict[str, tuple[ScalarNode, Node]] = {}
         for key, value in node.value:
             if key.tag == MERGE_TAG:
                 sources = value.value if isinstance(value, SequenceNode) else [value]
                 for source in sources:
-                    for name, pair in self.items(source).items():
+                    for name, pair in self._cache.get(id(source), {}).items():
                         merged.setdefault(name, pair)
             elif isinstance(key, ScalarNode):
                 explicit[key.value] = (key, value)
-        result = {**merged, **explicit}
-        self._cache[id(node)] = result
-        return result
+        return {**merged, **explicit}
 
     def get(self, node: Node | None, key: str) -> Node | None:
         pair = self.items(node).get(key)
@@ -271,6 +322,15 @@ class Mappings:
     def own_key(self, node: Node, key: str) -> bool:
         """True when the key is written in this mapping itself rather than merged in from an anchor."""
         return any(isinstance(k, ScalarNode) and k.value == key and k.tag != MERGE_TAG for k, _ in node.value)
+
+
+def _merge_sources(node: MappingNode) -> list[MappingNode]:
+    found: list[MappingNode] = []
+    for key, value in node.value:
+        if key.tag == MERGE_TAG:
+            sources = value.value if isinstance(value, SequenceNode) else [value]
+            found.extend(source for source in sources if isinstance(source, MappingNode))
+    return found
 
 
 def walk_mappings(root: Node) -> Iterator[MappingNode]:

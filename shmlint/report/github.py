@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from shmlint.model import Finding, Notice, RenderRecord, Report
 from shmlint.report.common import extent, posix_path, title
+from shmlint.report.visible import visible
 from shmlint.severity import Severity
 
 _COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -17,13 +18,14 @@ _PROPERTY_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A", ":": "%
 
 
 def escape_data(text: str) -> str:
-    """The message after ``::``: a newline would end the command, ``%`` starts an escape."""
-    return text.translate(_DATA_ESCAPES)
+    """The message after ``::``: a newline would end the command, ``%`` starts an escape; other control
+    characters are made visible (the log viewer would interpret them)."""
+    return visible(text.translate(_DATA_ESCAPES))
 
 
 def escape_property(text: str) -> str:
     """A ``key=value`` property: additionally ``,`` separates properties and ``:`` ends them."""
-    return text.translate(_PROPERTY_ESCAPES)
+    return visible(text.translate(_PROPERTY_ESCAPES))
 
 
 def _command(name: str, properties: dict[str, object], message: str) -> str:

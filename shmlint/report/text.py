@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
+from shmlint.report.visible import visible
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
@@ -23,11 +24,12 @@ def wants_colour(stream: TextIO | None) -> bool:
 
 def format_finding(finding: Finding, colour: bool = False) -> str:
     span = finding.span
-    where, code, severity = f"{span.path}:{span.line}:{span.column}:", finding.code, f"[{finding.severity.label}]"
+    where = f"{visible(span.path)}:{span.line}:{span.column}:"
+    code, severity = finding.code, f"[{finding.severity.label}]"
     if colour:
         where, code = click.style(where, bold=True), click.style(code, bold=True)
         severity = click.style(severity, fg=_COLOURS[finding.severity])
-    return f"{where} {code} {severity} {finding.message}"
+    return f"{where} {code} {severity} {visible(finding.message)}"
 
 
 def summary(report: Report) -> str:
@@ -86,16 +88,16 @@ def render(
     for finding in report.findings:
         lines.append(format_finding(finding, colour))
         if show_fixes and finding.fix:
-            lines.append(f"    fix ({finding.fix.applicability.value}): {finding.fix.title}")
+            lines.append(f"    fix ({finding.fix.applicability.value}): {visible(finding.fix.title)}")
     if show_unused_suppressions:
         lines += [
-            f"{path}:{s.line}:{s.column}: unused suppression: ignore[{','.join(sorted(s.codes))}] matched nothing"
+            f"{visible(path)}:{s.line}:{s.column}: unused suppression: ignore[{','.join(sorted(s.codes))}] matched nothing"
             for path, s in report.unused_suppressions
         ]
     if show_statistics:
         lines += statistics(report)
     if not quiet:
-        lines += [f"{n.path}: note: {n.message}" for n in report.notices]
+        lines += [f"{visible(n.path)}: note: {visible(n.message)}" for n in report.notices]
         if report.renders:
             lines += rendering(report)
         lines.append(summary(report))

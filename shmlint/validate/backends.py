@@ -20,6 +20,7 @@ import os
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -187,13 +188,48 @@ def _require(*tools: str) -> None:
         raise BackendUnavailable(f"missing {', '.join(missing)} (util-linux and coreutils provide them)")
 
 
+DISK_PARENT = "/var/tmp"
+DISK_PREFIX = "shmlint-disk-shm-"
+
+
+def _remove_stale_disk_folders() -> None:
+    """Folders a killed run left (``shmlint-disk-shm-<pid>-*``, mode 1777): removed once their run is gone, when
+    they are ours; another user's and a live run's are left alone."""
+    try:
+        names = os.listdir(DISK_PARENT)
+    except OSError:
+        return
+    for name in names:
+        pid = name.removeprefix(DISK_PREFIX).split("-", 1)[0]
+        if not name.startswith(DISK_PREFIX) or not pid.isdigit() or _alive(int(pid)):
+            continue
+        path = os.path.join(DISK_PARENT, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 @contextmanager
 def _disk_folder(shm: ShmSpec) -> Iterator[str | None]:
     """A fresh folder on disk for a disk-backed /dev/shm (under /var/tmp, which is on disk by convention)."""
     if shm.provision is not Provision.DISK:
         yield None
         return
-    folder = tempfile.mkdtemp(prefix="shmlint-disk-shm-", dir="/var/tmp")
+    _remove_stale_disk_folders()
+    folder = tempfile.mkdtemp(prefix=f"{DISK_PREFIX}{os.getpid()}-", dir=DISK_PARENT)
     try:
         os.chmod(folder, 0o1777)
         yield folder
