@@ -111,8 +111,16 @@ def _common(function):  # type: ignore[no-untyped-def]
     return function
 
 
+#: a named path must exist (a typo must not pass a CI gate as "no findings"): a usage error, exit code 2, in
+#: ``check`` and ``fix`` alike; a path that exists but cannot be read is an SHM000 finding instead
+def _paths(stdin: bool):  # type: ignore[no-untyped-def]
+    return click.argument(
+        "paths", nargs=-1, type=click.Path(exists=True, readable=False, allow_dash=stdin, path_type=Path)
+    )
+
+
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(readable=False, path_type=Path))
+@_paths(stdin=True)
 @_common
 @click.option(
     "--format",
@@ -210,7 +218,7 @@ def _apply_baseline(report: Report, read: Path | None, write: Path | None, quiet
 
 
 def _check_stdin(engine: Engine, name: str | None) -> FileResult:
-    from shmlint.discover import FileKind, kind_by_name
+    from shmlint.discover import SNIFF_BYTES, FileKind, kind_by_content, kind_by_name
     from shmlint.source import InputError, SourceText
 
     display = name or "-"
@@ -219,7 +227,8 @@ def _check_stdin(engine: Engine, name: str | None) -> FileResult:
         source = SourceText.from_bytes(display, data)
     except InputError as exc:
         return engine.invalid(display, str(exc))
-    kind = kind_by_name(Path(display)) or FileKind.YAML
+    # the same rules as a named file without a telling name: its name first, then its first bytes, then YAML
+    kind = kind_by_name(Path(display)) or kind_by_content(data[:SNIFF_BYTES]) or FileKind.YAML
     return engine.check_source(source, kind, Path(display))
 
 
@@ -276,7 +285,7 @@ def _size(text: str | None) -> int | None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(readable=False, path_type=Path))
+@_paths(stdin=False)
 @_common
 @click.option("--write", is_flag=True, help="Apply the fixes instead of showing them.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")

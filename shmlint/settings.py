@@ -11,6 +11,9 @@ from shmlint.severity import Severity
 from shmlint.signals import Signals
 from shmlint.sizes import GIB
 
+#: the code of a file that could not be read or parsed
+INPUT_ERROR = "SHM000"
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -46,6 +49,10 @@ class Settings:
         )
 
     def enabled(self, code: str) -> bool:
+        """``select`` chooses among the rules about workloads; SHM000 (the input could not be read or parsed) is
+        not one of them: a typo or broken YAML must never pass as "no findings". Only ``ignore`` silences it."""
+        if code == INPUT_ERROR:
+            return code not in self.ignore
         return (not self.select or code in self.select) and code not in self.ignore
 
     def severity_for(self, code: str, default: Severity) -> Severity:

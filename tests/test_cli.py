@@ -50,7 +50,7 @@ def test_exit_codes(tmp_path: Path) -> None:
     assert run("check", str(tmp_path), "--exit-zero").returncode == 0
     assert run("check", str(tmp_path), "--ignore", "missing-shm").returncode == 0
     assert run("check", str(tmp_path), "--select", "SHM999").returncode == 2
-    assert run("check", str(tmp_path / "missing.yaml")).returncode == 1  # reported as SHM000, run goes on
+    assert run("check", str(tmp_path / "missing.yaml")).returncode == 2  # a usage error, before any work
 
 
 def test_info_findings_pass_by_default(tmp_path: Path) -> None:

@@ -34,6 +34,6 @@ def render(report: Report) -> str:
         "tool": "shmlint",
         "findings": [finding_dict(f) for f in report.findings],
         "notices": [{"path": n.path, "message": n.message} for n in report.notices],
-        "summary": {"files": len(report.files), "findings": len(report.findings)},
+        "summary": {"files": len(report.files), "findings": len(report.findings), "baselined": report.baselined},
     }
     return json.dumps(document, indent=2) + "\n"
