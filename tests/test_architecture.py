@@ -25,7 +25,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"settings", "prefilter", "parsers", "catalog", "effective", "sizing", "need", "data"}),
     frozenset({"extract", "edits", "checks", "hints", "suppress"}),
     frozenset({"engine"}),
-    frozenset({"render", "runner", "fix", "baseline", "report", "validate", "parallel", "config"}),
+    frozenset({"render", "runner", "fix", "baseline", "report", "validate", "parallel", "config", "config_problems"}),
     frozenset({"docs", "cli", "__main__"}),
 )
 
