@@ -9,7 +9,7 @@ from pathlib import Path
 from shmlint.discover import DEFAULT_EXCLUDE
 from shmlint.severity import Severity
 from shmlint.signals import Signals
-from shmlint.sizes import GIB
+from shmlint.sizes import DEFAULT_MIN_SHM_BYTES, GIB
 
 #: the code of a file that could not be read or parsed
 INPUT_ERROR = "SHM000"
@@ -19,7 +19,7 @@ INPUT_ERROR = "SHM000"
 class Settings:
     """The options of one run; immutable, so worker processes and configuration groups cannot disagree."""
 
-    min_shm_bytes: int = GIB  # SHM005 threshold when a workload declares no DataLoader profile
+    min_shm_bytes: int = DEFAULT_MIN_SHM_BYTES  # SHM005 threshold when a workload declares no DataLoader profile
     fix_shm_bytes: int = 8 * GIB  # size written by fixes (at most half a container's memory limit)
     signals: Signals = field(default_factory=Signals)
     select: frozenset[str] = frozenset()  # codes; empty means all
