@@ -111,16 +111,22 @@ def _common(function):  # type: ignore[no-untyped-def]
     return function
 
 
-#: a named path must exist (a typo must not pass a CI gate as "no findings"): a usage error, exit code 2, in
-#: ``check`` and ``fix`` alike; a path that exists but cannot be read is an SHM000 finding instead
-def _paths(stdin: bool):  # type: ignore[no-untyped-def]
-    return click.argument(
-        "paths", nargs=-1, type=click.Path(exists=True, readable=False, allow_dash=stdin, path_type=Path)
-    )
+def _existing(ctx: click.Context, param: click.Parameter, paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    """A named path must exist (a typo must not pass a CI gate as "no findings"): a usage error, exit code 2, in
+    ``check`` and ``fix`` alike. A path that exists but cannot be read (a broken or looping link, no permission) is
+    an SHM000 finding instead."""
+    allow_dash = ctx.info_name == "check"
+    missing = [str(p) for p in paths if not (allow_dash and p == Path("-")) and not os.path.lexists(p)]
+    if missing:
+        raise click.BadParameter(f"no such file or folder: {', '.join(map(repr, missing))}", ctx, param)
+    return paths
+
+
+PATHS = click.argument("paths", nargs=-1, type=click.Path(readable=False, path_type=Path), callback=_existing)
 
 
 @cli.command()
-@_paths(stdin=True)
+@PATHS
 @_common
 @click.option(
     "--format",
@@ -285,7 +291,7 @@ def _size(text: str | None) -> int | None:
 
 
 @cli.command()
-@_paths(stdin=False)
+@PATHS
 @_common
 @click.option("--write", is_flag=True, help="Apply the fixes instead of showing them.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 KeyPath = tuple[str | int, ...]
+#: values a configuration file may hold with its aliases expanded: a real one has a few hundred
+MAX_VALUES = 100_000
 #: lines of pyproject.toml searched for a key's position: the search stays linear and bounded on any file
 TOML_SEARCH_LINES = 20_000
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -74,12 +76,14 @@ def key_text(key: KeyPath) -> str:
 
 
 def _shown(value: Any) -> str:
+    """A scalar as written; a list or mapping by its kind only (it may be an alias bomb, or just long)."""
     if isinstance(value, str):
         return repr(value)
-    try:
-        return _dumps(value)
-    except (TypeError, ValueError):
-        return type(value).__name__
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    return _dumps(value)
 
 
 def _dumps(value: Any) -> str:
@@ -123,7 +127,21 @@ def _read_yaml(path: Path, text: str) -> Document:
         raise ConfigError(path, [Problem((), f"not valid YAML: {problem}", line, column)]) from None
     except YAMLError as exc:
         raise ConfigError(path, [Problem((), f"not valid YAML: {exc}")]) from None
-    return Document(plain({} if root is None else root), lambda problem: _place_yaml(root, problem))
+    data = plain({} if root is None else root)
+    if _expanded_size(data, {}) > MAX_VALUES:  # validators walk every copy an alias stands for
+        problem = Problem((), f"more than {MAX_VALUES:,} values once its aliases are expanded (an alias bomb?)")
+        raise ConfigError(path, [problem])
+    return Document(data, lambda problem: _place_yaml(root, problem))
+
+
+def _expanded_size(node: Any, sizes: dict[int, int]) -> int:
+    """How many values the data holds with every alias expanded, counted once per shared node."""
+    if not isinstance(node, dict | list):
+        return 1
+    if id(node) not in sizes:
+        children = node.values() if isinstance(node, dict) else node
+        sizes[id(node)] = 1 + sum(_expanded_size(child, sizes) for child in children)
+    return sizes[id(node)]
 
 
 def _place_yaml(root: Any, problem: Problem) -> Problem:
@@ -208,12 +226,22 @@ def _key_line(lines: list[str], table: str, key: str) -> tuple[int, int] | None:
     return (own[0] - 1, 0) if own else None
 
 
-def plain(node: Any) -> Any:
-    """Round-trip nodes as the dicts, lists, strings and numbers the rest of shmlint expects."""
+def plain(node: Any, seen: dict[int, Any] | None = None) -> Any:
+    """Round-trip nodes as the dicts, lists, strings and numbers the rest of shmlint expects. A node that aliases
+    share is converted once and stays shared: an alias bomb stays as small as its text."""
+    seen = {} if seen is None else seen
+    if isinstance(node, Mapping | list) and id(node) in seen:
+        return seen[id(node)]
     if isinstance(node, Mapping):
-        return {str(key): plain(value) for key, value in node.items()}
+        converted: dict[str, Any] = {}
+        seen[id(node)] = converted
+        converted.update((str(key), plain(value, seen)) for key, value in node.items())
+        return converted
     if isinstance(node, list):
-        return [plain(item) for item in node]
+        items: list[Any] = []
+        seen[id(node)] = items
+        items.extend(plain(item, seen) for item in node)
+        return items
     if isinstance(node, bool) or node is None:
         return node
     for kind in (str, int, float):
@@ -258,7 +286,7 @@ def _explain(error: Any, schema: Mapping[str, Any]) -> Iterator[Problem]:
             key, f"must be one of {', '.join(map(str, expected))}, not {_shown(instance)}", value=_value(instance)
         )
     elif kind == "uniqueItems":
-        counts = Counter(map(_dumps, instance))
+        counts = Counter(_shown(item) for item in instance)
         yield Problem(key, f"lists {', '.join(item for item, n in counts.items() if n > 1)} more than once")
     elif kind == "minLength":
         yield Problem(key, "must not be empty", value=_value(instance))

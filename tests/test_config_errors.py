@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,21 @@ def test_every_spelling_of_the_tool_table_is_read(tmp_path: Path, table: str) ->
     (tmp_path / "pyproject.toml").write_text(table)
     with pytest.raises(ConfigError, match="fail-on: must be one of info, warning, error, not 'never'"):
         load_effective(tmp_path)  # found by looking up from the folder, not named
+
+
+def test_an_alias_bomb_under_known_keys_is_reported_quickly(tmp_path: Path) -> None:
+    lines = ['x-0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"x-{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 10) + "]" for n in range(1, 12)]
+    lines += ["select: *a11", "exclude: *a11", "per-file-ignores: {'*': *a11}", "ignore: [*a11, *a11]"]
+    (tmp_path / ".shmlint.yaml").write_text("\n".join(lines) + "\n")
+    started = time.monotonic()
+    found = problems(tmp_path / ".shmlint.yaml")
+    assert time.monotonic() - started < 10
+    assert found == [" more than 100,000 values once its aliases are expanded (an alias bomb?)"]
+
+
+def test_aliases_within_reason_are_fine(tmp_path: Path) -> None:
+    (tmp_path / ".shmlint.yaml").write_text("x-codes: &codes [SHM01]\nselect: *codes\nignore: *codes\n")
+    found = problems(tmp_path / ".shmlint.yaml")
+    assert "1:18: select[0]: 'SHM01' is not a rule code or slug (see `shmlint rules`)" in found  # where it is written
+    assert "1:18: ignore[0]: 'SHM01' is not a rule code or slug (see `shmlint rules`)" in found

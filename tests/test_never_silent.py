@@ -70,9 +70,15 @@ def test_a_path_that_does_not_exist_is_a_usage_error(tmp_path: Path, command: tu
     (tmp_path / "pod.yaml").write_text(GPU_POD)
     result = run(*command, str(tmp_path / "pod.yaml"), str(tmp_path / "missing-path"))
     assert result.returncode == EXIT_USAGE, result.stdout + result.stderr
-    assert "missing-path" in result.stderr and "does not exist" in result.stderr
+    assert "no such file or folder: 'missing-path'" in result.stderr.replace(str(tmp_path) + "/", "")
     assert "Would fix 0" not in result.stderr + result.stdout
     assert (tmp_path / "pod.yaml").read_text() == GPU_POD  # nothing was written before the error
+
+
+def test_a_broken_link_exists_and_is_reported_as_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "pod.yaml").symlink_to(tmp_path / "gone.yaml")
+    result = run("check", "--select", "SHM001", str(tmp_path / "pod.yaml"))
+    assert result.returncode == 1 and "SHM000 [error] cannot read" in result.stdout, result.stdout + result.stderr
 
 
 def test_fix_does_not_read_stdin() -> None:
