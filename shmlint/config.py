@@ -190,7 +190,7 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
         changes["signals"] = signals
     for key in ("shm-images", "shm-commands", "shm-free-images", "shm-free-commands"):
         if key in data:
-            changes[key.replace("-", "_")] = _regexes(path, key, data[key])
+            changes[key.replace("-", "_")] = _regexes(problems, key, data[key])
     exclude = tuple(data["exclude"]) if "exclude" in data else settings.exclude
     if "exclude" in data or "extend-exclude" in data:
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))
