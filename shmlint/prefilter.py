@@ -7,10 +7,9 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from shmlint.signals import Signals
+from shmlint.signals import ACCELERATORS, Signals
 
-#: lower-case words that every built-in GPU/torch/shm signal contains
-WORDS = (
+_BASE_WORDS = (
     "gpu",
     "nvidia",
     "torch",
@@ -39,6 +38,26 @@ WORDS = (
     "num-workers",
     "shmlint",
 )
+
+
+def _words() -> tuple[str, ...]:
+    """The base words, and each accelerator signal's literal text from the one table (resources up to a glob,
+    runtimes, variables, device nodes) that no shorter word already finds: ``--runtime=habana`` passes as surely
+    as ``habana.ai/gaudi``."""
+    words = list(_BASE_WORDS)
+    signals = (
+        text.split("*", 1)[0].lower()
+        for accelerator in ACCELERATORS
+        for text in (*accelerator.runtimes, *accelerator.resources, *accelerator.envs, *accelerator.devices)
+    )
+    for text in signals:
+        if not any(word in text for word in words):
+            words.append(text)
+    return tuple(words)
+
+
+#: lower-case words that every built-in GPU/torch/shm signal contains
+WORDS = _words()
 
 
 class Prefilter:

@@ -10,25 +10,59 @@ import fnmatch
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
-GPU_RESOURCES = (
-    "nvidia.com/gpu",
-    "nvidia.com/gpu.shared",
-    "nvidia.com/mig-*",
-    "amd.com/gpu",
-    "gpu.intel.com/i915",
-    "gpu.intel.com/xe",
-    "habana.ai/gaudi",
-    "aws.amazon.com/neuron",
-    "aws.amazon.com/neuroncore",
-    "aws.amazon.com/neurondevice",
-    "google.com/tpu",
+
+class Accelerator(NamedTuple):
+    """How one kind of accelerator reaches a container, in every format's terms."""
+
+    name: str
+    resources: tuple[str, ...]  # Kubernetes extended resources (globs), also CDI kinds and compose device drivers
+    runtimes: tuple[str, ...]  # OCI runtimes: --runtime, compose runtime:, runtimeClassName, compose driver
+    envs: tuple[str, ...]  # variables the runtime hands devices over by
+    devices: tuple[str, ...]  # host device nodes (prefixes): --device, compose devices
+
+
+#: one table of accelerator signals: every format reads its GPU evidence from here, so none misses what another
+#: recognises (``--runtime=habana`` on a ``docker run`` line as well as ``habana.ai/gaudi`` in Kubernetes)
+ACCELERATORS = (
+    Accelerator(
+        "NVIDIA",
+        ("nvidia.com/gpu", "nvidia.com/gpu.shared", "nvidia.com/mig-*"),
+        ("nvidia", "nvidia-cdi", "nvidia-legacy"),
+        ("NVIDIA_VISIBLE_DEVICES",),
+        ("/dev/nvidia", "/dev/dxg"),  # dxg: GPUs under WSL2
+    ),
+    Accelerator(
+        "AMD",
+        ("amd.com/gpu",),
+        ("amd",),  # the AMD Container Toolkit's runtime
+        ("AMD_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"),
+        ("/dev/kfd", "/dev/dri"),
+    ),
+    Accelerator("Intel GPU", ("gpu.intel.com/i915", "gpu.intel.com/xe"), (), (), ("/dev/dri",)),
+    Accelerator(
+        "Intel Gaudi (Habana)",
+        ("habana.ai/gaudi",),
+        ("habana",),
+        ("HABANA_VISIBLE_DEVICES",),
+        ("/dev/accel", "/dev/hl"),
+    ),
+    Accelerator(
+        "AWS Neuron",
+        ("aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "aws.amazon.com/neurondevice"),
+        ("neuron",),
+        ("AWS_NEURON_VISIBLE_DEVICES",),
+        ("/dev/neuron",),
+    ),
+    Accelerator("Google TPU", ("google.com/tpu",), (), ("TPU_VISIBLE_CHIPS",), ("/dev/accel",)),
 )
 
-GPU_RUNTIMES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
-
-#: environment variables that hand GPUs to a container (NVIDIA's runtime, ROCm)
-GPU_VISIBLE_ENVS = ("NVIDIA_VISIBLE_DEVICES", "AMD_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
+GPU_RESOURCES = tuple(name for accelerator in ACCELERATORS for name in accelerator.resources)
+GPU_RUNTIMES = tuple(name for accelerator in ACCELERATORS for name in accelerator.runtimes)
+#: environment variables that hand accelerators to a container
+GPU_VISIBLE_ENVS = tuple(name for accelerator in ACCELERATORS for name in accelerator.envs)
+GPU_DEVICES = tuple(dict.fromkeys(path for accelerator in ACCELERATORS for path in accelerator.devices))
 
 #: regular expressions matched against the image reference without its tag or digest
 TORCH_IMAGES = (
@@ -80,6 +114,7 @@ class Signals:
     gpu_resources: tuple[str, ...] = GPU_RESOURCES
     gpu_runtimes: tuple[str, ...] = GPU_RUNTIMES
     gpu_envs: tuple[str, ...] = GPU_VISIBLE_ENVS
+    gpu_devices: tuple[str, ...] = GPU_DEVICES
     torch_images: tuple[str, ...] = TORCH_IMAGES
     torch_commands: tuple[str, ...] = TORCH_COMMANDS
     utility_commands: tuple[str, ...] = UTILITY_COMMANDS
@@ -105,6 +140,10 @@ class Signals:
 
     def is_gpu_runtime(self, name: str) -> bool:
         return name.strip().lower() in self.gpu_runtimes
+
+    def is_gpu_device(self, path: str) -> bool:
+        """A host device node that is an accelerator (``/dev/nvidia0``, ``/dev/dri/renderD128``, ``/dev/accel0``)."""
+        return path.startswith(self.gpu_devices)
 
     def is_gpu_env(self, name: str, value: str) -> bool:
         """``NVIDIA_VISIBLE_DEVICES=all`` and its ROCm cousins, unless set to expose nothing."""

@@ -268,7 +268,6 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 _VARIABLE_NAME = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 #: unquoted variables named like this stand for a list of options, not an image
 _OPTION_LIKE_NAME = re.compile(r"ARGS|OPTS|OPTIONS|FLAGS|PARAMS|MOUNTS|VOLUMES|ENVS?\b|ENV_|_ENV|EXTRA", re.IGNORECASE)
-_GPU_DEVICE = re.compile(r"^/dev/(nvidia|kfd$|dri(/|$)|accel|neuron|dxg$)")
 _SHM = "/dev/shm"
 
 
@@ -508,7 +507,7 @@ def _is_gpu_device(value: str, signals: Signals) -> bool:
     kind, equals, _ = value.partition("=")
     if equals and "/" in kind and not kind.startswith("/"):
         return signals.is_gpu_resource(kind)  # a CDI device name: nvidia.com/gpu=all
-    return bool(_GPU_DEVICE.match(value.split(":", 1)[0]))
+    return signals.is_gpu_device(value.split(":", 1)[0])
 
 
 def _env(value: str, name: str) -> str | None:

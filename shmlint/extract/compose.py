@@ -53,7 +53,6 @@ IGNORE_LABEL = "shmlint.io/ignore"
 DATALOADER_LABEL = "shmlint.io/dataloader"
 DEFAULT_FILES = COMPOSE_DEFAULT_FILES
 OVERRIDE_FILES = COMPOSE_OVERRIDE_FILES
-GPU_DEVICE_PREFIXES = ("/dev/nvidia", "/dev/kfd", "/dev/dri")
 #: compose tags that remove a value inherited from a lower layer, or replace it instead of merging
 RESET_TAG = "!reset"
 OVERRIDE_TAG = "!override"
@@ -374,14 +373,14 @@ class _Extractor:
         return evidence
 
     def gpu_devices(self, service: _Service) -> list[Evidence]:
-        """``devices`` that hand a GPU to the container: NVIDIA, AMD (kfd, dri) and Intel (dri) nodes, CDI names."""
+        """``devices`` that hand an accelerator to the container: its device nodes, or CDI names."""
         evidence: list[Evidence] = []
         for found in self.every(service, "devices"):
             for device in sequence(found.node):
                 host = scalar(self.m.get(device, "source")) or (scalar(device) or "").split(":", 1)[0]
                 host = interpolate(host)[0]
                 cdi = not host.startswith("/") and self.signals.is_gpu_resource(host.split("=", 1)[0])
-                if cdi or host.startswith(GPU_DEVICE_PREFIXES):
+                if cdi or self.signals.is_gpu_device(host):
                     evidence.append(Evidence(f"devices {host}", _span(found, device)))
         return evidence
 
