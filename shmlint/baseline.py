@@ -139,4 +139,5 @@ def filter_new(findings: Sequence[Finding], baseline: Baseline) -> list[Finding]
 def filter_report(report: Report, baseline: Baseline) -> Report:
     """The report with baselined findings left out, so every reporter and the exit status see only new ones."""
     new = {id(finding) for finding in filter_new(report.findings, baseline)}
-    return Report(tuple(replace(r, findings=tuple(f for f in r.findings if id(f) in new)) for r in report.files))
+    files = tuple(replace(r, findings=tuple(f for f in r.findings if id(f) in new)) for r in report.files)
+    return Report(files, baselined=report.baselined + len(report.findings) - len(new))

@@ -132,14 +132,21 @@ def _common(function):  # type: ignore[no-untyped-def]
     return function
 
 
-def _paths(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[Path, ...]:
-    """An empty argument is a mistake (an unset variable in a script), not the current folder."""
+def _existing(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[Path, ...]:
+    """A named path must exist (a typo must not pass a CI gate as "no findings"): a usage error, exit code 2, in
+    ``check`` and ``fix`` alike; so is an empty argument (an unset variable in a script), which is not the current
+    folder. A path that exists but cannot be read (a broken or looping link, no permission) is an SHM000 finding."""
     if any(value == "" for value in values):
-        raise click.BadParameter("an empty path (an unset variable?); write '.' for the current folder")
-    return tuple(Path(value) for value in values)
+        raise click.BadParameter("an empty path (an unset variable?); write '.' for the current folder", ctx, param)
+    paths = tuple(Path(value) for value in values)
+    allow_dash = ctx.info_name == "check"
+    missing = [str(p) for p in paths if not (allow_dash and p == Path("-")) and not os.path.lexists(p)]
+    if missing:
+        raise click.BadParameter(f"no such file or folder: {', '.join(map(repr, missing))}", ctx, param)
+    return paths
 
 
-PATHS = click.argument("paths", nargs=-1, type=click.Path(readable=False), callback=_paths)
+PATHS = click.argument("paths", nargs=-1, type=click.Path(readable=False), callback=_existing)
 
 
 @cli.command()
@@ -284,7 +291,7 @@ def _apply_baseline(report: Report, read: Path | None, write: Path | None, quiet
 
 
 def _check_stdin(engine: Engine, name: str | None) -> FileResult:
-    from shmlint.discover import FileKind, kind_by_name
+    from shmlint.discover import SNIFF_BYTES, FileKind, kind_by_content, kind_by_name
     from shmlint.source import InputError, SourceText
 
     display = name or "-"
@@ -296,7 +303,8 @@ def _check_stdin(engine: Engine, name: str | None) -> FileResult:
         source = SourceText.from_bytes(display, data)
     except InputError as exc:
         return engine.invalid(display, str(exc))
-    kind = kind_by_name(Path(display)) or FileKind.YAML
+    # the same rules as a named file without a telling name: its name first, then its first bytes, then YAML
+    kind = kind_by_name(Path(display)) or kind_by_content(data[:SNIFF_BYTES]) or FileKind.YAML
     return engine.check_source(source, kind, Path(display))
 
 

@@ -1,29 +1,33 @@
 """Configuration: ``.shmlint.yaml`` or ``[tool.shmlint]`` in ``pyproject.toml``, the nearest above the checked path.
 
-A file is validated against the JSON Schema shipped beside this module (one clear message naming the key path on
-failure), then merged over the defaults; command-line options win over both. Every effective value remembers
-where it came from, for ``shmlint config``.
+A file is validated against the JSON Schema shipped beside this module, then merged over the defaults;
+command-line options win over both. Every problem of a file is reported at once, each with its key path and its
+line and column (``shmlint.config_problems``). Every effective value remembers where it came from, for
+``shmlint config``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from shmlint import sizes
+from shmlint.config_problems import RULE_WORDS, ConfigError, Problem
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 
 YAML_NAMES = (".shmlint.yaml", ".shmlint.yml")
 DEFAULT = "default"
+#: ``[tool.shmlint]``, ``tool.shmlint.x = ...``, a ``[tool]`` table or an inline ``tool = {...}``: only then is
+#: pyproject.toml parsed (a project that merely names shmlint, as a dependency or a script, is not)
+_MAY_HAVE_TOOL_TABLE = re.compile(
+    r"""tool["']?\s*\.\s*["']?shmlint\b|^\s*\[\s*["']?tool["']?\s*\]|^\s*["']?tool["']?\s*=\s*\{""", re.MULTILINE
+)
 COMMAND_LINE = "command line"
-
-
-class ConfigError(Exception):
-    """An unreadable or invalid configuration; the message names the file and the key path."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ def find_config(start: Path) -> Path | None:
             if path.is_file():
                 return path
             if os.path.lexists(path):  # a folder, a FIFO, a broken link: there, but not a file that can be used
-                raise ConfigError(f"{path}: not a regular file: cannot be used as configuration")
+                raise ConfigError(path, [Problem((), "not a regular file: cannot be used as configuration")])
         pyproject = candidate / "pyproject.toml"
         if pyproject.is_file() and _has_tool_table(pyproject):
             return pyproject
@@ -59,112 +63,131 @@ def find_config(start: Path) -> Path | None:
 def _has_tool_table(pyproject: Path) -> bool:
     """Whether the file configures shmlint; one that cannot be read is an error rather than passed over (it may
     hold the ``[tool.shmlint]`` table the run should follow)."""
-    import tomllib
-
     try:
-        return "shmlint" in tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+        text = pyproject.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"{pyproject}: cannot read: {exc.strerror or exc}") from None
+        raise ConfigError(pyproject, [Problem((), f"cannot read: {exc.strerror or exc}")]) from None
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{pyproject}: not UTF-8 text (byte {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{pyproject}: not valid TOML: {exc}") from None
-
-
-def read_config(path: Path) -> dict[str, Any]:
+        raise ConfigError(pyproject, [Problem((), f"not UTF-8 text (byte {exc.start})")]) from None
+    if _MAY_HAVE_TOOL_TABLE.search(text) is None:  # most projects' pyproject.toml: no TOML parser to import
+        return False
     import tomllib
 
-    import yaml
-
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
-    try:
-        if path.name == "pyproject.toml":
-            data = tomllib.loads(text).get("tool", {}).get("shmlint", {})
-        else:
-            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'YAML'}: {exc}") from None
-    data = {} if data is None else data
-    _validate(path, data)
-    return data
+        tool = tomllib.loads(text).get("tool", {})
+    except tomllib.TOMLDecodeError:
+        return True  # ours or not, a broken file next to the code is reported rather than passed over
+    return isinstance(tool, dict) and "shmlint" in tool
 
 
-def _validate(path: Path, data: Any) -> None:
+def _schema() -> dict[str, Any]:
     import json
 
-    import jsonschema  # only when a configuration file exists: it is slow to import
-
-    schema = json.loads((Path(__file__).parent / "config_schema.json").read_text(encoding="utf-8"))
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
-    if error is not None:
-        where = ".".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise ConfigError(f"{path}: {where}: {error.message}")
+    schema: dict[str, Any] = json.loads((Path(__file__).parent / "config_schema.json").read_text(encoding="utf-8"))
+    return schema
 
 
-def _codes(path: Path, key: str, values: Iterable[str]) -> frozenset[str]:
+class _Problems(list["Problem"]):
+    """The meaning checks' problems (unknown rule, unreadable size, bad regular expression), all collected; the
+    values the schema already refused (``flawed``) are left alone, so nothing is said twice."""
+
+    def __init__(self, flawed: Iterable[tuple[str | int, ...]] = ()) -> None:
+        super().__init__()
+        self.flawed = frozenset(flawed)
+
+    def ok(self, *key: str | int) -> bool:
+        return not any(key[:length] in self.flawed for length in range(1, len(key) + 1))
+
+    def add(self, key: tuple[str | int, ...], message: str, value: str | None = None, on_key: bool = False) -> None:
+        self.append(Problem(key, message, on_key=on_key, value=value))
+
+
+def read_config(path: Path) -> tuple[dict[str, Any], list[Problem], Callable[[Problem], Problem]]:
+    """The file's values, the schema's problems with them, and how to place a problem in the file."""
+    from shmlint.config_problems import read_document, schema_problems
+
+    document = read_document(path)
+    problems = schema_problems(document.data, _schema())
+    if any(not problem.key for problem in problems):  # not a mapping at all: nothing else to say
+        raise ConfigError(path, [document.locate(problem) for problem in problems])
+    return document.data, problems, document.locate
+
+
+def _codes(problems: _Problems, key: tuple[str | int, ...], values: Iterable[str]) -> frozenset[str]:
     from shmlint.catalog import lookup
 
     codes = set()
-    for value in values:
+    for index, value in enumerate(values):
+        if not problems.ok(*key, index):
+            continue
         rule = lookup(value)
         if rule is None:
-            raise ConfigError(f"{path}: {key}: unknown rule '{value}' (see `shmlint rules`)")
-        codes.add(rule.code)
+            problems.add((*key, index), f"'{value}' {RULE_WORDS}", value)
+        else:
+            codes.add(rule.code)
     return frozenset(codes)
 
 
-def _size(path: Path, key: str, value: str | int) -> int:
+def _size(problems: _Problems, key: str, value: str | int) -> int | None:
     if isinstance(value, int):
         return value
-    size = sizes.parse_either(value)
-    if size is None:
-        raise ConfigError(f"{path}: {key}: '{value}' is not a size (e.g. 8Gi or 8g)")
-    return size
+    parsed = sizes.parse_kubernetes(value)
+    if parsed.bytes is None:
+        parsed = sizes.parse_docker(value)
+    if parsed.bytes is None:
+        problems.add((key,), f"'{value}' is not a size (e.g. 8Gi or 8g, or a whole number of bytes)", value)
+    return parsed.bytes
 
 
-def _regexes(path: Path, key: str, values: list[str]) -> tuple[str, ...]:
-    """Checked with the engine that will match them (``regex``, under a time budget: see ``shmlint.signals``)."""
-    import regex
-
-    for value in values:
+def _regexes(problems: _Problems, key: str, values: list[str]) -> tuple[str, ...]:
+    for index, value in enumerate(values):
+        if not problems.ok(key, index):
+            continue
         try:
-            regex.compile(value, regex.VERSION0)
-        except regex.error as exc:
-            raise ConfigError(f"{path}: {key}: '{value}' is not a regular expression: {exc}") from None
+            re.compile(value)
+        except re.error as exc:
+            problems.add((key, index), f"'{value}' is not a regular expression: {exc}", value)
     return tuple(values)
 
 
-def _check_patterns(path: Path, data: Mapping[str, Any]) -> None:
+def _check_patterns(problems: _Problems, data: Mapping[str, Any]) -> None:
+    """Path patterns whose matching could take exponential time (``*a*a*b``) are refused."""
     from shmlint.patterns import too_costly
 
     for key in ("exclude", "extend-exclude", "per-file-ignores"):
-        for pattern in data.get(key, ()):
+        for index, pattern in enumerate(data.get(key, ())):
             problem = too_costly(pattern)
             if problem is not None:
-                raise ConfigError(f"{path}: {key}: {problem}")
+                problems.add((key, index), problem, pattern)
 
 
-def apply_config(settings: Settings, data: Mapping[str, Any], path: Path) -> tuple[Settings, dict[str, str]]:
-    """Settings with the file's values laid over them, and which options the file set."""
+def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problems) -> tuple[Settings, set[str]]:
+    """Settings with the file's values laid over them, and which options the file set; what the values cannot
+    mean is added to ``problems``."""
+    from shmlint.catalog import lookup
+
     changes: dict[str, Any] = {}
-    origin = str(path)
     signals = settings.signals
+    data = {key: value for key, value in data.items() if problems.ok(key)}
     if "select" in data:
-        changes["select"] = _codes(path, "select", data["select"])
+        changes["select"] = _codes(problems, ("select",), data["select"])
     if "ignore" in data:
-        changes["ignore"] = _codes(path, "ignore", data["ignore"])
+        changes["ignore"] = _codes(problems, ("ignore",), data["ignore"])
     if "per-file-ignores" in data:
         changes["per_file_ignores"] = tuple(
-            (glob, _codes(path, f"per-file-ignores.{glob}", codes)) for glob, codes in data["per-file-ignores"].items()
+            (glob, _codes(problems, ("per-file-ignores", glob), codes))
+            for glob, codes in data["per-file-ignores"].items()
+            if problems.ok("per-file-ignores", glob)
         )
     if "severity" in data:
-        changes["severity_overrides"] = tuple(
-            (next(iter(_codes(path, f"severity.{rule}", [rule]))), Severity.parse(level))
-            for rule, level in data["severity"].items()
-        )
+        overrides = []
+        for rule, level in data["severity"].items():
+            found = lookup(rule) if problems.ok("severity", rule) else None
+            if found is not None:
+                overrides.append((found.code, Severity.parse(level)))
+            elif problems.ok("severity", rule):
+                problems.add(("severity", rule), f"'{rule}' {RULE_WORDS}", on_key=True)
+        changes["severity_overrides"] = tuple(overrides)
     if "fail-on" in data:
         changes["fail_on"] = Severity.parse(data["fail-on"])
     for key in ("render", "unrendered"):  # the schema holds them to their choices
@@ -175,39 +198,43 @@ def apply_config(settings: Settings, data: Mapping[str, Any], path: Path) -> tup
         ("fix-size", "fix_shm_bytes"),
         ("max-file-size", "max_file_bytes"),
     ):
-        if key in data:
-            changes[attribute] = _size(path, key, data[key])
+        if key in data and (size := _size(problems, key, data[key])) is not None:
+            changes[attribute] = size
     if "gpu-resources" in data:
         signals = replace(signals, gpu_resources=signals.gpu_resources + tuple(data["gpu-resources"]))
     if "torch-images" in data:
-        signals = replace(
-            signals, torch_images=signals.torch_images + _regexes(path, "torch-images", data["torch-images"])
-        )
+        extra = _regexes(problems, "torch-images", data["torch-images"])
+        signals = replace(signals, torch_images=signals.torch_images + extra)
     if "torch-commands" in data:
-        extra = _regexes(path, "torch-commands", data["torch-commands"])
+        extra = _regexes(problems, "torch-commands", data["torch-commands"])
         signals = replace(signals, torch_commands=signals.torch_commands + extra)
     if signals is not settings.signals:
         changes["signals"] = signals
     for key in ("shm-images", "shm-commands", "shm-free-images", "shm-free-commands"):
         if key in data:
-            changes[key.replace("-", "_")] = _regexes(path, key, data[key])
-    _check_patterns(path, data)
+            changes[key.replace("-", "_")] = _regexes(problems, key, data[key])
+    _check_patterns(problems, data)
     exclude = tuple(data["exclude"]) if "exclude" in data else settings.exclude
     if "exclude" in data or "extend-exclude" in data:
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))
     if "respect-gitignore" in data:
         changes["respect_gitignore"] = data["respect-gitignore"]
-    changes["pattern_root"] = os.path.dirname(os.path.abspath(path))  # patterns are relative to the file's folder
-    return replace(settings, **changes), {key: origin for key in data}
+    return replace(settings, **changes), set(data)
 
 
 def load_effective(start: Path, explicit: Path | None = None) -> Effective:
-    """Defaults, then the configuration file that applies to ``start`` (or ``--config``)."""
+    """Defaults, then the configuration file that applies to ``start`` (or ``--config``); every problem of the
+    file, from the schema and from what the values mean, in one ``ConfigError``."""
     path = explicit if explicit is not None else find_config(start)
     if path is None:
         return Effective(Settings())
-    settings, origins = apply_config(Settings(), read_config(path), path)
-    return Effective(settings, origins, path)
+    data, problems, locate = read_config(path)
+    meaning = _Problems(problem.key for problem in problems)
+    settings, keys = apply_config(Settings(), data, meaning)
+    settings = replace(settings, pattern_root=os.path.dirname(os.path.abspath(path)))  # patterns: from its folder
+    if problems or meaning:
+        raise ConfigError(path, [locate(problem) for problem in (*problems, *meaning)])
+    return Effective(settings, dict.fromkeys(keys, str(path)), path)
 
 
 def describe(effective: Effective) -> str:

@@ -48,6 +48,8 @@ DEFAULT_EXCLUDE = (
     "site-packages",
     ".eggs",
 )
+#: how much of a file without a telling name is read to tell its kind
+SNIFF_BYTES = 4096
 _SHEBANG = re.compile(rb"^#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b")
 #: a Go/Helm template action or a Jinja tag; GitHub's ${{ }} and Argo's {{inputs.x}} are YAML string content
 _TEMPLATE_MARK = re.compile(r"(?<!\$)\{\{|\{%")
@@ -161,7 +163,7 @@ def _sniff(path: Path) -> FileKind | None:
         return None
     try:
         with path.open("rb") as handle:
-            return kind_by_content(handle.read(4096))
+            return kind_by_content(handle.read(SNIFF_BYTES))
     except OSError:
         return None
 

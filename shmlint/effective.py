@@ -20,6 +20,7 @@ class ShmState(enum.StrEnum):
     DISK = "disk"  # a disk-backed directory
     NONE = "none"  # no /dev/shm at all
     UNKNOWN = "unknown"  # shared with another container, or hidden behind an expansion
+    OPERATOR = "operator"  # an operator mounts a memory tmpfs itself (KubeRay: sized to the memory limit)
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ def effective_shm(workload: Workload) -> EffectiveShm:
         source = next((s for s in candidates if s.kind is kind), None)
         if source is not None:
             return _state_of(source, workload)
+    if workload.shm_managed_by:  # only when the manifest mounts nothing itself: the operator leaves it then
+        return EffectiveShm(ShmState.OPERATOR, workload.memory_limit.bytes if workload.memory_limit else None, None)
     return EffectiveShm(ShmState.DEFAULT, DEFAULT_SHM_BYTES, None)
 
 

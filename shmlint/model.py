@@ -369,8 +369,9 @@ class FileResult:
 class Report:
     """The results of a run in discovery order, with findings sorted for reporters."""
 
-    def __init__(self, files: tuple[FileResult, ...]) -> None:
+    def __init__(self, files: tuple[FileResult, ...], baselined: int = 0) -> None:
         self.files = files
+        self.baselined = baselined  # findings a baseline accepted, left out of ``files``: the summary says so
         self.findings: list[Finding] = sorted((f for r in files for f in r.findings), key=Finding.sort_key)
         unique = {(n.path, n.message): n for r in files for n in r.notices}
         self.notices: list[Notice] = [unique[key] for key in sorted(unique)]

@@ -8,14 +8,17 @@ from pathlib import Path
 from shmlint.discover import DEFAULT_EXCLUDE
 from shmlint.severity import Severity
 from shmlint.signals import Signals
-from shmlint.sizes import GIB
+from shmlint.sizes import DEFAULT_MIN_SHM_BYTES, GIB
+
+#: the code of a file that could not be read or parsed
+INPUT_ERROR = "SHM000"
 
 
 @dataclass(frozen=True)
 class Settings:
     """The options of one run; immutable, so worker processes and configuration groups cannot disagree."""
 
-    min_shm_bytes: int = GIB  # SHM005 threshold when a workload declares no DataLoader profile
+    min_shm_bytes: int = DEFAULT_MIN_SHM_BYTES  # SHM005 threshold when a workload declares no DataLoader profile
     fix_shm_bytes: int = 8 * GIB  # size written by fixes (at most half a container's memory limit)
     signals: Signals = field(default_factory=Signals)
     select: frozenset[str] = frozenset()  # codes; empty means all
@@ -54,6 +57,10 @@ class Settings:
         )
 
     def enabled(self, code: str) -> bool:
+        """``select`` chooses among the rules about workloads; SHM000 (the input could not be read or parsed) is
+        not one of them: a typo or broken YAML must never pass as "no findings". Only ``ignore`` silences it."""
+        if code == INPUT_ERROR:
+            return code not in self.ignore
         return (not self.select or code in self.select) and code not in self.ignore
 
     def severity_for(self, code: str, default: Severity) -> Severity:

@@ -13,6 +13,8 @@ KIB = 1024
 MIB = 1024**2
 GIB = 1024**3
 DEFAULT_SHM_BYTES = 64 * MIB
+#: SHM005's threshold for a workload that declares no DataLoader (``min-shm-size``)
+DEFAULT_MIN_SHM_BYTES = GIB
 
 KUBERNETES = "kubernetes"
 DOCKER = "docker"

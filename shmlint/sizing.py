@@ -16,7 +16,15 @@ import re
 from dataclasses import dataclass
 
 from shmlint.model import DataLoaderHint
-from shmlint.sizes import DEFAULT_SHM_BYTES, MIB, format_compose, format_docker, format_kubernetes, human
+from shmlint.sizes import (
+    DEFAULT_MIN_SHM_BYTES,
+    DEFAULT_SHM_BYTES,
+    MIB,
+    format_compose,
+    format_docker,
+    format_kubernetes,
+    human,
+)
 
 PAGE = 4096
 
@@ -140,12 +148,39 @@ class Estimate:
     estimate_bytes: int
     recommended_bytes: int
 
-    def lines(self) -> list[str]:
+    def hint_comment(self, sample: str | None = None) -> str:
+        """The hint that declares this loader, so SHM005 checks a size against this estimate (``sample``: the
+        user's own ``3x224x224 dtype=float32``; by default the sample as bytes)."""
+        h = self.hint
+        sample = sample or f"{h.sample_bytes} dtype=uint8"
+        return (
+            f"# shmlint: dataloader workers={h.workers} batch={h.batch_size} sample={sample} "
+            f"prefetch={h.prefetch_factor} procs={h.procs}"
+        )
+
+    def declare_lines(self, sample: str | None = None) -> list[str]:
+        """Following the advice passes SHM005: without the hint it compares a size with ``min-shm-size``."""
+        below = (
+            f"; without it SHM005 compares the size with min-shm-size ({human(DEFAULT_MIN_SHM_BYTES)} unless "
+            f"configured), which {human(self.recommended_bytes)} is below"
+            if self.recommended_bytes < DEFAULT_MIN_SHM_BYTES
+            else ""
+        )
+        return [
+            f"declare it:  {self.hint_comment(sample)}",
+            f"             (on or above the workload: SHM005 then checks its size against this estimate{below})",
+        ]
+
+    def lines(self, sample: str | None = None) -> list[str]:
         h = self.hint
         if h.workers == 0:
+            size = self.recommended_bytes
             return [
                 "workers:     0, so batches are built in the main process and never pass through /dev/shm",
-                f"estimate:    0 B; recommended: the runtime default ({human(self.recommended_bytes)}) is enough",
+                f"estimate:    0 B; recommended: the runtime default ({human(size)}) is enough",
+                f"write it:    Kubernetes sizeLimit: {format_kubernetes(size)}, "
+                f"docker/podman --shm-size={format_docker(size)}, compose shm_size: {format_compose(size)}",
+                *self.declare_lines(sample),
             ]
         raw = h.batch_size * h.sample_bytes
         per_process = self.batches_per_process * self.batch_bytes
@@ -168,6 +203,7 @@ class Estimate:
             ),
             f"write it:    Kubernetes sizeLimit: {format_kubernetes(size)}, "
             f"docker/podman --shm-size={format_docker(size)}, compose shm_size: {format_compose(size)}",
+            *self.declare_lines(sample),
         ]
 
     def as_dict(self) -> dict[str, int]:

@@ -19,11 +19,26 @@ PACKAGE = ROOT / "shmlint"
 
 #: lowest first; a unit is a top-level module or subpackage of shmlint
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"shmlint", "severity", "source", "sizes", "signals", "patterns", "configured_patterns", "discover", "model"}),
+    frozenset(
+        {"shmlint", "severity", "source", "sizes", "signals", "patterns", "configured_patterns", "discover", "model"}
+    ),
     frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "sizing", "need", "data"}),
     frozenset({"extract", "edits", "rules", "hints", "suppress"}),
     frozenset({"engine"}),
-    frozenset({"render", "runner", "fix", "outfile", "baseline", "report", "validate", "parallel", "config"}),
+    frozenset(
+        {
+            "render",
+            "runner",
+            "fix",
+            "outfile",
+            "baseline",
+            "report",
+            "validate",
+            "parallel",
+            "config",
+            "config_problems",
+        }
+    ),
     frozenset({"docs", "cli", "__main__"}),
 )
 

@@ -39,7 +39,7 @@ def test_exit_codes(tmp_path: Path, invoke) -> None:
     assert invoke("check", str(tmp_path), "--exit-zero").exit_code == 0
     assert invoke("check", str(tmp_path), "--ignore", "missing-shm").exit_code == 0
     assert invoke("check", str(tmp_path), "--select", "SHM999").exit_code == 2
-    assert invoke("check", str(tmp_path / "missing.yaml")).exit_code == 1  # reported as SHM000, run goes on
+    assert invoke("check", str(tmp_path / "missing.yaml")).exit_code == 2  # a usage error, before any work
 
 
 def test_info_findings_pass_by_default(tmp_path: Path, invoke) -> None:

@@ -392,13 +392,12 @@ def test_folder_named_like_a_yaml_file(tmp_path: Path) -> None:
 
 
 def test_missing_and_not_a_directory_paths(tmp_path: Path) -> None:
+    """A named path that does not exist is a usage error (exit 2) naming every such path, before any work."""
     (tmp_path / "good.yaml").write_text(POD)
-    _, document = check_json("good.yaml/inner.yaml", "missing.yaml", "good.yaml", cwd=tmp_path)
-    assert_good_pod_still_checked(document)
-    (not_dir,) = findings_for(document, "good.yaml/inner.yaml")
-    assert not_dir["code"] == "SHM000" and "not a directory" in not_dir["message"].lower()
-    (missing,) = findings_for(document, "missing.yaml")
-    assert missing["code"] == "SHM000" and "no such file" in missing["message"].lower()
+    result = shmlint("check", "--format", "json", "good.yaml/inner.yaml", "missing.yaml", "good.yaml", cwd=tmp_path)
+    assert_no_crash(result)
+    assert result.returncode == 2 and result.stdout == b""
+    assert "no such file or folder: 'good.yaml/inner.yaml', 'missing.yaml'" in text(result.stderr)
 
 
 DROP_PRIVILEGES = r"""

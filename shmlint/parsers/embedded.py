@@ -3,7 +3,8 @@
 A mask has the file's length and keeps its line breaks, so every offset the shell tokenizer reports is an offset
 into the file itself: findings and fixes need no translation. Blanking is the only change, except that
 documentation placeholders (``<path to data>``) become quotes of the same length, so that they read as one word
-rather than as redirections that would swallow the options after them.
+rather than as redirections that would swallow the options after them, and placeholders for more options
+(``...``, ``[OPTIONS]``) become blanks.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ _DOLLAR_PROMPT = re.compile(r"^[ \t]*\$(?: |$)")
 _ANY_PROMPT = re.compile(r"^[ \t]*[$#](?: |$)")
 _CONTINUED_PROMPT = re.compile(r"^[ \t]*>(?: |$)")
 _LIST_ITEM = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
-_PLACEHOLDER = re.compile(r"(?<![<\w])<([A-Za-z_{][^<>\n'\"]*?[^<>\n'\"\s])>(?!>)")
+_PLACEHOLDER = re.compile(r"(?<![<\w])<([\w{/.~…](?:[^<>\n'\"]*?[^<>\n'\"\s])?)>(?!>)")
+#: ``[OPTIONS]``, ``[docker options]``, ``[...]`` as a word of their own (not ``[[``, ``${a[i]}`` or ``[ -f x ]``)
+_BRACKETED = re.compile(r"(?<![\w\[\]$}])\[([\w.…][\w .…-]{0,80})\](?![\w\[\]])")
+_ELLIPSIS = re.compile(r"(?<!\S)(?:\.{3}|…)(?!\S)")
+#: a placeholder that stands for more options rather than for one value
+_MORE_OPTIONS = re.compile(r"\.\.\.|…|\b(?:options?|flags?|args?|arguments?|params?|parameters?)\b", re.IGNORECASE)
 _HUGO_SHORTCODE = re.compile(r"\{\{([<%])([^\n\"]*?)([>%])\}\}")
 
 _RULE = re.compile(r"^[^\s#:=][^:=]*?::?(?!=)")
@@ -157,11 +163,20 @@ def _keep_block(mask: _Mask, block: list[tuple[int, str]], console: bool) -> Non
 
 
 def _unbracket(mask: _Mask, start: int, end: int) -> None:
-    """Turn documentation placeholders into quoted words: ``<path to data>`` -> ``"path to data"``."""
+    """Documentation placeholders never change how the flags around them are read: one that stands for a value
+    becomes a quoted word (``<path to data>`` -> ``"path to data"``, not a redirection that swallows what
+    follows); one that stands for more options (``...``, ``[OPTIONS]``, ``<other flags>``) is blanked, so it is
+    not taken for the image, after which every flag would belong to the container's command."""
     line = mask.text[start:end]
     for match in _PLACEHOLDER.finditer(line):
+        if _MORE_OPTIONS.search(match.group(1)):
+            mask.put(start + match.start(), " " * len(match.group()))
+            continue
         mask.put(start + match.start(), '"')
         mask.put(start + match.end() - 1, '"')
+    for match in itertools.chain(_BRACKETED.finditer(line), _ELLIPSIS.finditer(line)):
+        if _MORE_OPTIONS.search(match.group()):
+            mask.put(start + match.start(), " " * len(match.group()))
     for match in _HUGO_SHORTCODE.finditer(line):
         mask.put(start + match.start(1), '"')
         mask.put(start + match.start(3), '"')

@@ -34,7 +34,10 @@ def format_finding(finding: Finding, colour: bool = False) -> str:
 
 def summary(report: Report) -> str:
     findings = report.findings
+    accepted = f" ({report.baselined} accepted by the baseline)" if report.baselined else ""
     if not findings:
+        if accepted:
+            return f"No new findings in {len(report.files)} file(s){accepted}."
         return f"All checked: no findings in {len(report.files)} file(s)."
     counts = Counter(f.severity for f in findings)
     parts = [
@@ -43,7 +46,8 @@ def summary(report: Report) -> str:
         if counts[s]
     ]
     fixable = sum(1 for f in findings if f.fixable)
-    line = f"Found {len(findings)} finding(s) in {len(report.files)} file(s): {', '.join(parts)}."
+    new = " new" if accepted else ""
+    line = f"Found {len(findings)}{new} finding(s) in {len(report.files)} file(s){accepted}: {', '.join(parts)}."
     if fixable:
         line += f" {fixable} fixable with `shmlint fix`."
     return line

@@ -172,7 +172,9 @@ def size(
             raise click.BadParameter(str(exc), param_hint="--sample-shape") from None
     assert sample_bytes is not None
     result = sizing.estimate(DataLoaderHint(workers, batch_size, sample_bytes, prefetch_factor, procs))
+    sample = f"{sample_shape} dtype={dtype or 'float32'}" if sample_shape is not None else None
     if output_format == "json":
-        click.echo(json.dumps({**result.as_dict(), "arithmetic": result.lines()}, indent=2))
+        document = {**result.as_dict(), "hint": result.hint_comment(sample), "arithmetic": result.lines(sample)}
+        click.echo(json.dumps(document, indent=2))
     else:
-        click.echo("\n".join(result.lines()))
+        click.echo("\n".join(result.lines(sample)))

@@ -20,7 +20,7 @@ from shmlint.discover import Candidate
 from shmlint.effective import ShmState, effective_shm
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.model import DataLoaderHint, FileResult, ShmKind, ShmMechanism, Workload, WorkloadId
+from shmlint.model import DataLoaderHint, FileResult, Finding, ShmKind, ShmMechanism, Workload, WorkloadId
 from shmlint.sizes import MIB
 from shmlint.validate.backends import Backend, BackendUnavailable, Provision, Reaper, ShmSpec
 from shmlint.validate.probe import Outcome, ProbeResult, Profile, interpret
@@ -43,6 +43,8 @@ def shm_spec(workload: Workload) -> ShmSpec | str:
     source = effective.source
     if effective.state is ShmState.DEFAULT:
         return ShmSpec(Provision.DEFAULT)
+    if effective.state is ShmState.OPERATOR:  # KubeRay's Memory emptyDir, no larger than the memory limit
+        return ShmSpec(Provision.MOUNT_TMPFS, effective.bytes)
     if effective.state in (ShmState.SIZED, ShmState.UNBOUNDED) and source is not None:
         if source.namespace_size:
             return ShmSpec(Provision.IPC_SIZE, effective.bytes)
@@ -64,13 +66,20 @@ class Case:
     workload: str  # the display name, for the table
     identity: WorkloadId  # what matches the workload in the fixed file
     fixed: bool
-    codes: tuple[str, ...]
+    codes: tuple[str, ...]  # what ``check`` reports
     profile: DataLoaderHint
     declared: bool  # the profile comes from a hint; DEFAULT_PROFILE otherwise, marked in the table
     shm: ShmSpec | str  # a string: why it cannot be probed
+    suppressed: tuple[str, ...] = ()  # what the rules found and an annotation, a comment or configuration hid
 
     @property
     def flagged(self) -> bool:
+        """The model predicts an shm failure: a suppression accepts the risk, it does not remove it."""
+        return bool(flagging_codes().intersection(self.codes + self.suppressed))
+
+    @property
+    def fixable(self) -> bool:
+        """``shmlint fix`` changes only what ``check`` reports: a suppressed finding stays as written."""
         return bool(flagging_codes().intersection(self.codes))
 
 
@@ -95,8 +104,8 @@ class Row:
         return "yes"
 
 
-def _codes(result: FileResult, workload: Workload) -> tuple[str, ...]:
-    return tuple(sorted({f.code for f in result.findings if f.workload is workload}))
+def _codes(findings: Iterable[Finding], workload: Workload) -> tuple[str, ...]:
+    return tuple(sorted({f.code for f in findings if f.workload is workload}))
 
 
 def _torch_workloads(result: FileResult) -> list[Workload]:
@@ -110,9 +119,12 @@ def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
     if source is None:
         return []
     cases = []
-    for workload in _torch_workloads(checked):
+    workloads = _torch_workloads(checked)
+    unsuppressed = engine.rules(workloads)  # the same rules before the suppression stage
+    for workload in workloads:
         hint = workload.dataloader  # read by the extractors from the hint comment, annotation or label
-        codes = _codes(checked, workload)
+        codes = _codes(checked.findings, workload)
+        suppressed = tuple(code for code in _codes(unsuppressed, workload) if code not in codes)
         cases.append(
             Case(
                 source.path,
@@ -123,9 +135,10 @@ def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
                 hint or DEFAULT_PROFILE,
                 hint is not None,
                 shm_spec(workload),
+                suppressed,
             )
         )
-    flagged = [case for case in cases if case.flagged]
+    flagged = [case for case in cases if case.fixable]
     if not flagged:
         return cases
     fixed = fix_source(engine, source, candidate.kind, candidate.path)
@@ -134,8 +147,8 @@ def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
     for case in flagged:
         after = by_identity.get(case.identity)
         shm = shm_spec(after) if after else "the fixed file no longer has this workload"
-        codes = _codes(rechecked, after) if after else ()
-        cases.append(replace(case, fixed=True, codes=codes, shm=shm))
+        codes = _codes(rechecked.findings, after) if after else ()
+        cases.append(replace(case, fixed=True, codes=codes, shm=shm, suppressed=()))
     return cases
 
 
@@ -192,7 +205,8 @@ def table_cells(row: Row) -> tuple[str, ...]:
         name += " [default loader]"
     shm = case.shm.label if isinstance(case.shm, ShmSpec) else "?"
     probe = row.result.shown if row.result else f"not run: {case.shm}"
-    return (name, row.backend, shm, ",".join(case.codes) or "-", probe, row.verdict, f"{row.seconds:.1f}")
+    findings = [*case.codes, *(f"{code} (suppressed)" for code in case.suppressed)]
+    return (name, row.backend, shm, ",".join(findings) or "-", probe, row.verdict, f"{row.seconds:.1f}")
 
 
 def render(rows: Sequence[Row]) -> str:

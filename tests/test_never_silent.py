@@ -1,0 +1,130 @@
+"""Never silent: input that cannot be read is reported whatever the selection, a path that does not exist stops
+``check`` and ``fix`` alike, stdin is read by its content, and a baseline run says what it recorded."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GPU_SCRIPT = (ROOT / "fixtures" / "shell" / "SHM001-missing-shm.sh").read_text()
+GPU_POD = (ROOT / "fixtures" / "k8s" / "SHM001-crlf.yaml").read_bytes().decode().replace("\r\n", "\n")
+GPU_COMPOSE = "services:\n  train:\n    image: pytorch/pytorch\n    gpus: all\n"
+BROKEN_YAML = "apiVersion: v1\nkind: Pod\nspec: [\n"
+EXIT_USAGE = 2
+
+
+def run(*args: str, cwd: Path = ROOT, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [("--select", "SHM001"), ("--select", "shm-too-small,SHM003")],
+    ids=["one-code", "slug-and-code"],
+)
+def test_broken_yaml_is_reported_whatever_is_selected(tmp_path: Path, selection: tuple[str, str]) -> None:
+    (tmp_path / "pod.yaml").write_text(BROKEN_YAML)
+    result = run("check", *selection, str(tmp_path / "pod.yaml"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "SHM000 [error] invalid YAML" in result.stdout
+
+
+def test_select_in_configuration_does_not_hide_broken_yaml(tmp_path: Path) -> None:
+    (tmp_path / ".shmlint.yaml").write_text("select: [SHM001]\n")
+    (tmp_path / "pod.yaml").write_text(BROKEN_YAML)
+    result = run("check", str(tmp_path))
+    assert result.returncode == 1 and "SHM000" in result.stdout, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("how", [("--ignore", "SHM000"), ("--ignore", "invalid-input")], ids=["code", "slug"])
+def test_only_an_explicit_ignore_silences_shm000(tmp_path: Path, how: tuple[str, str]) -> None:
+    (tmp_path / "pod.yaml").write_text(BROKEN_YAML)
+    result = run("check", "--select", "SHM001", *how, str(tmp_path / "pod.yaml"))
+    assert result.returncode == 0 and "SHM000" not in result.stdout, result.stdout + result.stderr
+
+
+def test_ignore_shm000_in_configuration_silences_it(tmp_path: Path) -> None:
+    (tmp_path / ".shmlint.yaml").write_text("select: [SHM001]\nignore: [SHM000]\n")
+    (tmp_path / "pod.yaml").write_text(BROKEN_YAML)
+    assert run("check", str(tmp_path)).returncode == 0
+
+
+@pytest.mark.parametrize("command", [("check",), ("check", "--select", "SHM001"), ("fix",), ("fix", "--write")])
+def test_a_path_that_does_not_exist_is_a_usage_error(tmp_path: Path, command: tuple[str, ...]) -> None:
+    (tmp_path / "pod.yaml").write_text(GPU_POD)
+    result = run(*command, str(tmp_path / "pod.yaml"), str(tmp_path / "missing-path"))
+    assert result.returncode == EXIT_USAGE, result.stdout + result.stderr
+    assert "no such file or folder: 'missing-path'" in result.stderr.replace(str(tmp_path) + "/", "")
+    assert "Would fix 0" not in result.stderr + result.stdout
+    assert (tmp_path / "pod.yaml").read_text() == GPU_POD  # nothing was written before the error
+
+
+def test_a_broken_link_exists_and_is_reported_as_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "pod.yaml").symlink_to(tmp_path / "gone.yaml")
+    result = run("check", "--select", "SHM001", str(tmp_path / "pod.yaml"))
+    assert result.returncode == 1 and "SHM000 [error] cannot read" in result.stdout, result.stdout + result.stderr
+
+
+def test_fix_does_not_read_stdin() -> None:
+    assert run("fix", "-", stdin=GPU_POD).returncode == EXIT_USAGE
+
+
+def test_the_exit_code_of_a_missing_path_is_documented() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "path that does not exist" in readme
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (GPU_SCRIPT, "docker run (line 8)"),
+        (GPU_POD, "SHM001"),
+        (GPU_COMPOSE, "SHM001"),
+    ],
+    ids=["shebang-script", "kubernetes", "compose"],
+)
+def test_stdin_without_a_name_is_classified_by_content(text: str, words: str) -> None:
+    result = run("check", "-", stdin=text)
+    assert "SHM000" not in result.stdout, result.stdout
+    assert result.returncode == 1 and words in result.stdout, result.stdout + result.stderr
+
+
+def test_stdin_and_a_file_without_a_telling_name_get_the_same_answer(tmp_path: Path) -> None:
+    (tmp_path / "train").write_text(GPU_SCRIPT)
+    from_file = run("check", "--format", "json", str(tmp_path / "train"))
+    from_stdin = run("check", "--format", "json", "-", stdin=GPU_SCRIPT)
+
+    def codes(result: subprocess.CompletedProcess[str]) -> list[tuple[str, int]]:
+        return [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+
+    assert codes(from_file) == codes(from_stdin) != []
+
+
+def test_write_baseline_says_what_it_recorded_and_where(tmp_path: Path) -> None:
+    (tmp_path / "pod.yaml").write_text(GPU_POD)
+    (tmp_path / "run.sh").write_text(GPU_SCRIPT)
+    baseline = tmp_path / "baseline.json"
+    result = run("check", str(tmp_path), "--write-baseline", str(baseline))
+    recorded = len(json.loads(baseline.read_text())["entries"])
+    assert result.returncode == 0 and recorded == 3
+    assert f"Recorded {recorded} finding(s) in the baseline {baseline}" in result.stderr
+    assert "All checked" not in result.stdout and "no findings" not in result.stdout
+    assert f"No new findings in 2 file(s) ({recorded} accepted by the baseline)." in result.stdout
+    again = run("check", str(tmp_path), "--baseline", str(baseline), "--format", "json")
+    assert json.loads(again.stdout)["summary"] == {"files": 2, "findings": 0, "baselined": recorded}

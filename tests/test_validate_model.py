@@ -1,0 +1,89 @@
+"""validate and check share one model: an operator-managed /dev/shm (KubeRay) and a suppressed finding mean to
+the validation harness what they mean to ``check``, so the fixture tree gives no disagreement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shmlint.discover import discover
+from shmlint.effective import ShmState, effective_shm
+from shmlint.engine import Engine
+from shmlint.settings import Settings
+from shmlint.sizes import GIB
+from shmlint.validate.backends import BackendUnavailable, Provision, Reaper, ShmSpec, make_backend
+from shmlint.validate.harness import Case, cases_for, render, require_torch, run_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+KUBERAY_AND_SUPPRESSED = ROOT / "fixtures" / "k8s" / "good-kuberay-and-cpu.yaml"
+RAY_WITH_LIMIT = """\
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: ray}
+spec:
+  headGroupSpec:
+    template:
+      spec:
+        containers:
+        - name: ray-head
+          image: rayproject/ray-ml:2.9.0-gpu
+          resources:
+            limits: {nvidia.com/gpu: 1, memory: 4Gi}
+"""
+
+
+def _cases(path: Path) -> dict[str, list[Case]]:
+    by_workload: dict[str, list[Case]] = {}
+    for candidate in discover([path]):
+        for case in cases_for(Engine(Settings()), candidate):
+            by_workload.setdefault(case.workload, []).append(case)
+    return by_workload
+
+
+def _named(cases: dict[str, list[Case]], part: str) -> list[Case]:
+    (name,) = [name for name in cases if part in name]
+    return cases[name]
+
+
+def test_kuberay_head_gets_the_operators_memory_tmpfs_not_the_default() -> None:
+    (ray,) = _named(_cases(KUBERAY_AND_SUPPRESSED), "ray-head")
+    assert ray.codes == () and not ray.flagged  # check does not flag it ...
+    assert ray.shm == ShmSpec(Provision.MOUNT_TMPFS, None)  # ... because KubeRay mounts a Memory emptyDir
+
+
+def test_the_operators_tmpfs_is_bounded_by_the_memory_limit(tmp_path: Path) -> None:
+    (tmp_path / "ray.yaml").write_text(RAY_WITH_LIMIT)
+    checked = Engine(Settings()).check_candidate(next(iter(discover([tmp_path / "ray.yaml"]))))
+    (workload,) = [w for w in checked.workloads if w.is_gpu_or_torch]
+    effective = effective_shm(workload)
+    assert (effective.state, effective.bytes) == (ShmState.OPERATOR, 4 * GIB)
+
+
+def test_a_suppressed_finding_is_still_a_predicted_failure_and_is_not_fixed() -> None:
+    cases = _named(_cases(KUBERAY_AND_SUPPRESSED), "suppressed")
+    assert len(cases) == 1, "a suppressed finding is not fixed, so there is no [after fix] case"
+    (case,) = cases
+    assert case.codes == () and case.suppressed == ("SHM001",)
+    assert case.flagged and case.shm == ShmSpec(Provision.DEFAULT)
+
+
+@pytest.fixture(scope="module")
+def namespace():
+    reaper = Reaper()
+    try:
+        require_torch()
+        backend = make_backend("namespace", reaper)
+        backend.check()
+    except BackendUnavailable as exc:
+        pytest.fail(f"namespace backend cannot run: {exc}", pytrace=False)
+    yield backend, reaper
+    reaper.kill_all()
+
+
+def test_probes_of_the_kuberay_and_suppressed_fixture_agree(namespace) -> None:
+    backend, reaper = namespace
+    cases = [case for group in _cases(KUBERAY_AND_SUPPRESSED).values() for case in group]
+    rows = run_cases(cases, [backend], reaper, jobs=2)
+    assert len(rows) == 2 and all(row.verdict == "yes" for row in rows), render(rows)
+    assert "SHM001 (suppressed)" in render(rows)
