@@ -303,7 +303,23 @@ def _limit(service: dict) -> int | None:
     return parse_docker(str(memory)).bytes if memory else None
 
 
-def _expected_size(limit: int | None) -> int:
+def _unsized_tmpfs(service: dict) -> bool:
+    """A tmpfs at /dev/shm without a size (SHM003), as opposed to no /dev/shm setting or a too-small size."""
+    tmpfs = service.get("tmpfs")
+    entries = [tmpfs] if isinstance(tmpfs, str) else list(tmpfs or [])
+    long_form = any(
+        isinstance(v, dict) and v.get("type") == "tmpfs" and v.get("target") == "/dev/shm"
+        for v in service.get("volumes") or []
+    )
+    short_form = any(str(entry).partition(":")[0].rstrip("/") == "/dev/shm" for entry in entries)
+    return (long_form or short_form) and _effective_shm(service) is None
+
+
+def _expected_size(limit: int | None, old: dict) -> int:
+    """8 GiB, at most half the memory limit; but an unsized tmpfs under a memory limit already gets the whole
+    limit, and its fix writes that (a fix never lowers what a workload gets)."""
+    if limit and _unsized_tmpfs(old):
+        return limit
     size = min(8 * GIB, limit // 2) if limit else 8 * GIB
     return (size // MIB) * MIB
 
@@ -383,7 +399,8 @@ def check_fix(doc: Document, services: list[Service], unsafe: bool) -> None:
             continue
         changed = {k for k in set(old[name]) | set(new[name]) if old[name].get(k) != new[name].get(k)}
         assert changed <= {"shm_size", "tmpfs", "volumes"}, (name, changed, result.text)
-        assert _effective_shm(new[name]) == _expected_size(_limit(new[name])), (name, new[name], result.text)
+        expected = _expected_size(_limit(new[name]), old[name])
+        assert _effective_shm(new[name]) == expected, (name, new[name], result.text)
 
     assert proofs.assert_compose_still_valid(text, result.text), text  # every generated file is valid compose
 
@@ -431,7 +448,8 @@ def test_a_block_scalar_last_in_the_service_keeps_its_value(command: str) -> Non
 
 
 def test_a_long_form_tmpfs_volume_with_options_gets_a_size() -> None:
-    """``type: tmpfs`` at /dev/shm with ``tmpfs: {mode: ...}`` but no size: SHM003 says fixable, so fix it."""
+    """``type: tmpfs`` at /dev/shm with ``tmpfs: {mode: ...}`` but no size: SHM003 says fixable (an unsafe fix
+    without a memory limit: any size bounds what could use the node's memory), so fix it."""
     text = (
         "services:\n"
         "  trainer:\n"
@@ -443,10 +461,10 @@ def test_a_long_form_tmpfs_volume_with_options_gets_a_size() -> None:
         "          mode: 1777\n"
     )
     source = SourceText(str(PATH), text)
-    assert [f.code for f in _wanted(ENGINE.check_source(source, FileKind.YAML, PATH).findings, False)] == ["SHM003"]
-    result = fix_source(ENGINE, source, FileKind.YAML, PATH)
+    assert [f.code for f in _wanted(ENGINE.check_source(source, FileKind.YAML, PATH).findings, True)] == ["SHM003"]
+    result = fix_source(ENGINE, source, FileKind.YAML, PATH, unsafe=True)
     after = ENGINE.check_source(SourceText(str(PATH), result.text), FileKind.YAML, PATH)
-    left = _wanted(after.findings, False)
+    left = _wanted(after.findings, True)
     assert not left, f"still fixable after the fix: {[f'{f.code} {f.message}' for f in left]}\n{result.text}"
     volume = _loaded_services(result.text)["trainer"]["volumes"][0]
     assert volume["tmpfs"]["mode"] == 1777 and volume["tmpfs"]["size"] == 8 * GIB
@@ -483,9 +501,10 @@ def test_setting_inherited_from_a_shared_anchor_is_fixed_in_the_service(
     text = ANCHORED[anchored] + "\n".join(lines) + "\n"
     source = SourceText(str(PATH), text)
     before = ENGINE.check_source(source, FileKind.YAML, PATH)
-    flagged = _flagged(before.findings, False)
+    unsafe = anchored == "tmpfs"  # sizing an unsized tmpfs without a memory limit is an unsafe fix (SHM003)
+    flagged = _flagged(before.findings, unsafe)
     assert flagged == {NAMES[n] for n, kind in enumerate(kinds) if kind != "none"}, (flagged, text)
-    result = fix_source(ENGINE, source, FileKind.YAML, PATH)
+    result = fix_source(ENGINE, source, FileKind.YAML, PATH, unsafe=unsafe)
     assert ANCHORED[anchored] in result.text, f"the shared anchor was edited:\n{result.text}"
     old, new = _loaded_services(text), _loaded_services(result.text)
     for name in old:
