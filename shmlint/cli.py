@@ -107,7 +107,7 @@ def _fix_size_below_minimum(settings: Settings, from_command_line: bool, origin:
 
     below = (
         f"the fix size {format_kubernetes(settings.fix_shm_bytes)} is below min-shm-size "
-        f"{format_kubernetes(settings.min_shm_bytes)}: the check flags the size fixes write (SHM005)"
+        f"{format_kubernetes(settings.min_shm_bytes)}: the check flags the size fixes write as too small (shm-too-small)"
     )
     if not from_command_line:
         raise click.ClickException(f"{origin or 'fix-size'}: {below}")

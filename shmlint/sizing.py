@@ -161,14 +161,14 @@ class Estimate:
     def declare_lines(self, sample: str | None = None) -> list[str]:
         """Following the advice passes SHM005: without the hint it compares a size with ``min-shm-size``."""
         below = (
-            f"; without it SHM005 compares the size with min-shm-size ({human(DEFAULT_MIN_SHM_BYTES)} unless "
+            f"; without it shm-too-small compares the size with min-shm-size ({human(DEFAULT_MIN_SHM_BYTES)} unless "
             f"configured), which {human(self.recommended_bytes)} is below"
             if self.recommended_bytes < DEFAULT_MIN_SHM_BYTES
             else ""
         )
         return [
             f"declare it:  {self.hint_comment(sample)}",
-            f"             (on or above the workload: SHM005 then checks its size against this estimate{below})",
+            f"             (on or above the workload: shm-too-small then checks its size against this estimate{below})",
         ]
 
     def lines(self, sample: str | None = None) -> list[str]:

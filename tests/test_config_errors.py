@@ -108,6 +108,7 @@ WRONG = {
     "array": ("7", "must be a list"),
     "object": ("[a]", "must be a mapping"),
     "severity": ("loud", "must be one of info, warning, error"),
+    "choice": ("loud", "must be one of"),
     "size": ("[1]", "is not a size"),
 }
 
@@ -115,14 +116,24 @@ WRONG = {
 def _kind(schema: dict) -> str:
     ref = schema.get("$ref", "")
     definition = SCHEMA["$defs"].get(ref.rsplit("/", 1)[-1], schema) if ref else schema
-    if ref.endswith("/severity") or "enum" in definition:
+    if ref.endswith("/severity"):
         return "severity"
+    if "enum" in definition:
+        return "choice"
     if ref.endswith("/size"):
         return "size"
     return definition.get("type", "array")
 
 
 KEYS = [key for key, schema in SCHEMA["properties"].items() if _kind(schema) in WRONG]
+
+
+def _words(key: str) -> str:
+    """What the message must say: a choice names its own choices (render: auto, always, never)."""
+    schema = SCHEMA["properties"][key]
+    if _kind(schema) == "choice":
+        return "must be one of " + ", ".join(schema["enum"])
+    return WRONG[_kind(schema)][1]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -135,7 +146,7 @@ def test_each_wrong_key_is_reported_on_its_own_line_in_words(tmp_path: Path, key
     body = found[1:] if len(order) > 1 else found
     assert len(body) == len(order), found
     for line, (key, text) in enumerate(zip(order, body, strict=True), start=1):
-        words = WRONG[_kind(SCHEMA["properties"][key])][1]
+        words = _words(key)
         assert text.startswith(f"{line}:{len(key) + 3}: {key}: ") and words in text, text
         assert not any(raw in text for raw in RAW_SCHEMA_WORDS), text
 

@@ -80,12 +80,19 @@ def _code_literals(path: Path) -> list[tuple[int, str]]:
     ]
 
 
+#: the one code the settings layer (below the rules) must name: a file that cannot be read is reported whatever
+#: ``select`` says, so ``Settings.enabled`` knows that code itself
+SETTINGS_INPUT_ERROR = ("shmlint/settings.py", "'SHM000'")
+
+
 def test_a_code_is_written_only_in_its_own_rule_module() -> None:
     """Everything else asks the rule object or the catalog, so a rule lives in one place."""
     stray = []
     for path in sorted(PACKAGE.rglob("*.py")):
         own = re.match(r"shm(\d{3})_", path.name)
         for line, value in _code_literals(path):
+            if (path.relative_to(ROOT).as_posix(), repr(value)) == SETTINGS_INPUT_ERROR:
+                continue
             if path.parent != FOLDER or own is None or value != f"SHM{own.group(1)}":
                 stray.append(f"{path.relative_to(ROOT)}:{line}: {value!r}")
     assert not stray

@@ -103,6 +103,6 @@ def test_following_the_advice_never_meets_shm005(profile: dict[str, int], sample
 def test_a_size_below_min_shm_size_says_why_it_is_enough() -> None:
     result = CliRunner().invoke(size, ["--workers", "2", "--batch-size", "8", "--sample-shape", "3x224x224"])
     assert "recommended: 67,108,864 B (64 MiB)" in result.output
-    assert "without it SHM005 compares the size with min-shm-size (1 GiB unless configured)" in result.output
+    assert "without it shm-too-small compares the size with min-shm-size (1 GiB unless configured)" in result.output
     hint = "# shmlint: dataloader workers=2 batch=8 sample=3x224x224 dtype=float32 prefetch=2 procs=1"
     assert f"declare it:  {hint}" in result.output

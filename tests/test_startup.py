@@ -11,7 +11,7 @@ from tests.support import FIXTURES
 
 #: what a clean file must not load: the rules, the catalog, the fixers and their edits, the Helm/kustomize renderer
 #: (the model is loaded: it holds the report types every run returns)
-NOT_FOR_A_CLEAN_FILE = ("shmlint.checks", "shmlint.catalog", "shmlint.fix", "shmlint.edits", "shmlint.render")
+NOT_FOR_A_CLEAN_FILE = ("shmlint.rules", "shmlint.catalog", "shmlint.fix", "shmlint.edits", "shmlint.render")
 
 
 def imported(stderr: str) -> set[str]:
@@ -44,4 +44,4 @@ def test_a_flagged_file_does_load_them(shmlint_process) -> None:
     """The control: the same observation sees the rules and the catalog when there is something to report."""
     code, modules = loaded_by(shmlint_process, FIXTURES / "examples" / "trainer-deployment.yaml")
     assert code == 1
-    assert {"shmlint.checks", "shmlint.catalog"} <= modules
+    assert {"shmlint.rules", "shmlint.catalog"} <= modules
