@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.configured_patterns import PatternTimeout
 from shmlint.discover import Candidate, FileKind
-from shmlint.extract.dispatch import UnparsableInput, extract_file
+from shmlint.extract.dispatch import Extraction, UnparsableInput, extract_file
 from shmlint.extract.kserve import RuntimeIndex
 from shmlint.model import FileResult, Notice
 from shmlint.prefilter import Prefilter
@@ -34,6 +34,10 @@ class Engine:
         self.settings = settings
         self.runtimes = runtimes
         self.prefilter = Prefilter(settings.signals, enabled=settings.prefilter)
+
+    @cached_property
+    def extraction(self) -> Extraction:
+        return Extraction(self.settings.signals, self.prefilter, self.read_source, self.runtimes)
 
     @cached_property
     def context(self) -> RuleContext:
@@ -61,9 +65,7 @@ class Engine:
         notices: list[Notice] = []
         hint_findings: list[Finding] = []
         try:
-            workloads, notices = extract_file(
-                source, kind, path, self.settings.signals, self.prefilter, self.read_source, self.runtimes
-            )
+            workloads, notices = extract_file(source, kind, path, self.extraction)
             if workloads:  # most files hold none: they never load the rules, the catalog or the hint reader
                 workloads, hint_findings = self.hints(source, workloads)
                 workloads = self.needs(workloads)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from shmlint.discover import (
     COMPOSE_DEFAULT_FILES,
@@ -26,6 +27,16 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText
 
 ReadSource = Callable[[Path], "SourceText | None"]
+
+
+class Extraction(NamedTuple):
+    """What every file of one run is extracted with: built once by the engine, passed down as one value."""
+
+    signals: Signals
+    prefilter: Prefilter
+    read_source: ReadSource  # another file of the project (compose overrides, ``extends``)
+    runtimes: RuntimeIndex | None = None  # the KServe ServingRuntimes of every checked file
+
 
 #: work budget of one file (with ``yamlnodes.MAX_EVENTS`` for YAML): any file under max-file-size is checked in a
 #: few seconds and a few hundred MiB, or reported as too complex. No real file comes near either number.
@@ -47,17 +58,10 @@ class UnparsableInput(Exception):
 
 
 def extract_file(
-    source: SourceText,
-    kind: FileKind,
-    path: Path,
-    signals: Signals,
-    prefilter: Prefilter,
-    read_source: ReadSource,
-    runtimes: RuntimeIndex | None = None,
+    source: SourceText, kind: FileKind, path: Path, run: Extraction
 ) -> tuple[list[Workload], list[Notice]]:
-    """The workloads of one file and the notices about it; raises ``UnparsableInput``. ``runtimes``: the KServe
-    ServingRuntimes of every checked file."""
-    workloads, notices = _extract(source, kind, path, signals, prefilter, read_source, runtimes)
+    """The workloads of one file and the notices about it; raises ``UnparsableInput``."""
+    workloads, notices = _extract(source, kind, path, run)
     if len(workloads) > MAX_WORKLOADS:
         raise _too_complex(f"{len(workloads):,} workloads, above the limit of {MAX_WORKLOADS:,}")
     return workloads, notices
@@ -67,18 +71,10 @@ def _too_complex(why: str) -> UnparsableInput:
     return UnparsableInput(f"too complex to check: {why} (split the file)", 1, 1, 0)
 
 
-def _extract(
-    source: SourceText,
-    kind: FileKind,
-    path: Path,
-    signals: Signals,
-    prefilter: Prefilter,
-    read_source: ReadSource,
-    runtimes: RuntimeIndex | None,
-) -> tuple[list[Workload], list[Notice]]:
+def _extract(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     if kind is FileKind.YAML:
-        return _yaml(source, path, signals, prefilter, read_source, runtimes)
-    if kind is FileKind.DOCKERFILE or not prefilter.passes(source.text):
+        return _yaml(source, path, run)
+    if kind is FileKind.DOCKERFILE or not run.prefilter.passes(source.text):
         return [], []
     from shmlint.parsers import embedded
 
@@ -87,7 +83,7 @@ def _extract(
         FileKind.MAKEFILE: embedded.mask_makefile,
         FileKind.MARKDOWN: embedded.mask_markdown,
     }
-    return _commands(source, masks[kind](source.text), signals), []
+    return _commands(source, masks[kind](source.text), run.signals), []
 
 
 def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
@@ -103,19 +99,12 @@ def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workloa
     return extract_commands(source, masked, signals)
 
 
-def _yaml(
-    source: SourceText,
-    path: Path,
-    signals: Signals,
-    prefilter: Prefilter,
-    read_source: ReadSource,
-    runtimes: RuntimeIndex | None,
-) -> tuple[list[Workload], list[Notice]]:
+def _yaml(source: SourceText, path: Path, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     from shmlint.parsers.yamlnodes import TooComplex, YamlError, check_syntax, compose, key_problem
 
     if has_helm_actions(source.text) and _in_chart_templates(path):
         return [], [_template_notice(source, path)]
-    wanted = prefilter.passes(source.text) or _has_override(path)
+    wanted = run.prefilter.passes(source.text) or _has_override(path)
     try:
         if not wanted:  # no signal: the syntax is all that can be reported
             check_syntax(source)
@@ -131,33 +120,26 @@ def _yaml(
         # ``name: {{ .Values.x }}`` composes as a mapping used as a key, which no Kubernetes or compose reader
         # accepts: an unrendered template that happens to parse, not a manifest
         return [], [_template_notice(source, path)]
-    return _yaml_workloads(source, path, documents, signals, read_source, runtimes), []
+    return _yaml_workloads(source, path, documents, run), []
 
 
-def _yaml_workloads(
-    source: SourceText,
-    path: Path,
-    documents: list,
-    signals: Signals,
-    read_source: ReadSource,
-    runtimes: RuntimeIndex | None,
-) -> list[Workload]:
+def _yaml_workloads(source: SourceText, path: Path, documents: list, run: Extraction) -> list[Workload]:
     if may_be_compose(path.name, source.text):
         from shmlint.extract import compose as compose_files
 
         if compose_files.is_compose(source.path, documents):
             return compose_files.extract_compose(
-                source, documents, signals, base_dir=path.parent, read_file=read_source
+                source, documents, run.signals, base_dir=path.parent, read_file=run.read_source
             )
     if _CI_KEYS.search(source.text):
         from shmlint.parsers.embedded import mask_ci_yaml
 
         ci_mask = mask_ci_yaml(source, documents)
         if ci_mask is not None:
-            return _commands(source, ci_mask, signals)
+            return _commands(source, ci_mask, run.signals)
     from shmlint.extract.kubernetes import extract_kubernetes
 
-    return extract_kubernetes(source, documents, signals, runtimes)
+    return extract_kubernetes(source, documents, run.signals, run.runtimes)
 
 
 def _in_chart_templates(path: Path) -> bool:
