@@ -1,9 +1,9 @@
-"""The rule catalog: one YAML file per rule in ``shmlint/rules/``, beside the module that implements it.
+"""The rule catalog: one YAML file per rule in the top-level ``rules/`` folder, each naming the module that finds it.
 
-The catalog is the single source for codes, slugs, default severities, docs and examples; rules, reporters,
-``shmlint explain`` and the generated docs all read it from here. Nothing is loaded at import time, so a plain
-``shmlint check`` pays for the catalog only when something asks for it. Validation against
-``shmlint/rules/schema.json`` lives in the test suite, which keeps ``jsonschema`` out of the import path.
+The catalog is the single source for codes, slugs, default severities, docs and examples; the rule registry,
+reporters, ``shmlint explain`` and the generated docs all read it from here. Nothing is loaded at import time, so a
+plain ``shmlint check`` pays for the catalog only when something asks for it. Validation against
+``rules/schema.json`` lives in the test suite, which keeps ``jsonschema`` out of the import path.
 """
 
 from __future__ import annotations
@@ -19,8 +19,11 @@ import yaml
 from shmlint.model import Applicability, Format
 from shmlint.severity import Severity
 
-#: the package folder that holds every rule: ``shm005_shm_too_small.yaml`` beside ``shm005_shm_too_small.py``
-_FOLDER = "rules"
+#: where the catalog is, first found wins: inside the package in an installed wheel (pyproject.toml force-includes
+#: ``rules/`` there), else the checkout's top-level ``rules/`` (a source tree or an editable install)
+_FOLDERS = ("data/rules", "../rules")
+#: what makes a folder the catalog rather than some other ``rules`` folder beside the package
+_MARKER = "schema.json"
 #: libyaml when PyYAML was built with it (about ten times faster); the pure-Python loader otherwise
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -74,6 +77,7 @@ class CatalogEntry:
 
     code: str
     slug: str
+    implementation: str  # the module that finds the rule: ``shmlint.rules.`` + ``stem``
     severity: Severity
     summary: str
     rationale: str
@@ -91,7 +95,7 @@ class CatalogEntry:
 
     @property
     def stem(self) -> str:
-        """``shm001_missing_shm``: the name of the rule's catalog file and of its module, beside each other."""
+        """``shm001_missing_shm``: the name of the rule's catalog file and of its implementation module."""
         return f"{self.code.lower()}_{self.slug.replace('-', '_')}"
 
     @property
@@ -100,16 +104,24 @@ class CatalogEntry:
         return f"{self.stem}.yaml"
 
 
+@functools.cache
 def catalog_dir() -> Path:
     """Where the rule files are, in a checkout and in an installed wheel alike.
 
     Plain paths rather than ``importlib.resources``: pip always unpacks wheels, and the resources machinery costs
     a tenth of the start-up budget of a pre-commit run.
     """
-    folder = Path(__file__).resolve().parent / _FOLDER
-    if not folder.is_dir():
-        raise CatalogError(f"rule catalog not found: {folder} does not exist")
-    return folder
+    package = Path(__file__).resolve().parent
+    for folder in (package / relative for relative in _FOLDERS):
+        if (folder / _MARKER).is_file():
+            return folder.resolve()
+    raise CatalogError(f"rule catalog not found: none of {', '.join(_FOLDERS)} beside {package} holds {_MARKER}")
+
+
+def rule_stems() -> tuple[str, ...]:
+    """Every rule's file stem in code order (``shm005_shm_too_small``), from file names alone: nothing is parsed,
+    so the rule registry can list the implementations without paying for the YAML."""
+    return tuple(entry.stem for entry in _rule_files())
 
 
 def load_catalog() -> dict[str, CatalogEntry]:
@@ -162,6 +174,7 @@ def _rule_from_data(data: dict[str, Any]) -> CatalogEntry:
     return CatalogEntry(
         code=data["code"],
         slug=data["slug"],
+        implementation=data["implementation"],
         severity=Severity.parse(data["severity"]),
         summary=data["summary"].strip(),
         rationale=data["rationale"].strip(),

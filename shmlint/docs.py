@@ -18,7 +18,7 @@ from shmlint.model import Applicability, Format
 INDEX_NAME = "README.md"
 REGENERATE = "python -m shmlint.docs"
 #: the project README's rules table sits between these two lines
-TABLE_START = f"<!-- rules table: generated from shmlint/rules/*.yaml by `{REGENERATE}`. Do not edit by hand. -->"
+TABLE_START = f"<!-- rules table: generated from rules/*.yaml by `{REGENERATE}`. Do not edit by hand. -->"
 TABLE_END = "<!-- end of rules table -->"
 
 _FORMAT_LABELS = {
@@ -115,8 +115,8 @@ def readme_with_table(readme: str, rules: Iterable[CatalogEntry]) -> str:
 
 def expected_docs(rules: Sequence[CatalogEntry]) -> dict[str, str]:
     """Every generated file name in docs/rules/ with its content, marked as generated (``explain`` shows no mark)."""
-    pages = {f"{rule.code}.md": _generated_note(f"shmlint/rules/{rule.filename}") + render_rule(rule) for rule in rules}
-    pages[INDEX_NAME] = _generated_note("shmlint/rules/*.yaml") + render_index(rules)
+    pages = {f"{rule.code}.md": _generated_note(f"rules/{rule.filename}") + render_rule(rule) for rule in rules}
+    pages[INDEX_NAME] = _generated_note("rules/*.yaml") + render_index(rules)
     return pages
 
 

@@ -15,11 +15,11 @@ import pytest
 import yaml
 
 from shmlint import docs
-from shmlint.catalog import FixAvailability, load_catalog, lookup
+from shmlint.catalog import FixAvailability, catalog_dir, load_catalog, lookup
 from shmlint.severity import Severity
 from tests.support import ROOT
 
-RULES = ROOT / "shmlint" / "rules"
+RULES = ROOT / "rules"
 DOCS = ROOT / "docs" / "rules"
 
 #: codes and slugs already released: people have them in configuration files and suppression comments, so they
@@ -64,6 +64,17 @@ def test_entry_validates_against_schema(path: Path, validator: jsonschema.Draft2
 def test_file_name_is_code_and_slug(path: Path) -> None:
     data = _raw(path)
     assert path.name == f"{data['code'].lower()}_{data['slug'].replace('-', '_')}.yaml"
+
+
+@pytest.mark.parametrize("path", RULE_FILES, ids=lambda path: path.name)
+def test_implementation_is_the_module_of_the_same_name(path: Path) -> None:
+    """The registry imports ``shmlint.rules.<file stem>``: the field a reader follows must name that module."""
+    assert _raw(path)["implementation"] == f"shmlint.rules.{path.stem}"
+    assert (ROOT / "shmlint" / "rules" / f"{path.stem}.py").is_file()
+
+
+def test_the_catalog_is_the_top_level_rules_folder_in_a_checkout() -> None:
+    assert catalog_dir() == RULES.resolve()
 
 
 def test_released_codes_keep_their_slugs() -> None:
@@ -160,18 +171,20 @@ def test_docs_check_mode_reports_stale_files(tmp_path: Path) -> None:
 def test_wheel_ships_the_catalog_and_loads_it(wheel: Path, tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-        assert "shmlint/rules/shm001_missing_shm.yaml" in names
+        assert "shmlint/data/rules/shm001_missing_shm.yaml" in names
         assert "shmlint/rules/shm001_missing_shm.py" in names
-        assert "shmlint/rules/schema.json" in names
+        assert "shmlint/data/rules/schema.json" in names
         assert "shmlint/catalog.py" in names
-        assert {f"shmlint/rules/{path.name}" for path in RULE_FILES} <= names
+        assert {f"shmlint/data/rules/{path.name}" for path in RULE_FILES} <= names
+        assert not any(name.startswith("rules/") for name in names)  # no top-level package named "rules"
         installed = tmp_path / "site"
         archive.extractall(installed)
 
     probe = (
-        "import json, shmlint.catalog as c; "
+        "import json, shmlint.catalog as c, shmlint.rules.registry as r; "
         "rules = c.load_catalog(); "
-        "print(json.dumps({'module': c.__file__, 'dir': str(c.catalog_dir()), 'codes': list(rules)}))"
+        "print(json.dumps({'module': c.__file__, 'dir': str(c.catalog_dir()), 'codes': list(rules), "
+        "'registry': [rule.code for rule in r.rules()]}))"
     )
     env = {**os.environ, "PYTHONPATH": str(installed)}
     result = subprocess.run(
@@ -179,5 +192,5 @@ def test_wheel_ships_the_catalog_and_loads_it(wheel: Path, tmp_path: Path) -> No
     )
     seen = json.loads(result.stdout)
     assert Path(seen["module"]).is_relative_to(installed)
-    assert Path(seen["dir"]) == installed / "shmlint" / "rules"
-    assert seen["codes"] == sorted(load_catalog())
+    assert Path(seen["dir"]) == installed / "shmlint" / "data" / "rules"
+    assert seen["codes"] == seen["registry"] == sorted(load_catalog())

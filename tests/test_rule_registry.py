@@ -1,8 +1,8 @@
 """One place per rule: the registry, the catalog, the rule modules, the fixtures and the README agree.
 
-A rule is ``shmlint/rules/shmNNN_slug.yaml`` (what it is) beside ``shmlint/rules/shmNNN_slug.py`` (how it is found),
-one line in ``shmlint.rules.registry.RULES``, and its fixtures. These tests fail when any of them is missing or
-when a code is written anywhere else.
+A rule is its catalog entry ``rules/shmNNN_slug.yaml`` (what it is), the module ``shmlint/rules/shmNNN_slug.py`` the
+entry names (how it is found; the registry runs it), and its fixtures. These tests fail when any of them is missing
+or when a code is written anywhere else.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import ast
 import importlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,13 +23,14 @@ from shmlint.catalog import CatalogEntry, load_catalog
 from shmlint.discover import FileKind, discover, kind_by_name, may_be_compose
 from shmlint.engine import Engine
 from shmlint.model import Format
-from shmlint.rules.registry import RULES
+from shmlint.rules.registry import rules
 from shmlint.settings import Settings
 from shmlint.source import SourceText
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "shmlint"
 FOLDER = PACKAGE / "rules"
+CATALOG_FOLDER = ROOT / "rules"
 FIXTURES = ROOT / "fixtures"
 #: the fixture folders test_fixtures.py runs, and the format their files are in
 FIXTURE_FORMATS = {
@@ -38,29 +40,52 @@ FIXTURE_FORMATS = {
     "markdown": Format.COMMAND,
     "make": Format.COMMAND,
 }
-#: what shmlint/rules/ holds besides the rule pairs
-FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py", "schema.json"}
+#: what shmlint/rules/ holds besides the rule modules, and rules/ besides the catalog entries
+FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py"}
+CATALOG_FRAMEWORK = {"schema.json"}
 CATALOG = load_catalog()
 ENGINE = Engine(Settings())
 
 
 def test_the_registry_lists_every_catalog_rule_once_in_code_order() -> None:
-    assert [rule.code for rule in RULES] == list(CATALOG)
+    assert [rule.code for rule in rules()] == list(CATALOG)
 
 
 @pytest.mark.parametrize("entry", CATALOG.values(), ids=lambda entry: entry.code)
-def test_each_rule_module_sits_beside_its_catalog_entry(entry: CatalogEntry) -> None:
-    assert (FOLDER / entry.filename).is_file()
-    module = importlib.import_module(f"shmlint.rules.{entry.stem}")
+def test_each_catalog_entry_names_the_module_that_finds_it(entry: CatalogEntry) -> None:
+    assert (CATALOG_FOLDER / entry.filename).is_file()
+    assert entry.implementation == f"shmlint.rules.{entry.stem}"
+    module = importlib.import_module(entry.implementation)
     assert module.RULE.code == entry.code
-    assert module.RULE in RULES
+    assert module.RULE in rules()
     assert module.RULE.check is None or module.RULE.check.__module__ == module.__name__
 
 
-def test_the_rules_folder_holds_rule_pairs_and_the_framework_only() -> None:
-    names = {path.name for path in FOLDER.iterdir() if path.name != "__pycache__"}
+def test_the_rules_folders_hold_the_rules_and_their_framework_only() -> None:
+    """A module without a catalog entry would never run; an entry without a module fails the registry."""
     stems = {entry.stem for entry in CATALOG.values()}
-    assert names == FRAMEWORK | {f"{stem}.yaml" for stem in stems} | {f"{stem}.py" for stem in stems}
+    modules = {path.name for path in FOLDER.iterdir() if path.name != "__pycache__"}
+    assert modules == FRAMEWORK | {f"{stem}.py" for stem in stems}
+    entries = {path.name for path in CATALOG_FOLDER.iterdir()}
+    assert entries == CATALOG_FRAMEWORK | {f"{stem}.yaml" for stem in stems}
+
+
+def test_a_new_catalog_entry_is_run_without_a_list_to_edit(tmp_path: Path) -> None:
+    """The registry is derived from the catalog: an entry and its module are all it takes (here: a copy of SHM012
+    under a new code, in a copy of the package, so the checkout is untouched)."""
+    shutil.copytree(PACKAGE, tmp_path / "shmlint", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(CATALOG_FOLDER, tmp_path / "rules")
+    stem = "shm999_test_only"
+    module = (FOLDER / "shm012_nccl_shm_disabled.py").read_text(encoding="utf-8").replace("SHM012", "SHM999")
+    (tmp_path / "shmlint" / "rules" / f"{stem}.py").write_text(module, encoding="utf-8")
+    (tmp_path / "rules" / f"{stem}.yaml").write_text(
+        (CATALOG_FOLDER / "shm012_nccl_shm_disabled.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    probe = "from shmlint.rules.registry import rules; print(' '.join(rule.code for rule in rules()))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == [*CATALOG, "SHM999"]
 
 
 def _code_literals(path: Path) -> list[tuple[int, str]]:

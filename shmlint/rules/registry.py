@@ -1,52 +1,37 @@
-"""Every rule, listed here once in code order: the engine runs them, the meta-tests hold them to the catalog.
+"""Every rule, in code order, derived from the catalog: the engine runs them, the meta-tests hold them to it.
 
-An explicit tuple rather than registration on import: what runs is what is written here, and adding a rule is
-visible in one line. Only files with a workload import this module (and so the rules).
+Each catalog entry ``rules/shm005_shm_too_small.yaml`` names its implementation, the module
+``shmlint.rules.shm005_shm_too_small`` (a catalog test holds the ``implementation`` field to the file's name), so
+adding a rule is a catalog entry, a module and fixtures, with no list to edit here. Only file names are read:
+listing the rules costs one directory read, not parsing fourteen YAML files. Only files with a workload import
+this module (and so the rules).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Iterator
 
+from shmlint.catalog import rule_stems
 from shmlint.model import Finding, Workload
-from shmlint.rules import (
-    shm000_invalid_input,
-    shm001_missing_shm,
-    shm002_shm_not_mounted,
-    shm003_shm_unbounded,
-    shm004_shm_exceeds_memory_limit,
-    shm005_shm_too_small,
-    shm006_shm_disk_backed,
-    shm007_host_ipc,
-    shm008_host_shm_mount,
-    shm009_build_shm_only,
-    shm010_shm_size_ignored,
-    shm011_invalid_size,
-    shm012_nccl_shm_disabled,
-    shm013_ipc_none,
-)
 from shmlint.rules.rule import Rule, RuleContext
 
-RULES: tuple[Rule, ...] = (
-    shm000_invalid_input.RULE,
-    shm001_missing_shm.RULE,
-    shm002_shm_not_mounted.RULE,
-    shm003_shm_unbounded.RULE,
-    shm004_shm_exceeds_memory_limit.RULE,
-    shm005_shm_too_small.RULE,
-    shm006_shm_disk_backed.RULE,
-    shm007_host_ipc.RULE,
-    shm008_host_shm_mount.RULE,
-    shm009_build_shm_only.RULE,
-    shm010_shm_size_ignored.RULE,
-    shm011_invalid_size.RULE,
-    shm012_nccl_shm_disabled.RULE,
-    shm013_ipc_none.RULE,
-)
+
+@functools.cache
+def rules() -> tuple[Rule, ...]:
+    """The ``RULE`` of every catalog entry's module, in code order; imported once per process."""
+    found = []
+    for stem in rule_stems():
+        rule = importlib.import_module(f"{__package__}.{stem}").RULE
+        if not isinstance(rule, Rule):
+            raise TypeError(f"{__package__}.{stem}.RULE is not a Rule")
+        found.append(rule)
+    return tuple(found)
 
 
 def run_rules(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     """The findings of every enabled rule that checks workloads, in code order."""
-    for rule in RULES:
+    for rule in rules():
         if rule.check is not None and ctx.settings.enabled(rule.code):
             yield from rule.check(workload, ctx)
