@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -139,5 +139,5 @@ def filter_new(findings: Sequence[Finding], baseline: Baseline) -> list[Finding]
 def filter_report(report: Report, baseline: Baseline) -> Report:
     """The report with baselined findings left out, so every reporter and the exit status see only new ones."""
     new = {id(finding) for finding in filter_new(report.findings, baseline)}
-    files = tuple(replace(r, findings=tuple(f for f in r.findings if id(f) in new)) for r in report.files)
+    files = tuple(r._replace(findings=tuple(f for f in r.findings if id(f) in new)) for r in report.files)
     return Report(files, baselined=report.baselined + len(report.findings) - len(new))

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import enum
 import functools
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -38,16 +37,14 @@ class FixAvailability(enum.StrEnum):
     NEVER = "never"  # manual change only
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """An upstream page the rule's rationale rests on."""
 
     title: str
     url: str
 
 
-@dataclass(frozen=True)
-class FixInfo:
+class FixInfo(NamedTuple):
     """What ``shmlint fix`` can do for the rule; ``applicability`` is None when no fix exists."""
 
     availability: FixAvailability
@@ -55,8 +52,7 @@ class FixInfo:
     description: str
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(NamedTuple):
     """A file that triggers the rule (``bad``) and one that triggers nothing (``good``).
 
     ``filename`` decides how the text is read, exactly as discovery would read a file of that name.
@@ -71,8 +67,7 @@ class Example:
     also: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class CatalogEntry:
+class CatalogEntry(NamedTuple):
     """One rule as its catalog file describes it: what it reports, why, how to fix it, and examples."""
 
     code: str

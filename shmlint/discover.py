@@ -8,9 +8,8 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -90,8 +89,7 @@ class FileKind(enum.StrEnum):
     DOCKERFILE = "dockerfile"  # evidence for compose build:, never checked on its own
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """A file to check and how to read it, decided by its name or, failing that, its first bytes."""
 
     path: Path

@@ -6,7 +6,7 @@ One answer for the rules and for the validation suite, so the suite tests the ve
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmSource, Workload
 from shmlint.sizes import DEFAULT_SHM_BYTES, MIB
@@ -23,8 +23,7 @@ class ShmState(enum.StrEnum):
     OPERATOR = "operator"  # an operator mounts a memory tmpfs itself (KubeRay: sized to the memory limit)
 
 
-@dataclass(frozen=True)
-class EffectiveShm:
+class EffectiveShm(NamedTuple):
     """The /dev/shm a container really gets, from the declaration that wins."""
 
     state: ShmState

@@ -6,7 +6,6 @@ The engine knows every stage below it and nothing above it: discovery, rendering
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -108,7 +107,7 @@ class Engine:
         """Each workload with its need for /dev/shm, decided from its evidence before any rule reads it."""
         from shmlint.need import decide
 
-        return [replace(w, need=decide(w, self.knowledge)) for w in workloads]
+        return [w._replace(need=decide(w, self.knowledge)) for w in workloads]
 
     def rules(self, workloads: list[Workload]) -> list[Finding]:
         from shmlint.rules.registry import run_rules
@@ -164,4 +163,4 @@ def _fixable_only(findings: list[Finding], source: SourceText) -> list[Finding]:
         return findings
     from shmlint.edits import can_write
 
-    return [f if f.fix is None or can_write(f, source) else replace(f, fix=None) for f in findings]
+    return [f if f.fix is None or can_write(f, source) else f._replace(fix=None) for f in findings]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from shmlint.model import Evidence
@@ -48,6 +47,6 @@ def with_hints(source: SourceText, workloads: list[Workload]) -> tuple[list[Work
             except HintError as exc:
                 errors.append((evidence, str(exc)))
         result.append(
-            replace(workload, dataloader=replace(hint, span=evidence.span)) if hint and evidence else workload
+            workload._replace(dataloader=hint._replace(span=evidence.span)) if hint and evidence else workload
         )
     return result, errors

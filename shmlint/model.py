@@ -1,17 +1,18 @@
 """The data that flows between stages: workloads, findings and fixes.
 
 Parsers produce ``Workload`` values, rules turn them into ``Finding`` values, reporters and fixers consume those.
-Everything here is immutable so stages cannot reach back and change what an earlier stage decided. A ``Span``
-lives with the text it points into (``shmlint.source``) and ``Severity`` on its own (``shmlint.severity``): a
-file that holds no workload never needs the rest, and defining these classes is a large part of start-up time.
+Everything here is immutable so stages cannot reach back and change what an earlier stage decided: the value
+types are ``NamedTuple`` classes (a changed copy is ``value._replace(field=...)``), not frozen dataclasses, because
+every ``shmlint check`` defines them all and a frozen dataclass costs about eight times as much to define. A
+``Span`` lives with the text it points into (``shmlint.source``) and ``Severity`` on its own
+(``shmlint.severity``).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.severity import Severity
@@ -71,8 +72,7 @@ class WorkloadId(NamedTuple):
         return f"{owner}, {holder}"
 
 
-@dataclass(frozen=True)
-class Size:
+class Size(NamedTuple):
     """A size as written in a file, with its meaning when the runtime would accept it."""
 
     text: str
@@ -121,8 +121,7 @@ class ShmMechanism(enum.StrEnum):
     MERGED_SPEC = "merged-spec"  # a spec completed elsewhere (a KServe ServingRuntime) that is not among the files
 
 
-@dataclass(frozen=True)
-class ShmSource:
+class ShmSource(NamedTuple):
     """One declaration that concerns a container's /dev/shm, where it is written and what it says."""
 
     kind: ShmKind
@@ -140,16 +139,14 @@ class ShmSource:
         return self.mechanism is ShmMechanism.NAMESPACE_SIZE
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """Why shmlint believes something, quoted in messages: ``requests nvidia.com/gpu: 2``."""
 
     text: str
     span: Span
 
 
-@dataclass(frozen=True)
-class DataLoaderHint:
+class DataLoaderHint(NamedTuple):
     """A workload's declared DataLoader profile, used to size /dev/shm from an estimate."""
 
     workers: int
@@ -200,8 +197,7 @@ class CommandTarget(NamedTuple):
 FixTarget = PodTarget | ServiceTarget | CommandTarget | None
 
 
-@dataclass(frozen=True)
-class Workload:
+class Workload(NamedTuple):
     """One container as it will run: a Kubernetes container, a compose service or a ``docker run`` line."""
 
     id: WorkloadId
@@ -255,8 +251,7 @@ class Applicability(enum.StrEnum):
     UNSAFE = "unsafe"
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(NamedTuple):
     """A format-free description of a fix; ``shmlint.fix`` turns it into text edits for the file."""
 
     action: FixAction
@@ -267,8 +262,7 @@ class Fix:
     replacement: str | None = None  # REWRITE_SIZE: the new spelling
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One rule's verdict, where to point, and the fix when one can be written (no workload: a file's own problem)."""
 
     code: str
@@ -276,8 +270,17 @@ class Finding:
     severity: Severity
     message: str
     span: Span
-    workload: Workload | None = field(default=None, compare=False)
-    fix: Fix | None = field(default=None, compare=False)
+    workload: Workload | None = None  # not compared: a finding is its code, place and words
+    fix: Fix | None = None  # not compared
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Finding) and self[:5] == other[:5]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:5])
 
     @property
     def fixable(self) -> bool:
@@ -287,8 +290,7 @@ class Finding:
         return (self.span.path, self.span.line, self.span.column, self.code, self.message)
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     """Replace ``text[start:end]`` with ``new_text``; offsets are characters of the decoded file."""
 
     start: int
@@ -296,8 +298,7 @@ class Edit:
     new_text: str
 
 
-@dataclass(frozen=True)
-class Suppression:
+class Suppression(NamedTuple):
     """A ``shmlint: ignore[...]`` comment and the lines it covers."""
 
     line: int  # where the comment is
@@ -310,8 +311,7 @@ class Suppression:
         return finding.code in self.codes and self.first <= finding.span.line <= self.last
 
 
-@dataclass(frozen=True)
-class Notice:
+class Notice(NamedTuple):
     """Something worth saying that is not a finding and never changes the exit status."""
 
     path: str
@@ -349,17 +349,28 @@ class RenderRecord(NamedTuple):
         )
 
 
-@dataclass(frozen=True)
-class FileResult:
+class FileResult(NamedTuple):
     """Everything one file produced; ``slim()`` drops the text before results are kept or sent between processes."""
 
     path: str
     findings: tuple[Finding, ...] = ()
     notices: tuple[Notice, ...] = ()
     workloads: tuple[Workload, ...] = ()
-    source: SourceText | None = field(default=None, compare=False)
+    source: SourceText | None = None  # not compared: the text the rest was found in
     unused_suppressions: tuple[Suppression, ...] = ()
     render: RenderRecord | None = None  # set on the result that stands for a kustomization or chart
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FileResult) and self._compared() == other._compared()
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def _compared(self) -> tuple[Any, ...]:
+        return (*self[:4], *self[5:])
 
     def slim(self) -> FileResult:
         """Without the file text and the workloads: what reporters need, cheap to keep and to pickle."""

@@ -7,7 +7,7 @@ reads every unit as binary and (since go-units 0.5) rejects ``8Gi``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 KIB = 1024
 MIB = 1024**2
@@ -40,8 +40,7 @@ _DOCKER_UNITS = {"k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024*
 _K8S_BINARY_LIKE = re.compile(r"^(\d+(?:\.\d+)?) ?([KMGTP])i$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class ParsedSize:
+class ParsedSize(NamedTuple):
     """A size read in one dialect: its bytes, or why it is invalid and a spelling that means the same."""
 
     bytes: int | None

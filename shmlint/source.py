@@ -12,6 +12,7 @@ import os
 import stat
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -20,8 +21,7 @@ _BOMS = (
 )
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """A range in a file: 1-based line/column for people, character offsets into the decoded text for edits."""
 
     path: str

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path, PureWindowsPath
 from urllib.parse import unquote, urlsplit
 
@@ -46,7 +45,7 @@ def as_on_windows(report: Report) -> Report:
         return path.replace("/", "\\")
 
     def finding(f: Finding) -> Finding:
-        return replace(f, span=replace(f.span, path=windows(f.span.path)))
+        return f._replace(span=f.span._replace(path=windows(f.span.path)))
 
     return Report(
         tuple(

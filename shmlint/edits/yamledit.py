@@ -7,15 +7,14 @@ values and leaves the file untouched.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from shmlint.model import Edit
 from shmlint.parsers.yamlnodes import MappingNode, Node, ScalarNode, SequenceNode
 from shmlint.source import SourceText
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """A nested value as ordered pairs; rendered as block or flow text depending on where it goes."""
 
     pairs: tuple[tuple[str, object], ...]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from shmlint import sizes
 from shmlint.extract.kserve import RuntimeIndex, runtime_shm
@@ -63,8 +63,7 @@ _ROLE_RENAMES = {
 }
 
 
-@dataclass(frozen=True)
-class _Pod:
+class _Pod(NamedTuple):
     """A pod spec found in a manifest, with the names that make messages readable."""
 
     owner: WorkloadId  # kind, name and role; container fields empty
@@ -379,7 +378,7 @@ class _Extractor:
             name, volume = meant
             source = self.volume_source(name, volume, cap)
             if source.kind is ShmKind.MEMORY:
-                yield replace(source, kind=ShmKind.UNMOUNTED, cap_bytes=None)
+                yield source._replace(kind=ShmKind.UNMOUNTED, cap_bytes=None)
 
     def shm_volume(self, pod: _Pod, volumes: dict[str, MappingNode]) -> tuple[str, MappingNode] | None:
         """The pod's volume meant for /dev/shm: mounted there by another container, or a Memory volume named so."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -176,7 +176,7 @@ def said_once(results: tuple[FileResult, ...], rendered: tuple[FileResult, ...])
     if not charts:
         return results
     return tuple(
-        replace(r, notices=tuple(n for n in r.notices if n.path not in charts)) if r.notices else r for r in results
+        r._replace(notices=tuple(n for n in r.notices if n.path not in charts)) if r.notices else r for r in results
     )
 
 
@@ -192,9 +192,9 @@ def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[File
     if rendered.text is None:
         record = RenderRecord(path, unit_kind, renderer, RenderStatus.FAILED, tool.version, rendered.error or "")
         result = engine.invalid(unit.label, f"could not be rendered: {rendered.error}")
-        return replace(result, render=record), record.status
+        return result._replace(render=record), record.status
     record = RenderRecord(path, unit_kind, renderer, RenderStatus.RENDERED, tool.version)
-    return replace(check_rendered(engine, rendered), render=record), record.status
+    return check_rendered(engine, rendered)._replace(render=record), record.status
 
 
 def _why_not(renderers: Renderers, unit: Unit, mode: str, max_bytes: int) -> Tool | str:
@@ -237,7 +237,7 @@ def check_rendered(engine: Engine, rendered: Rendered) -> FileResult:
     for finding in result.findings:
         span = _rendered_span(engine, rendered, finding, originals)
         message = f"{finding.message} (found in the output of `{unit.renderer} {unit.root}`)"
-        findings.append(replace(finding, span=span, message=message, fix=None))
+        findings.append(finding._replace(span=span, message=message, fix=None))
     return FileResult(unit.label, tuple(findings), result.notices)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import NamedTuple
 
 from shmlint import sizes
@@ -58,7 +57,7 @@ def with_shared(name: str, owns: dict[str, Own]) -> tuple[ShmSource, ...]:
             sources.extend(s for s in own.shm if not (own.ipc_service is not None and s.namespace_size))
         else:
             sources.extend(
-                replace(source, description=f'{source.description} of service "{current}" (ipc: service:{current})')
+                source._replace(description=f'{source.description} of service "{current}" (ipc: service:{current})')
                 for source in own.shm
                 if source.kind in APPLIED_KINDS
             )
