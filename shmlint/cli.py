@@ -77,8 +77,6 @@ def _overrides(select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | 
 
 def _configured(paths: tuple[Path, ...], config: Path | None, overrides: dict) -> list[tuple[Settings, list[Path]]]:
     """Paths grouped by the configuration that applies to each (the nearest above it, or --config)."""
-    from dataclasses import replace
-
     from shmlint.config import ConfigError, find_config, load_effective
 
     groups: dict[Path | None, list[Path]] = {}
@@ -93,7 +91,7 @@ def _configured(paths: tuple[Path, ...], config: Path | None, overrides: dict) -
             effective = load_effective(members[0], config_path)
         except ConfigError as exc:
             raise click.ClickException(str(exc)) from None
-        settings = replace(effective.settings, **overrides)
+        settings = effective.settings._replace(**overrides)
         if settings.fix_shm_bytes < settings.min_shm_bytes:
             _fix_size_below_minimum(settings, "fix_shm_bytes" in overrides, effective.origins.get("fix-size"))
         result.append((settings, members))

@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from shmlint import sizes
 from shmlint.config_problems import RULE_WORDS, ConfigError, Problem
@@ -30,12 +31,11 @@ _MAY_HAVE_TOOL_TABLE = re.compile(
 COMMAND_LINE = "command line"
 
 
-@dataclass(frozen=True)
-class Effective:
+class Effective(NamedTuple):
     """The settings of a run and where each value came from (for ``shmlint config``)."""
 
     settings: Settings
-    origins: dict[str, str] = field(default_factory=dict)  # option -> "default" | file path | "command line"
+    origins: Mapping[str, str] = MappingProxyType({})  # option -> "default" | file path | "command line"
     path: Path | None = None
 
 
@@ -219,7 +219,7 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))
     if "respect-gitignore" in data:
         changes["respect_gitignore"] = data["respect-gitignore"]
-    return replace(settings, **changes), set(data)
+    return settings._replace(**changes), set(data)
 
 
 def load_effective(start: Path, explicit: Path | None = None) -> Effective:
@@ -231,10 +231,10 @@ def load_effective(start: Path, explicit: Path | None = None) -> Effective:
     data, problems, locate = read_config(path)
     meaning = _Problems(problem.key for problem in problems)
     settings, keys = apply_config(Settings(), data, meaning)
-    settings = replace(settings, pattern_root=os.path.dirname(os.path.abspath(path)))  # patterns: from its folder
+    settings = settings._replace(pattern_root=os.path.dirname(os.path.abspath(path)))  # patterns: from its folder
     if problems or meaning:
         raise ConfigError(path, [locate(problem) for problem in (*problems, *meaning)])
-    return Effective(settings, dict.fromkeys(keys, str(path)), path)
+    return Effective(settings, MappingProxyType(dict.fromkeys(keys, str(path))), path)
 
 
 def describe(effective: Effective) -> str:

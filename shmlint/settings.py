@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from shmlint.discover import DEFAULT_EXCLUDE
 from shmlint.severity import Severity
@@ -14,13 +14,12 @@ from shmlint.sizes import DEFAULT_MIN_SHM_BYTES, GIB
 INPUT_ERROR = "SHM000"
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """The options of one run; immutable, so worker processes and configuration groups cannot disagree."""
 
     min_shm_bytes: int = DEFAULT_MIN_SHM_BYTES  # SHM005 threshold when a workload declares no DataLoader profile
     fix_shm_bytes: int = 8 * GIB  # size written by fixes (at most half a container's memory limit)
-    signals: Signals = field(default_factory=Signals)
+    signals: Signals = Signals()  # one shared default: immutable, and its compiled patterns are kept once
     select: frozenset[str] = frozenset()  # codes; empty means all
     ignore: frozenset[str] = frozenset()
     severity_overrides: tuple[tuple[str, Severity], ...] = ()

@@ -227,8 +227,6 @@ def test_a_gitignore_that_is_a_fifo_is_never_opened(tmp_path: Path) -> None:
 
 def test_a_path_on_another_windows_drive_is_matched_as_written(tmp_path: Path, monkeypatch) -> None:
     """On Windows ``os.path.relpath`` raises for a path on another drive than the configuration's folder."""
-    from dataclasses import replace
-
     from shmlint import patterns
     from shmlint.settings import Settings
 
@@ -239,7 +237,7 @@ def test_a_path_on_another_windows_drive_is_matched_as_written(tmp_path: Path, m
 
     monkeypatch.setattr(patterns.os.path, "relpath", other_drive)
     assert patterns.relative_posix(str(tmp_path), "C:\\project") is None
-    settings = replace(Settings(), exclude=("docs/*.yaml",), per_file_ignores=(("*.yaml", frozenset({"SHM001"})),))
+    settings = Settings()._replace(exclude=("docs/*.yaml",), per_file_ignores=(("*.yaml", frozenset({"SHM001"})),))
     monkeypatch.chdir(tmp_path)
     assert {c.path.as_posix() for c in discover([Path(".")], settings)} == {"docs/b/c.yaml", "d.yaml"}
     assert settings.ignored_for(Path("d.yaml")) == {"SHM001"}
