@@ -21,9 +21,10 @@ from shmlint.model import Need, Tier, Workload
 from shmlint.signals import split_image
 
 DATA = Path(__file__).parent / "data" / "shm_need.yaml"
-#: the same data as JSON, what a run reads: libyaml takes ~5 ms for the YAML, json ~0.2 ms. Written by
-#: ``python -m shmlint.need``; a test fails when it differs from the YAML (the source, with its comments)
-DATA_JSON = DATA.with_suffix(".json")
+#: the same data as a Python literal, what a run reads: it loads from bytecode in a fraction of a millisecond,
+#: where libyaml takes about 5 ms for the YAML. Written by ``python -m shmlint.need``; a test fails when it differs
+#: from the YAML (the source, with its comments)
+DATA_MODULE = DATA.with_suffix(".py")
 
 
 class Searcher(Protocol):
@@ -82,10 +83,9 @@ def _entry(data: dict[str, Any]) -> Entry:
 
 @functools.lru_cache(maxsize=1)
 def builtin() -> Knowledge:
-    """The shipped data (its JSON copy: a fraction of a millisecond, once per process)."""
-    import json
+    """The shipped data (its compiled copy ``shmlint.data.shm_need``: a fraction of a millisecond, once per process)."""
+    from shmlint.data.shm_need import DATA as data
 
-    data = json.loads(DATA_JSON.read_text(encoding="utf-8"))
     accelerators = data.get("accelerators", {})
     minimum = int(accelerators.get("multi_device", {}).get("min_devices", 2))
     kserve = data.get("kserve_runtimes", {})
@@ -185,7 +185,7 @@ def _short(text: str, limit: int = 60) -> str:
 
 
 def read_yaml() -> dict[str, Any]:
-    """The data from its source file, as ``DATA_JSON`` must hold it."""
+    """The data from its source file, as ``DATA_MODULE`` must hold it."""
     import yaml
 
     data: dict[str, Any] = yaml.load(
@@ -194,16 +194,25 @@ def read_yaml() -> dict[str, Any]:
     return data
 
 
-def write_json() -> bool:
-    """Rewrite ``DATA_JSON`` from the YAML; True when it changed."""
-    import json
+def compiled_text(data: dict[str, Any]) -> str:
+    """The Python module that holds ``data``."""
+    import pprint
 
-    text = json.dumps(read_yaml(), ensure_ascii=False, indent=1) + "\n"
-    changed = not DATA_JSON.is_file() or DATA_JSON.read_text(encoding="utf-8") != text
+    return (
+        f'"""Generated from {DATA.name} by `python -m shmlint.need`: do not edit (a test compares the two)."""\n\n'
+        "from typing import Any\n\n"
+        f"DATA: dict[str, Any] = {pprint.pformat(data, width=116, sort_dicts=False)}\n"
+    )
+
+
+def write_compiled() -> bool:
+    """Rewrite ``DATA_MODULE`` from the YAML; True when it changed."""
+    text = compiled_text(read_yaml())
+    changed = not DATA_MODULE.is_file() or DATA_MODULE.read_text(encoding="utf-8") != text
     if changed:
-        DATA_JSON.write_text(text, encoding="utf-8", newline="\n")
+        DATA_MODULE.write_text(text, encoding="utf-8", newline="\n")
     return changed
 
 
 if __name__ == "__main__":  # python -m shmlint.need: after editing shm_need.yaml
-    print(f"wrote {DATA_JSON}" if write_json() else f"{DATA_JSON} is current")
+    print(f"wrote {DATA_MODULE}" if write_compiled() else f"{DATA_MODULE} is current")
