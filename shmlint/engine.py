@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 from shmlint.configured_patterns import PatternTimeout
 from shmlint.discover import Candidate, FileKind
 from shmlint.extract.dispatch import Extraction, UnparsableInput, extract_file
-from shmlint.extract.kserve import RuntimeIndex
 from shmlint.model import FileResult, Notice
 from shmlint.prefilter import Prefilter
 from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText, Span, read_bytes
 
 if TYPE_CHECKING:  # a file with no workload never loads the rules
+    from shmlint.extract.kserve import RuntimeIndex
     from shmlint.model import Evidence, Finding, Workload
     from shmlint.need import Knowledge
     from shmlint.rules.rule import RuleContext

@@ -8,15 +8,15 @@ every ``shmlint check`` defines them all and a frozen dataclass costs about eigh
 (``shmlint.severity``).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: typing.NamedTuple compiles every string annotation into a
+# ForwardRef, a third of the cost of defining these classes. The names the annotations use are imported for real
+# (both modules sit below this one and every run loads them anyway); a method that returns its own class quotes it.
 import enum
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-if TYPE_CHECKING:
-    from shmlint.severity import Severity
-    from shmlint.source import SourceText, Span
+from shmlint.severity import Severity
+from shmlint.source import SourceText, Span
 
 
 class Format(enum.StrEnum):
@@ -372,7 +372,7 @@ class FileResult(NamedTuple):
     def _compared(self) -> tuple[Any, ...]:
         return (*self[:4], *self[5:])
 
-    def slim(self) -> FileResult:
+    def slim(self) -> "FileResult":
         """Without the file text and the workloads: what reporters need, cheap to keep and to pickle."""
         return FileResult(self.path, self.findings, self.notices, (), None, self.unused_suppressions, self.render)
 

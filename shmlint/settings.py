@@ -1,7 +1,7 @@
 """The effective options of one run, built once from defaults, configuration files and the command line."""
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple would compile each of the many string annotations
+# into a ForwardRef on every start (see shmlint.model).
 from pathlib import Path
 from typing import NamedTuple
 

@@ -10,13 +10,15 @@ volume name replaces the runtime's. shmlint judges the completed spec; the runti
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from shmlint import sizes
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size, Workload
-from shmlint.need import BuiltinRuntime, builtin
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
 from shmlint.source import SourceText
+
+if TYPE_CHECKING:  # the tier data is read only for an InferenceService whose runtime is not among the files
+    from shmlint.need import BuiltinRuntime
 
 RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
 #: the container memory limit KServe's built-in runtimes set unless the InferenceService sets one
@@ -92,6 +94,8 @@ def _format(m: Mappings, entry: Node) -> RuntimeFormat:
 
 def _builtin(explicit: str | None, model_format: str) -> BuiltinRuntime | None:
     """KServe's own runtime of that name, or the first of them that serves the format (its default)."""
+    from shmlint.need import builtin
+
     runtimes = builtin().kserve_runtimes
     if explicit:
         return next((r for r in runtimes if r.name == explicit), None)
