@@ -234,7 +234,7 @@ def check(
 
         for record in report.unrendered:
             click.echo(format_unrendered(record), err=True)
-    text = _render(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
+    text = _format_report(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
     _emit(text, output)
     failed = report.failed_by_file(fail_on_by_file) or (report_unused_suppressions and bool(report.unused_suppressions))
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_CLEAN)
@@ -306,7 +306,7 @@ def _check_stdin(engine: Engine, name: str | None) -> FileResult:
     return engine.check_source(source, kind, Path(display))
 
 
-def _render(
+def _format_report(
     report: Report,
     output_format: str,
     output: Path | None,
@@ -318,11 +318,11 @@ def _render(
     import importlib
 
     if output_format != "text":
-        rendered: str = importlib.import_module(f"shmlint.report.{output_format}").render(report)
-        return rendered
+        formatted: str = importlib.import_module(f"shmlint.report.{output_format}").format_report(report)
+        return formatted
     from shmlint.report import text as reporter
 
-    return reporter.render(
+    return reporter.format_report(
         report,
         colour=output is None and reporter.wants_colour(sys.stdout),
         quiet=quiet,
@@ -435,12 +435,12 @@ def rules() -> None:
 def explain(rule: str) -> None:
     """Show a rule's rationale, sources and examples (by code or slug)."""
     from shmlint.catalog import lookup
-    from shmlint.docs import render_rule
+    from shmlint.docs import rule_page
 
     found = lookup(rule)
     if found is None:
         raise click.BadParameter(f"unknown rule '{rule}' (see `shmlint rules`)", param_hint="RULE")
-    click.echo(render_rule(found))
+    click.echo(rule_page(found))
 
 
 def main() -> NoReturn:

@@ -45,7 +45,7 @@ class Problem(NamedTuple):
     on_key: bool = False
     value: str | None = None  # the offending text, to place a list item in pyproject.toml
 
-    def render(self, path: Path) -> str:
+    def describe(self, path: Path) -> str:
         where = f"{path}:{self.line}:{self.column}" if self.line is not None else str(path)
         return f"{where}: {key_text(self.key)}: {self.message}" if self.key else f"{where}: {self.message}"
 
@@ -56,7 +56,7 @@ class ConfigError(Exception):
     def __init__(self, path: Path, problems: list[Problem]) -> None:
         self.path = path
         self.problems = sorted(problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
-        lines = [problem.render(path) for problem in self.problems]
+        lines = [problem.describe(path) for problem in self.problems]
         if len(lines) > 1:
             lines.insert(0, f"{path}: {len(lines)} problems in the configuration:")
         super().__init__("\n".join(lines))

@@ -2,7 +2,7 @@
 what shmlint checks.
 
 Regenerate with ``python -m shmlint.docs`` (``--check`` only reports stale files); a test fails when the
-committed files differ from what this module renders.
+committed files differ from what this module writes.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ _LANGUAGES = (
 )
 
 
-def render_rule(rule: CatalogEntry) -> str:
+def rule_page(rule: CatalogEntry) -> str:
     """One rule's page: what it finds, why, how to fix it, examples and sources."""
     lines = [
         f"# {rule.name}",
@@ -78,7 +78,7 @@ def render_rule(rule: CatalogEntry) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_index(rules: Iterable[CatalogEntry]) -> str:
+def index_page(rules: Iterable[CatalogEntry]) -> str:
     """The table of all rules, linking to each rule's page."""
     lines = [
         "# shmlint rules",
@@ -115,8 +115,8 @@ def readme_with_table(readme: str, rules: Iterable[CatalogEntry]) -> str:
 
 def expected_docs(rules: Sequence[CatalogEntry]) -> dict[str, str]:
     """Every generated file name in docs/rules/ with its content, marked as generated (``explain`` shows no mark)."""
-    pages = {f"{rule.code}.md": _generated_note(f"rules/{rule.filename}") + render_rule(rule) for rule in rules}
-    pages[INDEX_NAME] = _generated_note("rules/*.yaml") + render_index(rules)
+    pages = {f"{rule.code}.md": _generated_note(f"rules/{rule.filename}") + rule_page(rule) for rule in rules}
+    pages[INDEX_NAME] = _generated_note("rules/*.yaml") + index_page(rules)
     return pages
 
 
@@ -133,7 +133,7 @@ def write_docs(folder: Path) -> list[Path]:
 
 
 def stale_docs(folder: Path) -> list[str]:
-    """Names of generated files in ``folder`` that are missing or differ from what would be rendered."""
+    """Names of generated files in ``folder`` that are missing or differ from what would be written."""
     stale = []
     for name, text in expected_docs(list(load_catalog().values())).items():
         path = folder / name
@@ -152,7 +152,7 @@ def write_readme(path: Path) -> bool:
 
 
 def stale_readme(path: Path) -> bool:
-    """The README's rules table differs from what would be rendered."""
+    """The README's rules table differs from what would be written."""
     text = path.read_text(encoding="utf-8")
     return readme_with_table(text, load_catalog().values()) != text
 

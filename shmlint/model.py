@@ -90,8 +90,8 @@ class ShmKind(enum.StrEnum):
     DISK = "disk"  # a disk-backed volume mounted at /dev/shm
     HOST_IPC = "host-ipc"  # the host's IPC namespace and so the host's /dev/shm
     HOST_PATH = "host-path"  # the host's /dev/shm bind-mounted in
-    SHARED = "ipc-shared"  # another container's IPC namespace that shmlint cannot see
-    NONE = "ipc-none"  # no /dev/shm at all (--ipc=none)
+    SHARED = "shared"  # another container's IPC namespace that shmlint cannot see
+    NONE = "none"  # no /dev/shm at all (--ipc=none)
     BUILD_ONLY = "build-only"  # sizes the build container only (compose build.shm_size)
     UNMOUNTED = "unmounted"  # a memory volume meant for /dev/shm that this container does not mount
     UNKNOWN = "unknown"  # an expansion shmlint cannot resolve might carry a shm setting

@@ -153,7 +153,7 @@ def test_docs_are_up_to_date() -> None:
 
 
 def test_rendered_rule_page_has_the_parts() -> None:
-    page = docs.render_rule(load_catalog()["SHM001"])
+    page = docs.rule_page(load_catalog()["SHM001"])
     assert page.splitlines()[0] == "# SHM001 missing-shm"
     for part in ("**Severity:** error", "## How to fix", "## Examples", "## Sources", "```yaml", "```bash"):
         assert part in page

@@ -24,8 +24,13 @@ from shmlint.source import Span
 REPO = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = Path("/work/shared/schemas/sarif-schema-2.1.0.json")
 FOLDERS = ("fixtures/k8s", "fixtures/shell", "fixtures/compose", "fixtures/markdown", "fixtures/make")
-RENDERERS = {"json": json_report.render, "sarif": sarif.render, "github": github.render, "gitlab": gitlab.render}
-RENDERERS["junit"] = junit.render
+REPORTERS = {
+    "json": json_report.format_report,
+    "sarif": sarif.format_report,
+    "github": github.format_report,
+    "gitlab": gitlab.format_report,
+}
+REPORTERS["junit"] = junit.format_report
 
 
 @pytest.fixture(scope="module")
@@ -70,18 +75,18 @@ def test_the_fixtures_have_paths_with_folders(linux_report: Report) -> None:
     assert {f.span.path.split("/")[1] for f in linux_report.findings} >= {"k8s", "shell", "compose", "markdown"}
 
 
-@pytest.mark.parametrize("name", sorted(RENDERERS))
+@pytest.mark.parametrize("name", sorted(REPORTERS))
 def test_windows_paths_render_as_on_linux(linux_report: Report, windows_paths, name: str) -> None:
     windows_report = as_on_windows(linux_report)
     assert any("\\" in f.span.path for f in windows_report.findings)
-    on_windows = RENDERERS[name](windows_report)
+    on_windows = REPORTERS[name](windows_report)
     assert "\\\\" not in on_windows and "%5C" not in on_windows
-    assert on_windows == RENDERERS[name](linux_report)
+    assert on_windows == REPORTERS[name](linux_report)
 
 
 def test_without_windows_path_rules_the_backslashes_would_show(linux_report: Report) -> None:
     """The comparison above is not vacuous: read with POSIX rules, the Windows paths differ."""
-    assert json_report.render(as_on_windows(linux_report)) != json_report.render(linux_report)
+    assert json_report.format_report(as_on_windows(linux_report)) != json_report.format_report(linux_report)
 
 
 def test_fingerprints_and_baselines_are_the_same_on_every_system(
@@ -109,7 +114,7 @@ def one_finding(path: str) -> Report:
     ],
 )
 def test_sarif_uris_for_drive_letters_and_unc_shares(windows_paths, path: str, uri: str) -> None:
-    document = json.loads(sarif.render(one_finding(path)))
+    document = json.loads(sarif.format_report(one_finding(path)))
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))).validate(document)
     location = document["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert location == {"uri": uri}
@@ -119,7 +124,7 @@ def test_sarif_uris_for_drive_letters_and_unc_shares(windows_paths, path: str, u
 
 
 def test_relative_windows_paths_stay_relative_to_the_checkout(windows_paths) -> None:
-    document = json.loads(sarif.render(one_finding(r"k8s\train\pod 1.yaml")))
+    document = json.loads(sarif.format_report(one_finding(r"k8s\train\pod 1.yaml")))
     location = document["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert location == {"uri": "k8s/train/pod%201.yaml", "uriBaseId": "%SRCROOT%"}
 

@@ -469,19 +469,19 @@ def test_every_format_carries_what_was_rendered_and_what_was_not() -> None:
     assert report.failed(Severity.ERROR) and report.failed_by_file(
         {"k/prod": Severity.ERROR, "charts/x": Severity.ERROR}
     )
-    units = json.loads(json_report.render(report))["rendering"]
+    units = json.loads(json_report.format_report(report))["rendering"]
     assert units["renderers"] == [{"name": "kubectl kustomize", "version": "v5.5.0"}]
     assert [(u["path"], u["status"], u["severity"]) for u in units["units"]] == [
         ("k/prod", "rendered", None),
         ("charts/x", "not-rendered", "error"),
     ]
-    run = json.loads(sarif.render(report))["runs"][0]
+    run = json.loads(sarif.format_report(report))["runs"][0]
     assert run["properties"]["rendering"] == units
     (notification,) = run["invocations"][0]["toolExecutionNotifications"]
     assert notification["level"] == "error" and "helm is not on PATH" in notification["message"]["text"]
-    assert github.render(report).startswith("::error file=charts/x,title=shmlint::Helm chart not rendered")
-    assert "charts/x: error: Helm chart not rendered: helm is not on PATH" in junit.render(report)
-    lines = text.render(report).splitlines()
+    assert github.format_report(report).startswith("::error file=charts/x,title=shmlint::Helm chart not rendered")
+    assert "charts/x: error: Helm chart not rendered: helm is not on PATH" in junit.format_report(report)
+    lines = text.format_report(report).splitlines()
     assert lines[0] == "Ran kubectl kustomize v5.5.0: 1 kustomization(s) rendered."
     assert lines[1].startswith("charts/x: error: Helm chart not rendered: helm is not on PATH;")
     assert not Report((FileResult("k/prod", render=report.renders[0]),)).failed(Severity.INFO)

@@ -87,7 +87,7 @@ def test_fixtures_give_every_severity(report: Report) -> None:
 
 
 def test_sarif_is_valid_and_has_a_result_per_finding(report: Report) -> None:
-    run = validate_sarif(sarif.render(report))["runs"][0]
+    run = validate_sarif(sarif.format_report(report))["runs"][0]
     assert run["columnKind"] == "unicodeCodePoints"
     assert len(run["results"]) == len(report.findings)
     rules = run["tool"]["driver"]["rules"]
@@ -107,7 +107,7 @@ def test_sarif_is_valid_and_has_a_result_per_finding(report: Report) -> None:
 
 
 def test_sarif_lists_every_catalog_rule(report: Report) -> None:
-    driver = validate_sarif(sarif.render(report))["runs"][0]["tool"]["driver"]
+    driver = validate_sarif(sarif.format_report(report))["runs"][0]["tool"]["driver"]
     catalog = load_catalog()
     assert [rule["id"] for rule in driver["rules"]] == list(catalog)
     # the links come from the installed metadata (tests/test_packaging.py holds them to pyproject's [project.urls])
@@ -125,7 +125,7 @@ def test_sarif_lists_every_catalog_rule(report: Report) -> None:
 
 
 def test_sarif_of_an_empty_report_is_valid() -> None:
-    run = validate_sarif(sarif.render(Report(())))["runs"][0]
+    run = validate_sarif(sarif.format_report(Report(())))["runs"][0]
     assert run["results"] == []
     assert len(run["tool"]["driver"]["rules"]) == len(load_catalog())
 
@@ -134,7 +134,7 @@ def test_sarif_uris(tmp_path: Path) -> None:
     absolute = tmp_path / "with space" / "pod.yaml"
     notice = FileResult("charts/a b", notices=(Notice("charts/a b", "Helm chart: not checked"),))
     report = Report((*synthetic("m", str(absolute)).files, *synthetic("m", "odd:dir/pod 1.yaml").files, notice))
-    run = validate_sarif(sarif.render(report))["runs"][0]
+    run = validate_sarif(sarif.format_report(report))["runs"][0]
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run["results"]]
     assert uris == [{"uri": absolute.as_uri()}, {"uri": "odd%3Adir/pod%201.yaml", "uriBaseId": "%SRCROOT%"}]
     (notification,) = run["invocations"][0]["toolExecutionNotifications"]
@@ -158,7 +158,7 @@ def parse_command(line: str) -> tuple[str, dict[str, str], str]:
 
 
 def test_github_commands_parse(report: Report) -> None:
-    lines = github.render(report).splitlines()
+    lines = github.format_report(report).splitlines()
     assert len(lines) == len(report.findings) + len(report.notices)
     for line, finding in zip(lines[: len(report.findings)], report.findings, strict=True):
         command, properties, message = parse_command(line)
@@ -174,7 +174,7 @@ def test_github_commands_parse(report: Report) -> None:
 
 def test_github_escapes_messages_and_properties() -> None:
     message = "100% full\nsecond line, with comma: and colon\r"
-    (line,) = github.render(synthetic(message, "a,b/c:d%.yaml")).splitlines()
+    (line,) = github.format_report(synthetic(message, "a,b/c:d%.yaml")).splitlines()
     assert line == (
         "::error file=a%2Cb/c%3Ad%25.yaml,line=3,col=5,endLine=3,endColumn=9,title=SHM001 missing-shm"
         "::100%25 full%0Asecond line, with comma: and colon%0D"
@@ -195,7 +195,7 @@ def test_github_escapes_messages_and_properties() -> None:
 
 def test_github_multi_line_extent_has_no_columns() -> None:
     finding = Finding("SHM003", "shm-unbounded", Severity.WARNING, "m", Span("p.yaml", 4, 3, 9, 1, 30, 90))
-    (line,) = github.render(Report((FileResult("p.yaml", (finding,)),))).splitlines()
+    (line,) = github.format_report(Report((FileResult("p.yaml", (finding,)),))).splitlines()
     assert line == "::warning file=p.yaml,line=4,endLine=8,title=SHM003 shm-unbounded::m"
 
 
@@ -203,7 +203,7 @@ def test_github_multi_line_extent_has_no_columns() -> None:
 
 
 def test_junit_counts_match(report: Report) -> None:
-    root = ET.fromstring(junit.render(report))
+    root = ET.fromstring(junit.format_report(report))
     (suite,) = root.iter("testsuite")
     cases = suite.findall("testcase")
     failing = [f for f in report.findings if f.severity >= Severity.WARNING]
@@ -222,7 +222,7 @@ def test_junit_counts_match(report: Report) -> None:
 
 
 def test_junit_without_findings_shows_one_passing_testcase() -> None:
-    suite = ET.fromstring(junit.render(Report((FileResult("good.yaml"),)))).find("testsuite")
+    suite = ET.fromstring(junit.format_report(Report((FileResult("good.yaml"),)))).find("testsuite")
     (case,) = suite.findall("testcase")
     assert (suite.get("tests"), suite.get("failures")) == ("1", "0")
     assert case.find("failure") is None
@@ -230,7 +230,7 @@ def test_junit_without_findings_shows_one_passing_testcase() -> None:
 
 def test_junit_escapes_markup_and_drops_characters_xml_cannot_hold() -> None:
     message = 'a <b> & "c"\x1b[0m \udcff'
-    failure = ET.fromstring(junit.render(synthetic(message))).find("testsuite/testcase/failure")
+    failure = ET.fromstring(junit.format_report(synthetic(message))).find("testsuite/testcase/failure")
     assert failure.get("message") == 'a <b> & "c"\ufffd[0m \ufffd'
 
 
@@ -238,7 +238,7 @@ def test_junit_escapes_markup_and_drops_characters_xml_cannot_hold() -> None:
 
 
 def test_gitlab_code_quality_shape(report: Report) -> None:
-    issues = json.loads(gitlab.render(report))
+    issues = json.loads(gitlab.format_report(report))
     assert len(issues) == len(report.findings)
     for issue, finding in zip(issues, report.findings, strict=True):
         assert issue["check_name"] == finding.code and finding.message in issue["description"]
@@ -249,12 +249,12 @@ def test_gitlab_code_quality_shape(report: Report) -> None:
 
 
 def test_gitlab_fingerprints_are_stable(report: Report, tmp_path: Path) -> None:
-    assert gitlab.render(report) == gitlab.render(check_many(REPO, FIXTURES))
+    assert gitlab.format_report(report) == gitlab.format_report(check_many(REPO, FIXTURES))
     copy_fixtures(tmp_path)
-    before = json.loads(gitlab.render(check_many(tmp_path, MOVABLE)))
+    before = json.loads(gitlab.format_report(check_many(tmp_path, MOVABLE)))
     for name in MOVABLE:
         path = tmp_path / name
         path.write_bytes(b"\n\n" + path.read_bytes())
-    after = json.loads(gitlab.render(check_many(tmp_path, MOVABLE)))
+    after = json.loads(gitlab.format_report(check_many(tmp_path, MOVABLE)))
     assert before and [i["fingerprint"] for i in after] == [i["fingerprint"] for i in before]
     assert [i["location"]["lines"]["begin"] for i in after] == [i["location"]["lines"]["begin"] + 2 for i in before]

@@ -54,7 +54,7 @@ def format_unrendered(record: RenderRecord) -> str:
     return _command(name, {"file": posix_path(record.path), "title": "shmlint"}, record.describe())
 
 
-def render(report: Report) -> str:
+def format_report(report: Report) -> str:
     lines = [format_finding(f) for f in report.findings] + [format_notice(n) for n in report.notices]
     lines += [format_unrendered(r) for r in report.unrendered]
     return "".join(f"{line}\n" for line in lines)

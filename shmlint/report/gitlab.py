@@ -31,7 +31,7 @@ def _issue(finding: Finding, mark: str) -> dict[str, Any]:
     }
 
 
-def render(report: Report) -> str:
+def format_report(report: Report) -> str:
     findings = report.findings
     issues = [_issue(f, mark) for f, mark in zip(findings, fingerprints(findings), strict=True)]
     return json.dumps(issues, indent=2) + "\n"

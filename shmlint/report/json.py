@@ -51,7 +51,7 @@ def rendering(report: Report) -> dict[str, Any]:
     }
 
 
-def render(report: Report) -> str:
+def format_report(report: Report) -> str:
     document = {
         "schema_version": SCHEMA_VERSION,
         "tool": "shmlint",

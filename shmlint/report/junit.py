@@ -44,7 +44,7 @@ def _testcase(suite: ET.Element, finding: Finding) -> None:
         ET.SubElement(case, "system-out").text = _details(finding)
 
 
-def render(report: Report) -> str:
+def format_report(report: Report) -> str:
     findings = report.findings
     failures = sum(1 for f in findings if f.severity >= Severity.WARNING)
     attributes = {"name": "shmlint", "tests": str(max(len(findings), 1)), "failures": str(failures), "errors": "0"}

@@ -87,7 +87,7 @@ def _unrendered(record: RenderRecord) -> dict[str, Any]:
     }
 
 
-def render(report: Report) -> str:
+def format_report(report: Report) -> str:
     rules = list(load_catalog().values())
     index = {rule.code: position for position, rule in enumerate(rules)}
     findings = report.findings

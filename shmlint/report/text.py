@@ -79,7 +79,7 @@ def statistics(report: Report) -> list[str]:
     return [f"{count:5d}  {code}  {slug}" for (code, slug), count in sorted(counts.items())]
 
 
-def render(
+def format_report(
     report: Report,
     *,
     colour: bool = False,
