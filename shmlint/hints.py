@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def _comment_above(source: SourceText, workload: Workload) -> Evidence | None:
     """A hint comment on the workload's first line, or in the comment lines right above it."""
-    from shmlint.sizing import HINT_COMMENT
+    from shmlint.dataloader import HINT_COMMENT
 
     line = workload.span.line
     while line >= 1:
@@ -34,7 +34,7 @@ def with_hints(source: SourceText, workloads: list[Workload]) -> tuple[list[Work
     """Workloads with their DataLoader profile attached, and the hints that could not be read (with why)."""
     if "dataloader" not in source.text:  # every hint names it: most files never load the estimator
         return workloads, []
-    from shmlint.sizing import HintError, parse_hint
+    from shmlint.dataloader import HintError, parse_hint
 
     result: list[Workload] = []
     errors: list[tuple[Evidence, str]] = []

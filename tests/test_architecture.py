@@ -22,7 +22,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset(
         {"shmlint", "severity", "source", "sizes", "signals", "patterns", "configured_patterns", "discover", "model"}
     ),
-    frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "sizing", "need", "data"}),
+    frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need", "data"}),
     frozenset({"extract", "edits", "rules", "hints", "suppress"}),
     frozenset({"engine"}),
     frozenset(

@@ -408,7 +408,7 @@ def check_fix(doc: Document, services: list[Service], unsafe: bool) -> None:
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents_st, st.lists(services_st, min_size=1, max_size=4), st.booleans())
-@example(  # the shape of the brief: one anchor, merged into a GPU and a plain service, CRLF + BOM, no final newline
+@example(  # the hardest shape: one anchor, merged into a GPU and a plain service, CRLF + BOM, no final newline
     Document(2, False, True, True, False, "block", False, True, True, True, True, "volumes", False),
     [
         Service("devices", "none", False, True, None, False, '"', True, True, "map", "literal", tuple(range(8)), 0),

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from shmlint.dataloader import estimate
 from shmlint.discover import FileKind, kind_by_name
 from shmlint.fix.apply import fix_source
-from shmlint.sizing import estimate
 from shmlint.source import SourceText
 from tests.support import default_engine
 

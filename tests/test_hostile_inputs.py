@@ -1,4 +1,4 @@
-"""Hostile inputs, as a user meets them on the command line (issue "Reliability and security").
+"""Hostile inputs, as a user meets them on the command line.
 
 For every input: no traceback, no "internal error", a clear message with the file (and line where known), a defined
 exit code (findings and SHM000 -> 1; usage, configuration and internal errors -> 2), and every other file still

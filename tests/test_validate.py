@@ -362,7 +362,7 @@ for _ in DataLoader(Touch(), num_workers=1): pass
 
 @pytest.mark.validation
 def test_real_bus_errors_are_shm_errors(namespace: NamespaceBackend) -> None:
-    """A partly full tmpfs and a sparse file, as FACTS section 1 describes: in a worker, then in the main process."""
+    """A partly full tmpfs and a sparse file, as torch meets it: in a worker, then in the main process."""
     small = ShmSpec(Provision.IPC_SIZE, 4 * MIB)
     worker = namespace.run([sys.executable, "-c", _IN_WORKER], small, 60)
     assert "Unexpected bus error encountered in worker" in worker.stderr, worker.stderr

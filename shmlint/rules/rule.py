@@ -59,7 +59,7 @@ class RuleContext:
     def wanted_size(self, workload: Workload) -> int:
         """What a fix writes: the recommendation for the workload's DataLoader hint, else the configured size."""
         if workload.dataloader is not None:
-            from shmlint.sizing import estimate  # only workloads with a hint need the estimator
+            from shmlint.dataloader import estimate  # only workloads with a hint need the estimator
 
             return estimate(workload.dataloader).recommended_bytes
         return self.settings.fix_shm_bytes
@@ -67,7 +67,7 @@ class RuleContext:
     def minimum(self, workload: Workload) -> int:
         """Below this SHM005 speaks: the hint's estimated need, else the configured minimum."""
         if workload.dataloader is not None:
-            from shmlint.sizing import estimate
+            from shmlint.dataloader import estimate
 
             return estimate(workload.dataloader).estimate_bytes
         return self.settings.min_shm_bytes

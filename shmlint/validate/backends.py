@@ -3,7 +3,7 @@
 ``namespace``: a private mount, PID and network namespace (``unshare``) with a tmpfs of the size at /dev/shm, the
 same kernel mechanism container runtimes use; as root, or through a user namespace otherwise. ``podman``: a real
 OCI container given ``--shm-size``, ``--ipc``, ``--tmpfs`` or ``--mount`` as the manifest implies, with the host as
-its root filesystem (no image pulls, FACTS section 5).
+its root filesystem (no image pulls).
 
 Cleanup does not depend on this process ending well: mounts live only in namespaces that vanish with their last
 process; ``setpriv --pdeathsig`` and ``unshare --kill-child`` kill the probe's PID namespace when this process dies,
@@ -38,7 +38,7 @@ from shmlint.sizes import DEFAULT_SHM_BYTES, format_docker, human
 
 #: where the probe's ``shmlint`` package is imported from, inside a namespace or a container
 PACKAGE_PARENT = str(Path(shmlint.__file__).resolve().parent.parent)
-#: ``podman run`` arguments for hosts like ours (FACTS section 5), used unless SHMLINT_PODMAN_ARGS says otherwise
+#: ``podman run`` arguments for hosts like the test machines (rootless, hybrid cgroups), used unless SHMLINT_PODMAN_ARGS says otherwise
 DEFAULT_PODMAN_ARGS = ("--cgroups=disabled", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024")
 PODMAN_ARGS_ENV = "SHMLINT_PODMAN_ARGS"
 KILL_GRACE_SECONDS = 5

@@ -13,7 +13,7 @@ from typing import NoReturn
 
 import click
 
-from shmlint import sizing
+from shmlint import dataloader
 from shmlint.model import DataLoaderHint
 
 
@@ -139,7 +139,9 @@ class _SizeType(click.ParamType):
 @click.option("--batch-size", required=True, type=click.IntRange(1))
 @click.option("--sample-shape", help="Shape of one sample, e.g. 3x224x224 (with --dtype).")
 @click.option(
-    "--dtype", type=click.Choice(sorted(sizing.DTYPE_BYTES)), help="Element type for --sample-shape  [default: float32]"
+    "--dtype",
+    type=click.Choice(sorted(dataloader.DTYPE_BYTES)),
+    help="Element type for --sample-shape  [default: float32]",
 )
 @click.option("--sample-bytes", type=_SizeType(), help="Bytes of one sample, instead of --sample-shape.")
 @click.option(
@@ -167,11 +169,11 @@ def size(
         raise click.UsageError("--dtype goes with --sample-shape")
     if sample_shape is not None:
         try:
-            sample_bytes = sizing.sample_bytes(sample_shape, dtype or "float32")
-        except sizing.HintError as exc:
+            sample_bytes = dataloader.sample_bytes(sample_shape, dtype or "float32")
+        except dataloader.HintError as exc:
             raise click.BadParameter(str(exc), param_hint="--sample-shape") from None
     assert sample_bytes is not None
-    result = sizing.estimate(DataLoaderHint(workers, batch_size, sample_bytes, prefetch_factor, procs))
+    result = dataloader.estimate(DataLoaderHint(workers, batch_size, sample_bytes, prefetch_factor, procs))
     sample = f"{sample_shape} dtype={dtype or 'float32'}" if sample_shape is not None else None
     if output_format == "json":
         document = {**result.as_dict(), "hint": result.hint_comment(sample), "arithmetic": result.lines(sample)}

@@ -25,7 +25,7 @@ from shmlint.sizes import MIB
 from shmlint.validate.backends import Backend, BackendUnavailable, Provision, Reaper, ShmSpec
 from shmlint.validate.probe import Outcome, ProbeResult, Profile, interpret
 
-#: the loader FACTS section 1 measured, for workloads that declare none: needs ~290 MiB
+#: a measured default loader, for workloads that declare none: needs ~290 MiB
 DEFAULT_PROFILE = DataLoaderHint(workers=4, batch_size=8, sample_bytes=4 * MIB)
 DEFAULT_LIMIT_SECONDS = 120.0
 

@@ -1,6 +1,6 @@
 """A real torch DataLoader run that says whether /dev/shm was big enough: ``python -m shmlint.validate.probe``.
 
-The loader's workers build every batch in /dev/shm (FACTS section 1). The main loop consumes batches slowly, as a
+The loader's workers build every batch in /dev/shm. The main loop consumes batches slowly, as a
 training step does: each step lasts until every prefetch slot is filled again, however loaded the machine (a fixed
 sleep is not enough when the workers get little CPU), and drops its batch before taking the next. The peak is then
 ``workers * prefetch + 1`` batches on every run (a loop that still holds the old batch while the next arrives needs
@@ -36,7 +36,7 @@ class Outcome(enum.StrEnum):
     OTHER_ERROR = "other-error"
 
 
-#: every way torch reports a /dev/shm that is too small (FACTS section 1), with the name the table shows
+#: every way torch reports a /dev/shm that is too small, with the name the table shows
 SIGNATURES = (
     ("allocate", "unable to allocate shared memory(shm) for file"),
     ("write", "unable to write to file </torch_"),

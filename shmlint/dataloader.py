@@ -1,8 +1,9 @@
 """How much /dev/shm a DataLoader needs: the estimate, the recommended size, and the hint syntax that declares one.
 
 Pure arithmetic (no torch): the CLI, SHM005 and the fixer share it. The formula follows how torch moves batches
-(FACTS section 1): every batch a worker builds is one shared-memory segment, whole 4 KiB pages; up to
-``workers * prefetch`` batches wait in flight while the main process holds one and receives the next, so
+(the worker loop and shared-memory collation of ``torch.utils.data``): every batch a worker builds is one
+shared-memory segment, whole 4 KiB pages; up to ``workers * prefetch`` batches wait in flight while the main
+process holds one and receives the next, so
 
     estimate = (workers * prefetch + 2) * pages(batch * sample_bytes) * procs
 

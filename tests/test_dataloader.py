@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import pytest
 from click.testing import CliRunner
 
+from shmlint.dataloader import HintError, estimate, parse_hint, recommend, sample_bytes
 from shmlint.model import DataLoaderHint
 from shmlint.sizes import DEFAULT_SHM_BYTES, GIB, MIB
-from shmlint.sizing import HintError, estimate, parse_hint, recommend, sample_bytes
 from shmlint.validate.backends import BackendUnavailable, Provision, Reaper, ShmSpec, backends_from_env, make_backend
 from shmlint.validate.commands import size
 from shmlint.validate.harness import require_torch, run_probe
