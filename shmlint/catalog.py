@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from shmlint.model import Applicability, Format
+from shmlint.model import Applicability, WorkloadFormat
 from shmlint.severity import Severity
 
 #: where the catalog is, first found wins: inside the package in an installed wheel (pyproject.toml force-includes
@@ -79,7 +79,7 @@ class CatalogEntry(NamedTuple):
     sources: tuple[Source, ...]
     how_to_fix: str
     fix: FixInfo
-    formats: tuple[Format, ...]
+    formats: tuple[WorkloadFormat, ...]
     examples: tuple[Example, ...]
     predicts_shm_failure: bool = False  # a finding means a DataLoader crash: ``shmlint validate`` probes it
 
@@ -180,7 +180,7 @@ def _rule_from_data(data: dict[str, Any]) -> CatalogEntry:
             applicability=Applicability(applicability) if applicability else None,
             description=fix["description"].strip(),
         ),
-        formats=tuple(Format(name) for name in data["formats"]),
+        formats=tuple(WorkloadFormat(name) for name in data["formats"]),
         examples=tuple(
             Example(
                 title=item["title"],

@@ -82,6 +82,9 @@ def may_be_compose(name: str, text: str) -> bool:
 
 
 class FileKind(enum.StrEnum):
+    """How a file is read, decided by its name or first bytes; what its workloads are written in is their
+    ``WorkloadFormat`` (a YAML file holds Kubernetes or compose workloads)."""
+
     YAML = "yaml"  # Kubernetes, compose or CI YAML: the content decides
     SHELL = "shell"
     MAKEFILE = "makefile"

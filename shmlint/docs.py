@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from shmlint.catalog import CatalogEntry, FixAvailability, load_catalog
-from shmlint.model import Applicability, Format
+from shmlint.model import Applicability, WorkloadFormat
 
 INDEX_NAME = "README.md"
 REGENERATE = "python -m shmlint.docs"
@@ -22,9 +22,9 @@ TABLE_START = f"<!-- rules table: generated from rules/*.yaml by `{REGENERATE}`.
 TABLE_END = "<!-- end of rules table -->"
 
 _FORMAT_LABELS = {
-    Format.KUBERNETES: "Kubernetes",
-    Format.COMPOSE: "Compose",
-    Format.COMMAND: "command line",
+    WorkloadFormat.KUBERNETES: "Kubernetes",
+    WorkloadFormat.COMPOSE: "Compose",
+    WorkloadFormat.COMMAND: "command line",
 }
 #: fence languages by file name ending; the first match wins, anything else is plain text
 _LANGUAGES = (

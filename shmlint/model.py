@@ -19,8 +19,12 @@ from shmlint.severity import Severity
 from shmlint.source import SourceText, Span
 
 
-class Format(enum.StrEnum):
-    """The kind of file a workload was found in; decides how a fix is written."""
+class WorkloadFormat(enum.StrEnum):
+    """The language a workload is declared in, which decides how a fix is spelled.
+
+    Not the file's kind (``shmlint.discover.FileKind``, how a file is read): a YAML file holds Kubernetes or
+    compose workloads, and a shell script, a Makefile or a Markdown file holds command lines.
+    """
 
     KUBERNETES = "kubernetes"
     COMPOSE = "compose"
@@ -53,7 +57,7 @@ class WorkloadId(NamedTuple):
     ``occurrence`` tells apart workloads with the same other fields in one file (two ``docker run`` lines).
     """
 
-    format: Format
+    format: WorkloadFormat
     kind: str
     name: str = ""
     role: str = ""
@@ -63,9 +67,9 @@ class WorkloadId(NamedTuple):
 
     def display(self, line: int) -> str:
         """'Deployment/trainer, container "main"', 'service "web"', 'docker run (line 12)'."""
-        if self.format is Format.COMPOSE:
+        if self.format is WorkloadFormat.COMPOSE:
             return f'{self.kind} "{self.name}"'
-        if self.format is Format.COMMAND:
+        if self.format is WorkloadFormat.COMMAND:
             return f"{self.kind} (line {line})"
         owner = " ".join(filter(None, (f"{self.kind}/{self.name}", self.role)))
         holder = f'{self.container_kind} "{self.container}"' if self.container else self.container_kind
@@ -218,7 +222,7 @@ class Workload(NamedTuple):
     need: Need | None = None  # how much the software needs /dev/shm (``shmlint.need``), set before the rules run
 
     @property
-    def format(self) -> Format:
+    def format(self) -> WorkloadFormat:
         return self.id.format
 
     @property

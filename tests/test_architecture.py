@@ -12,7 +12,7 @@ import pytest
 
 from shmlint.discover import Candidate, FileKind
 from shmlint.engine import Engine
-from shmlint.model import Format, WorkloadId
+from shmlint.model import WorkloadFormat, WorkloadId
 from tests.support import ROOT
 
 PACKAGE = ROOT / "shmlint"
@@ -102,8 +102,8 @@ def test_workload_identity_is_data_and_results_pickle(tmp_path: Path, engine: En
     script.write_text(COMMANDS, encoding="utf-8")
     result = engine.check_candidate(Candidate(script, FileKind.SHELL, True))
     assert [w.id for w in result.workloads] == [
-        WorkloadId(Format.COMMAND, "docker run", occurrence=0),
-        WorkloadId(Format.COMMAND, "docker run", occurrence=1),
+        WorkloadId(WorkloadFormat.COMMAND, "docker run", occurrence=0),
+        WorkloadId(WorkloadFormat.COMMAND, "docker run", occurrence=1),
     ]
     assert [w.name for w in result.workloads] == ["docker run (line 1)", "docker run (line 3)"]
     restored = pickle.loads(pickle.dumps(result.slim()))

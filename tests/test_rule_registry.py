@@ -22,7 +22,7 @@ from shmlint import docs
 from shmlint.catalog import CatalogEntry, load_catalog
 from shmlint.discover import FileKind, discover, kind_by_name, may_be_compose
 from shmlint.engine import Engine
-from shmlint.model import Format
+from shmlint.model import WorkloadFormat
 from shmlint.rules.registry import rules
 from shmlint.settings import Settings
 from shmlint.source import SourceText
@@ -34,11 +34,11 @@ CATALOG_FOLDER = ROOT / "rules"
 FIXTURES = ROOT / "fixtures"
 #: the fixture folders test_fixtures.py runs, and the format their files are in
 FIXTURE_FORMATS = {
-    "k8s": Format.KUBERNETES,
-    "compose": Format.COMPOSE,
-    "shell": Format.COMMAND,
-    "markdown": Format.COMMAND,
-    "make": Format.COMMAND,
+    "k8s": WorkloadFormat.KUBERNETES,
+    "compose": WorkloadFormat.COMPOSE,
+    "shell": WorkloadFormat.COMMAND,
+    "markdown": WorkloadFormat.COMMAND,
+    "make": WorkloadFormat.COMMAND,
 }
 #: what shmlint/rules/ holds besides the rule modules, and rules/ besides the catalog entries
 FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py"}
@@ -126,15 +126,15 @@ def test_a_code_is_written_only_in_its_own_rule_module() -> None:
 # -- formats and fixtures ------------------------------------------------------------------------------------
 
 
-def _file_format(name: str, text: str) -> Format:
+def _file_format(name: str, text: str) -> WorkloadFormat:
     """The format a file is read as, by name and, for YAML, content (as the engine decides)."""
     kind = kind_by_name(Path(name)) or FileKind.YAML
     if kind is not FileKind.YAML:
-        return Format.COMMAND
-    return Format.COMPOSE if may_be_compose(name, text) else Format.KUBERNETES
+        return WorkloadFormat.COMMAND
+    return WorkloadFormat.COMPOSE if may_be_compose(name, text) else WorkloadFormat.KUBERNETES
 
 
-def _fixture_files() -> list[tuple[Path, Format]]:
+def _fixture_files() -> list[tuple[Path, WorkloadFormat]]:
     return [
         (path, fmt)
         for folder, fmt in FIXTURE_FORMATS.items()
@@ -143,9 +143,9 @@ def _fixture_files() -> list[tuple[Path, Format]]:
     ]
 
 
-def _examples_by_rule_and_format() -> dict[tuple[str, Format, str], list[str]]:
+def _examples_by_rule_and_format() -> dict[tuple[str, WorkloadFormat, str], list[str]]:
     """(code, format, "bad" or "good") -> where a bad or good input of that rule in that format is."""
-    found: dict[tuple[str, Format, str], list[str]] = {}
+    found: dict[tuple[str, WorkloadFormat, str], list[str]] = {}
     for path, fmt in _fixture_files():
         bad, good = re.match(r"(SHM\d{3})-", path.name), re.match(r"good-(SHM\d{3})-", path.name)
         for match, kind in ((bad, "bad"), (good, "good")):

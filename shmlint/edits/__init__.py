@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from shmlint.model import Edit, Finding, FixAction, Format
+from shmlint.model import Edit, Finding, FixAction, WorkloadFormat
 from shmlint.source import SourceText
 
 
-def _writer(format: Format) -> ModuleType:
-    if format is Format.KUBERNETES:
+def _writer(format: WorkloadFormat) -> ModuleType:
+    if format is WorkloadFormat.KUBERNETES:
         from shmlint.edits import kubernetes as writer
-    elif format is Format.COMPOSE:
+    elif format is WorkloadFormat.COMPOSE:
         from shmlint.edits import compose as writer  # type: ignore[no-redef]
     else:
         from shmlint.edits import commandline as writer  # type: ignore[no-redef]

@@ -12,13 +12,13 @@ from shmlint import sizes
 from shmlint.model import (
     CommandTarget,
     Evidence,
-    Format,
     ShmKind,
     ShmMechanism,
     ShmSource,
     Size,
     SizeSlot,
     Workload,
+    WorkloadFormat,
     WorkloadId,
 )
 from shmlint.parsers.container_command import ContainerCommand, Flag, container_commands
@@ -47,7 +47,7 @@ def _workload(command: ContainerCommand, source: SourceText, signals: Signals, *
     shm, slots = _shm_sources(command, source)
     memory = command.flag_values("--memory")
     return Workload(
-        id=WorkloadId(Format.COMMAND, command.name, occurrence=occurrence),
+        id=WorkloadId(WorkloadFormat.COMMAND, command.name, occurrence=occurrence),
         span=span,
         gpu=() if utility else tuple(_gpu_evidence(command, source, signals)),
         torch=() if utility else tuple(_torch_evidence(command, argv, source, signals)),

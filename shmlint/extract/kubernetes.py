@@ -17,13 +17,13 @@ from shmlint.extract.kserve import RuntimeIndex, runtime_shm
 from shmlint.model import (
     APPLIED_KINDS,
     Evidence,
-    Format,
     PodTarget,
     ShmKind,
     ShmMechanism,
     ShmSource,
     Size,
     Workload,
+    WorkloadFormat,
     WorkloadId,
 )
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
@@ -105,7 +105,7 @@ class _Extractor:
         metadata = self.m.get(obj, "metadata")
         name = scalar(self.m.get(metadata, "name")) or scalar(self.m.get(metadata, "generateName")) or "?"
         group = (scalar(self.m.get(obj, "apiVersion")) or "").split("/", 1)[0]
-        owner = WorkloadId(Format.KUBERNETES, kind, name)
+        owner = WorkloadId(WorkloadFormat.KUBERNETES, kind, name)
         own = (metadata,) if metadata is not None else ()
         if group == ARGO_GROUP:
             yield from self.argo_pods(obj, owner, own)

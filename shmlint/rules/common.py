@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
-from shmlint.model import Format, ShmKind, ShmSource, Workload
+from shmlint.model import ShmKind, ShmSource, Workload, WorkloadFormat
 
 #: how each format sizes /dev/shm, for messages that say what to do
 REMEDY = {
-    Format.KUBERNETES: "mount an emptyDir with medium: Memory and a sizeLimit at /dev/shm",
-    Format.COMPOSE: "set shm_size on the service",
-    Format.COMMAND: "add --shm-size (e.g. --shm-size=8g)",
+    WorkloadFormat.KUBERNETES: "mount an emptyDir with medium: Memory and a sizeLimit at /dev/shm",
+    WorkloadFormat.COMPOSE: "set shm_size on the service",
+    WorkloadFormat.COMMAND: "add --shm-size (e.g. --shm-size=8g)",
 }
 
 

@@ -14,7 +14,7 @@ from shmlint.extract.compose import evidence
 from shmlint.extract.compose.detect import is_compose, is_override
 from shmlint.extract.compose.project import ComposeFile, Project, ReadFile, Service
 from shmlint.extract.compose.shm import Own, own_shm, with_shared
-from shmlint.model import Format, ServiceTarget, Workload, WorkloadId
+from shmlint.model import ServiceTarget, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MERGE_TAG, MappingNode, Node, ScalarNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -52,7 +52,7 @@ def _workload(project: Project, service: Service, signals: Signals, owns: dict[s
     utility = signals.is_utility_command(words)
     key = service.key
     return Workload(
-        id=WorkloadId(Format.COMPOSE, "service", service.name),
+        id=WorkloadId(WorkloadFormat.COMPOSE, "service", service.name),
         span=service.file.source.span(key.start_mark.index, key.end_mark.index),
         gpu=() if utility else tuple(evidence.gpu_evidence(project, service, signals)),
         torch=() if utility else tuple(evidence.torch_evidence(project, service, signals, words)),
