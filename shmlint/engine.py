@@ -116,14 +116,14 @@ class Engine:
 
     def suppress(self, findings: list[Finding], source: SourceText, path: Path) -> tuple[list[Finding], list]:
         """Annotations, per-file-ignores and comments, in one stage (loaded only when one of them can apply)."""
-        if not findings and "shmlint:" not in source.text:
+        path_ignores = self.settings.ignored_for(path)
+        annotated = any(f.workload is not None and f.workload.ignored_codes for f in findings)
+        if "shmlint:" not in source.text and not path_ignores and not annotated:
             return findings, []
         from shmlint.catalog import lookup
         from shmlint.suppress import suppress
 
-        return suppress(
-            findings, source, self.settings.ignored_for(path), lambda w: r.code if (r := lookup(w)) else None
-        )
+        return suppress(findings, source, path_ignores, lambda w: r.code if (r := lookup(w)) else None)
 
     def invalid_hint(self, evidence: Evidence, why: str) -> Finding:
         from shmlint.rules.shm000_invalid_input import RULE as INVALID_INPUT

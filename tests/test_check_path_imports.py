@@ -76,3 +76,4 @@ def test_a_flagged_file_reads_the_compiled_tier_data_and_nothing_heavy(shmlint_p
     assert code == 1
     assert {"shmlint.need", "shmlint.data.shm_need", "shmlint.rules.registry"} <= modules  # the control
     assert not _among(modules, NEVER)
+    assert "shmlint.suppress" not in modules  # no comment, annotation or per-file-ignore can apply here
