@@ -88,6 +88,8 @@ class FileKind(enum.StrEnum):
     MAKEFILE = "makefile"
     MARKDOWN = "markdown"
     DOCKERFILE = "dockerfile"  # evidence for compose build:, never checked on its own
+    TERRAFORM = "terraform"  # *.tf: Kubernetes, docker and AWS container resources
+    PYTHON = "python"  # *.py: read only when it imports a launcher library (Metaflow, KFP, Flyte, docker)
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,10 @@ def kind_for_name(name: str) -> FileKind | None:
         return FileKind.MARKDOWN
     if name in ("Dockerfile", "Containerfile") or lower.endswith(".dockerfile") or lower.startswith("dockerfile."):
         return FileKind.DOCKERFILE
+    if lower.endswith(".tf"):
+        return FileKind.TERRAFORM
+    if lower.endswith(".py"):
+        return FileKind.PYTHON
     return None
 
 

@@ -25,6 +25,8 @@ _FORMAT_LABELS = {
     Format.KUBERNETES: "Kubernetes",
     Format.COMPOSE: "Compose",
     Format.COMMAND: "command line",
+    Format.TERRAFORM: "Terraform",
+    Format.PYTHON: "Python launcher",
 }
 #: fence languages by file name ending; the first match wins, anything else is plain text
 _LANGUAGES = (
@@ -37,6 +39,8 @@ _LANGUAGES = (
     (".md", "markdown"),
     (".markdown", "markdown"),
     (".json", "json"),
+    (".tf", "hcl"),
+    (".py", "python"),
 )
 
 

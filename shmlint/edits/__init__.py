@@ -18,6 +18,10 @@ def _writer(format: Format) -> ModuleType:
         from shmlint.edits import kubernetes as writer
     elif format is Format.COMPOSE:
         from shmlint.edits import compose as writer  # type: ignore[no-redef]
+    elif format is Format.TERRAFORM:
+        from shmlint.edits import terraform as writer  # type: ignore[no-redef]
+    elif format is Format.PYTHON:
+        from shmlint.edits import python_call as writer  # type: ignore[no-redef]
     else:
         from shmlint.edits import commandline as writer  # type: ignore[no-redef]
     return writer

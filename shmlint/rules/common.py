@@ -12,6 +12,11 @@ REMEDY = {
     Format.KUBERNETES: "mount an emptyDir with medium: Memory and a sizeLimit at /dev/shm",
     Format.COMPOSE: "set shm_size on the service",
     Format.COMMAND: "add --shm-size (e.g. --shm-size=8g)",
+    Format.TERRAFORM: (
+        "size it in the resource (an empty_dir volume with medium Memory mounted at /dev/shm, docker_container "
+        "shm_size, or linuxParameters.sharedMemorySize)"
+    ),
+    Format.PYTHON: "pass the launcher's shared memory option (shared_memory=, shm_size=, or a Memory emptyDir at /dev/shm)",
 }
 
 
