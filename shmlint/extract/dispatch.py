@@ -102,7 +102,9 @@ def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workloa
 
 
 #: a .tf file without these resource types holds no container, and is not parsed at all
-_TERRAFORM_RESOURCES = re.compile(r"\b(kubernetes_\w+|docker_container|aws_ecs_task_definition|aws_batch_job_definition)\b")
+_TERRAFORM_RESOURCES = re.compile(
+    r"\b(kubernetes_\w+|docker_container|aws_ecs_task_definition|aws_batch_job_definition)\b"
+)
 #: a .py file that imports none of these launches no container: an ordinary Python tree costs one search a file
 _PYTHON_LAUNCHERS = re.compile(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker)\b", re.MULTILINE)
 

@@ -307,10 +307,10 @@ class _Reader:
         for volume in resource.children("volumes"):
             if is_shm_path(string(volume.attribute("container_path")) or ""):
                 span = self.span_of(volume.start, volume.end)
-                host = string(volume.attribute("host_path"))
-                if host is not None:
-                    description = f"volumes host_path {host}"
-                    yield ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, description, host_path=host)
+                host_path = string(volume.attribute("host_path"))
+                if host_path is not None:
+                    description = f"volumes host_path {host_path}"
+                    yield ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, description, host_path=host_path)
                 else:
                     yield ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, "volumes at /dev/shm")
         tmpfs = resource.attributes.get("tmpfs")
@@ -378,9 +378,8 @@ class _Reader:
         """(container definition object, "ecs-hcl" or "ecs-json") for each container the resource defines."""
         if resource.labels[0] == ECS_TASK:
             document = self.document(resource.attribute("container_definitions"))
-            for item in document[0].items if document and document[0].kind == TUPLE else ():
-                if item.value.kind == OBJECT:
-                    yield item.value, document[1]
+            if document is not None and document[0].kind == TUPLE:
+                yield from ((item.value, document[1]) for item in document[0].items if item.value.kind == OBJECT)
             return
         properties = self.document(resource.attribute("container_properties"))
         if properties and properties[0].kind == OBJECT:

@@ -9,7 +9,7 @@ start and end offset. Anything Terraform computes at plan time (``var.x``, ``loc
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 #: deeper nesting than any real configuration; a hostile file beyond it is refused rather than recursed into
 MAX_DEPTH = 64
@@ -112,13 +112,13 @@ def parse(text: str) -> Block:
 class _Reader:
     """Lark tree -> ``Block``/``Value``; the Lark classes are passed in so that this module imports Lark lazily."""
 
-    def __init__(self, text: str, tree_type: type, token_type: type) -> None:
+    def __init__(self, text: str, tree_type: Any, token_type: Any) -> None:
         self.text, self.Tree, self.Token = text, tree_type, token_type
 
-    def trees(self, node: object) -> list:
-        return [child for child in node.children if isinstance(child, self.Tree)]  # type: ignore[attr-defined]
+    def trees(self, node: Any) -> list[Any]:
+        return [child for child in node.children if isinstance(child, self.Tree)]
 
-    def body(self, node: object, depth: int) -> tuple[dict[str, Attribute], tuple[Block, ...]]:
+    def body(self, node: Any, depth: int) -> tuple[dict[str, Attribute], tuple[Block, ...]]:
         if depth > MAX_DEPTH:
             raise HclError(f"too deeply nested (more than {MAX_DEPTH} levels)", 1, 1, 0)
         attributes: dict[str, Attribute] = {}
@@ -133,54 +133,50 @@ class _Reader:
                 blocks.append(self.block(child, depth + 1))
         return attributes, tuple(blocks)
 
-    def block(self, node: object, depth: int) -> Block:
-        parts = [c for c in node.children if isinstance(c, self.Tree) and c.data != "new_line_or_comment"]  # type: ignore[attr-defined]
+    def block(self, node: Any, depth: int) -> Block:
+        parts = [c for c in node.children if isinstance(c, self.Tree) and c.data != "new_line_or_comment"]
         header, body = parts[:-1], parts[-1]
         labels = tuple(self.label(part) for part in header[1:])
-        close = next(
-            c.start_pos
-            for c in reversed(node.children)  # type: ignore[attr-defined]
-            if isinstance(c, self.Token) and c.type == "RBRACE"
-        )
+        close = next(c.start_pos for c in reversed(node.children) if isinstance(c, self.Token) and c.type == "RBRACE")
         attributes, blocks = self.body(body, depth)
-        meta = node.meta  # type: ignore[attr-defined]
+        meta = node.meta
         return Block(self.name(header[0]), labels, attributes, blocks, meta.start_pos, meta.end_pos, close)
 
-    def name(self, node: object) -> str:
+    def name(self, node: Any) -> str:
         token = next(c for c in _leaves(node, self.Tree))
         return str(token)
 
-    def label(self, node: object) -> str:
-        if node.data == "string":  # type: ignore[attr-defined]
+    def label(self, node: Any) -> str:
+        if node.data == "string":
             return "".join(str(token) for token in _leaves(node, self.Tree) if token.type == "STRING_CHARS")
         return self.name(node)
 
-    def value(self, node: object, depth: int) -> Value:
+    def value(self, node: Any, depth: int) -> Value:
         if depth > MAX_DEPTH:
             raise HclError(f"too deeply nested (more than {MAX_DEPTH} levels)", 1, 1, 0)
-        meta = node.meta  # type: ignore[attr-defined]
+        meta = node.meta
         start, end = meta.start_pos, meta.end_pos
-        data = node.data  # type: ignore[attr-defined]
+        data = node.data
         if data == "expr_term":
             inner = self.trees(node)
-            if len(inner) == 1 and len(node.children) == 1:  # type: ignore[attr-defined]
+            if len(inner) == 1 and len(node.children) == 1:
                 return self.value(inner[0], depth + 1)
-            if inner and str(node.children[0]) == "(":  # type: ignore[attr-defined]
+            if inner and str(node.children[0]) == "(":
                 return self.value(inner[-1], depth + 1)._replace(start=start, end=end)
             return Value(UNKNOWN, None, start, end)
         if data == "string":
             return self.string(node, start, end)
         if data in ("int_lit", "float_lit"):
-            literal = str(node.children[0])  # type: ignore[attr-defined]
+            literal = str(node.children[0])
             number: object = int(literal) if data == "int_lit" else float(literal)
             return Value(NUMBER, number, start, end)
-        if data == "unary_op" and str(node.children[0]) == "-":  # type: ignore[attr-defined]
-            operand = self.value(node.children[1], depth + 1)  # type: ignore[attr-defined]
+        if data == "unary_op" and str(node.children[0]) == "-":
+            operand = self.value(node.children[1], depth + 1)
             if operand.kind == NUMBER and isinstance(operand.value, int | float):
                 return Value(NUMBER, -operand.value, start, end)
             return Value(UNKNOWN, None, start, end)
         if data == "literal_value":
-            word = str(node.children[0])  # type: ignore[attr-defined]
+            word = str(node.children[0])
             return Value(NULL, None, start, end) if word == "null" else Value(BOOL, word == "true", start, end)
         if data == "object":
             return Value(OBJECT, None, start, end, tuple(self.entries(node, depth)))
@@ -188,7 +184,7 @@ class _Reader:
             elements = (self.value(c, depth + 1) for c in self.trees(node) if c.data != "new_line_or_comment")
             return Value(TUPLE, None, start, end, tuple(Item(None, e.start, e) for e in elements))
         if data == "function_call":
-            name = self.name(node.children[0])  # type: ignore[attr-defined]
+            name = self.name(node.children[0])
             arguments = next((c for c in self.trees(node) if c.data == "arguments"), None)
             args = [c for c in self.trees(arguments) if c.data != "new_line_or_comment"] if arguments else []
             values = (self.value(a, depth + 1) for a in args)
@@ -197,7 +193,7 @@ class _Reader:
             return self.heredoc(node, start, end)
         return Value(UNKNOWN, None, start, end)
 
-    def entries(self, node: object, depth: int) -> list[Item]:
+    def entries(self, node: Any, depth: int) -> list[Item]:
         found = []
         for element in self.trees(node):
             if element.data != "object_elem":
@@ -211,15 +207,15 @@ class _Reader:
             found.append(Item(name, element.meta.start_pos, self.value(expression, depth + 1)))
         return found
 
-    def string(self, node: object, start: int, end: int) -> Value:
-        parts = [c for c in node.children if isinstance(c, self.Tree)]  # type: ignore[attr-defined]
+    def string(self, node: Any, start: int, end: int) -> Value:
+        parts = [c for c in node.children if isinstance(c, self.Tree)]
         if any(self.trees(part) for part in parts):  # an interpolation or a directive: known at plan time only
             return Value(UNKNOWN, None, start, end)
         raw = "".join(str(token) for part in parts for token in part.children)
         return Value(STRING, _unescape(raw), start, end)
 
-    def heredoc(self, node: object, start: int, end: int) -> Value:
-        raw = str(node.children[0])  # type: ignore[attr-defined]
+    def heredoc(self, node: Any, start: int, end: int) -> Value:
+        raw = str(node.children[0])
         first_break = raw.index("\n") + 1
         body = raw[first_break:].rstrip("\r\n")
         body = body[: body.rfind("\n") + 1] if "\n" in body else ""
@@ -228,13 +224,13 @@ class _Reader:
         return Value(HEREDOC, body, start, end, body_start=start + first_break)
 
 
-def _leaves(node: object, tree_type: type) -> list:
+def _leaves(node: Any, tree_type: Any) -> list[Any]:
     found = []
     stack = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, tree_type):
-            stack.extend(reversed(current.children))  # type: ignore[attr-defined]
+            stack.extend(reversed(current.children))
         else:
             found.append(current)
     return found

@@ -7,8 +7,9 @@ string scanner for string literals, and refuses nesting deeper than any real doc
 
 from __future__ import annotations
 
-import json.decoder
+import json
 import re
+from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from shmlint.parsers.hcl import BOOL, MAX_DEPTH, NULL, NUMBER, OBJECT, STRING, TUPLE, Item, Value
 
@@ -68,7 +69,8 @@ class _Reader:
 
     def string(self, index: int) -> tuple[str, int]:
         try:
-            return json.decoder.scanstring(self.text, index + 1)  # type: ignore[no-any-return]
+            decoded, end = scanstring(self.text, index + 1)
+            return str(decoded), int(end)
         except json.JSONDecodeError as exc:
             raise self.fail(exc.msg, exc.pos) from None
 
