@@ -42,7 +42,7 @@ def judge_container(container: Value, source: SourceText, signals: Signals) -> E
     slots: list[tuple[int, int]] = []
     shm = [*_shared_memory(linux, source), *_tmpfs(linux, source, slots), *_mount_points(container, source)]
     return EcsContainer(
-        name=string(entry(container, "name")) or "?",
+        name=string(entry(container, "name")) or "",
         gpu=tuple(_gpu(container, source, signals)),
         torch=tuple(_torch(container, source, signals)),
         shm=tuple(shm),
