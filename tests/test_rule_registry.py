@@ -37,6 +37,8 @@ FIXTURE_FORMATS = {
     "shell": Format.COMMAND,
     "markdown": Format.COMMAND,
     "make": Format.COMMAND,
+    "terraform": Format.TERRAFORM,
+    "python": Format.PYTHON,
 }
 #: what shmlint/rules/ holds besides the rule pairs
 FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py", "schema.json"}
@@ -104,6 +106,8 @@ def test_a_code_is_written_only_in_its_own_rule_module() -> None:
 def _file_format(name: str, text: str) -> Format:
     """The format a file is read as, by name and, for YAML, content (as the engine decides)."""
     kind = kind_by_name(Path(name)) or FileKind.YAML
+    if kind in (FileKind.TERRAFORM, FileKind.PYTHON):
+        return Format.TERRAFORM if kind is FileKind.TERRAFORM else Format.PYTHON
     if kind is not FileKind.YAML:
         return Format.COMMAND
     return Format.COMPOSE if may_be_compose(name, text) else Format.KUBERNETES
