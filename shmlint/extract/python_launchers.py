@@ -171,6 +171,7 @@ class _Reader:
         if not decorators or not any(_called_name(d) == "step" for d in function.decorator_list):
             return
         gpu: list[Evidence] = []
+        torch: list[Evidence] = []
         shm: list[ShmSource] = []
         memory: Size | None = None
         layer = next((name for _, name in decorators if name != "resources"), "resources")
@@ -178,6 +179,9 @@ class _Reader:
             options = self.keywords(decorator) if isinstance(decorator, ast.Call) else {}
             if self.positive(options.get("gpu")):
                 gpu.append(Evidence(f"@{name}(gpu={self.text(options['gpu'].node)})", self.span(decorator)))
+            image = options.get("image")
+            if image is not None and isinstance(image.value, str) and self.signals.is_torch_image(image.value):
+                torch.append(Evidence(f"image {image.value}", self.span(image.node)))
             if "shared_memory" in options:
                 arg = options["shared_memory"]
                 mechanism = ShmMechanism.TMPFS_MOUNT if layer == "kubernetes" else ShmMechanism.NAMESPACE_SIZE
@@ -194,6 +198,7 @@ class _Reader:
             id=WorkloadId(Format.PYTHON, "Metaflow step", function.name, "", f"@{layer}"),
             span=self.span(chosen),
             gpu=tuple(gpu),
+            torch=tuple(torch),
             shm=tuple(shm),
             memory_limit=memory,
             target=self.call_target(chosen, "shared_memory", "mib"),
@@ -372,12 +377,13 @@ class _Reader:
         for scope in scopes:
             accelerated: dict[str, list[ast.Call]] = {}
             mounts: dict[str, list[ast.Call]] = {}
+            chains = _chain_names(scope)
             for node in _own_nodes(scope):
                 if not isinstance(node, ast.Call):
                     continue
                 method = _method(node)
                 if method in KFP_ACCELERATOR:
-                    task = _task_key(node)
+                    task = chains.get(id(node)) or _task_key(node)
                     if task is not None:
                         accelerated.setdefault(task, []).append(node)
                 elif _called_name(node) == "empty_dir_mount" and node.args and isinstance(node.args[0], ast.Name):
@@ -494,15 +500,35 @@ def _method(call: ast.Call) -> str | None:
 
 
 def _task_key(call: ast.Call) -> str | None:
-    """The task a ``.set_accelerator_limit(...)`` chain configures: a variable name, or the chain's own position."""
-    node: ast.expr = call
-    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+    """The task a ``.set_accelerator_limit(...)`` chain configures: a variable name, or the call that makes the
+    task (``train_op(...).set_gpu_limit(1)``), named by its line."""
+    node = call.func.value if isinstance(call.func, ast.Attribute) else call
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _configures(node.func.attr):
         node = node.func.value
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Call):
         return f"{_called_name(node) or 'task'} (line {node.lineno})"
     return None
+
+
+def _configures(method: str) -> bool:
+    """A PipelineTask method that returns the task it configures (``set_...``, ``add_...``, ``after``)."""
+    return method.startswith(("set_", "add_")) or method == "after"
+
+
+def _chain_names(scope: ast.AST) -> dict[int, str]:
+    """``task = op(...).set_gpu_limit(1)``: every call of the chain is the task named ``task``."""
+    names: dict[int, str] = {}
+    for node in _own_nodes(scope):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value: ast.expr = node.value
+            while isinstance(value, ast.Call):
+                names[id(value)] = node.targets[0].id
+                if not isinstance(value.func, ast.Attribute):
+                    break
+                value = value.func.value
+    return names
 
 
 def _first(arg: _Arg | None) -> bool:
