@@ -118,7 +118,7 @@ def kind_for_name(name: str) -> FileKind | None:
         return FileKind.MARKDOWN
     if name in ("Dockerfile", "Containerfile") or lower.endswith(".dockerfile") or lower.startswith("dockerfile."):
         return FileKind.DOCKERFILE
-    if lower.endswith(".tf"):
+    if lower.endswith((".tf", ".tfvars")):  # pre-commit's ``terraform`` type names both
         return FileKind.TERRAFORM
     if lower.endswith(".py"):
         return FileKind.PYTHON
