@@ -111,9 +111,20 @@ def _lines_before(text: str, close: int, lines: list[str]) -> list[Edit]:
         return []
     start = _line_start(text, close)
     indent = text[start:close]
-    inner = indent + ("\t" if "\t" in indent else "  ")
+    inner = _sibling_indent(text, start, indent)
     newline = "\r\n" if text[max(0, start - 2) : start] == "\r\n" else "\n"
     return [Edit(start, start, "".join(f"{inner}{line}{newline}" for line in lines))]
+
+
+def _sibling_indent(text: str, start: int, indent: str) -> str:
+    """The indentation of the line above the closing brace when it is deeper (a sibling), else one step deeper than
+    the brace: a tab where the file indents with tabs, two spaces (``terraform fmt``) otherwise."""
+    above = text[: max(0, start - 1)].rstrip("\r\n")
+    line = above[above.rfind("\n") + 1 :]
+    own = line[: len(line) - len(line.lstrip(" \t"))]
+    if line.strip() and own.startswith(indent) and len(own) > len(indent):
+        return own
+    return indent + ("\t" if "\t" in indent or own.startswith("\t") else "  ")
 
 
 def _entry(text: str, close: int, key: str, value: str, json: bool) -> list[Edit]:
