@@ -103,9 +103,11 @@ def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workloa
 
 #: a .tf file without these resource types holds no container, and is not parsed at all
 _TERRAFORM_RESOURCES = re.compile(
-    r"\b(kubernetes_\w+|docker_container|aws_ecs_task_definition|aws_batch_job_definition)\b"
+    r"\b(?:kubernetes_(?:pod|deployment|job|stateful_set|daemon_set|cron_job|replication_controller)(?:_v1)?"
+    r"|docker_container|aws_ecs_task_definition|aws_batch_job_definition)\b"
 )
 #: a .py file that imports none of these launches no container: an ordinary Python tree costs one search a file
+_LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker")
 _PYTHON_LAUNCHERS = re.compile(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker)\b", re.MULTILINE)
 
 
@@ -121,8 +123,9 @@ def _launchers(source: SourceText, kind: FileKind, run: Extraction) -> list[Work
             return extract_terraform(source, run.signals)
         except HclError as exc:
             raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
-    if _PYTHON_LAUNCHERS.search(source.text) is None:
-        return []
+    text = source.text
+    if not any(word in text for word in _LAUNCHER_WORDS) or _PYTHON_LAUNCHERS.search(text) is None:
+        return []  # substring tests first: a few microseconds on a module that names none of them
     from shmlint.extract.python_launchers import PythonError, extract_python
 
     try:
