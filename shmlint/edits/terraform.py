@@ -15,6 +15,9 @@ from shmlint.sizes import MIB
 from shmlint.source import SourceText
 
 _VOLUME = "dshm"
+#: pod spec shapes and the suffix their block names take: ``volume``/``volume_mount`` for the Kubernetes provider,
+#: ``volumes``/``volume_mounts`` in an AWS Batch job definition's ``eks_properties``
+_PODS = {"pod": "", "eks-pod": "s"}
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
@@ -28,8 +31,8 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     text = source.text
     if fix.action is FixAction.ADD_SHM and fix.size_bytes is not None:
         return _add(target, fix.size_bytes, text)
-    if fix.action is FixAction.MOUNT_VOLUME and fix.source is not None and fix.source.name and target.shape == "pod":
-        return _lines_before(text, target.inner, _mount(fix.source.name))
+    if fix.action is FixAction.MOUNT_VOLUME and fix.source is not None and fix.source.name and target.shape in _PODS:
+        return _lines_before(text, target.inner, _mount(fix.source.name, _PODS[target.shape]))
     if fix.action is FixAction.SET_SIZE and fix.source is not None and fix.size_bytes is not None:
         declared = fix.source
         if declared.size is not None:
@@ -38,7 +41,7 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
         slot = next((close for start, close in target.size_slots if start == declared.span.start), None)
         if slot is None:
             return []
-        if target.shape == "pod":
+        if target.shape in _PODS:
             return _lines_before(text, slot, [f'size_limit = "{sizes.format_kubernetes(fix.size_bytes)}"'])
         return _entry(text, slot, "size", str(_mib(fix.size_bytes)), target.shape == "ecs-json")
     if fix.action is FixAction.PRIVATE_IPC and fix.source is not None and target.shape == "docker":
@@ -52,10 +55,11 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
 
 
 def _add(target: HclTarget, size: int, text: str) -> list[Edit]:
-    if target.shape == "pod":
+    if target.shape in _PODS:
+        plural = _PODS[target.shape]
         name = _free_name(target.volume_names)
         volume = [
-            "volume {",
+            f"volume{plural} {{",
             f'  name = "{name}"',
             "  empty_dir {",
             '    medium     = "Memory"',
@@ -63,7 +67,7 @@ def _add(target: HclTarget, size: int, text: str) -> list[Edit]:
             "  }",
             "}",
         ]
-        mount, pod = _lines_before(text, target.inner, _mount(name)), _lines_before(text, target.outer, volume)
+        mount, pod = _lines_before(text, target.inner, _mount(name, plural)), _lines_before(text, target.outer, volume)
         return mount + pod if mount and pod else []
     if target.shape == "docker":
         return _lines_before(text, target.outer, [f"shm_size = {_mib(size)}"])
@@ -74,8 +78,8 @@ def _add(target: HclTarget, size: int, text: str) -> list[Edit]:
     return _entry(text, target.outer, "linuxParameters", inner, json)
 
 
-def _mount(name: str) -> list[str]:
-    return ["volume_mount {", '  mount_path = "/dev/shm"', f'  name       = "{name}"', "}"]
+def _mount(name: str, plural: str) -> list[str]:
+    return [f"volume_mount{plural} {{", '  mount_path = "/dev/shm"', f'  name       = "{name}"', "}"]
 
 
 def _free_name(taken: frozenset[str]) -> str:

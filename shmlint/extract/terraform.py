@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import NamedTuple
 
 from shmlint import sizes
 from shmlint.extract.ecs_container import judge_container, mib_size
@@ -55,6 +56,23 @@ KUBERNETES_WORKLOADS = frozenset(
     for kind in ("pod", "deployment", "job", "stateful_set", "daemon_set", "cron_job", "replication_controller")
     for version in ("", "_v1")
 )
+
+
+class PodBlocks(NamedTuple):
+    """How a provider spells a pod spec's blocks: the Kubernetes provider in the singular, the ``eks_properties`` of
+    an AWS Batch job definition in the plural. The fixer writes new blocks with the same names."""
+
+    spec: str
+    container: str
+    init_container: str
+    volume: str
+    volume_mount: str
+
+
+KUBERNETES_BLOCKS = PodBlocks("spec", "container", "init_container", "volume", "volume_mount")
+EKS_BLOCKS = PodBlocks("pod_properties", "containers", "init_containers", "volumes", "volume_mounts")
+#: ``HclTarget.shape`` of a pod spec, by its spelling
+POD_SHAPES = {KUBERNETES_BLOCKS: "pod", EKS_BLOCKS: "eks-pod"}
 ECS_TASK = "aws_ecs_task_definition"
 BATCH_JOB = "aws_batch_job_definition"
 DOCKER_CONTAINER = "docker_container"
@@ -87,7 +105,7 @@ class _Reader:
     def resource(self, resource: Block) -> Iterator[Workload]:
         kind = resource.labels[0]
         if kind in KUBERNETES_WORKLOADS:
-            yield from self.kubernetes(resource)
+            yield from self.kubernetes(resource, KUBERNETES_BLOCKS)
         elif kind == DOCKER_CONTAINER:
             yield self.docker(resource)
         elif kind in (ECS_TASK, BATCH_JOB):
@@ -95,19 +113,19 @@ class _Reader:
 
     # -- Kubernetes provider -----------------------------------------------------------------------------------
 
-    def kubernetes(self, resource: Block) -> Iterator[Workload]:
+    def kubernetes(self, resource: Block, blocks: PodBlocks) -> Iterator[Workload]:
         kind, name = resource.labels
-        for pod in _pod_specs(resource):
-            volumes = {n: v for v in pod.children("volume") if (n := string(v.attribute("name")))}
-            containers = [(c, "container") for c in pod.children("container")]
-            containers += [(c, "init container") for c in pod.children("init_container")]
-            meant = self.meant_volume(pod, volumes, [c for c, _ in containers])
+        for pod in _pod_specs(resource, blocks):
+            volumes = {n: v for v in pod.children(blocks.volume) if (n := string(v.attribute("name")))}
+            containers = [(c, "container") for c in pod.children(blocks.container)]
+            containers += [(c, "init container") for c in pod.children(blocks.init_container)]
+            meant = self.meant_volume(volumes, [c for c, _ in containers], blocks)
             cap = self.shared_cap([c for c, _ in containers])
             for container, holder in containers:
                 identity = WorkloadId(
                     Format.TERRAFORM, kind, name, "", holder, string(container.attribute("name")) or "?"
                 )
-                yield self.pod_container(pod, container, identity, volumes, meant, cap)
+                yield self.pod_container(pod, container, identity, volumes, meant, cap, blocks)
 
     def pod_container(
         self,
@@ -117,6 +135,7 @@ class _Reader:
         volumes: dict[str, Block],
         meant: str | None,
         cap: int | None,
+        blocks: PodBlocks,
     ) -> Workload:
         gpu = tuple(self.k8s_gpu(pod, container, identity.container_kind == "init container"))
         words = _words(container.attribute("command")) + _words(container.attribute("args"))
@@ -124,7 +143,7 @@ class _Reader:
         if self.signals.is_utility_command(words):
             gpu, torch = (), ()
         shm = list(self.host_ipc(pod.attributes.get("host_ipc")))
-        mount = _shm_mount(container)
+        mount = _shm_mount(container, blocks)
         slots: list[tuple[int, int]] = []
         if mount is not None:
             volume = volumes.get(string(mount.attribute("name")) or "")
@@ -142,7 +161,7 @@ class _Reader:
             shm=tuple(shm),
             memory_limit=self.k8s_size(entry(_resources(container, "limits"), "memory")),
             nccl_shm_disabled=self.k8s_nccl(container),
-            target=HclTarget("pod", pod.close, container.close, frozenset(volumes), tuple(slots)),
+            target=HclTarget(POD_SHAPES[blocks], pod.close, container.close, frozenset(volumes), tuple(slots)),
         )
 
     def k8s_gpu(self, pod: Block, container: Block, is_init: bool) -> Iterator[Evidence]:
@@ -201,10 +220,10 @@ class _Reader:
         parsed = sizes.parse_kubernetes(text)
         return Size(text, parsed.bytes, span, sizes.KUBERNETES, parsed.error, parsed.suggestion)
 
-    def meant_volume(self, pod: Block, volumes: dict[str, Block], containers: list[Block]) -> str | None:
+    def meant_volume(self, volumes: dict[str, Block], containers: list[Block], blocks: PodBlocks) -> str | None:
         """The pod's volume meant for /dev/shm: mounted there by a container, or a Memory volume named so."""
         for container in containers:
-            mount = _shm_mount(container)
+            mount = _shm_mount(container, blocks)
             name = string(mount.attribute("name")) if mount is not None else None
             if name in volumes:
                 return name
@@ -349,6 +368,9 @@ class _Reader:
         )
         if platforms and all(p.upper() == "FARGATE" for p in platforms):
             return  # Fargate has no /dev/shm setting and no GPUs: nothing to judge or to fix
+        if kind == BATCH_JOB and resource.child("eks_properties") is not None:
+            yield from self.kubernetes(resource, EKS_BLOCKS)  # Batch on EKS: a pod spec, judged like Kubernetes
+            return
         host = list(self.host_ipc_mode(resource))
         for definition, syntax in self.container_definitions(resource):
             judged = judge_container(definition, self.source, self.signals)
@@ -425,12 +447,12 @@ class _Reader:
                 yield Evidence(f"command {launcher}", self.span_of(where.start, where.end))
 
 
-def _pod_specs(resource: Block) -> Iterator[Block]:
-    """Blocks named ``spec`` that hold ``container`` blocks, found by shape wherever the resource nests them."""
+def _pod_specs(resource: Block, blocks: PodBlocks) -> Iterator[Block]:
+    """Pod spec blocks (``spec`` holding ``container`` blocks), found by shape wherever the resource nests them."""
     stack = [resource]
     while stack:
         block = stack.pop()
-        if block.type == "spec" and (block.children("container") or block.children("init_container")):
+        if block.type == blocks.spec and (block.children(blocks.container) or block.children(blocks.init_container)):
             yield block
             continue
         stack.extend(reversed(block.blocks))
@@ -451,11 +473,9 @@ def _resources(container: Block, section: str) -> Value | None:
     return Value(OBJECT, None, block.start, block.end, items)
 
 
-def _shm_mount(container: Block) -> Block | None:
-    return next(
-        (m for m in container.children("volume_mount") if is_shm_path(string(m.attribute("mount_path")) or "")),
-        None,
-    )
+def _shm_mount(container: Block, blocks: PodBlocks) -> Block | None:
+    mounts = container.children(blocks.volume_mount)
+    return next((m for m in mounts if is_shm_path(string(m.attribute("mount_path")) or "")), None)
 
 
 def _words(value: Value | None) -> list[str]:
