@@ -141,7 +141,9 @@ TERRAFORM = """resource "kubernetes_deployment_v1" "{name}" {{
 }}
 """
 TF_GPU = '              "nvidia.com/gpu" = 1\n'
-TF_MOUNT = '          volume_mount {\n            mount_path = "/dev/shm"\n            name       = "dshm"\n          }\n'
+TF_MOUNT = (
+    '          volume_mount {\n            mount_path = "/dev/shm"\n            name       = "dshm"\n          }\n'
+)
 TF_VOLUME = (
     '        volume {\n          name = "dshm"\n          empty_dir {\n            medium     = "Memory"\n'
     '            size_limit = "8Gi"\n          }\n        }\n'
