@@ -1,4 +1,5 @@
-"""A deterministic mixed corpus: Kubernetes multi-document files, compose files, shell scripts and Markdown.
+"""A deterministic mixed corpus: Kubernetes multi-document files, compose files, shell scripts, Markdown, Terraform
+and Python modules.
 
 About 10% of the files hold a GPU/torch workload, half of those without a sized /dev/shm; the rest look like the
 ordinary services a monorepo is full of. The same seed always gives the same bytes.
@@ -117,6 +118,65 @@ Then open http://localhost:{port}/ and check the logs. Configuration lives in `c
 | replicas | 2 |
 """
 
+TERRAFORM = """resource "kubernetes_deployment_v1" "{name}" {{
+  metadata {{
+    name = "{name}"
+  }}
+  spec {{
+    template {{
+      metadata {{}}
+      spec {{
+        container {{
+          name  = "{name}"
+          image = "{image}"
+          resources {{
+            limits = {{
+              memory = "16Gi"
+{gpu}            }}
+          }}
+{mount}        }}
+{volume}      }}
+    }}
+  }}
+}}
+"""
+TF_GPU = '              "nvidia.com/gpu" = 1\n'
+TF_MOUNT = (
+    '          volume_mount {\n            mount_path = "/dev/shm"\n            name       = "dshm"\n          }\n'
+)
+TF_VOLUME = (
+    '        volume {\n          name = "dshm"\n          empty_dir {\n            medium     = "Memory"\n'
+    '            size_limit = "8Gi"\n          }\n        }\n'
+)
+FLOW = """from metaflow import FlowSpec, kubernetes, step
+
+
+class {cls}(FlowSpec):
+    @kubernetes(image="{image}", gpu=1{shm})
+    @step
+    def start(self):
+        self.next(self.end)
+
+    @step
+    def end(self):
+        pass
+"""
+MODULE = """\"\"\"Helpers for {name}.\"\"\"
+
+import json
+from pathlib import Path
+
+PORT = {port}
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def url(host: str) -> str:
+    return f"http://{{host}}:{{PORT}}/"
+"""
+
 PLAIN_IMAGES = ("nginx:1.27", "redis:7", "postgres:16", "ghcr.io/acme/api:1.4.2", "python:3.12-slim", "node:22")
 TORCH_IMAGES = (
     "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime",
@@ -151,6 +211,15 @@ def _file(rng: random.Random, index: int) -> tuple[str, str]:
             extra = "    deploy:\n      resources:\n        reservations:\n          devices:\n            - capabilities: [gpu]\n"
             extra += '    shm_size: "8gb"\n' if sized else ""
         return f"compose/{name}/compose.yaml", COMPOSE.format(name=name, image=image, port=port, extra=extra)
+    if kind == "shell" and index % 3 == 0:  # issue 17: every third script slot is a Terraform file instead
+        gpu_line, mount, volume = (TF_GPU if gpu else ""), (TF_MOUNT if sized else ""), (TF_VOLUME if sized else "")
+        text = TERRAFORM.format(name=name, image=image, gpu=gpu_line, mount=mount, volume=volume)
+        return f"infra/{name}.tf", text
+    if kind == "markdown" and index % 3 == 0:  # and every third Markdown slot a Python module, mostly ordinary
+        if gpu:
+            shm = ", shared_memory=8192" if sized else ""
+            return f"flows/{name}.py", FLOW.format(cls=f"Flow{index}", image=image, shm=shm)
+        return f"src/{name.replace('-', '_')}.py", MODULE.format(name=name, port=port)
     flags = ("--gpus all " if gpu else "") + ("--shm-size=8g " if sized else "")
     command = "python -m app.serve" if gpu else "serve"
     if kind == "shell":

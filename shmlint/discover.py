@@ -90,6 +90,8 @@ class FileKind(enum.StrEnum):
     MAKEFILE = "makefile"
     MARKDOWN = "markdown"
     DOCKERFILE = "dockerfile"  # evidence for compose build:, never checked on its own
+    TERRAFORM = "terraform"  # *.tf: Kubernetes, docker and AWS container resources
+    PYTHON = "python"  # *.py: read only when it imports a launcher library (Metaflow, KFP, Flyte, docker)
 
 
 class Candidate(NamedTuple):
@@ -117,6 +119,10 @@ def kind_for_name(name: str) -> FileKind | None:
         return FileKind.MARKDOWN
     if name in ("Dockerfile", "Containerfile") or lower.endswith(".dockerfile") or lower.startswith("dockerfile."):
         return FileKind.DOCKERFILE
+    if lower.endswith((".tf", ".tfvars")):  # pre-commit's ``terraform`` type names both
+        return FileKind.TERRAFORM
+    if lower.endswith(".py"):
+        return FileKind.PYTHON
     return None
 
 

@@ -25,6 +25,8 @@ _FORMAT_LABELS = {
     WorkloadFormat.KUBERNETES: "Kubernetes",
     WorkloadFormat.COMPOSE: "Compose",
     WorkloadFormat.COMMAND: "command line",
+    WorkloadFormat.TERRAFORM: "Terraform",
+    WorkloadFormat.PYTHON: "Python launcher",
 }
 #: fence languages by file name ending; the first match wins, anything else is plain text
 _LANGUAGES = (
@@ -37,6 +39,8 @@ _LANGUAGES = (
     (".md", "markdown"),
     (".markdown", "markdown"),
     (".json", "json"),
+    (".tf", "hcl"),
+    (".py", "python"),
 )
 
 

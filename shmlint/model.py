@@ -29,6 +29,9 @@ class WorkloadFormat(enum.StrEnum):
     KUBERNETES = "kubernetes"
     COMPOSE = "compose"
     COMMAND = "command"
+    # issue 17, launchers: Terraform resources and Python launcher calls
+    TERRAFORM = "terraform"
+    PYTHON = "python"
 
 
 class Tier(enum.IntEnum):
@@ -197,8 +200,32 @@ class CommandTarget(NamedTuple):
     size_slots: tuple[SizeSlot, ...] = ()
 
 
+class HclTarget(NamedTuple):
+    """Where the Terraform fixer writes, by offsets of closing braces (plain data that crosses processes).
+
+    ``shape`` says what the resource is: ``pod`` (a Kubernetes provider pod spec: ``outer`` closes the pod spec
+    block, ``inner`` the container block), ``docker`` (``outer`` closes the ``docker_container`` resource), or
+    ``ecs-hcl``/``ecs-json`` (``outer`` closes the container definition object written in HCL or in JSON).
+    ``size_slots`` pair a declaration without a size (by its span start) with the brace its size goes before."""
+
+    shape: str
+    outer: int
+    inner: int = -1
+    volume_names: frozenset[str] = frozenset()
+    size_slots: tuple[tuple[int, int], ...] = ()
+
+
+class CallTarget(NamedTuple):
+    """Where the Python fixer adds a keyword argument: before the call's closing parenthesis, spelled per library
+    (``unit``: ``mib`` for an integer MiB, ``docker`` for ``"8g"``, ``kubernetes`` for ``"8Gi"``)."""
+
+    close: int  # offset of the call's closing parenthesis
+    keyword: str  # shared_memory, shm_size
+    unit: str
+
+
 #: what a format's fixer needs to write a fix; None where no fix can be written (a TrainJob's trainer...)
-FixTarget = PodTarget | ServiceTarget | CommandTarget | None
+FixTarget = PodTarget | ServiceTarget | CommandTarget | HclTarget | CallTarget | None
 
 
 class Workload(NamedTuple):

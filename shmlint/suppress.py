@@ -14,7 +14,7 @@ from collections.abc import Callable
 from shmlint.model import Finding, Suppression
 from shmlint.source import SourceText
 
-_LINE = re.compile(r"(?:#|<!--)\s*shmlint:\s*ignore\[([^\]]*)\]")
+_LINE = re.compile(r"(?:#|//|<!--)\s*shmlint:\s*ignore\[([^\]]*)\]")
 _FILE = re.compile(r"#\s*shmlint:\s*ignore-file\b|<!--\s*shmlint:\s*ignore-file\s*-->")
 _HTML = re.compile(r"<!--\s*shmlint:\s*ignore\[([^\]]*)\]\s*-->")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")

@@ -22,7 +22,7 @@ from shmlint.model import Applicability
 from tests import proofs
 from tests.support import FIXTURES
 
-FORMATS = ("k8s", "compose", "shell", "markdown", "make")
+FORMATS = ("k8s", "compose", "shell", "markdown", "make", "terraform", "python")
 UPDATE = os.environ.get("SHMLINT_UPDATE_SNAPSHOTS") == "1"
 
 

@@ -39,6 +39,8 @@ FIXTURE_FORMATS = {
     "shell": WorkloadFormat.COMMAND,
     "markdown": WorkloadFormat.COMMAND,
     "make": WorkloadFormat.COMMAND,
+    "terraform": WorkloadFormat.TERRAFORM,
+    "python": WorkloadFormat.PYTHON,
 }
 #: what shmlint/rules/ holds besides the rule modules, and rules/ besides the catalog entries
 FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py"}
@@ -129,6 +131,8 @@ def test_a_code_is_written_only_in_its_own_rule_module() -> None:
 def _file_format(name: str, text: str) -> WorkloadFormat:
     """The format a file is read as, by name and, for YAML, content (as the engine decides)."""
     kind = kind_by_name(Path(name)) or FileKind.YAML
+    if kind in (FileKind.TERRAFORM, FileKind.PYTHON):
+        return WorkloadFormat.TERRAFORM if kind is FileKind.TERRAFORM else WorkloadFormat.PYTHON
     if kind is not FileKind.YAML:
         return WorkloadFormat.COMMAND
     return WorkloadFormat.COMPOSE if may_be_compose(name, text) else WorkloadFormat.KUBERNETES

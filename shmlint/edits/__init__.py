@@ -18,6 +18,10 @@ def _writer(format: WorkloadFormat) -> ModuleType:
         from shmlint.edits import kubernetes as writer
     elif format is WorkloadFormat.COMPOSE:
         from shmlint.edits import compose as writer  # type: ignore[no-redef]
+    elif format is WorkloadFormat.TERRAFORM:
+        from shmlint.edits import terraform as writer  # type: ignore[no-redef]
+    elif format is WorkloadFormat.PYTHON:
+        from shmlint.edits import python_call as writer  # type: ignore[no-redef]
     else:
         from shmlint.edits import commandline as writer  # type: ignore[no-redef]
     return writer

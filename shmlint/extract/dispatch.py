@@ -74,6 +74,8 @@ def _too_complex(why: str) -> UnparsableInput:
 def _extract(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     if kind is FileKind.YAML:
         return _yaml(source, path, run)
+    if kind in (FileKind.TERRAFORM, FileKind.PYTHON):
+        return _launchers(source, kind, run), []
     if kind is FileKind.DOCKERFILE or not run.prefilter.passes(source.text):
         return [], []
     from shmlint.parsers import embedded
@@ -97,6 +99,39 @@ def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workloa
     ):
         raise _too_complex(f"more than {MAX_ENGINE_WORDS:,} container engine commands")
     return extract_commands(source, masked, signals)
+
+
+#: a .tf file without these resource types holds no container, and is not parsed at all
+_TERRAFORM_RESOURCES = re.compile(
+    r"\b(?:kubernetes_(?:pod|deployment|job|stateful_set|daemon_set|cron_job|replication_controller)(?:_v1)?"
+    r"|docker_container|aws_ecs_task_definition|aws_batch_job_definition)\b"
+)
+#: a .py file that imports none of these launches no container: an ordinary Python tree costs one search a file
+_LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker")
+_PYTHON_LAUNCHERS = re.compile(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker)\b", re.MULTILINE)
+
+
+def _launchers(source: SourceText, kind: FileKind, run: Extraction) -> list[Workload]:
+    """Terraform resources and Python launcher calls; their readers are imported only for a file that needs them."""
+    if kind is FileKind.TERRAFORM:
+        if _TERRAFORM_RESOURCES.search(source.text) is None:
+            return []
+        from shmlint.extract.terraform import extract_terraform
+        from shmlint.parsers.hcl import HclError
+
+        try:
+            return extract_terraform(source, run.signals)
+        except HclError as exc:
+            raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
+    text = source.text
+    if not any(word in text for word in _LAUNCHER_WORDS) or _PYTHON_LAUNCHERS.search(text) is None:
+        return []  # substring tests first: a few microseconds on a module that names none of them
+    from shmlint.extract.python_launchers import PythonError, extract_python
+
+    try:
+        return extract_python(source, run.signals)
+    except PythonError as exc:
+        raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
 
 
 def _yaml(source: SourceText, path: Path, run: Extraction) -> tuple[list[Workload], list[Notice]]:

@@ -10,6 +10,8 @@ def parse_error(source: SourceText, kind: FileKind, *, strict: bool = False) -> 
     """Why the text does not parse, whatever rules are selected; None when it does.
 
     ``strict`` also refuses what kubectl and docker compose reject although YAML composes it (a duplicate key)."""
+    if kind in (FileKind.TERRAFORM, FileKind.PYTHON):
+        return _launcher_error(source, kind)
     if kind is not FileKind.YAML:
         return None  # shell, Makefile and Markdown text is tokenised, never rejected
     from shmlint.parsers.yamlnodes import YamlError, compose, key_problem
@@ -20,3 +22,22 @@ def parse_error(source: SourceText, kind: FileKind, *, strict: bool = False) -> 
     except YamlError as exc:
         problem = exc
     return f"line {problem.line}, column {problem.column}: {problem.message}" if problem else None
+
+
+def _launcher_error(source: SourceText, kind: FileKind) -> str | None:
+    """Terraform re-read with the HCL reader, Python with ``ast``: what the fixers' edits are verified against."""
+    if kind is FileKind.TERRAFORM:
+        from shmlint.parsers.hcl import HclError, parse
+
+        try:
+            parse(source.text)
+        except HclError as exc:
+            return f"line {exc.line}, column {exc.column}: {exc.message}"
+        return None
+    import ast
+
+    try:
+        ast.parse(source.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return f"line {getattr(exc, 'lineno', 1) or 1}: {exc}"
+    return None

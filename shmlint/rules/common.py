@@ -12,6 +12,11 @@ REMEDY = {
     WorkloadFormat.KUBERNETES: "mount an emptyDir with medium: Memory and a sizeLimit at /dev/shm",
     WorkloadFormat.COMPOSE: "set shm_size on the service",
     WorkloadFormat.COMMAND: "add --shm-size (e.g. --shm-size=8g)",
+    WorkloadFormat.TERRAFORM: (
+        "size it in the resource (an empty_dir volume with medium Memory mounted at /dev/shm, docker_container "
+        "shm_size, or linuxParameters.sharedMemorySize)"
+    ),
+    WorkloadFormat.PYTHON: "pass the launcher's shared memory option (shared_memory=, shm_size=, or a Memory emptyDir at /dev/shm)",
 }
 
 

@@ -1,0 +1,142 @@
+"""Python launchers: what ``ast`` reading resolves (module constants) and leaves unknown, exact columns on
+non-ASCII lines, the bounds and the import prefilter, and the keyword-argument fixes in the shapes calls come in."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.discover import FileKind, kind_for_name
+from shmlint.engine import Engine
+from shmlint.extract import python_launchers
+from shmlint.fix.apply import fix_source
+from shmlint.model import FileResult, ShmKind
+from shmlint.parsers.syntax import parse_error
+from shmlint.source import SourceText
+from tests.support import default_engine
+
+PATH = Path("flow.py")
+FLOW = "from metaflow import FlowSpec, batch, step\n\n\nclass F(FlowSpec):\n{decorators}    @step\n    def start(self):\n        pass\n"
+
+
+def result(engine: Engine, text: str) -> FileResult:
+    return engine.check_source(SourceText("flow.py", text), FileKind.PYTHON, PATH)
+
+
+def check(engine: Engine, text: str) -> list[str]:
+    return [f"{f.span.line}:{f.span.column} {f.code} {f.severity.label}" for f in result(engine, text).findings]
+
+
+def fixed(engine: Engine, text: str) -> str:
+    source = SourceText("flow.py", text)
+    outcome = fix_source(engine, source, FileKind.PYTHON, PATH)
+    assert not outcome.problems
+    assert parse_error(replace(source, text=outcome.text), FileKind.PYTHON) is None
+    return outcome.text
+
+
+def flow(decorators: str, prefix: str = "") -> str:
+    return prefix + FLOW.format(decorators=decorators)
+
+
+def test_py_files_are_python() -> None:
+    assert kind_for_name("flow.py") is FileKind.PYTHON
+
+
+def test_a_module_without_a_launcher_import_is_not_parsed(engine: Engine) -> None:
+    assert check(engine, "def broken(:\n    client.containers.run(gpus=1)\n") == []
+
+
+def test_module_constants_are_resolved_and_reassigned_names_are_not(engine: Engine) -> None:
+    text = flow("    @batch(gpu=N, shared_memory=SHM)\n", "N = 1\nSHM = 256\n")
+    assert check(engine, text) == ["7:33 SHM005 warning"]  # at the size itself
+    text = flow("    @batch(gpu=N, shared_memory=SHM)\n", "N = 1\nSHM = 256\nSHM = 9000\n")
+    (workload,) = result(engine, text).workloads
+    assert workload.shm[0].size.bytes is None and workload.shm[0].size.error is None
+    assert check(engine, text) == []
+
+
+def test_an_unresolved_gpu_count_is_not_evidence(engine: Engine) -> None:
+    assert result(engine, flow("    @batch(gpu=count())\n")).workloads[0].gpu == ()
+
+
+def test_columns_count_characters_on_non_ascii_lines(engine: Engine) -> None:
+    text = "import docker\nd = docker.from_env()\n" + 'x = "ünïcödé"; d.containers.run("pytorch/pytorch:latest")\n'
+    assert check(engine, text) == ["3:16 SHM001 error"]
+
+
+def test_host_ipc_and_unknown_ipc(engine: Engine) -> None:
+    base = 'import docker\ndocker.from_env().containers.run("pytorch/pytorch:latest", ipc_mode={mode})\n'
+    assert [s.kind for s in result(engine, base.format(mode='"host"')).workloads[0].shm] == [ShmKind.HOST_IPC]
+    assert [s.kind for s in result(engine, base.format(mode="MODE")).workloads[0].shm] == [ShmKind.UNKNOWN]
+
+
+def test_kfp_memory_mount_on_another_task_does_not_count(engine: Engine) -> None:
+    text = (
+        "from kfp import dsl, kubernetes\n\n\n@dsl.pipeline\ndef p():\n    a = op()\n    a.set_gpu_limit(1)\n"
+        '    b = op()\n    kubernetes.empty_dir_mount(b, volume_name="d", mount_path="/dev/shm", medium="Memory")\n'
+    )
+    assert check(engine, text) == ["7:5 SHM001 error"]
+
+
+def test_kfp_disk_empty_dir_at_dev_shm_is_disk(engine: Engine) -> None:
+    text = (
+        "from kfp import dsl, kubernetes\n\n\n@dsl.pipeline\ndef p():\n    a = op()\n    a.set_accelerator_limit(2)\n"
+        '    kubernetes.empty_dir_mount(a, "dshm", "/dev/shm")\n'
+    )
+    assert [s.kind for s in result(engine, text).workloads[0].shm] == [ShmKind.DISK]
+
+
+def test_flyte_pytorch_plugin_manages_shm_unless_turned_off(engine: Engine) -> None:
+    text = (
+        "from flytekit import Resources, task\nfrom flytekitplugins.kfpytorch import Elastic\n\n\n"
+        "@task(task_config=Elastic(nnodes=2{off}), requests=Resources(gpu=2))\ndef t():\n    pass\n"
+    )
+    assert check(engine, text.format(off="")) == []
+    assert check(engine, text.format(off=", increase_shared_mem=False")) == ["5:2 SHM001 error"]
+
+
+def test_the_node_bound_refuses_huge_modules(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(python_launchers, "MAX_NODES", 50)
+    text = "import docker\n" + "x = [" + ", ".join("1" for _ in range(100)) + "]\n"
+    (line,) = check(engine, text)
+    assert line == "1:1 SHM000 error"
+    assert "too complex" in result(engine, text).findings[0].message
+
+
+# -- fixes -----------------------------------------------------------------------------------------------------
+
+
+def test_a_bare_decorator_gets_an_argument_list(engine: Engine) -> None:
+    text = flow("    @batch\n    @resources(gpu=1)\n").replace("batch, step", "batch, resources, step")
+    assert "    @batch(shared_memory=8192)\n    @resources(gpu=1)\n" in fixed(engine, text)
+
+
+def test_one_argument_a_line_with_and_without_trailing_comma(engine: Engine) -> None:
+    with_comma = flow("    @batch(\n        gpu=1,\n    )\n")
+    assert "        gpu=1,\n        shared_memory=8192,\n    )\n" in fixed(engine, with_comma)
+    without = flow("    @batch(\n        gpu=1\n    )\n")
+    assert "        gpu=1,\n        shared_memory=8192\n    )\n" in fixed(engine, without)
+
+
+def test_a_comment_on_the_last_argument_line_leaves_the_finding_without_a_fix(engine: Engine) -> None:
+    (finding,) = result(engine, flow("    @batch(\n        gpu=1  # one GPU\n    )\n")).findings
+    assert finding.code == "SHM001" and finding.fix is None
+
+
+def test_a_size_given_by_a_constant_is_rewritten_in_the_call_only(engine: Engine) -> None:
+    text = flow("    @batch(gpu=1, shared_memory=SHM)\n", "SHM = 256\n")
+    after = fixed(engine, text)
+    assert after.startswith("SHM = 256\n") and "@batch(gpu=1, shared_memory=8192)" in after
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(max_size=300))
+def test_the_engine_never_raises_on_a_launcher_module(text: str) -> None:
+    engine = default_engine()
+    outcome = engine.check_source(SourceText("flow.py", "import docker\n" + text), FileKind.PYTHON, PATH)
+    assert all(f.workload is not None or f.code == "SHM000" for f in outcome.findings)
