@@ -40,10 +40,14 @@ def _codes(values: tuple[str, ...]) -> frozenset[str]:
 
 
 class _Group(click.Group):
-    """Commands that live with the validation harness are imported only when they run, so ``check`` in a
+    """Commands that live with the validation harness or the language server are imported only when they run, so ``check`` in a
     pre-commit hook does not pay for them."""
 
-    LAZY: ClassVar[dict[str, str]] = {"validate": "shmlint.validate.commands", "size": "shmlint.validate.commands"}
+    LAZY: ClassVar[dict[str, str]] = {
+        "validate": "shmlint.validate.commands",
+        "size": "shmlint.validate.commands",
+        "server": "shmlint.server.command",
+    }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.LAZY})
