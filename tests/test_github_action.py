@@ -213,3 +213,15 @@ def test_the_table_is_bounded() -> None:
 )
 def test_paths_input(value: str, paths: list[str]) -> None:
     assert paths_input(value) == paths
+
+
+def test_the_readme_documents_every_input_and_uses_only_real_ones() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**GitHub Action**") : readme.index("Without the action")]
+    workflow = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    [step] = [step for step in workflow["jobs"]["shmlint"]["steps"] if step.get("uses", "").startswith("shmlint/")]
+    assert set(step["with"]) <= set(ACTION["inputs"])
+    for name in ACTION["inputs"]:
+        assert f"| `{name}` |" in section, name
+    for name in ACTION["outputs"]:
+        assert f"`{name}`" in section, name
