@@ -26,6 +26,7 @@ class Client(LanguageClient):
         super().__init__(converter_factory=default_converter)
         self.versions: dict[str, int | None] = {}
         self.published: list[types.PublishDiagnosticsParams] = []
+        self.encoding = "utf-16"  # the position encoding the session agreed on
 
 
 def _record(client: Client, params: types.PublishDiagnosticsParams) -> None:
@@ -78,20 +79,38 @@ async def client(lsp_client: Client):
     await lsp_client.shutdown_session()
 
 
-def utf16_offset(text: str, position: types.Position) -> int:
-    """An independent reading of an LSP position: split lines, count UTF-16 units by encoding."""
+#: LSP position encodings and the codec and code unit size that count them
+CODECS = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}
+
+
+def text_offset(text: str, position: types.Position, encoding: str = "utf-16") -> int:
+    """An independent reading of an LSP position: split lines, count code units by encoding the line."""
+    codec, size = CODECS[encoding]
     lines = text.splitlines(keepends=True)
     before = "".join(lines[: position.line])
     line = lines[position.line] if position.line < len(lines) else ""
-    units = line.encode("utf-16-le")[: 2 * position.character]
-    return len(before) + len(units.decode("utf-16-le"))
+    return len(before) + len(line.encode(codec)[: size * position.character].decode(codec))
 
 
-def apply(text: str, edits: list[types.TextEdit]) -> str:
-    spans = [(utf16_offset(text, e.range.start), utf16_offset(text, e.range.end), e.new_text) for e in edits]
+def apply(text: str, edits: list[types.TextEdit], encoding: str = "utf-16") -> str:
+    spans = [
+        (text_offset(text, e.range.start, encoding), text_offset(text, e.range.end, encoding), e.new_text)
+        for e in edits
+    ]
     for start, end, new in sorted(spans, reverse=True):
         text = text[:start] + new + text[end:]
     return text
+
+
+@pytest_lsp.fixture(config=SERVER, params=["neovim", "emacs", "visual-studio-code"])
+async def any_client(lsp_client: Client, request: pytest.FixtureRequest):
+    """Clients that offer UTF-8 first (Neovim), UTF-32 first (Emacs), nothing (VS Code: UTF-16)."""
+    result = await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities(request.param), root_uri=ROOT.as_uri())
+    )
+    lsp_client.encoding = str(result.capabilities.position_encoding or "utf-16")
+    yield
+    await lsp_client.shutdown_session()
 
 
 def edits_of(action: types.CodeAction, uri: str) -> list[types.TextEdit]:
@@ -230,3 +249,28 @@ async def test_quick_typing_is_checked_once_for_its_last_version(client: Client,
     assert [d.code for d in await diagnostics(client, uri, last)] == ["SHM001"]
     checks = [p for p in client.published if p.uri == uri]
     assert len(checks) < last / 4, [p.version for p in checks]  # debounced: far fewer checks than keystrokes
+
+
+@pytest.mark.asyncio
+async def test_ranges_and_edits_follow_the_negotiated_position_encoding(any_client: Client, tmp_path: Path) -> None:
+    client = any_client
+    uri = open_document(client, tmp_path / "train.sh", SCRIPT, "shellscript")
+    [diagnostic] = await diagnostics(client, uri, 1)
+    start = text_offset(SCRIPT, diagnostic.range.start, client.encoding)
+    end = text_offset(SCRIPT, diagnostic.range.end, client.encoding)
+    assert SCRIPT[start:end] == "docker"
+    before = {"utf-8": 21, "utf-16": 18, "utf-32": 17}[client.encoding]  # units before `docker` on its line
+    assert diagnostic.range.start == types.Position(1, before)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    assert actions is not None
+    [quick] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix]
+    fixed = apply(SCRIPT, edits_of(quick, uri), client.encoding)
+    assert fixed == SCRIPT.replace("docker run ", "docker run --shm-size=8g ")
+    replace_text(client, uri, 2, fixed)
+    assert await diagnostics(client, uri, 2) == []

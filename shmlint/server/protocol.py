@@ -124,6 +124,9 @@ def document_path(uri: str) -> Path:
 
 
 class ShmlintServer(LanguageServer):
+    """pygls's server with shmlint's state: the analyzer, the worker thread, pending checks and the last view of
+    each open document (no global server object: ``build_server`` makes one)."""
+
     def __init__(self, analyzer: Analyzer, debounce: float) -> None:
         super().__init__(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.analyzer = analyzer
@@ -131,6 +134,12 @@ class ShmlintServer(LanguageServer):
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shmlint-check")
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.views: dict[str, View] = {}
+
+    @property
+    def encoding(self) -> str:
+        """The position encoding agreed with the client (``utf-16`` unless it offered another that pygls chose)."""
+        chosen = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        return str(getattr(chosen, "value", chosen))
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
@@ -158,8 +167,13 @@ class ShmlintServer(LanguageServer):
         view = await self.view(uri)
         if view is None or self.workspace.get_text_document(uri).version != view.version:
             return  # closed, or changed meanwhile: its own check will publish
+        try:
+            found = view.diagnostics()
+        except Exception as exc:  # noqa: BLE001 - a finding the editor cannot be shown must not end the session
+            self.log(f"shmlint: {type(exc).__name__}: {exc}\n{traceback.format_exc()}", types.MessageType.Error)
+            found = [problem_diagnostic(f"shmlint could not show its findings (an internal error: {exc})")]
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, version=view.version, diagnostics=view.diagnostics())
+            types.PublishDiagnosticsParams(uri=uri, version=view.version, diagnostics=found)
         )
 
     async def view(self, uri: str) -> View | None:
@@ -176,7 +190,7 @@ class ShmlintServer(LanguageServer):
         if checked is None:
             why = "shmlint could not check this file (an internal error: see the shmlint output for details)"
             checked = Checked(SourceText(str(path), text), path, None, FileResult(str(path)), problem=why)
-        view = View(uri, version, checked, str(self.workspace.position_encoding or "utf-16"))
+        view = View(uri, version, checked, self.encoding)
         if uri in self.workspace.text_documents:
             self.views[uri] = view
         return view
