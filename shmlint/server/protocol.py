@@ -25,6 +25,7 @@ from shmlint.config import YAML_NAMES
 from shmlint.model import Edit, FileResult, Finding
 from shmlint.server.analysis import Analyzer, Checked, explain
 from shmlint.server.positions import LineIndex
+from shmlint.settings import INPUT_ERROR
 from shmlint.severity import Severity
 from shmlint.source import SourceText
 
@@ -99,7 +100,7 @@ def problem_diagnostic(message: str) -> types.Diagnostic:
         range=types.Range(start, start),
         message=message,
         severity=types.DiagnosticSeverity.Error,
-        code="SHM000",
+        code=INPUT_ERROR,
         source=SOURCE,
     )
 
