@@ -13,6 +13,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from shmlint.model import Edit
 from shmlint.server.analysis import Analyzer, minimal_edit
 from shmlint.server.positions import UTF8, UTF16, UTF32, LineIndex, code_units
 from tests.support import FIXTURES
@@ -72,6 +73,17 @@ def test_the_fix_all_edit_is_small() -> None:
     edit = minimal_edit(before, "a\nb\n  x: 1\nc\n")
     assert edit is not None
     assert edit.end - edit.start == 0 and len(edit.new_text) == len("  x: 1\n")
+
+
+def test_fix_all_inserts_where_the_fix_does() -> None:
+    """Not ``shm-size=8g --`` inside ``--gpus``, which gives the same text but not the same edit for the editor."""
+    path = Path("train.sh")
+    text = "docker run --gpus all pytorch/pytorch torchrun train.py\n"
+    analyzer = Analyzer()
+    checked = analyzer.check(path, text)
+    assert analyzer.fix_all(checked) == Edit(len("docker run"), len("docker run"), " --shm-size=8g")
+    [finding] = checked.result.findings
+    assert analyzer.quick_fix(checked, finding) == [Edit(len("docker run"), len("docker run"), " --shm-size=8g")]
 
 
 def test_a_buffer_follows_the_configuration_the_command_line_would_use(tmp_path: Path) -> None:

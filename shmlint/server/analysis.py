@@ -37,7 +37,9 @@ class Checked:
 
 def minimal_edit(before: str, after: str) -> Edit | None:
     """The one replacement that turns ``before`` into ``after`` and touches the fewest characters, never cutting
-    a ``\\r\\n`` in two (an editor cannot place a position between them)."""
+    a ``\\r\\n`` in two (an editor cannot place a position between them). An insertion is placed as far left as
+    it reads the same, where the fix put it (`` --shm-size=8g`` after ``run``, not ``shm-size=8g --`` inside
+    ``--gpus``)."""
     if before == after:
         return None
     limit = min(len(before), len(after))
@@ -51,7 +53,10 @@ def minimal_edit(before: str, after: str) -> Edit | None:
         tail += 1
     if tail and before[len(before) - tail] == "\n" and before[len(before) - tail - 1 : len(before) - tail] == "\r":
         tail -= 1
-    return Edit(start, len(before) - tail, after[start : len(after) - tail])
+    end, new = len(before) - tail, after[start : len(after) - tail]
+    while start == end and new and start and before[start - 1] == new[-1] and before[start - 2 : start] != "\r\n":
+        start, end, new = start - 1, end - 1, before[start - 1] + new[:-1]  # the same insertion, further left
+    return Edit(start, end, new)
 
 
 class Analyzer:
