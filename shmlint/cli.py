@@ -19,7 +19,11 @@ from shmlint.severity import Severity
 
 if TYPE_CHECKING:
     from shmlint.engine import Engine
-    from shmlint.model import FileResult, Report
+    from shmlint.model import FileResult, Finding, Report
+    from shmlint.source import SourceText
+
+    #: files' text by path, and the diff of each shown finding's fix (``--show-source``)
+    SourceContext = tuple[dict[str, SourceText], dict[Finding, str]]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SEVERITIES = click.Choice(["info", "warning", "error"])
@@ -40,10 +44,14 @@ def _codes(values: tuple[str, ...]) -> frozenset[str]:
 
 
 class _Group(click.Group):
-    """Commands that live with the validation harness are imported only when they run, so ``check`` in a
+    """Commands that live with the validation harness or the language server are imported only when they run, so ``check`` in a
     pre-commit hook does not pay for them."""
 
-    LAZY: ClassVar[dict[str, str]] = {"validate": "shmlint.validate.commands", "size": "shmlint.validate.commands"}
+    LAZY: ClassVar[dict[str, str]] = {
+        "validate": "shmlint.validate.commands",
+        "size": "shmlint.validate.commands",
+        "server": "shmlint.server.command",
+    }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.LAZY})
@@ -175,6 +183,11 @@ PATHS = click.argument("paths", nargs=-1, type=click.Path(readable=False), callb
 @click.option("--quiet", "-q", is_flag=True, help="Only findings, no notes or summary.")
 @click.option("--statistics", is_flag=True, help="Count findings per rule.")
 @click.option("--show-fixes", is_flag=True, help="Say after each finding what its fix would do.")
+@click.option(
+    "--show-source/--no-show-source",
+    default=None,
+    help="Text report: show each finding's lines with a marker under its span, and its fix's diff (show-source).",
+)
 @click.option("--report-unused-suppressions", is_flag=True, help="List suppressions that matched nothing (fails).")
 @click.option("--stdin-filename", help="Name for text read from '-': decides the format and appears in findings.")
 @click.option(
@@ -198,6 +211,7 @@ def check(
     quiet: bool,
     statistics: bool,
     show_fixes: bool,
+    show_source: bool | None,
     report_unused_suppressions: bool,
     stdin_filename: str | None,
     render: str | None,
@@ -215,26 +229,35 @@ def check(
         prefilter=False if no_prefilter else None,
         respect_gitignore=respect_gitignore,
         render=render,
+        show_source=show_source,
     )
     stdin = Path("-") in paths
     targets = tuple(p for p in paths if p != Path("-")) or (() if stdin else (Path("."),))
     files: list[FileResult] = []
     fail_on_by_file: dict[str, Severity] = {}  # each file fails by the configuration that applies to it
+    shown_by_file: dict[str, Settings] = {}  # files whose configuration shows source context
     for settings, members in _configured(targets, config, overrides) if targets else []:
         for result in check_paths(settings, members).files:
             files.append(result)
             fail_on_by_file[result.path] = settings.fail_on
+            if settings.show_source:
+                shown_by_file[result.path] = settings
     if stdin:  # the current folder's configuration
         settings = _configured((Path("."),), config, overrides)[0][0]
         files.append(result := _check_stdin(Engine(settings), stdin_filename))
         fail_on_by_file[result.path] = settings.fail_on
+        if settings.show_source:
+            shown_by_file[result.path] = settings
     report = _apply_baseline(Report(tuple(files)), baseline_file, write_baseline_file, quiet)
     if quiet and report.unrendered:  # what was not rendered is never silent: a pre-commit hook runs `check --quiet`
         from shmlint.report.text import format_unrendered
 
         for record in report.unrendered:
             click.echo(format_unrendered(record), err=True)
-    text = _format_report(report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions)
+    context = _source_context(report, shown_by_file) if shown_by_file and output_format == "text" else None
+    text = _format_report(
+        report, output_format, output, quiet, statistics, show_fixes, report_unused_suppressions, context
+    )
     _emit(text, output)
     failed = report.failed_by_file(fail_on_by_file) or (report_unused_suppressions and bool(report.unused_suppressions))
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_CLEAN)
@@ -306,6 +329,35 @@ def _check_stdin(engine: Engine, name: str | None) -> FileResult:
     return engine.check_source(source, kind, Path(display))
 
 
+def _source_context(report: Report, shown: dict[str, Settings]) -> SourceContext:
+    """The text of the files whose findings are shown with their source, and each fix as a diff. Results come
+    back from the check without their text (slimmed), so the files are read again; one that can no longer be read
+    is shown without context."""
+    from shmlint.source import InputError, SourceText, read_bytes
+
+    sources: dict[str, SourceText] = {}
+    diffs: dict[Finding, str] = {}
+    for result in report.files:
+        settings = shown.get(result.path)
+        if settings is None:
+            continue
+        for finding in result.findings:
+            path = finding.span.path
+            if path not in sources and result.source is not None and result.source.path == path:
+                sources[path] = result.source  # standard input: kept
+            if path not in sources:
+                try:
+                    sources[path] = SourceText.from_bytes(path, read_bytes(path, settings.max_file_bytes))
+                except InputError:
+                    continue
+            if finding.fix is not None:
+                from shmlint.fix.preview import fix_diff
+
+                if diff := fix_diff(finding, sources[path]):
+                    diffs[finding] = diff
+    return sources, diffs
+
+
 def _format_report(
     report: Report,
     output_format: str,
@@ -314,6 +366,7 @@ def _format_report(
     statistics: bool,
     show_fixes: bool,
     unused: bool,
+    context: SourceContext | None = None,
 ) -> str:
     import importlib
 
@@ -329,6 +382,8 @@ def _format_report(
         show_statistics=statistics,
         show_fixes=show_fixes,
         show_unused_suppressions=unused,
+        sources=context[0] if context else None,
+        diffs=context[1] if context else None,
     )
 
 

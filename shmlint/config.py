@@ -219,6 +219,8 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))
     if "respect-gitignore" in data:
         changes["respect_gitignore"] = data["respect-gitignore"]
+    if "show-source" in data:
+        changes["show_source"] = data["show-source"]
     return settings._replace(**changes), set(data)
 
 
@@ -258,6 +260,7 @@ def describe(effective: Effective) -> str:
         "respect-gitignore": s.respect_gitignore,
         "render": s.render,
         "unrendered": s.unrendered,
+        "show-source": s.show_source,
     }
     lines = [f"# configuration file: {effective.path or 'none'}"]
     for key, value in values.items():

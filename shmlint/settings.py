@@ -37,6 +37,7 @@ class Settings(NamedTuple):
     shm_free_commands: tuple[str, ...] = ()
     render: str = "auto"  # kustomizations and charts: "auto" (when the renderer is installed), "always", "never"
     unrendered: str = "note"  # what a unit left unrendered counts as: "note" (never fails), "warning", "error"
+    show_source: bool = False  # the text report shows each finding's lines, a marker under its span and its fix
 
     def ignored_for(self, path: Path) -> frozenset[str]:
         """Codes ``per-file-ignores`` switches off for this path; a pattern starting with ``!`` applies to every

@@ -39,7 +39,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "config_problems",
         }
     ),
-    frozenset({"docs", "cli", "__main__"}),
+    frozenset({"docs", "cli", "__main__", "server", "github_action"}),
 )
 
 

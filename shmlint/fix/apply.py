@@ -49,7 +49,7 @@ def _wanted(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.applicability is Applicability.SAFE)
 
 
-def _breaks(after: SourceText, kind: FileKind, original: SourceText) -> str | None:
+def breaks(after: SourceText, kind: FileKind, original: SourceText) -> str | None:
     """Why the fixed text no longer reads. A duplicate key counts only when the original had none: a file the
     strict readers already reject is not made worse by the fix (and the original is read again only then)."""
     error = parse_error(after, kind, strict=True)
@@ -68,17 +68,17 @@ def _parsable(
     """The round's fixes and the text they make, if together they keep the file readable; else those that do on
     their own, if together they still do; else none (and the text unchanged)."""
     together = splice(current.text, [e for _, edits in fixes for e in edits])
-    if _breaks(replace(current, text=together), kind, original) is None:
+    if breaks(replace(current, text=together), kind, original) is None:
         return fixes, together
     good = []
     for finding, edits in fixes:
-        error = _breaks(replace(current, text=splice(current.text, edits)), kind, original)
+        error = breaks(replace(current, text=splice(current.text, edits)), kind, original)
         if error is None:
             good.append((finding, edits))
         else:
             problems.append(f"{finding.code} fix dropped: it would make the file unparsable ({error})")
     together = splice(current.text, [e for _, edits in good for e in edits])
-    if good and _breaks(replace(current, text=together), kind, original) is None:
+    if good and breaks(replace(current, text=together), kind, original) is None:
         return good, together
     return [], current.text
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import difflib
 
 
-def unified(path: str, before: str, after: str) -> str:
+def unified(path: str, before: str, after: str, context: int = 3) -> str:
     name = path.lstrip("/")
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}", n=context
     )
     out = []
     for line in lines:

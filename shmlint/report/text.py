@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, TextIO
 
 import click
@@ -13,6 +14,7 @@ from shmlint.severity import Severity
 
 if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
     from shmlint.model import Finding, RenderRecord, Report
+    from shmlint.source import SourceText
 
 _COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -79,6 +81,21 @@ def statistics(report: Report) -> list[str]:
     return [f"{count:5d}  {code}  {slug}" for (code, slug), count in sorted(counts.items())]
 
 
+def source_context(finding: Finding, source: SourceText, diff: str | None, colour: bool) -> list[str]:
+    """The lines under a finding in the full format: its source with a marker, its fix and the fix's diff."""
+    from shmlint.report.context import diff_lines, snippet
+
+    def marker(text: str) -> str:
+        return click.style(text, fg=_COLOURS[finding.severity], bold=True)
+
+    lines = snippet(source, finding.span, marker if colour else None)
+    if finding.fix:
+        lines.append(f"    fix ({finding.fix.applicability.value}): {visible(finding.fix.title)}")
+        if diff:
+            lines += diff_lines(diff, colour)
+    return [*lines, ""]
+
+
 def format_report(
     report: Report,
     *,
@@ -87,11 +104,18 @@ def format_report(
     show_statistics: bool = False,
     show_fixes: bool = False,
     show_unused_suppressions: bool = False,
+    sources: Mapping[str, SourceText] | None = None,
+    diffs: Mapping[Finding, str] | None = None,
 ) -> str:
+    """``sources``: the text of the files whose findings are shown with their source context (``--show-source``),
+    ``diffs``: the fix of each such finding as a diff."""
     lines = []
     for finding in report.findings:
         lines.append(format_finding(finding, colour))
-        if show_fixes and finding.fix:
+        source = sources.get(finding.span.path) if sources else None
+        if source is not None:
+            lines += source_context(finding, source, (diffs or {}).get(finding), colour)
+        elif show_fixes and finding.fix:
             lines.append(f"    fix ({finding.fix.applicability.value}): {visible(finding.fix.title)}")
     if show_unused_suppressions:
         lines += [
