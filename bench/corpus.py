@@ -192,6 +192,8 @@ def _file(rng: random.Random, index: int) -> tuple[str, str]:
     name = f"svc-{index:05d}"
     image = rng.choice(TORCH_IMAGES if gpu else PLAIN_IMAGES)
     port = 8000 + index % 1000
+    if index % 40 == 39:  # one file in 40 of the kinds issue 16 added (the random draws above stay the same)
+        return _documentation_or_unit(index, name, image, port, gpu, sized)
     if kind == "k8s":
         limits = "              memory: 16Gi\n" + ("              nvidia.com/gpu: 1\n" if gpu else "")
         text = DEPLOYMENT.format(
@@ -225,6 +227,78 @@ def _file(rng: random.Random, index: int) -> tuple[str, str]:
     if kind == "shell":
         return f"scripts/{name}.sh", SHELL.format(name=name, image=image, port=port, flags=flags, command=command)
     return f"docs/{name}.md", MARKDOWN.format(name=name, image=image, port=port, flags=flags, command=command)
+
+
+RST = """{name}
+{underline}
+
+.. code-block:: yaml
+
+   apiVersion: v1
+   kind: Pod
+   metadata:
+     name: {name}
+   spec:
+     containers:
+     - name: main
+       image: {image}
+       resources:
+         limits:
+{limits}{mounts}
+"""
+RAY = """cluster_name: {name}
+provider:
+  type: aws
+  region: us-west-2
+docker:
+  image: {image}
+  container_name: ray_container
+{docker}available_node_types:
+  worker:
+    resources: {{"CPU": 8{gpus}}}
+    node_config: {{InstanceType: m5.2xlarge}}
+head_node_type: worker
+"""
+QUADLET = """[Unit]
+Description={name}
+
+[Container]
+Image={image}
+PublishPort={port}:{port}
+{container}
+[Install]
+WantedBy=default.target
+"""
+UNIT = """[Unit]
+Description={name}
+After=docker.service
+
+[Service]
+ExecStart=/usr/bin/docker run --rm -p {port}:{port} {flags}{image} serve
+Restart=always
+"""
+
+
+def _documentation_or_unit(index: int, name: str, image: str, port: int, gpu: bool, sized: bool) -> tuple[str, str]:
+    """reStructuredText with a YAML block, Ray cluster YAML, a Quadlet unit or a systemd unit, in turn."""
+    turn = index // 40 % 4
+    if turn == 0:
+        limits = "             memory: 16Gi\n" + ("             nvidia.com/gpu: 1\n" if gpu else "")
+        mounts = (
+            "       volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n     volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 8Gi}}]\n"
+            if sized
+            else ""
+        )
+        text = RST.format(name=name, underline="=" * len(name), image=image, limits=limits, mounts=mounts)
+        return f"docs/{name}.rst", text
+    if turn == 1:
+        docker = "  disable_shm_size_detection: true\n" + ('  run_options: ["--shm-size=8g"]\n' if sized else "")
+        return f"ray/{name}.yaml", RAY.format(name=name, image=image, docker=docker, gpus=', "GPU": 1' if gpu else "")
+    if turn == 2:
+        container = ("AddDevice=nvidia.com/gpu=all\n" if gpu else "") + ("ShmSize=8g\n" if sized else "")
+        return f"quadlet/{name}.container", QUADLET.format(name=name, image=image, port=port, container=container)
+    flags = ("--gpus all " if gpu else "") + ("--shm-size=8g " if sized else "")
+    return f"systemd/{name}.service", UNIT.format(name=name, image=image, port=port, flags=flags)
 
 
 def generate(root: Path, count: int, seed: int = 7) -> list[Path]:

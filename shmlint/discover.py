@@ -92,6 +92,8 @@ class FileKind(enum.StrEnum):
     DOCKERFILE = "dockerfile"  # evidence for compose build:, never checked on its own
     TERRAFORM = "terraform"  # *.tf: Kubernetes, docker and AWS container resources
     PYTHON = "python"  # *.py: read only when it imports a launcher library (Metaflow, KFP, Flyte, docker)
+    RST = "rst"  # reStructuredText: code blocks, like Markdown
+    UNIT = "unit"  # systemd .service (ExecStart=docker run) and Podman Quadlet .container units
 
 
 class Candidate(NamedTuple):
@@ -115,8 +117,12 @@ def kind_for_name(name: str) -> FileKind | None:
         return FileKind.SHELL
     if name in ("Makefile", "makefile", "GNUmakefile") or lower.endswith(".mk"):
         return FileKind.MAKEFILE
-    if lower.endswith((".md", ".markdown", ".mdx")):
+    if lower.endswith((".md", ".markdown", ".mdx", ".qmd")):
         return FileKind.MARKDOWN
+    if lower.endswith(".rst"):
+        return FileKind.RST
+    if lower.endswith((".service", ".container")):
+        return FileKind.UNIT
     if name in ("Dockerfile", "Containerfile") or lower.endswith(".dockerfile") or lower.startswith("dockerfile."):
         return FileKind.DOCKERFILE
     if lower.endswith((".tf", ".tfvars")):  # pre-commit's ``terraform`` type names both

@@ -27,6 +27,8 @@ _FORMAT_LABELS = {
     WorkloadFormat.COMMAND: "command line",
     WorkloadFormat.TERRAFORM: "Terraform",
     WorkloadFormat.PYTHON: "Python launcher",
+    WorkloadFormat.RAY: "Ray cluster",
+    WorkloadFormat.QUADLET: "Quadlet",
 }
 #: fence languages by file name ending; the first match wins, anything else is plain text
 _LANGUAGES = (

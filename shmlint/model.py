@@ -32,6 +32,9 @@ class WorkloadFormat(enum.StrEnum):
     # issue 17, launchers: Terraform resources and Python launcher calls
     TERRAFORM = "terraform"
     PYTHON = "python"
+    # issue 16, docsunits: Ray cluster launcher YAML and Podman Quadlet units
+    RAY = "ray"  # a Ray cluster launcher YAML's docker section
+    QUADLET = "quadlet"  # a Podman Quadlet .container unit
 
 
 class Tier(enum.IntEnum):
@@ -224,8 +227,25 @@ class CallTarget(NamedTuple):
     unit: str
 
 
+class RayTarget(NamedTuple):
+    """Where the Ray fixer writes: the ``docker`` mapping (its ``run_options`` list, made when missing) by its
+    offset in the file, and the size slots of the options already there."""
+
+    docker_start: int
+    size_slots: tuple[SizeSlot, ...] = ()
+
+
+class BlockTarget(NamedTuple):
+    """A Kubernetes or compose target inside a documentation code block (``start``..``end`` of the file): the
+    format's fixer writes in the block read as its own file, and the block must still parse afterwards."""
+
+    start: int
+    end: int
+    inner: PodTarget | ServiceTarget
+
+
 #: what a format's fixer needs to write a fix; None where no fix can be written (a TrainJob's trainer...)
-FixTarget = PodTarget | ServiceTarget | CommandTarget | HclTarget | CallTarget | None
+FixTarget = PodTarget | ServiceTarget | CommandTarget | HclTarget | CallTarget | RayTarget | BlockTarget | None
 
 
 class Workload(NamedTuple):

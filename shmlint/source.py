@@ -119,3 +119,14 @@ def read_bytes(path: os.PathLike[str] | str, limit: int) -> bytes:
             return handle.read(limit + 1)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}") from None
+
+
+def alone(text: str, start: int, end: int) -> str:
+    """A piece of a text read on its own with the text's offsets (a code block, an option string): what comes
+    before it blanked with its line breaks (``\n``, and ``\r`` of old Mac files) kept, so lines and columns stay
+    the text's, nothing after it."""
+    lines = text[:start].split("\n")
+    blank = (
+        " " * len(line) if "\r" not in line else "".join("\r" if c == "\r" else " " for c in line) for line in lines
+    )
+    return "\n".join(blank) + text[start:end]

@@ -1,7 +1,8 @@
 """Every way a finding is switched off, applied in one stage: the workload's own ``shmlint.io/ignore`` annotation
 or label, ``per-file-ignores`` from configuration, and comments: ``# shmlint: ignore[SHM001]`` on a finding's
-line or the line above, ``<!-- shmlint: ignore[SHM001] -->`` before a Markdown code block, and
-``# shmlint: ignore-file``.
+line or the line above (``; shmlint: ignore[...]`` in systemd and Quadlet units),
+``<!-- shmlint: ignore[SHM001] -->`` before a Markdown code block, ``.. shmlint: ignore[SHM001]`` before a
+reStructuredText directive (its whole body), and ``# shmlint: ignore-file``.
 
 Codes or slugs are accepted; a bare ``ignore`` (no list) is not, so a suppression always says what it hides.
 """
@@ -14,10 +15,14 @@ from collections.abc import Callable
 from shmlint.model import Finding, Suppression
 from shmlint.source import SourceText
 
-_LINE = re.compile(r"(?:#|//|<!--)\s*shmlint:\s*ignore\[([^\]]*)\]")
+_LINE = re.compile(r"(?:#|//|;|<!--|^[ \t]*\.\.)\s*shmlint:\s*ignore\[([^\]]*)\]", re.MULTILINE)
 _FILE = re.compile(r"#\s*shmlint:\s*ignore-file\b|<!--\s*shmlint:\s*ignore-file\s*-->")
 _HTML = re.compile(r"<!--\s*shmlint:\s*ignore\[([^\]]*)\]\s*-->")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_RST_COMMENT = re.compile(r"[ \t]*\.\.")
+#: how far a reStructuredText suppression reaches: more than any code block, and a bound on the work when a
+#: hostile file puts thousands of comments in front of one huge indented block
+_DIRECTIVE_LINES = 5_000
 
 
 def ignores_file(text: str) -> bool:
@@ -38,6 +43,27 @@ def _block_after(source: SourceText, line: int) -> int:
     return line + 1
 
 
+def _directive_after(source: SourceText, line: int) -> int:
+    """The last line of what follows a reStructuredText comment on ``line``: the next directive or paragraph and
+    everything indented below it (a ``code-block`` with its body)."""
+    total = len(source.line_starts)
+    number = line + 1
+    while number <= total and not source.line_text(number).strip():
+        number += 1
+    if number > total:
+        return line + 1
+    head = source.line_text(number)
+    indent = len(head) - len(head.lstrip())
+    last = number
+    for following in range(number + 1, min(total, number + _DIRECTIVE_LINES) + 1):
+        current = source.line_text(following)
+        if current.strip():
+            if len(current) - len(current.lstrip()) <= indent:
+                break
+            last = following
+    return last
+
+
 def find_suppressions(source: SourceText, resolve: Callable[[str], str | None]) -> list[Suppression]:
     """All suppressions in a file; ``resolve`` maps a code or slug to its code (None when unknown)."""
     text = source.text
@@ -47,7 +73,12 @@ def find_suppressions(source: SourceText, resolve: Callable[[str], str | None]) 
     for match in _LINE.finditer(text):
         line, column = source.position(match.start())
         codes = frozenset(filter(None, (resolve(part.strip()) for part in match.group(1).split(","))))
-        last = _block_after(source, line) if _HTML.match(text, match.start()) else line + 1
+        if _HTML.match(text, match.start()):
+            last = _block_after(source, line)
+        elif _RST_COMMENT.match(text, match.start()):
+            last = _directive_after(source, line)
+        else:
+            last = line + 1
         found.append(Suppression(line, column, codes, line, last))
     return found
 

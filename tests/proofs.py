@@ -323,3 +323,23 @@ def assert_line_breaks_kept(before: str, after: str) -> None:
         assert "\r" not in after, "an LF file got CR characters"
     if before and not before.endswith("\n"):
         assert not after.endswith("\n"), "a file without a final newline got one"
+
+
+def yaml_blocks(text: str, suffix: str) -> list[str]:
+    """The YAML code blocks of a documentation file, each as its own text."""
+    from shmlint.parsers.embedded import markdown_yaml_blocks, rst_yaml_blocks
+
+    found = rst_yaml_blocks(text) if suffix == ".rst" else markdown_yaml_blocks(text)
+    return [text[start:end] for start, end in found]
+
+
+def assert_blocks_still_valid(before: str, after: str, suffix: str) -> int:
+    """Each YAML code block of a documentation file that validated (Kubernetes or compose) still does; returns
+    how many did before."""
+    old, new = yaml_blocks(before, suffix), yaml_blocks(after, suffix)
+    assert len(old) == len(new), "a fix changed how many YAML code blocks the file has"
+    checked = 0
+    for block, fixed in zip(old, new, strict=True):
+        with contextlib.suppress(yaml.YAMLError):
+            checked += assert_kubernetes_still_valid(block, fixed) + assert_compose_still_valid(block, fixed)
+    return checked

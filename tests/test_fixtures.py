@@ -23,6 +23,7 @@ from tests import proofs
 from tests.support import FIXTURES
 
 FORMATS = ("k8s", "compose", "shell", "markdown", "make", "terraform", "python")
+FORMATS += ("docs", "ray", "units")  # code blocks of documentation; Ray cluster launcher; systemd and Quadlet
 UPDATE = os.environ.get("SHMLINT_UPDATE_SNAPSHOTS") == "1"
 
 
@@ -82,7 +83,11 @@ def test_fixture_fix(engine: Engine, path: Path, tmp_path: Path) -> None:
     assert not [f for f in after.findings if f.code == "SHM000"]
     again = fix_source(engine, after.source, candidate.kind, path, unsafe=unsafe)
     assert not again.changed, "a second fix changed the file again"
-    if path.suffix in (".yaml", ".yml") and "compose" not in path.parts:
+    if "docs" in path.parts:  # YAML code blocks of documentation: each as its own file
+        assert (
+            proofs.assert_blocks_still_valid(checked.source.text, result.text, path.suffix) or "commands" in path.parts
+        )
+    elif path.suffix in (".yaml", ".yml") and "compose" not in path.parts:
         proofs.assert_kubernetes_still_valid(checked.source.text, result.text)
     elif "compose" in path.parts:
         proofs.assert_compose_still_valid(checked.source.text, result.text)

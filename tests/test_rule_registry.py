@@ -41,6 +41,12 @@ FIXTURE_FORMATS = {
     "make": WorkloadFormat.COMMAND,
     "terraform": WorkloadFormat.TERRAFORM,
     "python": WorkloadFormat.PYTHON,
+    "docs/k8s": WorkloadFormat.KUBERNETES,  # YAML code blocks of Markdown, MDX, Quarto and reStructuredText files
+    "docs/compose": WorkloadFormat.COMPOSE,
+    "docs/commands": WorkloadFormat.COMMAND,
+    "units/quadlet": WorkloadFormat.QUADLET,  # Podman Quadlet .container units
+    "units/systemd": WorkloadFormat.COMMAND,  # ExecStart=docker run in .service units
+    "ray": WorkloadFormat.RAY,
 }
 #: what shmlint/rules/ holds besides the rule modules, and rules/ besides the catalog entries
 FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py"}

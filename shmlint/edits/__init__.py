@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from shmlint.model import Edit, Finding, FixAction, WorkloadFormat
+from shmlint.model import BlockTarget, Edit, Finding, FixAction, WorkloadFormat
 from shmlint.source import SourceText
 
 
@@ -22,6 +22,10 @@ def _writer(format: WorkloadFormat) -> ModuleType:
         from shmlint.edits import terraform as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.PYTHON:
         from shmlint.edits import python_call as writer  # type: ignore[no-redef]
+    elif format is WorkloadFormat.QUADLET:
+        from shmlint.edits import quadlet as writer  # type: ignore[no-redef]
+    elif format is WorkloadFormat.RAY:
+        from shmlint.edits import ray as writer  # type: ignore[no-redef]
     else:
         from shmlint.edits import commandline as writer  # type: ignore[no-redef]
     return writer
@@ -34,6 +38,10 @@ def can_write(finding: Finding, source: SourceText) -> bool:
         return False
     if fix.action is FixAction.REWRITE_SIZE:
         return bool(fix.replacement)
+    if isinstance(workload.target, BlockTarget):
+        from shmlint.edits import codeblock
+
+        workload, source = codeblock.unwrapped(workload, workload.target, source)
     answer: bool = _writer(workload.format).can_write(fix, workload, source)
     return answer
 
@@ -44,5 +52,11 @@ def edits_for(finding: Finding, source: SourceText) -> list[Edit]:
         return []
     if fix.action is FixAction.REWRITE_SIZE and fix.replacement:
         return [Edit(finding.span.start, finding.span.end, fix.replacement)]
+    target = workload.target
+    if isinstance(target, BlockTarget):
+        from shmlint.edits import codeblock
+
+        inner, alone = codeblock.unwrapped(workload, target, source)
+        return codeblock.verified(_writer(workload.format).edits_for(fix, inner, alone), target, alone)
     edits: list[Edit] = _writer(workload.format).edits_for(fix, workload, source)
     return edits

@@ -197,3 +197,11 @@ def replace_null(source: SourceText, key: ScalarNode, value: Node, new: object) 
     colon = source.text.find(":", start)
     end = value.end_mark.index if value.end_mark.index > colon else colon + 1
     return Edit(colon + 1, end, f" {_flow_value(new)}")
+
+
+def append_scalar(source: SourceText, sequence: SequenceNode, text: str) -> Edit:
+    """Add a scalar item (written as given) at the end of a non-empty or flow sequence, its dash under the last's."""
+    if is_flow(sequence):
+        close = sequence.end_mark.index - 1
+        return Edit(close, close, f"{', ' if sequence.value else ''}{text}")
+    return _join(source, insertion_point(source, sequence), [(dash_column(source, sequence.value[-1]), f"- {text}")])

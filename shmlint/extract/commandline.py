@@ -34,11 +34,13 @@ def extract_commands(source: SourceText, masked: str, signals: Signals) -> list[
     """One workload per container run/create command line in the masked text."""
     workloads: list[Workload] = []
     for command in container_commands(masked):
-        workloads.append(_workload(command, source, signals, occurrence=len(workloads)))
+        workloads.append(command_workload(command, source, signals, occurrence=len(workloads)))
     return workloads
 
 
-def _workload(command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int) -> Workload:
+def command_workload(command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int) -> Workload:
+    """A container command as a workload; formats that start a container from options (Ray, Quadlet) take this
+    and put in their own identity, span and fix target."""
     span = source.span(command.first.start, command.first.end)
     entrypoint = command.flag_values("--entrypoint")[-1:]
     argv = [(flag.value_text, flag.flag.start, flag.end) for flag in entrypoint]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,10 +22,10 @@ from shmlint.discover import (
     may_be_compose,
 )
 from shmlint.extract.kserve import RuntimeIndex
-from shmlint.model import Notice, Workload
+from shmlint.model import BlockTarget, Notice, PodTarget, ServiceTarget, Workload
 from shmlint.prefilter import Prefilter
 from shmlint.signals import Signals
-from shmlint.source import SourceText
+from shmlint.source import SourceText, alone
 
 ReadSource = Callable[[Path], "SourceText | None"]
 
@@ -43,10 +44,16 @@ class Extraction(NamedTuple):
 MAX_WORKLOADS = 2_000
 #: container engine words in a file's commands (code only, for Markdown and Makefiles): a bound on its run lines
 MAX_ENGINE_WORDS = 5_000
+#: YAML code blocks of one documentation file that are read (each is composed on its own)
+MAX_YAML_BLOCKS = 200
 _ENGINE_WORDS = re.compile(r"docker|podman|container_(?:engine|runtime|cli)", re.IGNORECASE)
 
 #: keys that hold shell in GitHub Actions and GitLab CI; a file without any is not CI YAML
 _CI_KEYS = re.compile(r"^[ \t-]*(run|script|before_script|after_script)[ \t]*:", re.MULTILINE)
+
+
+#: a Ray cluster launcher config names itself at the top level (and its cloud: ``extract.ray`` checks both)
+_RAY_CLUSTER_NAME = re.compile(r"^cluster_name[ \t]*:", re.MULTILINE)
 
 
 class UnparsableInput(Exception):
@@ -78,14 +85,61 @@ def _extract(source: SourceText, kind: FileKind, path: Path, run: Extraction) ->
         return _launchers(source, kind, run), []
     if kind is FileKind.DOCKERFILE or not run.prefilter.passes(source.text):
         return [], []
+    if kind is FileKind.UNIT:
+        return _unit(source, path, run), []
     from shmlint.parsers import embedded
 
     masks: dict[FileKind, Callable[[str], str]] = {
         FileKind.SHELL: lambda text: text,
         FileKind.MAKEFILE: embedded.mask_makefile,
         FileKind.MARKDOWN: embedded.mask_markdown,
+        FileKind.RST: embedded.mask_rst,
     }
-    return _commands(source, masks[kind](source.text), run.signals), []
+    workloads = _commands(source, masks[kind](source.text), run.signals)
+    if kind in (FileKind.MARKDOWN, FileKind.RST):
+        blocks = (embedded.markdown_yaml_blocks if kind is FileKind.MARKDOWN else embedded.rst_yaml_blocks)(source.text)
+        more, notices = _yaml_blocks(source, blocks, path, run)
+        return workloads + more, notices
+    return workloads, []
+
+
+def _unit(source: SourceText, path: Path, run: Extraction) -> list[Workload]:
+    from shmlint.extract.units import extract_unit
+
+    return extract_unit(source, path, run.signals)
+
+
+def _yaml_blocks(
+    source: SourceText, blocks: list[tuple[int, int]], path: Path, run: Extraction
+) -> tuple[list[Workload], list[Notice]]:
+    """The YAML code blocks of a documentation file, each judged as its own file would be (a GPU Deployment in a
+    README is applied as it is): read alone with the file's offsets, its fix targets marked as inside the block.
+    A block that does not parse is a snippet with placeholders more often than a manifest: a notice, not SHM000."""
+    from shmlint.parsers.yamlnodes import YamlError, compose
+
+    own_file = run._replace(read_source=lambda _: None)  # a block has no override or env file beside it
+    workloads: list[Workload] = []
+    notices: list[Notice] = []
+    if len(blocks) > MAX_YAML_BLOCKS:
+        notices.append(
+            Notice(source.path, f"only the first {MAX_YAML_BLOCKS} of {len(blocks)} YAML code blocks checked")
+        )
+    for start, end in blocks[:MAX_YAML_BLOCKS]:
+        block = source.text[start:end]
+        if not run.prefilter.passes(block) or has_helm_actions(block):
+            continue
+        text = replace(source, text=alone(source.text, start, end))
+        try:
+            documents = compose(text)
+        except YamlError as exc:
+            notices.append(Notice(source.path, f"line {exc.line}: YAML code block not checked: {exc.message}"))
+            continue
+        for workload in _yaml_workloads(text, path, documents, own_file):
+            inner = workload.target
+            if isinstance(inner, PodTarget | ServiceTarget):
+                workload = workload._replace(target=BlockTarget(start, end, inner))
+            workloads.append(workload)
+    return workloads, notices
 
 
 def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
@@ -172,6 +226,11 @@ def _yaml_workloads(source: SourceText, path: Path, documents: list, run: Extrac
         ci_mask = mask_ci_yaml(source, documents)
         if ci_mask is not None:
             return _commands(source, ci_mask, run.signals)
+    if _RAY_CLUSTER_NAME.search(source.text):
+        from shmlint.extract import ray
+
+        if ray.is_ray_cluster(documents):
+            return ray.extract_ray(source, documents, run.signals)
     from shmlint.extract.kubernetes import extract_kubernetes
 
     return extract_kubernetes(source, documents, run.signals, run.runtimes)

@@ -1,4 +1,5 @@
-"""Shell embedded in other files, as masks: the file's text with everything that is not shell blanked.
+"""Code embedded in other files: shell as masks (the file's text with everything that is not shell blanked), and
+where the YAML code blocks of documentation (Markdown, MDX, Quarto, reStructuredText) are.
 
 A mask has the file's length and keeps its line breaks, so every offset the shell tokenizer reports is an offset
 into the file itself: findings and fixes need no translation. Blanking is the only change, except that
@@ -18,10 +19,13 @@ from shmlint.source import SourceText
 
 _SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession"})
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
+_YAML_LANGUAGES = frozenset({"yaml", "yml"})
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _LANGUAGE = re.compile(r"[\w+-]*")
-_DOLLAR_PROMPT = re.compile(r"^[ \t]*\$(?: |$)")
-_ANY_PROMPT = re.compile(r"^[ \t]*[$#](?: |$)")
+#: what a shell prompt may show before its ``$``/``#``: ``host1$``, ``user@box:~/src$``, ``root@c278c88dd552:/x#``
+_PROMPT_HOST = r"(?:[\w.-]+(?:@[\w.-]+)?(?::[\w.~/-]*)?)?"
+_DOLLAR_PROMPT = re.compile(rf"^[ \t]*{_PROMPT_HOST}\$(?: |$)")
+_ANY_PROMPT = re.compile(rf"^[ \t]*{_PROMPT_HOST}[$#](?: |$)")
 _CONTINUED_PROMPT = re.compile(r"^[ \t]*>(?: |$)")
 _LIST_ITEM = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 _PLACEHOLDER = re.compile(r"(?<![<\w])<([\w{/.~…](?:[^<>\n'\"]*?[^<>\n'\"\s])?)>(?!>)")
@@ -73,15 +77,28 @@ class _Mask:
 def mask_markdown(text: str) -> str:
     """Shell code blocks of a Markdown file: fences tagged bash/sh/shell/zsh/console or untagged, and indented code."""
     mask = _Mask(text)
-    for block, console in _markdown_code_blocks(text):
-        _keep_block(mask, block, console)
+    for block, language in markdown_code_blocks(text):
+        if language in _SHELL_LANGUAGES:
+            _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
     return mask.result()
 
 
-def _markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], bool]]:
-    """Code blocks that may hold shell, each as its lines and whether it is a console transcript."""
+def markdown_yaml_blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the body of every fenced YAML code block (Markdown, MDX, Quarto)."""
+    return [_extent(block) for block, language in markdown_code_blocks(text) if language in _YAML_LANGUAGES and block]
+
+
+def _extent(block: list[tuple[int, str]]) -> tuple[int, int]:
+    """From the first line's start to the end of the last line, its line break included."""
+    last_offset, last_line = block[-1]
+    return block[0][0], last_offset + len(last_line) + 1
+
+
+def markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], str]]:
+    """Fenced and indented code blocks, each as its lines and its language in lower case ("" when untagged or
+    indented; Quarto's ``{bash}`` and Pandoc's ``{.yaml}`` read as ``bash`` and ``yaml``)."""
     fence: tuple[str, int] | None = None  # (fence character, length) of the open fence
-    shell = console = False
+    name = ""
     block: list[tuple[int, str]] = []
     list_column = 0  # content column of the list item we are in; indented code needs 4 more
     after_blank = True
@@ -95,8 +112,7 @@ def _markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], bo
                 and len(closing["fence"]) >= fence[1]
                 and not closing["info"].strip()
             ):
-                if shell:
-                    yield block, console
+                yield block, name
                 fence, block = None, []
             else:
                 block.append((offset, line))
@@ -104,11 +120,10 @@ def _markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], bo
         opening = _FENCE.match(line)
         if opening and not (opening["fence"][0] == "`" and "`" in opening["info"]):
             if block:
-                yield block, False
+                yield block, ""
             language = _LANGUAGE.match(opening["info"].strip().lstrip("{.").lower())
             name = language.group() if language else ""
             fence, block = (opening["fence"][0], len(opening["fence"])), []
-            shell, console = name in _SHELL_LANGUAGES, name in _CONSOLE_LANGUAGES
             after_blank = False
             continue
         indent = _indentation(line)
@@ -116,7 +131,7 @@ def _markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], bo
             block.append((offset, line))  # an indented code block goes on through blank lines
             continue
         if block:
-            yield block, False
+            yield block, ""
             block = []
         if stripped and indent >= list_column + 4 and after_blank:
             block.append((offset, line))
@@ -127,8 +142,8 @@ def _markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], bo
         elif stripped and indent < list_column and after_blank:
             list_column = 0
         after_blank = not stripped
-    if block and (fence is None or shell):
-        yield block, console and fence is not None
+    if block:
+        yield block, name if fence is not None else ""
 
 
 def _indentation(line: str) -> int:
@@ -322,3 +337,53 @@ def _keep_scalar(mask: _Mask, node: ScalarNode) -> None:
         if folds and (node.style != ">" or _indentation(current) == base == _indentation(following)):
             mask.put(position, " ")
         position += 1
+
+
+# -- reStructuredText --------------------------------------------------------------------------------------------
+
+_RST_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*(?P<language>[\w+-]*)[ \t]*$")
+_RST_OPTION = re.compile(r"^[ \t]+:[\w-]+:")
+_RST_EXPLICIT = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)")
+
+
+def mask_rst(text: str) -> str:
+    """Shell code blocks of a reStructuredText file: ``code-block``/``code``/``sourcecode`` directives tagged
+    bash/sh/shell/zsh/console or untagged, and ``::`` literal blocks (untagged, like an untagged Markdown fence)."""
+    mask = _Mask(text)
+    for block, language in rst_code_blocks(text):
+        if language in _SHELL_LANGUAGES:
+            _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
+    return mask.result()
+
+
+def rst_yaml_blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the body of every ``code-block:: yaml`` (or ``yml``) directive."""
+    return [_extent(block) for block, language in rst_code_blocks(text) if language in _YAML_LANGUAGES]
+
+
+def rst_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], str]]:
+    """Bodies of code directives (language in lower case) and of ``::`` literal blocks (language ""): the lines
+    indented deeper than the directive or paragraph, after the directive's options, blank lines trimmed. Lines
+    inside other directives (a code block in a ``.. note::``) are read on; a code body is skipped as a whole."""
+    lines = list(_lines(text))
+    index = 0
+    while index < len(lines):
+        line = lines[index][1]
+        index += 1
+        directive = _RST_DIRECTIVE.match(line)
+        literal = directive is None and line.rstrip().endswith("::") and not _RST_EXPLICIT.match(line)
+        if not (directive or (literal and index < len(lines) and not lines[index][1].strip())):
+            continue
+        indent = _indentation(line)
+        while directive and index < len(lines) and _RST_OPTION.match(lines[index][1]):
+            index += 1
+        body: list[tuple[int, str]] = []
+        while index < len(lines) and (not lines[index][1].strip() or _indentation(lines[index][1]) > indent):
+            body.append(lines[index])
+            index += 1
+        while body and not body[-1][1].strip():
+            body.pop()
+        while body and not body[0][1].strip():
+            body.pop(0)
+        if body:
+            yield body, directive["language"].lower() if directive else ""

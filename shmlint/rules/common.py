@@ -17,6 +17,8 @@ REMEDY = {
         "shm_size, or linuxParameters.sharedMemorySize)"
     ),
     WorkloadFormat.PYTHON: "pass the launcher's shared memory option (shared_memory=, shm_size=, or a Memory emptyDir at /dev/shm)",
+    WorkloadFormat.RAY: "add --shm-size (e.g. --shm-size=8g) to docker.run_options",
+    WorkloadFormat.QUADLET: "set ShmSize= in the [Container] section (e.g. ShmSize=8g)",
 }
 
 

@@ -1,0 +1,30 @@
+"""Fixes inside a documentation code block: the format's own writer edits the block read as its own file, and
+the edits stand only if they stay inside the block and the block still parses as YAML afterwards."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from shmlint.model import BlockTarget, Edit, Workload
+from shmlint.parsers.yamlnodes import YamlError, compose
+from shmlint.source import SourceText, alone
+
+
+def unwrapped(workload: Workload, target: BlockTarget, source: SourceText) -> tuple[Workload, SourceText]:
+    """The workload with its format's own target, and the block alone (same offsets) for that format's writer."""
+    block = replace(source, text=alone(source.text, target.start, target.end))
+    return workload._replace(target=target.inner), block
+
+
+def verified(edits: list[Edit], target: BlockTarget, block: SourceText) -> list[Edit]:
+    """The edits, if each lies inside the block and the edited block still composes; none otherwise."""
+    if not edits or any(not target.start <= e.start <= e.end <= target.end for e in edits):
+        return []
+    text = block.text
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[: edit.start] + edit.new_text + text[edit.end :]
+    try:
+        compose(replace(block, text=text))
+    except YamlError:
+        return []
+    return edits

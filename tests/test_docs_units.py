@@ -1,0 +1,346 @@
+"""The readers and extractors of issue 16's documentation, Ray, Quadlet and systemd surfaces, case by case."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.discover import FileKind, kind_for_name
+from shmlint.edits.codeblock import verified
+from shmlint.engine import Engine
+from shmlint.fix.apply import fix_source
+from shmlint.model import BlockTarget, Edit, PodTarget, WorkloadFormat
+from shmlint.parsers.embedded import (
+    markdown_code_blocks,
+    markdown_yaml_blocks,
+    mask_markdown,
+    mask_rst,
+    rst_code_blocks,
+    rst_yaml_blocks,
+)
+from shmlint.parsers.systemd_unit import read_unit, section_end, value
+from shmlint.source import SourceText, alone
+
+POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: pytorch/pytorch\n"
+
+
+def check(engine: Engine, name: str, text: str):  # type: ignore[no-untyped-def]
+    kind = kind_for_name(name) or FileKind.YAML
+    return engine.check_source(SourceText(name, text), kind, Path(name))
+
+
+def codes(engine: Engine, name: str, text: str) -> list[str]:
+    return [f"{f.span.line}:{f.span.column} {f.code}" for f in check(engine, name, text).findings]
+
+
+def fixed(engine: Engine, name: str, text: str) -> str:
+    kind = kind_for_name(name) or FileKind.YAML
+    return fix_source(engine, SourceText(name, text), kind, Path(name)).text
+
+
+# -- discovery ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("guide.rst", FileKind.RST),
+        ("index.qmd", FileKind.MARKDOWN),
+        ("page.mdx", FileKind.MARKDOWN),
+        ("trainer.container", FileKind.UNIT),
+        ("vllm.service", FileKind.UNIT),
+        ("cluster.yaml", FileKind.YAML),
+    ],
+)
+def test_new_kinds_are_found_by_name(name: str, kind: FileKind) -> None:
+    assert kind_for_name(name) is kind
+
+
+# -- Markdown, MDX, Quarto code blocks ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("info", ["yaml", "yml", "YAML", "{.yaml}", "yaml title=pod.yaml", "{yaml}"])
+def test_yaml_fences_are_yaml_blocks(info: str) -> None:
+    text = f"# t\n\n```{info}\na: 1\n```\n"
+    (block,) = markdown_yaml_blocks(text)
+    assert text[slice(*block)] == "a: 1\n"
+
+
+@pytest.mark.parametrize("info", ["json", "python", "yamlfmt", "bash", ""])
+def test_other_fences_are_not_yaml_blocks(info: str) -> None:
+    assert markdown_yaml_blocks(f"```{info}\na: 1\n```\n") == []
+
+
+def test_the_shell_mask_still_takes_only_shell_fences() -> None:
+    text = "```yaml\ndocker run --gpus all img\n```\n```bash\ndocker run a\n```\n"
+    assert [line.strip() for line in mask_markdown(text).split("\n") if line.strip()] == ["docker run a"]
+    assert [language for _, language in markdown_code_blocks(text)] == ["yaml", "bash"]
+
+
+def test_a_block_in_a_list_item_keeps_its_indentation_and_the_file_positions(engine: Engine) -> None:
+    body = "".join(f"   {line}\n" for line in POD.splitlines()).replace("pytorch/pytorch", "pytorch/pytorch:latest")
+    text = "1. Apply:\n\n   ```yaml\n" + body + "   ```\n"
+    (finding,) = check(engine, "README.md", text).findings
+    assert (finding.span.line, finding.span.column) == (10, 8)  # ``- name: c`` inside the item
+    assert finding.workload is not None and finding.workload.format is WorkloadFormat.KUBERNETES
+
+
+def test_each_block_is_its_own_file(engine: Engine) -> None:
+    """A compose block and a Kubernetes block in one README: neither sees the other's keys."""
+    compose = "services:\n  t:\n    image: pytorch/pytorch\n    runtime: nvidia\n"
+    text = f"```yaml\n{compose}```\n\n```yaml\n{POD}```\n"
+    formats = sorted(f.workload.format.value for f in check(engine, "README.md", text).findings if f.workload)
+    assert formats == ["compose", "kubernetes"]
+
+
+def test_a_block_that_does_not_parse_is_a_notice_not_a_finding(engine: Engine) -> None:
+    result = check(engine, "README.md", "```yaml\nimage: pytorch/pytorch\nresources: [nvidia.com/gpu\n```\n")
+    assert not result.findings
+    assert any("YAML code block not checked" in notice.message for notice in result.notices)
+
+
+def test_yaml_blocks_past_the_limit_are_said_not_checked(engine: Engine) -> None:
+    from shmlint.extract.dispatch import MAX_YAML_BLOCKS
+
+    gpu = POD + "    resources: {limits: {nvidia.com/gpu: 1}}\n"
+    result = check(engine, "README.md", f"```yaml\n{gpu}```\n" * (MAX_YAML_BLOCKS + 1))
+    assert len(result.findings) == MAX_YAML_BLOCKS
+    assert any(f"first {MAX_YAML_BLOCKS} of {MAX_YAML_BLOCKS + 1}" in notice.message for notice in result.notices)
+
+
+def test_a_templated_block_is_left_alone(engine: Engine) -> None:
+    text = "```yaml\n" + POD.replace("pytorch/pytorch", "{{ .Values.image }}") + "  runtimeClassName: nvidia\n```\n"
+    assert not check(engine, "README.md", text).findings
+
+
+def test_a_fix_outside_its_block_or_breaking_it_is_refused() -> None:
+    text = "x\n```yaml\na: 1\n```\n"
+    start, end = markdown_yaml_blocks(text)[0]
+    target = BlockTarget(start, end, PodTarget(0, 0, frozenset()))
+    block = SourceText("README.md", alone(text, start, end))
+    assert verified([Edit(end, end, "b: 2\n")], target, block) == [Edit(end, end, "b: 2\n")]
+    assert verified([Edit(end + 1, end + 1, "b: 2\n")], target, block) == []  # past the block
+    assert verified([Edit(start, start, "  - [\n")], target, block) == []  # the block would not parse
+
+
+def test_html_comment_before_a_block_and_yaml_comment_inside_suppress(engine: Engine) -> None:
+    gpu = POD + "    resources: {limits: {nvidia.com/gpu: 1}}\n"
+    assert codes(engine, "README.md", f"```yaml\n{gpu}```\n")
+    assert not codes(engine, "README.md", f"<!-- shmlint: ignore[SHM001] -->\n```yaml\n{gpu}```\n")
+    inside = gpu.replace("  - name: c", "  # shmlint: ignore[missing-shm]\n  - name: c")
+    assert not codes(engine, "README.md", f"```yaml\n{inside}```\n")
+
+
+# -- reStructuredText --------------------------------------------------------------------------------------------
+
+
+def test_rst_directives_options_and_bodies() -> None:
+    text = (
+        "Title\n=====\n\n.. code-block:: YAML\n   :caption: pod\n   :linenos:\n\n   a: 1\n\n   b: 2\n\nAfter.\n\n"
+        ".. code:: console\n\n   $ docker run img\n\n.. sourcecode:: python\n\n   x = 1\n"
+    )
+    blocks = [(language, [line.strip() for _, line in body]) for body, language in rst_code_blocks(text)]
+    assert blocks == [("yaml", ["a: 1", "", "b: 2"]), ("console", ["$ docker run img"]), ("python", ["x = 1"])]
+    (yaml_block,) = rst_yaml_blocks(text)
+    assert text[slice(*yaml_block)] == "   a: 1\n\n   b: 2\n"
+
+
+def test_rst_literal_blocks_need_the_blank_line_and_explicit_markup_is_not_a_paragraph() -> None:
+    text = "Run this::\n\n    docker run a\n\nNot this::\n    docker run b\n\n.. note::\n\n   docker run c\n"
+    assert [[line.strip() for _, line in body] for body, _ in rst_code_blocks(text)] == [["docker run a"]]
+
+
+def test_rst_code_blocks_nested_in_other_directives_are_found() -> None:
+    text = ".. tab-set::\n\n   .. tab-item:: Docker\n\n      .. code-block:: bash\n\n         docker run a\n"
+    assert [language for _, language in rst_code_blocks(text)] == ["bash"]
+
+
+def test_rst_comment_suppresses_the_whole_directive_after_it(engine: Engine) -> None:
+    run = "   docker run --rm \\\n     --gpus all \\\n     pytorch/pytorch python train.py\n"
+    text = f"T\n=\n\n.. code-block:: bash\n\n{run}"
+    assert codes(engine, "guide.rst", text) == ["6:4 SHM001"]
+    assert not codes(engine, "guide.rst", text.replace("\n\n.. code", "\n\n.. shmlint: ignore[SHM001]\n\n.. code"))
+    assert not check(
+        engine, "guide.rst", text.replace("\n\n.. code", "\n\n.. shmlint: ignore[SHM001]\n.. code")
+    ).findings
+
+
+@pytest.mark.parametrize("prompt", ["$ ", "host1$ ", "user@gpu-box:~/src$ ", "(venv) $ "])
+def test_console_prompts_are_stripped(engine: Engine, prompt: str) -> None:
+    text = f".. code-block:: console\n\n   {prompt}docker run --gpus all pytorch/pytorch\n   output line\n"
+    expected = [] if prompt.startswith("(") else [f"3:{4 + len(prompt)} SHM001"]
+    assert codes(engine, "guide.rst", text) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=" \t\n.:-abcyml$`~{}", max_size=200))
+def test_rst_and_markdown_masks_keep_every_offset(text: str) -> None:
+    for masked in (mask_rst(text), mask_markdown(text)):
+        assert len(masked) == len(text)
+        assert [i for i, c in enumerate(masked) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]
+    for start, end in [*rst_yaml_blocks(text), *markdown_yaml_blocks(text)]:
+        assert 0 <= start <= end <= len(text) + 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet="ab \n\r\t", max_size=80), st.data())
+def test_a_piece_read_alone_has_the_file_positions(text: str, data: st.DataObject) -> None:
+    start = data.draw(st.integers(0, len(text)))
+    newline = "\n" if "\n" in text else "\r"  # what ends a line (``SourceText``): code blocks end at one
+    end = data.draw(st.sampled_from([i + 1 for i, c in enumerate(text) if c == newline and i >= start] + [len(text)]))
+    piece = alone(text, start, end)
+    assert piece[start:] == text[start:end] and len(piece) == end
+    source, read_alone = SourceText("f", text), SourceText("f", piece)
+    for offset in range(start, end + 1):
+        assert read_alone.position(offset) == source.position(offset)
+
+
+# -- systemd units -----------------------------------------------------------------------------------------------
+
+
+def test_unit_reader_keeps_repeated_keys_continuations_and_offsets() -> None:
+    text = "junk before any section\n[Service]\r\nEnvironment=A=1\r\nEnvironment=B=2\r\n; c\r\nExecStart=/bin/x \\\r\n  -y\r\n"
+    entries = read_unit(text)
+    assert [(e.section, e.key) for e in entries] == [("Service", "Environment")] * 2 + [("Service", "ExecStart")]
+    assert [value(text, e) for e in entries] == ["A=1", "B=2", "/bin/x -y"]
+    assert text[entries[2].start : entries[2].end] == "/bin/x \\\r\n  -y"
+    assert section_end(entries, "Service") == entries[2].line_end and section_end(entries, "Container") is None
+
+
+@pytest.mark.parametrize("prefix", ["", "-", "@", "+", "!!", "-+"])
+@pytest.mark.parametrize("engine_name", ["/usr/bin/docker", "podman"])
+def test_exec_start_runs_are_container_commands(engine: Engine, prefix: str, engine_name: str) -> None:
+    text = f"[Service]\nExecStart={prefix}{engine_name} run --gpus all pytorch/pytorch python t.py\n"
+    assert codes(engine, "t.service", text) == [f"2:{11 + len(prefix)} SHM001"]
+    after = fixed(engine, "t.service", text)
+    assert after == text.replace(" run ", " run --shm-size=8g ", 1)
+
+
+def test_only_exec_start_pre_post_count_and_only_in_service(engine: Engine) -> None:
+    run = "docker run --gpus all pytorch/pytorch"
+    text = f"[Unit]\nExecStart={run}\n[Service]\nExecStop={run}\nExecStartPre={run}\nExecStartPost=-{run}\n"
+    assert codes(engine, "t.service", text) == ["5:14 SHM001", "6:16 SHM001"]
+
+
+def test_semicolon_comment_suppresses_in_units(engine: Engine) -> None:
+    text = "[Service]\n; shmlint: ignore[SHM001]\nExecStart=docker run --gpus all pytorch/pytorch\n"
+    assert not codes(engine, "t.service", text)
+
+
+# -- Podman Quadlet ----------------------------------------------------------------------------------------------
+
+
+QUADLET = "[Container]\nImage=docker.io/pytorch/pytorch:latest\n{keys}\n[Install]\nWantedBy=default.target\n"
+
+
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        ("AddDevice=nvidia.com/gpu=all", ["2:1 SHM001"]),
+        ("AddDevice=-/dev/nvidia0", ["2:1 SHM001"]),  # "-": only when the device exists
+        ("AddDevice=nvidia.com/gpu=all\nShmSize=16g", []),
+        ("AddDevice=nvidia.com/gpu=all\nShmSize=64m", ["4:9 SHM005"]),
+        ("PodmanArgs=--gpus all --shm-size=16g", []),
+        (
+            "PodmanArgs=--device nvidia.com/gpu=all \\\n  --ipc=none",
+            ["4:3 SHM013"],
+        ),  # no /dev/shm at all: SHM013 says it
+        ("AddDevice=nvidia.com/gpu=all\nPod=training.pod", []),  # the pod's IPC namespace: not ours to size
+        ("Environment=NVIDIA_VISIBLE_DEVICES=all FOO=1", ["2:1 SHM001"]),
+        ("Exec=python train.py", ["2:1 SHM001"]),  # a torch image is evidence enough
+        ("Environment=FOO=1", ["2:1 SHM001"]),
+    ],
+)
+def test_quadlet_keys_are_the_options_they_stand_for(engine: Engine, keys: str, expected: list[str]) -> None:
+    assert codes(engine, "t.container", QUADLET.format(keys=keys)) == expected
+
+
+def test_quadlet_fix_adds_shm_size_at_the_end_of_the_container_section(engine: Engine) -> None:
+    text = QUADLET.format(keys="AddDevice=nvidia.com/gpu=all")
+    assert fixed(engine, "t.container", text) == text.replace("gpu=all\n", "gpu=all\nShmSize=8g\n")
+    crlf = text.replace("\n", "\r\n")
+    assert fixed(engine, "t.container", crlf) == crlf.replace("gpu=all\r\n", "gpu=all\r\nShmSize=8g\r\n")
+
+
+def test_quadlet_tmpfs_without_a_size_gets_one(engine: Engine) -> None:
+    text = QUADLET.format(keys="AddDevice=nvidia.com/gpu=all\nTmpfs=/dev/shm")
+    assert codes(engine, "t.container", text) == ["4:1 SHM003"]
+    after = fix_source(engine, SourceText("t.container", text), FileKind.UNIT, Path("t.container"), unsafe=True)
+    assert after.text == text.replace("Tmpfs=/dev/shm", "Tmpfs=/dev/shm:size=8g")
+
+
+def test_a_unit_without_image_or_container_section_has_no_quadlet_workload(engine: Engine) -> None:
+    assert not check(engine, "t.container", "[Container]\nAddDevice=nvidia.com/gpu=all\n").workloads
+    assert not check(engine, "t.container", "[Service]\nExecStart=/bin/true\n").workloads
+
+
+# -- Ray cluster launcher ----------------------------------------------------------------------------------------
+
+
+RAY = "cluster_name: c\nprovider:\n  type: local\n  head_ip: 10.0.0.1\ndocker:\n  image: rayproject/ray-ml:latest-gpu\n{docker}"
+
+
+@pytest.mark.parametrize(
+    ("docker", "expected"),
+    [
+        ("", []),  # Ray sizes /dev/shm itself
+        ("  disable_shm_size_detection: true\n", ["7:3 SHM001", "7:3 SHM001"]),
+        ("  disable_shm_size_detection: false\n", []),
+        ("  disable_shm_size_detection: 'false'\n", ["7:3 SHM001", "7:3 SHM001"]),  # a non-empty string: true
+        ("  disable_shm_size_detection: 0\n", []),
+        ("  disable_shm_size_detection: yes\n", ["7:3 SHM001", "7:3 SHM001"]),
+        ("  disable_shm_size_detection: true\n  run_options: ['--shm-size 16g']\n", []),
+        ('  run_options: ["--ulimit nofile=65536:65536 --shm-size=128m"]\n', ["7:57 SHM005", "7:57 SHM005"]),
+        ("  disable_shm_size_detection: true\n  head_run_options: [--shm-size=16g]\n", ["7:3 SHM001"]),
+        ("  run_options: [--ipc=host]\n", []),  # Ray still adds --shm-size, and the host's /dev/shm is used
+    ],
+)
+def test_ray_sizes_shm_unless_told_not_to(engine: Engine, docker: str, expected: list[str]) -> None:
+    assert [c for c in codes(engine, "cluster.yaml", RAY.format(docker=docker)) if "SHM007" not in c] == expected
+
+
+def test_ray_fix_adds_to_run_options_in_block_flow_or_new(engine: Engine) -> None:
+    disabled = "  disable_shm_size_detection: true\n"
+    block = RAY.format(docker=disabled + "  run_options:\n    - --ulimit nofile=65536:65536\n")
+    assert fixed(engine, "c.yaml", block) == block + "    - --shm-size=8g\n"
+    flow = RAY.format(docker=disabled + '  run_options: ["--gpus all"]\n')
+    assert fixed(engine, "c.yaml", flow) == flow.replace('all"]', 'all", --shm-size=8g]')
+    bare = RAY.format(docker=disabled)
+    assert fixed(engine, "c.yaml", bare) == bare + '  run_options: ["--shm-size=8g"]\n'
+
+
+def test_ray_use_podman_and_a_config_without_provider(engine: Engine) -> None:
+    podman = check(engine, "c.yaml", RAY.format(docker="  use_podman: true\n  disable_shm_size_detection: true\n"))
+    assert {w.id.format for w in podman.workloads} == {WorkloadFormat.RAY}
+    assert {w.id.kind for w in podman.workloads} == {"Ray cluster"}
+    not_ray = RAY.format(docker="").replace("provider:\n  type: local\n  head_ip: 10.0.0.1\n", "")
+    assert not check(engine, "c.yaml", not_ray).workloads
+
+
+def test_ray_node_type_docker_keys_replace_the_cluster_ones(engine: Engine) -> None:
+    text = RAY.format(docker="  disable_shm_size_detection: true\n") + (
+        "available_node_types:\n"
+        "  head:\n    resources: {}\n    docker: {run_options: [--shm-size=4g]}\n"
+        "  gpu:\n    resources: {GPU: 2}\n    docker: {disable_shm_size_detection: false}\n"
+        "  cpu:\n    resources: {CPU: 4}\n"
+        "head_node_type: head\n"
+    )
+    result = check(engine, "c.yaml", text)
+    assert sorted(w.id.role for w in result.workloads) == ["cpu", "gpu", "head (head)"]
+    assert [f.workload.id.role for f in result.findings if f.code == "SHM001" and f.workload] == ["cpu"]
+    gpu = next(w for w in result.workloads if w.id.role == "gpu")
+    assert gpu.shm_managed_by and any("GPU: 2" in e.text for e in gpu.gpu)
+
+
+def test_ray_run_options_keep_their_positions(engine: Engine) -> None:
+    text = RAY.format(docker='  run_options:\n    - "--gpus all"\n    - --shm-size=64m\n')
+    result = check(engine, "c.yaml", text)
+    workload = result.workloads[0]
+    assert [(e.text, e.span.line, e.span.column) for e in workload.gpu] == [("--gpus all", 8, 8)]
+    size = next(s.size for s in workload.shm if s.size)
+    assert (size.text, size.span.line, size.span.column) == ("64m", 9, 18)
+    assert replace(SourceText("c.yaml", text)).text[size.span.start : size.span.end] == "64m"

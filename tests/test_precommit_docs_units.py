@@ -1,0 +1,72 @@
+"""The real pre-commit passes the new kinds to shmlint: reStructuredText, MDX and Quarto through the ``shmlint``
+hook's ``types_or``, systemd and Quadlet units through ``shmlint-units`` (identify has no tag for them, so that
+hook selects them by ``files``), and leaves out what neither hook is for."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from identify import identify
+
+from tests.support import FIXTURES, ROOT
+
+HOOKS = ROOT / ".pre-commit-hooks.yaml"
+FLAGGED = {
+    "guide.rst": FIXTURES / "docs" / "commands" / "SHM001-console.rst",
+    "job.qmd": FIXTURES / "docs" / "k8s" / "SHM001-job.qmd",
+    "serve.mdx": FIXTURES / "docs" / "k8s" / "SHM001-deployment.mdx",
+}
+UNITS = {
+    "trainer.container": FIXTURES / "units" / "quadlet" / "SHM001-trainer.container",
+    "inference.service": FIXTURES / "units" / "systemd" / "SHM001-inference.service",
+}
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_the_type_tags_the_hooks_name_are_the_ones_identify_gives_these_files() -> None:
+    import yaml
+
+    hooks = {hook["id"]: hook for hook in yaml.safe_load(HOOKS.read_text(encoding="utf-8"))}
+    for name in FLAGGED:
+        assert identify.tags_from_filename(name) & set(hooks["shmlint"]["types_or"]), name
+    for name in UNITS:  # no tag of their own: the units hooks select them by name
+        assert not identify.tags_from_filename(name) & set(hooks["shmlint"]["types_or"]), name
+        assert hooks["shmlint-units"]["files"] == hooks["shmlint-units-fix"]["files"]
+
+
+@pytest.mark.slow
+def test_pre_commit_runs_shmlint_on_documentation_and_units(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.fail("git is needed to run pre-commit")
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q")
+    git(work, "config", "user.email", "ci@example.com")
+    git(work, "config", "user.name", "ci")
+    for name, source in {**FLAGGED, **UNITS}.items():
+        shutil.copyfile(source, work / name)
+    (work / "notes.txt").write_text("docker run --gpus all pytorch/pytorch python train.py\n")  # no hook's kind
+    git(work, "add", ".")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+    def try_repo(hook: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook, "--all-files", "--verbose"]
+        return subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=900, check=False)
+
+    docs = try_repo("shmlint")
+    assert docs.returncode == 1, docs.stdout + docs.stderr
+    for name in FLAGGED:
+        assert f"{name}:" in docs.stdout, docs.stdout
+    assert "notes.txt" not in docs.stdout and "trainer.container" not in docs.stdout
+    units = try_repo("shmlint-units")
+    assert units.returncode == 1, units.stdout + units.stderr
+    assert "trainer.container:6:1: SHM001" in units.stdout and "inference.service:9:11: SHM001" in units.stdout
+    assert "guide.rst" not in units.stdout
