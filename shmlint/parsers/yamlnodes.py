@@ -62,9 +62,11 @@ MAX_EVENTS = 200_000
 #: libyaml's scanner looks at every open flow collection for each token, so its work is tokens x flow depth (a
 #: 990-deep ``[[[...]]]`` around 5 million items took 150 s to parse in C): past this much, a file is too complex
 MAX_FLOW_WORK = 20_000_000
-#: a large file without a signal is parsed in C at full speed when it opens at most this many flow collections
-#: (its work is then at most 16 x its tokens); with more, its events are counted with the bounds above
+#: a large file without a signal is parsed in C at full speed when no document of it opens more than this many flow
+#: collections (its work is then at most 16 x its tokens); otherwise its events are counted with the bounds above
 FLOW_OPENERS_IN_C = 16
+#: a document marker at the start of a line ends every flow collection (or the parse, with an error)
+_DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
 #: ... and then at most this many events are read for its syntax (a few seconds) before it is too complex
 MAX_SYNTAX_EVENTS = 1_000_000
 MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -111,6 +113,11 @@ def _may_be_too_deep(text: str) -> bool:
         return False
     budget = MAX_DEPTH - text.count("[") - text.count("{") - text.count("-")
     return budget <= 0 or re.search(rf"^[ \t]{{{budget},}}", text, re.MULTILINE) is not None
+
+
+def _most_flow_openers(text: str) -> int:
+    """An upper bound on how deep flow collections nest: the most ``[`` and ``{`` of any one document."""
+    return max(part.count("[") + part.count("{") for part in _DOCUMENT_MARKER.split(text))
 
 
 def _check_events(text: str, limit: int) -> None:
@@ -196,7 +203,7 @@ def check_syntax(source: SourceText) -> None:
         compose(source, tags=False)
         return
     with _as_yaml_error(source):
-        if text.count("[") + text.count("{") > FLOW_OPENERS_IN_C:
+        if _most_flow_openers(text) > FLOW_OPENERS_IN_C:
             _check_events(text, MAX_SYNTAX_EVENTS)
         else:
             _SyntaxLoader(text).raw_parse()
