@@ -95,40 +95,42 @@ class Outcome:
         return b"internal error" in self.stderr or self.code not in (None, 0, 1, 2)
 
 
+#: GNU time measures the ``shmlint`` process alone: ``ru_maxrss`` from our own ``wait4`` would include this
+#: process's pages at the fork (Linux keeps the high-water mark across exec)
+TIME = shutil.which("time") or "/usr/bin/time"
+
+
 def shmlint(args: list[str], cwd: Path, *, stdin: bytes | None = None, under_limit: bool = True) -> Outcome:
     """One ``python -m shmlint`` process: exit code (None: killed after HANG_SECONDS), wall time, peak RSS."""
     started = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as into:
-        if stdin is not None:
-            into.write(stdin)
-            into.seek(0)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "shmlint", *args],
-            cwd=cwd,
-            env=ENV,
-            stdin=into if stdin is not None else subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-        )
-        code: int | None = None
-        rss = 0
-        deadline = started + HANG_SECONDS
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                code, rss = os.waitstatus_to_exitcode(status), usage.ru_maxrss
-                break
-            if time.perf_counter() > deadline:
-                process.kill()
-                _, _, usage = os.wait4(process.pid, 0)
-                rss = usage.ru_maxrss
-                break
-            time.sleep(0.01)
-        process.returncode = code if code is not None else -9
-        seconds = time.perf_counter() - started
-        out.seek(0)
-        err.seek(0)
-        return Outcome(code, seconds, rss, out.read(), err.read(), under_limit)
+    with tempfile.TemporaryDirectory() as scratch:
+        rss_file = Path(scratch) / "rss"
+        out, err, into = (open(Path(scratch) / name, "w+b") for name in ("out", "err", "in"))  # noqa: SIM115
+        with out, err, into:
+            if stdin is not None:
+                into.write(stdin)
+                into.seek(0)
+            process = subprocess.Popen(
+                [TIME, "-f", "%M", "-o", str(rss_file), sys.executable, "-m", "shmlint", *args],
+                cwd=cwd,
+                env=ENV,
+                stdin=into if stdin is not None else subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+            try:
+                code: int | None = process.wait(HANG_SECONDS)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, 9)
+                process.wait()
+                code = None
+            seconds = time.perf_counter() - started
+            out.seek(0)
+            err.seek(0)
+            text = rss_file.read_text() if rss_file.exists() else ""
+            rss = int(text.split()[-1]) if text.split() and text.split()[-1].isdigit() else 0
+            return Outcome(code, seconds, rss, out.read(), err.read(), under_limit)
 
 
 # -- worst shapes just under max-file-size ---------------------------------------------------------------------
