@@ -2,8 +2,9 @@
 or reported as SHM000 "too complex" (found by the audit: libyaml's scanner does tokens x flow-depth work, so a
 990-deep ``[[[...]]]`` around 5 million items took 150 s and a 100,000-deep nest 141 s, with or without a signal).
 
-Each shape runs in its own ``python -m shmlint`` process; its wall time and peak RSS come from ``os.wait4``. The
-bounds leave room for a loaded CI machine (measured here: 2-6 s and 40-120 MiB)."""
+Each shape runs in its own ``python -m shmlint`` process; its wall time and peak RSS come from ``os.wait4`` (an
+upper bound: Linux keeps the test process's own high-water mark across the fork and exec). The bounds leave room
+for a loaded CI machine (measured here with GNU time: 2-10 s and 30-60 MiB)."""
 
 from __future__ import annotations
 
