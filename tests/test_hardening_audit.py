@@ -49,6 +49,8 @@ SHAPES = {
     "flow-sequence": ("flow.yaml", SIGNAL + "data: [" + "1," * (ITEMS - 10) + "1]\n", "too complex"),
     "many-pods": ("pods.yaml", _fill(POD), "SHM000"),
     "many-docker-lines": ("run.sh", _fill(DOCKER), "SHM000"),
+    "many-shell-words": ("words.sh", DOCKER.format(i=0) + _fill("echo a b c d e f g h i\n"), "shell words"),
+    "one-docker-line-of-flags": ("flags.sh", "docker run --gpus all " + "-e A=1 " * (ITEMS // 4) + "img\n", "shell words"),
     # no signal, a few flow collections in each of many documents: parsed in C, never refused
     "many-cpu-pods": ("cpu.yaml", _fill(POD.replace("pytorch/pytorch:2.3.0", "nginx").replace("nvidia.com/gpu", "cpu")), ""),
 }  # fmt: skip

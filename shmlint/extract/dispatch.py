@@ -43,6 +43,10 @@ class Extraction(NamedTuple):
 MAX_WORKLOADS = 2_000
 #: container engine words in a file's commands (code only, for Markdown and Makefiles): a bound on its run lines
 MAX_ENGINE_WORDS = 5_000
+#: shell words in a file's code: the tokenizer spends tens of microseconds a word (a 5 MB script of ``echo`` lines
+#: took 96 s and 500 MiB, one 200,000-flag ``docker run`` 69 s and 1 GiB)
+MAX_SHELL_WORDS = 100_000
+_SHELL_WORD = re.compile(r"\S+")
 _ENGINE_WORDS = re.compile(r"docker|podman|container_(?:engine|runtime|cli)", re.IGNORECASE)
 
 #: keys that hold shell in GitHub Actions and GitLab CI; a file without any is not CI YAML
@@ -98,6 +102,8 @@ def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workloa
         > MAX_ENGINE_WORDS
     ):
         raise _too_complex(f"more than {MAX_ENGINE_WORDS:,} container engine commands")
+    if sum(1 for _ in zip(_SHELL_WORD.finditer(masked), range(MAX_SHELL_WORDS + 1), strict=False)) > MAX_SHELL_WORDS:
+        raise _too_complex(f"more than {MAX_SHELL_WORDS:,} shell words")
     return extract_commands(source, masked, signals)
 
 
