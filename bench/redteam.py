@@ -213,6 +213,11 @@ def shapes() -> Iterator[tuple[str, str, bytes]]:
         "flags.sh",
         ("docker run --gpus all " + "-e A=1 " * ((UNDER - 100) // 7) + "pytorch/pytorch torchrun\n").encode(),
     )
+    yield (
+        "one docker line, then echo lines",
+        "words.sh",
+        (DOCKER.format(i=0) + _fill(lambda i: "echo a b c d e f\n")).encode(),
+    )
     yield "huge single line, no newline", "oneline.sh", ("docker run " + "x" * (UNDER - 20)).encode()
     yield (
         "line continuations (one logical line)",
