@@ -18,13 +18,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from shmlint.catalog import load_catalog
+from shmlint.dataloader import estimate
 from shmlint.discover import Candidate
 from shmlint.effective import ShmState, effective_shm
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import DataLoaderHint, FileResult, Finding, ShmKind, ShmMechanism, Workload, WorkloadId
 from shmlint.sizes import GIB, MIB, human
-from shmlint.sizing import estimate
 from shmlint.validate.backends import Backend, BackendUnavailable, Provision, Reaper, ShmSpec
 from shmlint.validate.probe import Outcome, ProbeResult, Profile, interpret
 
