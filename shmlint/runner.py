@@ -37,7 +37,7 @@ def check_paths(settings: Settings, paths: Iterable[Path], jobs: int | None = No
     if rendered:
         from shmlint.render import said_once
 
-        results = said_once(results, rendered)
+        results, rendered = said_once(results, rendered)
     return Report((*results, *rendered))
 
 

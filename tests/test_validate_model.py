@@ -49,7 +49,8 @@ def _named(cases: dict[str, list[Case]], part: str) -> list[Case]:
 def test_kuberay_head_gets_the_operators_memory_tmpfs_not_the_default() -> None:
     (ray,) = _named(_cases(KUBERAY_AND_SUPPRESSED), "ray-head")
     assert ray.codes == () and not ray.flagged  # check does not flag it ...
-    assert ray.shm == ShmSpec(Provision.MOUNT_TMPFS, None)  # ... because KubeRay mounts a Memory emptyDir
+    assert isinstance(ray.shm, ShmSpec)  # ... because KubeRay mounts a Memory emptyDir (the probe mounts it bounded)
+    assert (ray.shm.provision, ray.shm.bytes) == (Provision.MOUNT_TMPFS, None)
 
 
 def test_the_operators_tmpfs_is_bounded_by_the_memory_limit(tmp_path: Path) -> None:
@@ -65,7 +66,7 @@ def test_a_suppressed_finding_is_still_a_predicted_failure_and_is_not_fixed() ->
     assert len(cases) == 1, "a suppressed finding is not fixed, so there is no [after fix] case"
     (case,) = cases
     assert case.codes == () and case.suppressed == ("SHM001",)
-    assert case.flagged and case.shm == ShmSpec(Provision.DEFAULT)
+    assert case.flagged and isinstance(case.shm, ShmSpec) and case.shm.provision is Provision.DEFAULT
 
 
 @pytest.fixture(scope="module")

@@ -46,6 +46,10 @@ MAX_WORKLOADS = 2_000
 MAX_ENGINE_WORDS = 5_000
 #: YAML code blocks of one documentation file that are read (each is composed on its own)
 MAX_YAML_BLOCKS = 200
+#: shell words in a file's code: the tokenizer spends tens of microseconds a word (a 5 MB script of ``echo`` lines
+#: took 96 s and 500 MiB, one 200,000-flag ``docker run`` 69 s and 1 GiB)
+MAX_SHELL_WORDS = 100_000
+_SHELL_WORD = re.compile(r"\S+")
 _ENGINE_WORDS = re.compile(r"docker|podman|container_(?:engine|runtime|cli)", re.IGNORECASE)
 
 #: keys that hold shell in GitHub Actions and GitLab CI; a file without any is not CI YAML
@@ -152,6 +156,8 @@ def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workloa
         > MAX_ENGINE_WORDS
     ):
         raise _too_complex(f"more than {MAX_ENGINE_WORDS:,} container engine commands")
+    if sum(1 for _ in zip(_SHELL_WORD.finditer(masked), range(MAX_SHELL_WORDS + 1), strict=False)) > MAX_SHELL_WORDS:
+        raise _too_complex(f"more than {MAX_SHELL_WORDS:,} shell words")
     return extract_commands(source, masked, signals)
 
 

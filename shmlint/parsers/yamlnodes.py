@@ -59,6 +59,16 @@ MAX_EXPANDED = 1_000_000
 #: a document of more parser events (about one per node) is not composed: composing costs ~500 bytes and ~15 us
 #: a node, so this keeps any file within a few seconds and ~150 MiB (an 8 MB ``[1,1,...]`` is 4 million nodes)
 MAX_EVENTS = 200_000
+#: libyaml's scanner looks at every open flow collection for each token, so its work is tokens x flow depth (a
+#: 990-deep ``[[[...]]]`` around 5 million items took 150 s to parse in C): past this much, a file is too complex
+MAX_FLOW_WORK = 20_000_000
+#: a large file without a signal is parsed in C at full speed when no document of it opens more than this many flow
+#: collections (its work is then at most 16 x its tokens); otherwise its events are counted with the bounds above
+FLOW_OPENERS_IN_C = 16
+#: a document marker at the start of a line ends every flow collection (or the parse, with an error)
+_DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
+#: ... and then at most this many events are read for its syntax (a few seconds) before it is too complex
+MAX_SYNTAX_EVENTS = 1_000_000
 MERGE_TAG = "tag:yaml.org,2002:merge"
 NULL_TAG = "tag:yaml.org,2002:null"
 
@@ -105,16 +115,37 @@ def _may_be_too_deep(text: str) -> bool:
     return budget <= 0 or re.search(rf"^[ \t]{{{budget},}}", text, re.MULTILINE) is not None
 
 
-def _check_depth(text: str) -> None:
-    depth = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+def _most_flow_openers(text: str) -> int:
+    """An upper bound on how deep flow collections nest: the most ``[`` and ``{`` of any one document."""
+    return max(part.count("[") + part.count("{") for part in _DOCUMENT_MARKER.split(text))
+
+
+def _check_events(text: str, limit: int) -> None:
+    """One pass over the parser's events that stops early: nesting deeper than ``MAX_DEPTH`` is an error; more
+    than ``limit`` events, or more scanner work than ``MAX_FLOW_WORK`` (open flow collections summed over the
+    events), is too complex. The work so far is bounded by the limits: ``limit`` events at most ``MAX_DEPTH`` deep."""
+    depth = flow = work = 0
+    flows: list[bool] = []
+    for events, event in enumerate(yaml.parse(text, Loader=_SyntaxLoader), 1):
+        if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:
                 mark = event.start_mark
                 raise YamlError(f"nesting deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1, mark.index)
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            flows.append(bool(event.flow_style))
+            flow += flows[-1]
+        elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
+            flow -= flows.pop()
+        work += flow
+        if events > limit or work > MAX_FLOW_WORK:
+            raise TooComplex(
+                f"too complex to check: more than {limit:,} YAML nodes and events, or flow collections nested "
+                "around too many of them (split the file)",
+                1,
+                1,
+                0,
+            )
 
 
 def compose(source: SourceText, *, tags: bool = True) -> list[Node]:
@@ -144,24 +175,10 @@ def _may_be_too_many(text: str) -> bool:
     return len(text) > MAX_EVENTS and sum(text.count(mark) for mark in ",\n:-[{?") > MAX_EVENTS // 2
 
 
-def _check_size(text: str) -> None:
-    """Count the parser's events (in C with libyaml: no node is built) before composing a large text."""
-    if hasattr(_SyntaxLoader, "raw_parse"):
-        events: int = _SyntaxLoader(text).raw_parse()
-    else:
-        events = sum(1 for _ in zip(yaml.parse(text, Loader=_SyntaxLoader), range(MAX_EVENTS + 1), strict=False))
-    if events > MAX_EVENTS:
-        raise TooComplex(
-            f"too complex to check: more than {MAX_EVENTS:,} YAML nodes and events (split the file)", 1, 1, 0
-        )
-
-
 def _compose_text(text: str, tags: bool) -> tuple[Node, ...]:
     """Nodes are shared between callers through the memo: nothing in shmlint changes a node once composed."""
-    if _may_be_too_many(text):
-        _check_size(text)
-    if _may_be_too_deep(text):
-        _check_depth(text)
+    if _may_be_too_many(text) or _may_be_too_deep(text):
+        _check_events(text, MAX_EVENTS)
     loader = _Loader if tags else _SyntaxLoader
     documents = tuple(doc for doc in yaml.compose_all(text, Loader=loader) if doc is not None)
     if "*" in text:
@@ -176,7 +193,8 @@ def check_syntax(source: SourceText) -> None:
     libyaml's parser alone builds no node and is about four times faster than composing. It refuses the same
     texts unless the text has what only the composer or the depth guard refuses (anchors and aliases, deep
     nesting): those texts are composed, unless they are too large to compose (``MAX_EVENTS``): a large file with
-    no signal is parsed only (libyaml's parser keeps its nesting on the heap), never refused as too complex.
+    no signal is parsed only (libyaml's parser keeps its nesting on the heap), in C when it has few flow
+    collections, else with the work bounds of ``_check_events`` (too complex past ``MAX_SYNTAX_EVENTS``).
     """
     text = source.text
     composer_only = "&" in text or "*" in text or _may_be_too_deep(text)
@@ -185,7 +203,10 @@ def check_syntax(source: SourceText) -> None:
         compose(source, tags=False)
         return
     with _as_yaml_error(source):
-        _SyntaxLoader(text).raw_parse()
+        if _most_flow_openers(text) > FLOW_OPENERS_IN_C:
+            _check_events(text, MAX_SYNTAX_EVENTS)
+        else:
+            _SyntaxLoader(text).raw_parse()
 
 
 @contextlib.contextmanager

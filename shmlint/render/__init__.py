@@ -7,8 +7,9 @@ rendered an error. Every unit gets a ``RenderRecord`` (rendered with which versi
 difference a renderer makes is in the report. Nothing is ever fetched: ``graph`` refuses a kustomization whose
 graph names anything remote, and ``process`` runs the renderer without network, environment or flags from the
 input. Rendered findings point where a person fixes them: Helm marks each document with
-``# Source: chart/templates/x.yaml``; for kustomize the workload with the same identity is looked up in the
-folder's own files.
+``# Source: chart/templates/x.yaml``; for kustomize the workload with the same identity (or renamed by a
+``namePrefix``/``nameSuffix``) is looked up in the folder's own files and the resource files its graph names. A
+base rendered under several overlays is one finding at the base, naming every output that showed it.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class Rendered:
     unit: Unit
     text: str | None
     error: str | None = None
+    sources: tuple[Path, ...] = ()  # resource files outside the unit's folder its output comes from (kustomize)
 
 
 class Tool(NamedTuple):
@@ -70,12 +72,12 @@ class Tool(NamedTuple):
     version: str
     sandbox: Sandbox
 
-    def render(self, unit: Unit) -> Rendered:
+    def render(self, unit: Unit, sources: tuple[Path, ...] = ()) -> Rendered:
         # ``--`` ends the options and the path is absolute: a folder named ``--load-restrictor=...`` stays a path
         outcome = self.sandbox.run([*self.command, "--", str(unit.root.absolute())])
         if outcome.error is not None:
             return Rendered(unit, None, f"`{unit.renderer} {unit.root}` failed: {outcome.error}")
-        return Rendered(unit, outcome.text)
+        return Rendered(unit, outcome.text, None, sources)
 
 
 class Renderers:
@@ -153,7 +155,7 @@ def render_units(engine: Engine, candidates: list[Candidate]) -> tuple[list[Cand
     if not units:
         return candidates, ()
     settings = engine.settings
-    results: list[FileResult] = []
+    results: list[tuple[Unit, FileResult, RenderStatus]] = []
     taken: set[Path] = set()
     with tempfile.TemporaryDirectory(prefix="shmlint-render-") as home:
         renderers = Renderers(Path(home), settings.max_file_bytes)
@@ -162,33 +164,78 @@ def render_units(engine: Engine, candidates: list[Candidate]) -> tuple[list[Cand
             # a kustomization that did not render is checked file by file; a chart's templates never can be
             if status is RenderStatus.RENDERED or (status is RenderStatus.FAILED and unit.renderer == HELM):
                 taken.update(c.path for c in unit.members)
-            results.append(result)
-    return [c for c in candidates if c.path not in taken], tuple(r.slim() for r in results)
+            results.append((unit, result, status))
+    return [c for c in candidates if c.path not in taken], tuple(r.slim() for r in _one_per_location(results))
 
 
-def said_once(results: tuple[FileResult, ...], rendered: tuple[FileResult, ...]) -> tuple[FileResult, ...]:
-    """A chart left unrendered is said once, by its record: the note each of its templates gives is dropped."""
+def _one_per_location(results: list[tuple[Unit, FileResult, RenderStatus]]) -> list[FileResult]:
+    """A file reached through several rendered units (a base under its overlays) gives one finding per place and
+    message, which names every unit whose output showed it; it stays with the first unit's result."""
+    shown_by: dict[tuple[str, str, int, int, str], list[Unit]] = {}
+    for unit, result, status in results:
+        if status is RenderStatus.RENDERED:
+            for finding in result.findings:
+                shown_by.setdefault(_location(finding), []).append(unit)
+    merged = []
+    for _, result, status in results:
+        if status is not RenderStatus.RENDERED:
+            merged.append(result)
+            continue
+        findings = []
+        for finding in result.findings:
+            units = shown_by.pop(_location(finding), None)
+            if units is None:  # said already, by the first unit that showed it
+                continue
+            outputs = ", ".join(f"`{u.renderer} {u.root}`" for u in units)
+            findings.append(finding._replace(message=f"{finding.message} (found in the output of {outputs})"))
+        merged.append(result._replace(findings=tuple(findings)))
+    return merged
+
+
+def _location(finding: Finding) -> tuple[str, str, int, int, str]:
+    return (finding.code, finding.span.path, finding.span.line, finding.span.column, finding.message)
+
+
+def said_once(
+    results: tuple[FileResult, ...], rendered: tuple[FileResult, ...]
+) -> tuple[tuple[FileResult, ...], tuple[FileResult, ...]]:
+    """Every problem said once. A rendered finding that points where a file checked on its own has a finding of
+    the same rule is dropped: the file's own finding stands, and it carries the fix. A chart left unrendered is
+    said by its record: the note each of its templates gives is dropped."""
+    own = {_place(f) for r in results for f in r.findings}
+    if own:
+        rendered = tuple(
+            r._replace(findings=tuple(f for f in r.findings if _place(f) not in own)) if r.findings else r
+            for r in rendered
+        )
     charts = {
         r.render.path
         for r in rendered
         if r.render is not None and r.render.renderer == HELM and r.render.status is RenderStatus.NOT_RENDERED
     }
-    if not charts:
-        return results
-    return tuple(
-        r._replace(notices=tuple(n for n in r.notices if n.path not in charts)) if r.notices else r for r in results
-    )
+    if charts:
+        results = tuple(
+            r._replace(notices=tuple(n for n in r.notices if n.path not in charts)) if r.notices else r for r in results
+        )
+    return results, rendered
+
+
+def _place(finding: Finding) -> tuple[str, str, int, int]:
+    return (finding.code, finding.span.path, finding.span.line, finding.span.column)
 
 
 def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[FileResult, RenderStatus]:
     settings = engine.settings
-    tool = _why_not(renderers, unit, settings.render, settings.max_file_bytes)
+    graph = (
+        walk(unit.root, settings.max_file_bytes) if unit.renderer == KUSTOMIZE and settings.render != "never" else None
+    )
+    tool = _why_not(renderers, unit, settings.render, graph.blocker if graph else None)
     path, unit_kind, renderer = str(unit.root), unit.unit, unit.renderer
     if isinstance(tool, str):
         level = Severity.ERROR if settings.render == "always" else _UNRENDERED[settings.unrendered]
         record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", tool, level)
         return FileResult(path, render=record), record.status
-    rendered = tool.render(unit)
+    rendered = tool.render(unit, graph.files if graph else ())
     if rendered.text is None:
         record = RenderRecord(path, unit_kind, renderer, RenderStatus.FAILED, tool.version, rendered.error or "")
         result = engine.invalid(unit.label, f"could not be rendered: {rendered.error}")
@@ -197,14 +244,12 @@ def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[File
     return check_rendered(engine, rendered)._replace(render=record), record.status
 
 
-def _why_not(renderers: Renderers, unit: Unit, mode: str, max_bytes: int) -> Tool | str:
-    """The renderer to run, or why this unit is not rendered."""
+def _why_not(renderers: Renderers, unit: Unit, mode: str, blocker: str | None) -> Tool | str:
+    """The renderer to run, or why this unit is not rendered (``blocker``: why its kustomization graph must not)."""
     if mode == "never":
         return "render is set to never"
-    if unit.renderer == KUSTOMIZE:
-        blocker = walk(unit.root, max_bytes).blocker
-        if blocker is not None:
-            return blocker
+    if blocker is not None:
+        return blocker
     return renderers.find(unit.renderer)
 
 
@@ -223,30 +268,50 @@ def helm_source_at(text: str, offset: int, chart: Path) -> Path | None:
 
 def check_rendered(engine: Engine, rendered: Rendered) -> FileResult:
     """Findings in the rendered output, each pointing where a person fixes it; no fix is offered (the output is
-    not a file anyone edits)."""
+    not a file anyone edits). The unit that showed a finding is named later, by ``_one_per_location``."""
     unit = rendered.unit
     text = rendered.text or ""
     result = engine.check_source(SourceText(unit.label, text), FileKind.YAML, Path(unit.label))
     members = unit.members if unit.renderer == KUSTOMIZE else ()
+    known = {c.path for c in members}
+    sources = (*members, *(Candidate(p, FileKind.YAML, True) for p in rendered.sources if p not in known))
     originals = {
         w.id: w
-        for member in members
-        for w in sorted(engine.check_candidate(member).workloads, key=lambda w: w.is_gpu_or_torch)
+        for source in sources
+        for w in sorted(engine.check_candidate(source).workloads, key=lambda w: w.is_gpu_or_torch)
     }
     findings = []
     for finding in result.findings:
-        span = _rendered_span(engine, rendered, finding, originals)
-        message = f"{finding.message} (found in the output of `{unit.renderer} {unit.root}`)"
-        findings.append(finding._replace(span=span, message=message, fix=None))
+        origin = _origin(finding.workload, originals)
+        if origin is not None and finding.workload is not None:
+            message = finding.message.replace(finding.workload.name, origin.name, 1)
+            findings.append(finding._replace(span=origin.span, message=message, workload=origin, fix=None))
+        else:
+            findings.append(finding._replace(span=_rendered_span(engine, rendered, finding), fix=None))
     return FileResult(unit.label, tuple(findings), result.notices)
 
 
-def _rendered_span(engine: Engine, rendered: Rendered, finding: Finding, originals: dict[WorkloadId, Workload]) -> Span:
-    """Where a person fixes what the rendered output shows: the same workload in the folder's own files, or the
-    container in the template Helm names; the kustomization (or Chart.yaml) itself when neither is known."""
+def _origin(workload: Workload | None, originals: dict[WorkloadId, Workload]) -> Workload | None:
+    """The workload in the unit's files (its folder and the resource files its graph names) that a rendered one
+    comes from: the same identity, or the only one that differs just by a name the rendered name contains
+    (kustomize's ``namePrefix`` and ``nameSuffix``)."""
+    if workload is None:
+        return None
+    if workload.id in originals:
+        return originals[workload.id]
+    rendered = workload.id
+    renamed = [
+        w
+        for i, w in originals.items()
+        if i.name and i.name in rendered.name and i._replace(name=rendered.name) == rendered
+    ]
+    return renamed[0] if len(renamed) == 1 else None
+
+
+def _rendered_span(engine: Engine, rendered: Rendered, finding: Finding) -> Span:
+    """Where a person fixes what the rendered output shows when no file of the unit has the workload: the container
+    in the template Helm names, else the kustomization (or Chart.yaml) itself."""
     workload = finding.workload
-    if workload is not None and workload.id in originals:
-        return originals[workload.id].span
     template = helm_source_at(rendered.text or "", finding.span.start, rendered.unit.root)
     if template is not None and template.is_file():
         container = workload.id.container if workload is not None else ""

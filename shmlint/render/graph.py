@@ -68,17 +68,21 @@ _REMOTE = re.compile(
 #: a first path segment that looks like a host (``example.com/org/repo``) when no such local path exists
 _HOST_LIKE = re.compile(r"^[^./\\][^/\\]*\.[^/\\]+/")
 _BINARY = "tag:yaml.org,2002:binary"
+#: the resource files whose workloads rendered findings are mapped back to
+_RESOURCE_SUFFIXES = frozenset({".yaml", ".yml", ".json"})
 
 if TYPE_CHECKING:
     import yaml
 
 
 class Graph(NamedTuple):
-    """What walking a kustomization found: the kustomizations read (the start first) and, when it must not be
-    rendered, why (naming the file and the value)."""
+    """What walking a kustomization found: the kustomizations read (the start first), the local resource files
+    they name (where a rendered workload comes from), and, when it must not be rendered, why (naming the file and
+    the value)."""
 
     folders: tuple[Path, ...]
     blocker: str | None = None
+    files: tuple[Path, ...] = ()
 
 
 def is_remote(value: str) -> bool:
@@ -93,6 +97,7 @@ def walk(folder: Path, max_bytes: int) -> Graph:
     let kustomize build it: a remote reference, helm charts, a file that cannot be read, or a graph too large."""
     seen: set[Path] = set()
     order: list[Path] = []
+    files: dict[Path, None] = {}
     queue = deque([folder])
     budget = MAX_NODES
     while queue:
@@ -113,7 +118,9 @@ def walk(folder: Path, max_bytes: int) -> Graph:
                 return Graph(tuple(order), found)
             # lexically, as kustomize joins paths (``base/../x`` is ``x`` even when base is a link)
             queue.extend(Path(os.path.normpath(current / value)) for value in found if (current / value).is_dir())
-    return Graph(tuple(order))
+            named = (Path(os.path.normpath(current / value)) for value in found)
+            files.update((path, None) for path in named if path.suffix in _RESOURCE_SUFFIXES and path.is_file())
+    return Graph(tuple(order), None, tuple(files))
 
 
 def _identity(folder: Path) -> Path:

@@ -43,7 +43,7 @@ DEFAULT_PODMAN_ARGS = ("--cgroups=disabled", "--ulimit", "nofile=1024:1024", "--
 PODMAN_ARGS_ENV = "SHMLINT_PODMAN_ARGS"
 KILL_GRACE_SECONDS = 5
 
-# $1: tmpfs | bind | host   $2: tmpfs options or the folder to bind   $3: time limit   then the command
+# $1: tmpfs | bind   $2: tmpfs options or the folder to bind   $3: time limit   then the command
 _NAMESPACE_SCRIPT = f"""set -e
 case "$1" in
   tmpfs) mount -t tmpfs -o "$2" shm /dev/shm ;;
@@ -71,8 +71,6 @@ class Provision(enum.StrEnum):
     IPC_SIZE = "shm-size"  # the IPC namespace's /dev/shm, sized: --shm-size, compose shm_size
     TMPFS = "tmpfs"  # --tmpfs /dev/shm:size=...
     MOUNT_TMPFS = "mount-tmpfs"  # --mount type=tmpfs: a Memory emptyDir, a compose tmpfs volume
-    HOST_IPC = "host-ipc"  # the host's IPC namespace and so its /dev/shm
-    HOST_BIND = "host-bind"  # the host's /dev/shm bind-mounted
     DISK = "disk"  # a folder on disk mounted at /dev/shm
 
 
@@ -81,21 +79,27 @@ class ShmSpec:
     """The /dev/shm a probe runs with, as a fixture's workload would get it."""
 
     provision: Provision
-    bytes: int | None = None  # the tmpfs size; None for host, disk, or a tmpfs with no size
-
-    @property
-    def label(self) -> str:
-        if self.provision is Provision.DEFAULT:
-            return f"{human(DEFAULT_SHM_BYTES)} (default)"
-        if self.provision in (Provision.HOST_IPC, Provision.HOST_BIND):
-            return f"host ({self.provision.value})"
-        if self.provision is Provision.DISK:
-            return "disk folder"
-        return human(self.bytes) if self.bytes is not None else "tmpfs, no size"
+    bytes: int | None = None  # the size the manifest gives; None for disk, or a tmpfs with no size
+    cap: int | None = None  # the most the probe mounts (ProbeLimits): a larger or unsized tmpfs is mounted at this
 
     @property
     def tmpfs_bytes(self) -> int | None:
-        return DEFAULT_SHM_BYTES if self.provision is Provision.DEFAULT else self.bytes
+        """The size of the tmpfs the probe mounts; None: a folder on disk, or the kernel's default size."""
+        if self.provision is Provision.DISK:
+            return None
+        size = DEFAULT_SHM_BYTES if self.provision is Provision.DEFAULT else self.bytes
+        return self.cap if self.cap is not None and (size is None or size > self.cap) else size
+
+    @property
+    def label(self) -> str:
+        if self.provision is Provision.DISK:
+            return "disk folder"
+        declared = DEFAULT_SHM_BYTES if self.provision is Provision.DEFAULT else self.bytes
+        written = "tmpfs, no size" if declared is None else human(declared)
+        if self.provision is Provision.DEFAULT:
+            written += " (default)"
+        mounted = self.tmpfs_bytes
+        return written if mounted is None or mounted == declared else f"{written}, probed at {human(mounted)}"
 
 
 @dataclass(frozen=True)
@@ -222,19 +226,46 @@ def _alive(pid: int) -> bool:
     return True
 
 
+# $1: the folder. Reads its stdin (a pipe whose only writer is the validate process) to the end, which comes when
+# that process ends however it ends, SIGKILL included; then removes the folder, again while a dying probe still writes
+_DISK_WATCH = """cat >/dev/null
+for attempt in 1 2 3 4 5 6 7 8 9 10; do
+  rm -rf -- "$1"
+  [ -e "$1" ] || exit 0
+  sleep 1
+done
+"""
+
+
 @contextmanager
 def _disk_folder(shm: ShmSpec) -> Iterator[str | None]:
-    """A fresh folder on disk for a disk-backed /dev/shm (under /var/tmp, which is on disk by convention)."""
+    """A fresh folder on disk for a disk-backed /dev/shm (under /var/tmp, which is on disk by convention). A
+    watcher in its own session removes it when this process ends, even by SIGKILL; it is started before the folder
+    exists, so no moment leaves a folder nobody will remove."""
     if shm.provision is not Provision.DISK:
         yield None
         return
     _remove_stale_disk_folders()
-    folder = tempfile.mkdtemp(prefix=f"{DISK_PREFIX}{os.getpid()}-", dir=DISK_PARENT)
+    folder = os.path.join(DISK_PARENT, f"{DISK_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}")
+    read_end, write_end = os.pipe()
     try:
+        watcher = subprocess.Popen(
+            ["sh", "-c", _DISK_WATCH, "shmlint-disk-watch", folder],
+            stdin=read_end,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # a signal to this process group (Ctrl-C, a CI timeout) does not reach it
+        )
+    finally:
+        os.close(read_end)
+    try:
+        os.mkdir(folder, 0o700)  # never an existing path: mkdir fails on one, a planted link included
         os.chmod(folder, 0o1777)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        os.close(write_end)
+        watcher.wait()
 
 
 def _probe_env() -> dict[str, str]:
@@ -250,9 +281,7 @@ class NamespaceBackend:
 
     def argv(self, command: Sequence[str], shm: ShmSpec, limit: float, disk: str | None) -> list[str]:
         user = [] if os.geteuid() == 0 else ["--user", "--map-root-user"]
-        if shm.provision in (Provision.HOST_IPC, Provision.HOST_BIND):
-            mode, argument = "host", ""
-        elif shm.provision is Provision.DISK:
+        if shm.provision is Provision.DISK:
             mode, argument = "bind", disk or ""
         else:
             size = shm.tmpfs_bytes
@@ -302,19 +331,15 @@ def podman_args_from_env() -> tuple[str, ...]:
 
 def podman_shm_flags(shm: ShmSpec, disk: str | None) -> list[str]:
     """The flags a ``docker run``/``podman run`` line would carry for this /dev/shm."""
-    size = shm.bytes
+    size = shm.tmpfs_bytes
     if shm.provision in (Provision.DEFAULT, Provision.IPC_SIZE):
         # podman's own default is 65,536,000 B (it reads its "65536k" in decimal), docker's and containerd's
         # 64 MiB: the model says 64 MiB, so the default is written out
-        return [f"--shm-size={format_docker(shm.tmpfs_bytes or DEFAULT_SHM_BYTES)}"]
+        return [f"--shm-size={format_docker(size or DEFAULT_SHM_BYTES)}"]
     if shm.provision is Provision.TMPFS:
         return ["--tmpfs", SHM_PATH + (f":size={format_docker(size)}" if size is not None else "")]
     if shm.provision is Provision.MOUNT_TMPFS:
         return ["--mount", f"type=tmpfs,destination={SHM_PATH}" + (f",tmpfs-size={size}" if size is not None else "")]
-    if shm.provision is Provision.HOST_IPC:
-        return ["--ipc=host"]
-    if shm.provision is Provision.HOST_BIND:
-        return ["--mount", f"type=bind,source={SHM_PATH},destination={SHM_PATH}"]
     return ["--mount", f"type=bind,source={disk},destination={SHM_PATH}"]
 
 

@@ -46,6 +46,21 @@ def _backend_names(values: tuple[str, ...]) -> tuple[str, ...]:
     return names
 
 
+class _SizeType(click.ParamType):
+    """A byte count: plain bytes, a Kubernetes quantity (4Mi) or a docker size (4m)."""
+
+    name = "size"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        from shmlint.sizes import parse_either
+
+        text = str(value)
+        size = parse_either(text)
+        if size is None or size <= 0:
+            self.fail(f"'{text}' is not a size (e.g. 602112, 4Mi or 4m)", param, ctx)
+        return size
+
+
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option(
@@ -64,6 +79,13 @@ def _backend_names(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option(
     "--timeout", "limit", default=120.0, show_default=True, type=click.FloatRange(1), help="Seconds one probe may run."
 )
+@click.option(
+    "--max-memory",
+    type=_SizeType(),
+    default="2Gi",
+    show_default=True,
+    help="Memory the probes may hold together; a loader that needs more is reported, not run.",
+)
 @click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Configuration file.")
 def validate(
     paths: tuple[Path, ...],
@@ -71,6 +93,7 @@ def validate(
     podman_args: tuple[str, ...],
     jobs: int,
     limit: float,
+    max_memory: int,
     config: Path | None,
 ) -> None:
     """Run a real torch DataLoader in the /dev/shm each workload would get, as written and after `shmlint fix`.
@@ -82,7 +105,7 @@ def validate(
     from shmlint.discover import discover
     from shmlint.engine import Engine
     from shmlint.validate.backends import BackendUnavailable, Reaper, make_backend
-    from shmlint.validate.harness import cases_for, render, require_torch, run_cases
+    from shmlint.validate.harness import ProbeLimits, cases_for, render, require_torch, run_cases
 
     if not sys.platform.startswith("linux"):
         raise Unavailable(
@@ -98,6 +121,7 @@ def validate(
             backend.check()
     except BackendUnavailable as exc:
         raise Unavailable(str(exc)) from None
+    limits = ProbeLimits(max_memory=max_memory)
     cases = []
     for path in paths or (Path("."),):
         try:
@@ -106,31 +130,16 @@ def validate(
             raise click.ClickException(str(exc)) from None
         engine = Engine(settings)
         for candidate in discover([path], settings):
-            cases.extend(cases_for(engine, candidate))
+            cases.extend(cases_for(engine, candidate, limits))
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        rows = run_cases(cases, chosen, reaper, jobs=jobs, limit=limit)
+        rows = run_cases(cases, chosen, reaper, jobs=jobs, limit=limit, limits=limits)
     finally:
         signal.signal(signal.SIGTERM, previous)
     click.echo(render(rows), nl=False)
     disagreements = sum(row.verdict == "NO" for row in rows)
     click.echo(f"{len(rows)} probe(s), {disagreements} disagreement(s).", err=True)
     sys.exit(1 if disagreements else 0)
-
-
-class _SizeType(click.ParamType):
-    """A byte count: plain bytes, a Kubernetes quantity (4Mi) or a docker size (4m)."""
-
-    name = "size"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        from shmlint.sizes import parse_either
-
-        text = str(value)
-        size = parse_either(text)
-        if size is None or size <= 0:
-            self.fail(f"'{text}' is not a size (e.g. 602112, 4Mi or 4m)", param, ctx)
-        return size
 
 
 @click.command()

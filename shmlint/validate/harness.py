@@ -10,18 +10,21 @@ from __future__ import annotations
 import functools
 import importlib.util
 import sys
+import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from shmlint.catalog import load_catalog
+from shmlint.dataloader import estimate
 from shmlint.discover import Candidate
 from shmlint.effective import ShmState, effective_shm
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import DataLoaderHint, FileResult, Finding, ShmKind, ShmMechanism, Workload, WorkloadId
-from shmlint.sizes import MIB
+from shmlint.sizes import GIB, MIB, human
 from shmlint.validate.backends import Backend, BackendUnavailable, Provision, Reaper, ShmSpec
 from shmlint.validate.probe import Outcome, ProbeResult, Profile, interpret
 
@@ -38,24 +41,72 @@ def flagging_codes() -> frozenset[str]:
 
 
 def shm_spec(workload: Workload) -> ShmSpec | str:
-    """The /dev/shm to give the probe, straight from ``effective_shm``; a string says why none can be made."""
+    """The /dev/shm to give the probe, straight from ``effective_shm``; a string says why it is not probed: the
+    host's IPC namespace or /dev/shm (a probe would measure this machine, not the workload's node), or a /dev/shm
+    that is shared, missing or unknown."""
     effective = effective_shm(workload)
     source = effective.source
+    described = f" ({source.description})" if source is not None else ""
     if effective.state is ShmState.DEFAULT:
         return ShmSpec(Provision.DEFAULT)
     if effective.state is ShmState.OPERATOR:  # KubeRay's Memory emptyDir, no larger than the memory limit
         return ShmSpec(Provision.MOUNT_TMPFS, effective.bytes)
+    if effective.state is ShmState.HOST and source is not None:
+        what = "host IPC" if source.kind is ShmKind.HOST_IPC else "the host's /dev/shm"
+        return f"not probed: {what}{described}, which only the workload's own node can reproduce"
     if effective.state in (ShmState.SIZED, ShmState.UNBOUNDED) and source is not None:
         if source.namespace_size:
             return ShmSpec(Provision.IPC_SIZE, effective.bytes)
         tmpfs = source.mechanism is ShmMechanism.TMPFS_OPTION
         return ShmSpec(Provision.TMPFS if tmpfs else Provision.MOUNT_TMPFS, effective.bytes)
-    if effective.state is ShmState.HOST and source is not None:
-        return ShmSpec(Provision.HOST_IPC if source.kind is ShmKind.HOST_IPC else Provision.HOST_BIND)
     if effective.state is ShmState.DISK:
         return ShmSpec(Provision.DISK)
-    described = f" ({source.description})" if source is not None else ""
-    return f"/dev/shm is {effective.state.value}{described}: nothing to reproduce"
+    return f"not probed: /dev/shm is {effective.state.value}{described}, nothing to reproduce"
+
+
+@dataclass(frozen=True)
+class ProbeLimits:
+    """What ``validate`` takes from a manifest, bounded: a hint may declare loaders far larger than a probe should
+    start (hints allow 1,024 workers and 1 TiB samples), and a manifest may size /dev/shm in petabytes. A probe
+    above a bound is not run (its row says which bound); the probes running at once never hold more than
+    ``max_memory`` between them."""
+
+    max_memory: int = 2 * GIB
+    max_workers: int = 32
+    max_procs: int = 8
+    max_prefetch: int = 16
+    max_batch: int = 65_536
+
+    def memory(self, profile: DataLoaderHint, shm: ShmSpec) -> int:
+        """What a probe may hold: its /dev/shm peak (the estimate, or the tmpfs when smaller: a full tmpfs ends the
+        probe) plus the batch each loader process builds in private memory before it reaches /dev/shm."""
+        need = estimate(profile).estimate_bytes
+        if shm.tmpfs_bytes is not None:
+            need = min(need, shm.tmpfs_bytes)
+        return need + profile.procs * max(profile.workers, 1) * profile.batch_size * profile.sample_bytes
+
+    def admit(self, profile: DataLoaderHint, shm: ShmSpec) -> ShmSpec | str:
+        """``shm`` as the probe mounts it, or why the probe is not run. A tmpfs larger than ``max_memory``, or with
+        no size (half of this machine's memory), is mounted at ``max_memory``: an admitted loader never fills that
+        much, so the outcome is the same on every machine."""
+        counts = (
+            ("workers", profile.workers, self.max_workers),
+            ("procs", profile.procs, self.max_procs),
+            ("prefetch", profile.prefetch_factor, self.max_prefetch),
+            ("batch", profile.batch_size, self.max_batch),
+        )
+        for key, value, bound in counts:
+            if value > bound:
+                return f"not probed: {key}={value:,} is above the probe's bound of {bound:,}"
+        if shm.provision is not Provision.DISK:
+            shm = replace(shm, cap=self.max_memory)
+        memory = self.memory(profile, shm)
+        if memory > self.max_memory:
+            return (
+                f"not probed: the loader would hold about {human(memory)}, more than the probes' memory limit of "
+                f"{human(self.max_memory)} (--max-memory)"
+            )
+        return shm
 
 
 @dataclass(frozen=True)
@@ -112,8 +163,13 @@ def _torch_workloads(result: FileResult) -> list[Workload]:
     return [w for w in result.workloads if w.is_gpu_or_torch]
 
 
-def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
-    """A case per GPU/torch workload in the file, and one more after ``shmlint fix`` for each flagged one."""
+def _probed(profile: DataLoaderHint, shm: ShmSpec | str, limits: ProbeLimits) -> ShmSpec | str:
+    return shm if isinstance(shm, str) else limits.admit(profile, shm)
+
+
+def cases_for(engine: Engine, candidate: Candidate, limits: ProbeLimits = ProbeLimits()) -> list[Case]:
+    """A case per GPU/torch workload in the file, and one more after ``shmlint fix`` for each flagged one; what a
+    probe would take beyond ``limits`` is said in the case instead of run."""
     checked = engine.check_candidate(candidate)
     source = checked.source
     if source is None:
@@ -123,20 +179,12 @@ def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
     unsuppressed = engine.rules(workloads)  # the same rules before the suppression stage
     for workload in workloads:
         hint = workload.dataloader  # read by the extractors from the hint comment, annotation or label
+        profile = hint or DEFAULT_PROFILE
         codes = _codes(checked.findings, workload)
         suppressed = tuple(code for code in _codes(unsuppressed, workload) if code not in codes)
+        shm = _probed(profile, shm_spec(workload), limits)
         cases.append(
-            Case(
-                source.path,
-                workload.name,
-                workload.id,
-                False,
-                codes,
-                hint or DEFAULT_PROFILE,
-                hint is not None,
-                shm_spec(workload),
-                suppressed,
-            )
+            Case(source.path, workload.name, workload.id, False, codes, profile, hint is not None, shm, suppressed)
         )
     flagged = [case for case in cases if case.fixable]
     if not flagged:
@@ -146,7 +194,11 @@ def cases_for(engine: Engine, candidate: Candidate) -> list[Case]:
     by_identity = {w.id: w for w in _torch_workloads(rechecked)}
     for case in flagged:
         after = by_identity.get(case.identity)
-        shm = shm_spec(after) if after else "the fixed file no longer has this workload"
+        shm = (
+            _probed(case.profile, shm_spec(after), limits)
+            if after
+            else "not probed: the fixed file no longer has this workload"
+        )
         codes = _codes(rechecked.findings, after) if after else ()
         cases.append(replace(case, fixed=True, codes=codes, shm=shm, suppressed=()))
     return cases
@@ -166,6 +218,30 @@ def require_torch() -> None:
         raise BackendUnavailable(f"torch is not installed for {sys.executable}: pip install torch==2.13.0")
 
 
+class MemoryBudget:
+    """The memory the probes running at once may hold between them: a probe waits until its share is free (one
+    probe alone always fits: ``ProbeLimits.admit`` refused any larger)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.held = 0
+        self.peak = 0
+        self._free = threading.Condition()
+
+    @contextmanager
+    def hold(self, amount: int) -> Iterator[None]:
+        with self._free:
+            self._free.wait_for(lambda: self.held == 0 or self.held + amount <= self.total)
+            self.held += amount
+            self.peak = max(self.peak, self.held)
+        try:
+            yield
+        finally:
+            with self._free:
+                self.held -= amount
+                self._free.notify_all()
+
+
 def run_cases(
     cases: Iterable[Case],
     backends: Sequence[Backend],
@@ -173,16 +249,21 @@ def run_cases(
     *,
     jobs: int = 2,
     limit: float = DEFAULT_LIMIT_SECONDS,
+    limits: ProbeLimits = ProbeLimits(),
+    budget: MemoryBudget | None = None,
 ) -> list[Row]:
-    """Every case on every backend, ``jobs`` probes at a time, rows in the order of the cases. Interrupted
-    (SIGTERM turned into an exception, Ctrl-C), it kills the running probes before waiting for its threads."""
+    """Every case on every backend, ``jobs`` probes at a time and within ``limits.max_memory`` together, rows in
+    the order of the cases. Interrupted (SIGTERM turned into an exception, Ctrl-C), it kills the running probes
+    before waiting for its threads."""
+    memory = budget or MemoryBudget(limits.max_memory)
 
     def one(case: Case, backend: Backend) -> Row:
         if isinstance(case.shm, str):
             return Row(case, backend.name, None, 0.0)
-        started = time.monotonic()
-        result = run_probe(backend, probe_profile(case.profile), case.shm, limit)
-        return Row(case, backend.name, result, time.monotonic() - started)
+        with memory.hold(limits.memory(case.profile, case.shm)):
+            started = time.monotonic()
+            result = run_probe(backend, probe_profile(case.profile), case.shm, limit)
+            return Row(case, backend.name, result, time.monotonic() - started)
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
@@ -204,7 +285,7 @@ def table_cells(row: Row) -> tuple[str, ...]:
     if not case.declared:
         name += " [default loader]"
     shm = case.shm.label if isinstance(case.shm, ShmSpec) else "?"
-    probe = row.result.shown if row.result else f"not run: {case.shm}"
+    probe = row.result.shown if row.result else str(case.shm)
     findings = [*case.codes, *(f"{code} (suppressed)" for code in case.suppressed)]
     return (name, row.backend, shm, ",".join(findings) or "-", probe, row.verdict, f"{row.seconds:.1f}")
 
