@@ -1,5 +1,5 @@
 """A deterministic mixed corpus: Kubernetes multi-document files, compose files, shell scripts, Markdown, Terraform
-and Python modules.
+and Python modules, and (every 25th file) an ECS task definition or an Azure ML job.
 
 About 10% of the files hold a GPU/torch workload, half of those without a sized /dev/shm; the rest look like the
 ordinary services a monorepo is full of. The same seed always gives the same bytes.
@@ -301,11 +301,54 @@ def _documentation_or_unit(index: int, name: str, image: str, port: int, gpu: bo
     return f"systemd/{name}.service", UNIT.format(name=name, image=image, port=port, flags=flags)
 
 
+ECS_TASK = """{{
+  "family": "{name}",
+  "requiresCompatibilities": ["EC2"],
+  "containerDefinitions": [
+    {{
+      "name": "{name}",
+      "image": "{image}",
+      "memory": 16384,
+      "portMappings": [{{"containerPort": {port}}}]{extra}
+    }}
+  ]
+}}
+"""
+AZUREML_JOB = """$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+code: src
+command: python -m {name}.train
+environment: {environment}
+compute: azureml:{compute}
+resources:
+  instance_count: 1
+"""
+#: every CLOUD_EVERY-th file is a cloud definition (an ECS task or an Azure ML job, in turn) drawn from its own random
+#: stream: the count stays as asked and every other file stays byte-identical whatever is added here
+CLOUD_EVERY = 25
+
+
+def _cloud_file(index: int, seed: int) -> tuple[str, str]:
+    rng = random.Random(seed * 100_003 + index)
+    gpu = rng.random() < 0.10
+    sized = gpu and rng.random() < 0.5
+    name = f"job-{index:05d}"
+    if (index // CLOUD_EVERY) % 2 == 0:
+        extra = ',\n      "resourceRequirements": [{"type": "GPU", "value": "1"}]' if gpu else ""
+        extra += ',\n      "linuxParameters": {"sharedMemorySize": 8192}' if sized else ""
+        image = rng.choice(TORCH_IMAGES if gpu else PLAIN_IMAGES)
+        return f"ecs/{name}.json", ECS_TASK.format(name=name, image=image, port=8000 + index % 1000, extra=extra)
+    environment = "azureml:AzureML-acpt-pytorch-2.2-cuda12.1@latest" if gpu else "azureml:AzureML-sklearn-1.5@latest"
+    compute = "gpu-cluster" if gpu else "cpu-cluster"
+    return f"azureml/{name}.yml", AZUREML_JOB.format(name=name, environment=environment, compute=compute)
+
+
 def generate(root: Path, count: int, seed: int = 7) -> list[Path]:
     rng = random.Random(seed)
     written = []
     for index in range(count):
-        relative, text = _file(rng, index)
+        relative, text = _file(rng, index)  # always drawn, so the other files stay the same bytes
+        if index % CLOUD_EVERY == CLOUD_EVERY - 1:
+            relative, text = _cloud_file(index, seed)
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -94,6 +94,7 @@ class FileKind(enum.StrEnum):
     PYTHON = "python"  # *.py: read only when it imports a launcher library (Metaflow, KFP, Flyte, docker)
     RST = "rst"  # reStructuredText: code blocks, like Markdown
     UNIT = "unit"  # systemd .service (ExecStart=docker run) and Podman Quadlet .container units
+    JSON = "json"  # AWS ECS task and Batch job definitions, CloudFormation templates: the content decides
 
 
 class Candidate(NamedTuple):
@@ -113,6 +114,8 @@ def kind_for_name(name: str) -> FileKind | None:
     lower = name.lower()
     if lower.endswith((".yaml", ".yml")):
         return FileKind.YAML
+    if lower.endswith(".json"):
+        return FileKind.JSON
     if lower.endswith((".sh", ".bash", ".zsh")):
         return FileKind.SHELL
     if name in ("Makefile", "makefile", "GNUmakefile") or lower.endswith(".mk"):
@@ -169,6 +172,28 @@ def discover(paths: Iterable[Path], options: WalkOptions | None = None) -> Itera
         if kind is None:
             kind = _sniff(root)
         yield Candidate(root, kind or FileKind.YAML, explicit=True)
+
+
+#: keys that make a JSON file one shmlint reads (ECS task or Batch job definition, AWS CLI input or output,
+#: CloudFormation template, a container definitions list); any other JSON file (package.json...) is left alone
+_AWS_JSON_KEYS = re.compile(
+    r'"(containerDefinitions|containerProperties|nodeProperties|eksProperties|ecsProperties|jobDefinitionName|'
+    r'jobDefinitions|taskDefinition|AWSTemplateFormatVersion|Resources|linuxParameters|essential)"\s*:'
+)
+
+
+def is_aws_json(text: str) -> bool:
+    return _AWS_JSON_KEYS.search(text) is not None
+
+
+def _sniff_aws_json(path: str) -> bool:
+    if not _regular(path):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return is_aws_json(handle.read(SNIFF_BYTES).decode("utf-8", "replace"))
+    except OSError:
+        return False
 
 
 def _sniff(path: Path) -> FileKind | None:
@@ -300,6 +325,8 @@ def _walk(root: Path, exclusions: _Exclusions) -> Iterator[Candidate]:
             if exclusions.excluded(folder, within + name, is_dir=False):
                 continue
             full = os.path.join(directory, name)
+            if kind is FileKind.JSON and not _sniff_aws_json(full):
+                continue
             if kind is None and _regular(full):
                 kind = _sniff(Path(full))
             if kind is not None:

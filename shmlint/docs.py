@@ -29,6 +29,8 @@ _FORMAT_LABELS = {
     WorkloadFormat.PYTHON: "Python launcher",
     WorkloadFormat.RAY: "Ray cluster",
     WorkloadFormat.QUADLET: "Quadlet",
+    WorkloadFormat.AWS: "AWS ECS/Batch (JSON, CloudFormation)",
+    WorkloadFormat.AZUREML: "Azure ML job",
 }
 #: fence languages by file name ending; the first match wins, anything else is plain text
 _LANGUAGES = (

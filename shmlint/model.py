@@ -35,6 +35,9 @@ class WorkloadFormat(enum.StrEnum):
     # issue 16, docsunits: Ray cluster launcher YAML and Podman Quadlet units
     RAY = "ray"  # a Ray cluster launcher YAML's docker section
     QUADLET = "quadlet"  # a Podman Quadlet .container unit
+    # issue 17, cloud: job definitions of cloud services
+    AWS = "aws"  # ECS task definitions and Batch job definitions: JSON, AWS CLI input, CloudFormation
+    AZUREML = "azureml"  # Azure Machine Learning job YAML (command, sweep and pipeline jobs)
 
 
 class Tier(enum.IntEnum):
@@ -129,6 +132,7 @@ class ShmMechanism(enum.StrEnum):
     BUILD_OPTION = "build-option"  # compose build.shm_size: the build container only
     EXPANSION = "expansion"  # a variable or expansion shmlint cannot resolve
     MERGED_SPEC = "merged-spec"  # a spec completed elsewhere (a KServe ServingRuntime) that is not among the files
+    PLATFORM = "platform"  # the platform decides and documents no size (AWS Fargate)
 
 
 class ShmSource(NamedTuple):
@@ -244,8 +248,32 @@ class BlockTarget(NamedTuple):
     inner: PodTarget | ServiceTarget
 
 
+class AwsContainerTarget(NamedTuple):
+    """Where the AWS fixer writes: an ECS/Batch container definition mapping, by its offset in the file."""
+
+    container_start: int
+    pascal_case: bool  # CloudFormation spells ``LinuxParameters: SharedMemorySize``
+
+
+class AzureJobTarget(NamedTuple):
+    """Where the Azure ML fixer writes: the job (or pipeline step) mapping that holds ``resources``."""
+
+    job_start: int
+
+
 #: what a format's fixer needs to write a fix; None where no fix can be written (a TrainJob's trainer...)
-FixTarget = PodTarget | ServiceTarget | CommandTarget | HclTarget | CallTarget | RayTarget | BlockTarget | None
+FixTarget = (
+    PodTarget
+    | ServiceTarget
+    | CommandTarget
+    | HclTarget
+    | CallTarget
+    | RayTarget
+    | BlockTarget
+    | AwsContainerTarget
+    | AzureJobTarget
+    | None
+)
 
 
 class Workload(NamedTuple):

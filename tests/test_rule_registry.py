@@ -47,6 +47,9 @@ FIXTURE_FORMATS = {
     "units/quadlet": WorkloadFormat.QUADLET,  # Podman Quadlet .container units
     "units/systemd": WorkloadFormat.COMMAND,  # ExecStart=docker run in .service units
     "ray": WorkloadFormat.RAY,
+    "aws": WorkloadFormat.AWS,
+    "aws-eks": WorkloadFormat.KUBERNETES,
+    "azureml": WorkloadFormat.AZUREML,
 }
 #: what shmlint/rules/ holds besides the rule modules, and rules/ besides the catalog entries
 FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py"}

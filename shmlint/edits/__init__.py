@@ -26,6 +26,10 @@ def _writer(format: WorkloadFormat) -> ModuleType:
         from shmlint.edits import quadlet as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.RAY:
         from shmlint.edits import ray as writer  # type: ignore[no-redef]
+    elif format is WorkloadFormat.AWS:
+        from shmlint.edits import aws as writer  # type: ignore[no-redef]
+    elif format is WorkloadFormat.AZUREML:
+        from shmlint.edits import azureml as writer  # type: ignore[no-redef]
     else:
         from shmlint.edits import commandline as writer  # type: ignore[no-redef]
     return writer

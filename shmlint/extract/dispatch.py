@@ -19,6 +19,7 @@ from shmlint.discover import (
     chart_root,
     has_helm_actions,
     has_template_marks,
+    is_aws_json,
     may_be_compose,
 )
 from shmlint.extract.kserve import RuntimeIndex
@@ -87,6 +88,8 @@ def _extract(source: SourceText, kind: FileKind, path: Path, run: Extraction) ->
         return _yaml(source, path, run)
     if kind in (FileKind.TERRAFORM, FileKind.PYTHON):
         return _launchers(source, kind, run), []
+    if kind is FileKind.JSON:
+        return _json(source, run), []
     if kind is FileKind.DOCKERFILE or not run.prefilter.passes(source.text):
         return [], []
     if kind is FileKind.UNIT:
@@ -237,9 +240,39 @@ def _yaml_workloads(source: SourceText, path: Path, documents: list, run: Extrac
 
         if ray.is_ray_cluster(documents):
             return ray.extract_ray(source, documents, run.signals)
+    if _CLOUD_YAML.search(source.text):
+        from shmlint.extract import aws, azureml
+
+        if aws.is_cloudformation(documents):
+            return aws.extract_aws(source, documents, run.signals)
+        if azureml.is_azureml_job(documents):
+            return azureml.extract_azureml(source, documents, run.signals)
     from shmlint.extract.kubernetes import extract_kubernetes
 
     return extract_kubernetes(source, documents, run.signals, run.runtimes)
+
+
+#: what a CloudFormation template or an Azure ML job says early on; other YAML never imports their extractors
+_CLOUD_YAML = re.compile(r"AWS::(?:ECS|Batch)::|^\$schema:.*azureml|azureml:", re.MULTILINE)
+
+
+def _json(source: SourceText, run: Extraction) -> list[Workload]:
+    """ECS/Batch definitions and CloudFormation templates; any other JSON file is not shmlint's to read."""
+    if not is_aws_json(source.text):
+        return []
+    from shmlint.parsers.jsonnodes import check_json, compose_json
+    from shmlint.parsers.yamlnodes import YamlError
+
+    try:
+        if not run.prefilter.passes(source.text):
+            check_json(source)
+            return []
+        documents = compose_json(source)
+    except YamlError as exc:
+        raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
+    from shmlint.extract.aws import extract_aws
+
+    return extract_aws(source, documents, run.signals)
 
 
 def _in_chart_templates(path: Path) -> bool:

@@ -75,11 +75,13 @@ class _Pod(NamedTuple):
 
 
 class _Extractor:
-    def __init__(self, source: SourceText, signals: Signals, runtimes: RuntimeIndex | None) -> None:
+    def __init__(
+        self, source: SourceText, signals: Signals, runtimes: RuntimeIndex | None, m: Mappings | None = None
+    ) -> None:
         self.source = source
         self.signals = signals
         self.runtimes = runtimes
-        self.m = Mappings()
+        self.m = m or Mappings()
 
     # -- locations -------------------------------------------------------------------------------------------
 
@@ -214,15 +216,18 @@ class _Extractor:
         seen: Counter[WorkloadId] = Counter()
         for obj in self.objects(documents):
             for pod in self.pods(obj):
-                volumes = self.volumes(pod)
-                meant = self.shm_volume(pod, volumes)  # once per pod: it looks at every container
-                cap = self.shared_cap(pod)
-                for container, holder, name in pod.containers:
-                    identity = pod.owner._replace(container_kind=holder, container=name)
-                    identity = identity._replace(occurrence=seen[identity])
-                    seen[identity._replace(occurrence=0)] += 1
-                    result.append(self.workload(pod, container, identity, volumes, meant, cap))
+                result.extend(self.pod_workloads(pod, seen))
         return result
+
+    def pod_workloads(self, pod: _Pod, seen: Counter[WorkloadId]) -> Iterator[Workload]:
+        volumes = self.volumes(pod)
+        meant = self.shm_volume(pod, volumes)  # once per pod: it looks at every container
+        cap = self.shared_cap(pod)
+        for container, holder, name in pod.containers:
+            identity = pod.owner._replace(container_kind=holder, container=name)
+            identity = identity._replace(occurrence=seen[identity])
+            seen[identity._replace(occurrence=0)] += 1
+            yield self.workload(pod, container, identity, volumes, meant, cap)
 
     def volumes(self, pod: _Pod) -> dict[str, MappingNode]:
         found: dict[str, MappingNode] = {}
@@ -433,3 +438,13 @@ def extract_kubernetes(
 ) -> list[Workload]:
     """``runtimes``: the KServe ServingRuntimes of the checked files, which complete InferenceService predictors."""
     return _Extractor(source, signals, runtimes).workloads(documents)
+
+
+def extract_pod_spec(
+    source: SourceText, spec: MappingNode, owner: WorkloadId, signals: Signals, m: Mappings
+) -> list[Workload]:
+    """The containers of one pod spec embedded in another format (AWS Batch on EKS), judged as Kubernetes judges
+    them; ``m`` reads its keys (CloudFormation spells them ``Containers``, ``VolumeMounts``...)."""
+    extractor = _Extractor(source, signals, None, m)
+    pod = _Pod(owner, spec, tuple(extractor.containers(spec)))
+    return list(extractor.pod_workloads(pod, Counter()))

@@ -12,12 +12,13 @@ def parse_error(source: SourceText, kind: FileKind, *, strict: bool = False) -> 
     ``strict`` also refuses what kubectl and docker compose reject although YAML composes it (a duplicate key)."""
     if kind in (FileKind.TERRAFORM, FileKind.PYTHON):
         return _launcher_error(source, kind)
-    if kind is not FileKind.YAML:
+    if kind not in (FileKind.YAML, FileKind.JSON):
         return None  # shell, Makefile and Markdown text is tokenised, never rejected
+    from shmlint.parsers.jsonnodes import compose_json
     from shmlint.parsers.yamlnodes import YamlError, compose, key_problem
 
     try:
-        documents = compose(source)
+        documents = compose(source) if kind is FileKind.YAML else compose_json(source)
         problem = key_problem(documents) if strict else None
     except YamlError as exc:
         problem = exc

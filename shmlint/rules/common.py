@@ -19,6 +19,8 @@ REMEDY = {
     WorkloadFormat.PYTHON: "pass the launcher's shared memory option (shared_memory=, shm_size=, or a Memory emptyDir at /dev/shm)",
     WorkloadFormat.RAY: "add --shm-size (e.g. --shm-size=8g) to docker.run_options",
     WorkloadFormat.QUADLET: "set ShmSize= in the [Container] section (e.g. ShmSize=8g)",
+    WorkloadFormat.AWS: "set linuxParameters.sharedMemorySize (MiB) on the container; Fargate takes none: run on EC2 capacity",
+    WorkloadFormat.AZUREML: "set resources.shm_size on the job (e.g. shm_size: 8g)",
 }
 
 
