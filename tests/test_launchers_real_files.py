@@ -1,14 +1,11 @@
 """Terraform and Python launcher files from public repositories, read from local git mirrors at pinned commits.
 
-The files are never copied into this repository: set SHMLINT_REAL_MIRROR to a folder of mirrors laid out as
-``owner+name/repo`` (the default is /work/.mirror); without one the test skips and says so.
+The files are never copied into this repository: tests/real_files.py reads them (SHMLINT_REAL_MIRROR,
+default /work/.mirror); without a mirror the test skips and says so.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import tomllib
 from dataclasses import replace
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -20,32 +17,17 @@ from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.parsers.syntax import parse_error
 from shmlint.source import SourceText
-from tests.support import ROOT
+from tests.real_files import entry_id, load_manifest, read_pinned
 
-MANIFEST = tomllib.loads((ROOT / "tests" / "data" / "real_launchers.toml").read_text(encoding="utf-8"))["file"]
-MIRROR = Path(os.environ.get("SHMLINT_REAL_MIRROR", "/work/.mirror"))
-
-
-def _read(entry: dict[str, str]) -> bytes:
-    git_dir = MIRROR / entry["repo"].replace("/", "+") / "repo"
-    if not git_dir.is_dir():
-        pytest.skip(f"no mirror of {entry['repo']} at {git_dir}: set SHMLINT_REAL_MIRROR to a folder of git mirrors")
-    shown = subprocess.run(
-        ["git", "--git-dir", str(git_dir), "show", f"{entry['commit']}:{entry['path']}"],
-        capture_output=True,
-        check=False,
-    )
-    if shown.returncode != 0:
-        pytest.skip(f"{entry['repo']} mirror lacks {entry['commit']}: {shown.stderr.decode(errors='replace')}")
-    return shown.stdout
+MANIFEST = load_manifest("real_launchers.toml")
 
 
-@pytest.mark.parametrize("entry", MANIFEST, ids=lambda e: f"{e['repo']}:{e['path']}")
+@pytest.mark.parametrize("entry", MANIFEST, ids=entry_id)
 def test_real_file_findings_and_fix(engine: Engine, entry: dict[str, str]) -> None:
     path = Path(entry["path"])
     kind = kind_by_name(path)
     assert kind is not None
-    source = SourceText.from_bytes(entry["path"], _read(entry))
+    source = SourceText.from_bytes(entry["path"], read_pinned(entry))
     result = engine.check_source(source, kind, path)
     assert [f"{f.span.line}:{f.span.column} {f.code}" for f in result.findings] == entry["expect"]
     fixed = fix_source(engine, source, kind, path, checked=result)
