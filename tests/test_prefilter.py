@@ -64,7 +64,7 @@ def test_words_are_derived_from_the_data() -> None:
     """A signal added to the data (here by configuration) brings its own word; nothing is written twice."""
     words = prefilter_words(BUILT_IN)
     assert words is not None and words[: len(FORMAT_WORDS)] == FORMAT_WORDS
-    for word in ("rocr_visible_devices", "hip_visible_devices", "amd_visible_devices", "/dev/dxg", "/dev/accel"):
+    for word in ("rocr_visible_devices", "hip_visible_devices", "amd", "habana", "/dev/dxg", "/dev/accel"):
         assert word in words
     extended = replace(BUILT_IN, gpu_resources=(*BUILT_IN.gpu_resources, "example.com/npu-*"))
     assert Prefilter(extended).passes("resources: {limits: {example.com/npu-large: 1}}")

@@ -29,7 +29,7 @@ from shmlint.model import (
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals, positive_count
+from shmlint.signals import Signals, device_count, gpu_visible, positive_count
 from shmlint.source import SourceText, Span
 
 IGNORE_ANNOTATION = "shmlint.io/ignore"
@@ -243,7 +243,8 @@ class _Extractor:
     ) -> Workload:
         gpu = tuple(self.gpu_evidence(pod, container, identity.container_kind == "init container"))
         torch = tuple(self.torch_evidence(container, identity))
-        if self.is_utility(container):
+        words = self.command_words(container)
+        if self.signals.is_utility_command(words):
             gpu, torch = (), ()
         return Workload(
             id=identity,
@@ -262,6 +263,9 @@ class _Extractor:
                 if pod.spec is not container
                 else None
             ),
+            image=scalar(self.m.get(container, "image")),
+            command=" ".join(words),
+            accelerator_count=self.accelerator_count(container) if gpu else None,
         )
 
     def completed_shm(
@@ -292,6 +296,25 @@ class _Extractor:
             if self.signals.is_gpu_env(key, scalar(value[1]) or ""):
                 yield Evidence(f"env {key}={scalar(value[1])}", self.pair_span(value[0], value[1]))
 
+    def accelerator_count(self, container: MappingNode) -> int | None:
+        """GPUs of a counted kind the container asks for (each resource's larger of limit and request, summed), or
+        what a counted visibility variable lists; None when nothing says how many."""
+        per_resource: dict[str, int] = {}
+        resources = self.resources(container)
+        for section in ("limits", "requests"):
+            for name, (_, value) in self.m.items(self.m.get(resources, section)).items():
+                count = device_count(scalar(value) or "") if self.signals.is_counted_resource(name) else None
+                if count is not None:
+                    per_resource[name] = max(count, per_resource.get(name, 0))
+        if per_resource:
+            return sum(per_resource.values())
+        listed = [
+            device_count(scalar(value) or "")
+            for key, (_, value) in self.env(container)
+            if key in self.signals.counted_envs and gpu_visible(scalar(value) or "")
+        ]
+        return max((count for count in listed if count is not None), default=None)
+
     def env(self, container: MappingNode) -> Iterator[tuple[str, tuple[Node, Node]]]:
         """(name, (name node, value node)) for each plain env entry."""
         for entry in sequence(self.m.get(container, "env")):
@@ -313,9 +336,6 @@ class _Extractor:
         if text := scalar(source):
             words.append(text)
         return words
-
-    def is_utility(self, container: MappingNode) -> bool:
-        return self.signals.is_utility_command(self.command_words(container))
 
     def torch_evidence(self, container: MappingNode, identity: WorkloadId) -> Iterator[Evidence]:
         image_node = self.m.get(container, "image")
