@@ -267,6 +267,7 @@ class Workload(NamedTuple):
     command: str = ""  # entrypoint/command and arguments joined by spaces, as the software is started
     accelerator_count: int | None = None  # devices requested when counted (None: none, or uncounted like ``all``)
     need: Need | None = None  # how much the software needs /dev/shm (``shmlint.need``), set before the rules run
+    launched_by: str | None = None  # an operator's policy that starts a launcher known to need /dev/shm (Trainer)
 
     @property
     def format(self) -> WorkloadFormat:

@@ -23,9 +23,10 @@ class Accelerator(NamedTuple):
     name: str
     resources: tuple[str, ...]  # Kubernetes extended resources and CDI kinds (globs): resources, --device, devices
     runtimes: tuple[str, ...]  # OCI runtimes: runtimeClassName, compose runtime and device driver, --runtime
-    envs: tuple[str, ...]  # variables the runtime hands devices over by: env, environment, -e
+    envs: tuple[str, ...]  # variables that hand devices over or select them: env, environment, -e
     devices: tuple[str, ...]  # host device nodes (globs): compose devices, --device, device binds, hostPath
     counted: bool  # several devices in one container talk through /dev/shm (NCCL, RCCL): the count matters
+    handover_env: str | None  # the variable whose list is what the runtime puts in the container (counted)
     source: str  # where the names come from
 
 
@@ -41,6 +42,7 @@ ACCELERATORS = (
         ("NVIDIA_VISIBLE_DEVICES",),
         ("/dev/nvidia*", "/dev/dxg"),  # dxg: GPUs under WSL2
         True,
+        "NVIDIA_VISIBLE_DEVICES",
         "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",
     ),
     Accelerator(
@@ -50,6 +52,7 @@ ACCELERATORS = (
         ("AMD_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"),
         ("/dev/kfd",),
         True,
+        "AMD_VISIBLE_DEVICES",  # HIP_/ROCR_VISIBLE_DEVICES only select inside a process: not a count
         "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html",
     ),
     Accelerator(
@@ -59,6 +62,7 @@ ACCELERATORS = (
         (),
         ("/dev/dri", "/dev/dri/*"),  # also AMD's render nodes: either way an accelerator
         False,
+        None,
         "https://github.com/intel/intel-device-plugins-for-kubernetes/blob/main/cmd/gpu_plugin/README.md",
     ),
     Accelerator(
@@ -68,6 +72,7 @@ ACCELERATORS = (
         ("HABANA_VISIBLE_DEVICES",),
         ("/dev/accel*", "/dev/hl*"),  # /dev/accel: the kernel's accel subsystem (Gaudi, TPU), hl: older drivers
         False,
+        None,
         "https://docs.habana.ai/en/latest/Installation_Guide/Additional_Installation/Docker_Installation.html",
     ),
     Accelerator(
@@ -77,6 +82,7 @@ ACCELERATORS = (
         ("AWS_NEURON_VISIBLE_DEVICES",),
         ("/dev/neuron*",),
         False,
+        None,
         "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/containers/tutorials/tutorial-docker-env-setup.html",
     ),
     Accelerator(
@@ -86,6 +92,7 @@ ACCELERATORS = (
         ("TPU_VISIBLE_CHIPS",),
         ("/dev/accel*",),  # /dev/accel0..3 on TPU VMs
         False,
+        None,
         "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
     ),
 )
@@ -104,7 +111,7 @@ COUNTED_RESOURCES = _union(
     name for accelerator in ACCELERATORS if accelerator.counted for name in accelerator.resources
 )
 COUNTED_RUNTIMES = _union(name for accelerator in ACCELERATORS if accelerator.counted for name in accelerator.runtimes)
-COUNTED_ENVS = _union(name for accelerator in ACCELERATORS if accelerator.counted for name in accelerator.envs)
+COUNTED_ENVS = _union(accelerator.handover_env for accelerator in ACCELERATORS if accelerator.handover_env)
 
 #: regular expressions matched against the image reference without its tag or digest
 TORCH_IMAGES = (

@@ -35,7 +35,19 @@ from shmlint.source import SourceText, Span
 IGNORE_ANNOTATION = "shmlint.io/ignore"
 DATALOADER_ANNOTATION = "shmlint.io/dataloader"
 RAY_GROUP = "ray.io"
+#: kinds outside ray.io whose pods KubeRay creates (``operators`` in shmlint/data/shm_need.yaml): aibrix's
+#: RayClusterFleet holds a RayCluster spec that KubeRay turns into pods, with its /dev/shm
+KUBERAY_MANAGED = frozenset({("orchestration.aibrix.ai", "RayClusterFleet")})
 ARGO_GROUP = "argoproj.io"
+#: Kubeflow Trainer: a (Cluster)TrainingRuntime's ML policy decides how its ``node`` container is launched
+TRAINER_GROUP = "trainer.kubeflow.org"
+TRAINING_RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+TRAINER_NODE = "node"
+#: ML policies whose launch passes data through /dev/shm (``training_runtimes`` in shmlint/data/shm_need.yaml)
+LAUNCHING_POLICIES = {
+    "torch": "Kubeflow Trainer's mlPolicy.torch (torchrun, one process per device)",
+    "mpi": "Kubeflow Trainer's mlPolicy.mpi (MPI ranks, one per device)",
+}
 KSERVE_MODEL_KEYS = ("pytorch", "huggingface", "triton", "model", "tensorflow", "onnx", "sklearn", "xgboost")
 #: key-path parts that say nothing about a pod's role, and readable names for the ones that do
 _ROLE_NOISE = frozenset(
@@ -72,6 +84,7 @@ class _Pod(NamedTuple):
     extra_volumes: tuple[Node, ...] = ()  # Argo: workflow-level volumes
     ray_container: MappingNode | None = None
     metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
+    launched_by: Evidence | None = None  # a training runtime's ML policy that starts its ``node`` container
 
 
 class _Extractor:
@@ -80,6 +93,7 @@ class _Extractor:
         self.signals = signals
         self.runtimes = runtimes
         self.m = Mappings()
+        self.trained: frozenset[str] = frozenset()  # training runtimes a TrainJob of this file names
 
     # -- locations -------------------------------------------------------------------------------------------
 
@@ -112,12 +126,38 @@ class _Extractor:
             return
         yield from self.trainer_pods(obj, owner, own)
         yield from self.kserve_pods(obj, owner, own)
+        policy = self.launch_policy(obj, kind, group, name)
         for spec, path, template in self.pod_specs(obj):
             containers = tuple(self.containers(spec))
-            ray = containers[0][0] if group == RAY_GROUP and containers and "submitter" not in path.lower() else None
+            kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
+            ray = containers[0][0] if kuberay and containers and "submitter" not in path.lower() else None
             template_metadata = self.m.get(template, "metadata")
             both = ((template_metadata,) if template_metadata is not None else ()) + own
-            yield _Pod(owner._replace(role=self.role(path)), spec, containers, ray_container=ray, metadata=both)
+            role = self.role(path)
+            launched = policy if role == TRAINER_NODE else None
+            yield _Pod(
+                owner._replace(role=role), spec, containers, ray_container=ray, metadata=both, launched_by=launched
+            )
+
+    def launch_policy(self, obj: MappingNode, kind: str, group: str, name: str) -> Evidence | None:
+        """What a Kubeflow training runtime's ML policy launches in its ``node`` container, when that is known to
+        pass data through /dev/shm. A runtime that a TrainJob of the same file names is judged by its own evidence
+        instead: the TrainJob says what runs there (a toy script on the CPU, or GPU work it reports itself)."""
+        if group != TRAINER_GROUP or kind not in TRAINING_RUNTIME_KINDS or name in self.trained:
+            return None
+        policy = self.m.path(obj, "spec", "mlPolicy")
+        for key, why in LAUNCHING_POLICIES.items():
+            if (found := self.m.key(policy, key)) is not None:
+                return Evidence(why, self.span(found))
+        return None
+
+    def trainjob_runtimes(self, objects: list[MappingNode]) -> frozenset[str]:
+        return frozenset(
+            runtime
+            for obj in objects
+            if scalar(self.m.get(obj, "kind")) == "TrainJob"
+            and (runtime := scalar(self.m.path(obj, "spec", "runtimeRef", "name")))
+        )
 
     def pod_specs(self, obj: MappingNode) -> Iterator[tuple[MappingNode, str, Node | None]]:
         """Mappings with a ``containers`` list of mappings, with the key path that led there and the mapping that
@@ -212,7 +252,9 @@ class _Extractor:
     def workloads(self, documents: list[Node]) -> list[Workload]:
         result: list[Workload] = []
         seen: Counter[WorkloadId] = Counter()
-        for obj in self.objects(documents):
+        objects = list(self.objects(documents))
+        self.trained = self.trainjob_runtimes(objects)
+        for obj in objects:
             for pod in self.pods(obj):
                 volumes = self.volumes(pod)
                 meant = self.shm_volume(pod, volumes)  # once per pod: it looks at every container
@@ -242,7 +284,8 @@ class _Extractor:
         cap: int | None,
     ) -> Workload:
         gpu = tuple(self.gpu_evidence(pod, container, identity.container_kind == "init container"))
-        torch = tuple(self.torch_evidence(container, identity))
+        launched = pod.launched_by if identity.container == TRAINER_NODE else None
+        torch = tuple(self.torch_evidence(container, identity)) + ((launched,) if launched else ())
         words = self.command_words(container)
         if self.signals.is_utility_command(words):
             gpu, torch = (), ()
@@ -266,6 +309,7 @@ class _Extractor:
             image=scalar(self.m.get(container, "image")),
             command=" ".join(words),
             accelerator_count=self.accelerator_count(container) if gpu else None,
+            launched_by=launched.text if launched else None,
         )
 
     def completed_shm(
