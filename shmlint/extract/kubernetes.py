@@ -284,6 +284,7 @@ class _Extractor:
         cap: int | None,
     ) -> Workload:
         gpu = tuple(self.gpu_evidence(pod, container, identity.container_kind == "init container"))
+        gpu += tuple(self.device_mounts(container, volumes))
         launched = pod.launched_by if identity.container == TRAINER_NODE else None
         torch = tuple(self.torch_evidence(container, identity)) + ((launched,) if launched else ())
         words = self.command_words(container)
@@ -358,6 +359,15 @@ class _Extractor:
             if key in self.signals.counted_envs and gpu_visible(scalar(value) or "")
         ]
         return max((count for count in listed if count is not None), default=None)
+
+    def device_mounts(self, container: MappingNode, volumes: dict[str, MappingNode]) -> Iterator[Evidence]:
+        """Accelerator device nodes handed over as hostPath volumes (privileged pods without a device plugin)."""
+        for mount in sequence(self.m.get(container, "volumeMounts")):
+            volume = volumes.get(scalar(self.m.get(mount, "name")) or "")
+            path_node = self.m.path(volume, "hostPath", "path")
+            path = scalar(path_node)
+            if path and path_node is not None and self.signals.is_gpu_device(path):
+                yield Evidence(f"hostPath {path}", self.span(path_node))
 
     def env(self, container: MappingNode) -> Iterator[tuple[str, tuple[Node, Node]]]:
         """(name, (name node, value node)) for each plain env entry."""
