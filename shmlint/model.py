@@ -41,7 +41,7 @@ class Tier(enum.IntEnum):
     """How much a workload's software needs /dev/shm (``shmlint.need`` decides); ordered, the strongest wins."""
 
     FREE = 0  # known not to use it: no finding
-    UNKNOWN = 1  # an accelerator, software not known either way: a warning
+    UNKNOWN = 1  # software not known either way: a warning with an accelerator, nothing on the CPU
     NEEDS = 2  # known to pass data through it: an error
 
 

@@ -163,11 +163,9 @@ def decide(workload: Workload, knowledge: Knowledge) -> Need | None:
         entry, where = strongest
         shown = workload.command if where == "command" else workload.image
         because = f"{entry.what} ({where} {_short(shown or '')})"
-        if entry.tier is Tier.NEEDS or accelerator:
-            return Need(entry.tier, because, entry.id)
-        return Need(Tier.FREE, f"{because}, and no accelerator is requested", entry.id)
-    if not accelerator:  # torch evidence of a kind the data does not know, on the CPU: nothing says it uses shm
-        return Need(Tier.FREE, "torch without an accelerator and without DataLoader workers or a launcher", None)
+        return Need(entry.tier, because, entry.id)
+    if not accelerator:  # torch evidence of a kind the data does not know, on the CPU
+        return Need(Tier.UNKNOWN, "torch on the CPU without DataLoader workers or a launcher", None)
     count = workload.accelerator_count
     if count is not None and count >= knowledge.multi_device_min:
         return Need(Tier.NEEDS, f"{count} GPUs in one container (NCCL or RCCL between local processes)", None)

@@ -56,7 +56,10 @@ def check(name: str, text: str):
             "compose.yaml",
             f"services:\n  t:\n    image: pytorch/pytorch\n    gpus: all\n    shm_size: 512mb\n    labels:\n      shmlint.io/dataloader: '{HINT}'\n",
         ),
-        ("run.sh", f"# shmlint: dataloader {HINT}\ndocker run --gpus all --shm-size=512m pytorch/pytorch python t.py\n"),
+        (
+            "run.sh",
+            f"# shmlint: dataloader {HINT}\ndocker run --gpus all --shm-size=512m pytorch/pytorch python t.py\n",
+        ),
     ],
     ids=["comment-above", "comment-on-line", "annotation", "compose-label", "shell-comment"],
 )

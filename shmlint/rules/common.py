@@ -38,8 +38,16 @@ def uses_shm(workload: Workload) -> bool:
 
 
 def unknown_need(workload: Workload) -> bool:
-    """Accelerator work whose software shmlint cannot place: a claim that it will crash would be a guess."""
+    """Work whose software shmlint cannot place: a claim that it will crash would be a guess."""
     return workload.need is not None and workload.need.tier is Tier.UNKNOWN
+
+
+def claims_missing_shm(workload: Workload) -> bool:
+    """Whether a rule that says "this workload has no usable /dev/shm" (SHM001, SHM002, SHM013) speaks: software
+    that uses it, or unknown software on an accelerator (a warning). Unknown torch work on the CPU gets nothing: a
+    torch image or a single process there does not touch /dev/shm (``cpu_only_pytorch`` in the data). Rules that
+    judge a /dev/shm the workload already declares still do: the declaration says its author expects it used."""
+    return uses_shm(workload) and not (unknown_need(workload) and not workload.gpu)
 
 
 def gpu_sources(workload: Workload, kind: ShmKind) -> Iterator[ShmSource]:

@@ -11,14 +11,14 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources, fix_size
 from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
-from shmlint.rules.common import DECLARE_LOADER, REMEDY, evidence, unknown_need, uses_shm
+from shmlint.rules.common import DECLARE_LOADER, REMEDY, claims_missing_shm, evidence, unknown_need
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
-    if not uses_shm(workload) or workload.shm_managed_by:
+    if not claims_missing_shm(workload) or workload.shm_managed_by:
         return
     applied = applied_sources(workload)
     unknown = [s for s in applied if s.kind is ShmKind.UNKNOWN]

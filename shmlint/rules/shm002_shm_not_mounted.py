@@ -6,13 +6,13 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import evidence, first_source, unknown_need, uses_shm
+from shmlint.rules.common import claims_missing_shm, evidence, first_source, unknown_need
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
-    if not uses_shm(workload) or workload.shm_managed_by or applied_sources(workload):
+    if not claims_missing_shm(workload) or workload.shm_managed_by or applied_sources(workload):
         return
     if (source := first_source(workload, ShmKind.UNMOUNTED)) is not None:
         yield ctx.report(

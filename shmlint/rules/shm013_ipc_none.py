@@ -6,14 +6,14 @@ from collections.abc import Iterator
 
 from shmlint.effective import ShmState, applied_sources, effective_shm, fix_size
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import evidence, unknown_need, uses_shm
+from shmlint.rules.common import claims_missing_shm, evidence, unknown_need
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
-    if not uses_shm(workload) or workload.shm_managed_by:
+    if not claims_missing_shm(workload) or workload.shm_managed_by:
         return
     effective = effective_shm(workload)  # a tmpfs mounted at /dev/shm despite ipc none wins: nothing to say
     none = effective.source
