@@ -97,7 +97,7 @@ def test_unknown_is_a_warning_saying_what_is_unknown_and_how_to_settle_it() -> N
         "docker run pytorch/pytorch torchrun train.py\n",  # one torchrun process on the CPU
     ],
 )
-def test_free_gives_no_finding(text: str) -> None:
+def test_free_software_and_unknown_cpu_torch_give_no_finding(text: str) -> None:
     result = check("run.sh", text)
     assert not result.findings, [f.message for f in result.findings]
 
