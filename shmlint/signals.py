@@ -78,12 +78,12 @@ ACCELERATORS = (
     Accelerator(
         "AWS Neuron",
         ("aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "aws.amazon.com/neurondevice"),
-        ("oci-neuron",),
+        ("neuron",),  # the runtime the Neuron OCI hook tutorial configures (oci_neuron_hook_wrapper.sh)
         ("AWS_NEURON_VISIBLE_DEVICES",),
         ("/dev/neuron*",),
         False,
         None,
-        "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/containers/tutorials/tutorial-docker-env-setup.html",
+        "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/containers/tutorials/tutorial-oci-hook.html",
     ),
     Accelerator(
         "Google TPU",
