@@ -22,12 +22,13 @@ REMEDY = {
 }
 
 
-#: how each format declares a DataLoader, for messages that say how to make the need certain
+#: how a workload declares its DataLoader, for messages that say how to make the need certain: the annotation or
+#: label where the format has one, else the hint comment every format reads
 DECLARE_LOADER = {
     WorkloadFormat.KUBERNETES: "the annotation shmlint.io/dataloader",
     WorkloadFormat.COMPOSE: "the label shmlint.io/dataloader",
-    WorkloadFormat.COMMAND: "a `# shmlint: dataloader workers=...` comment",
 }
+HINT_COMMENT = "a `# shmlint: dataloader workers=...` comment"
 
 
 def uses_shm(workload: Workload) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources, fix_size
 from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
-from shmlint.rules.common import DECLARE_LOADER, REMEDY, claims_missing_shm, evidence, unknown_need
+from shmlint.rules.common import DECLARE_LOADER, HINT_COMMENT, REMEDY, claims_missing_shm, evidence, unknown_need
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
@@ -35,7 +35,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             f"{_unresolved(unknown)}, so it gets 64 MiB; whether its software ({_software(workload)}) uses /dev/shm "
             f"is not known (DataLoader workers, torchrun or NCCL between local GPUs do, and crash there): if it "
             f"does, {remedy}; to settle it, name the image or command in configuration (shm-images / shm-commands, "
-            f"or shm-free-images / shm-free-commands) or declare its loader with {DECLARE_LOADER[workload.format]}",
+            f"or shm-free-images / shm-free-commands) or declare its loader with {DECLARE_LOADER.get(workload.format, HINT_COMMENT)}",
             workload.span,
             workload,
             fix,
