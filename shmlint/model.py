@@ -44,7 +44,7 @@ class Tier(enum.IntEnum):
     """How much a workload's software needs /dev/shm (``shmlint.need`` decides); ordered, the strongest wins."""
 
     FREE = 0  # known not to use it: no finding
-    UNKNOWN = 1  # an accelerator, software not known either way: a warning
+    UNKNOWN = 1  # software not known either way: a warning with an accelerator, nothing on the CPU
     NEEDS = 2  # known to pass data through it: an error
 
 
@@ -295,6 +295,7 @@ class Workload(NamedTuple):
     command: str = ""  # entrypoint/command and arguments joined by spaces, as the software is started
     accelerator_count: int | None = None  # devices requested when counted (None: none, or uncounted like ``all``)
     need: Need | None = None  # how much the software needs /dev/shm (``shmlint.need``), set before the rules run
+    launched_by: str | None = None  # an operator's policy that starts a launcher known to need /dev/shm (Trainer)
 
     @property
     def format(self) -> WorkloadFormat:

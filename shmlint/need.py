@@ -43,6 +43,7 @@ class Entry(NamedTuple):
     images: Searcher | None
     image_tags: Searcher | None
     commands: Searcher | None
+    accelerator_only: bool = False  # on the CPU this evidence alone says nothing (``cpu_only_pytorch``)
 
 
 class BuiltinRuntime(NamedTuple):
@@ -78,6 +79,7 @@ def _entry(data: dict[str, Any]) -> Entry:
         _pattern(match.get("images", ())),
         _pattern(match.get("image_tags", ())),
         _pattern(match.get("commands", ())),
+        bool(data.get("accelerator_only")),
     )
 
 
@@ -153,19 +155,20 @@ def decide(workload: Workload, knowledge: Knowledge) -> Need | None:
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
     if free_command is not None:  # the image is only where a utility runs
         return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
-    matches = by_command + by_image
-    if matches:
-        entry, where = max(matches, key=lambda pair: pair[0].tier)  # the strongest; the first of equals
+    matches = [(e, where) for e, where in by_command + by_image if accelerator or not e.accelerator_only]
+    strongest = max(matches, key=lambda pair: pair[0].tier) if matches else None  # the first of equals
+    if workload.launched_by is not None and (strongest is None or strongest[0].tier is not Tier.NEEDS):
+        return Need(Tier.NEEDS, workload.launched_by, None)  # an operator's launcher, named software aside
+    if strongest is not None:
+        entry, where = strongest
         shown = workload.command if where == "command" else workload.image
         because = f"{entry.what} ({where} {_short(shown or '')})"
-        if entry.tier is Tier.NEEDS or accelerator:
-            return Need(entry.tier, because, entry.id)
-        return Need(Tier.FREE, f"{because}, and no accelerator is requested", entry.id)
-    if not accelerator:  # torch evidence of a kind the data does not know, on the CPU: nothing says it uses shm
-        return Need(Tier.FREE, "torch without an accelerator and without DataLoader workers or a launcher", None)
+        return Need(entry.tier, because, entry.id)
+    if not accelerator:  # torch evidence of a kind the data does not know, on the CPU
+        return Need(Tier.UNKNOWN, "torch on the CPU without DataLoader workers or a launcher", None)
     count = workload.accelerator_count
     if count is not None and count >= knowledge.multi_device_min:
-        return Need(Tier.NEEDS, f"{count} accelerators in one container (NCCL between local processes)", None)
+        return Need(Tier.NEEDS, f"{count} GPUs in one container (NCCL or RCCL between local processes)", None)
     return Need(Tier.UNKNOWN, "an accelerator request, with software shmlint does not know", None)
 
 

@@ -8,33 +8,110 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from shmlint.configured_patterns import ConfiguredPattern
 
-GPU_RESOURCES = (
-    "nvidia.com/gpu",
-    "nvidia.com/gpu.shared",
-    "nvidia.com/mig-*",
-    "amd.com/gpu",
-    "gpu.intel.com/i915",
-    "gpu.intel.com/xe",
-    "habana.ai/gaudi",
-    "aws.amazon.com/neuron",
-    "aws.amazon.com/neuroncore",
-    "aws.amazon.com/neurondevice",
-    "google.com/tpu",
+
+class Accelerator(NamedTuple):
+    """How one kind of accelerator reaches a container, in every format's own terms: each format reads its
+    accelerator evidence from this one table, so none misses what another recognises."""
+
+    name: str
+    resources: tuple[str, ...]  # Kubernetes extended resources and CDI kinds (globs): resources, --device, devices
+    runtimes: tuple[str, ...]  # OCI runtimes: runtimeClassName, compose runtime and device driver, --runtime
+    envs: tuple[str, ...]  # variables that hand devices over or select them: env, environment, -e
+    devices: tuple[str, ...]  # host device nodes (globs): compose devices, --device, device binds, hostPath
+    counted: bool  # several devices in one container talk through /dev/shm (NCCL, RCCL): the count matters
+    handover_env: str | None  # the variable whose list is what the runtime puts in the container (counted)
+    source: str  # where the names come from
+
+
+#: every accelerator shmlint recognises. Only GPUs whose collective library uses /dev/shm between local processes
+#: are ``counted``: a request of several TPU, Gaudi, Neuron or Intel devices is accelerator evidence, never evidence
+#: of software that uses /dev/shm (issue 14), so such a workload stays in the ``unknown`` tier unless its software
+#: is known.
+ACCELERATORS = (
+    Accelerator(
+        "NVIDIA GPU",
+        ("nvidia.com/gpu", "nvidia.com/gpu.shared", "nvidia.com/mig-*"),
+        ("nvidia", "nvidia-cdi", "nvidia-legacy"),
+        ("NVIDIA_VISIBLE_DEVICES",),
+        ("/dev/nvidia*", "/dev/dxg"),  # dxg: GPUs under WSL2
+        True,
+        "NVIDIA_VISIBLE_DEVICES",
+        "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",
+    ),
+    Accelerator(
+        "AMD GPU (ROCm)",
+        ("amd.com/gpu", "rocm.com/gpu"),  # rocm.com/gpu: the AMD Container Toolkit's CDI kind
+        ("amd",),  # the AMD Container Toolkit's runtime
+        ("AMD_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"),
+        ("/dev/kfd",),
+        True,
+        "AMD_VISIBLE_DEVICES",  # HIP_/ROCR_VISIBLE_DEVICES only select inside a process: not a count
+        "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html",
+    ),
+    Accelerator(
+        "Intel GPU (XPU)",
+        ("gpu.intel.com/*",),  # i915, xe, and the CDI kind gpu.intel.com/all
+        (),
+        (),
+        ("/dev/dri", "/dev/dri/*"),  # also AMD's render nodes: either way an accelerator
+        False,
+        None,
+        "https://github.com/intel/intel-device-plugins-for-kubernetes/blob/main/cmd/gpu_plugin/README.md",
+    ),
+    Accelerator(
+        "Intel Gaudi (Habana)",
+        ("habana.ai/gaudi",),
+        ("habana",),
+        ("HABANA_VISIBLE_DEVICES",),
+        ("/dev/accel*", "/dev/hl*"),  # /dev/accel: the kernel's accel subsystem (Gaudi, TPU), hl: older drivers
+        False,
+        None,
+        "https://docs.habana.ai/en/latest/Installation_Guide/Additional_Installation/Docker_Installation.html",
+    ),
+    Accelerator(
+        "AWS Neuron",
+        ("aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "aws.amazon.com/neurondevice"),
+        ("neuron",),  # the runtime the Neuron OCI hook tutorial configures (oci_neuron_hook_wrapper.sh)
+        ("AWS_NEURON_VISIBLE_DEVICES",),
+        ("/dev/neuron*",),
+        False,
+        None,
+        "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/containers/tutorials/tutorial-oci-hook.html",
+    ),
+    Accelerator(
+        "Google TPU",
+        ("google.com/tpu",),
+        (),
+        ("TPU_VISIBLE_CHIPS",),
+        ("/dev/accel*",),  # /dev/accel0..3 on TPU VMs
+        False,
+        None,
+        "https://cloud.google.com/kubernetes-engine/docs/how-to/tpus",
+    ),
 )
 
-GPU_RUNTIMES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
 
-#: environment variables that hand GPUs to a container (NVIDIA's runtime, ROCm)
-GPU_VISIBLE_ENVS = ("NVIDIA_VISIBLE_DEVICES", "AMD_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
+def _union(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values))
 
-#: device nodes (globs) that hand a GPU or accelerator to a container: NVIDIA, AMD (kfd, dri), Intel (dri, accel),
-#: AWS Neuron and WSL's GPU paravirtualisation (dxg)
-GPU_DEVICES = ("/dev/nvidia*", "/dev/kfd", "/dev/dri", "/dev/dri/*", "/dev/accel*", "/dev/neuron*", "/dev/dxg")
+
+GPU_RESOURCES = _union(name for accelerator in ACCELERATORS for name in accelerator.resources)
+GPU_RUNTIMES = _union(name for accelerator in ACCELERATORS for name in accelerator.runtimes)
+GPU_VISIBLE_ENVS = _union(name for accelerator in ACCELERATORS for name in accelerator.envs)
+GPU_DEVICES = _union(path for accelerator in ACCELERATORS for path in accelerator.devices)
+#: resources whose count says how many GPUs share one container's /dev/shm (``counted`` accelerators)
+COUNTED_RESOURCES = _union(
+    name for accelerator in ACCELERATORS if accelerator.counted for name in accelerator.resources
+)
+COUNTED_RUNTIMES = _union(name for accelerator in ACCELERATORS if accelerator.counted for name in accelerator.runtimes)
+COUNTED_ENVS = _union(accelerator.handover_env for accelerator in ACCELERATORS if accelerator.handover_env)
 
 #: regular expressions matched against the image reference without its tag or digest
 TORCH_IMAGES = (
@@ -90,6 +167,9 @@ class Signals:
     gpu_runtimes: tuple[str, ...] = GPU_RUNTIMES
     gpu_envs: tuple[str, ...] = GPU_VISIBLE_ENVS
     gpu_devices: tuple[str, ...] = GPU_DEVICES
+    counted_resources: tuple[str, ...] = COUNTED_RESOURCES
+    counted_runtimes: tuple[str, ...] = COUNTED_RUNTIMES
+    counted_envs: tuple[str, ...] = COUNTED_ENVS
     torch_images: tuple[str, ...] = TORCH_IMAGES
     torch_commands: tuple[str, ...] = TORCH_COMMANDS
     torch_model_formats: tuple[str, ...] = TORCH_MODEL_FORMATS
@@ -125,6 +205,10 @@ class Signals:
         return re.compile("|".join(fnmatch.translate(p) for p in self.gpu_resources))
 
     @cached_property
+    def _counted_resource_re(self) -> re.Pattern[str]:
+        return re.compile("|".join(fnmatch.translate(p) for p in self.counted_resources) or "(?!)")
+
+    @cached_property
     def _gpu_device_re(self) -> re.Pattern[str]:
         return re.compile("|".join(fnmatch.translate(p) for p in self.gpu_devices))
 
@@ -134,6 +218,14 @@ class Signals:
 
     def is_gpu_resource(self, name: str) -> bool:
         return self._gpu_resource_re.match(name) is not None
+
+    def is_counted_resource(self, name: str) -> bool:
+        """A GPU resource whose count matters for /dev/shm (several in one container talk through it)."""
+        return self._counted_resource_re.match(name) is not None
+
+    def is_counted_runtime(self, name: str) -> bool:
+        """A runtime or compose device driver of a counted GPU kind (``nvidia``, ``amd``)."""
+        return name.strip().lower() in self.counted_runtimes
 
     def is_gpu_runtime(self, name: str) -> bool:
         return name.strip().lower() in self.gpu_runtimes
@@ -204,3 +296,26 @@ def positive_count(value: str) -> bool:
         return float(value.strip().strip("\"'")) > 0
     except ValueError:
         return False
+
+
+def device_count(value: str) -> int | None:
+    """How many devices a request names, when it says: ``2``, ``0,1``, ``device=0,1`` (``--gpus``), ``count=2``,
+    ``GPU-3f2a...``; None for ``all``, a variable or anything unreadable (unknown-many)."""
+    text = value.strip().strip("\"'").strip()
+    if text.lower() in NO_GPU_VISIBLE:
+        return 0
+    if "$" in text or text.lower() == "all":
+        return None
+    if text.isdigit():
+        return int(text)
+    items = [item.strip().strip("\"'") for item in text.split(",")]
+    for index, item in enumerate(items):
+        key, equals, setting = item.partition("=")
+        if equals and key == "count":
+            return int(setting) if setting.isdigit() else None
+        if equals and key == "device":
+            devices = [setting] + [rest for rest in items[index + 1 :] if "=" not in rest]
+            return len([device for device in devices if device])
+    if any("=" in item for item in items):
+        return None
+    return len([item for item in items if item])

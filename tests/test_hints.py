@@ -23,6 +23,7 @@ spec:
   containers:
 {comment}  - name: train
     image: pytorch/pytorch:2.3.0
+    resources: {{limits: {{nvidia.com/gpu: 1}}}}
     volumeMounts: [{{name: dshm, mountPath: /dev/shm}}]
   volumes:
   - name: dshm
@@ -53,9 +54,12 @@ def check(name: str, text: str):
         ),
         (
             "compose.yaml",
-            f"services:\n  t:\n    image: pytorch/pytorch\n    shm_size: 512mb\n    labels:\n      shmlint.io/dataloader: '{HINT}'\n",
+            f"services:\n  t:\n    image: pytorch/pytorch\n    gpus: all\n    shm_size: 512mb\n    labels:\n      shmlint.io/dataloader: '{HINT}'\n",
         ),
-        ("run.sh", f"# shmlint: dataloader {HINT}\ndocker run --shm-size=512m pytorch/pytorch python t.py\n"),
+        (
+            "run.sh",
+            f"# shmlint: dataloader {HINT}\ndocker run --gpus all --shm-size=512m pytorch/pytorch python t.py\n",
+        ),
     ],
     ids=["comment-above", "comment-on-line", "annotation", "compose-label", "shell-comment"],
 )
@@ -65,7 +69,7 @@ def test_a_hint_replaces_the_fixed_minimum(name: str, text: str) -> None:
     (workload,) = [w for w in hinted.workloads if w.is_gpu_or_torch]
     assert estimate(workload.dataloader).estimate_bytes == 80 * 1024**2
     plain, _ = check(name, text.replace(HINT, "").replace("dataloader", "note"))
-    assert [f.code for f in plain.findings] == ["SHM005"]  # without it, 512 MiB is below 1 GiB
+    assert [f.code for f in plain.findings] == ["SHM005"]  # without it, 512 MiB is below 1 GiB (GPU work)
 
 
 def test_too_small_for_the_hint_and_fixed_to_the_recommendation() -> None:

@@ -30,7 +30,7 @@ metadata:
 spec:
   containers:
   - name: train
-    image: pytorch/pytorch:2.3.0
+    image: nvcr.io/nvidia/pytorch:24.05-py3
     command: ["torchrun", "train.py"]
 """
 
@@ -69,7 +69,7 @@ def test_backtracking_configured_patterns_finish_in_seconds(tmp_path: Path) -> N
     (tmp_path / "comment.yaml").write_text(f"# {line}\nkind: ConfigMap\n", encoding="utf-8")
     (tmp_path / "notes.sh").write_text(f"echo {line}\n", encoding="utf-8")
     (tmp_path / "pod.yaml").write_text(
-        POD.replace("pytorch/pytorch:2.3.0", line).replace('["torchrun", "train.py"]', f'["{line}"]'),
+        POD.replace("nvcr.io/nvidia/pytorch:24.05-py3", line).replace('["torchrun", "train.py"]', f'["{line}"]'),
         encoding="utf-8",
     )
     started = time.perf_counter()
@@ -85,8 +85,10 @@ def test_configured_patterns_are_matched_on_values_not_files() -> None:
     """The prefilter lets a file through when configuration adds signals and the file has a key they apply to;
     the patterns themselves only ever see image names and command lines."""
     signals = Signals(torch_images=(*Signals().torch_images, "corp/trainer"))
-    engine = Engine(Settings(signals=signals))
-    pod = POD.replace("pytorch/pytorch:2.3.0", "corp/trainer:1").replace('["torchrun", "train.py"]', '["run"]')
+    engine = Engine(Settings(signals=signals, shm_images=("corp/trainer",)))  # and its software needs /dev/shm
+    pod = POD.replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1").replace(
+        '["torchrun", "train.py"]', '["run"]'
+    )
     found = engine.check_source(SourceText("p.yaml", pod), FileKind.YAML, Path("p.yaml")).findings
     assert [f.code for f in found] == ["SHM001"]
     # the prefilter only searches literal words taken from the patterns (never runs them over the text), and a
@@ -97,15 +99,15 @@ def test_configured_patterns_are_matched_on_values_not_files() -> None:
 
 #: files whose only signal is a configured one, in every format the extractors read
 CONFIGURED_ONLY = {
-    "pod.yaml": POD.replace("pytorch/pytorch:2.3.0", "corp/trainer:1").replace('"torchrun", ', ""),
-    "launch.yaml": POD.replace("pytorch/pytorch:2.3.0", "busybox").replace('"torchrun"', '"corp-launch"'),
-    "accel.yaml": POD.replace("pytorch/pytorch:2.3.0", "busybox").replace('["torchrun", "train.py"]', '["x"]')
+    "pod.yaml": POD.replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1").replace('"torchrun", ', ""),
+    "launch.yaml": POD.replace("nvcr.io/nvidia/pytorch:24.05-py3", "busybox").replace('"torchrun"', '"corp-launch"'),
+    "accel.yaml": POD.replace("nvcr.io/nvidia/pytorch:24.05-py3", "alpine").replace('["torchrun", "train.py"]', '["x"]')
     + "    resources:\n      limits:\n        example.com/accel: 1\n",
     "compose.yaml": "services:\n  t:\n    image: corp/trainer:1\n",
     "compose-command.yaml": "services:\n  t:\n    image: busybox\n    command: corp-launch --x\n",
     "run.sh": "#!/bin/sh\ndocker run --rm corp/trainer:1 python x.py\n",
     "engine-variable.sh": "$CONTAINER_ENGINE run --rm busybox corp-launch\n",
-    "README.md": "Run it:\n\n```bash\npodman run --device example.com/accel=all busybox x\n```\n",
+    "README.md": "Run it:\n\n```bash\npodman run --device example.com/accel=all alpine x\n```\n",
     "ci.yaml": "jobs:\n  t:\n    steps:\n      - run: docker run corp/trainer:1\n",
 }
 
@@ -117,8 +119,9 @@ def test_prefilter_never_hides_a_configured_signal(tmp_path: Path) -> None:
         torch_images=(*Signals().torch_images, r"(^|/)corp/trainer$"),
         torch_commands=(*Signals().torch_commands, r"corp-launch"),
     )
-    with_filter = Engine(Settings(signals=signals))
-    without = Engine(Settings(signals=signals, prefilter=False))
+    needs = {"shm_images": (r"(^|/)corp/trainer$",), "shm_commands": (r"corp-launch",)}  # a CPU finding needs these
+    with_filter = Engine(Settings(signals=signals, **needs))
+    without = Engine(Settings(signals=signals, prefilter=False, **needs))
     for name, text in CONFIGURED_ONLY.items():
         kind = FileKind.MARKDOWN if name.endswith(".md") else FileKind.SHELL if name.endswith(".sh") else FileKind.YAML
         source = SourceText(name, text)

@@ -50,8 +50,8 @@ def test_a_compose_gpu_service_with_ipc_none_gets_exactly_shm013(ipc: str) -> No
 @pytest.mark.parametrize(
     "line",
     [
-        f"docker run --gpus all --ipc=none {IMAGE} python train.py",
-        f"docker run --gpus all --ipc none {IMAGE} python train.py",
+        f"docker run --gpus all --ipc=none {IMAGE} python train.py --num-workers 4",
+        f"docker run --gpus all --ipc none {IMAGE} python train.py --num-workers=4",
         f"podman run --device nvidia.com/gpu=all --ipc=none {IMAGE} torchrun train.py",
         f"docker create --ipc=none {IMAGE} torchrun --nproc_per_node=2 train.py",
     ],

@@ -221,8 +221,13 @@ def test_benchmark_has_no_unlabelled_findings_or_stale_labels(tmp_path: Path) ->
     command = [sys.executable, str(BENCH / "run.py"), "--cache", cache or str(tmp_path)]
     if mirror:
         command += ["--mirror", mirror]
+    command += ["--json", str(tmp_path / "result.json")]
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
+    # issue 14's targets: an SHM001 error is a crash, and every labelled crash is an error
+    result = json.loads((tmp_path / "result.json").read_text())["shm001"]
+    assert result["error"]["precision"] >= 0.95 and result["recall"]["as_error"] >= 0.95, result
+    assert result["recall"]["as_error_or_warning"] == 1.0, result["recall"]["missed"]
 
 
 POD = """apiVersion: v1

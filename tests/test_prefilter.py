@@ -64,7 +64,7 @@ def test_words_are_derived_from_the_data() -> None:
     """A signal added to the data (here by configuration) brings its own word; nothing is written twice."""
     words = prefilter_words(BUILT_IN)
     assert words is not None and words[: len(FORMAT_WORDS)] == FORMAT_WORDS
-    for word in ("rocr_visible_devices", "hip_visible_devices", "amd_visible_devices", "/dev/dxg", "/dev/accel"):
+    for word in ("rocr_visible_devices", "hip_visible_devices", "amd", "habana", "/dev/dxg", "/dev/accel"):
         assert word in words
     extended = replace(BUILT_IN, gpu_resources=(*BUILT_IN.gpu_resources, "example.com/npu-*"))
     assert Prefilter(extended).passes("resources: {limits: {example.com/npu-large: 1}}")
@@ -139,4 +139,6 @@ def test_a_kserve_predictor_whose_only_signal_is_its_model_format_is_reported() 
         "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: llm}\n"
         "spec:\n  predictor:\n    huggingface: {storageUri: 'hf://org/model'}\n"
     )
-    assert "SHM001" in _codes(text, FileKind.YAML, "isvc.yaml")
+    # on the CPU with unknown software no finding is claimed (cpu_only_pytorch): the workload must still be seen
+    result = Engine(Settings()).check_source(SourceText("isvc.yaml", text), FileKind.YAML, Path("isvc.yaml"))
+    assert [evidence.text for w in result.workloads for evidence in w.torch] == ["KServe huggingface predictor"]

@@ -152,7 +152,7 @@ def test_batch_multinode_ranges_are_containers(engine: Engine) -> None:
     text = (
         'resource "aws_batch_job_definition" "t" {\n  type = "multinode"\n'
         "  node_properties = jsonencode({\n    numNodes = 2\n    nodeRangeProperties = [\n"
-        '      { targetNodes = "0:", container = { image = "pytorch/pytorch:latest" } }\n    ]\n  })\n}\n'
+        '      { targetNodes = "0:", container = { resourceRequirements = [{ type = "GPU", value = "1" }], image = "pytorch/pytorch:latest" } }\n    ]\n  })\n}\n'
     )
     assert check(engine, text) == ["6:41 SHM001"]
 
@@ -176,7 +176,7 @@ def test_invalid_json_in_a_heredoc_is_reported_where_it_is(engine: Engine) -> No
 def test_one_line_container_objects_get_an_inline_entry(engine: Engine) -> None:
     text = (
         'resource "aws_ecs_task_definition" "t" {\n'
-        '  container_definitions = jsonencode([{ name = "a", image = "pytorch/pytorch:latest", }])\n}\n'
+        '  container_definitions = jsonencode([{ name = "a", resourceRequirements = [{ type = "GPU", value = "1" }], image = "pytorch/pytorch:latest", }])\n}\n'
     )
     assert 'image = "pytorch/pytorch:latest", linuxParameters = { sharedMemorySize = 8192 } }' in fixed(engine, text)
 
@@ -184,7 +184,7 @@ def test_one_line_container_objects_get_an_inline_entry(engine: Engine) -> None:
 def test_existing_linux_parameters_get_the_size(engine: Engine) -> None:
     text = (
         'resource "aws_ecs_task_definition" "t" {\n  container_definitions = <<EOF\n'
-        '[{"image": "pytorch/pytorch:latest", "linuxParameters": {"initProcessEnabled": true}}]\nEOF\n}\n'
+        '[{"resourceRequirements": [{"type": "GPU", "value": "1"}], "image": "pytorch/pytorch:latest", "linuxParameters": {"initProcessEnabled": true}}]\nEOF\n}\n'
     )
     assert '{"initProcessEnabled": true, "sharedMemorySize": 8192}' in fixed(engine, text)
 
@@ -204,6 +204,7 @@ def test_a_closing_brace_after_content_cannot_take_new_lines(engine: Engine) -> 
 def test_a_taken_volume_name_is_not_reused(engine: Engine) -> None:
     text = (
         'resource "kubernetes_pod" "p" {\n  spec {\n    container {\n      image = "pytorch/pytorch:latest"\n'
+        '      resources {\n        limits = { "nvidia.com/gpu" = "1" }\n      }\n'
         '      volume_mount {\n        mount_path = "/data"\n        name = "dshm"\n      }\n    }\n'
         '    volume {\n      name = "dshm"\n      persistent_volume_claim {\n        claim_name = "x"\n      }\n'
         "    }\n  }\n}\n"

@@ -382,6 +382,7 @@ def test_each_workload_is_probed_with_its_own_loader(engine: Engine, tmp_path: P
         '      shmlint.io/dataloader: "workers=5 batch=6 sample=32 dtype=uint8"\n'
         "  plain:\n"
         "    image: pytorch/pytorch\n"
+        "    gpus: all\n"  # torch on the CPU without a loader is not claimed to need /dev/shm, so not probed
         "    shm_size: 1gb\n"
     )
     hinted, plain = (c for c in _cases(engine, [path]) if not c.fixed)

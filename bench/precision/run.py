@@ -198,7 +198,8 @@ def materialise(repo: Repo, git_dir: Path, cache: Path, *, own_clone: bool) -> P
 def run_shmlint(repo: Repo, tree: Path) -> tuple[list[Finding], Counter[str]]:
     """SHM001 findings of this tree's shmlint, paths relative to the repository; other codes only counted."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
-    command = [sys.executable, "-m", "shmlint", "check", "--format", "json", "--exit-zero", "."]
+    # render never: the same findings on every machine (kubectl or helm on PATH would add rendered copies)
+    command = [sys.executable, "-m", "shmlint", "check", "--format", "json", "--exit-zero", "--render", "never", "."]
     done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"shmlint failed on {repo.name}: {done.stderr.strip()[-500:]}")
@@ -275,6 +276,11 @@ def score(matched: dict[Finding, Label], labels: list[Label]) -> dict:
             f"{label.repo}: {label.path}:{label.line} {label.workload}" for label in crashes if label not in reported
         ),
     }
+    result["errors_not_crash"] = sorted(
+        f"{label.label} {label.kind}: {f.repo}: {f.path}:{f.line} {f.workload}"
+        for f, label in matched.items()
+        if f.severity == "error" and label.label != "crash"
+    )
     result["no_risk_silenced"] = ratio(len(quiet_no_risk), sum(label.label == "no-risk" for label in labels))
     causes = Counter(f"{label.label} {label.kind}" for finding, label in matched.items() if finding.severity == "error")
     result["errors_by_class"] = dict(sorted(causes.items(), key=lambda item: (-item[1], item[0])))

@@ -24,6 +24,7 @@ DATA: dict[str, Any] = {'version': 1,
                'match': {'commands': ['(^|[ /])torchrun( |$)', '-m +torch\\.distributed\\.(run|launch)\\b']},
                'when': 'several local processes (nproc_per_node > 1) talk through NCCL shared memory; training '
                        'scripts add DataLoader workers',
+               'accelerator_only': True,
                'evidence': 'docs',
                'source': 'https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data'},
               {'id': 'torchtune',
@@ -260,9 +261,12 @@ DATA: dict[str, Any] = {'version': 1,
                'evidence': 'reading',
                'source': 'https://github.com/triton-inference-server/server/blob/e1db8a603d863b1317ee859bdeea2be19959462e/docs/customization_guide/build.md'}],
  'accelerators': {'default_tier': 'unknown',
-                  'non_gpu': ['google.com/tpu', 'habana.ai/gaudi', 'aws.amazon.com/neuron*', 'gpu.intel.com/*'],
                   'non_gpu_note': 'TPU, Gaudi, Neuron and Intel XPU requests are accelerator evidence like GPUs, '
-                                  'never software evidence',
+                                  'never software evidence: only accelerators marked `counted` in '
+                                  'shmlint/signals.py (ACCELERATORS: NVIDIA and AMD GPUs, whose NCCL/RCCL talk '
+                                  'through /dev/shm) are counted for multi_device, and only through a request or a '
+                                  'hand-over variable (NVIDIA_VISIBLE_DEVICES, AMD_VISIBLE_DEVICES), not a '
+                                  'variable that selects inside a process (HIP_VISIBLE_DEVICES)',
                   'multi_device': {'tier': 'needs',
                                    'min_devices': 2,
                                    'when': 'a counted request of at least 2 devices in one container (not `--gpus '

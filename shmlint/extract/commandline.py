@@ -26,7 +26,7 @@ from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.mounts import Option, classify_mount, find_option, parse_mount, parse_tmpfs, parse_volume
 from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals
+from shmlint.signals import Signals, device_count, gpu_visible
 from shmlint.source import SourceText, Span
 
 
@@ -46,17 +46,22 @@ def command_workload(command: ContainerCommand, source: SourceText, signals: Sig
     argv = [(flag.value_text, flag.flag.start, flag.end) for flag in entrypoint]
     argv += [(word.text, word.start, word.end) for word in command.arguments]
     utility = signals.is_utility_command([text for text, _, _ in argv])
+    gpu = () if utility else tuple(_gpu_evidence(command, source, signals))
     shm, slots = _shm_sources(command, source)
     memory = command.flag_values("--memory")
+    image = command.image
     return Workload(
         id=WorkloadId(WorkloadFormat.COMMAND, command.name, occurrence=occurrence),
         span=span,
-        gpu=() if utility else tuple(_gpu_evidence(command, source, signals)),
+        gpu=gpu,
         torch=() if utility else tuple(_torch_evidence(command, argv, source, signals)),
         shm=tuple(shm),
         memory_limit=_size(memory[-1], source) if memory else None,
         nccl_shm_disabled=_nccl_shm_disabled(command, source),
         target=CommandTarget(insert_at=command.run_word.end, size_slots=tuple(slots)),
+        image=image.text if image is not None and not image.dynamic else None,
+        command=" ".join(text for text, _, _ in argv),
+        accelerator_count=_accelerator_count(command, signals) if gpu else None,
     )
 
 
@@ -66,6 +71,21 @@ def _gpu_evidence(command: ContainerCommand, source: SourceText, signals: Signal
     for flag in command.flags:
         if flag.value is not None and _is_gpu_option(flag.long_name, flag.value_text, signals):
             yield Evidence(flag.shown(), source.span(flag.flag.start, flag.end))
+
+
+def _accelerator_count(command: ContainerCommand, signals: Signals) -> int | None:
+    """GPUs ``--gpus`` asks for (``2``, ``"device=0,1"``; None for ``all``), else what a counted visibility
+    variable lists (``-e NVIDIA_VISIBLE_DEVICES=0,1``)."""
+    gpus = command.flag_values("--gpus")
+    if gpus:
+        return device_count(gpus[-1].value_text)
+    listed = [
+        device_count(value)
+        for flag in command.flag_values("--env")
+        for name in signals.counted_envs
+        if (value := _env(flag.value_text, name)) is not None and gpu_visible(value)
+    ]
+    return max((count for count in listed if count is not None), default=None)
 
 
 def _is_gpu_option(name: str, value: str, signals: Signals) -> bool:

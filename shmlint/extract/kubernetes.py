@@ -29,13 +29,25 @@ from shmlint.model import (
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals, positive_count
+from shmlint.signals import Signals, device_count, gpu_visible, positive_count
 from shmlint.source import SourceText, Span
 
 IGNORE_ANNOTATION = "shmlint.io/ignore"
 DATALOADER_ANNOTATION = "shmlint.io/dataloader"
 RAY_GROUP = "ray.io"
+#: kinds outside ray.io whose pods KubeRay creates (``operators`` in shmlint/data/shm_need.yaml): aibrix's
+#: RayClusterFleet holds a RayCluster spec that KubeRay turns into pods, with its /dev/shm
+KUBERAY_MANAGED = frozenset({("orchestration.aibrix.ai", "RayClusterFleet")})
 ARGO_GROUP = "argoproj.io"
+#: Kubeflow Trainer: a (Cluster)TrainingRuntime's ML policy decides how its ``node`` container is launched
+TRAINER_GROUP = "trainer.kubeflow.org"
+TRAINING_RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+TRAINER_NODE = "node"
+#: ML policies whose launch passes data through /dev/shm (``training_runtimes`` in shmlint/data/shm_need.yaml)
+LAUNCHING_POLICIES = {
+    "torch": "Kubeflow Trainer's mlPolicy.torch (torchrun, one process per device)",
+    "mpi": "Kubeflow Trainer's mlPolicy.mpi (MPI ranks, one per device)",
+}
 KSERVE_MODEL_KEYS = ("pytorch", "huggingface", "triton", "model", "tensorflow", "onnx", "sklearn", "xgboost")
 #: key-path parts that say nothing about a pod's role, and readable names for the ones that do
 _ROLE_NOISE = frozenset(
@@ -72,6 +84,7 @@ class _Pod(NamedTuple):
     extra_volumes: tuple[Node, ...] = ()  # Argo: workflow-level volumes
     ray_container: MappingNode | None = None
     metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
+    launched_by: Evidence | None = None  # a training runtime's ML policy that starts its ``node`` container
 
 
 class _Extractor:
@@ -82,6 +95,7 @@ class _Extractor:
         self.signals = signals
         self.runtimes = runtimes
         self.m = m or Mappings()
+        self.trained: frozenset[str] = frozenset()  # training runtimes a TrainJob of this file names
 
     # -- locations -------------------------------------------------------------------------------------------
 
@@ -114,12 +128,38 @@ class _Extractor:
             return
         yield from self.trainer_pods(obj, owner, own)
         yield from self.kserve_pods(obj, owner, own)
+        policy = self.launch_policy(obj, kind, group, name)
         for spec, path, template in self.pod_specs(obj):
             containers = tuple(self.containers(spec))
-            ray = containers[0][0] if group == RAY_GROUP and containers and "submitter" not in path.lower() else None
+            kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
+            ray = containers[0][0] if kuberay and containers and "submitter" not in path.lower() else None
             template_metadata = self.m.get(template, "metadata")
             both = ((template_metadata,) if template_metadata is not None else ()) + own
-            yield _Pod(owner._replace(role=self.role(path)), spec, containers, ray_container=ray, metadata=both)
+            role = self.role(path)
+            launched = policy if role == TRAINER_NODE else None
+            yield _Pod(
+                owner._replace(role=role), spec, containers, ray_container=ray, metadata=both, launched_by=launched
+            )
+
+    def launch_policy(self, obj: MappingNode, kind: str, group: str, name: str) -> Evidence | None:
+        """What a Kubeflow training runtime's ML policy launches in its ``node`` container, when that is known to
+        pass data through /dev/shm. A runtime that a TrainJob of the same file names is judged by its own evidence
+        instead: the TrainJob says what runs there (a toy script on the CPU, or GPU work it reports itself)."""
+        if group != TRAINER_GROUP or kind not in TRAINING_RUNTIME_KINDS or name in self.trained:
+            return None
+        policy = self.m.path(obj, "spec", "mlPolicy")
+        for key, why in LAUNCHING_POLICIES.items():
+            if (found := self.m.key(policy, key)) is not None:
+                return Evidence(why, self.span(found))
+        return None
+
+    def trainjob_runtimes(self, objects: list[MappingNode]) -> frozenset[str]:
+        return frozenset(
+            runtime
+            for obj in objects
+            if scalar(self.m.get(obj, "kind")) == "TrainJob"
+            and (runtime := scalar(self.m.path(obj, "spec", "runtimeRef", "name")))
+        )
 
     def pod_specs(self, obj: MappingNode) -> Iterator[tuple[MappingNode, str, Node | None]]:
         """Mappings with a ``containers`` list of mappings, with the key path that led there and the mapping that
@@ -214,7 +254,9 @@ class _Extractor:
     def workloads(self, documents: list[Node]) -> list[Workload]:
         result: list[Workload] = []
         seen: Counter[WorkloadId] = Counter()
-        for obj in self.objects(documents):
+        objects = list(self.objects(documents))
+        self.trained = self.trainjob_runtimes(objects)
+        for obj in objects:
             for pod in self.pods(obj):
                 result.extend(self.pod_workloads(pod, seen))
         return result
@@ -247,8 +289,11 @@ class _Extractor:
         cap: int | None,
     ) -> Workload:
         gpu = tuple(self.gpu_evidence(pod, container, identity.container_kind == "init container"))
-        torch = tuple(self.torch_evidence(container, identity))
-        if self.is_utility(container):
+        gpu += tuple(self.device_mounts(container, volumes))
+        launched = pod.launched_by if identity.container == TRAINER_NODE else None
+        torch = tuple(self.torch_evidence(container, identity)) + ((launched,) if launched else ())
+        words = self.command_words(container)
+        if self.signals.is_utility_command(words):
             gpu, torch = (), ()
         return Workload(
             id=identity,
@@ -267,6 +312,10 @@ class _Extractor:
                 if pod.spec is not container
                 else None
             ),
+            image=scalar(self.m.get(container, "image")),
+            command=" ".join(words),
+            accelerator_count=self.accelerator_count(container) if gpu else None,
+            launched_by=launched.text if launched else None,
         )
 
     def completed_shm(
@@ -297,6 +346,34 @@ class _Extractor:
             if self.signals.is_gpu_env(key, scalar(value[1]) or ""):
                 yield Evidence(f"env {key}={scalar(value[1])}", self.pair_span(value[0], value[1]))
 
+    def accelerator_count(self, container: MappingNode) -> int | None:
+        """GPUs of a counted kind the container asks for (each resource's larger of limit and request, summed), or
+        what a counted visibility variable lists; None when nothing says how many."""
+        per_resource: dict[str, int] = {}
+        resources = self.resources(container)
+        for section in ("limits", "requests"):
+            for name, (_, value) in self.m.items(self.m.get(resources, section)).items():
+                count = device_count(scalar(value) or "") if self.signals.is_counted_resource(name) else None
+                if count is not None:
+                    per_resource[name] = max(count, per_resource.get(name, 0))
+        if per_resource:
+            return sum(per_resource.values())
+        listed = [
+            device_count(scalar(value) or "")
+            for key, (_, value) in self.env(container)
+            if key in self.signals.counted_envs and gpu_visible(scalar(value) or "")
+        ]
+        return max((count for count in listed if count is not None), default=None)
+
+    def device_mounts(self, container: MappingNode, volumes: dict[str, MappingNode]) -> Iterator[Evidence]:
+        """Accelerator device nodes handed over as hostPath volumes (privileged pods without a device plugin)."""
+        for mount in sequence(self.m.get(container, "volumeMounts")):
+            volume = volumes.get(scalar(self.m.get(mount, "name")) or "")
+            path_node = self.m.path(volume, "hostPath", "path")
+            path = scalar(path_node)
+            if path and path_node is not None and self.signals.is_gpu_device(path):
+                yield Evidence(f"hostPath {path}", self.span(path_node))
+
     def env(self, container: MappingNode) -> Iterator[tuple[str, tuple[Node, Node]]]:
         """(name, (name node, value node)) for each plain env entry."""
         for entry in sequence(self.m.get(container, "env")):
@@ -318,9 +395,6 @@ class _Extractor:
         if text := scalar(source):
             words.append(text)
         return words
-
-    def is_utility(self, container: MappingNode) -> bool:
-        return self.signals.is_utility_command(self.command_words(container))
 
     def torch_evidence(self, container: MappingNode, identity: WorkloadId) -> Iterator[Evidence]:
         image_node = self.m.get(container, "image")

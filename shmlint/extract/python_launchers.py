@@ -36,7 +36,7 @@ from shmlint.model import (
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals
+from shmlint.signals import Signals, device_count
 from shmlint.source import SourceText, Span
 
 #: more syntax nodes than any real launcher module; a larger file is refused as too complex, not walked
@@ -210,6 +210,7 @@ class _Reader:
             return  # a bare @task asks for no GPU
         options = self.keywords(decorator)
         gpu: list[Evidence] = []
+        counts: list[int] = []  # GPUs per Resources(gpu=N), for the multi-GPU tier
         memory: Size | None = None
         for key in FLYTE_GPU_RESOURCES:
             resources = options.get(key)
@@ -218,6 +219,9 @@ class _Reader:
             inner = self.keywords(resources.node)
             if self.positive(inner.get("gpu")) or _first(inner.get("gpu")):
                 gpu.append(Evidence(f"{key}=Resources(gpu={self.text(inner['gpu'].node)})", self.span(resources.node)))
+                value = inner["gpu"].value
+                count = device_count(str(value)) if isinstance(value, (int, str)) else None
+                counts += [count] if count is not None else []
             if key != "requests" and "mem" in inner and isinstance(inner["mem"].value, str):
                 memory = self.size(inner["mem"], sizes.KUBERNETES)
         if "accelerator" in options:
@@ -253,6 +257,7 @@ class _Reader:
             memory_limit=memory,
             shm_managed_by=managed,
             target=self.call_target(decorator, "shared_memory", sizes.KUBERNETES),
+            accelerator_count=max(counts) if counts else None,
         )
 
     def flyte_shared_memory(self, arg: _Arg) -> ShmSource:
@@ -293,6 +298,8 @@ class _Reader:
             memory_limit=self.size(memory, sizes.DOCKER) if memory is not None else None,
             nccl_shm_disabled=self.docker_nccl(options),
             target=self.call_target(call, "shm_size", sizes.DOCKER),
+            image=image.value if image is not None and isinstance(image.value, str) else None,
+            command=" ".join(words),
         )
 
     def docker_gpu(self, options: dict[str, _Arg]) -> Iterator[Evidence]:

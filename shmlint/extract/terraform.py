@@ -161,6 +161,8 @@ class _Reader:
             memory_limit=self.k8s_size(entry(_resources(container, "limits"), "memory")),
             nccl_shm_disabled=self.k8s_nccl(container),
             target=HclTarget(POD_SHAPES[blocks], pod.close, container.close, frozenset(volumes), tuple(slots)),
+            image=string(container.attribute("image")),
+            command=" ".join(words),
         )
 
     def k8s_gpu(self, pod: Block, container: Block, is_init: bool) -> Iterator[Evidence]:
@@ -274,6 +276,8 @@ class _Reader:
             memory_limit=mib_size(memory, self.source) if memory is not None else None,
             nccl_shm_disabled=self.docker_nccl(resource),
             target=HclTarget("docker", resource.close),
+            image=string(resource.attribute("image")),
+            command=" ".join(words),
         )
 
     def docker_gpu(self, resource: Block) -> Iterator[Evidence]:

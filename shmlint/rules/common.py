@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
-from shmlint.model import ShmKind, ShmSource, Workload, WorkloadFormat
+from shmlint.model import ShmKind, ShmSource, Tier, Workload, WorkloadFormat
 
 #: how each format sizes /dev/shm, for messages that say what to do
 REMEDY = {
@@ -24,9 +24,38 @@ REMEDY = {
 }
 
 
+#: how a workload declares its DataLoader, for messages that say how to make the need certain: the annotation or
+#: label where the format has one, else the hint comment every format reads
+DECLARE_LOADER = {
+    WorkloadFormat.KUBERNETES: "the annotation shmlint.io/dataloader",
+    WorkloadFormat.COMPOSE: "the label shmlint.io/dataloader",
+}
+HINT_COMMENT = "a `# shmlint: dataloader workers=...` comment"
+
+
+def uses_shm(workload: Workload) -> bool:
+    """GPU/torch work whose software is not known to leave /dev/shm alone (tier ``free``, ``shmlint.need``): every
+    rule about the container's /dev/shm asks this, so a workload known not to use it gets no finding from any of
+    them. A workload no tier was decided for (the engine decides one for every GPU/torch workload) counts."""
+    return workload.is_gpu_or_torch and (workload.need is None or workload.need.tier is not Tier.FREE)
+
+
+def unknown_need(workload: Workload) -> bool:
+    """Work whose software shmlint cannot place: a claim that it will crash would be a guess."""
+    return workload.need is not None and workload.need.tier is Tier.UNKNOWN
+
+
+def claims_missing_shm(workload: Workload) -> bool:
+    """Whether a rule that says "this workload has no usable /dev/shm" (SHM001, SHM002, SHM013) speaks: software
+    that uses it, or unknown software on an accelerator (a warning). Unknown torch work on the CPU gets nothing: a
+    torch image or a single process there does not touch /dev/shm (``cpu_only_pytorch`` in the data). Rules that
+    judge a /dev/shm the workload already declares still do: the declaration says its author expects it used."""
+    return uses_shm(workload) and not (unknown_need(workload) and not workload.gpu)
+
+
 def gpu_sources(workload: Workload, kind: ShmKind) -> Iterator[ShmSource]:
-    """A GPU/torch workload's /dev/shm declarations of one kind that reach the container (none otherwise)."""
-    if workload.is_gpu_or_torch:
+    """The /dev/shm declarations of one kind that reach the container of a workload that ``uses_shm``."""
+    if uses_shm(workload):
         yield from (source for source in applied_sources(workload) if source.kind is kind)
 
 

@@ -1,19 +1,24 @@
-"""SHM001 missing-shm: a GPU/torch workload with no /dev/shm declaration keeps the runtime's 64 MiB."""
+"""SHM001 missing-shm: a GPU/torch workload with no /dev/shm declaration keeps the runtime's 64 MiB.
+
+How sure the finding is follows the workload's tier (``shmlint.need``): software known to use /dev/shm is an error,
+an accelerator whose software is not known either way a warning that says how to settle it, and software known not
+to use /dev/shm no finding at all.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from shmlint.effective import applied_sources, fix_size
-from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import REMEDY, evidence
+from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
+from shmlint.rules.common import DECLARE_LOADER, HINT_COMMENT, REMEDY, claims_missing_shm, evidence, unknown_need
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
-    if not workload.is_gpu_or_torch or workload.shm_managed_by:
+    if not claims_missing_shm(workload) or workload.shm_managed_by:
         return
     applied = applied_sources(workload)
     unknown = [s for s in applied if s.kind is ShmKind.UNKNOWN]
@@ -22,12 +27,28 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         return
     size = fix_size(workload, ctx.wanted_size(workload))
     fix = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size)}", size_bytes=size)
+    remedy = REMEDY[workload.format]
+    if unknown_need(workload):
+        yield ctx.report(
+            RULE,
+            f"{workload.name} has an accelerator ({evidence(workload)}) and no sized /dev/shm"
+            f"{_unresolved(unknown)}, so it gets 64 MiB; whether its software ({_software(workload)}) uses /dev/shm "
+            f"is not known (DataLoader workers, torchrun or NCCL between local GPUs do, and crash there): if it "
+            f"does, {remedy}; to settle it, name the image or command in configuration (shm-images / shm-commands, "
+            f"or shm-free-images / shm-free-commands) or declare its loader with {DECLARE_LOADER.get(workload.format, HINT_COMMENT)}",
+            workload.span,
+            workload,
+            fix,
+            at_most=Severity.WARNING,
+        )
+        return
+    because = _decided(workload)
     if unknown:
         yield ctx.report(
             RULE,
-            f"{workload.name} runs GPU/torch work ({evidence(workload)}) and no /dev/shm size is written; "
-            f"{unknown[0].description} could carry one but cannot be resolved here: if it does not, /dev/shm is "
-            f"64 MiB; {REMEDY[workload.format]} to make it certain",
+            f"{workload.name} runs software that uses /dev/shm ({because}) and no /dev/shm "
+            f"size is written; {unknown[0].description} could carry one but cannot be resolved here: if it does "
+            f"not, /dev/shm is 64 MiB; {remedy} to make it certain",
             workload.span,
             workload,
             fix,
@@ -36,12 +57,35 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         return
     yield ctx.report(
         RULE,
-        f"{workload.name} runs GPU/torch work ({evidence(workload)}) with no sized /dev/shm, so it gets the "
-        f"runtime default of 64 MiB and DataLoader workers or NCCL can crash; {REMEDY[workload.format]}",
+        f"{workload.name} runs software that uses /dev/shm ({because}) with no sized "
+        f"/dev/shm, so it gets the runtime default of 64 MiB and can crash there; {remedy}",
         workload.span,
         workload,
         fix,
     )
+
+
+def _unresolved(unknown: list[ShmSource]) -> str:
+    return f" ({unknown[0].description} could carry one but cannot be resolved here)" if unknown else ""
+
+
+def _decided(workload: Workload) -> str:
+    """The evidence that decided the tier, then the accelerator it runs on (when it has one)."""
+    because = workload.need.because if workload.need is not None else evidence(workload)
+    accelerator = ", ".join(e.text for e in workload.gpu[:2])
+    return f"{because}; on {accelerator}" if accelerator else because
+
+
+def _software(workload: Workload) -> str:
+    """What shmlint could not place, for the message: the image and the command, as far as the file names them."""
+    parts = [f"image {workload.image}"] if workload.image else []
+    parts += [f"command {_short(workload.command)}"] if workload.command else []
+    return ", ".join(parts) or "not named in the file"
+
+
+def _short(text: str, limit: int = 50) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = Rule("SHM001", check)

@@ -6,12 +6,13 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import evidence, first_source
+from shmlint.rules.common import claims_missing_shm, evidence, first_source, unknown_need
 from shmlint.rules.rule import Rule, RuleContext
+from shmlint.severity import Severity
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
-    if not workload.is_gpu_or_torch or workload.shm_managed_by or applied_sources(workload):
+    if not claims_missing_shm(workload) or workload.shm_managed_by or applied_sources(workload):
         return
     if (source := first_source(workload, ShmKind.UNMOUNTED)) is not None:
         yield ctx.report(
@@ -22,6 +23,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             workload.span,
             workload,
             Fix(FixAction.MOUNT_VOLUME, f'mount "{source.name}" at /dev/shm', source=source),
+            at_most=Severity.WARNING if unknown_need(workload) else None,  # as SHM001: the need is not known
         )
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Finding, Workload
+from shmlint.rules.common import uses_shm
 from shmlint.rules.rule import Rule, RuleContext
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     evidence = workload.nccl_shm_disabled
-    if evidence is None or not workload.is_gpu_or_torch:
+    if evidence is None or not uses_shm(workload):
         return
     yield ctx.report(
         RULE,

@@ -6,14 +6,14 @@ from collections.abc import Iterator
 
 from shmlint.effective import ShmState, applied_sources, effective_shm, fix_size
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import evidence
+from shmlint.rules.common import claims_missing_shm, evidence, unknown_need
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
-    if not workload.is_gpu_or_torch or workload.shm_managed_by:
+    if not claims_missing_shm(workload) or workload.shm_managed_by:
         return
     effective = effective_shm(workload)  # a tmpfs mounted at /dev/shm despite ipc none wins: nothing to say
     none = effective.source
@@ -33,7 +33,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         none.span,
         workload,
         Fix(FixAction.PRIVATE_IPC, title, Applicability.UNSAFE, size_bytes=size, source=none),
-        at_most=Severity.WARNING if unknown else None,
+        at_most=Severity.WARNING if unknown or unknown_need(workload) else None,
     )
 
 

@@ -160,7 +160,12 @@ def _codes(findings: Iterable[Finding], workload: Workload) -> tuple[str, ...]:
 
 
 def _torch_workloads(result: FileResult) -> list[Workload]:
-    return [w for w in result.workloads if w.is_gpu_or_torch]
+    """The workloads the missing-/dev/shm claim is about (``claims_missing_shm``): the probe runs a DataLoader with
+    workers, which is what shmlint claims only of software that uses /dev/shm or unknown software on an accelerator;
+    software known not to use it, and unknown torch work on the CPU, are not claimed to crash."""
+    from shmlint.rules.common import claims_missing_shm
+
+    return [w for w in result.workloads if claims_missing_shm(w)]
 
 
 def _probed(profile: DataLoaderHint, shm: ShmSpec | str, limits: ProbeLimits) -> ShmSpec | str:

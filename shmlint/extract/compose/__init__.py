@@ -50,11 +50,12 @@ def extract_compose(
 def _workload(project: Project, service: Service, signals: Signals, owns: dict[str, Own]) -> Workload:
     words = evidence.command_words(project, service)
     utility = signals.is_utility_command(words)
+    gpu = () if utility else tuple(evidence.gpu_evidence(project, service, signals))
     key = service.key
     return Workload(
         id=WorkloadId(WorkloadFormat.COMPOSE, "service", service.name),
         span=service.file.source.span(key.start_mark.index, key.end_mark.index),
-        gpu=() if utility else tuple(evidence.gpu_evidence(project, service, signals)),
+        gpu=gpu,
         torch=() if utility else tuple(evidence.torch_evidence(project, service, signals, words)),
         shm=with_shared(service.name, owns),
         memory_limit=evidence.memory_limit(project, service),
@@ -62,6 +63,9 @@ def _workload(project: Project, service: Service, signals: Signals, owns: dict[s
         ignored_codes=evidence.ignored_codes(project, service),
         dataloader_text=evidence.dataloader_text(project, service),
         target=_target(project, service, owns[service.name]),
+        image=project.text(project.get(service, "image")),
+        command=" ".join(words),
+        accelerator_count=evidence.accelerator_count(project, service, signals) if gpu else None,
     )
 
 

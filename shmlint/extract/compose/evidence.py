@@ -11,7 +11,7 @@ from shmlint.model import Evidence, Size
 from shmlint.parsers.yamlnodes import Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime import nccl
 from shmlint.runtime.interpolation import interpolate
-from shmlint.signals import Signals, positive_count
+from shmlint.signals import Signals, device_count, gpu_visible, positive_count
 
 IGNORE_LABEL = "shmlint.io/ignore"
 DATALOADER_LABEL = "shmlint.io/dataloader"
@@ -60,6 +60,42 @@ def _reserved_devices(project: Project, service: Service, signals: Signals) -> l
             if "gpu" in kind.lower() and positive_count(scalar(m.get(spec, "value")) or "1"):
                 evidence.append(Evidence(f"generic_resources {kind}", found.span_of(spec)))
     return evidence
+
+
+def accelerator_count(project: Project, service: Service, signals: Signals) -> int | None:
+    """GPUs of a counted kind the service asks for: ``count: 2`` or ``device_ids`` in a device reservation or in
+    ``gpus:``, a swarm generic GPU resource's value, or a counted visibility variable's list; None when nothing
+    says how many (``count: all``, ``gpus: all``)."""
+    m = project.m
+    requested: list[int | None] = []
+    requests = [
+        *(
+            d
+            for f in project.every(service, "deploy", "resources", "reservations", "devices")
+            for d in sequence(f.node)
+        ),
+        *(d for f in project.every(service, "gpus") for d in sequence(f.node)),
+    ]
+    for device in requests:
+        capabilities = [scalar(item) or "" for item in sequence(m.get(device, "capabilities"))]
+        if "gpu" in capabilities or signals.is_counted_runtime(scalar(m.get(device, "driver")) or ""):
+            ids = [scalar(item) for item in sequence(m.get(device, "device_ids"))]
+            count = scalar(m.get(device, "count"))
+            requested.append(len(ids) if ids else device_count(count) if count is not None else None)
+    for found in project.every(service, "deploy", "resources", "reservations", "generic_resources"):
+        for resource in sequence(found.node):
+            spec = m.get(resource, "discrete_resource_spec")
+            if "gpu" in (scalar(m.get(spec, "kind")) or "").lower():
+                requested.append(device_count(scalar(m.get(spec, "value")) or ""))
+    if requested:
+        return None if None in requested else sum(count for count in requested if count is not None)
+    environment = project.entries(service, "environment")
+    listed = [
+        device_count(visible.value)
+        for name in signals.counted_envs
+        if (visible := environment.get(name)) is not None and visible.value is not None and gpu_visible(visible.value)
+    ]
+    return max((count for count in listed if count is not None), default=None)
 
 
 def _gpu_devices(project: Project, service: Service, signals: Signals) -> list[Evidence]:

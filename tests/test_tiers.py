@@ -1,0 +1,221 @@
+"""Issue 14, wired: the extractors give the need model what it decides from (image, command, GPU count), SHM001's
+severity follows the tier with a message that names the deciding evidence, the other /dev/shm rules are silent for
+software known not to use /dev/shm, and configuration extends the data both ways."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shmlint.discover import FileKind, kind_by_name
+from shmlint.engine import Engine
+from shmlint.model import Tier
+from shmlint.settings import Settings
+from shmlint.severity import Severity
+from shmlint.source import SourceText
+from tests.support import default_engine
+
+ENGINE = default_engine()
+POD = """apiVersion: v1
+kind: Pod
+metadata: {{name: p}}
+spec:
+  containers:
+  - name: main
+    image: {image}
+    args: {args}
+    resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}
+"""
+
+
+def check(name: str, text: str, engine: Engine = ENGINE):
+    kind = kind_by_name(Path(name)) or FileKind.YAML
+    return engine.check_source(SourceText(name, text), kind, Path(name))
+
+
+def shm001(result) -> list[tuple[Severity, str]]:
+    return [(f.severity, f.message) for f in result.findings if f.code == "SHM001"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "image", "command", "count"),
+    [
+        (
+            "pod.yaml",
+            POD.format(image="org/app:1", args='["serve", "--port", "80"]', gpus=2),
+            "org/app:1",
+            "serve --port 80",
+            2,
+        ),
+        (
+            "compose.yaml",
+            "services:\n  s:\n    image: org/app:1\n    entrypoint: [python]\n    command: serve.py --x 1\n"
+            "    deploy: {resources: {reservations: {devices: [{capabilities: [gpu], count: 3}]}}}\n",
+            "org/app:1",
+            "python serve.py --x 1",
+            3,
+        ),
+        ("run.sh", "docker run --gpus 2 --rm org/app:1 python serve.py\n", "org/app:1", "python serve.py", 2),
+        (
+            "run.sh",
+            "docker run --gpus all --entrypoint python org/app:1 serve.py\n",
+            "org/app:1",
+            "python serve.py",
+            None,
+        ),
+    ],
+)
+def test_extractors_fill_image_command_and_count(
+    name: str, text: str, image: str, command: str, count: int | None
+) -> None:
+    (workload,) = check(name, text).workloads
+    assert (workload.image, workload.command, workload.accelerator_count) == (image, command, count)
+
+
+def test_needs_is_an_error_naming_the_software_and_the_accelerator() -> None:
+    ((severity, message),) = shm001(check("run.sh", "docker run --gpus all vllm/vllm-openai:v0.7.1 --model m\n"))
+    assert severity is Severity.ERROR
+    assert "vLLM" in message and "image vllm/vllm-openai:v0.7.1" in message and "--gpus all" in message
+
+
+def test_unknown_is_a_warning_saying_what_is_unknown_and_how_to_settle_it() -> None:
+    ((severity, message),) = shm001(check("pod.yaml", POD.format(image="org/app:1", args="[serve]", gpus=1)))
+    assert severity is Severity.WARNING
+    assert "image org/app:1" in message and "command serve" in message and "limits nvidia.com/gpu: 1" in message
+    for way in ("shm-images", "shm-free-images", "shm-commands", "shm-free-commands", "shmlint.io/dataloader"):
+        assert way in message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "docker run --gpus all nvidia/dcgm-exporter:3.3.5\n",  # an exporter
+        "docker run --gpus all pytorch/pytorch nvidia-smi\n",  # a utility run in a torch image
+        "docker run pytorch/pytorch python train.py\n",  # torch on the CPU, no workers
+        "docker run pytorch/pytorch torchrun train.py\n",  # one torchrun process on the CPU
+    ],
+)
+def test_free_software_and_unknown_cpu_torch_give_no_finding(text: str) -> None:
+    result = check("run.sh", text)
+    assert not result.findings, [f.message for f in result.findings]
+
+
+def test_cpu_dataloader_workers_are_an_error() -> None:
+    ((severity, message),) = shm001(check("run.sh", "docker run pytorch/pytorch python train.py --num-workers 4\n"))
+    assert severity is Severity.ERROR and "DataLoader" in message
+
+
+@pytest.mark.parametrize(
+    ("shm", "code"),
+    [
+        ("--shm-size=128m", "SHM005"),  # too small
+        ("--tmpfs /dev/shm", "SHM003"),  # unbounded
+        ("--ipc=host", "SHM007"),  # host IPC
+        ("--ipc=none", "SHM013"),  # no /dev/shm at all
+        ("-e NCCL_SHM_DISABLE=1", "SHM012"),
+    ],
+)
+def test_other_shm_rules_are_silent_for_free_software(shm: str, code: str) -> None:
+    unknown = check("run.sh", f"docker run --gpus all {shm} org/app:1 serve\n")
+    assert code in {f.code for f in unknown.findings}  # the rule does fire for GPU work of unknown need
+    free = check("run.sh", f"docker run --gpus all {shm} nvidia/dcgm-exporter:3 serve\n")
+    assert code not in {f.code for f in free.findings}
+
+
+def test_configuration_extends_the_data_both_ways(tmp_path: Path, invoke) -> None:
+    (tmp_path / ".shmlint.yaml").write_text(
+        'shm-images: ["^org/trainer$"]\nshm-free-images: ["^org/probe$"]\nshm-free-commands: ["^warmup\\\\b"]\n'
+    )
+    (tmp_path / "run.sh").write_text(
+        "docker run --gpus all org/trainer:1 go\n"  # configured needs: error
+        "docker run --gpus all org/probe:1 go\n"  # configured free: nothing
+        "docker run --gpus all vllm/vllm-openai warmup --fast\n"  # a configured free command beats the image
+        "docker run --gpus all org/other:1 go\n"  # unknown: warning
+    )
+    result = invoke("check", "--format", "json", str(tmp_path))
+    found = [(f["line"], f["severity"]) for f in json.loads(result.stdout)["findings"]]
+    assert found == [(1, "error"), (4, "warning")]
+
+
+def test_an_invalid_configured_pattern_is_a_configuration_error(tmp_path: Path, invoke) -> None:
+    (tmp_path / ".shmlint.yaml").write_text('shm-free-images: ["(unclosed"]\n')
+    (tmp_path / "run.sh").write_text("docker run --gpus all org/app:1\n")
+    result = invoke("check", str(tmp_path))
+    assert result.exit_code == 2 and "shm-free-images" in result.stdout + result.stderr
+
+
+TRAINER_RUNTIME = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: torch-distributed}
+spec:
+  mlPolicy: {numNodes: 1, torch: {}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          spec:
+            template:
+              spec:
+                containers:
+                - {name: node, image: pytorch/pytorch:2.4.0}
+"""
+TOY_TRAINJOB = """---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: toy}
+spec:
+  runtimeRef: {name: torch-distributed}
+  trainer: {command: [torchrun, toy.py], resourcesPerNode: {limits: {cpu: 1}}}
+"""
+
+
+def test_a_training_runtime_is_judged_by_its_ml_policy() -> None:
+    ((severity, message),) = shm001(check("runtime.yaml", TRAINER_RUNTIME))
+    assert severity is Severity.ERROR and "mlPolicy.torch" in message
+
+
+def test_a_runtime_that_a_trainjob_of_the_file_names_is_judged_by_that_trainjob() -> None:
+    result = check("runtime.yaml", TRAINER_RUNTIME + TOY_TRAINJOB)
+    assert not shm001(result)  # torch image on the CPU, one torchrun process: nothing uses /dev/shm
+    gpu_job = TOY_TRAINJOB.replace("{cpu: 1}", '{"nvidia.com/gpu": 1}')
+    ((severity, message),) = shm001(check("runtime.yaml", TRAINER_RUNTIME + gpu_job))
+    assert severity is Severity.ERROR and "torchrun" in message
+
+
+def test_kuberay_manages_the_shm_of_aibrix_fleets() -> None:
+    fleet = """apiVersion: orchestration.aibrix.ai/v1alpha1
+kind: RayClusterFleet
+metadata: {name: f}
+spec:
+  template:
+    spec:
+      headGroupSpec:
+        template:
+          spec:
+            containers:
+            - {name: ray-head, image: vllm/vllm-openai:v0.7.1, resources: {limits: {nvidia.com/gpu: 1}}}
+"""
+    (workload,) = check("fleet.yaml", fleet).workloads
+    assert workload.shm_managed_by and not check("fleet.yaml", fleet).findings
+
+
+def test_nginx_holding_a_gpu_is_a_placeholder_but_a_dataloader_hint_wins() -> None:
+    """Tests elsewhere use nginx as a neutral image; with a GPU it is a known placeholder (free), unless the
+    workload declares a DataLoader: a declaration beats the image."""
+    pod = POD.format(image="nginx:1.27", args="[]", gpus=1)
+    assert check("pod.yaml", pod).workloads[0].need.tier is Tier.FREE
+    hinted = pod.replace("  - name: main", "  - name: main  # shmlint: dataloader workers=4 batch=8 sample=1024")
+    assert check("pod.yaml", hinted).workloads[0].need.tier is Tier.NEEDS
+
+
+def test_settings_without_tiers_data_change_nothing_for_non_gpu_work() -> None:
+    engine = Engine(Settings(shm_images=("^busybox$",)))
+    result = check(
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: a, image: busybox}\n",
+        engine,
+    )
+    assert not result.findings  # the tier model decides how sure a finding is, never whether work is GPU work
