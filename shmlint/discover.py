@@ -94,6 +94,10 @@ class FileKind(enum.StrEnum):
     PYTHON = "python"  # *.py: read only when it imports a launcher library (Metaflow, KFP, Flyte, docker)
     RST = "rst"  # reStructuredText: code blocks, like Markdown
     UNIT = "unit"  # systemd .service (ExecStart=docker run) and Podman Quadlet .container units
+    # a CI job's or a dev container's own container, its docker options spelled in the file's own syntax
+    DEVCONTAINER = "devcontainer"  # devcontainer.json: JSON with comments
+    GITLAB_RUNNER = "gitlab-runner"  # config.toml: checked when it holds ``[[runners]]``
+    JENKINSFILE = "jenkinsfile"  # a Jenkins pipeline (Groovy): its docker agents
 
 
 class Candidate(NamedTuple):
@@ -129,6 +133,12 @@ def kind_for_name(name: str) -> FileKind | None:
         return FileKind.TERRAFORM
     if lower.endswith(".py"):
         return FileKind.PYTHON
+    if lower == "devcontainer.json" or lower.endswith(".devcontainer.json"):  # also <variant>.devcontainer.json
+        return FileKind.DEVCONTAINER
+    if lower == "config.toml" or lower.endswith(".config.toml"):
+        return FileKind.GITLAB_RUNNER
+    if lower.startswith("jenkinsfile") or lower.endswith(".jenkinsfile"):
+        return FileKind.JENKINSFILE
     return None
 
 

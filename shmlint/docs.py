@@ -29,6 +29,9 @@ _FORMAT_LABELS = {
     WorkloadFormat.PYTHON: "Python launcher",
     WorkloadFormat.RAY: "Ray cluster",
     WorkloadFormat.QUADLET: "Quadlet",
+    WorkloadFormat.DEVCONTAINER: "dev container",
+    WorkloadFormat.CI_JOB: "CI job container",
+    WorkloadFormat.GITLAB_RUNNER: "GitLab runner",
 }
 #: fence languages by file name ending; the first match wins, anything else is plain text
 _LANGUAGES = (

@@ -35,6 +35,10 @@ class WorkloadFormat(enum.StrEnum):
     # issue 16, docsunits: Ray cluster launcher YAML and Podman Quadlet units
     RAY = "ray"  # a Ray cluster launcher YAML's docker section
     QUADLET = "quadlet"  # a Podman Quadlet .container unit
+    # docker options held in another format, written as a list or string there
+    DEVCONTAINER = "devcontainer"  # devcontainer.json ``runArgs``, ``hostRequirements``, ``containerEnv``
+    CI_JOB = "ci-job"  # a CI job's own container: GitHub Actions container/services options, Jenkins docker agents
+    GITLAB_RUNNER = "gitlab-runner"  # a GitLab runner's config.toml ``[runners.docker]``
 
 
 class Tier(enum.IntEnum):
@@ -197,10 +201,24 @@ class SizeSlot(NamedTuple):
 
 
 class CommandTarget(NamedTuple):
-    """Where the command-line fixer writes: a new option right after ``run``/``create``, or a size in a slot."""
+    """Where the command-line fixer writes: a new option right after ``run``/``create``, or a size in a slot.
+    Options held in another format are spelled there: ``before`` and ``after`` go around a new option, and
+    ``separator`` goes between two options written together (``, "``, ``"`` and ``", "`` in a JSON list)."""
 
     insert_at: int
     size_slots: tuple[SizeSlot, ...] = ()
+    before: str = " "
+    after: str = ""
+    separator: str = " "
+
+
+class TableTarget(NamedTuple):
+    """Where the GitLab runner fixer writes ``shm_size`` in ``[runners.docker]``: over the value already there (0,
+    the default), or as a new line after the table's last key (``line_prefix``: the line break and indentation)."""
+
+    insert_at: int
+    line_prefix: str
+    existing: tuple[int, int] | None = None
 
 
 class HclTarget(NamedTuple):
@@ -245,7 +263,9 @@ class BlockTarget(NamedTuple):
 
 
 #: what a format's fixer needs to write a fix; None where no fix can be written (a TrainJob's trainer...)
-FixTarget = PodTarget | ServiceTarget | CommandTarget | HclTarget | CallTarget | RayTarget | BlockTarget | None
+FixTarget = (
+    PodTarget | ServiceTarget | CommandTarget | HclTarget | CallTarget | RayTarget | BlockTarget | TableTarget | None
+)
 
 
 class Workload(NamedTuple):

@@ -47,6 +47,9 @@ FIXTURE_FORMATS = {
     "units/quadlet": WorkloadFormat.QUADLET,  # Podman Quadlet .container units
     "units/systemd": WorkloadFormat.COMMAND,  # ExecStart=docker run in .service units
     "ray": WorkloadFormat.RAY,
+    "devcontainer": WorkloadFormat.DEVCONTAINER,
+    "ci-job": WorkloadFormat.CI_JOB,
+    "gitlab-runner": WorkloadFormat.GITLAB_RUNNER,
 }
 #: what shmlint/rules/ holds besides the rule modules, and rules/ besides the catalog entries
 FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py"}

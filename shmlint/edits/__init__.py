@@ -26,7 +26,9 @@ def _writer(format: WorkloadFormat) -> ModuleType:
         from shmlint.edits import quadlet as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.RAY:
         from shmlint.edits import ray as writer  # type: ignore[no-redef]
-    else:
+    elif format is WorkloadFormat.GITLAB_RUNNER:
+        from shmlint.edits import gitlab_runner as writer  # type: ignore[no-redef]
+    else:  # command lines, and docker options in dev containers and CI jobs
         from shmlint.edits import commandline as writer  # type: ignore[no-redef]
     return writer
 

@@ -19,6 +19,9 @@ REMEDY = {
     WorkloadFormat.PYTHON: "pass the launcher's shared memory option (shared_memory=, shm_size=, or a Memory emptyDir at /dev/shm)",
     WorkloadFormat.RAY: "add --shm-size (e.g. --shm-size=8g) to docker.run_options",
     WorkloadFormat.QUADLET: "set ShmSize= in the [Container] section (e.g. ShmSize=8g)",
+    WorkloadFormat.DEVCONTAINER: 'add "--shm-size=8g" to runArgs',
+    WorkloadFormat.CI_JOB: "add --shm-size (e.g. --shm-size=8g) to the container's options (Jenkins: args)",
+    WorkloadFormat.GITLAB_RUNNER: "set shm_size (bytes) in [runners.docker]",
 }
 
 
