@@ -1,5 +1,5 @@
 """Real public dev containers, CI job containers and GitLab runner configurations (issue 16), pinned in
-fixtures/real/job-containers.toml and labelled there by reading them: shmlint reports exactly the listed findings,
+fixtures/real-job-containers.toml and labelled there by reading them: shmlint reports exactly the listed findings,
 and its fix of each (when there is one) is read back by the format's own reader with only the option added.
 
 The files are read at their commit from bare mirrors (``SHMLINT_MIRROR``, default /work/.mirror), never copied
@@ -21,7 +21,7 @@ from shmlint.fix.apply import fix_source
 from tests.job_container_proofs import assert_only_shm_added
 from tests.support import FIXTURES
 
-CASES = tomllib.loads((FIXTURES / "real" / "job-containers.toml").read_text(encoding="utf-8"))["file"]
+CASES = tomllib.loads((FIXTURES / "real-job-containers.toml").read_text(encoding="utf-8"))["file"]
 MIRROR = Path(os.environ.get("SHMLINT_MIRROR", "/work/.mirror"))
 
 
