@@ -1,5 +1,6 @@
 """A deterministic mixed corpus: Kubernetes multi-document files, compose files, shell scripts, Markdown, Terraform
-and Python modules, and (every 25th file) an ECS task definition or an Azure ML job.
+and Python modules, and (one file in 25 each) dev containers, GitHub Actions job containers, Jenkinsfiles and GitLab
+runner configurations, and ECS task definitions or Azure ML jobs.
 
 About 10% of the files hold a GPU/torch workload, half of those without a sized /dev/shm; the rest look like the
 ordinary services a monorepo is full of. The same seed always gives the same bytes.
@@ -185,7 +186,72 @@ TORCH_IMAGES = (
 )
 
 
+# -- containers started by dev containers, CI jobs and GitLab runners (issue 16): one file in 25 ------------------
+DEVCONTAINER = """{{
+  // dev container for {name}
+  "name": "{name}",
+  "image": "{image}",
+  "runArgs": [{args}],
+  "customizations": {{ "vscode": {{ "extensions": ["ms-python.python"] }} }},
+}}
+"""
+WORKFLOW = """name: {name}
+on: [push]
+jobs:
+  test:
+    runs-on: [self-hosted, linux]
+    container:
+      image: {image}
+      options: --init {flags}
+    steps:
+      - uses: actions/checkout@v4
+      - run: python -m pytest
+"""
+JENKINSFILE = """pipeline {{
+    agent {{
+        docker {{
+            image '{image}'
+            args '--init {flags}'
+        }}
+    }}
+    stages {{
+        stage('test') {{ steps {{ sh 'python -m pytest' }} }}
+    }}
+}}
+"""
+RUNNER = """concurrent = 4
+
+[[runners]]
+  name = "{name}"
+  executor = "docker"
+  [runners.docker]
+    image = "{image}"
+{settings}"""
+
+
+def _job_container_file(index: int, gpu: bool, sized: bool, image: str) -> tuple[str, str]:
+    name = f"svc-{index:05d}"
+    flags = ("--gpus all " if gpu else "") + ("--shm-size=8g" if sized else "")
+    kind = index // 25 % 4
+    if kind == 0:
+        args = ", ".join(f'"{flag}"' for flag in ["--init", *flags.split()])
+        return f"dev/{name}/.devcontainer/devcontainer.json", DEVCONTAINER.format(name=name, image=image, args=args)
+    if kind == 1:
+        return f"ci/{name}/.github/workflows/test.yml", WORKFLOW.format(name=name, image=image, flags=flags)
+    if kind == 2:
+        return f"ci/{name}/Jenkinsfile", JENKINSFILE.format(image=image, flags=flags)
+    settings = ('    gpus = "all"\n' if gpu else "") + ("    shm_size = 8589934592\n" if sized else "")
+    return f"runners/{name}/config.toml", RUNNER.format(name=name, image=image, settings=settings)
+
+
 def _file(rng: random.Random, index: int) -> tuple[str, str]:
+    relative, text, gpu, sized, image = _service_file(rng, index)
+    if index % 25 == 24 and index % 40 != 39:  # after the draws, so every other file stays what it was
+        return _job_container_file(index, gpu, sized, image)
+    return relative, text
+
+
+def _service_file(rng: random.Random, index: int) -> tuple[str, str, bool, bool, str]:
     kind = rng.choice(("k8s", "k8s", "k8s", "compose", "shell", "markdown"))
     gpu = rng.random() < 0.10
     sized = gpu and rng.random() < 0.5
@@ -193,7 +259,8 @@ def _file(rng: random.Random, index: int) -> tuple[str, str]:
     image = rng.choice(TORCH_IMAGES if gpu else PLAIN_IMAGES)
     port = 8000 + index % 1000
     if index % 40 == 39:  # one file in 40 of the kinds issue 16 added (the random draws above stay the same)
-        return _documentation_or_unit(index, name, image, port, gpu, sized)
+        relative, text = _documentation_or_unit(index, name, image, port, gpu, sized)
+        return relative, text, gpu, sized, image
     if kind == "k8s":
         limits = "              memory: 16Gi\n" + ("              nvidia.com/gpu: 1\n" if gpu else "")
         text = DEPLOYMENT.format(
@@ -206,27 +273,32 @@ def _file(rng: random.Random, index: int) -> tuple[str, str]:
             mounts=SHM_MOUNTS if sized else "",
             volumes=SHM_VOLUMES if sized else "",
         )
-        return f"k8s/{name[-2:]}/{name}.yaml", text
+        return f"k8s/{name[-2:]}/{name}.yaml", text, gpu, sized, image
     if kind == "compose":
         extra = ""
         if gpu:
             extra = "    deploy:\n      resources:\n        reservations:\n          devices:\n            - capabilities: [gpu]\n"
             extra += '    shm_size: "8gb"\n' if sized else ""
-        return f"compose/{name}/compose.yaml", COMPOSE.format(name=name, image=image, port=port, extra=extra)
+        compose = COMPOSE.format(name=name, image=image, port=port, extra=extra)
+        return f"compose/{name}/compose.yaml", compose, gpu, sized, image
     if kind == "shell" and index % 3 == 0:  # issue 17: every third script slot is a Terraform file instead
         gpu_line, mount, volume = (TF_GPU if gpu else ""), (TF_MOUNT if sized else ""), (TF_VOLUME if sized else "")
         text = TERRAFORM.format(name=name, image=image, gpu=gpu_line, mount=mount, volume=volume)
-        return f"infra/{name}.tf", text
+        return f"infra/{name}.tf", text, gpu, sized, image
     if kind == "markdown" and index % 3 == 0:  # and every third Markdown slot a Python module, mostly ordinary
         if gpu:
             shm = ", shared_memory=8192" if sized else ""
-            return f"flows/{name}.py", FLOW.format(cls=f"Flow{index}", image=image, shm=shm)
-        return f"src/{name.replace('-', '_')}.py", MODULE.format(name=name, port=port)
+            flow = FLOW.format(cls=f"Flow{index}", image=image, shm=shm)
+            return f"flows/{name}.py", flow, gpu, sized, image
+        module = MODULE.format(name=name, port=port)
+        return f"src/{name.replace('-', '_')}.py", module, gpu, sized, image
     flags = ("--gpus all " if gpu else "") + ("--shm-size=8g " if sized else "")
     command = "python -m app.serve" if gpu else "serve"
     if kind == "shell":
-        return f"scripts/{name}.sh", SHELL.format(name=name, image=image, port=port, flags=flags, command=command)
-    return f"docs/{name}.md", MARKDOWN.format(name=name, image=image, port=port, flags=flags, command=command)
+        script = SHELL.format(name=name, image=image, port=port, flags=flags, command=command)
+        return f"scripts/{name}.sh", script, gpu, sized, image
+    markdown = MARKDOWN.format(name=name, image=image, port=port, flags=flags, command=command)
+    return f"docs/{name}.md", markdown, gpu, sized, image
 
 
 RST = """{name}
@@ -322,7 +394,7 @@ compute: azureml:{compute}
 resources:
   instance_count: 1
 """
-#: every CLOUD_EVERY-th file is a cloud definition (an ECS task or an Azure ML job, in turn) drawn from its own random
+#: one file in CLOUD_EVERY is a cloud definition (an ECS task or an Azure ML job, in turn) drawn from its own random
 #: stream: the count stays as asked and every other file stays byte-identical whatever is added here
 CLOUD_EVERY = 25
 
@@ -347,7 +419,7 @@ def generate(root: Path, count: int, seed: int = 7) -> list[Path]:
     written = []
     for index in range(count):
         relative, text = _file(rng, index)  # always drawn, so the other files stay the same bytes
-        if index % CLOUD_EVERY == CLOUD_EVERY - 1:
+        if index % CLOUD_EVERY == CLOUD_EVERY // 2:  # a slot the job containers do not take
             relative, text = _cloud_file(index, seed)
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -95,6 +95,10 @@ class FileKind(enum.StrEnum):
     RST = "rst"  # reStructuredText: code blocks, like Markdown
     UNIT = "unit"  # systemd .service (ExecStart=docker run) and Podman Quadlet .container units
     JSON = "json"  # AWS ECS task and Batch job definitions, CloudFormation templates: the content decides
+    # a CI job's or a dev container's own container, its docker options spelled in the file's own syntax
+    DEVCONTAINER = "devcontainer"  # devcontainer.json: JSON with comments
+    GITLAB_RUNNER = "gitlab-runner"  # config.toml: checked when it holds ``[[runners]]``
+    JENKINSFILE = "jenkinsfile"  # a Jenkins pipeline (Groovy): its docker agents
 
 
 class Candidate(NamedTuple):
@@ -114,6 +118,8 @@ def kind_for_name(name: str) -> FileKind | None:
     lower = name.lower()
     if lower.endswith((".yaml", ".yml")):
         return FileKind.YAML
+    if lower == "devcontainer.json" or lower.endswith(".devcontainer.json"):  # also <variant>.devcontainer.json
+        return FileKind.DEVCONTAINER
     if lower.endswith(".json"):
         return FileKind.JSON
     if lower.endswith((".sh", ".bash", ".zsh")):
@@ -132,6 +138,10 @@ def kind_for_name(name: str) -> FileKind | None:
         return FileKind.TERRAFORM
     if lower.endswith(".py"):
         return FileKind.PYTHON
+    if lower == "config.toml" or lower.endswith(".config.toml"):
+        return FileKind.GITLAB_RUNNER
+    if lower.startswith("jenkinsfile") or lower.endswith(".jenkinsfile"):
+        return FileKind.JENKINSFILE
     return None
 
 

@@ -31,6 +31,9 @@ _FORMAT_LABELS = {
     WorkloadFormat.QUADLET: "Quadlet",
     WorkloadFormat.AWS: "AWS ECS/Batch (JSON, CloudFormation)",
     WorkloadFormat.AZUREML: "Azure ML job",
+    WorkloadFormat.DEVCONTAINER: "dev container",
+    WorkloadFormat.CI_JOB: "CI job container",
+    WorkloadFormat.GITLAB_RUNNER: "GitLab runner",
 }
 #: fence languages by file name ending; the first match wins, anything else is plain text
 _LANGUAGES = (

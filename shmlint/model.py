@@ -35,9 +35,13 @@ class WorkloadFormat(enum.StrEnum):
     # issue 16, docsunits: Ray cluster launcher YAML and Podman Quadlet units
     RAY = "ray"  # a Ray cluster launcher YAML's docker section
     QUADLET = "quadlet"  # a Podman Quadlet .container unit
-    # issue 17, cloud: job definitions of cloud services
+    # job definitions of cloud services
     AWS = "aws"  # ECS task definitions and Batch job definitions: JSON, AWS CLI input, CloudFormation
     AZUREML = "azureml"  # Azure Machine Learning job YAML (command, sweep and pipeline jobs)
+    # docker options held in another format, written as a list or string there
+    DEVCONTAINER = "devcontainer"  # devcontainer.json ``runArgs``, ``hostRequirements``, ``containerEnv``
+    CI_JOB = "ci-job"  # a CI job's own container: GitHub Actions container/services options, Jenkins docker agents
+    GITLAB_RUNNER = "gitlab-runner"  # a GitLab runner's config.toml ``[runners.docker]``
 
 
 class Tier(enum.IntEnum):
@@ -201,10 +205,24 @@ class SizeSlot(NamedTuple):
 
 
 class CommandTarget(NamedTuple):
-    """Where the command-line fixer writes: a new option right after ``run``/``create``, or a size in a slot."""
+    """Where the command-line fixer writes: a new option right after ``run``/``create``, or a size in a slot.
+    Options held in another format are spelled there: ``before`` and ``after`` go around a new option, and
+    ``separator`` goes between two options written together (``, "``, ``"`` and ``", "`` in a JSON list)."""
 
     insert_at: int
     size_slots: tuple[SizeSlot, ...] = ()
+    before: str = " "
+    after: str = ""
+    separator: str = " "
+
+
+class TableTarget(NamedTuple):
+    """Where the GitLab runner fixer writes ``shm_size`` in ``[runners.docker]``: over the value already there (0,
+    the default), or as a new line after the table's last key (``line_prefix``: the line break and indentation)."""
+
+    insert_at: int
+    line_prefix: str
+    existing: tuple[int, int] | None = None
 
 
 class HclTarget(NamedTuple):
@@ -272,6 +290,7 @@ FixTarget = (
     | BlockTarget
     | AwsContainerTarget
     | AzureJobTarget
+    | TableTarget
     | None
 )
 

@@ -1,6 +1,7 @@
 """Every way a finding is switched off, applied in one stage: the workload's own ``shmlint.io/ignore`` annotation
 or label, ``per-file-ignores`` from configuration, and comments: ``# shmlint: ignore[SHM001]`` on a finding's
-line or the line above (``; shmlint: ignore[...]`` in systemd and Quadlet units),
+line or the line above (``; shmlint: ignore[...]`` in systemd and Quadlet units,
+``// shmlint: ignore[...]`` in JSONC and Jenkinsfiles),
 ``<!-- shmlint: ignore[SHM001] -->`` before a Markdown code block, ``.. shmlint: ignore[SHM001]`` before a
 reStructuredText directive (its whole body), and ``# shmlint: ignore-file``.
 
@@ -16,7 +17,7 @@ from shmlint.model import Finding, Suppression
 from shmlint.source import SourceText
 
 _LINE = re.compile(r"(?:#|//|;|<!--|^[ \t]*\.\.)\s*shmlint:\s*ignore\[([^\]]*)\]", re.MULTILINE)
-_FILE = re.compile(r"#\s*shmlint:\s*ignore-file\b|<!--\s*shmlint:\s*ignore-file\s*-->")
+_FILE = re.compile(r"(?:#|//)\s*shmlint:\s*ignore-file\b|<!--\s*shmlint:\s*ignore-file\s*-->")
 _HTML = re.compile(r"<!--\s*shmlint:\s*ignore\[([^\]]*)\]\s*-->")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _RST_COMMENT = re.compile(r"[ \t]*\.\.")

@@ -25,6 +25,7 @@ from tests.support import FIXTURES
 FORMATS = ("k8s", "compose", "shell", "markdown", "make", "terraform", "python")
 FORMATS += ("docs", "ray", "units")  # code blocks of documentation; Ray cluster launcher; systemd and Quadlet
 FORMATS += ("aws", "aws-eks", "azureml")  # ECS/Batch JSON and CloudFormation; Batch on EKS; Azure ML
+FORMATS += ("devcontainer", "ci-job", "gitlab-runner")  # dev containers; CI job containers; GitLab runners
 UPDATE = os.environ.get("SHMLINT_UPDATE_SNAPSHOTS") == "1"
 
 

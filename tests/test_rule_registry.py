@@ -50,6 +50,9 @@ FIXTURE_FORMATS = {
     "aws": WorkloadFormat.AWS,
     "aws-eks": WorkloadFormat.KUBERNETES,
     "azureml": WorkloadFormat.AZUREML,
+    "devcontainer": WorkloadFormat.DEVCONTAINER,
+    "ci-job": WorkloadFormat.CI_JOB,
+    "gitlab-runner": WorkloadFormat.GITLAB_RUNNER,
 }
 #: what shmlint/rules/ holds besides the rule modules, and rules/ besides the catalog entries
 FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py"}

@@ -30,7 +30,9 @@ def _writer(format: WorkloadFormat) -> ModuleType:
         from shmlint.edits import aws as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.AZUREML:
         from shmlint.edits import azureml as writer  # type: ignore[no-redef]
-    else:
+    elif format is WorkloadFormat.GITLAB_RUNNER:
+        from shmlint.edits import gitlab_runner as writer  # type: ignore[no-redef]
+    else:  # command lines, and docker options in dev containers and CI jobs
         from shmlint.edits import commandline as writer  # type: ignore[no-redef]
     return writer
 

@@ -32,12 +32,13 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     if not isinstance(target, CommandTarget):
         return []
     if fix.action is FixAction.ADD_SHM and fix.size_bytes is not None:
-        return [Edit(target.insert_at, target.insert_at, f" --shm-size={sizes.format_docker(fix.size_bytes)}")]
+        option = f"--shm-size={sizes.format_docker(fix.size_bytes)}"
+        return [Edit(target.insert_at, target.insert_at, f"{target.before}{option}{target.after}")]
     declared = fix.source
     if declared is None:
         return []
     if fix.action is FixAction.PRIVATE_IPC:  # the whole ``--ipc=none`` / ``--ipc none`` option is rewritten
-        size = f" --shm-size={sizes.format_docker(fix.size_bytes)}" if fix.size_bytes else ""
+        size = f"{target.separator}--shm-size={sizes.format_docker(fix.size_bytes)}" if fix.size_bytes else ""
         return [Edit(declared.span.start, declared.span.end, f"--ipc=private{size}")]
     if fix.action is FixAction.REWRITE_SIZE and fix.replacement and declared.size is not None:
         return [Edit(declared.size.span.start, declared.size.span.end, fix.replacement)]

@@ -39,7 +39,7 @@ def extract_commands(source: SourceText, masked: str, signals: Signals) -> list[
 
 
 def command_workload(command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int) -> Workload:
-    """A container command as a workload; formats that start a container from options (Ray, Quadlet) take this
+    """A container command as a workload; formats that start a container from options (Ray, Quadlet, dev containers, CI jobs) take this
     and put in their own identity, span and fix target."""
     span = source.span(command.first.start, command.first.end)
     entrypoint = command.flag_values("--entrypoint")[-1:]

@@ -53,8 +53,13 @@ MAX_SHELL_WORDS = 100_000
 _SHELL_WORD = re.compile(r"\S+")
 _ENGINE_WORDS = re.compile(r"docker|podman|container_(?:engine|runtime|cli)", re.IGNORECASE)
 
-#: keys that hold shell in GitHub Actions and GitLab CI; a file without any is not CI YAML
-_CI_KEYS = re.compile(r"^[ \t-]*(run|script|before_script|after_script)[ \t]*:", re.MULTILINE)
+#: keys that hold shell in GitHub Actions and GitLab CI, and job containers' docker options; a file without any is
+#: not CI YAML
+_CI_KEYS = re.compile(r"^[ \t-]*(run|script|before_script|after_script|container|options)[ \t]*:", re.MULTILINE)
+
+
+#: files that start one container of their own (dev containers, CI runners and agents): ``extract.job_containers``
+_JOB_CONTAINER_KINDS = frozenset({FileKind.DEVCONTAINER, FileKind.GITLAB_RUNNER, FileKind.JENKINSFILE})
 
 
 #: a Ray cluster launcher config names itself at the top level (and its cloud: ``extract.ray`` checks both)
@@ -90,6 +95,13 @@ def _extract(source: SourceText, kind: FileKind, path: Path, run: Extraction) ->
         return _launchers(source, kind, run), []
     if kind is FileKind.JSON:
         return _json(source, run), []
+    if kind in _JOB_CONTAINER_KINDS:
+        from shmlint.extract.job_containers import InvalidFile, extract_job_containers
+
+        try:
+            return extract_job_containers(source, kind, path, run.signals, run.prefilter)
+        except InvalidFile as exc:
+            raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
     if kind is FileKind.DOCKERFILE or not run.prefilter.passes(source.text):
         return [], []
     if kind is FileKind.UNIT:
@@ -234,7 +246,9 @@ def _yaml_workloads(source: SourceText, path: Path, documents: list, run: Extrac
 
         ci_mask = mask_ci_yaml(source, documents)
         if ci_mask is not None:
-            return _commands(source, ci_mask, run.signals)
+            from shmlint.extract.github_actions import github_job_containers
+
+            return _commands(source, ci_mask, run.signals) + github_job_containers(source, documents, run.signals)
     if _RAY_CLUSTER_NAME.search(source.text):
         from shmlint.extract import ray
 

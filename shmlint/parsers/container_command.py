@@ -351,6 +351,23 @@ def parse_container_command(words: Sequence[Word], text: str) -> ContainerComman
     )
 
 
+def parse_options(words: Sequence[Word], text: str) -> tuple[tuple[Flag, ...], tuple[Word, ...]]:
+    """Options alone, as a dev container's ``runArgs`` or a CI job's container ``options`` hold them (no engine, no
+    image): the options, and the expansions among them that may stand for more options. Other words are skipped."""
+    options: list[Flag] = []
+    unknown: list[Word] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word.text.startswith("-") and word.text not in ("-", "--"):
+            index = _read_option(words, index, options, text)
+            continue
+        if word.dynamic:
+            unknown.append(word)
+        index += 1
+    return tuple(options), tuple(unknown)
+
+
 def _is_assignment(word: Word, text: str) -> bool:
     return bool(_ASSIGNMENT.match(text[word.start : word.end]))
 

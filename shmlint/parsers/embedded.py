@@ -262,6 +262,24 @@ def mask_ci_yaml(source: SourceText, documents: list[Node]) -> str | None:
     return mask.result()
 
 
+def mask_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """Only these spans of the text: docker options held in another language's strings (a Jenkinsfile's
+    ``args``) read as shell words with the file's offsets."""
+    mask = _Mask(text)
+    for start, end in spans:
+        mask.keep(start, end)
+    return mask.result()
+
+
+def mask_scalars(source: SourceText, nodes: Iterable[ScalarNode]) -> str:
+    """Only these scalars' text, folded as YAML folds it: docker options held in a YAML string (a GitHub Actions
+    job container's ``options``) read as shell words with the file's offsets."""
+    mask = _Mask(source.text)
+    for node in nodes:
+        _keep_scalar(mask, node)
+    return mask.result()
+
+
 def _github_runs(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarNode]]:
     """``jobs.*.steps[].run`` of a workflow and ``runs.steps[].run`` of a composite action."""
     step_lists: list[Node | None] = []

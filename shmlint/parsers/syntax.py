@@ -12,8 +12,25 @@ def parse_error(source: SourceText, kind: FileKind, *, strict: bool = False) -> 
     ``strict`` also refuses what kubectl and docker compose reject although YAML composes it (a duplicate key)."""
     if kind in (FileKind.TERRAFORM, FileKind.PYTHON):
         return _launcher_error(source, kind)
+    if kind is FileKind.DEVCONTAINER:
+        from shmlint.parsers.jsonc import JsoncError, parse
+
+        try:
+            parse(source.text)
+        except JsoncError as exc:
+            line, column = source.position(exc.offset)
+            return f"line {line}, column {column}: {exc.message}"
+        return None
+    if kind is FileKind.GITLAB_RUNNER:
+        import tomllib
+
+        try:
+            tomllib.loads(source.text)
+        except tomllib.TOMLDecodeError as exc:
+            return str(exc)
+        return None
     if kind not in (FileKind.YAML, FileKind.JSON):
-        return None  # shell, Makefile and Markdown text is tokenised, never rejected
+        return None  # shell, Makefile, Markdown and Jenkinsfile text is tokenised, never rejected
     from shmlint.parsers.jsonnodes import compose_json
     from shmlint.parsers.yamlnodes import YamlError, compose, key_problem
 

@@ -21,6 +21,9 @@ REMEDY = {
     WorkloadFormat.QUADLET: "set ShmSize= in the [Container] section (e.g. ShmSize=8g)",
     WorkloadFormat.AWS: "set linuxParameters.sharedMemorySize (MiB) on the container; Fargate takes none: run on EC2 capacity",
     WorkloadFormat.AZUREML: "set resources.shm_size on the job (e.g. shm_size: 8g)",
+    WorkloadFormat.DEVCONTAINER: 'add "--shm-size=8g" to runArgs',
+    WorkloadFormat.CI_JOB: "add --shm-size (e.g. --shm-size=8g) to the container's options (Jenkins: args)",
+    WorkloadFormat.GITLAB_RUNNER: "set shm_size (bytes) in [runners.docker]",
 }
 
 

@@ -1,0 +1,77 @@
+"""Files that start one container of their own, whose docker options are spelled in the file's own syntax: dev
+containers (JSONC), GitLab runners (TOML) and Jenkins pipelines (Groovy)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from shmlint.discover import FileKind
+from shmlint.model import Notice, Workload
+from shmlint.prefilter import Prefilter
+from shmlint.signals import Signals
+from shmlint.source import SourceText
+
+_TOML_WHERE = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+class InvalidFile(Exception):
+    """The file does not parse as its format; where (1-based line and column), for an SHM000 finding."""
+
+    def __init__(self, message: str, line: int, column: int, offset: int) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column, self.offset = message, line, column, offset
+
+
+def extract_job_containers(
+    source: SourceText, kind: FileKind, path: Path, signals: Signals, prefilter: Prefilter
+) -> tuple[list[Workload], list[Notice]]:
+    """The workloads of a dev container, runner or pipeline file; raises ``InvalidFile``."""
+    wanted = prefilter.passes(source.text)  # without a signal, only the syntax can be reported
+    if kind is FileKind.DEVCONTAINER:
+        return _devcontainer(source, path, signals, wanted)
+    if kind is FileKind.GITLAB_RUNNER:
+        return _gitlab_runner(source, signals, wanted)
+    if not wanted:
+        return [], []
+    from shmlint.extract.jenkins import extract_jenkinsfile
+
+    return extract_jenkinsfile(source, signals), []
+
+
+def _devcontainer(
+    source: SourceText, path: Path, signals: Signals, wanted: bool
+) -> tuple[list[Workload], list[Notice]]:
+    from shmlint.parsers.jsonc import JsoncError, parse
+
+    try:
+        if not wanted:
+            parse(source.text)
+            return [], []
+        from shmlint.extract.devcontainer import extract_devcontainer
+
+        return extract_devcontainer(source, path, signals)
+    except JsoncError as exc:
+        line, column = source.position(exc.offset)
+        raise InvalidFile(f"invalid JSONC: {exc.message}", line, column, exc.offset) from None
+
+
+def _gitlab_runner(source: SourceText, signals: Signals, wanted: bool) -> tuple[list[Workload], list[Notice]]:
+    """A ``config.toml`` is a runner's only when it has ``[[runners]]``; other tools' files are left alone."""
+    if "[[runners]]" not in source.text:
+        return [], []
+    import tomllib
+
+    try:
+        if not wanted:
+            tomllib.loads(source.text)
+            return [], []
+        from shmlint.extract.gitlab_runner import extract_gitlab_runner
+
+        return extract_gitlab_runner(source, signals), []
+    except tomllib.TOMLDecodeError as exc:
+        where = _TOML_WHERE.search(str(exc))
+        line, column = (int(where.group(1)), int(where.group(2))) if where else source.position(len(source.text))
+        message = _TOML_WHERE.sub("", str(exc)).strip()
+        offset = min(source.line_starts[min(line, len(source.line_starts)) - 1] + column - 1, len(source.text))
+        raise InvalidFile(f"invalid TOML: {message}", line, column, offset) from None

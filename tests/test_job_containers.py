@@ -1,0 +1,249 @@
+"""Dev containers, CI job containers and GitLab runners (issue 16): the readers with positions (JSONC, TOML tables,
+Groovy tokens), discovery by name, and what the extractors make of the options each format spells."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.discover import FileKind, discover, kind_for_name
+from shmlint.engine import Engine
+from shmlint.model import ShmKind, WorkloadFormat
+from shmlint.parsers import jsonc
+from shmlint.parsers.groovy import tokens
+from shmlint.parsers.toml_tables import tables
+from shmlint.source import SourceText
+from tests.job_container_proofs import plain
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=20,
+)
+
+
+def _strings(node: jsonc.JNode) -> list[jsonc.JString]:
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, jsonc.JString):
+            found.append(current)
+        elif isinstance(current, jsonc.JArray):
+            stack.extend(current.items)
+        elif isinstance(current, jsonc.JObject):
+            for key, value in current.members:
+                found.append(key)
+                stack.append(value)
+    return found
+
+
+def _jsonc(value: object, rng: st.DataObject) -> str:
+    """``value`` written as JSONC: comments and trailing commas wherever the draw puts them."""
+    if isinstance(value, list | dict):
+        pairs = list(value.items()) if isinstance(value, dict) else [(None, item) for item in value]
+        parts = []
+        for key, item in pairs:
+            comment = rng.draw(st.sampled_from(["", " // c\n", " /* c */ "]))
+            head = f"{json.dumps(key)}:{comment}" if key is not None else comment
+            parts.append(head + _jsonc(item, rng))
+        trailing = "," if parts and rng.draw(st.booleans()) else ""
+        opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+        return opening + "\n, ".join(parts) + trailing + "\n" + closing
+    return json.dumps(value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON_VALUES, st.data())
+def test_jsonc_reads_what_json_reads_with_comments_and_trailing_commas(value: object, data: st.DataObject) -> None:
+    text = _jsonc(value, data)
+    node = jsonc.parse(text)
+    assert plain(node) == value
+    for string in _strings(node):  # every string's offsets hold exactly its JSON spelling
+        assert json.loads(text[string.start : string.end]) == string.value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='{}[]",:/*\\ \n01tfaeln-', max_size=60))
+def test_jsonc_refuses_broken_text_with_its_own_error(text: str) -> None:
+    try:
+        jsonc.parse(text)
+    except jsonc.JsoncError as exc:
+        assert 0 <= exc.offset <= len(text)
+
+
+def test_jsonc_nesting_is_bounded_by_memory_not_recursion() -> None:
+    depth = 50_000
+    node = jsonc.parse("[" * depth + "]" * depth)
+    for _ in range(depth - 1):
+        assert isinstance(node, jsonc.JArray)
+        node = node.items[0]
+
+
+def test_jsonc_keeps_the_last_of_repeated_keys_and_rejects_single_quotes() -> None:
+    root = jsonc.parse('{"runArgs": ["--gpus", "all"], "runArgs": []}')
+    assert isinstance(root, jsonc.JObject) and root.get("runArgs") == jsonc.JArray((), 42, 44)
+    with pytest.raises(jsonc.JsoncError):
+        jsonc.parse("{'runArgs': []}")  # JSON5, which the dev container CLI does not read
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("devcontainer.json", FileKind.DEVCONTAINER),
+        (".devcontainer.json", FileKind.DEVCONTAINER),
+        ("gpu.devcontainer.json", FileKind.DEVCONTAINER),
+        ("config.toml", FileKind.GITLAB_RUNNER),
+        ("Jenkinsfile", FileKind.JENKINSFILE),
+        ("Jenkinsfile.gpu", FileKind.JENKINSFILE),
+        ("nightly.jenkinsfile", FileKind.JENKINSFILE),
+        ("package.json", None),
+        ("pyproject.toml", None),
+    ],
+)
+def test_kind_by_name(name: str, kind: FileKind | None) -> None:
+    assert kind_for_name(name) is kind
+
+
+def test_a_walk_finds_every_dev_container_location(tmp_path: Path) -> None:
+    for name in (".devcontainer/devcontainer.json", ".devcontainer.json", ".devcontainer/cuda/devcontainer.json"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}\n", encoding="utf-8")
+    found = {c.path.relative_to(tmp_path).as_posix(): c.kind for c in discover([tmp_path])}
+    assert found == {
+        ".devcontainer.json": FileKind.DEVCONTAINER,
+        ".devcontainer/cuda/devcontainer.json": FileKind.DEVCONTAINER,
+        ".devcontainer/devcontainer.json": FileKind.DEVCONTAINER,
+    }
+
+
+def _check(engine: Engine, name: str, text: str, kind: FileKind):  # type: ignore[no-untyped-def]
+    return engine.check_source(SourceText(name, text), kind, Path(name))
+
+
+def test_github_expressions_are_opaque_values_never_options(engine: Engine) -> None:
+    workflow = (
+        "on: push\njobs:\n  a:\n    runs-on: gpu\n    container:\n      image: ${{ inputs.image }}\n"
+        "      options: ${{ inputs.docker-options }} --gpus all\n    steps:\n      - run: make\n"
+        "  b:\n    runs-on: gpu\n    container:\n      image: pytorch/pytorch\n"
+        "      options: --gpus all --shm-size ${{ inputs.shm }}\n    steps:\n      - run: make\n"
+    )
+    result = _check(engine, "ci.yml", workflow, FileKind.YAML)
+    first, second = (w for w in result.workloads if w.format is WorkloadFormat.CI_JOB)
+    assert [s.kind for s in first.shm] == [ShmKind.UNKNOWN]  # may carry options: SHM001 only as a warning
+    assert first.image == "${{ inputs.image }}"
+    assert [(s.kind, s.size.bytes if s.size else 0) for s in second.shm] == [(ShmKind.MEMORY, None)]
+    assert [(f.code, f.severity.label, f.span.line) for f in result.findings] == [("SHM001", "warning", 5)]
+
+
+def test_gitlab_ci_images_are_not_judged(engine: Engine) -> None:
+    """GitLab CI has no per-job docker options: the runner's config.toml sizes /dev/shm (see the README)."""
+    pipeline = "train:\n  image: pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime\n  script:\n    - python train.py\n"
+    result = _check(engine, ".gitlab-ci.yml", pipeline, FileKind.YAML)
+    assert not result.workloads and not result.findings
+
+
+def test_a_compose_based_dev_container_says_where_it_is_judged(engine: Engine) -> None:
+    text = '{"dockerComposeFile": ["../compose.yaml"], "service": "trainer", "runArgs": ["--gpus", "all"]}'
+    result = _check(engine, "devcontainer.json", text, FileKind.DEVCONTAINER)
+    assert not result.workloads and not result.findings
+    (notice,) = result.notices
+    assert 'service "trainer" of ../compose.yaml' in notice.message
+
+
+def test_invalid_jsonc_and_toml_are_reported_where_they_break(engine: Engine) -> None:
+    broken = _check(engine, "devcontainer.json", '{\n  "runArgs": ["--gpus" "all"]\n}\n', FileKind.DEVCONTAINER)
+    assert [(f.code, f.span.line, f.span.column) for f in broken.findings] == [("SHM000", 2, 24)]
+    runner = "[[runners]]\n  executor = 'docker'\n  [runners.docker]\n    gpus = \n"
+    broken = _check(engine, "config.toml", runner, FileKind.GITLAB_RUNNER)
+    assert [(f.code, f.span.line) for f in broken.findings] == [("SHM000", 4)]
+    other = _check(engine, "config.toml", "this is not = = TOML\n", FileKind.GITLAB_RUNNER)
+    assert not other.findings  # not a runner's file: another tool's syntax is not ours to judge
+
+
+TOML_KEYS = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True)
+TOML_VALUES = (
+    st.integers(0, 10**10) | st.text(alphabet="abc /:=#[]", max_size=8) | st.lists(st.integers(0, 9), max_size=3)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(TOML_KEYS, st.dictionaries(TOML_KEYS, TOML_VALUES, max_size=4)), max_size=4, unique_by=lambda t: t[0]
+    )
+)
+def test_toml_tables_find_every_key_tomllib_reads(sections: list[tuple[str, dict]]) -> None:
+    lines = []
+    for name, values in sections:
+        lines.append(f"[{name}]  # section")
+        for key, value in values.items():
+            if isinstance(value, list):
+                lines.append(f"{key} = [\n" + "".join(f"  {item},\n" for item in value) + "]")
+            else:
+                lines.append(f"{key} = {json.dumps(value)}")
+    text = "\n".join(lines) + "\n"
+    assert tomllib.loads(text) == {name: values for name, values in sections}
+    found = {table.name: table for table in tables(text)}
+    for name, values in sections:
+        keys = {key.key: key for key in found[name].keys}
+        assert set(keys) == set(values)
+        for key, value in values.items():
+            written = text[keys[key].value_start : keys[key].value_end]
+            if isinstance(value, str):
+                assert json.loads(f'"{written}"') == value or json.loads(written) == value
+            elif isinstance(value, int):
+                assert int(written) == value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="docker{}()'\"/*\\\n $.argsimage", max_size=80))
+def test_groovy_tokens_are_ordered_and_inside_the_text(text: str) -> None:
+    end = 0
+    for token in tokens(text):
+        assert end <= token.start <= token.end <= len(text)
+        end = token.end
+
+
+def test_groovy_comments_in_strings_are_text_and_open_strings_stop_at_the_line_end() -> None:
+    text = "args '--gpus all // not a comment'\nimage 'open\ndocker {"
+    assert [(t.kind, t.text) for t in tokens(text)] == [
+        ("name", "args"),
+        ("string", "--gpus all // not a comment"),
+        ("name", "image"),
+        ("string", "open"),
+        ("name", "docker"),
+        ("punct", "{"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "text"),
+    [
+        ("Jenkinsfile", FileKind.JENKINSFILE, "docker { args '--gpus all' " * 20_000),
+        ("Jenkinsfile", FileKind.JENKINSFILE, "docker.image('x').inside('--gpus all') {}\n" * 5_000),
+        ("devcontainer.json", FileKind.DEVCONTAINER, '{"runArgs": [' + '"--gpus", "all", ' * 50_000 + '"x"]}'),
+        ("config.toml", FileKind.GITLAB_RUNNER, '[[runners]]\n[runners.docker]\ngpus = "all"\n' * 1_500),
+    ],
+    ids=["nested-agents", "many-insides", "long-run-args", "many-runners"],
+)
+def test_hostile_files_are_checked_in_linear_time(engine: Engine, name: str, kind: FileKind, text: str) -> None:
+    """Each would take minutes with a rescan per agent or per word; the bound is generous for a loaded machine."""
+    import time
+
+    started = time.perf_counter()
+    result = _check(engine, name, text, kind)
+    assert time.perf_counter() - started < 30
+    assert result.findings
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="[]\"'= #\nabc0.-", max_size=80))
+def test_toml_tables_read_any_text(text: str) -> None:
+    for table in tables(text):
+        for key in table.keys:
+            assert 0 <= key.key_start <= key.value_start <= key.value_end <= key.line_end <= len(text)
