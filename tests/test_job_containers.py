@@ -101,7 +101,7 @@ def test_jsonc_keeps_the_last_of_repeated_keys_and_rejects_single_quotes() -> No
         ("Jenkinsfile", FileKind.JENKINSFILE),
         ("Jenkinsfile.gpu", FileKind.JENKINSFILE),
         ("nightly.jenkinsfile", FileKind.JENKINSFILE),
-        ("package.json", None),
+        ("package.json", FileKind.JSON),  # any other JSON: its content decides (ECS/Batch, CloudFormation)
         ("pyproject.toml", None),
     ],
 )
