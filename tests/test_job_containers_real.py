@@ -1,16 +1,13 @@
-"""Real public dev containers, CI job containers and GitLab runner configurations (issue 16), pinned in
-fixtures/real-job-containers.toml and labelled there by reading them: shmlint reports exactly the listed findings,
+"""Real public dev containers, CI job containers and GitLab runner configurations, pinned in
+tests/data/real_job_containers.toml and labelled there by reading them: shmlint reports exactly the listed findings,
 and its fix of each (when there is one) is read back by the format's own reader with only the option added.
 
-The files are read at their commit from bare mirrors (``SHMLINT_MIRROR``, default /work/.mirror), never copied
-into this repository; without a mirror each case is skipped with the reason.
+The files are read at their commit from git mirrors by tests/real_files.py, never copied into this repository;
+without a mirror each case is skipped with the reason.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -19,23 +16,15 @@ from shmlint.discover import discover
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from tests.job_container_proofs import assert_only_shm_added
-from tests.support import FIXTURES
+from tests.real_files import entry_id, load_manifest, read_pinned
 
-CASES = tomllib.loads((FIXTURES / "real-job-containers.toml").read_text(encoding="utf-8"))["file"]
-MIRROR = Path(os.environ.get("SHMLINT_MIRROR", "/work/.mirror"))
+CASES = load_manifest("real_job_containers.toml")
 
 
 def _materialise(case: dict, root: Path) -> Path:
-    git_dir = MIRROR / case["repo"].replace("/", "+") / "repo"
-    if not git_dir.is_dir():
-        pytest.skip(f"no mirror of {case['repo']} at {git_dir}: set SHMLINT_MIRROR to a folder of bare mirrors")
-    blob = f"{case['commit']}:{case['path']}"
-    text = subprocess.run(
-        ["git", "--git-dir", str(git_dir), "show", blob], capture_output=True, check=True, timeout=60
-    ).stdout
     path = root / case["repo"].replace("/", "+") / case["path"]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text)
+    path.write_bytes(read_pinned(case))
     return path
 
 
@@ -56,7 +45,7 @@ def test_the_cases_cover_every_surface_with_two_repositories() -> None:
     )
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: f"{case['repo']}:{case['path']}")
+@pytest.mark.parametrize("case", CASES, ids=entry_id)
 def test_real_file(engine: Engine, case: dict, tmp_path: Path) -> None:
     path = _materialise(case, tmp_path)
     (candidate,) = discover([path])
