@@ -6,14 +6,10 @@ CloudFormation spells every key with a capital (``LinuxParameters: SharedMemoryS
 as the API's camelCase, so one walk serves both. Batch on EKS carries a Kubernetes pod spec, which the Kubernetes
 extractor judges itself.
 
-What the settings mean (AWS API reference, ``LinuxParameters`` and ``TaskDefinition``):
-
-- ``linuxParameters.sharedMemorySize``: whole MiB, docker's ``--shm-size`` (the IPC namespace's /dev/shm);
-- ``linuxParameters.tmpfs`` at /dev/shm: docker's ``--tmpfs``, ``size`` in MiB;
-- the task's ``ipcMode``: ``host`` (the instance's /dev/shm), ``task`` (one namespace for the task), ``none``;
-- ``memory`` (the container's hard limit, MiB), else Batch's ``resourceRequirements`` MEMORY, else the task's;
-- Fargate (``requiresCompatibilities``/``platformCapabilities``) accepts none of the shm settings and has no GPUs;
-  AWS documents no size for its /dev/shm, so there it is unknown, and no fix can be written.
+The container itself is judged by ``shmlint.extract.ecs_container`` (shared with Terraform); this module finds the
+definitions and is that judge's view of the nodes. Fargate (``requiresCompatibilities``/``platformCapabilities``)
+accepts none of the shm settings and has no GPUs; AWS documents no size for its /dev/shm, so there it is unknown,
+and no fix can be written.
 
 A value written as a CloudFormation function (``!Ref ShmSize``, ``{"Fn::GetAtt": ...}``) is known only when the
 stack is deployed: it counts as written, with no size, like ``${SHM}`` in a compose file.
@@ -21,38 +17,25 @@ stack is deployed: it counts as written, with no size, like ``${SHM}`` in a comp
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from shmlint.extract.ecs_container import MIB_DIALECT, judge_container, mib_size
 from shmlint.extract.kubernetes import extract_pod_spec
 from shmlint.model import (
     AwsContainerTarget,
-    Evidence,
-    ShmKind,
-    ShmMechanism,
-    ShmSource,
     Size,
     Workload,
     WorkloadFormat,
     WorkloadId,
 )
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
-from shmlint.runtime import nccl
-from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals, positive_count
-from shmlint.sizes import MIB, parse_either
+from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
 
-IGNORE_LABEL = "shmlint.io/ignore"
-#: Size.dialect of the AWS fields: a whole number of MiB
-MIB_DIALECT = "mib"
 TASK_TYPE = "AWS::ECS::TaskDefinition"
 JOB_TYPE = "AWS::Batch::JobDefinition"
 FARGATE = "FARGATE"
-_WHOLE = re.compile(r"^\d{1,12}$")
-#: the task-level ``memory`` also takes ``"4 GB"`` (ECS task size)
-_TASK_MEMORY = re.compile(r"^(\d{1,9})\s*(GB)?$", re.IGNORECASE)
 
 
 class PascalKeys(Mappings):
@@ -182,76 +165,39 @@ class _Extractor:
         """One container; ``task`` holds what it shares with its neighbours (volumes, ``ipcMode``)."""
         if not isinstance(container, MappingNode) or not isinstance(task, MappingNode):
             return
-        m = self.m
-        name = scalar(m.get(container, "name")) or ""
-        identity = d.owner._replace(role=role, container_kind="container", container=name)
-        gpu, count = self.gpu_evidence(container)
-        image = scalar(m.get(container, "image"))
-        words = self.command_words(container)
+        fargate = self.span(d.fargate) if d.fargate is not None else None
+        judged = judge_container(self, task, container, self.signals, fargate)
         yield Workload(
-            id=identity,
+            id=d.owner._replace(role=role, container_kind="container", container=judged.name),
             span=self.span(container),
-            gpu=gpu,
-            torch=tuple(self.torch_evidence(container, image, words)),
-            shm=tuple(self.shm_sources(d, task, container)),
-            memory_limit=self.memory_limit(d, container),
-            nccl_shm_disabled=self.nccl_disabled(container),
-            ignored_codes=self.ignored_codes(container),
+            gpu=judged.gpu,
+            torch=judged.torch,
+            shm=judged.shm,
+            memory_limit=judged.memory_limit,
+            nccl_shm_disabled=judged.nccl_shm_disabled,
+            ignored_codes=judged.ignored_codes,
             target=None if d.fargate is not None else AwsContainerTarget(container.start_mark.index, self.pascal),
-            image=image,
-            command=" ".join(words),
-            accelerator_count=count,
+            image=judged.image,
+            command=judged.command,
+            accelerator_count=judged.accelerator_count,
         )
 
-    def gpu_evidence(self, container: MappingNode) -> tuple[tuple[Evidence, ...], int | None]:
-        found: list[Evidence] = []
-        count = 0
-        for item in sequence(self.m.get(container, "resourceRequirements")):
-            value = scalar(self.m.get(item, "value"))
-            if (scalar(self.m.get(item, "type")) or "").upper() == "GPU" and value and positive_count(value):
-                found.append(Evidence(f"resourceRequirements GPU: {value}", self.span(item)))
-                count += int(value) if value.isdigit() and len(value) < 10 else 0
-        for key, (name_node, value_node) in self.env(container):
-            if self.signals.is_gpu_env(key, scalar(value_node) or ""):
-                span = self.source.span(name_node.start_mark.index, value_node.end_mark.index)
-                found.append(Evidence(f"environment {key}={scalar(value_node)}", span))
-        return tuple(found), count or None
+    # -- EcsTree: the shared judge's view of YAML and JSON nodes ---------------------------------------------
 
-    def env(self, container: MappingNode) -> Iterator[tuple[str, tuple[Node, Node]]]:
-        for entry in sequence(self.m.get(container, "environment")):
-            name, value = self.m.get(entry, "name"), self.m.get(entry, "value")
-            if scalar(name) is not None and isinstance(value, ScalarNode) and name is not None:
-                yield scalar(name) or "", (name, value)
+    def between(self, first: Node, last: Node) -> Span:
+        return self.source.span(first.start_mark.index, last.end_mark.index)
 
-    def command_words(self, container: MappingNode) -> list[str]:
-        return [
-            word
-            for key in ("entryPoint", "command")
-            for word in (scalar(item) for item in sequence(self.m.get(container, key)))
-            if word
-        ]
+    def get(self, node: Node | None, key: str) -> Node | None:
+        return self.m.get(node, key)
 
-    def torch_evidence(self, container: MappingNode, image: str | None, words: list[str]) -> Iterator[Evidence]:
-        image_node = self.m.get(container, "image")
-        if image and image_node is not None and self.signals.is_torch_image(image):
-            yield Evidence(f"image {image}", self.span(image_node))
-        launch = self.signals.torch_command(" ".join(words))
-        command = self.m.get(container, "command") or self.m.get(container, "entryPoint")
-        if launch and command is not None:
-            yield Evidence(f"command {launch}", self.span(command))
+    def elements(self, node: Node | None) -> list[Node]:
+        return sequence(node)
 
-    def nccl_disabled(self, container: MappingNode) -> Evidence | None:
-        for key, (name_node, value) in self.env(container):
-            if key == nccl.SHM_DISABLE and nccl.disables_shm(scalar(value) or ""):
-                span = self.source.span(name_node.start_mark.index, value.end_mark.index)
-                return Evidence(f"environment NCCL_SHM_DISABLE={scalar(value)}", span)
-        return None
+    def text(self, node: Node | None) -> str | None:
+        return scalar(node)
 
-    def ignored_codes(self, container: MappingNode) -> frozenset[str]:
-        value = scalar(self.m.path(container, "dockerLabels", IGNORE_LABEL)) or ""
-        return frozenset(code.strip() for code in value.split(",") if code.strip())
-
-    # -- sizes -----------------------------------------------------------------------------------------------
+    def is_computed(self, node: Node | None) -> bool:
+        return is_function(node)
 
     def mib(self, node: Node | None) -> Size | None:
         """A whole number of MiB as the API takes it; a function is known at deploy time only."""
@@ -260,88 +206,11 @@ class _Extractor:
         text = self.source.text[node.start_mark.index : node.end_mark.index]
         if is_function(node):
             return Size(text, None, self.span(node), MIB_DIALECT)
-        value = scalar(node) or ""
         quoted = isinstance(node, ScalarNode) and node.style in ('"', "'")
-        if _WHOLE.match(value) and (self.pascal or not quoted):  # CloudFormation turns "8192" into a number
-            return Size(text, int(value) * MIB, self.span(node), MIB_DIALECT)
-        if _WHOLE.match(value):
-            return Size(text, None, self.span(node), MIB_DIALECT, f"{text} is a string; the API takes a number", value)
-        meant = parse_either(value)
-        suggestion = str(meant // MIB) if meant and meant % MIB == 0 else None
-        error = f"{text} is not a whole number of MiB"
-        return Size(text, None, self.span(node), MIB_DIALECT, error, suggestion)
-
-    def memory_limit(self, d: _Definition, container: MappingNode) -> Size | None:
-        own = self.mib(self.m.get(container, "memory"))
-        if own is not None:
-            return own
-        for item in sequence(self.m.get(container, "resourceRequirements")):
-            if (scalar(self.m.get(item, "type")) or "").upper() == "MEMORY":
-                value = self.m.get(item, "value")
-                text = scalar(value)
-                if value is not None and text is not None and _WHOLE.match(text):  # a string in the API
-                    return Size(text, int(text) * MIB, self.span(value), MIB_DIALECT)
-        task_memory = self.m.get(d.body, "memory")
-        match = _TASK_MEMORY.match(scalar(task_memory) or "")
-        if task_memory is not None and match:
-            scale = 1024 * MIB if match.group(2) else MIB
-            return Size(scalar(task_memory) or "", int(match.group(1)) * scale, self.span(task_memory), MIB_DIALECT)
-        return None
-
-    # -- /dev/shm --------------------------------------------------------------------------------------------
-
-    def shm_sources(self, d: _Definition, task: MappingNode, container: MappingNode) -> Iterator[ShmSource]:
-        m = self.m
-        applied: list[ShmSource] = []
-        ipc = scalar(m.get(task, "ipcMode"))
-        ipc_span = self.pair_span(task, "ipcMode")
-        if ipc_span is not None and ipc in _IPC_KINDS and d.fargate is None:
-            applied.append(
-                ShmSource(_IPC_KINDS[ipc], ShmMechanism.IPC_MODE, ipc_span, f"{self.spell('ipcMode')}: {ipc}")
-            )
-        linux = m.get(container, "linuxParameters")
-        size = self.mib(m.get(linux, "sharedMemorySize"))
-        size_span = self.pair_span(linux, "sharedMemorySize")
-        if size is not None and size_span is not None:
-            described = self.spell("linuxParameters.sharedMemorySize")
-            if d.fargate is not None:
-                described += " (Fargate does not support it)"
-                applied.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.PLATFORM, size_span, described, size))
-            else:
-                applied.append(ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, size_span, described, size))
-        for mount in sequence(m.get(linux, "tmpfs")):
-            if is_shm_path(scalar(m.get(mount, "containerPath")) or ""):
-                described = f"{self.spell('linuxParameters.tmpfs')} at /dev/shm"
-                tmpfs = self.mib(m.get(mount, "size"))
-                applied.append(ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, self.span(mount), described, tmpfs))
-        applied.extend(self.volume_sources(task, container))
-        if d.fargate is not None and not applied:
-            span = self.span(d.fargate)
-            described = "Fargate's own /dev/shm (Fargate takes no shm setting and AWS documents no size for it)"
-            applied.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.PLATFORM, span, described))
-        yield from applied
-
-    def volume_sources(self, task: MappingNode, container: MappingNode) -> Iterator[ShmSource]:
-        """A task volume mounted at /dev/shm: the instance's folder (``host.sourcePath``) or a docker volume."""
-        m = self.m
-        volumes = {scalar(m.get(v, "name")): v for v in sequence(m.get(task, "volumes"))}
-        for mount in sequence(m.get(container, "mountPoints")):
-            if not is_shm_path(scalar(m.get(mount, "containerPath")) or ""):
-                continue
-            name = scalar(m.get(mount, "sourceVolume")) or ""
-            volume = volumes.get(name)
-            host = scalar(m.path(volume, "host", "sourcePath"))
-            if volume is None:
-                continue
-            if host is not None:
-                described = f'host volume "{name}" ({host})'
-                yield ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, self.span(mount), described, None, name, host)
-            else:
-                yield ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, self.span(mount), f'volume "{name}"', None, name)
+        return mib_size(text, scalar(node), self.span(node), quoted=quoted, strings_are_numbers=self.pascal)
 
 
 _JOB_KEYS = ("containerProperties", "nodeProperties", "eksProperties", "ecsProperties")
-_IPC_KINDS = {"host": ShmKind.HOST_IPC, "none": ShmKind.NONE, "task": ShmKind.SHARED}
 
 
 def document_as_task(document: SequenceNode) -> MappingNode:

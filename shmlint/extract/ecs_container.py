@@ -1,26 +1,50 @@
 """One AWS ECS/Batch container definition (``containerDefinitions[]``, ``containerProperties``) judged for /dev/shm.
 
-The definition arrives as positioned values (``shmlint.parsers.hcl.Value``) whether Terraform wrote it with
-``jsonencode({...})`` or as a JSON heredoc; every format that embeds ECS/Batch container definitions can hand them
-here. Sizes are integers of MiB (``linuxParameters.sharedMemorySize``, ``tmpfs[].size``, ``memory``), which ECS
+Every format that carries container definitions (ECS/Batch JSON, CloudFormation, Terraform's ``jsonencode`` and
+JSON heredocs) reads them through a small ``EcsTree`` adapter over its own positioned nodes, so the judging lives
+here once. Sizes are whole MiB (``linuxParameters.sharedMemorySize``, ``tmpfs[].size``, ``memory``), which ECS
 passes to docker as ``--shm-size``, ``--tmpfs`` and ``--memory``.
+
+What the task adds (AWS API reference, ``TaskDefinition``): ``ipcMode`` ``host`` (the instance's /dev/shm),
+``task`` (one namespace for the task) or ``none``; ``volumes`` that ``mountPoints`` name; the task ``memory``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import NamedTuple
+import re
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple, Protocol, TypeVar
 
 from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size
-from shmlint.parsers.hcl import NUMBER, STRING, TUPLE, UNKNOWN, Item, Value, entry, entry_item, string
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, positive_count
-from shmlint.sizes import MIB
-from shmlint.source import SourceText
+from shmlint.sizes import MIB, parse_either
+from shmlint.source import Span
 
 #: ``Size.dialect`` of an integer number of MiB; the fixers write such sizes as a bare integer
-MIB_INTEGER = "mib"
+MIB_DIALECT = "mib"
+IGNORE_LABEL = "shmlint.io/ignore"
+_WHOLE = re.compile(r"^\d{1,12}$")
+#: the task-level ``memory`` also takes ``"4 GB"`` (ECS task size)
+_TASK_MEMORY = re.compile(r"^(\d{1,9})\s*(GB)?$", re.IGNORECASE)
+_IPC_KINDS = {"host": ShmKind.HOST_IPC, "none": ShmKind.NONE, "task": ShmKind.SHARED}
+
+N = TypeVar("N")
+
+
+class EcsTree(Protocol[N]):
+    """Read-only access to a format's positioned nodes, in the API's camelCase key spelling."""
+
+    def get(self, node: N | None, key: str) -> N | None: ...
+    def pair_span(self, node: N | None, key: str) -> Span | None: ...  # from the key to the end of its value
+    def elements(self, node: N | None) -> Sequence[N]: ...
+    def text(self, node: N | None) -> str | None: ...  # a literal string or number, as text
+    def span(self, node: N) -> Span: ...
+    def between(self, first: N, last: N) -> Span: ...  # from the start of one node to the end of another
+    def mib(self, node: N | None) -> Size | None: ...  # None when absent
+    def is_computed(self, node: N | None) -> bool: ...  # known only at plan or deploy time
+    def spell(self, path: str) -> str: ...  # a key path as the file spells it, for messages
 
 
 class EcsContainer(NamedTuple):
@@ -28,131 +52,184 @@ class EcsContainer(NamedTuple):
 
     name: str
     gpu: tuple[Evidence, ...]
+    accelerator_count: int | None
     torch: tuple[Evidence, ...]
+    image: str | None
+    command: str
     shm: tuple[ShmSource, ...]
     memory_limit: Size | None
     nccl_shm_disabled: Evidence | None
-    size_slots: tuple[tuple[int, int], ...]  # (tmpfs /dev/shm entry without a size, its closing brace)
-    linux_parameters: Value | None  # where ``sharedMemorySize`` belongs, when the object is already there
+    ignored_codes: frozenset[str]
+    unsized_tmpfs: tuple[Span, ...]  # tmpfs /dev/shm entries without a size, where a fixer may add one
 
 
-def judge_container(container: Value, source: SourceText, signals: Signals) -> EcsContainer:
-    """``container`` is an object value; anything computed at plan or run time is unknown, never an error."""
-    linux = entry(container, "linuxParameters")
-    slots: list[tuple[int, int]] = []
-    shm = [*_shared_memory(linux, source), *_tmpfs(linux, source, slots), *_mount_points(container, source)]
+def judge_container(
+    tree: EcsTree[N], task: N | None, container: N, signals: Signals, fargate: Span | None = None
+) -> EcsContainer:
+    """``task`` holds what the container shares with its neighbours (``ipcMode``, ``volumes``, ``memory``);
+    ``fargate`` is where the definition asks for Fargate, which takes no shm setting."""
+    words = [word for key in ("entryPoint", "command") for word in _texts(tree, tree.get(container, key))]
+    gpu, count = _gpu(tree, container, signals)
+    linux = tree.get(container, "linuxParameters")
+    unsized = tuple(tree.span(mount) for mount in _tmpfs_mounts(tree, linux) if tree.get(mount, "size") is None)
     return EcsContainer(
-        name=string(entry(container, "name")) or "",
-        gpu=tuple(_gpu(container, source, signals)),
-        torch=tuple(_torch(container, source, signals)),
-        shm=tuple(shm),
-        memory_limit=_memory(container, source),
-        nccl_shm_disabled=_nccl(container, source),
-        size_slots=tuple(slots),
-        linux_parameters=linux if linux is not None and linux.kind != UNKNOWN else None,
+        name=tree.text(tree.get(container, "name")) or "",
+        gpu=gpu,
+        accelerator_count=count,
+        torch=tuple(_torch(tree, container, words, signals)),
+        image=tree.text(tree.get(container, "image")),
+        command=" ".join(words),
+        shm=tuple(_shm(tree, task, container, fargate)),
+        memory_limit=_memory(tree, task, container),
+        nccl_shm_disabled=_nccl(tree, container),
+        ignored_codes=_ignored(tree, container),
+        unsized_tmpfs=unsized,
     )
 
 
-def mib_size(value: Value, source: SourceText) -> Size:
-    """An integer of MiB as a ``Size``: unknown at plan time when computed, an error when not a whole number."""
-    span = source.span(value.start, value.end)
-    text = source.text[value.start : value.end]
-    if value.kind == UNKNOWN:
-        return Size(text, None, span, MIB_INTEGER)
-    number = value.value if value.kind == NUMBER else None
-    if value.kind == STRING and isinstance(value.value, str) and value.value.strip().isdigit():
-        number = int(value.value)  # CloudFormation and the ECS API read "8192" as 8192 too
-    if isinstance(number, int) and not isinstance(number, bool) and number >= 0:
-        return Size(text, number * MIB, span, MIB_INTEGER)
-    return Size(text, None, span, MIB_INTEGER, f"'{text}' is not a whole number of MiB (e.g. 8192)")
+def mib_size(text: str, literal: str | None, span: Span, *, quoted: bool, strings_are_numbers: bool) -> Size:
+    """A whole number of MiB as the API takes it: a quoted one is a string the API refuses, unless the format turns
+    it into a number (CloudFormation, Terraform number attributes)."""
+    value = literal or ""
+    if _WHOLE.match(value) and (strings_are_numbers or not quoted):
+        return Size(text, int(value) * MIB, span, MIB_DIALECT)
+    if _WHOLE.match(value):
+        return Size(text, None, span, MIB_DIALECT, f"{text} is a string; the API takes a number", value)
+    meant = parse_either(value)
+    suggestion = str(meant // MIB) if meant and meant % MIB == 0 else None
+    return Size(text, None, span, MIB_DIALECT, f"{text} is not a whole number of MiB", suggestion)
 
 
-def _shared_memory(linux: Value | None, source: SourceText) -> Iterator[ShmSource]:
-    item = entry_item(linux, "sharedMemorySize")
-    if item is not None:
-        span = source.span(item.start, item.value.end)
-        size = mib_size(item.value, source)
-        yield ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, span, "linuxParameters.sharedMemorySize", size)
-    elif linux is not None and linux.kind == UNKNOWN:
-        span = source.span(linux.start, linux.end)
-        yield ShmSource(ShmKind.UNKNOWN, ShmMechanism.EXPANSION, span, "linuxParameters (computed at plan time)")
+def ipc_source(mode: str | None, span: Span | None, described: str) -> ShmSource | None:
+    """The task's ``ipcMode``: ``host``, ``none`` or ``task``; anything else says nothing about /dev/shm."""
+    kind = _IPC_KINDS.get((mode or "").lower())
+    if span is None or kind is None:
+        return None
+    return ShmSource(kind, ShmMechanism.IPC_MODE, span, f"{described}: {mode}")
 
 
-def _tmpfs(linux: Value | None, source: SourceText, slots: list[tuple[int, int]]) -> Iterator[ShmSource]:
-    for mount in _elements(entry(linux, "tmpfs")):
-        if not is_shm_path(string(entry(mount, "containerPath")) or ""):
-            continue
-        span = source.span(mount.start, mount.end)
-        size = entry(mount, "size")
-        if size is None:
-            slots.append((span.start, mount.end - 1))
-        sized = mib_size(size, source) if size is not None else None
-        yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, span, "linuxParameters.tmpfs /dev/shm", sized)
+def _texts(tree: EcsTree[N], node: N | None) -> Iterator[str]:
+    return (text for item in tree.elements(node) if (text := tree.text(item)))
 
 
-def _mount_points(container: Value, source: SourceText) -> Iterator[ShmSource]:
-    for mount in _elements(entry(container, "mountPoints")):
-        if is_shm_path(string(entry(mount, "containerPath")) or ""):
-            volume = string(entry(mount, "sourceVolume")) or "?"
-            span = source.span(mount.start, mount.end)
-            yield ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, f'volume "{volume}" at /dev/shm', name=volume)
-
-
-def _elements(value: Value | None) -> Iterator[Value]:
-    if value is not None and value.kind == TUPLE:
-        yield from (item.value for item in value.items)
-
-
-def _pairs(container: Value, key: str) -> Iterator[tuple[str, str, Value]]:
-    """(name, value, entry) of ``environment`` or ``resourceRequirements`` entries with literal strings."""
-    for element in _elements(entry(container, key)):
-        name = string(entry(element, "name")) or string(entry(element, "type"))
-        value = string(entry(element, "value"))
+def _pairs(tree: EcsTree[N], container: N, key: str) -> Iterator[tuple[str, str, N]]:
+    """(name, value, entry) of ``environment`` or ``resourceRequirements`` entries with literal values."""
+    for element in tree.elements(tree.get(container, key)):
+        name = tree.text(tree.get(element, "name")) or tree.text(tree.get(element, "type"))
+        value = tree.text(tree.get(element, "value"))
         if name is not None and value is not None:
             yield name, value, element
 
 
-def _gpu(container: Value, source: SourceText, signals: Signals) -> Iterator[Evidence]:
-    for kind, count, element in _pairs(container, "resourceRequirements"):
-        if kind.upper() == "GPU" and positive_count(count):
-            yield Evidence(f"resourceRequirements GPU: {count}", source.span(element.start, element.end))
-    for name, value, element in _pairs(container, "environment"):
+def _gpu(tree: EcsTree[N], container: N, signals: Signals) -> tuple[tuple[Evidence, ...], int | None]:
+    found: list[Evidence] = []
+    count = 0
+    for kind, value, element in _pairs(tree, container, "resourceRequirements"):
+        if kind.upper() == "GPU" and positive_count(value):
+            found.append(Evidence(f"resourceRequirements GPU: {value}", tree.span(element)))
+            count += int(value) if value.isdigit() and len(value) < 10 else 0
+    for name, value, element in _pairs(tree, container, "environment"):
         if signals.is_gpu_env(name, value):
-            yield Evidence(f"environment {name}={value}", source.span(element.start, element.end))
+            found.append(Evidence(f"environment {name}={value}", _env_span(tree, element)))
+    return tuple(found), count or None
 
 
-def _torch(container: Value, source: SourceText, signals: Signals) -> Iterator[Evidence]:
-    image = entry(container, "image")
-    text = string(image)
+def _torch(tree: EcsTree[N], container: N, words: list[str], signals: Signals) -> Iterator[Evidence]:
+    image = tree.get(container, "image")
+    text = tree.text(image)
     if image is not None and text and signals.is_torch_image(text):
-        yield Evidence(f"image {text}", source.span(image.start, image.end))
-    for key in ("entryPoint", "command"):
-        words = [string(item.value) or "" for item in _items(entry(container, key))]
-        launcher = signals.torch_command(" ".join(words))
-        if launcher:
-            node = entry(container, key)
-            assert node is not None  # words came from it
-            yield Evidence(f"{key} {launcher}", source.span(node.start, node.end))
-            return
+        yield Evidence(f"image {text}", tree.span(image))
+    launch = signals.torch_command(" ".join(words))
+    command = tree.get(container, "command") or tree.get(container, "entryPoint")
+    if launch and command is not None:
+        yield Evidence(f"command {launch}", tree.span(command))
 
 
-def _items(value: Value | None) -> tuple[Item, ...]:
-    return value.items if value is not None and value.kind == TUPLE else ()
-
-
-def _memory(container: Value, source: SourceText) -> Size | None:
-    memory = entry(container, "memory")
-    if memory is not None:
-        return mib_size(memory, source)
-    for kind, _, element in _pairs(container, "resourceRequirements"):
-        value = entry(element, "value")
-        if kind.upper() == "MEMORY" and value is not None:  # AWS Batch spells the hard limit this way
-            return mib_size(value, source)
-    return None
-
-
-def _nccl(container: Value, source: SourceText) -> Evidence | None:
-    for name, value, element in _pairs(container, "environment"):
+def _nccl(tree: EcsTree[N], container: N) -> Evidence | None:
+    for name, value, element in _pairs(tree, container, "environment"):
         if name == nccl.SHM_DISABLE and nccl.disables_shm(value):
-            return Evidence(f"environment {name}={value}", source.span(element.start, element.end))
+            return Evidence(f"environment {name}={value}", _env_span(tree, element))
     return None
+
+
+def _env_span(tree: EcsTree[N], element: N) -> Span:
+    """An environment entry from its name to its value, where an editor points at the variable."""
+    name, value = tree.get(element, "name"), tree.get(element, "value")
+    return tree.between(name, value) if name is not None and value is not None else tree.span(element)
+
+
+def _ignored(tree: EcsTree[N], container: N) -> frozenset[str]:
+    value = tree.text(tree.get(tree.get(container, "dockerLabels"), IGNORE_LABEL)) or ""
+    return frozenset(code.strip() for code in value.split(",") if code.strip())
+
+
+def _memory(tree: EcsTree[N], task: N | None, container: N) -> Size | None:
+    """The container's hard limit, else Batch's ``resourceRequirements`` MEMORY (a string), else the task's."""
+    own = tree.mib(tree.get(container, "memory"))
+    if own is not None:
+        return own
+    for kind, text, element in _pairs(tree, container, "resourceRequirements"):
+        if kind.upper() == "MEMORY" and _WHOLE.match(text):
+            value = tree.get(element, "value")
+            assert value is not None  # text came from it
+            return Size(text, int(text) * MIB, tree.span(value), MIB_DIALECT)
+    task_memory = tree.get(task, "memory")
+    text = tree.text(task_memory) or ""
+    match = _TASK_MEMORY.match(text)
+    if task_memory is not None and match:
+        scale = 1024 * MIB if match.group(2) else MIB
+        return Size(text, int(match.group(1)) * scale, tree.span(task_memory), MIB_DIALECT)
+    return None
+
+
+def _tmpfs_mounts(tree: EcsTree[N], linux: N | None) -> Iterator[N]:
+    for mount in tree.elements(tree.get(linux, "tmpfs")):
+        if is_shm_path(tree.text(tree.get(mount, "containerPath")) or ""):
+            yield mount
+
+
+def _shm(tree: EcsTree[N], task: N | None, container: N, fargate: Span | None) -> Iterator[ShmSource]:
+    applied: list[ShmSource] = []
+    ipc = ipc_source(tree.text(tree.get(task, "ipcMode")), tree.pair_span(task, "ipcMode"), tree.spell("ipcMode"))
+    if ipc is not None and fargate is None:
+        applied.append(ipc)
+    linux = tree.get(container, "linuxParameters")
+    size_span = tree.pair_span(linux, "sharedMemorySize")
+    size = tree.mib(tree.get(linux, "sharedMemorySize"))
+    described = tree.spell("linuxParameters.sharedMemorySize")
+    if size is not None and size_span is not None and fargate is not None:
+        described += " (Fargate does not support it)"
+        applied.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.PLATFORM, size_span, described, size))
+    elif size is not None and size_span is not None:
+        applied.append(ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, size_span, described, size))
+    elif linux is not None and tree.is_computed(linux):
+        described = f"{tree.spell('linuxParameters')} (computed at plan or deploy time)"
+        applied.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.EXPANSION, tree.span(linux), described))
+    for mount in _tmpfs_mounts(tree, linux):
+        described = f"{tree.spell('linuxParameters.tmpfs')} at /dev/shm"
+        tmpfs = tree.mib(tree.get(mount, "size"))
+        applied.append(ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, tree.span(mount), described, tmpfs))
+    applied.extend(_volumes(tree, task, container))
+    if fargate is not None and not applied:
+        described = "Fargate's own /dev/shm (Fargate takes no shm setting and AWS documents no size for it)"
+        applied.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.PLATFORM, fargate, described))
+    yield from applied
+
+
+def _volumes(tree: EcsTree[N], task: N | None, container: N) -> Iterator[ShmSource]:
+    """A task volume mounted at /dev/shm: the instance's folder (``host.sourcePath``) or a docker volume."""
+    volumes = {tree.text(tree.get(v, "name")): v for v in tree.elements(tree.get(task, "volumes"))}
+    for mount in tree.elements(tree.get(container, "mountPoints")):
+        if not is_shm_path(tree.text(tree.get(mount, "containerPath")) or ""):
+            continue
+        name = tree.text(tree.get(mount, "sourceVolume")) or ""
+        volume = volumes.get(name)
+        if volume is None:
+            continue  # the API refuses a mount point whose volume the task does not declare
+        host = tree.text(tree.get(tree.get(volume, "host"), "sourcePath"))
+        span = tree.span(mount)
+        if host is not None:
+            described = f'host volume "{name}" ({host})'
+            yield ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, described, None, name, host)
+        else:
+            yield ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, f'volume "{name}"', None, name)

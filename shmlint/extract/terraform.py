@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from shmlint import sizes
-from shmlint.extract.ecs_container import judge_container, mib_size
+from shmlint.extract.ecs_container import judge_container
+from shmlint.extract.terraform_ecs import HclEcsTree, hcl_mib, task_value
 from shmlint.model import (
     Evidence,
     HclTarget,
@@ -256,7 +257,7 @@ class _Reader:
         size_attribute = resource.attributes.get("shm_size")
         if size_attribute is not None:
             span = self.span_of(size_attribute.start, size_attribute.end)
-            size = mib_size(size_attribute.value, self.source)
+            size = hcl_mib(size_attribute.value, self.source, strings_are_numbers=True)
             shm.append(ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, span, "shm_size", size))
         ipc = resource.attributes.get("ipc_mode")
         if ipc is not None:
@@ -273,7 +274,7 @@ class _Reader:
             gpu=gpu,
             torch=torch,
             shm=tuple(shm),
-            memory_limit=mib_size(memory, self.source) if memory is not None else None,
+            memory_limit=hcl_mib(memory, self.source, strings_are_numbers=True) if memory is not None else None,
             nccl_shm_disabled=self.docker_nccl(resource),
             target=HclTarget("docker", resource.close),
             image=string(resource.attribute("image")),
@@ -374,30 +375,26 @@ class _Reader:
         if kind == BATCH_JOB and resource.child("eks_properties") is not None:
             yield from self.kubernetes(resource, EKS_BLOCKS)  # Batch on EKS: a pod spec, judged like Kubernetes
             return
-        host = list(self.host_ipc_mode(resource))
+        tree, task = HclEcsTree(self.source), task_value(resource)
         for definition, syntax in self.container_definitions(resource):
-            judged = judge_container(definition, self.source, self.signals)
-            linux = judged.linux_parameters
-            target = HclTarget(
-                syntax, definition.end - 1, linux.end - 1 if linux is not None else -1, size_slots=judged.size_slots
-            )
+            judged = judge_container(tree, task, definition, self.signals)
+            linux = entry(definition, "linuxParameters")
+            linux_end = linux.end - 1 if linux is not None and linux.kind != UNKNOWN else -1
+            slots = tuple((span.start, span.end - 1) for span in judged.unsized_tmpfs)
             yield Workload(
                 id=WorkloadId(WorkloadFormat.TERRAFORM, kind, name, "", "container definition", judged.name),
                 span=self.span_of(definition.start, definition.end),
                 gpu=judged.gpu,
                 torch=judged.torch,
-                shm=(*host, *judged.shm),
+                shm=judged.shm,
                 memory_limit=judged.memory_limit,
                 nccl_shm_disabled=judged.nccl_shm_disabled,
-                target=target,
+                ignored_codes=judged.ignored_codes,
+                target=HclTarget(syntax, definition.end - 1, linux_end, size_slots=slots),
+                image=judged.image,
+                command=judged.command,
+                accelerator_count=judged.accelerator_count,
             )
-
-    def host_ipc_mode(self, resource: Block) -> Iterator[ShmSource]:
-        ipc = resource.attributes.get("ipc_mode")
-        mode = string(ipc.value) if ipc is not None else None
-        if ipc is not None and mode is not None and mode.lower() in ("host", "none"):
-            kind = ShmKind.HOST_IPC if mode.lower() == "host" else ShmKind.NONE
-            yield ShmSource(kind, ShmMechanism.IPC_MODE, self.span_of(ipc.start, ipc.end), f'ipc_mode = "{mode}"')
 
     def container_definitions(self, resource: Block) -> Iterator[tuple[Value, str]]:
         """(container definition object, "ecs-hcl" or "ecs-json") for each container the resource defines."""
