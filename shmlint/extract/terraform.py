@@ -375,9 +375,10 @@ class _Reader:
         if kind == BATCH_JOB and resource.child("eks_properties") is not None:
             yield from self.kubernetes(resource, EKS_BLOCKS)  # Batch on EKS: a pod spec, judged like Kubernetes
             return
-        tree, task = HclEcsTree(self.source), task_value(resource)
+        tree, task = HclEcsTree(self.source), task_value(resource) if kind == ECS_TASK else None
         for definition, syntax in self.container_definitions(resource):
-            judged = judge_container(tree, task, definition, self.signals)
+            # a Batch container holds its own volumes; only an ECS task has an ipcMode
+            judged = judge_container(tree, task or definition, definition, self.signals)
             linux = entry(definition, "linuxParameters")
             linux_end = linux.end - 1 if linux is not None and linux.kind != UNKNOWN else -1
             slots = tuple((span.start, span.end - 1) for span in judged.unsized_tmpfs)
