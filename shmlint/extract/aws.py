@@ -167,20 +167,9 @@ class _Extractor:
             return
         fargate = self.span(d.fargate) if d.fargate is not None else None
         judged = judge_container(self, task, container, self.signals, fargate)
-        yield Workload(
-            id=d.owner._replace(role=role, container_kind="container", container=judged.name),
-            span=self.span(container),
-            gpu=judged.gpu,
-            torch=judged.torch,
-            shm=judged.shm,
-            memory_limit=judged.memory_limit,
-            nccl_shm_disabled=judged.nccl_shm_disabled,
-            ignored_codes=judged.ignored_codes,
-            target=None if d.fargate is not None else AwsContainerTarget(container.start_mark.index, self.pascal),
-            image=judged.image,
-            command=judged.command,
-            accelerator_count=judged.accelerator_count,
-        )
+        identity = d.owner._replace(role=role, container_kind="container", container=judged.name)
+        target = None if d.fargate is not None else AwsContainerTarget(container.start_mark.index, self.pascal)
+        yield judged.workload(identity, self.span(container), target)
 
     # -- EcsTree: the shared judge's view of YAML and JSON nodes ---------------------------------------------
 

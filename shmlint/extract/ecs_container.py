@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Protocol, TypeVar
 
-from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size
+from shmlint.model import Evidence, FixTarget, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, positive_count
@@ -61,6 +61,23 @@ class EcsContainer(NamedTuple):
     nccl_shm_disabled: Evidence | None
     ignored_codes: frozenset[str]
     unsized_tmpfs: tuple[Span, ...]  # tmpfs /dev/shm entries without a size, where a fixer may add one
+
+    def workload(self, identity: WorkloadId, span: Span, target: FixTarget) -> Workload:
+        """The container as a Workload; ``identity`` names it as its format does, ``target`` is its fixer's."""
+        return Workload(
+            id=identity,
+            span=span,
+            gpu=self.gpu,
+            torch=self.torch,
+            shm=self.shm,
+            memory_limit=self.memory_limit,
+            nccl_shm_disabled=self.nccl_shm_disabled,
+            ignored_codes=self.ignored_codes,
+            target=target,
+            image=self.image,
+            command=self.command,
+            accelerator_count=self.accelerator_count,
+        )
 
 
 def judge_container(

@@ -382,20 +382,9 @@ class _Reader:
             linux = entry(definition, "linuxParameters")
             linux_end = linux.end - 1 if linux is not None and linux.kind != UNKNOWN else -1
             slots = tuple((span.start, span.end - 1) for span in judged.unsized_tmpfs)
-            yield Workload(
-                id=WorkloadId(WorkloadFormat.TERRAFORM, kind, name, "", "container definition", judged.name),
-                span=self.span_of(definition.start, definition.end),
-                gpu=judged.gpu,
-                torch=judged.torch,
-                shm=judged.shm,
-                memory_limit=judged.memory_limit,
-                nccl_shm_disabled=judged.nccl_shm_disabled,
-                ignored_codes=judged.ignored_codes,
-                target=HclTarget(syntax, definition.end - 1, linux_end, size_slots=slots),
-                image=judged.image,
-                command=judged.command,
-                accelerator_count=judged.accelerator_count,
-            )
+            identity = WorkloadId(WorkloadFormat.TERRAFORM, kind, name, "", "container definition", judged.name)
+            target = HclTarget(syntax, definition.end - 1, linux_end, size_slots=slots)
+            yield judged.workload(identity, self.span_of(definition.start, definition.end), target)
 
     def container_definitions(self, resource: Block) -> Iterator[tuple[Value, str]]:
         """(container definition object, "ecs-hcl" or "ecs-json") for each container the resource defines."""
