@@ -13,7 +13,9 @@ What the settings mean (AWS API reference, ``LinuxParameters`` and ``TaskDefinit
 - the task's ``ipcMode``: ``host`` (the instance's /dev/shm), ``task`` (one namespace for the task), ``none``;
 - ``memory`` (the container's hard limit, MiB), else Batch's ``resourceRequirements`` MEMORY, else the task's;
 - Fargate (``requiresCompatibilities``/``platformCapabilities``) accepts none of the shm settings and has no GPUs;
-  AWS documents no size for its /dev/shm, so there it is unknown, and no fix can be written.
+  AWS documents no size for its /dev/shm, so there it is unknown, and no fix can be written;
+- a Batch job definition's ``command`` is a default each SubmitJob may replace (``containerOverrides.command``):
+  a utility there (``nvidia-smi``) is a placeholder, not what the GPU job runs, so the tier model does not see it.
 
 A value written as a CloudFormation function (``!Ref ShmSize``, ``{"Fn::GetAtt": ...}``) is known only when the
 stack is deployed: it counts as written, with no size, like ``${SHM}`` in a compose file.
@@ -91,6 +93,7 @@ class _Definition(NamedTuple):
     owner: WorkloadId
     body: MappingNode
     fargate: Node | None
+    batch: bool = False  # a Batch job definition, whose command each SubmitJob may replace
 
 
 class _Extractor:
@@ -148,7 +151,7 @@ class _Extractor:
         capabilities = "requiresCompatibilities" if task else "platformCapabilities"
         listed = self.m.get(body, capabilities)
         fargate = listed if any(scalar(item) == FARGATE for item in sequence(listed)) else None
-        return _Definition(WorkloadId(WorkloadFormat.AWS, label, name or logical or "?"), body, fargate)
+        return _Definition(WorkloadId(WorkloadFormat.AWS, label, name or logical or "?"), body, fargate, not task)
 
     # -- containers ------------------------------------------------------------------------------------------
 
@@ -199,7 +202,7 @@ class _Extractor:
             ignored_codes=self.ignored_codes(container),
             target=None if d.fargate is not None else AwsContainerTarget(container.start_mark.index, self.pascal),
             image=image,
-            command=" ".join(words),
+            command="" if d.batch and self.signals.is_utility_command(words) else " ".join(words),
             accelerator_count=count,
         )
 

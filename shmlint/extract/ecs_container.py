@@ -15,7 +15,7 @@ from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.parsers.hcl import NUMBER, STRING, TUPLE, UNKNOWN, Item, Value, entry, entry_item, string
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals, positive_count
+from shmlint.signals import Signals, device_count, positive_count
 from shmlint.sizes import MIB
 from shmlint.source import SourceText
 
@@ -34,6 +34,9 @@ class EcsContainer(NamedTuple):
     nccl_shm_disabled: Evidence | None
     size_slots: tuple[tuple[int, int], ...]  # (tmpfs /dev/shm entry without a size, its closing brace)
     linux_parameters: Value | None  # where ``sharedMemorySize`` belongs, when the object is already there
+    image: str | None  # for the tier model (``shmlint.need``), like the other formats' containers
+    command: str  # entryPoint and command words joined by spaces
+    accelerator_count: int | None  # the GPU resourceRequirements' value when it is a whole number
 
 
 def judge_container(container: Value, source: SourceText, signals: Signals) -> EcsContainer:
@@ -50,6 +53,9 @@ def judge_container(container: Value, source: SourceText, signals: Signals) -> E
         nccl_shm_disabled=_nccl(container, source),
         size_slots=tuple(slots),
         linux_parameters=linux if linux is not None and linux.kind != UNKNOWN else None,
+        image=string(entry(container, "image")),
+        command=" ".join(_command_words(container)),
+        accelerator_count=_gpu_count(container),
     )
 
 
@@ -119,6 +125,22 @@ def _gpu(container: Value, source: SourceText, signals: Signals) -> Iterator[Evi
     for name, value, element in _pairs(container, "environment"):
         if signals.is_gpu_env(name, value):
             yield Evidence(f"environment {name}={value}", source.span(element.start, element.end))
+
+
+def _gpu_count(container: Value) -> int | None:
+    counts = [
+        device_count(count) for kind, count, _ in _pairs(container, "resourceRequirements") if kind.upper() == "GPU"
+    ]
+    return sum(count for count in counts if count is not None) or None
+
+
+def _command_words(container: Value) -> list[str]:
+    return [
+        word
+        for key in ("entryPoint", "command")
+        for item in _items(entry(container, key))
+        if (word := string(item.value))
+    ]
 
 
 def _torch(container: Value, source: SourceText, signals: Signals) -> Iterator[Evidence]:

@@ -390,6 +390,9 @@ class _Reader:
                 memory_limit=judged.memory_limit,
                 nccl_shm_disabled=judged.nccl_shm_disabled,
                 target=target,
+                image=judged.image,
+                command=judged.command,
+                accelerator_count=judged.accelerator_count,
             )
 
     def host_ipc_mode(self, resource: Block) -> Iterator[ShmSource]:
