@@ -303,14 +303,16 @@ REAL_FILES = [
         "00182ee38f3888e5e33c2f5e6ea6cddcbc84b98e",
         "infrastructure/cloudformation/batch-protein-folding-cfn-module-esmfold.yaml",
         ["100:9 SHM001"],
-        "CloudFormation Batch job, 1 GPU, ESMFold (PyTorch), no SharedMemorySize on EC2: 64 MiB, a real risk",
+        "CloudFormation Batch job, 1 GPU, ESMFold (PyTorch), no SharedMemorySize on EC2: 64 MiB, a real risk; "
+        "a warning: its Command nvidia-smi is a placeholder SubmitJob replaces, its image an ECR URI",
     ),
     (
         "aws-solutions-library-samples/aws-batch-arch-for-protein-folding",
         "00182ee38f3888e5e33c2f5e6ea6cddcbc84b98e",
         "infrastructure/cloudformation/batch-protein-folding-cfn-module-openfold.yaml",
         ["100:9 SHM001"],
-        "CloudFormation Batch job, 1 GPU, OpenFold (PyTorch), no SharedMemorySize on EC2: 64 MiB, a real risk",
+        "CloudFormation Batch job, 1 GPU, OpenFold (PyTorch), no SharedMemorySize on EC2: 64 MiB, a real risk; "
+        "a warning: its Command nvidia-smi is a placeholder SubmitJob replaces, its image an ECR URI",
     ),
     (
         "Azure/azureml-examples",

@@ -26,6 +26,8 @@ from shmlint.parsers.systemd_unit import read_unit, section_end, value
 from shmlint.source import SourceText, alone
 
 POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: pytorch/pytorch\n"
+#: the pod with a GPU: a torch image alone on the CPU is no missing-/dev/shm claim (cpu_only_pytorch)
+GPU_POD = POD + "    resources: {limits: {nvidia.com/gpu: 1}}\n"
 
 
 def check(engine: Engine, name: str, text: str):  # type: ignore[no-untyped-def]
@@ -82,7 +84,7 @@ def test_the_shell_mask_still_takes_only_shell_fences() -> None:
 
 
 def test_a_block_in_a_list_item_keeps_its_indentation_and_the_file_positions(engine: Engine) -> None:
-    body = "".join(f"   {line}\n" for line in POD.splitlines()).replace("pytorch/pytorch", "pytorch/pytorch:latest")
+    body = "".join(f"   {line}\n" for line in GPU_POD.splitlines()).replace("pytorch/pytorch", "pytorch/pytorch:latest")
     text = "1. Apply:\n\n   ```yaml\n" + body + "   ```\n"
     (finding,) = check(engine, "README.md", text).findings
     assert (finding.span.line, finding.span.column) == (10, 8)  # ``- name: c`` inside the item
@@ -92,7 +94,7 @@ def test_a_block_in_a_list_item_keeps_its_indentation_and_the_file_positions(eng
 def test_each_block_is_its_own_file(engine: Engine) -> None:
     """A compose block and a Kubernetes block in one README: neither sees the other's keys."""
     compose = "services:\n  t:\n    image: pytorch/pytorch\n    runtime: nvidia\n"
-    text = f"```yaml\n{compose}```\n\n```yaml\n{POD}```\n"
+    text = f"```yaml\n{compose}```\n\n```yaml\n{GPU_POD}```\n"
     formats = sorted(f.workload.format.value for f in check(engine, "README.md", text).findings if f.workload)
     assert formats == ["compose", "kubernetes"]
 
@@ -106,7 +108,7 @@ def test_a_block_that_does_not_parse_is_a_notice_not_a_finding(engine: Engine) -
 def test_yaml_blocks_past_the_limit_are_said_not_checked(engine: Engine) -> None:
     from shmlint.extract.dispatch import MAX_YAML_BLOCKS
 
-    gpu = POD + "    resources: {limits: {nvidia.com/gpu: 1}}\n"
+    gpu = GPU_POD
     result = check(engine, "README.md", f"```yaml\n{gpu}```\n" * (MAX_YAML_BLOCKS + 1))
     assert len(result.findings) == MAX_YAML_BLOCKS
     assert any(f"first {MAX_YAML_BLOCKS} of {MAX_YAML_BLOCKS + 1}" in notice.message for notice in result.notices)
@@ -128,7 +130,7 @@ def test_a_fix_outside_its_block_or_breaking_it_is_refused() -> None:
 
 
 def test_html_comment_before_a_block_and_yaml_comment_inside_suppress(engine: Engine) -> None:
-    gpu = POD + "    resources: {limits: {nvidia.com/gpu: 1}}\n"
+    gpu = GPU_POD
     assert codes(engine, "README.md", f"```yaml\n{gpu}```\n")
     assert not codes(engine, "README.md", f"<!-- shmlint: ignore[SHM001] -->\n```yaml\n{gpu}```\n")
     inside = gpu.replace("  - name: c", "  # shmlint: ignore[missing-shm]\n  - name: c")
@@ -251,8 +253,9 @@ QUADLET = "[Container]\nImage=docker.io/pytorch/pytorch:latest\n{keys}\n[Install
         ),  # no /dev/shm at all: SHM013 says it
         ("AddDevice=nvidia.com/gpu=all\nPod=training.pod", []),  # the pod's IPC namespace: not ours to size
         ("Environment=NVIDIA_VISIBLE_DEVICES=all FOO=1", ["2:1 SHM001"]),
-        ("Exec=python train.py", ["2:1 SHM001"]),  # a torch image is evidence enough
-        ("Environment=FOO=1", ["2:1 SHM001"]),
+        ("Exec=python train.py --num-workers 4", ["2:1 SHM001"]),  # Exec is the command: DataLoader workers
+        ("Exec=python train.py", []),  # a torch image on the CPU without workers: no claim (cpu_only_pytorch)
+        ("Environment=FOO=1", []),  # no GPU variable: the same CPU torch image
     ],
 )
 def test_quadlet_keys_are_the_options_they_stand_for(engine: Engine, keys: str, expected: list[str]) -> None:

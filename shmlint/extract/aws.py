@@ -10,6 +10,8 @@ The container itself is judged by ``shmlint.extract.ecs_container`` (shared with
 definitions and is that judge's view of the nodes. Fargate (``requiresCompatibilities``/``platformCapabilities``)
 accepts none of the shm settings and has no GPUs; AWS documents no size for its /dev/shm, so there it is unknown,
 and no fix can be written.
+A Batch job definition's ``command`` is a default each SubmitJob may replace (``containerOverrides.command``):
+a utility there (``nvidia-smi``) is a placeholder, not what the GPU job runs, so the tier model does not see it.
 
 A value written as a CloudFormation function (``!Ref ShmSize``, ``{"Fn::GetAtt": ...}``) is known only when the
 stack is deployed: it counts as written, with no size, like ``${SHM}`` in a compose file.
@@ -74,6 +76,7 @@ class _Definition(NamedTuple):
     owner: WorkloadId
     body: MappingNode
     fargate: Node | None
+    batch: bool = False  # a Batch job definition, whose command each SubmitJob may replace
 
 
 class _Extractor:
@@ -131,7 +134,7 @@ class _Extractor:
         capabilities = "requiresCompatibilities" if task else "platformCapabilities"
         listed = self.m.get(body, capabilities)
         fargate = listed if any(scalar(item) == FARGATE for item in sequence(listed)) else None
-        return _Definition(WorkloadId(WorkloadFormat.AWS, label, name or logical or "?"), body, fargate)
+        return _Definition(WorkloadId(WorkloadFormat.AWS, label, name or logical or "?"), body, fargate, not task)
 
     # -- containers ------------------------------------------------------------------------------------------
 
@@ -167,6 +170,8 @@ class _Extractor:
             return
         fargate = self.span(d.fargate) if d.fargate is not None else None
         judged = judge_container(self, task, container, self.signals, fargate)
+        if d.batch and self.signals.is_utility_command(judged.command.split()):
+            judged = judged._replace(command="")  # a placeholder SubmitJob replaces, not what the job runs
         identity = d.owner._replace(role=role, container_kind="container", container=judged.name)
         target = None if d.fargate is not None else AwsContainerTarget(container.start_mark.index, self.pascal)
         yield judged.workload(identity, self.span(container), target)

@@ -174,14 +174,19 @@ class _Reader:
         torch: list[Evidence] = []
         shm: list[ShmSource] = []
         memory: Size | None = None
+        image_name: str | None = None
+        counts: list[int] = []  # GPUs per decorator's gpu=N, for the multi-GPU tier
         layer = next((name for _, name in decorators if name != "resources"), "resources")
         for decorator, name in decorators:
             options = self.keywords(decorator) if isinstance(decorator, ast.Call) else {}
             if self.positive(options.get("gpu")):
                 gpu.append(Evidence(f"@{name}(gpu={self.text(options['gpu'].node)})", self.span(decorator)))
+                counts += _counts(options["gpu"])
             image = options.get("image")
-            if image is not None and isinstance(image.value, str) and self.signals.is_torch_image(image.value):
-                torch.append(Evidence(f"image {image.value}", self.span(image.node)))
+            if image is not None and isinstance(image.value, str):
+                image_name = image.value
+                if self.signals.is_torch_image(image.value):
+                    torch.append(Evidence(f"image {image.value}", self.span(image.node)))
             if "shared_memory" in options:
                 arg = options["shared_memory"]
                 mechanism = ShmMechanism.TMPFS_MOUNT if layer == "kubernetes" else ShmMechanism.NAMESPACE_SIZE
@@ -202,6 +207,8 @@ class _Reader:
             shm=tuple(shm),
             memory_limit=memory,
             target=self.call_target(chosen, "shared_memory", "mib"),
+            image=image_name,
+            accelerator_count=max(counts) if counts else None,
         )
 
     def flyte(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Workload]:
@@ -219,9 +226,7 @@ class _Reader:
             inner = self.keywords(resources.node)
             if self.positive(inner.get("gpu")) or _first(inner.get("gpu")):
                 gpu.append(Evidence(f"{key}=Resources(gpu={self.text(inner['gpu'].node)})", self.span(resources.node)))
-                value = inner["gpu"].value
-                count = device_count(str(value)) if isinstance(value, (int, str)) else None
-                counts += [count] if count is not None else []
+                counts += _counts(inner["gpu"])
             if key != "requests" and "mem" in inner and isinstance(inner["mem"].value, str):
                 memory = self.size(inner["mem"], sizes.KUBERNETES)
         if "accelerator" in options:
@@ -400,10 +405,13 @@ class _Reader:
 
     def kfp_task(self, task: str, calls: list[ast.Call], mounts: list[ast.Call]) -> Workload:
         gpu = []
+        counts: list[int] = []  # the accelerator limit, for the multi-GPU tier
         for call in calls:
             arg = _Arg(call.args[0], self.value(call.args[0])) if call.args else None
             if _method(call) == "set_accelerator_type" or self.positive(arg):
                 gpu.append(Evidence(f"{_method(call)}({self.text(arg.node) if arg else ''})", self.span(call)))
+            if arg is not None and _method(call) != "set_accelerator_type":
+                counts += _counts(arg)
         shm: list[ShmSource] = []
         for mount in mounts:
             options = self.keywords(mount)
@@ -451,6 +459,7 @@ class _Reader:
             span=self.span(calls[0]),
             gpu=tuple(gpu),
             shm=tuple(shm),
+            accelerator_count=max(counts) if counts else None,
         )
 
     def call_target(self, node: ast.expr, keyword: str, unit: str) -> CallTarget:
@@ -536,6 +545,13 @@ def _chain_names(scope: ast.AST) -> dict[int, str]:
                     break
                 value = value.func.value
     return names
+
+
+def _counts(arg: _Arg) -> list[int]:
+    """The device count a literal ``gpu=2`` / ``"2"`` / ``set_accelerator_limit(2)`` names; none when unknown."""
+    value = arg.value
+    count = device_count(str(value)) if isinstance(value, int | str) and not isinstance(value, bool) else None
+    return [count] if count is not None else []
 
 
 def _first(arg: _Arg | None) -> bool:

@@ -1,0 +1,107 @@
+"""The AWS (ECS/Batch JSON, CloudFormation, Terraform's ECS/Batch resources) and Python launcher (Metaflow, KFP)
+extractors hand image, command and GPU count to the tier model, so that SHM001's severity follows the software."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shmlint.discover import FileKind
+from shmlint.engine import Engine
+from shmlint.model import FileResult
+from shmlint.source import SourceText
+
+
+def check(engine: Engine, name: str, text: str, kind: FileKind) -> FileResult:
+    return engine.check_source(SourceText(name, text), kind, Path(name))
+
+
+def shm001(result: FileResult) -> list[str]:
+    return [f.severity.label for f in result.findings if f.code == "SHM001"]
+
+
+def _ecs_json(container: str) -> str:
+    return '{"family": "t", "containerDefinitions": [{"name": "c", ' + container + "}]}"
+
+
+def _tf(container: str) -> str:
+    return f'resource "aws_ecs_task_definition" "t" {{\n  container_definitions = jsonencode([{{ {container} }}])\n}}\n'
+
+
+GPU1 = '"resourceRequirements": [{"type": "GPU", "value": "1"}]'
+TF_GPU1 = 'name = "c", resourceRequirements = [{ type = "GPU", value = "1" }]'
+
+
+@pytest.mark.parametrize(
+    ("container", "expected"),
+    [
+        (f'"image": "nvcr.io/nvidia/pytorch:24.01-py3", "command": ["torchrun", "train.py"], {GPU1}', ["error"]),
+        (f'"image": "acme/app", "entryPoint": ["deepspeed"], "command": ["train.py"], {GPU1}', ["error"]),
+        ('"image": "acme/app", "resourceRequirements": [{"type": "GPU", "value": "4"}]', ["error"]),  # 4 GPUs
+        (f'"image": "acme/app", {GPU1}', ["warning"]),  # one GPU, software unknown
+        (f'"image": "acme/app", "command": ["nvidia-smi"], {GPU1}', []),  # an ECS task runs what it says
+    ],
+)
+def test_ecs_json_containers_carry_image_command_and_count(engine: Engine, container: str, expected: list) -> None:
+    assert shm001(check(engine, "task.json", _ecs_json(container), FileKind.JSON)) == expected
+
+
+@pytest.mark.parametrize(
+    ("container", "expected"),
+    [
+        (f'{TF_GPU1}, image = "acme/app", command = ["torchrun", "train.py"]', ["error"]),
+        ('name = "c", image = "acme/app", resourceRequirements = [{ type = "GPU", value = "2" }]', ["error"]),
+        (f'{TF_GPU1}, image = "acme/app"', ["warning"]),
+        (f'{TF_GPU1}, image = "acme/app", command = ["nvidia-smi"]', []),
+    ],
+)
+def test_terraform_ecs_containers_carry_image_command_and_count(engine: Engine, container: str, expected: list) -> None:
+    assert shm001(check(engine, "main.tf", _tf(container), FileKind.TERRAFORM)) == expected
+
+
+BATCH = """AWSTemplateFormatVersion: "2010-09-09"
+Resources:
+  Job:
+    Type: AWS::Batch::JobDefinition
+    Properties:
+      Type: container
+      ContainerProperties:
+        Command: [{command}]
+        Image: !Sub "${{Repo.RepositoryUri}}:latest"
+        ResourceRequirements:
+          - {{Type: GPU, Value: 1}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ('"nvidia-smi"', ["warning"]),  # a placeholder SubmitJob replaces: the GPU job's software is unknown
+        ('"torchrun", "fold.py"', ["error"]),  # a default command that names its software still counts
+    ],
+)
+def test_a_batch_job_definitions_utility_command_is_a_placeholder(engine: Engine, command: str, expected: list) -> None:
+    text = BATCH.format(command=command)
+    assert shm001(check(engine, "stack.yaml", text, FileKind.YAML)) == expected
+
+
+FLOW = "from metaflow import FlowSpec, batch, step\n\n\nclass F(FlowSpec):\n    @batch({options})\n    @step\n    def s(self):\n        pass\n"
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ('gpu=1, image="deepspeed/deepspeed:latest"', ["error"]),  # the image names software that needs /dev/shm
+        ("gpu=2", ["error"]),  # two GPUs in one container
+        ('gpu=1, image="acme/app"', ["warning"]),
+    ],
+)
+def test_metaflow_steps_carry_image_and_gpu_count(engine: Engine, options: str, expected: list) -> None:
+    assert shm001(check(engine, "flow.py", FLOW.format(options=options), FileKind.PYTHON)) == expected
+
+
+@pytest.mark.parametrize(("limit", "expected"), [("2", ["error"]), ("1", ["warning"])])
+def test_kfp_tasks_carry_their_accelerator_limit(engine: Engine, limit: str, expected: list) -> None:
+    text = f"from kfp import dsl\n\n\n@dsl.pipeline\ndef p():\n    a = op()\n    a.set_accelerator_limit({limit})\n"
+    assert shm001(check(engine, "pipeline.py", text, FileKind.PYTHON)) == expected
