@@ -29,10 +29,10 @@ class WorkloadFormat(enum.StrEnum):
     KUBERNETES = "kubernetes"
     COMPOSE = "compose"
     COMMAND = "command"
-    # issue 17, launchers: Terraform resources and Python launcher calls
+    # Terraform resources and Python launcher calls
     TERRAFORM = "terraform"
     PYTHON = "python"
-    # issue 16, docsunits: Ray cluster launcher YAML and Podman Quadlet units
+    # Ray cluster launcher YAML and Podman Quadlet units
     RAY = "ray"  # a Ray cluster launcher YAML's docker section
     QUADLET = "quadlet"  # a Podman Quadlet .container unit
     # job definitions of cloud services

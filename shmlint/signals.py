@@ -32,7 +32,7 @@ class Accelerator(NamedTuple):
 
 #: every accelerator shmlint recognises. Only GPUs whose collective library uses /dev/shm between local processes
 #: are ``counted``: a request of several TPU, Gaudi, Neuron or Intel devices is accelerator evidence, never evidence
-#: of software that uses /dev/shm (issue 14), so such a workload stays in the ``unknown`` tier unless its software
+#: of software that uses /dev/shm, so such a workload stays in the ``unknown`` tier unless its software
 #: is known.
 ACCELERATORS = (
     Accelerator(

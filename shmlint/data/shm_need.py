@@ -76,8 +76,8 @@ DATA: dict[str, Any] = {'version': 1,
                'evidence': 'reading',
                'source': 'https://github.com/vllm-project/aibrix/blob/e3e10f9e4aebe9aac5e7d992fb87d2648e01628b/samples/disaggregation/sglang/pd-bucketing.yaml',
                'note': 'Deployments of sglang.launch_server mount a Memory emptyDir at /dev/shm. The SGLang '
-                       "project's own repository is held out of this work; its docs ask for --shm-size or "
-                       '--ipc=host as well (see FACTS.md, section 1).'},
+                       "project's own repository is not read for this entry; its docs ask for --shm-size or "
+                       '--ipc=host as well.'},
               {'id': 'tgi-family',
                'tier': 'needs',
                'what': 'text-generation-inference and its fork LoRAX (launcher + one shard process per GPU over '
