@@ -9,6 +9,9 @@ from __future__ import annotations
 import csv
 import functools
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +69,31 @@ def corpus_params(values: list[Any], ids: Any = None) -> list[Any]:
     if reason:
         return [pytest.param(None, id="no-corpus", marks=pytest.mark.skip(reason=reason))]
     return [pytest.param(value, id=ids(value) if callable(ids) else None) for value in values]
+
+
+def git(cwd: Path, *args: str) -> None:
+    """One git command in a test's work tree, quietly; a failure fails the test."""
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def pre_commit_work_tree(tmp_path: Path) -> Path:
+    """An initialised git work tree (``tmp_path/work``) for the real pre-commit; without git the test fails."""
+    if shutil.which("git") is None:
+        pytest.fail("git is needed to run pre-commit")
+    work = tmp_path / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    git(work, "init", "-q")
+    git(work, "config", "user.email", "ci@example.com")
+    git(work, "config", "user.name", "ci")
+    return work
+
+
+def pre_commit_env(tmp_path: Path) -> dict[str, str]:
+    """pre-commit's environment with a cache of the test's own (hook environments are built there)."""
+    return {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
+def try_repo(work: Path, env: dict[str, str], hook: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pre-commit try-repo`` of this checkout's ``hook`` in ``work`` (files are ``git add``-ed first by the test)."""
+    command = [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook, *args]
+    return subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=900, check=False)

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,7 +29,7 @@ from shmlint.validate.backends import BackendUnavailable, Provision, Reaper, Shm
 from shmlint.validate.harness import cases_for, render, require_torch, run_cases, shm_spec
 from shmlint.validate.probe import Outcome
 from tests import cloud_proofs
-from tests.support import FIXTURES, ROOT, default_engine
+from tests.support import FIXTURES, default_engine, git, pre_commit_env, pre_commit_work_tree, try_repo
 
 GPU_CONTAINER = (
     '{"name": "train", "image": "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime", '
@@ -376,26 +374,16 @@ def _kind(name: str) -> FileKind:
 @pytest.mark.slow
 def test_pre_commit_passes_task_definitions_and_leaves_other_json(tmp_path: Path) -> None:
     """The hook's ``types_or`` hands JSON files to shmlint: a task definition is reported, package.json is not."""
-    if shutil.which("git") is None:
-        pytest.fail("git is needed to run pre-commit")
-    work = tmp_path / "work"
-    work.mkdir()
-    for args in (["init", "-q"], ["config", "user.email", "ci@example.com"], ["config", "user.name", "ci"]):
-        subprocess.run(["git", *args], cwd=work, check=True, capture_output=True)
+    work = pre_commit_work_tree(tmp_path)
     (work / "task.json").write_text((FIXTURES / "aws" / "SHM001-ecs-gpu.json").read_text())
     (work / "package.json").write_text('{"name": "web", "version": "1.0.0"}\n')
-    subprocess.run(["git", "add", "."], cwd=work, check=True, capture_output=True)
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-
-    def try_repo(*files: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "shmlint", "--files", *files]
-        return subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=900, check=False)
-
-    flagged = try_repo("task.json", "package.json")
+    git(work, "add", ".")
+    env = pre_commit_env(tmp_path)
+    flagged = try_repo(work, env, "shmlint", "--files", "task.json", "package.json")
     assert flagged.returncode == 1, flagged.stdout + flagged.stderr
     assert "task.json:5:5: SHM001" in flagged.stdout
     assert "package.json:" not in flagged.stdout
-    clean = try_repo("package.json")
+    clean = try_repo(work, env, "shmlint", "--files", "package.json")
     assert clean.returncode == 0, clean.stdout + clean.stderr
 
 

@@ -4,16 +4,14 @@ hook selects them by ``files``), and leaves out what neither hook is for."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from identify import identify
 
-from tests.support import FIXTURES, ROOT
+from tests.support import FIXTURES, ROOT, git, pre_commit_env, pre_commit_work_tree, try_repo
 
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
 FLAGGED = {
@@ -25,10 +23,6 @@ UNITS = {
     "trainer.container": FIXTURES / "units" / "quadlet" / "SHM001-trainer.container",
     "inference.service": FIXTURES / "units" / "systemd" / "SHM001-inference.service",
 }
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
 def test_the_type_tags_the_hooks_name_are_the_ones_identify_gives_these_files() -> None:
@@ -44,29 +38,22 @@ def test_the_type_tags_the_hooks_name_are_the_ones_identify_gives_these_files() 
 
 @pytest.mark.slow
 def test_pre_commit_runs_shmlint_on_documentation_and_units(tmp_path: Path) -> None:
-    if shutil.which("git") is None:
-        pytest.fail("git is needed to run pre-commit")
-    work = tmp_path / "work"
-    work.mkdir()
-    git(work, "init", "-q")
-    git(work, "config", "user.email", "ci@example.com")
-    git(work, "config", "user.name", "ci")
+    work = pre_commit_work_tree(tmp_path)
     for name, source in {**FLAGGED, **UNITS}.items():
         shutil.copyfile(source, work / name)
     (work / "notes.txt").write_text("docker run --gpus all pytorch/pytorch python train.py\n")  # no hook's kind
     git(work, "add", ".")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env = pre_commit_env(tmp_path)
 
-    def try_repo(hook: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook, "--all-files", "--verbose"]
-        return subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=900, check=False)
+    def run_hook(hook: str) -> subprocess.CompletedProcess[str]:
+        return try_repo(work, env, hook, "--all-files", "--verbose")
 
-    docs = try_repo("shmlint")
+    docs = run_hook("shmlint")
     assert docs.returncode == 1, docs.stdout + docs.stderr
     for name in FLAGGED:
         assert f"{name}:" in docs.stdout, docs.stdout
     assert "notes.txt" not in docs.stdout and "trainer.container" not in docs.stdout
-    units = try_repo("shmlint-units")
+    units = run_hook("shmlint-units")
     assert units.returncode == 1, units.stdout + units.stderr
     assert "trainer.container:6:1: SHM001" in units.stdout and "inference.service:9:11: SHM001" in units.stdout
     assert "guide.rst" not in units.stdout

@@ -24,6 +24,7 @@ import pytest
 from shmlint.model import FileResult, RenderRecord, RenderStatus, Report
 from shmlint.render.process import Sandbox, find_sandbox
 from shmlint.severity import Severity
+from tests.support import git, pre_commit_env, pre_commit_work_tree, try_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU_POD = """apiVersion: v1
@@ -387,25 +388,12 @@ def test_output_beyond_the_size_limit_is_refused_not_read(tmp_path: Path) -> Non
 def test_the_pre_commit_hook_names_an_unchecked_chart(tmp_path: Path) -> None:
     """The real pre-commit on a changed chart template with a GPU and no /dev/shm, without helm: the hook passes
     (``unrendered`` is a note by default) but says which chart it could not check."""
-    if shutil.which("git") is None:
-        pytest.fail("git is needed to run pre-commit")
-    work = tmp_path / "work"
+    work = pre_commit_work_tree(tmp_path)
     chart(work / "mychart", TEMPLATE)
-    for args in (["init", "-q"], ["config", "user.email", "ci@example.com"], ["config", "user.name", "ci"]):
-        subprocess.run(["git", *args], cwd=work, check=True, capture_output=True)
-    subprocess.run(["git", "add", "."], cwd=work, check=True, capture_output=True)
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    git(work, "add", ".")
+    env = pre_commit_env(tmp_path)
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not (Path(p) / "helm").exists())
-    command = [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "shmlint"]
-    result = subprocess.run(
-        [*command, "--files", "mychart/templates/pod.yaml"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    result = try_repo(work, env, "shmlint", "--files", "mychart/templates/pod.yaml")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "mychart: note: Helm chart not rendered: helm is not on PATH" in result.stdout
 
