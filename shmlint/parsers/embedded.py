@@ -76,8 +76,13 @@ class _Mask:
 
 def mask_markdown(text: str) -> str:
     """Shell code blocks of a Markdown file: fences tagged bash/sh/shell/zsh/console or untagged, and indented code."""
+    return _mask_shell_blocks(text, markdown_code_blocks(text))
+
+
+def _mask_shell_blocks(text: str, blocks: Iterable[tuple[list[tuple[int, str]], str]]) -> str:
+    """The text with everything but the shell code blocks blanked (console blocks lose their prompts)."""
     mask = _Mask(text)
-    for block, language in markdown_code_blocks(text):
+    for block, language in blocks:
         if language in _SHELL_LANGUAGES:
             _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
     return mask.result()
@@ -367,11 +372,7 @@ _RST_EXPLICIT = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)")
 def mask_rst(text: str) -> str:
     """Shell code blocks of a reStructuredText file: ``code-block``/``code``/``sourcecode`` directives tagged
     bash/sh/shell/zsh/console or untagged, and ``::`` literal blocks (untagged, like an untagged Markdown fence)."""
-    mask = _Mask(text)
-    for block, language in rst_code_blocks(text):
-        if language in _SHELL_LANGUAGES:
-            _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
-    return mask.result()
+    return _mask_shell_blocks(text, rst_code_blocks(text))
 
 
 def rst_yaml_blocks(text: str) -> list[tuple[int, int]]:
