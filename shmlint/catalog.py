@@ -11,12 +11,13 @@ from __future__ import annotations
 import enum
 import functools
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import yaml
 
 from shmlint.model import Applicability, WorkloadFormat
 from shmlint.severity import Severity
+from shmlint.value import NamedTuple
 
 #: where the catalog is, first found wins: inside the package in an installed wheel (pyproject.toml force-includes
 #: ``rules/`` there), else the checkout's top-level ``rules/`` (a source tree or an editable install)

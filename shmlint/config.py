@@ -14,18 +14,20 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from shmlint import sizes
 from shmlint.config_problems import RULE_WORDS, ConfigError, Problem
+from shmlint.lazy_regex import LazyRegex
 from shmlint.settings import Settings
 from shmlint.severity import Severity
+from shmlint.value import NamedTuple
 
 YAML_NAMES = (".shmlint.yaml", ".shmlint.yml")
 DEFAULT = "default"
 #: ``[tool.shmlint]``, ``tool.shmlint.x = ...``, a ``[tool]`` table or an inline ``tool = {...}``: only then is
 #: pyproject.toml parsed (a project that merely names shmlint, as a dependency or a script, is not)
-_MAY_HAVE_TOOL_TABLE = re.compile(
+_MAY_HAVE_TOOL_TABLE = LazyRegex(
     r"""tool["']?\s*\.\s*["']?shmlint\b|^\s*\[\s*["']?tool["']?\s*\]|^\s*["']?tool["']?\s*=\s*\{""", re.MULTILINE
 )
 COMMAND_LINE = "command line"

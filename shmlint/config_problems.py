@@ -13,16 +13,19 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+
+from shmlint.lazy_regex import LazyRegex
+from shmlint.value import NamedTuple
 
 KeyPath = tuple[str | int, ...]
 #: values a configuration file may hold with its aliases expanded: a real one has a few hundred
 MAX_VALUES = 100_000
 #: lines of pyproject.toml searched for a key's position: the search stays linear and bounded on any file
 TOML_SEARCH_LINES = 20_000
-_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
-_TOML_ERROR_PLACE = re.compile(r"\(at (?:line (\d+), column (\d+)|end of document)\)")
-_TOML_HEADER = re.compile(r"\s*\[")
+_PLAIN_KEY = LazyRegex(r"[A-Za-z0-9_-]+")
+_TOML_ERROR_PLACE = LazyRegex(r"\(at (?:line (\d+), column (\d+)|end of document)\)")
+_TOML_HEADER = LazyRegex(r"\s*\[")
 _TYPE_WORDS = {
     "array": "a list",
     "object": "a mapping of keys to values",

@@ -13,9 +13,9 @@ Measured with the validation probe (docs/validation.md): the smallest /dev/shm t
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import DataLoaderHint
 from shmlint.sizes import (
     DEFAULT_MIN_SHM_BYTES,
@@ -57,10 +57,10 @@ DTYPE_BYTES = {
 }
 
 #: ``# shmlint: dataloader workers=8 ...`` in YAML, shell, Makefiles and Markdown code blocks
-HINT_COMMENT = re.compile(r"#\s*shmlint:\s*dataloader\b(?P<value>[^\n]*)")
+HINT_COMMENT = LazyRegex(r"#\s*shmlint:\s*dataloader\b(?P<value>[^\n]*)")
 
-_PAIR = re.compile(r"([a-z-]+)=(\S+)")
-_SHAPE = re.compile(r"^\d+(x\d+)*$")
+_PAIR = LazyRegex(r"([a-z-]+)=(\S+)")
+_SHAPE = LazyRegex(r"^\d+(x\d+)*$")
 _KEYS = frozenset({"workers", "batch", "sample", "dtype", "procs", "prefetch"})
 #: the largest values a hint may declare: far above any real loader, low enough that the arithmetic and the
 #: sizes printed from it stay small numbers (a 5,000-digit hint is refused, not computed)

@@ -9,7 +9,10 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from shmlint.lazy_regex import LazyRegex
+from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -49,10 +52,10 @@ DEFAULT_EXCLUDE = (
 )
 #: how much of a file without a telling name is read to tell its kind
 SNIFF_BYTES = 4096
-_SHEBANG = re.compile(rb"^#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b")
+_SHEBANG = LazyRegex(rb"^#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b")
 #: a Go/Helm template action or a Jinja tag; GitHub's ${{ }} and Argo's {{inputs.x}} are YAML string content
-_TEMPLATE_MARK = re.compile(r"(?<!\$)\{\{|\{%")
-_HELM_ACTION = re.compile(
+_TEMPLATE_MARK = LazyRegex(r"(?<!\$)\{\{|\{%")
+_HELM_ACTION = LazyRegex(
     r"\{\{-?\s*(\.|\$|-|(if|else|end|range|with|include|template|define|toYaml|tpl|printf|default)\b)|\{%"
 )
 
@@ -68,7 +71,7 @@ COMPOSE_OVERRIDE_FILES = (
 COMPOSE_NAME_PATTERNS = ("compose.y*ml", "compose.*.y*ml", "docker-compose*.y*ml", "*.compose.y*ml")
 #: more than any real .gitignore holds; a larger one is read this far, so a hostile tree cannot exhaust memory
 _GITIGNORE_MAX_BYTES = 1024 * 1024
-_TOP_LEVEL_SERVICES = re.compile(r"^services[ \t]*:", re.MULTILINE)
+_TOP_LEVEL_SERVICES = LazyRegex(r"^services[ \t]*:", re.MULTILINE)
 
 
 def is_compose_name(name: str) -> bool:
@@ -186,7 +189,7 @@ def discover(paths: Iterable[Path], options: WalkOptions | None = None) -> Itera
 
 #: keys that make a JSON file one shmlint reads (ECS task or Batch job definition, AWS CLI input or output,
 #: CloudFormation template, a container definitions list); any other JSON file (package.json...) is left alone
-_AWS_JSON_KEYS = re.compile(
+_AWS_JSON_KEYS = LazyRegex(
     r'"(containerDefinitions|containerProperties|nodeProperties|eksProperties|ecsProperties|jobDefinitionName|'
     r'jobDefinitions|taskDefinition|AWSTemplateFormatVersion|Resources|linuxParameters|essential)"\s*:'
 )

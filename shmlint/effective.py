@@ -6,10 +6,10 @@ One answer for the rules and for the validation suite, so the suite tests the ve
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
 
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmSource, Workload
 from shmlint.sizes import DEFAULT_SHM_BYTES, MIB
+from shmlint.value import NamedTuple
 
 
 class ShmState(enum.StrEnum):

@@ -3,20 +3,21 @@
 Parsers produce ``Workload`` values, rules turn them into ``Finding`` values, reporters and fixers consume those.
 Everything here is immutable so stages cannot reach back and change what an earlier stage decided: the value
 types are ``NamedTuple`` classes (a changed copy is ``value._replace(field=...)``), not frozen dataclasses, because
-every ``shmlint check`` defines them all and a frozen dataclass costs about eight times as much to define. A
+every ``shmlint check`` defines them all and a frozen dataclass costs about eight times as much to define (and
+``shmlint.value.NamedTuple`` rather than ``typing``'s, which checks every annotation as it defines a class). A
 ``Span`` lives with the text it points into (``shmlint.source``) and ``Severity`` on its own
 (``shmlint.severity``).
 """
 
-# No ``from __future__ import annotations`` here: typing.NamedTuple compiles every string annotation into a
-# ForwardRef, a third of the cost of defining these classes. The names the annotations use are imported for real
-# (both modules sit below this one and every run loads them anyway); a method that returns its own class quotes it.
+from __future__ import annotations
+
 import enum
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from shmlint.severity import Severity
 from shmlint.source import SourceText, Span
+from shmlint.value import NamedTuple
 
 
 class WorkloadFormat(enum.StrEnum):
@@ -471,7 +472,7 @@ class FileResult(NamedTuple):
     def _compared(self) -> tuple[Any, ...]:
         return (*self[:4], *self[5:])
 
-    def slim(self) -> "FileResult":
+    def slim(self) -> FileResult:
         """Without the file text and the workloads: what reporters need, cheap to keep and to pickle."""
         return FileResult(self.path, self.findings, self.notices, (), None, self.unused_suppressions, self.render)
 

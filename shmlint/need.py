@@ -15,10 +15,11 @@ import functools
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from shmlint.model import Need, Tier, Workload
 from shmlint.signals import split_image
+from shmlint.value import NamedTuple
 
 DATA = Path(__file__).parent / "data" / "shm_need.yaml"
 #: the same data as a Python literal, what a run reads: it loads from bytecode in a fraction of a millisecond,

@@ -15,12 +15,14 @@ import os
 import re
 from collections.abc import Sequence
 
+from shmlint.lazy_regex import LazyRegex
+
 #: characters that make a pattern more than a plain name
 _SPECIAL = frozenset("*?[]!\\/ #")
 #: ``*`` runs per path segment and per pattern beyond which the regular expression pathspec builds can backtrack
 #: for minutes on one long file name (``*a*a*a*b``: 14 s for a name of 250 ``a``; ``*a*/*a*/x``: 70 ms a path)
 MAX_STARS_PER_SEGMENT, MAX_STARS = 2, 3
-_STARS = re.compile(r"\*+")
+_STARS = LazyRegex(r"\*+")
 
 
 class PathPatterns:

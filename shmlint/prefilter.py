@@ -10,9 +10,9 @@ at all (a configured ``.*``) turns the prefilter off rather than hide what it wo
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Iterable, Iterator
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.signals import Signals
 
 #: what makes a finding without being signal data: /dev/shm settings (``shm_size``, ``--shm-size``, a ``dshm``
@@ -24,9 +24,9 @@ FORMAT_WORDS = ("shm", "ipc", "build", "extends", "gpu", "nvidia", "shmlint")
 #: one of these runs must be in a text the signal matches (one run per alternative of the pattern)
 Requirement = tuple[str, ...]
 #: a regular expression that is a plain word (``vllm``, ``text-generation-inference``)
-_PLAIN = re.compile(r"[A-Za-z0-9_/-]+")
+_PLAIN = LazyRegex(r"[A-Za-z0-9_/-]+")
 #: what splits a glob (or a literal) into the runs a match contains: wildcards, character sets and blanks
-_GLOB_SPECIALS = re.compile(r"[*?\s]|\[[^\]]*\]?")
+_GLOB_SPECIALS = LazyRegex(r"[*?\s]|\[[^\]]*\]?")
 
 #: where configured signals are looked for: image and command keys (Kubernetes, compose, Argo ``source``),
 #: resource and device names, and container command lines (``docker``/``podman`` or an engine variable)

@@ -1,14 +1,14 @@
 """The effective options of one run, built once from defaults, configuration files and the command line."""
 
-# No ``from __future__ import annotations``: typing.NamedTuple would compile each of the many string annotations
-# into a ForwardRef on every start (see shmlint.model).
+from __future__ import annotations
+
 from pathlib import Path
-from typing import NamedTuple
 
 from shmlint.discover import DEFAULT_EXCLUDE
 from shmlint.severity import Severity
 from shmlint.signals import Signals
 from shmlint.sizes import DEFAULT_MIN_SHM_BYTES, GIB
+from shmlint.value import NamedTuple
 
 #: the code of a file that could not be read or parsed
 INPUT_ERROR = "SHM000"

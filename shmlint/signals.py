@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
 
 from shmlint.configured_patterns import ConfiguredPattern
+from shmlint.value import NamedTuple
 
 
 class Accelerator(NamedTuple):

@@ -12,7 +12,8 @@ import os
 import stat
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
+
+from shmlint.value import NamedTuple
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),

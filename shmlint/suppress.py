@@ -13,14 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Finding, Suppression
 from shmlint.source import SourceText
 
-_LINE = re.compile(r"(?:#|//|;|<!--|^[ \t]*\.\.)\s*shmlint:\s*ignore\[([^\]]*)\]", re.MULTILINE)
-_FILE = re.compile(r"(?:#|//)\s*shmlint:\s*ignore-file\b|<!--\s*shmlint:\s*ignore-file\s*-->")
-_HTML = re.compile(r"<!--\s*shmlint:\s*ignore\[([^\]]*)\]\s*-->")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_RST_COMMENT = re.compile(r"[ \t]*\.\.")
+_LINE = LazyRegex(r"(?:#|//|;|<!--|^[ \t]*\.\.)\s*shmlint:\s*ignore\[([^\]]*)\]", re.MULTILINE)
+_FILE = LazyRegex(r"(?:#|//)\s*shmlint:\s*ignore-file\b|<!--\s*shmlint:\s*ignore-file\s*-->")
+_HTML = LazyRegex(r"<!--\s*shmlint:\s*ignore\[([^\]]*)\]\s*-->")
+_FENCE = LazyRegex(r"^\s{0,3}(`{3,}|~{3,})")
+_RST_COMMENT = LazyRegex(r"[ \t]*\.\.")
 #: how far a reStructuredText suppression reaches: more than any code block, and a bound on the work when a
 #: hostile file puts thousands of comments in front of one huge indented block
 _DIRECTIVE_LINES = 5_000

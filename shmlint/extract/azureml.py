@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import (
     AzureJobTarget,
     Evidence,
@@ -34,13 +35,13 @@ DEFAULT_SHM_SIZE = "2g"
 DEFAULT_SHM_BYTES = 2 * GIB
 JOB_TYPES = ("command", "sweep", "pipeline")
 #: ``resources.shm_size`` as the job schema's pattern takes it: a number and one unit letter
-_SHM_SIZE = re.compile(r"^(\d{1,12})([bkmg])$", re.IGNORECASE)
+_SHM_SIZE = LazyRegex(r"^(\d{1,12})([bkmg])$", re.IGNORECASE)
 _UNITS = {"b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 #: Azure's GPU virtual machine series (NC, ND, NV, NG), as ``resources.instance_type`` names them
-_GPU_VM = re.compile(r"^Standard_N[CDVG]", re.IGNORECASE)
+_GPU_VM = LazyRegex(r"^Standard_N[CDVG]", re.IGNORECASE)
 #: ``--shm-size=8g``, ``--shm-size 8g`` and ``--ipc=host`` in ``docker_args`` (one string or a list)
-_DOCKER_SHM = re.compile(r"--shm-size(?:=|\s+)(\S{1,40})")
-_DOCKER_HOST_IPC = re.compile(r"--ipc(?:=|\s+)host\b")
+_DOCKER_SHM = LazyRegex(r"--shm-size(?:=|\s+)(\S{1,40})")
+_DOCKER_HOST_IPC = LazyRegex(r"--ipc(?:=|\s+)host\b")
 _EXPRESSION = "${{"
 #: the description of a size passed in ``docker_args``, which the fixer leaves alone (it overrides ``shm_size``)
 DOCKER_ARGS_SIZE = "docker_args --shm-size"

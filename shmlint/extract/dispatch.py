@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
 
 from shmlint.discover import (
     COMPOSE_DEFAULT_FILES,
@@ -23,10 +22,12 @@ from shmlint.discover import (
     may_be_compose,
 )
 from shmlint.extract.kserve import RuntimeIndex
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import BlockTarget, Notice, PodTarget, ServiceTarget, Workload
 from shmlint.prefilter import Prefilter
 from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
+from shmlint.value import NamedTuple
 
 ReadSource = Callable[[Path], "SourceText | None"]
 
@@ -50,12 +51,12 @@ MAX_YAML_BLOCKS = 200
 #: shell words in a file's code: the tokenizer spends tens of microseconds a word (a 5 MB script of ``echo`` lines
 #: took 96 s and 500 MiB, one 200,000-flag ``docker run`` 69 s and 1 GiB)
 MAX_SHELL_WORDS = 100_000
-_SHELL_WORD = re.compile(r"\S+")
-_ENGINE_WORDS = re.compile(r"docker|podman|container_(?:engine|runtime|cli)", re.IGNORECASE)
+_SHELL_WORD = LazyRegex(r"\S+")
+_ENGINE_WORDS = LazyRegex(r"docker|podman|container_(?:engine|runtime|cli)", re.IGNORECASE)
 
 #: keys that hold shell in GitHub Actions and GitLab CI, and job containers' docker options; a file without any is
 #: not CI YAML
-_CI_KEYS = re.compile(r"^[ \t-]*(run|script|before_script|after_script|container|options)[ \t]*:", re.MULTILINE)
+_CI_KEYS = LazyRegex(r"^[ \t-]*(run|script|before_script|after_script|container|options)[ \t]*:", re.MULTILINE)
 
 
 #: files that start one container of their own (dev containers, CI runners and agents): ``extract.job_containers``
@@ -63,7 +64,7 @@ _JOB_CONTAINER_KINDS = frozenset({FileKind.DEVCONTAINER, FileKind.GITLAB_RUNNER,
 
 
 #: a Ray cluster launcher config names itself at the top level (and its cloud: ``extract.ray`` checks both)
-_RAY_CLUSTER_NAME = re.compile(r"^cluster_name[ \t]*:", re.MULTILINE)
+_RAY_CLUSTER_NAME = LazyRegex(r"^cluster_name[ \t]*:", re.MULTILINE)
 
 
 class UnparsableInput(Exception):
@@ -177,13 +178,13 @@ def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workloa
 
 
 #: a .tf file without these resource types holds no container, and is not parsed at all
-_TERRAFORM_RESOURCES = re.compile(
+_TERRAFORM_RESOURCES = LazyRegex(
     r"\b(?:kubernetes_(?:pod|deployment|job|stateful_set|daemon_set|cron_job|replication_controller)(?:_v1)?"
     r"|docker_container|aws_ecs_task_definition|aws_batch_job_definition)\b"
 )
 #: a .py file that imports none of these launches no container: an ordinary Python tree costs one search a file
 _LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker")
-_PYTHON_LAUNCHERS = re.compile(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker)\b", re.MULTILINE)
+_PYTHON_LAUNCHERS = LazyRegex(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker)\b", re.MULTILINE)
 
 
 def _launchers(source: SourceText, kind: FileKind, run: Extraction) -> list[Workload]:
@@ -267,7 +268,7 @@ def _yaml_workloads(source: SourceText, path: Path, documents: list, run: Extrac
 
 
 #: what a CloudFormation template or an Azure ML job says early on; other YAML never imports their extractors
-_CLOUD_YAML = re.compile(r"AWS::(?:ECS|Batch)::|^\$schema:.*azureml|azureml:", re.MULTILINE)
+_CLOUD_YAML = LazyRegex(r"AWS::(?:ECS|Batch)::|^\$schema:.*azureml|azureml:", re.MULTILINE)
 
 
 def _json(source: SourceText, run: Extraction) -> list[Workload]:

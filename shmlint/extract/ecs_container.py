@@ -13,21 +13,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, FixTarget, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, positive_count
 from shmlint.sizes import MIB, parse_either
 from shmlint.source import Span
+from shmlint.value import NamedTuple
 
 #: ``Size.dialect`` of an integer number of MiB; the fixers write such sizes as a bare integer
 MIB_DIALECT = "mib"
 IGNORE_LABEL = "shmlint.io/ignore"
-_WHOLE = re.compile(r"^\d{1,12}$")
+_WHOLE = LazyRegex(r"^\d{1,12}$")
 #: the task-level ``memory`` also takes ``"4 GB"`` (ECS task size)
-_TASK_MEMORY = re.compile(r"^(\d{1,9})\s*(GB)?$", re.IGNORECASE)
+_TASK_MEMORY = LazyRegex(r"^(\d{1,9})\s*(GB)?$", re.IGNORECASE)
 _IPC_KINDS = {"host": ShmKind.HOST_IPC, "none": ShmKind.NONE, "task": ShmKind.SHARED}
 
 N = TypeVar("N")

@@ -3,16 +3,16 @@ containers (JSONC), GitLab runners (TOML) and Jenkins pipelines (Groovy)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from shmlint.discover import FileKind
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Notice, Workload
 from shmlint.prefilter import Prefilter
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 
-_TOML_WHERE = re.compile(r"\(at line (\d+), column (\d+)\)")
+_TOML_WHERE = LazyRegex(r"\(at line (\d+), column (\d+)\)")
 
 
 class InvalidFile(Exception):

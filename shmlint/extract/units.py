@@ -8,10 +8,10 @@ same as for a ``podman run`` line, and a finding points at the key that causes i
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from shmlint.extract.commandline import command_workload, extract_commands
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import (
     CommandTarget,
     Evidence,
@@ -31,7 +31,7 @@ from shmlint.source import SourceText
 #: ``ExecStart=`` and its kin in ``[Service]``: each runs a command line
 _EXEC_KEYS = frozenset({"ExecStart", "ExecStartPre", "ExecStartPost"})
 #: special executable prefixes of systemd.service(5): ``-`` (failure ignored), ``@``, ``+``, ``!``, ``!!``, ``:``
-_EXEC_PREFIX = re.compile(r"[-@+!:|]*")
+_EXEC_PREFIX = LazyRegex(r"[-@+!:|]*")
 #: Quadlet keys with a single value, and the ``podman run`` option each stands for
 _VALUE_KEYS = {
     "ShmSize": "--shm-size",

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.shell import Word, commands
+from shmlint.value import NamedTuple
 
 _ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
-_ENGINE_VARIABLE = re.compile(r"^\$[({]?\w*(docker|podman|container_(engine|runtime|cli))\w*[)}]?$", re.IGNORECASE)
+_ENGINE_VARIABLE = LazyRegex(r"^\$[({]?\w*(docker|podman|container_(engine|runtime|cli))\w*[)}]?$", re.IGNORECASE)
 _SUBCOMMANDS = frozenset({"run", "create"})
 
 #: global options of docker and podman that take a value (``docker --context x run``)
@@ -250,10 +251,10 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "time": frozenset({"-f", "--format", "-o", "--output"}),
     "nice": frozenset({"-n", "--adjustment"}),
 }
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
-_VARIABLE_NAME = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+_VARIABLE_NAME = LazyRegex(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 #: unquoted variables named like this stand for a list of options, not an image
-_OPTION_LIKE_NAME = re.compile(r"ARGS|OPTS|OPTIONS|FLAGS|PARAMS|MOUNTS|VOLUMES|ENVS?\b|ENV_|_ENV|EXTRA", re.IGNORECASE)
+_OPTION_LIKE_NAME = LazyRegex(r"ARGS|OPTS|OPTIONS|FLAGS|PARAMS|MOUNTS|VOLUMES|ENVS?\b|ENV_|_ENV|EXTRA", re.IGNORECASE)
 
 
 class Flag(NamedTuple):

@@ -17,12 +17,13 @@ from pathlib import Path
 
 from dockerfile_parse import DockerfileParser
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.shell import commands
 from shmlint.runtime.interpolation import interpolate
 from shmlint.signals import Signals
 
 #: package specs that install torch (torchvision/torchaudio pull torch in as a dependency)
-_TORCH_PACKAGE = re.compile(r"^(?:pytorch::)?(?:py)?torch(?:vision|audio)?(?:\[[^\]]*\])?(?:\s*[=<>!~@;].*)?$", re.I)
+_TORCH_PACKAGE = LazyRegex(r"^(?:pytorch::)?(?:py)?torch(?:vision|audio)?(?:\[[^\]]*\])?(?:\s*[=<>!~@;].*)?$", re.I)
 _INSTALLERS = {"pip": "install", "pip3": "install", "conda": "install", "mamba": "install", "micromamba": "install"}
 #: installer options whose next word is a value, not a package
 _VALUE_OPTIONS = frozenset(

@@ -14,33 +14,34 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar
 from shmlint.source import SourceText
 
 _SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession"})
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
 _YAML_LANGUAGES = frozenset({"yaml", "yml"})
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_LANGUAGE = re.compile(r"[\w+-]*")
+_FENCE = LazyRegex(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_LANGUAGE = LazyRegex(r"[\w+-]*")
 #: what a shell prompt may show before its ``$``/``#``: ``host1$``, ``user@box:~/src$``, ``root@c278c88dd552:/x#``
 _PROMPT_HOST = r"(?:[\w.-]+(?:@[\w.-]+)?(?::[\w.~/-]*)?)?"
-_DOLLAR_PROMPT = re.compile(rf"^[ \t]*{_PROMPT_HOST}\$(?: |$)")
-_ANY_PROMPT = re.compile(rf"^[ \t]*{_PROMPT_HOST}[$#](?: |$)")
-_CONTINUED_PROMPT = re.compile(r"^[ \t]*>(?: |$)")
-_LIST_ITEM = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
-_PLACEHOLDER = re.compile(r"(?<![<\w])<([\w{/.~…](?:[^<>\n'\"]*?[^<>\n'\"\s])?)>(?!>)")
+_DOLLAR_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}\$(?: |$)")
+_ANY_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}[$#](?: |$)")
+_CONTINUED_PROMPT = LazyRegex(r"^[ \t]*>(?: |$)")
+_LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
+_PLACEHOLDER = LazyRegex(r"(?<![<\w])<([\w{/.~…](?:[^<>\n'\"]*?[^<>\n'\"\s])?)>(?!>)")
 #: ``[OPTIONS]``, ``[docker options]``, ``[...]`` as a word of their own (not ``[[``, ``${a[i]}`` or ``[ -f x ]``)
-_BRACKETED = re.compile(r"(?<![\w\[\]$}])\[([\w.…][\w .…-]{0,80})\](?![\w\[\]])")
-_ELLIPSIS = re.compile(r"(?<!\S)(?:\.{3}|…)(?!\S)")
+_BRACKETED = LazyRegex(r"(?<![\w\[\]$}])\[([\w.…][\w .…-]{0,80})\](?![\w\[\]])")
+_ELLIPSIS = LazyRegex(r"(?<!\S)(?:\.{3}|…)(?!\S)")
 #: a placeholder that stands for more options rather than for one value
-_MORE_OPTIONS = re.compile(r"\.\.\.|…|\b(?:options?|flags?|args?|arguments?|params?|parameters?)\b", re.IGNORECASE)
-_HUGO_SHORTCODE = re.compile(r"\{\{([<%])([^\n\"]*?)([>%])\}\}")
+_MORE_OPTIONS = LazyRegex(r"\.\.\.|…|\b(?:options?|flags?|args?|arguments?|params?|parameters?)\b", re.IGNORECASE)
+_HUGO_SHORTCODE = LazyRegex(r"\{\{([<%])([^\n\"]*?)([>%])\}\}")
 
-_RULE = re.compile(r"^[^\s#:=][^:=]*?::?(?!=)")
-_CONDITIONAL = re.compile(r"^[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
-_DEFINE = re.compile(r"^[ \t]*(?:override[ \t]+|export[ \t]+)?define\b")
-_ENDEF = re.compile(r"^[ \t]*endef\b")
-_RECIPE_PREFIX = re.compile(r"[@+\-\s]*")
+_RULE = LazyRegex(r"^[^\s#:=][^:=]*?::?(?!=)")
+_CONDITIONAL = LazyRegex(r"^[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
+_DEFINE = LazyRegex(r"^[ \t]*(?:override[ \t]+|export[ \t]+)?define\b")
+_ENDEF = LazyRegex(r"^[ \t]*endef\b")
+_RECIPE_PREFIX = LazyRegex(r"[@+\-\s]*")
 
 _GITLAB_SCRIPT_KEYS = ("before_script", "script", "after_script")
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
@@ -364,9 +365,9 @@ def _keep_scalar(mask: _Mask, node: ScalarNode) -> None:
 
 # -- reStructuredText --------------------------------------------------------------------------------------------
 
-_RST_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*(?P<language>[\w+-]*)[ \t]*$")
-_RST_OPTION = re.compile(r"^[ \t]+:[\w-]+:")
-_RST_EXPLICIT = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)")
+_RST_DIRECTIVE = LazyRegex(r"^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*(?P<language>[\w+-]*)[ \t]*$")
+_RST_OPTION = LazyRegex(r"^[ \t]+:[\w-]+:")
+_RST_EXPLICIT = LazyRegex(r"^[ \t]*\.\.(?:[ \t]|$)")
 
 
 def mask_rst(text: str) -> str:

@@ -9,7 +9,10 @@ start and end offset. Anything Terraform computes at plan time (``var.x``, ``loc
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any
+
+from shmlint.lazy_regex import LazyRegex
+from shmlint.value import NamedTuple
 
 #: deeper nesting than any real configuration; a hostile file beyond it is refused rather than recursed into
 MAX_DEPTH = 64
@@ -25,7 +28,7 @@ HEREDOC = "heredoc"
 UNKNOWN = "unknown"
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)
+_ESCAPE = LazyRegex(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.DOTALL)
 
 
 class Value(NamedTuple):

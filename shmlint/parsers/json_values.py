@@ -8,13 +8,13 @@ string scanner for string literals, and refuses nesting deeper than any real doc
 from __future__ import annotations
 
 import json
-import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.hcl import BOOL, MAX_DEPTH, NULL, NUMBER, OBJECT, STRING, TUPLE, Item, Value
 
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")
-_SPACE = re.compile(r"[ \t\r\n]*")
+_NUMBER = LazyRegex(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")
+_SPACE = LazyRegex(r"[ \t\r\n]*")
 _WORDS = {"true": (BOOL, True), "false": (BOOL, False), "null": (NULL, None)}
 
 

@@ -10,8 +10,9 @@ explicit stack: nesting depth costs memory, never Python's recursion limit) and 
 from __future__ import annotations
 
 import json
-import re
-from typing import NamedTuple
+
+from shmlint.lazy_regex import LazyRegex
+from shmlint.value import NamedTuple
 
 
 class JsoncError(Exception):
@@ -64,10 +65,10 @@ class JObject(NamedTuple):
 
 JNode = JString | JScalar | JArray | JObject
 
-_SPACE_AND_COMMENTS = re.compile(r"(?:\s+|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_SPACE_AND_COMMENTS = LazyRegex(r"(?:\s+|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
+_STRING = LazyRegex(r'"(?:[^"\\\n]|\\.)*"')
 _DECODER = json.JSONDecoder(strict=False)  # a tab inside a string is read, as VS Code reads it
-_LITERAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+_LITERAL = LazyRegex(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 
 
 def parse(text: str) -> JNode:

@@ -14,15 +14,15 @@ count, nesting depth, nothing constructed). Two differences are handled here, no
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.yamlnodes import Node, YamlError, compose
 from shmlint.source import SourceText
 
 #: an escaped surrogate (``\ud800``-``\udfff``) after an even number of backslashes (an odd count escapes the
 #: backslash itself, and the ``u`` is then plain text); bounded: fixed width after the backslash run
-_SURROGATE = re.compile(r"(?<!\\)((?:\\\\)*)\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = LazyRegex(r"(?<!\\)((?:\\\\)*)\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def check_json(source: SourceText) -> None:

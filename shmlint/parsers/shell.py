@@ -9,9 +9,10 @@ opaque word instead of recursing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from shmlint.lazy_regex import LazyRegex
 
 #: substitutions nested deeper than this are skipped, not parsed: keeps the recursion far from Python's limit
 MAX_DEPTH = 40
@@ -21,13 +22,13 @@ _SKIPPED_RESERVED = frozenset(
     ["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time"]
 )
 
-_PLAIN = re.compile(r"[^\s;&|()<>\\'\"$`]+")
-_QUOTED_PLAIN = re.compile(r'[^"\\$`]+')
-_BLANKS = re.compile(r"[^\S\n]+")
-_CONTINUATION = re.compile(r"\\[ \t]*\r?\n")  # trailing blanks after the backslash are an invisible slip
-_REDIRECT = re.compile(r"<<<|<<-|<<|<>|<&|>&|>>|>\||&>>|&>|<|>")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ARRAY_ALL = re.compile(r"!?[A-Za-z_0-9]*\[@\]|@")
+_PLAIN = LazyRegex(r"[^\s;&|()<>\\'\"$`]+")
+_QUOTED_PLAIN = LazyRegex(r'[^"\\$`]+')
+_BLANKS = LazyRegex(r"[^\S\n]+")
+_CONTINUATION = LazyRegex(r"\\[ \t]*\r?\n")  # trailing blanks after the backslash are an invisible slip
+_REDIRECT = LazyRegex(r"<<<|<<-|<<|<>|<&|>&|>>|>\||&>>|&>|<|>")
+_NAME = LazyRegex(r"[A-Za-z_][A-Za-z0-9_]*")
+_ARRAY_ALL = LazyRegex(r"!?[A-Za-z_0-9]*\[@\]|@")
 _ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v"}
 
 

@@ -9,11 +9,11 @@ and starts the unit all the same.
 
 from __future__ import annotations
 
-import re
-from typing import NamedTuple
+from shmlint.lazy_regex import LazyRegex
+from shmlint.value import NamedTuple
 
-_SECTION = re.compile(r"[ \t]*\[([^\]\n]+)\][ \t]*$")
-_KEY = re.compile(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*")
+_SECTION = LazyRegex(r"[ \t]*\[([^\]\n]+)\][ \t]*$")
+_KEY = LazyRegex(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*")
 
 
 class UnitEntry(NamedTuple):

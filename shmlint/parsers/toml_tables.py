@@ -8,9 +8,11 @@ string or array are never read as keys. Each line is read once.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
-_KEY = re.compile(r"[ \t]*([A-Za-z0-9_\-]+|\"[^\"\n]*\")[ \t]*=[ \t]*")
+from shmlint.lazy_regex import LazyRegex
+from shmlint.value import NamedTuple
+
+_KEY = LazyRegex(r"[ \t]*([A-Za-z0-9_\-]+|\"[^\"\n]*\")[ \t]*=[ \t]*")
 
 
 class KeyLine(NamedTuple):

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.source import SourceText
 
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # without libyaml: slower, same results
@@ -66,7 +67,7 @@ MAX_FLOW_WORK = 20_000_000
 #: collections (its work is then at most 16 x its tokens); otherwise its events are counted with the bounds above
 FLOW_OPENERS_IN_C = 16
 #: a document marker at the start of a line ends every flow collection (or the parse, with an error)
-_DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
+_DOCUMENT_MARKER = LazyRegex(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
 #: ... and then at most this many events are read for its syntax (a few seconds) before it is too complex
 MAX_SYNTAX_EVENTS = 1_000_000
 MERGE_TAG = "tag:yaml.org,2002:merge"

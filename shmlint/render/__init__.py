@@ -20,21 +20,23 @@ import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import FileResult, RenderRecord, RenderStatus
 from shmlint.render.graph import walk
 from shmlint.render.process import Sandbox, find_program, find_sandbox
 from shmlint.severity import Severity
 from shmlint.source import InputError, SourceText, Span, read_bytes
+from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.engine import Engine
     from shmlint.model import Finding, Workload, WorkloadId
 
 KUSTOMIZE, HELM = "kubectl kustomize", "helm template"
-_HELM_SOURCE = re.compile(r"^# Source: (\S+)", re.MULTILINE)
+_HELM_SOURCE = LazyRegex(r"^# Source: (\S+)", re.MULTILINE)
 _UNRENDERED = {"note": None, "warning": Severity.WARNING, "error": Severity.ERROR}
 
 

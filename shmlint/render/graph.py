@@ -18,10 +18,12 @@ import os
 import re
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES
+from shmlint.lazy_regex import LazyRegex
 from shmlint.source import InputError, read_bytes
+from shmlint.value import NamedTuple
 
 #: at most this many kustomizations (the start, its bases, their bases...) are read for one unit
 MAX_KUSTOMIZATIONS = 200
@@ -61,12 +63,12 @@ _DATA = frozenset(
 _HELM_KEYS = frozenset({"helmCharts", "helmChartInflationGenerator", "helmGlobals"})
 #: a scheme (``https://``, ``HTTP://``, ``git::``, ``gh:``, ``s3:``), an scp-like ``git@host:``, a git host named
 #: without a scheme, or a go-getter subfolder/ref marker
-_REMOTE = re.compile(
+_REMOTE = LazyRegex(
     r"://|^[a-z][a-z0-9+.-]*:(?!$)|^git@|(^|/)(github\.com|gitlab\.com|bitbucket\.org)([/:]|$)|\?ref=|[^:/]//",
     re.IGNORECASE,
 )
 #: a first path segment that looks like a host (``example.com/org/repo``) when no such local path exists
-_HOST_LIKE = re.compile(r"^[^./\\][^/\\]*\.[^/\\]+/")
+_HOST_LIKE = LazyRegex(r"^[^./\\][^/\\]*\.[^/\\]+/")
 _BINARY = "tag:yaml.org,2002:binary"
 #: the resource files whose workloads rendered findings are mapped back to
 _RESOURCE_SUFFIXES = frozenset({".yaml", ".yml", ".json"})

@@ -23,15 +23,17 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import NamedTuple
+
+from shmlint.lazy_regex import LazyRegex
+from shmlint.value import NamedTuple
 
 RENDER_TIMEOUT_SECONDS = 60
 #: klog's prefix (``E1202 20:58:47.164021   27158 run.go:72] ``): time and pid make two runs print differently
-_LOG_PREFIX = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ [^\]]+\] ")
-_WARNING = re.compile(r"^(#\s*)?warning\b", re.IGNORECASE)
-_ERROR = re.compile(r"^(error|fatal)\b", re.IGNORECASE)
+_LOG_PREFIX = LazyRegex(r"^[IWEF]\d{4} [\d:.]+\s+\d+ [^\]]+\] ")
+_WARNING = LazyRegex(r"^(#\s*)?warning\b", re.IGNORECASE)
+_ERROR = LazyRegex(r"^(error|fatal)\b", re.IGNORECASE)
 #: klog's structured form, ``"command failed" err="accumulating resources: ..."``: the error is the message
-_KLOG_ERR = re.compile(r'^"[^"]*"\s+err="(.*)"$')
+_KLOG_ERR = LazyRegex(r'^"[^"]*"\s+err="(.*)"$')
 MAX_MESSAGE = 300
 
 

@@ -9,16 +9,16 @@ A run without findings is one passing testcase, so the CI still shows that shmli
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Finding, Report
 from shmlint.report.common import posix_path, rule_url, title
 from shmlint.report.text import format_unrendered
 from shmlint.severity import Severity
 
 #: characters XML 1.0 cannot carry at all (control characters, lone surrogates from undecodable bytes)
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_XML = LazyRegex("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _text(text: str) -> str:

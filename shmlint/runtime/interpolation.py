@@ -11,10 +11,11 @@ environment here, so there the result is *uncertain* whenever it depended on a v
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+from shmlint.lazy_regex import LazyRegex
+
+_NAME = LazyRegex(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPERATORS = (":-", "-", ":+", "+", ":?", "?")
 _NOTHING: Mapping[str, str] = {}
 

@@ -10,12 +10,12 @@ and the empty string do not, whatever Kubernetes or compose make of those words.
 
 from __future__ import annotations
 
-import re
+from shmlint.lazy_regex import LazyRegex
 
 SHM_DISABLE = "NCCL_SHM_DISABLE"
 
 #: strtoll with base 0: C ``isspace`` blanks, a sign, then hexadecimal, octal or decimal digits
-_C_INTEGER = re.compile(r"[ \t\n\v\f\r]*([+-]?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))")
+_C_INTEGER = LazyRegex(r"[ \t\n\v\f\r]*([+-]?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))")
 _INT64_MAX = 2**63 - 1
 
 

@@ -8,10 +8,11 @@ from offsets here, never from ``Span`` lines and columns.
 from __future__ import annotations
 
 import bisect
-import re
+
+from shmlint.lazy_regex import LazyRegex
 
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
-_BREAK = re.compile(r"\r\n|\r|\n")
+_BREAK = LazyRegex(r"\r\n|\r|\n")
 
 
 def code_units(text: str, encoding: str = UTF16) -> int:

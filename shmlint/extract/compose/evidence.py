@@ -3,10 +3,10 @@ the labels shmlint reads (``shmlint.io/ignore``, ``shmlint.io/dataloader``)."""
 
 from __future__ import annotations
 
-import re
 import shlex
 
 from shmlint.extract.compose.project import Found, Project, Service, docker_size
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, Size
 from shmlint.parsers.yamlnodes import Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime import nccl
@@ -15,7 +15,7 @@ from shmlint.signals import Signals, device_count, gpu_visible, positive_count
 
 IGNORE_LABEL = "shmlint.io/ignore"
 DATALOADER_LABEL = "shmlint.io/dataloader"
-_REMOTE_CONTEXT = re.compile(r"^[a-z][a-z0-9+.-]*://|^git@|^github\.com/")
+_REMOTE_CONTEXT = LazyRegex(r"^[a-z][a-z0-9+.-]*://|^git@|^github\.com/")
 
 
 def gpu_evidence(project: Project, service: Service, signals: Signals) -> list[Evidence]:

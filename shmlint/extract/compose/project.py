@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
 
 from shmlint import sizes
 from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
@@ -32,6 +31,7 @@ from shmlint.parsers.yamlnodes import (
 )
 from shmlint.runtime.interpolation import interpolate
 from shmlint.source import SourceText, Span
+from shmlint.value import NamedTuple
 
 ReadFile = Callable[[Path], "SourceText | None"]
 
