@@ -15,13 +15,17 @@ from typing import AnyStr, Generic
 
 class LazyRegex(Generic[AnyStr]):
     """A pattern with the methods of ``re.Pattern`` that shmlint uses; it compiles once, on the first call (the
-    compiled pattern is a cache: the same for every caller, so sharing one instance between modules is safe)."""
+    compiled pattern is a cache: the same for every caller, so sharing one instance between modules is safe).
 
-    __slots__ = ("_compiled", "flags", "pattern")
+    ``required``: lower-case words one of which every match contains (``shmlint.required_words``, worked out when
+    shipped data is built); ``search`` answers an ASCII value that holds none of them without compiling."""
 
-    def __init__(self, pattern: AnyStr, flags: int = 0) -> None:
+    __slots__ = ("_compiled", "flags", "pattern", "required")
+
+    def __init__(self, pattern: AnyStr, flags: int = 0, required: tuple[str, ...] | None = None) -> None:
         self.pattern: AnyStr = pattern
         self.flags = flags
+        self.required = required
         self._compiled: re.Pattern[AnyStr] | None = None
 
     @property
@@ -32,6 +36,11 @@ class LazyRegex(Generic[AnyStr]):
         return compiled
 
     def search(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:
+        required = self.required
+        if required is not None and isinstance(string, str) and string.isascii():
+            lowered = string[pos:endpos].lower()
+            if not any(word in lowered for word in required):
+                return None
         return self.compiled.search(string, pos, endpos)
 
     def match(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:

@@ -17,14 +17,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Need, Tier, Workload
 from shmlint.signals import split_image
 from shmlint.value import NamedTuple
 
 DATA = Path(__file__).parent / "data" / "shm_need.yaml"
-#: the same data as a Python literal, what a run reads: it loads from bytecode in a fraction of a millisecond,
-#: where libyaml takes about 5 ms for the YAML. Written by ``python -m shmlint.need``; a test fails when it differs
-#: from the YAML (the source, with its comments)
+#: what a run reads of that data, as Python constants: tuples load from bytecode in a fraction of a millisecond,
+#: where libyaml takes about 5 ms for the YAML, and each pattern comes with the words its matches contain
+#: (``shmlint.required_words``), so a run compiles only the patterns a value could match. Written by
+#: ``python -m shmlint.need``; a test fails when it differs from what the YAML (the source, with its comments) gives
 DATA_MODULE = DATA.with_suffix(".py")
 
 
@@ -65,45 +67,25 @@ class Knowledge(NamedTuple):
     kserve_source: str = ""
 
 
-def _pattern(patterns: Iterable[str]) -> re.Pattern[str] | None:
-    joined = "|".join(f"(?:{p})" for p in patterns)
-    return re.compile(joined, re.IGNORECASE) if joined else None
+#: a pattern as the compiled data holds it: the regular expression and its required words (None: none known)
+CompiledPattern = tuple[str, tuple[str, ...] | None]
 
 
-def _entry(data: dict[str, Any]) -> Entry:
-    match = data.get("match", {})
-    return Entry(
-        data["id"],
-        Tier[data["tier"].upper()],
-        data.get("what", data["id"]),
-        data.get("source", ""),
-        _pattern(match.get("images", ())),
-        _pattern(match.get("image_tags", ())),
-        _pattern(match.get("commands", ())),
-        bool(data.get("accelerator_only")),
-    )
+def _regex(compiled: CompiledPattern | None) -> LazyRegex[str] | None:
+    return None if compiled is None else LazyRegex(compiled[0], re.IGNORECASE, compiled[1])
 
 
 @functools.lru_cache(maxsize=1)
 def builtin() -> Knowledge:
     """The shipped data (its compiled copy ``shmlint.data.shm_need``: a fraction of a millisecond, once per process)."""
-    from shmlint.data.shm_need import DATA as data
+    from shmlint.data import shm_need
 
-    accelerators = data.get("accelerators", {})
-    minimum = int(accelerators.get("multi_device", {}).get("min_devices", 2))
-    kserve = data.get("kserve_runtimes", {})
-    runtimes = tuple(
-        BuiltinRuntime(
-            item["name"],
-            tuple(name.lower() for name in item.get("formats", ())),
-            bool(item.get("dev_shm")),
-            (item.get("dev_shm") or {}).get("size_limit"),
-        )
-        for item in kserve.get("runtimes", ())
+    entries = tuple(
+        Entry(id, Tier[tier.upper()], what, source, _regex(images), _regex(tags), _regex(commands), accelerator_only)
+        for id, tier, what, source, images, tags, commands, accelerator_only in shm_need.SOFTWARE
     )
-    return Knowledge(
-        tuple(_entry(item) for item in data.get("software", ())), minimum, runtimes, kserve.get("source", "")
-    )
+    runtimes = tuple(BuiltinRuntime(*runtime) for runtime in shm_need.KSERVE_RUNTIMES)
+    return Knowledge(entries, shm_need.MULTI_DEVICE_MIN, runtimes, shm_need.KSERVE_SOURCE)
 
 
 def configured(
@@ -198,14 +180,53 @@ def read_yaml() -> dict[str, Any]:
     return data
 
 
+def _compiled_pattern(patterns: list[str]) -> CompiledPattern | None:
+    from shmlint.required_words import required_words
+
+    joined = "|".join(f"(?:{p})" for p in patterns)
+    return (joined, required_words(joined, re.IGNORECASE)) if joined else None
+
+
 def compiled_text(data: dict[str, Any]) -> str:
-    """The Python module that holds ``data``."""
+    """The Python module that holds what a run reads of ``data``."""
     import pprint
 
+    software = tuple(
+        (
+            item["id"],
+            item["tier"],
+            item.get("what", item["id"]),
+            item.get("source", ""),
+            _compiled_pattern(item.get("match", {}).get("images", [])),
+            _compiled_pattern(item.get("match", {}).get("image_tags", [])),
+            _compiled_pattern(item.get("match", {}).get("commands", [])),
+            bool(item.get("accelerator_only")),
+        )
+        for item in data.get("software", ())
+    )
+    kserve = data.get("kserve_runtimes", {})
+    runtimes = tuple(
+        (
+            item["name"],
+            tuple(name.lower() for name in item.get("formats", ())),
+            bool(item.get("dev_shm")),
+            (item.get("dev_shm") or {}).get("size_limit"),
+        )
+        for item in kserve.get("runtimes", ())
+    )
+    minimum = int(data.get("accelerators", {}).get("multi_device", {}).get("min_devices", 2))
+
+    def constant(value: object) -> str:
+        return pprint.pformat(value, width=116, sort_dicts=False)
+
     return (
-        f'"""Generated from {DATA.name} by `python -m shmlint.need`: do not edit (a test compares the two)."""\n\n'
-        "from typing import Any\n\n"
-        f"DATA: dict[str, Any] = {pprint.pformat(data, width=116, sort_dicts=False)}\n"
+        f'"""Generated from {DATA.name} by `python -m shmlint.need`: do not edit (a test compares the two).\n\n'
+        "SOFTWARE: (id, tier, what, source, images, image_tags, commands, accelerator_only), a pattern being\n"
+        '(regular expression, the lower-case words one of which its every match contains, or None)."""\n\n'
+        f"SOFTWARE = {constant(software)}\n\n"
+        f"MULTI_DEVICE_MIN = {minimum}\n\n"
+        f"KSERVE_RUNTIMES = {constant(runtimes)}\n\n"
+        f"KSERVE_SOURCE = {constant(kserve.get('source', ''))}\n"
     )
 
 

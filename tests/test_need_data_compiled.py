@@ -1,25 +1,81 @@
-"""The tier data a run reads (``shmlint/data/shm_need.py``) is the YAML source's exact content, so editing the YAML
-without regenerating its compiled copy (``python -m shmlint.need``) cannot go unnoticed."""
+"""The tier data a run reads (``shmlint/data/shm_need.py``) is what the YAML source gives, so editing the YAML
+without regenerating its compiled copy (``python -m shmlint.need``) cannot go unnoticed; and the words each compiled
+pattern carries are words every match of it contains, so skipping a pattern whose words are absent loses nothing."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from shmlint import need
 from shmlint.data import shm_need
+from shmlint.lazy_regex import LazyRegex
+from shmlint.required_words import required_words
 
-
-def test_the_compiled_copy_holds_exactly_the_yaml_data() -> None:
-    assert need.read_yaml() == shm_need.DATA, "shm_need.py is stale: run `python -m shmlint.need` and commit it"
+PATTERNS = [pattern for item in shm_need.SOFTWARE for pattern in item[4:7] if pattern is not None]
 
 
 def test_the_compiled_copy_is_what_the_generator_writes() -> None:
-    assert need.DATA_MODULE.read_text(encoding="utf-8") == need.compiled_text(need.read_yaml())
+    text = need.compiled_text(need.read_yaml())
+    assert need.DATA_MODULE.read_text(encoding="utf-8") == text, "stale: run `python -m shmlint.need` and commit it"
+
+
+def test_the_compiled_copy_holds_every_entry_and_pattern_of_the_yaml() -> None:
+    """The control for the comparison above: the copy is not an empty shell that compares equal to nothing."""
+    data = need.read_yaml()
+    assert [item[0] for item in shm_need.SOFTWARE] == [item["id"] for item in data["software"]]
+    joined = "".join(pattern for pattern, _ in PATTERNS)
+    for item in data["software"]:
+        for patterns in item.get("match", {}).values():
+            assert all(f"(?:{p})" in joined for p in patterns)
 
 
 def test_a_run_reads_the_compiled_copy(monkeypatch) -> None:
     """The control: ``builtin()`` reads the compiled copy, so a different copy gives different knowledge."""
-    monkeypatch.setattr(shm_need, "DATA", {**shm_need.DATA, "accelerators": {"multi_device": {"min_devices": 7}}})
+    monkeypatch.setattr(shm_need, "MULTI_DEVICE_MIN", 7)
     need.builtin.cache_clear()
     try:
         assert need.builtin().multi_device_min == 7
     finally:
         need.builtin.cache_clear()
+
+
+@pytest.mark.parametrize("pattern", PATTERNS, ids=[words[0] if words else "none" for _, words in PATTERNS])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_every_match_of_a_shipped_pattern_holds_one_of_its_words(pattern, data) -> None:
+    regex, words = pattern
+    assert words == required_words(regex, re.IGNORECASE)
+    text = data.draw(st.from_regex(re.compile(regex, re.IGNORECASE)))
+    if words is not None and text.isascii():
+        assert any(word in text.lower() for word in words), (regex, text)
+    assert (LazyRegex(regex, re.IGNORECASE, words).search(text) is None) == (re.search(regex, text, re.I) is None)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "words"),
+    [
+        (r"(^|/)sglang$", ("sglang",)),
+        (r"--num[_-]workers[= ]+[1-9]", ("workers",)),
+        (r"(?:(^|/)aitoolkit$)|(?:(^|/)ai-toolkit$)", ("ai-toolkit", "aitoolkit")),
+        (r"a(b|c*)d", ("a",)),  # the branch with an empty choice requires nothing
+        (r"x(abc)+y", ("abc",)),
+        (r"x(abc)*y", ("x",)),
+        (r"[a-z]+", None),
+        (r"ſtart", ("tart",)),  # a letter outside ASCII is never a word: IGNORECASE matches it with "s"
+        (r"(?:a|b)", None),  # one-letter choices become a class
+    ],
+)
+def test_required_words(pattern, words) -> None:
+    assert required_words(pattern, re.IGNORECASE) == words
+
+
+def test_a_value_outside_ascii_is_searched_in_full() -> None:
+    """``ſ`` matches ``s`` under IGNORECASE although ``"ſglang".lower()`` lacks ``sglang``."""
+    regex = LazyRegex(r"sglang", re.IGNORECASE, ("sglang",))
+    assert regex.search("ſglang") is not None
+    assert regex.search("other/image") is None
+    assert regex.search("lmsys/SGLang") is not None
