@@ -4,8 +4,8 @@
 - ``unknown``: an accelerator request, software not known either way -> warning, saying what would decide it;
 - ``free``: software documented or measured not to use /dev/shm (exporters, utilities...) -> no finding.
 
-The knowledge is data (``shmlint/data/shm_need.yaml``, each entry with its source), read once, only when a file
-holds a workload; configuration extends it both ways. Patterns there are bounded (no nested quantifiers) and run on
+The knowledge is data (``shmlint/data/shm_need.yaml``, each entry with its source), read once from its compiled
+copy, only when a file holds a workload; configuration extends it both ways. Patterns there are bounded (no nested quantifiers) and run on
 parsed values (an image reference, a command line), never on whole files.
 """
 
@@ -14,20 +14,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Need, Tier, Workload
 from shmlint.signals import split_image
 from shmlint.value import NamedTuple
-
-DATA = Path(__file__).parent / "data" / "shm_need.yaml"
-#: what a run reads of that data, as Python constants: tuples load from bytecode in a fraction of a millisecond,
-#: where libyaml takes about 5 ms for the YAML, and each pattern comes with the words its matches contain
-#: (``shmlint.required_words``), so a run compiles only the patterns a value could match. Written by
-#: ``python -m shmlint.need``; a test fails when it differs from what the YAML (the source, with its comments) gives
-DATA_MODULE = DATA.with_suffix(".py")
 
 
 class Searcher(Protocol):
@@ -72,12 +64,15 @@ CompiledPattern = tuple[str, tuple[str, ...] | None]
 
 
 def _regex(compiled: CompiledPattern | None) -> LazyRegex[str] | None:
+    """Compiled on first use, and only for values that hold one of its words (``shmlint.required_words``)."""
     return None if compiled is None else LazyRegex(compiled[0], re.IGNORECASE, compiled[1])
 
 
 @functools.lru_cache(maxsize=1)
 def builtin() -> Knowledge:
-    """The shipped data (its compiled copy ``shmlint.data.shm_need``: a fraction of a millisecond, once per process)."""
+    """The shipped data, from its compiled copy ``shmlint.data.shm_need`` (``python -m shmlint.build_data`` writes
+    it from ``shm_need.yaml``, the source with its comments): tuples load from bytecode in a fraction of a
+    millisecond, where libyaml takes about 5 ms for the YAML."""
     from shmlint.data import shm_need
 
     entries = tuple(
@@ -168,76 +163,3 @@ def _image_matches(entry: Entry, image: str | None) -> bool:
 def _short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def read_yaml() -> dict[str, Any]:
-    """The data from its source file, as ``DATA_MODULE`` must hold it."""
-    import yaml
-
-    data: dict[str, Any] = yaml.load(
-        DATA.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    )
-    return data
-
-
-def _compiled_pattern(patterns: list[str]) -> CompiledPattern | None:
-    from shmlint.required_words import required_words
-
-    joined = "|".join(f"(?:{p})" for p in patterns)
-    return (joined, required_words(joined, re.IGNORECASE)) if joined else None
-
-
-def compiled_text(data: dict[str, Any]) -> str:
-    """The Python module that holds what a run reads of ``data``."""
-    import pprint
-
-    software = tuple(
-        (
-            item["id"],
-            item["tier"],
-            item.get("what", item["id"]),
-            item.get("source", ""),
-            _compiled_pattern(item.get("match", {}).get("images", [])),
-            _compiled_pattern(item.get("match", {}).get("image_tags", [])),
-            _compiled_pattern(item.get("match", {}).get("commands", [])),
-            bool(item.get("accelerator_only")),
-        )
-        for item in data.get("software", ())
-    )
-    kserve = data.get("kserve_runtimes", {})
-    runtimes = tuple(
-        (
-            item["name"],
-            tuple(name.lower() for name in item.get("formats", ())),
-            bool(item.get("dev_shm")),
-            (item.get("dev_shm") or {}).get("size_limit"),
-        )
-        for item in kserve.get("runtimes", ())
-    )
-    minimum = int(data.get("accelerators", {}).get("multi_device", {}).get("min_devices", 2))
-
-    def constant(value: object) -> str:
-        return pprint.pformat(value, width=116, sort_dicts=False)
-
-    return (
-        f'"""Generated from {DATA.name} by `python -m shmlint.need`: do not edit (a test compares the two).\n\n'
-        "SOFTWARE: (id, tier, what, source, images, image_tags, commands, accelerator_only), a pattern being\n"
-        '(regular expression, the lower-case words one of which its every match contains, or None)."""\n\n'
-        f"SOFTWARE = {constant(software)}\n\n"
-        f"MULTI_DEVICE_MIN = {minimum}\n\n"
-        f"KSERVE_RUNTIMES = {constant(runtimes)}\n\n"
-        f"KSERVE_SOURCE = {constant(kserve.get('source', ''))}\n"
-    )
-
-
-def write_compiled() -> bool:
-    """Rewrite ``DATA_MODULE`` from the YAML; True when it changed."""
-    text = compiled_text(read_yaml())
-    changed = not DATA_MODULE.is_file() or DATA_MODULE.read_text(encoding="utf-8") != text
-    if changed:
-        DATA_MODULE.write_text(text, encoding="utf-8", newline="\n")
-    return changed
-
-
-if __name__ == "__main__":  # python -m shmlint.need: after editing shm_need.yaml
-    print(f"wrote {DATA_MODULE}" if write_compiled() else f"{DATA_MODULE} is current")

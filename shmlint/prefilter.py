@@ -9,7 +9,6 @@ at all (a configured ``.*``) turns the prefilter off rather than hide what it wo
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Iterator
 
 from shmlint.lazy_regex import LazyRegex
@@ -61,7 +60,17 @@ class Prefilter:
 def prefilter_words(signals: Signals) -> tuple[str, ...] | None:
     """The words, lower case: the format words, then one for each signal no earlier word covers (signals that
     would add a short word first, so that it covers the longer ones). None when some signal has no literal part,
-    so that no text can be ruled out."""
+    so that no text can be ruled out. The built-in signals' words are worked out when the data is built
+    (``shmlint.data.signal_words``): parsing every pattern on each start cost more than checking a file."""
+    if signals == Signals():
+        from shmlint.data.signal_words import PREFILTER_WORDS
+
+        return PREFILTER_WORDS
+    return words_for(signals)
+
+
+def words_for(signals: Signals) -> tuple[str, ...] | None:
+    """``prefilter_words`` worked out from the signals' patterns."""
     signals_requirements = [_requirements(pattern, is_regex) for pattern, is_regex in signal_patterns(signals)]
     if not all(signals_requirements):
         return None
@@ -94,39 +103,11 @@ def _covered(requirement: Requirement, words: Iterable[str]) -> bool:
 
 
 def _requirements(pattern: str, is_regex: bool) -> list[Requirement]:
-    """What every match of ``pattern`` contains: literal runs (lower case, split at blanks, which a command line
-    joined from list items may spell otherwise), each a tuple of alternatives. Globs and plain words are split
-    by hand: the regular-expression parser is the slow part and only needed for real patterns."""
+    """What every match of ``pattern`` contains (``shmlint.required_words``), each requirement a tuple of
+    alternatives. Globs and plain words are split by hand: the regular-expression parser is the slow part and only
+    needed for real patterns."""
     if not is_regex or _PLAIN.fullmatch(pattern):
         return [(run.lower(),) for run in _GLOB_SPECIALS.split(pattern) if run]
-    parser = importlib.import_module("re._parser")  # the parser ``re`` itself uses; already loaded by ``re``
-    return _walk(parser.parse(pattern).data)
+    from shmlint.required_words import requirements
 
-
-def _walk(items: list[tuple[object, object]]) -> list[Requirement]:
-    found: list[Requirement] = []
-    run: list[str] = []
-
-    def flush() -> None:
-        if run:
-            found.append(("".join(run).lower(),))
-            run.clear()
-
-    for op, argument in items:
-        name = getattr(op, "name", "")
-        if name == "LITERAL" and isinstance(argument, int) and not chr(argument).isspace():
-            run.append(chr(argument))
-            continue
-        flush()
-        if name == "SUBPATTERN" and isinstance(argument, tuple):
-            found.extend(_walk(argument[-1].data))
-        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and isinstance(argument, tuple):
-            if argument[0] >= 1:
-                found.extend(_walk(argument[2].data))
-        elif name == "BRANCH" and isinstance(argument, tuple):
-            # one run each alternative must hold (a nested choice does not count), the longest
-            alternatives = [[runs[0] for runs in _walk(branch.data) if len(runs) == 1] for branch in argument[1]]
-            if all(alternatives):
-                found.append(tuple(max(runs, key=len) for runs in alternatives))
-    flush()
-    return [requirement for requirement in found if all(requirement)]
+    return [tuple(sorted(words)) for words in requirements(pattern)]

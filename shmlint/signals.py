@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from shmlint.configured_patterns import ConfiguredPattern
+from shmlint.lazy_regex import LazyRegex
 from shmlint.value import NamedTuple
 
 
@@ -176,12 +177,12 @@ class Signals:
     utility_commands: tuple[str, ...] = UTILITY_COMMANDS
 
     @cached_property
-    def _image_re(self) -> re.Pattern[str]:
-        return _builtin_pattern(self.torch_images, TORCH_IMAGES)
+    def _image_res(self) -> tuple[LazyRegex[str], ...]:
+        return _builtin_patterns(self.torch_images, TORCH_IMAGES)
 
     @cached_property
-    def _command_re(self) -> re.Pattern[str]:
-        return _builtin_pattern(self.torch_commands, TORCH_COMMANDS)
+    def _command_res(self) -> tuple[LazyRegex[str], ...]:
+        return _builtin_patterns(self.torch_commands, TORCH_COMMANDS)
 
     @cached_property
     def _configured_image(self) -> ConfiguredPattern | None:
@@ -248,13 +249,18 @@ class Signals:
         repository, tag = split_image(image)
         if tag and self._non_workload_tag_re.search(tag):
             return False
-        if self._image_re.search(repository):
+        if any(pattern.search(repository) for pattern in self._image_res):
             return True
         return self._configured_image is not None and self._configured_image.search(repository) is not None
 
     def torch_command(self, command: str) -> str | None:
-        """The part of a command line that launches torch, or None."""
-        match = self._command_re.search(command)
+        """The part of a command line that launches torch, or None: the leftmost match, the first pattern's of
+        those that start there (what the patterns joined by ``|`` would match)."""
+        match = None
+        for pattern in self._command_res:
+            candidate = pattern.search(command)
+            if candidate is not None and (match is None or candidate.start() < match.start()):
+                match = candidate
         if match is None and self._configured_command is not None:
             found = self._configured_command.search(command)
             return found.strip() if found is not None else None
@@ -264,9 +270,12 @@ class Signals:
         return bool(words) and words[0].rsplit("/", 1)[-1] in self.utility_commands
 
 
-def _builtin_pattern(patterns: tuple[str, ...], builtin: tuple[str, ...]) -> re.Pattern[str]:
-    """The built-in patterns (reviewed here, linear on any input) with the standard engine."""
-    return re.compile("|".join(f"(?:{p})" for p in patterns if p in builtin) or "(?!)", re.IGNORECASE)
+def _builtin_patterns(patterns: tuple[str, ...], builtin: tuple[str, ...]) -> tuple[LazyRegex[str], ...]:
+    """The built-in patterns (reviewed here, linear on any input) with the standard engine, each compiled only when
+    a value holds the words its matches contain (worked out when the data is built)."""
+    from shmlint.data.signal_words import PATTERN_WORDS
+
+    return tuple(LazyRegex(p, re.IGNORECASE, PATTERN_WORDS.get(p)) for p in patterns if p in builtin)
 
 
 def _configured(key: str, patterns: tuple[str, ...], builtin: tuple[str, ...]) -> ConfiguredPattern | None:

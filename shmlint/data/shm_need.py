@@ -1,4 +1,4 @@
-"""Generated from shm_need.yaml by `python -m shmlint.need`: do not edit (a test compares the two).
+"""Written from shm_need.yaml by `python -m shmlint.build_data`: do not edit (a test compares).
 
 SOFTWARE: (id, tier, what, source, images, image_tags, commands, accelerator_only), a pattern being
 (regular expression, the lower-case words one of which its every match contains, or None)."""

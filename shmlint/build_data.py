@@ -1,0 +1,110 @@
+"""``python -m shmlint.build_data``: write the data modules a run reads, so that it does not work them out on every
+start; a test fails when a committed module differs from what this writes.
+
+- ``shmlint/data/shm_need.py`` from ``shm_need.yaml`` (the tier data; the YAML keeps the sources and comments): the
+  part a run reads, as tuples, each pattern with the words its matches contain;
+- ``shmlint/data/signal_words.py`` from ``shmlint.signals``: the prefilter's words for the built-in signals and
+  the words of each built-in torch pattern.
+"""
+
+from __future__ import annotations
+
+import pprint
+from pathlib import Path
+from typing import Any
+
+from shmlint.prefilter import words_for
+from shmlint.required_words import required_words
+from shmlint.signals import TORCH_COMMANDS, TORCH_IMAGES, Signals
+
+DATA = Path(__file__).parent / "data"
+NEED_YAML = DATA / "shm_need.yaml"
+NEED_MODULE = DATA / "shm_need.py"
+SIGNAL_WORDS_MODULE = DATA / "signal_words.py"
+
+
+def read_need_yaml() -> dict[str, Any]:
+    import yaml
+
+    data: dict[str, Any] = yaml.load(
+        NEED_YAML.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    )
+    return data
+
+
+def _constant(value: object) -> str:
+    return pprint.pformat(value, width=116, sort_dicts=False)
+
+
+def _pattern(patterns: list[str]) -> tuple[str, tuple[str, ...] | None] | None:
+    joined = "|".join(f"(?:{p})" for p in patterns)
+    return (joined, required_words(joined)) if joined else None
+
+
+def need_module_text(data: dict[str, Any]) -> str:
+    """``shm_need.py`` for the YAML's ``data``."""
+    software = tuple(
+        (
+            item["id"],
+            item["tier"],
+            item.get("what", item["id"]),
+            item.get("source", ""),
+            _pattern(item.get("match", {}).get("images", [])),
+            _pattern(item.get("match", {}).get("image_tags", [])),
+            _pattern(item.get("match", {}).get("commands", [])),
+            bool(item.get("accelerator_only")),
+        )
+        for item in data.get("software", ())
+    )
+    kserve = data.get("kserve_runtimes", {})
+    runtimes = tuple(
+        (
+            item["name"],
+            tuple(name.lower() for name in item.get("formats", ())),
+            bool(item.get("dev_shm")),
+            (item.get("dev_shm") or {}).get("size_limit"),
+        )
+        for item in kserve.get("runtimes", ())
+    )
+    minimum = int(data.get("accelerators", {}).get("multi_device", {}).get("min_devices", 2))
+    return (
+        f'"""Written from {NEED_YAML.name} by `python -m shmlint.build_data`: do not edit (a test compares).\n\n'
+        "SOFTWARE: (id, tier, what, source, images, image_tags, commands, accelerator_only), a pattern being\n"
+        '(regular expression, the lower-case words one of which its every match contains, or None)."""\n\n'
+        f"SOFTWARE = {_constant(software)}\n\n"
+        f"MULTI_DEVICE_MIN = {minimum}\n\n"
+        f"KSERVE_RUNTIMES = {_constant(runtimes)}\n\n"
+        f"KSERVE_SOURCE = {_constant(kserve.get('source', ''))}\n"
+    )
+
+
+def signal_words_module_text() -> str:
+    """``signal_words.py`` for the built-in signals."""
+    words = {pattern: required_words(pattern) for pattern in (*TORCH_IMAGES, *TORCH_COMMANDS)}
+    return (
+        '"""Written from shmlint.signals by `python -m shmlint.build_data`: do not edit (a test compares)."""\n\n'
+        "#: the prefilter's words for the built-in signals\n"
+        f"PREFILTER_WORDS = {_constant(words_for(Signals()))}\n\n"
+        "#: each built-in torch image and command pattern: the lower-case words one of which its every match holds\n"
+        f"PATTERN_WORDS = {_constant(words)}\n"
+    )
+
+
+def expected() -> dict[Path, str]:
+    """Every data module and the text it must hold."""
+    return {NEED_MODULE: need_module_text(read_need_yaml()), SIGNAL_WORDS_MODULE: signal_words_module_text()}
+
+
+def write() -> list[Path]:
+    """Rewrite the data modules that differ; the ones rewritten."""
+    written = []
+    for path, text in expected().items():
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8", newline="\n")
+            written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    changed = write()
+    print("\n".join(f"wrote {path}" for path in changed) or "the data modules are current")
