@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -203,13 +202,13 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
         if key in data and (size := _size(problems, key, data[key])) is not None:
             changes[attribute] = size
     if "gpu-resources" in data:
-        signals = replace(signals, gpu_resources=signals.gpu_resources + tuple(data["gpu-resources"]))
+        signals = signals._replace(gpu_resources=signals.gpu_resources + tuple(data["gpu-resources"]))
     if "torch-images" in data:
         extra = _regexes(problems, "torch-images", data["torch-images"])
-        signals = replace(signals, torch_images=signals.torch_images + extra)
+        signals = signals._replace(torch_images=signals.torch_images + extra)
     if "torch-commands" in data:
         extra = _regexes(problems, "torch-commands", data["torch-commands"])
-        signals = replace(signals, torch_commands=signals.torch_commands + extra)
+        signals = signals._replace(torch_commands=signals.torch_commands + extra)
     if signals is not settings.signals:
         changes["signals"] = signals
     for key in ("shm-images", "shm-commands", "shm-free-images", "shm-free-commands"):

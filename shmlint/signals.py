@@ -9,12 +9,11 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 
 from shmlint.configured_patterns import ConfiguredPattern
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple
+from shmlint.value import Frozen, NamedTuple
 
 
 class Accelerator(NamedTuple):
@@ -160,21 +159,62 @@ UTILITY_COMMANDS = ("nvidia-smi", "perf_client", "perf_analyzer")
 NO_GPU_VISIBLE = frozenset({"", "none", "void"})
 
 
-@dataclass(frozen=True)
-class Signals:
-    """What marks a workload as GPU or torch; configuration can extend every list."""
+class Signals(Frozen):
+    """What marks a workload as GPU or torch; configuration can extend every list. Immutable, keeping its compiled
+    patterns (``cached_property``) for the whole run."""
 
-    gpu_resources: tuple[str, ...] = GPU_RESOURCES
-    gpu_runtimes: tuple[str, ...] = GPU_RUNTIMES
-    gpu_envs: tuple[str, ...] = GPU_VISIBLE_ENVS
-    gpu_devices: tuple[str, ...] = GPU_DEVICES
-    counted_resources: tuple[str, ...] = COUNTED_RESOURCES
-    counted_runtimes: tuple[str, ...] = COUNTED_RUNTIMES
-    counted_envs: tuple[str, ...] = COUNTED_ENVS
-    torch_images: tuple[str, ...] = TORCH_IMAGES
-    torch_commands: tuple[str, ...] = TORCH_COMMANDS
-    torch_model_formats: tuple[str, ...] = TORCH_MODEL_FORMATS
-    utility_commands: tuple[str, ...] = UTILITY_COMMANDS
+    FIELDS = (
+        "gpu_resources",
+        "gpu_runtimes",
+        "gpu_envs",
+        "gpu_devices",
+        "counted_resources",
+        "counted_runtimes",
+        "counted_envs",
+        "torch_images",
+        "torch_commands",
+        "torch_model_formats",
+        "utility_commands",
+    )
+    gpu_resources: tuple[str, ...]
+    gpu_runtimes: tuple[str, ...]
+    gpu_envs: tuple[str, ...]
+    gpu_devices: tuple[str, ...]
+    counted_resources: tuple[str, ...]
+    counted_runtimes: tuple[str, ...]
+    counted_envs: tuple[str, ...]
+    torch_images: tuple[str, ...]
+    torch_commands: tuple[str, ...]
+    torch_model_formats: tuple[str, ...]
+    utility_commands: tuple[str, ...]
+
+    def __init__(
+        self,
+        gpu_resources: tuple[str, ...] = GPU_RESOURCES,
+        gpu_runtimes: tuple[str, ...] = GPU_RUNTIMES,
+        gpu_envs: tuple[str, ...] = GPU_VISIBLE_ENVS,
+        gpu_devices: tuple[str, ...] = GPU_DEVICES,
+        counted_resources: tuple[str, ...] = COUNTED_RESOURCES,
+        counted_runtimes: tuple[str, ...] = COUNTED_RUNTIMES,
+        counted_envs: tuple[str, ...] = COUNTED_ENVS,
+        torch_images: tuple[str, ...] = TORCH_IMAGES,
+        torch_commands: tuple[str, ...] = TORCH_COMMANDS,
+        torch_model_formats: tuple[str, ...] = TORCH_MODEL_FORMATS,
+        utility_commands: tuple[str, ...] = UTILITY_COMMANDS,
+    ) -> None:
+        self._init(
+            gpu_resources,
+            gpu_runtimes,
+            gpu_envs,
+            gpu_devices,
+            counted_resources,
+            counted_runtimes,
+            counted_envs,
+            torch_images,
+            torch_commands,
+            torch_model_formats,
+            utility_commands,
+        )
 
     @cached_property
     def _image_res(self) -> tuple[LazyRegex[str], ...]:

@@ -10,10 +10,9 @@ import bisect
 import codecs
 import os
 import stat
-from dataclasses import dataclass
 from functools import cached_property
 
-from shmlint.value import NamedTuple
+from shmlint.value import Frozen, NamedTuple
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -38,14 +37,17 @@ class InputError(Exception):
     """A file that cannot be read as text; carries a message meant for people."""
 
 
-@dataclass(frozen=True)
-class SourceText:
+class SourceText(Frozen):
     """The decoded text of one file plus what is needed to encode it again unchanged."""
 
+    FIELDS = ("path", "text", "encoding", "bom")
     path: str
     text: str
-    encoding: str = "utf-8"
-    bom: bytes = b""
+    encoding: str
+    bom: bytes
+
+    def __init__(self, path: str, text: str, encoding: str = "utf-8", bom: bytes = b"") -> None:
+        self._init(path, text, encoding, bom)
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> SourceText:

@@ -1,4 +1,6 @@
-"""``NamedTuple`` for shmlint's immutable value types, without the cost of checking annotations at definition.
+"""shmlint's immutable value types, cheap to define: every run defines them all before checking a file.
+
+``NamedTuple``, for values that are tuples, without the cost of checking annotations at definition:
 
 To type checkers this *is* ``typing.NamedTuple``. At run time a class written ``class Span(NamedTuple)`` becomes the
 same ``collections.namedtuple`` that ``typing`` builds, with the class body's methods, properties and docstring,
@@ -10,7 +12,9 @@ shmlint defines about fifty such classes before checking a single file, so this 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+_F = TypeVar("_F", bound="Frozen")
 
 if TYPE_CHECKING:
     from typing import NamedTuple as NamedTuple
@@ -56,3 +60,44 @@ else:
         raise TypeError("shmlint.value.NamedTuple is a base class only: write class Name(NamedTuple)")
 
     NamedTuple.__mro_entries__ = lambda bases: (_NamedTupleBase,)
+
+
+class Frozen:
+    """The other immutable values: objects that keep derived values (``functools.cached_property``, which writes the
+    instance's ``__dict__`` and so works here), where a tuple cannot. Fields are set once, through ``_init``;
+    equality, hashing, ``repr`` and pickling go by ``FIELDS``; ``_replace`` makes a changed copy, as a tuple's
+    does. What a frozen dataclass gives, without the millisecond or more it costs to define one."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def _init(self, *values: object) -> None:
+        for name, value in zip(self.FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: make a changed copy with _replace")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.FIELDS)
+
+    def _replace(self: _F, **changes: Any) -> _F:
+        unknown = set(changes) - set(self.FIELDS)
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
+        return type(self)(*(changes.get(name, getattr(self, name)) for name in self.FIELDS))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.FIELDS)
+        return f"{type(self).__name__}({fields})"
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return type(self), self._values()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -346,4 +345,4 @@ def test_ray_run_options_keep_their_positions(engine: Engine) -> None:
     assert [(e.text, e.span.line, e.span.column) for e in workload.gpu] == [("--gpus all", 8, 8)]
     size = next(s.size for s in workload.shm if s.size)
     assert (size.text, size.span.line, size.span.column) == ("64m", 9, 18)
-    assert replace(SourceText("c.yaml", text)).text[size.span.start : size.span.end] == "64m"
+    assert SourceText("c.yaml", text).text[size.span.start : size.span.end] == "64m"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -176,7 +175,7 @@ def test_corpus_file_fixes_cleanly(row: dict[str, str], corpus: Path, tmp_path: 
     assert not [f for f in after.findings if f.code == "SHM000"], after.findings
     left = _safe_fixable(after.findings)
     assert not left, f"safe-fixable findings survived: {[f'{f.code} {f.message}' for f in left]}"
-    assert not fix_source(ENGINE, replace(source, text=result.text), kind, path).changed
+    assert not fix_source(ENGINE, source._replace(text=result.text), kind, path).changed
     again = invoke("fix", str(path))
     assert again.exit_code == 0 and again.stdout == "", again.output
 

@@ -3,7 +3,6 @@ non-ASCII lines, the bounds and the import prefilter, and the keyword-argument f
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -35,7 +34,7 @@ def fixed(engine: Engine, text: str) -> str:
     source = SourceText("flow.py", text)
     outcome = fix_source(engine, source, FileKind.PYTHON, PATH)
     assert not outcome.problems
-    assert parse_error(replace(source, text=outcome.text), FileKind.PYTHON) is None
+    assert parse_error(source._replace(text=outcome.text), FileKind.PYTHON) is None
     return outcome.text
 
 

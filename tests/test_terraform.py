@@ -3,7 +3,6 @@ fixer's edits in the shapes real files come in (one-line objects, tabs, CRLF, JS
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,7 @@ def fixed(engine: Engine, text: str) -> str:
     source = SourceText("main.tf", text)
     result = fix_source(engine, source, FileKind.TERRAFORM, PATH)
     assert not result.problems
-    assert parse_error(replace(source, text=result.text), FileKind.TERRAFORM) is None
+    assert parse_error(source._replace(text=result.text), FileKind.TERRAFORM) is None
     return result.text
 
 

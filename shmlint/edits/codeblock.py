@@ -3,8 +3,6 @@ the edits stand only if they stay inside the block and the block still parses as
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from shmlint.model import BlockTarget, Edit, Workload
 from shmlint.parsers.yamlnodes import YamlError, compose
 from shmlint.source import SourceText, alone
@@ -12,7 +10,7 @@ from shmlint.source import SourceText, alone
 
 def unwrapped(workload: Workload, target: BlockTarget, source: SourceText) -> tuple[Workload, SourceText]:
     """The workload with its format's own target, and the block alone (same offsets) for that format's writer."""
-    block = replace(source, text=alone(source.text, target.start, target.end))
+    block = source._replace(text=alone(source.text, target.start, target.end))
     return workload._replace(target=target.inner), block
 
 
@@ -24,7 +22,7 @@ def verified(edits: list[Edit], target: BlockTarget, block: SourceText) -> list[
     for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
         text = text[: edit.start] + edit.new_text + text[edit.end :]
     try:
-        compose(replace(block, text=text))
+        compose(block._replace(text=text))
     except YamlError:
         return []
     return edits

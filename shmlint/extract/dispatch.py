@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from shmlint.discover import (
@@ -148,7 +147,7 @@ def _yaml_blocks(
         block = source.text[start:end]
         if not run.prefilter.passes(block) or has_helm_actions(block):
             continue
-        text = replace(source, text=alone(source.text, start, end))
+        text = source._replace(text=alone(source.text, start, end))
         try:
             documents = compose(text)
         except YamlError as exc:

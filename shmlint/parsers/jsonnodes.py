@@ -14,7 +14,6 @@ count, nesting depth, nothing constructed). Two differences are handled here, no
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.yamlnodes import Node, YamlError, compose
@@ -42,4 +41,4 @@ def compose_json(source: SourceText) -> list[Node]:
     text = source.text
     if "\\u" in text:
         text = _SURROGATE.sub(lambda match: match.group(1) + "\\u003f", text)
-    return compose(replace(source, text=text))
+    return compose(source._replace(text=text))

@@ -7,7 +7,7 @@ is the buffer's, never the file on disk; the configuration is the one the comman
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from shmlint.config import find_config, load_effective
@@ -112,7 +112,7 @@ class Analyzer:
         if checked.kind is None or finding.fix is None:
             return []
         edits = edits_for(finding, checked.source)
-        after = replace(checked.source, text=splice(checked.source.text, edits))
+        after = checked.source._replace(text=splice(checked.source.text, edits))
         if not edits or breaks(after, checked.kind, checked.source) is not None:
             return []
         return edits
