@@ -19,10 +19,11 @@ PACKAGE = ROOT / "shmlint"
 
 #: lowest first; a unit is a top-level module or subpackage of shmlint
 LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"value", "lazy_regex", "required_words", "data"}),
     frozenset(
         {"shmlint", "severity", "source", "sizes", "signals", "patterns", "configured_patterns", "discover", "model"}
     ),
-    frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need", "data"}),
+    frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need"}),
     frozenset({"extract", "edits", "rules", "hints", "suppress"}),
     frozenset({"engine"}),
     frozenset(
@@ -39,7 +40,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "config_problems",
         }
     ),
-    frozenset({"docs", "cli", "__main__", "server", "github_action"}),
+    frozenset({"docs", "cli", "__main__", "server", "github_action", "build_data"}),
 )
 
 
