@@ -76,7 +76,8 @@ _TOP_LEVEL_SERVICES = LazyRegex(r"^services[ \t]*:", re.MULTILINE)
 
 def is_compose_name(name: str) -> bool:
     lower = name.lower()
-    return any(fnmatch.fnmatchcase(lower, pattern) for pattern in COMPOSE_NAME_PATTERNS)
+    # every pattern holds "compose": most names are answered without translating a glob
+    return "compose" in lower and any(fnmatch.fnmatchcase(lower, pattern) for pattern in COMPOSE_NAME_PATTERNS)
 
 
 def may_be_compose(name: str, text: str) -> bool:

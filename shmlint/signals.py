@@ -242,27 +242,27 @@ class Signals(Frozen):
         )
 
     @cached_property
-    def _gpu_resource_re(self) -> re.Pattern[str]:
-        return re.compile("|".join(fnmatch.translate(p) for p in self.gpu_resources))
+    def _gpu_resource_globs(self) -> Globs:
+        return Globs(self.gpu_resources)
 
     @cached_property
-    def _counted_resource_re(self) -> re.Pattern[str]:
-        return re.compile("|".join(fnmatch.translate(p) for p in self.counted_resources) or "(?!)")
+    def _counted_resource_globs(self) -> Globs:
+        return Globs(self.counted_resources)
 
     @cached_property
-    def _gpu_device_re(self) -> re.Pattern[str]:
-        return re.compile("|".join(fnmatch.translate(p) for p in self.gpu_devices))
+    def _gpu_device_globs(self) -> Globs:
+        return Globs(self.gpu_devices)
 
     @cached_property
-    def _non_workload_tag_re(self) -> re.Pattern[str]:
-        return re.compile("|".join(NON_WORKLOAD_TAGS), re.IGNORECASE)
+    def _non_workload_tag_re(self) -> LazyRegex[str]:
+        return LazyRegex("|".join(NON_WORKLOAD_TAGS), re.IGNORECASE)
 
     def is_gpu_resource(self, name: str) -> bool:
-        return self._gpu_resource_re.match(name) is not None
+        return self._gpu_resource_globs.match(name)
 
     def is_counted_resource(self, name: str) -> bool:
         """A GPU resource whose count matters for /dev/shm (several in one container talk through it)."""
-        return self._counted_resource_re.match(name) is not None
+        return self._counted_resource_globs.match(name)
 
     def is_counted_runtime(self, name: str) -> bool:
         """A runtime or compose device driver of a counted GPU kind (``nvidia``, ``amd``)."""
@@ -276,7 +276,7 @@ class Signals(Frozen):
         ``:container-path:permissions`` (``/dev/dri:/dev/dri``) or a CDI name (``nvidia.com/gpu=all``)."""
         if not device.startswith("/"):
             return self.is_gpu_resource(device.split("=", 1)[0])
-        return self._gpu_device_re.match(device.split(":", 1)[0]) is not None
+        return self._gpu_device_globs.match(device.split(":", 1)[0])
 
     def is_torch_model_format(self, name: str) -> bool:
         return name.lower() in self.torch_model_formats
@@ -308,6 +308,37 @@ class Signals(Frozen):
 
     def is_utility_command(self, words: list[str]) -> bool:
         return bool(words) and words[0].rsplit("/", 1)[-1] in self.utility_commands
+
+
+class Globs:
+    """Names matched against globs as ``fnmatch.fnmatchcase`` matches them; exact names and ``prefix*`` globs (every
+    built-in one) are answered by string tests, and only other globs become a regular expression."""
+
+    __slots__ = ("_exact", "_others", "_prefixes")
+
+    def __init__(self, globs: Iterable[str]) -> None:
+        exact, prefixes, others = set(), [], []
+        for glob in globs:
+            if _GLOB_CHARACTERS.isdisjoint(glob):
+                exact.add(glob)
+            elif glob.endswith("*") and _GLOB_CHARACTERS.isdisjoint(glob[:-1]):
+                prefixes.append(glob[:-1])
+            else:
+                others.append(glob)
+        self._exact = frozenset(exact)
+        self._prefixes = tuple(prefixes)
+        self._others = LazyRegex("|".join(fnmatch.translate(glob) for glob in others)) if others else None
+
+    def match(self, name: str) -> bool:
+        return (
+            name in self._exact
+            or name.startswith(self._prefixes)
+            or (self._others is not None and self._others.match(name) is not None)
+        )
+
+
+#: what makes a glob more than a name for fnmatch
+_GLOB_CHARACTERS = frozenset("*?[")
 
 
 def _builtin_patterns(patterns: tuple[str, ...], builtin: tuple[str, ...]) -> tuple[LazyRegex[str], ...]:

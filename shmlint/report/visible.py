@@ -21,4 +21,6 @@ def _escape(match: re.Match[str]) -> str:
 
 def visible(text: str) -> str:
     """``text`` with every control character escaped (a tab too: one finding is one line)."""
+    if text.isprintable():  # no control or format character at all (what _UNSAFE matches is never printable)
+        return text
     return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text

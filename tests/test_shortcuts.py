@@ -1,0 +1,42 @@
+"""The shortcuts that spare a run compiling patterns answer what the patterns answer: globs by string tests,
+compose names by a word every name pattern holds, control characters by ``str.isprintable``."""
+
+from __future__ import annotations
+
+import fnmatch
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shmlint.discover import COMPOSE_NAME_PATTERNS, is_compose_name
+from shmlint.report.visible import _UNSAFE, visible
+from shmlint.signals import Globs, Signals
+
+#: glob pieces: letters, the separators of resource and device names, and fnmatch's own characters
+PIECES = st.sampled_from(["a", "b", "n", "/", ".", "-", "*", "?", "[ab]", "[!a]", "nvidia.com/", "/dev/"])
+GLOBS = st.lists(st.lists(PIECES, max_size=6).map("".join), max_size=4)
+NAMES = st.text(st.sampled_from("abn/.-[]!*?"), max_size=12)
+
+
+@given(globs=GLOBS, name=NAMES)
+def test_globs_match_as_fnmatchcase(globs: list[str], name: str) -> None:
+    assert Globs(globs).match(name) == any(fnmatch.fnmatchcase(name, glob) for glob in globs)
+
+
+def test_the_built_in_globs_need_no_regular_expression() -> None:
+    signals = Signals()
+    for globs in (signals.gpu_resources, signals.gpu_devices, signals.counted_resources):
+        assert Globs(globs)._others is None  # exact names and prefix* only: answered by string tests
+
+
+@given(name=st.text(st.sampled_from("composedckr-.yamlCOMPOSE"), max_size=24))
+def test_compose_names_as_the_globs_say(name: str) -> None:
+    assert all("compose" in pattern for pattern in COMPOSE_NAME_PATTERNS)  # what the shortcut relies on
+    assert is_compose_name(name) == any(fnmatch.fnmatchcase(name.lower(), p) for p in COMPOSE_NAME_PATTERNS)
+
+
+@given(text=st.text(max_size=20))
+def test_visible_escapes_exactly_what_the_pattern_finds(text: str) -> None:
+    expected = _UNSAFE.sub(lambda m: visible(m.group(0)), text) if _UNSAFE.search(text) else text
+    assert visible(text) == expected
+    assert (visible(text) == text) == (_UNSAFE.search(text) is None)
