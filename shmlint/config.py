@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from shmlint import sizes
-from shmlint.config_problems import RULE_WORDS, ConfigError, Problem
+from shmlint.config_error import RULE_WORDS, ConfigError, Problem
 from shmlint.lazy_regex import LazyRegex
 from shmlint.settings import Settings
 from shmlint.severity import Severity

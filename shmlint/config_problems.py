@@ -15,15 +15,14 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from shmlint.config_error import RULE_WORDS, ConfigError, KeyPath, Problem, dumps
 from shmlint.lazy_regex import LazyRegex
 from shmlint.value import NamedTuple
 
-KeyPath = tuple[str | int, ...]
 #: values a configuration file may hold with its aliases expanded: a real one has a few hundred
 MAX_VALUES = 100_000
 #: lines of pyproject.toml searched for a key's position: the search stays linear and bounded on any file
 TOML_SEARCH_LINES = 20_000
-_PLAIN_KEY = LazyRegex(r"[A-Za-z0-9_-]+")
 _TOML_ERROR_PLACE = LazyRegex(r"\(at (?:line (\d+), column (\d+)|end of document)\)")
 _TOML_HEADER = LazyRegex(r"\s*\[")
 _TYPE_WORDS = {
@@ -35,47 +34,6 @@ _TYPE_WORDS = {
     "boolean": "true or false",
     "null": "empty",
 }
-RULE_WORDS = "is not a rule code or slug (see `shmlint rules`)"
-
-
-class Problem(NamedTuple):
-    """One thing wrong in a configuration file; ``on_key`` places it at the key rather than its value."""
-
-    key: KeyPath
-    message: str
-    line: int | None = None
-    column: int | None = None
-    on_key: bool = False
-    value: str | None = None  # the offending text, to place a list item in pyproject.toml
-
-    def describe(self, path: Path) -> str:
-        where = f"{path}:{self.line}:{self.column}" if self.line is not None else str(path)
-        return f"{where}: {key_text(self.key)}: {self.message}" if self.key else f"{where}: {self.message}"
-
-
-class ConfigError(Exception):
-    """Every problem of one configuration file, reported together, ordered by where they are."""
-
-    def __init__(self, path: Path, problems: list[Problem]) -> None:
-        self.path = path
-        self.problems = sorted(problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
-        lines = [problem.describe(path) for problem in self.problems]
-        if len(lines) > 1:
-            lines.insert(0, f"{path}: {len(lines)} problems in the configuration:")
-        super().__init__("\n".join(lines))
-
-
-def key_text(key: KeyPath) -> str:
-    """``select[0]``, ``severity.SHM003``, ``per-file-ignores["docs/*.md"][1]``."""
-    text = ""
-    for part in key:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif _PLAIN_KEY.fullmatch(part):
-            text += f".{part}" if text else part
-        else:
-            text += f"[{_dumps(part)}]"
-    return text
 
 
 def _shown(value: Any) -> str:
@@ -86,13 +44,7 @@ def _shown(value: Any) -> str:
         return "a list"
     if isinstance(value, Mapping):
         return "a mapping"
-    return _dumps(value)
-
-
-def _dumps(value: Any) -> str:
-    import json  # a problem is being reported: the clean run does not pay for it
-
-    return json.dumps(value)
+    return dumps(value)
 
 
 class Document(NamedTuple):

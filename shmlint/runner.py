@@ -9,14 +9,20 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind, discover
 from shmlint.engine import Engine
-from shmlint.extract.kserve import RUNTIME_MARK, Runtime, RuntimeIndex, runtimes_in
 from shmlint.model import FileResult, Report
 from shmlint.settings import Settings
 from shmlint.source import InputError, read_bytes
 
+if TYPE_CHECKING:
+    from shmlint.extract.kserve import Runtime, RuntimeIndex
+
+#: a word of every KServe runtime kind (``extract.kserve.RUNTIME_KINDS``): a file without it holds no runtime, and
+#: a run over such files does not load the KServe code
+RUNTIME_MARK = b"ServingRuntime"
 #: a kustomization or a chart is near (a template is how a pre-commit hook names a chart): the renderer is loaded
 _UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
 
@@ -56,10 +62,15 @@ def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeI
             continue
         result = Engine(settings).check_candidate(candidate)
         if result.source is not None and result.workloads:
+            from shmlint.extract.kserve import runtimes_in
             from shmlint.parsers.yamlnodes import compose
 
             found += runtimes_in(result.source, compose(result.source), result.workloads)
-    return RuntimeIndex(tuple(found)) if found else None
+    if not found:
+        return None
+    from shmlint.extract.kserve import RuntimeIndex
+
+    return RuntimeIndex(tuple(found))
 
 
 @functools.lru_cache(maxsize=1)

@@ -37,6 +37,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "validate",
             "parallel",
             "config",
+            "config_error",
             "config_problems",
         }
     ),

@@ -30,6 +30,8 @@ NEVER = (
     "dataclasses",  # values on the check path are NamedTuples and Frozen objects, cheap to define
     "shmlint.required_words",  # the built-in patterns' words are built data; only configured patterns need it
     "shmlint.build_data",
+    "shmlint.extract.kserve",  # only a file that names a ServingRuntime, or an InferenceService's predictor
+    "shmlint.config_problems",  # only a configuration file (the check runs without one)
     "shmlint.fix",
     "shmlint.render",
     "shmlint.validate",

@@ -64,3 +64,11 @@ def test_kserve_builtin_runtimes_are_known_data() -> None:
     findings = _by_workload([PROJECT / "builtin-runtimes.yaml"])
     assert "hf" not in findings
     assert findings["torch"][0] == "SHM001" and findings["torch"][2]  # fixable: nothing of the runtime is replaced
+
+
+def test_the_runners_mark_is_in_every_runtime_kind() -> None:
+    """The runner skips files without ``RUNTIME_MARK`` before loading the KServe code: every kind must hold it."""
+    from shmlint.extract.kserve import RUNTIME_KINDS
+    from shmlint.runner import RUNTIME_MARK
+
+    assert all(RUNTIME_MARK.decode() in kind for kind in RUNTIME_KINDS)

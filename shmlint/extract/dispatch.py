@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shmlint.discover import (
     COMPOSE_DEFAULT_FILES,
@@ -20,13 +21,15 @@ from shmlint.discover import (
     is_aws_json,
     may_be_compose,
 )
-from shmlint.extract.kserve import RuntimeIndex
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import BlockTarget, Notice, PodTarget, ServiceTarget, Workload
 from shmlint.prefilter import Prefilter
 from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
 from shmlint.value import NamedTuple
+
+if TYPE_CHECKING:
+    from shmlint.extract.kserve import RuntimeIndex
 
 ReadSource = Callable[[Path], "SourceText | None"]
 

@@ -24,8 +24,6 @@ if TYPE_CHECKING:  # the tier data is read only for an InferenceService whose ru
 RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
 #: the container memory limit KServe's built-in runtimes set unless the InferenceService sets one
 BUILTIN_MEMORY_LIMIT = "2Gi"
-#: a cheap test before a file is parsed for runtimes
-RUNTIME_MARK = b"ServingRuntime"
 
 
 class RuntimeFormat(NamedTuple):

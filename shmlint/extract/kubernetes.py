@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from shmlint import sizes
-from shmlint.extract.kserve import RuntimeIndex, runtime_shm
 from shmlint.model import (
     APPLIED_KINDS,
     Evidence,
@@ -31,6 +31,9 @@ from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, device_count, gpu_visible, positive_count
 from shmlint.source import SourceText, Span
 from shmlint.value import NamedTuple
+
+if TYPE_CHECKING:
+    from shmlint.extract.kserve import RuntimeIndex
 
 IGNORE_ANNOTATION = "shmlint.io/ignore"
 DATALOADER_ANNOTATION = "shmlint.io/dataloader"
@@ -324,6 +327,8 @@ class _Extractor:
         """A KServe predictor model that sets no /dev/shm gets its ServingRuntime's, as KServe merges them."""
         if identity.container_kind != "predictor" or any(s.kind in APPLIED_KINDS for s in own):
             return own
+        from shmlint.extract.kserve import runtime_shm  # only an InferenceService's predictor loads KServe's code
+
         return own + runtime_shm(container, self.source, self.runtimes)
 
     def resources(self, container: MappingNode) -> Node | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shmlint.config import find_config, load_effective
-from shmlint.config_problems import ConfigError
+from shmlint.config_error import ConfigError
 from shmlint.discover import SNIFF_BYTES, FileKind, kind_by_content, kind_by_name
 from shmlint.engine import Engine
 from shmlint.model import Edit, FileResult, Finding
