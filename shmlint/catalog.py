@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from pathlib import Path
+import os
 from typing import Any
 
 import yaml
@@ -101,23 +101,24 @@ class CatalogEntry(NamedTuple):
 
 
 @functools.cache
-def catalog_dir() -> Path:
+def catalog_dir() -> str:
     """Where the rule files are, in a checkout and in an installed wheel alike.
 
     Plain paths rather than ``importlib.resources``: pip always unpacks wheels, and the resources machinery costs
-    a tenth of the start-up budget of a pre-commit run.
+    a tenth of the start-up budget of a pre-commit run (strings rather than pathlib, for the same reason).
     """
-    package = Path(__file__).resolve().parent
-    for folder in (package / relative for relative in _FOLDERS):
-        if (folder / _MARKER).is_file():
-            return folder.resolve()
+    package = os.path.dirname(os.path.realpath(__file__))
+    for relative in _FOLDERS:
+        folder = os.path.join(package, relative)
+        if os.path.isfile(os.path.join(folder, _MARKER)):
+            return os.path.realpath(folder)
     raise CatalogError(f"rule catalog not found: none of {', '.join(_FOLDERS)} beside {package} holds {_MARKER}")
 
 
 def rule_stems() -> tuple[str, ...]:
     """Every rule's file stem in code order (``shm005_shm_too_small``), from file names alone: nothing is parsed,
     so the rule registry can list the implementations without paying for the YAML."""
-    return tuple(entry.stem for entry in _rule_files())
+    return tuple(name.removesuffix(".yaml") for name in _rule_files())
 
 
 def load_catalog() -> dict[str, CatalogEntry]:
@@ -136,32 +137,30 @@ def lookup(code_or_slug: str) -> CatalogEntry | None:
     catalog test holds every file to that), so a rule that reports does not parse the others.
     """
     key = code_or_slug.strip().lower()
-    for entry in _rule_files():
-        code, _, slug = entry.name.removesuffix(".yaml").partition("_")
+    for name in _rule_files():
+        code, _, slug = name.removesuffix(".yaml").partition("_")
         if code == key or slug.replace("_", "-") == key:
-            return _rule_from_file(entry)
+            return _rule_from_file(name)
     return None
 
 
 @functools.cache
-def _rule_files() -> tuple[Path, ...]:
-    folder = catalog_dir()
+def _rule_files() -> tuple[str, ...]:
+    """The rule files' names, sorted."""
     return tuple(
-        sorted(
-            (entry for entry in folder.iterdir() if entry.name.startswith("shm") and entry.name.endswith(".yaml")),
-            key=lambda entry: entry.name,
-        )
+        sorted(name for name in os.listdir(catalog_dir()) if name.startswith("shm") and name.endswith(".yaml"))
     )
 
 
 @functools.cache
-def _rule_from_file(entry: Path) -> CatalogEntry:
+def _rule_from_file(name: str) -> CatalogEntry:
     """Read and convert one catalog file once per process; a frozen rule is safe to share."""
     try:
-        data = yaml.load(entry.read_text(encoding="utf-8"), Loader=_LOADER)
+        with open(os.path.join(catalog_dir(), name), encoding="utf-8") as handle:
+            data = yaml.load(handle.read(), Loader=_LOADER)
         return _rule_from_data(data)
     except (yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as error:
-        raise CatalogError(f"{entry.name}: invalid catalog entry: {error!r}") from error
+        raise CatalogError(f"{name}: invalid catalog entry: {error!r}") from error
 
 
 def _rule_from_data(data: dict[str, Any]) -> CatalogEntry:

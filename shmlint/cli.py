@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, NoReturn
 
 import click
@@ -18,6 +17,8 @@ from shmlint.settings import Settings
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from shmlint.engine import Engine
     from shmlint.model import FileResult, Finding, Report
     from shmlint.source import SourceText
@@ -83,11 +84,11 @@ def _overrides(select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str | 
     return changes
 
 
-def _configured(paths: tuple[Path, ...], config: Path | None, overrides: dict) -> list[tuple[Settings, list[Path]]]:
+def _configured(paths: tuple[str, ...], config: Path | None, overrides: dict) -> list[tuple[Settings, list[str]]]:
     """Paths grouped by the configuration that applies to each (the nearest above it, or --config)."""
     from shmlint.config import ConfigError, find_config, load_effective
 
-    groups: dict[Path | None, list[Path]] = {}
+    groups: dict[Path | None, list[str]] = {}
     try:
         for path in paths:
             groups.setdefault(config or find_config(path), []).append(path)
@@ -120,10 +121,22 @@ def _fix_size_below_minimum(settings: Settings, from_command_line: bool, origin:
     click.echo(f"shmlint: warning: --shm-size: {below}", err=True)
 
 
+def _to_path(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    """An option's file as a ``Path``; pathlib is loaded only when the option is given (a plain ``check`` runs on
+    strings: importing pathlib costs a pre-commit run a few milliseconds)."""
+    if value is None:
+        return None
+    from pathlib import Path
+
+    return Path(value)
+
+
 COMMON_CHECK_OPTIONS = [
     click.option("--select", multiple=True, help="Only these rules (codes or slugs, comma-separated)."),
     click.option("--ignore", multiple=True, help="Skip these rules (codes or slugs, comma-separated)."),
-    click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Configuration file."),
+    click.option(
+        "--config", type=click.Path(exists=True, dir_okay=False), callback=_to_path, help="Configuration file."
+    ),
     click.option(
         "--respect-gitignore/--no-respect-gitignore",
         default=None,
@@ -138,15 +151,17 @@ def _common(function):  # type: ignore[no-untyped-def]
     return function
 
 
-def _existing(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[Path, ...]:
+def _existing(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
     """A named path must exist (a typo must not pass a CI gate as "no findings"): a usage error, exit code 2, in
     ``check`` and ``fix`` alike; so is an empty argument (an unset variable in a script), which is not the current
     folder. A path that exists but cannot be read (a broken or looping link, no permission) is an SHM000 finding."""
     if any(value == "" for value in values):
         raise click.BadParameter("an empty path (an unset variable?); write '.' for the current folder", ctx, param)
-    paths = tuple(Path(value) for value in values)
+    from shmlint.discover import clean_path
+
+    paths = tuple(clean_path(value) for value in values)
     allow_dash = ctx.info_name == "check"
-    missing = [str(p) for p in paths if not (allow_dash and p == Path("-")) and not os.path.lexists(p)]
+    missing = [p for p in paths if not (allow_dash and p == "-") and not os.path.lexists(p)]
     if missing:
         raise click.BadParameter(f"no such file or folder: {', '.join(map(repr, missing))}", ctx, param)
     return paths
@@ -165,17 +180,19 @@ PATHS = click.argument("paths", nargs=-1, type=click.Path(readable=False), callb
     default="text",
     show_default=True,
 )
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to a file.")
+@click.option("--output", type=click.Path(dir_okay=False), callback=_to_path, help="Write the report to a file.")
 @click.option(
     "--baseline",
     "baseline_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False),
+    callback=_to_path,
     help="Report and fail only on findings this baseline file does not record.",
 )
 @click.option(
     "--write-baseline",
     "write_baseline_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False),
+    callback=_to_path,
     help="Record every current finding in this file as accepted (the run then passes).",
 )
 @click.option("--fail-on", type=SEVERITIES, help="Lowest severity that fails the run (default: warning).")
@@ -197,7 +214,7 @@ PATHS = click.argument("paths", nargs=-1, type=click.Path(readable=False), callb
 )
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Build workloads even for files with no signal.")
 def check(
-    paths: tuple[Path, ...],
+    paths: tuple[str, ...],
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     config: Path | None,
@@ -231,8 +248,8 @@ def check(
         render=render,
         show_source=show_source,
     )
-    stdin = Path("-") in paths
-    targets = tuple(p for p in paths if p != Path("-")) or (() if stdin else (Path("."),))
+    stdin = "-" in paths
+    targets = tuple(p for p in paths if p != "-") or (() if stdin else (".",))
     files: list[FileResult] = []
     fail_on_by_file: dict[str, Severity] = {}  # each file fails by the configuration that applies to it
     shown_by_file: dict[str, Settings] = {}  # files whose configuration shows source context
@@ -243,7 +260,7 @@ def check(
             if settings.show_source:
                 shown_by_file[result.path] = settings
     if stdin:  # the current folder's configuration
-        settings = _configured((Path("."),), config, overrides)[0][0]
+        settings = _configured((".",), config, overrides)[0][0]
         files.append(result := _check_stdin(Engine(settings), stdin_filename))
         fail_on_by_file[result.path] = settings.fail_on
         if settings.show_source:
@@ -325,8 +342,8 @@ def _check_stdin(engine: Engine, name: str | None) -> FileResult:
     except InputError as exc:
         return engine.invalid(display, str(exc))
     # the same rules as a named file without a telling name: its name first, then its first bytes, then YAML
-    kind = kind_by_name(Path(display)) or kind_by_content(data[:SNIFF_BYTES]) or FileKind.YAML
-    return engine.check_source(source, kind, Path(display))
+    kind = kind_by_name(display) or kind_by_content(data[:SNIFF_BYTES]) or FileKind.YAML
+    return engine.check_source(source, kind, display)
 
 
 def _source_context(report: Report, shown: dict[str, Settings]) -> SourceContext:
@@ -388,14 +405,14 @@ def _format_report(
 
 
 @cli.command("config")
-@click.argument("path", required=False, type=click.Path(path_type=Path))
-@click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Configuration file.")
-def show_config(path: Path | None, config: Path | None) -> None:
+@click.argument("path", required=False, type=click.Path())
+@click.option("--config", type=click.Path(exists=True, dir_okay=False), callback=_to_path, help="Configuration file.")
+def show_config(path: str | None, config: Path | None) -> None:
     """Print the effective configuration for PATH and where each value comes from."""
     from shmlint.config import ConfigError, describe, load_effective
 
     try:
-        click.echo(describe(load_effective(path or Path("."), config)), nl=False)
+        click.echo(describe(load_effective(path or ".", config)), nl=False)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -418,7 +435,7 @@ def _size(text: str | None) -> int | None:
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
 @click.option("--shm-size", "shm_size", help="Size to write (default 8Gi; at most half a memory limit).")
 def fix(
-    paths: tuple[Path, ...],
+    paths: tuple[str, ...],
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     config: Path | None,
@@ -428,6 +445,8 @@ def fix(
     shm_size: str | None,
 ) -> None:
     """Show (or with --write apply) the fixes as a unified diff; exit 1 when something would change."""
+    from pathlib import Path
+
     from shmlint.discover import discover
     from shmlint.fix.run import fix_candidates
 
@@ -435,11 +454,11 @@ def fix(
     _fixable_paths(paths)
     jobs = [
         (settings, candidate)
-        for settings, members in _configured(paths or (Path("."),), config, overrides)
+        for settings, members in _configured(paths or (".",), config, overrides)
         for candidate in discover(members, settings)
     ]
     changed = fixed = failures = 0
-    for outcome in fix_candidates(jobs, write=write, unsafe=unsafe_fixes, roots=paths or (Path("."),)):
+    for outcome in fix_candidates(jobs, write=write, unsafe=unsafe_fixes, roots=tuple(map(Path, paths or (".",)))):
         for problem in outcome.problems:
             click.echo(f"{outcome.path}: {problem}", err=True)
         if outcome.error is not None:
@@ -456,13 +475,13 @@ def fix(
     sys.exit(EXIT_FINDINGS if changed and not write else EXIT_CLEAN)
 
 
-def _fixable_paths(paths: tuple[Path, ...]) -> None:
+def _fixable_paths(paths: tuple[str, ...]) -> None:
     """``fix`` rewrites files in place: standard input, a FIFO or a device cannot be fixed, which is an error
     rather than "Fixed 0"."""
     import stat
 
     for path in paths:
-        if str(path) == "-":
+        if path == "-":
             raise click.BadParameter("'-': fix rewrites files; standard input cannot be fixed", param_hint="PATHS")
         try:
             mode = os.stat(path).st_mode

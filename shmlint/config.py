@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shmlint import sizes
 from shmlint.config_error import RULE_WORDS, ConfigError, Problem
@@ -21,6 +20,11 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.value import NamedTuple
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from shmlint.discover import StrPath
 
 YAML_NAMES = (".shmlint.yaml", ".shmlint.yml")
 DEFAULT = "default"
@@ -40,25 +44,32 @@ class Effective(NamedTuple):
     path: Path | None = None
 
 
-def find_config(start: Path) -> Path | None:
-    """The nearest configuration at or above ``start`` (a file's folder, or the folder itself)."""
-    try:
-        folder = start.resolve()
-    except (OSError, RuntimeError):  # a symlink loop: look from where the link is
-        folder = start.absolute()
-    if not folder.is_dir():
-        folder = folder.parent
-    for candidate in (folder, *folder.parents):
+def find_config(start: StrPath) -> Path | None:
+    """The nearest configuration at or above ``start`` (a file's folder, or the folder itself). The walk up is
+    done with strings: a run without a configuration file never loads pathlib."""
+    folder = os.path.realpath(start)  # a symlink loop stays unresolved: look from where the link is
+    if not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    while True:
         for name in YAML_NAMES:
-            path = candidate / name
-            if path.is_file():
-                return path
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
+                return _found(path)
             if os.path.lexists(path):  # a folder, a FIFO, a broken link: there, but not a file that can be used
-                raise ConfigError(path, [Problem((), "not a regular file: cannot be used as configuration")])
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and _has_tool_table(pyproject):
-            return pyproject
-    return None
+                raise ConfigError(_found(path), [Problem((), "not a regular file: cannot be used as configuration")])
+        pyproject = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(pyproject) and _has_tool_table(_found(pyproject)):
+            return _found(pyproject)
+        above = os.path.dirname(folder)
+        if above == folder:
+            return None
+        folder = above
+
+
+def _found(path: str) -> Path:
+    import pathlib  # a configuration file exists: reading it costs more than loading pathlib
+
+    return pathlib.Path(path)
 
 
 def _has_tool_table(pyproject: Path) -> bool:
@@ -84,7 +95,8 @@ def _has_tool_table(pyproject: Path) -> bool:
 def _schema() -> dict[str, Any]:
     import json
 
-    schema: dict[str, Any] = json.loads((Path(__file__).parent / "config_schema.json").read_text(encoding="utf-8"))
+    with open(os.path.join(os.path.dirname(__file__), "config_schema.json"), encoding="utf-8") as handle:
+        schema: dict[str, Any] = json.load(handle)
     return schema
 
 
@@ -225,7 +237,7 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
     return settings._replace(**changes), set(data)
 
 
-def load_effective(start: Path, explicit: Path | None = None) -> Effective:
+def load_effective(start: StrPath, explicit: Path | None = None) -> Effective:
     """Defaults, then the configuration file that applies to ``start`` (or ``--config``); every problem of the
     file, from the schema and from what the values mean, in one ``ConfigError``."""
     path = explicit if explicit is not None else find_config(start)

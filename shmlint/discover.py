@@ -8,7 +8,6 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
@@ -105,17 +104,35 @@ class FileKind(enum.StrEnum):
     JENKINSFILE = "jenkinsfile"  # a Jenkins pipeline (Groovy): its docker agents
 
 
+#: a path as callers may give it; shmlint's own paths are strings (pathlib costs a pre-commit run milliseconds to
+#: import, and a walk makes one object per file)
+StrPath = str | os.PathLike[str]
+
+
+def clean_path(path: StrPath) -> str:
+    """A path written as pathlib writes it: repeated and trailing separators and ``.`` segments left out, ``..``
+    kept (it may cross a symbolic link), ``.`` for an empty path."""
+    text = os.fspath(path)
+    root = os.sep if text.startswith(os.sep) else ""
+    return root + os.sep.join(part for part in text.split(os.sep) if part not in ("", ".")) or "."
+
+
+def path_parts(path: str) -> list[str]:
+    """The segments of a path (``Path.parts`` without the root)."""
+    return [part for part in path.split(os.sep) if part]
+
+
 class Candidate(NamedTuple):
     """A file to check and how to read it, decided by its name or, failing that, its first bytes."""
 
-    path: Path
+    path: str
     kind: FileKind
     explicit: bool  # named on the command line: checked even with an unusual name
     error: str | None = None  # a folder that could not be read while walking: reported, not skipped silently
 
 
-def kind_by_name(path: Path) -> FileKind | None:
-    return kind_for_name(path.name)
+def kind_by_name(path: StrPath) -> FileKind | None:
+    return kind_for_name(os.path.basename(path))
 
 
 def kind_for_name(name: str) -> FileKind | None:
@@ -169,18 +186,26 @@ def has_helm_actions(text: str) -> bool:
     return ("{{" in text or "{%" in text) and _HELM_ACTION.search(text) is not None
 
 
-def chart_root(path: Path) -> Path | None:
+def chart_root(path: StrPath) -> str | None:
     """The Helm chart a file belongs to: a parent folder with Chart.yaml, the file below its templates/."""
-    return next((parent for parent in path.parents if (parent / "Chart.yaml").is_file()), None)
+    parent = os.path.dirname(clean_path(path)) or "."
+    while True:
+        if os.path.isfile(os.path.join(parent, "Chart.yaml")):
+            return parent
+        above = os.path.dirname(parent) or "."
+        if above == parent:
+            return None
+        parent = above
 
 
-def discover(paths: Iterable[Path], options: WalkOptions | None = None) -> Iterator[Candidate]:
+def discover(paths: Iterable[StrPath], options: WalkOptions | None = None) -> Iterator[Candidate]:
     """Files to check, in a stable order; folders are walked without following links, leaving out what
     ``exclude``/``extend-exclude`` and (unless ``respect-gitignore`` is off) ``.gitignore`` files name. A file named
     on the command line is always checked. Without ``options``: the default exclusions and .gitignore files."""
-    for root in paths:
-        if root.is_dir():
-            yield from _walk(root, _Exclusions.for_root(str(root), options))
+    for given in paths:
+        root = clean_path(given)
+        if os.path.isdir(root):
+            yield from _walk(root, _Exclusions.for_root(root, options))
             continue
         kind = kind_by_name(root)
         if kind is None:
@@ -210,11 +235,11 @@ def _sniff_aws_json(path: str) -> bool:
         return False
 
 
-def _sniff(path: Path) -> FileKind | None:
-    if not _regular(str(path)):  # never open a FIFO or a device: reading it could block forever
+def _sniff(path: str) -> FileKind | None:
+    if not _regular(path):  # never open a FIFO or a device: reading it could block forever
         return None
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             return kind_by_content(handle.read(SNIFF_BYTES))
     except OSError:
         return None
@@ -316,11 +341,10 @@ def _read_gitignore(path: str) -> PathPatterns | None:
     return PathPatterns(lines) if lines else None
 
 
-def _walk(root: Path, exclusions: _Exclusions) -> Iterator[Candidate]:
-    """Strings rather than Path objects inside the walk: it visits every file of a monorepo."""
+def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
     unreadable: list[OSError] = []
-    top = str(root)
-    for directory, dirnames, filenames in _walk_tree(str(root), unreadable.append):
+    top = root
+    for directory, dirnames, filenames in _walk_tree(root, unreadable.append):
         while unreadable:
             yield _unreadable(unreadable.pop(), directory)
         folder = directory[len(top) :].lstrip(os.sep).replace(os.sep, "/")  # os.walk joins onto ``top``
@@ -342,9 +366,9 @@ def _walk(root: Path, exclusions: _Exclusions) -> Iterator[Candidate]:
             if kind is FileKind.JSON and not _sniff_aws_json(full):
                 continue
             if kind is None and _regular(full):
-                kind = _sniff(Path(full))
+                kind = _sniff(full)
             if kind is not None:
-                yield Candidate(Path(full), kind, explicit=False)
+                yield Candidate(full, kind, explicit=False)
 
 
 def _walk_folders(root: str, excluded: Callable[[str, str], bool]) -> Iterator[tuple[str, list[str], OSError | None]]:
@@ -380,7 +404,7 @@ def _walk_folders(root: str, excluded: Callable[[str, str], bool]) -> Iterator[t
 
 def _unreadable(error: OSError, where: str) -> Candidate:
     message = f"cannot read folder: {error.strerror or error}"
-    return Candidate(Path(error.filename or where), FileKind.YAML, explicit=False, error=message)
+    return Candidate(clean_path(error.filename or where), FileKind.YAML, explicit=False, error=message)
 
 
 def _regular(path: str) -> bool:

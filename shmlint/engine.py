@@ -6,12 +6,12 @@ The engine knows every stage below it and nothing above it: discovery, rendering
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shmlint.configured_patterns import PatternTimeout
-from shmlint.discover import Candidate, FileKind
+from shmlint.discover import Candidate, FileKind, StrPath
 from shmlint.extract.dispatch import Extraction, UnparsableInput, extract_file
 from shmlint.model import FileResult, Notice
 from shmlint.prefilter import Prefilter
@@ -55,7 +55,7 @@ class Engine:
             return self.invalid(display, str(exc))
         return self.check_source(source, candidate.kind, candidate.path)
 
-    def check_source(self, source: SourceText, kind: FileKind, path: Path) -> FileResult:
+    def check_source(self, source: SourceText, kind: FileKind, path: StrPath) -> FileResult:
         """Check text already in memory (also used for stdin and by the fixer to re-check its output)."""
         if kind is FileKind.DOCKERFILE or _ignores_file(source.text):
             return FileResult(source.path, source=source)
@@ -114,7 +114,7 @@ class Engine:
 
         return [finding for workload in workloads for finding in run_rules(workload, self.context)]
 
-    def suppress(self, findings: list[Finding], source: SourceText, path: Path) -> tuple[list[Finding], list]:
+    def suppress(self, findings: list[Finding], source: SourceText, path: StrPath) -> tuple[list[Finding], list]:
         """Annotations, per-file-ignores and comments, in one stage (loaded only when one of them can apply)."""
         path_ignores = self.settings.ignored_for(path)
         annotated = any(f.workload is not None and f.workload.ignored_codes for f in findings)
@@ -130,9 +130,9 @@ class Engine:
 
         return self.context.report(INVALID_INPUT, f"unreadable dataloader hint: {why}", evidence.span, None)
 
-    def read_source(self, path: Path) -> SourceText | None:
+    def read_source(self, path: StrPath) -> SourceText | None:
         try:
-            return SourceText.from_bytes(str(path), read_bytes(path, self.settings.max_file_bytes))
+            return SourceText.from_bytes(os.fspath(path), read_bytes(path, self.settings.max_file_bytes))
         except InputError:
             return None
 

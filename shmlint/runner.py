@@ -7,11 +7,11 @@ discovery order whatever the parallelism.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind, discover
+from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind, StrPath, discover, path_parts
 from shmlint.engine import Engine
 from shmlint.model import FileResult, Report
 from shmlint.settings import Settings
@@ -27,13 +27,13 @@ RUNTIME_MARK = b"ServingRuntime"
 _UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
 
 
-def check_paths(settings: Settings, paths: Iterable[Path], jobs: int | None = None) -> Report:
+def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None = None) -> Report:
     """Check everything below ``paths``. Results are slimmed (no file text) so memory stays flat on large trees
     and results cross process boundaries cheaply."""
     candidates = list(discover(paths, settings))
     runtimes = kserve_runtimes(settings, candidates)
     rendered: tuple[FileResult, ...] = ()
-    if any(c.path.name in _UNIT_NAMES or "templates" in c.path.parts for c in candidates):
+    if any(os.path.basename(c.path) in _UNIT_NAMES or "templates" in path_parts(c.path) for c in candidates):
         from shmlint.render import render_units
 
         candidates, rendered = render_units(_engine(settings, runtimes), candidates)

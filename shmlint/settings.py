@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
-from shmlint.discover import DEFAULT_EXCLUDE
+from shmlint.discover import DEFAULT_EXCLUDE, StrPath
 from shmlint.severity import Severity
 from shmlint.signals import Signals
 from shmlint.sizes import DEFAULT_MIN_SHM_BYTES, GIB
@@ -39,16 +39,16 @@ class Settings(NamedTuple):
     unrendered: str = "note"  # what a unit left unrendered counts as: "note" (never fails), "warning", "error"
     show_source: bool = False  # the text report shows each finding's lines, a marker under its span and its fix
 
-    def ignored_for(self, path: Path) -> frozenset[str]:
+    def ignored_for(self, path: StrPath) -> frozenset[str]:
         """Codes ``per-file-ignores`` switches off for this path; a pattern starting with ``!`` applies to every
         path it does not match (as in ruff)."""
         if not self.per_file_ignores:
             return frozenset()
         from shmlint.patterns import compiled, relative_posix
 
-        relative = relative_posix(str(path), self.pattern_root)
+        relative = relative_posix(os.fspath(path), self.pattern_root)
         if relative is None:  # outside the configuration's folder: as written
-            relative = path.as_posix().lstrip("/")
+            relative = os.fspath(path).replace(os.sep, "/").lstrip("/")
         return frozenset(
             code
             for pattern, codes in self.per_file_ignores

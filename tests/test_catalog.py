@@ -73,7 +73,7 @@ def test_implementation_is_the_module_of_the_same_name(path: Path) -> None:
 
 
 def test_the_catalog_is_the_top_level_rules_folder_in_a_checkout() -> None:
-    assert catalog_dir() == RULES.resolve()
+    assert Path(catalog_dir()) == RULES.resolve()
 
 
 def test_released_codes_keep_their_slugs() -> None:

@@ -39,7 +39,7 @@ def walked(root: Path, config: str | None = None) -> list[str]:
     if config is not None:
         (root / ".shmlint.yaml").write_text(config)
     settings = load_effective(root).settings
-    found = (c.path.relative_to(root).as_posix() for c in discover([root], settings))
+    found = (Path(c.path).relative_to(root).as_posix() for c in discover([root], settings))
     return sorted(path for path in found if path != ".shmlint.yaml")
 
 
@@ -239,7 +239,7 @@ def test_a_path_on_another_windows_drive_is_matched_as_written(tmp_path: Path, m
     assert patterns.relative_posix(str(tmp_path), "C:\\project") is None
     settings = Settings()._replace(exclude=("docs/*.yaml",), per_file_ignores=(("*.yaml", frozenset({"SHM001"})),))
     monkeypatch.chdir(tmp_path)
-    assert {c.path.as_posix() for c in discover([Path(".")], settings)} == {"docs/b/c.yaml", "d.yaml"}
+    assert {Path(c.path).as_posix() for c in discover([Path(".")], settings)} == {"docs/b/c.yaml", "d.yaml"}
     assert settings.ignored_for(Path("d.yaml")) == {"SHM001"}
 
 

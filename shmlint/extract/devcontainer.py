@@ -8,8 +8,9 @@ compose service instead, and its ``runArgs`` are ignored: that service is judged
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
+from shmlint.discover import StrPath, clean_path
 from shmlint.extract.docker_options import env_flag, options_workload
 from shmlint.model import CommandTarget, Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
@@ -22,7 +23,7 @@ _VARIABLE = "${"
 _BETWEEN = '", "'  # between two options written in one edit: each is its own item  # ${localEnv:X}, ${containerWorkspaceFolder}: substituted by the CLI
 
 
-def extract_devcontainer(source: SourceText, path: Path, signals: Signals) -> tuple[list[Workload], list[Notice]]:
+def extract_devcontainer(source: SourceText, path: StrPath, signals: Signals) -> tuple[list[Workload], list[Notice]]:
     """The dev container's workload (none for a compose-based one: a notice says where it is judged);
     raises ``JsoncError``."""
     root = parse(source.text)
@@ -35,7 +36,7 @@ def extract_devcontainer(source: SourceText, path: Path, signals: Signals) -> tu
     items = run_args.items if isinstance(run_args, JArray) else ()
     words = [_word(item) for item in items if isinstance(item, JString)]
     name = root.get("name")
-    label = name.value if isinstance(name, JString) else path.parent.name
+    label = name.value if isinstance(name, JString) else os.path.basename(os.path.dirname(clean_path(path)))
     image = root.get("image")
     workload = options_workload(
         source,

@@ -6,16 +6,18 @@ reported for its syntax, so it is parsed for syntax alone, and no extractor is e
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shmlint.discover import (
     COMPOSE_DEFAULT_FILES,
     COMPOSE_OVERRIDE_FILES,
     FileKind,
+    StrPath,
     chart_root,
+    clean_path,
     has_helm_actions,
     has_template_marks,
     is_aws_json,
@@ -31,7 +33,7 @@ from shmlint.value import NamedTuple
 if TYPE_CHECKING:
     from shmlint.extract.kserve import RuntimeIndex
 
-ReadSource = Callable[[Path], "SourceText | None"]
+ReadSource = Callable[[StrPath], "SourceText | None"]
 
 
 class Extraction(NamedTuple):
@@ -78,7 +80,7 @@ class UnparsableInput(Exception):
 
 
 def extract_file(
-    source: SourceText, kind: FileKind, path: Path, run: Extraction
+    source: SourceText, kind: FileKind, path: StrPath, run: Extraction
 ) -> tuple[list[Workload], list[Notice]]:
     """The workloads of one file and the notices about it; raises ``UnparsableInput``."""
     workloads, notices = _extract(source, kind, path, run)
@@ -91,7 +93,7 @@ def _too_complex(why: str) -> UnparsableInput:
     return UnparsableInput(f"too complex to check: {why} (split the file)", 1, 1, 0)
 
 
-def _extract(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> tuple[list[Workload], list[Notice]]:
+def _extract(source: SourceText, kind: FileKind, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     if kind is FileKind.YAML:
         return _yaml(source, path, run)
     if kind in (FileKind.TERRAFORM, FileKind.PYTHON):
@@ -125,14 +127,14 @@ def _extract(source: SourceText, kind: FileKind, path: Path, run: Extraction) ->
     return workloads, []
 
 
-def _unit(source: SourceText, path: Path, run: Extraction) -> list[Workload]:
+def _unit(source: SourceText, path: StrPath, run: Extraction) -> list[Workload]:
     from shmlint.extract.units import extract_unit
 
     return extract_unit(source, path, run.signals)
 
 
 def _yaml_blocks(
-    source: SourceText, blocks: list[tuple[int, int]], path: Path, run: Extraction
+    source: SourceText, blocks: list[tuple[int, int]], path: StrPath, run: Extraction
 ) -> tuple[list[Workload], list[Notice]]:
     """The YAML code blocks of a documentation file, each judged as its own file would be (a GPU Deployment in a
     README is applied as it is): read alone with the file's offsets, its fix targets marked as inside the block.
@@ -212,7 +214,7 @@ def _launchers(source: SourceText, kind: FileKind, run: Extraction) -> list[Work
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
 
 
-def _yaml(source: SourceText, path: Path, run: Extraction) -> tuple[list[Workload], list[Notice]]:
+def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     from shmlint.parsers.yamlnodes import TooComplex, YamlError, check_syntax, compose, key_problem
 
     if has_helm_actions(source.text) and _in_chart_templates(path):
@@ -236,13 +238,15 @@ def _yaml(source: SourceText, path: Path, run: Extraction) -> tuple[list[Workloa
     return _yaml_workloads(source, path, documents, run), []
 
 
-def _yaml_workloads(source: SourceText, path: Path, documents: list, run: Extraction) -> list[Workload]:
-    if may_be_compose(path.name, source.text):
+def _yaml_workloads(source: SourceText, path: StrPath, documents: list, run: Extraction) -> list[Workload]:
+    if may_be_compose(os.path.basename(path), source.text):
         from shmlint.extract import compose as compose_files
 
         if compose_files.is_compose(source.path, documents):
+            from pathlib import Path  # compose files name others relative to their folder
+
             return compose_files.extract_compose(
-                source, documents, run.signals, base_dir=path.parent, read_file=run.read_source
+                source, documents, run.signals, base_dir=Path(os.path.dirname(path) or "."), read_file=run.read_source
             )
     if _CI_KEYS.search(source.text):
         from shmlint.parsers.embedded import mask_ci_yaml
@@ -292,19 +296,22 @@ def _json(source: SourceText, run: Extraction) -> list[Workload]:
     return extract_aws(source, documents, run.signals)
 
 
-def _in_chart_templates(path: Path) -> bool:
+def _in_chart_templates(path: StrPath) -> bool:
     """A file under a Helm chart's ``templates/`` folder: not YAML until Helm renders it, whatever it parses as.
     Anywhere else, ``{{ }}`` inside valid YAML is content (KServe runtimes, compiled Argo workflows)."""
     chart = chart_root(path)
-    return chart is not None and (chart / "templates") in path.parents
+    return chart is not None and clean_path(path).startswith(clean_path(os.path.join(chart, "templates")) + os.sep)
 
 
-def _has_override(path: Path) -> bool:
+def _has_override(path: StrPath) -> bool:
     """A default compose file with an override beside it: the override may hold the signals."""
-    return path.name in COMPOSE_DEFAULT_FILES and any((path.parent / n).is_file() for n in COMPOSE_OVERRIDE_FILES)
+    folder = os.path.dirname(path)
+    return os.path.basename(path) in COMPOSE_DEFAULT_FILES and any(
+        os.path.isfile(os.path.join(folder, name)) for name in COMPOSE_OVERRIDE_FILES
+    )
 
 
-def _template_notice(source: SourceText, path: Path) -> Notice:
+def _template_notice(source: SourceText, path: StrPath) -> Notice:
     chart = chart_root(path)
     if chart is not None:
         return Notice(

@@ -3,9 +3,7 @@ containers (JSONC), GitLab runners (TOML) and Jenkins pipelines (Groovy)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from shmlint.discover import FileKind
+from shmlint.discover import FileKind, StrPath
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Notice, Workload
 from shmlint.prefilter import Prefilter
@@ -24,7 +22,7 @@ class InvalidFile(Exception):
 
 
 def extract_job_containers(
-    source: SourceText, kind: FileKind, path: Path, signals: Signals, prefilter: Prefilter
+    source: SourceText, kind: FileKind, path: StrPath, signals: Signals, prefilter: Prefilter
 ) -> tuple[list[Workload], list[Notice]]:
     """The workloads of a dev container, runner or pipeline file; raises ``InvalidFile``."""
     wanted = prefilter.passes(source.text)  # without a signal, only the syntax can be reported
@@ -40,7 +38,7 @@ def extract_job_containers(
 
 
 def _devcontainer(
-    source: SourceText, path: Path, signals: Signals, wanted: bool
+    source: SourceText, path: StrPath, signals: Signals, wanted: bool
 ) -> tuple[list[Workload], list[Notice]]:
     from shmlint.parsers.jsonc import JsoncError, parse
 

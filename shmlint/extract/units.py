@@ -8,8 +8,9 @@ same as for a ``podman run`` line, and a finding points at the key that causes i
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
+from shmlint.discover import StrPath
 from shmlint.extract.commandline import command_workload, extract_commands
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import (
@@ -46,7 +47,7 @@ _VALUE_KEYS = {
 _LIST_KEYS = {"Environment": "--env"}
 
 
-def extract_unit(source: SourceText, path: Path, signals: Signals) -> list[Workload]:
+def extract_unit(source: SourceText, path: StrPath, signals: Signals) -> list[Workload]:
     """The containers a unit file starts."""
     entries = read_unit(source.text)
     workloads = _service_commands(source, entries, signals)
@@ -72,7 +73,7 @@ def _service_commands(source: SourceText, entries: list[UnitEntry], signals: Sig
     return extract_commands(source, "".join(mask), signals)
 
 
-def _quadlet(source: SourceText, path: Path, entries: list[UnitEntry], signals: Signals) -> Workload | None:
+def _quadlet(source: SourceText, path: StrPath, entries: list[UnitEntry], signals: Signals) -> Workload | None:
     text = source.text
     container = [entry for entry in entries if entry.section == "Container"]
     words: list[Word] = []
@@ -101,7 +102,7 @@ def _quadlet(source: SourceText, path: Path, entries: list[UnitEntry], signals: 
     workload = command_workload(command, source, signals, occurrence=0)
     insert_at = section_end(entries, "Container")
     slots = workload.target.size_slots if isinstance(workload.target, CommandTarget) else ()
-    name = next((value(text, e) for e in container if e.key == "ContainerName"), f"systemd-{path.stem}")
+    name = next((value(text, e) for e in container if e.key == "ContainerName"), f"systemd-{_stem(path)}")
     pod = next((e for e in container if e.key == "Pod"), None)
     shm = workload.shm
     if pod is not None:  # a pod shares its IPC namespace, and so one /dev/shm, with its containers by default
@@ -113,7 +114,7 @@ def _quadlet(source: SourceText, path: Path, entries: list[UnitEntry], signals: 
     )
     return workload._replace(
         gpu=gpu,
-        id=WorkloadId(WorkloadFormat.QUADLET, "Quadlet", path.stem, container_kind="container", container=name),
+        id=WorkloadId(WorkloadFormat.QUADLET, "Quadlet", _stem(path), container_kind="container", container=name),
         span=source.span(image_entry.key_start, image_entry.line_end),
         shm=shm,
         target=CommandTarget(insert_at, slots) if insert_at is not None else None,
@@ -132,3 +133,8 @@ def _value_word(text: str, entry: UnitEntry, start: int) -> Word:
     """A key's whole value as one word, spanning its own characters."""
     raw = text[start : entry.end]
     return Word(value(text, entry._replace(start=start)), start, start + len(raw.rstrip()))
+
+
+def _stem(path: StrPath) -> str:
+    """The unit's name without its suffix (``Path.stem``)."""
+    return os.path.splitext(os.path.basename(path))[0]

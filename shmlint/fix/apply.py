@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from pathlib import Path
 
-from shmlint.discover import FileKind
+from shmlint.discover import FileKind, StrPath
 from shmlint.edits import edits_for
 from shmlint.engine import Engine
 from shmlint.model import Applicability, Edit, FileResult, Finding, WorkloadId
@@ -100,7 +99,7 @@ def fix_source(
     engine: Engine,
     source: SourceText,
     kind: FileKind,
-    path: Path,
+    path: StrPath,
     *,
     unsafe: bool = False,
     checked: FileResult | None = None,
@@ -113,7 +112,7 @@ def fix_source(
 
 
 def _fix_rounds(
-    engine: Engine, source: SourceText, kind: FileKind, path: Path, unsafe: bool, checked: FileResult | None
+    engine: Engine, source: SourceText, kind: FileKind, path: StrPath, unsafe: bool, checked: FileResult | None
 ) -> FixResult:
     current = source
     applied: list[Finding] = []

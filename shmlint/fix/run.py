@@ -53,14 +53,14 @@ def fix_file(
         from shmlint.fix.write import WriteError, write_atomic
 
         try:
-            write_atomic(candidate.path, result.source.encode(result.text), result.source.encode(), roots)
+            write_atomic(Path(candidate.path), result.source.encode(result.text), result.source.encode(), roots)
         except WriteError as exc:
             return FileOutcome(path, problems=result.problems, error=str(exc))
         return FileOutcome(path, len(result.applied), True, problems=result.problems)
     from shmlint.fix.diff import unified
 
     bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1
-    diff = unified(candidate.path.as_posix(), bom + result.source.text, bom + result.text)  # for git apply
+    diff = unified(Path(candidate.path).as_posix(), bom + result.source.text, bom + result.text)  # for git apply
     return FileOutcome(path, len(result.applied), True, diff, result.problems)
 
 

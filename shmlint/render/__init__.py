@@ -133,20 +133,25 @@ def find_units(candidates: list[Candidate]) -> list[Unit]:
     another chart's ``charts/`` folder is rendered as part of that chart."""
     from shmlint.discover import chart_root
 
-    folders = sorted({c.path.parent for c in candidates if c.path.name in KUSTOMIZATION_NAMES})
-    roots = {c.path.parent for c in candidates if c.path.name == "Chart.yaml"}
-    roots |= {root for c in candidates if "templates" in c.path.parts and (root := chart_root(c.path)) is not None}
+    paths = {c.path: Path(c.path) for c in candidates}  # candidates carry strings; units are found with Paths
+    folders = sorted({paths[c.path].parent for c in candidates if paths[c.path].name in KUSTOMIZATION_NAMES})
+    roots = {paths[c.path].parent for c in candidates if paths[c.path].name == "Chart.yaml"}
+    roots |= {
+        Path(root)
+        for c in candidates
+        if "templates" in paths[c.path].parts and (root := chart_root(c.path)) is not None
+    }
     charts = sorted(r for r in roots if not any(p in roots for p in r.parents))
     units = [
         Unit(
             f,
             "kustomization",
             KUSTOMIZE,
-            tuple(c for c in candidates if c.path.parent == f and c.kind is FileKind.YAML),
+            tuple(c for c in candidates if paths[c.path].parent == f and c.kind is FileKind.YAML),
         )
         for f in folders
     ]
-    units += [Unit(r, "Helm chart", HELM, tuple(c for c in candidates if r in c.path.parents)) for r in charts]
+    units += [Unit(r, "Helm chart", HELM, tuple(c for c in candidates if r in paths[c.path].parents)) for r in charts]
     return units
 
 
@@ -158,7 +163,7 @@ def render_units(engine: Engine, candidates: list[Candidate]) -> tuple[list[Cand
         return candidates, ()
     settings = engine.settings
     results: list[tuple[Unit, FileResult, RenderStatus]] = []
-    taken: set[Path] = set()
+    taken: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="shmlint-render-") as home:
         renderers = Renderers(Path(home), settings.max_file_bytes)
         for unit in units:
@@ -276,7 +281,7 @@ def check_rendered(engine: Engine, rendered: Rendered) -> FileResult:
     result = engine.check_source(SourceText(unit.label, text), FileKind.YAML, Path(unit.label))
     members = unit.members if unit.renderer == KUSTOMIZE else ()
     known = {c.path for c in members}
-    sources = (*members, *(Candidate(p, FileKind.YAML, True) for p in rendered.sources if p not in known))
+    sources = (*members, *(Candidate(str(p), FileKind.YAML, True) for p in rendered.sources if str(p) not in known))
     originals = {
         w.id: w
         for source in sources
