@@ -119,7 +119,7 @@ def clean_path(path: StrPath) -> str:
 
 def path_parts(path: str) -> list[str]:
     """The segments of a path (``Path.parts`` without the root)."""
-    return [part for part in path.split(os.sep) if part]
+    return [part for part in path.split(os.sep) if part not in ("", ".")]
 
 
 class Candidate(NamedTuple):
@@ -344,6 +344,7 @@ def _read_gitignore(path: str) -> PathPatterns | None:
 def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
     unreadable: list[OSError] = []
     top = root
+    dotted = root == "."  # os.walk joins onto "." ("./a.yaml"): written as pathlib writes it ("a.yaml")
     for directory, dirnames, filenames in _walk_tree(root, unreadable.append):
         while unreadable:
             yield _unreadable(unreadable.pop(), directory)
@@ -368,7 +369,7 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
             if kind is None and _regular(full):
                 kind = _sniff(full)
             if kind is not None:
-                yield Candidate(full, kind, explicit=False)
+                yield Candidate(clean_path(full) if dotted else full, kind, explicit=False)
 
 
 def _walk_folders(root: str, excluded: Callable[[str, str], bool]) -> Iterator[tuple[str, list[str], OSError | None]]:

@@ -82,7 +82,7 @@ def test_other_json_files_are_not_read_even_when_broken(engine: Engine, tmp_path
     assert check(engine, "tsconfig.json", '{"compilerOptions": {}, // comment\n}').findings == ()
     (tmp_path / "package.json").write_text('{"name": "x"}')
     (tmp_path / "task.json").write_text(task(GPU_CONTAINER % ""))
-    found = {c.path.name: c.kind for c in discover([tmp_path])}
+    found = {Path(c.path).name: c.kind for c in discover([tmp_path])}
     assert found == {"task.json": FileKind.JSON}
 
 

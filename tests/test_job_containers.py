@@ -113,7 +113,7 @@ def test_a_walk_finds_every_dev_container_location(tmp_path: Path) -> None:
     for name in (".devcontainer/devcontainer.json", ".devcontainer.json", ".devcontainer/cuda/devcontainer.json"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("{}\n", encoding="utf-8")
-    found = {c.path.relative_to(tmp_path).as_posix(): c.kind for c in discover([tmp_path])}
+    found = {Path(c.path).relative_to(tmp_path).as_posix(): c.kind for c in discover([tmp_path])}
     assert found == {
         ".devcontainer.json": FileKind.DEVCONTAINER,
         ".devcontainer/cuda/devcontainer.json": FileKind.DEVCONTAINER,

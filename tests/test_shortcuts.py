@@ -1,14 +1,16 @@
 """The shortcuts that spare a run compiling patterns answer what the patterns answer: globs by string tests,
-compose names by a word every name pattern holds, control characters by ``str.isprintable``."""
+compose names by a word every name pattern holds, control characters by ``str.isprintable``, paths written as
+pathlib writes them without loading pathlib."""
 
 from __future__ import annotations
 
 import fnmatch
+from pathlib import PurePosixPath
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shmlint.discover import COMPOSE_NAME_PATTERNS, is_compose_name
+from shmlint.discover import COMPOSE_NAME_PATTERNS, chart_root, clean_path, is_compose_name, path_parts
 from shmlint.report.visible import _UNSAFE, visible
 from shmlint.signals import Globs, Signals
 
@@ -40,3 +42,21 @@ def test_visible_escapes_exactly_what_the_pattern_finds(text: str) -> None:
     expected = _UNSAFE.sub(lambda m: visible(m.group(0)), text) if _UNSAFE.search(text) else text
     assert visible(text) == expected
     assert (visible(text) == text) == (_UNSAFE.search(text) is None)
+
+
+@given(path=st.lists(st.sampled_from(["a", "b", "/", ".", ".."]), max_size=12).map("".join))
+def test_clean_path_writes_a_path_as_pathlib_does(path: str) -> None:
+    expected = str(PurePosixPath(path)) if not path.startswith("//") or path.startswith("///") else None
+    if expected is not None:  # pathlib keeps exactly two leading slashes (a POSIX special case shmlint never sees)
+        assert clean_path(path) == expected
+        assert path_parts(clean_path(path)) == [p for p in PurePosixPath(path).parts if p != "/"]
+
+
+def test_chart_root_finds_the_chart_above_a_template(tmp_path, monkeypatch) -> None:
+    chart = tmp_path / "charts" / "trainer"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("name: trainer\n", encoding="utf-8")
+    assert chart_root(str(chart / "templates" / "job.yaml")) == str(chart)
+    assert chart_root(str(tmp_path / "other.yaml")) is None  # the control: no chart above
+    monkeypatch.chdir(chart)
+    assert chart_root("templates/job.yaml") == "."  # a relative path reaches the current folder, as Path.parents do
