@@ -1,13 +1,15 @@
 """shmlint's immutable value types, cheap to define: every run defines them all before checking a file.
 
-``NamedTuple``, for values that are tuples, without the cost of checking annotations at definition:
+``NamedTuple``, for values that are tuples. To type checkers this *is* ``typing.NamedTuple``; at run time a class
+written ``class Span(NamedTuple)`` is the tuple class ``collections.namedtuple`` would make (the same ``__new__``
+signature, field properties, ``_make``, ``_replace``, ``_asdict``, ``repr``, pickling), with the class body's
+methods, properties and docstring. Built here because both library ways are slow to define: ``typing`` validates
+every annotation twice, compiling each string annotation into a ``ForwardRef`` (120-210 µs a class), and
+``collections.namedtuple`` compiles a new ``__new__`` from source for every class (75 µs). Here ``__new__`` is
+compiled once per number of fields and renamed per class (``CodeType.replace``), and the other methods are shared:
+about 15 µs a class. shmlint defines about fifty before checking a single file.
 
-To type checkers this *is* ``typing.NamedTuple``. At run time a class written ``class Span(NamedTuple)`` becomes the
-same ``collections.namedtuple`` that ``typing`` builds, with the class body's methods, properties and docstring,
-but ``typing`` first validates every annotation twice, compiling each string annotation (all of them under
-``from __future__ import annotations``) into a ``ForwardRef``: 120-210 µs a class where the tuple costs 75 µs.
-shmlint defines about fifty such classes before checking a single file, so this was a quarter of a one-file
-``check`` beyond starting Python. Nothing in shmlint reads the annotations at run time (they stay, as written).
+``Frozen``, for immutable objects that keep derived values.
 """
 
 from __future__ import annotations
@@ -19,7 +21,17 @@ _F = TypeVar("_F", bound="Frozen")
 if TYPE_CHECKING:
     from typing import NamedTuple as NamedTuple
 else:
-    import collections
+    import functools
+    import sys
+    import types
+    from operator import itemgetter
+
+    try:  # what collections.namedtuple uses for field properties, where the interpreter has it
+        from _collections import _tuplegetter
+    except ImportError:
+
+        def _tuplegetter(index: int, doc: str) -> property:
+            return property(itemgetter(index), doc=doc)
 
     #: what the class statement itself puts in a namespace; the rest (methods, properties, the docstring) is copied
     _CLASS_KEYS = frozenset({"__module__", "__qualname__", "__annotations__", "__orig_bases__"})
@@ -38,13 +50,72 @@ else:
         }
     )
 
+    @functools.cache
+    def _new_code(count: int) -> types.CodeType:
+        """``lambda _cls, _0, _1: _tuple_new(_cls, (_0, _1))`` compiled once for each number of fields."""
+        names = ", ".join(f"_{index}" for index in range(count))
+        source = f"lambda _cls, {names}: _tuple_new(_cls, ({names}{',' if count == 1 else ''}))"
+        code: types.CodeType = eval(source, {"_tuple_new": tuple.__new__}).__code__
+        return code
+
+    def _make(cls: type, iterable: Any) -> Any:
+        result = tuple.__new__(cls, iterable)
+        if len(result) != len(cls._fields):
+            raise TypeError(f"Expected {len(cls._fields)} arguments, got {len(result)}")
+        return result
+
+    def _replace(self: Any, /, **changes: Any) -> Any:
+        result = self._make(map(changes.pop, self._fields, self))
+        if changes:
+            raise ValueError(f"Got unexpected field names: {list(changes)!r}")
+        return result
+
+    def _repr(self: Any) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self, strict=True))
+        return f"{type(self).__name__}({fields})"
+
+    def _asdict(self: Any) -> dict[str, Any]:
+        return dict(zip(self._fields, self, strict=True))
+
+    def _getnewargs(self: Any) -> tuple[Any, ...]:
+        return tuple(self)
+
+    def _tuple_class(typename: str, fields: tuple[str, ...], defaults: tuple[Any, ...], module: str) -> type:
+        new = types.FunctionType(
+            _new_code(len(fields)).replace(co_varnames=("_cls", *fields)),
+            {"_tuple_new": tuple.__new__, "__builtins__": {}},
+            "__new__",
+            defaults or None,
+        )
+        new.__qualname__ = f"{typename}.__new__"
+        namespace: dict[str, Any] = {
+            "__doc__": f"{typename}({', '.join(fields)})",
+            "__slots__": (),
+            "_fields": fields,
+            "_field_defaults": dict(zip(fields[len(fields) - len(defaults) :], defaults, strict=True)),
+            "__new__": new,
+            "_make": classmethod(_make),
+            "_replace": _replace,
+            "__repr__": _repr,
+            "_asdict": _asdict,
+            "__getnewargs__": _getnewargs,
+            "__match_args__": fields,
+            "__module__": module,
+        }
+        for index, name in enumerate(fields):
+            namespace[name] = _tuplegetter(index, f"Alias for field number {index}")
+        return type(typename, (tuple,), namespace)
+
     class _NamedTupleMeta(type):
         def __new__(mcls, typename: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
             if bases != (_NamedTupleBase,):
                 raise TypeError(f"{typename}: a NamedTuple cannot have other bases (as with typing.NamedTuple)")
             annotations = namespace.get("__annotations__", {})
-            defaults = [namespace[field] for field in annotations if field in namespace]
-            cls = collections.namedtuple(typename, annotations, defaults=defaults, module=namespace["__module__"])
+            fields = tuple(map(sys.intern, annotations))
+            defaults = tuple(namespace[field] for field in fields if field in namespace)
+            if any(field not in namespace for field in fields[len(fields) - len(defaults) :]):
+                raise TypeError(f"{typename}: a field without a default follows one with a default")
+            cls = _tuple_class(typename, fields, defaults, namespace["__module__"])
             cls.__annotations__ = annotations
             cls.__qualname__ = namespace["__qualname__"]
             for key, value in namespace.items():
