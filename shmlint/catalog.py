@@ -8,7 +8,6 @@ plain ``shmlint check`` pays for the catalog only when something asks for it. Va
 
 from __future__ import annotations
 
-import enum
 import functools
 import os
 from typing import Any
@@ -17,7 +16,7 @@ import yaml
 
 from shmlint.model import Applicability, WorkloadFormat
 from shmlint.severity import Severity
-from shmlint.value import NamedTuple
+from shmlint.value import NamedTuple, StrEnum
 
 #: where the catalog is, first found wins: inside the package in an installed wheel (pyproject.toml force-includes
 #: ``rules/`` there), else the checkout's top-level ``rules/`` (a source tree or an editable install)
@@ -32,7 +31,7 @@ class CatalogError(ValueError):
     """A catalog file is missing a field or has one of the wrong type; the message names the file."""
 
 
-class FixAvailability(enum.StrEnum):
+class FixAvailability(StrEnum):
     ALWAYS = "always"  # every finding of the rule carries a fix
     SOMETIMES = "sometimes"  # only when the meaning is certain
     NEVER = "never"  # manual change only

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import fnmatch
 import os
 import re
@@ -11,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple
+from shmlint.value import NamedTuple, StrEnum
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -84,7 +83,7 @@ def may_be_compose(name: str, text: str) -> bool:
     return is_compose_name(name) or _TOP_LEVEL_SERVICES.search(text) is not None
 
 
-class FileKind(enum.StrEnum):
+class FileKind(StrEnum):
     """How a file is read, decided by its name or first bytes; what its workloads are written in is their
     ``WorkloadFormat`` (a YAML file holds Kubernetes or compose workloads)."""
 

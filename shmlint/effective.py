@@ -5,14 +5,12 @@ One answer for the rules and for the validation suite, so the suite tests the ve
 
 from __future__ import annotations
 
-import enum
-
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmSource, Workload
 from shmlint.sizes import DEFAULT_SHM_BYTES, MIB
-from shmlint.value import NamedTuple
+from shmlint.value import NamedTuple, StrEnum
 
 
-class ShmState(enum.StrEnum):
+class ShmState(StrEnum):
     DEFAULT = "default"  # the runtime's 64 MiB
     SIZED = "sized"  # a memory tmpfs of known size
     UNBOUNDED = "unbounded"  # a memory tmpfs limited only by the memory limit or the machine

@@ -11,16 +11,15 @@ every ``shmlint check`` defines them all and a frozen dataclass costs about eigh
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from typing import Any
 
 from shmlint.severity import Severity
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
+from shmlint.value import IntEnum, NamedTuple, StrEnum
 
 
-class WorkloadFormat(enum.StrEnum):
+class WorkloadFormat(StrEnum):
     """The language a workload is declared in, which decides how a fix is spelled.
 
     Not the file's kind (``shmlint.discover.FileKind``, how a file is read): a YAML file holds Kubernetes or
@@ -45,7 +44,7 @@ class WorkloadFormat(enum.StrEnum):
     GITLAB_RUNNER = "gitlab-runner"  # a GitLab runner's config.toml ``[runners.docker]``
 
 
-class Tier(enum.IntEnum):
+class Tier(IntEnum):
     """How much a workload's software needs /dev/shm (``shmlint.need`` decides); ordered, the strongest wins."""
 
     FREE = 0  # known not to use it: no finding
@@ -101,7 +100,7 @@ class Size(NamedTuple):
     suggestion: str | None = None  # a valid spelling with the same meaning, only when that meaning is certain
 
 
-class ShmKind(enum.StrEnum):
+class ShmKind(StrEnum):
     """How a declaration provides (or fails to provide) the container's /dev/shm."""
 
     MEMORY = "memory"  # tmpfs: Memory emptyDir, shm_size, --shm-size, --tmpfs; size may be unbounded
@@ -121,7 +120,7 @@ APPLIED_KINDS = frozenset(
 )
 
 
-class ShmMechanism(enum.StrEnum):
+class ShmMechanism(StrEnum):
     """How a declaration reaches /dev/shm, independent of the file format that spells it.
 
     The validation harness reproduces a declaration by its mechanism, and the rules tell a size of the IPC
@@ -336,7 +335,7 @@ class Workload(NamedTuple):
         return (self.gpu or self.torch or (None,))[0]
 
 
-class FixAction(enum.StrEnum):
+class FixAction(StrEnum):
     """What a fix does, independent of the file format that will spell it."""
 
     ADD_SHM = "add-shm"  # give the workload a sized /dev/shm
@@ -346,7 +345,7 @@ class FixAction(enum.StrEnum):
     PRIVATE_IPC = "private-ipc"  # replace ipc none by a private IPC namespace, sized when nothing sizes it yet
 
 
-class Applicability(enum.StrEnum):
+class Applicability(StrEnum):
     SAFE = "safe"
     UNSAFE = "unsafe"
 
@@ -418,7 +417,7 @@ class Notice(NamedTuple):
     message: str
 
 
-class RenderStatus(enum.StrEnum):
+class RenderStatus(StrEnum):
     """What became of a kustomization or chart; only NOT_RENDERED leaves something unchecked without a finding."""
 
     RENDERED = "rendered"

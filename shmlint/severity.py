@@ -3,10 +3,10 @@ else is loaded."""
 
 from __future__ import annotations
 
-import enum
+from shmlint.value import IntEnum
 
 
-class Severity(enum.IntEnum):
+class Severity(IntEnum):
     """Ordered so that ``--fail-on`` can compare: info < warning < error."""
 
     INFO = 1

@@ -9,6 +9,12 @@ every annotation twice, compiling each string annotation into a ``ForwardRef`` (
 compiled once per number of fields and renamed per class (``CodeType.replace``), and the other methods are shared:
 about 15 µs a class. shmlint defines about fifty before checking a single file.
 
+``StrEnum`` and ``IntEnum``: to type checkers the ``enum`` classes; at run time a class written
+``class Tier(IntEnum)`` is made by ``enum._simple_enum``, the constructor the standard library uses for its own
+enums (``re.RegexFlag``, ``http.HTTPStatus``) so that importing them stays cheap. The result is an ordinary enum
+class (same members, values, order, methods, pickling), defined in half the time of a class statement on
+``enum.StrEnum`` (80 against 170 µs for ten members); a run defines a dozen.
+
 ``Frozen``, for immutable objects that keep derived values.
 """
 
@@ -19,8 +25,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 _F = TypeVar("_F", bound="Frozen")
 
 if TYPE_CHECKING:
+    from enum import IntEnum as IntEnum
+    from enum import StrEnum as StrEnum
     from typing import NamedTuple as NamedTuple
 else:
+    import enum
     import functools
     import sys
     import types
@@ -126,6 +135,27 @@ else:
             return cls
 
     _NamedTupleBase = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
+
+    class _EnumMeta(type):
+        """Makes the enum with ``enum._simple_enum`` from the class body, of the kind the base names."""
+
+        def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
+            if not hasattr(mcls, "kind"):  # the base class itself
+                return super().__new__(mcls, name, bases, namespace)
+            if len(bases) != 1:
+                raise TypeError(f"{name}: an enum here has exactly one base, StrEnum or IntEnum")
+            plain = type(name, (), {key: value for key, value in namespace.items() if key != "__weakref__"})
+            made: type = enum._simple_enum(mcls.kind)(plain)
+            return made
+
+    class _StrEnumMeta(_EnumMeta):
+        kind = enum.StrEnum
+
+    class _IntEnumMeta(_EnumMeta):
+        kind = enum.IntEnum
+
+    StrEnum = type.__new__(_StrEnumMeta, "StrEnum", (), {})
+    IntEnum = type.__new__(_IntEnumMeta, "IntEnum", (), {})
 
     def NamedTuple(*args: Any, **kwargs: Any) -> Any:
         raise TypeError("shmlint.value.NamedTuple is a base class only: write class Name(NamedTuple)")

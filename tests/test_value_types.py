@@ -111,3 +111,56 @@ def test_frozen_objects_are_immutable_values() -> None:
     again = pickle.loads(pickle.dumps(point))
     assert again == point and again.norm == 3
     assert repr(point) == "Point(x=1, y=2)"
+
+
+def _kinds(base_str: type, base_int: type) -> tuple[type, type]:
+    class Kind(base_str):  # type: ignore[valid-type,misc]
+        """Kinds."""
+
+        ALPHA = "alpha"
+        BETA = "beta"
+
+        def shout(self) -> str:
+            return self.value.upper()
+
+    class Level(base_int):  # type: ignore[valid-type,misc]
+        LOW = 1
+        HIGH = 3
+
+        @property
+        def label(self) -> str:
+            return self.name.lower()
+
+        @classmethod
+        def parse(cls, text: str) -> Level:
+            return cls[text.upper()]
+
+    return Kind, Level
+
+
+def test_our_enums_are_the_enums_a_class_statement_makes() -> None:
+    import enum
+
+    from shmlint import value
+
+    ours, theirs = _kinds(value.StrEnum, value.IntEnum), _kinds(enum.StrEnum, enum.IntEnum)
+    for mine, reference in zip(ours, theirs, strict=True):
+        assert type(mine) is type(reference)  # both enum.EnumType: isinstance, iteration, lookups as usual
+        assert [(m.name, m.value, str(m), repr(m), format(m), hash(m)) for m in mine] == [
+            (m.name, m.value, str(m), repr(m), format(m), hash(m)) for m in reference
+        ]
+    kind, level = ours
+    assert kind("beta") is kind.BETA and kind["ALPHA"] == "alpha" and kind.ALPHA.shout() == "ALPHA"
+    assert kind.__doc__ == "Kinds." and isinstance(kind.ALPHA, str) and isinstance(kind.ALPHA, enum.Enum)
+    assert level.LOW < level.HIGH and max(level) is level.HIGH and level.parse("high") is level.HIGH
+    assert level.HIGH.label == "high" and level(1) is level.LOW
+
+
+def test_shmlints_enums_pickle_to_the_same_members() -> None:
+    """Results cross process boundaries (the process pool): each member must come back as itself."""
+    from shmlint.discover import FileKind
+    from shmlint.model import ShmKind, Tier, WorkloadFormat
+    from shmlint.severity import Severity
+
+    for kind in (FileKind, ShmKind, Tier, WorkloadFormat, Severity):
+        assert all(pickle.loads(pickle.dumps(member)) is member for member in kind)

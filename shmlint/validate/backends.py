@@ -14,7 +14,6 @@ parameters, never spliced into their text.
 
 from __future__ import annotations
 
-import enum
 import math
 import os
 import shlex
@@ -35,6 +34,7 @@ from typing import Protocol
 import shmlint
 from shmlint.runtime.shm import SHM_PATH
 from shmlint.sizes import DEFAULT_SHM_BYTES, format_docker, human
+from shmlint.value import StrEnum
 
 #: where the probe's ``shmlint`` package is imported from, inside a namespace or a container
 PACKAGE_PARENT = str(Path(shmlint.__file__).resolve().parent.parent)
@@ -64,7 +64,7 @@ exec "$@"
 """
 
 
-class Provision(enum.StrEnum):
+class Provision(StrEnum):
     """How the container gets its /dev/shm, which decides the namespace mount and the podman flag."""
 
     DEFAULT = "default"  # the runtime's own 64 MiB: no flag

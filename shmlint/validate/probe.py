@@ -14,7 +14,6 @@ Prints one JSON line: ``{"outcome": "ok" | "shm-error" | "other-error", "signatu
 from __future__ import annotations
 
 import argparse
-import enum
 import json
 import os
 import select
@@ -26,11 +25,13 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from shmlint.value import StrEnum
+
 EXIT_OK, EXIT_SHM, EXIT_OTHER = 0, 3, 4
 FILL_TIMEOUT_SECONDS = 30.0
 
 
-class Outcome(enum.StrEnum):
+class Outcome(StrEnum):
     OK = "ok"
     SHM_ERROR = "shm-error"
     OTHER_ERROR = "other-error"
