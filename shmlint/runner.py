@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 #: a word of every KServe runtime kind (``extract.kserve.RUNTIME_KINDS``): a file without it holds no runtime, and
 #: a run over such files does not load the KServe code
 RUNTIME_MARK = b"ServingRuntime"
+#: what a file that may need the run's runtimes names
+ISVC_MARK = "InferenceService"
 #: a kustomization or a chart is near (a template is how a pre-commit hook names a chart): the renderer is loaded
 _UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
 
@@ -31,20 +33,46 @@ def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None =
     """Check everything below ``paths``. Results are slimmed (no file text) so memory stays flat on large trees
     and results cross process boundaries cheaply."""
     candidates = list(discover(paths, settings))
-    runtimes = kserve_runtimes(settings, candidates)
-    rendered: tuple[FileResult, ...] = ()
-    if any(os.path.basename(c.path) in _UNIT_NAMES or "templates" in path_parts(c.path) for c in candidates):
-        from shmlint.render import render_units
-
-        candidates, rendered = render_units(_engine(settings, runtimes), candidates)
     from shmlint.parallel import map_in_order
 
-    results = tuple(map_in_order(functools.partial(_check, settings, runtimes), candidates, jobs))
-    if rendered:
-        from shmlint.render import said_once
+    if any(os.path.basename(c.path) in _UNIT_NAMES or "templates" in path_parts(c.path) for c in candidates):
+        from shmlint.render import render_units, said_once
 
-        results, rendered = said_once(results, rendered)
-    return Report((*results, *rendered))
+        runtimes = kserve_runtimes(settings, candidates)  # rendered output is checked before the files are
+        candidates, rendered = render_units(_engine(settings, runtimes), candidates)
+        results = tuple(map_in_order(functools.partial(_check, settings, runtimes), candidates, jobs))
+        if rendered:
+            results, rendered = said_once(results, rendered)
+        return Report((*results, *rendered))
+    marked = tuple(map_in_order(functools.partial(_check_marked, settings), candidates, jobs))
+    return Report(_completed_by_runtimes(settings, candidates, marked))
+
+
+def _check_marked(settings: Settings, candidate: Candidate) -> tuple[FileResult, bool, bool]:
+    """A file checked without the run's KServe runtimes, and whether its text names a ServingRuntime (it may
+    define some) and an InferenceService (its check may need them)."""
+    result = _engine(settings, None).check_candidate(candidate)
+    text = result.source.text if result.source is not None else ""
+    return result.slim(), RUNTIME_MARK.decode() in text, ISVC_MARK in text
+
+
+def _completed_by_runtimes(
+    settings: Settings, candidates: list[Candidate], marked: tuple[tuple[FileResult, bool, bool], ...]
+) -> tuple[FileResult, ...]:
+    """The results, with each file that names an InferenceService checked again with the ServingRuntimes the run
+    found (KServe merges a runtime into an InferenceService from any file): the same findings as reading the
+    runtimes first, without reading every file twice when, as in most trees, there is no KServe at all."""
+    results = [result for result, _, _ in marked]
+    defining = [c for c, (_, defines, _) in zip(candidates, marked, strict=True) if defines]
+    using = [index for index, (_, _, uses) in enumerate(marked) if uses]
+    if not defining or not using:
+        return tuple(results)
+    runtimes = kserve_runtimes(settings, defining)
+    if runtimes is not None:
+        engine = Engine(settings, runtimes)
+        for index in using:
+            results[index] = engine.check_candidate(candidates[index]).slim()
+    return tuple(results)
 
 
 def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeIndex | None:

@@ -194,7 +194,10 @@ _PYTHON_LAUNCHERS = LazyRegex(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flyt
 def _launchers(source: SourceText, kind: FileKind, run: Extraction) -> list[Workload]:
     """Terraform resources and Python launcher calls; their readers are imported only for a file that needs them."""
     if kind is FileKind.TERRAFORM:
-        if _TERRAFORM_RESOURCES.search(source.text) is None:
+        # HCL parses slowly (about 2 ms a small file): a file that names no container resource, or holds none of
+        # the signal words (no accelerator, no torch, no /dev/shm setting), cannot hold a finding and is not parsed.
+        # Its syntax is Terraform's to judge (``terraform validate``), as for every .tf file shmlint does not read
+        if _TERRAFORM_RESOURCES.search(source.text) is None or not run.prefilter.passes(source.text):
             return []
         from shmlint.extract.terraform import extract_terraform
         from shmlint.parsers.hcl import HclError
