@@ -118,10 +118,31 @@ def read_bytes(path: os.PathLike[str] | str, limit: int) -> bytes:
             raise InputError("not a regular file (a FIFO, socket or device is never read)")
         if info.st_size > limit:
             raise InputError(f"file is {info.st_size:,} bytes, above the limit of {limit:,} (max-file-size)")
-        with open(path, "rb") as handle:
-            return handle.read(limit + 1)
+        return _read_regular(path, info.st_size, limit)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}") from None
+
+
+#: never block on a FIFO swapped in after the stat, never make a terminal ours, no text mode on Windows
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_regular(path: os.PathLike[str] | str, size: int, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes, asked for by the size the file had: ``open().read(limit + 1)`` sets aside a
+    buffer of the whole limit for every file, three times the cost of reading a small manifest."""
+    descriptor = os.open(path, _READ_FLAGS | getattr(os, "O_CLOEXEC", 0))
+    try:
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(descriptor, min(left, size + 1, 1 << 20) if not chunks else min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
 
 
 def alone(text: str, start: int, end: int) -> str:
