@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from shmlint.catalog import lookup
+from shmlint.catalog import header
 from shmlint.model import Finding, Fix, Workload
 from shmlint.settings import Settings
 from shmlint.severity import Severity
@@ -47,7 +47,7 @@ class RuleContext:
         at_most: Severity | None = None,
     ) -> Finding:
         """A finding of ``rule`` with its catalog slug and configured severity (lowered to ``at_most``)."""
-        entry = lookup(rule.code)
+        entry = header(rule.code)
         if entry is None:
             raise LookupError(f"{rule.code} has no catalog entry")  # the registry meta-test rules this out
         severity = self.settings.severity_for(rule.code, entry.severity)
