@@ -33,6 +33,7 @@ NEVER = (
     "regex",  # only for configured patterns
     "pathlib",  # paths are strings on the check path: pathlib brings urllib.parse and ipaddress (milliseconds)
     "urllib.parse",
+    "locale",  # click's message lookups (its automatic --help, click.Path) load it; shmlint declares its own
     "dataclasses",  # values on the check path are NamedTuples and Frozen objects, cheap to define
     "shmlint.required_words",  # the built-in patterns' words are built data; only configured patterns need it
     "shmlint.build_data",
@@ -119,4 +120,4 @@ def test_a_check_runs_on_strings_without_pathlib(flagged: Path) -> None:
     modules = imported(done.stderr)
     assert done.returncode == 1, done.stderr[-2000:]
     assert "shmlint.rules.registry" in modules  # the control: the check ran
-    assert not _among(modules, ("pathlib", "urllib.parse", "ipaddress", "dataclasses"))
+    assert not _among(modules, ("pathlib", "urllib.parse", "ipaddress", "dataclasses", "locale"))

@@ -137,3 +137,25 @@ def test_annotation_on_the_pod_template_suppresses(tmp_path: Path, invoke) -> No
     assert annotated != deployment
     (tmp_path / "d.yaml").write_text(annotated)
     assert invoke("check", str(tmp_path)).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("exists", "dir_okay", "value"),
+    [(True, False, "no-such-file.yaml"), (False, False, "."), (True, False, "."), (False, True, "anything")],
+)
+def test_file_arguments_say_what_click_path_says(exists: bool, dir_okay: bool, value: str) -> None:
+    """shmlint's FileArgument stands in for click.Path (which loads the locale module on every start): the same
+    checks and the same messages for the cases shmlint uses."""
+    import click
+
+    from shmlint.cli import FileArgument
+
+    def outcome(kind: click.ParamType) -> str:
+        try:
+            return str(kind.convert(value, None, None))
+        except click.BadParameter as exc:
+            return exc.message
+
+    assert outcome(FileArgument(exists=exists, dir_okay=dir_okay)) == outcome(
+        click.Path(exists=exists, dir_okay=dir_okay)
+    )
