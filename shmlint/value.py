@@ -139,9 +139,9 @@ else:
     class _EnumMeta(type):
         """Makes the enum with ``enum._simple_enum`` from the class body, of the kind the base names."""
 
+        kind: type
+
         def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
-            if not hasattr(mcls, "kind"):  # the base class itself
-                return super().__new__(mcls, name, bases, namespace)
             if len(bases) != 1:
                 raise TypeError(f"{name}: an enum here has exactly one base, StrEnum or IntEnum")
             plain = type(name, (), {key: value for key, value in namespace.items() if key != "__weakref__"})
