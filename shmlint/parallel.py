@@ -39,13 +39,16 @@ def worker_count(items: int, jobs: int | None = None) -> int:
     return min(workers, _WINDOWS_MAX_WORKERS) if sys.platform == "win32" else workers
 
 
-def map_in_order(task: Callable[[Item], Result], items: Sequence[Item], jobs: int | None = None) -> Iterator[Result]:
+def map_in_order(
+    task: Callable[[Item], Result], items: Sequence[Item], jobs: int | None = None, *, weight: int | None = None
+) -> Iterator[Result]:
     """``map(task, items)``, in worker processes when there are enough items to pay for them.
 
     ``task`` and the items cross process boundaries, so they must be picklable: a module-level function (or a
-    ``functools.partial`` of one) and plain values.
+    ``functools.partial`` of one) and plain values. ``weight``: how many files the items stand for, when each
+    item is a group of files.
     """
-    workers = worker_count(len(items), jobs)
+    workers = worker_count(len(items) if weight is None else weight, jobs)
     pool = _pool(workers) if workers > 1 else None
     if pool is None:
         yield from map(task, items)

@@ -747,3 +747,55 @@ def test_the_console_entry_point_exit_codes(tmp_path: Path, shmlint_process) -> 
     assert written.returncode == 2 and "locked.yaml: read-only file: not changed" in written.stderr
     assert "pod.yaml: fixed 1 finding(s)" in written.stdout and "Traceback" not in written.stderr
     assert run("fix", "pod.yaml").returncode == 0
+
+
+def _group(tmp_path: Path, count: int) -> list[tuple[Settings, Candidate]]:
+    settings = Settings()
+    jobs = []
+    for index in range(count):
+        path = tmp_path / f"pod-{index}.yaml"
+        path.write_text(POD)
+        jobs.append((settings, Candidate(str(path), FileKind.YAML, explicit=True)))
+    return jobs
+
+
+def test_a_group_writes_every_file_and_reports_each_refusal_alone(tmp_path: Path, monkeypatch) -> None:
+    """Files are fixed in groups whose temp files are synced together: one file that cannot be written (here its
+    rename fails) is reported on its own, the others are written, and no temp file stays."""
+    from shmlint.fix.run import _fix_group
+
+    jobs = _group(tmp_path, 4)
+    real_replace = os.replace
+
+    def failing_for_the_third(source: str, target: str) -> None:
+        if str(target).endswith("pod-2.yaml"):
+            raise OSError(28, "No space left on device")
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", failing_for_the_third)
+    outcomes = _fix_group(jobs, {Settings(): None}, write=True, unsafe=False, roots=(tmp_path,))
+    assert [o.error is None for o in outcomes] == [True, True, False, True]
+    assert [o.changed for o in outcomes] == [True, True, False, True]
+    assert (tmp_path / "pod-2.yaml").read_text() == POD  # the refused one is untouched
+    assert all((tmp_path / f"pod-{i}.yaml").read_text() != POD for i in (0, 1, 3))
+    assert no_temp_files(tmp_path)
+
+
+def test_a_group_interrupted_before_its_writes_leaves_no_temp_file(tmp_path: Path, monkeypatch) -> None:
+    """An interruption while the group's first temp files wait for their sync (here: while the third file is
+    being fixed) takes them all back: nothing written, nothing left beside the files."""
+    from shmlint.fix import run as run_module
+
+    jobs = _group(tmp_path, 3)
+    real_fixed = run_module._fixed
+
+    def interrupted_at_the_third(settings, candidate, **options):  # type: ignore[no-untyped-def]
+        if candidate.path.endswith("pod-2.yaml"):
+            raise KeyboardInterrupt
+        return real_fixed(settings, candidate, **options)
+
+    monkeypatch.setattr(run_module, "_fixed", interrupted_at_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        run_module._fix_group(jobs, {Settings(): None}, write=True, unsafe=False, roots=(tmp_path,))
+    assert all((tmp_path / f"pod-{i}.yaml").read_text() == POD for i in range(3))
+    assert no_temp_files(tmp_path)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from shmlint.discover import Candidate
@@ -39,29 +39,75 @@ def fix_file(
     roots: tuple[Path, ...] = (),
 ) -> FileOutcome:
     """``roots``: the checked folders and files; a write never follows a link out of them."""
+    return _fix_group([(settings, candidate)], {settings: runtimes}, write=write, unsafe=unsafe, roots=roots)[0]
+
+
+#: files a worker fixes before it writes them: their temp files are then synced together (``fix.write.prepare``)
+WRITE_GROUP = 16
+
+
+def _fix_group(
+    group: list[tuple[Settings, Candidate]],
+    runtimes: dict[Settings, RuntimeIndex | None],
+    *,
+    write: bool,
+    unsafe: bool,
+    roots: tuple[Path, ...],
+) -> list[FileOutcome]:
+    """Each file fixed, then (``write``) every fixed file written: all temp files first, then each synced and
+    renamed in turn, so that one sync of the file system carries them all."""
+    from shmlint.fix.write import WriteError, abandon, commit, prepare
+
+    outcomes: list[FileOutcome] = []
+    pending = []
+    try:
+        for settings, candidate in group:
+            outcome, result = _fixed(settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings])
+            if result is None or not write:
+                outcomes.append(outcome)
+                continue
+            try:
+                pending.append((len(outcomes), prepare(Path(candidate.path), *result, roots)))
+            except WriteError as exc:
+                outcome = replace(outcome, applied=0, changed=False, diff="", error=str(exc))
+            outcomes.append(outcome)
+        while pending:
+            index, prepared = pending[0]
+            try:
+                commit(prepared)  # which removes its own temp file, whatever stops it
+            except WriteError as exc:
+                outcomes[index] = replace(outcomes[index], applied=0, changed=False, error=str(exc))
+            finally:
+                pending.pop(0)
+    finally:
+        for _, prepared in pending:  # an exception left these unwritten: no temp file stays behind
+            abandon(prepared)
+    return outcomes
+
+
+def _fixed(
+    settings: Settings, candidate: Candidate, *, write: bool, unsafe: bool, runtimes: RuntimeIndex | None
+) -> tuple[FileOutcome, tuple[bytes, bytes] | None]:
+    """The outcome of fixing the file (with its diff, when showing rather than writing), and the fixed and original
+    bytes when it changes."""
     from shmlint.fix.apply import fix_source
 
     engine = _engine(settings, runtimes)
     checked = engine.check_candidate(candidate)
     path = str(candidate.path)
     if checked.source is None or not any(f.fixable for f in checked.findings):
-        return FileOutcome(path)
+        return FileOutcome(path), None
     result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe, checked=checked)
     if not result.changed:
-        return FileOutcome(path, problems=result.problems)
+        return FileOutcome(path, problems=result.problems), None
+    written = (result.source.encode(result.text), result.source.encode())
     if write:
-        from shmlint.fix.write import WriteError, write_atomic
-
-        try:
-            write_atomic(Path(candidate.path), result.source.encode(result.text), result.source.encode(), roots)
-        except WriteError as exc:
-            return FileOutcome(path, problems=result.problems, error=str(exc))
-        return FileOutcome(path, len(result.applied), True, problems=result.problems)
+        return FileOutcome(path, len(result.applied), True, problems=result.problems), written
     from shmlint.fix.diff import unified
 
     bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1
     diff = unified(Path(candidate.path).as_posix(), bom + result.source.text, bom + result.text)  # for git apply
-    return FileOutcome(path, len(result.applied), True, diff, result.problems)
+    return FileOutcome(path, len(result.applied), True, diff, result.problems), written
 
 
 @functools.lru_cache(maxsize=1)
@@ -85,17 +131,7 @@ def fix_candidates(
     for settings, candidate in jobs:
         groups.setdefault(settings, []).append(candidate)
     runtimes = {settings: kserve_runtimes(settings, members) for settings, members in groups.items()}
-    task = functools.partial(_fix_job, runtimes, write=write, unsafe=unsafe, roots=roots)
-    yield from map_in_order(task, jobs, processes)
-
-
-def _fix_job(
-    runtimes: dict[Settings, RuntimeIndex | None],
-    job: tuple[Settings, Candidate],
-    *,
-    write: bool,
-    unsafe: bool,
-    roots: tuple[Path, ...],
-) -> FileOutcome:
-    settings, candidate = job
-    return fix_file(settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings], roots=roots)
+    task = functools.partial(_fix_group, runtimes=runtimes, write=write, unsafe=unsafe, roots=roots)
+    batches = [jobs[start : start + WRITE_GROUP] for start in range(0, len(jobs), WRITE_GROUP)]
+    for outcomes in map_in_order(task, batches, processes, weight=len(jobs)):
+        yield from outcomes

@@ -8,6 +8,11 @@ path still names it, immediately before the rename; after the rename, wait until
 file open for writing (a Linux lease tells), then read it once more through the descriptor still open: a write
 that landed between the last check and the rename, or through a handle opened before it, is found there and the
 file gets that text back.
+
+``prepare`` does everything up to the written temp file and ``commit`` the rest (``write_atomic`` is the two in a
+row): ``fix --write`` prepares a group of files before committing any, so that the first sync carries the data of
+the whole group (one journal commit where there were sixteen); a run killed meanwhile leaves temp files, which the
+next run removes (``remove_stale_temp_files``), and never a file between its two versions.
 """
 
 from __future__ import annotations
@@ -49,6 +54,26 @@ def write_atomic(path: Path, data: bytes, original: bytes, roots: Sequence[Path]
     them is refused (default: the folder ``path`` is in). Refuses too when the file changed since it was read,
     is read-only, has other hard links, or its owner cannot be kept.
     """
+    commit(prepare(path, data, original, roots))
+
+
+class PendingWrite:
+    """A fix in its temp file beside the file, written but not yet synced or renamed (``prepare``); ``commit``
+    finishes the protocol, ``abandon`` takes it back. Preparing a group of files before committing any lets the
+    file system sync them together: the first file's sync carries the data of the others, one journal commit
+    instead of one a file."""
+
+    __slots__ = ("before", "data", "handle", "old", "original", "real", "temp")
+
+    def __init__(
+        self, real: Path, old: int, before: os.stat_result, original: bytes, data: bytes, temp: str, handle: int
+    ) -> None:
+        self.real, self.old, self.before, self.original = real, old, before, original
+        self.data, self.temp, self.handle = data, temp, handle
+
+
+def prepare(path: Path, data: bytes, original: bytes, roots: Sequence[Path] = ()) -> PendingWrite:
+    """The first half of ``write_atomic``: every check that can refuse the write, and the temp file written."""
     real = _inside(path, roots or (path.parent,))
     try:
         old = os.open(real, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _BINARY)
@@ -59,16 +84,30 @@ def write_atomic(path: Path, data: bytes, original: bytes, roots: Sequence[Path]
         _check_writable(before)
         if _read_all(old) != original:
             raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
-        temp = _temp_copy(real, data, before)
+        temp, handle = _temp_file(real, data, before)
+    except OSError as exc:
+        os.close(old)
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        os.close(old)
+        raise
+    return PendingWrite(real, old, before, original, data, temp, handle)
+
+
+def commit(pending: PendingWrite) -> None:
+    """The second half: sync the temp file, check the file once more, rename, then look for late writers."""
+    real, old, before, original = pending.real, pending.old, pending.before, pending.original
+    try:
         try:
+            _finish_temp(pending.temp, pending.handle, before)
             _unchanged(real, old, before, original)
             if os.name == "nt":  # Windows cannot rename over a file that is open: no check after the rename there
                 os.close(old)
                 old = -1
-            os.replace(temp, real)
+            os.replace(pending.temp, real)
         except BaseException:
             with contextlib.suppress(OSError):
-                os.unlink(temp)
+                os.unlink(pending.temp)
             raise
         late, busy = _read_after_writers(old) if old != -1 else (original, False)
     except OSError as exc:
@@ -77,7 +116,16 @@ def write_atomic(path: Path, data: bytes, original: bytes, roots: Sequence[Path]
         if old != -1:
             os.close(old)
     if late != original or busy:  # another program wrote to the old file between the last check and the rename
-        _carry_over(real, late, original, data, before, busy)
+        _carry_over(real, late, original, pending.data, before, busy)
+
+
+def abandon(pending: PendingWrite) -> None:
+    """A prepared write that will not be committed: its temp file removed, the file untouched."""
+    for handle in (pending.handle, pending.old):
+        with contextlib.suppress(OSError):
+            os.close(handle)
+    with contextlib.suppress(OSError):
+        os.unlink(pending.temp)
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> Path:
@@ -154,15 +202,33 @@ def _unchanged(real: Path, old: int, before: os.stat_result, original: bytes) ->
 
 def _temp_copy(real: Path, data: bytes, like: os.stat_result) -> str:
     """``data`` in a synced temp file beside ``real``, with the owner, group and mode of ``like``."""
+    temp, handle = _temp_file(real, data, like)
+    _finish_temp(temp, handle, like)
+    return temp
+
+
+def _temp_file(real: Path, data: bytes, like: os.stat_result) -> tuple[str, int]:
+    """``data`` in a new temp file beside ``real`` with the owner and group of ``like``; its name and open handle."""
     import tempfile
 
     handle, temp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=TEMP_SUFFIX)
     try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view) :]
+        _keep_owner(handle, like)
+    except BaseException:
+        os.close(handle)
+        with contextlib.suppress(OSError):
+            os.unlink(temp_name)
+        raise
+    return temp_name, handle
+
+
+def _finish_temp(temp_name: str, handle: int, like: os.stat_result) -> None:
+    """The temp file synced, closed and given the mode of ``like`` (setuid and setgid dropped)."""
+    try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(handle, view) :]
-            _keep_owner(handle, like)
             os.fsync(handle)
         finally:
             os.close(handle)
@@ -171,7 +237,6 @@ def _temp_copy(real: Path, data: bytes, like: os.stat_result) -> str:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
         raise
-    return temp_name
 
 
 def _keep_owner(handle: int, like: os.stat_result) -> None:
