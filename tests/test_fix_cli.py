@@ -799,3 +799,29 @@ def test_a_group_interrupted_before_its_writes_leaves_no_temp_file(tmp_path: Pat
         run_module._fix_group(jobs, {Settings(): None}, write=True, unsafe=False, roots=(tmp_path,))
     assert all((tmp_path / f"pod-{i}.yaml").read_text() == POD for i in range(3))
     assert no_temp_files(tmp_path)
+
+
+def test_a_file_changed_while_its_group_waited_is_fixed_again_alone(tmp_path: Path, monkeypatch) -> None:
+    """Another program writes to a file after its fix was prepared and before the group commits: the prepared
+    write is refused (the other program's text must stay), and the file is fixed again at once, on its own, with
+    that text in it."""
+    from shmlint.fix import write as write_module
+    from shmlint.fix.run import _fix_group
+
+    jobs = _group(tmp_path, 2)
+    real_commit = write_module.commit
+    appended: list[str] = []
+
+    def someone_appends_first(pending: write_module.PendingWrite) -> None:
+        if not appended:
+            appended.append(str(pending.real))
+            with open(pending.real, "a", encoding="utf-8") as handle:
+                handle.write("# edited meanwhile\n")
+        real_commit(pending)
+
+    monkeypatch.setattr(write_module, "commit", someone_appends_first)
+    outcomes = _fix_group(jobs, {Settings(): None}, write=True, unsafe=False, roots=(tmp_path,))
+    assert [o.error for o in outcomes] == [None, None] and all(o.changed for o in outcomes)
+    first = (tmp_path / "pod-0.yaml").read_text()
+    assert "# edited meanwhile" in first and first != POD + "# edited meanwhile\n"  # kept, and fixed as well
+    assert no_temp_files(tmp_path)

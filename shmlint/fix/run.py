@@ -55,8 +55,9 @@ def _fix_group(
     roots: tuple[Path, ...],
 ) -> list[FileOutcome]:
     """Each file fixed, then (``write``) every fixed file written: all temp files first, then each synced and
-    renamed in turn, so that one sync of the file system carries them all."""
-    from shmlint.fix.write import WriteError, abandon, commit, prepare
+    renamed in turn, so that one sync of the file system carries them all. A file another program wrote to while
+    its group waited is fixed again at once on its own (the wait must not cost the fix)."""
+    from shmlint.fix.write import FileChanged, WriteError, abandon, commit, prepare, write_atomic
 
     outcomes: list[FileOutcome] = []
     pending = []
@@ -67,20 +68,28 @@ def _fix_group(
                 outcomes.append(outcome)
                 continue
             try:
-                pending.append((len(outcomes), prepare(Path(candidate.path), *result, roots)))
+                pending.append((len(outcomes), settings, candidate, prepare(Path(candidate.path), *result, roots)))
             except WriteError as exc:
                 outcome = replace(outcome, applied=0, changed=False, diff="", error=str(exc))
             outcomes.append(outcome)
         while pending:
-            index, prepared = pending[0]
+            index, settings, candidate, prepared = pending[0]
             try:
                 commit(prepared)  # which removes its own temp file, whatever stops it
+            except FileChanged:
+                outcome, result = _fixed(settings, candidate, write=True, unsafe=unsafe, runtimes=runtimes[settings])
+                try:
+                    if result is not None:
+                        write_atomic(Path(candidate.path), *result, roots)
+                    outcomes[index] = outcome
+                except WriteError as exc:
+                    outcomes[index] = replace(outcome, applied=0, changed=False, error=str(exc))
             except WriteError as exc:
                 outcomes[index] = replace(outcomes[index], applied=0, changed=False, error=str(exc))
             finally:
                 pending.pop(0)
     finally:
-        for _, prepared in pending:  # an exception left these unwritten: no temp file stays behind
+        for *_, prepared in pending:  # an exception left these unwritten: no temp file stays behind
             abandon(prepared)
     return outcomes
 

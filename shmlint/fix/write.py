@@ -47,6 +47,13 @@ class WriteError(Exception):
     """A file that could not be written; the message is meant for people."""
 
 
+class FileChanged(WriteError):
+    """The file no longer holds what was read and fixed: another program wrote to it meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__("file changed since it was read: not changed (run shmlint fix again)")
+
+
 def write_atomic(path: Path, data: bytes, original: bytes, roots: Sequence[Path] = ()) -> None:
     """Replace the file (a link's target, keeping the link) through a temp file in the same folder.
 
@@ -83,7 +90,7 @@ def prepare(path: Path, data: bytes, original: bytes, roots: Sequence[Path] = ()
         before = os.fstat(old)
         _check_writable(before)
         if _read_all(old) != original:
-            raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
+            raise FileChanged
         temp, handle = _temp_file(real, data, before)
     except OSError as exc:
         os.close(old)
@@ -197,7 +204,7 @@ def _unchanged(real: Path, old: int, before: os.stat_result, original: bytes) ->
     """The last check before the rename: the path still names the file that was read, and it holds the same."""
     now = os.lstat(real)
     if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino) or _read_all(old) != original:
-        raise WriteError("file changed since it was read: not changed (run shmlint fix again)")
+        raise FileChanged
 
 
 def _temp_copy(real: Path, data: bytes, like: os.stat_result) -> str:
