@@ -30,24 +30,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.test_hardening_audit import DOCKER  # noqa: E402
+from tests.test_hardening_audit import POD as AUDIT_POD  # noqa: E402
 from tests.test_hostile_inputs_more import APPENDER  # noqa: E402  (the appender the suite uses)
 from tests.test_no_data_loss import build_tree, fix_process, kill_group, snapshot, wait_for_lines  # noqa: E402
+from tests.test_render_offline import Counting  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
 LIMIT = 10 * 1024 * 1024  # the default max-file-size
 UNDER = LIMIT - 64 * 1024  # generated files stay just under it
 HANG_SECONDS = 120.0
-POD = """apiVersion: v1
-kind: Pod
-metadata:
-  name: p{i}
-spec:
-  containers:
-  - name: train
-    image: pytorch/pytorch:2.3.0
-    resources: {{limits: {{nvidia.com/gpu: 1}}}}
-"""
-DOCKER = "docker run --rm --gpus all -v /data:/data pytorch/pytorch:2.3.0 torchrun train.py --seed {i}\n"
+#: the worst-shape pod and ``docker run`` line the hardening audit fills files with (one document here)
+POD = AUDIT_POD.removeprefix("---\n")
 
 
 @dataclass
@@ -463,21 +457,10 @@ def run_kills(figures: Figures, work: Path, kills: int) -> None:
 
 
 def _counting_server(hits: list[str]) -> http.server.ThreadingHTTPServer:
-    """A local server that serves a GPU pod for any path and records every request in ``hits``."""
-
-    class Counting(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            hits.append(self.path)
-            body = POD.format(i="fetched").encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            return
-
-    return http.server.ThreadingHTTPServer(("127.0.0.1", 0), Counting)
+    """A local server that serves a GPU pod for any path and records every request in ``hits`` (the suite's own
+    counting handler, ``tests/test_render_offline.py``)."""
+    handler = type("Handler", (Counting,), {"requests": hits})
+    return http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
 
 
 def run_security(figures: Figures, work: Path) -> None:

@@ -127,13 +127,12 @@ def _kinds(base_str: type, base_int: type) -> tuple[type, type]:
         LOW = 1
         HIGH = 3
 
-        @property
-        def label(self) -> str:
-            return self.name.lower()
+        def doubled(self) -> int:
+            return int(self) * 2
 
         @classmethod
-        def parse(cls, text: str) -> Level:
-            return cls[text.upper()]
+        def strongest(cls) -> Level:
+            return max(cls)
 
     return Kind, Level
 
@@ -152,8 +151,8 @@ def test_our_enums_are_the_enums_a_class_statement_makes() -> None:
     kind, level = ours
     assert kind("beta") is kind.BETA and kind["ALPHA"] == "alpha" and kind.ALPHA.shout() == "ALPHA"
     assert kind.__doc__ == "Kinds." and isinstance(kind.ALPHA, str) and isinstance(kind.ALPHA, enum.Enum)
-    assert level.LOW < level.HIGH and max(level) is level.HIGH and level.parse("high") is level.HIGH
-    assert level.HIGH.label == "high" and level(1) is level.LOW
+    assert level.LOW < level.HIGH and max(level) is level.HIGH and level.strongest() is level.HIGH
+    assert level.HIGH.doubled() == 6 and level(1) is level.LOW
 
 
 def test_shmlints_enums_pickle_to_the_same_members() -> None:
