@@ -7,7 +7,6 @@ services track a finding across commits the same way.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from typing import Any
 
 from shmlint.model import Finding, Report
 from shmlint.report.common import posix_path
+from shmlint.report.fingerprint import fingerprints
 
 #: 2: fingerprints from the workload's structured identity; 1 (shmlint 0.1) hashed normalised messages
 SCHEMA_VERSION = 2
@@ -41,38 +41,6 @@ class Baseline:
     """Findings accepted when the baseline was written; a finding they match is not reported again."""
 
     entries: tuple[BaselineEntry, ...]
-
-
-def _identity(finding: Finding) -> str:
-    """The rule, the file and who the workload is; never a line, never message wording (which names sizes and
-    positions): moving a workload or rewording a message does not make a finding new."""
-    workload = finding.workload.id[:-1] if finding.workload else ()  # all but the occurrence, counted below
-    return "\0".join(("v2", finding.code, posix_path(finding.span.path), *map(str, workload)))
-
-
-def fingerprint(finding: Finding, occurrence: int = 0) -> str:
-    """A hash of what the finding says and where (file and workload), not of its line.
-
-    ``occurrence`` tells apart findings that would otherwise be identical (the same rule for two ``docker run``
-    lines with the same flags in one file): the first is 0, the next 1, in file order.
-    """
-    return _hash(_identity(finding), occurrence)
-
-
-def _hash(identity: str, occurrence: int) -> str:
-    key = f"{identity}\0{occurrence}".encode("utf-8", "surrogateescape")
-    return hashlib.blake2b(key, digest_size=16).hexdigest()
-
-
-def fingerprints(findings: Sequence[Finding]) -> list[str]:
-    """The fingerprint of each finding, numbering identical ones by their order in ``findings``."""
-    seen: Counter[str] = Counter()
-    result = []
-    for finding in findings:
-        identity = _identity(finding)
-        result.append(_hash(identity, seen[identity]))
-        seen[identity] += 1
-    return result
 
 
 def write_baseline(path: Path, findings: Sequence[Finding]) -> None:

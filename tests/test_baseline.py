@@ -12,11 +12,11 @@ from shmlint.baseline import (
     BaselineError,
     filter_new,
     filter_report,
-    fingerprints,
     load_baseline,
     write_baseline,
 )
 from shmlint.model import Report
+from shmlint.report.fingerprint import fingerprints
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity

@@ -12,10 +12,11 @@ from urllib.parse import unquote, urlsplit
 import jsonschema
 import pytest
 
-from shmlint.baseline import fingerprints, write_baseline
+from shmlint.baseline import write_baseline
 from shmlint.model import FileResult, Finding, Notice, Report
 from shmlint.report import common, github, gitlab, junit, sarif
 from shmlint.report import json as json_report
+from shmlint.report.fingerprint import fingerprints
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity

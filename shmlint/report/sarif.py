@@ -12,10 +12,10 @@ import json
 from typing import Any
 
 from shmlint import __version__
-from shmlint.baseline import fingerprints
 from shmlint.catalog import CatalogEntry, load_catalog
 from shmlint.model import Finding, Notice, RenderRecord, Report
 from shmlint.report.common import extent, homepage, rule_url, uri_reference
+from shmlint.report.fingerprint import fingerprints
 from shmlint.report.json import rendering
 from shmlint.severity import Severity
 
