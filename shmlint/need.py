@@ -5,8 +5,8 @@
 - ``free``: software documented or measured not to use /dev/shm (exporters, utilities...) -> no finding.
 
 The knowledge is data (``shmlint/data/shm_need.yaml``, each entry with its source), read once from its compiled
-copy, only when a file holds a workload; configuration extends it both ways. Patterns there are bounded (no nested quantifiers) and run on
-parsed values (an image reference, a command line), never on whole files.
+copy, only when a file holds a workload; configuration extends it both ways. Patterns there are bounded (no nested
+quantifiers) and run on parsed values (an image reference, a command line), never on whole files.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from shmlint.value import NamedTuple
 
 
 class Searcher(Protocol):
-    """A shipped pattern (``re``) or a configured one (bounded, ``shmlint.configured_patterns``)."""
+    """A shipped pattern (``LazyRegex``) or a configured one (bounded, ``shmlint.configured_patterns``)."""
 
     def search(self, value: str, /) -> object: ...
 
