@@ -97,3 +97,18 @@ def try_repo(work: Path, env: dict[str, str], hook: str, *args: str) -> subproce
     """``pre-commit try-repo`` of this checkout's ``hook`` in ``work`` (files are ``git add``-ed first by the test)."""
     command = [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook, *args]
     return subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=900, check=False)
+
+
+def namespace_backend(reaper: Any) -> Any:
+    """The validation suite's namespace backend, checked before use (torch installed, a private /dev/shm can be
+    mounted): a machine that cannot run it fails the test, saying why, rather than skipping it silently."""
+    from shmlint.validate.backends import BackendUnavailable, make_backend
+    from shmlint.validate.harness import require_torch
+
+    try:
+        require_torch()
+        backend = make_backend("namespace", reaper)
+        backend.check()
+    except BackendUnavailable as exc:
+        pytest.fail(f"namespace backend cannot run: {exc}", pytrace=False)
+    return backend

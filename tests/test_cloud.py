@@ -25,11 +25,19 @@ from shmlint.parsers.yamlnodes import YamlError
 from shmlint.settings import Settings
 from shmlint.sizes import GIB, MIB
 from shmlint.source import SourceText
-from shmlint.validate.backends import BackendUnavailable, Provision, Reaper, ShmSpec, make_backend
-from shmlint.validate.harness import cases_for, render, require_torch, run_cases, shm_spec
+from shmlint.validate.backends import Provision, Reaper, ShmSpec
+from shmlint.validate.harness import cases_for, render, run_cases, shm_spec
 from shmlint.validate.probe import Outcome
 from tests import cloud_proofs
-from tests.support import FIXTURES, default_engine, git, pre_commit_env, pre_commit_work_tree, try_repo
+from tests.support import (
+    FIXTURES,
+    default_engine,
+    git,
+    namespace_backend,
+    pre_commit_env,
+    pre_commit_work_tree,
+    try_repo,
+)
 
 GPU_CONTAINER = (
     '{"name": "train", "image": "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime", '
@@ -396,12 +404,7 @@ def test_a_real_probe_fails_as_written_and_passes_after_the_fix(name: str, engin
     """The /dev/shm a new kind's workload gets is reproduced (64 MiB ECS size, 256m Azure size): the DataLoader
     probe fails as the finding predicts, and passes in the fixed file's 8 GiB."""
     reaper = Reaper()
-    try:
-        require_torch()
-        backend = make_backend("namespace", reaper)
-        backend.check()
-    except BackendUnavailable as exc:
-        pytest.fail(f"namespace backend cannot run: {exc}", pytrace=False)
+    backend = namespace_backend(reaper)
     try:
         (candidate,) = discover([FIXTURES / name])
         rows = run_cases(cases_for(engine, candidate), [backend], reaper, jobs=1)

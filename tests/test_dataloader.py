@@ -14,10 +14,11 @@ from click.testing import CliRunner
 from shmlint.dataloader import HintError, estimate, parse_hint, recommend, sample_bytes
 from shmlint.model import DataLoaderHint
 from shmlint.sizes import DEFAULT_SHM_BYTES, GIB, MIB
-from shmlint.validate.backends import BackendUnavailable, Provision, Reaper, ShmSpec, backends_from_env, make_backend
+from shmlint.validate.backends import Provision, Reaper, ShmSpec, backends_from_env
 from shmlint.validate.commands import size
-from shmlint.validate.harness import require_torch, run_probe
+from shmlint.validate.harness import run_probe
 from shmlint.validate.probe import Outcome, Profile
+from tests import support
 
 # -- hints ----------------------------------------------------------------------------------------------------
 
@@ -196,13 +197,7 @@ def namespace_backend():
     if "namespace" not in backends_from_env(("namespace", "podman")):
         pytest.skip("namespace backend turned off by SHMLINT_VALIDATE_BACKENDS")
     reaper = Reaper()
-    backend = make_backend("namespace", reaper)
-    try:
-        require_torch()
-        backend.check()
-    except BackendUnavailable as exc:
-        pytest.fail(f"namespace backend cannot run: {exc}", pytrace=False)
-    yield backend
+    yield support.namespace_backend(reaper)
     reaper.kill_all()
 
 

@@ -12,8 +12,9 @@ from shmlint.effective import ShmState, effective_shm
 from shmlint.engine import Engine
 from shmlint.settings import Settings
 from shmlint.sizes import GIB
-from shmlint.validate.backends import BackendUnavailable, Provision, Reaper, ShmSpec, make_backend
-from shmlint.validate.harness import Case, cases_for, render, require_torch, run_cases
+from shmlint.validate.backends import Provision, Reaper, ShmSpec
+from shmlint.validate.harness import Case, cases_for, render, run_cases
+from tests.support import namespace_backend
 
 ROOT = Path(__file__).resolve().parent.parent
 KUBERAY_AND_SUPPRESSED = ROOT / "fixtures" / "k8s" / "good-kuberay-and-cpu.yaml"
@@ -72,13 +73,7 @@ def test_a_suppressed_finding_is_still_a_predicted_failure_and_is_not_fixed() ->
 @pytest.fixture(scope="module")
 def namespace():
     reaper = Reaper()
-    try:
-        require_torch()
-        backend = make_backend("namespace", reaper)
-        backend.check()
-    except BackendUnavailable as exc:
-        pytest.fail(f"namespace backend cannot run: {exc}", pytrace=False)
-    yield backend, reaper
+    yield namespace_backend(reaper), reaper
     reaper.kill_all()
 
 
