@@ -135,11 +135,17 @@ def lookup(code_or_slug: str) -> CatalogEntry | None:
     Only the rule's own file is read: its name is ``code_slug.yaml`` in lower case with ``_`` for ``-`` (a
     catalog test holds every file to that), so a rule that reports does not parse the others.
     """
+    name = _file_of(code_or_slug)
+    return None if name is None else _rule_from_file(name)
+
+
+def _file_of(code_or_slug: str) -> str | None:
+    """The catalog file of a rule, found by its name alone (``shm005_shm_too_small.yaml``: code, then slug)."""
     key = code_or_slug.strip().lower()
     for name in _rule_files():
         code, _, slug = name.removesuffix(".yaml").partition("_")
         if code == key or slug.replace("_", "-") == key:
-            return _rule_from_file(name)
+            return name
     return None
 
 
@@ -155,7 +161,7 @@ def header(code: str) -> RuleHeader | None:
     """The slug and default severity of the rule ``code`` (``SHM001``), read from the top of its catalog file: the
     parser stops at the first top-level keys that give them (the catalog writes them first), so a rule that
     reports does not pay for its rationale and examples. Same values as ``lookup`` (a test holds every file)."""
-    name = next((n for n in _rule_files() if n.partition("_")[0] == code.strip().lower()), None)
+    name = _file_of(code)
     if name is None:
         return None
     wanted: dict[str, str] = {}
