@@ -64,13 +64,13 @@ def _fix_group(
     try:
         for settings, candidate in group:
             outcome, result = _fixed(settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings])
-            if result is None or not write:
+            if result is None:
                 outcomes.append(outcome)
                 continue
             try:
                 pending.append((len(outcomes), settings, candidate, prepare(Path(candidate.path), *result, roots)))
             except WriteError as exc:
-                outcome = replace(outcome, applied=0, changed=False, diff="", error=str(exc))
+                outcome = replace(outcome, applied=0, changed=False, error=str(exc))
             outcomes.append(outcome)
         while pending:
             index, settings, candidate, prepared = pending[0]
@@ -97,8 +97,8 @@ def _fix_group(
 def _fixed(
     settings: Settings, candidate: Candidate, *, write: bool, unsafe: bool, runtimes: RuntimeIndex | None
 ) -> tuple[FileOutcome, tuple[bytes, bytes] | None]:
-    """The outcome of fixing the file (with its diff, when showing rather than writing), and the fixed and original
-    bytes when it changes."""
+    """The outcome of fixing the file (with its diff, when showing rather than writing), and, when writing a file
+    the fixes change, its fixed and original bytes."""
     from shmlint.fix.apply import fix_source
 
     engine = _engine(settings, runtimes)
@@ -109,14 +109,14 @@ def _fixed(
     result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe, checked=checked)
     if not result.changed:
         return FileOutcome(path, problems=result.problems), None
-    written = (result.source.encode(result.text), result.source.encode())
     if write:
+        written = (result.source.encode(result.text), result.source.encode())
         return FileOutcome(path, len(result.applied), True, problems=result.problems), written
     from shmlint.fix.diff import unified
 
     bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1
     diff = unified(Path(candidate.path).as_posix(), bom + result.source.text, bom + result.text)  # for git apply
-    return FileOutcome(path, len(result.applied), True, diff, result.problems), written
+    return FileOutcome(path, len(result.applied), True, diff, result.problems), None
 
 
 @functools.lru_cache(maxsize=1)
