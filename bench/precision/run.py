@@ -195,22 +195,55 @@ def materialise(repo: Repo, git_dir: Path, cache: Path, *, own_clone: bool) -> P
     return tree
 
 
-def run_shmlint(repo: Repo, tree: Path) -> tuple[list[Finding], Counter[str]]:
-    """SHM001 findings of this tree's shmlint, paths relative to the repository; other codes only counted."""
+def shmlint(tree: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """This checkout's shmlint (not an installed one) run in ``tree``."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", *arguments], cwd=tree, env=env, capture_output=True, text=True, check=False
+    )
+
+
+def check_json(repo: Repo, tree: Path) -> list[dict]:
+    """Every finding of this tree's shmlint on the tree, as its JSON report gives them."""
     # render never: the same findings on every machine (kubectl or helm on PATH would add rendered copies)
-    command = [sys.executable, "-m", "shmlint", "check", "--format", "json", "--exit-zero", "--render", "never", "."]
-    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=False)
+    done = shmlint(tree, "check", "--format", "json", "--exit-zero", "--render", "never", ".")
     if done.returncode != 0:
         raise RuntimeError(f"shmlint failed on {repo.name}: {done.stderr.strip()[-500:]}")
+    findings: list[dict] = json.loads(done.stdout)["findings"]
+    return findings
+
+
+def relative(path: str) -> str:
+    """A finding's path as the labels write it: POSIX, relative to the repository."""
+    return PurePosixPath(path).as_posix().removeprefix("./")
+
+
+def head_commit() -> str:
+    """The shmlint commit a run measured."""
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=False)
+    return done.stdout.strip()
+
+
+def obtain(repos: list[Repo], mirror: Path | None, cache: Path, remote_base: str) -> dict[str, Path]:
+    """Each repository's deployment files at its pinned commit; LookupError or CalledProcessError when one fails."""
+    trees = {}
+    for repo in repos:
+        git_dir = git_dir_for(repo, mirror, cache, remote_base)
+        trees[repo.name] = materialise(repo, git_dir, cache, own_clone=mirror is None)
+    return trees
+
+
+def run_shmlint(repo: Repo, tree: Path) -> tuple[list[Finding], Counter[str]]:
+    """SHM001 findings of this tree's shmlint, paths relative to the repository; other codes only counted."""
     findings, others = [], Counter[str]()
-    for item in json.loads(done.stdout)["findings"]:
+    for item in check_json(repo, tree):
         if item["code"] != "SHM001":
             others[f"{item['code']} {item['severity']}"] += 1
             continue
-        path = PurePosixPath(item["path"]).as_posix().removeprefix("./")
         workload = item.get("workload") or ""
-        findings.append(Finding(repo.name, path, workload, int(item["line"]), item["severity"], item["message"]))
+        findings.append(
+            Finding(repo.name, relative(item["path"]), workload, int(item["line"]), item["severity"], item["message"])
+        )
     return findings, others
 
 
@@ -301,23 +334,19 @@ def main(argv: list[str] | None = None) -> int:
     repos, labels = read_repos(args.repos), read_labels(args.labels)
     findings: list[Finding] = []
     others: Counter[str] = Counter()
-    trees: dict[str, Path] = {}
+    try:
+        trees = obtain(repos, args.mirror, args.cache, args.remote_base)
+    except (LookupError, subprocess.CalledProcessError) as error:
+        print(f"cannot obtain a repository: {error}", file=sys.stderr)
+        return 2
     for repo in repos:
-        try:
-            git_dir = git_dir_for(repo, args.mirror, args.cache, args.remote_base)
-            trees[repo.name] = materialise(repo, git_dir, args.cache, own_clone=args.mirror is None)
-        except (LookupError, subprocess.CalledProcessError) as error:
-            print(f"cannot obtain {repo.name}@{repo.commit[:12]}: {error}", file=sys.stderr)
-            return 2
         found, counted = run_shmlint(repo, trees[repo.name])
         findings += found
         others += counted
     matched, unlabelled = match(findings, labels)
     problems = stale(labels, trees)
     result = {
-        "shmlint_commit": subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip(),
+        "shmlint_commit": head_commit(),
         "repositories": len(repos),
         "files": sum(1 for tree in trees.values() for p in tree.rglob("*") if p.is_file() and p.name != ".complete"),
         "shm001": score(matched, labels),
