@@ -313,7 +313,8 @@ def fail_on_of(tree: Path) -> str:
 def stale(labels: list[Label], verdicts: list[Verdict], trees: dict[str, Path]) -> list[str]:
     """Labels and verdicts whose repository is not in the set or whose file or line is not in the tree."""
     problems = []
-    for entry in [*labels, *verdicts]:
+    entries: list[Label | Verdict] = [*labels, *verdicts]
+    for entry in entries:
         tree = trees.get(entry.repo)
         file = tree / entry.path if tree else None
         if file is None or not file.is_file():
