@@ -72,6 +72,7 @@ def test_a_finding_takes_the_label_inside_its_span_else_the_nearest_above(score:
     second = score.Label("o/n", "a.yaml", 20, "no-risk", "client", "r")
     assert score.label_for(_finding(score, 5, 12), [first, second]) == first  # container name inside the span
     assert score.label_for(_finding(score, 24, 30), [first, second]) == second  # nearest above
+    assert score.label_for(_finding(score, 45, 50), [first, second]) is None  # too far above: another workload's
     assert score.label_for(_finding(score, 2, 4), [first, second]) is None  # nothing at or above: unlabelled
     assert score.label_for(_finding(score, 7, 7, path="b.yaml"), [first, second]) is None
 

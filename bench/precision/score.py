@@ -10,9 +10,10 @@ files, never from shmlint's answer. The trees are obtained exactly as ``run.py``
     python bench/precision/score.py --set DIR --cache ~/.cache/shmlint-precision         # another set, cloning
 
 An SHM001 finding belongs to the label whose line lies inside the finding's span (the nearest to its first line), or
-else to the nearest labelled line at or above the finding in the same file. ``shmlint fix --write`` runs on a copy
-of each tree; a fix "lowers" /dev/shm when a size it replaces is larger than the size it writes, or when an
-override file's new ``shm_size`` is smaller than its compose base's for the same service (the merged value drops).
+else to the nearest labelled line at most ten lines above the finding in the same file (listed as ``matched_above``).
+``shmlint fix --write`` runs on a copy of each tree; a fix "lowers" /dev/shm when a size it replaces is larger than
+the size it writes, or when an override file's new ``shm_size`` is smaller than its compose base's for the same
+service (the merged value drops).
 
 Exit status: 0 when every finding is labelled or judged and every label points into the tree; 1 otherwise
 (``--report`` always exits 0); 2 when a repository cannot be obtained.
@@ -45,6 +46,8 @@ SHM_SIZE = re.compile(
     r"""(?:shm_size:|--shm-size(?:=|\s+)|sizeLimit:)\s*["']?([0-9]{1,12}(?:\.[0-9]{1,6})?)\s?([A-Za-z]{0,3})["']?"""
 )
 UNIT = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+#: how far above a finding its workload's labelled line may be when the line is not inside the finding's span
+ABOVE_WINDOW = 10
 COMPOSE_BASES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
 
 
@@ -121,12 +124,16 @@ def findings_of(repo: common.Repo, tree: Path) -> list[Finding]:
 
 
 def label_for(finding: Finding, labels: list[Label]) -> Label | None:
-    """The label inside the finding's span nearest its first line, else the nearest labelled line above it."""
+    """The label inside the finding's span nearest its first line, else the nearest labelled line above it.
+
+    Above means at most ``ABOVE_WINDOW`` lines up (a predictor key under its metadata, an Argo script under its
+    template name): further up lies another workload's label, and the finding is unlabelled, to be read.
+    """
     same_file = [label for label in labels if (label.repo, label.path) == (finding.repo, finding.path)]
     inside = [label for label in same_file if finding.line <= label.line <= finding.end_line]
     if inside:
         return min(inside, key=lambda label: label.line)
-    above = [label for label in same_file if label.line <= finding.line]
+    above = [label for label in same_file if 0 <= finding.line - label.line <= ABOVE_WINDOW]
     return max(above, key=lambda label: label.line, default=None)
 
 
@@ -369,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
         }
         if fixes
         else None,
+        "matched_above": sorted(
+            f"{finding} -> line {label.line} {label.label} {label.kind}"
+            for finding, label in matched.items()
+            if not finding.line <= label.line <= finding.end_line
+        ),
         "unlabelled": unlabelled,
         "unjudged": unjudged,
         "stale": problems,
