@@ -247,7 +247,8 @@ def test_workloads_that_share_a_probe_run_it_once() -> None:
     specs = [*same, other]
     cases = [Case(f"f{i}.yaml", "w", None, False, (), hint, True, s) for i, s in enumerate(specs)]  # type: ignore[arg-type]
     namespace = NamespaceBackend(Reaper())
-    assert len({namespace.probe_key(spec) for spec in same}) == 1 and namespace.probe_key(other) != namespace.probe_key(same[0])
+    assert len({namespace.probe_key(spec) for spec in same}) == 1
+    assert namespace.probe_key(other) != namespace.probe_key(same[0])
 
     class Keyed(RecordingBackend):
         probe_key = staticmethod(namespace.probe_key)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 
 from shmlint.discover import StrPath, clean_path
+from shmlint.extract.compose.devcontainer import wants_gpu
 from shmlint.extract.docker_options import env_flag, options_workload
 from shmlint.model import CommandTarget, Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
-from shmlint.parsers.jsonc import JArray, JNode, JObject, JScalar, JString, parse
+from shmlint.parsers.jsonc import JArray, JNode, JObject, JString, parse
 from shmlint.parsers.shell import Word
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -87,12 +88,7 @@ def _mounts(node: JNode | None) -> list[Flag]:
 def _host_gpu(source: SourceText, root: JObject) -> list[Evidence]:
     requirements = root.get("hostRequirements")
     gpu = requirements.get("gpu") if isinstance(requirements, JObject) else None
-    wanted = (
-        (isinstance(gpu, JScalar) and gpu.value is True)
-        or (isinstance(gpu, JString) and gpu.value == "optional")
-        or isinstance(gpu, JObject)
-    )
-    if gpu is None or not wanted:
+    if gpu is None or not wants_gpu(gpu):
         return []
     shown = source.text[gpu.start : gpu.end] if not isinstance(gpu, JObject) else "{...}"
     return [Evidence(f"hostRequirements.gpu: {shown}", source.span(gpu.start, gpu.end))]
@@ -127,5 +123,5 @@ def _compose_notice(source: SourceText, root: JObject, compose: JNode) -> Notice
     return Notice(
         source.path,
         f"compose-based dev container: it runs {which} of {named}, which is judged with that compose file "
-        "(check it with shmlint); runArgs and hostRequirements do not apply to it",
+        "(check it with shmlint), with the GPU reservation hostRequirements.gpu adds; runArgs do not apply to it",
     )

@@ -20,6 +20,7 @@ from shmlint.extract.terraform_ecs import HclEcsTree, hcl_mib, task_value
 from shmlint.model import (
     Evidence,
     HclTarget,
+    Notice,
     ShmKind,
     ShmMechanism,
     ShmSource,
@@ -73,13 +74,18 @@ KUBERNETES_BLOCKS = PodBlocks("spec", "container", "init_container", "volume", "
 EKS_BLOCKS = PodBlocks("pod_properties", "containers", "init_containers", "volumes", "volume_mounts")
 #: ``HclTarget.shape`` of a pod spec, by its spelling
 POD_SHAPES = {KUBERNETES_BLOCKS: "pod", EKS_BLOCKS: "eks-pod"}
+#: how many computed values a notice names, and how long a quoted expression may be
+MAX_LISTED = 5
+MAX_QUOTED = 60
 ECS_TASK = "aws_ecs_task_definition"
 BATCH_JOB = "aws_batch_job_definition"
 DOCKER_CONTAINER = "docker_container"
 
 
-def extract_terraform(source: SourceText, signals: Signals) -> list[Workload]:
-    """Raises ``HclError`` for text that is not HCL (or a JSON heredoc that is not JSON)."""
+def extract_terraform(source: SourceText, signals: Signals) -> tuple[list[Workload], list[Notice]]:
+    """The workloads, and notices for what Terraform computes where shmlint needs it (a definition read from a
+    file, a value standing where JSON needs one); raises ``HclError`` for text that is not HCL (or a JSON heredoc
+    without template sequences that is not JSON)."""
     root = parse(source.text)
     reader = _Reader(source, signals)
     workloads: list[Workload] = []
@@ -91,13 +97,14 @@ def extract_terraform(source: SourceText, signals: Signals) -> list[Workload]:
             identity = workload.id._replace(occurrence=seen[workload.id])
             seen[workload.id] += 1
             workloads.append(workload._replace(id=identity))
-    return workloads
+    return workloads, reader.notices
 
 
 class _Reader:
     def __init__(self, source: SourceText, signals: Signals) -> None:
         self.source = source
         self.signals = signals
+        self.notices: list[Notice] = []
 
     def span_of(self, start: int, end: int) -> Span:
         return self.source.span(start, end)
@@ -389,35 +396,80 @@ class _Reader:
     def container_definitions(self, resource: Block) -> Iterator[tuple[Value, str]]:
         """(container definition object, "ecs-hcl" or "ecs-json") for each container the resource defines."""
         if resource.labels[0] == ECS_TASK:
-            document = self.document(resource.attribute("container_definitions"))
+            document = self.document(resource, "container_definitions")
             if document is not None and document[0].kind == TUPLE:
                 yield from ((item.value, document[1]) for item in document[0].items if item.value.kind == OBJECT)
             return
-        properties = self.document(resource.attribute("container_properties"))
+        properties = self.document(resource, "container_properties")
         if properties and properties[0].kind == OBJECT:
             yield properties
-        nodes = self.document(resource.attribute("node_properties"))
+        nodes = self.document(resource, "node_properties")
         ranges = entry(nodes[0], "nodeRangeProperties") if nodes else None
         for item in ranges.items if ranges is not None and ranges.kind == TUPLE else ():
             container = entry(item.value, "container")
             if container is not None and container.kind == OBJECT and nodes:
                 yield container, nodes[1]
 
-    def document(self, value: Value | None) -> tuple[Value, str] | None:
-        """The value of ``jsonencode(...)`` or of a JSON heredoc; None when Terraform computes it."""
+    def document(self, resource: Block, attribute: str) -> tuple[Value, str] | None:
+        """The value of ``jsonencode(...)`` or of a JSON heredoc (a template: ``${...}`` are unknown values, the
+        JSON around them is read); None, with a notice, when Terraform computes it."""
+        value = resource.attribute(attribute)
         if value is None:
             return None
+        where = f"{'.'.join(resource.labels)} {attribute}"
         if value.kind == CALL and value.value == "jsonencode" and len(value.items) == 1:
             return value.items[0].value, "ecs-hcl"
         if value.kind == HEREDOC:
-            from shmlint.parsers.json_values import JsonError, parse_json
-
-            try:
-                return parse_json(str(value.value), value.body_start), "ecs-json"
-            except JsonError as exc:
-                line, column = self.source.position(exc.offset)
-                raise HclError(f"{exc.message} in a JSON heredoc", line, column, exc.offset) from None
+            return self.heredoc(value, where)
+        line = self.source.position(value.start)[0]
+        if value.kind == CALL and value.value in ("file", "templatefile"):
+            why = f"read from a file by {value.value}() when Terraform plans"
+        else:
+            why = "computed when Terraform plans"
+        self.notices.append(Notice(self.source.path, f"line {line}: {where} is {why}: its containers are not checked"))
         return None
+
+    def heredoc(self, value: Value, where: str) -> tuple[Value, str] | None:
+        from shmlint.parsers.json_values import JsonError, parse_template_json
+
+        body = str(value.value)
+        line = self.source.position(value.start)[0]
+        try:
+            read = parse_template_json(body, value.body_start)
+        except JsonError as exc:
+            error_line, column = self.source.position(exc.offset)
+            if "${" not in body and "%{" not in body:
+                raise HclError(f"{exc.message} in a JSON heredoc", error_line, column, exc.offset) from None
+            self.notices.append(
+                Notice(
+                    self.source.path,
+                    f"line {line}: {where} is a JSON template shmlint cannot read around its template sequences "
+                    f"({exc.message} at line {error_line}): its containers are not checked",
+                )
+            )
+            return None
+        if read.computed:
+            shown = ", ".join(
+                f"{_clip(self.source.text[v.start : v.end])} (line {self.source.position(v.start)[0]})"
+                for v in read.computed[:MAX_LISTED]
+            )
+            more = f" and {len(read.computed) - MAX_LISTED} more" if len(read.computed) > MAX_LISTED else ""
+            self.notices.append(
+                Notice(
+                    self.source.path,
+                    f"line {line}: {where} takes values Terraform computes where JSON needs a value: {shown}{more}; "
+                    "they are unknown to shmlint, the JSON around them is checked",
+                )
+            )
+        if read.directives:
+            self.notices.append(
+                Notice(
+                    self.source.path,
+                    f"line {line}: {where} has {read.directives} template directive(s) (%{{ }}): read with each "
+                    "%{ if } taken, its %{ else } left out, and each %{ for } body once",
+                )
+            )
+        return read.value, "ecs-json"
 
     # -- shared ----------------------------------------------------------------------------------------------
 
@@ -435,6 +487,12 @@ class _Reader:
             where = command or image
             if where is not None:
                 yield Evidence(f"command {launcher}", self.span_of(where.start, where.end))
+
+
+def _clip(text: str) -> str:
+    """An expression as a notice quotes it: one line, at most ``MAX_QUOTED`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_QUOTED else text[: MAX_QUOTED - 3] + "..."
 
 
 def _pod_specs(resource: Block, blocks: PodBlocks) -> Iterator[Block]:
