@@ -190,3 +190,34 @@ def test_a_string_holding_a_sequence_is_opaque_and_the_rest_is_read(document: ob
     read = parse_template_json(text)
     assert _entry(read.value, "templated").kind == UNKNOWN and _entry(read.value, "known").value == 1
     assert _plain(_entry(read.value, "nested")) == _plain(parse_json(nested))
+
+
+ECS_AND_NODES = """resource "aws_batch_job_definition" "ecs" {
+  name = "ecs"
+  ecs_properties = <<EOF
+{"taskProperties": [{"containers": [
+  {"name": "train", "image": "${var.image}", "command": ["torchrun", "--nproc_per_node=4", "train.py"],
+   "resourceRequirements": [{"type": "GPU", "value": "4"}]}
+]}]}
+EOF
+}
+resource "aws_batch_job_definition" "nodes" {
+  name = "nodes"
+  node_properties = <<EOF
+{"numNodes": 2, "mainNode": 0, "nodeRangeProperties": [
+  {"targetNodes": "0:", "eksProperties": {"podProperties": {"containers": [{"image": "${var.image}"}]}}}
+]}
+EOF
+}
+"""
+
+
+def test_batch_ecs_properties_are_read_and_an_eks_node_range_is_a_notice(engine: Engine) -> None:
+    result = check(engine, ECS_AND_NODES)
+    assert [(f.code, f.workload.id.container if f.workload else None) for f in result.findings] == [("SHM001", "train")]
+    (notice,) = result.notices
+    assert (
+        "aws_batch_job_definition.nodes node_properties runs an EKS pod in a node range: not checked" in notice.message
+    )
+    text = fix_source(engine, SourceText("main.tf", ECS_AND_NODES), FileKind.TERRAFORM, Path("main.tf")).text
+    assert '"value": "4"}], "linuxParameters": {"sharedMemorySize": 8192}}' in text

@@ -383,9 +383,9 @@ class _Reader:
             yield from self.kubernetes(resource, EKS_BLOCKS)  # Batch on EKS: a pod spec, judged like Kubernetes
             return
         tree, task = HclEcsTree(self.source), task_value(resource) if kind == ECS_TASK else None
-        for definition, syntax in self.container_definitions(resource):
-            # a Batch container holds its own volumes; only an ECS task has an ipcMode
-            judged = judge_container(tree, task or definition, definition, self.signals)
+        for holder, definition, syntax in self.container_definitions(resource):
+            # a Batch container holds its own volumes; only an ECS task (or a Batch ECS task) has an ipcMode
+            judged = judge_container(tree, task or holder, definition, self.signals)
             linux = entry(definition, "linuxParameters")
             linux_end = linux.end - 1 if linux is not None and linux.kind != UNKNOWN else -1
             slots = tuple((span.start, span.end - 1) for span in judged.unsized_tmpfs)
@@ -393,22 +393,36 @@ class _Reader:
             target = HclTarget(syntax, definition.end - 1, linux_end, size_slots=slots)
             yield judged.workload(identity, self.span_of(definition.start, definition.end), target)
 
-    def container_definitions(self, resource: Block) -> Iterator[tuple[Value, str]]:
-        """(container definition object, "ecs-hcl" or "ecs-json") for each container the resource defines."""
+    def container_definitions(self, resource: Block) -> Iterator[tuple[Value, Value, str]]:
+        """(what holds its volumes and ipcMode, container definition object, "ecs-hcl" or "ecs-json") for each
+        container the resource defines: an ECS task's ``container_definitions``; a Batch job's
+        ``container_properties``, ``ecs_properties`` tasks and ``node_properties`` ranges (a range's EKS pod is
+        a notice: no reader takes a pod spec written in JSON)."""
         if resource.labels[0] == ECS_TASK:
             document = self.document(resource, "container_definitions")
             if document is not None and document[0].kind == TUPLE:
-                yield from ((item.value, document[1]) for item in document[0].items if item.value.kind == OBJECT)
+                yield from ((item.value, item.value, document[1]) for item in document[0].items if _is_object(item))
             return
         properties = self.document(resource, "container_properties")
         if properties and properties[0].kind == OBJECT:
-            yield properties
+            yield properties[0], *properties
+        ecs = self.document(resource, "ecs_properties")
+        if ecs is not None:
+            yield from _ecs_tasks(ecs[0], ecs[1])
         nodes = self.document(resource, "node_properties")
         ranges = entry(nodes[0], "nodeRangeProperties") if nodes else None
-        for item in ranges.items if ranges is not None and ranges.kind == TUPLE else ():
+        for item in ranges.items if nodes and ranges is not None and ranges.kind == TUPLE else ():
             container = entry(item.value, "container")
-            if container is not None and container.kind == OBJECT and nodes:
-                yield container, nodes[1]
+            if container is not None and container.kind == OBJECT:
+                yield container, container, nodes[1]
+            yield from _ecs_tasks(entry(item.value, "ecsProperties"), nodes[1])
+            pod = entry(item.value, "eksProperties")
+            if pod is not None:
+                line = self.source.position(pod.start)[0]
+                where = f"{'.'.join(resource.labels)} node_properties"
+                self.notices.append(
+                    Notice(self.source.path, f"line {line}: {where} runs an EKS pod in a node range: not checked")
+                )
 
     def document(self, resource: Block, attribute: str) -> tuple[Value, str] | None:
         """The value of ``jsonencode(...)`` or of a JSON heredoc (a template: ``${...}`` are unknown values, the
@@ -487,6 +501,20 @@ class _Reader:
             where = command or image
             if where is not None:
                 yield Evidence(f"command {launcher}", self.span_of(where.start, where.end))
+
+
+def _is_object(item: Item) -> bool:
+    return item.value.kind == OBJECT
+
+
+def _ecs_tasks(properties: Value | None, syntax: str) -> Iterator[tuple[Value, Value, str]]:
+    """The containers of Batch ``ecsProperties``: each task in ``taskProperties`` holds their volumes."""
+    tasks = entry(properties, "taskProperties")
+    for task in tasks.items if tasks is not None and tasks.kind == TUPLE else ():
+        containers = entry(task.value, "containers")
+        for item in containers.items if containers is not None and containers.kind == TUPLE else ():
+            if _is_object(item):
+                yield task.value, item.value, syntax
 
 
 def _clip(text: str) -> str:
