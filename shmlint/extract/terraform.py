@@ -410,12 +410,14 @@ class _Reader:
         if ecs is not None:
             yield from _ecs_tasks(ecs[0], ecs[1])
         nodes = self.document(resource, "node_properties")
-        ranges = entry(nodes[0], "nodeRangeProperties") if nodes else None
-        for item in ranges.items if nodes and ranges is not None and ranges.kind == TUPLE else ():
+        if nodes is None:
+            return
+        ranges, syntax = entry(nodes[0], "nodeRangeProperties"), nodes[1]
+        for item in ranges.items if ranges is not None and ranges.kind == TUPLE else ():
             container = entry(item.value, "container")
             if container is not None and container.kind == OBJECT:
-                yield container, container, nodes[1]
-            yield from _ecs_tasks(entry(item.value, "ecsProperties"), nodes[1])
+                yield container, container, syntax
+            yield from _ecs_tasks(entry(item.value, "ecsProperties"), syntax)
             pod = entry(item.value, "eksProperties")
             if pod is not None:
                 line = self.source.position(pod.start)[0]
