@@ -3,7 +3,8 @@
 ``runArgs`` are docker options passed as they are, ``containerEnv`` and string ``mounts`` become ``--env`` and
 ``--mount`` options, and ``hostRequirements.gpu`` (``true``, ``"optional"`` or an object) makes the CLI add
 ``--gpus all`` on a host with a GPU. A compose-based dev container (``dockerComposeFile`` and ``service``) runs a
-compose service instead, and its ``runArgs`` are ignored: that service is judged with its compose file.
+compose service instead, and its ``runArgs`` are ignored: that service is judged with its compose file, with the
+GPU reservation ``hostRequirements.gpu`` makes the CLI add (``shmlint.extract.compose.devcontainer``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ without ``_v1``: pod specs spelled in snake_case blocks), the docker provider's 
 and ``memory`` in MiB) and AWS task and job definitions (``aws_ecs_task_definition``, ``aws_batch_job_definition``:
 container definitions as ``jsonencode(...)`` or a JSON heredoc, judged by ``shmlint.extract.ecs_container``).
 Values Terraform computes (variables, locals, interpolations, ``file(...)``) are unknown: they lower a finding
-to a warning where they could carry a size, and are never read as anything else.
+to a warning where they could carry a size, and are never read as anything else. A JSON heredoc is a template:
+``${...}`` inside it are such values and the JSON around them is read (``parse_template_json``); what stays
+unknown where shmlint needs it (a whole definition, a value where JSON needs one, directives) is a notice.
 """
 
 from __future__ import annotations
