@@ -221,3 +221,15 @@ def test_batch_ecs_properties_are_read_and_an_eks_node_range_is_a_notice(engine:
     )
     text = fix_source(engine, SourceText("main.tf", ECS_AND_NODES), FileKind.TERRAFORM, Path("main.tf")).text
     assert '"value": "4"}], "linuxParameters": {"sharedMemorySize": 8192}}' in text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='{}[]"\\$%~:, abif01\n', max_size=60))
+def test_any_text_is_a_document_or_a_json_error(text: str) -> None:
+    """Hostile heredocs: the template reader answers or raises ``JsonError`` with an offset inside the text."""
+    try:
+        read = parse_template_json(text, 7)
+    except JsonError as exc:
+        assert 7 <= exc.offset <= 7 + len(text)
+    else:
+        assert 7 <= read.value.start <= read.value.end <= 7 + len(text)

@@ -25,6 +25,10 @@ _SPACE = LazyRegex(r"[ \t\r\n]*")
 _WORDS = {"true": (BOOL, True), "false": (BOOL, False), "null": (NULL, None)}
 #: a template sequence's opening; ``$${`` and ``%%{`` are its escapes, literal text
 _OPENINGS = ("${", "%{")
+#: what can end a string or start something inside it; the characters between are skipped in one search
+_STRING_STOP = LazyRegex(r'["\\$%]')
+#: the same between values: where a string or a template sequence may start
+_OUTSIDE_STOP = LazyRegex(r'["$%]')
 
 
 class JsonError(Exception):
@@ -100,7 +104,8 @@ def _string_end(text: str, index: int, base: int) -> tuple[int, bool]:
     """Where the JSON string opening at ``index`` ends (after its quote), and whether it holds a template
     sequence (whose own quotes do not end it)."""
     position, templated = index + 1, False
-    while position < len(text):
+    while (stop := _STRING_STOP.search(text, position)) is not None:
+        position = stop.start()
         char = text[position]
         if char == "\\":
             position += 2
@@ -140,7 +145,8 @@ def _mask_directives(text: str, base: int) -> tuple[str, int]:
                 _blank(out, start, position)
                 continue
         else:
-            position += 1
+            stop = _OUTSIDE_STOP.search(text, position + 1)
+            position = stop.start() if stop is not None else len(text)
         if "else" in stack:
             _blank(out, start, position)
     return "".join(out), count
