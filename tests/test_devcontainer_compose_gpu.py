@@ -96,3 +96,24 @@ def test_the_dev_container_note_says_where_the_service_is_judged(engine: Engine,
     _dev_container(tmp_path, True)
     (notice,) = _check(engine, tmp_path / ".devcontainer" / "devcontainer.json").notices
     assert "with the GPU reservation hostRequirements.gpu adds; runArgs do not apply" in notice.message
+
+
+@pytest.mark.parametrize(
+    ("config", "compose", "listed"),
+    [
+        (".devcontainer/devcontainer.json", ".devcontainer/docker-compose.yml", "docker-compose.yml"),
+        (".devcontainer/gpu/devcontainer.json", "compose.yaml", "../../compose.yaml"),
+        (".devcontainer/gpu/devcontainer.json", ".devcontainer/compose.yaml", "../compose.yaml"),
+        (".devcontainer.json", "compose.yaml", "compose.yaml"),
+    ],
+    ids=["template-layout", "named-config", "named-config-beside", "dotfile"],
+)
+def test_the_layouts_dev_containers_come_in(
+    engine: Engine, tmp_path: Path, config: str, compose: str, listed: str
+) -> None:
+    (tmp_path / config).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / compose).parent.mkdir(parents=True, exist_ok=True)
+    settings = {"dockerComposeFile": listed, "service": "trainer", "hostRequirements": {"gpu": True}}
+    (tmp_path / config).write_text(json.dumps(settings))
+    (tmp_path / compose).write_text(SERVICE)
+    assert [f.code for f in _check(engine, tmp_path / compose).findings] == ["SHM001"]

@@ -270,3 +270,13 @@ def test_a_flagged_workload_without_a_fix_gets_no_after_fix_probe() -> None:
     backend = RecordingBackend()
     rows = run_cases([before, after], [backend], Reaper())
     assert backend.asked == [before.shm] and rows[1].verdict == "n/a" and rows[1].probe == 0
+
+
+def test_podman_shares_a_probe_only_where_the_flags_are_the_same() -> None:
+    """podman gets the flag the manifest implies: the default and --shm-size of 64 MiB write the same flag, a
+    tmpfs mount of the same size another one."""
+    podman = backends_module.PodmanBackend(Reaper(), ())
+    default, sized = ShmSpec(Provision.DEFAULT), ShmSpec(Provision.IPC_SIZE, 64 * MIB)
+    mounted = ShmSpec(Provision.MOUNT_TMPFS, 64 * MIB)
+    assert podman.probe_key(default) == podman.probe_key(sized) == ("--shm-size=64m",)
+    assert podman.probe_key(mounted) != podman.probe_key(sized)
