@@ -263,8 +263,8 @@ def test_workloads_that_share_a_probe_run_it_once() -> None:
 
 
 def test_a_flagged_workload_without_a_fix_gets_no_after_fix_probe() -> None:
-    """An AWS Batch EKS job definition in JSON: SHM001, and `shmlint fix` writes nothing there."""
-    before, after = _cases(FIXTURES / "aws-eks" / "SHM001-batch-eks.json")
+    """An AWS Batch EKS job definition in CloudFormation: SHM001, and `shmlint fix` writes nothing there."""
+    before, after = _cases(FIXTURES / "aws-eks" / "SHM001-cloudformation-eks.yaml")
     assert before.codes == ("SHM001",) and isinstance(before.shm, ShmSpec)
     assert after.fixed and after.shm == "no after-fix probe: `shmlint fix` has no fix for SHM001 here"
     backend = RecordingBackend()
@@ -280,3 +280,10 @@ def test_podman_shares_a_probe_only_where_the_flags_are_the_same() -> None:
     mounted = ShmSpec(Provision.MOUNT_TMPFS, 64 * MIB)
     assert podman.probe_key(default) == podman.probe_key(sized) == ("--shm-size=64m",)
     assert podman.probe_key(mounted) != podman.probe_key(sized)
+
+
+def test_a_batch_eks_pod_in_json_is_probed_after_its_fix() -> None:
+    """The JSON job definition's pod gets a Memory emptyDir at /dev/shm, which the after-fix probe mounts."""
+    before, after = _cases(FIXTURES / "aws-eks" / "SHM001-batch-eks.json")
+    assert before.codes == ("SHM001",) and after.fixed and not after.codes
+    assert isinstance(after.shm, ShmSpec) and (after.shm.provision, after.shm.bytes) == (Provision.MOUNT_TMPFS, 8 * GIB)
