@@ -315,6 +315,7 @@ class Workload(NamedTuple):
     accelerator_count: int | None = None  # devices requested when counted (None: none, or uncounted like ``all``)
     need: Need | None = None  # how much the software needs /dev/shm (``shmlint.need``), set before the rules run
     launched_by: str | None = None  # an operator's policy that starts a launcher known to need /dev/shm (Trainer)
+    processes: int | None = None  # training processes the platform starts in the container, where the file says
 
     @property
     def format(self) -> WorkloadFormat:

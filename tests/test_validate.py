@@ -416,7 +416,9 @@ def test_validate_command_prints_the_table_and_its_exit_status(namespace) -> Non
     header, _, row = _table(agreed.output)
     assert header == list(HEADER)
     assert row[0] == f"{fixture}: docker run (line 5)" and row[1:6] == ["namespace", "1 GiB", "-", "ok", "yes"]
-    assert agreed.exit_code == 0
+    assert row[7] == "#1" and agreed.exit_code == 0
+    # the last line: rows, distinct probes, wall time, disagreements
+    assert re.search(r"^1 row\(s\), 1 distinct probe\(s\) in 0 min \d+ s, 0 disagreement\(s\)\.$", agreed.output, re.M)
     # a probe that cannot finish is no evidence either way: never an agreement
     cut_short = CliRunner().invoke(validate, [fixture, "--backend", "namespace", "--timeout", "1"])
     assert _table(cut_short.output)[2][4:6] == ["other-error", "NO"]

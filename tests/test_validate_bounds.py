@@ -80,6 +80,9 @@ class RecordingBackend:
     def check(self) -> None:
         return None
 
+    def probe_key(self, shm: ShmSpec) -> tuple[str, ...]:
+        return (shm.provision.value, str(shm.tmpfs_bytes))
+
     def run(self, command: Sequence[str], shm: ShmSpec, limit: float) -> RunOutput:
         with self._lock:
             self.asked.append(shm)
@@ -179,11 +182,11 @@ def test_probes_running_at_once_stay_within_the_memory_limit() -> None:
     """Six probes of ~0.6 GiB each with four jobs: never more than the limit (1 GiB) held at once."""
     hint = DataLoaderHint(workers=4, batch_size=8, sample_bytes=8 * MIB)
     limits = ProbeLimits(max_memory=GIB)
-    spec = limits.admit(hint, ShmSpec(Provision.IPC_SIZE, GIB))
-    assert isinstance(spec, ShmSpec)
-    each = limits.memory(hint, spec)
+    specs = [limits.admit(hint, ShmSpec(Provision.IPC_SIZE, GIB - i * MIB)) for i in range(6)]  # six distinct probes
+    assert all(isinstance(spec, ShmSpec) for spec in specs)
+    each = limits.memory(hint, specs[0])  # type: ignore[arg-type]
     assert GIB // 2 < each <= GIB
-    cases = [Case(f"f{i}.yaml", "w", None, False, (), hint, True, spec) for i in range(6)]  # type: ignore[arg-type]
+    cases = [Case(f"f{i}.yaml", "w", None, False, (), hint, True, spec) for i, spec in enumerate(specs)]  # type: ignore[arg-type]
     budget = MemoryBudget(GIB)
     backend = RecordingBackend(budget, seconds=0.05)
     rows = run_cases(cases, [backend], Reaper(), jobs=4, limits=limits, budget=budget)
@@ -230,3 +233,57 @@ def test_kill_9_of_validate_leaves_no_disk_folder(tmp_path: Path) -> None:
             run.wait()
         assert run.stderr is not None
         run.stderr.close()
+
+
+# -- (d) one probe per distinct (backend, /dev/shm, loader) ---------------------------------------------------------
+
+
+def test_workloads_that_share_a_probe_run_it_once() -> None:
+    """Same loader, same tmpfs size: however the manifest asked for it (default, --shm-size, a Memory emptyDir), the
+    namespace backend mounts the same thing; every workload gets the shared outcome and the probe's number."""
+    hint = DataLoaderHint(workers=2, batch_size=8, sample_bytes=MIB)
+    same = [ShmSpec(Provision.DEFAULT), ShmSpec(Provision.IPC_SIZE, 64 * MIB), ShmSpec(Provision.MOUNT_TMPFS, 64 * MIB)]
+    other = ShmSpec(Provision.IPC_SIZE, 128 * MIB)
+    specs = [*same, other]
+    cases = [Case(f"f{i}.yaml", "w", None, False, (), hint, True, s) for i, s in enumerate(specs)]  # type: ignore[arg-type]
+    namespace = NamespaceBackend(Reaper())
+    assert len({namespace.probe_key(spec) for spec in same}) == 1
+    assert namespace.probe_key(other) != namespace.probe_key(same[0])
+
+    class Keyed(RecordingBackend):
+        probe_key = staticmethod(namespace.probe_key)
+
+    backend = Keyed()
+    rows = run_cases(cases, [backend], Reaper())
+    assert backend.asked == [same[0], other]
+    assert [row.probe for row in rows] == [1, 1, 1, 2]
+    assert all(row.result == rows[0].result for row in rows)
+    table = render(rows)
+    assert table.count("| #1 ") == 3 and table.count("| #2 ") == 1, table
+
+
+def test_a_flagged_workload_without_a_fix_gets_no_after_fix_probe() -> None:
+    """An AWS Batch EKS job definition in CloudFormation: SHM001, and `shmlint fix` writes nothing there."""
+    before, after = _cases(FIXTURES / "aws-eks" / "SHM001-cloudformation-eks.yaml")
+    assert before.codes == ("SHM001",) and isinstance(before.shm, ShmSpec)
+    assert after.fixed and after.shm == "no after-fix probe: `shmlint fix` has no fix for SHM001 here"
+    backend = RecordingBackend()
+    rows = run_cases([before, after], [backend], Reaper())
+    assert backend.asked == [before.shm] and rows[1].verdict == "n/a" and rows[1].probe == 0
+
+
+def test_podman_shares_a_probe_only_where_the_flags_are_the_same() -> None:
+    """podman gets the flag the manifest implies: the default and --shm-size of 64 MiB write the same flag, a
+    tmpfs mount of the same size another one."""
+    podman = backends_module.PodmanBackend(Reaper(), ())
+    default, sized = ShmSpec(Provision.DEFAULT), ShmSpec(Provision.IPC_SIZE, 64 * MIB)
+    mounted = ShmSpec(Provision.MOUNT_TMPFS, 64 * MIB)
+    assert podman.probe_key(default) == podman.probe_key(sized) == ("--shm-size=64m",)
+    assert podman.probe_key(mounted) != podman.probe_key(sized)
+
+
+def test_a_batch_eks_pod_in_json_is_probed_after_its_fix() -> None:
+    """The JSON job definition's pod gets a Memory emptyDir at /dev/shm, which the after-fix probe mounts."""
+    before, after = _cases(FIXTURES / "aws-eks" / "SHM001-batch-eks.json")
+    assert before.codes == ("SHM001",) and after.fixed and not after.codes
+    assert isinstance(after.shm, ShmSpec) and (after.shm.provision, after.shm.bytes) == (Provision.MOUNT_TMPFS, 8 * GIB)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from shmlint.edits import yamledit
+import json
+
+from shmlint.edits import jsonedit, yamledit
 from shmlint.edits.yamledit import Block
 from shmlint.extract.kubernetes import shm_mount
 from shmlint.model import Edit, Fix, FixAction, PodTarget, ShmMechanism, Workload
@@ -29,12 +31,30 @@ def _append_or_create(
     source: SourceText, m: Mappings, owner: MappingNode, key: str, item: Block, step: int, seq_offset: int
 ) -> Edit:
     existing = m.get(owner, key)
+    if _is_json(source):  # an AWS Batch EKS pod in a JSON job definition: JSON text, laid out like its neighbours
+        if isinstance(existing, SequenceNode):
+            close = existing.end_mark.index - 1
+            return Edit(close, close, (", " if existing.value else "") + _json(item))
+        return jsonedit.add_member(source, owner, key, f"[{_json(item)}]")
     if isinstance(existing, SequenceNode) and (existing.value or yamledit.is_flow(existing)):
         return yamledit.append_item(source, existing, item, step)
     key_node = m.key(owner, key)
     if key_node is not None and is_null(existing):
         return yamledit.replace_null(source, key_node, existing, [item])
     return yamledit.add_key(source, owner, key, [item], step, seq_offset)
+
+
+def _is_json(source: SourceText) -> bool:
+    """A JSON file (the pod of a Batch job definition on EKS): flow YAML would not be JSON, so JSON is written."""
+    return source.path.lower().endswith(".json")
+
+
+def _json(block: Block) -> str:
+    return (
+        "{"
+        + ", ".join(f"{json.dumps(k)}: {_json(v) if isinstance(v, Block) else json.dumps(v)}" for k, v in block.pairs)
+        + "}"
+    )
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
@@ -92,6 +112,10 @@ def _set_size_limit(source: SourceText, m: Mappings, pod: MappingNode, name: str
         return []
     current = m.get(empty_dir, "sizeLimit")
     key = m.key(empty_dir, "sizeLimit")
+    if _is_json(source):
+        if current is not None:
+            return [yamledit.replace_node(current, json.dumps(size))]
+        return [jsonedit.add_member(source, empty_dir, "sizeLimit", json.dumps(size))]
     if current is not None and key is not None and m.own_key(empty_dir, "sizeLimit"):
         if is_null(current):
             return [yamledit.replace_null(source, key, current, size)]

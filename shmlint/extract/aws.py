@@ -162,7 +162,8 @@ class _Extractor:
         if isinstance(pod, MappingNode):
             owner = d.owner._replace(format=WorkloadFormat.KUBERNETES, role="EKS pod")
             for workload in extract_pod_spec(self.source, pod, owner, self.signals, m):
-                yield _without_target(workload)  # no writer spells a pod spec in JSON or CloudFormation
+                # the pod fixer writes JSON in a JSON file; no writer spells CloudFormation's PascalCase pod spec
+                yield _without_target(workload) if self.pascal else workload
 
     def container(self, d: _Definition, task: Node | None, container: Node | None, role: str) -> Iterator[Workload]:
         """One container; ``task`` holds what it shares with its neighbours (volumes, ``ipcMode``)."""

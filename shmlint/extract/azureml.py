@@ -34,6 +34,8 @@ from shmlint.source import SourceText, Span
 DEFAULT_SHM_SIZE = "2g"
 DEFAULT_SHM_BYTES = 2 * GIB
 JOB_TYPES = ("command", "sweep", "pipeline")
+#: more processes per node than any machine has devices: a larger count is not read
+MAX_PROCESSES = 1024
 #: ``resources.shm_size`` as the job schema's pattern takes it: a number and one unit letter
 _SHM_SIZE = LazyRegex(r"^(\d{1,12})([bkmg])$", re.IGNORECASE)
 _UNITS = {"b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
@@ -97,9 +99,17 @@ class _Extractor:
             shm=tuple(self.shm_sources(job, resources)),
             nccl_shm_disabled=self.nccl_disabled(holder, job),
             command=command,
+            processes=self.processes(holder, job),
             # a sweep's trial and a job without its own mapping for resources are left to people
             target=AzureJobTarget(job.start_mark.index) if kind in (None, "command") else None,
         )
+
+    def processes(self, holder: MappingNode, job: MappingNode) -> int | None:
+        """``distribution.process_count_per_instance``: Azure ML starts that many training processes in each
+        node's container, and they share its /dev/shm."""
+        distribution = self.m.get(holder, "distribution") or self.m.get(job, "distribution")
+        count = scalar(self.m.get(distribution, "process_count_per_instance")) or ""
+        return int(count) if count.isdigit() and 0 < int(count) <= MAX_PROCESSES else None
 
     def nccl_disabled(self, holder: MappingNode, job: MappingNode) -> Evidence | None:
         for owner in (holder, job):

@@ -3,7 +3,8 @@
 ``runArgs`` are docker options passed as they are, ``containerEnv`` and string ``mounts`` become ``--env`` and
 ``--mount`` options, and ``hostRequirements.gpu`` (``true``, ``"optional"`` or an object) makes the CLI add
 ``--gpus all`` on a host with a GPU. A compose-based dev container (``dockerComposeFile`` and ``service``) runs a
-compose service instead, and its ``runArgs`` are ignored: that service is judged with its compose file.
+compose service instead, and its ``runArgs`` are ignored: that service is judged with its compose file, with the
+GPU reservation ``hostRequirements.gpu`` makes the CLI add (``shmlint.extract.compose.devcontainer``).
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 import os
 
 from shmlint.discover import StrPath, clean_path
+from shmlint.extract.compose.devcontainer import wants_gpu
 from shmlint.extract.docker_options import env_flag, options_workload
 from shmlint.model import CommandTarget, Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
-from shmlint.parsers.jsonc import JArray, JNode, JObject, JScalar, JString, parse
+from shmlint.parsers.jsonc import JArray, JNode, JObject, JString, parse
 from shmlint.parsers.shell import Word
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -87,12 +89,7 @@ def _mounts(node: JNode | None) -> list[Flag]:
 def _host_gpu(source: SourceText, root: JObject) -> list[Evidence]:
     requirements = root.get("hostRequirements")
     gpu = requirements.get("gpu") if isinstance(requirements, JObject) else None
-    wanted = (
-        (isinstance(gpu, JScalar) and gpu.value is True)
-        or (isinstance(gpu, JString) and gpu.value == "optional")
-        or isinstance(gpu, JObject)
-    )
-    if gpu is None or not wanted:
+    if gpu is None or not wants_gpu(gpu):
         return []
     shown = source.text[gpu.start : gpu.end] if not isinstance(gpu, JObject) else "{...}"
     return [Evidence(f"hostRequirements.gpu: {shown}", source.span(gpu.start, gpu.end))]
@@ -127,5 +124,5 @@ def _compose_notice(source: SourceText, root: JObject, compose: JNode) -> Notice
     return Notice(
         source.path,
         f"compose-based dev container: it runs {which} of {named}, which is judged with that compose file "
-        "(check it with shmlint); runArgs and hostRequirements do not apply to it",
+        "(check it with shmlint), with the GPU reservation hostRequirements.gpu adds; runArgs do not apply to it",
     )

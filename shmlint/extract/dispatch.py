@@ -96,8 +96,10 @@ def _too_complex(why: str) -> UnparsableInput:
 def _extract(source: SourceText, kind: FileKind, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     if kind is FileKind.YAML:
         return _yaml(source, path, run)
-    if kind in (FileKind.TERRAFORM, FileKind.PYTHON):
-        return _launchers(source, kind, run), []
+    if kind is FileKind.TERRAFORM:
+        return _terraform(source, run)
+    if kind is FileKind.PYTHON:
+        return _launchers(source, run), []
     if kind is FileKind.JSON:
         return _json(source, run), []
     if kind in _JOB_CONTAINER_KINDS:
@@ -191,21 +193,24 @@ _LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker")
 _PYTHON_LAUNCHERS = LazyRegex(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker)\b", re.MULTILINE)
 
 
-def _launchers(source: SourceText, kind: FileKind, run: Extraction) -> list[Workload]:
-    """Terraform resources and Python launcher calls; their readers are imported only for a file that needs them."""
-    if kind is FileKind.TERRAFORM:
-        # HCL parses slowly (about 2 ms a small file): a file that names no container resource, or holds none of
-        # the signal words (no accelerator, no torch, no /dev/shm setting), cannot hold a finding and is not parsed.
-        # Its syntax is Terraform's to judge (``terraform validate``), as for every .tf file shmlint does not read
-        if _TERRAFORM_RESOURCES.search(source.text) is None or not run.prefilter.passes(source.text):
-            return []
-        from shmlint.extract.terraform import extract_terraform
-        from shmlint.parsers.hcl import HclError
+def _terraform(source: SourceText, run: Extraction) -> tuple[list[Workload], list[Notice]]:
+    """Terraform resources; the reader is imported only for a file that needs it."""
+    # HCL parses slowly (about 2 ms a small file): a file that names no container resource, or holds none of
+    # the signal words (no accelerator, no torch, no /dev/shm setting), cannot hold a finding and is not parsed.
+    # Its syntax is Terraform's to judge (``terraform validate``), as for every .tf file shmlint does not read
+    if _TERRAFORM_RESOURCES.search(source.text) is None or not run.prefilter.passes(source.text):
+        return [], []
+    from shmlint.extract.terraform import extract_terraform
+    from shmlint.parsers.hcl import HclError
 
-        try:
-            return extract_terraform(source, run.signals)
-        except HclError as exc:
-            raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
+    try:
+        return extract_terraform(source, run.signals)
+    except HclError as exc:
+        raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
+
+
+def _launchers(source: SourceText, run: Extraction) -> list[Workload]:
+    """Python launcher calls; their reader is imported only for a file that needs it."""
     text = source.text
     if not any(word in text for word in _LAUNCHER_WORDS) or _PYTHON_LAUNCHERS.search(text) is None:
         return []  # substring tests first: a few microseconds on a module that names none of them

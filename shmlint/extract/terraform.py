@@ -6,7 +6,9 @@ without ``_v1``: pod specs spelled in snake_case blocks), the docker provider's 
 and ``memory`` in MiB) and AWS task and job definitions (``aws_ecs_task_definition``, ``aws_batch_job_definition``:
 container definitions as ``jsonencode(...)`` or a JSON heredoc, judged by ``shmlint.extract.ecs_container``).
 Values Terraform computes (variables, locals, interpolations, ``file(...)``) are unknown: they lower a finding
-to a warning where they could carry a size, and are never read as anything else.
+to a warning where they could carry a size, and are never read as anything else. A JSON heredoc is a template:
+``${...}`` inside it are such values and the JSON around them is read (``parse_template_json``); what stays
+unknown where shmlint needs it (a whole definition, a value where JSON needs one, directives) is a notice.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from shmlint.extract.terraform_ecs import HclEcsTree, hcl_mib, task_value
 from shmlint.model import (
     Evidence,
     HclTarget,
+    Notice,
     ShmKind,
     ShmMechanism,
     ShmSource,
@@ -73,13 +76,18 @@ KUBERNETES_BLOCKS = PodBlocks("spec", "container", "init_container", "volume", "
 EKS_BLOCKS = PodBlocks("pod_properties", "containers", "init_containers", "volumes", "volume_mounts")
 #: ``HclTarget.shape`` of a pod spec, by its spelling
 POD_SHAPES = {KUBERNETES_BLOCKS: "pod", EKS_BLOCKS: "eks-pod"}
+#: how many computed values a notice names, and how long a quoted expression may be
+MAX_LISTED = 5
+MAX_QUOTED = 60
 ECS_TASK = "aws_ecs_task_definition"
 BATCH_JOB = "aws_batch_job_definition"
 DOCKER_CONTAINER = "docker_container"
 
 
-def extract_terraform(source: SourceText, signals: Signals) -> list[Workload]:
-    """Raises ``HclError`` for text that is not HCL (or a JSON heredoc that is not JSON)."""
+def extract_terraform(source: SourceText, signals: Signals) -> tuple[list[Workload], list[Notice]]:
+    """The workloads, and notices for what Terraform computes where shmlint needs it (a definition read from a
+    file, a value standing where JSON needs one); raises ``HclError`` for text that is not HCL (or a JSON heredoc
+    without template sequences that is not JSON)."""
     root = parse(source.text)
     reader = _Reader(source, signals)
     workloads: list[Workload] = []
@@ -91,13 +99,14 @@ def extract_terraform(source: SourceText, signals: Signals) -> list[Workload]:
             identity = workload.id._replace(occurrence=seen[workload.id])
             seen[workload.id] += 1
             workloads.append(workload._replace(id=identity))
-    return workloads
+    return workloads, reader.notices
 
 
 class _Reader:
     def __init__(self, source: SourceText, signals: Signals) -> None:
         self.source = source
         self.signals = signals
+        self.notices: list[Notice] = []
 
     def span_of(self, start: int, end: int) -> Span:
         return self.source.span(start, end)
@@ -376,9 +385,9 @@ class _Reader:
             yield from self.kubernetes(resource, EKS_BLOCKS)  # Batch on EKS: a pod spec, judged like Kubernetes
             return
         tree, task = HclEcsTree(self.source), task_value(resource) if kind == ECS_TASK else None
-        for definition, syntax in self.container_definitions(resource):
-            # a Batch container holds its own volumes; only an ECS task has an ipcMode
-            judged = judge_container(tree, task or definition, definition, self.signals)
+        for holder, definition, syntax in self.container_definitions(resource):
+            # a Batch container holds its own volumes; only an ECS task (or a Batch ECS task) has an ipcMode
+            judged = judge_container(tree, task or holder, definition, self.signals)
             linux = entry(definition, "linuxParameters")
             linux_end = linux.end - 1 if linux is not None and linux.kind != UNKNOWN else -1
             slots = tuple((span.start, span.end - 1) for span in judged.unsized_tmpfs)
@@ -386,38 +395,99 @@ class _Reader:
             target = HclTarget(syntax, definition.end - 1, linux_end, size_slots=slots)
             yield judged.workload(identity, self.span_of(definition.start, definition.end), target)
 
-    def container_definitions(self, resource: Block) -> Iterator[tuple[Value, str]]:
-        """(container definition object, "ecs-hcl" or "ecs-json") for each container the resource defines."""
+    def container_definitions(self, resource: Block) -> Iterator[tuple[Value, Value, str]]:
+        """(what holds its volumes and ipcMode, container definition object, "ecs-hcl" or "ecs-json") for each
+        container the resource defines: an ECS task's ``container_definitions``; a Batch job's
+        ``container_properties``, ``ecs_properties`` tasks and ``node_properties`` ranges (a range's EKS pod is
+        a notice: no reader takes a pod spec written in JSON)."""
         if resource.labels[0] == ECS_TASK:
-            document = self.document(resource.attribute("container_definitions"))
+            document = self.document(resource, "container_definitions")
             if document is not None and document[0].kind == TUPLE:
-                yield from ((item.value, document[1]) for item in document[0].items if item.value.kind == OBJECT)
+                yield from ((item.value, item.value, document[1]) for item in document[0].items if _is_object(item))
             return
-        properties = self.document(resource.attribute("container_properties"))
+        properties = self.document(resource, "container_properties")
         if properties and properties[0].kind == OBJECT:
-            yield properties
-        nodes = self.document(resource.attribute("node_properties"))
-        ranges = entry(nodes[0], "nodeRangeProperties") if nodes else None
+            yield properties[0], *properties
+        ecs = self.document(resource, "ecs_properties")
+        if ecs is not None:
+            yield from _ecs_tasks(ecs[0], ecs[1])
+        nodes = self.document(resource, "node_properties")
+        if nodes is None:
+            return
+        ranges, syntax = entry(nodes[0], "nodeRangeProperties"), nodes[1]
         for item in ranges.items if ranges is not None and ranges.kind == TUPLE else ():
             container = entry(item.value, "container")
-            if container is not None and container.kind == OBJECT and nodes:
-                yield container, nodes[1]
+            if container is not None and container.kind == OBJECT:
+                yield container, container, syntax
+            yield from _ecs_tasks(entry(item.value, "ecsProperties"), syntax)
+            pod = entry(item.value, "eksProperties")
+            if pod is not None:
+                line = self.source.position(pod.start)[0]
+                where = f"{'.'.join(resource.labels)} node_properties"
+                self.notices.append(
+                    Notice(self.source.path, f"line {line}: {where} runs an EKS pod in a node range: not checked")
+                )
 
-    def document(self, value: Value | None) -> tuple[Value, str] | None:
-        """The value of ``jsonencode(...)`` or of a JSON heredoc; None when Terraform computes it."""
+    def document(self, resource: Block, attribute: str) -> tuple[Value, str] | None:
+        """The value of ``jsonencode(...)`` or of a JSON heredoc (a template: ``${...}`` are unknown values, the
+        JSON around them is read); None, with a notice, when Terraform computes it."""
+        value = resource.attribute(attribute)
         if value is None:
             return None
+        where = f"{'.'.join(resource.labels)} {attribute}"
         if value.kind == CALL and value.value == "jsonencode" and len(value.items) == 1:
             return value.items[0].value, "ecs-hcl"
         if value.kind == HEREDOC:
-            from shmlint.parsers.json_values import JsonError, parse_json
-
-            try:
-                return parse_json(str(value.value), value.body_start), "ecs-json"
-            except JsonError as exc:
-                line, column = self.source.position(exc.offset)
-                raise HclError(f"{exc.message} in a JSON heredoc", line, column, exc.offset) from None
+            return self.heredoc(value, where)
+        line = self.source.position(value.start)[0]
+        if value.kind == CALL and value.value in ("file", "templatefile"):
+            why = f"read from a file by {value.value}() when Terraform plans"
+        else:
+            why = "computed when Terraform plans"
+        self.notices.append(Notice(self.source.path, f"line {line}: {where} is {why}: its containers are not checked"))
         return None
+
+    def heredoc(self, value: Value, where: str) -> tuple[Value, str] | None:
+        from shmlint.parsers.json_values import JsonError, parse_template_json
+
+        body = str(value.value)
+        line = self.source.position(value.start)[0]
+        try:
+            read = parse_template_json(body, value.body_start)
+        except JsonError as exc:
+            error_line, column = self.source.position(exc.offset)
+            if "${" not in body and "%{" not in body:
+                raise HclError(f"{exc.message} in a JSON heredoc", error_line, column, exc.offset) from None
+            self.notices.append(
+                Notice(
+                    self.source.path,
+                    f"line {line}: {where} is a JSON template shmlint cannot read around its template sequences "
+                    f"({exc.message} at line {error_line}): its containers are not checked",
+                )
+            )
+            return None
+        if read.computed:
+            shown = ", ".join(
+                f"{_clip(self.source.text[v.start : v.end])} (line {self.source.position(v.start)[0]})"
+                for v in read.computed[:MAX_LISTED]
+            )
+            more = f" and {len(read.computed) - MAX_LISTED} more" if len(read.computed) > MAX_LISTED else ""
+            self.notices.append(
+                Notice(
+                    self.source.path,
+                    f"line {line}: {where} takes values Terraform computes where JSON needs a value: {shown}{more}; "
+                    "they are unknown to shmlint, the JSON around them is checked",
+                )
+            )
+        if read.directives:
+            self.notices.append(
+                Notice(
+                    self.source.path,
+                    f"line {line}: {where} has {read.directives} template directive(s) (%{{ }}): read with each "
+                    "%{ if } taken, its %{ else } left out, and each %{ for } body once",
+                )
+            )
+        return read.value, "ecs-json"
 
     # -- shared ----------------------------------------------------------------------------------------------
 
@@ -435,6 +505,26 @@ class _Reader:
             where = command or image
             if where is not None:
                 yield Evidence(f"command {launcher}", self.span_of(where.start, where.end))
+
+
+def _is_object(item: Item) -> bool:
+    return item.value.kind == OBJECT
+
+
+def _ecs_tasks(properties: Value | None, syntax: str) -> Iterator[tuple[Value, Value, str]]:
+    """The containers of Batch ``ecsProperties``: each task in ``taskProperties`` holds their volumes."""
+    tasks = entry(properties, "taskProperties")
+    for task in tasks.items if tasks is not None and tasks.kind == TUPLE else ():
+        containers = entry(task.value, "containers")
+        for item in containers.items if containers is not None and containers.kind == TUPLE else ():
+            if _is_object(item):
+                yield task.value, item.value, syntax
+
+
+def _clip(text: str) -> str:
+    """An expression as a notice quotes it: one line, at most ``MAX_QUOTED`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_QUOTED else text[: MAX_QUOTED - 3] + "..."
 
 
 def _pod_specs(resource: Block, blocks: PodBlocks) -> Iterator[Block]:

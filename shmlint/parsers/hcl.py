@@ -222,9 +222,7 @@ class _Reader:
         first_break = raw.index("\n") + 1
         body = raw[first_break:].rstrip("\r\n")
         body = body[: body.rfind("\n") + 1] if "\n" in body else ""
-        if "${" in body or "%{" in body:
-            return Value(UNKNOWN, None, start, end)
-        return Value(HEREDOC, body, start, end, body_start=start + first_break)
+        return Value(HEREDOC, body, start, end, body_start=start + first_break)  # a template: its reader decides
 
 
 def _leaves(node: Any, tree_type: Any) -> list[Any]:

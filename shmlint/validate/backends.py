@@ -185,6 +185,10 @@ class Backend(Protocol):
     def run(self, command: Sequence[str], shm: ShmSpec, limit: float) -> RunOutput:
         """Run ``command`` with ``shm`` at /dev/shm, no network, at most ``limit`` seconds."""
 
+    def probe_key(self, shm: ShmSpec) -> tuple[str, ...]:
+        """What this backend's run depends on in ``shm``: two specs with one key run the same probe, so
+        ``validate`` runs it once for all the workloads that share it."""
+
 
 def _require(*tools: str) -> None:
     missing = [tool for tool in tools if shutil.which(tool) is None]
@@ -309,6 +313,10 @@ class NamespaceBackend:
             *command,
         ]
 
+    def probe_key(self, shm: ShmSpec) -> tuple[str, ...]:
+        """A folder on disk, or a tmpfs of a size: how the manifest asked for it does not change the mount."""
+        return ("disk",) if shm.provision is Provision.DISK else ("tmpfs", str(shm.tmpfs_bytes))
+
     def check(self) -> None:
         _require("setpriv", "unshare", "timeout")
         output = self.run(["true"], ShmSpec(Provision.DEFAULT), 30)
@@ -407,6 +415,10 @@ class PodmanBackend:
                 *command,
             ],
         )
+
+    def probe_key(self, shm: ShmSpec) -> tuple[str, ...]:
+        """The flags the container gets (a disk folder is a fresh one each run, the same kind of mount)."""
+        return tuple(podman_shm_flags(shm, "<folder on disk>"))
 
     def check(self) -> None:
         _require("setpriv", "unshare", self.podman)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import NoReturn
 
@@ -122,6 +123,7 @@ def validate(
     except BackendUnavailable as exc:
         raise Unavailable(str(exc)) from None
     limits = ProbeLimits(max_memory=max_memory)
+    started = time.monotonic()
     cases = []
     for path in paths or (Path("."),):
         try:
@@ -138,7 +140,13 @@ def validate(
         signal.signal(signal.SIGTERM, previous)
     click.echo(render(rows), nl=False)
     disagreements = sum(row.verdict == "NO" for row in rows)
-    click.echo(f"{len(rows)} probe(s), {disagreements} disagreement(s).", err=True)
+    probes = len({(row.backend, row.probe) for row in rows if row.probe})
+    seconds = time.monotonic() - started
+    click.echo(
+        f"{len(rows)} row(s), {probes} distinct probe(s) in {int(seconds // 60)} min {seconds % 60:.0f} s, "
+        f"{disagreements} disagreement(s).",
+        err=True,
+    )
     sys.exit(1 if disagreements else 0)
 
 

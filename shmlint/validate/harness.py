@@ -142,6 +142,7 @@ class Row:
     backend: str
     result: ProbeResult | None  # None: not probed (see case.shm)
     seconds: float
+    probe: int = 0  # the distinct probe this row shares with every workload of the same key (1-based); 0: none
 
     @property
     def verdict(self) -> str:
@@ -173,8 +174,9 @@ def _probed(profile: DataLoaderHint, shm: ShmSpec | str, limits: ProbeLimits) ->
 
 
 def cases_for(engine: Engine, candidate: Candidate, limits: ProbeLimits = ProbeLimits()) -> list[Case]:
-    """A case per GPU/torch workload in the file, and one more after ``shmlint fix`` for each flagged one; what a
-    probe would take beyond ``limits`` is said in the case instead of run."""
+    """A case per GPU/torch workload in the file, and one more after ``shmlint fix`` for each flagged one (not
+    probed when the fix writes nothing for it: that probe would only repeat the first); what a probe would take
+    beyond ``limits`` is said in the case instead of run."""
     checked = engine.check_candidate(candidate)
     source = checked.source
     if source is None:
@@ -184,14 +186,20 @@ def cases_for(engine: Engine, candidate: Candidate, limits: ProbeLimits = ProbeL
     unsuppressed = engine.rules(workloads)  # the same rules before the suppression stage
     for workload in workloads:
         hint = workload.dataloader  # read by the extractors from the hint comment, annotation or label
-        profile = hint or DEFAULT_PROFILE
+        # without a hint, each training process the platform starts runs the default loader in the same /dev/shm
+        profile = hint or DEFAULT_PROFILE._replace(procs=workload.processes or 1)
         codes = _codes(checked.findings, workload)
         suppressed = tuple(code for code in _codes(unsuppressed, workload) if code not in codes)
         shm = _probed(profile, shm_spec(workload), limits)
         cases.append(
             Case(source.path, workload.name, workload.id, False, codes, profile, hint is not None, shm, suppressed)
         )
-    flagged = [case for case in cases if case.fixable]
+    fixes = {f.workload.id for f in checked.findings if f.fix is not None and f.workload is not None}
+    flagged = [case for case in cases if case.fixable and case.identity in fixes]
+    unfixed = [case for case in cases if case.fixable and case.identity not in fixes]
+    for case in unfixed:  # a fix that writes nothing leaves nothing new to probe
+        why = f"no after-fix probe: `shmlint fix` has no fix for {', '.join(case.codes)} here"
+        cases.append(replace(case, fixed=True, shm=why, suppressed=()))
     if not flagged:
         return cases
     fixed = fix_source(engine, source, candidate.kind, candidate.path)
@@ -257,42 +265,60 @@ def run_cases(
     limits: ProbeLimits = ProbeLimits(),
     budget: MemoryBudget | None = None,
 ) -> list[Row]:
-    """Every case on every backend, ``jobs`` probes at a time and within ``limits.max_memory`` together, rows in
-    the order of the cases. Interrupted (SIGTERM turned into an exception, Ctrl-C), it kills the running probes
-    before waiting for its threads."""
+    """Every case on every backend, rows in the order of the cases. Cases with the same (backend, /dev/shm as the
+    backend gives it, loader) share one probe, whose outcome is theirs alike: it is run once, ``jobs`` probes at a
+    time and within ``limits.max_memory`` together. Interrupted (SIGTERM turned into an exception, Ctrl-C), it
+    kills the running probes before waiting for its threads."""
     memory = budget or MemoryBudget(limits.max_memory)
+    keys: dict[tuple[object, ...], int] = {}
+    distinct: list[tuple[Case, Backend]] = []
+    plan: list[tuple[Case, Backend, int]] = []  # -1: not probed
+    for case in cases:
+        for backend in backends:
+            if isinstance(case.shm, str):
+                plan.append((case, backend, -1))
+                continue
+            key = (backend.name, backend.probe_key(case.shm), probe_profile(case.profile))
+            index = keys.setdefault(key, len(keys))
+            if index == len(distinct):
+                distinct.append((case, backend))
+            plan.append((case, backend, index))
 
-    def one(case: Case, backend: Backend) -> Row:
-        if isinstance(case.shm, str):
-            return Row(case, backend.name, None, 0.0)
+    def one(case: Case, backend: Backend) -> tuple[ProbeResult, float]:
+        assert isinstance(case.shm, ShmSpec)
         with memory.hold(limits.memory(case.profile, case.shm)):
             started = time.monotonic()
             result = run_probe(backend, probe_profile(case.profile), case.shm, limit)
-            return Row(case, backend.name, result, time.monotonic() - started)
+            return result, time.monotonic() - started
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        futures = [pool.submit(one, case, backend) for case in cases for backend in backends]
-        return [future.result() for future in futures]
+        futures = [pool.submit(one, case, backend) for case, backend in distinct]
+        outcomes = [future.result() for future in futures]
     except BaseException:
         reaper.kill_all()
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    return [
+        Row(case, backend.name, None, 0.0) if index < 0 else Row(case, backend.name, *outcomes[index], index + 1)
+        for case, backend, index in plan
+    ]
 
 
-HEADER = ("workload", "backend", "effective /dev/shm", "findings", "probe", "agrees", "seconds")
+HEADER = ("workload", "backend", "effective /dev/shm", "findings", "probe", "agrees", "seconds", "probe #")
 
 
 def table_cells(row: Row) -> tuple[str, ...]:
     case = row.case
     name = f"{case.path}: {case.workload}" + (" [after fix]" if case.fixed else "")
     if not case.declared:
-        name += " [default loader]"
+        name += " [default loader]" if case.profile.procs == 1 else f" [default loader x {case.profile.procs}]"
     shm = case.shm.label if isinstance(case.shm, ShmSpec) else "?"
     probe = row.result.shown if row.result else str(case.shm)
     findings = [*case.codes, *(f"{code} (suppressed)" for code in case.suppressed)]
-    return (name, row.backend, shm, ",".join(findings) or "-", probe, row.verdict, f"{row.seconds:.1f}")
+    shared = f"#{row.probe}" if row.probe else "-"
+    return (name, row.backend, shm, ",".join(findings) or "-", probe, row.verdict, f"{row.seconds:.1f}", shared)
 
 
 def render(rows: Sequence[Row]) -> str:

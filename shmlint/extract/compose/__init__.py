@@ -12,9 +12,10 @@ from pathlib import Path
 
 from shmlint.extract.compose import evidence
 from shmlint.extract.compose.detect import is_compose, is_override
+from shmlint.extract.compose.devcontainer import devcontainer_gpus
 from shmlint.extract.compose.project import ComposeFile, Project, ReadFile, Service
 from shmlint.extract.compose.shm import Own, own_shm, with_shared
-from shmlint.model import ServiceTarget, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Evidence, ServiceTarget, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MERGE_TAG, MappingNode, Node, ScalarNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -42,15 +43,22 @@ def extract_compose(
     project = Project(read_file)
     services = project.services_for(ComposeFile(source, root, base_dir))
     owns = {service.name: own_shm(project, service) for service in services}
+    dev_gpus = devcontainer_gpus(source.path, read_file)
     return [
-        _workload(project, service, signals, owns) for service in services if service.file.source.path == source.path
+        _workload(project, service, signals, owns, dev_gpus.get(service.name))
+        for service in services
+        if service.file.source.path == source.path
     ]
 
 
-def _workload(project: Project, service: Service, signals: Signals, owns: dict[str, Own]) -> Workload:
+def _workload(
+    project: Project, service: Service, signals: Signals, owns: dict[str, Own], dev_gpu: Evidence | None
+) -> Workload:
+    """``dev_gpu``: the GPU reservation a dev container's ``hostRequirements.gpu`` adds to the service."""
     words = evidence.command_words(project, service)
     utility = signals.is_utility_command(words)
-    gpu = () if utility else tuple(evidence.gpu_evidence(project, service, signals))
+    found = [*evidence.gpu_evidence(project, service, signals), *([dev_gpu] if dev_gpu else [])]
+    gpu = () if utility else tuple(found)
     key = service.key
     return Workload(
         id=WorkloadId(WorkloadFormat.COMPOSE, "service", service.name),
