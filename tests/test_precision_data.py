@@ -211,6 +211,9 @@ FAMILIES = [
     ("nvcr.io/nvidia/tritonserver:25.01-trtllm-python-py3", "", "needs"),
     ("nvcr.io/nvidia/tritonserver:25.01-py3", "tritonserver --model-repository /m", "unknown"),
     ("nvcr.io/nvidia/tritonserver:25.01-py3-sdk", "perf_analyzer -m densenet", "free"),
+    ("", "python3 scripts/launch_triton_server.py --world_size 2 --model_repo /m", "needs"),
+    ("", "tritonserver --model-repository /m --backend-config=python,shm-region-prefix-name=prefix0_", "needs"),
+    ("", "tritonserver --model-repository /m --backend-config=onnxruntime,default-max-batch-size=8", "unknown"),
     # Ollama, llama.cpp: one process
     ("ollama/ollama:0.5.4", "", "free"),
     ("", "ollama serve", "free"),
