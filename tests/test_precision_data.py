@@ -184,6 +184,10 @@ FAMILIES = [
     ("nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0", "", "needs"),
     ("nvcr.io/nim/nvidia/nv-embedqa-e5-v5:1.5.0", "", "needs"),
     ("docker.io/acme/nim-proxy:1", "", ""),
+    ("harbor.example.com:5000/nim/meta/llama-3.1-70b-instruct:1.8", "", "needs"),  # a mirror keeps nvcr's path
+    ("harbor.example.com/nvidia/pytorch:24.01-py3", "", "needs"),
+    ("harbor.example.com/team/nvidia/pytorch-extra:1", "", ""),
+    ("harbor.example.com/ultralytics/ultralytics:latest", "", "needs"),
     # TEI is free, TGI needs; the launcher's sharding settings need on any image
     ("ghcr.io/huggingface/text-embeddings-inference:cuda-1.8", "", "free"),
     ("", "text-embeddings-router --model-id BAAI/bge-m3", "free"),
