@@ -269,6 +269,12 @@ FAMILIES = [
     ("vllm/vllm-openai:v0.7.1", "sh -c sleep 86400", "unknown"),
     ("vllm/vllm-openai:v0.7.1", "tail -f /dev/null", "unknown"),
     ("vllm/vllm-openai:v0.7.1", "/bin/bash", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "/bin/sh -c sleep infinity", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "bash -c while true; do sleep 30; done", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "/bin/bash -c trap : TERM INT; sleep infinity & wait", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "bash -c while true; do python poll.py; sleep 30; done", "needs"),
+    ("vllm/vllm-openai:v0.7.1", "bash -lc vllm serve m", "needs"),
+    ("nvcr.io/nvidia/pytorch:24.01-py3", "/bin/sh -c nvidia-smi", "free"),
     ("vllm/vllm-openai:v0.7.1", "sh -c sleep 10 && vllm serve m", "needs"),
     ("vllm/vllm-openai:v0.7.1", "bash -c python -m vllm.entrypoints.openai.api_server", "needs"),
 ]

@@ -407,9 +407,11 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://www.gnu.org/software/coreutils/manual/html_node/sleep-invocation.html',
   None,
   None,
-  ('(?:^((ba)?sh +-c +)?(exec +)?sleep +(infinity|inf|[0-9][0-9.]*[smhd]?)( *;? *)$)|(?:^((ba)?sh +-c +)?tail +-f '
-   '+/dev/null$)|(?:^(/(usr/)?bin/)?(ba|z)?sh( +-[il]+)?$)',
-   ('/dev/null', 'sh', 'sleep')),
+  ('(?:^((/(usr/)?bin/)?(ba)?sh +-c +)?(exec +)?sleep +(infinity|inf|[0-9][0-9.]*[smhd]?) *;? '
+   '*$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c +)?(exec +)?tail +-f +/dev/null *$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c '
+   '+)?while +(true|:) *; *do +sleep +[0-9]+[smhd]? *; *done *;? *$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c +)?trap +: '
+   '+TERM +INT *; *sleep +infinity *& *wait *$)|(?:^(/(usr/)?bin/)?(ba|z)?sh( +-[il]+)?$)',
+   ('/dev/null', 'infinity', 'sh', 'sleep', 'while')),
   False,
   True,
   False,
@@ -443,7 +445,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://docs.nvidia.com/deploy/nvidia-smi/index.html',
   None,
   None,
-  ('(?:^((ba)?sh +-c +)?(nvidia-smi|env|printenv|ldconfig|perf_client|perf_analyzer)( |;|$))',
+  ('(?:^((/(usr/)?bin/)?(ba)?sh +-c +)?(nvidia-smi|env|printenv|ldconfig|perf_client|perf_analyzer)( |;|$))',
    ('env', 'ldconfig', 'nvidia-smi', 'perf_analyzer', 'perf_client')),
   False,
   False,
