@@ -53,6 +53,9 @@ def need_module_text(data: dict[str, Any]) -> str:
             _pattern(item.get("match", {}).get("image_tags", [])),
             _pattern(item.get("match", {}).get("commands", [])),
             bool(item.get("accelerator_only")),
+            bool(item.get("command_wins")),
+            bool(item.get("host_centric")),
+            bool(item.get("image_wide")),
         )
         for item in data.get("software", ())
     )
@@ -66,13 +69,19 @@ def need_module_text(data: dict[str, Any]) -> str:
         )
         for item in kserve.get("runtimes", ())
     )
-    minimum = int(data.get("accelerators", {}).get("multi_device", {}).get("min_devices", 2))
+    accelerators = data.get("accelerators", {})
+    multi_device = accelerators.get("multi_device", {})
+    tpu_alone = accelerators.get("tpu_alone")
+    alone = (tpu_alone["tier"], _pattern(tpu_alone["evidence_patterns"])) if tpu_alone else None
     return (
         f'"""Written from {NEED_YAML.name} by `python -m shmlint.build_data`: do not edit (a test compares).\n\n'
-        "SOFTWARE: (id, tier, what, source, images, image_tags, commands, accelerator_only), a pattern being\n"
-        '(regular expression, the lower-case words one of which its every match contains, or None)."""\n\n'
+        "SOFTWARE: (id, tier, what, source, images, image_tags, commands, accelerator_only, command_wins,\n"
+        "host_centric, image_wide), a pattern being (regular expression, the lower-case words one of which its every match\n"
+        'contains, or None). TPU_ALONE: (tier, pattern searched in accelerator evidence) or None."""\n\n'
         f"SOFTWARE = {_constant(software)}\n\n"
-        f"MULTI_DEVICE_MIN = {minimum}\n\n"
+        f"MULTI_DEVICE_MIN = {int(multi_device.get('min_devices', 2))}\n\n"
+        f"MULTI_DEVICE_TIER = {multi_device.get('tier', 'needs')!r}\n\n"
+        f"TPU_ALONE = {_constant(alone)}\n\n"
         f"KSERVE_RUNTIMES = {_constant(runtimes)}\n\n"
         f"KSERVE_SOURCE = {_constant(kserve.get('source', ''))}\n"
     )

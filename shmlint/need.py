@@ -39,6 +39,9 @@ class Entry(NamedTuple):
     image_tags: Searcher | None
     commands: Searcher | None
     accelerator_only: bool = False  # on the CPU this evidence alone says nothing (``cpu_only_pytorch``)
+    command_wins: bool = False  # its command says what really runs (a holder, a notebook): image matches drop
+    host_centric: bool = False  # one process drives every local TPU chip (JAX, TensorFlow): ``tpu_alone`` holds
+    image_wide: bool = False  # the vendor documents the need for whatever runs in the image (NGC): holders keep it
 
 
 class BuiltinRuntime(NamedTuple):
@@ -57,6 +60,8 @@ class Knowledge(NamedTuple):
     multi_device_min: int
     kserve_runtimes: tuple[BuiltinRuntime, ...] = ()
     kserve_source: str = ""
+    multi_device_tier: Tier = Tier.UNKNOWN  # several counted GPUs and no software match: a count is not software
+    tpu_alone: tuple[Tier, Searcher] | None = None  # a TPU-only request without torch: the tier, the TPU evidence
 
 
 #: a pattern as the compiled data holds it: the regular expression and its required words (None: none known)
@@ -76,11 +81,19 @@ def builtin() -> Knowledge:
     from shmlint.data import shm_need
 
     entries = tuple(
-        Entry(id, Tier[tier.upper()], what, source, _regex(images), _regex(tags), _regex(commands), accelerator_only)
-        for id, tier, what, source, images, tags, commands, accelerator_only in shm_need.SOFTWARE
+        Entry(id, Tier[tier.upper()], what, source, _regex(images), _regex(tags), _regex(commands), *flags)
+        for id, tier, what, source, images, tags, commands, *flags in shm_need.SOFTWARE
     )
     runtimes = tuple(BuiltinRuntime(*runtime) for runtime in shm_need.KSERVE_RUNTIMES)
-    return Knowledge(entries, shm_need.MULTI_DEVICE_MIN, runtimes, shm_need.KSERVE_SOURCE)
+    alone = shm_need.TPU_ALONE
+    return Knowledge(
+        entries,
+        shm_need.MULTI_DEVICE_MIN,
+        runtimes,
+        shm_need.KSERVE_SOURCE,
+        Tier[shm_need.MULTI_DEVICE_TIER.upper()],
+        None if alone is None else (Tier[alone[0].upper()], LazyRegex(alone[1][0], re.IGNORECASE, alone[1][1])),
+    )
 
 
 def configured(
@@ -133,10 +146,15 @@ def decide(workload: Workload, knowledge: Knowledge) -> Need | None:
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
     if free_command is not None:  # the image is only where a utility runs
         return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
+    if any(e.command_wins for e, _ in by_command):  # a holder or a notebook: the image is only where it runs,
+        by_image = [(e, where) for e, where in by_image if e.image_wide]  # unless its vendor says the image needs it
     matches = [(e, where) for e, where in by_command + by_image if accelerator or not e.accelerator_only]
     strongest = max(matches, key=lambda pair: pair[0].tier) if matches else None  # the first of equals
     if workload.launched_by is not None and (strongest is None or strongest[0].tier is not Tier.NEEDS):
         return Need(Tier.NEEDS, workload.launched_by, None)  # an operator's launcher, named software aside
+    tpu = _tpu_alone(workload, knowledge, [e for e, _ in matches])
+    if tpu is not None:
+        return tpu
     if strongest is not None:
         entry, where = strongest
         shown = workload.command if where == "command" else workload.image
@@ -146,8 +164,28 @@ def decide(workload: Workload, knowledge: Knowledge) -> Need | None:
         return Need(Tier.UNKNOWN, "torch on the CPU without DataLoader workers or a launcher", None)
     count = workload.accelerator_count
     if count is not None and count >= knowledge.multi_device_min:
-        return Need(Tier.NEEDS, f"{count} GPUs in one container (NCCL or RCCL between local processes)", None)
+        because = f"{count} GPUs in one container, with software shmlint does not know (NCCL uses /dev/shm only"
+        return Need(knowledge.multi_device_tier, f"{because} between processes the software starts)", None)
     return Need(Tier.UNKNOWN, "an accelerator request, with software shmlint does not know", None)
+
+
+def _tpu_alone(workload: Workload, knowledge: Knowledge, matched: list[Entry]) -> Need | None:
+    """A request of TPUs only, nothing showing torch, no software matched but host-centric ones (JAX, TensorFlow):
+    one process drives the host's chips, so no data crosses processes through /dev/shm (``accelerators.tpu_alone``
+    in the data, with its source)."""
+    if knowledge.tpu_alone is None or workload.torch or not workload.gpu:
+        return None
+    tier, tpu = knowledge.tpu_alone
+    if not all(tpu.search(evidence.text) for evidence in workload.gpu):
+        return None
+    if not all(entry.host_centric for entry in matched):
+        return None
+    if matched:
+        software = " and ".join(entry.what.split(" (")[0] for entry in matched)
+        return Need(tier, f"TPUs driven by {software}: one process drives a host's chips", None)
+    return Need(
+        tier, "TPUs and nothing that shows torch: JAX and TensorFlow drive a host's chips from one process", None
+    )
 
 
 def _image_matches(entry: Entry, image: str | None) -> bool:

@@ -38,7 +38,7 @@ TF_GPU1 = 'name = "c", resourceRequirements = [{ type = "GPU", value = "1" }]'
     [
         (f'"image": "nvcr.io/nvidia/pytorch:24.01-py3", "command": ["torchrun", "train.py"], {GPU1}', ["error"]),
         (f'"image": "acme/app", "entryPoint": ["deepspeed"], "command": ["train.py"], {GPU1}', ["error"]),
-        ('"image": "acme/app", "resourceRequirements": [{"type": "GPU", "value": "4"}]', ["error"]),  # 4 GPUs
+        ('"image": "acme/app", "resourceRequirements": [{"type": "GPU", "value": "4"}]', ["warning"]),  # a count only
         (f'"image": "acme/app", {GPU1}', ["warning"]),  # one GPU, software unknown
         (f'"image": "acme/app", "command": ["nvidia-smi"], {GPU1}', []),  # an ECS task runs what it says
     ],
@@ -51,13 +51,30 @@ def test_ecs_json_containers_carry_image_command_and_count(engine: Engine, conta
     ("container", "expected"),
     [
         (f'{TF_GPU1}, image = "acme/app", command = ["torchrun", "train.py"]', ["error"]),
-        ('name = "c", image = "acme/app", resourceRequirements = [{ type = "GPU", value = "2" }]', ["error"]),
+        ('name = "c", image = "acme/app", resourceRequirements = [{ type = "GPU", value = "2" }]', ["warning"]),
         (f'{TF_GPU1}, image = "acme/app"', ["warning"]),
         (f'{TF_GPU1}, image = "acme/app", command = ["nvidia-smi"]', []),
     ],
 )
 def test_terraform_ecs_containers_carry_image_command_and_count(engine: Engine, container: str, expected: list) -> None:
     assert shm001(check(engine, "main.tf", _tf(container), FileKind.TERRAFORM)) == expected
+
+
+def test_ecs_and_terraform_containers_carry_their_gpu_count(engine: Engine) -> None:
+    """The count itself is carried (issue 26 made a count alone undecided, so severity no longer shows it)."""
+    ecs = check(
+        engine,
+        "task.json",
+        _ecs_json('"image": "a", "resourceRequirements": [{"type": "GPU", "value": "4"}]'),
+        FileKind.JSON,
+    )
+    tf = check(
+        engine,
+        "main.tf",
+        _tf('name = "c", image = "a", resourceRequirements = [{ type = "GPU", value = "2" }]'),
+        FileKind.TERRAFORM,
+    )
+    assert [w.accelerator_count for w in (*ecs.workloads, *tf.workloads)] == [4, 2]
 
 
 BATCH = """AWSTemplateFormatVersion: "2010-09-09"
@@ -93,7 +110,7 @@ FLOW = "from metaflow import FlowSpec, batch, step\n\n\nclass F(FlowSpec):\n    
     ("options", "expected"),
     [
         ('gpu=1, image="deepspeed/deepspeed:latest"', ["error"]),  # the image names software that needs /dev/shm
-        ("gpu=2", ["error"]),  # two GPUs in one container
+        ("gpu=2", ["warning"]),  # two GPUs in one container: a count, not software (issue 26)
         ('gpu=1, image="acme/app"', ["warning"]),
     ],
 )
@@ -101,7 +118,10 @@ def test_metaflow_steps_carry_image_and_gpu_count(engine: Engine, options: str, 
     assert shm001(check(engine, "flow.py", FLOW.format(options=options), FileKind.PYTHON)) == expected
 
 
-@pytest.mark.parametrize(("limit", "expected"), [("2", ["error"]), ("1", ["warning"])])
-def test_kfp_tasks_carry_their_accelerator_limit(engine: Engine, limit: str, expected: list) -> None:
+@pytest.mark.parametrize("limit", ["2", "1"])
+def test_kfp_tasks_carry_their_accelerator_limit(engine: Engine, limit: str) -> None:
+    """The limit is carried as the count; a count alone is not software (issue 26), so both are warnings."""
     text = f"from kfp import dsl\n\n\n@dsl.pipeline\ndef p():\n    a = op()\n    a.set_accelerator_limit({limit})\n"
-    assert shm001(check(engine, "pipeline.py", text, FileKind.PYTHON)) == expected
+    result = check(engine, "pipeline.py", text, FileKind.PYTHON)
+    assert shm001(result) == ["warning"]
+    assert [w.accelerator_count for w in result.workloads] == [int(limit)]

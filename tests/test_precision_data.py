@@ -39,6 +39,8 @@ HELD_OUT = {
 }  # fmt: skip
 #: a quantified group that is itself quantified: the shape of catastrophic backtracking
 NESTED_QUANTIFIER = re.compile(r"\([^()]*[+*][^()]*\)[+*{]")
+#: an unbounded run of a negated class or `.` that more pattern follows (only `$` and `)` may follow it)
+UNBOUNDED_GAP = re.compile(r"(\[\^(\\.|[^\]\\])*\]|\.)[*+](?![$)]*$)")
 
 
 def _source_ok(source: object) -> bool:
@@ -73,6 +75,22 @@ def test_every_software_entry_has_tier_match_and_source(need: dict) -> None:
         assert all(_source_ok(extra) for extra in entry.get("also", [])), entry["id"]
         assert set(entry["match"]) <= {"images", "commands", "image_tags"} and entry["match"], entry["id"]
         assert all(isinstance(patterns, list) and patterns for patterns in entry["match"].values()), entry["id"]
+        for flag in ("accelerator_only", "command_wins", "host_centric", "image_wide"):
+            assert isinstance(entry.get(flag, False), bool), (entry["id"], flag)
+        if entry.get("command_wins"):  # it says what the command runs: it needs command patterns
+            assert entry["match"].get("commands"), entry["id"]
+
+
+def test_accelerator_defaults_are_tiers_with_sources(need: dict) -> None:
+    accelerators = need["accelerators"]
+    assert accelerators["default_tier"] in TIERS
+    multi = accelerators["multi_device"]
+    assert multi["tier"] == "unknown" and multi["min_devices"] >= 2 and _source_ok(multi["source"])
+    alone = accelerators["tpu_alone"]
+    assert alone["tier"] in TIERS and _source_ok(alone["source"]) and alone["evidence_patterns"]
+    for pattern in alone["evidence_patterns"]:
+        re.compile(pattern)
+        assert not NESTED_QUANTIFIER.search(pattern)
 
 
 def test_every_pattern_compiles_and_cannot_backtrack_badly(need: dict) -> None:
@@ -80,6 +98,18 @@ def test_every_pattern_compiles_and_cannot_backtrack_badly(need: dict) -> None:
         for pattern in (p for patterns in entry["match"].values() for p in patterns):
             re.compile(pattern)
             assert not NESTED_QUANTIFIER.search(pattern), (entry["id"], pattern)
+
+
+def test_no_pattern_scans_an_unbounded_gap_before_more_pattern(need: dict) -> None:
+    """A gap like `[^;&|]*` followed by more pattern (or inside a lookahead) is scanned again from every occurrence
+    of what precedes it: quadratic on a long hostile line (110 kB took 4 s). Gaps end the pattern or are bounded,
+    `[^;&|]{0,256}`. The control: the unbounded spelling is caught."""
+    assert UNBOUNDED_GAP.search(r"(^|[ /])train_net\.py\b(?![^;&|]*NUM_WORKERS[= ]+0\b)")
+    assert not UNBOUNDED_GAP.search(r"(^|[ /])train_net\.py\b(?![^;&|]{0,256}NUM_WORKERS[= ]+0\b)")
+    assert not UNBOUNDED_GAP.search(r"(^|/)comfyui[^/]*$")
+    for entry in need["software"]:
+        for pattern in (p for patterns in entry["match"].values() for p in patterns):
+            assert not UNBOUNDED_GAP.search(pattern), (entry["id"], pattern)
 
 
 def test_each_tier_is_represented_with_its_evidence(need: dict) -> None:
@@ -94,17 +124,22 @@ RANK = {"free": 0, "unknown": 1, "needs": 2}
 def _tier_for(need: dict, image: str = "", command: str = "") -> str:
     """The documented precedence: a free command wins, otherwise the strongest tier among the matches."""
     repository, _, tag = image.rpartition(":") if ":" in image.rsplit("/", 1)[-1] else (image, "", "")
-    by_image, by_command = set(), set()
+    by_image, by_command, command_wins, wide = set(), set(), False, set()
     for entry in need["software"]:
         match = entry["match"]
         if repository and any(re.search(p, repository, re.IGNORECASE) for p in match.get("images", [])):
             by_image.add(entry["tier"])
+            if entry.get("image_wide"):
+                wide.add(entry["tier"])
         if tag and any(re.search(p, tag) for p in match.get("image_tags", [])):
             by_image.add(entry["tier"])
         if command and any(re.search(p, command, re.IGNORECASE) for p in match.get("commands", [])):
             by_command.add(entry["tier"])
+            command_wins = command_wins or bool(entry.get("command_wins"))
     if "free" in by_command:
         return "free"
+    if command_wins:  # a holder or a notebook: the image is only where the command runs, unless image-wide
+        by_image = set(wide)
     return max(by_image | by_command, key=RANK.__getitem__, default="")
 
 
@@ -138,6 +173,115 @@ def _tier_for(need: dict, image: str = "", command: str = "") -> str:
     ],
 )
 def test_patterns_sort_benchmark_examples_into_the_labelled_tier(
+    need: dict, image: str, command: str, tier: str
+) -> None:
+    assert _tier_for(need, image, command) == tier
+
+
+#: issue 26 point 3, per entry family: an image and a command that match, and a near miss that must not
+FAMILIES = [
+    # NVIDIA NIM (LLM and retrieval): nvcr.io/nim only; a NIM-named image elsewhere is not the product
+    ("nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0", "", "needs"),
+    ("nvcr.io/nim/nvidia/nv-embedqa-e5-v5:1.5.0", "", "needs"),
+    ("docker.io/acme/nim-proxy:1", "", ""),
+    ("harbor.example.com:5000/nim/meta/llama-3.1-70b-instruct:1.8", "", "needs"),  # a mirror keeps nvcr's path
+    ("harbor.example.com/nvidia/pytorch:24.01-py3", "", "needs"),
+    ("harbor.example.com/team/nvidia/pytorch-extra:1", "", ""),
+    ("harbor.example.com/ultralytics/ultralytics:latest", "", "needs"),
+    # TEI is free, TGI needs; the launcher's sharding settings need on any image
+    ("ghcr.io/huggingface/text-embeddings-inference:cuda-1.8", "", "free"),
+    ("", "text-embeddings-router --model-id BAAI/bge-m3", "free"),
+    ("ghcr.io/huggingface/text-generation-inference:3.0", "", "needs"),
+    ("", "myserver --num-shard 2", "needs"),
+    ("", "myserver --sharded true", "needs"),
+    ("", "myserver --num-shard 1", ""),
+    # vLLM / SGLang / LMDeploy, and tensor parallel > 1 as a setting
+    ("public.ecr.aws/acme/vllm-openai:v0.8", "", "needs"),
+    ("", "python -m vllm.entrypoints.openai.api_server --model m", "needs"),
+    ("acme/vllm-router:1", "", ""),
+    ("", "sglang serve --model-path m", "needs"),
+    ("", "python3 -m sglang.launch_server --model-path m", "needs"),
+    ("docker.io/lmsysorg/sglang-router:1", "", "free"),  # a router, not the server
+    ("openmmlab/lmdeploy:latest", "", "needs"),
+    ("", "lmdeploy serve api_server internlm/internlm2-chat-7b", "needs"),
+    ("", "lmdeploy lite auto_awq m", ""),
+    ("", "serve --tp 2", "needs"),
+    ("", "serve --tp-size 8", "needs"),
+    ("", "serve --tensor-parallel-size 16", "needs"),
+    ("", "serve --pipeline-parallel-size 2", "needs"),
+    ("", "serve --tp 1", ""),
+    ("", "serve --tensor-parallel-size 1", ""),
+    # Triton by backend
+    ("nvcr.io/nvidia/tritonserver:25.01-trtllm-python-py3", "", "needs"),
+    ("nvcr.io/nvidia/tritonserver:25.01-py3", "tritonserver --model-repository /m", "unknown"),
+    ("nvcr.io/nvidia/tritonserver:25.01-py3-sdk", "perf_analyzer -m densenet", "free"),
+    ("", "python3 scripts/launch_triton_server.py --world_size 2 --model_repo /m", "needs"),
+    ("", "tritonserver --model-repository /m --backend-config=python,shm-region-prefix-name=prefix0_", "needs"),
+    ("", "tritonserver --model-repository /m --backend-config=onnxruntime,default-max-batch-size=8", "unknown"),
+    # Ollama, llama.cpp: one process
+    ("ollama/ollama:0.5.4", "", "free"),
+    ("", "ollama serve", "free"),
+    ("ghcr.io/ggml-org/llama.cpp:server-cuda", "", "free"),
+    ("", "llama-server -m /models/m.gguf -ngl 99", "free"),
+    ("acme/llama.cpp-wrapper:1", "", ""),
+    # diffusion UIs stay undecided, Whisper servers and vector databases are free
+    ("universonic/stable-diffusion-webui:latest", "", "unknown"),
+    ("onerahmet/openai-whisper-asr-webservice:latest-gpu", "", "free"),
+    ("milvusdb/milvus:v2.4.0-gpu", "", "free"),
+    ("qdrant/qdrant:gpu-nvidia-latest", "", "free"),
+    ("cr.weaviate.io/semitechnologies/transformers-inference:baai-bge-small", "", "free"),
+    ("acme/qdrant-loader:1", "", ""),
+    # JAX, TensorFlow, PyTorch/XLA: undecided by name (the TPU rule decides on TPUs, see test_tiers)
+    ("us-docker.pkg.dev/cloud-tpu-images/jax-ai-image/tpu:latest", "", "unknown"),
+    ("ghcr.io/nvidia/jax:maxtext", "", "unknown"),
+    ("tensorflow/tensorflow:2.17.0-gpu", "", "unknown"),
+    ("us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.5.0_3.10_tpuvm", "", "unknown"),
+    ("acme/ajax-app:1", "", ""),
+    # Megatron/NeMo/DeepSpeed, axolotl
+    ("nvcr.io/nvidia/nemo:25.02", "", "needs"),
+    ("nvcr.io/nvidia/nemo-retriever:1", "", ""),
+    ("axolotlai/axolotl:main-latest", "", "needs"),
+    ("", "accelerate launch -m axolotl.cli.train config.yml", "needs"),
+    ("", "axolotl train config.yml", "needs"),
+    ("", "axolotl inference config.yml", ""),
+    # ultralytics (workers default 8), detectron2 (NUM_WORKERS 4), OpenMMLab launchers
+    ("ultralytics/ultralytics:latest", "", "needs"),
+    ("", "yolo detect train data=coco8.yaml model=yolo11n.pt", "needs"),
+    ("", "yolo train data=coco8.yaml workers=0", ""),
+    ("", "yolo predict model=yolo11n.pt", ""),
+    ("", "python tools/train_net.py --config-file c.yaml --num-gpus 8", "needs"),
+    ("", "python tools/train_net.py --config-file c.yaml DATALOADER.NUM_WORKERS 0", ""),
+    ("", "bash tools/dist_train.sh configs/rtmdet.py 8", "needs"),
+    ("", "mim train mmdet configs/rtmdet.py", "needs"),
+    ("", "python tools/test.py configs/rtmdet.py ckpt.pth", ""),
+    ("", "python3 entrypoints/launch.py --model_path /m --world_size 4", "needs"),  # xDiT
+    ("", "python3 entrypoints/launch.py --model_path /m --world_size 1", ""),
+    # DataLoader workers as a Trainer setting
+    ("", "python train.py --dataloader_num_workers 4", "needs"),
+    ("", "python train.py --dataloader_num_workers 0", ""),
+    # Jupyter and holders: what the command runs, whatever the image
+    ("quay.io/jupyter/pytorch-notebook:cuda12-latest", "", "unknown"),
+    ("quay.io/jupyter/scipy-notebook:latest", "start-notebook.py --IdentityProvider.token=", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "jupyter lab --ip 0.0.0.0", "unknown"),
+    ("nvcr.io/nvidia/pytorch:24.01-py3", "jupyter lab --ip 0.0.0.0", "needs"),  # NGC: the image needs it
+    ("nvcr.io/nvidia/pytorch:24.01-py3", "bash", "needs"),
+    ("vllm/vllm-openai:v0.7.1", "sleep infinity", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "sh -c sleep 86400", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "tail -f /dev/null", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "/bin/bash", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "/bin/sh -c sleep infinity", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "bash -c while true; do sleep 30; done", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "/bin/bash -c trap : TERM INT; sleep infinity & wait", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "bash -c while true; do python poll.py; sleep 30; done", "needs"),
+    ("vllm/vllm-openai:v0.7.1", "bash -lc vllm serve m", "needs"),
+    ("nvcr.io/nvidia/pytorch:24.01-py3", "/bin/sh -c nvidia-smi", "free"),
+    ("vllm/vllm-openai:v0.7.1", "sh -c sleep 10 && vllm serve m", "needs"),
+    ("vllm/vllm-openai:v0.7.1", "bash -c python -m vllm.entrypoints.openai.api_server", "needs"),
+]
+
+
+@pytest.mark.parametrize(("image", "command", "tier"), FAMILIES)
+def test_entry_families_match_their_examples_and_not_near_misses(
     need: dict, image: str, command: str, tier: str
 ) -> None:
     assert _tier_for(need, image, command) == tier

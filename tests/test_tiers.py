@@ -219,3 +219,83 @@ def test_settings_without_tiers_data_change_nothing_for_non_gpu_work() -> None:
         engine,
     )
     assert not result.findings  # the tier model decides how sure a finding is, never whether work is GPU work
+
+
+TPU_POD = POD.replace("nvidia.com/gpu", "google.com/tpu")
+
+
+@pytest.mark.parametrize(
+    ("image", "args", "expected"),
+    [
+        ("us-docker.pkg.dev/cloud-tpu-images/jax-ai-image/tpu:latest", '["python", "train.py"]', []),  # JAX
+        ("acme/trainer:1", '["python", "train.py"]', []),  # nothing shows torch: one process per host
+        ("tensorflow/tensorflow:2.17.0", '["python", "train.py"]', []),
+        ("pytorch/pytorch:2.4.0", '["python", "train.py"]', [Severity.WARNING]),  # torch: undecided
+        (
+            "us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.5",
+            '["python", "train.py"]',
+            [Severity.WARNING],  # PyTorch/XLA: one process per chip, workers unknown
+        ),
+        (
+            "us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.5",
+            '["python", "train.py", "--num_workers", "4"]',
+            [Severity.ERROR],  # DataLoader workers: /dev/shm whatever the device
+        ),
+        ("vllm/vllm-tpu:nightly", '["--model", "m"]', [Severity.ERROR]),  # vLLM on TPU is still vLLM
+        ("acme/trainer:1", '["jupyter", "lab"]', [Severity.WARNING]),  # a notebook runs anything
+    ],
+)
+def test_a_tpu_request_alone_is_not_evidence(image: str, args: str, expected: list) -> None:
+    """Issue 26: JAX (and TensorFlow) drive a TPU host's chips from one process; PyTorch/XLA and workers decide."""
+    result = check("pod.yaml", TPU_POD.format(image=image, args=args, gpus=4))
+    assert [severity for severity, _ in shm001(result)] == expected
+
+
+def test_a_gpu_count_alone_is_undecided_and_says_the_count() -> None:
+    """Issue 26: "two or more GPUs, so NCCL" was wrong; NCCL is there only when the software starts processes."""
+    ((severity, _),) = shm001(check("pod.yaml", POD.format(image="org/app:1", args="[serve]", gpus=4)))
+    assert severity is Severity.WARNING
+    (workload,) = check("pod.yaml", POD.format(image="org/app:1", args="[serve]", gpus=4)).workloads
+    assert "4 GPUs in one container" in workload.need.because
+    # the software that does start them is still an error on the same request
+    ((severity, _),) = shm001(check("pod.yaml", POD.format(image="org/app:1", args='["serve", "--tp", "4"]', gpus=4)))
+    assert severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    ("image", "args", "severity"),
+    [
+        ("vllm/vllm-openai:v0.7.1", '["sleep", "infinity"]', Severity.WARNING),  # a holder in a vLLM image
+        ("vllm/vllm-openai:v0.7.1", '["tail", "-f", "/dev/null"]', Severity.WARNING),
+        ("vllm/vllm-openai:v0.7.1", '["jupyter", "lab", "--ip", "0.0.0.0"]', Severity.WARNING),
+        # NVIDIA documents the NGC image's need for whatever runs in it: a shell there keeps the error
+        ("nvcr.io/nvidia/pytorch:24.01-py3", '["jupyter", "lab", "--ip", "0.0.0.0"]', Severity.ERROR),
+        ("nvcr.io/nvidia/pytorch:24.01-py3", '["bash"]', Severity.ERROR),
+        ("vllm/vllm-openai:v0.7.1", '["sh", "-c", "sleep 5 && vllm serve m"]', Severity.ERROR),  # not a holder
+        ("nvcr.io/nvidia/pytorch:24.01-py3", '["python", "train.py"]', Severity.ERROR),  # the image decides
+    ],
+)
+def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, args: str, severity: Severity) -> None:
+    ((found, _),) = shm001(check("pod.yaml", POD.format(image=image, args=args, gpus=1)))
+    assert found is severity
+
+
+@pytest.mark.parametrize(
+    ("text", "severity", "entry"),
+    [
+        ("docker run --gpus all nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0\n", Severity.ERROR, "nvidia-nim"),
+        ("docker run --gpus all openmmlab/lmdeploy lmdeploy serve api_server m\n", Severity.ERROR, "lmdeploy"),
+        ("docker run --gpus all ultralytics/ultralytics yolo train data=c.yaml\n", Severity.ERROR, "ultralytics"),
+        ("docker run --gpus all acme/yolo yolo train data=c.yaml workers=0\n", Severity.WARNING, None),
+        ("docker run --gpus all ghcr.io/huggingface/text-embeddings-inference:1.8 --model-id m\n", None, "x"),
+        ("docker run --gpus all ollama/ollama\n", None, "x"),
+    ],
+)
+def test_known_software_reaches_the_finding_with_its_entry(text: str, severity: Severity | None, entry) -> None:
+    result = check("run.sh", text)
+    (workload,) = result.workloads
+    if severity is None:  # free software: no finding at all
+        assert workload.need.tier is Tier.FREE and not result.findings
+        return
+    ((found, _),) = shm001(result)
+    assert found is severity and workload.need.entry == entry
