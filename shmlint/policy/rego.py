@@ -282,7 +282,7 @@ torch(e) if {{
   any_match({_json(list(k.torch_commands))}, concat(" ", words(e.c)))
 }}
 
-command_hits(c) := [s | cmd := concat(" ", words(c)); cmd != ""; some s in software; any_match(s.commands, cmd)]
+command_hits(cmd) := [s | cmd != ""; some s in software; any_match(s.commands, cmd)]
 
 image_hits(c) := [s | image(c) != ""; some s in software; image_hit(s, c)]
 
@@ -293,51 +293,67 @@ image_hit(s, c) if {{
   any_match(s.tags, tag(c))
 }}
 
-candidates(e) := [s | some s in array.concat(command_hits(e.c), image_hits(e.c)); allowed(e, s)]
+allowed(gpu, s) if gpu
 
-allowed(e, s) if gpu(e)
+allowed(gpu, s) if not s.acceleratorOnly
 
-allowed(e, s) if not s.acceleratorOnly
+is_gpu(e) := true if gpu(e)
+else := false
 
-free_commands(e) := [s | some s in command_hits(e.c); s.tier == 0]
+is_torch(e) := true if torch(e)
+else := false
 
-top(e) := t if {{
-  tiers := [s.tier | some s in candidates(e)]
+# each container's evidence, worked out once: the functions below only read these records
+facts := [f |
+  some e in entries
+  cmd := concat(" ", words(e.c))
+  g := is_gpu(e)
+  hits := array.concat(command_hits(cmd), image_hits(e.c))
+  candidates := [s | some s in hits; allowed(g, s)]
+  f := {{
+    "e": e,
+    "gpu": g,
+    "torch": is_torch(e),
+    "free": [s | some s in command_hits(cmd); s.tier == 0],
+    "candidates": candidates,
+    "top": top(candidates),
+    "devices": device_total(e.c),
+  }}
+]
+
+top(candidates) := t if {{
+  tiers := [s.tier | some s in candidates]
   count(tiers) > 0
   t := max(tiers)
 }} else := -1
 
-subject(e) if gpu(e)
-
-subject(e) if torch(e)
-
-tier(e) := -1 if {{
-  not subject(e)
+tier(f) := -1 if {{
+  not f.gpu
+  not f.torch
 }} else := 2 if {{
   loader
 }} else := 0 if {{
-  count(free_commands(e)) > 0
-}} else := top(e) if {{
-  top(e) >= 0
+  count(f.free) > 0
+}} else := f.top if {{
+  f.top >= 0
 }} else := 1 if {{
-  not gpu(e)
+  not f.gpu
 }} else := 2 if {{
-  device_total(e.c) >= {k.multi_device_min}
+  f.devices >= {k.multi_device_min}
 }} else := 1
 
-what(e) := "a DataLoader with workers is declared" if {{
+what(f) := "a DataLoader with workers is declared" if {{
   loader
-}} else := free_commands(e)[0].what if {{
-  count(free_commands(e)) > 0
+}} else := f.free[0].what if {{
+  count(f.free) > 0
 }} else := w if {{
-  t := top(e)
-  t >= 0
-  w := [s.what | some s in candidates(e); s.tier == t][0]
-}} else := concat("", [format_int(device_total(e.c), 10), " GPUs in one container (NCCL or RCCL between local processes)"]) if {{
-  gpu(e)
-  device_total(e.c) >= {k.multi_device_min}
+  f.top >= 0
+  w := [s.what | some s in f.candidates; s.tier == f.top][0]
+}} else := concat("", [format_int(f.devices, 10), " GPUs in one container (NCCL or RCCL between local processes)"]) if {{
+  f.gpu
+  f.devices >= {k.multi_device_min}
 }} else := "an accelerator request" if {{
-  gpu(e)
+  f.gpu
 }} else := "torch"
 
 shm_mounts(c) := [m.name | some m in object.get(c, "volumeMounts", []); regex.match({_raw(k.shm_path)}, m.mountPath)]
@@ -367,99 +383,109 @@ mount_volumes(c) := vs if {{
   vs := named(ms[0])
 }} else := []
 
-uses(e) if tier(e) >= 1
+uses(r) if r.tier >= 1
 
-claims(e) if tier(e) == 2
+claims(r) if r.tier == 2
 
-claims(e) if {{
-  tier(e) == 1
-  gpu(e)
+claims(r) if {{
+  r.tier == 1
+  r.gpu
 }}
 
-shm001(e) if {{
-  claims(e)
+shm001(r) if {{
+  claims(r)
   not host_ipc
-  count(shm_mounts(e.c)) > 0
-  count(mount_volumes(e.c)) == 0
+  count(r.mounts) > 0
+  count(r.volumes) == 0
 }}
 
-shm001(e) if {{
-  claims(e)
+shm001(r) if {{
+  claims(r)
   not host_ipc
-  count(shm_mounts(e.c)) == 0
+  count(r.mounts) == 0
   not meant_memory
 }}
 
-shm003(e) if {{
-  uses(e)
-  vs := mount_volumes(e.c)
-  count(vs) > 0
-  every v in vs {{
+shm003(r) if {{
+  uses(r)
+  count(r.volumes) > 0
+  every v in r.volumes {{
     memory_volume(v)
     not v.emptyDir.sizeLimit
   }}
 }}
 
-shm008(e) if {{
-  uses(e)
-  vs := mount_volumes(e.c)
-  count(vs) > 0
-  every v in vs {{
+shm007(r) if {{
+  uses(r)
+  host_ipc
+}}
+
+shm008(r) if {{
+  uses(r)
+  count(r.volumes) > 0
+  every v in r.volumes {{
     not v.emptyDir
     regex.match({_raw(k.host_shm)}, v.hostPath.path)
   }}
 }}
 
+shm012(r) if {{
+  uses(r)
+  count(r.nccl) > 0
+}}
+
 nccl_values(c) := [e.value | some e in env(c); e.name == {_json(SHM_DISABLE)}; regex.match({_raw(k.nccl_disables)}, e.value)]
 
-last_volume(c) := vs[count(vs) - 1] if {{
-  vs := mount_volumes(c)
-  count(vs) > 0
-}} else := {{}}
+last_volume(vs) := vs[count(vs) - 1] if count(vs) > 0
+else := {{}}
 
-shm007(e) if {{
-  uses(e)
-  host_ipc
-}}
+# what each rule reads of a container: its tier and evidence, its /dev/shm mount and volumes
+records := [r |
+  some f in facts
+  r := {{
+    "e": f.e,
+    "gpu": f.gpu,
+    "tier": tier(f),
+    "what": what(f),
+    "mounts": shm_mounts(f.e.c),
+    "volumes": mount_volumes(f.e.c),
+    "nccl": nccl_values(f.e.c),
+  }}
+]
 
-shm012(e) if {{
-  uses(e)
-  count(nccl_values(e.c)) > 0
-}}
-
-is_shm001(e) := true if shm001(e)
+is_shm001(r) := true if shm001(r)
 else := false
 
-is_shm003(e) := true if shm003(e)
+is_shm003(r) := true if shm003(r)
 else := false
 
-is_shm007(e) := true if shm007(e)
+is_shm007(r) := true if shm007(r)
 else := false
 
-is_shm008(e) := true if shm008(e)
+is_shm008(r) := true if shm008(r)
 else := false
 
-is_shm012(e) := true if shm012(e)
+is_shm012(r) := true if shm012(r)
 else := false
 
 findings := [f |
-  some e in entries
-  t := tier(e)
+  some r in records
+  last := last_volume(r.volumes)
   f := {{
-    "name": e.c.name,
-    "display": display(e),
-    "init": e.init,
-    "image": image(e.c),
-    "tier": t,
-    "what": what(e),
-    "SHM001": is_shm001(e),
-    "SHM003": is_shm003(e),
-    "SHM007": is_shm007(e),
-    "SHM008": is_shm008(e),
-    "SHM012": is_shm012(e),
-    "volumeName": object.get(last_volume(e.c), "name", ""),
-    "hostPath": object.get(object.get(last_volume(e.c), "hostPath", {{}}), "path", ""),
-    "nccl": concat("", array.slice(nccl_values(e.c), 0, 1)),
+    "name": r.e.c.name,
+    "display": display(r.e),
+    "init": r.e.init,
+    "image": image(r.e.c),
+    "tier": r.tier,
+    "what": r.what,
+    "SHM001": is_shm001(r),
+    "SHM003": is_shm003(r),
+    "SHM007": is_shm007(r),
+    "SHM008": is_shm008(r),
+    "SHM012": is_shm012(r),
+    "volumeName": object.get(last, "name", ""),
+    "hostPath": object.get(object.get(last, "hostPath", {{}}), "path", ""),
+    "nccl": concat("", array.slice(r.nccl, 0, 1)),
   }}
 ]
 

@@ -1,0 +1,144 @@
+"""``shmlint policy``: the generated CEL and Rego, run by real engines on every pod of the fixtures, judge as
+``shmlint check`` judges the same pod; the mutation leaves no SHM001; the manifests fit their schemas."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from shmlint.policy import cel as policy_cel
+from shmlint.policy import rego as policy_rego
+from shmlint.policy.knowledge import export
+from shmlint.policy.manifests import Options, documents
+
+engines = pytest.importorskip(
+    "tests.policy_engines",
+    reason="the policy engines (common-expression-language, hobofan-regorus) are not installed: pip install -e .[test]",
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+CODES = ("SHM001", "SHM003", "SHM007", "SHM008", "SHM012", "SHM013")
+SIZE = 8 * 2**30
+
+
+@cache
+def knowledge():  # type: ignore[no-untyped-def]
+    return export()
+
+
+@cache
+def pods() -> tuple[tuple[str, dict[str, Any]], ...]:
+    return tuple(engines.fixture_pods(FIXTURES))
+
+
+def _shmlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", *args], cwd=cwd, capture_output=True, text=True, timeout=600, env=os.environ
+    )
+
+
+def _linter_verdicts(folder: Path, pods: list[dict[str, Any]]) -> dict[str, set[tuple[str, str, str]]]:
+    """(code, severity, workload) of the pod rules' findings, per pod name, from one `shmlint check` run."""
+    for pod in pods:
+        (folder / f"{pod['metadata']['name']}.yaml").write_text(yaml.safe_dump(pod, sort_keys=False), encoding="utf-8")
+    result = _shmlint("check", "--format", "json", "--exit-zero", "--no-respect-gitignore", ".", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    found: dict[str, set[tuple[str, str, str]]] = {pod["metadata"]["name"]: set() for pod in pods}
+    messages: dict[tuple[str, str, str], str] = {}
+    for finding in json.loads(result.stdout)["findings"]:
+        if finding["code"] in CODES:
+            name = Path(finding["path"]).stem
+            key = (finding["code"], finding["severity"], finding["workload"])
+            found[name].add(key)
+            messages[(name, *key)] = finding["message"]
+    _linter_verdicts.messages = messages  # type: ignore[attr-defined]
+    return found
+
+
+_HEAD = re.compile(r"^(SHM\d{3}) (\S+) \((\w+)\): ")
+
+
+def _skeleton(message: str) -> str:
+    """The message without what it puts in parentheses (the evidence, which the two tools word differently)."""
+    out, depth = [], 0
+    for char in message:
+        if char == "(":
+            depth += 1
+            if depth == 1:
+                out.append("(...)")
+        elif char == ")":
+            depth -= 1
+        elif depth == 0:
+            out.append(char)
+    return "".join(out)
+
+
+def _cel_verdict(policy: Any, validations: list[Any], pod: dict[str, Any]) -> dict[tuple[str, str, str], str]:
+    values = policy.bind(pod)
+    verdict = {}
+    for validation in validations:
+        if policy.evaluate(validation.expression, pod, values):
+            continue  # the API server reads messageExpression only for a failed validation
+        message = policy.evaluate(validation.message, pod, values)
+        assert message, validation.code
+        for text in filter(None, message.split(policy_cel.SEPARATOR)):
+            code, _, severity = _HEAD.match(text).groups()
+            workload = text[_HEAD.match(text).end():].split(" ", 1)[0]
+            verdict[(code, severity, _workload(text))] = _HEAD.sub("", text)
+    return verdict
+
+
+def _workload(text: str) -> str:
+    body = _HEAD.sub("", text)
+    match = re.match(r'(Pod/\S+, (?:init )?container "[^"]*")', body)
+    assert match, body
+    return match.group(1)
+
+
+def _rego_verdict(policy: Any, pod: dict[str, Any]) -> dict[tuple[str, str, str], str]:
+    verdict = {}
+    for violation in policy.query(pod, "data.shmlint.violation") or []:
+        text = violation["msg"]
+        code, _, severity = _HEAD.match(text).groups()
+        assert violation["details"]["code"] == code
+        verdict[(code, severity, _workload(text))] = _HEAD.sub("", text)
+    return verdict
+
+
+def test_every_pod_of_the_fixtures_gets_the_linters_verdict_from_cel_and_rego(tmp_path: Path) -> None:
+    found = list(pods())
+    assert len(found) >= 40, f"only {len(found)} pods found in the fixtures"
+    linter = _linter_verdicts(tmp_path, [pod for _, pod in found])
+    messages = _linter_verdicts.messages  # type: ignore[attr-defined]
+    docs = documents(knowledge(), ("validating", "gatekeeper"), Options(SIZE))
+    cel_policy = engines.CelPolicy(docs[0]["spec"]["variables"])
+    validations = policy_cel.validations(knowledge())
+    rego_policy = engines.RegoPolicy(docs[2]["spec"]["targets"][0]["rego"])
+    mismatches = []
+    flagged = 0
+    for where, pod in found:
+        name = pod["metadata"]["name"]
+        expected = linter[name]
+        flagged += bool(expected)
+        cel_found = _cel_verdict(cel_policy, validations, pod)
+        rego_found = _rego_verdict(rego_policy, pod)
+        for engine, verdict in (("CEL", cel_found), ("Rego", rego_found)):
+            if set(verdict) != expected:
+                mismatches.append(f"{where} ({name}) {engine}: policy {sorted(verdict)} != check {sorted(expected)}")
+                continue
+            for key, message in verdict.items():
+                if _skeleton(message) != _skeleton(messages[(name, *key)]):
+                    mismatches.append(f"{where} {engine} message:\n  policy {message}\n  check  {messages[(name, *key)]}")
+    print(f"{len(found)} fixture pods checked, {flagged} with findings of the pod rules")
+    assert not mismatches, "\n".join(mismatches[:40]) + f"\n({len(mismatches)} mismatches)"
+    assert flagged >= 15
