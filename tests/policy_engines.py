@@ -104,6 +104,7 @@ class CelPolicy:
 
     def __init__(self, variables: list[dict[str, str]]) -> None:
         self.variables = [(v["name"], cel.compile(v["expression"])) for v in variables]
+        self.compiled: dict[str, Any] = {}
 
     def bind(self, pod: dict[str, Any]) -> dict[str, Any]:
         values: dict[str, Any] = {}
@@ -111,9 +112,12 @@ class CelPolicy:
             values[name] = program.execute(cel.Context(variables={"object": pod, "variables": values}, functions=K8S_FUNCTIONS))
         return values
 
-    @staticmethod
-    def evaluate(expression: str, pod: dict[str, Any], values: dict[str, Any]) -> Any:
-        return cel.evaluate(expression, cel.Context(variables={"object": pod, "variables": values}, functions=K8S_FUNCTIONS))
+    def evaluate(self, expression: str, pod: dict[str, Any], values: dict[str, Any]) -> Any:
+        if expression not in self.compiled:
+            self.compiled[expression] = cel.compile(expression)
+        return self.compiled[expression].execute(
+            cel.Context(variables={"object": pod, "variables": values}, functions=K8S_FUNCTIONS)
+        )
 
 
 _CONSTRUCTOR = re.compile(r"Object(?:\.\w+)*\{")
@@ -293,3 +297,90 @@ def fixture_pods(root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
                     if pod is not None:
                         found += 1
                         yield f"{path.relative_to(root)}#{number}.{index}", pod
+
+
+# -- pods drawn at random from the values the rules turn on ------------------------------------------------------
+
+IMAGES = (
+    "vllm/vllm-openai:v0.6.0", "lmsysorg/sglang:latest", "nvcr.io/nvidia/pytorch:24.05-py3", "pytorch/pytorch:2.3.0",
+    "nvcr.io/nvidia/tritonserver:24.05-vllm-python-py3", "nvcr.io/nvidia/tritonserver:24.05-py3",
+    "nvcr.io/nvidia/tritonserver:24.05-py3-sdk", "nvidia/dcgm-exporter:3.3", "busybox", "python:3.11",
+    "rayproject/ray:2.9.0", "rayproject/ray-ml:2.9.0", "deepspeed/deepspeed:latest", "registry:5000/ml/torchserve:0.9",
+    "ghcr.io/huggingface/text-generation-inference:2.0", "repo/trainer@sha256:0123abcd", "nginx:1.25",
+    "example.com/team/app:torch-2.3", "mindspore/mindspore-gpu:2.0", "nvcr.io/nvidia/k8s-device-plugin:v0.15",
+)
+COMMANDS = (
+    ["torchrun", "--nproc_per_node=2", "train.py"], ["python", "-m", "torch.distributed.run", "t.py"],
+    ["nvidia-smi"], ["sh", "-c", "nvidia-smi; sleep 5"], ["python", "train.py", "--num_workers=4"],
+    ["python", "-c", "import torch; print(1)"], ["vllm", "serve", "m", "--tensor-parallel-size", "2"],
+    ["tensorboard", "--logdir", "/logs"], ["ray", "start", "--head"], ["/usr/bin/perf_analyzer", "-m", "x"],
+    ["python", "serve.py"], ["bash", "-c", "torchrun train.py\n"], ["accelerate", "launch", "t.py"], [""],
+)
+RESOURCES = (
+    {}, {"limits": {"nvidia.com/gpu": "1"}}, {"limits": {"nvidia.com/gpu": "2", "memory": "16Gi"}},
+    {"limits": {"nvidia.com/gpu": "0"}}, {"requests": {"nvidia.com/gpu": "4"}},
+    {"limits": {"nvidia.com/mig-1g.5gb": "1"}, "requests": {"nvidia.com/gpu": "1"}}, {"limits": {"amd.com/gpu": "1"}},
+    {"limits": {"google.com/tpu": "4"}}, {"limits": {"memory": "1Gi"}}, {"limits": {"memory": "3Gi", "amd.com/gpu": "1"}},
+    {"limits": {"nvidia.com/gpu": "1", "amd.com/gpu": "1"}},
+)
+ENVS = (
+    [], [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}], [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "none"}],
+    [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "0,1"}], [{"name": "NCCL_SHM_DISABLE", "value": "1"}],
+    [{"name": "NCCL_SHM_DISABLE", "value": "0x1"}], [{"name": "NCCL_SHM_DISABLE", "value": "true"}],
+    [{"name": "AMD_VISIBLE_DEVICES", "value": "3"}], [{"name": "NVIDIA_VISIBLE_DEVICES"}],
+)
+VOLUMES = (
+    {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}, {"name": "dshm", "emptyDir": {"medium": "Memory"}},
+    {"name": "dshm", "emptyDir": {}}, {"name": "dshm", "hostPath": {"path": "/dev/shm"}},
+    {"name": "dshm", "hostPath": {"path": "/dev/shm/mps"}}, {"name": "gpu", "hostPath": {"path": "/dev/nvidia0"}},
+    {"name": "shm-cache", "emptyDir": {"medium": "Memory"}}, {"name": "data", "persistentVolumeClaim": {}},
+)
+MOUNTS = ([], [{"name": "dshm", "mountPath": "/dev/shm"}], [{"name": "dshm", "mountPath": "/dev/shm/"}],
+          [{"name": "gpu", "mountPath": "/dev/nvidia0"}], [{"name": "data", "mountPath": "/dev/shm"}],
+          [{"name": "missing", "mountPath": "/dev/shm"}], [{"name": "data", "mountPath": "/data"}])
+ANNOTATIONS = ({}, {"shmlint.io/ignore": "SHM001"}, {"shmlint.io/ignore": "missing-shm, host-ipc"},
+               {"shmlint.io/ignore": "shm003"}, {"shmlint.io/ignore": "MISSING-SHM"},
+               {"shmlint.io/dataloader": "workers=4 batch=32 sample=3x224x224"},
+               {"shmlint.io/dataloader": "workers=0 batch=32 sample=3x224x224"}, {"shmlint.io/dataloader": "workers=4"})
+
+
+def drawn_pods(count: int, seed: int) -> list[dict[str, Any]]:
+    """Pods combining the values above at random (seeded: the same pods on every run)."""
+    import random
+
+    rng = random.Random(seed)
+    pods = []
+    for number in range(count):
+        volumes = {v["name"]: v for v in rng.sample(VOLUMES, rng.randint(0, 3))}
+        def container(name: str) -> dict[str, Any]:
+            c: dict[str, Any] = {"name": name}
+            if rng.random() < 0.9:
+                c["image"] = rng.choice(IMAGES)
+            if rng.random() < 0.6:
+                words = list(rng.choice(COMMANDS))
+                split = rng.randint(0, len(words))
+                if words[:split]:
+                    c["command"] = words[:split]
+                if words[split:]:
+                    c["args"] = words[split:]
+            if resources := rng.choice(RESOURCES):
+                c["resources"] = resources
+            if env := rng.choice(ENVS):
+                c["env"] = env
+            if mounts := rng.choice(MOUNTS):
+                c["volumeMounts"] = mounts
+            return c
+        spec: dict[str, Any] = {"containers": [container(f"c{i}") for i in range(rng.randint(1, 3))]}
+        if rng.random() < 0.2:
+            spec["initContainers"] = [container("setup")]
+        if volumes:
+            spec["volumes"] = list(volumes.values())
+        if rng.random() < 0.1:
+            spec["hostIPC"] = True
+        if rng.random() < 0.15:
+            spec["runtimeClassName"] = rng.choice(("nvidia", "runc", " NVIDIA "))
+        metadata: dict[str, Any] = {"name": f"drawn-{number:04d}"}
+        if annotations := rng.choice(ANNOTATIONS):
+            metadata["annotations"] = annotations
+        pods.append({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec})
+    return pods

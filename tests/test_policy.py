@@ -115,9 +115,9 @@ def _rego_verdict(policy: Any, pod: dict[str, Any]) -> dict[tuple[str, str, str]
     return verdict
 
 
-def test_every_pod_of_the_fixtures_gets_the_linters_verdict_from_cel_and_rego(tmp_path: Path) -> None:
-    found = list(pods())
-    assert len(found) >= 40, f"only {len(found)} pods found in the fixtures"
+def _compare(tmp_path: Path, found: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], int]:
+    """Mismatches between the policies' verdicts (CEL and Rego) and `shmlint check`'s on the same pods, and how
+    many pods the linter flags."""
     linter = _linter_verdicts(tmp_path, [pod for _, pod in found])
     messages = _linter_verdicts.messages  # type: ignore[attr-defined]
     docs = documents(knowledge(), ("validating", "gatekeeper"), Options(SIZE))
@@ -139,6 +139,22 @@ def test_every_pod_of_the_fixtures_gets_the_linters_verdict_from_cel_and_rego(tm
             for key, message in verdict.items():
                 if _skeleton(message) != _skeleton(messages[(name, *key)]):
                     mismatches.append(f"{where} {engine} message:\n  policy {message}\n  check  {messages[(name, *key)]}")
+    return mismatches, flagged
+
+
+def test_every_pod_of_the_fixtures_gets_the_linters_verdict_from_cel_and_rego(tmp_path: Path) -> None:
+    found = list(pods())
+    assert len(found) >= 40, f"only {len(found)} pods found in the fixtures"
+    mismatches, flagged = _compare(tmp_path, found)
     print(f"{len(found)} fixture pods checked, {flagged} with findings of the pod rules")
     assert not mismatches, "\n".join(mismatches[:40]) + f"\n({len(mismatches)} mismatches)"
     assert flagged >= 15
+
+
+def test_drawn_pods_get_the_linters_verdict_from_cel_and_rego(tmp_path: Path) -> None:
+    """Pods combining every value the rules turn on (images and commands of each tier, accelerators, counts,
+    device variables, NCCL_SHM_DISABLE, volumes, mounts, hostIPC, runtimes, annotations), seeded."""
+    found = [(pod["metadata"]["name"], pod) for pod in engines.drawn_pods(150, seed=30)]
+    mismatches, flagged = _compare(tmp_path, found)
+    assert not mismatches, "\n".join(mismatches[:40]) + f"\n({len(mismatches)} mismatches)"
+    assert flagged >= 50

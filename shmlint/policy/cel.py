@@ -47,7 +47,8 @@ def _map(fields: dict[str, str]) -> str:
 
 
 def _any_match(patterns: tuple[str, ...], subject: str) -> str:
-    return f"{_list(patterns)}.exists(p, {subject}.matches(p))" if patterns else "false"
+    """One pattern for a list (each keeps its flags in its group): one compilation per call instead of one each."""
+    return f"{subject}.matches({q('|'.join(f'(?:{p})' for p in patterns))})" if patterns else "false"
 
 
 def _software(knowledge: Knowledge) -> str:
@@ -131,6 +132,12 @@ def _container(k: Knowledge, init: bool) -> str:
             ),
         }
     )
+
+
+def _alternation(k: Knowledge, field: str) -> str:
+    """Every entry's patterns of one field as one RE2 pattern (each keeps its own flags in its group)."""
+    patterns = [pattern for entry in k.software for pattern in getattr(entry, field)]
+    return "|".join(f"(?:{pattern})" for pattern in patterns) or "$^"
 
 
 def _stage(previous: str, carried: tuple[str, ...], new: dict[str, str]) -> str:
@@ -232,9 +239,16 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                         f"!f.utility && ((f.image != '' && !(f.tag != '' && f.tag.matches({q(k.non_workload_tag)}))"
                         f" && {_any_match(k.torch_images, 'f.repo')}) || {_any_match(k.torch_commands, 'f.cmd')})"
                     ),
-                    "commandHits": "f.cmd != '' ? variables.software.filter(e, e.commands.exists(p, f.cmd.matches(p))) : []",
+                    # the alternation of every entry's patterns first: most containers match none, and one
+                    # pattern is compiled instead of all
+                    "commandHits": (
+                        f"f.cmd != '' && f.cmd.matches({q(_alternation(k, 'commands'))})"
+                        " ? variables.software.filter(e, e.commands.exists(p, f.cmd.matches(p))) : []"
+                    ),
                     "imageHits": (
-                        "f.image != '' ? variables.software.filter(e, e.images.exists(p, f.repo.matches(p))"
+                        f"f.image != '' && (f.repo.matches({q(_alternation(k, 'images'))})"
+                        f" || (f.tag != '' && f.tag.matches({q(_alternation(k, 'image_tags'))})))"
+                        " ? variables.software.filter(e, e.images.exists(p, f.repo.matches(p))"
                         " || (f.tag != '' && e.tags.exists(p, f.tag.matches(p)))) : []"
                     ),
                 },

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 #: Python's ``\s`` for str patterns: the characters ``str.isspace`` accepts
-_SPACE = r"\t-\r\x{1c}-\x{1f}\x{85}\p{Z}"
+_SPACE = r"\t-\r\x{1c}-\x{1f} \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
 _DIGIT = r"\p{Nd}"
 _WORD = r"\p{L}\p{N}_"
 _CLASSES = {"s": _SPACE, "d": _DIGIT, "w": _WORD}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
+from shmlint.policy.cel import _alternation
 from shmlint.policy.knowledge import Knowledge, RuleInfo
 from shmlint.policy.messages import TEMPLATES, parts
 from shmlint.runtime.nccl import SHM_DISABLE
@@ -232,7 +233,10 @@ env_count(v) := -1 if {{
   regex.match(`^[0-9]{{1,9}}\\z`, v)
 }} else := -1 if {{
   contains(v, "=")
-}} else := count([i | some i in split(v, ","); not regex.match(`^[\\s'"]*\\z`, i)])
+}} else := n if {{
+  items := [i | some i in split(v, ","); not regex.match(`^[\\s'"]*\\z`, i)]
+  n := count(items)
+}}
 
 resource_counts(c) := [n |
   keys := {{key | some key, _ in section(c, "limits")}} | {{key | some key, _ in section(c, "requests")}}
@@ -282,15 +286,23 @@ torch(e) if {{
   any_match({_json(list(k.torch_commands))}, concat(" ", words(e.c)))
 }}
 
-command_hits(cmd) := [s | cmd != ""; some s in software; any_match(s.commands, cmd)]
+# the alternation of every entry's patterns first: most containers match none
+command_hits(cmd) := [s | cmd != ""; regex.match({_raw(_alternation(k, "commands"))}, cmd); some s in software; any_match(s.commands, cmd)]
 
-image_hits(c) := [s | image(c) != ""; some s in software; image_hit(s, c)]
+image_hits(image, repo, tag) := [s | image != ""; some_image(repo, tag); some s in software; image_hit(s, repo, tag)]
 
-image_hit(s, c) if any_match(s.images, repo(c))
+some_image(repo, tag) if regex.match({_raw(_alternation(k, "images"))}, repo)
 
-image_hit(s, c) if {{
-  tag(c) != ""
-  any_match(s.tags, tag(c))
+some_image(repo, tag) if {{
+  tag != ""
+  regex.match({_raw(_alternation(k, "image_tags"))}, tag)
+}}
+
+image_hit(s, repo, tag) if any_match(s.images, repo)
+
+image_hit(s, repo, tag) if {{
+  tag != ""
+  any_match(s.tags, tag)
 }}
 
 allowed(gpu, s) if gpu
@@ -308,7 +320,7 @@ facts := [f |
   some e in entries
   cmd := concat(" ", words(e.c))
   g := is_gpu(e)
-  hits := array.concat(command_hits(cmd), image_hits(e.c))
+  hits := array.concat(command_hits(cmd), image_hits(image(e.c), repo(e.c), tag(e.c)))
   candidates := [s | some s in hits; allowed(g, s)]
   f := {{
     "e": e,
