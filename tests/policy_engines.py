@@ -23,16 +23,13 @@ import yaml
 from shmlint.sizes import parse_kubernetes
 
 
-class Quantity(dict):  # type: ignore[type-arg]
-    """What ``quantity()`` returns: opaque to CEL arithmetic, read through its methods only."""
-
-
-def _quantity(text: str) -> Quantity:
+def _quantity(text: str) -> dict[str, str]:
+    """What ``quantity()`` returns: a map no CEL arithmetic accepts (as Kubernetes' Quantity type refuses it),
+    holding the exact value as a fraction, read through its methods only."""
     parsed = parse_kubernetes(text)
     if parsed.bytes is None and parsed.error:
         raise ValueError(f"quantity({text!r}): {parsed.error}")
-    exact = _exact(text)
-    return Quantity({"quantity": exact})
+    return {"quantity": str(_exact(text))}
 
 
 _SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60, "n": 10**-9, "u": 10**-6,
@@ -53,14 +50,19 @@ def _exact(text: str) -> Any:
     return Fraction(number) * Fraction(_SUFFIXES[suffix])
 
 
-def _is_integer(value: Quantity) -> bool:
-    return value["quantity"].denominator == 1 and abs(value["quantity"]) < 2**63
+def _is_integer(value: dict[str, str]) -> bool:
+    from fractions import Fraction
+
+    exact = Fraction(value["quantity"])
+    return exact.denominator == 1 and abs(exact) < 2**63
 
 
-def _as_integer(value: Quantity) -> int:
+def _as_integer(value: dict[str, str]) -> int:
+    from fractions import Fraction
+
     if not _is_integer(value):
         raise ValueError("asInteger: the quantity is not an integer or overflows int64")
-    return int(value["quantity"])
+    return int(Fraction(value["quantity"]))
 
 
 def _join(items: list[str], separator: str = "") -> str:
@@ -242,6 +244,9 @@ def admitted_pod(spec: dict[str, Any], metadata: Any, name: str) -> dict[str, An
         pod_spec["hostIPC"] = spec["hostIPC"].lower() == "true"
     if isinstance(spec.get("runtimeClassName"), str):
         pod_spec["runtimeClassName"] = spec["runtimeClassName"]
+    names = {volume["name"] for volume in volumes}
+    if any(m["name"] not in names for c in pod_spec["containers"] + pod_spec.get("initContainers", []) for m in c.get("volumeMounts", [])):
+        return None  # the API server refuses a mount of a volume the pod does not have
     meta: dict[str, Any] = {"name": name}
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
     if isinstance(annotations, dict):
@@ -367,7 +372,7 @@ def drawn_pods(count: int, seed: int) -> list[dict[str, Any]]:
                 c["resources"] = resources
             if env := rng.choice(ENVS):
                 c["env"] = env
-            if mounts := rng.choice(MOUNTS):
+            if mounts := [m for m in rng.choice(MOUNTS) if m["name"] in volumes]:  # as the API server requires
                 c["volumeMounts"] = mounts
             return c
         spec: dict[str, Any] = {"containers": [container(f"c{i}") for i in range(rng.randint(1, 3))]}

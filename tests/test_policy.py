@@ -158,3 +158,69 @@ def test_drawn_pods_get_the_linters_verdict_from_cel_and_rego(tmp_path: Path) ->
     mismatches, flagged = _compare(tmp_path, found)
     assert not mismatches, "\n".join(mismatches[:40]) + f"\n({len(mismatches)} mismatches)"
     assert flagged >= 50
+
+
+def _mutate(policy: Any, expression: str, pod: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the apply configuration, the pod after server-side apply merged it)."""
+    values = policy.bind(pod)
+    patch = policy.evaluate(expression, pod, values)
+    return patch, engines.server_side_apply(pod, patch)
+
+
+def _volumes(pod: dict[str, Any]) -> list[dict[str, Any]]:
+    return pod["spec"].get("volumes", [])
+
+
+def test_the_mutation_leaves_no_missing_shm_and_never_touches_what_a_pod_has(tmp_path: Path) -> None:
+    found = [pod for _, pod in pods()] + engines.drawn_pods(150, seed=30)
+    spec = documents(knowledge(), ("mutating",), Options(SIZE))[0]["spec"]
+    policy = engines.CelPolicy(spec["variables"])
+    expression = engines.untyped(spec["mutations"][0]["applyConfiguration"]["expression"])
+    (tmp_path / "before").mkdir()
+    before = _linter_verdicts(tmp_path / "before", found)
+    mutated, changed = [], 0
+    for pod in found:
+        patch, after = _mutate(policy, expression, pod)
+        flagged = any(code == "SHM001" for code, _, _ in before[pod["metadata"]["name"]])
+        assert bool(patch) == flagged, (pod, patch)  # a change exactly where check reports SHM001
+        if patch:
+            changed += 1
+            assert _volumes(after)[: len(_volumes(pod))] == _volumes(pod)  # what the pod had is kept as it was
+            added = _volumes(after)[-1]
+            size = int(added["emptyDir"]["sizeLimit"])
+            limits = [
+                engines._as_integer(engines._quantity(c["resources"]["limits"]["memory"]))
+                for c in pod["spec"]["containers"] + pod["spec"].get("initContainers", [])
+                if "memory" in c.get("resources", {}).get("limits", {})
+            ]
+            assert size == (min(SIZE, min(limits) // 2 // 2**20 * 2**20) if limits else SIZE)
+            again, _ = _mutate(policy, expression, after)
+            assert again == {}, "a mutated pod is mutated again"
+        mutated.append(after)
+    (tmp_path / "after").mkdir()
+    after_verdicts = _linter_verdicts(tmp_path / "after", mutated)
+    left = {name: codes for name, codes in after_verdicts.items() if any(code == "SHM001" for code, _, _ in codes)}
+    assert not left, left
+    assert changed >= 40
+
+
+@pytest.mark.slow
+def test_mutated_pods_pass_the_validation_suite(tmp_path: Path) -> None:
+    """A real DataLoader in the /dev/shm each mutated container gets (bounded: the first four fixture pods the
+    mutation changes, one probe each at most 60 s)."""
+    spec = documents(knowledge(), ("mutating",), Options(SIZE))[0]["spec"]
+    policy = engines.CelPolicy(spec["variables"])
+    expression = engines.untyped(spec["mutations"][0]["applyConfiguration"]["expression"])
+    chosen = []
+    for _, pod in pods():
+        patch, after = _mutate(policy, expression, pod)
+        if patch and len(after["spec"]["containers"]) == 1 and not after["spec"].get("initContainers"):
+            chosen.append(after)
+        if len(chosen) == 4:
+            break
+    assert len(chosen) == 4
+    for pod in chosen:
+        (tmp_path / f"{pod['metadata']['name']}.yaml").write_text(yaml.safe_dump(pod), encoding="utf-8")
+    result = _shmlint("validate", "--jobs", "2", "--timeout", "60", "--max-memory", "1Gi", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "4 probe(s), 0 disagreement(s)" in result.stderr, result.stdout + result.stderr
