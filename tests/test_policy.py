@@ -224,3 +224,12 @@ def test_mutated_pods_pass_the_validation_suite(tmp_path: Path) -> None:
     result = _shmlint("validate", "--jobs", "2", "--timeout", "60", "--max-memory", "1Gi", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "4 probe(s), 0 disagreement(s)" in result.stderr, result.stdout + result.stderr
+
+
+def test_the_corpus_pods_get_the_linters_verdict_from_cel_and_rego(tmp_path: Path, corpus: Path) -> None:
+    """The shared corpus's real manifests (Kubernetes and rendered Helm charts) as admitted pods."""
+    found = [(where, pod) for folder in ("k8s", "helm-template") for where, pod in engines.fixture_pods(corpus / folder)]
+    assert len(found) >= 50, len(found)
+    mismatches, flagged = _compare(tmp_path, found)
+    assert not mismatches, "\n".join(mismatches[:40]) + f"\n({len(mismatches)} mismatches)"
+    assert flagged >= 10

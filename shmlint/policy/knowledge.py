@@ -23,9 +23,11 @@ POD_RULES = ("SHM001", "SHM003", "SHM007", "SHM008", "SHM012", "SHM013")
 #: blanks, an optional ``+``, then 1 in decimal, octal or hexadecimal, ended by a character that is no digit of it
 NCCL_DISABLES = r"^[\t-\r ]*\+?(?:0[xX]0*1(?:[^0-9a-fA-F]|\z)|0+1(?:[^0-7]|\z)|1(?:[^0-9]|\z))"
 #: a resource count above zero as ``shmlint.signals.positive_count`` reads it (a Kubernetes quantity or a number)
+_DIGITS = r"[0-9](?:_?[0-9])*"  # Python's digitpart: single underscores between digits
+_NONZERO = r"(?:[0-9](?:_?[0-9])*_?)?[1-9](?:_?[0-9])*"  # a digitpart with a digit other than 0
 POSITIVE_COUNT = (
-    r"^[\s\v]*[\"']*[\s\v]*\+?(?:[0-9_]*[1-9][0-9_]*(?:\.[0-9_]*)?|[0-9_]*\.[0-9_]*[1-9][0-9_]*)"
-    r"(?:[eE][+-]?[0-9]+)?[\s\v]*[\"']*[\s\v]*\z"
+    r"^[\s\v]*[\"']*[\s\v]*\+?(?:(?:" + _NONZERO + r"(?:\.(?:" + _DIGITS + r")?)?|(?:" + _DIGITS + r")?\." + _NONZERO + r")"
+    r"(?:[eE][+-]?" + _DIGITS + r")?|(?i:inf(?:inity)?))[\s\v]*[\"']*[\s\v]*\z"
 )
 #: a DataLoader hint (``shmlint.dataloader.parse_hint``) that declares workers, with the keys a hint needs
 DATALOADER_KEYS = ("workers", "batch", "sample", "dtype", "procs", "prefetch")
