@@ -32,8 +32,24 @@ def _quantity(text: str) -> dict[str, str]:
     return {"quantity": str(_exact(text))}
 
 
-_SUFFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60, "n": 10**-9, "u": 10**-6,
-             "m": 10**-3, "": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_SUFFIXES = {
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
+    "n": 10**-9,
+    "u": 10**-6,
+    "m": 10**-3,
+    "": 1,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+}
 _QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eE][+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|)$")
 
 
@@ -111,7 +127,9 @@ class CelPolicy:
     def bind(self, pod: dict[str, Any]) -> dict[str, Any]:
         values: dict[str, Any] = {}
         for name, program in self.variables:
-            values[name] = program.execute(cel.Context(variables={"object": pod, "variables": values}, functions=K8S_FUNCTIONS))
+            values[name] = program.execute(
+                cel.Context(variables={"object": pod, "variables": values}, functions=K8S_FUNCTIONS)
+            )
         return values
 
     def evaluate(self, expression: str, pod: dict[str, Any], values: dict[str, Any]) -> Any:
@@ -178,7 +196,9 @@ def _strings(value: Any) -> list[str] | None:
 
 
 def _named(items: Any, *required: str) -> list[dict[str, Any]]:
-    return [item for item in items or () if isinstance(item, dict) and all(isinstance(item.get(k), str) for k in required)]
+    return [
+        item for item in items or () if isinstance(item, dict) and all(isinstance(item.get(k), str) for k in required)
+    ]
 
 
 def _container(raw: dict[str, Any]) -> dict[str, Any]:
@@ -192,7 +212,9 @@ def _container(raw: dict[str, Any]) -> dict[str, Any]:
             container[key] = words
     env = []
     for entry in _named(raw.get("env"), "name"):
-        env.append({"name": entry["name"], **({"value": entry["value"]} if isinstance(entry.get("value"), str) else {})})
+        env.append(
+            {"name": entry["name"], **({"value": entry["value"]} if isinstance(entry.get("value"), str) else {})}
+        )
     if env:
         container["env"] = env
     resources = raw.get("resources")
@@ -204,7 +226,9 @@ def _container(raw: dict[str, Any]) -> dict[str, Any]:
         }
         if sections:
             container["resources"] = sections
-    mounts = [{"name": m["name"], "mountPath": m["mountPath"]} for m in _named(raw.get("volumeMounts"), "name", "mountPath")]
+    mounts = [
+        {"name": m["name"], "mountPath": m["mountPath"]} for m in _named(raw.get("volumeMounts"), "name", "mountPath")
+    ]
     if mounts:
         container["volumeMounts"] = mounts
     return container
@@ -245,7 +269,11 @@ def admitted_pod(spec: dict[str, Any], metadata: Any, name: str) -> dict[str, An
     if isinstance(spec.get("runtimeClassName"), str):
         pod_spec["runtimeClassName"] = spec["runtimeClassName"]
     names = {volume["name"] for volume in volumes}
-    if any(m["name"] not in names for c in pod_spec["containers"] + pod_spec.get("initContainers", []) for m in c.get("volumeMounts", [])):
+    if any(
+        m["name"] not in names
+        for c in pod_spec["containers"] + pod_spec.get("initContainers", [])
+        for m in c.get("volumeMounts", [])
+    ):
         return None  # the API server refuses a mount of a volume the pod does not have
     meta: dict[str, Any] = {"name": name}
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
@@ -294,7 +322,9 @@ def fixture_pods(root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         except UnicodeDecodeError:
             continue
         for number, document in enumerate(documents):
-            items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else [document]
+            items = (
+                document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else [document]
+            )
             for item in items if isinstance(items, list) else ():
                 for index, (spec, holder) in enumerate(_pod_specs(item)):
                     metadata = holder.get("metadata") if isinstance(holder, dict) else None
@@ -307,46 +337,96 @@ def fixture_pods(root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 # -- pods drawn at random from the values the rules turn on ------------------------------------------------------
 
 IMAGES = (
-    "vllm/vllm-openai:v0.6.0", "lmsysorg/sglang:latest", "nvcr.io/nvidia/pytorch:24.05-py3", "pytorch/pytorch:2.3.0",
-    "nvcr.io/nvidia/tritonserver:24.05-vllm-python-py3", "nvcr.io/nvidia/tritonserver:24.05-py3",
-    "nvcr.io/nvidia/tritonserver:24.05-py3-sdk", "nvidia/dcgm-exporter:3.3", "busybox", "python:3.11",
-    "rayproject/ray:2.9.0", "rayproject/ray-ml:2.9.0", "deepspeed/deepspeed:latest", "registry:5000/ml/torchserve:0.9",
-    "ghcr.io/huggingface/text-generation-inference:2.0", "repo/trainer@sha256:0123abcd", "nginx:1.25",
-    "example.com/team/app:torch-2.3", "mindspore/mindspore-gpu:2.0", "nvcr.io/nvidia/k8s-device-plugin:v0.15",
+    "vllm/vllm-openai:v0.6.0",
+    "lmsysorg/sglang:latest",
+    "nvcr.io/nvidia/pytorch:24.05-py3",
+    "pytorch/pytorch:2.3.0",
+    "nvcr.io/nvidia/tritonserver:24.05-vllm-python-py3",
+    "nvcr.io/nvidia/tritonserver:24.05-py3",
+    "nvcr.io/nvidia/tritonserver:24.05-py3-sdk",
+    "nvidia/dcgm-exporter:3.3",
+    "busybox",
+    "python:3.11",
+    "rayproject/ray:2.9.0",
+    "rayproject/ray-ml:2.9.0",
+    "deepspeed/deepspeed:latest",
+    "registry:5000/ml/torchserve:0.9",
+    "ghcr.io/huggingface/text-generation-inference:2.0",
+    "repo/trainer@sha256:0123abcd",
+    "nginx:1.25",
+    "example.com/team/app:torch-2.3",
+    "mindspore/mindspore-gpu:2.0",
+    "nvcr.io/nvidia/k8s-device-plugin:v0.15",
 )
 COMMANDS = (
-    ["torchrun", "--nproc_per_node=2", "train.py"], ["python", "-m", "torch.distributed.run", "t.py"],
-    ["nvidia-smi"], ["sh", "-c", "nvidia-smi; sleep 5"], ["python", "train.py", "--num_workers=4"],
-    ["python", "-c", "import torch; print(1)"], ["vllm", "serve", "m", "--tensor-parallel-size", "2"],
-    ["tensorboard", "--logdir", "/logs"], ["ray", "start", "--head"], ["/usr/bin/perf_analyzer", "-m", "x"],
-    ["python", "serve.py"], ["bash", "-c", "torchrun train.py\n"], ["accelerate", "launch", "t.py"], [""],
+    ["torchrun", "--nproc_per_node=2", "train.py"],
+    ["python", "-m", "torch.distributed.run", "t.py"],
+    ["nvidia-smi"],
+    ["sh", "-c", "nvidia-smi; sleep 5"],
+    ["python", "train.py", "--num_workers=4"],
+    ["python", "-c", "import torch; print(1)"],
+    ["vllm", "serve", "m", "--tensor-parallel-size", "2"],
+    ["tensorboard", "--logdir", "/logs"],
+    ["ray", "start", "--head"],
+    ["/usr/bin/perf_analyzer", "-m", "x"],
+    ["python", "serve.py"],
+    ["bash", "-c", "torchrun train.py\n"],
+    ["accelerate", "launch", "t.py"],
+    [""],
 )
 RESOURCES = (
-    {}, {"limits": {"nvidia.com/gpu": "1"}}, {"limits": {"nvidia.com/gpu": "2", "memory": "16Gi"}},
-    {"limits": {"nvidia.com/gpu": "0"}}, {"requests": {"nvidia.com/gpu": "4"}},
-    {"limits": {"nvidia.com/mig-1g.5gb": "1"}, "requests": {"nvidia.com/gpu": "1"}}, {"limits": {"amd.com/gpu": "1"}},
-    {"limits": {"google.com/tpu": "4"}}, {"limits": {"memory": "1Gi"}}, {"limits": {"memory": "3Gi", "amd.com/gpu": "1"}},
+    {},
+    {"limits": {"nvidia.com/gpu": "1"}},
+    {"limits": {"nvidia.com/gpu": "2", "memory": "16Gi"}},
+    {"limits": {"nvidia.com/gpu": "0"}},
+    {"requests": {"nvidia.com/gpu": "4"}},
+    {"limits": {"nvidia.com/mig-1g.5gb": "1"}, "requests": {"nvidia.com/gpu": "1"}},
+    {"limits": {"amd.com/gpu": "1"}},
+    {"limits": {"google.com/tpu": "4"}},
+    {"limits": {"memory": "1Gi"}},
+    {"limits": {"memory": "3Gi", "amd.com/gpu": "1"}},
     {"limits": {"nvidia.com/gpu": "1", "amd.com/gpu": "1"}},
 )
 ENVS = (
-    [], [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}], [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "none"}],
-    [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "0,1"}], [{"name": "NCCL_SHM_DISABLE", "value": "1"}],
-    [{"name": "NCCL_SHM_DISABLE", "value": "0x1"}], [{"name": "NCCL_SHM_DISABLE", "value": "true"}],
-    [{"name": "AMD_VISIBLE_DEVICES", "value": "3"}], [{"name": "NVIDIA_VISIBLE_DEVICES"}],
+    [],
+    [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}],
+    [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "none"}],
+    [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "0,1"}],
+    [{"name": "NCCL_SHM_DISABLE", "value": "1"}],
+    [{"name": "NCCL_SHM_DISABLE", "value": "0x1"}],
+    [{"name": "NCCL_SHM_DISABLE", "value": "true"}],
+    [{"name": "AMD_VISIBLE_DEVICES", "value": "3"}],
+    [{"name": "NVIDIA_VISIBLE_DEVICES"}],
 )
 VOLUMES = (
-    {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}}, {"name": "dshm", "emptyDir": {"medium": "Memory"}},
-    {"name": "dshm", "emptyDir": {}}, {"name": "dshm", "hostPath": {"path": "/dev/shm"}},
-    {"name": "dshm", "hostPath": {"path": "/dev/shm/mps"}}, {"name": "gpu", "hostPath": {"path": "/dev/nvidia0"}},
-    {"name": "shm-cache", "emptyDir": {"medium": "Memory"}}, {"name": "data", "persistentVolumeClaim": {}},
+    {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}},
+    {"name": "dshm", "emptyDir": {"medium": "Memory"}},
+    {"name": "dshm", "emptyDir": {}},
+    {"name": "dshm", "hostPath": {"path": "/dev/shm"}},
+    {"name": "dshm", "hostPath": {"path": "/dev/shm/mps"}},
+    {"name": "gpu", "hostPath": {"path": "/dev/nvidia0"}},
+    {"name": "shm-cache", "emptyDir": {"medium": "Memory"}},
+    {"name": "data", "persistentVolumeClaim": {}},
 )
-MOUNTS = ([], [{"name": "dshm", "mountPath": "/dev/shm"}], [{"name": "dshm", "mountPath": "/dev/shm/"}],
-          [{"name": "gpu", "mountPath": "/dev/nvidia0"}], [{"name": "data", "mountPath": "/dev/shm"}],
-          [{"name": "missing", "mountPath": "/dev/shm"}], [{"name": "data", "mountPath": "/data"}])
-ANNOTATIONS = ({}, {"shmlint.io/ignore": "SHM001"}, {"shmlint.io/ignore": "missing-shm, host-ipc"},
-               {"shmlint.io/ignore": "shm003"}, {"shmlint.io/ignore": "MISSING-SHM"},
-               {"shmlint.io/dataloader": "workers=4 batch=32 sample=3x224x224"},
-               {"shmlint.io/dataloader": "workers=0 batch=32 sample=3x224x224"}, {"shmlint.io/dataloader": "workers=4"})
+MOUNTS = (
+    [],
+    [{"name": "dshm", "mountPath": "/dev/shm"}],
+    [{"name": "dshm", "mountPath": "/dev/shm/"}],
+    [{"name": "gpu", "mountPath": "/dev/nvidia0"}],
+    [{"name": "data", "mountPath": "/dev/shm"}],
+    [{"name": "missing", "mountPath": "/dev/shm"}],
+    [{"name": "data", "mountPath": "/data"}],
+)
+ANNOTATIONS = (
+    {},
+    {"shmlint.io/ignore": "SHM001"},
+    {"shmlint.io/ignore": "missing-shm, host-ipc"},
+    {"shmlint.io/ignore": "shm003"},
+    {"shmlint.io/ignore": "MISSING-SHM"},
+    {"shmlint.io/dataloader": "workers=4 batch=32 sample=3x224x224"},
+    {"shmlint.io/dataloader": "workers=0 batch=32 sample=3x224x224"},
+    {"shmlint.io/dataloader": "workers=4"},
+)
 
 
 def drawn_pods(count: int, seed: int) -> list[dict[str, Any]]:
@@ -357,7 +437,8 @@ def drawn_pods(count: int, seed: int) -> list[dict[str, Any]]:
     pods = []
     for number in range(count):
         volumes = {v["name"]: v for v in rng.sample(VOLUMES, rng.randint(0, 3))}
-        def container(name: str) -> dict[str, Any]:
+
+        def container(name: str, volumes: dict[str, Any] = volumes) -> dict[str, Any]:
             c: dict[str, Any] = {"name": name}
             if rng.random() < 0.9:
                 c["image"] = rng.choice(IMAGES)
@@ -375,6 +456,7 @@ def drawn_pods(count: int, seed: int) -> list[dict[str, Any]]:
             if mounts := [m for m in rng.choice(MOUNTS) if m["name"] in volumes]:  # as the API server requires
                 c["volumeMounts"] = mounts
             return c
+
         spec: dict[str, Any] = {"containers": [container(f"c{i}") for i in range(rng.randint(1, 3))]}
         if rng.random() < 0.2:
             spec["initContainers"] = [container("setup")]

@@ -163,9 +163,37 @@ _STAGE0 = (
     "nccl",
     "memory",
 )
-_STAGE1 = ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory", "repo", "tag", "utility", "gpu", "count")
+_STAGE1 = (
+    "name",
+    "display",
+    "init",
+    "cmd",
+    "image",
+    "mounts",
+    "nccl",
+    "memory",
+    "repo",
+    "tag",
+    "utility",
+    "gpu",
+    "count",
+)
 _STAGE2 = (*_STAGE1, "torch", "commandHits", "imageHits")
-_STAGE3 = ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory", "gpu", "torch", "count", "freeCommand", "candidates")
+_STAGE3 = (
+    "name",
+    "display",
+    "init",
+    "cmd",
+    "image",
+    "mounts",
+    "nccl",
+    "memory",
+    "gpu",
+    "torch",
+    "count",
+    "freeCommand",
+    "candidates",
+)
 _STAGE4 = ("name", "display", "init", "image", "mounts", "nccl", "memory", "gpu", "tier", "what")
 
 
@@ -176,8 +204,14 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
     cands = "f.candidates"
     return [
         ("annotations", "has(object.metadata.annotations) ? object.metadata.annotations : {}"),
-        ("ignore", f"{q(IGNORE_ANNOTATION)} in variables.annotations ? variables.annotations[{q(IGNORE_ANNOTATION)}] : ''"),
-        ("hint", f"{q(DATALOADER_ANNOTATION)} in variables.annotations ? variables.annotations[{q(DATALOADER_ANNOTATION)}] : ''"),
+        (
+            "ignore",
+            f"{q(IGNORE_ANNOTATION)} in variables.annotations ? variables.annotations[{q(IGNORE_ANNOTATION)}] : ''",
+        ),
+        (
+            "hint",
+            f"{q(DATALOADER_ANNOTATION)} in variables.annotations ? variables.annotations[{q(DATALOADER_ANNOTATION)}] : ''",
+        ),
         (
             "loader",
             f"{hint}.matches({q(k.dataloader_hint)}) && {hint}.matches({q(k.dataloader_workers)})"
@@ -310,8 +344,7 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                 ("name", "display", "init", "image", "tier", "what"),
                 {
                     "SHM001": (
-                        "f.claims && !variables.hostIPC"
-                        " && (f.mounted ? f.volume.size() == 0 : !variables.meantMemory)"
+                        "f.claims && !variables.hostIPC && (f.mounted ? f.volume.size() == 0 : !variables.meantMemory)"
                     ),
                     "SHM003": (
                         "f.uses && f.volume.size() > 0 && f.volume.all(v, "

@@ -32,7 +32,8 @@ def _yaml(documents: list[dict]) -> str:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     _Dumper.add_representer(str, _text)
-    return yaml.dump_all(documents, Dumper=_Dumper, sort_keys=False, width=120, allow_unicode=True)
+    text: str = yaml.dump_all(documents, Dumper=_Dumper, sort_keys=False, width=120, allow_unicode=True)
+    return text
 
 
 @click.command(help=_HELP)
@@ -48,7 +49,12 @@ def _yaml(documents: list[dict]) -> str:
 @click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Configuration file.")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the manifests to a file.")
 def policy(
-    target: str, shm_size: str, deny: bool, exclude_namespaces: tuple[str, ...], config: Path | None, output: Path | None
+    target: str,
+    shm_size: str,
+    deny: bool,
+    exclude_namespaces: tuple[str, ...],
+    config: Path | None,
+    output: Path | None,
 ) -> None:
     from shmlint.config import ConfigError, load_effective
     from shmlint.policy.knowledge import export
@@ -68,9 +74,7 @@ def policy(
         raise click.ClickException(f"a pattern cannot be written for an admission policy: {exc}") from None
     targets = TARGETS if target == "all" else (target,)
     options = Options(size, deny, exclude_namespaces or ("kube-system",))
-    header = "".join(
-        "# " + line + "\n" for target in targets for line in [*HOWTO[target].splitlines(), ""]
-    )
+    header = "".join("# " + line + "\n" for target in targets for line in [*HOWTO[target].splitlines(), ""])
     text = header + _yaml(documents(knowledge, targets, options))
     if output is None:
         click.echo(text, nl=False)

@@ -13,7 +13,7 @@ from shmlint.policy.re2 import glob_to_re2, literal_alternatives, to_re2
 from shmlint.runtime.shm import SHM_PATH
 from shmlint.settings import Settings
 from shmlint.severity import Severity
-from shmlint.signals import NON_WORKLOAD_TAGS, NO_GPU_VISIBLE
+from shmlint.signals import NO_GPU_VISIBLE, NON_WORKLOAD_TAGS
 from shmlint.value import NamedTuple
 
 #: the rules an admission policy can judge on a pod, in catalog order
@@ -26,7 +26,15 @@ NCCL_DISABLES = r"^[\t-\r ]*\+?(?:0[xX]0*1(?:[^0-9a-fA-F]|\z)|0+1(?:[^0-7]|\z)|1
 _DIGITS = r"[0-9](?:_?[0-9])*"  # Python's digitpart: single underscores between digits
 _NONZERO = r"(?:[0-9](?:_?[0-9])*_?)?[1-9](?:_?[0-9])*"  # a digitpart with a digit other than 0
 POSITIVE_COUNT = (
-    r"^[\s\v]*[\"']*[\s\v]*\+?(?:(?:" + _NONZERO + r"(?:\.(?:" + _DIGITS + r")?)?|(?:" + _DIGITS + r")?\." + _NONZERO + r")"
+    r"^[\s\v]*[\"']*[\s\v]*\+?(?:(?:"
+    + _NONZERO
+    + r"(?:\.(?:"
+    + _DIGITS
+    + r")?)?|(?:"
+    + _DIGITS
+    + r")?\."
+    + _NONZERO
+    + r")"
     r"(?:[eE][+-]?" + _DIGITS + r")?|(?i:inf(?:inity)?))[\s\v]*[\"']*[\s\v]*\z"
 )
 #: a DataLoader hint (``shmlint.dataloader.parse_hint``) that declares workers, with the keys a hint needs
@@ -82,7 +90,7 @@ class Knowledge(NamedTuple):
     rules: tuple[RuleInfo, ...]
 
 
-def _patterns(patterns: list[str] | None) -> tuple[str, ...]:
+def _patterns(patterns: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
     return tuple(to_re2(pattern) for pattern in patterns or ())
 
 
@@ -112,7 +120,13 @@ def _configured_software(settings: Settings) -> tuple[Software, ...]:
             name = tier.name.lower()
             found.append(
                 Software(
-                    f"configured-{name}", int(tier), f"configured as {name}", _patterns(commands), _patterns(images), (), False
+                    f"configured-{name}",
+                    int(tier),
+                    f"configured as {name}",
+                    _patterns(commands),
+                    _patterns(images),
+                    (),
+                    False,
                 )
             )
     return tuple(found)

@@ -80,7 +80,9 @@ def _mutating_spec(k: Knowledge, options: Options) -> dict[str, Any]:
         "reinvocationPolicy": "IfNeeded",
         "matchConstraints": {"resourceRules": _POD_RULES, "namespaceSelector": namespace_selector(options)},
         "variables": _variables(cel.variables(k) + cel.mutation_variables(k, options.size_bytes)),
-        "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": cel.apply_configuration()}}],
+        "mutations": [
+            {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": cel.apply_configuration()}}
+        ],
     }
 
 
@@ -95,7 +97,12 @@ MUTATION = (
 def mutating(k: Knowledge, options: Options) -> list[dict[str, Any]]:
     what = MUTATION.format(size=options.size_bytes)
     return [
-        {"apiVersion": MAP_API, "kind": "MutatingAdmissionPolicy", "metadata": _metadata(k, what), "spec": _mutating_spec(k, options)},
+        {
+            "apiVersion": MAP_API,
+            "kind": "MutatingAdmissionPolicy",
+            "metadata": _metadata(k, what),
+            "spec": _mutating_spec(k, options),
+        },
         {
             "apiVersion": MAP_API,
             "kind": "MutatingAdmissionPolicyBinding",
@@ -113,16 +120,16 @@ def kyverno(k: Knowledge, options: Options) -> list[dict[str, Any]]:
 
 
 def validating(k: Knowledge, options: Options) -> list[dict[str, Any]]:
-    what = (
-        "Warns (and records in the audit log) on the linter's pod rules with the linter's messages"
-        + ("; denies with --deny." if options.deny else "; it never denies unless generated with --deny.")
+    what = "Warns (and records in the audit log) on the linter's pod rules with the linter's messages" + (
+        "; denies with --deny." if options.deny else "; it never denies unless generated with --deny."
     )
     spec = {
         "failurePolicy": "Ignore",
         "matchConstraints": {"resourceRules": _POD_RULES, "namespaceSelector": namespace_selector(options)},
         "variables": _variables(cel.variables(k)),
         "validations": [
-            {"expression": v.expression, "messageExpression": v.message, "reason": "Invalid"} for v in cel.validations(k)
+            {"expression": v.expression, "messageExpression": v.message, "reason": "Invalid"}
+            for v in cel.validations(k)
         ],
     }
     return [
@@ -142,7 +149,10 @@ def validating(k: Knowledge, options: Options) -> list[dict[str, Any]]:
 
 def gatekeeper(k: Knowledge, options: Options) -> list[dict[str, Any]]:
     what = "Reports the linter's pod rules with the linter's messages: warn by default (deny with --deny); Gatekeeper's audit reports existing pods too."
-    match: dict[str, Any] = {"kinds": [{"apiGroups": [""], "kinds": ["Pod"]}], "namespaceSelector": namespace_selector(options)}
+    match: dict[str, Any] = {
+        "kinds": [{"apiGroups": [""], "kinds": ["Pod"]}],
+        "namespaceSelector": namespace_selector(options),
+    }
     if options.exclude_namespaces:
         match["excludedNamespaces"] = list(options.exclude_namespaces)
     return [

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from shmlint.rules.common import REMEDY
 from shmlint.model import WorkloadFormat
+from shmlint.rules.common import REMEDY
 
 _REMEDY = REMEDY[WorkloadFormat.KUBERNETES]
 
@@ -34,7 +34,7 @@ TEMPLATES = {
         "host's IPC objects and Pod Security 'baseline' forbids it; prefer a sized memory-backed /dev/shm"
     ),
     ("SHM008", None): (
-        '{display} mounts the host\'s /dev/shm (hostPath volume "{volumeName}" ({hostPath})): it shares the host\'s '
+        "{display} mounts the host's /dev/shm (hostPath volume \"{volumeName}\" ({hostPath})): it shares the host's "
         "shared memory with every other user of it and is bounded by nothing; prefer a sized memory-backed /dev/shm"
     ),
     ("SHM012", None): (

@@ -29,7 +29,7 @@ def _json(value: object) -> str:
 
 
 def _render(template: str) -> str:
-    return "concat(\"\", [" + ", ".join(f"f.{text}" if field else _json(text) for field, text in parts(template)) + "])"
+    return 'concat("", [' + ", ".join(f"f.{text}" if field else _json(text) for field, text in parts(template)) + "])"
 
 
 def _ignored(rule: RuleInfo) -> str:
@@ -49,20 +49,20 @@ def _violations(k: Knowledge) -> str:
         head = f"{rule.code} {rule.slug} ("
         if rule.code == "SHM001":
             rules.append(
-                "violation[{\"msg\": msg, \"details\": {\"code\": \"SHM001\", \"container\": f.name}}] {\n"
-                "  not ignored(\"SHM001\")\n  some f in findings\n  f.SHM001\n  f.tier == 2\n"
-                f"  msg := concat(\"\", [{_json(head + rule.severity + '): ')}, {_render(TEMPLATES[('SHM001', 2)])}])\n}}"
+                'violation[{"msg": msg, "details": {"code": "SHM001", "container": f.name}}] {\n'
+                '  not ignored("SHM001")\n  some f in findings\n  f.SHM001\n  f.tier == 2\n'
+                f'  msg := concat("", [{_json(head + rule.severity + "): ")}, {_render(TEMPLATES[("SHM001", 2)])}])\n}}'
             )
             rules.append(
-                "violation[{\"msg\": msg, \"details\": {\"code\": \"SHM001\", \"container\": f.name}}] {\n"
-                "  not ignored(\"SHM001\")\n  some f in findings\n  f.SHM001\n  f.tier == 1\n"
-                f"  msg := concat(\"\", [{_json(head + rule.warning + '): ')}, {_render(TEMPLATES[('SHM001', 1)])}])\n}}"
+                'violation[{"msg": msg, "details": {"code": "SHM001", "container": f.name}}] {\n'
+                '  not ignored("SHM001")\n  some f in findings\n  f.SHM001\n  f.tier == 1\n'
+                f'  msg := concat("", [{_json(head + rule.warning + "): ")}, {_render(TEMPLATES[("SHM001", 1)])}])\n}}'
             )
             continue
         rules.append(
-            f"violation[{{\"msg\": msg, \"details\": {{\"code\": {_json(rule.code)}, \"container\": f.name}}}}] {{\n"
+            f'violation[{{"msg": msg, "details": {{"code": {_json(rule.code)}, "container": f.name}}}}] {{\n'
             f"  not ignored({_json(rule.code)})\n  some f in findings\n  f.{rule.code}\n"
-            f"  msg := concat(\"\", [{_json(head + rule.severity + '): ')}, {_render(TEMPLATES[(rule.code, None)])}])\n}}"
+            f'  msg := concat("", [{_json(head + rule.severity + "): ")}, {_render(TEMPLATES[(rule.code, None)])}])\n}}'
         )
     return "\n\n".join(rules)
 
