@@ -242,3 +242,15 @@ def test_the_command_takes_size_namespaces_deny_configuration_and_output(tmp_pat
     config.write_text("shm-images: ['trainer(?=x)']\n")
     refused = _policy("--config", str(config), cwd=tmp_path)
     assert refused.returncode == 2 and "cannot be written for an admission policy" in refused.stderr, refused.stderr
+
+
+def test_every_map_literal_value_is_dyn_as_the_api_servers_homogeneous_literals_require() -> None:
+    """Kubernetes compiles CEL with cel.HomogeneousAggregateLiterals(): a map literal of a string and a boolean is
+    a type error there, though this test engine (no type checker) would run it."""
+    docs = documents(K, ("mutating", "validating"), Options(2**30))
+    expressions = [v["expression"] for d in docs if "variables" in d.get("spec", {}) for v in d["spec"]["variables"]]
+    entries = [m for e in expressions for m in re.finditer(r"'[A-Za-z0-9]+': (?P<value>.{0,4})", e)]
+    assert len(entries) > 100
+    assert all(m.group("value") == "dyn(" for m in entries), [
+        m.group(0) for m in entries if m.group("value") != "dyn("
+    ][:5]

@@ -13,7 +13,7 @@ memory limit that caps the size the mutation writes.
 from __future__ import annotations
 
 from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
-from shmlint.policy.knowledge import Knowledge, RuleInfo
+from shmlint.policy.knowledge import Knowledge, RuleInfo, alternation
 from shmlint.policy.messages import TEMPLATES, parts
 from shmlint.runtime.nccl import SHM_DISABLE
 from shmlint.runtime.shm import SHM_PATH
@@ -43,7 +43,9 @@ def _list(items: tuple[str, ...] | list[str]) -> str:
 
 
 def _map(fields: dict[str, str]) -> str:
-    return "{" + ", ".join(f"{q(key)}: {value}" for key, value in fields.items()) + "}"
+    """A map literal whose values are ``dyn``: the API server type-checks with homogeneous aggregate literals, so
+    a record of strings, booleans and lists must say its values are dynamic."""
+    return "{" + ", ".join(f"{q(key)}: dyn({value})" for key, value in fields.items()) + "}"
 
 
 def _any_match(patterns: tuple[str, ...], subject: str) -> str:
@@ -132,12 +134,6 @@ def _container(k: Knowledge, init: bool) -> str:
             ),
         }
     )
-
-
-def _alternation(k: Knowledge, field: str) -> str:
-    """Every entry's patterns of one field as one RE2 pattern (each keeps its own flags in its group)."""
-    patterns = [pattern for entry in k.software for pattern in getattr(entry, field)]
-    return "|".join(f"(?:{pattern})" for pattern in patterns) or "$^"
 
 
 def _stage(previous: str, carried: tuple[str, ...], new: dict[str, str]) -> str:
@@ -276,12 +272,12 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     # the alternation of every entry's patterns first: most containers match none, and one
                     # pattern is compiled instead of all
                     "commandHits": (
-                        f"f.cmd != '' && f.cmd.matches({q(_alternation(k, 'commands'))})"
+                        f"f.cmd != '' && f.cmd.matches({q(alternation(k, 'commands'))})"
                         " ? variables.software.filter(e, e.commands.exists(p, f.cmd.matches(p))) : []"
                     ),
                     "imageHits": (
-                        f"f.image != '' && (f.repo.matches({q(_alternation(k, 'images'))})"
-                        f" || (f.tag != '' && f.tag.matches({q(_alternation(k, 'image_tags'))})))"
+                        f"f.image != '' && (f.repo.matches({q(alternation(k, 'images'))})"
+                        f" || (f.tag != '' && f.tag.matches({q(alternation(k, 'image_tags'))})))"
                         " ? variables.software.filter(e, e.images.exists(p, f.repo.matches(p))"
                         " || (f.tag != '' && e.tags.exists(p, f.tag.matches(p)))) : []"
                     ),

@@ -172,3 +172,10 @@ def export(settings: Settings | None = None) -> Knowledge:
         dataloader_workers=DATALOADER_WORKERS,
         rules=tuple(rules),
     )
+
+
+def alternation(k: Knowledge, field: str) -> str:
+    """Every entry's patterns of one field (``commands``, ``images``, ``image_tags``) as one RE2 pattern, each in
+    its own group with its own flags: a policy tries it first, since most containers match no entry."""
+    patterns = [pattern for entry in k.software for pattern in getattr(entry, field)]
+    return "|".join(f"(?:{pattern})" for pattern in patterns) or "$^"

@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 
 from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
-from shmlint.policy.cel import _alternation
-from shmlint.policy.knowledge import Knowledge, RuleInfo
+from shmlint.policy.knowledge import Knowledge, RuleInfo, alternation
 from shmlint.policy.messages import TEMPLATES, parts
 from shmlint.runtime.nccl import SHM_DISABLE
 
@@ -287,15 +286,15 @@ torch(e) if {{
 }}
 
 # the alternation of every entry's patterns first: most containers match none
-command_hits(cmd) := [s | cmd != ""; regex.match({_raw(_alternation(k, "commands"))}, cmd); some s in software; any_match(s.commands, cmd)]
+command_hits(cmd) := [s | cmd != ""; regex.match({_raw(alternation(k, "commands"))}, cmd); some s in software; any_match(s.commands, cmd)]
 
 image_hits(image, repo, tag) := [s | image != ""; some_image(repo, tag); some s in software; image_hit(s, repo, tag)]
 
-some_image(repo, tag) if regex.match({_raw(_alternation(k, "images"))}, repo)
+some_image(repo, tag) if regex.match({_raw(alternation(k, "images"))}, repo)
 
 some_image(repo, tag) if {{
   tag != ""
-  regex.match({_raw(_alternation(k, "image_tags"))}, tag)
+  regex.match({_raw(alternation(k, "image_tags"))}, tag)
 }}
 
 image_hit(s, repo, tag) if any_match(s.images, repo)
