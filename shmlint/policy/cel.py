@@ -217,9 +217,7 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
         ("hostIPC", "has(object.spec.hostIPC) && object.spec.hostIPC == true"),
         (
             "gpuRuntime",
-            "has(object.spec.runtimeClassName) && object.spec.runtimeClassName.matches("
-            + q("(?i)^[\\s\\v]*(?:" + "|".join(k.gpu_runtimes) + ")[\\s\\v]*\\z")
-            + ")",
+            f"has(object.spec.runtimeClassName) && object.spec.runtimeClassName.matches({q(k.gpu_runtime)})",
         ),
         (
             "owner",

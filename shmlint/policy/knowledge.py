@@ -72,7 +72,7 @@ class Knowledge(NamedTuple):
     multi_device_min: int
     gpu_resource: str  # anchored alternation of the accelerator resource globs
     counted_resource: str
-    gpu_runtimes: tuple[str, ...]  # lower case; matched after trimming and lower-casing
+    gpu_runtime: str  # a runtimeClassName the extractor reads as an accelerator (trimmed, any case)
     gpu_envs: tuple[str, ...]
     counted_envs: tuple[str, ...]
     no_gpu_visible: str  # a visibility variable's value that exposes nothing
@@ -151,7 +151,7 @@ def export(settings: Settings | None = None) -> Knowledge:
         multi_device_min=int(data["accelerators"]["multi_device"]["min_devices"]),
         gpu_resource="|".join(glob_to_re2(glob) for glob in signals.gpu_resources),
         counted_resource="|".join(glob_to_re2(glob) for glob in signals.counted_resources),
-        gpu_runtimes=tuple(name.lower() for name in signals.gpu_runtimes),
+        gpu_runtime=r"(?i)^[\s\v]*(?:" + literal_alternatives(signals.gpu_runtimes) + r")[\s\v]*\z",
         gpu_envs=tuple(signals.gpu_envs),
         counted_envs=tuple(signals.counted_envs),
         no_gpu_visible=r"(?i)^[\s\v]*(?:" + literal_alternatives(sorted(NO_GPU_VISIBLE)) + r")[\s\v]*\z",

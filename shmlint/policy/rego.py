@@ -81,7 +81,6 @@ def module(k: Knowledge) -> str:
         for entry in k.software
     ]
     memory = r"(?:^[\s\v]*Memory[\s\v]*\z)"
-    runtime = "(?i)^[\\s\\v]*(?:" + "|".join(k.gpu_runtimes) + ")[\\s\\v]*\\z"
     ignores = "\n".join(_ignored(rule) for rule in k.rules if rule.code != "SHM013")
     return f"""package {PACKAGE}
 
@@ -113,7 +112,7 @@ volumes := object.get(pod.spec, "volumes", [])
 
 host_ipc if pod.spec.hostIPC == true
 
-gpu_runtime if regex.match({_raw(runtime)}, object.get(pod.spec, "runtimeClassName", ""))
+gpu_runtime if regex.match({_raw(k.gpu_runtime)}, object.get(pod.spec, "runtimeClassName", ""))
 
 owner := concat("", ["Pod/", name]) if {{
   name := object.get(pod.metadata, "name", "")
