@@ -192,7 +192,7 @@ HOWTO = {
         "  roll back: kubectl delete mutatingadmissionpolicybinding,mutatingadmissionpolicy shmlint-dev-shm"
     ),
     "kyverno": (
-        "Kyverno MutatingPolicy (policies.kyverno.io/v1beta1, Kyverno 1.15+).\n"
+        "Kyverno MutatingPolicy (policies.kyverno.io/v1beta1, Kyverno 1.16+).\n"
         "  generate:  shmlint policy kyverno --shm-size 8Gi > shm-kyverno.yaml\n"
         "  install:   kubectl apply -f shm-kyverno.yaml\n"
         "  dry run:   kyverno apply shm-kyverno.yaml --resource some-gpu-pod.yaml   (or kubectl apply --dry-run=server)\n"
