@@ -106,7 +106,8 @@ def test_re2_translation_keeps_pythons_meaning_and_refuses_what_re2_lacks() -> N
     assert _cel_matches(to_re2(r"a\sb"), ["a\u00a0b", "a\u2003b", "a-b"]) == [True, True, False]
     assert _cel_matches(to_re2(r"[=\s]x"), ["=x", "\u3000x", "yx"]) == [True, True, False]
     assert to_re2("x", ignore_case=False) == "x"
-    for refused in ("a(?=b)", "(?<!a)b", r"(a)\1", "a*+", "(?>a)", "(?#c)a", r"[\S]"):
+    assert _cel_matches(to_re2(r"\u00e9t\U0001F600"), ["\u00c9t\U0001f600", "et"]) == [True, False]
+    for refused in ("a(?=b)", "(?<!a)b", r"(a)\1", "a*+", "(?>a)", "(?#c)a", r"[\S]", "a{,3}", r"\N{BULLET}"):
         with pytest.raises(UnsupportedPattern):
             to_re2(refused)
     with pytest.raises(UnsupportedPattern):
@@ -259,3 +260,24 @@ def test_every_map_literal_value_is_dyn_as_the_api_servers_homogeneous_literals_
     assert all(m.group("value") == "dyn(" for m in entries), [
         m.group(0) for m in entries if m.group("value") != "dyn("
     ][:5]
+
+
+def test_configured_patterns_reach_both_policies_and_a_backtick_does_not_break_the_rego() -> None:
+    from shmlint.policy import cel as policy_cel
+    from shmlint.policy import rego as policy_rego
+    from shmlint.settings import Settings
+
+    knowledge = export(Settings(shm_images=("(^|/)my`trainer$",), shm_free_commands=("^idle( |$)",)))
+    assert knowledge.software[0].images == ("(?i)(^|/)my`trainer(?:\\n?\\z)",)
+    pod = {
+        "metadata": {"name": "p"},
+        "spec": {
+            "containers": [{"name": "c", "image": "reg/my`trainer:1", "resources": {"limits": {"amd.com/gpu": "1"}}}]
+        },
+    }
+    rego = engines.RegoPolicy(policy_rego.module(knowledge))
+    (violation,) = rego.query(pod, "data.shmlint.violation")
+    assert violation["msg"].startswith("SHM001 missing-shm (error)") and "configured as needs" in violation["msg"]
+    policy = engines.CelPolicy([{"name": n, "expression": e} for n, e in policy_cel.variables(knowledge)])
+    (finding,) = policy.bind(pod)["findings"]
+    assert finding["SHM001"] and finding["what"] == "configured as needs"

@@ -31,12 +31,19 @@ def to_re2(pattern: str, *, ignore_case: bool = True) -> str:
     for construct in _REFUSED:
         if construct in pattern:
             raise UnsupportedPattern(f"{pattern!r}: {construct} has no RE2 equivalent")
+    if re.search(r"\{,[0-9]", pattern):
+        raise UnsupportedPattern(f"{pattern!r}: RE2 reads {{,n}} as text, Python as a repetition")
     out: list[str] = []
     index, in_class = 0, False
     while index < len(pattern):
         char = pattern[index]
         if char == "\\":
             escaped = pattern[index + 1]
+            if escaped in "uU":  # Python's \uXXXX and \UXXXXXXXX are RE2's \x{...}
+                width = 4 if escaped == "u" else 8
+                out.append("\\x{" + pattern[index + 2 : index + 2 + width] + "}")
+                index += 2 + width
+                continue
             out.append(_escape(pattern, escaped, in_class))
             index += 2
             continue
@@ -59,6 +66,8 @@ def to_re2(pattern: str, *, ignore_case: bool = True) -> str:
 def _escape(pattern: str, escaped: str, in_class: bool) -> str:
     if escaped.isdigit():
         raise UnsupportedPattern(f"{pattern!r}: back references have no RE2 equivalent")
+    if escaped == "N":
+        raise UnsupportedPattern(f"{pattern!r}: named characters (\\N{{...}}) have no RE2 equivalent")
     if escaped == "Z":
         return r"\z"
     if escaped in _CLASSES:
