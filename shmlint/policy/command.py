@@ -74,7 +74,7 @@ def policy(
         raise click.ClickException(f"a pattern cannot be written for an admission policy: {exc}") from None
     targets = TARGETS if target == "all" else (target,)
     options = Options(size, deny, exclude_namespaces or ("kube-system",))
-    header = "".join("# " + line + "\n" for target in targets for line in [*HOWTO[target].splitlines(), ""])
+    header = "".join(f"# {line}".rstrip() + "\n" for target in targets for line in [*HOWTO[target].splitlines(), ""])
     text = header + _yaml(documents(knowledge, targets, options))
     if output is None:
         click.echo(text, nl=False)
