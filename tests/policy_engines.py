@@ -282,8 +282,28 @@ def admitted_pod(spec: dict[str, Any], metadata: Any, name: str) -> dict[str, An
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec}
 
 
+def _argo_pod_specs(workflow: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Any]]:
+    """The pods Argo creates for a Workflow's (or CronWorkflow's) container and script templates: the template's
+    container as ``main``, with the workflow's and the template's volumes (a script's source is a file then)."""
+    spec = workflow.get("spec") if isinstance(workflow.get("spec"), dict) else {}
+    if workflow.get("kind") == "CronWorkflow" and isinstance(spec.get("workflowSpec"), dict):
+        spec = spec["workflowSpec"]
+    shared = spec.get("volumes") if isinstance(spec.get("volumes"), list) else []
+    for template in spec.get("templates") or ():
+        for key in ("container", "script"):
+            container = template.get(key) if isinstance(template, dict) else None
+            if isinstance(container, dict):
+                main = {k: v for k, v in container.items() if k != "source"} | {"name": container.get("name", "main")}
+                own = template.get("volumes") if isinstance(template.get("volumes"), list) else []
+                yield {"containers": [main], "volumes": shared + own}, template
+
+
 def _pod_specs(node: Any, holder: Any = None) -> Iterator[tuple[dict[str, Any], Any]]:
-    """(pod spec, the mapping that holds it) by shape, as the Kubernetes extractor finds them."""
+    """(pod spec, the mapping that holds it) by shape, as the Kubernetes extractor finds them; Argo's templates
+    as the pods Argo makes of them."""
+    if isinstance(node, dict) and str(node.get("apiVersion", "")).startswith("argoproj.io/"):
+        yield from _argo_pod_specs(node)
+        return
     if isinstance(node, dict):
         if any(isinstance(c, dict) for c in node.get("containers") or () if isinstance(node.get("containers"), list)):
             yield node, holder
