@@ -52,6 +52,7 @@ class _Group(click.Group):
         "validate": "shmlint.validate.commands",
         "size": "shmlint.validate.commands",
         "server": "shmlint.server.command",
+        "policy": "shmlint.policy.command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

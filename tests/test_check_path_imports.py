@@ -43,6 +43,7 @@ NEVER = (
     "shmlint.render",
     "shmlint.validate",
     "shmlint.docs",
+    "shmlint.policy",  # `shmlint policy` only
     "shmlint.baseline",
     "shmlint.report.json",
     "shmlint.report.sarif",

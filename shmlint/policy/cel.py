@@ -1,0 +1,447 @@
+"""The linter's pod rules as Kubernetes CEL: the variables both admission policies share, the validations of the
+ValidatingAdmissionPolicy and the apply configuration of the MutatingAdmissionPolicy (and Kyverno's
+MutatingPolicy, which takes the same CEL).
+
+Each container is judged as ``shmlint check`` judges a Kubernetes container (``shmlint/extract/kubernetes.py``,
+``shmlint/need.py``, the rules SHM001/003/007/008/012): the variables build one record per container in stages
+(CEL has no functions of its own and a map literal cannot read its own fields), each stage carrying the fields the
+later ones read. Beyond core CEL the expressions use only Kubernetes' CEL libraries: ``join``, ``split``,
+``lastIndexOf``, ``substring`` (strings), ``sum`` (lists), and ``quantity(...).isInteger()/.asInteger()`` for the
+memory limit that caps the size the mutation writes.
+"""
+
+from __future__ import annotations
+
+from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
+from shmlint.policy.knowledge import Knowledge, RuleInfo, alternation
+from shmlint.policy.messages import TEMPLATES, parts
+from shmlint.runtime.nccl import SHM_DISABLE
+from shmlint.runtime.shm import SHM_PATH
+from shmlint.value import NamedTuple
+
+#: the volume the mutation adds; a name of its own, so that it never merges into a volume the pod has
+VOLUME = "shmlint-dshm"
+#: what joins the messages of several containers in one warning
+SEPARATOR = " | "
+MIB = 1024 * 1024
+
+
+class Validation(NamedTuple):
+    code: str
+    expression: str  # true: the pod passes
+    message: str  # messageExpression: one message per container, joined by SEPARATOR
+
+
+def q(text: str) -> str:
+    """A CEL string literal."""
+    escaped = text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r")
+    return f"'{escaped}'"
+
+
+def _list(items: tuple[str, ...] | list[str]) -> str:
+    return "[" + ", ".join(q(item) for item in items) + "]"
+
+
+def _map(fields: dict[str, str]) -> str:
+    """A map literal whose values are ``dyn``: the API server type-checks with homogeneous aggregate literals, so
+    a record of strings, booleans and lists must say its values are dynamic."""
+    return "{" + ", ".join(f"{q(key)}: dyn({value})" for key, value in fields.items()) + "}"
+
+
+def _any_match(patterns: tuple[str, ...], subject: str) -> str:
+    """One pattern for a list (each keeps its flags in its group): one compilation per call instead of one each."""
+    return f"{subject}.matches({q('|'.join(f'(?:{p})' for p in patterns))})" if patterns else "false"
+
+
+def _software(knowledge: Knowledge) -> str:
+    return (
+        "["
+        + ", ".join(
+            _map(
+                {
+                    "id": q(entry.id),
+                    "tier": str(entry.tier),
+                    "what": q(entry.what),
+                    "commands": _list(entry.commands),
+                    "images": _list(entry.images),
+                    "tags": _list(entry.image_tags),
+                    "acceleratorOnly": "true" if entry.accelerator_only else "false",
+                }
+            )
+            for entry in knowledge.software
+        )
+        + "]"
+    )
+
+
+def _container(k: Knowledge, init: bool) -> str:
+    """Stage 0: what one container says, read from the pod as the extractor reads it."""
+    c = "c"
+    words = f"((has({c}.command) ? {c}.command : []) + (has({c}.args) ? {c}.args : [])).filter(w, w != '')"
+    limits = f"(has({c}.resources) && has({c}.resources.limits) ? {c}.resources.limits : {{}})"
+    requests = f"(has({c}.resources) && has({c}.resources.requests) ? {c}.resources.requests : {{}})"
+    env = f"(has({c}.env) ? {c}.env.filter(e, has(e.value)) : [])"
+
+    def count(value: str) -> str:  # ``device_count`` of a resource quantity: -1 when it does not say
+        return f"(string({value}).matches('^[0-9]{{1,9}}\\\\z') ? int(string({value})) : -1)"
+
+    def section_gpu(section: str) -> str:
+        return f"{section}.exists(k, k.matches({q(k.gpu_resource)}) && string({section}[k]).matches({q(k.positive_count)}))"
+
+    counted = (
+        f"{limits}.filter(k, k.matches({q(k.counted_resource)}) && {count(f'{limits}[k]')} >= 0)"
+        f".map(k, k in {requests} && {count(f'{requests}[k]')} > {count(f'{limits}[k]')}"
+        f" ? {count(f'{requests}[k]')} : {count(f'{limits}[k]')})"
+        f" + {requests}.filter(k, k.matches({q(k.counted_resource)}) && {count(f'{requests}[k]')} >= 0"
+        f" && !(k in {limits} && {count(f'{limits}[k]')} >= 0)).map(k, {count(f'{requests}[k]')})"
+    )
+    env_count = (
+        "(e.value.matches('[$]') || e.value.matches('(?i)^[\\\\s\\'\"]*all[\\\\s\\'\"]*\\\\z') ? -1"
+        " : e.value.matches('^[0-9]{1,9}\\\\z') ? int(e.value)"
+        " : e.value.matches('=') ? -1"
+        " : e.value.split(',').filter(i, !i.matches('^[\\\\s\\'\"]*\\\\z')).size())"
+    )
+    image = f"(has({c}.image) ? {c}.image : '')"
+    kind = "init container" if init else "container"
+    return _map(
+        {
+            "name": f"{c}.name",
+            "display": f"variables.owner + {q(f', {kind} ')} + '\"' + {c}.name + '\"'",
+            "init": "true" if init else "false",
+            "cmd": f"{words}.join(' ')",
+            "first": f"{words}.size() > 0 ? {words}[0] : ''",
+            "image": image,
+            "ref": f"{image}.split('@')[0]",
+            "gpuResource": f"({section_gpu(limits)} || {section_gpu(requests)})",
+            "gpuEnv": f"{env}.exists(e, e.name in {_list(k.gpu_envs)} && !e.value.matches({q(k.no_gpu_visible)}))",
+            "device": (
+                f"has({c}.volumeMounts) && {c}.volumeMounts.exists(m, variables.volumes.exists(v, v.name == m.name"
+                f" && has(v.hostPath) && has(v.hostPath.path) && v.hostPath.path.matches({q(k.gpu_device)})))"
+            ),
+            "resourceCounts": counted,
+            "envCounts": (
+                f"{env}.filter(e, e.name in {_list(k.counted_envs)} && !e.value.matches({q(k.no_gpu_visible)}))"
+                f".map(e, {env_count}).filter(n, n >= 0)"
+            ),
+            "mounts": (
+                f"has({c}.volumeMounts) ? {c}.volumeMounts.filter(m, m.mountPath.matches({q(k.shm_path)}))"
+                ".map(m, m.name) : []"
+            ),
+            "nccl": f"{env}.filter(e, e.name == {q(SHM_DISABLE)} && e.value.matches({q(k.nccl_disables)})).map(e, e.value)",
+            "memory": (
+                f"has({c}.resources) && has({c}.resources.limits) && 'memory' in {c}.resources.limits"
+                f" ? string({c}.resources.limits['memory']) : ''"
+            ),
+        }
+    )
+
+
+def _stage(previous: str, carried: tuple[str, ...], new: dict[str, str]) -> str:
+    fields = {name: f"f.{name}" for name in carried}
+    fields.update(new)
+    return f"{previous}.map(f, {_map(fields)})"
+
+
+_STAGE0 = (
+    "name",
+    "display",
+    "init",
+    "cmd",
+    "first",
+    "image",
+    "ref",
+    "gpuResource",
+    "gpuEnv",
+    "device",
+    "resourceCounts",
+    "envCounts",
+    "mounts",
+    "nccl",
+    "memory",
+)
+_STAGE1 = (
+    "name",
+    "display",
+    "init",
+    "cmd",
+    "image",
+    "mounts",
+    "nccl",
+    "memory",
+    "repo",
+    "tag",
+    "utility",
+    "gpu",
+    "count",
+)
+_STAGE2 = (*_STAGE1, "torch", "commandHits", "imageHits")
+_STAGE3 = (
+    "name",
+    "display",
+    "init",
+    "cmd",
+    "image",
+    "mounts",
+    "nccl",
+    "memory",
+    "gpu",
+    "torch",
+    "count",
+    "freeCommand",
+    "candidates",
+)
+_STAGE4 = ("name", "display", "init", "image", "mounts", "nccl", "memory", "gpu", "tier", "what")
+
+
+def variables(k: Knowledge) -> list[tuple[str, str]]:
+    """(name, expression) in order: each may read the ones before it."""
+    volume_memory = "(has(v.emptyDir) && has(v.emptyDir.medium) && v.emptyDir.medium.matches('^[\\\\s\\\\v]*Memory[\\\\s\\\\v]*\\\\z'))"
+    hint = "variables.hint"
+    cands = "f.candidates"
+    return [
+        ("annotations", "has(object.metadata.annotations) ? object.metadata.annotations : {}"),
+        (
+            "ignore",
+            f"{q(IGNORE_ANNOTATION)} in variables.annotations ? variables.annotations[{q(IGNORE_ANNOTATION)}] : ''",
+        ),
+        (
+            "hint",
+            f"{q(DATALOADER_ANNOTATION)} in variables.annotations ? variables.annotations[{q(DATALOADER_ANNOTATION)}] : ''",
+        ),
+        (
+            "loader",
+            f"{hint}.matches({q(k.dataloader_hint)}) && {hint}.matches({q(k.dataloader_workers)})"
+            f" && {hint}.matches('(?:^|[\\\\s\"\\'])batch=') && {hint}.matches('(?:^|[\\\\s\"\\'])sample=')",
+        ),
+        ("volumes", "has(object.spec.volumes) ? object.spec.volumes : []"),
+        ("hostIPC", "has(object.spec.hostIPC) && object.spec.hostIPC == true"),
+        (
+            "gpuRuntime",
+            f"has(object.spec.runtimeClassName) && object.spec.runtimeClassName.matches({q(k.gpu_runtime)})",
+        ),
+        (
+            "owner",
+            "'Pod/' + (has(object.metadata.name) && object.metadata.name != '' ? object.metadata.name"
+            " : has(object.metadata.generateName) && object.metadata.generateName != '' ? object.metadata.generateName : '?')",
+        ),
+        ("software", _software(k)),
+        (
+            "containers",
+            f"object.spec.containers.map(c, {_container(k, False)}) + (has(object.spec.initContainers)"
+            f" ? object.spec.initContainers.map(c, {_container(k, True)}) : [])",
+        ),
+        (
+            "meantMemory",
+            "variables.containers.filter(f, f.mounts.size() > 0 && variables.volumes.exists(v, v.name == f.mounts[0]))"
+            ".map(f, f.mounts[0]).size() > 0"
+            " ? variables.volumes.filter(v, v.name == variables.containers.filter(f, f.mounts.size() > 0"
+            " && variables.volumes.exists(v, v.name == f.mounts[0])).map(f, f.mounts[0])[0]).all(v, "
+            + volume_memory
+            + ")"
+            " : variables.volumes.exists(v, v.name.matches('(?i)shm') && " + volume_memory + ")",
+        ),
+        (
+            "facts1",
+            _stage(
+                "variables.containers",
+                ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory"),
+                {
+                    "repo": "f.ref.lastIndexOf(':') > f.ref.lastIndexOf('/') ? f.ref.substring(0, f.ref.lastIndexOf(':')) : f.ref",
+                    "tag": "f.ref.lastIndexOf(':') > f.ref.lastIndexOf('/') ? f.ref.substring(f.ref.lastIndexOf(':') + 1) : ''",
+                    "utility": f"f.first.matches({q(k.utility_command)})",
+                    "gpu": f"!f.first.matches({q(k.utility_command)}) && (f.gpuResource || (!f.init && variables.gpuRuntime) || f.gpuEnv || f.device)",
+                    "count": (
+                        "f.resourceCounts.size() > 0 ? f.resourceCounts.sum() : f.envCounts.size() > 0"
+                        " ? f.envCounts.filter(n, f.envCounts.all(m, n >= m))[0] : -1"
+                    ),
+                },
+            ),
+        ),
+        (
+            "facts2",
+            _stage(
+                "variables.facts1",
+                _STAGE1,
+                {
+                    "torch": (
+                        f"!f.utility && ((f.image != '' && !(f.tag != '' && f.tag.matches({q(k.non_workload_tag)}))"
+                        f" && {_any_match(k.torch_images, 'f.repo')}) || {_any_match(k.torch_commands, 'f.cmd')})"
+                    ),
+                    # the alternation of every entry's patterns first: most containers match none, and one
+                    # pattern is compiled instead of all
+                    "commandHits": (
+                        f"f.cmd != '' && f.cmd.matches({q(alternation(k, 'commands'))})"
+                        " ? variables.software.filter(e, e.commands.exists(p, f.cmd.matches(p))) : []"
+                    ),
+                    "imageHits": (
+                        f"f.image != '' && (f.repo.matches({q(alternation(k, 'images'))})"
+                        f" || (f.tag != '' && f.tag.matches({q(alternation(k, 'image_tags'))})))"
+                        " ? variables.software.filter(e, e.images.exists(p, f.repo.matches(p))"
+                        " || (f.tag != '' && e.tags.exists(p, f.tag.matches(p)))) : []"
+                    ),
+                },
+            ),
+        ),
+        (
+            "facts3",
+            _stage(
+                "variables.facts2",
+                ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory", "gpu", "torch", "count"),
+                {
+                    "freeCommand": "f.commandHits.filter(e, e.tier == 0)",
+                    "candidates": "(f.commandHits + f.imageHits).filter(e, f.gpu || !e.acceleratorOnly)",
+                },
+            ),
+        ),
+        (
+            "facts",
+            _stage(
+                "variables.facts3",
+                ("name", "display", "init", "image", "mounts", "nccl", "memory", "gpu"),
+                {
+                    # need.decide: not GPU/torch work (-1); a declared loader; a free command; the strongest entry
+                    # (the first of equals); unknown on the CPU; several counted GPUs; unknown
+                    "tier": (
+                        "!(f.gpu || f.torch) ? -1 : variables.loader ? 2 : f.freeCommand.size() > 0 ? 0"
+                        f" : {cands}.exists(e, e.tier == 2) ? 2 : {cands}.exists(e, e.tier == 1) ? 1 : {cands}.size() > 0 ? 0"
+                        f" : !f.gpu ? 1 : f.count >= {k.multi_device_min} ? 2 : 1"
+                    ),
+                    "what": (
+                        "variables.loader ? 'a DataLoader with workers is declared' : f.freeCommand.size() > 0"
+                        " ? f.freeCommand[0].what"
+                        f" : {cands}.exists(e, e.tier == 2) ? {cands}.filter(e, e.tier == 2)[0].what"
+                        f" : {cands}.exists(e, e.tier == 1) ? {cands}.filter(e, e.tier == 1)[0].what"
+                        f" : {cands}.size() > 0 ? {cands}[0].what"
+                        f" : f.gpu && f.count >= {k.multi_device_min} ? string(f.count) + ' GPUs in one container (NCCL or RCCL between local processes)'"
+                        " : f.gpu ? 'an accelerator request' : 'torch'"
+                    ),
+                },
+            ),
+        ),
+        (
+            "judged",
+            _stage(
+                "variables.facts",
+                ("name", "display", "init", "image", "nccl", "tier", "what"),
+                {
+                    "uses": "f.tier >= 1",
+                    "claims": "f.tier == 2 || (f.tier == 1 && f.gpu)",
+                    "volume": "f.mounts.size() > 0 ? variables.volumes.filter(v, v.name == f.mounts[0]) : []",
+                    "mounted": "f.mounts.size() > 0",
+                },
+            ),
+        ),
+        (
+            "findings",
+            _stage(
+                "variables.judged",
+                ("name", "display", "init", "image", "tier", "what"),
+                {
+                    "SHM001": (
+                        "f.claims && !variables.hostIPC && (f.mounted ? f.volume.size() == 0 : !variables.meantMemory)"
+                    ),
+                    "SHM003": (
+                        "f.uses && f.volume.size() > 0 && f.volume.all(v, "
+                        + volume_memory
+                        + " && !has(v.emptyDir.sizeLimit))"
+                    ),
+                    "SHM007": "f.uses && variables.hostIPC",
+                    "SHM008": (
+                        "f.uses && f.volume.size() > 0 && f.volume.all(v, !has(v.emptyDir) && has(v.hostPath)"
+                        f" && has(v.hostPath.path) && v.hostPath.path.matches({q(k.host_shm)}))"
+                    ),
+                    "SHM012": "f.uses && f.nccl.size() > 0",
+                    "volumeName": "f.volume.size() > 0 ? f.volume[f.volume.size() - 1].name : ''",
+                    "hostPath": (
+                        "f.volume.size() > 0 && has(f.volume[f.volume.size() - 1].hostPath)"
+                        " && has(f.volume[f.volume.size() - 1].hostPath.path)"
+                        " ? f.volume[f.volume.size() - 1].hostPath.path : ''"
+                    ),
+                    "nccl": "f.nccl.size() > 0 ? f.nccl[0] : ''",
+                },
+            ),
+        ),
+    ]
+
+
+def ignored(rule: RuleInfo) -> str:
+    """The pod's ``shmlint.io/ignore`` annotation names the rule: its code in any case, or its slug (as
+    ``shmlint.suppress`` reads the annotation: comma-separated, blanks around each name dropped)."""
+    code = q(f"(?i)(?:^|,)[\\s\\v]*{rule.code}[\\s\\v]*(?:,|\\z)")
+    slug = q(f"(?:^|,)[\\s\\v]*{rule.slug}[\\s\\v]*(?:,|\\z)")
+    return f"(variables.ignore.matches({code}) || variables.ignore.matches({slug}))"
+
+
+def _render(template: str) -> str:
+    return " + ".join(f"f.{text}" if field else q(text) for field, text in parts(template))
+
+
+def _messages(rule: RuleInfo) -> str:
+    """One message per flagged container, in the linter's words (``shmlint.policy.messages``), headed by the
+    rule's code, slug and severity."""
+    head = f"{rule.code} {rule.slug} ("
+    if rule.code == "SHM001":
+        text = (
+            f"f.tier == 2 ? {q(head + rule.severity + '): ')} + {_render(TEMPLATES[('SHM001', 2)])}"
+            f" : {q(head + rule.warning + '): ')} + {_render(TEMPLATES[('SHM001', 1)])}"
+        )
+    else:
+        text = f"{q(head + rule.severity + '): ')} + {_render(TEMPLATES[(rule.code, None)])}"
+    return f"variables.findings.filter(f, f.{rule.code}).map(f, {text}).join({q(SEPARATOR)})"
+
+
+def validations(k: Knowledge) -> list[Validation]:
+    """One validation per rule the policy can judge (SHM013 has no pod field: see ``manifests``)."""
+    return [
+        Validation(rule.code, f"{ignored(rule)} || variables.findings.all(f, !f.{rule.code})", _messages(rule))
+        for rule in k.rules
+        if rule.code != "SHM013"
+    ]
+
+
+def mutation_variables(k: Knowledge, size_bytes: int) -> list[tuple[str, str]]:
+    """What the mutation adds to the shared variables: the containers SHM001 flags (none when the pod's annotation
+    ignores SHM001) and the size to give them."""
+    shm001 = next(rule for rule in k.rules if rule.code == "SHM001")
+    limits = "variables.memoryLimits"
+    half = f"{limits}.filter(n, {limits}.all(m, n <= m))[0] / 2"
+    return [
+        ("targets", f"{ignored(shm001)} ? [] : variables.findings.filter(f, f.SHM001)"),
+        (
+            "memoryLimits",
+            "variables.facts.filter(f, f.memory != '' && quantity(f.memory).isInteger())"
+            ".map(f, quantity(f.memory).asInteger()).filter(n, n > 0)",
+        ),
+        (
+            "halfLimit",
+            f"{limits}.size() == 0 ? {size_bytes} : {half} >= {MIB} ? ({half} / {MIB}) * {MIB} : {half}",
+        ),
+        ("size", f"variables.halfLimit < {size_bytes} ? variables.halfLimit : {size_bytes}"),
+    ]
+
+
+def apply_configuration() -> str:
+    """The mutation: a sized Memory emptyDir and a /dev/shm mount in each flagged container, merged by server-side
+    apply (containers by name, mounts by mountPath, volumes by name); nothing when no container is flagged."""
+    volume = (
+        f"Object.spec.volumes{{name: {q(VOLUME)}, emptyDir: Object.spec.volumes.emptyDir{{medium: 'Memory', "
+        "sizeLimit: string(variables.size)}}"
+    )
+
+    def mounts(key: str, init: str) -> str:
+        return (
+            f"{key}: variables.targets.filter(f, f.init == {init}).map(f, Object.spec.{key}{{name: f.name, "
+            f"volumeMounts: [Object.spec.{key}.volumeMounts{{name: {q(VOLUME)}, mountPath: {q(SHM_PATH)}}}]}})"
+        )
+
+    def spec(*parts: str) -> str:
+        return f"Object{{spec: Object.spec{{volumes: [{volume}], {', '.join(parts)}}}}}"
+
+    some_init = "variables.targets.exists(f, f.init)"
+    some_main = "variables.targets.exists(f, !f.init)"
+    return (
+        "variables.targets.size() == 0 ? Object{}"
+        f" : {some_init} && {some_main} ? {spec(mounts('containers', 'false'), mounts('initContainers', 'true'))}"
+        f" : {some_init} ? {spec(mounts('initContainers', 'true'))}"
+        f" : {spec(mounts('containers', 'false'))}"
+    )

@@ -1,0 +1,283 @@
+"""The parts of ``shmlint policy``: RE2 translation, the exported patterns in both engines, the Kubernetes CEL
+library functions the test engine provides, the single-purpose patterns against the linter's own readers, the
+manifests against their schemas, and the command."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import kubernetes_validate
+import kubernetes_validate.utils
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.policy.knowledge import export
+from shmlint.policy.manifests import CONSTRAINT_KIND, Options, documents
+from shmlint.policy.re2 import UnsupportedPattern, glob_to_re2, to_re2
+from shmlint.runtime.nccl import disables_shm
+from shmlint.signals import Globs, positive_count
+
+if os.environ.get("CI") == "true":  # CI installs .[test]: there the engines must run, not skip
+    from tests import policy_engines as engines
+else:
+    engines = pytest.importorskip(
+        "tests.policy_engines",
+        reason="the policy engines (common-expression-language, hobofan-regorus) are not installed: pip install -e .[test]",
+    )
+import cel  # installed with the engines
+
+SCHEMAS = Path(__file__).parent / "data" / "schemas"
+K = export()
+
+
+def _cel_matches(pattern: str, values: list[str]) -> list[bool]:
+    return cel.evaluate("values.map(v, v.matches(p))", {"values": values, "p": pattern})
+
+
+def _rego_matches(pattern: str, values: list[str]) -> list[bool]:
+    policy = engines.RegoPolicy(
+        "package t\nimport future.keywords.in\nresult := [regex.match(input.review.object.p, v) | some v in input.review.object.values]\n"
+    )
+    return policy.query({"p": pattern, "values": values}, "data.t.result")
+
+
+def _all_patterns() -> list[str]:
+    singles = [
+        K.gpu_resource,
+        K.gpu_runtime,
+        K.counted_resource,
+        K.no_gpu_visible,
+        K.gpu_device,
+        K.non_workload_tag,
+        K.utility_command,
+        K.shm_path,
+        K.host_shm,
+        K.nccl_disables,
+        K.positive_count,
+        K.dataloader_hint,
+        K.dataloader_workers,
+    ]
+    listed = [p for entry in K.software for p in (*entry.commands, *entry.images, *entry.image_tags)]
+    return singles + listed + list(K.torch_images) + list(K.torch_commands)
+
+
+#: values the patterns meet: commands and images of the drawn pods, and text that tells Python from RE2 apart
+SAMPLES = sorted(
+    {" ".join(c) for c in engines.COMMANDS}
+    | {i.split(":")[0] for i in engines.IMAGES}
+    | {
+        "torchrun\n",
+        "torchrun\n\n",
+        "python -m\u00a0torch.distributed.run",
+        "IMPORT TORCH",
+        "vllm\n",
+        "x\u3000--num_workers=2",
+    }
+)
+
+
+def test_every_exported_pattern_compiles_in_both_engines_and_searches_as_python_does() -> None:
+    patterns = _all_patterns()
+    assert len(patterns) > 60
+    from shmlint.build_data import read_need_yaml
+
+    originals = {to_re2(p): p for e in read_need_yaml()["software"] for ps in e["match"].values() for p in ps}
+    for pattern in patterns:
+        found = _cel_matches(pattern, SAMPLES)
+        assert found == _rego_matches(pattern, SAMPLES), pattern
+        if pattern in originals:
+            expected = [re.search(originals[pattern], s, re.IGNORECASE) is not None for s in SAMPLES]
+            assert found == expected, (originals[pattern], pattern)
+
+
+def test_re2_translation_keeps_pythons_meaning_and_refuses_what_re2_lacks() -> None:
+    assert to_re2("a$") == "(?i)a(?:\\n?\\z)"
+    assert _cel_matches(to_re2("torchrun( |$)"), ["torchrun\n", "torchrun\nx", "torchrun"]) == [True, False, True]
+    assert _cel_matches(to_re2(r"a\sb"), ["a\u00a0b", "a\u2003b", "a-b"]) == [True, True, False]
+    assert _cel_matches(to_re2(r"[=\s]x"), ["=x", "\u3000x", "yx"]) == [True, True, False]
+    assert to_re2("x", ignore_case=False) == "x"
+    assert _cel_matches(to_re2(r"\u00e9t\U0001F600"), ["\u00c9t\U0001f600", "et"]) == [True, False]
+    for refused in ("a(?=b)", "(?<!a)b", r"(a)\1", "a*+", "(?>a)", "(?#c)a", r"[\S]", "a{,3}", r"\N{BULLET}"):
+        with pytest.raises(UnsupportedPattern):
+            to_re2(refused)
+    with pytest.raises(UnsupportedPattern):
+        glob_to_re2("nvidia.com/[ab]")
+
+
+@given(
+    st.sampled_from(("nvidia.com/gpu", "nvidia.com/mig-*", "amd.com/gpu", "gpu.intel.com/*", "a?c")),
+    st.text("nvidia.com/gpuig-1*?abc", max_size=20),
+)
+@settings(max_examples=200, deadline=None)
+def test_globs_read_as_fnmatch_reads_them(glob: str, name: str) -> None:
+    assert _cel_matches(glob_to_re2(glob), [name]) == [Globs([glob]).match(name)]
+
+
+@given(st.text(" \t+-0123456789xXaAfF18", max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_nccl_shm_disable_pattern_reads_values_as_nccl_does(value: str) -> None:
+    assert _cel_matches(K.nccl_disables, [value]) == [disables_shm(value)]
+
+
+@given(
+    st.one_of(
+        st.text("0123456789.+-eE _'\"m", max_size=7),
+        st.sampled_from(
+            ("1", "0", "2", "0.5", "1e3", "0e1", "500m", "'1'", "1_0", "1_", "_1", ".", "1.", ".5", "inf", "nan")
+        ),
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_positive_count_pattern_reads_counts_as_the_extractor_does(value: str) -> None:
+    try:
+        expected = positive_count(value)
+    except OverflowError:
+        return
+    if re.search(r"[eE]-[0-9]{3}", value):
+        return  # 1e-400 is 0.0 to float(): no count is written so, and the pattern says positive
+    assert _cel_matches(K.positive_count, [value]) == [expected], value
+
+
+def test_the_kubernetes_cel_functions_the_engine_provides_behave_as_documented() -> None:
+    context = cel.Context(functions=engines.K8S_FUNCTIONS)
+    cases = {
+        "['hello', 'mellow'].join(' ')": "hello mellow",
+        "['a', 'b'].join()": "ab",
+        "'hello hello'.split(' ')": ["hello", "hello"],
+        "'hello mellow'.lastIndexOf('ello')": 7,
+        "'abc'.lastIndexOf('z')": -1,
+        "'tacocat'.substring(4)": "cat",
+        "'tacocat'.substring(0, 4)": "taco",
+        "[1, 2, 3].sum()": 6,
+        "quantity('1Gi').asInteger()": 2**30,
+        "quantity('1.5Gi').asInteger()": 3 * 2**29,
+        "quantity('16G').asInteger()": 16 * 10**9,
+        "quantity('1e3').asInteger()": 1000,
+        "quantity('500m').isInteger()": False,
+        "quantity('2').isInteger()": True,
+    }
+    for expression, expected in cases.items():
+        assert cel.evaluate(expression, context) == expected, expression
+    for failing in ("'abc'.substring(2, 9)", "quantity('500m').asInteger()", "quantity('12 apples').isInteger()"):
+        with pytest.raises(RuntimeError):
+            cel.evaluate(failing, context)
+
+
+def _kyverno_schema() -> dict[str, Any]:
+    return json.loads(gzip.decompress((SCHEMAS / "kyverno-mutatingpolicy-v1beta1.json.gz").read_bytes()))
+
+
+@pytest.mark.parametrize("options", [Options(8 * 2**30), Options(2**30, deny=True, exclude_namespaces=("ml", "ci"))])
+def test_the_manifests_fit_the_kubernetes_kyverno_and_gatekeeper_schemas(options: Options) -> None:
+    docs = documents(K, ("mutating", "kyverno", "validating", "gatekeeper"), options)
+    kinds = [d["kind"] for d in docs]
+    assert kinds == [
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+        "MutatingPolicy",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "ConstraintTemplate",
+        CONSTRAINT_KIND,
+    ]
+    for doc in docs:
+        if doc["apiVersion"].startswith("admissionregistration.k8s.io/"):
+            kubernetes_validate.validate(doc, "1.34.0", strict=True)  # raises on any error
+    jsonschema.validate(docs[2], _kyverno_schema())
+    template = json.loads((SCHEMAS / "gatekeeper-constrainttemplate-v1.json").read_text())
+    jsonschema.validate(docs[5], template)
+    assert docs[5]["metadata"]["name"] == CONSTRAINT_KIND.lower()
+    jsonschema.validate(docs[6]["spec"]["match"], json.loads((SCHEMAS / "gatekeeper-match.json").read_text()))
+    assert docs[6]["spec"]["enforcementAction"] == ("deny" if options.deny else "warn")
+    assert docs[4]["spec"]["validationActions"] == (["Deny", "Audit"] if options.deny else ["Warn", "Audit"])
+    # a broken document is refused: the validation above can fail
+    broken = dict(docs[3], spec={**docs[3]["spec"], "failurePolicy": 3})
+    with pytest.raises(kubernetes_validate.utils.ValidationError):
+        kubernetes_validate.validate(broken, "1.34.0", strict=True)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**docs[2], "spec": {**docs[2]["spec"], "mutations": "x"}}, _kyverno_schema())
+
+
+def _policy(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", "policy", *args], check=False, capture_output=True, text=True, cwd=cwd
+    )
+
+
+def test_the_command_prints_the_mutating_policy_by_default_with_how_to_install_dry_run_and_roll_back(
+    tmp_path: Path,
+) -> None:
+    result = _policy(cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    docs = list(yaml.safe_load_all(result.stdout))
+    assert docs == documents(K, ("mutating",), Options(8 * 2**30))  # the YAML reads back as what was tested
+    for word in ("install:", "dry run:", "--dry-run=server", "roll back:"):
+        assert word in result.stdout
+    help_text = _policy("--help").stdout
+    for word in ("kubectl delete constrainttemplate", "enforcementAction", "--dry-run=server", "kyverno apply"):
+        assert word in help_text
+
+
+def test_the_command_takes_size_namespaces_deny_configuration_and_output(tmp_path: Path) -> None:
+    out = tmp_path / "p.yaml"
+    result = _policy(
+        "all", "--shm-size", "2g", "--deny", "--exclude-namespace", "ml", "--output", str(out), cwd=tmp_path
+    )
+    assert result.returncode == 0 and result.stdout == "", result.stderr
+    docs = list(yaml.safe_load_all(out.read_text()))
+    assert len(docs) == 7
+    assert f"{2 * 2**30}" in json.dumps(docs[0]["spec"]["variables"])
+    assert docs[1]["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"][1]["values"] == ["ml"]
+    bad = _policy("--shm-size", "lots", cwd=tmp_path)
+    assert bad.returncode == 2 and "is not a size" in bad.stderr
+    config = tmp_path / "shmlint.yaml"
+    config.write_text("shm-images: ['(^|/)mytrainer$']\n")
+    result = _policy("validating", "--config", str(config), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "mytrainer" in result.stdout and "configured as needs" in result.stdout
+    config.write_text("shm-images: ['trainer(?=x)']\n")
+    refused = _policy("--config", str(config), cwd=tmp_path)
+    assert refused.returncode == 2 and "cannot be written for an admission policy" in refused.stderr, refused.stderr
+
+
+def test_every_map_literal_value_is_dyn_as_the_api_servers_homogeneous_literals_require() -> None:
+    """Kubernetes compiles CEL with cel.HomogeneousAggregateLiterals(): a map literal of a string and a boolean is
+    a type error there, though this test engine (no type checker) would run it."""
+    docs = documents(K, ("mutating", "validating"), Options(2**30))
+    expressions = [v["expression"] for d in docs if "variables" in d.get("spec", {}) for v in d["spec"]["variables"]]
+    entries = [m for e in expressions for m in re.finditer(r"'[A-Za-z0-9]+': (?P<value>.{0,4})", e)]
+    assert len(entries) > 100
+    assert all(m.group("value") == "dyn(" for m in entries), [
+        m.group(0) for m in entries if m.group("value") != "dyn("
+    ][:5]
+
+
+def test_configured_patterns_reach_both_policies_and_a_backtick_does_not_break_the_rego() -> None:
+    from shmlint.policy import cel as policy_cel
+    from shmlint.policy import rego as policy_rego
+    from shmlint.settings import Settings
+
+    knowledge = export(Settings(shm_images=("(^|/)my`trainer$",), shm_free_commands=("^idle( |$)",)))
+    assert knowledge.software[0].images == ("(?i)(^|/)my`trainer(?:\\n?\\z)",)
+    pod = {
+        "metadata": {"name": "p"},
+        "spec": {
+            "containers": [{"name": "c", "image": "reg/my`trainer:1", "resources": {"limits": {"amd.com/gpu": "1"}}}]
+        },
+    }
+    rego = engines.RegoPolicy(policy_rego.module(knowledge))
+    (violation,) = rego.query(pod, "data.shmlint.violation")
+    assert violation["msg"].startswith("SHM001 missing-shm (error)") and "configured as needs" in violation["msg"]
+    policy = engines.CelPolicy([{"name": n, "expression": e} for n, e in policy_cel.variables(knowledge)])
+    (finding,) = policy.bind(pod)["findings"]
+    assert finding["SHM001"] and finding["what"] == "configured as needs"
