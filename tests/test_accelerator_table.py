@@ -84,9 +84,9 @@ def test_every_signal_is_recognised_in_every_format(accelerator: str, signal: st
     (workload,) = result.workloads
     assert workload.gpu, f"{accelerator} signal {signal} not recognised in {form}:\n{text}"
     assert any(signal.lower() in evidence.text.lower() for evidence in workload.gpu), workload.gpu
-    # the software is unknown: a warning that says so, never an error (and never nothing)
+    # the software is unknown: an undecided finding that says so, never an error (and never nothing)
     assert workload.need is not None and workload.need.tier is Tier.UNKNOWN
-    assert [(f.code, f.severity) for f in result.findings] == [("SHM001", Severity.WARNING)]
+    assert [(f.code, f.severity, f.undecided) for f in result.findings] == [("SHM001", Severity.INFO, True)]
 
 
 def test_every_format_is_covered_for_every_entry() -> None:
@@ -163,5 +163,5 @@ def test_counted_gpus_decide_the_multi_device_tier(form: str, text: str, count: 
     result = check(form, text)
     (workload,) = result.workloads
     assert workload.accelerator_count == count
-    expected = Severity.ERROR if count and count >= 2 else Severity.WARNING
+    expected = Severity.ERROR if count and count >= 2 else Severity.INFO  # INFO: undecided
     assert [(f.code, f.severity) for f in result.findings] == [("SHM001", expected)]

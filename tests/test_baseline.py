@@ -35,7 +35,7 @@ def check(root: Path) -> Report:
     """Check a folder with paths relative to it, as ``cd root && shmlint check .`` would."""
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        return check_paths(Settings(), [Path(".")])
+        return check_paths(Settings(undecided="show"), [Path(".")])
 
 
 @pytest.fixture

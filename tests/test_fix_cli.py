@@ -81,7 +81,7 @@ def safe_fixable(path: Path, kind: FileKind | None = None, settings: Settings | 
     from shmlint.discover import discover
 
     candidate = Candidate(path, kind, True) if kind else next(iter(discover([path])))
-    result = Engine(settings or Settings()).check_candidate(candidate)
+    result = Engine(settings or Settings(undecided="show")).check_candidate(candidate)
     return [f"{f.code} {f.message}" for f in result.findings if f.fix and f.fix.applicability is Applicability.SAFE]
 
 
@@ -256,7 +256,7 @@ def test_shm_size_option_in_all_three_idioms(
     assert compose in paths["compose"].read_text()
     assert f"docker run {shell} --rm --gpus all" in paths["shell"].read_text()
     # judged with the same size (512Mi is below the 1 GiB minimum: plain `check` would offer to raise it to 8 GiB)
-    settings = Settings(fix_shm_bytes=GIB // 2) if "512Mi" in option else Settings()
+    settings = Settings(fix_shm_bytes=GIB // 2) if "512Mi" in option else Settings(undecided="show")
     for kind, path in paths.items():
         assert not safe_fixable(path, settings=settings), kind
         assert invoke("fix", *option, str(path)).exit_code == 0, f"a second fix of the {kind} file changes it"
@@ -750,7 +750,7 @@ def test_the_console_entry_point_exit_codes(tmp_path: Path, shmlint_process) -> 
 
 
 def _group(tmp_path: Path, count: int) -> list[tuple[Settings, Candidate]]:
-    settings = Settings()
+    settings = Settings(undecided="show")
     jobs = []
     for index in range(count):
         path = tmp_path / f"pod-{index}.yaml"
@@ -773,7 +773,7 @@ def test_a_group_writes_every_file_and_reports_each_refusal_alone(tmp_path: Path
         real_replace(source, target)
 
     monkeypatch.setattr(os, "replace", failing_for_the_third)
-    outcomes = _fix_group(jobs, {Settings(): None}, write=True, unsafe=False, roots=(tmp_path,))
+    outcomes = _fix_group(jobs, {Settings(undecided="show"): None}, write=True, unsafe=False, roots=(tmp_path,))
     assert [o.error is None for o in outcomes] == [True, True, False, True]
     assert [o.changed for o in outcomes] == [True, True, False, True]
     assert (tmp_path / "pod-2.yaml").read_text() == POD  # the refused one is untouched
@@ -796,7 +796,7 @@ def test_a_group_interrupted_before_its_writes_leaves_no_temp_file(tmp_path: Pat
 
     monkeypatch.setattr(run_module, "_fixed", interrupted_at_the_third)
     with pytest.raises(KeyboardInterrupt):
-        run_module._fix_group(jobs, {Settings(): None}, write=True, unsafe=False, roots=(tmp_path,))
+        run_module._fix_group(jobs, {Settings(undecided="show"): None}, write=True, unsafe=False, roots=(tmp_path,))
     assert all((tmp_path / f"pod-{i}.yaml").read_text() == POD for i in range(3))
     assert no_temp_files(tmp_path)
 
@@ -820,7 +820,7 @@ def test_a_file_changed_while_its_group_waited_is_fixed_again_alone(tmp_path: Pa
         real_commit(pending)
 
     monkeypatch.setattr(write_module, "commit", someone_appends_first)
-    outcomes = _fix_group(jobs, {Settings(): None}, write=True, unsafe=False, roots=(tmp_path,))
+    outcomes = _fix_group(jobs, {Settings(undecided="show"): None}, write=True, unsafe=False, roots=(tmp_path,))
     assert [o.error for o in outcomes] == [None, None] and all(o.changed for o in outcomes)
     first = (tmp_path / "pod-0.yaml").read_text()
     assert "# edited meanwhile" in first and first != POD + "# edited meanwhile\n"  # kept, and fixed as well

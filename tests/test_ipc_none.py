@@ -18,7 +18,7 @@ from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import SourceText
 
-ENGINE = Engine(Settings())
+ENGINE = Engine(Settings(undecided="show"))
 IMAGE = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"
 
 

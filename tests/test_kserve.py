@@ -18,7 +18,7 @@ FILES = [PROJECT / "runtime.yaml", PROJECT / "inferenceservices.yaml"]
 
 
 def _by_workload(paths: list[Path]) -> dict[str, tuple[str, Severity, bool]]:
-    report = check_paths(Settings(), paths)
+    report = check_paths(Settings(undecided="show"), paths)
     return {f.workload.id.name: (f.code, f.severity, f.fixable) for f in report.findings if f.workload}
 
 
@@ -53,7 +53,7 @@ def test_fix_never_shrinks_the_runtime_dev_shm(tmp_path: Path, invoke) -> None:
 
 
 def test_unresolved_message_names_the_runtime() -> None:
-    report = check_paths(Settings(), FILES)
+    report = check_paths(Settings(undecided="show"), FILES)
     (finding,) = report.findings
     assert 'ServingRuntime "my-private-runtime"' in finding.message and "not among the checked files" in finding.message
 
