@@ -39,7 +39,7 @@ TF_GPU1 = 'name = "c", resourceRequirements = [{ type = "GPU", value = "1" }]'
         (f'"image": "nvcr.io/nvidia/pytorch:24.01-py3", "command": ["torchrun", "train.py"], {GPU1}', ["error"]),
         (f'"image": "acme/app", "entryPoint": ["deepspeed"], "command": ["train.py"], {GPU1}', ["error"]),
         ('"image": "acme/app", "resourceRequirements": [{"type": "GPU", "value": "4"}]', ["error"]),  # 4 GPUs
-        (f'"image": "acme/app", {GPU1}', ["warning"]),  # one GPU, software unknown
+        (f'"image": "acme/app", {GPU1}', ["info"]),  # one GPU, software unknown
         (f'"image": "acme/app", "command": ["nvidia-smi"], {GPU1}', []),  # an ECS task runs what it says
     ],
 )
@@ -52,7 +52,7 @@ def test_ecs_json_containers_carry_image_command_and_count(engine: Engine, conta
     [
         (f'{TF_GPU1}, image = "acme/app", command = ["torchrun", "train.py"]', ["error"]),
         ('name = "c", image = "acme/app", resourceRequirements = [{ type = "GPU", value = "2" }]', ["error"]),
-        (f'{TF_GPU1}, image = "acme/app"', ["warning"]),
+        (f'{TF_GPU1}, image = "acme/app"', ["info"]),
         (f'{TF_GPU1}, image = "acme/app", command = ["nvidia-smi"]', []),
     ],
 )
@@ -77,7 +77,7 @@ Resources:
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ('"nvidia-smi"', ["warning"]),  # a placeholder SubmitJob replaces: the GPU job's software is unknown
+        ('"nvidia-smi"', ["info"]),  # a placeholder SubmitJob replaces: the GPU job's software is unknown
         ('"torchrun", "fold.py"', ["error"]),  # a default command that names its software still counts
     ],
 )
@@ -94,14 +94,14 @@ FLOW = "from metaflow import FlowSpec, batch, step\n\n\nclass F(FlowSpec):\n    
     [
         ('gpu=1, image="deepspeed/deepspeed:latest"', ["error"]),  # the image names software that needs /dev/shm
         ("gpu=2", ["error"]),  # two GPUs in one container
-        ('gpu=1, image="acme/app"', ["warning"]),
+        ('gpu=1, image="acme/app"', ["info"]),
     ],
 )
 def test_metaflow_steps_carry_image_and_gpu_count(engine: Engine, options: str, expected: list) -> None:
     assert shm001(check(engine, "flow.py", FLOW.format(options=options), FileKind.PYTHON)) == expected
 
 
-@pytest.mark.parametrize(("limit", "expected"), [("2", ["error"]), ("1", ["warning"])])
+@pytest.mark.parametrize(("limit", "expected"), [("2", ["error"]), ("1", ["info"])])
 def test_kfp_tasks_carry_their_accelerator_limit(engine: Engine, limit: str, expected: list) -> None:
     text = f"from kfp import dsl\n\n\n@dsl.pipeline\ndef p():\n    a = op()\n    a.set_accelerator_limit({limit})\n"
     assert shm001(check(engine, "pipeline.py", text, FileKind.PYTHON)) == expected
