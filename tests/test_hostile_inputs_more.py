@@ -120,8 +120,8 @@ def test_prefilter_never_hides_a_configured_signal(tmp_path: Path) -> None:
         torch_commands=(*Signals().torch_commands, r"corp-launch"),
     )
     needs = {"shm_images": (r"(^|/)corp/trainer$",), "shm_commands": (r"corp-launch",)}  # a CPU finding needs these
-    with_filter = Engine(Settings(signals=signals, **needs))
-    without = Engine(Settings(signals=signals, prefilter=False, **needs))
+    with_filter = Engine(Settings(signals=signals, undecided="show", **needs))
+    without = Engine(Settings(signals=signals, prefilter=False, undecided="show", **needs))
     for name, text in CONFIGURED_ONLY.items():
         kind = FileKind.MARKDOWN if name.endswith(".md") else FileKind.SHELL if name.endswith(".sh") else FileKind.YAML
         source = SourceText(name, text)

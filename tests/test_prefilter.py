@@ -128,7 +128,7 @@ def test_the_same_findings_with_the_prefilter_off() -> None:
     ):
         source = SourceText(name, text)
         on = Engine(Settings(undecided="show")).check_source(source, kind, Path(name)).findings
-        off = Engine(Settings(prefilter=False)).check_source(source, kind, Path(name)).findings
+        off = Engine(Settings(undecided="show", prefilter=False)).check_source(source, kind, Path(name)).findings
         assert on == off
 
 
