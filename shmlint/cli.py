@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar, NoReturn
 import click
 
 from shmlint import __version__
-from shmlint.settings import Settings
+from shmlint.settings import UNDECIDED, Settings
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:
@@ -203,6 +203,12 @@ COMMON_CHECK_OPTIONS = [
         default=None,
         help="Leave out what .gitignore files name when walking folders (default: on).",
     ),
+    click.option(
+        "--undecided",
+        type=click.Choice(UNDECIDED),
+        help="Findings about accelerators whose software's /dev/shm need is not known: counted in the summary "
+        "(summary, default), listed as info (show), or warnings that fail the run (strict).",
+    ),
 ]
 
 
@@ -281,6 +287,7 @@ def check(
     ignore: tuple[str, ...],
     config: Path | None,
     respect_gitignore: bool | None,
+    undecided: str | None,
     output_format: str,
     output: Path | None,
     baseline_file: Path | None,
@@ -307,6 +314,7 @@ def check(
         fail_on,
         prefilter=False if no_prefilter else None,
         respect_gitignore=respect_gitignore,
+        undecided=undecided,
         render=render,
         show_source=show_source,
     )
@@ -504,6 +512,7 @@ def fix(
     ignore: tuple[str, ...],
     config: Path | None,
     respect_gitignore: bool | None,
+    undecided: str | None,
     write: bool,
     unsafe_fixes: bool,
     shm_size: str | None,
@@ -514,7 +523,9 @@ def fix(
     from shmlint.discover import discover
     from shmlint.fix.run import fix_candidates
 
-    overrides = _overrides(select, ignore, None, fix_shm_bytes=_size(shm_size), respect_gitignore=respect_gitignore)
+    overrides = _overrides(
+        select, ignore, None, fix_shm_bytes=_size(shm_size), respect_gitignore=respect_gitignore, undecided=undecided
+    )
     _fixable_paths(paths)
     jobs = [
         (settings, candidate)

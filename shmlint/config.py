@@ -203,7 +203,7 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
         changes["severity_overrides"] = tuple(overrides)
     if "fail-on" in data:
         changes["fail_on"] = Severity.parse(data["fail-on"])
-    for key in ("render", "unrendered"):  # the schema holds them to their choices
+    for key in ("render", "unrendered", "undecided"):  # the schema holds them to their choices
         if key in data:
             changes[key] = data[key]
     for key, attribute in (
@@ -273,6 +273,7 @@ def describe(effective: Effective) -> str:
         "respect-gitignore": s.respect_gitignore,
         "render": s.render,
         "unrendered": s.unrendered,
+        "undecided": s.undecided,
         "show-source": s.show_source,
     }
     lines = [f"# configuration file: {effective.path or 'none'}"]

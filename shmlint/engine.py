@@ -77,7 +77,13 @@ class Engine:
             raw += hint_findings + self.rules(workloads)
         findings, unused = self.suppress(raw, source, path)
         findings = _fixable_only(findings, source)
-        return FileResult(source.path, tuple(findings), tuple(notices), tuple(workloads), source, tuple(unused))
+        undecided: tuple[Finding, ...] = ()
+        if self.settings.undecided == "summary" and any(f.undecided for f in findings):
+            undecided = tuple(f for f in findings if f.undecided)
+            findings = [f for f in findings if not f.undecided]
+        return FileResult(
+            source.path, tuple(findings), tuple(notices), tuple(workloads), source, tuple(unused), None, undecided
+        )
 
     def hints(self, source: SourceText, workloads: list[Workload]) -> tuple[list[Workload], list[Finding]]:
         """Workloads with their declared DataLoader attached; an unreadable hint is an SHM000 finding."""

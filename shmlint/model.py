@@ -372,6 +372,7 @@ class Finding(NamedTuple):
     span: Span
     workload: Workload | None = None  # not compared: a finding is its code, place and words
     fix: Fix | None = None  # not compared
+    undecided: bool = False  # not compared: it rests on software whose /dev/shm need is not known (``undecided``)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Finding) and self[:5] == other[:5]
@@ -459,6 +460,9 @@ class FileResult(NamedTuple):
     source: SourceText | None = None  # not compared: the text the rest was found in
     unused_suppressions: tuple[Suppression, ...] = ()
     render: RenderRecord | None = None  # set on the result that stands for a kustomization or chart
+    # findings about an accelerator whose software's /dev/shm need is not known, kept out of ``findings`` by the
+    # ``undecided: summary`` setting: counted in the summary, listed by ``--undecided=show``
+    undecided: tuple[Finding, ...] = ()
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FileResult) and self._compared() == other._compared()
@@ -474,7 +478,9 @@ class FileResult(NamedTuple):
 
     def slim(self) -> FileResult:
         """Without the file text and the workloads: what reporters need, cheap to keep and to pickle."""
-        return FileResult(self.path, self.findings, self.notices, (), None, self.unused_suppressions, self.render)
+        return FileResult(
+            self.path, self.findings, self.notices, (), None, self.unused_suppressions, self.render, self.undecided
+        )
 
 
 class Report:
@@ -490,6 +496,17 @@ class Report:
             (r.path, s) for r in files for s in r.unused_suppressions
         ]
         self.renders: list[RenderRecord] = [r.render for r in files if r.render is not None]
+        self.undecided: int = sum(len(r.undecided) for r in files)  # not listed: the summary counts them
+
+    def undecided_note(self) -> str | None:
+        """One line for the findings the ``undecided: summary`` setting kept out of the list, for every format:
+        never silent, never a failure (a GPU alone is no evidence that the software uses /dev/shm)."""
+        if not self.undecided:
+            return None
+        return (
+            f"{self.undecided} finding(s) about accelerator containers whose software's /dev/shm need is undecided: "
+            "`--undecided=show` lists them, `undecided: strict` makes them warnings"
+        )
 
     @property
     def unrendered(self) -> list[RenderRecord]:

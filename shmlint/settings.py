@@ -13,6 +13,11 @@ from shmlint.value import NamedTuple
 #: the code of a file that could not be read or parsed
 INPUT_ERROR = "SHM000"
 
+#: what becomes of findings that rest on an accelerator whose software's /dev/shm need is not known: counted in the
+#: summary only (the default: a guess must not fail a gate), listed as info, or warnings (platform teams that want
+#: every accelerator container sized)
+UNDECIDED = ("summary", "show", "strict")
+
 
 class Settings(NamedTuple):
     """The options of one run; immutable, so worker processes and configuration groups cannot disagree."""
@@ -37,6 +42,9 @@ class Settings(NamedTuple):
     shm_free_commands: tuple[str, ...] = ()
     render: str = "auto"  # kustomizations and charts: "auto" (when the renderer is installed), "always", "never"
     unrendered: str = "note"  # what a unit left unrendered counts as: "note" (never fails), "warning", "error"
+    # findings that rest on an accelerator whose software's /dev/shm need is not known (the ``unknown`` tier):
+    # "summary" (counted in the summary, never listed or failing), "show" (listed as info) or "strict" (warnings)
+    undecided: str = "summary"
     show_source: bool = False  # the text report shows each finding's lines, a marker under its span and its fix
 
     def ignored_for(self, path: StrPath) -> frozenset[str]:

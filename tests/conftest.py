@@ -54,10 +54,11 @@ def engine() -> Engine:
 
 @pytest.fixture(scope="session")
 def make_engine() -> Callable[..., Engine]:
-    """``make_engine(prefilter=False, ...)``: an engine with the given settings changed from the defaults."""
+    """``make_engine(prefilter=False, ...)``: an engine with the given settings changed from the ``engine``
+    fixture's (the defaults, with undecided findings listed)."""
 
     def make(**settings: object) -> Engine:
-        return Engine(Settings(**settings))
+        return Engine(Settings(**{"undecided": "show", **settings}))
 
     return make
 

@@ -26,9 +26,11 @@ FIXTURES = ROOT / "fixtures"
 
 @functools.cache
 def default_engine() -> Engine:
-    """The engine with default settings, built once (engines are immutable). Tests take the ``engine`` fixture;
-    this is for what fixtures cannot reach: collection-time parameters and hypothesis checks."""
-    return Engine(Settings())
+    """The engine with default settings but ``undecided: show``, built once (engines are immutable): findings about
+    an accelerator whose software's need is not known are listed (as info) rather than only counted, so verdict
+    tests see every tier (tests/test_undecided.py holds the default). Tests take the ``engine`` fixture; this is
+    for what fixtures cannot reach: collection-time parameters and hypothesis checks."""
+    return Engine(Settings(undecided="show"))
 
 
 CORPUS_ENV = "SHMLINT_CORPUS"

@@ -28,14 +28,14 @@ FLAGGED = (
     "fixtures/shell/SHM001-missing-shm.sh",
     "fixtures/examples/compose.yaml",
 )
-GPU_RUN = "docker run --gpus all pytorch/pytorch python train.py\n"
+GPU_RUN = "docker run --gpus all pytorch/pytorch torchrun train.py\n"
 
 
 def check(root: Path) -> Report:
     """Check a folder with paths relative to it, as ``cd root && shmlint check .`` would."""
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        return check_paths(Settings(), [Path(".")])
+        return check_paths(Settings(undecided="show"), [Path(".")])
 
 
 @pytest.fixture

@@ -82,7 +82,7 @@ def flagged(tmp_path: Path) -> Path:
     """Outside the checkout, so no configuration file applies (as in a fresh repository)."""
     path = tmp_path / "flagged" / "pytorchjob.yaml"
     path.parent.mkdir()
-    shutil.copy(FIXTURES / "k8s" / "SHM001-pytorchjob.yaml", path)
+    shutil.copy(FIXTURES / "k8s" / "SHM001-flow-style.yaml", path)
     return path
 
 

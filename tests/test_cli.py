@@ -67,7 +67,7 @@ def test_colour_only_on_a_terminal(tmp_path: Path, invoke) -> None:
 def test_smoke_stdin_uses_the_given_name(shmlint_process) -> None:
     result = shmlint_process("check", "-", "--stdin-filename", "deploy/pod.yaml", input=GPU_POD)
     assert result.returncode == 1 and result.stdout.startswith("deploy/pod.yaml:7:5: SHM001")
-    markdown = "```sh\ndocker run --gpus all pytorch/pytorch python train.py\n```\n"
+    markdown = "```sh\ndocker run --gpus all pytorch/pytorch torchrun train.py\n```\n"
     result = shmlint_process("check", "-", "--stdin-filename", "README.md", input=markdown)
     assert "README.md:2:1: SHM001" in result.stdout
 
@@ -88,14 +88,15 @@ def test_configuration_nearest_wins_and_errors_exit_2(tmp_path: Path, invoke) ->
 
 
 def test_per_file_ignores_and_extra_signals(tmp_path: Path, invoke) -> None:
+    """The pod's software is not known (undecided): ``undecided: strict`` makes its SHM001 fail the run."""
     (tmp_path / "pod.yaml").write_text(GPU_POD.replace("nvidia.com/gpu", "example.com/accelerator"))
-    assert invoke("check", str(tmp_path)).exit_code == 0
+    assert invoke("check", "--undecided=strict", str(tmp_path)).exit_code == 0
     (tmp_path / ".shmlint.yaml").write_text("gpu-resources: [example.com/*]\n")
-    assert invoke("check", str(tmp_path)).exit_code == 1
+    assert invoke("check", "--undecided=strict", str(tmp_path)).exit_code == 1
     (tmp_path / ".shmlint.yaml").write_text(
         "gpu-resources: [example.com/*]\nper-file-ignores: {'pod.yaml': [SHM001]}\n"
     )
-    assert invoke("check", str(tmp_path)).exit_code == 0
+    assert invoke("check", "--undecided=strict", str(tmp_path)).exit_code == 0
 
 
 @pytest.mark.parametrize(
@@ -122,7 +123,7 @@ def test_unused_suppressions_are_reported(tmp_path: Path, invoke) -> None:
 
 
 def test_markdown_block_suppression(tmp_path: Path, invoke) -> None:
-    block = "```sh\ndocker run --gpus all \\\n  pytorch/pytorch python train.py\n```\n"
+    block = "```sh\ndocker run --gpus all \\\n  pytorch/pytorch torchrun train.py\n```\n"
     (tmp_path / "README.md").write_text("# Train\n\n<!-- shmlint: ignore[SHM001] -->\n" + block + "\n" + block)
     result = invoke("check", str(tmp_path))
     assert result.stdout.count("SHM001") == 1 and "README.md:10:1: SHM001" in result.stdout

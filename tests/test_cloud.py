@@ -160,7 +160,8 @@ def test_a_cloudformation_function_is_a_run_time_size_never_missing_nor_small(en
 
 
 def test_fargate_is_told_apart_warned_and_never_fixed(engine: Engine) -> None:
-    text = task(GPU_CONTAINER % ', "linuxParameters": {"sharedMemorySize": 64}', requiresCompatibilities=["FARGATE"])
+    container = GPU_CONTAINER % ', "command": ["torchrun", "t.py"], "linuxParameters": {"sharedMemorySize": 64}'
+    text = task(container, requiresCompatibilities=["FARGATE"])
     result = check(engine, "fargate.json", text)
     (finding,) = result.findings
     assert (finding.code, finding.severity.label, finding.fix) == ("SHM001", "warning", None)
@@ -239,7 +240,7 @@ def test_fixing_a_task_definition_adds_one_size_and_keeps_everything_else(
         container["memory"] = memory
     container["resourceRequirements"] = [{"type": "GPU", "value": "1"}]
     text = json.dumps({"family": "t", "containerDefinitions": [container]}, indent=indent) + "\n"
-    engine = Engine(Settings())
+    engine = Engine(Settings(undecided="show"))
     source = SourceText("t.json", text)
     result = fix_source(engine, source, FileKind.JSON, Path("t.json"), unsafe=False)
     assert not result.problems and result.changed
@@ -259,7 +260,7 @@ def test_the_azure_writer_adds_resources_in_a_job_that_has_none() -> None:
         "command: python train.py\n"
         "compute: azureml:gpu-cluster\n"
     )
-    engine = Engine(Settings())
+    engine = Engine(Settings(undecided="show"))
     result = fix_source(engine, SourceText("job.yml", job), FileKind.YAML, Path("job.yml"), unsafe=False)
     assert result.text.startswith(job) and result.text[len(job) :].startswith("resources:\n  shm_size: ")
 

@@ -1,6 +1,8 @@
 """The real-world corpus (``corpus`` fixture: SHMLINT_CORPUS or ../shared/corpus): no crash, and the file-level missing-shm verdict vs. the hand labels.
 
-The verdict of a file is "flag" when shmlint reports SHM001, SHM002 or SHM009 in it. Labels can be wrong; where
+The verdict of a file is "flag" when shmlint reports SHM001, SHM002 or SHM009 in it, undecided findings included (the
+``engine`` fixture lists them: the corpus labels any accelerator workload with no /dev/shm whose software is not
+known not to use it "flag"). Labels can be wrong; where
 shmlint disagrees on purpose, the file is listed in DISAGREEMENTS with the reason, and the test fails on any
 disagreement not listed there (and on a listed one that went away), so every change in verdict is seen.
 """
@@ -31,45 +33,6 @@ DISAGREEMENTS: dict[str, str] = {
     "shell/iot-salzburg__gpu-jupyter__generate-Dockerfile.sh": (
         'label flag, shmlint clean: the only `docker run` is text inside `echo "..."` (printed advice, never run); '
         "the contract says words given to echo are not commands, so there is no workload to judge"
-    ),
-    # issue 14: a finding claims a crash; the corpus labels any GPU/torch workload without /dev/shm "flag". These
-    # are known not to use /dev/shm (tier free, shmlint/data/shm_need.yaml), so SHM001 stays silent on purpose.
-    **dict.fromkeys(
-        (
-            "k8s/kubeflow__training-operator__examples__pytorch__simple.yaml",
-            "k8s/kubeflow__training-operator__examples__pytorch__smoke-dist__pytorch_job_sendrecv.yaml",
-            "k8s/kubeflow__training-operator__examples__pytorch__elastic__imagenet__imagenet.yaml",
-            "k8s/kubeflow__training-operator__examples__pytorch__cpu-demo__demo.yaml",
-        ),
-        "label flag, shmlint clean: CPU-only PyTorch (no accelerator) without DataLoader workers or a multi-process "
-        "launch (torchrun with one process per pod, gloo between pods); cpu_only_pytorch in shm_need.yaml",
-    ),
-    **dict.fromkeys(
-        (
-            "k8s/kubeflow__trainer__examples__yaml__04-volcano-integration.yaml",
-            "k8s/kubeflow__trainer__examples__yaml__05-multi-step.yaml",
-            "k8s/kubeflow__trainer__examples__yaml__01-multi-node.yaml",
-        ),
-        "label flag, shmlint clean: a Trainer example whose TrainJob (same file) runs a toy torchrun script on the "
-        "CPU (no GPU in resourcesPerNode): one gloo process per node, nothing in /dev/shm; the runtime it names is "
-        "judged by that TrainJob, not by its ML policy (training_runtimes in shm_need.yaml)",
-    ),
-    **dict.fromkeys(
-        ("k8s/NVIDIA__k8s-device-plugin__testdata__job-1.yaml", "k8s/NVIDIA__gpu-operator__tests__gpu-pod.yaml"),
-        "label flag, shmlint clean: a CUDA sample (nbody, vectorAdd) is one process per GPU and never opens "
-        "/dev/shm (cuda-samples in shm_need.yaml; the label's own note says shm is arguably unnecessary)",
-    ),
-    "compose/YanWenKun__ComfyUI-Docker__cpu__docker-compose.yml": (
-        "label flag, shmlint clean: ComfyUI on the CPU is a single-process server (diffusion-web-uis is unknown "
-        "with an accelerator, and without one only needs evidence gives a finding: cpu_only_pytorch)"
-    ),
-    "k8s/pytorch__serve__kubernetes__examples__mnist__deployment.yaml": (
-        "label flag, shmlint clean: TorchServe on the CPU (torchserve:latest-cpu): workers talk over sockets, "
-        "nothing known to use /dev/shm (torchserve entry, cpu_only_pytorch)"
-    ),
-    "k8s/pytorch__serve__kubernetes__kserve__examples__gpt_fast__llama2_v1_gpu.yaml": (
-        'label flag, shmlint clean: a TorchServe predictor with nvidia.com/gpu: "0" runs on the CPU (the label notes '
-        "the zero itself); CPU TorchServe is not known to use /dev/shm (cpu_only_pytorch)"
     ),
 }
 

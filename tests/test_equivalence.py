@@ -83,7 +83,7 @@ def generated(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def serial_generated(generated: Path) -> tuple:
-    return key(check_paths(Settings(), [generated], jobs=1))
+    return key(check_paths(Settings(undecided="show"), [generated], jobs=1))
 
 
 def test_generated_corpus_is_big_enough_to_be_checked_in_parallel(generated: Path) -> None:
@@ -92,7 +92,7 @@ def test_generated_corpus_is_big_enough_to_be_checked_in_parallel(generated: Pat
 
 
 def test_one_or_two_processes_give_identical_reports(generated: Path, serial_generated: tuple) -> None:
-    parallel = key(check_paths(Settings(), [generated], jobs=2))
+    parallel = key(check_paths(Settings(undecided="show"), [generated], jobs=2))
     assert parallel == serial_generated, describe_difference(serial_generated, parallel)
     files, findings, _ = serial_generated
     assert len(files) == GENERATED_FILES and findings, "the generated corpus has findings to compare"
@@ -109,7 +109,7 @@ def test_prefilter_changes_nothing_on_the_generated_corpus(generated: Path, seri
 @pytest.mark.parametrize("prefilter", [True, False], ids=["prefilter", "no-prefilter"])
 def test_shared_corpus_same_findings_in_every_mode(corpus: Path, prefilter: bool, monkeypatch) -> None:
     """The corpus is ~100 files, under the parallel threshold: lower it so that jobs=2 really uses two processes."""
-    baseline = key(check_paths(Settings(), [corpus], jobs=1))
+    baseline = key(check_paths(Settings(undecided="show"), [corpus], jobs=1))
     assert baseline[1], "the corpus has findings"
     settings = Settings(prefilter=prefilter)
     serial = key(check_paths(settings, [corpus], jobs=1))
@@ -174,7 +174,7 @@ def test_fix_plans_the_same_edits_in_one_or_two_processes(generated: Path, shmli
     """``shmlint fix`` (diff mode) in worker processes, serially, and twice over: the same diffs in the same order."""
     from shmlint.fix.run import fix_candidates
 
-    settings = Settings()
+    settings = Settings(undecided="show")
     jobs = [(settings, c) for c in discover([generated], settings)]
     serial = [
         (o.path, o.applied, o.diff, o.problems, o.error, o.changed)

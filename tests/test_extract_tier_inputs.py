@@ -38,8 +38,8 @@ TF_GPU1 = 'name = "c", resourceRequirements = [{ type = "GPU", value = "1" }]'
     [
         (f'"image": "nvcr.io/nvidia/pytorch:24.01-py3", "command": ["torchrun", "train.py"], {GPU1}', ["error"]),
         (f'"image": "acme/app", "entryPoint": ["deepspeed"], "command": ["train.py"], {GPU1}', ["error"]),
-        ('"image": "acme/app", "resourceRequirements": [{"type": "GPU", "value": "4"}]', ["warning"]),  # a count only
-        (f'"image": "acme/app", {GPU1}', ["warning"]),  # one GPU, software unknown
+        ('"image": "acme/app", "resourceRequirements": [{"type": "GPU", "value": "4"}]', ["info"]),  # a count only
+        (f'"image": "acme/app", {GPU1}', ["info"]),  # one GPU, software unknown
         (f'"image": "acme/app", "command": ["nvidia-smi"], {GPU1}', []),  # an ECS task runs what it says
     ],
 )
@@ -51,8 +51,8 @@ def test_ecs_json_containers_carry_image_command_and_count(engine: Engine, conta
     ("container", "expected"),
     [
         (f'{TF_GPU1}, image = "acme/app", command = ["torchrun", "train.py"]', ["error"]),
-        ('name = "c", image = "acme/app", resourceRequirements = [{ type = "GPU", value = "2" }]', ["warning"]),
-        (f'{TF_GPU1}, image = "acme/app"', ["warning"]),
+        ('name = "c", image = "acme/app", resourceRequirements = [{ type = "GPU", value = "2" }]', ["info"]),
+        (f'{TF_GPU1}, image = "acme/app"', ["info"]),
         (f'{TF_GPU1}, image = "acme/app", command = ["nvidia-smi"]', []),
     ],
 )
@@ -94,7 +94,7 @@ Resources:
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ('"nvidia-smi"', ["warning"]),  # a placeholder SubmitJob replaces: the GPU job's software is unknown
+        ('"nvidia-smi"', ["info"]),  # a placeholder SubmitJob replaces: the GPU job's software is unknown
         ('"torchrun", "fold.py"', ["error"]),  # a default command that names its software still counts
     ],
 )
@@ -110,8 +110,8 @@ FLOW = "from metaflow import FlowSpec, batch, step\n\n\nclass F(FlowSpec):\n    
     ("options", "expected"),
     [
         ('gpu=1, image="deepspeed/deepspeed:latest"', ["error"]),  # the image names software that needs /dev/shm
-        ("gpu=2", ["warning"]),  # two GPUs in one container: a count, not software (issue 26)
-        ('gpu=1, image="acme/app"', ["warning"]),
+        ("gpu=2", ["info"]),  # two GPUs in one container: a count, not software (issue 26)
+        ('gpu=1, image="acme/app"', ["info"]),
     ],
 )
 def test_metaflow_steps_carry_image_and_gpu_count(engine: Engine, options: str, expected: list) -> None:
@@ -120,8 +120,8 @@ def test_metaflow_steps_carry_image_and_gpu_count(engine: Engine, options: str, 
 
 @pytest.mark.parametrize("limit", ["2", "1"])
 def test_kfp_tasks_carry_their_accelerator_limit(engine: Engine, limit: str) -> None:
-    """The limit is carried as the count; a count alone is not software (issue 26), so both are warnings."""
+    """The limit is carried as the count; a count alone is not software (issue 26), so both are undecided."""
     text = f"from kfp import dsl\n\n\n@dsl.pipeline\ndef p():\n    a = op()\n    a.set_accelerator_limit({limit})\n"
     result = check(engine, "pipeline.py", text, FileKind.PYTHON)
-    assert shm001(result) == ["warning"]
+    assert shm001(result) == ["info"]
     assert [w.accelerator_count for w in result.workloads] == [int(limit)]

@@ -61,6 +61,7 @@ COMPOSE = """\
 services:
   trainer:
     image: ghcr.io/acme/train:1.0   # GPU via the deploy block
+    command: torchrun train.py
     deploy:
       resources:
         reservations:
@@ -81,7 +82,7 @@ def safe_fixable(path: Path, kind: FileKind | None = None, settings: Settings | 
     from shmlint.discover import discover
 
     candidate = Candidate(path, kind, True) if kind else next(iter(discover([path])))
-    result = Engine(settings or Settings()).check_candidate(candidate)
+    result = Engine(settings or Settings(undecided="show")).check_candidate(candidate)
     return [f"{f.code} {f.message}" for f in result.findings if f.fix and f.fix.applicability is Applicability.SAFE]
 
 
@@ -124,7 +125,7 @@ def test_diff_has_git_headers_applies_with_patch_and_exits_1(tmp_path: Path, mon
         ("pods.yaml", (POD.replace("\n", "\r\n")).encode()),
         ("run.sh", SCRIPT.encode()),
         ("bom-pod.yaml", codecs.BOM_UTF8 + POD.encode()),  # the hunk is far from the BOM
-        ("bom-run.sh", codecs.BOM_UTF8 + b"docker run --gpus all pytorch/pytorch python t.py\r\n"),
+        ("bom-run.sh", codecs.BOM_UTF8 + b"docker run --gpus all pytorch/pytorch torchrun t.py\r\n"),
     ],
     ids=["lf", "no-final-newline", "crlf", "shell", "bom-far", "bom-first-line"],
 )
@@ -256,7 +257,7 @@ def test_shm_size_option_in_all_three_idioms(
     assert compose in paths["compose"].read_text()
     assert f"docker run {shell} --rm --gpus all" in paths["shell"].read_text()
     # judged with the same size (512Mi is below the 1 GiB minimum: plain `check` would offer to raise it to 8 GiB)
-    settings = Settings(fix_shm_bytes=GIB // 2) if "512Mi" in option else Settings()
+    settings = Settings(fix_shm_bytes=GIB // 2) if "512Mi" in option else Settings(undecided="show")
     for kind, path in paths.items():
         assert not safe_fixable(path, settings=settings), kind
         assert invoke("fix", *option, str(path)).exit_code == 0, f"a second fix of the {kind} file changes it"
@@ -271,8 +272,8 @@ def test_the_size_is_at_most_half_the_memory_limit(tmp_path: Path, invoke) -> No
         + "          memory: 3G\n"
     )
     (tmp_path / "run.sh").write_text(
-        "#!/bin/sh\ndocker run -m 4g --gpus all pytorch/pytorch python t.py\n"
-        "docker run --memory=1g --gpus all pytorch/pytorch python t.py\n"
+        "#!/bin/sh\ndocker run -m 4g --gpus all pytorch/pytorch torchrun t.py\n"
+        "docker run --memory=1g --gpus all pytorch/pytorch torchrun t.py\n"
     )
     result = invoke("fix", "--write", "--shm-size", "16Gi", str(tmp_path))
     assert result.exit_code == 0, result.output
@@ -300,13 +301,13 @@ def test_many_files_of_every_kind_in_one_run(tmp_path: Path, invoke) -> None:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    shown = invoke("fix", str(tmp_path))
+    shown = invoke("fix", "--undecided=show", str(tmp_path))
     assert shown.exit_code == 1
     headers = sorted(line[6:] for line in shown.stdout.splitlines() if line.startswith("+++ b/"))
     expected = sorted(str(tmp_path / name).lstrip("/") for name in files if not name.startswith("clean"))
     assert headers == expected
 
-    written = invoke("fix", "--write", str(tmp_path))
+    written = invoke("fix", "--write", "--undecided=show", str(tmp_path))
     assert written.exit_code == 0, written.output
     reported = [line for line in written.stdout.splitlines() if ": fixed " in line]
     assert len(reported) == 6
@@ -315,7 +316,7 @@ def test_many_files_of_every_kind_in_one_run(tmp_path: Path, invoke) -> None:
     assert (tmp_path / "clean/good.yaml").read_text() == files["clean/good.yaml"]
     for name in files:
         assert not safe_fixable(tmp_path / name), name
-    assert invoke("fix", str(tmp_path)).exit_code == 0
+    assert invoke("fix", "--undecided=show", str(tmp_path)).exit_code == 0
     proofs.assert_compose_still_valid(files["compose/compose.yaml"], (tmp_path / "compose/compose.yaml").read_text())
     assert proofs.bash_ok(tmp_path / "scripts/run.sh")
 
@@ -498,7 +499,7 @@ def test_markdown_around_the_code_blocks_stays(tmp_path: Path, invoke) -> None:
     text = (FIXTURES / "markdown" / "SHM001-readme.md").read_text()
     path = tmp_path / "README.md"
     path.write_text(text)
-    assert invoke("fix", "--write", str(path)).exit_code == 0
+    assert invoke("fix", "--write", "--undecided=show", str(path)).exit_code == 0  # the Triton block is undecided
     old, new = text.splitlines(keepends=True), path.read_text().splitlines(keepends=True)
     assert len(old) == len(new)
     changed = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
@@ -750,7 +751,7 @@ def test_the_console_entry_point_exit_codes(tmp_path: Path, shmlint_process) -> 
 
 
 def _group(tmp_path: Path, count: int) -> list[tuple[Settings, Candidate]]:
-    settings = Settings()
+    settings = Settings(undecided="show")
     jobs = []
     for index in range(count):
         path = tmp_path / f"pod-{index}.yaml"
@@ -773,7 +774,7 @@ def test_a_group_writes_every_file_and_reports_each_refusal_alone(tmp_path: Path
         real_replace(source, target)
 
     monkeypatch.setattr(os, "replace", failing_for_the_third)
-    outcomes = _fix_group(jobs, {Settings(): None}, write=True, unsafe=False, roots=(tmp_path,))
+    outcomes = _fix_group(jobs, {Settings(undecided="show"): None}, write=True, unsafe=False, roots=(tmp_path,))
     assert [o.error is None for o in outcomes] == [True, True, False, True]
     assert [o.changed for o in outcomes] == [True, True, False, True]
     assert (tmp_path / "pod-2.yaml").read_text() == POD  # the refused one is untouched
@@ -796,7 +797,7 @@ def test_a_group_interrupted_before_its_writes_leaves_no_temp_file(tmp_path: Pat
 
     monkeypatch.setattr(run_module, "_fixed", interrupted_at_the_third)
     with pytest.raises(KeyboardInterrupt):
-        run_module._fix_group(jobs, {Settings(): None}, write=True, unsafe=False, roots=(tmp_path,))
+        run_module._fix_group(jobs, {Settings(undecided="show"): None}, write=True, unsafe=False, roots=(tmp_path,))
     assert all((tmp_path / f"pod-{i}.yaml").read_text() == POD for i in range(3))
     assert no_temp_files(tmp_path)
 
@@ -820,7 +821,7 @@ def test_a_file_changed_while_its_group_waited_is_fixed_again_alone(tmp_path: Pa
         real_commit(pending)
 
     monkeypatch.setattr(write_module, "commit", someone_appends_first)
-    outcomes = _fix_group(jobs, {Settings(): None}, write=True, unsafe=False, roots=(tmp_path,))
+    outcomes = _fix_group(jobs, {Settings(undecided="show"): None}, write=True, unsafe=False, roots=(tmp_path,))
     assert [o.error for o in outcomes] == [None, None] and all(o.changed for o in outcomes)
     first = (tmp_path / "pod-0.yaml").read_text()
     assert "# edited meanwhile" in first and first != POD + "# edited meanwhile\n"  # kept, and fixed as well

@@ -164,7 +164,7 @@ def test_corpus_file_fixes_cleanly(row: dict[str, str], corpus: Path, tmp_path: 
     assert result.changed, f"fixable findings but nothing fixed: {[f'{f.code} {f.message}' for f in wanted]}"
 
     # the command line writes exactly that, and says so
-    written = invoke("fix", "--write", str(path))
+    written = invoke("fix", "--write", "--undecided=show", str(path))
     assert written.exit_code == 0, written.output
     assert f"{path}: fixed {len(result.applied)} finding(s)" in written.stdout
     assert path.read_bytes() == source.encode(result.text)
@@ -176,7 +176,7 @@ def test_corpus_file_fixes_cleanly(row: dict[str, str], corpus: Path, tmp_path: 
     left = _safe_fixable(after.findings)
     assert not left, f"safe-fixable findings survived: {[f'{f.code} {f.message}' for f in left]}"
     assert not fix_source(ENGINE, source._replace(text=result.text), kind, path).changed
-    again = invoke("fix", str(path))
+    again = invoke("fix", "--undecided=show", str(path))
     assert again.exit_code == 0 and again.stdout == "", again.output
 
     # byte-minimal

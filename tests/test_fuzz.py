@@ -1178,7 +1178,7 @@ with atheris.instrument_imports():
     from shmlint.settings import Settings
     from shmlint.source import InputError, SourceText
 
-ENGINE = Engine(Settings())
+ENGINE = Engine(Settings(undecided="show"))
 KINDS = [(FileKind.YAML, "f.yaml"), (FileKind.SHELL, "f.sh"), (FileKind.MARKDOWN, "f.md"), (FileKind.MAKEFILE, "Makefile")]
 
 def one_input(data: bytes) -> None:

@@ -38,12 +38,13 @@ spec:
   containers:
   - name: gpu
     image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+    command: ["torchrun", "train.py"]
     resources:
       limits:
         nvidia.com/gpu: 1
 """
 POD_LINE = 7  # where SHM001 is reported: the container's "name" key
-RUN = "docker run --rm --gpus all pytorch/pytorch:2.3.0 python train.py\n"
+RUN = "docker run --rm --gpus all pytorch/pytorch:2.3.0 torchrun train.py\n"
 MEMORY_LIMIT = 2 * 1024**3  # address space for one shmlint process on a hostile input
 
 
@@ -229,26 +230,26 @@ CASES: dict[str, tuple[Writer, tuple]] = {
         file("deep2.md", "".join("  " * i + "- x\n" for i in range(1_000)).encode()),
         ("any",),
     ),
-    "unterminated-double-quote": (file("q1.sh", b'docker run --gpus all "pytorch/pytorch python train.py\n'), ("any",)),
-    "unterminated-single-quote": (file("q2.sh", b"docker run --gpus all 'pytorch/pytorch python train.py\n"), ("any",)),
+    "unterminated-double-quote": (file("q1.sh", b'docker run --gpus all "pytorch/pytorch torchrun train.py\n'), ("any",)),
+    "unterminated-single-quote": (file("q2.sh", b"docker run --gpus all 'pytorch/pytorch torchrun train.py\n"), ("any",)),
     "unterminated-substitution": (
-        file("q3.sh", b"docker run --gpus all $(pytorch/pytorch python train.py\n"),
+        file("q3.sh", b"docker run --gpus all $(pytorch/pytorch torchrun train.py\n"),
         ("any",),
     ),
-    "unterminated-backtick": (file("q4.sh", b"docker run --gpus all `pytorch/pytorch python train.py\n"), ("any",)),
+    "unterminated-backtick": (file("q4.sh", b"docker run --gpus all `pytorch/pytorch torchrun train.py\n"), ("any",)),
     "unterminated-parameter": (file("q5.sh", b"docker run --gpus all ${IMAGE pytorch/pytorch\n"), ("any",)),
     "unterminated-heredoc": (file("q6.sh", b"cat <<EOF\n" + RUN.encode()), ("clean",)),
     "unterminated-fence": (file("fence.md", b"```sh\n" + RUN.encode()), ("finding", "SHM001", 2)),
-    "trailing-backslash": (file("bs.sh", b"docker run --gpus all pytorch/pytorch \\"), ("finding", "SHM001", 1)),
+    "trailing-backslash": (file("bs.sh", b"docker run --gpus all pytorch/pytorch torchrun \\"), ("finding", "SHM001", 1)),
     "docker-run-100000-characters": (
         file(
             "long.sh",
-            ("docker run --gpus all " + "-e VAR=value " * 7_700 + "pytorch/pytorch python train.py\n").encode(),
+            ("docker run --gpus all " + "-e VAR=value " * 7_700 + "pytorch/pytorch torchrun train.py\n").encode(),
         ),
         ("finding", "SHM001", 1),
     ),
     "docker-run-100000-characters-markdown": (
-        file("long.md", ("```sh\ndocker run --gpus all " + "-v /a:/b " * 11_000 + "pytorch/pytorch\n```\n").encode()),
+        file("long.md", ("```sh\ndocker run --gpus all " + "-v /a:/b " * 11_000 + "pytorch/pytorch torchrun x.py\n```\n").encode()),
         ("finding", "SHM001", 2),
     ),
     "line-of-100000-quotes": (file("quotes.sh", ("docker run --gpus all " + "'\"" * 50_000 + "\n").encode()), ("any",)),
@@ -889,7 +890,7 @@ def test_command_lines_are_never_executed(tmp_path: Path) -> None:
         f"<(touch {marker}-6)",
         f"&& touch {marker}-7 #",
     ]
-    runs = [f"docker run --gpus all {e} pytorch/pytorch python train.py {e}" for e in evil]
+    runs = [f"docker run --gpus all {e} pytorch/pytorch torchrun train.py {e}" for e in evil]
     (tmp_path / "run.sh").write_text("#!/bin/sh\n" + "\n".join(runs) + "\n")
     (tmp_path / "README.md").write_text("```sh\n" + "\n".join(runs) + "\n```\n")
     (tmp_path / "Makefile").write_text("train:\n" + "".join(f"\t{r}\n" for r in runs))

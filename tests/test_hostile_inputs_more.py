@@ -120,8 +120,8 @@ def test_prefilter_never_hides_a_configured_signal(tmp_path: Path) -> None:
         torch_commands=(*Signals().torch_commands, r"corp-launch"),
     )
     needs = {"shm_images": (r"(^|/)corp/trainer$",), "shm_commands": (r"corp-launch",)}  # a CPU finding needs these
-    with_filter = Engine(Settings(signals=signals, **needs))
-    without = Engine(Settings(signals=signals, prefilter=False, **needs))
+    with_filter = Engine(Settings(signals=signals, undecided="show", **needs))
+    without = Engine(Settings(signals=signals, prefilter=False, undecided="show", **needs))
     for name, text in CONFIGURED_ONLY.items():
         kind = FileKind.MARKDOWN if name.endswith(".md") else FileKind.SHELL if name.endswith(".sh") else FileKind.YAML
         source = SourceText(name, text)
@@ -129,7 +129,7 @@ def test_prefilter_never_hides_a_configured_signal(tmp_path: Path) -> None:
         b = [(f.code, f.span.start) for f in without.check_source(source, kind, tmp_path / name).findings]
         assert a == b, name
         assert a, f"{name}: the configured signal should make a finding"
-        plain = [f.code for f in Engine(Settings()).check_source(source, kind, tmp_path / name).findings]
+        plain = [f.code for f in Engine(Settings(undecided="show")).check_source(source, kind, tmp_path / name).findings]
         assert plain != [c for c, _ in a], f"{name}: only the configured signal makes it a workload"
 
 
@@ -411,7 +411,7 @@ def test_a_flow_sequence_under_the_budget_is_still_checked() -> None:
     from shmlint.parsers.yamlnodes import MAX_EVENTS
 
     text = "kind: ConfigMap  # gpu\ndata: [" + "1," * (MAX_EVENTS - 100) + "1]\n"
-    result = Engine(Settings()).check_source(SourceText("f.yaml", text), FileKind.YAML, Path("f.yaml"))
+    result = Engine(Settings(undecided="show")).check_source(SourceText("f.yaml", text), FileKind.YAML, Path("f.yaml"))
     assert not result.findings
 
 
@@ -426,7 +426,7 @@ def test_too_many_workloads_are_too_complex() -> None:
     from shmlint.extract.dispatch import MAX_WORKLOADS
 
     text = "---\n".join(POD.format(name=f"p{i}") for i in range(MAX_WORKLOADS + 1))
-    result = Engine(Settings()).check_source(SourceText("p.yaml", text), FileKind.YAML, Path("p.yaml"))
+    result = Engine(Settings(undecided="show")).check_source(SourceText("p.yaml", text), FileKind.YAML, Path("p.yaml"))
     assert [f.code for f in result.findings] == ["SHM000"]
     assert "workloads, above the limit" in result.findings[0].message
 

@@ -18,7 +18,7 @@ from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import SourceText
 
-ENGINE = Engine(Settings())
+ENGINE = Engine(Settings(undecided="show"))
 IMAGE = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"
 
 
@@ -88,7 +88,7 @@ def test_a_tmpfs_mounted_at_dev_shm_despite_ipc_none_is_judged_instead(mount: st
 
 
 def test_an_unresolvable_expansion_lowers_it_to_a_warning() -> None:
-    (finding,) = check("run.sh", f"docker run --gpus all --ipc=none $EXTRA {IMAGE} python t.py\n").findings
+    (finding,) = check("run.sh", f"docker run --gpus all --ipc=none $EXTRA {IMAGE} torchrun t.py\n").findings
     assert finding.code == "SHM013" and finding.severity is Severity.WARNING
     assert "$EXTRA" in finding.message
 

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 GPU_SCRIPT = (ROOT / "fixtures" / "shell" / "SHM001-missing-shm.sh").read_text()
 GPU_POD = (ROOT / "fixtures" / "k8s" / "SHM001-crlf.yaml").read_bytes().decode().replace("\r\n", "\n")
-GPU_COMPOSE = "services:\n  train:\n    image: pytorch/pytorch\n    gpus: all\n"
+GPU_COMPOSE = "services:\n  train:\n    image: pytorch/pytorch\n    command: torchrun train.py\n    gpus: all\n"
 BROKEN_YAML = "apiVersion: v1\nkind: Pod\nspec: [\n"
 EXIT_USAGE = 2
 
@@ -127,4 +127,4 @@ def test_write_baseline_says_what_it_recorded_and_where(tmp_path: Path) -> None:
     assert "All checked" not in result.stdout and "no findings" not in result.stdout
     assert f"No new findings in 2 file(s) ({recorded} accepted by the baseline)." in result.stdout
     again = run("check", str(tmp_path), "--baseline", str(baseline), "--format", "json")
-    assert json.loads(again.stdout)["summary"] == {"files": 2, "findings": 0, "baselined": recorded}
+    assert json.loads(again.stdout)["summary"] == {"files": 2, "findings": 0, "baselined": recorded, "undecided": 0}

@@ -56,7 +56,7 @@ def spawned(monkeypatch) -> list[str]:
 
 
 def report_key(tree: Path, jobs: int) -> list[tuple]:
-    report = check_paths(Settings(), [tree], jobs=jobs)
+    report = check_paths(Settings(undecided="show"), [tree], jobs=jobs)
     return [(r.path, tuple((f.code, f.span, f.message, f.fixable) for f in r.findings)) for r in report.files]
 
 
@@ -75,7 +75,7 @@ def test_fix_write_with_spawned_workers_writes_the_same_bytes(tmp_path: Path, sp
     one.mkdir()
     flagged_k8s(one, 60)
     shutil.copytree(one, two)
-    settings = Settings()
+    settings = Settings(undecided="show")
 
     def outcomes(tree: Path, processes: int) -> list[tuple]:
         jobs = [(settings, c) for c in discover([tree])]

@@ -15,7 +15,7 @@ from shmlint.engine import Engine
 from shmlint.settings import Settings
 from shmlint.source import SourceText
 
-ENGINE = Engine(Settings())
+ENGINE = Engine(Settings(undecided="show"))
 _NAME = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,7}(-[a-z0-9]{1,5}){0,2}", fullmatch=True)
 _WORDS = st.lists(_NAME, min_size=1, max_size=3).map(" ".join)
 _PATH = st.lists(_NAME, min_size=1, max_size=3).map(lambda parts: "/" + "/".join(parts))

@@ -103,7 +103,7 @@ spec:
 
 def _codes(text: str, kind: FileKind, name: str) -> list[str]:
     source = SourceText(name, text)
-    result = Engine(Settings()).check_source(source, kind, Path(name))
+    result = Engine(Settings(undecided="show")).check_source(source, kind, Path(name))
     return [finding.code for finding in result.findings]
 
 
@@ -127,8 +127,8 @@ def test_the_same_findings_with_the_prefilter_off() -> None:
         ("docker run --device /dev/dxg img\n", FileKind.SHELL, "run.sh"),
     ):
         source = SourceText(name, text)
-        on = Engine(Settings()).check_source(source, kind, Path(name)).findings
-        off = Engine(Settings(prefilter=False)).check_source(source, kind, Path(name)).findings
+        on = Engine(Settings(undecided="show")).check_source(source, kind, Path(name)).findings
+        off = Engine(Settings(undecided="show", prefilter=False)).check_source(source, kind, Path(name)).findings
         assert on == off
 
 
@@ -139,5 +139,5 @@ def test_a_kserve_predictor_whose_only_signal_is_its_model_format_is_reported() 
         "spec:\n  predictor:\n    huggingface: {storageUri: 'hf://org/model'}\n"
     )
     # on the CPU with unknown software no finding is claimed (cpu_only_pytorch): the workload must still be seen
-    result = Engine(Settings()).check_source(SourceText("isvc.yaml", text), FileKind.YAML, Path("isvc.yaml"))
+    result = Engine(Settings(undecided="show")).check_source(SourceText("isvc.yaml", text), FileKind.YAML, Path("isvc.yaml"))
     assert [evidence.text for w in result.workloads for evidence in w.torch] == ["KServe huggingface predictor"]

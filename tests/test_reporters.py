@@ -42,7 +42,7 @@ COMMAND = re.compile(r"^::(error|warning|notice) ((?:[A-Za-z]+=[^,:\r\n]*)(?:,[A
 def report() -> Iterator[Report]:
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(REPO)
-        yield check_paths(Settings(), [Path(p) for p in FIXTURES])
+        yield check_paths(Settings(undecided="show"), [Path(p) for p in FIXTURES])
 
 
 def synthetic(message: str, path: str = "deploy/pod.yaml", severity: Severity = Severity.ERROR) -> Report:
@@ -54,7 +54,7 @@ def synthetic(message: str, path: str = "deploy/pod.yaml", severity: Severity = 
 def check_many(root: Path, names: tuple[str, ...]) -> Report:
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        return check_paths(Settings(), [Path(name) for name in names])
+        return check_paths(Settings(undecided="show"), [Path(name) for name in names])
 
 
 def copy_fixtures(target: Path) -> None:

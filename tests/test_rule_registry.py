@@ -58,7 +58,7 @@ FIXTURE_FORMATS = {
 FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py"}
 CATALOG_FRAMEWORK = {"schema.json"}
 CATALOG = load_catalog()
-ENGINE = Engine(Settings())
+ENGINE = Engine(Settings(undecided="show"))
 
 
 def test_the_registry_lists_every_catalog_rule_once_in_code_order() -> None:

@@ -90,7 +90,7 @@ def advice(arguments: list[str]) -> tuple[dict[str, str], str]:
 def test_following_the_advice_never_meets_shm005(profile: dict[str, int], sample: tuple[str, ...]) -> None:
     arguments = [item for option, value in profile.items() for item in (option, str(value))] + list(sample)
     sizes, hint = advice(arguments)
-    engine = Engine(Settings())
+    engine = Engine(Settings(undecided="show"))
     for template, name, kind in CASES:
         text = template.format(hint=hint, **sizes)
         result = engine.check_source(SourceText(name, text), kind, Path(name))

@@ -129,7 +129,7 @@ def test_colour_styles_the_marker_and_the_diff_only_when_asked() -> None:
     from shmlint.fix.preview import fix_diff
 
     source = SourceText("run.sh", SCRIPT)
-    result = Engine(Settings()).check_source(source, FileKind.SHELL, Path("run.sh"))
+    result = Engine(Settings(undecided="show")).check_source(source, FileKind.SHELL, Path("run.sh"))
     report = Report((result,))
     [finding] = report.findings
     diffs = {finding: fix_diff(finding, source)}

@@ -61,7 +61,7 @@ def _compose(hint: str, shm_size: str = "1gb") -> str:
 
 
 def _cases(path: Path, limits: ProbeLimits | None = None) -> list[Case]:
-    engine = Engine(Settings())
+    engine = Engine(Settings(undecided="show"))
     limits = limits or ProbeLimits()
     return [case for candidate in discover([path]) for case in cases_for(engine, candidate, limits)]
 

@@ -37,7 +37,7 @@ spec:
 def _cases(path: Path) -> dict[str, list[Case]]:
     by_workload: dict[str, list[Case]] = {}
     for candidate in discover([path]):
-        for case in cases_for(Engine(Settings()), candidate):
+        for case in cases_for(Engine(Settings(undecided="show")), candidate):
             by_workload.setdefault(case.workload, []).append(case)
     return by_workload
 
@@ -56,7 +56,7 @@ def test_kuberay_head_gets_the_operators_memory_tmpfs_not_the_default() -> None:
 
 def test_the_operators_tmpfs_is_bounded_by_the_memory_limit(tmp_path: Path) -> None:
     (tmp_path / "ray.yaml").write_text(RAY_WITH_LIMIT)
-    checked = Engine(Settings()).check_candidate(next(iter(discover([tmp_path / "ray.yaml"]))))
+    checked = Engine(Settings(undecided="show")).check_candidate(next(iter(discover([tmp_path / "ray.yaml"]))))
     (workload,) = [w for w in checked.workloads if w.is_gpu_or_torch]
     effective = effective_shm(workload)
     assert (effective.state, effective.bytes) == (ShmState.OPERATOR, 4 * GIB)

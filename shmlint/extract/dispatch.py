@@ -160,7 +160,9 @@ def _yaml_blocks(
         except YamlError as exc:
             notices.append(Notice(source.path, f"line {exc.line}: YAML code block not checked: {exc.message}"))
             continue
-        for workload in _yaml_workloads(text, path, documents, own_file):
+        found, block_notices = _yaml_workloads(text, path, documents, own_file)
+        notices += block_notices
+        for workload in found:
             inner = workload.target
             if isinstance(inner, PodTarget | ServiceTarget):
                 workload = workload._replace(target=BlockTarget(start, end, inner))
@@ -243,19 +245,22 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         # ``name: {{ .Values.x }}`` composes as a mapping used as a key, which no Kubernetes or compose reader
         # accepts: an unrendered template that happens to parse, not a manifest
         return [], [_template_notice(source, path)]
-    return _yaml_workloads(source, path, documents, run), []
+    return _yaml_workloads(source, path, documents, run)
 
 
-def _yaml_workloads(source: SourceText, path: StrPath, documents: list, run: Extraction) -> list[Workload]:
+def _yaml_workloads(
+    source: SourceText, path: StrPath, documents: list, run: Extraction
+) -> tuple[list[Workload], list[Notice]]:
     if may_be_compose(os.path.basename(path), source.text):
         from shmlint.extract import compose as compose_files
 
         if compose_files.is_compose(source.path, documents):
             from pathlib import Path  # compose files name others relative to their folder
 
+            base_dir = Path(os.path.dirname(path) or ".")
             return compose_files.extract_compose(
-                source, documents, run.signals, base_dir=Path(os.path.dirname(path) or "."), read_file=run.read_source
-            )
+                source, documents, run.signals, base_dir=base_dir, read_file=run.read_source
+            ), []
     if _CI_KEYS.search(source.text):
         from shmlint.parsers.embedded import mask_ci_yaml
 
@@ -263,22 +268,29 @@ def _yaml_workloads(source: SourceText, path: StrPath, documents: list, run: Ext
         if ci_mask is not None:
             from shmlint.extract.github_actions import github_job_containers
 
-            return _commands(source, ci_mask, run.signals) + github_job_containers(source, documents, run.signals)
+            return _commands(source, ci_mask, run.signals) + github_job_containers(source, documents, run.signals), []
     if _RAY_CLUSTER_NAME.search(source.text):
         from shmlint.extract import ray
 
         if ray.is_ray_cluster(documents):
-            return ray.extract_ray(source, documents, run.signals)
+            return ray.extract_ray(source, documents, run.signals), []
     if _CLOUD_YAML.search(source.text):
         from shmlint.extract import aws, azureml
 
         if aws.is_cloudformation(documents):
-            return aws.extract_aws(source, documents, run.signals)
+            return aws.extract_aws(source, documents, run.signals), []
         if azureml.is_azureml_job(documents):
-            return azureml.extract_azureml(source, documents, run.signals)
-    from shmlint.extract.kubernetes import extract_kubernetes
+            return azureml.extract_azureml(source, documents, run.signals), []
+    from shmlint.extract.kubernetes import extract_kubernetes, fragment
 
-    return extract_kubernetes(source, documents, run.signals, run.runtimes)
+    objects, notices = [], []
+    for document in documents:
+        if (why := fragment(document)) is None:
+            objects.append(document)
+        else:
+            line = document.start_mark.line + 1
+            notices.append(Notice(source.path, f"line {line}: not judged: {why}; it is judged where it is completed"))
+    return extract_kubernetes(source, objects, run.signals, run.runtimes), notices
 
 
 #: what a CloudFormation template or an Azure ML job says early on; other YAML never imports their extractors

@@ -512,6 +512,44 @@ def shm_mount(m: Mappings, container: Node) -> MappingNode | None:
     return None
 
 
+#: core kinds whose API validation requires every container to name an image: one that names none is a patch
+_IMAGE_REQUIRED = frozenset(
+    {"Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job", "CronJob"}
+)
+
+
+def fragment(document: Node, m: Mappings | None = None) -> str | None:
+    """Why a YAML document holding containers is a fragment rather than an object that runs, or None.
+
+    A fragment is judged where it is completed (a kustomize overlay, a chart, the object a snippet belongs to):
+    judging it alone would report what the complete object may well have (a /dev/shm volume in the base)."""
+    m = m or Mappings()
+    if not isinstance(document, MappingNode):
+        return None
+    kind = scalar(m.get(document, "kind"))
+    containers = [c for c in _core_containers(document, m) if isinstance(c, MappingNode)]
+    if not containers:
+        return None
+    if kind is None and m.get(document, "apiVersion") is None:
+        return "a pod spec without apiVersion and kind (a snippet or values fragment), not an object that runs"
+    if kind in _IMAGE_REQUIRED and all(m.get(c, "image") is None for c in containers):
+        return f"a {kind} whose containers name no image (a patch, as kustomize applies it), not one that runs"
+    return None
+
+
+def _core_containers(document: MappingNode, m: Mappings) -> list[Node]:
+    """The containers where a pod, a controller's template or a CronJob's job template keeps them (or a bare
+    ``containers`` list at the top): the places a snippet or a patch of a core kind writes them."""
+    spec = m.get(document, "spec")
+    places = (
+        document,
+        spec,
+        m.get(m.get(spec, "template"), "spec"),
+        m.get(m.get(m.get(m.get(spec, "jobTemplate"), "spec"), "template"), "spec"),
+    )
+    return [c for place in places for key in ("containers", "initContainers") for c in sequence(m.get(place, key))]
+
+
 def extract_kubernetes(
     source: SourceText, documents: list[Node], signals: Signals, runtimes: RuntimeIndex | None = None
 ) -> list[Workload]:

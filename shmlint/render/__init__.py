@@ -295,7 +295,7 @@ def check_rendered(engine: Engine, rendered: Rendered) -> FileResult:
             findings.append(finding._replace(span=origin.span, message=message, workload=origin, fix=None))
         else:
             findings.append(finding._replace(span=_rendered_span(engine, rendered, finding), fix=None))
-    return FileResult(unit.label, tuple(findings), result.notices)
+    return FileResult(unit.label, tuple(findings), result.notices, undecided=result.undecided)
 
 
 def _origin(workload: Workload | None, originals: dict[WorkloadId, Workload]) -> Workload | None:

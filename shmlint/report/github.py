@@ -57,4 +57,5 @@ def format_unrendered(record: RenderRecord) -> str:
 def format_report(report: Report) -> str:
     lines = [format_finding(f) for f in report.findings] + [format_notice(n) for n in report.notices]
     lines += [format_unrendered(r) for r in report.unrendered]
+    lines += [_command("notice", {"title": "shmlint"}, note) for note in filter(None, [report.undecided_note()])]
     return "".join(f"{line}\n" for line in lines)

@@ -58,6 +58,11 @@ def format_report(report: Report) -> str:
         "findings": [finding_dict(f) for f in report.findings],
         "notices": [{"path": posix_path(n.path), "message": n.message} for n in report.notices],
         "rendering": rendering(report),
-        "summary": {"files": len(report.files), "findings": len(report.findings), "baselined": report.baselined},
+        "summary": {
+            "files": len(report.files),
+            "findings": len(report.findings),
+            "baselined": report.baselined,
+            "undecided": report.undecided,
+        },
     }
     return json.dumps(document, indent=2) + "\n"

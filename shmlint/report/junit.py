@@ -56,6 +56,7 @@ def format_report(report: Report) -> str:
         ET.SubElement(suite, "testcase", classname="shmlint", name=f"no findings in {len(report.files)} file(s)")
     notes = [f"{posix_path(n.path)}: note: {n.message}" for n in report.notices]
     notes += [format_unrendered(r) for r in report.unrendered]
+    notes += filter(None, [report.undecided_note()])
     if notes:
         ET.SubElement(suite, "system-out").text = _text("\n".join(notes))
     ET.indent(root)

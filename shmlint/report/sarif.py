@@ -105,7 +105,8 @@ def format_report(report: Report) -> str:
             {
                 "executionSuccessful": True,
                 "toolExecutionNotifications": [_notification(n) for n in report.notices]
-                + [_unrendered(r) for r in report.unrendered],
+                + [_unrendered(r) for r in report.unrendered]
+                + [{"level": "note", "message": {"text": note}} for note in filter(None, [report.undecided_note()])],
             }
         ],
         "properties": {"rendering": rendering(report)},

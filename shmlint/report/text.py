@@ -129,4 +129,6 @@ def format_report(
         if report.renders:
             lines += rendering(report)
         lines.append(summary(report))
+        if note := report.undecided_note():
+            lines.append(note + ".")
     return "\n".join(lines) + ("\n" if lines else "")

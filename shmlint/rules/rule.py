@@ -45,16 +45,23 @@ class RuleContext:
         fix: Fix | None = None,
         *,
         at_most: Severity | None = None,
+        undecided: bool = False,
     ) -> Finding:
-        """A finding of ``rule`` with its catalog slug and configured severity (lowered to ``at_most``)."""
+        """A finding of ``rule`` with its catalog slug and configured severity (lowered to ``at_most``).
+
+        ``undecided``: the finding rests on software whose /dev/shm need is not known; it is info unless the
+        ``undecided`` setting is strict, and then no more than a warning (a guess is never an error)."""
         entry = header(rule.code)
         if entry is None:
             raise LookupError(f"{rule.code} has no catalog entry")  # the registry meta-test rules this out
         severity = self.settings.severity_for(rule.code, entry.severity)
+        if undecided:
+            at_most = Severity.WARNING if self.settings.undecided == "strict" else Severity.INFO
         if at_most is not None:
             severity = min(severity, at_most)
         # quoted file text can hold line breaks (an unterminated quote): a finding is always one line
-        return Finding(rule.code, entry.slug, severity, " ".join(message.split()), span, workload, fix)
+        message = " ".join(message.split())
+        return Finding(rule.code, entry.slug, severity, message, span, workload, fix, undecided)
 
     def wanted_size(self, workload: Workload) -> int:
         """What a fix writes: the recommendation for the workload's DataLoader hint, else the configured size."""

@@ -39,7 +39,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             workload.span,
             workload,
             fix,
-            at_most=Severity.WARNING,
+            undecided=True,
         )
         return
     because = _decided(workload)

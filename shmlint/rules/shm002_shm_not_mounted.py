@@ -8,7 +8,6 @@ from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
 from shmlint.rules.common import claims_missing_shm, evidence, first_source, unknown_need
 from shmlint.rules.rule import Rule, RuleContext
-from shmlint.severity import Severity
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
@@ -23,7 +22,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             workload.span,
             workload,
             Fix(FixAction.MOUNT_VOLUME, f'mount "{source.name}" at /dev/shm', source=source),
-            at_most=Severity.WARNING if unknown_need(workload) else None,  # as SHM001: the need is not known
+            undecided=unknown_need(workload),  # as SHM001: the need is not known
         )
 
 

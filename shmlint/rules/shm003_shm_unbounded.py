@@ -8,6 +8,7 @@ from shmlint.effective import fix_size
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, ShmSource, Workload
 from shmlint.rules.common import capped, gpu_sources
 from shmlint.rules.rule import Rule, RuleContext
+from shmlint.severity import Severity
 from shmlint.sizes import human
 
 
@@ -15,14 +16,19 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     limit = workload.memory_limit.bytes if workload.memory_limit else None
     for source in gpu_sources(workload, ShmKind.MEMORY):
         if source.size is None:
+            grows = (
+                f"the container's memory limit ({human(limit)}) bounds it"
+                if limit
+                else "it may grow until the node runs out of memory"
+            )
             yield ctx.report(
                 RULE,
-                f"{workload.name}: /dev/shm comes from {source.description} with no size, so it may grow "
-                f"until the container's memory limit or the node runs out (and policies such as Kyverno's may cap "
-                f"it silently); give it an explicit size",
+                f"{workload.name}: /dev/shm comes from {source.description} with no size: {grows} (and "
+                f"policies such as Kyverno's may cap it silently); give it an explicit size",
                 source.span,
                 workload,
                 _bound(source, limit, capped(source, fix_size(workload, ctx.wanted_size(workload)))),
+                at_most=Severity.INFO if limit else None,  # bounded by the limit: a smaller risk than none at all
             )
 
 

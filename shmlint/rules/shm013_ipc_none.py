@@ -33,7 +33,8 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         none.span,
         workload,
         Fix(FixAction.PRIVATE_IPC, title, Applicability.UNSAFE, size_bytes=size, source=none),
-        at_most=Severity.WARNING if unknown or unknown_need(workload) else None,
+        at_most=Severity.WARNING if unknown else None,
+        undecided=unknown_need(workload),
     )
 
 

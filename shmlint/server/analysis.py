@@ -69,13 +69,16 @@ class Analyzer:
         self._engines: dict[Settings, Engine] = {}
 
     def settings_for(self, path: Path) -> Settings:
-        """The settings ``shmlint check PATH`` would use; ``ConfigError`` when its configuration is broken."""
+        """The settings ``shmlint check PATH`` would use; ``ConfigError`` when its configuration is broken. Undecided
+        findings, only counted by ``check`` (``undecided: summary``), are listed: the editor shows them as hints."""
         config = self.config or find_config(path)
         stamp = _stamp(config)
         cached = self._settings.get(config)
         if cached is not None and cached[0] == stamp:
             return cached[1]
         settings = load_effective(path, config).settings
+        if settings.undecided == "summary":
+            settings = settings._replace(undecided="show")
         self._settings[config] = (stamp, settings)
         return settings
 

@@ -75,7 +75,7 @@ class View:
         return types.Diagnostic(
             range=self.finding_range(finding),
             message=visible(prefix + finding.message),
-            severity=_SEVERITIES[finding.severity],
+            severity=types.DiagnosticSeverity.Hint if finding.undecided else _SEVERITIES[finding.severity],
             code=finding.code,
             code_description=types.CodeDescription(href=url) if url else None,
             source=SOURCE,
