@@ -230,11 +230,11 @@ TPU_POD = POD.replace("nvidia.com/gpu", "google.com/tpu")
         ("us-docker.pkg.dev/cloud-tpu-images/jax-ai-image/tpu:latest", '["python", "train.py"]', []),  # JAX
         ("acme/trainer:1", '["python", "train.py"]', []),  # nothing shows torch: one process per host
         ("tensorflow/tensorflow:2.17.0", '["python", "train.py"]', []),
-        ("pytorch/pytorch:2.4.0", '["python", "train.py"]', [Severity.WARNING]),  # torch: undecided
+        ("pytorch/pytorch:2.4.0", '["python", "train.py"]', [Severity.INFO]),  # torch: undecided
         (
             "us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.5",
             '["python", "train.py"]',
-            [Severity.WARNING],  # PyTorch/XLA: one process per chip, workers unknown
+            [Severity.INFO],  # PyTorch/XLA: one process per chip, workers unknown
         ),
         (
             "us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.5",
@@ -242,7 +242,7 @@ TPU_POD = POD.replace("nvidia.com/gpu", "google.com/tpu")
             [Severity.ERROR],  # DataLoader workers: /dev/shm whatever the device
         ),
         ("vllm/vllm-tpu:nightly", '["--model", "m"]', [Severity.ERROR]),  # vLLM on TPU is still vLLM
-        ("acme/trainer:1", '["jupyter", "lab"]', [Severity.WARNING]),  # a notebook runs anything
+        ("acme/trainer:1", '["jupyter", "lab"]', [Severity.INFO]),  # a notebook runs anything
     ],
 )
 def test_a_tpu_request_alone_is_not_evidence(image: str, args: str, expected: list) -> None:
@@ -254,7 +254,7 @@ def test_a_tpu_request_alone_is_not_evidence(image: str, args: str, expected: li
 def test_a_gpu_count_alone_is_undecided_and_says_the_count() -> None:
     """Issue 26: "two or more GPUs, so NCCL" was wrong; NCCL is there only when the software starts processes."""
     ((severity, _),) = shm001(check("pod.yaml", POD.format(image="org/app:1", args="[serve]", gpus=4)))
-    assert severity is Severity.WARNING
+    assert severity is Severity.INFO
     (workload,) = check("pod.yaml", POD.format(image="org/app:1", args="[serve]", gpus=4)).workloads
     assert "4 GPUs in one container" in workload.need.because
     # the software that does start them is still an error on the same request
@@ -265,9 +265,9 @@ def test_a_gpu_count_alone_is_undecided_and_says_the_count() -> None:
 @pytest.mark.parametrize(
     ("image", "args", "severity"),
     [
-        ("vllm/vllm-openai:v0.7.1", '["sleep", "infinity"]', Severity.WARNING),  # a holder in a vLLM image
-        ("vllm/vllm-openai:v0.7.1", '["tail", "-f", "/dev/null"]', Severity.WARNING),
-        ("vllm/vllm-openai:v0.7.1", '["jupyter", "lab", "--ip", "0.0.0.0"]', Severity.WARNING),
+        ("vllm/vllm-openai:v0.7.1", '["sleep", "infinity"]', Severity.INFO),  # a holder in a vLLM image
+        ("vllm/vllm-openai:v0.7.1", '["tail", "-f", "/dev/null"]', Severity.INFO),
+        ("vllm/vllm-openai:v0.7.1", '["jupyter", "lab", "--ip", "0.0.0.0"]', Severity.INFO),
         # NVIDIA documents the NGC image's need for whatever runs in it: a shell there keeps the error
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["jupyter", "lab", "--ip", "0.0.0.0"]', Severity.ERROR),
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["bash"]', Severity.ERROR),
@@ -286,7 +286,7 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ("docker run --gpus all nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0\n", Severity.ERROR, "nvidia-nim"),
         ("docker run --gpus all openmmlab/lmdeploy lmdeploy serve api_server m\n", Severity.ERROR, "lmdeploy"),
         ("docker run --gpus all ultralytics/ultralytics yolo train data=c.yaml\n", Severity.ERROR, "ultralytics"),
-        ("docker run --gpus all acme/yolo yolo train data=c.yaml workers=0\n", Severity.WARNING, None),
+        ("docker run --gpus all acme/yolo yolo train data=c.yaml workers=0\n", Severity.INFO, None),
         ("docker run --gpus all ghcr.io/huggingface/text-embeddings-inference:1.8 --model-id m\n", None, "x"),
         ("docker run --gpus all ollama/ollama\n", None, "x"),
     ],

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
-from shmlint.edits import jsonedit, yamledit
+from shmlint.edits import yamledit
 from shmlint.edits.yamledit import Block
 from shmlint.extract.kubernetes import shm_mount
 from shmlint.model import Edit, Fix, FixAction, PodTarget, ShmMechanism, Workload
@@ -35,6 +33,8 @@ def _append_or_create(
         if isinstance(existing, SequenceNode):
             close = existing.end_mark.index - 1
             return Edit(close, close, (", " if existing.value else "") + _json(item))
+        from shmlint.edits import jsonedit  # JSON files only: a flagged YAML file never loads the json module
+
         return jsonedit.add_member(source, owner, key, f"[{_json(item)}]")
     if isinstance(existing, SequenceNode) and (existing.value or yamledit.is_flow(existing)):
         return yamledit.append_item(source, existing, item, step)
@@ -50,6 +50,8 @@ def _is_json(source: SourceText) -> bool:
 
 
 def _json(block: Block) -> str:
+    import json  # JSON files only: a flagged YAML file asks this module whether it can be fixed
+
     return (
         "{"
         + ", ".join(f"{json.dumps(k)}: {_json(v) if isinstance(v, Block) else json.dumps(v)}" for k, v in block.pairs)
@@ -113,6 +115,10 @@ def _set_size_limit(source: SourceText, m: Mappings, pod: MappingNode, name: str
     current = m.get(empty_dir, "sizeLimit")
     key = m.key(empty_dir, "sizeLimit")
     if _is_json(source):
+        import json
+
+        from shmlint.edits import jsonedit
+
         if current is not None:
             return [yamledit.replace_node(current, json.dumps(size))]
         return [jsonedit.add_member(source, empty_dir, "sizeLimit", json.dumps(size))]
