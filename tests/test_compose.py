@@ -29,7 +29,7 @@ def read_file(path: Path) -> SourceText | None:
 
 def extract(text: str, directory: Path = Path("/nonexistent"), name: str = "test.compose.yaml") -> list[Workload]:
     source = SourceText(str(directory / name), text)
-    return extract_compose(source, compose(source), Signals(), base_dir=directory, read_file=read_file)
+    return extract_compose(source, compose(source), Signals(), base_dir=directory, read_file=read_file)[0]
 
 
 def one(text: str, **kwargs: object) -> Workload:
@@ -329,7 +329,7 @@ def test_override_file_is_merged(tmp_path: Path) -> None:
         "    deploy:\n      resources: {limits: {memory: 64g}}\n  extra:\n    image: busybox\n"
     )
     source = read_file(tmp_path / "compose.yaml")
-    workloads = by_name(extract_compose(source, compose(source), Signals(), base_dir=tmp_path, read_file=read_file))
+    workloads = by_name(extract_compose(source, compose(source), Signals(), base_dir=tmp_path, read_file=read_file)[0])
     trainer = workloads['service "trainer"']
     assert trainer.span.path == str(tmp_path / "compose.yaml") and trainer.span.line == 2
     assert trainer.shm[0].span.path == str(tmp_path / "compose.override.yaml") and trainer.shm[0].span.line == 3
@@ -337,7 +337,7 @@ def test_override_file_is_merged(tmp_path: Path) -> None:
     assert trainer.target.path == str(tmp_path / "compose.yaml") and trainer.target.shm_size is None
     assert 'service "extra"' not in workloads  # defined by the override alone: reported with it
     override = read_file(tmp_path / "compose.override.yaml")
-    from_override = extract_compose(override, compose(override), Signals(), base_dir=tmp_path, read_file=read_file)
+    from_override = extract_compose(override, compose(override), Signals(), base_dir=tmp_path, read_file=read_file)[0]
     assert [w.name for w in from_override] == ['service "extra"']
     assert from_override[0].span.path == from_override[0].target.path == str(tmp_path / "compose.override.yaml")
 
@@ -346,7 +346,7 @@ def test_override_reset_tag(tmp_path: Path) -> None:
     (tmp_path / "docker-compose.yml").write_text("services:\n  a:\n    image: pytorch/pytorch\n    ipc: host\n")
     (tmp_path / "docker-compose.override.yml").write_text("services:\n  a:\n    ipc: !reset null\n")
     source = read_file(tmp_path / "docker-compose.yml")
-    (workload,) = extract_compose(source, compose(source), Signals(), base_dir=tmp_path, read_file=read_file)
+    (workload,) = extract_compose(source, compose(source), Signals(), base_dir=tmp_path, read_file=read_file)[0]
     assert unprotected(workload)
 
 
@@ -548,7 +548,7 @@ def test_interpolate(text: str, expected: tuple[str, bool]) -> None:
 def test_fixtures(relative: str, flag: bool) -> None:
     path = FIXTURES / relative
     source = read_file(path)
-    workloads = extract_compose(source, compose(source), Signals(), base_dir=path.parent, read_file=read_file)
+    workloads = extract_compose(source, compose(source), Signals(), base_dir=path.parent, read_file=read_file)[0]
     assert all(w.is_gpu_or_torch for w in workloads)
     assert any(unprotected(w) for w in workloads) is flag
 
@@ -571,7 +571,7 @@ def test_corpus(row: dict[str, str], corpus: Path) -> None:
     assert source is not None
     documents = compose(source)
     assert is_compose(source.path, documents)
-    workloads = extract_compose(source, documents, Signals(), base_dir=path.parent, read_file=read_file)
+    workloads = extract_compose(source, documents, Signals(), base_dir=path.parent, read_file=read_file)[0]
     flagged = any(unprotected(w) for w in workloads)
     expected = row["expect"] == "flag"
     if row["local_name"] in CORPUS_DISAGREEMENTS:

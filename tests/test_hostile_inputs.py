@@ -230,8 +230,14 @@ CASES: dict[str, tuple[Writer, tuple]] = {
         file("deep2.md", "".join("  " * i + "- x\n" for i in range(1_000)).encode()),
         ("any",),
     ),
-    "unterminated-double-quote": (file("q1.sh", b'docker run --gpus all "pytorch/pytorch torchrun train.py\n'), ("any",)),
-    "unterminated-single-quote": (file("q2.sh", b"docker run --gpus all 'pytorch/pytorch torchrun train.py\n"), ("any",)),
+    "unterminated-double-quote": (
+        file("q1.sh", b'docker run --gpus all "pytorch/pytorch torchrun train.py\n'),
+        ("any",),
+    ),
+    "unterminated-single-quote": (
+        file("q2.sh", b"docker run --gpus all 'pytorch/pytorch torchrun train.py\n"),
+        ("any",),
+    ),
     "unterminated-substitution": (
         file("q3.sh", b"docker run --gpus all $(pytorch/pytorch torchrun train.py\n"),
         ("any",),
@@ -240,7 +246,10 @@ CASES: dict[str, tuple[Writer, tuple]] = {
     "unterminated-parameter": (file("q5.sh", b"docker run --gpus all ${IMAGE pytorch/pytorch\n"), ("any",)),
     "unterminated-heredoc": (file("q6.sh", b"cat <<EOF\n" + RUN.encode()), ("clean",)),
     "unterminated-fence": (file("fence.md", b"```sh\n" + RUN.encode()), ("finding", "SHM001", 2)),
-    "trailing-backslash": (file("bs.sh", b"docker run --gpus all pytorch/pytorch torchrun \\"), ("finding", "SHM001", 1)),
+    "trailing-backslash": (
+        file("bs.sh", b"docker run --gpus all pytorch/pytorch torchrun \\"),
+        ("finding", "SHM001", 1),
+    ),
     "docker-run-100000-characters": (
         file(
             "long.sh",
@@ -249,7 +258,10 @@ CASES: dict[str, tuple[Writer, tuple]] = {
         ("finding", "SHM001", 1),
     ),
     "docker-run-100000-characters-markdown": (
-        file("long.md", ("```sh\ndocker run --gpus all " + "-v /a:/b " * 11_000 + "pytorch/pytorch torchrun x.py\n```\n").encode()),
+        file(
+            "long.md",
+            ("```sh\ndocker run --gpus all " + "-v /a:/b " * 11_000 + "pytorch/pytorch torchrun x.py\n```\n").encode(),
+        ),
         ("finding", "SHM001", 2),
     ),
     "line-of-100000-quotes": (file("quotes.sh", ("docker run --gpus all " + "'\"" * 50_000 + "\n").encode()), ("any",)),

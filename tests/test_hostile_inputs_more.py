@@ -129,7 +129,9 @@ def test_prefilter_never_hides_a_configured_signal(tmp_path: Path) -> None:
         b = [(f.code, f.span.start) for f in without.check_source(source, kind, tmp_path / name).findings]
         assert a == b, name
         assert a, f"{name}: the configured signal should make a finding"
-        plain = [f.code for f in Engine(Settings(undecided="show")).check_source(source, kind, tmp_path / name).findings]
+        plain = [
+            f.code for f in Engine(Settings(undecided="show")).check_source(source, kind, tmp_path / name).findings
+        ]
         assert plain != [c for c, _ in a], f"{name}: only the configured signal makes it a workload"
 
 

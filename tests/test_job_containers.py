@@ -137,7 +137,9 @@ def test_github_expressions_are_opaque_values_never_options(engine: Engine) -> N
     assert [s.kind for s in first.shm] == [ShmKind.UNKNOWN]  # may carry options: SHM001 only as a warning
     assert first.image == "${{ inputs.image }}"
     assert [(s.kind, s.size.bytes if s.size else 0) for s in second.shm] == [(ShmKind.MEMORY, None)]
-    assert [(f.code, f.severity.label, f.span.line) for f in result.findings] == [("SHM001", "info", 5)]  # image unknown
+    assert [(f.code, f.severity.label, f.span.line) for f in result.findings] == [
+        ("SHM001", "info", 5)
+    ]  # image unknown
 
 
 def test_gitlab_ci_images_are_not_judged(engine: Engine) -> None:

@@ -237,7 +237,9 @@ def test_a_path_on_another_windows_drive_is_matched_as_written(tmp_path: Path, m
 
     monkeypatch.setattr(patterns.os.path, "relpath", other_drive)
     assert patterns.relative_posix(str(tmp_path), "C:\\project") is None
-    settings = Settings(undecided="show")._replace(exclude=("docs/*.yaml",), per_file_ignores=(("*.yaml", frozenset({"SHM001"})),))
+    settings = Settings(undecided="show")._replace(
+        exclude=("docs/*.yaml",), per_file_ignores=(("*.yaml", frozenset({"SHM001"})),)
+    )
     monkeypatch.chdir(tmp_path)
     assert {Path(c.path).as_posix() for c in discover([Path(".")], settings)} == {"docs/b/c.yaml", "d.yaml"}
     assert settings.ignored_for(Path("d.yaml")) == {"SHM001"}

@@ -139,5 +139,7 @@ def test_a_kserve_predictor_whose_only_signal_is_its_model_format_is_reported() 
         "spec:\n  predictor:\n    huggingface: {storageUri: 'hf://org/model'}\n"
     )
     # on the CPU with unknown software no finding is claimed (cpu_only_pytorch): the workload must still be seen
-    result = Engine(Settings(undecided="show")).check_source(SourceText("isvc.yaml", text), FileKind.YAML, Path("isvc.yaml"))
+    result = Engine(Settings(undecided="show")).check_source(
+        SourceText("isvc.yaml", text), FileKind.YAML, Path("isvc.yaml")
+    )
     assert [evidence.text for w in result.workloads for evidence in w.torch] == ["KServe huggingface predictor"]

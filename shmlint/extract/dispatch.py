@@ -21,6 +21,7 @@ from shmlint.discover import (
     has_helm_actions,
     has_template_marks,
     is_aws_json,
+    is_compose_name,
     may_be_compose,
 )
 from shmlint.lazy_regex import LazyRegex
@@ -229,7 +230,7 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
 
     if has_helm_actions(source.text) and _in_chart_templates(path):
         return [], [_template_notice(source, path)]
-    wanted = run.prefilter.passes(source.text) or _has_override(path)
+    wanted = run.prefilter.passes(source.text) or _has_override(path, run)
     try:
         if not wanted:  # no signal: the syntax is all that can be reported
             check_syntax(source)
@@ -260,7 +261,7 @@ def _yaml_workloads(
             base_dir = Path(os.path.dirname(path) or ".")
             return compose_files.extract_compose(
                 source, documents, run.signals, base_dir=base_dir, read_file=run.read_source
-            ), []
+            )
     if _CI_KEYS.search(source.text):
         from shmlint.parsers.embedded import mask_ci_yaml
 
@@ -323,12 +324,19 @@ def _in_chart_templates(path: StrPath) -> bool:
     return chart is not None and clean_path(path).startswith(clean_path(os.path.join(chart, "templates")) + os.sep)
 
 
-def _has_override(path: StrPath) -> bool:
-    """A default compose file with an override beside it: the override may hold the signals."""
-    folder = os.path.dirname(path)
-    return os.path.basename(path) in COMPOSE_DEFAULT_FILES and any(
-        os.path.isfile(os.path.join(folder, name)) for name in COMPOSE_OVERRIDE_FILES
-    )
+def _has_override(path: StrPath, run: Extraction) -> bool:
+    """A compose file merged with others (a default file with an override beside it, or a set the repository
+    names): another file of the set may hold the signals, so the prefilter cannot skip it."""
+    folder, name = os.path.split(path)
+    if name in COMPOSE_DEFAULT_FILES and any(os.path.isfile(os.path.join(folder, n)) for n in COMPOSE_OVERRIDE_FILES):
+        return True
+    if not is_compose_name(name):
+        return False
+    from shmlint.extract.compose.file_sets import named_sets
+
+    here = os.path.abspath(path)
+    sets = named_sets(folder, run.read_source)
+    return any(len(s.files) > 1 and here in map(os.path.abspath, s.files) for s in sets)
 
 
 def _template_notice(source: SourceText, path: StrPath) -> Notice:

@@ -98,4 +98,3 @@ def extent(span: Span) -> Extent:
     if end[1] == 1 and end[0] > start[0]:
         return Extent(start[0], start[1], end[0] - 1, None)
     return Extent(start[0], start[1], end[0], end[1])
-

@@ -8,6 +8,7 @@ each service's Workload together and says where a fix may write.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from shmlint.extract.compose import evidence
@@ -15,7 +16,7 @@ from shmlint.extract.compose.detect import is_compose, is_override
 from shmlint.extract.compose.devcontainer import devcontainer_gpus
 from shmlint.extract.compose.project import ComposeFile, Project, ReadFile, Service
 from shmlint.extract.compose.shm import Own, own_shm, with_shared
-from shmlint.model import Evidence, ServiceTarget, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Evidence, Notice, ServiceTarget, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MERGE_TAG, MappingNode, Node, ScalarNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -30,25 +31,53 @@ def extract_compose(
     *,
     base_dir: Path,
     read_file: ReadFile,
-) -> list[Workload]:
-    """One Workload per service defined in this file, with ``extends`` and the default override file merged in.
+) -> tuple[list[Workload], list[Notice]]:
+    """One Workload per service defined in this file, with ``extends``, and the files compose merges with it.
 
-    A default file and its override are judged together, as ``docker compose`` runs them; each file reports the
-    services it defines (a service only the override adds belongs to the override), so findings and fixes land in
-    the file that holds the service.
+    A set of files the repository names (``-f`` in a script, ``COMPOSE_FILE``), or a default file and its
+    override, are judged together, as ``docker compose`` runs them; each file reports the services it defines first
+    (a service only a later file adds belongs to that file), so findings and fixes land in the file that holds the
+    service. A note says which named set a file was judged in.
     """
     root = next((doc for doc in documents if isinstance(doc, MappingNode)), None)
     if root is None:
-        return []
+        return [], []
     project = Project(read_file)
-    services = project.services_for(ComposeFile(source, root, base_dir))
+    this = ComposeFile(source, root, base_dir)
+    if _builds_only(project, this):
+        return [], [Notice(source.path, "a build file (every service only builds an image): nothing here runs")]
+    services = project.services_for(this)
     owns = {service.name: own_shm(project, service) for service in services}
     dev_gpus = devcontainer_gpus(source.path, read_file)
-    return [
+    workloads = [
         _workload(project, service, signals, owns, dev_gpus.get(service.name))
         for service in services
         if service.file.source.path == source.path
     ]
+    named = project.judged_with
+    if named is None:
+        return workloads, []
+    files = ", ".join(os.path.basename(f) for f in named.files)
+    return workloads, [Notice(source.path, f"judged merged with the compose files {files}, as {named.where} runs them")]
+
+
+#: what a service of a build file holds: how to build and name the image, nothing about running it
+_BUILD_KEYS = frozenset({"build", "image", "container_name", "platform", "pull_policy", "labels", "profiles"})
+
+
+def _builds_only(project: Project, file: ComposeFile) -> bool:
+    """A compose file named for building (``docker-compose.build.yml``) whose every service has ``build`` and only
+    keys about the image: ``docker compose -f ... build`` reads it, nothing runs from it. A service with no more
+    than ``build`` in an ordinary compose file does run (``up`` builds and starts it), so the name decides too."""
+    if "build" not in os.path.basename(file.source.path).lower():
+        return False
+    services = [project.service_node(file, name) for name in project.service_names(file)]
+    return bool(services) and all(
+        pair is not None
+        and project.m.get(pair[1], "build") is not None
+        and set(project.m.items(pair[1])) <= _BUILD_KEYS
+        for pair in services
+    )
 
 
 def _workload(

@@ -8,8 +8,10 @@ and every lookup asks the stack, so a value keeps its own node and file: a findi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
@@ -32,6 +34,9 @@ from shmlint.parsers.yamlnodes import (
 from shmlint.runtime.interpolation import interpolate
 from shmlint.source import SourceText, Span
 from shmlint.value import NamedTuple
+
+if TYPE_CHECKING:
+    from shmlint.extract.compose.file_sets import FileSet
 
 ReadFile = Callable[[Path], "SourceText | None"]
 
@@ -106,6 +111,7 @@ class Project:
         self.m = Mappings()
         self._files: dict[Path, ComposeFile | None] = {}
         self._merged: dict[int, set[int]] = {}
+        self.judged_with: FileSet | None = None  # the named set this file was judged in, for the report
 
     # -- files and services ----------------------------------------------------------------------------------
 
@@ -122,31 +128,54 @@ class Project:
         return self._files[path]
 
     def services_for(self, this: ComposeFile) -> list[Service]:
-        """The services ``docker compose`` runs when given this file: a default file and its override are read
-        together (from either side), any other file alone."""
+        """The services ``docker compose`` runs when given this file: the largest set of files the repository names
+        with it (``-f`` in its scripts, Makefiles and docs, ``COMPOSE_FILE`` in ``.env``: ``file_sets``), else a
+        default file and its override together (from either side), else the file alone."""
+        named = self.named_set(this)
+        if named is not None:
+            return self.services(named)
         name = file_name(this.source.path)
-        main, override = this, None
+        files = [this]
         if is_override(name):
             base = next((f for f in map(self.load, self._beside(this, COMPOSE_DEFAULT_FILES)) if f), None)
-            main, override = (base, this) if base is not None else (this, None)
+            files = [base, this] if base is not None else [this]
         elif name in COMPOSE_DEFAULT_FILES:
             override = next((f for f in map(self.load, self._beside(this, COMPOSE_OVERRIDE_FILES)) if f), None)
-        return self.services(main, override)
+            files = [this, override] if override is not None else [this]
+        return self.services(files)
+
+    def named_set(self, this: ComposeFile) -> list[ComposeFile] | None:
+        """The files of the largest named set that holds this file, in compose's order; None when no set names it
+        or one of its files cannot be read (then the file is judged as it would be alone)."""
+        from shmlint.extract.compose.file_sets import named_sets
+
+        here = os.path.abspath(this.source.path)
+        sets = named_sets(str(this.base_dir), lambda path: self.read_file(Path(path)))
+        holding = [s for s in sets if here in map(os.path.abspath, s.files)]
+        if not holding:
+            return None
+        chosen = max(holding, key=lambda s: len(s.files))
+        files = [this if os.path.abspath(f) == here else self.load(Path(f)) for f in chosen.files]
+        if any(f is None for f in files):
+            return None
+        self.judged_with = chosen
+        return [f for f in files if f is not None]
 
     @staticmethod
     def _beside(file: ComposeFile, names: tuple[str, ...]) -> list[Path]:
         return [file.base_dir / name for name in names]
 
-    def services(self, main: ComposeFile, override: ComposeFile | None) -> list[Service]:
-        """Services of the main file with the override merged on top, then services only the override adds."""
-        own = self.service_names(main)
+    def services(self, files: list[ComposeFile]) -> list[Service]:
+        """The services of the files merged in order: each at home in the first file that defines it, with the
+        layers of every file on top, as compose merges ``-f`` files."""
+        names = {id(f): self.service_names(f) for f in files}
         services: list[Service] = []
-        for name in dict.fromkeys(own + self.service_names(override)):
-            home = main if name in own else override
+        for name in dict.fromkeys(n for f in files for n in names[id(f)]):
+            home = next(f for f in files if name in names[id(f)])
             pair = self.service_node(home, name)
-            if pair is None or home is None:
+            if pair is None:
                 continue  # a scalar or list where a service should be: compose rejects it, shmlint skips it
-            layers = self.chain(main, name) + (self.chain(override, name) if override else ())
+            layers = tuple(layer for f in files for layer in self.chain(f, name))
             services.append(Service(name, pair[0], home, pair[1], layers))
         return services
 

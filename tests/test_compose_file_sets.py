@@ -1,0 +1,112 @@
+"""Compose files merged as the repository runs them (``-f`` sets in scripts, Makefiles and docs, ``COMPOSE_FILE`` in
+``.env``), and build files that run nothing: an override is never judged alone as if it were the whole project, and
+no fix lowers the /dev/shm the merged service gets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.extract.compose.file_sets import _file_options, named_sets
+from shmlint.source import SourceText
+
+BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun train.py\n    shm_size: 128g\n"
+GPU = "services:\n  train:\n    deploy:\n      resources:\n        reservations:\n          devices:\n"
+GPU += "            - capabilities: [gpu]\n"
+UNSIZED_BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun train.py\n"
+SET = "docker compose -f docker-compose.yml -f docker-compose.gpu.yml up -d\n"
+
+
+def tree(tmp_path: Path, base: str = BASE, **others: str) -> Path:
+    (tmp_path / "docker-compose.yml").write_text(base)
+    (tmp_path / "docker-compose.gpu.yml").write_text(GPU)
+    for name, text in others.items():
+        (tmp_path / name.replace("_", ".")).write_text(text)
+    return tmp_path
+
+
+def findings(invoke, *paths: Path) -> list[tuple[str, str, int]]:
+    result = invoke("check", "--format", "json", *map(str, paths))
+    return [(Path(f["path"]).name, f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+
+
+def read(path: str) -> SourceText | None:
+    file = Path(path)
+    return SourceText(path, file.read_text()) if file.is_file() else None
+
+
+def test_an_override_named_with_its_base_in_a_makefile_is_judged_merged(tmp_path: Path, invoke) -> None:
+    tree(tmp_path, Makefile=f"up:\n\t{SET}")
+    assert findings(invoke, tmp_path / "docker-compose.gpu.yml") == []  # the base's 128g applies
+    result = invoke("check", str(tmp_path / "docker-compose.gpu.yml"))
+    assert "judged merged with the compose files docker-compose.yml, docker-compose.gpu.yml, as Makefile:2" in (
+        result.stdout
+    )
+
+
+def test_no_fix_lowers_the_merged_size(tmp_path: Path, invoke) -> None:
+    tree(tmp_path, run_sh=f"#!/bin/sh\n{SET}")
+    before = {p.name: p.read_text() for p in tmp_path.iterdir()}
+    assert invoke("fix", "--write", "--undecided=show", str(tmp_path)).exit_code == 0
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == before
+
+
+def test_a_set_in_dot_env_is_used(tmp_path: Path, invoke) -> None:
+    tree(tmp_path, UNSIZED_BASE, _env="COMPOSE_FILE=docker-compose.yml:docker-compose.gpu.yml\n")
+    # the GPU comes from the override, the service lives in the base: the finding is there, with its fix
+    assert findings(invoke, tmp_path) == [("docker-compose.yml", "SHM001", 2)]
+    assert invoke("fix", "--write", str(tmp_path)).exit_code == 0
+    base = yaml.safe_load((tmp_path / "docker-compose.yml").read_text())
+    assert base["services"]["train"]["shm_size"] == "8gb"
+
+
+def test_a_base_without_any_signal_is_still_read_when_a_set_names_it(tmp_path: Path, invoke) -> None:
+    plain = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: [python, -m, trainer]\n"
+    tree(tmp_path, plain)
+    base = str(tmp_path / "docker-compose.yml")
+    assert "SHM001" not in invoke("check", "--undecided=show", base).stdout  # alone: no accelerator, nothing to say
+    (tmp_path / "README.md").write_text(f"Run it:\n\n```sh\n{SET}```\n")
+    assert "docker-compose.yml:2:3: SHM001 [info]" in invoke("check", "--undecided=show", base).stdout
+
+
+def test_the_file_alone_without_any_set(tmp_path: Path, invoke) -> None:
+    tree(tmp_path)
+    # nobody merges them: the override alone is a service with a GPU and software not shown (undecided, counted)
+    result = invoke("check", "--undecided=show", str(tmp_path / "docker-compose.gpu.yml"))
+    assert "SHM001 [info]" in result.stdout and "judged merged" not in result.stdout
+
+
+def test_a_set_with_a_path_known_only_at_run_time_is_not_used(tmp_path: Path) -> None:
+    (tmp_path / "up.sh").write_text('docker compose -f docker-compose.yml -f "$GPU_FILE" up\n')
+    assert named_sets(str(tmp_path), read) == []
+
+
+def test_options_after_the_subcommand_are_the_subcommands(tmp_path: Path) -> None:
+    (tmp_path / "logs.sh").write_text("docker compose -f a.yml logs -f b.yml\ndocker-compose --file=a.yml -f b.yml up\n")
+    (found,) = named_sets(str(tmp_path), read)
+    assert found.files == (str(tmp_path / "a.yml"), str(tmp_path / "b.yml")) and found.where == "logs.sh:2"
+
+
+def test_global_options_with_values_are_skipped() -> None:
+    words = ["podman", "compose", "-p", "x", "--env-file", "e", "-f", "a.yml", "--profile", "gpu", "-f", "b.yml", "up"]
+    assert list(_file_options(words, [False] * len(words))) == ["a.yml", "b.yml"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("docker compose -f a.yml$\"'\\\n\t;&|()=")), max_size=200))
+def test_any_script_text_is_read_without_error(text: str) -> None:
+    words = text.split()
+    assert all(f is None or isinstance(f, str) for f in _file_options(words, [False] * len(words)))
+
+
+def test_a_build_file_runs_nothing(tmp_path: Path, invoke) -> None:
+    build = "services:\n  vllm:\n    build: .\n    image: vllm/vllm-openai:v0.6.0\n"
+    (tmp_path / "docker-compose.build.yml").write_text(build)
+    result = invoke("check", str(tmp_path / "docker-compose.build.yml"))
+    assert result.exit_code == 0 and "a build file (every service only builds an image)" in result.stdout
+    (tmp_path / "docker-compose.yml").write_text(build)  # the same service in a file `up` runs: judged
+    assert ("docker-compose.yml", "SHM001", 2) in findings(invoke, tmp_path / "docker-compose.yml")
