@@ -24,6 +24,10 @@ if TYPE_CHECKING:  # a file with no workload never loads the rules
     from shmlint.need import Knowledge
     from shmlint.rules.rule import RuleContext
 
+#: what the report says of a file on which shmlint itself failed (the red-team bench counts it as an internal error)
+DEFECT = "shmlint could not check this file: internal error"
+MAX_DEFECT_CHARS = 200
+
 
 class Engine:
     """Checks files with one set of settings; holds no state between files."""
@@ -56,7 +60,17 @@ class Engine:
         return self.check_source(source, candidate.kind, candidate.path)
 
     def check_source(self, source: SourceText, kind: FileKind, path: StrPath) -> FileResult:
-        """Check text already in memory (also used for stdin and by the fixer to re-check its output)."""
+        """Check text already in memory (also used for stdin and by the fixer to re-check its output).
+
+        A defect of shmlint's met in one file is that file's SHM000 finding, not the end of the run: every other
+        file is still checked and reported (and ``--output`` written)."""
+        try:
+            return self._check_source(source, kind, path)
+        except Exception as exc:  # noqa: BLE001 - one file's defect must not drop the whole report
+            why = f"{type(exc).__name__}: {str(exc)[:MAX_DEFECT_CHARS]}"
+            return self.invalid(source.path, f"{DEFECT} ({why}); please report it", source=source)
+
+    def _check_source(self, source: SourceText, kind: FileKind, path: StrPath) -> FileResult:
         if kind is FileKind.DOCKERFILE or _ignores_file(source.text):
             return FileResult(source.path, source=source)
         raw: list[Finding] = []

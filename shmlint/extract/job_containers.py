@@ -60,9 +60,11 @@ def _gitlab_runner(source: SourceText, signals: Signals, wanted: bool) -> tuple[
         return [], []
     import tomllib
 
+    from shmlint.parsers.toml_tables import load_toml
+
     try:
         if not wanted:
-            tomllib.loads(source.text)
+            load_toml(source.text)
             return [], []
         from shmlint.extract.gitlab_runner import extract_gitlab_runner
 

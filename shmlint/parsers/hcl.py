@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.value import NamedTuple
 
 #: deeper nesting than any real configuration; a hostile file beyond it is refused rather than recursed into
@@ -171,6 +172,8 @@ class _Reader:
             return self.string(node, start, end)
         if data in ("int_lit", "float_lit"):
             literal = str(node.children[0])
+            if len(literal) > MAX_DECIMAL_CHARS:  # int() of thousands of digits raises; no setting is that long
+                raise HclError(f"number longer than {MAX_DECIMAL_CHARS} characters", meta.line, meta.column, start)
             number: object = int(literal) if data == "int_lit" else float(literal)
             return Value(NUMBER, number, start, end)
         if data == "unary_op" and str(node.children[0]) == "-":

@@ -8,12 +8,14 @@ string scanner for string literals, and refuses nesting deeper than any real doc
 from __future__ import annotations
 
 import json
+import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.hcl import BOOL, MAX_DEPTH, NULL, NUMBER, OBJECT, STRING, TUPLE, Item, Value
 
-_NUMBER = LazyRegex(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")
+_NUMBER = LazyRegex(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?", re.ASCII)
 _SPACE = LazyRegex(r"[ \t\r\n]*")
 _WORDS = {"true": (BOOL, True), "false": (BOOL, False), "null": (NULL, None)}
 
@@ -64,6 +66,8 @@ class _Reader:
         if match is None:
             raise self.fail("expected a value", index)
         literal = match.group(0)
+        if len(literal) > MAX_DECIMAL_CHARS:  # int() of thousands of digits raises; no setting is that long
+            raise self.fail(f"number longer than {MAX_DECIMAL_CHARS} characters", index)
         number = float(literal) if match.group(1) or match.group(2) else int(literal)
         return Value(NUMBER, number, self.base + index, self.base + match.end()), match.end()
 

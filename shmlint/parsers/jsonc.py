@@ -10,8 +10,10 @@ explicit stack: nesting depth costs memory, never Python's recursion limit) and 
 from __future__ import annotations
 
 import json
+import re
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.value import NamedTuple
 
 
@@ -68,7 +70,7 @@ JNode = JString | JScalar | JArray | JObject
 _SPACE_AND_COMMENTS = LazyRegex(r"(?:\s+|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
 _STRING = LazyRegex(r'"(?:[^"\\\n]|\\.)*"')
 _DECODER = json.JSONDecoder(strict=False)  # a tab inside a string is read, as VS Code reads it
-_LITERAL = LazyRegex(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+_LITERAL = LazyRegex(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null", re.ASCII)
 
 
 def parse(text: str) -> JNode:
@@ -118,6 +120,8 @@ class _Reader:
         match = _LITERAL.match(text, pos)
         if not match:
             raise JsoncError("expected a value" if char else "unexpected end of the file", pos)
+        if match.end() - pos > MAX_DECIMAL_CHARS:  # int() of thousands of digits raises; no setting is that long
+            raise JsoncError(f"number longer than {MAX_DECIMAL_CHARS} characters", pos)
         self.pos = match.end()
         return JScalar(json.loads(match.group()), pos, match.end())
 

@@ -1,0 +1,217 @@
+"""Issue 27 (red team, round 3), the items that stopped a whole run, passed it silently or made it hang: one test
+per item, each rebuilding the red team's input at a size that was clearly slow before and is quick now, and
+asserting on the bound or the behaviour (wall-clock figures are bench/redteam.py's)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shmlint.discover import FileKind
+from shmlint.engine import DEFECT, Engine
+from shmlint.numbers import MAX_INT, ascii_float, ascii_int, read_int
+from shmlint.settings import Settings
+from shmlint.source import SourceText
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+BIG = "9" * 5000  # int() of it raises ("Exceeds the limit (4300 digits)")
+SUPERSCRIPT = "\u00b2"  # "²".isdigit() is True, int("²") raises
+
+
+def shmlint(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def check(name: str, text: str, kind: FileKind, settings: Settings | None = None) -> list[str]:
+    """The findings of one file checked in-process, as ``CODE message`` lines."""
+    result = Engine(settings or Settings()).check_source(SourceText(name, text), kind, name)
+    return [f"{finding.code} {finding.message}" for finding in result.findings]
+
+
+# -- item 8: one shared reading of numbers -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [SUPERSCRIPT, "\u0661", "1\u00b2", BIG, "", "-1", "1.5", "0x10", " "])
+def test_read_int_refuses_what_is_not_ascii_digits_or_too_long(text: str) -> None:
+    read = read_int(text)
+    assert read.value is None and read.problem
+
+
+def test_read_int_bounds_and_leading_zeros() -> None:
+    assert read_int("0008", maximum=8).value == 8
+    assert read_int("9", maximum=8) == (None, "out of range (at most 8)")
+    assert read_int(str(MAX_INT)).value == MAX_INT
+    assert read_int(str(MAX_INT + 1)).value is None
+    assert read_int("1_000", underscores=True).value == 1000
+    assert ascii_int("0" * 5000 + "7") == 7  # leading zeros are not "too long"
+
+
+@pytest.mark.parametrize("text", ["\u0661", BIG, "inf", "nan", "1e999", SUPERSCRIPT])
+def test_ascii_float_refuses_non_ascii_long_and_infinite(text: str) -> None:
+    assert ascii_float(text) is None
+
+
+NUMBER_SITES = [
+    ("run.sh", f"docker run --gpus {SUPERSCRIPT} pytorch/pytorch python train.py\n", FileKind.SHELL),
+    ("run2.sh", f"docker run --gpus {BIG} pytorch/pytorch python train.py\n", FileKind.SHELL),
+    ("run3.sh", f"docker run --gpus count={BIG} pytorch/pytorch python train.py\n", FileKind.SHELL),
+    (
+        "pod.yaml",
+        "kind: Pod\nspec:\n  containers:\n  - name: t\n    image: pytorch/pytorch\n"
+        f"    resources:\n      limits:\n        nvidia.com/gpu: {SUPERSCRIPT}\n",
+        FileKind.YAML,
+    ),
+    (
+        ".devcontainer/devcontainer.json",
+        f'{{"image": "pytorch/pytorch", "runArgs": ["--gpus", "all"], "hostRequirements": {{"cpus": {BIG}}}}}',
+        FileKind.DEVCONTAINER,
+    ),
+    (
+        "task.json",
+        '{"family": "x", "containerDefinitions": [{"name": "t", "image": "pytorch/pytorch", '
+        f'"memory": {BIG}, "resourceRequirements": [{{"type": "GPU", "value": "{SUPERSCRIPT}"}}]}}]}}',
+        FileKind.JSON,
+    ),
+    (
+        "flow.py",
+        "from metaflow import FlowSpec, step, kubernetes\nclass F(FlowSpec):\n"
+        f"    @kubernetes(gpu=0x{BIG}, shared_memory=0x{BIG})\n    @step\n    def start(self):\n        import torch\n",
+        FileKind.PYTHON,
+    ),
+    (
+        "flow2.py",
+        "from metaflow import FlowSpec, step, kubernetes\nclass F(FlowSpec):\n"
+        f'    @kubernetes(gpu="{SUPERSCRIPT}", shared_memory="{SUPERSCRIPT}")\n    @step\n    def start(self):\n'
+        "        import torch\n",
+        FileKind.PYTHON,
+    ),
+    (
+        "main.tf",
+        'resource "kubernetes_pod" "p" {\n  spec {\n    container {\n      image = "pytorch/pytorch"\n'
+        f'      resources {{\n        limits = {{ "nvidia.com/gpu" = {BIG} }}\n      }}\n    }}\n  }}\n}}\n',
+        FileKind.TERRAFORM,
+    ),
+    (
+        "config.toml",
+        '[[runners]]\n  executor = "docker"\n  [runners.docker]\n    image = "pytorch/pytorch"\n    gpus = "all"\n'
+        f"    shm_size = {BIG}\n",
+        FileKind.GITLAB_RUNNER,
+    ),
+    ("Dockerfile.md", f"```dockerfile\nFROM a\nFROM b\nCOPY --from={BIG} /x /y\n```\n", FileKind.MARKDOWN),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "kind"), NUMBER_SITES, ids=[site[0] for site in NUMBER_SITES])
+def test_an_odd_or_huge_number_is_never_an_internal_error(name: str, text: str, kind: FileKind) -> None:
+    """Every site the red team reached: a result (a finding, or the value read as unknown), never an exception
+    (which the engine would now turn into a DEFECT finding: asserted absent)."""
+    findings = check(name, text, kind)
+    assert not any(DEFECT in finding for finding in findings), findings
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind", "where"),
+    [
+        ("main.tf", NUMBER_SITES[8][1], FileKind.TERRAFORM, "number longer than 64 characters"),
+        ("config.toml", NUMBER_SITES[9][1], FileKind.GITLAB_RUNNER, "Number too long"),
+        (".devcontainer/devcontainer.json", NUMBER_SITES[4][1], FileKind.DEVCONTAINER, "number longer than 64"),
+    ],
+)
+def test_a_number_too_long_to_read_is_an_shm000_with_its_place(name: str, text: str, kind: FileKind, where: str) -> None:
+    result = Engine(Settings()).check_source(SourceText(name, text), kind, name)
+    (finding,) = [finding for finding in result.findings if finding.code == "SHM000"]
+    assert where in finding.message
+    assert finding.span.line > 1 or finding.span.column > 1  # placed at the number, not at the top of the file
+
+
+def test_a_defect_in_one_file_is_that_files_finding_and_the_run_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's last line of defence: an exception of shmlint's own while checking one file."""
+    engine = Engine(Settings())
+
+    def broken(*args: object) -> object:
+        raise ValueError("a defect")
+
+    monkeypatch.setattr("shmlint.engine.extract_file", broken)
+    result = engine.check_source(SourceText("x.sh", "docker run --gpus all img\n"), FileKind.SHELL, "x.sh")
+    (finding,) = result.findings
+    assert finding.code == "SHM000" and DEFECT in finding.message and "ValueError: a defect" in finding.message
+
+
+def test_a_tree_with_every_odd_number_still_reports_everything_and_writes_output(tmp_path: Path) -> None:
+    for name, text, _ in NUMBER_SITES:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    good = "docker run --gpus all pytorch/pytorch torchrun train.py\n"
+    (tmp_path / "good.sh").write_text(good, encoding="utf-8")
+    run = shmlint("check", ".", "--format", "sarif", "--output", "out.sarif", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert "internal error" not in run.stderr and "Traceback" not in run.stderr, run.stderr
+    results = json.loads((tmp_path / "out.sarif").read_text())["runs"][0]["results"]
+    reported = {result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for result in results}
+    assert {"good.sh", "main.tf", "config.toml"} <= reported
+    assert not any(DEFECT in result["message"]["text"] for result in results)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "needle"),
+    [
+        (".shmlint.yaml", f"max-file-size: {BIG}\n", ".shmlint.yaml:1:16: not valid YAML: number too long"),
+        (".shmlint.yaml", f"jobs: 0x{BIG}\n", "jobs: number out of range"),
+        ("pyproject.toml", f"[tool.shmlint]\nmax-file-size = {BIG}\n", "pyproject.toml:2:17: not valid TOML"),
+        ("pyproject.toml", f"[tool.shmlint]\njobs = 0x{BIG}\n", "jobs: number out of range"),
+    ],
+)
+def test_a_huge_number_in_either_config_file_is_a_config_error(tmp_path: Path, name: str, text: str, needle: str) -> None:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "a.sh").write_text("echo\n", encoding="utf-8")
+    run = shmlint("check", "a.sh", cwd=tmp_path)
+    assert run.returncode == 2 and "internal error" not in run.stderr, run.stderr
+    assert needle in run.stderr, run.stderr
+
+
+def test_a_huge_number_in_the_baseline_is_a_baseline_error(tmp_path: Path) -> None:
+    (tmp_path / "bl.json").write_text(f'{{"version": 2, "findings": [{{"count": {BIG}}}]}}', encoding="utf-8")
+    (tmp_path / "a.sh").write_text("echo\n", encoding="utf-8")
+    run = shmlint("check", "a.sh", "--baseline", "bl.json", cwd=tmp_path)
+    assert run.returncode == 2 and "internal error" not in run.stderr, run.stderr
+    assert "baseline holds a number too long" in run.stderr
+
+
+# -- item 13: a Quadlet unit is read in linear time ---------------------------------------------------------------
+
+
+def test_quadlet_option_words_tokenise_each_piece_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2,000 ``PodmanArgs=`` keys: the shell tokenizer sees each key's value once (it saw the whole prefix of the
+    file for every key before: 100 KB took 60 s), and the words keep the file's offsets."""
+    import shmlint.parsers.run_options as run_options
+
+    seen: list[int] = []
+    real = run_options.commands
+
+    def counting(text: str):  # type: ignore[no-untyped-def]
+        seen.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(run_options, "commands", counting)
+    lines = ["[Container]", "Image=docker.io/pytorch/pytorch", "Exec=torchrun train.py", "AddDevice=nvidia.com/gpu=all"]
+    lines += [f"PodmanArgs=--env A{index}=b" for index in range(2000)]
+    text = "\n".join(lines) + "\n"
+    findings = check("train.container", text, FileKind.UNIT)
+    assert any(finding.startswith("SHM001") for finding in findings), findings
+    assert len(seen) >= 2000 and sum(seen) <= len(text)
+    words = run_options.option_words(text, [(text.index("--env A7="), text.index("--env A7=") + 11)])
+    assert [(text[word.start : word.end], word.text) for word in words] == [("--env", "--env"), ("A7=b", "A7=b")]
