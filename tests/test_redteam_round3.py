@@ -215,3 +215,97 @@ def test_quadlet_option_words_tokenise_each_piece_once(monkeypatch: pytest.Monke
     assert len(seen) >= 2000 and sum(seen) <= len(text)
     words = run_options.option_words(text, [(text.index("--env A7="), text.index("--env A7=") + 11)])
     assert [(text[word.start : word.end], word.text) for word in words] == [("--env", "--env"), ("A7=b", "A7=b")]
+
+
+# -- item 9: every folder the walk cannot enter is reported ------------------------------------------------------
+
+
+def _refusing_scandir(monkeypatch: pytest.MonkeyPatch, refused: str) -> None:
+    """As root (this machine's CI), permissions do not stop a walk: the folder's listing fails as it would."""
+    real = os.scandir
+
+    def scandir(path: str = ".") -> object:
+        if os.path.basename(os.fspath(path)) == refused:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+@pytest.mark.parametrize("named", [".", "zz"])
+def test_the_last_folder_walked_or_the_named_one_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    from shmlint.discover import discover
+
+    (tmp_path / "aa").mkdir()
+    (tmp_path / "aa" / "pod.yaml").write_text("kind: Pod\n", encoding="utf-8")
+    (tmp_path / "zz").mkdir()  # walked last (names are sorted)
+    monkeypatch.chdir(tmp_path)
+    _refusing_scandir(monkeypatch, "zz")
+    errors = [(c.path, c.error) for c in discover([named]) if c.error is not None]
+    assert errors == [("zz", "cannot read folder: Permission denied")]
+
+
+def _deeper_than_path_max(top: Path) -> None:
+    """Twenty folders of 250-character names (5,000 characters: beyond PATH_MAX), made relative to each other."""
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for index in range(20):
+            name = chr(ord("a") + index) * 250
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "junit", "gitlab"])
+def test_a_tree_deeper_than_path_max_is_not_a_silent_pass(tmp_path: Path, fmt: str) -> None:
+    _deeper_than_path_max(tmp_path)
+    run = shmlint("check", ".", "--format", fmt, cwd=tmp_path)
+    assert run.returncode == 1, (run.returncode, run.stdout[-500:], run.stderr[-500:])
+    assert "cannot read folder: File name too long" in run.stdout
+    assert "All checked" not in run.stdout + run.stderr
+
+
+def test_fix_says_which_folder_it_could_not_enter(tmp_path: Path) -> None:
+    _deeper_than_path_max(tmp_path)
+    run = shmlint("fix", ".", cwd=tmp_path)
+    assert run.returncode == 2 and "cannot read folder: File name too long" in run.stderr, run.stderr[-500:]
+
+
+# -- item 14: '**' counts in the cost of a path pattern; a refused .gitignore pattern is said ------------------------
+
+HOSTILE_GITIGNORE = "/".join(["**/x"] * 10)  # 50 bytes; against a 40-deep tree of x folders it took 5 min 22 s
+
+
+def test_globstars_count_in_the_cost_model() -> None:
+    from shmlint.patterns import PathPatterns, too_costly
+
+    assert too_costly(HOSTILE_GITIGNORE) is not None
+    assert too_costly("**/x/**/y") is not None  # two '**' with path after them: quadratic in the depth
+    assert too_costly("**/x/**") is None and too_costly("x/**/y") is None  # linear
+    patterns = PathPatterns(["*.pyc", HOSTILE_GITIGNORE])
+    assert patterns.refused and patterns.matches("a/b.pyc") and not patterns.matches("/".join(["x"] * 40))
+
+
+def test_a_refused_gitignore_pattern_is_reported_and_the_walk_is_quick(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    deep = tmp_path.joinpath(*["x"] * 40)
+    deep.mkdir(parents=True)
+    (deep / "pod.yaml").write_text("kind: Pod\n", encoding="utf-8")
+    (tmp_path / ".gitignore").write_text(HOSTILE_GITIGNORE + "\n", encoding="utf-8")
+    run = shmlint("check", ".", "--format", "json", cwd=tmp_path)
+    findings = json.loads(run.stdout)["findings"]
+    assert [(f["path"], f["code"]) for f in findings] == [(".gitignore", "SHM000")], findings
+    assert "patterns left out" in findings[0]["message"] and "'**'" in findings[0]["message"]
+
+
+@pytest.mark.parametrize("key", ["exclude", "extend-exclude", "per-file-ignores"])
+def test_a_costly_configured_pattern_is_a_config_error(tmp_path: Path, key: str) -> None:
+    value = f"{{'{HOSTILE_GITIGNORE}': [SHM001]}}" if key == "per-file-ignores" else f"['{HOSTILE_GITIGNORE}']"
+    (tmp_path / ".shmlint.yaml").write_text(f"{key}: {value}\n", encoding="utf-8")
+    run = shmlint("check", ".", cwd=tmp_path)
+    assert run.returncode == 2 and "to match in bounded time" in run.stderr, run.stderr
