@@ -10,7 +10,7 @@ import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from shmlint.configured_patterns import PatternTimeout
+from shmlint.configured_patterns import PatternTimeout, file_budget
 from shmlint.discover import Candidate, FileKind, StrPath
 from shmlint.extract.dispatch import Extraction, UnparsableInput, extract_file
 from shmlint.model import FileResult, Notice
@@ -65,7 +65,10 @@ class Engine:
         A defect of shmlint's met in one file is that file's SHM000 finding, not the end of the run: every other
         file is still checked and reported (and ``--output`` written)."""
         try:
-            return self._check_source(source, kind, path)
+            with file_budget():
+                return self._check_source(source, kind, path)
+        except PatternTimeout as exc:  # in a rule: the file is reported, as for one in extraction
+            return self.invalid(source.path, str(exc), source=source)
         except Exception as exc:  # noqa: BLE001 - one file's defect must not drop the whole report
             why = f"{type(exc).__name__}: {str(exc)[:MAX_DEFECT_CHARS]}"
             return self.invalid(source.path, f"{DEFECT} ({why}); please report it", source=source)

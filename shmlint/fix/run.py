@@ -26,7 +26,7 @@ class FileOutcome:
     changed: bool = False  # the fixes change the file (written with --write)
     diff: str = ""  # the unified diff, when showing rather than writing
     problems: tuple[str, ...] = ()  # fixes dropped, with why
-    error: str | None = None  # the file could not be read (or its folder entered) or written
+    error: str | None = None  # the file could not be written
 
 
 def fix_file(
@@ -105,7 +105,7 @@ def _fixed(
     checked = engine.check_candidate(candidate)
     path = str(candidate.path)
     if checked.source is None and checked.findings:  # a folder not entered, a file not read: said, never passed
-        return FileOutcome(path, error=checked.findings[0].message), None
+        return FileOutcome(path, problems=(f"not fixed: {checked.findings[0].message}",)), None
     if checked.source is None or not any(f.fixable for f in checked.findings):
         return FileOutcome(path), None
     result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe, checked=checked)
