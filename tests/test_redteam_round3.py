@@ -330,3 +330,20 @@ def test_configured_patterns_share_one_budget_per_file(tmp_path: Path) -> None:
     findings = {(f["path"], f["code"]): f["message"] for f in json.loads(run.stdout)["findings"]}
     assert "on this file's values" in findings["pod.yaml", "SHM000"], findings
     assert ("other.yaml", "SHM001") in findings  # the next file has a budget of its own
+
+
+# -- item 16: Terraform is parsed under a token budget ------------------------------------------------------------
+
+
+def test_terraform_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lark reads one token at a time and stops at ``MAX_TOKENS`` (9.5 MB took 5 min and 4.3 GB, 200 KB of
+    ``1+1+...`` 10 s); the budget is lowered here so that the test is quick."""
+    import shmlint.parsers.hcl as hcl
+
+    monkeypatch.setattr(hcl, "MAX_TOKENS", 400)
+    head = 'resource "kubernetes_pod" "p" {\n  spec {\n    container {\n      image = "pytorch/pytorch"\n'
+    tail = '      resources {\n        limits = { "nvidia.com/gpu" = 1 }\n      }\n    }\n  }\n}\n'
+    small = check("small.tf", head + "      x = " + "+".join(["1"] * 150) + "\n" + tail, FileKind.TERRAFORM)
+    assert [finding[:6] for finding in small] == ["SHM001"], small
+    big = check("big.tf", head + "      x = " + "+".join(["1"] * 250) + "\n" + tail, FileKind.TERRAFORM)
+    assert big == ["SHM000 too complex to check in bounded work (more than 400 tokens)"]
