@@ -347,3 +347,38 @@ def test_terraform_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.Mo
     assert [finding[:6] for finding in small] == ["SHM001"], small
     big = check("big.tf", head + "      x = " + "+".join(["1"] * 250) + "\n" + tail, FileKind.TERRAFORM)
     assert big == ["SHM000 too complex to check in bounded work (more than 400 tokens)"]
+
+
+# -- item 19: Python and JSONC are parsed only within a token budget ----------------------------------------------
+
+
+def test_work_counts_tokens_and_stops_at_the_budget() -> None:
+    from shmlint.parsers.work import beyond
+
+    assert beyond("a = [1, 2]", 7) is None  # a = [ 1 , 2 ]
+    assert beyond("a = [1, 2]", 6) == len("a = [1, 2")  # the seventh token
+    assert beyond("x" * 1000, 1) is None  # one word is one token, however long
+
+
+def test_python_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ast.parse`` of 10 MB took 7.4 s and 2.0 GB (1 MB of ``1,``: 527 MB): the tokens are counted first."""
+    import shmlint.extract.python_launchers as launchers
+
+    monkeypatch.setattr(launchers, "MAX_TOKENS", 1000)
+    flow = "from metaflow import FlowSpec, step, kubernetes\nclass F(FlowSpec):\n    @kubernetes(gpu=1)\n    @step\n"
+    flow += "    def start(self):\n        import torch\n"
+    assert not any(finding.startswith("SHM000") for finding in check("flow.py", flow, FileKind.PYTHON))
+    (finding,) = check("flow.py", flow + "x = [" + "1, " * 600 + "]\n", FileKind.PYTHON)
+    assert finding == "SHM000 too complex to check in bounded work (more than 1,000 tokens; split the file)"
+
+
+def test_jsonc_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dev container reader took 22-34 s and 1.1 GB on 9.5 MB."""
+    import shmlint.parsers.jsonc as jsonc
+
+    monkeypatch.setattr(jsonc, "MAX_TOKENS", 1000)
+    head = '{"image": "pytorch/pytorch", "runArgs": ["--gpus", "all"], "x": ['
+    name = ".devcontainer/devcontainer.json"
+    assert [f[:6] for f in check(name, head + ",".join(["1"] * 400) + "]}", FileKind.DEVCONTAINER)] == ["SHM001"]
+    (finding,) = check(name, head + ",".join(["1"] * 600) + "]}", FileKind.DEVCONTAINER)
+    assert finding.startswith("SHM000") and "too complex to check in bounded work (more than 1,000 tokens)" in finding

@@ -33,6 +33,7 @@ from shmlint.model import (
     WorkloadId,
 )
 from shmlint.numbers import MAX_INT, ascii_float, ascii_int, bounded_int
+from shmlint.parsers.work import TOO_COMPLEX, beyond
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
@@ -42,6 +43,8 @@ from shmlint.value import NamedTuple
 
 #: more syntax nodes than any real launcher module; a larger file is refused as too complex, not walked
 MAX_NODES = 200_000
+#: the most tokens (``parsers.work``) handed to ``ast.parse``: about 1 MB of ordinary code, 100 MB of nodes
+MAX_TOKENS = 200_000
 #: the most MiB a size may name (docker and Kubernetes keep bytes in an int64)
 MAX_MIB = MAX_INT // sizes.MIB
 METAFLOW_COMPUTE = ("batch", "kubernetes", "resources")
@@ -66,6 +69,10 @@ class _Arg(NamedTuple):
 
 def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
     """Raises ``PythonError`` for a file that is not Python or is too large to walk."""
+    too_many = beyond(source.text, MAX_TOKENS)
+    if too_many is not None:  # ast.parse builds every node first: 1 MB of "1," took 10 s and 527 MB
+        line, column = source.position(too_many)
+        raise PythonError(f"{TOO_COMPLEX} (more than {MAX_TOKENS:,} tokens; split the file)", line, column, too_many)
     try:
         tree = ast.parse(source.text)
     except SyntaxError as exc:

@@ -13,6 +13,7 @@ from typing import Any
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.numbers import MAX_DECIMAL_CHARS
+from shmlint.parsers.work import TOO_COMPLEX
 from shmlint.value import NamedTuple
 
 #: deeper nesting than any real configuration; a hostile file beyond it is refused rather than recursed into
@@ -21,7 +22,6 @@ MAX_DEPTH = 64
 #: 100 MB on a busy 2-core machine; a file beyond it is reported, never parsed to the end (9.5 MB took 5 min and
 #: 4.3 GB, 200 KB of ``1+1+...`` 10 s)
 MAX_TOKENS = 50_000
-TOO_COMPLEX = "too complex to check in bounded work"
 
 STRING = "string"
 NUMBER = "number"

@@ -14,6 +14,7 @@ import re
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.numbers import MAX_DECIMAL_CHARS
+from shmlint.parsers.work import TOO_COMPLEX, beyond
 from shmlint.value import NamedTuple
 
 
@@ -70,11 +71,17 @@ JNode = JString | JScalar | JArray | JObject
 _SPACE_AND_COMMENTS = LazyRegex(r"(?:\s+|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
 _STRING = LazyRegex(r'"(?:[^"\\\n]|\\.)*"')
 _DECODER = json.JSONDecoder(strict=False)  # a tab inside a string is read, as VS Code reads it
+#: the most tokens (``parsers.work``) one dev container file may hold: about 1 MB of ordinary JSONC, a few
+#: seconds; real ones are a few KB
+MAX_TOKENS = 200_000
 _LITERAL = LazyRegex(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null", re.ASCII)
 
 
 def parse(text: str) -> JNode:
-    """The one value of a JSONC document; raises ``JsoncError``."""
+    """The one value of a JSONC document; raises ``JsoncError`` (also for more than ``MAX_TOKENS`` tokens)."""
+    too_many = beyond(text, MAX_TOKENS)
+    if too_many is not None:  # 9.5 MB took 22-34 s and 1.1 GB
+        raise JsoncError(f"{TOO_COMPLEX} (more than {MAX_TOKENS:,} tokens)", too_many)
     return _Reader(text).document()
 
 
