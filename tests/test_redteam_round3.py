@@ -382,3 +382,59 @@ def test_jsonc_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.Monkey
     assert [f[:6] for f in check(name, head + ",".join(["1"] * 400) + "]}", FileKind.DEVCONTAINER)] == ["SHM001"]
     (finding,) = check(name, head + ",".join(["1"] * 600) + "]}", FileKind.DEVCONTAINER)
     assert finding.startswith("SHM000") and "too complex to check in bounded work (more than 1,000 tokens)" in finding
+
+
+# -- item 17: aliases are counted in characters; a finding quotes an excerpt ----------------------------------------
+
+ALIASED_POD = """apiVersion: v1
+kind: Pod
+metadata: {{name: p}}
+spec:
+  containers:
+  - name: c0
+    image: pytorch/pytorch
+    command: [torchrun, train.py]
+    env: &env [{{name: NVIDIA_VISIBLE_DEVICES, value: "{value}"}}]
+    resources: &res {{limits: {{nvidia.com/gpu: 1}}}}
+{more}"""
+
+
+def aliased_pod(containers: int, value_chars: int) -> str:
+    more = "".join(f"  - {{name: c{i}, image: x, env: *env, resources: *res}}\n" for i in range(1, containers))
+    return ALIASED_POD.format(value="0," * (value_chars // 2) + "1", more=more)
+
+
+def test_aliases_expanding_past_the_character_budget_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MAX_EXPANDED counted nodes only: 1.1 MB of YAML aliasing long values from thousands of containers ran past
+    5 minutes. 200 containers x 2 KB is 400 KB expanded from 8 KB of text: over a budget lowered to 100 KB."""
+    import shmlint.parsers.yamlnodes as yamlnodes
+
+    monkeypatch.setattr(yamlnodes, "MAX_EXPANDED_CHARS", 100_000)
+    text = aliased_pod(200, 2000)
+    assert len(text) < 100_000
+    (finding,) = check("pod.yaml", text, FileKind.YAML)
+    assert finding == "SHM000 invalid YAML: aliases expand to more than 100,000 characters (a YAML alias bomb); refused"
+    assert all(f.startswith("SHM001") for f in check("pod.yaml", aliased_pod(20, 2000), FileKind.YAML))
+
+
+def test_a_finding_quotes_an_excerpt_of_a_long_value() -> None:
+    from shmlint.rules.rule import MAX_MESSAGE, MAX_QUOTED_WORD, excerpted
+
+    findings = check("pod.yaml", aliased_pod(3, 20_000), FileKind.YAML)
+    assert len(findings) == 3 and all(len(f) < MAX_MESSAGE + 10 for f in findings)
+    assert "NVIDIA_VISIBLE_DEVICES=0,0,0" in findings[0] and "0,0,0...0,0," in findings[0] and "0,0,1)" in findings[0]
+    assert all(len(word) <= MAX_QUOTED_WORD for word in excerpted("a " + "b" * 5000 + " c").split())
+    long = excerpted(" ".join(["word"] * 1000) + " the remedy")
+    assert len(long) <= MAX_MESSAGE and long.endswith("the remedy")
+
+
+def test_a_unit_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linear now (item 13), but every key is tokenised as shell: 10 MB of keys would still take a minute."""
+    import shmlint.extract.dispatch as dispatch
+
+    monkeypatch.setattr(dispatch, "MAX_UNIT_TOKENS", 500)
+    head = "[Container]\nImage=docker.io/pytorch/pytorch\nExec=torchrun train.py\nAddDevice=nvidia.com/gpu=all\n"
+    keys = "".join(f"PodmanArgs=--env A{index}=b\n" for index in range(100))  # 9 tokens a line
+    (finding,) = check("train.container", head + keys, FileKind.UNIT)
+    assert finding == "SHM000 too complex to check in bounded work (more than 500 tokens)"
+    assert check("train.container", head + keys[:1000], FileKind.UNIT)[0].startswith("SHM001")

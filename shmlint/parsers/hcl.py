@@ -107,11 +107,12 @@ def parse(text: str) -> Block:
 
     try:
         interactive = parser().parse_interactive(text + "\n")  # the newline hcl2.parses_to_tree adds (lark #237)
-        for count, token in enumerate(interactive.iter_parse(), 1):  # the tokens Lark reads, one at a time
+        last = None
+        for count, last in enumerate(interactive.iter_parse(), 1):  # the tokens Lark reads, one at a time
             if count > MAX_TOKENS:
-                where = (token.line or 1, token.column or 1, token.start_pos or 0)
+                where = (last.line or 1, last.column or 1, last.start_pos or 0)
                 raise HclError(f"{TOO_COMPLEX} (more than {MAX_TOKENS:,} tokens)", *where)
-        tree = interactive.feed_eof()
+        tree = interactive.feed_eof(last)  # an error at the end is placed after the last token, as parse() does
     except UnexpectedInput as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "syntax error"
         offset = max(0, min(getattr(exc, "pos_in_stream", 0) or 0, len(text)))
