@@ -131,7 +131,9 @@ def test_an_odd_or_huge_number_is_never_an_internal_error(name: str, text: str, 
         (".devcontainer/devcontainer.json", NUMBER_SITES[4][1], FileKind.DEVCONTAINER, "number longer than 64"),
     ],
 )
-def test_a_number_too_long_to_read_is_an_shm000_with_its_place(name: str, text: str, kind: FileKind, where: str) -> None:
+def test_a_number_too_long_to_read_is_an_shm000_with_its_place(
+    name: str, text: str, kind: FileKind, where: str
+) -> None:
     result = Engine(Settings()).check_source(SourceText(name, text), kind, name)
     (finding,) = [finding for finding in result.findings if finding.code == "SHM000"]
     assert where in finding.message
@@ -175,7 +177,9 @@ def test_a_tree_with_every_odd_number_still_reports_everything_and_writes_output
         ("pyproject.toml", f"[tool.shmlint]\njobs = 0x{BIG}\n", "jobs: number out of range"),
     ],
 )
-def test_a_huge_number_in_either_config_file_is_a_config_error(tmp_path: Path, name: str, text: str, needle: str) -> None:
+def test_a_huge_number_in_either_config_file_is_a_config_error(
+    tmp_path: Path, name: str, text: str, needle: str
+) -> None:
     (tmp_path / name).write_text(text, encoding="utf-8")
     (tmp_path / "a.sh").write_text("echo\n", encoding="utf-8")
     run = shmlint("check", "a.sh", cwd=tmp_path)
@@ -322,7 +326,11 @@ def test_configured_patterns_share_one_budget_per_file(tmp_path: Path) -> None:
     assert FILE_BUDGET_SECONDS < 200 * 0.025 and PATTERN_BUDGET_SECONDS > 0.025
     lines = ["apiVersion: v1", "kind: Pod", "metadata: {name: p}", "spec:", "  containers:"]
     for index in range(200):
-        lines += [f"  - name: c{index}", f"    image: {'a' * 20}!{index}", "    resources: {limits: {nvidia.com/gpu: 1}}"]
+        lines += [
+            f"  - name: c{index}",
+            f"    image: {'a' * 20}!{index}",
+            "    resources: {limits: {nvidia.com/gpu: 1}}",
+        ]
     (tmp_path / "pod.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (tmp_path / "other.yaml").write_text(lines[0] + "\n" + "\n".join(lines[1:8]) + "\n", encoding="utf-8")
     (tmp_path / ".shmlint.yaml").write_text('torch-images: ["(a|aa)+!$"]\n', encoding="utf-8")
