@@ -659,6 +659,25 @@ def _round3_inputs() -> Iterator[tuple[str, Callable[[Path], list[str]]]]:
     yield "YAML aliases just under the budget", files({"pod.yaml": aliased_pod(1_500, 10_000)}, ".")
     yield "Python 9.9 MB", files({"flow.py": flow}, ".")
     yield "JSONC 9.9 MB", files({".devcontainer/devcontainer.json": jsonc}, ".")
+    # the other whole-file parsers, for the general defence (every parser under a work budget)
+    runner = '[[runners]]\n  executor = "docker"\n  [runners.docker]\n    image = "pytorch/pytorch"\n    gpus = "all"\n'
+    toml = _fill(lambda i: f'[[runners]]\n  name = "r{i}"\n  executor = "shell"\n', runner)
+    yield "GitLab runner config.toml 9.9 MB", files({"config.toml": toml}, ".")
+    agent = "pipeline {{ agent {{ docker {{ image 'pytorch/pytorch' args '--gpus all' }} }} stages {{ {body} }} }}\n"
+    groovy = agent.format(body=_fill(lambda i: f"stage('s{i}') {{ steps {{ sh 'echo {i}' }} }}\n", size=UNDER - 200))
+    yield "Jenkinsfile 9.9 MB", files({"Jenkinsfile": groovy}, ".")
+    service = _fill(lambda i: f"Environment=A{i}=b\n", "[Service]\nExecStart=docker run --gpus all img torchrun\n")
+    yield "systemd .service 9.9 MB", files({"t.service": service}, ".")
+    ecs = json.dumps(
+        {
+            "family": "x",
+            "containerDefinitions": [
+                {"name": "t", "image": "pytorch/pytorch", "resourceRequirements": [{"type": "GPU", "value": "1"}]}
+            ],
+            "x": [[1]] * (UNDER // 6),
+        }
+    )
+    yield "ECS task definition JSON 9.9 MB", files({"task-definition.json": ecs}, ".")
 
 
 def run_round3(figures: Figures, work: Path) -> None:

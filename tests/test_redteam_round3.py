@@ -446,3 +446,32 @@ def test_a_unit_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.Monke
     (finding,) = check("train.container", head + keys, FileKind.UNIT)
     assert finding == "SHM000 too complex to check in bounded work (more than 500 tokens)"
     assert check("train.container", head + keys[:1000], FileKind.UNIT)[0].startswith("SHM001")
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "head", "line"),
+    [
+        (
+            "config.toml",
+            FileKind.GITLAB_RUNNER,
+            '[[runners]]\n  executor = "docker"\n  [runners.docker]\n    image = "pytorch/pytorch"\n    gpus = "all"\n',
+            '[[runners]]\n  name = "r{i}"\n',
+        ),
+        (
+            "Jenkinsfile",
+            FileKind.JENKINSFILE,
+            "pipeline { agent { docker { image 'pytorch/pytorch' } } }\n",
+            "// {i}\n",
+        ),
+    ],
+)
+def test_runner_and_pipeline_files_beyond_the_token_budget_are_too_complex(
+    monkeypatch: pytest.MonkeyPatch, name: str, kind: FileKind, head: str, line: str
+) -> None:
+    """Found by bench/redteam.py --round3: 10 MB took tomllib 16 s / 336 MB, the Groovy reader 26 s / 628 MB."""
+    import shmlint.extract.job_containers as job_containers
+
+    monkeypatch.setattr(job_containers, "MAX_TOKENS", 300)
+    assert not any(f.startswith("SHM000") for f in check(name, head, kind))
+    (finding,) = check(name, head + "".join(line.format(i=i) for i in range(100)), kind)
+    assert finding == "SHM000 too complex to check in bounded work (more than 300 tokens)"
