@@ -33,11 +33,9 @@ class ReadInt(NamedTuple):
     problem: str = ""
 
 
-def read_int(text: str, *, maximum: int = MAX_INT, underscores: bool = False) -> ReadInt:
+def read_int(text: str, *, maximum: int = MAX_INT) -> ReadInt:
     """``text`` (surrounding blanks allowed) as a non-negative whole number no greater than ``maximum``."""
     digits = text.strip()
-    if underscores:
-        digits = digits.replace("_", "")
     if not digits or not digits.isascii() or not digits.isdigit():
         return ReadInt(None, "not a whole number")
     significant = digits.lstrip("0") or "0"
