@@ -375,7 +375,10 @@ def gpu_visible(value: str) -> bool:
 
 def positive_count(value: str) -> bool:
     """A resource count above zero; ``0``, ``"0"`` and unparsable counts are not GPUs."""
-    number = ascii_float(value.strip().strip("\"'"))
+    text = value.strip().strip("\"'")
+    if text.isascii() and text.isdigit():  # however long (no conversion): a count above zero is a GPU
+        return text.strip("0") != ""
+    number = ascii_float(text)
     return number is not None and number > 0
 
 

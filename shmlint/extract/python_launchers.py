@@ -32,12 +32,12 @@ from shmlint.model import (
     WorkloadFormat,
     WorkloadId,
 )
-from shmlint.numbers import MAX_INT, ascii_float, ascii_int, bounded_int
+from shmlint.numbers import MAX_INT, ascii_int, bounded_int
 from shmlint.parsers.work import TOO_COMPLEX, beyond
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import MAX_DEVICES, Signals, device_count
+from shmlint.signals import MAX_DEVICES, Signals, device_count, positive_count
 from shmlint.source import SourceText, Span
 from shmlint.value import NamedTuple
 
@@ -165,8 +165,7 @@ class _Reader:
         value = arg.value
         if isinstance(value, int | float):
             return value > 0  # a number from the source, however large: no str() of it (5000 digits raise)
-        number = ascii_float(value) if isinstance(value, str) else None
-        return number is not None and number > 0
+        return isinstance(value, str) and positive_count(value)
 
     # -- the launchers -----------------------------------------------------------------------------------------
 
