@@ -57,21 +57,21 @@ class Engine:
             source = SourceText.from_bytes(display, read_bytes(candidate.path, self.settings.max_file_bytes))
         except InputError as exc:
             return self.invalid(display, str(exc))
-        return self.check_source(source, candidate.kind, candidate.path)
+        try:
+            return self.check_source(source, candidate.kind, candidate.path)
+        except Exception as exc:  # noqa: BLE001 - one file's defect must not drop a tree's whole report
+            # the file's SHM000 (the command line also says so on stderr and exits 2); every other file is still
+            # checked and reported, and --output written. check_source itself raises: fuzzing sees every defect
+            why = f"{type(exc).__name__}: {str(exc)[:MAX_DEFECT_CHARS]}"
+            return self.invalid(display, f"{DEFECT} ({why}); please report it", source=source)
 
     def check_source(self, source: SourceText, kind: FileKind, path: StrPath) -> FileResult:
-        """Check text already in memory (also used for stdin and by the fixer to re-check its output).
-
-        A defect of shmlint's met in one file is that file's SHM000 finding, not the end of the run: every other
-        file is still checked and reported (and ``--output`` written)."""
+        """Check text already in memory (also used for stdin and by the fixer to re-check its output)."""
         try:
             with file_budget():
                 return self._check_source(source, kind, path)
         except PatternTimeout as exc:  # in a rule: the file is reported, as for one in extraction
             return self.invalid(source.path, str(exc), source=source)
-        except Exception as exc:  # noqa: BLE001 - one file's defect must not drop the whole report
-            why = f"{type(exc).__name__}: {str(exc)[:MAX_DEFECT_CHARS]}"
-            return self.invalid(source.path, f"{DEFECT} ({why}); please report it", source=source)
 
     def _check_source(self, source: SourceText, kind: FileKind, path: StrPath) -> FileResult:
         if kind is FileKind.DOCKERFILE or _ignores_file(source.text):

@@ -154,17 +154,38 @@ def test_a_number_too_long_to_read_is_an_shm000_with_its_place(
     assert finding.span.line > 1 or finding.span.column > 1  # placed at the number, not at the top of the file
 
 
-def test_a_defect_in_one_file_is_that_files_finding_and_the_run_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The engine's last line of defence: an exception of shmlint's own while checking one file."""
+def test_a_defect_in_one_file_is_that_files_finding_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last line of defence for a tree: an exception of shmlint's own while checking one file read from disk is
+    that file's SHM000, every other file is reported and --output written, and the command says so on stderr and
+    exits 2 (a tool error, never a pass). ``check_source`` itself still raises, so fuzzing sees every defect."""
+    from click.testing import CliRunner
+
+    import shmlint.engine as engine_module
+    from shmlint.cli import cli
+    from shmlint.discover import Candidate
+
+    real = engine_module.extract_file
+
+    def broken(source: SourceText, *args: object) -> object:
+        if source.path.endswith("bad.sh"):
+            raise ValueError("a defect")
+        return real(source, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine_module, "extract_file", broken)
+    (tmp_path / "bad.sh").write_text("docker run --gpus all img\n", encoding="utf-8")
+    (tmp_path / "good.sh").write_text("docker run --gpus all pytorch/pytorch torchrun train.py\n", encoding="utf-8")
     engine = Engine(Settings())
-
-    def broken(*args: object) -> object:
-        raise ValueError("a defect")
-
-    monkeypatch.setattr("shmlint.engine.extract_file", broken)
-    result = engine.check_source(SourceText("x.sh", "docker run --gpus all img\n"), FileKind.SHELL, "x.sh")
-    (finding,) = result.findings
+    with pytest.raises(ValueError, match="a defect"):
+        engine.check_source(SourceText("bad.sh", "x\n"), FileKind.SHELL, "bad.sh")
+    (finding,) = engine.check_candidate(Candidate(str(tmp_path / "bad.sh"), FileKind.SHELL, explicit=True)).findings
     assert finding.code == "SHM000" and DEFECT in finding.message and "ValueError: a defect" in finding.message
+    monkeypatch.chdir(tmp_path)
+    run = CliRunner().invoke(cli, ["check", ".", "--format", "json", "--output", "out.json"])
+    assert run.exit_code == 2 and "internal error on 1 file(s), first bad.sh" in run.output, run.output
+    reported = {(f["path"], f["code"]) for f in json.loads((tmp_path / "out.json").read_text())["findings"]}
+    assert reported == {("bad.sh", "SHM000"), ("good.sh", "SHM001")}
 
 
 def test_a_tree_with_every_odd_number_still_reports_everything_and_writes_output(tmp_path: Path) -> None:
