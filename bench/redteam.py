@@ -3,6 +3,7 @@ security probes, and the worst time and memory for any file under ``max-file-siz
 
     PYTHONPATH=$PWD python3 bench/redteam.py            # the full campaign (about ten minutes on a busy machine)
     PYTHONPATH=$PWD python3 bench/redteam.py --quick    # fewer trials, a smoke run
+    PYTHONPATH=$PWD python3 bench/redteam.py --round3   # only issue 27's inputs, each with its time and memory
 
 Prints one line per input class and the figures in the issue's form: inputs tried, tracebacks, internal errors,
 hangs, edits lost, files corrupted, security issues; worst time and peak memory (RSS of the ``shmlint`` process)
@@ -50,6 +51,7 @@ class Figures:
     tracebacks: int = 0
     internal_errors: int = 0
     hangs: int = 0
+    silent: int = 0  # a run that should have said something said "All checked" or exited 0 (issue 27)
     edits_lost: int = 0
     files_corrupted: int = 0
     security_issues: int = 0
@@ -577,25 +579,166 @@ def run_security(figures: Figures, work: Path) -> None:
     figures.security_issues += bool(hits)
 
 
+# -- issue 27: inputs that stopped a run, passed it silently or made it hang ------------------------------------
+
+#: the acceptance of issue 27: each input under these on this machine, or a clear SHM000 "too complex"
+ROUND3_SECONDS, ROUND3_MIB = 10.0, 300
+
+
+def _quadlet(size: int) -> str:
+    head = "[Container]\nImage=docker.io/pytorch/pytorch\nExec=torchrun train.py\nAddDevice=nvidia.com/gpu=all\n"
+    return _fill(lambda i: f"PodmanArgs=--env A{i}=b\n", head, size=size)
+
+
+def _terraform_pods(size: int) -> str:
+    pod = (
+        'resource "kubernetes_pod" "p{i}" {{\n  metadata {{ name = "p{i}" }}\n  spec {{\n    container {{\n'
+        '      image = "pytorch/pytorch"\n      command = ["torchrun", "train.py"]\n'
+        '      resources {{ limits = {{ "nvidia.com/gpu" = 1 }} }}\n    }}\n  }}\n}}\n'
+    )
+    return _fill(lambda i: pod.format(i=i), size=size)
+
+
+def _round3_inputs() -> Iterator[tuple[str, Callable[[Path], list[str]]]]:
+    """(name, build): ``build`` writes the input into an empty folder and returns the ``check`` arguments."""
+    from tests.test_redteam_round3 import HOSTILE_GITIGNORE, NUMBER_SITES, _deeper_than_path_max, aliased_pod
+
+    def files(named: dict[str, str], *args: str) -> Callable[[Path], list[str]]:
+        def build(root: Path) -> list[str]:
+            for name, text in named.items():
+                (root / name).parent.mkdir(parents=True, exist_ok=True)
+                (root / name).write_text(text, encoding="utf-8")
+            return ["check", *args]
+
+        return build
+
+    def deep_tree(root: Path) -> list[str]:
+        _deeper_than_path_max(root)
+        return ["check", "."]
+
+    def gitignore_tree(root: Path) -> list[str]:
+        (root / ".git").mkdir()
+        deep = root.joinpath(*["x"] * 40)
+        deep.mkdir(parents=True)
+        (deep / "pod.yaml").write_text(POD.format(i=0), encoding="utf-8")
+        (root / ".gitignore").write_text(HOSTILE_GITIGNORE + "\n", encoding="utf-8")
+        return ["check", "."]
+
+    backtracking = "".join(
+        f"  - name: c{i}\n    image: {'a' * 20}!\n    resources: {{limits: {{nvidia.com/gpu: 1}}}}\n"
+        for i in range(174 * 1024 // 70)
+    )
+    flow = "import metaflow\nx = [" + "1," * ((UNDER - 40) // 2) + "]\n"
+    jsonc = (
+        '{"image": "pytorch/pytorch", "runArgs": ["--gpus", "all"], "x": [' + ",".join(["[1]"] * (UNDER // 4)) + "]}"
+    )
+    yield "--gpus ² (shell)", files({"run.sh": "docker run --gpus \u00b2 pytorch/pytorch python train.py\n"}, ".")
+    sites = {name: text for name, text, _ in NUMBER_SITES}
+    yield "5000-digit numbers, 11 formats, --output", files(sites, ".", "--format", "sarif", "--output", "out.sarif")
+    yield "a tree deeper than PATH_MAX", deep_tree
+    yield "Quadlet .container 200 KB", files({"t.container": _quadlet(200 * 1024)}, ".")
+    yield "Quadlet .container 9.9 MB", files({"t.container": _quadlet(UNDER)}, ".")
+    yield ".gitignore **/x/**/x/... , 40-deep tree", gitignore_tree
+    yield (
+        "(a|aa)+$ over a 174 KB pod",
+        files({"pod.yaml": POD.format(i=0) + backtracking, ".shmlint.yaml": 'torch-images: ["(a|aa)+$"]\n'}, "."),
+    )
+    yield "Terraform 9.5 MB of pods", files({"main.tf": _terraform_pods(UNDER)}, ".")
+    yield (
+        "Terraform 200 KB of 1+1+...",
+        files(
+            {
+                "ops.tf": _terraform_pods(500).replace(
+                    "image =", "x = " + "+".join(["1"] * 100_000) + "\n      image =", 1
+                )
+            },
+            ".",
+        ),
+    )
+    yield "YAML aliases 1.1 MB", files({"pod.yaml": aliased_pod(22_000, 10_000)}, ".")
+    yield "YAML aliases just under the budget", files({"pod.yaml": aliased_pod(1_500, 10_000)}, ".")
+    yield "Python 9.9 MB", files({"flow.py": flow}, ".")
+    yield "JSONC 9.9 MB", files({".devcontainer/devcontainer.json": jsonc}, ".")
+    # the other whole-file parsers, for the general defence (every parser under a work budget)
+    runner = '[[runners]]\n  executor = "docker"\n  [runners.docker]\n    image = "pytorch/pytorch"\n    gpus = "all"\n'
+    toml = _fill(lambda i: f'[[runners]]\n  name = "r{i}"\n  executor = "shell"\n', runner)
+    yield "GitLab runner config.toml 9.9 MB", files({"config.toml": toml}, ".")
+    agent = "pipeline {{ agent {{ docker {{ image 'pytorch/pytorch' args '--gpus all' }} }} stages {{ {body} }} }}\n"
+    groovy = agent.format(body=_fill(lambda i: f"stage('s{i}') {{ steps {{ sh 'echo {i}' }} }}\n", size=UNDER - 200))
+    yield "Jenkinsfile 9.9 MB", files({"Jenkinsfile": groovy}, ".")
+    service = _fill(lambda i: f"Environment=A{i}=b\n", "[Service]\nExecStart=docker run --gpus all img torchrun\n")
+    yield "systemd .service 9.9 MB", files({"t.service": service}, ".")
+    ecs = json.dumps(
+        {
+            "family": "x",
+            "containerDefinitions": [
+                {"name": "t", "image": "pytorch/pytorch", "resourceRequirements": [{"type": "GPU", "value": "1"}]}
+            ],
+            "x": [[1]] * (UNDER // 6),
+        }
+    )
+    yield "ECS task definition JSON 9.9 MB", files({"task-definition.json": ecs}, ".")
+
+
+def run_round3(figures: Figures, work: Path) -> None:
+    print(f"\n== issue 27: each under {ROUND3_SECONDS:.0f} s and {ROUND3_MIB} MiB, or a clear SHM000; never silent")
+    from shmlint.engine import DEFECT
+
+    for name, build in _round3_inputs():
+        folder = work / "round3"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        args = build(folder)
+        size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if "PATH_MAX" not in name else 0
+        outcome = shmlint(args, folder)
+        figures.record(name, outcome)
+        said = outcome.stdout.decode(errors="replace")
+        verdict = _verdict(outcome)
+        if verdict == "ok" and DEFECT in said:
+            verdict, figures.internal_errors = "INTERNAL ERROR (as a finding)", figures.internal_errors + 1
+        elif verdict == "ok" and (outcome.code == 0 or "All checked" in said):
+            verdict, figures.silent = "SILENT PASS", figures.silent + 1
+        elif verdict == "ok" and "--output" in args and not (folder / "out.sarif").exists():
+            verdict, figures.silent = "NO --output", figures.silent + 1
+        elif verdict == "ok" and (outcome.seconds > ROUND3_SECONDS or outcome.rss_kib > ROUND3_MIB * 1024):
+            verdict = "OVER BUDGET"
+        elif verdict == "ok":
+            refused = ("too complex", "alias bomb", "ran longer than", "left out", "cannot read folder")
+            verdict = next((f"ok: {word}" for word in refused if word in said), "ok")
+        print(
+            f"  {name:42} {size / 2**20:5.1f} MiB  exit {outcome.code}  {outcome.seconds:6.2f} s  "
+            f"{outcome.rss_kib / 1024:6.0f} MiB  {verdict}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer trials: a smoke run")
+    parser.add_argument("--round3", action="store_true", help="only the inputs of issue 27 (about a minute)")
     args = parser.parse_args()
     figures = Figures()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="shmlint-redteam-") as folder:
         work = Path(folder)
+        run_round3(figures, work)
+        if args.round3:
+            return _summary(figures, started)
         run_shapes(figures, work)
         run_mutations(figures, 100 if args.quick else 1500)
         run_security(figures, work)
         run_appends(figures, work, 2 if args.quick else 20, 50 if args.quick else 150)
         run_kills(figures, work, 5 if args.quick else 40)
+    _summary(figures, started)
+
+
+def _summary(figures: Figures, started: float) -> None:
     print(f"\n== figures ({time.perf_counter() - started:.0f} s)")
     summary = {
         "inputs tried": figures.inputs,
         "tracebacks": figures.tracebacks,
         "internal errors": figures.internal_errors,
         "hangs": figures.hangs,
+        "silent passes": figures.silent,
         "edits lost": figures.edits_lost,
         "files corrupted": figures.files_corrupted,
         "security issues": figures.security_issues,

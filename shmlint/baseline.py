@@ -69,6 +69,8 @@ def load_baseline(path: Path) -> Baseline:
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise BaselineError(f"{path}: baseline is not JSON: {exc.msg} ({where})") from None
+    except ValueError:  # int() of thousands of digits (every syntax error is a JSONDecodeError)
+        raise BaselineError(f"{path}: baseline holds a number too long to read") from None
     if isinstance(document, dict) and document.get("schema_version") == 1:
         raise BaselineError(
             f"{path}: baseline written by shmlint 0.1, whose fingerprints shmlint no longer computes; "

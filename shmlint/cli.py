@@ -304,7 +304,7 @@ def check(
     no_prefilter: bool,
 ) -> None:
     """Check files and folders (default: the current folder; '-' reads standard input)."""
-    from shmlint.engine import Engine
+    from shmlint.engine import DEFECT, Engine
     from shmlint.model import Report
     from shmlint.runner import check_paths
 
@@ -347,6 +347,10 @@ def check(
     )
     _emit(text, output)
     failed = report.failed_by_file(fail_on_by_file) or (report_unused_suppressions and bool(report.unused_suppressions))
+    defects = [f.path for f in report.files if any(DEFECT in finding.message for finding in f.findings)]
+    if defects:  # the report is whole, but shmlint failed on these files: a tool error, never a pass
+        click.echo(f"shmlint: internal error on {len(defects)} file(s), first {defects[0]}; please report it", err=True)
+        sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_CLEAN)
 
 

@@ -85,8 +85,10 @@ def _has_tool_table(pyproject: Path) -> bool:
         return False
     import tomllib
 
+    from shmlint.parsers.toml_tables import load_toml
+
     try:
-        tool = tomllib.loads(text).get("tool", {})
+        tool = load_toml(text).get("tool", {})
     except tomllib.TOMLDecodeError:
         return True  # ours or not, a broken file next to the code is reported rather than passed over
     return isinstance(tool, dict) and "shmlint" in tool

@@ -17,6 +17,7 @@ from typing import Any
 
 from shmlint.config_error import RULE_WORDS, ConfigError, KeyPath, Problem, dumps
 from shmlint.lazy_regex import LazyRegex
+from shmlint.numbers import MAX_INT, bounded_int, long_number_place
 from shmlint.value import NamedTuple
 
 #: values a configuration file may hold with its aliases expanded: a real one has a few hundred
@@ -64,9 +65,25 @@ def read_document(path: Path) -> Document:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise ConfigError(path, [Problem((), f"cannot read: {reason}")]) from None
-    if path.name == "pyproject.toml":
-        return _read_toml(path, text)
-    return _read_yaml(path, text)
+    document = _read_toml(path, text) if path.name == "pyproject.toml" else _read_yaml(path, text)
+    huge = [document.locate(Problem(key, f"number out of range (at most {MAX_INT})")) for key in _huge(document.data)]
+    if huge:  # a 5000-digit value cannot even be shown (str() of it raises): said before any check quotes it
+        raise ConfigError(path, huge)
+    return document
+
+
+def _huge(node: Any, key: KeyPath = (), seen: set[int] | None = None) -> Iterator[KeyPath]:
+    """Where the data holds a whole number beyond ``MAX_INT`` either way (each shared node walked once)."""
+    seen = set() if seen is None else seen
+    if isinstance(node, dict | list):
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        pairs = node.items() if isinstance(node, dict) else enumerate(node)
+        for name, value in pairs:
+            yield from _huge(value, (*key, name), seen)
+    elif isinstance(node, int) and not isinstance(node, bool) and bounded_int(abs(node)) is None:
+        yield key
 
 
 def _read_yaml(path: Path, text: str) -> Document:
@@ -82,6 +99,9 @@ def _read_yaml(path: Path, text: str) -> Document:
         raise ConfigError(path, [Problem((), f"not valid YAML: {problem}", line, column)]) from None
     except YAMLError as exc:
         raise ConfigError(path, [Problem((), f"not valid YAML: {exc}")]) from None
+    except ValueError:  # only int() of thousands of digits: every syntax error is a YAMLError
+        line, column = long_number_place(text)
+        raise ConfigError(path, [Problem((), "not valid YAML: number too long", line, column)]) from None
     data = plain({} if root is None else root)
     if _expanded_size(data, {}) > MAX_VALUES:  # validators walk every copy an alias stands for
         problem = Problem((), f"more than {MAX_VALUES:,} values once its aliases are expanded (an alias bomb?)")
@@ -121,8 +141,10 @@ def _place_yaml(root: Any, problem: Problem) -> Problem:
 def _read_toml(path: Path, text: str) -> Document:
     import tomllib
 
+    from shmlint.parsers.toml_tables import load_toml
+
     try:
-        tool = tomllib.loads(text).get("tool", {})
+        tool = load_toml(text).get("tool", {})
     except tomllib.TOMLDecodeError as exc:
         place = _TOML_ERROR_PLACE.search(str(exc))
         line, column = (None, None) if place is None else (text.count("\n") + 1, 1)  # "at end of document"

@@ -10,17 +10,40 @@ and linear, stay on ``re``), so the one-file ``check`` path pays nothing.
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+
 #: seconds one configured pattern may spend on one value before the file is reported instead of checked
 PATTERN_BUDGET_SECONDS = 0.05
+#: seconds all configured patterns together may spend on one file: thousands of values each just under the
+#: per-value budget took 3 minutes on a 174 KB pod (issue 27); the file is then reported instead of checked
+FILE_BUDGET_SECONDS = 0.5
+
+#: when the file being checked runs out of pattern time (``time.monotonic``); set by ``file_budget`` around each
+#: file, so no other file and no other thread shares it
+_DEADLINE: ContextVar[float | None] = ContextVar("shmlint_pattern_deadline", default=None)
 
 
 class PatternTimeout(Exception):
-    """A configured pattern that ran past its budget on a value (catastrophic backtracking); the message says
-    which pattern, for an SHM000 finding on the file."""
+    """A configured pattern that ran past its budget on a value (catastrophic backtracking), or all of them past
+    the file's; the message says which pattern, for an SHM000 finding on the file."""
+
+
+@contextlib.contextmanager
+def file_budget() -> Iterator[None]:
+    """Every configured-pattern search inside counts against one budget of ``FILE_BUDGET_SECONDS`` for the file."""
+    token = _DEADLINE.set(time.monotonic() + FILE_BUDGET_SECONDS)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
 
 
 class ConfiguredPattern:
-    """Configured patterns joined into one, searched under ``PATTERN_BUDGET_SECONDS`` per value."""
+    """Configured patterns joined into one, searched under ``PATTERN_BUDGET_SECONDS`` per value and what is left
+    of ``FILE_BUDGET_SECONDS`` for the file (inside ``file_budget``)."""
 
     __slots__ = ("key", "pattern")
 
@@ -31,10 +54,19 @@ class ConfiguredPattern:
         self.pattern = regex.compile("|".join(f"(?:{p})" for p in patterns), regex.IGNORECASE | regex.VERSION0)
 
     def search(self, value: str) -> str | None:
-        """The matched text, or None; ``PatternTimeout`` when the budget runs out."""
+        """The matched text, or None; ``PatternTimeout`` when a budget runs out."""
+        deadline = _DEADLINE.get()
+        file_left = PATTERN_BUDGET_SECONDS if deadline is None else deadline - time.monotonic()
         try:
-            match = self.pattern.search(value, timeout=PATTERN_BUDGET_SECONDS)
+            if file_left <= 0:
+                raise TimeoutError
+            match = self.pattern.search(value, timeout=min(PATTERN_BUDGET_SECONDS, file_left))
         except TimeoutError:
+            if file_left < PATTERN_BUDGET_SECONDS:
+                raise PatternTimeout(
+                    f"configured {self.key} patterns ran longer than {FILE_BUDGET_SECONDS} s on this file's values "
+                    "(catastrophic backtracking?): rewrite the pattern; the file was not checked"
+                ) from None
             raise PatternTimeout(
                 f"a configured {self.key} pattern ran longer than {PATTERN_BUDGET_SECONDS} s on the value "
                 f"'{value[:80]}' (catastrophic backtracking?): rewrite the pattern; the file was not checked"

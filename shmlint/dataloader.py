@@ -13,10 +13,12 @@ Measured with the validation probe (docs/validation.md): the smallest /dev/shm t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import DataLoaderHint
+from shmlint.numbers import ascii_int, read_int
 from shmlint.sizes import (
     DEFAULT_MIN_SHM_BYTES,
     DEFAULT_SHM_BYTES,
@@ -60,7 +62,7 @@ DTYPE_BYTES = {
 HINT_COMMENT = LazyRegex(r"#\s*shmlint:\s*dataloader\b(?P<value>[^\n]*)")
 
 _PAIR = LazyRegex(r"([a-z-]+)=(\S+)")
-_SHAPE = LazyRegex(r"^\d+(x\d+)*$")
+_SHAPE = LazyRegex(r"^\d+(x\d+)*$", re.ASCII)
 _KEYS = frozenset({"workers", "batch", "sample", "dtype", "procs", "prefetch"})
 #: the largest values a hint may declare: far above any real loader, low enough that the arithmetic and the
 #: sizes printed from it stay small numbers (a 5,000-digit hint is refused, not computed)
@@ -80,7 +82,8 @@ def sample_bytes(shape: str, dtype: str) -> int:
         raise HintError(f"unknown dtype '{dtype}' (one of {', '.join(sorted(DTYPE_BYTES))})")
     total = DTYPE_BYTES[dtype]
     for dim in shape.split("x"):
-        if len(dim) > 13 or (total := total * int(dim)) > MAX_SAMPLE_BYTES:
+        size = ascii_int(dim, maximum=MAX_SAMPLE_BYTES)
+        if size is None or (total := total * size) > MAX_SAMPLE_BYTES:
             raise HintError(f"sample '{shape}' is larger than {MAX_SAMPLE_BYTES:,} bytes: not a DataLoader sample")
     return total
 
@@ -115,11 +118,12 @@ def parse_hint(text: str) -> DataLoaderHint | None:
 
 
 def _count(key: str, value: str) -> int:
-    if not value.isascii() or not value.isdigit():
-        raise HintError(f"{key}={value[:20]}: expected a whole number")
-    if len(value) > 9 or int(value) > MAX_COUNTS[key]:
+    number = read_int(value, maximum=MAX_COUNTS[key])
+    if number.value is not None:
+        return number.value
+    if number.problem.startswith("out of range"):
         raise HintError(f"{key}={value[:20]}{'...' if len(value) > 20 else ''}: at most {MAX_COUNTS[key]:,}")
-    return int(value)
+    raise HintError(f"{key}={value[:20]}: expected a whole number")
 
 
 def round_pages(value: int) -> int:

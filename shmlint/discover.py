@@ -253,13 +253,15 @@ class _Exclusions:
     above the walked folder count up to the top of its git repository.
     """
 
-    __slots__ = ("gitignore", "ignores", "patterns", "prefix")
+    __slots__ = ("gitignore", "ignores", "patterns", "prefix", "refused")
 
     def __init__(self, patterns: PathPatterns, prefix: str, gitignore: bool, above: list[_Ignore]) -> None:
         self.patterns = patterns
         self.prefix = prefix  # the walked folder relative to the patterns' folder: "" or ending in "/"
         self.gitignore = gitignore
         self.ignores = {"": above}  # walked folder -> the .gitignore files that apply in it, outermost first
+        #: .gitignore files with patterns too costly to match, and why: the walk reports them (more is checked)
+        self.refused = [(ignore.path, ignore.spec.refused) for ignore in above if ignore.spec.refused]
 
     @classmethod
     def for_root(cls, root: str, options: WalkOptions | None) -> _Exclusions:
@@ -284,7 +286,10 @@ class _Exclusions:
             return
         inherited = self.ignores[folder.rpartition("/")[0]] if folder else self.ignores[""]
         spec = _read_gitignore(os.path.join(directory, ".gitignore")) if ".gitignore" in filenames else None
-        own = _Ignore(spec, "", len(folder) + 1 if folder else 0) if spec is not None else None
+        path = os.path.join(directory, ".gitignore")
+        own = _Ignore(spec, "", len(folder) + 1 if folder else 0, path) if spec is not None else None
+        if own is not None and own.spec.refused:
+            self.refused.append((path, own.spec.refused))
         self.ignores[folder] = [*inherited, own] if own is not None else inherited
 
     def excluded(self, folder: str, relative: str, is_dir: bool) -> bool:
@@ -302,10 +307,10 @@ class _Ignore:
     (a folder inside the walk), or put ``prepend`` before it (a folder above the walk). A slotted class: a
     NamedTuple would cost a one-file check 0.15 ms of start-up for a type only folder walks use."""
 
-    __slots__ = ("prepend", "spec", "strip")
+    __slots__ = ("path", "prepend", "spec", "strip")
 
-    def __init__(self, spec: PathPatterns, prepend: str, strip: int) -> None:
-        self.spec, self.prepend, self.strip = spec, prepend, strip
+    def __init__(self, spec: PathPatterns, prepend: str, strip: int, path: str) -> None:
+        self.spec, self.prepend, self.strip, self.path = spec, prepend, strip, path
 
 
 def _gitignores_above(root: str) -> list[_Ignore]:
@@ -320,9 +325,10 @@ def _gitignores_above(root: str) -> list[_Ignore]:
             return []
         below = f"{os.path.basename(folder)}/{below}"
         folder = parent
-        spec = _read_gitignore(os.path.join(folder, ".gitignore"))
+        path = os.path.join(folder, ".gitignore")
+        spec = _read_gitignore(path)
         if spec is not None:
-            found.append(_Ignore(spec, below, 0))
+            found.append(_Ignore(spec, below, 0, path))
     return found[::-1]
 
 
@@ -349,6 +355,8 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
             yield _unreadable(unreadable.pop(), directory)
         folder = directory[len(top) :].lstrip(os.sep).replace(os.sep, "/")  # os.walk joins onto ``top``
         exclusions.enter(folder, filenames, directory)
+        while exclusions.refused:
+            yield _refused(*exclusions.refused.pop(0))
         within = f"{folder}/" if folder else ""
         dirnames[:] = sorted(
             d
@@ -369,42 +377,20 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
                 kind = _sniff(full)
             if kind is not None:
                 yield Candidate(clean_path(full) if dotted else full, kind, explicit=False)
-
-
-def _walk_folders(root: str, excluded: Callable[[str, str], bool]) -> Iterator[tuple[str, list[str], OSError | None]]:
-    """``os.walk`` top-down without following links, names sorted, with a stack instead of recursion (a tree a
-    thousand folders deep must not reach Python's recursion limit); a folder that cannot be listed comes with its
-    error."""
-    stack = [root]
-    while stack:
-        directory = stack.pop()
-        try:
-            with os.scandir(directory) as entries:
-                dirnames, filenames = [], []
-                for entry in entries:
-                    try:
-                        is_dir = entry.is_dir()
-                    except OSError:
-                        is_dir = False
-                    if not is_dir:
-                        filenames.append(entry.name)
-                    elif not entry.is_symlink():
-                        dirnames.append(entry.name)
-        except OSError as error:
-            yield directory, [], error
-            continue
-        dirnames = sorted(
-            d
-            for d in dirnames
-            if not excluded(d, f"{directory}/{d}") and not os.path.isfile(f"{directory}/{d}/pyvenv.cfg")
-        )
-        yield directory, sorted(filenames), None
-        stack.extend(os.path.join(directory, d) for d in reversed(dirnames))
+    while unreadable:  # the last folder walked, or the named folder itself: reported like every other one
+        yield _unreadable(unreadable.pop(), root)
 
 
 def _unreadable(error: OSError, where: str) -> Candidate:
     message = f"cannot read folder: {error.strerror or error}"
     return Candidate(clean_path(error.filename or where), FileKind.YAML, explicit=False, error=message)
+
+
+def _refused(path: str, problems: tuple[str, ...]) -> Candidate:
+    """A ``.gitignore`` with patterns left out (``patterns.too_costly``): the files they name are checked."""
+    shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+    message = f"patterns left out (the files they name are checked): {shown}"
+    return Candidate(clean_path(path), FileKind.YAML, explicit=False, error=message)
 
 
 def _regular(path: str) -> bool:

@@ -10,7 +10,7 @@ import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from shmlint.configured_patterns import PatternTimeout
+from shmlint.configured_patterns import PatternTimeout, file_budget
 from shmlint.discover import Candidate, FileKind, StrPath
 from shmlint.extract.dispatch import Extraction, UnparsableInput, extract_file
 from shmlint.model import FileResult, Notice
@@ -23,6 +23,10 @@ if TYPE_CHECKING:  # a file with no workload never loads the rules
     from shmlint.model import Evidence, Finding, Workload
     from shmlint.need import Knowledge
     from shmlint.rules.rule import RuleContext
+
+#: what the report says of a file on which shmlint itself failed (the red-team bench counts it as an internal error)
+DEFECT = "shmlint could not check this file: internal error"
+MAX_DEFECT_CHARS = 200
 
 
 class Engine:
@@ -53,10 +57,23 @@ class Engine:
             source = SourceText.from_bytes(display, read_bytes(candidate.path, self.settings.max_file_bytes))
         except InputError as exc:
             return self.invalid(display, str(exc))
-        return self.check_source(source, candidate.kind, candidate.path)
+        try:
+            return self.check_source(source, candidate.kind, candidate.path)
+        except Exception as exc:  # noqa: BLE001 - one file's defect must not drop a tree's whole report
+            # the file's SHM000 (the command line also says so on stderr and exits 2); every other file is still
+            # checked and reported, and --output written. check_source itself raises: fuzzing sees every defect
+            why = f"{type(exc).__name__}: {str(exc)[:MAX_DEFECT_CHARS]}"
+            return self.invalid(display, f"{DEFECT} ({why}); please report it", source=source)
 
     def check_source(self, source: SourceText, kind: FileKind, path: StrPath) -> FileResult:
         """Check text already in memory (also used for stdin and by the fixer to re-check its output)."""
+        try:
+            with file_budget():
+                return self._check_source(source, kind, path)
+        except PatternTimeout as exc:  # in a rule: the file is reported, as for one in extraction
+            return self.invalid(source.path, str(exc), source=source)
+
+    def _check_source(self, source: SourceText, kind: FileKind, path: StrPath) -> FileResult:
         if kind is FileKind.DOCKERFILE or _ignores_file(source.text):
             return FileResult(source.path, source=source)
         raw: list[Finding] = []

@@ -19,22 +19,29 @@ from shmlint.lazy_regex import LazyRegex
 
 #: characters that make a pattern more than a plain name
 _SPECIAL = frozenset("*?[]!\\/ #")
-#: ``*`` runs per path segment and per pattern beyond which the regular expression pathspec builds can backtrack
-#: for minutes on one long file name (``*a*a*a*b``: 14 s for a name of 250 ``a``; ``*a*/*a*/x``: 70 ms a path)
+#: ``*`` runs per path segment and per pattern (each ``**`` segment counts as one) beyond which the regular
+#: expression pathspec builds can backtrack for minutes on one long file name (``*a*a*a*b``: 14 s for a name of
+#: 250 ``a``; ``*a*/*a*/x``: 70 ms a path)
 MAX_STARS_PER_SEGMENT, MAX_STARS = 2, 3
+#: ``**`` segments before the last one (a pattern without an inner ``/`` starts with an implicit ``**/``): each
+#: is a ``.+`` that crosses folders, and two of them make the work grow with the square of the path's depth
+#: (``**/x/**/y``: 0.36 s for one path 2,000 folders deep), three with its cube (``**/x/**/x/**/y``: 3.6 s at 500)
+MAX_INNER_GLOBSTARS = 1
 _STARS = LazyRegex(r"\*+")
 
 
 class PathPatterns:
     """Compiled patterns; ask them about paths written relative to the folder the patterns belong to."""
 
-    __slots__ = ("_names", "_spec")
+    __slots__ = ("_names", "_spec", "refused")
 
     def __init__(self, patterns: Sequence[str]) -> None:
         """Blank lines, comments, patterns ``too_costly`` refuses and patterns git cannot read (``x\\``, ``[z-a]``)
         are left out, as git leaves out what it cannot read: from a .gitignore, which shmlint does not own, that
         means more is checked, never less."""
-        lines = [p for p in patterns if p.strip() and not p.startswith("#") and too_costly(p) is None]
+        written = [p for p in patterns if p.strip() and not p.startswith("#")]
+        self.refused = tuple(problem for p in written if (problem := too_costly(p)) is not None)  # said by the walk
+        lines = [p for p in written if too_costly(p) is None]
         if all(_SPECIAL.isdisjoint(p) for p in lines):
             self._names: frozenset[str] | None = frozenset(lines)
             self._spec = None
@@ -68,12 +75,22 @@ def _readable(pattern: str) -> bool:
 
 
 def too_costly(pattern: str) -> str | None:
-    """Why matching ``pattern`` could take exponential time, or None: bounded work on hostile input."""
-    runs = [len(_STARS.findall(segment)) for segment in pattern.split("/") if segment != "**"]
-    if max(runs, default=0) > MAX_STARS_PER_SEGMENT or sum(runs) > MAX_STARS:
+    """Why matching ``pattern`` could take more than linear time in the path, or None: bounded work on hostile
+    input. The cost model counts what the matcher's regular expression really costs: ``*`` runs within a segment,
+    all wildcards of the pattern, and ``**`` segments that more path follows."""
+    segments = pattern.removeprefix("!").rstrip("/").split("/")
+    globstars = [index for index, segment in enumerate(segments) if segment == "**"]
+    runs = [len(_STARS.findall(segment)) for segment in segments if segment != "**"]
+    inner = len([index for index in globstars if index < len(segments) - 1])  # an implicit one is alone: 1 at most
+    if max(runs, default=0) > MAX_STARS_PER_SEGMENT or sum(runs) + len(globstars) > MAX_STARS:
         return (
             f"'{pattern}' has too many wildcards to match in bounded time (at most {MAX_STARS_PER_SEGMENT} '*' "
-            f"in one path segment and {MAX_STARS} in a pattern)"
+            f"in one path segment and {MAX_STARS} in a pattern, '**' included)"
+        )
+    if inner > MAX_INNER_GLOBSTARS:
+        return (
+            f"'{pattern}' has too many '**' to match in bounded time (at most {MAX_INNER_GLOBSTARS} with more of "
+            "the path after it)"
         )
     return None
 

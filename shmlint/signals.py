@@ -13,6 +13,7 @@ from functools import cached_property
 
 from shmlint.configured_patterns import ConfiguredPattern
 from shmlint.lazy_regex import LazyRegex
+from shmlint.numbers import ascii_float, ascii_int
 from shmlint.value import Frozen, NamedTuple
 
 
@@ -156,6 +157,8 @@ TORCH_MODEL_FORMATS = ("pytorch", "huggingface", "triton")
 #: a container whose command is one of these is a diagnostic or a benchmark client, not a GPU workload
 UTILITY_COMMANDS = ("nvidia-smi", "perf_client", "perf_analyzer")
 
+#: more devices than one node holds: a larger count is read as unknown-many rather than as a number
+MAX_DEVICES = 4096
 NO_GPU_VISIBLE = frozenset({"", "none", "void"})
 
 
@@ -372,10 +375,11 @@ def gpu_visible(value: str) -> bool:
 
 def positive_count(value: str) -> bool:
     """A resource count above zero; ``0``, ``"0"`` and unparsable counts are not GPUs."""
-    try:
-        return float(value.strip().strip("\"'")) > 0
-    except ValueError:
-        return False
+    text = value.strip().strip("\"'")
+    if text.isascii() and text.isdigit():  # however long (no conversion): a count above zero is a GPU
+        return text.strip("0") != ""
+    number = ascii_float(text)
+    return number is not None and number > 0
 
 
 def device_count(value: str) -> int | None:
@@ -386,13 +390,13 @@ def device_count(value: str) -> int | None:
         return 0
     if "$" in text or text.lower() == "all":
         return None
-    if text.isdigit():
-        return int(text)
+    if text.isdigit():  # any digit, "²" too: one that is not an ASCII count is unreadable (unknown-many)
+        return ascii_int(text, maximum=MAX_DEVICES)
     items = [item.strip().strip("\"'") for item in text.split(",")]
     for index, item in enumerate(items):
         key, equals, setting = item.partition("=")
         if equals and key == "count":
-            return int(setting) if setting.isdigit() else None
+            return ascii_int(setting, maximum=MAX_DEVICES)
         if equals and key == "device":
             devices = [setting] + [rest for rest in items[index + 1 :] if "=" not in rest]
             return len([device for device in devices if device])

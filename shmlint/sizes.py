@@ -36,10 +36,10 @@ _K8S_SUFFIXES = {
     "P": 10**15,
     "E": 10**18,
 }
-_K8S_RE = LazyRegex(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m))?$")
-_DOCKER_RE = LazyRegex(r"^(\d+(?:\.\d*)?|\.\d+) ?(b|[kmgtp](?:b|ib)?)?$", re.IGNORECASE)
+_K8S_RE = LazyRegex(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m))?$", re.ASCII)
+_DOCKER_RE = LazyRegex(r"^(\d+(?:\.\d*)?|\.\d+) ?(b|[kmgtp](?:b|ib)?)?$", re.IGNORECASE | re.ASCII)
 _DOCKER_UNITS = {"k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
-_K8S_BINARY_LIKE = LazyRegex(r"^(\d+(?:\.\d+)?) ?([KMGTP])i$", re.IGNORECASE)
+_K8S_BINARY_LIKE = LazyRegex(r"^(\d+(?:\.\d+)?) ?([KMGTP])i$", re.IGNORECASE | re.ASCII)
 
 
 class ParsedSize(NamedTuple):

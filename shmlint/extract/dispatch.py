@@ -130,9 +130,19 @@ def _extract(source: SourceText, kind: FileKind, path: StrPath, run: Extraction)
     return workloads, []
 
 
+#: the most tokens (``parsers.work``) of a systemd or Quadlet unit: every key's value is tokenised as shell and
+#: read as docker options (about 500 KB of ``PodmanArgs=`` lines, 2-3 s); real units are a few KB
+MAX_UNIT_TOKENS = 200_000
+
+
 def _unit(source: SourceText, path: StrPath, run: Extraction) -> list[Workload]:
     from shmlint.extract.units import extract_unit
+    from shmlint.parsers.work import TOO_COMPLEX, beyond
 
+    too_many = beyond(source.text, MAX_UNIT_TOKENS)
+    if too_many is not None:  # linear, but 10 MB of keys would take a minute
+        line, column = source.position(too_many)
+        raise UnparsableInput(f"{TOO_COMPLEX} (more than {MAX_UNIT_TOKENS:,} tokens)", line, column, too_many)
     return extract_unit(source, path, run.signals)
 
 

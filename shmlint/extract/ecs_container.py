@@ -17,9 +17,10 @@ from typing import Protocol, TypeVar
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, FixTarget, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
+from shmlint.numbers import ascii_int
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals, positive_count
+from shmlint.signals import MAX_DEVICES, Signals, positive_count
 from shmlint.sizes import MIB, parse_either
 from shmlint.source import Span
 from shmlint.value import NamedTuple
@@ -27,9 +28,9 @@ from shmlint.value import NamedTuple
 #: ``Size.dialect`` of an integer number of MiB; the fixers write such sizes as a bare integer
 MIB_DIALECT = "mib"
 IGNORE_LABEL = "shmlint.io/ignore"
-_WHOLE = LazyRegex(r"^\d{1,12}$")
+_WHOLE = LazyRegex(r"^\d{1,12}$", re.ASCII)
 #: the task-level ``memory`` also takes ``"4 GB"`` (ECS task size)
-_TASK_MEMORY = LazyRegex(r"^(\d{1,9})\s*(GB)?$", re.IGNORECASE)
+_TASK_MEMORY = LazyRegex(r"^(\d{1,9})\s*(GB)?$", re.IGNORECASE | re.ASCII)
 _IPC_KINDS = {"host": ShmKind.HOST_IPC, "none": ShmKind.NONE, "task": ShmKind.SHARED}
 
 N = TypeVar("N")
@@ -146,7 +147,7 @@ def _gpu(tree: EcsTree[N], container: N, signals: Signals) -> tuple[tuple[Eviden
     for kind, value, element in _pairs(tree, container, "resourceRequirements"):
         if kind.upper() == "GPU" and positive_count(value):
             found.append(Evidence(f"resourceRequirements GPU: {value}", tree.span(element)))
-            count += int(value) if value.isdigit() and len(value) < 10 else 0
+            count += ascii_int(value, maximum=MAX_DEVICES) or 0
     for name, value, element in _pairs(tree, container, "environment"):
         if signals.is_gpu_env(name, value):
             found.append(Evidence(f"environment {name}={value}", _env_span(tree, element)))

@@ -9,14 +9,13 @@ reads the values; ``shmlint.parsers.toml_tables`` says where they are written.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator
 
 from shmlint.extract.docker_options import options_workload
 from shmlint.model import TableTarget, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
 from shmlint.parsers.shell import Word
-from shmlint.parsers.toml_tables import KeyLine, Table, tables
+from shmlint.parsers.toml_tables import KeyLine, Table, load_toml, tables
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 
@@ -34,7 +33,7 @@ _LISTS = {"devices": "--device", "volumes": "--volume", "environment": "--env"}
 
 def extract_gitlab_runner(source: SourceText, signals: Signals) -> list[Workload]:
     """One workload per docker runner; raises ``tomllib.TOMLDecodeError``."""
-    settings = tomllib.loads(source.text)
+    settings = load_toml(source.text)
     runners = settings.get("runners")
     if not isinstance(runners, list):
         return []

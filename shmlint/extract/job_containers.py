@@ -32,9 +32,24 @@ def extract_job_containers(
         return _gitlab_runner(source, signals, wanted)
     if not wanted:
         return [], []
+    _within_budget(source)
     from shmlint.extract.jenkins import extract_jenkinsfile
 
     return extract_jenkinsfile(source, signals), []
+
+
+#: the most tokens (``parsers.work``) of a runner's config.toml or a Jenkinsfile: about 1 MB, a second or two;
+#: 10 MB took tomllib 16 s and 336 MB, the Groovy reader 26 s and 628 MB (issue 27). Real ones are a few KB.
+MAX_TOKENS = 200_000
+
+
+def _within_budget(source: SourceText) -> None:
+    from shmlint.parsers.work import TOO_COMPLEX, beyond
+
+    too_many = beyond(source.text, MAX_TOKENS)
+    if too_many is not None:
+        line, column = source.position(too_many)
+        raise InvalidFile(f"{TOO_COMPLEX} (more than {MAX_TOKENS:,} tokens)", line, column, too_many)
 
 
 def _devcontainer(
@@ -58,11 +73,14 @@ def _gitlab_runner(source: SourceText, signals: Signals, wanted: bool) -> tuple[
     """A ``config.toml`` is a runner's only when it has ``[[runners]]``; other tools' files are left alone."""
     if "[[runners]]" not in source.text:
         return [], []
+    _within_budget(source)
     import tomllib
+
+    from shmlint.parsers.toml_tables import load_toml
 
     try:
         if not wanted:
-            tomllib.loads(source.text)
+            load_toml(source.text)
             return [], []
         from shmlint.extract.gitlab_runner import extract_gitlab_runner
 

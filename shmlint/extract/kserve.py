@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size, Workload
+from shmlint.numbers import ascii_int
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
 from shmlint.source import SourceText
 from shmlint.value import NamedTuple
@@ -81,13 +82,14 @@ def runtimes_in(source: SourceText, documents: list[Node], workloads: Iterable[W
     return found
 
 
+#: KServe keeps a model format's priority in an int32
+MAX_PRIORITY = 2**31 - 1
+
+
 def _format(m: Mappings, entry: Node) -> RuntimeFormat:
     name = (scalar(m.get(entry, "name")) or "").strip().lower()
     auto = (scalar(m.get(entry, "autoSelect")) or "").strip().lower() == "true"
-    try:
-        priority = int(scalar(m.get(entry, "priority")) or 0)
-    except ValueError:
-        priority = 0
+    priority = ascii_int(scalar(m.get(entry, "priority")) or "0", maximum=MAX_PRIORITY) or 0
     return RuntimeFormat(name, auto, priority)
 
 

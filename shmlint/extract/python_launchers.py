@@ -32,15 +32,21 @@ from shmlint.model import (
     WorkloadFormat,
     WorkloadId,
 )
+from shmlint.numbers import MAX_INT, ascii_int, bounded_int
+from shmlint.parsers.work import TOO_COMPLEX, beyond
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals, device_count
+from shmlint.signals import MAX_DEVICES, Signals, device_count, positive_count
 from shmlint.source import SourceText, Span
 from shmlint.value import NamedTuple
 
 #: more syntax nodes than any real launcher module; a larger file is refused as too complex, not walked
 MAX_NODES = 200_000
+#: the most tokens (``parsers.work``) handed to ``ast.parse``: about 1 MB of ordinary code, 100 MB of nodes
+MAX_TOKENS = 200_000
+#: the most MiB a size may name (docker and Kubernetes keep bytes in an int64)
+MAX_MIB = MAX_INT // sizes.MIB
 METAFLOW_COMPUTE = ("batch", "kubernetes", "resources")
 KFP_ACCELERATOR = ("set_accelerator_limit", "set_gpu_limit", "set_accelerator_type")
 FLYTE_GPU_RESOURCES = ("requests", "limits", "resources")
@@ -63,6 +69,10 @@ class _Arg(NamedTuple):
 
 def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
     """Raises ``PythonError`` for a file that is not Python or is too large to walk."""
+    too_many = beyond(source.text, MAX_TOKENS)
+    if too_many is not None:  # ast.parse builds every node first: 1 MB of "1," took 10 s and 527 MB
+        line, column = source.position(too_many)
+        raise PythonError(f"{TOO_COMPLEX} (more than {MAX_TOKENS:,} tokens; split the file)", line, column, too_many)
     try:
         tree = ast.parse(source.text)
     except SyntaxError as exc:
@@ -134,12 +144,14 @@ class _Reader:
         if value is _UNKNOWN:
             return Size(text, None, span, dialect)
         if dialect == "mib":
-            whole = isinstance(value, int) and not isinstance(value, bool) and value > 0
-            if isinstance(value, str) and value.strip().isdigit():
-                value, whole = int(value), True
-            if whole:
-                return Size(text, int(value) * sizes.MIB, span, dialect)  # type: ignore[call-overload]
+            mib = (
+                bounded_int(value, maximum=MAX_MIB) if not isinstance(value, str) else ascii_int(value, maximum=MAX_MIB)
+            )
+            if mib:
+                return Size(text, mib * sizes.MIB, span, dialect)
             return Size(text, None, span, dialect, f"{text} is not a whole number of MiB (e.g. 8192)")
+        if isinstance(value, int) and not isinstance(value, bool) and bounded_int(value) is None:
+            return Size(text, None, span, dialect, f"{text[:40]} is out of range")
         if isinstance(value, int) and not isinstance(value, bool) and dialect == sizes.DOCKER:
             return Size(text, value, span, dialect)  # the docker SDK reads an integer as bytes
         if not isinstance(value, str | int) or isinstance(value, bool):
@@ -150,10 +162,10 @@ class _Reader:
     def positive(self, arg: _Arg | None) -> bool:
         if arg is None or arg.value is _UNKNOWN or arg.value is None or isinstance(arg.value, bool):
             return False
-        try:
-            return float(str(arg.value)) > 0
-        except ValueError:
-            return False
+        value = arg.value
+        if isinstance(value, int | float):
+            return value > 0  # a number from the source, however large: no str() of it (5000 digits raise)
+        return isinstance(value, str) and positive_count(value)
 
     # -- the launchers -----------------------------------------------------------------------------------------
 
@@ -550,7 +562,9 @@ def _chain_names(scope: ast.AST) -> dict[int, str]:
 def _counts(arg: _Arg) -> list[int]:
     """The device count a literal ``gpu=2`` / ``"2"`` / ``set_accelerator_limit(2)`` names; none when unknown."""
     value = arg.value
-    count = device_count(str(value)) if isinstance(value, int | str) and not isinstance(value, bool) else None
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return []
+    count = device_count(value) if isinstance(value, str) else bounded_int(value, maximum=MAX_DEVICES)
     return [count] if count is not None else []
 
 
@@ -559,7 +573,11 @@ def _first(arg: _Arg | None) -> bool:
     if arg is None or not isinstance(arg.node, ast.Tuple | ast.List) or not arg.node.elts:
         return False
     first = arg.node.elts[0]
-    return isinstance(first, ast.Constant) and str(first.value).isdigit() and int(str(first.value)) > 0
+    if not isinstance(first, ast.Constant):
+        return False
+    value = first.value
+    count = ascii_int(value) if isinstance(value, str) else bounded_int(value)
+    return bool(count)
 
 
 def _flat_strings(node: ast.expr) -> set[str]:

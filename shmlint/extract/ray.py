@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from shmlint.extract.commandline import command_workload
 from shmlint.model import CommandTarget, Evidence, RayTarget, Workload, WorkloadFormat, WorkloadId
+from shmlint.numbers import ascii_float
 from shmlint.parsers.run_options import option_words, options_command
 from shmlint.parsers.shell import Word
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, is_null, scalar, sequence
@@ -97,10 +98,8 @@ def _truthy(node: Node | None) -> bool:
     if kind == "bool":
         return value.lower() not in _FALSE_BOOLS
     if kind in ("int", "float"):
-        try:
-            return float(value.replace("_", "")) != 0
-        except ValueError:
-            return True  # 0x1f, 1:30 (sexagesimal): never zero in a real config
+        number = ascii_float(value.replace("_", ""))
+        return number is None or number != 0  # None: 0x1f, 1:30 (sexagesimal), never zero in a real config
     return value != ""
 
 

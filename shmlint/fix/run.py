@@ -104,6 +104,8 @@ def _fixed(
     engine = _engine(settings, runtimes)
     checked = engine.check_candidate(candidate)
     path = str(candidate.path)
+    if checked.source is None and checked.findings:  # a folder not entered, a file not read: said, never passed
+        return FileOutcome(path, problems=(f"not fixed: {checked.findings[0].message}",)), None
     if checked.source is None or not any(f.fixable for f in checked.findings):
         return FileOutcome(path), None
     result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe, checked=checked)

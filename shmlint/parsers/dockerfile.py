@@ -18,6 +18,7 @@ from pathlib import Path
 from dockerfile_parse import DockerfileParser
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.numbers import ascii_int
 from shmlint.parsers.shell import commands
 from shmlint.runtime.interpolation import interpolate
 from shmlint.signals import Signals
@@ -128,9 +129,7 @@ def _stage_index(stages: list[_Stage], reference: str) -> int | None:
     for index, stage in enumerate(stages):
         if stage.name and stage.name.lower() == reference.lower():
             return index
-    if reference.isascii() and reference.isdigit() and int(reference) < len(stages):  # not "²": int() rejects it
-        return int(reference)
-    return None
+    return ascii_int(reference, maximum=len(stages) - 1) if stages else None  # "²" and 5000 digits: an image
 
 
 def _reachable(stages: list[_Stage], target: str | None) -> Iterator[_Stage]:

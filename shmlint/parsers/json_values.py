@@ -14,13 +14,15 @@ were taken (its ``else`` left out) and each ``for`` body written once; ``directi
 from __future__ import annotations
 
 import json
+import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.hcl import BOOL, MAX_DEPTH, NULL, NUMBER, OBJECT, STRING, TUPLE, UNKNOWN, Item, Value
 from shmlint.value import NamedTuple
 
-_NUMBER = LazyRegex(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")
+_NUMBER = LazyRegex(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?", re.ASCII)
 _SPACE = LazyRegex(r"[ \t\r\n]*")
 _WORDS = {"true": (BOOL, True), "false": (BOOL, False), "null": (NULL, None)}
 #: a template sequence's opening; ``$${`` and ``%%{`` are its escapes, literal text
@@ -197,6 +199,8 @@ class _Reader:
         if match is None:
             raise self.fail("expected a value", index)
         literal = match.group(0)
+        if len(literal) > MAX_DECIMAL_CHARS:  # int() of thousands of digits raises; no setting is that long
+            raise self.fail(f"number longer than {MAX_DECIMAL_CHARS} characters", index)
         number = float(literal) if match.group(1) or match.group(2) else int(literal)
         return Value(NUMBER, number, self.base + index, self.base + match.end()), match.end()
 

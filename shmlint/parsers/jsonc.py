@@ -10,8 +10,11 @@ explicit stack: nesting depth costs memory, never Python's recursion limit) and 
 from __future__ import annotations
 
 import json
+import re
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.numbers import MAX_DECIMAL_CHARS
+from shmlint.parsers.work import TOO_COMPLEX, beyond
 from shmlint.value import NamedTuple
 
 
@@ -68,11 +71,17 @@ JNode = JString | JScalar | JArray | JObject
 _SPACE_AND_COMMENTS = LazyRegex(r"(?:\s+|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
 _STRING = LazyRegex(r'"(?:[^"\\\n]|\\.)*"')
 _DECODER = json.JSONDecoder(strict=False)  # a tab inside a string is read, as VS Code reads it
-_LITERAL = LazyRegex(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+#: the most tokens (``parsers.work``) one dev container file may hold: about 1 MB of ordinary JSONC, a few
+#: seconds; real ones are a few KB
+MAX_TOKENS = 200_000
+_LITERAL = LazyRegex(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null", re.ASCII)
 
 
 def parse(text: str) -> JNode:
-    """The one value of a JSONC document; raises ``JsoncError``."""
+    """The one value of a JSONC document; raises ``JsoncError`` (also for more than ``MAX_TOKENS`` tokens)."""
+    too_many = beyond(text, MAX_TOKENS)
+    if too_many is not None:  # 9.5 MB took 22-34 s and 1.1 GB
+        raise JsoncError(f"{TOO_COMPLEX} (more than {MAX_TOKENS:,} tokens)", too_many)
     return _Reader(text).document()
 
 
@@ -118,6 +127,8 @@ class _Reader:
         match = _LITERAL.match(text, pos)
         if not match:
             raise JsoncError("expected a value" if char else "unexpected end of the file", pos)
+        if match.end() - pos > MAX_DECIMAL_CHARS:  # int() of thousands of digits raises; no setting is that long
+            raise JsoncError(f"number longer than {MAX_DECIMAL_CHARS} characters", pos)
         self.pos = match.end()
         return JScalar(json.loads(match.group()), pos, match.end())
 

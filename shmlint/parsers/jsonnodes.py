@@ -27,7 +27,7 @@ _SURROGATE = LazyRegex(r"(?<!\\)((?:\\\\)*)\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 def check_json(source: SourceText) -> None:
     """Raise ``YamlError`` (the reader-neutral syntax error) with the position where ``json`` stops."""
     try:
-        json.loads(source.text)
+        json.loads(source.text, parse_int=str)  # syntax only: no int() of a 5000-digit literal
     except json.JSONDecodeError as exc:
         line, column = source.position(exc.pos)
         raise YamlError(f"invalid JSON: {exc.msg}", line, column, exc.pos) from None

@@ -24,8 +24,10 @@ def parse_error(source: SourceText, kind: FileKind, *, strict: bool = False) -> 
     if kind is FileKind.GITLAB_RUNNER:
         import tomllib
 
+        from shmlint.parsers.toml_tables import load_toml
+
         try:
-            tomllib.loads(source.text)
+            load_toml(source.text)
         except tomllib.TOMLDecodeError as exc:
             return str(exc)
         return None

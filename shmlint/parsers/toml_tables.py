@@ -8,8 +8,10 @@ string or array are never read as keys. Each line is read once.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.numbers import long_number_place
 from shmlint.value import NamedTuple
 
 _KEY = LazyRegex(r"[ \t]*([A-Za-z0-9_\-]+|\"[^\"\n]*\")[ \t]*=[ \t]*")
@@ -132,3 +134,17 @@ def _bracket_depth(text: str, depth: int) -> int:
         elif char == "]":
             depth -= 1
     return depth
+
+
+def load_toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads``, but a whole number too long to convert (``int`` of 5000 digits raises a bare
+    ``ValueError``) is a ``TOMLDecodeError`` with its place, like every other invalid value."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError:  # only int(): every syntax error is a TOMLDecodeError
+        line, column = long_number_place(text)
+        raise tomllib.TOMLDecodeError(f"Number too long (at line {line}, column {column})") from None

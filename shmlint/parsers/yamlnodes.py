@@ -57,6 +57,10 @@ class _Loader(_BaseLoader):
 MAX_DEPTH = 1000
 #: aliases may share nodes, but a document that would expand past this many is an alias bomb, not a manifest
 MAX_EXPANDED = 1_000_000
+#: and the characters of scalars the file's aliases expand to, all documents together (or the file's own length,
+#: when larger): every walk that reads a value through an alias reads its text again (1.1 MB of YAML aliasing
+#: long values from thousands of containers ran past 5 minutes, each finding quoting them whole)
+MAX_EXPANDED_CHARS = 16 << 20
 #: a document of more parser events (about one per node) is not composed: composing costs ~500 bytes and ~15 us
 #: a node, so this keeps any file within a few seconds and ~150 MiB (an 8 MB ``[1,1,...]`` is 4 million nodes)
 MAX_EVENTS = 200_000
@@ -183,8 +187,9 @@ def _compose_text(text: str, tags: bool) -> tuple[Node, ...]:
     loader = _Loader if tags else _SyntaxLoader
     documents = tuple(doc for doc in yaml.compose_all(text, Loader=loader) if doc is not None)
     if "*" in text:
+        budget = _ExpansionBudget(max(MAX_EXPANDED_CHARS, len(text)))
         for document in documents:
-            _check_expansion(document)
+            _check_expansion(document, budget)
     return documents
 
 
@@ -233,12 +238,23 @@ def _as_yaml_error(source: SourceText) -> Iterator[None]:
         raise YamlError(str(exc).splitlines()[0], line, column, position) from None
 
 
-def _check_expansion(root: Node) -> None:
-    """Refuse a document whose aliases would expand past MAX_EXPANDED nodes (a "billion laughs" bomb).
+class _ExpansionBudget:
+    """The scalar characters a file's documents expand to so far (``MAX_EXPANDED_CHARS``)."""
+
+    __slots__ = ("left", "limit")
+
+    def __init__(self, chars: int) -> None:
+        self.left = self.limit = chars
+
+
+def _check_expansion(root: Node, budget: _ExpansionBudget) -> None:
+    """Refuse a document whose aliases would expand past MAX_EXPANDED nodes (a "billion laughs" bomb), or past
+    what is ``budget``'s left of the file's expanded characters.
 
     Counted on the shared node graph with memoisation, so the check itself is linear in the file.
     """
     sizes: dict[int, int] = {}
+    chars: dict[int, int] = {}
     open_nodes: set[int] = set()  # nodes whose children are still being counted: meeting one again is a cycle
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
@@ -261,8 +277,13 @@ def _check_expansion(root: Node) -> None:
             continue
         open_nodes.discard(id(node))
         sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+        own = len(node.value) if isinstance(node, ScalarNode) else 0
+        chars[id(node)] = own + sum(chars[id(child)] for child in children)
         if sizes[id(node)] > MAX_EXPANDED:
             _refuse(node, f"aliases expand to more than {MAX_EXPANDED:,} nodes (a YAML alias bomb)")
+        if chars[id(node)] > budget.left:
+            _refuse(node, f"aliases expand to more than {budget.limit:,} characters (a YAML alias bomb)")
+    budget.left -= chars[id(root)]
 
 
 def _refuse(node: Node, why: str) -> None:

@@ -60,8 +60,7 @@ class RuleContext:
         if at_most is not None:
             severity = min(severity, at_most)
         # quoted file text can hold line breaks (an unterminated quote): a finding is always one line
-        message = " ".join(message.split())
-        return Finding(rule.code, entry.slug, severity, message, span, workload, fix, undecided)
+        return Finding(rule.code, entry.slug, severity, excerpted(message), span, workload, fix, undecided)
 
     def wanted_size(self, workload: Workload) -> int:
         """What a fix writes: the recommendation for the workload's DataLoader hint, else the configured size."""
@@ -78,3 +77,16 @@ class RuleContext:
 
             return estimate(workload.dataloader).estimate_bytes
         return self.settings.min_shm_bytes
+
+
+#: the longest word (a run without blanks: an image, an environment value) and the longest message a finding
+#: quotes; values read through YAML aliases made every finding of a file quote kilobytes (issue 27)
+MAX_QUOTED_WORD, MAX_MESSAGE = 160, 1200
+
+
+def excerpted(message: str) -> str:
+    """The message on one line, each over-long word and the whole cut in the middle (the remedy at its end
+    stays)."""
+    words = [w if len(w) <= MAX_QUOTED_WORD else f"{w[:100]}...{w[-40:]}" for w in message.split()]
+    line = " ".join(words)
+    return line if len(line) <= MAX_MESSAGE else f"{line[:800]} ... {line[-(MAX_MESSAGE - 805) :]}"

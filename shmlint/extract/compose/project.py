@@ -17,6 +17,7 @@ from shmlint import sizes
 from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
 from shmlint.extract.compose.detect import file_name, is_override
 from shmlint.model import Size
+from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.yamlnodes import (
     MERGE_TAG,
     MappingNode,
@@ -300,6 +301,8 @@ def docker_size(found: Found | None) -> Size | None:
 
 
 def _yaml_number(text: str) -> int | None:
+    if len(text) > MAX_DECIMAL_CHARS or not text.isascii():  # what int() refuses or misreads ("١٢")
+        return None
     try:
         return int(text.replace("_", ""), 0)
     except ValueError:
