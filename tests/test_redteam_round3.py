@@ -40,7 +40,7 @@ def shmlint(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Completed
 
 def check(name: str, text: str, kind: FileKind, settings: Settings | None = None) -> list[str]:
     """The findings of one file checked in-process, as ``CODE message`` lines."""
-    result = Engine(settings or Settings()).check_source(SourceText(name, text), kind, name)
+    result = Engine(settings or Settings(undecided="show")).check_source(SourceText(name, text), kind, name)
     return [f"{finding.code} {finding.message}" for finding in result.findings]
 
 
@@ -148,7 +148,7 @@ def test_an_odd_or_huge_number_is_never_an_internal_error(name: str, text: str, 
 def test_a_number_too_long_to_read_is_an_shm000_with_its_place(
     name: str, text: str, kind: FileKind, where: str
 ) -> None:
-    result = Engine(Settings()).check_source(SourceText(name, text), kind, name)
+    result = Engine(Settings(undecided="show")).check_source(SourceText(name, text), kind, name)
     (finding,) = [finding for finding in result.findings if finding.code == "SHM000"]
     assert where in finding.message
     assert finding.span.line > 1 or finding.span.column > 1  # placed at the number, not at the top of the file
@@ -176,7 +176,7 @@ def test_a_defect_in_one_file_is_that_files_finding_and_the_run_goes_on(
     monkeypatch.setattr(engine_module, "extract_file", broken)
     (tmp_path / "bad.sh").write_text("docker run --gpus all img\n", encoding="utf-8")
     (tmp_path / "good.sh").write_text("docker run --gpus all pytorch/pytorch torchrun train.py\n", encoding="utf-8")
-    engine = Engine(Settings())
+    engine = Engine(Settings(undecided="show"))
     with pytest.raises(ValueError, match="a defect"):
         engine.check_source(SourceText("bad.sh", "x\n"), FileKind.SHELL, "bad.sh")
     (finding,) = engine.check_candidate(Candidate(str(tmp_path / "bad.sh"), FileKind.SHELL, explicit=True)).findings
@@ -369,7 +369,7 @@ def test_configured_patterns_share_one_budget_per_file(tmp_path: Path) -> None:
     (tmp_path / "pod.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (tmp_path / "other.yaml").write_text(lines[0] + "\n" + "\n".join(lines[1:8]) + "\n", encoding="utf-8")
     (tmp_path / ".shmlint.yaml").write_text('torch-images: ["(a|aa)+!$"]\n', encoding="utf-8")
-    run = shmlint("check", ".", "--format", "json", cwd=tmp_path)
+    run = shmlint("check", ".", "--format", "json", "--undecided=show", cwd=tmp_path)
     findings = {(f["path"], f["code"]): f["message"] for f in json.loads(run.stdout)["findings"]}
     assert "on this file's values" in findings["pod.yaml", "SHM000"], findings
     assert ("other.yaml", "SHM001") in findings  # the next file has a budget of its own
