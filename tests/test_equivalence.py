@@ -102,7 +102,7 @@ def test_one_or_two_processes_give_identical_reports(generated: Path, serial_gen
 
 
 def test_prefilter_changes_nothing_on_the_generated_corpus(generated: Path, serial_generated: tuple) -> None:
-    unfiltered = key(check_paths(Settings(prefilter=False), [generated], jobs=2))
+    unfiltered = key(check_paths(Settings(undecided="show", prefilter=False), [generated], jobs=2))
     assert unfiltered == serial_generated, describe_difference(serial_generated, unfiltered)
 
 
@@ -111,7 +111,7 @@ def test_shared_corpus_same_findings_in_every_mode(corpus: Path, prefilter: bool
     """The corpus is ~100 files, under the parallel threshold: lower it so that jobs=2 really uses two processes."""
     baseline = key(check_paths(Settings(undecided="show"), [corpus], jobs=1))
     assert baseline[1], "the corpus has findings"
-    settings = Settings(prefilter=prefilter)
+    settings = Settings(undecided="show", prefilter=prefilter)
     serial = key(check_paths(settings, [corpus], jobs=1))
     assert serial == baseline, describe_difference(baseline, serial)
     monkeypatch.setattr(pool_module, "PARALLEL_MIN_FILES", 8)
@@ -159,8 +159,8 @@ def test_stdin_and_file_give_the_same_findings(corpus: Path, engine: Engine) -> 
 
 def test_cli_prints_the_same_bytes_run_after_run(generated: Path, serial_generated: tuple, shmlint_process) -> None:
     """Two runs (in worker processes: 2,000 files) print identical bytes, and the same findings as one process."""
-    first = shmlint_process("check", "--format", "json", ".", cwd=generated, timeout=300)
-    second = shmlint_process("check", "--format", "json", ".", cwd=generated, timeout=300)
+    first = shmlint_process("check", "--format", "json", "--undecided=show", ".", cwd=generated, timeout=300)
+    second = shmlint_process("check", "--format", "json", "--undecided=show", ".", cwd=generated, timeout=300)
     assert first.returncode == second.returncode == 1
     assert "Traceback" not in first.stderr
     assert first.stdout == second.stdout
@@ -186,7 +186,7 @@ def test_fix_plans_the_same_edits_in_one_or_two_processes(generated: Path, shmli
     ]
     assert serial == parallel
     assert sum(1 for o in serial if o[2]) > 50, "the generated corpus has fixes to plan"
-    first = shmlint_process("fix", ".", cwd=generated, timeout=300)
-    second = shmlint_process("fix", ".", cwd=generated, timeout=300)
+    first = shmlint_process("fix", "--undecided=show", ".", cwd=generated, timeout=300)
+    second = shmlint_process("fix", "--undecided=show", ".", cwd=generated, timeout=300)
     assert first.returncode == second.returncode == 1
     assert first.stdout == second.stdout and first.stdout.count("+++ b/") == sum(1 for o in serial if o[2])

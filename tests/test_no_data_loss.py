@@ -77,7 +77,7 @@ def temp_files(root: Path) -> list[str]:
 
 def fix_process(root: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "shmlint", "fix", "--write", str(root)],
+        [sys.executable, "-m", "shmlint", "fix", "--write", "--undecided=show", str(root)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=ENV,
@@ -125,7 +125,7 @@ def test_sigkill_during_fix_write_never_loses_data(work_dir: Path, capsys) -> No
 
     # the complete fixed version of every file: fix run to completion on a separate copy
     run = subprocess.run(
-        [sys.executable, "-m", "shmlint", "fix", "--write", str(expected_tree)],
+        [sys.executable, "-m", "shmlint", "fix", "--write", "--undecided=show", str(expected_tree)],
         env=ENV,
         capture_output=True,
         timeout=300,
@@ -176,7 +176,7 @@ def test_sigkill_during_fix_write_never_loses_data(work_dir: Path, capsys) -> No
 
     # a run that completes: every file fixed, and nothing left behind, not even by the killed runs
     final = subprocess.run(
-        [sys.executable, "-m", "shmlint", "fix", "--write", str(tree)],
+        [sys.executable, "-m", "shmlint", "fix", "--write", "--undecided=show", str(tree)],
         env=ENV,
         capture_output=True,
         timeout=300,
@@ -219,7 +219,7 @@ def test_sigkill_between_temp_file_and_rename(tmp_path: Path) -> None:
     (tmp_path / "gpu-00000.yaml").rename(pod)
     original = pod.read_bytes()
     killed = subprocess.run(
-        [sys.executable, "-c", KILL_BETWEEN_TEMP_AND_RENAME, "fix", "--write", str(pod)],
+        [sys.executable, "-c", KILL_BETWEEN_TEMP_AND_RENAME, "fix", "--write", "--undecided=show", str(pod)],
         env=ENV,
         capture_output=True,
         timeout=60,
@@ -228,7 +228,7 @@ def test_sigkill_between_temp_file_and_rename(tmp_path: Path) -> None:
     assert killed.returncode == -signal.SIGKILL
     assert pod.read_bytes() == original  # the original is intact: nothing lost
     completed = subprocess.run(
-        [sys.executable, "-m", "shmlint", "fix", "--write", str(tmp_path)],
+        [sys.executable, "-m", "shmlint", "fix", "--write", "--undecided=show", str(tmp_path)],
         env=ENV,
         capture_output=True,
         timeout=60,
@@ -264,7 +264,7 @@ def test_killing_the_main_process_stops_the_writing(work_dir: Path, start: str) 
     flagged_k8s(tree, 1_600)
     command = ["-m", "shmlint"] if start == "default" else ["-c", FIX_WITH_SPAWN]
     process = subprocess.Popen(  # no pipes: orphaned workers would hold them open
-        [sys.executable, *command, "fix", "--write", str(tree)],
+        [sys.executable, *command, "fix", "--write", "--undecided=show", str(tree)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=ENV,

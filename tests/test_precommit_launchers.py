@@ -13,6 +13,7 @@ from tests.support import FIXTURES, git, pre_commit_env, pre_commit_work_tree, t
 @pytest.mark.slow
 def test_pre_commit_passes_terraform_and_python(tmp_path: Path) -> None:
     work = pre_commit_work_tree(tmp_path)
+    (work / ".shmlint.yaml").write_text("undecided: strict\n")  # the fixtures' software is not all known
     (work / "main.tf").write_text((FIXTURES / "terraform" / "SHM001-docker-container.tf").read_text())
     (work / "flow.py").write_text((FIXTURES / "python" / "SHM001-metaflow-batch.py").read_text())
     (work / "util.py").write_text("def add(a, b):\n    return a + b\n")
