@@ -13,7 +13,7 @@ from shmlint.engine import Engine
 from shmlint.settings import Settings
 from shmlint.sizes import GIB
 from shmlint.validate.backends import Provision, Reaper, ShmSpec
-from shmlint.validate.harness import Case, cases_for, render, run_cases
+from shmlint.validate.harness import Case, Row, cases_for, render, run_cases, table_cells
 from tests.support import namespace_backend
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,6 +68,15 @@ def test_a_suppressed_finding_is_still_a_predicted_failure_and_is_not_fixed() ->
     (case,) = cases
     assert case.codes == () and case.suppressed == ("SHM001",)
     assert case.flagged and isinstance(case.shm, ShmSpec) and case.shm.provision is Provision.DEFAULT
+
+
+def test_an_undecided_finding_is_a_predicted_failure_labelled_undecided_and_not_fixed() -> None:
+    """By default (``undecided: summary``) check only counts it; validate still probes the prediction."""
+    path = ROOT / "fixtures" / "k8s" / "SHM001-pytorchjob.yaml"
+    cases = [case for candidate in discover([path]) for case in cases_for(Engine(Settings()), candidate)]
+    assert cases and all(c.codes == () and c.undecided == ("SHM001",) and c.flagged for c in cases)
+    assert not any(c.fixed for c in cases)  # check does not list it, so fix does not write it
+    assert all(table_cells(Row(c, "namespace", None, 0.0))[3] == "SHM001 (undecided)" for c in cases)
 
 
 @pytest.fixture(scope="module")

@@ -122,11 +122,13 @@ class Case:
     declared: bool  # the profile comes from a hint; DEFAULT_PROFILE otherwise, marked in the table
     shm: ShmSpec | str  # a string: why it cannot be probed
     suppressed: tuple[str, ...] = ()  # what the rules found and an annotation, a comment or configuration hid
+    undecided: tuple[str, ...] = ()  # what the rules found about software whose need is not known (only counted)
 
     @property
     def flagged(self) -> bool:
-        """The model predicts an shm failure: a suppression accepts the risk, it does not remove it."""
-        return bool(flagging_codes().intersection(self.codes + self.suppressed))
+        """The model predicts an shm failure: a suppression accepts the risk, it does not remove it, and an
+        undecided finding is a prediction the gate does not fail on."""
+        return bool(flagging_codes().intersection(self.codes + self.suppressed + self.undecided))
 
     @property
     def fixable(self) -> bool:
@@ -189,17 +191,17 @@ def cases_for(engine: Engine, candidate: Candidate, limits: ProbeLimits = ProbeL
         # without a hint, each training process the platform starts runs the default loader in the same /dev/shm
         profile = hint or DEFAULT_PROFILE._replace(procs=workload.processes or 1)
         codes = _codes(checked.findings, workload)
-        suppressed = tuple(code for code in _codes(unsuppressed, workload) if code not in codes)
+        undecided = _codes(checked.undecided, workload)
+        suppressed = tuple(code for code in _codes(unsuppressed, workload) if code not in codes + undecided)
         shm = _probed(profile, shm_spec(workload), limits)
-        cases.append(
-            Case(source.path, workload.name, workload.id, False, codes, profile, hint is not None, shm, suppressed)
-        )
+        case = Case(source.path, workload.name, workload.id, False, codes, profile, hint is not None, shm, suppressed)
+        cases.append(replace(case, undecided=undecided))
     fixes = {f.workload.id for f in checked.findings if f.fix is not None and f.workload is not None}
     flagged = [case for case in cases if case.fixable and case.identity in fixes]
     unfixed = [case for case in cases if case.fixable and case.identity not in fixes]
     for case in unfixed:  # a fix that writes nothing leaves nothing new to probe
         why = f"no after-fix probe: `shmlint fix` has no fix for {', '.join(case.codes)} here"
-        cases.append(replace(case, fixed=True, shm=why, suppressed=()))
+        cases.append(replace(case, fixed=True, shm=why, suppressed=(), undecided=()))
     if not flagged:
         return cases
     fixed = fix_source(engine, source, candidate.kind, candidate.path)
@@ -213,7 +215,7 @@ def cases_for(engine: Engine, candidate: Candidate, limits: ProbeLimits = ProbeL
             else "not probed: the fixed file no longer has this workload"
         )
         codes = _codes(rechecked.findings, after) if after else ()
-        cases.append(replace(case, fixed=True, codes=codes, shm=shm, suppressed=()))
+        cases.append(replace(case, fixed=True, codes=codes, shm=shm, suppressed=(), undecided=()))
     return cases
 
 
@@ -317,6 +319,7 @@ def table_cells(row: Row) -> tuple[str, ...]:
     shm = case.shm.label if isinstance(case.shm, ShmSpec) else "?"
     probe = row.result.shown if row.result else str(case.shm)
     findings = [*case.codes, *(f"{code} (suppressed)" for code in case.suppressed)]
+    findings += [f"{code} (undecided)" for code in case.undecided]
     shared = f"#{row.probe}" if row.probe else "-"
     return (name, row.backend, shm, ",".join(findings) or "-", probe, row.verdict, f"{row.seconds:.1f}", shared)
 
