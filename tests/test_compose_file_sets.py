@@ -86,7 +86,9 @@ def test_a_set_with_a_path_known_only_at_run_time_is_not_used(tmp_path: Path) ->
 
 
 def test_options_after_the_subcommand_are_the_subcommands(tmp_path: Path) -> None:
-    (tmp_path / "logs.sh").write_text("docker compose -f a.yml logs -f b.yml\ndocker-compose --file=a.yml -f b.yml up\n")
+    (tmp_path / "logs.sh").write_text(
+        "docker compose -f a.yml logs -f b.yml\ndocker-compose --file=a.yml -f b.yml up\n"
+    )
     (found,) = named_sets(str(tmp_path), read)
     assert found.files == (str(tmp_path / "a.yml"), str(tmp_path / "b.yml")) and found.where == "logs.sh:2"
 
