@@ -5,6 +5,7 @@ input."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -12,9 +13,14 @@ import tempfile
 from pathlib import Path
 
 import hypothesis
+import pytest
+import pytest_lsp
 from hypothesis import strategies as st
+from lsprotocol import types
+from pytest_lsp import client_capabilities
 
 from shmlint.config import find_config
+from tests.test_server_e2e import SERVER, Client, apply, diagnostics, edits_of
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
@@ -88,3 +94,85 @@ def test_every_spelling_of_the_tool_table_is_found(text: str) -> None:
 def test_a_project_that_only_names_shmlint_is_not_configuration(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["shmlint"]\n')
     assert find_config(tmp_path) is None
+
+
+# -- item 10: documents whose URI has a %-escape --------------------------------------------------------------------
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def lsp(lsp_client: Client, tmp_path: Path):
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _open(client: Client, uri: str, text: str, language: str = "shellscript") -> None:
+    item = types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+
+
+async def _published(client: Client, uri: str, after: int) -> list[types.Diagnostic]:
+    """The diagnostics of the first publication for ``uri`` after the first ``after`` publications."""
+
+    async def wait() -> list[types.Diagnostic]:
+        while True:
+            for params in client.published[after:]:
+                if params.uri == uri:
+                    return list(params.diagnostics)
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    return await asyncio.wait_for(wait(), timeout=30)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("where", ["my folder/train.sh", "caf\u00e9/train.sh", "windows"])
+async def test_a_document_with_an_escaped_uri_is_checked_fixed_and_explained(
+    lsp: Client, tmp_path: Path, where: str
+) -> None:
+    client = lsp
+    if where == "windows":
+        uri = "file:///c%3A/Users/me/My%20Project/train.sh"  # as VS Code sends a Windows path
+    else:
+        (tmp_path / where).parent.mkdir()
+        uri = (tmp_path / where).as_uri()
+    assert "%" in uri
+    _open(client, uri, SCRIPT)
+    [diagnostic] = await diagnostics(client, uri, 1)  # published under the URI the client sent
+    assert diagnostic.code == "SHM001"
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic], only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    assert actions is not None
+    [action] = actions
+    assert isinstance(action, types.CodeAction)
+    assert "--shm-size=8g" in apply(SCRIPT, edits_of(action, uri))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=diagnostic.range.start)
+    )
+    assert hover is not None
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri)))
+    assert await _published(client, uri, len(client.published)) == []  # closed: its diagnostics withdrawn
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", ["plain", "my folder"])
+async def test_a_saved_configuration_rechecks_documents_under_their_own_uris(
+    lsp: Client, tmp_path: Path, name: str
+) -> None:
+    client = lsp
+    folder = tmp_path / name
+    folder.mkdir()
+    uri = (folder / "train.sh").as_uri()
+    _open(client, uri, SCRIPT)
+    assert [d.code for d in await diagnostics(client, uri, 1)] == ["SHM001"]
+    (folder / ".shmlint.yaml").write_text("ignore: [SHM001]\n")
+    seen = len(client.published)
+    saved = types.TextDocumentIdentifier(uri=(folder / ".shmlint.yaml").as_uri())
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=saved))
+    assert await _published(client, uri, seen) == []
