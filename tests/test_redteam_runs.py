@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import hypothesis
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
+from shmlint.baseline import MAX_BASELINE_BYTES
 from shmlint.config import find_config
 from shmlint.server.framing import MAX_HEADER_LINE, FramedInput
 from tests.test_server_e2e import SERVER, Client, apply, diagnostics, edits_of
@@ -246,3 +248,47 @@ def test_well_framed_messages_pass_through_unchanged(bodies: list[bytes]) -> Non
         assert framed.read(len(body)) == body
     assert framed.readline() == b""
     assert framed.problem is None
+
+
+# -- item 18: the baseline file is bounded ----------------------------------------------------------------------
+
+
+def _fifo(path: Path) -> str:
+    os.mkfifo(path)
+    return path.name
+
+
+def _sparse(path: Path) -> str:
+    with path.open("wb") as handle:
+        handle.truncate(MAX_BASELINE_BYTES + 1)  # no disk used: the size alone refuses it
+    return path.name
+
+
+def _deep(path: Path) -> str:
+    path.write_text('{"schema_version": 2, "entries": ' + "[" * 200_000 + "]" * 200_000 + "}")
+    return path.name
+
+
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [
+        (_fifo, "not a regular file"),
+        (lambda _: "/dev/zero", "not a regular file"),
+        (_sparse, f"above the limit of {MAX_BASELINE_BYTES:,} (for a baseline)"),
+        (_deep, "nested too deeply"),
+    ],
+    ids=["fifo", "dev-zero", "too-large", "deep"],
+)
+def test_a_hostile_baseline_is_a_clear_error_at_once(tmp_path: Path, make: Callable[[Path], str], why: str) -> None:
+    (tmp_path / "train.sh").write_text(SCRIPT)
+    baseline = make(tmp_path / "baseline.json")
+    run = shmlint("check", "train.sh", "--baseline", baseline, cwd=tmp_path, timeout=60)
+    assert run.returncode == 2
+    assert "baseline" in run.stderr and why in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+
+
+def test_a_baseline_still_accepts_what_it_recorded(tmp_path: Path) -> None:
+    (tmp_path / "train.sh").write_text(SCRIPT)
+    assert shmlint("check", "train.sh", "--write-baseline", "bl.json", cwd=tmp_path).returncode == 0
+    assert shmlint("check", "train.sh", "--baseline", "bl.json", cwd=tmp_path).returncode == 0
