@@ -292,3 +292,50 @@ def test_a_baseline_still_accepts_what_it_recorded(tmp_path: Path) -> None:
     (tmp_path / "train.sh").write_text(SCRIPT)
     assert shmlint("check", "train.sh", "--write-baseline", "bl.json", cwd=tmp_path).returncode == 0
     assert shmlint("check", "train.sh", "--baseline", "bl.json", cwd=tmp_path).returncode == 0
+
+
+# -- item 21: an editor's save by rename, landing just before the rename of fix --write ---------------------------
+
+
+def _editor_save(path: Path, text: bytes) -> None:
+    """What editors do: the new text in a temp file beside the file, renamed over it."""
+    temp = path.with_name(f".{path.name}.editor-swp")
+    temp.write_bytes(text)
+    os.replace(temp, path)
+
+
+def _save_just_before_the_rename(monkeypatch: pytest.MonkeyPatch, path: Path, text: bytes) -> None:
+    from shmlint.fix import write as write_module
+
+    real = write_module._replace_if_same
+
+    def save_then_rename(temp: str, target: Path, before: os.stat_result) -> None:
+        if Path(target) == path.resolve():
+            _editor_save(path, text)
+        real(temp, target, before)
+
+    monkeypatch.setattr(write_module, "_replace_if_same", save_then_rename)
+
+
+def test_an_editor_save_just_before_the_rename_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from shmlint.fix.write import FileChanged, write_atomic
+
+    path = tmp_path / "train.sh"
+    path.write_text(SCRIPT)
+    saved = SCRIPT.encode() + b"# saved by the editor\n"
+    _save_just_before_the_rename(monkeypatch, path, saved)
+    with pytest.raises(FileChanged):
+        write_atomic(path, b"fixed\n", SCRIPT.encode())
+    assert path.read_bytes() == saved
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.sh"]  # no temp file left
+
+
+def test_fix_write_reports_the_save_and_keeps_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, invoke) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "train.sh"
+    path.write_text(SCRIPT)
+    saved = SCRIPT.encode() + b"# saved by the editor\n"
+    _save_just_before_the_rename(monkeypatch, path, saved)
+    result = invoke("fix", "--write", str(path))
+    assert result.exit_code == 2, result.output
+    assert "file changed since it was read" in result.stderr
+    assert path.read_bytes() == saved

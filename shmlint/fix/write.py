@@ -3,11 +3,11 @@ outside the checked folders, and never over an edit another program made meanwhi
 
 The protocol (``write_atomic``): resolve the path and refuse a link that leaves the checked roots; open the file
 (no link followed) and keep it open; check it holds what was read; write a temp file beside it with the same
-owner, group and mode (setuid/setgid dropped, as editors do) and sync it; read the open file again and check the
-path still names it, immediately before the rename; after the rename, wait until no other process has the old
-file open for writing (a Linux lease tells), then read it once more through the descriptor still open: a write
-that landed between the last check and the rename, or through a handle opened before it, is found there and the
-file gets that text back.
+owner, group and mode (setuid/setgid dropped, as editors do) and sync it; read the open file again, then check
+that the path still names it, unwritten, immediately before the rename (an editor's save, a new file renamed over
+the path, is seen there); after the rename, wait until no other process has the old file open for writing (a
+Linux lease tells), then read it once more through the descriptor still open: a write that landed between the
+last check and the rename, or through a handle opened before it, is found there and the file gets that text back.
 
 ``prepare`` does everything up to the written temp file and ``commit`` the rest (``write_atomic`` is the two in a
 row): ``fix --write`` prepares a group of files before committing any, so that the first sync carries the data of
@@ -107,11 +107,12 @@ def commit(pending: PendingWrite) -> None:
     try:
         try:
             _finish_temp(pending.temp, pending.handle, before)
-            _unchanged(real, old, before, original)
+            if _read_all(old) != original:
+                raise FileChanged
             if os.name == "nt":  # Windows cannot rename over a file that is open: no check after the rename there
                 os.close(old)
                 old = -1
-            os.replace(pending.temp, real)
+            _replace_if_same(pending.temp, real, before)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(pending.temp)
@@ -200,11 +201,18 @@ def _read_after_writers(handle: int) -> tuple[bytes, bool]:
         return _read_all(handle), False
 
 
-def _unchanged(real: Path, old: int, before: os.stat_result, original: bytes) -> None:
-    """The last check before the rename: the path still names the file that was read, and it holds the same."""
+def _replace_if_same(temp: str, real: Path, before: os.stat_result) -> None:
+    """The rename, with the last look at the path just before it: still the file that was read (same device and
+    inode: an editor's save by rename of a new file is seen), unwritten since (same size and modification time). Nothing
+    else runs between the two; the old file's content was checked through its descriptor before."""
     now = os.lstat(real)
-    if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino) or _read_all(old) != original:
+    if _identity(now) != _identity(before):
         raise FileChanged
+    os.replace(temp, real)
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
 
 def _temp_copy(real: Path, data: bytes, like: os.stat_result) -> str:
