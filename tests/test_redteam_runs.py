@@ -9,9 +9,11 @@ import asyncio
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -339,3 +341,89 @@ def test_fix_write_reports_the_save_and_keeps_it(tmp_path: Path, monkeypatch: py
     assert result.exit_code == 2, result.output
     assert "file changed since it was read" in result.stderr
     assert path.read_bytes() == saved
+
+
+# -- item 22: extended attributes kept; no temp copy left by SIGTERM/SIGINT, stale ones of ours removed ------------
+
+
+def _user_xattrs_or_skip(path: Path) -> None:
+    try:
+        os.setxattr(path, "user.shmlint-test", b"kept")
+    except OSError as exc:
+        pytest.skip(f"the file system of {path.parent} does not take user extended attributes: {exc}")
+
+
+def test_fix_write_keeps_extended_attributes_and_mode(tmp_path: Path, invoke) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "train.sh"
+    path.write_text(SCRIPT)
+    os.chmod(path, 0o751)
+    _user_xattrs_or_skip(path)
+    os.setxattr(path, "user.mime_type", b"text/x-shellscript")
+    result = invoke("fix", "--write", str(path))
+    assert result.exit_code == 0, result.output
+    assert "--shm-size" in path.read_text()  # rewritten, through a new file
+    assert os.getxattr(path, "user.shmlint-test") == b"kept"
+    assert os.getxattr(path, "user.mime_type") == b"text/x-shellscript"
+    assert oct(os.stat(path).st_mode & 0o7777) == oct(0o751)
+
+
+#: ``fix --write`` whose temp file, once written, takes long to finish: the moment a signal is sent
+SLOW_WRITE = r"""
+import pathlib, sys, time
+import shmlint.fix.write as write
+real, marker = write._finish_temp, pathlib.Path(sys.argv[1])
+def slow(*args):
+    marker.write_text("written")  # the temp file is there now
+    time.sleep(60)
+    real(*args)
+write._finish_temp = slow
+from shmlint.cli import main
+sys.argv = ["shmlint", *sys.argv[2:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_mid_write_leaves_no_temp_copy(tmp_path: Path, signum: int) -> None:
+    folder, marker = tmp_path / "repo", tmp_path / "marker"
+    folder.mkdir()
+    (folder / "train.sh").write_text(SCRIPT)
+    child = subprocess.Popen(
+        [sys.executable, "-c", SLOW_WRITE, str(marker), "fix", "--write", str(folder)],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), child.communicate()
+        assert [p.name for p in folder.glob("*.shmlint-tmp")]  # mid-write: the temp copy exists
+        child.send_signal(signum)
+        code = child.wait(timeout=30)
+    finally:
+        child.kill()
+        _, err = child.communicate()
+    assert (code, err.decode().strip()) == (2, "Aborted.")  # as Ctrl-C always ended a run
+    assert sorted(p.name for p in folder.iterdir()) == ["train.sh"]  # no hidden copy left
+    assert (folder / "train.sh").read_text() == SCRIPT  # and the file untouched
+
+
+def test_only_our_own_stale_temp_files_are_removed(tmp_path: Path, invoke) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "train.sh").write_text(SCRIPT)
+    (tmp_path / "notes.txt").write_text("x")
+    stale = tmp_path / ".train.sh.k3j_9x0a.shmlint-tmp"  # a killed run's, an hour old
+    fresh = tmp_path / ".notes.txt.ab12cd34.shmlint-tmp"  # a run writing right now
+    foreign = [tmp_path / ".train.sh.shmlint-tmp", tmp_path / ".gone.yaml.ab12cd34.shmlint-tmp"]
+    for path in (stale, fresh, *foreign):
+        path.write_text("copy")
+    hour_ago = time.time() - 3600
+    for path in (stale, *foreign):
+        os.utime(path, (hour_ago, hour_ago))
+    in_a_minute = time.time() + 60
+    os.utime(fresh, (in_a_minute, in_a_minute))
+    result = invoke("fix", "--write", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert not stale.exists()
+    assert fresh.exists() and all(path.exists() for path in foreign)
