@@ -427,3 +427,79 @@ def test_only_our_own_stale_temp_files_are_removed(tmp_path: Path, invoke) -> No
     assert result.exit_code == 0, result.output
     assert not stale.exists()
     assert fresh.exists() and all(path.exists() for path in foreign)
+
+
+# -- item 20: a compose override's value is never "fixed" in the base file ----------------------------------------
+
+BASE = "services:\n  trainer:\n    image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\n{shm}"
+OVERRIDE = """\
+services:
+  trainer:
+    command: torchrun train.py
+{shm}    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: all
+              capabilities: [gpu]
+"""
+
+
+def _compose_pair(folder: Path, base_shm: str, override_shm: str) -> dict[str, str]:
+    files = {"compose.yaml": BASE.format(shm=base_shm), "compose.override.yaml": OVERRIDE.format(shm=override_shm)}
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return files
+
+
+@pytest.mark.parametrize(
+    "override_shm",
+    ["    shm_size: 64m\n", "    shm_size: !reset null\n"],
+    ids=["override-too-small", "override-resets"],
+)
+def test_a_fix_the_override_would_undo_is_not_written_nor_counted(tmp_path: Path, override_shm: str) -> None:
+    files = _compose_pair(tmp_path, "    shm_size: 8g\n", override_shm)
+    checked = shmlint("check", ".", cwd=tmp_path)
+    assert checked.returncode == 1 and "SHM00" in checked.stdout
+    assert "fixable" not in checked.stdout  # not offered: an edit of compose.yaml would not win
+    fixed = shmlint("fix", "--write", ".", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stderr
+    assert "Fixed 0 finding(s)" in fixed.stdout + fixed.stderr
+    assert {name: (tmp_path / name).read_text() for name in files} == files  # nothing rewritten
+
+
+def test_a_fix_the_override_does_not_undo_is_written_where_it_holds(tmp_path: Path) -> None:
+    _compose_pair(tmp_path, "", "")  # the override defines the service, but no shm_size: the base's wins
+    fixed = shmlint("fix", "--write", ".", cwd=tmp_path)
+    assert fixed.returncode == 0 and "Fixed 1 finding(s)" in fixed.stdout, fixed.stderr
+    assert "shm_size" in (tmp_path / "compose.yaml").read_text()
+    assert shmlint("check", ".", cwd=tmp_path).returncode == 0  # and it holds
+
+
+def test_the_editor_offers_no_quick_fix_the_override_would_undo(tmp_path: Path) -> None:
+    from shmlint.server.analysis import Analyzer
+
+    files = _compose_pair(tmp_path, "    shm_size: 8g\n", "    shm_size: 64m\n")
+    analyzer = Analyzer()
+    checked = analyzer.check(tmp_path / "compose.yaml", files["compose.yaml"], "dockercompose")
+    [finding] = checked.result.findings
+    assert finding.code == "SHM005" and finding.span.path.endswith("compose.override.yaml")
+    assert analyzer.quick_fix(checked, finding) == [] and analyzer.fix_all(checked) is None
+
+
+def test_an_edit_that_fixes_nothing_is_neither_kept_nor_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shmlint.discover import FileKind
+    from shmlint.engine import Engine
+    from shmlint.fix import apply
+    from shmlint.model import Edit
+    from shmlint.settings import Settings
+    from shmlint.source import SourceText
+
+    text = SCRIPT
+    monkeypatch.setattr(apply, "edits_for", lambda finding, source: [Edit(0, 0, "# touched\n")])
+    result = apply.fix_source(Engine(Settings()), SourceText("train.sh", text), FileKind.SHELL, "train.sh")
+    assert result.applied == () and not result.changed
+    assert any("did not hold" in problem for problem in result.problems)

@@ -106,14 +106,25 @@ def _workload(
     )
 
 
+def _written_later(project: Project, service: Service) -> bool:
+    """Whether a ``shm_size`` written in the service's own mapping would not apply: a layer compose merges after
+    it (an override file, a later ``-f`` file) sets, empties or resets ``shm_size``, and that layer wins. An edit
+    here would change nothing; the finding's fix is not offered."""
+    home = next((index for index, layer in enumerate(service.layers) if layer.node is service.mapping), None)
+    return home is not None and any(
+        project.m.get(layer.node, "shm_size") is not None for layer in service.layers[home + 1 :]
+    )
+
+
 def _target(project: Project, service: Service, own: Own) -> ServiceTarget | None:
     """Where a fixer writes ``shm_size``: the service's own mapping. None where an edit there would not do what
-    it says: a service written as an alias, a mapping other services merge in (the edit would change them too), or
-    a service that joins another one's IPC namespace (its own shm_size does not apply)."""
+    it says: a service written as an alias, a mapping other services merge in (the edit would change them too), a
+    service that joins another one's IPC namespace (its own shm_size does not apply), or one whose ``shm_size`` a
+    file compose reads later sets or resets (``_written_later``: an edit here would not win)."""
     mapping, key, source = service.mapping, service.key, service.file.source
     if mapping.start_mark.index < key.end_mark.index or id(mapping) in project.merged_elsewhere(service.file):
         return None
-    if own.ipc_service is not None:
+    if own.ipc_service is not None or _written_later(project, service):
         return None
     mine = {scalar(k): v for k, v in mapping.value if isinstance(k, ScalarNode) and k.tag != MERGE_TAG}
     shm = mine.get("shm_size")
