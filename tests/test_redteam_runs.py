@@ -453,16 +453,22 @@ def _compose_pair(folder: Path, base_shm: str, override_shm: str) -> dict[str, s
     return files
 
 
-@pytest.mark.parametrize(
-    "override_shm",
-    ["    shm_size: 64m\n", "    shm_size: !reset null\n"],
-    ids=["override-too-small", "override-resets"],
-)
-def test_a_fix_the_override_would_undo_is_not_written_nor_counted(tmp_path: Path, override_shm: str) -> None:
-    files = _compose_pair(tmp_path, "    shm_size: 8g\n", override_shm)
+def test_a_too_small_override_is_fixed_in_the_override(tmp_path: Path) -> None:
+    """The red team's input: the finding is in compose.override.yaml, whose shm_size wins over compose.yaml's; the
+    fix used to rewrite compose.yaml's (no change to what runs) and say "Fixed 1"."""
+    files = _compose_pair(tmp_path, "    shm_size: 8g\n", "    shm_size: 64m\n")
+    fixed = shmlint("fix", "--write", ".", cwd=tmp_path)
+    assert fixed.returncode == 0 and "compose.override.yaml: fixed 1 finding(s)" in fixed.stdout, fixed.stderr
+    assert (tmp_path / "compose.yaml").read_text() == files["compose.yaml"]
+    assert 'shm_size: "8gb"' in (tmp_path / "compose.override.yaml").read_text()
+    assert shmlint("check", ".", cwd=tmp_path).returncode == 0  # the finding is gone: the fix held
+
+
+def test_a_fix_a_reset_would_undo_is_not_offered_written_nor_counted(tmp_path: Path) -> None:
+    files = _compose_pair(tmp_path, "    shm_size: 8g\n", "    shm_size: !reset null\n")
     checked = shmlint("check", ".", cwd=tmp_path)
-    assert checked.returncode == 1 and "SHM00" in checked.stdout
-    assert "fixable" not in checked.stdout  # not offered: an edit of compose.yaml would not win
+    assert checked.returncode == 1 and "SHM001" in checked.stdout
+    assert "fixable" not in checked.stdout  # not offered: an edit of either file would not be what runs
     fixed = shmlint("fix", "--write", ".", cwd=tmp_path)
     assert fixed.returncode == 0, fixed.stderr
     assert "Fixed 0 finding(s)" in fixed.stdout + fixed.stderr
@@ -477,15 +483,20 @@ def test_a_fix_the_override_does_not_undo_is_written_where_it_holds(tmp_path: Pa
     assert shmlint("check", ".", cwd=tmp_path).returncode == 0  # and it holds
 
 
-def test_the_editor_offers_no_quick_fix_the_override_would_undo(tmp_path: Path) -> None:
+def test_the_editor_quick_fix_edits_the_override_where_the_value_wins(tmp_path: Path) -> None:
+    from shmlint.fix.apply import splice
     from shmlint.server.analysis import Analyzer
 
     files = _compose_pair(tmp_path, "    shm_size: 8g\n", "    shm_size: 64m\n")
     analyzer = Analyzer()
-    checked = analyzer.check(tmp_path / "compose.yaml", files["compose.yaml"], "dockercompose")
-    [finding] = checked.result.findings
-    assert finding.code == "SHM005" and finding.span.path.endswith("compose.override.yaml")
-    assert analyzer.quick_fix(checked, finding) == [] and analyzer.fix_all(checked) is None
+    base = analyzer.check(tmp_path / "compose.yaml", files["compose.yaml"], "dockercompose")
+    assert base.result.findings == () and analyzer.fix_all(base) is None  # nothing to do in compose.yaml
+    path = tmp_path / "compose.override.yaml"
+    override = analyzer.check(path, files["compose.override.yaml"], "dockercompose")
+    [finding] = override.result.findings
+    assert finding.code == "SHM005"
+    fixed = splice(files["compose.override.yaml"], analyzer.quick_fix(override, finding))
+    assert fixed == files["compose.override.yaml"].replace("64m", '"8gb"')
 
 
 def test_an_edit_that_fixes_nothing_is_neither_kept_nor_counted(
