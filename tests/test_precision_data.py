@@ -199,7 +199,11 @@ FAMILIES = [
     ("public.ecr.aws/acme/vllm-openai:v0.8", "", "needs"),
     ("", "python -m vllm.entrypoints.openai.api_server --model m", "needs"),
     # a serving benchmark client in a server's image holds no model; the server in the same command still needs
-    ("vllm/vllm-tpu:gemma4", "bash -c cd /b && python3 /b/utils/bench_serving/benchmark_serving.py --backend=vllm", "free"),
+    (
+        "vllm/vllm-tpu:gemma4",
+        "bash -c cd /b && python3 /b/utils/bench_serving/benchmark_serving.py --backend=vllm",
+        "free",
+    ),
     ("vllm/vllm-openai:v0.11.0", "vllm bench serve --model m --num-prompts 10", "free"),
     ("vllm/vllm-openai:v0.11.0", "vllm bench throughput --model m --tensor-parallel-size 2", "needs"),
     ("", "bash -c vllm serve m --tensor-parallel-size 2 & python benchmark_serving.py --model m", "needs"),
