@@ -133,6 +133,8 @@ def _tier_for(need: dict, image: str = "", command: str = "") -> str:
                 wide.add(entry["tier"])
         if tag and any(re.search(p, tag) for p in match.get("image_tags", [])):
             by_image.add(entry["tier"])
+            if entry.get("image_wide"):
+                wide.add(entry["tier"])
         if command and any(re.search(p, command, re.IGNORECASE) for p in match.get("commands", [])):
             by_command.add(entry["tier"])
             command_wins = command_wins or bool(entry.get("command_wins"))
@@ -205,6 +207,9 @@ FAMILIES = [
         "free",
     ),
     ("vllm/vllm-openai:v0.11.0", "vllm bench serve --model m --num-prompts 10", "free"),
+    # the python-backend Triton images warn for the container as a whole: a shell in one keeps the need
+    ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "bash", "needs"),
+    ("nvcr.io/nvidia/tritonserver:24.08-py3", "bash", "unknown"),
     ("vllm/vllm-openai:v0.11.0", "vllm bench throughput --model m --tensor-parallel-size 2", "needs"),
     ("", "bash -c vllm serve m --tensor-parallel-size 2 & python benchmark_serving.py --model m", "needs"),
     ("acme/vllm-router:1", "", ""),
