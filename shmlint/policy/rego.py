@@ -9,8 +9,19 @@ from __future__ import annotations
 import json
 
 from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
-from shmlint.policy.knowledge import Knowledge, RuleInfo, alternation
+from shmlint.policy.knowledge import (
+    HOST_IPC,
+    HOST_SHM_MOUNT,
+    MISSING_SHM,
+    NCCL_SHM_DISABLED,
+    SHM_UNBOUNDED,
+    Knowledge,
+    RuleInfo,
+    alternation,
+    judged,
+)
 from shmlint.policy.messages import TEMPLATES, parts
+from shmlint.rules.rule import Rule
 from shmlint.runtime.nccl import SHM_DISABLE
 
 PACKAGE = "shmlint"
@@ -38,30 +49,56 @@ def _ignored(rule: RuleInfo) -> str:
     )
 
 
+def _violation(rule: RuleInfo, severity: str, template: str, condition: str = "") -> str:
+    code = _json(rule.code)
+    return (
+        f'violation[{{"msg": msg, "details": {{"code": {code}, "container": f.name}}}}] {{\n'
+        f"  not ignored({code})\n  some f in findings\n  f.{rule.code}\n{condition}"
+        f'  msg := concat("", [{_json(f"{rule.code} {rule.slug} ({severity}): ")}, {_render(template)}])\n}}'
+    )
+
+
 def _violations(k: Knowledge) -> str:
+    """One rule per reported finding; the missing-shm rule's undecided findings (tier 1) only when the
+    ``undecided`` setting lists them."""
     rules = []
-    for rule in k.rules:
-        if rule.code == "SHM013":
+    for rule in judged(k):
+        if rule.code != MISSING_SHM.code:
+            rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, None)]))
             continue
-        head = f"{rule.code} {rule.slug} ("
-        if rule.code == "SHM001":
-            rules.append(
-                'violation[{"msg": msg, "details": {"code": "SHM001", "container": f.name}}] {\n'
-                '  not ignored("SHM001")\n  some f in findings\n  f.SHM001\n  f.tier == 2\n'
-                f'  msg := concat("", [{_json(head + rule.severity + "): ")}, {_render(TEMPLATES[("SHM001", 2)])}])\n}}'
-            )
-            rules.append(
-                'violation[{"msg": msg, "details": {"code": "SHM001", "container": f.name}}] {\n'
-                '  not ignored("SHM001")\n  some f in findings\n  f.SHM001\n  f.tier == 1\n'
-                f'  msg := concat("", [{_json(head + rule.warning + "): ")}, {_render(TEMPLATES[("SHM001", 1)])}])\n}}'
-            )
-            continue
-        rules.append(
-            f'violation[{{"msg": msg, "details": {{"code": {_json(rule.code)}, "container": f.name}}}}] {{\n'
-            f"  not ignored({_json(rule.code)})\n  some f in findings\n  f.{rule.code}\n"
-            f'  msg := concat("", [{_json(head + rule.severity + "): ")}, {_render(TEMPLATES[(rule.code, None)])}])\n}}'
-        )
+        rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, 2)], "  f.tier == 2\n"))
+        if rule.undecided:
+            rules.append(_violation(rule, rule.undecided, TEMPLATES[(rule.code, 1)], "  f.tier == 1\n"))
     return "\n\n".join(rules)
+
+
+def _name(rule: RuleInfo | Rule) -> str:
+    """The Rego function that decides a rule for one container record."""
+    return rule.code.lower()
+
+
+def _records(k: Knowledge) -> str:
+    """Each judged rule's verdict as a boolean (a Rego function is undefined, not false, where it does not hold)
+    and as a field of the finding records."""
+    return "\n\n".join(f"is_{_name(rule)}(r) := true if {_name(rule)}(r)\nelse := false" for rule in judged(k))
+
+
+def _fields(k: Knowledge) -> str:
+    return "".join(f"    {_json(rule.code)}: is_{_name(rule)}(r),\n" for rule in judged(k))
+
+
+def _pattern_rules() -> str:
+    """An entry's patterns (lists: a head, then the pattern that vetoes it) match a value."""
+    return """entry_match(patterns, s) if {
+  some p in patterns
+  regex.match(p[0], s)
+  not vetoed(p, s)
+}
+
+vetoed(p, s) if {
+  count(p) == 2
+  regex.match(p[1], s)
+}"""
 
 
 def module(k: Knowledge) -> str:
@@ -71,15 +108,18 @@ def module(k: Knowledge) -> str:
             "id": entry.id,
             "tier": entry.tier,
             "what": entry.what,
-            "commands": list(entry.commands),
-            "images": list(entry.images),
-            "tags": list(entry.image_tags),
+            "commands": [[part for part in pattern if part is not None] for pattern in entry.commands],
+            "images": [[part for part in pattern if part is not None] for pattern in entry.images],
+            "tags": [[part for part in pattern if part is not None] for pattern in entry.image_tags],
             "acceleratorOnly": entry.accelerator_only,
         }
         for entry in k.software
     ]
     memory = r"(?:^[\s\v]*Memory[\s\v]*\z)"
-    ignores = "\n".join(_ignored(rule) for rule in k.rules if rule.code != "SHM013")
+    ignores = "\n".join(_ignored(rule) for rule in judged(k))
+    missing, unbounded, host_ipc, host_shm, nccl = (
+        _name(rule) for rule in (MISSING_SHM, SHM_UNBOUNDED, HOST_IPC, HOST_SHM_MOUNT, NCCL_SHM_DISABLED)
+    )
     return f"""package {PACKAGE}
 
 import future.keywords.contains
@@ -283,7 +323,7 @@ torch(e) if {{
 }}
 
 # the alternation of every entry's patterns first: most containers match none
-command_hits(cmd) := [s | cmd != ""; regex.match({_raw(alternation(k, "commands"))}, cmd); some s in software; any_match(s.commands, cmd)]
+command_hits(cmd) := [s | cmd != ""; regex.match({_raw(alternation(k, "commands"))}, cmd); some s in software; entry_match(s.commands, cmd)]
 
 image_hits(image, repo, tag) := [s | image != ""; some_image(repo, tag); some s in software; image_hit(s, repo, tag)]
 
@@ -294,12 +334,14 @@ some_image(repo, tag) if {{
   regex.match({_raw(alternation(k, "image_tags"))}, tag)
 }}
 
-image_hit(s, repo, tag) if any_match(s.images, repo)
+image_hit(s, repo, tag) if entry_match(s.images, repo)
 
 image_hit(s, repo, tag) if {{
   tag != ""
-  any_match(s.tags, tag)
+  entry_match(s.tags, tag)
 }}
+
+{_pattern_rules()}
 
 allowed(gpu, s) if gpu
 
@@ -400,21 +442,21 @@ claims(r) if {{
   r.gpu
 }}
 
-shm001(r) if {{
+{missing}(r) if {{
   claims(r)
   not host_ipc
   count(r.mounts) > 0
   count(r.volumes) == 0
 }}
 
-shm001(r) if {{
+{missing}(r) if {{
   claims(r)
   not host_ipc
   count(r.mounts) == 0
   not meant_memory
 }}
 
-shm003(r) if {{
+{unbounded}(r) if {{
   uses(r)
   count(r.volumes) > 0
   every v in r.volumes {{
@@ -423,12 +465,12 @@ shm003(r) if {{
   }}
 }}
 
-shm007(r) if {{
+{host_ipc}(r) if {{
   uses(r)
   host_ipc
 }}
 
-shm008(r) if {{
+{host_shm}(r) if {{
   uses(r)
   count(r.volumes) > 0
   every v in r.volumes {{
@@ -437,7 +479,7 @@ shm008(r) if {{
   }}
 }}
 
-shm012(r) if {{
+{nccl}(r) if {{
   uses(r)
   count(r.nccl) > 0
 }}
@@ -461,20 +503,7 @@ records := [r |
   }}
 ]
 
-is_shm001(r) := true if shm001(r)
-else := false
-
-is_shm003(r) := true if shm003(r)
-else := false
-
-is_shm007(r) := true if shm007(r)
-else := false
-
-is_shm008(r) := true if shm008(r)
-else := false
-
-is_shm012(r) := true if shm012(r)
-else := false
+{_records(k)}
 
 findings := [f |
   some r in records
@@ -486,12 +515,7 @@ findings := [f |
     "image": image(r.e.c),
     "tier": r.tier,
     "what": r.what,
-    "SHM001": is_shm001(r),
-    "SHM003": is_shm003(r),
-    "SHM007": is_shm007(r),
-    "SHM008": is_shm008(r),
-    "SHM012": is_shm012(r),
-    "volumeName": object.get(last, "name", ""),
+{_fields(k)}    "volumeName": object.get(last, "name", ""),
     "hostPath": object.get(object.get(last, "hostPath", {{}}), "path", ""),
     "nccl": concat("", array.slice(r.nccl, 0, 1)),
   }}
