@@ -25,10 +25,11 @@ from shmlint.policy.knowledge import (
     judged,
     rule_info,
 )
-from shmlint.policy.messages import TEMPLATES, parts
+from shmlint.policy.messages import BOUNDED, TEMPLATES, parts
 from shmlint.policy.re2 import Re2Pattern
 from shmlint.runtime.nccl import SHM_DISABLE
 from shmlint.runtime.shm import SHM_PATH
+from shmlint.severity import Severity
 from shmlint.value import NamedTuple
 
 #: the volume the mutation adds; a name of its own, so that it never merges into a volume the pod has
@@ -327,7 +328,7 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     "tier": (
                         "!(f.gpu || f.torch) ? -1 : variables.loader ? 2 : f.freeCommand.size() > 0 ? 0"
                         f" : {cands}.exists(e, e.tier == 2) ? 2 : {cands}.exists(e, e.tier == 1) ? 1 : {cands}.size() > 0 ? 0"
-                        f" : !f.gpu ? 1 : f.count >= {k.multi_device_min} ? 2 : 1"
+                        f" : !f.gpu ? 1 : f.count >= {k.multi_device_min} ? {k.multi_device_tier} : 1"
                     ),
                     "what": (
                         "variables.loader ? 'a DataLoader with workers is declared' : f.freeCommand.size() > 0"
@@ -345,7 +346,7 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
             "judged",
             _stage(
                 "variables.facts",
-                ("name", "display", "init", "image", "nccl", "tier", "what"),
+                ("name", "display", "init", "image", "nccl", "memory", "tier", "what"),
                 {
                     "uses": "f.tier >= 1",
                     "claims": "f.tier == 2 || (f.tier == 1 && f.gpu)",
@@ -358,8 +359,9 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
             "findings",
             _stage(
                 "variables.judged",
-                ("name", "display", "init", "image", "tier", "what"),
+                ("name", "display", "init", "image", "memory", "tier", "what"),
                 {
+                    "bounded": f"f.memory.matches({q(k.positive_quantity)})",
                     MISSING_SHM.code: (
                         "f.claims && !variables.hostIPC && (f.mounted ? f.volume.size() == 0 : !variables.meantMemory)"
                     ),
@@ -415,6 +417,9 @@ def _messages(rule: RuleInfo) -> str:
     text = f"{q(head + rule.severity + '): ')} + {_render(TEMPLATES[(rule.code, 2 if missing else None)])}"
     if missing and rule.undecided:
         text = f"f.tier == 2 ? {text} : {q(head + rule.undecided + '): ')} + {_render(TEMPLATES[(rule.code, 1)])}"
+    if rule.code == SHM_UNBOUNDED.code:  # a memory limit bounds it: info, naming the limit
+        info = f"{q(head + Severity.INFO.label + '): ')} + {_render(TEMPLATES[(rule.code, BOUNDED)])}"
+        text = f"f.bounded ? {info} : {text}"
     return f"variables.findings.filter(f, {_reported(rule)}).map(f, {text}).join({q(SEPARATOR)})"
 
 

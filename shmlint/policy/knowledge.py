@@ -38,6 +38,9 @@ NCCL_DISABLES = r"^[\t-\r ]*\+?(?:0[xX]0*1(?:[^0-9a-fA-F]|\z)|0+1(?:[^0-7]|\z)|1
 _BLANK = f"[{SPACE}]*"
 _MANTISSA = r"(?:[0-9]*[1-9][0-9]*(?:\.[0-9]*)?|[0-9]*\.[0-9]*[1-9][0-9]*)"
 POSITIVE_COUNT = rf"^{_BLANK}[\"']*{_BLANK}\+?{_MANTISSA}(?:[eE][+-]?[0-9]+)?{_BLANK}[\"']*{_BLANK}\z"
+#: a memory limit above zero (the linter's ``memory_limit.bytes``, rounded up): at admission it is a valid quantity,
+#: whose number has a digit other than 0 before any suffix or exponent
+POSITIVE_QUANTITY = r"^\+?0*\.?0*[1-9]"
 #: a DataLoader hint (``shmlint.dataloader.parse_hint``) that declares workers, with the keys a hint needs
 DATALOADER_KEYS = ("workers", "batch", "sample", "dtype", "procs", "prefetch")
 DATALOADER_WORKERS = r"(?:^|[\s\"'])workers=0*[1-9][0-9]{0,3}(?:[\s\"']|\z)"
@@ -73,6 +76,7 @@ class Knowledge(NamedTuple):
 
     software: tuple[Software, ...]
     multi_device_min: int
+    multi_device_tier: int  # the tier of several counted GPUs when no entry matched
     gpu_resource: str  # anchored alternation of the accelerator resource globs
     counted_resource: str
     gpu_runtime: str  # a runtimeClassName the extractor reads as an accelerator (trimmed, any case)
@@ -88,6 +92,7 @@ class Knowledge(NamedTuple):
     host_shm: str  # a hostPath path that is the host's /dev/shm
     nccl_disables: str
     positive_count: str
+    positive_quantity: str  # a memory limit above zero
     dataloader_hint: str  # a well-formed ``shmlint.io/dataloader`` value
     dataloader_workers: str
     rules: tuple[RuleInfo, ...]
@@ -164,6 +169,7 @@ def export(settings: Settings | None = None) -> Knowledge:
     return Knowledge(
         software=_configured_software(settings) + _software(data),
         multi_device_min=int(data["accelerators"]["multi_device"]["min_devices"]),
+        multi_device_tier=int(Tier[data["accelerators"]["multi_device"]["tier"].upper()]),
         gpu_resource="|".join(glob_to_re2(glob) for glob in signals.gpu_resources),
         counted_resource="|".join(glob_to_re2(glob) for glob in signals.counted_resources),
         gpu_runtime=r"(?i)^[\s\v]*(?:" + literal_alternatives(signals.gpu_runtimes) + r")[\s\v]*\z",
@@ -179,6 +185,7 @@ def export(settings: Settings | None = None) -> Knowledge:
         host_shm=r"^" + SHM_PATH + r"(?:/[\s\S]*)?\z",
         nccl_disables=NCCL_DISABLES,
         positive_count=POSITIVE_COUNT,
+        positive_quantity=POSITIVE_QUANTITY,
         dataloader_hint=(
             r"^[\s\v]*[\"']?[\s\v]*(?:dataloader[\s\v]+)?(?:(?:"
             + "|".join(DATALOADER_KEYS)

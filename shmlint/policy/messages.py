@@ -12,8 +12,10 @@ from shmlint.rules.common import REMEDY
 
 _REMEDY = REMEDY[WorkloadFormat.KUBERNETES]
 
-#: (code, tier the message is for or None) -> template
-TEMPLATES = {
+#: (code, variant) -> template; the variants: the missing-shm rule's tier (2 decided, 1 undecided), the unbounded
+#: rule's BOUNDED (a memory limit bounds the volume: info) or None
+BOUNDED = "bounded"
+TEMPLATES: dict[tuple[str, int | str | None], str] = {
     (MISSING_SHM.code, 2): (
         "{display} runs software that uses /dev/shm ({what}) with no sized /dev/shm, so it gets the runtime default of "
         f"64 MiB and can crash there; {_REMEDY}"
@@ -26,9 +28,12 @@ TEMPLATES = {
         "shmlint.io/dataloader"
     ),
     (SHM_UNBOUNDED.code, None): (
-        '{display}: /dev/shm comes from emptyDir volume "{volumeName}" with no size, so it may grow until the '
-        "container's memory limit or the node runs out (and policies such as Kyverno's may cap it silently); give it "
-        "an explicit size"
+        '{display}: /dev/shm comes from emptyDir volume "{volumeName}" with no size: it may grow until the node runs '
+        "out of memory (and policies such as Kyverno's may cap it silently); give it an explicit size"
+    ),
+    (SHM_UNBOUNDED.code, BOUNDED): (
+        '{display}: /dev/shm comes from emptyDir volume "{volumeName}" with no size: the container\'s memory limit '
+        "({memory}) bounds it (and policies such as Kyverno's may cap it silently); give it an explicit size"
     ),
     (HOST_IPC.code, None): (
         "{display} uses the host IPC namespace (hostIPC: true): /dev/shm is large, but the container shares the "

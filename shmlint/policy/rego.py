@@ -20,9 +20,10 @@ from shmlint.policy.knowledge import (
     alternation,
     judged,
 )
-from shmlint.policy.messages import TEMPLATES, parts
+from shmlint.policy.messages import BOUNDED, TEMPLATES, parts
 from shmlint.rules.rule import Rule
 from shmlint.runtime.nccl import SHM_DISABLE
+from shmlint.severity import Severity
 
 PACKAGE = "shmlint"
 
@@ -63,6 +64,10 @@ def _violations(k: Knowledge) -> str:
     ``undecided`` setting lists them."""
     rules = []
     for rule in judged(k):
+        if rule.code == SHM_UNBOUNDED.code:  # a memory limit bounds it: info, naming the limit
+            rules.append(_violation(rule, Severity.INFO.label, TEMPLATES[(rule.code, BOUNDED)], "  f.bounded\n"))
+            rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, None)], "  not f.bounded\n"))
+            continue
         if rule.code != MISSING_SHM.code:
             rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, None)]))
             continue
@@ -388,7 +393,7 @@ tier(f) := -1 if {{
   f.top >= 0
 }} else := 1 if {{
   not f.gpu
-}} else := 2 if {{
+}} else := {k.multi_device_tier} if {{
   f.devices >= {k.multi_device_min}
 }} else := 1
 
@@ -508,6 +513,7 @@ records := [r |
 findings := [f |
   some r in records
   last := last_volume(r.volumes)
+  memory := text(object.get(section(r.e.c, "limits"), "memory", ""))
   f := {{
     "name": r.e.c.name,
     "display": display(r.e),
@@ -515,6 +521,8 @@ findings := [f |
     "image": image(r.e.c),
     "tier": r.tier,
     "what": r.what,
+    "memory": memory,
+    "bounded": regex.match({_raw(k.positive_quantity)}, memory),
 {_fields(k)}    "volumeName": object.get(last, "name", ""),
     "hostPath": object.get(object.get(last, "hostPath", {{}}), "path", ""),
     "nccl": concat("", array.slice(r.nccl, 0, 1)),
