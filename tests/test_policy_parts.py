@@ -379,3 +379,29 @@ def test_configured_patterns_reach_both_policies_and_a_backtick_does_not_break_t
     policy = engines.CelPolicy([{"name": n, "expression": e} for n, e in policy_cel.variables(knowledge)])
     (finding,) = policy.bind(pod)["findings"]
     assert finding["SHM001"] and finding["what"] == "configured as needs"
+
+
+def test_the_command_takes_the_undecided_setting_from_the_option_or_the_configuration(tmp_path: Path) -> None:
+    """Validating targets report SHM001 on unknown software only with show or strict (as check lists it); the
+    output's header notes the patterns exported as a head and an unless pattern."""
+    from shmlint.settings import Settings
+
+    def generated(*args: str) -> str:
+        result = _policy(*args, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert "negative lookahead" in result.stdout.split("apiVersion")[0]
+        docs = list(yaml.safe_load_all(result.stdout))
+        mode = args[args.index("--undecided") + 1] if "--undecided" in args else configured
+        assert docs == documents(export(Settings(undecided=mode)), args[:1], Options(8 * 2**30))
+        return json.dumps(docs)
+
+    configured = "summary"
+    default = generated("validating")
+    assert "whether its software" not in default and "missing-shm (warning)" not in default
+    strict = generated("validating", "--undecided", "strict")
+    assert "missing-shm (warning): " in strict and "whether its software" in strict
+    (tmp_path / ".shmlint.yaml").write_text("undecided: show\n")
+    configured = "show"
+    shown = generated("gatekeeper")
+    assert "missing-shm (info): " in shown and "whether its software" in shown
+    assert _policy("--undecided", "maybe", cwd=tmp_path).returncode == 2
