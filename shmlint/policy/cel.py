@@ -90,6 +90,9 @@ def _software(knowledge: Knowledge) -> str:
                     "images": _pairs(entry.images),
                     "tags": _pairs(entry.image_tags),
                     "acceleratorOnly": "true" if entry.accelerator_only else "false",
+                    "commandWins": "true" if entry.command_wins else "false",
+                    "imageWide": "true" if entry.image_wide else "false",
+                    "hostCentric": "true" if entry.host_centric else "false",
                 }
             )
             for entry in knowledge.software
@@ -127,6 +130,27 @@ def _container(k: Knowledge, init: bool) -> str:
     )
     image = f"(has({c}.image) ? {c}.image : '')"
     kind = "init container" if init else "container"
+    tpu = q(k.tpu_evidence)
+    # every accelerator evidence the extractor writes (its text, as ``need`` searches it) is a TPU's
+    tpu_only = " && ".join(
+        [
+            f"{sec}.filter(k, k.matches({q(k.gpu_resource)}) && string({sec}[k]).matches({q(k.positive_count)}))"
+            f".all(k, ({q(name + ' ')} + k + ': ' + string({sec}[k])).matches({tpu}))"
+            for name, sec in (("limits", limits), ("requests", requests))
+        ]
+        + (
+            []
+            if init
+            else [f"(!variables.gpuRuntime || ('runtimeClassName: ' + object.spec.runtimeClassName).matches({tpu}))"]
+        )
+        + [
+            f"{env}.filter(e, e.name in {_list(k.gpu_envs)} && !e.value.matches({q(k.no_gpu_visible)}))"
+            f".all(e, ('env ' + e.name + '=' + e.value).matches({tpu}))",
+            f"(!has({c}.volumeMounts) || {c}.volumeMounts.all(m, variables.volumes.filter(v, v.name == m.name"
+            f" && has(v.hostPath) && has(v.hostPath.path) && v.hostPath.path.matches({q(k.gpu_device)}))"
+            f".all(v, ('hostPath ' + v.hostPath.path).matches({tpu}))))",
+        ]
+    )
     return _map(
         {
             "name": f"{c}.name",
@@ -138,6 +162,7 @@ def _container(k: Knowledge, init: bool) -> str:
             "ref": f"{image}.split('@')[0]",
             "gpuResource": f"({section_gpu(limits)} || {section_gpu(requests)})",
             "gpuEnv": f"{env}.exists(e, e.name in {_list(k.gpu_envs)} && !e.value.matches({q(k.no_gpu_visible)}))",
+            "tpuOnly": tpu_only,
             "device": (
                 f"has({c}.volumeMounts) && {c}.volumeMounts.exists(m, variables.volumes.exists(v, v.name == m.name"
                 f" && has(v.hostPath) && has(v.hostPath.path) && v.hostPath.path.matches({q(k.gpu_device)})))"
@@ -182,6 +207,7 @@ _STAGE0 = (
     "mounts",
     "nccl",
     "memory",
+    "tpuOnly",
 )
 _STAGE1 = (
     "name",
@@ -197,6 +223,7 @@ _STAGE1 = (
     "utility",
     "gpu",
     "count",
+    "tpuOnly",
 )
 _STAGE2 = (*_STAGE1, "torch", "commandHits", "imageHits")
 _STAGE3 = (
@@ -222,6 +249,10 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
     volume_memory = "(has(v.emptyDir) && has(v.emptyDir.medium) && v.emptyDir.medium.matches('^[\\\\s\\\\v]*Memory[\\\\s\\\\v]*\\\\z'))"
     hint = "variables.hint"
     cands = "f.candidates"
+    # need._tpu_alone: TPUs only, nothing showing torch, no matched entry but host-centric ones
+    tpu_alone = (
+        f"(f.gpu && !f.torch && f.tpuOnly && {cands}.all(e, e.hostCentric))" if k.tpu_alone_tier >= 0 else "false"
+    )
     return [
         ("annotations", "has(object.metadata.annotations) ? object.metadata.annotations : {}"),
         (
@@ -268,7 +299,7 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
             "facts1",
             _stage(
                 "variables.containers",
-                ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory"),
+                ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory", "tpuOnly"),
                 {
                     "repo": "f.ref.lastIndexOf(':') > f.ref.lastIndexOf('/') ? f.ref.substring(0, f.ref.lastIndexOf(':')) : f.ref",
                     "tag": "f.ref.lastIndexOf(':') > f.ref.lastIndexOf('/') ? f.ref.substring(f.ref.lastIndexOf(':') + 1) : ''",
@@ -310,10 +341,27 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
             "facts3",
             _stage(
                 "variables.facts2",
-                ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory", "gpu", "torch", "count"),
+                (
+                    "name",
+                    "display",
+                    "init",
+                    "cmd",
+                    "image",
+                    "mounts",
+                    "nccl",
+                    "memory",
+                    "gpu",
+                    "torch",
+                    "count",
+                    "tpuOnly",
+                ),
                 {
                     "freeCommand": "f.commandHits.filter(e, e.tier == 0)",
-                    "candidates": "(f.commandHits + f.imageHits).filter(e, f.gpu || !e.acceleratorOnly)",
+                    # a command that says what really runs (a holder, a notebook) keeps only image_wide image hits
+                    "candidates": (
+                        "(f.commandHits + (f.commandHits.exists(e, e.commandWins)"
+                        " ? f.imageHits.filter(e, e.imageWide) : f.imageHits)).filter(e, f.gpu || !e.acceleratorOnly)"
+                    ),
                 },
             ),
         ),
@@ -327,12 +375,13 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     # (the first of equals); unknown on the CPU; several counted GPUs; unknown
                     "tier": (
                         "!(f.gpu || f.torch) ? -1 : variables.loader ? 2 : f.freeCommand.size() > 0 ? 0"
+                        f" : {tpu_alone} ? {k.tpu_alone_tier}"
                         f" : {cands}.exists(e, e.tier == 2) ? 2 : {cands}.exists(e, e.tier == 1) ? 1 : {cands}.size() > 0 ? 0"
                         f" : !f.gpu ? 1 : f.count >= {k.multi_device_min} ? {k.multi_device_tier} : 1"
                     ),
                     "what": (
                         "variables.loader ? 'a DataLoader with workers is declared' : f.freeCommand.size() > 0"
-                        " ? f.freeCommand[0].what"
+                        f" ? f.freeCommand[0].what : {tpu_alone} ? 'TPUs and nothing that shows torch'"
                         f" : {cands}.exists(e, e.tier == 2) ? {cands}.filter(e, e.tier == 2)[0].what"
                         f" : {cands}.exists(e, e.tier == 1) ? {cands}.filter(e, e.tier == 1)[0].what"
                         f" : {cands}.size() > 0 ? {cands}[0].what"

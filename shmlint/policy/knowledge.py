@@ -57,6 +57,9 @@ class Software(NamedTuple):
     images: tuple[Re2Pattern, ...]
     image_tags: tuple[Re2Pattern, ...]
     accelerator_only: bool
+    command_wins: bool = False  # a command match drops the image matches of entries that are not image_wide
+    image_wide: bool = False
+    host_centric: bool = False  # on TPUs alone this entry does not stop ``tpu_alone``
 
 
 class RuleInfo(NamedTuple):
@@ -77,6 +80,8 @@ class Knowledge(NamedTuple):
     software: tuple[Software, ...]
     multi_device_min: int
     multi_device_tier: int  # the tier of several counted GPUs when no entry matched
+    tpu_alone_tier: int  # the tier of TPUs alone (every accelerator evidence matches ``tpu_evidence``), -1: none
+    tpu_evidence: str
     gpu_resource: str  # anchored alternation of the accelerator resource globs
     counted_resource: str
     gpu_runtime: str  # a runtimeClassName the extractor reads as an accelerator (trimmed, any case)
@@ -122,6 +127,9 @@ def _software(data: dict) -> tuple[Software, ...]:
             _patterns(entry["match"].get("images")),
             _patterns(entry["match"].get("image_tags")),
             bool(entry.get("accelerator_only", False)),
+            bool(entry.get("command_wins", False)),
+            bool(entry.get("image_wide", False)),
+            bool(entry.get("host_centric", False)),
         )
         for entry in data["software"]
     )
@@ -157,6 +165,7 @@ def export(settings: Settings | None = None) -> Knowledge:
     settings = settings or Settings()
     signals = settings.signals
     data = read_need_yaml()
+    tpu = data["accelerators"].get("tpu_alone")
     rules = []
     for rule in POD_RULES:
         entry = header(rule.code)
@@ -170,6 +179,8 @@ def export(settings: Settings | None = None) -> Knowledge:
         software=_configured_software(settings) + _software(data),
         multi_device_min=int(data["accelerators"]["multi_device"]["min_devices"]),
         multi_device_tier=int(Tier[data["accelerators"]["multi_device"]["tier"].upper()]),
+        tpu_alone_tier=int(Tier[tpu["tier"].upper()]) if tpu else -1,
+        tpu_evidence="|".join(f"(?:{p})" for p in _plain(tpu["evidence_patterns"] if tpu else ())) or "$^",
         gpu_resource="|".join(glob_to_re2(glob) for glob in signals.gpu_resources),
         counted_resource="|".join(glob_to_re2(glob) for glob in signals.counted_resources),
         gpu_runtime=r"(?i)^[\s\v]*(?:" + literal_alternatives(signals.gpu_runtimes) + r")[\s\v]*\z",

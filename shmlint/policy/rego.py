@@ -117,6 +117,9 @@ def module(k: Knowledge) -> str:
             "images": [[part for part in pattern if part is not None] for pattern in entry.images],
             "tags": [[part for part in pattern if part is not None] for pattern in entry.image_tags],
             "acceleratorOnly": entry.accelerator_only,
+            "commandWins": entry.command_wins,
+            "imageWide": entry.image_wide,
+            "hostCentric": entry.host_centric,
         }
         for entry in k.software
     ]
@@ -363,18 +366,59 @@ facts := [f |
   some e in entries
   cmd := concat(" ", words(e.c))
   g := is_gpu(e)
-  hits := array.concat(command_hits(cmd), image_hits(image(e.c), repo(e.c), tag(e.c)))
+  commands := command_hits(cmd)
+  hits := array.concat(commands, kept_image_hits(commands, image_hits(image(e.c), repo(e.c), tag(e.c))))
   candidates := [s | some s in hits; allowed(g, s)]
+  t := is_torch(e)
   f := {{
     "e": e,
     "gpu": g,
-    "torch": is_torch(e),
+    "torch": t,
+    "tpu": is_tpu_alone(g, t, candidates, e),
     "free": [s | some s in command_hits(cmd); s.tier == 0],
     "candidates": candidates,
     "top": top(candidates),
     "devices": device_total(e.c),
   }}
 ]
+
+# a command that says what really runs (a holder, a notebook) keeps only image_wide image hits
+kept_image_hits(commands, images) := [s | some s in images; keeps_image(commands, s)]
+
+keeps_image(commands, s) if s.imageWide == true
+
+keeps_image(commands, s) if not command_wins(commands)
+
+command_wins(commands) if {{
+  some c in commands
+  c.commandWins == true
+}}
+
+# every accelerator evidence the extractor writes (its text, as the linter searches it) is a TPU's
+tpu_evidence(e) := array.concat(array.concat(
+  [concat("", [name, " ", key, ": ", text(value)]) |
+    some name in ["limits", "requests"]
+    some key, value in section(e.c, name)
+    regex.match({_raw(k.gpu_resource)}, key)
+    regex.match({_raw(k.positive_count)}, text(value))
+  ],
+  [concat("", ["runtimeClassName: ", pod.spec.runtimeClassName]) | not e.init; gpu_runtime]),
+  array.concat(
+    [concat("", ["env ", v.name, "=", v.value]) | some v in env(e.c); v.name in {_json(list(k.gpu_envs))}; not regex.match({_raw(k.no_gpu_visible)}, v.value)],
+    [concat("", ["hostPath ", v.hostPath.path]) | some m in object.get(e.c, "volumeMounts", []); some v in volumes; v.name == m.name; regex.match({_raw(k.gpu_device)}, v.hostPath.path)],
+  ),
+)
+
+# the linter's tpu_alone: TPUs only, nothing showing torch, no matched entry but host-centric ones
+tpu_alone(g, t, candidates, e) if {{
+  {"g" if k.tpu_alone_tier >= 0 else "false"}
+  not t
+  every x in tpu_evidence(e) {{ regex.match({_raw(k.tpu_evidence)}, x) }}
+  every s in candidates {{ s.hostCentric == true }}
+}}
+
+is_tpu_alone(g, t, candidates, e) := true if tpu_alone(g, t, candidates, e)
+else := false
 
 top(candidates) := t if {{
   tiers := [s.tier | some s in candidates]
@@ -389,6 +433,8 @@ tier(f) := -1 if {{
   loader
 }} else := 0 if {{
   count(f.free) > 0
+}} else := {k.tpu_alone_tier} if {{
+  f.tpu
 }} else := f.top if {{
   f.top >= 0
 }} else := 1 if {{
@@ -401,6 +447,8 @@ what(f) := "a DataLoader with workers is declared" if {{
   loader
 }} else := f.free[0].what if {{
   count(f.free) > 0
+}} else := "TPUs and nothing that shows torch" if {{
+  f.tpu
 }} else := w if {{
   f.top >= 0
   w := [s.what | some s in f.candidates; s.tier == f.top][0]
