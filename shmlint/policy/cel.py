@@ -356,7 +356,8 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     "tpuOnly",
                 ),
                 {
-                    "freeCommand": "f.commandHits.filter(e, e.tier == 0)",
+                    # a command that also starts software that needs /dev/shm keeps that need
+                    "freeCommand": "f.commandHits.exists(e, e.tier == 2) ? [] : f.commandHits.filter(e, e.tier == 0)",
                     # a command that says what really runs (a holder, a notebook) keeps only image_wide image hits
                     "candidates": (
                         "(f.commandHits + (f.commandHits.exists(e, e.commandWins)"

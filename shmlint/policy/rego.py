@@ -375,7 +375,7 @@ facts := [f |
     "gpu": g,
     "torch": t,
     "tpu": is_tpu_alone(g, t, candidates, e),
-    "free": [s | some s in command_hits(cmd); s.tier == 0],
+    "free": [s | some s in commands; s.tier == 0; not needs_command(commands)],
     "candidates": candidates,
     "top": top(candidates),
     "devices": device_total(e.c),
@@ -388,6 +388,12 @@ kept_image_hits(commands, images) := [s | some s in images; keeps_image(commands
 keeps_image(commands, s) if s.imageWide == true
 
 keeps_image(commands, s) if not command_wins(commands)
+
+# a command that also starts software that needs /dev/shm keeps that need over a free one
+needs_command(commands) if {{
+  some c in commands
+  c.tier == 2
+}}
 
 command_wins(commands) if {{
   some c in commands
