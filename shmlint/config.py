@@ -234,6 +234,8 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))
     if "respect-gitignore" in data:
         changes["respect_gitignore"] = data["respect-gitignore"]
+    if "force-exclude" in data:
+        changes["force_exclude"] = data["force-exclude"]
     if "show-source" in data:
         changes["show_source"] = data["show-source"]
     return settings._replace(**changes), set(data)
@@ -273,6 +275,7 @@ def describe(effective: Effective) -> str:
         "torch-commands": list(s.signals.torch_commands),
         "exclude": list(s.exclude),
         "respect-gitignore": s.respect_gitignore,
+        "force-exclude": s.force_exclude,
         "render": s.render,
         "unrendered": s.unrendered,
         "undecided": s.undecided,
