@@ -166,6 +166,21 @@ def test_sarif_instead_of_annotations(tmp_path: Path, repo: Path) -> None:
     assert outputs["findings"] == "1" and "| error | SHM001 missing-shm |" in table
 
 
+def test_a_usage_error_is_said_once_and_leaves_no_sarif_to_upload(tmp_path: Path, repo: Path) -> None:
+    """A red step from an error (nothing checked) uploads no SARIF: an empty log would tell code scanning that every
+    open alert is fixed. A log an earlier run left in the runner's temporary folder is not taken for this one's."""
+    stale = tmp_path / "runner" / "temp" / "shmlint.sarif"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_text('{"version": "2.1.0", "runs": []}')
+    done, outputs, _ = run_step(tmp_path, paths="missing.yaml", sarif="true")
+    assert done.returncode == 2 and outputs["exit-code"] == "2" and outputs["sarif-file"] == ""
+    assert done.stderr.count("no such file or folder: 'missing.yaml'") == 1, done.stderr
+    assert "no SARIF uploaded" in done.stderr and not stale.exists()
+    (repo / "trainer.yaml").write_text(POD)
+    done, outputs, _ = run_step(tmp_path, paths="trainer.yaml missing.yaml", format="text")
+    assert done.returncode == 2 and done.stderr.count("no such file or folder") == 1, done.stderr
+
+
 def test_a_clean_tree_passes(tmp_path: Path, repo: Path) -> None:
     (repo / "configmap.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
     done, outputs, table = run_step(tmp_path, paths="")
