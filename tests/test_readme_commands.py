@@ -100,21 +100,12 @@ def test_console_blocks_show_what_the_commands_print(document: Path, tmp_path: P
     assert not stale, "\n\n".join(f"$ {c}\n--- documented\n{e}\n--- printed\n{p}" for c, e, p in stale)
 
 
-#: commands known to fail today, each with the reason; strict: the test fails once they run, so the entry goes
-KNOWN_BROKEN = {
-    "policy": "tier data holds a pattern with (?!...), which no admission policy can express (the policy command "
-    "refuses it: exit 2); reported to the lead",
-}
-
-
 def _listed() -> list[object]:
-    cases: list[object] = []
-    for document in DOCUMENTS:
-        for command in listed_commands(document.read_text(encoding="utf-8")):
-            reason = KNOWN_BROKEN.get(command.split()[1])
-            marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-            cases.append(pytest.param(command, id=f"{document.name}: {command}", marks=marks))
-    return cases
+    return [
+        pytest.param(command, id=f"{document.name}: {command}")
+        for document in DOCUMENTS
+        for command in listed_commands(document.read_text(encoding="utf-8"))
+    ]
 
 
 @pytest.mark.parametrize("command", _listed())
