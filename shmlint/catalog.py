@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any
+from enum import StrEnum
+from typing import Any, NamedTuple
 
 import yaml
 
 from shmlint.model import Applicability, WorkloadFormat
 from shmlint.severity import Severity
-from shmlint.value import NamedTuple, StrEnum
 
 #: where the catalog is, first found wins: inside the package in an installed wheel (pyproject.toml force-includes
 #: ``rules/`` there), else the checkout's top-level ``rules/`` (a source tree or an editable install)

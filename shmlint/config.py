@@ -11,15 +11,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from shmlint import sizes
 from shmlint.config_error import RULE_WORDS, ConfigError, Problem
 from shmlint.lazy_regex import LazyRegex
 from shmlint.settings import Settings
 from shmlint.severity import Severity
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -215,16 +215,14 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
     ):
         if key in data and (size := _size(problems, key, data[key])) is not None:
             changes[attribute] = size
-    if "gpu-resources" in data:
-        signals = signals._replace(gpu_resources=signals.gpu_resources + tuple(data["gpu-resources"]))
-    if "torch-images" in data:
-        extra = _regexes(problems, "torch-images", data["torch-images"])
-        signals = signals._replace(torch_images=signals.torch_images + extra)
-    if "torch-commands" in data:
-        extra = _regexes(problems, "torch-commands", data["torch-commands"])
-        signals = signals._replace(torch_commands=signals.torch_commands + extra)
-    if signals is not settings.signals:
-        changes["signals"] = signals
+    if {"gpu-resources", "torch-images", "torch-commands"} & data.keys():
+        changes["signals"] = replace(
+            signals,
+            gpu_resources=signals.gpu_resources + tuple(data.get("gpu-resources", ())),
+            torch_images=signals.torch_images + _regexes(problems, "torch-images", data.get("torch-images", [])),
+            torch_commands=signals.torch_commands
+            + _regexes(problems, "torch-commands", data.get("torch-commands", [])),
+        )
     for key in ("shm-images", "shm-commands", "shm-free-images", "shm-free-commands"):
         if key in data:
             changes[key.replace("-", "_")] = _regexes(problems, key, data[key])

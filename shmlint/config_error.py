@@ -4,10 +4,9 @@ valid one, needs only the exception to catch."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -7,10 +7,10 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
+from enum import StrEnum
+from typing import TYPE_CHECKING, NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple, StrEnum
 
 if TYPE_CHECKING:
     from typing import Protocol

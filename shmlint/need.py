@@ -14,12 +14,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Need, Tier, Workload
 from shmlint.signals import split_image
-from shmlint.value import NamedTuple
 
 
 class Searcher(Protocol):

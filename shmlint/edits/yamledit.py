@@ -7,10 +7,11 @@ values and leaves the file untouched.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from shmlint.model import Edit
 from shmlint.parsers.yamlnodes import MappingNode, Node, ScalarNode, SequenceNode
 from shmlint.source import SourceText
-from shmlint.value import NamedTuple
 
 
 class Block(NamedTuple):

@@ -20,6 +20,7 @@ stack is deployed: it counts as written, with no size, like ``${SHM}`` in a comp
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from shmlint.extract.ecs_container import MIB_DIALECT, judge_container, mib_size
 from shmlint.extract.kubernetes import extract_pod_spec
@@ -33,7 +34,6 @@ from shmlint.model import (
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
 
 TASK_TYPE = "AWS::ECS::TaskDefinition"
 JOB_TYPE = "AWS::Batch::JobDefinition"

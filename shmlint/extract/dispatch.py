@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from shmlint.discover import (
     COMPOSE_DEFAULT_FILES,
@@ -29,7 +29,6 @@ from shmlint.model import BlockTarget, Notice, PodTarget, ServiceTarget, Workloa
 from shmlint.prefilter import Prefilter
 from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.extract.kserve import RuntimeIndex
@@ -165,7 +164,7 @@ def _yaml_blocks(
         block = source.text[start:end]
         if not run.prefilter.passes(block) or has_helm_actions(block):
             continue
-        text = source._replace(text=alone(source.text, start, end))
+        text = source.with_text(alone(source.text, start, end))
         try:
             documents = compose(text)
         except YamlError as exc:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, FixTarget, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
@@ -23,7 +23,6 @@ from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import MAX_DEVICES, Signals, positive_count
 from shmlint.sizes import MIB, parse_either
 from shmlint.source import Span
-from shmlint.value import NamedTuple
 
 #: ``Size.dialect`` of an integer number of MiB; the fixers write such sizes as a bare integer
 MIB_DIALECT = "mib"

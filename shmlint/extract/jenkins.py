@@ -10,6 +10,7 @@ declarative agent that has none.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from shmlint.extract.docker_options import WordIndex, options_workload
 from shmlint.model import CommandTarget, Workload, WorkloadFormat, WorkloadId
@@ -18,7 +19,6 @@ from shmlint.parsers.groovy import Token, tokens
 from shmlint.parsers.shell import Word, commands
 from shmlint.signals import Signals
 from shmlint.source import SourceText
-from shmlint.value import NamedTuple
 
 _AGENTS = frozenset({"docker", "dockerfile"})
 _SCRIPTED = frozenset({"inside", "withRun"})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from shmlint import sizes
 from shmlint.model import (
@@ -30,7 +30,6 @@ from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, device_count, gpu_visible, positive_count
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.extract.kserve import RuntimeIndex

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from shmlint import sizes
 from shmlint.model import (
@@ -39,7 +40,6 @@ from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import MAX_DEVICES, Signals, device_count, positive_count
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
 
 #: more syntax nodes than any real launcher module; a larger file is refused as too complex, not walked
 MAX_NODES = 200_000

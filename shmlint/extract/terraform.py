@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from shmlint import sizes
 from shmlint.extract.ecs_container import judge_container
@@ -52,7 +53,6 @@ from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
 
 KUBERNETES_WORKLOADS = frozenset(
     f"kubernetes_{kind}{version}"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.shell import Word, commands
-from shmlint.value import NamedTuple
 
 _ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``

@@ -9,12 +9,11 @@ start and end offset. Anything Terraform computes at plan time (``var.x``, ``loc
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.work import TOO_COMPLEX
-from shmlint.value import NamedTuple
 
 #: deeper nesting than any real configuration; a hostile file beyond it is refused rather than recursed into
 MAX_DEPTH = 64

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.hcl import BOOL, MAX_DEPTH, NULL, NUMBER, OBJECT, STRING, TUPLE, UNKNOWN, Item, Value
-from shmlint.value import NamedTuple
 
 _NUMBER = LazyRegex(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?", re.ASCII)
 _SPACE = LazyRegex(r"[ \t\r\n]*")

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import re
+from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.work import TOO_COMPLEX, beyond
-from shmlint.value import NamedTuple
 
 
 class JsoncError(Exception):

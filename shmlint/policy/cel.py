@@ -12,12 +12,13 @@ memory limit that caps the size the mutation writes.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
 from shmlint.policy.knowledge import Knowledge, RuleInfo, alternation
 from shmlint.policy.messages import TEMPLATES, parts
 from shmlint.runtime.nccl import SHM_DISABLE
 from shmlint.runtime.shm import SHM_PATH
-from shmlint.value import NamedTuple
 
 #: the volume the mutation adds; a name of its own, so that it never merges into a volume the pod has
 VOLUME = "shmlint-dshm"

@@ -7,6 +7,8 @@ Read at run time from ``shmlint/data/shm_need.yaml`` (the source the compiled co
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from shmlint.catalog import header
 from shmlint.model import Tier
 from shmlint.policy.re2 import glob_to_re2, literal_alternatives, to_re2
@@ -14,7 +16,6 @@ from shmlint.runtime.shm import SHM_PATH
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.signals import NO_GPU_VISIBLE, NON_WORKLOAD_TAGS
-from shmlint.value import NamedTuple
 
 #: the rules an admission policy can judge on a pod, in catalog order
 POD_RULES = ("SHM001", "SHM003", "SHM007", "SHM008", "SHM012", "SHM013")

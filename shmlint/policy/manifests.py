@@ -3,12 +3,11 @@ the CEL and Rego of this package, with what each decides and leaves undecided wr
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from shmlint import __version__
 from shmlint.policy import cel, rego
 from shmlint.policy.knowledge import Knowledge
-from shmlint.value import NamedTuple
 
 NAME = "shmlint-dev-shm"
 #: Gatekeeper derives the constraint's kind from the template; the template's name is that kind in lower case

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind
 from shmlint.lazy_regex import LazyRegex
@@ -29,7 +29,6 @@ from shmlint.render.graph import walk
 from shmlint.render.process import Sandbox, find_program, find_sandbox
 from shmlint.severity import Severity
 from shmlint.source import InputError, SourceText, Span, read_bytes
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.engine import Engine

@@ -18,12 +18,11 @@ import os
 import re
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from shmlint.discover import KUSTOMIZATION_NAMES
 from shmlint.lazy_regex import LazyRegex
 from shmlint.source import InputError, read_bytes
-from shmlint.value import NamedTuple
 
 #: at most this many kustomizations (the start, its bases, their bases...) are read for one unit
 MAX_KUSTOMIZATIONS = 200

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from shmlint.catalog import header
 from shmlint.model import Finding, Fix, Workload
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import Span
-from shmlint.value import NamedTuple
 
 #: a rule's implementation: a pure function from one workload to its findings
 Check = Callable[[Workload, "RuleContext"], Iterable[Finding]]

@@ -6,8 +6,9 @@ shareable, unset), the host's, another container's, or none at all.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from shmlint.model import ShmKind
-from shmlint.value import NamedTuple
 
 #: modes that keep the container's own namespace and so its own /dev/shm at the size it is given
 _OWN = frozenset({"", "private", "shareable"})

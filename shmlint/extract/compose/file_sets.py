@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.source import SourceText
-from shmlint.value import NamedTuple
 
 #: at most this many files of a folder are read for sets, each at most this large (the rest is left unread)
 MAX_FILES = 32

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from shmlint import sizes
 from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
@@ -34,7 +34,6 @@ from shmlint.parsers.yamlnodes import (
 )
 from shmlint.runtime.interpolation import interpolate
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.extract.compose.file_sets import FileSet
