@@ -155,6 +155,8 @@ def _size(problems: _Problems, key: str, value: str | int) -> int | None:
 
 
 def _regexes(problems: _Problems, key: str, values: list[str]) -> tuple[str, ...]:
+    """The values that are regular expressions; each other one is a problem (and the file an error)."""
+    valid = []
     for index, value in enumerate(values):
         if not problems.ok(key, index):
             continue
@@ -162,7 +164,9 @@ def _regexes(problems: _Problems, key: str, values: list[str]) -> tuple[str, ...
             re.compile(value)
         except re.error as exc:
             problems.add((key, index), f"'{value}' is not a regular expression: {exc}", value)
-    return tuple(values)
+        else:
+            valid.append(value)
+    return tuple(valid)
 
 
 def _check_patterns(problems: _Problems, data: Mapping[str, Any]) -> None:
@@ -216,12 +220,14 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
         if key in data and (size := _size(problems, key, data[key])) is not None:
             changes[attribute] = size
     if {"gpu-resources", "torch-images", "torch-commands"} & data.keys():
+        resources = tuple(r for i, r in enumerate(data.get("gpu-resources", [])) if problems.ok("gpu-resources", i))
+        images = _regexes(problems, "torch-images", data.get("torch-images", []))
+        commands = _regexes(problems, "torch-commands", data.get("torch-commands", []))
         changes["signals"] = replace(
             signals,
-            gpu_resources=signals.gpu_resources + tuple(data.get("gpu-resources", ())),
-            torch_images=signals.torch_images + _regexes(problems, "torch-images", data.get("torch-images", [])),
-            torch_commands=signals.torch_commands
-            + _regexes(problems, "torch-commands", data.get("torch-commands", [])),
+            gpu_resources=signals.gpu_resources + resources,
+            torch_images=signals.torch_images + images,
+            torch_commands=signals.torch_commands + commands,
         )
     for key in ("shm-images", "shm-commands", "shm-free-images", "shm-free-commands"):
         if key in data:
