@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from shmlint.catalog import header
+from shmlint.catalog import lookup
 from shmlint.model import Tier
 from shmlint.policy.re2 import glob_to_re2, literal_alternatives, to_re2
 from shmlint.runtime.shm import SHM_PATH
@@ -142,7 +142,7 @@ def export(settings: Settings | None = None) -> Knowledge:
     data = read_need_yaml()
     rules = []
     for code in POD_RULES:
-        entry = header(code)
+        entry = lookup(code)
         if entry is None:
             raise LookupError(f"{code} has no catalog entry")
         severity = settings.severity_for(code, entry.severity)
