@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -22,8 +23,6 @@ from shmlint.settings import Settings
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from shmlint.discover import StrPath
 
 YAML_NAMES = (".shmlint.yaml", ".shmlint.yml")
@@ -45,8 +44,7 @@ class Effective(NamedTuple):
 
 
 def find_config(start: StrPath) -> Path | None:
-    """The nearest configuration at or above ``start`` (a file's folder, or the folder itself). The walk up is
-    done with strings: a run without a configuration file never loads pathlib."""
+    """The nearest configuration at or above ``start`` (a file's folder, or the folder itself)."""
     folder = os.path.realpath(start)  # a symlink loop stays unresolved: look from where the link is
     if not os.path.isdir(folder):
         folder = os.path.dirname(folder)
@@ -54,22 +52,16 @@ def find_config(start: StrPath) -> Path | None:
         for name in YAML_NAMES:
             path = os.path.join(folder, name)
             if os.path.isfile(path):
-                return _found(path)
+                return Path(path)
             if os.path.lexists(path):  # a folder, a FIFO, a broken link: there, but not a file that can be used
-                raise ConfigError(_found(path), [Problem((), "not a regular file: cannot be used as configuration")])
+                raise ConfigError(Path(path), [Problem((), "not a regular file: cannot be used as configuration")])
         pyproject = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(pyproject) and _has_tool_table(_found(pyproject)):
-            return _found(pyproject)
+        if os.path.isfile(pyproject) and _has_tool_table(Path(pyproject)):
+            return Path(pyproject)
         above = os.path.dirname(folder)
         if above == folder:
             return None
         folder = above
-
-
-def _found(path: str) -> Path:
-    import pathlib  # a configuration file exists: reading it costs more than loading pathlib
-
-    return pathlib.Path(path)
 
 
 def _has_tool_table(pyproject: Path) -> bool:

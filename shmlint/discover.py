@@ -103,8 +103,7 @@ class FileKind(StrEnum):
     JENKINSFILE = "jenkinsfile"  # a Jenkins pipeline (Groovy): its docker agents
 
 
-#: a path as callers may give it; shmlint's own paths are strings (pathlib costs a pre-commit run milliseconds to
-#: import, and a walk makes one object per file)
+#: a path as callers may give it; discovery's own paths are the strings ``os.walk`` gives (no object per file)
 StrPath = str | os.PathLike[str]
 
 
