@@ -11,11 +11,12 @@ from __future__ import annotations
 import functools
 import os
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any
 
 import yaml
 
 from shmlint.model import Applicability, WorkloadFormat
+from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
 
 #: where the catalog is, first found wins: inside the package in an installed wheel (pyproject.toml force-includes

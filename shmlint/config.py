@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from shmlint import sizes
 from shmlint.config_error import RULE_WORDS, ConfigError, Problem
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 

@@ -4,9 +4,10 @@ valid one, needs only the exception to catch."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path

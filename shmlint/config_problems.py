@@ -13,10 +13,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from shmlint.config_error import RULE_WORDS, ConfigError, KeyPath, Problem, dumps
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_INT, bounded_int, long_number_place
 
 #: values a configuration file may hold with its aliases expanded: a real one has a few hundred

@@ -8,9 +8,10 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from typing import Protocol

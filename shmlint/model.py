@@ -2,7 +2,7 @@
 
 Parsers produce ``Workload`` values, rules turn them into ``Finding`` values, reporters and fixers consume those.
 Everything here is immutable so stages cannot reach back and change what an earlier stage decided: the value
-types are ``typing.NamedTuple`` classes (a changed copy is ``value._replace(field=...)``). A ``Span`` lives with
+types are ``NamedTuple`` classes (``shmlint.named_tuple``; a changed copy is ``value._replace(field=...)``). A ``Span`` lives with
 the text it points into (``shmlint.source``) and ``Severity`` on its own (``shmlint.severity``).
 """
 
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import IntEnum, StrEnum
-from typing import Any, NamedTuple
+from typing import Any
 
+from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
 from shmlint.source import SourceText, Span
 

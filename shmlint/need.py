@@ -14,10 +14,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Need, Tier, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.signals import split_image
 
 

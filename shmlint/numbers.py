@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 
 #: above any count, size in bytes or line number a real file holds (2**63 - 1, the largest docker and Kubernetes
 #: take); a longer run of digits is refused before it is converted

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from shmlint.discover import DEFAULT_EXCLUDE, StrPath
+from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
 from shmlint.signals import Signals
 from shmlint.sizes import DEFAULT_MIN_SHM_BYTES, GIB

@@ -10,10 +10,10 @@ import fnmatch
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from shmlint.configured_patterns import ConfiguredPattern
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_float, ascii_int
 
 

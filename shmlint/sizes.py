@@ -7,9 +7,9 @@ reads every unit as binary and (since go-units 0.5) rejects ``8Gi``.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 
 KIB = 1024
 MIB = 1024**2

@@ -11,7 +11,8 @@ import codecs
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import NamedTuple
+
+from shmlint.named_tuple import NamedTuple
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),

@@ -1,10 +1,11 @@
-"""shmlint's value types behave as values: they cross the process pool (pickling) as themselves, cannot be changed
+"""shmlint's value types behave as values (its NamedTuple classes as ``typing``'s): they cross the process pool (pickling) as themselves, cannot be changed
 in place, and a changed copy is made whole again (a source's line table, a configuration's matchers)."""
 
 from __future__ import annotations
 
 import dataclasses
 import pickle
+import typing
 
 import pytest
 from hypothesis import given
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from shmlint.discover import FileKind
 from shmlint.model import ShmKind, Tier, WorkloadFormat
+from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -62,3 +64,43 @@ def test_extended_signals_match_what_they_were_extended_with() -> None:
     assert again == extended and again.is_torch_image("corp/trainer:1")
     with pytest.raises(dataclasses.FrozenInstanceError):
         built_in.torch_images = ()  # type: ignore[misc]
+
+
+class Ours(NamedTuple):
+    """A record."""
+
+    name: str
+    count: int = 0
+    tags: tuple[str, ...] = ()
+
+    def label(self) -> str:
+        return f"{self.name}:{self.count}"
+
+
+class Theirs(typing.NamedTuple):
+    name: str
+    count: int = 0
+    tags: tuple[str, ...] = ()
+
+
+VALUES = st.tuples(st.text(max_size=5), st.integers(), st.lists(st.text(max_size=3), max_size=3).map(tuple))
+
+
+@given(values=VALUES, change=st.integers())
+def test_shmlints_named_tuples_behave_as_typings(values: tuple, change: int) -> None:
+    ours, theirs = Ours(*values), Theirs(*values)
+    assert ours == theirs and hash(ours) == hash(theirs) and repr(ours) == repr(theirs).replace("Theirs", "Ours")
+    assert ours._replace(count=change) == Ours(values[0], change, values[2]) and ours._asdict() == theirs._asdict()
+    assert pickle.loads(pickle.dumps(ours)) == ours and type(pickle.loads(pickle.dumps(ours))) is Ours
+    assert Ours._fields == Theirs._fields and Ours._field_defaults == Theirs._field_defaults
+    assert Ours.__doc__ == "A record." and Ours("a", 2).label() == "a:2" and Ours.__qualname__ == "Ours"
+    with pytest.raises(AttributeError):
+        ours.name = "b"  # type: ignore[misc]
+
+
+def test_a_field_without_a_default_after_one_with_is_refused() -> None:
+    with pytest.raises(TypeError):
+
+        class Bad(NamedTuple):
+            first: int = 0
+            second: int  # type: ignore[misc]

@@ -7,9 +7,8 @@ values and leaves the file untouched.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from shmlint.model import Edit
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Node, ScalarNode, SequenceNode
 from shmlint.source import SourceText
 

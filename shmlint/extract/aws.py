@@ -20,7 +20,6 @@ stack is deployed: it counts as written, with no size, like ``${SHM}`` in a comp
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from shmlint.extract.ecs_container import MIB_DIALECT, judge_container, mib_size
 from shmlint.extract.kubernetes import extract_pod_spec
@@ -31,6 +30,7 @@ from shmlint.model import (
     WorkloadFormat,
     WorkloadId,
 )
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from shmlint.discover import (
     COMPOSE_DEFAULT_FILES,
@@ -26,6 +26,7 @@ from shmlint.discover import (
 )
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import BlockTarget, Notice, PodTarget, ServiceTarget, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.prefilter import Prefilter
 from shmlint.signals import Signals
 from shmlint.source import SourceText, alone

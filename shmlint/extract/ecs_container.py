@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, FixTarget, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_int
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path

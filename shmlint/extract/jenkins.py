@@ -10,10 +10,10 @@ declarative agent that has none.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from shmlint.extract.docker_options import WordIndex, options_workload
 from shmlint.model import CommandTarget, Workload, WorkloadFormat, WorkloadId
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.embedded import mask_spans
 from shmlint.parsers.groovy import Token, tokens
 from shmlint.parsers.shell import Word, commands

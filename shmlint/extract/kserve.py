@@ -10,10 +10,11 @@ volume name replaces the runtime's. shmlint judges the completed spec; the runti
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_int
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
 from shmlint.source import SourceText

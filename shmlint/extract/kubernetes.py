@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.model import (
@@ -25,6 +25,7 @@ from shmlint.model import (
     WorkloadFormat,
     WorkloadId,
 )
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from shmlint import sizes
 from shmlint.model import (
@@ -33,6 +32,7 @@ from shmlint.model import (
     WorkloadFormat,
     WorkloadId,
 )
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_INT, ascii_int, bounded_int
 from shmlint.parsers.work import TOO_COMPLEX, beyond
 from shmlint.runtime import nccl

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from shmlint import sizes
 from shmlint.extract.ecs_container import judge_container
@@ -32,6 +31,7 @@ from shmlint.model import (
     WorkloadFormat,
     WorkloadId,
 )
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.hcl import (
     BOOL,
     CALL,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.shell import Word, commands
 
 _ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})

@@ -8,9 +8,9 @@ in quotes. Every character is read once; an unterminated string or comment ends 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 
 _NAME = LazyRegex(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _ESCAPE = LazyRegex(r"\\(.)", re.DOTALL)

@@ -9,9 +9,10 @@ start and end offset. Anything Terraform computes at plan time (``var.x``, ``loc
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.work import TOO_COMPLEX
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.hcl import BOOL, MAX_DEPTH, NULL, NUMBER, OBJECT, STRING, TUPLE, UNKNOWN, Item, Value
 

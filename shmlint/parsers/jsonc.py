@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.work import TOO_COMPLEX, beyond
 

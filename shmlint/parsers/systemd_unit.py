@@ -9,9 +9,8 @@ and starts the unit all the same.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 
 _SECTION = LazyRegex(r"[ \t]*\[([^\]\n]+)\][ \t]*$")
 _KEY = LazyRegex(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*")

@@ -8,9 +8,10 @@ string or array are never read as keys. Each line is read once.
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import long_number_place
 
 _KEY = LazyRegex(r"[ \t]*([A-Za-z0-9_\-]+|\"[^\"\n]*\")[ \t]*=[ \t]*")

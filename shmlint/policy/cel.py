@@ -12,9 +12,8 @@ memory limit that caps the size the mutation writes.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
+from shmlint.named_tuple import NamedTuple
 from shmlint.policy.knowledge import Knowledge, RuleInfo, alternation
 from shmlint.policy.messages import TEMPLATES, parts
 from shmlint.runtime.nccl import SHM_DISABLE

@@ -7,10 +7,9 @@ Read at run time from ``shmlint/data/shm_need.yaml`` (the source the compiled co
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from shmlint.catalog import lookup
 from shmlint.model import Tier
+from shmlint.named_tuple import NamedTuple
 from shmlint.policy.re2 import glob_to_re2, literal_alternatives, to_re2
 from shmlint.runtime.shm import SHM_PATH
 from shmlint.settings import Settings

@@ -3,9 +3,10 @@ the CEL and Rego of this package, with what each decides and leaves undecided wr
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from shmlint import __version__
+from shmlint.named_tuple import NamedTuple
 from shmlint.policy import cel, rego
 from shmlint.policy.knowledge import Knowledge
 

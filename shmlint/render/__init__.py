@@ -20,11 +20,12 @@ import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import FileResult, RenderRecord, RenderStatus
+from shmlint.named_tuple import NamedTuple
 from shmlint.render.graph import walk
 from shmlint.render.process import Sandbox, find_program, find_sandbox
 from shmlint.severity import Severity

@@ -18,10 +18,11 @@ import os
 import re
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.source import InputError, read_bytes
 
 #: at most this many kustomizations (the start, its bases, their bases...) are read for one unit

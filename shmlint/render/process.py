@@ -23,9 +23,9 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 
 RENDER_TIMEOUT_SECONDS = 60
 #: klog's prefix (``E1202 20:58:47.164021   27158 run.go:72] ``): time and pid make two runs print differently

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from shmlint.catalog import lookup
 from shmlint.model import Finding, Fix, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import Span

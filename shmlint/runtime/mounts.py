@@ -7,10 +7,9 @@ spans from the offsets these parsers keep.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import ShmKind, ShmMechanism
+from shmlint.named_tuple import NamedTuple
 
 _VOLUME_MODE = r"(ro|rw|z|Z|shared|slave|private|rshared|rslave|rprivate|nocopy|cached|delegated|consistent)"
 _VOLUME_MODES = LazyRegex(rf"^{_VOLUME_MODE}(,{_VOLUME_MODE})*$")

@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.source import SourceText
 
 #: at most this many files of a folder are read for sets, each at most this large (the rest is left unread)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
 from shmlint.extract.compose.detect import file_name, is_override
 from shmlint.model import Size
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.yamlnodes import (
     MERGE_TAG,

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from shmlint import sizes
 from shmlint.extract.compose.project import Found, Project, Service, docker_size
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, is_null, scalar, sequence
 from shmlint.runtime.interpolation import interpolate
 from shmlint.runtime.ipc import ipc_mode
