@@ -2,8 +2,8 @@
 
 Parsers produce ``Workload`` values, rules turn them into ``Finding`` values, reporters and fixers consume those.
 Everything here is immutable so stages cannot reach back and change what an earlier stage decided: the value
-types are ``NamedTuple`` classes (``shmlint.named_tuple``; a changed copy is ``value._replace(field=...)``). A ``Span`` lives with
-the text it points into (``shmlint.source``) and ``Severity`` on its own (``shmlint.severity``).
+types are ``NamedTuple`` classes (``shmlint.named_tuple``; a changed copy is ``value._replace(field=...)``). A
+``Span`` lives with the text it points into (``shmlint.source``) and ``Severity`` on its own (``shmlint.severity``).
 """
 
 from __future__ import annotations
