@@ -121,10 +121,20 @@ def _fix_size_below_minimum(settings: Settings, from_command_line: bool, origin:
     click.echo(f"shmlint: warning: --shm-size: {below}", err=True)
 
 
+#: paths as click checks them; whether a file can be read is found out where it is read (an unreadable path is an
+#: SHM000 finding, an unreadable configuration or baseline a clear error), never a usage error
+A_PATH = click.Path(readable=False)
+A_FILE = click.Path(dir_okay=False, readable=False, path_type=Path)
+EXISTING_FILE = click.Path(exists=True, dir_okay=False, readable=False, path_type=Path)
+
 COMMON_CHECK_OPTIONS = [
     click.option("--select", multiple=True, help="Only these rules (codes or slugs, comma-separated)."),
     click.option("--ignore", multiple=True, help="Skip these rules (codes or slugs, comma-separated)."),
-    click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Configuration file."),
+    click.option(
+        "--config",
+        type=EXISTING_FILE,
+        help="Configuration file.",
+    ),
     click.option(
         "--respect-gitignore/--no-respect-gitignore",
         default=None,
@@ -161,7 +171,7 @@ def _existing(ctx: click.Context, param: click.Parameter, values: tuple[str, ...
     return paths
 
 
-PATHS = click.argument("paths", nargs=-1, type=click.Path(), callback=_existing)
+PATHS = click.argument("paths", nargs=-1, type=A_PATH, callback=_existing)
 
 
 @cli.command()
@@ -174,17 +184,17 @@ PATHS = click.argument("paths", nargs=-1, type=click.Path(), callback=_existing)
     default="text",
     show_default=True,
 )
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to a file.")
+@click.option("--output", type=A_FILE, help="Write the report to a file.")
 @click.option(
     "--baseline",
     "baseline_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=A_FILE,
     help="Report and fail only on findings this baseline file does not record.",
 )
 @click.option(
     "--write-baseline",
     "write_baseline_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=A_FILE,
     help="Record every current finding in this file as accepted (the run then passes).",
 )
 @click.option("--fail-on", type=SEVERITIES, help="Lowest severity that fails the run (default: warning).")
@@ -403,8 +413,8 @@ def _format_report(
 
 
 @cli.command("config")
-@click.argument("path", required=False, type=click.Path())
-@click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Configuration file.")
+@click.argument("path", required=False, type=A_PATH)
+@click.option("--config", type=EXISTING_FILE, help="Configuration file.")
 def show_config(path: str | None, config: Path | None) -> None:
     """Print the effective configuration for PATH and where each value comes from."""
     from shmlint.config import ConfigError, describe, load_effective
