@@ -6,7 +6,7 @@ One answer for the rules and for the validation suite, so the suite tests the ve
 from __future__ import annotations
 
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmSource, Workload
-from shmlint.sizes import DEFAULT_SHM_BYTES, MIB
+from shmlint.sizes import DEFAULT_SHM_BYTES
 from shmlint.value import NamedTuple, StrEnum
 
 
@@ -67,10 +67,3 @@ def _state_of(source: ShmSource, workload: Workload) -> EffectiveShm:
             return EffectiveShm(ShmState.UNKNOWN, None, source)
         return EffectiveShm(ShmState.SIZED, size, source)
     return EffectiveShm(ShmState.UNKNOWN, None, source)
-
-
-def fix_size(workload: Workload, wanted: int) -> int:
-    """The size a fix writes: what is wanted, at most half the container's memory limit, whole MiB."""
-    limit = workload.memory_limit.bytes if workload.memory_limit else None
-    size = min(wanted, limit // 2) if limit else wanted
-    return (size // MIB) * MIB if size >= MIB else size

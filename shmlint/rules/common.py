@@ -70,8 +70,3 @@ def first_source(workload: Workload, kind: ShmKind) -> ShmSource | None:
 def evidence(workload: Workload) -> str:
     """Why the workload counts as GPU/torch, for messages: its first two pieces of evidence."""
     return ", ".join(e.text for e in (*workload.gpu, *workload.torch)[:2])
-
-
-def capped(source: ShmSource, size: int) -> int:
-    """A size no larger than a pod-shared volume can use (``cap_bytes``)."""
-    return min(size, source.cap_bytes) if source.cap_bytes else size

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from shmlint import sizing
 from shmlint.catalog import header
-from shmlint.model import Finding, Fix, Workload
+from shmlint.model import Finding, Fix, ShmSource, Workload
 from shmlint.settings import Settings
 from shmlint.severity import Severity
+from shmlint.sizing import FixSize
 from shmlint.source import Span
 from shmlint.value import NamedTuple
 
@@ -62,21 +64,13 @@ class RuleContext:
         # quoted file text can hold line breaks (an unterminated quote): a finding is always one line
         return Finding(rule.code, entry.slug, severity, excerpted(message), span, workload, fix, undecided)
 
-    def wanted_size(self, workload: Workload) -> int:
-        """What a fix writes: the recommendation for the workload's DataLoader hint, else the configured size."""
-        if workload.dataloader is not None:
-            from shmlint.dataloader import estimate  # only workloads with a hint need the estimator
-
-            return estimate(workload.dataloader).recommended_bytes
-        return self.settings.fix_shm_bytes
+    def fix_size(self, workload: Workload, *, current: int | None = None, source: ShmSource | None = None) -> FixSize:
+        """What a fix writes and why (``shmlint.sizing``: one policy for every rule)."""
+        return sizing.fix_size(workload, self.settings, current=current, source=source)
 
     def minimum(self, workload: Workload) -> int:
         """Below this SHM005 speaks: the hint's estimated need, else the configured minimum."""
-        if workload.dataloader is not None:
-            from shmlint.dataloader import estimate
-
-            return estimate(workload.dataloader).estimate_bytes
-        return self.settings.min_shm_bytes
+        return sizing.minimum(workload, self.settings)
 
 
 #: the longest word (a run without blanks: an image, an environment value) and the longest message a finding

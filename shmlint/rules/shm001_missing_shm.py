@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.effective import applied_sources, fix_size
+from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
 from shmlint.rules.common import DECLARE_LOADER, HINT_COMMENT, REMEDY, claims_missing_shm, evidence, unknown_need
 from shmlint.rules.rule import Rule, RuleContext
@@ -25,8 +25,8 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     pending = any(s.kind in (ShmKind.UNMOUNTED, ShmKind.BUILD_ONLY) for s in workload.shm)
     if pending or len(unknown) < len(applied):
         return
-    size = fix_size(workload, ctx.wanted_size(workload))
-    fix = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size)}", size_bytes=size)
+    size = ctx.fix_size(workload)
+    fix = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size.bytes)} ({size.why})", size_bytes=size.bytes)
     remedy = REMEDY[workload.format]
     if unknown_need(workload):
         yield ctx.report(

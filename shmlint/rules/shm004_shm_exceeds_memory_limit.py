@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.effective import fix_size
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
 from shmlint.rules.common import gpu_sources
 from shmlint.rules.rule import Rule, RuleContext
@@ -18,7 +17,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     for source in gpu_sources(workload, ShmKind.MEMORY):
         size = source.size
         if size is not None and size.bytes is not None and size.bytes > limit.bytes:
-            lowered = fix_size(workload, size.bytes)
+            lowered = ctx.fix_size(workload, current=size.bytes, source=source)
             yield ctx.report(
                 RULE,
                 f"{workload.name}: /dev/shm size {size.text} ({human(size.bytes)}) exceeds the container's memory "
@@ -28,9 +27,9 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                 workload,
                 Fix(
                     FixAction.SET_SIZE,
-                    f"lower it to {human(lowered)} (half the memory limit)",
+                    f"lower it to {human(lowered.bytes)} ({lowered.why})",
                     Applicability.UNSAFE,
-                    size_bytes=lowered,
+                    size_bytes=lowered.bytes,
                     source=source,
                 ),
             )

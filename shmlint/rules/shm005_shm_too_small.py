@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.effective import fix_size
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import capped, gpu_sources
+from shmlint.rules.common import gpu_sources
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -25,10 +24,15 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             else (minimum, basis)
         )
         if size is not None and size.bytes is not None and size.bytes < floor:
-            raised = capped(source, fix_size(workload, ctx.wanted_size(workload)))
+            raised = ctx.fix_size(workload, current=size.bytes, source=source)
             fix = (
-                Fix(FixAction.SET_SIZE, f"raise it to {human(raised)}", size_bytes=raised, source=source)
-                if raised > size.bytes
+                Fix(
+                    FixAction.SET_SIZE,
+                    f"raise it to {human(raised.bytes)} ({raised.why})",
+                    size_bytes=raised.bytes,
+                    source=source,
+                )
+                if raised.bytes > size.bytes
                 else None
             )
             yield ctx.report(
