@@ -47,12 +47,21 @@ def summary(report: Report) -> str:
         for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)
         if counts[s]
     ]
-    fixable = sum(1 for f in findings if f.fixable)
     new = " new" if accepted else ""
     line = f"Found {len(findings)}{new} finding(s) in {len(report.files)} file(s){accepted}: {', '.join(parts)}."
-    if fixable:
-        line += f" {fixable} fixable with `shmlint fix`."
-    return line
+    return line + fixable_note(findings)
+
+
+def fixable_note(findings: list[Finding]) -> str:
+    """Safe and unsafe fixes counted apart, as ruff does: ``fix --write`` applies only the safe ones."""
+    from shmlint.model import Applicability
+
+    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.applicability is Applicability.UNSAFE)
+    safe = sum(1 for f in findings if f.fixable) - unsafe
+    note = f" {safe} fixable with `shmlint fix --write`." if safe else ""
+    if unsafe:
+        note += f" {unsafe} hidden fix(es) can be enabled with `--unsafe-fixes`."
+    return note
 
 
 def rendering(report: Report) -> list[str]:
