@@ -48,7 +48,8 @@ def summary(report: Report) -> str:
         if counts[s]
     ]
     new = " new" if accepted else ""
-    line = f"Found {len(findings)}{new} finding(s) in {len(report.files)} file(s){accepted}: {', '.join(parts)}."
+    where = f"{len({f.span.path for f in findings})} of {len(report.files)} file(s)"  # files with findings, of all
+    line = f"Found {len(findings)}{new} finding(s) in {where}{accepted}: {', '.join(parts)}."
     return line + fixable_note(findings)
 
 
