@@ -373,6 +373,9 @@ class Finding(NamedTuple):
     workload: Workload | None = None  # not compared: a finding is its code, place and words
     fix: Fix | None = None  # not compared
     undecided: bool = False  # not compared: it rests on software whose /dev/shm need is not known (``undecided``)
+    # not compared: the long explanation (why it matters, what else to do), shown by ``--show-source``, SARIF,
+    # JSON and the editor's hover; ``message`` stays one short line that names the workload, evidence and fix
+    detail: str = ""
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Finding) and self[:5] == other[:5]

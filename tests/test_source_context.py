@@ -94,7 +94,8 @@ def test_show_source_prints_lines_marker_and_the_fix_diff(shmlint_process, proje
     output = check(shmlint_process, "--show-source", "run.sh", cwd=project)
     assert '2 | echo "中文" &&  docker run --gpus all' in output
     assert "  |                 ^^^^^^\n" in output
-    assert "    fix (safe): give /dev/shm 8 GiB\n" in output
+    assert "    fix (safe): give /dev/shm 8 GiB (the default fix-size)\n" in output
+    assert "    = docker run (line 2) runs software that uses /dev/shm" in output  # the detail, wrapped
     assert '    +echo "中文" &&  docker run --shm-size=8g --gpus all' in output  # the tab laid out as above
     assert "\x1b[" not in output  # not a terminal: no colour
     assert "--- a/" not in output  # the finding names the file

@@ -99,6 +99,12 @@ def source_context(finding: Finding, source: SourceText, diff: str | None, colou
         return click.style(text, fg=_COLOURS[finding.severity], bold=True)
 
     lines = snippet(source, finding.span, marker if colour else None)
+    if finding.detail:  # the long explanation the one-line message leaves out
+        import textwrap
+
+        lines += textwrap.wrap(
+            visible(finding.detail), 116, initial_indent="    = ", subsequent_indent="      ", break_on_hyphens=False
+        )
     if finding.fix:
         lines.append(f"    fix ({finding.fix.applicability.value}): {visible(finding.fix.title)}")
         if diff:

@@ -48,11 +48,13 @@ class RuleContext:
         *,
         at_most: Severity | None = None,
         undecided: bool = False,
+        detail: str = "",
     ) -> Finding:
         """A finding of ``rule`` with its catalog slug and configured severity (lowered to ``at_most``).
 
         ``undecided``: the finding rests on software whose /dev/shm need is not known; it is info unless the
-        ``undecided`` setting is strict, and then no more than a warning (a guess is never an error)."""
+        ``undecided`` setting is strict, and then no more than a warning (a guess is never an error).
+        ``detail``: the long explanation; a message cut to ``MAX_MESSAGE`` keeps its whole text there."""
         entry = header(rule.code)
         if entry is None:
             raise LookupError(f"{rule.code} has no catalog entry")  # the registry meta-test rules this out
@@ -62,7 +64,12 @@ class RuleContext:
         if at_most is not None:
             severity = min(severity, at_most)
         # quoted file text can hold line breaks (an unterminated quote): a finding is always one line
-        return Finding(rule.code, entry.slug, severity, excerpted(message), span, workload, fix, undecided)
+        short = excerpted(message, MAX_MESSAGE)
+        if not detail and short != " ".join(message.split()):
+            detail = message
+        return Finding(
+            rule.code, entry.slug, severity, short, span, workload, fix, undecided, excerpted(detail, MAX_DETAIL)
+        )
 
     def fix_size(self, workload: Workload, *, current: int | None = None, source: ShmSource | None = None) -> FixSize:
         """What a fix writes and why (``shmlint.sizing``: one policy for every rule)."""
@@ -73,14 +80,15 @@ class RuleContext:
         return sizing.minimum(workload, self.settings)
 
 
-#: the longest word (a run without blanks: an image, an environment value) and the longest message a finding
-#: quotes; values read through YAML aliases made every finding of a file quote kilobytes (issue 27)
-MAX_QUOTED_WORD, MAX_MESSAGE = 160, 1200
+#: the longest word (a run without blanks: an image, an environment value) a finding quotes, the longest message
+#: (one line, issue 28) and the longest detail; values read through YAML aliases made every finding of a file
+#: quote kilobytes (issue 27)
+MAX_QUOTED_WORD, MAX_MESSAGE, MAX_DETAIL = 60, 200, 1200
 
 
-def excerpted(message: str) -> str:
-    """The message on one line, each over-long word and the whole cut in the middle (the remedy at its end
-    stays)."""
-    words = [w if len(w) <= MAX_QUOTED_WORD else f"{w[:100]}...{w[-40:]}" for w in message.split()]
+def excerpted(message: str, limit: int = MAX_MESSAGE) -> str:
+    """The text on one line, each over-long word and the whole cut in the middle (the remedy at its end stays)."""
+    words = [w if len(w) <= MAX_QUOTED_WORD else f"{w[:40]}...{w[-17:]}" for w in message.split()]
     line = " ".join(words)
-    return line if len(line) <= MAX_MESSAGE else f"{line[:800]} ... {line[-(MAX_MESSAGE - 805) :]}"
+    head = limit * 2 // 3
+    return line if len(line) <= limit else f"{line[:head]} ... {line[-(limit - head - 5) :]}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, ShmSource, Workload
-from shmlint.rules.common import gpu_sources
+from shmlint.rules.common import gpu_sources, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
@@ -21,14 +21,20 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                 if limit
                 else "it may grow until the node runs out of memory"
             )
+            bound = (
+                f"bounded only by the {workload.memory_limit.text} memory limit"
+                if workload.memory_limit and limit
+                else "it can take the node's memory"
+            )
             yield ctx.report(
                 RULE,
-                f"{workload.name}: /dev/shm comes from {source.description} with no size: {grows} (and "
-                f"policies such as Kyverno's may cap it silently); give it an explicit size",
+                f"{who(workload)}: /dev/shm ({source.description}) has no size; {bound}; size it",
                 source.span,
                 workload,
                 _bound(source, ctx.fix_size(workload, current=limit, source=source)),
                 at_most=Severity.INFO if limit else None,  # bounded by the limit: a smaller risk than none at all
+                detail=f"{workload.name}: /dev/shm comes from {source.description} with no size: {grows} (and "
+                f"policies such as Kyverno's may cap it silently); give it an explicit size",
             )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import gpu_sources
+from shmlint.rules.common import gpu_sources, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -20,9 +20,8 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             lowered = ctx.fix_size(workload, current=size.bytes, source=source)
             yield ctx.report(
                 RULE,
-                f"{workload.name}: /dev/shm size {size.text} ({human(size.bytes)}) exceeds the container's memory "
-                f"limit {limit.text} ({human(limit.bytes)}); pages in /dev/shm count against that limit, so the "
-                f"container is OOM-killed before it can use them",
+                f"{who(workload)}: /dev/shm {size.text} is over the {limit.text} memory limit (OOM kill); lower it "
+                f"to {human(lowered.bytes)}",
                 size.span,
                 workload,
                 Fix(
@@ -32,6 +31,9 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                     size_bytes=lowered.bytes,
                     source=source,
                 ),
+                detail=f"{workload.name}: /dev/shm size {size.text} ({human(size.bytes)}) exceeds the container's "
+                f"memory limit {limit.text} ({human(limit.bytes)}); pages in /dev/shm count against that limit, so "
+                f"the container is OOM-killed before it can use them",
             )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import gpu_sources
+from shmlint.rules.common import gpu_sources, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -37,11 +37,13 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             )
             yield ctx.report(
                 RULE,
-                f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below {why} of "
-                f"{human(floor)}; DataLoader workers hold (workers x prefetch_factor + 2) batches there",
+                f"{who(workload)}: /dev/shm {size.text} is under {human(floor)} ({why.replace('the ', '', 1)}); "
+                + (f"raise it to {human(fix.size_bytes)}" if fix and fix.size_bytes else "raise it"),
                 size.span,
                 workload,
                 fix,
+                detail=f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below {why} of "
+                f"{human(floor)}; DataLoader workers hold (workers x prefetch_factor + 2) batches there",
             )
 
 

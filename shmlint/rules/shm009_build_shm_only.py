@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import first_source
+from shmlint.rules.common import first_source, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -19,8 +19,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         size = ctx.fix_size(workload, current=build_bytes)
         yield ctx.report(
             RULE,
-            f"{workload.name} sets build.shm_size, which sizes only the build container; the running "
-            f"service keeps the 64 MiB default; set shm_size on the service itself",
+            f"{who(workload)}: build.shm_size sizes only the build, the service keeps 64 MiB; set its shm_size",
             source.span,
             workload,
             Fix(
