@@ -299,7 +299,7 @@ class Workload(NamedTuple):
     """One container as it will run: a Kubernetes container, a compose service or a ``docker run`` line."""
 
     id: WorkloadId
-    span: Span  # where SHM001/SHM002 point: the container mapping, the service key, the command's first word
+    span: Span  # where SHM001/SHM002 point: the container's ``name:``, the service key, the command's first word
     gpu: tuple[Evidence, ...] = ()
     torch: tuple[Evidence, ...] = ()
     shm: tuple[ShmSource, ...] = ()
