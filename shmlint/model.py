@@ -507,8 +507,7 @@ class Report:
         if not self.undecided:
             return None
         return (
-            f"{self.undecided} finding(s) about accelerator containers whose software's /dev/shm need is undecided: "
-            "`--undecided=show` lists them, `undecided: strict` makes them warnings"
+            f"{self.undecided} finding(s) not listed: their software's /dev/shm need is undecided (`--undecided=show`)"
         )
 
     @property
