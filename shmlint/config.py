@@ -11,19 +11,19 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from shmlint import sizes
 from shmlint.config_error import RULE_WORDS, ConfigError, Problem
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
 from shmlint.severity import Severity
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from shmlint.discover import StrPath
 
 YAML_NAMES = (".shmlint.yaml", ".shmlint.yml")
@@ -42,11 +42,11 @@ class Effective(NamedTuple):
     settings: Settings
     origins: Mapping[str, str] = MappingProxyType({})  # option -> "default" | file path | "command line"
     path: Path | None = None
+    extend_exclude: tuple[str, ...] = ()  # the file's extend-exclude, the tail of ``settings.exclude``
 
 
 def find_config(start: StrPath) -> Path | None:
-    """The nearest configuration at or above ``start`` (a file's folder, or the folder itself). The walk up is
-    done with strings: a run without a configuration file never loads pathlib."""
+    """The nearest configuration at or above ``start`` (a file's folder, or the folder itself)."""
     folder = os.path.realpath(start)  # a symlink loop stays unresolved: look from where the link is
     if not os.path.isdir(folder):
         folder = os.path.dirname(folder)
@@ -54,22 +54,16 @@ def find_config(start: StrPath) -> Path | None:
         for name in YAML_NAMES:
             path = os.path.join(folder, name)
             if os.path.isfile(path):
-                return _found(path)
+                return Path(path)
             if os.path.lexists(path):  # a folder, a FIFO, a broken link: there, but not a file that can be used
-                raise ConfigError(_found(path), [Problem((), "not a regular file: cannot be used as configuration")])
+                raise ConfigError(Path(path), [Problem((), "not a regular file: cannot be used as configuration")])
         pyproject = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(pyproject) and _has_tool_table(_found(pyproject)):
-            return _found(pyproject)
+        if os.path.isfile(pyproject) and _has_tool_table(Path(pyproject)):
+            return Path(pyproject)
         above = os.path.dirname(folder)
         if above == folder:
             return None
         folder = above
-
-
-def _found(path: str) -> Path:
-    import pathlib  # a configuration file exists: reading it costs more than loading pathlib
-
-    return pathlib.Path(path)
 
 
 def _has_tool_table(pyproject: Path) -> bool:
@@ -155,6 +149,8 @@ def _size(problems: _Problems, key: str, value: str | int) -> int | None:
 
 
 def _regexes(problems: _Problems, key: str, values: list[str]) -> tuple[str, ...]:
+    """The values that are regular expressions; each other one is a problem (and the file an error)."""
+    valid = []
     for index, value in enumerate(values):
         if not problems.ok(key, index):
             continue
@@ -162,7 +158,9 @@ def _regexes(problems: _Problems, key: str, values: list[str]) -> tuple[str, ...
             re.compile(value)
         except re.error as exc:
             problems.add((key, index), f"'{value}' is not a regular expression: {exc}", value)
-    return tuple(values)
+        else:
+            valid.append(value)
+    return tuple(valid)
 
 
 def _check_patterns(problems: _Problems, data: Mapping[str, Any]) -> None:
@@ -215,16 +213,16 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
     ):
         if key in data and (size := _size(problems, key, data[key])) is not None:
             changes[attribute] = size
-    if "gpu-resources" in data:
-        signals = signals._replace(gpu_resources=signals.gpu_resources + tuple(data["gpu-resources"]))
-    if "torch-images" in data:
-        extra = _regexes(problems, "torch-images", data["torch-images"])
-        signals = signals._replace(torch_images=signals.torch_images + extra)
-    if "torch-commands" in data:
-        extra = _regexes(problems, "torch-commands", data["torch-commands"])
-        signals = signals._replace(torch_commands=signals.torch_commands + extra)
-    if signals is not settings.signals:
-        changes["signals"] = signals
+    if {"gpu-resources", "torch-images", "torch-commands"} & data.keys():
+        resources = tuple(r for i, r in enumerate(data.get("gpu-resources", [])) if problems.ok("gpu-resources", i))
+        images = _regexes(problems, "torch-images", data.get("torch-images", []))
+        commands = _regexes(problems, "torch-commands", data.get("torch-commands", []))
+        changes["signals"] = replace(
+            signals,
+            gpu_resources=signals.gpu_resources + resources,
+            torch_images=signals.torch_images + images,
+            torch_commands=signals.torch_commands + commands,
+        )
     for key in ("shm-images", "shm-commands", "shm-free-images", "shm-free-commands"):
         if key in data:
             changes[key.replace("-", "_")] = _regexes(problems, key, data[key])
@@ -234,6 +232,8 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))
     if "respect-gitignore" in data:
         changes["respect_gitignore"] = data["respect-gitignore"]
+    if "force-exclude" in data:
+        changes["force_exclude"] = data["force-exclude"]
     if "show-source" in data:
         changes["show_source"] = data["show-source"]
     return settings._replace(**changes), set(data)
@@ -251,7 +251,8 @@ def load_effective(start: StrPath, explicit: Path | None = None) -> Effective:
     settings = settings._replace(pattern_root=os.path.dirname(os.path.abspath(path)))  # patterns: from its folder
     if problems or meaning:
         raise ConfigError(path, [locate(problem) for problem in (*problems, *meaning)])
-    return Effective(settings, MappingProxyType(dict.fromkeys(keys, str(path))), path)
+    extended = tuple(data.get("extend-exclude", ()))
+    return Effective(settings, MappingProxyType(dict.fromkeys(keys, str(path))), path, extended)
 
 
 def describe(effective: Effective) -> str:
@@ -271,8 +272,14 @@ def describe(effective: Effective) -> str:
         "gpu-resources": list(s.signals.gpu_resources),
         "torch-images": list(s.signals.torch_images),
         "torch-commands": list(s.signals.torch_commands),
-        "exclude": list(s.exclude),
+        "shm-images": list(s.shm_images),
+        "shm-commands": list(s.shm_commands),
+        "shm-free-images": list(s.shm_free_images),
+        "shm-free-commands": list(s.shm_free_commands),
+        "exclude": list(s.exclude[: len(s.exclude) - len(effective.extend_exclude)]),
+        "extend-exclude": list(effective.extend_exclude),
         "respect-gitignore": s.respect_gitignore,
+        "force-exclude": s.force_exclude,
         "render": s.render,
         "unrendered": s.unrendered,
         "undecided": s.undecided,
@@ -280,6 +287,6 @@ def describe(effective: Effective) -> str:
     }
     lines = [f"# configuration file: {effective.path or 'none'}"]
     for key, value in values.items():
-        origin = effective.origins.get(key, effective.origins.get("extend-exclude") if key == "exclude" else None)
+        origin = effective.origins.get(key)
         lines.append(f"{key}: {json.dumps(value)}  # from {origin or DEFAULT}")
     return "\n".join(lines) + "\n"

@@ -10,9 +10,9 @@ wins over the floor: a size above the limit is the SHM004 problem itself.
 from __future__ import annotations
 
 from shmlint.model import BlockTarget, PodTarget, ShmSource, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
 from shmlint.sizes import MIB
-from shmlint.value import NamedTuple
 
 
 class FixSize(NamedTuple):

@@ -139,7 +139,7 @@ def _fixed(
     result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe, checked=checked)
     if not result.changed:
         return FileOutcome(path, problems=result.problems, **unchanged), None
-    after = engine.check_source(result.source._replace(text=result.text), candidate.kind, candidate.path)
+    after = engine.check_source(result.source.with_text(result.text), candidate.kind, candidate.path)
     done = FileOutcome(
         path,
         len(result.applied),
