@@ -23,7 +23,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset(
         {"shmlint", "severity", "source", "sizes", "signals", "patterns", "configured_patterns", "discover", "model"}
     ),
-    frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need"}),
+    frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need", "sizing"}),
     frozenset({"extract", "edits", "rules", "hints", "suppress"}),
     frozenset({"engine"}),
     frozenset(

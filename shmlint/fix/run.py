@@ -10,10 +10,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from shmlint.discover import Candidate
 from shmlint.engine import Engine
 from shmlint.extract.kserve import RuntimeIndex
+from shmlint.model import Finding
 from shmlint.parallel import map_in_order
 from shmlint.runner import kserve_runtimes
 from shmlint.settings import Settings
@@ -29,6 +31,31 @@ class FileOutcome:
     diff: str = ""  # the unified diff, when showing rather than writing
     problems: tuple[str, ...] = ()  # fixes dropped, with why
     error: str | None = None  # the file could not be written
+    remaining: tuple[Finding, ...] = ()  # the findings left after the fixes (in the fixed text when it changed)
+    failing: int = 0  # of those, how many are at or above the file's ``fail-on``
+    hidden: int = 0  # of those, how many have an unsafe fix that was not asked for (``--unsafe-fixes``)
+    unwritten: dict[str, Any] | None = None  # ``--write``: what ``remaining`` etc. are if the write fails
+
+    def not_written(self, error: str) -> FileOutcome:
+        """The outcome when the fixed text could not be written: nothing fixed, every finding left."""
+        return replace(self, applied=0, changed=False, error=error, **(self.unwritten or {}))
+
+
+def left_over(settings: Settings, findings: tuple[Finding, ...], unsafe: bool) -> dict[str, Any]:
+    """What the findings left after fixing count for: the run's exit status and the ``--unsafe-fixes`` hint."""
+    from shmlint.model import Applicability
+
+    return {
+        "remaining": tuple(f._replace(workload=None) for f in findings),  # small to send back between processes
+        "failing": sum(1 for f in findings if f.severity >= settings.fail_on),
+        "hidden": 0 if unsafe else sum(1 for f in findings if f.fix and f.fix.applicability is Applicability.UNSAFE),
+    }
+
+
+def reason(finding: Finding) -> str:
+    """One applied fix for people: ``SHM001 Pod/x, container "train": give /dev/shm 8 GiB (the default fix-size)``."""
+    who = finding.workload.name if finding.workload is not None else finding.span.path
+    return f"{finding.code} {who}: {finding.fix.title if finding.fix else ''}"
 
 
 def fix_file(
@@ -108,7 +135,7 @@ def _fix_then_write(
             try:
                 pending.append((len(outcomes), settings, candidate, prepare(Path(candidate.path), *result, roots)))
             except WriteError as exc:
-                outcome = replace(outcome, applied=0, changed=False, error=str(exc))
+                outcome = outcome.not_written(str(exc))
             outcomes.append(outcome)
         while pending:
             index, settings, candidate, prepared = pending[0]
@@ -121,9 +148,9 @@ def _fix_then_write(
                         write_atomic(Path(candidate.path), *result, roots)
                     outcomes[index] = outcome
                 except WriteError as exc:
-                    outcomes[index] = replace(outcome, applied=0, changed=False, error=str(exc))
+                    outcomes[index] = outcome.not_written(str(exc))
             except WriteError as exc:
-                outcomes[index] = replace(outcomes[index], applied=0, changed=False, error=str(exc))
+                outcomes[index] = outcomes[index].not_written(str(exc))
             finally:
                 pending.pop(0)
     finally:
@@ -142,21 +169,30 @@ def _fixed(
     engine = _engine(settings, runtimes)
     checked = engine.check_candidate(candidate)
     path = str(candidate.path)
+    unchanged = left_over(settings, checked.findings, unsafe)
     if checked.source is None and checked.findings:  # a folder not entered, a file not read: said, never passed
-        return FileOutcome(path, problems=(f"not fixed: {checked.findings[0].message}",)), None
+        return FileOutcome(path, problems=(f"not fixed: {checked.findings[0].message}",), **unchanged), None
     if checked.source is None or not any(f.fixable for f in checked.findings):
-        return FileOutcome(path), None
+        return FileOutcome(path, **unchanged), None
     result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe, checked=checked)
     if not result.changed:
-        return FileOutcome(path, problems=result.problems), None
+        return FileOutcome(path, problems=result.problems, **unchanged), None
+    after = engine.check_source(result.source.with_text(result.text), candidate.kind, candidate.path)
+    done = FileOutcome(
+        path,
+        len(result.applied),
+        True,
+        problems=result.problems,
+        **left_over(settings, after.findings, unsafe),
+    )
     if write:
-        written = (result.source.encode(result.text), result.source.encode())
-        return FileOutcome(path, len(result.applied), True, problems=result.problems), written
+        return replace(done, unwritten=unchanged), (result.source.encode(result.text), result.source.encode())
     from shmlint.fix.diff import unified
 
     bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1
-    diff = unified(Path(candidate.path).as_posix(), bom + result.source.text, bom + result.text)  # for git apply
-    return FileOutcome(path, len(result.applied), True, diff, result.problems), None
+    note = "; ".join(map(reason, result.applied))  # why each fix writes its size, in the first hunk's header
+    diff = unified(Path(candidate.path).as_posix(), bom + result.source.text, bom + result.text, note=note)
+    return replace(done, diff=diff), None
 
 
 @functools.lru_cache(maxsize=1)

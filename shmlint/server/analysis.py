@@ -140,6 +140,8 @@ def explain(finding: Finding) -> str:
     from shmlint.report.visible import visible
 
     lines = [f"**{finding.code} {finding.slug}** ({finding.severity.label})", "", visible(finding.message)]
+    if finding.detail:
+        lines += ["", visible(finding.detail)]
     rule = lookup(finding.code)
     if rule is not None:
         lines += ["", rule.summary, "", f"**How to fix:** {rule.how_to_fix}"]
