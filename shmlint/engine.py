@@ -20,8 +20,9 @@ from shmlint.source import InputError, SourceText, Span, read_bytes
 
 if TYPE_CHECKING:  # a file with no workload never loads the rules
     from shmlint.extract.kserve import RuntimeIndex
-    from shmlint.model import Evidence, Finding, Workload
+    from shmlint.model import Evidence, Finding, ProjectFacts, Workload
     from shmlint.need import Knowledge
+    from shmlint.project.index import ProjectIndex
     from shmlint.rules.rule import RuleContext
 
 #: what the report says of a file on which shmlint itself failed (the red-team bench counts it as an internal error)
@@ -32,10 +33,15 @@ MAX_DEFECT_CHARS = 200
 class Engine:
     """Checks files with one set of settings; holds no state between files."""
 
-    def __init__(self, settings: Settings, runtimes: RuntimeIndex | None = None) -> None:
-        """``runtimes``: the KServe ServingRuntimes of the whole run (``runner.kserve_runtimes``)."""
+    def __init__(
+        self, settings: Settings, runtimes: RuntimeIndex | None = None, project: ProjectIndex | None = None
+    ) -> None:
+        """``runtimes``: the KServe ServingRuntimes of the whole run (``runner.kserve_runtimes``); ``project``: the
+        checked tree, where a container's code is followed (None: only names decide, as for stdin)."""
         self.settings = settings
         self.runtimes = runtimes
+        self.project = project
+        self.project_texts: dict[str, str | None] = {}  # files read for containers, shared by this engine's files
         self.prefilter = Prefilter(settings.signals, enabled=settings.prefilter)
 
     @cached_property
@@ -128,9 +134,25 @@ class Engine:
 
     def needs(self, workloads: list[Workload]) -> list[Workload]:
         """Each workload with its need for /dev/shm, decided from its evidence before any rule reads it."""
+        from shmlint.model import Tier
         from shmlint.need import decide
 
-        return [w._replace(need=decide(w, self.knowledge)) for w in workloads]
+        decided = []
+        for workload in workloads:
+            need = decide(workload, self.knowledge)
+            if need is not None and need.tier is Tier.UNKNOWN and workload.launch and self.project is not None:
+                workload = workload._replace(project=self.followed(workload))
+                need = decide(workload, self.knowledge)
+            decided.append(workload._replace(need=need))
+        return decided
+
+    def followed(self, workload: Workload) -> ProjectFacts:
+        """What the repository's files show about a container names leave undecided (``shmlint.project``)."""
+        from shmlint.project.follow import gather
+        from shmlint.project.index import Reader
+
+        assert workload.launch is not None and self.project is not None
+        return gather(workload.launch, workload.accelerator_count, Reader(self.project, self.project_texts))
 
     def rules(self, workloads: list[Workload]) -> list[Finding]:
         from shmlint.rules.registry import run_rules

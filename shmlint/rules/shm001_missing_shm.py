@@ -33,7 +33,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             RULE,
             f"{workload.name} has an accelerator ({evidence(workload)}) and no sized /dev/shm"
             f"{_unresolved(unknown)}, so it gets 64 MiB; whether its software ({_software(workload)}) uses /dev/shm "
-            f"is not known (DataLoader workers, torchrun or NCCL between local GPUs do, and crash there): if it "
+            f"is not known{_read(workload)} (DataLoader workers, torchrun or NCCL between local GPUs do, and crash there): if it "
             f"does, {remedy}; to settle it, name the image or command in configuration (shm-images / shm-commands, "
             f"or shm-free-images / shm-free-commands) or declare its loader with {DECLARE_LOADER.get(workload.format, HINT_COMMENT)}",
             workload.span,
@@ -63,6 +63,15 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         workload,
         fix,
     )
+
+
+def _read(workload: Workload) -> str:
+    """The repository files followed without settling it, so the reader knows what was looked at."""
+    followed = workload.project.followed if workload.project is not None else ()
+    if not followed:
+        return ""
+    more = f" and {len(followed) - 3} more" if len(followed) > 3 else ""
+    return f" from its name, nor from {', '.join(followed[:3])}{more}"
 
 
 def _unresolved(unknown: list[ShmSource]) -> str:
