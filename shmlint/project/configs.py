@@ -13,8 +13,8 @@ from shmlint.value import NamedTuple
 THRESHOLDS = {"num_workers": 1, "dataloader_num_workers": 1, "tensor_parallel_size": 2}
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
 _SETTING = re.compile(
-    r"""^[ \t]*["']?(?P<key>dataloader_num_workers|num_workers|tensor_parallel_size)["']?[ \t]*[:=][ \t]*"""
-    r"""["']?(?P<value>[0-9]{1,6})["']?[ \t]*,?[ \t]*(?:#.*)?$""",
+    r"""^[ \t{]*["']?(?P<key>dataloader_num_workers|num_workers|tensor_parallel_size)["']?[ \t]*[:=][ \t]*"""
+    r"""["']?(?P<value>[0-9]{1,6})["']?[ \t]*[,}]?[ \t]*(?:#.*)?$""",
     re.MULTILINE,
 )
 
