@@ -20,7 +20,7 @@ from shmlint.source import InputError, SourceText, Span, read_bytes
 
 if TYPE_CHECKING:  # a file with no workload never loads the rules
     from shmlint.extract.kserve import RuntimeIndex
-    from shmlint.model import Evidence, Finding, ProjectFacts, Workload
+    from shmlint.model import Evidence, Finding, Workload
     from shmlint.need import Knowledge
     from shmlint.project.index import ProjectIndex
     from shmlint.rules.rule import RuleContext
@@ -133,26 +133,11 @@ class Engine:
         )
 
     def needs(self, workloads: list[Workload]) -> list[Workload]:
-        """Each workload with its need for /dev/shm, decided from its evidence before any rule reads it."""
-        from shmlint.model import Tier
-        from shmlint.need import decide
+        """Each workload with its need for /dev/shm, decided from its evidence (and the files it runs, where names
+        leave it undecided) before any rule reads it."""
+        from shmlint.project import with_needs
 
-        decided = []
-        for workload in workloads:
-            need = decide(workload, self.knowledge)
-            if need is not None and need.tier is Tier.UNKNOWN and workload.launch and self.project is not None:
-                workload = workload._replace(project=self.followed(workload))
-                need = decide(workload, self.knowledge)
-            decided.append(workload._replace(need=need))
-        return decided
-
-    def followed(self, workload: Workload) -> ProjectFacts:
-        """What the repository's files show about a container names leave undecided (``shmlint.project``)."""
-        from shmlint.project.follow import gather
-        from shmlint.project.index import Reader
-
-        assert workload.launch is not None and self.project is not None
-        return gather(workload.launch, workload.accelerator_count, Reader(self.project, self.project_texts))
+        return with_needs(workloads, self.knowledge, self.project, self.project_texts)
 
     def rules(self, workloads: list[Workload]) -> list[Finding]:
         from shmlint.rules.registry import run_rules
