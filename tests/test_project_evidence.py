@@ -131,6 +131,7 @@ def test_loader_followed_to_argparse_default_and_command_line() -> None:
     assert not _read(code, ("--workers", "0")).needs
     assert _read(code, ("--workers", "0")).zero_loaders
     assert "--workers 2 on the command line" in _read(code, ("--workers=2",)).needs[0].text
+    assert _read(code, ("--workers", "²")).unknown_loaders == 1  # not an ASCII number: not followed
 
 
 def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
@@ -286,3 +287,22 @@ def test_project_fixture(folder: Path) -> None:
     assert [where for where, _ in actual] == [where for where, _ in expected]
     for (_, message), (_, words) in zip(actual, expected, strict=True):
         assert words in message
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=400), st.text(max_size=400), st.lists(st.text(max_size=20), max_size=5))
+def test_gather_never_raises_on_hostile_files(script: str, code: str, arguments: list[str]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "run.sh").write_text(script + '\npython train.py "$@"\n', encoding="utf-8", errors="replace")
+        (root / "train.py").write_text(code, encoding="utf-8", errors="replace")
+        facts = _gather(root, Launch(str(root), ("bash", "run.sh"), tuple(arguments), env=(("A", "1"),)), devices=2)
+        assert len(facts.followed) <= ProjectIndex((folder,)).max_files
+
+
+def test_file_above_the_size_cap_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("DataLoader(ds, num_workers=4)\n" + "#" * (600 * 1024))
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
+    assert not facts.needs and not facts.free and not facts.followed

@@ -9,6 +9,7 @@ Anything else stays unknown, and unknown is never evidence either way.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping, Sequence
 
 from shmlint.project.configs import Setting
@@ -40,6 +41,7 @@ BUSY_PACKAGES = frozenset(
 )
 _BUSY_TORCH = ("torch.distributed", "torch.multiprocessing")
 _MP_CALLS = frozenset({"spawn", "start_processes", "Process", "Pool", "Queue", "SimpleQueue"})
+_INTEGER = re.compile(r"-?[0-9]{1,6}")
 _CPU_COUNTS = frozenset({"cpu_count", "process_cpu_count", "sched_getaffinity"})
 
 
@@ -226,14 +228,12 @@ def _setting(key: str, context: _Context) -> Value:
 
 
 def _number(number: int, how: str) -> Value:
-    return Value(number, number > 0 or number == -1, how)  # -1 asks several libraries for every CPU
+    return Value(number, number > 0, how)
 
 
 def _int(text: str) -> int | None:
     text = text.strip()
-    if text.lstrip("-").isdigit() and len(text) <= 6:
-        return int(text)
-    return None
+    return int(text) if _INTEGER.fullmatch(text) else None
 
 
 def _on_command_line(flags: tuple[str, ...], arguments: tuple[str, ...]) -> str | None:
