@@ -145,6 +145,8 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
 
 def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert _read("TrainingArguments(output_dir='o', dataloader_num_workers=4)").needs
+    assert _read("LLM(model='m', tensor_parallel_size=2)").needs
+    assert not _read("LLM(model='m', tensor_parallel_size=1)").needs  # one process: no NCCL between processes
     assert _read("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=2)").needs
     nccl = "import torch.distributed as dist\ndist.init_process_group(backend='nccl')"
     assert _read(nccl, devices=4).needs

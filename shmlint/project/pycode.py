@@ -12,7 +12,7 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 
-from shmlint.project.configs import Setting
+from shmlint.project.configs import THRESHOLDS, Setting
 from shmlint.value import NamedTuple
 
 #: top-level packages that start processes or servers of their own: code importing them is never called free
@@ -41,6 +41,8 @@ BUSY_PACKAGES = frozenset(
 )
 _BUSY_TORCH = ("torch.distributed", "torch.multiprocessing")
 _MP_CALLS = frozenset({"spawn", "start_processes", "Process", "Pool", "Queue", "SimpleQueue"})
+#: keyword arguments of any call that start processes past a threshold (TrainingArguments, vLLM's LLM...)
+_KEYWORDS = frozenset({"dataloader_num_workers", "tensor_parallel_size"})
 _INTEGER = re.compile(r"-?[0-9]{1,6}")
 _CPU_COUNTS = frozenset({"cpu_count", "process_cpu_count", "sched_getaffinity"})
 
@@ -106,9 +108,10 @@ def read(text: str, arguments: Sequence[str], config: Mapping[str, Setting], dev
             else:
                 zero.append(verdict[1])
         for keyword in node.keywords:
-            if keyword.arg == "dataloader_num_workers":
+            if keyword.arg in _KEYWORDS:
                 value = _value(keyword.value, context)
-                if value.positive:
+                least = THRESHOLDS[keyword.arg]
+                if value.number >= least if value.number is not None else value.positive and least == 1:
                     needs.append(
                         Fact(node.lineno, f"{name}(dataloader_num_workers={_quote(text, keyword.value)}){value.how}")
                     )
