@@ -19,8 +19,8 @@ from shmlint.parsers.dockerfile import run_facts
 from shmlint.project import configs, pycode
 from shmlint.project.follow import gather
 from shmlint.project.index import ProjectIndex, Reader
-from shmlint.project.launchers import Target, target
-from shmlint.project.shellvars import MAX_ITEMS, UNKNOWN, expand_word, script_commands
+from shmlint.project.launchers import UNKNOWN, Target, target
+from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.source import Span

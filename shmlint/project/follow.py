@@ -15,8 +15,7 @@ from shmlint.model import CodeFact, Launch, ProjectFacts
 from shmlint.project import configs, pycode
 from shmlint.project.configs import Setting
 from shmlint.project.index import Reader
-from shmlint.project.launchers import Target, target
-from shmlint.project.shellvars import known, script_commands
+from shmlint.project.launchers import Target, known, target
 
 if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
@@ -51,6 +50,8 @@ class _Walk:
         if found is None:
             return
         if found.kind == "inline":
+            from shmlint.project.shellvars import script_commands  # the shell tokenizer loads for shell text only
+
             for line in script_commands(found.name, env, found.arguments):
                 self.command(line.argv, env, depth)
         elif found.kind == "shell":
@@ -65,6 +66,8 @@ class _Walk:
             self.doubt = True
             return
         where = self.reader.display(path)
+        from shmlint.project.shellvars import script_commands
+
         for line in script_commands(text, env, found.arguments):
             if len(self.commands) < MAX_COMMANDS:
                 self.commands.append(CodeFact(f"{where}:{line.line}", " ".join(w for w in line.argv if known(w))))
@@ -168,13 +171,15 @@ def gather(launch: Launch, devices: int | None, reader: Reader) -> ProjectFacts:
 def _built(launch: Launch, reader: Reader) -> tuple[str, RunFacts] | None:
     """The Dockerfile the image is built from (compose ``build:``, or one beside a Kubernetes manifest) and its
     facts, with the name the report gives it."""
-    from shmlint.parsers.dockerfile import run_facts  # dockerfile-parse loads only when a build is followed
-
     if launch.dockerfile_inline:
-        return "dockerfile_inline", run_facts(launch.dockerfile_inline)
-    context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
-    path = reader.inside(os.path.join(context, launch.dockerfile or "Dockerfile"))
-    text = reader.text(path) if path is not None else None
-    if path is None or text is None:
-        return None
-    return reader.display(path), run_facts(text)
+        where, text = "dockerfile_inline", launch.dockerfile_inline
+    else:
+        context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
+        path = reader.inside(os.path.join(context, launch.dockerfile or "Dockerfile"))
+        found = reader.text(path) if path is not None else None
+        if path is None or found is None:
+            return None
+        where, text = reader.display(path), found
+    from shmlint.parsers.dockerfile import run_facts  # dockerfile-parse loads only when there is a Dockerfile
+
+    return where, run_facts(text)

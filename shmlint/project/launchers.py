@@ -9,6 +9,8 @@ from collections.abc import Sequence
 
 from shmlint.value import NamedTuple
 
+#: marks a word whose value the text does not give (``shellvars``), in front of its text: never a real argument
+UNKNOWN = "\x00"
 #: words in front of the real command that only change how it runs
 _PREFIXES = frozenset({"exec", "nohup", "time", "sudo", "nice", "stdbuf", "setsid", "tini", "dumb-init", "--"})
 _PYTHON = re.compile(r"python(?:[23](?:\.\d{1,2})?)?")
@@ -33,6 +35,10 @@ class Target(NamedTuple):
     name: str
     arguments: tuple[str, ...]
     launcher: str = ""  # torchrun, accelerate launch, deepspeed, python -m torch.distributed.run
+
+
+def known(word: str) -> bool:
+    return UNKNOWN not in word
 
 
 def target(argv: Sequence[str]) -> Target | None:

@@ -13,14 +13,13 @@ import re
 from collections.abc import Mapping, Sequence
 
 from shmlint.parsers.shell import SimpleCommand, Word, commands
+from shmlint.project.launchers import UNKNOWN
 from shmlint.value import NamedTuple
 
 MAX_WORD = 4096
 MAX_ITEMS = 256
 #: commands read per script: more than a real launcher script holds
 MAX_COMMANDS = 2000
-#: marks a word whose value is not known (kept in front of its text, which is never a real argument)
-UNKNOWN = "\x00"
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]{0,63})(\+?)=(.*)", re.DOTALL)
 _DECLARERS = frozenset({"export", "local", "declare", "typeset", "readonly"})
@@ -38,10 +37,6 @@ class Line(NamedTuple):
 
     line: int
     argv: tuple[str, ...]
-
-
-def known(word: str) -> bool:
-    return UNKNOWN not in word
 
 
 def expand_word(word: Word | str, variables: Variables, positional: Sequence[str] = ()) -> tuple[str, ...]:
