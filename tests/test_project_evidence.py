@@ -308,3 +308,13 @@ def test_file_above_the_size_cap_is_not_read(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text("DataLoader(ds, num_workers=4)\n" + "#" * (600 * 1024))
     facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
     assert not facts.needs and not facts.free and not facts.followed
+
+
+def test_index_root_is_the_repository(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "job.yaml").write_text("")
+    assert ProjectIndex.for_paths([tmp_path / "deploy" / "job.yaml"]).roots == (str(tmp_path.resolve()),)
+    elsewhere = tmp_path / "deploy"
+    (tmp_path / ".git").rmdir()
+    assert ProjectIndex.for_paths([elsewhere / "job.yaml"]).roots == (str(elsewhere.resolve()),)

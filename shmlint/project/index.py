@@ -31,14 +31,29 @@ class ProjectIndex(NamedTuple):
 
     @classmethod
     def for_paths(cls, paths: Iterable[os.PathLike[str] | str]) -> ProjectIndex:
-        """The folders among ``paths``, and the folder of each file named alone (its neighbours are its project)."""
+        """The repository each path is in (the nearest folder above it with ``.git``: a hook or a CI job names a
+        few files, and the code they run sits elsewhere in the repository), else the folder given, or the folder
+        of a file given alone."""
         roots: list[str] = []
         for given in paths:
             real = os.path.realpath(given)
             folder = real if os.path.isdir(real) else os.path.dirname(real)
-            if folder not in roots:
-                roots.append(folder)
+            root = _repository(folder) or folder
+            if root not in roots:
+                roots.append(root)
         return cls(tuple(roots))
+
+
+def _repository(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` that holds ``.git`` (a folder, or a worktree's file)."""
+    for _ in range(MAX_PARTS * 4):
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return None
 
 
 class Reader:
