@@ -176,6 +176,7 @@ class Launch(NamedTuple):
     build_context: str = ""  # the folder an image is built from (compose ``build:``), relative to ``base_dir``
     dockerfile: str = ""  # the Dockerfile of that build, relative to the context ("" : ``Dockerfile``)
     dockerfile_inline: str = ""  # compose ``dockerfile_inline``
+    dockerfile_beside: bool = False  # no build named: a Dockerfile in ``base_dir`` is taken to build the image
 
 
 class CodeFact(NamedTuple):

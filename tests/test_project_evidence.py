@@ -318,3 +318,9 @@ def test_index_root_is_the_repository(tmp_path: Path) -> None:
     elsewhere = tmp_path / "deploy"
     (tmp_path / ".git").rmdir()
     assert ProjectIndex.for_paths([elsewhere / "job.yaml"]).roots == (str(elsewhere.resolve()),)
+
+
+def test_a_command_line_is_not_paired_with_a_dockerfile_beside_it(tmp_path: Path) -> None:
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.6\n")
+    assert not _gather(tmp_path, Launch(str(tmp_path), (), ("serve",))).images
+    assert _gather(tmp_path, Launch(str(tmp_path), (), ("serve",), dockerfile_beside=True)).images

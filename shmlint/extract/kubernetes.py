@@ -332,7 +332,8 @@ class _Extractor:
         }
         env = tuple((name, scalar(value) or "") for name, (_, value) in self.env(container))
         base_dir = os.path.dirname(self.source.path) or "."
-        return Launch(base_dir, argv["command"], argv["args"], scalar(self.m.get(container, "workingDir")) or "", env)
+        workdir = scalar(self.m.get(container, "workingDir")) or ""
+        return Launch(base_dir, argv["command"], argv["args"], workdir, env, dockerfile_beside=True)
 
     def completed_shm(
         self, own: tuple[ShmSource, ...], container: MappingNode, identity: WorkloadId

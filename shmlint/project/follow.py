@@ -170,9 +170,12 @@ def gather(launch: Launch, devices: int | None, reader: Reader) -> ProjectFacts:
 
 def _built(launch: Launch, reader: Reader) -> tuple[str, RunFacts] | None:
     """The Dockerfile the image is built from (compose ``build:``, or one beside a Kubernetes manifest) and its
-    facts, with the name the report gives it."""
+    facts, with the name the report gives it. A ``docker run`` line in a README or script is not paired with a
+    Dockerfile beside it: its image is as often built from another folder."""
     if launch.dockerfile_inline:
         where, text = "dockerfile_inline", launch.dockerfile_inline
+    elif not launch.build_context and not launch.dockerfile_beside:
+        return None
     else:
         context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
         path = reader.inside(os.path.join(context, launch.dockerfile or "Dockerfile"))
