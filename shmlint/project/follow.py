@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64
+#: ``sh -c`` strings read per workload (each may hold another)
+MAX_INLINE = 16
 
 
 class _Walk:
@@ -36,7 +38,7 @@ class _Walk:
         self.zero: list[CodeFact] = []
         self.doubt = False  # something read could use workers that were not seen (unknown values, busy imports)
         self.followed: list[str] = []
-        self.python_files = 0
+        self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
 
     def read(self, path: str) -> str | None:
         text = self.reader.text(path)
@@ -52,6 +54,10 @@ class _Walk:
         if found.kind == "inline":
             from shmlint.project.shellvars import script_commands  # the shell tokenizer loads for shell text only
 
+            self.inline += 1
+            if self.inline > MAX_INLINE:
+                self.doubt = True
+                return
             for line in script_commands(found.name, env, found.arguments):
                 self.command(line.argv, env, depth)
         elif found.kind == "shell":

@@ -98,7 +98,7 @@ def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -
         words = command.words
         if words[0].start < skip_until:
             continue
-        argv = [w for w in words]
+        argv = list(words)
         if argv[0].text in _DECLARERS:
             argv = [w for w in argv[1:] if not w.text.startswith("-")]
         assigned = [(_ASSIGNMENT.fullmatch(w.text), w) for w in argv]
