@@ -135,7 +135,7 @@ class Engine:
     def needs(self, workloads: list[Workload]) -> list[Workload]:
         """Each workload with its need for /dev/shm, decided from its evidence (and the files it runs, where names
         leave it undecided) before any rule reads it."""
-        from shmlint.project import with_needs
+        from shmlint.project.decide import with_needs
 
         return with_needs(workloads, self.knowledge, self.project, self.project_texts)
 
