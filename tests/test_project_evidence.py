@@ -152,6 +152,9 @@ def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert _read(nccl, devices=4).needs
     assert not _read(nccl, devices=1).needs  # one GPU: no NCCL between local processes
     assert _read(nccl, devices=1).busy  # but never called free
+    assert _read("pl.Trainer(accelerator='gpu', devices=4)", devices=4).needs
+    assert _read("L.Trainer(strategy='ddp_find_unused_parameters_true')", devices=2).needs
+    assert not _read("Trainer(model=m, args=training_args)", devices=4).needs  # Hugging Face's Trainer
 
 
 def test_unparsable_and_hostile_python() -> None:

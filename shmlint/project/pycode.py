@@ -115,7 +115,8 @@ def read(text: str, arguments: Sequence[str], config: Mapping[str, Setting], dev
                     needs.append(
                         Fact(node.lineno, f"{name}(dataloader_num_workers={_quote(text, keyword.value)}){value.how}")
                     )
-        fact = _nccl(node, name, context, text) or _multiprocessing(node, mp_aliases, text)
+        fact = _nccl(node, name, context, text) or _lightning(node, name, context, text)
+        fact = fact or _multiprocessing(node, mp_aliases, text)
         if fact is not None:
             needs.append(fact)
     imports, busy = _imports(nodes)
@@ -309,6 +310,22 @@ def _nccl(node: ast.Call, name: str, context: _Context, text: str) -> Fact | Non
         backend = context.names.get(backend.id)
     if isinstance(backend, ast.Constant) and isinstance(backend.value, str) and "nccl" in backend.value.lower():
         return Fact(node.lineno, f"init_process_group(backend={_quote(text, backend)}) with {context.devices} GPUs")
+    return None
+
+
+def _lightning(node: ast.Call, name: str, context: _Context, text: str) -> Fact | None:
+    """A Lightning ``Trainer`` that starts one process per device (a DDP, FSDP or DeepSpeed strategy, or several
+    devices, whose default strategy is DDP) in a container with several GPUs: NCCL between local processes. The
+    Hugging Face ``Trainer`` takes neither keyword."""
+    if name != "Trainer" or context.devices is None or context.devices < 2:
+        return None
+    for keyword in node.keywords:
+        value = keyword.value
+        strategy = value.value.lower() if isinstance(value, ast.Constant) and isinstance(value.value, str) else ""
+        if keyword.arg == "strategy" and any(word in strategy for word in ("ddp", "fsdp", "deepspeed")):
+            return Fact(node.lineno, f"Trainer(strategy={_quote(text, value)}) with {context.devices} GPUs")
+        if keyword.arg == "devices" and (_value(value, context).number or 0) >= 2:
+            return Fact(node.lineno, f"Trainer(devices={_quote(text, value)}) with {context.devices} GPUs")
     return None
 
 
