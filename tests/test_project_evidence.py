@@ -102,6 +102,7 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         (["bash", "-c", "python a.py"], Target("inline", "python a.py", ())),
         (["exec", "env", "A=1", "bash", "run.sh", "x"], Target("shell", "run.sh", ("x",))),
         (["./run.sh"], Target("shell", "./run.sh", ())),
+        (["./scripts/export.py", "-o", "x"], Target("python", "./scripts/export.py", ("-o", "x"))),
         (["python", "-c", "import x"], None),
         (["sleep", "infinity"], None),
     ],
@@ -237,6 +238,10 @@ def test_free_only_when_certain(tmp_path: Path) -> None:
     assert _gather(tmp_path, Launch(str(tmp_path), ("python", "a.py"))).free
     assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "b.py"))).free  # a busy import: not certain
     assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "missing.py"))).free
+    (tmp_path / "c.py").write_text("import acme_trainer\nDataLoader(ds, num_workers=0)\n")
+    assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "c.py"))).free  # a library that may make loaders
+    (tmp_path / "d.py").write_text("import os, numpy\nimport torch\nDataLoader(ds, num_workers=0)\n")
+    assert _gather(tmp_path, Launch(str(tmp_path), ("python", "d.py"))).free
 
 
 def test_thousands_of_files_cost_only_those_named(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ Bounded by the reader's budget (files, bytes) and by depth: shell wrappers and l
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64
+#: libraries that start no worker processes of their own (``torch.distributed`` and ``torch.multiprocessing`` are
+#: read as busy by ``pycode``)
+PLAIN_LIBRARIES = frozenset(
+    {"torch", "torchvision", "torchaudio", "numpy", "PIL", "tqdm", "yaml", "pandas", "scipy", "einops", "safetensors"}
+)
 #: ``sh -c`` strings read per workload (each may hold another)
 MAX_INLINE = 16
 
@@ -100,8 +106,9 @@ class _Walk:
                 continue
             for setting in configs.settings(text):
                 found.setdefault(setting.key, setting)
-                fact = CodeFact(f"{self.reader.display(path)}:{setting.line}", f"{setting.key}: {setting.value}")
-                (self.needs if setting.uses_shm else self.zero).append(fact)
+                if setting.uses_shm:
+                    where = f"{self.reader.display(path)}:{setting.line}"
+                    self.needs.append(CodeFact(where, f"{setting.key}: {setting.value}"))
         return found
 
     def module(self, path: str, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int) -> None:
@@ -120,7 +127,9 @@ class _Walk:
         folder = os.path.dirname(path)
         for imported in facts.imports:
             local = self.local_module(folder, imported)
-            if local is not None and local != path and self.reader.display(local) not in self.followed:
+            if local is None:
+                self.doubt = self.doubt or not _plain(imported)
+            elif local != path and self.reader.display(local) not in self.followed:
                 self.module(local, arguments, settings, depth + 1)
 
     def local_module(self, folder: str, dotted: str) -> str | None:
@@ -135,6 +144,14 @@ class _Walk:
                 if found is not None:
                     return found
         return None
+
+
+def _plain(module: str) -> bool:
+    """A module outside the repository that starts no loaders or processes of its own: the standard library and a
+    few numeric and imaging libraries. Anything else could make loaders the walk cannot see, so code importing it
+    is never called free."""
+    top = module.split(".")[0]
+    return bool(top) and (top in sys.stdlib_module_names or top in PLAIN_LIBRARIES) and top not in pycode.BUSY_PACKAGES
 
 
 def gather(launch: Launch, devices: int | None, reader: Reader) -> ProjectFacts:

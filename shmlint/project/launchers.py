@@ -57,10 +57,10 @@ def target(argv: Sequence[str]) -> Target | None:
         return _launched(words[1:], program)
     if program == "accelerate" and words[1:2] == ["launch"]:
         return _launched(words[2:], "accelerate launch")
-    if words[0].endswith(".sh") or words[0].startswith("./"):
-        return Target("shell", words[0], tuple(words[1:]))
     if words[0].endswith(".py"):
         return Target("python", words[0], tuple(words[1:]))
+    if words[0].endswith(".sh") or words[0].startswith("./"):
+        return Target("shell", words[0], tuple(words[1:]))
     return None
 
 
