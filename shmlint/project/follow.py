@@ -13,13 +13,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.model import CodeFact, Launch, ProjectFacts
-from shmlint.project import configs, pycode
-from shmlint.project.configs import Setting
 from shmlint.project.index import Reader
 from shmlint.project.launchers import Target, known, target
 
 if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
+    from shmlint.project.configs import Setting
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64
@@ -98,6 +97,8 @@ class _Walk:
 
     def configs(self, arguments: Sequence[str]) -> dict[str, Setting]:
         """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
+        from shmlint.project import configs  # loaded when a command names a program, like pycode below
+
         found: dict[str, Setting] = {}
         for name in configs.named_configs(arguments):
             path = self.reader.locate(self.bases, name)
@@ -112,6 +113,8 @@ class _Walk:
         return found
 
     def module(self, path: str, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int) -> None:
+        from shmlint.project import pycode
+
         text = self.read(path)
         facts = pycode.read(text, arguments, settings, self.devices) if text is not None else None
         if facts is None:
@@ -150,8 +153,10 @@ def _plain(module: str) -> bool:
     """A module outside the repository that starts no loaders or processes of its own: the standard library and a
     few numeric and imaging libraries. Anything else could make loaders the walk cannot see, so code importing it
     is never called free."""
+    from shmlint.project.pycode import BUSY_PACKAGES
+
     top = module.split(".")[0]
-    return bool(top) and (top in sys.stdlib_module_names or top in PLAIN_LIBRARIES) and top not in pycode.BUSY_PACKAGES
+    return bool(top) and (top in sys.stdlib_module_names or top in PLAIN_LIBRARIES) and top not in BUSY_PACKAGES
 
 
 def gather(launch: Launch, devices: int | None, reader: Reader) -> ProjectFacts:
