@@ -18,11 +18,11 @@ from pathlib import Path
 from dockerfile_parse import DockerfileParser
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_int
 from shmlint.parsers.shell import commands
 from shmlint.runtime.interpolation import interpolate
 from shmlint.signals import Signals
-from shmlint.value import NamedTuple
 
 #: package specs that install torch (torchvision/torchaudio pull torch in as a dependency)
 _TORCH_PACKAGE = LazyRegex(r"^(?:pytorch::)?(?:py)?torch(?:vision|audio)?(?:\[[^\]]*\])?(?:\s*[=<>!~@;].*)?$", re.I)

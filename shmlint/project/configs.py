@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 #: the keys read, and the smallest value that means /dev/shm is used
 THRESHOLDS = {"num_workers": 1, "dataloader_num_workers": 1, "tensor_parallel_size": 2}

@@ -13,8 +13,8 @@ import os
 import posixpath
 from collections.abc import Iterable
 
+from shmlint.named_tuple import NamedTuple
 from shmlint.source import InputError, read_bytes
-from shmlint.value import NamedTuple
 
 #: path components a container path may have before it is not tried at all (a hostile ``a/a/a/...``)
 MAX_PARTS = 32

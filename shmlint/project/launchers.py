@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 #: marks a word whose value the text does not give (``shellvars``), in front of its text: never a real argument
 UNKNOWN = "\x00"

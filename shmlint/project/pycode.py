@@ -12,8 +12,8 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 
+from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import THRESHOLDS, Setting
-from shmlint.value import NamedTuple
 
 #: top-level packages that start processes or servers of their own: code importing them is never called free
 BUSY_PACKAGES = frozenset(

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.shell import SimpleCommand, Word, commands
 from shmlint.project.launchers import UNKNOWN
-from shmlint.value import NamedTuple
 
 MAX_WORD = 4096
 MAX_ITEMS = 256
