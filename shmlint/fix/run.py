@@ -3,8 +3,10 @@ are enough files to pay for them; outcomes come back in discovery order."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -48,6 +50,42 @@ WRITE_GROUP = 16
 
 
 def _fix_group(
+    group: list[tuple[Settings, Candidate]],
+    runtimes: dict[Settings, RuntimeIndex | None],
+    *,
+    write: bool,
+    unsafe: bool,
+    roots: tuple[Path, ...],
+) -> list[FileOutcome]:
+    """Each file fixed, then (``write``) every fixed file written (``_fix_then_write``), SIGTERM unwinding the
+    writing as Ctrl-C does."""
+    with _terminated_as_interrupted() if write else contextlib.nullcontext():
+        return _fix_then_write(group, runtimes, write=write, unsafe=unsafe, roots=roots)
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupted() -> Iterator[None]:
+    """SIGTERM (a cancelled CI job, ``kill``) raises ``KeyboardInterrupt``, so that the temp files of the files
+    being written are removed on the way out instead of staying beside them; the default is put back after. Left
+    alone where SIGTERM is already handled, or off the main thread (where no handler can be set)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _fix_then_write(
     group: list[tuple[Settings, Candidate]],
     runtimes: dict[Settings, RuntimeIndex | None],
     *,
@@ -149,7 +187,8 @@ def fix_candidates(
     if write:
         from shmlint.fix.write import remove_stale_temp_files
 
-        remove_stale_temp_files({Path(os.path.realpath(candidate.path)).parent for _, candidate in jobs})
+        folders = {Path(os.path.realpath(candidate.path)).parent for _, candidate in jobs}
+        remove_stale_temp_files(folders, started=time.time())
     groups: dict[Settings, list[Candidate]] = {}
     for settings, candidate in jobs:
         groups.setdefault(settings, []).append(candidate)
