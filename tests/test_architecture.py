@@ -24,7 +24,7 @@ LAYERS: tuple[frozenset[str], ...] = (
         {"shmlint", "severity", "source", "sizes", "signals", "patterns", "configured_patterns", "discover", "model"}
     ),
     frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need", "sizing"}),
-    frozenset({"extract", "edits", "rules", "hints", "suppress"}),
+    frozenset({"extract", "edits", "rules", "hints", "suppress", "project"}),
     frozenset({"engine"}),
     frozenset(
         {
