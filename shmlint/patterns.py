@@ -28,6 +28,8 @@ MAX_STARS_PER_SEGMENT, MAX_STARS = 2, 3
 #: (``**/x/**/y``: 0.36 s for one path 2,000 folders deep), three with its cube (``**/x/**/x/**/y``: 3.6 s at 500)
 MAX_INNER_GLOBSTARS = 1
 _STARS = LazyRegex(r"\*+")
+#: two or more unescaped asterisks in a row
+_RUN_OF_STARS = LazyRegex(r"(?<!\\)\*{2,}")
 
 
 class PathPatterns:
@@ -39,7 +41,7 @@ class PathPatterns:
         """Blank lines, comments, patterns ``too_costly`` refuses and patterns git cannot read (``x\\``, ``[z-a]``)
         are left out, as git leaves out what it cannot read: from a .gitignore, which shmlint does not own, that
         means more is checked, never less."""
-        written = [p for p in patterns if p.strip() and not p.startswith("#")]
+        written = [_one_star_per_run(p) for p in patterns if p.strip() and not p.startswith("#")]
         self.refused = tuple(problem for p in written if (problem := too_costly(p)) is not None)  # said by the walk
         lines = [p for p in written if too_costly(p) is None]
         if all(_SPECIAL.isdisjoint(p) for p in lines):
@@ -62,6 +64,15 @@ class PathPatterns:
 
     def matches(self, relative: str, is_dir: bool = False) -> bool:
         return self.decide(relative, is_dir) is True
+
+
+def _one_star_per_run(pattern: str) -> str:
+    """``a***b`` as ``a*b``: git reads consecutive asterisks that are not a whole ``**`` segment as regular ones,
+    and pathspec's expression for a run of them backtracks exponentially (``*********/``: 6 s on one name)."""
+    negated = pattern.startswith("!")
+    segments = pattern.removeprefix("!").split("/")
+    plain = [segment if segment == "**" else _RUN_OF_STARS.sub("*", segment) for segment in segments]
+    return ("!" if negated else "") + "/".join(plain)
 
 
 def _readable(pattern: str) -> bool:

@@ -298,3 +298,15 @@ def test_any_pattern_lines_compile_and_answer(lines: list[str], path: list[str])
     patterns = PathPatterns(lines)
     for is_dir in (False, True):
         assert patterns.decide("/".join(path), is_dir) in (True, False, None)
+
+
+def test_a_run_of_asterisks_is_one_regular_asterisk_in_bounded_time() -> None:
+    """git reads ``a***b`` as ``a*b`` (consecutive asterisks that are not a whole ``**`` segment are regular); the
+    matcher's expression for the run used to backtrack exponentially: ``*********/`` took 6 s on one 32-letter name,
+    each added star doubling it. The control: ``**`` segments keep crossing folders."""
+    long_name = "a" * 32
+    hostile = PathPatterns(["*" * 40 + "/"])
+    assert hostile.decide(long_name, is_dir=True) is True and hostile.decide(long_name) is None
+    assert PathPatterns(["a***b"]).decide("azzb") is True and PathPatterns(["a***b"]).decide("a/b") is None
+    assert PathPatterns(["**/x"]).decide("a/b/x") is True
+    assert PathPatterns(["!**/x"]).decide("a/b/x") is False

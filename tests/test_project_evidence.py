@@ -4,6 +4,7 @@ repositories of ``fixtures/project``, and the bounds (a repository of thousands 
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -290,13 +291,16 @@ def test_without_a_project_only_names_decide() -> None:
 def test_project_fixture(folder: Path) -> None:
     report = check_paths(Settings(undecided="show"), [folder], jobs=1)
     actual = [
-        (f"{os.path.relpath(f.span.path, folder)}:{f.span.line}:{f.span.column} {f.code} {f.severity.label}", f.message)
+        (f"{os.path.relpath(f.span.path, folder)}:{f.span.line}:{f.span.column} {f.code} {f.severity.label}", f)
         for f in report.findings
     ]
     expected = [line.split(" | ", 1) for line in (folder / "expected").read_text().splitlines() if line]
     assert [where for where, _ in actual] == [where for where, _ in expected]
-    for (_, message), (_, words) in zip(actual, expected, strict=True):
-        assert words in message
+    for (_, finding), (_, words) in zip(actual, expected, strict=True):
+        assert words in f"{finding.message}\n{finding.detail}"  # the whole evidence, with its path
+        place = words.partition(" ")[0]
+        if re.fullmatch(r"[\w./-]+\.\w+:\d+", place) and finding.severity.label == "error":
+            assert place.rpartition("/")[2] in finding.message  # the one-line message names the file and line
 
 
 @settings(max_examples=60, deadline=None)

@@ -109,8 +109,26 @@ def need_evidence(workload: Workload) -> str:
     """What decided that the software uses /dev/shm, short: the matched image or command when the data says it
     (``torchrun ... (command torchrun train.py)``), else the reason itself."""
     because = workload.need.because if workload.need is not None else evidence(workload)
+    decided, built, dockerfile = because.rpartition(", built by ")
+    if built:  # the image built for it decides: what, and the Dockerfile line that says so
+        return f"{clipped(_matched(decided), 32)}, {dockerfile.rpartition('/')[2]}"
+    return _matched(because)
+
+
+def _matched(because: str) -> str:
     head, bracket, tail = because.partition(" (")
     matched = head
     if bracket and tail.endswith(")") and tail.startswith(("image ", "command ")):
         matched = tail[:-1].partition(" ")[2]  # the image or the command itself
+    elif bracket and tail.endswith(")") and _file_and_line(tail):
+        matched = tail[:-1]  # what the repository's file shows, where
+    if _file_and_line(matched):  # its file name: the detail has the whole path
+        place, _, rest = matched.partition(" ")
+        return clipped(f"{place.rpartition('/')[2]} {rest}", 56)
     return clipped(matched, 40)
+
+
+def _file_and_line(text: str) -> bool:
+    """Whether ``text`` starts with a repository file and line (``scripts/run.sh:5 ...``)."""
+    place, space, _ = text.partition(" ")
+    return bool(space) and place.rpartition(":")[2].isdigit() and "." in place
