@@ -20,6 +20,8 @@ from shmlint.report.fingerprint import fingerprints
 
 #: 2: fingerprints from the workload's structured identity; 1 (shmlint 0.1) hashed normalised messages
 SCHEMA_VERSION = 2
+#: a baseline's cap: an entry takes about 300 bytes, so a hundred thousand accepted findings fit
+BASELINE_MAX_BYTES = 64 << 20
 
 
 class BaselineError(Exception):
@@ -60,12 +62,12 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> None:
 
 def load_baseline(path: Path) -> Baseline:
     """Read a file written by ``write_baseline``; anything else is a ``BaselineError``, never a traceback."""
+    from shmlint.infile import InputFileError, read_steering_text
+
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise BaselineError(f"{path}: baseline is not UTF-8 text") from None
+        document = json.loads(read_steering_text(path, BASELINE_MAX_BYTES))
+    except InputFileError as exc:
+        raise BaselineError(f"{path}: cannot read baseline: {exc}") from None
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise BaselineError(f"{path}: baseline is not JSON: {exc.msg} ({where})") from None

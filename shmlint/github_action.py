@@ -19,7 +19,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from shmlint.report.visible import visible
+from shmlint.visible import visible
 
 EXIT_ERROR = 2
 #: GitHub refuses a step summary above 1 MiB; the table stops well before

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
-from shmlint.report.visible import visible
 from shmlint.severity import Severity
+from shmlint.visible import visible
 
 if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
     from shmlint.model import Finding, RenderRecord, Report

@@ -10,6 +10,7 @@ from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import Span
 from shmlint.value import NamedTuple
+from shmlint.visible import excerpt
 
 #: a rule's implementation: a pure function from one workload to its findings
 Check = Callable[[Workload, "RuleContext"], Iterable[Finding]]
@@ -79,14 +80,13 @@ class RuleContext:
         return self.settings.min_shm_bytes
 
 
-#: the longest word (a run without blanks: an image, an environment value) and the longest message a finding
-#: quotes; values read through YAML aliases made every finding of a file quote kilobytes (issue 27)
-MAX_QUOTED_WORD, MAX_MESSAGE = 160, 1200
+#: the first and last characters kept of a long word (a run without blanks: an image, an environment value) and
+#: of a long message; values read through YAML aliases made every finding of a file quote kilobytes (issue 27)
+WORD_ENDS, MESSAGE_ENDS = (100, 40), (800, 397)
+MAX_QUOTED_WORD, MAX_MESSAGE = sum(WORD_ENDS) + 3, sum(MESSAGE_ENDS) + 3
 
 
 def excerpted(message: str) -> str:
     """The message on one line, each over-long word and the whole cut in the middle (the remedy at its end
     stays)."""
-    words = [w if len(w) <= MAX_QUOTED_WORD else f"{w[:100]}...{w[-40:]}" for w in message.split()]
-    line = " ".join(words)
-    return line if len(line) <= MAX_MESSAGE else f"{line[:800]} ... {line[-(MAX_MESSAGE - 805) :]}"
+    return excerpt(" ".join(excerpt(word, *WORD_ENDS) for word in message.split()), *MESSAGE_ENDS)

@@ -135,7 +135,7 @@ def explain(finding: Finding) -> str:
     """Markdown for a hover: the finding, what the rule is about and how to fix it."""
     from shmlint.catalog import lookup
     from shmlint.report.common import rule_url
-    from shmlint.report.visible import visible
+    from shmlint.visible import visible
 
     lines = [f"**{finding.code} {finding.slug}** ({finding.severity.label})", "", visible(finding.message)]
     rule = lookup(finding.code)

@@ -1,8 +1,11 @@
-"""Control characters from file names and YAML values made visible before they reach a terminal or a CI log.
+"""Control characters from file names and YAML values made visible before they reach a terminal or a CI log, and
+values quoted in messages cut to a short excerpt.
 
 A container named ``"c\\e]0;TITLE\\a\\e[2J"`` would otherwise retitle and clear the terminal of whoever reads the
 report, and a newline would forge a report line. C0 and C1 controls, DEL and the bidirectional overrides that
 reorder what is shown ("Trojan source") are written as ``\\xNN``/``\\uNNNN`` escapes; nothing else changes.
+A message quotes at most an excerpt of a value: a file read by mistake (a planted link) or an alias bomb stays out
+of the log.
 """
 
 from __future__ import annotations
@@ -24,3 +27,17 @@ def visible(text: str) -> str:
     if text.isprintable():  # no control or format character at all (what _UNSAFE matches is never printable)
         return text
     return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
+
+
+#: the most of a value a message quotes: its first and last characters (a rule code, a size, a short pattern fit)
+QUOTED_HEAD, QUOTED_TAIL = 32, 13
+
+
+def excerpt(text: str, head: int, tail: int) -> str:
+    """``text``, or its first ``head`` and last ``tail`` characters around ``...`` when it is longer."""
+    return text if len(text) <= head + tail + 3 else f"{text[:head]}...{text[len(text) - tail :]}"
+
+
+def quoted(value: object) -> str:
+    """A value in a message: quoted, a short excerpt, every control character escaped."""
+    return f"'{visible(excerpt(str(value), QUOTED_HEAD, QUOTED_TAIL))}'"

@@ -1,0 +1,172 @@
+"""Issue 27 (red team, round 3), items 1-7: what a pull request could make a run disclose or forge (runner files
+through planted links, workflow commands and terminal controls through names and values, writes through a linked
+folder, remote fetches through kustomize). Each test rebuilds the red team's input and asserts the defence."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shmlint.baseline import BaselineError, load_baseline
+from shmlint.config import ConfigError, find_config, load_effective
+from shmlint.infile import CONFIG_MAX_BYTES
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+#: what a runner file looks like: none of it may reach a message
+SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+SHADOW = "".join(
+    f"user{n}:$6$Zq8sAltSalt$hAsHeDpAsSwOrDvAlUe{n}xxxxxxxxxxxxxxxxxxxxxxxx:19000:0:99999:7:::\n" for n in range(9)
+)
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: train
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    command: ["torchrun", "train.py"]
+"""
+
+
+def shmlint(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def runner_file(tmp_path: Path, text: str = SECRET) -> Path:
+    """A file of the machine outside the checked repository (``~/.ssh/id_ed25519``)."""
+    outside = tmp_path / "home" / ".ssh"
+    outside.mkdir(parents=True)
+    (outside / "id_ed25519").write_text(text, encoding="utf-8")
+    return outside / "id_ed25519"
+
+
+def repository(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pod.yaml").write_text(POD, encoding="utf-8")
+    return repo
+
+
+def config_error(start: Path) -> str:
+    with pytest.raises(ConfigError) as error:
+        load_effective(start)
+    return str(error.value)
+
+
+# -- item 1: configuration and baseline files ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [".shmlint.yaml", ".shmlint.yml", "pyproject.toml"])
+@pytest.mark.parametrize(
+    "text", [SECRET, SHADOW, "[tool.shmlint]\nselect = ['" + "k" * 60 + "']\n"], ids=["key", "shadow", "toml"]
+)
+def test_a_config_linked_out_of_the_repository_is_refused_unread(tmp_path: Path, name: str, text: str) -> None:
+    repo = repository(tmp_path)
+    (repo / name).symlink_to(runner_file(tmp_path, text))
+    message = config_error(repo)
+    assert name in message and "a link out of the repository" in message
+    assert "user0" not in message and "BEGIN" not in message and "kkk" not in message
+
+
+def test_a_config_linked_into_git_is_refused(tmp_path: Path) -> None:
+    """``.git/config`` holds the checkout's token (``http.extraheader``)."""
+    repo = repository(tmp_path)
+    (repo / ".git" / "config").write_text("[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n", encoding="utf-8")
+    (repo / ".shmlint.yaml").symlink_to(".git/config")
+    message = config_error(repo)
+    assert "inside .git" in message and "c2VjcmV0" not in message
+
+
+def test_a_config_linked_within_the_repository_is_read(tmp_path: Path) -> None:
+    repo = repository(tmp_path)
+    (repo / "ci").mkdir()
+    (repo / "ci" / "shmlint.yaml").write_text("fail-on: error\n", encoding="utf-8")
+    (repo / "sub").mkdir()
+    (repo / "sub" / ".shmlint.yaml").symlink_to("../ci/shmlint.yaml")
+    assert load_effective(repo / "sub").settings.fail_on.label == "error"
+
+
+def test_outside_a_git_repository_the_link_must_stay_in_its_folder(tmp_path: Path) -> None:
+    (tmp_path / "checked").mkdir()
+    (tmp_path / "checked" / ".shmlint.yaml").symlink_to(runner_file(tmp_path))
+    assert "a link out of the repository" in config_error(tmp_path / "checked")
+
+
+def test_a_config_over_the_size_cap_is_refused(tmp_path: Path) -> None:
+    repo = repository(tmp_path)
+    (repo / ".shmlint.yaml").write_text("# x\n" * (CONFIG_MAX_BYTES // 4 + 1), encoding="utf-8")
+    assert "larger than" in config_error(repo)
+
+
+def test_check_refuses_the_linked_config_and_names_it(tmp_path: Path) -> None:
+    """End to end, as a fork's pull request would run it in CI."""
+    repo = repository(tmp_path)
+    (repo / ".shmlint.yaml").symlink_to(runner_file(tmp_path))
+    run = shmlint("check", ".", cwd=repo)
+    assert run.returncode == 2 and ".shmlint.yaml" in run.stderr and "Traceback" not in run.stderr
+    assert "OPENSSH" not in run.stdout + run.stderr and "b3Blbn" not in run.stdout + run.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "leak"),
+    [
+        (SECRET, "OPENSSH"),  # the whole file one scalar: said by its kind only
+        ("select: ['" + "s" * 300 + "']\n", "s" * 50),
+        ("severity: {'" + "r" * 300 + "': error}\n", "r" * 50),
+        ("min-shm-size: '" + "z" * 300 + "'\n", "z" * 50),
+        ("torch-images: ['(" + "q" * 300 + "']\n", "q" * 50),
+        ("exclude: ['" + "*a" * 300 + "']\n", "*a" * 25),
+        ("fail-on: '" + "f" * 300 + "'\n", "f" * 50),
+        ("render: 12\nmax-file-size: " + "[" + "1, " * 400 + "1]\n", "1, " * 20),
+        ("'" + "u" * 300 + "': 1\n", "u" * 50),
+    ],
+    ids=["whole-file", "select", "severity-key", "size", "regex", "pattern", "enum", "list", "unknown-key"],
+)
+def test_problem_messages_quote_only_a_short_excerpt(tmp_path: Path, text: str, leak: str) -> None:
+    (tmp_path / ".shmlint.yaml").write_text(text, encoding="utf-8")
+    message = config_error(tmp_path)
+    assert leak not in message
+    assert all(len(line) < 700 for line in message.splitlines())
+
+
+def test_problem_messages_escape_control_characters(tmp_path: Path) -> None:
+    (tmp_path / ".shmlint.yaml").write_text('select: ["\\e]0;pwned\\a\\n::error::x"]\n', encoding="utf-8")
+    message = config_error(tmp_path)
+    assert "\x1b" not in message and "\x07" not in message and "\n::error" not in message
+    assert "\\x1b]0;pwned" in message
+
+
+def test_find_config_returns_the_planted_link_to_be_refused_when_read(tmp_path: Path) -> None:
+    repo = repository(tmp_path)
+    (repo / ".shmlint.yaml").symlink_to(runner_file(tmp_path))
+    assert find_config(repo) == repo / ".shmlint.yaml"
+
+
+def test_a_baseline_linked_out_of_the_repository_is_refused(tmp_path: Path) -> None:
+    repo = repository(tmp_path)
+    (repo / "baseline.json").symlink_to(runner_file(tmp_path, '{"schema_version": 2, "entries": "' + "x" * 99 + '"}'))
+    with pytest.raises(BaselineError, match="a link out of the repository") as error:
+        load_baseline(repo / "baseline.json")
+    assert "xxx" not in str(error.value)
+
+
+def test_a_gitignore_linked_out_of_the_repository_is_not_read(tmp_path: Path) -> None:
+    """Its patterns would be quoted when refused as too costly; the files it would exclude are checked."""
+    repo = repository(tmp_path)
+    (repo / ".gitignore").symlink_to(runner_file(tmp_path, "pod.yaml\n" + "*a" * 40 + "\n"))
+    run = shmlint("check", "--format", "text", ".", cwd=repo)
+    assert "pod.yaml" in run.stdout and "*a*a" not in run.stdout + run.stderr
