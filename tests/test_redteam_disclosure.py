@@ -170,3 +170,93 @@ def test_a_gitignore_linked_out_of_the_repository_is_not_read(tmp_path: Path) ->
     (repo / ".gitignore").symlink_to(runner_file(tmp_path, "pod.yaml\n" + "*a" * 40 + "\n"))
     run = shmlint("check", "--format", "text", ".", cwd=repo)
     assert "pod.yaml" in run.stdout and "*a*a" not in run.stdout + run.stderr
+
+
+# -- item 2: the remote-resource guard of kustomize rendering (pure Python: no kustomize needed) ---------------
+
+
+def kustomize_tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "overlay"
+    for name, text in {"deploy.yaml": POD, **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+PATCHER = "apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: p\npath: {path}\ntarget:\n  kind: Pod\n"
+GENERATOR = "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: c\n{field}:\n- {value}\n"
+REMOTE_BASE = "resources:\n- https://github.com/example/repo//base?ref=v1\n"
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {
+            "kustomization.yaml": "transformers:\n- patcher.yaml\n",
+            "patcher.yaml": PATCHER.format(path="http://x.test/p"),
+        },
+        {
+            "kustomization.yaml": "transformers:\n- patcher.yaml\n",
+            "patcher.yaml": PATCHER.format(path="git@github.com:example/repo.git"),
+        },
+        {
+            "kustomization.yaml": "generators:\n- gen.yaml\n",
+            "gen.yaml": GENERATOR.format(field="files", value="https://x.test/f"),
+        },
+        {
+            "kustomization.yaml": "generators:\n- gen.yaml\n",
+            "gen.yaml": GENERATOR.format(field="files", value="key=HTTPS://x.test/f"),
+        },
+        {
+            "kustomization.yaml": "generators:\n- gen.yaml\n",
+            "gen.yaml": GENERATOR.format(field="envs", value="s3::x/e"),
+        },
+        {"kustomization.yaml": "resources:\n- my base\n", "my base/kustomization.yaml": REMOTE_BASE},
+        {"kustomization.yaml": "resources:\n- ' my base '\n", "my base/kustomization.yaml": REMOTE_BASE},
+        {
+            "kustomization.yaml": "generators:\n- gens\n",
+            "gens/kustomization.yaml": "resources:\n- gen.yaml\n",
+            "gens/gen.yaml": GENERATOR.format(field="files", value="http://x.test/f"),
+        },
+        {
+            "kustomization.yaml": "components:\n- comp\n",
+            "comp/kustomization.yaml": "kind: Component\ntransformers:\n- p.yaml\n",
+            "comp/p.yaml": PATCHER.format(path="https://x.test/p"),
+        },
+        {"kustomization.yaml": "patches:\n- path: https://x.test/patch.yaml\n"},
+    ],
+    ids=[
+        "transformer-http",
+        "transformer-scp",
+        "generator-file",
+        "generator-key-file",
+        "generator-env",
+        "spaced-base",
+        "spaced-base-padded",
+        "generator-folder",
+        "component-transformer",
+        "patch-url",
+    ],
+)
+def test_the_guard_refuses_every_remote_shape_before_kustomize_runs(tmp_path: Path, files: dict[str, str]) -> None:
+    from shmlint.render.graph import walk
+
+    graph = walk(kustomize_tree(tmp_path, files), 1 << 20)
+    assert graph.blocker is not None and "remote" in graph.blocker
+
+
+def test_local_plugins_and_urls_inside_plain_resources_do_not_block(tmp_path: Path) -> None:
+    """A resource's own values (an env URL) are objects kustomize loads nothing from; local plugin paths are fine."""
+    from shmlint.render.graph import walk
+
+    pod = POD + "    env:\n    - name: U\n      value: https://x.test/api\n"
+    files = {
+        "kustomization.yaml": "resources:\n- deploy.yaml\n- my base\ntransformers:\n- patcher.yaml\n",
+        "deploy.yaml": pod,
+        "patcher.yaml": PATCHER.format(path="patch.yaml"),
+        "patch.yaml": "kind: Pod\nmetadata:\n  name: p\n",
+        "my base/kustomization.yaml": "resources:\n- pod.yaml\n",
+        "my base/pod.yaml": pod,
+    }
+    graph = walk(kustomize_tree(tmp_path, files), 1 << 20)
+    assert graph.blocker is None and len(graph.folders) == 2
