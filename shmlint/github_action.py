@@ -5,11 +5,14 @@ Inputs arrive as environment variables (``SHMLINT_PATHS``, ``SHMLINT_FORMAT``, `
 ``SHMLINT_CONFIG``, ``SHMLINT_SARIF``), never spliced into script text, and reach ``shmlint check`` as separate
 arguments after ``--``: a path cannot become an option or a shell command. The check runs twice: once for the
 report the user asked for (annotations, or SARIF for code scanning), which decides the exit code, and once as
-JSON, the documented format, from which the outputs and the summary table are written.
+JSON, the documented format, from which the outputs and the summary table are written. A report other than
+annotations is printed with workflow commands stopped (``::stop-commands::``, resumed by a token no input knows):
+a file name or a value that begins a line with ``::`` stays text.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -17,7 +20,10 @@ import sys
 import tempfile
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 from shmlint.visible import visible
 
@@ -112,15 +118,29 @@ def write_outputs(path: str, values: dict[str, str]) -> None:
             handle.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
 
 
+@contextlib.contextmanager
+def commands_stopped() -> Iterator[None]:
+    """The runner ignores workflow commands in what is printed inside (the report's own lines included)."""
+    token = f"shmlint-{uuid.uuid4()}"
+    print(f"::stop-commands::{token}", flush=True)
+    try:
+        yield
+    finally:
+        print(f"::{token}::", flush=True)
+
+
 def run(env: dict[str, str]) -> int:
     sarif = boolean_input("sarif", env.get("SHMLINT_SARIF", ""))
     report_format = env.get("SHMLINT_FORMAT", "").strip() or "github"
     temp = Path(env.get("RUNNER_TEMP") or tempfile.gettempdir())
     sarif_file = temp / "shmlint.sarif" if sarif else None
     shmlint = [sys.executable, "-m", "shmlint"]
-    main = subprocess.run(
-        [*shmlint, *check_arguments(env, "sarif" if sarif else report_format, sarif_file)], check=False
-    )
+    arguments = check_arguments(env, "sarif" if sarif else report_format, sarif_file)
+    if report_format == "github" and not sarif:
+        main = subprocess.run([*shmlint, *arguments], check=False)
+    else:
+        with commands_stopped():
+            main = subprocess.run([*shmlint, *arguments], check=False)
     with tempfile.TemporaryDirectory(dir=temp) as folder:
         json_file = Path(folder) / "shmlint.json"
         arguments = check_arguments(env, "json", json_file)

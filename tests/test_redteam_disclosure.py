@@ -260,3 +260,44 @@ def test_local_plugins_and_urls_inside_plain_resources_do_not_block(tmp_path: Pa
     }
     graph = walk(kustomize_tree(tmp_path, files), 1 << 20)
     assert graph.blocker is None and len(graph.folders) == 2
+
+
+# -- item 3: JUnit output in a GitHub log ----------------------------------------------------------------------
+
+FORGED = ("x\n::add-mask::secret\n::error::forged\n::stop-commands::stop\ny", "::error file=a::forged", "::warning::w")
+
+
+def forged_tree(tmp_path: Path) -> Path:
+    """Folders whose names forge workflow commands, each with a flagged pod (and an unreadable-looking note)."""
+    repo = tmp_path / "repo"
+    for name in FORGED:
+        (repo / name).mkdir(parents=True)
+        (repo / name / "pod.yaml").write_text(POD, encoding="utf-8")
+        (repo / name / "broken.yaml").write_text("apiVersion: v1\nkind: Pod\nspec: [\n", encoding="utf-8")
+    return repo
+
+
+def workflow_commands(text: str) -> list[str]:
+    """The lines the runner would take as workflow commands (it trims leading blanks)."""
+    return [line for line in text.splitlines() if line.lstrip().startswith("::")]
+
+
+def test_junit_forges_no_workflow_command(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    run = shmlint("check", "--format", "junit", ".", cwd=forged_tree(tmp_path))
+    assert run.returncode == 1 and workflow_commands(run.stdout) == [], run.stdout
+    cases = ET.fromstring(run.stdout).findall("testsuite/testcase")
+    assert any("::add-mask::secret\\x0a::error::forged" in (case.get("classname") or "") for case in cases)
+
+
+def test_the_action_prints_every_other_format_with_commands_stopped(tmp_path: Path) -> None:
+    from tests.test_github_action import run_step
+
+    forged_tree(tmp_path)
+    for report in ("junit", "text", "json", "gitlab"):
+        done, outputs, _ = run_step(tmp_path, format=report)
+        commands = workflow_commands(done.stdout)
+        assert outputs["exit-code"] == "1" and commands[0].startswith("::stop-commands::shmlint-"), report
+        assert commands[-1] == "::" + commands[0].removeprefix("::stop-commands::") + "::", report
+        assert done.stdout.index(commands[0]) < done.stdout.index("pod.yaml") < done.stdout.rindex(commands[-1])
