@@ -349,7 +349,10 @@ def check(
     failed = report.failed_by_file(fail_on_by_file) or (report_unused_suppressions and bool(report.unused_suppressions))
     defects = [f.path for f in report.files if any(DEFECT in finding.message for finding in f.findings)]
     if defects:  # the report is whole, but shmlint failed on these files: a tool error, never a pass
-        click.echo(f"shmlint: internal error on {len(defects)} file(s), first {defects[0]}; please report it", err=True)
+        from shmlint.visible import visible
+
+        first = visible(defects[0])
+        click.echo(f"shmlint: internal error on {len(defects)} file(s), first {first}; please report it", err=True)
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_CLEAN)
 
@@ -526,6 +529,7 @@ def fix(
 
     from shmlint.discover import discover
     from shmlint.fix.run import fix_candidates
+    from shmlint.visible import visible
 
     overrides = _overrides(
         select, ignore, None, fix_shm_bytes=_size(shm_size), respect_gitignore=respect_gitignore, undecided=undecided
@@ -539,14 +543,14 @@ def fix(
     changed = fixed = failures = 0
     for outcome in fix_candidates(jobs, write=write, unsafe=unsafe_fixes, roots=tuple(map(Path, paths or (".",)))):
         for problem in outcome.problems:
-            click.echo(f"{outcome.path}: {problem}", err=True)
+            click.echo(f"{visible(outcome.path)}: {visible(problem)}", err=True)
         if outcome.error is not None:
             failures += 1
-            click.echo(f"{outcome.path}: {outcome.error}", err=True)
+            click.echo(f"{visible(outcome.path)}: {visible(outcome.error)}", err=True)
         elif outcome.changed:
             changed += 1
             fixed += outcome.applied
-            _emit(f"{outcome.path}: fixed {outcome.applied} finding(s)\n" if write else outcome.diff)
+            _emit(f"{visible(outcome.path)}: fixed {outcome.applied} finding(s)\n" if write else outcome.diff)
     verb = "Fixed" if write else "Would fix"
     click.echo(f"{verb} {fixed} finding(s) in {changed} file(s).", err=not write)
     if failures:

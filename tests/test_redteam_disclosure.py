@@ -301,3 +301,63 @@ def test_the_action_prints_every_other_format_with_commands_stopped(tmp_path: Pa
         assert outputs["exit-code"] == "1" and commands[0].startswith("::stop-commands::shmlint-"), report
         assert commands[-1] == "::" + commands[0].removeprefix("::stop-commands::") + "::", report
         assert done.stdout.index(commands[0]) < done.stdout.index("pod.yaml") < done.stdout.rindex(commands[-1])
+
+
+# -- item 4: control characters in fix output, unrendered notes and the validate table -------------------------
+
+#: a file name that retitles the terminal, clears it, and forges a diff header on a line of its own
+HOSTILE = "p\x1b]0;T\x07\x1b[2J\n+++ evil\u202e"
+
+
+def assert_no_controls(text: str) -> None:
+    assert not any(c in text for c in "\x1b\x07\u202e"), text
+    assert "\n+++ evil" not in text and "\\x1b]0;T\\x07" in text
+
+
+def test_fix_diff_headers_and_fixed_lines_are_escaped(tmp_path: Path) -> None:
+    name = HOSTILE + ".yaml"
+    (tmp_path / name).write_text(POD, encoding="utf-8")
+    shown = shmlint("fix", "--", name, cwd=tmp_path)
+    assert shown.returncode == 1 and shown.stdout.count("\n+++ ") == 1
+    assert_no_controls(shown.stdout)
+    written = shmlint("fix", "--write", "--", name, cwd=tmp_path)
+    assert written.returncode == 0 and "fixed 1 finding(s)" in written.stdout
+    assert_no_controls(written.stdout)
+
+
+def test_fix_not_fixed_lines_are_escaped(tmp_path: Path) -> None:
+    (tmp_path / ".shmlint.yaml").write_text("max-file-size: 16\n", encoding="utf-8")
+    (tmp_path / (HOSTILE + ".yaml")).write_text(POD, encoding="utf-8")
+    run = shmlint("fix", ".", cwd=tmp_path)
+    assert "not fixed" in run.stderr
+    assert_no_controls(run.stderr)
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_unrendered_notes_are_escaped(tmp_path: Path, quiet: bool) -> None:
+    chart = tmp_path / HOSTILE
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n", encoding="utf-8")
+    (chart / "templates" / "pod.yaml").write_text(POD.replace("name: p", "name: {{ .Release.Name }}"))
+    environment = {**ENV, "PATH": str(Path(sys.executable).parent)}  # no helm
+    run = subprocess.run(
+        [sys.executable, "-m", "shmlint", "check", *(["--quiet"] if quiet else []), "--", str(chart)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+        check=False,
+    )
+    shown = run.stderr if quiet else run.stdout
+    assert "Helm chart not rendered" in shown
+    assert_no_controls(shown)
+
+
+def test_the_validate_table_escapes_names_and_keeps_one_row_each() -> None:
+    from shmlint.model import DataLoaderHint
+    from shmlint.validate.harness import Case, Row, render
+
+    case = Case(HOSTILE + "|x.yaml", "Pod/p|q", None, False, ("SHM001",), DataLoaderHint(2, 8, 1024), True, "?")
+    table = render([Row(case, "namespace", None, 0.0)])
+    assert len(table.splitlines()) == 3 and "\\|x.yaml" in table and "Pod/p\\|q" in table
+    assert_no_controls(table)

@@ -73,7 +73,9 @@ def rendering(report: Report) -> list[str]:
 
 def format_unrendered(record: RenderRecord) -> str:
     """``charts/x: warning: Helm chart not rendered: ...``: the level is what ``unrendered`` makes it count as."""
-    return f"{record.path}: {record.severity.label if record.severity else 'note'}: {record.describe()}"
+    return (
+        f"{visible(record.path)}: {record.severity.label if record.severity else 'note'}: {visible(record.describe())}"
+    )
 
 
 def statistics(report: Report) -> list[str]:
