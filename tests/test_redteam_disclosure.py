@@ -361,3 +361,43 @@ def test_the_validate_table_escapes_names_and_keeps_one_row_each() -> None:
     table = render([Row(case, "namespace", None, 0.0)])
     assert len(table.splitlines()) == 3 and "\\|x.yaml" in table and "Pod/p\\|q" in table
     assert_no_controls(table)
+
+
+# -- item 5: --output through a linked folder ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["reports/x.sarif", "reports/deep/x.sarif", "a/reports/x.sarif", "x.sarif"])
+def test_output_is_never_written_through_a_linked_folder_or_file(tmp_path: Path, target: str) -> None:
+    """``reports -> ~/.config`` planted in the pull request: the report would land outside the tree."""
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    repo = repository(tmp_path)
+    (repo / "a").mkdir()
+    (repo / "reports").symlink_to(outside)
+    (repo / "a" / "reports").symlink_to(outside)
+    (repo / "x.sarif").symlink_to(outside / "x.sarif")
+    run = shmlint("check", "--format", "sarif", "--output", target, "pod.yaml", cwd=repo)
+    assert run.returncode == 2 and "is a symbolic link" in run.stderr and "Traceback" not in run.stderr
+    assert list(outside.rglob("*.sarif")) == []
+
+
+def test_output_and_baseline_are_written_through_real_folders(tmp_path: Path) -> None:
+    from shmlint.outfile import write_text_file
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    write_text_file(tmp_path / "a" / "b" / "r.txt", "ok\n", "report")
+    assert (tmp_path / "a" / "b" / "r.txt").read_text() == "ok\n"
+    repo = repository(tmp_path)
+    (repo / "out").mkdir()
+    run = shmlint("check", "--write-baseline", "out/./b.json", "--output", "./out/r.txt", "pod.yaml", cwd=repo)
+    assert (repo / "out" / "b.json").is_file() and (repo / "out" / "r.txt").is_file(), run.stderr
+
+
+def test_a_linked_folder_is_refused_for_the_baseline_too(tmp_path: Path) -> None:
+    from shmlint.outfile import OutputError, write_text_file
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    with pytest.raises(OutputError, match="link: is a symbolic link"):
+        write_text_file(tmp_path / "link" / "b.json", "{}", "baseline")
+    assert not (tmp_path / "real" / "b.json").exists()
