@@ -43,25 +43,27 @@ def _create(path: str, what: str) -> int:
     if os.open not in os.supports_dir_fd:  # no openat here: each part is looked at before the file is opened
         return _create_checked(path, parts, what)
     walked = os.sep if os.path.isabs(path) else ""
-    folder = _open(walked or ".", _FOLDER_FLAGS, what, walked or ".")
+    folder = _open(walked or ".", _FOLDER_FLAGS, what, walked or ".", path)
     try:
         for part in parts[:-1]:
             walked = os.path.join(walked, part)
-            inner = _open(part, _FOLDER_FLAGS, what, walked, folder)
+            inner = _open(part, _FOLDER_FLAGS, what, walked, path, folder)
             os.close(folder)
             folder = inner
-        return _open(parts[-1], _FLAGS, what, path, folder)
+        return _open(parts[-1], _FLAGS, what, path, path, folder)
     finally:
         os.close(folder)
 
 
-def _open(name: str, flags: int, what: str, shown: str, folder: int | None = None) -> int:
+def _open(name: str, flags: int, what: str, walked: str, path: str, folder: int | None = None) -> int:
+    """``name`` opened in ``folder``; a link there is named by the path ``walked`` so far, any other failure by the
+    whole ``path``."""
     try:
         return os.open(name, flags, 0o666, dir_fd=folder)
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.EMLINK) or (exc.errno == errno.ENOTDIR and os.path.islink(shown)):
-            raise _linked(shown, what) from None
-        raise OutputError(f"{shown}: cannot write the {what}: {exc.strerror or exc}") from None
+        if exc.errno in (errno.ELOOP, errno.EMLINK) or (exc.errno == errno.ENOTDIR and os.path.islink(walked)):
+            raise _linked(walked, what) from None
+        raise OutputError(f"{path}: cannot write the {what}: {exc.strerror or exc}") from None
 
 
 def _create_checked(path: str, parts: list[str], what: str) -> int:
@@ -70,7 +72,7 @@ def _create_checked(path: str, parts: list[str], what: str) -> int:
         walked = os.path.join(walked, part)
         if os.path.islink(walked):
             raise _linked(walked, what)
-    return _open(path, _FLAGS, what, path)
+    return _open(path, _FLAGS, what, path, path)
 
 
 def _linked(shown: str, what: str) -> OutputError:
