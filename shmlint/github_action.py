@@ -25,25 +25,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-from shmlint.visible import visible
+from shmlint.visible import markdown
 
 EXIT_ERROR = 2
 #: GitHub refuses a step summary above 1 MiB; the table stops well before
 MAX_ROWS = 500
-_CELL_ESCAPES = str.maketrans(
-    {
-        "\\": "\\\\",
-        "|": "\\|",
-        "`": "\\`",
-        "*": "\\*",
-        "_": "\\_",
-        "[": "\\[",
-        "]": "\\]",
-        "<": "&lt;",
-        ">": "&gt;",
-        "&": "&amp;",
-    }
-)
 
 
 class InputError(Exception):
@@ -79,7 +65,7 @@ def check_arguments(env: dict[str, str], report: str, output: Path | None) -> li
 def cell(text: object) -> str:
     """Text safe in one Markdown table cell: no line break or control character, no ``|`` ending the cell, no
     markup (HTML, emphasis, code) changing what the reader sees."""
-    return visible(str(text)).translate(_CELL_ESCAPES)
+    return markdown(str(text))
 
 
 def summary(document: dict[str, Any], exit_code: int) -> str:

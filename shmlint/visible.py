@@ -5,7 +5,8 @@ A container named ``"c\\e]0;TITLE\\a\\e[2J"`` would otherwise retitle and clear 
 report, and a newline would forge a report line. C0 and C1 controls, DEL and the bidirectional overrides that
 reorder what is shown ("Trojan source") are written as ``\\xNN``/``\\uNNNN`` escapes; nothing else changes.
 A message quotes at most an excerpt of a value: a file read by mistake (a planted link) or an alias bomb stays out
-of the log.
+of the log. Where the reader renders Markdown, a value is escaped for it too (``[x](https://...)`` in a container
+name would be a link in an editor's hover).
 """
 
 from __future__ import annotations
@@ -41,3 +42,16 @@ def excerpt(text: str, head: int, tail: int) -> str:
 def quoted(value: object) -> str:
     """A value in a message: quoted, a short excerpt, every control character escaped."""
     return f"'{visible(excerpt(str(value), QUOTED_HEAD, QUOTED_TAIL))}'"
+
+
+#: every ASCII punctuation character that can start Markdown syntax, escaped (CommonMark allows a backslash before
+#: any of them); HTML's three as entities
+_MARKDOWN = str.maketrans(
+    {**{char: f"\\{char}" for char in "\\`*_{}[]()#+-.!|~"}, "<": "&lt;", ">": "&gt;", "&": "&amp;"}
+)
+
+
+def markdown(text: str) -> str:
+    """``text`` shown as itself in Markdown (a table cell, an editor's hover): on one line, no link, emphasis,
+    code, heading, list or HTML made of a file name or a YAML value."""
+    return visible(text).translate(_MARKDOWN)

@@ -401,3 +401,35 @@ def test_a_linked_folder_is_refused_for_the_baseline_too(tmp_path: Path) -> None
     with pytest.raises(OutputError, match="link: is a symbolic link"):
         write_text_file(tmp_path / "link" / "b.json", "{}", "baseline")
     assert not (tmp_path / "real" / "b.json").exists()
+
+
+# -- item 6: the editor's hover renders Markdown -----------------------------------------------------------------
+
+MARKUP = "[run me](https://evil.test/x) <img src=x onerror=alert(1)> **bold** `code` # h"
+
+
+def test_hover_shows_yaml_values_as_text_not_markdown() -> None:
+    import re
+
+    from shmlint.discover import FileKind
+    from shmlint.engine import Engine
+    from shmlint.server.analysis import explain
+    from shmlint.settings import Settings
+    from shmlint.source import SourceText
+
+    pod = POD.replace("name: train", f"name: '{MARKUP}'")
+    result = Engine(Settings()).check_source(SourceText("pod.yaml", pod), FileKind.YAML, "pod.yaml")
+    finding = next(f for f in result.findings if "evil.test" in f.message)
+    hover = explain(finding)
+    body = hover.split("\n\n")[1]  # the finding's own message: the rest is the catalog's Markdown
+    assert "\\[run me\\]\\(https://evil\\.test/x\\)" in body and "&lt;img" in body
+    assert re.search(r"(?<!\\)[\[\]()*`<>]", body) is None, body
+    assert "\\*\\*bold\\*\\*" in body
+
+
+def test_markdown_escapes_every_character_that_starts_syntax() -> None:
+    from shmlint.visible import markdown
+
+    text = markdown("# - + 1. > ! | ~ _a_ \\ {x}\n\x1b")
+    assert "\n" not in text and "\x1b" not in text and "&gt;" in text
+    assert all(f"\\{char}" in text for char in "#-+.!|~_\\{}")
