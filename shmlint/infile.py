@@ -34,8 +34,12 @@ def repository_top(folder: str) -> str:
 
 def leaves_tree(path: str) -> bool:
     """Whether a link on the way to ``path`` leads out of its repository or into a ``.git`` folder."""
-    top = os.path.realpath(repository_top(os.path.dirname(os.path.abspath(path))))
-    real = os.path.realpath(path)
+    return leaves(path, repository_top(os.path.dirname(os.path.abspath(path))))
+
+
+def leaves(path: str, top: str) -> bool:
+    """Whether ``path``, its links followed, is outside the folder ``top`` or inside a ``.git`` folder there."""
+    top, real = os.path.realpath(top), os.path.realpath(path)
     if os.path.commonpath([top, real]) != top:
         return True
     return ".git" in os.path.relpath(real, top).split(os.sep)

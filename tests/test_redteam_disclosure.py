@@ -433,3 +433,72 @@ def test_markdown_escapes_every_character_that_starts_syntax() -> None:
     text = markdown("# - + 1. > ! | ~ _a_ \\ {x}\n\x1b")
     assert "\n" not in text and "\x1b" not in text and "&gt;" in text
     assert all(f"\\{char}" in text for char in "#-+.!|~_\\{}")
+
+
+# -- item 7: what helm template may read (the guard runs before helm: tested without it) ------------------------
+
+
+def helm_chart(root: Path) -> Path:
+    (root / "templates").mkdir(parents=True)
+    (root / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n", encoding="utf-8")
+    (root / "templates" / "cm.yaml").write_text('data:\n  k: {{ .Files.Get "files/key" | quote }}\n')
+    (root / "files").mkdir()
+    return root
+
+
+@pytest.mark.parametrize("where", ["files/key", "files/sub", "templates/_x.tpl", "charts/dep"])
+def test_a_chart_with_a_link_out_of_the_repository_is_not_rendered(tmp_path: Path, where: str) -> None:
+    from shmlint.render.links import chart_blocker
+
+    repo = repository(tmp_path)
+    root = helm_chart(repo / "chart")
+    (root / "charts").mkdir()
+    secret = runner_file(tmp_path)
+    (root / where).symlink_to(secret if "." in where or where == "files/key" else secret.parent)
+    blocker = chart_blocker(root)
+    assert blocker is not None and where in blocker and "out of the repository" in blocker
+
+
+def test_a_link_inside_the_repository_is_followed_and_checked_behind(tmp_path: Path) -> None:
+    """Helm follows a link to a folder: what is behind it is held to the same rule."""
+    from shmlint.render.links import chart_blocker
+
+    repo = repository(tmp_path)
+    root = helm_chart(repo / "chart")
+    (repo / "shared").mkdir()
+    (repo / "shared" / "key").write_text("k\n")
+    (root / "files" / "key").symlink_to(repo / "shared" / "key")
+    (root / "files" / "shared").symlink_to(repo / "shared")
+    (root / "files" / "loop").symlink_to(root)  # a loop is walked once
+    assert chart_blocker(root) is None
+    (repo / "shared" / "git").symlink_to(repo / ".git")
+    assert "into .git" in (chart_blocker(root) or "")
+    (repo / "shared" / "git").unlink()
+    (repo / "shared" / "away").symlink_to(runner_file(tmp_path))
+    assert "shared/away" in (chart_blocker(root) or "")
+
+
+def test_check_reports_the_chart_as_not_rendered_and_never_runs_helm(tmp_path: Path) -> None:
+    """A helm that records its calls stands in: the chart with the planted link never reaches it."""
+    repo = repository(tmp_path)
+    root = helm_chart(repo / "chart")
+    (root / "files" / "key").symlink_to(runner_file(tmp_path))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "helm.log"
+    helm = bin_dir / "helm"
+    helm.write_text(f"#!/bin/sh\necho \"$@\" >> {log}\necho 'v3.15.0'\n")
+    helm.chmod(0o755)
+    environment = {**ENV, "PATH": f"{bin_dir}:{Path(sys.executable).parent}:/usr/bin:/bin"}
+    run = subprocess.run(
+        [sys.executable, "-m", "shmlint", "check", "--render", "auto", "chart"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+        check=False,
+    )
+    assert "Helm chart not rendered" in run.stdout and "files/key" in run.stdout, run.stdout + run.stderr
+    assert "template" not in (log.read_text() if log.exists() else "")
+    assert "OPENSSH" not in run.stdout + run.stderr
