@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from shmlint.baseline import BaselineError, load_baseline
 from shmlint.config import ConfigError, find_config, load_effective
@@ -162,6 +164,38 @@ def test_a_baseline_linked_out_of_the_repository_is_refused(tmp_path: Path) -> N
     with pytest.raises(BaselineError, match="a link out of the repository") as error:
         load_baseline(repo / "baseline.json")
     assert "xxx" not in str(error.value)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder", "huge"])
+def test_a_baseline_that_is_not_a_small_regular_file_is_refused_at_once(tmp_path: Path, kind: str) -> None:
+    """A FIFO hung the run, ``/dev/zero`` grew it to gigabytes (issue 27 item 18's first two shapes)."""
+    from shmlint.baseline import BASELINE_MAX_BYTES
+
+    path = tmp_path / "b.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path = Path("/dev/zero")
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        with open(path, "wb") as handle:
+            handle.truncate(BASELINE_MAX_BYTES + 1)
+    with pytest.raises(BaselineError, match=r"not a regular file|larger than"):
+        load_baseline(path)
+
+
+@hypothesis.given(st.text(max_size=400))
+def test_quoted_is_short_escaped_and_keeps_both_ends(value: str) -> None:
+    from shmlint.visible import _UNSAFE, QUOTED_HEAD, QUOTED_TAIL, quoted, visible
+
+    shown = quoted(value)
+    assert shown.startswith("'") and shown.endswith("'") and _UNSAFE.search(shown) is None
+    if len(value) <= QUOTED_HEAD + QUOTED_TAIL + 3:
+        assert shown == f"'{visible(value)}'"
+    else:
+        assert shown.startswith(f"'{visible(value[:QUOTED_HEAD])}...")
+        assert shown.endswith(f"{visible(value[-QUOTED_TAIL:])}'")
 
 
 def test_a_gitignore_linked_out_of_the_repository_is_not_read(tmp_path: Path) -> None:
