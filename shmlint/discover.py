@@ -337,7 +337,7 @@ def _read_gitignore(path: str) -> PathPatterns | None:
     repository (``shmlint.infile``), and its first MiB only."""
     from shmlint.infile import leaves_tree
 
-    if not _regular(path) or leaves_tree(path):
+    if not _regular(path) or (os.path.islink(path) and leaves_tree(path)):  # the walk enters no linked folder
         return None
     from shmlint.patterns import PathPatterns
 
