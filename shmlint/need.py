@@ -144,7 +144,9 @@ def decide(workload: Workload, knowledge: Knowledge) -> Need | None:
     ]
     by_image = [(e, "image") for e in knowledge.entries if _image_matches(e, workload.image)]
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
-    if free_command is not None:  # the image is only where a utility runs
+    needs_command = any(e.tier is Tier.NEEDS for e, _ in by_command)
+    if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
+        # a command that also starts software that needs /dev/shm (`nvidia-smi && torchrun ...`) keeps that need
         return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
     if any(e.command_wins for e, _ in by_command):  # a holder or a notebook: the image is only where it runs,
         by_image = [(e, where) for e, where in by_image if e.image_wide]  # unless its vendor says the image needs it

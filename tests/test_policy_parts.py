@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from shmlint.policy.knowledge import export
 from shmlint.policy.manifests import CONSTRAINT_KIND, Options, documents
-from shmlint.policy.re2 import UnsupportedPattern, glob_to_re2, to_re2
+from shmlint.policy.re2 import Re2Pattern, UnsupportedPattern, glob_to_re2, split_lookahead, to_re2, to_re2_pattern
 from shmlint.runtime.nccl import disables_shm
 from shmlint.signals import Globs, positive_count
 
@@ -67,8 +67,28 @@ def _all_patterns() -> list[str]:
         K.dataloader_hint,
         K.dataloader_workers,
     ]
-    listed = [p for entry in K.software for p in (*entry.commands, *entry.images, *entry.image_tags)]
+    listed = [
+        part
+        for entry in K.software
+        for pattern in (*entry.commands, *entry.images, *entry.image_tags)
+        for part in pattern
+        if part is not None
+    ]
     return singles + listed + list(K.torch_images) + list(K.torch_commands)
+
+
+def _tier_patterns() -> list[str]:
+    """Every pattern of the tier data, as the linter reads it (Python ``re``, any case)."""
+    from shmlint.build_data import read_need_yaml
+
+    return [p for e in read_need_yaml()["software"] for ps in e["match"].values() for p in ps]
+
+
+def _split_verdicts(pattern: Re2Pattern, values: list[str]) -> list[bool]:
+    """What a policy decides with an exported pattern: the head matches and its veto (if any) does not."""
+    heads = _cel_matches(pattern.head, values)
+    vetoes = _cel_matches(pattern.unless, values) if pattern.unless is not None else [False] * len(values)
+    return [head and not veto for head, veto in zip(heads, vetoes, strict=True)]
 
 
 #: values the patterns meet: commands and images of the drawn pods, and text that tells Python from RE2 apart
@@ -82,6 +102,12 @@ SAMPLES = sorted(
         "IMPORT TORCH",
         "vllm\n",
         "x\u3000--num_workers=2",
+        "yolo train data=coco.yaml",
+        "yolo detect train data=coco.yaml workers=0",
+        "yolo train; echo workers=0",
+        "yolo train workers=08",
+        "python tools/train_net.py --num-gpus 2 DATALOADER.NUM_WORKERS 0",
+        "python plain_train_net.py --config-file x.yaml",
     }
 )
 
@@ -89,15 +115,84 @@ SAMPLES = sorted(
 def test_every_exported_pattern_compiles_in_both_engines_and_searches_as_python_does() -> None:
     patterns = _all_patterns()
     assert len(patterns) > 60
-    from shmlint.build_data import read_need_yaml
-
-    originals = {to_re2(p): p for e in read_need_yaml()["software"] for ps in e["match"].values() for p in ps}
     for pattern in patterns:
-        found = _cel_matches(pattern, SAMPLES)
-        assert found == _rego_matches(pattern, SAMPLES), pattern
-        if pattern in originals:
-            expected = [re.search(originals[pattern], s, re.IGNORECASE) is not None for s in SAMPLES]
-            assert found == expected, (originals[pattern], pattern)
+        assert _cel_matches(pattern, SAMPLES) == _rego_matches(pattern, SAMPLES), pattern
+    for original in _tier_patterns():
+        expected = [re.search(original, s, re.IGNORECASE) is not None for s in SAMPLES]
+        assert _split_verdicts(to_re2_pattern(original), SAMPLES) == expected, original
+
+
+def test_every_tier_data_pattern_is_valid_re2_or_a_head_with_an_unless() -> None:
+    """No look-around or back reference reaches a policy: a pattern is translated as it is, or it ends in a
+    negative lookahead and becomes a head and the pattern that vetoes it (the shipped data has such patterns)."""
+    split = 0
+    for original in _tier_patterns():
+        exported = to_re2_pattern(original)  # raises UnsupportedPattern for anything else
+        for part in exported:
+            if part is not None:
+                assert not re.search(r"\(\?(?:[=!]|<[=!]|P=)|\\[1-9]", part), (original, part)
+        if "(?!" in original:
+            head, tail = split_lookahead(original)
+            assert tail is not None and exported == Re2Pattern(to_re2(head), to_re2(f"{head}(?:{tail})"))
+            split += 1
+        else:
+            assert exported == Re2Pattern(to_re2(original))
+    assert split >= 2
+
+
+def test_only_a_trailing_negative_lookahead_on_the_whole_pattern_is_split() -> None:
+    assert split_lookahead("ab(?!c)") == ("ab", "c")
+    assert split_lookahead(r"a(?!b(?!c))") == ("a", "b(?!c)")  # a nested one stays in the tail, which is refused
+    for kept in ("a|b(?!x)", "a(?!x)b", "(a(?!x))", "[(?!x)]", "a(?=x)"):
+        assert split_lookahead(kept)[1] is None, kept
+        with pytest.raises(UnsupportedPattern):
+            to_re2_pattern(kept)
+    with pytest.raises(UnsupportedPattern):
+        to_re2_pattern(r"a(?!b(?!c))")
+
+
+#: pieces of commands around the tier data's split patterns (the tools, their modes, the settings their lookaheads
+#: test, and the separators that end them)
+_PIECES = (
+    "yolo",
+    "detect",
+    "pose",
+    "train",
+    "val",
+    "workers=0",
+    "workers=01",
+    "workers=2",
+    "data=coco.yaml",
+    "train_net.py",
+    "tools/plain_train_net.py",
+    "lazyconfig_train_net.py",
+    "DATALOADER.NUM_WORKERS",
+    "NUM_WORKERS=0",
+    "0",
+    "4",
+    ";",
+    "&&",
+    "|",
+    "x" * 120,
+)
+
+
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8), st.sampled_from((" ", "  ", "/")))
+@settings(max_examples=150, deadline=None)
+def test_a_split_pattern_decides_as_python_does(pieces: list[str], glue: str) -> None:
+    """Where the head occurs once the pair's verdict is Python's; where it occurs more often the pair never
+    matches what Python does not (the difference the output's header notes)."""
+    command = glue.join(pieces)
+    for original in _tier_patterns():
+        head, tail = split_lookahead(original)
+        if tail is None:
+            continue
+        expected = re.search(original, command, re.IGNORECASE) is not None
+        (found,) = _split_verdicts(to_re2_pattern(original), [command])
+        if len(re.findall(head, command, re.IGNORECASE)) <= 1:
+            assert found == expected, (original, command)
+        else:
+            assert expected or not found, (original, command)
 
 
 def test_re2_translation_keeps_pythons_meaning_and_refuses_what_re2_lacks() -> None:
@@ -135,16 +230,19 @@ def test_nccl_shm_disable_pattern_reads_values_as_nccl_does(value: str) -> None:
         st.sampled_from(
             ("1", "0", "2", "0.5", "1e3", "0e1", "500m", "'1'", "1_0", "1_", "_1", ".", "1.", ".5", "inf", "nan")
         ),
+        st.sampled_from(("+1", "-1", "\u00a01 ", "\" '1' \"", "1 '", "0.0", "00010", "1e-3", "\u00b2")),
     )
 )
 @settings(max_examples=300, deadline=None)
 def test_positive_count_pattern_reads_counts_as_the_extractor_does(value: str) -> None:
+    """Drawn values, and the edges: signs, blanks Python strips (no-break space), quotes with blanks inside,
+    zeros, a non-ASCII digit."""
     try:
         expected = positive_count(value)
     except OverflowError:
         return
-    if re.search(r"[eE]-[0-9]{3}", value):
-        return  # 1e-400 is 0.0 to float(): no count is written so, and the pattern says positive
+    if re.search(r"[eE][+-]?[0-9]{3}", value):
+        return  # 1e-400 is 0.0 and 1e400 inf to float(): no count is written so, and the pattern says positive
     assert _cel_matches(K.positive_count, [value]) == [expected], value
 
 
@@ -268,7 +366,7 @@ def test_configured_patterns_reach_both_policies_and_a_backtick_does_not_break_t
     from shmlint.settings import Settings
 
     knowledge = export(Settings(shm_images=("(^|/)my`trainer$",), shm_free_commands=("^idle( |$)",)))
-    assert knowledge.software[0].images == ("(?i)(^|/)my`trainer(?:\\n?\\z)",)
+    assert knowledge.software[0].images == (Re2Pattern("(?i)(^|/)my`trainer(?:\\n?\\z)"),)
     pod = {
         "metadata": {"name": "p"},
         "spec": {
@@ -281,3 +379,29 @@ def test_configured_patterns_reach_both_policies_and_a_backtick_does_not_break_t
     policy = engines.CelPolicy([{"name": n, "expression": e} for n, e in policy_cel.variables(knowledge)])
     (finding,) = policy.bind(pod)["findings"]
     assert finding["SHM001"] and finding["what"] == "configured as needs"
+
+
+def test_the_command_takes_the_undecided_setting_from_the_option_or_the_configuration(tmp_path: Path) -> None:
+    """Validating targets report SHM001 on unknown software only with show or strict (as check lists it); the
+    output's header notes the patterns exported as a head and an unless pattern."""
+    from shmlint.settings import Settings
+
+    def generated(*args: str) -> str:
+        result = _policy(*args, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert "negative lookahead" in result.stdout.split("apiVersion")[0]
+        docs = list(yaml.safe_load_all(result.stdout))
+        mode = args[args.index("--undecided") + 1] if "--undecided" in args else configured
+        assert docs == documents(export(Settings(undecided=mode)), args[:1], Options(8 * 2**30))
+        return json.dumps(docs)
+
+    configured = "summary"
+    default = generated("validating")
+    assert "whether its software" not in default and "missing-shm (warning)" not in default
+    strict = generated("validating", "--undecided", "strict")
+    assert "missing-shm (warning): " in strict and "whether its software" in strict
+    (tmp_path / ".shmlint.yaml").write_text("undecided: show\n")
+    configured = "show"
+    shown = generated("gatekeeper")
+    assert "missing-shm (info): " in shown and "whether its software" in shown
+    assert _policy("--undecided", "maybe", cwd=tmp_path).returncode == 2

@@ -133,10 +133,12 @@ def _tier_for(need: dict, image: str = "", command: str = "") -> str:
                 wide.add(entry["tier"])
         if tag and any(re.search(p, tag) for p in match.get("image_tags", [])):
             by_image.add(entry["tier"])
+            if entry.get("image_wide"):
+                wide.add(entry["tier"])
         if command and any(re.search(p, command, re.IGNORECASE) for p in match.get("commands", [])):
             by_command.add(entry["tier"])
             command_wins = command_wins or bool(entry.get("command_wins"))
-    if "free" in by_command:
+    if "free" in by_command and "needs" not in by_command:
         return "free"
     if command_wins:  # a holder or a notebook: the image is only where the command runs, unless image-wide
         by_image = set(wide)
@@ -198,6 +200,18 @@ FAMILIES = [
     # vLLM / SGLang / LMDeploy, and tensor parallel > 1 as a setting
     ("public.ecr.aws/acme/vllm-openai:v0.8", "", "needs"),
     ("", "python -m vllm.entrypoints.openai.api_server --model m", "needs"),
+    # a serving benchmark client in a server's image holds no model; the server in the same command still needs
+    (
+        "vllm/vllm-tpu:gemma4",
+        "bash -c cd /b && python3 /b/utils/bench_serving/benchmark_serving.py --backend=vllm",
+        "free",
+    ),
+    ("vllm/vllm-openai:v0.11.0", "vllm bench serve --model m --num-prompts 10", "free"),
+    # the python-backend Triton images warn for the container as a whole: a shell in one keeps the need
+    ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "bash", "needs"),
+    ("nvcr.io/nvidia/tritonserver:24.08-py3", "bash", "unknown"),
+    ("vllm/vllm-openai:v0.11.0", "vllm bench throughput --model m --tensor-parallel-size 2", "needs"),
+    ("", "bash -c vllm serve m --tensor-parallel-size 2 & python benchmark_serving.py --model m", "needs"),
     ("acme/vllm-router:1", "", ""),
     ("", "sglang serve --model-path m", "needs"),
     ("", "python3 -m sglang.launch_server --model-path m", "needs"),

@@ -426,9 +426,18 @@ def test_validate_command_prints_the_table_and_its_exit_status(namespace) -> Non
 
 
 def test_validate_reports_a_backend_it_cannot_run(tmp_path: Path, monkeypatch) -> None:
+    if shutil.which("podman") is None:
+        pytest.skip("podman is not installed (`.ci/run` installs it): a podman that cannot run needs a podman")
     monkeypatch.setenv("SHMLINT_PODMAN_ARGS", "--no-such-podman-option")
     result = CliRunner().invoke(validate, [str(tmp_path), "--backend", "podman"])
     assert result.exit_code == 2 and "podman cannot run a container here" in result.output
+
+
+def test_validate_names_what_provides_a_missing_tool(tmp_path: Path, monkeypatch) -> None:
+    real_which = shutil.which
+    monkeypatch.setattr(backends_module.shutil, "which", lambda tool: None if tool == "podman" else real_which(tool))
+    result = CliRunner().invoke(validate, [str(tmp_path), "--backend", "podman"])
+    assert result.exit_code == 2 and "missing podman (install podman)" in result.output
 
 
 @pytest.mark.validation

@@ -13,10 +13,23 @@ memory limit that caps the size the mutation writes.
 from __future__ import annotations
 
 from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
-from shmlint.policy.knowledge import Knowledge, RuleInfo, alternation
-from shmlint.policy.messages import TEMPLATES, parts
+from shmlint.policy.knowledge import (
+    HOST_IPC,
+    HOST_SHM_MOUNT,
+    MISSING_SHM,
+    NCCL_SHM_DISABLED,
+    SHM_UNBOUNDED,
+    Knowledge,
+    RuleInfo,
+    alternation,
+    judged,
+    rule_info,
+)
+from shmlint.policy.messages import BOUNDED, TEMPLATES, parts
+from shmlint.policy.re2 import Re2Pattern
 from shmlint.runtime.nccl import SHM_DISABLE
 from shmlint.runtime.shm import SHM_PATH
+from shmlint.severity import Severity
 from shmlint.value import NamedTuple
 
 #: the volume the mutation adds; a name of its own, so that it never merges into a volume the pod has
@@ -48,6 +61,17 @@ def _map(fields: dict[str, str]) -> str:
     return "{" + ", ".join(f"{q(key)}: dyn({value})" for key, value in fields.items()) + "}"
 
 
+def _pairs(patterns: tuple[Re2Pattern, ...]) -> str:
+    """Each pattern as a list: its head, then the pattern that vetoes it (when it has one)."""
+    return "[" + ", ".join(_list([part for part in pattern if part is not None]) for pattern in patterns) + "]"
+
+
+def entry_matches(field: str, subject: str) -> str:
+    """An entry's patterns of one field (as ``_pairs`` writes them) match ``subject``: a head matches and its veto
+    does not."""
+    return f"{field}.exists(p, {subject}.matches(p[0]) && (p.size() == 1 || !{subject}.matches(p[1])))"
+
+
 def _any_match(patterns: tuple[str, ...], subject: str) -> str:
     """One pattern for a list (each keeps its flags in its group): one compilation per call instead of one each."""
     return f"{subject}.matches({q('|'.join(f'(?:{p})' for p in patterns))})" if patterns else "false"
@@ -62,10 +86,13 @@ def _software(knowledge: Knowledge) -> str:
                     "id": q(entry.id),
                     "tier": str(entry.tier),
                     "what": q(entry.what),
-                    "commands": _list(entry.commands),
-                    "images": _list(entry.images),
-                    "tags": _list(entry.image_tags),
+                    "commands": _pairs(entry.commands),
+                    "images": _pairs(entry.images),
+                    "tags": _pairs(entry.image_tags),
                     "acceleratorOnly": "true" if entry.accelerator_only else "false",
+                    "commandWins": "true" if entry.command_wins else "false",
+                    "imageWide": "true" if entry.image_wide else "false",
+                    "hostCentric": "true" if entry.host_centric else "false",
                 }
             )
             for entry in knowledge.software
@@ -103,6 +130,27 @@ def _container(k: Knowledge, init: bool) -> str:
     )
     image = f"(has({c}.image) ? {c}.image : '')"
     kind = "init container" if init else "container"
+    tpu = q(k.tpu_evidence)
+    # every accelerator evidence the extractor writes (its text, as ``need`` searches it) is a TPU's
+    tpu_only = " && ".join(
+        [
+            f"{sec}.filter(k, k.matches({q(k.gpu_resource)}) && string({sec}[k]).matches({q(k.positive_count)}))"
+            f".all(k, ({q(name + ' ')} + k + ': ' + string({sec}[k])).matches({tpu}))"
+            for name, sec in (("limits", limits), ("requests", requests))
+        ]
+        + (
+            []
+            if init
+            else [f"(!variables.gpuRuntime || ('runtimeClassName: ' + object.spec.runtimeClassName).matches({tpu}))"]
+        )
+        + [
+            f"{env}.filter(e, e.name in {_list(k.gpu_envs)} && !e.value.matches({q(k.no_gpu_visible)}))"
+            f".all(e, ('env ' + e.name + '=' + e.value).matches({tpu}))",
+            f"(!has({c}.volumeMounts) || {c}.volumeMounts.all(m, variables.volumes.filter(v, v.name == m.name"
+            f" && has(v.hostPath) && has(v.hostPath.path) && v.hostPath.path.matches({q(k.gpu_device)}))"
+            f".all(v, ('hostPath ' + v.hostPath.path).matches({tpu}))))",
+        ]
+    )
     return _map(
         {
             "name": f"{c}.name",
@@ -114,6 +162,7 @@ def _container(k: Knowledge, init: bool) -> str:
             "ref": f"{image}.split('@')[0]",
             "gpuResource": f"({section_gpu(limits)} || {section_gpu(requests)})",
             "gpuEnv": f"{env}.exists(e, e.name in {_list(k.gpu_envs)} && !e.value.matches({q(k.no_gpu_visible)}))",
+            "tpuOnly": tpu_only,
             "device": (
                 f"has({c}.volumeMounts) && {c}.volumeMounts.exists(m, variables.volumes.exists(v, v.name == m.name"
                 f" && has(v.hostPath) && has(v.hostPath.path) && v.hostPath.path.matches({q(k.gpu_device)})))"
@@ -158,6 +207,7 @@ _STAGE0 = (
     "mounts",
     "nccl",
     "memory",
+    "tpuOnly",
 )
 _STAGE1 = (
     "name",
@@ -173,6 +223,7 @@ _STAGE1 = (
     "utility",
     "gpu",
     "count",
+    "tpuOnly",
 )
 _STAGE2 = (*_STAGE1, "torch", "commandHits", "imageHits")
 _STAGE3 = (
@@ -198,6 +249,10 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
     volume_memory = "(has(v.emptyDir) && has(v.emptyDir.medium) && v.emptyDir.medium.matches('^[\\\\s\\\\v]*Memory[\\\\s\\\\v]*\\\\z'))"
     hint = "variables.hint"
     cands = "f.candidates"
+    # need._tpu_alone: TPUs only, nothing showing torch, no matched entry but host-centric ones
+    tpu_alone = (
+        f"(f.gpu && !f.torch && f.tpuOnly && {cands}.all(e, e.hostCentric))" if k.tpu_alone_tier >= 0 else "false"
+    )
     return [
         ("annotations", "has(object.metadata.annotations) ? object.metadata.annotations : {}"),
         (
@@ -244,7 +299,7 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
             "facts1",
             _stage(
                 "variables.containers",
-                ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory"),
+                ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory", "tpuOnly"),
                 {
                     "repo": "f.ref.lastIndexOf(':') > f.ref.lastIndexOf('/') ? f.ref.substring(0, f.ref.lastIndexOf(':')) : f.ref",
                     "tag": "f.ref.lastIndexOf(':') > f.ref.lastIndexOf('/') ? f.ref.substring(f.ref.lastIndexOf(':') + 1) : ''",
@@ -271,13 +326,13 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     # pattern is compiled instead of all
                     "commandHits": (
                         f"f.cmd != '' && f.cmd.matches({q(alternation(k, 'commands'))})"
-                        " ? variables.software.filter(e, e.commands.exists(p, f.cmd.matches(p))) : []"
+                        f" ? variables.software.filter(e, {entry_matches('e.commands', 'f.cmd')}) : []"
                     ),
                     "imageHits": (
                         f"f.image != '' && (f.repo.matches({q(alternation(k, 'images'))})"
                         f" || (f.tag != '' && f.tag.matches({q(alternation(k, 'image_tags'))})))"
-                        " ? variables.software.filter(e, e.images.exists(p, f.repo.matches(p))"
-                        " || (f.tag != '' && e.tags.exists(p, f.tag.matches(p)))) : []"
+                        f" ? variables.software.filter(e, {entry_matches('e.images', 'f.repo')}"
+                        f" || (f.tag != '' && {entry_matches('e.tags', 'f.tag')})) : []"
                     ),
                 },
             ),
@@ -286,10 +341,28 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
             "facts3",
             _stage(
                 "variables.facts2",
-                ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory", "gpu", "torch", "count"),
+                (
+                    "name",
+                    "display",
+                    "init",
+                    "cmd",
+                    "image",
+                    "mounts",
+                    "nccl",
+                    "memory",
+                    "gpu",
+                    "torch",
+                    "count",
+                    "tpuOnly",
+                ),
                 {
-                    "freeCommand": "f.commandHits.filter(e, e.tier == 0)",
-                    "candidates": "(f.commandHits + f.imageHits).filter(e, f.gpu || !e.acceleratorOnly)",
+                    # a command that also starts software that needs /dev/shm keeps that need
+                    "freeCommand": "f.commandHits.exists(e, e.tier == 2) ? [] : f.commandHits.filter(e, e.tier == 0)",
+                    # a command that says what really runs (a holder, a notebook) keeps only image_wide image hits
+                    "candidates": (
+                        "(f.commandHits + (f.commandHits.exists(e, e.commandWins)"
+                        " ? f.imageHits.filter(e, e.imageWide) : f.imageHits)).filter(e, f.gpu || !e.acceleratorOnly)"
+                    ),
                 },
             ),
         ),
@@ -303,12 +376,13 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     # (the first of equals); unknown on the CPU; several counted GPUs; unknown
                     "tier": (
                         "!(f.gpu || f.torch) ? -1 : variables.loader ? 2 : f.freeCommand.size() > 0 ? 0"
+                        f" : {tpu_alone} ? {k.tpu_alone_tier}"
                         f" : {cands}.exists(e, e.tier == 2) ? 2 : {cands}.exists(e, e.tier == 1) ? 1 : {cands}.size() > 0 ? 0"
-                        f" : !f.gpu ? 1 : f.count >= {k.multi_device_min} ? 2 : 1"
+                        f" : !f.gpu ? 1 : f.count >= {k.multi_device_min} ? {k.multi_device_tier} : 1"
                     ),
                     "what": (
                         "variables.loader ? 'a DataLoader with workers is declared' : f.freeCommand.size() > 0"
-                        " ? f.freeCommand[0].what"
+                        f" ? f.freeCommand[0].what : {tpu_alone} ? 'TPUs and nothing that shows torch'"
                         f" : {cands}.exists(e, e.tier == 2) ? {cands}.filter(e, e.tier == 2)[0].what"
                         f" : {cands}.exists(e, e.tier == 1) ? {cands}.filter(e, e.tier == 1)[0].what"
                         f" : {cands}.size() > 0 ? {cands}[0].what"
@@ -322,7 +396,7 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
             "judged",
             _stage(
                 "variables.facts",
-                ("name", "display", "init", "image", "nccl", "tier", "what"),
+                ("name", "display", "init", "image", "nccl", "memory", "tier", "what"),
                 {
                     "uses": "f.tier >= 1",
                     "claims": "f.tier == 2 || (f.tier == 1 && f.gpu)",
@@ -335,22 +409,23 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
             "findings",
             _stage(
                 "variables.judged",
-                ("name", "display", "init", "image", "tier", "what"),
+                ("name", "display", "init", "image", "memory", "tier", "what"),
                 {
-                    "SHM001": (
+                    "bounded": f"f.memory.matches({q(k.positive_quantity)})",
+                    MISSING_SHM.code: (
                         "f.claims && !variables.hostIPC && (f.mounted ? f.volume.size() == 0 : !variables.meantMemory)"
                     ),
-                    "SHM003": (
+                    SHM_UNBOUNDED.code: (
                         "f.uses && f.volume.size() > 0 && f.volume.all(v, "
                         + volume_memory
                         + " && !has(v.emptyDir.sizeLimit))"
                     ),
-                    "SHM007": "f.uses && variables.hostIPC",
-                    "SHM008": (
+                    HOST_IPC.code: "f.uses && variables.hostIPC",
+                    HOST_SHM_MOUNT.code: (
                         "f.uses && f.volume.size() > 0 && f.volume.all(v, !has(v.emptyDir) && has(v.hostPath)"
                         f" && has(v.hostPath.path) && v.hostPath.path.matches({q(k.host_shm)}))"
                     ),
-                    "SHM012": "f.uses && f.nccl.size() > 0",
+                    NCCL_SHM_DISABLED.code: "f.uses && f.nccl.size() > 0",
                     "volumeName": "f.volume.size() > 0 ? f.volume[f.volume.size() - 1].name : ''",
                     "hostPath": (
                         "f.volume.size() > 0 && has(f.volume[f.volume.size() - 1].hostPath)"
@@ -376,37 +451,46 @@ def _render(template: str) -> str:
     return " + ".join(f"f.{text}" if field else q(text) for field, text in parts(template))
 
 
+def _reported(rule: RuleInfo) -> str:
+    """A finding record of the rule that the policy reports: the missing-shm rule's undecided findings (tier 1,
+    software not known) only when the ``undecided`` setting lists them, as ``check`` does."""
+    if rule.code == MISSING_SHM.code and not rule.undecided:
+        return f"f.{rule.code} && f.tier == 2"
+    return f"f.{rule.code}"
+
+
 def _messages(rule: RuleInfo) -> str:
     """One message per flagged container, in the linter's words (``shmlint.policy.messages``), headed by the
     rule's code, slug and severity."""
     head = f"{rule.code} {rule.slug} ("
-    if rule.code == "SHM001":
-        text = (
-            f"f.tier == 2 ? {q(head + rule.severity + '): ')} + {_render(TEMPLATES[('SHM001', 2)])}"
-            f" : {q(head + rule.warning + '): ')} + {_render(TEMPLATES[('SHM001', 1)])}"
-        )
-    else:
-        text = f"{q(head + rule.severity + '): ')} + {_render(TEMPLATES[(rule.code, None)])}"
-    return f"variables.findings.filter(f, f.{rule.code}).map(f, {text}).join({q(SEPARATOR)})"
+    missing = rule.code == MISSING_SHM.code
+    text = f"{q(head + rule.severity + '): ')} + {_render(TEMPLATES[(rule.code, 2 if missing else None)])}"
+    if missing and rule.undecided:
+        text = f"f.tier == 2 ? {text} : {q(head + rule.undecided + '): ')} + {_render(TEMPLATES[(rule.code, 1)])}"
+    if rule.code == SHM_UNBOUNDED.code:  # a memory limit bounds it: info, naming the limit
+        info = f"{q(head + Severity.INFO.label + '): ')} + {_render(TEMPLATES[(rule.code, BOUNDED)])}"
+        text = f"f.bounded ? {info} : {text}"
+    return f"variables.findings.filter(f, {_reported(rule)}).map(f, {text}).join({q(SEPARATOR)})"
 
 
 def validations(k: Knowledge) -> list[Validation]:
-    """One validation per rule the policy can judge (SHM013 has no pod field: see ``manifests``)."""
+    """One validation per rule the policy can judge (a rule without a pod field is listed only: see
+    ``manifests``)."""
     return [
-        Validation(rule.code, f"{ignored(rule)} || variables.findings.all(f, !f.{rule.code})", _messages(rule))
-        for rule in k.rules
-        if rule.code != "SHM013"
+        Validation(rule.code, f"{ignored(rule)} || variables.findings.all(f, !({_reported(rule)}))", _messages(rule))
+        for rule in judged(k)
     ]
 
 
 def mutation_variables(k: Knowledge, size_bytes: int) -> list[tuple[str, str]]:
-    """What the mutation adds to the shared variables: the containers SHM001 flags (none when the pod's annotation
-    ignores SHM001) and the size to give them."""
-    shm001 = next(rule for rule in k.rules if rule.code == "SHM001")
+    """What the mutation adds to the shared variables: the containers the missing-shm rule flags, undecided ones
+    included whatever the ``undecided`` setting says (a sized /dev/shm is cheap and safe; software known not to use
+    it is never flagged), none when the pod's annotation ignores the rule; and the size to give them."""
+    missing = rule_info(k, MISSING_SHM)
     limits = "variables.memoryLimits"
     half = f"{limits}.filter(n, {limits}.all(m, n <= m))[0] / 2"
     return [
-        ("targets", f"{ignored(shm001)} ? [] : variables.findings.filter(f, f.SHM001)"),
+        ("targets", f"{ignored(missing)} ? [] : variables.findings.filter(f, f.{missing.code})"),
         (
             "memoryLimits",
             "variables.facts.filter(f, f.memory != '' && quantity(f.memory).isInteger())"

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from shmlint.catalog import header
 from shmlint.model import Tier
-from shmlint.policy.re2 import glob_to_re2, literal_alternatives, to_re2
+from shmlint.policy.re2 import SPACE, Re2Pattern, UnsupportedPattern, glob_to_re2, literal_alternatives, to_re2_pattern
+from shmlint.rules.rule import Rule
+from shmlint.rules.shm001_missing_shm import RULE as MISSING_SHM
+from shmlint.rules.shm003_shm_unbounded import RULE as SHM_UNBOUNDED
+from shmlint.rules.shm007_host_ipc import RULE as HOST_IPC
+from shmlint.rules.shm008_host_shm_mount import RULE as HOST_SHM_MOUNT
+from shmlint.rules.shm012_nccl_shm_disabled import RULE as NCCL_SHM_DISABLED
+from shmlint.rules.shm013_ipc_none import RULE as IPC_NONE
 from shmlint.runtime.shm import SHM_PATH
 from shmlint.settings import Settings
 from shmlint.severity import Severity
@@ -17,26 +24,23 @@ from shmlint.signals import NO_GPU_VISIBLE, NON_WORKLOAD_TAGS
 from shmlint.value import NamedTuple
 
 #: the rules an admission policy can judge on a pod, in catalog order
-POD_RULES = ("SHM001", "SHM003", "SHM007", "SHM008", "SHM012", "SHM013")
+POD_RULES = (MISSING_SHM, SHM_UNBOUNDED, HOST_IPC, HOST_SHM_MOUNT, NCCL_SHM_DISABLED, IPC_NONE)
+#: a pod has no field for ``ipc: none`` (a runtime setting): this rule is listed, never reported at admission
+NO_POD_FIELD = (IPC_NONE,)
 
 #: ``NCCL_SHM_DISABLE`` values NCCL reads as 1 (``shmlint.runtime.nccl``: strtoll with base 0, then ``== 1``):
 #: blanks, an optional ``+``, then 1 in decimal, octal or hexadecimal, ended by a character that is no digit of it
 NCCL_DISABLES = r"^[\t-\r ]*\+?(?:0[xX]0*1(?:[^0-9a-fA-F]|\z)|0+1(?:[^0-7]|\z)|1(?:[^0-9]|\z))"
-#: a resource count above zero as ``shmlint.signals.positive_count`` reads it (a Kubernetes quantity or a number)
-_DIGITS = r"[0-9](?:_?[0-9])*"  # Python's digitpart: single underscores between digits
-_NONZERO = r"(?:[0-9](?:_?[0-9])*_?)?[1-9](?:_?[0-9])*"  # a digitpart with a digit other than 0
-POSITIVE_COUNT = (
-    r"^[\s\v]*[\"']*[\s\v]*\+?(?:(?:"
-    + _NONZERO
-    + r"(?:\.(?:"
-    + _DIGITS
-    + r")?)?|(?:"
-    + _DIGITS
-    + r")?\."
-    + _NONZERO
-    + r")"
-    r"(?:[eE][+-]?" + _DIGITS + r")?|(?i:inf(?:inity)?))[\s\v]*[\"']*[\s\v]*\z"
-)
+#: a resource count above zero as ``shmlint.signals.positive_count`` reads it: blanks and quotes around an ASCII
+#: decimal (``shmlint.numbers.ascii_float``: a sign, digits with one point, an exponent) with a digit other than 0.
+#: Not said here: the linter's 64-character bound on decimals with a point or exponent, and exponents so large or
+#: small that the float overflows or underflows (no count is written so)
+_BLANK = f"[{SPACE}]*"
+_MANTISSA = r"(?:[0-9]*[1-9][0-9]*(?:\.[0-9]*)?|[0-9]*\.[0-9]*[1-9][0-9]*)"
+POSITIVE_COUNT = rf"^{_BLANK}[\"']*{_BLANK}\+?{_MANTISSA}(?:[eE][+-]?[0-9]+)?{_BLANK}[\"']*{_BLANK}\z"
+#: a memory limit above zero (the linter's ``memory_limit.bytes``, rounded up): at admission it is a valid quantity,
+#: whose number has a digit other than 0 before any suffix or exponent
+POSITIVE_QUANTITY = r"^\+?0*\.?0*[1-9]"
 #: a DataLoader hint (``shmlint.dataloader.parse_hint``) that declares workers, with the keys a hint needs
 DATALOADER_KEYS = ("workers", "batch", "sample", "dtype", "procs", "prefetch")
 DATALOADER_WORKERS = r"(?:^|[\s\"'])workers=0*[1-9][0-9]{0,3}(?:[\s\"']|\z)"
@@ -49,20 +53,25 @@ class Software(NamedTuple):
     id: str
     tier: int
     what: str
-    commands: tuple[str, ...]
-    images: tuple[str, ...]
-    image_tags: tuple[str, ...]
+    commands: tuple[Re2Pattern, ...]
+    images: tuple[Re2Pattern, ...]
+    image_tags: tuple[Re2Pattern, ...]
     accelerator_only: bool
+    command_wins: bool = False  # a command match drops the image matches of entries that are not image_wide
+    image_wide: bool = False
+    host_centric: bool = False  # on TPUs alone this entry does not stop ``tpu_alone``
 
 
 class RuleInfo(NamedTuple):
-    """A rule's code, slug and configured severity; ``warning``: what it says at most when the linter lowers it to a
-    warning (SHM001 on software it does not know)."""
+    """A rule's code, slug and configured severity; ``undecided``: the severity of its findings on an accelerator
+    whose software is not known (SHM001) as the ``undecided`` setting makes it, "" when they are not reported;
+    ``judged``: whether a pod says enough to judge it."""
 
     code: str
     slug: str
     severity: str
-    warning: str
+    undecided: str
+    judged: bool
 
 
 class Knowledge(NamedTuple):
@@ -70,6 +79,9 @@ class Knowledge(NamedTuple):
 
     software: tuple[Software, ...]
     multi_device_min: int
+    multi_device_tier: int  # the tier of several counted GPUs when no entry matched
+    tpu_alone_tier: int  # the tier of TPUs alone (every accelerator evidence matches ``tpu_evidence``), -1: none
+    tpu_evidence: str
     gpu_resource: str  # anchored alternation of the accelerator resource globs
     counted_resource: str
     gpu_runtime: str  # a runtimeClassName the extractor reads as an accelerator (trimmed, any case)
@@ -85,13 +97,24 @@ class Knowledge(NamedTuple):
     host_shm: str  # a hostPath path that is the host's /dev/shm
     nccl_disables: str
     positive_count: str
+    positive_quantity: str  # a memory limit above zero
     dataloader_hint: str  # a well-formed ``shmlint.io/dataloader`` value
     dataloader_workers: str
     rules: tuple[RuleInfo, ...]
 
 
-def _patterns(patterns: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
-    return tuple(to_re2(pattern) for pattern in patterns or ())
+def _patterns(patterns: list[str] | tuple[str, ...] | None) -> tuple[Re2Pattern, ...]:
+    return tuple(to_re2_pattern(pattern) for pattern in patterns or ())
+
+
+def _plain(patterns: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Patterns matched as one list (the torch signals): a lookahead there is refused, not split."""
+    found = []
+    for pattern in _patterns(patterns):
+        if pattern.unless is not None:
+            raise UnsupportedPattern(f"{pattern.head!r}: a lookahead is exported in the tier data's lists only")
+        found.append(pattern.head)
+    return tuple(found)
 
 
 def _software(data: dict) -> tuple[Software, ...]:
@@ -104,6 +127,9 @@ def _software(data: dict) -> tuple[Software, ...]:
             _patterns(entry["match"].get("images")),
             _patterns(entry["match"].get("image_tags")),
             bool(entry.get("accelerator_only", False)),
+            bool(entry.get("command_wins", False)),
+            bool(entry.get("image_wide", False)),
+            bool(entry.get("host_centric", False)),
         )
         for entry in data["software"]
     )
@@ -139,16 +165,22 @@ def export(settings: Settings | None = None) -> Knowledge:
     settings = settings or Settings()
     signals = settings.signals
     data = read_need_yaml()
+    tpu = data["accelerators"].get("tpu_alone")
     rules = []
-    for code in POD_RULES:
-        entry = header(code)
+    for rule in POD_RULES:
+        entry = header(rule.code)
         if entry is None:
-            raise LookupError(f"{code} has no catalog entry")
-        severity = settings.severity_for(code, entry.severity)
-        rules.append(RuleInfo(code, entry.slug, severity.label, min(severity, Severity.WARNING).label))
+            raise LookupError(f"{rule.code} has no catalog entry")
+        severity = settings.severity_for(rule.code, entry.severity)
+        rules.append(
+            RuleInfo(rule.code, entry.slug, severity.label, _undecided(settings, severity), rule not in NO_POD_FIELD)
+        )
     return Knowledge(
         software=_configured_software(settings) + _software(data),
         multi_device_min=int(data["accelerators"]["multi_device"]["min_devices"]),
+        multi_device_tier=int(Tier[data["accelerators"]["multi_device"]["tier"].upper()]),
+        tpu_alone_tier=int(Tier[tpu["tier"].upper()]) if tpu else -1,
+        tpu_evidence="|".join(f"(?:{p})" for p in _plain(tpu["evidence_patterns"] if tpu else ())) or "$^",
         gpu_resource="|".join(glob_to_re2(glob) for glob in signals.gpu_resources),
         counted_resource="|".join(glob_to_re2(glob) for glob in signals.counted_resources),
         gpu_runtime=r"(?i)^[\s\v]*(?:" + literal_alternatives(signals.gpu_runtimes) + r")[\s\v]*\z",
@@ -156,14 +188,15 @@ def export(settings: Settings | None = None) -> Knowledge:
         counted_envs=tuple(signals.counted_envs),
         no_gpu_visible=r"(?i)^[\s\v]*(?:" + literal_alternatives(sorted(NO_GPU_VISIBLE)) + r")[\s\v]*\z",
         gpu_device="|".join(glob_to_re2(glob) for glob in signals.gpu_devices),
-        torch_images=_patterns(list(signals.torch_images)),
-        non_workload_tag="|".join(_patterns(list(NON_WORKLOAD_TAGS))),
-        torch_commands=_patterns(list(signals.torch_commands)),
+        torch_images=_plain(list(signals.torch_images)),
+        non_workload_tag="|".join(_plain(list(NON_WORKLOAD_TAGS))),
+        torch_commands=_plain(list(signals.torch_commands)),
         utility_command=r"(?:^|/)(?:" + literal_alternatives(signals.utility_commands) + r")\z",
         shm_path=r"^[\s\v]*" + SHM_PATH + r"/*[\s\v]*\z",
         host_shm=r"^" + SHM_PATH + r"(?:/[\s\S]*)?\z",
         nccl_disables=NCCL_DISABLES,
         positive_count=POSITIVE_COUNT,
+        positive_quantity=POSITIVE_QUANTITY,
         dataloader_hint=(
             r"^[\s\v]*[\"']?[\s\v]*(?:dataloader[\s\v]+)?(?:(?:"
             + "|".join(DATALOADER_KEYS)
@@ -174,8 +207,26 @@ def export(settings: Settings | None = None) -> Knowledge:
     )
 
 
+def _undecided(settings: Settings, severity: Severity) -> str:
+    """As ``RuleContext.report`` lowers an undecided finding: not listed (summary), info (show), at most a warning
+    (strict)."""
+    if settings.undecided == "summary":
+        return ""
+    return min(severity, Severity.WARNING if settings.undecided == "strict" else Severity.INFO).label
+
+
+def rule_info(k: Knowledge, rule: Rule) -> RuleInfo:
+    return next(info for info in k.rules if info.code == rule.code)
+
+
+def judged(k: Knowledge) -> tuple[RuleInfo, ...]:
+    """The rules a policy reports, in catalog order."""
+    return tuple(info for info in k.rules if info.judged)
+
+
 def alternation(k: Knowledge, field: str) -> str:
     """Every entry's patterns of one field (``commands``, ``images``, ``image_tags``) as one RE2 pattern, each in
-    its own group with its own flags: a policy tries it first, since most containers match no entry."""
-    patterns = [pattern for entry in k.software for pattern in getattr(entry, field)]
+    its own group with its own flags: a policy tries it first, since most containers match no entry (a pattern's
+    head: what its ``unless`` vetoes is decided per entry)."""
+    patterns = [pattern.head for entry in k.software for pattern in getattr(entry, field)]
     return "|".join(f"(?:{pattern})" for pattern in patterns) or "$^"

@@ -7,7 +7,7 @@ from typing import Any
 
 from shmlint import __version__
 from shmlint.policy import cel, rego
-from shmlint.policy.knowledge import Knowledge
+from shmlint.policy.knowledge import IPC_NONE, MISSING_SHM, Knowledge, judged, rule_info
 from shmlint.value import NamedTuple
 
 NAME = "shmlint-dev-shm"
@@ -31,10 +31,27 @@ DECIDES = (
 LEAVES = (
     "Cannot see what only a repository shows: the image's contents, Python code and `# shmlint:` comments, "
     "configuration files other than the one it was generated with, KServe ServingRuntimes, training runtimes and "
-    "operators (a pod an operator already gave /dev/shm has it by admission). SHM001 at admission uses the image "
-    "and command lists only. SHM013 (ipc none) has no pod field and is never reported. valueFrom variables are not "
-    "read."
+    f"operators (a pod an operator already gave /dev/shm has it by admission). {MISSING_SHM.code} at admission uses "
+    f"the image and command lists only. {IPC_NONE.code} (ipc none) has no pod field and is never reported. valueFrom "
+    "variables are not read."
 )
+#: what the output's header says of the tier data's patterns that end in a negative lookahead
+SPLIT_NOTE = (
+    "{count} tier-data pattern(s) end in a negative lookahead, which RE2 (CEL matches(), Rego regex.match) lacks: "
+    "each is exported as a head and an unless pattern (the head matches and the head followed by the lookahead's "
+    "text does not: {ids}). A command that runs such a tool more than once, only some runs turning its workers "
+    "off, matches the pattern in shmlint check and not in the policies."
+)
+
+
+def notes(k: Knowledge) -> list[str]:
+    """What the generated policies decide otherwise than ``check``, for the output's header."""
+    split = [
+        entry.id
+        for entry in k.software
+        if any(p.unless is not None for p in (*entry.commands, *entry.images, *entry.image_tags))
+    ]
+    return [SPLIT_NOTE.format(count=len(split), ids=", ".join(split))] if split else []
 
 
 class Options(NamedTuple):
@@ -44,7 +61,7 @@ class Options(NamedTuple):
 
 
 def _annotations(k: Knowledge, what: str) -> dict[str, str]:
-    rules = ", ".join(f"{rule.code} {rule.slug}" for rule in k.rules if rule.code != "SHM013")
+    rules = ", ".join(f"{rule.code} {rule.slug}" for rule in judged(k))
     return {
         "shmlint.io/generated-by": f"shmlint {__version__} (shmlint policy)",
         "shmlint.io/does": what,
@@ -87,15 +104,21 @@ def _mutating_spec(k: Knowledge, options: Options) -> dict[str, Any]:
 
 
 MUTATION = (
-    "Gives each container that SHM001 flags (and that mounts nothing at /dev/shm) a Memory emptyDir "
+    "Gives each container that {code} flags, undecided findings included (an accelerator whose software is not "
+    "known; software known not to use /dev/shm never), and that mounts nothing at /dev/shm a Memory emptyDir "
     "`shmlint-dshm` at /dev/shm, sized {size} bytes or half the smallest memory limit in the pod if that is less. "
     "A pod with any /dev/shm (a mount, hostIPC, a Memory volume meant for it) is left as it is, and so is a pod "
-    "whose shmlint.io/ignore annotation names SHM001 or missing-shm."
+    "whose shmlint.io/ignore annotation names {code} or {slug}."
 )
 
 
+def _mutation(k: Knowledge, options: Options) -> str:
+    missing = rule_info(k, MISSING_SHM)
+    return MUTATION.format(code=missing.code, slug=missing.slug, size=options.size_bytes)
+
+
 def mutating(k: Knowledge, options: Options) -> list[dict[str, Any]]:
-    what = MUTATION.format(size=options.size_bytes)
+    what = _mutation(k, options)
     return [
         {
             "apiVersion": MAP_API,
@@ -113,15 +136,17 @@ def mutating(k: Knowledge, options: Options) -> list[dict[str, Any]]:
 
 
 def kyverno(k: Knowledge, options: Options) -> list[dict[str, Any]]:
-    what = MUTATION.format(size=options.size_bytes)
+    what = _mutation(k, options)
     spec = _mutating_spec(k, options)
     spec["evaluation"] = {"background": {"enabled": False}}  # a Pod's /dev/shm cannot change once it runs
     return [{"apiVersion": KYVERNO_API, "kind": "MutatingPolicy", "metadata": _metadata(k, what), "spec": spec}]
 
 
 def validating(k: Knowledge, options: Options) -> list[dict[str, Any]]:
-    what = "Warns (and records in the audit log) on the linter's pod rules with the linter's messages" + (
-        "; denies with --deny." if options.deny else "; it never denies unless generated with --deny."
+    what = (
+        "Warns (and records in the audit log) on the linter's pod rules with the linter's messages"
+        + ("; denies with --deny" if options.deny else "; it never denies unless generated with --deny")
+        + _undecided(k)
     )
     spec = {
         "failurePolicy": "Ignore",
@@ -147,8 +172,21 @@ def validating(k: Knowledge, options: Options) -> list[dict[str, Any]]:
     ]
 
 
+def _undecided(k: Knowledge) -> str:
+    missing = rule_info(k, MISSING_SHM)
+    if missing.undecided:
+        return f"; {missing.code} on an accelerator whose software is not known is reported as {missing.undecided}."
+    return (
+        f"; like check, it leaves out {missing.code} on an accelerator whose software is not known (undecided: "
+        "generate with --undecided=strict to report it)."
+    )
+
+
 def gatekeeper(k: Knowledge, options: Options) -> list[dict[str, Any]]:
-    what = "Reports the linter's pod rules with the linter's messages: warn by default (deny with --deny); Gatekeeper's audit reports existing pods too."
+    what = (
+        "Reports the linter's pod rules with the linter's messages: warn by default (deny with --deny); "
+        "Gatekeeper's audit reports existing pods too" + _undecided(k)
+    )
     match: dict[str, Any] = {
         "kinds": [{"apiGroups": [""], "kinds": ["Pod"]}],
         "namespaceSelector": namespace_selector(options),

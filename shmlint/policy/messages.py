@@ -7,37 +7,43 @@ from __future__ import annotations
 import re
 
 from shmlint.model import WorkloadFormat
+from shmlint.policy.knowledge import HOST_IPC, HOST_SHM_MOUNT, MISSING_SHM, NCCL_SHM_DISABLED, SHM_UNBOUNDED
 from shmlint.rules.common import REMEDY
 
 _REMEDY = REMEDY[WorkloadFormat.KUBERNETES]
 
-#: (code, tier the message is for or None) -> template
-TEMPLATES = {
-    ("SHM001", 2): (
+#: (code, variant) -> template; the variants: the missing-shm rule's tier (2 decided, 1 undecided), the unbounded
+#: rule's BOUNDED (a memory limit bounds the volume: info) or None
+BOUNDED = "bounded"
+TEMPLATES: dict[tuple[str, int | str | None], str] = {
+    (MISSING_SHM.code, 2): (
         "{display} runs software that uses /dev/shm ({what}) with no sized /dev/shm, so it gets the runtime default of "
         f"64 MiB and can crash there; {_REMEDY}"
     ),
-    ("SHM001", 1): (
+    (MISSING_SHM.code, 1): (
         "{display} has an accelerator ({what}) and no sized /dev/shm, so it gets 64 MiB; whether its software (image "
         "{image}) uses /dev/shm is not known (DataLoader workers, torchrun or NCCL between local GPUs do, and crash "
         f"there): if it does, {_REMEDY}; to settle it, name the image or command in configuration (shm-images / "
         "shm-commands, or shm-free-images / shm-free-commands) or declare its loader with the annotation "
         "shmlint.io/dataloader"
     ),
-    ("SHM003", None): (
-        '{display}: /dev/shm comes from emptyDir volume "{volumeName}" with no size, so it may grow until the '
-        "container's memory limit or the node runs out (and policies such as Kyverno's may cap it silently); give it "
-        "an explicit size"
+    (SHM_UNBOUNDED.code, None): (
+        '{display}: /dev/shm comes from emptyDir volume "{volumeName}" with no size: it may grow until the node runs '
+        "out of memory (and policies such as Kyverno's may cap it silently); give it an explicit size"
     ),
-    ("SHM007", None): (
+    (SHM_UNBOUNDED.code, BOUNDED): (
+        '{display}: /dev/shm comes from emptyDir volume "{volumeName}" with no size: the container\'s memory limit '
+        "({memory}) bounds it (and policies such as Kyverno's may cap it silently); give it an explicit size"
+    ),
+    (HOST_IPC.code, None): (
         "{display} uses the host IPC namespace (hostIPC: true): /dev/shm is large, but the container shares the "
         "host's IPC objects and Pod Security 'baseline' forbids it; prefer a sized memory-backed /dev/shm"
     ),
-    ("SHM008", None): (
+    (HOST_SHM_MOUNT.code, None): (
         "{display} mounts the host's /dev/shm (hostPath volume \"{volumeName}\" ({hostPath})): it shares the host's "
         "shared memory with every other user of it and is bounded by nothing; prefer a sized memory-backed /dev/shm"
     ),
-    ("SHM012", None): (
+    (NCCL_SHM_DISABLED.code, None): (
         "{display} sets env NCCL_SHM_DISABLE={nccl}: NCCL then moves intra-node GPU traffic from shared memory to "
         "slower paths; size /dev/shm instead and drop the variable"
     ),

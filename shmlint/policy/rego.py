@@ -9,9 +9,21 @@ from __future__ import annotations
 import json
 
 from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
-from shmlint.policy.knowledge import Knowledge, RuleInfo, alternation
-from shmlint.policy.messages import TEMPLATES, parts
+from shmlint.policy.knowledge import (
+    HOST_IPC,
+    HOST_SHM_MOUNT,
+    MISSING_SHM,
+    NCCL_SHM_DISABLED,
+    SHM_UNBOUNDED,
+    Knowledge,
+    RuleInfo,
+    alternation,
+    judged,
+)
+from shmlint.policy.messages import BOUNDED, TEMPLATES, parts
+from shmlint.rules.rule import Rule
 from shmlint.runtime.nccl import SHM_DISABLE
+from shmlint.severity import Severity
 
 PACKAGE = "shmlint"
 
@@ -38,30 +50,60 @@ def _ignored(rule: RuleInfo) -> str:
     )
 
 
+def _violation(rule: RuleInfo, severity: str, template: str, condition: str = "") -> str:
+    code = _json(rule.code)
+    return (
+        f'violation[{{"msg": msg, "details": {{"code": {code}, "container": f.name}}}}] {{\n'
+        f"  not ignored({code})\n  some f in findings\n  f.{rule.code}\n{condition}"
+        f'  msg := concat("", [{_json(f"{rule.code} {rule.slug} ({severity}): ")}, {_render(template)}])\n}}'
+    )
+
+
 def _violations(k: Knowledge) -> str:
+    """One rule per reported finding; the missing-shm rule's undecided findings (tier 1) only when the
+    ``undecided`` setting lists them."""
     rules = []
-    for rule in k.rules:
-        if rule.code == "SHM013":
+    for rule in judged(k):
+        if rule.code == SHM_UNBOUNDED.code:  # a memory limit bounds it: info, naming the limit
+            rules.append(_violation(rule, Severity.INFO.label, TEMPLATES[(rule.code, BOUNDED)], "  f.bounded\n"))
+            rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, None)], "  not f.bounded\n"))
             continue
-        head = f"{rule.code} {rule.slug} ("
-        if rule.code == "SHM001":
-            rules.append(
-                'violation[{"msg": msg, "details": {"code": "SHM001", "container": f.name}}] {\n'
-                '  not ignored("SHM001")\n  some f in findings\n  f.SHM001\n  f.tier == 2\n'
-                f'  msg := concat("", [{_json(head + rule.severity + "): ")}, {_render(TEMPLATES[("SHM001", 2)])}])\n}}'
-            )
-            rules.append(
-                'violation[{"msg": msg, "details": {"code": "SHM001", "container": f.name}}] {\n'
-                '  not ignored("SHM001")\n  some f in findings\n  f.SHM001\n  f.tier == 1\n'
-                f'  msg := concat("", [{_json(head + rule.warning + "): ")}, {_render(TEMPLATES[("SHM001", 1)])}])\n}}'
-            )
+        if rule.code != MISSING_SHM.code:
+            rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, None)]))
             continue
-        rules.append(
-            f'violation[{{"msg": msg, "details": {{"code": {_json(rule.code)}, "container": f.name}}}}] {{\n'
-            f"  not ignored({_json(rule.code)})\n  some f in findings\n  f.{rule.code}\n"
-            f'  msg := concat("", [{_json(head + rule.severity + "): ")}, {_render(TEMPLATES[(rule.code, None)])}])\n}}'
-        )
+        rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, 2)], "  f.tier == 2\n"))
+        if rule.undecided:
+            rules.append(_violation(rule, rule.undecided, TEMPLATES[(rule.code, 1)], "  f.tier == 1\n"))
     return "\n\n".join(rules)
+
+
+def _name(rule: RuleInfo | Rule) -> str:
+    """The Rego function that decides a rule for one container record."""
+    return rule.code.lower()
+
+
+def _records(k: Knowledge) -> str:
+    """Each judged rule's verdict as a boolean (a Rego function is undefined, not false, where it does not hold)
+    and as a field of the finding records."""
+    return "\n\n".join(f"is_{_name(rule)}(r) := true if {_name(rule)}(r)\nelse := false" for rule in judged(k))
+
+
+def _fields(k: Knowledge) -> str:
+    return "".join(f"    {_json(rule.code)}: is_{_name(rule)}(r),\n" for rule in judged(k))
+
+
+def _pattern_rules() -> str:
+    """An entry's patterns (lists: a head, then the pattern that vetoes it) match a value."""
+    return """entry_match(patterns, s) if {
+  some p in patterns
+  regex.match(p[0], s)
+  not vetoed(p, s)
+}
+
+vetoed(p, s) if {
+  count(p) == 2
+  regex.match(p[1], s)
+}"""
 
 
 def module(k: Knowledge) -> str:
@@ -71,15 +113,21 @@ def module(k: Knowledge) -> str:
             "id": entry.id,
             "tier": entry.tier,
             "what": entry.what,
-            "commands": list(entry.commands),
-            "images": list(entry.images),
-            "tags": list(entry.image_tags),
+            "commands": [[part for part in pattern if part is not None] for pattern in entry.commands],
+            "images": [[part for part in pattern if part is not None] for pattern in entry.images],
+            "tags": [[part for part in pattern if part is not None] for pattern in entry.image_tags],
             "acceleratorOnly": entry.accelerator_only,
+            "commandWins": entry.command_wins,
+            "imageWide": entry.image_wide,
+            "hostCentric": entry.host_centric,
         }
         for entry in k.software
     ]
     memory = r"(?:^[\s\v]*Memory[\s\v]*\z)"
-    ignores = "\n".join(_ignored(rule) for rule in k.rules if rule.code != "SHM013")
+    ignores = "\n".join(_ignored(rule) for rule in judged(k))
+    missing, unbounded, host_ipc, host_shm, nccl = (
+        _name(rule) for rule in (MISSING_SHM, SHM_UNBOUNDED, HOST_IPC, HOST_SHM_MOUNT, NCCL_SHM_DISABLED)
+    )
     return f"""package {PACKAGE}
 
 import future.keywords.contains
@@ -283,7 +331,7 @@ torch(e) if {{
 }}
 
 # the alternation of every entry's patterns first: most containers match none
-command_hits(cmd) := [s | cmd != ""; regex.match({_raw(alternation(k, "commands"))}, cmd); some s in software; any_match(s.commands, cmd)]
+command_hits(cmd) := [s | cmd != ""; regex.match({_raw(alternation(k, "commands"))}, cmd); some s in software; entry_match(s.commands, cmd)]
 
 image_hits(image, repo, tag) := [s | image != ""; some_image(repo, tag); some s in software; image_hit(s, repo, tag)]
 
@@ -294,12 +342,14 @@ some_image(repo, tag) if {{
   regex.match({_raw(alternation(k, "image_tags"))}, tag)
 }}
 
-image_hit(s, repo, tag) if any_match(s.images, repo)
+image_hit(s, repo, tag) if entry_match(s.images, repo)
 
 image_hit(s, repo, tag) if {{
   tag != ""
-  any_match(s.tags, tag)
+  entry_match(s.tags, tag)
 }}
+
+{_pattern_rules()}
 
 allowed(gpu, s) if gpu
 
@@ -316,18 +366,65 @@ facts := [f |
   some e in entries
   cmd := concat(" ", words(e.c))
   g := is_gpu(e)
-  hits := array.concat(command_hits(cmd), image_hits(image(e.c), repo(e.c), tag(e.c)))
+  commands := command_hits(cmd)
+  hits := array.concat(commands, kept_image_hits(commands, image_hits(image(e.c), repo(e.c), tag(e.c))))
   candidates := [s | some s in hits; allowed(g, s)]
+  t := is_torch(e)
   f := {{
     "e": e,
     "gpu": g,
-    "torch": is_torch(e),
-    "free": [s | some s in command_hits(cmd); s.tier == 0],
+    "torch": t,
+    "tpu": is_tpu_alone(g, t, candidates, e),
+    "free": [s | some s in commands; s.tier == 0; not needs_command(commands)],
     "candidates": candidates,
     "top": top(candidates),
     "devices": device_total(e.c),
   }}
 ]
+
+# a command that says what really runs (a holder, a notebook) keeps only image_wide image hits
+kept_image_hits(commands, images) := [s | some s in images; keeps_image(commands, s)]
+
+keeps_image(commands, s) if s.imageWide == true
+
+keeps_image(commands, s) if not command_wins(commands)
+
+# a command that also starts software that needs /dev/shm keeps that need over a free one
+needs_command(commands) if {{
+  some c in commands
+  c.tier == 2
+}}
+
+command_wins(commands) if {{
+  some c in commands
+  c.commandWins == true
+}}
+
+# every accelerator evidence the extractor writes (its text, as the linter searches it) is a TPU's
+tpu_evidence(e) := array.concat(array.concat(
+  [concat("", [name, " ", key, ": ", text(value)]) |
+    some name in ["limits", "requests"]
+    some key, value in section(e.c, name)
+    regex.match({_raw(k.gpu_resource)}, key)
+    regex.match({_raw(k.positive_count)}, text(value))
+  ],
+  [concat("", ["runtimeClassName: ", pod.spec.runtimeClassName]) | not e.init; gpu_runtime]),
+  array.concat(
+    [concat("", ["env ", v.name, "=", v.value]) | some v in env(e.c); v.name in {_json(list(k.gpu_envs))}; not regex.match({_raw(k.no_gpu_visible)}, v.value)],
+    [concat("", ["hostPath ", v.hostPath.path]) | some m in object.get(e.c, "volumeMounts", []); some v in volumes; v.name == m.name; regex.match({_raw(k.gpu_device)}, v.hostPath.path)],
+  ),
+)
+
+# the linter's tpu_alone: TPUs only, nothing showing torch, no matched entry but host-centric ones
+tpu_alone(g, t, candidates, e) if {{
+  {"g" if k.tpu_alone_tier >= 0 else "false"}
+  not t
+  every x in tpu_evidence(e) {{ regex.match({_raw(k.tpu_evidence)}, x) }}
+  every s in candidates {{ s.hostCentric == true }}
+}}
+
+is_tpu_alone(g, t, candidates, e) := true if tpu_alone(g, t, candidates, e)
+else := false
 
 top(candidates) := t if {{
   tiers := [s.tier | some s in candidates]
@@ -342,11 +439,13 @@ tier(f) := -1 if {{
   loader
 }} else := 0 if {{
   count(f.free) > 0
+}} else := {k.tpu_alone_tier} if {{
+  f.tpu
 }} else := f.top if {{
   f.top >= 0
 }} else := 1 if {{
   not f.gpu
-}} else := 2 if {{
+}} else := {k.multi_device_tier} if {{
   f.devices >= {k.multi_device_min}
 }} else := 1
 
@@ -354,6 +453,8 @@ what(f) := "a DataLoader with workers is declared" if {{
   loader
 }} else := f.free[0].what if {{
   count(f.free) > 0
+}} else := "TPUs and nothing that shows torch" if {{
+  f.tpu
 }} else := w if {{
   f.top >= 0
   w := [s.what | some s in f.candidates; s.tier == f.top][0]
@@ -400,21 +501,21 @@ claims(r) if {{
   r.gpu
 }}
 
-shm001(r) if {{
+{missing}(r) if {{
   claims(r)
   not host_ipc
   count(r.mounts) > 0
   count(r.volumes) == 0
 }}
 
-shm001(r) if {{
+{missing}(r) if {{
   claims(r)
   not host_ipc
   count(r.mounts) == 0
   not meant_memory
 }}
 
-shm003(r) if {{
+{unbounded}(r) if {{
   uses(r)
   count(r.volumes) > 0
   every v in r.volumes {{
@@ -423,12 +524,12 @@ shm003(r) if {{
   }}
 }}
 
-shm007(r) if {{
+{host_ipc}(r) if {{
   uses(r)
   host_ipc
 }}
 
-shm008(r) if {{
+{host_shm}(r) if {{
   uses(r)
   count(r.volumes) > 0
   every v in r.volumes {{
@@ -437,7 +538,7 @@ shm008(r) if {{
   }}
 }}
 
-shm012(r) if {{
+{nccl}(r) if {{
   uses(r)
   count(r.nccl) > 0
 }}
@@ -461,24 +562,12 @@ records := [r |
   }}
 ]
 
-is_shm001(r) := true if shm001(r)
-else := false
-
-is_shm003(r) := true if shm003(r)
-else := false
-
-is_shm007(r) := true if shm007(r)
-else := false
-
-is_shm008(r) := true if shm008(r)
-else := false
-
-is_shm012(r) := true if shm012(r)
-else := false
+{_records(k)}
 
 findings := [f |
   some r in records
   last := last_volume(r.volumes)
+  memory := text(object.get(section(r.e.c, "limits"), "memory", ""))
   f := {{
     "name": r.e.c.name,
     "display": display(r.e),
@@ -486,12 +575,9 @@ findings := [f |
     "image": image(r.e.c),
     "tier": r.tier,
     "what": r.what,
-    "SHM001": is_shm001(r),
-    "SHM003": is_shm003(r),
-    "SHM007": is_shm007(r),
-    "SHM008": is_shm008(r),
-    "SHM012": is_shm012(r),
-    "volumeName": object.get(last, "name", ""),
+    "memory": memory,
+    "bounded": regex.match({_raw(k.positive_quantity)}, memory),
+{_fields(k)}    "volumeName": object.get(last, "name", ""),
     "hostPath": object.get(object.get(last, "hostPath", {{}}), "path", ""),
     "nccl": concat("", array.slice(r.nccl, 0, 1)),
   }}

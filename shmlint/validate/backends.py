@@ -190,10 +190,10 @@ class Backend(Protocol):
         ``validate`` runs it once for all the workloads that share it."""
 
 
-def _require(*tools: str) -> None:
+def _require(*tools: str, provider: str = "util-linux and coreutils provide them") -> None:
     missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
-        raise BackendUnavailable(f"missing {', '.join(missing)} (util-linux and coreutils provide them)")
+        raise BackendUnavailable(f"missing {', '.join(missing)} ({provider})")
 
 
 DISK_PARENT = "/var/tmp"
@@ -421,7 +421,8 @@ class PodmanBackend:
         return tuple(podman_shm_flags(shm, "<folder on disk>"))
 
     def check(self) -> None:
-        _require("setpriv", "unshare", self.podman)
+        _require("setpriv", "unshare")
+        _require(self.podman, provider="install podman")
         output = self.run(["true"], ShmSpec(Provision.DEFAULT), 60)
         if output.returncode != 0:
             raise BackendUnavailable(
