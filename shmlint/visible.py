@@ -44,14 +44,18 @@ def quoted(value: object) -> str:
     return f"'{visible(excerpt(str(value), QUOTED_HEAD, QUOTED_TAIL))}'"
 
 
-#: every ASCII punctuation character that can start Markdown syntax, escaped (CommonMark allows a backslash before
-#: any of them); HTML's three as entities
-_MARKDOWN = str.maketrans(
-    {**{char: f"\\{char}" for char in "\\`*_{}[]()#+-.!|~"}, "<": "&lt;", ">": "&gt;", "&": "&amp;"}
-)
+#: what makes Markdown anywhere in a line (links, images, emphasis, code, strikethrough, table cells, HTML), escaped
+_MARKDOWN = str.maketrans({**{char: f"\\{char}" for char in "\\`*_[]|~"}, "<": "&lt;", ">": "&gt;", "&": "&amp;"})
+#: what makes a block at the start of a line (a heading, a list item, a setext underline)
+_BLOCK_START = LazyRegex(r"^(\s*)([#+=-]|\d+(?=[.)]))")
 
 
 def markdown(text: str) -> str:
     """``text`` shown as itself in Markdown (a table cell, an editor's hover): on one line, no link, emphasis,
     code, heading, list or HTML made of a file name or a YAML value."""
-    return visible(text).translate(_MARKDOWN)
+    return _BLOCK_START.sub(_escape_block, visible(text).translate(_MARKDOWN))
+
+
+def _escape_block(match: re.Match[str]) -> str:
+    marker = match.group(2)
+    return f"{match.group(1)}\\{marker}" if not marker[0].isdigit() else f"{match.group(1)}{marker}\\"

@@ -456,17 +456,20 @@ def test_hover_shows_yaml_values_as_text_not_markdown() -> None:
     finding = next(f for f in result.findings if "evil.test" in f.message)
     hover = explain(finding)
     body = hover.split("\n\n")[1]  # the finding's own message: the rest is the catalog's Markdown
-    assert "\\[run me\\]\\(https://evil\\.test/x\\)" in body and "&lt;img" in body
-    assert re.search(r"(?<!\\)[\[\]()*`<>]", body) is None, body
+    assert "\\[run me\\](https://evil.test/x)" in body and "&lt;img" in body
+    assert re.search(r"(?<!\\)[\[\]*`<>]", body) is None, body
     assert "\\*\\*bold\\*\\*" in body
 
 
-def test_markdown_escapes_every_character_that_starts_syntax() -> None:
+def test_markdown_escapes_what_makes_syntax_inline_and_at_the_start() -> None:
     from shmlint.visible import markdown
 
-    text = markdown("# - + 1. > ! | ~ _a_ \\ {x}\n\x1b")
-    assert "\n" not in text and "\x1b" not in text and "&gt;" in text
-    assert all(f"\\{char}" in text for char in "#-+.!|~_\\{}")
+    text = markdown("~ | _a_ \\ <b> & `c` *e* [l](u)\n\x1b")
+    assert "\n" not in text and "\x1b" not in text and "&lt;b&gt; &amp;" in text
+    assert all(f"\\{char}" in text for char in "~|_`*[]")
+    starts = {"# h": "\\# h", "- x": "\\- x", "+ x": "\\+ x", "12. y": "12\\. y", "3) z": "3\\) z", "===": "\\==="}
+    assert {start: markdown(start) for start in starts} == starts
+    assert markdown("a.b-c #d 1. e") == "a.b-c #d 1. e"  # plain text stays as it reads
 
 
 # -- item 7: what helm template may read (the guard runs before helm: tested without it) ------------------------
