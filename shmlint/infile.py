@@ -14,7 +14,8 @@ import stat
 
 #: a configuration file's cap: real ones hold a few hundred bytes, a pyproject.toml a few dozen kilobytes
 CONFIG_MAX_BYTES = 1 << 20
-_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)  # a FIFO does not block the open
+_FLAGS |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class InputFileError(Exception):
