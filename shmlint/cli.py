@@ -204,6 +204,11 @@ COMMON_CHECK_OPTIONS = [
         help="Leave out what .gitignore files name when walking folders (default: on).",
     ),
     click.option(
+        "--force-exclude/--no-force-exclude",
+        default=None,
+        help="Leave out what exclude/extend-exclude name even when it is named here (as pre-commit names files).",
+    ),
+    click.option(
         "--undecided",
         type=click.Choice(UNDECIDED),
         help="Findings about accelerators whose software's /dev/shm need is not known: counted in the summary "
@@ -287,6 +292,7 @@ def check(
     ignore: tuple[str, ...],
     config: Path | None,
     respect_gitignore: bool | None,
+    force_exclude: bool | None,
     undecided: str | None,
     output_format: str,
     output: Path | None,
@@ -314,6 +320,7 @@ def check(
         fail_on,
         prefilter=False if no_prefilter else None,
         respect_gitignore=respect_gitignore,
+        force_exclude=force_exclude,
         undecided=undecided,
         render=render,
         show_source=show_source,
@@ -519,6 +526,7 @@ def fix(
     ignore: tuple[str, ...],
     config: Path | None,
     respect_gitignore: bool | None,
+    force_exclude: bool | None,
     undecided: str | None,
     write: bool,
     unsafe_fixes: bool,
@@ -532,7 +540,13 @@ def fix(
     from shmlint.visible import visible
 
     overrides = _overrides(
-        select, ignore, None, fix_shm_bytes=_size(shm_size), respect_gitignore=respect_gitignore, undecided=undecided
+        select,
+        ignore,
+        None,
+        fix_shm_bytes=_size(shm_size),
+        respect_gitignore=respect_gitignore,
+        force_exclude=force_exclude,
+        undecided=undecided,
     )
     _fixable_paths(paths)
     jobs = [

@@ -43,6 +43,7 @@ class Effective(NamedTuple):
     settings: Settings
     origins: Mapping[str, str] = MappingProxyType({})  # option -> "default" | file path | "command line"
     path: Path | None = None
+    extend_exclude: tuple[str, ...] = ()  # the file's extend-exclude, the tail of ``settings.exclude``
 
 
 def find_config(start: StrPath) -> Path | None:
@@ -235,6 +236,8 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
         changes["exclude"] = exclude + tuple(data.get("extend-exclude", ()))
     if "respect-gitignore" in data:
         changes["respect_gitignore"] = data["respect-gitignore"]
+    if "force-exclude" in data:
+        changes["force_exclude"] = data["force-exclude"]
     if "show-source" in data:
         changes["show_source"] = data["show-source"]
     return settings._replace(**changes), set(data)
@@ -252,7 +255,8 @@ def load_effective(start: StrPath, explicit: Path | None = None) -> Effective:
     settings = settings._replace(pattern_root=os.path.dirname(os.path.abspath(path)))  # patterns: from its folder
     if problems or meaning:
         raise ConfigError(path, [locate(problem) for problem in (*problems, *meaning)])
-    return Effective(settings, MappingProxyType(dict.fromkeys(keys, str(path))), path)
+    extended = tuple(data.get("extend-exclude", ()))
+    return Effective(settings, MappingProxyType(dict.fromkeys(keys, str(path))), path, extended)
 
 
 def describe(effective: Effective) -> str:
@@ -272,8 +276,14 @@ def describe(effective: Effective) -> str:
         "gpu-resources": list(s.signals.gpu_resources),
         "torch-images": list(s.signals.torch_images),
         "torch-commands": list(s.signals.torch_commands),
-        "exclude": list(s.exclude),
+        "shm-images": list(s.shm_images),
+        "shm-commands": list(s.shm_commands),
+        "shm-free-images": list(s.shm_free_images),
+        "shm-free-commands": list(s.shm_free_commands),
+        "exclude": list(s.exclude[: len(s.exclude) - len(effective.extend_exclude)]),
+        "extend-exclude": list(effective.extend_exclude),
         "respect-gitignore": s.respect_gitignore,
+        "force-exclude": s.force_exclude,
         "render": s.render,
         "unrendered": s.unrendered,
         "undecided": s.undecided,
@@ -281,6 +291,6 @@ def describe(effective: Effective) -> str:
     }
     lines = [f"# configuration file: {effective.path or 'none'}"]
     for key, value in values.items():
-        origin = effective.origins.get(key, effective.origins.get("extend-exclude") if key == "exclude" else None)
+        origin = effective.origins.get(key)
         lines.append(f"{key}: {json.dumps(value)}  # from {origin or DEFAULT}")
     return "\n".join(lines) + "\n"

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
         def pattern_root(self) -> str | None: ...
         @property
         def respect_gitignore(self) -> bool: ...
+        @property
+        def force_exclude(self) -> bool: ...
 
 
 #: the files that make a folder a kustomization (rendered with ``kubectl kustomize`` when it is installed)
@@ -200,9 +202,12 @@ def chart_root(path: StrPath) -> str | None:
 def discover(paths: Iterable[StrPath], options: WalkOptions | None = None) -> Iterator[Candidate]:
     """Files to check, in a stable order; folders are walked without following links, leaving out what
     ``exclude``/``extend-exclude`` and (unless ``respect-gitignore`` is off) ``.gitignore`` files name. A file named
-    on the command line is always checked. Without ``options``: the default exclusions and .gitignore files."""
+    on the command line is checked unless ``force-exclude`` is on and ``exclude``/``extend-exclude`` name it (or a
+    folder above it). Without ``options``: the default exclusions and .gitignore files."""
     for given in paths:
         root = clean_path(given)
+        if options is not None and options.force_exclude and force_excluded(root, options):
+            continue
         if os.path.isdir(root):
             yield from _walk(root, _Exclusions.for_root(root, options))
             continue
@@ -210,6 +215,25 @@ def discover(paths: Iterable[StrPath], options: WalkOptions | None = None) -> It
         if kind is None:
             kind = _sniff(root)
         yield Candidate(root, kind or FileKind.YAML, explicit=True)
+
+
+def force_excluded(path: str, options: WalkOptions) -> bool:
+    """Whether ``exclude``/``extend-exclude`` name this path or a folder above it, asked as a folder walk would ask
+    (relative to the configuration's folder; a path outside it as written): what ``--force-exclude`` leaves out of
+    the paths a caller names (pre-commit names each changed file, an editor its open buffer). ``.gitignore`` files
+    are not consulted: a named file is tracked or open, so the user chose it."""
+    from shmlint.patterns import compiled, relative_posix
+
+    relative = relative_posix(path, options.pattern_root)
+    if relative is None:
+        relative = path.replace(os.sep, "/").lstrip("/")
+    patterns = compiled(options.exclude)
+    parts = [part for part in relative.split("/") if part not in ("", ".")]
+    last = len(parts) - 1
+    return any(
+        patterns.matches("/".join(parts[: index + 1]), is_dir=index < last or os.path.isdir(path))
+        for index in range(len(parts))
+    )
 
 
 #: keys that make a JSON file one shmlint reads (ECS task or Batch job definition, AWS CLI input or output,

@@ -120,6 +120,8 @@ def run(env: dict[str, str]) -> int:
     report_format = env.get("SHMLINT_FORMAT", "").strip() or "github"
     temp = Path(env.get("RUNNER_TEMP") or tempfile.gettempdir())
     sarif_file = temp / "shmlint.sarif" if sarif else None
+    if sarif_file is not None:
+        sarif_file.unlink(missing_ok=True)  # an earlier run's log must never be uploaded as this one's
     shmlint = [sys.executable, "-m", "shmlint"]
     arguments = check_arguments(env, "sarif" if sarif else report_format, sarif_file)
     if report_format == "github" and not sarif:
@@ -130,11 +132,25 @@ def run(env: dict[str, str]) -> int:
     with tempfile.TemporaryDirectory(dir=temp) as folder:
         json_file = Path(folder) / "shmlint.json"
         arguments = check_arguments(env, "json", json_file)
-        subprocess.run([*shmlint, *arguments[:1], "--exit-zero", "--quiet", *arguments[1:]], check=False)
+        # the same check again: its errors are the first run's, already printed once
+        again = subprocess.run(
+            [*shmlint, *arguments[:1], "--exit-zero", "--quiet", *arguments[1:]],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+        if again.returncode != 0 and main.returncode != EXIT_ERROR:
+            print(again.stderr, end="", file=sys.stderr)
         try:
             document = json.loads(json_file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             document = {}
+    if sarif_file is not None and main.returncode == EXIT_ERROR:
+        # a log of a run that failed (a usage or configuration error: nothing checked) would tell code scanning
+        # that every open alert is fixed: none is uploaded, and the step fails on the error
+        sarif_file.unlink(missing_ok=True)
+        print("::warning title=shmlint::shmlint check failed (exit 2): no SARIF uploaded", file=sys.stderr)
     outputs = {"findings": str(len(document.get("findings", []))), "exit-code": str(main.returncode)}
     outputs["sarif-file"] = str(sarif_file) if sarif_file is not None and sarif_file.is_file() else ""
     if env.get("GITHUB_OUTPUT"):

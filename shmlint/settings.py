@@ -34,6 +34,7 @@ class Settings(NamedTuple):
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (gitignore-style pattern, codes)
     pattern_root: str | None = None  # the folder patterns are relative to (the configuration's); None: the current
     respect_gitignore: bool = True  # leave out what .gitignore files name when walking folders
+    force_exclude: bool = False  # exclude/extend-exclude also leave out paths named on the command line
     max_file_bytes: int = 10 * 1024 * 1024  # larger files are reported, not read
     # the tier model's data extended by configuration (regular expressions on images and commands)
     shm_images: tuple[str, ...] = ()  # software that needs /dev/shm

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,17 @@ from shmlint.settings import Settings
 from tests.support import ROOT, corpus_dir, corpus_missing, default_engine
 
 REQUIRE_CORPUS_ENV = "SHMLINT_REQUIRE_CORPUS"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config: pytest.Config) -> object:
+    """``pytest`` runs on every core where pytest-xdist is installed (the ``[test]`` extra has it) and in one
+    process where it is not: ``-n auto`` in ``addopts`` would make plain ``pytest`` a usage error without xdist.
+    ``-n N`` on the command line (``-n 0`` for one process) wins. A wrapper, so it runs before xdist reads it."""
+    worker = hasattr(config, "workerinput") or "PYTEST_XDIST_WORKER" in os.environ  # never a pool in a worker
+    if not worker and config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None) is None:
+        config.option.numprocesses = "auto"
+    return (yield)
 
 
 def pytest_report_header() -> str:
@@ -35,6 +48,40 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT
+
+
+#: what a test that drops to the unprivileged user needs of the copy: to find and read shmlint's modules
+NOBODY_READS = "import os, sys; os.setgroups([]); os.setgid(65534); os.setuid(65534); open(sys.argv[1]).close()"
+
+
+@pytest.fixture(scope="session")
+def nobody_pythonpath() -> Iterator[str]:
+    """A PYTHONPATH with shmlint's package and rule catalog that the user 'nobody' (uid 65534) can read: the clone
+    may sit under a folder only its owner can enter (``mktemp -d``, many home folders), and what a test imports
+    after dropping privileges is read as that user. Skips, saying why, when not root or when 'nobody' cannot read
+    the copy (a temporary folder it cannot enter)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to drop privileges to 'nobody'")
+    folder = Path(tempfile.mkdtemp(prefix="shmlint-nobody-"))
+    try:
+        for name in ("shmlint", "rules"):
+            shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        probe = subprocess.run(
+            [sys.executable, "-c", NOBODY_READS, str(folder / "shmlint" / "cli.py")],
+            cwd="/",
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        if probe.returncode != 0:
+            why = (probe.stderr.strip().splitlines() or ["no message"])[-1]
+            pytest.skip(f"user 'nobody' cannot read a copy of shmlint in {folder}: {why}")
+        yield str(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

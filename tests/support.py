@@ -35,6 +35,9 @@ def default_engine() -> Engine:
 
 CORPUS_ENV = "SHMLINT_CORPUS"
 #: where CI lays the shared corpus: a sibling of the checkout
+#: how YAML nested too deeply is refused: by shmlint's own bound (``yamlnodes.MAX_DEPTH``), or, from PyYAML 6.0.4
+#: on, by its libyaml, which stops at the same depth first with its own words (tests/test_yaml_nesting.py)
+NESTING_REFUSED = r"nesting deeper than 1000 levels|exceeded maximum nesting depth"
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
 
 

@@ -26,7 +26,7 @@ POD = (FIXTURES / "examples" / "trainer-deployment.yaml").read_text(encoding="ut
 def test_action_yml_is_a_complete_composite_action() -> None:
     assert {"name", "description", "inputs", "outputs", "runs"} <= ACTION.keys()
     assert ACTION["runs"]["using"] == "composite"
-    assert set(ACTION["inputs"]) == {"paths", "format", "fail-on", "config", "sarif"}
+    assert set(ACTION["inputs"]) == {"paths", "format", "fail-on", "config", "sarif", "setup-python", "python-version"}
     for name, spec in ACTION["inputs"].items():
         assert spec["description"] and "default" in spec, name
     for step in STEPS:
@@ -36,7 +36,9 @@ def test_action_yml_is_a_complete_composite_action() -> None:
 
 
 def test_every_input_reaches_a_step_through_env_only() -> None:
-    environment = " ".join(str(value) for step in STEPS for value in step.get("env", {}).values())
+    environment = " ".join(
+        str(value) for step in STEPS for key in ("env", "with") for value in step.get(key, {}).values()
+    )
     conditions = " ".join(str(step.get("if", "")) for step in STEPS)
     for name in ACTION["inputs"]:
         assert f"inputs.{name} " in f"{environment} {conditions}".replace("}}", " }}"), name
@@ -61,6 +63,30 @@ def test_the_action_installs_its_own_checkout() -> None:
     install = next(step for step in STEPS if step.get("id") == "install")
     assert install["env"]["ACTION_PATH"] == "${{ github.action_path }}"
     assert '"$ACTION_PATH"' in install["run"]
+
+
+def test_the_action_sets_up_its_own_python_unless_told_not_to() -> None:
+    """The runner's Python does not matter (ubuntu-22.04 has 3.10): setup-python installs one for shmlint alone."""
+    setup = next(step for step in STEPS if step.get("id") == "python")
+    assert setup["uses"].startswith("actions/setup-python@") and setup["if"] == "${{ inputs.setup-python != 'false' }}"
+    assert setup["with"] == {"python-version": "${{ inputs.python-version }}", "update-environment": False}
+    assert ACTION["inputs"]["setup-python"]["default"] == "true"
+    assert re.fullmatch(r"3\.(1[1-9]|[2-9]\d)", ACTION["inputs"]["python-version"]["default"])
+    assert "3.11 or newer" in ACTION["inputs"]["python-version"]["description"]
+    install = next(step for step in STEPS if step.get("id") == "install")
+    assert install["env"]["BASE_PYTHON"] == "${{ steps.python.outputs.python-path }}"
+
+
+def test_a_python_older_than_3_11_is_a_clear_error(tmp_path: Path) -> None:
+    """With setup-python off, the install step refuses an old Python with an error annotation, before pip."""
+    old = tmp_path / "python3.10"
+    old.write_text('#!/bin/sh\ncase "$1" in --version) echo "Python 3.10.12";; *) exit 1;; esac\n')
+    old.chmod(0o755)
+    install = next(step for step in STEPS if step.get("id") == "install")
+    env = {"PATH": os.environ["PATH"], "BASE_PYTHON": str(old), "VENV": str(tmp_path / "venv"), "ACTION_PATH": "."}
+    done = subprocess.run(["bash", "-e", "-c", install["run"]], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and not (tmp_path / "venv").exists()
+    assert "::error title=shmlint::shmlint needs Python 3.11 or newer, found Python 3.10.12" in done.stdout
 
 
 @pytest.fixture
@@ -138,6 +164,21 @@ def test_sarif_instead_of_annotations(tmp_path: Path, repo: Path) -> None:
     assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["SHM001"]
     assert Path(outputs["sarif-file"]).parent == tmp_path / "runner" / "temp"
     assert outputs["findings"] == "1" and "| error | SHM001 missing-shm |" in table
+
+
+def test_a_usage_error_is_said_once_and_leaves_no_sarif_to_upload(tmp_path: Path, repo: Path) -> None:
+    """A red step from an error (nothing checked) uploads no SARIF: an empty log would tell code scanning that every
+    open alert is fixed. A log an earlier run left in the runner's temporary folder is not taken for this one's."""
+    stale = tmp_path / "runner" / "temp" / "shmlint.sarif"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_text('{"version": "2.1.0", "runs": []}')
+    done, outputs, _ = run_step(tmp_path, paths="missing.yaml", sarif="true")
+    assert done.returncode == 2 and outputs["exit-code"] == "2" and outputs["sarif-file"] == ""
+    assert done.stderr.count("no such file or folder: 'missing.yaml'") == 1, done.stderr
+    assert "no SARIF uploaded" in done.stderr and not stale.exists()
+    (repo / "trainer.yaml").write_text(POD)
+    done, outputs, _ = run_step(tmp_path, paths="trainer.yaml missing.yaml", format="text")
+    assert done.returncode == 2 and done.stderr.count("no such file or folder") == 1, done.stderr
 
 
 def test_a_clean_tree_passes(tmp_path: Path, repo: Path) -> None:

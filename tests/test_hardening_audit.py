@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import ROOT
+from tests.support import NESTING_REFUSED, ROOT
 
 LIMIT = 10 * 1024 * 1024
 ITEMS = (LIMIT - 8192) // 2
@@ -43,7 +43,7 @@ def _fill(piece: str) -> str:
 
 
 SHAPES = {
-    "deep-flow-nest": ("deep.yaml", SIGNAL + "a: " + "[" * (ITEMS // 2) + "]" * (ITEMS // 2) + "\n", "nesting deeper"),
+    "deep-flow-nest": ("deep.yaml", SIGNAL + "a: " + "[" * (ITEMS // 2) + "]" * (ITEMS // 2) + "\n", "nesting"),
     "flow-around-items": ("around.yaml", SIGNAL + "a: " + "[" * 990 + "1," * (ITEMS - 1000) + "1" + "]" * 990, "too complex"),
     "no-signal-flow-around-items": ("plain.yaml", "a: " + "[" * 900 + "1," * (ITEMS - 1000) + "1" + "]" * 900, "too complex"),
     "flow-sequence": ("flow.yaml", SIGNAL + "data: [" + "1," * (ITEMS - 10) + "1]\n", "too complex"),
@@ -107,7 +107,7 @@ def test_flow_work_is_bounded_before_composing() -> None:
     started = time.perf_counter()
     with pytest.raises(TooComplex, match="flow collections nested"):
         compose(SourceText("a.yaml", around))
-    with pytest.raises(YamlError, match="nesting deeper than 1000 levels"):
+    with pytest.raises(YamlError, match=NESTING_REFUSED):  # shmlint's words, or PyYAML 6.0.4's
         compose(SourceText("d.yaml", "a: " + "[" * 300_000 + "]" * 300_000 + "\n"))
     assert time.perf_counter() - started < 20
     shallow = "a: [[" + "1," * 1000 + "1]]\n"  # ordinary flow content is composed as before

@@ -435,20 +435,19 @@ main()
 """
 
 
-def run_as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def run_as_nobody(*args: str, cwd: Path, pythonpath: str) -> subprocess.CompletedProcess:
     (cwd / "warm").mkdir(exist_ok=True)
     (cwd / "warm" / "pod.yaml").write_text(POD)
-    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": pythonpath}
     return subprocess.run(
         [sys.executable, "-c", DROP_PRIVILEGES, *args], cwd=cwd, capture_output=True, timeout=60, env=env, check=False
     )
 
 
 @pytest.fixture
-def shared_tmp():
-    """A folder the unprivileged user can enter (pytest's tmp_path is private to root)."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to drop privileges to 'nobody'")
+def shared_tmp(nobody_pythonpath: str):
+    """A folder the unprivileged user can enter (pytest's tmp_path is private to root); skips, saying why, where
+    'nobody' cannot run shmlint (``nobody_pythonpath``)."""
     folder = Path(f"/tmp/shmlint-hostile-{uuid.uuid4().hex}")
     folder.mkdir(mode=0o755)
     folder.chmod(0o755)
@@ -459,14 +458,14 @@ def shared_tmp():
     shutil.rmtree(folder)
 
 
-def assert_unreadable_file_reported(shared_tmp: Path, *paths: str) -> None:
+def assert_unreadable_file_reported(shared_tmp: Path, pythonpath: str, *paths: str) -> None:
     """good.yaml readable, secret.yaml not: checking ``paths`` as 'nobody' reports secret.yaml as SHM000 and still
     checks good.yaml."""
     (shared_tmp / "good.yaml").write_text(POD)
     (shared_tmp / "good.yaml").chmod(0o644)
     (shared_tmp / "secret.yaml").write_text(POD)
     (shared_tmp / "secret.yaml").chmod(0o000)
-    result = run_as_nobody("check", "--format", "json", *paths, cwd=shared_tmp)
+    result = run_as_nobody("check", "--format", "json", *paths, cwd=shared_tmp, pythonpath=pythonpath)
     assert_no_crash(result)
     assert result.returncode == 1, text(result.stderr)
     document = json.loads(result.stdout)
@@ -475,18 +474,18 @@ def assert_unreadable_file_reported(shared_tmp: Path, *paths: str) -> None:
     assert finding["code"] == "SHM000" and "permission denied" in finding["message"].lower()
 
 
-def test_unreadable_file_as_unprivileged_user(shared_tmp: Path) -> None:
+def test_unreadable_file_as_unprivileged_user(shared_tmp: Path, nobody_pythonpath: str) -> None:
     """chmod 000 does not stop root, so the check runs as 'nobody' (privileges dropped after the imports)."""
-    assert_unreadable_file_reported(shared_tmp, ".")
+    assert_unreadable_file_reported(shared_tmp, nobody_pythonpath, ".")
 
 
-def test_unreadable_file_named_on_the_command_line(shared_tmp: Path) -> None:
+def test_unreadable_file_named_on_the_command_line(shared_tmp: Path, nobody_pythonpath: str) -> None:
     """Found: ``shmlint check good.yaml secret.yaml`` (secret.yaml unreadable) is a usage error (click's Path type
     checks readability: "Path 'secret.yaml' is not readable", exit 2) and good.yaml is not checked either."""
-    assert_unreadable_file_reported(shared_tmp, "good.yaml", "secret.yaml")
+    assert_unreadable_file_reported(shared_tmp, nobody_pythonpath, "good.yaml", "secret.yaml")
 
 
-def test_unreadable_folder_in_a_tree_as_unprivileged_user(shared_tmp: Path) -> None:
+def test_unreadable_folder_in_a_tree_as_unprivileged_user(shared_tmp: Path, nobody_pythonpath: str) -> None:
     """A folder 'nobody' cannot enter: the run goes on, and the folder is reported rather than silently skipped.
 
     Found (first version): 'internal error: PermissionError: ... pyvenv.cfg' from discover._is_venv() (Path.is_file()
@@ -498,7 +497,7 @@ def test_unreadable_folder_in_a_tree_as_unprivileged_user(shared_tmp: Path) -> N
     (shared_tmp / "locked").mkdir()
     (shared_tmp / "locked" / "pod.yaml").write_text(POD)
     (shared_tmp / "locked").chmod(0o000)
-    result = run_as_nobody("check", "--format", "json", ".", cwd=shared_tmp)
+    result = run_as_nobody("check", "--format", "json", ".", cwd=shared_tmp, pythonpath=nobody_pythonpath)
     assert_no_crash(result)
     assert result.returncode == 1, text(result.stderr)
     document = json.loads(result.stdout)

@@ -223,6 +223,7 @@ def test_the_mutation_leaves_no_missing_shm_and_never_touches_what_a_pod_has(tmp
 
 
 @pytest.mark.slow
+@pytest.mark.validation  # a real torch DataLoader (the validation extra)
 def test_mutated_pods_pass_the_validation_suite(tmp_path: Path) -> None:
     """A real DataLoader in the /dev/shm each mutated container gets (bounded: the first four fixture pods the
     mutation changes, one probe each at most 60 s)."""

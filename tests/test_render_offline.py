@@ -411,7 +411,7 @@ def test_render_settings_are_validated_and_shown(tmp_path: Path) -> None:
 
 
 def test_the_sandbox_works_for_a_user_who_is_not_root(
-    server: tuple[str, list[str]], request: pytest.FixtureRequest
+    server: tuple[str, list[str]], request: pytest.FixtureRequest, nobody_pythonpath: str
 ) -> None:
     """Not root: ``unshare --map-root-user --net`` (a user namespace) cuts the network off the same way."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
@@ -433,7 +433,7 @@ def test_the_sandbox_works_for_a_user_who_is_not_root(
         text=True,
         timeout=60,
         cwd="/",
-        env={"PYTHONPATH": str(ROOT), "PATH": os.environ["PATH"]},
+        env={"PYTHONPATH": nobody_pythonpath, "PATH": os.environ["PATH"]},
         check=False,
     )
     assert done.returncode == 0, done.stderr

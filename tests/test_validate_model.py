@@ -86,6 +86,7 @@ def namespace():
     reaper.kill_all()
 
 
+@pytest.mark.validation  # a real torch DataLoader (the validation extra)
 def test_probes_of_the_kuberay_and_suppressed_fixture_agree(namespace) -> None:
     backend, reaper = namespace
     cases = [case for group in _cases(KUBERAY_AND_SUPPRESSED).values() for case in group]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from shmlint.config import find_config, load_effective
 from shmlint.config_error import ConfigError
-from shmlint.discover import SNIFF_BYTES, FileKind, kind_by_content, kind_by_name
+from shmlint.discover import SNIFF_BYTES, FileKind, force_excluded, kind_by_content, kind_by_name
 from shmlint.engine import Engine
 from shmlint.model import Edit, FileResult, Finding
 from shmlint.settings import Settings
@@ -97,6 +97,8 @@ class Analyzer:
             settings = self.settings_for(path)
         except ConfigError as exc:
             return Checked(source, path, kind, FileResult(source.path, source=source), problem=str(exc))
+        if force_excluded(str(path), settings):  # an open file exclude/extend-exclude names: as `check --force-exclude`
+            return Checked(source, path, None, FileResult(source.path, source=source))
         engine = self.engine(settings)
         if (nul := text.find("\0")) != -1:
             return Checked(source, path, kind, engine.invalid(source.path, f"binary file (NUL byte at offset {nul})"))
