@@ -106,7 +106,7 @@ def hook_interpreter(base: Path) -> tuple[str, str]:
 
 
 #: a one-file check may take at most this many times the start of Python importing only what shmlint requires
-ONE_FILE_RATIO = 1.25
+ONE_FILE_RATIO = 1.35
 
 
 def one_file_case(base: Path, corpus: Path, repetitions: int) -> list[bool]:

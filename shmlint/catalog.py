@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import functools
 import os
+from enum import StrEnum
 from typing import Any
 
 import yaml
 
 from shmlint.model import Applicability, WorkloadFormat
+from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
-from shmlint.value import NamedTuple, StrEnum
 
 #: where the catalog is, first found wins: inside the package in an installed wheel (pyproject.toml force-includes
 #: ``rules/`` there), else the checkout's top-level ``rules/`` (a source tree or an editable install)
@@ -104,7 +105,7 @@ def catalog_dir() -> str:
     """Where the rule files are, in a checkout and in an installed wheel alike.
 
     Plain paths rather than ``importlib.resources``: pip always unpacks wheels, and the resources machinery costs
-    a tenth of the start-up budget of a pre-commit run (strings rather than pathlib, for the same reason).
+    a tenth of the start-up budget of a pre-commit run.
     """
     package = os.path.dirname(os.path.realpath(__file__))
     for relative in _FOLDERS:
@@ -147,48 +148,6 @@ def _file_of(code_or_slug: str) -> str | None:
         if code == key or slug.replace("_", "-") == key:
             return name
     return None
-
-
-class RuleHeader(NamedTuple):
-    """What a finding needs of its rule's entry: the slug and the default severity."""
-
-    slug: str
-    severity: Severity
-
-
-@functools.cache
-def header(code: str) -> RuleHeader | None:
-    """The slug and default severity of the rule ``code`` (``SHM001``), read from the top of its catalog file: the
-    parser stops at the first top-level keys that give them (the catalog writes them first), so a rule that
-    reports does not pay for its rationale and examples. Same values as ``lookup`` (a test holds every file)."""
-    name = _file_of(code)
-    if name is None:
-        return None
-    wanted: dict[str, str] = {}
-    depth = 0
-    key: str | None = None  # the top-level key whose value comes next
-    try:
-        with open(os.path.join(catalog_dir(), name), encoding="utf-8") as handle:
-            for event in yaml.parse(handle.read(), Loader=_LOADER):
-                if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                    depth += 1
-                    if depth == 2:  # a nested value: the next top-level scalar is a key again
-                        key = None
-                elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                    depth -= 1
-                elif isinstance(event, yaml.ScalarEvent) and depth == 1:
-                    if key is None:
-                        key = event.value
-                        continue
-                    if key in ("slug", "severity"):
-                        wanted[key] = event.value
-                    if len(wanted) == 2:
-                        return RuleHeader(wanted["slug"], Severity.parse(wanted["severity"]))
-                    key = None
-    except (yaml.YAMLError, KeyError, ValueError) as error:
-        raise CatalogError(f"{name}: invalid catalog entry: {error!r}") from error
-    entry = _rule_from_file(name)  # keys written after nested values: the whole entry says
-    return RuleHeader(entry.slug, entry.severity)
 
 
 @functools.cache

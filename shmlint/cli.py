@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, NoReturn
 
 import click
@@ -17,8 +18,6 @@ from shmlint.settings import UNDECIDED, Settings
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from shmlint.engine import Engine
     from shmlint.model import FileResult, Finding, Report
     from shmlint.source import SourceText
@@ -67,68 +66,8 @@ class _Group(click.Group):
         return super().get_command(ctx, name)
 
 
-def _show_help(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(ctx.get_help(), color=ctx.color)
-        ctx.exit()
-
-
-def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(f"shmlint, version {__version__}", color=ctx.color)
-        ctx.exit()
-
-
-#: ``-h/--help`` and ``--version`` as click makes them, declared here: click builds its own with help texts looked
-#: up in a message catalogue, and the first lookup imports the locale module and searches the disk for catalogues
-#: (about 1.5 ms of every ``shmlint check``). A command that declares ``--help`` gets no automatic one.
-HELP = click.option(
-    "-h",
-    "--help",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=_show_help,
-    help="Show this message and exit.",
-)
-VERSION = click.option(
-    "--version",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=_show_version,
-    help="Show the version and exit.",
-)
-
-
-class FileArgument(click.ParamType):
-    """What ``click.Path`` checks of the paths shmlint takes (that a file exists, that it is not a folder), with
-    the same messages and shell completion; ``click.Path`` looks up its name in the message catalogue each time one
-    is built, which costs a plain ``check`` the locale module (see ``HELP``)."""
-
-    name = "path"
-
-    def __init__(self, *, exists: bool = False, dir_okay: bool = True) -> None:
-        self.exists = exists
-        self.dir_okay = dir_okay
-
-    def convert(self, value: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        what = "Path" if self.dir_okay else "File"
-        if self.exists and not os.path.exists(value):
-            self.fail(f"{what} {value!r} does not exist.", param, ctx)
-        if not self.dir_okay and os.path.isdir(value):
-            self.fail(f"{what} {value!r} is a directory.", param, ctx)
-        return value
-
-    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
-        from click.shell_completion import CompletionItem
-
-        return [CompletionItem(incomplete, type="file")]
-
-
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@VERSION
-@HELP
+@click.version_option(__version__, prog_name="shmlint")
 def cli() -> None:
     """Find GPU and PyTorch containers whose /dev/shm is too small, before they crash."""
 
@@ -182,21 +121,19 @@ def _fix_size_below_minimum(settings: Settings, from_command_line: bool, origin:
     click.echo(f"shmlint: warning: --shm-size: {below}", err=True)
 
 
-def _to_path(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
-    """An option's file as a ``Path``; pathlib is loaded only when the option is given (a plain ``check`` runs on
-    strings: importing pathlib costs a pre-commit run a few milliseconds)."""
-    if value is None:
-        return None
-    from pathlib import Path
-
-    return Path(value)
-
+#: paths as click checks them; whether a file can be read is found out where it is read (an unreadable path is an
+#: SHM000 finding, an unreadable configuration or baseline a clear error), never a usage error
+A_PATH = click.Path(readable=False)
+A_FILE = click.Path(dir_okay=False, readable=False, path_type=Path)
+EXISTING_FILE = click.Path(exists=True, dir_okay=False, readable=False, path_type=Path)
 
 COMMON_CHECK_OPTIONS = [
     click.option("--select", multiple=True, help="Only these rules (codes or slugs, comma-separated)."),
     click.option("--ignore", multiple=True, help="Skip these rules (codes or slugs, comma-separated)."),
     click.option(
-        "--config", type=FileArgument(exists=True, dir_okay=False), callback=_to_path, help="Configuration file."
+        "--config",
+        type=EXISTING_FILE,
+        help="Configuration file.",
     ),
     click.option(
         "--respect-gitignore/--no-respect-gitignore",
@@ -239,7 +176,7 @@ def _existing(ctx: click.Context, param: click.Parameter, values: tuple[str, ...
     return paths
 
 
-PATHS = click.argument("paths", nargs=-1, type=FileArgument(), callback=_existing)
+PATHS = click.argument("paths", nargs=-1, type=A_PATH, callback=_existing)
 
 
 @cli.command()
@@ -252,19 +189,17 @@ PATHS = click.argument("paths", nargs=-1, type=FileArgument(), callback=_existin
     default="text",
     show_default=True,
 )
-@click.option("--output", type=FileArgument(dir_okay=False), callback=_to_path, help="Write the report to a file.")
+@click.option("--output", type=A_FILE, help="Write the report to a file.")
 @click.option(
     "--baseline",
     "baseline_file",
-    type=FileArgument(dir_okay=False),
-    callback=_to_path,
+    type=A_FILE,
     help="Report and fail only on findings this baseline file does not record.",
 )
 @click.option(
     "--write-baseline",
     "write_baseline_file",
-    type=FileArgument(dir_okay=False),
-    callback=_to_path,
+    type=A_FILE,
     help="Record every current finding in this file as accepted (the run then passes).",
 )
 @click.option("--fail-on", type=SEVERITIES, help="Lowest severity that fails the run (default: warning).")
@@ -285,7 +220,6 @@ PATHS = click.argument("paths", nargs=-1, type=FileArgument(), callback=_existin
     help="Render kustomizations and Helm charts: auto (when installed; default), always, never.",
 )
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Build workloads even for files with no signal.")
-@HELP
 def check(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -489,9 +423,8 @@ def _format_report(
 
 
 @cli.command("config")
-@click.argument("path", required=False, type=FileArgument())
-@click.option("--config", type=FileArgument(exists=True, dir_okay=False), callback=_to_path, help="Configuration file.")
-@HELP
+@click.argument("path", required=False, type=A_PATH)
+@click.option("--config", type=EXISTING_FILE, help="Configuration file.")
 def show_config(path: str | None, config: Path | None) -> None:
     """Print the effective configuration for PATH and where each value comes from."""
     from shmlint.config import ConfigError, describe, load_effective
@@ -519,7 +452,6 @@ def _size(text: str | None) -> int | None:
 @click.option("--write", is_flag=True, help="Apply the fixes instead of showing them.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
 @click.option("--shm-size", "shm_size", help="Size to write (default 8Gi; at most half a memory limit).")
-@HELP
 def fix(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -533,8 +465,6 @@ def fix(
     shm_size: str | None,
 ) -> None:
     """Show (or with --write apply) the fixes as a unified diff; exit 1 when something would change."""
-    from pathlib import Path
-
     from shmlint.discover import discover
     from shmlint.fix.run import fix_candidates
     from shmlint.visible import visible
@@ -591,7 +521,6 @@ def _fixable_paths(paths: tuple[str, ...]) -> None:
 
 
 @cli.command()
-@HELP
 def rules() -> None:
     """List every rule with its code, slug, severity and whether it can be fixed."""
     from shmlint.catalog import load_catalog
@@ -604,7 +533,6 @@ def rules() -> None:
 
 @cli.command()
 @click.argument("rule")
-@HELP
 def explain(rule: str) -> None:
     """Show a rule's rationale, sources and examples (by code or slug)."""
     from shmlint.catalog import lookup

@@ -11,20 +11,20 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from shmlint import sizes
 from shmlint.config_error import RULE_WORDS, ConfigError, Problem
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
 from shmlint.severity import Severity
-from shmlint.value import NamedTuple
 from shmlint.visible import quoted
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from shmlint.discover import StrPath
 
 YAML_NAMES = (".shmlint.yaml", ".shmlint.yml")
@@ -47,8 +47,7 @@ class Effective(NamedTuple):
 
 
 def find_config(start: StrPath) -> Path | None:
-    """The nearest configuration at or above ``start`` (a file's folder, or the folder itself). The walk up is
-    done with strings: a run without a configuration file never loads pathlib."""
+    """The nearest configuration at or above ``start`` (a file's folder, or the folder itself)."""
     folder = os.path.realpath(start)  # a symlink loop stays unresolved: look from where the link is
     if not os.path.isdir(folder):
         folder = os.path.dirname(folder)
@@ -56,20 +55,14 @@ def find_config(start: StrPath) -> Path | None:
         for name in YAML_NAMES:
             path = os.path.join(folder, name)
             if os.path.lexists(path):  # a folder, a FIFO, a link out of the tree: there, refused when it is read
-                return _found(path)
+                return Path(path)
         pyproject = os.path.join(folder, "pyproject.toml")
-        if os.path.lexists(pyproject) and _has_tool_table(_found(pyproject)):
-            return _found(pyproject)
+        if os.path.lexists(pyproject) and _has_tool_table(Path(pyproject)):
+            return Path(pyproject)
         above = os.path.dirname(folder)
         if above == folder:
             return None
         folder = above
-
-
-def _found(path: str) -> Path:
-    import pathlib  # a configuration file exists: reading it costs more than loading pathlib
-
-    return pathlib.Path(path)
 
 
 def _has_tool_table(pyproject: Path) -> bool:
@@ -157,6 +150,8 @@ def _size(problems: _Problems, key: str, value: str | int) -> int | None:
 
 
 def _regexes(problems: _Problems, key: str, values: list[str]) -> tuple[str, ...]:
+    """The values that are regular expressions; each other one is a problem (and the file an error)."""
+    valid = []
     for index, value in enumerate(values):
         if not problems.ok(key, index):
             continue
@@ -164,7 +159,9 @@ def _regexes(problems: _Problems, key: str, values: list[str]) -> tuple[str, ...
             re.compile(value)
         except re.error as exc:
             problems.add((key, index), f"{quoted(value)} is not a regular expression: {exc}", value)
-    return tuple(values)
+        else:
+            valid.append(value)
+    return tuple(valid)
 
 
 def _check_patterns(problems: _Problems, data: Mapping[str, Any]) -> None:
@@ -217,16 +214,16 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
     ):
         if key in data and (size := _size(problems, key, data[key])) is not None:
             changes[attribute] = size
-    if "gpu-resources" in data:
-        signals = signals._replace(gpu_resources=signals.gpu_resources + tuple(data["gpu-resources"]))
-    if "torch-images" in data:
-        extra = _regexes(problems, "torch-images", data["torch-images"])
-        signals = signals._replace(torch_images=signals.torch_images + extra)
-    if "torch-commands" in data:
-        extra = _regexes(problems, "torch-commands", data["torch-commands"])
-        signals = signals._replace(torch_commands=signals.torch_commands + extra)
-    if signals is not settings.signals:
-        changes["signals"] = signals
+    if {"gpu-resources", "torch-images", "torch-commands"} & data.keys():
+        resources = tuple(r for i, r in enumerate(data.get("gpu-resources", [])) if problems.ok("gpu-resources", i))
+        images = _regexes(problems, "torch-images", data.get("torch-images", []))
+        commands = _regexes(problems, "torch-commands", data.get("torch-commands", []))
+        changes["signals"] = replace(
+            signals,
+            gpu_resources=signals.gpu_resources + resources,
+            torch_images=signals.torch_images + images,
+            torch_commands=signals.torch_commands + commands,
+        )
     for key in ("shm-images", "shm-commands", "shm-free-images", "shm-free-commands"):
         if key in data:
             changes[key.replace("-", "_")] = _regexes(problems, key, data[key])

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 from shmlint.visible import QUOTED_HEAD, QUOTED_TAIL, excerpt, visible
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from typing import Any
 
 from shmlint.config_error import RULE_WORDS, ConfigError, KeyPath, Problem, dumps
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_INT, bounded_int, long_number_place
-from shmlint.value import NamedTuple
 from shmlint.visible import QUOTED_HEAD, QUOTED_TAIL, excerpt, quoted
 
 #: values a configuration file may hold with its aliases expanded: a real one has a few hundred

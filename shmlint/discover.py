@@ -7,10 +7,11 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple, StrEnum
+from shmlint.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -105,8 +106,7 @@ class FileKind(StrEnum):
     JENKINSFILE = "jenkinsfile"  # a Jenkins pipeline (Groovy): its docker agents
 
 
-#: a path as callers may give it; shmlint's own paths are strings (pathlib costs a pre-commit run milliseconds to
-#: import, and a walk makes one object per file)
+#: a path as callers may give it; discovery's own paths are the strings ``os.walk`` gives (no object per file)
 StrPath = str | os.PathLike[str]
 
 

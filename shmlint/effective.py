@@ -5,9 +5,11 @@ One answer for the rules and for the validation suite, so the suite tests the ve
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmSource, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.sizes import DEFAULT_SHM_BYTES, MIB
-from shmlint.value import NamedTuple, StrEnum
 
 
 class ShmState(StrEnum):

@@ -2,21 +2,19 @@
 
 Parsers produce ``Workload`` values, rules turn them into ``Finding`` values, reporters and fixers consume those.
 Everything here is immutable so stages cannot reach back and change what an earlier stage decided: the value
-types are ``NamedTuple`` classes (a changed copy is ``value._replace(field=...)``), not frozen dataclasses, because
-every ``shmlint check`` defines them all and a frozen dataclass costs about eight times as much to define (and
-``shmlint.value.NamedTuple`` rather than ``typing``'s, which checks every annotation as it defines a class). A
-``Span`` lives with the text it points into (``shmlint.source``) and ``Severity`` on its own
-(``shmlint.severity``).
+types are ``NamedTuple`` classes (``shmlint.named_tuple``; a changed copy is ``value._replace(field=...)``). A
+``Span`` lives with the text it points into (``shmlint.source``) and ``Severity`` on its own (``shmlint.severity``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import IntEnum, StrEnum
 from typing import Any
 
+from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
 from shmlint.source import SourceText, Span
-from shmlint.value import IntEnum, NamedTuple, StrEnum
 
 
 class WorkloadFormat(StrEnum):

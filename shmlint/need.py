@@ -18,8 +18,8 @@ from typing import Protocol
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Need, Tier, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.signals import split_image
-from shmlint.value import NamedTuple
 
 
 class Searcher(Protocol):

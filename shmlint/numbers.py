@@ -12,7 +12,7 @@ import re
 import sys
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 #: above any count, size in bytes or line number a real file holds (2**63 - 1, the largest docker and Kubernetes
 #: take); a longer run of digits is refused before it is converted

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 
 from shmlint.discover import DEFAULT_EXCLUDE, StrPath
+from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
 from shmlint.signals import Signals
 from shmlint.sizes import DEFAULT_MIN_SHM_BYTES, GIB
-from shmlint.value import NamedTuple
 
 #: the code of a file that could not be read or parsed
 INPUT_ERROR = "SHM000"

@@ -3,7 +3,7 @@ else is loaded."""
 
 from __future__ import annotations
 
-from shmlint.value import IntEnum
+from enum import IntEnum
 
 
 class Severity(IntEnum):

@@ -9,12 +9,12 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable
-from functools import cached_property
+from dataclasses import dataclass, field
 
 from shmlint.configured_patterns import ConfiguredPattern
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_float, ascii_int
-from shmlint.value import Frozen, NamedTuple
 
 
 class Accelerator(NamedTuple):
@@ -134,6 +134,7 @@ TORCH_IMAGES = (
 
 #: image tags that mark client or SDK images: the name says torch/triton but nothing trains or serves there
 NON_WORKLOAD_TAGS = (r"(^|[-_.])(py3-)?(client)?sdk($|[-_.])",)
+_NON_WORKLOAD_TAG_RE = LazyRegex("|".join(NON_WORKLOAD_TAGS), re.IGNORECASE)
 
 #: regular expressions matched against a container's command and arguments joined by spaces
 TORCH_COMMANDS = (
@@ -162,110 +163,43 @@ MAX_DEVICES = 4096
 NO_GPU_VISIBLE = frozenset({"", "none", "void"})
 
 
-class Signals(Frozen):
-    """What marks a workload as GPU or torch; configuration can extend every list. Immutable, keeping its compiled
-    patterns (``cached_property``) for the whole run."""
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """What marks a workload as GPU or torch; configuration can extend every list. Immutable; the matchers made from
+    the lists (patterns compile on first use) are built with the value and kept for the whole run."""
 
-    FIELDS = (
-        "gpu_resources",
-        "gpu_runtimes",
-        "gpu_envs",
-        "gpu_devices",
-        "counted_resources",
-        "counted_runtimes",
-        "counted_envs",
-        "torch_images",
-        "torch_commands",
-        "torch_model_formats",
-        "utility_commands",
-    )
-    gpu_resources: tuple[str, ...]
-    gpu_runtimes: tuple[str, ...]
-    gpu_envs: tuple[str, ...]
-    gpu_devices: tuple[str, ...]
-    counted_resources: tuple[str, ...]
-    counted_runtimes: tuple[str, ...]
-    counted_envs: tuple[str, ...]
-    torch_images: tuple[str, ...]
-    torch_commands: tuple[str, ...]
-    torch_model_formats: tuple[str, ...]
-    utility_commands: tuple[str, ...]
+    gpu_resources: tuple[str, ...] = GPU_RESOURCES
+    gpu_runtimes: tuple[str, ...] = GPU_RUNTIMES
+    gpu_envs: tuple[str, ...] = GPU_VISIBLE_ENVS
+    gpu_devices: tuple[str, ...] = GPU_DEVICES
+    counted_resources: tuple[str, ...] = COUNTED_RESOURCES
+    counted_runtimes: tuple[str, ...] = COUNTED_RUNTIMES
+    counted_envs: tuple[str, ...] = COUNTED_ENVS
+    torch_images: tuple[str, ...] = TORCH_IMAGES
+    torch_commands: tuple[str, ...] = TORCH_COMMANDS
+    torch_model_formats: tuple[str, ...] = TORCH_MODEL_FORMATS
+    utility_commands: tuple[str, ...] = UTILITY_COMMANDS
+    _matchers: _Matchers = field(init=False, repr=False, compare=False)
 
-    def __init__(
-        self,
-        gpu_resources: tuple[str, ...] = GPU_RESOURCES,
-        gpu_runtimes: tuple[str, ...] = GPU_RUNTIMES,
-        gpu_envs: tuple[str, ...] = GPU_VISIBLE_ENVS,
-        gpu_devices: tuple[str, ...] = GPU_DEVICES,
-        counted_resources: tuple[str, ...] = COUNTED_RESOURCES,
-        counted_runtimes: tuple[str, ...] = COUNTED_RUNTIMES,
-        counted_envs: tuple[str, ...] = COUNTED_ENVS,
-        torch_images: tuple[str, ...] = TORCH_IMAGES,
-        torch_commands: tuple[str, ...] = TORCH_COMMANDS,
-        torch_model_formats: tuple[str, ...] = TORCH_MODEL_FORMATS,
-        utility_commands: tuple[str, ...] = UTILITY_COMMANDS,
-    ) -> None:
-        self._init(
-            gpu_resources,
-            gpu_runtimes,
-            gpu_envs,
-            gpu_devices,
-            counted_resources,
-            counted_runtimes,
-            counted_envs,
-            torch_images,
-            torch_commands,
-            torch_model_formats,
-            utility_commands,
-        )
-
-    @cached_property
-    def _image_res(self) -> tuple[LazyRegex[str], ...]:
-        return _builtin_patterns(self.torch_images, TORCH_IMAGES)
-
-    @cached_property
-    def _command_res(self) -> tuple[LazyRegex[str], ...]:
-        return _builtin_patterns(self.torch_commands, TORCH_COMMANDS)
-
-    @cached_property
-    def _configured_image(self) -> ConfiguredPattern | None:
-        return _configured("torch-images", self.torch_images, TORCH_IMAGES)
-
-    @cached_property
-    def _configured_command(self) -> ConfiguredPattern | None:
-        return _configured("torch-commands", self.torch_commands, TORCH_COMMANDS)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_matchers", _Matchers.of(self))
 
     @property
     def configured(self) -> bool:
         """Configuration added torch patterns or GPU resources: the prefilter cannot know their words."""
+        matchers = self._matchers
         return (
-            self._configured_image is not None
-            or self._configured_command is not None
+            matchers.configured_image is not None
+            or matchers.configured_command is not None
             or any(glob not in GPU_RESOURCES for glob in self.gpu_resources)
         )
 
-    @cached_property
-    def _gpu_resource_globs(self) -> Globs:
-        return Globs(self.gpu_resources)
-
-    @cached_property
-    def _counted_resource_globs(self) -> Globs:
-        return Globs(self.counted_resources)
-
-    @cached_property
-    def _gpu_device_globs(self) -> Globs:
-        return Globs(self.gpu_devices)
-
-    @cached_property
-    def _non_workload_tag_re(self) -> LazyRegex[str]:
-        return LazyRegex("|".join(NON_WORKLOAD_TAGS), re.IGNORECASE)
-
     def is_gpu_resource(self, name: str) -> bool:
-        return self._gpu_resource_globs.match(name)
+        return self._matchers.gpu_resource_globs.match(name)
 
     def is_counted_resource(self, name: str) -> bool:
         """A GPU resource whose count matters for /dev/shm (several in one container talk through it)."""
-        return self._counted_resource_globs.match(name)
+        return self._matchers.counted_resource_globs.match(name)
 
     def is_counted_runtime(self, name: str) -> bool:
         """A runtime or compose device driver of a counted GPU kind (``nvidia``, ``amd``)."""
@@ -279,7 +213,7 @@ class Signals(Frozen):
         ``:container-path:permissions`` (``/dev/dri:/dev/dri``) or a CDI name (``nvidia.com/gpu=all``)."""
         if not device.startswith("/"):
             return self.is_gpu_resource(device.split("=", 1)[0])
-        return self._gpu_device_globs.match(device.split(":", 1)[0])
+        return self._matchers.gpu_device_globs.match(device.split(":", 1)[0])
 
     def is_torch_model_format(self, name: str) -> bool:
         return name.lower() in self.torch_model_formats
@@ -290,27 +224,54 @@ class Signals(Frozen):
 
     def is_torch_image(self, image: str) -> bool:
         repository, tag = split_image(image)
-        if tag and self._non_workload_tag_re.search(tag):
+        if tag and _NON_WORKLOAD_TAG_RE.search(tag):
             return False
-        if any(pattern.search(repository) for pattern in self._image_res):
+        matchers = self._matchers
+        if any(pattern.search(repository) for pattern in matchers.image_res):
             return True
-        return self._configured_image is not None and self._configured_image.search(repository) is not None
+        return matchers.configured_image is not None and matchers.configured_image.search(repository) is not None
 
     def torch_command(self, command: str) -> str | None:
         """The part of a command line that launches torch, or None: the leftmost match, the first pattern's of
         those that start there (what the patterns joined by ``|`` would match)."""
+        matchers = self._matchers
         match = None
-        for pattern in self._command_res:
+        for pattern in matchers.command_res:
             candidate = pattern.search(command)
             if candidate is not None and (match is None or candidate.start() < match.start()):
                 match = candidate
-        if match is None and self._configured_command is not None:
-            found = self._configured_command.search(command)
+        if match is None and matchers.configured_command is not None:
+            found = matchers.configured_command.search(command)
             return found.strip() if found is not None else None
         return match.group(0).strip() if match else None
 
     def is_utility_command(self, words: list[str]) -> bool:
         return bool(words) and words[0].rsplit("/", 1)[-1] in self.utility_commands
+
+
+class _Matchers(NamedTuple):
+    """What ``Signals`` matches with, made from its lists: the built-in patterns on ``re``, what configuration added
+    on the bounded engine, and globs."""
+
+    image_res: tuple[LazyRegex[str], ...]
+    command_res: tuple[LazyRegex[str], ...]
+    configured_image: ConfiguredPattern | None
+    configured_command: ConfiguredPattern | None
+    gpu_resource_globs: Globs
+    counted_resource_globs: Globs
+    gpu_device_globs: Globs
+
+    @classmethod
+    def of(cls, signals: Signals) -> _Matchers:
+        return cls(
+            _builtin_patterns(signals.torch_images, TORCH_IMAGES),
+            _builtin_patterns(signals.torch_commands, TORCH_COMMANDS),
+            _configured("torch-images", signals.torch_images, TORCH_IMAGES),
+            _configured("torch-commands", signals.torch_commands, TORCH_COMMANDS),
+            Globs(signals.gpu_resources),
+            Globs(signals.counted_resources),
+            Globs(signals.gpu_devices),
+        )
 
 
 class Globs:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 KIB = 1024
 MIB = 1024**2

@@ -10,9 +10,9 @@ import bisect
 import codecs
 import os
 import stat
-from functools import cached_property
+from dataclasses import dataclass, field
 
-from shmlint.value import Frozen, NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -37,17 +37,34 @@ class InputError(Exception):
     """A file that cannot be read as text; carries a message meant for people."""
 
 
-class SourceText(Frozen):
-    """The decoded text of one file plus what is needed to encode it again unchanged."""
+@dataclass(frozen=True, slots=True)
+class SourceText:
+    """The decoded text of one file plus what is needed to encode it again unchanged. Where its lines start and
+    its line break (``newline``: inserted lines match it, CRLF files stay CRLF, lone-CR files lone CR) are worked
+    out once, as the value is made: locating a finding and writing a fix both need them."""
 
-    FIELDS = ("path", "text", "encoding", "bom")
     path: str
     text: str
-    encoding: str
-    bom: bytes
+    encoding: str = "utf-8"
+    bom: bytes = b""
+    line_starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    newline: str = field(init=False, repr=False, compare=False)
 
-    def __init__(self, path: str, text: str, encoding: str = "utf-8", bom: bytes = b"") -> None:
-        self._init(path, text, encoding, bom)
+    def __post_init__(self) -> None:
+        text = self.text
+        # what ends a line: ``\n`` (also in CRLF files), or ``\r`` in old Mac files that have no ``\n`` at all
+        line_break = "\r" if "\n" not in text and "\r" in text else "\n"
+        starts = [0]
+        position = text.find(line_break)
+        while position != -1:
+            starts.append(position + 1)
+            position = text.find(line_break, position + 1)
+        if line_break == "\r":
+            newline = "\r"
+        else:
+            newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1 or None] else "\n"
+        object.__setattr__(self, "line_starts", tuple(starts))
+        object.__setattr__(self, "newline", newline)
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> SourceText:
@@ -63,25 +80,14 @@ class SourceText(Frozen):
             raise InputError(f"binary file (NUL byte at offset {nul})")
         return cls(path, data.decode("utf-8", "surrogateescape"))
 
+    def with_text(self, text: str) -> SourceText:
+        """The same file holding other text (a fix's result, a part cut out): the path, encoding and BOM kept."""
+        return SourceText(self.path, text, self.encoding, self.bom)
+
     def encode(self, text: str | None = None) -> bytes:
         body = self.text if text is None else text
         errors = "surrogateescape" if self.encoding == "utf-8" else "strict"
         return self.bom + body.encode(self.encoding, errors)
-
-    @cached_property
-    def line_starts(self) -> list[int]:
-        starts = [0]
-        find = self.text.find
-        pos = find(self._break)
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find(self._break, pos + 1)
-        return starts
-
-    @cached_property
-    def _break(self) -> str:
-        """What ends a line: ``\n`` (also in CRLF files), or ``\r`` in old Mac files that have no ``\n`` at all."""
-        return "\r" if "\n" not in self.text and "\r" in self.text else "\n"
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset."""
@@ -98,13 +104,6 @@ class SourceText(Frozen):
         start = self.line_starts[line - 1]
         end = self.line_starts[line] - 1 if line < len(self.line_starts) else len(self.text)
         return self.text[start:end].rstrip("\r")
-
-    @cached_property
-    def newline(self) -> str:
-        """The file's line break, so inserted lines match (CRLF files stay CRLF, lone-CR files lone CR)."""
-        if self._break == "\r":
-            return "\r"
-        return "\r\n" if "\r\n" in self.text[: self.text.find("\n") + 1 or None] else "\n"
 
 
 def read_bytes(path: os.PathLike[str] | str, limit: int) -> bytes:

@@ -19,7 +19,7 @@ PACKAGE = ROOT / "shmlint"
 
 #: lowest first; a unit is a top-level module or subpackage of shmlint
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"value", "lazy_regex", "required_words", "data", "numbers", "visible"}),
+    frozenset({"named_tuple", "lazy_regex", "required_words", "data", "numbers", "visible"}),
     frozenset(
         {
             "shmlint",

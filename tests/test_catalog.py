@@ -193,31 +193,3 @@ def test_wheel_ships_the_catalog_and_loads_it(wheel: Path, tmp_path: Path) -> No
     assert Path(seen["module"]).is_relative_to(installed)
     assert Path(seen["dir"]) == installed / "shmlint" / "data" / "rules"
     assert seen["codes"] == seen["registry"] == sorted(load_catalog())
-
-
-def test_the_header_a_finding_reads_is_the_entrys_slug_and_severity() -> None:
-    """``header`` stops parsing at the first top-level slug and severity; it must say what the whole entry says."""
-    from shmlint.catalog import header
-
-    for code, entry in load_catalog().items():
-        assert header(code) == (entry.slug, entry.severity), code
-    assert header("SHM999") is None
-
-
-def test_a_header_written_after_nested_values_is_still_found(tmp_path: Path, monkeypatch) -> None:
-    """The scan counts nesting: a ``slug:`` inside a nested mapping is not the rule's, and keys written late are
-    still found."""
-    from shmlint import catalog
-
-    (tmp_path / "shm998_late_keys.yaml").write_text(
-        "code: SHM998\nfix: {slug: nested, severity: info}\nexamples:\n  - {severity: warning}\n"
-        "slug: late-keys\nseverity: error\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setattr(catalog, "catalog_dir", lambda: str(tmp_path))
-    monkeypatch.setattr(catalog, "_rule_files", lambda: ("shm998_late_keys.yaml",))
-    catalog.header.cache_clear()
-    try:
-        assert catalog.header("SHM998") == ("late-keys", Severity.ERROR)
-    finally:
-        catalog.header.cache_clear()

@@ -9,7 +9,6 @@ asserted, since a shared machine makes timings flaky, but what is imported is ex
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import FIXTURES, ROOT
+from tests.support import FIXTURES
 from tests.test_startup import imported
 
 #: never on the path of a plain ``check`` of one file, clean or flagged
@@ -31,10 +30,6 @@ NEVER = (
     "multiprocessing",
     "pathspec",  # only for exclude patterns beyond names
     "regex",  # only for configured patterns
-    "pathlib",  # paths are strings on the check path: pathlib brings urllib.parse and ipaddress (milliseconds)
-    "urllib.parse",
-    "locale",  # click's message lookups (its automatic --help, click.Path) load it; shmlint declares its own
-    "dataclasses",  # values on the check path are NamedTuples and Frozen objects, cheap to define
     "shmlint.required_words",  # the built-in patterns' words are built data; only configured patterns need it
     "shmlint.build_data",
     "shmlint.extract.kserve",  # only a file that names a ServingRuntime, or an InferenceService's predictor
@@ -101,24 +96,3 @@ def test_a_flagged_file_reads_the_compiled_tier_data_and_nothing_heavy(shmlint_p
     assert {"shmlint.need", "shmlint.data.shm_need", "shmlint.rules.registry"} <= modules  # the control
     assert not _among(modules, NEVER)
     assert "shmlint.suppress" not in modules  # no comment, annotation or per-file-ignore can apply here
-
-
-def test_a_check_runs_on_strings_without_pathlib(flagged: Path) -> None:
-    """Observed where nothing else loads pathlib first: ``-S`` leaves out site-packages' ``.pth`` files (this
-    machine's certificate hook imports pathlib in every interpreter), with shmlint and its two libraries put on the
-    path by hand."""
-    import click
-    import yaml
-
-    path = os.pathsep.join(str(Path(module.__file__).parent.parent) for module in (click, yaml))
-    done = subprocess.run(
-        [sys.executable, "-S", "-X", "importtime", "-m", "shmlint", "check", str(flagged)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), path])},
-        check=False,
-    )
-    modules = imported(done.stderr)
-    assert done.returncode == 1, done.stderr[-2000:]
-    assert "shmlint.rules.registry" in modules  # the control: the check ran
-    assert not _among(modules, ("pathlib", "urllib.parse", "ipaddress", "dataclasses", "locale"))

@@ -140,23 +140,16 @@ def test_annotation_on_the_pod_template_suppresses(tmp_path: Path, invoke) -> No
     assert invoke("check", str(tmp_path)).exit_code == 0
 
 
-@pytest.mark.parametrize(
-    ("exists", "dir_okay", "value"),
-    [(True, False, "no-such-file.yaml"), (False, False, "."), (True, False, "."), (False, True, "anything")],
-)
-def test_file_arguments_say_what_click_path_says(exists: bool, dir_okay: bool, value: str) -> None:
-    """shmlint's FileArgument stands in for click.Path (which loads the locale module on every start): the same
-    checks and the same messages for the cases shmlint uses."""
-    import click
+def test_a_file_option_says_what_is_wrong_with_the_file(tmp_path: Path, invoke) -> None:
+    """A missing configuration file, or a folder where a report file goes, is a usage error naming the option."""
+    missing = invoke("check", str(tmp_path), "--config", str(tmp_path / "none.yaml"))
+    assert missing.exit_code == 2 and "--config" in missing.stderr and "does not exist" in missing.stderr
+    folder = invoke("check", str(tmp_path), "--output", str(tmp_path))
+    assert folder.exit_code == 2 and "--output" in folder.stderr and "is a directory" in folder.stderr
 
-    from shmlint.cli import FileArgument
 
-    def outcome(kind: click.ParamType) -> str:
-        try:
-            return str(kind.convert(value, None, None))
-        except click.BadParameter as exc:
-            return exc.message
-
-    assert outcome(FileArgument(exists=exists, dir_okay=dir_okay)) == outcome(
-        click.Path(exists=exists, dir_okay=dir_okay)
-    )
+@pytest.mark.parametrize("command", [(), ("check",), ("fix",), ("config",), ("rules",), ("explain",), ("size",)])
+def test_h_is_help_for_every_command(command: tuple[str, ...], invoke) -> None:
+    short, long = invoke(*command, "-h"), invoke(*command, "--help")
+    assert short.exit_code == long.exit_code == 0
+    assert short.stdout == long.stdout and "Usage: " in short.stdout and "-h, --help" in short.stdout

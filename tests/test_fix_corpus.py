@@ -175,7 +175,7 @@ def test_corpus_file_fixes_cleanly(row: dict[str, str], corpus: Path, tmp_path: 
     assert not [f for f in after.findings if f.code == "SHM000"], after.findings
     left = _safe_fixable(after.findings)
     assert not left, f"safe-fixable findings survived: {[f'{f.code} {f.message}' for f in left]}"
-    assert not fix_source(ENGINE, source._replace(text=result.text), kind, path).changed
+    assert not fix_source(ENGINE, source.with_text(result.text), kind, path).changed
     again = invoke("fix", "--undecided=show", str(path))
     assert again.exit_code == 0 and again.stdout == "", again.output
 

@@ -78,7 +78,7 @@ def test_fixture_fix(engine: Engine, path: Path, tmp_path: Path) -> None:
     result = fix_source(engine, checked.source, candidate.kind, path, unsafe=unsafe)
     assert not result.problems
     snapshot(path.with_name(path.name + ".fixed"), result.text)
-    after = engine.check_source(checked.source._replace(text=result.text), candidate.kind, path)
+    after = engine.check_source(checked.source.with_text(result.text), candidate.kind, path)
     left = [f for f in after.findings if f.fix and (unsafe or f.fix.applicability is Applicability.SAFE)]
     assert not left, f"a fixable finding survived the fix: {[f.message for f in left]}"
     assert not [f for f in after.findings if f.code == "SHM000"]

@@ -33,7 +33,7 @@ def test_real_file_findings_and_fix(engine: Engine, entry: dict[str, str]) -> No
     assert not fixed.problems
     if any(f.fixable for f in result.findings):
         assert fixed.changed
-        after = source._replace(text=fixed.text)
+        after = source.with_text(fixed.text)
         assert parse_error(after, kind, strict=True) is None
         assert not any(f.fixable for f in engine.check_source(after, kind, path).findings)
         # byte-minimal: the fix inserts text, and at most rewrites a size value

@@ -97,3 +97,22 @@ def test_no_binary_over_100_kb_is_tracked() -> None:
         if path.is_file() and path.stat().st_size > MAX_BINARY_BYTES and b"\0" in path.read_bytes()[:8192]:
             too_big.append(f"{path.relative_to(ROOT)} ({path.stat().st_size} bytes)")
     assert not too_big, too_big
+
+
+def test_the_workflow_runs_the_suite_where_the_readme_says_shmlint_runs() -> None:
+    """Python 3.11 or later on Linux, macOS and Windows (README, Supported platforms): the GitHub Actions workflow
+    runs the suite on each supported Python for each system, installed with the README's own command."""
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "test.yml").read_text(encoding="utf-8"))
+    test = workflow["jobs"]["test"]
+    matrix = test["strategy"]["matrix"]
+    assert set(matrix["os"]) == {"ubuntu-latest", "macos-latest", "windows-latest"}
+    assert matrix["python"] == ["3.11", "3.12", "3.13"]
+    assert pyproject()["project"]["requires-python"] == f">={matrix['python'][0]}"
+    install, suite = (
+        (ROOT / "README.md").read_text(encoding="utf-8").split("```sh\n", 1)[1].splitlines()[1].split(" && ")
+    )
+    runs = [step.get("run", "") for step in test["steps"]]
+    assert install.replace("python3", "python") in runs
+    assert suite.replace("python3", "python") in runs

@@ -34,7 +34,7 @@ def fixed(engine: Engine, text: str) -> str:
     source = SourceText("flow.py", text)
     outcome = fix_source(engine, source, FileKind.PYTHON, PATH)
     assert not outcome.problems
-    assert parse_error(source._replace(text=outcome.text), FileKind.PYTHON) is None
+    assert parse_error(source.with_text(outcome.text), FileKind.PYTHON) is None
     return outcome.text
 
 

@@ -87,7 +87,7 @@ def test_fix_holds_and_keeps_the_file_readable(engine: Engine, entry: dict[str, 
     source, kind, path, _ = _check(engine, entry)
     result = fix_source(engine, source, kind, path)
     assert result.changed and not result.problems
-    after = engine.check_source(source._replace(text=result.text), kind, path)
+    after = engine.check_source(source.with_text(result.text), kind, path)
     assert not [f for f in after.findings if f.fix and f.fix.applicability is Applicability.SAFE]
     # each fix adds lines or rewrites the one line it lands in (a docker run line, a null volumeMounts)
     rewritten = set(source.text.splitlines()) - set(result.text.splitlines())

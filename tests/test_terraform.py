@@ -31,7 +31,7 @@ def fixed(engine: Engine, text: str) -> str:
     source = SourceText("main.tf", text)
     result = fix_source(engine, source, FileKind.TERRAFORM, PATH)
     assert not result.problems
-    assert parse_error(source._replace(text=result.text), FileKind.TERRAFORM) is None
+    assert parse_error(source.with_text(result.text), FileKind.TERRAFORM) is None
     return result.text
 
 

@@ -48,7 +48,7 @@ def test_the_fix_writes_linux_parameters_into_the_heredoc(engine: Engine) -> Non
     source = SourceText("main.tf", REAL_WORLD.read_text())
     text = fix_source(engine, source, FileKind.TERRAFORM, Path("main.tf")).text
     assert '"linuxParameters": {"sharedMemorySize": 8192}' in text
-    assert parse_error(source._replace(text=text), FileKind.TERRAFORM) is None
+    assert parse_error(source.with_text(text), FileKind.TERRAFORM) is None
     assert not [f for f in check(engine, text).findings if f.code == "SHM001"]
 
 

@@ -10,7 +10,7 @@ from shmlint.source import SourceText, alone
 
 def unwrapped(workload: Workload, target: BlockTarget, source: SourceText) -> tuple[Workload, SourceText]:
     """The workload with its format's own target, and the block alone (same offsets) for that format's writer."""
-    block = source._replace(text=alone(source.text, target.start, target.end))
+    block = source.with_text(alone(source.text, target.start, target.end))
     return workload._replace(target=target.inner), block
 
 
@@ -22,7 +22,7 @@ def verified(edits: list[Edit], target: BlockTarget, block: SourceText) -> list[
     for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
         text = text[: edit.start] + edit.new_text + text[edit.end :]
     try:
-        compose(block._replace(text=text))
+        compose(block.with_text(text))
     except YamlError:
         return []
     return edits

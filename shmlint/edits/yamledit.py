@@ -8,9 +8,9 @@ values and leaves the file untouched.
 from __future__ import annotations
 
 from shmlint.model import Edit
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Node, ScalarNode, SequenceNode
 from shmlint.source import SourceText
-from shmlint.value import NamedTuple
 
 
 class Block(NamedTuple):

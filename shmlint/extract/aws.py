@@ -30,10 +30,10 @@ from shmlint.model import (
     WorkloadFormat,
     WorkloadId,
 )
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
 
 TASK_TYPE = "AWS::ECS::TaskDefinition"
 JOB_TYPE = "AWS::Batch::JobDefinition"

@@ -26,10 +26,10 @@ from shmlint.discover import (
 )
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import BlockTarget, Notice, PodTarget, ServiceTarget, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.prefilter import Prefilter
 from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.extract.kserve import RuntimeIndex
@@ -165,7 +165,7 @@ def _yaml_blocks(
         block = source.text[start:end]
         if not run.prefilter.passes(block) or has_helm_actions(block):
             continue
-        text = source._replace(text=alone(source.text, start, end))
+        text = source.with_text(alone(source.text, start, end))
         try:
             documents = compose(text)
         except YamlError as exc:

@@ -17,13 +17,13 @@ from typing import Protocol, TypeVar
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, FixTarget, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_int
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import MAX_DEVICES, Signals, positive_count
 from shmlint.sizes import MIB, parse_either
 from shmlint.source import Span
-from shmlint.value import NamedTuple
 
 #: ``Size.dialect`` of an integer number of MiB; the fixers write such sizes as a bare integer
 MIB_DIALECT = "mib"

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_int
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
 from shmlint.source import SourceText
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:  # the tier data is read only for an InferenceService whose runtime is not among the files
     from shmlint.need import BuiltinRuntime

@@ -25,12 +25,12 @@ from shmlint.model import (
     WorkloadFormat,
     WorkloadId,
 )
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, device_count, gpu_visible, positive_count
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.extract.kserve import RuntimeIndex

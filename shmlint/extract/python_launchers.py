@@ -32,6 +32,7 @@ from shmlint.model import (
     WorkloadFormat,
     WorkloadId,
 )
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_INT, ascii_int, bounded_int
 from shmlint.parsers.work import TOO_COMPLEX, beyond
 from shmlint.runtime import nccl
@@ -39,7 +40,6 @@ from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import MAX_DEVICES, Signals, device_count, positive_count
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
 
 #: more syntax nodes than any real launcher module; a larger file is refused as too complex, not walked
 MAX_NODES = 200_000

@@ -31,6 +31,7 @@ from shmlint.model import (
     WorkloadFormat,
     WorkloadId,
 )
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.hcl import (
     BOOL,
     CALL,
@@ -52,7 +53,6 @@ from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
 
 KUBERNETES_WORKLOADS = frozenset(
     f"kubernetes_{kind}{version}"

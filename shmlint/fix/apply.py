@@ -67,17 +67,17 @@ def _parsable(
     """The round's fixes and the text they make, if together they keep the file readable; else those that do on
     their own, if together they still do; else none (and the text unchanged)."""
     together = splice(current.text, [e for _, edits in fixes for e in edits])
-    if breaks(current._replace(text=together), kind, original) is None:
+    if breaks(current.with_text(together), kind, original) is None:
         return fixes, together
     good = []
     for finding, edits in fixes:
-        error = breaks(current._replace(text=splice(current.text, edits)), kind, original)
+        error = breaks(current.with_text(splice(current.text, edits)), kind, original)
         if error is None:
             good.append((finding, edits))
         else:
             problems.append(f"{finding.code} fix dropped: it would make the file unparsable ({error})")
     together = splice(current.text, [e for _, edits in good for e in edits])
-    if good and breaks(current._replace(text=together), kind, original) is None:
+    if good and breaks(current.with_text(together), kind, original) is None:
         return good, together
     return [], current.text
 
@@ -106,7 +106,7 @@ def fix_source(
 ) -> FixResult:
     """``checked``: the result of checking ``source``, when the caller has it (saves the first round's check)."""
     if "\r" in source.text and "\n" not in source.text:  # old Mac line breaks: fixed as \n, written back as \r
-        lf = _fix_rounds(engine, source._replace(text=source.text.replace("\r", "\n")), kind, path, unsafe, None)
+        lf = _fix_rounds(engine, source.with_text(source.text.replace("\r", "\n")), kind, path, unsafe, None)
         return replace(lf, source=source, text=lf.text.replace("\n", "\r"))
     return _fix_rounds(engine, source, kind, path, unsafe, checked)
 
@@ -146,7 +146,7 @@ def _fix_rounds(
         good, text = _parsable(current, kind, fixed_now, problems, source)
         if not good:
             break
-        current = current._replace(text=text)
+        current = current.with_text(text)
         if current.text in seen:  # a round that brings back an earlier text: fixes that undo each other
             problems.append("fixes stopped: they undo each other (an unsafe fix and a safe one disagree)")
             break

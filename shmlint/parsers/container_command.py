@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterator, Sequence
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.shell import Word, commands
-from shmlint.value import NamedTuple
 
 _ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 _NAME = LazyRegex(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _ESCAPE = LazyRegex(r"\\(.)", re.DOTALL)

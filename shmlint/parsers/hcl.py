@@ -12,9 +12,9 @@ import re
 from typing import Any
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.work import TOO_COMPLEX
-from shmlint.value import NamedTuple
 
 #: deeper nesting than any real configuration; a hostile file beyond it is refused rather than recursed into
 MAX_DEPTH = 64

@@ -18,9 +18,9 @@ import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.hcl import BOOL, MAX_DEPTH, NULL, NUMBER, OBJECT, STRING, TUPLE, UNKNOWN, Item, Value
-from shmlint.value import NamedTuple
 
 _NUMBER = LazyRegex(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?", re.ASCII)
 _SPACE = LazyRegex(r"[ \t\r\n]*")

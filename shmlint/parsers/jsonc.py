@@ -13,9 +13,9 @@ import json
 import re
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.work import TOO_COMPLEX, beyond
-from shmlint.value import NamedTuple
 
 
 class JsoncError(Exception):

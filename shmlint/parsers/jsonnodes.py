@@ -41,4 +41,4 @@ def compose_json(source: SourceText) -> list[Node]:
     text = source.text
     if "\\u" in text:
         text = _SURROGATE.sub(lambda match: match.group(1) + "\\u003f", text)
-    return compose(source._replace(text=text))
+    return compose(source.with_text(text))

@@ -10,7 +10,7 @@ and starts the unit all the same.
 from __future__ import annotations
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 _SECTION = LazyRegex(r"[ \t]*\[([^\]\n]+)\][ \t]*$")
 _KEY = LazyRegex(r"[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*")

@@ -11,8 +11,8 @@ import re
 from typing import Any
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import long_number_place
-from shmlint.value import NamedTuple
 
 _KEY = LazyRegex(r"[ \t]*([A-Za-z0-9_\-]+|\"[^\"\n]*\")[ \t]*=[ \t]*")
 

@@ -13,6 +13,7 @@ memory limit that caps the size the mutation writes.
 from __future__ import annotations
 
 from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
+from shmlint.named_tuple import NamedTuple
 from shmlint.policy.knowledge import (
     HOST_IPC,
     HOST_SHM_MOUNT,
@@ -30,7 +31,6 @@ from shmlint.policy.re2 import Re2Pattern
 from shmlint.runtime.nccl import SHM_DISABLE
 from shmlint.runtime.shm import SHM_PATH
 from shmlint.severity import Severity
-from shmlint.value import NamedTuple
 
 #: the volume the mutation adds; a name of its own, so that it never merges into a volume the pod has
 VOLUME = "shmlint-dshm"

@@ -7,8 +7,9 @@ Read at run time from ``shmlint/data/shm_need.yaml`` (the source the compiled co
 
 from __future__ import annotations
 
-from shmlint.catalog import header
+from shmlint.catalog import lookup
 from shmlint.model import Tier
+from shmlint.named_tuple import NamedTuple
 from shmlint.policy.re2 import SPACE, Re2Pattern, UnsupportedPattern, glob_to_re2, literal_alternatives, to_re2_pattern
 from shmlint.rules.rule import Rule
 from shmlint.rules.shm001_missing_shm import RULE as MISSING_SHM
@@ -21,7 +22,6 @@ from shmlint.runtime.shm import SHM_PATH
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.signals import NO_GPU_VISIBLE, NON_WORKLOAD_TAGS
-from shmlint.value import NamedTuple
 
 #: the rules an admission policy can judge on a pod, in catalog order
 POD_RULES = (MISSING_SHM, SHM_UNBOUNDED, HOST_IPC, HOST_SHM_MOUNT, NCCL_SHM_DISABLED, IPC_NONE)
@@ -168,7 +168,7 @@ def export(settings: Settings | None = None) -> Knowledge:
     tpu = data["accelerators"].get("tpu_alone")
     rules = []
     for rule in POD_RULES:
-        entry = header(rule.code)
+        entry = lookup(rule.code)
         if entry is None:
             raise LookupError(f"{rule.code} has no catalog entry")
         severity = settings.severity_for(rule.code, entry.severity)

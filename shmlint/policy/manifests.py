@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from shmlint import __version__
+from shmlint.named_tuple import NamedTuple
 from shmlint.policy import cel, rego
 from shmlint.policy.knowledge import IPC_NONE, MISSING_SHM, Knowledge, judged, rule_info
-from shmlint.value import NamedTuple
 
 NAME = "shmlint-dev-shm"
 #: Gatekeeper derives the constraint's kind from the template; the template's name is that kind in lower case

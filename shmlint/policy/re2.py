@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 #: Python's ``\s`` for str patterns: the characters ``str.isspace`` accepts (and ``str.strip`` removes)
 SPACE = r"\t-\r\x{1c}-\x{1f} \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"

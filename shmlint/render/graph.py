@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.source import InputError, read_bytes
-from shmlint.value import NamedTuple
 from shmlint.visible import quoted
 
 #: at most this many kustomizations (the start, its bases, their bases...) are read for one unit

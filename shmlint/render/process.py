@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 RENDER_TIMEOUT_SECONDS = 60
 #: klog's prefix (``E1202 20:58:47.164021   27158 run.go:72] ``): time and pid make two runs print differently

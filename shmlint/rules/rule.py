@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from shmlint.catalog import header
+from shmlint.catalog import lookup
 from shmlint.model import Finding, Fix, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import Span
-from shmlint.value import NamedTuple
 from shmlint.visible import excerpt
 
 #: a rule's implementation: a pure function from one workload to its findings
@@ -52,7 +52,7 @@ class RuleContext:
 
         ``undecided``: the finding rests on software whose /dev/shm need is not known; it is info unless the
         ``undecided`` setting is strict, and then no more than a warning (a guess is never an error)."""
-        entry = header(rule.code)
+        entry = lookup(rule.code)
         if entry is None:
             raise LookupError(f"{rule.code} has no catalog entry")  # the registry meta-test rules this out
         severity = self.settings.severity_for(rule.code, entry.severity)

@@ -7,7 +7,7 @@ shareable, unset), the host's, another container's, or none at all.
 from __future__ import annotations
 
 from shmlint.model import ShmKind
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 #: modes that keep the container's own namespace and so its own /dev/shm at the size it is given
 _OWN = frozenset({"", "private", "shareable"})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import ShmKind, ShmMechanism
-from shmlint.value import NamedTuple
+from shmlint.named_tuple import NamedTuple
 
 _VOLUME_MODE = r"(ro|rw|z|Z|shared|slave|private|rshared|rslave|rprivate|nocopy|cached|delegated|consistent)"
 _VOLUME_MODES = LazyRegex(rf"^{_VOLUME_MODE}(,{_VOLUME_MODE})*$")

@@ -117,7 +117,7 @@ class Analyzer:
         if checked.kind is None or finding.fix is None:
             return []
         edits = edits_for(finding, checked.source)
-        after = checked.source._replace(text=splice(checked.source.text, edits))
+        after = checked.source.with_text(splice(checked.source.text, edits))
         if not edits or breaks(after, checked.kind, checked.source) is not None:
             return []
         return edits

@@ -28,13 +28,13 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
 import shmlint
 from shmlint.runtime.shm import SHM_PATH
 from shmlint.sizes import DEFAULT_SHM_BYTES, format_docker, human
-from shmlint.value import StrEnum
 
 #: where the probe's ``shmlint`` package is imported from, inside a namespace or a container
 PACKAGE_PARENT = str(Path(shmlint.__file__).resolve().parent.parent)

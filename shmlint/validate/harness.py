@@ -205,7 +205,7 @@ def cases_for(engine: Engine, candidate: Candidate, limits: ProbeLimits = ProbeL
     if not flagged:
         return cases
     fixed = fix_source(engine, source, candidate.kind, candidate.path)
-    rechecked = engine.check_source(source._replace(text=fixed.text), candidate.kind, candidate.path)
+    rechecked = engine.check_source(source.with_text(fixed.text), candidate.kind, candidate.path)
     by_identity = {w.id: w for w in _torch_workloads(rechecked)}
     for case in flagged:
         after = by_identity.get(case.identity)

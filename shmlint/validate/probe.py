@@ -24,8 +24,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-
-from shmlint.value import StrEnum
+from enum import StrEnum
 
 EXIT_OK, EXIT_SHM, EXIT_OTHER = 0, 3, 4
 FILL_TIMEOUT_SECONDS = 30.0

@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Iterator
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.source import SourceText
-from shmlint.value import NamedTuple
 
 #: at most this many files of a folder are read for sets, each at most this large (the rest is left unread)
 MAX_FILES = 32

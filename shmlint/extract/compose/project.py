@@ -17,6 +17,7 @@ from shmlint import sizes
 from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
 from shmlint.extract.compose.detect import file_name, is_override
 from shmlint.model import Size
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.yamlnodes import (
     MERGE_TAG,
@@ -34,7 +35,6 @@ from shmlint.parsers.yamlnodes import (
 )
 from shmlint.runtime.interpolation import interpolate
 from shmlint.source import SourceText, Span
-from shmlint.value import NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.extract.compose.file_sets import FileSet

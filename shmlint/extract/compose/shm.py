@@ -5,13 +5,13 @@ from __future__ import annotations
 from shmlint import sizes
 from shmlint.extract.compose.project import Found, Project, Service, docker_size
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, is_null, scalar, sequence
 from shmlint.runtime.interpolation import interpolate
 from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.mounts import Mount, Option, classify_mount, find_option, parse_tmpfs, parse_volume, split_options
 from shmlint.runtime.shm import is_shm_path
 from shmlint.source import Span
-from shmlint.value import NamedTuple
 
 _MAX_IPC_CHAIN = 32  # ``ipc: service:`` hops followed; real files have one or two, a hostile one thousands
 
