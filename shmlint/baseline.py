@@ -20,8 +20,8 @@ from shmlint.report.fingerprint import fingerprints
 
 #: 2: fingerprints from the workload's structured identity; 1 (shmlint 0.1) hashed normalised messages
 SCHEMA_VERSION = 2
-#: a baseline's cap: an entry takes about 300 bytes, so a hundred thousand accepted findings fit
-BASELINE_MAX_BYTES = 64 << 20
+#: far above a real baseline (about 300 bytes a finding: 100,000 findings), far below what would exhaust memory
+MAX_BASELINE_BYTES = 32 << 20
 
 
 class BaselineError(Exception):
@@ -61,18 +61,27 @@ def write_baseline(path: Path, findings: Sequence[Finding]) -> None:
 
 
 def load_baseline(path: Path) -> Baseline:
-    """Read a file written by ``write_baseline``; anything else is a ``BaselineError``, never a traceback."""
-    from shmlint.infile import InputFileError, read_steering_text
+    """Read a file written by ``write_baseline``; anything else is a ``BaselineError``, never a traceback. Only a
+    regular file is read, and only up to ``MAX_BASELINE_BYTES``: a FIFO would block the run, ``/dev/zero`` fill
+    its memory."""
+    from shmlint.infile import leaves_tree
+    from shmlint.source import InputError, read_bytes
 
+    if leaves_tree(str(path)):
+        raise BaselineError(f"{path}: cannot read baseline: a link out of the repository, or a file inside .git")
     try:
-        document = json.loads(read_steering_text(path, BASELINE_MAX_BYTES))
-    except InputFileError as exc:
+        document = json.loads(read_bytes(path, MAX_BASELINE_BYTES, "for a baseline").decode("utf-8"))
+    except InputError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc}") from None
+    except UnicodeDecodeError:
+        raise BaselineError(f"{path}: baseline is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise BaselineError(f"{path}: baseline is not JSON: {exc.msg} ({where})") from None
     except ValueError:  # int() of thousands of digits (every syntax error is a JSONDecodeError)
         raise BaselineError(f"{path}: baseline holds a number too long to read") from None
+    except RecursionError:  # thousands of nested brackets: the parser recurses once a level
+        raise BaselineError(f"{path}: baseline is nested too deeply to be a shmlint baseline") from None
     if isinstance(document, dict) and document.get("schema_version") == 1:
         raise BaselineError(
             f"{path}: baseline written by shmlint 0.1, whose fingerprints shmlint no longer computes; "

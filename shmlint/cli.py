@@ -18,7 +18,9 @@ from shmlint.settings import UNDECIDED, Settings
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:
+    from shmlint.discover import FileKind
     from shmlint.engine import Engine
+    from shmlint.fix.run import FileOutcome
     from shmlint.model import FileResult, Finding, Report
     from shmlint.source import SourceText
 
@@ -169,7 +171,7 @@ def _existing(ctx: click.Context, param: click.Parameter, values: tuple[str, ...
     from shmlint.discover import clean_path
 
     paths = tuple(clean_path(value) for value in values)
-    allow_dash = ctx.info_name == "check"
+    allow_dash = ctx.info_name in ("check", "fix")
     missing = [p for p in paths if not (allow_dash and p == "-") and not os.path.lexists(p)]
     if missing:
         raise click.BadParameter(f"no such file or folder: {', '.join(map(repr, missing))}", ctx, param)
@@ -219,6 +221,8 @@ PATHS = click.argument("paths", nargs=-1, type=A_PATH, callback=_existing)
     type=click.Choice(["auto", "always", "never"]),
     help="Render kustomizations and Helm charts: auto (when installed; default), always, never.",
 )
+@click.option("--fix", "apply_fixes", is_flag=True, help="Apply the fixes first (as `fix --write`), then check.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix: also apply fixes that may change behaviour.")
 @click.option("--no-prefilter", is_flag=True, hidden=True, help="Build workloads even for files with no signal.")
 def check(
     paths: tuple[str, ...],
@@ -241,6 +245,8 @@ def check(
     report_unused_suppressions: bool,
     stdin_filename: str | None,
     render: str | None,
+    apply_fixes: bool,
+    unsafe_fixes: bool,
     no_prefilter: bool,
 ) -> None:
     """Check files and folders (default: the current folder; '-' reads standard input)."""
@@ -261,6 +267,14 @@ def check(
     )
     stdin = "-" in paths
     targets = tuple(p for p in paths if p != "-") or (() if stdin else (".",))
+    if unsafe_fixes and not apply_fixes:
+        raise click.BadParameter("applies fixes: use it with --fix (or `shmlint fix`)", param_hint="--unsafe-fixes")
+    if apply_fixes:  # as ruff's `check --fix`: the fixes written, then the check reports what is left
+        if stdin:
+            raise click.BadParameter("'-': `check --fix` rewrites files; `shmlint fix -` prints standard input fixed")
+        _fixable_paths(targets)
+        if _fix_paths(targets, config, overrides, write=True, unsafe=unsafe_fixes, before_check=True) == EXIT_ERROR:
+            sys.exit(EXIT_ERROR)
     files: list[FileResult] = []
     fail_on_by_file: dict[str, Severity] = {}  # each file fails by the configuration that applies to it
     shown_by_file: dict[str, Settings] = {}  # files whose configuration shows source context
@@ -346,7 +360,8 @@ def _apply_baseline(report: Report, read: Path | None, write: Path | None, quiet
     return filtered
 
 
-def _check_stdin(engine: Engine, name: str | None) -> FileResult:
+def _read_stdin(engine: Engine, name: str | None) -> tuple[SourceText, FileKind] | FileResult:
+    """Standard input as a file named ``name`` and its kind, or the SHM000 result saying why it cannot be read."""
     from shmlint.discover import SNIFF_BYTES, FileKind, kind_by_content, kind_by_name
     from shmlint.source import InputError, SourceText
 
@@ -360,8 +375,14 @@ def _check_stdin(engine: Engine, name: str | None) -> FileResult:
     except InputError as exc:
         return engine.invalid(display, str(exc))
     # the same rules as a named file without a telling name: its name first, then its first bytes, then YAML
-    kind = kind_by_name(display) or kind_by_content(data[:SNIFF_BYTES]) or FileKind.YAML
-    return engine.check_source(source, kind, display)
+    return source, kind_by_name(display) or kind_by_content(data[:SNIFF_BYTES]) or FileKind.YAML
+
+
+def _check_stdin(engine: Engine, name: str | None) -> FileResult:
+    from shmlint.model import FileResult
+
+    read = _read_stdin(engine, name)
+    return read if isinstance(read, FileResult) else engine.check_source(read[0], read[1], read[0].path)
 
 
 def _source_context(report: Report, shown: dict[str, Settings]) -> SourceContext:
@@ -452,6 +473,8 @@ def _size(text: str | None) -> int | None:
 @click.option("--write", is_flag=True, help="Apply the fixes instead of showing them.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
 @click.option("--shm-size", "shm_size", help="Size to write (default 8Gi; at most half a memory limit).")
+@click.option("--fail-on", type=SEVERITIES, help="Lowest severity that fails the run when left after fixing.")
+@click.option("--stdin-filename", help="Name for text read from '-': decides the format and appears in messages.")
 def fix(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -463,53 +486,140 @@ def fix(
     write: bool,
     unsafe_fixes: bool,
     shm_size: str | None,
+    fail_on: str | None,
+    stdin_filename: str | None,
 ) -> None:
-    """Show (or with --write apply) the fixes as a unified diff; exit 1 when something would change."""
-    from shmlint.discover import discover
-    from shmlint.fix.run import fix_candidates
-    from shmlint.visible import visible
-
+    """Show the fixes as a unified diff (exit 1 when something would change), or apply them with --write (exit 1
+    when findings at or above fail-on are left); '-' reads standard input and prints it fixed."""
     overrides = _overrides(
         select,
         ignore,
-        None,
+        fail_on,
         fix_shm_bytes=_size(shm_size),
         respect_gitignore=respect_gitignore,
         force_exclude=force_exclude,
         undecided=undecided,
     )
+    if "-" in paths:
+        if len(paths) > 1:
+            raise click.BadParameter(
+                "'-' (standard input) is fixed on its own, not with other paths", param_hint="PATHS"
+            )
+        sys.exit(_fix_stdin(config, overrides, unsafe_fixes, stdin_filename))
     _fixable_paths(paths)
+    sys.exit(_fix_paths(paths or (".",), config, overrides, write=write, unsafe=unsafe_fixes))
+
+
+def _fix_paths(
+    paths: tuple[str, ...],
+    config: Path | None,
+    overrides: dict,
+    *,
+    write: bool,
+    unsafe: bool,
+    before_check: bool = False,
+) -> int:
+    """Fix files: each file's diff (or, with ``write``, what was fixed and what is left), then the accounting.
+    ``before_check`` (``check --fix``): only what was written, on standard error; the check reports what is left."""
+    from shmlint.discover import discover
+    from shmlint.fix.run import fix_candidates
+    from shmlint.report.text import format_finding
+    from shmlint.visible import visible
+
     jobs = [
         (settings, candidate)
-        for settings, members in _configured(paths or (".",), config, overrides)
+        for settings, members in _configured(paths, config, overrides)
         for candidate in discover(members, settings)
     ]
-    changed = fixed = failures = 0
-    for outcome in fix_candidates(jobs, write=write, unsafe=unsafe_fixes, roots=tuple(map(Path, paths or (".",)))):
+    outcomes: list[FileOutcome] = []
+    for outcome in fix_candidates(jobs, write=write, unsafe=unsafe, roots=tuple(map(Path, paths))):
+        outcomes.append(outcome)
         for problem in outcome.problems:
             click.echo(f"{visible(outcome.path)}: {visible(problem)}", err=True)
         if outcome.error is not None:
-            failures += 1
             click.echo(f"{visible(outcome.path)}: {visible(outcome.error)}", err=True)
+        elif outcome.changed and write:
+            click.echo(f"{visible(outcome.path)}: fixed {outcome.applied} finding(s)", err=before_check)
         elif outcome.changed:
-            changed += 1
-            fixed += outcome.applied
-            _emit(f"{visible(outcome.path)}: fixed {outcome.applied} finding(s)\n" if write else outcome.diff)
-    verb = "Fixed" if write else "Would fix"
-    click.echo(f"{verb} {fixed} finding(s) in {changed} file(s).", err=not write)
-    if failures:
-        sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if changed and not write else EXIT_CLEAN)
+            _emit(outcome.diff)
+    if before_check:
+        fixed = sum(o.applied for o in outcomes)
+        click.echo(f"Fixed {fixed} finding(s) in {sum(1 for o in outcomes if o.changed)} file(s).", err=True)
+        return EXIT_ERROR if any(o.error is not None for o in outcomes) else EXIT_CLEAN
+    if write:
+        for outcome in outcomes:
+            for finding in outcome.remaining:
+                click.echo(format_finding(finding))
+    for line in _fix_summary(outcomes, write):
+        click.echo(line, err=not write)
+    if any(o.error is not None for o in outcomes):
+        return EXIT_ERROR
+    if write:
+        return EXIT_FINDINGS if any(o.failing for o in outcomes) else EXIT_CLEAN
+    return EXIT_FINDINGS if any(o.changed for o in outcomes) else EXIT_CLEAN
+
+
+def _fix_summary(outcomes: list[FileOutcome], write: bool) -> list[str]:
+    """As ruff counts: found = fixed + remaining; fixes left out for being unsafe; what still fails the run."""
+    fixed = sum(o.applied for o in outcomes)
+    remaining = sum(len(o.remaining) for o in outcomes)
+    files = sum(1 for o in outcomes if o.changed)
+    done = "fixed" if write else "fixable"
+    lines = [f"Found {fixed + remaining} finding(s) ({fixed} {done} in {files} file(s), {remaining} remaining)."]
+    if fixed and not write:
+        lines[0] += " `shmlint fix --write` applies the fixes."
+    if hidden := sum(o.hidden for o in outcomes):
+        lines.append(f"{hidden} hidden fix(es) can be enabled with `--unsafe-fixes`.")
+    if write and (failing := sum(o.failing for o in outcomes)):
+        lines.append(f"{failing} finding(s) at or above fail-on remain (listed above): the run fails.")
+    return lines
+
+
+def _fix_stdin(config: Path | None, overrides: dict, unsafe: bool, name: str | None) -> int:
+    """``fix -``: standard input fixed on standard output (the input as it was when nothing is fixable), the
+    accounting and any finding left on standard error; exit 1 when findings at or above fail-on are left."""
+    from shmlint.engine import Engine
+    from shmlint.fix.apply import fix_source
+    from shmlint.fix.run import FileOutcome, left_over
+    from shmlint.report.text import format_finding
+    from shmlint.visible import visible
+
+    settings = _configured((".",), config, overrides)[0][0]
+    engine = Engine(settings)
+    from shmlint.model import FileResult
+
+    read = _read_stdin(engine, name)
+    if isinstance(read, FileResult):  # not read whole, or not text: nothing can be printed back
+        for finding in read.findings:
+            click.echo(format_finding(finding), err=True)
+        return EXIT_ERROR
+    source, kind = read
+    checked = engine.check_source(source, kind, source.path)
+    result = fix_source(engine, source, kind, source.path, unsafe=unsafe, checked=checked)
+    after = engine.check_source(source.with_text(result.text), kind, source.path) if result.changed else checked
+    stdout = sys.stdout.buffer if sys.stdout is not None else None
+    if stdout is None:
+        raise click.ClickException("standard output is closed: the fixed text cannot be printed")
+    stdout.write(source.encode(result.text))
+    stdout.flush()
+    for problem in result.problems:
+        click.echo(f"{visible(source.path)}: {visible(problem)}", err=True)
+    outcome = FileOutcome(
+        source.path, len(result.applied), result.changed, **left_over(settings, after.findings, unsafe)
+    )
+    for finding in outcome.remaining:
+        click.echo(format_finding(finding), err=True)
+    for line in _fix_summary([outcome], write=True):
+        click.echo(line, err=True)
+    return EXIT_FINDINGS if outcome.failing else EXIT_CLEAN
 
 
 def _fixable_paths(paths: tuple[str, ...]) -> None:
-    """``fix`` rewrites files in place: standard input, a FIFO or a device cannot be fixed, which is an error
-    rather than "Fixed 0"."""
+    """``fix`` rewrites files in place: a FIFO or a device cannot be fixed, which is an error rather than "Fixed 0"
+    (standard input is read with '-' and printed fixed)."""
     import stat
 
     for path in paths:
-        if path == "-":
-            raise click.BadParameter("'-': fix rewrites files; standard input cannot be fixed", param_hint="PATHS")
         try:
             mode = os.stat(path).st_mode
         except OSError:

@@ -29,10 +29,12 @@ if TYPE_CHECKING:
 
 YAML_NAMES = (".shmlint.yaml", ".shmlint.yml")
 DEFAULT = "default"
-#: ``[tool.shmlint]``, ``tool.shmlint.x = ...``, a ``[tool]`` table or an inline ``tool = {...}``: only then is
-#: pyproject.toml parsed (a project that merely names shmlint, as a dependency or a script, is not)
+#: ``[tool.shmlint]``, ``tool.shmlint.x = ...``, a ``[tool]`` table, an inline ``tool = {...}``, or any ``\u``
+#: escape (``[tool."shml\u0069nt"]`` is the same table: a key spells a letter only literally or by ``\u``/``\U``):
+#: only then is pyproject.toml parsed (a project that merely names shmlint, as a dependency or a script, is not)
 _MAY_HAVE_TOOL_TABLE = LazyRegex(
-    r"""tool["']?\s*\.\s*["']?shmlint\b|^\s*\[\s*["']?tool["']?\s*\]|^\s*["']?tool["']?\s*=\s*\{""", re.MULTILINE
+    r"""tool["']?\s*\.\s*["']?shmlint\b|^\s*\[\s*["']?tool["']?\s*\]|^\s*["']?tool["']?\s*=\s*\{|\\[uU]""",
+    re.MULTILINE,
 )
 COMMAND_LINE = "command line"
 

@@ -9,7 +9,7 @@ from enum import StrEnum
 
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmSource, Workload
 from shmlint.named_tuple import NamedTuple
-from shmlint.sizes import DEFAULT_SHM_BYTES, MIB
+from shmlint.sizes import DEFAULT_SHM_BYTES
 
 
 class ShmState(StrEnum):
@@ -69,10 +69,3 @@ def _state_of(source: ShmSource, workload: Workload) -> EffectiveShm:
             return EffectiveShm(ShmState.UNKNOWN, None, source)
         return EffectiveShm(ShmState.SIZED, size, source)
     return EffectiveShm(ShmState.UNKNOWN, None, source)
-
-
-def fix_size(workload: Workload, wanted: int) -> int:
-    """The size a fix writes: what is wanted, at most half the container's memory limit, whole MiB."""
-    limit = workload.memory_limit.bytes if workload.memory_limit else None
-    size = min(wanted, limit // 2) if limit else wanted
-    return (size // MIB) * MIB if size >= MIB else size

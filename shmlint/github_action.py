@@ -77,9 +77,13 @@ def summary(document: dict[str, Any], exit_code: int) -> str:
     if not findings:
         lines.append(f"No findings in {files} file(s).")
         return "\n".join(lines) + "\n"
-    fixable = sum(1 for f in findings if f.get("fixable"))
+    unsafe = sum(1 for f in findings if (f.get("fix") or {}).get("applicability") == "unsafe")
+    safe = sum(1 for f in findings if f.get("fixable")) - unsafe
+    hidden = f", {unsafe} more with `--unsafe-fixes`" if unsafe else ""
+    with_findings = len({f.get("path") for f in findings})
     lines += [
-        f"{len(findings)} finding(s) in {files} file(s), {fixable} fixable with `shmlint fix`.",
+        f"{len(findings)} finding(s) in {with_findings} of {files} file(s); {safe} fixable with "
+        f"`shmlint fix --write`{hidden}.",
         "",
         "| Severity | Rule | Location | Message | Fix |",
         "| --- | --- | --- | --- | --- |",

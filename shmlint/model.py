@@ -297,7 +297,7 @@ class Workload(NamedTuple):
     """One container as it will run: a Kubernetes container, a compose service or a ``docker run`` line."""
 
     id: WorkloadId
-    span: Span  # where SHM001/SHM002 point: the container mapping, the service key, the command's first word
+    span: Span  # where SHM001/SHM002 point: the container's ``name:``, the service key, the command's first word
     gpu: tuple[Evidence, ...] = ()
     torch: tuple[Evidence, ...] = ()
     shm: tuple[ShmSource, ...] = ()
@@ -371,6 +371,9 @@ class Finding(NamedTuple):
     workload: Workload | None = None  # not compared: a finding is its code, place and words
     fix: Fix | None = None  # not compared
     undecided: bool = False  # not compared: it rests on software whose /dev/shm need is not known (``undecided``)
+    # not compared: the long explanation (why it matters, what else to do), shown by ``--show-source``, SARIF,
+    # JSON and the editor's hover; ``message`` stays one short line that names the workload, evidence and fix
+    detail: str = ""
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Finding) and self[:5] == other[:5]
@@ -502,8 +505,7 @@ class Report:
         if not self.undecided:
             return None
         return (
-            f"{self.undecided} finding(s) about accelerator containers whose software's /dev/shm need is undecided: "
-            "`--undecided=show` lists them, `undecided: strict` makes them warnings"
+            f"{self.undecided} finding(s) not listed: their software's /dev/shm need is undecided (`--undecided=show`)"
         )
 
     @property

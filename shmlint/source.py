@@ -106,9 +106,10 @@ class SourceText:
         return self.text[start:end].rstrip("\r")
 
 
-def read_bytes(path: os.PathLike[str] | str, limit: int) -> bytes:
-    """A regular file's bytes, at most ``limit``; anything else (a folder, a FIFO, a device, a larger file) is an
-    ``InputError`` with a message for people, never a read that could block or exhaust memory."""
+def read_bytes(path: os.PathLike[str] | str, limit: int, limit_name: str = "max-file-size") -> bytes:
+    """A regular file's bytes, at most ``limit`` (the setting or bound named ``limit_name``); anything else (a
+    folder, a FIFO, a device, a larger file) is an ``InputError`` with a message for people, never a read that
+    could block or exhaust memory."""
     try:
         info = os.stat(path)
         if stat.S_ISDIR(info.st_mode):
@@ -116,7 +117,7 @@ def read_bytes(path: os.PathLike[str] | str, limit: int) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise InputError("not a regular file (a FIFO, socket or device is never read)")
         if info.st_size > limit:
-            raise InputError(f"file is {info.st_size:,} bytes, above the limit of {limit:,} (max-file-size)")
+            raise InputError(f"file is {info.st_size:,} bytes, above the limit of {limit:,} ({limit_name})")
         return _read_regular(path, info.st_size, limit)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}") from None

@@ -34,9 +34,9 @@ def visible(text: str) -> str:
 QUOTED_HEAD, QUOTED_TAIL = 32, 13
 
 
-def excerpt(text: str, head: int, tail: int) -> str:
-    """``text``, or its first ``head`` and last ``tail`` characters around ``...`` when it is longer."""
-    return text if len(text) <= head + tail + 3 else f"{text[:head]}...{text[len(text) - tail :]}"
+def excerpt(text: str, head: int, tail: int, mark: str = "...") -> str:
+    """``text``, or its first ``head`` and last ``tail`` characters around ``mark`` when it is longer."""
+    return text if len(text) <= head + tail + len(mark) else f"{text[:head]}{mark}{text[len(text) - tail :]}"
 
 
 def quoted(value: object) -> str:

@@ -34,7 +34,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "infile",
         }
     ),
-    frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need"}),
+    frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need", "sizing"}),
     frozenset({"extract", "edits", "rules", "hints", "suppress"}),
     frozenset({"engine"}),
     frozenset(

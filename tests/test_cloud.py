@@ -165,7 +165,7 @@ def test_fargate_is_told_apart_warned_and_never_fixed(engine: Engine) -> None:
     result = check(engine, "fargate.json", text)
     (finding,) = result.findings
     assert (finding.code, finding.severity.label, finding.fix) == ("SHM001", "warning", None)
-    assert "Fargate" in finding.message
+    assert "Fargate" in finding.detail  # the one-line message names the setting, the detail why it is unsure
     (source,) = result.workloads[0].shm
     assert (source.kind, source.mechanism) == (ShmKind.UNKNOWN, ShmMechanism.PLATFORM)
 

@@ -329,17 +329,20 @@ def test_override_file_is_merged(tmp_path: Path) -> None:
         "    deploy:\n      resources: {limits: {memory: 64g}}\n  extra:\n    image: busybox\n"
     )
     source = read_file(tmp_path / "compose.yaml")
-    workloads = by_name(extract_compose(source, compose(source), Signals(), base_dir=tmp_path, read_file=read_file)[0])
-    trainer = workloads['service "trainer"']
-    assert trainer.span.path == str(tmp_path / "compose.yaml") and trainer.span.line == 2
-    assert trainer.shm[0].span.path == str(tmp_path / "compose.override.yaml") and trainer.shm[0].span.line == 3
-    assert trainer.gpu and trainer.nccl_shm_disabled and trainer.memory_limit.bytes == 64 * GIB
-    assert trainer.target.path == str(tmp_path / "compose.yaml") and trainer.target.shm_size is None
-    assert 'service "extra"' not in workloads  # defined by the override alone: reported with it
+    from_base = extract_compose(source, compose(source), Signals(), base_dir=tmp_path, read_file=read_file)[0]
+    # the override writes the service's shm_size, which wins: the service is reported, and fixed, there
+    assert from_base == []
     override = read_file(tmp_path / "compose.override.yaml")
     from_override = extract_compose(override, compose(override), Signals(), base_dir=tmp_path, read_file=read_file)[0]
-    assert [w.name for w in from_override] == ['service "extra"']
-    assert from_override[0].span.path == from_override[0].target.path == str(tmp_path / "compose.override.yaml")
+    workloads = by_name(from_override)
+    assert list(workloads) == ['service "trainer"', 'service "extra"']
+    trainer = workloads['service "trainer"']
+    assert trainer.span.path == str(tmp_path / "compose.override.yaml") and trainer.span.line == 2
+    assert trainer.shm[0].span.path == str(tmp_path / "compose.override.yaml") and trainer.shm[0].span.line == 3
+    assert trainer.gpu and trainer.nccl_shm_disabled and trainer.memory_limit.bytes == 64 * GIB
+    assert trainer.target.path == str(tmp_path / "compose.override.yaml") and trainer.target.shm_size.line == 3
+    extra = workloads['service "extra"']  # defined by the override alone: reported with it
+    assert extra.span.path == extra.target.path == str(tmp_path / "compose.override.yaml")
 
 
 def test_override_reset_tag(tmp_path: Path) -> None:

@@ -99,7 +99,9 @@ def test_diff_has_git_headers_applies_with_patch_and_exits_1(tmp_path: Path, mon
     shown = invoke("fix", "pod.yaml")
     assert shown.exit_code == 1
     assert shown.stdout.startswith("--- a/pod.yaml\n+++ b/pod.yaml\n@@ "), shown.stdout
-    assert "Would fix 1 finding(s) in 1 file(s)." in shown.stderr
+    # the hunk header says why this size (patch and git apply skip what follows the second @@)
+    assert '@@ SHM001 Pod/train, container "main": give /dev/shm 8 GiB (the default fix-size)\n' in shown.stdout
+    assert "Found 1 finding(s) (1 fixable in 1 file(s), 0 remaining)." in shown.stderr
     assert Path("pod.yaml").read_text() == POD, "fix without --write changed the file"
 
     # the diff is a real patch: applied with `patch -p1` it gives exactly what --write writes
@@ -108,12 +110,12 @@ def test_diff_has_git_headers_applies_with_patch_and_exits_1(tmp_path: Path, mon
     subprocess.run(["patch", "-s", "-p1", "-d", str(tmp_path / "copy")], input=shown.stdout, text=True, check=True)
     written = invoke("fix", "--write", "pod.yaml")
     assert written.exit_code == 0
-    assert written.stdout == "pod.yaml: fixed 1 finding(s)\nFixed 1 finding(s) in 1 file(s).\n"
+    assert written.stdout == "pod.yaml: fixed 1 finding(s)\nFound 1 finding(s) (1 fixed in 1 file(s), 0 remaining).\n"
     assert Path("pod.yaml").read_text() == (tmp_path / "copy" / "pod.yaml").read_text() != POD
 
     again = invoke("fix", "pod.yaml")
     assert again.exit_code == 0 and again.stdout == "", again.output
-    assert "Would fix 0 finding(s) in 0 file(s)." in again.stderr
+    assert "Found 0 finding(s) (0 fixable in 0 file(s), 0 remaining)." in again.stderr
     assert invoke("check", "pod.yaml").exit_code == 0
 
 
@@ -169,17 +171,26 @@ def test_nothing_to_fix_exits_0_and_writes_nothing(tmp_path: Path, invoke) -> No
     (tmp_path / "notes.md").write_text("# Notes\n\nNothing to run here.\n")
     for args in (("fix",), ("fix", "--write")):
         result = invoke(*args, str(tmp_path))
-        assert result.exit_code == 0 and result.stdout in ("", "Fixed 0 finding(s) in 0 file(s).\n"), result.output
+        nothing = "Found 0 finding(s) (0 fixed in 0 file(s), 0 remaining).\n"
+        assert result.exit_code == 0 and result.stdout in ("", nothing), result.output
     assert (tmp_path / "good.yaml").read_bytes() == good
 
 
-def test_a_finding_without_a_safe_fix_is_left_and_exits_0(tmp_path: Path, invoke) -> None:
-    """SHM004's only fix (lowering the size) is unsafe: without --unsafe-fixes nothing changes."""
+def test_a_finding_without_a_safe_fix_is_left_said_and_fails(tmp_path: Path, invoke) -> None:
+    """SHM004's only fix (lowering the size) is unsafe: without --unsafe-fixes nothing changes, the run says so
+    (a hidden fix) and ``--write`` fails, since the warning is still there (issue 28)."""
     text = (FIXTURES / "k8s" / "SHM004-exceeds-limit.yaml").read_text()
     path = tmp_path / "pod.yaml"
     path.write_text(text)
-    assert invoke("fix", str(path)).exit_code == 0
-    assert invoke("fix", "--write", str(path)).exit_code == 0 and path.read_text() == text
+    shown = invoke("fix", str(path))
+    assert shown.exit_code == 0 and shown.stdout == ""
+    assert "1 hidden fix(es) can be enabled with `--unsafe-fixes`." in shown.stderr
+    left = invoke("fix", "--write", str(path))
+    assert left.exit_code == 1 and path.read_text() == text
+    assert f"{path}:" in left.stdout and " SHM004 [warning] " in left.stdout  # the finding left, listed
+    assert "Found 1 finding(s) (0 fixed in 0 file(s), 1 remaining)." in left.stdout
+    assert "1 finding(s) at or above fail-on remain (listed above): the run fails." in left.stdout
+    assert invoke("fix", "--write", "--fail-on", "error", str(path)).exit_code == 0
 
     shown = invoke("fix", "--unsafe-fixes", str(path))
     assert shown.exit_code == 1
@@ -213,7 +224,7 @@ def test_select_and_ignore_choose_the_fixes(
     first_has_shm = "volumes" in documents[0]["spec"]
     second_sized = "sizeLimit" in documents[1]["spec"]["volumes"][0]["emptyDir"]
     assert {code for code, done in (("SHM001", first_has_shm), ("SHM003", second_sized)) if done} == fixed_codes
-    expected = f"Fixed {len(fixed_codes)} finding(s) in {1 if fixed_codes else 0} file(s)."
+    expected = f"({len(fixed_codes)} fixed in {1 if fixed_codes else 0} file(s), 0 remaining)."
     assert expected in result.stdout, result.stdout
 
 
@@ -251,8 +262,9 @@ def test_shm_size_option_in_all_three_idioms(
 ) -> None:
     paths = _three_idioms(tmp_path)
     result = invoke("fix", "--write", *option, str(tmp_path))
-    assert result.exit_code == 0, result.output
-    assert "Fixed 3 finding(s) in 3 file(s)." in result.stdout
+    # 512Mi is below the 1 GiB minimum: the three SHM005 warnings left fail the run
+    assert result.exit_code == (1 if "512Mi" in option else 0), result.output
+    assert "(3 fixed in 3 file(s), " in result.stdout
     assert kubernetes in paths["kubernetes"].read_text()
     assert compose in paths["compose"].read_text()
     assert f"docker run {shell} --rm --gpus all" in paths["shell"].read_text()
@@ -308,11 +320,12 @@ def test_many_files_of_every_kind_in_one_run(tmp_path: Path, invoke) -> None:
     assert headers == expected
 
     written = invoke("fix", "--write", "--undecided=show", str(tmp_path))
-    assert written.exit_code == 0, written.output
+    assert written.exit_code == 1, written.output  # the unbounded tmpfs is left: its fix is unsafe
     reported = [line for line in written.stdout.splitlines() if ": fixed " in line]
     assert len(reported) == 6
     total = sum(int(line.rsplit(": fixed ", 1)[1].split()[0]) for line in reported)
-    assert written.stdout.endswith(f"Fixed {total} finding(s) in 6 file(s).\n")
+    assert f"Found {total + 1} finding(s) ({total} fixed in 6 file(s), 1 remaining).\n" in written.stdout
+    assert written.stdout.endswith("1 finding(s) at or above fail-on remain (listed above): the run fails.\n")
     assert (tmp_path / "clean/good.yaml").read_text() == files["clean/good.yaml"]
     for name in files:
         assert not safe_fixable(tmp_path / name), name
@@ -548,7 +561,7 @@ def test_a_read_only_file_is_an_error_and_the_run_goes_on(tmp_path: Path, invoke
     assert locked.read_text() == POD and stat.S_IMODE(locked.stat().st_mode) == 0o444
     assert free.read_text() != POD and not safe_fixable(free)
     assert f"{free}: fixed 1 finding(s)" in result.stdout
-    assert "Fixed 1 finding(s) in 1 file(s)." in result.stdout, "the summary counts a file that was not written"
+    assert "(1 fixed in 1 file(s), 1 remaining)." in result.stdout, "the summary counts a file that was not written"
     assert no_temp_files(tmp_path)
 
 
@@ -644,7 +657,7 @@ def test_a_fix_that_would_break_parsing_is_dropped_and_reported(tmp_path: Path, 
     cli_result = invoke("fix", "--write", str(path))
     assert path.read_text() == POD
     assert f"{path}: SHM001 fix dropped: it would make the file unparsable" in cli_result.stderr
-    assert cli_result.exit_code == 0 and "Fixed 0 finding(s) in 0 file(s)." in cli_result.stdout
+    assert cli_result.exit_code == 1 and "(0 fixed in 0 file(s), 1 remaining)." in cli_result.stdout
 
 
 def _duplicate_every_fix(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -663,12 +676,13 @@ def test_a_fix_that_would_write_a_duplicate_key_is_dropped(tmp_path: Path, monke
 
 
 def test_a_file_the_strict_readers_already_refuse_is_still_fixed(tmp_path: Path, monkeypatch, engine) -> None:
-    """The original has a duplicate key of its own: the strict reading is not held against the fix."""
+    """The original has a duplicate key of its own: the strict reading is not held against the fix (a real one,
+    that holds: an edit that fixes nothing is taken back whatever it does to the keys)."""
     path = tmp_path / "pod.yaml"
     original = POD.replace("  name: train\n", "  name: train\n  name: train\n")
-    _duplicate_every_fix(monkeypatch)
     result = fix_source(engine, SourceText(str(path), original), FileKind.YAML, path)
-    assert result.changed and result.text.startswith("kind: Pod\n"), result.problems
+    assert result.changed and result.applied and not result.problems, result.problems
+    assert "  name: train\n  name: train\n" in result.text and "/dev/shm" in result.text
 
 
 @pytest.mark.parametrize("option", [("--select", "SHM001"), ("--ignore", "SHM000")], ids=["select", "ignore-SHM000"])
@@ -711,7 +725,7 @@ def test_what_check_calls_fixable_fix_fixes(tmp_path: Path, name: str, invoke) -
     path = tmp_path / name
     path.write_text(UNFIXED_BUT_FIXABLE[name])
     checked = invoke("check", str(path))
-    promised = "fixable with `shmlint fix`" in checked.stdout
+    promised = "fixable with `shmlint fix --write`" in checked.stdout
     invoke("fix", "--write", str(path))
     left = safe_fixable(path)
     assert not (promised and left), f"`check` promised a fix that `fix` does not make: {left}"
@@ -826,3 +840,46 @@ def test_a_file_changed_while_its_group_waited_is_fixed_again_alone(tmp_path: Pa
     first = (tmp_path / "pod-0.yaml").read_text()
     assert "# edited meanwhile" in first and first != POD + "# edited meanwhile\n"  # kept, and fixed as well
     assert no_temp_files(tmp_path)
+
+
+# -- issue 28: fix accounting, `fix -`, `check --fix` ---------------------------------------------------------
+
+
+def test_fix_stdin_prints_the_fixed_text_and_accounts_on_stderr(tmp_path: Path, invoke) -> None:
+    path = tmp_path / "pod.yaml"
+    path.write_text(POD)
+    invoke("fix", "--write", str(path))
+    fixed = invoke("fix", "-", "--stdin-filename", "pod.yaml", input=POD)
+    assert fixed.exit_code == 0, fixed.output
+    assert fixed.stdout == path.read_text() != POD  # what --write writes, on standard output
+    assert "Found 1 finding(s) (1 fixed in 1 file(s), 0 remaining)." in fixed.stderr
+    unsafe_only = (FIXTURES / "k8s" / "SHM004-exceeds-limit.yaml").read_text()
+    left = invoke("fix", "-", input=unsafe_only)
+    assert left.exit_code == 1 and left.stdout == unsafe_only
+    assert "-:" in left.stderr and "1 hidden fix(es) can be enabled with `--unsafe-fixes`." in left.stderr
+    assert invoke("fix", "-", "--unsafe-fixes", input=unsafe_only).exit_code == 0
+
+
+def test_check_counts_safe_and_unsafe_fixes_apart(tmp_path: Path, invoke) -> None:
+    (tmp_path / "pod.yaml").write_text(POD)
+    (tmp_path / "unsafe.yaml").write_text((FIXTURES / "k8s" / "SHM004-exceeds-limit.yaml").read_text())
+    checked = invoke("check", str(tmp_path))
+    assert "1 fixable with `shmlint fix --write`. 1 hidden fix(es) can be enabled with `--unsafe-fixes`." in (
+        checked.stdout
+    )
+    (tmp_path / "pod.yaml").unlink()
+    only_unsafe = invoke("check", str(tmp_path))
+    assert "fixable with" not in only_unsafe.stdout and "1 hidden fix(es)" in only_unsafe.stdout
+
+
+def test_check_fix_writes_the_fixes_then_reports_what_is_left(tmp_path: Path, invoke) -> None:
+    (tmp_path / "pod.yaml").write_text(POD)
+    (tmp_path / "unsafe.yaml").write_text((FIXTURES / "k8s" / "SHM004-exceeds-limit.yaml").read_text())
+    result = invoke("check", "--fix", str(tmp_path))
+    assert result.exit_code == 1, result.output
+    assert f"{tmp_path / 'pod.yaml'}: fixed 1 finding(s)" in result.stderr
+    assert "SHM004" in result.stdout and "SHM001" not in result.stdout
+    assert "sizeLimit: 8Gi" in (tmp_path / "pod.yaml").read_text()
+    assert invoke("check", "--fix", "--unsafe-fixes", str(tmp_path)).exit_code == 0
+    assert invoke("check", "--unsafe-fixes", str(tmp_path)).exit_code == 2  # applies fixes: only with --fix
+    assert invoke("check", "--fix", "-", input=POD).exit_code == 2

@@ -316,10 +316,10 @@ def _unsized_tmpfs(service: dict) -> bool:
 
 
 def _expected_size(limit: int | None, old: dict) -> int:
-    """8 GiB, at most half the memory limit; but an unsized tmpfs under a memory limit already gets the whole
-    limit, and its fix writes that (a fix never lowers what a workload gets)."""
+    """8 GiB, never below what the workload gets (an unsized tmpfs under a memory limit gets the whole limit), at
+    most half the memory limit (``shmlint.sizing``)."""
     if limit and _unsized_tmpfs(old):
-        return limit
+        return (limit // 2 // MIB) * MIB
     size = min(8 * GIB, limit // 2) if limit else 8 * GIB
     return (size // MIB) * MIB
 

@@ -142,8 +142,9 @@ def assert_pod_volumes_consistent(before: str, after: str) -> None:
 
 def test_the_corpus_has_fixable_files(corpus: Path) -> None:
     kinds = {row["kind"] for row in ROWS}
-    # 25 since issue 14: CPU-only torch, CUDA samples and other software known not to use /dev/shm have no finding
-    assert len(ROWS) >= 25 and kinds == set(KIND_OF), (len(ROWS), kinds)
+    # 25 since issue 14: CPU-only torch, CUDA samples and other software known not to use /dev/shm have no finding;
+    # 23 since issue 28: SHM003's fix is unsafe also under a memory limit (two files had only that one)
+    assert len(ROWS) >= 23 and kinds == set(KIND_OF), (len(ROWS), kinds)
 
 
 @pytest.mark.parametrize("row", corpus_params(ROWS, ids=lambda row: row["local_name"]))
@@ -165,7 +166,8 @@ def test_corpus_file_fixes_cleanly(row: dict[str, str], corpus: Path, tmp_path: 
 
     # the command line writes exactly that, and says so
     written = invoke("fix", "--write", "--undecided=show", str(path))
-    assert written.exit_code == 0, written.output
+    left_failing = "at or above fail-on remain" in written.stdout  # findings without a safe fix fail the run
+    assert written.exit_code == (1 if left_failing else 0), written.output
     assert f"{path}: fixed {len(result.applied)} finding(s)" in written.stdout
     assert path.read_bytes() == source.encode(result.text)
     assert path.read_bytes().startswith(source.bom) and original_bytes.startswith(source.bom)

@@ -72,7 +72,7 @@ def test_fixture_fix(engine: Engine, path: Path, tmp_path: Path) -> None:
     if checked.source is None or not any(f.fixable for f in checked.findings):
         assert not path.with_name(path.name + ".fixed").exists()
         return
-    # the catalog says when a rule's fix can be unsafe (SHM004; SHM003 without a memory limit; SHM013): prove it too
+    # the catalog says when a rule's fix can be unsafe (SHM003, SHM004, SHM013): prove it too
     rule = lookup(path.name[:6])
     unsafe = rule is not None and rule.fix.applicability is Applicability.UNSAFE
     result = fix_source(engine, checked.source, candidate.kind, path, unsafe=unsafe)

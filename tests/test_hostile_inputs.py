@@ -324,7 +324,9 @@ def test_every_hostile_file_at_once_then_fix(tmp_path: Path) -> None:
     assert shown.returncode == 1  # something would change
     written = shmlint("fix", "--write", ".", cwd=tmp_path, limit_memory=True)
     assert_no_crash(written)
-    assert written.returncode == 0, text(written.stderr)
+    # 1 when findings are left that fail the run (SHM000 for the files it cannot parse), and then it says so
+    left_failing = b"at or above fail-on remain" in written.stdout
+    assert written.returncode == (1 if left_failing else 0), text(written.stderr)
     for target in targets:
         if target in invalid:
             assert (tmp_path / target).read_bytes() == before[target], f"fix changed {target}, which it cannot parse"

@@ -55,7 +55,7 @@ def test_fix_never_shrinks_the_runtime_dev_shm(tmp_path: Path, invoke) -> None:
 def test_unresolved_message_names_the_runtime() -> None:
     report = check_paths(Settings(undecided="show"), FILES)
     (finding,) = report.findings
-    assert 'ServingRuntime "my-private-runtime"' in finding.message and "not among the checked files" in finding.message
+    assert 'ServingRuntime "my-private-runtime"' in finding.detail and "not among the checked files" in finding.detail
 
 
 def test_kserve_builtin_runtimes_are_known_data() -> None:

@@ -81,8 +81,9 @@ def test_a_broken_link_exists_and_is_reported_as_unreadable(tmp_path: Path) -> N
     assert result.returncode == 1 and "SHM000 [error] cannot read" in result.stdout, result.stdout + result.stderr
 
 
-def test_fix_does_not_read_stdin() -> None:
-    assert run("fix", "-", stdin=GPU_POD).returncode == EXIT_USAGE
+def test_fix_reads_stdin_only_on_its_own() -> None:
+    """``fix -`` prints standard input fixed (``test_fix_cli``); with other paths it is a usage error."""
+    assert run("fix", "-", "README.md", stdin=GPU_POD).returncode == EXIT_USAGE
 
 
 def test_the_exit_code_of_a_missing_path_is_documented() -> None:

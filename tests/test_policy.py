@@ -72,7 +72,7 @@ def _linter_verdicts(folder: Path, pods: list[dict[str, Any]], undecided: str) -
             name = Path(finding["path"]).stem
             key = (finding["code"], finding["severity"], finding["workload"])
             found[name].add(key)
-            messages[(name, *key)] = finding["message"]
+            messages[(name, *key)] = finding["detail"] or finding["message"]  # the long explanation, as policies say it
     _linter_verdicts.messages = messages  # type: ignore[attr-defined]
     return found
 

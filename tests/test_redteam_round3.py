@@ -461,11 +461,15 @@ def test_aliases_expanding_past_the_character_budget_are_refused(monkeypatch: py
 
 
 def test_a_finding_quotes_an_excerpt_of_a_long_value() -> None:
-    from shmlint.rules.rule import MAX_MESSAGE, MAX_QUOTED_WORD, excerpted
+    from shmlint.rules.rule import MAX_DETAIL, MAX_MESSAGE, MAX_QUOTED_WORD, excerpted
 
     findings = check("pod.yaml", aliased_pod(3, 20_000), FileKind.YAML)
     assert len(findings) == 3 and all(len(f) < MAX_MESSAGE + 10 for f in findings)
-    assert "NVIDIA_VISIBLE_DEVICES=0,0,0" in findings[0] and "0,0,0...0,0," in findings[0] and "0,0,1)" in findings[0]
+    text = SourceText("pod.yaml", aliased_pod(3, 20_000))
+    engine = Engine(Settings(undecided="show"))
+    details = [f.detail for f in engine.check_source(text, FileKind.YAML, "pod.yaml").findings]
+    assert len(details) == 3 and all(len(d) <= MAX_DETAIL for d in details)  # the long explanation quotes it
+    assert "NVIDIA_VISIBLE_DEVICES=0,0,0" in details[0] and "0,0,0...,0,0," in details[0] and "0,0,1)" in details[0]
     assert all(len(word) <= MAX_QUOTED_WORD for word in excerpted("a " + "b" * 5000 + " c").split())
     long = excerpted(" ".join(["word"] * 1000) + " the remedy")
     assert len(long) <= MAX_MESSAGE and long.endswith("the remedy")

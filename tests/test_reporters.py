@@ -258,3 +258,34 @@ def test_gitlab_fingerprints_are_stable(report: Report, tmp_path: Path) -> None:
     after = json.loads(gitlab.format_report(check_many(tmp_path, MOVABLE)))
     assert before and [i["fingerprint"] for i in after] == [i["fingerprint"] for i in before]
     assert [i["location"]["lines"]["begin"] for i in after] == [i["location"]["lines"]["begin"] + 2 for i in before]
+
+
+def test_the_summaries_count_files_with_findings_of_the_files_checked() -> None:
+    """Issue 28: "Found 2 finding(s) in 3 file(s)" counted the files checked, not those with findings."""
+    from shmlint import github_action
+    from shmlint.report import json as json_report
+    from shmlint.report import text
+
+    def finding(path: str, line: int) -> Finding:
+        return Finding("SHM003", "shm-unbounded", Severity.WARNING, "m", Span(path, line, 1, line, 2, 0, 1))
+
+    files = (FileResult("a.yaml", (finding("a.yaml", 1), finding("a.yaml", 5))), FileResult("b.yaml"), FileResult("c"))
+    report = Report(files)
+    assert text.summary(report).startswith("Found 2 finding(s) in 1 of 3 file(s): 2 warnings.")
+    document = json.loads(json_report.format_report(report))
+    assert "2 finding(s) in 1 of 3 file(s);" in github_action.summary(document, 1)
+
+
+def test_the_long_explanation_reaches_json_sarif_and_the_hover(report: Report) -> None:
+    """Issue 28: the message is one short line; the detail is in JSON, in SARIF (a result property) and in the
+    editor's hover, and nowhere shortened to the message."""
+    from shmlint.report import json as json_report
+    from shmlint.server.analysis import explain
+
+    explained = next(f for f in report.findings if f.detail)
+    document = json.loads(json_report.format_report(report))
+    assert any(item["detail"] == explained.detail for item in document["findings"])
+    results = json.loads(sarif.format_report(report))["runs"][0]["results"]
+    assert any(result.get("properties", {}).get("detail") == explained.detail for result in results)
+    hover = explain(explained)
+    assert explained.message in hover and explained.detail in hover

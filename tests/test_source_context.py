@@ -94,7 +94,8 @@ def test_show_source_prints_lines_marker_and_the_fix_diff(shmlint_process, proje
     output = check(shmlint_process, "--show-source", "run.sh", cwd=project)
     assert '2 | echo "中文" &&  docker run --gpus all' in output
     assert "  |                 ^^^^^^\n" in output
-    assert "    fix (safe): give /dev/shm 8 GiB\n" in output
+    assert "    fix (safe): give /dev/shm 8 GiB (the default fix-size)\n" in output
+    assert "    = docker run (line 2) runs software that uses /dev/shm" in output  # the detail, wrapped
     assert '    +echo "中文" &&  docker run --shm-size=8g --gpus all' in output  # the tab laid out as above
     assert "\x1b[" not in output  # not a terminal: no colour
     assert "--- a/" not in output  # the finding names the file
@@ -153,3 +154,40 @@ def test_the_concise_check_does_not_load_the_context(shmlint_process) -> None:
     code, modules = loaded_by(shmlint_process, FIXTURES / "examples" / "trainer-deployment.yaml")
     assert code == 1 and "shmlint.rules" in modules
     assert not modules & {"shmlint.report.context", "shmlint.fix.preview", "shmlint.fix.diff"}
+
+
+K8S_POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+    - image: pytorch/pytorch
+      name: main
+      command: [torchrun, train.py]
+      resources: {limits: {nvidia.com/gpu: 1}}
+    - name: side
+      image: pytorch/pytorch
+      command: [torchrun, train.py]
+      resources: {limits: {nvidia.com/gpu: 1}}
+      volumeMounts: [{name: dshm, mountPath: /dev/shm}]
+  volumes:
+    - name: dshm
+      emptyDir:
+        medium: Memory
+"""
+
+
+def test_kubernetes_findings_point_at_one_line_not_the_whole_block() -> None:
+    """Issue 28: a container-wide finding marks the container's ``name:`` (wherever it is among the keys), a finding
+    about a volume the key that decides it (``medium: Memory`` without a size), so an editor underlines one line."""
+    from shmlint.engine import Engine
+    from shmlint.settings import Settings
+    from shmlint.source import SourceText
+
+    result = Engine(Settings()).check_source(SourceText("pod.yaml", K8S_POD), FileKind.YAML, "pod.yaml")
+    spans = {f.code: f.span for f in result.findings}
+    assert set(spans) == {"SHM002", "SHM003"}, [f.message for f in result.findings]  # "main" leaves it unmounted
+    missing, unbounded = spans["SHM002"], spans["SHM003"]
+    assert K8S_POD[missing.start : missing.end] == "name: main" and missing.line == missing.end_line == 8
+    assert K8S_POD[unbounded.start : unbounded.end] == "medium: Memory" and unbounded.line == unbounded.end_line

@@ -36,7 +36,8 @@ def check(name: str, text: str, engine: Engine = ENGINE):
 
 
 def shm001(result) -> list[tuple[Severity, str]]:
-    return [(f.severity, f.message) for f in result.findings if f.code == "SHM001"]
+    """Severity and the whole explanation (``detail``: the one-line message names only the first evidence)."""
+    return [(f.severity, f.detail) for f in result.findings if f.code == "SHM001"]
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ def test_by_default_an_undecided_finding_is_counted_not_listed_and_never_fails(t
     result = invoke("check", str(_tree(tmp_path)))
     assert result.exit_code == 0, result.stdout
     assert "SHM001" not in result.stdout
-    assert "1 finding(s) about accelerator containers whose software's /dev/shm need is undecided" in result.stdout
+    assert "1 finding(s) not listed: their software's /dev/shm need is undecided (`--undecided=show`)." in result.stdout
     assert "--undecided=show" in result.stdout
 
 

@@ -8,7 +8,7 @@ from shmlint.extract.kubernetes import shm_mount
 from shmlint.model import Edit, Fix, FixAction, PodTarget, ShmMechanism, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, SequenceNode, is_null, mappings_at, scalar, sequence
 from shmlint.runtime.shm import SHM_PATH
-from shmlint.sizes import MIB, format_kubernetes
+from shmlint.sizes import format_kubernetes
 from shmlint.source import SourceText
 
 SHM_VOLUME = "dshm"
@@ -93,8 +93,7 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
         mount = shm_mount(m, container)  # mounted at /dev/shm already, but no such volume
         mounted = scalar(m.get(mount, "name")) if mount is not None else None
         name = mounted or volume_name(target.volume_names)
-        cap = target.memory_cap // MIB * MIB or target.memory_cap if target.memory_cap else None
-        size = format_kubernetes(min(fix.size_bytes, cap) if cap else fix.size_bytes)
+        size = format_kubernetes(fix.size_bytes)  # capped by the pod's memory limits already (shmlint.sizing)
         volume = Block((("name", name), ("emptyDir", Block((("medium", "Memory"), ("sizeLimit", size))))))
         edits = [_append_or_create(source, m, pod, "volumes", volume, step, seq_offset)]
         if mounted is None:

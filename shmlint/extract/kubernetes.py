@@ -108,6 +108,24 @@ class _Extractor:
     def pair_span(self, key: Node, value: Node) -> Span:
         return self.source.span(key.start_mark.index, value.end_mark.index)
 
+    def volume_span(self, volume: MappingNode, empty_dir: Node | None) -> Span:
+        """Where a finding about a volume points, one line where it can: the emptyDir's ``medium: X`` (the key that
+        makes it memory or disk), else the volume's kind (``emptyDir``, ``hostPath``); the volume when neither."""
+        key, value = self.m.key(empty_dir, "medium"), self.m.get(empty_dir, "medium")
+        if key is not None and value is not None:
+            return self.pair_span(key, value)
+        kind = self.m.key(volume, "emptyDir") or self.m.key(volume, "hostPath")
+        return self.span(kind if kind is not None else volume)
+
+    def name_span(self, container: MappingNode) -> Span:
+        """Where a finding about the whole container points: its ``name: x`` (one line, as an editor underlines
+        it), else its first key; the whole mapping only when it is empty (flow ``{}``)."""
+        key, value = self.m.key(container, "name"), self.m.get(container, "name")
+        if key is not None and value is not None:
+            return self.pair_span(key, value)
+        first = container.value[0] if container.value else None
+        return self.pair_span(*first) if first is not None else self.span(container)
+
     # -- objects and pod specs -------------------------------------------------------------------------------
 
     def objects(self, documents: list[Node]) -> Iterator[MappingNode]:
@@ -300,7 +318,7 @@ class _Extractor:
             gpu, torch = (), ()
         return Workload(
             id=identity,
-            span=self.span(container),
+            span=self.name_span(container),
             gpu=gpu,
             torch=torch,
             shm=self.completed_shm(tuple(self.shm_sources(pod, container, volumes, meant, cap)), container, identity),
@@ -485,8 +503,8 @@ class _Extractor:
 
     def volume_source(self, name: str, volume: MappingNode, cap: int | None) -> ShmSource:
         """``cap``: half the smallest memory limit in the pod, the most a volume its containers share can use."""
-        span = self.span(volume)
         empty_dir = self.m.get(volume, "emptyDir")
+        span = self.volume_span(volume, empty_dir)
         if empty_dir is not None and "emptyDir" in self.m.items(volume):
             medium = scalar(self.m.get(empty_dir, "medium")) or ""
             size = self.size(self.m.get(empty_dir, "sizeLimit"))

@@ -120,6 +120,7 @@ def _fix_rounds(
     seen = {source.text}
     previous: Counter[tuple[str, WorkloadId | None]] = Counter()  # the last round's wanted findings by code, workload
     fixed_last: set[tuple[str, WorkloadId | None]] = set()
+    before_last = source  # the text before the last round's edits
     for _ in range(MAX_ROUNDS):
         result = checked if checked is not None and current is source else engine.check_source(current, kind, path)
         wanted = [f for f in result.findings if _wanted(f, unsafe)]
@@ -129,6 +130,13 @@ def _fix_rounds(
             f"{finding.code} fix dropped: it did not hold for {finding.workload.name if finding.workload else 'the file'}"
             for finding in _first_of_each(wanted, stuck)
         )
+        if stuck:  # an edit that fixed nothing is not counted, and not kept when nothing else came with it
+            applied = [finding for finding in applied if _identity(finding) not in stuck]
+            if fixed_last <= stuck:
+                current = before_last
+                result = engine.check_source(current, kind, path)
+                wanted = [f for f in result.findings if _wanted(f, unsafe)]
+                counts = Counter(map(_identity, wanted))
         previous, fixed_last = counts, set()
         kept: list[Edit] = []
         fixed_now: list[tuple[Finding, list[Edit]]] = []
@@ -146,7 +154,7 @@ def _fix_rounds(
         good, text = _parsable(current, kind, fixed_now, problems, source)
         if not good:
             break
-        current = current.with_text(text)
+        before_last, current = current, current.with_text(text)
         if current.text in seen:  # a round that brings back an earlier text: fixes that undo each other
             problems.append("fixes stopped: they undo each other (an unsafe fix and a safe one disagree)")
             break

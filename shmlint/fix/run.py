@@ -3,15 +3,19 @@ are enough files to pay for them; outcomes come back in discovery order."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from shmlint.discover import Candidate
 from shmlint.engine import Engine
 from shmlint.extract.kserve import RuntimeIndex
+from shmlint.model import Finding
 from shmlint.parallel import map_in_order
 from shmlint.runner import kserve_runtimes
 from shmlint.settings import Settings
@@ -27,6 +31,31 @@ class FileOutcome:
     diff: str = ""  # the unified diff, when showing rather than writing
     problems: tuple[str, ...] = ()  # fixes dropped, with why
     error: str | None = None  # the file could not be written
+    remaining: tuple[Finding, ...] = ()  # the findings left after the fixes (in the fixed text when it changed)
+    failing: int = 0  # of those, how many are at or above the file's ``fail-on``
+    hidden: int = 0  # of those, how many have an unsafe fix that was not asked for (``--unsafe-fixes``)
+    unwritten: dict[str, Any] | None = None  # ``--write``: what ``remaining`` etc. are if the write fails
+
+    def not_written(self, error: str) -> FileOutcome:
+        """The outcome when the fixed text could not be written: nothing fixed, every finding left."""
+        return replace(self, applied=0, changed=False, error=error, **(self.unwritten or {}))
+
+
+def left_over(settings: Settings, findings: tuple[Finding, ...], unsafe: bool) -> dict[str, Any]:
+    """What the findings left after fixing count for: the run's exit status and the ``--unsafe-fixes`` hint."""
+    from shmlint.model import Applicability
+
+    return {
+        "remaining": tuple(f._replace(workload=None) for f in findings),  # small to send back between processes
+        "failing": sum(1 for f in findings if f.severity >= settings.fail_on),
+        "hidden": 0 if unsafe else sum(1 for f in findings if f.fix and f.fix.applicability is Applicability.UNSAFE),
+    }
+
+
+def reason(finding: Finding) -> str:
+    """One applied fix for people: ``SHM001 Pod/x, container "train": give /dev/shm 8 GiB (the default fix-size)``."""
+    who = finding.workload.name if finding.workload is not None else finding.span.path
+    return f"{finding.code} {who}: {finding.fix.title if finding.fix else ''}"
 
 
 def fix_file(
@@ -54,6 +83,42 @@ def _fix_group(
     unsafe: bool,
     roots: tuple[Path, ...],
 ) -> list[FileOutcome]:
+    """Each file fixed, then (``write``) every fixed file written (``_fix_then_write``), SIGTERM unwinding the
+    writing as Ctrl-C does."""
+    with _terminated_as_interrupted() if write else contextlib.nullcontext():
+        return _fix_then_write(group, runtimes, write=write, unsafe=unsafe, roots=roots)
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupted() -> Iterator[None]:
+    """SIGTERM (a cancelled CI job, ``kill``) raises ``KeyboardInterrupt``, so that the temp files of the files
+    being written are removed on the way out instead of staying beside them; the default is put back after. Left
+    alone where SIGTERM is already handled, or off the main thread (where no handler can be set)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _fix_then_write(
+    group: list[tuple[Settings, Candidate]],
+    runtimes: dict[Settings, RuntimeIndex | None],
+    *,
+    write: bool,
+    unsafe: bool,
+    roots: tuple[Path, ...],
+) -> list[FileOutcome]:
     """Each file fixed, then (``write``) every fixed file written: all temp files first, then each synced and
     renamed in turn, so that one sync of the file system carries them all. A file another program wrote to while
     its group waited is fixed again at once on its own (the wait must not cost the fix)."""
@@ -70,7 +135,7 @@ def _fix_group(
             try:
                 pending.append((len(outcomes), settings, candidate, prepare(Path(candidate.path), *result, roots)))
             except WriteError as exc:
-                outcome = replace(outcome, applied=0, changed=False, error=str(exc))
+                outcome = outcome.not_written(str(exc))
             outcomes.append(outcome)
         while pending:
             index, settings, candidate, prepared = pending[0]
@@ -83,9 +148,9 @@ def _fix_group(
                         write_atomic(Path(candidate.path), *result, roots)
                     outcomes[index] = outcome
                 except WriteError as exc:
-                    outcomes[index] = replace(outcome, applied=0, changed=False, error=str(exc))
+                    outcomes[index] = outcome.not_written(str(exc))
             except WriteError as exc:
-                outcomes[index] = replace(outcomes[index], applied=0, changed=False, error=str(exc))
+                outcomes[index] = outcomes[index].not_written(str(exc))
             finally:
                 pending.pop(0)
     finally:
@@ -104,21 +169,30 @@ def _fixed(
     engine = _engine(settings, runtimes)
     checked = engine.check_candidate(candidate)
     path = str(candidate.path)
+    unchanged = left_over(settings, checked.findings, unsafe)
     if checked.source is None and checked.findings:  # a folder not entered, a file not read: said, never passed
-        return FileOutcome(path, problems=(f"not fixed: {checked.findings[0].message}",)), None
+        return FileOutcome(path, problems=(f"not fixed: {checked.findings[0].message}",), **unchanged), None
     if checked.source is None or not any(f.fixable for f in checked.findings):
-        return FileOutcome(path), None
+        return FileOutcome(path, **unchanged), None
     result = fix_source(engine, checked.source, candidate.kind, candidate.path, unsafe=unsafe, checked=checked)
     if not result.changed:
-        return FileOutcome(path, problems=result.problems), None
+        return FileOutcome(path, problems=result.problems, **unchanged), None
+    after = engine.check_source(result.source.with_text(result.text), candidate.kind, candidate.path)
+    done = FileOutcome(
+        path,
+        len(result.applied),
+        True,
+        problems=result.problems,
+        **left_over(settings, after.findings, unsafe),
+    )
     if write:
-        written = (result.source.encode(result.text), result.source.encode())
-        return FileOutcome(path, len(result.applied), True, problems=result.problems), written
+        return replace(done, unwritten=unchanged), (result.source.encode(result.text), result.source.encode())
     from shmlint.fix.diff import unified
 
     bom = "\ufeff" if result.source.bom else ""  # so that git apply and patch accept a hunk at line 1
-    diff = unified(Path(candidate.path).as_posix(), bom + result.source.text, bom + result.text)  # for git apply
-    return FileOutcome(path, len(result.applied), True, diff, result.problems), None
+    note = "; ".join(map(reason, result.applied))  # why each fix writes its size, in the first hunk's header
+    diff = unified(Path(candidate.path).as_posix(), bom + result.source.text, bom + result.text, note=note)
+    return replace(done, diff=diff), None
 
 
 @functools.lru_cache(maxsize=1)
@@ -137,7 +211,8 @@ def fix_candidates(
     if write:
         from shmlint.fix.write import remove_stale_temp_files
 
-        remove_stale_temp_files({Path(os.path.realpath(candidate.path)).parent for _, candidate in jobs})
+        folders = {Path(os.path.realpath(candidate.path)).parent for _, candidate in jobs}
+        remove_stale_temp_files(folders, started=time.time())
     groups: dict[Settings, list[Candidate]] = {}
     for settings, candidate in jobs:
         groups.setdefault(settings, []).append(candidate)

@@ -3,11 +3,11 @@ outside the checked folders, and never over an edit another program made meanwhi
 
 The protocol (``write_atomic``): resolve the path and refuse a link that leaves the checked roots; open the file
 (no link followed) and keep it open; check it holds what was read; write a temp file beside it with the same
-owner, group and mode (setuid/setgid dropped, as editors do) and sync it; read the open file again and check the
-path still names it, immediately before the rename; after the rename, wait until no other process has the old
-file open for writing (a Linux lease tells), then read it once more through the descriptor still open: a write
-that landed between the last check and the rename, or through a handle opened before it, is found there and the
-file gets that text back.
+owner, group and mode (setuid/setgid dropped, as editors do) and sync it; read the open file again, then check
+that the path still names it, unwritten, immediately before the rename (an editor's save, a new file renamed over
+the path, is seen there); after the rename, wait until no other process has the old file open for writing (a
+Linux lease tells), then read it once more through the descriptor still open: a write that landed between the
+last check and the rename, or through a handle opened before it, is found there and the file gets that text back.
 
 ``prepare`` does everything up to the written temp file and ``commit`` the rest (``write_atomic`` is the two in a
 row): ``fix --write`` prepares a group of files before committing any, so that the first sync carries the data of
@@ -18,10 +18,14 @@ next run removes (``remove_stale_temp_files``), and never a file between its two
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from shmlint.lazy_regex import LazyRegex
 
 TEMP_SUFFIX = ".shmlint-tmp"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -29,17 +33,25 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 
 
-def remove_stale_temp_files(folders: set[Path]) -> None:
-    """Remove our own temp files (``.<name>.<random>.shmlint-tmp``) that a killed run left beside the files it was
-    writing; nothing else is touched."""
+#: exactly the names ``_temp_file`` gives (``tempfile.mkstemp``'s eight random characters): ``.<name>.<random>``
+_TEMP_NAME = LazyRegex(r"\.(.+)\.[a-z0-9_]{8}" + re.escape(TEMP_SUFFIX), re.DOTALL)
+
+
+def remove_stale_temp_files(folders: set[Path], started: float) -> None:
+    """Remove our own temp files that a killed run left beside the files it was writing: named exactly as ours
+    (``.<name>.<random>.shmlint-tmp``) beside an existing ``<name>``, regular files, last written before this run
+    ``started`` (a time.time()): nothing else is touched, and a run writing at the same time keeps its own."""
     for folder in folders:
         try:
             names = os.listdir(folder)
         except OSError:
             continue
         for name in names:
-            if name.startswith(".") and name.endswith(TEMP_SUFFIX):
-                with contextlib.suppress(OSError):
+            if (match := _TEMP_NAME.fullmatch(name)) is None or not os.path.lexists(folder / match.group(1)):
+                continue
+            with contextlib.suppress(OSError):
+                info = os.lstat(folder / name)
+                if stat.S_ISREG(info.st_mode) and info.st_mtime < started:
                     os.unlink(folder / name)
 
 
@@ -91,7 +103,7 @@ def prepare(path: Path, data: bytes, original: bytes, roots: Sequence[Path] = ()
         _check_writable(before)
         if _read_all(old) != original:
             raise FileChanged
-        temp, handle = _temp_file(real, data, before)
+        temp, handle = _temp_file(real, data, before, old)
     except OSError as exc:
         os.close(old)
         raise WriteError(f"cannot write: {exc.strerror or exc}") from None
@@ -107,11 +119,12 @@ def commit(pending: PendingWrite) -> None:
     try:
         try:
             _finish_temp(pending.temp, pending.handle, before)
-            _unchanged(real, old, before, original)
+            if _read_all(old) != original:
+                raise FileChanged
             if os.name == "nt":  # Windows cannot rename over a file that is open: no check after the rename there
                 os.close(old)
                 old = -1
-            os.replace(pending.temp, real)
+            _replace_if_same(pending.temp, real, before)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(pending.temp)
@@ -200,22 +213,31 @@ def _read_after_writers(handle: int) -> tuple[bytes, bool]:
         return _read_all(handle), False
 
 
-def _unchanged(real: Path, old: int, before: os.stat_result, original: bytes) -> None:
-    """The last check before the rename: the path still names the file that was read, and it holds the same."""
+def _replace_if_same(temp: str, real: Path, before: os.stat_result) -> None:
+    """The rename, with the last look at the path just before it: still the file that was read (same device and
+    inode: an editor's save by rename of a new file is seen), unwritten since (same size and modification time). Nothing
+    else runs between the two; the old file's content was checked through its descriptor before."""
     now = os.lstat(real)
-    if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino) or _read_all(old) != original:
+    if _identity(now) != _identity(before):
         raise FileChanged
+    os.replace(temp, real)
 
 
-def _temp_copy(real: Path, data: bytes, like: os.stat_result) -> str:
-    """``data`` in a synced temp file beside ``real``, with the owner, group and mode of ``like``."""
-    temp, handle = _temp_file(real, data, like)
+def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _temp_copy(real: Path, data: bytes, like: os.stat_result, attributes_of: int) -> str:
+    """``data`` in a synced temp file beside ``real``, with the owner, group and mode of ``like`` and the extended
+    attributes of the open file ``attributes_of``."""
+    temp, handle = _temp_file(real, data, like, attributes_of)
     _finish_temp(temp, handle, like)
     return temp
 
 
-def _temp_file(real: Path, data: bytes, like: os.stat_result) -> tuple[str, int]:
-    """``data`` in a new temp file beside ``real`` with the owner and group of ``like``; its name and open handle."""
+def _temp_file(real: Path, data: bytes, like: os.stat_result, attributes_of: int) -> tuple[str, int]:
+    """``data`` in a new temp file beside ``real`` with the owner and group of ``like`` and the extended attributes
+    of the open file ``attributes_of``; its name and open handle."""
     import tempfile
 
     handle, temp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=TEMP_SUFFIX)
@@ -224,6 +246,7 @@ def _temp_file(real: Path, data: bytes, like: os.stat_result) -> tuple[str, int]
         while view:
             view = view[os.write(handle, view) :]
         _keep_owner(handle, like)
+        _keep_attributes(attributes_of, handle)
     except BaseException:
         os.close(handle)
         with contextlib.suppress(OSError):
@@ -261,6 +284,48 @@ def _keep_owner(handle: int, like: os.stat_result) -> None:
         ) from None
 
 
+#: errors that mean "this file system, or this platform, has no extended attributes": nothing to keep
+_NO_XATTRS = frozenset({errno.ENOTSUP, errno.EOPNOTSUPP, getattr(errno, "ENODATA", errno.ENOENT)})
+
+
+def _keep_attributes(source: int, target: int) -> None:
+    """Extended attributes (ACLs in ``system.posix_acl_*``, the SELinux label in ``security.selinux``, ``user.*``)
+    copied from the file to its rewrite, which would otherwise lose them. One that cannot be set, unless the new
+    file already has it, refuses the write, as an owner that cannot be kept does."""
+    if not hasattr(os, "listxattr"):
+        return
+    for name, value in _attributes(source):
+        try:
+            if _attribute(target, name) != value:
+                os.setxattr(target, name, value)
+        except OSError as exc:
+            if exc.errno in _NO_XATTRS:
+                return
+            raise WriteError(f"cannot keep the extended attribute {name!r} in a rewrite: not changed") from None
+
+
+def _attributes(handle: int) -> Iterator[tuple[str, bytes]]:
+    try:
+        names = os.listxattr(handle)
+    except OSError as exc:
+        if exc.errno in _NO_XATTRS:
+            return
+        raise
+    for name in names:
+        value = _attribute(handle, name)
+        if value is not None:  # removed meanwhile
+            yield name, value
+
+
+def _attribute(handle: int, name: str) -> bytes | None:
+    try:
+        return os.getxattr(handle, name)
+    except OSError as exc:
+        if exc.errno in _NO_XATTRS:
+            return None
+        raise
+
+
 def _carry_over(real: Path, late: bytes, original: bytes, data: bytes, like: os.stat_result, busy: bool) -> None:
     """Another program wrote to the old file during the rename (or still has it open). Text it appended is
     appended to the fixed file too, in place (``O_APPEND``: no second rename, so no second window), as if it had
@@ -283,10 +348,10 @@ def _carry_over(real: Path, late: bytes, original: bytes, data: bytes, like: os.
         new = os.open(real, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _BINARY)
         try:
             target = real if _read_all(new) == data else real.with_name(f"{real.name}.shmlint-concurrent")
-            os.replace(_temp_copy(real, late, like), target)
+            os.replace(_temp_copy(real, late, like, new), target)
             if target == real and _read_after_writers(new)[0] != data:  # written to during the put-back
                 target = real.with_name(f"{real.name}.shmlint-concurrent")
-                os.replace(_temp_copy(real, _read_all(new), like), target)
+                os.replace(_temp_copy(real, _read_all(new), like, new), target)
         finally:
             os.close(new)
     except (OSError, WriteError) as exc:

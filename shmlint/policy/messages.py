@@ -1,4 +1,5 @@
-"""The linter's messages for pods (``shmlint/rules/``), as templates both policy languages render: each names a
+"""The linter's explanations for pods (``Finding.detail`` of ``shmlint/rules/``: a denial has room for the whole
+reason, where the linter's one-line message is short), as templates both policy languages render: each names a
 container's record field in braces. What the linter puts in parentheses (the evidence) is the evidence the policy
 has: the tier entry's ``what`` rather than the matched text, the image rather than the image and command."""
 

@@ -18,6 +18,7 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "slug": finding.slug,
         "severity": finding.severity.label,
         "message": finding.message,
+        "detail": finding.detail or None,  # the long explanation, when the rule gives one
         "path": posix_path(span.path),
         "line": span.line,
         "column": span.column,

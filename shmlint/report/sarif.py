@@ -67,6 +67,7 @@ def _result(finding: Finding, rule_index: int, mark: str) -> dict[str, Any]:
             }
         ],
         "partialFingerprints": {FINGERPRINT_KEY: mark},
+        **({"properties": {"detail": finding.detail}} if finding.detail else {}),
     }
 
 

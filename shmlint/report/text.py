@@ -47,12 +47,22 @@ def summary(report: Report) -> str:
         for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)
         if counts[s]
     ]
-    fixable = sum(1 for f in findings if f.fixable)
     new = " new" if accepted else ""
-    line = f"Found {len(findings)}{new} finding(s) in {len(report.files)} file(s){accepted}: {', '.join(parts)}."
-    if fixable:
-        line += f" {fixable} fixable with `shmlint fix`."
-    return line
+    where = f"{len({f.span.path for f in findings})} of {len(report.files)} file(s)"  # files with findings, of all
+    line = f"Found {len(findings)}{new} finding(s) in {where}{accepted}: {', '.join(parts)}."
+    return line + fixable_note(findings)
+
+
+def fixable_note(findings: list[Finding]) -> str:
+    """Safe and unsafe fixes counted apart, as ruff does: ``fix --write`` applies only the safe ones."""
+    from shmlint.model import Applicability
+
+    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.applicability is Applicability.UNSAFE)
+    safe = sum(1 for f in findings if f.fixable) - unsafe
+    note = f" {safe} fixable with `shmlint fix --write`." if safe else ""
+    if unsafe:
+        note += f" {unsafe} hidden fix(es) can be enabled with `--unsafe-fixes`."
+    return note
 
 
 def rendering(report: Report) -> list[str]:
@@ -91,6 +101,12 @@ def source_context(finding: Finding, source: SourceText, diff: str | None, colou
         return click.style(text, fg=_COLOURS[finding.severity], bold=True)
 
     lines = snippet(source, finding.span, marker if colour else None)
+    if finding.detail:  # the long explanation the one-line message leaves out
+        import textwrap
+
+        lines += textwrap.wrap(
+            visible(finding.detail), 116, initial_indent="    = ", subsequent_indent="      ", break_on_hyphens=False
+        )
     if finding.fix:
         lines.append(f"    fix ({finding.fix.applicability.value}): {visible(finding.fix.title)}")
         if diff:

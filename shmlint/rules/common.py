@@ -27,6 +27,23 @@ REMEDY = {
 }
 
 
+#: the same, in a few words for the one-line message (``REMEDY`` goes in the detail)
+FIX_IN_SHORT = {
+    WorkloadFormat.KUBERNETES: "mount a sized Memory emptyDir",
+    WorkloadFormat.COMPOSE: "set shm_size",
+    WorkloadFormat.COMMAND: "add --shm-size",
+    WorkloadFormat.TERRAFORM: "size /dev/shm in the resource",
+    WorkloadFormat.PYTHON: "pass the launcher's shm size option",
+    WorkloadFormat.RAY: "add --shm-size to docker.run_options",
+    WorkloadFormat.QUADLET: "set ShmSize=",
+    WorkloadFormat.AWS: "set linuxParameters.sharedMemorySize",
+    WorkloadFormat.AZUREML: "set resources.shm_size",
+    WorkloadFormat.DEVCONTAINER: "add --shm-size to runArgs",
+    WorkloadFormat.CI_JOB: "add --shm-size to its options",
+    WorkloadFormat.GITLAB_RUNNER: "set shm_size in [runners.docker]",
+}
+
+
 #: how a workload declares its DataLoader, for messages that say how to make the need certain: the annotation or
 #: label where the format has one, else the hint comment every format reads
 DECLARE_LOADER = {
@@ -72,6 +89,28 @@ def evidence(workload: Workload) -> str:
     return ", ".join(e.text for e in (*workload.gpu, *workload.torch)[:2])
 
 
-def capped(source: ShmSource, size: int) -> int:
-    """A size no larger than a pod-shared volume can use (``cap_bytes``)."""
-    return min(size, source.cap_bytes) if source.cap_bytes else size
+def clipped(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters, cut at the end: a name or evidence quoted in a short message."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def who(workload: Workload) -> str:
+    """The workload's name for a one-line message."""
+    return clipped(workload.name, 50)
+
+
+def first_evidence(workload: Workload) -> str:
+    """The first piece of evidence, short: the detail quotes the rest."""
+    return clipped(evidence(workload).split(", ")[0], 44)
+
+
+def need_evidence(workload: Workload) -> str:
+    """What decided that the software uses /dev/shm, short: the matched image or command when the data says it
+    (``torchrun ... (command torchrun train.py)``), else the reason itself."""
+    because = workload.need.because if workload.need is not None else evidence(workload)
+    head, bracket, tail = because.partition(" (")
+    matched = head
+    if bracket and tail.endswith(")") and tail.startswith(("image ", "command ")):
+        matched = tail[:-1].partition(" ")[2]  # the image or the command itself
+    return clipped(matched, 40)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from shmlint import sizing
 from shmlint.catalog import lookup
-from shmlint.model import Finding, Fix, Workload
+from shmlint.model import Finding, Fix, ShmSource, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
 from shmlint.severity import Severity
+from shmlint.sizing import FixSize
 from shmlint.source import Span
 from shmlint.visible import excerpt
 
@@ -47,11 +49,13 @@ class RuleContext:
         *,
         at_most: Severity | None = None,
         undecided: bool = False,
+        detail: str = "",
     ) -> Finding:
         """A finding of ``rule`` with its catalog slug and configured severity (lowered to ``at_most``).
 
         ``undecided``: the finding rests on software whose /dev/shm need is not known; it is info unless the
-        ``undecided`` setting is strict, and then no more than a warning (a guess is never an error)."""
+        ``undecided`` setting is strict, and then no more than a warning (a guess is never an error).
+        ``detail``: the long explanation; a message cut to ``MAX_MESSAGE`` keeps its whole text there."""
         entry = lookup(rule.code)
         if entry is None:
             raise LookupError(f"{rule.code} has no catalog entry")  # the registry meta-test rules this out
@@ -61,32 +65,30 @@ class RuleContext:
         if at_most is not None:
             severity = min(severity, at_most)
         # quoted file text can hold line breaks (an unterminated quote): a finding is always one line
-        return Finding(rule.code, entry.slug, severity, excerpted(message), span, workload, fix, undecided)
+        short = excerpted(message, MAX_MESSAGE)
+        if not detail and short != " ".join(message.split()):
+            detail = message
+        return Finding(
+            rule.code, entry.slug, severity, short, span, workload, fix, undecided, excerpted(detail, MAX_DETAIL)
+        )
 
-    def wanted_size(self, workload: Workload) -> int:
-        """What a fix writes: the recommendation for the workload's DataLoader hint, else the configured size."""
-        if workload.dataloader is not None:
-            from shmlint.dataloader import estimate  # only workloads with a hint need the estimator
-
-            return estimate(workload.dataloader).recommended_bytes
-        return self.settings.fix_shm_bytes
+    def fix_size(self, workload: Workload, *, current: int | None = None, source: ShmSource | None = None) -> FixSize:
+        """What a fix writes and why (``shmlint.sizing``: one policy for every rule)."""
+        return sizing.fix_size(workload, self.settings, current=current, source=source)
 
     def minimum(self, workload: Workload) -> int:
         """Below this SHM005 speaks: the hint's estimated need, else the configured minimum."""
-        if workload.dataloader is not None:
-            from shmlint.dataloader import estimate
-
-            return estimate(workload.dataloader).estimate_bytes
-        return self.settings.min_shm_bytes
+        return sizing.minimum(workload, self.settings)
 
 
-#: the first and last characters kept of a long word (a run without blanks: an image, an environment value) and
-#: of a long message; values read through YAML aliases made every finding of a file quote kilobytes (issue 27)
-WORD_ENDS, MESSAGE_ENDS = (100, 40), (800, 397)
-MAX_QUOTED_WORD, MAX_MESSAGE = sum(WORD_ENDS) + 3, sum(MESSAGE_ENDS) + 3
+#: the longest word (a run without blanks: an image, an environment value) a finding quotes, the longest message
+#: (one line, issue 28) and the longest detail; values read through YAML aliases made every finding of a file
+#: quote kilobytes (issue 27)
+MAX_QUOTED_WORD, MAX_MESSAGE, MAX_DETAIL = 60, 200, 1200
 
 
-def excerpted(message: str) -> str:
-    """The message on one line, each over-long word and the whole cut in the middle (the remedy at its end
-    stays)."""
-    return excerpt(" ".join(excerpt(word, *WORD_ENDS) for word in message.split()), *MESSAGE_ENDS)
+def excerpted(message: str, limit: int = MAX_MESSAGE) -> str:
+    """The text on one line, each over-long word and the whole cut in the middle (the remedy at its end stays)."""
+    line = " ".join(excerpt(word, 40, MAX_QUOTED_WORD - 43) for word in message.split())
+    head = limit * 2 // 3
+    return excerpt(line, head, limit - head - 5, " ... ")

@@ -9,9 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.effective import applied_sources, fix_size
+from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
-from shmlint.rules.common import DECLARE_LOADER, HINT_COMMENT, REMEDY, claims_missing_shm, evidence, unknown_need
+from shmlint.rules.common import (
+    DECLARE_LOADER,
+    FIX_IN_SHORT,
+    HINT_COMMENT,
+    REMEDY,
+    claims_missing_shm,
+    clipped,
+    evidence,
+    first_evidence,
+    need_evidence,
+    unknown_need,
+    who,
+)
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
@@ -25,43 +37,49 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     pending = any(s.kind in (ShmKind.UNMOUNTED, ShmKind.BUILD_ONLY) for s in workload.shm)
     if pending or len(unknown) < len(applied):
         return
-    size = fix_size(workload, ctx.wanted_size(workload))
-    fix = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size)}", size_bytes=size)
-    remedy = REMEDY[workload.format]
+    size = ctx.fix_size(workload)
+    fix = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size.bytes)} ({size.why})", size_bytes=size.bytes)
+    remedy, short = REMEDY[workload.format], FIX_IN_SHORT[workload.format]
     if unknown_need(workload):
         yield ctx.report(
             RULE,
-            f"{workload.name} has an accelerator ({evidence(workload)}) and no sized /dev/shm"
-            f"{_unresolved(unknown)}, so it gets 64 MiB; whether its software ({_software(workload)}) uses /dev/shm "
-            f"is not known (DataLoader workers, torchrun or NCCL between local GPUs do, and crash there): if it "
-            f"does, {remedy}; to settle it, name the image or command in configuration (shm-images / shm-commands, "
-            f"or shm-free-images / shm-free-commands) or declare its loader with {DECLARE_LOADER.get(workload.format, HINT_COMMENT)}",
+            f"{who(workload)}: accelerator ({first_evidence(workload)}), 64 MiB /dev/shm, need unknown; "
+            f"if it uses it, {short}",
             workload.span,
             workload,
             fix,
             undecided=True,
+            detail=f"{workload.name} has an accelerator ({evidence(workload)}) and no sized /dev/shm"
+            f"{_unresolved(unknown)}, so it gets 64 MiB; whether its software ({_software(workload)}) uses /dev/shm "
+            f"is not known (DataLoader workers, torchrun or NCCL between local GPUs do, and crash there): if it "
+            f"does, {remedy}; to settle it, name the image or command in configuration (shm-images / shm-commands, "
+            f"or shm-free-images / shm-free-commands) or declare its loader with "
+            f"{DECLARE_LOADER.get(workload.format, HINT_COMMENT)}",
         )
         return
     because = _decided(workload)
     if unknown:
         yield ctx.report(
             RULE,
-            f"{workload.name} runs software that uses /dev/shm ({because}) and no /dev/shm "
-            f"size is written; {unknown[0].description} could carry one but cannot be resolved here: if it does "
-            f"not, /dev/shm is 64 MiB; {remedy} to make it certain",
+            f"{who(workload)} needs /dev/shm ({need_evidence(workload)}); {clipped(unknown[0].description, 28)} "
+            f"is unresolved; {short}",
             workload.span,
             workload,
             fix,
             at_most=Severity.WARNING,
+            detail=f"{workload.name} runs software that uses /dev/shm ({because}) and no /dev/shm "
+            f"size is written; {unknown[0].description} could carry one but cannot be resolved here: if it does "
+            f"not, /dev/shm is 64 MiB; {remedy} to make it certain",
         )
         return
     yield ctx.report(
         RULE,
-        f"{workload.name} runs software that uses /dev/shm ({because}) with no sized "
-        f"/dev/shm, so it gets the runtime default of 64 MiB and can crash there; {remedy}",
+        f"{who(workload)} needs /dev/shm ({need_evidence(workload)}), has 64 MiB; {short}",
         workload.span,
         workload,
         fix,
+        detail=f"{workload.name} runs software that uses /dev/shm ({because}) with no sized "
+        f"/dev/shm, so it gets the runtime default of 64 MiB and can crash there; {remedy}",
     )
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.effective import fix_size
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, ShmSource, Workload
-from shmlint.rules.common import capped, gpu_sources
+from shmlint.rules.common import gpu_sources, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
+from shmlint.sizing import FixSize
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
@@ -21,23 +21,28 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                 if limit
                 else "it may grow until the node runs out of memory"
             )
+            bound = (
+                f"bounded only by the {workload.memory_limit.text} memory limit"
+                if workload.memory_limit and limit
+                else "it can take the node's memory"
+            )
             yield ctx.report(
                 RULE,
-                f"{workload.name}: /dev/shm comes from {source.description} with no size: {grows} (and "
-                f"policies such as Kyverno's may cap it silently); give it an explicit size",
+                f"{who(workload)}: /dev/shm ({source.description}) has no size; {bound}; size it",
                 source.span,
                 workload,
-                _bound(source, limit, capped(source, fix_size(workload, ctx.wanted_size(workload)))),
+                _bound(source, ctx.fix_size(workload, current=limit, source=source)),
                 at_most=Severity.INFO if limit else None,  # bounded by the limit: a smaller risk than none at all
+                detail=f"{workload.name}: /dev/shm comes from {source.description} with no size: {grows} (and "
+                f"policies such as Kyverno's may cap it silently); give it an explicit size",
             )
 
 
-def _bound(source: ShmSource, limit: int | None, wanted: int) -> Fix:
-    """With a memory limit the tmpfs can already use that much: writing it keeps the workload as well off (safe).
-    Without one it can use the node's memory, and any size lowers that: a deliberate choice (unsafe)."""
-    if limit:
-        return Fix(FixAction.SET_SIZE, f"size it {human(limit)}, its memory limit", size_bytes=limit, source=source)
-    return Fix(FixAction.SET_SIZE, f"size it {human(wanted)}", Applicability.UNSAFE, size_bytes=wanted, source=source)
+def _bound(source: ShmSource, size: FixSize) -> Fix:
+    """Any size lowers what an unbounded tmpfs could take (the node's memory, or the whole memory limit, which
+    leaves the process nothing): a deliberate choice, so unsafe, sized as every fix is (``shmlint.sizing``)."""
+    title = f"size it {human(size.bytes)} ({size.why})"
+    return Fix(FixAction.SET_SIZE, title, Applicability.UNSAFE, size_bytes=size.bytes, source=source)
 
 
 RULE = Rule("SHM003", check)

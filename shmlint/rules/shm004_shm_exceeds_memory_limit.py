@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.effective import fix_size
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import gpu_sources
+from shmlint.rules.common import gpu_sources, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -18,21 +17,23 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     for source in gpu_sources(workload, ShmKind.MEMORY):
         size = source.size
         if size is not None and size.bytes is not None and size.bytes > limit.bytes:
-            lowered = fix_size(workload, size.bytes)
+            lowered = ctx.fix_size(workload, current=size.bytes, source=source)
             yield ctx.report(
                 RULE,
-                f"{workload.name}: /dev/shm size {size.text} ({human(size.bytes)}) exceeds the container's memory "
-                f"limit {limit.text} ({human(limit.bytes)}); pages in /dev/shm count against that limit, so the "
-                f"container is OOM-killed before it can use them",
+                f"{who(workload)}: /dev/shm {size.text} is over the {limit.text} memory limit (OOM kill); lower it "
+                f"to {human(lowered.bytes)}",
                 size.span,
                 workload,
                 Fix(
                     FixAction.SET_SIZE,
-                    f"lower it to {human(lowered)} (half the memory limit)",
+                    f"lower it to {human(lowered.bytes)} ({lowered.why})",
                     Applicability.UNSAFE,
-                    size_bytes=lowered,
+                    size_bytes=lowered.bytes,
                     source=source,
                 ),
+                detail=f"{workload.name}: /dev/shm size {size.text} ({human(size.bytes)}) exceeds the container's "
+                f"memory limit {limit.text} ({human(limit.bytes)}); pages in /dev/shm count against that limit, so "
+                f"the container is OOM-killed before it can use them",
             )
 
 

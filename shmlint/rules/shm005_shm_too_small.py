@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.effective import fix_size
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import capped, gpu_sources
+from shmlint.rules.common import gpu_sources, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -25,19 +24,26 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             else (minimum, basis)
         )
         if size is not None and size.bytes is not None and size.bytes < floor:
-            raised = capped(source, fix_size(workload, ctx.wanted_size(workload)))
+            raised = ctx.fix_size(workload, current=size.bytes, source=source)
             fix = (
-                Fix(FixAction.SET_SIZE, f"raise it to {human(raised)}", size_bytes=raised, source=source)
-                if raised > size.bytes
+                Fix(
+                    FixAction.SET_SIZE,
+                    f"raise it to {human(raised.bytes)} ({raised.why})",
+                    size_bytes=raised.bytes,
+                    source=source,
+                )
+                if raised.bytes > size.bytes
                 else None
             )
             yield ctx.report(
                 RULE,
-                f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below {why} of "
-                f"{human(floor)}; DataLoader workers hold (workers x prefetch_factor + 2) batches there",
+                f"{who(workload)}: /dev/shm {size.text} is under {human(floor)} ({why.replace('the ', '', 1)}); "
+                + (f"raise it to {human(fix.size_bytes)}" if fix and fix.size_bytes else "raise it"),
                 size.span,
                 workload,
                 fix,
+                detail=f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below {why} of "
+                f"{human(floor)}; DataLoader workers hold (workers x prefetch_factor + 2) batches there",
             )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Finding, ShmKind, Workload
-from shmlint.rules.common import gpu_sources
+from shmlint.rules.common import gpu_sources, who
 from shmlint.rules.rule import Rule, RuleContext
 
 
@@ -13,11 +13,12 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     for source in gpu_sources(workload, ShmKind.HOST_IPC):
         yield ctx.report(
             RULE,
-            f"{workload.name} uses the host IPC namespace ({source.description}): /dev/shm is large, but the "
-            f"container shares the host's IPC objects and Pod Security 'baseline' forbids it; prefer a sized "
-            f"memory-backed /dev/shm",
+            f"{who(workload)} uses host IPC ({source.description}); use a sized private /dev/shm",
             source.span,
             workload,
+            detail=f"{workload.name} uses the host IPC namespace ({source.description}): /dev/shm is large, but "
+            f"the container shares the host's IPC objects and Pod Security 'baseline' forbids it; prefer a sized "
+            f"memory-backed /dev/shm",
         )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Finding, ShmKind, Workload
-from shmlint.rules.common import gpu_sources
+from shmlint.rules.common import gpu_sources, who
 from shmlint.rules.rule import Rule, RuleContext
 
 
@@ -14,11 +14,13 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         if _is_host_shm(source.host_path):
             yield ctx.report(
                 RULE,
-                f"{workload.name} mounts the host's /dev/shm ({source.description}): it shares the host's shared "
-                f"memory with every other user of it and is bounded by nothing; prefer a sized memory-backed "
-                f"/dev/shm",
+                f"{who(workload)} mounts the host's /dev/shm ({source.description}), shared, unbounded; use a sized "
+                f"private one",
                 source.span,
                 workload,
+                detail=f"{workload.name} mounts the host's /dev/shm ({source.description}): it shares the host's "
+                f"shared memory with every other user of it and is bounded by nothing; prefer a sized memory-backed "
+                f"/dev/shm",
             )
 
 

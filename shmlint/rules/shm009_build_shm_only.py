@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.effective import applied_sources, fix_size
+from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import first_source
+from shmlint.rules.common import first_source, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -16,14 +16,17 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         return
     if (source := first_source(workload, ShmKind.BUILD_ONLY)) is not None:
         build_bytes = source.size.bytes if source.size and source.size.bytes else 0
-        size = fix_size(workload, max(ctx.wanted_size(workload), build_bytes))
+        size = ctx.fix_size(workload, current=build_bytes)
         yield ctx.report(
             RULE,
-            f"{workload.name} sets build.shm_size, which sizes only the build container; the running "
-            f"service keeps the 64 MiB default; set shm_size on the service itself",
+            f"{who(workload)}: build.shm_size sizes only the build, the service keeps 64 MiB; set its shm_size",
             source.span,
             workload,
-            Fix(FixAction.ADD_SHM, f"set the service's shm_size to {human(size)}", size_bytes=size),
+            Fix(
+                FixAction.ADD_SHM,
+                f"set the service's shm_size to {human(size.bytes)} ({size.why})",
+                size_bytes=size.bytes,
+            ),
         )
 
 

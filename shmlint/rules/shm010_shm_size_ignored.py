@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
 from shmlint.model import Finding, ShmKind, Workload
+from shmlint.rules.common import who
 from shmlint.rules.rule import Rule, RuleContext
 
 
@@ -17,10 +18,11 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         if source.kind is ShmKind.MEMORY and source.namespace_size:
             yield ctx.report(
                 RULE,
-                f"{workload.name}: {source.description} has no effect together with host IPC, which uses the "
-                f"host's /dev/shm (podman refuses the combination); drop one of them",
+                f"{who(workload)}: {source.description} has no effect with host IPC; drop one of them",
                 source.span,
                 workload,
+                detail=f"{workload.name}: {source.description} has no effect together with host IPC, which uses the "
+                f"host's /dev/shm (podman refuses the combination); drop one of them",
             )
 
 

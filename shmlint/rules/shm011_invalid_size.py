@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Finding, Fix, FixAction, Workload
+from shmlint.rules.common import who
 from shmlint.rules.rule import Rule, RuleContext
 
 
@@ -18,7 +19,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             if size.suggestion
             else None
         )
-        yield ctx.report(RULE, f"{workload.name}: {size.error}", size.span, workload, fix)
+        yield ctx.report(RULE, f"{who(workload)}: {size.error}", size.span, workload, fix)
 
 
 RULE = Rule("SHM011", check)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Finding, Workload
-from shmlint.rules.common import uses_shm
+from shmlint.rules.common import clipped, uses_shm, who
 from shmlint.rules.rule import Rule, RuleContext
 
 
@@ -15,10 +15,11 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         return
     yield ctx.report(
         RULE,
-        f"{workload.name} sets {evidence.text}: NCCL then moves intra-node GPU traffic from shared memory to "
-        f"slower paths; size /dev/shm instead and drop the variable",
+        f"{who(workload)} sets {clipped(evidence.text, 40)}, which slows NCCL; size /dev/shm and drop it",
         evidence.span,
         workload,
+        detail=f"{workload.name} sets {evidence.text}: NCCL then moves intra-node GPU traffic from shared memory "
+        f"to slower paths; size /dev/shm instead and drop the variable",
     )
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.effective import ShmState, applied_sources, effective_shm, fix_size
+from shmlint.effective import ShmState, applied_sources, effective_shm
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import claims_missing_shm, evidence, unknown_need
+from shmlint.rules.common import claims_missing_shm, evidence, unknown_need, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
@@ -22,19 +22,20 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     applied = applied_sources(workload)
     unknown = next((source for source in applied if source.kind is ShmKind.UNKNOWN), None)
     # a --shm-size / shm_size written beside ipc none is ignored today and takes effect once the namespace is private
-    size = None if any(source.namespace_size for source in applied) else fix_size(workload, ctx.wanted_size(workload))
-    title = "use a private IPC namespace" + (f" with a {human(size)} /dev/shm" if size else "")
+    size = None if any(source.namespace_size for source in applied) else ctx.fix_size(workload)
+    title = "use a private IPC namespace" + (f" with a {human(size.bytes)} /dev/shm ({size.why})" if size else "")
     hidden = f"; {unknown.description} could mount one but cannot be resolved here" if unknown else ""
     yield ctx.report(
         RULE,
-        f"{workload.name} runs GPU/torch work ({evidence(workload)}) with {none.description}, which mounts no "
-        f"/dev/shm at all, so DataLoader workers and NCCL cannot create shared memory{hidden}; use a private IPC "
-        f"namespace with a sized /dev/shm, or mount a sized tmpfs at /dev/shm",
+        f"{who(workload)} has no /dev/shm ({none.description}); use private IPC and a sized /dev/shm",
         none.span,
         workload,
-        Fix(FixAction.PRIVATE_IPC, title, Applicability.UNSAFE, size_bytes=size, source=none),
+        Fix(FixAction.PRIVATE_IPC, title, Applicability.UNSAFE, size_bytes=size.bytes if size else None, source=none),
         at_most=Severity.WARNING if unknown else None,
         undecided=unknown_need(workload),
+        detail=f"{workload.name} runs GPU/torch work ({evidence(workload)}) with {none.description}, which mounts "
+        f"no /dev/shm at all, so DataLoader workers and NCCL cannot create shared memory{hidden}; use a private IPC "
+        f"namespace with a sized /dev/shm, or mount a sized tmpfs at /dev/shm",
     )
 
 

@@ -141,6 +141,8 @@ def explain(finding: Finding) -> str:
     from shmlint.visible import markdown
 
     lines = [f"**{finding.code} {finding.slug}** ({finding.severity.label})", "", markdown(finding.message)]
+    if finding.detail:
+        lines += ["", markdown(finding.detail)]
     rule = lookup(finding.code)
     if rule is not None:
         lines += ["", rule.summary, "", f"**How to fix:** {rule.how_to_fix}"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 import click
@@ -24,6 +26,12 @@ def server(config: Path | None, debounce: int) -> None:
         raise click.ClickException(
             f"the language server needs pygls ({exc.name or exc} is not installed): pip install 'shmlint[lsp]'"
         ) from None
+    from shmlint.cli import EXIT_ERROR
     from shmlint.server.analysis import Analyzer
+    from shmlint.server.framing import FramedInput
 
-    build_server(Analyzer(config), debounce / 1000).start_io()
+    stdin = FramedInput(io.FileIO(sys.stdin.fileno(), "rb", closefd=False))
+    build_server(Analyzer(config), debounce / 1000).start_io(stdin=stdin)
+    if stdin.problem is not None:  # pygls would have read on out of step with the client, answering nothing
+        click.echo(f"shmlint server: not the Language Server Protocol: {stdin.problem}; stopping", err=True)
+        sys.exit(EXIT_ERROR)

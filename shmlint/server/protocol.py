@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
 
 from shmlint import __version__
 from shmlint.config import YAML_NAMES
@@ -166,7 +167,7 @@ class ShmlintServer(LanguageServer):
         if delay:
             await asyncio.sleep(delay)
         view = await self.view(uri)
-        if view is None or self.workspace.get_text_document(uri).version != view.version:
+        if view is None or (document := self.document(uri)) is None or document.version != view.version:
             return  # closed, or changed meanwhile: its own check will publish
         try:
             found = view.diagnostics()
@@ -177,11 +178,24 @@ class ShmlintServer(LanguageServer):
             types.PublishDiagnosticsParams(uri=uri, version=view.version, diagnostics=found)
         )
 
+    def document(self, uri: str) -> TextDocument | None:
+        """The open document the client calls ``uri``; None when it is not open. Found only through pygls's own
+        lookup: pygls files documents under the unescaped URI, so the raw one (``%20`` for a space, a non-ASCII
+        name, a Windows drive's ``c%3A``) is never a key of ``text_documents``."""
+        document = self.workspace.get_text_document(uri)  # not open: a new, unstored one (nothing read)
+        return document if any(document is known for known in self.workspace.text_documents.values()) else None
+
+    def recheck_all(self) -> None:
+        """Check every open document again, under the URI the client opened it with (diagnostics are published
+        under it), forgetting the checks made with the configuration that was saved since."""
+        self.views.clear()
+        for document in list(self.workspace.text_documents.values()):
+            self.schedule(document.uri, 0)
+
     async def view(self, uri: str) -> View | None:
         """The document's current version checked (reused when already checked); None when it is not open."""
-        if uri not in self.workspace.text_documents:
+        if (document := self.document(uri)) is None:
             return None
-        document = self.workspace.get_text_document(uri)
         version, text = document.version, document.source
         view = self.views.get(uri)
         if view is not None and view.version == version and view.checked.source.text == text:
@@ -192,7 +206,7 @@ class ShmlintServer(LanguageServer):
             why = "shmlint could not check this file (an internal error: see the shmlint output for details)"
             checked = Checked(SourceText(str(path), text), path, None, FileResult(str(path)), problem=why)
         view = View(uri, version, checked, self.encoding)
-        if uri in self.workspace.text_documents:
+        if self.document(uri) is not None:
             self.views[uri] = view
         return view
 
@@ -260,8 +274,7 @@ def build_server(analyzer: Analyzer, debounce: float = 0.3) -> ShmlintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: ShmlintServer, params: types.DidSaveTextDocumentParams) -> None:
         if document_path(params.text_document.uri).name in CONFIG_NAMES:  # a configuration changed: all again
-            for uri in list(ls.workspace.text_documents):
-                ls.schedule(uri, 0)
+            ls.recheck_all()
         else:
             ls.schedule(params.text_document.uri, 0)
 

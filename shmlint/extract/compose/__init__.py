@@ -49,9 +49,10 @@ def extract_compose(
     services = project.services_for(this)
     owns = {service.name: own_shm(project, service) for service in services}
     dev_gpus = devcontainer_gpus(source.path, read_file)
+    owned = (_owned(project, service) for service in services)
     workloads = [
         _workload(project, service, signals, owns, dev_gpus.get(service.name))
-        for service in services
+        for service in owned
         if service.file.source.path == source.path
     ]
     named = project.judged_with
@@ -106,14 +107,42 @@ def _workload(
     )
 
 
+def _owned(project: Project, service: Service) -> Service:
+    """The service as the file that holds its fix reports it: the file that defines it first, unless a file compose
+    reads later (an override, a later ``-f`` file) writes ``shm_size`` for it. That value wins, so an edit in the
+    first file would change nothing: the service is reported, and fixed, in the last file that writes it, through
+    the service's own mapping there."""
+    later = [layer for layer in service.layers if project.m.get(layer.node, "shm_size") is not None]
+    if not later or later[-1].file is service.file:
+        return service
+    pair = project.service_node(later[-1].file, service.name)
+    if pair is None:
+        return service
+    return service._replace(key=pair[0], file=later[-1].file, mapping=pair[1])
+
+
+def _written_later(project: Project, service: Service) -> bool:
+    """Whether a ``shm_size`` in the service's own mapping would not be the one that applies: a layer compose
+    merges after it sets, empties or resets ``shm_size`` (an ``extends`` in the same later file, a tagged value),
+    and that layer wins. An edit here would change nothing; the finding's fix is not offered."""
+    home = next((index for index, layer in enumerate(service.layers) if layer.node is service.mapping), None)
+    if home is None:
+        return True
+    shm = project.m.get(service.mapping, "shm_size")
+    return (shm is not None and shm.tag.startswith("!")) or any(
+        project.m.get(layer.node, "shm_size") is not None for layer in service.layers[home + 1 :]
+    )
+
+
 def _target(project: Project, service: Service, own: Own) -> ServiceTarget | None:
     """Where a fixer writes ``shm_size``: the service's own mapping. None where an edit there would not do what
-    it says: a service written as an alias, a mapping other services merge in (the edit would change them too), or
-    a service that joins another one's IPC namespace (its own shm_size does not apply)."""
+    it says: a service written as an alias, a mapping other services merge in (the edit would change them too), a
+    service that joins another one's IPC namespace (its own shm_size does not apply), or one whose ``shm_size`` a
+    file compose reads later sets or resets (``_written_later``: an edit here would not win)."""
     mapping, key, source = service.mapping, service.key, service.file.source
     if mapping.start_mark.index < key.end_mark.index or id(mapping) in project.merged_elsewhere(service.file):
         return None
-    if own.ipc_service is not None:
+    if own.ipc_service is not None or _written_later(project, service):
         return None
     mine = {scalar(k): v for k, v in mapping.value if isinstance(k, ScalarNode) and k.tag != MERGE_TAG}
     shm = mine.get("shm_size")

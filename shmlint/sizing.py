@@ -1,0 +1,68 @@
+"""The size a fix writes, one policy for every rule that writes one (SHM001, SHM003, SHM004, SHM005, SHM009,
+SHM013), and the reason for it, which the fix title carries into the diff.
+
+The policy: the DataLoader hint's recommendation, else the configured ``fix-size``; never below what the
+workload already gets; at most half the container's memory limit (and half the smallest limit in the pod for a
+pod-shared volume), since /dev/shm pages count against that limit and the process needs the other half. The cap
+wins over the floor: a size above the limit is the SHM004 problem itself.
+"""
+
+from __future__ import annotations
+
+from shmlint.model import BlockTarget, PodTarget, ShmSource, Workload
+from shmlint.named_tuple import NamedTuple
+from shmlint.settings import Settings
+from shmlint.sizes import MIB
+
+
+class FixSize(NamedTuple):
+    """A size to write and why it is this size (``the DataLoader hint``, ``half the memory limit 16Gi``)."""
+
+    bytes: int
+    why: str
+
+
+def wanted(workload: Workload, settings: Settings) -> FixSize:
+    """What a fix aims at before any cap: the hint's recommendation, else ``fix-size``."""
+    if workload.dataloader is not None:
+        from shmlint.dataloader import estimate  # only workloads with a hint need the estimator
+
+        return FixSize(estimate(workload.dataloader).recommended_bytes, "from the DataLoader hint")
+    default = settings.fix_shm_bytes == Settings().fix_shm_bytes
+    return FixSize(settings.fix_shm_bytes, "the default fix-size" if default else "the configured fix-size")
+
+
+def minimum(workload: Workload, settings: Settings) -> int:
+    """Below this SHM005 speaks: the hint's estimated need, else ``min-shm-size``."""
+    if workload.dataloader is not None:
+        from shmlint.dataloader import estimate
+
+        return estimate(workload.dataloader).estimate_bytes
+    return settings.min_shm_bytes
+
+
+def fix_size(
+    workload: Workload, settings: Settings, *, current: int | None = None, source: ShmSource | None = None
+) -> FixSize:
+    """The size a fix writes. ``current``: what the workload already gets (never lowered, but for the cap);
+    ``source``: the declaration the fix changes, whose pod-wide cap applies."""
+    size = wanted(workload, settings)
+    if current is not None and current > size.bytes:
+        size = FixSize(current, "what it already gets")
+    for cap, why in _caps(workload, source):
+        if cap < size.bytes:
+            size = FixSize(cap, why)
+    return size._replace(bytes=(size.bytes // MIB) * MIB if size.bytes >= MIB else size.bytes)
+
+
+def _caps(workload: Workload, source: ShmSource | None) -> list[tuple[int, str]]:
+    """Half the container's memory limit; half the smallest in the pod for a volume the pod shares."""
+    caps = []
+    limit = workload.memory_limit
+    if limit is not None and limit.bytes:
+        caps.append((limit.bytes // 2, f"half the memory limit {limit.text}"))
+    target = workload.target.inner if isinstance(workload.target, BlockTarget) else workload.target
+    shared = source.cap_bytes if source is not None else target.memory_cap if isinstance(target, PodTarget) else None
+    if shared:
+        caps.append((shared, "half the smallest memory limit in the pod"))
+    return caps

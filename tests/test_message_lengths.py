@@ -1,0 +1,33 @@
+"""Issue 28: a finding's message is one short line naming the workload, the evidence and the fix; the long
+explanation is its ``detail`` (shown by ``--show-source``, JSON, SARIF and the editor's hover). Measured over every
+fixture, with the figures printed (``pytest -s``) and the bounds asserted."""
+
+from __future__ import annotations
+
+import statistics
+
+from shmlint.rules.rule import MAX_MESSAGE
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
+from tests.support import FIXTURES
+
+MEDIAN_AT_MOST = 120
+
+
+def test_messages_over_every_fixture_are_short() -> None:
+    report = check_paths(Settings(undecided="show"), [str(FIXTURES)])
+    lengths = sorted(len(f.message) for f in report.findings)
+    assert len(lengths) >= 150, "the fixtures should hold findings of every rule"
+    median, longest = statistics.median(lengths), lengths[-1]
+    figures = f"{len(lengths)} messages over {len(report.files)} fixture files: median {median}, max {longest}"
+    print(f"\n{figures}")
+    assert median <= MEDIAN_AT_MOST, figures
+    assert longest < MAX_MESSAGE == 200, figures  # below: a message the guard cut is exactly MAX_MESSAGE long
+    assert all("\n" not in f.message for f in report.findings)
+
+
+def test_a_long_explanation_goes_to_the_detail() -> None:
+    report = check_paths(Settings(undecided="show"), [str(FIXTURES / "k8s")])
+    explained = [f for f in report.findings if f.code != "SHM000"]
+    assert explained and all(len(f.detail) > len(f.message) for f in explained if f.detail)
+    assert sum(1 for f in explained if f.detail) >= len(explained) * 3 // 4
