@@ -439,7 +439,7 @@ def test_a_linked_folder_is_refused_for_the_baseline_too(tmp_path: Path) -> None
 
 # -- item 6: the editor's hover renders Markdown -----------------------------------------------------------------
 
-MARKUP = "[run me](https://evil.test/x) <img src=x onerror=alert(1)> **bold** `code` # h"
+MARKUP = "[a](https://evil.test) <img> **b**"  # a name is quoted in part: the start is checked
 
 
 def test_hover_shows_yaml_values_as_text_not_markdown() -> None:
@@ -456,9 +456,8 @@ def test_hover_shows_yaml_values_as_text_not_markdown() -> None:
     finding = next(f for f in result.findings if "evil.test" in f.message)
     hover = explain(finding)
     body = hover.split("\n\n")[1]  # the finding's own message: the rest is the catalog's Markdown
-    assert "\\[run me\\](https://evil.test/x)" in body and "&lt;img" in body
+    assert "\\[a\\](https://evil.test)" in body and "&lt;img&gt;" in body
     assert re.search(r"(?<!\\)[\[\]*`<>]", body) is None, body
-    assert "\\*\\*bold\\*\\*" in body
 
 
 def test_markdown_escapes_what_makes_syntax_inline_and_at_the_start() -> None:
