@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # a file with no workload never loads the rules
     from shmlint.extract.kserve import RuntimeIndex
     from shmlint.model import Evidence, Finding, Workload
     from shmlint.need import Knowledge
+    from shmlint.project.index import ProjectIndex
     from shmlint.rules.rule import RuleContext
 
 #: what the report says of a file on which shmlint itself failed (the red-team bench counts it as an internal error)
@@ -32,10 +33,15 @@ MAX_DEFECT_CHARS = 200
 class Engine:
     """Checks files with one set of settings; holds no state between files."""
 
-    def __init__(self, settings: Settings, runtimes: RuntimeIndex | None = None) -> None:
-        """``runtimes``: the KServe ServingRuntimes of the whole run (``runner.kserve_runtimes``)."""
+    def __init__(
+        self, settings: Settings, runtimes: RuntimeIndex | None = None, project: ProjectIndex | None = None
+    ) -> None:
+        """``runtimes``: the KServe ServingRuntimes of the whole run (``runner.kserve_runtimes``); ``project``: the
+        checked tree, where a container's code is followed (None: only names decide, as for stdin)."""
         self.settings = settings
         self.runtimes = runtimes
+        self.project = project
+        self.project_texts: dict[str, str | None] = {}  # files read for containers, shared by this engine's files
         self.prefilter = Prefilter(settings.signals, enabled=settings.prefilter)
 
     @cached_property
@@ -127,10 +133,11 @@ class Engine:
         )
 
     def needs(self, workloads: list[Workload]) -> list[Workload]:
-        """Each workload with its need for /dev/shm, decided from its evidence before any rule reads it."""
-        from shmlint.need import decide
+        """Each workload with its need for /dev/shm, decided from its evidence (and the files it runs, where names
+        leave it undecided) before any rule reads it."""
+        from shmlint.project.decide import with_needs
 
-        return [w._replace(need=decide(w, self.knowledge)) for w in workloads]
+        return with_needs(workloads, self.knowledge, self.project, self.project_texts)
 
     def rules(self, workloads: list[Workload]) -> list[Finding]:
         from shmlint.rules.registry import run_rules

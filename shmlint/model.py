@@ -162,6 +162,42 @@ class Evidence(NamedTuple):
     span: Span
 
 
+class Launch(NamedTuple):
+    """What a container starts, as its manifest writes it, so ``shmlint.project`` can follow it to the repository's
+    files. Paths are as written; ``base_dir`` is the folder relative ones start from (the manifest's)."""
+
+    base_dir: str
+    entrypoint: tuple[str, ...] = ()  # Kubernetes ``command``, compose ``entrypoint``: replaces the image's
+    arguments: tuple[str, ...] = ()  # Kubernetes ``args``, compose ``command``: replaces the image's CMD
+    working_dir: str = ""
+    env: tuple[tuple[str, str], ...] = ()  # plain name=value pairs of the workload
+    build_context: str = ""  # the folder an image is built from (compose ``build:``), relative to ``base_dir``
+    dockerfile: str = ""  # the Dockerfile of that build, relative to the context ("" : ``Dockerfile``)
+    dockerfile_inline: str = ""  # compose ``dockerfile_inline``
+    dockerfile_beside: bool = False  # no build named: a Dockerfile in ``base_dir`` is taken to build the image
+
+
+class CodeFact(NamedTuple):
+    """One thing read in the repository's files, where it is written: ``train.py:42``, ``DataLoader(...)``."""
+
+    where: str  # path relative to the project root, and line
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.where} {self.text}"
+
+
+class ProjectFacts(NamedTuple):
+    """What the files a container runs show (``shmlint.project``), for ``shmlint.need`` to decide with."""
+
+    commands: tuple[CodeFact, ...] = ()  # command lines it runs, read in scripts or the Dockerfile it is built from
+    images: tuple[CodeFact, ...] = ()  # the base images of the Dockerfile it is built from
+    needs: tuple[CodeFact, ...] = ()  # code that passes data through /dev/shm (DataLoader workers, NCCL between GPUs)
+    free: tuple[CodeFact, ...] = ()  # loaders made without workers, filled only when that is all the code can do
+    followed: tuple[str, ...] = ()  # the files read, for messages and tests
+    started: CodeFact | None = None  # the command the built image starts, when the manifest sets none
+
+
 class DataLoaderHint(NamedTuple):
     """A workload's declared DataLoader profile, used to size /dev/shm from an estimate."""
 
@@ -314,6 +350,8 @@ class Workload(NamedTuple):
     need: Need | None = None  # how much the software needs /dev/shm (``shmlint.need``), set before the rules run
     launched_by: str | None = None  # an operator's policy that starts a launcher known to need /dev/shm (Trainer)
     processes: int | None = None  # training processes the platform starts in the container, where the file says
+    launch: Launch | None = None  # what it starts, for following into the repository (Kubernetes, compose)
+    project: ProjectFacts | None = None  # what the repository's files it runs show, set before the rules run
 
     @property
     def format(self) -> WorkloadFormat:

@@ -17,9 +17,12 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Need, Tier, Workload
+from shmlint.model import Need, ProjectFacts, Tier, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.signals import split_image
+
+#: facts quoted in one message: enough to check the claim in a click, short enough to read
+MAX_QUOTED = 3
 
 
 class Searcher(Protocol):
@@ -131,7 +134,43 @@ def configured(
 
 
 def decide(workload: Workload, knowledge: Knowledge) -> Need | None:
-    """The workload's need for /dev/shm, or None when it is neither accelerator nor torch work."""
+    """The workload's need for /dev/shm, or None when it is neither accelerator nor torch work. Names (image,
+    command) decide first; where they leave it undecided, what the repository's files show (``workload.project``)
+    does."""
+    need = _by_names(workload, knowledge)
+    if need is None or need.tier is not Tier.UNKNOWN or workload.project is None:
+        return need
+    return _by_project(workload, workload.project, knowledge) or need
+
+
+def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -> Need | None:
+    """Code that uses /dev/shm, a command a script runs that the data knows to, the command or base image of the
+    image built for it (each decides as the workload's own would), or loaders certain to have no workers."""
+    if facts.needs:
+        return Need(Tier.NEEDS, "; ".join(str(fact) for fact in facts.needs[:MAX_QUOTED]), None)
+    accelerator = bool(workload.gpu)
+    for fact in facts.commands:
+        for entry in knowledge.entries:
+            if (
+                entry.tier is Tier.NEEDS
+                and entry.commands
+                and (accelerator or not entry.accelerator_only)
+                and entry.commands.search(fact.text)
+            ):
+                return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {_short(fact.text)})", entry.id)
+    plain = workload._replace(project=None)
+    built = [(fact, plain._replace(command=fact.text)) for fact in (facts.started,) if fact is not None]
+    built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]
+    for fact, variant in built:
+        need = _by_names(variant, knowledge)
+        if need is not None and need.tier is not Tier.UNKNOWN:
+            return need._replace(because=f"{need.because}, built by {fact.where}")
+    if facts.free:
+        return Need(Tier.FREE, "; ".join(str(fact) for fact in facts.free[:MAX_QUOTED]), None)
+    return None
+
+
+def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     accelerator = bool(workload.gpu)
     if not accelerator and not workload.torch:
         return None

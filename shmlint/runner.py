@@ -19,6 +19,7 @@ from shmlint.source import InputError, read_bytes
 
 if TYPE_CHECKING:
     from shmlint.extract.kserve import Runtime, RuntimeIndex
+    from shmlint.project.index import ProjectIndex
 
 #: a word of every KServe runtime kind (``extract.kserve.RUNTIME_KINDS``): a file without it holds no runtime, and
 #: a run over such files does not load the KServe code
@@ -32,32 +33,39 @@ _UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
 def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None = None) -> Report:
     """Check everything below ``paths``. Results are slimmed (no file text) so memory stays flat on large trees
     and results cross process boundaries cheaply."""
+    paths = list(paths)
     candidates = list(discover(paths, settings))
     from shmlint.parallel import map_in_order
+    from shmlint.project.index import ProjectIndex
+
+    project = ProjectIndex.for_paths(paths)  # where containers' code is followed: nothing is read until then
 
     if any(os.path.basename(c.path) in _UNIT_NAMES or "templates" in path_parts(c.path) for c in candidates):
         from shmlint.render import render_units, said_once
 
         runtimes = kserve_runtimes(settings, candidates)  # rendered output is checked before the files are
-        candidates, rendered = render_units(_engine(settings, runtimes), candidates)
-        results = tuple(map_in_order(functools.partial(_check, settings, runtimes), candidates, jobs))
+        candidates, rendered = render_units(_engine(settings, runtimes, project), candidates)
+        results = tuple(map_in_order(functools.partial(_check, settings, runtimes, project), candidates, jobs))
         if rendered:
             results, rendered = said_once(results, rendered)
         return Report((*results, *rendered))
-    marked = tuple(map_in_order(functools.partial(_check_marked, settings), candidates, jobs))
-    return Report(_completed_by_runtimes(settings, candidates, marked))
+    marked = tuple(map_in_order(functools.partial(_check_marked, settings, project), candidates, jobs))
+    return Report(_completed_by_runtimes(settings, candidates, marked, project))
 
 
-def _check_marked(settings: Settings, candidate: Candidate) -> tuple[FileResult, bool, bool]:
+def _check_marked(settings: Settings, project: ProjectIndex, candidate: Candidate) -> tuple[FileResult, bool, bool]:
     """A file checked without the run's KServe runtimes, and whether its text names a ServingRuntime (it may
     define some) and an InferenceService (its check may need them)."""
-    result = _engine(settings, None).check_candidate(candidate)
+    result = _engine(settings, None, project).check_candidate(candidate)
     text = result.source.text if result.source is not None else ""
     return result.slim(), RUNTIME_MARK.decode() in text, ISVC_MARK in text
 
 
 def _completed_by_runtimes(
-    settings: Settings, candidates: list[Candidate], marked: tuple[tuple[FileResult, bool, bool], ...]
+    settings: Settings,
+    candidates: list[Candidate],
+    marked: tuple[tuple[FileResult, bool, bool], ...],
+    project: ProjectIndex,
 ) -> tuple[FileResult, ...]:
     """The results, with each file that names an InferenceService checked again with the ServingRuntimes the run
     found (KServe merges a runtime into an InferenceService from any file): the same findings as reading the
@@ -69,7 +77,7 @@ def _completed_by_runtimes(
         return tuple(results)
     runtimes = kserve_runtimes(settings, defining)
     if runtimes is not None:
-        engine = Engine(settings, runtimes)
+        engine = Engine(settings, runtimes, project)
         for index in using:
             results[index] = engine.check_candidate(candidates[index]).slim()
     return tuple(results)
@@ -102,10 +110,12 @@ def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeI
 
 
 @functools.lru_cache(maxsize=1)
-def _engine(settings: Settings, runtimes: RuntimeIndex | None) -> Engine:
+def _engine(settings: Settings, runtimes: RuntimeIndex | None, project: ProjectIndex | None = None) -> Engine:
     """One engine per process, built on its first file (compiled patterns are reused)."""
-    return Engine(settings, runtimes)
+    return Engine(settings, runtimes, project)
 
 
-def _check(settings: Settings, runtimes: RuntimeIndex | None, candidate: Candidate) -> FileResult:
-    return _engine(settings, runtimes).check_candidate(candidate).slim()
+def _check(
+    settings: Settings, runtimes: RuntimeIndex | None, project: ProjectIndex, candidate: Candidate
+) -> FileResult:
+    return _engine(settings, runtimes, project).check_candidate(candidate).slim()

@@ -35,7 +35,7 @@ LAYERS: tuple[frozenset[str], ...] = (
         }
     ),
     frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need", "sizing"}),
-    frozenset({"extract", "edits", "rules", "hints", "suppress"}),
+    frozenset({"extract", "edits", "rules", "hints", "suppress", "project"}),
     frozenset({"engine"}),
     frozenset(
         {

@@ -470,15 +470,15 @@ def test_a_fix_a_reset_would_undo_is_not_offered_written_nor_counted(tmp_path: P
     assert checked.returncode == 1 and "SHM001" in checked.stdout
     assert "fixable" not in checked.stdout  # not offered: an edit of either file would not be what runs
     fixed = shmlint("fix", "--write", ".", cwd=tmp_path)
-    assert fixed.returncode == 0, fixed.stderr
-    assert "Fixed 0 finding(s)" in fixed.stdout + fixed.stderr
+    assert fixed.returncode == 1, fixed.stderr  # the finding stays, at fail-on: the run fails and says so
+    assert "(0 fixed in 0 file(s), 1 remaining)" in fixed.stdout + fixed.stderr
     assert {name: (tmp_path / name).read_text() for name in files} == files  # nothing rewritten
 
 
 def test_a_fix_the_override_does_not_undo_is_written_where_it_holds(tmp_path: Path) -> None:
     _compose_pair(tmp_path, "", "")  # the override defines the service, but no shm_size: the base's wins
     fixed = shmlint("fix", "--write", ".", cwd=tmp_path)
-    assert fixed.returncode == 0 and "Fixed 1 finding(s)" in fixed.stdout, fixed.stderr
+    assert fixed.returncode == 0 and "(1 fixed in 1 file(s), 0 remaining)" in fixed.stdout, fixed.stderr
     assert "shm_size" in (tmp_path / "compose.yaml").read_text()
     assert shmlint("check", ".", cwd=tmp_path).returncode == 0  # and it holds
 

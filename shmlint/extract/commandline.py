@@ -6,12 +6,14 @@ GPU and torch evidence, the /dev/shm its options give, and where a fix can write
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 from shmlint import sizes
 from shmlint.model import (
     CommandTarget,
     Evidence,
+    Launch,
     ShmKind,
     ShmMechanism,
     ShmSource,
@@ -62,6 +64,27 @@ def command_workload(command: ContainerCommand, source: SourceText, signals: Sig
         image=image.text if image is not None and not image.dynamic else None,
         command=" ".join(text for text, _, _ in argv),
         accelerator_count=_accelerator_count(command, signals) if gpu else None,
+        launch=_launch(command, source) if gpu else None,
+    )
+
+
+def _launch(command: ContainerCommand, source: SourceText) -> Launch:
+    """What the container starts (``--entrypoint``, its arguments, ``-w``, ``-e NAME=value``), for following it
+    into the repository (``shmlint.project``); relative paths start from the file's folder."""
+    entrypoint = command.flag_values("--entrypoint")[-1:]
+    workdir = command.flag_values("--workdir")[-1:]
+    env = tuple(
+        (name, value.strip("\"'"))
+        for flag in command.flag_values("--env")
+        for name, equals, value in [flag.value_text.partition("=")]
+        if equals and not flag.dynamic
+    )
+    return Launch(
+        os.path.dirname(source.path) or ".",
+        tuple(flag.value_text for flag in entrypoint),
+        tuple(word.text for word in command.arguments),
+        workdir[0].value_text if workdir else "",
+        env,
     )
 
 

@@ -8,6 +8,7 @@ a small adapter each. Volumes are per pod, mounts per container, so /dev/shm is 
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from shmlint import sizes
 from shmlint.model import (
     APPLIED_KINDS,
     Evidence,
+    Launch,
     PodTarget,
     ShmKind,
     ShmMechanism,
@@ -337,7 +339,19 @@ class _Extractor:
             command=" ".join(words),
             accelerator_count=self.accelerator_count(container) if gpu else None,
             launched_by=launched.text if launched else None,
+            launch=self.launch(container) if gpu or torch else None,
         )
+
+    def launch(self, container: MappingNode) -> Launch:
+        """What the container starts, for following it into the repository (``shmlint.project``)."""
+        argv = {
+            key: tuple(filter(None, (scalar(item) for item in sequence(self.m.get(container, key)))))
+            for key in ("command", "args")
+        }
+        env = tuple((name, scalar(value) or "") for name, (_, value) in self.env(container))
+        base_dir = os.path.dirname(self.source.path) or "."
+        workdir = scalar(self.m.get(container, "workingDir")) or ""
+        return Launch(base_dir, argv["command"], argv["args"], workdir, env, dockerfile_beside=True)
 
     def completed_shm(
         self, own: tuple[ShmSource, ...], container: MappingNode, identity: WorkloadId

@@ -17,6 +17,7 @@ from shmlint.engine import Engine
 from shmlint.extract.kserve import RuntimeIndex
 from shmlint.model import Finding
 from shmlint.parallel import map_in_order
+from shmlint.project.index import ProjectIndex
 from shmlint.runner import kserve_runtimes
 from shmlint.settings import Settings
 
@@ -128,7 +129,9 @@ def _fix_then_write(
     pending = []
     try:
         for settings, candidate in group:
-            outcome, result = _fixed(settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings])
+            outcome, result = _fixed(
+                settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings], roots=roots
+            )
             if result is None:
                 outcomes.append(outcome)
                 continue
@@ -142,7 +145,9 @@ def _fix_then_write(
             try:
                 commit(prepared)  # which removes its own temp file, whatever stops it
             except FileChanged:
-                outcome, result = _fixed(settings, candidate, write=True, unsafe=unsafe, runtimes=runtimes[settings])
+                outcome, result = _fixed(
+                    settings, candidate, write=True, unsafe=unsafe, runtimes=runtimes[settings], roots=roots
+                )
                 try:
                     if result is not None:
                         write_atomic(Path(candidate.path), *result, roots)
@@ -160,13 +165,20 @@ def _fix_then_write(
 
 
 def _fixed(
-    settings: Settings, candidate: Candidate, *, write: bool, unsafe: bool, runtimes: RuntimeIndex | None
+    settings: Settings,
+    candidate: Candidate,
+    *,
+    write: bool,
+    unsafe: bool,
+    runtimes: RuntimeIndex | None,
+    roots: tuple[Path, ...],
 ) -> tuple[FileOutcome, tuple[bytes, bytes] | None]:
     """The outcome of fixing the file (with its diff, when showing rather than writing), and, when writing a file
-    the fixes change, its fixed and original bytes."""
+    the fixes change, its fixed and original bytes. ``roots`` are where containers' code is followed, as check
+    does, so fix sees the findings check reports."""
     from shmlint.fix.apply import fix_source
 
-    engine = _engine(settings, runtimes)
+    engine = _engine(settings, runtimes, ProjectIndex.for_paths(roots))
     checked = engine.check_candidate(candidate)
     path = str(candidate.path)
     unchanged = left_over(settings, checked.findings, unsafe)
@@ -196,8 +208,8 @@ def _fixed(
 
 
 @functools.lru_cache(maxsize=1)
-def _engine(settings: Settings, runtimes: RuntimeIndex | None) -> Engine:
-    return Engine(settings, runtimes)
+def _engine(settings: Settings, runtimes: RuntimeIndex | None, project: ProjectIndex | None = None) -> Engine:
+    return Engine(settings, runtimes, project)
 
 
 def fix_candidates(

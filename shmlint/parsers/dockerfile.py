@@ -18,6 +18,7 @@ from pathlib import Path
 from dockerfile_parse import DockerfileParser
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_int
 from shmlint.parsers.shell import commands
 from shmlint.runtime.interpolation import interpolate
@@ -60,6 +61,56 @@ class _Stage:
     name: str | None
     runs: tuple[str, ...]
     copies_from: tuple[str, ...]
+    line: int = 0  # of the FROM, 1-based
+    entrypoint: tuple[tuple[str, ...], int] | None = None  # the argv and its line, when the stage sets one
+    cmd: tuple[tuple[str, ...], int] | None = None
+    workdir: str = ""
+
+
+class RunFacts(NamedTuple):
+    """What the image a Dockerfile builds starts, and from what: the external base images of the stage that runs
+    (with their lines), its ENTRYPOINT and CMD as argv with their lines (inherited through stages), its WORKDIR."""
+
+    bases: tuple[tuple[str, int], ...]
+    entrypoint: tuple[tuple[str, ...], int] | None
+    cmd: tuple[tuple[str, ...], int] | None
+    workdir: str
+
+
+def run_facts(text: str, build_args: Mapping[str, str] | None = None, target: str | None = None) -> RunFacts:
+    """The facts of the stage that runs (``target`` or the last): never raises, like ``torch_evidence_text``."""
+    stages = _stages(text, dict(build_args or {}))
+    reachable = list(_reachable(stages, target))
+    bases = tuple((s.base, s.line) for s in reachable if s.base and _stage_index(stages, s.base) is None)
+    chain = []  # the stage that runs, then the stages it is built FROM (not those it only copies from)
+    index = _stage_index(stages, target) if target else None
+    current = stages[len(stages) - 1 if index is None else index] if stages else None
+    while current is not None and current not in chain:
+        chain.append(current)
+        parent = _stage_index(stages, current.base)
+        current = stages[parent] if parent is not None and stages[parent] is not current else None
+    entrypoint = next((s.entrypoint for s in chain if s.entrypoint is not None), None)
+    cmd = None
+    for stage in chain:  # ENTRYPOINT set in a stage resets the CMD it inherits
+        if stage.cmd is not None:
+            cmd = stage.cmd
+            break
+        if stage.entrypoint is not None:
+            break
+    return RunFacts(bases, entrypoint, cmd, next((s.workdir for s in chain if s.workdir), ""))
+
+
+def _exec_form(value: str) -> tuple[str, ...]:
+    """The argv of ENTRYPOINT/CMD: the JSON exec form as is, the shell form run by ``/bin/sh -c``."""
+    stripped = value.strip()
+    if stripped.startswith("["):
+        try:
+            parsed = json.loads(stripped)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, list) and all(isinstance(word, str) for word in parsed):
+            return tuple(parsed)
+    return ("/bin/sh", "-c", stripped)
 
 
 def torch_evidence(
@@ -105,7 +156,13 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
             scope[name] = build_args.get(name, interpolate(default.strip().strip("\"'"), scope)[0])
         elif kind == "FROM":
             base, name = _parse_from(value)
-            stages.append(_Stage(interpolate(base, scope)[0], name, (), ()))
+            stages.append(_Stage(interpolate(base, scope)[0], name, (), (), instruction["startline"] + 1))
+        elif stages and kind in ("ENTRYPOINT", "CMD"):
+            argv = (_exec_form(value), instruction["startline"] + 1)
+            stage = stages[-1]
+            stages[-1] = replace(stage, entrypoint=argv) if kind == "ENTRYPOINT" else replace(stage, cmd=argv)
+        elif stages and kind == "WORKDIR":
+            stages[-1] = replace(stages[-1], workdir=value.strip())
         elif stages and kind == "RUN":
             stages[-1] = replace(stages[-1], runs=(*stages[-1].runs, value))
         elif stages and kind == "COPY":

@@ -51,8 +51,8 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             undecided=True,
             detail=f"{workload.name} has an accelerator ({evidence(workload)}) and no sized /dev/shm"
             f"{_unresolved(unknown)}, so it gets 64 MiB; whether its software ({_software(workload)}) uses /dev/shm "
-            f"is not known (DataLoader workers, torchrun or NCCL between local GPUs do, and crash there): if it "
-            f"does, {remedy}; to settle it, name the image or command in configuration (shm-images / shm-commands, "
+            f"is not known{_read(workload)} (DataLoader workers, torchrun or NCCL between local GPUs do, and crash "
+            f"there): if it does, {remedy}; to settle it, name the image or command in configuration (shm-images / shm-commands, "
             f"or shm-free-images / shm-free-commands) or declare its loader with "
             f"{DECLARE_LOADER.get(workload.format, HINT_COMMENT)}",
         )
@@ -81,6 +81,15 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         detail=f"{workload.name} runs software that uses /dev/shm ({because}) with no sized "
         f"/dev/shm, so it gets the runtime default of 64 MiB and can crash there; {remedy}",
     )
+
+
+def _read(workload: Workload) -> str:
+    """The repository files followed without settling it, so the reader knows what was looked at."""
+    followed = workload.project.followed if workload.project is not None else ()
+    if not followed:
+        return ""
+    more = f" and {len(followed) - 3} more" if len(followed) > 3 else ""
+    return f" from its name, nor from {', '.join(followed[:3])}{more}"
 
 
 def _unresolved(unknown: list[ShmSource]) -> str:

@@ -90,11 +90,12 @@ def _workload(
     found = [*evidence.gpu_evidence(project, service, signals), *([dev_gpu] if dev_gpu else [])]
     gpu = () if utility else tuple(found)
     key = service.key
+    torch = () if utility else tuple(evidence.torch_evidence(project, service, signals, words))
     return Workload(
         id=WorkloadId(WorkloadFormat.COMPOSE, "service", service.name),
         span=service.file.source.span(key.start_mark.index, key.end_mark.index),
         gpu=gpu,
-        torch=() if utility else tuple(evidence.torch_evidence(project, service, signals, words)),
+        torch=torch,
         shm=with_shared(service.name, owns),
         memory_limit=evidence.memory_limit(project, service),
         nccl_shm_disabled=evidence.nccl_shm_disabled(project, service),
@@ -104,6 +105,7 @@ def _workload(
         image=project.text(project.get(service, "image")),
         command=" ".join(words),
         accelerator_count=evidence.accelerator_count(project, service, signals) if gpu else None,
+        launch=evidence.launch(project, service) if gpu or torch else None,
     )
 
 

@@ -7,7 +7,7 @@ import shlex
 
 from shmlint.extract.compose.project import Found, Project, Service, docker_size
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Evidence, Size
+from shmlint.model import Evidence, Launch, Size
 from shmlint.parsers.yamlnodes import Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime import nccl
 from shmlint.runtime.interpolation import interpolate
@@ -120,6 +120,45 @@ def command_words(project: Project, service: Service) -> list[str]:
     return [interpolate(word)[0] for word in words]
 
 
+def launch(project: Project, service: Service) -> Launch:
+    """What the service starts and where it is built, for following it into the repository (``shmlint.project``):
+    paths are taken as compose does, relative to the folder of the file that writes them."""
+    parts: dict[str, tuple[str, ...]] = {}
+    for field in ("entrypoint", "command"):
+        found = project.get(service, field)
+        parts[field] = tuple(interpolate(word)[0] for word in _argv(found.node)) if found is not None else ()
+    build = project.get(service, "build")
+    base_dir = str((build.layer.file if build is not None else service.file).base_dir)
+    context, dockerfile, inline = _build_parts(project, service)
+    env = tuple((name, entry.value) for name, entry in project.entries(service, "environment").items() if entry.value)
+    return Launch(
+        base_dir,
+        parts["entrypoint"],
+        parts["command"],
+        project.text(project.get(service, "working_dir")) or "",
+        env,
+        context,
+        dockerfile,
+        inline,
+    )
+
+
+def _build_parts(project: Project, service: Service) -> tuple[str, str, str]:
+    """The build context (a local folder only), its Dockerfile and an inline Dockerfile; empty where none."""
+    build = project.get(service, "build")
+    if build is None:
+        return "", "", ""
+    if isinstance(build.node, ScalarNode):
+        context = project.text(build) or "."
+    else:
+        context = project.text(project.get(service, "build", "context")) or "."
+    inline_node = project.get(service, "build", "dockerfile_inline")
+    inline = (scalar(inline_node.node) or "") if inline_node is not None else ""
+    if _REMOTE_CONTEXT.match(context):
+        return "", "", inline
+    return context, project.text(project.get(service, "build", "dockerfile")) or "", inline
+
+
 def torch_evidence(project: Project, service: Service, signals: Signals, words: list[str]) -> list[Evidence]:
     evidence: list[Evidence] = []
     image = project.get(service, "image")
@@ -142,10 +181,7 @@ def _build_evidence(project: Project, service: Service, signals: Signals) -> Evi
     build = project.get(service, "build")
     if build is None:
         return None
-    if isinstance(build.node, ScalarNode):
-        context = project.text(build)
-    else:
-        context = project.text(project.get(service, "build", "context"))
+    context, _, _ = _build_parts(project, service)
     dockerfile = project.get(service, "build", "dockerfile")
     inline = project.get(service, "build", "dockerfile_inline")
     entries = project.entries(service, "build", "args").items()
@@ -154,8 +190,7 @@ def _build_evidence(project: Project, service: Service, signals: Signals) -> Evi
     if inline is not None:
         text, where = scalar(inline.node) or "", inline
     else:
-        context = context or "."
-        if _REMOTE_CONTEXT.match(context):
+        if not context:  # a remote context
             return None
         path = build.layer.file.base_dir / context / (project.text(dockerfile) or "Dockerfile")
         source = project.read_file(path)

@@ -1,0 +1,32 @@
+"""The need of each workload: from its names, and where they leave it undecided, from the files it runs. Apart from
+the package's ``__init__`` so that a run over clean files (which loads ``index``) never loads the tier model."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shmlint.model import Tier, Workload
+from shmlint.need import decide
+
+if TYPE_CHECKING:
+    from shmlint.need import Knowledge
+    from shmlint.project.index import ProjectIndex
+
+
+def with_needs(
+    workloads: list[Workload], knowledge: Knowledge, project: ProjectIndex | None, texts: dict[str, str | None]
+) -> list[Workload]:
+    """Each workload with its need: from its names, and where they leave it undecided, from the files it runs
+    (``project``: the run's tree, None where there is none, as for stdin; ``texts``: the caller's cache of files)."""
+    decided = []
+    for workload in workloads:
+        need = decide(workload, knowledge)
+        if need is not None and need.tier is Tier.UNKNOWN and workload.launch is not None and project is not None:
+            from shmlint.project.follow import gather  # loaded only for a container names leave undecided
+            from shmlint.project.index import Reader
+
+            facts = gather(workload.launch, workload.accelerator_count, Reader(project, texts))
+            workload = workload._replace(project=facts)
+            need = decide(workload, knowledge)
+        decided.append(workload._replace(need=need))
+    return decided

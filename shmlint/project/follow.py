@@ -1,0 +1,216 @@
+"""Follow one container into the repository: the image it is built from, the command it starts, the scripts and
+Python files that command runs, and the config files named on the way; the facts found, each with file and line.
+
+Bounded by the reader's budget (files, bytes) and by depth: shell wrappers and local imports are followed
+``max_depth`` levels below the command. Nothing is imported or executed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from shmlint.model import CodeFact, Launch, ProjectFacts
+from shmlint.project.index import Reader
+from shmlint.project.launchers import Target, known, target
+
+if TYPE_CHECKING:
+    from shmlint.parsers.dockerfile import RunFacts
+    from shmlint.project.configs import Setting
+
+#: commands recorded per workload: the first ones decide, the rest would only lengthen a message
+MAX_COMMANDS = 64
+#: libraries that start no worker processes of their own (``torch.distributed`` and ``torch.multiprocessing`` are
+#: read as busy by ``pycode``)
+PLAIN_LIBRARIES = frozenset(
+    {"torch", "torchvision", "torchaudio", "numpy", "PIL", "tqdm", "yaml", "pandas", "scipy", "einops", "safetensors"}
+)
+#: ``sh -c`` strings read per workload (each may hold another)
+MAX_INLINE = 16
+
+
+class _Walk:
+    """The state of one workload's walk: what was found so far and which files were read."""
+
+    def __init__(self, reader: Reader, bases: list[str], devices: int | None) -> None:
+        self.reader = reader
+        self.bases = bases
+        self.devices = devices
+        self.commands: list[CodeFact] = []
+        self.needs: list[CodeFact] = []
+        self.zero: list[CodeFact] = []
+        self.doubt = False  # something read could use workers that were not seen (unknown values, busy imports)
+        self.followed: list[str] = []
+        self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
+
+    def read(self, path: str) -> str | None:
+        text = self.reader.text(path)
+        if text is not None:
+            self.followed.append(self.reader.display(path))
+        return text
+
+    def command(self, argv: Sequence[str], env: Mapping[str, tuple[str, ...]], depth: int) -> None:
+        """Follow one command line: a script, a Python program, a ``-c`` string."""
+        found = target(argv)
+        if found is None:
+            return
+        if found.kind == "inline":
+            from shmlint.project.shellvars import script_commands  # the shell tokenizer loads for shell text only
+
+            self.inline += 1
+            if self.inline > MAX_INLINE:
+                self.doubt = True
+                return
+            for line in script_commands(found.name, env, found.arguments):
+                self.command(line.argv, env, depth)
+        elif found.kind == "shell":
+            self.shell(found, env, depth)
+        else:
+            self.python(found, depth)
+
+    def shell(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
+        path = self.reader.locate(self.bases, found.name) if known(found.name) else None
+        text = self.read(path) if path is not None and depth < self.reader.index.max_depth else None
+        if path is None or text is None:
+            self.doubt = True
+            return
+        where = self.reader.display(path)
+        from shmlint.project.shellvars import script_commands
+
+        for line in script_commands(text, env, found.arguments):
+            if len(self.commands) < MAX_COMMANDS:
+                self.commands.append(CodeFact(f"{where}:{line.line}", " ".join(w for w in line.argv if known(w))))
+            self.command(line.argv, env, depth + 1)
+
+    def python(self, found: Target, depth: int) -> None:
+        """The program's file, the config files its command line names, and the local modules it imports."""
+        settings = self.configs(found.arguments)
+        name = found.name.replace(".", "/") if found.kind == "module" else found.name
+        candidates = [name] if found.kind == "python" else [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py"]
+        path = next((p for c in candidates if known(c) and (p := self.reader.locate(self.bases, c))), None)
+        if path is None:
+            self.doubt = True
+            return
+        self.module(path, found.arguments, settings, depth)
+
+    def configs(self, arguments: Sequence[str]) -> dict[str, Setting]:
+        """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
+        from shmlint.project import configs  # loaded when a command names a program, like pycode below
+
+        found: dict[str, Setting] = {}
+        for name in configs.named_configs(arguments):
+            path = self.reader.locate(self.bases, name)
+            text = self.read(path) if path is not None else None
+            if path is None or text is None:
+                continue
+            for setting in configs.settings(text):
+                found.setdefault(setting.key, setting)
+                if setting.uses_shm:
+                    where = f"{self.reader.display(path)}:{setting.line}"
+                    self.needs.append(CodeFact(where, f"{setting.key}: {setting.value}"))
+        return found
+
+    def module(self, path: str, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int) -> None:
+        from shmlint.project import pycode
+
+        text = self.read(path)
+        facts = pycode.read(text, arguments, settings, self.devices) if text is not None else None
+        if facts is None:
+            self.doubt = True
+            return
+        where = self.reader.display(path)
+        self.needs += [CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs]
+        self.zero += [CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders]
+        self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0
+        if depth >= self.reader.index.max_depth:
+            self.doubt = True  # imports below are not read: they could make loaders of their own
+            return
+        folder = os.path.dirname(path)
+        for imported in facts.imports:
+            local = self.local_module(folder, imported)
+            if local is None:
+                self.doubt = self.doubt or not _plain(imported)
+            elif local != path and self.reader.display(local) not in self.followed:
+                self.module(local, arguments, settings, depth + 1)
+
+    def local_module(self, folder: str, dotted: str) -> str | None:
+        """A module of the repository (next to the importing file or below a base), or None for anything else."""
+        relative = dotted.startswith(".")
+        name = dotted.lstrip(".").replace(".", "/")
+        if not name:
+            return None
+        for candidate in (f"{name}.py", f"{name}/__init__.py"):
+            for base in [folder] if relative else [folder, *self.bases]:
+                found = self.reader.inside(os.path.join(base, candidate))
+                if found is not None:
+                    return found
+        return None
+
+
+def _plain(module: str) -> bool:
+    """A module outside the repository that starts no loaders or processes of its own: the standard library and a
+    few numeric and imaging libraries. Anything else could make loaders the walk cannot see, so code importing it
+    is never called free."""
+    from shmlint.project.pycode import BUSY_PACKAGES
+
+    top = module.split(".")[0]
+    return bool(top) and (top in sys.stdlib_module_names or top in PLAIN_LIBRARIES) and top not in BUSY_PACKAGES
+
+
+def gather(launch: Launch, devices: int | None, reader: Reader) -> ProjectFacts:
+    """What the repository shows about the container ``launch`` describes (``devices``: its counted GPUs)."""
+    images: tuple[CodeFact, ...] = ()
+    started: CodeFact | None = None
+    entrypoint, arguments, workdir = launch.entrypoint, launch.arguments, launch.working_dir
+    built = _built(launch, reader)
+    if built is not None:  # the manifest's command replaces the ENTRYPOINT (and drops the CMD), its args the CMD
+        where, facts = built
+        images = tuple(CodeFact(f"{where}:{line}", f"FROM {image}") for image, line in facts.bases)
+        lines = []
+        if not launch.entrypoint and facts.entrypoint is not None:
+            entrypoint, line = facts.entrypoint
+            lines.append(line)
+        if not launch.entrypoint and not launch.arguments and facts.cmd is not None:
+            arguments, line = facts.cmd
+            lines.append(line)
+        workdir = workdir or facts.workdir
+        if lines:
+            started = CodeFact(f"{where}:{min(lines)}", " ".join((*entrypoint, *arguments)))
+    context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
+    walk = _Walk(reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices)
+    if workdir.startswith("/"):
+        walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
+    argv = (*entrypoint, *arguments)
+    if argv:
+        walk.command(argv, {name: (value,) for name, value in launch.env}, 0)
+    certain = walk.zero and not walk.needs and not walk.doubt and not reader.exhausted and bool(argv)
+    return ProjectFacts(
+        tuple(walk.commands),
+        images,
+        tuple(walk.needs),
+        tuple(walk.zero) if certain else (),
+        tuple(walk.followed),
+        started,
+    )
+
+
+def _built(launch: Launch, reader: Reader) -> tuple[str, RunFacts] | None:
+    """The Dockerfile the image is built from (compose ``build:``, or one beside a Kubernetes manifest) and its
+    facts, with the name the report gives it. A ``docker run`` line in a README or script is not paired with a
+    Dockerfile beside it: its image is as often built from another folder."""
+    if launch.dockerfile_inline:
+        where, text = "dockerfile_inline", launch.dockerfile_inline
+    elif not launch.build_context and not launch.dockerfile_beside:
+        return None
+    else:
+        context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
+        path = reader.inside(os.path.join(context, launch.dockerfile or "Dockerfile"))
+        found = reader.text(path) if path is not None else None
+        if path is None or found is None:
+            return None
+        where, text = reader.display(path), found
+    from shmlint.parsers.dockerfile import run_facts  # dockerfile-parse loads only when there is a Dockerfile
+
+    return where, run_facts(text)

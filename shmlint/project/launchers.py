@@ -1,0 +1,110 @@
+"""What program a command line hands control to, read from its words: a Python file or module (directly or through
+``torchrun``, ``python -m torch.distributed.run``, ``accelerate launch``, ``deepspeed``), a shell script, or a
+``bash -c`` string. Words only: whether a file exists is the index's question."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from shmlint.named_tuple import NamedTuple
+
+#: marks a word whose value the text does not give (``shellvars``), in front of its text: never a real argument
+UNKNOWN = "\x00"
+#: words in front of the real command that only change how it runs
+_PREFIXES = frozenset({"exec", "nohup", "time", "sudo", "nice", "stdbuf", "setsid", "tini", "dumb-init", "--"})
+_PYTHON = re.compile(r"python(?:[23](?:\.\d{1,2})?)?")
+_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
+#: python's own options that take a value as the next word
+_PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
+#: launcher modules run with ``python -m`` that start a script (``torch.distributed.run`` and friends)
+_LAUNCHER_MODULES = frozenset(
+    {"torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch", "deepspeed.launcher.runner"}
+)
+_LAUNCHER_PROGRAMS = frozenset({"torchrun", "deepspeed"})
+#: what ends a script's own arguments on a shell command line
+_SEPARATORS = frozenset({"&&", "||", ";", "|"})
+
+
+class Target(NamedTuple):
+    """The program a command line runs: ``kind`` is ``python`` (a file), ``module`` (``-m pkg.mod``), ``shell`` (a
+    script file) or ``inline`` (a ``-c`` shell string); ``name`` is the path, module or string; ``arguments`` what
+    the program itself receives."""
+
+    kind: str
+    name: str
+    arguments: tuple[str, ...]
+    launcher: str = ""  # torchrun, accelerate launch, deepspeed, python -m torch.distributed.run
+
+
+def known(word: str) -> bool:
+    return UNKNOWN not in word
+
+
+def target(argv: Sequence[str]) -> Target | None:
+    """The program ``argv`` runs, or None when it is none of those this reads."""
+    words = list(argv)
+    while words and (words[0] in _PREFIXES or words[0] == "env" or ("=" in words[0] and not words[0].startswith("-"))):
+        words = _after_env(words) if words[0] == "env" else words[1:]
+    if not words:
+        return None
+    program = words[0].rsplit("/", 1)[-1]
+    if program in _SHELLS:
+        return _shell(words[1:])
+    if _PYTHON.fullmatch(program):
+        return _python(words[1:])
+    if program in _LAUNCHER_PROGRAMS:
+        return _launched(words[1:], program)
+    if program == "accelerate" and words[1:2] == ["launch"]:
+        return _launched(words[2:], "accelerate launch")
+    if words[0].endswith(".py"):
+        return Target("python", words[0], tuple(words[1:]))
+    if words[0].endswith(".sh") or words[0].startswith("./"):
+        return Target("shell", words[0], tuple(words[1:]))
+    return None
+
+
+def _after_env(words: list[str]) -> list[str]:
+    rest = words[1:]
+    while rest and (rest[0].startswith("-") or "=" in rest[0]):
+        rest = rest[1:]
+    return rest
+
+
+def _shell(words: list[str]) -> Target | None:
+    for index, word in enumerate(words):
+        if word == "-c" or (word.startswith("-") and not word.startswith("--") and word.endswith("c")):
+            return Target("inline", words[index + 1], tuple(words[index + 2 :])) if index + 1 < len(words) else None
+        if not word.startswith("-"):
+            return Target("shell", word, tuple(words[index + 1 :]))
+    return None
+
+
+def _python(words: list[str]) -> Target | None:
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "-m" and index + 1 < len(words):
+            module, rest = words[index + 1], tuple(words[index + 2 :])
+            if module in _LAUNCHER_MODULES:
+                return _launched(list(rest), f"python -m {module}")
+            return Target("module", module, rest)
+        if word == "-c":
+            return None  # Python code on the command line: not a file to read
+        if not word.startswith("-"):
+            return Target("python", word, tuple(words[index + 1 :]))
+        index += 2 if word in _PYTHON_VALUE_OPTIONS else 1
+    return None
+
+
+def _launched(words: list[str], launcher: str) -> Target | None:
+    """A launcher's script: the first word naming a ``.py`` file, or the module after ``-m`` (``--module``); the
+    launcher's own options in between are skipped whatever values they take."""
+    for index, word in enumerate(words):
+        if word in _SEPARATORS:
+            return None
+        if word in ("-m", "--module") and index + 1 < len(words):
+            return Target("module", words[index + 1], tuple(words[index + 2 :]), launcher)
+        if word.endswith(".py") and not word.startswith("-"):
+            return Target("python", word, tuple(words[index + 1 :]), launcher)
+    return None

@@ -1,0 +1,133 @@
+"""The commands a shell script runs, with its variables expanded where the script itself says their values.
+
+Only what is certain from the text: the workload's environment, plain assignments earlier in the script
+(``X=1``, ``export X=...``, ``X=${X:-8}``), bash arrays (``ARGS=(...)``, ``ARGS+=(...)``) expanded by
+``"${ARGS[@]}"``, and the script's own arguments (``$1``, ``"$@"``). A word whose value the text does not give
+(``$(nproc)``, an unknown variable) stays as written, marked, so nothing downstream reads a guess as a fact.
+Expansion is bounded: each word at most ``MAX_WORD`` characters, each array at most ``MAX_ITEMS`` words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.shell import SimpleCommand, Word, commands
+from shmlint.project.launchers import UNKNOWN
+
+MAX_WORD = 4096
+MAX_ITEMS = 256
+#: commands read per script: more than a real launcher script holds
+MAX_COMMANDS = 2000
+
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]{0,63})(\+?)=(.*)", re.DOTALL)
+_DECLARERS = frozenset({"export", "local", "declare", "typeset", "readonly"})
+# $NAME, ${NAME}, ${NAME:-default} / ${NAME-default}, ${NAME[@]} / ${NAME[*]}, $1..$9, $@, $*
+_REFERENCE = re.compile(
+    r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]{0,63}|[0-9]|[@*])(?P<all>\[[@*]\])?"
+    r"(?:(?P<op>:?-)(?P<default>[^{}$`]{0,256}))?\}|(?P<plain>[A-Za-z_][A-Za-z0-9_]{0,63}|[0-9@*]))"
+)
+
+Variables = Mapping[str, tuple[str, ...]]
+
+
+class Line(NamedTuple):
+    """One command a script runs: its 1-based line and its words after expansion."""
+
+    line: int
+    argv: tuple[str, ...]
+
+
+def expand_word(word: Word | str, variables: Variables, positional: Sequence[str] = ()) -> tuple[str, ...]:
+    """The words one shell word becomes: several for ``"${A[@]}"`` and ``"$@"``, one otherwise; a value the text
+    does not give is kept marked as unknown."""
+    text = word.text if isinstance(word, Word) else word
+    if "$" not in text:
+        return (text,)
+    whole = _REFERENCE.fullmatch(text)
+    if whole is not None:
+        name = whole.group("braced") or whole.group("plain")
+        if name in ("@", "*") or whole.group("all"):
+            values = tuple(positional) if name in ("@", "*") else variables.get(name)
+            if values is not None:
+                return values[:MAX_ITEMS]
+    out: list[str] = []
+    certain = True
+    position = 0
+    for match in _REFERENCE.finditer(text):
+        out.append(text[position : match.start()])
+        position = match.end()
+        value = _value(match, variables, positional)
+        if value is None:
+            certain = False
+            out.append(match.group(0))
+        else:
+            out.append(value)
+    out.append(text[position:])
+    result = "".join(out)[:MAX_WORD]
+    if "$(" in text or "`" in text or not certain:
+        return (UNKNOWN + result,)
+    return (result,)
+
+
+def _value(match: re.Match[str], variables: Variables, positional: Sequence[str]) -> str | None:
+    name = match.group("braced") or match.group("plain")
+    if name.isdigit():
+        index = int(name)
+        found: str | None = positional[index - 1] if 0 < index <= len(positional) else None
+    elif name in ("@", "*"):
+        found = " ".join(positional)
+    else:
+        values = variables.get(name)
+        found = " ".join(values) if values is not None else None
+    default = match.group("default")
+    if default is not None and (found is None or (found == "" and match.group("op") == ":-")):
+        return default if "$" not in default else None
+    return found
+
+
+def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -> list[Line]:
+    """The commands of a script in order, expanded; assignments update the variables as they go (an ``if`` or a
+    loop is read straight through, so a variable keeps the last value the text gives it before the command)."""
+    variables: dict[str, tuple[str, ...]] = dict(env)
+    found: list[Line] = []
+    simple = list(commands(text))[:MAX_COMMANDS]
+    skip_until = -1
+    for index, command in enumerate(simple):
+        words = command.words
+        if words[0].start < skip_until:
+            continue
+        argv = list(words)
+        if argv[0].text in _DECLARERS:
+            argv = [w for w in argv[1:] if not w.text.startswith("-")]
+        assigned = [(_ASSIGNMENT.fullmatch(w.text), w) for w in argv]
+        if argv and all(match for match, _ in assigned):
+            for match, word in assigned:
+                assert match is not None
+                name, append, value = match.groups()
+                array = _array_after(text, word, simple[index + 1 :]) if value == "" else None
+                if array is not None:
+                    items, skip_until = array
+                    values = tuple(v for w in items for v in expand_word(w, variables, positional))
+                else:
+                    values = expand_word(value, variables, positional)
+                    values = (" ".join(values),) if values else ("",)
+                variables[name] = ((variables.get(name, ()) if append else ()) + values)[:MAX_ITEMS]
+            continue
+        start = next((i for i, (match, _) in enumerate(assigned) if match is None), len(argv))
+        expanded = tuple(v for w in argv[start:] for v in expand_word(w, variables, positional))
+        if expanded:
+            found.append(Line(text.count("\n", 0, words[0].start) + 1, expanded))
+    return found
+
+
+def _array_after(text: str, word: Word, rest: list[SimpleCommand]) -> tuple[tuple[Word, ...], int] | None:
+    """``NAME=(a b c)``: the tokenizer reads ``NAME=`` and then the parenthesised words as a command of their own;
+    those words, and the offset up to which commands belong to the array, when ``(`` follows the ``=``."""
+    if text[word.end : word.end + 1] != "(":
+        return None
+    close = text.find(")", word.end)
+    end = len(text) if close == -1 else close
+    items = tuple(w for command in rest if command.words[0].start < end for w in command.words if w.end <= end)
+    return items, end

@@ -1,0 +1,342 @@
+"""Evidence from the project (``shmlint.project``): each resolver on its own, the whole walk on the fixture
+repositories of ``fixtures/project``, and the bounds (a repository of thousands of files costs the files named)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.discover import discover
+from shmlint.engine import Engine
+from shmlint.model import CodeFact, Evidence, Launch, Need, ProjectFacts, Tier, Workload, WorkloadFormat, WorkloadId
+from shmlint.need import builtin, decide
+from shmlint.parsers.dockerfile import run_facts
+from shmlint.project import configs, pycode
+from shmlint.project.follow import gather
+from shmlint.project.index import ProjectIndex, Reader
+from shmlint.project.launchers import UNKNOWN, Target, target
+from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
+from shmlint.source import Span
+from tests.support import FIXTURES
+
+PROJECTS = sorted(p for p in (FIXTURES / "project").iterdir() if p.is_dir())
+
+
+# ---------------------------------------------------------------- shell expansion
+
+
+def test_expand_word_forms() -> None:
+    env = {"A": ("x",), "ARR": ("--a", "b c")}
+    assert expand_word("$A", env) == ("x",)
+    assert expand_word("pre${A}post", env) == ("prexpost",)
+    assert expand_word("${B:-8}", env) == ("8",)
+    assert expand_word("${ARR[@]}", env) == ("--a", "b c")
+    assert expand_word("$@", env, ["1", "2"]) == ("1", "2")
+    assert expand_word("$2", env, ["1", "2"]) == ("2",)
+    assert expand_word("$B", env) == (UNKNOWN + "$B",)  # not given by the text: marked, never a guess
+    assert expand_word("$(nproc)", env)[0].startswith(UNKNOWN)
+
+
+def test_script_commands_assignments_arrays_and_arguments() -> None:
+    text = (
+        '#!/bin/bash\nN=${N:-2}\nexport CFG=c.yaml\nARGS=(--config "$CFG")\nARGS+=(--n $N)\n'
+        'torchrun --nproc_per_node $N train.py "${ARGS[@]}" "$@"\n'
+    )
+    lines = script_commands(text, {"N": ("4",)}, ["--x", "1"])
+    assert lines[-1].line == 6
+    assert lines[-1].argv == (
+        "torchrun", "--nproc_per_node", "4", "train.py", "--config", "c.yaml", "--n", "4", "--x", "1",
+    )  # fmt: skip
+
+
+_NAMES = st.from_regex(r"[A-Z][A-Z0-9_]{0,8}", fullmatch=True)
+_SAFE = st.from_regex(r"[a-z0-9./=-]{1,12}", fullmatch=True)
+
+
+@given(_NAMES, _SAFE)
+def test_assigned_variable_expands_to_its_value(name: str, value: str) -> None:
+    (line,) = [c for c in script_commands(f"{name}={value}\nrun ${name} ${{{name}}}\n", {}) if c.argv[0] == "run"]
+    assert line.argv == ("run", value, value)
+
+
+@given(_NAMES, st.lists(_SAFE, min_size=1, max_size=8))
+def test_array_expands_to_its_items(name: str, items: list[str]) -> None:
+    text = f'{name}=({" ".join(items)})\nrun "${{{name}[@]}}" end\n'
+    (line,) = [c for c in script_commands(text, {}) if c.argv[0] == "run"]
+    assert line.argv == ("run", *items, "end")
+
+
+@settings(max_examples=200)
+@given(st.text(alphabet="ab$={}()[]@\"' \n:-x", max_size=300))
+def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
+    for line in script_commands(text, {"a": ("1",)}, ["p"]):
+        assert len(line.argv) <= MAX_ITEMS * 300
+
+
+# ---------------------------------------------------------------- launchers
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["python", "-u", "train.py", "--lr", "1"], Target("python", "train.py", ("--lr", "1"))),
+        (["python3", "-m", "pkg.mod", "a"], Target("module", "pkg.mod", ("a",))),
+        (["torchrun", "--nproc_per_node", "8", "t.py", "x"], Target("python", "t.py", ("x",), "torchrun")),
+        (
+            ["accelerate", "launch", "--config_file", "a.yaml", "t.py"],
+            Target("python", "t.py", (), "accelerate launch"),
+        ),
+        (["deepspeed", "--num_gpus", "2", "t.py"], Target("python", "t.py", (), "deepspeed")),
+        (
+            ["python", "-m", "torch.distributed.run", "--nproc_per_node=2", "t.py"],
+            Target("python", "t.py", (), "python -m torch.distributed.run"),
+        ),
+        (["torchrun", "-m", "pkg.train"], Target("module", "pkg.train", (), "torchrun")),
+        (["bash", "-c", "python a.py"], Target("inline", "python a.py", ())),
+        (["exec", "env", "A=1", "bash", "run.sh", "x"], Target("shell", "run.sh", ("x",))),
+        (["./run.sh"], Target("shell", "./run.sh", ())),
+        (["./scripts/export.py", "-o", "x"], Target("python", "./scripts/export.py", ("-o", "x"))),
+        (["python", "-c", "import x"], None),
+        (["sleep", "infinity"], None),
+    ],
+)
+def test_launcher_targets(argv: list[str], expected: Target | None) -> None:
+    assert target(argv) == expected
+
+
+# ---------------------------------------------------------------- Python read with ast
+
+
+def _read(code: str, arguments: tuple[str, ...] = (), config: dict | None = None, devices: int | None = 1):
+    facts = pycode.read(code, arguments, config or {}, devices)
+    assert facts is not None
+    return facts
+
+
+def test_loader_literal_and_default() -> None:
+    facts = _read("DataLoader(ds, num_workers=4)\nDataLoader(ds)\n")
+    assert [f.line for f in facts.needs] == [1]
+    assert [f.line for f in facts.zero_loaders] == [2]
+
+
+def test_loader_followed_to_argparse_default_and_command_line() -> None:
+    code = "p.add_argument('--workers', type=int, default=6)\nDataLoader(ds, num_workers=args.workers)\n"
+    assert "default 6 at line 1" in _read(code).needs[0].text
+    assert not _read(code, ("--workers", "0")).needs
+    assert _read(code, ("--workers", "0")).zero_loaders
+    assert "--workers 2 on the command line" in _read(code, ("--workers=2",)).needs[0].text
+    assert _read(code, ("--workers", "²")).unknown_loaders == 1  # not an ASCII number: not followed
+
+
+def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
+    setting = configs.Setting("num_workers", 3, 7)
+    assert _read("DataLoader(ds, num_workers=cfg['num_workers'])", config={"num_workers": setting}).needs
+    assert _read("W = 2\nDataLoader(ds, num_workers=W)").needs
+    assert _read("DataLoader(ds, num_workers=os.cpu_count())").needs
+    assert _read("W = 2\nW = 0\nDataLoader(ds, num_workers=W)").unknown_loaders == 1  # assigned twice: unknown
+    assert _read("DataLoader(ds, **kwargs)").unknown_loaders == 1
+
+
+def test_trainer_arguments_multiprocessing_and_nccl() -> None:
+    assert _read("TrainingArguments(output_dir='o', dataloader_num_workers=4)").needs
+    assert _read("LLM(model='m', tensor_parallel_size=2)").needs
+    assert not _read("LLM(model='m', tensor_parallel_size=1)").needs  # one process: no NCCL between processes
+    assert _read("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=2)").needs
+    nccl = "import torch.distributed as dist\ndist.init_process_group(backend='nccl')"
+    assert _read(nccl, devices=4).needs
+    assert not _read(nccl, devices=1).needs  # one GPU: no NCCL between local processes
+    assert _read(nccl, devices=1).busy  # but never called free
+    assert _read("pl.Trainer(accelerator='gpu', devices=4)", devices=4).needs
+    assert _read("L.Trainer(strategy='ddp_find_unused_parameters_true')", devices=2).needs
+    assert not _read("Trainer(model=m, args=training_args)", devices=4).needs  # Hugging Face's Trainer
+
+
+def test_unparsable_and_hostile_python() -> None:
+    assert pycode.read("def (:", (), {}, 1) is None
+    assert pycode.read("x = " + "(" * 200_000 + ")" * 200_000, (), {}, 1) is None
+
+
+def test_config_settings() -> None:
+    text = 'a: 1\n  num_workers: 8\n{"tensor_parallel_size": 1}\ndataloader_num_workers = 0\n'
+    assert configs.settings(text) == [
+        configs.Setting("num_workers", 8, 2),
+        configs.Setting("tensor_parallel_size", 1, 3),
+        configs.Setting("dataloader_num_workers", 0, 4),
+    ]
+    assert configs.named_configs(["--config=a.yaml", "b.json", "c.txt"]) == ["a.yaml", "b.json"]
+
+
+# ---------------------------------------------------------------- Dockerfile
+
+
+def test_dockerfile_run_facts() -> None:
+    text = 'FROM pytorch/pytorch:2 AS base\nCMD ["python", "a.py"]\nFROM base\nWORKDIR /app\nENTRYPOINT ["x"]\n'
+    facts = run_facts(text)
+    assert facts.bases == (("pytorch/pytorch:2", 1),)
+    assert facts.entrypoint == (("x",), 5)
+    assert facts.cmd is None  # an ENTRYPOINT resets the CMD the stage inherits
+    assert facts.workdir == "/app"
+    assert run_facts("FROM a\nCMD python s.py\n").cmd == (("/bin/sh", "-c", "python s.py"), 2)
+
+
+# ---------------------------------------------------------------- index and reader
+
+
+def test_reader_stays_inside_roots(tmp_path: Path) -> None:
+    root, outside = tmp_path / "repo", tmp_path / "secret"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "x.py").write_text("DataLoader(ds, num_workers=2)")
+    os.symlink(outside / "x.py", root / "link.py")
+    (root / "app").mkdir()
+    (root / "app" / "train.py").write_text("")
+    reader = Reader(ProjectIndex.for_paths([root]), {})
+    assert reader.locate([str(root)], "link.py") is None
+    assert reader.locate([str(root)], "../secret/x.py") is None
+    assert reader.locate([str(root)], "/workspace/app/train.py") == str((root / "app" / "train.py").resolve())
+
+
+def test_reader_budget_and_size(tmp_path: Path) -> None:
+    (tmp_path / "big.py").write_text("#" * 2000)
+    (tmp_path / "a.py").write_text("")
+    index = ProjectIndex((str(tmp_path.resolve()),), max_files=1, max_bytes=1000)
+    reader = Reader(index, {})
+    assert reader.text(str(tmp_path.resolve() / "big.py")) is None  # above max_bytes: never read
+    assert reader.text(str(tmp_path.resolve() / "a.py")) == ""
+    assert reader.text(str(tmp_path.resolve() / "a.py")) is None and reader.exhausted  # one file per workload
+
+
+def test_wrappers_followed_two_levels_not_three(tmp_path: Path) -> None:
+    (tmp_path / "one.sh").write_text("bash two.sh\n")
+    (tmp_path / "two.sh").write_text("bash three.sh\n")
+    (tmp_path / "three.sh").write_text("torchrun --nproc_per_node 8 t.py\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("bash", "one.sh")))
+    assert [f.where for f in facts.commands] == ["one.sh:1", "two.sh:1"]
+
+
+def _gather(root: Path, launch: Launch, devices: int | None = 1) -> ProjectFacts:
+    return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}))
+
+
+def test_local_imports_followed(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("from data import make\nmake()\n")
+    (tmp_path / "data.py").write_text("def make():\n    return DataLoader(ds, num_workers=3)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
+    assert [str(f) for f in facts.needs] == ["data.py:2 DataLoader(num_workers=3)"]
+
+
+def test_free_only_when_certain(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("DataLoader(ds, num_workers=0)\n")
+    (tmp_path / "b.py").write_text("import transformers\nDataLoader(ds, num_workers=0)\n")
+    assert _gather(tmp_path, Launch(str(tmp_path), ("python", "a.py"))).free
+    assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "b.py"))).free  # a busy import: not certain
+    assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "missing.py"))).free
+    (tmp_path / "c.py").write_text("import acme_trainer\nDataLoader(ds, num_workers=0)\n")
+    assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "c.py"))).free  # a library that may make loaders
+    (tmp_path / "d.py").write_text("import os, numpy\nimport torch\nDataLoader(ds, num_workers=0)\n")
+    assert _gather(tmp_path, Launch(str(tmp_path), ("python", "d.py"))).free
+
+
+def test_thousands_of_files_cost_only_those_named(tmp_path: Path) -> None:
+    for index in range(3000):
+        (tmp_path / f"m{index}.py").write_text("DataLoader(ds, num_workers=1)\n")
+    (tmp_path / "train.py").write_text("DataLoader(ds, num_workers=0)\n")
+    reader = Reader(ProjectIndex.for_paths([tmp_path]), {})
+    started = time.perf_counter()
+    facts = gather(Launch(str(tmp_path), ("python", "train.py")), 1, reader)
+    assert time.perf_counter() - started < 1.0
+    assert reader.files == 1 and facts.followed == ("train.py",)
+
+
+# ---------------------------------------------------------------- the decision
+
+
+def _workload(**changes: object) -> Workload:
+    span = Span("p.yaml", 1, 1, 1, 1, 0, 0)
+    base = Workload(WorkloadId(WorkloadFormat.KUBERNETES, "Pod", "p"), span, gpu=(Evidence("gpu: 1", span),))
+    return base._replace(**{"image": "example.org/unknown:1", **changes})
+
+
+def test_project_facts_decide_only_what_names_leave_undecided() -> None:
+    knowledge = builtin()
+    assert decide(_workload(), knowledge).tier is Tier.UNKNOWN  # type: ignore[union-attr]
+    needs = ProjectFacts(needs=(CodeFact("t.py:4", "DataLoader(num_workers=2)"),))
+    assert decide(_workload(project=needs), knowledge) == Need(Tier.NEEDS, "t.py:4 DataLoader(num_workers=2)", None)
+    free = ProjectFacts(free=(CodeFact("t.py:4", "DataLoader(num_workers=0)"),))
+    assert decide(_workload(project=free), knowledge).tier is Tier.FREE  # type: ignore[union-attr]
+    named = _workload(image="vllm/vllm-openai:latest", project=free)  # the name decides: code is not asked
+    assert decide(named, knowledge).tier is Tier.NEEDS  # type: ignore[union-attr]
+    based = ProjectFacts(images=(CodeFact("Dockerfile:1", "FROM vllm/vllm-openai:v0.6"),))
+    assert "built by Dockerfile:1" in decide(_workload(project=based), knowledge).because  # type: ignore[union-attr]
+
+
+def test_without_a_project_only_names_decide() -> None:
+    (candidate,) = [c for c in discover([FIXTURES / "project" / "compose-wrapper"]) if c.path.endswith("compose.yaml")]
+    result = Engine(Settings(undecided="show")).check_candidate(candidate)
+    assert all(f.severity.label == "info" for f in result.findings)
+
+
+# ---------------------------------------------------------------- the fixture repositories
+
+
+@pytest.mark.parametrize("folder", PROJECTS, ids=lambda p: p.name)
+def test_project_fixture(folder: Path) -> None:
+    report = check_paths(Settings(undecided="show"), [folder], jobs=1)
+    actual = [
+        (f"{os.path.relpath(f.span.path, folder)}:{f.span.line}:{f.span.column} {f.code} {f.severity.label}", f.message)
+        for f in report.findings
+    ]
+    expected = [line.split(" | ", 1) for line in (folder / "expected").read_text().splitlines() if line]
+    assert [where for where, _ in actual] == [where for where, _ in expected]
+    for (_, message), (_, words) in zip(actual, expected, strict=True):
+        assert words in message
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=400), st.text(max_size=400), st.lists(st.text(max_size=20), max_size=5))
+def test_gather_never_raises_on_hostile_files(script: str, code: str, arguments: list[str]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "run.sh").write_text(script + '\npython train.py "$@"\n', encoding="utf-8", errors="replace")
+        (root / "train.py").write_text(code, encoding="utf-8", errors="replace")
+        facts = _gather(root, Launch(str(root), ("bash", "run.sh"), tuple(arguments), env=(("A", "1"),)), devices=2)
+        assert len(facts.followed) <= ProjectIndex((folder,)).max_files
+
+
+def test_file_above_the_size_cap_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("DataLoader(ds, num_workers=4)\n" + "#" * (600 * 1024))
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
+    assert not facts.needs and not facts.free and not facts.followed
+
+
+def test_index_root_is_the_repository(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "job.yaml").write_text("")
+    assert ProjectIndex.for_paths([tmp_path / "deploy" / "job.yaml"]).roots == (str(tmp_path.resolve()),)
+    elsewhere = tmp_path / "deploy"
+    (tmp_path / ".git").rmdir()
+    assert ProjectIndex.for_paths([elsewhere / "job.yaml"]).roots == (str(elsewhere.resolve()),)
+
+
+def test_a_command_line_is_not_paired_with_a_dockerfile_beside_it(tmp_path: Path) -> None:
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.6\n")
+    assert not _gather(tmp_path, Launch(str(tmp_path), (), ("serve",))).images
+    assert _gather(tmp_path, Launch(str(tmp_path), (), ("serve",), dockerfile_beside=True)).images
+
+
+def test_shell_strings_are_bounded(tmp_path: Path) -> None:
+    (tmp_path / "t.py").write_text("DataLoader(ds, num_workers=0)\n")
+    many = "; ".join(["bash -c 'python t.py'"] * 20)  # more sh -c strings than MAX_INLINE: doubt, not a verdict
+    assert not _gather(tmp_path, Launch(str(tmp_path), ("sh", "-c", many))).free
+    shallow = _gather(tmp_path, Launch(str(tmp_path), ("sh", "-c", "bash -c 'python t.py'")))
+    assert shallow.followed == ("t.py",) and shallow.free
