@@ -711,6 +711,120 @@ def run_round3(figures: Figures, work: Path) -> None:
         )
 
 
+#: planted in files outside the checked tree: a run that prints it has disclosed a runner file
+MARKER = "RUNNER-SECRET-4f1c"
+
+
+def _disclosure_inputs() -> Iterator[tuple[str, Callable[[Path], list[str]], Callable[[Path, str], str | None]]]:
+    """Issue 27 items 1-7: (name, build, probe). ``build`` writes the input under ``root/repo`` (a runner file at
+    ``root/home``) and returns the ``check``/``fix`` arguments; ``probe`` names what leaked or was forged, if anything.
+    The LSP hover (item 6) has no process to time: tests/test_redteam_disclosure.py holds it."""
+    from tests.test_redteam_disclosure import FORGED, GENERATOR, HOSTILE, PATCHER, REMOTE_BASE
+    from tests.test_redteam_disclosure import POD as FLAGGED  # an NGC PyTorch pod: an error, fixable
+
+    def repo(root: Path, files: dict[str, str]) -> Path:
+        (root / "home").mkdir(exist_ok=True)
+        (root / "home" / "id_ed25519").write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{MARKER}\n")
+        (root / "repo" / ".git").mkdir(parents=True, exist_ok=True)
+        for name, text in {"pod.yaml": FLAGGED, **files}.items():
+            (root / "repo" / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / "repo" / name).write_text(text, encoding="utf-8")
+        return root / "repo"
+
+    def linked(name: str, *args: str) -> Callable[[Path], list[str]]:
+        def build(root: Path) -> list[str]:
+            (repo(root, {}) / name).symlink_to(root / "home" / "id_ed25519")
+            return [*args, "."] if args else ["check", "."]
+
+        return build
+
+    def tree(files: dict[str, str]) -> Callable[[Path], list[str]]:
+        def build(root: Path) -> list[str]:
+            repo(root, files)
+            return ["check", "."]
+
+        return build
+
+    def unsaid(marker: str) -> Callable[[Path, str], str | None]:
+        return lambda root, said: f"'{marker[:20]}' in the output" if marker in said else None
+
+    def said(word: str) -> Callable[[Path, str], str | None]:
+        return lambda root, text: None if word in text and MARKER not in text else f"'{word}' not said"
+
+    def no_forgery(root: Path, text: str) -> str | None:
+        lines = text.splitlines()
+        forged = [line for line in lines if line.lstrip().startswith(("::", "+++ evil")) or "\x1b" in line]
+        return f"forged line {forged[0][:40]!r}" if forged else None
+
+    def output_link(root: Path) -> list[str]:
+        (repo(root, {}) / "reports").symlink_to(root / "home")
+        return ["check", "--format", "sarif", "--output", "reports/x.sarif", "."]
+
+    def nothing_outside(root: Path, text: str) -> str | None:
+        return "wrote outside the tree" if (root / "home" / "x.sarif").exists() else None
+
+    def forged_names(root: Path) -> list[str]:
+        for name in FORGED:
+            (repo(root, {}) / name).mkdir()
+            (root / "repo" / name / "pod.yaml").write_text(FLAGGED, encoding="utf-8")
+        return ["check", "--format", "junit", "."]
+
+    def hostile_name(*args: str) -> Callable[[Path], list[str]]:
+        def build(root: Path) -> list[str]:
+            (repo(root, {}) / (HOSTILE + ".yaml")).write_text(FLAGGED, encoding="utf-8")
+            chart = root / "repo" / (HOSTILE + "chart")
+            (chart / "templates").mkdir(parents=True)
+            (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+            (chart / "templates" / "p.yaml").write_text("kind: Pod\nmetadata:\n  name: {{ .Release.Name }}\n")
+            return [*args, "."]
+
+        return build
+
+    def chart_link(root: Path) -> list[str]:
+        chart = repo(root, {"chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n"}) / "chart"
+        (chart / "templates").mkdir()
+        (chart / "templates" / "cm.yaml").write_text('data:\n  k: {{ .Files.Get "key" | quote }}\n')
+        (chart / "key").symlink_to(root / "home" / "id_ed25519")
+        return ["check", "--render", "auto", "chart"]
+
+    yield "1 .shmlint.yaml -> ~/.ssh/id_ed25519", linked(".shmlint.yaml"), said("a link out of the repository")
+    yield "1 pyproject.toml -> ~/.ssh/id_ed25519", linked("pyproject.toml"), said("a link out of the repository")
+    yield "1 --baseline -> ~/.ssh/id_ed25519", linked("b.json", "check", "--baseline", "b.json"), said("a link out")
+    long_value = "s" * 10_000
+    yield "1 config value 10 KB quoted", tree({".shmlint.yaml": f"select: ['{long_value}']\n"}), unsaid("s" * 60)
+    transformer = {"k/kustomization.yaml": "transformers:\n- p.yaml\n", "k/p.yaml": PATCHER.format(path="http://x")}
+    yield "2 transformers: PatchTransformer http path", tree(transformer), said("names a remote resource")
+    generator = GENERATOR.format(field="files", value="https://x.test/f")
+    generated = {"k/kustomization.yaml": "generators:\n- g.yaml\n", "k/g.yaml": generator}
+    yield "2 generators: ConfigMapGenerator https file", tree(generated), said("names a remote resource")
+    spaced = {"k/kustomization.yaml": "resources:\n- my base\n", "k/my base/kustomization.yaml": REMOTE_BASE}
+    yield "2 a base folder named with a space", tree(spaced), said("names a remote resource")
+    yield "3 junit: names forging ::add-mask:: etc.", forged_names, no_forgery
+    yield "4 fix: a name with ESC and a line break", hostile_name("fix"), no_forgery
+    yield "4 fix --write: the same name", hostile_name("fix", "--write"), no_forgery
+    yield "4 check --quiet: unrendered chart so named", hostile_name("check", "--quiet"), no_forgery
+    yield "5 --output reports/x.sarif, reports -> ~", output_link, nothing_outside
+    yield "7 helm chart key -> ~/.ssh/id_ed25519", chart_link, said("out of the repository")
+
+
+def run_disclosure(figures: Figures, work: Path) -> None:
+    print("\n== issue 27 items 1-7: nothing disclosed, forged or written outside the tree; time and memory")
+    for name, build, probe in _disclosure_inputs():
+        folder = work / "disclosure"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        args = build(folder)
+        outcome = shmlint(args, folder / "repo")
+        figures.record(name, outcome)
+        text = (outcome.stdout + outcome.stderr).decode(errors="replace")
+        problem = probe(folder, text) or (MARKER if MARKER in text else None)
+        figures.security_issues += problem is not None
+        verdict = _verdict(outcome) if problem is None else f"SECURITY: {problem}"
+        print(
+            f"  {name:46} exit {outcome.code}  {outcome.seconds:6.2f} s  {outcome.rss_kib / 1024:6.0f} MiB  {verdict}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer trials: a smoke run")
@@ -721,6 +835,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="shmlint-redteam-") as folder:
         work = Path(folder)
         run_round3(figures, work)
+        run_disclosure(figures, work)
         if args.round3:
             return _summary(figures, started)
         run_shapes(figures, work)

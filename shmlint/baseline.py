@@ -64,8 +64,11 @@ def load_baseline(path: Path) -> Baseline:
     """Read a file written by ``write_baseline``; anything else is a ``BaselineError``, never a traceback. Only a
     regular file is read, and only up to ``MAX_BASELINE_BYTES``: a FIFO would block the run, ``/dev/zero`` fill
     its memory."""
+    from shmlint.infile import leaves_tree
     from shmlint.source import InputError, read_bytes
 
+    if leaves_tree(str(path)):
+        raise BaselineError(f"{path}: cannot read baseline: a link out of the repository, or a file inside .git")
     try:
         document = json.loads(read_bytes(path, MAX_BASELINE_BYTES, "for a baseline").decode("utf-8"))
     except InputError as exc:

@@ -304,7 +304,10 @@ def check(
     failed = report.failed_by_file(fail_on_by_file) or (report_unused_suppressions and bool(report.unused_suppressions))
     defects = [f.path for f in report.files if any(DEFECT in finding.message for finding in f.findings)]
     if defects:  # the report is whole, but shmlint failed on these files: a tool error, never a pass
-        click.echo(f"shmlint: internal error on {len(defects)} file(s), first {defects[0]}; please report it", err=True)
+        from shmlint.visible import visible
+
+        first = visible(defects[0])
+        click.echo(f"shmlint: internal error on {len(defects)} file(s), first {first}; please report it", err=True)
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_CLEAN)
 
@@ -521,6 +524,7 @@ def _fix_paths(
     from shmlint.discover import discover
     from shmlint.fix.run import fix_candidates
     from shmlint.report.text import format_finding
+    from shmlint.visible import visible
 
     jobs = [
         (settings, candidate)
@@ -531,11 +535,11 @@ def _fix_paths(
     for outcome in fix_candidates(jobs, write=write, unsafe=unsafe, roots=tuple(map(Path, paths))):
         outcomes.append(outcome)
         for problem in outcome.problems:
-            click.echo(f"{outcome.path}: {problem}", err=True)
+            click.echo(f"{visible(outcome.path)}: {visible(problem)}", err=True)
         if outcome.error is not None:
-            click.echo(f"{outcome.path}: {outcome.error}", err=True)
+            click.echo(f"{visible(outcome.path)}: {visible(outcome.error)}", err=True)
         elif outcome.changed and write:
-            click.echo(f"{outcome.path}: fixed {outcome.applied} finding(s)", err=before_check)
+            click.echo(f"{visible(outcome.path)}: fixed {outcome.applied} finding(s)", err=before_check)
         elif outcome.changed:
             _emit(outcome.diff)
     if before_check:
@@ -578,6 +582,7 @@ def _fix_stdin(config: Path | None, overrides: dict, unsafe: bool, name: str | N
     from shmlint.fix.apply import fix_source
     from shmlint.fix.run import FileOutcome, left_over
     from shmlint.report.text import format_finding
+    from shmlint.visible import visible
 
     settings = _configured((".",), config, overrides)[0][0]
     engine = Engine(settings)
@@ -598,7 +603,7 @@ def _fix_stdin(config: Path | None, overrides: dict, unsafe: bool, name: str | N
     stdout.write(source.encode(result.text))
     stdout.flush()
     for problem in result.problems:
-        click.echo(f"{source.path}: {problem}", err=True)
+        click.echo(f"{visible(source.path)}: {visible(problem)}", err=True)
     outcome = FileOutcome(
         source.path, len(result.applied), result.changed, **left_over(settings, after.findings, unsafe)
     )

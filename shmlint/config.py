@@ -22,6 +22,7 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
 from shmlint.severity import Severity
+from shmlint.visible import quoted
 
 if TYPE_CHECKING:
     from shmlint.discover import StrPath
@@ -55,12 +56,10 @@ def find_config(start: StrPath) -> Path | None:
     while True:
         for name in YAML_NAMES:
             path = os.path.join(folder, name)
-            if os.path.isfile(path):
+            if os.path.lexists(path):  # a folder, a FIFO, a link out of the tree: there, refused when it is read
                 return Path(path)
-            if os.path.lexists(path):  # a folder, a FIFO, a broken link: there, but not a file that can be used
-                raise ConfigError(Path(path), [Problem((), "not a regular file: cannot be used as configuration")])
         pyproject = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(pyproject) and _has_tool_table(Path(pyproject)):
+        if os.path.lexists(pyproject) and _has_tool_table(Path(pyproject)):
             return Path(pyproject)
         above = os.path.dirname(folder)
         if above == folder:
@@ -71,12 +70,14 @@ def find_config(start: StrPath) -> Path | None:
 def _has_tool_table(pyproject: Path) -> bool:
     """Whether the file configures shmlint; one that cannot be read is an error rather than passed over (it may
     hold the ``[tool.shmlint]`` table the run should follow)."""
+    from shmlint.infile import CONFIG_MAX_BYTES, InputFileError, read_steering_text
+
+    if not os.path.isfile(pyproject) and not os.path.islink(pyproject):
+        return False  # a folder or a FIFO of that name is not a project file
     try:
-        text = pyproject.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(pyproject, [Problem((), f"cannot read: {exc.strerror or exc}")]) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(pyproject, [Problem((), f"not UTF-8 text (byte {exc.start})")]) from None
+        text = read_steering_text(pyproject, CONFIG_MAX_BYTES)
+    except InputFileError as exc:
+        raise ConfigError(pyproject, [Problem((), f"cannot read: {exc}")]) from None
     if _MAY_HAVE_TOOL_TABLE.search(text) is None:  # most projects' pyproject.toml: no TOML parser to import
         return False
     import tomllib
@@ -133,7 +134,7 @@ def _codes(problems: _Problems, key: tuple[str | int, ...], values: Iterable[str
             continue
         rule = lookup(value)
         if rule is None:
-            problems.add((*key, index), f"'{value}' {RULE_WORDS}", value)
+            problems.add((*key, index), f"{quoted(value)} {RULE_WORDS}", value)
         else:
             codes.add(rule.code)
     return frozenset(codes)
@@ -146,7 +147,7 @@ def _size(problems: _Problems, key: str, value: str | int) -> int | None:
     if parsed.bytes is None:
         parsed = sizes.parse_docker(value)
     if parsed.bytes is None:
-        problems.add((key,), f"'{value}' is not a size (e.g. 8Gi or 8g, or a whole number of bytes)", value)
+        problems.add((key,), f"{quoted(value)} is not a size (e.g. 8Gi or 8g, or a whole number of bytes)", value)
     return parsed.bytes
 
 
@@ -159,7 +160,7 @@ def _regexes(problems: _Problems, key: str, values: list[str]) -> tuple[str, ...
         try:
             re.compile(value)
         except re.error as exc:
-            problems.add((key, index), f"'{value}' is not a regular expression: {exc}", value)
+            problems.add((key, index), f"{quoted(value)} is not a regular expression: {exc}", value)
         else:
             valid.append(value)
     return tuple(valid)
@@ -201,7 +202,7 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
             if found is not None:
                 overrides.append((found.code, Severity.parse(level)))
             elif problems.ok("severity", rule):
-                problems.add(("severity", rule), f"'{rule}' {RULE_WORDS}", on_key=True)
+                problems.add(("severity", rule), f"{quoted(rule)} {RULE_WORDS}", on_key=True)
         changes["severity_overrides"] = tuple(overrides)
     if "fail-on" in data:
         changes["fail_on"] = Severity.parse(data["fail-on"])

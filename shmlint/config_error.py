@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
+from shmlint.visible import QUOTED_HEAD, QUOTED_TAIL, excerpt, visible
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
 KeyPath = tuple[str | int, ...]
 RULE_WORDS = "is not a rule code or slug (see `shmlint rules`)"
 _PLAIN_KEY = LazyRegex(r"[A-Za-z0-9_-]+")
+#: the longest problem line: the known keys listed for an unknown one fit
+MAX_PROBLEM_CHARS = 600
 
 
 class Problem(NamedTuple):
@@ -29,7 +32,8 @@ class Problem(NamedTuple):
 
     def describe(self, path: Path) -> str:
         where = f"{path}:{self.line}:{self.column}" if self.line is not None else str(path)
-        return f"{where}: {key_text(self.key)}: {self.message}" if self.key else f"{where}: {self.message}"
+        line = f"{where}: {key_text(self.key)}: {self.message}" if self.key else f"{where}: {self.message}"
+        return visible(excerpt(line, MAX_PROBLEM_CHARS - 100, 97))
 
 
 class ConfigError(Exception):
@@ -40,17 +44,19 @@ class ConfigError(Exception):
         self.problems = sorted(problems, key=lambda p: (p.line is None, p.line or 0, p.column or 0))
         lines = [problem.describe(path) for problem in self.problems]
         if len(lines) > 1:
-            lines.insert(0, f"{path}: {len(lines)} problems in the configuration:")
+            lines.insert(0, f"{visible(str(path))}: {len(lines)} problems in the configuration:")
         super().__init__("\n".join(lines))
 
 
 def key_text(key: KeyPath) -> str:
-    """``select[0]``, ``severity.SHM003``, ``per-file-ignores["docs/*.md"][1]``."""
+    """``select[0]``, ``severity.SHM003``, ``per-file-ignores["docs/*.md"][1]``; a long key as an excerpt."""
     text = ""
     for part in key:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif _PLAIN_KEY.fullmatch(part):
+            continue
+        part = excerpt(part, QUOTED_HEAD, QUOTED_TAIL)
+        if _PLAIN_KEY.fullmatch(part):
             text += f".{part}" if text else part
         else:
             text += f"[{dumps(part)}]"

@@ -19,6 +19,7 @@ from shmlint.config_error import RULE_WORDS, ConfigError, KeyPath, Problem, dump
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_INT, bounded_int, long_number_place
+from shmlint.visible import QUOTED_HEAD, QUOTED_TAIL, excerpt, quoted
 
 #: values a configuration file may hold with its aliases expanded: a real one has a few hundred
 MAX_VALUES = 100_000
@@ -40,12 +41,18 @@ _TYPE_WORDS = {
 def _shown(value: Any) -> str:
     """A scalar as written; a list or mapping by its kind only (it may be an alias bomb, or just long)."""
     if isinstance(value, str):
-        return repr(value)
+        return quoted(value)
     if isinstance(value, list):
         return "a list"
     if isinstance(value, Mapping):
         return "a mapping"
     return dumps(value)
+
+
+def _kind(value: Any) -> str:
+    """A value by its kind only: ``text``, ``a list``, ``a whole number``."""
+    kinds = {str: "string", list: "array", dict: "object", bool: "boolean", int: "integer", float: "number"}
+    return _TYPE_WORDS.get(next((name for kind, name in kinds.items() if isinstance(value, kind)), "null"), "empty")
 
 
 class Document(NamedTuple):
@@ -60,11 +67,12 @@ class Document(NamedTuple):
 
 def read_document(path: Path) -> Document:
     """The file's ``shmlint`` values; unreadable text or a syntax error is a ``ConfigError`` with its place."""
+    from shmlint.infile import CONFIG_MAX_BYTES, InputFileError, read_steering_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise ConfigError(path, [Problem((), f"cannot read: {reason}")]) from None
+        text = read_steering_text(path, CONFIG_MAX_BYTES)
+    except InputFileError as exc:
+        raise ConfigError(path, [Problem((), f"cannot read: {exc}")]) from None
     document = _read_toml(path, text) if path.name == "pyproject.toml" else _read_yaml(path, text)
     huge = [document.locate(Problem(key, f"number out of range (at most {MAX_INT})")) for key in _huge(document.data)]
     if huge:  # a 5000-digit value cannot even be shown (str() of it raises): said before any check quotes it
@@ -252,12 +260,13 @@ def _explain(error: Any, schema: Mapping[str, Any]) -> Iterator[Problem]:
             hint = f"did you mean '{close[0]}'? " if close else ""
             yield Problem((*key, name), f"unknown key ({hint}known keys: {', '.join(known)})", on_key=True)
     elif kind == "pattern" and "propertyNames" in error.relative_schema_path:
-        yield Problem((*key, instance), f"'{instance}' {_pattern_words(error.schema, definitions)}", on_key=True)
+        yield Problem((*key, instance), f"{quoted(instance)} {_pattern_words(error.schema, definitions)}", on_key=True)
     elif kind == "pattern":
-        yield Problem(key, f"'{instance}' {_pattern_words(error.schema, definitions)}", value=str(instance))
+        yield Problem(key, f"{quoted(instance)} {_pattern_words(error.schema, definitions)}", value=str(instance))
     elif kind == "type":
         wanted = " or ".join(_TYPE_WORDS.get(t, t) for t in ([expected] if isinstance(expected, str) else expected))
-        yield Problem(key, f"must be {wanted}, not {_shown(instance)}", value=_value(instance))
+        shown = _shown(instance) if key else _kind(instance)  # a whole file that is not a mapping: not quoted
+        yield Problem(key, f"must be {wanted}, not {shown}", value=_value(instance))
     elif kind == "enum":
         yield Problem(
             key, f"must be one of {', '.join(map(str, expected))}, not {_shown(instance)}", value=_value(instance)
@@ -272,7 +281,7 @@ def _explain(error: Any, schema: Mapping[str, Any]) -> Iterator[Problem]:
     elif kind == "oneOf" and error.schema == definitions.get("size"):
         yield Problem(key, f"{_shown(instance)} is not a size (e.g. 8Gi or 8g, or a whole number of bytes)")
     else:
-        yield Problem(key, error.message)
+        yield Problem(key, excerpt(error.message, 2 * QUOTED_HEAD, 2 * QUOTED_TAIL))
 
 
 def _pattern_words(where: Mapping[str, Any], definitions: Mapping[str, Any]) -> str:

@@ -357,8 +357,11 @@ def _gitignores_above(root: str) -> list[_Ignore]:
 
 
 def _read_gitignore(path: str) -> PathPatterns | None:
-    """A regular file only (a FIFO named .gitignore would block the walk forever), and its first MiB only."""
-    if not _regular(path):
+    """A regular file only (a FIFO named .gitignore would block the walk forever), never through a link out of the
+    repository (``shmlint.infile``), and its first MiB only."""
+    from shmlint.infile import leaves_tree
+
+    if not _regular(path) or (os.path.islink(path) and leaves_tree(path)):  # the walk enters no linked folder
         return None
     from shmlint.patterns import PathPatterns
 

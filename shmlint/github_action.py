@@ -5,11 +5,14 @@ Inputs arrive as environment variables (``SHMLINT_PATHS``, ``SHMLINT_FORMAT``, `
 ``SHMLINT_CONFIG``, ``SHMLINT_SARIF``), never spliced into script text, and reach ``shmlint check`` as separate
 arguments after ``--``: a path cannot become an option or a shell command. The check runs twice: once for the
 report the user asked for (annotations, or SARIF for code scanning), which decides the exit code, and once as
-JSON, the documented format, from which the outputs and the summary table are written.
+JSON, the documented format, from which the outputs and the summary table are written. A report other than
+annotations is printed with workflow commands stopped (``::stop-commands::``, resumed by a token no input knows):
+a file name or a value that begins a line with ``::`` stays text.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -17,27 +20,16 @@ import sys
 import tempfile
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from shmlint.report.visible import visible
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+from shmlint.visible import markdown
 
 EXIT_ERROR = 2
 #: GitHub refuses a step summary above 1 MiB; the table stops well before
 MAX_ROWS = 500
-_CELL_ESCAPES = str.maketrans(
-    {
-        "\\": "\\\\",
-        "|": "\\|",
-        "`": "\\`",
-        "*": "\\*",
-        "_": "\\_",
-        "[": "\\[",
-        "]": "\\]",
-        "<": "&lt;",
-        ">": "&gt;",
-        "&": "&amp;",
-    }
-)
 
 
 class InputError(Exception):
@@ -73,7 +65,7 @@ def check_arguments(env: dict[str, str], report: str, output: Path | None) -> li
 def cell(text: object) -> str:
     """Text safe in one Markdown table cell: no line break or control character, no ``|`` ending the cell, no
     markup (HTML, emphasis, code) changing what the reader sees."""
-    return visible(str(text)).translate(_CELL_ESCAPES)
+    return markdown(str(text))
 
 
 def summary(document: dict[str, Any], exit_code: int) -> str:
@@ -116,6 +108,17 @@ def write_outputs(path: str, values: dict[str, str]) -> None:
             handle.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
 
 
+@contextlib.contextmanager
+def commands_stopped() -> Iterator[None]:
+    """The runner ignores workflow commands in what is printed inside (the report's own lines included)."""
+    token = f"shmlint-{uuid.uuid4()}"
+    print(f"::stop-commands::{token}", flush=True)
+    try:
+        yield
+    finally:
+        print(f"::{token}::", flush=True)
+
+
 def run(env: dict[str, str]) -> int:
     sarif = boolean_input("sarif", env.get("SHMLINT_SARIF", ""))
     report_format = env.get("SHMLINT_FORMAT", "").strip() or "github"
@@ -124,9 +127,12 @@ def run(env: dict[str, str]) -> int:
     if sarif_file is not None:
         sarif_file.unlink(missing_ok=True)  # an earlier run's log must never be uploaded as this one's
     shmlint = [sys.executable, "-m", "shmlint"]
-    main = subprocess.run(
-        [*shmlint, *check_arguments(env, "sarif" if sarif else report_format, sarif_file)], check=False
-    )
+    arguments = check_arguments(env, "sarif" if sarif else report_format, sarif_file)
+    if report_format == "github" and not sarif:
+        main = subprocess.run([*shmlint, *arguments], check=False)
+    else:
+        with commands_stopped():
+            main = subprocess.run([*shmlint, *arguments], check=False)
     with tempfile.TemporaryDirectory(dir=temp) as folder:
         json_file = Path(folder) / "shmlint.json"
         arguments = check_arguments(env, "json", json_file)

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.visible import quoted
 
 #: characters that make a pattern more than a plain name
 _SPECIAL = frozenset("*?[]!\\/ #")
@@ -95,12 +96,12 @@ def too_costly(pattern: str) -> str | None:
     inner = len([index for index in globstars if index < len(segments) - 1])  # an implicit one is alone: 1 at most
     if max(runs, default=0) > MAX_STARS_PER_SEGMENT or sum(runs) + len(globstars) > MAX_STARS:
         return (
-            f"'{pattern}' has too many wildcards to match in bounded time (at most {MAX_STARS_PER_SEGMENT} '*' "
+            f"{quoted(pattern)} has too many wildcards to match in bounded time (at most {MAX_STARS_PER_SEGMENT} '*' "
             f"in one path segment and {MAX_STARS} in a pattern, '**' included)"
         )
     if inner > MAX_INNER_GLOBSTARS:
         return (
-            f"'{pattern}' has too many '**' to match in bounded time (at most {MAX_INNER_GLOBSTARS} with more of "
+            f"{quoted(pattern)} has too many '**' to match in bounded time (at most {MAX_INNER_GLOBSTARS} with more of "
             "the path after it)"
         )
     return None

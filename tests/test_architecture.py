@@ -19,9 +19,20 @@ PACKAGE = ROOT / "shmlint"
 
 #: lowest first; a unit is a top-level module or subpackage of shmlint
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"named_tuple", "lazy_regex", "required_words", "data", "numbers"}),
+    frozenset({"named_tuple", "lazy_regex", "required_words", "data", "numbers", "visible"}),
     frozenset(
-        {"shmlint", "severity", "source", "sizes", "signals", "patterns", "configured_patterns", "discover", "model"}
+        {
+            "shmlint",
+            "severity",
+            "source",
+            "sizes",
+            "signals",
+            "patterns",
+            "configured_patterns",
+            "discover",
+            "model",
+            "infile",
+        }
     ),
     frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need", "sizing"}),
     frozenset({"extract", "edits", "rules", "hints", "suppress", "project"}),

@@ -228,10 +228,10 @@ def test_junit_without_findings_shows_one_passing_testcase() -> None:
     assert case.find("failure") is None
 
 
-def test_junit_escapes_markup_and_drops_characters_xml_cannot_hold() -> None:
+def test_junit_escapes_markup_and_controls_and_drops_characters_xml_cannot_hold() -> None:
     message = 'a <b> & "c"\x1b[0m \udcff'
     failure = ET.fromstring(junit.format_report(synthetic(message))).find("testsuite/testcase/failure")
-    assert failure.get("message") == 'a <b> & "c"\ufffd[0m \ufffd'
+    assert failure.get("message") == 'a <b> & "c"\\x1b[0m \ufffd'
 
 
 # -- GitLab --------------------------------------------------------------------------------------------------------
@@ -281,6 +281,7 @@ def test_the_long_explanation_reaches_json_sarif_and_the_hover(report: Report) -
     editor's hover, and nowhere shortened to the message."""
     from shmlint.report import json as json_report
     from shmlint.server.analysis import explain
+    from shmlint.visible import markdown
 
     explained = next(f for f in report.findings if f.detail)
     document = json.loads(json_report.format_report(report))
@@ -288,4 +289,4 @@ def test_the_long_explanation_reaches_json_sarif_and_the_hover(report: Report) -
     results = json.loads(sarif.format_report(report))["runs"][0]["results"]
     assert any(result.get("properties", {}).get("detail") == explained.detail for result in results)
     hover = explain(explained)
-    assert explained.message in hover and explained.detail in hover
+    assert markdown(explained.message) in hover and markdown(explained.detail) in hover  # shown, not rendered

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shmlint.discover import COMPOSE_NAME_PATTERNS, chart_root, clean_path, is_compose_name, path_parts
-from shmlint.report.visible import _UNSAFE, visible
 from shmlint.signals import Globs, Signals
+from shmlint.visible import _UNSAFE, visible
 
 #: glob pieces: letters, the separators of resource and device names, and fnmatch's own characters
 PIECES = st.sampled_from(["a", "b", "n", "/", ".", "-", "*", "?", "[ab]", "[!a]", "nvidia.com/", "/dev/"])

@@ -5,8 +5,8 @@ The ``render`` setting decides: ``never`` checks every unit file by file (the sa
 ``auto`` renders what the installed renderers can render offline, ``always`` makes every unit that cannot be
 rendered an error. Every unit gets a ``RenderRecord`` (rendered with which version, or not and why), so the
 difference a renderer makes is in the report. Nothing is ever fetched: ``graph`` refuses a kustomization whose
-graph names anything remote, and ``process`` runs the renderer without network, environment or flags from the
-input. Rendered findings point where a person fixes them: Helm marks each document with
+graph names anything remote, ``links`` refuses a chart with a link out of the repository (Helm would read it),
+and ``process`` runs the renderer without network, environment or flags from the input. Rendered findings point where a person fixes them: Helm marks each document with
 ``# Source: chart/templates/x.yaml``; for kustomize the workload with the same identity (or renamed by a
 ``namePrefix``/``nameSuffix``) is looked up in the folder's own files and the resource files its graph names. A
 base rendered under several overlays is one finding at the base, naming every output that showed it.
@@ -27,6 +27,7 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.model import FileResult, RenderRecord, RenderStatus
 from shmlint.named_tuple import NamedTuple
 from shmlint.render.graph import walk
+from shmlint.render.links import chart_blocker
 from shmlint.render.process import Sandbox, find_program, find_sandbox
 from shmlint.severity import Severity
 from shmlint.source import InputError, SourceText, Span, read_bytes
@@ -236,7 +237,10 @@ def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[File
     graph = (
         walk(unit.root, settings.max_file_bytes) if unit.renderer == KUSTOMIZE and settings.render != "never" else None
     )
-    tool = _why_not(renderers, unit, settings.render, graph.blocker if graph else None)
+    blocker = graph.blocker if graph else None
+    if unit.renderer == HELM and settings.render != "never":
+        blocker = chart_blocker(unit.root)
+    tool = _why_not(renderers, unit, settings.render, blocker)
     path, unit_kind, renderer = str(unit.root), unit.unit, unit.renderer
     if isinstance(tool, str):
         level = Severity.ERROR if settings.render == "always" else _UNRENDERED[settings.unrendered]

@@ -6,8 +6,12 @@ components, patch and replacement files, generator files, openapi, crds, helm ch
 any case (``HTTP://``). So every string of every kustomization in the graph is looked at, as parsed YAML values
 (escapes such as ``"\\x68ttp://"`` decoded, ``!!binary`` decoded, duplicate keys and aliases seen as composed),
 except under keys that only hold data kustomize never loads (labels, annotations, literals, inline patches). Local
-bases are followed transitively, with a bound on how many kustomizations and YAML nodes are read. Anything that
-cannot be read for certain blocks rendering: the unit is then checked file by file, never fetched.
+bases are followed transitively (a folder name with a space too), with a bound on how many kustomizations and YAML
+nodes are read. The files that configure a generator, transformer or validator (a ``PatchTransformer``'s
+``path``, a ``ConfigMapGenerator``'s ``files`` and ``envs``) are looked at like kustomizations, named directly or as
+the resources of a kustomization named there; plain resources and patch files are objects kustomize loads no file
+from. Anything that cannot be read for certain blocks rendering: the unit is then checked file by file, never
+fetched.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from shmlint.discover import KUSTOMIZATION_NAMES
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.source import InputError, read_bytes
+from shmlint.visible import quoted
 
 #: at most this many kustomizations (the start, its bases, their bases...) are read for one unit
 MAX_KUSTOMIZATIONS = 200
@@ -32,6 +37,8 @@ MAX_NODES = 200_000
 
 #: keys whose strings kustomize uses as paths to other kustomizations: local folders there are followed
 _FOLLOWED = frozenset({"resources", "bases", "components", "generators", "transformers", "validators"})
+#: keys whose files configure plugins: every string in them is a place kustomize may load from
+_PLUGINS = frozenset({"generators", "transformers", "validators"})
 #: keys whose whole value is data that kustomize never loads from anywhere
 _DATA = frozenset(
     {
@@ -64,7 +71,7 @@ _HELM_KEYS = frozenset({"helmCharts", "helmChartInflationGenerator", "helmGlobal
 #: a scheme (``https://``, ``HTTP://``, ``git::``, ``gh:``, ``s3:``), an scp-like ``git@host:``, a git host named
 #: without a scheme, or a go-getter subfolder/ref marker
 _REMOTE = LazyRegex(
-    r"://|^[a-z][a-z0-9+.-]*:(?!$)|^git@|(^|/)(github\.com|gitlab\.com|bitbucket\.org)([/:]|$)|\?ref=|[^:/]//",
+    r"://|^[a-z][a-z0-9+.-]*:(?!\s|$)|^git@|(^|/)(github\.com|gitlab\.com|bitbucket\.org)([/:]|$)|\?ref=|[^:/]//",
     re.IGNORECASE,
 )
 #: a first path segment that looks like a host (``example.com/org/repo``) when no such local path exists
@@ -100,10 +107,10 @@ def walk(folder: Path, max_bytes: int) -> Graph:
     seen: set[Path] = set()
     order: list[Path] = []
     files: dict[Path, None] = {}
-    queue = deque([folder])
+    queue = deque([(folder, False)])  # a folder, and whether it was named where plugins are configured
     budget = MAX_NODES
     while queue:
-        current = queue.popleft()
+        current, plugins = queue.popleft()
         key = _identity(current)
         if key in seen:
             continue
@@ -118,10 +125,18 @@ def walk(folder: Path, max_bytes: int) -> Graph:
             found, budget = _read(path, max_bytes, budget)
             if isinstance(found, str):
                 return Graph(tuple(order), found)
-            # lexically, as kustomize joins paths (``base/../x`` is ``x`` even when base is a link)
-            queue.extend(Path(os.path.normpath(current / value)) for value in found if (current / value).is_dir())
-            named = (Path(os.path.normpath(current / value)) for value in found)
-            files.update((path, None) for path in named if path.suffix in _RESOURCE_SUFFIXES and path.is_file())
+            for name, value in found:
+                # lexically, as kustomize joins paths (``base/../x`` is ``x`` even when base is a link)
+                local = Path(os.path.normpath(current / value))
+                configures = plugins or name in _PLUGINS
+                if (current / value).is_dir():
+                    queue.append((local, configures))
+                elif local.is_file() and configures:  # a plugin's configuration: read like a kustomization
+                    problem, budget = _read(local, max_bytes, budget)
+                    if isinstance(problem, str):
+                        return Graph(tuple(order), problem)
+                if local.suffix in _RESOURCE_SUFFIXES and local.is_file():
+                    files[local] = None
     return Graph(tuple(order), None, tuple(files))
 
 
@@ -132,7 +147,7 @@ def _identity(folder: Path) -> Path:
         return folder
 
 
-def _read(path: Path, max_bytes: int, budget: int) -> tuple[list[str] | str, int]:
+def _read(path: Path, max_bytes: int, budget: int) -> tuple[list[tuple[str, str]] | str, int]:
     """The local references to follow from one kustomization file (or why the graph must not be rendered), and
     the node budget left."""
     import yaml
@@ -147,7 +162,7 @@ def _read(path: Path, max_bytes: int, budget: int) -> tuple[list[str] | str, int
     except (yaml.YAMLError, RecursionError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return f"{path}: not valid YAML ({first})", budget
-    follow: list[str] = []
+    follow: list[tuple[str, str]] = []
     for document in documents:
         problem, budget = _scan(document, path, follow, budget)
         if problem is not None:
@@ -155,9 +170,10 @@ def _read(path: Path, max_bytes: int, budget: int) -> tuple[list[str] | str, int
     return follow, budget
 
 
-def _scan(root: yaml.Node, path: Path, follow: list[str], budget: int) -> tuple[str | None, int]:
+def _scan(root: yaml.Node, path: Path, follow: list[tuple[str, str]], budget: int) -> tuple[str | None, int]:
     """Looks at every scalar under ``root`` outside data keys, iteratively (no recursion on hostile nesting); each
-    node once however many aliases point at it. Local references under followed keys are added to ``follow``."""
+    node once however many aliases point at it. Local references under followed keys are added to ``follow``
+    with their key."""
     import yaml
 
     stack: list[tuple[yaml.Node, str | None]] = [(root, None)]
@@ -187,7 +203,7 @@ def _scan(root: yaml.Node, path: Path, follow: list[str], budget: int) -> tuple[
     return None, budget
 
 
-def _scalar(node: yaml.ScalarNode, path: Path, top_key: str | None, follow: list[str]) -> str | None:
+def _scalar(node: yaml.ScalarNode, path: Path, top_key: str | None, follow: list[tuple[str, str]]) -> str | None:
     value = node.value
     if node.tag == _BINARY:  # sigs.k8s.io/yaml turns !!binary into the decoded string
         try:
@@ -195,17 +211,13 @@ def _scalar(node: yaml.ScalarNode, path: Path, top_key: str | None, follow: list
         except (binascii.Error, ValueError):
             return f"{path}: a !!binary value that is not base64"
     value = value.strip()
-    if not value or any(c.isspace() for c in value):  # inline content (a patch), never a path or a URL
+    if not value or "\n" in value or "\r" in value:  # inline content (a patch), never a path or a URL
         return None
     if is_remote(value):
-        return f"{path}: names a remote resource ({_short(value)}), which shmlint never fetches"
+        return f"{path}: names a remote resource {quoted(value)}, which shmlint never fetches"
     if top_key in _FOLLOWED:
         local = path.parent / value
         if not local.exists() and _HOST_LIKE.match(value):
-            return f"{path}: names {_short(value)}, which is not a local path and may be a remote repository"
-        follow.append(value)
+            return f"{path}: names {quoted(value)}, which is not a local path and may be a remote repository"
+        follow.append((top_key, value))
     return None
-
-
-def _short(value: str) -> str:
-    return value if len(value) <= 120 else value[:117] + "..."

@@ -2,7 +2,7 @@
 and the fix's diff beneath, as ruff's full output shows them.
 
 What a terminal shows is not what the text holds: a tab moves to the next tab stop, East Asian wide characters
-take two columns, combining marks none, and a control character is shown as its escape (``shmlint.report.visible``).
+take two columns, combining marks none, and a control character is shown as its escape (``shmlint.visible``).
 The marker is laid out in the same display columns, so it stays under the span whatever the line contains.
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from shmlint.report.visible import visible
+from shmlint.visible import visible
 
 if TYPE_CHECKING:
     from shmlint.source import SourceText, Span

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from shmlint.model import Finding, Notice, RenderRecord, Report
 from shmlint.report.common import extent, posix_path, title
-from shmlint.report.visible import visible
 from shmlint.severity import Severity
+from shmlint.visible import visible
 
 _COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 _DATA_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A"})

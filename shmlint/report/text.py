@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
-from shmlint.report.visible import visible
 from shmlint.severity import Severity
+from shmlint.visible import visible
 
 if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
     from shmlint.model import Finding, RenderRecord, Report
@@ -83,7 +83,9 @@ def rendering(report: Report) -> list[str]:
 
 def format_unrendered(record: RenderRecord) -> str:
     """``charts/x: warning: Helm chart not rendered: ...``: the level is what ``unrendered`` makes it count as."""
-    return f"{record.path}: {record.severity.label if record.severity else 'note'}: {record.describe()}"
+    return (
+        f"{visible(record.path)}: {record.severity.label if record.severity else 'note'}: {visible(record.describe())}"
+    )
 
 
 def statistics(report: Report) -> list[str]:

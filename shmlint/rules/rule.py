@@ -12,6 +12,7 @@ from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.sizing import FixSize
 from shmlint.source import Span
+from shmlint.visible import excerpt
 
 #: a rule's implementation: a pure function from one workload to its findings
 Check = Callable[[Workload, "RuleContext"], Iterable[Finding]]
@@ -88,7 +89,6 @@ MAX_QUOTED_WORD, MAX_MESSAGE, MAX_DETAIL = 60, 200, 1200
 
 def excerpted(message: str, limit: int = MAX_MESSAGE) -> str:
     """The text on one line, each over-long word and the whole cut in the middle (the remedy at its end stays)."""
-    words = [w if len(w) <= MAX_QUOTED_WORD else f"{w[:40]}...{w[-17:]}" for w in message.split()]
-    line = " ".join(words)
+    line = " ".join(excerpt(word, 40, MAX_QUOTED_WORD - 43) for word in message.split())
     head = limit * 2 // 3
-    return line if len(line) <= limit else f"{line[:head]} ... {line[-(limit - head - 5) :]}"
+    return excerpt(line, head, limit - head - 5, " ... ")

@@ -134,19 +134,20 @@ class Analyzer:
 
 
 def explain(finding: Finding) -> str:
-    """Markdown for a hover: the finding, what the rule is about and how to fix it."""
+    """Markdown for a hover: the finding, what the rule is about and how to fix it; the finding's own text (YAML
+    values, file names) escaped, so it is shown, never rendered."""
     from shmlint.catalog import lookup
     from shmlint.report.common import rule_url
-    from shmlint.report.visible import visible
+    from shmlint.visible import markdown
 
-    lines = [f"**{finding.code} {finding.slug}** ({finding.severity.label})", "", visible(finding.message)]
+    lines = [f"**{finding.code} {finding.slug}** ({finding.severity.label})", "", markdown(finding.message)]
     if finding.detail:
-        lines += ["", visible(finding.detail)]
+        lines += ["", markdown(finding.detail)]
     rule = lookup(finding.code)
     if rule is not None:
         lines += ["", rule.summary, "", f"**How to fix:** {rule.how_to_fix}"]
     if finding.fix is not None:
-        lines += ["", f"Quick fix ({finding.fix.applicability.value}): {visible(finding.fix.title)}"]
+        lines += ["", f"Quick fix ({finding.fix.applicability.value}): {markdown(finding.fix.title)}"]
     if url := rule_url(finding.code):
         lines += ["", f"[{finding.code} documentation]({url})"]
     return "\n".join(lines)

@@ -68,7 +68,7 @@ class View:
 
     def diagnostic(self, finding: Finding) -> types.Diagnostic:
         from shmlint.report.common import rule_url
-        from shmlint.report.visible import visible
+        from shmlint.visible import visible
 
         url = rule_url(finding.code)
         elsewhere = finding.span.path != self.checked.source.path

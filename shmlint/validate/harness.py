@@ -325,8 +325,11 @@ def table_cells(row: Row) -> tuple[str, ...]:
 
 
 def render(rows: Sequence[Row]) -> str:
-    """A Markdown table (readable in a terminal, pasteable in docs)."""
-    cells = [HEADER, *(table_cells(row) for row in rows)]
+    """A Markdown table (readable in a terminal, pasteable in docs); a name's control characters and ``|`` are
+    escaped, so each row stays one row."""
+    from shmlint.visible import visible
+
+    cells = [HEADER, *(tuple(visible(cell).replace("|", "\\|") for cell in table_cells(row)) for row in rows)]
     widths = [max(len(line[i]) for line in cells) for i in range(len(HEADER))]
 
     def line(values: Sequence[str]) -> str:
