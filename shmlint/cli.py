@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import click
 
@@ -18,6 +17,8 @@ from shmlint.settings import UNDECIDED, Settings
 from shmlint.severity import Severity
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from shmlint.discover import FileKind
     from shmlint.engine import Engine
     from shmlint.fix.run import FileOutcome
@@ -126,8 +127,20 @@ def _fix_size_below_minimum(settings: Settings, from_command_line: bool, origin:
 #: paths as click checks them; whether a file can be read is found out where it is read (an unreadable path is an
 #: SHM000 finding, an unreadable configuration or baseline a clear error), never a usage error
 A_PATH = click.Path(readable=False)
-A_FILE = click.Path(dir_okay=False, readable=False, path_type=Path)
-EXISTING_FILE = click.Path(exists=True, dir_okay=False, readable=False, path_type=Path)
+
+
+class _FilePath(click.Path):
+    """A file option as a ``pathlib.Path``; pathlib (with urllib.parse, ntpath, fnmatch: a tenth of a one-file
+    check's start) is imported only when such an option is given."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from pathlib import Path
+
+        return Path(super().convert(value, param, ctx))
+
+
+A_FILE = _FilePath(dir_okay=False, readable=False)
+EXISTING_FILE = _FilePath(exists=True, dir_okay=False, readable=False)
 
 COMMON_CHECK_OPTIONS = [
     click.option("--select", multiple=True, help="Only these rules (codes or slugs, comma-separated)."),
@@ -521,6 +534,8 @@ def _fix_paths(
 ) -> int:
     """Fix files: each file's diff (or, with ``write``, what was fixed and what is left), then the accounting.
     ``before_check`` (``check --fix``): only what was written, on standard error; the check reports what is left."""
+    from pathlib import Path
+
     from shmlint.discover import discover
     from shmlint.fix.run import fix_candidates
     from shmlint.report.text import format_finding

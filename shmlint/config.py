@@ -12,7 +12,6 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +24,8 @@ from shmlint.severity import Severity
 from shmlint.visible import quoted
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from shmlint.discover import StrPath
 
 YAML_NAMES = (".shmlint.yaml", ".shmlint.yml")
@@ -49,25 +50,34 @@ class Effective(NamedTuple):
 
 
 def find_config(start: StrPath) -> Path | None:
-    """The nearest configuration at or above ``start`` (a file's folder, or the folder itself)."""
+    """The nearest configuration at or above ``start`` (a file's folder, or the folder itself). The search runs on
+    strings: pathlib is imported only for a configuration found (most one-file checks have none)."""
     folder = os.path.realpath(start)  # a symlink loop stays unresolved: look from where the link is
     if not os.path.isdir(folder):
         folder = os.path.dirname(folder)
     while True:
-        for name in YAML_NAMES:
-            path = os.path.join(folder, name)
-            if os.path.lexists(path):  # a folder, a FIFO, a link out of the tree: there, refused when it is read
-                return Path(path)
-        pyproject = os.path.join(folder, "pyproject.toml")
-        if os.path.lexists(pyproject) and _has_tool_table(Path(pyproject)):
-            return Path(pyproject)
+        found = _config_in(folder)
+        if found is not None:
+            from pathlib import Path
+
+            return Path(found)
         above = os.path.dirname(folder)
         if above == folder:
             return None
         folder = above
 
 
-def _has_tool_table(pyproject: Path) -> bool:
+def _config_in(folder: str) -> str | None:
+    """The configuration file in ``folder``, if any."""
+    for name in YAML_NAMES:
+        path = os.path.join(folder, name)
+        if os.path.lexists(path):  # a folder, a FIFO, a link out of the tree: there, refused when it is read
+            return path
+    pyproject = os.path.join(folder, "pyproject.toml")
+    return pyproject if os.path.lexists(pyproject) and _has_tool_table(pyproject) else None
+
+
+def _has_tool_table(pyproject: str) -> bool:
     """Whether the file configures shmlint; one that cannot be read is an error rather than passed over (it may
     hold the ``[tool.shmlint]`` table the run should follow)."""
     from shmlint.infile import CONFIG_MAX_BYTES, InputFileError, read_steering_text
@@ -77,7 +87,9 @@ def _has_tool_table(pyproject: Path) -> bool:
     try:
         text = read_steering_text(pyproject, CONFIG_MAX_BYTES)
     except InputFileError as exc:
-        raise ConfigError(pyproject, [Problem((), f"cannot read: {exc}")]) from None
+        from pathlib import Path
+
+        raise ConfigError(Path(pyproject), [Problem((), f"cannot read: {exc}")]) from None
     if _MAY_HAVE_TOOL_TABLE.search(text) is None:  # most projects' pyproject.toml: no TOML parser to import
         return False
     import tomllib
