@@ -136,7 +136,7 @@ class _FilePath(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from pathlib import Path
 
-        return Path(super().convert(value, param, ctx))
+        return Path(os.fsdecode(super().convert(value, param, ctx)))
 
 
 A_FILE = _FilePath(dir_okay=False, readable=False)

@@ -10,11 +10,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import IntEnum, StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
 from shmlint.source import SourceText, Span
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from shmlint.targets import (
+        AwsContainerTarget,
+        AzureJobTarget,
+        CallTarget,
+        CommandTarget,
+        HclTarget,
+        RayTarget,
+        TableTarget,
+    )
 
 
 class WorkloadFormat(StrEnum):
@@ -229,68 +242,6 @@ class ServiceTarget(NamedTuple):
     shm_size: Span | None  # the mapping's own ``shm_size`` value
 
 
-class SizeSlot(NamedTuple):
-    """Where a size can be added to an option that has none (``--tmpfs /dev/shm`` -> ``--tmpfs /dev/shm:size=8g``)."""
-
-    source_start: int  # the start of the ShmSource span it belongs to
-    offset: int  # insert here
-    prefix: str  # ':size=', ',size=', ',tmpfs-size='
-    in_bytes: bool  # --mount tmpfs-size takes bytes
-
-
-class CommandTarget(NamedTuple):
-    """Where the command-line fixer writes: a new option right after ``run``/``create``, or a size in a slot.
-    Options held in another format are spelled there: ``before`` and ``after`` go around a new option, and
-    ``separator`` goes between two options written together (``, "``, ``"`` and ``", "`` in a JSON list)."""
-
-    insert_at: int
-    size_slots: tuple[SizeSlot, ...] = ()
-    before: str = " "
-    after: str = ""
-    separator: str = " "
-
-
-class TableTarget(NamedTuple):
-    """Where the GitLab runner fixer writes ``shm_size`` in ``[runners.docker]``: over the value already there (0,
-    the default), or as a new line after the table's last key (``line_prefix``: the line break and indentation)."""
-
-    insert_at: int
-    line_prefix: str
-    existing: tuple[int, int] | None = None
-
-
-class HclTarget(NamedTuple):
-    """Where the Terraform fixer writes, by offsets of closing braces (plain data that crosses processes).
-
-    ``shape`` says what the resource is: ``pod`` (a Kubernetes provider pod spec: ``outer`` closes the pod spec
-    block, ``inner`` the container block), ``docker`` (``outer`` closes the ``docker_container`` resource), or
-    ``ecs-hcl``/``ecs-json`` (``outer`` closes the container definition object written in HCL or in JSON).
-    ``size_slots`` pair a declaration without a size (by its span start) with the brace its size goes before."""
-
-    shape: str
-    outer: int
-    inner: int = -1
-    volume_names: frozenset[str] = frozenset()
-    size_slots: tuple[tuple[int, int], ...] = ()
-
-
-class CallTarget(NamedTuple):
-    """Where the Python fixer adds a keyword argument: before the call's closing parenthesis, spelled per library
-    (``unit``: ``mib`` for an integer MiB, ``docker`` for ``"8g"``, ``kubernetes`` for ``"8Gi"``)."""
-
-    close: int  # offset of the call's closing parenthesis
-    keyword: str  # shared_memory, shm_size
-    unit: str
-
-
-class RayTarget(NamedTuple):
-    """Where the Ray fixer writes: the ``docker`` mapping (its ``run_options`` list, made when missing) by its
-    offset in the file, and the size slots of the options already there."""
-
-    docker_start: int
-    size_slots: tuple[SizeSlot, ...] = ()
-
-
 class BlockTarget(NamedTuple):
     """A Kubernetes or compose target inside a documentation code block (``start``..``end`` of the file): the
     format's fixer writes in the block read as its own file, and the block must still parse afterwards."""
@@ -300,33 +251,21 @@ class BlockTarget(NamedTuple):
     inner: PodTarget | ServiceTarget
 
 
-class AwsContainerTarget(NamedTuple):
-    """Where the AWS fixer writes: an ECS/Batch container definition mapping, by its offset in the file."""
-
-    container_start: int
-    pascal_case: bool  # CloudFormation spells ``LinuxParameters: SharedMemorySize``
-
-
-class AzureJobTarget(NamedTuple):
-    """Where the Azure ML fixer writes: the job (or pipeline step) mapping that holds ``resources``."""
-
-    job_start: int
-
-
-#: what a format's fixer needs to write a fix; None where no fix can be written (a TrainJob's trainer...)
-FixTarget = (
-    PodTarget
-    | ServiceTarget
-    | CommandTarget
-    | HclTarget
-    | CallTarget
-    | RayTarget
-    | BlockTarget
-    | AwsContainerTarget
-    | AzureJobTarget
-    | TableTarget
-    | None
-)
+if TYPE_CHECKING:
+    #: what a format's fixer needs to write a fix; None where no fix can be written (a TrainJob's trainer...)
+    FixTarget: TypeAlias = (
+        PodTarget
+        | ServiceTarget
+        | CommandTarget
+        | HclTarget
+        | CallTarget
+        | RayTarget
+        | BlockTarget
+        | AwsContainerTarget
+        | AzureJobTarget
+        | TableTarget
+        | None
+    )
 
 
 class Workload(NamedTuple):

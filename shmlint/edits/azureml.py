@@ -5,10 +5,11 @@ from __future__ import annotations
 from shmlint.edits import yamledit
 from shmlint.edits.yamledit import Block
 from shmlint.extract.azureml import DOCKER_ARGS_SIZE
-from shmlint.model import AzureJobTarget, Edit, Fix, FixAction, Workload
+from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, mappings_at
 from shmlint.sizes import format_docker
 from shmlint.source import SourceText
+from shmlint.targets import AzureJobTarget
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:

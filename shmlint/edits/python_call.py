@@ -9,8 +9,9 @@ result with ``ast`` (``shmlint.parsers.syntax``) and drops an edit that would br
 from __future__ import annotations
 
 from shmlint import sizes
-from shmlint.model import CallTarget, Edit, Fix, FixAction, Workload
+from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.source import SourceText
+from shmlint.targets import CallTarget
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from shmlint import sizes
 from shmlint.edits import commandline
-from shmlint.model import CommandTarget, Edit, Fix, FixAction, Workload
+from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.systemd_unit import read_unit, value
 from shmlint.source import SourceText
+from shmlint.targets import CommandTarget
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from shmlint import sizes
 from shmlint.edits import commandline, yamledit
-from shmlint.model import CommandTarget, Edit, Fix, FixAction, RayTarget, Workload
+from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.yamlnodes import Mappings, SequenceNode, is_null, mappings_at
 from shmlint.source import SourceText
+from shmlint.targets import CommandTarget, RayTarget
 
 
 def _as_command(workload: Workload, target: RayTarget) -> Workload:

@@ -23,17 +23,12 @@ from collections.abc import Iterator
 
 from shmlint.extract.ecs_container import MIB_DIALECT, judge_container, mib_size
 from shmlint.extract.kubernetes import extract_pod_spec
-from shmlint.model import (
-    AwsContainerTarget,
-    Size,
-    Workload,
-    WorkloadFormat,
-    WorkloadId,
-)
+from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
+from shmlint.targets import AwsContainerTarget
 
 TASK_TYPE = "AWS::ECS::TaskDefinition"
 JOB_TYPE = "AWS::Batch::JobDefinition"

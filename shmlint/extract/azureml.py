@@ -14,22 +14,13 @@ import re
 from collections.abc import Iterator
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import (
-    AzureJobTarget,
-    Evidence,
-    ShmKind,
-    ShmMechanism,
-    ShmSource,
-    Size,
-    Workload,
-    WorkloadFormat,
-    WorkloadId,
-)
+from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
 from shmlint.runtime import nccl
 from shmlint.signals import Signals
 from shmlint.sizes import DOCKER, GIB, format_docker, parse_docker, parse_either
 from shmlint.source import SourceText, Span
+from shmlint.targets import AzureJobTarget
 
 DEFAULT_SHM_SIZE = "2g"
 DEFAULT_SHM_BYTES = 2 * GIB

@@ -10,19 +10,7 @@ import os
 from collections.abc import Iterable
 
 from shmlint import sizes
-from shmlint.model import (
-    CommandTarget,
-    Evidence,
-    Launch,
-    ShmKind,
-    ShmMechanism,
-    ShmSource,
-    Size,
-    SizeSlot,
-    Workload,
-    WorkloadFormat,
-    WorkloadId,
-)
+from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import ContainerCommand, Flag, container_commands
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
@@ -30,6 +18,7 @@ from shmlint.runtime.mounts import Option, classify_mount, find_option, parse_mo
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, device_count, gpu_visible
 from shmlint.source import SourceText, Span
+from shmlint.targets import CommandTarget, SizeSlot
 
 
 def extract_commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:

@@ -14,12 +14,13 @@ import os
 from shmlint.discover import StrPath, clean_path
 from shmlint.extract.compose.devcontainer import wants_gpu
 from shmlint.extract.docker_options import env_flag, options_workload
-from shmlint.model import CommandTarget, Evidence, Notice, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
 from shmlint.parsers.jsonc import JArray, JNode, JObject, JString, parse
 from shmlint.parsers.shell import Word
 from shmlint.signals import Signals
 from shmlint.source import SourceText
+from shmlint.targets import CommandTarget
 
 _VARIABLE = "${"
 _BETWEEN = '", "'  # between two options written in one edit: each is its own item  # ${localEnv:X}, ${containerWorkspaceFolder}: substituted by the CLI

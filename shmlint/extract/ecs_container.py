@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Evidence, FixTarget, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
+from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_int
 from shmlint.runtime import nccl
@@ -24,6 +24,9 @@ from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import MAX_DEVICES, Signals, positive_count
 from shmlint.sizes import MIB, parse_either
 from shmlint.source import Span
+
+if TYPE_CHECKING:
+    from shmlint.model import FixTarget
 
 #: ``Size.dialect`` of an integer number of MiB; the fixers write such sizes as a bare integer
 MIB_DIALECT = "mib"

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.extract.docker_options import WordIndex, env_flag, options_workload
-from shmlint.model import CommandTarget, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
 from shmlint.parsers.embedded import mask_scalars
 from shmlint.parsers.shell import Word, commands
 from shmlint.parsers.yamlnodes import Mappings, Node, ScalarNode, SequenceNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText
+from shmlint.targets import CommandTarget
 
 _EXPRESSION = "${{"
 

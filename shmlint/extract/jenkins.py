@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.extract.docker_options import WordIndex, options_workload
-from shmlint.model import CommandTarget, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.embedded import mask_spans
 from shmlint.parsers.groovy import Token, tokens
 from shmlint.parsers.shell import Word, commands
 from shmlint.signals import Signals
 from shmlint.source import SourceText
+from shmlint.targets import CommandTarget
 
 _AGENTS = frozenset({"docker", "dockerfile"})
 _SCRIPTED = frozenset({"inside", "withRun"})

@@ -21,17 +21,7 @@ import ast
 from collections.abc import Iterator
 
 from shmlint import sizes
-from shmlint.model import (
-    CallTarget,
-    Evidence,
-    ShmKind,
-    ShmMechanism,
-    ShmSource,
-    Size,
-    Workload,
-    WorkloadFormat,
-    WorkloadId,
-)
+from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_INT, ascii_int, bounded_int
 from shmlint.parsers.work import TOO_COMPLEX, beyond
@@ -40,6 +30,7 @@ from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import MAX_DEVICES, Signals, device_count, positive_count
 from shmlint.source import SourceText, Span
+from shmlint.targets import CallTarget
 
 #: more syntax nodes than any real launcher module; a larger file is refused as too complex, not walked
 MAX_NODES = 200_000

@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.extract.commandline import command_workload
-from shmlint.model import CommandTarget, Evidence, RayTarget, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
 from shmlint.numbers import ascii_float
 from shmlint.parsers.run_options import option_words, options_command
 from shmlint.parsers.shell import Word
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, is_null, scalar, sequence
 from shmlint.signals import Signals
 from shmlint.source import SourceText
+from shmlint.targets import CommandTarget, RayTarget
 
 _SELF_SIZED = "Ray's cluster launcher (it adds --shm-size from the node's available memory)"
 _FALSE_BOOLS = frozenset({"false", "no", "off", "n"})

@@ -19,18 +19,7 @@ from collections.abc import Iterator
 from shmlint import sizes
 from shmlint.extract.ecs_container import judge_container
 from shmlint.extract.terraform_ecs import HclEcsTree, hcl_mib, task_value
-from shmlint.model import (
-    Evidence,
-    HclTarget,
-    Notice,
-    ShmKind,
-    ShmMechanism,
-    ShmSource,
-    Size,
-    Workload,
-    WorkloadFormat,
-    WorkloadId,
-)
+from shmlint.model import Evidence, Notice, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.hcl import (
     BOOL,
@@ -53,6 +42,7 @@ from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals, positive_count
 from shmlint.source import SourceText, Span
+from shmlint.targets import HclTarget
 
 KUBERNETES_WORKLOADS = frozenset(
     f"kubernetes_{kind}{version}"

@@ -13,21 +13,13 @@ import os
 from shmlint.discover import StrPath
 from shmlint.extract.commandline import command_workload, extract_commands
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import (
-    CommandTarget,
-    Evidence,
-    ShmKind,
-    ShmMechanism,
-    ShmSource,
-    Workload,
-    WorkloadFormat,
-    WorkloadId,
-)
+from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.run_options import option_words, options_command
 from shmlint.parsers.shell import Word
 from shmlint.parsers.systemd_unit import UnitEntry, read_unit, section_end, value
 from shmlint.signals import Signals
 from shmlint.source import SourceText
+from shmlint.targets import CommandTarget
 
 #: ``ExecStart=`` and its kin in ``[Service]``: each runs a command line
 _EXEC_KEYS = frozenset({"ExecStart", "ExecStartPre", "ExecStartPost"})
