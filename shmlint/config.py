@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -232,8 +231,7 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
         resources = tuple(r for i, r in enumerate(data.get("gpu-resources", [])) if problems.ok("gpu-resources", i))
         images = _regexes(problems, "torch-images", data.get("torch-images", []))
         commands = _regexes(problems, "torch-commands", data.get("torch-commands", []))
-        changes["signals"] = replace(
-            signals,
+        changes["signals"] = signals._replace(
             gpu_resources=signals.gpu_resources + resources,
             torch_images=signals.torch_images + images,
             torch_commands=signals.torch_commands + commands,

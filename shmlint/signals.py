@@ -7,9 +7,9 @@ launch torch), so a Kubernetes container, a compose service and a ``docker run``
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from shmlint.configured_patterns import ConfiguredPattern
 from shmlint.lazy_regex import LazyRegex
@@ -163,10 +163,8 @@ MAX_DEVICES = 4096
 NO_GPU_VISIBLE = frozenset({"", "none", "void"})
 
 
-@dataclass(frozen=True, slots=True)
-class Signals:
-    """What marks a workload as GPU or torch; configuration can extend every list. Immutable; the matchers made from
-    the lists (patterns compile on first use) are built with the value and kept for the whole run."""
+class _SignalLists(NamedTuple):
+    """The lists of ``Signals``: its fields, equality and hash."""
 
     gpu_resources: tuple[str, ...] = GPU_RESOURCES
     gpu_runtimes: tuple[str, ...] = GPU_RUNTIMES
@@ -179,10 +177,16 @@ class Signals:
     torch_commands: tuple[str, ...] = TORCH_COMMANDS
     torch_model_formats: tuple[str, ...] = TORCH_MODEL_FORMATS
     utility_commands: tuple[str, ...] = UTILITY_COMMANDS
-    _matchers: _Matchers = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_matchers", _Matchers.of(self))
+
+class Signals(_SignalLists):
+    """What marks a workload as GPU or torch; configuration can extend every list (a changed copy is
+    ``signals._replace(field=...)``). The lists cannot change; the matchers made from them (patterns compile on
+    first use) are made when first asked for and kept with the value, and a changed copy makes its own."""
+
+    @functools.cached_property
+    def _matchers(self) -> _Matchers:
+        return _Matchers.of(self)
 
     @property
     def configured(self) -> bool:

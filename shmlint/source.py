@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import functools
 import os
 import stat
-from dataclasses import dataclass, field
 
 from shmlint.named_tuple import NamedTuple
 
@@ -37,20 +37,22 @@ class InputError(Exception):
     """A file that cannot be read as text; carries a message meant for people."""
 
 
-@dataclass(frozen=True, slots=True)
-class SourceText:
-    """The decoded text of one file plus what is needed to encode it again unchanged. Where its lines start and
-    its line break (``newline``: inserted lines match it, CRLF files stay CRLF, lone-CR files lone CR) are worked
-    out once, as the value is made: locating a finding and writing a fix both need them."""
+class _SourceFields(NamedTuple):
+    """The fields of ``SourceText``: its equality and hash."""
 
     path: str
     text: str
     encoding: str = "utf-8"
     bom: bytes = b""
-    line_starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
-    newline: str = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+
+class SourceText(_SourceFields):
+    """The decoded text of one file plus what is needed to encode it again unchanged. Where its lines start and
+    its line break (``newline``: inserted lines match it, CRLF files stay CRLF, lone-CR files lone CR) are worked
+    out once, when first asked for, and kept with the value: locating a finding and writing a fix both need them."""
+
+    @functools.cached_property
+    def _lines(self) -> tuple[tuple[int, ...], str]:
         text = self.text
         # what ends a line: ``\n`` (also in CRLF files), or ``\r`` in old Mac files that have no ``\n`` at all
         line_break = "\r" if "\n" not in text and "\r" in text else "\n"
@@ -63,8 +65,17 @@ class SourceText:
             newline = "\r"
         else:
             newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1 or None] else "\n"
-        object.__setattr__(self, "line_starts", tuple(starts))
-        object.__setattr__(self, "newline", newline)
+        return tuple(starts), newline
+
+    @property
+    def line_starts(self) -> tuple[int, ...]:
+        """Where each line starts, as character offsets."""
+        return self._lines[0]
+
+    @property
+    def newline(self) -> str:
+        """The file's line break."""
+        return self._lines[1]
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> SourceText:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,26 +65,26 @@ def test_words_are_derived_from_the_data() -> None:
     assert words is not None and words[: len(FORMAT_WORDS)] == FORMAT_WORDS
     for word in ("rocr_visible_devices", "hip_visible_devices", "amd", "habana", "/dev/dxg", "/dev/accel"):
         assert word in words
-    extended = replace(BUILT_IN, gpu_resources=(*BUILT_IN.gpu_resources, "example.com/npu-*"))
+    extended = BUILT_IN._replace(gpu_resources=(*BUILT_IN.gpu_resources, "example.com/npu-*"))
     assert Prefilter(extended).passes("resources: {limits: {example.com/npu-large: 1}}")
     assert not PREFILTER.passes("resources: {limits: {example.com/npu-large: 1}}")
 
 
 def test_a_configured_pattern_without_any_literal_turns_the_prefilter_off() -> None:
-    anything = replace(BUILT_IN, torch_images=(*BUILT_IN.torch_images, r"^[a-z]+\d$"))
+    anything = BUILT_IN._replace(torch_images=(*BUILT_IN.torch_images, r"^[a-z]+\d$"))
     assert prefilter_words(anything) is None
     assert Prefilter(anything).passes(PLAIN)
 
 
 def test_a_configured_alternation_needs_a_word_for_each_branch() -> None:
-    either = replace(BUILT_IN, torch_commands=(*BUILT_IN.torch_commands, r"(?:jaxrun|flaxlaunch)\s"))
+    either = BUILT_IN._replace(torch_commands=(*BUILT_IN.torch_commands, r"(?:jaxrun|flaxlaunch)\s"))
     prefilter = Prefilter(either)
     assert prefilter.passes("command: [jaxrun, x]") and prefilter.passes("command: [flaxlaunch, x]")
 
 
 def test_optional_parts_of_a_pattern_are_not_required() -> None:
     """``(py3-)?sdk``: a text without ``py3-`` still matches, so ``py3-`` must not be the only word."""
-    optional = replace(BUILT_IN, torch_images=(*BUILT_IN.torch_images, r"(?:mega-)?trainer-[0-9]+"))
+    optional = BUILT_IN._replace(torch_images=(*BUILT_IN.torch_images, r"(?:mega-)?trainer-[0-9]+"))
     assert Prefilter(optional).passes("image: registry/trainer-7")
 
 
