@@ -21,6 +21,9 @@ from tests.test_startup import imported
 
 #: never on the path of a plain ``check`` of one file, clean or flagged
 NEVER = (
+    "pathlib",  # only for a configuration file found, or a file option given
+    "dataclasses",  # the value types are NamedTuple classes
+    "shmlint.targets",  # other formats' fix targets
     "json",  # the tier data is a compiled module, and only reporters other than text write JSON
     "hashlib",
     "importlib.metadata",
