@@ -4,6 +4,7 @@ folder, remote fetches through kustomize). Each test rebuilds the red team's inp
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -16,9 +17,10 @@ from hypothesis import strategies as st
 from shmlint.baseline import BaselineError, load_baseline
 from shmlint.config import ConfigError, find_config, load_effective
 from shmlint.infile import CONFIG_MAX_BYTES
+from tests.support import SHMLINT_ENV, run_shmlint
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+ENV = SHMLINT_ENV
 #: what a runner file looks like: none of it may reach a message
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
 SHADOW = "".join(
@@ -36,16 +38,7 @@ spec:
 """
 
 
-def shmlint(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=timeout,
-        check=False,
-    )
+shmlint = functools.partial(run_shmlint, timeout=60)
 
 
 def runner_file(tmp_path: Path, text: str = SECRET) -> Path:
