@@ -117,3 +117,21 @@ def namespace_backend(reaper: Any) -> Any:
     except BackendUnavailable as exc:
         pytest.fail(f"namespace backend cannot run: {exc}", pytrace=False)
     return backend
+
+
+#: the environment a test runs ``python -m shmlint`` in: this checkout first on the path, no colour
+SHMLINT_ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+
+
+def run_shmlint(*args: str, cwd: Path, timeout: float = 120, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """``python -m shmlint ARGS`` as a user runs it, text output captured, never raising on the exit code."""
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=SHMLINT_ENV,
+        timeout=timeout,
+        check=False,
+        **kwargs,
+    )

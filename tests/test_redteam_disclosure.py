@@ -4,6 +4,7 @@ folder, remote fetches through kustomize). Each test rebuilds the red team's inp
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -16,9 +17,10 @@ from hypothesis import strategies as st
 from shmlint.baseline import BaselineError, load_baseline
 from shmlint.config import ConfigError, find_config, load_effective
 from shmlint.infile import CONFIG_MAX_BYTES
+from tests.support import SHMLINT_ENV, run_shmlint
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+ENV = SHMLINT_ENV
 #: what a runner file looks like: none of it may reach a message
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
 SHADOW = "".join(
@@ -36,16 +38,7 @@ spec:
 """
 
 
-def shmlint(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=timeout,
-        check=False,
-    )
+shmlint = functools.partial(run_shmlint, timeout=60)
 
 
 def runner_file(tmp_path: Path, text: str = SECRET) -> Path:
@@ -538,3 +531,34 @@ def test_check_reports_the_chart_as_not_rendered_and_never_runs_helm(tmp_path: P
     assert "Helm chart not rendered" in run.stdout and "files/key" in run.stdout, run.stdout + run.stderr
     assert "template" not in (log.read_text() if log.exists() else "")
     assert "OPENSSH" not in run.stdout + run.stderr
+
+
+def test_a_checked_file_linked_out_of_the_repository_is_neither_read_nor_shown(tmp_path: Path) -> None:
+    """``deploy.yaml -> ~/.ssh/id_ed25519`` in a pull request: the walk and a named path say it is a link out of the
+    repository (SHM000) and never read it, so no message, ``--show-source`` line or fix shows the runner's file.
+    The control: a link that stays inside the repository is checked as the file it names."""
+    secret = tmp_path / "runner" / "id_ed25519"
+    secret.parent.mkdir()
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n  bad: [\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "deploy.yaml").symlink_to(secret)
+    (repo / "real.yaml").write_text("kind: Pod\n  bad: [\n")
+    (repo / "inside.yaml").symlink_to(repo / "real.yaml")
+    for args in (["check", "--show-source", "."], ["check", "--show-source", "deploy.yaml"], ["fix", "--write", "."]):
+        done = subprocess.run(
+            [sys.executable, "-m", "shmlint", *args], check=False, cwd=repo, capture_output=True, text=True, timeout=120
+        )
+        said = done.stdout + done.stderr
+        assert "PRIVATE KEY" not in said and "bad: [" not in said.split("inside.yaml")[0], said
+        assert "deploy.yaml:1:1: SHM000" in said and "a link out of the repository" in said, said
+    assert secret.read_text().startswith("-----BEGIN OPENSSH PRIVATE KEY-----\n  bad: [\n")
+    inside = subprocess.run(
+        [sys.executable, "-m", "shmlint", "check", "inside.yaml"],
+        check=False,
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "invalid YAML" in inside.stdout, inside.stdout

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import hypothesis
@@ -19,23 +17,15 @@ from shmlint.engine import DEFECT, Engine
 from shmlint.numbers import MAX_INT, ascii_float, ascii_int, read_int
 from shmlint.settings import Settings
 from shmlint.source import SourceText
+from tests.support import SHMLINT_ENV, run_shmlint
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+ENV = SHMLINT_ENV
 BIG = "9" * 5000  # int() of it raises ("Exceeds the limit (4300 digits)")
 SUPERSCRIPT = "\u00b2"  # "²".isdigit() is True, int("²") raises
 
 
-def shmlint(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=timeout,
-        check=False,
-    )
+shmlint = run_shmlint
 
 
 def check(name: str, text: str, kind: FileKind, settings: Settings | None = None) -> list[str]:

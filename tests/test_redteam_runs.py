@@ -27,24 +27,15 @@ from pytest_lsp import client_capabilities
 from shmlint.baseline import MAX_BASELINE_BYTES
 from shmlint.config import find_config
 from shmlint.server.framing import MAX_HEADER_LINE, FramedInput
+from tests.support import SHMLINT_ENV, run_shmlint
 from tests.test_server_e2e import SERVER, Client, apply, diagnostics, edits_of
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+ENV = SHMLINT_ENV
 SCRIPT = "#!/bin/sh\ndocker run --gpus all pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime torchrun train.py\n"
 
 
-def shmlint(*args: str, cwd: Path, timeout: float = 120, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=timeout,
-        check=False,
-        **kwargs,  # type: ignore[call-overload]
-    )
+shmlint = run_shmlint
 
 
 # -- item 12: [tool."shml\u0069nt"] is [tool.shmlint] ----------------------------------------------------------------
