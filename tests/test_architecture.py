@@ -31,6 +31,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "configured_patterns",
             "discover",
             "model",
+            "targets",
             "infile",
         }
     ),
