@@ -579,6 +579,9 @@ def run_security(figures: Figures, work: Path) -> None:
     figures.security_issues += bool(hits)
 
 
+#: the summary line that counts undecided findings: the run said something about the workload
+UNDECIDED_NOTE = "need is undecided"
+
 # -- issue 27: inputs that stopped a run, passed it silently or made it hang ------------------------------------
 
 #: the acceptance of issue 27: each input under these on this machine, or a clear SHM000 "too complex"
@@ -696,7 +699,8 @@ def run_round3(figures: Figures, work: Path) -> None:
         verdict = _verdict(outcome)
         if verdict == "ok" and DEFECT in said:
             verdict, figures.internal_errors = "INTERNAL ERROR (as a finding)", figures.internal_errors + 1
-        elif verdict == "ok" and (outcome.code == 0 or "All checked" in said):
+        elif verdict == "ok" and (outcome.code == 0 or "All checked" in said) and UNDECIDED_NOTE not in said:
+            # an undecided finding (a GPU, software not known) is counted in the summary line: said, not silent
             verdict, figures.silent = "SILENT PASS", figures.silent + 1
         elif verdict == "ok" and "--output" in args and not (folder / "out.sarif").exists():
             verdict, figures.silent = "NO --output", figures.silent + 1

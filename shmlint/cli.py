@@ -389,6 +389,7 @@ def _source_context(report: Report, shown: dict[str, Settings]) -> SourceContext
     """The text of the files whose findings are shown with their source, and each fix as a diff. Results come
     back from the check without their text (slimmed), so the files are read again; one that can no longer be read
     is shown without context."""
+    from shmlint.infile import links_out
     from shmlint.source import InputError, SourceText, read_bytes
 
     sources: dict[str, SourceText] = {}
@@ -402,6 +403,8 @@ def _source_context(report: Report, shown: dict[str, Settings]) -> SourceContext
             if path not in sources and result.source is not None and result.source.path == path:
                 sources[path] = result.source  # standard input: kept
             if path not in sources:
+                if links_out(path):  # never shown: what discovery refused to read (shmlint.discover.LINKED_OUT)
+                    continue
                 try:
                     sources[path] = SourceText.from_bytes(path, read_bytes(path, settings.max_file_bytes))
                 except InputError:

@@ -211,10 +211,24 @@ def discover(paths: Iterable[StrPath], options: WalkOptions | None = None) -> It
         if os.path.isdir(root):
             yield from _walk(root, _Exclusions.for_root(root, options))
             continue
+        if _links_out(root):
+            yield Candidate(root, FileKind.YAML, explicit=True, error=LINKED_OUT)
+            continue
         kind = kind_by_name(root)
         if kind is None:
             kind = _sniff(root)
         yield Candidate(root, kind or FileKind.YAML, explicit=True)
+
+
+#: why a file reached through a link out of its repository is not read: a pull request can plant
+#: ``deploy.yaml -> ~/.ssh/id_ed25519``, and a finding's source lines would show the runner's file
+LINKED_OUT = "a link out of the repository (or into .git): not read"
+
+
+def _links_out(path: str) -> bool:
+    from shmlint.infile import links_out
+
+    return links_out(path)
 
 
 def force_excluded(path: str, options: WalkOptions) -> bool:
@@ -398,6 +412,9 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
             if exclusions.excluded(folder, within + name, is_dir=False):
                 continue
             full = os.path.join(directory, name)
+            if os.path.islink(full) and _links_out(full):  # (a linked folder is never entered)
+                yield Candidate(clean_path(full) if dotted else full, FileKind.YAML, explicit=False, error=LINKED_OUT)
+                continue
             if kind is FileKind.JSON and not _sniff_aws_json(full):
                 continue
             if kind is None and _regular(full):

@@ -38,6 +38,11 @@ def leaves_tree(path: str) -> bool:
     return leaves(path, repository_top(os.path.dirname(os.path.abspath(path))))
 
 
+def links_out(path: str) -> bool:
+    """``leaves_tree`` for a file to check or show, asked only when a link is on the way (cheap otherwise)."""
+    return os.path.realpath(path) != os.path.abspath(path) and leaves_tree(path)
+
+
 def leaves(path: str, top: str) -> bool:
     """Whether ``path``, its links followed, is outside the folder ``top`` or inside a ``.git`` folder there."""
     top, real = os.path.realpath(top), os.path.realpath(path)

@@ -538,3 +538,34 @@ def test_check_reports_the_chart_as_not_rendered_and_never_runs_helm(tmp_path: P
     assert "Helm chart not rendered" in run.stdout and "files/key" in run.stdout, run.stdout + run.stderr
     assert "template" not in (log.read_text() if log.exists() else "")
     assert "OPENSSH" not in run.stdout + run.stderr
+
+
+def test_a_checked_file_linked_out_of_the_repository_is_neither_read_nor_shown(tmp_path: Path) -> None:
+    """``deploy.yaml -> ~/.ssh/id_ed25519`` in a pull request: the walk and a named path say it is a link out of the
+    repository (SHM000) and never read it, so no message, ``--show-source`` line or fix shows the runner's file.
+    The control: a link that stays inside the repository is checked as the file it names."""
+    secret = tmp_path / "runner" / "id_ed25519"
+    secret.parent.mkdir()
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n  bad: [\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "deploy.yaml").symlink_to(secret)
+    (repo / "real.yaml").write_text("kind: Pod\n  bad: [\n")
+    (repo / "inside.yaml").symlink_to(repo / "real.yaml")
+    for args in (["check", "--show-source", "."], ["check", "--show-source", "deploy.yaml"], ["fix", "--write", "."]):
+        done = subprocess.run(
+            [sys.executable, "-m", "shmlint", *args], check=False, cwd=repo, capture_output=True, text=True, timeout=120
+        )
+        said = done.stdout + done.stderr
+        assert "PRIVATE KEY" not in said and "bad: [" not in said.split("inside.yaml")[0], said
+        assert "deploy.yaml:1:1: SHM000" in said and "a link out of the repository" in said, said
+    assert secret.read_text().startswith("-----BEGIN OPENSSH PRIVATE KEY-----\n  bad: [\n")
+    inside = subprocess.run(
+        [sys.executable, "-m", "shmlint", "check", "inside.yaml"],
+        check=False,
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "invalid YAML" in inside.stdout, inside.stdout
