@@ -67,6 +67,15 @@ def test_the_readme_links_the_schema_and_its_version() -> None:
     assert json.loads(SCHEMA_PATH.read_text())["properties"]["schema_version"]["const"] == json_report.SCHEMA_VERSION
 
 
+def test_the_readmes_json_sample_is_valid_against_the_schema() -> None:
+    """The sample a reader copies from (its summary once lacked keys the schema requires)."""
+    section = README[README.index("## JSON output") :]
+    sample = re.search(r"```json\n(.*?)```", section, re.DOTALL)
+    assert sample is not None
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator().iter_errors(json.loads(sample.group(1)))]
+    assert not errors, errors
+
+
 def test_shmlint_config_lists_every_key_with_its_origin(invoke, tmp_path: Path) -> None:
     schema = json.loads((ROOT / "shmlint" / "config_schema.json").read_text(encoding="utf-8"))
     (tmp_path / ".shmlint.yaml").write_text('shm-free-commands: ["^probe"]\nextend-exclude: ["vendor/"]\n')

@@ -31,3 +31,12 @@ def test_a_long_explanation_goes_to_the_detail() -> None:
     explained = [f for f in report.findings if f.code != "SHM000"]
     assert explained and all(len(f.detail) > len(f.message) for f in explained if f.detail)
     assert sum(1 for f in explained if f.detail) >= len(explained) * 3 // 4
+
+
+def test_an_unresolved_setting_is_named_whole() -> None:
+    """The setting a message calls unresolved is named without its explanation (the detail's), never cut inside it
+    ("Fargate's own /dev/shm (F... is unresolved" said nothing)."""
+    report = check_paths(Settings(undecided="show"), [str(FIXTURES)])
+    named = [f.message for f in report.findings if " is unresolved;" in f.message]
+    assert named, "the fixtures hold a workload whose /dev/shm setting cannot be resolved (Fargate)"
+    assert all(m.count("(") == m.count(")") and "... is unresolved" not in m for m in named), named

@@ -129,3 +129,16 @@ def test_write_baseline_says_what_it_recorded_and_where(tmp_path: Path) -> None:
     assert f"No new findings in 2 file(s) ({recorded} accepted by the baseline)." in result.stdout
     again = run("check", str(tmp_path), "--baseline", str(baseline), "--format", "json")
     assert json.loads(again.stdout)["summary"] == {"files": 2, "findings": 0, "baselined": recorded, "undecided": 0}
+
+
+def test_a_run_that_checked_no_file_does_not_say_all_checked(tmp_path: Path) -> None:
+    """pre-commit names a vendored file that the configuration excludes: with --force-exclude nothing is checked,
+    and the summary says so instead of "All checked"."""
+    (tmp_path / ".shmlint.yaml").write_text('extend-exclude: ["vendor/"]\n')
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "pod.yaml").write_text(GPU_POD)
+    excluded = run("check", "--force-exclude", "vendor/pod.yaml", cwd=tmp_path)
+    assert excluded.returncode == 0, excluded.stdout + excluded.stderr
+    assert "No files checked" in excluded.stdout and "All checked" not in excluded.stdout
+    checked = run("check", "vendor/pod.yaml", cwd=tmp_path)  # named without --force-exclude: checked
+    assert checked.returncode == 1 and "SHM001" in checked.stdout

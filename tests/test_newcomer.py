@@ -69,3 +69,4 @@ def test_plain_pytest_runs_without_xdist(tmp_path) -> None:
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert re.search(r"\d+ passed", done.stdout)
+    assert "PytestDeprecationWarning" not in done.stdout + done.stderr  # pytest-asyncio: a scope is configured

@@ -40,6 +40,8 @@ def summary(report: Report) -> str:
     if not findings:
         if accepted:
             return f"No new findings in {len(report.files)} file(s){accepted}."
+        if not report.files:  # "All checked" would claim what did not happen (an excluded or empty path)
+            return "No files checked: nothing shmlint reads under the path(s) given, or all of it excluded."
         return f"All checked: no findings in {len(report.files)} file(s)."
     counts = Counter(f.severity for f in findings)
     parts = [

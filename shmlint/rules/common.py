@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
 from shmlint.model import ShmKind, ShmSource, Tier, Workload, WorkloadFormat
+from shmlint.visible import excerpt
 
 #: how each format sizes /dev/shm, for messages that say what to do
 REMEDY = {
@@ -96,8 +97,8 @@ def clipped(text: str, limit: int) -> str:
 
 
 def who(workload: Workload) -> str:
-    """The workload's name for a one-line message."""
-    return clipped(workload.name, 50)
+    """The workload's name for a one-line message, cut in the middle: its end names the container."""
+    return excerpt(" ".join(workload.name.split()), 30, 27)
 
 
 def first_evidence(workload: Workload) -> str:

@@ -61,8 +61,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     if unknown:
         yield ctx.report(
             RULE,
-            f"{who(workload)} needs /dev/shm ({need_evidence(workload)}); {clipped(unknown[0].description, 28)} "
-            f"is unresolved; {short}",
+            f"{who(workload)} needs /dev/shm ({need_evidence(workload)}); {_setting(unknown[0])} is unresolved; {short}",
             workload.span,
             workload,
             fix,
@@ -92,6 +91,12 @@ def _read(workload: Workload) -> str:
     return f" from its name, nor from {', '.join(followed[:3])}{more}"
 
 
+def _setting(source: ShmSource) -> str:
+    """The setting a description names, without the explanation after it (that is the detail's): cut mid-way, the
+    explanation would say nothing ("Fargate's own /dev/shm (F...")."""
+    return clipped(source.description.split(" (", 1)[0].split(",", 1)[0], 36)
+
+
 def _unresolved(unknown: list[ShmSource]) -> str:
     return f" ({unknown[0].description} could carry one but cannot be resolved here)" if unknown else ""
 
@@ -106,13 +111,8 @@ def _decided(workload: Workload) -> str:
 def _software(workload: Workload) -> str:
     """What shmlint could not place, for the message: the image and the command, as far as the file names them."""
     parts = [f"image {workload.image}"] if workload.image else []
-    parts += [f"command {_short(workload.command)}"] if workload.command else []
+    parts += [f"command {clipped(workload.command, 50)}"] if workload.command else []
     return ", ".join(parts) or "not named in the file"
-
-
-def _short(text: str, limit: int = 50) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = Rule("SHM001", check)
