@@ -225,10 +225,14 @@ def discover(paths: Iterable[StrPath], options: WalkOptions | None = None) -> It
 LINKED_OUT = "a link out of the repository (or into .git): not read"
 
 
-def _links_out(path: str) -> bool:
-    from shmlint.infile import links_out
+def _links_out(path: str, walked: str | None = None) -> bool:
+    """Whether ``path`` is reached through a link out of its repository: the top of its git work tree, else the
+    folder being walked (a tree without ``.git``), else the named file's own folder."""
+    from shmlint.infile import leaves, links_out, repository_top
 
-    return links_out(path)
+    if walked is None:
+        return links_out(path)
+    return leaves(path, repository_top(walked))
 
 
 def force_excluded(path: str, options: WalkOptions) -> bool:
@@ -412,7 +416,7 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
             if exclusions.excluded(folder, within + name, is_dir=False):
                 continue
             full = os.path.join(directory, name)
-            if os.path.islink(full) and _links_out(full):  # (a linked folder is never entered)
+            if os.path.islink(full) and _links_out(full, root):  # (a linked folder is never entered)
                 yield Candidate(clean_path(full) if dotted else full, FileKind.YAML, explicit=False, error=LINKED_OUT)
                 continue
             if kind is FileKind.JSON and not _sniff_aws_json(full):

@@ -562,3 +562,19 @@ def test_a_checked_file_linked_out_of_the_repository_is_neither_read_nor_shown(t
         timeout=120,
     )
     assert "invalid YAML" in inside.stdout, inside.stdout
+
+
+def test_a_link_inside_a_walked_tree_without_git_is_checked(tmp_path: Path) -> None:
+    """Without ``.git`` the tree is the folder walked: ``docs/readme.md -> ../src/README.md`` stays inside it and is
+    checked (a documentation page linked to the package's README), while a link out of the walked folder is not."""
+    (tmp_path / "tree" / "docs").mkdir(parents=True)
+    (tmp_path / "tree" / "src").mkdir()
+    (tmp_path / "tree" / "src" / "README.md").write_text(
+        "```sh\ndocker run --gpus all vllm/vllm-openai:latest --model m\n```\n"
+    )
+    (tmp_path / "tree" / "docs" / "readme.md").symlink_to("../src/README.md")
+    (tmp_path / "outside.md").write_text("```sh\ndocker run --gpus all vllm/vllm-openai:latest\n```\n")
+    (tmp_path / "tree" / "docs" / "out.md").symlink_to("../../outside.md")
+    said = shmlint("check", "tree", cwd=tmp_path).stdout
+    assert "tree/docs/readme.md:2:1: SHM001" in said and "tree/src/README.md:2:1: SHM001" in said, said
+    assert "tree/docs/out.md:1:1: SHM000" in said and "a link out of the repository" in said, said
