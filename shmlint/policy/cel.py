@@ -191,24 +191,6 @@ def _stage(previous: str, carried: tuple[str, ...], new: dict[str, str]) -> str:
     return f"{previous}.map(f, {_map(fields)})"
 
 
-_STAGE0 = (
-    "name",
-    "display",
-    "init",
-    "cmd",
-    "first",
-    "image",
-    "ref",
-    "gpuResource",
-    "gpuEnv",
-    "device",
-    "resourceCounts",
-    "envCounts",
-    "mounts",
-    "nccl",
-    "memory",
-    "tpuOnly",
-)
 _STAGE1 = (
     "name",
     "display",
@@ -225,23 +207,6 @@ _STAGE1 = (
     "count",
     "tpuOnly",
 )
-_STAGE2 = (*_STAGE1, "torch", "commandHits", "imageHits")
-_STAGE3 = (
-    "name",
-    "display",
-    "init",
-    "cmd",
-    "image",
-    "mounts",
-    "nccl",
-    "memory",
-    "gpu",
-    "torch",
-    "count",
-    "freeCommand",
-    "candidates",
-)
-_STAGE4 = ("name", "display", "init", "image", "mounts", "nccl", "memory", "gpu", "tier", "what")
 
 
 def variables(k: Knowledge) -> list[tuple[str, str]]:
