@@ -20,6 +20,7 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Need, ProjectFacts, Tier, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.signals import split_image
+from shmlint.visible import clipped
 
 #: facts quoted in one message: enough to check the claim in a click, short enough to read
 MAX_QUOTED = 3
@@ -157,7 +158,7 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
                 and (accelerator or not entry.accelerator_only)
                 and entry.commands.search(fact.text)
             ):
-                return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {_short(fact.text)})", entry.id)
+                return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)})", entry.id)
     plain = workload._replace(project=None)
     built = [(fact, plain._replace(command=fact.text)) for fact in (facts.started,) if fact is not None]
     built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]
@@ -199,7 +200,7 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     if strongest is not None:
         entry, where = strongest
         shown = workload.command if where == "command" else workload.image
-        because = f"{entry.what} ({where} {_short(shown or '')})"
+        because = f"{entry.what} ({where} {clipped(shown or '', 60)})"
         return Need(entry.tier, because, entry.id)
     if not accelerator:  # torch evidence of a kind the data does not know, on the CPU
         return Need(Tier.UNKNOWN, "torch on the CPU without DataLoader workers or a launcher", None)
@@ -237,8 +238,3 @@ def _image_matches(entry: Entry, image: str | None) -> bool:
         (entry.images and entry.images.search(repository))
         or (entry.image_tags and tag and entry.image_tags.search(tag))
     )
-
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

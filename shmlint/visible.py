@@ -34,6 +34,12 @@ def visible(text: str) -> str:
 QUOTED_HEAD, QUOTED_TAIL = 32, 13
 
 
+def clipped(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters, cut at the end: a name or evidence quoted in a short message."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def excerpt(text: str, head: int, tail: int, mark: str = "...") -> str:
     """``text``, or its first ``head`` and last ``tail`` characters around ``mark`` when it is longer."""
     return text if len(text) <= head + tail + len(mark) else f"{text[:head]}{mark}{text[len(text) - tail :]}"

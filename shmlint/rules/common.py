@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
 from shmlint.model import ShmKind, ShmSource, Tier, Workload, WorkloadFormat
-from shmlint.visible import excerpt
+from shmlint.visible import clipped, excerpt
 
 #: how each format sizes /dev/shm, for messages that say what to do
 REMEDY = {
@@ -88,12 +88,6 @@ def first_source(workload: Workload, kind: ShmKind) -> ShmSource | None:
 def evidence(workload: Workload) -> str:
     """Why the workload counts as GPU/torch, for messages: its first two pieces of evidence."""
     return ", ".join(e.text for e in (*workload.gpu, *workload.torch)[:2])
-
-
-def clipped(text: str, limit: int) -> str:
-    """One line of at most ``limit`` characters, cut at the end: a name or evidence quoted in a short message."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def who(workload: Workload) -> str:

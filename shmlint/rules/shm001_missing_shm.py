@@ -17,7 +17,6 @@ from shmlint.rules.common import (
     HINT_COMMENT,
     REMEDY,
     claims_missing_shm,
-    clipped,
     evidence,
     first_evidence,
     need_evidence,
@@ -27,6 +26,7 @@ from shmlint.rules.common import (
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
+from shmlint.visible import clipped
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Finding, Workload
-from shmlint.rules.common import clipped, uses_shm, who
+from shmlint.rules.common import uses_shm, who
 from shmlint.rules.rule import Rule, RuleContext
+from shmlint.visible import clipped
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
