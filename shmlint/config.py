@@ -214,19 +214,15 @@ def apply_config(settings: Settings, data: Mapping[str, Any], problems: _Problem
                 overrides.append((found.code, Severity.parse(level)))
             elif problems.ok("severity", rule):
                 problems.add(("severity", rule), f"{quoted(rule)} {RULE_WORDS}", on_key=True)
-        changes["severity_overrides"] = tuple(overrides)
+        changes["severity"] = tuple(overrides)
     if "fail-on" in data:
         changes["fail_on"] = Severity.parse(data["fail-on"])
     for key in ("render", "unrendered", "undecided"):  # the schema holds them to their choices
         if key in data:
             changes[key] = data[key]
-    for key, attribute in (
-        ("min-shm-size", "min_shm_bytes"),
-        ("fix-size", "fix_shm_bytes"),
-        ("max-file-size", "max_file_bytes"),
-    ):
+    for key in ("min-shm-size", "fix-size", "max-file-size"):
         if key in data and (size := _size(problems, key, data[key])) is not None:
-            changes[attribute] = size
+            changes[key.replace("-", "_")] = size
     if {"gpu-resources", "torch-images", "torch-commands"} & data.keys():
         resources = tuple(r for i, r in enumerate(data.get("gpu-resources", [])) if problems.ok("gpu-resources", i))
         images = _regexes(problems, "torch-images", data.get("torch-images", []))
@@ -277,11 +273,11 @@ def describe(effective: Effective) -> str:
         "select": sorted(s.select) or "all",
         "ignore": sorted(s.ignore),
         "per-file-ignores": {glob: sorted(codes) for glob, codes in s.per_file_ignores},
-        "severity": {code: level.label for code, level in s.severity_overrides},
+        "severity": {code: level.label for code, level in s.severity},
         "fail-on": s.fail_on.label,
-        "min-shm-size": sizes.format_kubernetes(s.min_shm_bytes),
-        "fix-size": sizes.format_kubernetes(s.fix_shm_bytes),
-        "max-file-size": s.max_file_bytes,
+        "min-shm-size": sizes.format_kubernetes(s.min_shm_size),
+        "fix-size": sizes.format_kubernetes(s.fix_size),
+        "max-file-size": s.max_file_size,
         "gpu-resources": list(s.signals.gpu_resources),
         "torch-images": list(s.signals.torch_images),
         "torch-commands": list(s.signals.torch_commands),

@@ -60,7 +60,7 @@ class Engine:
         if candidate.error is not None:
             return self.invalid(display, candidate.error)
         try:
-            source = SourceText.from_bytes(display, read_bytes(candidate.path, self.settings.max_file_bytes))
+            source = SourceText.from_bytes(display, read_bytes(candidate.path, self.settings.max_file_size))
         except InputError as exc:
             return self.invalid(display, str(exc))
         try:
@@ -162,7 +162,7 @@ class Engine:
 
     def read_source(self, path: StrPath) -> SourceText | None:
         try:
-            return SourceText.from_bytes(os.fspath(path), read_bytes(path, self.settings.max_file_bytes))
+            return SourceText.from_bytes(os.fspath(path), read_bytes(path, self.settings.max_file_size))
         except InputError:
             return None
 

@@ -8,7 +8,6 @@ types are ``NamedTuple`` classes (``shmlint.named_tuple``; a changed copy is ``v
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ from shmlint.source import SourceText, Span
 if TYPE_CHECKING:
     from typing import TypeAlias
 
+    from shmlint.settings import Settings
     from shmlint.targets import (
         AwsContainerTarget,
         AzureJobTarget,
@@ -441,6 +441,8 @@ class FileResult(NamedTuple):
     # findings about an accelerator whose software's /dev/shm need is not known, kept out of ``findings`` by the
     # ``undecided: summary`` setting: counted in the summary, listed by ``--undecided=show``
     undecided: tuple[Finding, ...] = ()
+    # the settings that judged the file (set by ``shmlint.session``): its fail-on, how it is shown; not compared
+    settings: Settings | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FileResult) and self._compared() == other._compared()
@@ -452,12 +454,20 @@ class FileResult(NamedTuple):
         return hash(self._compared())
 
     def _compared(self) -> tuple[Any, ...]:
-        return (*self[:4], *self[5:])
+        return (*self[:4], *self[5:8])
 
     def slim(self) -> FileResult:
         """Without the file text and the workloads: what reporters need, cheap to keep and to pickle."""
         return FileResult(
-            self.path, self.findings, self.notices, (), None, self.unused_suppressions, self.render, self.undecided
+            self.path,
+            self.findings,
+            self.notices,
+            (),
+            None,
+            self.unused_suppressions,
+            self.render,
+            self.undecided,
+            self.settings,
         )
 
 
@@ -494,12 +504,16 @@ class Report:
             r.severity is not None and r.severity >= fail_on for r in self.unrendered
         )
 
-    def failed_by_file(self, fail_on: Mapping[str, Severity]) -> bool:
-        """Each file judged by its own ``fail-on`` (the configuration that applies to it), so the answer does not
-        depend on the order the paths were given in. A unit left unrendered counts when ``unrendered`` (or
-        ``render: always``) gave it a severity."""
-        return any(f.severity >= fail_on[r.path] for r in self.files for f in r.findings) or any(
-            r.render.severity >= fail_on[r.path]
+    def failed_by_file(self, default: Severity = Severity.WARNING) -> bool:
+        """Each file judged by the ``fail-on`` of the settings that judged it (the configuration that applies to
+        it; ``default`` for a result without them), so the answer does not depend on the order the paths were given
+        in. A unit left unrendered counts when ``unrendered`` (or ``render: always``) gave it a severity."""
+
+        def failing(result: FileResult, severity: Severity) -> bool:
+            return severity >= (result.settings.fail_on if result.settings is not None else default)
+
+        return any(failing(r, f.severity) for r in self.files for f in r.findings) or any(
+            failing(r, r.render.severity)
             for r in self.files
             if r.render is not None and r.render.status is RenderStatus.NOT_RENDERED and r.render.severity is not None
         )

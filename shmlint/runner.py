@@ -58,7 +58,7 @@ def _check_marked(settings: Settings, project: ProjectIndex, candidate: Candidat
     define some) and an InferenceService (its check may need them)."""
     result = _engine(settings, None, project).check_candidate(candidate)
     text = result.source.text if result.source is not None else ""
-    return result.slim(), RUNTIME_MARK.decode() in text, ISVC_MARK in text
+    return kept(settings, result), RUNTIME_MARK.decode() in text, ISVC_MARK in text
 
 
 def _completed_by_runtimes(
@@ -79,7 +79,7 @@ def _completed_by_runtimes(
     if runtimes is not None:
         engine = Engine(settings, runtimes, project)
         for index in using:
-            results[index] = engine.check_candidate(candidates[index]).slim()
+            results[index] = kept(settings, engine.check_candidate(candidates[index]))
     return tuple(results)
 
 
@@ -91,7 +91,7 @@ def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeI
         if candidate.kind is not FileKind.YAML or candidate.error is not None:
             continue
         try:
-            data = read_bytes(candidate.path, settings.max_file_bytes)
+            data = read_bytes(candidate.path, settings.max_file_size)
         except InputError:
             continue
         if RUNTIME_MARK not in data:
@@ -118,4 +118,12 @@ def _engine(settings: Settings, runtimes: RuntimeIndex | None, project: ProjectI
 def _check(
     settings: Settings, runtimes: RuntimeIndex | None, project: ProjectIndex, candidate: Candidate
 ) -> FileResult:
-    return _engine(settings, runtimes, project).check_candidate(candidate).slim()
+    return kept(settings, _engine(settings, runtimes, project).check_candidate(candidate))
+
+
+def kept(settings: Settings, result: FileResult) -> FileResult:
+    """The result as the report keeps it: without the file's text and workloads (slimmed), except the text of a
+    file whose findings are shown with their source (``show-source``), which is then not read again."""
+    if settings.show_source and result.findings and result.source is not None:
+        return result.slim()._replace(source=result.source)
+    return result.slim()

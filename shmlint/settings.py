@@ -20,14 +20,16 @@ UNDECIDED = ("summary", "show", "strict")
 
 
 class Settings(NamedTuple):
-    """The options of one run; immutable, so worker processes and configuration groups cannot disagree."""
+    """The options of one run; immutable, so worker processes and configuration groups cannot disagree. Each field
+    is named as its configuration key (``fix-size`` is ``fix_size``; sizes in bytes), and the command line's option
+    of the same setting has that name too (``--fix-size``)."""
 
-    min_shm_bytes: int = DEFAULT_MIN_SHM_BYTES  # SHM005 threshold when a workload declares no DataLoader profile
-    fix_shm_bytes: int = 8 * GIB  # size written by fixes (at most half a container's memory limit)
+    min_shm_size: int = DEFAULT_MIN_SHM_BYTES  # SHM005 threshold when a workload declares no DataLoader profile
+    fix_size: int = 8 * GIB  # size written by fixes (at most half a container's memory limit)
     signals: Signals = Signals()  # one shared default: immutable, and its compiled patterns are kept once
     select: frozenset[str] = frozenset()  # codes; empty means all
     ignore: frozenset[str] = frozenset()
-    severity_overrides: tuple[tuple[str, Severity], ...] = ()
+    severity: tuple[tuple[str, Severity], ...] = ()  # (code, severity) a configuration sets
     fail_on: Severity = Severity.WARNING
     prefilter: bool = True  # skip building workloads for files with no GPU/torch/shm signal at all
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE  # gitignore-style patterns of paths not to check
@@ -35,7 +37,7 @@ class Settings(NamedTuple):
     pattern_root: str | None = None  # the folder patterns are relative to (the configuration's); None: the current
     respect_gitignore: bool = True  # leave out what .gitignore files name when walking folders
     force_exclude: bool = False  # exclude/extend-exclude also leave out paths named on the command line
-    max_file_bytes: int = 10 * 1024 * 1024  # larger files are reported, not read
+    max_file_size: int = 10 * 1024 * 1024  # larger files are reported, not read
     # the tier model's data extended by configuration (regular expressions on images and commands)
     shm_images: tuple[str, ...] = ()  # software that needs /dev/shm
     shm_commands: tuple[str, ...] = ()
@@ -73,4 +75,4 @@ class Settings(NamedTuple):
         return (not self.select or code in self.select) and code not in self.ignore
 
     def severity_for(self, code: str, default: Severity) -> Severity:
-        return dict(self.severity_overrides).get(code, default)
+        return dict(self.severity).get(code, default)

@@ -28,8 +28,8 @@ def wanted(workload: Workload, settings: Settings) -> FixSize:
         from shmlint.dataloader import estimate  # only workloads with a hint need the estimator
 
         return FixSize(estimate(workload.dataloader).recommended_bytes, "from the DataLoader hint")
-    default = settings.fix_shm_bytes == Settings().fix_shm_bytes
-    return FixSize(settings.fix_shm_bytes, "the default fix-size" if default else "the configured fix-size")
+    default = settings.fix_size == Settings().fix_size
+    return FixSize(settings.fix_size, "the default fix-size" if default else "the configured fix-size")
 
 
 def minimum(workload: Workload, settings: Settings) -> int:
@@ -38,7 +38,7 @@ def minimum(workload: Workload, settings: Settings) -> int:
         from shmlint.dataloader import estimate
 
         return estimate(workload.dataloader).estimate_bytes
-    return settings.min_shm_bytes
+    return settings.min_shm_size
 
 
 def fix_size(

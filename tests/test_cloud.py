@@ -191,7 +191,7 @@ def test_azure_ml_jobs_without_shm_size_get_the_2g_default_not_a_missing_finding
     (source,) = workload.shm
     assert workload.format is WorkloadFormat.AZUREML and source.size is not None and source.size.bytes == 2 * GIB
     assert result.findings == ()
-    strict = Engine(Settings(min_shm_bytes=4 * GIB))
+    strict = Engine(Settings(min_shm_size=4 * GIB))
     (finding,) = check(strict, "job.yml", job).findings
     assert finding.code == "SHM005" and finding.fix is not None
 

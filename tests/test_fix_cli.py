@@ -269,7 +269,7 @@ def test_shm_size_option_in_all_three_idioms(
     assert compose in paths["compose"].read_text()
     assert f"docker run {shell} --rm --gpus all" in paths["shell"].read_text()
     # judged with the same size (512Mi is below the 1 GiB minimum: plain `check` would offer to raise it to 8 GiB)
-    settings = Settings(fix_shm_bytes=GIB // 2) if "512Mi" in option else Settings(undecided="show")
+    settings = Settings(fix_size=GIB // 2) if "512Mi" in option else Settings(undecided="show")
     for kind, path in paths.items():
         assert not safe_fixable(path, settings=settings), kind
         assert invoke("fix", *option, str(path)).exit_code == 0, f"a second fix of the {kind} file changes it"

@@ -475,7 +475,7 @@ def test_fix_size_below_min_shm_size_is_refused(tmp_path: Path) -> None:
     assert_clean_error(shmlint("fix", "pod.yaml", cwd=tmp_path), "fix size 512Mi is below min-shm-size 1Gi")
     (tmp_path / ".shmlint.yaml").unlink()
     explicit = shmlint("fix", "--shm-size", "256Mi", "pod.yaml", cwd=tmp_path)  # one run's request: a warning
-    assert explicit.returncode == 1 and b"warning: --shm-size: the fix size 256Mi is below" in explicit.stderr
+    assert explicit.returncode == 1 and b"warning: --fix-size: the fix size 256Mi is below" in explicit.stderr
 
 
 def test_a_lone_cr_file_keeps_its_line_breaks_and_indentation(tmp_path: Path) -> None:

@@ -166,7 +166,7 @@ def render_units(engine: Engine, candidates: list[Candidate]) -> tuple[list[Cand
     results: list[tuple[Unit, FileResult, RenderStatus]] = []
     taken: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="shmlint-render-") as home:
-        renderers = Renderers(Path(home), settings.max_file_bytes)
+        renderers = Renderers(Path(home), settings.max_file_size)
         for unit in units:
             result, status = _render_unit(engine, renderers, unit)
             # a kustomization that did not render is checked file by file; a chart's templates never can be
@@ -235,7 +235,7 @@ def _place(finding: Finding) -> tuple[str, str, int, int]:
 def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[FileResult, RenderStatus]:
     settings = engine.settings
     graph = (
-        walk(unit.root, settings.max_file_bytes) if unit.renderer == KUSTOMIZE and settings.render != "never" else None
+        walk(unit.root, settings.max_file_size) if unit.renderer == KUSTOMIZE and settings.render != "never" else None
     )
     blocker = graph.blocker if graph else None
     if unit.renderer == HELM and settings.render != "never":
@@ -326,7 +326,7 @@ def _rendered_span(engine: Engine, rendered: Rendered, finding: Finding) -> Span
     template = helm_source_at(rendered.text or "", finding.span.start, rendered.unit.root)
     if template is not None and template.is_file():
         container = workload.id.container if workload is not None else ""
-        located = _container_in(template, container, engine.settings.max_file_bytes) if container else None
+        located = _container_in(template, container, engine.settings.max_file_size) if container else None
         return located or Span(str(template), 1, 1, 1, 1, 0, 0)
     return Span(rendered.unit.label, 1, 1, 1, 1, 0, 0)
 

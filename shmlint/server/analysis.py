@@ -1,7 +1,8 @@
 """One editor buffer checked as ``shmlint check`` would check the file, and its fixes as text edits.
 
 Only shmlint's own types: the protocol layer (``shmlint.server.protocol``) converts them for the editor. The text
-is the buffer's, never the file on disk; the configuration is the one the command line would use for the path.
+is the buffer's, never the file on disk; the configuration, and the project whose files a container runs, are the
+ones the command line would use for the path.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from shmlint.config import find_config, load_effective
+from shmlint.config import find_config
 from shmlint.config_error import ConfigError
-from shmlint.discover import SNIFF_BYTES, FileKind, force_excluded, kind_by_content, kind_by_name
+from shmlint.discover import FileKind, force_excluded
 from shmlint.engine import Engine
 from shmlint.model import Edit, FileResult, Finding
+from shmlint.project.index import ProjectIndex
+from shmlint.session import Text, check_text, kind_of, settings_for
 from shmlint.settings import Settings
 from shmlint.source import SourceText
 
@@ -60,13 +63,14 @@ def minimal_edit(before: str, after: str) -> Edit | None:
 
 
 class Analyzer:
-    """Checks buffers with the configuration that applies to each path; remembers settings and engines (not
-    results) between calls, and reads a configuration file again when it changes."""
+    """Checks buffers as ``shmlint check`` checks the files: the configuration that applies to each path, the same
+    door (``session.check_text``) and the project the file is in, so a container's evidence from the code it
+    runs is the same in the editor as on the command line. Remembers settings (not results) between calls, and
+    reads a configuration file again when it changes; files of the project are read afresh for every check."""
 
     def __init__(self, config: Path | None = None) -> None:
         self.config = config  # ``shmlint server --config``: one file for every buffer, as ``check --config``
         self._settings: dict[Path | None, tuple[tuple[int, int] | None, Settings]] = {}
-        self._engines: dict[Settings, Engine] = {}
 
     def settings_for(self, path: Path) -> Settings:
         """The settings ``shmlint check PATH`` would use; ``ConfigError`` when its configuration is broken. Undecided
@@ -76,38 +80,28 @@ class Analyzer:
         cached = self._settings.get(config)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        settings = load_effective(path, config).settings
+        settings = settings_for(str(path), config)
         if settings.undecided == "summary":
             settings = settings._replace(undecided="show")
         self._settings[config] = (stamp, settings)
         return settings
 
-    def engine(self, settings: Settings) -> Engine:
-        if settings not in self._engines:
-            self._engines = {settings: Engine(settings)}  # one configuration at a time is the common case
-        return self._engines[settings]
-
     def check(self, path: Path, text: str, language: str | None = None) -> Checked:
         source = SourceText(str(path), text)
-        head = text[:SNIFF_BYTES].encode("utf-8", "surrogatepass")
-        kind = kind_by_name(path) or kind_by_content(head) or (FileKind.YAML if language in YAML_LANGUAGES else None)
-        if kind is None:  # not a file shmlint reads (the editor sent it anyway)
+        buffer = Text(str(path), text, FileKind.YAML if language in YAML_LANGUAGES else None)
+        if kind_of(buffer) is None:  # not a file shmlint reads (the editor sent it anyway)
             return Checked(source, path, None, FileResult(source.path, source=source))
         try:
             settings = self.settings_for(path)
         except ConfigError as exc:
-            return Checked(source, path, kind, FileResult(source.path, source=source), problem=str(exc))
+            return Checked(source, path, kind_of(buffer), FileResult(source.path, source=source), problem=str(exc))
         if force_excluded(str(path), settings):  # an open file exclude/extend-exclude names: as `check --force-exclude`
             return Checked(source, path, None, FileResult(source.path, source=source))
-        engine = self.engine(settings)
-        if (nul := text.find("\0")) != -1:
-            return Checked(source, path, kind, engine.invalid(source.path, f"binary file (NUL byte at offset {nul})"))
-        size = len(text.encode("utf-8", "surrogatepass"))
-        if size > settings.max_file_bytes:
-            limit = f"{settings.max_file_bytes:,}"
-            result = engine.invalid(source.path, f"file is {size:,} bytes, above the limit of {limit} (max-file-size)")
-            return Checked(source, path, kind, result)
-        return Checked(source, path, kind, engine.check_source(source, kind, path), engine)
+        engine = Engine(settings, project=ProjectIndex.for_paths([path]))
+        checked = check_text(engine, buffer)
+        if checked.source is None:  # above max-file-size, or binary: the finding says so, nothing can be fixed
+            return Checked(source, path, checked.kind, checked.result)
+        return Checked(checked.source, path, checked.kind, checked.result, engine)
 
     def quick_fix(self, checked: Checked, finding: Finding) -> list[Edit]:
         """The edits of one finding's fix, offsets into the checked text; none when the fix would break the file."""
