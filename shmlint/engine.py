@@ -19,7 +19,6 @@ from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText, Span, read_bytes
 
 if TYPE_CHECKING:  # a file with no workload never loads the rules
-    from shmlint.extract.kserve import RuntimeIndex
     from shmlint.model import Evidence, Finding, Workload
     from shmlint.need import Knowledge
     from shmlint.project.index import ProjectIndex
@@ -33,13 +32,11 @@ MAX_DEFECT_CHARS = 200
 class Engine:
     """Checks files with one set of settings; holds no state between files."""
 
-    def __init__(
-        self, settings: Settings, runtimes: RuntimeIndex | None = None, project: ProjectIndex | None = None
-    ) -> None:
-        """``runtimes``: the KServe ServingRuntimes of the whole run (``runner.kserve_runtimes``); ``project``: the
-        checked tree, where a container's code is followed (None: only names decide, as for stdin)."""
+    def __init__(self, settings: Settings, project: ProjectIndex | None = None) -> None:
+        """``project``: the run's cross-file facts (``runner.project_for``): the KServe runtimes, the kustomize
+        fragments and the tree a container's code is followed in (None: only the file itself, as for stdin)."""
         self.settings = settings
-        self.runtimes = runtimes
+        self.runtimes = project.runtimes if project is not None else None
         self.project = project
         self.project_texts: dict[str, str | None] = {}  # files read for containers, shared by this engine's files
         self.prefilter = Prefilter(settings.signals, enabled=settings.prefilter)
@@ -59,6 +56,9 @@ class Engine:
         display = str(candidate.path)
         if candidate.error is not None:
             return self.invalid(display, candidate.error)
+        fragments = self.project.fragments if self.project is not None else None
+        if fragments is not None and (owners := fragments.of(display)):
+            return FileResult(display, notices=(Notice(display, _fragment_note(owners)),))
         try:
             source = SourceText.from_bytes(display, read_bytes(candidate.path, self.settings.max_file_size))
         except InputError as exc:
@@ -176,6 +176,16 @@ class Engine:
             return FileResult(path, source=source)
         span = Span(path, line, column, line, column, offset, offset)
         return FileResult(path, (self.context.report(INVALID_INPUT, message, span, None),), source=source)
+
+
+def _fragment_note(owners: tuple[str, ...]) -> str:
+    """What the report says of a kustomize patch or component file whose overlays were not rendered: never judged
+    alone (the object it patches is completed by kustomize), never silent."""
+    named = ", ".join(owners)
+    return (
+        f"a kustomize patch or component file of {named}: not judged on its own, only in the rendered output of "
+        "the kustomization that uses it, which was not rendered"
+    )
 
 
 def _ignores_file(text: str) -> bool:

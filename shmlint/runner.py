@@ -1,4 +1,6 @@
-"""A run over paths: discover -> render what renders -> check each file (in worker processes for large trees).
+"""A run over paths in two phases: discover the files and build the run's ``ProjectIndex`` (the cross-file facts:
+KServe runtimes, kustomize fragments, where containers' code is), then render what renders and check each file
+with the index as data (in worker processes for large trees).
 
 Above the engine: it decides which files the engine sees and in how many processes, and keeps results in
 discovery order whatever the parallelism.
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind, StrPath, discover, path_parts
 from shmlint.engine import Engine
-from shmlint.model import FileResult, Report
+from shmlint.model import FileResult, RenderStatus, Report
 from shmlint.settings import Settings
 from shmlint.source import InputError, read_bytes
 
@@ -24,8 +26,6 @@ if TYPE_CHECKING:
 #: a word of every KServe runtime kind (``extract.kserve.RUNTIME_KINDS``): a file without it holds no runtime, and
 #: a run over such files does not load the KServe code
 RUNTIME_MARK = b"ServingRuntime"
-#: what a file that may need the run's runtimes names
-ISVC_MARK = "InferenceService"
 #: a kustomization or a chart is near (a template is how a pre-commit hook names a chart): the renderer is loaded
 _UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
 
@@ -36,51 +36,52 @@ def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None =
     paths = list(paths)
     candidates = list(discover(paths, settings))
     from shmlint.parallel import map_in_order
-    from shmlint.project.index import ProjectIndex
 
-    project = ProjectIndex.for_paths(paths)  # where containers' code is followed: nothing is read until then
-
+    project = project_for(settings, paths, candidates)
+    rendered: tuple[FileResult, ...] = ()
     if any(os.path.basename(c.path) in _UNIT_NAMES or "templates" in path_parts(c.path) for c in candidates):
-        from shmlint.render import render_units, said_once
+        from shmlint.render import render_units
 
-        runtimes = kserve_runtimes(settings, candidates)  # rendered output is checked before the files are
-        candidates, rendered = render_units(_engine(settings, runtimes, project), candidates)
-        results = tuple(map_in_order(functools.partial(_check, settings, runtimes, project), candidates, jobs))
-        if rendered:
-            results, rendered = said_once(results, rendered)
-        return Report((*results, *rendered))
-    marked = tuple(map_in_order(functools.partial(_check_marked, settings, project), candidates, jobs))
-    return Report(_completed_by_runtimes(settings, candidates, marked, project))
+        whole = project._replace(fragments=None)  # a patch is read whole where a rendered finding is mapped to it
+        components = project.fragments.components if project.fragments is not None else frozenset()
+        candidates, rendered = render_units(_engine(settings, whole), candidates, components)
+        candidates = _judged_elsewhere(candidates, rendered, project)
+    results = tuple(map_in_order(functools.partial(_check, settings, project), candidates, jobs))
+    if rendered:
+        from shmlint.render import said_once
 
-
-def _check_marked(settings: Settings, project: ProjectIndex, candidate: Candidate) -> tuple[FileResult, bool, bool]:
-    """A file checked without the run's KServe runtimes, and whether its text names a ServingRuntime (it may
-    define some) and an InferenceService (its check may need them)."""
-    result = _engine(settings, None, project).check_candidate(candidate)
-    text = result.source.text if result.source is not None else ""
-    return kept(settings, result), RUNTIME_MARK.decode() in text, ISVC_MARK in text
+        results, rendered = said_once(results, rendered)
+    return Report((*results, *rendered))
 
 
-def _completed_by_runtimes(
-    settings: Settings,
-    candidates: list[Candidate],
-    marked: tuple[tuple[FileResult, bool, bool], ...],
-    project: ProjectIndex,
-) -> tuple[FileResult, ...]:
-    """The results, with each file that names an InferenceService checked again with the ServingRuntimes the run
-    found (KServe merges a runtime into an InferenceService from any file): the same findings as reading the
-    runtimes first, without reading every file twice when, as in most trees, there is no KServe at all."""
-    results = [result for result, _, _ in marked]
-    defining = [c for c, (_, defines, _) in zip(candidates, marked, strict=True) if defines]
-    using = [index for index, (_, _, uses) in enumerate(marked) if uses]
-    if not defining or not using:
-        return tuple(results)
-    runtimes = kserve_runtimes(settings, defining)
-    if runtimes is not None:
-        engine = Engine(settings, runtimes, project)
-        for index in using:
-            results[index] = kept(settings, engine.check_candidate(candidates[index]))
-    return tuple(results)
+def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[Candidate]) -> ProjectIndex:
+    """The run's cross-file facts, found before any file is checked: where containers' code is followed (read
+    only when a container names it), the KServe ServingRuntimes that complete InferenceServices in any file, and
+    the kustomize patches and components that are judged through the overlays that use them."""
+    from shmlint.project.index import ProjectIndex
+    from shmlint.project.kustomize import find_fragments
+
+    fragments = find_fragments(candidates)
+    return ProjectIndex.for_paths(paths)._replace(
+        fragments=fragments if fragments.owners or fragments.components else None,
+        runtimes=kserve_runtimes(settings, candidates),
+    )
+
+
+def _judged_elsewhere(
+    candidates: list[Candidate], rendered: tuple[FileResult, ...], project: ProjectIndex
+) -> list[Candidate]:
+    """The candidates left to check on their own: a patch or component file that a rendered kustomization applies
+    is judged in that output, as the kustomization's own files are."""
+    fragments = project.fragments
+    if fragments is None or not fragments.owners:
+        return candidates
+    done = {
+        os.path.normpath(r.render.path)
+        for r in rendered
+        if r.render is not None and r.render.status is RenderStatus.RENDERED
+    }
+    return [c for c in candidates if not any(owner in done for owner in fragments.of(c.path))]
 
 
 def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeIndex | None:
@@ -110,15 +111,13 @@ def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeI
 
 
 @functools.lru_cache(maxsize=1)
-def _engine(settings: Settings, runtimes: RuntimeIndex | None, project: ProjectIndex | None = None) -> Engine:
+def _engine(settings: Settings, project: ProjectIndex) -> Engine:
     """One engine per process, built on its first file (compiled patterns are reused)."""
-    return Engine(settings, runtimes, project)
+    return Engine(settings, project)
 
 
-def _check(
-    settings: Settings, runtimes: RuntimeIndex | None, project: ProjectIndex, candidate: Candidate
-) -> FileResult:
-    return kept(settings, _engine(settings, runtimes, project).check_candidate(candidate))
+def _check(settings: Settings, project: ProjectIndex, candidate: Candidate) -> FileResult:
+    return kept(settings, _engine(settings, project).check_candidate(candidate))
 
 
 def kept(settings: Settings, result: FileResult) -> FileResult:

@@ -23,6 +23,7 @@ import pytest
 
 from shmlint.model import FileResult, RenderRecord, RenderStatus, Report
 from shmlint.render.process import Sandbox, find_sandbox
+from shmlint.settings import Settings
 from shmlint.severity import Severity
 from tests.support import git, pre_commit_env, pre_commit_work_tree, try_repo
 
@@ -455,9 +456,11 @@ def test_every_format_carries_what_was_rendered_and_what_was_not() -> None:
     from shmlint.report import json as json_report
 
     report = records_report()
-    assert report.failed(Severity.ERROR) and report.failed_by_file(
-        {"k/prod": Severity.ERROR, "charts/x": Severity.ERROR}
-    )
+    assert report.failed(Severity.ERROR) and report.failed_by_file(Severity.ERROR)
+    warned = report.files[1].render._replace(severity=Severity.WARNING)
+    judged = FileResult("charts/x", render=warned, settings=Settings(fail_on=Severity.ERROR))
+    assert not Report((judged,)).failed_by_file(Severity.INFO)  # the result's own fail-on decides, not the default
+    assert Report((judged._replace(settings=None),)).failed_by_file(Severity.INFO)
     units = json.loads(json_report.format_report(report))["rendering"]
     assert units["renderers"] == [{"name": "kubectl kustomize", "version": "v5.5.0"}]
     assert [(u["path"], u["status"], u["severity"]) for u in units["units"]] == [

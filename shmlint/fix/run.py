@@ -14,11 +14,10 @@ from typing import Any
 
 from shmlint.discover import Candidate
 from shmlint.engine import Engine
-from shmlint.extract.kserve import RuntimeIndex
 from shmlint.model import Finding
 from shmlint.parallel import map_in_order
 from shmlint.project.index import ProjectIndex
-from shmlint.runner import kserve_runtimes
+from shmlint.runner import project_for
 from shmlint.settings import Settings
 
 
@@ -65,11 +64,12 @@ def fix_file(
     *,
     write: bool,
     unsafe: bool,
-    runtimes: RuntimeIndex | None = None,
+    project: ProjectIndex | None = None,
     roots: tuple[Path, ...] = (),
 ) -> FileOutcome:
     """``roots``: the checked folders and files; a write never follows a link out of them."""
-    return _fix_group([(settings, candidate)], {settings: runtimes}, write=write, unsafe=unsafe, roots=roots)[0]
+    projects = {settings: project or ProjectIndex.for_paths(roots)}
+    return _fix_group([(settings, candidate)], projects, write=write, unsafe=unsafe, roots=roots)[0]
 
 
 #: files a worker fixes before it writes them: their temp files are then synced together (``fix.write.prepare``)
@@ -78,7 +78,7 @@ WRITE_GROUP = 16
 
 def _fix_group(
     group: list[tuple[Settings, Candidate]],
-    runtimes: dict[Settings, RuntimeIndex | None],
+    projects: dict[Settings, ProjectIndex],
     *,
     write: bool,
     unsafe: bool,
@@ -87,7 +87,7 @@ def _fix_group(
     """Each file fixed, then (``write``) every fixed file written (``_fix_then_write``), SIGTERM unwinding the
     writing as Ctrl-C does."""
     with _terminated_as_interrupted() if write else contextlib.nullcontext():
-        return _fix_then_write(group, runtimes, write=write, unsafe=unsafe, roots=roots)
+        return _fix_then_write(group, projects, write=write, unsafe=unsafe, roots=roots)
 
 
 @contextlib.contextmanager
@@ -114,7 +114,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def _fix_then_write(
     group: list[tuple[Settings, Candidate]],
-    runtimes: dict[Settings, RuntimeIndex | None],
+    projects: dict[Settings, ProjectIndex],
     *,
     write: bool,
     unsafe: bool,
@@ -130,7 +130,7 @@ def _fix_then_write(
     try:
         for settings, candidate in group:
             outcome, result = _fixed(
-                settings, candidate, write=write, unsafe=unsafe, runtimes=runtimes[settings], roots=roots
+                settings, candidate, write=write, unsafe=unsafe, project=projects[settings], roots=roots
             )
             if result is None:
                 outcomes.append(outcome)
@@ -146,7 +146,7 @@ def _fix_then_write(
                 commit(prepared)  # which removes its own temp file, whatever stops it
             except FileChanged:
                 outcome, result = _fixed(
-                    settings, candidate, write=True, unsafe=unsafe, runtimes=runtimes[settings], roots=roots
+                    settings, candidate, write=True, unsafe=unsafe, project=projects[settings], roots=roots
                 )
                 try:
                     if result is not None:
@@ -170,15 +170,15 @@ def _fixed(
     *,
     write: bool,
     unsafe: bool,
-    runtimes: RuntimeIndex | None,
+    project: ProjectIndex,
     roots: tuple[Path, ...],
 ) -> tuple[FileOutcome, tuple[bytes, bytes] | None]:
     """The outcome of fixing the file (with its diff, when showing rather than writing), and, when writing a file
-    the fixes change, its fixed and original bytes. ``roots`` are where containers' code is followed, as check
-    does, so fix sees the findings check reports."""
+    the fixes change, its fixed and original bytes. ``project`` is the run's index, as check builds it, so fix sees
+    the findings check reports; ``roots``: a write never follows a link out of them."""
     from shmlint.fix.apply import fix_source
 
-    engine = _engine(settings, runtimes, ProjectIndex.for_paths(roots))
+    engine = _engine(settings, project)
     checked = engine.check_candidate(candidate)
     path = str(candidate.path)
     unchanged = left_over(settings, checked.findings, unsafe)
@@ -208,8 +208,8 @@ def _fixed(
 
 
 @functools.lru_cache(maxsize=1)
-def _engine(settings: Settings, runtimes: RuntimeIndex | None, project: ProjectIndex | None = None) -> Engine:
-    return Engine(settings, runtimes, project)
+def _engine(settings: Settings, project: ProjectIndex) -> Engine:
+    return Engine(settings, project)
 
 
 def fix_candidates(
@@ -228,8 +228,8 @@ def fix_candidates(
     groups: dict[Settings, list[Candidate]] = {}
     for settings, candidate in jobs:
         groups.setdefault(settings, []).append(candidate)
-    runtimes = {settings: kserve_runtimes(settings, members) for settings, members in groups.items()}
-    task = functools.partial(_fix_group, runtimes=runtimes, write=write, unsafe=unsafe, roots=roots)
+    projects = {settings: project_for(settings, roots, members) for settings, members in groups.items()}
+    task = functools.partial(_fix_group, projects=projects, write=write, unsafe=unsafe, roots=roots)
     batches = [jobs[start : start + WRITE_GROUP] for start in range(0, len(jobs), WRITE_GROUP)]
     for outcomes in map_in_order(task, batches, processes, weight=len(jobs)):
         yield from outcomes

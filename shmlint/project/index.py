@@ -1,8 +1,9 @@
-"""The checked tree as a place code can be read from: its roots and the caps on reading (``ProjectIndex``), and
-one workload's bounded reads (``Reader``).
+"""The checked tree as data for the engine (``ProjectIndex``): where code may be read from and the caps on reading,
+the kustomize fragments and the KServe runtimes found before any file is checked (``runner.project_for``); and one
+workload's bounded reads (``Reader``).
 
-Nothing is listed or read up front: a file is read only when a container's command names it, so a repository of
-10,000 Python files costs the files its containers run. Every path stays inside a root (links resolved first), a
+The code containers run is not listed or read up front: a file is read only when a container's command names it,
+so a repository of 10,000 Python files costs the files its containers run. Every path stays inside a root (links resolved first), a
 file larger than ``max_bytes`` is not read, and a workload reads at most ``max_files`` files and ``max_total``
 bytes in all.
 """
@@ -12,22 +13,30 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.source import InputError, read_bytes
+
+if TYPE_CHECKING:
+    from shmlint.extract.kserve import RuntimeIndex
+    from shmlint.project.kustomize import Fragments
 
 #: path components a container path may have before it is not tried at all (a hostile ``a/a/a/...``)
 MAX_PARTS = 32
 
 
 class ProjectIndex(NamedTuple):
-    """Where code may be read from (real paths of the folders given to ``check``) and how much of it."""
+    """The run's cross-file facts: where code may be read from (real paths of the folders given to ``check``) and
+    how much of it, and what completes a file from another one."""
 
     roots: tuple[str, ...]
     max_files: int = 48  # files one workload may read
     max_bytes: int = 512 * 1024  # a larger file is not read (no hand-written script or config is near it)
     max_total: int = 4 * 1024 * 1024  # bytes one workload may read in all
     max_depth: int = 2  # shell wrappers and local imports followed below the command
+    fragments: Fragments | None = None  # kustomize patches and component files, judged through their overlays
+    runtimes: RuntimeIndex | None = None  # the KServe ServingRuntimes of the checked files (any file's complete)
 
     @classmethod
     def for_paths(cls, paths: Iterable[os.PathLike[str] | str]) -> ProjectIndex:

@@ -15,6 +15,7 @@ base rendered under several overlays is one finding at the base, naming every ou
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 from dataclasses import dataclass
@@ -128,14 +129,21 @@ def _kustomize_version(text: str) -> str:
         return ""
 
 
-def find_units(candidates: list[Candidate]) -> list[Unit]:
-    """Kustomization folders named by a kustomization file among the candidates, and Helm charts named by their
-    Chart.yaml or by any template below them (a pre-commit hook passes only the changed template). A chart inside
-    another chart's ``charts/`` folder is rendered as part of that chart."""
+def find_units(candidates: list[Candidate], components: frozenset[str] = frozenset()) -> list[Unit]:
+    """Kustomization folders named by a kustomization file among the candidates (not ``components``, which are
+    rendered only through the kustomizations that name them), and Helm charts named by their Chart.yaml or by any
+    template below them (a pre-commit hook passes only the changed template). A chart inside another chart's
+    ``charts/`` folder is rendered as part of that chart."""
     from shmlint.discover import chart_root
 
     paths = {c.path: Path(c.path) for c in candidates}  # candidates carry strings; units are found with Paths
-    folders = sorted({paths[c.path].parent for c in candidates if paths[c.path].name in KUSTOMIZATION_NAMES})
+    folders = sorted(
+        {
+            paths[c.path].parent
+            for c in candidates
+            if paths[c.path].name in KUSTOMIZATION_NAMES and os.path.normpath(paths[c.path].parent) not in components
+        }
+    )
     roots = {paths[c.path].parent for c in candidates if paths[c.path].name == "Chart.yaml"}
     roots |= {
         Path(root)
@@ -156,10 +164,13 @@ def find_units(candidates: list[Candidate]) -> list[Unit]:
     return units
 
 
-def render_units(engine: Engine, candidates: list[Candidate]) -> tuple[list[Candidate], tuple[FileResult, ...]]:
+def render_units(
+    engine: Engine, candidates: list[Candidate], components: frozenset[str] = frozenset()
+) -> tuple[list[Candidate], tuple[FileResult, ...]]:
     """Units that render are checked as rendered output instead of file by file (the candidates they stand for are
-    left out of the list returned); every unit gets a result with its ``RenderRecord``."""
-    units = find_units(candidates)
+    left out of the list returned); every unit gets a result with its ``RenderRecord``. ``components``: kustomize
+    component folders, never rendered alone."""
+    units = find_units(candidates, components)
     if not units:
         return candidates, ()
     settings = engine.settings

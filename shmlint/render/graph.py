@@ -37,6 +37,8 @@ MAX_NODES = 200_000
 
 #: keys whose strings kustomize uses as paths to other kustomizations: local folders there are followed
 _FOLLOWED = frozenset({"resources", "bases", "components", "generators", "transformers", "validators"})
+#: keys whose strings name patch files: local ones are among the files a rendered workload is mapped back to
+_PATCHES = frozenset({"patches", "patchesStrategicMerge", "patchesJson6902"})
 #: keys whose files configure plugins: every string in them is a place kustomize may load from
 _PLUGINS = frozenset({"generators", "transformers", "validators"})
 #: keys whose whole value is data that kustomize never loads from anywhere
@@ -215,7 +217,7 @@ def _scalar(node: yaml.ScalarNode, path: Path, top_key: str | None, follow: list
         return None
     if is_remote(value):
         return f"{path}: names a remote resource {quoted(value)}, which shmlint never fetches"
-    if top_key in _FOLLOWED:
+    if top_key in _FOLLOWED or top_key in _PATCHES:
         local = path.parent / value
         if not local.exists() and _HOST_LIKE.match(value):
             return f"{path}: names {quoted(value)}, which is not a local path and may be a remote repository"
