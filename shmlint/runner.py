@@ -59,13 +59,25 @@ def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[C
     only when a container names it), the KServe ServingRuntimes that complete InferenceServices in any file, and
     the kustomize patches and components that are judged through the overlays that use them."""
     from shmlint.project.index import ProjectIndex
+
+    project = ProjectIndex.for_paths(paths)._replace(runtimes=kserve_runtimes(settings, candidates))
+    folders = {os.path.dirname(os.path.normpath(c.path)) for c in candidates if _near_kustomization(c)}
+    if not folders:  # most runs: the kustomize reader is not loaded
+        return project
     from shmlint.project.kustomize import find_fragments
 
-    fragments = find_fragments(candidates)
-    return ProjectIndex.for_paths(paths)._replace(
-        fragments=fragments if fragments.owners or fragments.components else None,
-        runtimes=kserve_runtimes(settings, candidates),
-    )
+    fragments = find_fragments(sorted(folders))
+    return project._replace(fragments=fragments) if fragments.owners or fragments.components else project
+
+
+def _near_kustomization(candidate: Candidate) -> bool:
+    """A kustomization file, or a file named on its own beside one (a pre-commit hook names a changed patch)."""
+    if candidate.kind is not FileKind.YAML or candidate.error is not None:
+        return False
+    folder, name = os.path.split(candidate.path)
+    if name in KUSTOMIZATION_NAMES:
+        return True
+    return candidate.explicit and any(os.path.isfile(os.path.join(folder, n)) for n in KUSTOMIZATION_NAMES)
 
 
 def _judged_elsewhere(

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from shmlint.discover import Candidate, FileKind, discover
 from shmlint.project.kustomize import find_fragments
 from tests.support import FIXTURES
 
@@ -67,8 +66,8 @@ def test_fragments_are_read_from_kustomizations_and_a_resource_stays_a_workload(
         "patches:\n  - path: p2.yaml\n  - patch: |-\n      - op: remove\n        path: /x\n"
         "patchesJson6902:\n  - target: {kind: Deployment, name: x}\n    path: app.yaml\n"
     )
-    fragments = find_fragments(discover([tmp_path]))
     folder = str(tmp_path / "k")
+    fragments = find_fragments([folder])
     assert fragments.of(str(tmp_path / "k" / "p1.yaml")) == (folder,)
     assert fragments.of(str(tmp_path / "k" / "p2.yaml")) == (folder,)
     assert fragments.of(str(tmp_path / "k" / "app.yaml")) == ()  # a resource here, whatever else patches it
@@ -81,8 +80,7 @@ def test_a_component_no_checked_overlay_names_is_owned_by_itself(tmp_path: Path)
     (component / "kustomization.yaml").write_text(
         "kind: Component\nresources: [extra.yaml]\npatches: [{path: p.yaml}]\n"
     )
-    candidates = [Candidate(str(component / "kustomization.yaml"), FileKind.YAML, True)]
-    fragments = find_fragments(candidates)
+    fragments = find_fragments([str(component)])
     assert fragments.components == frozenset({str(component)})
     assert fragments.of(str(component / "p.yaml")) == fragments.of(str(component / "extra.yaml")) == (str(component),)
 
@@ -90,5 +88,5 @@ def test_a_component_no_checked_overlay_names_is_owned_by_itself(tmp_path: Path)
 def test_an_unreadable_or_hostile_kustomization_is_no_fragment(tmp_path: Path) -> None:
     for text in ("[unclosed", "- a list\n", "patches: {path: x.yaml}\n", "patches: [{path: https://x/p.yaml}]\n"):
         (tmp_path / "kustomization.yaml").write_text(text)
-        fragments = find_fragments(discover([tmp_path]))
+        fragments = find_fragments([str(tmp_path)])
         assert fragments.owners == (), text

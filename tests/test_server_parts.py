@@ -177,3 +177,23 @@ def test_help_lists_the_server_without_loading_pygls(shmlint_process, option: st
     done = shmlint_process(*option.split(), env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert done.returncode == 0 and "server" in done.stdout
     assert not any(line.rsplit("|", 1)[-1].strip().startswith("pygls") for line in done.stderr.splitlines())
+
+
+@pytest.mark.parametrize("name", ["k8s-argparse-workers", "compose-wrapper", "shell-docker-run", "k8s-no-workers"])
+def test_the_editor_gets_the_same_project_evidence_as_check(name: str) -> None:
+    """Same answer everywhere: a container whose need is decided by the code it runs (``fixtures/project``) gets
+    the same findings, with the same evidence, in the editor as from ``check``."""
+    from shmlint.runner import check_paths
+    from shmlint.settings import Settings
+    from tests.support import FIXTURES
+
+    folder = FIXTURES / "project" / name
+    report = check_paths(Settings(undecided="show"), [folder])
+    analyzer = Analyzer()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "expected"):
+        checked = analyzer.check(path, path.read_text(encoding="utf-8"))
+        expected = [f for f in report.findings if f.span.path == str(path)]
+        assert [(f.code, f.span, f.message) for f in checked.result.findings] == [
+            (f.code, f.span, f.message) for f in expected
+        ], path.name
+    assert report.findings or name == "k8s-no-workers"  # the fixture says something to compare

@@ -5,8 +5,9 @@ Such a file is not an object that runs: a strategic-merge patch that adds a GPU 
 a Deployment, but its /dev/shm is the merged object's (a volume in the base, a mount in another patch). It is
 judged in the rendered output of the overlays that use it, and where that is not rendered it is named in the
 report, not judged alone. A component is rendered only through the overlays that name it (alone, kustomize has
-nothing to patch). Read from the kustomizations among the checked files and, for a file named on its own (a
-pre-commit hook), the kustomization beside it; bounded in files and bytes, never fetched.
+nothing to patch). Read from the kustomizations the runner names (those among the checked files and, for a file
+named on its own, as a pre-commit hook names a changed patch, the one beside it); bounded in files and bytes, never
+fetched.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
-from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind
+from shmlint.discover import KUSTOMIZATION_NAMES
 from shmlint.named_tuple import NamedTuple
 from shmlint.source import InputError, read_bytes
 
@@ -50,17 +51,8 @@ class Fragments(NamedTuple):
         return dict(self.owners).get(os.path.normpath(path), ())
 
 
-def find_fragments(candidates: Iterable[Candidate]) -> Fragments:
-    """The fragments among and around the checked files."""
-    folders: dict[str, None] = {}
-    for candidate in candidates:
-        if candidate.kind is not FileKind.YAML or candidate.error is not None:
-            continue
-        folder, name = os.path.split(os.path.normpath(candidate.path))
-        if name in KUSTOMIZATION_NAMES or (candidate.explicit and _kustomization_file(folder)):
-            folders[folder] = None
-    if not folders:
-        return Fragments()
+def find_fragments(folders: Iterable[str]) -> Fragments:
+    """The fragments the kustomizations in ``folders`` (and the components they name) apply."""
     read: dict[str, Kustomization] = {}
     queue = list(folders)
     while queue and len(read) < MAX_KUSTOMIZATIONS:
