@@ -57,8 +57,8 @@ class Engine:
         if candidate.error is not None:
             return self.invalid(display, candidate.error)
         fragments = self.project.fragments if self.project is not None else None
-        if fragments is not None and (owners := fragments.of(display)):
-            return FileResult(display, notices=(Notice(display, _fragment_note(owners)),))
+        if fragments is not None and (note := fragments.note(display)) is not None:  # judged through its overlay
+            return FileResult(display, notices=(Notice(display, note),))
         try:
             source = SourceText.from_bytes(display, read_bytes(candidate.path, self.settings.max_file_size))
         except InputError as exc:
@@ -176,16 +176,6 @@ class Engine:
             return FileResult(path, source=source)
         span = Span(path, line, column, line, column, offset, offset)
         return FileResult(path, (self.context.report(INVALID_INPUT, message, span, None),), source=source)
-
-
-def _fragment_note(owners: tuple[str, ...]) -> str:
-    """What the report says of a kustomize patch or component file whose overlays were not rendered: never judged
-    alone (the object it patches is completed by kustomize), never silent."""
-    named = ", ".join(owners)
-    return (
-        f"a kustomize patch or component file of {named}: not judged on its own, only in the rendered output of "
-        "the kustomization that uses it, which was not rendered"
-    )
 
 
 def _ignores_file(text: str) -> bool:

@@ -16,9 +16,8 @@ from shmlint.severity import Severity
 from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
+    from typing import Protocol, TypeAlias
 
-    from shmlint.settings import Settings
     from shmlint.targets import (
         AwsContainerTarget,
         AzureJobTarget,
@@ -428,6 +427,19 @@ class RenderRecord(NamedTuple):
         )
 
 
+if TYPE_CHECKING:
+
+    class JudgedWith(Protocol):
+        """What a result says of the settings that judged it (``shmlint.settings.Settings``, one layer up)."""
+
+        @property
+        def fail_on(self) -> Severity: ...
+        @property
+        def show_source(self) -> bool: ...
+        @property
+        def max_file_size(self) -> int: ...
+
+
 class FileResult(NamedTuple):
     """Everything one file produced; ``slim()`` drops the text before results are kept or sent between processes."""
 
@@ -442,7 +454,7 @@ class FileResult(NamedTuple):
     # ``undecided: summary`` setting: counted in the summary, listed by ``--undecided=show``
     undecided: tuple[Finding, ...] = ()
     # the settings that judged the file (set by ``shmlint.session``): its fail-on, how it is shown; not compared
-    settings: Settings | None = None
+    settings: JudgedWith | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FileResult) and self._compared() == other._compared()

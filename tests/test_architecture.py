@@ -51,6 +51,8 @@ LAYERS: tuple[frozenset[str], ...] = (
             "config",
             "config_error",
             "config_problems",
+            "session",
+            "cli_options",
         }
     ),
     frozenset({"docs", "cli", "__main__", "server", "github_action", "build_data", "policy"}),

@@ -1,4 +1,4 @@
-"""Kustomize patches and components are judged through the overlays that use them (``fixtures/kustomize``): rendered,
+"""Kustomize patches and components are judged through the overlays that use them (``tests/data/kustomize``): rendered,
 the overlay's output is judged and its finding points at the patch; not rendered, the patch is a note naming the
 overlay, never an SHM001 of its own; a component is never rendered alone."""
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from shmlint.project.kustomize import find_fragments
-from tests.support import FIXTURES
+from tests.support import ROOT
 
-TREE = FIXTURES / "kustomize"
+TREE = ROOT / "tests" / "data" / "kustomize"
 PATCH = TREE / "overlays" / "gpu" / "gpu-patch.yaml"
 COMPONENT_PATCH = TREE / "components" / "gpu" / "gpu.yaml"
 

@@ -50,6 +50,17 @@ class Fragments(NamedTuple):
             return ()
         return dict(self.owners).get(os.path.normpath(path), ())
 
+    def note(self, path: str) -> str | None:
+        """What the report says of a fragment whose overlays were not rendered (a rendered one is judged in their
+        output, and never checked on its own): never judged alone, never silent. None for any other file."""
+        owners = self.of(path)
+        if not owners:
+            return None
+        return (
+            f"a kustomize patch or component file of {', '.join(owners)}: not judged on its own, only in the "
+            "rendered output of the kustomization that uses it, which was not rendered"
+        )
+
 
 def find_fragments(folders: Iterable[str]) -> Fragments:
     """The fragments the kustomizations in ``folders`` (and the components they name) apply."""
