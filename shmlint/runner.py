@@ -61,7 +61,7 @@ def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[C
     from shmlint.project.index import ProjectIndex
 
     project = ProjectIndex.for_paths(paths)._replace(runtimes=kserve_runtimes(settings, candidates))
-    folders = {os.path.dirname(os.path.normpath(c.path)) for c in candidates if _near_kustomization(c)}
+    folders = {os.path.dirname(os.path.normpath(c.path)) or "." for c in candidates if _near_kustomization(c)}
     if not folders:  # most runs: the kustomize reader is not loaded
         return project
     from shmlint.project.kustomize import find_fragments

@@ -27,8 +27,8 @@ def test_unrendered_patches_are_notes_naming_their_overlay_never_findings(invoke
     code, report = _json(invoke, "--render", "never", str(TREE))
     assert code == 0 and report["findings"] == []
     notes = {n["path"]: n["message"] for n in report["notices"]}
-    assert f"of {TREE / 'overlays' / 'gpu'}: not judged on its own" in notes[str(PATCH)]
-    assert f"of {TREE / 'overlays' / 'with-component'}: not judged" in notes[str(COMPONENT_PATCH)]
+    assert f"in '{TREE / 'overlays' / 'gpu'}': not judged on its own" in notes[str(PATCH)]
+    assert f"in '{TREE / 'overlays' / 'with-component'}': not judged" in notes[str(COMPONENT_PATCH)]
 
 
 def test_a_patch_named_alone_is_a_note_found_through_the_kustomization_beside_it(invoke) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from shmlint.discover import KUSTOMIZATION_NAMES
 from shmlint.named_tuple import NamedTuple
 from shmlint.source import InputError, read_bytes
+from shmlint.visible import visible
 
 #: kustomizations read for one run (those checked, and the components they name)
 MAX_KUSTOMIZATIONS = 1_000
@@ -56,9 +57,10 @@ class Fragments(NamedTuple):
         owners = self.of(path)
         if not owners:
             return None
+        named = ", ".join(f"'{visible(owner)}'" for owner in owners)
         return (
-            f"a kustomize patch or component file of {', '.join(owners)}: not judged on its own, only in the "
-            "rendered output of the kustomization that uses it, which was not rendered"
+            f"a kustomize patch or component file used by the kustomization in {named}: not judged on its own, "
+            "only in that kustomization's rendered output, which was not rendered"
         )
 
 
