@@ -58,20 +58,6 @@ def reason(finding: Finding) -> str:
     return f"{finding.code} {who}: {finding.fix.title if finding.fix else ''}"
 
 
-def fix_file(
-    settings: Settings,
-    candidate: Candidate,
-    *,
-    write: bool,
-    unsafe: bool,
-    project: ProjectIndex | None = None,
-    roots: tuple[Path, ...] = (),
-) -> FileOutcome:
-    """``roots``: the checked folders and files; a write never follows a link out of them."""
-    projects = {settings: project or ProjectIndex.for_paths(roots)}
-    return _fix_group([(settings, candidate)], projects, write=write, unsafe=unsafe, roots=roots)[0]
-
-
 #: files a worker fixes before it writes them: their temp files are then synced together (``fix.write.prepare``)
 WRITE_GROUP = 16
 
