@@ -56,9 +56,6 @@ class Engine:
         display = str(candidate.path)
         if candidate.error is not None:
             return self.invalid(display, candidate.error)
-        fragments = self.project.fragments if self.project is not None else None
-        if fragments is not None and (note := fragments.note(display)) is not None:  # judged through its overlay
-            return FileResult(display, notices=(Notice(display, note),))
         try:
             source = SourceText.from_bytes(display, read_bytes(candidate.path, self.settings.max_file_size))
         except InputError as exc:
@@ -82,6 +79,9 @@ class Engine:
     def _check_source(self, source: SourceText, kind: FileKind, path: StrPath) -> FileResult:
         if kind is FileKind.DOCKERFILE or _ignores_file(source.text):
             return FileResult(source.path, source=source)
+        fragments = self.project.fragments if self.project is not None else None
+        if fragments is not None and (note := fragments.note(os.fspath(path))) is not None:  # judged in its overlay
+            return FileResult(source.path, notices=(Notice(source.path, note),), source=source)
         raw: list[Finding] = []
         workloads: list[Workload] = []
         notices: list[Notice] = []

@@ -90,3 +90,12 @@ def test_an_unreadable_or_hostile_kustomization_is_no_fragment(tmp_path: Path) -
         (tmp_path / "kustomization.yaml").write_text(text)
         fragments = find_fragments([str(tmp_path)])
         assert fragments.owners == (), text
+
+
+def test_the_editor_says_what_check_says_of_a_patch() -> None:
+    from shmlint.server.analysis import Analyzer
+
+    checked = Analyzer().check(PATCH, PATCH.read_text(encoding="utf-8"))
+    assert checked.result.findings == ()
+    (note,) = checked.result.notices
+    assert note.message.startswith("a kustomize patch or component file used by")

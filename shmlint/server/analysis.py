@@ -13,10 +13,10 @@ from pathlib import Path
 
 from shmlint.config import find_config
 from shmlint.config_error import ConfigError
-from shmlint.discover import FileKind, force_excluded
+from shmlint.discover import Candidate, FileKind, force_excluded
 from shmlint.engine import Engine
 from shmlint.model import Edit, FileResult, Finding
-from shmlint.project.index import ProjectIndex
+from shmlint.runner import project_for
 from shmlint.session import Text, check_text, kind_of, settings_for
 from shmlint.settings import Settings
 from shmlint.source import SourceText
@@ -64,9 +64,10 @@ def minimal_edit(before: str, after: str) -> Edit | None:
 
 class Analyzer:
     """Checks buffers as ``shmlint check`` checks the files: the configuration that applies to each path, the same
-    door (``session.check_text``) and the project the file is in, so a container's evidence from the code it
-    runs is the same in the editor as on the command line. Remembers settings (not results) between calls, and
-    reads a configuration file again when it changes; files of the project are read afresh for every check."""
+    door (``session.check_text``) and the run's index for the path (``runner.project_for``: the repository a
+    container's code is followed in, KServe runtimes, kustomize fragments), so the editor says what ``check PATH``
+    says. Remembers settings (not results) between calls, and reads a configuration file again when it changes;
+    files of the project are read afresh for every check."""
 
     def __init__(self, config: Path | None = None) -> None:
         self.config = config  # ``shmlint server --config``: one file for every buffer, as ``check --config``
@@ -89,15 +90,16 @@ class Analyzer:
     def check(self, path: Path, text: str, language: str | None = None) -> Checked:
         source = SourceText(str(path), text)
         buffer = Text(str(path), text, FileKind.YAML if language in YAML_LANGUAGES else None)
-        if kind_of(buffer) is None:  # not a file shmlint reads (the editor sent it anyway)
+        kind = kind_of(buffer)
+        if kind is None:  # not a file shmlint reads (the editor sent it anyway)
             return Checked(source, path, None, FileResult(source.path, source=source))
         try:
             settings = self.settings_for(path)
         except ConfigError as exc:
-            return Checked(source, path, kind_of(buffer), FileResult(source.path, source=source), problem=str(exc))
+            return Checked(source, path, kind, FileResult(source.path, source=source), problem=str(exc))
         if force_excluded(str(path), settings):  # an open file exclude/extend-exclude names: as `check --force-exclude`
             return Checked(source, path, None, FileResult(source.path, source=source))
-        engine = Engine(settings, project=ProjectIndex.for_paths([path]))
+        engine = Engine(settings, project_for(settings, [path], [Candidate(str(path), kind, explicit=True)]))
         checked = check_text(engine, buffer)
         if checked.source is None:  # above max-file-size, or binary: the finding says so, nothing can be fixed
             return Checked(source, path, checked.kind, checked.result)
