@@ -208,6 +208,8 @@ class ProjectFacts(NamedTuple):
     free: tuple[CodeFact, ...] = ()  # loaders made without workers, filled only when that is all the code can do
     followed: tuple[str, ...] = ()  # the files read, for messages and tests
     started: CodeFact | None = None  # the command the built image starts, when the manifest sets none
+    build: str = ""  # where the build of its image is written (``Makefile:12``), when found by the image's name
+    notes: tuple[str, ...] = ()  # what was not followed and why (an image built two different ways)
 
 
 class DataLoaderHint(NamedTuple):

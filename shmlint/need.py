@@ -165,7 +165,8 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     for fact, variant in built:
         need = _by_names(variant, knowledge)
         if need is not None and need.tier is not Tier.UNKNOWN:
-            return need._replace(because=f"{need.because}, built by {fact.where}")
+            found = f" as {facts.build} builds it" if facts.build else ""
+            return need._replace(because=f"{need.because}, built by {fact.where}{found}")
     if facts.free:
         return Need(Tier.FREE, "; ".join(str(fact) for fact in facts.free[:MAX_QUOTED]), None)
     return None

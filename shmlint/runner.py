@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind, StrPath, discover, path_parts
 from shmlint.engine import Engine
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import FileResult, RenderStatus, Report
 from shmlint.settings import Settings
 from shmlint.source import InputError, read_bytes
@@ -26,6 +28,12 @@ if TYPE_CHECKING:
 #: a word of every KServe runtime kind (``extract.kserve.RUNTIME_KINDS``): a file without it holds no runtime, and
 #: a run over such files does not load the KServe code
 RUNTIME_MARK = b"ServingRuntime"
+#: what a file that builds an image holds: an engine's build command, a compose ``build:`` key, a workflow's build
+#: step, a skaffold config (bounded: no nested quantifier, one line of lookahead at most)
+_BUILD_MARK = LazyRegex(
+    rb"(?:docker|podman|nerdctl)\b[^\n]{0,200}?\bbuild|^[ \t]*build[ \t]*:|build-push-action|skaffold/v", re.MULTILINE
+)
+_BUILD_KINDS = frozenset({FileKind.YAML, FileKind.SHELL, FileKind.MAKEFILE, FileKind.MARKDOWN, FileKind.RST})
 #: a kustomization or a chart is near (a template is how a pre-commit hook names a chart): the renderer is loaded
 _UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
 
@@ -60,7 +68,12 @@ def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[C
     the kustomize patches and components that are judged through the overlays that use them."""
     from shmlint.project.index import ProjectIndex
 
-    project = ProjectIndex.for_paths(paths)._replace(runtimes=kserve_runtimes(settings, candidates))
+    runtime_files, build_files = _marked(settings, candidates)
+    project = ProjectIndex.for_paths(paths)._replace(runtimes=kserve_runtimes(settings, runtime_files))
+    if build_files:  # most runs: no file builds an image, and the build reader is not loaded
+        from shmlint.project.builds import find_builds
+
+        project = project._replace(builds=find_builds(build_files, project.roots))
     folders = {os.path.dirname(os.path.normpath(c.path)) or "." for c in candidates if _near_kustomization(c)}
     if not folders:  # most runs: the kustomize reader is not loaded
         return project
@@ -68,6 +81,25 @@ def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[C
 
     fragments = find_fragments(sorted(folders))
     return project._replace(fragments=fragments) if fragments.owners or fragments.components else project
+
+
+def _marked(settings: Settings, candidates: list[Candidate]) -> tuple[list[Candidate], list[tuple[str, str, str]]]:
+    """One read of each file that may say something about others: the YAML files that name a KServe runtime, and
+    the files that may build an image (path, kind, text) for the build index."""
+    runtimes: list[Candidate] = []
+    builds: list[tuple[str, str, str]] = []
+    for candidate in candidates:
+        if candidate.kind not in _BUILD_KINDS or candidate.error is not None:
+            continue
+        try:
+            data = read_bytes(candidate.path, settings.max_file_size)
+        except InputError:
+            continue
+        if candidate.kind is FileKind.YAML and RUNTIME_MARK in data:
+            runtimes.append(candidate)
+        if b"build" in data and _BUILD_MARK.search(data):
+            builds.append((candidate.path, candidate.kind.value, data.decode("utf-8", "replace")))
+    return runtimes, builds
 
 
 def _near_kustomization(candidate: Candidate) -> bool:
@@ -97,18 +129,10 @@ def _judged_elsewhere(
 
 
 def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeIndex | None:
-    """The ServingRuntimes among the files, which complete InferenceServices in any of them (KServe merges the
-    runtime's pod spec into the predictor's). Only files that name ``ServingRuntime`` are parsed for this."""
+    """The ServingRuntimes among the files (those that name ``ServingRuntime``, ``_marked``), which complete
+    InferenceServices in any of them (KServe merges the runtime's pod spec into the predictor's)."""
     found: list[Runtime] = []
     for candidate in candidates:
-        if candidate.kind is not FileKind.YAML or candidate.error is not None:
-            continue
-        try:
-            data = read_bytes(candidate.path, settings.max_file_size)
-        except InputError:
-            continue
-        if RUNTIME_MARK not in data:
-            continue
         result = Engine(settings).check_candidate(candidate)
         if result.source is not None and result.workloads:
             from shmlint.extract.kserve import runtimes_in

@@ -18,6 +18,7 @@ from shmlint.project.launchers import Target, known, target
 
 if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
+    from shmlint.project.builds import ImageBuild
     from shmlint.project.configs import Setting
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
@@ -29,6 +30,8 @@ PLAIN_LIBRARIES = frozenset(
 )
 #: ``sh -c`` strings read per workload (each may hold another)
 MAX_INLINE = 16
+#: the different builds of one image named in a note
+MAX_QUOTED_BUILDS = 3
 
 
 class _Walk:
@@ -159,12 +162,18 @@ def _plain(module: str) -> bool:
     return bool(top) and (top in sys.stdlib_module_names or top in PLAIN_LIBRARIES) and top not in BUSY_PACKAGES
 
 
-def gather(launch: Launch, devices: int | None, reader: Reader) -> ProjectFacts:
-    """What the repository shows about the container ``launch`` describes (``devices``: its counted GPUs)."""
+def gather(launch: Launch, devices: int | None, reader: Reader, image: str | None = None) -> ProjectFacts:
+    """What the repository shows about the container ``launch`` describes (``devices``: its counted GPUs;
+    ``image``: the image it names, looked up among the images the repository builds)."""
     images: tuple[CodeFact, ...] = ()
     started: CodeFact | None = None
+    build, notes = _image_build(launch, image, reader)
+    if build is not None:  # the build names the image: its Dockerfile, not one that happens to sit beside
+        launch = launch._replace(build_context=build.context, dockerfile=build.dockerfile, dockerfile_beside=False)
+    elif notes:
+        launch = launch._replace(dockerfile_beside=False)
     entrypoint, arguments, workdir = launch.entrypoint, launch.arguments, launch.working_dir
-    built = _built(launch, reader)
+    built = _built(launch, reader, build)
     if built is not None:  # the manifest's command replaces the ENTRYPOINT (and drops the CMD), its args the CMD
         where, facts = built
         images = tuple(CodeFact(f"{where}:{line}", f"FROM {image}") for image, line in facts.bases)
@@ -193,13 +202,33 @@ def gather(launch: Launch, devices: int | None, reader: Reader) -> ProjectFacts:
         tuple(walk.zero) if certain else (),
         tuple(walk.followed),
         started,
+        build.where if build is not None and built is not None else "",
+        notes,
     )
 
 
-def _built(launch: Launch, reader: Reader) -> tuple[str, RunFacts] | None:
-    """The Dockerfile the image is built from (compose ``build:``, or one beside a Kubernetes manifest) and its
-    facts, with the name the report gives it. A ``docker run`` line in a README or script is not paired with a
-    Dockerfile beside it: its image is as often built from another folder."""
+def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:
+    """The one build of the named image among the repository's (``ProjectIndex.builds``), for a container that
+    names no build of its own; with two different builds, none, and a note that says so."""
+    index = reader.index.builds
+    if index is None or not image or launch.build_context or launch.dockerfile_inline:
+        return None, ()
+    builds = index.of(image)
+    if len(builds) == 1:
+        return builds[0], ()
+    if builds:
+        ways = "; ".join(f"{b.where} {reader.display(b.dockerfile)}" for b in builds[:MAX_QUOTED_BUILDS])
+        return None, (f"{image} is built {len(builds)} different ways ({ways}), so no build was followed",)
+    if index.truncated:
+        return None, (f"the repository's image builds were read up to a bound; {image} was not among them",)
+    return None, ()
+
+
+def _built(launch: Launch, reader: Reader, build: ImageBuild | None) -> tuple[str, RunFacts] | None:
+    """The Dockerfile the image is built from (compose ``build:``, a build of the image's name found in the
+    repository (``build``, with its arguments and target), or one beside a Kubernetes manifest) and its facts, with
+    the name the report gives it. A ``docker run`` line in a README or script is not paired with a Dockerfile
+    beside it: its image is as often built from another folder."""
     if launch.dockerfile_inline:
         where, text = "dockerfile_inline", launch.dockerfile_inline
     elif not launch.build_context and not launch.dockerfile_beside:
@@ -213,4 +242,6 @@ def _built(launch: Launch, reader: Reader) -> tuple[str, RunFacts] | None:
         where, text = reader.display(path), found
     from shmlint.parsers.dockerfile import run_facts  # dockerfile-parse loads only when there is a Dockerfile
 
-    return where, run_facts(text)
+    if build is None:
+        return where, run_facts(text)
+    return where, run_facts(text, dict(build.args), build.target or None)

@@ -1,5 +1,5 @@
 """The checked tree as data for the engine (``ProjectIndex``): where code may be read from and the caps on reading,
-the kustomize fragments and the KServe runtimes found before any file is checked (``runner.project_for``); and one
+the kustomize fragments, the KServe runtimes and the images built in the repository found before any file is checked (``runner.project_for``); and one
 workload's bounded reads (``Reader``).
 
 The code containers run is not listed or read up front: a file is read only when a container's command names it,
@@ -20,6 +20,7 @@ from shmlint.source import InputError, read_bytes
 
 if TYPE_CHECKING:
     from shmlint.extract.kserve import RuntimeIndex
+    from shmlint.project.builds import BuildIndex
     from shmlint.project.kustomize import Fragments
 
 #: path components a container path may have before it is not tried at all (a hostile ``a/a/a/...``)
@@ -37,6 +38,7 @@ class ProjectIndex(NamedTuple):
     max_depth: int = 2  # shell wrappers and local imports followed below the command
     fragments: Fragments | None = None  # kustomize patches and component files, judged through their overlays
     runtimes: RuntimeIndex | None = None  # the KServe ServingRuntimes of the checked files (any file's complete)
+    builds: BuildIndex | None = None  # images the checked files build (``docker build -t``, compose, CI, skaffold)
 
     @classmethod
     def for_paths(cls, paths: Iterable[os.PathLike[str] | str]) -> ProjectIndex:

@@ -43,25 +43,31 @@ def known(word: str) -> bool:
 
 def target(argv: Sequence[str]) -> Target | None:
     """The program ``argv`` runs, or None when it is none of those this reads."""
-    words = list(argv)
-    while words and (words[0] in _PREFIXES or words[0] == "env" or ("=" in words[0] and not words[0].startswith("-"))):
-        words = _after_env(words) if words[0] == "env" else words[1:]
+    words = program(argv)
     if not words:
         return None
-    program = words[0].rsplit("/", 1)[-1]
-    if program in _SHELLS:
+    name = words[0].rsplit("/", 1)[-1]
+    if name in _SHELLS:
         return _shell(words[1:])
-    if _PYTHON.fullmatch(program):
+    if _PYTHON.fullmatch(name):
         return _python(words[1:])
-    if program in _LAUNCHER_PROGRAMS:
-        return _launched(words[1:], program)
-    if program == "accelerate" and words[1:2] == ["launch"]:
+    if name in _LAUNCHER_PROGRAMS:
+        return _launched(words[1:], name)
+    if name == "accelerate" and words[1:2] == ["launch"]:
         return _launched(words[2:], "accelerate launch")
     if words[0].endswith(".py"):
         return Target("python", words[0], tuple(words[1:]))
     if words[0].endswith(".sh") or words[0].startswith("./"):
         return Target("shell", words[0], tuple(words[1:]))
     return None
+
+
+def program(argv: Sequence[str]) -> list[str]:
+    """The words from the program on: past ``exec``, ``sudo``, ``env -u X A=1`` and ``NAME=value`` in front."""
+    words = list(argv)
+    while words and (words[0] in _PREFIXES or words[0] == "env" or ("=" in words[0] and not words[0].startswith("-"))):
+        words = _after_env(words) if words[0] == "env" else words[1:]
+    return words
 
 
 def _after_env(words: list[str]) -> list[str]:

@@ -83,12 +83,16 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _read(workload: Workload) -> str:
-    """The repository files followed without settling it, so the reader knows what was looked at."""
-    followed = workload.project.followed if workload.project is not None else ()
-    if not followed:
+    """The repository files followed without settling it, and what was not followed and why, so the reader
+    knows what was looked at."""
+    facts = workload.project
+    if facts is None:
         return ""
-    more = f" and {len(followed) - 3} more" if len(followed) > 3 else ""
-    return f" from its name, nor from {', '.join(followed[:3])}{more}"
+    notes = "".join(f" ({note})" for note in facts.notes)
+    if not facts.followed:
+        return notes
+    more = f" and {len(facts.followed) - 3} more" if len(facts.followed) > 3 else ""
+    return f" from its name, nor from {', '.join(facts.followed[:3])}{more}{notes}"
 
 
 def _setting(source: ShmSource) -> str:
