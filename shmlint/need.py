@@ -24,6 +24,8 @@ from shmlint.visible import clipped
 
 #: facts quoted in one message: enough to check the claim in a click, short enough to read
 MAX_QUOTED = 3
+#: how a message names where the build of a container's image is written (``Makefile:12``)
+BUILD_AT = "build at"
 
 
 class Searcher(Protocol):
@@ -147,8 +149,9 @@ def decide(workload: Workload, knowledge: Knowledge) -> Need | None:
 def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -> Need | None:
     """Code that uses /dev/shm, a command a script runs that the data knows to, the command or base image of the
     image built for it (each decides as the workload's own would), or loaders certain to have no workers."""
+    through = _through_build(facts)
     if facts.needs:
-        return Need(Tier.NEEDS, "; ".join(str(fact) for fact in facts.needs[:MAX_QUOTED]), None)
+        return Need(Tier.NEEDS, "; ".join(str(fact) for fact in facts.needs[:MAX_QUOTED]) + through, None)
     accelerator = bool(workload.gpu)
     for fact in facts.commands:
         for entry in knowledge.entries:
@@ -158,18 +161,27 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
                 and (accelerator or not entry.accelerator_only)
                 and entry.commands.search(fact.text)
             ):
-                return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)})", entry.id)
+                return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
     plain = workload._replace(project=None)
     built = [(fact, plain._replace(command=fact.text)) for fact in (facts.started,) if fact is not None]
     built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]
     for fact, variant in built:
         need = _by_names(variant, knowledge)
         if need is not None and need.tier is not Tier.UNKNOWN:
-            found = f" as {facts.build} builds it" if facts.build else ""
+            found = f" ({BUILD_AT} {facts.build})" if facts.build else ""
             return need._replace(because=f"{need.because}, built by {fact.where}{found}")
     if facts.free:
-        return Need(Tier.FREE, "; ".join(str(fact) for fact in facts.free[:MAX_QUOTED]), None)
+        return Need(Tier.FREE, "; ".join(str(fact) for fact in facts.free[:MAX_QUOTED]) + through, None)
     return None
+
+
+def _through_build(facts: ProjectFacts) -> str:
+    """Where the image that runs the code was found to be built, when its name found the build: the Dockerfile
+    and the line that builds it, so the reader can check how the code got there."""
+    dockerfile = facts.started or (facts.images[0] if facts.images else None)
+    if not facts.build or dockerfile is None:
+        return ""
+    return f" (in the image built from {dockerfile.where.rpartition(':')[0]}; {BUILD_AT} {facts.build})"
 
 
 def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.named_tuple import NamedTuple
+from shmlint.project.index import MAX_PARTS
 
 if TYPE_CHECKING:
     from shmlint.parsers.yamlnodes import Mappings, Node
@@ -179,7 +180,7 @@ def image_key(reference: str) -> str | None:
 
 class _Found(NamedTuple):
     """A build as written, before its paths are resolved: relative paths start from ``folder`` (the writing
-    file's; "" for a workflow, whose paths start at the top), else from a root."""
+    file's, or one above it; "" for a workflow, whose paths start at the top), else from a root."""
 
     images: tuple[str, ...]
     dockerfile: str  # "" : the context's Dockerfile
@@ -228,7 +229,7 @@ class _Collector:
             or (found.dockerfile and ("$" in found.dockerfile or found.dockerfile == "-"))
         ):
             return None
-        for base in [b for b in (found.folder, *self.roots) if b]:
+        for base in self._bases(found.folder):
             folder = self._inside(os.path.join(base, context), folder=True)
             if folder is None:
                 continue
@@ -238,6 +239,18 @@ class _Collector:
             if dockerfile is not None:
                 return ImageBuild(dockerfile, folder, found.args, found.target, found.where)
         return None
+
+    def _bases(self, folder: str) -> Iterator[str]:
+        """Where a build's relative paths may start: the writing file's folder and each folder above it up to its
+        root (a script in ``scripts/`` is run from the top as often as from its own folder), else each root."""
+        real = os.path.realpath(folder) if folder else ""
+        root = next((r for r in self.roots if real == r or real.startswith(r.rstrip(os.sep) + os.sep)), None)
+        for _ in range(MAX_PARTS if root is not None else 0):
+            yield real
+            if real == root:
+                break
+            real = os.path.dirname(real)
+        yield from self.roots
 
     def _inside(self, path: str, *, folder: bool) -> str | None:
         real = os.path.realpath(path)

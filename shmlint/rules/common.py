@@ -106,8 +106,8 @@ def need_evidence(workload: Workload) -> str:
     because = workload.need.because if workload.need is not None else evidence(workload)
     decided, built, dockerfile = because.rpartition(", built by ")
     if built:  # the image built for it decides: what, and the Dockerfile line that says so (where the build of
-        # that image is written is the detail's: ``Dockerfile:3 as Makefile:12 builds it``)
-        return f"{clipped(_matched(decided), 32)}, {dockerfile.partition(' as ')[0].rpartition('/')[2]}"
+        # that image is written is the detail's: ``Dockerfile:3 (build at Makefile:12)``)
+        return f"{clipped(_matched(decided), 32)}, {dockerfile.partition(' (')[0].rpartition('/')[2]}"
     return _matched(because)
 
 
