@@ -164,9 +164,9 @@ def image_key(reference: str) -> str | None:
     text = reference.strip().strip("\"'").split("@", 1)[0]
     if not text or len(text) > 512:
         return None
-    head, slash, rest = text.partition("/")
-    if slash and _VARIABLE.fullmatch(head):
-        parts = rest.split("/")
+    variable = _VARIABLE.match(text)
+    if variable is not None and text[variable.end() : variable.end() + 1] == "/":
+        parts = text[variable.end() + 1 :].split("/")
     else:
         parts = text.split("/")
         if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):

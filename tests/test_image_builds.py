@@ -1,0 +1,301 @@
+"""The run's index of images built in the repository (``shmlint.project.builds``): how image names match, how each
+form of build is read, its bounds, and what a matched build decides (and what it never changes)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.project import builds
+from shmlint.project.builds import BuildIndex, ImageBuild, build_command, find_builds, image_key
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
+
+# ---------------------------------------------------------------- image names
+
+
+@pytest.mark.parametrize(
+    ("reference", "key"),
+    [
+        ("trainer", "trainer"),
+        ("acme/trainer:v1", "acme/trainer"),
+        ("ghcr.io/acme/trainer:v1", "acme/trainer"),
+        ("localhost:5000/trainer", "trainer"),
+        ("registry.internal:5000/acme/trainer@sha256:abc", "acme/trainer"),
+        ("docker.io/library/ubuntu:22.04", "ubuntu"),
+        ("Acme/Trainer", "acme/trainer"),
+        ("${REGISTRY}/acme/trainer:${TAG}", "acme/trainer"),
+        ("$(REGISTRY)/trainer:$(TAG)", "trainer"),
+        ("$REGISTRY/trainer", "trainer"),
+        ("${{ env.REGISTRY }}/acme/trainer:latest", "acme/trainer"),
+        ("${REGISTRY:-ghcr.io/acme}/trainer", "trainer"),
+        ("ghcr.io/${{ github.repository }}", None),  # a variable in the path itself: nothing to match exactly
+        ("${REGISTRY}/${NAME}", None),
+        ("$IMAGE", None),
+        ("acme/trainer space", None),
+        ("", None),
+    ],
+)
+def test_image_key(reference: str, key: str | None) -> None:
+    assert image_key(reference) == key
+
+
+_COMPONENT = st.from_regex(
+    r"[a-z0-9]{1,8}(?:[_-][a-z0-9]{1,6})?", fullmatch=True
+)  # no dot: a first component with one is a host
+_PATHS = st.lists(_COMPONENT, min_size=1, max_size=3).map("/".join)
+_REGISTRIES = st.sampled_from(["ghcr.io", "localhost:5000", "registry.example.com:443", "${REGISTRY}", "$(REG)"])
+_TAGS = st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,12}", fullmatch=True)
+
+
+@given(_PATHS, _REGISTRIES, _TAGS)
+def test_registry_and_tag_never_change_the_key(path: str, registry: str, tag: str) -> None:
+    assert image_key(f"{registry}/{path}:{tag}") == image_key(path) == path.removeprefix("library/")
+
+
+@given(_PATHS, _COMPONENT)
+def test_a_namespace_is_part_of_the_name(path: str, namespace: str) -> None:
+    """``org/app`` is not ``app``: a path must match exactly, whatever the registries."""
+    assert image_key(f"ghcr.io/{namespace}/{path}") != image_key(f"ghcr.io/{path}") or namespace == "library"
+
+
+@given(st.text(max_size=300))
+def test_image_key_never_raises(text: str) -> None:
+    key = image_key(text)
+    assert key is None or (key == key.lower() and "$" not in key and ":" not in key)
+
+
+# ---------------------------------------------------------------- build command lines
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ("docker build -t acme/app .", (("acme/app",), "", ".", (), "")),
+        (
+            "docker build --tag=acme/app -f docker/Dockerfile.gpu ctx",
+            (("acme/app",), "docker/Dockerfile.gpu", "ctx", (), ""),
+        ),
+        ("docker build -tacme/app -fDockerfile.x .", (("acme/app",), "Dockerfile.x", ".", (), "")),
+        (
+            "sudo env DOCKER_BUILDKIT=1 docker buildx build --platform linux/amd64 --push -t a -t b --build-arg X=1 "
+            "--build-arg Y --target runtime .",
+            (("a", "b"), "", ".", (("X", "1"),), "runtime"),
+        ),
+        ("podman build --file Containerfile --tag app .", (("app",), "Containerfile", ".", (), "")),
+        ("docker image build -t app .", (("app",), "", ".", (), "")),
+        ("docker --context remote build -t app .", (("app",), "", ".", (), "")),
+        ("docker build .", None),  # no name: nothing can refer to it
+        ("docker build -t app", None),  # no context
+        ("docker build -t app . extra", None),  # not a build docker would run
+        ("docker buildx bake -f x.hcl", None),
+        ("docker run -t app", None),
+        ("make build", None),
+    ],
+)
+def test_build_command(argv: str, expected: tuple | None) -> None:
+    found = build_command(argv.split(), "/repo", "build.sh:1")
+    if expected is None:
+        assert found is None
+    else:
+        assert found is not None
+        assert (found.images, found.dockerfile, found.context, found.args, found.target) == expected
+
+
+@given(
+    st.lists(
+        st.sampled_from(["docker", "build", "buildx", "-t", "-f", "--tag", "x", ".", "--", "-", "=a"]), max_size=12
+    )
+)
+def test_build_command_never_raises(words: list[str]) -> None:
+    found = build_command(words, "/repo", "f:1")
+    assert found is None or (found.images and found.context)
+
+
+# ---------------------------------------------------------------- the forms of build in a repository
+
+
+def _index(root: Path, files: dict[str, str]) -> BuildIndex:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    kinds = {".sh": "shell", ".md": "markdown", ".rst": "rst", ".yml": "yaml", ".yaml": "yaml"}
+    listed = [
+        (
+            str(root / name),
+            "makefile" if name.endswith("Makefile") else kinds.get(Path(name).suffix, "dockerfile"),
+            text,
+        )
+        for name, text in files.items()
+    ]
+    return find_builds(listed, [os.path.realpath(root)])
+
+
+def test_forms_of_build(tmp_path: Path) -> None:
+    index = _index(
+        tmp_path,
+        {
+            "docker/Dockerfile": "FROM python:3.11\n",
+            "docker/Dockerfile.gpu": "FROM nvcr.io/nvidia/pytorch:24.07-py3\n",
+            "Makefile": "IMG ?= x\nimage:\n\tdocker build -t $(REGISTRY)/make-app -f docker/Dockerfile.gpu .\n",
+            "scripts/build.sh": 'N=script-app\ndocker build -t "$N:dev" -f docker/Dockerfile .\n',
+            "docs/README.md": "```yaml\nservices:\n  s:\n    image: doc-app\n    build: {context: ../docker}\n```\n",
+            ".github/workflows/ci.yml": (
+                "on: push\njobs:\n  b:\n    runs-on: ubuntu-latest\n    steps:\n"
+                "      - uses: docker/build-push-action@v6\n        with:\n          context: .\n"
+                "          file: docker/Dockerfile.gpu\n          tags: |\n            ghcr.io/acme/action-app:latest\n"
+                "          build-args: |\n            BASE=x\n"
+            ),
+            "skaffold.yaml": (
+                "apiVersion: skaffold/v4beta6\nkind: Config\nbuild:\n  artifacts:\n    - image: skaffold-app\n"
+                "      context: docker\n      docker:\n        dockerfile: Dockerfile.gpu\n        target: run\n"
+            ),
+        },
+    )
+    root = os.path.realpath(tmp_path)
+    gpu, cpu = os.path.join(root, "docker", "Dockerfile.gpu"), os.path.join(root, "docker", "Dockerfile")
+    assert [b.dockerfile for b in index.of("ghcr.io/make-app:1")] == [gpu]
+    assert index.of("make-app")[0].where == "Makefile:3"
+    assert [(b.dockerfile, b.where) for b in index.of("script-app")] == [(cpu, "scripts/build.sh:2")]
+    assert [b.dockerfile for b in index.of("doc-app")] == [cpu]
+    (action,) = index.of("acme/action-app")
+    assert (action.dockerfile, action.args, action.where) == (gpu, (("BASE", "x"),), ".github/workflows/ci.yml:6")
+    (skaffold,) = index.of("skaffold-app")
+    assert (skaffold.dockerfile, skaffold.target) == (gpu, "run")
+    assert index.of("action-app") == ()  # the namespace is part of the name
+    assert not index.truncated
+
+
+def test_builds_of_one_name_kept_once_each(tmp_path: Path) -> None:
+    index = _index(
+        tmp_path,
+        {
+            "Dockerfile": "FROM a\n",
+            "Dockerfile.cpu": "FROM b\n",
+            "a.sh": "docker build -t app .\ndocker build -t app:v2 .\n",  # the same build twice: one
+            "b.sh": "docker build -t app -f Dockerfile.cpu .\n",  # another: two ways
+        },
+    )
+    assert [b.where for b in index.of("app")] == ["a.sh:1", "b.sh:1"]
+
+
+def test_nothing_outside_the_root(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "Dockerfile").write_text("FROM nvcr.io/nvidia/pytorch:24.07-py3\n")
+    repo = tmp_path / "repo"
+    (repo / "linked").mkdir(parents=True)
+    (repo / "linked" / "Dockerfile").symlink_to(outside / "Dockerfile")
+    index = _index(
+        repo,
+        {
+            "build.sh": (
+                "docker build -t up ../outside\ndocker build -t linked linked\ndocker build -t abs -f /etc/passwd .\n"
+                "docker build -t remote https://github.com/x/y.git\ndocker build -t dyn -f $DF .\n"
+            )
+        },
+    )
+    assert index.builds == ()
+
+
+def test_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(builds, "MAX_BUILDS", 3)
+    index = _index(
+        tmp_path, {"Dockerfile": "FROM a\n", "b.sh": "".join(f"docker build -t app{i} .\n" for i in range(10))}
+    )
+    assert len(index.builds) == 3 and index.truncated
+
+
+# ---------------------------------------------------------------- what a build decides, end to end
+
+_JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: job
+spec:
+  template:
+    spec:
+      containers:
+        - name: main
+          image: {image}
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+"""
+
+
+def _check(root: Path, files: dict[str, str]) -> list[tuple[str, str]]:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    report = check_paths(Settings(undecided="show"), [root], jobs=1)
+    return [(f.severity.label, f"{f.message}\n{f.detail}") for f in report.findings if f.code == "SHM001"]
+
+
+def test_a_known_name_is_never_changed_by_a_build(tmp_path: Path) -> None:
+    """vLLM by name needs /dev/shm whatever a CPU Dockerfile of that name says; a holder by name stays free."""
+    found = _check(
+        tmp_path,
+        {
+            "Dockerfile": 'FROM python:3.11-slim\nCMD ["sleep", "infinity"]\n',
+            "build.sh": "docker build -t vllm/vllm-openai .\ndocker build -t nvidia/dcgm-exporter .\n",
+            "deploy/a.yaml": _JOB.format(image="vllm/vllm-openai:v0.6.0"),
+        },
+    )
+    assert [severity for severity, _ in found] == ["error"]
+    assert "built by" not in found[0][1]
+
+
+def test_undecided_build_leaves_it_undecided(tmp_path: Path) -> None:
+    """A build whose Dockerfile shows nothing keeps the container undecided: a build is evidence only where it
+    shows something (never a failing finding by itself)."""
+    found = _check(
+        tmp_path,
+        {
+            "Dockerfile": 'FROM ubuntu:22.04\nCMD ["./serve"]\n',
+            "build.sh": "docker build -t acme/tool .\n",
+            "deploy/a.yaml": _JOB.format(image="acme/tool:1"),
+        },
+    )
+    assert [severity for severity, _ in found] == ["info"]
+
+
+def test_index_built_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = builds.find_builds
+
+    def counted(files, roots):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(files, roots)
+
+    monkeypatch.setattr(builds, "find_builds", counted)
+    found = _check(
+        tmp_path,
+        {
+            "Dockerfile": "FROM nvcr.io/nvidia/pytorch:24.07-py3\n",
+            "build.sh": "docker build -t acme/train .\n",
+            **{f"deploy/{i}.yaml": _JOB.format(image="acme/train") for i in range(5)},
+        },
+    )
+    assert len(calls) == 1
+    assert [severity for severity, _ in found] == ["error"] * 5
+    assert all("(build at build.sh:1)" in text for _, text in found)
+
+
+def test_image_build_value_is_hashable() -> None:
+    """The index rides on ``ProjectIndex``, the key of the per-process engine cache."""
+    assert hash(BuildIndex((("a", (ImageBuild("/r/Dockerfile", "/r"),)),)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(max_size=400))
+def test_hostile_build_files_never_raise(text: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        for kind in ("shell", "makefile", "markdown", "rst", "yaml"):
+            find_builds([(os.path.join(folder, "f"), kind, text)], [os.path.realpath(folder)])
