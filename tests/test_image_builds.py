@@ -299,3 +299,31 @@ def test_hostile_build_files_never_raise(text: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         for kind in ("shell", "makefile", "markdown", "rst", "yaml"):
             find_builds([(os.path.join(folder, "f"), kind, text)], [os.path.realpath(folder)])
+
+
+def test_builds_that_read_alike_are_one_image(tmp_path: Path) -> None:
+    """A compose build with an argument nothing changes and a README's plain build of the same Dockerfile are one
+    image; an argument that changes the base makes two, and nothing is followed."""
+    dockerfile = 'ARG PY=3.12\nARG BASE=nvcr.io/nvidia/pytorch:24.07-py3\nFROM ${BASE}\nCMD ["bash"]\n'
+    same = _check(
+        tmp_path / "same",
+        {
+            "Dockerfile": dockerfile,
+            "compose.yaml": "services:\n  app:\n    build:\n      context: .\n      args: {PY: '3.11'}\n    image: app\n",
+            "build.sh": "docker build -t app .\n",
+            "deploy/a.yaml": _JOB.format(image="app"),
+        },
+    )
+    assert [severity for severity, text in same if text.startswith("Job/job")] == ["error"]
+    other = _check(
+        tmp_path / "other",
+        {
+            "Dockerfile": dockerfile,
+            "compose.yaml": "services:\n  app:\n    build:\n      context: .\n      args: {BASE: 'ubuntu'}\n    image: app\n",
+            "build.sh": "docker build -t app .\n",
+            "deploy/a.yaml": _JOB.format(image="app"),
+        },
+    )
+    ((severity, text),) = [(severity, text) for severity, text in other if text.startswith("Job/job")]
+    assert severity == "info"
+    assert "app is built 2 different ways (build.sh:1 Dockerfile; compose.yaml:2 Dockerfile)" in text

@@ -209,12 +209,12 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
 
 def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:
     """The one build of the named image among the repository's (``ProjectIndex.builds``), for a container that
-    names no build of its own; with two different builds, none, and a note that says so."""
+    names no build of its own; with builds that read differently (``_reads_as``), none, and a note that says so."""
     index = reader.index.builds
     if index is None or not image or launch.build_context or launch.dockerfile_inline:
         return None, ()
     builds = index.of(image)
-    if len(builds) == 1:
+    if len(builds) == 1 or (builds and len({_reads_as(build, reader) for build in builds}) == 1):
         return builds[0], ()
     if builds:
         ways = "; ".join(f"{b.where} {reader.display(b.dockerfile)}" for b in builds[:MAX_QUOTED_BUILDS])
@@ -222,6 +222,18 @@ def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Ima
     if index.truncated:
         return None, (f"the repository's image builds were read up to a bound; {image} was not among them",)
     return None, ()
+
+
+def _reads_as(build: ImageBuild, reader: Reader) -> tuple[object, ...]:
+    """What a build gives the walk: its context and its Dockerfile's facts with its arguments and target (builds
+    that differ only in an argument nothing reads, or in where they are written, are one image here); an unreadable
+    Dockerfile is unlike any other."""
+    text = reader.text(build.dockerfile)
+    if text is None:
+        return (build.where,)
+    from shmlint.parsers.dockerfile import run_facts
+
+    return build.context, run_facts(text, dict(build.args), build.target or None)
 
 
 def _built(launch: Launch, reader: Reader, build: ImageBuild | None) -> tuple[str, RunFacts] | None:
