@@ -200,7 +200,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         images,
         tuple(walk.needs),
         tuple(walk.zero) if certain else (),
-        tuple(walk.followed),
+        (built[0], *walk.followed) if built is not None and built[0] != "dockerfile_inline" else tuple(walk.followed),
         started,
         build.where if build is not None and built is not None else "",
         notes,
