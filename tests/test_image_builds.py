@@ -327,3 +327,29 @@ def test_builds_that_read_alike_are_one_image(tmp_path: Path) -> None:
     ((severity, text),) = [(severity, text) for severity, text in other if text.startswith("Job/job")]
     assert severity == "info"
     assert "app is built 2 different ways (build.sh:1 Dockerfile; compose.yaml:2 Dockerfile)" in text
+
+
+def test_makefile_variables_and_ci_steps(tmp_path: Path) -> None:
+    """A Makefile's own defaults name the image (a registry variable still stands for any registry), and CI
+    ``run:`` steps and GitLab scripts are read as shell."""
+    index = _index(
+        tmp_path,
+        {
+            "docker/Dockerfile": "FROM a\n",
+            "Makefile": (
+                "REGISTRY ?= ghcr.io/acme\nNAME := trainer\nIMAGE = $(REGISTRY)/$(NAME)\nGIT := $(shell git rev-parse HEAD)\n"
+                "image:\n\tdocker build -t $(IMAGE):$(GIT) -f docker/Dockerfile .\n"
+                "other:\n\tdocker build -t $(UNSET)/x/$(UNSET2) -f docker/Dockerfile .\n"
+            ),
+            ".github/workflows/b.yml": (
+                "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: |\n"
+                "          docker build -t acme/ci-app -f docker/Dockerfile .\n"
+            ),
+            ".gitlab-ci.yml": "build:\n  script:\n    - docker build -t acme/lab-app -f docker/Dockerfile .\n",
+        },
+    )
+    assert [b.where for b in index.of("ghcr.io/acme/trainer:1")] == ["Makefile:6"]
+    assert index.of("other.registry/trainer") == ()  # the default names acme/trainer, nothing else
+    assert [b.where for b in index.of("acme/ci-app")] == [".github/workflows/b.yml:7"]
+    assert [b.where for b in index.of("acme/lab-app")] == [".gitlab-ci.yml:3"]
+    assert builds.make_variables("A ?= x\nA := y\n\tB = z\nC = $(shell pwd)\n") == {"A": "x"}

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.named_tuple import NamedTuple
@@ -293,7 +293,7 @@ def _builds_in(path: str, kind: str, text: str, where: str) -> Iterator[_Found]:
     if kind == "shell":
         yield from _command_builds(text, folder, where)
     elif kind == "makefile":
-        yield from _command_builds(embedded.mask_makefile(text), folder, where)
+        yield from _command_builds(embedded.mask_makefile(text), folder, where, make_variables(text))
     elif kind in ("markdown", "rst"):
         masked = embedded.mask_markdown(text) if kind == "markdown" else embedded.mask_rst(text)
         yield from _command_builds(masked, folder, where)
@@ -307,17 +307,62 @@ def _builds_in(path: str, kind: str, text: str, where: str) -> Iterator[_Found]:
         yield from _yaml_builds(path, text, folder, where)
 
 
-def _command_builds(masked: str, folder: str, where: str) -> Iterator[_Found]:
+def _command_builds(
+    masked: str, folder: str, where: str, variables: Mapping[str, str] | None = None
+) -> Iterator[_Found]:
     """``docker build -t NAME ...`` lines, with the script's assignments expanded (``IMAGE=x; docker build -t
-    $IMAGE``)."""
+    $IMAGE``) and a Makefile's own variables (``variables``: ``$(IMAGE)``)."""
     if "build" not in masked:
         return
+    from shmlint.project.launchers import UNKNOWN
     from shmlint.project.shellvars import script_commands
 
-    for line in script_commands(masked, {}):
+    for line in script_commands(masked, {name: (value,) for name, value in (variables or {}).items()}):
         found = build_command(line.argv, folder, f"{where}:{line.line}")
+        if variables and any(UNKNOWN in word and "$(" in word for word in line.argv):
+            expanded = build_command(
+                tuple(_make_expanded(w, variables) for w in line.argv), folder, f"{where}:{line.line}"
+            )
+            if expanded is not None:  # the file's defaults; a registry variable also stands for any other registry
+                names = (*expanded.images, *(found.images if found is not None else ()))
+                found = expanded._replace(images=tuple(dict.fromkeys(names)))
         if found is not None:
             yield found
+
+
+#: a Makefile assignment outside recipes: ``NAME ?= value``, ``NAME := value``, ``export NAME = value``
+_MAKE_ASSIGNMENT = re.compile(
+    r"^(?:export[ \t]+|override[ \t]+)?([A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*(?:\?|:{1,3}|\+)?=[ \t]*([^\n#]{0,512}?)[ \t]*$",
+    re.MULTILINE,
+)
+_MAKE_REFERENCE = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_]{0,63})[)}]")
+#: rounds of substitution of one variable into another (``IMAGE ?= $(REGISTRY)/app``)
+_MAKE_ROUNDS = 4
+
+
+def make_variables(text: str) -> dict[str, str]:
+    """A Makefile's variables whose value the file gives in full (no shell call, no unknown reference), for its
+    build lines; the first assignment of a name counts (``?=`` keeps an earlier one, and the file's defaults are what
+    a plain ``make`` uses). Recipe lines (indented) are not assignments of make's."""
+    found: dict[str, str] = {}
+    for match in _MAKE_ASSIGNMENT.finditer(text):
+        found.setdefault(match.group(1), match.group(2))
+    for _ in range(_MAKE_ROUNDS):
+        known = dict(found)
+        found = {name: _substituted(value, known) for name, value in found.items()}
+    return {name: value for name, value in found.items() if "$" not in value and "`" not in value}
+
+
+def _substituted(text: str, variables: Mapping[str, str]) -> str:
+    return _MAKE_REFERENCE.sub(lambda m: variables.get(m.group(1), m.group(0)), text)
+
+
+def _make_expanded(word: str, variables: Mapping[str, str]) -> str:
+    """A word with the Makefile's known ``$(NAME)`` references replaced; still marked unknown when one is left."""
+    from shmlint.project.launchers import UNKNOWN
+
+    expanded = _substituted(word.replace(UNKNOWN, ""), variables)
+    return expanded if "$" not in expanded else UNKNOWN + expanded
 
 
 def build_command(argv: Sequence[str], folder: str, where: str) -> _Found | None:
@@ -394,6 +439,11 @@ def _yaml_builds(path: str, text: str, folder: str, where: str) -> Iterator[_Fou
         documents = compose(SourceText(path, text), tags=False)
     except YamlError:
         return  # a file the check reports for its syntax, or a snippet with placeholders
+    from shmlint.parsers.embedded import mask_ci_yaml
+
+    ci_shell = mask_ci_yaml(SourceText(path, text), documents)
+    if ci_shell is not None:  # GitHub Actions ``run:`` steps, GitLab CI scripts
+        yield from _command_builds(ci_shell, folder, where)
     yaml = _Yaml(Mappings())
     for document in documents:
         yield from yaml.compose_builds(document, folder, where)
