@@ -336,8 +336,11 @@ _MAKE_ASSIGNMENT = re.compile(
     re.MULTILINE,
 )
 _MAKE_REFERENCE = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_]{0,63})[)}]")
-#: rounds of substitution of one variable into another (``IMAGE ?= $(REGISTRY)/app``)
+#: rounds of substitution of one variable into another (``IMAGE ?= $(REGISTRY)/app``), assignments read, and the
+#: longest value kept between rounds (``A = $(B)$(B)`` cannot grow without end)
 _MAKE_ROUNDS = 4
+_MAKE_MOST = 1024
+_MAKE_VALUE = 512
 
 
 def make_variables(text: str) -> dict[str, str]:
@@ -345,12 +348,13 @@ def make_variables(text: str) -> dict[str, str]:
     build lines; the first assignment of a name counts (``?=`` keeps an earlier one, and the file's defaults are what
     a plain ``make`` uses). Recipe lines (indented) are not assignments of make's."""
     found: dict[str, str] = {}
-    for match in _MAKE_ASSIGNMENT.finditer(text):
+    for match, _ in zip(_MAKE_ASSIGNMENT.finditer(text), range(_MAKE_MOST), strict=False):
         found.setdefault(match.group(1), match.group(2))
-    for _ in range(_MAKE_ROUNDS):
+    for _ in range(_MAKE_ROUNDS):  # a value that grows past a name's length is no image name: unknown
         known = dict(found)
+        found = {name: value if len(value) <= _MAKE_VALUE else "$" for name, value in found.items()}
         found = {name: _substituted(value, known) for name, value in found.items()}
-    return {name: value for name, value in found.items() if "$" not in value and "`" not in value}
+    return {n: v for n, v in found.items() if "$" not in v and "`" not in v and len(v) <= _MAKE_VALUE}
 
 
 def _substituted(text: str, variables: Mapping[str, str]) -> str:
