@@ -73,7 +73,7 @@ def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[C
     if build_files:  # most runs: no file builds an image, and the build reader is not loaded
         from shmlint.project.builds import find_builds
 
-        project = project._replace(builds=find_builds(build_files, project.roots))
+        project = project._replace(builds=find_builds(build_files, project.roots, settings.max_file_size))
     folders = {os.path.dirname(os.path.normpath(c.path)) or "." for c in candidates if _near_kustomization(c)}
     if not folders:  # most runs: the kustomize reader is not loaded
         return project
@@ -83,11 +83,12 @@ def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[C
     return project._replace(fragments=fragments) if fragments.owners or fragments.components else project
 
 
-def _marked(settings: Settings, candidates: list[Candidate]) -> tuple[list[Candidate], list[tuple[str, str, str]]]:
+def _marked(settings: Settings, candidates: list[Candidate]) -> tuple[list[Candidate], list[tuple[str, str]]]:
     """One read of each file that may say something about others: the YAML files that name a KServe runtime, and
-    the files that may build an image (path, kind, text) for the build index."""
+    the files that may build an image (path and kind; the build index reads them again, so their text is not
+    held here)."""
     runtimes: list[Candidate] = []
-    builds: list[tuple[str, str, str]] = []
+    builds: list[tuple[str, str]] = []
     for candidate in candidates:
         if candidate.kind not in _BUILD_KINDS or candidate.error is not None:
             continue
@@ -98,7 +99,7 @@ def _marked(settings: Settings, candidates: list[Candidate]) -> tuple[list[Candi
         if candidate.kind is FileKind.YAML and RUNTIME_MARK in data:
             runtimes.append(candidate)
         if b"build" in data and _BUILD_MARK.search(data):
-            builds.append((candidate.path, candidate.kind.value, data.decode("utf-8", "replace")))
+            builds.append((candidate.path, candidate.kind.value))
     return runtimes, builds
 
 

@@ -125,14 +125,10 @@ def _index(root: Path, files: dict[str, str]) -> BuildIndex:
         (root / name).write_text(text)
     kinds = {".sh": "shell", ".md": "markdown", ".rst": "rst", ".yml": "yaml", ".yaml": "yaml"}
     listed = [
-        (
-            str(root / name),
-            "makefile" if name.endswith("Makefile") else kinds.get(Path(name).suffix, "dockerfile"),
-            text,
-        )
-        for name, text in files.items()
+        (str(root / name), "makefile" if name.endswith("Makefile") else kinds.get(Path(name).suffix, "dockerfile"))
+        for name in files
     ]
-    return find_builds(listed, [os.path.realpath(root)])
+    return find_builds(listed, [os.path.realpath(root)], 1 << 20)
 
 
 def test_forms_of_build(tmp_path: Path) -> None:
@@ -268,9 +264,9 @@ def test_index_built_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     calls = []
     real = builds.find_builds
 
-    def counted(files, roots):  # type: ignore[no-untyped-def]
+    def counted(files, roots, limit):  # type: ignore[no-untyped-def]
         calls.append(1)
-        return real(files, roots)
+        return real(files, roots, limit)
 
     monkeypatch.setattr(builds, "find_builds", counted)
     found = _check(
@@ -297,8 +293,11 @@ def test_hostile_build_files_never_raise(text: str) -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "f")
+        with open(path, "w", encoding="utf-8", errors="surrogatepass") as file:
+            file.write(text)
         for kind in ("shell", "makefile", "markdown", "rst", "yaml"):
-            find_builds([(os.path.join(folder, "f"), kind, text)], [os.path.realpath(folder)])
+            find_builds([(path, kind)], [os.path.realpath(folder)], 1 << 20)
 
 
 def test_builds_that_read_alike_are_one_image(tmp_path: Path) -> None:

@@ -262,12 +262,18 @@ class _Collector:
         return BuildIndex(tuple((key, tuple(builds)) for key, builds in self.by_key.items()), self.truncated)
 
 
-def find_builds(files: Iterable[tuple[str, str, str]], roots: Sequence[str]) -> BuildIndex:
-    """The builds written in ``files`` (path, kind, text: ``discover.FileKind`` values), with paths resolved
-    inside ``roots``."""
+def find_builds(files: Iterable[tuple[str, str]], roots: Sequence[str], limit: int) -> BuildIndex:
+    """The builds written in ``files`` (path and kind, a ``discover.FileKind`` value; each read again here, at most
+    ``limit`` bytes), with paths resolved inside ``roots``."""
+    from shmlint.source import InputError, read_bytes
+
     collector = _Collector(roots)
     spent = 0
-    for path, kind, text in files:
+    for path, kind in files:
+        try:
+            text = read_bytes(path, limit).decode("utf-8", "replace")
+        except InputError:
+            continue  # the check reports it where it reads the file
         spent += len(text)
         if spent > MAX_TEXT:
             collector.truncated = True
