@@ -395,7 +395,7 @@ def test_work_counts_tokens_and_stops_at_the_budget() -> None:
 
 def test_python_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
     """``ast.parse`` of 10 MB took 7.4 s and 2.0 GB (1 MB of ``1,``: 527 MB): the tokens are counted first."""
-    import shmlint.extract.python_launchers as launchers
+    import shmlint.formats.python.extract as launchers
 
     monkeypatch.setattr(launchers, "MAX_TOKENS", 1000)
     flow = "from metaflow import FlowSpec, step, kubernetes\nclass F(FlowSpec):\n    @kubernetes(gpu=1)\n    @step\n"

@@ -15,25 +15,25 @@ from shmlint.source import SourceText
 
 def _writer(format: WorkloadFormat) -> ModuleType:
     if format is WorkloadFormat.KUBERNETES:
-        from shmlint.edits import kubernetes as writer
+        from shmlint.formats.kubernetes import edit as writer
     elif format is WorkloadFormat.COMPOSE:
-        from shmlint.edits import compose as writer  # type: ignore[no-redef]
+        from shmlint.formats.compose import edit as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.TERRAFORM:
-        from shmlint.edits import terraform as writer  # type: ignore[no-redef]
+        from shmlint.formats.terraform import edit as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.PYTHON:
-        from shmlint.edits import python_call as writer  # type: ignore[no-redef]
+        from shmlint.formats.python import edit as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.QUADLET:
-        from shmlint.edits import quadlet as writer  # type: ignore[no-redef]
+        from shmlint.formats.units import edit as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.RAY:
-        from shmlint.edits import ray as writer  # type: ignore[no-redef]
+        from shmlint.formats.ray import edit as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.AWS:
-        from shmlint.edits import aws as writer  # type: ignore[no-redef]
+        from shmlint.formats.aws import edit as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.AZUREML:
-        from shmlint.edits import azureml as writer  # type: ignore[no-redef]
+        from shmlint.formats.azureml import edit as writer  # type: ignore[no-redef]
     elif format is WorkloadFormat.GITLAB_RUNNER:
-        from shmlint.edits import gitlab_runner as writer  # type: ignore[no-redef]
+        from shmlint.formats.gitlab_runner import edit as writer  # type: ignore[no-redef]
     else:  # command lines, and docker options in dev containers and CI jobs
-        from shmlint.edits import commandline as writer  # type: ignore[no-redef]
+        from shmlint.formats.commandline import edit as writer  # type: ignore[no-redef]
     return writer
 
 

@@ -32,7 +32,7 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
 
 if TYPE_CHECKING:
-    from shmlint.extract.kserve import RuntimeIndex
+    from shmlint.formats.kubernetes.kserve import RuntimeIndex
 
 ReadSource = Callable[[StrPath], "SourceText | None"]
 
@@ -136,7 +136,7 @@ MAX_UNIT_TOKENS = 200_000
 
 
 def _unit(source: SourceText, path: StrPath, run: Extraction) -> list[Workload]:
-    from shmlint.extract.units import extract_unit
+    from shmlint.formats.units.extract import extract_unit
     from shmlint.parsers.work import TOO_COMPLEX, beyond
 
     too_many = beyond(source.text, MAX_UNIT_TOKENS)
@@ -184,7 +184,7 @@ def _yaml_blocks(
 def _commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
     """Container command lines, unless the text has more engine words than any real script (a bound on the
     work: each candidate line is tokenized and judged)."""
-    from shmlint.extract.commandline import extract_commands
+    from shmlint.formats.commandline.extract import extract_commands
 
     if (
         sum(1 for _ in zip(_ENGINE_WORDS.finditer(masked), range(MAX_ENGINE_WORDS + 1), strict=False))
@@ -213,7 +213,7 @@ def _terraform(source: SourceText, run: Extraction) -> tuple[list[Workload], lis
     # Its syntax is Terraform's to judge (``terraform validate``), as for every .tf file shmlint does not read
     if _TERRAFORM_RESOURCES.search(source.text) is None or not run.prefilter.passes(source.text):
         return [], []
-    from shmlint.extract.terraform import extract_terraform
+    from shmlint.formats.terraform.extract import extract_terraform
     from shmlint.parsers.hcl import HclError
 
     try:
@@ -227,7 +227,7 @@ def _launchers(source: SourceText, run: Extraction) -> list[Workload]:
     text = source.text
     if not any(word in text for word in _LAUNCHER_WORDS) or _PYTHON_LAUNCHERS.search(text) is None:
         return []  # substring tests first: a few microseconds on a module that names none of them
-    from shmlint.extract.python_launchers import PythonError, extract_python
+    from shmlint.formats.python.extract import PythonError, extract_python
 
     try:
         return extract_python(source, run.signals)
@@ -263,7 +263,7 @@ def _yaml_workloads(
     source: SourceText, path: StrPath, documents: list, run: Extraction
 ) -> tuple[list[Workload], list[Notice]]:
     if may_be_compose(os.path.basename(path), source.text):
-        from shmlint.extract import compose as compose_files
+        from shmlint.formats.compose import extract as compose_files
 
         if compose_files.is_compose(source.path, documents):
             from pathlib import Path  # compose files name others relative to their folder
@@ -277,22 +277,23 @@ def _yaml_workloads(
 
         ci_mask = mask_ci_yaml(source, documents)
         if ci_mask is not None:
-            from shmlint.extract.github_actions import github_job_containers
+            from shmlint.formats.ci.github_actions import github_job_containers
 
             return _commands(source, ci_mask, run.signals) + github_job_containers(source, documents, run.signals), []
     if _RAY_CLUSTER_NAME.search(source.text):
-        from shmlint.extract import ray
+        from shmlint.formats.ray import extract as ray
 
         if ray.is_ray_cluster(documents):
             return ray.extract_ray(source, documents, run.signals), []
     if _CLOUD_YAML.search(source.text):
-        from shmlint.extract import aws, azureml
+        from shmlint.formats.aws import extract as aws
+        from shmlint.formats.azureml import extract as azureml
 
         if aws.is_cloudformation(documents):
             return aws.extract_aws(source, documents, run.signals), []
         if azureml.is_azureml_job(documents):
             return azureml.extract_azureml(source, documents, run.signals), []
-    from shmlint.extract.kubernetes import extract_kubernetes, fragment
+    from shmlint.formats.kubernetes.extract import extract_kubernetes, fragment
 
     objects, notices = [], []
     for document in documents:
@@ -322,7 +323,7 @@ def _json(source: SourceText, run: Extraction) -> list[Workload]:
         documents = compose_json(source)
     except YamlError as exc:
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
-    from shmlint.extract.aws import extract_aws
+    from shmlint.formats.aws.extract import extract_aws
 
     return extract_aws(source, documents, run.signals)
 
@@ -342,7 +343,7 @@ def _has_override(path: StrPath, run: Extraction) -> bool:
         return True
     if not is_compose_name(name):
         return False
-    from shmlint.extract.compose.file_sets import named_sets
+    from shmlint.formats.compose.file_sets import named_sets
 
     here = os.path.abspath(path)
     sets = named_sets(folder, run.read_source)

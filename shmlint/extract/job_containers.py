@@ -33,7 +33,7 @@ def extract_job_containers(
     if not wanted:
         return [], []
     _within_budget(source)
-    from shmlint.extract.jenkins import extract_jenkinsfile
+    from shmlint.formats.ci.jenkins import extract_jenkinsfile
 
     return extract_jenkinsfile(source, signals), []
 
@@ -61,7 +61,7 @@ def _devcontainer(
         if not wanted:
             parse(source.text)
             return [], []
-        from shmlint.extract.devcontainer import extract_devcontainer
+        from shmlint.formats.devcontainer.extract import extract_devcontainer
 
         return extract_devcontainer(source, path, signals)
     except JsoncError as exc:
@@ -82,7 +82,7 @@ def _gitlab_runner(source: SourceText, signals: Signals, wanted: bool) -> tuple[
         if not wanted:
             load_toml(source.text)
             return [], []
-        from shmlint.extract.gitlab_runner import extract_gitlab_runner
+        from shmlint.formats.gitlab_runner.extract import extract_gitlab_runner
 
         return extract_gitlab_runner(source, signals), []
     except tomllib.TOMLDecodeError as exc:

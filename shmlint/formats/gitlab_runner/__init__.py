@@ -1,0 +1,1 @@
+"""The gitlab_runner format."""
