@@ -13,7 +13,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from shmlint.catalog import CatalogEntry, FixAvailability, load_catalog
-from shmlint.model import Applicability, WorkloadFormat
+from shmlint.formats import describe
+from shmlint.model import Applicability
 
 INDEX_NAME = "README.md"
 REGENERATE = "python -m shmlint.docs"
@@ -21,20 +22,6 @@ REGENERATE = "python -m shmlint.docs"
 TABLE_START = f"<!-- rules table: generated from rules/*.yaml by `{REGENERATE}`. Do not edit by hand. -->"
 TABLE_END = "<!-- end of rules table -->"
 
-_FORMAT_LABELS = {
-    WorkloadFormat.KUBERNETES: "Kubernetes",
-    WorkloadFormat.COMPOSE: "Compose",
-    WorkloadFormat.COMMAND: "command line",
-    WorkloadFormat.TERRAFORM: "Terraform",
-    WorkloadFormat.PYTHON: "Python launcher",
-    WorkloadFormat.RAY: "Ray cluster",
-    WorkloadFormat.QUADLET: "Quadlet",
-    WorkloadFormat.AWS: "AWS ECS/Batch (JSON, CloudFormation)",
-    WorkloadFormat.AZUREML: "Azure ML job",
-    WorkloadFormat.DEVCONTAINER: "dev container",
-    WorkloadFormat.CI_JOB: "CI job container",
-    WorkloadFormat.GITLAB_RUNNER: "GitLab runner",
-}
 #: fence languages by file name ending; the first match wins, anything else is plain text
 _LANGUAGES = (
     ("dockerfile", "dockerfile"),
@@ -57,7 +44,7 @@ def rule_page(rule: CatalogEntry) -> str:
         f"# {rule.name}",
         "",
         f"- **Severity:** {rule.severity.label}",
-        f"- **Formats:** {', '.join(_FORMAT_LABELS[fmt] for fmt in rule.formats)}",
+        f"- **Formats:** {', '.join(describe(fmt).label for fmt in rule.formats)}",
         f"- **Automatic fix:** {_fix_label(rule)}",
         "",
         _sentence(rule.summary),

@@ -20,8 +20,9 @@ import pytest
 
 from shmlint import docs
 from shmlint.catalog import CatalogEntry, load_catalog
-from shmlint.discover import FileKind, discover, kind_by_name, may_be_compose
+from shmlint.discover import FileKind, discover, kind_by_name
 from shmlint.engine import Engine
+from shmlint.formats.compose import may_be_compose
 from shmlint.model import WorkloadFormat
 from shmlint.rules.registry import rules
 from shmlint.settings import Settings

@@ -7,34 +7,17 @@ target's data alone, no edit is computed during ``check``), and the fix loop (``
 
 from __future__ import annotations
 
+from importlib import import_module
 from types import ModuleType
 
+from shmlint.formats import describe
 from shmlint.model import BlockTarget, Edit, Finding, FixAction, WorkloadFormat
 from shmlint.source import SourceText
 
 
 def _writer(format: WorkloadFormat) -> ModuleType:
-    if format is WorkloadFormat.KUBERNETES:
-        from shmlint.formats.kubernetes import edit as writer
-    elif format is WorkloadFormat.COMPOSE:
-        from shmlint.formats.compose import edit as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.TERRAFORM:
-        from shmlint.formats.terraform import edit as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.PYTHON:
-        from shmlint.formats.python import edit as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.QUADLET:
-        from shmlint.formats.units import edit as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.RAY:
-        from shmlint.formats.ray import edit as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.AWS:
-        from shmlint.formats.aws import edit as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.AZUREML:
-        from shmlint.formats.azureml import edit as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.GITLAB_RUNNER:
-        from shmlint.formats.gitlab_runner import edit as writer  # type: ignore[no-redef]
-    else:  # command lines, and docker options in dev containers and CI jobs
-        from shmlint.formats.commandline import edit as writer  # type: ignore[no-redef]
-    return writer
+    """The module of the format that spells the fix (``Format.writer``), imported when a fix is wanted."""
+    return import_module(describe(format).writer)
 
 
 def can_write(finding: Finding, source: SourceText) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shmlint import sizes
-from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
+from shmlint.formats.compose import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
 from shmlint.formats.compose.detect import file_name, is_override
 from shmlint.model import Size
 from shmlint.named_tuple import NamedTuple
