@@ -20,7 +20,7 @@ from shmlint.discover import (
     has_helm_actions,
     has_template_marks,
 )
-from shmlint.formats import reader, yaml_claims
+from shmlint.formats import read_without_signal, reader, yaml_claim
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import BlockTarget, Notice, PodTarget, ServiceTarget, Workload
 from shmlint.named_tuple import NamedTuple
@@ -159,9 +159,7 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
 
     if has_helm_actions(source.text) and _in_chart_templates(path):
         return [], [_template_notice(source, path)]
-    wanted = run.prefilter.passes(source.text) or any(
-        claim.without_signal is not None and claim.without_signal(path, run) for claim in yaml_claims()
-    )
+    wanted = run.prefilter.passes(source.text) or read_without_signal(path, run)
     try:
         if not wanted:  # no signal: the syntax is all that can be reported
             check_syntax(source)
@@ -184,9 +182,8 @@ def _yaml_workloads(
     source: SourceText, path: StrPath, documents: list, run: Extraction
 ) -> tuple[list[Workload], list[Notice]]:
     """The workloads of the first format whose claim takes the documents (Kubernetes takes any YAML)."""
-    name = os.path.basename(path)
-    for claim in yaml_claims():
-        if claim.maybe(name, source.text) and claim.detect(source, documents):
+    for claim in yaml_claim(os.path.basename(path), source.text):
+        if claim.detect(source, documents):
             return claim.read(source, documents, path, run)
     return [], []
 

@@ -66,14 +66,6 @@ class FileNames(NamedTuple):
     #: definition); a file named on the command line is checked all the same
     content: Callable[[str], bool] | None = None
 
-    def matches(self, name: str, lower: str) -> bool:
-        return (
-            lower.endswith(self.endings)
-            or lower.startswith(self.beginnings)
-            or name in self.names
-            or lower in self.lower_names
-        )
-
 
 class Sniff(NamedTuple):
     """A file without a telling name, by its first bytes (decoded): the lowest ``rank`` that matches decides."""
@@ -84,14 +76,17 @@ class Sniff(NamedTuple):
 
 
 class YamlClaim(NamedTuple):
-    """How a format recognises its YAML files among all YAML: asked in ``rank`` order, the first whose ``maybe``
-    (file name and text, before anything is parsed or imported) and ``detect`` (the composed documents) say yes
-    reads the file."""
+    """How a format recognises its YAML files among all YAML: asked in ``rank`` order, the first that may hold the
+    file (before anything is parsed or the format imported: a file name among ``names``, or one of ``words`` in
+    the text where the ``marker`` is found; neither given: any YAML) and whose ``detect`` takes the composed
+    documents reads the file. The cheap test is data, so a run imports only the formats it may read."""
 
     rank: int
-    maybe: Callable[[str, str], bool]
     detect: Callable[[SourceText, list[Node]], bool]
     read: Callable[[SourceText, list[Node], Path, Extraction], Found]
+    names: tuple[str, ...] = ()  # ``fnmatch`` patterns of the lower-cased file name
+    words: tuple[str, ...] = ()  # one of them is in the text (searched before the marker)
+    marker: LazyRegex[str] | None = None
     #: whether a file must be composed even without any signal word (a compose file merged with others)
     without_signal: Callable[[Path, Extraction], bool] | None = None
 

@@ -21,8 +21,6 @@ _AWS_JSON_KEYS = LazyRegex(
     r'"(containerDefinitions|containerProperties|nodeProperties|eksProperties|ecsProperties|jobDefinitionName|'
     r'jobDefinitions|taskDefinition|AWSTemplateFormatVersion|Resources|linuxParameters|essential)"\s*:'
 )
-#: what a CloudFormation template with a container says; other YAML never imports the extractor
-_CLOUDFORMATION = ("AWS::ECS::", "AWS::Batch::")
 
 
 def is_aws_json(text: str) -> bool:
@@ -61,10 +59,6 @@ def _json_syntax_error(source: SourceText, strict: bool) -> str | None:
     return f"line {problem.line}, column {problem.column}: {problem.message}" if problem else None
 
 
-def _maybe(name: str, text: str) -> bool:
-    return any(word in text for word in _CLOUDFORMATION)
-
-
 def _detect(source: SourceText, documents: list[Node]) -> bool:
     from shmlint.formats.aws.extract import is_cloudformation
 
@@ -89,5 +83,6 @@ FORMAT = Format(
         FileNames(FileKind.JSON, rank=30, endings=(".json",), syntax_error=_json_syntax_error, content=is_aws_json),
     ),
     read=_read_json,
-    yaml=YamlClaim(rank=40, maybe=_maybe, detect=_detect, read=_read_yaml),
+    # what a CloudFormation template with a container says; other YAML never imports the extractor
+    yaml=YamlClaim(rank=40, detect=_detect, read=_read_yaml, words=("AWS::ECS::", "AWS::Batch::")),
 )

@@ -19,10 +19,6 @@ if TYPE_CHECKING:
 _AZUREML = LazyRegex(r"^\$schema:.*azureml|azureml:", re.MULTILINE)
 
 
-def _maybe(name: str, text: str) -> bool:
-    return "azureml" in text and _AZUREML.search(text) is not None  # no pattern compiled for other YAML
-
-
 def _detect(source: SourceText, documents: list[Node]) -> bool:
     from shmlint.formats.azureml.extract import is_azureml_job
 
@@ -43,5 +39,5 @@ FORMAT = Format(
     fix_in_short="set resources.shm_size",
     writer="shmlint.formats.azureml.edit",
     fixtures=("azureml",),
-    yaml=YamlClaim(rank=50, maybe=_maybe, detect=_detect, read=_read),
+    yaml=YamlClaim(rank=50, detect=_detect, read=_read, words=("azureml",), marker=_AZUREML),
 )

@@ -21,10 +21,6 @@ if TYPE_CHECKING:
 _CI_KEYS = LazyRegex(r"^[ \t-]*(run|script|before_script|after_script|container|options)[ \t]*:", re.MULTILINE)
 
 
-def _maybe(name: str, text: str) -> bool:
-    return _CI_KEYS.search(text) is not None
-
-
 def _detect(source: SourceText, documents: list[Node]) -> bool:
     from shmlint.parsers.embedded import is_ci_yaml
 
@@ -60,5 +56,5 @@ FORMAT = Format(
     fixtures=("ci-job",),
     files=(FileNames(FileKind.JENKINSFILE, rank=130, beginnings=("jenkinsfile",), endings=(".jenkinsfile",)),),
     read=_read_jenkinsfile,
-    yaml=YamlClaim(rank=20, maybe=_maybe, detect=_detect, read=_read_yaml),
+    yaml=YamlClaim(rank=20, detect=_detect, read=_read_yaml, marker=_CI_KEYS),
 )

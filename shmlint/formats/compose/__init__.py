@@ -88,6 +88,14 @@ FORMAT = Format(
         ),
     ),
     sniffs=(Sniff(FileKind.YAML, rank=20, pattern=LazyRegex(r"^services:", re.MULTILINE)),),
-    yaml=YamlClaim(rank=10, maybe=may_be_compose, detect=_detect, read=_read, without_signal=_merged),
+    yaml=YamlClaim(
+        rank=10,
+        detect=_detect,
+        read=_read,
+        names=COMPOSE_NAME_PATTERNS,
+        words=("services",),
+        marker=_TOP_LEVEL_SERVICES,
+        without_signal=_merged,
+    ),
     declare_loader="the label shmlint.io/dataloader",
 )

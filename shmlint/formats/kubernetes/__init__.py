@@ -29,7 +29,7 @@ def yaml_syntax_error(source: SourceText, strict: bool) -> str | None:
     return f"line {problem.line}, column {problem.column}: {problem.message}" if problem else None
 
 
-def _any(*_: object) -> bool:
+def _any(source: SourceText, documents: list[Node]) -> bool:
     return True
 
 
@@ -57,6 +57,6 @@ FORMAT = Format(
     fixtures=("k8s", "docs/k8s", "aws-eks"),
     files=(FileNames(FileKind.YAML, rank=10, endings=(".yaml", ".yml"), syntax_error=yaml_syntax_error),),
     sniffs=(Sniff(FileKind.YAML, rank=20, pattern=LazyRegex(r"^(apiVersion|kind):", re.MULTILINE)),),
-    yaml=YamlClaim(rank=100, maybe=_any, detect=_any, read=_read),
+    yaml=YamlClaim(rank=100, detect=_any, read=_read),
     declare_loader="the annotation shmlint.io/dataloader",
 )

@@ -19,10 +19,6 @@ if TYPE_CHECKING:
 _RAY_CLUSTER_NAME = LazyRegex(r"^cluster_name[ \t]*:", re.MULTILINE)
 
 
-def _maybe(name: str, text: str) -> bool:
-    return _RAY_CLUSTER_NAME.search(text) is not None
-
-
 def _detect(source: SourceText, documents: list[Node]) -> bool:
     from shmlint.formats.ray.extract import is_ray_cluster
 
@@ -43,5 +39,5 @@ FORMAT = Format(
     fix_in_short="add --shm-size to docker.run_options",
     writer="shmlint.formats.ray.edit",
     fixtures=("ray",),
-    yaml=YamlClaim(rank=30, maybe=_maybe, detect=_detect, read=_read),
+    yaml=YamlClaim(rank=30, detect=_detect, read=_read, words=("cluster_name",), marker=_RAY_CLUSTER_NAME),
 )
