@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from shmlint.formats import formats
+from shmlint.file_formats import formats
 from shmlint.prefilter import words_for
 from shmlint.required_words import required_words
 from shmlint.signals import TORCH_COMMANDS, TORCH_IMAGES, Signals

@@ -7,7 +7,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from shmlint.formats import FileKind, file_names, kind_by_content, kind_for_name
+from shmlint.file_formats import FileKind, file_names, kind_by_content, kind_for_name
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 

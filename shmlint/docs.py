@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from shmlint.catalog import CatalogEntry, FixAvailability, load_catalog
-from shmlint.formats import describe
+from shmlint.file_formats import describe
 from shmlint.model import Applicability
 
 INDEX_NAME = "README.md"

@@ -19,7 +19,7 @@ from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText, Span, read_bytes
 
 if TYPE_CHECKING:  # a file with no workload never loads the rules
-    from shmlint.formats.kubernetes.kserve import RuntimeIndex
+    from shmlint.extract.kserve import RuntimeIndex
     from shmlint.model import Evidence, Finding, Workload
     from shmlint.need import Knowledge
     from shmlint.project.index import ProjectIndex

@@ -18,7 +18,7 @@ from shmlint.settings import Settings
 from shmlint.source import InputError, read_bytes
 
 if TYPE_CHECKING:
-    from shmlint.formats.kubernetes.kserve import Runtime, RuntimeIndex
+    from shmlint.extract.kserve import Runtime, RuntimeIndex
     from shmlint.project.index import ProjectIndex
 
 #: a word of every KServe runtime kind (``extract.kserve.RUNTIME_KINDS``): a file without it holds no runtime, and
@@ -98,13 +98,13 @@ def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeI
             continue
         result = Engine(settings).check_candidate(candidate)
         if result.source is not None and result.workloads:
-            from shmlint.formats.kubernetes.kserve import runtimes_in
+            from shmlint.extract.kserve import runtimes_in
             from shmlint.parsers.yamlnodes import compose
 
             found += runtimes_in(result.source, compose(result.source), result.workloads)
     if not found:
         return None
-    from shmlint.formats.kubernetes.kserve import RuntimeIndex
+    from shmlint.extract.kserve import RuntimeIndex
 
     return RuntimeIndex(tuple(found))
 

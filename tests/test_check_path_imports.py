@@ -35,7 +35,7 @@ NEVER = (
     "regex",  # only for configured patterns
     "shmlint.required_words",  # the built-in patterns' words are built data; only configured patterns need it
     "shmlint.build_data",
-    "shmlint.formats.kubernetes.kserve",  # only a file that names a ServingRuntime, or an InferenceService's predictor
+    "shmlint.extract.kserve",  # only a file that names a ServingRuntime, or an InferenceService's predictor
     "shmlint.config_problems",  # only a configuration file (the check runs without one)
     "shmlint.fix",
     "shmlint.render",

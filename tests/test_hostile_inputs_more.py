@@ -549,7 +549,7 @@ def test_command_line_grammar_never_raises_and_stays_linear() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from shmlint.formats.commandline.extract import extract_commands
+    from shmlint.extract.commandline import extract_commands
 
     words = st.sampled_from(
         [

@@ -68,7 +68,7 @@ def test_kserve_builtin_runtimes_are_known_data() -> None:
 
 def test_the_runners_mark_is_in_every_runtime_kind() -> None:
     """The runner skips files without ``RUNTIME_MARK`` before loading the KServe code: every kind must hold it."""
-    from shmlint.formats.kubernetes.kserve import RUNTIME_KINDS
+    from shmlint.extract.kserve import RUNTIME_KINDS
     from shmlint.runner import RUNTIME_MARK
 
     assert all(RUNTIME_MARK.decode() in kind for kind in RUNTIME_KINDS)

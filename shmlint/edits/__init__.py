@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
-from shmlint.formats import describe
+from shmlint.file_formats import describe
 from shmlint.model import BlockTarget, Edit, Finding, FixAction, WorkloadFormat
 from shmlint.source import SourceText
 

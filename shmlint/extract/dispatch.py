@@ -20,7 +20,7 @@ from shmlint.discover import (
     has_helm_actions,
     has_template_marks,
 )
-from shmlint.formats import read_without_signal, reader, yaml_claim
+from shmlint.file_formats import read_without_signal, reader, yaml_claim
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import BlockTarget, Notice, PodTarget, ServiceTarget, Workload
 from shmlint.named_tuple import NamedTuple
@@ -29,7 +29,7 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
 
 if TYPE_CHECKING:
-    from shmlint.formats.kubernetes.kserve import RuntimeIndex
+    from shmlint.extract.kserve import RuntimeIndex
 
 ReadSource = Callable[[StrPath], "SourceText | None"]
 
@@ -142,7 +142,7 @@ def yaml_blocks(
 def commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
     """Container command lines, unless the text has more engine words than any real script (a bound on the
     work: each candidate line is tokenized and judged)."""
-    from shmlint.formats.commandline.extract import extract_commands
+    from shmlint.extract.commandline import extract_commands
 
     if (
         sum(1 for _ in zip(_ENGINE_WORDS.finditer(masked), range(MAX_ENGINE_WORDS + 1), strict=False))

@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from shmlint.formats.commandline.extract import command_workload
+from shmlint.extract.commandline import command_workload
 from shmlint.model import Evidence, Workload, WorkloadId
 from shmlint.parsers.container_command import ContainerCommand, Flag, parse_options
 from shmlint.parsers.shell import Word

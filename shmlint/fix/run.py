@@ -14,7 +14,7 @@ from typing import Any
 
 from shmlint.discover import Candidate
 from shmlint.engine import Engine
-from shmlint.formats.kubernetes.kserve import RuntimeIndex
+from shmlint.extract.kserve import RuntimeIndex
 from shmlint.model import Finding
 from shmlint.parallel import map_in_order
 from shmlint.project.index import ProjectIndex

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from shmlint.formats import describe
+from shmlint.file_formats import describe
 from shmlint.model import WorkloadFormat
 from shmlint.policy.knowledge import HOST_IPC, HOST_SHM_MOUNT, MISSING_SHM, NCCL_SHM_DISABLED, SHM_UNBOUNDED
 

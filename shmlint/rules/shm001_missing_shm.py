@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
-from shmlint.formats import describe
+from shmlint.file_formats import describe
 from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
 from shmlint.rules.common import (
     HINT_COMMENT,

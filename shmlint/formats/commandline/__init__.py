@@ -7,13 +7,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from shmlint.formats.descriptor import FileKind, FileNames, Format, Sniff
+from shmlint.format_descriptor import FileKind, FileNames, Format, Sniff
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import WorkloadFormat
 
 if TYPE_CHECKING:
     from shmlint.extract.dispatch import Extraction
-    from shmlint.formats.descriptor import Found, Path
+    from shmlint.format_descriptor import Found, Path
     from shmlint.source import SourceText
 
 _SHEBANG = LazyRegex(r"\A#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b", re.ASCII)

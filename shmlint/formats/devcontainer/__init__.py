@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shmlint.formats.descriptor import FileKind, FileNames, Format
+from shmlint.format_descriptor import FileKind, FileNames, Format
 from shmlint.model import WorkloadFormat
 
 if TYPE_CHECKING:
     from shmlint.extract.dispatch import Extraction
-    from shmlint.formats.descriptor import Found, Path
+    from shmlint.format_descriptor import Found, Path
     from shmlint.source import SourceText
 
 

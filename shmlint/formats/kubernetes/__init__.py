@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from shmlint.formats.descriptor import FileKind, FileNames, Format, Sniff, YamlClaim
+from shmlint.format_descriptor import FileKind, FileNames, Format, Sniff, YamlClaim
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Notice, WorkloadFormat
 
 if TYPE_CHECKING:
     from shmlint.extract.dispatch import Extraction
-    from shmlint.formats.descriptor import Found, Path
+    from shmlint.format_descriptor import Found, Path
     from shmlint.parsers.yamlnodes import Node
     from shmlint.source import SourceText
 

@@ -35,7 +35,7 @@ from shmlint.signals import Signals, device_count, gpu_visible, positive_count
 from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
-    from shmlint.formats.kubernetes.kserve import RuntimeIndex
+    from shmlint.extract.kserve import RuntimeIndex
 
 IGNORE_ANNOTATION = "shmlint.io/ignore"
 DATALOADER_ANNOTATION = "shmlint.io/dataloader"
@@ -359,7 +359,7 @@ class _Extractor:
         """A KServe predictor model that sets no /dev/shm gets its ServingRuntime's, as KServe merges them."""
         if identity.container_kind != "predictor" or any(s.kind in APPLIED_KINDS for s in own):
             return own
-        from shmlint.formats.kubernetes.kserve import (
+        from shmlint.extract.kserve import (
             runtime_shm,  # only an InferenceService's predictor loads KServe's code
         )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.formats.commandline.extract import command_workload
+from shmlint.extract.commandline import command_workload
 from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
 from shmlint.numbers import ascii_float
 from shmlint.parsers.run_options import option_words, options_command

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from shmlint.discover import StrPath
-from shmlint.formats.commandline.extract import command_workload, extract_commands
+from shmlint.extract.commandline import command_workload, extract_commands
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.run_options import option_words, options_command

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import WorkloadFormat
@@ -21,13 +21,16 @@ if TYPE_CHECKING:
     import os
     from typing import TypeAlias
 
-    from shmlint.extract.dispatch import Extraction
     from shmlint.model import Notice, Workload
     from shmlint.parsers.yamlnodes import Node
     from shmlint.source import SourceText
 
     Found: TypeAlias = tuple[list[Workload], list[Notice]]
     Path: TypeAlias = str | os.PathLike[str]
+
+#: what every file of a run is read with (``shmlint.extract.dispatch.Extraction``); named loosely here, as the
+#: descriptors sit below the extraction that asks them (each format's functions name it exactly)
+Run = Any
 
 
 class FileKind(StrEnum):
@@ -83,12 +86,12 @@ class YamlClaim(NamedTuple):
 
     rank: int
     detect: Callable[[SourceText, list[Node]], bool]
-    read: Callable[[SourceText, list[Node], Path, Extraction], Found]
+    read: Callable[[SourceText, list[Node], Path, Run], Found]
     names: tuple[str, ...] = ()  # ``fnmatch`` patterns of the lower-cased file name
     words: tuple[str, ...] = ()  # one of them is in the text (searched before the marker)
     marker: LazyRegex[str] | None = None
     #: whether a file must be composed even without any signal word (a compose file merged with others)
-    without_signal: Callable[[Path, Extraction], bool] | None = None
+    without_signal: Callable[[Path, Run], bool] | None = None
 
 
 class Format(NamedTuple):
@@ -105,7 +108,7 @@ class Format(NamedTuple):
     sniffs: tuple[Sniff, ...] = ()
     #: reads a file of a kind it names in ``files`` (other than YAML, which ``yaml`` reads); raises
     #: ``UnparsableInput``. None: its files are never checked on their own
-    read: Callable[[SourceText, FileKind, Path, Extraction], Found] | None = None
+    read: Callable[[SourceText, FileKind, Path, Run], Found] | None = None
     yaml: YamlClaim | None = None
     #: how a workload declares its DataLoader where the format has its own way (else the hint comment)
     declare_loader: str | None = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shmlint.formats import FileKind, file_names
+from shmlint.file_formats import FileKind, file_names
 from shmlint.source import SourceText
 
 
