@@ -71,11 +71,11 @@ def extract_file(
     """The workloads of one file and the notices about it; raises ``UnparsableInput``."""
     workloads, notices = _extract(source, kind, path, run)
     if len(workloads) > MAX_WORKLOADS:
-        raise too_complex(f"{len(workloads):,} workloads, above the limit of {MAX_WORKLOADS:,}")
+        raise _too_complex(f"{len(workloads):,} workloads, above the limit of {MAX_WORKLOADS:,}")
     return workloads, notices
 
 
-def too_complex(why: str) -> UnparsableInput:
+def _too_complex(why: str) -> UnparsableInput:
     return UnparsableInput(f"too complex to check: {why} (split the file)", 1, 1, 0)
 
 
@@ -148,9 +148,9 @@ def commands(source: SourceText, masked: str, signals: Signals) -> list[Workload
         sum(1 for _ in zip(_ENGINE_WORDS.finditer(masked), range(MAX_ENGINE_WORDS + 1), strict=False))
         > MAX_ENGINE_WORDS
     ):
-        raise too_complex(f"more than {MAX_ENGINE_WORDS:,} container engine commands")
+        raise _too_complex(f"more than {MAX_ENGINE_WORDS:,} container engine commands")
     if sum(1 for _ in zip(_SHELL_WORD.finditer(masked), range(MAX_SHELL_WORDS + 1), strict=False)) > MAX_SHELL_WORDS:
-        raise too_complex(f"more than {MAX_SHELL_WORDS:,} shell words")
+        raise _too_complex(f"more than {MAX_SHELL_WORDS:,} shell words")
     return extract_commands(source, masked, signals)
 
 

@@ -35,11 +35,6 @@ def is_compose_name(name: str) -> bool:
     return "compose" in lower and any(fnmatch.fnmatchcase(lower, pattern) for pattern in COMPOSE_NAME_PATTERNS)
 
 
-def may_be_compose(name: str, text: str) -> bool:
-    """Cheap test before the compose extractor is even imported: a compose name or a top-level ``services:``."""
-    return is_compose_name(name) or _TOP_LEVEL_SERVICES.search(text) is not None
-
-
 def _detect(source: SourceText, documents: list[Node]) -> bool:
     from shmlint.formats.compose.detect import is_compose
 
