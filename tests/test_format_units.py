@@ -5,7 +5,10 @@ the checklist and ``CHECKLIST`` below name the same items (a test holds that too
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -117,6 +120,37 @@ def test_docs_formats_page_is_current() -> None:
     assert page.read_text(encoding="utf-8") == docs.formats_page(), f"run `{docs.REGENERATE}`"
     for found in FORMATS.values():
         assert f"| {found.label} | `{found.name}` |" in page.read_text(encoding="utf-8")
+
+
+#: runs ``shmlint check PATH`` in this process and prints the format modules it loaded (``-X importtime`` does not
+#: see them: the descriptors are imported by name, through importlib)
+_LOADED = (
+    "import runpy, sys\n"
+    "sys.argv = ['shmlint', 'check', sys.argv[1]]\n"
+    "try:\n    runpy.run_module('shmlint', run_name='__main__')\n"
+    "except SystemExit:\n    pass\n"
+    "print(' '.join(sorted(m for m in sys.modules if m.startswith('shmlint.formats.'))), file=sys.stderr)\n"
+)
+
+
+def _formats_loaded(path: Path) -> set[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, str(path)], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    return set(done.stderr.strip().splitlines()[-1].split()) if done.stderr.strip() else set()
+
+
+def test_a_run_imports_only_the_formats_it_reads(tmp_path: Path) -> None:
+    """A flagged Kubernetes file loads its own format alone; a clean one no extractor and no writer."""
+    flagged = tmp_path / "pytorchjob.yaml"
+    flagged.write_text((FIXTURES / "k8s" / "SHM001-pytorchjob.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    loaded = _formats_loaded(flagged)
+    assert {"shmlint.formats.kubernetes", "shmlint.formats.kubernetes.extract"} <= loaded  # the observation works
+    assert {m.split(".")[2] for m in loaded} == {"kubernetes"}
+    clean = tmp_path / "configmap.yaml"
+    clean.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n", encoding="utf-8")
+    assert not [m for m in _formats_loaded(clean) if m.count(".") > 2]
 
 
 #: the checklist's bold keys and the tests that hold each
