@@ -48,7 +48,7 @@ def format_named(package: str) -> Format:
 
 @cache
 def formats() -> tuple[Format, ...]:
-    """Every format, by package name: each folder of this package that is a Python package."""
+    """Every format, by package name: each folder of shmlint/formats/ (a Python package)."""
     with os.scandir(os.path.join(os.path.dirname(__file__), "formats")) as entries:
         names = sorted(e.name for e in entries if e.is_dir() and e.name.isidentifier() and not e.name.startswith("_"))
     return tuple(map(format_named, names))
