@@ -49,14 +49,9 @@ def _read_json(source: SourceText, kind: FileKind, path: Path, run: Extraction) 
 
 def _json_syntax_error(source: SourceText, strict: bool) -> str | None:
     from shmlint.parsers.jsonnodes import compose_json
-    from shmlint.parsers.yamlnodes import YamlError, key_problem
+    from shmlint.parsers.yamlnodes import syntax_error
 
-    try:
-        documents = compose_json(source)
-        problem = key_problem(documents) if strict else None
-    except YamlError as exc:
-        problem = exc
-    return f"line {problem.line}, column {problem.column}: {problem.message}" if problem else None
+    return syntax_error(compose_json, source, strict)
 
 
 def _detect(source: SourceText, documents: list[Node]) -> bool:

@@ -17,16 +17,10 @@ if TYPE_CHECKING:
     from shmlint.source import SourceText
 
 
-def yaml_syntax_error(source: SourceText, strict: bool) -> str | None:
-    """Why a YAML text does not compose; ``strict`` also refuses a duplicate key (kubectl and compose do)."""
-    from shmlint.parsers.yamlnodes import YamlError, compose, key_problem
+def _syntax_error(source: SourceText, strict: bool) -> str | None:
+    from shmlint.parsers.yamlnodes import compose, syntax_error
 
-    try:
-        documents = compose(source)
-        problem = key_problem(documents) if strict else None
-    except YamlError as exc:
-        problem = exc
-    return f"line {problem.line}, column {problem.column}: {problem.message}" if problem else None
+    return syntax_error(compose, source, strict)
 
 
 def _any(source: SourceText, documents: list[Node]) -> bool:
@@ -55,7 +49,7 @@ FORMAT = Format(
     fix_in_short="mount a sized Memory emptyDir",
     writer="shmlint.formats.kubernetes.edit",
     fixtures=("k8s", "docs/k8s", "aws-eks"),
-    files=(FileNames(FileKind.YAML, rank=10, endings=(".yaml", ".yml"), syntax_error=yaml_syntax_error),),
+    files=(FileNames(FileKind.YAML, rank=10, endings=(".yaml", ".yml"), syntax_error=_syntax_error),),
     sniffs=(Sniff(FileKind.YAML, rank=20, pattern=LazyRegex(r"^(apiVersion|kind):", re.MULTILINE)),),
     yaml=YamlClaim(rank=100, detect=_any, read=_read),
     declare_loader="the annotation shmlint.io/dataloader",
