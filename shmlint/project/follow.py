@@ -30,8 +30,10 @@ PLAIN_LIBRARIES = frozenset(
 )
 #: ``sh -c`` strings read per workload (each may hold another)
 MAX_INLINE = 16
-#: the different builds of one image named in a note
+#: the different builds of one image named in a note, and read to tell whether they are one image (more are not
+#: read: they would spend the workload's budget, and so many builds of one name are rarely alike)
 MAX_QUOTED_BUILDS = 3
+MAX_COMPARED_BUILDS = 4
 
 
 class _Walk:
@@ -214,7 +216,8 @@ def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Ima
     if index is None or not image or launch.build_context or launch.dockerfile_inline:
         return None, ()
     builds = index.of(image)
-    if len(builds) == 1 or (builds and len({_reads_as(build, reader) for build in builds}) == 1):
+    alike = 1 < len(builds) <= MAX_COMPARED_BUILDS and len({_reads_as(build, reader) for build in builds}) == 1
+    if len(builds) == 1 or alike:
         return builds[0], ()
     if builds:
         ways = "; ".join(f"{b.where} {reader.display(b.dockerfile)}" for b in builds[:MAX_QUOTED_BUILDS])
