@@ -4,7 +4,8 @@ that build it, and where that build is written. Found once per run, before any f
 
 - ``docker build`` / ``docker image build`` / ``docker buildx build`` / ``podman build`` lines with ``-t``/``--tag``
   (and ``-f``/``--file``, ``--build-arg``, ``--target``) in shell scripts, Makefiles, Markdown/RST code blocks and
-  CI ``run:`` steps, read by the project's shell tokenizer with the script's own assignments expanded;
+  CI ``run:`` steps and GitLab scripts, read by the project's shell tokenizer with the script's own assignments (a
+  Makefile's own variable defaults) expanded;
 - compose services with ``build:`` and ``image:`` (compose files and YAML code blocks of documentation);
 - GitHub Actions ``docker/build-push-action`` steps (``tags``, ``file``, ``context``, ``build-args``, ``target``);
 - skaffold ``build.artifacts`` (``image``, ``context``, ``docker.dockerfile``, ``docker.buildArgs``, ``docker.target``).
@@ -12,8 +13,9 @@ that build it, and where that build is written. Found once per run, before any f
 An image is matched by its path without registry, tag and digest (``image_key``): ``ghcr.io/org/app:v1`` and
 ``org/app`` are the same image, ``app`` and ``org/app`` are not. A first path component that is one variable
 (``${REGISTRY}/app``, ``$(REGISTRY)/app``, ``${{ env.REGISTRY }}/app``) stands for a registry, so the rest must
-match exactly; a variable anywhere else makes a name that matches nothing. Two different builds of one name decide
-nothing (``BuildIndex.of`` returns both, and the caller says so).
+match exactly; a variable anywhere else makes a name that matches nothing. ``BuildIndex.of`` returns every
+different build of a name; builds that read differently (``follow``: another context, base, command) decide
+nothing, and the finding says so.
 
 Bounded: at most ``MAX_BUILDS`` builds, files already within the check's size limit, at most ``MAX_TEXT`` characters
 of them parsed; a Dockerfile or context counts only as a real path inside a root (links resolved first). Nothing is
