@@ -153,7 +153,8 @@ class BuildIndex(NamedTuple):
     truncated: bool = False
 
     def of(self, image: str | None) -> tuple[ImageBuild, ...]:
-        """The different builds of this image (one decides; two or more leave it undecided), or ()."""
+        """The different builds of this image (another Dockerfile, context, arguments or target), or (); whether
+        two of them still make one image is the caller's question (``follow``)."""
         key = image_key(image) if image else None
         if key is None:
             return ()
@@ -221,7 +222,7 @@ class _Collector:
 
     def _resolved(self, found: _Found) -> ImageBuild | None:
         """The build with real paths: the context a folder and the Dockerfile a file, both inside a root (tried
-        from the writing file's folder, then from each root: a README's ``docker build .`` runs at the top)."""
+        from the writing file's folder and the folders above it, then from each root)."""
         if not found.context or "://" in found.context or found.context.startswith("git@") or found.context == "-":
             return None
         context = "." if found.context in _HERE else found.context
