@@ -360,3 +360,26 @@ def test_make_variables_bounded() -> None:
     found = builds.make_variables(text)
     assert all(len(value) <= 512 for value in found.values())
     assert found["V40"] == "x" * 400
+
+
+def test_compose_service_takes_a_workflow_build(tmp_path: Path) -> None:
+    """A compose service that only names its image is judged by the Dockerfile a workflow builds it from, and says
+    where; a service with a build of its own keeps it (its plain Ubuntu base decides nothing)."""
+    found = _check(
+        tmp_path,
+        {
+            "docker/train.Dockerfile": "FROM nvcr.io/nvidia/pytorch:24.07-py3\n",
+            ".github/workflows/image.yml": (
+                "on: push\njobs:\n  image:\n    runs-on: ubuntu-latest\n    steps:\n"
+                "      - uses: docker/build-push-action@v6\n        with:\n          file: docker/train.Dockerfile\n"
+                "          tags: ${{ env.REGISTRY }}/acme/train:${{ github.sha }}\n"
+            ),
+            "deploy/compose.yaml": (
+                "services:\n  train:\n    image: ghcr.io/acme/train:main\n    gpus: all\n"
+                "  other:\n    image: ghcr.io/acme/other:main\n    build: ./other\n    gpus: all\n"
+            ),
+            "deploy/other/Dockerfile": "FROM ubuntu:22.04\n",
+        },
+    )
+    assert [severity for severity, _ in found] == ["error", "info"]
+    assert "train.Dockerfile:1 (build at .github/workflows/image.yml:6)" in found[0][1]
