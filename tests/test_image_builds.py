@@ -384,3 +384,22 @@ def test_compose_service_takes_a_workflow_build(tmp_path: Path) -> None:
     )
     assert [severity for severity, _ in found] == ["error", "info"]
     assert "train.Dockerfile:1 (build at .github/workflows/image.yml:6)" in found[0][1]
+
+
+def test_cd_before_the_build(tmp_path: Path) -> None:
+    """``cd tools/image && docker build .`` in a walkthrough under docs/: the folder the ``cd`` names, below the
+    top of the repository; ``cd $X`` or ``cd ..`` is not followed."""
+    index = _index(
+        tmp_path,
+        {
+            "tools/image/Dockerfile": "FROM a\n",
+            "Dockerfile": "FROM b\n",
+            "docs/walk.md": (
+                "```bash\ncd tools/image && docker build -t acme/tool .\n```\n"
+                "```bash\ncd $HOME\ndocker build -t acme/top .\n```\n"
+            ),
+        },
+    )
+    root = os.path.realpath(tmp_path)
+    assert [b.dockerfile for b in index.of("acme/tool")] == [os.path.join(root, "tools", "image", "Dockerfile")]
+    assert [b.dockerfile for b in index.of("acme/top")] == [os.path.join(root, "Dockerfile")]

@@ -193,6 +193,7 @@ class _Found(NamedTuple):
     target: str
     folder: str
     where: str
+    moved: str = ""  # a relative ``cd`` before the build line: its paths start there, below one of the bases
 
 
 class _Collector:
@@ -232,7 +233,7 @@ class _Collector:
             or (found.dockerfile and ("$" in found.dockerfile or found.dockerfile == "-"))
         ):
             return None
-        for base in self._bases(found.folder):
+        for base in self._bases(found.folder, found.moved):
             folder = self._inside(os.path.join(base, context), folder=True)
             if folder is None:
                 continue
@@ -243,17 +244,22 @@ class _Collector:
                 return ImageBuild(dockerfile, folder, found.args, found.target, found.where)
         return None
 
-    def _bases(self, folder: str) -> Iterator[str]:
+    def _bases(self, folder: str, moved: str) -> Iterator[str]:
         """Where a build's relative paths may start: the writing file's folder and each folder above it up to its
-        root (a script in ``scripts/`` is run from the top as often as from its own folder), else each root."""
+        root (a script in ``scripts/`` is run from the top as often as from its own folder), else each root; after
+        a ``cd sub/dir``, that folder below each of them first."""
         real = os.path.realpath(folder) if folder else ""
         root = next((r for r in self.roots if real == r or real.startswith(r.rstrip(os.sep) + os.sep)), None)
+        above = []
         for _ in range(MAX_PARTS if root is not None else 0):
-            yield real
+            above.append(real)
             if real == root:
                 break
             real = os.path.dirname(real)
-        yield from self.roots
+        above += [r for r in self.roots if r not in above]
+        if moved:
+            yield from (os.path.join(base, moved) for base in above)
+        yield from above
 
     def _inside(self, path: str, *, folder: bool) -> str | None:
         real = os.path.realpath(path)
@@ -326,7 +332,11 @@ def _command_builds(
     from shmlint.project.launchers import UNKNOWN
     from shmlint.project.shellvars import script_commands
 
+    moved = ""  # where a plain ``cd sub/dir`` went, relative to where the commands started
     for line in script_commands(masked, {name: (value,) for name, value in (variables or {}).items()}):
+        if line.argv[0] == "cd":
+            moved = _changed(moved, line.argv[1:])
+            continue
         found = build_command(line.argv, folder, f"{where}:{line.line}")
         if variables and any(UNKNOWN in word and "$(" in word for word in line.argv):
             expanded = build_command(
@@ -336,7 +346,20 @@ def _command_builds(
                 names = (*expanded.images, *(found.images if found is not None else ()))
                 found = expanded._replace(images=tuple(dict.fromkeys(names)))
         if found is not None:
-            yield found
+            yield found._replace(moved=moved)
+
+
+def _changed(moved: str, arguments: Sequence[str]) -> str:
+    """Where a ``cd`` goes, relative to where the commands started: a relative path without variables that stays
+    below it; anything else (``cd``, ``cd $X``, ``cd -``, ``cd ..``, an absolute path) starts over from there (the
+    build's paths are tried from the folders above it as well)."""
+    from shmlint.project.launchers import UNKNOWN
+
+    target = arguments[0] if len(arguments) == 1 else ""
+    if not target or UNKNOWN in target or "$" in target or target.startswith(("/", "~", "-")):
+        return ""
+    joined = os.path.normpath(os.path.join(moved, target))
+    return "" if joined == "." or joined.startswith("..") else joined
 
 
 #: a Makefile assignment outside recipes: ``NAME ?= value``, ``NAME := value``, ``export NAME = value``
