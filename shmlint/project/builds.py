@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.index import MAX_PARTS
 
@@ -43,9 +44,9 @@ MAX_TEXT = 16 * 1024 * 1024
 #: what names the current folder as a build context on a command line
 _HERE = frozenset({".", "./", "$(pwd)", "$PWD", "${PWD}", "`pwd`", "$(CURDIR)", "$(PWD)", "$(shell pwd)"})
 #: one variable, as a registry prefix: shell, make and GitHub Actions spellings
-_VARIABLE = re.compile(r"\$\{\{[^{}]{1,200}\}\}|\$\{[^{}]{1,200}\}|\$\([^()]{1,200}\)|\$[A-Za-z_][A-Za-z0-9_]{0,63}")
+_VARIABLE = LazyRegex(r"\$\{\{[^{}]{1,200}\}\}|\$\{[^{}]{1,200}\}|\$\([^()]{1,200}\)|\$[A-Za-z_][A-Za-z0-9_]{0,63}")
 #: a repository path's characters once the registry and tag are gone (docker's reference grammar, any case)
-_PATH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,254}")
+_PATH = LazyRegex(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,254}")
 _ENGINES = frozenset({"docker", "podman", "nerdctl"})
 #: build options that take a value (docker build, buildx build, podman build), beyond those read
 _VALUE_OPTIONS = frozenset(
@@ -363,11 +364,11 @@ def _changed(moved: str, arguments: Sequence[str]) -> str:
 
 
 #: a Makefile assignment outside recipes: ``NAME ?= value``, ``NAME := value``, ``export NAME = value``
-_MAKE_ASSIGNMENT = re.compile(
+_MAKE_ASSIGNMENT = LazyRegex(
     r"^(?:export[ \t]+|override[ \t]+)?([A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*(?:\?|:{1,3}|\+)?=[ \t]*([^\n#]{0,512}?)[ \t]*$",
     re.MULTILINE,
 )
-_MAKE_REFERENCE = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_]{0,63})[)}]")
+_MAKE_REFERENCE = LazyRegex(r"\$[({]([A-Za-z_][A-Za-z0-9_]{0,63})[)}]")
 #: rounds of substitution of one variable into another (``IMAGE ?= $(REGISTRY)/app``), assignments read, and the
 #: longest value kept between rounds (``A = $(B)$(B)`` cannot grow without end)
 _MAKE_ROUNDS = 4
@@ -545,7 +546,9 @@ class _Yaml:
                 if not (scalar(self.m.get(step, "uses")) or "").startswith("docker/build-push-action"):
                     continue
                 settings = self.m.get(step, "with")
-                tags = tuple(t.strip() for t in re.split(r"[,\n]", self.text(settings, "tags")) if t.strip())
+                tags = tuple(
+                    t.strip() for t in self.text(settings, "tags").replace(",", "\n").splitlines() if t.strip()
+                )
                 if tags:
                     yield _Found(
                         tags,
