@@ -68,6 +68,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "config_error",
             "config_problems",
             "session",
+            "text_input",
             "cli_options",
         }
     ),
