@@ -140,6 +140,13 @@ def lookup(code_or_slug: str) -> CatalogEntry | None:
     return None if name is None else _rule_from_file(name)
 
 
+def slug_of(code: str) -> str | None:
+    """A rule's slug from its catalog file's name alone (``shm005_shm_too_small.yaml``: code, then slug), without
+    parsing the file: a finding needs its slug, and its default severity only when that decides (``RuleContext``)."""
+    name = _file_of(code)
+    return None if name is None else name.removesuffix(".yaml").partition("_")[2].replace("_", "-")
+
+
 def _file_of(code_or_slug: str) -> str | None:
     """The catalog file of a rule, found by its name alone (``shm005_shm_too_small.yaml``: code, then slug)."""
     key = code_or_slug.strip().lower()

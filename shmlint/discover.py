@@ -72,7 +72,7 @@ COMPOSE_OVERRIDE_FILES = (
 COMPOSE_NAME_PATTERNS = ("compose.y*ml", "compose.*.y*ml", "docker-compose*.y*ml", "*.compose.y*ml")
 #: more than any real .gitignore holds; a larger one is read this far, so a hostile tree cannot exhaust memory
 _GITIGNORE_MAX_BYTES = 1024 * 1024
-_TOP_LEVEL_SERVICES = LazyRegex(r"^services[ \t]*:", re.MULTILINE)
+_TOP_LEVEL_SERVICES = LazyRegex(r"^services[ \t]*:", re.MULTILINE, required=("services",))
 
 
 def is_compose_name(name: str) -> bool:

@@ -69,7 +69,7 @@ _JOB_CONTAINER_KINDS = frozenset({FileKind.DEVCONTAINER, FileKind.GITLAB_RUNNER,
 
 
 #: a Ray cluster launcher config names itself at the top level (and its cloud: ``extract.ray`` checks both)
-_RAY_CLUSTER_NAME = LazyRegex(r"^cluster_name[ \t]*:", re.MULTILINE)
+_RAY_CLUSTER_NAME = LazyRegex(r"^cluster_name[ \t]*:", re.MULTILINE, required=("cluster_name",))
 
 
 class UnparsableInput(Exception):
@@ -305,7 +305,9 @@ def _yaml_workloads(
 
 
 #: what a CloudFormation template or an Azure ML job says early on; other YAML never imports their extractors
-_CLOUD_YAML = LazyRegex(r"AWS::(?:ECS|Batch)::|^\$schema:.*azureml|azureml:", re.MULTILINE)
+_CLOUD_YAML = LazyRegex(
+    r"AWS::(?:ECS|Batch)::|^\$schema:.*azureml|azureml:", re.MULTILINE, required=("aws::", "azureml")
+)
 
 
 def _json(source: SourceText, run: Extraction) -> list[Workload]:
