@@ -35,7 +35,20 @@ LAYERS: tuple[frozenset[str], ...] = (
             "infile",
         }
     ),
-    frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need", "sizing"}),
+    frozenset(
+        {
+            "settings",
+            "prefilter",
+            "parsers",
+            "runtime",
+            "catalog",
+            "catalog_files",
+            "effective",
+            "dataloader",
+            "need",
+            "sizing",
+        }
+    ),
     frozenset({"extract", "edits", "rules", "hints", "suppress", "project"}),
     frozenset({"engine"}),
     frozenset(

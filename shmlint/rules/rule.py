@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from shmlint import sizing
-from shmlint.catalog import lookup, slug_of
+from shmlint.catalog_files import slug_of
 from shmlint.model import Finding, Fix, ShmSource, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
@@ -73,6 +73,8 @@ class RuleContext:
         finding held to info (an undecided one) does not parse its catalog entry for a default it cannot use."""
         if at_most is Severity.INFO:
             return at_most
+        from shmlint.catalog import lookup
+
         entry = lookup(code)
         if entry is None:
             raise LookupError(f"{code} has no catalog entry")
