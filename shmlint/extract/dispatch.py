@@ -60,8 +60,13 @@ _SHELL_WORD = LazyRegex(r"\S+")
 _ENGINE_WORDS = LazyRegex(r"docker|podman|container_(?:engine|runtime|cli)", re.IGNORECASE)
 
 #: keys that hold shell in GitHub Actions and GitLab CI, and job containers' docker options; a file without any is
-#: not CI YAML
-_CI_KEYS = LazyRegex(r"^[ \t-]*(run|script|before_script|after_script|container|options)[ \t]*:", re.MULTILINE)
+#: not CI YAML. Each match holds one of the words (a key, then a blank or its colon): a Kubernetes file's
+#: ``containers:`` and ``...-runtime`` image compile nothing
+_CI_KEYS = LazyRegex(
+    r"^[ \t-]*(run|script|before_script|after_script|container|options)[ \t]*:",
+    re.MULTILINE,
+    required=("run:", "run ", "run\t", "container:", "container ", "container\t", "script", "options"),
+)
 
 
 #: files that start one container of their own (dev containers, CI runners and agents): ``extract.job_containers``
