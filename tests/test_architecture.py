@@ -29,14 +29,18 @@ LAYERS: tuple[frozenset[str], ...] = (
             "signals",
             "patterns",
             "configured_patterns",
-            "discover",
             "model",
             "targets",
             "infile",
         }
     ),
+    # discover and what a format is (format_descriptor; file_formats, the one place that says what a file is)
+    # name the parsers' node types in the signatures of the formats' readers
     frozenset(
         {
+            "discover",
+            "format_descriptor",
+            "file_formats",
             "settings",
             "prefilter",
             "parsers",
@@ -49,7 +53,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "sizing",
         }
     ),
-    frozenset({"extract", "edits", "rules", "hints", "suppress", "project"}),
+    frozenset({"extract", "edits", "rules", "hints", "suppress", "project", "formats"}),
     frozenset({"engine"}),
     frozenset(
         {
