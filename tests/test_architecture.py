@@ -36,6 +36,7 @@ LAYERS: tuple[frozenset[str], ...] = (
         }
     ),
     frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need", "sizing"}),
+    frozenset({"containers"}),
     frozenset({"extract", "edits", "rules", "hints", "suppress", "project"}),
     frozenset({"engine"}),
     frozenset(

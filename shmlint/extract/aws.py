@@ -6,7 +6,7 @@ CloudFormation spells every key with a capital (``LinuxParameters: SharedMemoryS
 as the API's camelCase, so one walk serves both. Batch on EKS carries a Kubernetes pod spec, which the Kubernetes
 extractor judges itself.
 
-The container itself is judged by ``shmlint.extract.ecs_container`` (shared with Terraform); this module finds the
+The container itself is judged by ``shmlint.containers.ecs`` (shared with Terraform); this module finds the
 definitions and is that judge's view of the nodes. Fargate (``requiresCompatibilities``/``platformCapabilities``)
 accepts none of the shm settings and has no GPUs; AWS documents no size for its /dev/shm, so there it is unknown,
 and no fix can be written.
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.extract.ecs_container import MIB_DIALECT, judge_container, mib_size
+from shmlint.containers.ecs import MIB_DIALECT, judge_container, mib_size
 from shmlint.extract.kubernetes import extract_pod_spec
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple

@@ -14,24 +14,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from shmlint import sizes
-from shmlint.model import (
-    APPLIED_KINDS,
-    Evidence,
-    Launch,
-    PodTarget,
-    ShmKind,
-    ShmMechanism,
-    ShmSource,
-    Size,
-    Workload,
-    WorkloadFormat,
-    WorkloadId,
-)
+from shmlint.containers.judged import EnvVar
+from shmlint.containers.pod import Pod, PodContainer, PodVolume, Resource, judge_pod
+from shmlint.model import APPLIED_KINDS, Evidence, PodTarget, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
-from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals, device_count, gpu_visible, positive_count
+from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
@@ -286,13 +275,37 @@ class _Extractor:
 
     def pod_workloads(self, pod: _Pod, seen: Counter[WorkloadId]) -> Iterator[Workload]:
         volumes = self.volumes(pod)
-        meant = self.shm_volume(pod, volumes)  # once per pod: it looks at every container
-        cap = self.shared_cap(pod)
-        for container, holder, name in pod.containers:
+        identities = []
+        for _, holder, name in pod.containers:
             identity = pod.owner._replace(container_kind=holder, container=name)
-            identity = identity._replace(occurrence=seen[identity])
-            seen[identity._replace(occurrence=0)] += 1
-            yield self.workload(pod, container, identity, volumes, meant, cap)
+            identities.append(identity._replace(occurrence=seen[identity]))
+            seen[identity] += 1
+        views = tuple(
+            self.container(pod, container, identity)
+            for (container, _, _), identity in zip(pod.containers, identities, strict=True)
+        )
+        spec = Pod(
+            views,
+            {name: self.volume(name, volume) for name, volume in volumes.items()},
+            os.path.dirname(self.source.path) or ".",
+            self.host_ipc(pod.spec),
+            *self.runtime_class(pod.spec),
+        )
+        judged = judge_pod(spec, self.signals)
+        for (container, _, _), identity, verdict in zip(pod.containers, identities, judged.containers, strict=True):
+            completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
+            yield completed.workload(
+                identity,
+                self.name_span(container),
+                # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
+                PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes), judged.cap)
+                if pod.spec is not container
+                else None,
+                shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
+                ignored_codes=self.ignored_codes(pod),
+                dataloader_text=self.dataloader_text(pod),
+                launched_by=pod.launched_by.text if pod.launched_by and identity.container == TRAINER_NODE else None,
+            )
 
     def volumes(self, pod: _Pod) -> dict[str, MappingNode]:
         found: dict[str, MappingNode] = {}
@@ -302,56 +315,65 @@ class _Extractor:
                 found[name] = volume
         return found
 
-    def workload(
-        self,
-        pod: _Pod,
-        container: MappingNode,
-        identity: WorkloadId,
-        volumes: dict[str, MappingNode],
-        meant: tuple[str, MappingNode] | None,
-        cap: int | None,
-    ) -> Workload:
-        gpu = tuple(self.gpu_evidence(pod, container, identity.container_kind == "init container"))
-        gpu += tuple(self.device_mounts(container, volumes))
-        launched = pod.launched_by if identity.container == TRAINER_NODE else None
-        torch = tuple(self.torch_evidence(container, identity)) + ((launched,) if launched else ())
-        words = self.command_words(container)
-        if self.signals.is_utility_command(words):
-            gpu, torch = (), ()
-        return Workload(
-            id=identity,
-            span=self.name_span(container),
-            gpu=gpu,
-            torch=torch,
-            shm=self.completed_shm(tuple(self.shm_sources(pod, container, volumes, meant, cap)), container, identity),
-            memory_limit=self.memory_limit(container),
-            nccl_shm_disabled=self.nccl_disabled(container),
-            shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
-            ignored_codes=self.ignored_codes(pod),
-            dataloader_text=self.dataloader_text(pod),
-            # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
-            target=(
-                PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes), cap)
-                if pod.spec is not container
-                else None
-            ),
-            image=scalar(self.m.get(container, "image")),
-            command=" ".join(words),
-            accelerator_count=self.accelerator_count(container) if gpu else None,
-            launched_by=launched.text if launched else None,
-            launch=self.launch(container) if gpu or torch else None,
-        )
+    # -- the pod judge's view (shmlint.containers.pod) -------------------------------------------------------
 
-    def launch(self, container: MappingNode) -> Launch:
-        """What the container starts, for following it into the repository (``shmlint.project``)."""
+    def host_ipc(self, spec: MappingNode) -> Evidence | None:
+        key, value = self.m.key(spec, "hostIPC"), self.m.get(spec, "hostIPC")
+        if key is not None and value is not None and (scalar(value) or "").lower() == "true":
+            return Evidence("hostIPC: true", self.pair_span(key, value))
+        return None
+
+    def runtime_class(self, spec: MappingNode) -> tuple[Evidence | None, str]:
+        key, value = self.m.key(spec, "runtimeClassName"), self.m.get(spec, "runtimeClassName")
+        name = scalar(value)
+        if key is None or value is None or not name:
+            return None, ""
+        return Evidence(f"runtimeClassName: {name}", self.pair_span(key, value)), name
+
+    def container(self, pod: _Pod, container: MappingNode, identity: WorkloadId) -> PodContainer:
+        image_node = self.m.get(container, "image")
         argv = {
             key: tuple(filter(None, (scalar(item) for item in sequence(self.m.get(container, key)))))
             for key in ("command", "args")
         }
-        env = tuple((name, scalar(value) or "") for name, (_, value) in self.env(container))
-        base_dir = os.path.dirname(self.source.path) or "."
-        workdir = scalar(self.m.get(container, "workingDir")) or ""
-        return Launch(base_dir, argv["command"], argv["args"], workdir, env, dockerfile_beside=True)
+        mounts = sequence(self.m.get(container, "volumeMounts"))
+        shm = shm_mount(self.m, container)
+        launched = pod.launched_by if identity.container == TRAINER_NODE else None
+        torch = (
+            tuple(self.kserve_format_evidence(container, identity.container))
+            if identity.container_kind == "predictor"
+            else ()
+        )
+        command = self.m.get(container, "command") or self.m.get(container, "args") or self.m.get(container, "source")
+        return PodContainer(
+            holder=identity.container_kind,
+            image=scalar(image_node),
+            image_span=self.span(image_node) if image_node is not None else None,
+            entrypoint=argv["command"],
+            arguments=argv["args"],
+            words=tuple(self.command_words(container)),
+            command_span=self.span(command) if command is not None else None,
+            env=tuple(self.env(container)),
+            resources=tuple(self.resource_entries(container)),
+            memory_limit=self.memory_limit(container),
+            shm_mount=(scalar(self.m.get(shm, "name")) or "") if shm is not None else None,
+            mounts=tuple(scalar(self.m.get(mount, "name")) or "" for mount in mounts),
+            working_dir=scalar(self.m.get(container, "workingDir")) or "",
+            torch=torch + ((launched,) if launched else ()),
+        )
+
+    def volume(self, name: str, volume: MappingNode) -> PodVolume:
+        empty_dir = self.m.get(volume, "emptyDir")
+        span = self.volume_span(volume, empty_dir)
+        if empty_dir is not None and "emptyDir" in self.m.items(volume):
+            medium = scalar(self.m.get(empty_dir, "medium")) or ""
+            return PodVolume(name, span, "emptyDir", True, medium, self.size(self.m.get(empty_dir, "sizeLimit")))
+        path_node = self.m.path(volume, "hostPath", "path")
+        host_path = scalar(path_node)
+        if host_path is not None and path_node is not None:
+            return PodVolume(name, span, "hostPath", host_path=host_path, host_path_span=self.span(path_node))
+        kinds = [key for key in self.m.items(volume) if key != "name"]
+        return PodVolume(name, span, kinds[0] if kinds else "volume")
 
     def completed_shm(
         self, own: tuple[ShmSource, ...], container: MappingNode, identity: WorkloadId
@@ -366,58 +388,19 @@ class _Extractor:
     def resources(self, container: MappingNode) -> Node | None:
         return self.m.get(container, "resources") or self.m.get(container, "resourcesPerNode")
 
-    def gpu_evidence(self, pod: _Pod, container: MappingNode, is_init: bool) -> Iterator[Evidence]:
+    def resource_entries(self, container: MappingNode) -> Iterator[Resource]:
         resources = self.resources(container)
         for section in ("limits", "requests"):
             for name, (key, value) in self.m.items(self.m.get(resources, section)).items():
-                count = scalar(value)
-                if self.signals.is_gpu_resource(name) and count is not None and positive_count(count):
-                    yield Evidence(f"{section} {name}: {count}", self.pair_span(key, value))
-        runtime_key = self.m.key(pod.spec, "runtimeClassName")
-        runtime = scalar(self.m.get(pod.spec, "runtimeClassName"))
-        if runtime_key is not None and runtime and self.signals.is_gpu_runtime(runtime) and not is_init:
-            yield Evidence(
-                f"runtimeClassName: {runtime}", self.pair_span(runtime_key, self.m.get(pod.spec, "runtimeClassName"))
-            )
-        for key, value in self.env(container):
-            if self.signals.is_gpu_env(key, scalar(value[1]) or ""):
-                yield Evidence(f"env {key}={scalar(value[1])}", self.pair_span(value[0], value[1]))
+                yield Resource(section, name, scalar(value), self.pair_span(key, value))
 
-    def accelerator_count(self, container: MappingNode) -> int | None:
-        """GPUs of a counted kind the container asks for (each resource's larger of limit and request, summed), or
-        what a counted visibility variable lists; None when nothing says how many."""
-        per_resource: dict[str, int] = {}
-        resources = self.resources(container)
-        for section in ("limits", "requests"):
-            for name, (_, value) in self.m.items(self.m.get(resources, section)).items():
-                count = device_count(scalar(value) or "") if self.signals.is_counted_resource(name) else None
-                if count is not None:
-                    per_resource[name] = max(count, per_resource.get(name, 0))
-        if per_resource:
-            return sum(per_resource.values())
-        listed = [
-            device_count(scalar(value) or "")
-            for key, (_, value) in self.env(container)
-            if key in self.signals.counted_envs and gpu_visible(scalar(value) or "")
-        ]
-        return max((count for count in listed if count is not None), default=None)
-
-    def device_mounts(self, container: MappingNode, volumes: dict[str, MappingNode]) -> Iterator[Evidence]:
-        """Accelerator device nodes handed over as hostPath volumes (privileged pods without a device plugin)."""
-        for mount in sequence(self.m.get(container, "volumeMounts")):
-            volume = volumes.get(scalar(self.m.get(mount, "name")) or "")
-            path_node = self.m.path(volume, "hostPath", "path")
-            path = scalar(path_node)
-            if path and path_node is not None and self.signals.is_gpu_device(path):
-                yield Evidence(f"hostPath {path}", self.span(path_node))
-
-    def env(self, container: MappingNode) -> Iterator[tuple[str, tuple[Node, Node]]]:
-        """(name, (name node, value node)) for each plain env entry."""
+    def env(self, container: MappingNode) -> Iterator[EnvVar]:
+        """Each plain env entry, from its name to its value."""
         for entry in sequence(self.m.get(container, "env")):
-            name = scalar(self.m.get(entry, "name"))
-            value = self.m.get(entry, "value")
-            if name is not None and isinstance(value, ScalarNode):
-                yield name, (self.m.get(entry, "name"), value)
+            name_node, value = self.m.get(entry, "name"), self.m.get(entry, "value")
+            name = scalar(name_node)
+            if name is not None and name_node is not None and isinstance(value, ScalarNode):
+                yield EnvVar(name, scalar(value) or "", self.pair_span(name_node, value))
 
     def command_words(self, container: MappingNode) -> list[str]:
         words: list[str] = []
@@ -432,18 +415,6 @@ class _Extractor:
         if text := scalar(source):
             words.append(text)
         return words
-
-    def torch_evidence(self, container: MappingNode, identity: WorkloadId) -> Iterator[Evidence]:
-        image_node = self.m.get(container, "image")
-        image = scalar(image_node)
-        if image and self.signals.is_torch_image(image):
-            yield Evidence(f"image {image}", self.span(image_node))
-        launch = self.signals.torch_command(" ".join(self.command_words(container)))
-        if launch:
-            node = self.m.get(container, "command") or self.m.get(container, "args") or self.m.get(container, "source")
-            yield Evidence(f"command {launch}", self.span(node))
-        if identity.container_kind == "predictor":
-            yield from self.kserve_format_evidence(container, identity.container)
 
     def kserve_format_evidence(self, model: MappingNode, key: str) -> Iterator[Evidence]:
         format_node = self.m.path(model, "modelFormat", "name")
@@ -461,79 +432,6 @@ class _Extractor:
             return None
         parsed = sizes.parse_kubernetes(text)
         return Size(text, parsed.bytes, self.span(node), sizes.KUBERNETES, parsed.error, parsed.suggestion)
-
-    def nccl_disabled(self, container: MappingNode) -> Evidence | None:
-        for key, (name_node, value) in self.env(container):
-            if key == nccl.SHM_DISABLE and nccl.disables_shm(scalar(value) or ""):
-                return Evidence(f"env NCCL_SHM_DISABLE={value.value}", self.pair_span(name_node, value))
-        return None
-
-    # -- /dev/shm --------------------------------------------------------------------------------------------
-
-    def shm_sources(
-        self,
-        pod: _Pod,
-        container: MappingNode,
-        volumes: dict[str, MappingNode],
-        meant: tuple[str, MappingNode] | None,
-        cap: int | None,
-    ) -> Iterator[ShmSource]:
-        host_ipc_key = self.m.key(pod.spec, "hostIPC")
-        host_ipc = self.m.get(pod.spec, "hostIPC")
-        if host_ipc_key is not None and (scalar(host_ipc) or "").lower() == "true":
-            span = self.pair_span(host_ipc_key, host_ipc)
-            yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, span, "hostIPC: true")
-        mount = shm_mount(self.m, container)
-        if mount is not None:
-            name = scalar(self.m.get(mount, "name")) or ""
-            volume = volumes.get(name)
-            if volume is not None:
-                yield self.volume_source(name, volume, cap)
-            return
-        if meant is not None:
-            name, volume = meant
-            source = self.volume_source(name, volume, cap)
-            if source.kind is ShmKind.MEMORY:
-                yield source._replace(kind=ShmKind.UNMOUNTED, cap_bytes=None)
-
-    def shm_volume(self, pod: _Pod, volumes: dict[str, MappingNode]) -> tuple[str, MappingNode] | None:
-        """The pod's volume meant for /dev/shm: mounted there by another container, or a Memory volume named so."""
-        for other, _, _ in pod.containers:
-            mount = shm_mount(self.m, other)
-            name = scalar(self.m.get(mount, "name")) if mount is not None else None
-            if name in volumes:
-                return name, volumes[name]
-        for name, volume in volumes.items():
-            if "shm" in name.lower() and self.volume_source(name, volume, None).kind is ShmKind.MEMORY:
-                return name, volume
-        return None
-
-    def shared_cap(self, pod: _Pod) -> int | None:
-        """Half the smallest memory limit among the pod's containers: a volume they share cannot use more."""
-        limits = [
-            size.bytes for container, _, _ in pod.containers if (size := self.memory_limit(container)) and size.bytes
-        ]
-        return min(limits) // 2 if limits else None
-
-    def volume_source(self, name: str, volume: MappingNode, cap: int | None) -> ShmSource:
-        """``cap``: half the smallest memory limit in the pod, the most a volume its containers share can use."""
-        empty_dir = self.m.get(volume, "emptyDir")
-        span = self.volume_span(volume, empty_dir)
-        if empty_dir is not None and "emptyDir" in self.m.items(volume):
-            medium = scalar(self.m.get(empty_dir, "medium")) or ""
-            size = self.size(self.m.get(empty_dir, "sizeLimit"))
-            memory = medium.strip() == "Memory"
-            kind, mechanism = (
-                (ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT) if memory else (ShmKind.DISK, ShmMechanism.VOLUME)
-            )
-            return ShmSource(kind, mechanism, span, f'emptyDir volume "{name}"', size, name, cap_bytes=cap)
-        host_path = scalar(self.m.path(volume, "hostPath", "path"))
-        if host_path is not None:
-            description = f'hostPath volume "{name}" ({host_path})'
-            return ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, description, None, name, host_path=host_path)
-        kinds = [key for key in self.m.items(volume) if key != "name"]
-        description = f'{kinds[0] if kinds else "volume"} volume "{name}"'
-        return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, description, None, name)
 
 
 def shm_mount(m: Mappings, container: Node) -> MappingNode | None:

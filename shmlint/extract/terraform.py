@@ -4,7 +4,7 @@ Three families of resources run containers with a /dev/shm of their own: the Kub
 (``kubernetes_deployment``, ``_pod``, ``_job``, ``_stateful_set``, ``_daemon_set``, ``_cron_job``, with or
 without ``_v1``: pod specs spelled in snake_case blocks), the docker provider's ``docker_container`` (``shm_size``
 and ``memory`` in MiB) and AWS task and job definitions (``aws_ecs_task_definition``, ``aws_batch_job_definition``:
-container definitions as ``jsonencode(...)`` or a JSON heredoc, judged by ``shmlint.extract.ecs_container``).
+container definitions as ``jsonencode(...)`` or a JSON heredoc, judged by ``shmlint.containers.ecs``).
 Values Terraform computes (variables, locals, interpolations, ``file(...)``) are unknown: they lower a finding
 to a warning where they could carry a size, and are never read as anything else. A JSON heredoc is a template:
 ``${...}`` inside it are such values and the JSON around them is read (``parse_template_json``); what stays
@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from shmlint import sizes
-from shmlint.extract.ecs_container import judge_container
+from shmlint.containers.ecs import judge_container
 from shmlint.extract.terraform_ecs import HclEcsTree, hcl_mib, task_value
 from shmlint.model import Evidence, Notice, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple

@@ -76,9 +76,9 @@ class RuleContext:
         """What a fix writes and why (``shmlint.sizing``: one policy for every rule)."""
         return sizing.fix_size(workload, self.settings, current=current, source=source)
 
-    def minimum(self, workload: Workload) -> int:
-        """Below this SHM005 speaks: the hint's estimated need, else the configured minimum."""
-        return sizing.minimum(workload, self.settings)
+    def floor(self, workload: Workload, source: ShmSource) -> tuple[int, str]:
+        """Below this SHM005 speaks about ``source``, and why (``shmlint.sizing``)."""
+        return sizing.floor(workload, self.settings, source)
 
 
 #: the longest word (a run without blanks: an image, an environment value) a finding quotes, the longest message

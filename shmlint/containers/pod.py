@@ -1,0 +1,202 @@
+"""A Kubernetes pod spec judged for /dev/shm, once for every syntax that writes one.
+
+Kubernetes YAML (``shmlint.extract.kubernetes``), Terraform's Kubernetes provider and AWS Batch on EKS
+(``shmlint.extract.terraform``) read their own syntax into the values below (``Pod``, ``PodContainer``,
+``PodVolume``: each with the spans of the file and the words it spells them with) and this module decides:
+volumes are per pod, mounts per container, so /dev/shm is judged per container. A Memory ``emptyDir`` mounted at
+/dev/shm is a tmpfs bounded by its ``sizeLimit`` and by half the smallest memory limit of the containers that
+share it (``shmlint.sizing``); one that no container mounts there does nothing for the container that needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from shmlint.containers.judged import EnvVar, Judged, gpu_env, nccl_disabled, torch_evidence
+from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
+from shmlint.named_tuple import NamedTuple
+from shmlint.signals import Signals, device_count, gpu_visible, positive_count
+from shmlint.sizing import pod_cap
+from shmlint.source import Span
+
+INIT_CONTAINER = "init container"
+
+
+class PodVolume(NamedTuple):
+    """One of the pod's volumes. ``kind`` is how the file names its kind (``emptyDir``, ``empty_dir``, ``nfs``);
+    ``span`` is where a finding about it points."""
+
+    name: str
+    span: Span
+    kind: str
+    empty_dir: bool = False
+    medium: str = ""
+    size_limit: Size | None = None
+    host_path: str | None = None
+    host_path_span: Span | None = None
+
+
+class Resource(NamedTuple):
+    """``limits``/``requests`` entry: ``nvidia.com/gpu: 2``."""
+
+    section: str
+    name: str
+    value: str | None
+    span: Span
+
+
+class PodContainer(NamedTuple):
+    """One container of the pod, as its file writes it."""
+
+    holder: str  # 'container', 'init container', what else holds it ('predictor', 'trainer')
+    image: str | None
+    image_span: Span | None
+    entrypoint: tuple[str, ...]  # ``command``: replaces the image's entrypoint
+    arguments: tuple[str, ...]  # ``args``
+    words: tuple[str, ...]  # all it runs, as words (a scalar command, an Argo script's source included)
+    command_span: Span | None  # where a command that starts torch is pointed at
+    env: tuple[EnvVar, ...]
+    resources: tuple[Resource, ...]
+    memory_limit: Size | None
+    shm_mount: str | None  # the volume it mounts at /dev/shm ('' when the mount names none), None for no mount
+    mounts: tuple[str, ...]  # the volumes it mounts
+    working_dir: str = ""
+    torch: tuple[Evidence, ...] = ()  # what the format itself says starts torch (a KServe model format...)
+
+
+class Pod(NamedTuple):
+    """A pod spec: its containers, its volumes by name, and how the file spells its pod-wide settings."""
+
+    containers: tuple[PodContainer, ...]
+    volumes: Mapping[str, PodVolume]
+    base_dir: str  # the folder relative paths of a launch start from
+    host_ipc: Evidence | None = None  # ``hostIPC: true`` where it is written
+    runtime_class: Evidence | None = None  # ``runtimeClassName: nvidia``
+    runtime_name: str = ""
+
+
+class JudgedPod(NamedTuple):
+    """The pod's containers judged, in order, and the most a volume they share can use."""
+
+    containers: tuple[Judged, ...]
+    cap: int | None
+
+
+def judge_pod(pod: Pod, signals: Signals) -> JudgedPod:
+    cap = pod_cap(c.memory_limit.bytes if c.memory_limit else None for c in pod.containers)
+    meant = _meant_volume(pod)
+    return JudgedPod(tuple(_container(pod, container, meant, cap, signals) for container in pod.containers), cap)
+
+
+def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
+    """What a volume mounted at /dev/shm gives; ``cap``: half the smallest memory limit in the pod."""
+    if volume.empty_dir:
+        memory = volume.medium.strip() == "Memory"
+        kind, mechanism = (ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT) if memory else (ShmKind.DISK, ShmMechanism.VOLUME)
+        description = f'{volume.kind} volume "{volume.name}"'
+        return ShmSource(kind, mechanism, volume.span, description, volume.size_limit, volume.name, cap_bytes=cap)
+    if volume.host_path is not None:
+        description = f'{volume.kind} volume "{volume.name}" ({volume.host_path})'
+        return ShmSource(
+            ShmKind.HOST_PATH,
+            ShmMechanism.BIND,
+            volume.span,
+            description,
+            None,
+            volume.name,
+            host_path=volume.host_path,
+        )
+    return ShmSource(
+        ShmKind.DISK, ShmMechanism.VOLUME, volume.span, f'{volume.kind} volume "{volume.name}"', None, volume.name
+    )
+
+
+def _container(pod: Pod, container: PodContainer, meant: PodVolume | None, cap: int | None, signals: Signals) -> Judged:
+    gpu = tuple(_gpu(pod, container, signals))
+    torch = (*torch_evidence(container.image, container.image_span, container.words, container.command_span, signals),)
+    torch += container.torch
+    if signals.is_utility_command(list(container.words)):
+        gpu, torch = (), ()
+    launch = Launch(
+        pod.base_dir,
+        container.entrypoint,
+        container.arguments,
+        container.working_dir,
+        tuple((var.name, var.value) for var in container.env),
+        dockerfile_beside=True,
+    )
+    return Judged(
+        gpu=gpu,
+        torch=torch,
+        shm=tuple(_shm(pod, container, meant, cap)),
+        memory_limit=container.memory_limit,
+        nccl_shm_disabled=nccl_disabled(container.env),
+        image=container.image,
+        command=" ".join(container.words),
+        accelerator_count=_accelerator_count(container, signals) if gpu else None,
+        launch=launch if gpu or torch else None,
+    )
+
+
+def _gpu(pod: Pod, container: PodContainer, signals: Signals) -> Iterator[Evidence]:
+    for resource in container.resources:
+        count = resource.value
+        if signals.is_gpu_resource(resource.name) and count is not None and positive_count(count):
+            yield Evidence(f"{resource.section} {resource.name}: {count}", resource.span)
+    if (
+        pod.runtime_class is not None
+        and signals.is_gpu_runtime(pod.runtime_name)
+        and container.holder != INIT_CONTAINER
+    ):
+        yield pod.runtime_class
+    yield from gpu_env(container.env, signals)
+    for name in container.mounts:  # device nodes handed over as hostPath volumes (privileged, no device plugin)
+        volume = pod.volumes.get(name)
+        if (
+            volume is not None
+            and volume.host_path
+            and volume.host_path_span
+            and signals.is_gpu_device(volume.host_path)
+        ):
+            yield Evidence(f"{volume.kind} {volume.host_path}", volume.host_path_span)
+
+
+def _accelerator_count(container: PodContainer, signals: Signals) -> int | None:
+    """GPUs of a counted kind the container asks for (each resource's larger of limit and request, summed), or
+    what a counted visibility variable lists; None when nothing says how many."""
+    per_resource: dict[str, int] = {}
+    for resource in container.resources:
+        count = device_count(resource.value or "") if signals.is_counted_resource(resource.name) else None
+        if count is not None:
+            per_resource[resource.name] = max(count, per_resource.get(resource.name, 0))
+    if per_resource:
+        return sum(per_resource.values())
+    listed = [
+        device_count(var.value) for var in container.env if var.name in signals.counted_envs and gpu_visible(var.value)
+    ]
+    return max((count for count in listed if count is not None), default=None)
+
+
+def _shm(pod: Pod, container: PodContainer, meant: PodVolume | None, cap: int | None) -> Iterator[ShmSource]:
+    if pod.host_ipc is not None:
+        yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, pod.host_ipc.span, pod.host_ipc.text)
+    if container.shm_mount is not None:
+        volume = pod.volumes.get(container.shm_mount)
+        if volume is not None:
+            yield volume_source(volume, cap)
+        return
+    if meant is not None:
+        source = volume_source(meant, cap)
+        if source.kind is ShmKind.MEMORY:
+            yield source._replace(kind=ShmKind.UNMOUNTED, cap_bytes=None)
+
+
+def _meant_volume(pod: Pod) -> PodVolume | None:
+    """The pod's volume meant for /dev/shm: mounted there by a container, or a Memory volume named so."""
+    for container in pod.containers:
+        if container.shm_mount is not None and container.shm_mount in pod.volumes:
+            return pod.volumes[container.shm_mount]
+    for name, volume in pod.volumes.items():
+        if "shm" in name.lower() and volume.empty_dir and volume.medium.strip() == "Memory":
+            return volume
+    return None
