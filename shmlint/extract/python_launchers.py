@@ -21,12 +21,12 @@ import ast
 from collections.abc import Iterator
 
 from shmlint import sizes
+from shmlint.containers.docker import DockerOptions, Spelled, base_dir, judge_docker
+from shmlint.containers.judged import EnvVar
 from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_INT, ascii_int, bounded_int
 from shmlint.parsers.work import TOO_COMPLEX, beyond
-from shmlint.runtime import nccl
-from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import MAX_DEVICES, Signals, device_count, positive_count
 from shmlint.source import SourceText, Span
@@ -279,38 +279,52 @@ class _Reader:
         )
 
     def docker(self, call: ast.Call) -> Iterator[Workload]:
+        """The docker SDK's ``containers.run``/``create``, read into the docker options judge's view."""
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         if not (isinstance(receiver, ast.Attribute) and receiver.attr == "containers"):
             return
         options = self.keywords(call)
-        gpu = list(self.docker_gpu(options))
         image = options.get("image") or (_Arg(call.args[0], self.value(call.args[0])) if call.args else None)
-        torch: list[Evidence] = []
-        if image is not None and isinstance(image.value, str) and self.signals.is_torch_image(image.value):
-            torch.append(Evidence(f"image {image.value}", self.span(image.node)))
         command = options.get("command") or (
             _Arg(call.args[1], self.value(call.args[1])) if len(call.args) > 1 else None
         )
-        words = _words(command, self) if command is not None else []
-        launcher = self.signals.torch_command(" ".join(words))
-        if launcher and command is not None:
-            torch.append(Evidence(f"command {launcher}", self.span(command.node)))
-        shm = list(self.docker_shm(options)) + list(self.spread(call))
-        memory = options.get("mem_limit")
-        yield Workload(
-            id=WorkloadId(WorkloadFormat.PYTHON, "docker SDK", f"containers.{_method(call)}", "", "container"),
-            span=self.span(call),
-            gpu=tuple(gpu),
-            torch=tuple(torch),
-            shm=tuple(shm),
-            memory_limit=self.size(memory, sizes.DOCKER) if memory is not None else None,
-            nccl_shm_disabled=self.docker_nccl(options),
-            target=self.call_target(call, "shm_size", sizes.DOCKER),
-            image=image.value if image is not None and isinstance(image.value, str) else None,
-            command=" ".join(words),
+        entrypoint, working_dir = options.get("entrypoint"), options.get("working_dir")
+        size, memory = options.get("shm_size"), options.get("mem_limit")
+        view = DockerOptions(
+            base_dir=base_dir(self.source.path),
+            image=self.spelled(image) if image is not None else None,
+            entrypoint=tuple(_words(entrypoint, self)) if entrypoint is not None else (),
+            arguments=tuple(_words(command, self)) if command is not None else (),
+            command_span=self.span(command.node) if command is not None else None,
+            working_dir=working_dir.value if working_dir is not None and isinstance(working_dir.value, str) else "",
+            env=tuple(self.environment(options)),
+            env_label="environment",
+            shm_size=(self.size(size, sizes.DOCKER), self.span(size.node)) if size is not None else None,
+            ipc=self.spelled(options["ipc_mode"], "ipc_mode=") if "ipc_mode" in options else None,
+            tmpfs=tuple(self.tmpfs(options)),
+            runtime=self.runtime(options.get("runtime")),
+            device_requests=tuple(self.device_requests(options)),
+            memory=self.size(memory, sizes.DOCKER) if memory is not None else None,
+            unresolved=tuple(self.spread(call)),
+        )
+        yield judge_docker(view, self.signals).workload(
+            WorkloadId(WorkloadFormat.PYTHON, "docker SDK", f"containers.{_method(call)}", "", "container"),
+            self.span(call),
+            self.call_target(call, "shm_size", sizes.DOCKER),
         )
 
-    def docker_gpu(self, options: dict[str, _Arg]) -> Iterator[Evidence]:
+    def spelled(self, arg: _Arg, prefix: str = "") -> Spelled:
+        """A keyword's string value (None when it is not a literal string), quoted as ``prefix`` and its text."""
+        value = arg.value if isinstance(arg.value, str) else None
+        return Spelled(value, prefix + self.text(arg.node), self.span(arg.node))
+
+    def runtime(self, arg: _Arg | None) -> Spelled | None:
+        if arg is None:
+            return None
+        value = arg.value if isinstance(arg.value, str) else None
+        return Spelled(value, f"runtime={value}", self.span(arg.node))
+
+    def device_requests(self, options: dict[str, _Arg]) -> Iterator[Evidence]:
         requests = options.get("device_requests")
         for node in ast.walk(requests.node) if requests is not None else ():
             if isinstance(node, ast.Call) and _called_name(node) == "DeviceRequest":
@@ -321,14 +335,8 @@ class _Reader:
                     driver is not None and driver.value == "nvidia"
                 ):
                     yield Evidence(f"device_requests {self.text(node)}", self.span(node))
-        runtime = options.get("runtime")
-        if runtime is not None and isinstance(runtime.value, str) and self.signals.is_gpu_runtime(runtime.value):
-            yield Evidence(f"runtime={runtime.value}", self.span(runtime.node))
-        for key, value, node in self.environment(options):
-            if self.signals.is_gpu_env(key, value):
-                yield Evidence(f"environment {key}={value}", self.span(node))
 
-    def environment(self, options: dict[str, _Arg]) -> Iterator[tuple[str, str, ast.expr]]:
+    def environment(self, options: dict[str, _Arg]) -> Iterator[EnvVar]:
         env = options.get("environment")
         if env is None:
             return
@@ -336,53 +344,24 @@ class _Reader:
             for key, value in zip(env.node.keys, env.node.values, strict=True):
                 name, setting = (self.value(key) if key is not None else None), self.value(value)
                 if isinstance(name, str) and isinstance(setting, str | int):
-                    yield name, str(setting), value
+                    yield EnvVar(name, str(setting), self.span(value))
         elif isinstance(env.node, ast.List | ast.Tuple):
             for element in env.node.elts:
                 text = self.value(element)
                 if isinstance(text, str) and "=" in text:
                     name, _, setting = text.partition("=")
-                    yield name, setting, element
+                    yield EnvVar(name, setting, self.span(element))
 
-    def docker_nccl(self, options: dict[str, _Arg]) -> Evidence | None:
-        for key, value, node in self.environment(options):
-            if key == nccl.SHM_DISABLE and nccl.disables_shm(value):
-                return Evidence(f"environment {key}={value}", self.span(node))
-        return None
-
-    def docker_shm(self, options: dict[str, _Arg]) -> Iterator[ShmSource]:
-        if "shm_size" in options:
-            arg = options["shm_size"]
-            size = self.size(arg, sizes.DOCKER)
-            yield ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, self.span(arg.node), "shm_size", size)
-        if "ipc_mode" in options:
-            arg = options["ipc_mode"]
-            kind = ipc_mode(arg.value).kind if isinstance(arg.value, str) else ShmKind.UNKNOWN
-            if kind is not None:
-                yield ShmSource(kind, ShmMechanism.IPC_MODE, self.span(arg.node), f"ipc_mode={self.text(arg.node)}")
+    def tmpfs(self, options: dict[str, _Arg]) -> Iterator[tuple[Span, Spelled]]:
         tmpfs = options.get("tmpfs")
-        if tmpfs is not None and isinstance(tmpfs.node, ast.Dict):
-            for key, value in zip(tmpfs.node.keys, tmpfs.node.values, strict=True):
-                path = self.value(key) if key is not None else None
-                if isinstance(path, str) and is_shm_path(path):
-                    yield ShmSource(
-                        ShmKind.MEMORY,
-                        ShmMechanism.TMPFS_OPTION,
-                        self.span(value),
-                        "tmpfs /dev/shm",
-                        self.tmpfs_size(value),
-                    )
-
-    def tmpfs_size(self, node: ast.expr) -> Size | None:
-        options = self.value(node)
-        if not isinstance(options, str):
-            return Size(self.text(node), None, self.span(node), sizes.DOCKER)
-        for option in options.split(","):
-            key, _, setting = option.partition("=")
-            if key.strip() == "size":
-                parsed = sizes.parse_docker(setting)
-                return Size(setting, parsed.bytes, self.span(node), sizes.DOCKER, parsed.error, parsed.suggestion)
-        return None
+        if tmpfs is None or not isinstance(tmpfs.node, ast.Dict):
+            return
+        for key, value in zip(tmpfs.node.keys, tmpfs.node.values, strict=True):
+            path = self.value(key) if key is not None else None
+            if isinstance(path, str) and is_shm_path(path):
+                setting = self.value(value)
+                span = self.span(value)
+                yield span, Spelled(setting if isinstance(setting, str) else None, self.text(value), span)
 
     def kfp(self) -> Iterator[Workload]:
         """Per function scope: tasks given an accelerator, and the /dev/shm mounts made on them by name."""
