@@ -9,7 +9,6 @@ comes from ``gpus``, a device request, a GPU runtime, a device node or a visibil
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 from shmlint import sizes
@@ -86,10 +85,6 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
         accelerator_count=_accelerator_count(options, signals) if gpu else None,
         launch=launch if gpu or torch else None,
     )
-
-
-def base_dir(path: str) -> str:
-    return os.path.dirname(path) or "."
 
 
 def tmpfs_size(options: Spelled) -> Size | None:

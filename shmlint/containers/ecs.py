@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
+from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_int
 from shmlint.runtime import nccl
@@ -67,6 +67,7 @@ class EcsContainer(NamedTuple):
     nccl_shm_disabled: Evidence | None
     ignored_codes: frozenset[str]
     unsized_tmpfs: tuple[Span, ...]  # tmpfs /dev/shm entries without a size, where a fixer may add one
+    launch: Launch | None = None  # what it starts, for following into the repository (``shmlint.project``)
 
     def workload(self, identity: WorkloadId, span: Span, target: FixTarget) -> Workload:
         """The container as a Workload; ``identity`` names it as its format does, ``target`` is its fixer's."""
@@ -83,23 +84,29 @@ class EcsContainer(NamedTuple):
             image=self.image,
             command=self.command,
             accelerator_count=self.accelerator_count,
+            launch=self.launch,
         )
 
 
 def judge_container(
-    tree: EcsTree[N], task: N | None, container: N, signals: Signals, fargate: Span | None = None
+    tree: EcsTree[N], task: N | None, container: N, signals: Signals, base_dir: str, fargate: Span | None = None
 ) -> EcsContainer:
     """``task`` holds what the container shares with its neighbours (``ipcMode``, ``volumes``, ``memory``);
-    ``fargate`` is where the definition asks for Fargate, which takes no shm setting."""
-    words = [word for key in ("entryPoint", "command") for word in _texts(tree, tree.get(container, key))]
+    ``base_dir`` is the folder of the file that defines it (where the paths it starts are looked for), ``fargate``
+    where the definition asks for Fargate, which takes no shm setting."""
+    entrypoint, arguments = (tuple(_texts(tree, tree.get(container, key))) for key in ("entryPoint", "command"))
+    words = [*entrypoint, *arguments]
     gpu, count = _gpu(tree, container, signals)
+    torch = tuple(_torch(tree, container, words, signals))
+    env = tuple((name, value) for name, value, _ in _pairs(tree, container, "environment"))
+    workdir = tree.text(tree.get(container, "workingDirectory")) or ""
     linux = tree.get(container, "linuxParameters")
     unsized = tuple(tree.span(mount) for mount in _tmpfs_mounts(tree, linux) if tree.get(mount, "size") is None)
     return EcsContainer(
         name=tree.text(tree.get(container, "name")) or "",
         gpu=gpu,
         accelerator_count=count,
-        torch=tuple(_torch(tree, container, words, signals)),
+        torch=torch,
         image=tree.text(tree.get(container, "image")),
         command=" ".join(words),
         shm=tuple(_shm(tree, task, container, fargate)),
@@ -107,6 +114,7 @@ def judge_container(
         nccl_shm_disabled=_nccl(tree, container),
         ignored_codes=_ignored(tree, container),
         unsized_tmpfs=unsized,
+        launch=Launch(base_dir, entrypoint, arguments, workdir, env) if gpu or torch else None,
     )
 
 

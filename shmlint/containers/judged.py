@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,11 @@ class Judged(NamedTuple):
             launch=self.launch,
             **more,
         )
+
+
+def base_dir(path: str) -> str:
+    """The folder of the file that defines a container: where the relative paths it starts are looked for."""
+    return os.path.dirname(path) or "."
 
 
 def gpu_env(env: Iterable[EnvVar], signals: Signals, label: str = "env") -> Iterator[Evidence]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.containers.ecs import MIB_DIALECT, judge_container, mib_size
+from shmlint.containers.judged import base_dir
 from shmlint.extract.kubernetes import extract_pod_spec
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
@@ -165,9 +166,9 @@ class _Extractor:
         if not isinstance(container, MappingNode) or not isinstance(task, MappingNode):
             return
         fargate = self.span(d.fargate) if d.fargate is not None else None
-        judged = judge_container(self, task, container, self.signals, fargate)
+        judged = judge_container(self, task, container, self.signals, base_dir(self.source.path), fargate)
         if d.batch and self.signals.is_utility_command(judged.command.split()):
-            judged = judged._replace(command="")  # a placeholder SubmitJob replaces, not what the job runs
+            judged = judged._replace(command="", launch=None)  # a placeholder SubmitJob replaces, not what runs
         identity = d.owner._replace(role=role, container_kind="container", container=judged.name)
         target = None if d.fargate is not None else AwsContainerTarget(container.start_mark.index, self.pascal)
         yield judged.workload(identity, self.span(container), target)

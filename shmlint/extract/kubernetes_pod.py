@@ -5,13 +5,12 @@ only Kubernetes YAML adds to a container (annotations, a KServe runtime's /dev/s
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from shmlint import sizes
-from shmlint.containers.judged import EnvVar
+from shmlint.containers.judged import EnvVar, base_dir
 from shmlint.containers.pod import Pod, PodContainer, PodVolume, Resource, judge_pod
 from shmlint.model import APPLIED_KINDS, Evidence, PodTarget, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
@@ -109,7 +108,7 @@ class PodReader:
         spec = Pod(
             views,
             {name: self.volume(name, volume) for name, volume in volumes.items()},
-            os.path.dirname(self.source.path) or ".",
+            base_dir(self.source.path),
             self.host_ipc(pod.spec),
             *self.runtime_class(pod.spec),
         )

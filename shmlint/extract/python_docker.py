@@ -8,8 +8,8 @@ import ast
 from collections.abc import Iterator
 
 from shmlint import sizes
-from shmlint.containers.docker import DockerOptions, Spelled, base_dir, judge_docker
-from shmlint.containers.judged import EnvVar
+from shmlint.containers.docker import DockerOptions, Spelled, judge_docker
+from shmlint.containers.judged import EnvVar, base_dir
 from shmlint.extract.python_calls import Arg, CallReader, called_name, command_words, flat_strings, method_name
 from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
 from shmlint.runtime.shm import is_shm_path

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from shmlint.containers.ecs import judge_container
+from shmlint.containers.judged import base_dir
 from shmlint.extract.terraform_docker import DOCKER_CONTAINER, docker_workload
 from shmlint.extract.terraform_ecs import HclEcsTree, task_value
 from shmlint.extract.terraform_pod import EKS_BLOCKS, KUBERNETES_BLOCKS, pod_workloads, words
@@ -103,7 +104,7 @@ class _Reader:
         tree, task = HclEcsTree(self.source), task_value(resource) if kind == ECS_TASK else None
         for holder, definition, syntax in self.container_definitions(resource):
             # a Batch container holds its own volumes; only an ECS task (or a Batch ECS task) has an ipcMode
-            judged = judge_container(tree, task or holder, definition, self.signals)
+            judged = judge_container(tree, task or holder, definition, self.signals, base_dir(self.source.path))
             linux = entry(definition, "linuxParameters")
             linux_end = linux.end - 1 if linux is not None and linux.kind != UNKNOWN else -1
             slots = tuple((span.start, span.end - 1) for span in judged.unsized_tmpfs)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.containers.docker import BIND, TMPFS, DockerOptions, MountOption, Spelled, base_dir, judge_docker
-from shmlint.containers.judged import EnvVar
+from shmlint.containers.docker import BIND, TMPFS, DockerOptions, MountOption, Spelled, judge_docker
+from shmlint.containers.judged import EnvVar, base_dir
 from shmlint.extract.terraform_ecs import hcl_mib
 from shmlint.extract.terraform_pod import words
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId

@@ -3,11 +3,10 @@ judge's view (``shmlint.containers.pod``): snake_case blocks, sizes that Terrafo
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 from shmlint import sizes
-from shmlint.containers.judged import EnvVar
+from shmlint.containers.judged import EnvVar, base_dir
 from shmlint.containers.pod import INIT_CONTAINER, Pod, PodContainer, PodVolume, Resource, judge_pod
 from shmlint.model import Evidence, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
@@ -38,7 +37,6 @@ POD_SHAPES = {KUBERNETES_BLOCKS: "pod", EKS_BLOCKS: "eks-pod"}
 def pod_workloads(source: SourceText, signals: Signals, resource: Block, blocks: PodBlocks) -> Iterator[Workload]:
     """One workload per container of each pod spec the resource holds."""
     kind, name = resource.labels
-    base_dir = os.path.dirname(source.path) or "."
     for pod in _pod_specs(resource, blocks):
         volumes = {n: v for v in pod.children(blocks.volume) if (n := string(v.attribute("name")))}
         containers = [(c, "container") for c in pod.children(blocks.container)]
@@ -49,7 +47,7 @@ def pod_workloads(source: SourceText, signals: Signals, resource: Block, blocks:
         view = Pod(
             tuple(_container(source, container, holder, blocks) for container, holder in containers),
             {name: _volume(source, name, volume) for name, volume in volumes.items()},
-            base_dir,
+            base_dir(source.path),
             Evidence("host_ipc = true", _span(source, host_ipc))
             if host_ipc is not None and host_ipc.value.kind == BOOL and host_ipc.value.value is True
             else None,
