@@ -10,14 +10,10 @@ wins over the floor: a size above the limit is the SHM004 problem itself.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from shmlint.model import BlockTarget, PodTarget, ShmSource, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.sizes import GIB, MIB
-
-if TYPE_CHECKING:
-    from shmlint.settings import Settings
 
 #: what a fix writes when neither a DataLoader hint nor ``fix-size`` says more
 DEFAULT_FIX_BYTES = 8 * GIB
@@ -43,30 +39,30 @@ def pod_cap(limits: Iterable[int | None]) -> int | None:
     return half(min(known)) if known else None
 
 
-def wanted(workload: Workload, settings: Settings) -> FixSize:
-    """What a fix aims at before any cap: the hint's recommendation, else ``fix-size``."""
+def wanted(workload: Workload, fix_bytes: int) -> FixSize:
+    """What a fix aims at before any cap: the hint's recommendation, else ``fix-size`` (``fix_bytes``)."""
     if workload.dataloader is not None:
         from shmlint.dataloader import estimate  # only workloads with a hint need the estimator
 
         return FixSize(estimate(workload.dataloader).recommended_bytes, "from the DataLoader hint")
-    default = settings.fix_shm_bytes == DEFAULT_FIX_BYTES
-    return FixSize(settings.fix_shm_bytes, "the default fix-size" if default else "the configured fix-size")
+    default = fix_bytes == DEFAULT_FIX_BYTES
+    return FixSize(fix_bytes, "the default fix-size" if default else "the configured fix-size")
 
 
-def minimum(workload: Workload, settings: Settings) -> int:
-    """Below this SHM005 speaks: the hint's estimated need, else ``min-shm-size``."""
+def minimum(workload: Workload, min_bytes: int) -> int:
+    """Below this SHM005 speaks: the hint's estimated need, else ``min-shm-size`` (``min_bytes``)."""
     if workload.dataloader is not None:
         from shmlint.dataloader import estimate
 
         return estimate(workload.dataloader).estimate_bytes
-    return settings.min_shm_bytes
+    return min_bytes
 
 
-def floor(workload: Workload, settings: Settings, source: ShmSource) -> tuple[int, str]:
+def floor(workload: Workload, min_bytes: int, source: ShmSource) -> tuple[int, str]:
     """Below this SHM005 speaks about ``source``, and why: the minimum (or the hint's estimate), unless the memory
     limit cannot give /dev/shm that much (half the container's, half the smallest in the pod for a shared
     volume)."""
-    least = minimum(workload, settings)
+    least = minimum(workload, min_bytes)
     why = "the estimated need of its DataLoader hint" if workload.dataloader else "the minimum"
     limit = workload.memory_limit.bytes if workload.memory_limit else None
     if limit and half(limit) < least:
@@ -77,11 +73,11 @@ def floor(workload: Workload, settings: Settings, source: ShmSource) -> tuple[in
 
 
 def fix_size(
-    workload: Workload, settings: Settings, *, current: int | None = None, source: ShmSource | None = None
+    workload: Workload, fix_bytes: int, *, current: int | None = None, source: ShmSource | None = None
 ) -> FixSize:
     """The size a fix writes. ``current``: what the workload already gets (never lowered, but for the cap);
     ``source``: the declaration the fix changes, whose pod-wide cap applies."""
-    size = wanted(workload, settings)
+    size = wanted(workload, fix_bytes)
     if current is not None and current > size.bytes:
         size = FixSize(current, "what it already gets")
     for cap, why in _caps(workload, source):
