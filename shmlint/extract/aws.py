@@ -167,8 +167,9 @@ class _Extractor:
             return
         fargate = self.span(d.fargate) if d.fargate is not None else None
         judged = judge_container(self, task, container, self.signals, base_dir(self.source.path), fargate)
-        if d.batch and self.signals.is_utility_command(judged.command.split()):
-            judged = judged._replace(command="", launch=None)  # a placeholder SubmitJob replaces, not what runs
+        if d.batch and self.signals.is_utility_command(judged.judged.command.split()):
+            # a placeholder SubmitJob replaces, not what the job runs
+            judged = judged._replace(judged=judged.judged._replace(command="", launch=None))
         identity = d.owner._replace(role=role, container_kind="container", container=judged.name)
         target = None if d.fargate is not None else AwsContainerTarget(container.start_mark.index, self.pascal)
         yield judged.workload(identity, self.span(container), target)
