@@ -36,13 +36,9 @@ class PodVolume(NamedTuple):
     host_path_span: Span | None = None
 
 
-class Resource(NamedTuple):
-    """``limits``/``requests`` entry: ``nvidia.com/gpu: 2``."""
-
-    section: str
-    name: str
-    value: str | None
-    span: Span
+#: a ``limits``/``requests`` entry (``nvidia.com/gpu: 2``): section, resource name, value, where it is written
+#: (a plain tuple: each value class costs the one-file start-up a compiled constructor)
+Resource = tuple[str, str, str | None, Span]
 
 
 class PodContainer(NamedTuple):
@@ -75,17 +71,16 @@ class Pod(NamedTuple):
     runtime_name: str = ""
 
 
-class JudgedPod(NamedTuple):
-    """The pod's containers judged, in order, and the most a volume they share can use."""
-
-    containers: tuple[Judged, ...]
-    cap: int | None
-
-
-def judge_pod(pod: Pod, signals: Signals) -> JudgedPod:
-    cap = pod_cap(c.memory_limit.bytes if c.memory_limit else None for c in pod.containers)
+def judge_pod(pod: Pod, signals: Signals) -> tuple[Judged, ...]:
+    """The pod's containers judged, in order."""
+    cap = shared_cap(pod)
     meant = _meant_volume(pod)
-    return JudgedPod(tuple(_container(pod, container, meant, cap, signals) for container in pod.containers), cap)
+    return tuple(_container(pod, container, meant, cap, signals) for container in pod.containers)
+
+
+def shared_cap(pod: Pod) -> int | None:
+    """The most a volume the pod's containers share can use (``shmlint.sizing``); a fix writes no more."""
+    return pod_cap(c.memory_limit.bytes if c.memory_limit else None for c in pod.containers)
 
 
 def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
@@ -139,10 +134,9 @@ def _container(pod: Pod, container: PodContainer, meant: PodVolume | None, cap: 
 
 
 def _gpu(pod: Pod, container: PodContainer, signals: Signals) -> Iterator[Evidence]:
-    for resource in container.resources:
-        count = resource.value
-        if signals.is_gpu_resource(resource.name) and count is not None and positive_count(count):
-            yield Evidence(f"{resource.section} {resource.name}: {count}", resource.span)
+    for section, name, count, span in container.resources:
+        if signals.is_gpu_resource(name) and count is not None and positive_count(count):
+            yield Evidence(f"{section} {name}: {count}", span)
     if (
         pod.runtime_class is not None
         and signals.is_gpu_runtime(pod.runtime_name)
@@ -165,10 +159,10 @@ def _accelerator_count(container: PodContainer, signals: Signals) -> int | None:
     """GPUs of a counted kind the container asks for (each resource's larger of limit and request, summed), or
     what a counted visibility variable lists; None when nothing says how many."""
     per_resource: dict[str, int] = {}
-    for resource in container.resources:
-        count = device_count(resource.value or "") if signals.is_counted_resource(resource.name) else None
+    for _, name, value, _ in container.resources:
+        count = device_count(value or "") if signals.is_counted_resource(name) else None
         if count is not None:
-            per_resource[resource.name] = max(count, per_resource.get(resource.name, 0))
+            per_resource[name] = max(count, per_resource.get(name, 0))
     if per_resource:
         return sum(per_resource.values())
     listed = [

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.containers.judged import EnvVar, base_dir
-from shmlint.containers.pod import Pod, PodContainer, PodVolume, Resource, judge_pod
+from shmlint.containers.pod import Pod, PodContainer, PodVolume, Resource, judge_pod, shared_cap
 from shmlint.model import APPLIED_KINDS, Evidence, PodTarget, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
@@ -112,14 +112,16 @@ class PodReader:
             self.host_ipc(pod.spec),
             *self.runtime_class(pod.spec),
         )
-        judged = judge_pod(spec, self.signals)
-        for (container, _, _), identity, verdict in zip(pod.containers, identities, judged.containers, strict=True):
+        cap = shared_cap(spec)
+        for (container, _, _), identity, verdict in zip(
+            pod.containers, identities, judge_pod(spec, self.signals), strict=True
+        ):
             completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
             yield completed.workload(
                 identity,
                 self.name_span(container),
                 # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
-                PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes), judged.cap)
+                PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes), cap)
                 if pod.spec is not container
                 else None,
                 shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
@@ -213,7 +215,7 @@ class PodReader:
         resources = self.resources(container)
         for section in ("limits", "requests"):
             for name, (key, value) in self.m.items(self.m.get(resources, section)).items():
-                yield Resource(section, name, scalar(value), self.pair_span(key, value))
+                yield section, name, scalar(value), self.pair_span(key, value)
 
     def env(self, container: MappingNode) -> Iterator[EnvVar]:
         """Each plain env entry, from its name to its value."""

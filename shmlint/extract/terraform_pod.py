@@ -56,7 +56,6 @@ def pod_workloads(source: SourceText, signals: Signals, resource: Block, blocks:
             else None,
             runtime_name,
         )
-        judged = judge_pod(view, signals)
         slot_of = {
             name: (volume.start, empty_dir.close)
             for name, volume in volumes.items()
@@ -64,7 +63,7 @@ def pod_workloads(source: SourceText, signals: Signals, resource: Block, blocks:
             and (string(empty_dir.attribute("medium")) or "").strip() == "Memory"
             and empty_dir.attribute("size_limit") is None
         }
-        for (container, holder), verdict in zip(containers, judged.containers, strict=True):
+        for (container, holder), verdict in zip(containers, judge_pod(view, signals), strict=True):
             slots = tuple(slot_of[s.name] for s in verdict.shm if s.name in slot_of)
             identity = WorkloadId(
                 WorkloadFormat.TERRAFORM, kind, name, "", holder, string(container.attribute("name")) or "?"
@@ -126,7 +125,7 @@ def _resource_entries(source: SourceText, container: Block) -> Iterator[Resource
         resources = _resources(container, section)
         for item in resources.items if resources is not None and resources.kind == OBJECT else ():
             if item.key:
-                yield Resource(section, item.key, string(item.value), source.span(item.start, item.value.end))
+                yield section, item.key, string(item.value), source.span(item.start, item.value.end)
 
 
 def k8s_size(source: SourceText, value: Value | None) -> Size | None:
