@@ -8,11 +8,11 @@
   the ``kfp.kubernetes.empty_dir_mount(task, ..., mount_path="/dev/shm", medium="Memory")`` calls on it.
 - Flyte: ``@task`` with a GPU in ``requests``/``limits``/``resources`` (``Resources(gpu=...)``) or an
   ``accelerator``, and its ``shared_memory`` option (``True``: sized like the memory limit; ``"8Gi"``).
-- The docker SDK: ``containers.run(...)``/``containers.create(...)`` with a GPU ``DeviceRequest`` or runtime, and
-  ``shm_size``/``ipc_mode``/``tmpfs``/``mem_limit``.
+- The docker SDK: ``containers.run(...)``/``containers.create(...)``, read by ``shmlint.extract.python_docker`` and
+  judged as Terraform's ``docker_container`` is (``shmlint.containers.docker``).
 
-Module-level ``NAME = literal`` constants are resolved; any other expression is unknown, which lowers a finding
-to a warning where it could carry a size. Positions are character offsets (``ast`` columns are UTF-8 bytes).
+Values and positions come from ``shmlint.extract.python_calls``: module-level ``NAME = literal`` constants are
+resolved; any other expression is unknown, which lowers a finding to a warning where it could carry a size.
 """
 
 from __future__ import annotations
