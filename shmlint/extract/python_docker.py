@@ -8,12 +8,22 @@ import ast
 from collections.abc import Iterator
 
 from shmlint import sizes
-from shmlint.containers.docker import DockerOptions, Spelled, judge_docker
-from shmlint.containers.judged import EnvVar, base_dir
+from shmlint.containers.docker import (
+    ENV,
+    GPU,
+    IPC,
+    RUNTIME,
+    SHM_SIZE,
+    TMPFS,
+    DockerOptions,
+    Setting,
+    judge_docker,
+    tmpfs_size,
+)
+from shmlint.containers.judged import base_dir
 from shmlint.extract.python_calls import Arg, CallReader, called_name, command_words, flat_strings, method_name
-from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.runtime.shm import is_shm_path
-from shmlint.source import Span
 
 
 class DockerSdk:
@@ -32,22 +42,21 @@ class DockerSdk:
         command = options.get("command") or (
             Arg(call.args[1], self.reader.value(call.args[1])) if len(call.args) > 1 else None
         )
-        entrypoint, working_dir = options.get("entrypoint"), options.get("working_dir")
-        size, memory = options.get("shm_size"), options.get("mem_limit")
+        entrypoint, working_dir, memory = (
+            options.get("entrypoint"),
+            options.get("working_dir"),
+            options.get("mem_limit"),
+        )
+        image_name = image.value if image is not None and isinstance(image.value, str) else None
         view = DockerOptions(
             base_dir=base_dir(self.reader.source.path),
-            image=self.spelled(image) if image is not None else None,
+            settings=(*self.gpu(options), *self.environment(options), *self.shm(options)),
+            image=image_name,
+            image_span=self.reader.span(image.node) if image is not None else None,
             entrypoint=tuple(command_words(entrypoint, self.reader)) if entrypoint is not None else (),
             arguments=tuple(command_words(command, self.reader)) if command is not None else (),
             command_span=self.reader.span(command.node) if command is not None else None,
             working_dir=working_dir.value if working_dir is not None and isinstance(working_dir.value, str) else "",
-            env=tuple(self.environment(options)),
-            env_label="environment",
-            shm_size=(self.reader.size(size, sizes.DOCKER), self.reader.span(size.node)) if size is not None else None,
-            ipc=self.spelled(options["ipc_mode"], "ipc_mode=") if "ipc_mode" in options else None,
-            tmpfs=tuple(self.tmpfs(options)),
-            runtime=self.runtime(options.get("runtime")),
-            device_requests=tuple(self.device_requests(options)),
             memory=self.reader.size(memory, sizes.DOCKER) if memory is not None else None,
             unresolved=tuple(self.reader.spread(call)),
         )
@@ -57,18 +66,8 @@ class DockerSdk:
             self.reader.call_target(call, "shm_size", sizes.DOCKER),
         )
 
-    def spelled(self, arg: Arg, prefix: str = "") -> Spelled:
-        """A keyword's string value (None when it is not a literal string), quoted as ``prefix`` and its text."""
-        value = arg.value if isinstance(arg.value, str) else None
-        return Spelled(value, prefix + self.reader.text(arg.node), self.reader.span(arg.node))
-
-    def runtime(self, arg: Arg | None) -> Spelled | None:
-        if arg is None:
-            return None
-        value = arg.value if isinstance(arg.value, str) else None
-        return Spelled(value, f"runtime={value}", self.reader.span(arg.node))
-
-    def device_requests(self, options: dict[str, Arg]) -> Iterator[Evidence]:
+    def gpu(self, options: dict[str, Arg]) -> Iterator[Setting]:
+        """A ``DeviceRequest`` for GPUs (capabilities ``gpu`` or the ``nvidia`` driver), then the ``runtime``."""
         requests = options.get("device_requests")
         for node in ast.walk(requests.node) if requests is not None else ():
             if isinstance(node, ast.Call) and called_name(node) == "DeviceRequest":
@@ -78,9 +77,32 @@ class DockerSdk:
                 if (capabilities is not None and "gpu" in flat_strings(capabilities.node)) or (
                     driver is not None and driver.value == "nvidia"
                 ):
-                    yield Evidence(f"device_requests {self.reader.text(node)}", self.reader.span(node))
+                    yield Setting(GPU, None, f"device_requests {self.reader.text(node)}", self.reader.span(node))
+        runtime = options.get("runtime")
+        if runtime is not None:
+            value = runtime.value if isinstance(runtime.value, str) else None
+            yield Setting(RUNTIME, value, f"runtime={value}", self.reader.span(runtime.node))
 
-    def environment(self, options: dict[str, Arg]) -> Iterator[EnvVar]:
+    def shm(self, options: dict[str, Arg]) -> Iterator[Setting]:
+        size = options.get("shm_size")
+        if size is not None:
+            yield Setting(SHM_SIZE, None, "shm_size", self.reader.span(size.node), self.reader.size(size, sizes.DOCKER))
+        ipc = options.get("ipc_mode")
+        if ipc is not None:
+            value = ipc.value if isinstance(ipc.value, str) else None
+            yield Setting(IPC, value, f"ipc_mode={self.reader.text(ipc.node)}", self.reader.span(ipc.node))
+        tmpfs = options.get("tmpfs")
+        if tmpfs is None or not isinstance(tmpfs.node, ast.Dict):
+            return
+        for key, node in zip(tmpfs.node.keys, tmpfs.node.values, strict=True):
+            path = self.reader.value(key) if key is not None else None
+            if isinstance(path, str) and is_shm_path(path):
+                setting = self.reader.value(node)
+                text, span = self.reader.text(node), self.reader.span(node)
+                value = setting if isinstance(setting, str) else None
+                yield Setting(TMPFS, value, "tmpfs /dev/shm", span, tmpfs_size(value, text, span))
+
+    def environment(self, options: dict[str, Arg]) -> Iterator[Setting]:
         env = options.get("environment")
         if env is None:
             return
@@ -88,21 +110,10 @@ class DockerSdk:
             for key, value in zip(env.node.keys, env.node.values, strict=True):
                 name, setting = (self.reader.value(key) if key is not None else None), self.reader.value(value)
                 if isinstance(name, str) and isinstance(setting, str | int):
-                    yield EnvVar(name, str(setting), self.reader.span(value))
+                    text = f"{name}={setting}"
+                    yield Setting(ENV, text, f"environment {text}", self.reader.span(value))
         elif isinstance(env.node, ast.List | ast.Tuple):
             for element in env.node.elts:
-                text = self.reader.value(element)
-                if isinstance(text, str) and "=" in text:
-                    name, _, setting = text.partition("=")
-                    yield EnvVar(name, setting, self.reader.span(element))
-
-    def tmpfs(self, options: dict[str, Arg]) -> Iterator[tuple[Span, Spelled]]:
-        tmpfs = options.get("tmpfs")
-        if tmpfs is None or not isinstance(tmpfs.node, ast.Dict):
-            return
-        for key, value in zip(tmpfs.node.keys, tmpfs.node.values, strict=True):
-            path = self.reader.value(key) if key is not None else None
-            if isinstance(path, str) and is_shm_path(path):
-                setting = self.reader.value(value)
-                span = self.reader.span(value)
-                yield span, Spelled(setting if isinstance(setting, str) else None, self.reader.text(value), span)
+                entry = self.reader.value(element)
+                if isinstance(entry, str) and "=" in entry:
+                    yield Setting(ENV, entry, f"environment {entry}", self.reader.span(element))
