@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from shmlint import sizes
 from shmlint.containers.judged import EnvVar, Judged, gpu_env, nccl_disabled, torch_evidence
 from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
@@ -81,6 +82,12 @@ def judge_pod(pod: Pod, signals: Signals) -> tuple[Judged, ...]:
 def shared_cap(pod: Pod) -> int | None:
     """The most a volume the pod's containers share can use (``shmlint.sizing``); a fix writes no more."""
     return pod_cap(c.memory_limit.bytes if c.memory_limit else None for c in pod.containers)
+
+
+def quantity(text: str, span: Span) -> Size:
+    """A Kubernetes quantity (``sizeLimit``, ``limits.memory``) as a Size, with the error a wrong one gets."""
+    parsed = sizes.parse_kubernetes(text)
+    return Size(text, parsed.bytes, span, sizes.KUBERNETES, parsed.error, parsed.suggestion)
 
 
 def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:

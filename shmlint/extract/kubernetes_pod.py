@@ -9,9 +9,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from shmlint import sizes
 from shmlint.containers.judged import EnvVar, base_dir
-from shmlint.containers.pod import Pod, PodContainer, PodVolume, Resource, judge_pod, shared_cap
+from shmlint.containers.pod import Pod, PodContainer, PodVolume, Resource, judge_pod, quantity, shared_cap
 from shmlint.model import APPLIED_KINDS, Evidence, PodTarget, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
@@ -253,8 +252,7 @@ class PodReader:
         text = scalar(node)
         if text is None:
             return None
-        parsed = sizes.parse_kubernetes(text)
-        return Size(text, parsed.bytes, self.span(node), sizes.KUBERNETES, parsed.error, parsed.suggestion)
+        return quantity(text, self.span(node))
 
 
 def shm_mount(m: Mappings, container: Node) -> MappingNode | None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from shmlint import sizes
 from shmlint.containers.judged import EnvVar, base_dir
-from shmlint.containers.pod import INIT_CONTAINER, Pod, PodContainer, PodVolume, Resource, judge_pod
+from shmlint.containers.pod import INIT_CONTAINER, Pod, PodContainer, PodVolume, Resource, judge_pod, quantity
 from shmlint.model import Evidence, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.hcl import BOOL, OBJECT, TUPLE, Attribute, Block, Item, Value, entry, string
@@ -136,8 +136,7 @@ def k8s_size(source: SourceText, value: Value | None) -> Size | None:
     text = string(value)
     if text is None:
         return Size(source.text[value.start : value.end], None, span, sizes.KUBERNETES)
-    parsed = sizes.parse_kubernetes(text)
-    return Size(text, parsed.bytes, span, sizes.KUBERNETES, parsed.error, parsed.suggestion)
+    return quantity(text, span)
 
 
 def words(value: Value | None) -> list[str]:
