@@ -4,7 +4,9 @@ Three families of resources run containers with a /dev/shm of their own: the Kub
 (``kubernetes_deployment``, ``_pod``, ``_job``, ``_stateful_set``, ``_daemon_set``, ``_cron_job``, with or
 without ``_v1``: pod specs spelled in snake_case blocks), the docker provider's ``docker_container`` (``shm_size``
 and ``memory`` in MiB) and AWS task and job definitions (``aws_ecs_task_definition``, ``aws_batch_job_definition``:
-container definitions as ``jsonencode(...)`` or a JSON heredoc, judged by ``shmlint.containers.ecs``).
+container definitions as ``jsonencode(...)`` or a JSON heredoc). Each is read into its container judge's view
+(``terraform_pod``, ``terraform_docker``, ``terraform_ecs``) and judged as every other syntax of that model is
+(``shmlint.containers``); this module walks the resources and reads the AWS documents.
 Values Terraform computes (variables, locals, interpolations, ``file(...)``) are unknown: they lower a finding
 to a warning where they could carry a size, and are never read as anything else. A JSON heredoc is a template:
 ``${...}`` inside it are such values and the JSON around them is read (``parse_template_json``); what stays
