@@ -217,3 +217,13 @@ def test_pod_cap_is_half_the_smallest_known_limit(limits: tuple, cap: int | None
 
 def test_half_a_limit() -> None:
     assert half(512 * MIB) == 256 * MIB and half(3) == 1
+
+
+def test_a_command_line_is_judged_by_the_same_docker_options_judge(engine: Engine) -> None:
+    """``docker run`` options mean what Terraform's and the SDK's settings mean; a torch container without a GPU
+    flag is followed into the repository too (its DataLoader workers need /dev/shm on the CPU as well)."""
+    text = "docker run --shm-size=1g --ipc=private -w /workspace -e EPOCHS=3 pytorch/pytorch python train.py\n"
+    (workload,) = _workloads(engine, "scripts/run.sh", text, FileKind.SHELL)
+    assert [(s.kind, s.size.bytes if s.size else None) for s in workload.shm] == [(ShmKind.MEMORY, GIB)]
+    assert not workload.gpu and workload.torch
+    assert workload.launch == Launch("scripts", (), ("python", "train.py"), "/workspace", (("EPOCHS", "3"),))
