@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.extract.compose.file_sets import _file_options, named_sets
+from shmlint.formats.compose.file_sets import _file_options, named_sets
 from shmlint.source import SourceText
 
 BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun train.py\n    shm_size: 128g\n"

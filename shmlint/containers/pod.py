@@ -1,7 +1,7 @@
 """A Kubernetes pod spec judged for /dev/shm, once for every syntax that writes one.
 
-Kubernetes YAML (``shmlint.extract.kubernetes``), Terraform's Kubernetes provider and AWS Batch on EKS
-(``shmlint.extract.terraform``) read their own syntax into the values below (``Pod``, ``PodContainer``,
+Kubernetes YAML (``shmlint.formats.kubernetes.extract``), Terraform's Kubernetes provider and AWS Batch on EKS
+(``shmlint.formats.terraform.extract``) read their own syntax into the values below (``Pod``, ``PodContainer``,
 ``PodVolume``: each with the spans of the file and the words it spells them with) and this module decides:
 volumes are per pod, mounts per container, so /dev/shm is judged per container. A Memory ``emptyDir`` mounted at
 /dev/shm is a tmpfs bounded by its ``sizeLimit`` and by half the smallest memory limit of the containers that

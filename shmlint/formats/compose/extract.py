@@ -1,0 +1,152 @@
+"""docker compose files -> one Workload per service.
+
+One module per job: ``detect`` (is this YAML a compose file, an override?), ``project`` (the files, layers,
+``extends``, override files and merge keys that make a service what compose runs), ``evidence`` (GPU, torch,
+memory limit, NCCL, labels) and ``shm`` (the /dev/shm sources and the ``ipc: service:`` graph). This module puts
+each service's Workload together and says where a fix may write.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from shmlint.formats.compose import evidence
+from shmlint.formats.compose.detect import is_compose, is_override
+from shmlint.formats.compose.devcontainer import devcontainer_gpus
+from shmlint.formats.compose.project import ComposeFile, Project, ReadFile, Service
+from shmlint.formats.compose.shm import Own, own_shm, with_shared
+from shmlint.model import Evidence, Notice, ServiceTarget, Workload, WorkloadFormat, WorkloadId
+from shmlint.parsers.yamlnodes import MERGE_TAG, MappingNode, Node, ScalarNode, scalar
+from shmlint.signals import Signals
+from shmlint.source import SourceText
+
+__all__ = ["extract_compose", "is_compose", "is_override"]
+
+
+def extract_compose(
+    source: SourceText,
+    documents: list[Node],
+    signals: Signals,
+    *,
+    base_dir: Path,
+    read_file: ReadFile,
+) -> tuple[list[Workload], list[Notice]]:
+    """One Workload per service defined in this file, with ``extends``, and the files compose merges with it.
+
+    A set of files the repository names (``-f`` in a script, ``COMPOSE_FILE``), or a default file and its
+    override, are judged together, as ``docker compose`` runs them; each file reports the services it defines first
+    (a service only a later file adds belongs to that file), so findings and fixes land in the file that holds the
+    service. A note says which named set a file was judged in.
+    """
+    root = next((doc for doc in documents if isinstance(doc, MappingNode)), None)
+    if root is None:
+        return [], []
+    project = Project(read_file)
+    this = ComposeFile(source, root, base_dir)
+    if _builds_only(project, this):
+        return [], [Notice(source.path, "a build file (every service only builds an image): nothing here runs")]
+    services = project.services_for(this)
+    owns = {service.name: own_shm(project, service) for service in services}
+    dev_gpus = devcontainer_gpus(source.path, read_file)
+    owned = (_owned(project, service) for service in services)
+    workloads = [
+        _workload(project, service, signals, owns, dev_gpus.get(service.name))
+        for service in owned
+        if service.file.source.path == source.path
+    ]
+    named = project.judged_with
+    if named is None:
+        return workloads, []
+    files = ", ".join(os.path.basename(f) for f in named.files)
+    return workloads, [Notice(source.path, f"judged merged with the compose files {files}, as {named.where} runs them")]
+
+
+#: what a service of a build file holds: how to build and name the image, nothing about running it
+_BUILD_KEYS = frozenset({"build", "image", "container_name", "platform", "pull_policy", "labels", "profiles"})
+
+
+def _builds_only(project: Project, file: ComposeFile) -> bool:
+    """A compose file named for building (``docker-compose.build.yml``) whose every service has ``build`` and only
+    keys about the image: ``docker compose -f ... build`` reads it, nothing runs from it. A service with no more
+    than ``build`` in an ordinary compose file does run (``up`` builds and starts it), so the name decides too."""
+    if "build" not in os.path.basename(file.source.path).lower():
+        return False
+    services = [project.service_node(file, name) for name in project.service_names(file)]
+    return bool(services) and all(
+        pair is not None
+        and project.m.get(pair[1], "build") is not None
+        and set(project.m.items(pair[1])) <= _BUILD_KEYS
+        for pair in services
+    )
+
+
+def _workload(
+    project: Project, service: Service, signals: Signals, owns: dict[str, Own], dev_gpu: Evidence | None
+) -> Workload:
+    """``dev_gpu``: the GPU reservation a dev container's ``hostRequirements.gpu`` adds to the service."""
+    words = evidence.command_words(project, service)
+    utility = signals.is_utility_command(words)
+    found = [*evidence.gpu_evidence(project, service, signals), *([dev_gpu] if dev_gpu else [])]
+    gpu = () if utility else tuple(found)
+    key = service.key
+    torch = () if utility else tuple(evidence.torch_evidence(project, service, signals, words))
+    return Workload(
+        id=WorkloadId(WorkloadFormat.COMPOSE, "service", service.name),
+        span=service.file.source.span(key.start_mark.index, key.end_mark.index),
+        gpu=gpu,
+        torch=torch,
+        shm=with_shared(service.name, owns),
+        memory_limit=evidence.memory_limit(project, service),
+        nccl_shm_disabled=evidence.nccl_shm_disabled(project, service),
+        ignored_codes=evidence.ignored_codes(project, service),
+        dataloader_text=evidence.dataloader_text(project, service),
+        target=_target(project, service, owns[service.name]),
+        image=project.text(project.get(service, "image")),
+        command=" ".join(words),
+        accelerator_count=evidence.accelerator_count(project, service, signals) if gpu else None,
+        launch=evidence.launch(project, service) if gpu or torch else None,
+    )
+
+
+def _owned(project: Project, service: Service) -> Service:
+    """The service as the file that holds its fix reports it: the file that defines it first, unless a file compose
+    reads later (an override, a later ``-f`` file) writes ``shm_size`` for it. That value wins, so an edit in the
+    first file would change nothing: the service is reported, and fixed, in the last file that writes it, through
+    the service's own mapping there."""
+    later = [layer for layer in service.layers if project.m.get(layer.node, "shm_size") is not None]
+    if not later or later[-1].file is service.file:
+        return service
+    pair = project.service_node(later[-1].file, service.name)
+    if pair is None:
+        return service
+    return service._replace(key=pair[0], file=later[-1].file, mapping=pair[1])
+
+
+def _written_later(project: Project, service: Service) -> bool:
+    """Whether a ``shm_size`` in the service's own mapping would not be the one that applies: a layer compose
+    merges after it sets, empties or resets ``shm_size`` (an ``extends`` in the same later file, a tagged value),
+    and that layer wins. An edit here would change nothing; the finding's fix is not offered."""
+    home = next((index for index, layer in enumerate(service.layers) if layer.node is service.mapping), None)
+    if home is None:
+        return True
+    shm = project.m.get(service.mapping, "shm_size")
+    return (shm is not None and shm.tag.startswith("!")) or any(
+        project.m.get(layer.node, "shm_size") is not None for layer in service.layers[home + 1 :]
+    )
+
+
+def _target(project: Project, service: Service, own: Own) -> ServiceTarget | None:
+    """Where a fixer writes ``shm_size``: the service's own mapping. None where an edit there would not do what
+    it says: a service written as an alias, a mapping other services merge in (the edit would change them too), a
+    service that joins another one's IPC namespace (its own shm_size does not apply), or one whose ``shm_size`` a
+    file compose reads later sets or resets (``_written_later``: an edit here would not win)."""
+    mapping, key, source = service.mapping, service.key, service.file.source
+    if mapping.start_mark.index < key.end_mark.index or id(mapping) in project.merged_elsewhere(service.file):
+        return None
+    if own.ipc_service is not None or _written_later(project, service):
+        return None
+    mine = {scalar(k): v for k, v in mapping.value if isinstance(k, ScalarNode) and k.tag != MERGE_TAG}
+    shm = mine.get("shm_size")
+    shm_span = source.span(shm.start_mark.index, shm.end_mark.index) if shm is not None else None
+    return ServiceTarget(source.path, service.name, mapping.start_mark.index, shm_span)

@@ -1,0 +1,170 @@
+"""The /dev/shm a compose service gets: its own declarations, then the ``ipc: service:`` graph that shares them."""
+
+from __future__ import annotations
+
+from shmlint import sizes
+from shmlint.formats.compose.project import Found, Project, Service, docker_size
+from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size
+from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.yamlnodes import MappingNode, is_null, scalar, sequence
+from shmlint.runtime.interpolation import interpolate
+from shmlint.runtime.ipc import ipc_mode
+from shmlint.runtime.mounts import Mount, Option, classify_mount, find_option, parse_tmpfs, parse_volume, split_options
+from shmlint.runtime.shm import is_shm_path
+from shmlint.source import Span
+
+_MAX_IPC_CHAIN = 32  # ``ipc: service:`` hops followed; real files have one or two, a hostile one thousands
+
+
+class Own(NamedTuple):
+    """What a service says about /dev/shm itself, before ``ipc: service:x`` is followed."""
+
+    shm: tuple[ShmSource, ...]
+    ipc_service: tuple[str, Span] | None  # the service named by ``ipc: service:<name>``
+
+
+def own_shm(project: Project, service: Service) -> Own:
+    sources: list[ShmSource] = []
+    shm_size = project.get(service, "shm_size")
+    if shm_size is not None:
+        sources.append(_size_source(shm_size, ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, "shm_size"))
+    ipc_source, ipc_service = _ipc(project, service)
+    sources.extend(ipc_source)
+    sources.extend(_tmpfs(project, service))
+    volume = _shm_volume(project, service)
+    if volume is not None:
+        sources.append(volume)
+    build_shm = project.get(service, "build", "shm_size")
+    if shm_size is None and build_shm is not None:
+        sources.append(_size_source(build_shm, ShmKind.BUILD_ONLY, ShmMechanism.BUILD_OPTION, "build.shm_size"))
+    return Own(tuple(sources), ipc_service)
+
+
+def with_shared(name: str, owns: dict[str, Own]) -> tuple[ShmSource, ...]:
+    """A service's own sources plus, for ``ipc: service:x``, the applied sources of x (followed transitively):
+    sharing x's IPC namespace means sharing x's /dev/shm."""
+    sources: list[ShmSource] = []
+    seen: set[str] = set()
+    current: str | None = name
+    while current is not None and current not in seen and len(seen) < _MAX_IPC_CHAIN:
+        seen.add(current)
+        own = owns.get(current)
+        if own is None:
+            break
+        if current == name:
+            # joining another service's IPC namespace makes this service's own shm_size meaningless
+            sources.extend(s for s in own.shm if not (own.ipc_service is not None and s.namespace_size))
+        else:
+            sources.extend(
+                source._replace(description=f'{source.description} of service "{current}" (ipc: service:{current})')
+                for source in own.shm
+                if source.kind in APPLIED_KINDS
+            )
+        if own.ipc_service is None:
+            break
+        current, span = own.ipc_service
+        if current not in owns:
+            description = f"ipc: service:{current} (no such service)"
+            sources.append(ShmSource(ShmKind.SHARED, ShmMechanism.IPC_MODE, span, description))
+            break
+    return tuple(sources)
+
+
+def _size_source(found: Found, kind: ShmKind, mechanism: ShmMechanism, description: str) -> ShmSource:
+    """A size written in compose: bytes when a YAML number, else the docker grammar; a variable without a default
+    makes the size unknowable."""
+    size = docker_size(found)
+    if size is None:
+        return ShmSource(ShmKind.UNKNOWN, mechanism, found.span, f"{description} (a variable without a default)")
+    return ShmSource(kind, mechanism, found.span, description, size)
+
+
+def _ipc(project: Project, service: Service) -> tuple[list[ShmSource], tuple[str, Span] | None]:
+    found = project.get(service, "ipc")
+    raw = scalar(found.node) if found else None
+    if found is None or raw is None:
+        return [], None
+    text, certain = interpolate(raw)
+    if not certain:
+        return [ShmSource(ShmKind.UNKNOWN, ShmMechanism.EXPANSION, found.span, f"ipc: {raw}")], None
+    mode = ipc_mode(text)
+    if mode.service is not None:
+        return [], (mode.service, found.span)
+    if mode.kind is None:
+        return [], None
+    return [ShmSource(mode.kind, ShmMechanism.IPC_MODE, found.span, f"ipc: {text.strip()}")], None
+
+
+def _tmpfs(project: Project, service: Service) -> list[ShmSource]:
+    """Short ``tmpfs: /dev/shm`` entries; ``/dev/shm:size=1g`` carries a size, a bare path is unbounded."""
+    sources: list[ShmSource] = []
+    for found in project.every(service, "tmpfs"):
+        for item in sequence(found.node) or [found.node]:
+            text = interpolate(scalar(item) or "")[0]
+            spec = parse_tmpfs(text)
+            if is_shm_path(spec.target):
+                entry = Found(item, found.layer)
+                size = _option_size(entry, spec.options)
+                sources.append(ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, entry.span, f"tmpfs {text}", size))
+    return sources
+
+
+def _shm_volume(project: Project, service: Service) -> ShmSource | None:
+    """The volume compose mounts at /dev/shm: volumes merge by target, the highest layer winning."""
+    chosen: ShmSource | None = None
+    for found in project.every(service, "volumes"):
+        for item in sequence(found.node):
+            source = _volume_source(project, Found(item, found.layer))
+            chosen = source or chosen
+    return chosen
+
+
+def _volume_source(project: Project, item: Found) -> ShmSource | None:
+    """A ``volumes`` entry at /dev/shm, short (``source:/dev/shm:ro``) or long (``{type, source, target}``)."""
+    m = project.m
+    if isinstance(item.node, MappingNode):
+        mount = Mount(
+            scalar(m.get(item.node, "type")) or "volume",
+            interpolate(scalar(m.get(item.node, "source")) or "")[0],
+            interpolate(scalar(m.get(item.node, "target")) or "")[0],
+        )
+    else:
+        mount = parse_volume(interpolate(scalar(item.node) or "")[0])
+    if not is_shm_path(mount.target):
+        return None
+    kind, mechanism = classify_mount(mount)
+    if kind is ShmKind.MEMORY:
+        size_node = m.path(item.node, "tmpfs", "size")
+        size = None if is_null(size_node) else docker_size(Found(size_node, item.layer))
+        return ShmSource(kind, mechanism, item.span, "tmpfs mount at /dev/shm", size)
+    if kind is ShmKind.HOST_PATH:
+        description = f"bind mount of {mount.source} at /dev/shm"
+        return ShmSource(kind, mechanism, item.span, description, host_path=mount.source)
+    if kind is ShmKind.DISK and mount.source:
+        return _named_volume(project, item, mount.source)
+    if kind is ShmKind.DISK:
+        return ShmSource(kind, mechanism, item.span, "anonymous volume at /dev/shm")
+    return ShmSource(kind, mechanism, item.span, f"{mount.type} mount at /dev/shm")
+
+
+def _named_volume(project: Project, item: Found, name: str) -> ShmSource:
+    """A named volume is disk unless its top-level definition asks the local driver for a tmpfs."""
+    m = project.m
+    definition = m.get(m.get(item.layer.file.root, "volumes"), name)
+    options = m.get(definition, "driver_opts")
+    description = f'volume "{name}" at /dev/shm'
+    if (scalar(m.get(options, "type")) or "").strip() != "tmpfs":
+        return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, item.span, description, name=name)
+    option_node = m.get(options, "o")
+    found = Found(option_node, item.layer) if option_node else None
+    size = _option_size(found, split_options(scalar(option_node) or "")) if found else None
+    return ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, item.span, f"tmpfs {description}", size, name=name)
+
+
+def _option_size(found: Found, options: tuple[Option, ...]) -> Size | None:
+    """The ``size=`` of tmpfs mount options (``size=1g,mode=1777``), spanned on the node that holds them."""
+    size = find_option(options, "size")
+    if size is None:
+        return None
+    parsed = sizes.parse(size.value, sizes.DOCKER)
+    return Size(size.value, parsed.bytes, found.span, sizes.DOCKER, parsed.error, parsed.suggestion)

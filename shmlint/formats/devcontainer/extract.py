@@ -1,0 +1,129 @@
+"""Dev containers (``devcontainer.json``): the container the dev container CLI or VS Code starts.
+
+``runArgs`` are docker options passed as they are, ``containerEnv`` and string ``mounts`` become ``--env`` and
+``--mount`` options, and ``hostRequirements.gpu`` (``true``, ``"optional"`` or an object) makes the CLI add
+``--gpus all`` on a host with a GPU. A compose-based dev container (``dockerComposeFile`` and ``service``) runs a
+compose service instead, and its ``runArgs`` are ignored: that service is judged with its compose file, with the
+GPU reservation ``hostRequirements.gpu`` makes the CLI add (``shmlint.formats.compose.devcontainer``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from shmlint.discover import StrPath, clean_path
+from shmlint.extract.docker_options import env_flag, options_workload
+from shmlint.formats.compose.devcontainer import wants_gpu
+from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
+from shmlint.parsers.container_command import Flag
+from shmlint.parsers.jsonc import JArray, JNode, JObject, JString, parse
+from shmlint.parsers.shell import Word
+from shmlint.signals import Signals
+from shmlint.source import SourceText
+from shmlint.targets import CommandTarget
+
+_VARIABLE = "${"
+_BETWEEN = '", "'  # between two options written in one edit: each is its own item  # ${localEnv:X}, ${containerWorkspaceFolder}: substituted by the CLI
+
+
+def extract_devcontainer(source: SourceText, path: StrPath, signals: Signals) -> tuple[list[Workload], list[Notice]]:
+    """The dev container's workload (none for a compose-based one: a notice says where it is judged);
+    raises ``JsoncError``."""
+    root = parse(source.text)
+    if not isinstance(root, JObject):
+        return [], []
+    compose = root.get("dockerComposeFile")
+    if compose is not None:
+        return [], [_compose_notice(source, root, compose)]
+    run_args = root.get("runArgs")
+    items = run_args.items if isinstance(run_args, JArray) else ()
+    words = [_word(item) for item in items if isinstance(item, JString)]
+    name = root.get("name")
+    label = name.value if isinstance(name, JString) else os.path.basename(os.path.dirname(clean_path(path)))
+    image = root.get("image")
+    workload = options_workload(
+        source,
+        signals,
+        id=WorkloadId(WorkloadFormat.DEVCONTAINER, "devcontainer", label, container_kind="container"),
+        span=source.span(*_anchor(root)),
+        words=words,
+        image=_word(image) if isinstance(image, JString) else None,
+        extra=(*_env(root.get("containerEnv")), *_mounts(root.get("mounts"))),
+        gpu=_host_gpu(source, root),
+        target=_target(source, root, run_args),
+    )
+    return [workload], []
+
+
+def _word(node: JString) -> Word:
+    """A JSON string as one argument: the CLI passes each item to docker as it is, no shell splitting."""
+    return Word(node.value, node.start + 1, node.end - 1, dynamic=_VARIABLE in node.value)
+
+
+def _anchor(root: JObject) -> tuple[int, int]:
+    """Where findings about the container point: ``runArgs``, else ``hostRequirements``, else the ``{``."""
+    for key in ("runArgs", "hostRequirements", "image"):
+        node = root.key(key)
+        if node is not None:
+            return node.start, node.end
+    return root.start, root.start + 1
+
+
+def _env(node: JNode | None) -> list[Flag]:
+    if not isinstance(node, JObject):
+        return []
+    return [env_flag(_word(key), _word(value)) for key, value in node.members if isinstance(value, JString)]
+
+
+def _mounts(node: JNode | None) -> list[Flag]:
+    """String mounts are ``--mount`` values (``source=/dev/shm,target=/dev/shm,type=bind``)."""
+    if not isinstance(node, JArray):
+        return []
+    mounts = []
+    for item in node.items:
+        if isinstance(item, JString):
+            word = _word(item)
+            mounts.append(Flag("--mount", word, word, word.text, word.start, word.end))
+    return mounts
+
+
+def _host_gpu(source: SourceText, root: JObject) -> list[Evidence]:
+    requirements = root.get("hostRequirements")
+    gpu = requirements.get("gpu") if isinstance(requirements, JObject) else None
+    if gpu is None or not wants_gpu(gpu):
+        return []
+    shown = source.text[gpu.start : gpu.end] if not isinstance(gpu, JObject) else "{...}"
+    return [Evidence(f"hostRequirements.gpu: {shown}", source.span(gpu.start, gpu.end))]
+
+
+def _target(source: SourceText, root: JObject, run_args: JNode | None) -> CommandTarget | None:
+    """A new option goes last in ``runArgs``; without ``runArgs``, a new one goes after the last member."""
+    if isinstance(run_args, JArray):
+        if run_args.items:
+            last = run_args.items[-1]
+            line_start = source.text.rfind("\n", 0, last.start) + 1
+            indent = source.text[line_start : last.start]
+            # one item a line: the new one gets a line of its own, indented like the last
+            before = f',{source.newline}{indent}"' if line_start > run_args.start and not indent.strip() else ', "'
+            return CommandTarget(last.end, before=before, after='"', separator=_BETWEEN)
+        return CommandTarget(run_args.start + 1, before='"', after='"', separator=_BETWEEN)
+    if run_args is not None or not root.members:
+        return None
+    key, value = root.members[-1]
+    line_start = source.text.rfind("\n", 0, key.start) + 1
+    indent = source.text[line_start : key.start]
+    if indent.strip():  # the last key shares its line with something else: write on the same line
+        return CommandTarget(value.end, before=', "runArgs": ["', after='"]', separator=_BETWEEN)
+    return CommandTarget(value.end, before=f',{source.newline}{indent}"runArgs": ["', after='"]', separator=_BETWEEN)
+
+
+def _compose_notice(source: SourceText, root: JObject, compose: JNode) -> Notice:
+    files = [compose] if isinstance(compose, JString) else compose.items if isinstance(compose, JArray) else []
+    named = ", ".join(node.value for node in files if isinstance(node, JString)) or "its compose file"
+    service = root.get("service")
+    which = f'service "{service.value}"' if isinstance(service, JString) else "its service"
+    return Notice(
+        source.path,
+        f"compose-based dev container: it runs {which} of {named}, which is judged with that compose file "
+        "(check it with shmlint), with the GPU reservation hostRequirements.gpu adds; runArgs do not apply to it",
+    )

@@ -1,0 +1,267 @@
+"""Kubernetes manifests -> one Workload per container.
+
+Pod specs are found by shape, not by kind: any mapping with a ``containers`` list of mappings is a pod spec, which
+covers core kinds and CRDs alike (PyTorchJob, JobSet, RayCluster, LeaderWorkerSet, KServe predictors ...). A few
+kinds put a single container elsewhere (Argo templates, Kubeflow Trainer's ``trainer``, KServe model specs) and get
+a small adapter each. Each pod is read into the pod judge's view (``shmlint.formats.kubernetes.pod_reader``) and judged
+once for every format that writes pod specs (``shmlint.containers.pod``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from shmlint.formats.kubernetes.pod_reader import TRAINER_NODE, FoundPod, PodReader
+from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, SequenceNode, scalar, sequence
+from shmlint.signals import Signals
+from shmlint.source import SourceText
+
+if TYPE_CHECKING:
+    from shmlint.extract.kserve import RuntimeIndex
+
+RAY_GROUP = "ray.io"
+#: kinds outside ray.io whose pods KubeRay creates (``operators`` in shmlint/data/shm_need.yaml): aibrix's
+#: RayClusterFleet holds a RayCluster spec that KubeRay turns into pods, with its /dev/shm
+KUBERAY_MANAGED = frozenset({("orchestration.aibrix.ai", "RayClusterFleet")})
+ARGO_GROUP = "argoproj.io"
+#: Kubeflow Trainer: a (Cluster)TrainingRuntime's ML policy decides how its ``node`` container is launched
+TRAINER_GROUP = "trainer.kubeflow.org"
+TRAINING_RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+#: ML policies whose launch passes data through /dev/shm (``training_runtimes`` in shmlint/data/shm_need.yaml)
+LAUNCHING_POLICIES = {
+    "torch": "Kubeflow Trainer's mlPolicy.torch (torchrun, one process per device)",
+    "mpi": "Kubeflow Trainer's mlPolicy.mpi (MPI ranks, one per device)",
+}
+KSERVE_MODEL_KEYS = ("pytorch", "huggingface", "triton", "model", "tensorflow", "onnx", "sklearn", "xgboost")
+#: key-path parts that say nothing about a pod's role, and readable names for the ones that do
+_ROLE_NOISE = frozenset(
+    {
+        "spec",
+        "template",
+        "jobTemplate",
+        "replicatedJobs",
+        "leaderWorkerTemplate",
+        "podTemplateOverrides",
+        "tasks",
+        "templates",
+        "predictor",
+        "rayClusterSpec",
+        "rayClusterConfig",
+        "workflowSpec",
+    }
+)
+_NOISE_SUFFIXES = ("ReplicaSpecs", "Specs")
+_ROLE_RENAMES = {
+    "headGroupSpec": "head",
+    "workerGroupSpecs": "worker group",
+    "leaderTemplate": "leader",
+    "workerTemplate": "worker",
+}
+
+
+class _Extractor:
+    """Finds a manifest's pod specs, by shape, and hands each to the pod reader."""
+
+    def __init__(self, reader: PodReader) -> None:
+        self.reader = reader
+        self.m = reader.m
+        self.trained: frozenset[str] = frozenset()  # training runtimes a TrainJob of this file names
+
+    # -- objects and pod specs -------------------------------------------------------------------------------
+
+    def objects(self, documents: list[Node]) -> Iterator[MappingNode]:
+        for document in documents:
+            if not isinstance(document, MappingNode):
+                continue
+            if scalar(self.m.get(document, "kind")) == "List":
+                yield from (item for item in sequence(self.m.get(document, "items")) if isinstance(item, MappingNode))
+            else:
+                yield document
+
+    def pods(self, obj: MappingNode) -> Iterator[FoundPod]:
+        kind = scalar(self.m.get(obj, "kind")) or "object"
+        metadata = self.m.get(obj, "metadata")
+        name = scalar(self.m.get(metadata, "name")) or scalar(self.m.get(metadata, "generateName")) or "?"
+        group = (scalar(self.m.get(obj, "apiVersion")) or "").split("/", 1)[0]
+        owner = WorkloadId(WorkloadFormat.KUBERNETES, kind, name)
+        own = (metadata,) if metadata is not None else ()
+        if group == ARGO_GROUP:
+            yield from self.argo_pods(obj, owner, own)
+            return
+        yield from self.trainer_pods(obj, owner, own)
+        yield from self.kserve_pods(obj, owner, own)
+        policy = self.launch_policy(obj, kind, group, name)
+        for spec, path, template in self.pod_specs(obj):
+            containers = tuple(self.containers(spec))
+            kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
+            ray = containers[0][0] if kuberay and containers and "submitter" not in path.lower() else None
+            template_metadata = self.m.get(template, "metadata")
+            both = ((template_metadata,) if template_metadata is not None else ()) + own
+            role = self.role(path)
+            launched = policy if role == TRAINER_NODE else None
+            yield FoundPod(
+                owner._replace(role=role), spec, containers, ray_container=ray, metadata=both, launched_by=launched
+            )
+
+    def launch_policy(self, obj: MappingNode, kind: str, group: str, name: str) -> Evidence | None:
+        """What a Kubeflow training runtime's ML policy launches in its ``node`` container, when that is known to
+        pass data through /dev/shm. A runtime that a TrainJob of the same file names is judged by its own evidence
+        instead: the TrainJob says what runs there (a toy script on the CPU, or GPU work it reports itself)."""
+        if group != TRAINER_GROUP or kind not in TRAINING_RUNTIME_KINDS or name in self.trained:
+            return None
+        policy = self.m.path(obj, "spec", "mlPolicy")
+        for key, why in LAUNCHING_POLICIES.items():
+            if (found := self.m.key(policy, key)) is not None:
+                return Evidence(why, self.reader.span(found))
+        return None
+
+    def trainjob_runtimes(self, objects: list[MappingNode]) -> frozenset[str]:
+        return frozenset(
+            runtime
+            for obj in objects
+            if scalar(self.m.get(obj, "kind")) == "TrainJob"
+            and (runtime := scalar(self.m.path(obj, "spec", "runtimeRef", "name")))
+        )
+
+    def pod_specs(self, obj: MappingNode) -> Iterator[tuple[MappingNode, str, Node | None]]:
+        """Mappings with a ``containers`` list of mappings, with the key path that led there and the mapping that
+        holds them (the pod template, whose metadata carries the pod's annotations)."""
+        stack: list[tuple[Node, str, Node | None]] = [(obj, "", None)]
+        seen: set[int] = set()
+        while stack:
+            node, path, parent = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, MappingNode):
+                items = self.m.items(node)
+                if any(isinstance(c, MappingNode) for c in sequence(items.get("containers", (None, None))[1])):
+                    yield node, path, parent
+                    continue
+                for key, (_, value) in reversed(items.items()):
+                    if key not in ("metadata", "status"):
+                        stack.append((value, f"{path}.{key}", node))
+            elif isinstance(node, SequenceNode):
+                for index, item in reversed(list(enumerate(node.value))):
+                    label = scalar(self.m.get(item, "name")) or scalar(self.m.get(item, "groupName"))
+                    stack.append((item, f"{path}[{label if label else index}]", parent))
+
+    def role(self, path: str) -> str:
+        """A readable role from the key path: 'Master' for pytorchReplicaSpecs.Master, a group or job name."""
+        parts = [part for part in path.replace("[", ".").replace("]", "").split(".") if part]
+        words = [_ROLE_RENAMES.get(p, p) for p in parts if p not in _ROLE_NOISE and not p.endswith(_NOISE_SUFFIXES)]
+        return " ".join(filter(None, words))
+
+    def containers(self, spec: MappingNode) -> Iterator[tuple[MappingNode, str, str]]:
+        for key, holder in (("containers", "container"), ("initContainers", "init container")):
+            for container in sequence(self.m.get(spec, key)):
+                if isinstance(container, MappingNode):
+                    yield container, holder, scalar(self.m.get(container, "name")) or "?"
+
+    def argo_pods(self, obj: MappingNode, owner: WorkloadId, metadata: tuple[Node, ...]) -> Iterator[FoundPod]:
+        """Argo templates hold one ``container`` (or ``script``) and volumes at two levels."""
+        spec = self.m.get(obj, "spec")
+        if scalar(self.m.get(obj, "kind")) == "CronWorkflow":
+            spec = self.m.get(spec, "workflowSpec")
+        workflow_volumes = tuple(sequence(self.m.get(spec, "volumes")))
+        for template in sequence(self.m.get(spec, "templates")):
+            if not isinstance(template, MappingNode):
+                continue
+            containers = [
+                (node, key, scalar(self.m.get(node, "name")) or "main")
+                for key in ("container", "script")
+                if isinstance(node := self.m.get(template, key), MappingNode)
+            ]
+            containers += list(self.containers(self.m.get(template, "containerSet") or template))
+            if containers:
+                label = scalar(self.m.get(template, "name")) or "?"
+                role = owner._replace(role=f"template {label}")
+                yield FoundPod(role, template, tuple(containers), workflow_volumes, None, metadata)
+
+    def trainer_pods(self, obj: MappingNode, owner: WorkloadId, metadata: tuple[Node, ...]) -> Iterator[FoundPod]:
+        """Kubeflow TrainJob: ``spec.trainer`` is the container; overrides may add volumes and mounts."""
+        if scalar(self.m.get(obj, "kind")) != "TrainJob":
+            return
+        trainer = self.m.path(obj, "spec", "trainer")
+        if isinstance(trainer, MappingNode):
+            yield FoundPod(owner, trainer, ((trainer, "trainer", ""),), (), None, metadata)
+
+    def kserve_pods(self, obj: MappingNode, owner: WorkloadId, metadata: tuple[Node, ...]) -> Iterator[FoundPod]:
+        """KServe predictors may hold a model spec (``pytorch:``, ``model:``) that is a container in disguise."""
+        predictor = self.m.path(obj, "spec", "predictor")
+        if not isinstance(predictor, MappingNode):
+            return
+        for key in KSERVE_MODEL_KEYS:
+            model = self.m.get(predictor, key)
+            if isinstance(model, MappingNode):
+                yield FoundPod(owner, predictor, ((model, "predictor", key),), (), None, metadata)
+
+    # -- containers -> workloads -----------------------------------------------------------------------------
+
+    def workloads(self, documents: list[Node]) -> list[Workload]:
+        result: list[Workload] = []
+        seen: Counter[WorkloadId] = Counter()
+        objects = list(self.objects(documents))
+        self.trained = self.trainjob_runtimes(objects)
+        for obj in objects:
+            for pod in self.pods(obj):
+                result.extend(self.reader.pod_workloads(pod, seen))
+        return result
+
+
+#: core kinds whose API validation requires every container to name an image: one that names none is a patch
+_IMAGE_REQUIRED = frozenset(
+    {"Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job", "CronJob"}
+)
+
+
+def fragment(document: Node, m: Mappings | None = None) -> str | None:
+    """Why a YAML document holding containers is a fragment rather than an object that runs, or None.
+
+    A fragment is judged where it is completed (a kustomize overlay, a chart, the object a snippet belongs to):
+    judging it alone would report what the complete object may well have (a /dev/shm volume in the base)."""
+    m = m or Mappings()
+    if not isinstance(document, MappingNode):
+        return None
+    kind = scalar(m.get(document, "kind"))
+    containers = [c for c in _core_containers(document, m) if isinstance(c, MappingNode)]
+    if not containers:
+        return None
+    if kind is None and m.get(document, "apiVersion") is None:
+        return "a pod spec without apiVersion and kind (a snippet or values fragment), not an object that runs"
+    if kind in _IMAGE_REQUIRED and all(m.get(c, "image") is None for c in containers):
+        return f"a {kind} whose containers name no image (a patch, as kustomize applies it), not one that runs"
+    return None
+
+
+def _core_containers(document: MappingNode, m: Mappings) -> list[Node]:
+    """The containers where a pod, a controller's template or a CronJob's job template keeps them (or a bare
+    ``containers`` list at the top): the places a snippet or a patch of a core kind writes them."""
+    spec = m.get(document, "spec")
+    places = (
+        document,
+        spec,
+        m.get(m.get(spec, "template"), "spec"),
+        m.get(m.get(m.get(m.get(spec, "jobTemplate"), "spec"), "template"), "spec"),
+    )
+    return [c for place in places for key in ("containers", "initContainers") for c in sequence(m.get(place, key))]
+
+
+def extract_kubernetes(
+    source: SourceText, documents: list[Node], signals: Signals, runtimes: RuntimeIndex | None = None
+) -> list[Workload]:
+    """``runtimes``: the KServe ServingRuntimes of the checked files, which complete InferenceService predictors."""
+    return _Extractor(PodReader(source, signals, runtimes)).workloads(documents)
+
+
+def extract_pod_spec(
+    source: SourceText, spec: MappingNode, owner: WorkloadId, signals: Signals, m: Mappings
+) -> list[Workload]:
+    """The containers of one pod spec embedded in another format (AWS Batch on EKS), judged as Kubernetes judges
+    them; ``m`` reads its keys (CloudFormation spells them ``Containers``, ``VolumeMounts``...)."""
+    reader = PodReader(source, signals, None, m)
+    pod = FoundPod(owner, spec, tuple(_Extractor(reader).containers(spec)))
+    return list(reader.pod_workloads(pod, Counter()))

@@ -1,0 +1,328 @@
+"""Python launchers -> one Workload per GPU step, task or container they start, read with ``ast`` (never run).
+
+- Metaflow: a step decorated ``@batch``, ``@kubernetes`` or ``@resources`` (``gpu=``, ``shared_memory=`` and
+  ``memory=`` in MiB). Without ``shared_memory`` Metaflow sets nothing (``defaults`` in
+  ``metaflow/plugins/aws/batch/batch_decorator.py`` and ``.../kubernetes/kubernetes_decorator.py``), so the
+  runtime's 64 MiB applies.
+- Kubeflow Pipelines v2: a task given ``set_accelerator_limit``/``set_gpu_limit``/``set_accelerator_type``, and
+  the ``kfp.kubernetes.empty_dir_mount(task, ..., mount_path="/dev/shm", medium="Memory")`` calls on it.
+- Flyte: ``@task`` with a GPU in ``requests``/``limits``/``resources`` (``Resources(gpu=...)``) or an
+  ``accelerator``, and its ``shared_memory`` option (``True``: sized like the memory limit; ``"8Gi"``).
+- The docker SDK: ``containers.run(...)``/``containers.create(...)``, read by ``shmlint.formats.python.docker_sdk`` and
+  judged as Terraform's ``docker_container`` is (``shmlint.containers.docker``).
+
+Values and positions come from ``shmlint.formats.python.calls``: module-level ``NAME = literal`` constants are
+resolved; any other expression is unknown, which lowers a finding to a warning where it could carry a size.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from shmlint import sizes
+from shmlint.formats.python.calls import (
+    UNKNOWN,
+    Arg,
+    CallReader,
+    called_name,
+    device_counts,
+    method_name,
+    safe_offset,
+)
+from shmlint.formats.python.docker_sdk import DockerSdk
+from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
+from shmlint.numbers import ascii_int, bounded_int
+from shmlint.parsers.work import TOO_COMPLEX, beyond
+from shmlint.runtime.shm import is_shm_path
+from shmlint.signals import Signals
+from shmlint.source import SourceText
+
+#: more syntax nodes than any real launcher module; a larger file is refused as too complex, not walked
+MAX_NODES = 200_000
+#: the most tokens (``parsers.work``) handed to ``ast.parse``: about 1 MB of ordinary code, 100 MB of nodes
+MAX_TOKENS = 200_000
+METAFLOW_COMPUTE = ("batch", "kubernetes", "resources")
+KFP_ACCELERATOR = ("set_accelerator_limit", "set_gpu_limit", "set_accelerator_type")
+FLYTE_GPU_RESOURCES = ("requests", "limits", "resources")
+FLYTE_TORCH_CONFIGS = ("PyTorch", "Elastic")  # flytekitplugins-kfpytorch: a Memory /dev/shm unless told otherwise
+
+
+class PythonError(Exception):
+    def __init__(self, message: str, line: int, column: int, offset: int) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column, self.offset = message, line, column, offset
+
+
+def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
+    """Raises ``PythonError`` for a file that is not Python or is too large to walk."""
+    too_many = beyond(source.text, MAX_TOKENS)
+    if too_many is not None:  # ast.parse builds every node first: 1 MB of "1," took 10 s and 527 MB
+        line, column = source.position(too_many)
+        raise PythonError(f"{TOO_COMPLEX} (more than {MAX_TOKENS:,} tokens; split the file)", line, column, too_many)
+    try:
+        tree = ast.parse(source.text)
+    except SyntaxError as exc:
+        line, column = exc.lineno or 1, exc.offset or 1
+        raise PythonError(f"invalid Python: {exc.msg}", line, column, safe_offset(source, line)) from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise PythonError(f"invalid Python: {type(exc).__name__}", 1, 1, 0) from None
+    if sum(1 for _ in zip(ast.walk(tree), range(MAX_NODES + 1), strict=False)) > MAX_NODES:
+        raise PythonError(f"too complex to check: more than {MAX_NODES:,} syntax nodes (split the file)", 1, 1, 0)
+    return list(_Reader(source, signals, tree).workloads())
+
+
+class _Reader(CallReader):
+    """Metaflow steps, Flyte tasks and KFP tasks; docker SDK calls go to ``shmlint.formats.python.docker_sdk``."""
+
+    # -- the launchers -----------------------------------------------------------------------------------------
+
+    def workloads(self) -> Iterator[Workload]:
+        docker = DockerSdk(self)
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield from self.metaflow(node)
+                yield from self.flyte(node)
+            elif isinstance(node, ast.Call) and method_name(node) in ("run", "create"):
+                yield from docker.workloads(node)
+        yield from self.kfp()
+
+    def metaflow(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Workload]:
+        decorators = [(d, name) for d in function.decorator_list if (name := called_name(d)) in METAFLOW_COMPUTE]
+        if not decorators or not any(called_name(d) == "step" for d in function.decorator_list):
+            return
+        gpu: list[Evidence] = []
+        torch: list[Evidence] = []
+        shm: list[ShmSource] = []
+        memory: Size | None = None
+        image_name: str | None = None
+        counts: list[int] = []  # GPUs per decorator's gpu=N, for the multi-GPU tier
+        layer = next((name for _, name in decorators if name != "resources"), "resources")
+        for decorator, name in decorators:
+            options = self.keywords(decorator) if isinstance(decorator, ast.Call) else {}
+            if self.positive(options.get("gpu")):
+                gpu.append(Evidence(f"@{name}(gpu={self.text(options['gpu'].node)})", self.span(decorator)))
+                counts += device_counts(options["gpu"])
+            image = options.get("image")
+            if image is not None and isinstance(image.value, str):
+                image_name = image.value
+                if self.signals.is_torch_image(image.value):
+                    torch.append(Evidence(f"image {image.value}", self.span(image.node)))
+            if "shared_memory" in options:
+                arg = options["shared_memory"]
+                mechanism = ShmMechanism.TMPFS_MOUNT if layer == "kubernetes" else ShmMechanism.NAMESPACE_SIZE
+                description = f"@{name}(shared_memory=...)"
+                shm.append(
+                    ShmSource(ShmKind.MEMORY, mechanism, self.span(arg.node), description, self.size(arg, "mib"))
+                )
+            if "memory" in options and options["memory"].value is not UNKNOWN:
+                memory = self.size(options["memory"], "mib")
+            if isinstance(decorator, ast.Call):
+                shm.extend(self.spread(decorator))
+        chosen = next((d for d, name in decorators if name == layer), decorators[0][0])
+        yield Workload(
+            id=WorkloadId(WorkloadFormat.PYTHON, "Metaflow step", function.name, "", f"@{layer}"),
+            span=self.span(chosen),
+            gpu=tuple(gpu),
+            torch=tuple(torch),
+            shm=tuple(shm),
+            memory_limit=memory,
+            target=self.call_target(chosen, "shared_memory", "mib"),
+            image=image_name,
+            accelerator_count=max(counts) if counts else None,
+        )
+
+    def flyte(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Workload]:
+        decorator = next((d for d in function.decorator_list if called_name(d) == "task"), None)
+        if decorator is None or not isinstance(decorator, ast.Call):
+            return  # a bare @task asks for no GPU
+        options = self.keywords(decorator)
+        gpu: list[Evidence] = []
+        counts: list[int] = []  # GPUs per Resources(gpu=N), for the multi-GPU tier
+        memory: Size | None = None
+        for key in FLYTE_GPU_RESOURCES:
+            resources = options.get(key)
+            if resources is None or not isinstance(resources.node, ast.Call):
+                continue
+            inner = self.keywords(resources.node)
+            if self.positive(inner.get("gpu")) or _first(inner.get("gpu")):
+                gpu.append(Evidence(f"{key}=Resources(gpu={self.text(inner['gpu'].node)})", self.span(resources.node)))
+                counts += device_counts(inner["gpu"])
+            if key != "requests" and "mem" in inner and isinstance(inner["mem"].value, str):
+                memory = self.size(inner["mem"], sizes.KUBERNETES)
+        if "accelerator" in options:
+            gpu.append(
+                Evidence(
+                    f"accelerator={self.text(options['accelerator'].node)}", self.span(options["accelerator"].node)
+                )
+            )
+        if not gpu:
+            return
+        shm = list(self.spread(decorator))
+        managed = None
+        config = options.get("task_config")
+        if config is not None and isinstance(config.node, ast.Call) and called_name(config.node) in FLYTE_TORCH_CONFIGS:
+            increase = self.keywords(config.node).get("increase_shared_mem")
+            if increase is None or increase.value is not False:
+                managed = "flytekit's PyTorch plugin (increase_shared_mem)"
+        if "shared_memory" in options:
+            shm.append(self.flyte_shared_memory(options["shared_memory"]))
+        if "pod_template" in options:
+            template = options["pod_template"]
+            description = f"pod_template={self.text(template.node)}"
+            shm.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.MERGED_SPEC, self.span(template.node), description))
+        yield Workload(
+            id=WorkloadId(WorkloadFormat.PYTHON, "Flyte task", function.name, "", "@task"),
+            span=self.span(decorator),
+            gpu=tuple(gpu),
+            shm=tuple(shm),
+            memory_limit=memory,
+            shm_managed_by=managed,
+            target=self.call_target(decorator, "shared_memory", sizes.KUBERNETES),
+            accelerator_count=max(counts) if counts else None,
+        )
+
+    def flyte_shared_memory(self, arg: Arg) -> ShmSource:
+        span = self.span(arg.node)
+        if arg.value is True:  # sized like the task's memory limit: bounded only by it
+            return ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, span, "shared_memory=True")
+        if arg.value is False or arg.value is None:
+            return ShmSource(ShmKind.UNKNOWN, ShmMechanism.EXPANSION, span, f"shared_memory={self.text(arg.node)}")
+        return ShmSource(
+            ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, span, "shared_memory", self.size(arg, sizes.KUBERNETES)
+        )
+
+    def kfp(self) -> Iterator[Workload]:
+        """Per function scope: tasks given an accelerator, and the /dev/shm mounts made on them by name."""
+        scopes: list[ast.AST] = [self.tree] + [
+            n for n in ast.walk(self.tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        for scope in scopes:
+            accelerated: dict[str, list[ast.Call]] = {}
+            mounts: dict[str, list[ast.Call]] = {}
+            chains = _chain_names(scope)
+            for node in _own_nodes(scope):
+                if not isinstance(node, ast.Call):
+                    continue
+                method = method_name(node)
+                if method in KFP_ACCELERATOR:
+                    task = chains.get(id(node)) or _task_key(node)
+                    if task is not None:
+                        accelerated.setdefault(task, []).append(node)
+                elif called_name(node) == "empty_dir_mount" and node.args and isinstance(node.args[0], ast.Name):
+                    mounts.setdefault(node.args[0].id, []).append(node)
+            for task, calls in accelerated.items():
+                yield self.kfp_task(task, calls, mounts.get(task, []))
+
+    def kfp_task(self, task: str, calls: list[ast.Call], mounts: list[ast.Call]) -> Workload:
+        gpu = []
+        counts: list[int] = []  # the accelerator limit, for the multi-GPU tier
+        for call in calls:
+            arg = Arg(call.args[0], self.value(call.args[0])) if call.args else None
+            if method_name(call) == "set_accelerator_type" or self.positive(arg):
+                gpu.append(Evidence(f"{method_name(call)}({self.text(arg.node) if arg else ''})", self.span(call)))
+            if arg is not None and method_name(call) != "set_accelerator_type":
+                counts += device_counts(arg)
+        shm: list[ShmSource] = []
+        for mount in mounts:
+            options = self.keywords(mount)
+            path = options.get("mount_path") or (
+                Arg(mount.args[2], self.value(mount.args[2])) if len(mount.args) > 2 else None
+            )
+            if path is None or path.value is UNKNOWN:
+                shm.append(
+                    ShmSource(
+                        ShmKind.UNKNOWN,
+                        ShmMechanism.EXPANSION,
+                        self.span(mount),
+                        "empty_dir_mount (path resolved at run time)",
+                    )
+                )
+                continue
+            if not (isinstance(path.value, str) and is_shm_path(path.value)):
+                continue
+            medium = options.get("medium")
+            size = options.get("size_limit")
+            if medium is not None and medium.value == "Memory":
+                sized = self.size(size, sizes.KUBERNETES) if size is not None else None
+                shm.append(
+                    ShmSource(
+                        ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, self.span(mount), "empty_dir_mount /dev/shm", sized
+                    )
+                )
+            elif medium is not None and medium.value is UNKNOWN:
+                shm.append(
+                    ShmSource(
+                        ShmKind.UNKNOWN,
+                        ShmMechanism.EXPANSION,
+                        self.span(mount),
+                        "empty_dir_mount (medium resolved at run time)",
+                    )
+                )
+            else:
+                shm.append(
+                    ShmSource(
+                        ShmKind.DISK, ShmMechanism.VOLUME, self.span(mount), "empty_dir_mount without medium Memory"
+                    )
+                )
+        return Workload(
+            id=WorkloadId(WorkloadFormat.PYTHON, "KFP task", task, "", "task"),
+            span=self.span(calls[0]),
+            gpu=tuple(gpu),
+            shm=tuple(shm),
+            accelerator_count=max(counts) if counts else None,
+        )
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of one scope, without descending into nested functions (they are scopes of their own)."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _task_key(call: ast.Call) -> str | None:
+    """The task a ``.set_accelerator_limit(...)`` chain configures: a variable name, or the call that makes the
+    task (``train_op(...).set_gpu_limit(1)``), named by its line."""
+    node = call.func.value if isinstance(call.func, ast.Attribute) else call
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _configures(node.func.attr):
+        node = node.func.value
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Call):
+        return f"{called_name(node) or 'task'} (line {node.lineno})"
+    return None
+
+
+def _configures(method: str) -> bool:
+    """A PipelineTask method that returns the task it configures (``set_...``, ``add_...``, ``after``)."""
+    return method.startswith(("set_", "add_")) or method == "after"
+
+
+def _chain_names(scope: ast.AST) -> dict[int, str]:
+    """``task = op(...).set_gpu_limit(1)``: every call of the chain is the task named ``task``."""
+    names: dict[int, str] = {}
+    for node in _own_nodes(scope):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value: ast.expr = node.value
+            while isinstance(value, ast.Call):
+                names[id(value)] = node.targets[0].id
+                if not isinstance(value.func, ast.Attribute):
+                    break
+                value = value.func.value
+    return names
+
+
+def _first(arg: Arg | None) -> bool:
+    """A Flyte GPU given as ``(request, limit)``: positive when its first element is."""
+    if arg is None or not isinstance(arg.node, ast.Tuple | ast.List) or not arg.node.elts:
+        return False
+    first = arg.node.elts[0]
+    if not isinstance(first, ast.Constant):
+        return False
+    value = first.value
+    count = ascii_int(value) if isinstance(value, str) else bounded_int(value)
+    return bool(count)
