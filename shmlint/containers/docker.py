@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint import sizes
-from shmlint.containers.judged import Judged, torch_evidence
+from shmlint.containers import Judged, torch_evidence
 from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.runtime import nccl

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from shmlint.containers.judged import EnvVar, Judged, gpu_env, nccl_disabled, torch_evidence
+from shmlint.containers import EnvVar, Judged, gpu_env, nccl_disabled, torch_evidence
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
@@ -100,7 +100,7 @@ def judge_container(
         image=tree.text(image),
         command=" ".join(words),
         accelerator_count=count,
-        launch=Launch(base_dir, entrypoint, arguments, workdir, tuple((v.name, v.value) for v in env))
+        launch=Launch(base_dir, entrypoint, arguments, workdir, tuple((name, value) for name, value, _ in env))
         if gpu or torch
         else None,
     )
@@ -156,7 +156,7 @@ def _gpu(
 
 def _env(tree: EcsTree[N], container: N) -> Iterator[EnvVar]:
     for name, value, element in _pairs(tree, container, "environment"):
-        yield EnvVar(name, value, _env_span(tree, element))
+        yield name, value, _env_span(tree, element)
 
 
 def _env_span(tree: EcsTree[N], element: N) -> Span:

@@ -1,8 +1,8 @@
 """A Kubernetes pod spec judged for /dev/shm, once for every syntax that writes one.
 
 Kubernetes YAML (``shmlint.formats.kubernetes.extract``), Terraform's Kubernetes provider and AWS Batch on EKS
-(``shmlint.formats.terraform.extract``) read their own syntax into the values below (``Pod``, ``PodContainer``,
-``PodVolume``: each with the spans of the file and the words it spells them with) and this module decides:
+(``shmlint.formats.terraform.extract``) read their own syntax into the values below (``PodContainer``, ``PodVolume`` and the
+``PodWide`` settings: each with the spans of the file and the words it spells them with) and this module decides:
 volumes are per pod, mounts per container, so /dev/shm is judged per container. A Memory ``emptyDir`` mounted at
 /dev/shm is a tmpfs bounded by its ``sizeLimit`` and by half the smallest memory limit of the containers that
 share it (``shmlint.sizing``); one that no container mounts there does nothing for the container that needs it.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from shmlint import sizes
-from shmlint.containers.judged import EnvVar, Judged, gpu_env, nccl_disabled, torch_evidence
+from shmlint.containers import EnvVar, Judged, gpu_env, nccl_disabled, torch_evidence
 from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.signals import Signals, device_count, gpu_visible, positive_count
@@ -61,27 +61,28 @@ class PodContainer(NamedTuple):
     torch: tuple[Evidence, ...] = ()  # what the format itself says starts torch (a KServe model format...)
 
 
-class Pod(NamedTuple):
-    """A pod spec: its containers, its volumes by name, and how the file spells its pod-wide settings."""
-
-    containers: tuple[PodContainer, ...]
-    volumes: Mapping[str, PodVolume]
-    base_dir: str  # the folder relative paths of a launch start from
-    host_ipc: Evidence | None = None  # ``hostIPC: true`` where it is written
-    runtime_class: Evidence | None = None  # ``runtimeClassName: nvidia``
-    runtime_name: str = ""
+#: what a pod says for all its containers: ``hostIPC: true`` and ``runtimeClassName: nvidia`` where they are
+#: written (None when not set), and the runtime class's name
+PodWide = tuple[Evidence | None, Evidence | None, str]
 
 
-def judge_pod(pod: Pod, signals: Signals) -> tuple[Judged, ...]:
-    """The pod's containers judged, in order."""
-    cap = shared_cap(pod)
-    meant = _meant_volume(pod)
-    return tuple(_container(pod, container, meant, cap, signals) for container in pod.containers)
+def judge_pod(
+    containers: tuple[PodContainer, ...],
+    volumes: Mapping[str, PodVolume],
+    wide: PodWide,
+    base_dir: str,
+    signals: Signals,
+) -> tuple[Judged, ...]:
+    """A pod spec's containers judged, in order: its volumes by name, its pod-wide settings, and the folder the
+    relative paths its containers start are looked for in."""
+    cap = shared_cap(containers)
+    meant = _meant_volume(containers, volumes)
+    return tuple(_container(container, volumes, wide, base_dir, meant, cap, signals) for container in containers)
 
 
-def shared_cap(pod: Pod) -> int | None:
+def shared_cap(containers: tuple[PodContainer, ...]) -> int | None:
     """The most a volume the pod's containers share can use (``shmlint.sizing``); a fix writes no more."""
-    return pod_cap(c.memory_limit.bytes if c.memory_limit else None for c in pod.containers)
+    return pod_cap(c.memory_limit.bytes if c.memory_limit else None for c in containers)
 
 
 def quantity(text: str, span: Span) -> Size:
@@ -113,24 +114,32 @@ def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
     )
 
 
-def _container(pod: Pod, container: PodContainer, meant: PodVolume | None, cap: int | None, signals: Signals) -> Judged:
-    gpu = tuple(_gpu(pod, container, signals))
+def _container(
+    container: PodContainer,
+    volumes: Mapping[str, PodVolume],
+    wide: PodWide,
+    base_dir: str,
+    meant: PodVolume | None,
+    cap: int | None,
+    signals: Signals,
+) -> Judged:
+    gpu = tuple(_gpu(container, volumes, wide, signals))
     torch = (*torch_evidence(container.image, container.image_span, container.words, container.command_span, signals),)
     torch += container.torch
     if signals.is_utility_command(list(container.words)):
         gpu, torch = (), ()
     launch = Launch(
-        pod.base_dir,
+        base_dir,
         container.entrypoint,
         container.arguments,
         container.working_dir,
-        tuple((var.name, var.value) for var in container.env),
+        tuple((name, value) for name, value, _ in container.env),
         dockerfile_beside=True,
     )
     return Judged(
         gpu=gpu,
         torch=torch,
-        shm=tuple(_shm(pod, container, meant, cap)),
+        shm=tuple(_shm(container, volumes, wide[0], meant, cap)),
         memory_limit=container.memory_limit,
         nccl_shm_disabled=nccl_disabled(container.env),
         image=container.image,
@@ -140,19 +149,18 @@ def _container(pod: Pod, container: PodContainer, meant: PodVolume | None, cap: 
     )
 
 
-def _gpu(pod: Pod, container: PodContainer, signals: Signals) -> Iterator[Evidence]:
+def _gpu(
+    container: PodContainer, volumes: Mapping[str, PodVolume], wide: PodWide, signals: Signals
+) -> Iterator[Evidence]:
     for section, name, count, span in container.resources:
         if signals.is_gpu_resource(name) and count is not None and positive_count(count):
             yield Evidence(f"{section} {name}: {count}", span)
-    if (
-        pod.runtime_class is not None
-        and signals.is_gpu_runtime(pod.runtime_name)
-        and container.holder != INIT_CONTAINER
-    ):
-        yield pod.runtime_class
+    _, runtime_class, runtime_name = wide
+    if runtime_class is not None and signals.is_gpu_runtime(runtime_name) and container.holder != INIT_CONTAINER:
+        yield runtime_class
     yield from gpu_env(container.env, signals)
     for name in container.mounts:  # device nodes handed over as hostPath volumes (privileged, no device plugin)
-        volume = pod.volumes.get(name)
+        volume = volumes.get(name)
         if (
             volume is not None
             and volume.host_path
@@ -173,16 +181,22 @@ def _accelerator_count(container: PodContainer, signals: Signals) -> int | None:
     if per_resource:
         return sum(per_resource.values())
     listed = [
-        device_count(var.value) for var in container.env if var.name in signals.counted_envs and gpu_visible(var.value)
+        device_count(value) for name, value, _ in container.env if name in signals.counted_envs and gpu_visible(value)
     ]
     return max((count for count in listed if count is not None), default=None)
 
 
-def _shm(pod: Pod, container: PodContainer, meant: PodVolume | None, cap: int | None) -> Iterator[ShmSource]:
-    if pod.host_ipc is not None:
-        yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, pod.host_ipc.span, pod.host_ipc.text)
+def _shm(
+    container: PodContainer,
+    volumes: Mapping[str, PodVolume],
+    host_ipc: Evidence | None,
+    meant: PodVolume | None,
+    cap: int | None,
+) -> Iterator[ShmSource]:
+    if host_ipc is not None:
+        yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, host_ipc.span, host_ipc.text)
     if container.shm_mount is not None:
-        volume = pod.volumes.get(container.shm_mount)
+        volume = volumes.get(container.shm_mount)
         if volume is not None:
             yield volume_source(volume, cap)
         return
@@ -192,12 +206,12 @@ def _shm(pod: Pod, container: PodContainer, meant: PodVolume | None, cap: int | 
             yield source._replace(kind=ShmKind.UNMOUNTED, cap_bytes=None)
 
 
-def _meant_volume(pod: Pod) -> PodVolume | None:
+def _meant_volume(containers: tuple[PodContainer, ...], volumes: Mapping[str, PodVolume]) -> PodVolume | None:
     """The pod's volume meant for /dev/shm: mounted there by a container, or a Memory volume named so."""
-    for container in pod.containers:
-        if container.shm_mount is not None and container.shm_mount in pod.volumes:
-            return pod.volumes[container.shm_mount]
-    for name, volume in pod.volumes.items():
+    for container in containers:
+        if container.shm_mount is not None and container.shm_mount in volumes:
+            return volumes[container.shm_mount]
+    for name, volume in volumes.items():
         if "shm" in name.lower() and volume.empty_dir and volume.medium.strip() == "Memory":
             return volume
     return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from shmlint import sizes
+from shmlint.containers import base_dir
 from shmlint.containers.docker import (
     DEVICE,
     ENV,
@@ -24,7 +25,6 @@ from shmlint.containers.docker import (
     Setting,
     judge_docker,
 )
-from shmlint.containers.judged import base_dir
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import ContainerCommand, Flag, container_commands
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume

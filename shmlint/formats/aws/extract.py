@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from shmlint.containers import base_dir
 from shmlint.containers.ecs import MIB_DIALECT, judge_container, mib_size
-from shmlint.containers.judged import base_dir
 from shmlint.formats.kubernetes.extract import extract_pod_spec
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple

@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from shmlint.containers.judged import base_dir
+from shmlint.containers import base_dir
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence

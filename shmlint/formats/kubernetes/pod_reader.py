@@ -9,8 +9,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from shmlint.containers.judged import EnvVar, base_dir
-from shmlint.containers.pod import Pod, PodContainer, PodVolume, Resource, judge_pod, quantity, shared_cap
+from shmlint.containers import EnvVar, base_dir
+from shmlint.containers.pod import PodContainer, PodVolume, Resource, judge_pod, quantity, shared_cap
 from shmlint.model import APPLIED_KINDS, Evidence, PodTarget, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
@@ -104,17 +104,15 @@ class PodReader:
             self.container(pod, container, identity)
             for (container, _, _), identity in zip(pod.containers, identities, strict=True)
         )
-        spec = Pod(
+        judged = judge_pod(
             views,
             {name: self.volume(name, volume) for name, volume in volumes.items()},
+            (self.host_ipc(pod.spec), *self.runtime_class(pod.spec)),
             base_dir(self.source.path),
-            self.host_ipc(pod.spec),
-            *self.runtime_class(pod.spec),
+            self.signals,
         )
-        cap = shared_cap(spec)
-        for (container, _, _), identity, verdict in zip(
-            pod.containers, identities, judge_pod(spec, self.signals), strict=True
-        ):
+        cap = shared_cap(views)
+        for (container, _, _), identity, verdict in zip(pod.containers, identities, judged, strict=True):
             completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
             yield completed.workload(
                 identity,
@@ -222,7 +220,7 @@ class PodReader:
             name_node, value = self.m.get(entry, "name"), self.m.get(entry, "value")
             name = scalar(name_node)
             if name is not None and name_node is not None and isinstance(value, ScalarNode):
-                yield EnvVar(name, scalar(value) or "", self.pair_span(name_node, value))
+                yield name, scalar(value) or "", self.pair_span(name_node, value)
 
     def command_words(self, container: MappingNode) -> list[str]:
         words: list[str] = []

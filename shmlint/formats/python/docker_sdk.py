@@ -8,6 +8,7 @@ import ast
 from collections.abc import Iterator
 
 from shmlint import sizes
+from shmlint.containers import base_dir
 from shmlint.containers.docker import (
     ENV,
     GPU,
@@ -20,7 +21,6 @@ from shmlint.containers.docker import (
     judge_docker,
     tmpfs_size,
 )
-from shmlint.containers.judged import base_dir
 from shmlint.formats.python.calls import Arg, CallReader, called_name, command_words, flat_strings, method_name
 from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.runtime.shm import is_shm_path

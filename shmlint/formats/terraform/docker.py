@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from shmlint.containers import base_dir
 from shmlint.containers.docker import (
     DEVICE,
     ENV,
@@ -19,7 +20,6 @@ from shmlint.containers.docker import (
     judge_docker,
     tmpfs_size,
 )
-from shmlint.containers.judged import base_dir
 from shmlint.extract.terraform_ecs import hcl_mib
 from shmlint.formats.terraform.pod import words
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from shmlint.containers import base_dir
 from shmlint.containers.ecs import judge_container
-from shmlint.containers.judged import base_dir
 from shmlint.extract.terraform_ecs import HclEcsTree, task_value
 from shmlint.formats.terraform.docker import DOCKER_CONTAINER, docker_workload
 from shmlint.formats.terraform.pod import EKS_BLOCKS, KUBERNETES_BLOCKS, pod_workloads, words

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint import sizes
-from shmlint.containers.judged import EnvVar, base_dir
-from shmlint.containers.pod import INIT_CONTAINER, Pod, PodContainer, PodVolume, Resource, judge_pod, quantity
+from shmlint.containers import EnvVar, base_dir
+from shmlint.containers.pod import INIT_CONTAINER, PodContainer, PodVolume, Resource, judge_pod, quantity
 from shmlint.model import Evidence, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.hcl import BOOL, OBJECT, TUPLE, Attribute, Block, Item, Value, entry, string
@@ -44,10 +44,7 @@ def pod_workloads(source: SourceText, signals: Signals, resource: Block, blocks:
         runtime = pod.attributes.get("runtime_class_name")
         runtime_name = (string(runtime.value) if runtime is not None else None) or ""
         host_ipc = pod.attributes.get("host_ipc")
-        view = Pod(
-            tuple(_container(source, container, holder, blocks) for container, holder in containers),
-            {name: _volume(source, name, volume) for name, volume in volumes.items()},
-            base_dir(source.path),
+        wide = (
             Evidence("host_ipc = true", _span(source, host_ipc))
             if host_ipc is not None and host_ipc.value.kind == BOOL and host_ipc.value.value is True
             else None,
@@ -56,6 +53,13 @@ def pod_workloads(source: SourceText, signals: Signals, resource: Block, blocks:
             else None,
             runtime_name,
         )
+        judged = judge_pod(
+            tuple(_container(source, container, holder, blocks) for container, holder in containers),
+            {name: _volume(source, name, volume) for name, volume in volumes.items()},
+            wide,
+            base_dir(source.path),
+            signals,
+        )
         slot_of = {
             name: (volume.start, empty_dir.close)
             for name, volume in volumes.items()
@@ -63,7 +67,7 @@ def pod_workloads(source: SourceText, signals: Signals, resource: Block, blocks:
             and (string(empty_dir.attribute("medium")) or "").strip() == "Memory"
             and empty_dir.attribute("size_limit") is None
         }
-        for (container, holder), verdict in zip(containers, judge_pod(view, signals), strict=True):
+        for (container, holder), verdict in zip(containers, judged, strict=True):
             slots = tuple(slot_of[s.name] for s in verdict.shm if s.name in slot_of)
             identity = WorkloadId(
                 WorkloadFormat.TERRAFORM, kind, name, "", holder, string(container.attribute("name")) or "?"
@@ -117,7 +121,7 @@ def _env(source: SourceText, container: Block) -> Iterator[EnvVar]:
     for env in container.children("env"):
         key, value = string(env.attribute("name")), string(env.attribute("value"))
         if key and value is not None:
-            yield EnvVar(key, value, _span(source, env))
+            yield key, value, _span(source, env)
 
 
 def _resource_entries(source: SourceText, container: Block) -> Iterator[Resource]:
