@@ -193,10 +193,13 @@ class _Reader(CallReader):
         )
 
     def kfp(self) -> Iterator[Workload]:
-        """Per function scope: tasks given an accelerator, and the /dev/shm mounts made on them by name."""
-        scopes: list[ast.AST] = [self.tree] + [
-            n for n in ast.walk(self.tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-        ]
+        """Per function scope: tasks given an accelerator, and the /dev/shm mounts made on them by name. A file
+        that defines the accelerator methods is the SDK's own implementation (its ``self.set_accelerator_type``
+        calls configure no task), and a call on ``self`` or ``cls`` is a method calling its class, not a task."""
+        functions = [n for n in ast.walk(self.tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        if any(function.name in KFP_ACCELERATOR for function in functions):
+            return
+        scopes: list[ast.AST] = [self.tree, *functions]
         for scope in scopes:
             accelerated: dict[str, list[ast.Call]] = {}
             mounts: dict[str, list[ast.Call]] = {}
@@ -207,7 +210,7 @@ class _Reader(CallReader):
                 method = method_name(node)
                 if method in KFP_ACCELERATOR:
                     task = chains.get(id(node)) or _task_key(node)
-                    if task is not None:
+                    if task is not None and task not in ("self", "cls"):
                         accelerated.setdefault(task, []).append(node)
                 elif called_name(node) == "empty_dir_mount" and node.args and isinstance(node.args[0], ast.Name):
                     mounts.setdefault(node.args[0].id, []).append(node)
