@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import functools
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -134,4 +135,34 @@ def run_shmlint(*args: str, cwd: Path, timeout: float = 120, **kwargs: Any) -> s
         timeout=timeout,
         check=False,
         **kwargs,
+    )
+
+
+#: the address space one shmlint process gets for a hostile input (``run_shmlint_bytes(limit_memory=True)``)
+MEMORY_LIMIT = 2 * 1024**3
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def run_shmlint_bytes(
+    *args: str,
+    cwd: Path,
+    stdin: bytes | None = None,
+    timeout: float = 120,
+    limit_memory: bool = False,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """``run_shmlint`` with bytes in and out, for inputs and outputs that are not UTF-8; ``limit_memory`` runs it
+    with ``MEMORY_LIMIT`` of address space, so that unbounded work is a failure rather than a swapping machine."""
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        env={**SHMLINT_ENV, **(env or {})},
+        timeout=timeout,
+        check=False,
+        preexec_fn=_limit_memory if limit_memory else None,
     )

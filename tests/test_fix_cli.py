@@ -25,7 +25,8 @@ from shmlint.settings import Settings
 from shmlint.sizes import GIB
 from shmlint.source import SourceText
 from tests import proofs
-from tests.support import FIXTURES
+from tests.hostile import POD_TEMPLATE, RUN_SCRIPT, assert_clean_error
+from tests.support import FIXTURES, run_shmlint_bytes
 
 POD = """\
 apiVersion: v1
@@ -883,3 +884,30 @@ def test_check_fix_writes_the_fixes_then_reports_what_is_left(tmp_path: Path, in
     assert invoke("check", "--fix", "--unsafe-fixes", str(tmp_path)).exit_code == 0
     assert invoke("check", "--unsafe-fixes", str(tmp_path)).exit_code == 2  # applies fixes: only with --fix
     assert invoke("check", "--fix", "-", input=POD).exit_code == 2
+
+
+def test_fix_size_below_min_shm_size_is_refused(tmp_path: Path) -> None:
+    """Found: accepted silently, and the fix then wrote a size its own check flagged."""
+    (tmp_path / "pod.yaml").write_text(POD_TEMPLATE.format(name="p"), encoding="utf-8")
+    (tmp_path / ".shmlint.yaml").write_text("fix-size: 512Mi\n", encoding="utf-8")
+    assert_clean_error(run_shmlint_bytes("fix", "pod.yaml", cwd=tmp_path), "fix size 512Mi is below min-shm-size 1Gi")
+    (tmp_path / ".shmlint.yaml").unlink()
+    explicit = run_shmlint_bytes("fix", "--shm-size", "256Mi", "pod.yaml", cwd=tmp_path)  # one run's request: a warning
+    assert explicit.returncode == 1 and b"warning: --shm-size: the fix size 256Mi is below" in explicit.stderr
+
+
+def test_an_edit_that_fixes_nothing_is_neither_kept_nor_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from run_shmlint.discover import FileKind
+    from run_shmlint.engine import Engine
+    from run_shmlint.fix import apply
+    from run_shmlint.model import Edit
+    from run_shmlint.settings import Settings
+    from run_shmlint.source import SourceText
+
+    text = RUN_SCRIPT
+    monkeypatch.setattr(apply, "edits_for", lambda finding, source: [Edit(0, 0, "# touched\n")])
+    result = apply.fix_source(Engine(Settings()), SourceText("train.sh", text), FileKind.SHELL, "train.sh")
+    assert result.applied == () and not result.changed
+    assert any("did not hold" in problem for problem in result.problems)

@@ -14,9 +14,8 @@ import pytest
 import yaml
 
 from shmlint.github_action import MAX_ROWS, cell, paths_input, summary
-from tests.support import FIXTURES
+from tests.support import FIXTURES, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 STEPS = ACTION["runs"]["steps"]
 EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}")

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.hostile import POD, POD_TEMPLATE, assert_clean_error, assert_no_crash, decoded
+from tests.support import ROOT, run_shmlint, run_shmlint_bytes
+
 GPU_SCRIPT = (ROOT / "fixtures" / "shell" / "SHM001-missing-shm.sh").read_text()
 GPU_POD = (ROOT / "fixtures" / "k8s" / "SHM001-crlf.yaml").read_bytes().decode().replace("\r\n", "\n")
 GPU_COMPOSE = "services:\n  train:\n    image: pytorch/pytorch\n    command: torchrun train.py\n    gpus: all\n"
@@ -142,3 +144,84 @@ def test_a_run_that_checked_no_file_does_not_say_all_checked(tmp_path: Path) -> 
     assert "No files checked" in excluded.stdout and "All checked" not in excluded.stdout
     checked = run("check", "vendor/pod.yaml", cwd=tmp_path)  # named without --force-exclude: checked
     assert checked.returncode == 1 and "SHM001" in checked.stdout
+
+
+def test_missing_and_not_a_directory_paths(tmp_path: Path) -> None:
+    """A named path that does not exist is a usage error (exit 2) naming every such path, before any work."""
+    (tmp_path / "good.yaml").write_text(POD)
+    result = run_shmlint_bytes(
+        "check", "--format", "json", "good.yaml/inner.yaml", "missing.yaml", "good.yaml", cwd=tmp_path
+    )
+    assert_no_crash(result)
+    assert result.returncode == 2 and result.stdout == b""
+    assert "no such file or folder: 'good.yaml/inner.yaml', 'missing.yaml'" in decoded(result.stderr)
+
+
+@pytest.mark.parametrize("target", ["fifo", "/dev/null"])  # '-' reads standard input (test_fix_cli)
+def test_fix_on_something_that_is_not_a_file_is_an_error(tmp_path: Path, target: str) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    run = run_shmlint_bytes("fix", "--write", target, cwd=tmp_path, stdin=b"")
+    assert_clean_error(run)
+    assert b"Fixed 0" not in run.stdout
+
+
+def test_an_empty_path_is_an_error_not_the_current_folder(tmp_path: Path) -> None:
+    (tmp_path / "pod.yaml").write_text(POD_TEMPLATE.format(name="p"), encoding="utf-8")
+    run = run_shmlint_bytes("check", "", cwd=tmp_path)
+    assert_clean_error(run, "an empty path")
+
+
+def _refusing_scandir(monkeypatch: pytest.MonkeyPatch, refused: str) -> None:
+    """As root (this machine's CI), permissions do not stop a walk: the folder's listing fails as it would."""
+    real = os.scandir
+
+    def scandir(path: str = ".") -> object:
+        if os.path.basename(os.fspath(path)) == refused:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+@pytest.mark.parametrize("named", [".", "zz"])
+def test_the_last_folder_walked_or_the_named_one_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    from run_shmlint.discover import discover
+
+    (tmp_path / "aa").mkdir()
+    (tmp_path / "aa" / "pod.yaml").write_text("kind: Pod\n", encoding="utf-8")
+    (tmp_path / "zz").mkdir()  # walked last (names are sorted)
+    monkeypatch.chdir(tmp_path)
+    _refusing_scandir(monkeypatch, "zz")
+    errors = [(c.path, c.error) for c in discover([named]) if c.error is not None]
+    assert errors == [("zz", "cannot read folder: Permission denied")]
+
+
+def _deeper_than_path_max(top: Path) -> None:
+    """Twenty folders of 250-character names (5,000 characters: beyond PATH_MAX), made relative to each other."""
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for index in range(20):
+            name = chr(ord("a") + index) * 250
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "junit", "gitlab"])
+def test_a_tree_deeper_than_path_max_is_not_a_silent_pass(tmp_path: Path, fmt: str) -> None:
+    _deeper_than_path_max(tmp_path)
+    run = run_shmlint("check", ".", "--format", fmt, cwd=tmp_path)
+    assert run.returncode == 1, (run.returncode, run.stdout[-500:], run.stderr[-500:])
+    assert "cannot read folder: File name too long" in run.stdout
+    assert "All checked" not in run.stdout + run.stderr
+
+
+def test_fix_says_which_folder_it_could_not_enter(tmp_path: Path) -> None:
+    _deeper_than_path_max(tmp_path)
+    run = run_shmlint("fix", ".", cwd=tmp_path)
+    assert run.returncode == 0 and "not fixed: cannot read folder: File name too long" in run.stderr, run.stderr

@@ -19,8 +19,8 @@ from shmlint.cli import cli
 from shmlint.config import load_effective
 from shmlint.discover import discover
 from shmlint.patterns import PathPatterns
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 GPU_POD = (ROOT / "fixtures" / "k8s" / "SHM001-crlf.yaml").read_bytes().replace(b"\r\n", b"\n")
 
 

@@ -19,6 +19,7 @@ from shmlint.policy import cel as policy_cel
 from shmlint.policy.knowledge import export
 from shmlint.policy.manifests import Options, documents
 from shmlint.settings import UNDECIDED, Settings
+from tests.support import ROOT
 
 if os.environ.get("CI") == "true":  # CI installs .[test]: there the engines must run, not skip
     from tests import policy_engines as engines
@@ -28,7 +29,6 @@ else:
         reason="the policy engines (common-expression-language, hobofan-regorus) are not installed: pip install -e .[test]",
     )
 
-ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 CODES = ("SHM001", "SHM003", "SHM007", "SHM008", "SHM012", "SHM013")
 SIZE = 8 * 2**30

@@ -26,8 +26,8 @@ from shmlint.model import WorkloadFormat
 from shmlint.rules.registry import rules
 from shmlint.settings import Settings
 from shmlint.source import SourceText
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "shmlint"
 FOLDER = PACKAGE / "rules"
 CATALOG_FOLDER = ROOT / "rules"

@@ -15,7 +15,8 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.hostile import RUN_SCRIPT
+from tests.support import ROOT
 
 
 class Client(LanguageClient):
@@ -274,3 +275,82 @@ async def test_ranges_and_edits_follow_the_negotiated_position_encoding(any_clie
     assert fixed == SCRIPT.replace("docker run ", "docker run --shm-size=8g ")
     replace_text(client, uri, 2, fixed)
     assert await diagnostics(client, uri, 2) == []
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def lsp(lsp_client: Client, tmp_path: Path):
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri())
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _open(client: Client, uri: str, text: str, language: str = "shellscript") -> None:
+    item = types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+
+
+async def _published(client: Client, uri: str, after: int) -> list[types.Diagnostic]:
+    """The diagnostics of the first publication for ``uri`` after the first ``after`` publications."""
+
+    async def wait() -> list[types.Diagnostic]:
+        while True:
+            for params in client.published[after:]:
+                if params.uri == uri:
+                    return list(params.diagnostics)
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    return await asyncio.wait_for(wait(), timeout=30)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("where", ["my folder/train.sh", "caf\u00e9/train.sh", "windows"])
+async def test_a_document_with_an_escaped_uri_is_checked_fixed_and_explained(
+    lsp: Client, tmp_path: Path, where: str
+) -> None:
+    client = lsp
+    if where == "windows":
+        uri = "file:///c%3A/Users/me/My%20Project/train.sh"  # as VS Code sends a Windows path
+    else:
+        (tmp_path / where).parent.mkdir()
+        uri = (tmp_path / where).as_uri()
+    assert "%" in uri
+    _open(client, uri, RUN_SCRIPT)
+    [diagnostic] = await diagnostics(client, uri, 1)  # published under the URI the client sent
+    assert diagnostic.code == "SHM001"
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic], only=[types.CodeActionKind.QuickFix]),
+        )
+    )
+    assert actions is not None
+    [action] = actions
+    assert isinstance(action, types.CodeAction)
+    assert "--shm-size=8g" in apply(RUN_SCRIPT, edits_of(action, uri))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=diagnostic.range.start)
+    )
+    assert hover is not None
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri)))
+    assert await _published(client, uri, len(client.published)) == []  # closed: its diagnostics withdrawn
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", ["plain", "my folder"])
+async def test_a_saved_configuration_rechecks_documents_under_their_own_uris(
+    lsp: Client, tmp_path: Path, name: str
+) -> None:
+    client = lsp
+    folder = tmp_path / name
+    folder.mkdir()
+    uri = (folder / "train.sh").as_uri()
+    _open(client, uri, RUN_SCRIPT)
+    assert [d.code for d in await diagnostics(client, uri, 1)] == ["SHM001"]
+    (folder / ".shmlint.yaml").write_text("ignore: [SHM001]\n")
+    seen = len(client.published)
+    saved = types.TextDocumentIdentifier(uri=(folder / ".shmlint.yaml").as_uri())
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=saved))
+    assert await _published(client, uri, seen) == []
