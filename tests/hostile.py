@@ -1,4 +1,7 @@
-"""TODO"""
+"""Inputs and checks shared by the tests of hostile input (test_hostile_files, test_bounded_work,
+test_output_safety, test_path_safety, test_never_silent, ...): a flagged pod and docker line, alias bombs, and the
+assertions that a run did not crash and still checked the good file beside the hostile one.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,11 @@
-"""TODO"""
+"""Bounded work: any file under ``max-file-size`` is checked in bounded time and memory, or reported as SHM000
+"too complex to check in bounded work", and the rest of the run goes on.
+
+Alias bombs, merge-key chains, wide documents, deep trees, flow sequences of millions of items, backtracking
+patterns (configured, tier data, ``.gitignore``), long digit runs and parsers' token budgets. These tests hold the
+verdicts (exit codes, findings, messages) and run each process under a time-out that only catches a hang; the wall
+time and peak memory of the same inputs, with their ratios to a baseline, are ``bench/bounds.py``'s.
+"""
 
 from __future__ import annotations
 
@@ -240,7 +247,7 @@ def test_an_8mb_flow_sequence_is_too_complex_not_minutes(tmp_path: Path) -> None
 
 
 def test_a_flow_sequence_under_the_budget_is_still_checked() -> None:
-    from run_shmlint_bytes.parsers.yamlnodes import MAX_EVENTS
+    from shmlint.parsers.yamlnodes import MAX_EVENTS
 
     text = "kind: ConfigMap  # gpu\ndata: [" + "1," * (MAX_EVENTS - 100) + "1]\n"
     result = Engine(Settings(undecided="show")).check_source(SourceText("f.yaml", text), FileKind.YAML, Path("f.yaml"))
@@ -255,7 +262,7 @@ def test_too_many_command_lines_are_too_complex(tmp_path: Path) -> None:
 
 
 def test_too_many_workloads_are_too_complex() -> None:
-    from run_shmlint_bytes.extract.dispatch import MAX_WORKLOADS
+    from shmlint.extract.dispatch import MAX_WORKLOADS
 
     text = "---\n".join(POD_TEMPLATE.format(name=f"p{i}") for i in range(MAX_WORKLOADS + 1))
     result = Engine(Settings(undecided="show")).check_source(SourceText("p.yaml", text), FileKind.YAML, Path("p.yaml"))
@@ -283,7 +290,8 @@ def test_command_line_grammar_never_raises_and_stays_linear() -> None:
     exception, and every workload span lies inside the text."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
-    from run_shmlint_bytes.extract.commandline import extract_commands
+
+    from shmlint.extract.commandline import extract_commands
 
     words = st.sampled_from(
         [
@@ -487,7 +495,7 @@ def test_flow_work_is_bounded_before_composing() -> None:
 def test_quadlet_option_words_tokenise_each_piece_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """2,000 ``PodmanArgs=`` keys: the shell tokenizer sees each key's value once (it saw the whole prefix of the
     file for every key before: 100 KB took 60 s), and the words keep the file's offsets."""
-    import run_shmlint.parsers.run_options as run_options
+    import shmlint.parsers.run_options as run_options
 
     seen: list[int] = []
     real = run_options.commands
@@ -511,7 +519,7 @@ HOSTILE_GITIGNORE = "/".join(["**/x"] * 10)  # 50 bytes; against a 40-deep tree 
 
 
 def test_globstars_count_in_the_cost_model() -> None:
-    from run_shmlint.patterns import PathPatterns, too_costly
+    from shmlint.patterns import PathPatterns, too_costly
 
     assert too_costly(HOSTILE_GITIGNORE) is not None
     assert too_costly("**/x/**/y") is not None  # two '**' with path after them: quadratic in the depth
@@ -543,7 +551,7 @@ def test_a_costly_configured_pattern_is_a_config_error(tmp_path: Path, key: str)
 def test_configured_patterns_share_one_budget_per_file(tmp_path: Path) -> None:
     """200 images that each backtrack for about 25 ms under ``(a|aa)+!$``: each stays under the per-value budget,
     so the file took 200 x 25 ms, silently (a 174 KB pod: 3 minutes). Now the file's total is bounded and said."""
-    from run_shmlint.configured_patterns import FILE_BUDGET_SECONDS, PATTERN_BUDGET_SECONDS
+    from shmlint.configured_patterns import FILE_BUDGET_SECONDS, PATTERN_BUDGET_SECONDS
 
     assert FILE_BUDGET_SECONDS < 200 * 0.025 and PATTERN_BUDGET_SECONDS > 0.025
     lines = ["apiVersion: v1", "kind: Pod", "metadata: {name: p}", "spec:", "  containers:"]
@@ -565,7 +573,7 @@ def test_configured_patterns_share_one_budget_per_file(tmp_path: Path) -> None:
 def test_terraform_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
     """Lark reads one token at a time and stops at ``MAX_TOKENS`` (9.5 MB took 5 min and 4.3 GB, 200 KB of
     ``1+1+...`` 10 s); the budget is lowered here so that the test is quick."""
-    import run_shmlint.parsers.hcl as hcl
+    import shmlint.parsers.hcl as hcl
 
     monkeypatch.setattr(hcl, "MAX_TOKENS", 400)
     head = 'resource "kubernetes_pod" "p" {\n  spec {\n    container {\n      image = "pytorch/pytorch"\n'
@@ -577,7 +585,7 @@ def test_terraform_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.Mo
 
 
 def test_work_counts_tokens_and_stops_at_the_budget() -> None:
-    from run_shmlint.parsers.work import beyond
+    from shmlint.parsers.work import beyond
 
     assert beyond("a = [1, 2]", 7) is None  # a = [ 1 , 2 ]
     assert beyond("a = [1, 2]", 6) == len("a = [1, 2")  # the seventh token
@@ -586,7 +594,7 @@ def test_work_counts_tokens_and_stops_at_the_budget() -> None:
 
 def test_python_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
     """``ast.parse`` of 10 MB took 7.4 s and 2.0 GB (1 MB of ``1,``: 527 MB): the tokens are counted first."""
-    import run_shmlint.extract.python_launchers as launchers
+    import shmlint.extract.python_launchers as launchers
 
     monkeypatch.setattr(launchers, "MAX_TOKENS", 1000)
     flow = "from metaflow import FlowSpec, step, kubernetes\nclass F(FlowSpec):\n    @kubernetes(gpu=1)\n    @step\n"
@@ -598,7 +606,7 @@ def test_python_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.Monke
 
 def test_jsonc_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
     """The dev container reader took 22-34 s and 1.1 GB on 9.5 MB."""
-    import run_shmlint.parsers.jsonc as jsonc
+    import shmlint.parsers.jsonc as jsonc
 
     monkeypatch.setattr(jsonc, "MAX_TOKENS", 1000)
     head = '{"image": "pytorch/pytorch", "runArgs": ["--gpus", "all"], "x": ['
@@ -613,7 +621,7 @@ def test_jsonc_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.Monkey
 def test_aliases_expanding_past_the_character_budget_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """MAX_EXPANDED counted nodes only: 1.1 MB of YAML aliasing long values from thousands of containers ran past
     5 minutes. 200 containers x 2 KB is 400 KB expanded from 8 KB of text: over a budget lowered to 100 KB."""
-    import run_shmlint.parsers.yamlnodes as yamlnodes
+    import shmlint.parsers.yamlnodes as yamlnodes
 
     monkeypatch.setattr(yamlnodes, "MAX_EXPANDED_CHARS", 100_000)
     text = aliased_pod(200, 2000)
@@ -625,7 +633,7 @@ def test_aliases_expanding_past_the_character_budget_are_refused(monkeypatch: py
 
 def test_a_unit_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
     """Linear now (item 13), but every key is tokenised as shell: 10 MB of keys would still take a minute."""
-    import run_shmlint.extract.dispatch as dispatch
+    import shmlint.extract.dispatch as dispatch
 
     monkeypatch.setattr(dispatch, "MAX_UNIT_TOKENS", 500)
     head = "[Container]\nImage=docker.io/pytorch/pytorch\nExec=torchrun train.py\nAddDevice=nvidia.com/gpu=all\n"
@@ -656,7 +664,7 @@ def test_runner_and_pipeline_files_beyond_the_token_budget_are_too_complex(
     monkeypatch: pytest.MonkeyPatch, name: str, kind: FileKind, head: str, line: str
 ) -> None:
     """Found by bench/redteam.py --round3: 10 MB took tomllib 16 s / 336 MB, the Groovy reader 26 s / 628 MB."""
-    import run_shmlint.extract.job_containers as job_containers
+    import shmlint.extract.job_containers as job_containers
 
     monkeypatch.setattr(job_containers, "MAX_TOKENS", 300)
     assert not any(f.startswith("SHM000") for f in check_in_process(name, head, kind))

@@ -173,8 +173,8 @@ def test_a_fix_the_override_does_not_undo_is_written_where_it_holds(tmp_path: Pa
 
 
 def test_the_editor_quick_fix_edits_the_override_where_the_value_wins(tmp_path: Path) -> None:
-    from run_shmlint.fix.apply import splice
-    from run_shmlint.server.analysis import Analyzer
+    from shmlint.fix.apply import splice
+    from shmlint.server.analysis import Analyzer
 
     files = _compose_pair(tmp_path, "    shm_size: 8g\n", "    shm_size: 64m\n")
     analyzer = Analyzer()

@@ -899,12 +899,12 @@ def test_fix_size_below_min_shm_size_is_refused(tmp_path: Path) -> None:
 def test_an_edit_that_fixes_nothing_is_neither_kept_nor_counted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from run_shmlint.discover import FileKind
-    from run_shmlint.engine import Engine
-    from run_shmlint.fix import apply
-    from run_shmlint.model import Edit
-    from run_shmlint.settings import Settings
-    from run_shmlint.source import SourceText
+    from shmlint.discover import FileKind
+    from shmlint.engine import Engine
+    from shmlint.fix import apply
+    from shmlint.model import Edit
+    from shmlint.settings import Settings
+    from shmlint.source import SourceText
 
     text = RUN_SCRIPT
     monkeypatch.setattr(apply, "edits_for", lambda finding, source: [Edit(0, 0, "# touched\n")])

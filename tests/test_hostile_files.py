@@ -1,4 +1,12 @@
-"""TODO"""
+"""Hostile files, as a user meets them on the command line.
+
+For every input: no traceback, no "internal error", a clear message with the file (and line where known), a defined
+exit code (findings and SHM000 -> 1; usage, configuration and internal errors -> 2), and every other file still
+checked. Most cases are checked next to a good GPU pod whose SHM001 must still be reported: binary and NUL bytes,
+every encoding, CRLF and CR, templates, odd tags, deep nesting, unterminated quoting, file system oddities (links,
+FIFOs, sockets, unreadable and vanishing files), odd and huge numbers, hostile configuration; and nothing an
+input names is ever run.
+"""
 
 from __future__ import annotations
 
@@ -438,7 +446,7 @@ def test_unreadable_folder_in_a_tree_as_unprivileged_user(shared_tmp: Path, nobo
 
 def test_files_deleted_between_discovery_and_reading(tmp_path: Path, engine) -> None:
     """Engine level: a file that disappears after discovery is SHM000 'cannot read', the rest is checked."""
-    from run_shmlint_bytes.discover import discover
+    from shmlint.discover import discover
 
     for index in range(5):
         (tmp_path / f"pod{index}.yaml").write_text(POD)
@@ -763,10 +771,11 @@ def test_a_defect_in_one_file_is_that_files_finding_and_the_run_goes_on(
     """The last line of defence for a tree: an exception of shmlint's own while checking one file read from disk is
     that file's SHM000, every other file is reported and --output written, and the command says so on stderr and
     exits 2 (a tool error, never a pass). ``check_source`` itself still raises, so fuzzing sees every defect."""
-    import run_shmlint.engine as engine_module
     from click.testing import CliRunner
-    from run_shmlint.cli import cli
-    from run_shmlint.discover import Candidate
+
+    import shmlint.engine as engine_module
+    from shmlint.cli import cli
+    from shmlint.discover import Candidate
 
     real = engine_module.extract_file
 

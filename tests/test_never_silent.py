@@ -1,12 +1,12 @@
-"""Never silent: input that cannot be read is reported whatever the selection, a path that does not exist stops
-``check`` and ``fix`` alike, stdin is read by its content, and a baseline run says what it recorded."""
+"""Never silent: input that cannot be read is reported whatever the selection, a path that does not exist (or is
+empty, or is not a file to fix) stops ``check`` and ``fix`` alike, a folder the walk cannot enter or reach is
+named, stdin is read by its content, and a baseline run says what it recorded."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,17 +22,7 @@ EXIT_USAGE = 2
 
 
 def run(*args: str, cwd: Path = ROOT, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=120,
-        check=False,
-    )
+    return run_shmlint(*args, cwd=cwd, input=stdin)
 
 
 @pytest.mark.parametrize(
@@ -187,7 +177,7 @@ def _refusing_scandir(monkeypatch: pytest.MonkeyPatch, refused: str) -> None:
 def test_the_last_folder_walked_or_the_named_one_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
 ) -> None:
-    from run_shmlint.discover import discover
+    from shmlint.discover import discover
 
     (tmp_path / "aa").mkdir()
     (tmp_path / "aa" / "pod.yaml").write_text("kind: Pod\n", encoding="utf-8")

@@ -1,5 +1,7 @@
-"""No data loss: ``shmlint fix --write`` killed with SIGKILL at random moments leaves every file byte for byte either
-its original or its complete fixed version, and no temp files behind once a run completes.
+"""No data loss on fix: ``shmlint fix --write`` killed with SIGKILL (or stopped by a signal) at random moments
+leaves every file byte for byte either its original or its complete fixed version, and no temp files behind once a
+run completes; an edit or an editor's save that lands while a fix is written is kept, never overwritten; owner,
+mode and extended attributes are kept, and a file with other hard links is not replaced.
 
 The tree lives in /dev/shm when there is room (tmpfs: fsync costs nothing, so kills land on the work itself rather
 than on waits for the disk); the atomic-rename semantics are the same as on any local file system.
@@ -26,8 +28,6 @@ import pytest
 from bench.corpus import flagged_k8s
 from tests.hostile import POD_TEMPLATE, RUN_SCRIPT, assert_clean_error
 from tests.support import ROOT, SHMLINT_ENV, run_shmlint_bytes
-
-pytestmark = pytest.mark.slow  # real processes killed mid-write: seconds each
 
 TEMP_SUFFIX = ".shmlint-tmp"
 SEED = int(os.environ.get("SHMLINT_KILL_SEED", "20260"))
@@ -214,6 +214,7 @@ main()
 """
 
 
+@pytest.mark.slow  # real processes killed mid-write: seconds each
 def test_sigkill_between_temp_file_and_rename(tmp_path: Path) -> None:
     """Found: a SIGKILL between mkstemp() and os.replace() in fix/write.py leaves ``.<name>.XXXX.shmlint-tmp`` (a
     full copy of the fixed file) beside the original, and no later run ever removes it."""
@@ -257,6 +258,7 @@ main()
 """
 
 
+@pytest.mark.slow  # real processes killed mid-write: seconds each
 @pytest.mark.parametrize("start", ["default", "spawn"])
 def test_killing_the_main_process_stops_the_writing(work_dir: Path, start: str) -> None:
     """Found: ``fix --write`` on a large tree writes from pool workers; SIGKILL of the main process alone (the OOM
@@ -308,6 +310,7 @@ def _processes_in_group(group: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow  # real processes killed mid-write: seconds each
 def test_write_refuses_a_file_changed_since_it_was_read(tmp_path: Path) -> None:
     """The last guard against lost edits: a file edited between read and write is left alone, with a message."""
     from shmlint.fix.write import WriteError, write_atomic
@@ -338,7 +341,7 @@ def stat_mode(path: Path) -> int:
 
 def _landing_before_rename(monkeypatch, path: Path, change) -> None:
     """Another program changes the file at the worst moment: after the last check, just before the rename."""
-    from run_shmlint_bytes.fix import write as write_module
+    from shmlint.fix import write as write_module
 
     real_replace = os.replace
     done = []
@@ -353,7 +356,7 @@ def _landing_before_rename(monkeypatch, path: Path, change) -> None:
 
 def test_text_appended_just_before_the_rename_is_kept(tmp_path: Path, monkeypatch) -> None:
     """Found: the old code renamed over the appended text and it was gone."""
-    from run_shmlint_bytes.fix.write import write_atomic
+    from shmlint.fix.write import write_atomic
 
     path = tmp_path / "pod.yaml"
     path.write_bytes(b"old\n")
@@ -364,7 +367,7 @@ def test_text_appended_just_before_the_rename_is_kept(tmp_path: Path, monkeypatc
 
 
 def test_a_rewrite_landing_just_before_the_rename_wins_over_the_fix(tmp_path: Path, monkeypatch) -> None:
-    from run_shmlint_bytes.fix.write import WriteError, write_atomic
+    from shmlint.fix.write import WriteError, write_atomic
 
     path = tmp_path / "pod.yaml"
     path.write_bytes(b"old\n")
@@ -464,7 +467,7 @@ def _editor_save(path: Path, text: bytes) -> None:
 
 
 def _save_just_before_the_rename(monkeypatch: pytest.MonkeyPatch, path: Path, text: bytes) -> None:
-    from run_shmlint.fix import write as write_module
+    from shmlint.fix import write as write_module
 
     real = write_module._replace_if_same
 
@@ -477,7 +480,7 @@ def _save_just_before_the_rename(monkeypatch: pytest.MonkeyPatch, path: Path, te
 
 
 def test_an_editor_save_just_before_the_rename_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from run_shmlint.fix.write import FileChanged, write_atomic
+    from shmlint.fix.write import FileChanged, write_atomic
 
     path = tmp_path / "train.sh"
     path.write_text(RUN_SCRIPT)

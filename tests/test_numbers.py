@@ -1,4 +1,6 @@
-"""TODO"""
+"""``shmlint.numbers``: counts and numbers read from hostile text are ASCII digits only and bounded, and never
+raise.
+"""
 
 from __future__ import annotations
 

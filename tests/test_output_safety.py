@@ -1,4 +1,9 @@
-"""TODO"""
+"""Output safety: what a checked file says cannot forge output.
+
+Names and values reach the terminal, CI logs and editors escaped (control characters, terminal escapes, bidi
+marks), never as GitHub workflow commands or Markdown, and quoted as short excerpts; file names that are not UTF-8
+print in every format; an output that cannot be written is a clean error.
+"""
 
 from __future__ import annotations
 
@@ -109,7 +114,7 @@ def test_control_characters_never_reach_the_terminal(tmp_path: Path, output_form
 
 
 def test_a_finding_quotes_an_excerpt_of_a_long_value() -> None:
-    from run_shmlint.rules.rule import MAX_DETAIL, MAX_MESSAGE, MAX_QUOTED_WORD, excerpted
+    from shmlint.rules.rule import MAX_DETAIL, MAX_MESSAGE, MAX_QUOTED_WORD, excerpted
 
     findings = check_in_process("pod.yaml", aliased_pod(3, 20_000), FileKind.YAML)
     assert len(findings) == 3 and all(len(f) < MAX_MESSAGE + 10 for f in findings)
@@ -154,7 +159,7 @@ def test_problem_messages_escape_control_characters(tmp_path: Path) -> None:
 
 @hypothesis.given(st.text(max_size=400))
 def test_quoted_is_short_escaped_and_keeps_both_ends(value: str) -> None:
-    from run_shmlint.visible import _UNSAFE, QUOTED_HEAD, QUOTED_TAIL, quoted, visible
+    from shmlint.visible import _UNSAFE, QUOTED_HEAD, QUOTED_TAIL, quoted, visible
 
     shown = quoted(value)
     assert shown.startswith("'") and shown.endswith("'") and _UNSAFE.search(shown) is None
@@ -253,8 +258,8 @@ def test_unrendered_notes_are_escaped(tmp_path: Path, quiet: bool) -> None:
 
 
 def test_the_validate_table_escapes_names_and_keeps_one_row_each() -> None:
-    from run_shmlint.model import DataLoaderHint
-    from run_shmlint.validate.harness import Case, Row, render
+    from shmlint.model import DataLoaderHint
+    from shmlint.validate.harness import Case, Row, render
 
     case = Case(HOSTILE + "|x.yaml", "Pod/p|q", None, False, ("SHM001",), DataLoaderHint(2, 8, 1024), True, "?")
     table = render([Row(case, "namespace", None, 0.0)])
@@ -268,11 +273,11 @@ MARKUP = "[a](https://evil.test) <img> **b**"  # a name is quoted in part: the s
 def test_hover_shows_yaml_values_as_text_not_markdown() -> None:
     import re
 
-    from run_shmlint.discover import FileKind
-    from run_shmlint.engine import Engine
-    from run_shmlint.server.analysis import explain
-    from run_shmlint.settings import Settings
-    from run_shmlint.source import SourceText
+    from shmlint.discover import FileKind
+    from shmlint.engine import Engine
+    from shmlint.server.analysis import explain
+    from shmlint.settings import Settings
+    from shmlint.source import SourceText
 
     pod = TORCHRUN_POD.replace("name: train", f"name: '{MARKUP}'")
     result = Engine(Settings()).check_source(SourceText("pod.yaml", pod), FileKind.YAML, "pod.yaml")
@@ -284,7 +289,7 @@ def test_hover_shows_yaml_values_as_text_not_markdown() -> None:
 
 
 def test_markdown_escapes_what_makes_syntax_inline_and_at_the_start() -> None:
-    from run_shmlint.visible import markdown
+    from shmlint.visible import markdown
 
     text = markdown("~ | _a_ \\ <b> & `c` *e* [l](u)\n\x1b")
     assert "\n" not in text and "\x1b" not in text and "&lt;b&gt; &amp;" in text

@@ -1,4 +1,8 @@
-"""TODO"""
+"""Path safety: a run reads and writes only inside the checked tree.
+
+A configuration, baseline, ``.gitignore``, chart file or checked file linked out of the repository is refused
+unread (and said so); a fix, a report or a baseline is never written through a link or a linked folder.
+"""
 
 from __future__ import annotations
 
@@ -135,7 +139,7 @@ def test_a_baseline_linked_out_of_the_repository_is_refused(tmp_path: Path) -> N
 @pytest.mark.parametrize("kind", ["fifo", "device", "folder", "huge"])
 def test_a_baseline_that_is_not_a_small_regular_file_is_refused_at_once(tmp_path: Path, kind: str) -> None:
     """A FIFO hung the run, ``/dev/zero`` grew it to gigabytes (issue 27 item 18's first two shapes)."""
-    from run_shmlint.baseline import MAX_BASELINE_BYTES
+    from shmlint.baseline import MAX_BASELINE_BYTES
 
     path = tmp_path / "b.json"
     if kind == "fifo":
@@ -175,7 +179,7 @@ def test_output_is_never_written_through_a_linked_folder_or_file(tmp_path: Path,
 
 
 def test_output_and_baseline_are_written_through_real_folders(tmp_path: Path) -> None:
-    from run_shmlint.outfile import write_text_file
+    from shmlint.outfile import write_text_file
 
     (tmp_path / "a" / "b").mkdir(parents=True)
     write_text_file(tmp_path / "a" / "b" / "r.txt", "ok\n", "report")
@@ -187,7 +191,7 @@ def test_output_and_baseline_are_written_through_real_folders(tmp_path: Path) ->
 
 
 def test_a_linked_folder_is_refused_for_the_baseline_too(tmp_path: Path) -> None:
-    from run_shmlint.outfile import OutputError, write_text_file
+    from shmlint.outfile import OutputError, write_text_file
 
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
@@ -206,7 +210,7 @@ def helm_chart(root: Path) -> Path:
 
 @pytest.mark.parametrize("where", ["files/key", "files/sub", "templates/_x.tpl", "charts/dep"])
 def test_a_chart_with_a_link_out_of_the_repository_is_not_rendered(tmp_path: Path, where: str) -> None:
-    from run_shmlint.render.links import chart_blocker
+    from shmlint.render.links import chart_blocker
 
     repo = repository(tmp_path)
     root = helm_chart(repo / "chart")
@@ -219,7 +223,7 @@ def test_a_chart_with_a_link_out_of_the_repository_is_not_rendered(tmp_path: Pat
 
 def test_a_link_inside_the_repository_is_followed_and_checked_behind(tmp_path: Path) -> None:
     """Helm follows a link to a folder: what is behind it is held to the same rule."""
-    from run_shmlint.render.links import chart_blocker
+    from shmlint.render.links import chart_blocker
 
     repo = repository(tmp_path)
     root = helm_chart(repo / "chart")

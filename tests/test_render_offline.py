@@ -611,7 +611,7 @@ REMOTE_BASE = "resources:\n- https://github.com/example/repo//base?ref=v1\n"
     ],
 )
 def test_the_guard_refuses_every_remote_shape_before_kustomize_runs(tmp_path: Path, files: dict[str, str]) -> None:
-    from run_shmlint.render.graph import walk
+    from shmlint.render.graph import walk
 
     graph = walk(kustomize_tree(tmp_path, files), 1 << 20)
     assert graph.blocker is not None and "remote" in graph.blocker
@@ -619,7 +619,7 @@ def test_the_guard_refuses_every_remote_shape_before_kustomize_runs(tmp_path: Pa
 
 def test_local_plugins_and_urls_inside_plain_resources_do_not_block(tmp_path: Path) -> None:
     """A resource's own values (an env URL) are objects kustomize loads nothing from; local plugin paths are fine."""
-    from run_shmlint.render.graph import walk
+    from shmlint.render.graph import walk
 
     pod = TORCHRUN_POD + "    env:\n    - name: U\n      value: https://x.test/api\n"
     files = {

@@ -291,7 +291,7 @@ def test_a_batch_eks_pod_in_json_is_probed_after_its_fix() -> None:
 
 def test_stale_disk_folders_of_killed_validate_runs_are_removed(tmp_path: Path, monkeypatch) -> None:
     """Found: ``kill -9`` of validate left a mode-1777 ``/var/tmp/shmlint-disk-shm-*`` folder forever."""
-    from run_shmlint_bytes.validate import backends
+    from shmlint.validate import backends
 
     monkeypatch.setattr(backends, "DISK_PARENT", str(tmp_path))
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True)
