@@ -632,7 +632,7 @@ def test_aliases_expanding_past_the_character_budget_are_refused(monkeypatch: py
 
 
 def test_a_unit_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Linear now (item 13), but every key is tokenised as shell: 10 MB of keys would still take a minute."""
+    """Linear now, but every key is tokenised as shell: 10 MB of keys would still take a minute."""
     import shmlint.extract.dispatch as dispatch
 
     monkeypatch.setattr(dispatch, "MAX_UNIT_TOKENS", 500)
@@ -663,7 +663,7 @@ def test_a_unit_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.Monke
 def test_runner_and_pipeline_files_beyond_the_token_budget_are_too_complex(
     monkeypatch: pytest.MonkeyPatch, name: str, kind: FileKind, head: str, line: str
 ) -> None:
-    """Found by bench/redteam.py --round3: 10 MB took tomllib 16 s / 336 MB, the Groovy reader 26 s / 628 MB."""
+    """Found by bench/redteam.py: 10 MB took tomllib 16 s / 336 MB, the Groovy reader 26 s / 628 MB."""
     import shmlint.extract.job_containers as job_containers
 
     monkeypatch.setattr(job_containers, "MAX_TOKENS", 300)

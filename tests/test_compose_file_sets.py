@@ -143,7 +143,7 @@ def _compose_pair(folder: Path, base_shm: str, override_shm: str) -> dict[str, s
 
 
 def test_a_too_small_override_is_fixed_in_the_override(tmp_path: Path) -> None:
-    """The red team's input: the finding is in compose.override.yaml, whose shm_size wins over compose.yaml's; the
+    """The finding is in compose.override.yaml, whose shm_size wins over compose.yaml's; the
     fix used to rewrite compose.yaml's (no change to what runs) and say "Fixed 1"."""
     files = _compose_pair(tmp_path, "    shm_size: 8g\n", "    shm_size: 64m\n")
     fixed = run_shmlint("fix", "--write", ".", cwd=tmp_path)

@@ -179,7 +179,7 @@ def test_nothing_to_fix_exits_0_and_writes_nothing(tmp_path: Path, invoke) -> No
 
 def test_a_finding_without_a_safe_fix_is_left_said_and_fails(tmp_path: Path, invoke) -> None:
     """SHM004's only fix (lowering the size) is unsafe: without --unsafe-fixes nothing changes, the run says so
-    (a hidden fix) and ``--write`` fails, since the warning is still there (issue 28)."""
+    (a hidden fix) and ``--write`` fails, since the warning is still there."""
     text = (FIXTURES / "k8s" / "SHM004-exceeds-limit.yaml").read_text()
     path = tmp_path / "pod.yaml"
     path.write_text(text)
@@ -843,7 +843,7 @@ def test_a_file_changed_while_its_group_waited_is_fixed_again_alone(tmp_path: Pa
     assert no_temp_files(tmp_path)
 
 
-# -- issue 28: fix accounting, `fix -`, `check --fix` ---------------------------------------------------------
+# -- fix accounting, `fix -`, `check --fix` -------------------------------------------------------------------
 
 
 def test_fix_stdin_prints_the_fixed_text_and_accounts_on_stderr(tmp_path: Path, invoke) -> None:

@@ -742,7 +742,7 @@ NUMBER_SITES = [
 
 @pytest.mark.parametrize(("name", "text", "kind"), NUMBER_SITES, ids=[site[0] for site in NUMBER_SITES])
 def test_an_odd_or_huge_number_is_never_an_internal_error(name: str, text: str, kind: FileKind) -> None:
-    """Every site the red team reached: a result (a finding, or the value read as unknown), never an exception
+    """Every site that reads a number: a result (a finding, or the value read as unknown), never an exception
     (which the engine would now turn into a DEFECT finding: asserted absent)."""
     findings = check_in_process(name, text, kind)
     assert not any(DEFECT in finding for finding in findings), findings

@@ -1,4 +1,4 @@
-"""Dev containers, CI job containers and GitLab runners (issue 16): the readers with positions (JSONC, TOML tables,
+"""Dev containers, CI job containers and GitLab runners: the readers with positions (JSONC, TOML tables,
 Groovy tokens), discovery by name, and what the extractors make of the options each format spells."""
 
 from __future__ import annotations

@@ -259,7 +259,7 @@ def test_patterns_that_would_backtrack_for_minutes_are_refused(tmp_path: Path) -
 
     done = check()
     assert done.returncode == 1, done.stderr
-    # issue 27: the lines left out are said (an SHM000 on the .gitignore), so the extra files checked are explained
+    # the lines left out are said (an SHM000 on the .gitignore), so the extra files checked are explained
     assert {f["path"] for f in json.loads(done.stdout)["findings"]} == {long_name, ".gitignore"}
     (tmp_path / ".shmlint.yaml").write_text("extend-exclude: ['*a*a*a*b']\n")
     refused = check()
@@ -273,7 +273,7 @@ def test_the_wildcard_limits_keep_ordinary_patterns() -> None:
     ordinary = ["*.py[cod]", "*.tar.*", "docs/*/*.md", "gen/**/*.yaml", "**/gen/**", "a**b", "*-*.yaml", "/build/"]
     assert [p for p in [*ordinary, "!keep*", "**/node_modules/", "/**/x"] if too_costly(p)] == []
     assert all(too_costly(p) for p in ("*a*a*", "a*a*a*b", "*a*/*a*/x", "a*/b*/c*/d*"))
-    # issue 27: '**' is counted; two '**' that more path follows are quadratic in the depth (three: cubic)
+    # '**' is counted; two '**' that more path follows are quadratic in the depth (three: cubic)
     assert all(too_costly(p) for p in ("**/gen/**/*.yaml", "**/x/**/x/**/x", "**/*a*/**/*b", "a/**/b/**/c"))
 
 

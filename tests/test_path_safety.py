@@ -138,7 +138,7 @@ def test_a_baseline_linked_out_of_the_repository_is_refused(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("kind", ["fifo", "device", "folder", "huge"])
 def test_a_baseline_that_is_not_a_small_regular_file_is_refused_at_once(tmp_path: Path, kind: str) -> None:
-    """A FIFO hung the run, ``/dev/zero`` grew it to gigabytes (issue 27 item 18's first two shapes)."""
+    """A FIFO hung the run, ``/dev/zero`` grew it to gigabytes."""
     from shmlint.baseline import MAX_BASELINE_BYTES
 
     path = tmp_path / "b.json"

@@ -180,7 +180,7 @@ def test_patterns_sort_benchmark_examples_into_the_labelled_tier(
     assert _tier_for(need, image, command) == tier
 
 
-#: issue 26 point 3, per entry family: an image and a command that match, and a near miss that must not
+#: per entry family: an image and a command that match, and a near miss that must not
 FAMILIES = [
     # NVIDIA NIM (LLM and retrieval): nvcr.io/nim only; a NIM-named image elsewhere is not the product
     ("nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0", "", "needs"),
@@ -382,7 +382,7 @@ def test_benchmark_has_no_unlabelled_findings_or_stale_labels(tmp_path: Path) ->
     command += ["--json", str(tmp_path / "result.json")]
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
-    # issue 14's targets: an SHM001 error is a crash, and every labelled crash is an error
+    # the targets: an SHM001 error is a crash, and every labelled crash is an error
     result = json.loads((tmp_path / "result.json").read_text())["shm001"]
     assert result["error"]["precision"] >= 0.95 and result["recall"]["as_error"] >= 0.95, result
     assert result["recall"]["as_error_or_warning"] == 1.0, result["recall"]["missed"]

@@ -1,4 +1,4 @@
-"""The fresh benchmark of issue 26 (bench/precision/fresh): its data files' shape, its scoring, and (when the
+"""The fresh precision benchmark (bench/precision/fresh): its data files' shape, its scoring, and (when the
 repositories are on disk) a full run with no unlabelled finding and no fix that lowers /dev/shm."""
 
 from __future__ import annotations
@@ -160,4 +160,4 @@ def test_fresh_benchmark_runs_clean_on_the_pinned_repositories(tmp_path: Path) -
     # exit 0: every finding has a label or verdict written by reading, and every label points into the trees
     assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
     result = json.loads((tmp_path / "result.json").read_text())
-    assert result["fixes"]["lowered"] == []  # issue 26: no fix lowers the /dev/shm a merged workload gets
+    assert result["fixes"]["lowered"] == []  # no fix lowers the /dev/shm a merged workload gets

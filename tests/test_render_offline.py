@@ -1,4 +1,4 @@
-"""Renderers never reach the network and never take flags from the input (issue 18 items 1-2, issue 15 item 2).
+"""Renderers never reach the network and never take flags from the input.
 
 Each reproduction is checked against a local HTTP server on 127.0.0.1 that counts requests (it stops itself), or a
 stand-in renderer that records the arguments and environment it was given. kubectl is part of this machine image;
@@ -116,7 +116,7 @@ def test_the_server_is_reachable_so_zero_requests_means_something(server: tuple[
     assert requests == ["/probe"]
 
 
-# -- issue 18 item 1: a folder name is never a flag --------------------------------------------------------------
+# -- a folder name is never a flag --------------------------------------------------------------------------------
 
 
 def flag_named_tree(tmp_path: Path) -> Path:
@@ -216,7 +216,7 @@ def test_helm_gets_a_double_dash_an_absolute_path_and_a_minimal_environment(tmp_
     assert "Ran helm template v3.99.0: 1 Helm chart(s) rendered." in result.stdout
 
 
-# -- issue 18 item 2: remote resources, however they are spelled or wherever they are in the graph --------------
+# -- remote resources, however they are spelled or wherever they are in the graph --------------
 
 REMOTE_SPELLINGS = {
     "through a local base": ("resources:\n  - ../base\n", "resources:\n  - http://{address}/pod.yaml\n"),
@@ -287,7 +287,7 @@ def test_helm_charts_in_a_kustomization_are_not_inflated(tmp_path: Path) -> None
     assert unit["status"] == "not-rendered" and "helmCharts" in unit["reason"]
 
 
-# -- issue 15 item 2: explicit and deterministic -------------------------------------------------------------------
+# -- explicit and deterministic -----------------------------------------------------------------------------------
 
 PATCH = GPU_POD.format(name="trainer")
 

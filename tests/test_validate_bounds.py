@@ -1,5 +1,5 @@
-"""What ``shmlint validate`` takes from a manifest is bounded, and what it cannot reproduce it does not probe
-(issue 18 item 11): host IPC and the host's /dev/shm are "not probed", loader numbers and sizes have upper bounds,
+"""What ``shmlint validate`` takes from a manifest is bounded, and what it cannot reproduce it does not probe:
+host IPC and the host's /dev/shm are "not probed", loader numbers and sizes have upper bounds,
 the probes running at once stay within one memory limit, and a ``kill -9`` leaves no disk-backed /dev/shm folder."""
 
 from __future__ import annotations
