@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -37,18 +35,79 @@ from tests.hostile import (
     decoded,
     findings_for,
 )
-from tests.support import NESTING_REFUSED, ROOT, SHMLINT_ENV, run_shmlint, run_shmlint_bytes
+from tests.support import NESTING_REFUSED, SHMLINT_ENV, run_shmlint, run_shmlint_bytes
+
+# -- the inputs, also timed by bench/bounds.py: each writes its file(s) into a folder and returns their names -----
 
 
-def test_fifty_megabyte_file_is_refused_quickly(tmp_path: Path) -> None:
-    (tmp_path / "good.yaml").write_text(POD)
+def write_fifty_megabytes(folder: Path) -> list[str]:
     chunk = ("---\n" + POD) * 1000
-    with (tmp_path / "huge.yaml").open("w") as handle:
+    with (folder / "huge.yaml").open("w") as handle:
         while handle.tell() < 50 * 1024 * 1024:
             handle.write(chunk)
-    started = time.perf_counter()
-    _, document = check_json("huge.yaml", "good.yaml", cwd=tmp_path, limit_memory=True)
-    assert time.perf_counter() - started < 20
+    return ["huge.yaml"]
+
+
+def write_bomb(folder: Path, kind: str) -> list[str]:
+    name = "compose.yaml" if kind == "compose" else ".github/workflows/ci.yml" if kind == "ci" else "bomb.yaml"
+    (folder / name).parent.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(bomb(kind))
+    return [name]
+
+
+def write_wide_documents(folder: Path) -> list[str]:
+    """3,000 containers in one pod, 3,000 services in one IPC chain."""
+    containers = "".join(f"  - {{name: c{i}, image: pytorch/pytorch}}\n" for i in range(3_000))
+    (folder / "wide.yaml").write_text(
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: w}}\nspec:\n  containers:\n{containers}"
+    )
+    services = "".join(
+        f'  s{i}:\n    image: pytorch/pytorch\n    ipc: "service:s{(i + 1) % 3000}"\n' for i in range(3_000)
+    )
+    (folder / "compose.yaml").write_text("services:\n" + services)
+    return ["wide.yaml", "compose.yaml"]
+
+
+def write_many_digits(folder: Path) -> list[str]:
+    """A 20,000-digit ``sizeLimit`` with a bad suffix."""
+    value = "1" * 20_000 + "x"
+    (folder / "pod.yaml").write_text(
+        POD + "    volumeMounts: [{name: d, mountPath: /dev/shm}]\n  volumes:\n"
+        f"  - {{name: d, emptyDir: {{medium: Memory, sizeLimit: {value}}}}}\n"
+    )
+    return ["pod.yaml"]
+
+
+def write_backtracking_patterns(folder: Path) -> list[str]:
+    """Configured patterns that backtrack, and a comment, a script and a pod that would make them run for minutes."""
+    line = "a" * 40 + "!"
+    (folder / ".shmlint.yaml").write_text(
+        'torch-images: ["(a+)+$", "(a|aa)+$"]\ntorch-commands: ["(a|aa)+$"]\n', encoding="utf-8"
+    )
+    (folder / "comment.yaml").write_text(f"# {line}\nkind: ConfigMap\n", encoding="utf-8")
+    (folder / "notes.sh").write_text(f"echo {line}\n", encoding="utf-8")
+    (folder / "pod.yaml").write_text(
+        POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", line).replace(
+            '["torchrun", "train.py"]', f'["{line}"]'
+        ),
+        encoding="utf-8",
+    )
+    return ["."]
+
+
+def write_eight_megabyte_flow(folder: Path) -> list[str]:
+    n = 4 * 1024 * 1024
+    (folder / "flow.yaml").write_text("kind: ConfigMap  # gpu\ndata: [" + "1," * (n - 1) + "1]\n", encoding="utf-8")
+    return ["flow.yaml"]
+
+
+# -- the tests ---------------------------------------------------------------------------------------------------
+
+
+def test_fifty_megabyte_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "good.yaml").write_text(POD)
+    write_fifty_megabytes(tmp_path)
+    _, document = check_json("huge.yaml", "good.yaml", cwd=tmp_path, limit_memory=True, timeout=60)
     assert_good_pod_still_checked(document)
     (finding,) = findings_for(document, "huge.yaml")
     assert finding["code"] == "SHM000" and "max-file-size" in finding["message"] and finding["line"] == 1
@@ -78,14 +137,10 @@ BOMBS = ["classic", "kubernetes", "compose", "merge-keys", "ci"]
 
 @pytest.mark.parametrize("kind", BOMBS)
 def test_alias_bomb_is_bounded(tmp_path: Path, kind: str) -> None:
-    """Bounded time (< 20 s) and memory (2 GiB address space) for check and fix; the good pod is still checked."""
-    name = "compose.yaml" if kind == "compose" else ".github/workflows/ci.yml" if kind == "ci" else "bomb.yaml"
-    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / name).write_text(bomb(kind))
+    """Bounded memory (2 GiB address space) for check and fix; the good pod is still checked."""
+    (name,) = write_bomb(tmp_path, kind)
     (tmp_path / "good.yaml").write_text(POD)
-    started = time.perf_counter()
     _, document = check_json(name, "good.yaml", cwd=tmp_path, limit_memory=True, timeout=60)
-    assert time.perf_counter() - started < 20
     assert_good_pod_still_checked(document)
     fixed = run_shmlint_bytes("fix", name, cwd=tmp_path, limit_memory=True, timeout=60)
     assert_no_crash(fixed)
@@ -105,64 +160,29 @@ def test_alias_bomb_is_reported_as_invalid_input(tmp_path: Path, kind: str) -> N
     assert result.returncode == 1
 
 
-@pytest.mark.slow
-def test_wide_documents_are_checked_in_near_linear_time(tmp_path: Path) -> None:
+def test_wide_documents_are_checked(tmp_path: Path) -> None:
     """Found: quadratic extraction. 3,000 containers in one pod (kubernetes.shm_volume() scans every container for
     every container) and 3,000 services in one IPC chain (compose._with_shared() walks the whole chain for every
-    service) each take ~15 s for a file of ~150 KB; a 10 MB file would take hours."""
-    containers = "".join(f"  - {{name: c{i}, image: pytorch/pytorch}}\n" for i in range(3_000))
-    (tmp_path / "wide.yaml").write_text(
-        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: w}}\nspec:\n  containers:\n{containers}"
-    )
-    services = "".join(
-        f'  s{i}:\n    image: pytorch/pytorch\n    ipc: "service:s{(i + 1) % 3000}"\n' for i in range(3_000)
-    )
-    (tmp_path / "compose.yaml").write_text("services:\n" + services)
-    for name in ("wide.yaml", "compose.yaml"):
-        started = time.perf_counter()
-        try:
-            check_json(name, cwd=tmp_path, timeout=120)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"{name}: more than 120 s")
-        elapsed = time.perf_counter() - started
-        assert elapsed < 60, f"{name}: {elapsed:.1f}s for 3,000 entries"  # a guard on a shared machine
+    service) each took ~15 s for a file of ~150 KB; a 10 MB file would take hours. Timed by bench/bounds.py; here
+    each file is checked, and 120 s is a hang."""
+    for name in write_wide_documents(tmp_path):
+        result, document = check_json(name, cwd=tmp_path, timeout=120)
+        assert result.returncode == 1 and findings_for(document, name), (name, document["findings"][:3])
 
 
-def test_size_with_many_digits_is_parsed_in_linear_time(tmp_path: Path) -> None:
+def test_size_with_many_digits_is_a_finding(tmp_path: Path) -> None:
     """Found: the Kubernetes quantity pattern backtracks quadratically (``\\d+\\.?\\d*`` splits a run of digits in n
-    ways): a 20,000-digit ``sizeLimit`` with a bad suffix takes ~50 s, 100,000 digits ~20 min."""
-    value = "1" * 20_000 + "x"
-    (tmp_path / "pod.yaml").write_text(
-        POD + "    volumeMounts: [{name: d, mountPath: /dev/shm}]\n  volumes:\n"
-        f"  - {{name: d, emptyDir: {{medium: Memory, sizeLimit: {value}}}}}\n"
-    )
-    started = time.perf_counter()
-    try:
-        _, document = check_json("pod.yaml", cwd=tmp_path, timeout=12)
-    except subprocess.TimeoutExpired:
-        pytest.fail("a 20,000-digit sizeLimit took more than 12 s")
-    assert time.perf_counter() - started < 10
+    ways): a 20,000-digit ``sizeLimit`` with a bad suffix took ~50 s, 100,000 digits ~20 min (bench/bounds.py)."""
+    write_many_digits(tmp_path)
+    _, document = check_json("pod.yaml", cwd=tmp_path, timeout=60)
     assert any(f["code"] == "SHM011" for f in document["findings"])
 
 
-def test_backtracking_configured_patterns_finish_in_seconds(tmp_path: Path) -> None:
+def test_backtracking_configured_patterns_are_stopped_and_said(tmp_path: Path) -> None:
     """Found: ``torch-images: ["(a|aa)+$"]`` ran for minutes on a comment line of 40 ``a`` (the prefilter searched
     configured patterns over whole files), and on such an image name."""
-    line = "a" * 40 + "!"
-    (tmp_path / ".shmlint.yaml").write_text(
-        'torch-images: ["(a+)+$", "(a|aa)+$"]\ntorch-commands: ["(a|aa)+$"]\n', encoding="utf-8"
-    )
-    (tmp_path / "comment.yaml").write_text(f"# {line}\nkind: ConfigMap\n", encoding="utf-8")
-    (tmp_path / "notes.sh").write_text(f"echo {line}\n", encoding="utf-8")
-    (tmp_path / "pod.yaml").write_text(
-        POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", line).replace(
-            '["torchrun", "train.py"]', f'["{line}"]'
-        ),
-        encoding="utf-8",
-    )
-    started = time.perf_counter()
+    write_backtracking_patterns(tmp_path)
     run = run_shmlint_bytes("check", "--format", "json", ".", cwd=tmp_path, timeout=60)
-    assert time.perf_counter() - started < 30
     out = run.stdout.decode()
     assert run.returncode == 1, run.stderr.decode()
     assert "configured torch-images pattern ran longer than" in out
@@ -236,14 +256,11 @@ def remove_deep(folder: Path) -> None:
     os.chdir(folder.parent)
 
 
-def test_an_8mb_flow_sequence_is_too_complex_not_minutes(tmp_path: Path) -> None:
-    """Found: 58 s and 2.25 GB for an 8 MB ``[1,1,...]``."""
-    n = 4 * 1024 * 1024
-    (tmp_path / "flow.yaml").write_text("kind: ConfigMap  # gpu\ndata: [" + "1," * (n - 1) + "1]\n", encoding="utf-8")
-    started = time.perf_counter()
+def test_an_8mb_flow_sequence_is_too_complex(tmp_path: Path) -> None:
+    """Found: 58 s and 2.25 GB for an 8 MB ``[1,1,...]`` (bench/bounds.py times it)."""
+    write_eight_megabyte_flow(tmp_path)
     run = run_shmlint_bytes("check", "flow.yaml", cwd=tmp_path, timeout=120)
     assert run.returncode == 1 and b"SHM000" in run.stdout and b"too complex to check" in run.stdout
-    assert time.perf_counter() - started < 60
 
 
 def test_a_flow_sequence_under_the_budget_is_still_checked() -> None:
@@ -373,21 +390,14 @@ def test_backtracking_tier_model_patterns_finish_in_seconds(tmp_path: Path) -> N
     assert run.stdout.count(b"ran longer than") == 2, run.stdout + run.stderr
 
 
-LIMIT = 10 * 1024 * 1024
+# -- the worst shapes of a file under max-file-size ----------------------------------------------------------------
+# found by an audit: libyaml's scanner does tokens x flow-depth work, so a 990-deep ``[[[...]]]`` around 5 million
+# items took 150 s and a 100,000-deep nest 141 s, with or without a signal; bench/bounds.py gives their time and
+# memory (2-10 s and 30-60 MiB where they were measured)
 
-
+LIMIT = 10 * 1024 * 1024  # the default max-file-size
 ITEMS = (LIMIT - 8192) // 2
-
-
-SECONDS = 45.0
-
-
-RSS_MIB = 400
-
-
 SIGNAL = "# nvidia.com/gpu torch\n"
-
-
 POD_DOCUMENT = """---
 apiVersion: v1
 kind: Pod
@@ -423,56 +433,22 @@ SHAPES = {
 }  # fmt: skip
 
 
-def _run(folder: Path, name: str) -> tuple[int, float, int, bytes]:
-    """Exit code, wall seconds and peak RSS (KiB) of ``shmlint check name``; killed past twice the bound.
-
-    Linux gives an exec'd child the peak RSS of the process it was forked from (the test worker, hundreds of MiB
-    after other tests), so a small Python process starts shmlint and reports that grandchild's own peak."""
-    started = time.perf_counter()
-    with open(folder / "out", "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-c", _PEAK_RSS, str(folder / "rss"), sys.executable, "-m", "shmlint", "check", name],
-            cwd=folder,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            process.wait(timeout=2 * SECONDS)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            pytest.fail(f"{name}: still running after {2 * SECONDS:.0f} s")
-    rss_kib = int((folder / "rss").read_text())
-    return process.returncode, time.perf_counter() - started, rss_kib, (folder / "out").read_bytes()
-
-
-#: run argv[2:], write its own peak RSS (KiB) to argv[1], exit with its code
-_PEAK_RSS = (
-    "import os, subprocess, sys\n"
-    "child = subprocess.Popen(sys.argv[2:])\n"
-    "_, status, usage = os.wait4(child.pid, 0)\n"
-    "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
-    "sys.exit(os.waitstatus_to_exitcode(status))\n"
-)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-def test_the_worst_shapes_under_the_size_limit_take_seconds_and_little_memory(tmp_path: Path, shape: str) -> None:
+def test_the_worst_shapes_under_the_size_limit_are_refused_or_checked(tmp_path: Path, shape: str) -> None:
+    """Each shape in its own ``python -m shmlint`` process: refused as SHM000 (too complex, nesting) or checked; 90 s
+    is a hang, not a figure."""
     name, text, expected = SHAPES[shape]
     data = text.encode()
     assert len(data) < LIMIT
     (tmp_path / name).write_bytes(data)
-    code, seconds, rss_kib, output = _run(tmp_path, name)
+    run = run_shmlint_bytes("check", name, cwd=tmp_path, timeout=90)
+    output = run.stdout + run.stderr
     assert b"Traceback" not in output and b"internal error" not in output, output[-2000:]
     if expected:
-        assert code == 1 and expected.encode() in output, output[-2000:]
+        assert run.returncode == 1 and expected.encode() in output, output[-2000:]
     else:
-        assert code == 0 and b"no findings" in output, output[-2000:]
-    assert seconds < SECONDS, f"{shape}: {seconds:.1f} s"
-    assert rss_kib < RSS_MIB * 1024, f"{shape}: {rss_kib // 1024} MiB"
+        assert run.returncode == 0 and b"no findings" in output, output[-2000:]
 
 
 def test_flow_work_is_bounded_before_composing() -> None:
@@ -482,12 +458,10 @@ def test_flow_work_is_bounded_before_composing() -> None:
 
     around = "a: " + "[" * 500 + "1," * 300_000 + "1" + "]" * 500 + "\n"
     assert MAX_FLOW_WORK < 500 * 300_000
-    started = time.perf_counter()
     with pytest.raises(TooComplex, match="flow collections nested"):
         compose(SourceText("a.yaml", around))
     with pytest.raises(YamlError, match=NESTING_REFUSED):  # shmlint's words, or PyYAML 6.0.4's
         compose(SourceText("d.yaml", "a: " + "[" * 300_000 + "]" * 300_000 + "\n"))
-    assert time.perf_counter() - started < 20
     shallow = "a: [[" + "1," * 1000 + "1]]\n"  # ordinary flow content is composed as before
     assert len(compose(SourceText("s.yaml", shallow))) == 1
 

@@ -221,10 +221,7 @@ def test_hostile_file_next_to_a_good_one(tmp_path: Path, case: str) -> None:
     writer, expected = CASES[case]
     (tmp_path / "good.yaml").write_text(POD)
     target = writer(tmp_path)
-    started = time.perf_counter()
     result, document = check_json(target, "good.yaml", cwd=tmp_path, limit_memory=True, timeout=60)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 30, f"{case} took {elapsed:.1f}s"
     assert result.returncode == 1  # the good pod always fails the run
     assert_good_pod_still_checked(document)
     mine = findings_for(document, target)

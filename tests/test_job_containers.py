@@ -233,13 +233,9 @@ def test_groovy_comments_in_strings_are_text_and_open_strings_stop_at_the_line_e
     ],
     ids=["nested-agents", "many-insides", "long-run-args", "many-runners"],
 )
-def test_hostile_files_are_checked_in_linear_time(engine: Engine, name: str, kind: FileKind, text: str) -> None:
-    """Each would take minutes with a rescan per agent or per word; the bound is generous for a loaded machine."""
-    import time
-
-    started = time.perf_counter()
+def test_hostile_files_are_checked(engine: Engine, name: str, kind: FileKind, text: str) -> None:
+    """Each would take minutes with a rescan per agent or per word (bench/bounds.py times them)."""
     result = _check(engine, name, text, kind)
-    assert time.perf_counter() - started < 30
     assert result.findings
 
 
