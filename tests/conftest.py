@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 
 from shmlint.engine import Engine
 from shmlint.settings import Settings
-from tests.support import ROOT, corpus_dir, corpus_missing, default_engine
+from tests.support import ROOT, corpus_dir, corpus_missing, default_engine, run_shmlint
 
 REQUIRE_CORPUS_ENV = "SHMLINT_REQUIRE_CORPUS"
 
@@ -168,18 +168,7 @@ def shmlint_process() -> ShmlintProcess:
         cwd: Path | None = None,
         timeout: float = 120,
     ) -> subprocess.CompletedProcess[str]:
-        environment = {**os.environ, "NO_COLOR": "1", **(env or {})}
-        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), environment.get("PYTHONPATH")]))
-        return subprocess.run(
-            [sys.executable, "-m", "shmlint", *args],
-            cwd=cwd or ROOT,
-            input=input,
-            capture_output=True,
-            text=True,
-            env=environment,
-            timeout=timeout,
-            check=False,
-        )
+        return run_shmlint(*args, cwd=cwd or ROOT, input=input, env=env, timeout=timeout)
 
     return run
 

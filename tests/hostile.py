@@ -64,22 +64,26 @@ def assert_good_pod_still_checked(document: dict, path: str = "good.yaml") -> No
     assert ("SHM001", POD_LINE) in codes, f"the other file was not checked: {document['findings']}"
 
 
+def _laughs(key: str, anchor: str, first: str, levels: int, width: int) -> list[str]:
+    """Level 0 holds ``first``; each next level lists the one before ``width`` times (``key`` formats the level)."""
+    lines = [f"{key.format(0)}: &{anchor}0 {first}"]
+    for level in range(1, levels):
+        lines.append(f"{key.format(level)}: &{anchor}{level} [" + ", ".join([f"*{anchor}{level - 1}"] * width) + "]")
+    return lines
+
+
 def bomb(kind: str, levels: int = 12, width: int = 10) -> str:
     """Billion laughs: ``width ** levels`` nodes once expanded."""
     if kind == "classic":
-        lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
-        for level in range(1, levels):
-            lines.append(f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * width) + "]")
-        return "\n".join(lines) + "\n"
+        lol = "[" + ", ".join(['"lol"'] * 10) + "]"
+        return "\n".join(_laughs("a{}", "a", lol, levels, width)) + "\n"
     if kind == "kubernetes":
         lines = [
             "apiVersion: v1",
             "kind: Pod",
             "metadata: {name: bomb}",
-            "x-0: &e0 [{name: NCCL_SHM_DISABLE, value: '1'}, {name: A, value: b}]",
+            *_laughs("x-{}", "e", "[{name: NCCL_SHM_DISABLE, value: '1'}, {name: A, value: b}]", levels, width),
         ]
-        for level in range(1, levels):
-            lines.append(f"x-{level}: &e{level} [" + ", ".join([f"*e{level - 1}"] * width) + "]")
         last = f"*e{levels - 1}"
         lines += [
             "spec:",
@@ -95,9 +99,7 @@ def bomb(kind: str, levels: int = 12, width: int = 10) -> str:
         ]
         return "\n".join(lines) + "\n"
     if kind == "compose":
-        lines = ["x-0: &s0 {image: pytorch/pytorch, environment: [NCCL_SHM_DISABLE=1]}"]
-        for level in range(1, levels):
-            lines.append(f"x-{level}: &s{level} [" + ", ".join([f"*s{level - 1}"] * width) + "]")
+        lines = _laughs("x-{}", "s", "{image: pytorch/pytorch, environment: [NCCL_SHM_DISABLE=1]}", levels, width)
         last = f"*s{levels - 1}"
         lines += [
             "services:",

@@ -78,9 +78,18 @@ def temp_files(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob(f"*{TEMP_SUFFIX}"))
 
 
+def fix_command(root: Path) -> list[str]:
+    return [sys.executable, "-m", "shmlint", "fix", "--write", "--undecided=show", str(root)]
+
+
+def fix_to_the_end(root: Path, timeout: float = 300) -> subprocess.CompletedProcess[bytes]:
+    """``fix --write`` on ``root``, run to completion."""
+    return subprocess.run(fix_command(root), env=ENV, capture_output=True, timeout=timeout, check=False)
+
+
 def fix_process(root: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "shmlint", "fix", "--write", "--undecided=show", str(root)],
+        fix_command(root),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=ENV,
@@ -127,13 +136,7 @@ def test_sigkill_during_fix_write_never_loses_data(work_dir: Path, capsys) -> No
     assert len(original) == 2_000
 
     # the complete fixed version of every file: fix run to completion on a separate copy
-    run = subprocess.run(
-        [sys.executable, "-m", "shmlint", "fix", "--write", "--undecided=show", str(expected_tree)],
-        env=ENV,
-        capture_output=True,
-        timeout=300,
-        check=False,
-    )
+    run = fix_to_the_end(expected_tree)
     assert run.returncode == 0, run.stderr.decode()[-2000:]
     expected = snapshot(expected_tree)
     assert set(expected) == set(original)
@@ -178,13 +181,7 @@ def test_sigkill_during_fix_write_never_loses_data(work_dir: Path, capsys) -> No
         assert time.perf_counter() - started < 540, "the kill loop is far too slow"  # a hang guard, not a benchmark
 
     # a run that completes: every file fixed, and nothing left behind, not even by the killed runs
-    final = subprocess.run(
-        [sys.executable, "-m", "shmlint", "fix", "--write", "--undecided=show", str(tree)],
-        env=ENV,
-        capture_output=True,
-        timeout=300,
-        check=False,
-    )
+    final = fix_to_the_end(tree)
     assert final.returncode == 0, final.stderr.decode()[-2000:]
     assert b"Traceback" not in final.stderr
     result = snapshot(tree)
@@ -231,13 +228,7 @@ def test_sigkill_between_temp_file_and_rename(tmp_path: Path) -> None:
     )
     assert killed.returncode == -signal.SIGKILL
     assert pod.read_bytes() == original  # the original is intact: nothing lost
-    completed = subprocess.run(
-        [sys.executable, "-m", "shmlint", "fix", "--write", "--undecided=show", str(tmp_path)],
-        env=ENV,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
+    completed = fix_to_the_end(tmp_path, timeout=60)
     assert completed.returncode == 0, completed.stderr.decode()
     assert pod.read_bytes() != original
     checked = subprocess.run(

@@ -7,7 +7,6 @@ unread (and said so); a fix, a report or a baseline is never written through a l
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from shmlint.baseline import BaselineError, load_baseline
 from shmlint.config import find_config, load_effective
 from shmlint.infile import CONFIG_MAX_BYTES
 from tests.hostile import POD_TEMPLATE, SECRET, TORCHRUN_POD, assert_clean_error, config_error
-from tests.support import SHMLINT_ENV, run_shmlint, run_shmlint_bytes
+from tests.support import run_shmlint, run_shmlint_bytes
 
 
 def test_fix_does_not_write_through_a_link_out_of_the_tree(tmp_path: Path) -> None:
@@ -251,16 +250,8 @@ def test_check_reports_the_chart_as_not_rendered_and_never_runs_helm(tmp_path: P
     helm = bin_dir / "helm"
     helm.write_text(f"#!/bin/sh\necho \"$@\" >> {log}\necho 'v3.15.0'\n")
     helm.chmod(0o755)
-    environment = {**SHMLINT_ENV, "PATH": f"{bin_dir}:{Path(sys.executable).parent}:/usr/bin:/bin"}
-    run = subprocess.run(
-        [sys.executable, "-m", "shmlint", "check", "--render", "auto", "chart"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=60,
-        check=False,
-    )
+    path = f"{bin_dir}:{Path(sys.executable).parent}:/usr/bin:/bin"
+    run = run_shmlint("check", "--render", "auto", "chart", cwd=repo, env={"PATH": path}, timeout=60)
     assert "Helm chart not rendered" in run.stdout and "files/key" in run.stdout, run.stdout + run.stderr
     assert "template" not in (log.read_text() if log.exists() else "")
     assert "OPENSSH" not in run.stdout + run.stderr
@@ -279,21 +270,12 @@ def test_a_checked_file_linked_out_of_the_repository_is_neither_read_nor_shown(t
     (repo / "real.yaml").write_text("kind: Pod\n  bad: [\n")
     (repo / "inside.yaml").symlink_to(repo / "real.yaml")
     for args in (["check", "--show-source", "."], ["check", "--show-source", "deploy.yaml"], ["fix", "--write", "."]):
-        done = subprocess.run(
-            [sys.executable, "-m", "shmlint", *args], check=False, cwd=repo, capture_output=True, text=True, timeout=120
-        )
+        done = run_shmlint(*args, cwd=repo)
         said = done.stdout + done.stderr
         assert "PRIVATE KEY" not in said and "bad: [" not in said.split("inside.yaml")[0], said
         assert "deploy.yaml:1:1: SHM000" in said and "a link out of the repository" in said, said
     assert secret.read_text().startswith("-----BEGIN OPENSSH PRIVATE KEY-----\n  bad: [\n")
-    inside = subprocess.run(
-        [sys.executable, "-m", "shmlint", "check", "inside.yaml"],
-        check=False,
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    inside = run_shmlint("check", "inside.yaml", cwd=repo)
     assert "invalid YAML" in inside.stdout, inside.stdout
 
 

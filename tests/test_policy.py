@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,7 @@ from shmlint.policy import cel as policy_cel
 from shmlint.policy.knowledge import export
 from shmlint.policy.manifests import Options, documents
 from shmlint.settings import UNDECIDED, Settings
-from tests.support import ROOT
+from tests.support import ROOT, run_shmlint
 
 if os.environ.get("CI") == "true":  # CI installs .[test]: there the engines must run, not skip
     from tests import policy_engines as engines
@@ -44,25 +42,22 @@ def pods() -> tuple[tuple[str, dict[str, Any]], ...]:
     return tuple(engines.fixture_pods(FIXTURES))
 
 
-def _shmlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args],
-        cwd=cwd,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=os.environ,
-    )
-
-
 def _linter_verdicts(folder: Path, pods: list[dict[str, Any]], undecided: str) -> dict[str, set[tuple[str, str, str]]]:
     """(code, severity, workload) of the pod rules' findings, per pod name, from one `shmlint check` run with the
     given ``--undecided``."""
     for pod in pods:
         (folder / f"{pod['metadata']['name']}.yaml").write_text(yaml.safe_dump(pod, sort_keys=False), encoding="utf-8")
-    result = _shmlint(
-        "check", "--format", "json", "--exit-zero", "--no-respect-gitignore", "--undecided", undecided, ".", cwd=folder
+    result = run_shmlint(
+        "check",
+        "--format",
+        "json",
+        "--exit-zero",
+        "--no-respect-gitignore",
+        "--undecided",
+        undecided,
+        ".",
+        cwd=folder,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr
     found: dict[str, set[tuple[str, str, str]]] = {pod["metadata"]["name"]: set() for pod in pods}
@@ -240,7 +235,9 @@ def test_mutated_pods_pass_the_validation_suite(tmp_path: Path) -> None:
     assert len(chosen) == 4
     for pod in chosen:
         (tmp_path / f"{pod['metadata']['name']}.yaml").write_text(yaml.safe_dump(pod), encoding="utf-8")
-    result = _shmlint("validate", "--jobs", "2", "--timeout", "60", "--max-memory", "1Gi", ".", cwd=tmp_path)
+    result = run_shmlint(
+        "validate", "--jobs", "2", "--timeout", "60", "--max-memory", "1Gi", ".", cwd=tmp_path, timeout=600
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"^4 row\(s\), .* 0 disagreement\(s\)", result.stderr, re.MULTILINE), result.stdout + result.stderr
 

@@ -9,7 +9,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from shmlint.policy.manifests import CONSTRAINT_KIND, Options, documents
 from shmlint.policy.re2 import Re2Pattern, UnsupportedPattern, glob_to_re2, split_lookahead, to_re2, to_re2_pattern
 from shmlint.runtime.nccl import disables_shm
 from shmlint.signals import Globs, positive_count
+from tests.support import ROOT, run_shmlint
 
 if os.environ.get("CI") == "true":  # CI installs .[test]: there the engines must run, not skip
     from tests import policy_engines as engines
@@ -306,10 +306,8 @@ def test_the_manifests_fit_the_kubernetes_kyverno_and_gatekeeper_schemas(options
         jsonschema.validate({**docs[2], "spec": {**docs[2]["spec"], "mutations": "x"}}, _kyverno_schema())
 
 
-def _policy(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", "policy", *args], check=False, capture_output=True, text=True, cwd=cwd
-    )
+def _policy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return run_shmlint("policy", *args, cwd=cwd)
 
 
 def test_the_command_prints_the_mutating_policy_by_default_with_how_to_install_dry_run_and_roll_back(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-from tests.support import ROOT
+from tests.support import ROOT, run_precision_benchmark
 
 NEED = ROOT / "shmlint" / "data" / "shm_need.yaml"
 BENCH = ROOT / "bench" / "precision"
@@ -370,20 +369,8 @@ def test_score_counts_tiers_and_recall_from_labels(bench: ModuleType) -> None:
 
 
 def test_benchmark_has_no_unlabelled_findings_or_stale_labels(tmp_path: Path) -> None:
-    mirror, cache = os.environ.get("SHMLINT_PRECISION_MIRROR"), os.environ.get("SHMLINT_PRECISION_CACHE")
-    if not mirror and not cache:
-        pytest.skip(
-            "precision benchmark repositories not on disk: set SHMLINT_PRECISION_MIRROR=/work/.mirror "
-            "or SHMLINT_PRECISION_CACHE=<cache of bench/precision/run.py> to run it"
-        )
-    command = [sys.executable, str(BENCH / "run.py"), "--cache", cache or str(tmp_path)]
-    if mirror:
-        command += ["--mirror", mirror]
-    command += ["--json", str(tmp_path / "result.json")]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
     # the targets: an SHM001 error is a crash, and every labelled crash is an error
-    result = json.loads((tmp_path / "result.json").read_text())["shm001"]
+    result = run_precision_benchmark("run.py", tmp_path, timeout=600)["shm001"]
     assert result["error"]["precision"] >= 0.95 and result["recall"]["as_error"] >= 0.95, result
     assert result["recall"]["as_error_or_warning"] == 1.0, result["recall"]["missed"]
 

@@ -4,9 +4,6 @@ repositories are on disk) a full run with no unlabelled finding and no fix that 
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -14,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.support import ROOT
+from tests.support import ROOT, run_precision_benchmark
 from tests.test_precision_data import HELD_OUT
 
 BENCH = ROOT / "bench" / "precision"
@@ -146,18 +143,5 @@ def test_compose_reset_tags_do_not_stop_the_merge_check(score: ModuleType, tmp_p
 
 
 def test_fresh_benchmark_runs_clean_on_the_pinned_repositories(tmp_path: Path) -> None:
-    mirror, cache = os.environ.get("SHMLINT_PRECISION_MIRROR"), os.environ.get("SHMLINT_PRECISION_CACHE")
-    if not mirror and not cache:
-        pytest.skip(
-            "fresh benchmark repositories not on disk: set SHMLINT_PRECISION_MIRROR=/work/.mirror "
-            "or SHMLINT_PRECISION_CACHE=<cache of bench/precision/score.py> to run it"
-        )
-    command = [sys.executable, str(BENCH / "score.py"), "--cache", cache or str(tmp_path)]
-    if mirror:
-        command += ["--mirror", mirror]
-    command += ["--json", str(tmp_path / "result.json")]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
-    # exit 0: every finding has a label or verdict written by reading, and every label points into the trees
-    assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = run_precision_benchmark("score.py", tmp_path, timeout=900)
     assert result["fixes"]["lowered"] == []  # no fix lowers the /dev/shm a merged workload gets

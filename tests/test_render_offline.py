@@ -32,6 +32,7 @@ from tests.support import (
     git,
     pre_commit_env,
     pre_commit_work_tree,
+    run_shmlint,
     run_shmlint_bytes,
     try_repo,
 )
@@ -53,18 +54,8 @@ CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
 
 
 def shmlint(*args: str, cwd: Path = ROOT, path: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), **env}
-    if path is not None:
-        environment["PATH"] = path
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=120,
-        cwd=cwd,
-    )
+    """``run_shmlint`` with environment variables as keywords, and ``path`` as the PATH renderers are found on."""
+    return run_shmlint(*args, cwd=cwd, env={**env, **({"PATH": path} if path is not None else {})})
 
 
 def kubectl() -> str:
