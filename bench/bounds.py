@@ -173,7 +173,7 @@ def main() -> int:
         (reference_folder / "pod.yaml").write_text(POD)
         reference = run_check(reference_folder, ["pod.yaml"], 60).seconds
         print(f"reference: shmlint check of one flagged pod, {reference:.2f} s")
-        print(f"{'input':<48} {'seconds':>8} {'x ref':>7} {'MiB':>6} {'bound':>12}  verdict")
+        print(f"{'input':<48} {'seconds':>8} {'x ref':>7} {'MiB':>6} {'bound':>15}  verdict")
         for index, item in enumerate(file_inputs()):
             if options.only not in item.name:
                 continue
@@ -188,7 +188,7 @@ def main() -> int:
             verdict = "OVER" if late or heavy else "ok"
             print(
                 f"{item.name[:48]:<48} {measured.seconds:8.2f} {measured.seconds / reference:7.1f} {mib} "
-                f"{bound:>12}  {verdict}"
+                f"{bound:>15}  {verdict}"
             )
     print(f"\n{'in-process (the work of the tests)':<48} {'seconds':>8} {'x bound':>7} {'bound':>19}  verdict")
     for test, seconds in IN_PROCESS:
