@@ -53,7 +53,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "config_problems",
         }
     ),
-    frozenset({"docs", "cli", "__main__", "server", "github_action", "build_data", "policy"}),
+    frozenset({"docs", "cli", "__main__", "server", "github_action", "build_data", "policy", "scaffold"}),
 )
 
 
