@@ -301,7 +301,6 @@ def _processes_in_group(group: int) -> list[int]:
     return found
 
 
-@pytest.mark.slow  # real processes killed mid-write: seconds each
 def test_write_refuses_a_file_changed_since_it_was_read(tmp_path: Path) -> None:
     """The last guard against lost edits: a file edited between read and write is left alone, with a message."""
     from shmlint.fix.write import WriteError, write_atomic
