@@ -263,6 +263,7 @@ def test_an_8mb_flow_sequence_is_too_complex(tmp_path: Path) -> None:
     assert run.returncode == 1 and b"SHM000" in run.stdout and b"too complex to check" in run.stdout
 
 
+@pytest.mark.slow
 def test_a_flow_sequence_under_the_budget_is_still_checked() -> None:
     from shmlint.parsers.yamlnodes import MAX_EVENTS
 

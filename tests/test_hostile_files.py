@@ -621,6 +621,7 @@ def test_python_tags_never_construct_objects(tmp_path: Path) -> None:
     assert not marker.exists(), "a YAML tag ran code"
 
 
+@pytest.mark.slow
 def test_command_lines_are_never_executed(tmp_path: Path) -> None:
     marker = Path(f"/tmp/shmlint-pwned-{uuid.uuid4().hex}")
     evil = [
@@ -654,6 +655,7 @@ def test_command_lines_are_never_executed(tmp_path: Path) -> None:
     assert "--shm-size=8g" in (tmp_path / "run.sh").read_text()  # the fixer did rewrite these lines
 
 
+@pytest.mark.slow
 def test_exit_codes(tmp_path: Path) -> None:
     (tmp_path / "good.yaml").write_text(POD)
     (tmp_path / "clean.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")

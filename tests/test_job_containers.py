@@ -57,6 +57,7 @@ def _jsonc(value: object, rng: st.DataObject) -> str:
     return json.dumps(value)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(JSON_VALUES, st.data())
 def test_jsonc_reads_what_json_reads_with_comments_and_trailing_commas(value: object, data: st.DataObject) -> None:
@@ -173,6 +174,7 @@ TOML_VALUES = (
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(
@@ -223,6 +225,7 @@ def test_groovy_comments_in_strings_are_text_and_open_strings_stop_at_the_line_e
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "kind", "text"),
     [

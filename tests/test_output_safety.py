@@ -197,6 +197,7 @@ def test_junit_forges_no_workflow_command(tmp_path: Path) -> None:
     assert any("::add-mask::secret\\x0a::error::forged" in (case.get("classname") or "") for case in cases)
 
 
+@pytest.mark.slow
 def test_the_action_prints_every_other_format_with_commands_stopped(tmp_path: Path) -> None:
     from tests.test_github_action import run_step
 

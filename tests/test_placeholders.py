@@ -47,6 +47,7 @@ def findings(command: str, prompt: str = "") -> list[tuple[str, int, int]]:
     return [(f.code, f.span.line, f.span.column) for f in result.findings]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     value=values,

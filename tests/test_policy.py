@@ -152,6 +152,7 @@ def _compare(
     return mismatches, flagged
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("undecided", UNDECIDED)
 def test_every_pod_of_the_fixtures_gets_the_linters_verdict_from_cel_and_rego(tmp_path: Path, undecided: str) -> None:
     found = list(pods())
@@ -242,6 +243,7 @@ def test_mutated_pods_pass_the_validation_suite(tmp_path: Path) -> None:
     assert re.search(r"^4 row\(s\), .* 0 disagreement\(s\)", result.stderr, re.MULTILINE), result.stdout + result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("undecided", ["summary", "strict"])
 def test_the_corpus_pods_get_the_linters_verdict_from_cel_and_rego(
     tmp_path: Path, corpus: Path, undecided: str
@@ -263,6 +265,7 @@ def _gpu_pod(name: str, image: str, *command: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": {"containers": [container]}}
 
 
+@pytest.mark.slow
 def test_undecided_pods_are_mutated_and_reported_only_when_the_setting_lists_them() -> None:
     """A GPU alone (software not known): the validating policies stay silent by default and warn with strict, as
     check lists it; the mutation sizes it either way. Software known not to use /dev/shm is never mutated."""

@@ -112,6 +112,7 @@ SAMPLES = sorted(
 )
 
 
+@pytest.mark.slow
 def test_every_exported_pattern_compiles_in_both_engines_and_searches_as_python_does() -> None:
     patterns = _all_patterns()
     assert len(patterns) > 60
@@ -177,6 +178,7 @@ _PIECES = (
 )
 
 
+@pytest.mark.slow
 @given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8), st.sampled_from((" ", "  ", "/")))
 @settings(max_examples=150, deadline=None)
 def test_a_split_pattern_decides_as_python_does(pieces: list[str], glue: str) -> None:
