@@ -290,6 +290,12 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ("docker run --gpus all acme/yolo yolo train data=c.yaml workers=0\n", Severity.INFO, None),
         ("docker run --gpus all ghcr.io/huggingface/text-embeddings-inference:1.8 --model-id m\n", None, "x"),
         ("docker run --gpus all ollama/ollama\n", None, "x"),
+        (
+            "docker run --gpus all hiyouga/llamafactory sh -c 'FORCE_TORCHRUN=1 NNODES=1 llamafactory-cli train a.yaml'\n",
+            Severity.ERROR,
+            "llama-factory-torchrun",
+        ),
+        ("docker run --gpus all hiyouga/llamafactory llamafactory-cli train a.yaml\n", Severity.INFO, "llama-factory"),
     ],
 )
 def test_known_software_reaches_the_finding_with_its_entry(text: str, severity: Severity | None, entry) -> None:
