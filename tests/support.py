@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import importlib.util
 import json
 import os
 import resource
@@ -16,6 +17,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -120,6 +122,16 @@ def namespace_backend(reaper: Any) -> Any:
     except BackendUnavailable as exc:
         pytest.fail(f"namespace backend cannot run: {exc}", pytrace=False)
     return backend
+
+
+def script_module(path: Path, name: str) -> ModuleType:
+    """A script outside the package (bench/...) imported as the module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def run_precision_benchmark(script: str, tmp_path: Path, timeout: float) -> dict[str, Any]:

@@ -7,7 +7,6 @@ script's cache folder; otherwise that one test is skipped and says how to run it
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -19,7 +18,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-from tests.support import ROOT, run_precision_benchmark
+from tests.support import ROOT, run_precision_benchmark, script_module
 
 NEED = ROOT / "shmlint" / "data" / "shm_need.yaml"
 BENCH = ROOT / "bench" / "precision"
@@ -53,12 +52,7 @@ def need() -> dict:
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("precision_run", BENCH / "run.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return script_module(BENCH / "run.py", "precision_run")
 
 
 def test_every_software_entry_has_tier_match_and_source(need: dict) -> None:

@@ -3,15 +3,13 @@ repositories are on disk) a full run with no unlabelled finding and no fix that 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import tomllib
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.support import ROOT, run_precision_benchmark
+from tests.support import ROOT, run_precision_benchmark, script_module
 from tests.test_precision_data import HELD_OUT
 
 BENCH = ROOT / "bench" / "precision"
@@ -20,12 +18,7 @@ FRESH = BENCH / "fresh"
 
 @pytest.fixture(scope="module")
 def score() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("precision_score", BENCH / "score.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return script_module(BENCH / "score.py", "precision_score")
 
 
 def test_fresh_repositories_are_pinned_new_and_not_held_out() -> None:

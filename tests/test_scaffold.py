@@ -88,27 +88,17 @@ def test_it_never_overwrites_a_file(tmp_path: Path) -> None:
     assert not (root / "rules" / f"{rule.stem}.yaml").exists()
 
 
-def test_outside_a_checkout_it_is_an_error(tmp_path: Path) -> None:
-    scaffolded = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "shmlint.scaffold",
-            "rule",
-            "--slug",
-            "x-y",
-            "--summary",
-            "ten chars",
-            "--root",
-            str(tmp_path),
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        timeout=60,
+def python(*args: str, importing: Path, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` in ``cwd`` with the shmlint of the checkout ``importing`` and little else in the environment."""
+    environment = {"PYTHONPATH": str(importing), "PATH": "/usr/bin:/bin", **env}
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=environment, capture_output=True, text=True, check=False, timeout=900
     )
+
+
+def test_outside_a_checkout_it_is_an_error(tmp_path: Path) -> None:
+    words = ["rule", "--slug", "x-y", "--summary", "a summary line", "--root", str(tmp_path)]
+    scaffolded = python("-m", "shmlint.scaffold", *words, importing=ROOT, cwd=tmp_path)
     assert scaffolded.returncode == 2 and "is not a shmlint checkout" in scaffolded.stderr
     assert list(tmp_path.iterdir()) == []
 
@@ -129,15 +119,7 @@ def test_a_scaffolded_rule_passes_the_structural_checklist_items_and_fails_the_r
             shutil.copy2(source, copy / name)
     words = ["--slug", "scaffolded-rule", "--summary", "A rule written by the scaffold's test", "--fix", "unsafe"]
     words += ["--format", "compose", "--format", "command", "--root", str(copy)]
-    made = subprocess.run(
-        [sys.executable, "-m", "shmlint.scaffold", "rule", *words],
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin"},
-        timeout=300,
-    )
+    made = python("-m", "shmlint.scaffold", "rule", *words, importing=copy, cwd=copy)
     assert made.returncode == 0, made.stderr
     assert f"wrote rules/{NEXT.lower()}_scaffolded_rule.yaml" in made.stdout
     assert (copy / "docs" / "rules" / f"{NEXT}.md").is_file()
@@ -145,15 +127,8 @@ def test_a_scaffolded_rule_passes_the_structural_checklist_items_and_fails_the_r
     items = checklist()
     files = sorted({file for tests in items.values() for file, _ in tests})
     options = ["-p", "no:cacheprovider", "-n", "0", "-q", "-rfE", "-m", "not slow and not validation"]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *options, *files],
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin", "SHMLINT_CORPUS": str(tmp_path / "no-corpus")},
-        timeout=900,
-    )
+    no_corpus = str(tmp_path / "no-corpus")
+    done = python("-m", "pytest", *options, *files, importing=copy, cwd=copy, SHMLINT_CORPUS=no_corpus)
     failed = set(re.findall(r"^(?:FAILED|ERROR) tests/\w+\.py::(\w+)", done.stdout, re.MULTILINE))
     titles = list(items)
     for title in titles[:5]:
