@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -55,7 +55,9 @@ _MISSING = re.compile(r"No module named '(\w+)|import of (\w+) halted")
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     """A test module that cannot be imported for want of an optional package is a skip saying which and how to
     install it, where pytest would stop the whole run with a collection error."""
     report = yield

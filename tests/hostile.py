@@ -16,7 +16,7 @@ from shmlint.discover import FileKind
 from shmlint.engine import Engine
 from shmlint.settings import Settings
 from shmlint.source import SourceText
-from tests.support import run_shmlint_bytes
+from tests.support import default_engine, run_shmlint_bytes
 
 POD = """apiVersion: v1
 kind: Pod
@@ -163,7 +163,8 @@ SUPERSCRIPT = "\u00b2"  # "²".isdigit() is True, int("²") raises
 
 def check_in_process(name: str, text: str, kind: FileKind, settings: Settings | None = None) -> list[str]:
     """The findings of one file checked in-process, as ``CODE message`` lines."""
-    result = Engine(settings or Settings(undecided="show")).check_source(SourceText(name, text), kind, name)
+    engine = Engine(settings) if settings else default_engine()
+    result = engine.check_source(SourceText(name, text), kind, name)
     return [f"{finding.code} {finding.message}" for finding in result.findings]
 
 
