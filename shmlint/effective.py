@@ -38,6 +38,15 @@ def applied_sources(workload: Workload) -> list[ShmSource]:
     return [source for source in workload.shm if source.kind in APPLIED_KINDS]
 
 
+def reaching_sources(workload: Workload) -> list[ShmSource]:
+    """The applied declarations that shape the container's /dev/shm: host IPC replaces a namespace size (the size
+    has no effect then, which SHM010 says; no other rule judges it as if it were the container's /dev/shm)."""
+    applied = applied_sources(workload)
+    if any(source.kind is ShmKind.HOST_IPC for source in applied):
+        return [source for source in applied if not source.namespace_size]
+    return applied
+
+
 def effective_shm(workload: Workload) -> EffectiveShm:
     """A mount at /dev/shm shadows the IPC namespace's own /dev/shm; host IPC replaces a namespace size."""
     applied = applied_sources(workload)

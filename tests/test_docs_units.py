@@ -346,3 +346,41 @@ def test_ray_run_options_keep_their_positions(engine: Engine) -> None:
     size = next(s.size for s in workload.shm if s.size)
     assert (size.text, size.span.line, size.span.column) == ("64m", 9, 18)
     assert SourceText("c.yaml", text).text[size.span.start : size.span.end] == "64m"
+
+
+# -- MyST directive fences (found on bench fresh2: clip-as-service's ````{tab} blocks were never read) ----------
+
+
+def test_a_myst_directive_fence_is_read_for_the_code_blocks_inside_it() -> None:
+    text = "````{tab} PyTorch\n```bash\ndocker run --gpus all a\n```\n````\n```{note}\nprose\n```\n"
+    assert [(language, [line for _, line in block]) for block, language in markdown_code_blocks(text)] == [
+        ("bash", ["docker run --gpus all a"])
+    ]
+    assert [line.strip() for line in mask_markdown(text).split("\n") if line.strip()] == ["docker run --gpus all a"]
+
+
+@pytest.mark.parametrize(
+    ("info", "language"),
+    [
+        ("{code-block} bash", "bash"),
+        ("{code} yaml", "yaml"),
+        ("{bash}", "bash"),
+        ("{.yaml}", "yaml"),
+        ("{python}", "python"),
+    ],
+)
+def test_code_directives_and_quarto_cells_name_their_language(info: str, language: str) -> None:
+    assert [name for _, name in markdown_code_blocks(f"```{info}\nx\n```\n")] == [language]
+
+
+def test_indented_text_inside_a_directive_is_not_code() -> None:
+    text = "```{admonition} Tip\n:class: tip\n\n    docker run --gpus all img\n```\n"
+    assert list(markdown_code_blocks(text)) == []
+
+
+@given(st.lists(st.sampled_from(["````{tab} A", "```bash", "docker run x", "```", "````", "", "    y", "```{note}"])))
+def test_blocks_keep_the_file_offsets_of_their_lines(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    for block, _ in markdown_code_blocks(text):
+        for offset, line in block:
+            assert text[offset : offset + len(line)] == line

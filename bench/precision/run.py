@@ -58,13 +58,20 @@ class Repo:
     exclude: tuple[str, ...]
 
     @property
+    def whole(self) -> bool:
+        """``paths = ["."]``: the whole tree, every file, as a user's ``shmlint check .`` in a clone sees it."""
+        return "." in self.paths
+
+    @property
     def slug(self) -> str:
         return self.name.replace("/", "+")
 
     def wants(self, path: str) -> bool:
-        """Deployment-relevant and inside the listed paths (a path is a file or a folder)."""
-        inside = not self.paths or any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.paths)
+        """Inside the listed paths (a path is a file or a folder) and deployment-relevant, or anything when whole."""
         excluded = any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.exclude)
+        if self.whole:
+            return not excluded
+        inside = not self.paths or any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.paths)
         return inside and not excluded and DEPLOYMENT_FILE.search(path) is not None
 
 
@@ -168,7 +175,7 @@ def materialise(repo: Repo, git_dir: Path, cache: Path, *, own_clone: bool) -> P
 
     Only a clone the script made itself is fetched into; a mirror is only read.
     """
-    tree = cache / "trees" / f"{repo.slug}@{repo.commit[:12]}"
+    tree = cache / "trees" / f"{repo.slug}@{repo.commit[:12]}{'-whole' if repo.whole else ''}"
     done = tree / ".complete"
     if done.is_file():
         return tree

@@ -23,6 +23,12 @@ _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
 _YAML_LANGUAGES = frozenset({"yaml", "yml"})
 _FENCE = LazyRegex(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _LANGUAGE = LazyRegex(r"[\w+-]*")
+#: a MyST directive fence's info string: ``{name}`` and its argument (``{code-block} bash``, ``{tab} PyTorch``)
+_MYST_DIRECTIVE = LazyRegex(r"^\{(?P<name>[\w:-]{1,60})\}[ \t]*(?P<argument>.*)$")
+#: MyST directives whose body is code in the language their argument names (MyST-Parser's code directives)
+_MYST_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cell"})
+#: Quarto's executable cells (``{python}``, ``{r}``): code in that language, never Markdown
+_QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "dot"})
 #: what a shell prompt may show before its ``$``/``#``: ``host1$``, ``user@box:~/src$``, ``root@c278c88dd552:/x#``
 _PROMPT_HOST = r"(?:[\w.-]+(?:@[\w.-]+)?(?::[\w.~/-]*)?)?"
 _DOLLAR_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}\$(?: |$)")
@@ -102,13 +108,37 @@ def _extent(block: list[tuple[int, str]]) -> tuple[int, int]:
 
 def markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], str]]:
     """Fenced and indented code blocks, each as its lines and its language in lower case ("" when untagged or
-    indented; Quarto's ``{bash}`` and Pandoc's ``{.yaml}`` read as ``bash`` and ``yaml``)."""
+    indented; Quarto's ``{bash}`` and Pandoc's ``{.yaml}`` read as ``bash`` and ``yaml``; MyST's
+    ``{code-block} bash`` as ``bash``). A MyST directive fence that holds Markdown (````` ````{tab} PyTorch `````,
+    ``{note}``, ``{dropdown}``...) is read for the fenced code blocks inside it, as Sphinx renders them."""
+    return _code_blocks(_lines(text), nested=False)
+
+
+def _fence_language(info: str) -> tuple[str, bool]:
+    """The language a fence's info string names, and whether the fence is a MyST directive holding Markdown: a
+    ``{name}`` that is neither a code directive (``{code-block} bash``: the argument is the language) nor a
+    language this module reads."""
+    text = info.strip().lower()
+    directive = _MYST_DIRECTIVE.match(text)
+    if directive and directive["name"] in _MYST_CODE_DIRECTIVES:
+        language = _LANGUAGE.match(directive["argument"])
+        return (language.group() if language else ""), False
+    language = _LANGUAGE.match(text.lstrip("{."))
+    name = language.group() if language else ""
+    holds_markdown = directive is not None and name not in _SHELL_LANGUAGES | _YAML_LANGUAGES | _QUARTO_ENGINES
+    return name, holds_markdown
+
+
+def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[tuple[list[tuple[int, str]], str]]:
+    """``markdown_code_blocks`` over (offset, line) pairs; inside a directive (``nested``) only fenced blocks count,
+    since a directive's options and indented prose are not code."""
     fence: tuple[str, int] | None = None  # (fence character, length) of the open fence
     name = ""
+    holds_markdown = False
     block: list[tuple[int, str]] = []
     list_column = 0  # content column of the list item we are in; indented code needs 4 more
     after_blank = True
-    for offset, line in _lines(text):
+    for offset, line in lines:
         stripped = line.strip()
         if fence is not None:
             closing = _FENCE.match(line)
@@ -118,19 +148,23 @@ def markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], str
                 and len(closing["fence"]) >= fence[1]
                 and not closing["info"].strip()
             ):
-                yield block, name
+                if holds_markdown:
+                    yield from _code_blocks(block, nested=True)
+                else:
+                    yield block, name
                 fence, block = None, []
             else:
                 block.append((offset, line))
             continue
         opening = _FENCE.match(line)
         if opening and not (opening["fence"][0] == "`" and "`" in opening["info"]):
-            if block:
+            if block and not nested:
                 yield block, ""
-            language = _LANGUAGE.match(opening["info"].strip().lstrip("{.").lower())
-            name = language.group() if language else ""
+            name, holds_markdown = _fence_language(opening["info"])
             fence, block = (opening["fence"][0], len(opening["fence"])), []
             after_blank = False
+            continue
+        if nested:
             continue
         indent = _indentation(line)
         if block and (not stripped or indent >= list_column + 4):
@@ -148,7 +182,7 @@ def markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], str
         elif stripped and indent < list_column and after_blank:
             list_column = 0
         after_blank = not stripped
-    if block:
+    if block and not (nested and fence is None) and not (fence is not None and holds_markdown):
         yield block, name if fence is not None else ""
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.effective import applied_sources
+from shmlint.effective import reaching_sources
 from shmlint.model import ShmKind, ShmSource, Tier, Workload, WorkloadFormat
 from shmlint.visible import clipped, excerpt
 
@@ -77,7 +77,7 @@ def claims_missing_shm(workload: Workload) -> bool:
 def gpu_sources(workload: Workload, kind: ShmKind) -> Iterator[ShmSource]:
     """The /dev/shm declarations of one kind that reach the container of a workload that ``uses_shm``."""
     if uses_shm(workload):
-        yield from (source for source in applied_sources(workload) if source.kind is kind)
+        yield from (source for source in reaching_sources(workload) if source.kind is kind)
 
 
 def first_source(workload: Workload, kind: ShmKind) -> ShmSource | None:

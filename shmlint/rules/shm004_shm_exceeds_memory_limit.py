@@ -12,7 +12,7 @@ from shmlint.sizes import human
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     limit = workload.memory_limit
-    if limit is None or limit.bytes is None:
+    if limit is None or not limit.bytes:  # 0 is no limit (moby's verifyPlatformContainerResources: 0 is unset)
         return
     for source in gpu_sources(workload, ShmKind.MEMORY):
         size = source.size
