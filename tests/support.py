@@ -134,7 +134,7 @@ def script_module(path: Path, name: str) -> ModuleType:
     return module
 
 
-def run_precision_benchmark(script: str, tmp_path: Path, timeout: float) -> dict[str, Any]:
+def run_precision_benchmark(script: str, tmp_path: Path, timeout: float, *args: str) -> dict[str, Any]:
     """``bench/precision/<script>`` over its pinned repositories, and the JSON it writes. Its repositories are used
     only where they are already on disk (it never downloads here): SHMLINT_PRECISION_MIRROR (bare git mirrors) or
     SHMLINT_PRECISION_CACHE (the script's cache); otherwise the test skips, saying how to run it."""
@@ -144,7 +144,7 @@ def run_precision_benchmark(script: str, tmp_path: Path, timeout: float) -> dict
             f"the repositories of bench/precision/{script} are not on disk: set SHMLINT_PRECISION_MIRROR=/work/.mirror "
             f"or SHMLINT_PRECISION_CACHE=<cache of bench/precision/{script}> to run it"
         )
-    command = [sys.executable, str(ROOT / "bench" / "precision" / script), "--cache", cache or str(tmp_path)]
+    command = [sys.executable, str(ROOT / "bench" / "precision" / script), *args, "--cache", cache or str(tmp_path)]
     if mirror:
         command += ["--mirror", mirror]
     command += ["--json", str(tmp_path / "result.json")]

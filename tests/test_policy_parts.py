@@ -36,7 +36,7 @@ else:
     )
 import cel  # installed with the engines
 
-SCHEMAS = Path(__file__).parent / "data" / "schemas"
+SCHEMAS = ROOT / "tests" / "data" / "schemas"
 K = export()
 
 
