@@ -4,15 +4,19 @@ start; a test fails when a committed module differs from what this writes.
 - ``shmlint/data/shm_need.py`` from ``shm_need.yaml`` (the tier data; the YAML keeps the sources and comments): the
   part a run reads, as tuples, each pattern with the words its matches contain;
 - ``shmlint/data/signal_words.py`` from ``shmlint.signals``: the prefilter's words for the built-in signals and
-  the words of each built-in torch pattern.
+  the words of each built-in torch pattern;
+- ``shmlint/data/format_index.py`` from the format descriptors (``shmlint.formats``): which package names which
+  files, claims YAML and spells which workload's fix, so that a run imports only the descriptors it needs.
 """
 
 from __future__ import annotations
 
 import pprint
+import re
 from pathlib import Path
 from typing import Any
 
+from shmlint.file_formats import formats
 from shmlint.prefilter import words_for
 from shmlint.required_words import required_words
 from shmlint.signals import TORCH_COMMANDS, TORCH_IMAGES, Signals
@@ -21,6 +25,7 @@ DATA = Path(__file__).parent / "data"
 NEED_YAML = DATA / "shm_need.yaml"
 NEED_MODULE = DATA / "shm_need.py"
 SIGNAL_WORDS_MODULE = DATA / "signal_words.py"
+FORMAT_INDEX_MODULE = DATA / "format_index.py"
 
 
 def read_need_yaml() -> dict[str, Any]:
@@ -99,9 +104,56 @@ def signal_words_module_text() -> str:
     )
 
 
+def _literal(pattern: str) -> str:
+    """The longest run of a glob without wildcards: a name without it cannot match (no pattern is compiled)."""
+    return max(re.split(r"[*?\[\]]", pattern), key=len)
+
+
+def format_index_module_text() -> str:
+    """``format_index.py`` for the format descriptors."""
+    constant = _constant
+    every = formats()
+    rules = sorted(((rule, f.name) for f in every for rule in f.files), key=lambda pair: pair[0].rank)
+    names = tuple(
+        (rule.kind.value, package, rule.endings, rule.beginnings, rule.names, rule.lower_names)
+        for rule, package in rules
+    )
+    claimed = sorted((f for f in every if f.yaml), key=lambda f: f.yaml.rank if f.yaml else 0)
+    claims = tuple(
+        (
+            f.name,
+            tuple((pattern, _literal(pattern)) for pattern in f.yaml.names),
+            f.yaml.words,
+            f.yaml.marker.pattern if f.yaml.marker else None,
+            int(f.yaml.marker.flags) if f.yaml.marker else 0,
+        )
+        for f in claimed
+        if f.yaml
+    )
+    without_signal = tuple(f.name for f in claimed if f.yaml and f.yaml.without_signal)
+    return (
+        '"""Written from shmlint/formats/*/__init__.py by `python -m shmlint.build_data`: do not edit (a test\n'
+        "compares). What a run needs of every format before it knows which it reads, so that it imports only those.\n\n"
+        "NAMES: the name rules in rank order, (kind, package, endings, beginnings, names, lower_names). SNIFFS: the\n"
+        "packages that tell a file by its first bytes. YAML_CLAIMS: in the order they are asked, (package, name\n"
+        "patterns each with its longest literal part, words, marker pattern, marker flags). WITHOUT_SIGNAL: the\n"
+        "packages that may read YAML without a signal word. OWNERS: workload format -> the package that spells\n"
+        'its fix."""\n\n'
+        f"NAMES = {constant(names)}\n\n"
+        f"SNIFFS = {constant(tuple(f.name for f in every if f.sniffs))}\n\n"
+        f"YAML_CLAIMS = {constant(claims)}\n\n"
+        f"WITHOUT_SIGNAL = {constant(without_signal)}\n\n"
+        f"OWNERS = {constant({f.workload_format.value: f.name for f in every})}\n"
+    )
+
+
 def expected() -> dict[Path, str]:
     """Every data module and the text it must hold."""
-    return {NEED_MODULE: need_module_text(read_need_yaml()), SIGNAL_WORDS_MODULE: signal_words_module_text()}
+    return {
+        NEED_MODULE: need_module_text(read_need_yaml()),
+        SIGNAL_WORDS_MODULE: signal_words_module_text(),
+        FORMAT_INDEX_MODULE: format_index_module_text(),
+    }
 
 
 def write() -> list[Path]:

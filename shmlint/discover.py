@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from shmlint.file_formats import FileKind, file_names, kind_by_content, kind_for_name
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 
@@ -53,7 +51,6 @@ DEFAULT_EXCLUDE = (
 )
 #: how much of a file without a telling name is read to tell its kind
 SNIFF_BYTES = 4096
-_SHEBANG = LazyRegex(rb"^#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b")
 #: a Go/Helm template action or a Jinja tag; GitHub's ${{ }} and Argo's {{inputs.x}} are YAML string content
 _TEMPLATE_MARK = LazyRegex(r"(?<!\$)\{\{|\{%")
 _HELM_ACTION = LazyRegex(
@@ -61,49 +58,8 @@ _HELM_ACTION = LazyRegex(
 )
 
 
-#: the files ``docker compose`` reads by default, and the override files it then merges on top (first found wins)
-COMPOSE_DEFAULT_FILES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
-COMPOSE_OVERRIDE_FILES = (
-    "compose.override.yml",
-    "compose.override.yaml",
-    "docker-compose.override.yml",
-    "docker-compose.override.yaml",
-)
-COMPOSE_NAME_PATTERNS = ("compose.y*ml", "compose.*.y*ml", "docker-compose*.y*ml", "*.compose.y*ml")
 #: more than any real .gitignore holds; a larger one is read this far, so a hostile tree cannot exhaust memory
 _GITIGNORE_MAX_BYTES = 1024 * 1024
-_TOP_LEVEL_SERVICES = LazyRegex(r"^services[ \t]*:", re.MULTILINE)
-
-
-def is_compose_name(name: str) -> bool:
-    lower = name.lower()
-    # every pattern holds "compose": most names are answered without translating a glob
-    return "compose" in lower and any(fnmatch.fnmatchcase(lower, pattern) for pattern in COMPOSE_NAME_PATTERNS)
-
-
-def may_be_compose(name: str, text: str) -> bool:
-    """Cheap test before the compose extractor is even imported: a compose name or a top-level ``services:``."""
-    return is_compose_name(name) or _TOP_LEVEL_SERVICES.search(text) is not None
-
-
-class FileKind(StrEnum):
-    """How a file is read, decided by its name or first bytes; what its workloads are written in is their
-    ``WorkloadFormat`` (a YAML file holds Kubernetes or compose workloads)."""
-
-    YAML = "yaml"  # Kubernetes, compose or CI YAML: the content decides
-    SHELL = "shell"
-    MAKEFILE = "makefile"
-    MARKDOWN = "markdown"
-    DOCKERFILE = "dockerfile"  # evidence for compose build:, never checked on its own
-    TERRAFORM = "terraform"  # *.tf: Kubernetes, docker and AWS container resources
-    PYTHON = "python"  # *.py: read only when it imports a launcher library (Metaflow, KFP, Flyte, docker)
-    RST = "rst"  # reStructuredText: code blocks, like Markdown
-    UNIT = "unit"  # systemd .service (ExecStart=docker run) and Podman Quadlet .container units
-    JSON = "json"  # AWS ECS task and Batch job definitions, CloudFormation templates: the content decides
-    # a CI job's or a dev container's own container, its docker options spelled in the file's own syntax
-    DEVCONTAINER = "devcontainer"  # devcontainer.json: JSON with comments
-    GITLAB_RUNNER = "gitlab-runner"  # config.toml: checked when it holds ``[[runners]]``
-    JENKINSFILE = "jenkinsfile"  # a Jenkins pipeline (Groovy): its docker agents
 
 
 #: a path as callers may give it; discovery's own paths are the strings ``os.walk`` gives (no object per file)
@@ -133,48 +89,8 @@ class Candidate(NamedTuple):
 
 
 def kind_by_name(path: StrPath) -> FileKind | None:
+    """The kind of a file by its name (``shmlint.formats`` decides)."""
     return kind_for_name(os.path.basename(path))
-
-
-def kind_for_name(name: str) -> FileKind | None:
-    lower = name.lower()
-    if lower.endswith((".yaml", ".yml")):
-        return FileKind.YAML
-    if lower == "devcontainer.json" or lower.endswith(".devcontainer.json"):  # also <variant>.devcontainer.json
-        return FileKind.DEVCONTAINER
-    if lower.endswith(".json"):
-        return FileKind.JSON
-    if lower.endswith((".sh", ".bash", ".zsh")):
-        return FileKind.SHELL
-    if name in ("Makefile", "makefile", "GNUmakefile") or lower.endswith(".mk"):
-        return FileKind.MAKEFILE
-    if lower.endswith((".md", ".markdown", ".mdx", ".qmd")):
-        return FileKind.MARKDOWN
-    if lower.endswith(".rst"):
-        return FileKind.RST
-    if lower.endswith((".service", ".container")):
-        return FileKind.UNIT
-    if name in ("Dockerfile", "Containerfile") or lower.endswith(".dockerfile") or lower.startswith("dockerfile."):
-        return FileKind.DOCKERFILE
-    if lower.endswith((".tf", ".tfvars")):  # pre-commit's ``terraform`` type names both
-        return FileKind.TERRAFORM
-    if lower.endswith(".py"):
-        return FileKind.PYTHON
-    if lower == "config.toml" or lower.endswith(".config.toml"):
-        return FileKind.GITLAB_RUNNER
-    if lower.startswith("jenkinsfile") or lower.endswith(".jenkinsfile"):
-        return FileKind.JENKINSFILE
-    return None
-
-
-def kind_by_content(head: bytes) -> FileKind | None:
-    """For files without a telling name: a shell shebang, or YAML that looks like a manifest."""
-    if _SHEBANG.match(head):
-        return FileKind.SHELL
-    text = head.decode("utf-8", "replace")
-    if re.search(r"^(apiVersion|kind|services):", text, re.MULTILINE):
-        return FileKind.YAML
-    return None
 
 
 def has_template_marks(text: str) -> bool:
@@ -254,24 +170,17 @@ def force_excluded(path: str, options: WalkOptions) -> bool:
     )
 
 
-#: keys that make a JSON file one shmlint reads (ECS task or Batch job definition, AWS CLI input or output,
-#: CloudFormation template, a container definitions list); any other JSON file (package.json...) is left alone
-_AWS_JSON_KEYS = LazyRegex(
-    r'"(containerDefinitions|containerProperties|nodeProperties|eksProperties|ecsProperties|jobDefinitionName|'
-    r'jobDefinitions|taskDefinition|AWSTemplateFormatVersion|Resources|linuxParameters|essential)"\s*:'
-)
-
-
-def is_aws_json(text: str) -> bool:
-    return _AWS_JSON_KEYS.search(text) is not None
-
-
-def _sniff_aws_json(path: str) -> bool:
+def _sniff_content(path: str, kind: FileKind) -> bool:
+    """Whether a walked file whose name says ``kind`` also holds what the kind needs (a JSON file: an AWS
+    definition's keys; package.json is left alone)."""
+    wanted = file_names(kind).content
+    if wanted is None:
+        return True
     if not _regular(path):
         return False
     try:
         with open(path, "rb") as handle:
-            return is_aws_json(handle.read(SNIFF_BYTES).decode("utf-8", "replace"))
+            return wanted(handle.read(SNIFF_BYTES).decode("utf-8", "replace"))
     except OSError:
         return False
 
@@ -419,7 +328,7 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
             if os.path.islink(full) and _links_out(full, root):  # (a linked folder is never entered)
                 yield Candidate(clean_path(full) if dotted else full, FileKind.YAML, explicit=False, error=LINKED_OUT)
                 continue
-            if kind is FileKind.JSON and not _sniff_aws_json(full):
+            if kind is not None and not _sniff_content(full, kind):
                 continue
             if kind is None and _regular(full):
                 kind = _sniff(full)

@@ -13,7 +13,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from shmlint.catalog import CatalogEntry, FixAvailability, load_catalog
-from shmlint.model import Applicability, WorkloadFormat
+from shmlint.file_formats import describe, formats
+from shmlint.format_descriptor import FileNames
+from shmlint.model import Applicability
 
 INDEX_NAME = "README.md"
 REGENERATE = "python -m shmlint.docs"
@@ -21,20 +23,6 @@ REGENERATE = "python -m shmlint.docs"
 TABLE_START = f"<!-- rules table: generated from rules/*.yaml by `{REGENERATE}`. Do not edit by hand. -->"
 TABLE_END = "<!-- end of rules table -->"
 
-_FORMAT_LABELS = {
-    WorkloadFormat.KUBERNETES: "Kubernetes",
-    WorkloadFormat.COMPOSE: "Compose",
-    WorkloadFormat.COMMAND: "command line",
-    WorkloadFormat.TERRAFORM: "Terraform",
-    WorkloadFormat.PYTHON: "Python launcher",
-    WorkloadFormat.RAY: "Ray cluster",
-    WorkloadFormat.QUADLET: "Quadlet",
-    WorkloadFormat.AWS: "AWS ECS/Batch (JSON, CloudFormation)",
-    WorkloadFormat.AZUREML: "Azure ML job",
-    WorkloadFormat.DEVCONTAINER: "dev container",
-    WorkloadFormat.CI_JOB: "CI job container",
-    WorkloadFormat.GITLAB_RUNNER: "GitLab runner",
-}
 #: fence languages by file name ending; the first match wins, anything else is plain text
 _LANGUAGES = (
     ("dockerfile", "dockerfile"),
@@ -57,7 +45,7 @@ def rule_page(rule: CatalogEntry) -> str:
         f"# {rule.name}",
         "",
         f"- **Severity:** {rule.severity.label}",
-        f"- **Formats:** {', '.join(_FORMAT_LABELS[fmt] for fmt in rule.formats)}",
+        f"- **Formats:** {', '.join(describe(fmt).label for fmt in rule.formats)}",
         f"- **Automatic fix:** {_fix_label(rule)}",
         "",
         _sentence(rule.summary),
@@ -168,6 +156,44 @@ def stale_readme(path: Path) -> bool:
     return readme_with_table(text, load_catalog().values()) != text
 
 
+FORMATS_NAME = "formats.md"
+
+
+def formats_page() -> str:
+    """The formats shmlint reads, one row per format package (``shmlint/formats/<name>/``), from its descriptor."""
+    lines = [
+        "# Formats",
+        "",
+        "Each format is a package under `shmlint/formats/` (see [Adding a format](architecture.md#adding-a-format)).",
+        "",
+        "| Format | Package | Files by name | YAML it takes | How the fix is spelled | Fixtures |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for found in sorted(formats(), key=lambda f: f.label.lower()):
+        files = "; ".join(_names(rule) for rule in found.files) or "-"
+        yaml = (
+            "by content"
+            if found.yaml and (found.yaml.words or found.yaml.marker)
+            else "any other"
+            if found.yaml
+            else "-"
+        )
+        fixtures = ", ".join(f"`fixtures/{folder}`" for folder in found.fixtures)
+        remedy = found.remedy.replace("|", "\\|")
+        lines.append(f"| {found.label} | `{found.name}` | {files} | {yaml} | {remedy} | {fixtures} |")
+    return _generated_note("shmlint/formats/*/__init__.py") + "\n".join(lines) + "\n"
+
+
+def _names(rule: FileNames) -> str:
+    shown = [*rule.names, *rule.lower_names, *(f"*{e}" for e in rule.endings), *(f"{b}*" for b in rule.beginnings)]
+    return f"{rule.kind.value}: " + ", ".join(f"`{name}`" for name in shown)
+
+
+def default_formats() -> Path:
+    """docs/formats.md of the source checkout this module lives in."""
+    return default_folder().parent / FORMATS_NAME
+
+
 def default_folder() -> Path:
     """docs/rules/ of the source checkout this module lives in."""
     return Path(__file__).resolve().parent.parent / "docs" / "rules"
@@ -181,7 +207,8 @@ def default_readme() -> Path:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m shmlint.docs [--check] [FOLDER]``: regenerate (or with --check, verify) the rule docs.
 
-    Without FOLDER: docs/rules/ and the README's rules table of the checkout; with it, only that folder."""
+    Without FOLDER: docs/rules/, the README's rules table and docs/formats.md of the checkout; with it, only that
+    folder."""
     args = list(sys.argv[1:] if argv is None else argv)
     check = "--check" in args
     paths = [arg for arg in args if arg != "--check"]
@@ -190,9 +217,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     folder = Path(paths[0]) if paths else default_folder()
     readme = None if paths else default_readme()
+    pages = {} if paths else {default_formats(): formats_page()}
     if check:
         stale = [folder / name for name in stale_docs(folder)]
         stale += [readme] if readme is not None and stale_readme(readme) else []
+        stale += [
+            path for path, text in pages.items() if not path.is_file() or path.read_text(encoding="utf-8") != text
+        ]
         for path in stale:
             print(f"stale: {path}", file=sys.stderr)
         if stale:
@@ -200,6 +231,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if stale else 0
     written = write_docs(folder)
     written += [readme] if readme is not None and write_readme(readme) else []
+    for path, text in pages.items():
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8", newline="\n")
+            written.append(path)
     for path in written:
         print(f"wrote {path}")
     return 0

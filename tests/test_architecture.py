@@ -29,14 +29,30 @@ LAYERS: tuple[frozenset[str], ...] = (
             "signals",
             "patterns",
             "configured_patterns",
-            "discover",
             "model",
             "targets",
             "infile",
         }
     ),
-    frozenset({"settings", "prefilter", "parsers", "runtime", "catalog", "effective", "dataloader", "need", "sizing"}),
-    frozenset({"extract", "edits", "rules", "hints", "suppress", "project"}),
+    # discover and what a format is (format_descriptor; file_formats, the one place that says what a file is)
+    # name the parsers' node types in the signatures of the formats' readers
+    frozenset(
+        {
+            "discover",
+            "format_descriptor",
+            "file_formats",
+            "settings",
+            "prefilter",
+            "parsers",
+            "runtime",
+            "catalog",
+            "effective",
+            "dataloader",
+            "need",
+            "sizing",
+        }
+    ),
+    frozenset({"extract", "edits", "rules", "hints", "suppress", "project", "formats"}),
     frozenset({"engine"}),
     frozenset(
         {

@@ -569,7 +569,7 @@ def test_work_counts_tokens_and_stops_at_the_budget() -> None:
 
 def test_python_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch) -> None:
     """``ast.parse`` of 10 MB took 7.4 s and 2.0 GB (1 MB of ``1,``: 527 MB): the tokens are counted first."""
-    import shmlint.extract.python_launchers as launchers
+    import shmlint.formats.python.extract as launchers
 
     monkeypatch.setattr(launchers, "MAX_TOKENS", 1000)
     flow = "from metaflow import FlowSpec, step, kubernetes\nclass F(FlowSpec):\n    @kubernetes(gpu=1)\n    @step\n"
@@ -610,7 +610,7 @@ def test_a_unit_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.Monke
     """Linear now, but every key is tokenised as shell: 10 MB of keys would still take a minute."""
     import shmlint.extract.dispatch as dispatch
 
-    monkeypatch.setattr(dispatch, "MAX_UNIT_TOKENS", 500)
+    monkeypatch.setattr(dispatch, "MAX_PARSE_TOKENS", 500)
     head = "[Container]\nImage=docker.io/pytorch/pytorch\nExec=torchrun train.py\nAddDevice=nvidia.com/gpu=all\n"
     keys = "".join(f"PodmanArgs=--env A{index}=b\n" for index in range(100))  # 9 tokens a line
     (finding,) = check_in_process("train.container", head + keys, FileKind.UNIT)
@@ -639,9 +639,9 @@ def test_runner_and_pipeline_files_beyond_the_token_budget_are_too_complex(
     monkeypatch: pytest.MonkeyPatch, name: str, kind: FileKind, head: str, line: str
 ) -> None:
     """Found by bench/redteam.py: 10 MB took tomllib 16 s / 336 MB, the Groovy reader 26 s / 628 MB."""
-    import shmlint.extract.job_containers as job_containers
+    import shmlint.extract.dispatch as dispatch
 
-    monkeypatch.setattr(job_containers, "MAX_TOKENS", 300)
+    monkeypatch.setattr(dispatch, "MAX_PARSE_TOKENS", 300)
     assert not any(f.startswith("SHM000") for f in check_in_process(name, head, kind))
     (finding,) = check_in_process(name, head + "".join(line.format(i=i) for i in range(100)), kind)
     assert finding == "SHM000 too complex to check in bounded work (more than 300 tokens)"

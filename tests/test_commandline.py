@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.edits.commandline import edits_for
 from shmlint.extract.commandline import CommandTarget, extract_commands
+from shmlint.formats.commandline.edit import edits_for
 from shmlint.model import APPLIED_KINDS, Applicability, Fix, FixAction, ShmKind, Workload
 from shmlint.parsers.embedded import mask_markdown
 from shmlint.signals import Signals

@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.extract.compose.file_sets import _file_options, named_sets
+from shmlint.formats.compose.file_sets import _file_options, named_sets
 from shmlint.source import SourceText
 from tests.support import run_shmlint
 

@@ -16,15 +16,14 @@ import pytest
 from shmlint.catalog import lookup
 from shmlint.discover import discover
 from shmlint.engine import Engine
+from shmlint.file_formats import formats
 from shmlint.fix.apply import fix_source
 from shmlint.model import Applicability
 from tests import cloud_proofs, proofs
 from tests.support import FIXTURES
 
-FORMATS = ("k8s", "compose", "shell", "markdown", "make", "terraform", "python")
-FORMATS += ("docs", "ray", "units")  # code blocks of documentation; Ray cluster launcher; systemd and Quadlet
-FORMATS += ("aws", "aws-eks", "azureml")  # ECS/Batch JSON and CloudFormation; Batch on EKS; Azure ML
-FORMATS += ("devcontainer", "ci-job", "gitlab-runner")  # dev containers; CI job containers; GitLab runners
+#: every format's fixture folders, as its descriptor names them (shmlint/formats/<name>/)
+FORMATS = tuple(folder for found in formats() for folder in found.fixtures)
 UPDATE = os.environ.get("SHMLINT_UPDATE_SNAPSHOTS") == "1"
 
 

@@ -14,7 +14,7 @@ import pytest
 from shmlint.discover import kind_by_name
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.parsers.syntax import parse_error
+from shmlint.fix.syntax import parse_error
 from shmlint.source import SourceText
 from tests.real_files import entry_id, load_manifest, read_pinned
 

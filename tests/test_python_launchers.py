@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from shmlint.discover import FileKind, kind_for_name
 from shmlint.engine import Engine
-from shmlint.extract import python_launchers
 from shmlint.fix.apply import fix_source
+from shmlint.fix.syntax import parse_error
+from shmlint.formats.python import extract as python_launchers
 from shmlint.model import FileResult, ShmKind
-from shmlint.parsers.syntax import parse_error
 from shmlint.source import SourceText
 from tests.support import default_engine
 

@@ -20,8 +20,9 @@ import pytest
 
 from shmlint import docs
 from shmlint.catalog import CatalogEntry, load_catalog
-from shmlint.discover import FileKind, discover, kind_by_name, may_be_compose
+from shmlint.discover import FileKind, discover, kind_by_name
 from shmlint.engine import Engine
+from shmlint.file_formats import describe, formats, yaml_claim
 from shmlint.model import WorkloadFormat
 from shmlint.rules.registry import rules
 from shmlint.scaffold import TODO
@@ -33,28 +34,8 @@ PACKAGE = ROOT / "shmlint"
 FOLDER = PACKAGE / "rules"
 CATALOG_FOLDER = ROOT / "rules"
 FIXTURES = ROOT / "fixtures"
-#: the fixture folders test_fixtures.py runs, and the format their files are in
-FIXTURE_FORMATS = {
-    "k8s": WorkloadFormat.KUBERNETES,
-    "compose": WorkloadFormat.COMPOSE,
-    "shell": WorkloadFormat.COMMAND,
-    "markdown": WorkloadFormat.COMMAND,
-    "make": WorkloadFormat.COMMAND,
-    "terraform": WorkloadFormat.TERRAFORM,
-    "python": WorkloadFormat.PYTHON,
-    "docs/k8s": WorkloadFormat.KUBERNETES,  # YAML code blocks of Markdown, MDX, Quarto and reStructuredText files
-    "docs/compose": WorkloadFormat.COMPOSE,
-    "docs/commands": WorkloadFormat.COMMAND,
-    "units/quadlet": WorkloadFormat.QUADLET,  # Podman Quadlet .container units
-    "units/systemd": WorkloadFormat.COMMAND,  # ExecStart=docker run in .service units
-    "ray": WorkloadFormat.RAY,
-    "aws": WorkloadFormat.AWS,
-    "aws-eks": WorkloadFormat.KUBERNETES,
-    "azureml": WorkloadFormat.AZUREML,
-    "devcontainer": WorkloadFormat.DEVCONTAINER,
-    "ci-job": WorkloadFormat.CI_JOB,
-    "gitlab-runner": WorkloadFormat.GITLAB_RUNNER,
-}
+#: the fixture folders test_fixtures.py runs, and the format their files are in (from the format descriptors)
+FIXTURE_FORMATS = {folder: found.workload_format for found in formats() for folder in found.fixtures}
 #: what shmlint/rules/ holds besides the rule modules, and rules/ besides the catalog entries
 FRAMEWORK = {"__init__.py", "registry.py", "rule.py", "common.py"}
 CATALOG_FRAMEWORK = {"schema.json"}
@@ -148,7 +129,8 @@ def _file_format(name: str, text: str) -> WorkloadFormat:
         return WorkloadFormat.TERRAFORM if kind is FileKind.TERRAFORM else WorkloadFormat.PYTHON
     if kind is not FileKind.YAML:
         return WorkloadFormat.COMMAND
-    return WorkloadFormat.COMPOSE if may_be_compose(name, text) else WorkloadFormat.KUBERNETES
+    may_be_compose = next(yaml_claim(name, text)) is describe(WorkloadFormat.COMPOSE).yaml
+    return WorkloadFormat.COMPOSE if may_be_compose else WorkloadFormat.KUBERNETES
 
 
 def _fixture_files() -> list[tuple[Path, WorkloadFormat]]:

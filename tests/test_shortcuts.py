@@ -10,7 +10,8 @@ from pathlib import PurePosixPath
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shmlint.discover import COMPOSE_NAME_PATTERNS, chart_root, clean_path, is_compose_name, path_parts
+from shmlint.discover import chart_root, clean_path, path_parts
+from shmlint.formats.compose import COMPOSE_NAME_PATTERNS, is_compose_name
 from shmlint.signals import Globs, Signals
 from shmlint.visible import _UNSAFE, visible
 

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from shmlint.discover import FileKind, kind_for_name
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
+from shmlint.fix.syntax import parse_error
 from shmlint.model import ShmKind
 from shmlint.parsers import hcl
 from shmlint.parsers.json_values import JsonError, parse_json
-from shmlint.parsers.syntax import parse_error
 from shmlint.source import SourceText
 from tests.support import default_engine
 

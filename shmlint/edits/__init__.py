@@ -7,34 +7,17 @@ target's data alone, no edit is computed during ``check``), and the fix loop (``
 
 from __future__ import annotations
 
+from importlib import import_module
 from types import ModuleType
 
+from shmlint.file_formats import describe
 from shmlint.model import BlockTarget, Edit, Finding, FixAction, WorkloadFormat
 from shmlint.source import SourceText
 
 
 def _writer(format: WorkloadFormat) -> ModuleType:
-    if format is WorkloadFormat.KUBERNETES:
-        from shmlint.edits import kubernetes as writer
-    elif format is WorkloadFormat.COMPOSE:
-        from shmlint.edits import compose as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.TERRAFORM:
-        from shmlint.edits import terraform as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.PYTHON:
-        from shmlint.edits import python_call as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.QUADLET:
-        from shmlint.edits import quadlet as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.RAY:
-        from shmlint.edits import ray as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.AWS:
-        from shmlint.edits import aws as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.AZUREML:
-        from shmlint.edits import azureml as writer  # type: ignore[no-redef]
-    elif format is WorkloadFormat.GITLAB_RUNNER:
-        from shmlint.edits import gitlab_runner as writer  # type: ignore[no-redef]
-    else:  # command lines, and docker options in dev containers and CI jobs
-        from shmlint.edits import commandline as writer  # type: ignore[no-redef]
-    return writer
+    """The module of the format that spells the fix (``Format.writer``), imported when a fix is wanted."""
+    return import_module(describe(format).writer)
 
 
 def can_write(finding: Finding, source: SourceText) -> bool:

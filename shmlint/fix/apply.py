@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from shmlint.discover import FileKind, StrPath
 from shmlint.edits import edits_for
 from shmlint.engine import Engine
+from shmlint.fix.syntax import parse_error
 from shmlint.model import Applicability, Edit, FileResult, Finding, WorkloadId
-from shmlint.parsers.syntax import parse_error
 from shmlint.source import SourceText
 
 MAX_ROUNDS = 5

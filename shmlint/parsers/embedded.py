@@ -282,6 +282,16 @@ def _inline_recipe(line: str) -> int | None:
 # -- CI YAML -----------------------------------------------------------------------------------------------------
 
 
+def is_ci_yaml(documents: list[Node]) -> bool:
+    """Whether the documents are a GitHub Actions workflow or composite action, or a GitLab CI pipeline."""
+    mappings = Mappings()
+    return any(
+        found
+        for document in documents
+        for found, _ in (_github_runs(document, mappings), _gitlab_scripts(document, mappings))
+    )
+
+
 def mask_ci_yaml(source: SourceText, documents: list[Node]) -> str | None:
     """The shell of GitHub Actions steps and GitLab CI scripts; None when the documents are neither."""
     mappings = Mappings()

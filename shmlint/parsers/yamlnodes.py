@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -429,3 +429,14 @@ def key_problem(documents: list[Node]) -> YamlError | None:
 def _problem(node: Node, why: str) -> YamlError:
     mark = node.start_mark
     return YamlError(why, mark.line + 1, mark.column + 1, mark.index)
+
+
+def syntax_error(read: Callable[[SourceText], list[Node]], source: SourceText, strict: bool) -> str | None:
+    """Why ``read`` (``compose``, ``jsonnodes.compose_json``) refuses the text, with ``strict`` also what
+    ``key_problem`` finds; None when it reads: the fixer's guard for YAML and JSON files."""
+    try:
+        documents = read(source)
+        problem = key_problem(documents) if strict else None
+    except YamlError as exc:
+        problem = exc
+    return f"line {problem.line}, column {problem.column}: {problem.message}" if problem else None

@@ -2,7 +2,7 @@
 ValidatingAdmissionPolicy and the apply configuration of the MutatingAdmissionPolicy (and Kyverno's
 MutatingPolicy, which takes the same CEL).
 
-Each container is judged as ``shmlint check`` judges a Kubernetes container (``shmlint/extract/kubernetes.py``,
+Each container is judged as ``shmlint check`` judges a Kubernetes container (``shmlint/formats/kubernetes/extract.py``,
 ``shmlint/need.py``, the rules SHM001/003/007/008/012): the variables build one record per container in stages
 (CEL has no functions of its own and a map literal cannot read its own fields), each stage carrying the fields the
 later ones read. Beyond core CEL the expressions use only Kubernetes' CEL libraries: ``join``, ``split``,
@@ -12,7 +12,7 @@ memory limit that caps the size the mutation writes.
 
 from __future__ import annotations
 
-from shmlint.extract.kubernetes import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
+from shmlint.formats.kubernetes.extract import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
 from shmlint.named_tuple import NamedTuple
 from shmlint.policy.knowledge import (
     HOST_IPC,

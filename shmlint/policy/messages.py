@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 
+from shmlint.file_formats import describe
 from shmlint.model import WorkloadFormat
 from shmlint.policy.knowledge import HOST_IPC, HOST_SHM_MOUNT, MISSING_SHM, NCCL_SHM_DISABLED, SHM_UNBOUNDED
-from shmlint.rules.common import REMEDY
 
-_REMEDY = REMEDY[WorkloadFormat.KUBERNETES]
+_REMEDY = describe(WorkloadFormat.KUBERNETES).remedy
 
 #: (code, variant) -> template; the variants: the missing-shm rule's tier (2 decided, 1 undecided), the unbounded
 #: rule's BOUNDED (a memory limit bounds the volume: info) or None

@@ -1,56 +1,15 @@
-"""Helpers more than one rule uses: which /dev/shm declarations count, how to say what to do."""
+"""Helpers more than one rule uses: which /dev/shm declarations count, how to say what to do (each format's
+spelling of the remedy is its descriptor's, ``shmlint.formats.describe``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from shmlint.effective import reaching_sources
-from shmlint.model import ShmKind, ShmSource, Tier, Workload, WorkloadFormat
+from shmlint.model import ShmKind, ShmSource, Tier, Workload
 from shmlint.visible import clipped, excerpt
 
-#: how each format sizes /dev/shm, for messages that say what to do
-REMEDY = {
-    WorkloadFormat.KUBERNETES: "mount an emptyDir with medium: Memory and a sizeLimit at /dev/shm",
-    WorkloadFormat.COMPOSE: "set shm_size on the service",
-    WorkloadFormat.COMMAND: "add --shm-size (e.g. --shm-size=8g)",
-    WorkloadFormat.TERRAFORM: (
-        "size it in the resource (an empty_dir volume with medium Memory mounted at /dev/shm, docker_container "
-        "shm_size, or linuxParameters.sharedMemorySize)"
-    ),
-    WorkloadFormat.PYTHON: "pass the launcher's shared memory option (shared_memory=, shm_size=, or a Memory emptyDir at /dev/shm)",
-    WorkloadFormat.RAY: "add --shm-size (e.g. --shm-size=8g) to docker.run_options",
-    WorkloadFormat.QUADLET: "set ShmSize= in the [Container] section (e.g. ShmSize=8g)",
-    WorkloadFormat.AWS: "set linuxParameters.sharedMemorySize (MiB) on the container; Fargate takes none: run on EC2 capacity",
-    WorkloadFormat.AZUREML: "set resources.shm_size on the job (e.g. shm_size: 8g)",
-    WorkloadFormat.DEVCONTAINER: 'add "--shm-size=8g" to runArgs',
-    WorkloadFormat.CI_JOB: "add --shm-size (e.g. --shm-size=8g) to the container's options (Jenkins: args)",
-    WorkloadFormat.GITLAB_RUNNER: "set shm_size (bytes) in [runners.docker]",
-}
-
-
-#: the same, in a few words for the one-line message (``REMEDY`` goes in the detail)
-FIX_IN_SHORT = {
-    WorkloadFormat.KUBERNETES: "mount a sized Memory emptyDir",
-    WorkloadFormat.COMPOSE: "set shm_size",
-    WorkloadFormat.COMMAND: "add --shm-size",
-    WorkloadFormat.TERRAFORM: "size /dev/shm in the resource",
-    WorkloadFormat.PYTHON: "pass the launcher's shm size option",
-    WorkloadFormat.RAY: "add --shm-size to docker.run_options",
-    WorkloadFormat.QUADLET: "set ShmSize=",
-    WorkloadFormat.AWS: "set linuxParameters.sharedMemorySize",
-    WorkloadFormat.AZUREML: "set resources.shm_size",
-    WorkloadFormat.DEVCONTAINER: "add --shm-size to runArgs",
-    WorkloadFormat.CI_JOB: "add --shm-size to its options",
-    WorkloadFormat.GITLAB_RUNNER: "set shm_size in [runners.docker]",
-}
-
-
-#: how a workload declares its DataLoader, for messages that say how to make the need certain: the annotation or
-#: label where the format has one, else the hint comment every format reads
-DECLARE_LOADER = {
-    WorkloadFormat.KUBERNETES: "the annotation shmlint.io/dataloader",
-    WorkloadFormat.COMPOSE: "the label shmlint.io/dataloader",
-}
+#: how a workload without a way of its own (``Format.declare_loader``) declares its DataLoader
 HINT_COMMENT = "a `# shmlint: dataloader workers=...` comment"
 
 

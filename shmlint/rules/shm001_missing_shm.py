@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
+from shmlint.file_formats import describe
 from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
 from shmlint.rules.common import (
-    DECLARE_LOADER,
-    FIX_IN_SHORT,
     HINT_COMMENT,
-    REMEDY,
     claims_missing_shm,
     evidence,
     first_evidence,
@@ -39,7 +37,8 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         return
     size = ctx.fix_size(workload)
     fix = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size.bytes)} ({size.why})", size_bytes=size.bytes)
-    remedy, short = REMEDY[workload.format], FIX_IN_SHORT[workload.format]
+    spelled = describe(workload.format)
+    remedy, short = spelled.remedy, spelled.fix_in_short
     if unknown_need(workload):
         yield ctx.report(
             RULE,
@@ -54,7 +53,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             f"is not known{_read(workload)} (DataLoader workers, torchrun or NCCL between local GPUs do, and crash "
             f"there): if it does, {remedy}; to settle it, name the image or command in configuration (shm-images / shm-commands, "
             f"or shm-free-images / shm-free-commands) or declare its loader with "
-            f"{DECLARE_LOADER.get(workload.format, HINT_COMMENT)}",
+            f"{spelled.declare_loader or HINT_COMMENT}",
         )
         return
     because = _decided(workload)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from shmlint.extract.compose import evidence
-from shmlint.extract.compose.detect import is_compose, is_override
-from shmlint.extract.compose.devcontainer import devcontainer_gpus
-from shmlint.extract.compose.project import ComposeFile, Project, ReadFile, Service
-from shmlint.extract.compose.shm import Own, own_shm, with_shared
+from shmlint.formats.compose import evidence
+from shmlint.formats.compose.detect import is_compose, is_override
+from shmlint.formats.compose.devcontainer import devcontainer_gpus
+from shmlint.formats.compose.project import ComposeFile, Project, ReadFile, Service
+from shmlint.formats.compose.shm import Own, own_shm, with_shared
 from shmlint.model import Evidence, Notice, ServiceTarget, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MERGE_TAG, MappingNode, Node, ScalarNode, scalar
 from shmlint.signals import Signals

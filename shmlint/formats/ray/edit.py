@@ -4,7 +4,8 @@ both the head and the workers start with; sizes already written there are change
 from __future__ import annotations
 
 from shmlint import sizes
-from shmlint.edits import commandline, yamledit
+from shmlint.edits import yamledit
+from shmlint.formats.commandline import edit as commandline
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.yamlnodes import Mappings, SequenceNode, is_null, mappings_at
 from shmlint.source import SourceText

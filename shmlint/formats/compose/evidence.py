@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shlex
 
-from shmlint.extract.compose.project import Found, Project, Service, docker_size
+from shmlint.formats.compose.project import Found, Project, Service, docker_size
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, Launch, Size
 from shmlint.parsers.yamlnodes import Node, ScalarNode, SequenceNode, scalar, sequence

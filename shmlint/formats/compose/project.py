@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shmlint import sizes
-from shmlint.discover import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
-from shmlint.extract.compose.detect import file_name, is_override
+from shmlint.formats.compose import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
+from shmlint.formats.compose.detect import file_name, is_override
 from shmlint.model import Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_DECIMAL_CHARS
@@ -37,7 +37,7 @@ from shmlint.runtime.interpolation import interpolate
 from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
-    from shmlint.extract.compose.file_sets import FileSet
+    from shmlint.formats.compose.file_sets import FileSet
 
 ReadFile = Callable[[Path], "SourceText | None"]
 
@@ -148,7 +148,7 @@ class Project:
     def named_set(self, this: ComposeFile) -> list[ComposeFile] | None:
         """The files of the largest named set that holds this file, in compose's order; None when no set names it
         or one of its files cannot be read (then the file is judged as it would be alone)."""
-        from shmlint.extract.compose.file_sets import named_sets
+        from shmlint.formats.compose.file_sets import named_sets
 
         here = os.path.abspath(this.source.path)
         sets = named_sets(str(this.base_dir), lambda path: self.read_file(Path(path)))

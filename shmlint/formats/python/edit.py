@@ -3,7 +3,7 @@
 ``@batch(gpu=1)`` becomes ``@batch(gpu=1, shared_memory=8192)``; a call written over several lines with one
 argument a line gets the new argument on a line of its own, indented like the last one, with the comma the
 last argument needs; a bare decorator (``@batch``) gets a parenthesised argument list. The fixer re-reads the
-result with ``ast`` (``shmlint.parsers.syntax``) and drops an edit that would break the file.
+result with ``ast`` (``shmlint.fix.syntax``) and drops an edit that would break the file.
 """
 
 from __future__ import annotations

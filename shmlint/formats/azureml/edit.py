@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from shmlint.edits import yamledit
 from shmlint.edits.yamledit import Block
-from shmlint.extract.azureml import DOCKER_ARGS_SIZE
+from shmlint.formats.azureml.extract import DOCKER_ARGS_SIZE
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, mappings_at
 from shmlint.sizes import format_docker

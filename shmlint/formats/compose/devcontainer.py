@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from shmlint.extract.compose.project import ReadFile
+from shmlint.formats.compose.project import ReadFile
 from shmlint.model import Evidence
 from shmlint.parsers.jsonc import JArray, JNode, JObject, JScalar, JsoncError, JString, parse
 

@@ -4,7 +4,7 @@ A Kubernetes provider pod gets an ``empty_dir`` volume with ``medium = "Memory"`
 /dev/shm; a ``docker_container`` gets ``shm_size`` (MiB); an ECS/Batch container definition gets
 ``linuxParameters.sharedMemorySize`` (MiB), in HCL inside ``jsonencode(...)`` or in JSON inside a heredoc. New
 lines are indented one step deeper than the brace they go before; every other byte stays as it was. The fixer
-re-reads the result with the HCL reader (``shmlint.parsers.syntax``) and drops an edit that would break it.
+re-reads the result with the HCL reader (``shmlint.fix.syntax``) and drops an edit that would break it.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shmlint import sizes
-from shmlint.extract.compose.project import Found, Project, Service, docker_size
+from shmlint.formats.compose.project import Found, Project, Service, docker_size
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, is_null, scalar, sequence

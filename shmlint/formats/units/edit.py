@@ -5,7 +5,7 @@ A new line is kept only if the unit, read again, has it as a ``[Container]`` key
 from __future__ import annotations
 
 from shmlint import sizes
-from shmlint.edits import commandline
+from shmlint.formats.commandline import edit as commandline
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.systemd_unit import read_unit, value
 from shmlint.source import SourceText

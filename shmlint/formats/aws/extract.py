@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.extract.ecs_container import MIB_DIALECT, judge_container, mib_size
-from shmlint.extract.kubernetes import extract_pod_spec
+from shmlint.formats.kubernetes.extract import extract_pod_spec
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence

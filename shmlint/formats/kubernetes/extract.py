@@ -359,7 +359,9 @@ class _Extractor:
         """A KServe predictor model that sets no /dev/shm gets its ServingRuntime's, as KServe merges them."""
         if identity.container_kind != "predictor" or any(s.kind in APPLIED_KINDS for s in own):
             return own
-        from shmlint.extract.kserve import runtime_shm  # only an InferenceService's predictor loads KServe's code
+        from shmlint.extract.kserve import (
+            runtime_shm,  # only an InferenceService's predictor loads KServe's code
+        )
 
         return own + runtime_shm(container, self.source, self.runtimes)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import PurePath, PurePosixPath
 
-from shmlint.discover import COMPOSE_OVERRIDE_FILES, is_compose_name
+from shmlint.formats.compose import COMPOSE_OVERRIDE_FILES, is_compose_name
 from shmlint.parsers.yamlnodes import Mappings, Node
 
 

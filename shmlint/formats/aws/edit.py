@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from shmlint.edits import jsonedit, yamledit
 from shmlint.edits.yamledit import Block
-from shmlint.extract.aws import PascalKeys, is_function
+from shmlint.formats.aws.extract import PascalKeys, is_function
 from shmlint.model import Edit, Fix, FixAction, ShmMechanism, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, mappings_at
 from shmlint.sizes import MIB

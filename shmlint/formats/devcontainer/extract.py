@@ -4,7 +4,7 @@
 ``--mount`` options, and ``hostRequirements.gpu`` (``true``, ``"optional"`` or an object) makes the CLI add
 ``--gpus all`` on a host with a GPU. A compose-based dev container (``dockerComposeFile`` and ``service``) runs a
 compose service instead, and its ``runArgs`` are ignored: that service is judged with its compose file, with the
-GPU reservation ``hostRequirements.gpu`` makes the CLI add (``shmlint.extract.compose.devcontainer``).
+GPU reservation ``hostRequirements.gpu`` makes the CLI add (``shmlint.formats.compose.devcontainer``).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 
 from shmlint.discover import StrPath, clean_path
-from shmlint.extract.compose.devcontainer import wants_gpu
 from shmlint.extract.docker_options import env_flag, options_workload
+from shmlint.formats.compose.devcontainer import wants_gpu
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
 from shmlint.parsers.jsonc import JArray, JNode, JObject, JString, parse

@@ -1,0 +1,60 @@
+"""A CI job's own containers: GitHub Actions ``container``/``services`` (and the shell of every ``run:`` and GitLab
+CI ``script:``, read as command lines) and Jenkins pipelines' docker agents."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from shmlint.format_descriptor import FileKind, FileNames, Format, YamlClaim
+from shmlint.lazy_regex import LazyRegex
+from shmlint.model import WorkloadFormat
+
+if TYPE_CHECKING:
+    from shmlint.extract.dispatch import Extraction
+    from shmlint.format_descriptor import Found, Path
+    from shmlint.parsers.yamlnodes import Node
+    from shmlint.source import SourceText
+
+#: keys that hold shell in GitHub Actions and GitLab CI, and job containers' docker options; a file without any is
+#: not CI YAML
+_CI_KEYS = LazyRegex(r"^[ \t-]*(run|script|before_script|after_script|container|options)[ \t]*:", re.MULTILINE)
+
+
+def _detect(source: SourceText, documents: list[Node]) -> bool:
+    from shmlint.parsers.embedded import is_ci_yaml
+
+    return is_ci_yaml(documents)
+
+
+def _read_yaml(source: SourceText, documents: list[Node], path: Path, run: Extraction) -> Found:
+    from shmlint.extract.dispatch import commands
+    from shmlint.formats.ci.github_actions import github_job_containers
+    from shmlint.parsers.embedded import mask_ci_yaml
+
+    scripts = commands(source, mask_ci_yaml(source, documents) or "", run.signals)
+    return scripts + github_job_containers(source, documents, run.signals), []
+
+
+def _read_jenkinsfile(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:
+    if not run.prefilter.passes(source.text):
+        return [], []
+    from shmlint.extract.dispatch import within_budget
+    from shmlint.formats.ci.jenkins import extract_jenkinsfile
+
+    within_budget(source)
+    return extract_jenkinsfile(source, run.signals), []
+
+
+FORMAT = Format(
+    name="ci",
+    label="CI job container",
+    workload_format=WorkloadFormat.CI_JOB,
+    remedy="add --shm-size (e.g. --shm-size=8g) to the container's options (Jenkins: args)",
+    fix_in_short="add --shm-size to its options",
+    writer="shmlint.formats.commandline.edit",  # options and args are docker options, written in place
+    fixtures=("ci-job",),
+    files=(FileNames(FileKind.JENKINSFILE, rank=130, beginnings=("jenkinsfile",), endings=(".jenkinsfile",)),),
+    read=_read_jenkinsfile,
+    yaml=YamlClaim(rank=20, detect=_detect, read=_read_yaml, marker=_CI_KEYS),
+)

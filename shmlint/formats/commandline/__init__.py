@@ -1,0 +1,57 @@
+"""``docker``/``podman`` run lines in shell scripts, Makefile recipes and Markdown/reStructuredText code blocks
+(whose YAML blocks are read as the YAML formats' own files); also the judge of docker options that other formats
+hold in their own syntax (``extract.command_workload``)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from shmlint.format_descriptor import FileKind, FileNames, Format, Sniff
+from shmlint.lazy_regex import LazyRegex
+from shmlint.model import WorkloadFormat
+
+if TYPE_CHECKING:
+    from shmlint.extract.dispatch import Extraction
+    from shmlint.format_descriptor import Found, Path
+    from shmlint.source import SourceText
+
+_SHEBANG = LazyRegex(r"\A#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b", re.ASCII)
+
+
+def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:
+    """The file's code read as shell with every other character masked, so offsets are the file's own."""
+    if not run.prefilter.passes(source.text):
+        return [], []
+    from shmlint.extract.dispatch import commands, yaml_blocks
+    from shmlint.parsers import embedded
+
+    if kind is FileKind.SHELL:
+        return commands(source, source.text, run.signals), []
+    if kind is FileKind.MAKEFILE:
+        return commands(source, embedded.mask_makefile(source.text), run.signals), []
+    markdown = kind is FileKind.MARKDOWN
+    masked = (embedded.mask_markdown if markdown else embedded.mask_rst)(source.text)
+    workloads = commands(source, masked, run.signals)
+    blocks = (embedded.markdown_yaml_blocks if markdown else embedded.rst_yaml_blocks)(source.text)
+    more, notices = yaml_blocks(source, blocks, path, run)
+    return workloads + more, notices
+
+
+FORMAT = Format(
+    name="commandline",
+    label="command line",
+    workload_format=WorkloadFormat.COMMAND,
+    remedy="add --shm-size (e.g. --shm-size=8g)",
+    fix_in_short="add --shm-size",
+    writer="shmlint.formats.commandline.edit",
+    fixtures=("shell", "markdown", "make", "docs/commands", "units/systemd"),
+    files=(
+        FileNames(FileKind.SHELL, rank=40, endings=(".sh", ".bash", ".zsh")),
+        FileNames(FileKind.MAKEFILE, rank=50, names=("Makefile", "makefile", "GNUmakefile"), endings=(".mk",)),
+        FileNames(FileKind.MARKDOWN, rank=60, endings=(".md", ".markdown", ".mdx", ".qmd")),
+        FileNames(FileKind.RST, rank=70, endings=(".rst",)),
+    ),
+    sniffs=(Sniff(FileKind.SHELL, rank=10, pattern=_SHEBANG),),
+    read=_read,
+)

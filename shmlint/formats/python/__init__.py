@@ -1,0 +1,57 @@
+"""Python code that launches containers: Metaflow, Kubeflow Pipelines and Flyte resources, the docker SDK."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from shmlint.format_descriptor import FileKind, FileNames, Format
+from shmlint.lazy_regex import LazyRegex
+from shmlint.model import WorkloadFormat
+
+if TYPE_CHECKING:
+    from shmlint.extract.dispatch import Extraction
+    from shmlint.format_descriptor import Found, Path
+    from shmlint.source import SourceText
+
+#: a .py file that imports none of these launches no container: an ordinary Python tree costs one search a file
+_LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker")
+_PYTHON_LAUNCHERS = LazyRegex(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker)\b", re.MULTILINE)
+
+
+def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:
+    """Python launcher calls; their reader is imported only for a file that needs it."""
+    text = source.text
+    if not any(word in text for word in _LAUNCHER_WORDS) or _PYTHON_LAUNCHERS.search(text) is None:
+        return [], []  # substring tests first: a few microseconds on a module that names none of them
+    from shmlint.extract.dispatch import UnparsableInput
+    from shmlint.formats.python.extract import PythonError, extract_python
+
+    try:
+        return extract_python(source, run.signals), []
+    except PythonError as exc:
+        raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
+
+
+def _syntax_error(source: SourceText, strict: bool) -> str | None:
+    """Re-read with ``ast``: what the fixer's edits are verified against."""
+    import ast
+
+    try:
+        ast.parse(source.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return f"line {getattr(exc, 'lineno', 1) or 1}: {exc}"
+    return None
+
+
+FORMAT = Format(
+    name="python",
+    label="Python launcher",
+    workload_format=WorkloadFormat.PYTHON,
+    remedy="pass the launcher's shared memory option (shared_memory=, shm_size=, or a Memory emptyDir at /dev/shm)",
+    fix_in_short="pass the launcher's shm size option",
+    writer="shmlint.formats.python.edit",
+    fixtures=("python",),
+    files=(FileNames(FileKind.PYTHON, rank=110, endings=(".py",), syntax_error=_syntax_error),),
+    read=_read,
+)
