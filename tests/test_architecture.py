@@ -46,6 +46,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "parsers",
             "runtime",
             "catalog",
+            "catalog_files",
             "effective",
             "dataloader",
             "need",
