@@ -8,7 +8,8 @@ from shmlint.discover import DEFAULT_EXCLUDE, StrPath
 from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
 from shmlint.signals import Signals
-from shmlint.sizes import DEFAULT_MIN_SHM_BYTES, GIB
+from shmlint.sizes import DEFAULT_MIN_SHM_BYTES
+from shmlint.sizing import DEFAULT_FIX_BYTES
 
 #: the code of a file that could not be read or parsed
 INPUT_ERROR = "SHM000"
@@ -23,7 +24,7 @@ class Settings(NamedTuple):
     """The options of one run; immutable, so worker processes and configuration groups cannot disagree."""
 
     min_shm_bytes: int = DEFAULT_MIN_SHM_BYTES  # SHM005 threshold when a workload declares no DataLoader profile
-    fix_shm_bytes: int = 8 * GIB  # size written by fixes (at most half a container's memory limit)
+    fix_shm_bytes: int = DEFAULT_FIX_BYTES  # size written by fixes (at most half a container's memory limit)
     signals: Signals = Signals()  # one shared default: immutable, and its compiled patterns are kept once
     select: frozenset[str] = frozenset()  # codes; empty means all
     ignore: frozenset[str] = frozenset()

@@ -53,6 +53,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "sizing",
         }
     ),
+    frozenset({"containers"}),
     frozenset({"extract", "edits", "rules", "hints", "suppress", "project", "formats"}),
     frozenset({"engine"}),
     frozenset(

@@ -83,11 +83,11 @@ class RuleContext:
 
     def fix_size(self, workload: Workload, *, current: int | None = None, source: ShmSource | None = None) -> FixSize:
         """What a fix writes and why (``shmlint.sizing``: one policy for every rule)."""
-        return sizing.fix_size(workload, self.settings, current=current, source=source)
+        return sizing.fix_size(workload, self.settings.fix_shm_bytes, current=current, source=source)
 
-    def minimum(self, workload: Workload) -> int:
-        """Below this SHM005 speaks: the hint's estimated need, else the configured minimum."""
-        return sizing.minimum(workload, self.settings)
+    def floor(self, workload: Workload, source: ShmSource) -> tuple[int, str]:
+        """Below this SHM005 speaks about ``source``, and why (``shmlint.sizing``)."""
+        return sizing.floor(workload, self.settings.min_shm_bytes, source)
 
 
 #: the longest word (a run without blanks: an image, an environment value) a finding quotes, the longest message
