@@ -74,7 +74,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "cli_options",
         }
     ),
-    frozenset({"docs", "cli", "__main__", "server", "github_action", "build_data", "policy"}),
+    frozenset({"docs", "cli", "__main__", "server", "github_action", "build_data", "policy", "scaffold"}),
 )
 
 

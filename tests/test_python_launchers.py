@@ -113,7 +113,7 @@ def test_flyte_pytorch_plugin_manages_shm_unless_turned_off(engine: Engine) -> N
         "@task(task_config=Elastic(nnodes=2{off}), requests=Resources(gpu=2))\ndef t():\n    pass\n"
     )
     assert check(engine, text.format(off="")) == []
-    # turned off, the task is 2 GPUs with software not shown (Elastic's nproc_per_node defaults to 1): since issue 26
+    # turned off, the task is 2 GPUs with software not shown (Elastic's nproc_per_node defaults to 1)
     # a GPU count alone is not evidence, so it is undecided, not an error
     assert check(engine, text.format(off=", increase_shared_mem=False")) == ["5:2 SHM001 info"]
 
