@@ -31,10 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_hardening_audit import DOCKER  # noqa: E402
-from tests.test_hardening_audit import POD as AUDIT_POD  # noqa: E402
-from tests.test_hostile_inputs_more import APPENDER  # noqa: E402  (the appender the suite uses)
-from tests.test_no_data_loss import build_tree, fix_process, kill_group, snapshot, wait_for_lines  # noqa: E402
+from tests.test_bounded_work import DOCKER  # noqa: E402
+from tests.test_bounded_work import POD_DOCUMENT as AUDIT_POD  # noqa: E402
+from tests.test_no_data_loss import APPENDER, build_tree, fix_process, kill_group, snapshot, wait_for_lines  # noqa: E402
 from tests.test_render_offline import Counting  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
@@ -604,7 +603,10 @@ def _terraform_pods(size: int) -> str:
 
 def _round3_inputs() -> Iterator[tuple[str, Callable[[Path], list[str]]]]:
     """(name, build): ``build`` writes the input into an empty folder and returns the ``check`` arguments."""
-    from tests.test_redteam_round3 import HOSTILE_GITIGNORE, NUMBER_SITES, _deeper_than_path_max, aliased_pod
+    from tests.hostile import aliased_pod
+    from tests.test_bounded_work import HOSTILE_GITIGNORE
+    from tests.test_hostile_files import NUMBER_SITES
+    from tests.test_never_silent import _deeper_than_path_max
 
     def files(named: dict[str, str], *args: str) -> Callable[[Path], list[str]]:
         def build(root: Path) -> list[str]:
@@ -722,9 +724,10 @@ MARKER = "RUNNER-SECRET-4f1c"
 def _disclosure_inputs() -> Iterator[tuple[str, Callable[[Path], list[str]], Callable[[Path, str], str | None]]]:
     """Issue 27 items 1-7: (name, build, probe). ``build`` writes the input under ``root/repo`` (a runner file at
     ``root/home``) and returns the ``check``/``fix`` arguments; ``probe`` names what leaked or was forged, if anything.
-    The LSP hover (item 6) has no process to time: tests/test_redteam_disclosure.py holds it."""
-    from tests.test_redteam_disclosure import FORGED, GENERATOR, HOSTILE, PATCHER, REMOTE_BASE
-    from tests.test_redteam_disclosure import POD as FLAGGED  # an NGC PyTorch pod: an error, fixable
+    The LSP hover (item 6) has no process to time: tests/test_output_safety.py holds it."""
+    from tests.hostile import TORCHRUN_POD as FLAGGED  # an NGC PyTorch pod: an error, fixable
+    from tests.test_output_safety import FORGED, HOSTILE
+    from tests.test_render_offline import GENERATOR, PATCHER, REMOTE_BASE
 
     def repo(root: Path, files: dict[str, str]) -> Path:
         (root / "home").mkdir(exist_ok=True)

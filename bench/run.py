@@ -7,11 +7,13 @@ alike; the report gives medians and the ratios the targets are stated in.
     python bench/run.py                # full run: 10,000 and 20,000 files, the one-file case, fix on 1,000
     python bench/run.py --quick        # smaller, for a smoke run
     python bench/run.py --others       # also install checkov and yamllint and compare them on 1,000 files
+    python bench/run.py --one-file     # only the one-file case: wall time, and instructions where valgrind is
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import statistics
@@ -24,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import instructions
 from corpus import flagged_k8s, generate
 
 FLOOR = """
@@ -69,12 +72,49 @@ def compare(label: str, commands: dict[str, list[str]], repetitions: int) -> dic
         for name, command in commands.items():
             runs[name].append(measure(command))
     result = {name: median(values) for name, values in runs.items()}
-    print(f"\n{label} (median of {repetitions})")
+    _print_runs(f"{label} (median of {repetitions})", result)
+    return result
+
+
+def _print_runs(label: str, result: dict[str, Run]) -> None:
+    print(f"\n{label}")
     floor = result.get("floor")
     for name, run in result.items():
         ratio = f"  {run.wall / floor.wall:5.2f}x floor" if floor and name != "floor" else ""
         print(f"  {name:<12} wall {run.wall:7.3f} s  cpu {run.cpu:7.3f} s  peak RSS {run.rss_mib:6.1f} MiB{ratio}")
-    return result
+
+
+def compare_sizes(small: Path, large: Path, repetitions: int) -> tuple[dict[Path, dict[str, Run]], dict[str, float]]:
+    """shmlint and the floor on both corpora, all four in each repetition: the machine's speed drifts by a third
+    within an hour, so sizes measured one after the other compare two moments, not two sizes (one such run read
+    a growth of 2.87x where the work grows 2.02x, counted in instructions). Each ratio is taken within a
+    repetition, then the median of those."""
+    runs: dict[Path, dict[str, list[Run]]] = {corpus: {"shmlint": [], "floor": []} for corpus in (small, large)}
+    for _ in range(repetitions):
+        for corpus, by_name in runs.items():
+            for name, command in corpus_commands(corpus, {}).items():
+                by_name[name].append(measure(command))
+
+    def ratio(top: list[Run], bottom: list[Run], field: str = "wall") -> float:
+        return float(statistics.median(getattr(a, field) / getattr(b, field) for a, b in zip(top, bottom, strict=True)))
+
+    result = {corpus: {name: median(values) for name, values in by_name.items()} for corpus, by_name in runs.items()}
+    for corpus, medians in result.items():
+        _print_runs(f"{corpus.name} (median of {repetitions})", medians)
+    ratios = {
+        "small vs floor": ratio(runs[small]["shmlint"], runs[small]["floor"]),
+        "small vs floor cpu": ratio(runs[small]["shmlint"], runs[small]["floor"], "cpu"),
+        "growth": ratio(runs[large]["shmlint"], runs[small]["shmlint"]),
+        "growth cpu": ratio(runs[large]["shmlint"], runs[small]["shmlint"], "cpu"),
+        "floor growth": ratio(runs[large]["floor"], runs[small]["floor"]),
+    }
+    print(
+        f"\n  per-repetition medians: shmlint / floor {ratios['small vs floor']:.2f}x wall, "
+        f"{ratios['small vs floor cpu']:.2f}x cpu (shmlint's two workers need two free cores to beat the one-process "
+        f"floor); growth {ratios['growth']:.2f}x wall, {ratios['growth cpu']:.2f}x cpu (the floor's: "
+        f"{ratios['floor growth']:.2f}x wall)"
+    )
+    return result, ratios
 
 
 def verdict(name: str, value: float, limit: float, unit: str = "x") -> bool:
@@ -92,13 +132,19 @@ def virtual_environment(folder: Path, *requirements: str, timeout: float) -> Pat
     return folder / "bin"
 
 
+#: yamllint for the one-file comparison, pinned so that its side of the ratio does not move on its own
+YAMLLINT = "yamllint==1.38.0"
+
+
 def hook_interpreter(base: Path) -> tuple[str, str]:
     """An interpreter with shmlint installed the way pre-commit installs a hook: a fresh virtual environment and
-    ``pip install`` of this checkout. A hook starts without the site-packages of the machine's interpreter, so
-    without their ``.pth`` start-up hooks (this sandbox has one that imports certifi on every start). Falls back
-    to the current interpreter, saying why, when the environment cannot be built (no package index)."""
+    ``pip install`` of this checkout (and the pinned yamllint, compared on the same file). A hook starts without
+    the site-packages of the machine's interpreter, so without their ``.pth`` start-up hooks (this sandbox has one
+    that imports certifi on every start). Falls back to the current interpreter, saying why, when the environment
+    cannot be built (no package index)."""
     try:
-        bin_folder = virtual_environment(base / "hook-venv", str(Path(__file__).resolve().parent.parent), timeout=900)
+        checkout = str(Path(__file__).resolve().parent.parent)
+        bin_folder = virtual_environment(base / "hook-venv", checkout, YAMLLINT, timeout=900)
     except (subprocess.SubprocessError, OSError) as exc:
         print(f"  (no hook environment: {exc}; the one-file case runs in this interpreter instead)")
         return sys.executable, "this interpreter"
@@ -109,39 +155,77 @@ def hook_interpreter(base: Path) -> tuple[str, str]:
 ONE_FILE_RATIO = 1.35
 
 
+def one_file_commands(python: str, clean_file: Path, flagged_file: Path) -> dict[str, list[str]]:
+    """The one-file commands, each started by the interpreter binary itself (a console script is run as
+    ``python script``: valgrind must start the interpreter, not read a ``#!`` line)."""
+    bin_folder = Path(python).parent
+    if python == sys.executable:
+        shmlint = [python, "-m", "shmlint"]
+        yamllint = [python, "-m", "yamllint"] if importlib.util.find_spec("yamllint") else None
+    else:
+        shmlint = [python, str(bin_folder / "shmlint")]
+        yamllint = [python, str(bin_folder / "yamllint")] if (bin_folder / "yamllint").exists() else None
+    commands = {
+        "imports": [python, "-c", "import click, yaml"],
+        "clean file": [*shmlint, "check", str(clean_file)],
+        "flagged file": [*shmlint, "check", str(flagged_file)],
+    }
+    if yamllint is not None:  # its default configuration, on the flagged file
+        commands["yamllint"] = [*yamllint, str(flagged_file)]
+    return commands
+
+
 def one_file_case(base: Path, corpus: Path, repetitions: int) -> list[bool]:
     """The pre-commit case: ``shmlint check`` on one file, a clean one (what a hook sees most) and one with a
-    finding, each against the start of Python importing only the libraries shmlint requires (click, PyYAML),
-    measured side by side in the same loop so that the machine's load hits all three alike."""
+    finding, each against the start of Python importing only the libraries shmlint requires (click, PyYAML) and
+    against yamllint on the same file, measured side by side in the same loop so that the machine's load hits
+    them alike; and, where valgrind is installed, the instructions each executes, which no load moves. The
+    verdicts use the instruction counts when there are some, the wall-time ratios otherwise."""
     python, where = hook_interpreter(base)
     (base / "one-flagged").mkdir()
-    clean_file = next((corpus / "k8s").rglob("*.yaml"))
+    empty = base / "one-file-cwd"  # `python -c` lists its current folder on every import: an empty one
+    empty.mkdir()
+    clean_file = min((corpus / "k8s").rglob("*.yaml"))
     flagged_file = flagged_k8s(base / "one-flagged", 1)[0]
-    script = [str(Path(python).parent / "shmlint")] if python != sys.executable else shmlint_command()
-    commands = {
-        "clean file": [*script, "check", str(clean_file)],
-        "flagged file": [*script, "check", str(flagged_file)],
-        "imports": [python, "-c", "import click, yaml"],
-    }
+    commands = one_file_commands(python, clean_file, flagged_file)
     walls: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(repetitions):
         for name, command in commands.items():
-            walls[name].append(measure(command).wall * 1000)
+            walls[name].append(measure(command, cwd=empty).wall * 1000)
     ms = {name: statistics.median(values) for name, values in walls.items()}
-    # each repetition's ratio, then their median: a repetition's three runs share the machine's load of the moment
-    ratios = {
+    # each repetition's ratio, then their median: a repetition's runs share the machine's load of the moment
+    wall_ratio = {
         name: statistics.median(wall / floor for wall, floor in zip(walls[name], walls["imports"], strict=True))
-        for name in ("clean file", "flagged file")
+        for name in commands
     }
-    print(
-        f"\none file, in {where} (median of {repetitions}): shmlint check {ms['clean file']:.1f} ms on a clean "
-        f"file, {ms['flagged file']:.1f} ms on one with a finding; starting Python and importing only the "
-        f"libraries shmlint requires (click, PyYAML) takes {ms['imports']:.1f} ms"
-    )
-    return [
-        verdict("one clean file vs imports, median wall ratio", ratios["clean file"], ONE_FILE_RATIO),
-        verdict("one flagged file vs imports, median wall ratio", ratios["flagged file"], ONE_FILE_RATIO),
+    counted = _instruction_counts(commands, python, empty)
+    print(f"\none file, in {where}: wall median of {repetitions}; instructions counted by callgrind")
+    print(f"  {'':<14}{'wall':>10}{'/ imports':>11}{'instructions':>15}{'/ imports':>11}")
+    for name in commands:
+        count = f"{counted[name] / 1e6:12.1f} M" if counted else f"{'-':>14}"
+        ratio = f"{counted[name] / counted['imports']:10.3f}x" if counted else f"{'-':>11}"
+        print(f"  {name:<14}{ms[name]:7.1f} ms{wall_ratio[name]:10.3f}x {count}{ratio}")
+    ratios = {name: counted[name] / counted["imports"] for name in commands} if counted else wall_ratio
+    measure_name = "instructions" if counted else "median wall"
+    results = [
+        verdict(f"one clean file vs imports, {measure_name} ratio", ratios["clean file"], ONE_FILE_RATIO),
+        verdict(f"one flagged file vs imports, {measure_name} ratio", ratios["flagged file"], ONE_FILE_RATIO),
     ]
+    if "yamllint" in commands:
+        flagged_vs_yamllint = ratios["flagged file"] / ratios["yamllint"]
+        results.append(verdict(f"one flagged file vs yamllint, {measure_name} ratio", flagged_vs_yamllint, 1.0))
+    return results
+
+
+def _instruction_counts(commands: dict[str, list[str]], python: str, empty: Path) -> dict[str, int]:
+    """Each command's instructions, or nothing (saying why) where valgrind or a real interpreter binary is missing."""
+    if not instructions.available():
+        print("  (no valgrind: the one-file verdicts use wall time)")
+        return {}
+    if not instructions.is_binary(python):
+        print(f"  ({python} is a script, a version manager's shim: no instruction counts)")
+        return {}
+    return {name: instructions.count(command, empty) for name, command in commands.items()}
 
 
 def other_tools(base: Path, install: bool) -> dict[str, str]:
@@ -194,6 +278,7 @@ def main() -> int:
         action="store_true",
         help="install checkov and yamllint (when not on PATH) to compare on 1,000 files",
     )
+    parser.add_argument("--one-file", action="store_true", help="only the one-file case (a few minutes with valgrind)")
     args = parser.parse_args()
     small, large = (1000, 2000) if args.quick else (10_000, 20_000)
     reps = 3 if args.quick else args.repetitions
@@ -204,23 +289,20 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
+        if args.one_file:  # the clean file is the corpus's first Kubernetes file, the same bytes at any size
+            generate(base / "corpus", 100)
+            results = one_file_case(base, base / "corpus", 21 if not args.quick else 7)
+            print("\nall targets met" if all(results) else "\nsome targets missed")
+            return 0 if all(results) else 1
         corpora = {}
         for size in (small, large):
             corpora[size] = base / f"corpus-{size}"
             generate(corpora[size], size)
-        timings = {
-            size: compare(f"{size:,} files", corpus_commands(corpora[size], {}), reps) for size in (small, large)
-        }
+        timings, ratios = compare_sizes(corpora[small], corpora[large], reps)
         print("\ntargets")
-        results.append(
-            verdict(f"{small:,} files vs floor", timings[small]["shmlint"].wall / timings[small]["floor"].wall, 1.0)
-        )
-        results.append(
-            verdict(
-                f"growth {large:,} / {small:,}", timings[large]["shmlint"].wall / timings[small]["shmlint"].wall, 2.2
-            )
-        )
-        results.append(verdict(f"peak RSS at {large:,} files", timings[large]["shmlint"].rss_mib, 150, " MiB"))
+        results.append(verdict(f"{small:,} files vs floor", ratios["small vs floor"], 0.9))
+        results.append(verdict(f"growth {large:,} / {small:,}", ratios["growth"], 2.2))
+        results.append(verdict(f"peak RSS at {large:,} files", timings[corpora[large]]["shmlint"].rss_mib, 150, " MiB"))
         results += one_file_case(base, corpora[small], 21 if not args.quick else 7)
         results += fix_case(base, 1000 if not args.quick else 200, reps)
         tools = other_tools(base, args.others)

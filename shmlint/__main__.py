@@ -10,7 +10,8 @@ def main() -> None:
 
     Start-up creates tens of thousands of objects and frees almost none, so collecting while it runs is wasted
     work (several percent of a one-file run); frozen, those objects also stay out of every later collection. The
-    run itself collects as usual.
+    run itself collects as usual, and what it leaves is frozen too when it ends, so that the interpreter's exit does
+    not walk it again in its three full collections (half the exit's work after a one-file check).
     """
     gc.disable()
     try:
@@ -18,7 +19,10 @@ def main() -> None:
     finally:
         gc.freeze()
         gc.enable()
-    run()
+    try:
+        run()
+    finally:
+        gc.freeze()
 
 
 if __name__ == "__main__":

@@ -15,21 +15,13 @@ from typing import Any
 
 import yaml
 
+from shmlint.catalog_files import CatalogError, catalog_dir, file_of, rule_files
 from shmlint.model import Applicability, WorkloadFormat
 from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
 
-#: where the catalog is, first found wins: inside the package in an installed wheel (pyproject.toml force-includes
-#: ``rules/`` there), else the checkout's top-level ``rules/`` (a source tree or an editable install)
-_FOLDERS = ("data/rules", "../rules")
-#: what makes a folder the catalog rather than some other ``rules`` folder beside the package
-_MARKER = "schema.json"
 #: libyaml when PyYAML was built with it (about ten times faster); the pure-Python loader otherwise
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class CatalogError(ValueError):
-    """A catalog file is missing a field or has one of the wrong type; the message names the file."""
 
 
 class FixAvailability(StrEnum):
@@ -100,30 +92,9 @@ class CatalogEntry(NamedTuple):
         return f"{self.stem}.yaml"
 
 
-@functools.cache
-def catalog_dir() -> str:
-    """Where the rule files are, in a checkout and in an installed wheel alike.
-
-    Plain paths rather than ``importlib.resources``: pip always unpacks wheels, and the resources machinery costs
-    a tenth of the start-up budget of a pre-commit run.
-    """
-    package = os.path.dirname(os.path.realpath(__file__))
-    for relative in _FOLDERS:
-        folder = os.path.join(package, relative)
-        if os.path.isfile(os.path.join(folder, _MARKER)):
-            return os.path.realpath(folder)
-    raise CatalogError(f"rule catalog not found: none of {', '.join(_FOLDERS)} beside {package} holds {_MARKER}")
-
-
-def rule_stems() -> tuple[str, ...]:
-    """Every rule's file stem in code order (``shm005_shm_too_small``), from file names alone: nothing is parsed,
-    so the rule registry can list the implementations without paying for the YAML."""
-    return tuple(name.removesuffix(".yaml") for name in _rule_files())
-
-
 def load_catalog() -> dict[str, CatalogEntry]:
     """All rules by code, ordered by code. A fresh dict each call, so callers cannot change each other's view."""
-    rules = [_rule_from_file(entry) for entry in _rule_files()]
+    rules = [_rule_from_file(entry) for entry in rule_files()]
     codes = [rule.code for rule in rules]
     if len(set(codes)) != len(codes):
         raise CatalogError(f"duplicate codes in the rule catalog at {catalog_dir()}")
@@ -136,26 +107,8 @@ def lookup(code_or_slug: str) -> CatalogEntry | None:
     Only the rule's own file is read: its name is ``code_slug.yaml`` in lower case with ``_`` for ``-`` (a
     catalog test holds every file to that), so a rule that reports does not parse the others.
     """
-    name = _file_of(code_or_slug)
+    name = file_of(code_or_slug)
     return None if name is None else _rule_from_file(name)
-
-
-def _file_of(code_or_slug: str) -> str | None:
-    """The catalog file of a rule, found by its name alone (``shm005_shm_too_small.yaml``: code, then slug)."""
-    key = code_or_slug.strip().lower()
-    for name in _rule_files():
-        code, _, slug = name.removesuffix(".yaml").partition("_")
-        if code == key or slug.replace("_", "-") == key:
-            return name
-    return None
-
-
-@functools.cache
-def _rule_files() -> tuple[str, ...]:
-    """The rule files' names, sorted."""
-    return tuple(
-        sorted(name for name in os.listdir(catalog_dir()) if name.startswith("shm") and name.endswith(".yaml"))
-    )
 
 
 @functools.cache

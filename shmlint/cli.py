@@ -150,13 +150,14 @@ def check(
     """Check files and folders (default: the current folder; '-' reads standard input)."""
     from shmlint import session
 
-    stdin = session.Stdin(sys.stdin.buffer if sys.stdin is not None else None, stdin_filename) if "-" in paths else None
-    targets = tuple(p for p in paths if p != "-") or (() if stdin is not None else (".",))
-    request = session.Request(targets, stdin, options, config)
+    stdin_name = (stdin_filename or "-") if "-" in paths else None
+    targets = tuple(p for p in paths if p != "-") or (() if stdin_name is not None else (".",))
+    stream = sys.stdin.buffer if sys.stdin is not None else None
+    request = session.Request(targets, stdin_name, stream, options, config)
     if unsafe_fixes and not apply_fixes:
         raise click.BadParameter("applies fixes: use it with --fix (or `shmlint fix`)", param_hint="--unsafe-fixes")
     if apply_fixes:  # as ruff's `check --fix`: the fixes written, then the check reports what is left
-        if stdin is not None:
+        if stdin_name is not None:
             raise click.BadParameter("'-': `check --fix` rewrites files; `shmlint fix -` prints standard input fixed")
         from shmlint.fix.command import fix_paths, fixable_paths
 

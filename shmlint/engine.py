@@ -99,11 +99,11 @@ class Engine:
         if workloads:
             raw += hint_findings + self.rules(workloads)
         findings, unused = self.suppress(raw, source, path)
-        findings = _fixable_only(findings, source)
         undecided: tuple[Finding, ...] = ()
         if self.settings.undecided == "summary" and any(f.undecided for f in findings):
-            undecided = tuple(f for f in findings if f.undecided)
+            undecided = tuple(f for f in findings if f.undecided)  # counted in the summary, never listed or fixed
             findings = [f for f in findings if not f.undecided]
+        findings = _fixable_only(findings, source)
         return FileResult(
             source.path, tuple(findings), tuple(notices), tuple(workloads), source, tuple(unused), None, undecided
         )

@@ -64,8 +64,9 @@ def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None =
 
 def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[Candidate]) -> ProjectIndex:
     """The run's cross-file facts, found before any file is checked: where containers' code is followed (read
-    only when a container names it), the KServe ServingRuntimes that complete InferenceServices in any file, and
-    the kustomize patches and components that are judged through the overlays that use them."""
+    only when a container names it), the KServe ServingRuntimes that complete InferenceServices in any file, the
+    images the files build (by name: ``project.builds``), and the kustomize patches and components that are judged
+    through the overlays that use them."""
     from shmlint.project.index import ProjectIndex
 
     runtime_files, build_files = _marked(settings, candidates)

@@ -1,9 +1,9 @@
 """A run as values: a ``Request`` in, a ``Report`` out, whoever asks (the command line, ``fix``, the editor).
 
 The decisions at the door are made here once: which configuration applies to a path (and what the command line
-lays over it), what kind a text is, and the size and NUL limits of a text that was not read from its path
-(standard input, an editor's buffer: ``check_text``). Each file's result carries the settings that judged it, so
-what comes after (fail-on, source context) needs no second look at the configuration.
+lays over it); a text that was not read from its path (standard input, an editor's buffer) goes through the one
+door of ``shmlint.text_input`` (its kind, the size and NUL limits). Each file's result carries the settings that
+judged it, so what comes after (fail-on, source context) needs no second look at the configuration.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from shmlint.config_error import ConfigError, Problem
-from shmlint.discover import SNIFF_BYTES, FileKind, kind_by_content, kind_by_name
 from shmlint.model import FileResult, Report
 from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
@@ -20,7 +19,6 @@ from shmlint.severity import Severity
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from shmlint.engine import Engine
     from shmlint.source import SourceText
 
 
@@ -46,28 +44,19 @@ class Options(NamedTuple):
         return settings._replace(**changes) if changes else settings
 
 
-class Stdin(NamedTuple):
-    """Standard input to check as a file called ``name`` (``--stdin-filename``; ``-`` when not given)."""
-
-    stream: BinaryIO | None
-    name: str | None = None
-
-
 class Request(NamedTuple):
     """What to check: files and folders, standard input, or both, with the command line's options."""
 
     paths: tuple[str, ...] = ()
-    stdin: Stdin | None = None
+    stdin_name: str | None = None  # standard input is checked as a file of this name ('-' or ``--stdin-filename``)
+    stdin: BinaryIO | None = None  # the stream it is read from (None: closed, so empty)
     options: Options = Options()
     config: Path | None = None  # one configuration file for every path (``--config``); None: the nearest above each
     jobs: int | None = None  # worker processes; None: decided by the size of the tree
 
 
-class Group(NamedTuple):
-    """Paths that share a configuration, and the settings it gives them with the options laid over."""
-
-    settings: Settings
-    paths: tuple[str, ...]
+#: paths that share a configuration, and the settings it gives them with the options laid over
+Group = tuple[Settings, tuple[str, ...]]
 
 
 def configure(paths: tuple[str, ...], config: Path | None, options: Options) -> list[Group]:
@@ -87,13 +76,13 @@ def configure(paths: tuple[str, ...], config: Path | None, options: Options) -> 
         below = fix_size_below_minimum(settings) if options.fix_size is None else None
         if below is not None and effective.path is not None:
             raise ConfigError(effective.path, [Problem(("fix-size",), below)])
-        groups.append(Group(settings, tuple(grouped)))
+        groups.append((settings, tuple(grouped)))
     return groups
 
 
 def settings_for(path: str, config: Path | None, options: Options | None = None) -> Settings:
     """The settings ``check`` uses for one path (standard input: the current folder's)."""
-    return configure((path,), config, options or Options())[0].settings
+    return configure((path,), config, options or Options())[0][0]
 
 
 def fix_size_below_minimum(settings: Settings) -> str | None:
@@ -116,76 +105,14 @@ def check(request: Request) -> Report:
     files: list[FileResult] = []
     for settings, members in configure(request.paths, request.config, request.options) if request.paths else []:
         files += (result._replace(settings=settings) for result in check_paths(settings, members, request.jobs).files)
-    if request.stdin is not None:
+    if request.stdin_name is not None:
         from shmlint.engine import Engine
+        from shmlint.text_input import check_text, read_stream
 
         settings = settings_for(".", request.config, request.options)
-        text = read_stream(request.stdin, settings.max_file_size)
+        text = read_stream(request.stdin, request.stdin_name, settings.max_file_size)
         files.append(check_text(Engine(settings), text).result._replace(settings=settings))
     return Report(tuple(files))
-
-
-class Text(NamedTuple):
-    """A file's content that was not read from its path: standard input, an editor's buffer."""
-
-    path: str  # what its findings name, and what decides its kind and configuration
-    data: bytes | str  # the bytes read from a stream, or an editor's text
-    fallback: FileKind | None = FileKind.YAML  # its kind when neither its name nor its first bytes tell
-    stream: bool = False  # read from standard input, which is read to one byte past the limit and no further
-
-
-class TextCheck(NamedTuple):
-    """A text as checked: how it was read (``source`` and ``kind``: None when it is not a file shmlint reads, or
-    could not be read) and what the engine found."""
-
-    result: FileResult
-    source: SourceText | None = None
-    kind: FileKind | None = None
-
-
-def read_stream(stdin: Stdin, limit: int) -> Text:
-    """Standard input, read to one byte past ``limit`` (``check - < /dev/zero`` would read forever)."""
-    data = stdin.stream.read(limit + 1) if stdin.stream is not None else b""
-    return Text(stdin.name or "-", data, stream=True)
-
-
-def kind_of(text: Text) -> FileKind | None:
-    """As a named file without a telling name: its name first, then its first bytes, then the fallback."""
-    data = text.data
-    head = data[:SNIFF_BYTES] if isinstance(data, bytes) else data[:SNIFF_BYTES].encode("utf-8", "surrogatepass")
-    return kind_by_name(text.path) or kind_by_content(head) or text.fallback
-
-
-def check_text(engine: Engine, text: Text) -> TextCheck:
-    """One text checked as ``check`` checks a file of that name: the same kind, the same limits (above
-    max-file-size, a NUL byte or undecodable bytes are an SHM000 finding, never a check of part of it)."""
-    from shmlint.source import InputError, SourceText
-
-    kind = kind_of(text)
-    if kind is None:  # not a file shmlint reads (an editor sent it anyway)
-        return TextCheck(FileResult(text.path))
-    data, limit = text.data, engine.settings.max_file_size
-    size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
-    if size > limit:
-        if text.stream:
-            why = f"standard input is above the limit of {limit:,} bytes (max-file-size)"
-        else:
-            why = f"file is {size:,} bytes, above the limit of {limit:,} (max-file-size)"
-        return TextCheck(engine.invalid(text.path, why), None, kind)
-    try:
-        source = SourceText.from_bytes(text.path, data) if isinstance(data, bytes) else _from_text(text.path, data)
-    except InputError as exc:
-        return TextCheck(engine.invalid(text.path, str(exc)), None, kind)
-    return TextCheck(engine.check_source(source, kind, text.path), source, kind)
-
-
-def _from_text(path: str, text: str) -> SourceText:
-    """An editor's text, held to the rule bytes are: a NUL makes it binary."""
-    from shmlint.source import InputError, SourceText
-
-    if (nul := text.find("\0")) != -1:
-        raise InputError(f"binary file (NUL byte at offset {nul})")
-    return SourceText(path, text)
 
 
 def shown_sources(report: Report) -> dict[str, SourceText]:

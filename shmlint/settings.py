@@ -8,7 +8,8 @@ from shmlint.discover import DEFAULT_EXCLUDE, StrPath
 from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
 from shmlint.signals import Signals
-from shmlint.sizes import DEFAULT_MIN_SHM_BYTES, GIB
+from shmlint.sizes import DEFAULT_MIN_SHM_BYTES
+from shmlint.sizing import DEFAULT_FIX_BYTES
 
 #: the code of a file that could not be read or parsed
 INPUT_ERROR = "SHM000"
@@ -25,7 +26,7 @@ class Settings(NamedTuple):
     of the same setting has that name too (``--fix-size``)."""
 
     min_shm_size: int = DEFAULT_MIN_SHM_BYTES  # SHM005 threshold when a workload declares no DataLoader profile
-    fix_size: int = 8 * GIB  # size written by fixes (at most half a container's memory limit)
+    fix_size: int = DEFAULT_FIX_BYTES  # size written by fixes (at most half a container's memory limit)
     signals: Signals = Signals()  # one shared default: immutable, and its compiled patterns are kept once
     select: frozenset[str] = frozenset()  # codes; empty means all
     ignore: frozenset[str] = frozenset()

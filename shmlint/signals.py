@@ -134,7 +134,7 @@ TORCH_IMAGES = (
 
 #: image tags that mark client or SDK images: the name says torch/triton but nothing trains or serves there
 NON_WORKLOAD_TAGS = (r"(^|[-_.])(py3-)?(client)?sdk($|[-_.])",)
-_NON_WORKLOAD_TAG_RE = LazyRegex("|".join(NON_WORKLOAD_TAGS), re.IGNORECASE)
+_NON_WORKLOAD_TAG_RE = LazyRegex("|".join(NON_WORKLOAD_TAGS), re.IGNORECASE, required=("sdk",))
 
 #: regular expressions matched against a container's command and arguments joined by spaces
 TORCH_COMMANDS = (

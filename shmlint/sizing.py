@@ -9,10 +9,16 @@ wins over the floor: a size above the limit is the SHM004 problem itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from shmlint.model import BlockTarget, PodTarget, ShmSource, Workload
 from shmlint.named_tuple import NamedTuple
-from shmlint.settings import Settings
-from shmlint.sizes import MIB
+from shmlint.sizes import GIB, MIB
+
+#: what a fix writes when neither a DataLoader hint nor ``fix-size`` says more
+DEFAULT_FIX_BYTES = 8 * GIB
+CONTAINER_CAP = "half the container's memory limit"
+POD_CAP = "half the smallest memory limit in the pod"
 
 
 class FixSize(NamedTuple):
@@ -22,31 +28,56 @@ class FixSize(NamedTuple):
     why: str
 
 
-def wanted(workload: Workload, settings: Settings) -> FixSize:
-    """What a fix aims at before any cap: the hint's recommendation, else ``fix-size``."""
+def half(limit: int) -> int:
+    """The most /dev/shm a memory limit leaves room for: its pages count against the limit."""
+    return limit // 2
+
+
+def pod_cap(limits: Iterable[int | None]) -> int | None:
+    """The most a volume the pod's containers share can use: half the smallest of their memory limits."""
+    known = [limit for limit in limits if limit]
+    return half(min(known)) if known else None
+
+
+def wanted(workload: Workload, fix_bytes: int) -> FixSize:
+    """What a fix aims at before any cap: the hint's recommendation, else ``fix-size`` (``fix_bytes``)."""
     if workload.dataloader is not None:
         from shmlint.dataloader import estimate  # only workloads with a hint need the estimator
 
         return FixSize(estimate(workload.dataloader).recommended_bytes, "from the DataLoader hint")
-    default = settings.fix_size == Settings().fix_size
-    return FixSize(settings.fix_size, "the default fix-size" if default else "the configured fix-size")
+    default = fix_bytes == DEFAULT_FIX_BYTES
+    return FixSize(fix_bytes, "the default fix-size" if default else "the configured fix-size")
 
 
-def minimum(workload: Workload, settings: Settings) -> int:
-    """Below this SHM005 speaks: the hint's estimated need, else ``min-shm-size``."""
+def minimum(workload: Workload, min_bytes: int) -> int:
+    """Below this SHM005 speaks: the hint's estimated need, else ``min-shm-size`` (``min_bytes``)."""
     if workload.dataloader is not None:
         from shmlint.dataloader import estimate
 
         return estimate(workload.dataloader).estimate_bytes
-    return settings.min_shm_size
+    return min_bytes
+
+
+def floor(workload: Workload, min_bytes: int, source: ShmSource) -> tuple[int, str]:
+    """Below this SHM005 speaks about ``source``, and why: the minimum (or the hint's estimate), unless the memory
+    limit cannot give /dev/shm that much (half the container's, half the smallest in the pod for a shared
+    volume)."""
+    least = minimum(workload, min_bytes)
+    why = "the estimated need of its DataLoader hint" if workload.dataloader else "the minimum"
+    limit = workload.memory_limit.bytes if workload.memory_limit else None
+    if limit and half(limit) < least:
+        least, why = half(limit), CONTAINER_CAP
+    if source.cap_bytes and source.cap_bytes < least:
+        return source.cap_bytes, POD_CAP
+    return least, why
 
 
 def fix_size(
-    workload: Workload, settings: Settings, *, current: int | None = None, source: ShmSource | None = None
+    workload: Workload, fix_bytes: int, *, current: int | None = None, source: ShmSource | None = None
 ) -> FixSize:
     """The size a fix writes. ``current``: what the workload already gets (never lowered, but for the cap);
     ``source``: the declaration the fix changes, whose pod-wide cap applies."""
-    size = wanted(workload, settings)
+    size = wanted(workload, fix_bytes)
     if current is not None and current > size.bytes:
         size = FixSize(current, "what it already gets")
     for cap, why in _caps(workload, source):
@@ -60,9 +91,9 @@ def _caps(workload: Workload, source: ShmSource | None) -> list[tuple[int, str]]
     caps = []
     limit = workload.memory_limit
     if limit is not None and limit.bytes:
-        caps.append((limit.bytes // 2, f"half the memory limit {limit.text}"))
+        caps.append((half(limit.bytes), f"half the memory limit {limit.text}"))
     target = workload.target.inner if isinstance(workload.target, BlockTarget) else workload.target
     shared = source.cap_bytes if source is not None else target.memory_cap if isinstance(target, PodTarget) else None
     if shared:
-        caps.append((shared, "half the smallest memory limit in the pod"))
+        caps.append((shared, POD_CAP))
     return caps

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from click.testing import CliRunner, Result
 
 from shmlint.engine import Engine
 from shmlint.settings import Settings
-from tests.support import ROOT, corpus_dir, corpus_missing, default_engine
+from tests.support import ROOT, corpus_dir, corpus_missing, default_engine, run_shmlint
 
 REQUIRE_CORPUS_ENV = "SHMLINT_REQUIRE_CORPUS"
 
@@ -36,6 +37,38 @@ def pytest_cmdline_main(config: pytest.Config) -> object:
 def pytest_report_header() -> str:
     """Say up front whether the corpus tests will run."""
     return f"shmlint corpus: {corpus_missing() or corpus_dir()}"
+
+
+#: packages of an extra that a test module may import at its top, and how to install each: where one is missing,
+#: the modules that import it are skipped with that reason, never a collection error (torch is reached only through
+#: the validation harness, podman only as a command: their tests skip or fail by themselves, saying why)
+OPTIONAL_PACKAGES = {
+    "hypothesis": "the [test] extra",
+    "pytest_lsp": "the [test] extra",
+    "lsprotocol": "the [lsp] extra",
+    "pygls": "the [lsp] extra",
+    "kubernetes_validate": "the [test] extra",
+    "atheris": "pip install atheris (optional fuzzing)",
+    "torch": "the [validation] extra",
+}
+_MISSING = re.compile(r"No module named '(\w+)|import of (\w+) halted")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A test module that cannot be imported for want of an optional package is a skip saying which and how to
+    install it, where pytest would stop the whole run with a collection error."""
+    report = yield
+    if report.failed and isinstance(collector, pytest.Module):
+        found = _MISSING.search(str(report.longrepr))
+        package = found and (found.group(1) or found.group(2))
+        if package in OPTIONAL_PACKAGES:
+            report.outcome = "skipped"
+            reason = f"Skipped: {package} is not installed ({OPTIONAL_PACKAGES[package]})"
+            report.longrepr = (str(collector.path), None, reason)
+    return report
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -168,18 +201,7 @@ def shmlint_process() -> ShmlintProcess:
         cwd: Path | None = None,
         timeout: float = 120,
     ) -> subprocess.CompletedProcess[str]:
-        environment = {**os.environ, "NO_COLOR": "1", **(env or {})}
-        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), environment.get("PYTHONPATH")]))
-        return subprocess.run(
-            [sys.executable, "-m", "shmlint", *args],
-            cwd=cwd or ROOT,
-            input=input,
-            capture_output=True,
-            text=True,
-            env=environment,
-            timeout=timeout,
-            check=False,
-        )
+        return run_shmlint(*args, cwd=cwd or ROOT, input=input, env=env, timeout=timeout)
 
     return run
 

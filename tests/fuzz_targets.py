@@ -1,5 +1,5 @@
-"""Byte-level fuzz targets for the container command-line grammar and the kustomization graph walker (issue 18:
-"keep a fuzz target for the command-line grammar and the kustomization graph walker").
+"""Byte-level fuzz targets for the container command-line grammar and the kustomization graph walker (both read
+hostile text from any checked file).
 
 Each target takes arbitrary bytes, runs one component on them and asserts its invariants; any exception is a
 finding. ``tests/test_fuzz_targets.py`` runs them under hypothesis in the suite; with atheris installed they are

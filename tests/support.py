@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import csv
 import functools
+import importlib.util
+import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -119,19 +124,83 @@ def namespace_backend(reaper: Any) -> Any:
     return backend
 
 
+def script_module(path: Path, name: str) -> ModuleType:
+    """A script outside the package (bench/...) imported as the module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_precision_benchmark(script: str, tmp_path: Path, timeout: float, *args: str) -> dict[str, Any]:
+    """``bench/precision/<script>`` over its pinned repositories, and the JSON it writes. Its repositories are used
+    only where they are already on disk (it never downloads here): SHMLINT_PRECISION_MIRROR (bare git mirrors) or
+    SHMLINT_PRECISION_CACHE (the script's cache); otherwise the test skips, saying how to run it."""
+    mirror, cache = os.environ.get("SHMLINT_PRECISION_MIRROR"), os.environ.get("SHMLINT_PRECISION_CACHE")
+    if not mirror and not cache:
+        pytest.skip(
+            f"the repositories of bench/precision/{script} are not on disk: set SHMLINT_PRECISION_MIRROR=/work/.mirror "
+            f"or SHMLINT_PRECISION_CACHE=<cache of bench/precision/{script}> to run it"
+        )
+    command = [sys.executable, str(ROOT / "bench" / "precision" / script), *args, "--cache", cache or str(tmp_path)]
+    if mirror:
+        command += ["--mirror", mirror]
+    command += ["--json", str(tmp_path / "result.json")]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=timeout)
+    # exit 0: every finding has a label or verdict written by reading, and every label points into the trees
+    assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
+    result: dict[str, Any] = json.loads((tmp_path / "result.json").read_text())
+    return result
+
+
 #: the environment a test runs ``python -m shmlint`` in: this checkout first on the path, no colour
 SHMLINT_ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
 
 
-def run_shmlint(*args: str, cwd: Path, timeout: float = 120, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    """``python -m shmlint ARGS`` as a user runs it, text output captured, never raising on the exit code."""
+def run_shmlint(
+    *args: str, cwd: Path, timeout: float = 120, env: Mapping[str, str] | None = None, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    """``python -m shmlint ARGS`` as a user runs it, text output captured, never raising on the exit code; ``env``
+    adds to (or overrides) ``SHMLINT_ENV``."""
     return subprocess.run(
         [sys.executable, "-m", "shmlint", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env=SHMLINT_ENV,
+        env={**SHMLINT_ENV, **(env or {})},
         timeout=timeout,
         check=False,
         **kwargs,
+    )
+
+
+#: the address space one shmlint process gets for a hostile input (``run_shmlint_bytes(limit_memory=True)``)
+MEMORY_LIMIT = 2 * 1024**3
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def run_shmlint_bytes(
+    *args: str,
+    cwd: Path,
+    stdin: bytes | None = None,
+    timeout: float = 120,
+    limit_memory: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """``run_shmlint`` with bytes in and out, for inputs and outputs that are not UTF-8; ``limit_memory`` runs it
+    with ``MEMORY_LIMIT`` of address space, so that unbounded work is a failure rather than a swapping machine."""
+    return subprocess.run(
+        [sys.executable, "-m", "shmlint", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        env={**SHMLINT_ENV, **(env or {})},
+        timeout=timeout,
+        check=False,
+        preexec_fn=_limit_memory if limit_memory else None,
     )

@@ -1,7 +1,7 @@
-"""Accelerator signals are identical in every format (issue 15 item 8): each entry of the one table
+"""Accelerator signals are identical in every format: each entry of the one table
 (``signals.ACCELERATORS``) makes a workload accelerator work in Kubernetes, compose and a ``docker run`` line, through
 the default prefilter; and a request of non-GPU accelerators is never taken for software that uses /dev/shm
-(issue 14: TPU, Gaudi, Neuron, Intel XPU with unknown software are a warning, not an error).
+(TPU, Gaudi, Neuron, Intel XPU with unknown software are a warning, not an error).
 
 Each signal is spelled as each format spells it: an extended resource is a Kubernetes resource limit, a compose
 CDI device (``devices: [name=all]``) and ``--device name=all``; a runtime is ``runtimeClassName``, compose
@@ -84,7 +84,7 @@ def test_every_signal_is_recognised_in_every_format(accelerator: str, signal: st
     (workload,) = result.workloads
     assert workload.gpu, f"{accelerator} signal {signal} not recognised in {form}:\n{text}"
     assert any(signal.lower() in evidence.text.lower() for evidence in workload.gpu), workload.gpu
-    if signal in TPU_ONLY:  # issue 26: a TPU request without torch is JAX/TensorFlow's one process per host
+    if signal in TPU_ONLY:  # a TPU request without torch is JAX/TensorFlow's one process per host
         assert workload.need is not None and workload.need.tier is Tier.FREE, workload.need
         assert not result.findings, [f.message for f in result.findings]
         return
@@ -109,7 +109,7 @@ def test_every_format_is_covered_for_every_entry() -> None:
         assert forms == set(FORMATS), accelerator.name
 
 
-def test_the_issues_habana_examples_are_recognised_on_a_docker_run_line() -> None:
+def test_habana_runtime_and_devices_are_recognised_on_a_docker_run_line() -> None:
     for options in ("--runtime=habana", "-e HABANA_VISIBLE_DEVICES=all"):
         (workload,) = check("docker run", RUN.format(options=options)).workloads
         assert workload.gpu, options
@@ -124,7 +124,7 @@ def test_the_table_covers_every_accelerator_family() -> None:
 @pytest.mark.parametrize(
     ("form", "text", "tier"),
     [
-        # TPUs without torch: JAX/TensorFlow drive a host's chips from one process (issue 26, tpu_alone)
+        # TPUs without torch: JAX/TensorFlow drive a host's chips from one process (tpu_alone)
         (
             "kubernetes",
             POD.format(spec="", container="    resources:\n      limits:\n        google.com/tpu: 4\n"),
@@ -191,7 +191,7 @@ def test_counted_gpus_are_counted_but_decide_no_tier(form: str, text: str, count
     result = check(form, text)
     (workload,) = result.workloads
     assert workload.accelerator_count == count
-    # issue 26: a GPU count is not software, so several GPUs alone stay undecided (info naming the count)
+    # a GPU count is not software, so several GPUs alone stay undecided (info naming the count)
     assert [(f.code, f.severity) for f in result.findings] == [("SHM001", Severity.INFO)]
     if count and count >= 2:
         assert f"{count} GPUs in one container" in workload.need.because

@@ -46,12 +46,14 @@ LAYERS: tuple[frozenset[str], ...] = (
             "parsers",
             "runtime",
             "catalog",
+            "catalog_files",
             "effective",
             "dataloader",
             "need",
             "sizing",
         }
     ),
+    frozenset({"containers"}),
     frozenset({"extract", "edits", "rules", "hints", "suppress", "project", "formats"}),
     frozenset({"engine"}),
     frozenset(
@@ -68,10 +70,11 @@ LAYERS: tuple[frozenset[str], ...] = (
             "config_error",
             "config_problems",
             "session",
+            "text_input",
             "cli_options",
         }
     ),
-    frozenset({"docs", "cli", "__main__", "server", "github_action", "build_data", "policy"}),
+    frozenset({"docs", "cli", "__main__", "server", "github_action", "build_data", "policy", "scaffold"}),
 )
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from shmlint.baseline import (
+    MAX_BASELINE_BYTES,
     BaselineError,
     filter_new,
     filter_report,
@@ -20,7 +23,8 @@ from shmlint.report.fingerprint import fingerprints
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity
-from tests.support import ROOT
+from tests.hostile import BIG, RUN_SCRIPT
+from tests.support import ROOT, run_shmlint
 
 #: one flagged file per format; the script's workloads are named after their line (``docker run (line 8)``)
 FLAGGED = (
@@ -132,3 +136,52 @@ def test_invalid_baseline_is_a_clear_error(tmp_path: Path, content: bytes, words
 def test_missing_baseline_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(BaselineError, match="cannot read baseline"):
         load_baseline(tmp_path / "absent.json")
+
+
+def test_a_huge_number_in_the_baseline_is_a_baseline_error(tmp_path: Path) -> None:
+    (tmp_path / "bl.json").write_text(f'{{"version": 2, "findings": [{{"count": {BIG}}}]}}', encoding="utf-8")
+    (tmp_path / "a.sh").write_text("echo\n", encoding="utf-8")
+    run = run_shmlint("check", "a.sh", "--baseline", "bl.json", cwd=tmp_path)
+    assert run.returncode == 2 and "internal error" not in run.stderr, run.stderr
+    assert "baseline holds a number too long" in run.stderr
+
+
+def _fifo(path: Path) -> str:
+    os.mkfifo(path)
+    return path.name
+
+
+def _sparse(path: Path) -> str:
+    with path.open("wb") as handle:
+        handle.truncate(MAX_BASELINE_BYTES + 1)  # no disk used: the size alone refuses it
+    return path.name
+
+
+def _deep(path: Path) -> str:
+    path.write_text('{"schema_version": 2, "entries": ' + "[" * 200_000 + "]" * 200_000 + "}")
+    return path.name
+
+
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [
+        (_fifo, "not a regular file"),
+        (lambda _: "/dev/zero", "not a regular file"),
+        (_sparse, f"above the limit of {MAX_BASELINE_BYTES:,} (for a baseline)"),
+        (_deep, "nested too deeply"),
+    ],
+    ids=["fifo", "dev-zero", "too-large", "deep"],
+)
+def test_a_hostile_baseline_is_a_clear_error_at_once(tmp_path: Path, make: Callable[[Path], str], why: str) -> None:
+    (tmp_path / "train.sh").write_text(RUN_SCRIPT)
+    baseline = make(tmp_path / "baseline.json")
+    run = run_shmlint("check", "train.sh", "--baseline", baseline, cwd=tmp_path, timeout=60)
+    assert run.returncode == 2
+    assert "baseline" in run.stderr and why in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+
+
+def test_a_baseline_still_accepts_what_it_recorded(tmp_path: Path) -> None:
+    (tmp_path / "train.sh").write_text(RUN_SCRIPT)
+    assert run_shmlint("check", "train.sh", "--write-baseline", "bl.json", cwd=tmp_path).returncode == 0
+    assert run_shmlint("check", "train.sh", "--baseline", "bl.json", cwd=tmp_path).returncode == 0

@@ -15,6 +15,7 @@ import yaml
 
 from shmlint import docs
 from shmlint.catalog import FixAvailability, catalog_dir, load_catalog, lookup
+from shmlint.catalog_files import slug_of
 from shmlint.severity import Severity
 from tests.support import ROOT
 
@@ -193,3 +194,11 @@ def test_wheel_ships_the_catalog_and_loads_it(wheel: Path, tmp_path: Path) -> No
     assert Path(seen["module"]).is_relative_to(installed)
     assert Path(seen["dir"]) == installed / "shmlint" / "data" / "rules"
     assert seen["codes"] == seen["registry"] == sorted(load_catalog())
+
+
+def test_the_slug_a_finding_takes_from_the_file_name_is_the_entrys() -> None:
+    """Findings take their slug from the catalog file's name (no YAML parsed); the entry must say the same."""
+    for code, entry in load_catalog().items():
+        assert slug_of(code) == entry.slug
+        assert slug_of(code.lower()) == entry.slug
+    assert slug_of("SHM999") is None

@@ -99,3 +99,30 @@ def test_a_flagged_file_reads_the_compiled_tier_data_and_nothing_heavy(shmlint_p
     assert {"shmlint.need", "shmlint.data.shm_need", "shmlint.rules.registry"} <= modules  # the control
     assert not _among(modules, NEVER)
     assert "shmlint.suppress" not in modules  # no comment, annotation or per-file-ignore can apply here
+
+
+#: a GPU container whose software nothing names: its SHM001 is undecided, counted in the summary and never listed
+UNDECIDED = """apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  containers:
+    - name: main
+      image: registry.example/team/app:1
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+"""
+
+
+def test_a_finding_held_to_info_parses_no_catalog_entry_and_loads_no_fixer(shmlint_process, tmp_path: Path) -> None:
+    """Its severity is info whatever the catalog says (nothing is below info), and it is neither listed nor fixed:
+    the rule's catalog entry is not parsed and no fixer is loaded to vet its fix."""
+    path = tmp_path / "undecided" / "train.yaml"
+    path.parent.mkdir()
+    path.write_text(UNDECIDED, encoding="utf-8")
+    code, modules = _loaded(shmlint_process, path)
+    assert code == 0
+    assert "shmlint.rules.registry" in modules  # the control: the rules ran
+    assert not _among(modules, (*NEVER, "shmlint.catalog", "shmlint.edits"))

@@ -111,6 +111,7 @@ _JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(container=_JSON, task_keys=st.dictionaries(st.sampled_from(["ipcMode", "memory", "volumes"]), _JSON))
 def test_any_json_in_a_task_definition_is_checked_and_fixed_without_a_traceback(

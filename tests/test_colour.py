@@ -7,7 +7,6 @@ import os
 import pty
 import subprocess
 import sys
-from pathlib import Path
 
 import click
 import pytest
@@ -16,8 +15,8 @@ from shmlint.model import Finding
 from shmlint.report import text
 from shmlint.severity import Severity
 from shmlint.source import Span
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 POD = ROOT / "fixtures" / "k8s" / "SHM001-crlf.yaml"
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from shmlint.formats.compose.file_sets import _file_options, named_sets
 from shmlint.source import SourceText
+from tests.support import run_shmlint
 
 BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun train.py\n    shm_size: 128g\n"
 GPU = "services:\n  train:\n    deploy:\n      resources:\n        reservations:\n          devices:\n"
@@ -112,3 +113,76 @@ def test_a_build_file_runs_nothing(tmp_path: Path, invoke) -> None:
     assert result.exit_code == 0 and "a build file (every service only builds an image)" in result.stdout
     (tmp_path / "docker-compose.yml").write_text(build)  # the same service in a file `up` runs: judged
     assert ("docker-compose.yml", "SHM001", 2) in findings(invoke, tmp_path / "docker-compose.yml")
+
+
+COMPOSE_BASE = "services:\n  trainer:\n    image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\n{shm}"
+
+
+COMPOSE_OVERRIDE = """\
+services:
+  trainer:
+    command: torchrun train.py
+{shm}    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: all
+              capabilities: [gpu]
+"""
+
+
+def _compose_pair(folder: Path, base_shm: str, override_shm: str) -> dict[str, str]:
+    files = {
+        "compose.yaml": COMPOSE_BASE.format(shm=base_shm),
+        "compose.override.yaml": COMPOSE_OVERRIDE.format(shm=override_shm),
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return files
+
+
+def test_a_too_small_override_is_fixed_in_the_override(tmp_path: Path) -> None:
+    """The finding is in compose.override.yaml, whose shm_size wins over compose.yaml's; the
+    fix used to rewrite compose.yaml's (no change to what runs) and say "Fixed 1"."""
+    files = _compose_pair(tmp_path, "    shm_size: 8g\n", "    shm_size: 64m\n")
+    fixed = run_shmlint("fix", "--write", ".", cwd=tmp_path)
+    assert fixed.returncode == 0 and "compose.override.yaml: fixed 1 finding(s)" in fixed.stdout, fixed.stderr
+    assert (tmp_path / "compose.yaml").read_text() == files["compose.yaml"]
+    assert 'shm_size: "8gb"' in (tmp_path / "compose.override.yaml").read_text()
+    assert run_shmlint("check", ".", cwd=tmp_path).returncode == 0  # the finding is gone: the fix held
+
+
+def test_a_fix_a_reset_would_undo_is_not_offered_written_nor_counted(tmp_path: Path) -> None:
+    files = _compose_pair(tmp_path, "    shm_size: 8g\n", "    shm_size: !reset null\n")
+    checked = run_shmlint("check", ".", cwd=tmp_path)
+    assert checked.returncode == 1 and "SHM001" in checked.stdout
+    assert "fixable" not in checked.stdout  # not offered: an edit of either file would not be what runs
+    fixed = run_shmlint("fix", "--write", ".", cwd=tmp_path)
+    assert fixed.returncode == 1, fixed.stderr  # the finding stays, at fail-on: the run fails and says so
+    assert "(0 fixed in 0 file(s), 1 remaining)" in fixed.stdout + fixed.stderr
+    assert {name: (tmp_path / name).read_text() for name in files} == files  # nothing rewritten
+
+
+def test_a_fix_the_override_does_not_undo_is_written_where_it_holds(tmp_path: Path) -> None:
+    _compose_pair(tmp_path, "", "")  # the override defines the service, but no shm_size: the base's wins
+    fixed = run_shmlint("fix", "--write", ".", cwd=tmp_path)
+    assert fixed.returncode == 0 and "(1 fixed in 1 file(s), 0 remaining)" in fixed.stdout, fixed.stderr
+    assert "shm_size" in (tmp_path / "compose.yaml").read_text()
+    assert run_shmlint("check", ".", cwd=tmp_path).returncode == 0  # and it holds
+
+
+def test_the_editor_quick_fix_edits_the_override_where_the_value_wins(tmp_path: Path) -> None:
+    from shmlint.fix.apply import splice
+    from shmlint.server.analysis import Analyzer
+
+    files = _compose_pair(tmp_path, "    shm_size: 8g\n", "    shm_size: 64m\n")
+    analyzer = Analyzer()
+    base = analyzer.check(tmp_path / "compose.yaml", files["compose.yaml"], "dockercompose")
+    assert base.result.findings == () and analyzer.fix_all(base) is None  # nothing to do in compose.yaml
+    path = tmp_path / "compose.override.yaml"
+    override = analyzer.check(path, files["compose.override.yaml"], "dockercompose")
+    [finding] = override.result.findings
+    assert finding.code == "SHM005"
+    fixed = splice(files["compose.override.yaml"], analyzer.quick_fix(override, finding))
+    assert fixed == files["compose.override.yaml"].replace("64m", '"8gb"')

@@ -10,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from shmlint.cli import cli
+from tests.hostile import POD_TEMPLATE
+from tests.support import FIXTURES, run_shmlint_bytes
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 #: GitHub Actions and GitLab CI: ``docker run`` lines inside ``run:``/``script:`` blocks, literal and folded
 GITHUB_WORKFLOW = """on: push
 jobs:
@@ -76,3 +77,14 @@ def test_crlf_files_are_checked_and_fixed_like_their_lf_twins(tmp_path: Path, ki
     crlf_fixed = fixed(crlf, name)
     assert crlf_fixed == lf_fixed.replace(b"\n", b"\r\n")
     assert crlf_fixed.count(b"\r\n") == crlf_fixed.count(b"\n")
+
+
+def test_a_lone_cr_file_keeps_its_line_breaks_and_indentation(tmp_path: Path) -> None:
+    """Found: mixed line endings and odd indentation after a fix of a file with old Mac line breaks."""
+    path = tmp_path / "pod.yaml"
+    path.write_bytes(POD_TEMPLATE.format(name="p").replace("\n", "\r").encode())
+    run = run_shmlint_bytes("fix", "--write", "pod.yaml", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr.decode()
+    data = path.read_bytes()
+    assert b"\n" not in data and b"\r    volumeMounts:\r    - name: dshm\r" in data
+    assert run_shmlint_bytes("check", "pod.yaml", cwd=tmp_path).returncode == 0

@@ -1,4 +1,4 @@
-"""The readers and extractors of issue 16's documentation, Ray, Quadlet and systemd surfaces, case by case."""
+"""The readers and extractors of the documentation, Ray, Quadlet and systemd surfaces, case by case."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """One judge for ECS/Batch container definitions: the same definition written as ECS JSON, as Terraform's
 ``jsonencode`` and as a Terraform JSON heredoc reads the same. Each case below is one the two extractors used to
-disagree on before they shared ``shmlint.extract.ecs_container``."""
+disagree on before they shared ``shmlint.containers.ecs``."""
 
 from __future__ import annotations
 

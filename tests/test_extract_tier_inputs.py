@@ -61,7 +61,7 @@ def test_terraform_ecs_containers_carry_image_command_and_count(engine: Engine, 
 
 
 def test_ecs_and_terraform_containers_carry_their_gpu_count(engine: Engine) -> None:
-    """The count itself is carried (issue 26 made a count alone undecided, so severity no longer shows it)."""
+    """The count itself is carried (a count alone is undecided, so severity does not show it)."""
     ecs = check(
         engine,
         "task.json",
@@ -110,7 +110,7 @@ FLOW = "from metaflow import FlowSpec, batch, step\n\n\nclass F(FlowSpec):\n    
     ("options", "expected"),
     [
         ('gpu=1, image="deepspeed/deepspeed:latest"', ["error"]),  # the image names software that needs /dev/shm
-        ("gpu=2", ["info"]),  # two GPUs in one container: a count, not software (issue 26)
+        ("gpu=2", ["info"]),  # two GPUs in one container: a count, not software
         ('gpu=1, image="acme/app"', ["info"]),
     ],
 )
@@ -120,7 +120,7 @@ def test_metaflow_steps_carry_image_and_gpu_count(engine: Engine, options: str, 
 
 @pytest.mark.parametrize("limit", ["2", "1"])
 def test_kfp_tasks_carry_their_accelerator_limit(engine: Engine, limit: str) -> None:
-    """The limit is carried as the count; a count alone is not software (issue 26), so both are undecided."""
+    """The limit is carried as the count; a count alone is not software, so both are undecided."""
     text = f"from kfp import dsl\n\n\n@dsl.pipeline\ndef p():\n    a = op()\n    a.set_accelerator_limit({limit})\n"
     result = check(engine, "pipeline.py", text, FileKind.PYTHON)
     assert shm001(result) == ["info"]

@@ -25,7 +25,8 @@ from shmlint.settings import Settings
 from shmlint.sizes import GIB
 from shmlint.source import SourceText
 from tests import proofs
-from tests.support import FIXTURES
+from tests.hostile import POD_TEMPLATE, RUN_SCRIPT, assert_clean_error
+from tests.support import FIXTURES, run_shmlint_bytes
 
 POD = """\
 apiVersion: v1
@@ -178,7 +179,7 @@ def test_nothing_to_fix_exits_0_and_writes_nothing(tmp_path: Path, invoke) -> No
 
 def test_a_finding_without_a_safe_fix_is_left_said_and_fails(tmp_path: Path, invoke) -> None:
     """SHM004's only fix (lowering the size) is unsafe: without --unsafe-fixes nothing changes, the run says so
-    (a hidden fix) and ``--write`` fails, since the warning is still there (issue 28)."""
+    (a hidden fix) and ``--write`` fails, since the warning is still there."""
     text = (FIXTURES / "k8s" / "SHM004-exceeds-limit.yaml").read_text()
     path = tmp_path / "pod.yaml"
     path.write_text(text)
@@ -574,14 +575,6 @@ def test_write_atomic_refuses_a_read_only_file_by_mode(tmp_path: Path) -> None:
     assert path.read_text() == POD and no_temp_files(tmp_path)
 
 
-def test_write_atomic_refuses_a_file_that_changed_since_it_was_read(tmp_path: Path) -> None:
-    path = tmp_path / "pod.yaml"
-    path.write_text(POD + "# edited by someone else\n")
-    with pytest.raises(WriteError, match="changed since it was read"):
-        write_atomic(path, b"fixed", POD.encode())
-    assert path.read_text() == POD + "# edited by someone else\n" and no_temp_files(tmp_path)
-
-
 def test_write_atomic_cleans_up_when_the_rename_fails(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "pod.yaml"
     path.write_text(POD)
@@ -842,7 +835,7 @@ def test_a_file_changed_while_its_group_waited_is_fixed_again_alone(tmp_path: Pa
     assert no_temp_files(tmp_path)
 
 
-# -- issue 28: fix accounting, `fix -`, `check --fix` ---------------------------------------------------------
+# -- fix accounting, `fix -`, `check --fix` -------------------------------------------------------------------
 
 
 def test_fix_stdin_prints_the_fixed_text_and_accounts_on_stderr(tmp_path: Path, invoke) -> None:
@@ -883,3 +876,30 @@ def test_check_fix_writes_the_fixes_then_reports_what_is_left(tmp_path: Path, in
     assert invoke("check", "--fix", "--unsafe-fixes", str(tmp_path)).exit_code == 0
     assert invoke("check", "--unsafe-fixes", str(tmp_path)).exit_code == 2  # applies fixes: only with --fix
     assert invoke("check", "--fix", "-", input=POD).exit_code == 2
+
+
+def test_fix_size_below_min_shm_size_is_refused(tmp_path: Path) -> None:
+    """Found: accepted silently, and the fix then wrote a size its own check flagged."""
+    (tmp_path / "pod.yaml").write_text(POD_TEMPLATE.format(name="p"), encoding="utf-8")
+    (tmp_path / ".shmlint.yaml").write_text("fix-size: 512Mi\n", encoding="utf-8")
+    assert_clean_error(run_shmlint_bytes("fix", "pod.yaml", cwd=tmp_path), "fix size 512Mi is below min-shm-size 1Gi")
+    (tmp_path / ".shmlint.yaml").unlink()
+    explicit = run_shmlint_bytes("fix", "--shm-size", "256Mi", "pod.yaml", cwd=tmp_path)  # one run's request: a warning
+    assert explicit.returncode == 1 and b"warning: --fix-size: the fix size 256Mi is below" in explicit.stderr
+
+
+def test_an_edit_that_fixes_nothing_is_neither_kept_nor_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shmlint.discover import FileKind
+    from shmlint.engine import Engine
+    from shmlint.fix import apply
+    from shmlint.model import Edit
+    from shmlint.settings import Settings
+    from shmlint.source import SourceText
+
+    text = RUN_SCRIPT
+    monkeypatch.setattr(apply, "edits_for", lambda finding, source: [Edit(0, 0, "# touched\n")])
+    result = apply.fix_source(Engine(Settings()), SourceText("train.sh", text), FileKind.SHELL, "train.sh")
+    assert result.applied == () and not result.changed
+    assert any("did not hold" in problem for problem in result.problems)

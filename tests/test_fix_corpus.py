@@ -24,8 +24,6 @@ from tests.support import corpus_dir, corpus_params, corpus_rows, default_engine
 
 KIND_OF = {"k8s": FileKind.YAML, "compose": FileKind.YAML, "shell": FileKind.SHELL, "markdown": FileKind.MARKDOWN}
 ENGINE = default_engine()
-#: what was proven per file, printed by the last test
-PROVEN: dict[str, str] = {}
 
 
 def _safe_fixable(findings) -> list:  # type: ignore[no-untyped-def]
@@ -137,13 +135,13 @@ def assert_pod_volumes_consistent(before: str, after: str) -> None:
     assert len(proofs._documents(before)) == len(proofs._documents(after)), "documents added or lost"
 
 
-# -- the test --------------------------------------------------------------------------------------------------
+# -- the tests -------------------------------------------------------------------------------------------------
 
 
 def test_the_corpus_has_fixable_files(corpus: Path) -> None:
     kinds = {row["kind"] for row in ROWS}
-    # 25 since issue 14: CPU-only torch, CUDA samples and other software known not to use /dev/shm have no finding;
-    # 23 since issue 28: SHM003's fix is unsafe also under a memory limit (two files had only that one)
+    # at least 23: CPU-only torch, CUDA samples and other software known not to use /dev/shm have no finding, and
+    # SHM003's fix is unsafe under a memory limit (two files have only that one)
     assert len(ROWS) >= 23 and kinds == set(KIND_OF), (len(ROWS), kinds)
 
 
@@ -210,15 +208,4 @@ def test_corpus_file_fixes_cleanly(row: dict[str, str], corpus: Path, tmp_path: 
         changed = assert_markdown_prose_kept(source.text, result.text)
         assert_command_lines_only_gain_shm_size(source.text, result.text)
         proven += f", {changed} code line(s) changed, prose identical"
-    PROVEN[row["local_name"]] = proven
-
-
-def test_summary() -> None:
-    """Printed with ``-s``/``-rP``: how many corpus files were fixed and validated."""
-    for name, proven in sorted(PROVEN.items()):
-        print(f"{name}: {proven}")
-    by_kind: dict[str, int] = {}
-    for row in ROWS:
-        if row["local_name"] in PROVEN:
-            by_kind[row["kind"]] = by_kind.get(row["kind"], 0) + 1
-    print(f"fixed and validated {len(PROVEN)} of {len(ROWS)} corpus files with fixable findings: {by_kind}")
+    print(f"{row['local_name']}: {proven}")  # what was proven, shown with -rP

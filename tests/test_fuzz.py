@@ -107,7 +107,7 @@ def assert_findings_well_placed(result, source: SourceText) -> None:
         assert span.path == source.path
         assert 0 <= span.start <= span.end <= n, (finding.code, span, n)
         if finding.code == "SHM000":  # libyaml's own line; one past the last line at the end of the file
-            assert 1 <= span.line <= len(source.line_starts) + 1, (finding.code, span)  # (exact: test_hostile_inputs)
+            assert 1 <= span.line <= len(source.line_starts) + 1, (finding.code, span)  # (exact: test_hostile_files)
         else:
             assert (span.line, span.column) == source.position(span.start), (finding.code, span)
         assert span.end_line >= span.line
@@ -544,7 +544,7 @@ SIZE_TEXT = st.one_of(
         ),
     ),
     # absurdly long numbers (beyond a float64): a parser must say "out of range", not crash; the 5,000-digit and
-    # quadratic-time cases are in test_hostile_inputs (they are slow by nature until fixed)
+    # quadratic-time cases are in test_bounded_work (their time is bench/bounds.py's)
     st.builds(lambda digits, unit: "1" + "0" * digits + unit, st.integers(309, 400), st.sampled_from(["", "Gi"])),
     st.text(max_size=12),
 )

@@ -14,9 +14,8 @@ import pytest
 import yaml
 
 from shmlint.github_action import MAX_ROWS, cell, paths_input, summary
-from tests.support import FIXTURES
+from tests.support import FIXTURES, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 STEPS = ACTION["runs"]["steps"]
 EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}")
@@ -189,6 +188,7 @@ def test_a_clean_tree_passes(tmp_path: Path, repo: Path) -> None:
     assert table == "### shmlint: passed\n\nNo findings in 1 file(s).\n"
 
 
+@pytest.mark.slow
 def test_fail_on_and_config_are_passed_on(tmp_path: Path, repo: Path) -> None:
     (repo / "run.sh").write_text("docker run --gpus all pytorch/pytorch torchrun train.py\n")
     (repo / ".shmlint.yaml").write_text("severity: {missing-shm: warning}\n")

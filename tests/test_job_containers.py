@@ -1,4 +1,4 @@
-"""Dev containers, CI job containers and GitLab runners (issue 16): the readers with positions (JSONC, TOML tables,
+"""Dev containers, CI job containers and GitLab runners: the readers with positions (JSONC, TOML tables,
 Groovy tokens), discovery by name, and what the extractors make of the options each format spells."""
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ def _jsonc(value: object, rng: st.DataObject) -> str:
     return json.dumps(value)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(JSON_VALUES, st.data())
 def test_jsonc_reads_what_json_reads_with_comments_and_trailing_commas(value: object, data: st.DataObject) -> None:
@@ -173,6 +174,7 @@ TOML_VALUES = (
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(
@@ -223,6 +225,7 @@ def test_groovy_comments_in_strings_are_text_and_open_strings_stop_at_the_line_e
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "kind", "text"),
     [
@@ -233,13 +236,9 @@ def test_groovy_comments_in_strings_are_text_and_open_strings_stop_at_the_line_e
     ],
     ids=["nested-agents", "many-insides", "long-run-args", "many-runners"],
 )
-def test_hostile_files_are_checked_in_linear_time(engine: Engine, name: str, kind: FileKind, text: str) -> None:
-    """Each would take minutes with a rescan per agent or per word; the bound is generous for a loaded machine."""
-    import time
-
-    started = time.perf_counter()
+def test_hostile_files_are_checked(engine: Engine, name: str, kind: FileKind, text: str) -> None:
+    """Each would take minutes with a rescan per agent or per word (bench/bounds.py times them)."""
     result = _check(engine, name, text, kind)
-    assert time.perf_counter() - started < 30
     assert result.findings
 
 

@@ -1,4 +1,4 @@
-"""Issue 28: a finding's message is one short line naming the workload, the evidence and the fix; the long
+"""A finding's message is one short line naming the workload, the evidence and the fix; the long
 explanation is its ``detail`` (shown by ``--show-source``, JSON, SARIF and the editor's hover). Measured over every
 fixture, with the figures printed (``pytest -s``) and the bounds asserted."""
 

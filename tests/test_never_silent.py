@@ -1,17 +1,19 @@
-"""Never silent: input that cannot be read is reported whatever the selection, a path that does not exist stops
-``check`` and ``fix`` alike, stdin is read by its content, and a baseline run says what it recorded."""
+"""Never silent: input that cannot be read is reported whatever the selection, a path that does not exist (or is
+empty, or is not a file to fix) stops ``check`` and ``fix`` alike, a folder the walk cannot enter or reach is
+named, stdin is read by its content, and a baseline run says what it recorded."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.hostile import POD_TEMPLATE, assert_clean_error
+from tests.support import ROOT, run_shmlint, run_shmlint_bytes
+
 GPU_SCRIPT = (ROOT / "fixtures" / "shell" / "SHM001-missing-shm.sh").read_text()
 GPU_POD = (ROOT / "fixtures" / "k8s" / "SHM001-crlf.yaml").read_bytes().decode().replace("\r\n", "\n")
 GPU_COMPOSE = "services:\n  train:\n    image: pytorch/pytorch\n    command: torchrun train.py\n    gpus: all\n"
@@ -20,17 +22,7 @@ EXIT_USAGE = 2
 
 
 def run(*args: str, cwd: Path = ROOT, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=120,
-        check=False,
-    )
+    return run_shmlint(*args, cwd=cwd, input=stdin)
 
 
 @pytest.mark.parametrize(
@@ -65,12 +57,20 @@ def test_ignore_shm000_in_configuration_silences_it(tmp_path: Path) -> None:
     assert run("check", str(tmp_path)).returncode == 0
 
 
-@pytest.mark.parametrize("command", [("check",), ("check", "--select", "SHM001"), ("fix",), ("fix", "--write")])
+@pytest.mark.parametrize(
+    "command",
+    [("check",), ("check", "--format", "json"), ("check", "--select", "SHM001"), ("fix",), ("fix", "--write")],
+)
 def test_a_path_that_does_not_exist_is_a_usage_error(tmp_path: Path, command: tuple[str, ...]) -> None:
+    """A named path that does not exist (or goes through a file) is a usage error naming every such path, before
+    any work: nothing printed on stdout, nothing written."""
     (tmp_path / "pod.yaml").write_text(GPU_POD)
-    result = run(*command, str(tmp_path / "pod.yaml"), str(tmp_path / "missing-path"))
+    paths = [str(tmp_path / name) for name in ("pod.yaml/inner.yaml", "missing-path", "pod.yaml")]
+    result = run(*command, *paths)
     assert result.returncode == EXIT_USAGE, result.stdout + result.stderr
-    assert "no such file or folder: 'missing-path'" in result.stderr.replace(str(tmp_path) + "/", "")
+    said = result.stderr.replace(str(tmp_path) + "/", "")
+    assert "no such file or folder: 'pod.yaml/inner.yaml', 'missing-path'" in said
+    assert result.stdout == "" and "Traceback" not in said and "internal error" not in said
     assert "Would fix 0" not in result.stderr + result.stdout
     assert (tmp_path / "pod.yaml").read_text() == GPU_POD  # nothing was written before the error
 
@@ -142,3 +142,73 @@ def test_a_run_that_checked_no_file_does_not_say_all_checked(tmp_path: Path) -> 
     assert "No files checked" in excluded.stdout and "All checked" not in excluded.stdout
     checked = run("check", "vendor/pod.yaml", cwd=tmp_path)  # named without --force-exclude: checked
     assert checked.returncode == 1 and "SHM001" in checked.stdout
+
+
+@pytest.mark.parametrize("target", ["fifo", "/dev/null"])  # '-' reads standard input (test_fix_cli)
+def test_fix_on_something_that_is_not_a_file_is_an_error(tmp_path: Path, target: str) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    run = run_shmlint_bytes("fix", "--write", target, cwd=tmp_path, stdin=b"")
+    assert_clean_error(run)
+    assert b"Fixed 0" not in run.stdout
+
+
+def test_an_empty_path_is_an_error_not_the_current_folder(tmp_path: Path) -> None:
+    (tmp_path / "pod.yaml").write_text(POD_TEMPLATE.format(name="p"), encoding="utf-8")
+    run = run_shmlint_bytes("check", "", cwd=tmp_path)
+    assert_clean_error(run, "an empty path")
+
+
+def _refusing_scandir(monkeypatch: pytest.MonkeyPatch, refused: str) -> None:
+    """As root (this machine's CI), permissions do not stop a walk: the folder's listing fails as it would."""
+    real = os.scandir
+
+    def scandir(path: str = ".") -> object:
+        if os.path.basename(os.fspath(path)) == refused:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+@pytest.mark.parametrize("named", [".", "zz"])
+def test_the_last_folder_walked_or_the_named_one_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    from shmlint.discover import discover
+
+    (tmp_path / "aa").mkdir()
+    (tmp_path / "aa" / "pod.yaml").write_text("kind: Pod\n", encoding="utf-8")
+    (tmp_path / "zz").mkdir()  # walked last (names are sorted)
+    monkeypatch.chdir(tmp_path)
+    _refusing_scandir(monkeypatch, "zz")
+    errors = [(c.path, c.error) for c in discover([named]) if c.error is not None]
+    assert errors == [("zz", "cannot read folder: Permission denied")]
+
+
+def _deeper_than_path_max(top: Path) -> None:
+    """Twenty folders of 250-character names (5,000 characters: beyond PATH_MAX), made relative to each other."""
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for index in range(20):
+            name = chr(ord("a") + index) * 250
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "junit", "gitlab"])
+def test_a_tree_deeper_than_path_max_is_not_a_silent_pass(tmp_path: Path, fmt: str) -> None:
+    _deeper_than_path_max(tmp_path)
+    run = run_shmlint("check", ".", "--format", fmt, cwd=tmp_path)
+    assert run.returncode == 1, (run.returncode, run.stdout[-500:], run.stderr[-500:])
+    assert "cannot read folder: File name too long" in run.stdout
+    assert "All checked" not in run.stdout + run.stderr
+
+
+def test_fix_says_which_folder_it_could_not_enter(tmp_path: Path) -> None:
+    _deeper_than_path_max(tmp_path)
+    run = run_shmlint("fix", ".", cwd=tmp_path)
+    assert run.returncode == 0 and "not fixed: cannot read folder: File name too long" in run.stderr, run.stderr

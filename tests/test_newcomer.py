@@ -1,5 +1,5 @@
 """What a newcomer runs first: the README's two commands, the same test command in CI, a fast loop without torch,
-and a suite that does not need pytest-xdist to start."""
+a suite that does not need pytest-xdist to start, and a collection that a missing optional package never stops."""
 
 from __future__ import annotations
 
@@ -55,11 +55,10 @@ def test_no_test_module_imports_torch() -> None:
     assert not offenders
 
 
-@pytest.mark.slow
-def test_plain_pytest_runs_without_xdist(tmp_path) -> None:
-    """``addopts`` holds no ``-n``: with pytest-xdist switched off, pytest still starts and runs tests."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", "tests/test_value_types.py"],
+def python(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` in the checkout, importing it, as a newcomer's shell would."""
+    return subprocess.run(
+        [sys.executable, *args],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -67,6 +66,41 @@ def test_plain_pytest_runs_without_xdist(tmp_path) -> None:
         timeout=300,
         check=False,
     )
+
+
+@pytest.mark.slow
+def test_plain_pytest_runs_without_xdist(tmp_path) -> None:
+    """``addopts`` holds no ``-n``: with pytest-xdist switched off, pytest still starts and runs tests."""
+    done = python("-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-q", "tests/test_value_types.py")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert re.search(r"\d+ passed", done.stdout)
     assert "PytestDeprecationWarning" not in done.stdout + done.stderr  # pytest-asyncio: a scope is configured
+
+
+#: pytest with some packages made impossible to import, as on a machine that lacks them
+WITHOUT = r"""
+import sys
+missing = set(sys.argv[1].split(","))
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in missing:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Missing())
+import pytest
+sys.exit(pytest.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.slow
+def test_collection_never_fails_for_a_missing_optional_package() -> None:
+    """Without hypothesis, torch or atheris the suite is still collected: the modules that import one are skipped,
+    each saying which package is missing and where it comes from (tests/conftest.py, ``OPTIONAL_PACKAGES``).
+    ``--assert=plain``: pytest's rewriting hook would find the installed copy first; the hypothesis plugin goes with
+    its package."""
+    options = ["-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--assert=plain"]
+    done = python("-c", WITHOUT, "hypothesis,torch,atheris", *options, "--collect-only", "-q", "-rs", "tests")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    skipped = re.findall(r"SKIPPED \[1\] (tests/\S+): hypothesis is not installed \(the \[test\] extra\)", done.stdout)
+    assert "tests/test_numbers.py" in skipped, done.stdout[-3000:]
+    last = done.stdout.strip().splitlines()[-1]
+    assert re.match(r"\d+ tests collected", last) and not re.search(r"\d+ errors?", last), last

@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tomllib
 import zipfile
 from email.parser import Parser
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import shmlint
-from tests.support import ROOT
+from tests.support import ROOT, run_shmlint
 
 MAX_BINARY_BYTES = 100 * 1024
 
@@ -66,15 +65,8 @@ def test_installed_reports_link_the_project_urls(wheel: Path, tmp_path: Path) ->
     installed = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(installed)
-    env = {**os.environ, "PYTHONPATH": str(installed), "NO_COLOR": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "shmlint", "check", "--format", "sarif", "--exit-zero", "fixtures/examples"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    done = run_shmlint(
+        "check", "--format", "sarif", "--exit-zero", "fixtures/examples", cwd=ROOT, env={"PYTHONPATH": str(installed)}
     )
     assert done.returncode == 0, done.stderr
     driver = json.loads(done.stdout)["runs"][0]["tool"]["driver"]

@@ -20,8 +20,7 @@ from shmlint.discover import discover
 from shmlint.fix.run import fix_candidates
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
 

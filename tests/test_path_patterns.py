@@ -19,8 +19,8 @@ from shmlint.cli import cli
 from shmlint.config import load_effective
 from shmlint.discover import discover
 from shmlint.patterns import PathPatterns
+from tests.support import ROOT, run_shmlint, run_shmlint_bytes
 
-ROOT = Path(__file__).resolve().parent.parent
 GPU_POD = (ROOT / "fixtures" / "k8s" / "SHM001-crlf.yaml").read_bytes().replace(b"\r\n", b"\n")
 
 
@@ -164,10 +164,7 @@ def test_the_gitignore_switch(tmp_path: Path, monkeypatch) -> None:
 def test_an_invalid_switch_value_is_a_configuration_error(tmp_path: Path, monkeypatch) -> None:
     tree(tmp_path, "a.yaml", ".shmlint.yaml=respect-gitignore: sometimes\n")
     monkeypatch.chdir(tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "shmlint", "check", "."], env=env, capture_output=True, text=True, check=False
-    )
+    done = run_shmlint("check", ".", cwd=tmp_path)
     assert done.returncode == 2 and "respect-gitignore" in done.stderr and "Traceback" not in done.stderr
 
 
@@ -212,15 +209,7 @@ def test_a_gitignore_that_is_a_fifo_is_never_opened(tmp_path: Path) -> None:
     tree(tmp_path, "a.yaml", "sub/b.yaml")
     os.mkfifo(tmp_path / ".gitignore")
     os.mkfifo(tmp_path / "sub" / ".gitignore")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "shmlint", "check", "--format", "json", "."],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
+    done = run_shmlint_bytes("check", "--format", "json", ".", cwd=tmp_path, timeout=60)
     assert done.returncode == 1, done.stderr
     assert sorted({f["path"] for f in json.loads(done.stdout)["findings"]}) == ["a.yaml", "sub/b.yaml"]
 
@@ -251,15 +240,13 @@ def test_patterns_that_would_backtrack_for_minutes_are_refused(tmp_path: Path) -
     in a configuration it is an error."""
     long_name = "a" * 200  # no extension: a Kubernetes manifest found by its content
     tree(tmp_path, ".gitignore=*a*a*a*a*b\na*a*/a*a*/x\nignored.yaml\n", long_name, "ignored.yaml")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
 
     def check() -> subprocess.CompletedProcess:
-        command = [sys.executable, "-m", "shmlint", "check", "--format", "json", "."]
-        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)
+        return run_shmlint("check", "--format", "json", ".", cwd=tmp_path, timeout=60)
 
     done = check()
     assert done.returncode == 1, done.stderr
-    # issue 27: the lines left out are said (an SHM000 on the .gitignore), so the extra files checked are explained
+    # the lines left out are said (an SHM000 on the .gitignore), so the extra files checked are explained
     assert {f["path"] for f in json.loads(done.stdout)["findings"]} == {long_name, ".gitignore"}
     (tmp_path / ".shmlint.yaml").write_text("extend-exclude: ['*a*a*a*b']\n")
     refused = check()
@@ -273,7 +260,7 @@ def test_the_wildcard_limits_keep_ordinary_patterns() -> None:
     ordinary = ["*.py[cod]", "*.tar.*", "docs/*/*.md", "gen/**/*.yaml", "**/gen/**", "a**b", "*-*.yaml", "/build/"]
     assert [p for p in [*ordinary, "!keep*", "**/node_modules/", "/**/x"] if too_costly(p)] == []
     assert all(too_costly(p) for p in ("*a*a*", "a*a*a*b", "*a*/*a*/x", "a*/b*/c*/d*"))
-    # issue 27: '**' is counted; two '**' that more path follows are quadratic in the depth (three: cubic)
+    # '**' is counted; two '**' that more path follows are quadratic in the depth (three: cubic)
     assert all(too_costly(p) for p in ("**/gen/**/*.yaml", "**/x/**/x/**/x", "**/*a*/**/*b", "a/**/b/**/c"))
 
 

@@ -47,6 +47,7 @@ def findings(command: str, prompt: str = "") -> list[tuple[str, int, int]]:
     return [(f.code, f.span.line, f.span.column) for f in result.findings]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     value=values,
@@ -74,7 +75,7 @@ def test_placeholders_read_like_the_values_they_stand_for(
         "docker run -v <path to data>:/data <other flags> --gpus all image",
     ],
 )
-def test_the_issues_examples_are_reported(command: str) -> None:
+def test_commands_written_with_placeholders_are_reported(command: str) -> None:
     assert [code for code, _, _ in findings(command)] == ["SHM001"], command
 
 

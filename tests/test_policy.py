@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from shmlint.policy import cel as policy_cel
 from shmlint.policy.knowledge import export
 from shmlint.policy.manifests import Options, documents
 from shmlint.settings import UNDECIDED, Settings
+from tests.support import ROOT, run_shmlint
 
 if os.environ.get("CI") == "true":  # CI installs .[test]: there the engines must run, not skip
     from tests import policy_engines as engines
@@ -28,7 +27,6 @@ else:
         reason="the policy engines (common-expression-language, hobofan-regorus) are not installed: pip install -e .[test]",
     )
 
-ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 CODES = ("SHM001", "SHM003", "SHM007", "SHM008", "SHM012", "SHM013")
 SIZE = 8 * 2**30
@@ -44,25 +42,22 @@ def pods() -> tuple[tuple[str, dict[str, Any]], ...]:
     return tuple(engines.fixture_pods(FIXTURES))
 
 
-def _shmlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args],
-        cwd=cwd,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=os.environ,
-    )
-
-
 def _linter_verdicts(folder: Path, pods: list[dict[str, Any]], undecided: str) -> dict[str, set[tuple[str, str, str]]]:
     """(code, severity, workload) of the pod rules' findings, per pod name, from one `shmlint check` run with the
     given ``--undecided``."""
     for pod in pods:
         (folder / f"{pod['metadata']['name']}.yaml").write_text(yaml.safe_dump(pod, sort_keys=False), encoding="utf-8")
-    result = _shmlint(
-        "check", "--format", "json", "--exit-zero", "--no-respect-gitignore", "--undecided", undecided, ".", cwd=folder
+    result = run_shmlint(
+        "check",
+        "--format",
+        "json",
+        "--exit-zero",
+        "--no-respect-gitignore",
+        "--undecided",
+        undecided,
+        ".",
+        cwd=folder,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr
     found: dict[str, set[tuple[str, str, str]]] = {pod["metadata"]["name"]: set() for pod in pods}
@@ -157,6 +152,7 @@ def _compare(
     return mismatches, flagged
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("undecided", UNDECIDED)
 def test_every_pod_of_the_fixtures_gets_the_linters_verdict_from_cel_and_rego(tmp_path: Path, undecided: str) -> None:
     found = list(pods())
@@ -240,11 +236,14 @@ def test_mutated_pods_pass_the_validation_suite(tmp_path: Path) -> None:
     assert len(chosen) == 4
     for pod in chosen:
         (tmp_path / f"{pod['metadata']['name']}.yaml").write_text(yaml.safe_dump(pod), encoding="utf-8")
-    result = _shmlint("validate", "--jobs", "2", "--timeout", "60", "--max-memory", "1Gi", ".", cwd=tmp_path)
+    result = run_shmlint(
+        "validate", "--jobs", "2", "--timeout", "60", "--max-memory", "1Gi", ".", cwd=tmp_path, timeout=600
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"^4 row\(s\), .* 0 disagreement\(s\)", result.stderr, re.MULTILINE), result.stdout + result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("undecided", ["summary", "strict"])
 def test_the_corpus_pods_get_the_linters_verdict_from_cel_and_rego(
     tmp_path: Path, corpus: Path, undecided: str
@@ -266,6 +265,7 @@ def _gpu_pod(name: str, image: str, *command: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": {"containers": [container]}}
 
 
+@pytest.mark.slow
 def test_undecided_pods_are_mutated_and_reported_only_when_the_setting_lists_them() -> None:
     """A GPU alone (software not known): the validating policies stay silent by default and warn with strict, as
     check lists it; the mutation sizes it either way. Software known not to use /dev/shm is never mutated."""

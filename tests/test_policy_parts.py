@@ -9,7 +9,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from shmlint.policy.manifests import CONSTRAINT_KIND, Options, documents
 from shmlint.policy.re2 import Re2Pattern, UnsupportedPattern, glob_to_re2, split_lookahead, to_re2, to_re2_pattern
 from shmlint.runtime.nccl import disables_shm
 from shmlint.signals import Globs, positive_count
+from tests.support import ROOT, run_shmlint
 
 if os.environ.get("CI") == "true":  # CI installs .[test]: there the engines must run, not skip
     from tests import policy_engines as engines
@@ -36,7 +36,7 @@ else:
     )
 import cel  # installed with the engines
 
-SCHEMAS = Path(__file__).parent / "data" / "schemas"
+SCHEMAS = ROOT / "tests" / "data" / "schemas"
 K = export()
 
 
@@ -112,6 +112,7 @@ SAMPLES = sorted(
 )
 
 
+@pytest.mark.slow
 def test_every_exported_pattern_compiles_in_both_engines_and_searches_as_python_does() -> None:
     patterns = _all_patterns()
     assert len(patterns) > 60
@@ -177,6 +178,7 @@ _PIECES = (
 )
 
 
+@pytest.mark.slow
 @given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8), st.sampled_from((" ", "  ", "/")))
 @settings(max_examples=150, deadline=None)
 def test_a_split_pattern_decides_as_python_does(pieces: list[str], glue: str) -> None:
@@ -306,10 +308,8 @@ def test_the_manifests_fit_the_kubernetes_kyverno_and_gatekeeper_schemas(options
         jsonschema.validate({**docs[2], "spec": {**docs[2]["spec"], "mutations": "x"}}, _kyverno_schema())
 
 
-def _policy(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", "policy", *args], check=False, capture_output=True, text=True, cwd=cwd
-    )
+def _policy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return run_shmlint("policy", *args, cwd=cwd)
 
 
 def test_the_command_prints_the_mutating_policy_by_default_with_how_to_install_dry_run_and_roll_back(

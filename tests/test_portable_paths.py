@@ -21,8 +21,8 @@ from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 from shmlint.source import Span
+from tests.support import ROOT
 
-REPO = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = Path("/work/shared/schemas/sarif-schema-2.1.0.json")
 FOLDERS = ("fixtures/k8s", "fixtures/shell", "fixtures/compose", "fixtures/markdown", "fixtures/make")
 REPORTERS = {
@@ -38,7 +38,7 @@ REPORTERS["junit"] = junit.format_report
 def linux_report() -> Iterator[Report]:
     """The fixtures checked as ``shmlint check fixtures/...`` from the repository root, with one notice added."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(REPO)
+        patch.chdir(ROOT)
         report = check_paths(Settings(undecided="show"), [Path(p) for p in FOLDERS])
     notice = FileResult("charts/train", notices=(Notice("charts/train", "Helm chart: not checked"),))
     yield Report((*report.files, notice))

@@ -7,9 +7,7 @@ script's cache folder; otherwise that one test is skipped and says how to run it
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import re
 import subprocess
 import sys
@@ -20,7 +18,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-from tests.support import ROOT
+from tests.support import ROOT, run_precision_benchmark, script_module
 
 NEED = ROOT / "shmlint" / "data" / "shm_need.yaml"
 BENCH = ROOT / "bench" / "precision"
@@ -54,12 +52,7 @@ def need() -> dict:
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("precision_run", BENCH / "run.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return script_module(BENCH / "run.py", "precision_run")
 
 
 def test_every_software_entry_has_tier_match_and_source(need: dict) -> None:
@@ -180,7 +173,7 @@ def test_patterns_sort_benchmark_examples_into_the_labelled_tier(
     assert _tier_for(need, image, command) == tier
 
 
-#: issue 26 point 3, per entry family: an image and a command that match, and a near miss that must not
+#: per entry family: an image and a command that match, and a near miss that must not
 FAMILIES = [
     # NVIDIA NIM (LLM and retrieval): nvcr.io/nim only; a NIM-named image elsewhere is not the product
     ("nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0", "", "needs"),
@@ -370,20 +363,8 @@ def test_score_counts_tiers_and_recall_from_labels(bench: ModuleType) -> None:
 
 
 def test_benchmark_has_no_unlabelled_findings_or_stale_labels(tmp_path: Path) -> None:
-    mirror, cache = os.environ.get("SHMLINT_PRECISION_MIRROR"), os.environ.get("SHMLINT_PRECISION_CACHE")
-    if not mirror and not cache:
-        pytest.skip(
-            "precision benchmark repositories not on disk: set SHMLINT_PRECISION_MIRROR=/work/.mirror "
-            "or SHMLINT_PRECISION_CACHE=<cache of bench/precision/run.py> to run it"
-        )
-    command = [sys.executable, str(BENCH / "run.py"), "--cache", cache or str(tmp_path)]
-    if mirror:
-        command += ["--mirror", mirror]
-    command += ["--json", str(tmp_path / "result.json")]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
-    # issue 14's targets: an SHM001 error is a crash, and every labelled crash is an error
-    result = json.loads((tmp_path / "result.json").read_text())["shm001"]
+    # the targets: an SHM001 error is a crash, and every labelled crash is an error
+    result = run_precision_benchmark("run.py", tmp_path, timeout=600)["shm001"]
     assert result["error"]["precision"] >= 0.95 and result["recall"]["as_error"] >= 0.95, result
     assert result["recall"]["as_error_or_warning"] == 1.0, result["recall"]["missed"]
 

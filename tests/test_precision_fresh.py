@@ -1,20 +1,15 @@
-"""The fresh benchmark of issue 26 (bench/precision/fresh): its data files' shape, its scoring, and (when the
+"""The fresh precision benchmark (bench/precision/fresh): its data files' shape, its scoring, and (when the
 repositories are on disk) a full run with no unlabelled finding and no fix that lowers /dev/shm."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.support import ROOT
+from tests.support import ROOT, run_precision_benchmark, script_module
 from tests.test_precision_data import HELD_OUT
 
 BENCH = ROOT / "bench" / "precision"
@@ -23,12 +18,7 @@ FRESH = BENCH / "fresh"
 
 @pytest.fixture(scope="module")
 def score() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("precision_score", BENCH / "score.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return script_module(BENCH / "score.py", "precision_score")
 
 
 def test_fresh_repositories_are_pinned_new_and_not_held_out() -> None:
@@ -146,18 +136,5 @@ def test_compose_reset_tags_do_not_stop_the_merge_check(score: ModuleType, tmp_p
 
 
 def test_fresh_benchmark_runs_clean_on_the_pinned_repositories(tmp_path: Path) -> None:
-    mirror, cache = os.environ.get("SHMLINT_PRECISION_MIRROR"), os.environ.get("SHMLINT_PRECISION_CACHE")
-    if not mirror and not cache:
-        pytest.skip(
-            "fresh benchmark repositories not on disk: set SHMLINT_PRECISION_MIRROR=/work/.mirror "
-            "or SHMLINT_PRECISION_CACHE=<cache of bench/precision/score.py> to run it"
-        )
-    command = [sys.executable, str(BENCH / "score.py"), "--cache", cache or str(tmp_path)]
-    if mirror:
-        command += ["--mirror", mirror]
-    command += ["--json", str(tmp_path / "result.json")]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
-    # exit 0: every finding has a label or verdict written by reading, and every label points into the trees
-    assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
-    result = json.loads((tmp_path / "result.json").read_text())
-    assert result["fixes"]["lowered"] == []  # issue 26: no fix lowers the /dev/shm a merged workload gets
+    result = run_precision_benchmark("score.py", tmp_path, timeout=900)
+    assert result["fixes"]["lowered"] == []  # no fix lowers the /dev/shm a merged workload gets

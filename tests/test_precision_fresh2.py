@@ -1,48 +1,34 @@
-"""The second fresh benchmark of issue 26 (bench/precision/fresh2: whole repositories, checked as a user's
+"""The second fresh precision benchmark (bench/precision/fresh2: whole repositories, checked as a user's
 ``shmlint check .`` in a clone): its data files' shape, the whole-tree materialisation, and (when the repositories
 are on disk) a full run with no unlabelled finding, no unjudged finding, no stale label and no fix that lowers
 /dev/shm. The scoring itself is tested in test_precision_fresh.py (same score.py)."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.support import ROOT
+from tests.support import ROOT, run_precision_benchmark, script_module
 from tests.test_precision_data import HELD_OUT
 
 BENCH = ROOT / "bench" / "precision"
 FRESH2 = BENCH / "fresh2"
 RECALL = FRESH2 / "recall"  # the recall supplement: training apps, since the ten hold no crash
 SETS = (FRESH2, RECALL)
-#: issue 26's own held-out list (HELD_OUT is the earlier one): neither may be benchmarked here
-ISSUE26_HELD_OUT = {
+#: the repositories the precision work was tuned on besides HELD_OUT: neither may be benchmarked here
+TUNED_ON = {
     "googlecloudplatform/kubernetes-engine-samples", "project-hami/hami", "awslabs/ai-on-eks",
     "opea-project/genaiexamples", "infiniflow/ragflow", "fishaudio/fish-speech", "gpustack/gpustack",
     "openrlhf/openrlhf",
 }  # fmt: skip
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def score() -> ModuleType:
-    return _load("precision_score", BENCH / "score.py")
+    return script_module(BENCH / "score.py", "precision_score")
 
 
 def _names(path: Path) -> set[str]:
@@ -57,7 +43,7 @@ def test_fresh2_repositories_are_whole_pinned_new_and_not_held_out(folder: Path)
     others = [_names(other / "repos.toml") for other in SETS if other != folder]
     for used in (
         HELD_OUT,
-        ISSUE26_HELD_OUT,
+        TUNED_ON,
         _names(BENCH / "repos.toml"),
         _names(BENCH / "fresh" / "repos.toml"),
         *others,
@@ -83,7 +69,7 @@ def test_fresh2_labels_are_unique_complete_and_name_the_set(score: ModuleType, f
 
 
 def test_a_whole_tree_keeps_every_file_and_a_listed_one_only_deployment_files() -> None:
-    run = _load("precision_run", BENCH / "run.py")
+    run = script_module(BENCH / "run.py", "precision_run")
     whole = run.Repo("o/n", "0" * 40, (".",), ())
     listed = run.Repo("o/n", "0" * 40, ("deploy",), ())
     for path in ("train.py", "configs/a.json", "deploy/k8s.yaml", "Dockerfile"):
@@ -94,21 +80,8 @@ def test_a_whole_tree_keeps_every_file_and_a_listed_one_only_deployment_files() 
 
 @pytest.mark.parametrize("folder", SETS, ids=lambda p: p.name)
 def test_fresh2_benchmark_runs_clean_on_the_pinned_repositories(tmp_path: Path, folder: Path) -> None:
-    mirror, cache = os.environ.get("SHMLINT_PRECISION_MIRROR"), os.environ.get("SHMLINT_PRECISION_CACHE")
-    if not mirror and not cache:
-        pytest.skip(
-            "fresh2 benchmark repositories not on disk: set SHMLINT_PRECISION_MIRROR=/work/.mirror "
-            "or SHMLINT_PRECISION_CACHE=<cache of bench/precision/score.py> to run it"
-        )
-    command = [sys.executable, str(BENCH / "score.py"), "--set", str(folder), "--cache", cache or str(tmp_path)]
-    if mirror:
-        command += ["--mirror", mirror]
-    command += ["--json", str(tmp_path / "result.json")]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
-    # exit 0: every finding has a label or verdict written by reading, and every label points into the trees
-    assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-3000:]
-    result = json.loads((tmp_path / "result.json").read_text())
-    assert result["fixes"]["lowered"] == []  # issue 26: no fix lowers the /dev/shm a merged workload gets
+    result = run_precision_benchmark("score.py", tmp_path, 900, "--set", str(folder))
+    assert result["fixes"]["lowered"] == []  # no fix lowers the /dev/shm a merged workload gets
     assert result["shm001"]["failing"]["labels"].get("no-risk", 0) == 0  # no false alarm on a no-risk workload
     if folder == RECALL:  # the crashes it holds: at least the two read through the repository's own build
         assert result["shm001"]["recall"]["as_error"] >= 0.66

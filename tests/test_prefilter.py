@@ -18,6 +18,7 @@ from shmlint.prefilter import FORMAT_WORDS, Prefilter, prefilter_words, signal_p
 from shmlint.settings import Settings
 from shmlint.signals import Signals
 from shmlint.source import SourceText
+from tests.hostile import POD_TEMPLATE
 
 BUILT_IN = Signals()
 PREFILTER = Prefilter(BUILT_IN)
@@ -143,3 +144,45 @@ def test_a_kserve_predictor_whose_only_signal_is_its_model_format_is_reported() 
         SourceText("isvc.yaml", text), FileKind.YAML, Path("isvc.yaml")
     )
     assert [evidence.text for w in result.workloads for evidence in w.torch] == ["KServe huggingface predictor"]
+
+
+#: files whose only signal is a configured one, in every format the extractors read
+CONFIGURED_ONLY = {
+    "pod.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1").replace('"torchrun", ', ""),
+    "launch.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "busybox").replace(
+        '"torchrun"', '"corp-launch"'
+    ),
+    "accel.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "alpine").replace(
+        '["torchrun", "train.py"]', '["x"]'
+    )
+    + "    resources:\n      limits:\n        example.com/accel: 1\n",
+    "compose.yaml": "services:\n  t:\n    image: corp/trainer:1\n",
+    "compose-command.yaml": "services:\n  t:\n    image: busybox\n    command: corp-launch --x\n",
+    "run.sh": "#!/bin/sh\ndocker run --rm corp/trainer:1 python x.py\n",
+    "engine-variable.sh": "$CONTAINER_ENGINE run --rm busybox corp-launch\n",
+    "README.md": "Run it:\n\n```bash\npodman run --device example.com/accel=all alpine x\n```\n",
+    "ci.yaml": "jobs:\n  t:\n    steps:\n      - run: docker run corp/trainer:1\n",
+}
+
+
+def test_prefilter_never_hides_a_configured_signal(tmp_path: Path) -> None:
+    """Same findings with and without the prefilter when configuration adds signals, and each file has one."""
+    signals = Signals(
+        gpu_resources=(*Signals().gpu_resources, "example.com/accel"),
+        torch_images=(*Signals().torch_images, r"(^|/)corp/trainer$"),
+        torch_commands=(*Signals().torch_commands, r"corp-launch"),
+    )
+    needs = {"shm_images": (r"(^|/)corp/trainer$",), "shm_commands": (r"corp-launch",)}  # a CPU finding needs these
+    with_filter = Engine(Settings(signals=signals, undecided="show", **needs))
+    without = Engine(Settings(signals=signals, prefilter=False, undecided="show", **needs))
+    for name, text in CONFIGURED_ONLY.items():
+        kind = FileKind.MARKDOWN if name.endswith(".md") else FileKind.SHELL if name.endswith(".sh") else FileKind.YAML
+        source = SourceText(name, text)
+        a = [(f.code, f.span.start) for f in with_filter.check_source(source, kind, tmp_path / name).findings]
+        b = [(f.code, f.span.start) for f in without.check_source(source, kind, tmp_path / name).findings]
+        assert a == b, name
+        assert a, f"{name}: the configured signal should make a finding"
+        plain = [
+            f.code for f in Engine(Settings(undecided="show")).check_source(source, kind, tmp_path / name).findings
+        ]
+        assert plain != [c for c, _ in a], f"{name}: only the configured signal makes it a workload"

@@ -82,6 +82,23 @@ def test_kfp_memory_mount_on_another_task_does_not_count(engine: Engine) -> None
     assert check(engine, text) == ["7:5 SHM001 info"]  # one GPU, software not known: undecided
 
 
+def test_the_kfp_sdks_own_methods_configure_no_task(engine: Engine) -> None:
+    implementation = (
+        "from kfp import dsl\n\n\nclass PipelineTask:\n"
+        "    def set_accelerator_type(self, accelerator):\n        return self\n\n"
+        "    def set_accelerator_limit(self, limit):\n        self.set_accelerator_type(self._accel)\n"
+        "        return self\n"
+    )
+    assert check(engine, implementation) == []
+    method_calls = (
+        "from kfp import dsl\n\n\nclass Step:\n    def gpu(self):\n"
+        '        self.set_accelerator_type("nvidia.com/gpu")\n        cls.set_gpu_limit(1)\n'
+    )
+    assert check(engine, method_calls) == []
+    pipeline = "from kfp import dsl\n\n\n@dsl.pipeline\ndef p():\n    t = op()\n    t.set_gpu_limit(1)\n"
+    assert check(engine, pipeline) == ["7:5 SHM001 info"]  # a pipeline of the same file's shape is still read
+
+
 def test_kfp_disk_empty_dir_at_dev_shm_is_disk(engine: Engine) -> None:
     text = (
         "from kfp import dsl, kubernetes\n\n\n@dsl.pipeline\ndef p():\n    a = op()\n    a.set_accelerator_limit(2)\n"
@@ -96,7 +113,7 @@ def test_flyte_pytorch_plugin_manages_shm_unless_turned_off(engine: Engine) -> N
         "@task(task_config=Elastic(nnodes=2{off}), requests=Resources(gpu=2))\ndef t():\n    pass\n"
     )
     assert check(engine, text.format(off="")) == []
-    # turned off, the task is 2 GPUs with software not shown (Elastic's nproc_per_node defaults to 1): since issue 26
+    # turned off, the task is 2 GPUs with software not shown (Elastic's nproc_per_node defaults to 1)
     # a GPU count alone is not evidence, so it is undecided, not an error
     assert check(engine, text.format(off=", increase_shared_mem=False")) == ["5:2 SHM001 info"]
 

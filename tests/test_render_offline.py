@@ -1,4 +1,4 @@
-"""Renderers never reach the network and never take flags from the input (issue 18 items 1-2, issue 15 item 2).
+"""Renderers never reach the network and never take flags from the input.
 
 Each reproduction is checked against a local HTTP server on 127.0.0.1 that counts requests (it stops itself), or a
 stand-in renderer that records the arguments and environment it was given. kubectl is part of this machine image;
@@ -16,7 +16,9 @@ import sys
 import tempfile
 import threading
 import time
+import typing
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -25,9 +27,17 @@ from shmlint.model import FileResult, RenderRecord, RenderStatus, Report
 from shmlint.render.process import Sandbox, find_sandbox
 from shmlint.settings import Settings
 from shmlint.severity import Severity
-from tests.support import git, pre_commit_env, pre_commit_work_tree, try_repo
+from tests.hostile import POD, TORCHRUN_POD, assert_no_crash, decoded
+from tests.support import (
+    ROOT,
+    git,
+    pre_commit_env,
+    pre_commit_work_tree,
+    run_shmlint,
+    run_shmlint_bytes,
+    try_repo,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
 GPU_POD = """apiVersion: v1
 kind: Pod
 metadata:
@@ -45,18 +55,8 @@ CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
 
 
 def shmlint(*args: str, cwd: Path = ROOT, path: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), **env}
-    if path is not None:
-        environment["PATH"] = path
-    return subprocess.run(
-        [sys.executable, "-m", "shmlint", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=120,
-        cwd=cwd,
-    )
+    """``run_shmlint`` with environment variables as keywords, and ``path`` as the PATH renderers are found on."""
+    return run_shmlint(*args, cwd=cwd, env={**env, **({"PATH": path} if path is not None else {})})
 
 
 def kubectl() -> str:
@@ -108,7 +108,7 @@ def test_the_server_is_reachable_so_zero_requests_means_something(server: tuple[
     assert requests == ["/probe"]
 
 
-# -- issue 18 item 1: a folder name is never a flag --------------------------------------------------------------
+# -- a folder name is never a flag --------------------------------------------------------------------------------
 
 
 def flag_named_tree(tmp_path: Path) -> Path:
@@ -208,7 +208,7 @@ def test_helm_gets_a_double_dash_an_absolute_path_and_a_minimal_environment(tmp_
     assert "Ran helm template v3.99.0: 1 Helm chart(s) rendered." in result.stdout
 
 
-# -- issue 18 item 2: remote resources, however they are spelled or wherever they are in the graph --------------
+# -- remote resources, however they are spelled or wherever they are in the graph --------------
 
 REMOTE_SPELLINGS = {
     "through a local base": ("resources:\n  - ../base\n", "resources:\n  - http://{address}/pod.yaml\n"),
@@ -279,7 +279,7 @@ def test_helm_charts_in_a_kustomization_are_not_inflated(tmp_path: Path) -> None
     assert unit["status"] == "not-rendered" and "helmCharts" in unit["reason"]
 
 
-# -- issue 15 item 2: explicit and deterministic -------------------------------------------------------------------
+# -- explicit and deterministic -----------------------------------------------------------------------------------
 
 PATCH = GPU_POD.format(name="trainer")
 
@@ -482,3 +482,147 @@ def test_every_format_carries_what_was_rendered_and_what_was_not() -> None:
 def test_a_note_never_fails_the_run() -> None:
     record = records_report().renders[1]._replace(severity=None)
     assert not Report((FileResult("charts/x", render=record),)).failed(Severity.INFO)
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    requests: typing.ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        _Recorder.requests.append(self.path)
+        self.send_response(404)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def http_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    _Recorder.requests = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_check_never_fetches_urls_named_in_the_input(tmp_path: Path, http_server) -> None:
+    """Found: a folder with a kustomization.yaml is rendered with ``kubectl kustomize`` whenever kubectl is on PATH,
+    and kustomize fetches every remote resource the file names: ``shmlint check`` on an untrusted pull request makes
+    network requests the pull request chooses (and waits up to 60 s per folder for them)."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not on PATH: nothing would be rendered")
+    port = http_server.server_address[1]
+    (tmp_path / "kustomization.yaml").write_text(f"resources:\n- pod.yaml\n- http://127.0.0.1:{port}/remote.yaml\n")
+    (tmp_path / "pod.yaml").write_text(POD)
+    result = run_shmlint_bytes("check", ".", cwd=tmp_path, timeout=90)
+    assert_no_crash(result)
+    assert not _Recorder.requests, f"shmlint check fetched {_Recorder.requests}"
+
+
+def test_kustomization_that_cannot_be_rendered_still_checks_its_files(tmp_path: Path) -> None:
+    """Found: when ``kubectl kustomize`` fails, the folder's own files are dropped from the run (only an SHM000 on the
+    kustomization is left), and the message carries kubectl's log prefix (time stamp and process id), so two runs
+    over the same tree do not print the same bytes."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not on PATH: nothing is rendered")
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- pod.yaml\n- missing.yaml\n")
+    (tmp_path / "pod.yaml").write_text(POD)
+    first = run_shmlint_bytes("check", ".", cwd=tmp_path, timeout=90)
+    second = run_shmlint_bytes("check", ".", cwd=tmp_path, timeout=90)
+    assert_no_crash(first)
+    assert first.returncode == 1
+    assert first.stdout == second.stdout, (decoded(first.stdout), decoded(second.stdout))
+    assert b"pod.yaml:7:5: SHM001" in first.stdout, decoded(first.stdout)
+
+
+def kustomize_tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "overlay"
+    for name, text in {"deploy.yaml": TORCHRUN_POD, **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+PATCHER = "apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: p\npath: {path}\ntarget:\n  kind: Pod\n"
+
+
+GENERATOR = "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: c\n{field}:\n- {value}\n"
+
+
+REMOTE_BASE = "resources:\n- https://github.com/example/repo//base?ref=v1\n"
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {
+            "kustomization.yaml": "transformers:\n- patcher.yaml\n",
+            "patcher.yaml": PATCHER.format(path="http://x.test/p"),
+        },
+        {
+            "kustomization.yaml": "transformers:\n- patcher.yaml\n",
+            "patcher.yaml": PATCHER.format(path="git@github.com:example/repo.git"),
+        },
+        {
+            "kustomization.yaml": "generators:\n- gen.yaml\n",
+            "gen.yaml": GENERATOR.format(field="files", value="https://x.test/f"),
+        },
+        {
+            "kustomization.yaml": "generators:\n- gen.yaml\n",
+            "gen.yaml": GENERATOR.format(field="files", value="key=HTTPS://x.test/f"),
+        },
+        {
+            "kustomization.yaml": "generators:\n- gen.yaml\n",
+            "gen.yaml": GENERATOR.format(field="envs", value="s3::x/e"),
+        },
+        {"kustomization.yaml": "resources:\n- my base\n", "my base/kustomization.yaml": REMOTE_BASE},
+        {"kustomization.yaml": "resources:\n- ' my base '\n", "my base/kustomization.yaml": REMOTE_BASE},
+        {
+            "kustomization.yaml": "generators:\n- gens\n",
+            "gens/kustomization.yaml": "resources:\n- gen.yaml\n",
+            "gens/gen.yaml": GENERATOR.format(field="files", value="http://x.test/f"),
+        },
+        {
+            "kustomization.yaml": "components:\n- comp\n",
+            "comp/kustomization.yaml": "kind: Component\ntransformers:\n- p.yaml\n",
+            "comp/p.yaml": PATCHER.format(path="https://x.test/p"),
+        },
+        {"kustomization.yaml": "patches:\n- path: https://x.test/patch.yaml\n"},
+    ],
+    ids=[
+        "transformer-http",
+        "transformer-scp",
+        "generator-file",
+        "generator-key-file",
+        "generator-env",
+        "spaced-base",
+        "spaced-base-padded",
+        "generator-folder",
+        "component-transformer",
+        "patch-url",
+    ],
+)
+def test_the_guard_refuses_every_remote_shape_before_kustomize_runs(tmp_path: Path, files: dict[str, str]) -> None:
+    from shmlint.render.graph import walk
+
+    graph = walk(kustomize_tree(tmp_path, files), 1 << 20)
+    assert graph.blocker is not None and "remote" in graph.blocker
+
+
+def test_local_plugins_and_urls_inside_plain_resources_do_not_block(tmp_path: Path) -> None:
+    """A resource's own values (an env URL) are objects kustomize loads nothing from; local plugin paths are fine."""
+    from shmlint.render.graph import walk
+
+    pod = TORCHRUN_POD + "    env:\n    - name: U\n      value: https://x.test/api\n"
+    files = {
+        "kustomization.yaml": "resources:\n- deploy.yaml\n- my base\ntransformers:\n- patcher.yaml\n",
+        "deploy.yaml": pod,
+        "patcher.yaml": PATCHER.format(path="patch.yaml"),
+        "patch.yaml": "kind: Pod\nmetadata:\n  name: p\n",
+        "my base/kustomization.yaml": "resources:\n- pod.yaml\n",
+        "my base/pod.yaml": pod,
+    }
+    graph = walk(kustomize_tree(tmp_path, files), 1 << 20)
+    assert graph.blocker is None and len(graph.folders) == 2

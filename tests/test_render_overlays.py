@@ -1,5 +1,5 @@
 """A file reached through several rendered kustomize overlays gives one finding per source location, naming every
-overlay whose output showed it (issue 18 remainder): a base under a dev and a prod overlay is one SHM001 at the
+overlay whose output showed it: a base under a dev and a prod overlay is one SHM001 at the
 base's container, not three (one at the base, one at each overlay's kustomization.yaml)."""
 
 from __future__ import annotations

@@ -261,7 +261,7 @@ def test_gitlab_fingerprints_are_stable(report: Report, tmp_path: Path) -> None:
 
 
 def test_the_summaries_count_files_with_findings_of_the_files_checked() -> None:
-    """Issue 28: "Found 2 finding(s) in 3 file(s)" counted the files checked, not those with findings."""
+    """Once, "Found 2 finding(s) in 3 file(s)" counted the files checked, not those with findings."""
     from shmlint import github_action
     from shmlint.report import json as json_report
     from shmlint.report import text
@@ -277,7 +277,7 @@ def test_the_summaries_count_files_with_findings_of_the_files_checked() -> None:
 
 
 def test_the_long_explanation_reaches_json_sarif_and_the_hover(report: Report) -> None:
-    """Issue 28: the message is one short line; the detail is in JSON, in SARIF (a result property) and in the
+    """The message is one short line; the detail is in JSON, in SARIF (a result property) and in the
     editor's hover, and nowhere shortened to the message."""
     from shmlint.report import json as json_report
     from shmlint.server.analysis import explain

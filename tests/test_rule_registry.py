@@ -25,10 +25,11 @@ from shmlint.engine import Engine
 from shmlint.file_formats import describe, formats, yaml_claim
 from shmlint.model import WorkloadFormat
 from shmlint.rules.registry import rules
+from shmlint.scaffold import TODO
 from shmlint.settings import Settings
 from shmlint.source import SourceText
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "shmlint"
 FOLDER = PACKAGE / "rules"
 CATALOG_FOLDER = ROOT / "rules"
@@ -196,6 +197,53 @@ def test_a_bad_fixture_reports_its_rule_in_its_format() -> None:
         if not any(f.code == path.name[:6] and f.workload and f.workload.format is fmt for f in findings):
             wrong.append(str(path.relative_to(ROOT)))
     assert not wrong
+
+
+def test_no_rule_is_left_as_scaffolded() -> None:
+    """``python -m shmlint.scaffold rule`` marks every place to write; a rule is finished when none is left."""
+    paths = [*CATALOG_FOLDER.glob("*.yaml"), *FOLDER.glob("shm*.py")]
+    paths += [path for path in FIXTURES.rglob("*") if path.is_file() and re.search(r"SHM\d{3}", path.name)]
+    left = [str(path.relative_to(ROOT)) for path in paths if TODO.encode() in path.read_bytes()]
+    assert not left, f"left as scaffolded ({TODO}): {left}"
+
+
+# -- docs/adding-a-rule.md: the checklist and the tests agree ----------------------------------------------------
+
+CHECKLIST = ROOT / "docs" / "adding-a-rule.md"
+#: the tests of this file that hold the registry's own machinery rather than an item a new rule must tick
+MACHINERY = {
+    "test_a_new_catalog_entry_is_run_without_a_list_to_edit",
+    "test_a_stale_readme_table_is_found_and_rewritten",
+    "test_a_readme_without_the_markers_is_an_error",
+    "test_a_clean_file_loads_no_rule_and_no_catalog_entry",
+    "test_a_finding_reads_only_its_own_catalog_entry",
+    "test_every_checklist_item_names_tests_that_exist",
+    "test_every_test_of_the_registry_is_a_checklist_item_or_machinery",
+}
+
+
+def checklist() -> dict[str, list[tuple[str, str]]]:
+    """Item title -> the (file, test) pairs it names, from the checklist in docs/adding-a-rule.md."""
+    text = CHECKLIST.read_text(encoding="utf-8")
+    items = re.findall(r"^- \[ \] \*\*(.+?)\*\*(.*?)(?=^- \[ \]|^$)", text, re.MULTILINE | re.DOTALL)
+    return {title: re.findall(r"`(tests/\w+\.py)::(\w+)`", body) for title, body in items}
+
+
+def test_every_checklist_item_names_tests_that_exist() -> None:
+    items = checklist()
+    assert len(items) >= 9, items
+    for title, tests in items.items():
+        assert tests, f"checklist item {title!r} names no test"
+        for file, name in tests:
+            defined = re.search(rf"^(async )?def {name}\(", (ROOT / file).read_text(encoding="utf-8"), re.MULTILINE)
+            assert defined, f"checklist item {title!r} names {file}::{name}, which does not exist"
+
+
+def test_every_test_of_the_registry_is_a_checklist_item_or_machinery() -> None:
+    named = {name for tests in checklist().values() for file, name in tests if file == "tests/test_rule_registry.py"}
+    here = set(re.findall(r"^def (test_\w+)\(", Path(__file__).read_text(encoding="utf-8"), re.MULTILINE))
+    assert here - named - MACHINERY == set(), "add these to the checklist in docs/adding-a-rule.md or to MACHINERY"
+    assert named | MACHINERY <= here
 
 
 # -- the README's rules table ------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
 
 
 class Client(LanguageClient):
@@ -70,11 +70,24 @@ spec:
 """
 
 
+async def initialize(lsp_client: Client, root: Path, editor: str = "visual-studio-code") -> types.InitializeResult:
+    """The session as ``editor`` opens it with ``root`` as its workspace."""
+    return await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities(editor), root_uri=root.as_uri())
+    )
+
+
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: Client):
-    await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=ROOT.as_uri())
-    )
+    await initialize(lsp_client, ROOT)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client_in_tmp(lsp_client: Client, tmp_path: Path):
+    """A session whose workspace is the test's own folder (configuration files are looked up below it)."""
+    await initialize(lsp_client, tmp_path)
     yield
     await lsp_client.shutdown_session()
 
@@ -105,9 +118,7 @@ def apply(text: str, edits: list[types.TextEdit], encoding: str = "utf-16") -> s
 @pytest_lsp.fixture(config=SERVER, params=["neovim", "emacs", "visual-studio-code"])
 async def any_client(lsp_client: Client, request: pytest.FixtureRequest):
     """Clients that offer UTF-8 first (Neovim), UTF-32 first (Emacs), nothing (VS Code: UTF-16)."""
-    result = await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=client_capabilities(request.param), root_uri=ROOT.as_uri())
-    )
+    result = await initialize(lsp_client, ROOT, request.param)
     lsp_client.encoding = str(result.capabilities.position_encoding or "utf-16")
     yield
     await lsp_client.shutdown_session()
@@ -132,11 +143,34 @@ async def diagnostics(client: Client, uri: str, version: int) -> list[types.Diag
     return await asyncio.wait_for(published(), timeout=30)
 
 
-def open_document(client: Client, path: Path, text: str, language: str) -> str:
-    uri = path.as_uri()
+def open_uri(client: Client, uri: str, text: str, language: str = "shellscript") -> None:
     item = types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
     client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
-    return uri
+
+
+def open_document(client: Client, path: Path, text: str, language: str) -> str:
+    open_uri(client, path.as_uri(), text, language)
+    return path.as_uri()
+
+
+async def code_actions(
+    client: Client,
+    uri: str,
+    at: types.Range,
+    diagnostics: list[types.Diagnostic],
+    only: list[types.CodeActionKind | str] | None = None,
+) -> list[types.CodeAction]:
+    """The code actions the server offers for ``diagnostics`` at ``at`` (all commands are code actions here)."""
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=at,
+            context=types.CodeActionContext(diagnostics=diagnostics, only=only),
+        )
+    )
+    assert actions is not None
+    assert all(isinstance(action, types.CodeAction) for action in actions)
+    return [action for action in actions if isinstance(action, types.CodeAction)]
 
 
 def replace_text(client: Client, uri: str, version: int, text: str) -> None:
@@ -158,16 +192,7 @@ async def test_a_diagnostic_its_quick_fix_and_then_none(client: Client, tmp_path
     assert diagnostic.range == types.Range(types.Position(1, 18), types.Position(1, 24))
     assert SCRIPT.splitlines()[1][17:23] == "docker"
 
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=diagnostic.range,
-            context=types.CodeActionContext(diagnostics=[diagnostic], only=[types.CodeActionKind.QuickFix]),
-        )
-    )
-    assert actions is not None
-    [action] = actions
-    assert isinstance(action, types.CodeAction)
+    [action] = await code_actions(client, uri, diagnostic.range, [diagnostic], [types.CodeActionKind.QuickFix])
     assert action.kind == types.CodeActionKind.QuickFix
     assert list(action.diagnostics or ()) == [diagnostic]  # bound to the diagnostic it fixes
     assert action.is_preferred
@@ -185,16 +210,8 @@ async def test_fix_all_in_file_is_a_source_action(client: Client, tmp_path: Path
     found = await diagnostics(client, uri, 1)
     assert [d.code for d in found] == ["SHM001", "SHM001"]
     assert [d.range.start.line for d in found] == [6, 12]  # each container's own mapping
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-            context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll]),
-        )
-    )
-    assert actions is not None
-    [action] = actions
-    assert isinstance(action, types.CodeAction)
+    start = types.Range(types.Position(0, 0), types.Position(0, 0))
+    [action] = await code_actions(client, uri, start, [], [types.CodeActionKind.SourceFixAll])
     assert action.kind == "source.fixAll.shmlint"
     fixed = apply(POD, edits_of(action, uri))
     assert fixed.count("mountPath: /dev/shm") == 2
@@ -261,16 +278,65 @@ async def test_ranges_and_edits_follow_the_negotiated_position_encoding(any_clie
     assert SCRIPT[start:end] == "docker"
     before = {"utf-8": 21, "utf-16": 18, "utf-32": 17}[client.encoding]  # units before `docker` on its line
     assert diagnostic.range.start == types.Position(1, before)
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=diagnostic.range,
-            context=types.CodeActionContext(diagnostics=[diagnostic]),
-        )
-    )
-    assert actions is not None
-    [quick] = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix]
+    actions = await code_actions(client, uri, diagnostic.range, [diagnostic])
+    [quick] = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
     fixed = apply(SCRIPT, edits_of(quick, uri), client.encoding)
     assert fixed == SCRIPT.replace("docker run ", "docker run --shm-size=8g ")
     replace_text(client, uri, 2, fixed)
     assert await diagnostics(client, uri, 2) == []
+
+
+async def _published(client: Client, uri: str, after: int) -> list[types.Diagnostic]:
+    """The diagnostics of the first publication for ``uri`` after the first ``after`` publications."""
+
+    async def wait() -> list[types.Diagnostic]:
+        while True:
+            for params in client.published[after:]:
+                if params.uri == uri:
+                    return list(params.diagnostics)
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    return await asyncio.wait_for(wait(), timeout=30)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("where", ["my folder/train.sh", "caf\u00e9/train.sh", "windows"])
+async def test_a_document_with_an_escaped_uri_is_checked_fixed_and_explained(
+    client_in_tmp: Client, tmp_path: Path, where: str
+) -> None:
+    client = client_in_tmp
+    if where == "windows":
+        uri = "file:///c%3A/Users/me/My%20Project/train.sh"  # as VS Code sends a Windows path
+    else:
+        (tmp_path / where).parent.mkdir()
+        uri = (tmp_path / where).as_uri()
+    assert "%" in uri
+    open_uri(client, uri, SCRIPT)
+    [diagnostic] = await diagnostics(client, uri, 1)  # published under the URI the client sent
+    assert diagnostic.code == "SHM001"
+    [action] = await code_actions(client, uri, diagnostic.range, [diagnostic], [types.CodeActionKind.QuickFix])
+    assert "--shm-size=8g" in apply(SCRIPT, edits_of(action, uri))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=diagnostic.range.start)
+    )
+    assert hover is not None
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri)))
+    assert await _published(client, uri, len(client.published)) == []  # closed: its diagnostics withdrawn
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", ["plain", "my folder"])
+async def test_a_saved_configuration_rechecks_documents_under_their_own_uris(
+    client_in_tmp: Client, tmp_path: Path, name: str
+) -> None:
+    client = client_in_tmp
+    folder = tmp_path / name
+    folder.mkdir()
+    uri = (folder / "train.sh").as_uri()
+    open_uri(client, uri, SCRIPT)
+    assert [d.code for d in await diagnostics(client, uri, 1)] == ["SHM001"]
+    (folder / ".shmlint.yaml").write_text("ignore: [SHM001]\n")
+    seen = len(client.published)
+    saved = types.TextDocumentIdentifier(uri=(folder / ".shmlint.yaml").as_uri())
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=saved))
+    assert await _published(client, uri, seen) == []

@@ -5,21 +5,25 @@ session, and the rule that nothing of the server loads on the ``check`` path."""
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from shmlint.model import Edit
 from shmlint.server.analysis import Analyzer, minimal_edit
+from shmlint.server.framing import MAX_HEADER_LINE, FramedInput
 from shmlint.server.positions import UTF8, UTF16, UTF32, LineIndex, code_units
-from tests.support import FIXTURES
+from tests.support import FIXTURES, ROOT, SHMLINT_ENV
 from tests.test_startup import loaded_by
 
-ROOT = Path(__file__).resolve().parent.parent
 #: ASCII, Latin-1, BMP (CJK), astral (emoji, two UTF-16 units) characters and every LSP line break
 TEXT = st.lists(st.sampled_from(["a", " ", "é", "中", "🚀", "𝒳", "\n", "\r\n", "\r", "\t"]), max_size=40).map("".join)
 
@@ -197,3 +201,67 @@ def test_the_editor_gets_the_same_project_evidence_as_check(name: str) -> None:
             (f.code, f.span, f.message) for f in expected
         ], path.name
     assert report.findings or name == "k8s-no-workers"  # the fixture says something to compare
+
+
+def _frame(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n%s" % (
+        len(body),
+        body,
+    )
+
+
+INITIALIZE = _frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b"Content-Length: x\r\n\r\n{}",
+        b"garbage\r\n\r\n",
+        b"content-length: 2\r\n\r\n{}",  # pygls reads only the exact spelling
+        b"Content-Length: 0\r\n\r\n",
+        b"Content-Length:  2\r\n\r\n{}",
+        b"Content-Length: 2\n\n{}",  # no CR
+        b"\r\n{}",  # a blank line with no length
+        b"Content-Length: " + b"9" * 40 + b"\r\n\r\n",
+        b"\0" * (MAX_HEADER_LINE * 4),  # no line break at all
+    ],
+    ids=["length-x", "garbage", "lower-case", "length-0", "two-spaces", "no-cr", "blank", "huge", "no-line-break"],
+)
+@pytest.mark.parametrize("after_a_good_message", [False, True])
+def test_a_bad_header_is_reported_and_the_server_exits(tmp_path: Path, bad: bytes, after_a_good_message: bool) -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "shmlint", "server"],
+        cwd=tmp_path,
+        env=SHMLINT_ENV,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert server.stdin is not None
+    try:
+        server.stdin.write((INITIALIZE if after_a_good_message else b"") + bad)
+        server.stdin.flush()  # and kept open, as an editor keeps it: the old server waited here for ever
+        code = server.wait(timeout=60)
+    finally:
+        server.kill()
+        out, err = server.communicate()
+    assert code == 2
+    assert "not the Language Server Protocol" in err.decode() and "header line" in err.decode()
+    assert "Traceback" not in err.decode()
+    assert (b'"id": 1' in out or b'"id":1' in out) == after_a_good_message  # the good message was answered
+
+
+@hypothesis.given(st.lists(st.binary(min_size=1, max_size=300), min_size=1, max_size=5))
+def test_well_framed_messages_pass_through_unchanged(bodies: list[bytes]) -> None:
+    """What pygls reads through ``FramedInput``: every header line and body as sent, then the end of input."""
+    stream = b"".join(b"Content-Length: %d\r\nContent-Type: x\r\n\r\n%s" % (len(body), body) for body in bodies)
+    framed = FramedInput(io.BytesIO(stream))  # type: ignore[arg-type]
+    for body in bodies:
+        assert framed.readline() == b"Content-Length: %d\r\n" % len(body)
+        assert framed.readline() == b"Content-Type: x\r\n"
+        assert framed.readline() == b"\r\n"
+        assert framed.read(len(body)) == body
+    assert framed.readline() == b""
+    assert framed.problem is None

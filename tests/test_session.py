@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from shmlint.config_error import ConfigError
 from shmlint.discover import FileKind, discover
 from shmlint.engine import Engine
-from shmlint.session import Options, Request, Stdin, Text, check, check_text, configure, read_stream
+from shmlint.session import Options, Request, check, configure
 from shmlint.settings import Settings
 from shmlint.severity import Severity
+from shmlint.text_input import Text, check_text, read_stream
 from tests.support import FIXTURES
 
 POD = (FIXTURES / "examples" / "trainer-deployment.yaml").read_text(encoding="utf-8")
@@ -57,8 +58,8 @@ def test_standard_input_is_checked_as_a_file_of_its_name(tmp_path: Path) -> None
     (tmp_path / "pod.yaml").write_text(POD)
     options = Options(undecided="show")
     from_file = check(Request((str(tmp_path / "pod.yaml"),), options=options)).findings
-    stdin = Stdin(io.BytesIO(POD.encode()), str(tmp_path / "pod.yaml"))
-    from_stdin = check(Request(stdin=stdin, options=options)).findings
+    request = Request(stdin_name=str(tmp_path / "pod.yaml"), stdin=io.BytesIO(POD.encode()), options=options)
+    from_stdin = check(request).findings
     assert [(f.code, f.span, f.message) for f in from_stdin] == [(f.code, f.span, f.message) for f in from_file]
 
 
@@ -66,7 +67,7 @@ def test_the_door_refuses_what_a_file_read_would_refuse() -> None:
     engine = Engine(Settings(max_file_size=64))
     big = check_text(engine, Text("pod.yaml", "a: 1\n" * 20))
     assert big.source is None and "above the limit of 64 (max-file-size)" in big.result.findings[0].message
-    streamed = check_text(engine, read_stream(Stdin(io.BytesIO(b"x" * 1000)), 64))
+    streamed = check_text(engine, read_stream(io.BytesIO(b"x" * 1000), "-", 64))
     assert "standard input is above the limit of 64 bytes" in streamed.result.findings[0].message
     for data in ("a: 1\0", b"a: 1\0"):
         binary = check_text(Engine(Settings()), Text("pod.yaml", data))
@@ -90,5 +91,5 @@ def test_a_configured_fix_size_below_the_minimum_is_a_configuration_error(tmp_pa
     (tmp_path / ".shmlint.yaml").write_text("fix-size: 512Mi\n")
     with pytest.raises(ConfigError, match="fix-size: the fix size 512Mi is below min-shm-size 1Gi"):
         configure((str(tmp_path),), None, Options())
-    (given_size,) = configure((str(tmp_path),), None, Options(fix_size=2**28))  # the command line's request
-    assert given_size.settings.fix_size == 2**28
+    ((given_size, _),) = configure((str(tmp_path),), None, Options(fix_size=2**28))  # the command line's request
+    assert given_size.fix_size == 2**28

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -85,6 +86,7 @@ def advice(arguments: list[str]) -> tuple[dict[str, str], str]:
     return written.groupdict(), declared.group("hint")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(profile=profiles, sample=samples)
 def test_following_the_advice_never_meets_shm005(profile: dict[str, int], sample: tuple[str, ...]) -> None:

@@ -179,7 +179,7 @@ spec:
 
 
 def test_kubernetes_findings_point_at_one_line_not_the_whole_block() -> None:
-    """Issue 28: a container-wide finding marks the container's ``name:`` (wherever it is among the keys), a finding
+    """A container-wide finding marks the container's ``name:`` (wherever it is among the keys), a finding
     about a volume the key that decides it (``medium: Memory`` without a size), so an editor underlines one line."""
     from shmlint.engine import Engine
     from shmlint.settings import Settings

@@ -1,4 +1,4 @@
-"""Issue 14, wired: the extractors give the need model what it decides from (image, command, GPU count), SHM001's
+"""The need model, wired: the extractors give the need model what it decides from (image, command, GPU count), SHM001's
 severity follows the tier with a message that names the deciding evidence, the other /dev/shm rules are silent for
 software known not to use /dev/shm, and configuration extends the data both ways."""
 
@@ -247,13 +247,13 @@ TPU_POD = POD.replace("nvidia.com/gpu", "google.com/tpu")
     ],
 )
 def test_a_tpu_request_alone_is_not_evidence(image: str, args: str, expected: list) -> None:
-    """Issue 26: JAX (and TensorFlow) drive a TPU host's chips from one process; PyTorch/XLA and workers decide."""
+    """JAX (and TensorFlow) drive a TPU host's chips from one process; PyTorch/XLA and workers decide."""
     result = check("pod.yaml", TPU_POD.format(image=image, args=args, gpus=4))
     assert [severity for severity, _ in shm001(result)] == expected
 
 
 def test_a_gpu_count_alone_is_undecided_and_says_the_count() -> None:
-    """Issue 26: "two or more GPUs, so NCCL" was wrong; NCCL is there only when the software starts processes."""
+    """Not "two or more GPUs, so NCCL": NCCL is there only when the software starts processes."""
     ((severity, _),) = shm001(check("pod.yaml", POD.format(image="org/app:1", args="[serve]", gpus=4)))
     assert severity is Severity.INFO
     (workload,) = check("pod.yaml", POD.format(image="org/app:1", args="[serve]", gpus=4)).workloads

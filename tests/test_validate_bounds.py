@@ -1,5 +1,5 @@
-"""What ``shmlint validate`` takes from a manifest is bounded, and what it cannot reproduce it does not probe
-(issue 18 item 11): host IPC and the host's /dev/shm are "not probed", loader numbers and sizes have upper bounds,
+"""What ``shmlint validate`` takes from a manifest is bounded, and what it cannot reproduce it does not probe:
+host IPC and the host's /dev/shm are "not probed", loader numbers and sizes have upper bounds,
 the probes running at once stay within one memory limit, and a ``kill -9`` leaves no disk-backed /dev/shm folder."""
 
 from __future__ import annotations
@@ -287,3 +287,19 @@ def test_a_batch_eks_pod_in_json_is_probed_after_its_fix() -> None:
     before, after = _cases(FIXTURES / "aws-eks" / "SHM001-batch-eks.json")
     assert before.codes == ("SHM001",) and after.fixed and not after.codes
     assert isinstance(after.shm, ShmSpec) and (after.shm.provision, after.shm.bytes) == (Provision.MOUNT_TMPFS, 8 * GIB)
+
+
+def test_stale_disk_folders_of_killed_validate_runs_are_removed(tmp_path: Path, monkeypatch) -> None:
+    """Found: ``kill -9`` of validate left a mode-1777 ``/var/tmp/shmlint-disk-shm-*`` folder forever."""
+    from shmlint.validate import backends
+
+    monkeypatch.setattr(backends, "DISK_PARENT", str(tmp_path))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True)
+    stale = tmp_path / f"{backends.DISK_PREFIX}{int(dead.stdout)}-abc"
+    live = tmp_path / f"{backends.DISK_PREFIX}{os.getpid()}-def"
+    other = tmp_path / "unrelated"
+    for folder in (stale, live, other):
+        folder.mkdir()
+    with backends._disk_folder(backends.ShmSpec(backends.Provision.DISK)) as made:
+        assert made is not None and Path(made).parent == tmp_path
+    assert not stale.exists() and live.exists() and other.exists()

@@ -14,9 +14,8 @@ from shmlint.settings import Settings
 from shmlint.sizes import GIB
 from shmlint.validate.backends import Provision, Reaper, ShmSpec
 from shmlint.validate.harness import Case, Row, cases_for, render, run_cases, table_cells
-from tests.support import namespace_backend
+from tests.support import ROOT, namespace_backend
 
-ROOT = Path(__file__).resolve().parent.parent
 KUBERAY_AND_SUPPRESSED = ROOT / "fixtures" / "k8s" / "good-kuberay-and-cpu.yaml"
 RAY_WITH_LIMIT = """\
 apiVersion: ray.io/v1

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from shmlint.cli import cli
+from tests.support import FIXTURES
 
-FIXTURE = str(Path(__file__).resolve().parent.parent / "fixtures" / "k8s" / "SHM001-crlf.yaml")
+FIXTURE = str(FIXTURES / "k8s" / "SHM001-crlf.yaml")
 
 
 @pytest.mark.parametrize("platform", ["darwin", "win32"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shmlint.extract.ecs_container import MIB_DIALECT, mib_size
+from shmlint.containers.ecs import MIB_DIALECT, mib_size
 from shmlint.model import Size
 from shmlint.parsers.hcl import OBJECT, STRING, TUPLE, UNKNOWN, Block, Item, Value, entry, entry_item, string
 from shmlint.source import SourceText, Span

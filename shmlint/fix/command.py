@@ -61,8 +61,9 @@ def fix(
             raise click.BadParameter(
                 "'-' (standard input) is fixed on its own, not with other paths", param_hint="PATHS"
             )
-        stdin = session.Stdin(sys.stdin.buffer if sys.stdin is not None else None, stdin_filename)
-        sys.exit(fix_stdin(session.Request(stdin=stdin, options=options, config=config), unsafe_fixes))
+        stream = sys.stdin.buffer if sys.stdin is not None else None
+        request = session.Request(stdin_name=stdin_filename or "-", stdin=stream, options=options, config=config)
+        sys.exit(fix_stdin(request, unsafe_fixes))
     fixable_paths(paths)
     request = session.Request(paths or (".",), options=options, config=config)
     sys.exit(fix_paths(request, write=write, unsafe=unsafe_fixes))
@@ -145,12 +146,13 @@ def fix_stdin(request: session.Request, unsafe: bool) -> int:
     from shmlint.fix.apply import fix_source
     from shmlint.fix.run import FileOutcome, left_over
     from shmlint.report.text import format_finding
+    from shmlint.text_input import check_text, read_stream
     from shmlint.visible import visible
 
-    settings: Settings = _configured(request, (".",))[0].settings
+    settings: Settings = _configured(request, (".",))[0][0]
     engine = Engine(settings)
-    stdin = request.stdin or session.Stdin(None)
-    checked = session.check_text(engine, session.read_stream(stdin, settings.max_file_size))
+    text = read_stream(request.stdin, request.stdin_name or "-", settings.max_file_size)
+    checked = check_text(engine, text)
     source, kind = checked.source, checked.kind
     if source is None or kind is None:  # not read whole, or not text: nothing can be printed back
         for finding in checked.result.findings:

@@ -66,13 +66,69 @@ def _at_process_substitution(text: str, pos: int) -> bool:
     return text.startswith(("<(", ">("), pos)
 
 
-class _Lexer:
+class _Cursor:
+    """The text and the position in it, with the scans that only move over characters (quoted strings, balanced
+    brackets, here-document bodies); ``_Lexer`` reads the grammar on top of it."""
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.n = len(text)
         self.pos = 0
-        self.found: list[SimpleCommand] = []
         self.heredocs: list[tuple[str, bool]] = []  # (delimiter, strip leading tabs) waiting for the next newline
+
+    def _skip_heredoc_bodies(self) -> None:
+        text = self.text
+        for delimiter, strip_tabs in self.heredocs:
+            while self.pos < self.n:
+                newline = text.find("\n", self.pos)
+                end = self.n if newline == -1 else newline
+                line = text[self.pos : end].rstrip("\r")
+                self.pos = min(self.n, end + 1)
+                if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                    break
+        self.heredocs.clear()
+
+    def _ansi_c(self) -> str:
+        """``$'...'`` with the quote at pos: backslash escapes decoded, the rest literal."""
+        text = self.text
+        self.pos += 1
+        out: list[str] = []
+        while self.pos < self.n and text[self.pos] != "'":
+            if text[self.pos] == "\\" and self.pos + 1 < self.n:
+                escaped = text[self.pos + 1]
+                out.append(_ANSI_ESCAPES.get(escaped, escaped))
+                self.pos += 2
+            else:
+                out.append(text[self.pos])
+                self.pos += 1
+        self.pos += 1
+        return "".join(out)
+
+    def _skip_balanced(self, open_at: int, opener: str, closer: str, quoted: bool) -> int:
+        """Offset just past the closer matching the opener at ``open_at``; quotes and escapes are skipped."""
+        text, pos, level = self.text, open_at + 1, 1
+        while pos < self.n:
+            c = text[pos]
+            if c == "\\":
+                pos += 2
+                continue
+            if c == opener:
+                level += 1
+            elif c == closer:
+                level -= 1
+                if level == 0:
+                    return pos + 1
+            elif c in "'\"" and not (quoted and c == "'"):
+                close = text.find(c, pos + 1)
+                pos = self.n if close == -1 else close
+            pos += 1
+        return self.n
+
+
+class _Lexer(_Cursor):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.found: list[SimpleCommand] = []
 
     # -- command lists -------------------------------------------------------------------------------------------
 
@@ -161,18 +217,6 @@ class _Lexer:
         target = self._word(depth, stop)
         if operator.group() in ("<<", "<<-"):
             self.heredocs.append((target.text, operator.group() == "<<-"))
-
-    def _skip_heredoc_bodies(self) -> None:
-        text = self.text
-        for delimiter, strip_tabs in self.heredocs:
-            while self.pos < self.n:
-                newline = text.find("\n", self.pos)
-                end = self.n if newline == -1 else newline
-                line = text[self.pos : end].rstrip("\r")
-                self.pos = min(self.n, end + 1)
-                if (line.lstrip("\t") if strip_tabs else line) == delimiter:
-                    break
-        self.heredocs.clear()
 
     # -- words ---------------------------------------------------------------------------------------------------
 
@@ -286,22 +330,6 @@ class _Lexer:
         parts.append("$")
         return False, False
 
-    def _ansi_c(self) -> str:
-        """``$'...'`` with the quote at pos: backslash escapes decoded, the rest literal."""
-        text = self.text
-        self.pos += 1
-        out: list[str] = []
-        while self.pos < self.n and text[self.pos] != "'":
-            if text[self.pos] == "\\" and self.pos + 1 < self.n:
-                escaped = text[self.pos + 1]
-                out.append(_ANSI_ESCAPES.get(escaped, escaped))
-                self.pos += 2
-            else:
-                out.append(text[self.pos])
-                self.pos += 1
-        self.pos += 1
-        return "".join(out)
-
     def _substitution(self, parts: list[str], depth: int, kind: str, skip: int = 1) -> None:
         """A command substitution at pos: its commands are commands too; the word keeps its raw text."""
         start = self.pos
@@ -316,23 +344,3 @@ class _Lexer:
             self.parse_list(")" if kind == "(" else "`", depth + 1)
         self.pos = min(self.pos, self.n)
         parts.append(self.text[start : self.pos])
-
-    def _skip_balanced(self, open_at: int, opener: str, closer: str, quoted: bool) -> int:
-        """Offset just past the closer matching the opener at ``open_at``; quotes and escapes are skipped."""
-        text, pos, level = self.text, open_at + 1, 1
-        while pos < self.n:
-            c = text[pos]
-            if c == "\\":
-                pos += 2
-                continue
-            if c == opener:
-                level += 1
-            elif c == closer:
-                level -= 1
-                if level == 0:
-                    return pos + 1
-            elif c in "'\"" and not (quoted and c == "'"):
-                close = text.find(c, pos + 1)
-                pos = self.n if close == -1 else close
-            pos += 1
-        return self.n

@@ -12,7 +12,7 @@ memory limit that caps the size the mutation writes.
 
 from __future__ import annotations
 
-from shmlint.formats.kubernetes.extract import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
+from shmlint.formats.kubernetes.pod_reader import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
 from shmlint.named_tuple import NamedTuple
 from shmlint.policy.knowledge import (
     HOST_IPC,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from shmlint.formats.kubernetes.extract import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
+from shmlint.formats.kubernetes.pod_reader import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
 from shmlint.policy.knowledge import (
     HOST_IPC,
     HOST_SHM_MOUNT,

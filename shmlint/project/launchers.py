@@ -4,16 +4,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 
 #: marks a word whose value the text does not give (``shellvars``), in front of its text: never a real argument
 UNKNOWN = "\x00"
 #: words in front of the real command that only change how it runs
 _PREFIXES = frozenset({"exec", "nohup", "time", "sudo", "nice", "stdbuf", "setsid", "tini", "dumb-init", "--"})
-_PYTHON = re.compile(r"python(?:[23](?:\.\d{1,2})?)?")
+_PYTHON = LazyRegex(r"python(?:[23](?:\.\d{1,2})?)?")
 _SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
 #: python's own options that take a value as the next word
 _PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})

@@ -13,7 +13,7 @@ import functools
 import importlib
 from collections.abc import Iterator
 
-from shmlint.catalog import rule_stems
+from shmlint.catalog_files import rule_stems
 from shmlint.model import Finding, Workload
 from shmlint.rules.rule import Rule, RuleContext
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from shmlint import sizing
-from shmlint.catalog import lookup
+from shmlint.catalog_files import slug_of
 from shmlint.model import Finding, Fix, ShmSource, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
@@ -56,29 +56,38 @@ class RuleContext:
         ``undecided``: the finding rests on software whose /dev/shm need is not known; it is info unless the
         ``undecided`` setting is strict, and then no more than a warning (a guess is never an error).
         ``detail``: the long explanation; a message cut to ``MAX_MESSAGE`` keeps its whole text there."""
-        entry = lookup(rule.code)
-        if entry is None:
+        slug = slug_of(rule.code)
+        if slug is None:
             raise LookupError(f"{rule.code} has no catalog entry")  # the registry meta-test rules this out
-        severity = self.settings.severity_for(rule.code, entry.severity)
         if undecided:
             at_most = Severity.WARNING if self.settings.undecided == "strict" else Severity.INFO
-        if at_most is not None:
-            severity = min(severity, at_most)
+        severity = self._severity(rule.code, at_most)
         # quoted file text can hold line breaks (an unterminated quote): a finding is always one line
         short = excerpted(message, MAX_MESSAGE)
         if not detail and short != " ".join(message.split()):
             detail = message
-        return Finding(
-            rule.code, entry.slug, severity, short, span, workload, fix, undecided, excerpted(detail, MAX_DETAIL)
-        )
+        return Finding(rule.code, slug, severity, short, span, workload, fix, undecided, excerpted(detail, MAX_DETAIL))
+
+    def _severity(self, code: str, at_most: Severity | None) -> Severity:
+        """The configured severity, else the catalog's default, lowered to ``at_most``. Nothing is below info: a
+        finding held to info (an undecided one) does not parse its catalog entry for a default it cannot use."""
+        if at_most is Severity.INFO:
+            return at_most
+        from shmlint.catalog import lookup
+
+        entry = lookup(code)
+        if entry is None:
+            raise LookupError(f"{code} has no catalog entry")
+        severity = self.settings.severity_for(code, entry.severity)
+        return severity if at_most is None else min(severity, at_most)
 
     def fix_size(self, workload: Workload, *, current: int | None = None, source: ShmSource | None = None) -> FixSize:
         """What a fix writes and why (``shmlint.sizing``: one policy for every rule)."""
-        return sizing.fix_size(workload, self.settings, current=current, source=source)
+        return sizing.fix_size(workload, self.settings.fix_size, current=current, source=source)
 
-    def minimum(self, workload: Workload) -> int:
-        """Below this SHM005 speaks: the hint's estimated need, else the configured minimum."""
-        return sizing.minimum(workload, self.settings)
+    def floor(self, workload: Workload, source: ShmSource) -> tuple[int, str]:
+        """Below this SHM005 speaks about ``source``, and why (``shmlint.sizing``)."""
+        return sizing.floor(workload, self.settings.min_shm_size, source)
 
 
 #: the longest word (a run without blanks: an image, an environment value) a finding quotes, the longest message

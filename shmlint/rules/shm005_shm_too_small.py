@@ -11,18 +11,9 @@ from shmlint.sizes import human
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
-    minimum = ctx.minimum(workload)
-    basis = "the estimated need of its DataLoader hint" if workload.dataloader else "the minimum"
-    limit = workload.memory_limit.bytes if workload.memory_limit else None
-    if limit and limit // 2 < minimum:  # the memory limit cannot give /dev/shm more than half
-        minimum, basis = limit // 2, "half the container's memory limit"
     for source in gpu_sources(workload, ShmKind.MEMORY):
         size = source.size
-        floor, why = (
-            (source.cap_bytes, "half the smallest memory limit in the pod")
-            if (source.cap_bytes and source.cap_bytes < minimum)
-            else (minimum, basis)
-        )
+        floor, why = ctx.floor(workload, source)
         if size is not None and size.bytes is not None and size.bytes < floor:
             raised = ctx.fix_size(workload, current=size.bytes, source=source)
             fix = (

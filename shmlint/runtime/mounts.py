@@ -87,10 +87,15 @@ def classify_mount(mount: Mount) -> tuple[ShmKind, ShmMechanism]:
     """What a mount at /dev/shm gives the container (memory, the host's folder, disk, or something shmlint does
     not know) and by which mechanism. A named volume is disk here; compose may still find that its definition asks
     the local driver for a tmpfs."""
-    if mount.type == "tmpfs":
+    return classify(mount.type)
+
+
+def classify(mount_type: str) -> tuple[ShmKind, ShmMechanism]:
+    """``classify_mount`` by the mount's ``type`` alone, for syntaxes that name it without a ``Mount``."""
+    if mount_type == "tmpfs":
         return ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT
-    if mount.type == "bind":
+    if mount_type == "bind":
         return ShmKind.HOST_PATH, ShmMechanism.BIND
-    if mount.type == "volume":
+    if mount_type == "volume":
         return ShmKind.DISK, ShmMechanism.VOLUME
     return ShmKind.UNKNOWN, ShmMechanism.VOLUME

@@ -17,9 +17,10 @@ from shmlint.discover import Candidate, FileKind, force_excluded
 from shmlint.engine import Engine
 from shmlint.model import Edit, FileResult, Finding
 from shmlint.runner import project_for
-from shmlint.session import Text, check_text, kind_of, settings_for
+from shmlint.session import settings_for
 from shmlint.settings import Settings
 from shmlint.source import SourceText
+from shmlint.text_input import Text, check_text, kind_of
 
 #: the editor's language identifiers that are YAML whatever the file is called (an untitled buffer, ``*.yaml.j2``)
 YAML_LANGUAGES = frozenset({"yaml", "dockercompose"})
@@ -64,7 +65,7 @@ def minimal_edit(before: str, after: str) -> Edit | None:
 
 class Analyzer:
     """Checks buffers as ``shmlint check`` checks the files: the configuration that applies to each path, the same
-    door (``session.check_text``) and the run's index for the path (``runner.project_for``: the repository a
+    door (``text_input.check_text``) and the run's index for the path (``runner.project_for``: the repository a
     container's code is followed in, KServe runtimes, kustomize fragments), so the editor says what ``check PATH``
     says. Remembers settings (not results) between calls, and reads a configuration file again when it changes;
     files of the project are read afresh for every check."""

@@ -6,7 +6,7 @@ CloudFormation spells every key with a capital (``LinuxParameters: SharedMemoryS
 as the API's camelCase, so one walk serves both. Batch on EKS carries a Kubernetes pod spec, which the Kubernetes
 extractor judges itself.
 
-The container itself is judged by ``shmlint.extract.ecs_container`` (shared with Terraform); this module finds the
+The container itself is judged by ``shmlint.containers.ecs`` (shared with Terraform); this module finds the
 definitions and is that judge's view of the nodes. Fargate (``requiresCompatibilities``/``platformCapabilities``)
 accepts none of the shm settings and has no GPUs; AWS documents no size for its /dev/shm, so there it is unknown,
 and no fix can be written.
@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.extract.ecs_container import MIB_DIALECT, judge_container, mib_size
+from shmlint.containers import base_dir
+from shmlint.containers.ecs import MIB_DIALECT, judge_container, mib_size
 from shmlint.formats.kubernetes.extract import extract_pod_spec
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
@@ -165,9 +166,10 @@ class _Extractor:
         if not isinstance(container, MappingNode) or not isinstance(task, MappingNode):
             return
         fargate = self.span(d.fargate) if d.fargate is not None else None
-        judged = judge_container(self, task, container, self.signals, fargate)
-        if d.batch and self.signals.is_utility_command(judged.command.split()):
-            judged = judged._replace(command="")  # a placeholder SubmitJob replaces, not what the job runs
+        judged = judge_container(self, task, container, self.signals, base_dir(self.source.path), fargate)
+        if d.batch and self.signals.is_utility_command(judged.judged.command.split()):
+            # a placeholder SubmitJob replaces, not what the job runs
+            judged = judged._replace(judged=judged.judged._replace(command="", launch=None))
         identity = d.owner._replace(role=role, container_kind="container", container=judged.name)
         target = None if d.fargate is not None else AwsContainerTarget(container.start_mark.index, self.pascal)
         yield judged.workload(identity, self.span(container), target)

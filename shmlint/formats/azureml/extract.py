@@ -10,11 +10,13 @@ minimum or its DataLoader hint (``# shmlint: dataloader ...`` above the job), ne
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 
+from shmlint.containers import base_dir
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
 from shmlint.runtime import nccl
 from shmlint.signals import Signals
@@ -82,18 +84,34 @@ class _Extractor:
         holder = trial if isinstance(trial, MappingNode) else job
         resources = self.m.get(holder, "resources") or self.m.get(job, "resources")
         command = scalar(self.m.get(holder, "command")) or ""
+        gpu = tuple(self.gpu_evidence(resources, self.m.get(job, "compute") or compute))
+        torch = tuple(self.torch_evidence(holder, job, command))
         return Workload(
             id=owner,
             span=self.span(job),
-            gpu=tuple(self.gpu_evidence(resources, self.m.get(job, "compute") or compute)),
-            torch=tuple(self.torch_evidence(holder, job, command)),
+            gpu=gpu,
+            torch=torch,
             shm=tuple(self.shm_sources(job, resources)),
             nccl_shm_disabled=self.nccl_disabled(holder, job),
             command=command,
             processes=self.processes(holder, job),
             # a sweep's trial and a job without its own mapping for resources are left to people
             target=AzureJobTarget(job.start_mark.index) if kind in (None, "command") else None,
+            launch=self.launch(holder, job, command) if command and (gpu or torch) else None,
         )
+
+    def launch(self, holder: MappingNode, job: MappingNode, command: str) -> Launch:
+        """Azure ML runs ``command`` in a shell, in the ``code`` folder it uploads (relative to this file)."""
+        folder = base_dir(self.source.path)
+        code = scalar(self.m.get(holder, "code")) or scalar(self.m.get(job, "code")) or ""
+        if code and ":" not in code and not code.startswith(("/", "\\")):  # a local folder, not azureml: or a URL
+            folder = os.path.normpath(os.path.join(folder, code))
+        env = {
+            name: scalar(value) or ""
+            for owner in (job, holder)
+            for name, (_, value) in self.m.items(self.m.get(owner, "environment_variables")).items()
+        }
+        return Launch(folder, (), ("sh", "-c", command), "", tuple(env.items()))
 
     def processes(self, holder: MappingNode, job: MappingNode) -> int | None:
         """``distribution.process_count_per_instance``: Azure ML starts that many training processes in each

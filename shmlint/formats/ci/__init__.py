@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 #: keys that hold shell in GitHub Actions and GitLab CI, and job containers' docker options; a file without any is
 #: not CI YAML
 _CI_KEYS = LazyRegex(r"^[ \t-]*(run|script|before_script|after_script|container|options)[ \t]*:", re.MULTILINE)
+#: what every match of ``_CI_KEYS`` holds (a key, then a blank or its colon): a Kubernetes file's ``containers:``
+#: and ``...-runtime`` image compile no pattern
+_CI_WORDS = ("run:", "run ", "run\t", "container:", "container ", "container\t", "script", "options")
 
 
 def _detect(source: SourceText, documents: list[Node]) -> bool:
@@ -56,5 +59,5 @@ FORMAT = Format(
     fixtures=("ci-job",),
     files=(FileNames(FileKind.JENKINSFILE, rank=130, beginnings=("jenkinsfile",), endings=(".jenkinsfile",)),),
     read=_read_jenkinsfile,
-    yaml=YamlClaim(rank=20, detect=_detect, read=_read_yaml, marker=_CI_KEYS),
+    yaml=YamlClaim(rank=20, detect=_detect, read=_read_yaml, words=_CI_WORDS, marker=_CI_KEYS),
 )

@@ -4,7 +4,9 @@ Three families of resources run containers with a /dev/shm of their own: the Kub
 (``kubernetes_deployment``, ``_pod``, ``_job``, ``_stateful_set``, ``_daemon_set``, ``_cron_job``, with or
 without ``_v1``: pod specs spelled in snake_case blocks), the docker provider's ``docker_container`` (``shm_size``
 and ``memory`` in MiB) and AWS task and job definitions (``aws_ecs_task_definition``, ``aws_batch_job_definition``:
-container definitions as ``jsonencode(...)`` or a JSON heredoc, judged by ``shmlint.extract.ecs_container``).
+container definitions as ``jsonencode(...)`` or a JSON heredoc). Each is read into its container judge's view (by
+``pod`` and ``docker`` beside this module, ``shmlint.extract.terraform_ecs``) and judged as every other syntax of
+that model is (``shmlint.containers``); this module walks the resources and reads the AWS documents.
 Values Terraform computes (variables, locals, interpolations, ``file(...)``) are unknown: they lower a finding
 to a warning where they could carry a size, and are never read as anything else. A JSON heredoc is a template:
 ``${...}`` inside it are such values and the JSON around them is read (``parse_template_json``); what stays
@@ -16,31 +18,26 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from shmlint import sizes
-from shmlint.extract.ecs_container import judge_container
-from shmlint.extract.terraform_ecs import HclEcsTree, hcl_mib, task_value
-from shmlint.model import Evidence, Notice, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
-from shmlint.named_tuple import NamedTuple
+from shmlint.containers import base_dir
+from shmlint.containers.ecs import judge_container
+from shmlint.extract.terraform_ecs import HclEcsTree, task_value
+from shmlint.formats.terraform.docker import DOCKER_CONTAINER, docker_workload
+from shmlint.formats.terraform.pod import EKS_BLOCKS, KUBERNETES_BLOCKS, pod_workloads, words
+from shmlint.model import Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.hcl import (
-    BOOL,
     CALL,
     HEREDOC,
     OBJECT,
     TUPLE,
     UNKNOWN,
-    Attribute,
     Block,
     HclError,
     Item,
     Value,
     entry,
     parse,
-    string,
 )
-from shmlint.runtime import nccl
-from shmlint.runtime.ipc import ipc_mode
-from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals, positive_count
+from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
 from shmlint.targets import HclTarget
 
@@ -49,29 +46,11 @@ KUBERNETES_WORKLOADS = frozenset(
     for kind in ("pod", "deployment", "job", "stateful_set", "daemon_set", "cron_job", "replication_controller")
     for version in ("", "_v1")
 )
-
-
-class PodBlocks(NamedTuple):
-    """How a provider spells a pod spec's blocks: the Kubernetes provider in the singular, the ``eks_properties`` of
-    an AWS Batch job definition in the plural. The fixer writes new blocks with the same names."""
-
-    spec: str
-    container: str
-    init_container: str
-    volume: str
-    volume_mount: str
-
-
-KUBERNETES_BLOCKS = PodBlocks("spec", "container", "init_container", "volume", "volume_mount")
-EKS_BLOCKS = PodBlocks("pod_properties", "containers", "init_containers", "volumes", "volume_mounts")
-#: ``HclTarget.shape`` of a pod spec, by its spelling
-POD_SHAPES = {KUBERNETES_BLOCKS: "pod", EKS_BLOCKS: "eks-pod"}
 #: how many computed values a notice names, and how long a quoted expression may be
 MAX_LISTED = 5
 MAX_QUOTED = 60
 ECS_TASK = "aws_ecs_task_definition"
 BATCH_JOB = "aws_batch_job_definition"
-DOCKER_CONTAINER = "docker_container"
 
 
 def extract_terraform(source: SourceText, signals: Signals) -> tuple[list[Workload], list[Notice]]:
@@ -104,280 +83,30 @@ class _Reader:
     def resource(self, resource: Block) -> Iterator[Workload]:
         kind = resource.labels[0]
         if kind in KUBERNETES_WORKLOADS:
-            yield from self.kubernetes(resource, KUBERNETES_BLOCKS)
+            yield from pod_workloads(self.source, self.signals, resource, KUBERNETES_BLOCKS)
         elif kind == DOCKER_CONTAINER:
-            yield self.docker(resource)
+            yield docker_workload(self.source, self.signals, resource)
         elif kind in (ECS_TASK, BATCH_JOB):
             yield from self.aws(resource)
-
-    # -- Kubernetes provider -----------------------------------------------------------------------------------
-
-    def kubernetes(self, resource: Block, blocks: PodBlocks) -> Iterator[Workload]:
-        kind, name = resource.labels
-        for pod in _pod_specs(resource, blocks):
-            volumes = {n: v for v in pod.children(blocks.volume) if (n := string(v.attribute("name")))}
-            containers = [(c, "container") for c in pod.children(blocks.container)]
-            containers += [(c, "init container") for c in pod.children(blocks.init_container)]
-            meant = self.meant_volume(volumes, [c for c, _ in containers], blocks)
-            cap = self.shared_cap([c for c, _ in containers])
-            for container, holder in containers:
-                identity = WorkloadId(
-                    WorkloadFormat.TERRAFORM, kind, name, "", holder, string(container.attribute("name")) or "?"
-                )
-                yield self.pod_container(pod, container, identity, volumes, meant, cap, blocks)
-
-    def pod_container(
-        self,
-        pod: Block,
-        container: Block,
-        identity: WorkloadId,
-        volumes: dict[str, Block],
-        meant: str | None,
-        cap: int | None,
-        blocks: PodBlocks,
-    ) -> Workload:
-        gpu = tuple(self.k8s_gpu(pod, container, identity.container_kind == "init container"))
-        words = _words(container.attribute("command")) + _words(container.attribute("args"))
-        torch = tuple(self.torch(container.attribute("image"), container.attribute("command"), words))
-        if self.signals.is_utility_command(words):
-            gpu, torch = (), ()
-        shm = list(self.host_ipc(pod.attributes.get("host_ipc")))
-        mount = _shm_mount(container, blocks)
-        slots: list[tuple[int, int]] = []
-        if mount is not None:
-            volume = volumes.get(string(mount.attribute("name")) or "")
-            if volume is not None:
-                shm.append(self.k8s_volume(volume, cap, slots))
-        elif meant is not None:
-            source = self.k8s_volume(volumes[meant], cap, slots)
-            if source.kind is ShmKind.MEMORY:
-                shm.append(source._replace(kind=ShmKind.UNMOUNTED, cap_bytes=None))
-        return Workload(
-            id=identity,
-            span=self.span_of(container.start, container.end),
-            gpu=gpu,
-            torch=torch,
-            shm=tuple(shm),
-            memory_limit=self.k8s_size(entry(_resources(container, "limits"), "memory")),
-            nccl_shm_disabled=self.k8s_nccl(container),
-            target=HclTarget(POD_SHAPES[blocks], pod.close, container.close, frozenset(volumes), tuple(slots)),
-            image=string(container.attribute("image")),
-            command=" ".join(words),
-        )
-
-    def k8s_gpu(self, pod: Block, container: Block, is_init: bool) -> Iterator[Evidence]:
-        for section in ("limits", "requests"):
-            resources = _resources(container, section)
-            for item in resources.items if resources is not None and resources.kind == OBJECT else ():
-                count = string(item.value)
-                if item.key and self.signals.is_gpu_resource(item.key) and count and positive_count(count):
-                    yield Evidence(f"{section} {item.key}: {count}", self.span_of(item.start, item.value.end))
-        runtime = pod.attributes.get("runtime_class_name")
-        runtime_name = string(runtime.value) if runtime is not None else None
-        if runtime is not None and runtime_name and self.signals.is_gpu_runtime(runtime_name) and not is_init:
-            yield Evidence(f"runtime_class_name = {runtime_name}", self.span_of(runtime.start, runtime.end))
-        for env in container.children("env"):
-            key, value = string(env.attribute("name")), string(env.attribute("value"))
-            if key and value is not None and self.signals.is_gpu_env(key, value):
-                yield Evidence(f"env {key}={value}", self.span_of(env.start, env.end))
-
-    def k8s_nccl(self, container: Block) -> Evidence | None:
-        for env in container.children("env"):
-            key, value = string(env.attribute("name")), string(env.attribute("value"))
-            if key == nccl.SHM_DISABLE and value is not None and nccl.disables_shm(value):
-                return Evidence(f"env {key}={value}", self.span_of(env.start, env.end))
-        return None
-
-    def k8s_volume(self, volume: Block, cap: int | None, slots: list[tuple[int, int]]) -> ShmSource:
-        name = string(volume.attribute("name")) or "?"
-        span = self.span_of(volume.start, volume.end)
-        empty_dir = volume.child("empty_dir")
-        if empty_dir is not None:
-            memory = (string(empty_dir.attribute("medium")) or "").strip() == "Memory"
-            size_value = empty_dir.attribute("size_limit")
-            if memory and size_value is None:
-                slots.append((span.start, empty_dir.close))
-            kind, mechanism = (
-                (ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT) if memory else (ShmKind.DISK, ShmMechanism.VOLUME)
-            )
-            description = f'empty_dir volume "{name}"'
-            return ShmSource(kind, mechanism, span, description, self.k8s_size(size_value), name, cap_bytes=cap)
-        host_path = volume.child("host_path")
-        if host_path is not None:
-            path = string(host_path.attribute("path")) or "?"
-            description = f'host_path volume "{name}" ({path})'
-            return ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, description, None, name, host_path=path)
-        kinds = [block.type for block in volume.blocks]
-        description = f'{kinds[0] if kinds else "volume"} volume "{name}"'
-        return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, description, None, name)
-
-    def k8s_size(self, value: Value | None) -> Size | None:
-        if value is None:
-            return None
-        span = self.span_of(value.start, value.end)
-        text = string(value)
-        if text is None:  # computed at plan time: a size, but not one shmlint can read
-            return Size(self.source.text[value.start : value.end], None, span, sizes.KUBERNETES)
-        parsed = sizes.parse_kubernetes(text)
-        return Size(text, parsed.bytes, span, sizes.KUBERNETES, parsed.error, parsed.suggestion)
-
-    def meant_volume(self, volumes: dict[str, Block], containers: list[Block], blocks: PodBlocks) -> str | None:
-        """The pod's volume meant for /dev/shm: mounted there by a container, or a Memory volume named so."""
-        for container in containers:
-            mount = _shm_mount(container, blocks)
-            name = string(mount.attribute("name")) if mount is not None else None
-            if name in volumes:
-                return name
-        for name, volume in volumes.items():
-            empty_dir = volume.child("empty_dir")
-            medium = string(empty_dir.attribute("medium")) if empty_dir is not None else None
-            if "shm" in name.lower() and medium == "Memory":
-                return name
-        return None
-
-    def shared_cap(self, containers: list[Block]) -> int | None:
-        """Half the smallest memory limit among the pod's containers: a volume they share cannot use more."""
-        limits = [
-            size.bytes
-            for container in containers
-            if (size := self.k8s_size(entry(_resources(container, "limits"), "memory"))) and size.bytes
-        ]
-        return min(limits) // 2 if limits else None
-
-    # -- docker provider -------------------------------------------------------------------------------------
-
-    def docker(self, resource: Block) -> Workload:
-        words = _words(resource.attribute("entrypoint")) + _words(resource.attribute("command"))
-        gpu = tuple(self.docker_gpu(resource))
-        torch = tuple(self.torch(resource.attribute("image"), resource.attribute("command"), words))
-        if self.signals.is_utility_command(words):
-            gpu, torch = (), ()
-        shm: list[ShmSource] = []
-        size_attribute = resource.attributes.get("shm_size")
-        if size_attribute is not None:
-            span = self.span_of(size_attribute.start, size_attribute.end)
-            size = hcl_mib(size_attribute.value, self.source, strings_are_numbers=True)
-            shm.append(ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, span, "shm_size", size))
-        ipc = resource.attributes.get("ipc_mode")
-        if ipc is not None:
-            mode = string(ipc.value)
-            kind = ipc_mode(mode).kind if mode is not None else ShmKind.UNKNOWN
-            if kind is not None:
-                span = self.span_of(ipc.start, ipc.end)
-                shm.append(ShmSource(kind, ShmMechanism.IPC_MODE, span, f'ipc_mode = "{mode or "?"}"'))
-        shm.extend(self.docker_mounts(resource))
-        memory = resource.attribute("memory")
-        return Workload(
-            id=WorkloadId(WorkloadFormat.TERRAFORM, DOCKER_CONTAINER, resource.labels[1], "", "container"),
-            span=self.span_of(resource.start, resource.end),
-            gpu=gpu,
-            torch=torch,
-            shm=tuple(shm),
-            memory_limit=hcl_mib(memory, self.source, strings_are_numbers=True) if memory is not None else None,
-            nccl_shm_disabled=self.docker_nccl(resource),
-            target=HclTarget("docker", resource.close),
-            image=string(resource.attribute("image")),
-            command=" ".join(words),
-        )
-
-    def docker_gpu(self, resource: Block) -> Iterator[Evidence]:
-        gpus = resource.attributes.get("gpus")
-        if gpus is not None and (string(gpus.value) or "").strip() not in ("", "0"):
-            yield Evidence(f'gpus = "{string(gpus.value)}"', self.span_of(gpus.start, gpus.end))
-        runtime = resource.attributes.get("runtime")
-        if runtime is not None and self.signals.is_gpu_runtime(string(runtime.value) or ""):
-            yield Evidence(f'runtime = "{string(runtime.value)}"', self.span_of(runtime.start, runtime.end))
-        for device in resource.children("devices"):
-            path = string(device.attribute("host_path")) or ""
-            if self.signals.is_gpu_device(path):
-                yield Evidence(f"devices {path}", self.span_of(device.start, device.end))
-        for text, value in self.docker_env(resource):
-            key, _, setting = text.partition("=")
-            if self.signals.is_gpu_env(key, setting):
-                yield Evidence(f"env {text}", self.span_of(value.start, value.end))
-
-    def docker_env(self, resource: Block) -> Iterator[tuple[str, Value]]:
-        env = resource.attribute("env")
-        for item in env.items if env is not None and env.kind == TUPLE else ():
-            text = string(item.value)
-            if text is not None:
-                yield text, item.value
-
-    def docker_nccl(self, resource: Block) -> Evidence | None:
-        for text, value in self.docker_env(resource):
-            key, _, setting = text.partition("=")
-            if key == nccl.SHM_DISABLE and nccl.disables_shm(setting):
-                return Evidence(f"env {text}", self.span_of(value.start, value.end))
-        return None
-
-    def docker_mounts(self, resource: Block) -> Iterator[ShmSource]:
-        for mount in resource.children("mounts"):
-            if not is_shm_path(string(mount.attribute("target")) or ""):
-                continue
-            span = self.span_of(mount.start, mount.end)
-            kind = string(mount.attribute("type")) or ""
-            if kind == "tmpfs":
-                options = mount.child("tmpfs_options")
-                value = options.attribute("size_bytes") if options is not None else None
-                size = self.byte_size(value) if value is not None else None
-                yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, span, "mounts tmpfs /dev/shm", size)
-            elif kind == "bind":
-                host = string(mount.attribute("source")) or "?"
-                yield ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, f"mounts bind of {host}", host_path=host)
-            else:
-                yield ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, f"mounts {kind or 'volume'} at /dev/shm")
-        for volume in resource.children("volumes"):
-            if is_shm_path(string(volume.attribute("container_path")) or ""):
-                span = self.span_of(volume.start, volume.end)
-                host_path = string(volume.attribute("host_path"))
-                if host_path is not None:
-                    description = f"volumes host_path {host_path}"
-                    yield ShmSource(ShmKind.HOST_PATH, ShmMechanism.BIND, span, description, host_path=host_path)
-                else:
-                    yield ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, span, "volumes at /dev/shm")
-        tmpfs = resource.attributes.get("tmpfs")
-        for item in tmpfs.value.items if tmpfs is not None and tmpfs.value.kind == OBJECT else ():
-            if item.key and is_shm_path(item.key):
-                span = self.span_of(item.start, item.value.end)
-                yield ShmSource(
-                    ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, span, "tmpfs /dev/shm", self.tmpfs_size(item.value)
-                )
-
-    def byte_size(self, value: Value) -> Size:
-        span = self.span_of(value.start, value.end)
-        text = self.source.text[value.start : value.end]
-        if isinstance(value.value, int) and not isinstance(value.value, bool) and value.value >= 0:
-            return Size(text, value.value, span, "bytes")
-        return Size(text, None, span, "bytes", None if value.kind == UNKNOWN else f"'{text}' is not a number of bytes")
-
-    def tmpfs_size(self, value: Value) -> Size | None:
-        options = string(value)
-        if options is None:
-            return Size(self.source.text[value.start : value.end], None, self.span_of(value.start, value.end), "docker")
-        for option in options.split(","):
-            key, _, setting = option.partition("=")
-            if key.strip() == "size":
-                parsed = sizes.parse_docker(setting)
-                span = self.span_of(value.start, value.end)
-                return Size(setting, parsed.bytes, span, sizes.DOCKER, parsed.error, parsed.suggestion)
-        return None
 
     # -- AWS ECS task definitions and Batch job definitions ----------------------------------------------------
 
     def aws(self, resource: Block) -> Iterator[Workload]:
         kind, name = resource.labels
-        platforms = _words(
+        platforms = words(
             resource.attribute("requires_compatibilities" if kind == ECS_TASK else "platform_capabilities")
         )
         if platforms and all(p.upper() == "FARGATE" for p in platforms):
             return  # Fargate has no /dev/shm setting and no GPUs: nothing to judge or to fix
         if kind == BATCH_JOB and resource.child("eks_properties") is not None:
-            yield from self.kubernetes(resource, EKS_BLOCKS)  # Batch on EKS: a pod spec, judged like Kubernetes
+            yield from pod_workloads(
+                self.source, self.signals, resource, EKS_BLOCKS
+            )  # Batch on EKS: a pod spec, judged like Kubernetes
             return
         tree, task = HclEcsTree(self.source), task_value(resource) if kind == ECS_TASK else None
         for holder, definition, syntax in self.container_definitions(resource):
             # a Batch container holds its own volumes; only an ECS task (or a Batch ECS task) has an ipcMode
-            judged = judge_container(tree, task or holder, definition, self.signals)
+            judged = judge_container(tree, task or holder, definition, self.signals, base_dir(self.source.path))
             linux = entry(definition, "linuxParameters")
             linux_end = linux.end - 1 if linux is not None and linux.kind != UNKNOWN else -1
             slots = tuple((span.start, span.end - 1) for span in judged.unsized_tmpfs)
@@ -479,23 +208,6 @@ class _Reader:
             )
         return read.value, "ecs-json"
 
-    # -- shared ----------------------------------------------------------------------------------------------
-
-    def host_ipc(self, attribute: Attribute | None) -> Iterator[ShmSource]:
-        if attribute is not None and attribute.value.kind == BOOL and attribute.value.value is True:
-            span = self.span_of(attribute.start, attribute.end)
-            yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, span, "host_ipc = true")
-
-    def torch(self, image: Value | None, command: Value | None, words: list[str]) -> Iterator[Evidence]:
-        text = string(image)
-        if image is not None and text and self.signals.is_torch_image(text):
-            yield Evidence(f"image {text}", self.span_of(image.start, image.end))
-        launcher = self.signals.torch_command(" ".join(words))
-        if launcher:
-            where = command or image
-            if where is not None:
-                yield Evidence(f"command {launcher}", self.span_of(where.start, where.end))
-
 
 def _is_object(item: Item) -> bool:
     return item.value.kind == OBJECT
@@ -515,40 +227,3 @@ def _clip(text: str) -> str:
     """An expression as a notice quotes it: one line, at most ``MAX_QUOTED`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= MAX_QUOTED else text[: MAX_QUOTED - 3] + "..."
-
-
-def _pod_specs(resource: Block, blocks: PodBlocks) -> Iterator[Block]:
-    """Pod spec blocks (``spec`` holding ``container`` blocks), found by shape wherever the resource nests them."""
-    stack = [resource]
-    while stack:
-        block = stack.pop()
-        if block.type == blocks.spec and (block.children(blocks.container) or block.children(blocks.init_container)):
-            yield block
-            continue
-        stack.extend(reversed(block.blocks))
-
-
-def _resources(container: Block, section: str) -> Value | None:
-    """``resources { limits = {...} }``; the provider's older block form ``limits { ... }`` reads the same."""
-    resources = container.child("resources")
-    if resources is None:
-        return None
-    value = resources.attribute(section)
-    if value is not None:
-        return value
-    block = resources.child(section)
-    if block is None:
-        return None
-    items = tuple(Item(a.name, a.start, a.value) for a in block.attributes.values())
-    return Value(OBJECT, None, block.start, block.end, items)
-
-
-def _shm_mount(container: Block, blocks: PodBlocks) -> Block | None:
-    mounts = container.children(blocks.volume_mount)
-    return next((m for m in mounts if is_shm_path(string(m.attribute("mount_path")) or "")), None)
-
-
-def _words(value: Value | None) -> list[str]:
-    if value is None or value.kind != TUPLE:
-        return []
-    return [text for item in value.items if (text := string(item.value)) is not None]

@@ -15,11 +15,11 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from shmlint.containers import EnvVar, Judged, gpu_env, nccl_disabled, torch_evidence
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
+from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_int
-from shmlint.runtime import nccl
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import MAX_DEVICES, Signals, positive_count
 from shmlint.sizes import MIB, parse_either
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 #: ``Size.dialect`` of an integer number of MiB; the fixers write such sizes as a bare integer
 MIB_DIALECT = "mib"
 IGNORE_LABEL = "shmlint.io/ignore"
+ENV_LABEL = "environment"
 _WHOLE = LazyRegex(r"^\d{1,12}$", re.ASCII)
 #: the task-level ``memory`` also takes ``"4 GB"`` (ECS task size)
 _TASK_MEMORY = LazyRegex(r"^(\d{1,9})\s*(GB)?$", re.IGNORECASE | re.ASCII)
@@ -54,60 +55,56 @@ class EcsTree(Protocol[N]):
 
 
 class EcsContainer(NamedTuple):
-    """What one container definition says about GPUs, torch and /dev/shm."""
+    """One container definition judged, with what only ECS says beside the verdict."""
 
     name: str
-    gpu: tuple[Evidence, ...]
-    accelerator_count: int | None
-    torch: tuple[Evidence, ...]
-    image: str | None
-    command: str
-    shm: tuple[ShmSource, ...]
-    memory_limit: Size | None
-    nccl_shm_disabled: Evidence | None
-    ignored_codes: frozenset[str]
+    judged: Judged
+    ignored_codes: frozenset[str]  # ``dockerLabels`` ``shmlint.io/ignore``
     unsized_tmpfs: tuple[Span, ...]  # tmpfs /dev/shm entries without a size, where a fixer may add one
 
     def workload(self, identity: WorkloadId, span: Span, target: FixTarget) -> Workload:
         """The container as a Workload; ``identity`` names it as its format does, ``target`` is its fixer's."""
-        return Workload(
-            id=identity,
-            span=span,
-            gpu=self.gpu,
-            torch=self.torch,
-            shm=self.shm,
-            memory_limit=self.memory_limit,
-            nccl_shm_disabled=self.nccl_shm_disabled,
-            ignored_codes=self.ignored_codes,
-            target=target,
-            image=self.image,
-            command=self.command,
-            accelerator_count=self.accelerator_count,
-        )
+        return self.judged.workload(identity, span, target, ignored_codes=self.ignored_codes)
 
 
 def judge_container(
-    tree: EcsTree[N], task: N | None, container: N, signals: Signals, fargate: Span | None = None
+    tree: EcsTree[N], task: N | None, container: N, signals: Signals, base_dir: str, fargate: Span | None = None
 ) -> EcsContainer:
     """``task`` holds what the container shares with its neighbours (``ipcMode``, ``volumes``, ``memory``);
-    ``fargate`` is where the definition asks for Fargate, which takes no shm setting."""
-    words = [word for key in ("entryPoint", "command") for word in _texts(tree, tree.get(container, key))]
-    gpu, count = _gpu(tree, container, signals)
+    ``base_dir`` is the folder of the file that defines it (where the paths it starts are looked for), ``fargate``
+    where the definition asks for Fargate, which takes no shm setting."""
+    entrypoint, arguments = (tuple(_texts(tree, tree.get(container, key))) for key in ("entryPoint", "command"))
+    words = [*entrypoint, *arguments]
+    env = tuple(_env(tree, container))
+    gpu, count = _gpu(tree, container, env, signals)
+    image = tree.get(container, "image")
+    command = tree.get(container, "command") or tree.get(container, "entryPoint")
+    torch = tuple(
+        torch_evidence(
+            tree.text(image),
+            tree.span(image) if image is not None else None,
+            words,
+            tree.span(command) if command is not None else None,
+            signals,
+        )
+    )
+    workdir = tree.text(tree.get(container, "workingDirectory")) or ""
     linux = tree.get(container, "linuxParameters")
     unsized = tuple(tree.span(mount) for mount in _tmpfs_mounts(tree, linux) if tree.get(mount, "size") is None)
-    return EcsContainer(
-        name=tree.text(tree.get(container, "name")) or "",
+    judged = Judged(
         gpu=gpu,
-        accelerator_count=count,
-        torch=tuple(_torch(tree, container, words, signals)),
-        image=tree.text(tree.get(container, "image")),
-        command=" ".join(words),
+        torch=torch,
         shm=tuple(_shm(tree, task, container, fargate)),
         memory_limit=_memory(tree, task, container),
-        nccl_shm_disabled=_nccl(tree, container),
-        ignored_codes=_ignored(tree, container),
-        unsized_tmpfs=unsized,
+        nccl_shm_disabled=nccl_disabled(env, ENV_LABEL),
+        image=tree.text(image),
+        command=" ".join(words),
+        accelerator_count=count,
+        launch=Launch(base_dir, entrypoint, arguments, workdir, tuple((name, value) for name, value, _ in env))
+        if gpu or torch
+        else None,
     )
+    return EcsContainer(tree.text(tree.get(container, "name")) or "", judged, _ignored(tree, container), unsized)
 
 
 def mib_size(text: str, literal: str | None, span: Span, *, quoted: bool, strings_are_numbers: bool) -> Size:
@@ -144,35 +141,22 @@ def _pairs(tree: EcsTree[N], container: N, key: str) -> Iterator[tuple[str, str,
             yield name, value, element
 
 
-def _gpu(tree: EcsTree[N], container: N, signals: Signals) -> tuple[tuple[Evidence, ...], int | None]:
+def _gpu(
+    tree: EcsTree[N], container: N, env: tuple[EnvVar, ...], signals: Signals
+) -> tuple[tuple[Evidence, ...], int | None]:
     found: list[Evidence] = []
     count = 0
     for kind, value, element in _pairs(tree, container, "resourceRequirements"):
         if kind.upper() == "GPU" and positive_count(value):
             found.append(Evidence(f"resourceRequirements GPU: {value}", tree.span(element)))
             count += ascii_int(value, maximum=MAX_DEVICES) or 0
-    for name, value, element in _pairs(tree, container, "environment"):
-        if signals.is_gpu_env(name, value):
-            found.append(Evidence(f"environment {name}={value}", _env_span(tree, element)))
+    found.extend(gpu_env(env, signals, ENV_LABEL))
     return tuple(found), count or None
 
 
-def _torch(tree: EcsTree[N], container: N, words: list[str], signals: Signals) -> Iterator[Evidence]:
-    image = tree.get(container, "image")
-    text = tree.text(image)
-    if image is not None and text and signals.is_torch_image(text):
-        yield Evidence(f"image {text}", tree.span(image))
-    launch = signals.torch_command(" ".join(words))
-    command = tree.get(container, "command") or tree.get(container, "entryPoint")
-    if launch and command is not None:
-        yield Evidence(f"command {launch}", tree.span(command))
-
-
-def _nccl(tree: EcsTree[N], container: N) -> Evidence | None:
+def _env(tree: EcsTree[N], container: N) -> Iterator[EnvVar]:
     for name, value, element in _pairs(tree, container, "environment"):
-        if name == nccl.SHM_DISABLE and nccl.disables_shm(value):
-            return Evidence(f"environment {name}={value}", _env_span(tree, element))
-    return None
+        yield name, value, _env_span(tree, element)
 
 
 def _env_span(tree: EcsTree[N], element: N) -> Span:

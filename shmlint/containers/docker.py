@@ -1,0 +1,178 @@
+"""Docker/podman run options judged for /dev/shm, once for every syntax that writes them: a command line (``docker
+run``, and the formats that pass its options: dev containers, CI jobs, Jenkins, Quadlet, Ray, systemd), Terraform's
+``docker_container`` and the Python docker SDK's ``containers.run``.
+
+An adapter reads its syntax into ``DockerOptions``: the settings in the order the file writes them, each with its
+span and the words messages quote it by. This module decides what they mean, as docker does: ``--shm-size`` sizes
+the IPC namespace's /dev/shm, ``--ipc`` may share another's (``shmlint.runtime.ipc``), a tmpfs, bind or volume at
+/dev/shm replaces it; a GPU comes from ``--gpus``, a GPU runtime, a device node, a visibility variable or what the
+format says requests one (``nvidia-docker``, a docker SDK ``DeviceRequest``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from shmlint import sizes
+from shmlint.containers import Judged, torch_evidence
+from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
+from shmlint.named_tuple import NamedTuple
+from shmlint.runtime import nccl
+from shmlint.runtime.ipc import ipc_mode
+from shmlint.runtime.mounts import classify
+from shmlint.signals import Signals, device_count, gpu_visible
+from shmlint.source import Span
+
+#: ``Setting.kind``: what an option is
+GPUS, RUNTIME, DEVICE, ENV, GPU = "gpus", "runtime", "device", "env", "gpu"
+SHM_SIZE, IPC, TMPFS, MOUNT = "shm-size", "ipc", "tmpfs", "mount"
+
+
+class Setting(NamedTuple):
+    """One option. ``value``: ``gpus``, runtime, device path, ``NAME=value``, IPC mode or mount type, as written
+    (None when the file computes it); ``text``: how messages quote it; ``size`` of a size or tmpfs option; ``host``:
+    the folder a bind mount gives; ``computed``: known only at run time (``--ipc=$MODE``)."""
+
+    kind: str
+    value: str | None
+    text: str
+    span: Span
+    size: Size | None = None
+    host: str | None = None
+    computed: bool = False
+
+
+class DockerOptions(NamedTuple):
+    """What a container's options say; ``word_spans`` places each word of ``entrypoint + arguments`` where the file
+    can (a command line), ``command_span`` the whole command where it cannot."""
+
+    base_dir: str  # the file's folder, where relative paths of a launch start
+    settings: tuple[Setting, ...] = ()
+    image: str | None = None
+    image_span: Span | None = None
+    entrypoint: tuple[str, ...] = ()
+    arguments: tuple[str, ...] = ()
+    command_span: Span | None = None
+    word_spans: tuple[Span, ...] = ()
+    launcher_label: str = "command "  # how torch command evidence is introduced ("" on a command line)
+    working_dir: str = ""
+    memory: Size | None = None
+    unresolved: tuple[ShmSource, ...] = ()  # options spread from a value known at run time (``**options``)
+
+
+def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
+    words = options.entrypoint + options.arguments
+    utility = signals.is_utility_command(list(words))
+    gpu = () if utility else tuple(_gpu(options.settings, signals))
+    torch = () if utility else tuple(_torch(options, words, signals))
+    env = tuple(env for setting in options.settings if not setting.computed and (env := _env(setting)) is not None)
+    launch = Launch(options.base_dir, options.entrypoint, options.arguments, options.working_dir, env)
+    return Judged(
+        gpu=gpu,
+        torch=torch,
+        shm=(*_shm(options.settings), *options.unresolved),
+        memory_limit=options.memory,
+        nccl_shm_disabled=_nccl(options.settings),
+        image=options.image,
+        command=" ".join(words),
+        accelerator_count=_accelerator_count(options.settings, signals) if gpu else None,
+        launch=launch if gpu or torch else None,
+    )
+
+
+def tmpfs_size(options: str | None, text: str, span: Span) -> Size | None:
+    """The ``size=`` of a tmpfs option string (``size=8g,mode=1777``); unknown when the file computes it."""
+    if options is None:
+        return Size(text, None, span, sizes.DOCKER)
+    for option in options.split(","):
+        key, _, setting = option.partition("=")
+        if key.strip() == "size":
+            parsed = sizes.parse_docker(setting)
+            return Size(setting, parsed.bytes, span, sizes.DOCKER, parsed.error, parsed.suggestion)
+    return None
+
+
+def _bare(value: str | None) -> str:
+    return (value or "").strip().strip("\"'")
+
+
+def _env(setting: Setting, name: str | None = None) -> tuple[str, str] | None:
+    """(name, value) of an ``ENV`` setting (of ``name`` only, when given)."""
+    if setting.kind != ENV or setting.value is None:
+        return None
+    key, equals, value = _bare(setting.value).partition("=")
+    return (key, _bare(value)) if equals and (name is None or key == name) else None
+
+
+def _gpu(settings: tuple[Setting, ...], signals: Signals) -> Iterator[Evidence]:
+    for setting in settings:
+        value = _bare(setting.value)
+        env = _env(setting)
+        if (
+            setting.kind == GPU
+            or (setting.kind == GPUS and value not in ("", "0"))  # docker reads --gpus 0 as no GPUs
+            or (setting.kind == RUNTIME and signals.is_gpu_runtime(value))
+            or (setting.kind == DEVICE and signals.is_gpu_device(value))
+            or (env is not None and signals.is_gpu_env(*env))
+        ):
+            yield Evidence(setting.text, setting.span)
+
+
+def _torch(options: DockerOptions, words: tuple[str, ...], signals: Signals) -> Iterator[Evidence]:
+    yield from torch_evidence(options.image, options.image_span, (), None, signals)
+    joined = " ".join(words)
+    launcher = signals.torch_command(joined)
+    if not launcher:
+        return
+    span = options.command_span
+    if options.word_spans:  # the words the launcher was found in
+        begin = joined.find(launcher)
+        finish, position, covered = begin + len(launcher), 0, []
+        for word, place in zip(words, options.word_spans, strict=True):
+            if position < finish and position + len(word) >= begin:
+                covered.append(place)
+            position += len(word) + 1
+        last = covered[-1]
+        span = covered[0]._replace(end_line=last.end_line, end_column=last.end_column, end=last.end)
+    if span is not None:
+        yield Evidence(f"{options.launcher_label}{launcher}", span)
+
+
+def _accelerator_count(settings: tuple[Setting, ...], signals: Signals) -> int | None:
+    """GPUs ``--gpus`` asks for (``2``, ``"device=0,1"``; None for ``all``), else what a counted visibility
+    variable lists (``-e NVIDIA_VISIBLE_DEVICES=0,1``)."""
+    gpus = [setting for setting in settings if setting.kind == GPUS]
+    if gpus:
+        return device_count(gpus[-1].value or "")
+    listed = [
+        device_count(env[1])
+        for setting in settings
+        for name in signals.counted_envs
+        if (env := _env(setting, name)) is not None and gpu_visible(env[1])
+    ]
+    return max((count for count in listed if count is not None), default=None)
+
+
+def _nccl(settings: tuple[Setting, ...]) -> Evidence | None:
+    for setting in settings:
+        env = _env(setting, nccl.SHM_DISABLE)
+        if env is not None and nccl.disables_shm(env[1]):
+            return Evidence(setting.text, setting.span)
+    return None
+
+
+def _shm(settings: tuple[Setting, ...]) -> Iterator[ShmSource]:
+    for setting in settings:
+        if setting.kind == SHM_SIZE:
+            yield ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, setting.span, setting.text, setting.size)
+        elif setting.kind == IPC:
+            known = setting.value is not None and not setting.computed
+            kind = ipc_mode(setting.value).kind if known and setting.value is not None else ShmKind.UNKNOWN
+            if kind is not None:
+                yield ShmSource(kind, ShmMechanism.IPC_MODE, setting.span, setting.text)
+        elif setting.kind == TMPFS:
+            yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, setting.span, setting.text, setting.size)
+        elif setting.kind == MOUNT:
+            kind, mechanism = classify(setting.value or "")
+            host = setting.host if kind is ShmKind.HOST_PATH else None
+            yield ShmSource(kind, mechanism, setting.span, setting.text, setting.size, host_path=host)

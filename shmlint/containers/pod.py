@@ -1,0 +1,217 @@
+"""A Kubernetes pod spec judged for /dev/shm, once for every syntax that writes one.
+
+Kubernetes YAML (``shmlint.formats.kubernetes.extract``), Terraform's Kubernetes provider and AWS Batch on EKS
+(``shmlint.formats.terraform.extract``) read their own syntax into the values below (``PodContainer``, ``PodVolume`` and the
+``PodWide`` settings: each with the spans of the file and the words it spells them with) and this module decides:
+volumes are per pod, mounts per container, so /dev/shm is judged per container. A Memory ``emptyDir`` mounted at
+/dev/shm is a tmpfs bounded by its ``sizeLimit`` and by half the smallest memory limit of the containers that
+share it (``shmlint.sizing``); one that no container mounts there does nothing for the container that needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from shmlint import sizes
+from shmlint.containers import EnvVar, Judged, gpu_env, nccl_disabled, torch_evidence
+from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
+from shmlint.named_tuple import NamedTuple
+from shmlint.signals import Signals, device_count, gpu_visible, positive_count
+from shmlint.sizing import pod_cap
+from shmlint.source import Span
+
+INIT_CONTAINER = "init container"
+
+
+class PodVolume(NamedTuple):
+    """One of the pod's volumes. ``kind`` is how the file names its kind (``emptyDir``, ``empty_dir``, ``nfs``);
+    ``span`` is where a finding about it points."""
+
+    name: str
+    span: Span
+    kind: str
+    empty_dir: bool = False
+    medium: str = ""
+    size_limit: Size | None = None
+    host_path: str | None = None
+    host_path_span: Span | None = None
+
+
+#: a ``limits``/``requests`` entry (``nvidia.com/gpu: 2``): section, resource name, value, where it is written
+#: (a plain tuple: one value class fewer to build when a one-file check starts)
+Resource = tuple[str, str, str | None, Span]
+
+
+class PodContainer(NamedTuple):
+    """One container of the pod, as its file writes it."""
+
+    holder: str  # 'container', 'init container', what else holds it ('predictor', 'trainer')
+    image: str | None
+    image_span: Span | None
+    entrypoint: tuple[str, ...]  # ``command``: replaces the image's entrypoint
+    arguments: tuple[str, ...]  # ``args``
+    words: tuple[str, ...]  # all it runs, as words (a scalar command, an Argo script's source included)
+    command_span: Span | None  # where a command that starts torch is pointed at
+    env: tuple[EnvVar, ...]
+    resources: tuple[Resource, ...]
+    memory_limit: Size | None
+    shm_mount: str | None  # the volume it mounts at /dev/shm ('' when the mount names none), None for no mount
+    mounts: tuple[str, ...]  # the volumes it mounts
+    working_dir: str = ""
+    torch: tuple[Evidence, ...] = ()  # what the format itself says starts torch (a KServe model format...)
+
+
+#: what a pod says for all its containers: ``hostIPC: true`` and ``runtimeClassName: nvidia`` where they are
+#: written (None when not set), and the runtime class's name
+PodWide = tuple[Evidence | None, Evidence | None, str]
+
+
+def judge_pod(
+    containers: tuple[PodContainer, ...],
+    volumes: Mapping[str, PodVolume],
+    wide: PodWide,
+    base_dir: str,
+    signals: Signals,
+) -> tuple[Judged, ...]:
+    """A pod spec's containers judged, in order: its volumes by name, its pod-wide settings, and the folder the
+    relative paths its containers start are looked for in."""
+    cap = shared_cap(containers)
+    meant = _meant_volume(containers, volumes)
+    return tuple(_container(container, volumes, wide, base_dir, meant, cap, signals) for container in containers)
+
+
+def shared_cap(containers: tuple[PodContainer, ...]) -> int | None:
+    """The most a volume the pod's containers share can use (``shmlint.sizing``); a fix writes no more."""
+    return pod_cap(c.memory_limit.bytes if c.memory_limit else None for c in containers)
+
+
+def quantity(text: str, span: Span) -> Size:
+    """A Kubernetes quantity (``sizeLimit``, ``limits.memory``) as a Size, with the error a wrong one gets."""
+    parsed = sizes.parse_kubernetes(text)
+    return Size(text, parsed.bytes, span, sizes.KUBERNETES, parsed.error, parsed.suggestion)
+
+
+def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
+    """What a volume mounted at /dev/shm gives; ``cap``: half the smallest memory limit in the pod."""
+    if volume.empty_dir:
+        memory = volume.medium.strip() == "Memory"
+        kind, mechanism = (ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT) if memory else (ShmKind.DISK, ShmMechanism.VOLUME)
+        description = f'{volume.kind} volume "{volume.name}"'
+        return ShmSource(kind, mechanism, volume.span, description, volume.size_limit, volume.name, cap_bytes=cap)
+    if volume.host_path is not None:
+        description = f'{volume.kind} volume "{volume.name}" ({volume.host_path})'
+        return ShmSource(
+            ShmKind.HOST_PATH,
+            ShmMechanism.BIND,
+            volume.span,
+            description,
+            None,
+            volume.name,
+            host_path=volume.host_path,
+        )
+    return ShmSource(
+        ShmKind.DISK, ShmMechanism.VOLUME, volume.span, f'{volume.kind} volume "{volume.name}"', None, volume.name
+    )
+
+
+def _container(
+    container: PodContainer,
+    volumes: Mapping[str, PodVolume],
+    wide: PodWide,
+    base_dir: str,
+    meant: PodVolume | None,
+    cap: int | None,
+    signals: Signals,
+) -> Judged:
+    gpu = tuple(_gpu(container, volumes, wide, signals))
+    torch = (*torch_evidence(container.image, container.image_span, container.words, container.command_span, signals),)
+    torch += container.torch
+    if signals.is_utility_command(list(container.words)):
+        gpu, torch = (), ()
+    launch = Launch(
+        base_dir,
+        container.entrypoint,
+        container.arguments,
+        container.working_dir,
+        tuple((name, value) for name, value, _ in container.env),
+        dockerfile_beside=True,
+    )
+    return Judged(
+        gpu=gpu,
+        torch=torch,
+        shm=tuple(_shm(container, volumes, wide[0], meant, cap)),
+        memory_limit=container.memory_limit,
+        nccl_shm_disabled=nccl_disabled(container.env),
+        image=container.image,
+        command=" ".join(container.words),
+        accelerator_count=_accelerator_count(container, signals) if gpu else None,
+        launch=launch if gpu or torch else None,
+    )
+
+
+def _gpu(
+    container: PodContainer, volumes: Mapping[str, PodVolume], wide: PodWide, signals: Signals
+) -> Iterator[Evidence]:
+    for section, name, count, span in container.resources:
+        if signals.is_gpu_resource(name) and count is not None and positive_count(count):
+            yield Evidence(f"{section} {name}: {count}", span)
+    _, runtime_class, runtime_name = wide
+    if runtime_class is not None and signals.is_gpu_runtime(runtime_name) and container.holder != INIT_CONTAINER:
+        yield runtime_class
+    yield from gpu_env(container.env, signals)
+    for name in container.mounts:  # device nodes handed over as hostPath volumes (privileged, no device plugin)
+        volume = volumes.get(name)
+        if (
+            volume is not None
+            and volume.host_path
+            and volume.host_path_span
+            and signals.is_gpu_device(volume.host_path)
+        ):
+            yield Evidence(f"{volume.kind} {volume.host_path}", volume.host_path_span)
+
+
+def _accelerator_count(container: PodContainer, signals: Signals) -> int | None:
+    """GPUs of a counted kind the container asks for (each resource's larger of limit and request, summed), or
+    what a counted visibility variable lists; None when nothing says how many."""
+    per_resource: dict[str, int] = {}
+    for _, name, value, _ in container.resources:
+        count = device_count(value or "") if signals.is_counted_resource(name) else None
+        if count is not None:
+            per_resource[name] = max(count, per_resource.get(name, 0))
+    if per_resource:
+        return sum(per_resource.values())
+    listed = [
+        device_count(value) for name, value, _ in container.env if name in signals.counted_envs and gpu_visible(value)
+    ]
+    return max((count for count in listed if count is not None), default=None)
+
+
+def _shm(
+    container: PodContainer,
+    volumes: Mapping[str, PodVolume],
+    host_ipc: Evidence | None,
+    meant: PodVolume | None,
+    cap: int | None,
+) -> Iterator[ShmSource]:
+    if host_ipc is not None:
+        yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, host_ipc.span, host_ipc.text)
+    if container.shm_mount is not None:
+        volume = volumes.get(container.shm_mount)
+        if volume is not None:
+            yield volume_source(volume, cap)
+        return
+    if meant is not None:
+        source = volume_source(meant, cap)
+        if source.kind is ShmKind.MEMORY:
+            yield source._replace(kind=ShmKind.UNMOUNTED, cap_bytes=None)
+
+
+def _meant_volume(containers: tuple[PodContainer, ...], volumes: Mapping[str, PodVolume]) -> PodVolume | None:
+    """The pod's volume meant for /dev/shm: mounted there by a container, or a Memory volume named so."""
+    for container in containers:
+        if container.shm_mount is not None and container.shm_mount in volumes:
+            return volumes[container.shm_mount]
+    for name, volume in volumes.items():
+        if "shm" in name.lower() and volume.empty_dir and volume.medium.strip() == "Memory":
+            return volume
+    return None

@@ -1,0 +1,261 @@
+"""Kubernetes pod specs read into the pod judge's view (``shmlint.containers.pod``): YAML nodes with their spans,
+the keys as a ``Mappings`` reads them (CloudFormation spells them ``Containers``, ``VolumeMounts``...), and what
+only Kubernetes YAML adds to a container (annotations, a KServe runtime's /dev/shm, an operator that manages it).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from shmlint.containers import EnvVar, base_dir
+from shmlint.containers.pod import PodContainer, PodVolume, Resource, judge_pod, quantity, shared_cap
+from shmlint.model import APPLIED_KINDS, Evidence, PodTarget, ShmSource, Size, Workload, WorkloadId
+from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
+from shmlint.runtime.shm import is_shm_path
+from shmlint.signals import Signals
+from shmlint.source import SourceText, Span
+
+if TYPE_CHECKING:
+    from shmlint.extract.kserve import RuntimeIndex
+
+IGNORE_ANNOTATION = "shmlint.io/ignore"
+DATALOADER_ANNOTATION = "shmlint.io/dataloader"
+#: the container a Kubeflow training runtime's ML policy launches
+TRAINER_NODE = "node"
+
+
+class FoundPod(NamedTuple):
+    """A pod spec found in a manifest, with the names that make messages readable."""
+
+    owner: WorkloadId  # kind, name and role; container fields empty
+    spec: MappingNode  # the mapping that holds volumes, hostIPC and runtimeClassName
+    containers: tuple[tuple[MappingNode, str, str], ...]  # (container, what holds it: 'container', its name)
+    extra_volumes: tuple[Node, ...] = ()  # Argo: workflow-level volumes
+    ray_container: MappingNode | None = None
+    metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
+    launched_by: Evidence | None = None  # a training runtime's ML policy that starts its ``node`` container
+
+
+class PodReader:
+    """Reads the pods a manifest holds into the pod judge's view, and its verdicts into Workloads."""
+
+    def __init__(
+        self, source: SourceText, signals: Signals, runtimes: RuntimeIndex | None, m: Mappings | None = None
+    ) -> None:
+        self.source = source
+        self.signals = signals
+        self.runtimes = runtimes
+        self.m = m or Mappings()
+
+    # -- locations -------------------------------------------------------------------------------------------
+
+    def span(self, node: Node) -> Span:
+        return self.source.span(node.start_mark.index, node.end_mark.index)
+
+    def pair_span(self, key: Node, value: Node) -> Span:
+        return self.source.span(key.start_mark.index, value.end_mark.index)
+
+    def volume_span(self, volume: MappingNode, empty_dir: Node | None) -> Span:
+        """Where a finding about a volume points, one line where it can: the emptyDir's ``medium: X`` (the key that
+        makes it memory or disk), else the volume's kind (``emptyDir``, ``hostPath``); the volume when neither."""
+        key, value = self.m.key(empty_dir, "medium"), self.m.get(empty_dir, "medium")
+        if key is not None and value is not None:
+            return self.pair_span(key, value)
+        kind = self.m.key(volume, "emptyDir") or self.m.key(volume, "hostPath")
+        return self.span(kind if kind is not None else volume)
+
+    def name_span(self, container: MappingNode) -> Span:
+        """Where a finding about the whole container points: its ``name: x`` (one line, as an editor underlines
+        it), else its first key; the whole mapping only when it is empty (flow ``{}``)."""
+        key, value = self.m.key(container, "name"), self.m.get(container, "name")
+        if key is not None and value is not None:
+            return self.pair_span(key, value)
+        first = container.value[0] if container.value else None
+        return self.pair_span(*first) if first is not None else self.span(container)
+
+    # -- annotations -----------------------------------------------------------------------------------------
+
+    def ignored_codes(self, pod: FoundPod) -> frozenset[str]:
+        values = (scalar(self.m.path(metadata, "annotations", IGNORE_ANNOTATION)) for metadata in pod.metadata)
+        return frozenset(code.strip() for value in values for code in (value or "").split(",") if code.strip())
+
+    def dataloader_text(self, pod: FoundPod) -> Evidence | None:
+        """The ``shmlint.io/dataloader`` annotation nearest to the containers."""
+        for metadata in pod.metadata:
+            node = self.m.path(metadata, "annotations", DATALOADER_ANNOTATION)
+            text = scalar(node)
+            if text and node is not None:
+                return Evidence(text, self.span(node))
+        return None
+
+    # -- containers -> workloads ---------------------------------------------------------------------------
+
+    def pod_workloads(self, pod: FoundPod, seen: Counter[WorkloadId]) -> Iterator[Workload]:
+        volumes = self.volumes(pod)
+        identities = []
+        for _, holder, name in pod.containers:
+            identity = pod.owner._replace(container_kind=holder, container=name)
+            identities.append(identity._replace(occurrence=seen[identity]))
+            seen[identity] += 1
+        views = tuple(
+            self.container(pod, container, identity)
+            for (container, _, _), identity in zip(pod.containers, identities, strict=True)
+        )
+        judged = judge_pod(
+            views,
+            {name: self.volume(name, volume) for name, volume in volumes.items()},
+            (self.host_ipc(pod.spec), *self.runtime_class(pod.spec)),
+            base_dir(self.source.path),
+            self.signals,
+        )
+        cap = shared_cap(views)
+        for (container, _, _), identity, verdict in zip(pod.containers, identities, judged, strict=True):
+            completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
+            yield completed.workload(
+                identity,
+                self.name_span(container),
+                # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
+                PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes), cap)
+                if pod.spec is not container
+                else None,
+                shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
+                ignored_codes=self.ignored_codes(pod),
+                dataloader_text=self.dataloader_text(pod),
+                launched_by=pod.launched_by.text if pod.launched_by and identity.container == TRAINER_NODE else None,
+            )
+
+    def volumes(self, pod: FoundPod) -> dict[str, MappingNode]:
+        found: dict[str, MappingNode] = {}
+        for volume in (*pod.extra_volumes, *sequence(self.m.get(pod.spec, "volumes"))):
+            name = scalar(self.m.get(volume, "name"))
+            if name is not None and isinstance(volume, MappingNode):
+                found[name] = volume
+        return found
+
+    # -- the pod judge's view (shmlint.containers.pod) -------------------------------------------------------
+
+    def host_ipc(self, spec: MappingNode) -> Evidence | None:
+        key, value = self.m.key(spec, "hostIPC"), self.m.get(spec, "hostIPC")
+        if key is not None and value is not None and (scalar(value) or "").lower() == "true":
+            return Evidence("hostIPC: true", self.pair_span(key, value))
+        return None
+
+    def runtime_class(self, spec: MappingNode) -> tuple[Evidence | None, str]:
+        key, value = self.m.key(spec, "runtimeClassName"), self.m.get(spec, "runtimeClassName")
+        name = scalar(value)
+        if key is None or value is None or not name:
+            return None, ""
+        return Evidence(f"runtimeClassName: {name}", self.pair_span(key, value)), name
+
+    def container(self, pod: FoundPod, container: MappingNode, identity: WorkloadId) -> PodContainer:
+        image_node = self.m.get(container, "image")
+        argv = {
+            key: tuple(filter(None, (scalar(item) for item in sequence(self.m.get(container, key)))))
+            for key in ("command", "args")
+        }
+        mounts = sequence(self.m.get(container, "volumeMounts"))
+        shm = shm_mount(self.m, container)
+        launched = pod.launched_by if identity.container == TRAINER_NODE else None
+        torch = (
+            tuple(self.kserve_format_evidence(container, identity.container))
+            if identity.container_kind == "predictor"
+            else ()
+        )
+        command = self.m.get(container, "command") or self.m.get(container, "args") or self.m.get(container, "source")
+        return PodContainer(
+            holder=identity.container_kind,
+            image=scalar(image_node),
+            image_span=self.span(image_node) if image_node is not None else None,
+            entrypoint=argv["command"],
+            arguments=argv["args"],
+            words=tuple(self.command_words(container)),
+            command_span=self.span(command) if command is not None else None,
+            env=tuple(self.env(container)),
+            resources=tuple(self.resource_entries(container)),
+            memory_limit=self.memory_limit(container),
+            shm_mount=(scalar(self.m.get(shm, "name")) or "") if shm is not None else None,
+            mounts=tuple(scalar(self.m.get(mount, "name")) or "" for mount in mounts),
+            working_dir=scalar(self.m.get(container, "workingDir")) or "",
+            torch=torch + ((launched,) if launched else ()),
+        )
+
+    def volume(self, name: str, volume: MappingNode) -> PodVolume:
+        empty_dir = self.m.get(volume, "emptyDir")
+        span = self.volume_span(volume, empty_dir)
+        if empty_dir is not None and "emptyDir" in self.m.items(volume):
+            medium = scalar(self.m.get(empty_dir, "medium")) or ""
+            return PodVolume(name, span, "emptyDir", True, medium, self.size(self.m.get(empty_dir, "sizeLimit")))
+        path_node = self.m.path(volume, "hostPath", "path")
+        host_path = scalar(path_node)
+        if host_path is not None and path_node is not None:
+            return PodVolume(name, span, "hostPath", host_path=host_path, host_path_span=self.span(path_node))
+        kinds = [key for key in self.m.items(volume) if key != "name"]
+        return PodVolume(name, span, kinds[0] if kinds else "volume")
+
+    def completed_shm(
+        self, own: tuple[ShmSource, ...], container: MappingNode, identity: WorkloadId
+    ) -> tuple[ShmSource, ...]:
+        """A KServe predictor model that sets no /dev/shm gets its ServingRuntime's, as KServe merges them."""
+        if identity.container_kind != "predictor" or any(s.kind in APPLIED_KINDS for s in own):
+            return own
+        from shmlint.extract.kserve import runtime_shm  # only an InferenceService's predictor loads KServe's code
+
+        return own + runtime_shm(container, self.source, self.runtimes)
+
+    def resources(self, container: MappingNode) -> Node | None:
+        return self.m.get(container, "resources") or self.m.get(container, "resourcesPerNode")
+
+    def resource_entries(self, container: MappingNode) -> Iterator[Resource]:
+        resources = self.resources(container)
+        for section in ("limits", "requests"):
+            for name, (key, value) in self.m.items(self.m.get(resources, section)).items():
+                yield section, name, scalar(value), self.pair_span(key, value)
+
+    def env(self, container: MappingNode) -> Iterator[EnvVar]:
+        """Each plain env entry, from its name to its value."""
+        for entry in sequence(self.m.get(container, "env")):
+            name_node, value = self.m.get(entry, "name"), self.m.get(entry, "value")
+            name = scalar(name_node)
+            if name is not None and name_node is not None and isinstance(value, ScalarNode):
+                yield name, scalar(value) or "", self.pair_span(name_node, value)
+
+    def command_words(self, container: MappingNode) -> list[str]:
+        words: list[str] = []
+        for key in ("command", "args"):
+            node = self.m.get(container, key)
+            words.extend(
+                filter(None, (scalar(item) for item in sequence(node))) if isinstance(node, SequenceNode) else []
+            )
+            if isinstance(node, ScalarNode) and scalar(node):
+                words.append(node.value)
+        source = self.m.get(container, "source")  # Argo script templates
+        if text := scalar(source):
+            words.append(text)
+        return words
+
+    def kserve_format_evidence(self, model: MappingNode, key: str) -> Iterator[Evidence]:
+        format_node = self.m.path(model, "modelFormat", "name")
+        model_format = (scalar(format_node) or key).lower()
+        if self.signals.is_torch_model_format(model_format):
+            yield Evidence(f"KServe {model_format} predictor", self.span(format_node or model))
+
+    def memory_limit(self, container: MappingNode) -> Size | None:
+        node = self.m.path(self.resources(container), "limits", "memory")
+        return self.size(node)
+
+    def size(self, node: Node | None) -> Size | None:
+        text = scalar(node)
+        if text is None:
+            return None
+        return quantity(text, self.span(node))
+
+
+def shm_mount(m: Mappings, container: Node) -> MappingNode | None:
+    """The container's ``volumeMounts`` entry at /dev/shm: the extractor and the fixer look it up here."""
+    for mount in sequence(m.get(container, "volumeMounts")):
+        if isinstance(mount, MappingNode) and is_shm_path(scalar(m.get(mount, "mountPath")) or ""):
+            return mount
+    return None

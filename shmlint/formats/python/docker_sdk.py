@@ -1,0 +1,119 @@
+"""The docker SDK's ``client.containers.run(...)``/``.create(...)`` read into the docker options judge's view
+(``shmlint.containers.docker``): ``shm_size``, ``ipc_mode``, ``tmpfs``, ``mem_limit``, a GPU ``DeviceRequest`` or
+runtime, ``environment``, and what it starts (``command``, ``entrypoint``, ``working_dir``)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from shmlint import sizes
+from shmlint.containers import base_dir
+from shmlint.containers.docker import (
+    ENV,
+    GPU,
+    IPC,
+    RUNTIME,
+    SHM_SIZE,
+    TMPFS,
+    DockerOptions,
+    Setting,
+    judge_docker,
+    tmpfs_size,
+)
+from shmlint.formats.python.calls import Arg, CallReader, called_name, command_words, flat_strings, method_name
+from shmlint.model import Workload, WorkloadFormat, WorkloadId
+from shmlint.runtime.shm import is_shm_path
+
+
+class DockerSdk:
+    """Reads docker SDK calls through a module's ``CallReader``."""
+
+    def __init__(self, reader: CallReader) -> None:
+        self.reader = reader
+
+    def workloads(self, call: ast.Call) -> Iterator[Workload]:
+        """The docker SDK's ``containers.run``/``create``, read into the docker options judge's view."""
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if not (isinstance(receiver, ast.Attribute) and receiver.attr == "containers"):
+            return
+        options = self.reader.keywords(call)
+        image = options.get("image") or (Arg(call.args[0], self.reader.value(call.args[0])) if call.args else None)
+        command = options.get("command") or (
+            Arg(call.args[1], self.reader.value(call.args[1])) if len(call.args) > 1 else None
+        )
+        entrypoint, working_dir, memory = (
+            options.get("entrypoint"),
+            options.get("working_dir"),
+            options.get("mem_limit"),
+        )
+        image_name = image.value if image is not None and isinstance(image.value, str) else None
+        view = DockerOptions(
+            base_dir=base_dir(self.reader.source.path),
+            settings=(*self.gpu(options), *self.environment(options), *self.shm(options)),
+            image=image_name,
+            image_span=self.reader.span(image.node) if image is not None else None,
+            entrypoint=tuple(command_words(entrypoint, self.reader)) if entrypoint is not None else (),
+            arguments=tuple(command_words(command, self.reader)) if command is not None else (),
+            command_span=self.reader.span(command.node) if command is not None else None,
+            working_dir=working_dir.value if working_dir is not None and isinstance(working_dir.value, str) else "",
+            memory=self.reader.size(memory, sizes.DOCKER) if memory is not None else None,
+            unresolved=tuple(self.reader.spread(call)),
+        )
+        yield judge_docker(view, self.reader.signals).workload(
+            WorkloadId(WorkloadFormat.PYTHON, "docker SDK", f"containers.{method_name(call)}", "", "container"),
+            self.reader.span(call),
+            self.reader.call_target(call, "shm_size", sizes.DOCKER),
+        )
+
+    def gpu(self, options: dict[str, Arg]) -> Iterator[Setting]:
+        """A ``DeviceRequest`` for GPUs (capabilities ``gpu`` or the ``nvidia`` driver), then the ``runtime``."""
+        requests = options.get("device_requests")
+        for node in ast.walk(requests.node) if requests is not None else ():
+            if isinstance(node, ast.Call) and called_name(node) == "DeviceRequest":
+                inner = self.reader.keywords(node)
+                capabilities = inner.get("capabilities")
+                driver = inner.get("driver")
+                if (capabilities is not None and "gpu" in flat_strings(capabilities.node)) or (
+                    driver is not None and driver.value == "nvidia"
+                ):
+                    yield Setting(GPU, None, f"device_requests {self.reader.text(node)}", self.reader.span(node))
+        runtime = options.get("runtime")
+        if runtime is not None:
+            value = runtime.value if isinstance(runtime.value, str) else None
+            yield Setting(RUNTIME, value, f"runtime={value}", self.reader.span(runtime.node))
+
+    def shm(self, options: dict[str, Arg]) -> Iterator[Setting]:
+        size = options.get("shm_size")
+        if size is not None:
+            yield Setting(SHM_SIZE, None, "shm_size", self.reader.span(size.node), self.reader.size(size, sizes.DOCKER))
+        ipc = options.get("ipc_mode")
+        if ipc is not None:
+            value = ipc.value if isinstance(ipc.value, str) else None
+            yield Setting(IPC, value, f"ipc_mode={self.reader.text(ipc.node)}", self.reader.span(ipc.node))
+        tmpfs = options.get("tmpfs")
+        if tmpfs is None or not isinstance(tmpfs.node, ast.Dict):
+            return
+        for key, node in zip(tmpfs.node.keys, tmpfs.node.values, strict=True):
+            path = self.reader.value(key) if key is not None else None
+            if isinstance(path, str) and is_shm_path(path):
+                setting = self.reader.value(node)
+                text, span = self.reader.text(node), self.reader.span(node)
+                value = setting if isinstance(setting, str) else None
+                yield Setting(TMPFS, value, "tmpfs /dev/shm", span, tmpfs_size(value, text, span))
+
+    def environment(self, options: dict[str, Arg]) -> Iterator[Setting]:
+        env = options.get("environment")
+        if env is None:
+            return
+        if isinstance(env.node, ast.Dict):
+            for key, value in zip(env.node.keys, env.node.values, strict=True):
+                name, setting = (self.reader.value(key) if key is not None else None), self.reader.value(value)
+                if isinstance(name, str) and isinstance(setting, str | int):
+                    text = f"{name}={setting}"
+                    yield Setting(ENV, text, f"environment {text}", self.reader.span(value))
+        elif isinstance(env.node, ast.List | ast.Tuple):
+            for element in env.node.elts:
+                entry = self.reader.value(element)
+                if isinstance(entry, str) and "=" in entry:
+                    yield Setting(ENV, entry, f"environment {entry}", self.reader.span(element))

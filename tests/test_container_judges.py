@@ -1,0 +1,229 @@
+"""One judge per container model (``shmlint.containers``): the same container written in two syntaxes is judged
+the same (its /dev/shm, memory limit, GPUs, NCCL setting and launch), and the sizing policy lives in one place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shmlint.discover import FileKind
+from shmlint.engine import Engine
+from shmlint.model import Launch, ShmKind, Workload
+from shmlint.sizes import GIB, MIB
+from shmlint.sizing import half, pod_cap
+from shmlint.source import SourceText
+
+POD_YAML = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      volumes:
+        - name: dshm
+          emptyDir:
+            medium: Memory
+            sizeLimit: 512Mi
+      containers:
+        - name: trainer
+          image: registry.example.com/trainer:1
+          command: ["torchrun", "--nproc_per_node", "2"]
+          args: ["train.py"]
+          workingDir: /workspace
+          env:
+            - name: NCCL_SHM_DISABLE
+              value: "1"
+          resources:
+            limits:
+              nvidia.com/gpu: 2
+              memory: 4Gi
+          volumeMounts:
+            - name: dshm
+              mountPath: /dev/shm
+        - name: sidecar
+          image: busybox
+          resources:
+            limits:
+              memory: 2Gi
+"""
+
+POD_TERRAFORM = """\
+resource "kubernetes_job_v1" "train" {
+  metadata {
+    name = "train"
+  }
+  spec {
+    template {
+      metadata {}
+      spec {
+        volume {
+          name = "dshm"
+          empty_dir {
+            medium     = "Memory"
+            size_limit = "512Mi"
+          }
+        }
+        container {
+          name        = "trainer"
+          image       = "registry.example.com/trainer:1"
+          command     = ["torchrun", "--nproc_per_node", "2"]
+          args        = ["train.py"]
+          working_dir = "/workspace"
+          env {
+            name  = "NCCL_SHM_DISABLE"
+            value = "1"
+          }
+          resources {
+            limits = {
+              "nvidia.com/gpu" = 2
+              memory           = "4Gi"
+            }
+          }
+          volume_mount {
+            name       = "dshm"
+            mount_path = "/dev/shm"
+          }
+        }
+        container {
+          name  = "sidecar"
+          image = "busybox"
+          resources {
+            limits = {
+              memory = "2Gi"
+            }
+          }
+        }
+      }
+    }
+  }
+}
+"""
+
+DOCKER_TERRAFORM = """\
+resource "docker_container" "train" {
+  name        = "train"
+  image       = "registry.example.com/trainer:1"
+  entrypoint  = ["python"]
+  command     = ["train.py", "--epochs", "3"]
+  working_dir = "/workspace"
+  gpus        = "2"
+  shm_size    = 1024
+  memory      = 8192
+  ipc_mode    = "private"
+  env         = ["NCCL_SHM_DISABLE=1", "EPOCHS=3"]
+}
+"""
+
+DOCKER_SDK = """\
+import docker
+
+client = docker.from_env()
+client.containers.run(
+    "registry.example.com/trainer:1",
+    ["train.py", "--epochs", "3"],
+    entrypoint="python",
+    working_dir="/workspace",
+    device_requests=[docker.types.DeviceRequest(count=2, capabilities=[["gpu"]])],
+    environment={"NCCL_SHM_DISABLE": "1", "EPOCHS": "3"},
+    shm_size="1g",
+    mem_limit="8g",
+    ipc_mode="private",
+)
+"""
+
+
+def _workloads(engine: Engine, name: str, text: str, kind: FileKind) -> list[Workload]:
+    return list(engine.check_source(SourceText(name, text), kind, Path(name)).workloads)
+
+
+def _verdict(workload: Workload) -> tuple:
+    """What the judge decides, without how each syntax spells or places it."""
+    shm = tuple((s.kind, s.size.bytes if s.size else None, s.cap_bytes) for s in workload.shm)
+    memory = workload.memory_limit.bytes if workload.memory_limit else None
+    return shm, memory, bool(workload.gpu), workload.nccl_shm_disabled is not None, workload.command
+
+
+def test_a_pod_spec_is_judged_the_same_in_yaml_and_terraform(engine: Engine) -> None:
+    yaml = _workloads(engine, "job.yaml", POD_YAML, FileKind.YAML)
+    terraform = _workloads(engine, "main.tf", POD_TERRAFORM, FileKind.TERRAFORM)
+    assert [_verdict(w) for w in yaml] == [_verdict(w) for w in terraform]
+    trainer = yaml[0]
+    assert trainer.shm[0].kind is ShmKind.MEMORY and trainer.shm[0].cap_bytes == GIB  # half the sidecar's 2Gi
+    assert yaml[0].accelerator_count == terraform[0].accelerator_count == 2
+    assert yaml[0].launch is not None and terraform[0].launch is not None
+    assert yaml[0].launch._replace(base_dir="") == terraform[0].launch._replace(base_dir="")
+    assert terraform[0].launch == Launch(
+        ".", ("torchrun", "--nproc_per_node", "2"), ("train.py",), "/workspace", (("NCCL_SHM_DISABLE", "1"),), "", "",
+        "", dockerfile_beside=True,
+    )  # fmt: skip
+    assert yaml[1].launch is None and terraform[1].launch is None  # no GPU, no torch: nothing to follow
+
+
+def test_docker_options_are_judged_the_same_in_terraform_and_the_docker_sdk(engine: Engine) -> None:
+    (terraform,) = _workloads(engine, "main.tf", DOCKER_TERRAFORM, FileKind.TERRAFORM)
+    (sdk,) = _workloads(engine, "launch.py", DOCKER_SDK, FileKind.PYTHON)
+    assert _verdict(terraform) == _verdict(sdk)
+    assert [(s.kind, s.size.bytes if s.size else None) for s in sdk.shm] == [(ShmKind.MEMORY, GIB)]
+    assert sdk.memory_limit is not None and sdk.memory_limit.bytes == 8 * GIB
+    assert terraform.accelerator_count == 2  # gpus = "2", as --gpus 2 on a command line
+    for workload in (terraform, sdk):
+        assert workload.launch == Launch(
+            ".", ("python",), ("train.py", "--epochs", "3"), "/workspace", (("NCCL_SHM_DISABLE", "1"), ("EPOCHS", "3"))
+        )
+
+
+def test_an_ecs_container_definition_gives_its_launch(engine: Engine) -> None:
+    text = """{
+  "family": "train",
+  "containerDefinitions": [
+    {
+      "name": "trainer",
+      "image": "registry.example.com/trainer:1",
+      "entryPoint": ["python"],
+      "command": ["train.py"],
+      "workingDirectory": "/app",
+      "environment": [{"name": "EPOCHS", "value": "3"}],
+      "resourceRequirements": [{"type": "GPU", "value": "1"}]
+    }
+  ]
+}
+"""
+    (workload,) = _workloads(engine, "infra/task.json", text, FileKind.JSON)
+    assert workload.launch == Launch("infra", ("python",), ("train.py",), "/app", (("EPOCHS", "3"),))
+
+
+def test_an_azureml_command_runs_in_a_shell_in_its_code_folder(engine: Engine) -> None:
+    text = (
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncode: src\n"
+        "command: cd jobs && python train.py --epochs ${{inputs.epochs}}\n"
+        "environment_variables:\n  EPOCHS: '3'\ncompute: azureml:gpu-cluster\n"
+    )
+    (workload,) = _workloads(engine, "ml/job.yml", text, FileKind.YAML)
+    assert workload.launch == Launch(
+        "ml/src", (), ("sh", "-c", "cd jobs && python train.py --epochs ${{inputs.epochs}}"), "", (("EPOCHS", "3"),)
+    )
+
+
+@pytest.mark.parametrize(
+    ("limits", "cap"),
+    [((), None), ((None, 0), None), ((4 * GIB,), 2 * GIB), ((4 * GIB, None, 2 * GIB + 2), GIB + 1)],
+)
+def test_pod_cap_is_half_the_smallest_known_limit(limits: tuple, cap: int | None) -> None:
+    assert pod_cap(limits) == cap
+
+
+def test_half_a_limit() -> None:
+    assert half(512 * MIB) == 256 * MIB and half(3) == 1
+
+
+def test_a_command_line_is_judged_by_the_same_docker_options_judge(engine: Engine) -> None:
+    """``docker run`` options mean what Terraform's and the SDK's settings mean; a torch container without a GPU
+    flag is followed into the repository too (its DataLoader workers need /dev/shm on the CPU as well)."""
+    text = "docker run --shm-size=1g --ipc=private -w /workspace -e EPOCHS=3 pytorch/pytorch python train.py\n"
+    (workload,) = _workloads(engine, "scripts/run.sh", text, FileKind.SHELL)
+    assert [(s.kind, s.size.bytes if s.size else None) for s in workload.shm] == [(ShmKind.MEMORY, GIB)]
+    assert not workload.gpu and workload.torch
+    assert workload.launch == Launch("scripts", (), ("python", "train.py"), "/workspace", (("EPOCHS", "3"),))
