@@ -58,9 +58,11 @@ def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[C
     """The run's cross-file facts, found before any file is checked: where containers' code is followed (read
     only when a container names it), the KServe ServingRuntimes that complete InferenceServices in any file, and
     the kustomize patches and components that are judged through the overlays that use them."""
-    from shmlint.project.index import ProjectIndex
+    from shmlint.project.index import ProjectFiles, ProjectIndex
 
-    project = ProjectIndex.for_paths(paths)._replace(runtimes=kserve_runtimes(settings, candidates))
+    project = ProjectIndex.for_paths(paths)
+    files = ProjectFiles(project.roots, settings.max_file_size)
+    project = project._replace(runtimes=kserve_runtimes(settings, candidates), files=files)
     folders = {os.path.dirname(os.path.normpath(c.path)) or "." for c in candidates if _near_kustomization(c)}
     if not folders:  # most runs: the kustomize reader is not loaded
         return project

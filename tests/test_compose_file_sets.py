@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shmlint.formats.compose.file_sets import _file_options, named_sets
-from shmlint.source import SourceText
+from shmlint.project.index import ProjectFiles
 from tests.support import run_shmlint
 
 BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun train.py\n    shm_size: 128g\n"
@@ -33,11 +33,6 @@ def tree(tmp_path: Path, base: str = BASE, **others: str) -> Path:
 def findings(invoke, *paths: Path) -> list[tuple[str, str, int]]:
     result = invoke("check", "--format", "json", *map(str, paths))
     return [(Path(f["path"]).name, f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
-
-
-def read(path: str) -> SourceText | None:
-    file = Path(path)
-    return SourceText(path, file.read_text()) if file.is_file() else None
 
 
 def test_an_override_named_with_its_base_in_a_makefile_is_judged_merged(tmp_path: Path, invoke) -> None:
@@ -83,14 +78,14 @@ def test_the_file_alone_without_any_set(tmp_path: Path, invoke) -> None:
 
 def test_a_set_with_a_path_known_only_at_run_time_is_not_used(tmp_path: Path) -> None:
     (tmp_path / "up.sh").write_text('docker compose -f docker-compose.yml -f "$GPU_FILE" up\n')
-    assert named_sets(str(tmp_path), read) == []
+    assert named_sets(ProjectFiles(None, 1 << 20), str(tmp_path)) == []
 
 
 def test_options_after_the_subcommand_are_the_subcommands(tmp_path: Path) -> None:
     (tmp_path / "logs.sh").write_text(
         "docker compose -f a.yml logs -f b.yml\ndocker-compose --file=a.yml -f b.yml up\n"
     )
-    (found,) = named_sets(str(tmp_path), read)
+    (found,) = named_sets(ProjectFiles(None, 1 << 20), str(tmp_path))
     assert found.files == (str(tmp_path / "a.yml"), str(tmp_path / "b.yml")) and found.where == "logs.sh:2"
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from shmlint.discover import (
@@ -30,8 +29,7 @@ from shmlint.source import SourceText, alone
 
 if TYPE_CHECKING:
     from shmlint.extract.kserve import RuntimeIndex
-
-ReadSource = Callable[[StrPath], "SourceText | None"]
+    from shmlint.project.index import ProjectFiles
 
 
 class Extraction(NamedTuple):
@@ -39,7 +37,7 @@ class Extraction(NamedTuple):
 
     signals: Signals
     prefilter: Prefilter
-    read_source: ReadSource  # another file of the project (compose overrides, ``extends``)
+    files: ProjectFiles  # the files beside this one (compose overrides, ``extends``), from the run's ProjectIndex
     runtimes: RuntimeIndex | None = None  # the KServe ServingRuntimes of every checked file
 
 
@@ -111,8 +109,9 @@ def yaml_blocks(
     README is applied as it is): read alone with the file's offsets, its fix targets marked as inside the block.
     A block that does not parse is a snippet with placeholders more often than a manifest: a notice, not SHM000."""
     from shmlint.parsers.yamlnodes import YamlError, compose
+    from shmlint.project.index import ProjectFiles
 
-    own_file = run._replace(read_source=lambda _: None)  # a block has no override or env file beside it
+    own_file = run._replace(files=ProjectFiles((), 0))  # a block has no override or env file beside it
     workloads: list[Workload] = []
     notices: list[Notice] = []
     if len(blocks) > MAX_YAML_BLOCKS:

@@ -6,21 +6,27 @@ The code containers run is not listed or read up front: a file is read only when
 so a repository of 10,000 Python files costs the files its containers run. Every path stays inside a root (links resolved first), a
 file larger than ``max_bytes`` is not read, and a workload reads at most ``max_files`` files and ``max_total``
 bytes in all.
+
+The files a format reads beside the checked one (a compose file's overrides, its ``extends`` and ``.env`` files, the
+scripts that name its ``-f`` sets, the dev containers that run it) are answered by ``ProjectFiles``: the engine's
+view of the tree, each folder listed once and only when a file in it asks, never through a link out of a root.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.source import InputError, read_bytes
+from shmlint.source import InputError, SourceText, read_bytes
 
 if TYPE_CHECKING:
     from shmlint.extract.kserve import RuntimeIndex
     from shmlint.project.kustomize import Fragments
+
+T = TypeVar("T")
 
 #: path components a container path may have before it is not tried at all (a hostile ``a/a/a/...``)
 MAX_PARTS = 32
@@ -37,6 +43,7 @@ class ProjectIndex(NamedTuple):
     max_depth: int = 2  # shell wrappers and local imports followed below the command
     fragments: Fragments | None = None  # kustomize patches and component files, judged through their overlays
     runtimes: RuntimeIndex | None = None  # the KServe ServingRuntimes of the checked files (any file's complete)
+    files: ProjectFiles | None = None  # the run's view of the files beside the checked ones (one per run)
 
     @classmethod
     def for_paths(cls, paths: Iterable[os.PathLike[str] | str]) -> ProjectIndex:
@@ -51,6 +58,11 @@ class ProjectIndex(NamedTuple):
             if root not in roots:
                 roots.append(root)
         return cls(tuple(roots))
+
+    def tree(self, max_bytes: int) -> ProjectFiles:
+        """The files beside the checked ones as the formats read them: the run's own (``runner.project_for``), else
+        a fresh view inside the roots, each file at most ``max_bytes``."""
+        return self.files if self.files is not None else ProjectFiles(self.roots, max_bytes)
 
 
 def _repository(folder: str) -> str | None:
@@ -123,3 +135,81 @@ class Reader:
             if path.startswith(root.rstrip(os.sep) + os.sep):
                 return posixpath.join(*os.path.relpath(path, root).split(os.sep))
         return os.path.basename(path)
+
+
+#: entries of one folder listed, at most (a folder of 100,000 files is not walked for a compose file's neighbours)
+MAX_ENTRIES = 128
+
+
+class Entries(NamedTuple):
+    """The first ``MAX_ENTRIES`` entries of a folder, in the order the system lists them, by what they are."""
+
+    files: tuple[str, ...]
+    folders: tuple[str, ...]
+
+
+class ProjectFiles:
+    """The files beside a checked one, for the formats that judge a file with others (compose): each folder
+    listed once, lazily, and a file read only inside the roots (its links resolved first). One per run: its
+    answers hold while the run's files are checked, and an equal index of a later run is another one. ``roots`` None: the
+    engine has no index (standard input, one file in a test), and a file's own folder is read as it is; ``()``:
+    nothing beside the file is read (a YAML code block in a document)."""
+
+    def __init__(self, roots: tuple[str, ...] | None, max_bytes: int) -> None:
+        self.roots = roots
+        self.max_bytes = max_bytes
+        self._entries: dict[str, Entries] = {}
+        self._is_file: dict[str, bool] = {}
+        self._answers: dict[tuple[Callable[[ProjectFiles, str], object], str], object] = {}
+
+    def _allowed(self, path: str) -> bool:
+        if self.roots is None:
+            return True
+        real = os.path.realpath(path)
+        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+
+    def is_file(self, path: str) -> bool:
+        """Whether ``path`` is a regular file that may be read."""
+        known = self._is_file.get(path)
+        if known is None:
+            known = self._is_file[path] = self._allowed(path) and os.path.isfile(path)
+        return known
+
+    def entries(self, folder: str) -> Entries:
+        """The folder's first entries (none when it cannot be listed or is outside the roots)."""
+        found = self._entries.get(folder)
+        if found is None:
+            found = self._entries[folder] = _entries(folder) if self._allowed(folder or ".") else Entries((), ())
+        return found
+
+    def per_folder(self, answer: Callable[[ProjectFiles, str], T], folder: str) -> T:
+        """What ``answer`` says of ``folder`` (compose's named file sets), worked out once for the run's files."""
+        key = (answer, folder)
+        if key not in self._answers:
+            self._answers[key] = answer(self, folder)
+        return cast(T, self._answers[key])
+
+    def source(self, path: os.PathLike[str] | str) -> SourceText | None:
+        """Another file of the project, decoded as a checked file is; None when it cannot or may not be read."""
+        name = os.fspath(path)
+        if not self._allowed(name):
+            return None
+        try:
+            return SourceText.from_bytes(name, read_bytes(name, self.max_bytes))
+        except InputError:
+            return None
+
+
+def _entries(folder: str) -> Entries:
+    files: list[str] = []
+    folders: list[str] = []
+    try:
+        with os.scandir(folder or ".") as listing:
+            for _, entry in zip(range(MAX_ENTRIES), listing, strict=False):
+                if entry.is_file():
+                    files.append(entry.name)
+                elif entry.is_dir():
+                    folders.append(entry.name)
+    except OSError:
+        return Entries((), ())
+    return Entries(tuple(files), tuple(folders))
