@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from shmlint.discover import (
     FileKind,
     StrPath,
-    chart_root,
     clean_path,
     has_helm_actions,
     has_template_marks,
@@ -156,8 +155,8 @@ def commands(source: SourceText, masked: str, signals: Signals) -> list[Workload
 def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     from shmlint.parsers.yamlnodes import TooComplex, YamlError, check_syntax, compose, key_problem
 
-    if has_helm_actions(source.text) and _in_chart_templates(path):
-        return [], [_template_notice(source, path)]
+    if has_helm_actions(source.text) and _in_chart_templates(path, run):
+        return [], [_template_notice(source, path, run)]
     wanted = run.prefilter.passes(source.text) or read_without_signal(path, run)
     try:
         if not wanted:  # no signal: the syntax is all that can be reported
@@ -168,12 +167,12 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
     except YamlError as exc:
         if has_template_marks(source.text):
-            return [], [_template_notice(source, path)]
+            return [], [_template_notice(source, path, run)]
         raise UnparsableInput(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
     if has_helm_actions(source.text) and key_problem(documents) is not None:
         # ``name: {{ .Values.x }}`` composes as a mapping used as a key, which no Kubernetes or compose reader
         # accepts: an unrendered template that happens to parse, not a manifest
-        return [], [_template_notice(source, path)]
+        return [], [_template_notice(source, path, run)]
     return _yaml_workloads(source, path, documents, run)
 
 
@@ -187,15 +186,15 @@ def _yaml_workloads(
     return [], []
 
 
-def _in_chart_templates(path: StrPath) -> bool:
+def _in_chart_templates(path: StrPath, run: Extraction) -> bool:
     """A file under a Helm chart's ``templates/`` folder: not YAML until Helm renders it, whatever it parses as.
     Anywhere else, ``{{ }}`` inside valid YAML is content (KServe runtimes, compiled Argo workflows)."""
-    chart = chart_root(path)
+    chart = run.files.chart_of(path)
     return chart is not None and clean_path(path).startswith(clean_path(os.path.join(chart, "templates")) + os.sep)
 
 
-def _template_notice(source: SourceText, path: StrPath) -> Notice:
-    chart = chart_root(path)
+def _template_notice(source: SourceText, path: StrPath, run: Extraction) -> Notice:
+    chart = run.files.chart_of(path)
     if chart is not None:
         return Notice(
             str(chart),

@@ -168,14 +168,14 @@ class ProjectFiles:
         real = os.path.realpath(path)
         return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
 
-    def is_file(self, path: str) -> bool:
+    def has_file(self, path: str) -> bool:
         """Whether ``path`` is a regular file that may be read."""
         known = self._is_file.get(path)
         if known is None:
             known = self._is_file[path] = self._allowed(path) and os.path.isfile(path)
         return known
 
-    def entries(self, folder: str) -> Entries:
+    def listing(self, folder: str) -> Entries:
         """The folder's first entries (none when it cannot be listed or is outside the roots)."""
         found = self._entries.get(folder)
         if found is None:
@@ -188,6 +188,13 @@ class ProjectFiles:
         if key not in self._answers:
             self._answers[key] = answer(self, folder)
         return cast(T, self._answers[key])
+
+    def chart_of(self, path: os.PathLike[str] | str) -> str | None:
+        """The Helm chart a file belongs to (``discover.chart_root``: the nearest Chart.yaml above it, wherever it
+        is, for a notice names the chart), asked once a folder."""
+        from shmlint.discover import clean_path
+
+        return self.per_folder(_chart_above, os.path.dirname(clean_path(path)) or ".")
 
     def source(self, path: os.PathLike[str] | str) -> SourceText | None:
         """Another file of the project, decoded as a checked file is; None when it cannot or may not be read."""
@@ -213,3 +220,9 @@ def _entries(folder: str) -> Entries:
     except OSError:
         return Entries((), ())
     return Entries(tuple(files), tuple(folders))
+
+
+def _chart_above(_: ProjectFiles, folder: str) -> str | None:
+    from shmlint.discover import chart_above
+
+    return chart_above(folder)

@@ -55,7 +55,7 @@ def _merged(path: Path, run: Extraction) -> bool:
     names): another file of the set may hold the signals, so the prefilter cannot skip it."""
     folder, name = os.path.split(path)
     if name in COMPOSE_DEFAULT_FILES and any(
-        run.files.is_file(os.path.join(folder, n)) for n in COMPOSE_OVERRIDE_FILES
+        run.files.has_file(os.path.join(folder, n)) for n in COMPOSE_OVERRIDE_FILES
     ):
         return True
     if not is_compose_name(name):

@@ -35,14 +35,14 @@ def devcontainer_gpus(compose_path: str, files: ProjectFiles) -> dict[str, Evide
         candidates += [os.path.join(parent, name, "devcontainer.json") for name in _folders(files, parent)]
     found: dict[str, Evidence] = {}
     for path in candidates:
-        if files.is_file(path):
+        if files.has_file(path):
             found.update(_gpu_service(path, compose_path, files))
     return found
 
 
 def _folders(files: ProjectFiles, parent: str) -> list[str]:
     """The first ``MAX_NAMED`` folders in ``parent``, sorted (a hostile tree cannot make the search long)."""
-    return sorted(files.entries(parent).folders)[:MAX_NAMED]
+    return sorted(files.listing(parent).folders)[:MAX_NAMED]
 
 
 def _gpu_service(path: str, compose_path: str, files: ProjectFiles) -> dict[str, Evidence]:
