@@ -150,29 +150,55 @@ class Entries(NamedTuple):
 
 class ProjectFiles:
     """The files beside a checked one, for the formats that judge a file with others (compose): each folder
-    listed once, lazily, and a file read only inside the roots (its links resolved first). One per run: its
-    answers hold while the run's files are checked, and an equal index of a later run is another one. ``roots`` None: the
+    listed once, lazily, and a file read only inside the roots (its links resolved first). One per run (``run``):
+    its answers hold while the run's files are checked, and the index of a later run is another one. ``roots`` None: the
     engine has no index (standard input, one file in a test), and a file's own folder is read as it is; ``()``:
     nothing beside the file is read (a YAML code block in a document)."""
 
-    def __init__(self, roots: tuple[str, ...] | None, max_bytes: int) -> None:
+    def __init__(self, roots: tuple[str, ...] | None, max_bytes: int, run: bytes | None = None) -> None:
         self.roots = roots
         self.max_bytes = max_bytes
+        self.run = run if run is not None else os.urandom(8)  # which run: its copies in workers are equal
         self._entries: dict[str, Entries] = {}
         self._is_file: dict[str, bool] = {}
+        self._folders: dict[str, str] = {}  # real paths of the folders asked about
         self._answers: dict[tuple[Callable[[ProjectFiles, str], object], str], object] = {}
+
+    def _key(self) -> tuple[tuple[str, ...] | None, int, bytes]:
+        return self.roots, self.max_bytes, self.run
+
+    def __eq__(self, other: object) -> bool:
+        """The run's own view, also as a worker process unpickles it for each batch of files (so the worker's
+        engine, cached by its settings and index, is built once a run)."""
+        return isinstance(other, ProjectFiles) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __reduce__(self) -> tuple[type[ProjectFiles], tuple[tuple[str, ...] | None, int, bytes]]:
+        return ProjectFiles, self._key()  # without what this process has listed
 
     def _allowed(self, path: str) -> bool:
         if self.roots is None:
             return True
-        real = os.path.realpath(path)
+        real = self._real(path)
         return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+
+    def _real(self, path: str) -> str:
+        """``os.path.realpath``, with each folder resolved once: a file costs one ``lstat``, not one a part."""
+        folder, name = os.path.split(path)
+        if name in ("", ".", "..") or folder in ("", os.sep) or os.path.islink(path):
+            return os.path.realpath(path)
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = self._real(folder)
+        return os.path.join(real, name)
 
     def has_file(self, path: str) -> bool:
         """Whether ``path`` is a regular file that may be read."""
         known = self._is_file.get(path)
         if known is None:
-            known = self._is_file[path] = self._allowed(path) and os.path.isfile(path)
+            known = self._is_file[path] = os.path.isfile(path) and self._allowed(path)
         return known
 
     def listing(self, folder: str) -> Entries:
