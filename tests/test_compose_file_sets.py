@@ -17,7 +17,7 @@ from shmlint.formats.compose.extract import extract_compose
 from shmlint.formats.compose.file_sets import _file_options, named_sets
 from shmlint.model import Notice, Workload
 from shmlint.parsers.yamlnodes import compose
-from shmlint.project.index import Entries, ProjectFiles
+from shmlint.project.index import ProjectFiles
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 from tests.support import run_shmlint
@@ -201,8 +201,11 @@ class MemoryFiles(ProjectFiles):
     def has_file(self, path: str) -> bool:
         return os.path.normpath(path) in self.texts
 
-    def listing(self, folder: str) -> Entries:
-        return Entries(tuple(sorted(os.path.basename(p) for p in self.texts if os.path.dirname(p) == folder)), ())
+    def files_in(self, folder: str) -> tuple[str, ...]:
+        return tuple(sorted(os.path.basename(p) for p in self.texts if os.path.dirname(p) == folder))
+
+    def folders_in(self, folder: str) -> tuple[str, ...]:
+        return ()
 
     def source(self, path: os.PathLike[str] | str) -> SourceText | None:
         text = self.texts.get(os.path.normpath(path))

@@ -141,13 +141,6 @@ class Reader:
 MAX_ENTRIES = 128
 
 
-class Entries(NamedTuple):
-    """The first ``MAX_ENTRIES`` entries of a folder, in the order the system lists them, by what they are."""
-
-    files: tuple[str, ...]
-    folders: tuple[str, ...]
-
-
 class ProjectFiles:
     """The files beside a checked one, for the formats that judge a file with others (compose): each folder
     listed once, lazily, and a file read only inside the roots (its links resolved first). One per run (``run``):
@@ -159,7 +152,7 @@ class ProjectFiles:
         self.roots = roots
         self.max_bytes = max_bytes
         self.run = run if run is not None else os.urandom(8)  # which run: its copies in workers are equal
-        self._entries: dict[str, Entries] = {}
+        self._entries: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # files, folders
         self._is_file: dict[str, bool] = {}
         self._folders: dict[str, str] = {}  # real paths of the folders asked about
         self._answers: dict[tuple[Callable[[ProjectFiles, str], object], str], object] = {}
@@ -201,11 +194,19 @@ class ProjectFiles:
             known = self._is_file[path] = os.path.isfile(path) and self._allowed(path)
         return known
 
-    def listing(self, folder: str) -> Entries:
-        """The folder's first entries (none when it cannot be listed or is outside the roots)."""
+    def files_in(self, folder: str) -> tuple[str, ...]:
+        """The names of the files among the folder's first ``MAX_ENTRIES`` entries, as the system lists them (none
+        when it cannot be listed or is outside the roots)."""
+        return self._listing(folder)[0]
+
+    def folders_in(self, folder: str) -> tuple[str, ...]:
+        """The names of the folders among the folder's first ``MAX_ENTRIES`` entries."""
+        return self._listing(folder)[1]
+
+    def _listing(self, folder: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         found = self._entries.get(folder)
         if found is None:
-            found = self._entries[folder] = _entries(folder) if self._allowed(folder or ".") else Entries((), ())
+            found = self._entries[folder] = _entries(folder) if self._allowed(folder or ".") else ((), ())
         return found
 
     def per_folder(self, answer: Callable[[ProjectFiles, str], T], folder: str) -> T:
@@ -233,7 +234,7 @@ class ProjectFiles:
             return None
 
 
-def _entries(folder: str) -> Entries:
+def _entries(folder: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     files: list[str] = []
     folders: list[str] = []
     try:
@@ -244,8 +245,8 @@ def _entries(folder: str) -> Entries:
                 elif entry.is_dir():
                     folders.append(entry.name)
     except OSError:
-        return Entries((), ())
-    return Entries(tuple(files), tuple(folders))
+        return (), ()
+    return tuple(files), tuple(folders)
 
 
 def _chart_above(_: ProjectFiles, folder: str) -> str | None:

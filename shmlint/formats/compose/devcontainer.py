@@ -42,7 +42,7 @@ def devcontainer_gpus(compose_path: str, files: ProjectFiles) -> dict[str, Evide
 
 def _folders(files: ProjectFiles, parent: str) -> list[str]:
     """The first ``MAX_NAMED`` folders in ``parent``, sorted (a hostile tree cannot make the search long)."""
-    return sorted(files.listing(parent).folders)[:MAX_NAMED]
+    return sorted(files.folders_in(parent))[:MAX_NAMED]
 
 
 def _gpu_service(path: str, compose_path: str, files: ProjectFiles) -> dict[str, Evidence]:

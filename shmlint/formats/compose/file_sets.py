@@ -57,7 +57,7 @@ def named_sets(files: ProjectFiles, folder: str) -> list[FileSet]:
 
 
 def _candidates(files: ProjectFiles, folder: str) -> list[str]:
-    wanted = [n for n in sorted(files.listing(folder).files) if n in _MAKEFILES or n.endswith(_SCRIPT_SUFFIXES)]
+    wanted = [n for n in sorted(files.files_in(folder)) if n in _MAKEFILES or n.endswith(_SCRIPT_SUFFIXES)]
     return wanted[:MAX_FILES]
 
 
