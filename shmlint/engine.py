@@ -34,7 +34,8 @@ class Engine:
 
     def __init__(self, settings: Settings, project: ProjectIndex | None = None) -> None:
         """``project``: the run's cross-file facts (``runner.project_for``): the KServe runtimes, the kustomize
-        fragments and the tree a container's code is followed in (None: only the file itself, as for stdin)."""
+        fragments, the tree a container's code is followed in and the files beside each checked one (None: the
+        file alone, as for stdin, with the files beside it read as they are)."""
         self.settings = settings
         self.runtimes = project.runtimes if project is not None else None
         self.project = project

@@ -77,6 +77,11 @@ def _repository(folder: str) -> str | None:
     return None
 
 
+def within(real: str, roots: tuple[str, ...]) -> bool:
+    """Whether a real path is one of the roots or below one."""
+    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
 class Reader:
     """One workload's reads: inside the roots, each file once, within the index's budget. ``texts`` is the engine's
     cache of file texts (shared by workloads; the budget is counted per workload all the same)."""
@@ -91,7 +96,7 @@ class Reader:
     def inside(self, path: str) -> str | None:
         """The real path of a regular file inside a root, or None."""
         real = os.path.realpath(path)
-        if not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.index.roots):
+        if not within(real, self.index.roots):
             return None
         return real if os.path.isfile(real) else None
 
@@ -144,9 +149,10 @@ MAX_ENTRIES = 128
 class ProjectFiles:
     """The files beside a checked one, for the formats that judge a file with others (compose): each folder
     listed once, lazily, and a file read only inside the roots (its links resolved first). One per run (``run``):
-    its answers hold while the run's files are checked, and the index of a later run is another one. ``roots`` None: the
-    engine has no index (standard input, one file in a test), and a file's own folder is read as it is; ``()``:
-    nothing beside the file is read (a YAML code block in a document)."""
+    its answers hold while the run's files are checked, and the index of a later run is another one.
+
+    ``roots`` None: the engine has no index (standard input, one file in a test), and the files beside the checked
+    one are read as they are; ``()``: nothing beside it is read (a YAML code block in a document)."""
 
     def __init__(self, roots: tuple[str, ...] | None, max_bytes: int, run: bytes | None = None) -> None:
         self.roots = roots
@@ -174,8 +180,7 @@ class ProjectFiles:
     def _allowed(self, path: str) -> bool:
         if self.roots is None:
             return True
-        real = self._real(path)
-        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+        return within(self._real(path), self.roots)
 
     def _real(self, path: str) -> str:
         """``os.path.realpath``, with each folder resolved once: a file costs one ``lstat``, not one a part."""
@@ -217,8 +222,8 @@ class ProjectFiles:
         return cast(T, self._answers[key])
 
     def chart_of(self, path: os.PathLike[str] | str) -> str | None:
-        """The Helm chart a file belongs to (``discover.chart_root``: the nearest Chart.yaml above it, wherever it
-        is, for a notice names the chart), asked once a folder."""
+        """The Helm chart a file belongs to (``discover.chart_root``: the nearest Chart.yaml above it, inside the
+        roots or not, since only its name is reported), asked once a folder."""
         from shmlint.discover import clean_path
 
         return self.per_folder(_chart_above, os.path.dirname(clean_path(path)) or ".")
