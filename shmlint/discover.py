@@ -105,7 +105,11 @@ def has_helm_actions(text: str) -> bool:
 
 def chart_root(path: StrPath) -> str | None:
     """The Helm chart a file belongs to: a parent folder with Chart.yaml, the file below its templates/."""
-    parent = os.path.dirname(clean_path(path)) or "."
+    return chart_above(os.path.dirname(clean_path(path)) or ".")
+
+
+def chart_above(parent: str) -> str | None:
+    """The nearest folder at or above ``parent`` (a cleaned path) that holds a Chart.yaml."""
     while True:
         if os.path.isfile(os.path.join(parent, "Chart.yaml")):
             return parent

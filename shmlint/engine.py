@@ -34,7 +34,8 @@ class Engine:
 
     def __init__(self, settings: Settings, project: ProjectIndex | None = None) -> None:
         """``project``: the run's cross-file facts (``runner.project_for``): the KServe runtimes, the kustomize
-        fragments and the tree a container's code is followed in (None: only the file itself, as for stdin)."""
+        fragments, the tree a container's code is followed in and the files beside each checked one (None: the
+        file alone, as for stdin, with the files beside it read as they are)."""
         self.settings = settings
         self.runtimes = project.runtimes if project is not None else None
         self.project = project
@@ -43,7 +44,11 @@ class Engine:
 
     @cached_property
     def extraction(self) -> Extraction:
-        return Extraction(self.settings.signals, self.prefilter, self.read_source, self.runtimes)
+        from shmlint.project.index import ProjectFiles  # the runner has imported it
+
+        max_bytes = self.settings.max_file_size
+        files = self.project.tree(max_bytes) if self.project is not None else ProjectFiles(None, max_bytes)
+        return Extraction(self.settings.signals, self.prefilter, files, self.runtimes)
 
     @cached_property
     def context(self) -> RuleContext:
@@ -159,12 +164,6 @@ class Engine:
         from shmlint.rules.shm000_invalid_input import RULE as INVALID_INPUT
 
         return self.context.report(INVALID_INPUT, f"unreadable dataloader hint: {why}", evidence.span, None)
-
-    def read_source(self, path: StrPath) -> SourceText | None:
-        try:
-            return SourceText.from_bytes(os.fspath(path), read_bytes(path, self.settings.max_file_size))
-        except InputError:
-            return None
 
     def invalid(
         self, path: str, message: str, line: int = 1, column: int = 1, offset: int = 0, source: SourceText | None = None

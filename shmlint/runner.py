@@ -67,10 +67,12 @@ def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[C
     only when a container names it), the KServe ServingRuntimes that complete InferenceServices in any file, the
     images the files build (by name: ``project.builds``), and the kustomize patches and components that are judged
     through the overlays that use them."""
-    from shmlint.project.index import ProjectIndex
+    from shmlint.project.index import ProjectFiles, ProjectIndex
 
     runtime_files, build_files = _marked(settings, candidates)
-    project = ProjectIndex.for_paths(paths)._replace(runtimes=kserve_runtimes(settings, runtime_files))
+    project = ProjectIndex.for_paths(paths)
+    files = ProjectFiles(project.roots, settings.max_file_size)
+    project = project._replace(runtimes=kserve_runtimes(settings, runtime_files), files=files)
     if build_files:  # most runs: no file builds an image, and the build reader is not loaded
         from shmlint.project.builds import find_builds
 

@@ -121,6 +121,45 @@ def test_imports_point_down_the_layers(module: str, path: Path) -> None:
     assert not upward, f"{module} (layer {own}) imports from a higher layer: {upward}"
 
 
+#: calls that look at the disk: the formats and extractors ask the run's ProjectIndex (``ProjectFiles``) instead
+_DISK_CALLS = frozenset(
+    {"isfile", "isdir", "exists", "lexists", "islink", "getsize", "listdir", "scandir", "realpath", "stat", "lstat"}
+    | {"read_text", "read_bytes", "iterdir", "glob", "rglob", "is_file", "is_dir", "is_symlink", "chart_root"}
+)
+_READERS = ("formats", "extract")
+
+
+def _disk_calls(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            walk = isinstance(func, ast.Attribute) and func.attr == "walk" and ast.unparse(func.value) == "os"
+            if name in _DISK_CALLS or name == "open" or walk:
+                found.append(f"line {node.lineno}: {ast.unparse(func)}()")
+        elif isinstance(node, ast.ImportFrom):
+            found += [f"line {node.lineno}: imports {a.name}" for a in node.names if a.name in _DISK_CALLS]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("module", "path"),
+    [(m, p) for m, p in _modules() if _unit(m) in _READERS],
+    ids=[m for m, _ in _modules() if _unit(m) in _READERS],
+)
+def test_formats_and_extractors_never_touch_the_disk(module: str, path: Path) -> None:
+    """The files beside a checked one (compose overrides, ``extends``, ``-f`` sets, a dev container, a Helm chart)
+    come from the run's ProjectIndex, bounded, lazy and inside the repository: never an ``open`` or a probe here."""
+    assert _disk_calls(path) == [], f"{module} looks at the disk: ask ProjectFiles (shmlint/project/index.py)"
+
+
+def test_the_disk_check_sees_a_probe(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("import os\nfrom x import chart_root\nos.path.isfile('a')\nopen('b')\nos.walk('.')\n")
+    assert [line.split(":")[0] for line in _disk_calls(probe)] == ["line 2", "line 3", "line 4", "line 5"]
+
+
 def test_engine_stays_small() -> None:
     assert len((PACKAGE / "engine.py").read_text(encoding="utf-8").splitlines()) < 200
 

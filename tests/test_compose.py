@@ -11,6 +11,7 @@ from shmlint.formats.compose.extract import extract_compose, is_compose, is_over
 from shmlint.model import APPLIED_KINDS, ServiceTarget, ShmKind, Workload
 from shmlint.parsers.dockerfile import torch_evidence, torch_install
 from shmlint.parsers.yamlnodes import YamlError, compose
+from shmlint.project.index import ProjectFiles
 from shmlint.runtime.interpolation import interpolate
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -20,16 +21,18 @@ FIXTURES = support.FIXTURES / "compose"
 GIB = 1024**3
 
 
+def tree() -> ProjectFiles:
+    """The files beside a compose file, as an engine without an index reads them (any folder)."""
+    return ProjectFiles(None, 1 << 20)
+
+
 def read_file(path: Path) -> SourceText | None:
-    try:
-        return SourceText.from_bytes(str(path), path.read_bytes())
-    except OSError:
-        return None
+    return tree().source(path)
 
 
 def extract(text: str, directory: Path = Path("/nonexistent"), name: str = "test.compose.yaml") -> list[Workload]:
     source = SourceText(str(directory / name), text)
-    return extract_compose(source, compose(source), Signals(), base_dir=directory, read_file=read_file)[0]
+    return extract_compose(source, compose(source), Signals(), base_dir=directory, files=tree())[0]
 
 
 def one(text: str, **kwargs: object) -> Workload:
@@ -329,11 +332,11 @@ def test_override_file_is_merged(tmp_path: Path) -> None:
         "    deploy:\n      resources: {limits: {memory: 64g}}\n  extra:\n    image: busybox\n"
     )
     source = read_file(tmp_path / "compose.yaml")
-    from_base = extract_compose(source, compose(source), Signals(), base_dir=tmp_path, read_file=read_file)[0]
+    from_base = extract_compose(source, compose(source), Signals(), base_dir=tmp_path, files=tree())[0]
     # the override writes the service's shm_size, which wins: the service is reported, and fixed, there
     assert from_base == []
     override = read_file(tmp_path / "compose.override.yaml")
-    from_override = extract_compose(override, compose(override), Signals(), base_dir=tmp_path, read_file=read_file)[0]
+    from_override = extract_compose(override, compose(override), Signals(), base_dir=tmp_path, files=tree())[0]
     workloads = by_name(from_override)
     assert list(workloads) == ['service "trainer"', 'service "extra"']
     trainer = workloads['service "trainer"']
@@ -349,7 +352,7 @@ def test_override_reset_tag(tmp_path: Path) -> None:
     (tmp_path / "docker-compose.yml").write_text("services:\n  a:\n    image: pytorch/pytorch\n    ipc: host\n")
     (tmp_path / "docker-compose.override.yml").write_text("services:\n  a:\n    ipc: !reset null\n")
     source = read_file(tmp_path / "docker-compose.yml")
-    (workload,) = extract_compose(source, compose(source), Signals(), base_dir=tmp_path, read_file=read_file)[0]
+    (workload,) = extract_compose(source, compose(source), Signals(), base_dir=tmp_path, files=tree())[0]
     assert unprotected(workload)
 
 
@@ -551,7 +554,7 @@ def test_interpolate(text: str, expected: tuple[str, bool]) -> None:
 def test_fixtures(relative: str, flag: bool) -> None:
     path = FIXTURES / relative
     source = read_file(path)
-    workloads = extract_compose(source, compose(source), Signals(), base_dir=path.parent, read_file=read_file)[0]
+    workloads = extract_compose(source, compose(source), Signals(), base_dir=path.parent, files=tree())[0]
     assert all(w.is_gpu_or_torch for w in workloads)
     assert any(unprotected(w) for w in workloads) is flag
 
@@ -574,7 +577,7 @@ def test_corpus(row: dict[str, str], corpus: Path) -> None:
     assert source is not None
     documents = compose(source)
     assert is_compose(source.path, documents)
-    workloads = extract_compose(source, documents, Signals(), base_dir=path.parent, read_file=read_file)[0]
+    workloads = extract_compose(source, documents, Signals(), base_dir=path.parent, files=tree())[0]
     flagged = any(unprotected(w) for w in workloads)
     expected = row["expect"] == "flag"
     if row["local_name"] in CORPUS_DISAGREEMENTS:

@@ -5,13 +5,20 @@ no fix lowers the /dev/shm the merged service gets."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shmlint.formats.compose.extract import extract_compose
 from shmlint.formats.compose.file_sets import _file_options, named_sets
+from shmlint.model import Notice, Workload
+from shmlint.parsers.yamlnodes import compose
+from shmlint.project.index import ProjectFiles
+from shmlint.signals import Signals
 from shmlint.source import SourceText
 from tests.support import run_shmlint
 
@@ -19,6 +26,7 @@ BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torch
 GPU = "services:\n  train:\n    deploy:\n      resources:\n        reservations:\n          devices:\n"
 GPU += "            - capabilities: [gpu]\n"
 UNSIZED_BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun train.py\n"
+DEV_CONTAINER = '{"dockerComposeFile": "../docker-compose.yml", "service": "train", "hostRequirements": {"gpu": true}}'
 SET = "docker compose -f docker-compose.yml -f docker-compose.gpu.yml up -d\n"
 
 
@@ -33,11 +41,6 @@ def tree(tmp_path: Path, base: str = BASE, **others: str) -> Path:
 def findings(invoke, *paths: Path) -> list[tuple[str, str, int]]:
     result = invoke("check", "--format", "json", *map(str, paths))
     return [(Path(f["path"]).name, f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
-
-
-def read(path: str) -> SourceText | None:
-    file = Path(path)
-    return SourceText(path, file.read_text()) if file.is_file() else None
 
 
 def test_an_override_named_with_its_base_in_a_makefile_is_judged_merged(tmp_path: Path, invoke) -> None:
@@ -83,14 +86,14 @@ def test_the_file_alone_without_any_set(tmp_path: Path, invoke) -> None:
 
 def test_a_set_with_a_path_known_only_at_run_time_is_not_used(tmp_path: Path) -> None:
     (tmp_path / "up.sh").write_text('docker compose -f docker-compose.yml -f "$GPU_FILE" up\n')
-    assert named_sets(str(tmp_path), read) == []
+    assert named_sets(ProjectFiles(None, 1 << 20), str(tmp_path)) == []
 
 
 def test_options_after_the_subcommand_are_the_subcommands(tmp_path: Path) -> None:
     (tmp_path / "logs.sh").write_text(
         "docker compose -f a.yml logs -f b.yml\ndocker-compose --file=a.yml -f b.yml up\n"
     )
-    (found,) = named_sets(str(tmp_path), read)
+    (found,) = named_sets(ProjectFiles(None, 1 << 20), str(tmp_path))
     assert found.files == (str(tmp_path / "a.yml"), str(tmp_path / "b.yml")) and found.where == "logs.sh:2"
 
 
@@ -186,3 +189,55 @@ def test_the_editor_quick_fix_edits_the_override_where_the_value_wins(tmp_path: 
     assert finding.code == "SHM005"
     fixed = splice(files["compose.override.yaml"], analyzer.quick_fix(override, finding))
     assert fixed == files["compose.override.yaml"].replace("64m", '"8gb"')
+
+
+class MemoryFiles(ProjectFiles):
+    """A tree held in memory: what the compose format knows of the files beside one is what the index answers."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        super().__init__((), 0)  # the disk behind it: nothing may be read
+        self.texts = texts
+
+    def has_file(self, path: str) -> bool:
+        return os.path.normpath(path) in self.texts
+
+    def files_in(self, folder: str) -> tuple[str, ...]:
+        return tuple(sorted(os.path.basename(p) for p in self.texts if os.path.dirname(p) == folder))
+
+    def folders_in(self, folder: str) -> tuple[str, ...]:
+        return ()
+
+    def source(self, path: os.PathLike[str] | str) -> SourceText | None:
+        text = self.texts.get(os.path.normpath(path))
+        return SourceText(os.fspath(path), text) if text is not None else None
+
+
+@pytest.mark.parametrize(
+    "others",
+    [
+        {"Makefile": f"up:\n\t{SET}"},  # a set a Makefile names
+        {".env": "COMPOSE_FILE=docker-compose.yml:docker-compose.gpu.yml\n"},
+        {"docker-compose.override.yml": GPU},  # a default file and its override
+        {".devcontainer/devcontainer.json": DEV_CONTAINER},  # a dev container that asks for a GPU
+    ],
+)
+def test_the_compose_format_reads_its_neighbours_only_through_the_index(tmp_path: Path, others: dict[str, str]) -> None:
+    """The same files on disk (read by the engine's ProjectFiles) and held in memory where no disk has them give
+    the same workloads and notes, paths aside: the extractor takes the project as data."""
+    texts = {"docker-compose.yml": UNSIZED_BASE, "docker-compose.gpu.yml": GPU, **others}
+    for name, text in texts.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nowhere = "/nowhere/app"
+    memory = MemoryFiles({os.path.join(nowhere, name): text for name, text in texts.items()})
+
+    def extracted(folder: str, files: ProjectFiles) -> tuple[list[Workload], list[Notice]]:
+        source = files.source(os.path.join(folder, "docker-compose.yml"))
+        assert source is not None
+        return extract_compose(source, compose(source), Signals(), base_dir=Path(folder), files=files)
+
+    on_disk = extracted(str(tmp_path), ProjectFiles(None, 1 << 20))
+    (train,) = on_disk[0]
+    assert train.gpu  # from the other file: the base alone reserves none
+    in_memory = extracted(nowhere, memory)
+    assert repr(in_memory).replace(nowhere, "<tree>") == repr(on_disk).replace(str(tmp_path), "<tree>")

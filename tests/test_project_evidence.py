@@ -4,6 +4,7 @@ repositories of ``fixtures/project``, and the bounds (a repository of thousands 
 from __future__ import annotations
 
 import os
+import pickle
 import re
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from shmlint.project.follow import gather
 from shmlint.project.index import ProjectIndex, Reader
 from shmlint.project.launchers import UNKNOWN, Target, target
 from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
-from shmlint.runner import check_paths
+from shmlint.runner import check_paths, project_for
 from shmlint.settings import Settings
 from shmlint.source import Span
 from tests.support import FIXTURES
@@ -351,3 +352,19 @@ def test_shell_strings_are_bounded(tmp_path: Path) -> None:
     assert not _gather(tmp_path, Launch(str(tmp_path), ("sh", "-c", many))).free
     shallow = _gather(tmp_path, Launch(str(tmp_path), ("sh", "-c", "bash -c 'python t.py'")))
     assert shallow.followed == ("t.py",) and shallow.free
+
+
+def test_the_index_of_a_run_is_one_value_in_every_worker_and_another_in_the_next_run(tmp_path: Path) -> None:
+    """A worker unpickles the run's index for each batch of files: the copies are equal (one engine a worker), the
+    folders a copy has listed stay behind, and a later run (files written since) gets an index of its own."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "compose.yaml").write_text("services: {}\n")
+    (tmp_path / "outside.yaml").write_text("services: {}\n")
+    (repo / "linked.yaml").symlink_to(tmp_path / "outside.yaml")
+    run = project_for(Settings(), [repo], list(discover([repo])))
+    assert run.files is not None and run.files.has_file(str(repo / "compose.yaml"))
+    assert not run.files.has_file(str(repo / "linked.yaml")) and run.files.source(repo / "linked.yaml") is None
+    copy = pickle.loads(pickle.dumps(run))
+    assert copy == run and hash(copy) == hash(run) and copy.files is not None and copy.files._is_file == {}
+    assert project_for(Settings(), [repo], list(discover([repo]))) != run

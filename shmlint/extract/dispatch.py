@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from shmlint.discover import (
     FileKind,
     StrPath,
-    chart_root,
     clean_path,
     has_helm_actions,
     has_template_marks,
@@ -30,8 +28,7 @@ from shmlint.source import SourceText, alone
 
 if TYPE_CHECKING:
     from shmlint.extract.kserve import RuntimeIndex
-
-ReadSource = Callable[[StrPath], "SourceText | None"]
+    from shmlint.project.index import ProjectFiles
 
 
 class Extraction(NamedTuple):
@@ -39,7 +36,7 @@ class Extraction(NamedTuple):
 
     signals: Signals
     prefilter: Prefilter
-    read_source: ReadSource  # another file of the project (compose overrides, ``extends``)
+    files: ProjectFiles  # the files beside this one (compose overrides, ``extends``), from the run's ProjectIndex
     runtimes: RuntimeIndex | None = None  # the KServe ServingRuntimes of every checked file
 
 
@@ -111,8 +108,9 @@ def yaml_blocks(
     README is applied as it is): read alone with the file's offsets, its fix targets marked as inside the block.
     A block that does not parse is a snippet with placeholders more often than a manifest: a notice, not SHM000."""
     from shmlint.parsers.yamlnodes import YamlError, compose
+    from shmlint.project.index import ProjectFiles
 
-    own_file = run._replace(read_source=lambda _: None)  # a block has no override or env file beside it
+    own_file = run._replace(files=ProjectFiles((), 0))  # a block has no override or env file beside it
     workloads: list[Workload] = []
     notices: list[Notice] = []
     if len(blocks) > MAX_YAML_BLOCKS:
@@ -157,8 +155,8 @@ def commands(source: SourceText, masked: str, signals: Signals) -> list[Workload
 def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     from shmlint.parsers.yamlnodes import TooComplex, YamlError, check_syntax, compose, key_problem
 
-    if has_helm_actions(source.text) and _in_chart_templates(path):
-        return [], [_template_notice(source, path)]
+    if has_helm_actions(source.text) and _in_chart_templates(path, run):
+        return [], [_template_notice(source, path, run)]
     wanted = run.prefilter.passes(source.text) or read_without_signal(path, run)
     try:
         if not wanted:  # no signal: the syntax is all that can be reported
@@ -169,12 +167,12 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
     except YamlError as exc:
         if has_template_marks(source.text):
-            return [], [_template_notice(source, path)]
+            return [], [_template_notice(source, path, run)]
         raise UnparsableInput(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
     if has_helm_actions(source.text) and key_problem(documents) is not None:
         # ``name: {{ .Values.x }}`` composes as a mapping used as a key, which no Kubernetes or compose reader
         # accepts: an unrendered template that happens to parse, not a manifest
-        return [], [_template_notice(source, path)]
+        return [], [_template_notice(source, path, run)]
     return _yaml_workloads(source, path, documents, run)
 
 
@@ -188,15 +186,15 @@ def _yaml_workloads(
     return [], []
 
 
-def _in_chart_templates(path: StrPath) -> bool:
+def _in_chart_templates(path: StrPath, run: Extraction) -> bool:
     """A file under a Helm chart's ``templates/`` folder: not YAML until Helm renders it, whatever it parses as.
     Anywhere else, ``{{ }}`` inside valid YAML is content (KServe runtimes, compiled Argo workflows)."""
-    chart = chart_root(path)
+    chart = run.files.chart_of(path)
     return chart is not None and clean_path(path).startswith(clean_path(os.path.join(chart, "templates")) + os.sep)
 
 
-def _template_notice(source: SourceText, path: StrPath) -> Notice:
-    chart = chart_root(path)
+def _template_notice(source: SourceText, path: StrPath, run: Extraction) -> Notice:
+    chart = run.files.chart_of(path)
     if chart is not None:
         return Notice(
             str(chart),

@@ -6,22 +6,28 @@ The code containers run is not listed or read up front: a file is read only when
 so a repository of 10,000 Python files costs the files its containers run. Every path stays inside a root (links resolved first), a
 file larger than ``max_bytes`` is not read, and a workload reads at most ``max_files`` files and ``max_total``
 bytes in all.
+
+The files a format reads beside the checked one (a compose file's overrides, its ``extends`` and ``.env`` files, the
+scripts that name its ``-f`` sets, the dev containers that run it) are answered by ``ProjectFiles``: the engine's
+view of the tree, each folder listed once and only when a file in it asks, never through a link out of a root.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.source import InputError, read_bytes
+from shmlint.source import InputError, SourceText, read_bytes
 
 if TYPE_CHECKING:
     from shmlint.extract.kserve import RuntimeIndex
     from shmlint.project.builds import BuildIndex
     from shmlint.project.kustomize import Fragments
+
+T = TypeVar("T")
 
 #: path components a container path may have before it is not tried at all (a hostile ``a/a/a/...``)
 MAX_PARTS = 32
@@ -39,6 +45,7 @@ class ProjectIndex(NamedTuple):
     fragments: Fragments | None = None  # kustomize patches and component files, judged through their overlays
     runtimes: RuntimeIndex | None = None  # the KServe ServingRuntimes of the checked files (any file's complete)
     builds: BuildIndex | None = None  # images the checked files build (``docker build -t``, compose, CI, skaffold)
+    files: ProjectFiles | None = None  # the run's view of the files beside the checked ones (one per run)
 
     @classmethod
     def for_paths(cls, paths: Iterable[os.PathLike[str] | str]) -> ProjectIndex:
@@ -54,6 +61,11 @@ class ProjectIndex(NamedTuple):
                 roots.append(root)
         return cls(tuple(roots))
 
+    def tree(self, max_bytes: int) -> ProjectFiles:
+        """The files beside the checked ones as the formats read them: the run's own (``runner.project_for``), else
+        a fresh view inside the roots, each file at most ``max_bytes``."""
+        return self.files if self.files is not None else ProjectFiles(self.roots, max_bytes)
+
 
 def _repository(folder: str) -> str | None:
     """The nearest folder at or above ``folder`` that holds ``.git`` (a folder, or a worktree's file)."""
@@ -65,6 +77,11 @@ def _repository(folder: str) -> str | None:
             return None
         folder = parent
     return None
+
+
+def within(real: str, roots: tuple[str, ...]) -> bool:
+    """Whether a real path is one of the roots or below one."""
+    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
 class Reader:
@@ -81,7 +98,7 @@ class Reader:
     def inside(self, path: str) -> str | None:
         """The real path of a regular file inside a root, or None."""
         real = os.path.realpath(path)
-        if not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.index.roots):
+        if not within(real, self.index.roots):
             return None
         return real if os.path.isfile(real) else None
 
@@ -125,3 +142,121 @@ class Reader:
             if path.startswith(root.rstrip(os.sep) + os.sep):
                 return posixpath.join(*os.path.relpath(path, root).split(os.sep))
         return os.path.basename(path)
+
+
+#: entries of one folder listed, at most (a folder of 100,000 files is not walked for a compose file's neighbours)
+MAX_ENTRIES = 128
+
+
+class ProjectFiles:
+    """The files beside a checked one, for the formats that judge a file with others (compose): each folder
+    listed once, lazily, and a file read only inside the roots (its links resolved first). One per run (``run``):
+    its answers hold while the run's files are checked, and the index of a later run is another one.
+
+    ``roots`` None: the engine has no index (standard input, one file in a test), and the files beside the checked
+    one are read as they are; ``()``: nothing beside it is read (a YAML code block in a document)."""
+
+    def __init__(self, roots: tuple[str, ...] | None, max_bytes: int, run: bytes | None = None) -> None:
+        self.roots = roots
+        self.max_bytes = max_bytes
+        self.run = run if run is not None else os.urandom(8)  # which run: its copies in workers are equal
+        self._entries: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # files, folders
+        self._is_file: dict[str, bool] = {}
+        self._folders: dict[str, str] = {}  # real paths of the folders asked about
+        self._answers: dict[tuple[Callable[[ProjectFiles, str], object], str], object] = {}
+
+    def _key(self) -> tuple[tuple[str, ...] | None, int, bytes]:
+        return self.roots, self.max_bytes, self.run
+
+    def __eq__(self, other: object) -> bool:
+        """The run's own view, also as a worker process unpickles it for each batch of files (so the worker's
+        engine, cached by its settings and index, is built once a run)."""
+        return isinstance(other, ProjectFiles) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __reduce__(self) -> tuple[type[ProjectFiles], tuple[tuple[str, ...] | None, int, bytes]]:
+        return ProjectFiles, self._key()  # without what this process has listed
+
+    def _allowed(self, path: str) -> bool:
+        if self.roots is None:
+            return True
+        return within(self._real(path), self.roots)
+
+    def _real(self, path: str) -> str:
+        """``os.path.realpath``, with each folder resolved once: a file costs one ``lstat``, not one a part."""
+        folder, name = os.path.split(path)
+        if name in ("", ".", "..") or folder in ("", os.sep) or os.path.islink(path):
+            return os.path.realpath(path)
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = self._real(folder)
+        return os.path.join(real, name)
+
+    def has_file(self, path: str) -> bool:
+        """Whether ``path`` is a regular file that may be read."""
+        known = self._is_file.get(path)
+        if known is None:
+            known = self._is_file[path] = os.path.isfile(path) and self._allowed(path)
+        return known
+
+    def files_in(self, folder: str) -> tuple[str, ...]:
+        """The names of the files among the folder's first ``MAX_ENTRIES`` entries, as the system lists them (none
+        when it cannot be listed or is outside the roots)."""
+        return self._listing(folder)[0]
+
+    def folders_in(self, folder: str) -> tuple[str, ...]:
+        """The names of the folders among the folder's first ``MAX_ENTRIES`` entries."""
+        return self._listing(folder)[1]
+
+    def _listing(self, folder: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        found = self._entries.get(folder)
+        if found is None:
+            found = self._entries[folder] = _entries(folder) if self._allowed(folder or ".") else ((), ())
+        return found
+
+    def per_folder(self, answer: Callable[[ProjectFiles, str], T], folder: str) -> T:
+        """What ``answer`` says of ``folder`` (compose's named file sets), worked out once for the run's files."""
+        key = (answer, folder)
+        if key not in self._answers:
+            self._answers[key] = answer(self, folder)
+        return cast(T, self._answers[key])
+
+    def chart_of(self, path: os.PathLike[str] | str) -> str | None:
+        """The Helm chart a file belongs to (``discover.chart_root``: the nearest Chart.yaml above it, inside the
+        roots or not, since only its name is reported), asked once a folder."""
+        from shmlint.discover import clean_path
+
+        return self.per_folder(_chart_above, os.path.dirname(clean_path(path)) or ".")
+
+    def source(self, path: os.PathLike[str] | str) -> SourceText | None:
+        """Another file of the project, decoded as a checked file is; None when it cannot or may not be read."""
+        name = os.fspath(path)
+        if not self._allowed(name):
+            return None
+        try:
+            return SourceText.from_bytes(name, read_bytes(name, self.max_bytes))
+        except InputError:
+            return None
+
+
+def _entries(folder: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    files: list[str] = []
+    folders: list[str] = []
+    try:
+        with os.scandir(folder or ".") as listing:
+            for _, entry in zip(range(MAX_ENTRIES), listing, strict=False):
+                if entry.is_file():
+                    files.append(entry.name)
+                elif entry.is_dir():
+                    folders.append(entry.name)
+    except OSError:
+        return (), ()
+    return tuple(files), tuple(folders)
+
+
+def _chart_above(_: ProjectFiles, folder: str) -> str | None:
+    from shmlint.discover import chart_above
+
+    return chart_above(folder)

@@ -47,21 +47,23 @@ def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction
     from shmlint.formats.compose.extract import extract_compose
 
     base_dir = Path(os.path.dirname(path) or ".")
-    return extract_compose(source, documents, run.signals, base_dir=base_dir, read_file=run.read_source)
+    return extract_compose(source, documents, run.signals, base_dir=base_dir, files=run.files)
 
 
 def _merged(path: Path, run: Extraction) -> bool:
     """A compose file merged with others (a default file with an override beside it, or a set the repository
     names): another file of the set may hold the signals, so the prefilter cannot skip it."""
     folder, name = os.path.split(path)
-    if name in COMPOSE_DEFAULT_FILES and any(os.path.isfile(os.path.join(folder, n)) for n in COMPOSE_OVERRIDE_FILES):
+    if name in COMPOSE_DEFAULT_FILES and any(
+        run.files.has_file(os.path.join(folder, n)) for n in COMPOSE_OVERRIDE_FILES
+    ):
         return True
     if not is_compose_name(name):
         return False
     from shmlint.formats.compose.file_sets import named_sets
 
     here = os.path.abspath(path)
-    sets = named_sets(folder, run.read_source)
+    sets = run.files.per_folder(named_sets, folder)
     return any(len(s.files) > 1 and here in map(os.path.abspath, s.files) for s in sets)
 
 

@@ -10,11 +10,13 @@ So a compose file is judged with the reservation for the services of the dev con
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from shmlint.formats.compose.project import ReadFile
 from shmlint.model import Evidence
 from shmlint.parsers.jsonc import JArray, JNode, JObject, JScalar, JsoncError, JString, parse
+
+if TYPE_CHECKING:
+    from shmlint.project.index import ProjectFiles
 
 #: where a dev container configuration sits relative to the folder of the compose file it may use
 _BESIDE = ("devcontainer.json", ".devcontainer.json", os.path.join(".devcontainer", "devcontainer.json"))
@@ -22,7 +24,7 @@ _BESIDE = ("devcontainer.json", ".devcontainer.json", os.path.join(".devcontaine
 MAX_NAMED = 32
 
 
-def devcontainer_gpus(compose_path: str, read_file: ReadFile) -> dict[str, Evidence]:
+def devcontainer_gpus(compose_path: str, files: ProjectFiles) -> dict[str, Evidence]:
     """The GPU evidence per service name, from the dev containers near ``compose_path`` (beside it, in its
     ``.devcontainer`` folder, or named configurations in either) that run one of its services with
     ``hostRequirements.gpu``."""
@@ -30,24 +32,21 @@ def devcontainer_gpus(compose_path: str, read_file: ReadFile) -> dict[str, Evide
     named = os.path.join(folder, ".devcontainer")
     candidates = [os.path.join(folder, name) for name in _BESIDE]
     for parent in (named, folder) if os.path.basename(os.path.abspath(folder)) == ".devcontainer" else (named,):
-        candidates += [os.path.join(parent, name, "devcontainer.json") for name in _folders(parent)]
+        candidates += [os.path.join(parent, name, "devcontainer.json") for name in _folders(files, parent)]
     found: dict[str, Evidence] = {}
     for path in candidates:
-        if os.path.isfile(path):
-            found.update(_gpu_service(path, compose_path, read_file))
+        if files.has_file(path):
+            found.update(_gpu_service(path, compose_path, files))
     return found
 
 
-def _folders(parent: str) -> list[str]:
-    """The first ``MAX_NAMED`` names in ``parent``, sorted (a hostile tree cannot make the search long)."""
-    try:
-        return sorted(os.listdir(parent))[:MAX_NAMED]
-    except OSError:
-        return []
+def _folders(files: ProjectFiles, parent: str) -> list[str]:
+    """The first ``MAX_NAMED`` folders in ``parent``, sorted (a hostile tree cannot make the search long)."""
+    return sorted(files.folders_in(parent))[:MAX_NAMED]
 
 
-def _gpu_service(path: str, compose_path: str, read_file: ReadFile) -> dict[str, Evidence]:
-    source = read_file(Path(path))
+def _gpu_service(path: str, compose_path: str, files: ProjectFiles) -> dict[str, Evidence]:
+    source = files.source(path)
     if source is None:
         return {}
     try:
@@ -56,9 +55,9 @@ def _gpu_service(path: str, compose_path: str, read_file: ReadFile) -> dict[str,
         return {}  # the file's own check reports it
     if not isinstance(root, JObject):
         return {}
-    files = root.get("dockerComposeFile")
+    composes = root.get("dockerComposeFile")
     service = root.get("service")
-    listed = [files] if isinstance(files, JString) else files.items if isinstance(files, JArray) else []
+    listed = [composes] if isinstance(composes, JString) else composes.items if isinstance(composes, JArray) else []
     here = os.path.dirname(path)
     uses = any(
         isinstance(node, JString) and _same_file(os.path.join(here, node.value), compose_path) for node in listed

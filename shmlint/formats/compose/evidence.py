@@ -193,7 +193,7 @@ def _build_evidence(project: Project, service: Service, signals: Signals) -> Evi
         if not context:  # a remote context
             return None
         path = build.layer.file.base_dir / context / (project.text(dockerfile) or "Dockerfile")
-        source = project.read_file(path)
+        source = project.files.source(path)
         if source is None:
             return None
         text, where = source.text, dockerfile or build

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shmlint.formats.compose import evidence
 from shmlint.formats.compose.detect import is_compose, is_override
 from shmlint.formats.compose.devcontainer import devcontainer_gpus
-from shmlint.formats.compose.project import ComposeFile, Project, ReadFile, Service
+from shmlint.formats.compose.project import ComposeFile, Project, Service
 from shmlint.formats.compose.shm import Own, own_shm, with_shared
 from shmlint.model import Evidence, Notice, ServiceTarget, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MERGE_TAG, MappingNode, Node, ScalarNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText
+
+if TYPE_CHECKING:
+    from shmlint.project.index import ProjectFiles
 
 __all__ = ["extract_compose", "is_compose", "is_override"]
 
@@ -30,7 +34,7 @@ def extract_compose(
     signals: Signals,
     *,
     base_dir: Path,
-    read_file: ReadFile,
+    files: ProjectFiles,
 ) -> tuple[list[Workload], list[Notice]]:
     """One Workload per service defined in this file, with ``extends``, and the files compose merges with it.
 
@@ -42,13 +46,13 @@ def extract_compose(
     root = next((doc for doc in documents if isinstance(doc, MappingNode)), None)
     if root is None:
         return [], []
-    project = Project(read_file)
+    project = Project(files)
     this = ComposeFile(source, root, base_dir)
     if _builds_only(project, this):
         return [], [Notice(source.path, "a build file (every service only builds an image): nothing here runs")]
     services = project.services_for(this)
     owns = {service.name: own_shm(project, service) for service in services}
-    dev_gpus = devcontainer_gpus(source.path, read_file)
+    dev_gpus = devcontainer_gpus(source.path, files)
     owned = (_owned(project, service) for service in services)
     workloads = [
         _workload(project, service, signals, owns, dev_gpus.get(service.name))
@@ -58,8 +62,10 @@ def extract_compose(
     named = project.judged_with
     if named is None:
         return workloads, []
-    files = ", ".join(os.path.basename(f) for f in named.files)
-    return workloads, [Notice(source.path, f"judged merged with the compose files {files}, as {named.where} runs them")]
+    merged = ", ".join(os.path.basename(f) for f in named.files)
+    return workloads, [
+        Notice(source.path, f"judged merged with the compose files {merged}, as {named.where} runs them")
+    ]
 
 
 #: what a service of a build file holds: how to build and name the image, nothing about running it

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.source import SourceText
+
+if TYPE_CHECKING:
+    from shmlint.project.index import ProjectFiles
 
 #: at most this many files of a folder are read for sets, each at most this large (the rest is left unread)
 MAX_FILES = 32
@@ -31,8 +34,6 @@ _VALUED = frozenset(
     {"-p", "--project-name", "--env-file", "--profile", "--project-directory", "--ansi", "--progress", "--parallel"}
 )
 
-ReadText = Callable[[str], "SourceText | None"]
-
 
 class FileSet(NamedTuple):
     """Compose files merged in this order (normalised paths), and where the repository names them."""
@@ -41,26 +42,22 @@ class FileSet(NamedTuple):
     where: str  # "Makefile:12", ".env (COMPOSE_FILE)"
 
 
-def named_sets(folder: str, read_text: ReadText) -> list[FileSet]:
-    """Every set of two or more compose files named in ``folder``'s scripts, Makefiles, Markdown and ``.env``."""
+def named_sets(files: ProjectFiles, folder: str) -> list[FileSet]:
+    """Every set of two or more compose files named in ``folder``'s scripts, Makefiles, Markdown and ``.env``
+    (asked through ``files.per_folder``: once a folder)."""
     found: list[FileSet] = []
-    env = read_text(os.path.join(folder, ".env"))
+    env = files.source(os.path.join(folder, ".env"))
     if env is not None:
         found += _env_sets(folder, env.text)
-    for name in _candidates(folder):
-        source = read_text(os.path.join(folder, name))
+    for name in _candidates(files, folder):
+        source = files.source(os.path.join(folder, name))
         if source is not None and len(source.text) <= MAX_BYTES and _COMPOSE_WORDS.search(source.text):
             found += _command_sets(folder, name, source.text)
     return found
 
 
-def _candidates(folder: str) -> list[str]:
-    try:
-        with os.scandir(folder or ".") as entries:
-            names = [e.name for _, e in zip(range(4 * MAX_FILES), entries, strict=False) if e.is_file()]
-    except OSError:
-        return []
-    wanted = [n for n in sorted(names) if n in _MAKEFILES or n.endswith(_SCRIPT_SUFFIXES)]
+def _candidates(files: ProjectFiles, folder: str) -> list[str]:
+    wanted = [n for n in sorted(files.files_in(folder)) if n in _MAKEFILES or n.endswith(_SCRIPT_SUFFIXES)]
     return wanted[:MAX_FILES]
 
 

@@ -9,7 +9,6 @@ and every lookup asks the stack, so a value keeps its own node and file: a findi
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,8 +37,7 @@ from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
     from shmlint.formats.compose.file_sets import FileSet
-
-ReadFile = Callable[[Path], "SourceText | None"]
+    from shmlint.project.index import ProjectFiles
 
 #: compose tags that remove a value inherited from a lower layer, or replace it instead of merging
 RESET_TAG = "!reset"
@@ -107,8 +105,9 @@ class Entry(NamedTuple):
 class Project:
     """The compose files one run reads (each parsed once) and the lookups that see a service as compose does."""
 
-    def __init__(self, read_file: ReadFile) -> None:
-        self.read_file = read_file
+    def __init__(self, files: ProjectFiles) -> None:
+        """``files``: the tree the other files of the project are read from (the run's ``ProjectFiles``)."""
+        self.files = files
         self.m = Mappings()
         self._files: dict[Path, ComposeFile | None] = {}
         self._merged: dict[int, set[int]] = {}
@@ -119,7 +118,7 @@ class Project:
     def load(self, path: Path) -> ComposeFile | None:
         """Another compose file (override, ``extends.file``), parsed once; None when missing or not YAML."""
         if path not in self._files:
-            source = self.read_file(path)
+            source = self.files.source(path)
             try:
                 documents = compose(source) if source is not None else []
             except YamlError:
@@ -151,7 +150,7 @@ class Project:
         from shmlint.formats.compose.file_sets import named_sets
 
         here = os.path.abspath(this.source.path)
-        sets = named_sets(str(this.base_dir), lambda path: self.read_file(Path(path)))
+        sets = self.files.per_folder(named_sets, str(this.base_dir))
         holding = [s for s in sets if here in map(os.path.abspath, s.files)]
         if not holding:
             return None
