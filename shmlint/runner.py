@@ -22,8 +22,8 @@ from shmlint.settings import Settings
 from shmlint.source import InputError, read_bytes
 
 if TYPE_CHECKING:
-    from shmlint.extract.kserve import Runtime, RuntimeIndex
     from shmlint.project.index import ProjectIndex
+    from shmlint.project.runtimes import Runtime, RuntimeIndex
 
 #: a word of every KServe runtime kind (``extract.kserve.RUNTIME_KINDS``): a file without it holds no runtime, and
 #: a run over such files does not load the KServe code
@@ -145,7 +145,7 @@ def kserve_runtimes(settings: Settings, candidates: list[Candidate]) -> RuntimeI
             found += runtimes_in(result.source, compose(result.source), result.workloads)
     if not found:
         return None
-    from shmlint.extract.kserve import RuntimeIndex
+    from shmlint.project.runtimes import RuntimeIndex
 
     return RuntimeIndex(tuple(found))
 

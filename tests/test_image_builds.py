@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shmlint.project import builds
-from shmlint.project.builds import BuildIndex, ImageBuild, build_command, find_builds, image_key
+from shmlint.project.build_lines import build_command, make_variables
+from shmlint.project.builds import BuildIndex, ImageBuild, find_builds, image_key
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 
@@ -352,13 +353,13 @@ def test_makefile_variables_and_ci_steps(tmp_path: Path) -> None:
     assert index.of("other.registry/trainer") == ()  # the default names acme/trainer, nothing else
     assert [b.where for b in index.of("acme/ci-app")] == [".github/workflows/b.yml:7"]
     assert [b.where for b in index.of("acme/lab-app")] == [".gitlab-ci.yml:3"]
-    assert builds.make_variables("A ?= x\nA := y\n\tB = z\nC = $(shell pwd)\n") == {"A": "x"}
+    assert make_variables("A ?= x\nA := y\n\tB = z\nC = $(shell pwd)\n") == {"A": "x"}
 
 
 def test_make_variables_bounded() -> None:
     """Values that double each round stop at a bound instead of growing without end."""
     text = "".join(f"V{i} = $(V{i + 1})$(V{i + 1})\n" for i in range(40)) + "V40 = " + "x" * 400 + "\n"
-    found = builds.make_variables(text)
+    found = make_variables(text)
     assert all(len(value) <= 512 for value in found.values())
     assert found["V40"] == "x" * 400
 

@@ -27,8 +27,8 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
 
 if TYPE_CHECKING:
-    from shmlint.extract.kserve import RuntimeIndex
     from shmlint.project.index import ProjectFiles
+    from shmlint.project.runtimes import RuntimeIndex
 
 
 class Extraction(NamedTuple):

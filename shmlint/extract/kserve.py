@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size, Workload
-from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import ascii_int
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
+from shmlint.project.runtimes import Runtime, RuntimeFormat, RuntimeIndex
 from shmlint.source import SourceText
 
 if TYPE_CHECKING:  # the tier data is read only for an InferenceService whose runtime is not among the files
@@ -25,42 +25,6 @@ if TYPE_CHECKING:  # the tier data is read only for an InferenceService whose ru
 RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
 #: the container memory limit KServe's built-in runtimes set unless the InferenceService sets one
 BUILTIN_MEMORY_LIMIT = "2Gi"
-
-
-class RuntimeFormat(NamedTuple):
-    """One entry of ``supportedModelFormats``."""
-
-    name: str  # lower case
-    auto_select: bool
-    priority: int
-
-
-class Runtime(NamedTuple):
-    """A ServingRuntime found in the checked files and the /dev/shm its model-serving container gets."""
-
-    kind: str
-    name: str
-    formats: tuple[RuntimeFormat, ...]
-    shm: tuple[ShmSource, ...]  # what reaches the runtime's first container's /dev/shm
-
-
-class RuntimeIndex(NamedTuple):
-    """Every runtime in the checked files, for resolving InferenceServices in any of them."""
-
-    runtimes: tuple[Runtime, ...] = ()
-
-    def named(self, name: str) -> Runtime | None:
-        return next((runtime for runtime in self.runtimes if runtime.name == name), None)
-
-    def for_format(self, model_format: str) -> Runtime | None:
-        """The runtime KServe auto-selects for a model format: highest priority among those that allow it."""
-        candidates = [
-            (entry.priority, runtime)
-            for runtime in self.runtimes
-            for entry in runtime.formats
-            if entry.name == model_format and entry.auto_select
-        ]
-        return max(candidates, key=lambda pair: pair[0])[1] if candidates else None
 
 
 def runtimes_in(source: SourceText, documents: list[Node], workloads: Iterable[Workload]) -> list[Runtime]:

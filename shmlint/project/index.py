@@ -23,9 +23,9 @@ from shmlint.named_tuple import NamedTuple
 from shmlint.source import InputError, SourceText, read_bytes
 
 if TYPE_CHECKING:
-    from shmlint.extract.kserve import RuntimeIndex
     from shmlint.project.builds import BuildIndex
     from shmlint.project.kustomize import Fragments
+    from shmlint.project.runtimes import RuntimeIndex
 
 T = TypeVar("T")
 

@@ -20,7 +20,7 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText
 
 if TYPE_CHECKING:
-    from shmlint.extract.kserve import RuntimeIndex
+    from shmlint.project.runtimes import RuntimeIndex
 
 RAY_GROUP = "ray.io"
 #: kinds outside ray.io whose pods KubeRay creates (``operators`` in shmlint/data/shm_need.yaml): aibrix's

@@ -19,7 +19,7 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
-    from shmlint.extract.kserve import RuntimeIndex
+    from shmlint.project.runtimes import RuntimeIndex
 
 IGNORE_ANNOTATION = "shmlint.io/ignore"
 DATALOADER_ANNOTATION = "shmlint.io/dataloader"
