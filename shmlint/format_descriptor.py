@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from shmlint.lazy_regex import LazyRegex
@@ -92,6 +93,26 @@ class YamlClaim(NamedTuple):
     marker: LazyRegex[str] | None = None
     #: whether a file must be composed even without any signal word (a compose file merged with others)
     without_signal: Callable[[Path, Run], bool] | None = None
+
+
+def documents_test(module: str, function: str) -> Callable[[SourceText, list[Node]], bool]:
+    """A ``YamlClaim.detect`` that asks ``module.function(documents)``: the format's module is imported only when a
+    file reaches its claim."""
+
+    def detect(source: SourceText, documents: list[Node]) -> bool:
+        return bool(getattr(import_module(module), function)(documents))
+
+    return detect
+
+
+def documents_reader(module: str, function: str) -> Callable[[SourceText, list[Node], Path, Run], Found]:
+    """A ``YamlClaim.read`` for an extractor that takes the documents and the signals and gives no notices:
+    ``module.function(source, documents, signals)``, imported when a file is read."""
+
+    def read(source: SourceText, documents: list[Node], path: Path, run: Run) -> Found:
+        return getattr(import_module(module), function)(source, documents, run.signals), []
+
+    return read
 
 
 class Format(NamedTuple):

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shmlint.format_descriptor import FileKind, FileNames, Format, YamlClaim
+from shmlint.format_descriptor import FileKind, FileNames, Format, YamlClaim, documents_reader, documents_test
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import WorkloadFormat
 
 if TYPE_CHECKING:
     from shmlint.extract.dispatch import Extraction
     from shmlint.format_descriptor import Found, Path
-    from shmlint.parsers.yamlnodes import Node
     from shmlint.source import SourceText
 
 #: keys that make a JSON file one shmlint reads (ECS task or Batch job definition, AWS CLI input or output,
@@ -54,18 +53,6 @@ def _json_syntax_error(source: SourceText, strict: bool) -> str | None:
     return syntax_error(compose_json, source, strict)
 
 
-def _detect(source: SourceText, documents: list[Node]) -> bool:
-    from shmlint.formats.aws.extract import is_cloudformation
-
-    return is_cloudformation(documents)
-
-
-def _read_yaml(source: SourceText, documents: list[Node], path: Path, run: Extraction) -> Found:
-    from shmlint.formats.aws.extract import extract_aws
-
-    return extract_aws(source, documents, run.signals), []
-
-
 FORMAT = Format(
     name="aws",
     label="AWS ECS/Batch (JSON, CloudFormation)",
@@ -79,5 +66,10 @@ FORMAT = Format(
     ),
     read=_read_json,
     # what a CloudFormation template with a container says; other YAML never imports the extractor
-    yaml=YamlClaim(rank=40, detect=_detect, read=_read_yaml, words=("AWS::ECS::", "AWS::Batch::")),
+    yaml=YamlClaim(
+        rank=40,
+        detect=documents_test("shmlint.formats.aws.extract", "is_cloudformation"),
+        read=documents_reader("shmlint.formats.aws.extract", "extract_aws"),
+        words=("AWS::ECS::", "AWS::Batch::"),
+    ),
 )

@@ -3,32 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from shmlint.format_descriptor import Format, YamlClaim
+from shmlint.format_descriptor import Format, YamlClaim, documents_reader, documents_test
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import WorkloadFormat
 
-if TYPE_CHECKING:
-    from shmlint.extract.dispatch import Extraction
-    from shmlint.format_descriptor import Found, Path
-    from shmlint.parsers.yamlnodes import Node
-    from shmlint.source import SourceText
-
 #: what an Azure ML job says early on; other YAML never imports the extractor
 _AZUREML = LazyRegex(r"^\$schema:.*azureml|azureml:", re.MULTILINE)
-
-
-def _detect(source: SourceText, documents: list[Node]) -> bool:
-    from shmlint.formats.azureml.extract import is_azureml_job
-
-    return is_azureml_job(documents)
-
-
-def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction) -> Found:
-    from shmlint.formats.azureml.extract import extract_azureml
-
-    return extract_azureml(source, documents, run.signals), []
 
 
 FORMAT = Format(
@@ -39,5 +20,11 @@ FORMAT = Format(
     fix_in_short="set resources.shm_size",
     writer="shmlint.formats.azureml.edit",
     fixtures=("azureml",),
-    yaml=YamlClaim(rank=50, detect=_detect, read=_read, words=("azureml",), marker=_AZUREML),
+    yaml=YamlClaim(
+        rank=50,
+        detect=documents_test("shmlint.formats.azureml.extract", "is_azureml_job"),
+        read=documents_reader("shmlint.formats.azureml.extract", "extract_azureml"),
+        words=("azureml",),
+        marker=_AZUREML,
+    ),
 )

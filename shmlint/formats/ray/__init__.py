@@ -3,32 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from shmlint.format_descriptor import Format, YamlClaim
+from shmlint.format_descriptor import Format, YamlClaim, documents_reader, documents_test
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import WorkloadFormat
 
-if TYPE_CHECKING:
-    from shmlint.extract.dispatch import Extraction
-    from shmlint.format_descriptor import Found, Path
-    from shmlint.parsers.yamlnodes import Node
-    from shmlint.source import SourceText
-
 #: a Ray cluster launcher config names itself at the top level (and its cloud: ``detect`` checks both)
 _RAY_CLUSTER_NAME = LazyRegex(r"^cluster_name[ \t]*:", re.MULTILINE)
-
-
-def _detect(source: SourceText, documents: list[Node]) -> bool:
-    from shmlint.formats.ray.extract import is_ray_cluster
-
-    return is_ray_cluster(documents)
-
-
-def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction) -> Found:
-    from shmlint.formats.ray.extract import extract_ray
-
-    return extract_ray(source, documents, run.signals), []
 
 
 FORMAT = Format(
@@ -39,5 +20,11 @@ FORMAT = Format(
     fix_in_short="add --shm-size to docker.run_options",
     writer="shmlint.formats.ray.edit",
     fixtures=("ray",),
-    yaml=YamlClaim(rank=30, detect=_detect, read=_read, words=("cluster_name",), marker=_RAY_CLUSTER_NAME),
+    yaml=YamlClaim(
+        rank=30,
+        detect=documents_test("shmlint.formats.ray.extract", "is_ray_cluster"),
+        read=documents_reader("shmlint.formats.ray.extract", "extract_ray"),
+        words=("cluster_name",),
+        marker=_RAY_CLUSTER_NAME,
+    ),
 )
