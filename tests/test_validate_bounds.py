@@ -219,8 +219,11 @@ def test_kill_9_of_validate_leaves_no_disk_folder(tmp_path: Path) -> None:
         folders = _disk_folders(run.pid)
         assert folders, f"no disk folder appeared (exit {run.poll()}): {run.stderr.read() if run.poll() else ''}"
         (folder,) = folders
-        mode = os.stat(os.path.join(backends_module.DISK_PARENT, folder)).st_mode & 0o7777
-        assert mode == 0o1777
+        path = os.path.join(backends_module.DISK_PARENT, folder)
+        deadline = time.monotonic() + 10  # created 0o700, then opened to 1777: wait out the moment between
+        while os.stat(path).st_mode & 0o7777 != 0o1777 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert os.stat(path).st_mode & 0o7777 == 0o1777
         os.kill(run.pid, signal.SIGKILL)
         run.wait(10)
         deadline = time.monotonic() + 20
