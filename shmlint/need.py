@@ -48,6 +48,8 @@ class Entry(NamedTuple):
     command_wins: bool = False  # its command says what really runs (a holder, a notebook): image matches drop
     host_centric: bool = False  # one process drives every local TPU chip (JAX, TensorFlow): ``tpu_alone`` holds
     image_wide: bool = False  # the vendor documents the need for whatever runs in the image (NGC): holders keep it
+    min_devices: int = 0  # counted GPUs the container must request for this evidence to say anything (a launcher
+    # that starts one process per visible GPU: on one GPU it starts one process, and NCCL has no peer)
 
 
 class BuiltinRuntime(NamedTuple):
@@ -152,13 +154,14 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     through = _through_build(facts)
     if facts.needs:
         return Need(Tier.NEEDS, "; ".join(str(fact) for fact in facts.needs[:MAX_QUOTED]) + through, None)
-    accelerator = bool(workload.gpu)
+    accelerator, devices = bool(workload.gpu), workload.accelerator_count or 0
     for fact in facts.commands:
         for entry in knowledge.entries:
             if (
                 entry.tier is Tier.NEEDS
                 and entry.commands
                 and (accelerator or not entry.accelerator_only)
+                and devices >= entry.min_devices
                 and entry.commands.search(fact.text)
             ):
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
@@ -190,12 +193,13 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         return None
     if workload.dataloader is not None and workload.dataloader.workers > 0:
         return Need(Tier.NEEDS, f"a DataLoader with {workload.dataloader.workers} workers is declared", None)
+    devices = workload.accelerator_count or 0
     by_command = [
         (e, "command")
         for e in knowledge.entries
-        if e.commands and workload.command and e.commands.search(workload.command)
+        if e.commands and workload.command and devices >= e.min_devices and e.commands.search(workload.command)
     ]
-    by_image = [(e, "image") for e in knowledge.entries if _image_matches(e, workload.image)]
+    by_image = [(e, "image") for e in knowledge.entries if devices >= e.min_devices and _image_matches(e, workload.image)]
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
     needs_command = any(e.tier is Tier.NEEDS for e, _ in by_command)
     if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
@@ -213,7 +217,8 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     if strongest is not None:
         entry, where = strongest
         shown = workload.command if where == "command" else workload.image
-        because = f"{entry.what} ({where} {clipped(shown or '', 60)})"
+        counted = f"; {devices} GPUs" if entry.min_devices else ""  # the count that made it evidence
+        because = f"{entry.what} ({where} {clipped(shown or '', 60)}{counted})"
         return Need(entry.tier, because, entry.id)
     if not accelerator:  # torch evidence of a kind the data does not know, on the CPU
         return Need(Tier.UNKNOWN, "torch on the CPU without DataLoader workers or a launcher", None)

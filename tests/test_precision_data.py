@@ -70,6 +70,7 @@ def test_every_software_entry_has_tier_match_and_source(need: dict) -> None:
         assert all(isinstance(patterns, list) and patterns for patterns in entry["match"].values()), entry["id"]
         for flag in ("accelerator_only", "command_wins", "host_centric", "image_wide"):
             assert isinstance(entry.get(flag, False), bool), (entry["id"], flag)
+        assert isinstance(entry.get("min_devices", 0), int) and entry.get("min_devices", 0) >= 0, entry["id"]
         if entry.get("command_wins"):  # it says what the command runs: it needs command patterns
             assert entry["match"].get("commands"), entry["id"]
 

@@ -183,7 +183,10 @@ def test_a_runtime_that_a_trainjob_of_the_file_names_is_judged_by_that_trainjob(
     assert not shm001(result)  # torch image on the CPU, one torchrun process: nothing uses /dev/shm
     gpu_job = TOY_TRAINJOB.replace("{cpu: 1}", '{"nvidia.com/gpu": 1}')
     ((severity, message),) = shm001(check("runtime.yaml", TRAINER_RUNTIME + gpu_job))
-    assert severity is Severity.ERROR and "torchrun" in message
+    assert severity is Severity.INFO and "one local process" in message  # one GPU, torchrun's default: one process
+    per_gpu = gpu_job.replace("1}", "2}").replace("[torchrun, ", "[torchrun, --nproc-per-node=gpu, ")
+    ((severity, message),) = shm001(check("runtime.yaml", TRAINER_RUNTIME + per_gpu))
+    assert severity is Severity.ERROR and "one process per visible GPU" in message and "2 GPUs" in message
 
 
 def test_kuberay_manages_the_shm_of_aibrix_fleets() -> None:

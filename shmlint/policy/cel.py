@@ -93,6 +93,7 @@ def _software(knowledge: Knowledge) -> str:
                     "commandWins": "true" if entry.command_wins else "false",
                     "imageWide": "true" if entry.image_wide else "false",
                     "hostCentric": "true" if entry.host_centric else "false",
+                    "minDevices": str(entry.min_devices),
                 }
             )
             for entry in knowledge.software
@@ -214,6 +215,8 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
     volume_memory = "(has(v.emptyDir) && has(v.emptyDir.medium) && v.emptyDir.medium.matches('^[\\\\s\\\\v]*Memory[\\\\s\\\\v]*\\\\z'))"
     hint = "variables.hint"
     cands = "f.candidates"
+    # an entry that needs a number of counted GPUs (a launcher that starts one process per GPU): -1 is uncounted
+    enough = "(e.minDevices == 0 || f.count >= e.minDevices)"
     # need._tpu_alone: TPUs only, nothing showing torch, no matched entry but host-centric ones
     tpu_alone = (
         f"(f.gpu && !f.torch && f.tpuOnly && {cands}.all(e, e.hostCentric))" if k.tpu_alone_tier >= 0 else "false"
@@ -291,13 +294,13 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     # pattern is compiled instead of all
                     "commandHits": (
                         f"f.cmd != '' && f.cmd.matches({q(alternation(k, 'commands'))})"
-                        f" ? variables.software.filter(e, {entry_matches('e.commands', 'f.cmd')}) : []"
+                        f" ? variables.software.filter(e, {enough} && {entry_matches('e.commands', 'f.cmd')}) : []"
                     ),
                     "imageHits": (
                         f"f.image != '' && (f.repo.matches({q(alternation(k, 'images'))})"
                         f" || (f.tag != '' && f.tag.matches({q(alternation(k, 'image_tags'))})))"
-                        f" ? variables.software.filter(e, {entry_matches('e.images', 'f.repo')}"
-                        f" || (f.tag != '' && {entry_matches('e.tags', 'f.tag')})) : []"
+                        f" ? variables.software.filter(e, {enough} && ({entry_matches('e.images', 'f.repo')}"
+                        f" || (f.tag != '' && {entry_matches('e.tags', 'f.tag')}))) : []"
                     ),
                 },
             ),

@@ -60,6 +60,7 @@ class Software(NamedTuple):
     command_wins: bool = False  # a command match drops the image matches of entries that are not image_wide
     image_wide: bool = False
     host_centric: bool = False  # on TPUs alone this entry does not stop ``tpu_alone``
+    min_devices: int = 0  # counted GPUs the container must request for the entry to match (0: any)
 
 
 class RuleInfo(NamedTuple):
@@ -130,6 +131,7 @@ def _software(data: dict) -> tuple[Software, ...]:
             bool(entry.get("command_wins", False)),
             bool(entry.get("image_wide", False)),
             bool(entry.get("host_centric", False)),
+            int(entry.get("min_devices", 0)),
         )
         for entry in data["software"]
     )

@@ -23,7 +23,7 @@ TEMPLATES: dict[tuple[str, int | str | None], str] = {
     ),
     (MISSING_SHM.code, 1): (
         "{display} has an accelerator ({what}) and no sized /dev/shm, so it gets 64 MiB; whether its software (image "
-        "{image}) uses /dev/shm is not known (DataLoader workers, torchrun or NCCL between local GPUs do, and crash "
+        "{image}) uses /dev/shm is not known (DataLoader workers and NCCL between local processes do, and crash "
         f"there): if it does, {_REMEDY}; to settle it, name the image or command in configuration (shm-images / "
         "shm-commands, or shm-free-images / shm-free-commands) or declare its loader with the annotation "
         "shmlint.io/dataloader"

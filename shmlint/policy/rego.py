@@ -120,6 +120,7 @@ def module(k: Knowledge) -> str:
             "commandWins": entry.command_wins,
             "imageWide": entry.image_wide,
             "hostCentric": entry.host_centric,
+            "minDevices": entry.min_devices,
         }
         for entry in k.software
     ]
@@ -353,6 +354,14 @@ image_hit(s, repo, tag) if {{
 
 allowed(gpu, s) if gpu
 
+# an entry that needs a number of counted GPUs (a launcher that starts one per GPU); -1 is uncounted
+enough(s, n) if s.minDevices == 0
+
+enough(s, n) if {{
+  s.minDevices > 0
+  n >= s.minDevices
+}}
+
 allowed(gpu, s) if not s.acceleratorOnly
 
 is_gpu(e) := true if gpu(e)
@@ -366,8 +375,10 @@ facts := [f |
   some e in entries
   cmd := concat(" ", words(e.c))
   g := is_gpu(e)
-  commands := command_hits(cmd)
-  hits := array.concat(commands, kept_image_hits(commands, image_hits(image(e.c), repo(e.c), tag(e.c))))
+  n := device_total(e.c)
+  commands := [s | some s in command_hits(cmd); enough(s, n)]
+  images := [s | some s in image_hits(image(e.c), repo(e.c), tag(e.c)); enough(s, n)]
+  hits := array.concat(commands, kept_image_hits(commands, images))
   candidates := [s | some s in hits; allowed(g, s)]
   t := is_torch(e)
   f := {{
@@ -378,7 +389,7 @@ facts := [f |
     "free": [s | some s in commands; s.tier == 0; not needs_command(commands)],
     "candidates": candidates,
     "top": top(candidates),
-    "devices": device_total(e.c),
+    "devices": n,
   }}
 ]
 

@@ -50,7 +50,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             undecided=True,
             detail=f"{workload.name} has an accelerator ({evidence(workload)}) and no sized /dev/shm"
             f"{_unresolved(unknown)}, so it gets 64 MiB; whether its software ({_software(workload)}) uses /dev/shm "
-            f"is not known{_read(workload)} (DataLoader workers, torchrun or NCCL between local GPUs do, and crash "
+            f"is not known{_read(workload)} (DataLoader workers and NCCL between local processes do, and crash "
             f"there): if it does, {remedy}; to settle it, name the image or command in configuration (shm-images / shm-commands, "
             f"or shm-free-images / shm-free-commands) or declare its loader with "
             f"{spelled.declare_loader or HINT_COMMENT}",
@@ -112,10 +112,20 @@ def _decided(workload: Workload) -> str:
 
 
 def _software(workload: Workload) -> str:
-    """What shmlint could not place, for the message: the image and the command, as far as the file names them."""
+    """What shmlint could not place, for the message: the image and the command, as far as the file names them,
+    and what the data knows of them that leaves it open (a launcher with one local process)."""
     parts = [f"image {workload.image}"] if workload.image else []
     parts += [f"command {clipped(workload.command, 50)}"] if workload.command else []
-    return ", ".join(parts) or "not named in the file"
+    need = workload.need
+    known = [_without_quote(need.because)] if need is not None and need.entry is not None else []
+    return "; ".join(filter(None, [", ".join(parts), *known])) or "not named in the file"
+
+
+def _without_quote(because: str) -> str:
+    """A data entry's words without the command or image it quotes (the message names them already)."""
+    for quoted in (" (command ", " (image "):
+        because = because.split(quoted, 1)[0]
+    return because
 
 
 RULE = Rule("SHM001", check)
