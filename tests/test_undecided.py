@@ -12,7 +12,8 @@ import pytest
 from shmlint.server.analysis import Analyzer
 
 UNKNOWN = "docker run --gpus all registry.example/team/app:1 serve\n"  # an accelerator, software not known
-NEEDS = "docker run --gpus all registry.example/team/app:1 torchrun train.py\n"  # torchrun on a GPU: evidence
+#: eight torchrun processes: NCCL between them is evidence (torchrun with its default, one process, is not)
+NEEDS = "docker run --gpus all registry.example/team/app:1 torchrun --nproc_per_node=8 train.py\n"
 
 
 def _tree(tmp_path: Path, text: str = UNKNOWN) -> Path:

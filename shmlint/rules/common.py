@@ -71,12 +71,19 @@ def need_evidence(workload: Workload) -> str:
 
 
 def _matched(because: str) -> str:
-    head, bracket, tail = because.partition(" (")
-    matched = head
-    if bracket and tail.endswith(")") and tail.startswith(("image ", "command ")):
-        matched = tail[:-1].partition(" ")[2]  # the image or the command itself
-    elif bracket and tail.endswith(")") and _file_and_line(tail):
-        matched = tail[:-1]  # what the repository's file shows, where
+    """The quote after what the data says (its words may hold parentheses of their own): the image or command it
+    matched, or what a repository file shows and where; else those words."""
+    matched = because.partition(" (")[0]
+    starts = [i + 2 for i in range(len(because)) if because.startswith(" (", i)]
+    for part in (because[start:] for start in starts):
+        if not part.endswith(")"):
+            continue
+        if part.startswith(("image ", "command ")):
+            matched = part[:-1].partition(" ")[2]  # the image or the command itself
+            break
+        if _file_and_line(part):
+            matched = part[:-1]  # what the repository's file shows, where
+            break
     if _file_and_line(matched):  # its file name: the detail has the whole path
         place, _, rest = matched.partition(" ")
         return clipped(f"{place.rpartition('/')[2]} {rest}", 56)
