@@ -89,8 +89,34 @@ def builtin() -> Knowledge:
     from shmlint.data import shm_need
 
     entries = tuple(
-        Entry(id, Tier[tier.upper()], what, source, _regex(images), _regex(tags), _regex(commands), *flags)
-        for id, tier, what, source, images, tags, commands, *flags in shm_need.SOFTWARE
+        Entry(
+            id,
+            Tier[tier.upper()],
+            what,
+            source,
+            _regex(images),
+            _regex(tags),
+            _regex(commands),
+            accelerator_only,
+            command_wins,
+            host_centric,
+            image_wide,
+            min_devices,
+        )
+        for (
+            id,
+            tier,
+            what,
+            source,
+            images,
+            tags,
+            commands,
+            accelerator_only,
+            command_wins,
+            host_centric,
+            image_wide,
+            min_devices,
+        ) in shm_need.SOFTWARE
     )
     runtimes = tuple(BuiltinRuntime(*runtime) for runtime in shm_need.KSERVE_RUNTIMES)
     alone = shm_need.TPU_ALONE
@@ -199,7 +225,9 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         for e in knowledge.entries
         if e.commands and workload.command and devices >= e.min_devices and e.commands.search(workload.command)
     ]
-    by_image = [(e, "image") for e in knowledge.entries if devices >= e.min_devices and _image_matches(e, workload.image)]
+    by_image = [
+        (e, "image") for e in knowledge.entries if devices >= e.min_devices and _image_matches(e, workload.image)
+    ]
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
     needs_command = any(e.tier is Tier.NEEDS for e, _ in by_command)
     if free_command is not None and not needs_command:  # the image is only where a utility or client runs;

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from shmlint.formats.kubernetes.pod_reader import TRAINER_NODE, FoundPod, PodReader
+from shmlint.formats.kubernetes.pod_reader import TRAINER_NODE, FoundPod, LocalRanks, PodReader
 from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, SequenceNode, scalar, sequence
 from shmlint.signals import Signals
@@ -35,6 +35,15 @@ LAUNCHING_POLICIES = {
     "torch": "Kubeflow Trainer's mlPolicy.torch (torchrun, one process per device)",
     "mpi": "Kubeflow Trainer's mlPolicy.mpi (MPI ranks, one per device)",
 }
+#: Kubeflow's MPIJob (mpi-operator v2beta1, training-operator v1): ``spec.slotsPerWorker`` slots in each worker's
+#: line of the hostfile (default 1), filled by the Launcher's mpirun (``mpi_ranks`` in shmlint/data/shm_need.yaml)
+MPI_GROUP = "kubeflow.org"
+MPI_KINDS = ("MPIJob",)
+MPI_WORKER = "Worker"
+MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "horovodrun"})
+MPI_RANK_OPTIONS = frozenset({"-np", "-n", "--np", "-c", "--n", "--num-proc"})
+#: more ranks than any machine has devices: a larger number is not read
+MAX_RANKS = 1024
 KSERVE_MODEL_KEYS = ("pytorch", "huggingface", "triton", "model", "tensorflow", "onnx", "sklearn", "xgboost")
 #: key-path parts that say nothing about a pod's role, and readable names for the ones that do
 _ROLE_NOISE = frozenset(
@@ -94,6 +103,7 @@ class _Extractor:
         yield from self.trainer_pods(obj, owner, own)
         yield from self.kserve_pods(obj, owner, own)
         policy = self.launch_policy(obj, kind, group, name)
+        ranks = self.mpi_ranks(obj) if group == MPI_GROUP and kind in MPI_KINDS else None
         for spec, path, template in self.pod_specs(obj):
             containers = tuple(self.containers(spec))
             kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
@@ -103,8 +113,37 @@ class _Extractor:
             role = self.role(path)
             launched = policy if role == TRAINER_NODE else None
             yield FoundPod(
-                owner._replace(role=role), spec, containers, ray_container=ray, metadata=both, launched_by=launched
+                owner._replace(role=role),
+                spec,
+                containers,
+                ray_container=ray,
+                metadata=both,
+                launched_by=launched,
+                ranks=ranks if role == MPI_WORKER else None,
             )
+
+    def mpi_ranks(self, obj: MappingNode) -> LocalRanks | None:
+        """An MPIJob's ranks in each worker pod: its ``slotsPerWorker`` (mpirun fills a worker's slots before the
+        next one's), at most the ``-np`` of the Launcher's mpirun when its command says it. None below two."""
+        spec = self.m.get(obj, "spec")
+        key, value = self.m.key(spec, "slotsPerWorker"), self.m.get(spec, "slotsPerWorker")
+        slots = (scalar(value) or "").strip()
+        if key is None or value is None or not _count(slots) or not 2 <= int(slots) <= MAX_RANKS:
+            return None
+        launcher = self.m.path(spec, "mpiReplicaSpecs", "Launcher", "template", "spec")
+        containers = self.containers(launcher) if isinstance(launcher, MappingNode) else iter(())
+        words = [
+            word
+            for container, _, _ in containers
+            for key_name in ("command", "args")
+            for item in sequence(self.m.get(container, key_name))
+            for word in (scalar(item) or "").split()
+        ]
+        total = _launched_ranks(words)
+        ranks = min(int(slots), total) if total else int(slots)
+        if ranks < 2:
+            return None
+        return LocalRanks(Evidence(f"slotsPerWorker: {slots}", self.reader.pair_span(key, value)), ranks, total)
 
     def launch_policy(self, obj: MappingNode, kind: str, group: str, name: str) -> Evidence | None:
         """What a Kubeflow training runtime's ML policy launches in its ``node`` container, when that is known to
@@ -265,3 +304,20 @@ def extract_pod_spec(
     reader = PodReader(source, signals, None, m)
     pod = FoundPod(owner, spec, tuple(_Extractor(reader).containers(spec)))
     return list(reader.pod_workloads(pod, Counter()))
+
+
+def _launched_ranks(words: list[str]) -> int | None:
+    """The rank count an mpirun (mpiexec, horovodrun) in these words asks for: ``-np 16``, ``-np=16``."""
+    launched = False
+    for index, word in enumerate(words):
+        launched = launched or word.rpartition("/")[2] in MPI_LAUNCHERS
+        name, equals, value = word.partition("=")
+        if launched and name in MPI_RANK_OPTIONS:
+            value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
+            return int(value) if _count(value) and int(value) > 0 else None
+    return None
+
+
+def _count(text: str) -> bool:
+    """A plain count of at most six ASCII digits (a longer one is no rank count, and costs a long conversion)."""
+    return text.isascii() and text.isdigit() and len(text) <= 6

@@ -27,6 +27,22 @@ DATALOADER_ANNOTATION = "shmlint.io/dataloader"
 TRAINER_NODE = "node"
 
 
+class LocalRanks(NamedTuple):
+    """MPI ranks an operator starts in each worker pod of a job (an MPIJob's ``slotsPerWorker`` slots)."""
+
+    slots: Evidence  # ``slotsPerWorker: 8``, where the job says it
+    ranks: int  # the slots, at most the launcher's ``-np``
+    launched: int | None  # the launcher's ``-np`` when its command says it
+
+    def on(self, gpus: int | None) -> str | None:
+        """What these ranks mean in a container with ``gpus`` counted GPUs: several NCCL ranks on one host, from
+        two GPUs on (one rank per GPU); None when the container holds fewer (the ranks are not GPU ranks here)."""
+        if gpus is None or gpus < 2:
+            return None
+        launcher = f"mpirun -np {self.launched} with " if self.launched else ""
+        return f"{launcher}{self.slots.text} on {gpus} GPUs: {self.ranks} NCCL ranks in each worker pod"
+
+
 class FoundPod(NamedTuple):
     """A pod spec found in a manifest, with the names that make messages readable."""
 
@@ -37,6 +53,7 @@ class FoundPod(NamedTuple):
     ray_container: MappingNode | None = None
     metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
     launched_by: Evidence | None = None  # a training runtime's ML policy that starts its ``node`` container
+    ranks: LocalRanks | None = None  # an MPIJob worker: the ranks its launcher starts in each pod
 
 
 class PodReader:
@@ -124,7 +141,9 @@ class PodReader:
                 shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
                 ignored_codes=self.ignored_codes(pod),
                 dataloader_text=self.dataloader_text(pod),
-                launched_by=pod.launched_by.text if pod.launched_by and identity.container == TRAINER_NODE else None,
+                launched_by=pod.launched_by.text
+                if pod.launched_by and identity.container == TRAINER_NODE
+                else (pod.ranks.on(completed.accelerator_count) if pod.ranks else None),
             )
 
     def volumes(self, pod: FoundPod) -> dict[str, MappingNode]:
