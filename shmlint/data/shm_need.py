@@ -45,8 +45,9 @@ SOFTWARE = (('pytorch-dataloader-workers',
   2),
  ('torchrun',
   'unknown',
-  'torchrun / torch.distributed.run with one local process (--nproc_per_node 1, its default); NCCL has no peer in '
-  "the container, so /dev/shm depends on the script's DataLoader workers",
+  'torchrun / torch.distributed.run with one local process (--nproc_per_node defaults to 1; gpu, auto or a '
+  "run-time count on one GPU is 1 too), so NCCL has no peer in the container and /dev/shm depends on the script's "
+  'DataLoader workers',
   'https://github.com/pytorch/pytorch/blob/v2.13.0/torch/distributed/run.py',
   None,
   None,

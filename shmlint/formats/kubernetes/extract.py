@@ -36,7 +36,7 @@ LAUNCHING_POLICIES = {
     "mpi": "Kubeflow Trainer's mlPolicy.mpi (MPI ranks, one per device)",
 }
 #: Kubeflow's MPIJob (mpi-operator v2beta1, training-operator v1): ``spec.slotsPerWorker`` slots in each worker's
-#: line of the hostfile (default 1), filled by the Launcher's mpirun (``mpi_ranks`` in shmlint/data/shm_need.yaml)
+#: line of the hostfile (default 1), filled by the Launcher's mpirun (``mpi_jobs`` in shmlint/data/shm_need.yaml)
 MPI_GROUP = "kubeflow.org"
 MPI_KINDS = ("MPIJob",)
 MPI_WORKER = "Worker"

@@ -1,0 +1,128 @@
+"""Launchers decide by the processes they start in one container (issue 26): NCCL passes data through /dev/shm
+between local processes, so torchrun, Accelerate and MPI launchers are evidence when they start two or more on the
+GPUs of the container, and say nothing by themselves when they start one (the script's DataLoader workers decide).
+An MPIJob's worker pods hold ``slotsPerWorker`` ranks that its launcher's mpirun starts from another pod."""
+
+from __future__ import annotations
+
+import pytest
+
+from shmlint.severity import Severity
+from tests.test_tiers import POD, check, shm001
+
+ERROR, INFO = Severity.ERROR, Severity.INFO
+
+
+def judged(command: str, gpus: int | str) -> list[tuple[Severity, str]]:
+    """SHM001 on a pod running ``command`` (words split on blanks) with ``gpus`` counted GPUs (0: none)."""
+    args = "[" + ", ".join(f'"{word}"' for word in command.split()) + "]"
+    text = POD.format(image="registry.example/team/train:1", args=args, gpus=gpus)
+    if gpus == 0:
+        text = text.replace("    resources: {limits: {nvidia.com/gpu: 0}}\n", "")
+    return shm001(check("pod.yaml", text))
+
+
+@pytest.mark.parametrize(
+    ("command", "gpus", "severity", "words"),
+    [
+        # torchrun's own default is one process: no NCCL peer, the launcher alone is not evidence
+        ("torchrun train.py", 1, INFO, "one local process"),
+        ("torchrun train.py", 8, INFO, "one local process"),
+        ("python -m torch.distributed.run --nproc_per_node=1 main.py", 4, INFO, "one local process"),
+        # one process and no DataLoader workers on its command line: nothing uses /dev/shm
+        ("python -m torch.distributed.run main.py --workers=0", 1, None, ""),
+        ("torchrun --standalone train.py --num_workers 0", 1, None, ""),
+        # several processes: NCCL between them
+        ("torchrun --nproc_per_node=8 train.py", 8, ERROR, "NCCL between processes"),
+        ("torchrun --nproc_per_node=8 train.py --workers=0", 8, ERROR, "NCCL between processes"),
+        ("torchrun --nproc-per-node=gpu train.py", 4, ERROR, "4 GPUs"),
+        ("torchrun --nproc_per_node auto train.py", 2, ERROR, "one process per visible GPU"),
+        ("torchrun --nproc_per_node=gpu train.py", 1, INFO, "one local process"),  # one GPU, one process
+        ("torchrun --nproc_per_node=$NUM_GPUS train.py", 8, ERROR, "set at run time"),
+        ("torchrun --nproc_per_node=$NUM_GPUS train.py", 1, INFO, "one local process"),
+        # Accelerate: every visible GPU without a count or a config file
+        ("accelerate launch train.py", 2, ERROR, "without --num_processes"),
+        ("accelerate launch train.py", 1, INFO, "Accelerate launcher with one process"),
+        ("accelerate launch --num_processes 4 train.py", 4, ERROR, "--num_processes > 1"),
+        ("accelerate launch --config_file fsdp.yaml train.py", 8, INFO, "config file decides"),
+        # DeepSpeed documents its /dev/shm need for any run (ds_report), one GPU too
+        ("deepspeed --num_gpus 1 train.py", 1, ERROR, "DeepSpeed"),
+        # MPI ranks in the container
+        ("mpirun --allow-run-as-root -np 2 all_reduce_perf -b 1M -g 1", 2, ERROR, "several GPU ranks"),
+        ("horovodrun -np 4 -H localhost:4 python train.py", 4, ERROR, "several GPU ranks"),
+        ("horovodrun -np 16 -H host1:4,host2:4,host3:4,host4:4 python train.py", 4, ERROR, "several GPU ranks"),
+        ("mpirun -np 64 -N 8 all_reduce_perf -g 1", 8, ERROR, "several GPU ranks"),
+        ("mpiexec --map-by ppr:4:node python train.py", 4, ERROR, "several GPU ranks"),
+        ("mpirun -np 1 all_reduce_perf -g 1", 1, INFO, "does not show"),
+        ("mpirun -np 16 --hostfile /etc/mpi/hostfile python train.py", 8, INFO, "does not show"),
+        ("mpirun -np 2 -H node1:1,node2:1 python train.py", 1, INFO, "does not show"),
+        # a launcher pod without GPUs only starts ranks elsewhere
+        ("mpirun -np 16 python train.py", 0, None, ""),
+        ("horovodrun -np 4 -H localhost:4 python train.py", 0, None, ""),
+    ],
+)
+def test_a_launcher_is_evidence_by_the_processes_it_starts_here(
+    command: str, gpus: int, severity: Severity | None, words: str
+) -> None:
+    found = judged(command, gpus)
+    if severity is None:
+        assert not found, found
+        return
+    ((got, message),) = found
+    assert got is severity and words in message, (got, message)
+
+
+MPIJOB = """apiVersion: kubeflow.org/{version}
+kind: MPIJob
+metadata: {{name: job}}
+spec:
+  slotsPerWorker: {slots}
+  mpiReplicaSpecs:
+    Launcher:
+      template:
+        spec:
+          containers:
+          - name: launcher
+            image: registry.example/hpc/bench:1
+            command: [sh, -c, "mpirun --allow-run-as-root -np {ranks} python bench.py --variable_update=horovod"]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: worker
+            image: registry.example/hpc/bench:1
+            resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}
+"""
+
+
+@pytest.mark.parametrize("version", ["v2beta1", "v1"])
+def test_an_mpijob_worker_with_several_slots_on_several_gpus_holds_local_nccl_ranks(version: str) -> None:
+    result = check("job.yaml", MPIJOB.format(version=version, slots=8, ranks=16, gpus=8))
+    ((finding),) = [f for f in result.findings if f.code == "SHM001"]
+    assert finding.severity is ERROR and "Worker" in finding.message
+    assert "mpirun -np 16 with slotsPerWorker: 8 on 8 GPUs: 8 NCCL ranks in each worker pod" in finding.detail
+
+
+@pytest.mark.parametrize(
+    ("slots", "ranks", "gpus"),
+    [
+        (1, 16, 1),  # one rank per worker pod: ranks talk across pods
+        (8, 1, 8),  # the launcher starts a single rank
+        (8, 16, 1),  # a single GPU: not GPU ranks side by side
+    ],
+)
+def test_an_mpijob_worker_with_one_rank_or_one_gpu_is_not_evidence(slots: int, ranks: int, gpus: int) -> None:
+    found = shm001(check("job.yaml", MPIJOB.format(version="v2beta1", slots=slots, ranks=ranks, gpus=gpus)))
+    assert [severity for severity, _ in found] == [INFO]  # the worker's GPU, software undecided; launcher: nothing
+
+
+def test_the_slots_rule_is_read_from_mpijobs_only() -> None:
+    other = MPIJOB.format(version="v2beta1", slots=8, ranks=16, gpus=8).replace("kind: MPIJob", "kind: OtherJob")
+    assert [severity for severity, _ in shm001(check("job.yaml", other))] == [INFO]
+
+
+@pytest.mark.parametrize("slots", ["99999999999999999999999", "-3", "eight", "8.5", "٨"])
+def test_a_hostile_slot_count_is_not_read(slots: str) -> None:
+    found = shm001(check("job.yaml", MPIJOB.format(version="v2beta1", slots=f'"{slots}"', ranks=16, gpus=8)))
+    assert [severity for severity, _ in found] == [INFO]
