@@ -50,6 +50,7 @@ class Entry(NamedTuple):
     image_wide: bool = False  # the vendor documents the need for whatever runs in the image (NGC): holders keep it
     min_devices: int = 0  # counted GPUs the container must request for this evidence to say anything (a launcher
     # that starts one process per visible GPU: on one GPU it starts one process, and NCCL has no peer)
+    under_launchers: bool = False  # what it does as an operator's ranks is said here: ``launched_by`` yields to it
 
 
 class BuiltinRuntime(NamedTuple):
@@ -102,6 +103,7 @@ def builtin() -> Knowledge:
             host_centric,
             image_wide,
             min_devices,
+            under_launchers,
         )
         for (
             id,
@@ -116,6 +118,7 @@ def builtin() -> Knowledge:
             host_centric,
             image_wide,
             min_devices,
+            under_launchers,
         ) in shm_need.SOFTWARE
     )
     runtimes = tuple(BuiltinRuntime(*runtime) for runtime in shm_need.KSERVE_RUNTIMES)
@@ -237,8 +240,10 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         by_image = [(e, where) for e, where in by_image if e.image_wide]  # unless its vendor says the image needs it
     matches = [(e, where) for e, where in by_command + by_image if accelerator or not e.accelerator_only]
     strongest = max(matches, key=lambda pair: pair[0].tier) if matches else None  # the first of equals
-    if workload.launched_by is not None and (strongest is None or strongest[0].tier is not Tier.NEEDS):
-        return Need(Tier.NEEDS, workload.launched_by, None)  # an operator's launcher, named software aside
+    if workload.launched_by is not None and (
+        strongest is None or (strongest[0].tier is not Tier.NEEDS and not strongest[0].under_launchers)
+    ):  # an operator's launcher, named software aside (unless its entry says what it does under one)
+        return Need(Tier.NEEDS, workload.launched_by, None)
     tpu = _tpu_alone(workload, knowledge, [e for e, _ in matches])
     if tpu is not None:
         return tpu

@@ -126,3 +126,13 @@ def test_the_slots_rule_is_read_from_mpijobs_only() -> None:
 def test_a_hostile_slot_count_is_not_read(slots: str) -> None:
     found = shm001(check("job.yaml", MPIJOB.format(version="v2beta1", slots=f'"{slots}"', ranks=16, gpus=8)))
     assert [severity for severity, _ in found] == [INFO]
+
+
+def test_software_whose_entry_says_what_it_does_as_mpi_ranks_keeps_its_tier() -> None:
+    """nvbandwidth (NVIDIA's k8s samples) copies between GPUs with CUDA and uses MPI only to start its ranks: its
+    entry (unknown, ``under_launchers``) is more specific than "GPU ranks, so NCCL"."""
+    text = MPIJOB.format(version="v2beta1", slots=2, ranks=8, gpus=2).replace(
+        "registry.example/hpc/bench:1", "ghcr.io/nvidia/k8s-samples:nvbandwidth-v0.7"
+    )
+    ((severity, message),) = shm001(check("job.yaml", text))
+    assert severity is INFO and "nvbandwidth" in message

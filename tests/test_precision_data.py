@@ -68,7 +68,7 @@ def test_every_software_entry_has_tier_match_and_source(need: dict) -> None:
         assert all(_source_ok(extra) for extra in entry.get("also", [])), entry["id"]
         assert set(entry["match"]) <= {"images", "commands", "image_tags"} and entry["match"], entry["id"]
         assert all(isinstance(patterns, list) and patterns for patterns in entry["match"].values()), entry["id"]
-        for flag in ("accelerator_only", "command_wins", "host_centric", "image_wide"):
+        for flag in ("accelerator_only", "command_wins", "host_centric", "image_wide", "under_launchers"):
             assert isinstance(entry.get(flag, False), bool), (entry["id"], flag)
         assert isinstance(entry.get("min_devices", 0), int) and entry.get("min_devices", 0) >= 0, entry["id"]
         if entry.get("command_wins"):  # it says what the command runs: it needs command patterns
