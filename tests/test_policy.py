@@ -295,3 +295,30 @@ def test_undecided_pods_are_mutated_and_reported_only_when_the_setting_lists_the
     assert reported[("strict", "unknown")] == {(code, "warning")}
     assert all(reported[(mode, "needs")] == {(code, "error")} for mode in UNDECIDED)
     assert all(reported[(mode, "free")] == set() for mode in UNDECIDED)
+
+
+def _launcher_pod(name: str, command: list[str], gpus: int | str) -> dict[str, Any]:
+    resources = {"limits": {"nvidia.com/gpu": gpus}} if gpus else {}
+    container = {"name": "main", "image": "registry.example/team/train:1", "command": command, "resources": resources}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": {"containers": [container]}}
+
+
+def test_launchers_that_need_a_gpu_count_get_the_linters_verdict_from_cel_and_rego(tmp_path: Path) -> None:
+    """Entries with ``min_devices`` (a launcher that starts one process per visible GPU): the policies count the
+    GPUs as the linter does, on both sides of the count and with an uncounted request."""
+    cases = [
+        (["torchrun", "--nproc_per_node=gpu", "train.py"], 4),
+        (["torchrun", "--nproc_per_node=gpu", "train.py"], 1),
+        (["torchrun", "--nproc_per_node=$NGPU", "train.py"], 8),
+        (["accelerate", "launch", "train.py"], 2),
+        (["accelerate", "launch", "train.py"], 1),
+        (["torchrun", "train.py", "--workers=0"], 1),
+        (["mpirun", "-np", "2", "all_reduce_perf"], 2),
+        (["mpirun", "-np", "1", "all_reduce_perf"], 1),
+    ]
+    found = [
+        (f"launcher-{i}", _launcher_pod(f"launcher-{i}", command, gpus)) for i, (command, gpus) in enumerate(cases)
+    ]
+    mismatches, flagged = _compare(tmp_path, found, "show")
+    assert not mismatches, "\n".join(mismatches)
+    assert flagged == len(cases) - 1  # the one-process torchrun without workers is free
