@@ -32,7 +32,7 @@ FLAGGED = (
     "fixtures/shell/SHM001-missing-shm.sh",
     "fixtures/examples/compose.yaml",
 )
-GPU_RUN = "docker run --gpus all pytorch/pytorch torchrun train.py\n"
+GPU_RUN = "docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"
 
 
 def check(root: Path) -> Report:

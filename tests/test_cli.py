@@ -67,7 +67,7 @@ def test_colour_only_on_a_terminal(tmp_path: Path, invoke) -> None:
 def test_smoke_stdin_uses_the_given_name(shmlint_process) -> None:
     result = shmlint_process("check", "-", "--stdin-filename", "deploy/pod.yaml", input=GPU_POD)
     assert result.returncode == 1 and result.stdout.startswith("deploy/pod.yaml:7:5: SHM001")
-    markdown = "```sh\ndocker run --gpus all pytorch/pytorch torchrun train.py\n```\n"
+    markdown = "```sh\ndocker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n```\n"
     result = shmlint_process("check", "-", "--stdin-filename", "README.md", input=markdown)
     assert "README.md:2:1: SHM001" in result.stdout
 
@@ -123,7 +123,7 @@ def test_unused_suppressions_are_reported(tmp_path: Path, invoke) -> None:
 
 
 def test_markdown_block_suppression(tmp_path: Path, invoke) -> None:
-    block = "```sh\ndocker run --gpus all \\\n  pytorch/pytorch torchrun train.py\n```\n"
+    block = "```sh\ndocker run --gpus all \\\n  pytorch/pytorch torchrun --nproc_per_node=2 train.py\n```\n"
     (tmp_path / "README.md").write_text("# Train\n\n<!-- shmlint: ignore[SHM001] -->\n" + block + "\n" + block)
     result = invoke("check", str(tmp_path))
     assert result.stdout.count("SHM001") == 1 and "README.md:10:1: SHM001" in result.stdout

@@ -22,10 +22,10 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText
 from tests.support import run_shmlint
 
-BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun train.py\n    shm_size: 128g\n"
+BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun --nproc_per_node=2 train.py\n    shm_size: 128g\n"
 GPU = "services:\n  train:\n    deploy:\n      resources:\n        reservations:\n          devices:\n"
 GPU += "            - capabilities: [gpu]\n"
-UNSIZED_BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun train.py\n"
+UNSIZED_BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun --nproc_per_node=2 train.py\n"
 DEV_CONTAINER = '{"dockerComposeFile": "../docker-compose.yml", "service": "train", "hostRequirements": {"gpu": true}}'
 SET = "docker compose -f docker-compose.yml -f docker-compose.gpu.yml up -d\n"
 
@@ -124,7 +124,7 @@ COMPOSE_BASE = "services:\n  trainer:\n    image: pytorch/pytorch:2.3.0-cuda12.1
 COMPOSE_OVERRIDE = """\
 services:
   trainer:
-    command: torchrun train.py
+    command: torchrun --nproc_per_node=2 train.py
 {shm}    deploy:
       resources:
         reservations:

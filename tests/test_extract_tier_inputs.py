@@ -36,7 +36,7 @@ TF_GPU1 = 'name = "c", resourceRequirements = [{ type = "GPU", value = "1" }]'
 @pytest.mark.parametrize(
     ("container", "expected"),
     [
-        (f'"image": "nvcr.io/nvidia/pytorch:24.01-py3", "command": ["torchrun", "train.py"], {GPU1}', ["error"]),
+        (f'"image": "nvcr.io/nvidia/pytorch:24.01-py3", "command": ["torchrun", "--nproc_per_node=2", "train.py"], {GPU1}', ["error"]),
         (f'"image": "acme/app", "entryPoint": ["deepspeed"], "command": ["train.py"], {GPU1}', ["error"]),
         ('"image": "acme/app", "resourceRequirements": [{"type": "GPU", "value": "4"}]', ["info"]),  # a count only
         (f'"image": "acme/app", {GPU1}', ["info"]),  # one GPU, software unknown
@@ -50,7 +50,7 @@ def test_ecs_json_containers_carry_image_command_and_count(engine: Engine, conta
 @pytest.mark.parametrize(
     ("container", "expected"),
     [
-        (f'{TF_GPU1}, image = "acme/app", command = ["torchrun", "train.py"]', ["error"]),
+        (f'{TF_GPU1}, image = "acme/app", command = ["torchrun", "--nproc_per_node=2", "train.py"]', ["error"]),
         ('name = "c", image = "acme/app", resourceRequirements = [{ type = "GPU", value = "2" }]', ["info"]),
         (f'{TF_GPU1}, image = "acme/app"', ["info"]),
         (f'{TF_GPU1}, image = "acme/app", command = ["nvidia-smi"]', []),

@@ -62,7 +62,7 @@ COMPOSE = """\
 services:
   trainer:
     image: ghcr.io/acme/train:1.0   # GPU via the deploy block
-    command: torchrun train.py
+    command: torchrun --nproc_per_node=2 train.py
     deploy:
       resources:
         reservations:
@@ -706,7 +706,7 @@ UNFIXED_BUT_FIXABLE = {
     # Kubeflow TrainJob: the trainer is its own "pod" with nowhere to put a volume (PodTarget is None)
     "trainjob.yaml": (
         "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: t\nspec:\n"
-        "  runtimeRef:\n    name: torch-distributed\n  trainer:\n    numNodes: 2\n    command: [torchrun, train.py]\n"
+        "  runtimeRef:\n    name: torch-distributed\n  trainer:\n    numNodes: 2\n    command: [torchrun, --nproc_per_node=2, train.py]\n"
     ),
     # a compose service written as an alias of an anchor has no mapping of its own (ServiceTarget is None)
     "compose.yaml": "x-gpu: &gpu\n  image: nvcr.io/nvidia/pytorch:24.05-py3\nservices:\n  train: *gpu\n",

@@ -140,7 +140,7 @@ def parse_outputs(text: str) -> dict[str, str]:
 def test_findings_become_annotations_outputs_a_table_and_a_failure(tmp_path: Path, repo: Path) -> None:
     (repo / "k8s").mkdir()
     (repo / "k8s" / "trainer.yaml").write_text(POD)
-    (repo / "k8s" / "run.sh").write_text("docker run --gpus all pytorch/pytorch torchrun train.py\n")
+    (repo / "k8s" / "run.sh").write_text("docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n")
     done, outputs, table = run_step(tmp_path, paths="k8s")
     assert done.returncode == 1, done.stderr
     annotations = [line for line in done.stdout.splitlines() if line.startswith("::")]
@@ -190,7 +190,7 @@ def test_a_clean_tree_passes(tmp_path: Path, repo: Path) -> None:
 
 @pytest.mark.slow
 def test_fail_on_and_config_are_passed_on(tmp_path: Path, repo: Path) -> None:
-    (repo / "run.sh").write_text("docker run --gpus all pytorch/pytorch torchrun train.py\n")
+    (repo / "run.sh").write_text("docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n")
     (repo / ".shmlint.yaml").write_text("severity: {missing-shm: warning}\n")
     done, outputs, _ = run_step(tmp_path, paths="run.sh")
     assert (done.returncode, outputs["findings"]) == (1, "1")  # a warning fails by default

@@ -178,18 +178,18 @@ CASES: dict[str, tuple[Writer, tuple]] = {
         ("any",),
     ),
     "unterminated-double-quote": (
-        file("q1.sh", b'docker run --gpus all "pytorch/pytorch torchrun train.py\n'),
+        file("q1.sh", b'docker run --gpus all "pytorch/pytorch torchrun --nproc_per_node=2 train.py\n'),
         ("any",),
     ),
     "unterminated-single-quote": (
-        file("q2.sh", b"docker run --gpus all 'pytorch/pytorch torchrun train.py\n"),
+        file("q2.sh", b"docker run --gpus all 'pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"),
         ("any",),
     ),
     "unterminated-substitution": (
-        file("q3.sh", b"docker run --gpus all $(pytorch/pytorch torchrun train.py\n"),
+        file("q3.sh", b"docker run --gpus all $(pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"),
         ("any",),
     ),
-    "unterminated-backtick": (file("q4.sh", b"docker run --gpus all `pytorch/pytorch torchrun train.py\n"), ("any",)),
+    "unterminated-backtick": (file("q4.sh", b"docker run --gpus all `pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"), ("any",)),
     "unterminated-parameter": (file("q5.sh", b"docker run --gpus all ${IMAGE pytorch/pytorch\n"), ("any",)),
     "unterminated-heredoc": (file("q6.sh", b"cat <<EOF\n" + RUN.encode()), ("clean",)),
     "unterminated-fence": (file("fence.md", b"```sh\n" + RUN.encode()), ("finding", "SHM001", 2)),
@@ -200,14 +200,14 @@ CASES: dict[str, tuple[Writer, tuple]] = {
     "docker-run-100000-characters": (
         file(
             "long.sh",
-            ("docker run --gpus all " + "-e VAR=value " * 7_700 + "pytorch/pytorch torchrun train.py\n").encode(),
+            ("docker run --gpus all " + "-e VAR=value " * 7_700 + "pytorch/pytorch torchrun --nproc_per_node=2 train.py\n").encode(),
         ),
         ("finding", "SHM001", 1),
     ),
     "docker-run-100000-characters-markdown": (
         file(
             "long.md",
-            ("```sh\ndocker run --gpus all " + "-v /a:/b " * 11_000 + "pytorch/pytorch torchrun x.py\n```\n").encode(),
+            ("```sh\ndocker run --gpus all " + "-v /a:/b " * 11_000 + "pytorch/pytorch torchrun --nproc_per_node=2 x.py\n```\n").encode(),
         ),
         ("finding", "SHM001", 2),
     ),
@@ -633,7 +633,7 @@ def test_command_lines_are_never_executed(tmp_path: Path) -> None:
         f"<(touch {marker}-6)",
         f"&& touch {marker}-7 #",
     ]
-    runs = [f"docker run --gpus all {e} pytorch/pytorch torchrun train.py {e}" for e in evil]
+    runs = [f"docker run --gpus all {e} pytorch/pytorch torchrun --nproc_per_node=2 train.py {e}" for e in evil]
     (tmp_path / "run.sh").write_text("#!/bin/sh\n" + "\n".join(runs) + "\n")
     (tmp_path / "README.md").write_text("```sh\n" + "\n".join(runs) + "\n```\n")
     (tmp_path / "Makefile").write_text("train:\n" + "".join(f"\t{r}\n" for r in runs))
@@ -785,7 +785,7 @@ def test_a_defect_in_one_file_is_that_files_finding_and_the_run_goes_on(
 
     monkeypatch.setattr(engine_module, "extract_file", broken)
     (tmp_path / "bad.sh").write_text("docker run --gpus all img\n", encoding="utf-8")
-    (tmp_path / "good.sh").write_text("docker run --gpus all pytorch/pytorch torchrun train.py\n", encoding="utf-8")
+    (tmp_path / "good.sh").write_text("docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n", encoding="utf-8")
     engine = Engine(Settings(undecided="show"))
     with pytest.raises(ValueError, match="a defect"):
         engine.check_source(SourceText("bad.sh", "x\n"), FileKind.SHELL, "bad.sh")
@@ -802,7 +802,7 @@ def test_a_tree_with_every_odd_number_still_reports_everything_and_writes_output
     for name, text, _ in NUMBER_SITES:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
-    good = "docker run --gpus all pytorch/pytorch torchrun train.py\n"
+    good = "docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"
     (tmp_path / "good.sh").write_text(good, encoding="utf-8")
     run = run_shmlint("check", ".", "--format", "sarif", "--output", "out.sarif", cwd=tmp_path)
     assert run.returncode == 1, run.stderr

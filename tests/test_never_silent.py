@@ -16,7 +16,7 @@ from tests.support import ROOT, run_shmlint, run_shmlint_bytes
 
 GPU_SCRIPT = (ROOT / "fixtures" / "shell" / "SHM001-missing-shm.sh").read_text()
 GPU_POD = (ROOT / "fixtures" / "k8s" / "SHM001-crlf.yaml").read_bytes().decode().replace("\r\n", "\n")
-GPU_COMPOSE = "services:\n  train:\n    image: pytorch/pytorch\n    command: torchrun train.py\n    gpus: all\n"
+GPU_COMPOSE = "services:\n  train:\n    image: pytorch/pytorch\n    command: torchrun --nproc_per_node=2 train.py\n    gpus: all\n"
 BROKEN_YAML = "apiVersion: v1\nkind: Pod\nspec: [\n"
 EXIT_USAGE = 2
 

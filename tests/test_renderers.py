@@ -32,7 +32,7 @@ spec:
       containers:
         - name: main
           image: pytorch/pytorch:2.3.0
-          command: [torchrun, train.py]
+          command: [torchrun, --nproc_per_node=2, train.py]
           resources:
             limits:
               nvidia.com/gpu: 1

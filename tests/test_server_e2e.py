@@ -47,7 +47,7 @@ SERVER = ClientServerConfig(
     client_factory=make_client,
 )
 #: an astral character (two UTF-16 units) and an accented one before the span on its line
-SCRIPT = '#!/bin/sh\necho "🚀 café" && docker run --gpus all pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime torchrun train.py\n'
+SCRIPT = '#!/bin/sh\necho "🚀 café" && docker run --gpus all pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime torchrun --nproc_per_node=2 train.py\n'
 POD = """\
 apiVersion: v1
 kind: Pod
@@ -57,7 +57,7 @@ spec:
   containers:
     - name: main
       image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
-      command: ["torchrun", "train.py"]
+      command: ["torchrun", "--nproc_per_node=2", "train.py"]
       resources:
         limits:
           nvidia.com/gpu: 1

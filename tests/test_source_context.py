@@ -21,7 +21,7 @@ from shmlint.source import SourceText
 from tests.support import FIXTURES
 from tests.test_startup import loaded_by
 
-SCRIPT = '#!/bin/sh\necho "中文" &&\tdocker run --gpus all pytorch/pytorch torchrun x.py\n'
+SCRIPT = '#!/bin/sh\necho "中文" &&\tdocker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 x.py\n'
 
 
 def marker_under(lines: list[str], source_line: str) -> tuple[int, int]:
@@ -42,7 +42,7 @@ def test_the_marker_stands_under_the_span_after_a_tab_and_wide_characters() -> N
     source = SourceText("run.sh", SCRIPT)
     start = SCRIPT.index("docker")
     lines = snippet(source, source.span(start, start + len("docker")))
-    shown = 'echo "中文" &&  docker run --gpus all pytorch/pytorch torchrun x.py'  # the tab to column 16
+    shown = 'echo "中文" &&  docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 x.py'  # the tab to column 16
     assert f"2 | {shown}" in lines
     column, run = marker_under(lines, shown)
     assert (column, run) == (width('echo "中文" &&  '), len("docker"))
@@ -164,11 +164,11 @@ spec:
   containers:
     - image: pytorch/pytorch
       name: main
-      command: [torchrun, train.py]
+      command: [torchrun, --nproc_per_node=2, train.py]
       resources: {limits: {nvidia.com/gpu: 1}}
     - name: side
       image: pytorch/pytorch
-      command: [torchrun, train.py]
+      command: [torchrun, --nproc_per_node=2, train.py]
       resources: {limits: {nvidia.com/gpu: 1}}
       volumeMounts: [{name: dshm, mountPath: /dev/shm}]
   volumes:
