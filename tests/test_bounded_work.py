@@ -412,7 +412,9 @@ spec:
 """
 
 
-DOCKER = "docker run --rm --gpus all -v /data:/data pytorch/pytorch:2.3.0 torchrun --nproc_per_node=2 train.py --seed {i}\n"
+DOCKER = (
+    "docker run --rm --gpus all -v /data:/data pytorch/pytorch:2.3.0 torchrun --nproc_per_node=2 train.py --seed {i}\n"
+)
 
 
 def _fill(piece: str) -> str:
@@ -480,7 +482,12 @@ def test_quadlet_option_words_tokenise_each_piece_once(monkeypatch: pytest.Monke
         return real(text)
 
     monkeypatch.setattr(run_options, "commands", counting)
-    lines = ["[Container]", "Image=docker.io/pytorch/pytorch", "Exec=torchrun --nproc_per_node=2 train.py", "AddDevice=nvidia.com/gpu=all"]
+    lines = [
+        "[Container]",
+        "Image=docker.io/pytorch/pytorch",
+        "Exec=torchrun --nproc_per_node=2 train.py",
+        "AddDevice=nvidia.com/gpu=all",
+    ]
     lines += [f"PodmanArgs=--env A{index}=b" for index in range(2000)]
     text = "\n".join(lines) + "\n"
     findings = check_in_process("train.container", text, FileKind.UNIT)

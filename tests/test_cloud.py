@@ -161,7 +161,10 @@ def test_a_cloudformation_function_is_a_run_time_size_never_missing_nor_small(en
 
 
 def test_fargate_is_told_apart_warned_and_never_fixed(engine: Engine) -> None:
-    container = GPU_CONTAINER % ', "command": ["torchrun", "--nproc_per_node=2", "t.py"], "linuxParameters": {"sharedMemorySize": 64}'
+    container = (
+        GPU_CONTAINER
+        % ', "command": ["torchrun", "--nproc_per_node=2", "t.py"], "linuxParameters": {"sharedMemorySize": 64}'
+    )
     text = task(container, requiresCompatibilities=["FARGATE"])
     result = check(engine, "fargate.json", text)
     (finding,) = result.findings

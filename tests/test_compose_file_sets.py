@@ -25,7 +25,9 @@ from tests.support import run_shmlint
 BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun --nproc_per_node=2 train.py\n    shm_size: 128g\n"
 GPU = "services:\n  train:\n    deploy:\n      resources:\n        reservations:\n          devices:\n"
 GPU += "            - capabilities: [gpu]\n"
-UNSIZED_BASE = "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun --nproc_per_node=2 train.py\n"
+UNSIZED_BASE = (
+    "services:\n  train:\n    image: ghcr.io/acme/train:1\n    command: torchrun --nproc_per_node=2 train.py\n"
+)
 DEV_CONTAINER = '{"dockerComposeFile": "../docker-compose.yml", "service": "train", "hostRequirements": {"gpu": true}}'
 SET = "docker compose -f docker-compose.yml -f docker-compose.gpu.yml up -d\n"
 

@@ -24,7 +24,7 @@ jobs:
         run: |
           docker run --gpus all \\
             pytorch/pytorch:2.3.0 python train.py
-      - run: docker run --gpus all pytorch/pytorch:2.3.0 torchrun eval.py
+      - run: docker run --gpus all pytorch/pytorch:2.3.0 torchrun --nproc_per_node=2 eval.py
 """
 GITLAB_CI = """train:
   image: docker:24
@@ -32,7 +32,7 @@ GITLAB_CI = """train:
     - docker run --gpus all pytorch/pytorch:2.3.0 python train.py
     - >
       docker run --gpus all
-      pytorch/pytorch:2.3.0 torchrun eval.py
+      pytorch/pytorch:2.3.0 torchrun --nproc_per_node=2 eval.py
 """
 #: one flagged LF file of every format, by the name its format is recognised by
 SAMPLES = {

@@ -36,7 +36,10 @@ TF_GPU1 = 'name = "c", resourceRequirements = [{ type = "GPU", value = "1" }]'
 @pytest.mark.parametrize(
     ("container", "expected"),
     [
-        (f'"image": "nvcr.io/nvidia/pytorch:24.01-py3", "command": ["torchrun", "--nproc_per_node=2", "train.py"], {GPU1}', ["error"]),
+        (
+            f'"image": "nvcr.io/nvidia/pytorch:24.01-py3", "command": ["torchrun", "--nproc_per_node=2", "train.py"], {GPU1}',
+            ["error"],
+        ),
         (f'"image": "acme/app", "entryPoint": ["deepspeed"], "command": ["train.py"], {GPU1}', ["error"]),
         ('"image": "acme/app", "resourceRequirements": [{"type": "GPU", "value": "4"}]', ["info"]),  # a count only
         (f'"image": "acme/app", {GPU1}', ["info"]),  # one GPU, software unknown
@@ -95,7 +98,10 @@ Resources:
     ("command", "expected"),
     [
         ('"nvidia-smi"', ["info"]),  # a placeholder SubmitJob replaces: the GPU job's software is unknown
-        ('"torchrun", "fold.py"', ["error"]),  # a default command that names its software still counts
+        (
+            '"torchrun", "--nproc_per_node=2", "fold.py"',
+            ["error"],
+        ),  # a default command that names its software still counts
     ],
 )
 def test_a_batch_job_definitions_utility_command_is_a_placeholder(engine: Engine, command: str, expected: list) -> None:

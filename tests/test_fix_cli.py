@@ -128,7 +128,7 @@ def test_diff_has_git_headers_applies_with_patch_and_exits_1(tmp_path: Path, mon
         ("pods.yaml", (POD.replace("\n", "\r\n")).encode()),
         ("run.sh", SCRIPT.encode()),
         ("bom-pod.yaml", codecs.BOM_UTF8 + POD.encode()),  # the hunk is far from the BOM
-        ("bom-run.sh", codecs.BOM_UTF8 + b"docker run --gpus all pytorch/pytorch torchrun t.py\r\n"),
+        ("bom-run.sh", codecs.BOM_UTF8 + b"docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 t.py\r\n"),
     ],
     ids=["lf", "no-final-newline", "crlf", "shell", "bom-far", "bom-first-line"],
 )
@@ -285,8 +285,8 @@ def test_the_size_is_at_most_half_the_memory_limit(tmp_path: Path, invoke) -> No
         + "          memory: 3G\n"
     )
     (tmp_path / "run.sh").write_text(
-        "#!/bin/sh\ndocker run -m 4g --gpus all pytorch/pytorch torchrun t.py\n"
-        "docker run --memory=1g --gpus all pytorch/pytorch torchrun t.py\n"
+        "#!/bin/sh\ndocker run -m 4g --gpus all pytorch/pytorch torchrun --nproc_per_node=2 t.py\n"
+        "docker run --memory=1g --gpus all pytorch/pytorch torchrun --nproc_per_node=2 t.py\n"
     )
     result = invoke("fix", "--write", "--shm-size", "16Gi", str(tmp_path))
     assert result.exit_code == 0, result.output

@@ -189,25 +189,36 @@ CASES: dict[str, tuple[Writer, tuple]] = {
         file("q3.sh", b"docker run --gpus all $(pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"),
         ("any",),
     ),
-    "unterminated-backtick": (file("q4.sh", b"docker run --gpus all `pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"), ("any",)),
+    "unterminated-backtick": (
+        file("q4.sh", b"docker run --gpus all `pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"),
+        ("any",),
+    ),
     "unterminated-parameter": (file("q5.sh", b"docker run --gpus all ${IMAGE pytorch/pytorch\n"), ("any",)),
     "unterminated-heredoc": (file("q6.sh", b"cat <<EOF\n" + RUN.encode()), ("clean",)),
     "unterminated-fence": (file("fence.md", b"```sh\n" + RUN.encode()), ("finding", "SHM001", 2)),
     "trailing-backslash": (
-        file("bs.sh", b"docker run --gpus all pytorch/pytorch torchrun \\"),
+        file("bs.sh", b"docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 \\"),
         ("finding", "SHM001", 1),
     ),
     "docker-run-100000-characters": (
         file(
             "long.sh",
-            ("docker run --gpus all " + "-e VAR=value " * 7_700 + "pytorch/pytorch torchrun --nproc_per_node=2 train.py\n").encode(),
+            (
+                "docker run --gpus all "
+                + "-e VAR=value " * 7_700
+                + "pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"
+            ).encode(),
         ),
         ("finding", "SHM001", 1),
     ),
     "docker-run-100000-characters-markdown": (
         file(
             "long.md",
-            ("```sh\ndocker run --gpus all " + "-v /a:/b " * 11_000 + "pytorch/pytorch torchrun --nproc_per_node=2 x.py\n```\n").encode(),
+            (
+                "```sh\ndocker run --gpus all "
+                + "-v /a:/b " * 11_000
+                + "pytorch/pytorch torchrun --nproc_per_node=2 x.py\n```\n"
+            ).encode(),
         ),
         ("finding", "SHM001", 2),
     ),
@@ -785,7 +796,9 @@ def test_a_defect_in_one_file_is_that_files_finding_and_the_run_goes_on(
 
     monkeypatch.setattr(engine_module, "extract_file", broken)
     (tmp_path / "bad.sh").write_text("docker run --gpus all img\n", encoding="utf-8")
-    (tmp_path / "good.sh").write_text("docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n", encoding="utf-8")
+    (tmp_path / "good.sh").write_text(
+        "docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n", encoding="utf-8"
+    )
     engine = Engine(Settings(undecided="show"))
     with pytest.raises(ValueError, match="a defect"):
         engine.check_source(SourceText("bad.sh", "x\n"), FileKind.SHELL, "bad.sh")

@@ -88,7 +88,9 @@ def test_a_tmpfs_mounted_at_dev_shm_despite_ipc_none_is_judged_instead(mount: st
 
 
 def test_an_unresolvable_expansion_lowers_it_to_a_warning() -> None:
-    (finding,) = check("run.sh", f"docker run --gpus all --ipc=none $EXTRA {IMAGE} torchrun t.py\n").findings
+    (finding,) = check(
+        "run.sh", f"docker run --gpus all --ipc=none $EXTRA {IMAGE} torchrun --nproc_per_node=2 t.py\n"
+    ).findings
     assert finding.code == "SHM013" and finding.severity is Severity.WARNING
     assert "$EXTRA" in finding.detail
 

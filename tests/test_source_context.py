@@ -42,7 +42,9 @@ def test_the_marker_stands_under_the_span_after_a_tab_and_wide_characters() -> N
     source = SourceText("run.sh", SCRIPT)
     start = SCRIPT.index("docker")
     lines = snippet(source, source.span(start, start + len("docker")))
-    shown = 'echo "中文" &&  docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 x.py'  # the tab to column 16
+    shown = (
+        'echo "中文" &&  docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 x.py'  # the tab to column 16
+    )
     assert f"2 | {shown}" in lines
     column, run = marker_under(lines, shown)
     assert (column, run) == (width('echo "中文" &&  '), len("docker"))
