@@ -728,9 +728,7 @@ def test_a_service_only_the_override_file_defines_is_fixed(tmp_path: Path, invok
     """compose.override.yaml adds a GPU service: `check` reports it (in the override file) as fixable, so
     `fix --write` on the folder must fix it."""
     (tmp_path / "compose.yaml").write_text("services:\n  web:\n    image: nginx:1.27\n")
-    (tmp_path / "compose.override.yaml").write_text(
-        "services:\n  trainer:\n    image: vllm/vllm-openai:v0.6.3\n"
-    )
+    (tmp_path / "compose.override.yaml").write_text("services:\n  trainer:\n    image: vllm/vllm-openai:v0.6.3\n")
     checked = invoke("check", str(tmp_path))
     assert "compose.override.yaml:2:3: SHM001" in checked.stdout and "1 fixable" in checked.stdout
     invoke("fix", "--write", str(tmp_path))

@@ -537,9 +537,7 @@ def test_a_service_that_is_itself_the_anchor_does_not_drag_others_along() -> Non
 def test_a_service_written_as_an_alias_is_fixed_or_not_called_fixable(flow: bool) -> None:
     """``train: *gpu`` has no mapping of its own: either it is fixed, or its finding must not claim a fix."""
     anchor = (
-        "x-gpu: &gpu {image: vllm/vllm-openai:v0.6.3}\n"
-        if flow
-        else "x-gpu: &gpu\n  image: vllm/vllm-openai:v0.6.3\n"
+        "x-gpu: &gpu {image: vllm/vllm-openai:v0.6.3}\n" if flow else "x-gpu: &gpu\n  image: vllm/vllm-openai:v0.6.3\n"
     )
     text = anchor + "services:\n  train: *gpu\n"
     source = SourceText(str(PATH), text)
@@ -570,9 +568,7 @@ def test_an_empty_shm_size_gets_a_value_instead_of_a_second_key() -> None:
 def test_a_service_in_another_services_ipc_namespace_converges() -> None:
     """``ipc: service:a``: the GPU service's /dev/shm is a's. Its own shm_size does not count, so adding one does
     not fix the finding; the fixer must size a (or offer nothing), never stack shm_size keys round after round."""
-    text = (
-        "services:\n  a:\n    image: httpd:2.4\n  b:\n    image: vllm/vllm-openai:v0.6.3\n    ipc: service:a\n"
-    )
+    text = "services:\n  a:\n    image: httpd:2.4\n  b:\n    image: vllm/vllm-openai:v0.6.3\n    ipc: service:a\n"
     result, after = _fix_compose(text)
     assert not proofs.duplicate_keys(result.text), f"a key written several times:\n{result.text}"
     assert not _wanted(after.findings, False), f"still fixable after the fix:\n{result.text}"
