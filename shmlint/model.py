@@ -18,16 +18,6 @@ from shmlint.source import SourceText, Span
 if TYPE_CHECKING:
     from typing import Protocol, TypeAlias
 
-    from shmlint.targets import (
-        AwsContainerTarget,
-        AzureJobTarget,
-        CallTarget,
-        CommandTarget,
-        HclTarget,
-        RayTarget,
-        TableTarget,
-    )
-
 
 class WorkloadFormat(StrEnum):
     """The language a workload is declared in, which decides how a fix is spelled.
@@ -223,50 +213,20 @@ class DataLoaderHint(NamedTuple):
     span: Span | None = None
 
 
-class PodTarget(NamedTuple):
-    """Where the Kubernetes fixer writes: the pod spec (holds ``volumes``) and the container (holds mounts), by the
-    offsets of their mappings in the file, so the target is plain data that crosses process boundaries."""
-
-    pod_start: int
-    container_start: int
-    volume_names: frozenset[str]
-    memory_cap: int | None = None  # half the smallest memory limit among the pod's containers
-
-
-class ServiceTarget(NamedTuple):
-    """Where a service-level ``shm_size`` can be written in the file that defines the service: the service's own
-    mapping, never an anchor it merges from, so an edit changes this service only and touches the fewest bytes."""
-
-    path: str
-    service: str
-    mapping_start: int  # offset of the service's own mapping node in that file
-    shm_size: Span | None  # the mapping's own ``shm_size`` value
+if TYPE_CHECKING:
+    #: what a format's fixer needs to write a fix, as plain data that crosses process boundaries: a NamedTuple of
+    #: the format's own (``shmlint/formats/<name>/target.py``), only that format's writer reads it; None where no
+    #: fix can be written (a TrainJob's trainer...)
+    FixTarget: TypeAlias = tuple[object, ...] | None
 
 
 class BlockTarget(NamedTuple):
-    """A Kubernetes or compose target inside a documentation code block (``start``..``end`` of the file): the
-    format's fixer writes in the block read as its own file, and the block must still parse afterwards."""
+    """Any format's target inside a documentation code block (``start``..``end`` of the file): the format's fixer
+    writes in the block read as its own file, and the block must still parse afterwards (``shmlint.edits``)."""
 
     start: int
     end: int
-    inner: PodTarget | ServiceTarget
-
-
-if TYPE_CHECKING:
-    #: what a format's fixer needs to write a fix; None where no fix can be written (a TrainJob's trainer...)
-    FixTarget: TypeAlias = (
-        PodTarget
-        | ServiceTarget
-        | CommandTarget
-        | HclTarget
-        | CallTarget
-        | RayTarget
-        | BlockTarget
-        | AwsContainerTarget
-        | AzureJobTarget
-        | TableTarget
-        | None
-    )
+    inner: FixTarget
 
 
 class Workload(NamedTuple):
@@ -292,6 +252,9 @@ class Workload(NamedTuple):
     processes: int | None = None  # training processes the platform starts in the container, where the file says
     launch: Launch | None = None  # what it starts, for following into the repository (Kubernetes, compose)
     project: ProjectFacts | None = None  # what the repository's files it runs show, set before the rules run
+    #: the most a new memory volume its fix adds may use when the pod's containers share it: half the smallest
+    #: memory limit among them (``shmlint.sizing``); None where the fix adds no shared volume
+    volume_cap: int | None = None
 
     @property
     def format(self) -> WorkloadFormat:

@@ -30,7 +30,6 @@ LAYERS: tuple[frozenset[str], ...] = (
             "patterns",
             "configured_patterns",
             "model",
-            "targets",
             "infile",
         }
     ),
