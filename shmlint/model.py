@@ -68,6 +68,9 @@ class WorkloadId(NamedTuple):
     ``role`` names the pod inside its object (``Worker``, ``head``, ``template train``); ``container_kind`` says
     what holds the container (``container``, ``init container``, ``predictor``, ``trainer``, ``script``).
     ``occurrence`` tells apart workloads with the same other fields in one file (two ``docker run`` lines).
+
+    How it is shown follows from what it names, whatever the format: what holds a container under its owner; else
+    its kind and name (a compose service); else its kind and line (a command line names neither).
     """
 
     format: WorkloadFormat
@@ -80,10 +83,8 @@ class WorkloadId(NamedTuple):
 
     def display(self, line: int) -> str:
         """'Deployment/trainer, container "main"', 'service "web"', 'docker run (line 12)'."""
-        if self.format is WorkloadFormat.COMPOSE:
-            return f'{self.kind} "{self.name}"'
-        if self.format is WorkloadFormat.COMMAND:
-            return f"{self.kind} (line {line})"
+        if not self.container_kind:
+            return f'{self.kind} "{self.name}"' if self.name else f"{self.kind} (line {line})"
         owner = " ".join(filter(None, (f"{self.kind}/{self.name}", self.role)))
         holder = f'{self.container_kind} "{self.container}"' if self.container else self.container_kind
         return f"{owner}, {holder}"

@@ -183,6 +183,16 @@ def test_workload_identity_is_data_and_results_pickle(tmp_path: Path, engine: En
     assert restored.findings == result.findings and all(f.workload.target for f in restored.findings)
 
 
+@pytest.mark.parametrize("workload_format", list(WorkloadFormat))
+def test_workload_display_follows_its_fields_not_its_format(workload_format: WorkloadFormat) -> None:
+    """A format adds no branch to the model: what an identity names decides how it is shown."""
+    contained = WorkloadId(workload_format, "Deployment", "trainer", "Worker", "container", "main")
+    assert contained.display(7) == 'Deployment/trainer Worker, container "main"'
+    assert contained._replace(container="").display(7) == "Deployment/trainer Worker, container"
+    assert WorkloadId(workload_format, "service", "web").display(7) == 'service "web"'
+    assert WorkloadId(workload_format, "docker run").display(7) == "docker run (line 7)"
+
+
 def test_exit_code_does_not_depend_on_argument_order(tmp_path: Path, invoke) -> None:
     """Each folder's own fail-on decides for its files: with a (fail-on error) and b (fail-on info) over the same
     info finding, ``check a b`` and ``check b a`` both fail, because b's finding reaches b's threshold."""
