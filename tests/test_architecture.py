@@ -30,6 +30,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "patterns",
             "configured_patterns",
             "model",
+            "results",
             "infile",
         }
     ),

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import FileResult, RenderRecord, RenderStatus
 from shmlint.named_tuple import NamedTuple
 from shmlint.render.graph import walk
 from shmlint.render.links import chart_blocker
 from shmlint.render.process import Sandbox, find_program, find_sandbox
+from shmlint.results import FileResult, RenderRecord, RenderStatus
 from shmlint.severity import Severity
 from shmlint.source import InputError, SourceText, Span, read_bytes
 
