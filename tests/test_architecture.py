@@ -190,7 +190,7 @@ SHARED_TARGETS = {("model.py", "BlockTarget"), ("extract/commandline.py", "Comma
 
 
 def test_fix_targets_live_with_their_formats() -> None:
-    """A format's fix target is its own ``formats/<name>/target.py``: adding a format adds no target to a shared module."""
+    """A format's fix target is in its own ``formats/<name>/target.py``: a new format adds none to a shared module."""
     found = set()
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
