@@ -26,7 +26,7 @@ spec:
   containers:
   - name: gpu
     image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
-    command: ["torchrun", "--nproc_per_node=2", "train.py"]
+    command: ["torchrun", "train.py"]
     resources:
       limits:
         nvidia.com/gpu: 1
@@ -36,7 +36,7 @@ spec:
 POD_LINE = 7  # where SHM001 is reported: the container's "name" key
 
 
-RUN = "docker run --rm --gpus all pytorch/pytorch:2.3.0 torchrun --nproc_per_node=2 train.py\n"
+RUN = "docker run --rm --gpus all pytorch/pytorch:2.3.0 torchrun train.py\n"
 
 
 def decoded(stream: bytes) -> str:
@@ -134,7 +134,10 @@ def bomb(kind: str, levels: int = 12, width: int = 10) -> str:
     return "\n".join(lines) + "\n"
 
 
-POD_TEMPLATE = """apiVersion: v1
+#: torchrun with its process count: several local processes are the evidence of a need (NCCL between them)
+TORCHRUN_COMMAND = '["torchrun", "--nproc_per_node=2", "train.py"]'
+POD_TEMPLATE = (
+    """apiVersion: v1
 kind: Pod
 metadata:
   name: {name}
@@ -142,8 +145,10 @@ spec:
   containers:
   - name: train
     image: nvcr.io/nvidia/pytorch:24.05-py3
-    command: ["torchrun", "--nproc_per_node=2", "train.py"]
-"""
+    command: """
+    + TORCHRUN_COMMAND
+    + "\n"
+)
 
 
 def assert_clean_error(run: subprocess.CompletedProcess, *needles: str) -> None:
@@ -175,7 +180,7 @@ spec:
   containers:
   - name: c0
     image: pytorch/pytorch
-    command: [torchrun, --nproc_per_node=2, train.py]
+    command: [torchrun, train.py]
     env: &env [{{name: NVIDIA_VISIBLE_DEVICES, value: "{value}"}}]
     resources: &res {{limits: {{nvidia.com/gpu: 1}}}}
 {more}"""
@@ -208,4 +213,4 @@ def config_error(start: Path) -> str:
     return str(error.value)
 
 
-RUN_SCRIPT = "#!/bin/sh\ndocker run --gpus all pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime torchrun --nproc_per_node=2 train.py\n"
+RUN_SCRIPT = "#!/bin/sh\ndocker run --gpus all pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime torchrun train.py\n"

@@ -26,6 +26,7 @@ from tests.hostile import (
     POD,
     POD_TEMPLATE,
     RUN,
+    TORCHRUN_COMMAND,
     aliased_pod,
     assert_good_pod_still_checked,
     assert_no_crash,
@@ -87,9 +88,7 @@ def write_backtracking_patterns(folder: Path) -> list[str]:
     (folder / "comment.yaml").write_text(f"# {line}\nkind: ConfigMap\n", encoding="utf-8")
     (folder / "notes.sh").write_text(f"echo {line}\n", encoding="utf-8")
     (folder / "pod.yaml").write_text(
-        POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", line).replace(
-            '["torchrun", "--nproc_per_node=2", "train.py"]', f'["{line}"]'
-        ),
+        POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", line).replace(TORCHRUN_COMMAND, f'["{line}"]'),
         encoding="utf-8",
     )
     return ["."]
@@ -195,7 +194,7 @@ def test_configured_patterns_are_matched_on_values_not_files() -> None:
     signals = Signals(torch_images=(*Signals().torch_images, "corp/trainer"))
     engine = Engine(Settings(signals=signals, shm_images=("corp/trainer",)))  # and its software needs /dev/shm
     pod = POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1").replace(
-        '["torchrun", "--nproc_per_node=2", "train.py"]', '["run"]'
+        TORCHRUN_COMMAND, '["run"]'
     )
     found = engine.check_source(SourceText("p.yaml", pod), FileKind.YAML, Path("p.yaml")).findings
     assert [f.code for f in found] == ["SHM001"]
@@ -273,7 +272,7 @@ def test_a_flow_sequence_under_the_budget_is_still_checked() -> None:
 
 
 def test_too_many_command_lines_are_too_complex(tmp_path: Path) -> None:
-    line = "docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"
+    line = "docker run --gpus all pytorch/pytorch torchrun train.py\n"
     (tmp_path / "run.sh").write_text(line * 6000, encoding="utf-8")
     run = run_shmlint_bytes("check", "run.sh", cwd=tmp_path, timeout=120)
     assert run.returncode == 1 and b"too complex to check" in run.stdout
@@ -412,9 +411,7 @@ spec:
 """
 
 
-DOCKER = (
-    "docker run --rm --gpus all -v /data:/data pytorch/pytorch:2.3.0 torchrun --nproc_per_node=2 train.py --seed {i}\n"
-)
+DOCKER = "docker run --rm --gpus all -v /data:/data pytorch/pytorch:2.3.0 torchrun train.py --seed {i}\n"
 
 
 def _fill(piece: str) -> str:
@@ -482,12 +479,7 @@ def test_quadlet_option_words_tokenise_each_piece_once(monkeypatch: pytest.Monke
         return real(text)
 
     monkeypatch.setattr(run_options, "commands", counting)
-    lines = [
-        "[Container]",
-        "Image=docker.io/pytorch/pytorch",
-        "Exec=torchrun --nproc_per_node=2 train.py",
-        "AddDevice=nvidia.com/gpu=all",
-    ]
+    lines = ["[Container]", "Image=docker.io/pytorch/pytorch", "Exec=torchrun train.py", "AddDevice=nvidia.com/gpu=all"]
     lines += [f"PodmanArgs=--env A{index}=b" for index in range(2000)]
     text = "\n".join(lines) + "\n"
     findings = check_in_process("train.container", text, FileKind.UNIT)
@@ -618,7 +610,7 @@ def test_a_unit_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.Monke
     import shmlint.extract.dispatch as dispatch
 
     monkeypatch.setattr(dispatch, "MAX_PARSE_TOKENS", 500)
-    head = "[Container]\nImage=docker.io/pytorch/pytorch\nExec=torchrun --nproc_per_node=2 train.py\nAddDevice=nvidia.com/gpu=all\n"
+    head = "[Container]\nImage=docker.io/pytorch/pytorch\nExec=torchrun train.py\nAddDevice=nvidia.com/gpu=all\n"
     keys = "".join(f"PodmanArgs=--env A{index}=b\n" for index in range(100))  # 9 tokens a line
     (finding,) = check_in_process("train.container", head + keys, FileKind.UNIT)
     assert finding == "SHM000 too complex to check in bounded work (more than 500 tokens)"
