@@ -26,7 +26,7 @@ spec:
   containers:
   - name: gpu
     image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
-    command: ["torchrun", "train.py"]
+    command: ["torchrun", "--nproc_per_node=2", "train.py"]
     resources:
       limits:
         nvidia.com/gpu: 1
@@ -36,7 +36,7 @@ spec:
 POD_LINE = 7  # where SHM001 is reported: the container's "name" key
 
 
-RUN = "docker run --rm --gpus all pytorch/pytorch:2.3.0 torchrun train.py\n"
+RUN = "docker run --rm --gpus all pytorch/pytorch:2.3.0 torchrun --nproc_per_node=2 train.py\n"
 
 
 def decoded(stream: bytes) -> str:
@@ -180,7 +180,7 @@ spec:
   containers:
   - name: c0
     image: pytorch/pytorch
-    command: [torchrun, train.py]
+    command: [torchrun, --nproc_per_node=2, train.py]
     env: &env [{{name: NVIDIA_VISIBLE_DEVICES, value: "{value}"}}]
     resources: &res {{limits: {{nvidia.com/gpu: 1}}}}
 {more}"""
@@ -213,4 +213,4 @@ def config_error(start: Path) -> str:
     return str(error.value)
 
 
-RUN_SCRIPT = "#!/bin/sh\ndocker run --gpus all pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime torchrun train.py\n"
+RUN_SCRIPT = "#!/bin/sh\ndocker run --gpus all pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime torchrun --nproc_per_node=2 train.py\n"

@@ -272,7 +272,7 @@ def test_a_flow_sequence_under_the_budget_is_still_checked() -> None:
 
 
 def test_too_many_command_lines_are_too_complex(tmp_path: Path) -> None:
-    line = "docker run --gpus all pytorch/pytorch torchrun train.py\n"
+    line = "docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n"
     (tmp_path / "run.sh").write_text(line * 6000, encoding="utf-8")
     run = run_shmlint_bytes("check", "run.sh", cwd=tmp_path, timeout=120)
     assert run.returncode == 1 and b"too complex to check" in run.stdout
@@ -411,7 +411,9 @@ spec:
 """
 
 
-DOCKER = "docker run --rm --gpus all -v /data:/data pytorch/pytorch:2.3.0 torchrun train.py --seed {i}\n"
+DOCKER = (
+    "docker run --rm --gpus all -v /data:/data pytorch/pytorch:2.3.0 torchrun --nproc_per_node=2 train.py --seed {i}\n"
+)
 
 
 def _fill(piece: str) -> str:
@@ -479,7 +481,12 @@ def test_quadlet_option_words_tokenise_each_piece_once(monkeypatch: pytest.Monke
         return real(text)
 
     monkeypatch.setattr(run_options, "commands", counting)
-    lines = ["[Container]", "Image=docker.io/pytorch/pytorch", "Exec=torchrun train.py", "AddDevice=nvidia.com/gpu=all"]
+    lines = [
+        "[Container]",
+        "Image=docker.io/pytorch/pytorch",
+        "Exec=torchrun --nproc_per_node=2 train.py",
+        "AddDevice=nvidia.com/gpu=all",
+    ]
     lines += [f"PodmanArgs=--env A{index}=b" for index in range(2000)]
     text = "\n".join(lines) + "\n"
     findings = check_in_process("train.container", text, FileKind.UNIT)
@@ -610,7 +617,7 @@ def test_a_unit_beyond_the_token_budget_is_too_complex(monkeypatch: pytest.Monke
     import shmlint.extract.dispatch as dispatch
 
     monkeypatch.setattr(dispatch, "MAX_PARSE_TOKENS", 500)
-    head = "[Container]\nImage=docker.io/pytorch/pytorch\nExec=torchrun train.py\nAddDevice=nvidia.com/gpu=all\n"
+    head = "[Container]\nImage=docker.io/pytorch/pytorch\nExec=torchrun --nproc_per_node=2 train.py\nAddDevice=nvidia.com/gpu=all\n"
     keys = "".join(f"PodmanArgs=--env A{index}=b\n" for index in range(100))  # 9 tokens a line
     (finding,) = check_in_process("train.container", head + keys, FileKind.UNIT)
     assert finding == "SHM000 too complex to check in bounded work (more than 500 tokens)"

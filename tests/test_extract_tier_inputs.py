@@ -54,7 +54,7 @@ def test_ecs_json_containers_carry_image_command_and_count(engine: Engine, conta
 @pytest.mark.parametrize(
     ("container", "expected"),
     [
-        (f'{TF_GPU1}, image = "acme/app", command = ["torchrun", "train.py"]', ["error"]),
+        (f'{TF_GPU1}, image = "acme/app", command = ["torchrun", "--nproc_per_node=2", "train.py"]', ["error"]),
         ('name = "c", image = "acme/app", resourceRequirements = [{ type = "GPU", value = "2" }]', ["info"]),
         (f'{TF_GPU1}, image = "acme/app"', ["info"]),
         (f'{TF_GPU1}, image = "acme/app", command = ["nvidia-smi"]', []),
@@ -99,7 +99,10 @@ Resources:
     ("command", "expected"),
     [
         ('"nvidia-smi"', ["info"]),  # a placeholder SubmitJob replaces: the GPU job's software is unknown
-        ('"torchrun", "fold.py"', ["error"]),  # a default command that names its software still counts
+        (
+            '"torchrun", "--nproc_per_node=2", "fold.py"',
+            ["error"],
+        ),  # a default command that names its software still counts
     ],
 )
 def test_a_batch_job_definitions_utility_command_is_a_placeholder(engine: Engine, command: str, expected: list) -> None:
