@@ -68,11 +68,9 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://github.com/pytorch/pytorch/blob/v2.13.0/torch/distributed/run.py',
   None,
   None,
-  ('(?:(^|[ /])torchrun( |$)[^;&|]{0,256} --(num[_-])?workers[= ]+0\\b)|(?:-m '
-   '+torch\\.distributed\\.(run|launch)\\b[^;&|]{0,256} --(num[_-])?workers[= ]+0\\b)|(?:(^|[ /])torchrun( '
-   '|$)[^;&|]{0,256} --dataloader[_-]num[_-]workers[= ]+0\\b)|(?:-m '
-   '+torch\\.distributed\\.(run|launch)\\b[^;&|]{0,256} --dataloader[_-]num[_-]workers[= ]+0\\b)',
-   ('--dataloader', 'torch.distributed.', 'torchrun')),
+  ('(?:((^|[ /])torchrun( |$)|-m +torch\\.distributed\\.(run|launch)\\b)[^;&|]{0,256} '
+   '--(dataloader[_-]num[_-]|num[_-])?workers[= ]+0\\b)',
+   ('torch.distributed.', 'torchrun')),
   True,
   False,
   False,
