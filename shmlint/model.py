@@ -18,6 +18,7 @@ from shmlint.source import SourceText, Span
 if TYPE_CHECKING:
     from typing import Protocol, TypeAlias
 
+    from shmlint.formats.ansible.target import AnsibleTarget
     from shmlint.targets import (
         AwsContainerTarget,
         AzureJobTarget,
@@ -52,6 +53,8 @@ class WorkloadFormat(StrEnum):
     DEVCONTAINER = "devcontainer"  # devcontainer.json ``runArgs``, ``hostRequirements``, ``containerEnv``
     CI_JOB = "ci-job"  # a CI job's own container: GitHub Actions container/services options, Jenkins docker agents
     GITLAB_RUNNER = "gitlab-runner"  # a GitLab runner's config.toml ``[runners.docker]``
+    # configuration management
+    ANSIBLE = "ansible"  # an Ansible task's docker_container/podman_container module arguments
 
 
 class Tier(IntEnum):
@@ -265,6 +268,7 @@ if TYPE_CHECKING:
         | AwsContainerTarget
         | AzureJobTarget
         | TableTarget
+        | AnsibleTarget
         | None
     )
 

@@ -1,0 +1,219 @@
+"""``community.docker.docker_container`` and ``containers.podman.podman_container`` task arguments read into the
+docker options judge's view (``shmlint.containers.docker``).
+
+docker_container: ``shm_size``, ``ipc_mode``, ``memory``, ``device_requests`` (a GPU request: the ``nvidia``
+driver or the ``gpu`` capability, with ``count``, -1 for all, or ``device_ids``), ``runtime``, ``devices``,
+``env``, ``tmpfs`` (``path:options`` strings), ``mounts``, ``volumes``, ``image``, ``command``, ``entrypoint``,
+``working_dir``. podman_container names some differently: ``ipc``, ``device``, ``gpus``, ``tmpfs`` as a mapping,
+``volume``, ``workdir``. A task with ``state: absent`` or ``stopped`` starts nothing. Arguments given under the
+task's ``args`` count too (the module's own win). A value with Jinja is known only at run time.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+
+from shmlint import sizes
+from shmlint.containers import base_dir
+from shmlint.containers.docker import (
+    DEVICE,
+    ENV,
+    GPU,
+    GPUS,
+    IPC,
+    MOUNT,
+    RUNTIME,
+    SHM_SIZE,
+    TMPFS,
+    DockerOptions,
+    Setting,
+    judge_docker,
+    tmpfs_size,
+)
+from shmlint.formats.ansible.target import AnsibleTarget
+from shmlint.formats.ansible.tasks import Task
+from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, scalar, sequence
+from shmlint.runtime.shm import is_shm_path
+from shmlint.signals import Signals
+from shmlint.source import SourceText, Span
+
+_NOT_STARTED = frozenset({"absent", "stopped"})
+#: the podman_container spelling of each docker_container argument read here
+_PODMAN = {"ipc_mode": "ipc", "devices": "device", "volumes": "volume", "working_dir": "workdir"}
+
+
+def container_workload(source: SourceText, m: Mappings, task: Task, signals: Signals) -> Workload | None:
+    """The container a task starts, or None when it starts none (``state: absent``, arguments not a mapping)."""
+    if not isinstance(task.value, MappingNode):
+        return None  # key=value free form: not read
+    args = _Args(source, m, task)
+    if (args.text("state") or "").strip() in _NOT_STARTED:
+        return None
+    image = args.node("image")
+    command, entrypoint = args.node("command"), args.node("entrypoint")
+    where = command or image
+    memory = args.node("memory")
+    image_name = args.text("image")
+    view = DockerOptions(
+        base_dir=base_dir(source.path),
+        settings=(*_gpu(args), *_env(args), *_shm(args)),
+        image=image_name if image_name and "{{" not in image_name else None,
+        image_span=args.span(image) if image is not None else None,
+        entrypoint=_words(entrypoint),
+        arguments=_words(command),
+        command_span=args.span(where) if where is not None else None,
+        working_dir=args.text("working_dir") or "",
+        memory=args.size(memory) if memory is not None else None,
+    )
+    shm_size = m.get(task.value, "shm_size")
+    own_size = args.span(shm_size) if isinstance(shm_size, ScalarNode) else None
+    name = args.text("name") or ""
+    return judge_docker(view, signals).workload(
+        WorkloadId(WorkloadFormat.ANSIBLE, task.module, task.name or name, "", "container", name),
+        args.span(task.key),
+        AnsibleTarget(task.value.start_mark.index, own_size),
+    )
+
+
+class _Args:
+    """A task's module arguments: the module's mapping, then the task's ``args``; each by its docker_container
+    name or the podman_container one."""
+
+    def __init__(self, source: SourceText, m: Mappings, task: Task) -> None:
+        self.source, self.m = source, m
+        self.layers = [task.value, m.get(task.task, "args")]
+        self.podman = task.module == "podman_container"
+
+    def node(self, name: str) -> Node | None:
+        key = _PODMAN.get(name, name) if self.podman else name
+        for layer in self.layers:
+            found = self.m.get(layer, key)
+            if found is not None:
+                return found
+        return None
+
+    def text(self, name: str) -> str | None:
+        return scalar(self.node(name))
+
+    def span(self, node: Node) -> Span:
+        return self.source.span(node.start_mark.index, node.end_mark.index)
+
+    def size(self, node: Node) -> Size:
+        """A size in docker's grammar (a YAML number is bytes); Jinja makes it known only at run time."""
+        text = scalar(node) or ""
+        span = self.span(node)
+        if "{{" in text or not isinstance(node, ScalarNode):
+            return Size(text, None, span, sizes.DOCKER)
+        if node.tag.endswith(":int") and text.isdigit():
+            return Size(text, int(text), span, sizes.DOCKER)
+        parsed = sizes.parse_docker(text)
+        return Size(text, parsed.bytes, span, sizes.DOCKER, parsed.error, parsed.suggestion)
+
+
+def _words(node: Node | None) -> tuple[str, ...]:
+    """A command as the module splits it: a string with shell quoting, or a list."""
+    if isinstance(node, ScalarNode):
+        try:
+            return tuple(shlex.split(node.value))
+        except ValueError:  # an unclosed quote: the module refuses it too
+            return tuple(node.value.split())
+    return tuple(text for item in sequence(node) if (text := scalar(item)) is not None)
+
+
+def _gpu(args: _Args) -> Iterator[Setting]:
+    """GPU device requests, podman's ``gpus``, the runtime and GPU device nodes."""
+    for request in sequence(args.node("device_requests")):
+        driver = scalar(args.m.get(request, "driver")) or ""
+        capabilities = {scalar(c) for group in sequence(args.m.get(request, "capabilities")) for c in sequence(group)}
+        if driver != "nvidia" and "gpu" not in capabilities:
+            continue
+        count = scalar(args.m.get(request, "count"))
+        ids = [text for item in sequence(args.m.get(request, "device_ids")) if (text := scalar(item)) is not None]
+        text = args.source.text[request.start_mark.index : request.end_mark.index]
+        shown = f"device_requests {' '.join(text.split())[:60]}"
+        if ids:
+            yield Setting(GPUS, "device=" + ",".join(ids), shown, args.span(request))
+        elif count is not None and "{{" not in count:
+            yield Setting(GPUS, "all" if count.strip() == "-1" else count.strip(), shown, args.span(request))
+        else:
+            yield Setting(GPU, None, shown, args.span(request))
+    for name, kind in (("gpus", GPUS), ("runtime", RUNTIME)):
+        node = args.node(name)
+        if node is not None:
+            value = scalar(node)
+            yield Setting(kind, value, f"{name}: {value or '?'}", args.span(node), computed=_jinja(value))
+    for device in sequence(args.node("devices")):
+        path = (scalar(device) or scalar(args.m.get(device, "path_on_host")) or "").split(":", 1)[0]
+        yield Setting(DEVICE, path, f"devices {path}", args.span(device))
+
+
+def _env(args: _Args) -> Iterator[Setting]:
+    for name, (_, value) in args.m.items(args.node("env")).items():
+        text = scalar(value)
+        if text is not None:
+            yield Setting(ENV, f"{name}={text}", f"env {name}={text}", args.span(value), computed=_jinja(text))
+
+
+def _shm(args: _Args) -> Iterator[Setting]:
+    size = args.node("shm_size")
+    if size is not None:
+        yield Setting(SHM_SIZE, None, "shm_size", args.span(size), args.size(size))
+    ipc = args.node("ipc_mode")
+    if ipc is not None:
+        value = scalar(ipc)
+        shown = f"{'ipc' if args.podman else 'ipc_mode'}: {value or '?'}"
+        yield Setting(IPC, value, shown, args.span(ipc), computed=_jinja(value))
+    yield from _tmpfs(args)
+    yield from _mounts(args)
+
+
+def _tmpfs(args: _Args) -> Iterator[Setting]:
+    """docker_container's ``path:options`` strings, podman_container's ``path: options`` mapping."""
+    tmpfs = args.node("tmpfs")
+    entries: list[tuple[str, str | None, Node]] = []
+    if isinstance(tmpfs, MappingNode):
+        entries = [(path, scalar(value), value) for path, (_, value) in args.m.items(tmpfs).items()]
+    else:
+        for item in sequence(tmpfs):
+            folder, _, written = (scalar(item) or "").partition(":")
+            entries.append((folder, written, item))
+    for path, options, node in entries:
+        if is_shm_path(path):
+            span = args.span(node)
+            text = args.source.text[node.start_mark.index : node.end_mark.index]
+            yield Setting(TMPFS, options, "tmpfs /dev/shm", span, tmpfs_size(options or "", text, span))
+
+
+def _mounts(args: _Args) -> Iterator[Setting]:
+    """docker_container ``mounts`` (``type`` volume unless said) and ``volumes``/``volume`` strings at /dev/shm."""
+    for mount in sequence(args.node("mounts")):
+        if not is_shm_path(scalar(args.m.get(mount, "target")) or ""):
+            continue
+        kind = scalar(args.m.get(mount, "type")) or "volume"
+        span = args.span(mount)
+        if kind == "tmpfs":
+            value = args.m.get(mount, "tmpfs_size")
+            yield Setting(MOUNT, "tmpfs", "mounts tmpfs /dev/shm", span, args.size(value) if value else None)
+        elif kind == "bind":
+            host = scalar(args.m.get(mount, "source")) or "?"
+            yield Setting(MOUNT, "bind", f"mounts bind of {host}", span, host=host)
+        else:
+            yield Setting(MOUNT, "volume", f"mounts {kind} at /dev/shm", span)
+    for volume in sequence(args.node("volumes")):
+        parts = (scalar(volume) or "").split(":")
+        if len(parts) >= 2 and is_shm_path(parts[1]):
+            host = parts[0]
+            bind = host.startswith(("/", ".", "~"))
+            yield Setting(
+                MOUNT,
+                "bind" if bind else "volume",
+                f"volumes {host}:{parts[1]}",
+                args.span(volume),
+                host=host if bind else None,
+            )
+
+
+def _jinja(value: str | None) -> bool:
+    return value is not None and "{{" in value
