@@ -36,7 +36,7 @@ def _detect(source: SourceText, documents: list[Node]) -> bool:
 
 FORMAT = Format(
     name="ansible",
-    label="Ansible playbook and task file",
+    label="Ansible",
     workload_format=WorkloadFormat.ANSIBLE,
     remedy="set shm_size in the task's docker_container/podman_container arguments (e.g. shm_size: 8g)",
     fix_in_short="set shm_size on the task",

@@ -71,7 +71,7 @@ def container_workload(source: SourceText, m: Mappings, task: Task, signals: Sig
     own_size = args.span(shm_size) if isinstance(shm_size, ScalarNode) else None
     name = args.text("name") or ""
     return judge_docker(view, signals).workload(
-        WorkloadId(WorkloadFormat.ANSIBLE, task.module, task.name or name, "", "container", name),
+        WorkloadId(WorkloadFormat.ANSIBLE, "task", task.name or name, "", task.module, name),
         args.span(task.key),
         AnsibleTarget(task.value.start_mark.index, own_size),
     )

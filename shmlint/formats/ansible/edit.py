@@ -30,7 +30,7 @@ def _sizes_own(fix: Fix, target: AnsibleTarget) -> bool:
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
     target = workload.target
-    return isinstance(target, AnsibleTarget) and _sizes_own(fix, target) and bool(edits_for(fix, workload, source))
+    return isinstance(target, AnsibleTarget) and _sizes_own(fix, target)
 
 
 def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
@@ -38,7 +38,7 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     if not isinstance(target, AnsibleTarget) or not _sizes_own(fix, target) or fix.size_bytes is None:
         return []
     module = mappings_at(source, (target.module_start,)).get(target.module_start)
-    if module is None or not module.value:
+    if module is None:
         return []
     size = format_docker(fix.size_bytes)
     if target.shm_size is not None:
