@@ -53,7 +53,9 @@ def _fixed(engine: Engine, text: str, path: str = "site.yml") -> str:
         ("- name: t\n  shell: echo\n", "roles/gpu/tasks/main.yml"),  # an Ansible folder
         ("- name: t\n  shell: echo\n", "playbooks/run.yml"),
         ("- block:\n    - shell: echo\n  when: gpu\n", "x.yml"),
-        ("- name: t\n  shell: echo\n  with_items: [a]\n  become: true\n", "x.yml"),
+        ("- name: t\n  shell: echo\n  with_items: [a]\n", "x.yml"),
+        ("- name: t\n  get_url: {url: x}\n- name: u\n  shell: echo\n", "x.yml"),  # a well-known module
+        ("- name: t\n  docker_container: {image: x}\n", "x.yml"),
     ],
 )
 def test_plays_and_task_lists_are_ansible(text: str, path: str) -> None:

@@ -4,7 +4,8 @@ A playbook is a list of plays (``hosts``, or ``import_playbook``); a task file (
 list of tasks. A task is a mapping of task keywords (``name``, ``register``, ``when``, ``become``...) and exactly
 one module key (``shell``, ``community.docker.docker_container``), or a ``block`` of tasks. Many YAML lists have
 ``name`` keys, so a file is Ansible only when every item is a play or a task and something only Ansible writes is
-there: a play, a keyword other than ``name``, a collection's module name, or a folder Ansible reads tasks from.
+there: a play, a keyword other than ``name``, a collection's or a well-known module's name, or a folder Ansible
+reads tasks from.
 The keywords are ansible-core's (``Base``, ``Conditional``, ``Taggable``, ``Task``, ``Block``, ``Play``
 attributes); only the top-level items are looked at to decide, so a file that is not Ansible costs a glance.
 """
@@ -42,6 +43,16 @@ _PLAY = _COMMON | frozenset(
 )  # fmt: skip
 #: keywords no other list of ``name`` mappings is likely to use
 _TELLING = _TASK - {"name", "vars", "tags", "environment", "args", "action", "timeout", "port", "notify", "delay"}
+#: modules whose names no other list of ``name`` mappings is likely to use as a key (ansible.builtin's and the
+#: container modules read here)
+_TELLING_MODULES = frozenset(
+    {
+        "set_fact", "include_tasks", "import_tasks", "include_role", "import_role", "include_vars", "debug",
+        "get_url", "unarchive", "lineinfile", "blockinfile", "apt", "apt_key", "apt_repository", "yum",
+        "yum_repository", "dnf", "package", "pip", "systemd", "systemd_service", "service", "template", "wait_for",
+        "assert", "sysctl", "modprobe", "docker_image", "docker_container", "podman_container", "podman_image",
+    }
+)  # fmt: skip
 _PLAYBOOK_IMPORTS = frozenset({"import_playbook", "ansible.builtin.import_playbook", "include"})
 _TASK_LISTS = ("pre_tasks", "tasks", "post_tasks", "handlers")
 _BLOCK_LISTS = ("block", "rescue", "always")
@@ -87,10 +98,10 @@ def is_ansible(path: str, documents: list[Node]) -> bool:
     modules = [_module_key(k) for k in known]
     if not all(module is not None or _is_block(k) for module, k in zip(modules, known, strict=True)):
         return False
-    telling = any(k & _TELLING for k in known)
-    collection = any(module is not None and "." in module for module in modules)
+    telling = any(k & _TELLING or any(key.startswith("with_") for key in k) for k in known)
+    named = any(module is not None and ("." in module or module in _TELLING_MODULES) for module in modules)
     folders = set(os.path.normpath(path).split(os.sep)[:-1])
-    return telling or collection or bool(folders & _ANSIBLE_FOLDERS)
+    return telling or named or bool(folders & _ANSIBLE_FOLDERS)
 
 
 def _keys(node: Node) -> frozenset[str] | None:
