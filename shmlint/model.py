@@ -18,8 +18,8 @@ from shmlint.source import SourceText, Span
 if TYPE_CHECKING:
     from typing import Protocol, TypeAlias
 
-    from shmlint.formats.ansible.target import AnsibleTarget
     from shmlint.targets import (
+        AnsibleTarget,
         AwsContainerTarget,
         AzureJobTarget,
         CallTarget,

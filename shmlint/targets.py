@@ -7,6 +7,7 @@ never makes; a format's extractor and fixer import them from here.
 from __future__ import annotations
 
 from shmlint.named_tuple import NamedTuple
+from shmlint.source import Span
 
 
 class SizeSlot(NamedTuple):
@@ -82,3 +83,11 @@ class AzureJobTarget(NamedTuple):
     """Where the Azure ML fixer writes: the job (or pipeline step) mapping that holds ``resources``."""
 
     job_start: int
+
+
+class AnsibleTarget(NamedTuple):
+    """Where the Ansible fixer writes: a ``docker_container``/``podman_container`` task's module arguments, by the
+    offset of their mapping in the file, and the value of its own ``shm_size`` when it has one."""
+
+    module_start: int
+    shm_size: Span | None = None
