@@ -31,13 +31,13 @@ from shmlint.containers.docker import (
     judge_docker,
     tmpfs_size,
 )
+from shmlint.formats.ansible.target import AnsibleTarget
 from shmlint.formats.ansible.tasks import Task
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, scalar, sequence
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
-from shmlint.targets import AnsibleTarget
 
 _NOT_STARTED = frozenset({"absent", "stopped"})
 #: the podman_container spelling of each docker_container argument read here

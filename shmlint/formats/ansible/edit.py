@@ -5,11 +5,11 @@ command lines are fixed by the command-line writer, as their workloads are comma
 from __future__ import annotations
 
 from shmlint.edits import yamledit
+from shmlint.formats.ansible.target import AnsibleTarget
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.yamlnodes import MappingNode, mappings_at
 from shmlint.sizes import format_docker
 from shmlint.source import SourceText
-from shmlint.targets import AnsibleTarget
 
 
 def _sizes_own(fix: Fix, target: AnsibleTarget) -> bool:
