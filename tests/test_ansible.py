@@ -153,7 +153,7 @@ def test_jinja_is_a_value_never_a_flag(engine: Engine) -> None:
 @settings(max_examples=300, deadline=None)
 def test_jinja_masking_keeps_every_offset(pieces: list[str]) -> None:
     text = "".join(pieces)
-    masked = jinja_as_variables(text)
+    masked = jinja_as_variables(text, [(0, len(text))])
     assert len(masked) == len(text)
     assert [i for i, c in enumerate(masked) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]
     assert re.search(r"\{\{[^\n]*?\}\}|\{%[^\n]*?%\}", masked) is None  # every one on a line is a variable or blank

@@ -8,14 +8,15 @@
 
 Jinja is rendered by Ansible before the command runs, so a ``{{ expression }}`` is a value unknown here: in a task
 string it becomes a shell variable of the same length named after the expression (``{{ shm_size }}`` reads as
-``${shm_size_}``), which the command-line reader already treats as a word known at run time, never as a flag (an
+``${shm_size_}``, and ``'$shm_size'`` inside single quotes, which Ansible's rendering does not respect), which
+the command-line reader already treats as a word known at run time, never as a flag (an
 options-like name such as ``{{ docker_opts }}`` before the image may carry options: an unknown /dev/shm). ``{% %}``
 and ``{# #}`` tags are blanked: an option inside ``{% if %}`` counts as written.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable
 
 from shmlint.formats.ansible.tasks import Task, tasks
 from shmlint.lazy_regex import LazyRegex
@@ -37,7 +38,8 @@ def extract_ansible(source: SourceText, documents: list[Node], signals: Signals)
 
     found = list(tasks(documents))
     scripts = [script for task in found if (script := _script(task)) is not None]
-    workloads = commands(source, jinja_as_variables(mask_scalars(source, scripts)), signals) if scripts else []
+    spans = sorted((node.start_mark.index, node.end_mark.index) for node in scripts)
+    workloads = commands(source, jinja_as_variables(mask_scalars(source, scripts), spans), signals) if scripts else []
     containers = [task for task in found if task.module not in _SHELL_MODULES]
     if containers:
         from shmlint.formats.ansible.container import container_workload
@@ -57,16 +59,49 @@ def _script(task: Task) -> ScalarNode | None:
     return cmd if isinstance(cmd, ScalarNode) else None
 
 
-def jinja_as_variables(masked: str) -> str:
-    """Jinja in shell text, length kept: ``{{ x.y }}`` -> ``${x_y___}``, tags and comments blanked."""
-    return _JINJA.sub(_as_variable, masked)
+def jinja_as_variables(masked: str, spans: Iterable[tuple[int, int]]) -> str:
+    """Jinja in the shell of each span (a task's string), length kept: ``{{ x.y }}`` -> ``${x_y___}``, inside
+    single quotes ``'$x_y__'`` (the quote closed around the variable, as Ansible renders before the shell reads
+    the quotes); ``{% %}`` and ``{# #}`` blanked."""
+    pieces: list[str] = []
+    done = 0
+    for start, end in spans:
+        if start < done:
+            continue
+        pieces.append(masked[done:start])
+        quote = ""
+        position = start
+        for match in _JINJA.finditer(masked, start, end):
+            quote = _quote_after(masked, position, match.start(), quote)
+            pieces.append(masked[position : match.start()] + _as_variable(match.group(), quoted=quote == "'"))
+            position = match.end()
+        pieces.append(masked[position:end])
+        done = end
+    pieces.append(masked[done:])
+    return "".join(pieces)
 
 
-def _as_variable(match: re.Match[str]) -> str:
-    text = match.group()
+def _quote_after(text: str, start: int, end: int, quote: str) -> str:
+    """The shell quote open at ``end`` ("" none, ``'`` or ``"``), reading from ``start`` with ``quote`` open."""
+    escaped = False
+    for char in text[start:end]:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+    return quote
+
+
+def _as_variable(text: str, *, quoted: bool) -> str:
     if not text.startswith("{{"):
         return " " * len(text)
     name = _NOT_NAME.sub("_", text[2:-2].strip())
     if not name or name[0].isdigit():
         name = "_" + name
+    if quoted:  # close the quote, expand, open it again
+        return "'$" + name[: len(text) - 3].ljust(len(text) - 3, "_") + "'"
     return "${" + name[: len(text) - 3].ljust(len(text) - 3, "_") + "}"
