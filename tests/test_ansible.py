@@ -276,3 +276,15 @@ def test_any_task_list_is_read_without_an_exception(tasks: list[dict[str, object
     assert all(f.code != "SHM000" for f in result.findings), [f.message for f in result.findings]
     for finding in result.findings:
         assert 1 <= finding.span.line <= text.count("\n") + 1
+
+
+def test_what_is_not_read_is_said(engine: Engine) -> None:
+    text = (
+        "- hosts: a\n  tasks:\n    - command:\n        argv: [docker, run, --gpus, all, img]\n"
+        "    - docker_container: name=x image=nvidia/cuda runtime=nvidia\n    - command:\n        argv: [ls, -l]\n"
+    )
+    result = engine.check_source(SourceText("site.yml", text), FileKind.YAML, "site.yml")
+    assert [n.message for n in result.notices] == [
+        "line 3: a command task's argv list starting a container is not read",
+        "line 5: docker_container arguments written as key=value text are not read",
+    ]

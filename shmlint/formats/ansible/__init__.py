@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from shmlint.format_descriptor import Format, YamlClaim, documents_reader
+from shmlint.format_descriptor import Format, YamlClaim
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import WorkloadFormat
 
 if TYPE_CHECKING:
+    from shmlint.extract.dispatch import Extraction
+    from shmlint.format_descriptor import Found, Path
     from shmlint.parsers.yamlnodes import Node
     from shmlint.source import SourceText
 
@@ -34,6 +36,12 @@ def _detect(source: SourceText, documents: list[Node]) -> bool:
     return is_ansible(source.path, documents)
 
 
+def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction) -> Found:
+    from shmlint.formats.ansible.extract import extract_ansible
+
+    return extract_ansible(source, documents, run.signals)
+
+
 FORMAT = Format(
     name="ansible",
     label="Ansible",
@@ -45,7 +53,7 @@ FORMAT = Format(
     yaml=YamlClaim(
         rank=60,
         detect=_detect,
-        read=documents_reader("shmlint.formats.ansible.extract", "extract_ansible"),
+        read=_read,
         words=("shell", "command", "raw", "_container"),
         marker=_MODULE_KEYS,
     ),

@@ -20,23 +20,26 @@ from collections.abc import Iterable
 
 from shmlint.formats.ansible.tasks import Task, tasks
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Workload
-from shmlint.parsers.yamlnodes import Mappings, Node, ScalarNode
+from shmlint.model import Notice, Workload
+from shmlint.parsers.yamlnodes import Mappings, Node, ScalarNode, scalar, sequence
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 
 _SHELL_MODULES = frozenset({"shell", "command", "raw"})
+_ENGINES = frozenset({"docker", "podman", "nerdctl"})
 #: Jinja on one line, bounded: an expression longer than this stays as the words it is written with
 _JINJA = LazyRegex(r"\{\{[^\n]{0,200}?\}\}|\{%[^\n]{0,200}?%\}|\{#[^\n]{0,200}?#\}")
 _NOT_NAME = LazyRegex(r"[^A-Za-z0-9_]")
 
 
-def extract_ansible(source: SourceText, documents: list[Node], signals: Signals) -> list[Workload]:
-    """The command lines of the file's shell tasks, then its container modules' containers."""
+def extract_ansible(source: SourceText, documents: list[Node], signals: Signals) -> tuple[list[Workload], list[Notice]]:
+    """The command lines of the file's shell tasks, then its container modules' containers; a notice for each
+    task that starts a container in a way not read here."""
     from shmlint.extract.dispatch import commands
     from shmlint.parsers.embedded import mask_scalars
 
     found = list(tasks(documents))
+    notices = [Notice(source.path, why) for task in found if (why := _not_read(task)) is not None]
     scripts = [script for task in found if (script := _script(task)) is not None]
     spans = sorted((node.start_mark.index, node.end_mark.index) for node in scripts)
     workloads = commands(source, jinja_as_variables(mask_scalars(source, scripts), spans), signals) if scripts else []
@@ -46,7 +49,21 @@ def extract_ansible(source: SourceText, documents: list[Node], signals: Signals)
 
         m = Mappings()
         workloads += [w for task in containers if (w := container_workload(source, m, task, signals)) is not None]
-    return workloads
+    return workloads, notices
+
+
+def _not_read(task: Task) -> str | None:
+    """Why a task that starts a container is not read: a command given as ``argv`` items, or a container module
+    given ``key=value`` text."""
+    line = task.key.start_mark.line + 1
+    if task.module in _SHELL_MODULES:
+        argv = [scalar(item) or "" for item in sequence(Mappings().get(task.value, "argv"))[:2]]
+        if len(argv) == 2 and argv[0].rsplit("/", 1)[-1] in _ENGINES and argv[1] in ("run", "create"):
+            return f"line {line}: a {task.module} task's argv list starting a container is not read"
+        return None
+    if isinstance(task.value, ScalarNode) and task.value.value:
+        return f"line {line}: {task.module} arguments written as key=value text are not read"
+    return None
 
 
 def _script(task: Task) -> ScalarNode | None:
