@@ -53,6 +53,8 @@ def _fixed(engine: Engine, text: str, path: str = "site.yml") -> str:
         ("- name: t\n  shell: echo\n", "roles/gpu/tasks/main.yml"),  # an Ansible folder
         ("- name: t\n  shell: echo\n", "playbooks/run.yml"),
         ("- block:\n    - shell: echo\n  when: gpu\n", "x.yml"),
+        ("- include: other.yml\n- hosts: gpu\n  tasks: []\n", "x.yml"),  # the old include, in a playbook
+        ("- include: setup.yml\n- name: t\n  shell: echo\n  register: r\n", "x.yml"),  # and in a task list
         ("- name: t\n  shell: echo\n  with_items: [a]\n", "x.yml"),
         ("- name: t\n  get_url: {url: x}\n- name: u\n  shell: echo\n", "x.yml"),  # a well-known module
         ("- name: t\n  docker_container: {image: x}\n", "x.yml"),

@@ -53,7 +53,9 @@ _TELLING_MODULES = frozenset(
         "assert", "sysctl", "modprobe", "docker_image", "docker_container", "podman_container", "podman_image",
     }
 )  # fmt: skip
-_PLAYBOOK_IMPORTS = frozenset({"import_playbook", "ansible.builtin.import_playbook", "include"})
+_PLAYBOOK_IMPORTS = frozenset({"import_playbook", "ansible.builtin.import_playbook"})
+#: the old ``include``, of a playbook in a playbook and of a task file in a task list
+_INCLUDE = "include"
 _TASK_LISTS = ("pre_tasks", "tasks", "post_tasks", "handlers")
 _BLOCK_LISTS = ("block", "rescue", "always")
 #: the folders Ansible reads task lists and playbooks from
@@ -90,8 +92,8 @@ def is_ansible(path: str, documents: list[Node]) -> bool:
     known = [k for k in keys if k is not None]
     if len(known) != len(keys):
         return False
-    plays = [_is_play(k) for k in known]
-    if all(plays):
+    plays = [_is_play(k) for k in known if _INCLUDE not in k]  # an include belongs in either list
+    if plays and all(plays):
         return True
     if any(plays):
         return False  # plays and tasks do not mix in one file
