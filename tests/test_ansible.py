@@ -290,3 +290,35 @@ def test_what_is_not_read_is_said(engine: Engine) -> None:
         "line 3: a command task's argv list starting a container is not read",
         "line 5: docker_container arguments written as key=value text are not read",
     ]
+
+
+@given(
+    indent=st.sampled_from([2, 4]),
+    order=st.permutations(["image", "runtime", "command", "name"]),
+    comment=st.booleans(),
+    small=st.booleans(),
+    after=st.booleans(),
+)
+@settings(max_examples=60, deadline=None)
+def test_container_fix_touches_only_its_line(
+    indent: int, order: list[str], comment: bool, small: bool, after: bool
+) -> None:
+    """Whatever the order, indentation and comments, the fix adds one line (or changes one value) and the task
+    then reads as sized."""
+    values = {"image": IMAGE, "runtime": "nvidia", "command": "torchrun t.py", "name": "t"}
+    pad = " " * indent
+    inner = pad + "  " + pad  # under the module key, which sits after the task's dash
+    lines = [f"{inner}{key}: {values[key]}{'  # why' if comment else ''}" for key in order]
+    if small:
+        lines.insert(1, f"{inner}shm_size: 64m")
+    text = f"- hosts: a\n  tasks:\n{pad}- docker_container:\n" + "\n".join(lines) + "\n"
+    if after:
+        text += f"{pad}  register: out\n"
+    engine = default_engine()
+    fixed = _fixed(engine, text)
+    before, now = text.splitlines(), fixed.splitlines()
+    changed = [line for line in now if line not in before]
+    assert len(changed) == 1 and "shm_size: 8g" in changed[0]
+    assert len(now) == len(before) + (0 if small else 1)
+    (workload,) = engine.check_source(SourceText("site.yml", fixed), FileKind.YAML, "site.yml").workloads
+    assert [s.size.bytes for s in workload.shm if s.size] == [8 * 1024**3]
