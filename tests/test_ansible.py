@@ -211,6 +211,9 @@ def test_container_modules_gpus(engine: Engine, module: str, gpu: str, count: in
         ("podman_container", "tmpfs:\n  /dev/shm: size=8g", ShmKind.MEMORY),
         ("docker_container", "mounts:\n  - target: /dev/shm\n    type: tmpfs\n    tmpfs_size: 8g", ShmKind.MEMORY),
         ("docker_container", "volumes:\n  - /dev/shm:/dev/shm", ShmKind.HOST_PATH),
+        ("docker_container", "volumes:\n  - shm:/dev/shm:rw", ShmKind.DISK),
+        ("podman_container", "mount:\n  - type=tmpfs,destination=/dev/shm,tmpfs-size=8g", ShmKind.MEMORY),
+        ("podman_container", "volumes:\n  - /dev/shm:/dev/shm", ShmKind.HOST_PATH),  # the alias
         ("docker_container", "shm_size: '{{ shm }}'", ShmKind.MEMORY),
     ],
 )

@@ -35,13 +35,20 @@ from shmlint.formats.ansible.target import AnsibleTarget
 from shmlint.formats.ansible.tasks import Task
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, scalar, sequence
+from shmlint.runtime.mounts import Mount, parse_mount, parse_volume
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
 
 _NOT_STARTED = frozenset({"absent", "stopped"})
-#: the podman_container spelling of each docker_container argument read here
-_PODMAN = {"ipc_mode": "ipc", "devices": "device", "volumes": "volume", "working_dir": "workdir"}
+#: the podman_container spellings (its name, then its alias) of docker_container arguments read here
+_PODMAN = {
+    "ipc_mode": ("ipc", "ipc_mode"),
+    "devices": ("device", "devices"),
+    "volumes": ("volume", "volumes"),
+    "mounts": ("mount", "mounts"),
+    "working_dir": ("workdir", "working_dir"),
+}
 
 
 def container_workload(source: SourceText, m: Mappings, task: Task, signals: Signals) -> Workload | None:
@@ -87,11 +94,12 @@ class _Args:
         self.podman = task.module == "podman_container"
 
     def node(self, name: str) -> Node | None:
-        key = _PODMAN.get(name, name) if self.podman else name
+        keys = _PODMAN.get(name, (name,)) if self.podman else (name,)
         for layer in self.layers:
-            found = self.m.get(layer, key)
-            if found is not None:
-                return found
+            for key in keys:
+                found = self.m.get(layer, key)
+                if found is not None:
+                    return found
         return None
 
     def text(self, name: str) -> str | None:
@@ -103,11 +111,16 @@ class _Args:
     def size(self, node: Node) -> Size:
         """A size in docker's grammar (a YAML number is bytes); Jinja makes it known only at run time."""
         text = scalar(node) or ""
+        if isinstance(node, ScalarNode) and node.tag.endswith(":int") and text.isdigit():
+            return Size(text, int(text), self.span(node), sizes.DOCKER)
+        return self.size_of(text if isinstance(node, ScalarNode) else None, node)
+
+    def size_of(self, text: str | None, node: Node) -> Size:
+        """A size written as ``text`` somewhere in ``node`` (a mount string's ``tmpfs-size``); None or Jinja: known
+        only at run time."""
         span = self.span(node)
-        if "{{" in text or not isinstance(node, ScalarNode):
-            return Size(text, None, span, sizes.DOCKER)
-        if node.tag.endswith(":int") and text.isdigit():
-            return Size(text, int(text), span, sizes.DOCKER)
+        if text is None or "{{" in text:
+            return Size(text or "", None, span, sizes.DOCKER)
         parsed = sizes.parse_docker(text)
         return Size(text, parsed.bytes, span, sizes.DOCKER, parsed.error, parsed.suggestion)
 
@@ -187,32 +200,32 @@ def _tmpfs(args: _Args) -> Iterator[Setting]:
 
 
 def _mounts(args: _Args) -> Iterator[Setting]:
-    """docker_container ``mounts`` (``type`` volume unless said) and ``volumes``/``volume`` strings at /dev/shm."""
-    for mount in sequence(args.node("mounts")):
-        if not is_shm_path(scalar(args.m.get(mount, "target")) or ""):
-            continue
-        kind = scalar(args.m.get(mount, "type")) or "volume"
-        span = args.span(mount)
-        if kind == "tmpfs":
-            value = args.m.get(mount, "tmpfs_size")
-            yield Setting(MOUNT, "tmpfs", "mounts tmpfs /dev/shm", span, args.size(value) if value else None)
-        elif kind == "bind":
-            host = scalar(args.m.get(mount, "source")) or "?"
-            yield Setting(MOUNT, "bind", f"mounts bind of {host}", span, host=host)
+    """``mounts`` at /dev/shm (docker_container: mappings, ``type`` volume unless said; podman_container: ``--mount``
+    strings) and ``volumes`` strings."""
+    for item in sequence(args.node("mounts")):
+        written = scalar(item)
+        if written is not None:
+            mount = parse_mount(written)
+            size_text = next((o.value for o in mount.options if o.key == "tmpfs-size"), None)
         else:
-            yield Setting(MOUNT, "volume", f"mounts {kind} at /dev/shm", span)
+            fields = {key: scalar(value) or "" for key, (_, value) in args.m.items(item).items()}
+            mount = Mount(fields.get("type") or "volume", fields.get("source", ""), fields.get("target", ""))
+            size_text = fields.get("tmpfs_size")
+        if not is_shm_path(mount.target):
+            continue
+        span = args.span(item)
+        if mount.type == "tmpfs":
+            size = args.size_of(size_text, item) if size_text is not None else None
+            yield Setting(MOUNT, "tmpfs", "mounts tmpfs /dev/shm", span, size)
+        elif mount.type == "bind":
+            yield Setting(MOUNT, "bind", f"mounts bind of {mount.source or '?'}", span, host=mount.source or "?")
+        else:
+            yield Setting(MOUNT, mount.type, f"mounts {mount.type} at /dev/shm", span)
     for volume in sequence(args.node("volumes")):
-        parts = (scalar(volume) or "").split(":")
-        if len(parts) >= 2 and is_shm_path(parts[1]):
-            host = parts[0]
-            bind = host.startswith(("/", ".", "~"))
-            yield Setting(
-                MOUNT,
-                "bind" if bind else "volume",
-                f"volumes {host}:{parts[1]}",
-                args.span(volume),
-                host=host if bind else None,
-            )
+        mount = parse_volume(scalar(volume) or "")
+        if is_shm_path(mount.target):
+            host = mount.source if mount.type == "bind" else None
+            yield Setting(MOUNT, mount.type, f"volumes {scalar(volume)}", args.span(volume), host=host)
 
 
 def _jinja(value: str | None) -> bool:
