@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from shmlint.discover import FileKind
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.formats.ansible.extract import jinja_as_variables
+from shmlint.formats.ansible.jinja import jinja_as_variables
 from shmlint.formats.ansible.tasks import is_ansible
 from shmlint.model import Finding, ShmKind, WorkloadFormat
 from shmlint.parsers.yamlnodes import compose

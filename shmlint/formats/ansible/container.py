@@ -31,6 +31,7 @@ from shmlint.containers.docker import (
     judge_docker,
     tmpfs_size,
 )
+from shmlint.formats.ansible.jinja import jinja_as_variables
 from shmlint.formats.ansible.target import AnsibleTarget
 from shmlint.formats.ansible.tasks import Task
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
@@ -126,12 +127,13 @@ class _Args:
 
 
 def _words(node: Node | None) -> tuple[str, ...]:
-    """A command as the module splits it: a string with shell quoting, or a list."""
+    """A command as the module splits it: a string with shell quoting, or a list; Jinja as a variable."""
     if isinstance(node, ScalarNode):
+        text = jinja_as_variables(node.value, [(0, len(node.value))])
         try:
-            return tuple(shlex.split(node.value))
+            return tuple(shlex.split(text))
         except ValueError:  # an unclosed quote: the module refuses it too
-            return tuple(node.value.split())
+            return tuple(text.split())
     return tuple(text for item in sequence(node) if (text := scalar(item)) is not None)
 
 

@@ -7,19 +7,16 @@
 - ``docker_container``/``podman_container`` tasks: their arguments, read by ``container.py``.
 
 Jinja is rendered by Ansible before the command runs, so a ``{{ expression }}`` is a value unknown here: in a task
-string it becomes a shell variable of the same length named after the expression (``{{ shm_size }}`` reads as
-``${shm_size_}``, and ``'$shm_size'`` inside single quotes, which Ansible's rendering does not respect), which
-the command-line reader already treats as a word known at run time, never as a flag (an
-options-like name such as ``{{ docker_opts }}`` before the image may carry options: an unknown /dev/shm). ``{% %}``
-and ``{# #}`` tags are blanked: an option inside ``{% if %}`` counts as written.
+string it becomes a shell variable of the same length (``jinja.py``), which the command-line reader already treats
+as a word known at run time, never as a flag (an options-like name such as ``{{ docker_opts }}`` before the image
+may carry options: an unknown /dev/shm). ``{% %}`` and ``{# #}`` tags are blanked: an option inside ``{% if %}``
+counts as written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
+from shmlint.formats.ansible.jinja import jinja_as_variables
 from shmlint.formats.ansible.tasks import Task, tasks
-from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Notice, Workload
 from shmlint.parsers.yamlnodes import Mappings, Node, ScalarNode, scalar, sequence
 from shmlint.signals import Signals
@@ -27,9 +24,6 @@ from shmlint.source import SourceText
 
 _SHELL_MODULES = frozenset({"shell", "command", "raw"})
 _ENGINES = frozenset({"docker", "podman", "nerdctl"})
-#: Jinja on one line, bounded: an expression longer than this stays as the words it is written with
-_JINJA = LazyRegex(r"\{\{[^\n]{0,200}?\}\}|\{%[^\n]{0,200}?%\}|\{#[^\n]{0,200}?#\}")
-_NOT_NAME = LazyRegex(r"[^A-Za-z0-9_]")
 
 
 def extract_ansible(source: SourceText, documents: list[Node], signals: Signals) -> tuple[list[Workload], list[Notice]]:
@@ -74,51 +68,3 @@ def _script(task: Task) -> ScalarNode | None:
         return task.value if isinstance(task.value.value, str) else None
     cmd = Mappings().get(task.value, "cmd")
     return cmd if isinstance(cmd, ScalarNode) else None
-
-
-def jinja_as_variables(masked: str, spans: Iterable[tuple[int, int]]) -> str:
-    """Jinja in the shell of each span (a task's string), length kept: ``{{ x.y }}`` -> ``${x_y___}``, inside
-    single quotes ``'$x_y__'`` (the quote closed around the variable, as Ansible renders before the shell reads
-    the quotes); ``{% %}`` and ``{# #}`` blanked."""
-    pieces: list[str] = []
-    done = 0
-    for start, end in spans:
-        if start < done:
-            continue
-        pieces.append(masked[done:start])
-        quote = ""
-        position = start
-        for match in _JINJA.finditer(masked, start, end):
-            quote = _quote_after(masked, position, match.start(), quote)
-            pieces.append(masked[position : match.start()] + _as_variable(match.group(), quoted=quote == "'"))
-            position = match.end()
-        pieces.append(masked[position:end])
-        done = end
-    pieces.append(masked[done:])
-    return "".join(pieces)
-
-
-def _quote_after(text: str, start: int, end: int, quote: str) -> str:
-    """The shell quote open at ``end`` ("" none, ``'`` or ``"``), reading from ``start`` with ``quote`` open."""
-    escaped = False
-    for char in text[start:end]:
-        if escaped:
-            escaped = False
-        elif char == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-    return quote
-
-
-def _as_variable(text: str, *, quoted: bool) -> str:
-    if not text.startswith("{{"):
-        return " " * len(text)
-    name = _NOT_NAME.sub("_", text[2:-2].strip())
-    if not name or name[0].isdigit():
-        name = "_" + name
-    if quoted:  # close the quote, expand, open it again
-        return "'$" + name[: len(text) - 3].ljust(len(text) - 3, "_") + "'"
-    return "${" + name[: len(text) - 3].ljust(len(text) - 3, "_") + "}"
