@@ -129,12 +129,12 @@ class _Args:
 def _words(node: Node | None) -> tuple[str, ...]:
     """A command as the module splits it: a string with shell quoting, or a list; Jinja as a variable."""
     if isinstance(node, ScalarNode):
-        text = jinja_as_variables(node.value, [(0, len(node.value))])
+        command = jinja_as_variables(node.value, [(0, len(node.value))])
         try:
-            return tuple(shlex.split(text))
+            return tuple(shlex.split(command))
         except ValueError:  # an unclosed quote: the module refuses it too
-            return tuple(text.split())
-    return tuple(text for item in sequence(node) if (text := scalar(item)) is not None)
+            return tuple(command.split())
+    return tuple(word for item in sequence(node) if (word := scalar(item)) is not None)
 
 
 def _gpu(args: _Args) -> Iterator[Setting]:
