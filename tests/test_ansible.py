@@ -325,3 +325,11 @@ def test_container_fix_touches_only_its_line(
     assert len(now) == len(before) + (0 if small else 1)
     (workload,) = engine.check_source(SourceText("site.yml", fixed), FileKind.YAML, "site.yml").workloads
     assert [s.size.bytes for s in workload.shm if s.size] == [8 * 1024**3]
+
+
+def test_a_playbook_in_a_documentation_block_is_fixed_inside_it(engine: Engine) -> None:
+    playbook = _task("docker_container", f"image: {IMAGE}\nruntime: nvidia\ncommand: torchrun t.py")
+    text = f"# Deploy\n\n```yaml\n{playbook}```\n"
+    result = fix_source(engine, SourceText("README.md", text), FileKind.MARKDOWN, "README.md")
+    assert not result.problems
+    assert result.text == text.replace("torchrun t.py\n", "torchrun t.py\n        shm_size: 8g\n")

@@ -50,6 +50,7 @@ FORMAT = Format(
     fix_in_short="set shm_size on the task",
     writer="shmlint.formats.ansible.edit",
     fixtures=("ansible",),
+    fixes_in_blocks=True,
     yaml=YamlClaim(
         rank=60,
         detect=_detect,
