@@ -43,7 +43,7 @@ YAML_CLAIMS = (('compose',
   (),
   ('shell', 'command', 'raw', '_container'),
   '^[ \\t-]*(?:[a-z_]+\\.[a-z_]+\\.)?(?:(?:docker|podman)_container[ \\t]*:|(?:shell|command|raw)[ \\t]*:[ '
-  '\\t]*(?:[^\\s\\[#]|\\n[ \\t]+cmd[ \\t]*:))',
+  '\\t]*(?:[^\\s\\[#]|\\n[ \\t]+(?:cmd|argv)[ \\t]*:))',
   8),
  ('kubernetes', (), (), None, 0))
 

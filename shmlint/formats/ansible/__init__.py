@@ -17,11 +17,11 @@ if TYPE_CHECKING:
     from shmlint.source import SourceText
 
 #: a task calling a module shmlint reads: a container module, or a shell module given a string (on its line, a
-#: block scalar, or ``cmd:``). A Kubernetes ``command:`` is a list (``[...]`` or items on the next lines), so a
+#: block scalar, or ``cmd:``/``argv:``). A Kubernetes ``command:`` is a list (``[...]`` or items on the next lines), so a
 #: manifest never imports this format
 _MODULE_KEYS = LazyRegex(
     r"^[ \t-]*(?:[a-z_]+\.[a-z_]+\.)?(?:(?:docker|podman)_container[ \t]*:"
-    r"|(?:shell|command|raw)[ \t]*:[ \t]*(?:[^\s\[#]|\n[ \t]+cmd[ \t]*:))",
+    r"|(?:shell|command|raw)[ \t]*:[ \t]*(?:[^\s\[#]|\n[ \t]+(?:cmd|argv)[ \t]*:))",
     re.MULTILINE,
 )
 
