@@ -333,3 +333,13 @@ def test_a_playbook_in_a_documentation_block_is_fixed_inside_it(engine: Engine) 
     result = fix_source(engine, SourceText("README.md", text), FileKind.MARKDOWN, "README.md")
     assert not result.problems
     assert result.text == text.replace("torchrun t.py\n", "torchrun t.py\n        shm_size: 8g\n")
+
+
+def test_a_size_merged_from_an_anchor_is_overridden_not_rewritten_there(engine: Engine) -> None:
+    text = (
+        "- hosts: a\n  vars:\n    base: &base {image: " + IMAGE + ", runtime: nvidia, shm_size: 64m}\n  tasks:\n"
+        "    - docker_container:\n        <<: *base\n        command: torchrun t.py\n"
+    )
+    fixed = _fixed(engine, text)
+    assert "shm_size: 64m}" in fixed  # the anchor, which other tasks may merge, is left alone
+    assert fixed == text.replace("torchrun t.py\n", "torchrun t.py\n        shm_size: 8g\n")

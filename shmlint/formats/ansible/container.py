@@ -75,11 +75,12 @@ def container_workload(source: SourceText, m: Mappings, task: Task, signals: Sig
         working_dir=args.text("working_dir") or "",
         memory=args.size(memory) if memory is not None else None,
     )
-    shm_size = m.get(task.value, "shm_size")
-    own_size = args.span(shm_size) if isinstance(shm_size, ScalarNode) else None
+    shm_size = m.get(task.value, "shm_size")  # its own, never one merged from an anchor that other tasks share
+    own = isinstance(shm_size, ScalarNode) and m.own_key(task.value, "shm_size")
+    own_size = args.span(shm_size) if own and shm_size is not None else None
     name = args.text("name") or ""
     return judge_docker(view, signals).workload(
-        WorkloadId(WorkloadFormat.ANSIBLE, "task", task.name or name, "", task.module, name),
+        WorkloadId(WorkloadFormat.ANSIBLE, "task", task.name or name or "(unnamed)", "", task.module, name),
         args.span(task.key),
         AnsibleTarget(task.value.start_mark.index, own_size),
     )

@@ -13,19 +13,15 @@ from shmlint.source import SourceText
 
 
 def _sizes_own(fix: Fix, target: AnsibleTarget) -> bool:
-    """The fix gives the container a sized /dev/shm, or resizes the task's own ``shm_size``."""
+    """The fix gives the container a sized /dev/shm, or resizes its ``shm_size``: its own, or one merged in from an
+    anchor or given under ``args``, which a ``shm_size`` of the module's own overrides."""
     if not fix.size_bytes:
         return False
     if fix.action is FixAction.ADD_SHM:
         return True
-    own = target.shm_size
-    return (
-        fix.action is FixAction.SET_SIZE
-        and fix.source is not None
-        and fix.source.namespace_size
-        and own is not None
-        and fix.source.span.start == own.start
-    )
+    if fix.action is not FixAction.SET_SIZE or fix.source is None or not fix.source.namespace_size:
+        return False
+    return target.shm_size is None or fix.source.span.start == target.shm_size.start
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
@@ -53,8 +49,9 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
 
 def _set_size(source: SourceText, module: MappingNode, target: AnsibleTarget, size: int) -> Edit:
     """The module's own ``shm_size`` replaced, or one added after its last argument."""
-    if target.shm_size is not None:
-        return Edit(target.shm_size.start, target.shm_size.end, format_docker(size))
+    if target.shm_size is not None:  # an empty ``shm_size:`` gets its blank after the colon
+        span = target.shm_size
+        return Edit(span.start, span.end, (" " if span.start == span.end else "") + format_docker(size))
     return yamledit.add_key(source, module, "shm_size", format_docker(size), yamledit.indent_step(module), 0)
 
 
