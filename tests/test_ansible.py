@@ -250,6 +250,9 @@ def test_container_fix_in_a_flow_mapping_and_over_a_small_size(engine: Engine) -
         f"- hosts: a\n  tasks:\n    - docker_container: {{image: {IMAGE}, runtime: nvidia, command: torchrun t.py}}\n"
     )
     assert _fixed(engine, flow) == flow.replace("torchrun t.py}", "torchrun t.py, shm_size: 8g}")
+    empty = _task("docker_container", f"image: {IMAGE}\nruntime: nvidia\ncommand: torchrun t.py\nshm_size:")
+    assert [f.code for f in _check(engine, empty)] == ["SHM001"]  # not set, as the module reads it
+    assert _fixed(engine, empty) == empty.replace("shm_size:", "shm_size: 8g")
     small = _task("docker_container", f"image: {IMAGE}\nruntime: nvidia\ncommand: torchrun t.py\nshm_size: 64m # ok")
     assert _fixed(engine, small) == small.replace("shm_size: 64m # ok", "shm_size: 8g # ok")
 

@@ -35,7 +35,7 @@ from shmlint.formats.ansible.jinja import jinja_as_variables
 from shmlint.formats.ansible.target import AnsibleTarget
 from shmlint.formats.ansible.tasks import Task
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
-from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, scalar, sequence
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, is_null, scalar, sequence
 from shmlint.runtime.mounts import Mount, parse_mount, parse_volume
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
@@ -174,7 +174,7 @@ def _env(args: _Args) -> Iterator[Setting]:
 
 def _shm(args: _Args) -> Iterator[Setting]:
     size = args.node("shm_size")
-    if size is not None:
+    if not is_null(size) and size is not None:  # an empty ``shm_size:`` is the module's default
         yield Setting(SHM_SIZE, None, "shm_size", args.span(size), args.size(size))
     ipc = args.node("ipc_mode")
     if ipc is not None:
