@@ -346,3 +346,13 @@ def test_a_size_merged_from_an_anchor_is_overridden_not_rewritten_there(engine: 
     fixed = _fixed(engine, text)
     assert "shm_size: 64m}" in fixed  # the anchor, which other tasks may merge, is left alone
     assert fixed == text.replace("torchrun t.py\n", "torchrun t.py\n        shm_size: 8g\n")
+
+
+def test_blocks_are_read_however_deep(engine: Engine) -> None:
+    depth = 60
+    text = "- hosts: a\n  tasks:\n"
+    for level in range(depth):
+        text += "  " * (level + 2) + "- block:\n"
+    text += "  " * (depth + 2) + f"- shell: {RUN}\n"
+    (finding,) = _check(engine, text)
+    assert finding.span.line == depth + 3

@@ -69,8 +69,6 @@ MODULES = {
     **{name: "docker_container" for name in ("docker_container", "community.docker.docker_container")},
     **{name: "podman_container" for name in ("podman_container", "containers.podman.podman_container")},
 }  # fmt: skip
-#: nested blocks deeper than this are not read (a real playbook nests two or three)
-MAX_DEPTH = 32
 
 
 class Task(NamedTuple):
@@ -134,20 +132,21 @@ def _module_key(keys: frozenset[str]) -> str | None:
 
 def tasks(documents: list[Node]) -> Iterator[Task]:
     """The tasks of an Ansible file (``is_ansible``) that call a module in ``MODULES``, in the file's order: a
-    play's task lists and handlers, and the tasks inside blocks, each once."""
+    play's task lists and handlers, and the tasks inside blocks however deep, each once (a stack, not recursion:
+    the work is the file's nodes, which the YAML reader bounds)."""
     (root,) = documents
-    stack: list[tuple[Node, int]] = [(item, 0) for item in reversed(root.value)]
+    stack: list[Node] = list(reversed(root.value))
     seen: set[int] = set()
     while stack:
-        node, depth = stack.pop()
-        if not isinstance(node, MappingNode) or id(node) in seen or depth > MAX_DEPTH:
+        node = stack.pop()
+        if not isinstance(node, MappingNode) or id(node) in seen:
             continue
         seen.add(id(node))
         pairs = {key.value: (key, value) for key, value in node.value if isinstance(key, ScalarNode)}
         nested = [value for name in (*_TASK_LISTS, *_BLOCK_LISTS) if (value := pairs.get(name, (None, None))[1])]
         for children in reversed(nested):
             if isinstance(children, SequenceNode):
-                stack.extend((child, depth + 1) for child in reversed(children.value))
+                stack.extend(reversed(children.value))
         for name, (key, value) in pairs.items():
             module = MODULES.get(name)
             if module is not None:
