@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.discover import FileKind
+from shmlint.discover import FileKind, discover
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.formats.ansible.jinja import jinja_as_variables
@@ -356,3 +356,31 @@ def test_blocks_are_read_however_deep(engine: Engine) -> None:
     text += "  " * (depth + 2) + f"- shell: {RUN}\n"
     (finding,) = _check(engine, text)
     assert finding.span.line == depth + 3
+
+
+def test_plain_variables_of_the_play_and_task_are_read(engine: Engine) -> None:
+    text = (
+        f"- hosts: gpu\n  vars:\n    trainer_image: {IMAGE}\n    shm: 64m\n  tasks:\n"
+        "    - docker_container:\n        image: '{{ trainer_image }}'\n        runtime: nvidia\n"
+        "        shm_size: '{{ shm }}'\n        command: '{{ cmd }}'\n      vars:\n        cmd: torchrun t.py\n"
+    )
+    (finding,) = _check(engine, text)
+    workload = finding.workload
+    assert finding.code == "SHM005" and workload is not None
+    assert workload.image == IMAGE and workload.command == "torchrun t.py"
+
+
+def test_a_roles_defaults_are_read_beside_its_task_file(tmp_path: Path) -> None:
+    role = tmp_path / "roles" / "train"
+    (role / "tasks").mkdir(parents=True)
+    (role / "defaults").mkdir()
+    (role / "defaults" / "main.yml").write_text(f"train_image: {IMAGE}\ntrain_shm: 16g\n", encoding="utf-8")
+    task = "- name: t\n  docker_container:\n    image: '{{ train_image }}'\n    runtime: nvidia\n"
+    (role / "tasks" / "main.yml").write_text(task + "    command: torchrun t.py\n", encoding="utf-8")
+    engine = default_engine()
+    (candidate,) = discover([role / "tasks" / "main.yml"])
+    (finding,) = engine.check_candidate(candidate).findings
+    assert finding.code == "SHM001" and finding.workload is not None and finding.workload.image == IMAGE
+    (role / "tasks" / "main.yml").write_text(task + "    shm_size: '{{ train_shm }}'\n", encoding="utf-8")
+    (candidate,) = discover([role / "tasks" / "main.yml"])
+    assert not engine.check_candidate(candidate).findings

@@ -3,6 +3,7 @@ the containers of ``docker_container``/``podman_container`` tasks."""
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING
 
@@ -38,8 +39,9 @@ def _detect(source: SourceText, documents: list[Node]) -> bool:
 
 def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction) -> Found:
     from shmlint.formats.ansible.extract import extract_ansible
+    from shmlint.formats.ansible.variables import role_variables
 
-    return extract_ansible(source, documents, run.signals)
+    return extract_ansible(source, documents, run.signals, lambda: role_variables(os.fspath(path), run.files))
 
 
 FORMAT = Format(

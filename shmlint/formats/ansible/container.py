@@ -34,6 +34,7 @@ from shmlint.containers.docker import (
 from shmlint.formats.ansible.jinja import jinja_as_variables
 from shmlint.formats.ansible.target import AnsibleTarget
 from shmlint.formats.ansible.tasks import Task
+from shmlint.formats.ansible.variables import resolve
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, is_null, scalar, sequence
 from shmlint.runtime.mounts import Mount, parse_mount, parse_volume
@@ -52,11 +53,14 @@ _PODMAN = {
 }
 
 
-def container_workload(source: SourceText, m: Mappings, task: Task, signals: Signals) -> Workload | None:
-    """The container a task starts, or None when it starts none (``state: absent``, arguments not a mapping)."""
+def container_workload(
+    source: SourceText, m: Mappings, task: Task, signals: Signals, role: dict[str, str]
+) -> Workload | None:
+    """The container a task starts, or None when it starts none (``state: absent``, arguments not a mapping);
+    ``role``: the variables of its role, below the file's own."""
     if not isinstance(task.value, MappingNode):
         return None  # key=value free form: not read
-    args = _Args(source, m, task)
+    args = _Args(source, m, task, {**role, **dict(task.variables)})
     if (args.text("state") or "").strip() in _NOT_STARTED:
         return None
     image = args.node("image")
@@ -69,8 +73,8 @@ def container_workload(source: SourceText, m: Mappings, task: Task, signals: Sig
         settings=(*_gpu(args), *_env(args), *_shm(args)),
         image=image_name if image_name and "{{" not in image_name else None,
         image_span=args.span(image) if image is not None else None,
-        entrypoint=_words(entrypoint),
-        arguments=_words(command),
+        entrypoint=args.words(entrypoint),
+        arguments=args.words(command),
         command_span=args.span(where) if where is not None else None,
         working_dir=args.text("working_dir") or "",
         memory=args.size(memory) if memory is not None else None,
@@ -90,8 +94,8 @@ class _Args:
     """A task's module arguments: the module's mapping, then the task's ``args``; each by its docker_container
     name or the podman_container one."""
 
-    def __init__(self, source: SourceText, m: Mappings, task: Task) -> None:
-        self.source, self.m = source, m
+    def __init__(self, source: SourceText, m: Mappings, task: Task, variables: dict[str, str]) -> None:
+        self.source, self.m, self.variables = source, m, variables
         self.layers = [task.value, m.get(task.task, "args")]
         self.podman = task.module == "podman_container"
 
@@ -105,14 +109,29 @@ class _Args:
         return None
 
     def text(self, name: str) -> str | None:
-        return scalar(self.node(name))
+        return self.value(self.node(name))
+
+    def value(self, node: Node | None) -> str | None:
+        """A scalar's text, a whole ``{{ name }}`` of a known variable read as its value."""
+        return resolve(scalar(node), self.variables)
+
+    def words(self, node: Node | None) -> tuple[str, ...]:
+        """A command as the module splits it: a string with shell quoting, or a list; Jinja as a variable."""
+        if isinstance(node, ScalarNode):
+            written = self.value(node) or ""
+            command = jinja_as_variables(written, [(0, len(written))])
+            try:
+                return tuple(shlex.split(command))
+            except ValueError:  # an unclosed quote: the module refuses it too
+                return tuple(command.split())
+        return tuple(word for item in sequence(node) if (word := self.value(item)) is not None)
 
     def span(self, node: Node) -> Span:
         return self.source.span(node.start_mark.index, node.end_mark.index)
 
     def size(self, node: Node) -> Size:
         """A size in docker's grammar (a YAML number is bytes); Jinja makes it known only at run time."""
-        text = scalar(node) or ""
+        text = self.value(node) or ""
         if isinstance(node, ScalarNode) and node.tag.endswith(":int") and text.isdigit():
             return Size(text, int(text), self.span(node), sizes.DOCKER)
         return self.size_of(text if isinstance(node, ScalarNode) else None, node)
@@ -125,17 +144,6 @@ class _Args:
             return Size(text or "", None, span, sizes.DOCKER)
         parsed = sizes.parse_docker(text)
         return Size(text, parsed.bytes, span, sizes.DOCKER, parsed.error, parsed.suggestion)
-
-
-def _words(node: Node | None) -> tuple[str, ...]:
-    """A command as the module splits it: a string with shell quoting, or a list; Jinja as a variable."""
-    if isinstance(node, ScalarNode):
-        command = jinja_as_variables(node.value, [(0, len(node.value))])
-        try:
-            return tuple(shlex.split(command))
-        except ValueError:  # an unclosed quote: the module refuses it too
-            return tuple(command.split())
-    return tuple(word for item in sequence(node) if (word := scalar(item)) is not None)
 
 
 def _gpu(args: _Args) -> Iterator[Setting]:
@@ -158,7 +166,7 @@ def _gpu(args: _Args) -> Iterator[Setting]:
     for name, kind in (("gpus", GPUS), ("runtime", RUNTIME)):
         node = args.node(name)
         if node is not None:
-            value = scalar(node)
+            value = args.value(node)
             yield Setting(kind, value, f"{name}: {value or '?'}", args.span(node), computed=_jinja(value))
     for device in sequence(args.node("devices")):
         path = (scalar(device) or scalar(args.m.get(device, "path_on_host")) or "").split(":", 1)[0]
@@ -178,7 +186,7 @@ def _shm(args: _Args) -> Iterator[Setting]:
         yield Setting(SHM_SIZE, None, "shm_size", args.span(size), args.size(size))
     ipc = args.node("ipc_mode")
     if ipc is not None:
-        value = scalar(ipc)
+        value = args.value(ipc)
         shown = f"{'ipc' if args.podman else 'ipc_mode'}: {value or '?'}"
         yield Setting(IPC, value, shown, args.span(ipc), computed=_jinja(value))
     yield from _tmpfs(args)

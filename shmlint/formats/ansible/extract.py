@@ -15,6 +15,8 @@ counts as written.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from shmlint.formats.ansible.jinja import jinja_as_variables
 from shmlint.formats.ansible.tasks import Task, tasks
 from shmlint.model import Notice, Workload
@@ -26,9 +28,12 @@ _SHELL_MODULES = frozenset({"shell", "command", "raw"})
 _ENGINES = frozenset({"docker", "podman", "nerdctl"})
 
 
-def extract_ansible(source: SourceText, documents: list[Node], signals: Signals) -> tuple[list[Workload], list[Notice]]:
+def extract_ansible(
+    source: SourceText, documents: list[Node], signals: Signals, role: Callable[[], dict[str, str]] | None = None
+) -> tuple[list[Workload], list[Notice]]:
     """The command lines of the file's shell tasks, then its container modules' containers; a notice for each
-    task that starts a container in a way not read here."""
+    task that starts a container in a way not read here. ``role`` gives the variables of the role the file is
+    in, read only when a container module needs them."""
     from shmlint.extract.dispatch import commands
     from shmlint.parsers.embedded import mask_scalars
 
@@ -42,7 +47,10 @@ def extract_ansible(source: SourceText, documents: list[Node], signals: Signals)
         from shmlint.formats.ansible.container import container_workload
 
         m = Mappings()
-        workloads += [w for task in containers if (w := container_workload(source, m, task, signals)) is not None]
+        known = role() if role is not None else {}
+        workloads += [
+            w for task in containers if (w := container_workload(source, m, task, signals, known)) is not None
+        ]
     return workloads, notices
 
 

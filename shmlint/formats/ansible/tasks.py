@@ -80,6 +80,7 @@ class Task(NamedTuple):
     key: ScalarNode
     value: Node
     name: str
+    variables: tuple[tuple[str, str], ...] = ()  # the plain variables it sees (``variables.py``)
 
 
 def is_ansible(path: str, documents: list[Node]) -> bool:
@@ -133,23 +134,27 @@ def _module_key(keys: frozenset[str]) -> str | None:
 def tasks(documents: list[Node]) -> Iterator[Task]:
     """The tasks of an Ansible file (``is_ansible``) that call a module in ``MODULES``, in the file's order: a
     play's task lists and handlers, and the tasks inside blocks however deep, each once (a stack, not recursion:
-    the work is the file's nodes, which the YAML reader bounds)."""
+    the work is the file's nodes, which the YAML reader bounds), each with the plain ``vars`` of the play, blocks
+    and task around it."""
+    from shmlint.formats.ansible.variables import plain
+
     (root,) = documents
-    stack: list[Node] = list(reversed(root.value))
+    stack: list[tuple[Node, dict[str, str]]] = [(item, {}) for item in reversed(root.value)]
     seen: set[int] = set()
     while stack:
-        node = stack.pop()
+        node, inherited = stack.pop()
         if not isinstance(node, MappingNode) or id(node) in seen:
             continue
         seen.add(id(node))
         pairs = {key.value: (key, value) for key, value in node.value if isinstance(key, ScalarNode)}
+        own = {**inherited, **plain(pairs["vars"][1])} if "vars" in pairs else inherited
         nested = [value for name in (*_TASK_LISTS, *_BLOCK_LISTS) if (value := pairs.get(name, (None, None))[1])]
         for children in reversed(nested):
             if isinstance(children, SequenceNode):
-                stack.extend(reversed(children.value))
+                stack.extend((child, own) for child in reversed(children.value))
         for name, (key, value) in pairs.items():
             module = MODULES.get(name)
             if module is not None:
                 title = scalar(pairs["name"][1]) if "name" in pairs else None
-                yield Task(node, module, key, value, title or "")
+                yield Task(node, module, key, value, title or "", tuple(own.items()))
                 break
