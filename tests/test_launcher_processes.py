@@ -40,6 +40,7 @@ def judged(command: str, gpus: int | str) -> list[tuple[Severity, str]]:
         ("torchrun --nproc_per_node=gpu train.py", 1, INFO, "one local process"),  # one GPU, one process
         ("torchrun --nproc_per_node=$NUM_GPUS train.py", 8, ERROR, "set at run time"),
         ("torchrun --nproc_per_node=$NUM_GPUS train.py", 1, INFO, "one local process"),
+        ("torchrun --nproc-per-node {{ gpu_count }} train.py", 4, ERROR, "set at run time"),  # an Ansible template
         # Accelerate: every visible GPU without a count or a config file
         ("accelerate launch train.py", 2, ERROR, "without --num_processes"),
         ("accelerate launch train.py", 1, INFO, "Accelerate launcher with one process"),
