@@ -20,7 +20,7 @@ from shmlint.parsers.dockerfile import run_facts
 from shmlint.project import configs, pycode
 from shmlint.project.follow import gather
 from shmlint.project.index import ProjectIndex, Reader
-from shmlint.project.launchers import UNKNOWN, Target, target
+from shmlint.project.launchers import UNKNOWN, Target, known, target
 from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
 from shmlint.runner import check_paths, project_for
 from shmlint.settings import Settings
@@ -157,6 +157,60 @@ def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert _read("pl.Trainer(accelerator='gpu', devices=4)", devices=4).needs
     assert _read("L.Trainer(strategy='ddp_find_unused_parameters_true')", devices=2).needs
     assert not _read("Trainer(model=m, args=training_args)", devices=4).needs  # Hugging Face's Trainer
+
+
+def _launches(code: str) -> list[tuple[int, str]]:
+    return [(c.line, c.text) for c in _read(code).launches]
+
+
+def test_launcher_commands_written_in_code() -> None:
+    template = 'def sh(w):\n    return f"""accelerate launch {LB}\n  train/sdxl_train_network.py --workers {w}\n"""\n'
+    assert _launches(template) == [(2, "accelerate launch train/sdxl_train_network.py --workers")]  # holes dropped
+    as_list = "import sys\ncmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node', str(n), 't.py']"
+    assert _launches(as_list) == [(2, "python -m torch.distributed.run --nproc_per_node t.py")]
+    assert _launches("run('deepspeed --num_gpus ' + str(n) + ' train.py')") == [(1, "deepspeed --num_gpus train.py")]
+    assert _read(template).busy is False and _read(template).needs == ()  # a command, not code that uses /dev/shm
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        '"""Run it as: torchrun --nproc_per_node 8 train.py"""',  # prose
+        '"""torchrun --nproc_per_node 8 train.py"""',  # a docstring: how people run it, not what it runs
+        "p.add_argument('--x', help='torchrun --nproc_per_node 2 t.py')",
+        "argparse.ArgumentParser(description='deepspeed t.py')",
+        "print('accelerate launch t.py')",
+        "logger.info(f'torchrun {a} t.py')",
+        "raise RuntimeError('torchrun --standalone t.py failed')",
+        "REQUIRES = ['accelerate>=0.20', 'deepspeed==0.14']",  # package pins
+        "cmd = 'torchrun --nproc_per_node 8'",  # no program after the launcher
+        "cmd = [launcher, 'launch', 't.py']",  # the program word is not in the text
+        "cmd = 'python train.py --num_workers 4'",  # not a launcher: a plain program is read as the container's own
+    ],
+)
+def test_launcher_shaped_text_that_is_not_a_command(code: str) -> None:
+    assert _launches(code) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(["torchrun", "accelerate", "launch", "t.py", "-m", "x", "{a}", " ", "\\\n"]), max_size=30)
+)
+def test_launcher_commands_never_raise(parts: list[str]) -> None:
+    text = "".join(parts).replace('"', "")
+    for code in (f'c = f"{text}"', f'c = "{text}"', f"c = {text.split()!r}"):
+        facts = pycode.read(code, (), {}, 1)
+        assert facts is None or all(known(w) for c in facts.launches for w in c.text.split())
+
+
+def test_kohya_trainer_entry_follows_the_worker_option() -> None:
+    kohya = next(e for e in builtin().entries if e.id == "kohya-sd-scripts")
+    assert kohya.commands is not None
+    assert kohya.commands.search("accelerate launch sd-scripts/flux_train_network.py --network_module x")
+    assert kohya.commands.search("python sdxl_train.py --max_data_loader_n_workers 2")
+    assert not kohya.commands.search("python sdxl_train.py --max_data_loader_n_workers 0")
+    assert not kohya.commands.search("python sdxl_train.py --max_data_loader_n_workers='0'")
+    assert not kohya.commands.search("python train.py --network_module x")  # not sd-scripts' own name
 
 
 def test_unparsable_and_hostile_python() -> None:

@@ -128,7 +128,10 @@ class _Walk:
         where = self.reader.display(path)
         self.needs += [CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs]
         self.zero += [CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders]
-        self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0
+        self.commands += [CodeFact(f"{where}:{c.line}", c.text) for c in facts.launches][
+            : MAX_COMMANDS - len(self.commands)
+        ]
+        self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0 or bool(facts.launches)
         if depth >= self.reader.index.max_depth:
             self.doubt = True  # imports below are not read: they could make loaders of their own
             return

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import THRESHOLDS, Setting
+from shmlint.project.pycommands import Command, commands
 
 #: top-level packages that start processes or servers of their own: code importing them is never called free
 BUSY_PACKAGES = frozenset(
@@ -66,13 +67,15 @@ class Fact(NamedTuple):
 
 class PyFacts(NamedTuple):
     """What one file shows: code that uses /dev/shm, loaders made without workers, loaders whose workers are not
-    known, local modules it imports, and whether it imports software that starts processes of its own."""
+    known, local modules it imports, whether it imports software that starts processes of its own, and the
+    launcher command lines it writes (``pycommands``)."""
 
     needs: tuple[Fact, ...] = ()
     zero_loaders: tuple[Fact, ...] = ()
     unknown_loaders: int = 0
     imports: tuple[str, ...] = ()
     busy: bool = False
+    launches: tuple[Command, ...] = ()
 
 
 class _Context(NamedTuple):
@@ -120,7 +123,7 @@ def read(text: str, arguments: Sequence[str], config: Mapping[str, Setting], dev
         if fact is not None:
             needs.append(fact)
     imports, busy = _imports(nodes)
-    return PyFacts(tuple(needs), tuple(zero), unknown, imports, busy)
+    return PyFacts(tuple(needs), tuple(zero), unknown, imports, busy, commands(nodes))
 
 
 def _called(func: ast.expr) -> str:

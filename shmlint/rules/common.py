@@ -71,12 +71,17 @@ def need_evidence(workload: Workload) -> str:
 
 
 def _matched(because: str) -> str:
-    head, bracket, tail = because.partition(" (")
-    matched = head
-    if bracket and tail.endswith(")") and tail.startswith(("image ", "command ")):
-        matched = tail[:-1].partition(" ")[2]  # the image or the command itself
-    elif bracket and tail.endswith(")") and _file_and_line(tail):
-        matched = tail[:-1]  # what the repository's file shows, where
+    matched = because.partition(" (")[0]
+    start = because.find(" (")
+    while start != -1:  # the group that quotes the match, past any the software's own description holds
+        tail = because[start + 2 :]
+        if tail.endswith(")") and tail.startswith(("image ", "command ")):
+            matched = tail[:-1].partition(" ")[2]  # the image or the command itself
+            break
+        if tail.endswith(")") and _file_and_line(tail):
+            matched = tail[:-1]  # what the repository's file shows, where
+            break
+        start = because.find(" (", start + 2)
     if _file_and_line(matched):  # its file name: the detail has the whole path
         place, _, rest = matched.partition(" ")
         return clipped(f"{place.rpartition('/')[2]} {rest}", 56)
