@@ -213,6 +213,49 @@ def test_kohya_trainer_entry_follows_the_worker_option() -> None:
     assert not kohya.commands.search("python train.py --network_module x")  # not sd-scripts' own name
 
 
+def test_options_fields_and_default_configs() -> None:
+    imported = {"workers": pycode.imported_option("opts.py", ("workers", 5, ("--workers",), 3, False))}
+    loader = "DataLoader(ds, num_workers=args.workers)"
+    assert "default 3 at opts.py:5" in _read_imported(loader, imported).needs[0].text
+    own = "p.add_argument('--workers', default=0)\n" + loader
+    assert _read_imported(own, imported).zero_loaders  # the file's own option wins over an imported one
+    field = "@dataclass\nclass A:\n    workers: int = field(default=2)\nDataLoader(ds, num_workers=a.workers)"
+    assert "field workers default 2 at line 3" in _read(field).needs[0].text
+    assert _read(field, ("--workers", "0")).zero_loaders  # HfArgumentParser: the command line sets a field
+    zero = {"workers": configs.Setting("workers", 0, 1)}
+    assert _read(field, config=zero).zero_loaders  # a config the command line names wins over a field's default
+    named = "p.add_argument('--config', default='configs/a.yaml')\np.add_argument('--n', default='x.yaml')"
+    assert _read(named).config_defaults == ("configs/a.yaml", "x.yaml")
+    assert _read(named, ("--config", "b.yaml")).config_defaults == ("x.yaml",)  # the command line names its own
+
+
+def _read_imported(code: str, imported: dict) -> pycode.PyFacts:
+    facts = pycode.read(code, (), {}, 1, imported)
+    assert facts is not None
+    return facts
+
+
+@pytest.mark.parametrize(
+    ("args", "tier"),
+    [
+        ('["--num_workers", "$(W)"]', "error"),  # Kubernetes expands it from the env: 4 workers
+        ('["--num_workers", "$$(W)"]', "info"),  # escaped: the program gets the text $(W)
+        ('["--num_workers", "$(OTHER)"]', "info"),  # not in the env: stays as written
+    ],
+)
+def test_kubernetes_expands_env_references_in_args(args: str, tier: str) -> None:
+    from shmlint.discover import FileKind
+    from shmlint.source import SourceText
+
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: example/t\n"
+        f'    command: ["python", "t.py"]\n    args: {args}\n    env: [{{name: W, value: "4"}}]\n'
+        "    resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    findings = Engine(Settings(undecided="show")).check_source(SourceText("p.yaml", pod), FileKind.YAML, "p.yaml")
+    assert [f.severity.label for f in findings.findings] == [tier]
+
+
 def test_unparsable_and_hostile_python() -> None:
     assert pycode.read("def (:", (), {}, 1) is None
     assert pycode.read("x = " + "(" * 200_000 + ")" * 200_000, (), {}, 1) is None

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
     from shmlint.project.builds import ImageBuild
     from shmlint.project.configs import Setting
+    from shmlint.project.pycode import Option
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64
@@ -34,6 +35,8 @@ MAX_INLINE = 16
 #: read: they would spend the workload's budget, and so many builds of one name are rarely alike)
 MAX_QUOTED_BUILDS = 3
 MAX_COMPARED_BUILDS = 4
+#: config files named by argparse defaults read per workload
+MAX_DEFAULT_CONFIGS = 4
 
 
 class _Walk:
@@ -49,6 +52,10 @@ class _Walk:
         self.doubt = False  # something read could use workers that were not seen (unknown values, busy imports)
         self.followed: list[str] = []
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
+        self.options: dict[str, Option] = {}  # argparse options of the modules read, for the files that import them
+        self.config_defaults: list[str] = []  # config files those options name by default
+        self.defaults_read: list[str] = []
+        self.defaults: dict[str, Setting] = {}  # their settings
 
     def read(self, path: str) -> str | None:
         text = self.reader.text(path)
@@ -93,7 +100,11 @@ class _Walk:
         """The program's file, the config files its command line names, and the local modules it imports."""
         settings = self.configs(found.arguments)
         name = found.name.replace(".", "/") if found.kind == "module" else found.name
-        candidates = [name] if found.kind == "python" else [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py"]
+        candidates = (
+            [name]
+            if found.kind == "python"
+            else [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py", f"src/{name}/__main__.py"]
+        )
         path = next((p for c in candidates if known(c) and (p := self.reader.locate(self.bases, c))), None)
         if path is None:
             self.doubt = True
@@ -118,25 +129,50 @@ class _Walk:
         return found
 
     def module(self, path: str, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int) -> None:
+        """One Python file and, below it, the local modules it imports; a file whose loaders were not known is read
+        again with what those modules define (argparse options, the config files they name by default)."""
         from shmlint.project import pycode
 
         text = self.read(path)
         facts = pycode.read(text, arguments, settings, self.devices) if text is not None else None
-        if facts is None:
+        if text is None or facts is None:
             self.doubt = True
             return
         where = self.reader.display(path)
-        self.needs += [CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs]
-        self.zero += [CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders]
+        for exported in facts.options:
+            self.options.setdefault(exported[0], pycode.imported_option(where, exported))
+        self.config_defaults += [name for name in facts.config_defaults if name not in self.config_defaults]
+        needs_at, zero_at = len(self.needs), len(self.zero)
+        if depth < self.reader.index.max_depth:
+            self.imports(path, facts.imports, arguments, settings, depth)
+        else:
+            self.doubt = True  # imports below are not read: they could make loaders of their own
+        if facts.unknown_loaders:
+            own = {exported[0] for exported in facts.options}
+            imported = {dest: option for dest, option in self.options.items() if dest not in own}
+            defaults = self.default_settings()
+            if imported or defaults:
+                facts = pycode.read(text, arguments, {**defaults, **settings}, self.devices, imported) or facts
+        self.needs[needs_at:needs_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs]
+        self.zero[zero_at:zero_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders]
         self.commands += [CodeFact(f"{where}:{c.line}", c.text) for c in facts.launches][
             : MAX_COMMANDS - len(self.commands)
         ]
         self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0 or bool(facts.launches)
-        if depth >= self.reader.index.max_depth:
-            self.doubt = True  # imports below are not read: they could make loaders of their own
-            return
+
+    def default_settings(self) -> dict[str, Setting]:
+        """Settings of the config files argparse defaults name (each file read once a walk)."""
+        unread = [name for name in self.config_defaults[:MAX_DEFAULT_CONFIGS] if name not in self.defaults_read]
+        self.defaults_read += unread
+        for key, setting in self.configs(unread).items():
+            self.defaults.setdefault(key, setting)
+        return self.defaults
+
+    def imports(
+        self, path: str, imports: Sequence[str], arguments: Sequence[str], settings: Mapping[str, Setting], depth: int
+    ) -> None:
         folder = os.path.dirname(path)
-        for imported in facts.imports:
+        for imported in imports:
             local = self.local_module(folder, imported)
             if local is None:
                 self.doubt = self.doubt or not _plain(imported)

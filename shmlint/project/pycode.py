@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.configs import THRESHOLDS, Setting
+from shmlint.project.configs import CONFIG_SUFFIXES, THRESHOLDS, Setting
 from shmlint.project.pycommands import Command, commands
 
 #: top-level packages that start processes or servers of their own: code importing them is never called free
@@ -65,6 +65,20 @@ class Fact(NamedTuple):
     text: str
 
 
+class Option(NamedTuple):
+    """An argparse option: its flags, its default expression and where it is written (``line 10`` in the file
+    itself, ``opts.py:10`` for one defined in a module the program imports)."""
+
+    flags: tuple[str, ...]
+    default: ast.expr | None
+    place: str
+    field: bool = False  # a dataclass field (``HfArgumentParser``): a config file the command line names wins
+
+
+#: an option as another file sees it: dest, line, flags, its default's number (None: not a known number), field
+Exported = tuple[str, int, tuple[str, ...], int | None, bool]
+
+
 class PyFacts(NamedTuple):
     """What one file shows: code that uses /dev/shm, loaders made without workers, loaders whose workers are not
     known, local modules it imports, whether it imports software that starts processes of its own, and the
@@ -76,6 +90,8 @@ class PyFacts(NamedTuple):
     imports: tuple[str, ...] = ()
     busy: bool = False
     launches: tuple[Command, ...] = ()
+    options: tuple[Exported, ...] = ()  # the file's argparse options and dataclass fields, as others see them
+    config_defaults: tuple[str, ...] = ()  # config files argparse defaults name, where the command line names none
 
 
 class _Context(NamedTuple):
@@ -83,17 +99,25 @@ class _Context(NamedTuple):
     config: Mapping[str, Setting]
     devices: int | None
     names: Mapping[str, ast.expr | None]  # a name assigned once to a literal (None: assigned several ways)
-    options: Mapping[str, tuple[tuple[str, ...], ast.expr | None, int]]  # argparse dest -> flags, default, line
+    options: Mapping[str, Option]  # argparse dest -> its option
 
 
-def read(text: str, arguments: Sequence[str], config: Mapping[str, Setting], devices: int | None) -> PyFacts | None:
-    """The file's facts, or None when it does not parse (or is too deeply nested to)."""
+def read(
+    text: str,
+    arguments: Sequence[str],
+    config: Mapping[str, Setting],
+    devices: int | None,
+    imported: Mapping[str, Option] | None = None,
+) -> PyFacts | None:
+    """The file's facts, or None when it does not parse (or is too deeply nested to). ``imported``: argparse
+    options defined in the local modules it imports (its own win)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     nodes = list(ast.walk(tree))
-    context = _Context(tuple(arguments), config, devices, _names(nodes), _options(nodes))
+    own = _options(nodes)
+    context = _Context(tuple(arguments), config, devices, _names(nodes), {**(imported or {}), **own})
     needs: list[Fact] = []
     zero: list[Fact] = []
     unknown = 0
@@ -115,15 +139,40 @@ def read(text: str, arguments: Sequence[str], config: Mapping[str, Setting], dev
                 value = _value(keyword.value, context)
                 least = THRESHOLDS[keyword.arg]
                 if value.number >= least if value.number is not None else value.positive and least == 1:
-                    needs.append(
-                        Fact(node.lineno, f"{name}(dataloader_num_workers={_quote(text, keyword.value)}){value.how}")
-                    )
+                    needs.append(Fact(node.lineno, f"{name}({keyword.arg}={_quote(text, keyword.value)}){value.how}"))
         fact = _nccl(node, name, context, text) or _lightning(node, name, context, text)
         fact = fact or _multiprocessing(node, mp_aliases, text)
         if fact is not None:
             needs.append(fact)
     imports, busy = _imports(nodes)
-    return PyFacts(tuple(needs), tuple(zero), unknown, imports, busy, commands(nodes))
+    exported = tuple(_exported(dest, option, context) for dest, option in own.items())
+    defaults = tuple(
+        default for option in own.values() if (default := _config_default(option, context.arguments)) is not None
+    )
+    return PyFacts(tuple(needs), tuple(zero), unknown, imports, busy, commands(nodes), exported, defaults)
+
+
+def _exported(dest: str, option: Option, context: _Context) -> Exported:
+    """An option as another file sees it: its default worked out here, where its names are defined."""
+    number = _value(option.default, context._replace(options={}), 1).number if option.default is not None else None
+    return dest, int(option.place.removeprefix("line ")), option.flags, number, option.field
+
+
+def imported_option(where: str, exported: Exported) -> Option:
+    """An option another module defines (``where``: that module), for ``read``'s ``imported``."""
+    _, line, flags, number, field = exported
+    return Option(flags, ast.Constant(number) if number is not None else None, f"{where}:{line}", field)
+
+
+def _config_default(option: Option, arguments: tuple[str, ...]) -> str | None:
+    """The config file an option names by default (``--config``, default ``configs/train.yaml``), when the command
+    line gives the option no value."""
+    default = option.default
+    if not (isinstance(default, ast.Constant) and isinstance(default.value, str)):
+        return None
+    if not default.value.lower().endswith(CONFIG_SUFFIXES) or _on_command_line(option.flags, arguments) is not None:
+        return None
+    return default.value
 
 
 def _called(func: ast.expr) -> str:
@@ -215,17 +264,20 @@ def _call_value(node: ast.Call, context: _Context, depth: int) -> Value:
 def _setting(key: str, context: _Context) -> Value:
     """An option or config key named ``key``: the command line's value, the argparse default, the config's."""
     option = context.options.get(key)
+    if option is not None and option.field and key in context.config:
+        option = None
     if option is not None:
-        flags, default, line = option
+        flags, default, place, _ = option
         given = _on_command_line(flags, context.arguments)
         if given is not None:
             number = _int(given)
             return UNKNOWN if number is None else _number(number, f", {flags[0]} {number} on the command line")
         if default is not None:
             found = _value(default, context._replace(options={}), 1)
+            name = f"field {key}" if option.field else flags[0]
             return found._replace(
-                how=f", {flags[0]} default {found.number if found.number is not None else ''}"
-                f"{found.how} at line {line}".replace("default  ", "default ")
+                how=f", {name} default {found.number if found.number is not None else ''}"
+                f"{found.how} at {place}".replace("default  ", "default ")
             )
         return UNKNOWN
     setting = context.config.get(key)
@@ -281,8 +333,8 @@ def _names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
     return found
 
 
-def _options(nodes: list[ast.AST]) -> dict[str, tuple[tuple[str, ...], ast.expr | None, int]]:
-    """argparse options: dest -> (their flags, the default expression, the line)."""
+def _options(nodes: list[ast.AST]) -> dict[str, Option]:
+    """argparse options by dest."""
     found = {}
     for node in nodes:
         if not (isinstance(node, ast.Call) and _called(node.func) == "add_argument"):
@@ -300,8 +352,28 @@ def _options(nodes: list[ast.AST]) -> dict[str, tuple[tuple[str, ...], ast.expr 
             ):
                 dest = keyword.value.value
         default = next((k.value for k in node.keywords if k.arg == "default"), None)
-        found[dest] = (flags, default, node.lineno)
+        found[dest] = Option(flags, default, f"line {node.lineno}")
+    for node in nodes:
+        if isinstance(node, ast.ClassDef) and any(_called(_bare(d)) == "dataclass" for d in node.decorator_list):
+            for field in node.body:
+                if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name) and field.value:
+                    name = field.target.id
+                    flag = f"--{name}"
+                    default = _field_default(field.value)
+                    found.setdefault(name, Option((flag,), default, f"line {field.lineno}", field=True))
     return found
+
+
+def _bare(decorator: ast.expr) -> ast.expr:
+    """``dataclass`` for ``@dataclass`` and ``@dataclasses.dataclass(frozen=True)``."""
+    return decorator.func if isinstance(decorator, ast.Call) else decorator
+
+
+def _field_default(value: ast.expr) -> ast.expr | None:
+    """A dataclass field's default: the value, or ``field(default=...)``'s."""
+    if isinstance(value, ast.Call) and _called(value.func) == "field":
+        return next((k.value for k in value.keywords if k.arg == "default"), None)
+    return value
 
 
 def _nccl(node: ast.Call, name: str, context: _Context, text: str) -> Fact | None:
