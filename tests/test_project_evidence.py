@@ -256,6 +256,17 @@ def test_kubernetes_expands_env_references_in_args(args: str, tier: str) -> None
     assert [f.severity.label for f in findings.findings] == [tier]
 
 
+def test_a_script_is_not_a_walkthrough(tmp_path: Path) -> None:
+    """A script's lines after ``docker run -it ... bash`` run on the host once the shell exits: only a document has
+    the reader type them into the container (fixtures/project/readme-walkthrough-shell)."""
+    text = "docker run -it --gpus all acme/dev bash\npython3 scripts/launch_triton_server.py --world_size 1\n"
+    (tmp_path / "run.sh").write_text(text)
+    (tmp_path / "README.md").write_text(f"```bash\n{text}```\n")
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    found = {(Path(f.span.path).name, f.severity.label) for f in report.findings}
+    assert found == {("run.sh", "info"), ("README.md", "error")}
+
+
 def test_unparsable_and_hostile_python() -> None:
     assert pycode.read("def (:", (), {}, 1) is None
     assert pycode.read("x = " + "(" * 200_000 + ")" * 200_000, (), {}, 1) is None

@@ -7,7 +7,8 @@ where a fix can write.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.containers import base_dir
@@ -25,7 +26,7 @@ from shmlint.containers.docker import (
     Setting,
     judge_docker,
 )
-from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import CodeFact, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import ContainerCommand, Flag, container_commands
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
 from shmlint.runtime.shm import is_shm_path
@@ -33,16 +34,75 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
 from shmlint.targets import CommandTarget, SizeSlot
 
+if TYPE_CHECKING:
+    from shmlint.parsers.shell import SimpleCommand
 
-def extract_commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
-    """One workload per container run/create command line in the masked text."""
+
+#: commands read after a walkthrough's interactive shell (each is matched against the tier data, never run)
+MAX_TYPED = 64
+#: shells a container command may open for the reader to type into
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+#: first words of commands that the reader types on the host again: another container command, leaving the shell
+_HOST_AGAIN = frozenset({"docker", "podman", "nvidia-docker", "kubectl", "exit", "logout"})
+
+
+def extract_commands(source: SourceText, masked: str, signals: Signals, *, walkthrough: bool = False) -> list[Workload]:
+    """One workload per container run/create command line in the masked text. ``walkthrough``: the text is a
+    document's code blocks, read in order by a person; the commands it has the reader type after opening an
+    interactive shell in a container run in that container (``_typed``)."""
+    if not walkthrough:
+        return [
+            command_workload(command, source, signals, occurrence=index)
+            for index, command in enumerate(container_commands(masked))
+        ]
+    from shmlint.parsers.container_command import parse_container_command
+    from shmlint.parsers.shell import commands
+
+    lines = list(commands(masked))
+    parsed = [parse_container_command(line.words, masked) for line in lines]
     workloads: list[Workload] = []
-    for command in container_commands(masked):
-        workloads.append(command_workload(command, source, signals, occurrence=len(workloads)))
+    for index, command in enumerate(parsed):
+        if command is not None:
+            typed = _typed(lines[index + 1 :], parsed[index + 1 :], source) if _opens_shell(command) else ()
+            workloads.append(command_workload(command, source, signals, occurrence=len(workloads), typed=typed))
     return workloads
 
 
-def command_workload(command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int) -> Workload:
+def _opens_shell(command: ContainerCommand) -> bool:
+    """An interactive container (stdin kept open, not detached) that runs a shell or the image's default command."""
+    names = {flag.long_name for flag in command.flags}
+    if not names & {"-i", "--interactive"} or names & {"-d", "--detach"} or command.flag_values("--entrypoint"):
+        return False
+    words = [word.text for word in command.arguments]
+    return not words or (words[0].rsplit("/", 1)[-1] in _SHELLS and all(w.startswith("-") for w in words[1:]))
+
+
+def _typed(
+    rest: Sequence[SimpleCommand], parsed: Sequence[ContainerCommand | None], source: SourceText
+) -> tuple[CodeFact, ...]:
+    """The commands after the shell up to the next one the reader types on the host (another container command,
+    ``exit``), each with the document's line."""
+    typed: list[CodeFact] = []
+    for line, command in zip(rest, parsed, strict=True):
+        words = [word.text for word in line.words]
+        first = (words[1] if words[0] == "sudo" and len(words) > 1 else words[0]).rsplit("/", 1)[-1]
+        if command is not None or first in _HOST_AGAIN:
+            break
+        where = f"{source.path}:{source.span(line.words[0].start, line.words[0].end).line}"
+        typed.append(CodeFact(where, " ".join(word.text for word in line.words)))
+        if len(typed) >= MAX_TYPED:
+            break
+    return tuple(typed)
+
+
+def command_workload(
+    command: ContainerCommand,
+    source: SourceText,
+    signals: Signals,
+    *,
+    occurrence: int,
+    typed: tuple[CodeFact, ...] = (),
+) -> Workload:
     """A container command as a workload; formats that start a container from options (Ray, Quadlet, dev containers, CI jobs) take this
     and put in their own identity, span and fix target."""
     entrypoint = command.flag_values("--entrypoint")[-1:]
@@ -72,6 +132,7 @@ def command_workload(command: ContainerCommand, source: SourceText, signals: Sig
             )
             for word in command.unknown
         ),
+        typed=typed,
     )
     return judge_docker(options, signals).workload(
         WorkloadId(WorkloadFormat.COMMAND, command.name, occurrence=occurrence),
