@@ -229,6 +229,19 @@ def test_options_fields_and_default_configs() -> None:
     assert _read(named, ("--config", "b.yaml")).config_defaults == ("x.yaml",)  # the command line names its own
 
 
+def test_config_files_the_code_names_and_command_line_overrides() -> None:
+    code = "import yaml\ncfg = yaml.safe_load(open('configs/a.yaml'))\nOmegaConf.load('b.yml')\nopen('data.csv')"
+    assert set(_read(code).config_defaults) == {"configs/a.yaml", "b.yml"}
+    hydra = "@hydra.main(config_path='conf', config_name='train')\ndef main(cfg):\n    pass"
+    assert _read(hydra).beside_configs == ("conf/train.yaml",)
+    setting = {"num_workers": configs.Setting("num_workers", 6, 2)}
+    loader = "DataLoader(ds, num_workers=cfg.num_workers)"
+    assert _read(loader, config=setting).needs
+    assert _read(loader, ("data.num_workers=0",), setting).zero_loaders  # a Hydra override on the command line
+    assert _read(loader, ("++num_workers=0",), setting).zero_loaders
+    assert _read(loader, ("--num_workers=0",), setting).needs  # an option, not an override: argparse's business
+
+
 def _read_imported(code: str, imported: dict) -> pycode.PyFacts:
     facts = pycode.read(code, (), {}, 1, imported)
     assert facts is not None

@@ -53,7 +53,8 @@ class _Walk:
         self.followed: list[str] = []
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
         self.options: dict[str, Option] = {}  # argparse options of the modules read, for the files that import them
-        self.config_defaults: list[str] = []  # config files those options name by default
+        self.config_defaults: list[str] = []  # config files the code names (argparse defaults, literal paths)
+        self.config_files: list[str] = []  # config files found beside the code that names them (Hydra)
         self.defaults_read: list[str] = []
         self.defaults: dict[str, Setting] = {}  # their settings
 
@@ -115,11 +116,18 @@ class _Walk:
         """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
         from shmlint.project import configs  # loaded when a command names a program, like pycode below
 
+        return self.read_configs(
+            [p for n in configs.named_configs(arguments) if (p := self.reader.locate(self.bases, n))]
+        )
+
+    def read_configs(self, paths: Sequence[str]) -> dict[str, Setting]:
+        """Settings of config files found in the repository; one that uses /dev/shm is a fact by itself."""
+        from shmlint.project import configs
+
         found: dict[str, Setting] = {}
-        for name in configs.named_configs(arguments):
-            path = self.reader.locate(self.bases, name)
-            text = self.read(path) if path is not None else None
-            if path is None or text is None:
+        for path in paths:
+            text = self.read(path)
+            if text is None:
                 continue
             for setting in configs.settings(text):
                 found.setdefault(setting.key, setting)
@@ -142,6 +150,12 @@ class _Walk:
         for exported in facts.options:
             self.options.setdefault(exported[0], pycode.imported_option(where, exported))
         self.config_defaults += [name for name in facts.config_defaults if name not in self.config_defaults]
+        folder = os.path.dirname(path)
+        self.config_files += [
+            found
+            for name in facts.beside_configs
+            if (found := self.reader.inside(os.path.join(folder, name))) is not None and found not in self.config_files
+        ]
         needs_at, zero_at = len(self.needs), len(self.zero)
         if depth < self.reader.index.max_depth:
             self.imports(path, facts.imports, arguments, settings, depth)
@@ -162,9 +176,11 @@ class _Walk:
 
     def default_settings(self) -> dict[str, Setting]:
         """Settings of the config files argparse defaults name (each file read once a walk)."""
-        unread = [name for name in self.config_defaults[:MAX_DEFAULT_CONFIGS] if name not in self.defaults_read]
+        named = [path for name in self.config_defaults if (path := self.reader.locate(self.bases, name))]
+        files = list(dict.fromkeys([*self.config_files, *named]))[:MAX_DEFAULT_CONFIGS]
+        unread = [path for path in files if path not in self.defaults_read]
         self.defaults_read += unread
-        for key, setting in self.configs(unread).items():
+        for key, setting in self.read_configs(unread).items():
             self.defaults.setdefault(key, setting)
         return self.defaults
 

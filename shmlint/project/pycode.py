@@ -91,7 +91,9 @@ class PyFacts(NamedTuple):
     busy: bool = False
     launches: tuple[Command, ...] = ()
     options: tuple[Exported, ...] = ()  # the file's argparse options and dataclass fields, as others see them
-    config_defaults: tuple[str, ...] = ()  # config files argparse defaults name, where the command line names none
+    config_defaults: tuple[str, ...] = ()  # config files the code names (argparse defaults the command line leaves,
+    # literal paths it opens), from the working directory
+    beside_configs: tuple[str, ...] = ()  # config files named from the file's own folder (``@hydra.main``)
 
 
 class _Context(NamedTuple):
@@ -149,7 +151,10 @@ def read(
     defaults = tuple(
         default for option in own.values() if (default := _config_default(option, context.arguments)) is not None
     )
-    return PyFacts(tuple(needs), tuple(zero), unknown, imports, busy, commands(nodes), exported, defaults)
+    defaults += tuple(name for name in _opened_configs(nodes) if name not in defaults)
+    return PyFacts(
+        tuple(needs), tuple(zero), unknown, imports, busy, commands(nodes), exported, defaults, _hydra_configs(nodes)
+    )
 
 
 def _exported(dest: str, option: Option, context: _Context) -> Exported:
@@ -162,6 +167,42 @@ def imported_option(where: str, exported: Exported) -> Option:
     """An option another module defines (``where``: that module), for ``read``'s ``imported``."""
     _, line, flags, number, field = exported
     return Option(flags, ast.Constant(number) if number is not None else None, f"{where}:{line}", field)
+
+
+#: calls whose first argument, a literal path, is a config file the program reads
+_CONFIG_READERS = frozenset(
+    {"open", "load", "safe_load", "full_load", "load_config", "parse_yaml_file", "parse_json_file", "from_yaml_file"}
+)
+
+
+def _opened_configs(nodes: list[ast.AST]) -> list[str]:
+    """Config files the code reads by a literal path (``yaml.safe_load(open("configs/train.yaml"))``,
+    ``OmegaConf.load("conf.yaml")``)."""
+    found = []
+    for node in nodes:
+        if isinstance(node, ast.Call) and node.args and _called(node.func) in _CONFIG_READERS:
+            first = node.args[0]
+            name = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
+            if name.lower().endswith(CONFIG_SUFFIXES) and name not in found:
+                found.append(name)
+    return found
+
+
+def _hydra_configs(nodes: list[ast.AST]) -> tuple[str, ...]:
+    """The primary config of a Hydra app (``@hydra.main(config_path="conf", config_name="train")``: conf/train.yaml
+    beside the file)."""
+    found = []
+    for node in nodes:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for decorator in node.decorator_list:
+            if not (isinstance(decorator, ast.Call) and _dotted(decorator.func) in ("hydra.main", "main")):
+                continue
+            given = {k.arg: k.value.value for k in decorator.keywords if isinstance(k.value, ast.Constant)}
+            name, folder = given.get("config_name"), given.get("config_path") or "."
+            if isinstance(name, str) and isinstance(folder, str) and name:
+                found.append(f"{folder}/{name if name.endswith(CONFIG_SUFFIXES) else name + '.yaml'}")
+    return tuple(found)
 
 
 def _config_default(option: Option, arguments: tuple[str, ...]) -> str | None:
@@ -282,8 +323,22 @@ def _setting(key: str, context: _Context) -> Value:
         return UNKNOWN
     setting = context.config.get(key)
     if setting is not None:
+        override = _override(key, context.arguments)
+        if override is not None:  # Hydra / OmegaConf: ``data.num_workers=0`` on the command line wins
+            number = _int(override)
+            return UNKNOWN if number is None else _number(number, f", {key}={number} on the command line")
         return _number(setting.value, f", {key}: {setting.value} in the config")
     return UNKNOWN
+
+
+def _override(key: str, arguments: tuple[str, ...]) -> str | None:
+    """The last ``key=value`` (also ``+key=``, ``++group.key=``) a command line gives a config key."""
+    found = None
+    for word in arguments:
+        name, equals, value = word.partition("=")
+        if equals and not name.startswith("-") and name.lstrip("+").rpartition(".")[2] == key:
+            found = value
+    return found
 
 
 def _number(number: int, how: str) -> Value:
