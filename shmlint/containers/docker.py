@@ -59,6 +59,7 @@ class DockerOptions(NamedTuple):
     memory: Size | None = None
     unresolved: tuple[ShmSource, ...] = ()  # options spread from a value known at run time (``**options``)
     typed: tuple[CodeFact, ...] = ()  # commands a walkthrough types into it (an interactive shell in a document)
+    mounts: tuple[tuple[str, str], ...] = ()  # bind mounts: (container path, host path)
 
 
 def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
@@ -68,7 +69,13 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
     torch = () if utility else tuple(_torch(options, words, signals))
     env = tuple(env for setting in options.settings if not setting.computed and (env := _env(setting)) is not None)
     launch = Launch(
-        options.base_dir, options.entrypoint, options.arguments, options.working_dir, env, typed=options.typed
+        options.base_dir,
+        options.entrypoint,
+        options.arguments,
+        options.working_dir,
+        env,
+        typed=options.typed,
+        mounts=options.mounts,
     )
     return Judged(
         gpu=gpu,

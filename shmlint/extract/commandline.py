@@ -26,6 +26,7 @@ from shmlint.containers.docker import (
     Setting,
     judge_docker,
 )
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import CodeFact, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import ContainerCommand, Flag, container_commands
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
@@ -133,12 +134,28 @@ def command_workload(
             for word in command.unknown
         ),
         typed=typed,
+        mounts=_binds(command),
     )
     return judge_docker(options, signals).workload(
         WorkloadId(WorkloadFormat.COMMAND, command.name, occurrence=occurrence),
         source.span(command.first.start, command.first.end),
         CommandTarget(insert_at=command.run_word.end, size_slots=tuple(slots)),
     )
+
+
+#: how a command line writes its own working directory in a bind mount's source
+_CWD = LazyRegex(r"(\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?=/|:|$)")
+
+
+def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:
+    """Bind mounts (container path, host path from the working directory: ``$PWD/src`` is ``./src``)."""
+    found = []
+    for flag in (*command.flag_values("--volume"), *command.flag_values("--mount")):
+        text = _CWD.sub(".", flag.value_text, count=1) if flag.value_text.startswith(("$", "`")) else flag.value_text
+        mount = parse_volume(text) if flag.long_name == "--volume" else parse_mount(text)
+        if mount.type == "bind" and mount.source and mount.target.startswith("/"):
+            found.append((mount.target, mount.source))
+    return tuple(found)
 
 
 #: the options that carry a GPU, by their long name

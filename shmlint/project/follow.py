@@ -35,6 +35,8 @@ MAX_INLINE = 16
 #: read: they would spend the workload's budget, and so many builds of one name are rarely alike)
 MAX_QUOTED_BUILDS = 3
 MAX_COMPARED_BUILDS = 4
+#: bind mounts of one container looked at
+MAX_MOUNTS = 16
 #: config files named by argparse defaults read per workload
 MAX_DEFAULT_CONFIGS = 4
 
@@ -248,6 +250,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     walk = _Walk(reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices)
     if workdir.startswith("/"):
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
+    walk.bases[:0] = _mounted(launch, workdir, reader)
     argv = (*entrypoint, *arguments)
     walk.commands += [_typed(fact, reader) for fact in launch.typed[:MAX_COMMANDS]]
     walk.doubt = walk.doubt or bool(launch.typed)  # what the reader types could start anything
@@ -264,6 +267,24 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         build.where if build is not None and built is not None else "",
         notes,
     )
+
+
+def _mounted(launch: Launch, workdir: str, reader: Reader) -> list[str]:
+    """The repository's folders bind-mounted into the container (``./src:/workspace``), which is what the container
+    finds at those paths: the folder its working directory falls in first, then the others."""
+    first: list[str] = []
+    rest: list[str] = []
+    for mounted, source in launch.mounts[:MAX_MOUNTS]:
+        host = reader.folder(os.path.join(launch.base_dir, source))
+        point = mounted.rstrip("/") or "/"
+        if host is None:
+            continue
+        if workdir == point or workdir.startswith(point.rstrip("/") + "/"):
+            below = workdir[len(point) :].strip("/")
+            mapped = reader.folder(os.path.join(host, below)) if below else host
+            first += [mapped] if mapped is not None else []
+        rest.append(host)
+    return list(dict.fromkeys(first + rest))
 
 
 def _typed(fact: CodeFact, reader: Reader) -> CodeFact:
