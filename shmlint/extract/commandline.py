@@ -87,7 +87,7 @@ def extract_commands(source: SourceText, masked: str, signals: Signals, *, walkt
     workloads: list[Workload] = []
     for index, command in enumerate(parsed):
         if command is not None:
-            typed = _typed(lines[index + 1 :], parsed[index + 1 :], source) if _opens_shell(command) else ()
+            typed = _typed(lines, parsed, index + 1, source) if _opens_shell(command) else ()
             workloads.append(command_workload(command, source, signals, occurrence=len(workloads), typed=typed))
     return workloads
 
@@ -102,20 +102,19 @@ def _opens_shell(command: ContainerCommand) -> bool:
 
 
 def _typed(
-    rest: Sequence[SimpleCommand], parsed: Sequence[ContainerCommand | None], source: SourceText
+    lines: Sequence[SimpleCommand], parsed: Sequence[ContainerCommand | None], start: int, source: SourceText
 ) -> tuple[CodeFact, ...]:
-    """The commands after the shell up to the next one the reader types on the host (another container command,
-    ``exit``), each with the document's line."""
+    """The commands from ``start`` on up to the next one the reader types on the host (another container command,
+    ``exit``), each with the document's line; at most ``MAX_TYPED`` are looked at."""
     typed: list[CodeFact] = []
-    for line, command in zip(rest, parsed, strict=True):
-        words = [word.text for word in line.words]
+    for index in range(start, min(len(lines), start + MAX_TYPED)):
+        words = [word.text for word in lines[index].words]
         first = (words[1] if words[0] == "sudo" and len(words) > 1 else words[0]).rsplit("/", 1)[-1]
-        if command is not None or first in _HOST_AGAIN:
+        if parsed[index] is not None or first in _HOST_AGAIN:
             break
-        where = f"{source.path}:{source.span(line.words[0].start, line.words[0].end).line}"
-        typed.append(CodeFact(where, " ".join(word.text for word in line.words)))
-        if len(typed) >= MAX_TYPED:
-            break
+        first_word = lines[index].words[0]
+        where = f"{source.path}:{source.span(first_word.start, first_word.end).line}"
+        typed.append(CodeFact(where, " ".join(words)))
     return tuple(typed)
 
 
