@@ -242,6 +242,18 @@ def test_config_files_the_code_names_and_command_line_overrides() -> None:
     assert _read(loader, ("--num_workers=0",), setting).needs  # an option, not an override: argparse's business
 
 
+def test_environment_and_positional_workers() -> None:
+    code = "import os\nDataLoader(ds, num_workers=int(os.environ.get('WORKERS', '4')))"
+    assert "WORKERS default 4" in _read(code).needs[0].text
+    zero = pycode.read(code, (), {}, 1, None, {"WORKERS": "0"})
+    assert zero is not None and zero.zero_loaders  # the container's env wins over the code's default
+    env = pycode.read("DataLoader(ds, num_workers=int(os.environ['W']))", (), {}, 1, None, {"W": "3"})
+    assert env is not None and "W=3 in the container's environment" in env.needs[0].text
+    assert _read("DataLoader(ds, num_workers=os.getenv('W'))").unknown_loaders == 1  # no value anywhere
+    assert _read("DataLoader(ds, 8, True, None, None, 4)").needs  # positional: torch's sixth parameter
+    assert _read("MyDataLoader(ds, 8, True, None, None, 4)").unknown_loaders == 1  # another class's is its own
+
+
 def _read_imported(code: str, imported: dict) -> pycode.PyFacts:
     facts = pycode.read(code, (), {}, 1, imported)
     assert facts is not None

@@ -44,8 +44,9 @@ MAX_DEFAULT_CONFIGS = 4
 class _Walk:
     """The state of one workload's walk: what was found so far and which files were read."""
 
-    def __init__(self, reader: Reader, bases: list[str], devices: int | None) -> None:
+    def __init__(self, reader: Reader, bases: list[str], devices: int | None, env: Mapping[str, str]) -> None:
         self.reader = reader
+        self.env = env  # the container's environment, for ``os.environ`` in its code
         self.bases = bases
         self.devices = devices
         self.commands: list[CodeFact] = []
@@ -144,7 +145,7 @@ class _Walk:
         from shmlint.project import pycode
 
         text = self.read(path)
-        facts = pycode.read(text, arguments, settings, self.devices) if text is not None else None
+        facts = pycode.read(text, arguments, settings, self.devices, None, self.env) if text is not None else None
         if text is None or facts is None:
             self.doubt = True
             return
@@ -168,7 +169,9 @@ class _Walk:
             imported = {dest: option for dest, option in self.options.items() if dest not in own}
             defaults = self.default_settings()
             if imported or defaults:
-                facts = pycode.read(text, arguments, {**defaults, **settings}, self.devices, imported) or facts
+                facts = (
+                    pycode.read(text, arguments, {**defaults, **settings}, self.devices, imported, self.env) or facts
+                )
         self.needs[needs_at:needs_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs]
         self.zero[zero_at:zero_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders]
         self.commands += [CodeFact(f"{where}:{c.line}", c.text) for c in facts.launches][
@@ -247,7 +250,9 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         if lines:
             started = CodeFact(f"{where}:{min(lines)}", " ".join((*entrypoint, *arguments)))
     context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
-    walk = _Walk(reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices)
+    walk = _Walk(
+        reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices, dict(launch.env)
+    )
     if workdir.startswith("/"):
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
     walk.bases[:0] = _mounted(launch, workdir, reader)

@@ -102,6 +102,7 @@ class _Context(NamedTuple):
     devices: int | None
     names: Mapping[str, ast.expr | None]  # a name assigned once to a literal (None: assigned several ways)
     options: Mapping[str, Option]  # argparse dest -> its option
+    env: Mapping[str, str]  # the container's environment, as its manifest sets it
 
 
 def read(
@@ -110,16 +111,18 @@ def read(
     config: Mapping[str, Setting],
     devices: int | None,
     imported: Mapping[str, Option] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> PyFacts | None:
     """The file's facts, or None when it does not parse (or is too deeply nested to). ``imported``: argparse
-    options defined in the local modules it imports (its own win)."""
+    options defined in the local modules it imports (its own win); ``env``: the container's environment
+    (``os.environ.get("WORKERS", 4)`` takes its value there, else the default)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     nodes = list(ast.walk(tree))
     own = _options(nodes)
-    context = _Context(tuple(arguments), config, devices, _names(nodes), {**(imported or {}), **own})
+    context = _Context(tuple(arguments), config, devices, _names(nodes), {**(imported or {}), **own}, env or {})
     needs: list[Fact] = []
     zero: list[Fact] = []
     unknown = 0
@@ -246,9 +249,11 @@ def _loader(node: ast.Call, name: str, context: _Context, text: str) -> tuple[bo
     if any(keyword.arg is None for keyword in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
         return None
     given = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
+    if given is None and len(node.args) > 5:  # num_workers is torch's DataLoader's sixth parameter
+        if name != "DataLoader":
+            return None  # another class's sixth parameter is its own
+        given = node.args[5]
     if given is None:
-        if len(node.args) > 5:  # num_workers is DataLoader's sixth parameter
-            return None
         return False, Fact(node.lineno, f"{name}() without num_workers (no worker processes)")
     value = _value(given, context)
     fact = Fact(node.lineno, f"{name}(num_workers={_quote(text, given)}){value.how}")
@@ -271,6 +276,8 @@ def _value(node: ast.expr, context: _Context, depth: int = 0) -> Value:
     if isinstance(node, ast.Attribute):
         return _setting(node.attr, context)
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        if _dotted(node.value).endswith("environ"):
+            return _environment(node.slice.value, None, context, depth)
         return _setting(node.slice.value, context)
     if isinstance(node, ast.Call):
         return _call_value(node, context, depth)
@@ -292,13 +299,31 @@ def _call_value(node: ast.Call, context: _Context, depth: int) -> Value:
         elif any(v.positive for v in values):
             return Value(None, True, how)
         return UNKNOWN
-    if name == "get" and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-        found = _setting(node.args[0].value, context)
+    key = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
+    if isinstance(key, str) and (name == "getenv" or _dotted(node.func).endswith("environ.get")):
+        return _environment(key, node.args[1] if len(node.args) > 1 else None, context, depth)
+    if name == "get" and isinstance(key, str):
+        found = _setting(key, context)
         if found.number is None and not found.positive and len(node.args) > 1:
             return _value(node.args[1], context, depth + 1)
         return found
     if name == "int" and len(node.args) == 1:
         return _value(node.args[0], context, depth + 1)
+    return UNKNOWN
+
+
+def _environment(key: str, default: ast.expr | None, context: _Context, depth: int) -> Value:
+    """An environment variable: the container's value, else the code's default (a number, or a number's text)."""
+    given = context.env.get(key)
+    if given is not None:
+        number = _int(given)
+        return UNKNOWN if number is None else _number(number, f", {key}={number} in the container's environment")
+    if isinstance(default, ast.Constant) and isinstance(default.value, str):
+        number = _int(default.value)
+        return UNKNOWN if number is None else _number(number, f", {key} default {number}")
+    if default is not None:
+        found = _value(default, context, depth + 1)
+        return found._replace(how=found.how or f", {key} default {found.number}")
     return UNKNOWN
 
 
