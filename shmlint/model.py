@@ -190,7 +190,7 @@ class Launch(NamedTuple):
     dockerfile_inline: str = ""  # compose ``dockerfile_inline``
     dockerfile_beside: bool = False  # no build named: a Dockerfile in ``base_dir`` is taken to build the image
     typed: tuple[CodeFact, ...] = ()  # commands a walkthrough has the reader type into this interactive shell
-    mounts: tuple[tuple[str, str], ...] = ()  # bind mounts: (container path, host path as written, from base_dir)
+    mounts: tuple[tuple[str, str], ...] = ()  # bind mounts: (container path, host path: absolute or from base_dir)
 
 
 class ProjectFacts(NamedTuple):

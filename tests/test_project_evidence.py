@@ -359,6 +359,21 @@ def _gather(root: Path, launch: Launch, devices: int | None = 1) -> ProjectFacts
     return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}))
 
 
+def test_one_programs_options_are_not_the_next_ones(tmp_path: Path) -> None:
+    """A script that runs two programs: the first's argparse default is not the second's value."""
+    (tmp_path / "run.sh").write_text("python prep.py\npython train.py\n")
+    (tmp_path / "prep.py").write_text("from opts import parse\n")
+    (tmp_path / "opts.py").write_text("p.add_argument('--workers', default=8)\n")
+    (tmp_path / "train.py").write_text("DataLoader(ds, num_workers=args.workers)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("bash", "run.sh")))
+    assert facts.needs == () and facts.free == ()  # unknown, not 8 workers
+    (tmp_path / "train.py").write_text("from opts import parse\nDataLoader(ds, num_workers=args.workers)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("bash", "run.sh")))
+    assert [str(f) for f in facts.needs] == [
+        "train.py:2 DataLoader(num_workers=args.workers), --workers default 8 at opts.py:1"
+    ]
+
+
 def test_local_imports_followed(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text("from data import make\nmake()\n")
     (tmp_path / "data.py").write_text("def make():\n    return DataLoader(ds, num_workers=3)\n")

@@ -37,7 +37,7 @@ MAX_QUOTED_BUILDS = 3
 MAX_COMPARED_BUILDS = 4
 #: bind mounts of one container looked at
 MAX_MOUNTS = 16
-#: config files named by argparse defaults read per workload
+#: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
 MAX_DEFAULT_CONFIGS = 4
 
 
@@ -55,11 +55,7 @@ class _Walk:
         self.doubt = False  # something read could use workers that were not seen (unknown values, busy imports)
         self.followed: list[str] = []
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
-        self.options: dict[str, Option] = {}  # argparse options of the modules read, for the files that import them
-        self.config_defaults: list[str] = []  # config files the code names (argparse defaults, literal paths)
-        self.config_files: list[str] = []  # config files found beside the code that names them (Hydra)
-        self.defaults_read: list[str] = []
-        self.defaults: dict[str, Setting] = {}  # their settings
+        self.program()
 
     def read(self, path: str) -> str | None:
         text = self.reader.text(path)
@@ -113,7 +109,17 @@ class _Walk:
         if path is None:
             self.doubt = True
             return
+        self.program()  # what one program's modules define is that program's, not the next one's
         self.module(path, found.arguments, settings, depth)
+
+    def program(self) -> None:
+        """Start a program's own options and config files."""
+        self.options: dict[str, Option] = {}  # argparse options of its modules, for the files that import them
+        self.config_defaults: list[str] = []  # config files its code names (argparse defaults, literal paths)
+        self.config_files: list[str] = []  # config files found beside the code that names them (Hydra)
+        self.defaults_read: list[str] = []
+        self.defaults: dict[str, Setting] = {}  # their settings
+        self.modules: list[str] = []  # the program's modules read
 
     def configs(self, arguments: Sequence[str]) -> dict[str, Setting]:
         """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
@@ -144,6 +150,7 @@ class _Walk:
         again with what those modules define (argparse options, the config files they name by default)."""
         from shmlint.project import pycode
 
+        self.modules.append(path)
         text = self.read(path)
         facts = pycode.read(text, arguments, settings, self.devices, None, self.env) if text is not None else None
         if text is None or facts is None:
@@ -180,7 +187,7 @@ class _Walk:
         self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0 or bool(facts.launches)
 
     def default_settings(self) -> dict[str, Setting]:
-        """Settings of the config files argparse defaults name (each file read once a walk)."""
+        """Settings of the config files the program's code names (each read once a program)."""
         named = [path for name in self.config_defaults if (path := self.reader.locate(self.bases, name))]
         files = list(dict.fromkeys([*self.config_files, *named]))[:MAX_DEFAULT_CONFIGS]
         unread = [path for path in files if path not in self.defaults_read]
@@ -197,7 +204,7 @@ class _Walk:
             local = self.local_module(folder, imported)
             if local is None:
                 self.doubt = self.doubt or not _plain(imported)
-            elif local != path and self.reader.display(local) not in self.followed:
+            elif local != path and local not in self.modules:
                 self.module(local, arguments, settings, depth + 1)
 
     def local_module(self, folder: str, dotted: str) -> str | None:
@@ -262,12 +269,13 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     if argv:
         walk.command(argv, {name: (value,) for name, value in launch.env}, 0)
     certain = walk.zero and not walk.needs and not walk.doubt and not reader.exhausted and bool(argv)
+    followed = tuple(dict.fromkeys(walk.followed))  # a module two programs import is read for each
     return ProjectFacts(
         tuple(walk.commands),
         images,
-        tuple(walk.needs),
-        tuple(walk.zero) if certain else (),
-        (built[0], *walk.followed) if built is not None and built[0] != "dockerfile_inline" else tuple(walk.followed),
+        tuple(dict.fromkeys(walk.needs)),
+        tuple(dict.fromkeys(walk.zero)) if certain else (),
+        (built[0], *followed) if built is not None and built[0] != "dockerfile_inline" else followed,
         started,
         build.where if build is not None and built is not None else "",
         notes,
@@ -284,7 +292,7 @@ def _mounted(launch: Launch, workdir: str, reader: Reader) -> list[str]:
         point = mounted.rstrip("/") or "/"
         if host is None:
             continue
-        if workdir == point or workdir.startswith(point.rstrip("/") + "/"):
+        if workdir == point or workdir.startswith(point + "/"):
             below = workdir[len(point) :].strip("/")
             mapped = reader.folder(os.path.join(host, below)) if below else host
             first += [mapped] if mapped is not None else []
