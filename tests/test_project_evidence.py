@@ -248,7 +248,7 @@ def test_environment_and_positional_workers() -> None:
     zero = pycode.read(code, (), {}, 1, None, {"WORKERS": "0"})
     assert zero is not None and zero.zero_loaders  # the container's env wins over the code's default
     env = pycode.read("DataLoader(ds, num_workers=int(os.environ['W']))", (), {}, 1, None, {"W": "3"})
-    assert env is not None and "W=3 in the container's environment" in env.needs[0].text
+    assert env is not None and "W=3 in the environment" in env.needs[0].text
     assert _read("DataLoader(ds, num_workers=os.getenv('W'))").unknown_loaders == 1  # no value anywhere
     assert _read("DataLoader(ds, 8, True, None, None, 4)").needs  # positional: torch's sixth parameter
     assert _read("MyDataLoader(ds, 8, True, None, None, 4)").unknown_loaders == 1  # another class's is its own
@@ -372,6 +372,30 @@ def test_one_programs_options_are_not_the_next_ones(tmp_path: Path) -> None:
     assert [str(f) for f in facts.needs] == [
         "train.py:2 DataLoader(num_workers=args.workers), --workers default 8 at opts.py:1"
     ]
+
+
+@pytest.mark.parametrize(
+    ("script", "workers"),
+    [
+        ("export WORKERS=6\npython train.py\n", "WORKERS=6"),
+        ("WORKERS=5\nexport WORKERS\npython train.py\n", "WORKERS=5"),
+        ("WORKERS=3 python train.py\n", "WORKERS=3"),  # in that command's environment only
+        ("WORKERS=6\npython train.py\n", None),  # not exported: the program sees the default, 0
+    ],
+)
+def test_a_scripts_exports_reach_the_programs_environment(tmp_path: Path, script: str, workers: str | None) -> None:
+    (tmp_path / "run.sh").write_text(script)
+    (tmp_path / "train.py").write_text("import os\nDataLoader(ds, num_workers=int(os.environ.get('WORKERS', 0)))\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("bash", "run.sh")))
+    if workers is None:
+        assert facts.needs == () and facts.free
+    else:
+        assert [f"{workers} in the environment" in str(f) for f in facts.needs] == [True]
+
+
+def test_script_lines_carry_their_environment() -> None:
+    lines = script_commands("export A=1\nB=2\nC=3 run x\nrun y\n", {"E": ("e",)})
+    assert [dict(line.env) for line in lines] == [{"E": ("e",), "A": ("1",), "C": ("3",)}, {"E": ("e",), "A": ("1",)}]
 
 
 def test_local_imports_followed(tmp_path: Path) -> None:

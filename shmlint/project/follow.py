@@ -76,11 +76,11 @@ class _Walk:
                 self.doubt = True
                 return
             for line in script_commands(found.name, env, found.arguments):
-                self.command(line.argv, env, depth)
+                self.command(line.argv, line.env, depth)
         elif found.kind == "shell":
             self.shell(found, env, depth)
         else:
-            self.python(found, depth)
+            self.python(found, depth, env)
 
     def shell(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
         path = self.reader.locate(self.bases, found.name) if known(found.name) else None
@@ -94,9 +94,9 @@ class _Walk:
         for line in script_commands(text, env, found.arguments):
             if len(self.commands) < MAX_COMMANDS:
                 self.commands.append(CodeFact(f"{where}:{line.line}", " ".join(w for w in line.argv if known(w))))
-            self.command(line.argv, env, depth + 1)
+            self.command(line.argv, line.env, depth + 1)
 
-    def python(self, found: Target, depth: int) -> None:
+    def python(self, found: Target, depth: int, env: Mapping[str, tuple[str, ...]]) -> None:
         """The program's file, the config files its command line names, and the local modules it imports."""
         settings = self.configs(found.arguments)
         name = found.name.replace(".", "/") if found.kind == "module" else found.name
@@ -110,6 +110,7 @@ class _Walk:
             self.doubt = True
             return
         self.program()  # what one program's modules define is that program's, not the next one's
+        self.env = {name: " ".join(values) for name, values in env.items()}  # its environment, from whoever runs it
         self.module(path, found.arguments, settings, depth)
 
     def program(self) -> None:

@@ -317,7 +317,7 @@ def _environment(key: str, default: ast.expr | None, context: _Context, depth: i
     given = context.env.get(key)
     if given is not None:
         number = _int(given)
-        return UNKNOWN if number is None else _number(number, f", {key}={number} in the container's environment")
+        return UNKNOWN if number is None else _number(number, f", {key}={number} in the environment")
     if isinstance(default, ast.Constant) and isinstance(default.value, str):
         number = _int(default.value)
         return UNKNOWN if number is None else _number(number, f", {key} default {number}")
