@@ -292,6 +292,7 @@ class Workload(NamedTuple):
     processes: int | None = None  # training processes the platform starts in the container, where the file says
     launch: Launch | None = None  # what it starts, for following into the repository (Kubernetes, compose)
     project: ProjectFacts | None = None  # what the repository's files it runs show, set before the rules run
+    command_from: str = ""  # where ``command`` was read when not on its own lines: "typed in the container, a.md:5"
 
     @property
     def format(self) -> WorkloadFormat:

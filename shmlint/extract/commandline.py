@@ -7,12 +7,15 @@ where a fix can write.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.containers import base_dir
 from shmlint.containers.docker import (
     DEVICE,
+    SEPARATOR,
     ENV,
     GPU,
     GPUS,
@@ -33,21 +36,37 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
 from shmlint.targets import CommandTarget, SizeSlot
 
+if TYPE_CHECKING:
+    from shmlint.parsers.embedded import ShellBlocks
+    from shmlint.parsers.typed import Typed
 
-def extract_commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
-    """One workload per container run/create command line in the masked text."""
+
+def extract_commands(
+    source: SourceText, masked: str, signals: Signals, blocks: ShellBlocks | None = None
+) -> list[Workload]:
+    """One workload per container run/create command line in the masked text. With the document's code ``blocks``
+    (documentation, never a script), the commands typed into an interactive container are its command
+    (``shmlint.parsers.typed``)."""
+    from shmlint.parsers.typed import container_sessions
+
+    found = (
+        container_sessions(masked, blocks) if blocks is not None else ((c, None) for c in container_commands(masked))
+    )
     workloads: list[Workload] = []
-    for command in container_commands(masked):
-        workloads.append(command_workload(command, source, signals, occurrence=len(workloads)))
+    for command, typed in found:
+        workloads.append(command_workload(command, source, signals, occurrence=len(workloads), typed=typed))
     return workloads
 
 
-def command_workload(command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int) -> Workload:
+def command_workload(
+    command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int, typed: Typed | None = None
+) -> Workload:
     """A container command as a workload; formats that start a container from options (Ray, Quadlet, dev containers, CI jobs) take this
-    and put in their own identity, span and fix target."""
-    entrypoint = command.flag_values("--entrypoint")[-1:]
+    and put in their own identity, span and fix target. Commands ``typed`` into its shell replace the shell: they
+    are what it runs, and the workload says where they were read."""
+    entrypoint = command.flag_values("--entrypoint")[-1:] if typed is None else ()
     argv = [(flag.value_text, flag.flag.start, flag.end) for flag in entrypoint]
-    argv += [(word.text, word.start, word.end) for word in command.arguments]
+    argv += [(word.text, word.start, word.end) for word in command.arguments] if typed is None else _typed_argv(typed)
     settings, slots = _settings(command, source)
     memory = command.flag_values("--memory")
     workdir = command.flag_values("--workdir")[-1:]
@@ -58,8 +77,9 @@ def command_workload(command: ContainerCommand, source: SourceText, signals: Sig
         image=image.text if image is not None else None,
         image_span=source.span(image.start, image.end) if image is not None else None,
         entrypoint=tuple(flag.value_text for flag in entrypoint),
-        arguments=tuple(word.text for word in command.arguments),
+        arguments=tuple(text for text, _, _ in argv[len(entrypoint) :]),
         word_spans=tuple(source.span(start, end) for _, start, end in argv),
+        typed_script=typed.script if typed is not None else "",
         launcher_label="",
         working_dir=workdir[0].value_text if workdir else "",
         memory=_size(memory[-1], source) if memory else None,
@@ -77,7 +97,27 @@ def command_workload(command: ContainerCommand, source: SourceText, signals: Sig
         WorkloadId(WorkloadFormat.COMMAND, command.name, occurrence=occurrence),
         source.span(command.first.start, command.first.end),
         CommandTarget(insert_at=command.run_word.end, size_slots=tuple(slots)),
+        command_from=_typed_at(typed, source),
     )
+
+
+def _typed_argv(typed: Typed) -> list[tuple[str, int, int]]:
+    """The typed commands' words, one ``;`` word (empty span) between two commands: the command line the data's
+    patterns read (``[^;&|]`` keeps a match inside one command)."""
+    argv: list[tuple[str, int, int]] = []
+    for command in typed.commands:
+        if argv:
+            argv.append((SEPARATOR, argv[-1][2], argv[-1][2]))
+        argv += [(word.text, word.start, word.end) for word in command.words]
+    return argv
+
+
+def _typed_at(typed: Typed | None, source: SourceText) -> str:
+    """Where typed commands were read, for messages: ``typed in the container, README.md:23``."""
+    if typed is None:
+        return ""
+    line, _ = source.position(typed.start)
+    return f"typed in the container, {os.path.basename(source.path) or source.path}:{line}"
 
 
 #: the options that carry a GPU, by their long name
