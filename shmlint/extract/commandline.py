@@ -15,13 +15,13 @@ from shmlint import sizes
 from shmlint.containers import base_dir
 from shmlint.containers.docker import (
     DEVICE,
-    SEPARATOR,
     ENV,
     GPU,
     GPUS,
     IPC,
     MOUNT,
     RUNTIME,
+    SEPARATOR,
     SHM_SIZE,
     TMPFS,
     DockerOptions,
