@@ -113,11 +113,13 @@ def _typed_argv(typed: Typed) -> list[tuple[str, int, int]]:
 
 
 def _typed_at(typed: Typed | None, source: SourceText) -> str:
-    """Where typed commands were read, for messages: ``typed in the container, README.md:23``."""
+    """Where typed commands were read, for messages: ``typed in the container, README.md:23-24``."""
     if typed is None:
         return ""
-    line, _ = source.position(typed.start)
-    return f"typed in the container, {os.path.basename(source.path) or source.path}:{line}"
+    first, _ = source.position(typed.start)
+    last, _ = source.position(typed.end)
+    lines = f"{first}-{last}" if last > first else str(first)
+    return f"typed in the container, {os.path.basename(source.path) or source.path}:{lines}"
 
 
 #: the options that carry a GPU, by their long name

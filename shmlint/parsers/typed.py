@@ -44,6 +44,10 @@ class Typed(NamedTuple):
     def start(self) -> int:
         return self.commands[0].words[0].start
 
+    @property
+    def end(self) -> int:
+        return self.commands[-1].words[-1].end
+
 
 def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[ContainerCommand, Typed | None]]:
     """Every container run/create command of a masked document, with the commands typed into it when it opens an
