@@ -12,7 +12,7 @@ from shmlint.extract.commandline import CommandTarget, extract_commands
 from shmlint.formats.commandline.edit import edits_for
 from shmlint.model import APPLIED_KINDS, Applicability, Fix, FixAction, ShmKind, Workload
 from shmlint.parsers.embedded import markdown_shell_blocks, mask_markdown, rst_shell_blocks
-from shmlint.parsers.typed import MAX_TYPED_COMMANDS, container_sessions
+from shmlint.parsers.typed import MAX_TYPED_CHARS, MAX_TYPED_COMMANDS, container_sessions
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 from tests.support import corpus_rows
@@ -284,7 +284,6 @@ _TRAIN = "torchrun --nproc_per_node 4 train.py"
     [
         "docker run -it --gpus all img",
         "docker run -i --gpus all img",
-        "docker run -t --gpus all img",
         "docker run --interactive --tty --gpus all img",
         "docker run --interactive=true --gpus all img",
         "docker run -it --rm --gpus all img bash",
@@ -314,6 +313,7 @@ def test_commands_typed_into_an_interactive_shell_are_its_command(run: str) -> N
         "docker run -it -d --gpus all img bash",
         "docker run --detach -it --gpus all img",
         "docker run --gpus all img",  # not interactive: the next line runs on the host
+        "docker run -t --gpus all img bash",  # a terminal but no input: the shell exits at once
         "docker run --interactive=false --gpus all img",
         "docker run -it --gpus all img bash -c 'nvidia-smi'",
         "docker run -it --gpus all img bash -lc 'nvidia-smi'",
@@ -348,16 +348,44 @@ def test_where_a_session_ends(lines: list[str], typed: str) -> None:
     assert workload.command == typed
 
 
-def test_a_session_never_goes_on_into_the_next_block() -> None:
-    (workload,) = document(f"```bash\ndocker run -it --gpus all img bash\n```\n\nThen:\n\n```bash\n{_TRAIN}\n```\n")
-    assert (workload.command, workload.command_from) == ("bash", "")
+def test_a_block_that_opens_the_shell_leaves_the_reader_in_it() -> None:
+    """The block ends with the shell: the guide's next blocks are typed into it, until it leaves it."""
+    text = (
+        "1. Start the container:\n\n```bash\ndocker run -it --gpus all img bash\n```\n\n"
+        "2. Build:\n\n```bash\npython build.py\n```\n\n3. Train:\n\n```bash\n"
+        f"{_TRAIN}\nexit\n```\n\n```bash\npython host.py\n```\n"
+    )
+    (workload,) = document(text)
+    assert (workload.command, workload.command_from) == (
+        f"python build.py ; {_TRAIN}",
+        "typed in the container, README.md:10-16",
+    )
+
+
+def test_a_block_that_types_after_the_shell_keeps_its_session() -> None:
+    text = f"```bash\ndocker run -it --gpus all img bash\npython build.py\n```\n\nThen:\n\n```bash\n{_TRAIN}\n```\n"
+    (workload,) = document(text)
+    assert (workload.command, workload.command_from) == ("python build.py", "typed in the container, README.md:3")
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "```console\n$ torchrun --nproc_per_node 4 train.py\n```\n",  # the host's prompt again
+        "```bash\ndocker run --gpus all img2 torchrun t.py\n```\n",  # another container
+        "```bash\nexit\ntorchrun --nproc_per_node 4 train.py\n```\n",
+    ],
+)
+def test_the_next_blocks_end_a_session_as_its_own_would(later: str) -> None:
+    workloads = document(f"```console\n$ docker run -it --gpus all img bash\n```\n\n{later}")
+    assert workloads[0].command == "bash" and workloads[0].command_from == ""
 
 
 def test_a_session_is_bounded() -> None:
-    workload = session("docker run -it --gpus all img", *[f"python step{n}.py" for n in range(40)])
+    workload = session("docker run -it --gpus all img", *[f"python step{n}.py" for n in range(MAX_TYPED_COMMANDS + 9)])
     assert workload.command.count(" ; ") == MAX_TYPED_COMMANDS - 1
     assert workload.command_from == f"typed in the container, README.md:3-{2 + MAX_TYPED_COMMANDS}"
-    long_line = "python a.py " + "x" * 5000
+    long_line = "python a.py " + "x" * MAX_TYPED_CHARS
     assert session("docker run -it --gpus all img", long_line).command_from == ""
 
 
@@ -421,9 +449,11 @@ def test_typed_commands_lie_after_their_run_in_its_block(text: str) -> None:
         if typed is None:
             continue
         assert 0 < len(typed.commands) <= MAX_TYPED_COMMANDS
-        block = next(extent for extent in extents if extent[0] <= run.first.start <= extent[1])
-        assert run.first.start < typed.start and typed.end <= block[1]
-        assert masked.count("\n", run.first.start, typed.start) >= 1  # never on the run's own line
+        block = next(index for index, extent in enumerate(extents) if extent[0] <= run.first.start <= extent[1])
+        where = next(index for index, extent in enumerate(extents) if extent[0] <= typed.start <= extent[1])
+        assert masked.count("\n", run.first.start, typed.start) >= 1  # after the run, never on its own line
+        # in the run's block, or in a later one when nothing is typed in the run's own after it
+        assert where == block or (where > block and masked[run.first.start : extents[block][1]].count("\n") == 0)
     for workload in document(text):
         assert 0 <= workload.span.start < workload.span.end <= len(text)
 

@@ -4,18 +4,27 @@ A documentation code block that starts an interactive container whose command is
 (``docker run -it --gpus all IMAGE``, ``... IMAGE bash``) and goes on with more lines shows a terminal session:
 pasted into a terminal, those lines go to the container's standard input and its shell runs them. What the
 container really runs is there, not on the ``docker run`` line (``bash``). Such lines are read as the container's
-command: from the line after the ``docker run`` to the end of the block, an ``exit``/``logout``, a line written
-with the host's prompt again (the prompt of the ``docker run`` line), or another container engine command (the
-engine's CLI is the host's), at most ``MAX_TYPED_COMMANDS`` commands and ``MAX_TYPED_CHARS`` characters.
+command, from the line after the ``docker run`` to the first of: an ``exit``/``logout``; a line written with the
+host's prompt again (the prompt of the ``docker run`` line); another container engine command (the engine's CLI is
+the host's); the end of the block; ``MAX_TYPED_COMMANDS`` commands or ``MAX_TYPED_CHARS`` characters.
+
+Interactive means ``-i``: docker and podman attach the terminal's input only then (with ``-t`` alone the shell
+reads nothing and exits at once, and the next line runs on the host). Not ``-d``, not ``create``.
+
+A session goes on into the next blocks only when the block that opens the shell ends with it: a guide that gives
+"open a shell in the container" as a block of its own has nothing typed there yet, and its next commands are the
+ones typed into that shell (step 1 starts the container, steps 2 to 4 build and serve in it). The same ends apply
+there. When a block types commands after the ``docker run``, the session is that block's: prose between two blocks
+is where a guide changes place ("then, on the host"), and nothing in the text says which.
 
 Only documentation blocks are read so: in a shell script the lines after an interactive ``docker run`` run on the
-host once the container exits. A session never goes on into the next block: prose between two blocks is where a
-guide changes place ("then, on the host"), and nothing in the text says which.
+host once the container exits.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Iterator, Sequence
 
 from shmlint.named_tuple import NamedTuple
@@ -23,14 +32,16 @@ from shmlint.parsers.container_command import ContainerCommand, parse_container_
 from shmlint.parsers.embedded import CodeLine, ShellBlocks
 from shmlint.parsers.shell import SimpleCommand, commands
 
-#: commands of one session read as the container's: a guide's session is a few lines
-MAX_TYPED_COMMANDS = 16
+#: commands of one session read as the container's: a guide's walkthrough in a container is a few dozen
+MAX_TYPED_COMMANDS = 64
 #: characters of those commands
-MAX_TYPED_CHARS = 4_000
+MAX_TYPED_CHARS = 16_000
+#: lines looked at for the session's end (continuations and comments included)
+MAX_TYPED_LINES = 4 * MAX_TYPED_COMMANDS
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash"})
 #: programs that end a session: the shell's own way out, and the container engines, whose CLI is on the host
 _HOST_PROGRAMS = frozenset({"exit", "logout", "docker", "podman", "podman-remote", "nvidia-docker"})
-_INTERACTIVE = frozenset({"-i", "--interactive", "-t", "--tty"})
+_INTERACTIVE = frozenset({"-i", "--interactive"})
 _DETACH = frozenset({"-d", "--detach"})
 
 
@@ -66,8 +77,8 @@ def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[Contain
 
 
 def opens_shell(command: ContainerCommand) -> bool:
-    """An interactive, attached ``run`` whose command is a shell or the image's own (``-it IMAGE``, ``IMAGE
-    bash -l``): what is typed next goes to that shell."""
+    """An interactive (``-i``), attached ``run`` whose command is a shell or the image's own (``-it IMAGE``,
+    ``IMAGE bash -l``): what is typed next goes to that shell."""
     if not command.subcommand.endswith("run") or command.image is None or command.image.dynamic:
         return False
     if not any(_on(flag.long_name, flag.value_text, _INTERACTIVE) for flag in command.flags):
@@ -106,11 +117,14 @@ def _typed(
         return None
     block = blocks[first[1]]
     after = block.index(last[0]) + 1
-    if after >= len(block):
+    # the rest of its block; when the block ends with it, the blocks after it (see the module's docstring)
+    later = block[after:] if after < len(block) else itertools.chain.from_iterable(blocks[first[1] + 1 :])
+    rest = list(itertools.islice(later, MAX_TYPED_LINES + 1))
+    if not rest:
         return None
-    limit = _session_end(block[after:], first[0].prompt)
+    limit = _session_end(rest, first[0].prompt)
     typed: list[SimpleCommand] = []
-    chars, end = 0, block[after].start
+    chars, end = 0, rest[0].start
     for command in following:
         start = command.words[0].start
         if start < end:
@@ -139,10 +153,10 @@ def _line_at(offset: int, lines: Sequence[tuple[CodeLine, int]], starts: Sequenc
 
 
 def _session_end(following: Sequence[CodeLine], host_prompt: str) -> int:
-    """Where the session ends in its block: the first line written with the host's prompt again, else the block's
-    end. Without a prompt on the ``docker run`` line, no prompt tells the host apart."""
-    for line in following:
-        if host_prompt and line.prompt == host_prompt:
+    """Where the session ends: the first line written with the host's prompt again, else the end of the lines
+    (at most ``MAX_TYPED_LINES``). Without a prompt on the ``docker run`` line, no prompt tells the host apart."""
+    for index, line in enumerate(following):
+        if index == MAX_TYPED_LINES or (host_prompt and line.prompt == host_prompt):
             return line.start
     return following[-1].end + 1
 
