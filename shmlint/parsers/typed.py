@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, parse_container_command
@@ -72,7 +72,8 @@ def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[Contain
             continue
         typed = None
         if opens_shell(parsed):
-            typed = _typed(command, shell[position + 1 :], blocks, lines, starts, text)
+            after = (shell[index] for index in range(position + 1, len(shell)))
+            typed = _typed(command, after, blocks, lines, starts, text)
         yield parsed, typed
 
 
@@ -106,7 +107,7 @@ def _shell_option(word: str) -> bool:
 
 def _typed(
     run: SimpleCommand,
-    following: Sequence[SimpleCommand],
+    following: Iterable[SimpleCommand],
     blocks: ShellBlocks,
     lines: Sequence[tuple[CodeLine, int]],
     starts: Sequence[int],
