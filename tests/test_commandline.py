@@ -368,6 +368,23 @@ def test_a_block_that_types_after_the_shell_keeps_its_session() -> None:
     assert (workload.command, workload.command_from) == ("python build.py", "typed in the container, README.md:3")
 
 
+@pytest.mark.parametrize("heading", ["## Training\n", "Training\n--------\n", "Training\n========\n"])
+def test_a_heading_ends_a_session_between_blocks(heading: str) -> None:
+    text = f"```bash\ndocker run -it --gpus all img bash\n```\n\n{heading}\n```bash\n{_TRAIN}\n```\n"
+    (workload,) = document(text)
+    assert (workload.command, workload.command_from) == ("bash", "")
+    (workload,) = document(text.replace(heading, "Then:\n"))  # prose alone keeps the reader in the container
+    assert workload.command == _TRAIN
+
+
+def test_a_heading_inside_another_code_block_is_no_heading() -> None:
+    text = (
+        f"```bash\ndocker run -it --gpus all img bash\n```\n\n```python\n# a comment\n```\n\n```bash\n{_TRAIN}\n```\n"
+    )
+    (workload,) = document(text)
+    assert workload.command == _TRAIN
+
+
 @pytest.mark.parametrize(
     "later",
     [
@@ -444,7 +461,7 @@ _DOC_PIECES = st.sampled_from(
 @given(st.lists(_DOC_PIECES, max_size=40).map("".join))
 def test_typed_commands_lie_after_their_run_in_its_block(text: str) -> None:
     masked, blocks = markdown_shell_blocks(text)
-    extents = [(block[0].start, block[-1].end) for block in blocks]
+    extents = [(block.lines[0].start, block.lines[-1].end) for block in blocks]
     for run, typed in container_sessions(masked, blocks):
         if typed is None:
             continue
@@ -452,8 +469,9 @@ def test_typed_commands_lie_after_their_run_in_its_block(text: str) -> None:
         block = next(index for index, extent in enumerate(extents) if extent[0] <= run.first.start <= extent[1])
         where = next(index for index, extent in enumerate(extents) if extent[0] <= typed.start <= extent[1])
         assert masked.count("\n", run.first.start, typed.start) >= 1  # after the run, never on its own line
-        # in the run's block, or in a later one when nothing is typed in the run's own after it
+        # in the run's block, or in a later one of its section when nothing is typed in the run's own after it
         assert where == block or (where > block and masked[run.first.start : extents[block][1]].count("\n") == 0)
+        assert blocks[where].section == blocks[block].section
     for workload in document(text):
         assert 0 <= workload.span.start < workload.span.end <= len(text)
 

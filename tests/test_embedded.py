@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.parsers.embedded import CodeLine, markdown_shell_blocks, mask_ci_yaml, mask_makefile, mask_markdown
+from shmlint.parsers.embedded import (
+    CodeLine,
+    markdown_shell_blocks,
+    mask_ci_yaml,
+    mask_makefile,
+    mask_markdown,
+    rst_shell_blocks,
+)
 from shmlint.parsers.shell import commands
 from shmlint.parsers.yamlnodes import compose
 from shmlint.source import SourceText
@@ -85,11 +92,24 @@ def test_markdown_shell_blocks_keep_each_line_with_its_prompt() -> None:
     text = "```console\n$ docker run -it img\nroot@c2:/x# python a.py\noutput\n```\n\n```\nls\n```\n"
     masked, blocks = markdown_shell_blocks(text)
     assert masked == mask_markdown(text)
-    assert [[(masked[line.start : line.end], line.prompt) for line in block] for block in blocks] == [
+    assert [[(masked[line.start : line.end], line.prompt) for line in block.lines] for block in blocks] == [
         [("docker run -it img", "$"), ("python a.py", "root@c2:/x#")],
         [("ls", "")],
     ]
-    assert all(isinstance(line, CodeLine) for block in blocks for line in block)
+    assert all(isinstance(line, CodeLine) for block in blocks for line in block.lines)
+
+
+def test_markdown_shell_blocks_know_their_section() -> None:
+    text = "```bash\na\n```\n\n```python\n# not a heading\n```\n\n```\nb\n```\n\n## Next\n\n```\nc\n```\n"
+    text += "\nTitle\n-----\n\n    d\n"
+    _, blocks = markdown_shell_blocks(text)
+    assert [block.section for block in blocks] == [0, 0, 1, 2]
+
+
+def test_rst_shell_blocks_know_their_section() -> None:
+    text = "Run::\n\n    a\n\nSingle machine\n~~~~~~~~~~~~~~\n\n.. code-block:: bash\n\n    b\n\nThen::\n\n    c\n"
+    _, blocks = rst_shell_blocks(text)
+    assert [block.section for block in blocks] == [0, 1, 1]
 
 
 def test_markdown_console_block_output_and_root_prompt() -> None:

@@ -96,30 +96,50 @@ class CodeLine(NamedTuple):
     prompt: str
 
 
-#: the lines read of each shell code block of a document, in order
-ShellBlocks = tuple[tuple[CodeLine, ...], ...]
+class ShellBlock(NamedTuple):
+    """The lines read of one shell code block, and the section it is in (the headings before it, counted)."""
+
+    lines: tuple[CodeLine, ...]
+    section: int
+
+
+#: the shell code blocks of a document, in order
+ShellBlocks = tuple[ShellBlock, ...]
+#: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
+_MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
+#: a reStructuredText section's underline or overline (``~~~~``, ``====``)
+_RST_HEADING = LazyRegex(r"^([=\-~^\"'`#*+_:.<>])\1{2,}[ \t]*$", re.MULTILINE)
 
 
 def mask_markdown(text: str) -> str:
     """Shell code blocks of a Markdown file: fences tagged bash/sh/shell/zsh/console or untagged, and indented code."""
-    return _mask_shell_blocks(text, markdown_code_blocks(text))[0]
+    return _mask_shell_blocks(text, markdown_code_blocks(text), _MARKDOWN_HEADING)[0]
 
 
 def markdown_shell_blocks(text: str) -> tuple[str, ShellBlocks]:
     """``mask_markdown`` and the lines it keeps of each block: what a reader of the document sees as one block."""
-    return _mask_shell_blocks(text, markdown_code_blocks(text))
+    return _mask_shell_blocks(text, markdown_code_blocks(text), _MARKDOWN_HEADING)
 
 
-def _mask_shell_blocks(text: str, blocks: Iterable[tuple[list[tuple[int, str]], str]]) -> tuple[str, ShellBlocks]:
+def _mask_shell_blocks(
+    text: str, blocks: Iterable[tuple[list[tuple[int, str]], str]], heading: LazyRegex[str]
+) -> tuple[str, ShellBlocks]:
     """The text with everything but the shell code blocks blanked (console blocks lose their prompts), and the
     lines kept of each block."""
     mask = _Mask(text)
-    kept = tuple(
-        _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
-        for block, language in blocks
-        if language in _SHELL_LANGUAGES
-    )
-    return mask.result(), tuple(lines for lines in kept if lines)
+    kept: list[ShellBlock] = []
+    section, after = 0, 0  # the headings counted so far, and where the text after the last block starts
+    for block, language in blocks:
+        if not block:
+            continue
+        start, end = _extent(block)
+        section += sum(1 for _ in heading.finditer(text, after, start)) if start > after else 0
+        after = max(after, end)
+        if language in _SHELL_LANGUAGES:
+            lines = _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
+            if lines:
+                kept.append(ShellBlock(lines, section))
+    return mask.result(), tuple(kept)
 
 
 def markdown_yaml_blocks(text: str) -> list[tuple[int, int]]:
@@ -449,12 +469,12 @@ _RST_EXPLICIT = LazyRegex(r"^[ \t]*\.\.(?:[ \t]|$)")
 def mask_rst(text: str) -> str:
     """Shell code blocks of a reStructuredText file: ``code-block``/``code``/``sourcecode`` directives tagged
     bash/sh/shell/zsh/console or untagged, and ``::`` literal blocks (untagged, like an untagged Markdown fence)."""
-    return _mask_shell_blocks(text, rst_code_blocks(text))[0]
+    return _mask_shell_blocks(text, rst_code_blocks(text), _RST_HEADING)[0]
 
 
 def rst_shell_blocks(text: str) -> tuple[str, ShellBlocks]:
     """``mask_rst`` and the lines it keeps of each block."""
-    return _mask_shell_blocks(text, rst_code_blocks(text))
+    return _mask_shell_blocks(text, rst_code_blocks(text), _RST_HEADING)
 
 
 def rst_yaml_blocks(text: str) -> list[tuple[int, int]]:

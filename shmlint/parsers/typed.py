@@ -14,8 +14,9 @@ reads nothing and exits at once, and the next line runs on the host). Not ``-d``
 A session goes on into the next blocks only when the block that opens the shell ends with it: a guide that gives
 "open a shell in the container" as a block of its own has nothing typed there yet, and its next commands are the
 ones typed into that shell (step 1 starts the container, steps 2 to 4 build and serve in it). The same ends apply
-there. When a block types commands after the ``docker run``, the session is that block's: prose between two blocks
-is where a guide changes place ("then, on the host"), and nothing in the text says which.
+there, and a heading ends it: another section is another task, and nothing tells the reader to stay in the
+container. When a block types commands after the ``docker run``, the session is that block's: prose between two
+blocks is where a guide changes place ("then, on the host"), and nothing in the text says which.
 
 Only documentation blocks are read so: in a shell script the lines after an interactive ``docker run`` run on the
 host once the container exits.
@@ -64,7 +65,7 @@ def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[Contain
     """Every container run/create command of a masked document, with the commands typed into it when it opens an
     interactive shell and the same block goes on."""
     shell = list(commands(text))
-    lines = [(line, index) for index, block in enumerate(blocks) for line in block]
+    lines = [(line, index) for index, block in enumerate(blocks) for line in block.lines]
     starts = [line.start for line, _ in lines]
     for position, command in enumerate(shell):
         parsed = parse_container_command(command.words, text)
@@ -117,9 +118,11 @@ def _typed(
     if first is None or last is None or first[1] != last[1]:
         return None
     block = blocks[first[1]]
-    after = block.index(last[0]) + 1
-    # the rest of its block; when the block ends with it, the blocks after it (see the module's docstring)
-    later = block[after:] if after < len(block) else itertools.chain.from_iterable(blocks[first[1] + 1 :])
+    after = block.lines.index(last[0]) + 1
+    # the rest of its block; when the block ends with it, the next blocks of its section (the module's docstring)
+    following_blocks = (blocks[index] for index in range(first[1] + 1, len(blocks)))
+    same_section = itertools.takewhile(lambda next_block: next_block.section == block.section, following_blocks)
+    later = block.lines[after:] if after < len(block.lines) else (line for b in same_section for line in b.lines)
     rest = list(itertools.islice(later, MAX_TYPED_LINES + 1))
     if not rest:
         return None
