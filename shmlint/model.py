@@ -191,7 +191,6 @@ class Launch(NamedTuple):
     dockerfile: str = ""  # the Dockerfile of that build, relative to the context ("" : ``Dockerfile``)
     dockerfile_inline: str = ""  # compose ``dockerfile_inline``
     dockerfile_beside: bool = False  # no build named: a Dockerfile in ``base_dir`` is taken to build the image
-    typed: tuple[CodeFact, ...] = ()  # commands a walkthrough has the reader type into this interactive shell
     mounts: tuple[tuple[str, str], ...] = ()  # bind mounts: (container path, host path: absolute or from base_dir)
 
 
@@ -261,6 +260,7 @@ class Workload(NamedTuple):
     #: the most a new memory volume its fix adds may use when the pod's containers share it: half the smallest
     #: memory limit among them (``shmlint.sizing``); None where the fix adds no shared volume
     volume_cap: int | None = None
+    command_from: str = ""  # where ``command`` was read when not on its own lines: "typed in the container, a.md:5"
 
     @property
     def format(self) -> WorkloadFormat:

@@ -212,7 +212,7 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         return tpu
     if strongest is not None:
         entry, where = strongest
-        shown = workload.command if where == "command" else workload.image
+        shown = _part(entry, workload.command) if where == "command" else workload.image
         because = f"{entry.what} ({where} {clipped(shown or '', 60)})"
         return Need(entry.tier, because, entry.id)
     if not accelerator:  # torch evidence of a kind the data does not know, on the CPU
@@ -222,6 +222,15 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         because = f"{count} GPUs in one container, with software shmlint does not know (NCCL uses /dev/shm only"
         return Need(knowledge.multi_device_tier, f"{because} between processes the software starts)", None)
     return Need(Tier.UNKNOWN, "an accelerator request, with software shmlint does not know", None)
+
+
+def _part(entry: Entry, command: str) -> str:
+    """The command the entry matched, of several run one after the other (``a ; b``: typed into a container's
+    shell), so the message quotes what decided."""
+    parts = command.split(" ; ")
+    if len(parts) > 1 and entry.commands is not None:
+        return next((part for part in parts if entry.commands.search(part)), command)
+    return command
 
 
 def _tpu_alone(workload: Workload, knowledge: Knowledge, matched: list[Entry]) -> Need | None:

@@ -8,7 +8,8 @@ dev container's ``runArgs``, a CI job's ``options``, a unit's ``ExecStart=``, Ra
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from shmlint import sizes
@@ -21,6 +22,7 @@ from shmlint.containers.docker import (
     IPC,
     MOUNT,
     RUNTIME,
+    SEPARATOR,
     SHM_SIZE,
     TMPFS,
     DockerOptions,
@@ -28,13 +30,17 @@ from shmlint.containers.docker import (
     judge_docker,
 )
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import CodeFact, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, Flag, container_commands
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
+
+if TYPE_CHECKING:
+    from shmlint.parsers.embedded import ShellBlocks
+    from shmlint.parsers.typed import Typed
 
 
 class SizeSlot(NamedTuple):
@@ -58,79 +64,32 @@ class CommandTarget(NamedTuple):
     separator: str = " "
 
 
-if TYPE_CHECKING:
-    from shmlint.parsers.shell import SimpleCommand
+def extract_commands(
+    source: SourceText, masked: str, signals: Signals, blocks: ShellBlocks | None = None
+) -> list[Workload]:
+    """One workload per container run/create command line in the masked text. With the document's code ``blocks``
+    (documentation, never a script), the commands typed into an interactive container are its command
+    (``shmlint.parsers.typed``)."""
+    from shmlint.parsers.typed import container_sessions
 
-
-#: commands read after a walkthrough's interactive shell (each is matched against the tier data, never run)
-MAX_TYPED = 64
-#: shells a container command may open for the reader to type into
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
-#: first words of commands that the reader types on the host again: another container command, leaving the shell
-_HOST_AGAIN = frozenset({"docker", "podman", "nvidia-docker", "kubectl", "exit", "logout"})
-
-
-def extract_commands(source: SourceText, masked: str, signals: Signals, *, walkthrough: bool = False) -> list[Workload]:
-    """One workload per container run/create command line in the masked text. ``walkthrough``: the text is a
-    document's code blocks, read in order by a person; the commands it has the reader type after opening an
-    interactive shell in a container run in that container (``_typed``)."""
-    if not walkthrough:
-        return [
-            command_workload(command, source, signals, occurrence=index)
-            for index, command in enumerate(container_commands(masked))
-        ]
-    from shmlint.parsers.container_command import parse_container_command
-    from shmlint.parsers.shell import commands
-
-    lines = list(commands(masked))
-    parsed = [parse_container_command(line.words, masked) for line in lines]
+    found = (
+        container_sessions(masked, blocks) if blocks is not None else ((c, None) for c in container_commands(masked))
+    )
     workloads: list[Workload] = []
-    for index, command in enumerate(parsed):
-        if command is not None:
-            typed = _typed(lines, parsed, index + 1, source) if _opens_shell(command) else ()
-            workloads.append(command_workload(command, source, signals, occurrence=len(workloads), typed=typed))
+    for command, typed in found:
+        workloads.append(command_workload(command, source, signals, occurrence=len(workloads), typed=typed))
     return workloads
 
 
-def _opens_shell(command: ContainerCommand) -> bool:
-    """An interactive container (stdin kept open, not detached) that runs a shell or the image's default command."""
-    names = {flag.long_name for flag in command.flags}
-    if not names & {"-i", "--interactive"} or names & {"-d", "--detach"} or command.flag_values("--entrypoint"):
-        return False
-    words = [word.text for word in command.arguments]
-    return not words or (words[0].rsplit("/", 1)[-1] in _SHELLS and all(w.startswith("-") for w in words[1:]))
-
-
-def _typed(
-    lines: Sequence[SimpleCommand], parsed: Sequence[ContainerCommand | None], start: int, source: SourceText
-) -> tuple[CodeFact, ...]:
-    """The commands from ``start`` on up to the next one the reader types on the host (another container command,
-    ``exit``), each with the document's line; at most ``MAX_TYPED`` are looked at."""
-    typed: list[CodeFact] = []
-    for index in range(start, min(len(lines), start + MAX_TYPED)):
-        words = [word.text for word in lines[index].words]
-        first = (words[1] if words[0] == "sudo" and len(words) > 1 else words[0]).rsplit("/", 1)[-1]
-        if parsed[index] is not None or first in _HOST_AGAIN:
-            break
-        first_word = lines[index].words[0]
-        where = f"{source.path}:{source.span(first_word.start, first_word.end).line}"
-        typed.append(CodeFact(where, " ".join(words)))
-    return tuple(typed)
-
-
 def command_workload(
-    command: ContainerCommand,
-    source: SourceText,
-    signals: Signals,
-    *,
-    occurrence: int,
-    typed: tuple[CodeFact, ...] = (),
+    command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int, typed: Typed | None = None
 ) -> Workload:
     """A container command as a workload; formats that start a container from options (Ray, Quadlet, dev containers, CI jobs) take this
-    and put in their own identity, span and fix target."""
-    entrypoint = command.flag_values("--entrypoint")[-1:]
+    and put in their own identity, span and fix target. Commands ``typed`` into its shell replace the shell: they
+    are what it runs, and the workload says where they were read."""
+    entrypoint = command.flag_values("--entrypoint")[-1:] if typed is None else ()
     argv = [(flag.value_text, flag.flag.start, flag.end) for flag in entrypoint]
-    argv += [(word.text, word.start, word.end) for word in command.arguments]
+    argv += [(word.text, word.start, word.end) for word in command.arguments] if typed is None else _typed_argv(typed)
     settings, slots = _settings(command, source)
     memory = command.flag_values("--memory")
     workdir = command.flag_values("--workdir")[-1:]
@@ -141,8 +100,9 @@ def command_workload(
         image=image.text if image is not None else None,
         image_span=source.span(image.start, image.end) if image is not None else None,
         entrypoint=tuple(flag.value_text for flag in entrypoint),
-        arguments=tuple(word.text for word in command.arguments),
+        arguments=tuple(text for text, _, _ in argv[len(entrypoint) :]),
         word_spans=tuple(source.span(start, end) for _, start, end in argv),
+        typed_script=typed.script if typed is not None else "",
         launcher_label="",
         working_dir=workdir[0].value_text if workdir else "",
         memory=_size(memory[-1], source) if memory else None,
@@ -155,13 +115,13 @@ def command_workload(
             )
             for word in command.unknown
         ),
-        typed=typed,
         mounts=_binds(command),
     )
     return judge_docker(options, signals).workload(
         WorkloadId(WorkloadFormat.COMMAND, command.name, occurrence=occurrence),
         source.span(command.first.start, command.first.end),
         CommandTarget(insert_at=command.run_word.end, size_slots=tuple(slots)),
+        command_from=_typed_at(typed, source),
     )
 
 
@@ -178,6 +138,27 @@ def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:
         if mount.type == "bind" and mount.source and mount.target.startswith("/"):
             found.append((mount.target, mount.source))
     return tuple(found)
+
+
+def _typed_argv(typed: Typed) -> list[tuple[str, int, int]]:
+    """The typed commands' words, one ``;`` word (empty span) between two commands: the command line the data's
+    patterns read (``[^;&|]`` keeps a match inside one command)."""
+    argv: list[tuple[str, int, int]] = []
+    for command in typed.commands:
+        if argv:
+            argv.append((SEPARATOR, argv[-1][2], argv[-1][2]))
+        argv += [(word.text, word.start, word.end) for word in command.words]
+    return argv
+
+
+def _typed_at(typed: Typed | None, source: SourceText) -> str:
+    """Where typed commands were read, for messages: ``typed in the container, README.md:23-24``."""
+    if typed is None:
+        return ""
+    first, _ = source.position(typed.start)
+    last, _ = source.position(typed.end)
+    lines = f"{first}-{last}" if last > first else str(first)
+    return f"typed in the container, {os.path.basename(source.path) or source.path}:{lines}"
 
 
 #: the options that carry a GPU, by their long name

@@ -265,8 +265,6 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
     walk.bases[:0] = _mounted(launch, workdir, reader)
     argv = (*entrypoint, *arguments)
-    walk.commands += [_typed(fact, reader) for fact in launch.typed[:MAX_COMMANDS]]
-    walk.doubt = walk.doubt or bool(launch.typed)  # what the reader types could start anything
     if argv:
         walk.command(argv, {name: (value,) for name, value in launch.env}, 0)
     certain = walk.zero and not walk.needs and not walk.doubt and not reader.exhausted and bool(argv)
@@ -299,13 +297,6 @@ def _mounted(launch: Launch, workdir: str, reader: Reader) -> list[str]:
             first += [mapped] if mapped is not None else []
         rest.append(host)
     return list(dict.fromkeys(first + rest))
-
-
-def _typed(fact: CodeFact, reader: Reader) -> CodeFact:
-    """A command a walkthrough types into the shell, named by its document as the report names files."""
-    path, _, line = fact.where.rpartition(":")
-    real = reader.inside(path)
-    return fact._replace(where=f"{reader.display(real)}:{line}") if real is not None else fact
 
 
 def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:
