@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -39,6 +40,12 @@ def worker_count(items: int, jobs: int | None = None) -> int:
     return min(workers, _WINDOWS_MAX_WORKERS) if sys.platform == "win32" else workers
 
 
+class Mapper(Protocol):
+    """``map(task, items)`` in order, in this process or in a run's worker processes."""
+
+    def __call__(self, task: Callable[[Item], Result], items: Sequence[Item]) -> Iterator[Result]: ...
+
+
 def map_in_order(
     task: Callable[[Item], Result], items: Sequence[Item], jobs: int | None = None, *, weight: int | None = None
 ) -> Iterator[Result]:
@@ -48,13 +55,30 @@ def map_in_order(
     ``functools.partial`` of one) and plain values. ``weight``: how many files the items stand for, when each
     item is a group of files.
     """
-    workers = worker_count(len(items) if weight is None else weight, jobs)
-    pool = _pool(workers) if workers > 1 else None
+    with workers(len(items) if weight is None else weight, jobs) as run:
+        yield from run(task, items)
+
+
+@contextmanager
+def workers(weight: int, jobs: int | None = None) -> Iterator[Mapper]:
+    """A ``Mapper`` for a run over ``weight`` files, in worker processes when there are enough files to pay for
+    them: started once, for each phase of the run that maps over its files (a run reads every file for the
+    cross-file facts, then checks each one), and ended with the block."""
+    count = worker_count(weight, jobs)
+    pool = _pool(count) if count > 1 else None
     if pool is None:
-        yield from map(task, items)
+        yield _in_process
         return
     with pool:
-        yield from pool.map(task, items, chunksize=max(8, len(items) // (workers * 8)))
+
+        def in_pool(task: Callable[[Item], Result], items: Sequence[Item]) -> Iterator[Result]:
+            return pool.map(task, items, chunksize=max(8, len(items) // (count * 8)))
+
+        yield in_pool
+
+
+def _in_process(task: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[Result]:
+    return map(task, items)
 
 
 def _pool(workers: int) -> ProcessPoolExecutor | None:
