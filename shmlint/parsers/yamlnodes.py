@@ -121,7 +121,11 @@ def _may_be_too_deep(text: str) -> bool:
 
 
 def _most_flow_openers(text: str) -> int:
-    """An upper bound on how deep flow collections nest: the most ``[`` and ``{`` of any one document."""
+    """An upper bound on how deep flow collections nest: the most ``[`` and ``{`` of any one document (the whole
+    text's, when that is few enough: most files are not split into documents at all)."""
+    openers = text.count("[") + text.count("{")
+    if openers <= FLOW_OPENERS_IN_C:
+        return openers
     return max(part.count("[") + part.count("{") for part in _DOCUMENT_MARKER.split(text))
 
 
