@@ -326,6 +326,9 @@ class Mappings:
         cached = self._cache.get(id(node))
         if cached is not None:
             return cached
+        if not any(key.tag == MERGE_TAG for key, _ in node.value):  # most mappings: no source to resolve first
+            own = self._cache[id(node)] = self._resolve(node)
+            return own
         # merge sources first (post-order), with a stack rather than recursion: a chain of ``<<: *previous``
         # hundreds of anchors long must not reach Python's recursion limit
         stack: list[tuple[MappingNode, bool]] = [(node, False)]
