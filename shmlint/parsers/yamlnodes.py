@@ -117,7 +117,11 @@ def _may_be_too_deep(text: str) -> bool:
     if len(text) < MAX_DEPTH:
         return False
     budget = MAX_DEPTH - text.count("[") - text.count("{") - text.count("-")
-    return budget <= 0 or re.search(rf"^[ \t]{{{budget},}}", text, re.MULTILINE) is not None
+    if budget <= 0:
+        return True
+    if "\t" not in text and " " * budget not in text:  # no run of blanks that long anywhere: no pattern to build
+        return False
+    return re.search(rf"^[ \t]{{{budget},}}", text, re.MULTILINE) is not None
 
 
 def _most_flow_openers(text: str) -> int:
