@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shmlint.model import Finding, Report
+from shmlint.model import Finding
 from shmlint.report.common import posix_path
 from shmlint.report.fingerprint import fingerprints
+from shmlint.results import Report
 
 #: 2: fingerprints from the workload's structured identity; 1 (shmlint 0.1) hashed normalised messages
 SCHEMA_VERSION = 2

@@ -34,7 +34,8 @@ from shmlint.named_tuple import NamedTuple
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from shmlint.model import Finding, Report
+    from shmlint.model import Finding
+    from shmlint.results import Report
     from shmlint.session import Options
     from shmlint.source import SourceText
 

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 from shmlint.configured_patterns import PatternTimeout, file_budget
 from shmlint.discover import Candidate, FileKind, StrPath
 from shmlint.extract.dispatch import Extraction, UnparsableInput, extract_file
-from shmlint.model import FileResult, Notice
+from shmlint.model import Notice
 from shmlint.prefilter import Prefilter
+from shmlint.results import FileResult
 from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText, Span, read_bytes
 

@@ -133,3 +133,6 @@ class Format(NamedTuple):
     yaml: YamlClaim | None = None
     #: how a workload declares its DataLoader where the format has its own way (else the hint comment)
     declare_loader: str | None = None
+    #: its writer also fixes a workload in a documentation YAML code block: the block edited as its own file, the
+    #: edits kept only if it still parses (``shmlint.edits.codeblock``)
+    fixes_in_blocks: bool = False

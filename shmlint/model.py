@@ -3,30 +3,21 @@
 Parsers produce ``Workload`` values, rules turn them into ``Finding`` values, reporters and fixers consume those.
 Everything here is immutable so stages cannot reach back and change what an earlier stage decided: the value
 types are ``NamedTuple`` classes (``shmlint.named_tuple``; a changed copy is ``value._replace(field=...)``). A
-``Span`` lives with the text it points into (``shmlint.source``) and ``Severity`` on its own (``shmlint.severity``).
+``Span`` lives with the text it points into (``shmlint.source``), ``Severity`` on its own (``shmlint.severity``),
+and what a file and a run produced, as reporters see it, in ``shmlint.results``.
 """
 
 from __future__ import annotations
 
 from enum import IntEnum, StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.severity import Severity
-from shmlint.source import SourceText, Span
+from shmlint.source import Span
 
 if TYPE_CHECKING:
-    from typing import Protocol, TypeAlias
-
-    from shmlint.targets import (
-        AwsContainerTarget,
-        AzureJobTarget,
-        CallTarget,
-        CommandTarget,
-        HclTarget,
-        RayTarget,
-        TableTarget,
-    )
+    from typing import TypeAlias
 
 
 class WorkloadFormat(StrEnum):
@@ -78,6 +69,9 @@ class WorkloadId(NamedTuple):
     ``role`` names the pod inside its object (``Worker``, ``head``, ``template train``); ``container_kind`` says
     what holds the container (``container``, ``init container``, ``predictor``, ``trainer``, ``script``).
     ``occurrence`` tells apart workloads with the same other fields in one file (two ``docker run`` lines).
+
+    How it is shown follows from what it names, whatever the format: what holds a container under its owner; else
+    its kind and name (a compose service); else its kind and line (a command line names neither).
     """
 
     format: WorkloadFormat
@@ -90,10 +84,8 @@ class WorkloadId(NamedTuple):
 
     def display(self, line: int) -> str:
         """'Deployment/trainer, container "main"', 'service "web"', 'docker run (line 12)'."""
-        if self.format is WorkloadFormat.COMPOSE:
-            return f'{self.kind} "{self.name}"'
-        if self.format is WorkloadFormat.COMMAND:
-            return f"{self.kind} (line {line})"
+        if not self.container_kind:
+            return f'{self.kind} "{self.name}"' if self.name else f"{self.kind} (line {line})"
         owner = " ".join(filter(None, (f"{self.kind}/{self.name}", self.role)))
         holder = f'{self.container_kind} "{self.container}"' if self.container else self.container_kind
         return f"{owner}, {holder}"
@@ -223,50 +215,20 @@ class DataLoaderHint(NamedTuple):
     span: Span | None = None
 
 
-class PodTarget(NamedTuple):
-    """Where the Kubernetes fixer writes: the pod spec (holds ``volumes``) and the container (holds mounts), by the
-    offsets of their mappings in the file, so the target is plain data that crosses process boundaries."""
-
-    pod_start: int
-    container_start: int
-    volume_names: frozenset[str]
-    memory_cap: int | None = None  # half the smallest memory limit among the pod's containers
-
-
-class ServiceTarget(NamedTuple):
-    """Where a service-level ``shm_size`` can be written in the file that defines the service: the service's own
-    mapping, never an anchor it merges from, so an edit changes this service only and touches the fewest bytes."""
-
-    path: str
-    service: str
-    mapping_start: int  # offset of the service's own mapping node in that file
-    shm_size: Span | None  # the mapping's own ``shm_size`` value
+if TYPE_CHECKING:
+    #: what a format's fixer needs to write a fix, as plain data that crosses process boundaries: a NamedTuple of
+    #: the format's own (``shmlint/formats/<name>/target.py``), only that format's writer reads it; None where no
+    #: fix can be written (a TrainJob's trainer...)
+    FixTarget: TypeAlias = tuple[object, ...] | None
 
 
 class BlockTarget(NamedTuple):
-    """A Kubernetes or compose target inside a documentation code block (``start``..``end`` of the file): the
-    format's fixer writes in the block read as its own file, and the block must still parse afterwards."""
+    """Any format's target inside a documentation code block (``start``..``end`` of the file): the format's fixer
+    writes in the block read as its own file, and the block must still parse afterwards (``shmlint.edits``)."""
 
     start: int
     end: int
-    inner: PodTarget | ServiceTarget
-
-
-if TYPE_CHECKING:
-    #: what a format's fixer needs to write a fix; None where no fix can be written (a TrainJob's trainer...)
-    FixTarget: TypeAlias = (
-        PodTarget
-        | ServiceTarget
-        | CommandTarget
-        | HclTarget
-        | CallTarget
-        | RayTarget
-        | BlockTarget
-        | AwsContainerTarget
-        | AzureJobTarget
-        | TableTarget
-        | None
-    )
+    inner: FixTarget
 
 
 class Workload(NamedTuple):
@@ -292,6 +254,9 @@ class Workload(NamedTuple):
     processes: int | None = None  # training processes the platform starts in the container, where the file says
     launch: Launch | None = None  # what it starts, for following into the repository (Kubernetes, compose)
     project: ProjectFacts | None = None  # what the repository's files it runs show, set before the rules run
+    #: the most a new memory volume its fix adds may use when the pod's containers share it: half the smallest
+    #: memory limit among them (``shmlint.sizing``); None where the fix adds no shared volume
+    volume_cap: int | None = None
 
     @property
     def format(self) -> WorkloadFormat:
@@ -396,138 +361,3 @@ class Notice(NamedTuple):
 
     path: str
     message: str
-
-
-class RenderStatus(StrEnum):
-    """What became of a kustomization or chart; only NOT_RENDERED leaves something unchecked without a finding."""
-
-    RENDERED = "rendered"
-    NOT_RENDERED = "not-rendered"  # a kustomization's files are then checked one by one; a chart's templates not
-    FAILED = "failed"  # the renderer ran and failed: an SHM000 finding says so
-
-
-class RenderRecord(NamedTuple):
-    """What happened to one kustomization or Helm chart, so the report can say which renderers ran (with versions)
-    and which units were not rendered and why: the difference a missing renderer makes is visible, not silent."""
-
-    path: str  # the kustomization folder or the chart folder
-    unit: str  # "kustomization" or "Helm chart"
-    renderer: str  # "kubectl kustomize" or "helm template"
-    status: RenderStatus
-    version: str = ""  # the renderer's version when it ran
-    reason: str = ""  # why it was not rendered, or the renderer's first error line
-    severity: Severity | None = None  # NOT_RENDERED: how much it counts (``unrendered``); None is a note
-
-    def describe(self) -> str:
-        """For a unit not rendered, one line for people: 'Helm chart not rendered: helm is not on PATH; its
-        templates are not checked (...)' (a rendered unit is counted in the summary, a failed one is an SHM000)."""
-        if self.unit == "kustomization":
-            return f"{self.unit} not rendered: {self.reason}; its files are checked one by one"
-        return (
-            f"{self.unit} not rendered: {self.reason}; its templates are not checked (lint its output with "
-            f"`helm template {self.path} | shmlint check - --stdin-filename rendered.yaml`)"
-        )
-
-
-if TYPE_CHECKING:
-
-    class JudgedWith(Protocol):
-        """What a result says of the settings that judged it (``shmlint.settings.Settings``, one layer up)."""
-
-        @property
-        def fail_on(self) -> Severity: ...
-        @property
-        def show_source(self) -> bool: ...
-        @property
-        def max_file_size(self) -> int: ...
-
-
-class FileResult(NamedTuple):
-    """Everything one file produced; ``slim()`` drops the text before results are kept or sent between processes."""
-
-    path: str
-    findings: tuple[Finding, ...] = ()
-    notices: tuple[Notice, ...] = ()
-    workloads: tuple[Workload, ...] = ()
-    source: SourceText | None = None  # not compared: the text the rest was found in
-    unused_suppressions: tuple[Suppression, ...] = ()
-    render: RenderRecord | None = None  # set on the result that stands for a kustomization or chart
-    # findings about an accelerator whose software's /dev/shm need is not known, kept out of ``findings`` by the
-    # ``undecided: summary`` setting: counted in the summary, listed by ``--undecided=show``
-    undecided: tuple[Finding, ...] = ()
-    # the settings that judged the file (set by ``shmlint.session``): its fail-on, how it is shown; not compared
-    settings: JudgedWith | None = None
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, FileResult) and self._compared() == other._compared()
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __hash__(self) -> int:
-        return hash(self._compared())
-
-    def _compared(self) -> tuple[Any, ...]:
-        return (*self[:4], *self[5:8])
-
-    def slim(self) -> FileResult:
-        """Without the file text and the workloads: what reporters need, cheap to keep and to pickle."""
-        return FileResult(
-            self.path,
-            self.findings,
-            self.notices,
-            (),
-            None,
-            self.unused_suppressions,
-            self.render,
-            self.undecided,
-            self.settings,
-        )
-
-
-class Report:
-    """The results of a run in discovery order, with findings sorted for reporters."""
-
-    def __init__(self, files: tuple[FileResult, ...], baselined: int = 0) -> None:
-        self.files = files
-        self.baselined = baselined  # findings a baseline accepted, left out of ``files``: the summary says so
-        self.findings: list[Finding] = sorted((f for r in files for f in r.findings), key=Finding.sort_key)
-        unique = {(n.path, n.message): n for r in files for n in r.notices}
-        self.notices: list[Notice] = [unique[key] for key in sorted(unique)]
-        self.unused_suppressions: list[tuple[str, Suppression]] = [
-            (r.path, s) for r in files for s in r.unused_suppressions
-        ]
-        self.renders: list[RenderRecord] = [r.render for r in files if r.render is not None]
-        self.undecided: int = sum(len(r.undecided) for r in files)  # not listed: the summary counts them
-
-    def undecided_note(self) -> str | None:
-        """One line for the findings the ``undecided: summary`` setting kept out of the list, for every format:
-        never silent, never a failure (a GPU alone is no evidence that the software uses /dev/shm)."""
-        if not self.undecided:
-            return None
-        return (
-            f"{self.undecided} finding(s) not listed: their software's /dev/shm need is undecided (`--undecided=show`)"
-        )
-
-    @property
-    def unrendered(self) -> list[RenderRecord]:
-        return [r for r in self.renders if r.status is RenderStatus.NOT_RENDERED]
-
-    def failed(self, fail_on: Severity) -> bool:
-        return any(f.severity >= fail_on for f in self.findings) or any(
-            r.severity is not None and r.severity >= fail_on for r in self.unrendered
-        )
-
-    def failed_by_file(self, default: Severity = Severity.WARNING) -> bool:
-        """Each file judged by the ``fail-on`` of the settings that judged it (the configuration that applies to
-        it; ``default`` for a result without them), so the answer does not depend on the order the paths were given
-        in. A unit left unrendered counts when ``unrendered`` (or ``render: always``) gave it a severity."""
-
-        def failing(result: FileResult, severity: Severity) -> bool:
-            return severity >= (result.settings.fail_on if result.settings is not None else default)
-
-        return any(failing(r, f.severity) for r in self.files for f in r.findings) or any(
-            failing(r, r.render.severity)
-            for r in self.files
-            if r.render is not None and r.render.status is RenderStatus.NOT_RENDERED and r.render.severity is not None
-        )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind, StrPath, discover, path_parts
 from shmlint.engine import Engine
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import FileResult, RenderStatus, Report
+from shmlint.results import FileResult, RenderStatus, Report
 from shmlint.settings import Settings
 from shmlint.source import InputError, read_bytes
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from shmlint.config_error import ConfigError, Problem
-from shmlint.model import FileResult, Report
 from shmlint.named_tuple import NamedTuple
+from shmlint.results import FileResult, Report
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from shmlint.model import BlockTarget, PodTarget, ShmSource, Workload
+from shmlint.model import ShmSource, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.sizes import GIB, MIB
 
@@ -92,8 +92,7 @@ def _caps(workload: Workload, source: ShmSource | None) -> list[tuple[int, str]]
     limit = workload.memory_limit
     if limit is not None and limit.bytes:
         caps.append((half(limit.bytes), f"half the memory limit {limit.text}"))
-    target = workload.target.inner if isinstance(workload.target, BlockTarget) else workload.target
-    shared = source.cap_bytes if source is not None else target.memory_cap if isinstance(target, PodTarget) else None
+    shared = source.cap_bytes if source is not None else workload.volume_cap
     if shared:
         caps.append((shared, POD_CAP))
     return caps

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, BinaryIO
 
 from shmlint.discover import SNIFF_BYTES, FileKind, kind_by_content, kind_by_name
-from shmlint.model import FileResult
 from shmlint.named_tuple import NamedTuple
+from shmlint.results import FileResult
 
 if TYPE_CHECKING:
     from shmlint.engine import Engine

@@ -30,7 +30,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "patterns",
             "configured_patterns",
             "model",
-            "targets",
+            "results",
             "infile",
         }
     ),
@@ -182,6 +182,36 @@ def test_workload_identity_is_data_and_results_pickle(tmp_path: Path, engine: En
     assert [w.name for w in result.workloads] == ["docker run (line 1)", "docker run (line 3)"]
     restored = pickle.loads(pickle.dumps(result.slim()))
     assert restored.findings == result.findings and all(f.workload.target for f in restored.findings)
+
+
+#: fix targets that are no single format's: any format's target inside a documentation code block, and where
+#: every format that writes docker options (a command line, runArgs, CI options, units, Ray) adds one
+SHARED_TARGETS = {("model.py", "BlockTarget"), ("extract/commandline.py", "CommandTarget")}
+
+
+def test_fix_targets_live_with_their_formats() -> None:
+    """A format's fix target is in its own ``formats/<name>/target.py``: a new format adds none to a shared module."""
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            # (``project.launchers.Target`` is the program a command runs, not where a fix writes)
+            if isinstance(node, ast.ClassDef) and node.name.endswith("Target") and node.name != "Target":
+                found.add((path.relative_to(PACKAGE).as_posix(), node.name))
+    assert found >= SHARED_TARGETS  # the scan sees them
+    stray = sorted(
+        (p, n) for p, n in found - SHARED_TARGETS if not (p.startswith("formats/") and p.endswith("/target.py"))
+    )
+    assert not stray, f"fix targets outside their format's target.py: {stray}"
+
+
+@pytest.mark.parametrize("workload_format", list(WorkloadFormat))
+def test_workload_display_follows_its_fields_not_its_format(workload_format: WorkloadFormat) -> None:
+    """A format adds no branch to the model: what an identity names decides how it is shown."""
+    contained = WorkloadId(workload_format, "Deployment", "trainer", "Worker", "container", "main")
+    assert contained.display(7) == 'Deployment/trainer Worker, container "main"'
+    assert contained._replace(container="").display(7) == "Deployment/trainer Worker, container"
+    assert WorkloadId(workload_format, "service", "web").display(7) == 'service "web"'
+    assert WorkloadId(workload_format, "docker run").display(7) == "docker run (line 7)"
 
 
 def test_exit_code_does_not_depend_on_argument_order(tmp_path: Path, invoke) -> None:

@@ -18,8 +18,8 @@ from shmlint.baseline import (
     load_baseline,
     write_baseline,
 )
-from shmlint.model import Report
 from shmlint.report.fingerprint import fingerprints
+from shmlint.results import Report
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity

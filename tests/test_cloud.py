@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 from shmlint.discover import FileKind, discover
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.model import FileResult, ShmKind, ShmMechanism, WorkloadFormat
+from shmlint.model import ShmKind, ShmMechanism, WorkloadFormat
 from shmlint.parsers.jsonnodes import compose_json
 from shmlint.parsers.yamlnodes import YamlError
+from shmlint.results import FileResult
 from shmlint.settings import Settings
 from shmlint.sizes import GIB, MIB
 from shmlint.source import SourceText

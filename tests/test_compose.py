@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from shmlint.formats.compose.extract import extract_compose, is_compose, is_override
-from shmlint.model import APPLIED_KINDS, ServiceTarget, ShmKind, Workload
+from shmlint.formats.compose.target import ServiceTarget
+from shmlint.model import APPLIED_KINDS, ShmKind, Workload
 from shmlint.parsers.dockerfile import torch_evidence, torch_install
 from shmlint.parsers.yamlnodes import YamlError, compose
 from shmlint.project.index import ProjectFiles

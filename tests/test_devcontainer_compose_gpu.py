@@ -13,7 +13,7 @@ import pytest
 from shmlint.discover import discover
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.model import FileResult
+from shmlint.results import FileResult
 
 SERVICE = """services:
   trainer:

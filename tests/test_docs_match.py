@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from shmlint.model import FileResult, RenderRecord, RenderStatus, Report
 from shmlint.report import json as json_report
+from shmlint.results import FileResult, RenderRecord, RenderStatus, Report
 from shmlint.severity import Severity
 from tests.support import FIXTURES, ROOT
 

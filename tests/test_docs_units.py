@@ -12,7 +12,8 @@ from shmlint.discover import FileKind, kind_for_name
 from shmlint.edits.codeblock import verified
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.model import BlockTarget, Edit, PodTarget, WorkloadFormat
+from shmlint.formats.kubernetes.target import PodTarget
+from shmlint.model import BlockTarget, Edit, WorkloadFormat
 from shmlint.parsers.embedded import (
     markdown_code_blocks,
     markdown_yaml_blocks,

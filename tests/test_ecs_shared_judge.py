@@ -12,7 +12,8 @@ import pytest
 
 from shmlint.discover import FileKind
 from shmlint.engine import Engine
-from shmlint.model import FileResult, ShmKind, ShmMechanism
+from shmlint.model import ShmKind, ShmMechanism
+from shmlint.results import FileResult
 from shmlint.sizes import MIB
 from shmlint.source import SourceText
 from tests.support import default_engine

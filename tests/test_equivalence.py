@@ -16,7 +16,7 @@ import shmlint.parallel as pool_module
 from bench.corpus import generate
 from shmlint.discover import FileKind, discover, kind_by_name
 from shmlint.engine import Engine
-from shmlint.model import Report
+from shmlint.results import Report
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.source import InputError, SourceText

@@ -9,7 +9,7 @@ import pytest
 
 from shmlint.discover import FileKind
 from shmlint.engine import Engine
-from shmlint.model import FileResult
+from shmlint.results import FileResult
 from shmlint.source import SourceText
 
 

@@ -47,8 +47,12 @@ def test_descriptor_says_how_its_fix_is_spelled_and_written(name: str) -> None:
 
 
 def test_descriptor_one_format_per_workload_format() -> None:
+    """A new format adds its member to ``WorkloadFormat`` (shmlint/model.py), one of the two central lists."""
     owners = [found.workload_format for found in FORMATS.values()]
-    assert sorted(owners) == sorted(WorkloadFormat), "every WorkloadFormat is spelled by exactly one format"
+    unowned = sorted(set(WorkloadFormat) - set(owners))
+    assert not unowned, f"no format's descriptor names {unowned}: a WorkloadFormat member without its format"
+    twice = sorted({owner for owner in owners if owners.count(owner) > 1})
+    assert not twice, f"{twice} named by more than one descriptor: give the new format its own WorkloadFormat member"
 
 
 @pytest.mark.parametrize("name", FOLDERS)
@@ -70,8 +74,15 @@ def test_detect_every_name_it_lists_is_its_kind(name: str) -> None:
 def test_detect_ranks_and_kinds_are_unique() -> None:
     rules = [rule for found in FORMATS.values() for rule in found.files]
     assert len({rule.rank for rule in rules}) == len(rules), "each name rule has its own rank"
-    named = sorted(rule.kind for rule in rules)
-    assert named == sorted(FileKind), "every FileKind is named by exactly one format"
+    named = [rule.kind for rule in rules]
+    unnamed = sorted(set(FileKind) - set(named))
+    assert not unnamed, f"no format's FileNames rule names {unnamed}: a FileKind member without a reader"
+    twice = sorted({kind for kind in named if named.count(kind) > 1})
+    assert not twice, (
+        f"{twice} named by more than one FileNames rule: one format owns a kind's names; a new format of a syntax "
+        "already read claims its files by content (YamlClaim, Sniff), a new syntax adds a FileKind member "
+        "(shmlint/format_descriptor.py)"
+    )
     claims = [found.yaml.rank for found in FORMATS.values() if found.yaml]
     assert len(set(claims)) == len(claims), "each YAML claim has its own rank"
 

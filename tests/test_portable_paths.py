@@ -13,10 +13,11 @@ import jsonschema
 import pytest
 
 from shmlint.baseline import write_baseline
-from shmlint.model import FileResult, Finding, Notice, Report
+from shmlint.model import Finding, Notice
 from shmlint.report import common, github, gitlab, junit, sarif
 from shmlint.report import json as json_report
 from shmlint.report.fingerprint import fingerprints
+from shmlint.results import FileResult, Report
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity

@@ -1,7 +1,8 @@
-"""The second fresh precision benchmark (bench/precision/fresh2: whole repositories, checked as a user's
-``shmlint check .`` in a clone): its data files' shape, the whole-tree materialisation, and (when the repositories
-are on disk) a full run with no unlabelled finding, no unjudged finding, no stale label and no fix that lowers
-/dev/shm. The scoring itself is tested in test_precision_fresh.py (same score.py)."""
+"""The whole-tree fresh precision benchmarks (bench/precision/fresh2, its recall supplement, and fresh3: whole
+repositories, checked as a user's ``shmlint check .`` in a clone): their data files' shape, the whole-tree
+materialisation, and (when the repositories are on disk) a full run with no unlabelled finding, no unjudged finding,
+no stale label and no fix that lowers /dev/shm. The scoring itself is tested in test_precision_fresh.py (same
+score.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ from tests.test_precision_data import HELD_OUT
 BENCH = ROOT / "bench" / "precision"
 FRESH2 = BENCH / "fresh2"
 RECALL = FRESH2 / "recall"  # the recall supplement: training apps, since the ten hold no crash
-SETS = (FRESH2, RECALL)
+FRESH3 = BENCH / "fresh3"  # chosen for real multi-process GPU software, sized and not, to measure recall
+SETS = (FRESH2, RECALL, FRESH3)
+#: sets of at least ten repositories (issue 26); the recall supplement adds two
+LARGE = (FRESH2, FRESH3)
 #: the repositories the precision work was tuned on besides HELD_OUT: neither may be benchmarked here
 TUNED_ON = {
     "googlecloudplatform/kubernetes-engine-samples", "project-hami/hami", "awslabs/ai-on-eks",
@@ -36,10 +40,10 @@ def _names(path: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("folder", SETS, ids=lambda p: p.name)
-def test_fresh2_repositories_are_whole_pinned_new_and_not_held_out(folder: Path) -> None:
+def test_whole_tree_sets_are_pinned_new_and_not_held_out(folder: Path) -> None:
     repos = tomllib.loads((folder / "repos.toml").read_text(encoding="utf-8"))["repo"]
     names = [repo["name"].lower() for repo in repos]
-    assert len(set(names)) == len(names) and len(names) >= (10 if folder == FRESH2 else 2)
+    assert len(set(names)) == len(names) and len(names) >= (10 if folder in LARGE else 2)
     others = [_names(other / "repos.toml") for other in SETS if other != folder]
     for used in (
         HELD_OUT,
@@ -56,7 +60,7 @@ def test_fresh2_repositories_are_whole_pinned_new_and_not_held_out(folder: Path)
 
 
 @pytest.mark.parametrize("folder", SETS, ids=lambda p: p.name)
-def test_fresh2_labels_are_unique_complete_and_name_the_set(score: ModuleType, folder: Path) -> None:
+def test_whole_tree_labels_are_unique_complete_and_name_the_set(score: ModuleType, folder: Path) -> None:
     labels, verdicts = score.read_set(folder)
     names = {repo["name"] for repo in tomllib.loads((folder / "repos.toml").read_text(encoding="utf-8"))["repo"]}
     keys = [(label.repo, label.path, label.line) for label in labels]
@@ -79,9 +83,10 @@ def test_a_whole_tree_keeps_every_file_and_a_listed_one_only_deployment_files() 
 
 
 @pytest.mark.parametrize("folder", SETS, ids=lambda p: p.name)
-def test_fresh2_benchmark_runs_clean_on_the_pinned_repositories(tmp_path: Path, folder: Path) -> None:
+def test_whole_tree_benchmark_runs_clean_on_the_pinned_repositories(tmp_path: Path, folder: Path) -> None:
     result = run_precision_benchmark("score.py", tmp_path, 900, "--set", str(folder))
     assert result["fixes"]["lowered"] == []  # no fix lowers the /dev/shm a merged workload gets
-    assert result["shm001"]["failing"]["labels"].get("no-risk", 0) == 0  # no false alarm on a no-risk workload
+    if folder != FRESH3:  # fresh3 measures SHM001 as it is (false alarms included: its README); fresh2 was tuned on
+        assert result["shm001"]["failing"]["labels"].get("no-risk", 0) == 0  # no false alarm on a no-risk workload
     if folder == RECALL:  # the crashes it holds: at least the two read through the repository's own build
         assert result["shm001"]["recall"]["as_error"] >= 0.66

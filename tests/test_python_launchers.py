@@ -14,7 +14,8 @@ from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.fix.syntax import parse_error
 from shmlint.formats.python import extract as python_launchers
-from shmlint.model import FileResult, ShmKind
+from shmlint.model import ShmKind
+from shmlint.results import FileResult
 from shmlint.source import SourceText
 from tests.support import default_engine
 

@@ -17,8 +17,9 @@ from shmlint.catalog import FixAvailability, lookup
 from shmlint.discover import FileKind, kind_by_name
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.model import Applicability, FileResult
+from shmlint.model import Applicability
 from shmlint.parsers.systemd_unit import read_unit
+from shmlint.results import FileResult
 from shmlint.source import SourceText
 from tests import proofs
 from tests.real_files import entry_id, load_manifest, manifest_problem, read_pinned

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from shmlint.model import FileResult, RenderRecord, RenderStatus, Report
 from shmlint.render.process import Sandbox, find_sandbox
+from shmlint.results import FileResult, RenderRecord, RenderStatus, Report
 from shmlint.settings import Settings
 from shmlint.severity import Severity
 from tests.hostile import POD, TORCHRUN_POD, assert_no_crash, decoded

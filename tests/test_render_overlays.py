@@ -1,5 +1,5 @@
-"""A file reached through several rendered kustomize overlays gives one finding per source location, naming every
-overlay whose output showed it: a base under a dev and a prod overlay is one SHM001 at the
+"""A file reached through several rendered kustomize overlays gives one finding per source location, whose detail
+names every overlay whose output showed it: a base under a dev and a prod overlay is one SHM001 at the
 base's container, not three (one at the base, one at each overlay's kustomization.yaml)."""
 
 from __future__ import annotations
@@ -71,7 +71,10 @@ def test_a_base_under_two_overlays_is_one_finding_naming_each_output(tmp_path: P
     assert finding["code"] == "SHM001"
     assert (finding["path"], finding["line"]) == (str(tmp_path / "base" / "deployment.yaml"), 9)
     for unit in ("base", "overlays/dev", "overlays/prod"):
-        assert f"`kubectl kustomize {tmp_path / unit}`" in finding["message"], finding["message"]
+        assert f"`kubectl kustomize {tmp_path / unit}`" in finding["detail"], finding["detail"]
+    # the one-line message stays the rule's own: three paths made it hundreds of characters long
+    assert "kustomize" not in finding["message"] and len(finding["message"]) < 200, finding["message"]
+    assert finding["detail"].startswith(finding["workload"]), finding["detail"]
 
 
 def test_a_name_prefix_still_maps_to_the_base_and_is_said_once(tmp_path: Path, invoke) -> None:
@@ -80,15 +83,16 @@ def test_a_name_prefix_still_maps_to_the_base_and_is_said_once(tmp_path: Path, i
     (finding,) = _findings(invoke, tmp_path)
     assert (finding["path"], finding["line"]) == (str(tmp_path / "base" / "deployment.yaml"), 9)
     assert finding["message"].startswith('Deployment/trainer, container "train"'), finding["message"]
-    assert "overlays/dev" in finding["message"] and "overlays/prod" in finding["message"]
+    assert finding["detail"].startswith('Deployment/trainer, container "train"'), finding["detail"]
+    assert "overlays/dev" in finding["detail"] and "overlays/prod" in finding["detail"]
 
 
 def test_only_the_overlays_that_show_the_problem_are_named(tmp_path: Path, invoke) -> None:
     """prod patches a sized /dev/shm in: its output is clean, so the finding names base and dev only."""
     _tree(tmp_path, prod_patch=True)
     (finding,) = _findings(invoke, tmp_path)
-    assert f"`kubectl kustomize {tmp_path / 'overlays' / 'dev'}`" in finding["message"]
-    assert "overlays/prod" not in finding["message"]
+    assert f"`kubectl kustomize {tmp_path / 'overlays' / 'dev'}`" in finding["detail"]
+    assert "overlays/prod" not in finding["detail"]
 
 
 def test_a_resource_file_also_checked_on_its_own_keeps_its_own_fixable_finding(tmp_path: Path, invoke) -> None:
@@ -99,7 +103,7 @@ def test_a_resource_file_also_checked_on_its_own_keeps_its_own_fixable_finding(t
     (tmp_path / "app" / "kustomization.yaml").write_text("resources:\n  - workloads/deployment.yaml\n")
     (finding,) = _findings(invoke, tmp_path)
     assert (finding["path"], finding["line"]) == (str(tmp_path / "app" / "workloads" / "deployment.yaml"), 9)
-    assert finding["fixable"] and "found in the output" not in finding["message"]
+    assert finding["fixable"] and "found in the output" not in finding["detail"]
 
 
 def test_an_overlay_checked_alone_points_at_the_base_file(tmp_path: Path, invoke) -> None:

@@ -19,8 +19,9 @@ import jsonschema
 import pytest
 
 from shmlint.catalog import load_catalog
-from shmlint.model import FileResult, Finding, Notice, Report
+from shmlint.model import Finding, Notice
 from shmlint.report import common, github, gitlab, junit, sarif
+from shmlint.results import FileResult, Report
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.severity import Severity

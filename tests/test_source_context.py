@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shmlint.discover import FileKind
-from shmlint.model import Report
 from shmlint.report import text as reporter
 from shmlint.report.context import layout, snippet
+from shmlint.results import Report
 from shmlint.settings import Settings
 from shmlint.source import SourceText
 from tests.support import FIXTURES

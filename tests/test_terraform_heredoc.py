@@ -15,9 +15,9 @@ from shmlint.discover import FileKind
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.fix.syntax import parse_error
-from shmlint.model import FileResult
 from shmlint.parsers.hcl import NUMBER, OBJECT, TUPLE, UNKNOWN, Value
 from shmlint.parsers.json_values import JsonError, parse_json, parse_template_json
+from shmlint.results import FileResult
 from shmlint.severity import Severity
 from shmlint.source import SourceText
 from tests.support import FIXTURES

@@ -2,7 +2,8 @@
 
 The command line is split by ``shmlint.parsers.container_command``; this module reads the parsed command into the
 docker options judge's view (``shmlint.containers.docker``, shared with Terraform and the docker SDK) and says
-where a fix can write.
+where a fix can write: ``CommandTarget``, the target of every format that writes docker options (a command line, a
+dev container's ``runArgs``, a CI job's ``options``, a unit's ``ExecStart=``, Ray's ``run_options``).
 """
 
 from __future__ import annotations
@@ -26,12 +27,33 @@ from shmlint.containers.docker import (
     judge_docker,
 )
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, Flag, container_commands
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
-from shmlint.targets import CommandTarget, SizeSlot
+
+
+class SizeSlot(NamedTuple):
+    """Where a size can be added to an option that has none (``--tmpfs /dev/shm`` -> ``--tmpfs /dev/shm:size=8g``)."""
+
+    source_start: int  # the start of the ShmSource span it belongs to
+    offset: int  # insert here
+    prefix: str  # ':size=', ',size=', ',tmpfs-size='
+    in_bytes: bool  # --mount tmpfs-size takes bytes
+
+
+class CommandTarget(NamedTuple):
+    """Where the command-line fixer writes: a new option right after ``run``/``create``, or a size in a slot.
+    Options held in another format are spelled there: ``before`` and ``after`` go around a new option, and
+    ``separator`` goes between two options written together (``, "``, ``"`` and ``", "`` in a JSON list)."""
+
+    insert_at: int
+    size_slots: tuple[SizeSlot, ...] = ()
+    before: str = " "
+    after: str = ""
+    separator: str = " "
 
 
 def extract_commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:

@@ -18,9 +18,9 @@ from shmlint.discover import (
     has_helm_actions,
     has_template_marks,
 )
-from shmlint.file_formats import read_without_signal, reader, yaml_claim
+from shmlint.file_formats import describe, read_without_signal, reader, yaml_claim
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import BlockTarget, Notice, PodTarget, ServiceTarget, Workload
+from shmlint.model import BlockTarget, Notice, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.prefilter import Prefilter
 from shmlint.signals import Signals
@@ -131,7 +131,7 @@ def yaml_blocks(
         notices += block_notices
         for workload in found:
             inner = workload.target
-            if isinstance(inner, PodTarget | ServiceTarget):
+            if inner is not None and describe(workload.format).fixes_in_blocks:
                 workload = workload._replace(target=BlockTarget(start, end, inner))
             workloads.append(workload)
     return workloads, notices

@@ -12,13 +12,12 @@ import bisect
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from shmlint.extract.commandline import command_workload
+from shmlint.extract.commandline import CommandTarget, command_workload
 from shmlint.model import Evidence, Workload, WorkloadId
 from shmlint.parsers.container_command import ContainerCommand, Flag, parse_options
 from shmlint.parsers.shell import Word
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
-from shmlint.targets import CommandTarget
 
 if TYPE_CHECKING:
     from shmlint.model import FixTarget

@@ -14,7 +14,8 @@ from shmlint.discover import FileKind, StrPath
 from shmlint.edits import edits_for
 from shmlint.engine import Engine
 from shmlint.fix.syntax import parse_error
-from shmlint.model import Applicability, Edit, FileResult, Finding, WorkloadId
+from shmlint.model import Applicability, Edit, Finding, WorkloadId
+from shmlint.results import FileResult
 from shmlint.source import SourceText
 
 MAX_ROUNDS = 5

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import FileResult, RenderRecord, RenderStatus
 from shmlint.named_tuple import NamedTuple
 from shmlint.render.graph import walk
 from shmlint.render.links import chart_blocker
 from shmlint.render.process import Sandbox, find_program, find_sandbox
+from shmlint.results import FileResult, RenderRecord, RenderStatus
 from shmlint.severity import Severity
 from shmlint.source import InputError, SourceText, Span, read_bytes
 
@@ -189,7 +189,7 @@ def render_units(
 
 def _one_per_location(results: list[tuple[Unit, FileResult, RenderStatus]]) -> list[FileResult]:
     """A file reached through several rendered units (a base under its overlays) gives one finding per place and
-    message, which names every unit whose output showed it; it stays with the first unit's result."""
+    message, whose detail names every unit whose output showed it; it stays with the first unit's result."""
     shown_by: dict[tuple[str, str, int, int, str], list[Unit]] = {}
     for unit, result, status in results:
         if status is RenderStatus.RENDERED:
@@ -205,8 +205,10 @@ def _one_per_location(results: list[tuple[Unit, FileResult, RenderStatus]]) -> l
             units = shown_by.pop(_location(finding), None)
             if units is None:  # said already, by the first unit that showed it
                 continue
-            outputs = ", ".join(f"`{u.renderer} {u.root}`" for u in units)
-            findings.append(finding._replace(message=f"{finding.message} (found in the output of {outputs})"))
+            found = "found in the output of " + ", ".join(f"`{u.renderer} {u.root}`" for u in units)
+            # in the detail, not the one-line message: three overlays' paths made it hundreds of characters long
+            detail = f"{finding.detail} ({found})" if finding.detail else found[0].upper() + found[1:]
+            findings.append(finding._replace(detail=detail))
         merged.append(result._replace(findings=tuple(findings)))
     return merged
 
@@ -307,7 +309,10 @@ def check_rendered(engine: Engine, rendered: Rendered) -> FileResult:
         origin = _origin(finding.workload, originals)
         if origin is not None and finding.workload is not None:
             message = finding.message.replace(finding.workload.name, origin.name, 1)
-            findings.append(finding._replace(span=origin.span, message=message, workload=origin, fix=None))
+            detail = finding.detail.replace(finding.workload.name, origin.name, 1)
+            findings.append(
+                finding._replace(span=origin.span, message=message, detail=detail, workload=origin, fix=None)
+            )
         else:
             findings.append(finding._replace(span=_rendered_span(engine, rendered, finding), fix=None))
     return FileResult(unit.label, tuple(findings), result.notices, undecided=result.undecided)

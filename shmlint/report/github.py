@@ -7,8 +7,9 @@ several lines, so columns are written only for single-line extents. Notices (fil
 
 from __future__ import annotations
 
-from shmlint.model import Finding, Notice, RenderRecord, Report
+from shmlint.model import Finding, Notice
 from shmlint.report.common import extent, posix_path, title
+from shmlint.results import RenderRecord, Report
 from shmlint.severity import Severity
 from shmlint.visible import visible
 

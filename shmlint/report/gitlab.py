@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from shmlint.model import Finding, Report
+from shmlint.model import Finding
 from shmlint.report.common import extent, posix_path, title
 from shmlint.report.fingerprint import fingerprints
+from shmlint.results import Report
 from shmlint.severity import Severity
 
 _SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}

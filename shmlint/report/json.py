@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from shmlint.model import Finding, RenderStatus, Report
+from shmlint.model import Finding
 from shmlint.report.common import posix_path
+from shmlint.results import RenderStatus, Report
 
 SCHEMA_VERSION = 1
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Finding, Report
+from shmlint.model import Finding
 from shmlint.report.common import posix_path, rule_url, title
 from shmlint.report.text import format_unrendered
+from shmlint.results import Report
 from shmlint.severity import Severity
 from shmlint.visible import visible
 

@@ -13,10 +13,11 @@ from typing import Any
 
 from shmlint import __version__
 from shmlint.catalog import CatalogEntry, load_catalog
-from shmlint.model import Finding, Notice, RenderRecord, Report
+from shmlint.model import Finding, Notice
 from shmlint.report.common import extent, homepage, rule_url, uri_reference
 from shmlint.report.fingerprint import fingerprints
 from shmlint.report.json import rendering
+from shmlint.results import RenderRecord, Report
 from shmlint.severity import Severity
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

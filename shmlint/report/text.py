@@ -13,7 +13,8 @@ from shmlint.severity import Severity
 from shmlint.visible import visible
 
 if TYPE_CHECKING:  # the default reporter stays light: a clean run never loads the model
-    from shmlint.model import Finding, RenderRecord, Report
+    from shmlint.model import Finding
+    from shmlint.results import RenderRecord, Report
     from shmlint.source import SourceText
 
 _COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -69,7 +70,7 @@ def fixable_note(findings: list[Finding]) -> str:
 
 def rendering(report: Report) -> list[str]:
     """Which renderers ran (with versions, for how many units) and every unit left unrendered, with its level."""
-    from shmlint.model import RenderStatus
+    from shmlint.results import RenderStatus
 
     ran: dict[tuple[str, str, str], Counter[RenderStatus]] = {}
     for r in report.renders:

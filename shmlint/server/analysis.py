@@ -15,7 +15,8 @@ from shmlint.config import find_config
 from shmlint.config_error import ConfigError
 from shmlint.discover import Candidate, FileKind, force_excluded
 from shmlint.engine import Engine
-from shmlint.model import Edit, FileResult, Finding
+from shmlint.model import Edit, Finding
+from shmlint.results import FileResult
 from shmlint.runner import project_for
 from shmlint.session import settings_for
 from shmlint.settings import Settings

@@ -23,7 +23,8 @@ from pygls.workspace import TextDocument
 
 from shmlint import __version__
 from shmlint.config import YAML_NAMES
-from shmlint.model import Edit, FileResult, Finding
+from shmlint.model import Edit, Finding
+from shmlint.results import FileResult
 from shmlint.server.analysis import Analyzer, Checked, explain
 from shmlint.server.positions import LineIndex
 from shmlint.settings import INPUT_ERROR

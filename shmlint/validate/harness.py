@@ -23,7 +23,8 @@ from shmlint.discover import Candidate
 from shmlint.effective import ShmState, effective_shm
 from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
-from shmlint.model import DataLoaderHint, FileResult, Finding, ShmKind, ShmMechanism, Workload, WorkloadId
+from shmlint.model import DataLoaderHint, Finding, ShmKind, ShmMechanism, Workload, WorkloadId
+from shmlint.results import FileResult
 from shmlint.sizes import GIB, MIB, human
 from shmlint.validate.backends import Backend, BackendUnavailable, Provision, Reaper, ShmSpec
 from shmlint.validate.probe import Outcome, ProbeResult, Profile, interpret

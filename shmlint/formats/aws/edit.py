@@ -9,11 +9,11 @@ from __future__ import annotations
 from shmlint.edits import jsonedit, yamledit
 from shmlint.edits.yamledit import Block
 from shmlint.formats.aws.extract import PascalKeys, is_function
+from shmlint.formats.aws.target import AwsContainerTarget
 from shmlint.model import Edit, Fix, FixAction, ShmMechanism, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, mappings_at
 from shmlint.sizes import MIB
 from shmlint.source import SourceText
-from shmlint.targets import AwsContainerTarget
 
 _SIZED = (ShmMechanism.NAMESPACE_SIZE, ShmMechanism.TMPFS_OPTION)
 

@@ -23,13 +23,13 @@ from collections.abc import Iterator
 
 from shmlint.containers import base_dir
 from shmlint.containers.ecs import MIB_DIALECT, judge_container, mib_size
+from shmlint.formats.aws.target import AwsContainerTarget
 from shmlint.formats.kubernetes.extract import extract_pod_spec
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
-from shmlint.targets import AwsContainerTarget
 
 TASK_TYPE = "AWS::ECS::TaskDefinition"
 JOB_TYPE = "AWS::Batch::JobDefinition"
@@ -212,7 +212,7 @@ def document_as_task(document: SequenceNode) -> MappingNode:
 
 
 def _without_target(workload: Workload) -> Workload:
-    return workload._replace(target=None)
+    return workload._replace(target=None, volume_cap=None)
 
 
 def extract_aws(source: SourceText, documents: list[Node], signals: Signals) -> list[Workload]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from shmlint.edits import yamledit
 from shmlint.edits.yamledit import Block
 from shmlint.formats.azureml.extract import DOCKER_ARGS_SIZE
+from shmlint.formats.azureml.target import AzureJobTarget
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, mappings_at
 from shmlint.sizes import format_docker
 from shmlint.source import SourceText
-from shmlint.targets import AzureJobTarget
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from shmlint.containers import base_dir
+from shmlint.formats.azureml.target import AzureJobTarget
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
@@ -22,7 +23,6 @@ from shmlint.runtime import nccl
 from shmlint.signals import Signals
 from shmlint.sizes import DOCKER, GIB, format_docker, parse_docker, parse_either
 from shmlint.source import SourceText, Span
-from shmlint.targets import AzureJobTarget
 
 DEFAULT_SHM_SIZE = "2g"
 DEFAULT_SHM_BYTES = 2 * GIB

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import WordIndex, env_flag, options_workload
 from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
@@ -18,7 +19,6 @@ from shmlint.parsers.shell import Word, commands
 from shmlint.parsers.yamlnodes import Mappings, Node, ScalarNode, SequenceNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText
-from shmlint.targets import CommandTarget
 
 _EXPRESSION = "${{"
 

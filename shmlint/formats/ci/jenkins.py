@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import WordIndex, options_workload
 from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
@@ -19,7 +20,6 @@ from shmlint.parsers.groovy import Token, tokens
 from shmlint.parsers.shell import Word, commands
 from shmlint.signals import Signals
 from shmlint.source import SourceText
-from shmlint.targets import CommandTarget
 
 _AGENTS = frozenset({"docker", "dockerfile"})
 _SCRIPTED = frozenset({"inside", "withRun"})

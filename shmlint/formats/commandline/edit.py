@@ -7,9 +7,9 @@ for the image or for the container's own arguments, whatever else the line holds
 from __future__ import annotations
 
 from shmlint import sizes
+from shmlint.extract.commandline import CommandTarget
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.source import SourceText
-from shmlint.targets import CommandTarget
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:

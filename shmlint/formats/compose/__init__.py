@@ -95,4 +95,5 @@ FORMAT = Format(
         without_signal=_merged,
     ),
     declare_loader="the label shmlint.io/dataloader",
+    fixes_in_blocks=True,
 )

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from shmlint.edits import yamledit
 from shmlint.edits.yamledit import Block
-from shmlint.model import Edit, Fix, FixAction, ServiceTarget, ShmSource, Workload
+from shmlint.formats.compose.target import ServiceTarget
+from shmlint.model import Edit, Fix, FixAction, ShmSource, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, mappings_at
 from shmlint.runtime.shm import is_shm_path
 from shmlint.sizes import format_compose, format_docker

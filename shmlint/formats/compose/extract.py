@@ -17,7 +17,8 @@ from shmlint.formats.compose.detect import is_compose, is_override
 from shmlint.formats.compose.devcontainer import devcontainer_gpus
 from shmlint.formats.compose.project import ComposeFile, Project, Service
 from shmlint.formats.compose.shm import Own, own_shm, with_shared
-from shmlint.model import Evidence, Notice, ServiceTarget, Workload, WorkloadFormat, WorkloadId
+from shmlint.formats.compose.target import ServiceTarget
+from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MERGE_TAG, MappingNode, Node, ScalarNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText

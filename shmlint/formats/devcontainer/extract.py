@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from shmlint.discover import StrPath, clean_path
+from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import env_flag, options_workload
 from shmlint.formats.compose.devcontainer import wants_gpu
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
@@ -20,7 +21,6 @@ from shmlint.parsers.jsonc import JArray, JNode, JObject, JString, parse
 from shmlint.parsers.shell import Word
 from shmlint.signals import Signals
 from shmlint.source import SourceText
-from shmlint.targets import CommandTarget
 
 _VARIABLE = "${"
 _BETWEEN = '", "'  # between two options written in one edit: each is its own item  # ${localEnv:X}, ${containerWorkspaceFolder}: substituted by the CLI

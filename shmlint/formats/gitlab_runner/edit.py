@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from shmlint import sizes
+from shmlint.formats.gitlab_runner.target import TableTarget
 from shmlint.model import Edit, Fix, FixAction, ShmMechanism, Workload
 from shmlint.source import SourceText
-from shmlint.targets import TableTarget
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:

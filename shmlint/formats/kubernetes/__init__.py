@@ -53,4 +53,5 @@ FORMAT = Format(
     sniffs=(Sniff(FileKind.YAML, rank=20, pattern=LazyRegex(r"^(apiVersion|kind):", re.MULTILINE)),),
     yaml=YamlClaim(rank=100, detect=_any, read=_read),
     declare_loader="the annotation shmlint.io/dataloader",
+    fixes_in_blocks=True,
 )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from shmlint.edits import yamledit
 from shmlint.edits.yamledit import Block
 from shmlint.formats.kubernetes.pod_reader import shm_mount
-from shmlint.model import Edit, Fix, FixAction, PodTarget, ShmMechanism, Workload
+from shmlint.formats.kubernetes.target import PodTarget
+from shmlint.model import Edit, Fix, FixAction, ShmMechanism, Workload
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, SequenceNode, is_null, mappings_at, scalar, sequence
 from shmlint.runtime.shm import SHM_PATH
 from shmlint.sizes import format_kubernetes

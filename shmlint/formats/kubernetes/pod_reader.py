@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from shmlint.containers import EnvVar, base_dir
 from shmlint.containers.pod import PodContainer, PodVolume, Resource, judge_pod, quantity, shared_cap
-from shmlint.model import APPLIED_KINDS, Evidence, PodTarget, ShmSource, Size, Workload, WorkloadId
+from shmlint.formats.kubernetes.target import PodTarget
+from shmlint.model import APPLIED_KINDS, Evidence, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime.shm import is_shm_path
@@ -113,18 +114,20 @@ class PodReader:
         )
         cap = shared_cap(views)
         for (container, _, _), identity, verdict in zip(pod.containers, identities, judged, strict=True):
+            in_pod = pod.spec is not container
             completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
             yield completed.workload(
                 identity,
                 self.name_span(container),
                 # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
-                PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes), cap)
-                if pod.spec is not container
+                PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes))
+                if in_pod
                 else None,
                 shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
                 ignored_codes=self.ignored_codes(pod),
                 dataloader_text=self.dataloader_text(pod),
                 launched_by=pod.launched_by.text if pod.launched_by and identity.container == TRAINER_NODE else None,
+                volume_cap=cap if in_pod else None,
             )
 
     def volumes(self, pod: FoundPod) -> dict[str, MappingNode]:

@@ -8,12 +8,12 @@ import ast
 from collections.abc import Iterator
 
 from shmlint import sizes
+from shmlint.formats.python.target import CallTarget
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_INT, ascii_int, bounded_int
 from shmlint.signals import MAX_DEVICES, Signals, device_count, positive_count
 from shmlint.source import SourceText, Span
-from shmlint.targets import CallTarget
 
 #: the most MiB a size may name (docker and Kubernetes keep bytes in an int64)
 MAX_MIB = MAX_INT // sizes.MIB

@@ -9,9 +9,9 @@ result with ``ast`` (``shmlint.fix.syntax``) and drops an edit that would break 
 from __future__ import annotations
 
 from shmlint import sizes
+from shmlint.formats.python.target import CallTarget
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.source import SourceText
-from shmlint.targets import CallTarget
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from shmlint import sizes
 from shmlint.edits import yamledit
+from shmlint.extract.commandline import CommandTarget
 from shmlint.formats.commandline import edit as commandline
+from shmlint.formats.ray.target import RayTarget
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.yamlnodes import Mappings, SequenceNode, is_null, mappings_at
 from shmlint.source import SourceText
-from shmlint.targets import CommandTarget, RayTarget
 
 
 def _as_command(workload: Workload, target: RayTarget) -> Workload:

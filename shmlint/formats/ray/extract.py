@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.extract.commandline import command_workload
+from shmlint.extract.commandline import CommandTarget, command_workload
+from shmlint.formats.ray.target import RayTarget
 from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
 from shmlint.numbers import ascii_float
 from shmlint.parsers.run_options import option_words, options_command
@@ -20,7 +21,6 @@ from shmlint.parsers.shell import Word
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, is_null, scalar, sequence
 from shmlint.signals import Signals
 from shmlint.source import SourceText
-from shmlint.targets import CommandTarget, RayTarget
 
 _SELF_SIZED = "Ray's cluster launcher (it adds --shm-size from the node's available memory)"
 _FALSE_BOOLS = frozenset({"false", "no", "off", "n"})

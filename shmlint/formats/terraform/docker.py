@@ -22,12 +22,12 @@ from shmlint.containers.docker import (
 )
 from shmlint.extract.terraform_ecs import hcl_mib
 from shmlint.formats.terraform.pod import words
+from shmlint.formats.terraform.target import HclTarget
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.hcl import OBJECT, TUPLE, UNKNOWN, Attribute, Block, Value, string
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
-from shmlint.targets import HclTarget
 
 DOCKER_CONTAINER = "docker_container"
 

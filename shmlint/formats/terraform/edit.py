@@ -10,10 +10,10 @@ re-reads the result with the HCL reader (``shmlint.fix.syntax``) and drops an ed
 from __future__ import annotations
 
 from shmlint import sizes
+from shmlint.formats.terraform.target import HclTarget
 from shmlint.model import Edit, Fix, FixAction, ShmKind, Workload
 from shmlint.sizes import MIB
 from shmlint.source import SourceText
-from shmlint.targets import HclTarget
 
 _VOLUME = "dshm"
 #: pod spec shapes and the suffix their block names take: ``volume``/``volume_mount`` for the Kubernetes provider,

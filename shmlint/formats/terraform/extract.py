@@ -23,6 +23,7 @@ from shmlint.containers.ecs import judge_container
 from shmlint.extract.terraform_ecs import HclEcsTree, task_value
 from shmlint.formats.terraform.docker import DOCKER_CONTAINER, docker_workload
 from shmlint.formats.terraform.pod import EKS_BLOCKS, KUBERNETES_BLOCKS, pod_workloads, words
+from shmlint.formats.terraform.target import HclTarget
 from shmlint.model import Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.hcl import (
     CALL,
@@ -39,7 +40,6 @@ from shmlint.parsers.hcl import (
 )
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
-from shmlint.targets import HclTarget
 
 KUBERNETES_WORKLOADS = frozenset(
     f"kubernetes_{kind}{version}"

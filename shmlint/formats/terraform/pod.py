@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from shmlint import sizes
 from shmlint.containers import EnvVar, base_dir
 from shmlint.containers.pod import INIT_CONTAINER, PodContainer, PodVolume, Resource, judge_pod, quantity
+from shmlint.formats.terraform.target import HclTarget
 from shmlint.model import Evidence, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.hcl import BOOL, OBJECT, TUPLE, Attribute, Block, Item, Value, entry, string
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
-from shmlint.targets import HclTarget
 
 
 class PodBlocks(NamedTuple):

@@ -5,11 +5,11 @@ A new line is kept only if the unit, read again, has it as a ``[Container]`` key
 from __future__ import annotations
 
 from shmlint import sizes
+from shmlint.extract.commandline import CommandTarget
 from shmlint.formats.commandline import edit as commandline
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.parsers.systemd_unit import read_unit, value
 from shmlint.source import SourceText
-from shmlint.targets import CommandTarget
 
 
 def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:

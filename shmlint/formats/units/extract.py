@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from shmlint.discover import StrPath
-from shmlint.extract.commandline import command_workload, extract_commands
+from shmlint.extract.commandline import CommandTarget, command_workload, extract_commands
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.run_options import option_words, options_command
@@ -19,7 +19,6 @@ from shmlint.parsers.shell import Word
 from shmlint.parsers.systemd_unit import UnitEntry, read_unit, section_end, value
 from shmlint.signals import Signals
 from shmlint.source import SourceText
-from shmlint.targets import CommandTarget
 
 #: ``ExecStart=`` and its kin in ``[Service]``: each runs a command line
 _EXEC_KEYS = frozenset({"ExecStart", "ExecStartPre", "ExecStartPost"})
