@@ -49,7 +49,7 @@ def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None =
     with workers(len(candidates), jobs) as run:  # one set of processes reads the files, then checks them
         project = project_for(settings, paths, candidates, run)
         rendered: tuple[FileResult, ...] = ()
-        if any(os.path.basename(c.path) in _UNIT_NAMES or "templates" in path_parts(c.path) for c in candidates):
+        if any(_in_unit(c.path) for c in candidates):
             from shmlint.render import render_units
 
             whole = project._replace(fragments=None)  # a patch is read whole where a rendered finding maps to it
@@ -121,9 +121,20 @@ def _marks(max_file_size: int, candidate: Candidate) -> tuple[bool, bool]:
     return runtime, b"build" in data and _BUILD_MARK.search(data) is not None
 
 
+def _in_unit(path: str) -> bool:
+    """A kustomization's or a chart's file (by its name), or one below a ``templates`` folder (a chart's, as a
+    pre-commit hook names it). Asked of every file while the workers wait: the path is split only when it holds
+    the word."""
+    if path.endswith(_UNIT_NAMES) and os.path.basename(path) in _UNIT_NAMES:
+        return True
+    return "templates" in path and "templates" in path_parts(path)
+
+
 def _near_kustomization(candidate: Candidate) -> bool:
     """A kustomization file, or a file named on its own beside one (a pre-commit hook names a changed patch)."""
     if candidate.kind is not FileKind.YAML or candidate.error is not None:
+        return False
+    if not candidate.explicit and not candidate.path.endswith(KUSTOMIZATION_NAMES):  # most files, without a split
         return False
     folder, name = os.path.split(candidate.path)
     if name in KUSTOMIZATION_NAMES:
