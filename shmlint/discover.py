@@ -377,9 +377,17 @@ def _walk_tree(
         except OSError as error:
             onerror(error)
             continue
-        dirnames = [e.name for e in entries if _is_folder(e)]
-        filenames = [e.name for e in entries if not _is_folder(e)]
-        yield directory, dirnames, filenames, frozenset(e.name for e in entries if _is_link(e))
+        dirnames: list[str] = []
+        filenames: list[str] = []
+        links: list[str] = []
+        for entry in entries:  # one pass: a link is never a folder here (links are not followed)
+            if _is_folder(entry):
+                dirnames.append(entry.name)
+                continue
+            filenames.append(entry.name)
+            if _is_link(entry):
+                links.append(entry.name)
+        yield directory, dirnames, filenames, frozenset(links)
         stack.extend(os.path.join(directory, name) for name in reversed(dirnames))
 
 
