@@ -47,7 +47,7 @@ class Entry(NamedTuple):
     accelerator_only: bool = False  # on the CPU this evidence alone says nothing (``cpu_only_pytorch``)
     command_wins: bool = False  # its command says what really runs (a holder, a notebook): image matches drop
     host_centric: bool = False  # one process drives every local TPU chip (JAX, TensorFlow): ``tpu_alone`` holds
-    image_wide: bool = False  # the vendor documents the need for whatever runs in the image (NGC): holders keep it
+    image_wide: bool = False  # the vendor documents the need for whatever runs in the image (NeMo): holders keep it
 
 
 class BuiltinRuntime(NamedTuple):

@@ -134,7 +134,10 @@ def bomb(kind: str, levels: int = 12, width: int = 10) -> str:
     return "\n".join(lines) + "\n"
 
 
-POD_TEMPLATE = """apiVersion: v1
+#: torchrun with its process count: several local processes are the evidence of a need (NCCL between them)
+TORCHRUN_COMMAND = '["torchrun", "--nproc_per_node=2", "train.py"]'
+POD_TEMPLATE = (
+    """apiVersion: v1
 kind: Pod
 metadata:
   name: {name}
@@ -142,8 +145,10 @@ spec:
   containers:
   - name: train
     image: nvcr.io/nvidia/pytorch:24.05-py3
-    command: ["torchrun", "train.py"]
-"""
+    command: """
+    + TORCHRUN_COMMAND
+    + "\n"
+)
 
 
 def assert_clean_error(run: subprocess.CompletedProcess, *needles: str) -> None:
@@ -198,7 +203,7 @@ spec:
   containers:
   - name: train
     image: nvcr.io/nvidia/pytorch:24.05-py3
-    command: ["torchrun", "train.py"]
+    command: ["torchrun", "--nproc_per_node=2", "train.py"]
 """
 
 

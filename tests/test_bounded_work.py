@@ -26,6 +26,7 @@ from tests.hostile import (
     POD,
     POD_TEMPLATE,
     RUN,
+    TORCHRUN_COMMAND,
     aliased_pod,
     assert_good_pod_still_checked,
     assert_no_crash,
@@ -87,9 +88,7 @@ def write_backtracking_patterns(folder: Path) -> list[str]:
     (folder / "comment.yaml").write_text(f"# {line}\nkind: ConfigMap\n", encoding="utf-8")
     (folder / "notes.sh").write_text(f"echo {line}\n", encoding="utf-8")
     (folder / "pod.yaml").write_text(
-        POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", line).replace(
-            '["torchrun", "train.py"]', f'["{line}"]'
-        ),
+        POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", line).replace(TORCHRUN_COMMAND, f'["{line}"]'),
         encoding="utf-8",
     )
     return ["."]
@@ -195,7 +194,7 @@ def test_configured_patterns_are_matched_on_values_not_files() -> None:
     signals = Signals(torch_images=(*Signals().torch_images, "corp/trainer"))
     engine = Engine(Settings(signals=signals, shm_images=("corp/trainer",)))  # and its software needs /dev/shm
     pod = POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1").replace(
-        '["torchrun", "train.py"]', '["run"]'
+        TORCHRUN_COMMAND, '["run"]'
     )
     found = engine.check_source(SourceText("p.yaml", pod), FileKind.YAML, Path("p.yaml")).findings
     assert [f.code for f in found] == ["SHM001"]

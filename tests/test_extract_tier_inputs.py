@@ -36,7 +36,11 @@ TF_GPU1 = 'name = "c", resourceRequirements = [{ type = "GPU", value = "1" }]'
 @pytest.mark.parametrize(
     ("container", "expected"),
     [
-        (f'"image": "nvcr.io/nvidia/pytorch:24.01-py3", "command": ["torchrun", "train.py"], {GPU1}', ["error"]),
+        (
+            f'"image": "nvcr.io/nvidia/pytorch:24.01-py3", "command": ["torchrun", "--nproc_per_node=2", "train.py"], '
+            f"{GPU1}",
+            ["error"],
+        ),
         (f'"image": "acme/app", "entryPoint": ["deepspeed"], "command": ["train.py"], {GPU1}', ["error"]),
         ('"image": "acme/app", "resourceRequirements": [{"type": "GPU", "value": "4"}]', ["info"]),  # a count only
         (f'"image": "acme/app", {GPU1}', ["info"]),  # one GPU, software unknown

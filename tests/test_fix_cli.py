@@ -36,7 +36,7 @@ metadata:
 spec:
   containers:
     - name: main
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       resources:
         limits:
           nvidia.com/gpu: 1
@@ -49,7 +49,7 @@ metadata:
 spec:
   containers:
     - name: main
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       volumeMounts:
         - name: dshm
           mountPath: /dev/shm
@@ -280,8 +280,8 @@ def test_the_size_is_at_most_half_the_memory_limit(tmp_path: Path, invoke) -> No
     (tmp_path / "pod.yaml").write_text(POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1\n          memory: 6Gi"))
     (tmp_path / "compose.yaml").write_text(
         COMPOSE
-        + "  limited:\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n    mem_limit: 4g\n"
-        + "  deployed:\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n    deploy:\n      resources:\n        limits:\n"
+        + "  limited:\n    image: vllm/vllm-openai:v0.6.3\n    mem_limit: 4g\n"
+        + "  deployed:\n    image: vllm/vllm-openai:v0.6.3\n    deploy:\n      resources:\n        limits:\n"
         + "          memory: 3G\n"
     )
     (tmp_path / "run.sh").write_text(
@@ -344,7 +344,7 @@ metadata:
 spec:
   containers:
     - name: train
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       resources:
         limits:
           nvidia.com/gpu: 1
@@ -364,7 +364,7 @@ metadata:
 spec:
   containers:
     - name: train
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       volumeMounts:
         - name: dshm
           mountPath: /dev/shm
@@ -380,7 +380,7 @@ metadata:
 spec:
   containers:
     - name: train
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       volumeMounts:
         - name: shm
           mountPath: /dev/shm
@@ -395,9 +395,9 @@ metadata:
 spec:
   containers:
     - name: train
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
     - name: sidecar
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
   volumes:
     - name: dshm
       emptyDir:
@@ -709,7 +709,7 @@ UNFIXED_BUT_FIXABLE = {
         "  runtimeRef:\n    name: torch-distributed\n  trainer:\n    numNodes: 2\n    command: [torchrun, train.py]\n"
     ),
     # a compose service written as an alias of an anchor has no mapping of its own (ServiceTarget is None)
-    "compose.yaml": "x-gpu: &gpu\n  image: nvcr.io/nvidia/pytorch:24.05-py3\nservices:\n  train: *gpu\n",
+    "compose.yaml": "x-gpu: &gpu\n  image: vllm/vllm-openai:v0.6.3\nservices:\n  train: *gpu\n",
 }
 
 
@@ -728,9 +728,7 @@ def test_a_service_only_the_override_file_defines_is_fixed(tmp_path: Path, invok
     """compose.override.yaml adds a GPU service: `check` reports it (in the override file) as fixable, so
     `fix --write` on the folder must fix it."""
     (tmp_path / "compose.yaml").write_text("services:\n  web:\n    image: nginx:1.27\n")
-    (tmp_path / "compose.override.yaml").write_text(
-        "services:\n  trainer:\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n"
-    )
+    (tmp_path / "compose.override.yaml").write_text("services:\n  trainer:\n    image: vllm/vllm-openai:v0.6.3\n")
     checked = invoke("check", str(tmp_path))
     assert "compose.override.yaml:2:3: SHM001" in checked.stdout and "1 fixable" in checked.stdout
     invoke("fix", "--write", str(tmp_path))

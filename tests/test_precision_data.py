@@ -180,7 +180,7 @@ FAMILIES = [
     ("nvcr.io/nim/nvidia/nv-embedqa-e5-v5:1.5.0", "", "needs"),
     ("docker.io/acme/nim-proxy:1", "", ""),
     ("harbor.example.com:5000/nim/meta/llama-3.1-70b-instruct:1.8", "", "needs"),  # a mirror keeps nvcr's path
-    ("harbor.example.com/nvidia/pytorch:24.01-py3", "", "needs"),
+    ("harbor.example.com/nvidia/pytorch:24.01-py3", "", "unknown"),  # the NGC entry, matched through a mirror
     ("harbor.example.com/team/nvidia/pytorch-extra:1", "", ""),
     ("harbor.example.com/ultralytics/ultralytics:latest", "", "needs"),
     # TEI is free, TGI needs; the launcher's sharding settings need on any image
@@ -270,8 +270,10 @@ FAMILIES = [
     ("quay.io/jupyter/pytorch-notebook:cuda12-latest", "", "unknown"),
     ("quay.io/jupyter/scipy-notebook:latest", "start-notebook.py --IdentityProvider.token=", "unknown"),
     ("vllm/vllm-openai:v0.7.1", "jupyter lab --ip 0.0.0.0", "unknown"),
-    ("nvcr.io/nvidia/pytorch:24.01-py3", "jupyter lab --ip 0.0.0.0", "needs"),  # NGC: the image needs it
-    ("nvcr.io/nvidia/pytorch:24.01-py3", "bash", "needs"),
+    # NGC PyTorch: what runs in it decides (a notebook, a shell: undecided; several local processes: needs)
+    ("nvcr.io/nvidia/pytorch:24.01-py3", "jupyter lab --ip 0.0.0.0", "unknown"),
+    ("nvcr.io/nvidia/pytorch:24.01-py3", "bash", "unknown"),
+    ("nvcr.io/nvidia/pytorch:24.01-py3", "torchrun --nproc_per_node=8 train.py", "needs"),
     ("vllm/vllm-openai:v0.7.1", "sleep infinity", "unknown"),
     ("vllm/vllm-openai:v0.7.1", "sh -c sleep 86400", "unknown"),
     ("vllm/vllm-openai:v0.7.1", "tail -f /dev/null", "unknown"),

@@ -18,7 +18,7 @@ from shmlint.prefilter import FORMAT_WORDS, Prefilter, prefilter_words, signal_p
 from shmlint.settings import Settings
 from shmlint.signals import Signals
 from shmlint.source import SourceText
-from tests.hostile import POD_TEMPLATE
+from tests.hostile import POD_TEMPLATE, TORCHRUN_COMMAND
 
 BUILT_IN = Signals()
 PREFILTER = Prefilter(BUILT_IN)
@@ -165,13 +165,13 @@ def test_a_kserve_predictor_whose_only_signal_is_its_model_format_is_reported() 
 
 #: files whose only signal is a configured one, in every format the extractors read
 CONFIGURED_ONLY = {
-    "pod.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1").replace('"torchrun", ', ""),
-    "launch.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "busybox").replace(
-        '"torchrun"', '"corp-launch"'
+    "pod.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1").replace(
+        TORCHRUN_COMMAND, '["train.py"]'
     ),
-    "accel.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "alpine").replace(
-        '["torchrun", "train.py"]', '["x"]'
-    )
+    "launch.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "busybox").replace(
+        TORCHRUN_COMMAND, '["corp-launch", "train.py"]'
+    ),
+    "accel.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "alpine").replace(TORCHRUN_COMMAND, '["x"]')
     + "    resources:\n      limits:\n        example.com/accel: 1\n",
     "compose.yaml": "services:\n  t:\n    image: corp/trainer:1\n",
     "compose-command.yaml": "services:\n  t:\n    image: busybox\n    command: corp-launch --x\n",

@@ -53,7 +53,8 @@ def test_a_module_without_a_launcher_import_is_not_parsed(engine: Engine) -> Non
 
 def test_module_constants_are_resolved_and_reassigned_names_are_not(engine: Engine) -> None:
     text = flow("    @batch(gpu=N, shared_memory=SHM)\n", "N = 1\nSHM = 256\n")
-    assert check(engine, text) == ["7:33 SHM005 warning"]  # at the size itself
+    # at the size itself; info: a GPU alone does not say that the software uses /dev/shm (undecided)
+    assert check(engine, text) == ["7:33 SHM005 info"]
     text = flow("    @batch(gpu=N, shared_memory=SHM)\n", "N = 1\nSHM = 256\nSHM = 9000\n")
     (workload,) = result(engine, text).workloads
     assert workload.shm[0].size.bytes is None and workload.shm[0].size.error is None

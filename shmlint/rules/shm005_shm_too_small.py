@@ -1,11 +1,15 @@
-"""SHM005 shm-too-small: an explicit /dev/shm size below the minimum, or below the DataLoader hint's estimate."""
+"""SHM005 shm-too-small: an explicit /dev/shm size below the minimum, or below the DataLoader hint's estimate.
+
+The minimum is a policy for software that uses /dev/shm: where the workload's software is not known to (a GPU
+alone, an inference server whose backends are not known), the finding is undecided, as SHM001's is: the size its
+author chose may well be enough."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import gpu_sources, who
+from shmlint.rules.common import gpu_sources, need_evidence, unknown_need, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -26,6 +30,12 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                 if raised.bytes > size.bytes
                 else None
             )
+            undecided = unknown_need(workload)
+            uses = (
+                "its software's use of /dev/shm is not known"
+                if undecided
+                else f"it uses /dev/shm ({need_evidence(workload)})"
+            )
             yield ctx.report(
                 RULE,
                 f"{who(workload)}: /dev/shm {size.text} is under {human(floor)} ({why.replace('the ', '', 1)}); "
@@ -33,8 +43,10 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                 size.span,
                 workload,
                 fix,
+                undecided=undecided,
                 detail=f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below {why} of "
-                f"{human(floor)}; DataLoader workers hold (workers x prefetch_factor + 2) batches there",
+                f"{human(floor)}; {uses}: DataLoader workers hold (workers x prefetch_factor + 2) batches there, "
+                "NCCL and inference servers their buffers",
             )
 
 
