@@ -43,6 +43,8 @@ class WorkloadFormat(StrEnum):
     DEVCONTAINER = "devcontainer"  # devcontainer.json ``runArgs``, ``hostRequirements``, ``containerEnv``
     CI_JOB = "ci-job"  # a CI job's own container: GitHub Actions container/services options, Jenkins docker agents
     GITLAB_RUNNER = "gitlab-runner"  # a GitLab runner's config.toml ``[runners.docker]``
+    # configuration management
+    ANSIBLE = "ansible"  # an Ansible task's docker_container/podman_container module arguments
 
 
 class Tier(IntEnum):

@@ -39,11 +39,18 @@ YAML_CLAIMS = (('compose',
  ('ray', (), ('cluster_name',), '^cluster_name[ \\t]*:', 8),
  ('aws', (), ('AWS::ECS::', 'AWS::Batch::'), None, 0),
  ('azureml', (), ('azureml',), '^\\$schema:.*azureml|azureml:', 8),
+ ('ansible',
+  (),
+  ('shell', 'command', 'raw', '_container'),
+  '^[ \\t-]*(?:[a-z_]+\\.[a-z_]+\\.)?(?:(?:docker|podman)_container[ \\t]*:|(?:shell|command|raw)[ \\t]*:[ '
+  '\\t]*(?:[^\\s\\[#]|\\n[ \\t]+(?:cmd|argv)[ \\t]*:))',
+  8),
  ('kubernetes', (), (), None, 0))
 
 WITHOUT_SIGNAL = ('compose',)
 
-OWNERS = {'aws': 'aws',
+OWNERS = {'ansible': 'ansible',
+ 'aws': 'aws',
  'azureml': 'azureml',
  'ci-job': 'ci',
  'command': 'commandline',
