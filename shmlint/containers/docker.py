@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from shmlint import sizes
 from shmlint.containers import Judged, torch_evidence
-from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
+from shmlint.model import CodeFact, Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
@@ -58,6 +58,8 @@ class DockerOptions(NamedTuple):
     working_dir: str = ""
     memory: Size | None = None
     unresolved: tuple[ShmSource, ...] = ()  # options spread from a value known at run time (``**options``)
+    typed: tuple[CodeFact, ...] = ()  # commands a walkthrough types into it (an interactive shell in a document)
+    mounts: tuple[tuple[str, str], ...] = ()  # bind mounts: (container path, host path)
 
 
 def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
@@ -66,7 +68,15 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
     gpu = () if utility else tuple(_gpu(options.settings, signals))
     torch = () if utility else tuple(_torch(options, words, signals))
     env = tuple(env for setting in options.settings if not setting.computed and (env := _env(setting)) is not None)
-    launch = Launch(options.base_dir, options.entrypoint, options.arguments, options.working_dir, env)
+    launch = Launch(
+        options.base_dir,
+        options.entrypoint,
+        options.arguments,
+        options.working_dir,
+        env,
+        typed=options.typed,
+        mounts=options.mounts,
+    )
     return Judged(
         gpu=gpu,
         torch=torch,

@@ -8,7 +8,8 @@ dev container's ``runArgs``, a CI job's ``options``, a unit's ``ExecStart=``, Ra
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.containers import base_dir
@@ -26,7 +27,8 @@ from shmlint.containers.docker import (
     Setting,
     judge_docker,
 )
-from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
+from shmlint.lazy_regex import LazyRegex
+from shmlint.model import CodeFact, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, Flag, container_commands
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
@@ -56,15 +58,74 @@ class CommandTarget(NamedTuple):
     separator: str = " "
 
 
-def extract_commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
-    """One workload per container run/create command line in the masked text."""
+if TYPE_CHECKING:
+    from shmlint.parsers.shell import SimpleCommand
+
+
+#: commands read after a walkthrough's interactive shell (each is matched against the tier data, never run)
+MAX_TYPED = 64
+#: shells a container command may open for the reader to type into
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+#: first words of commands that the reader types on the host again: another container command, leaving the shell
+_HOST_AGAIN = frozenset({"docker", "podman", "nvidia-docker", "kubectl", "exit", "logout"})
+
+
+def extract_commands(source: SourceText, masked: str, signals: Signals, *, walkthrough: bool = False) -> list[Workload]:
+    """One workload per container run/create command line in the masked text. ``walkthrough``: the text is a
+    document's code blocks, read in order by a person; the commands it has the reader type after opening an
+    interactive shell in a container run in that container (``_typed``)."""
+    if not walkthrough:
+        return [
+            command_workload(command, source, signals, occurrence=index)
+            for index, command in enumerate(container_commands(masked))
+        ]
+    from shmlint.parsers.container_command import parse_container_command
+    from shmlint.parsers.shell import commands
+
+    lines = list(commands(masked))
+    parsed = [parse_container_command(line.words, masked) for line in lines]
     workloads: list[Workload] = []
-    for command in container_commands(masked):
-        workloads.append(command_workload(command, source, signals, occurrence=len(workloads)))
+    for index, command in enumerate(parsed):
+        if command is not None:
+            typed = _typed(lines, parsed, index + 1, source) if _opens_shell(command) else ()
+            workloads.append(command_workload(command, source, signals, occurrence=len(workloads), typed=typed))
     return workloads
 
 
-def command_workload(command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int) -> Workload:
+def _opens_shell(command: ContainerCommand) -> bool:
+    """An interactive container (stdin kept open, not detached) that runs a shell or the image's default command."""
+    names = {flag.long_name for flag in command.flags}
+    if not names & {"-i", "--interactive"} or names & {"-d", "--detach"} or command.flag_values("--entrypoint"):
+        return False
+    words = [word.text for word in command.arguments]
+    return not words or (words[0].rsplit("/", 1)[-1] in _SHELLS and all(w.startswith("-") for w in words[1:]))
+
+
+def _typed(
+    lines: Sequence[SimpleCommand], parsed: Sequence[ContainerCommand | None], start: int, source: SourceText
+) -> tuple[CodeFact, ...]:
+    """The commands from ``start`` on up to the next one the reader types on the host (another container command,
+    ``exit``), each with the document's line; at most ``MAX_TYPED`` are looked at."""
+    typed: list[CodeFact] = []
+    for index in range(start, min(len(lines), start + MAX_TYPED)):
+        words = [word.text for word in lines[index].words]
+        first = (words[1] if words[0] == "sudo" and len(words) > 1 else words[0]).rsplit("/", 1)[-1]
+        if parsed[index] is not None or first in _HOST_AGAIN:
+            break
+        first_word = lines[index].words[0]
+        where = f"{source.path}:{source.span(first_word.start, first_word.end).line}"
+        typed.append(CodeFact(where, " ".join(words)))
+    return tuple(typed)
+
+
+def command_workload(
+    command: ContainerCommand,
+    source: SourceText,
+    signals: Signals,
+    *,
+    occurrence: int,
+    typed: tuple[CodeFact, ...] = (),
+) -> Workload:
     """A container command as a workload; formats that start a container from options (Ray, Quadlet, dev containers, CI jobs) take this
     and put in their own identity, span and fix target."""
     entrypoint = command.flag_values("--entrypoint")[-1:]
@@ -94,12 +155,29 @@ def command_workload(command: ContainerCommand, source: SourceText, signals: Sig
             )
             for word in command.unknown
         ),
+        typed=typed,
+        mounts=_binds(command),
     )
     return judge_docker(options, signals).workload(
         WorkloadId(WorkloadFormat.COMMAND, command.name, occurrence=occurrence),
         source.span(command.first.start, command.first.end),
         CommandTarget(insert_at=command.run_word.end, size_slots=tuple(slots)),
     )
+
+
+#: how a command line writes its own working directory in a bind mount's source
+_CWD = LazyRegex(r"(\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?=/|:|$)")
+
+
+def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:
+    """Bind mounts (container path, host path from the working directory: ``$PWD/src`` is ``./src``)."""
+    found = []
+    for flag in (*command.flag_values("--volume"), *command.flag_values("--mount")):
+        text = _CWD.sub(".", flag.value_text, count=1) if flag.value_text.startswith(("$", "`")) else flag.value_text
+        mount = parse_volume(text) if flag.long_name == "--volume" else parse_mount(text)
+        if mount.type == "bind" and mount.source and mount.target.startswith("/"):
+            found.append((mount.target, mount.source))
+    return tuple(found)
 
 
 #: the options that carry a GPU, by their long name

@@ -137,9 +137,10 @@ def yaml_blocks(
     return workloads, notices
 
 
-def commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
+def commands(source: SourceText, masked: str, signals: Signals, *, walkthrough: bool = False) -> list[Workload]:
     """Container command lines, unless the text has more engine words than any real script (a bound on the
-    work: each candidate line is tokenized and judged)."""
+    work: each candidate line is tokenized and judged). ``walkthrough``: a document's code blocks
+    (``extract_commands``)."""
     from shmlint.extract.commandline import extract_commands
 
     if (
@@ -149,7 +150,7 @@ def commands(source: SourceText, masked: str, signals: Signals) -> list[Workload
         raise _too_complex(f"more than {MAX_ENGINE_WORDS:,} container engine commands")
     if sum(1 for _ in zip(_SHELL_WORD.finditer(masked), range(MAX_SHELL_WORDS + 1), strict=False)) > MAX_SHELL_WORDS:
         raise _too_complex(f"more than {MAX_SHELL_WORDS:,} shell words")
-    return extract_commands(source, masked, signals)
+    return extract_commands(source, masked, signals, walkthrough=walkthrough)
 
 
 def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:

@@ -102,6 +102,11 @@ class Reader:
             return None
         return real if os.path.isfile(real) else None
 
+    def folder(self, path: str) -> str | None:
+        """The real path of a folder inside a root, or None."""
+        real = os.path.realpath(path)
+        return real if within(real, self.index.roots) and os.path.isdir(real) else None
+
     def locate(self, bases: Iterable[str], path: str) -> str | None:
         """The repository file a path (as a container or a command writes it) stands for: relative to each base in
         turn, and for an absolute container path (``/app/src/train.py``) its tails (``src/train.py``...), since an

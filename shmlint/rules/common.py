@@ -77,10 +77,24 @@ def _matched(because: str) -> str:
         matched = tail[:-1].partition(" ")[2]  # the image or the command itself
     elif bracket and tail.endswith(")") and _file_and_line(tail):
         matched = tail[:-1]  # what the repository's file shows, where
+    else:
+        matched = _quoted_file(because) or matched
     if _file_and_line(matched):  # its file name: the detail has the whole path
         place, _, rest = matched.partition(" ")
         return clipped(f"{place.rpartition('/')[2]} {rest}", 56)
     return clipped(matched, 40)
+
+
+def _quoted_file(because: str) -> str | None:
+    """What a repository file shows, quoted after a description that holds parentheses of its own (``kohya
+    sd-scripts trainers (DataLoader workers...) (app.py:453 accelerate launch ...)``)."""
+    start = because.find(" (", because.find(" (") + 2)
+    while start != -1:
+        tail = because[start + 2 :]
+        if tail.endswith(")") and _file_and_line(tail):
+            return tail[:-1]
+        start = because.find(" (", start + 2)
+    return None
 
 
 def _file_and_line(text: str) -> bool:

@@ -32,7 +32,7 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
         return commands(source, embedded.mask_makefile(source.text), run.signals), []
     markdown = kind is FileKind.MARKDOWN
     masked = (embedded.mask_markdown if markdown else embedded.mask_rst)(source.text)
-    workloads = commands(source, masked, run.signals)
+    workloads = commands(source, masked, run.signals, walkthrough=True)
     blocks = (embedded.markdown_yaml_blocks if markdown else embedded.rst_yaml_blocks)(source.text)
     more, notices = yaml_blocks(source, blocks, path, run)
     return workloads + more, notices
