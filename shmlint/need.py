@@ -195,7 +195,7 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         for e in knowledge.entries
         if e.commands and workload.command and e.commands.search(workload.command)
     ]
-    by_image = [(e, "image") for e in knowledge.entries if _image_matches(e, workload.image)]
+    by_image = [(e, "image") for e in _by_image(knowledge.entries, workload.image)]
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
     needs_command = any(e.tier is Tier.NEEDS for e, _ in by_command)
     if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
@@ -252,11 +252,14 @@ def _tpu_alone(workload: Workload, knowledge: Knowledge, matched: list[Entry]) -
     )
 
 
-def _image_matches(entry: Entry, image: str | None) -> bool:
-    if not image or not (entry.images or entry.image_tags):
-        return False
+def _by_image(entries: tuple[Entry, ...], image: str | None) -> list[Entry]:
+    """The entries whose image patterns match the image (its repository and tag split once, not per entry)."""
+    if not image:
+        return []
     repository, tag = split_image(image)
-    return bool(
-        (entry.images and entry.images.search(repository))
+    return [
+        entry
+        for entry in entries
+        if (entry.images and entry.images.search(repository))
         or (entry.image_tags and tag and entry.image_tags.search(tag))
-    )
+    ]

@@ -19,7 +19,7 @@ from shmlint.need import builtin, decide
 from shmlint.parsers.dockerfile import run_facts
 from shmlint.project import configs, pycode
 from shmlint.project.follow import gather
-from shmlint.project.index import ProjectIndex, Reader
+from shmlint.project.index import ProjectFiles, ProjectIndex, Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, target
 from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
 from shmlint.runner import check_paths, project_for
@@ -335,6 +335,48 @@ def test_reader_stays_inside_roots(tmp_path: Path) -> None:
     assert reader.locate([str(root)], "link.py") is None
     assert reader.locate([str(root)], "../secret/x.py") is None
     assert reader.locate([str(root)], "/workspace/app/train.py") == str((root / "app" / "train.py").resolve())
+
+
+def _no_stat(path: object) -> bool:
+    raise AssertionError(f"asked the system about {path}: the folder's listing answers")
+
+
+def test_project_files_answer_from_the_folder_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder is listed once; its files, and the names it does not hold, are answered from the listing (a
+    compose file's overrides and ``.env``), a link out of the roots is still refused."""
+    root, outside = tmp_path / "repo", tmp_path / "secret"
+    root.mkdir()
+    outside.mkdir()
+    (root / "compose.yaml").write_text("services: {}\n")
+    (root / "sub").mkdir()
+    (outside / ".env").write_text("TOKEN=x\n")
+    os.symlink(outside / ".env", root / ".env")
+    files = ProjectFiles((str(root.resolve()),), 1 << 20)
+    assert files.files_in(str(root)) and files.folders_in(str(root)) == ("sub",)
+    monkeypatch.setattr(os.path, "isfile", _no_stat)
+    assert files.has_file(str(root / "compose.yaml"))
+    assert not files.has_file(str(root / "compose.override.yaml"))
+    assert not files.has_file(str(root / "sub"))  # a folder is no file
+    assert files.source(str(root / "docker-compose.override.yml")) is None
+    assert not files.has_file(str(root / ".env")) and files.source(str(root / ".env")) is None  # a link out
+
+
+def test_project_files_ask_the_system_where_the_listing_cannot_say(tmp_path: Path) -> None:
+    """A folder past ``MAX_ENTRIES`` entries is listed only in part; a name the listing holds in another letter
+    case may be the same file where the file system ignores case: both are asked of the system."""
+    from shmlint.project.index import MAX_ENTRIES
+
+    crowded = tmp_path / "crowded"
+    crowded.mkdir()
+    for number in range(MAX_ENTRIES + 5):
+        (crowded / f"f{number:04}.yaml").write_text("")
+    (tmp_path / "Compose.Override.YML").write_text("services: {}\n")
+    files = ProjectFiles((str(tmp_path.resolve()),), 1 << 20)
+    assert len(files.files_in(str(crowded))) == MAX_ENTRIES
+    assert all(files.has_file(str(crowded / f"f{number:04}.yaml")) for number in range(MAX_ENTRIES + 5))
+    assert not files.has_file(str(crowded / "missing.yaml"))
+    other_case = tmp_path / "compose.override.yml"
+    assert files.has_file(str(other_case)) == os.path.isfile(other_case)
 
 
 def test_reader_budget_and_size(tmp_path: Path) -> None:
