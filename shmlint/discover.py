@@ -308,7 +308,7 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
     unreadable: list[OSError] = []
     top = root
     dotted = root == "."  # os.walk joins onto "." ("./a.yaml"): written as pathlib writes it ("a.yaml")
-    for directory, dirnames, filenames in _walk_tree(root, unreadable.append):
+    for directory, dirnames, filenames, links in _walk_tree(root, unreadable.append):
         while unreadable:
             yield _unreadable(unreadable.pop(), directory)
         folder = directory[len(top) :].lstrip(os.sep).replace(os.sep, "/")  # os.walk joins onto ``top``
@@ -329,7 +329,7 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
             if exclusions.excluded(folder, within + name, is_dir=False):
                 continue
             full = os.path.join(directory, name)
-            if os.path.islink(full) and _links_out(full, root):  # (a linked folder is never entered)
+            if name in links and _links_out(full, root):  # (a linked folder is never entered)
                 yield Candidate(clean_path(full) if dotted else full, FileKind.YAML, explicit=False, error=LINKED_OUT)
                 continue
             if kind is not None and not _sniff_content(full, kind):
@@ -361,9 +361,13 @@ def _regular(path: str) -> bool:
         return False
 
 
-def _walk_tree(top: str, onerror: Callable[[OSError], object]) -> Iterator[tuple[str, list[str], list[str]]]:
+def _walk_tree(
+    top: str, onerror: Callable[[OSError], object]
+) -> Iterator[tuple[str, list[str], list[str], frozenset[str]]]:
     """``os.walk`` top-down without following links, with a stack instead of recursion: a folder tree deeper than
-    Python's recursion limit (a hostile checkout) is walked like any other. ``dirnames`` may be pruned in place."""
+    Python's recursion limit (a hostile checkout) is walked like any other. ``dirnames`` may be pruned in place.
+    With each folder, the names of its entries that are symbolic links, as its listing tells (no ``lstat`` a
+    file where the system says the entry's type)."""
     stack = [top]
     while stack:
         directory = stack.pop()
@@ -373,14 +377,29 @@ def _walk_tree(top: str, onerror: Callable[[OSError], object]) -> Iterator[tuple
         except OSError as error:
             onerror(error)
             continue
-        dirnames = [e.name for e in entries if _is_folder(e)]
-        filenames = [e.name for e in entries if not _is_folder(e)]
-        yield directory, dirnames, filenames
+        dirnames: list[str] = []
+        filenames: list[str] = []
+        links: list[str] = []
+        for entry in entries:  # one pass: a link is never a folder here (links are not followed)
+            if _is_folder(entry):
+                dirnames.append(entry.name)
+                continue
+            filenames.append(entry.name)
+            if _is_link(entry):
+                links.append(entry.name)
+        yield directory, dirnames, filenames, frozenset(links)
         stack.extend(os.path.join(directory, name) for name in reversed(dirnames))
 
 
 def _is_folder(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
     except OSError:
         return False

@@ -168,6 +168,16 @@ class Evidence(NamedTuple):
     span: Span
 
 
+class CodeFact(NamedTuple):
+    """One thing read in the repository's files, where it is written: ``train.py:42``, ``DataLoader(...)``."""
+
+    where: str  # path relative to the project root, and line
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.where} {self.text}"
+
+
 class Launch(NamedTuple):
     """What a container starts, as its manifest writes it, so ``shmlint.project`` can follow it to the repository's
     files. Paths are as written; ``base_dir`` is the folder relative ones start from (the manifest's)."""
@@ -181,16 +191,7 @@ class Launch(NamedTuple):
     dockerfile: str = ""  # the Dockerfile of that build, relative to the context ("" : ``Dockerfile``)
     dockerfile_inline: str = ""  # compose ``dockerfile_inline``
     dockerfile_beside: bool = False  # no build named: a Dockerfile in ``base_dir`` is taken to build the image
-
-
-class CodeFact(NamedTuple):
-    """One thing read in the repository's files, where it is written: ``train.py:42``, ``DataLoader(...)``."""
-
-    where: str  # path relative to the project root, and line
-    text: str
-
-    def __str__(self) -> str:
-        return f"{self.where} {self.text}"
+    mounts: tuple[tuple[str, str], ...] = ()  # bind mounts: (container path, host path: absolute or from base_dir)
 
 
 class ProjectFacts(NamedTuple):
@@ -259,6 +260,7 @@ class Workload(NamedTuple):
     #: the most a new memory volume its fix adds may use when the pod's containers share it: half the smallest
     #: memory limit among them (``shmlint.sizing``); None where the fix adds no shared volume
     volume_cap: int | None = None
+    command_from: str = ""  # where ``command`` was read when not on its own lines: "typed in the container, a.md:5"
 
     @property
     def format(self) -> WorkloadFormat:

@@ -228,9 +228,7 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         for e in knowledge.entries
         if e.commands and workload.command and devices >= e.min_devices and e.commands.search(workload.command)
     ]
-    by_image = [
-        (e, "image") for e in knowledge.entries if devices >= e.min_devices and _image_matches(e, workload.image)
-    ]
+    by_image = [(e, "image") for e in _by_image(knowledge.entries, workload.image) if devices >= e.min_devices]
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
     needs_command = any(e.tier is Tier.NEEDS for e, _ in by_command)
     if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
@@ -249,7 +247,7 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         return tpu
     if strongest is not None:
         entry, where = strongest
-        shown = workload.command if where == "command" else workload.image
+        shown = _part(entry, workload.command) if where == "command" else workload.image
         counted = f"; {devices} GPUs" if entry.min_devices else ""  # the count that made it evidence
         because = f"{entry.what} ({where} {clipped(shown or '', 60)}{counted})"
         return Need(entry.tier, because, entry.id)
@@ -260,6 +258,15 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         because = f"{count} GPUs in one container, with software shmlint does not know (NCCL uses /dev/shm only"
         return Need(knowledge.multi_device_tier, f"{because} between processes the software starts)", None)
     return Need(Tier.UNKNOWN, "an accelerator request, with software shmlint does not know", None)
+
+
+def _part(entry: Entry, command: str) -> str:
+    """The command the entry matched, of several run one after the other (``a ; b``: typed into a container's
+    shell), so the message quotes what decided."""
+    parts = command.split(" ; ")
+    if len(parts) > 1 and entry.commands is not None:
+        return next((part for part in parts if entry.commands.search(part)), command)
+    return command
 
 
 def _tpu_alone(workload: Workload, knowledge: Knowledge, matched: list[Entry]) -> Need | None:
@@ -281,11 +288,14 @@ def _tpu_alone(workload: Workload, knowledge: Knowledge, matched: list[Entry]) -
     )
 
 
-def _image_matches(entry: Entry, image: str | None) -> bool:
-    if not image or not (entry.images or entry.image_tags):
-        return False
+def _by_image(entries: tuple[Entry, ...], image: str | None) -> list[Entry]:
+    """The entries whose image patterns match the image (its repository and tag split once, not per entry)."""
+    if not image:
+        return []
     repository, tag = split_image(image)
-    return bool(
-        (entry.images and entry.images.search(repository))
+    return [
+        entry
+        for entry in entries
+        if (entry.images and entry.images.search(repository))
         or (entry.image_tags and tag and entry.image_tags.search(tag))
-    )
+    ]

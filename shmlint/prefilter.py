@@ -43,18 +43,40 @@ CONFIGURED_CARRIERS = (
 )
 
 
+#: words that begin alike are looked for by their first characters first (``/dev/``, ``text-generation-``)
+STEM_CHARS = 4
+
+
 class Prefilter:
     """Whether a text may hold a workload finding; ``enabled=False`` lets every text through (for tests)."""
 
     def __init__(self, signals: Signals, *, enabled: bool = True) -> None:
-        self.words = prefilter_words(signals) if enabled else None
+        words = prefilter_words(signals) if enabled else None
+        self.words = words
+        self.stems = stems(words) if words is not None else None
 
     def passes(self, text: str) -> bool:
-        words = self.words
-        if words is None:
+        """Whether the text holds one of the words; most texts hold none, so each search is over the whole text
+        and fewer searches are the saving (``stems``)."""
+        groups = self.stems
+        if groups is None:
             return True
         lowered = text.lower()
-        return any(word in lowered for word in words)
+        for stem, members in groups:
+            if stem in lowered and (not members or any(word in lowered for word in members)):
+                return True
+        return False
+
+
+def stems(words: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The words as (stem, members) searches that find a text holding any of them: a word that contains another
+    word is left out (the other finds it), words that share their first ``STEM_CHARS`` characters are one search
+    for those characters and then one for each of them, every other word is a search on its own (no members)."""
+    kept = [word for word in words if not any(other != word and other in word for other in words)]
+    groups: dict[str, list[str]] = {}
+    for word in kept:
+        groups.setdefault(word[:STEM_CHARS], []).append(word)
+    return tuple((members[0], ()) if len(members) == 1 else (stem, tuple(members)) for stem, members in groups.items())
 
 
 def prefilter_words(signals: Signals) -> tuple[str, ...] | None:

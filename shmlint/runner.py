@@ -22,6 +22,7 @@ from shmlint.settings import Settings
 from shmlint.source import InputError, read_bytes
 
 if TYPE_CHECKING:
+    from shmlint.parallel import Mapper
     from shmlint.project.index import ProjectIndex
     from shmlint.project.runtimes import Runtime, RuntimeIndex
 
@@ -43,18 +44,19 @@ def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None =
     and results cross process boundaries cheaply."""
     paths = list(paths)
     candidates = list(discover(paths, settings))
-    from shmlint.parallel import map_in_order
+    from shmlint.parallel import workers
 
-    project = project_for(settings, paths, candidates)
-    rendered: tuple[FileResult, ...] = ()
-    if any(os.path.basename(c.path) in _UNIT_NAMES or "templates" in path_parts(c.path) for c in candidates):
-        from shmlint.render import render_units
+    with workers(len(candidates), jobs) as run:  # one set of processes reads the files, then checks them
+        project = project_for(settings, paths, candidates, run)
+        rendered: tuple[FileResult, ...] = ()
+        if any(_in_unit(c.path) for c in candidates):
+            from shmlint.render import render_units
 
-        whole = project._replace(fragments=None)  # a patch is read whole where a rendered finding is mapped to it
-        components = project.fragments.components if project.fragments is not None else frozenset()
-        candidates, rendered = render_units(_engine(settings, whole), candidates, components)
-        candidates = _judged_elsewhere(candidates, rendered, project)
-    results = tuple(map_in_order(functools.partial(_check, settings, project), candidates, jobs))
+            whole = project._replace(fragments=None)  # a patch is read whole where a rendered finding maps to it
+            components = project.fragments.components if project.fragments is not None else frozenset()
+            candidates, rendered = render_units(_engine(settings, whole), candidates, components)
+            candidates = _judged_elsewhere(candidates, rendered, project)
+        results = tuple(run(functools.partial(_check, settings, project), candidates))
     if rendered:
         from shmlint.render import said_once
 
@@ -62,14 +64,17 @@ def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None =
     return Report((*results, *rendered))
 
 
-def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[Candidate]) -> ProjectIndex:
+def project_for(
+    settings: Settings, paths: Iterable[StrPath], candidates: list[Candidate], run: Mapper | None = None
+) -> ProjectIndex:
     """The run's cross-file facts, found before any file is checked: where containers' code is followed (read
     only when a container names it), the KServe ServingRuntimes that complete InferenceServices in any file, the
     images the files build (by name: ``project.builds``), and the kustomize patches and components that are judged
-    through the overlays that use them."""
+    through the overlays that use them. ``run``: where the files are read for them (the run's worker processes;
+    default: this process)."""
     from shmlint.project.index import ProjectFiles, ProjectIndex
 
-    runtime_files, build_files = _marked(settings, candidates)
+    runtime_files, build_files = _marked(settings, candidates, run)
     project = ProjectIndex.for_paths(paths)
     files = ProjectFiles(project.roots, settings.max_file_size)
     project = project._replace(runtimes=kserve_runtimes(settings, runtime_files), files=files)
@@ -86,29 +91,50 @@ def project_for(settings: Settings, paths: Iterable[StrPath], candidates: list[C
     return project._replace(fragments=fragments) if fragments.owners or fragments.components else project
 
 
-def _marked(settings: Settings, candidates: list[Candidate]) -> tuple[list[Candidate], list[tuple[str, str]]]:
+def _marked(
+    settings: Settings, candidates: list[Candidate], run: Mapper | None
+) -> tuple[list[Candidate], list[tuple[str, str]]]:
     """One read of each file that may say something about others: the YAML files that name a KServe runtime, and
     the files that may build an image (path and kind; the build index reads them again, so their text is not
     held here)."""
+    readable = [c for c in candidates if c.kind in _BUILD_KINDS and c.error is None]
+    task = functools.partial(_marks, settings.max_file_size)
+    marks = run(task, readable) if run is not None else map(task, readable)
     runtimes: list[Candidate] = []
     builds: list[tuple[str, str]] = []
-    for candidate in candidates:
-        if candidate.kind not in _BUILD_KINDS or candidate.error is not None:
-            continue
-        try:
-            data = read_bytes(candidate.path, settings.max_file_size)
-        except InputError:
-            continue
-        if candidate.kind is FileKind.YAML and RUNTIME_MARK in data:
+    for candidate, (runtime, build) in zip(readable, marks, strict=True):
+        if runtime:
             runtimes.append(candidate)
-        if b"build" in data and _BUILD_MARK.search(data):
+        if build:
             builds.append((candidate.path, candidate.kind.value))
     return runtimes, builds
+
+
+def _marks(max_file_size: int, candidate: Candidate) -> tuple[bool, bool]:
+    """Whether a file may hold a KServe runtime, and whether it may build an image (False, False when it cannot
+    be read: its check says why)."""
+    try:
+        data = read_bytes(candidate.path, max_file_size)
+    except InputError:
+        return False, False
+    runtime = candidate.kind is FileKind.YAML and RUNTIME_MARK in data
+    return runtime, b"build" in data and _BUILD_MARK.search(data) is not None
+
+
+def _in_unit(path: str) -> bool:
+    """A kustomization's or a chart's file (by its name), or one below a ``templates`` folder (a chart's, as a
+    pre-commit hook names it). Asked of every file while the workers wait: the path is split only when it holds
+    the word."""
+    if path.endswith(_UNIT_NAMES) and os.path.basename(path) in _UNIT_NAMES:
+        return True
+    return "templates" in path and "templates" in path_parts(path)
 
 
 def _near_kustomization(candidate: Candidate) -> bool:
     """A kustomization file, or a file named on its own beside one (a pre-commit hook names a changed patch)."""
     if candidate.kind is not FileKind.YAML or candidate.error is not None:
+        return False
+    if not candidate.explicit and not candidate.path.endswith(KUSTOMIZATION_NAMES):  # most files, without a split
         return False
     folder, name = os.path.split(candidate.path)
     if name in KUSTOMIZATION_NAMES:

@@ -140,13 +140,18 @@ _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY
 
 def _read_regular(path: os.PathLike[str] | str, size: int, limit: int) -> bytes:
     """At most ``limit + 1`` bytes, asked for by the size the file had: ``open().read(limit + 1)`` sets aside a
-    buffer of the whole limit for every file, three times the cost of reading a small manifest."""
+    buffer of the whole limit for every file, three times the cost of reading a small manifest. A first read that
+    brings exactly that size is the whole file as it was (no second read to find its end); one that brings more
+    (the file grew) or less (a short read) reads on to the end."""
     descriptor = os.open(path, _READ_FLAGS | getattr(os, "O_CLOEXEC", 0))
     try:
-        chunks: list[bytes] = []
-        left = limit + 1
+        first = os.read(descriptor, min(limit + 1, size + 1, 1 << 20))
+        if len(first) == size or not first:
+            return first
+        chunks = [first]
+        left = limit + 1 - len(first)
         while left > 0:
-            chunk = os.read(descriptor, min(left, size + 1, 1 << 20) if not chunks else min(left, 1 << 20))
+            chunk = os.read(descriptor, min(left, 1 << 20))
             if not chunk:
                 break
             chunks.append(chunk)

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from shmlint.extract.commandline import CommandTarget, extract_commands
 from shmlint.formats.commandline.edit import edits_for
 from shmlint.model import APPLIED_KINDS, Applicability, Fix, FixAction, ShmKind, Workload
-from shmlint.parsers.embedded import mask_markdown
+from shmlint.parsers.embedded import markdown_shell_blocks, mask_markdown, rst_shell_blocks
+from shmlint.parsers.typed import MAX_TYPED_CHARS, MAX_TYPED_COMMANDS, container_sessions
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 from tests.support import corpus_rows
@@ -262,6 +263,219 @@ def test_markdown_prompt_span() -> None:
     assert (workload.span.line, workload.span.column) == (4, 3)
 
 
+# -- commands typed into an interactive container (documentation) -----------------------------------------------
+
+
+def document(text: str, name: str = "README.md") -> list[Workload]:
+    masked, blocks = (rst_shell_blocks if name.endswith(".rst") else markdown_shell_blocks)(text)
+    return extract_commands(SourceText(name, text), masked, Signals(), blocks)
+
+
+def session(run: str, *typed: str, language: str = "bash") -> Workload:
+    (workload,) = document("\n".join([f"```{language}", run, *typed, "```", ""]))
+    return workload
+
+
+_TRAIN = "torchrun --nproc_per_node 4 train.py"
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        "docker run -it --gpus all img",
+        "docker run -i --gpus all img",
+        "docker run --interactive --tty --gpus all img",
+        "docker run --interactive=true --gpus all img",
+        "docker run -it --rm --gpus all img bash",
+        "docker run -it --gpus all img /bin/bash",
+        "docker run -it --gpus all img bash -l",
+        "docker run -it --gpus all img zsh",
+        "docker run -it --gpus all --entrypoint bash img",
+        "docker run -it --gpus all --entrypoint /bin/sh img --login",
+        "podman run -it --device nvidia.com/gpu=all img sh",
+        "nvidia-docker run -it img",
+        "sudo docker container run -it --gpus all img",
+    ],
+)
+def test_commands_typed_into_an_interactive_shell_are_its_command(run: str) -> None:
+    workload = session(run, _TRAIN)
+    assert workload.command == _TRAIN
+    assert workload.command_from == "typed in the container, README.md:3"
+    assert workload.launch is not None and workload.launch.arguments == ("sh", "-c", _TRAIN)
+    assert [e.text for e in workload.torch] == ["torchrun"]
+    assert (workload.span.line, workload.torch[0].span.line) == (2, 3)  # the finding stays on the docker run
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        "docker run -itd --gpus all img",
+        "docker run -it -d --gpus all img bash",
+        "docker run --detach -it --gpus all img",
+        "docker run --gpus all img",  # not interactive: the next line runs on the host
+        "docker run -t --gpus all img bash",  # a terminal but no input: the shell exits at once
+        "docker run --interactive=false --gpus all img",
+        "docker run -it --gpus all img bash -c 'nvidia-smi'",
+        "docker run -it --gpus all img bash -lc 'nvidia-smi'",
+        "docker run -it --gpus all img bash setup.sh",
+        "docker run -it --gpus all img python",
+        "docker run -it --gpus all --entrypoint python img",
+        "docker create -it --gpus all img",
+        "docker run -it --gpus all $IMAGE",
+    ],
+)
+def test_no_session_without_an_attached_interactive_shell(run: str) -> None:
+    workloads = document(f"```bash\n{run}\n{_TRAIN}\n```\n")
+    assert workloads and all(w.command_from == "" and _TRAIN not in w.command for w in workloads)
+
+
+@pytest.mark.parametrize(
+    ("lines", "typed"),
+    [
+        (["$ docker run -it --gpus all img", "root@c278c88dd552:/x# python a.py", "$ python b.py"], "python a.py"),
+        (["host1$ docker run -it --gpus all img", "# python a.py", "output", "host1$ python b.py"], "python a.py"),
+        (["docker run -it --gpus all img", "python a.py", "exit", "python b.py"], "python a.py"),
+        (["docker run -it --gpus all img", "python a.py", "logout", "python b.py"], "python a.py"),
+        (["docker run -it --gpus all img", "python a.py", "docker ps", "python b.py"], "python a.py"),
+        (["docker run -it --gpus all img", "python a.py", "sudo docker ps"], "python a.py"),
+        (["docker run -it --gpus all img", "python a.py \\", "  --epochs 3"], "python a.py --epochs 3"),
+        (["docker run -it --gpus all img", "python a.py --out $(pwd)/o"], "python a.py --out $(pwd)/o"),
+        (["docker run -it --gpus all img", "cd /w && python a.py"], "cd /w ; python a.py"),
+    ],
+)
+def test_where_a_session_ends(lines: list[str], typed: str) -> None:
+    workload = session(*lines, language="console" if lines[0].startswith(("$", "host")) else "bash")
+    assert workload.command == typed
+
+
+def test_a_block_that_opens_the_shell_leaves_the_reader_in_it() -> None:
+    """The block ends with the shell: the guide's next blocks are typed into it, until it leaves it."""
+    text = (
+        "1. Start the container:\n\n```bash\ndocker run -it --gpus all img bash\n```\n\n"
+        "2. Build:\n\n```bash\npython build.py\n```\n\n3. Train:\n\n```bash\n"
+        f"{_TRAIN}\nexit\n```\n\n```bash\npython host.py\n```\n"
+    )
+    (workload,) = document(text)
+    assert (workload.command, workload.command_from) == (
+        f"python build.py ; {_TRAIN}",
+        "typed in the container, README.md:10-16",
+    )
+
+
+def test_a_block_that_types_after_the_shell_keeps_its_session() -> None:
+    text = f"```bash\ndocker run -it --gpus all img bash\npython build.py\n```\n\nThen:\n\n```bash\n{_TRAIN}\n```\n"
+    (workload,) = document(text)
+    assert (workload.command, workload.command_from) == ("python build.py", "typed in the container, README.md:3")
+
+
+@pytest.mark.parametrize("heading", ["## Training\n", "Training\n--------\n", "Training\n========\n"])
+def test_a_heading_ends_a_session_between_blocks(heading: str) -> None:
+    text = f"```bash\ndocker run -it --gpus all img bash\n```\n\n{heading}\n```bash\n{_TRAIN}\n```\n"
+    (workload,) = document(text)
+    assert (workload.command, workload.command_from) == ("bash", "")
+    (workload,) = document(text.replace(heading, "Then:\n"))  # prose alone keeps the reader in the container
+    assert workload.command == _TRAIN
+
+
+def test_a_heading_inside_another_code_block_is_no_heading() -> None:
+    text = (
+        f"```bash\ndocker run -it --gpus all img bash\n```\n\n```python\n# a comment\n```\n\n```bash\n{_TRAIN}\n```\n"
+    )
+    (workload,) = document(text)
+    assert workload.command == _TRAIN
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "```console\n$ torchrun --nproc_per_node 4 train.py\n```\n",  # the host's prompt again
+        "```bash\ndocker run --gpus all img2 torchrun t.py\n```\n",  # another container
+        "```bash\nexit\ntorchrun --nproc_per_node 4 train.py\n```\n",
+    ],
+)
+def test_the_next_blocks_end_a_session_as_its_own_would(later: str) -> None:
+    workloads = document(f"```console\n$ docker run -it --gpus all img bash\n```\n\n{later}")
+    assert workloads[0].command == "bash" and workloads[0].command_from == ""
+
+
+def test_a_session_is_bounded() -> None:
+    workload = session("docker run -it --gpus all img", *[f"python step{n}.py" for n in range(MAX_TYPED_COMMANDS + 9)])
+    assert workload.command.count(" ; ") == MAX_TYPED_COMMANDS - 1
+    assert workload.command_from == f"typed in the container, README.md:3-{2 + MAX_TYPED_COMMANDS}"
+    long_line = "python a.py " + "x" * MAX_TYPED_CHARS
+    assert session("docker run -it --gpus all img", long_line).command_from == ""
+
+
+def test_a_script_runs_the_next_line_on_the_host() -> None:
+    (workload,) = extract(f"docker run -it --gpus all img bash\n{_TRAIN}\n")
+    assert (workload.command, workload.command_from, workload.torch) == ("bash", "", ())
+
+
+def test_a_session_of_utilities_is_a_utility_run() -> None:
+    assert session("docker run -it --gpus all img", "nvidia-smi", "nvidia-smi -L").gpu == ()
+    assert session("docker run -it --gpus all img", "nvidia-smi", "python a.py").gpu != ()
+
+
+def test_rst_session() -> None:
+    text = ".. code-block:: bash\n\n    $ nvidia-docker run -it horovod/horovod:latest\n    root@c2:/examples# horovodrun -np 4 python a.py\n"
+    (workload,) = document(text, "docs/docker.rst")
+    assert workload.command == "horovodrun -np 4 python a.py"
+    assert workload.command_from == "typed in the container, docker.rst:4"
+
+
+def test_fix_stays_on_the_run_line() -> None:
+    text = "```bash\ndocker run -it --gpus all img bash\ntorchrun --nproc_per_node 2 t.py\n```\n"
+    (workload,) = document(text)
+    fixed = apply(text, Fix(FixAction.ADD_SHM, "add", size_bytes=8 * 1024**3), workload)
+    assert fixed == text.replace("docker run", "docker run --shm-size=8g")
+
+
+_DOC_PIECES = st.sampled_from(
+    [
+        "```bash\n",
+        "```console\n",
+        "```\n",
+        "$ ",
+        "# ",
+        "root@a:/x# ",
+        "h:",
+        "docker run -it img",
+        " bash",
+        " -d",
+        " -c x",
+        "\n",
+        "torchrun t.py",
+        "exit",
+        "\\",
+        "$(",
+        ")",
+        "'",
+        ";",
+        "    ",
+        "prose",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_DOC_PIECES, max_size=40).map("".join))
+def test_typed_commands_lie_after_their_run_in_its_block(text: str) -> None:
+    masked, blocks = markdown_shell_blocks(text)
+    extents = [(block.lines[0].start, block.lines[-1].end) for block in blocks]
+    for run, typed in container_sessions(masked, blocks):
+        if typed is None:
+            continue
+        assert 0 < len(typed.commands) <= MAX_TYPED_COMMANDS
+        block = next(index for index, extent in enumerate(extents) if extent[0] <= run.first.start <= extent[1])
+        where = next(index for index, extent in enumerate(extents) if extent[0] <= typed.start <= extent[1])
+        assert masked.count("\n", run.first.start, typed.start) >= 1  # after the run, never on its own line
+        # in the run's block, or in a later one of its section when nothing is typed in the run's own after it
+        assert where == block or (where > block and masked[run.first.start : extents[block][1]].count("\n") == 0)
+        assert blocks[where].section == blocks[block].section
+    for workload in document(text):
+        assert 0 <= workload.span.start < workload.span.end <= len(text)
+
+
 # -- fixes -------------------------------------------------------------------------------------------------------
 
 
@@ -392,8 +606,8 @@ def test_corpus_extracts_without_error_and_matches_labels(corpus: Path) -> None:
     differences = []
     for path in sorted(p for folder in ("shell", "markdown") for p in (corpus / folder).glob("*") if p.is_file()):
         source = SourceText.from_bytes(str(path), path.read_bytes())
-        masked = mask_markdown(source.text) if path.parent.name == "markdown" else source.text
-        workloads = extract_commands(source, masked, Signals())
+        masked, blocks = markdown_shell_blocks(source.text) if path.parent.name == "markdown" else (source.text, None)
+        workloads = extract_commands(source, masked, Signals(), blocks)
         unsized = [w for w in workloads if w.is_gpu_or_torch and not any(s.kind in APPLIED_KINDS for s in w.shm)]
         got = "flag" if unsized else "clean"
         key = f"{path.parent.name}/{path.name}"

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.parsers.embedded import mask_ci_yaml, mask_makefile, mask_markdown
+from shmlint.parsers.embedded import (
+    CodeLine,
+    markdown_shell_blocks,
+    mask_ci_yaml,
+    mask_makefile,
+    mask_markdown,
+    rst_shell_blocks,
+)
 from shmlint.parsers.shell import commands
 from shmlint.parsers.yamlnodes import compose
 from shmlint.source import SourceText
@@ -54,6 +61,55 @@ def test_markdown_prompts_are_blanked() -> None:
     assert_is_mask(text, masked)
     assert visible(masked) == ["docker run --gpus all \\", "--rm img", "ls"]
     assert masked.index("docker") == text.index("docker")
+
+
+@pytest.mark.parametrize(
+    "prefix", ["compute-session:", "login-node:", "user@gpu01:", "  node.1:", "compute-session:sudo "]
+)
+def test_markdown_name_prompt_before_an_engine_command_is_blanked(prefix: str) -> None:
+    text = f"```bash\n{prefix}docker run --gpus=all --rm img\n```\n"
+    masked = mask_markdown(text)
+    assert_is_mask(text, masked)
+    assert visible(masked) == [("sudo " if "sudo" in prefix else "") + "docker run --gpus=all --rm img"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "image:docker.io/library/ubuntu run",  # no engine word: a registry name
+        "key:value docker run img",
+        "http://docker run",
+        "compute-session: docker run img",  # a space after the colon: not this style
+        "compute-session:dockerd run",
+        "a:b:docker run img",
+    ],
+)
+def test_markdown_name_prompt_needs_an_engine_right_after_it(line: str) -> None:
+    assert visible(mask_markdown(f"```bash\n{line}\n```\n")) == [line]
+
+
+def test_markdown_shell_blocks_keep_each_line_with_its_prompt() -> None:
+    text = "```console\n$ docker run -it img\nroot@c2:/x# python a.py\noutput\n```\n\n```\nls\n```\n"
+    masked, blocks = markdown_shell_blocks(text)
+    assert masked == mask_markdown(text)
+    assert [[(masked[line.start : line.end], line.prompt) for line in block.lines] for block in blocks] == [
+        [("docker run -it img", "$"), ("python a.py", "root@c2:/x#")],
+        [("ls", "")],
+    ]
+    assert all(isinstance(line, CodeLine) for block in blocks for line in block.lines)
+
+
+def test_markdown_shell_blocks_know_their_section() -> None:
+    text = "```bash\na\n```\n\n```python\n# not a heading\n```\n\n```\nb\n```\n\n## Next\n\n```\nc\n```\n"
+    text += "\nTitle\n-----\n\n    d\n"
+    _, blocks = markdown_shell_blocks(text)
+    assert [block.section for block in blocks] == [0, 0, 1, 2]
+
+
+def test_rst_shell_blocks_know_their_section() -> None:
+    text = "Run::\n\n    a\n\nSingle machine\n~~~~~~~~~~~~~~\n\n.. code-block:: bash\n\n    b\n\nThen::\n\n    c\n"
+    _, blocks = rst_shell_blocks(text)
+    assert [block.section for block in blocks] == [0, 1, 1]
 
 
 def test_markdown_console_block_output_and_root_prompt() -> None:

@@ -40,6 +40,17 @@ def test_never_more_workers_than_windows_allows(monkeypatch) -> None:
     assert parallel.worker_count(1000, jobs=96) == 61
 
 
+def _collector_state(_: int) -> tuple[int, bool]:
+    import gc
+
+    return gc.get_threshold()[0], gc.get_freeze_count() > 0
+
+
+def test_workers_leave_the_parents_objects_out_of_their_collections(monkeypatch) -> None:
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 1)
+    assert set(parallel.map_in_order(_collector_state, range(4), jobs=2)) == {(parallel.WORKER_GC_THRESHOLD, True)}
+
+
 @pytest.fixture
 def spawned(monkeypatch) -> list[str]:
     """Pools start their workers with spawn, as on macOS and Windows; the list records each pool made."""

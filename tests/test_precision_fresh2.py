@@ -88,5 +88,7 @@ def test_whole_tree_benchmark_runs_clean_on_the_pinned_repositories(tmp_path: Pa
     assert result["fixes"]["lowered"] == []  # no fix lowers the /dev/shm a merged workload gets
     if folder != FRESH3:  # fresh3 measures SHM001 as it is (false alarms included: its README); fresh2 was tuned on
         assert result["shm001"]["failing"]["labels"].get("no-risk", 0) == 0  # no false alarm on a no-risk workload
-    if folder == RECALL:  # the crashes it holds: at least the two read through the repository's own build
-        assert result["shm001"]["recall"]["as_error"] >= 0.66
+    if folder == RECALL:  # fluxgym's crash, read through the command line its app.py writes (lora-scripts' two
+        # were errors only through their NGC base image, which alone is undecided since main 3a74f7f)
+        assert not any("fluxgym" in missed for missed in result["shm001"]["recall"]["not_failing"])
+        assert result["shm001"]["recall"]["as_error"] >= 0.33

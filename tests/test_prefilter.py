@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from shmlint.discover import FileKind
 from shmlint.engine import Engine
-from shmlint.prefilter import FORMAT_WORDS, Prefilter, prefilter_words, signal_patterns
+from shmlint.prefilter import FORMAT_WORDS, Prefilter, prefilter_words, signal_patterns, stems
 from shmlint.settings import Settings
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -58,6 +58,23 @@ def test_a_text_without_signals_is_ruled_out() -> None:
     """Else the prefilter would be no filter at all."""
     assert not PREFILTER.passes(PLAIN)
     assert not PREFILTER.passes("#!/bin/sh\necho hello > /dev/null\nmake -j4\n")
+
+
+_WORD = st.text(alphabet="abr-/dev_x", min_size=1, max_size=8)
+
+
+@given(words=st.lists(_WORD, min_size=1, max_size=12), text=st.text(alphabet="abr-/dev_xAB ", max_size=40))
+def test_the_stem_searches_find_a_text_exactly_when_one_word_is_in_it(words: list[str], text: str) -> None:
+    """Fewer searches (``stems``), the same answer as looking for every word."""
+    prefilter = Prefilter(BUILT_IN)
+    prefilter.stems = stems(tuple(words))
+    assert prefilter.passes(text) == any(word in text.lower() for word in words)
+
+
+def test_the_built_in_words_take_fewer_searches() -> None:
+    words = prefilter_words(BUILT_IN)
+    assert words is not None and PREFILTER.stems is not None and len(PREFILTER.stems) < len(words)
+    assert any(stem == "/dev" and len(members) > 2 for stem, members in PREFILTER.stems)  # the device paths
 
 
 def test_words_are_derived_from_the_data() -> None:

@@ -19,8 +19,8 @@ from shmlint.need import builtin, decide
 from shmlint.parsers.dockerfile import run_facts
 from shmlint.project import configs, pycode
 from shmlint.project.follow import gather
-from shmlint.project.index import ProjectIndex, Reader
-from shmlint.project.launchers import UNKNOWN, Target, target
+from shmlint.project.index import ProjectFiles, ProjectIndex, Reader
+from shmlint.project.launchers import UNKNOWN, Target, known, target
 from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
 from shmlint.runner import check_paths, project_for
 from shmlint.settings import Settings
@@ -159,6 +159,139 @@ def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert not _read("Trainer(model=m, args=training_args)", devices=4).needs  # Hugging Face's Trainer
 
 
+def _launches(code: str) -> list[tuple[int, str]]:
+    return [(c.line, c.text) for c in _read(code).launches]
+
+
+def test_launcher_commands_written_in_code() -> None:
+    template = 'def sh(w):\n    return f"""accelerate launch {LB}\n  train/sdxl_train_network.py --workers {w}\n"""\n'
+    assert _launches(template) == [(2, "accelerate launch train/sdxl_train_network.py --workers")]  # holes dropped
+    as_list = "import sys\ncmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node', str(n), 't.py']"
+    assert _launches(as_list) == [(2, "python -m torch.distributed.run --nproc_per_node t.py")]
+    assert _launches("run('deepspeed --num_gpus ' + str(n) + ' train.py')") == [(1, "deepspeed --num_gpus train.py")]
+    assert _read(template).busy is False and _read(template).needs == ()  # a command, not code that uses /dev/shm
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        '"""Run it as: torchrun --nproc_per_node 8 train.py"""',  # prose
+        '"""torchrun --nproc_per_node 8 train.py"""',  # a docstring: how people run it, not what it runs
+        "p.add_argument('--x', help='torchrun --nproc_per_node 2 t.py')",
+        "argparse.ArgumentParser(description='deepspeed t.py')",
+        "print('accelerate launch t.py')",
+        "logger.info(f'torchrun {a} t.py')",
+        "raise RuntimeError('torchrun --standalone t.py failed')",
+        "REQUIRES = ['accelerate>=0.20', 'deepspeed==0.14']",  # package pins
+        "cmd = 'torchrun --nproc_per_node 8'",  # no program after the launcher
+        "cmd = [launcher, 'launch', 't.py']",  # the program word is not in the text
+        "cmd = 'python train.py --num_workers 4'",  # not a launcher: a plain program is read as the container's own
+    ],
+)
+def test_launcher_shaped_text_that_is_not_a_command(code: str) -> None:
+    assert _launches(code) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(["torchrun", "accelerate", "launch", "t.py", "-m", "x", "{a}", " ", "\\\n"]), max_size=30)
+)
+def test_launcher_commands_never_raise(parts: list[str]) -> None:
+    text = "".join(parts).replace('"', "")
+    for code in (f'c = f"{text}"', f'c = "{text}"', f"c = {text.split()!r}"):
+        facts = pycode.read(code, (), {}, 1)
+        assert facts is None or all(known(w) for c in facts.launches for w in c.text.split())
+
+
+def test_kohya_trainer_entry_follows_the_worker_option() -> None:
+    kohya = next(e for e in builtin().entries if e.id == "kohya-sd-scripts")
+    assert kohya.commands is not None
+    assert kohya.commands.search("accelerate launch sd-scripts/flux_train_network.py --network_module x")
+    assert kohya.commands.search("python sdxl_train.py --max_data_loader_n_workers 2")
+    assert not kohya.commands.search("python sdxl_train.py --max_data_loader_n_workers 0")
+    assert not kohya.commands.search("python sdxl_train.py --max_data_loader_n_workers='0'")
+    assert not kohya.commands.search("python train.py --network_module x")  # not sd-scripts' own name
+
+
+def test_options_fields_and_default_configs() -> None:
+    imported = {"workers": pycode.imported_option("opts.py", ("workers", 5, ("--workers",), 3, False))}
+    loader = "DataLoader(ds, num_workers=args.workers)"
+    assert "default 3 at opts.py:5" in _read_imported(loader, imported).needs[0].text
+    own = "p.add_argument('--workers', default=0)\n" + loader
+    assert _read_imported(own, imported).zero_loaders  # the file's own option wins over an imported one
+    field = "@dataclass\nclass A:\n    workers: int = field(default=2)\nDataLoader(ds, num_workers=a.workers)"
+    assert "field workers default 2 at line 3" in _read(field).needs[0].text
+    assert _read(field, ("--workers", "0")).zero_loaders  # HfArgumentParser: the command line sets a field
+    zero = {"workers": configs.Setting("workers", 0, 1)}
+    assert _read(field, config=zero).zero_loaders  # a config the command line names wins over a field's default
+    named = "p.add_argument('--config', default='configs/a.yaml')\np.add_argument('--n', default='x.yaml')"
+    assert _read(named).config_defaults == ("configs/a.yaml", "x.yaml")
+    assert _read(named, ("--config", "b.yaml")).config_defaults == ("x.yaml",)  # the command line names its own
+
+
+def test_config_files_the_code_names_and_command_line_overrides() -> None:
+    code = "import yaml\ncfg = yaml.safe_load(open('configs/a.yaml'))\nOmegaConf.load('b.yml')\nopen('data.csv')"
+    assert set(_read(code).config_defaults) == {"configs/a.yaml", "b.yml"}
+    hydra = "@hydra.main(config_path='conf', config_name='train')\ndef main(cfg):\n    pass"
+    assert _read(hydra).beside_configs == ("conf/train.yaml",)
+    setting = {"num_workers": configs.Setting("num_workers", 6, 2)}
+    loader = "DataLoader(ds, num_workers=cfg.num_workers)"
+    assert _read(loader, config=setting).needs
+    assert _read(loader, ("data.num_workers=0",), setting).zero_loaders  # a Hydra override on the command line
+    assert _read(loader, ("++num_workers=0",), setting).zero_loaders
+    assert _read(loader, ("--num_workers=0",), setting).needs  # an option, not an override: argparse's business
+
+
+def test_environment_and_positional_workers() -> None:
+    code = "import os\nDataLoader(ds, num_workers=int(os.environ.get('WORKERS', '4')))"
+    assert "WORKERS default 4" in _read(code).needs[0].text
+    zero = pycode.read(code, (), {}, 1, None, {"WORKERS": "0"})
+    assert zero is not None and zero.zero_loaders  # the container's env wins over the code's default
+    env = pycode.read("DataLoader(ds, num_workers=int(os.environ['W']))", (), {}, 1, None, {"W": "3"})
+    assert env is not None and "W=3 in the environment" in env.needs[0].text
+    assert _read("DataLoader(ds, num_workers=os.getenv('W'))").unknown_loaders == 1  # no value anywhere
+    assert _read("DataLoader(ds, 8, True, None, None, 4)").needs  # positional: torch's sixth parameter
+    assert _read("MyDataLoader(ds, 8, True, None, None, 4)").unknown_loaders == 1  # another class's is its own
+
+
+def _read_imported(code: str, imported: dict) -> pycode.PyFacts:
+    facts = pycode.read(code, (), {}, 1, imported)
+    assert facts is not None
+    return facts
+
+
+@pytest.mark.parametrize(
+    ("args", "tier"),
+    [
+        ('["--num_workers", "$(W)"]', "error"),  # Kubernetes expands it from the env: 4 workers
+        ('["--num_workers", "$$(W)"]', "info"),  # escaped: the program gets the text $(W)
+        ('["--num_workers", "$(OTHER)"]', "info"),  # not in the env: stays as written
+    ],
+)
+def test_kubernetes_expands_env_references_in_args(args: str, tier: str) -> None:
+    from shmlint.discover import FileKind
+    from shmlint.source import SourceText
+
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: example/t\n"
+        f'    command: ["python", "t.py"]\n    args: {args}\n    env: [{{name: W, value: "4"}}]\n'
+        "    resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    findings = Engine(Settings(undecided="show")).check_source(SourceText("p.yaml", pod), FileKind.YAML, "p.yaml")
+    assert [f.severity.label for f in findings.findings] == [tier]
+
+
+def test_a_script_is_not_a_walkthrough(tmp_path: Path) -> None:
+    """A script's lines after ``docker run -it ... bash`` run on the host once the shell exits: only a document has
+    the reader type them into the container (fixtures/project/readme-walkthrough-shell)."""
+    text = "docker run -it --gpus all acme/dev bash\npython3 scripts/launch_triton_server.py --world_size 1\n"
+    (tmp_path / "run.sh").write_text(text)
+    (tmp_path / "README.md").write_text(f"```bash\n{text}```\n")
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    found = {(Path(f.span.path).name, f.severity.label) for f in report.findings}
+    assert found == {("run.sh", "info"), ("README.md", "error")}
+
+
 def test_unparsable_and_hostile_python() -> None:
     assert pycode.read("def (:", (), {}, 1) is None
     assert pycode.read("x = " + "(" * 200_000 + ")" * 200_000, (), {}, 1) is None
@@ -204,6 +337,48 @@ def test_reader_stays_inside_roots(tmp_path: Path) -> None:
     assert reader.locate([str(root)], "/workspace/app/train.py") == str((root / "app" / "train.py").resolve())
 
 
+def _no_stat(path: object) -> bool:
+    raise AssertionError(f"asked the system about {path}: the folder's listing answers")
+
+
+def test_project_files_answer_from_the_folder_listing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder is listed once; its files, and the names it does not hold, are answered from the listing (a
+    compose file's overrides and ``.env``), a link out of the roots is still refused."""
+    root, outside = tmp_path / "repo", tmp_path / "secret"
+    root.mkdir()
+    outside.mkdir()
+    (root / "compose.yaml").write_text("services: {}\n")
+    (root / "sub").mkdir()
+    (outside / ".env").write_text("TOKEN=x\n")
+    os.symlink(outside / ".env", root / ".env")
+    files = ProjectFiles((str(root.resolve()),), 1 << 20)
+    assert files.files_in(str(root)) and files.folders_in(str(root)) == ("sub",)
+    monkeypatch.setattr(os.path, "isfile", _no_stat)
+    assert files.has_file(str(root / "compose.yaml"))
+    assert not files.has_file(str(root / "compose.override.yaml"))
+    assert not files.has_file(str(root / "sub"))  # a folder is no file
+    assert files.source(str(root / "docker-compose.override.yml")) is None
+    assert not files.has_file(str(root / ".env")) and files.source(str(root / ".env")) is None  # a link out
+
+
+def test_project_files_ask_the_system_where_the_listing_cannot_say(tmp_path: Path) -> None:
+    """A folder past ``MAX_ENTRIES`` entries is listed only in part; a name the listing holds in another letter
+    case may be the same file where the file system ignores case: both are asked of the system."""
+    from shmlint.project.index import MAX_ENTRIES
+
+    crowded = tmp_path / "crowded"
+    crowded.mkdir()
+    for number in range(MAX_ENTRIES + 5):
+        (crowded / f"f{number:04}.yaml").write_text("")
+    (tmp_path / "Compose.Override.YML").write_text("services: {}\n")
+    files = ProjectFiles((str(tmp_path.resolve()),), 1 << 20)
+    assert len(files.files_in(str(crowded))) == MAX_ENTRIES
+    assert all(files.has_file(str(crowded / f"f{number:04}.yaml")) for number in range(MAX_ENTRIES + 5))
+    assert not files.has_file(str(crowded / "missing.yaml"))
+    other_case = tmp_path / "compose.override.yml"
+    assert files.has_file(str(other_case)) == os.path.isfile(other_case)
+
+
 def test_reader_budget_and_size(tmp_path: Path) -> None:
     (tmp_path / "big.py").write_text("#" * 2000)
     (tmp_path / "a.py").write_text("")
@@ -224,6 +399,45 @@ def test_wrappers_followed_two_levels_not_three(tmp_path: Path) -> None:
 
 def _gather(root: Path, launch: Launch, devices: int | None = 1) -> ProjectFacts:
     return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}))
+
+
+def test_one_programs_options_are_not_the_next_ones(tmp_path: Path) -> None:
+    """A script that runs two programs: the first's argparse default is not the second's value."""
+    (tmp_path / "run.sh").write_text("python prep.py\npython train.py\n")
+    (tmp_path / "prep.py").write_text("from opts import parse\n")
+    (tmp_path / "opts.py").write_text("p.add_argument('--workers', default=8)\n")
+    (tmp_path / "train.py").write_text("DataLoader(ds, num_workers=args.workers)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("bash", "run.sh")))
+    assert facts.needs == () and facts.free == ()  # unknown, not 8 workers
+    (tmp_path / "train.py").write_text("from opts import parse\nDataLoader(ds, num_workers=args.workers)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("bash", "run.sh")))
+    assert [str(f) for f in facts.needs] == [
+        "train.py:2 DataLoader(num_workers=args.workers), --workers default 8 at opts.py:1"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("script", "workers"),
+    [
+        ("export WORKERS=6\npython train.py\n", "WORKERS=6"),
+        ("WORKERS=5\nexport WORKERS\npython train.py\n", "WORKERS=5"),
+        ("WORKERS=3 python train.py\n", "WORKERS=3"),  # in that command's environment only
+        ("WORKERS=6\npython train.py\n", None),  # not exported: the program sees the default, 0
+    ],
+)
+def test_a_scripts_exports_reach_the_programs_environment(tmp_path: Path, script: str, workers: str | None) -> None:
+    (tmp_path / "run.sh").write_text(script)
+    (tmp_path / "train.py").write_text("import os\nDataLoader(ds, num_workers=int(os.environ.get('WORKERS', 0)))\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("bash", "run.sh")))
+    if workers is None:
+        assert facts.needs == () and facts.free
+    else:
+        assert [f"{workers} in the environment" in str(f) for f in facts.needs] == [True]
+
+
+def test_script_lines_carry_their_environment() -> None:
+    lines = script_commands("export A=1\nB=2\nC=3 run x\nrun y\n", {"E": ("e",)})
+    assert [dict(line.env) for line in lines] == [{"E": ("e",), "A": ("1",), "C": ("3",)}, {"E": ("e",), "A": ("1",)}]
 
 
 def test_local_imports_followed(tmp_path: Path) -> None:

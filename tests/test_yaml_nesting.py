@@ -12,8 +12,17 @@ import re
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
-from shmlint.parsers.yamlnodes import MAX_DEPTH, YamlError, compose
+from shmlint.parsers.yamlnodes import (
+    FLOW_OPENERS_IN_C,
+    MAX_DEPTH,
+    YamlError,
+    _may_be_too_deep,
+    _most_flow_openers,
+    compose,
+)
 from shmlint.source import SourceText
 from tests.support import NESTING_REFUSED
 
@@ -73,3 +82,23 @@ def test_the_allowed_range_is_the_tested_range() -> None:
     bounds = re.search(r'^PYYAML_BOUNDS="([\d.]+) ([\d.]+)"$', (ROOT / ".ci" / "run").read_text(), re.MULTILINE)
     assert bounds and bounds.group(1) == lower.group(1), "the lowest PyYAML tested is the lowest allowed"
     assert tuple(map(int, bounds.group(2).split("."))) >= OWN_BOUND  # the newest tested has libyaml's own bound
+
+
+_LINE = st.tuples(
+    st.integers(0, MAX_DEPTH + 50), st.booleans(), st.sampled_from(["a: b", "- x", "[1, [2]]", "{a: {}}"])
+)
+
+
+@given(st.lists(_LINE, min_size=1, max_size=12), st.integers(0, 40))
+def test_the_cheap_depth_bounds_answer_as_their_rules_say(lines: list[tuple[int, bool, str]], openers: int) -> None:
+    """The shortcuts (no run of blanks as long as the budget; few flow openers in the whole text) give the answers
+    of the rules written out: the largest indentation against what the openers and dashes leave of the depth, and
+    the most flow openers of any one document."""
+    text = "\n".join(("\t" if tab else "") + " " * indent + body for indent, tab, body in lines)
+    text += "\n---\n" + "[" * openers + "\n" + "#" * max(0, MAX_DEPTH - len(text))
+    budget = MAX_DEPTH - text.count("[") - text.count("{") - text.count("-")
+    deep = budget <= 0 or re.search(rf"^[ \t]{{{budget},}}", text, re.MULTILINE) is not None
+    assert _may_be_too_deep(text) == deep
+    documents = re.split(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", text, flags=re.MULTILINE)
+    most = max(part.count("[") + part.count("{") for part in documents)
+    assert (_most_flow_openers(text) > FLOW_OPENERS_IN_C) == (most > FLOW_OPENERS_IN_C)

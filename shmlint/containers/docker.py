@@ -26,6 +26,8 @@ from shmlint.source import Span
 #: ``Setting.kind``: what an option is
 GPUS, RUNTIME, DEVICE, ENV, GPU = "gpus", "runtime", "device", "env", "gpu"
 SHM_SIZE, IPC, TMPFS, MOUNT = "shm-size", "ipc", "tmpfs", "mount"
+#: the word between two commands typed into a container's shell (``DockerOptions.typed_script``)
+SEPARATOR = ";"
 
 
 class Setting(NamedTuple):
@@ -58,15 +60,20 @@ class DockerOptions(NamedTuple):
     working_dir: str = ""
     memory: Size | None = None
     unresolved: tuple[ShmSource, ...] = ()  # options spread from a value known at run time (``**options``)
+    mounts: tuple[tuple[str, str], ...] = ()  # bind mounts: (container path, host path)
+    #: commands typed into the container's interactive shell (documentation), one a line: then ``arguments`` are
+    #: their words with ``SEPARATOR`` between two commands, and the shell runs them as this script
+    typed_script: str = ""
 
 
 def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
     words = options.entrypoint + options.arguments
-    utility = signals.is_utility_command(list(words))
+    utility = all(signals.is_utility_command(command) for command in _commands(words, options.typed_script))
     gpu = () if utility else tuple(_gpu(options.settings, signals))
     torch = () if utility else tuple(_torch(options, words, signals))
     env = tuple(env for setting in options.settings if not setting.computed and (env := _env(setting)) is not None)
-    launch = Launch(options.base_dir, options.entrypoint, options.arguments, options.working_dir, env)
+    arguments = ("sh", "-c", options.typed_script) if options.typed_script else options.arguments
+    launch = Launch(options.base_dir, options.entrypoint, arguments, options.working_dir, env, mounts=options.mounts)
     return Judged(
         gpu=gpu,
         torch=torch,
@@ -78,6 +85,19 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
         accelerator_count=_accelerator_count(options.settings, signals) if gpu else None,
         launch=launch if gpu or torch else None,
     )
+
+
+def _commands(words: tuple[str, ...], typed: str) -> list[list[str]]:
+    """The commands the container runs: its command line, or each command typed into its shell."""
+    if not typed:
+        return [list(words)]
+    commands: list[list[str]] = [[]]
+    for word in words:
+        if word == SEPARATOR:
+            commands.append([])
+        else:
+            commands[-1].append(word)
+    return commands
 
 
 def tmpfs_size(options: str | None, text: str, span: Span) -> Size | None:

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 
 from shmlint import sizes
 from shmlint.containers import EnvVar, Judged, gpu_env, nccl_disabled, torch_evidence
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.signals import Signals, device_count, gpu_visible, positive_count
@@ -21,6 +22,10 @@ from shmlint.sizing import pod_cap
 from shmlint.source import Span
 
 INIT_CONTAINER = "init container"
+#: Kubernetes' own expansion in ``command`` and ``args``: ``$(NAME)`` takes the container's env value, ``$$`` is a
+#: literal ``$``, a name the env does not define stays as written
+#: (https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/)
+_REFERENCE = LazyRegex(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]{0,252})\)", 0, ("$",))
 
 
 class PodVolume(NamedTuple):
@@ -123,6 +128,7 @@ def _container(
     cap: int | None,
     signals: Signals,
 ) -> Judged:
+    container = _expanded(container)
     gpu = tuple(_gpu(container, volumes, wide, signals))
     torch = (*torch_evidence(container.image, container.image_span, container.words, container.command_span, signals),)
     torch += container.torch
@@ -146,6 +152,26 @@ def _container(
         command=" ".join(container.words),
         accelerator_count=_accelerator_count(container, signals) if gpu else None,
         launch=launch if gpu or torch else None,
+    )
+
+
+def _expanded(container: PodContainer) -> PodContainer:
+    """The container with ``$(NAME)`` in its command and args replaced as Kubernetes replaces them (from its plain
+    env entries; one that comes from a secret or a field stays as written)."""
+    if not container.env or not any("$" in word for word in container.words):
+        return container
+    values = {name: value for name, value, _ in container.env}
+
+    def expand(words: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(
+            _REFERENCE.sub(lambda m: "$" if m.group(1) is None else values.get(m.group(1), m.group(0)), word)
+            for word in words
+        )
+
+    argv = (*container.entrypoint, *container.arguments)
+    words = expand(container.words) if container.words == argv else container.words  # a script's text is not argv
+    return container._replace(
+        entrypoint=expand(container.entrypoint), arguments=expand(container.arguments), words=words
     )
 
 

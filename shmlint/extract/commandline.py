@@ -8,7 +8,9 @@ dev container's ``runArgs``, a CI job's ``options``, a unit's ``ExecStart=``, Ra
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from shmlint import sizes
 from shmlint.containers import base_dir
@@ -20,12 +22,14 @@ from shmlint.containers.docker import (
     IPC,
     MOUNT,
     RUNTIME,
+    SEPARATOR,
     SHM_SIZE,
     TMPFS,
     DockerOptions,
     Setting,
     judge_docker,
 )
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, Flag, container_commands
@@ -33,6 +37,10 @@ from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
+
+if TYPE_CHECKING:
+    from shmlint.parsers.embedded import ShellBlocks
+    from shmlint.parsers.typed import Typed
 
 
 class SizeSlot(NamedTuple):
@@ -56,20 +64,32 @@ class CommandTarget(NamedTuple):
     separator: str = " "
 
 
-def extract_commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
-    """One workload per container run/create command line in the masked text."""
+def extract_commands(
+    source: SourceText, masked: str, signals: Signals, blocks: ShellBlocks | None = None
+) -> list[Workload]:
+    """One workload per container run/create command line in the masked text. With the document's code ``blocks``
+    (documentation, never a script), the commands typed into an interactive container are its command
+    (``shmlint.parsers.typed``)."""
+    from shmlint.parsers.typed import container_sessions
+
+    found = (
+        container_sessions(masked, blocks) if blocks is not None else ((c, None) for c in container_commands(masked))
+    )
     workloads: list[Workload] = []
-    for command in container_commands(masked):
-        workloads.append(command_workload(command, source, signals, occurrence=len(workloads)))
+    for command, typed in found:
+        workloads.append(command_workload(command, source, signals, occurrence=len(workloads), typed=typed))
     return workloads
 
 
-def command_workload(command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int) -> Workload:
+def command_workload(
+    command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int, typed: Typed | None = None
+) -> Workload:
     """A container command as a workload; formats that start a container from options (Ray, Quadlet, dev containers, CI jobs) take this
-    and put in their own identity, span and fix target."""
-    entrypoint = command.flag_values("--entrypoint")[-1:]
+    and put in their own identity, span and fix target. Commands ``typed`` into its shell replace the shell: they
+    are what it runs, and the workload says where they were read."""
+    entrypoint = command.flag_values("--entrypoint")[-1:] if typed is None else ()
     argv = [(flag.value_text, flag.flag.start, flag.end) for flag in entrypoint]
-    argv += [(word.text, word.start, word.end) for word in command.arguments]
+    argv += [(word.text, word.start, word.end) for word in command.arguments] if typed is None else _typed_argv(typed)
     settings, slots = _settings(command, source)
     memory = command.flag_values("--memory")
     workdir = command.flag_values("--workdir")[-1:]
@@ -80,8 +100,9 @@ def command_workload(command: ContainerCommand, source: SourceText, signals: Sig
         image=image.text if image is not None else None,
         image_span=source.span(image.start, image.end) if image is not None else None,
         entrypoint=tuple(flag.value_text for flag in entrypoint),
-        arguments=tuple(word.text for word in command.arguments),
+        arguments=tuple(text for text, _, _ in argv[len(entrypoint) :]),
         word_spans=tuple(source.span(start, end) for _, start, end in argv),
+        typed_script=typed.script if typed is not None else "",
         launcher_label="",
         working_dir=workdir[0].value_text if workdir else "",
         memory=_size(memory[-1], source) if memory else None,
@@ -94,12 +115,50 @@ def command_workload(command: ContainerCommand, source: SourceText, signals: Sig
             )
             for word in command.unknown
         ),
+        mounts=_binds(command),
     )
     return judge_docker(options, signals).workload(
         WorkloadId(WorkloadFormat.COMMAND, command.name, occurrence=occurrence),
         source.span(command.first.start, command.first.end),
         CommandTarget(insert_at=command.run_word.end, size_slots=tuple(slots)),
+        command_from=_typed_at(typed, source),
     )
+
+
+#: how a command line writes its own working directory in a bind mount's source
+_CWD = LazyRegex(r"(\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?=/|:|$)")
+
+
+def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:
+    """Bind mounts (container path, host path from the working directory: ``$PWD/src`` is ``./src``)."""
+    found = []
+    for flag in (*command.flag_values("--volume"), *command.flag_values("--mount")):
+        text = _CWD.sub(".", flag.value_text, count=1) if flag.value_text.startswith(("$", "`")) else flag.value_text
+        mount = parse_volume(text) if flag.long_name == "--volume" else parse_mount(text)
+        if mount.type == "bind" and mount.source and mount.target.startswith("/"):
+            found.append((mount.target, mount.source))
+    return tuple(found)
+
+
+def _typed_argv(typed: Typed) -> list[tuple[str, int, int]]:
+    """The typed commands' words, one ``;`` word (empty span) between two commands: the command line the data's
+    patterns read (``[^;&|]`` keeps a match inside one command)."""
+    argv: list[tuple[str, int, int]] = []
+    for command in typed.commands:
+        if argv:
+            argv.append((SEPARATOR, argv[-1][2], argv[-1][2]))
+        argv += [(word.text, word.start, word.end) for word in command.words]
+    return argv
+
+
+def _typed_at(typed: Typed | None, source: SourceText) -> str:
+    """Where typed commands were read, for messages: ``typed in the container, README.md:23-24``."""
+    if typed is None:
+        return ""
+    first, _ = source.position(typed.start)
+    last, _ = source.position(typed.end)
+    lines = f"{first}-{last}" if last > first else str(first)
+    return f"typed in the container, {os.path.basename(source.path) or source.path}:{lines}"
 
 
 #: the options that carry a GPU, by their long name

@@ -27,6 +27,7 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
 
 if TYPE_CHECKING:
+    from shmlint.parsers.embedded import ShellBlocks
     from shmlint.project.index import ProjectFiles
     from shmlint.project.runtimes import RuntimeIndex
 
@@ -137,9 +138,10 @@ def yaml_blocks(
     return workloads, notices
 
 
-def commands(source: SourceText, masked: str, signals: Signals) -> list[Workload]:
+def commands(source: SourceText, masked: str, signals: Signals, blocks: ShellBlocks | None = None) -> list[Workload]:
     """Container command lines, unless the text has more engine words than any real script (a bound on the
-    work: each candidate line is tokenized and judged)."""
+    work: each candidate line is tokenized and judged); ``blocks``: a document's shell code blocks, in which
+    commands typed into an interactive container are its command."""
     from shmlint.extract.commandline import extract_commands
 
     if (
@@ -149,7 +151,7 @@ def commands(source: SourceText, masked: str, signals: Signals) -> list[Workload
         raise _too_complex(f"more than {MAX_ENGINE_WORDS:,} container engine commands")
     if sum(1 for _ in zip(_SHELL_WORD.finditer(masked), range(MAX_SHELL_WORDS + 1), strict=False)) > MAX_SHELL_WORDS:
         raise _too_complex(f"more than {MAX_SHELL_WORDS:,} shell words")
-    return extract_commands(source, masked, signals)
+    return extract_commands(source, masked, signals, blocks)
 
 
 def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:

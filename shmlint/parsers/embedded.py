@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar
 from shmlint.source import SourceText
 
@@ -34,6 +35,11 @@ _PROMPT_HOST = r"(?:[\w.-]+(?:@[\w.-]+)?(?::[\w.~/-]*)?)?"
 _DOLLAR_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}\$(?: |$)")
 _ANY_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}[$#](?: |$)")
 _CONTINUED_PROMPT = LazyRegex(r"^[ \t]*>(?: |$)")
+#: a ``name:`` prompt written against a container engine command (``compute-session:docker run ...``, a Slurm
+#: guide's style): no program is named ``x:docker``, so read this way it cannot hide a real command
+_NAMED_PROMPT = LazyRegex(
+    r"^[ \t]*[\w.-]{1,64}(?:@[\w.-]{1,64})?:(?=(?:sudo[ \t]+)?(?:nvidia-docker|docker|podman)[ \t])"
+)
 _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 _PLACEHOLDER = LazyRegex(r"(?<![<\w])<([\w{/.~…](?:[^<>\n'\"]*?[^<>\n'\"\s])?)>(?!>)")
 #: ``[OPTIONS]``, ``[docker options]``, ``[...]`` as a word of their own (not ``[[``, ``${a[i]}`` or ``[ -f x ]``)
@@ -81,18 +87,59 @@ class _Mask:
 # -- Markdown ----------------------------------------------------------------------------------------------------
 
 
+class CodeLine(NamedTuple):
+    """One line of a documentation shell block as it is read: its shell text from ``start`` (after the prompt) to
+    ``end``, and the prompt it was written with ("" for none): ``$``, ``host1$``, ``root@c278c88dd552:/x#``."""
+
+    start: int
+    end: int
+    prompt: str
+
+
+class ShellBlock(NamedTuple):
+    """The lines read of one shell code block, and the section it is in (the headings before it, counted)."""
+
+    lines: tuple[CodeLine, ...]
+    section: int
+
+
+#: the shell code blocks of a document, in order
+ShellBlocks = tuple[ShellBlock, ...]
+#: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
+_MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
+#: a reStructuredText section's underline or overline (``~~~~``, ``====``)
+_RST_HEADING = LazyRegex(r"^([=\-~^\"'`#*+_:.<>])\1{2,}[ \t]*$", re.MULTILINE)
+
+
 def mask_markdown(text: str) -> str:
     """Shell code blocks of a Markdown file: fences tagged bash/sh/shell/zsh/console or untagged, and indented code."""
-    return _mask_shell_blocks(text, markdown_code_blocks(text))
+    return _mask_shell_blocks(text, markdown_code_blocks(text), _MARKDOWN_HEADING)[0]
 
 
-def _mask_shell_blocks(text: str, blocks: Iterable[tuple[list[tuple[int, str]], str]]) -> str:
-    """The text with everything but the shell code blocks blanked (console blocks lose their prompts)."""
+def markdown_shell_blocks(text: str) -> tuple[str, ShellBlocks]:
+    """``mask_markdown`` and the lines it keeps of each block: what a reader of the document sees as one block."""
+    return _mask_shell_blocks(text, markdown_code_blocks(text), _MARKDOWN_HEADING)
+
+
+def _mask_shell_blocks(
+    text: str, blocks: Iterable[tuple[list[tuple[int, str]], str]], heading: LazyRegex[str]
+) -> tuple[str, ShellBlocks]:
+    """The text with everything but the shell code blocks blanked (console blocks lose their prompts), and the
+    lines kept of each block."""
     mask = _Mask(text)
+    kept: list[ShellBlock] = []
+    section, after = 0, 0  # the headings counted so far, and where the text after the last block starts
     for block, language in blocks:
+        if not block:
+            continue
+        start, end = _extent(block)
+        section += sum(1 for _ in heading.finditer(text, after, start)) if start > after else 0
+        after = max(after, end)
         if language in _SHELL_LANGUAGES:
-            _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
-    return mask.result()
+            lines = _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
+            if lines:
+                kept.append(ShellBlock(lines, section))
+    return mask.result(), tuple(kept)
 
 
 def markdown_yaml_blocks(text: str) -> list[tuple[int, int]]:
@@ -198,14 +245,16 @@ def _indentation(line: str) -> int:
     return column
 
 
-def _keep_block(mask: _Mask, block: list[tuple[int, str]], console: bool) -> None:
-    """Copy a code block into the mask; in transcripts only prompted commands (prompt blanked) and continuations."""
+def _keep_block(mask: _Mask, block: list[tuple[int, str]], console: bool) -> tuple[CodeLine, ...]:
+    """Copy a code block into the mask; in transcripts only prompted commands (prompt blanked) and continuations.
+    Returns the lines kept, each with its prompt."""
     console = console or any(_DOLLAR_PROMPT.match(line) for _, line in block)
     prompt = _ANY_PROMPT if console else _DOLLAR_PROMPT
     continued = False
+    kept: list[CodeLine] = []
     for offset, line in block:
         start = offset
-        marker = prompt.match(line) or (_CONTINUED_PROMPT.match(line) if continued else None)
+        marker = prompt.match(line) or (_CONTINUED_PROMPT.match(line) if continued else _NAMED_PROMPT.match(line))
         if marker:
             start = offset + marker.end()
         elif console and not continued:
@@ -213,8 +262,11 @@ def _keep_block(mask: _Mask, block: list[tuple[int, str]], console: bool) -> Non
         end = offset + len(line)
         mask.keep(start, end)
         _unbracket(mask, start, end)
+        shown = "" if marker is None or continued else line[: marker.end()].strip()
+        kept.append(CodeLine(start, end, shown))
         body = line[start - offset :].rstrip()
         continued = body.endswith("\\") and not body.endswith("\\\\")
+    return tuple(kept)
 
 
 def _unbracket(mask: _Mask, start: int, end: int) -> None:
@@ -417,7 +469,12 @@ _RST_EXPLICIT = LazyRegex(r"^[ \t]*\.\.(?:[ \t]|$)")
 def mask_rst(text: str) -> str:
     """Shell code blocks of a reStructuredText file: ``code-block``/``code``/``sourcecode`` directives tagged
     bash/sh/shell/zsh/console or untagged, and ``::`` literal blocks (untagged, like an untagged Markdown fence)."""
-    return _mask_shell_blocks(text, rst_code_blocks(text))
+    return _mask_shell_blocks(text, rst_code_blocks(text), _RST_HEADING)[0]
+
+
+def rst_shell_blocks(text: str) -> tuple[str, ShellBlocks]:
+    """``mask_rst`` and the lines it keeps of each block."""
+    return _mask_shell_blocks(text, rst_code_blocks(text), _RST_HEADING)
 
 
 def rst_yaml_blocks(text: str) -> list[tuple[int, int]]:

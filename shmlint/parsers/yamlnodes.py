@@ -117,11 +117,19 @@ def _may_be_too_deep(text: str) -> bool:
     if len(text) < MAX_DEPTH:
         return False
     budget = MAX_DEPTH - text.count("[") - text.count("{") - text.count("-")
-    return budget <= 0 or re.search(rf"^[ \t]{{{budget},}}", text, re.MULTILINE) is not None
+    if budget <= 0:
+        return True
+    if "\t" not in text and " " * budget not in text:  # no run of blanks that long anywhere: no pattern to build
+        return False
+    return re.search(rf"^[ \t]{{{budget},}}", text, re.MULTILINE) is not None
 
 
 def _most_flow_openers(text: str) -> int:
-    """An upper bound on how deep flow collections nest: the most ``[`` and ``{`` of any one document."""
+    """An upper bound on how deep flow collections nest: the most ``[`` and ``{`` of any one document (the whole
+    text's, when that is few enough: most files are not split into documents at all)."""
+    openers = text.count("[") + text.count("{")
+    if openers <= FLOW_OPENERS_IN_C:
+        return openers
     return max(part.count("[") + part.count("{") for part in _DOCUMENT_MARKER.split(text))
 
 
@@ -322,6 +330,9 @@ class Mappings:
         cached = self._cache.get(id(node))
         if cached is not None:
             return cached
+        if not any(key.tag == MERGE_TAG for key, _ in node.value):  # most mappings: no source to resolve first
+            own = self._cache[id(node)] = self._resolve(node)
+            return own
         # merge sources first (post-order), with a stack rather than recursion: a chain of ``<<: *previous``
         # hundreds of anchors long must not reach Python's recursion limit
         stack: list[tuple[MappingNode, bool]] = [(node, False)]

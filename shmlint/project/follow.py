@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
     from shmlint.project.builds import ImageBuild
     from shmlint.project.configs import Setting
+    from shmlint.project.pycode import Option
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64
@@ -34,13 +35,18 @@ MAX_INLINE = 16
 #: read: they would spend the workload's budget, and so many builds of one name are rarely alike)
 MAX_QUOTED_BUILDS = 3
 MAX_COMPARED_BUILDS = 4
+#: bind mounts of one container looked at
+MAX_MOUNTS = 16
+#: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
+MAX_DEFAULT_CONFIGS = 4
 
 
 class _Walk:
     """The state of one workload's walk: what was found so far and which files were read."""
 
-    def __init__(self, reader: Reader, bases: list[str], devices: int | None) -> None:
+    def __init__(self, reader: Reader, bases: list[str], devices: int | None, env: Mapping[str, str]) -> None:
         self.reader = reader
+        self.env = env  # the container's environment, for ``os.environ`` in its code
         self.bases = bases
         self.devices = devices
         self.commands: list[CodeFact] = []
@@ -49,6 +55,7 @@ class _Walk:
         self.doubt = False  # something read could use workers that were not seen (unknown values, busy imports)
         self.followed: list[str] = []
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
+        self.program()
 
     def read(self, path: str) -> str | None:
         text = self.reader.text(path)
@@ -69,11 +76,11 @@ class _Walk:
                 self.doubt = True
                 return
             for line in script_commands(found.name, env, found.arguments):
-                self.command(line.argv, env, depth)
+                self.command(line.argv, line.env, depth)
         elif found.kind == "shell":
             self.shell(found, env, depth)
         else:
-            self.python(found, depth)
+            self.python(found, depth, env)
 
     def shell(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
         path = self.reader.locate(self.bases, found.name) if known(found.name) else None
@@ -87,28 +94,50 @@ class _Walk:
         for line in script_commands(text, env, found.arguments):
             if len(self.commands) < MAX_COMMANDS:
                 self.commands.append(CodeFact(f"{where}:{line.line}", " ".join(w for w in line.argv if known(w))))
-            self.command(line.argv, env, depth + 1)
+            self.command(line.argv, line.env, depth + 1)
 
-    def python(self, found: Target, depth: int) -> None:
+    def python(self, found: Target, depth: int, env: Mapping[str, tuple[str, ...]]) -> None:
         """The program's file, the config files its command line names, and the local modules it imports."""
         settings = self.configs(found.arguments)
         name = found.name.replace(".", "/") if found.kind == "module" else found.name
-        candidates = [name] if found.kind == "python" else [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py"]
+        candidates = (
+            [name]
+            if found.kind == "python"
+            else [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py", f"src/{name}/__main__.py"]
+        )
         path = next((p for c in candidates if known(c) and (p := self.reader.locate(self.bases, c))), None)
         if path is None:
             self.doubt = True
             return
+        self.program()  # what one program's modules define is that program's, not the next one's
+        self.env = {name: " ".join(values) for name, values in env.items()}  # its environment, from whoever runs it
         self.module(path, found.arguments, settings, depth)
+
+    def program(self) -> None:
+        """Start a program's own options and config files."""
+        self.options: dict[str, Option] = {}  # argparse options of its modules, for the files that import them
+        self.config_defaults: list[str] = []  # config files its code names (argparse defaults, literal paths)
+        self.config_files: list[str] = []  # config files found beside the code that names them (Hydra)
+        self.defaults_read: list[str] = []
+        self.defaults: dict[str, Setting] = {}  # their settings
+        self.modules: list[str] = []  # the program's modules read
 
     def configs(self, arguments: Sequence[str]) -> dict[str, Setting]:
         """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
         from shmlint.project import configs  # loaded when a command names a program, like pycode below
 
+        return self.read_configs(
+            [p for n in configs.named_configs(arguments) if (p := self.reader.locate(self.bases, n))]
+        )
+
+    def read_configs(self, paths: Sequence[str]) -> dict[str, Setting]:
+        """Settings of config files found in the repository; one that uses /dev/shm is a fact by itself."""
+        from shmlint.project import configs
+
         found: dict[str, Setting] = {}
-        for name in configs.named_configs(arguments):
-            path = self.reader.locate(self.bases, name)
-            text = self.read(path) if path is not None else None
-            if path is None or text is None:
+        for path in paths:
+            text = self.read(path)
+            if text is None:
                 continue
             for setting in configs.settings(text):
                 found.setdefault(setting.key, setting)
@@ -118,26 +147,65 @@ class _Walk:
         return found
 
     def module(self, path: str, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int) -> None:
+        """One Python file and, below it, the local modules it imports; a file whose loaders were not known is read
+        again with what those modules define (argparse options, the config files they name by default)."""
         from shmlint.project import pycode
 
+        self.modules.append(path)
         text = self.read(path)
-        facts = pycode.read(text, arguments, settings, self.devices) if text is not None else None
-        if facts is None:
+        facts = pycode.read(text, arguments, settings, self.devices, None, self.env) if text is not None else None
+        if text is None or facts is None:
             self.doubt = True
             return
         where = self.reader.display(path)
-        self.needs += [CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs]
-        self.zero += [CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders]
-        self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0
-        if depth >= self.reader.index.max_depth:
-            self.doubt = True  # imports below are not read: they could make loaders of their own
-            return
+        for exported in facts.options:
+            self.options.setdefault(exported[0], pycode.imported_option(where, exported))
+        self.config_defaults += [name for name in facts.config_defaults if name not in self.config_defaults]
         folder = os.path.dirname(path)
-        for imported in facts.imports:
+        self.config_files += [
+            found
+            for name in facts.beside_configs
+            if (found := self.reader.inside(os.path.join(folder, name))) is not None and found not in self.config_files
+        ]
+        needs_at, zero_at = len(self.needs), len(self.zero)
+        if depth < self.reader.index.max_depth:
+            self.imports(path, facts.imports, arguments, settings, depth)
+        else:
+            self.doubt = True  # imports below are not read: they could make loaders of their own
+        if facts.unknown_loaders:
+            own = {exported[0] for exported in facts.options}
+            imported = {dest: option for dest, option in self.options.items() if dest not in own}
+            defaults = self.default_settings()
+            if imported or defaults:
+                facts = (
+                    pycode.read(text, arguments, {**defaults, **settings}, self.devices, imported, self.env) or facts
+                )
+        self.needs[needs_at:needs_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs]
+        self.zero[zero_at:zero_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders]
+        self.commands += [CodeFact(f"{where}:{c.line}", c.text) for c in facts.launches][
+            : MAX_COMMANDS - len(self.commands)
+        ]
+        self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0 or bool(facts.launches)
+
+    def default_settings(self) -> dict[str, Setting]:
+        """Settings of the config files the program's code names (each read once a program)."""
+        named = [path for name in self.config_defaults if (path := self.reader.locate(self.bases, name))]
+        files = list(dict.fromkeys([*self.config_files, *named]))[:MAX_DEFAULT_CONFIGS]
+        unread = [path for path in files if path not in self.defaults_read]
+        self.defaults_read += unread
+        for key, setting in self.read_configs(unread).items():
+            self.defaults.setdefault(key, setting)
+        return self.defaults
+
+    def imports(
+        self, path: str, imports: Sequence[str], arguments: Sequence[str], settings: Mapping[str, Setting], depth: int
+    ) -> None:
+        folder = os.path.dirname(path)
+        for imported in imports:
             local = self.local_module(folder, imported)
             if local is None:
                 self.doubt = self.doubt or not _plain(imported)
-            elif local != path and self.reader.display(local) not in self.followed:
+            elif local != path and local not in self.modules:
                 self.module(local, arguments, settings, depth + 1)
 
     def local_module(self, folder: str, dotted: str) -> str | None:
@@ -190,23 +258,45 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         if lines:
             started = CodeFact(f"{where}:{min(lines)}", " ".join((*entrypoint, *arguments)))
     context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
-    walk = _Walk(reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices)
+    walk = _Walk(
+        reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices, dict(launch.env)
+    )
     if workdir.startswith("/"):
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
+    walk.bases[:0] = _mounted(launch, workdir, reader)
     argv = (*entrypoint, *arguments)
     if argv:
         walk.command(argv, {name: (value,) for name, value in launch.env}, 0)
     certain = walk.zero and not walk.needs and not walk.doubt and not reader.exhausted and bool(argv)
+    followed = tuple(dict.fromkeys(walk.followed))  # a module two programs import is read for each
     return ProjectFacts(
         tuple(walk.commands),
         images,
-        tuple(walk.needs),
-        tuple(walk.zero) if certain else (),
-        (built[0], *walk.followed) if built is not None and built[0] != "dockerfile_inline" else tuple(walk.followed),
+        tuple(dict.fromkeys(walk.needs)),
+        tuple(dict.fromkeys(walk.zero)) if certain else (),
+        (built[0], *followed) if built is not None and built[0] != "dockerfile_inline" else followed,
         started,
         build.where if build is not None and built is not None else "",
         notes,
     )
+
+
+def _mounted(launch: Launch, workdir: str, reader: Reader) -> list[str]:
+    """The repository's folders bind-mounted into the container (``./src:/workspace``), which is what the container
+    finds at those paths: the folder its working directory falls in first, then the others."""
+    first: list[str] = []
+    rest: list[str] = []
+    for mounted, source in launch.mounts[:MAX_MOUNTS]:
+        host = reader.folder(os.path.join(launch.base_dir, source))
+        point = mounted.rstrip("/") or "/"
+        if host is None:
+            continue
+        if workdir == point or workdir.startswith(point + "/"):
+            below = workdir[len(point) :].strip("/")
+            mapped = reader.folder(os.path.join(host, below)) if below else host
+            first += [mapped] if mapped is not None else []
+        rest.append(host)
+    return list(dict.fromkeys(first + rest))
 
 
 def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:

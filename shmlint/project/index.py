@@ -102,6 +102,11 @@ class Reader:
             return None
         return real if os.path.isfile(real) else None
 
+    def folder(self, path: str) -> str | None:
+        """The real path of a folder inside a root, or None."""
+        real = os.path.realpath(path)
+        return real if within(real, self.index.roots) and os.path.isdir(real) else None
+
     def locate(self, bases: Iterable[str], path: str) -> str | None:
         """The repository file a path (as a container or a command writes it) stands for: relative to each base in
         turn, and for an absolute container path (``/app/src/train.py``) its tails (``src/train.py``...), since an
@@ -160,7 +165,7 @@ class ProjectFiles:
         self.roots = roots
         self.max_bytes = max_bytes
         self.run = run if run is not None else os.urandom(8)  # which run: its copies in workers are equal
-        self._entries: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # files, folders
+        self._entries: dict[str, _Listing] = {}
         self._is_file: dict[str, bool] = {}
         self._folders: dict[str, str] = {}  # real paths of the folders asked about
         self._answers: dict[tuple[Callable[[ProjectFiles, str], object], str], object] = {}
@@ -198,22 +203,39 @@ class ProjectFiles:
         """Whether ``path`` is a regular file that may be read."""
         known = self._is_file.get(path)
         if known is None:
-            known = self._is_file[path] = os.path.isfile(path) and self._allowed(path)
+            listed = self._listed(path)
+            known = self._is_file[path] = (os.path.isfile(path) if listed is None else listed) and self._allowed(path)
         return known
+
+    def _listed(self, path: str) -> bool | None:
+        """Whether the listing of the path's folder (made once, and asked for its other files too: a compose
+        file's overrides, ``.env`` and scripts) holds it as a file; None when the listing cannot say and the file
+        itself is asked: a folder of more than ``MAX_ENTRIES`` entries or outside the roots, and a name it holds
+        only in other letter case or that is not ASCII (a file system may ignore case or Unicode normalisation)."""
+        folder, name = os.path.split(path)
+        listing = self._listing(folder)
+        if not listing.complete:
+            return None
+        if name in listing.files:
+            return True
+        lowered = name.lower()
+        if not name.isascii() or any(other.lower() == lowered for other in listing.files):
+            return None
+        return False
 
     def files_in(self, folder: str) -> tuple[str, ...]:
         """The names of the files among the folder's first ``MAX_ENTRIES`` entries, as the system lists them (none
         when it cannot be listed or is outside the roots)."""
-        return self._listing(folder)[0]
+        return self._listing(folder).files
 
     def folders_in(self, folder: str) -> tuple[str, ...]:
         """The names of the folders among the folder's first ``MAX_ENTRIES`` entries."""
-        return self._listing(folder)[1]
+        return self._listing(folder).folders
 
-    def _listing(self, folder: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def _listing(self, folder: str) -> _Listing:
         found = self._entries.get(folder)
         if found is None:
-            found = self._entries[folder] = _entries(folder) if self._allowed(folder or ".") else ((), ())
+            found = self._entries[folder] = _entries(folder) if self._allowed(folder or ".") else _UNLISTED
         return found
 
     def per_folder(self, answer: Callable[[ProjectFiles, str], T], folder: str) -> T:
@@ -233,7 +255,7 @@ class ProjectFiles:
     def source(self, path: os.PathLike[str] | str) -> SourceText | None:
         """Another file of the project, decoded as a checked file is; None when it cannot or may not be read."""
         name = os.fspath(path)
-        if not self._allowed(name):
+        if self._listed(name) is False or not self._allowed(name):
             return None
         try:
             return SourceText.from_bytes(name, read_bytes(name, self.max_bytes))
@@ -241,19 +263,35 @@ class ProjectFiles:
             return None
 
 
-def _entries(folder: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+class _Listing(NamedTuple):
+    """A folder's first ``MAX_ENTRIES`` entries: its files and folders (links followed), and whether that was all
+    of them (then a name not among its files is no file there)."""
+
+    files: tuple[str, ...]
+    folders: tuple[str, ...]
+    complete: bool
+
+
+#: a folder outside the roots, or one that cannot be listed: no entries, and nothing said of a name in it
+_UNLISTED = _Listing((), (), complete=False)
+
+
+def _entries(folder: str) -> _Listing:
     files: list[str] = []
     folders: list[str] = []
+    seen = 0
     try:
         with os.scandir(folder or ".") as listing:
-            for _, entry in zip(range(MAX_ENTRIES), listing, strict=False):
+            for seen, entry in enumerate(listing, 1):
+                if seen > MAX_ENTRIES:
+                    break
                 if entry.is_file():
                     files.append(entry.name)
                 elif entry.is_dir():
                     folders.append(entry.name)
     except OSError:
-        return (), ()
-    return tuple(files), tuple(folders)
+        return _UNLISTED
+    return _Listing(tuple(files), tuple(folders), complete=seen <= MAX_ENTRIES)
 
 
 def _chart_above(_: ProjectFiles, folder: str) -> str | None:

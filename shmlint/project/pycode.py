@@ -13,7 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.configs import THRESHOLDS, Setting
+from shmlint.project.configs import CONFIG_SUFFIXES, THRESHOLDS, Setting
+from shmlint.project.pycommands import Command, commands
 
 #: top-level packages that start processes or servers of their own: code importing them is never called free
 BUSY_PACKAGES = frozenset(
@@ -64,15 +65,35 @@ class Fact(NamedTuple):
     text: str
 
 
+class Option(NamedTuple):
+    """An argparse option: its flags, its default expression and where it is written (``line 10`` in the file
+    itself, ``opts.py:10`` for one defined in a module the program imports)."""
+
+    flags: tuple[str, ...]
+    default: ast.expr | None
+    place: str
+    field: bool = False  # a dataclass field (``HfArgumentParser``): a config file the command line names wins
+
+
+#: an option as another file sees it: dest, line, flags, its default's number (None: not a known number), field
+Exported = tuple[str, int, tuple[str, ...], int | None, bool]
+
+
 class PyFacts(NamedTuple):
     """What one file shows: code that uses /dev/shm, loaders made without workers, loaders whose workers are not
-    known, local modules it imports, and whether it imports software that starts processes of its own."""
+    known, local modules it imports, whether it imports software that starts processes of its own, and the
+    launcher command lines it writes (``pycommands``)."""
 
     needs: tuple[Fact, ...] = ()
     zero_loaders: tuple[Fact, ...] = ()
     unknown_loaders: int = 0
     imports: tuple[str, ...] = ()
     busy: bool = False
+    launches: tuple[Command, ...] = ()
+    options: tuple[Exported, ...] = ()  # the file's argparse options and dataclass fields, as others see them
+    config_defaults: tuple[str, ...] = ()  # config files the code names (argparse defaults the command line leaves,
+    # literal paths it opens), from the working directory
+    beside_configs: tuple[str, ...] = ()  # config files named from the file's own folder (``@hydra.main``)
 
 
 class _Context(NamedTuple):
@@ -80,17 +101,28 @@ class _Context(NamedTuple):
     config: Mapping[str, Setting]
     devices: int | None
     names: Mapping[str, ast.expr | None]  # a name assigned once to a literal (None: assigned several ways)
-    options: Mapping[str, tuple[tuple[str, ...], ast.expr | None, int]]  # argparse dest -> flags, default, line
+    options: Mapping[str, Option]  # argparse dest -> its option
+    env: Mapping[str, str]  # the container's environment, as its manifest sets it
 
 
-def read(text: str, arguments: Sequence[str], config: Mapping[str, Setting], devices: int | None) -> PyFacts | None:
-    """The file's facts, or None when it does not parse (or is too deeply nested to)."""
+def read(
+    text: str,
+    arguments: Sequence[str],
+    config: Mapping[str, Setting],
+    devices: int | None,
+    imported: Mapping[str, Option] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> PyFacts | None:
+    """The file's facts, or None when it does not parse (or is too deeply nested to). ``imported``: argparse
+    options defined in the local modules it imports (its own win); ``env``: the container's environment
+    (``os.environ.get("WORKERS", 4)`` takes its value there, else the default)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     nodes = list(ast.walk(tree))
-    context = _Context(tuple(arguments), config, devices, _names(nodes), _options(nodes))
+    own = _options(nodes)
+    context = _Context(tuple(arguments), config, devices, _names(nodes), {**(imported or {}), **own}, env or {})
     needs: list[Fact] = []
     zero: list[Fact] = []
     unknown = 0
@@ -112,15 +144,79 @@ def read(text: str, arguments: Sequence[str], config: Mapping[str, Setting], dev
                 value = _value(keyword.value, context)
                 least = THRESHOLDS[keyword.arg]
                 if value.number >= least if value.number is not None else value.positive and least == 1:
-                    needs.append(
-                        Fact(node.lineno, f"{name}(dataloader_num_workers={_quote(text, keyword.value)}){value.how}")
-                    )
+                    needs.append(Fact(node.lineno, f"{name}({keyword.arg}={_quote(text, keyword.value)}){value.how}"))
         fact = _nccl(node, name, context, text) or _lightning(node, name, context, text)
         fact = fact or _multiprocessing(node, mp_aliases, text)
         if fact is not None:
             needs.append(fact)
     imports, busy = _imports(nodes)
-    return PyFacts(tuple(needs), tuple(zero), unknown, imports, busy)
+    exported = tuple(_exported(dest, option, context) for dest, option in own.items())
+    defaults = tuple(
+        default for option in own.values() if (default := _config_default(option, context.arguments)) is not None
+    )
+    defaults += tuple(name for name in _opened_configs(nodes) if name not in defaults)
+    return PyFacts(
+        tuple(needs), tuple(zero), unknown, imports, busy, commands(nodes), exported, defaults, _hydra_configs(nodes)
+    )
+
+
+def _exported(dest: str, option: Option, context: _Context) -> Exported:
+    """An option as another file sees it: its default worked out here, where its names are defined."""
+    number = _value(option.default, context._replace(options={}), 1).number if option.default is not None else None
+    return dest, int(option.place.removeprefix("line ")), option.flags, number, option.field
+
+
+def imported_option(where: str, exported: Exported) -> Option:
+    """An option another module defines (``where``: that module), for ``read``'s ``imported``."""
+    _, line, flags, number, field = exported
+    return Option(flags, ast.Constant(number) if number is not None else None, f"{where}:{line}", field)
+
+
+#: calls whose first argument, a literal path, is a config file the program reads
+_CONFIG_READERS = frozenset(
+    {"open", "load", "safe_load", "full_load", "load_config", "parse_yaml_file", "parse_json_file", "from_yaml_file"}
+)
+
+
+def _opened_configs(nodes: list[ast.AST]) -> list[str]:
+    """Config files the code reads by a literal path (``yaml.safe_load(open("configs/train.yaml"))``,
+    ``OmegaConf.load("conf.yaml")``)."""
+    found = []
+    for node in nodes:
+        if isinstance(node, ast.Call) and node.args and _called(node.func) in _CONFIG_READERS:
+            first = node.args[0]
+            name = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
+            if name.lower().endswith(CONFIG_SUFFIXES) and name not in found:
+                found.append(name)
+    return found
+
+
+def _hydra_configs(nodes: list[ast.AST]) -> tuple[str, ...]:
+    """The primary config of a Hydra app (``@hydra.main(config_path="conf", config_name="train")``: conf/train.yaml
+    beside the file)."""
+    found = []
+    for node in nodes:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for decorator in node.decorator_list:
+            if not (isinstance(decorator, ast.Call) and _dotted(decorator.func) in ("hydra.main", "main")):
+                continue
+            given = {k.arg: k.value.value for k in decorator.keywords if isinstance(k.value, ast.Constant)}
+            name, folder = given.get("config_name"), given.get("config_path") or "."
+            if isinstance(name, str) and isinstance(folder, str) and name:
+                found.append(f"{folder}/{name if name.endswith(CONFIG_SUFFIXES) else name + '.yaml'}")
+    return tuple(found)
+
+
+def _config_default(option: Option, arguments: tuple[str, ...]) -> str | None:
+    """The config file an option names by default (``--config``, default ``configs/train.yaml``), when the command
+    line gives the option no value."""
+    default = option.default
+    if not (isinstance(default, ast.Constant) and isinstance(default.value, str)):
+        return None
+    if not default.value.lower().endswith(CONFIG_SUFFIXES) or _on_command_line(option.flags, arguments) is not None:
+        return None
+    return default.value
 
 
 def _called(func: ast.expr) -> str:
@@ -153,9 +249,11 @@ def _loader(node: ast.Call, name: str, context: _Context, text: str) -> tuple[bo
     if any(keyword.arg is None for keyword in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
         return None
     given = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
+    if given is None and len(node.args) > 5:  # num_workers is torch's DataLoader's sixth parameter
+        if name != "DataLoader":
+            return None  # another class's sixth parameter is its own
+        given = node.args[5]
     if given is None:
-        if len(node.args) > 5:  # num_workers is DataLoader's sixth parameter
-            return None
         return False, Fact(node.lineno, f"{name}() without num_workers (no worker processes)")
     value = _value(given, context)
     fact = Fact(node.lineno, f"{name}(num_workers={_quote(text, given)}){value.how}")
@@ -178,6 +276,8 @@ def _value(node: ast.expr, context: _Context, depth: int = 0) -> Value:
     if isinstance(node, ast.Attribute):
         return _setting(node.attr, context)
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        if _dotted(node.value).endswith("environ"):
+            return _environment(node.slice.value, None, context, depth)
         return _setting(node.slice.value, context)
     if isinstance(node, ast.Call):
         return _call_value(node, context, depth)
@@ -199,8 +299,11 @@ def _call_value(node: ast.Call, context: _Context, depth: int) -> Value:
         elif any(v.positive for v in values):
             return Value(None, True, how)
         return UNKNOWN
-    if name == "get" and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-        found = _setting(node.args[0].value, context)
+    key = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
+    if isinstance(key, str) and (name == "getenv" or _dotted(node.func).endswith("environ.get")):
+        return _environment(key, node.args[1] if len(node.args) > 1 else None, context, depth)
+    if name == "get" and isinstance(key, str):
+        found = _setting(key, context)
         if found.number is None and not found.positive and len(node.args) > 1:
             return _value(node.args[1], context, depth + 1)
         return found
@@ -209,26 +312,58 @@ def _call_value(node: ast.Call, context: _Context, depth: int) -> Value:
     return UNKNOWN
 
 
+def _environment(key: str, default: ast.expr | None, context: _Context, depth: int) -> Value:
+    """An environment variable: the container's value, else the code's default (a number, or a number's text)."""
+    given = context.env.get(key)
+    if given is not None:
+        number = _int(given)
+        return UNKNOWN if number is None else _number(number, f", {key}={number} in the environment")
+    if isinstance(default, ast.Constant) and isinstance(default.value, str):
+        number = _int(default.value)
+        return UNKNOWN if number is None else _number(number, f", {key} default {number}")
+    if default is not None:
+        found = _value(default, context, depth + 1)
+        return found._replace(how=found.how or f", {key} default {found.number}")
+    return UNKNOWN
+
+
 def _setting(key: str, context: _Context) -> Value:
     """An option or config key named ``key``: the command line's value, the argparse default, the config's."""
     option = context.options.get(key)
+    if option is not None and option.field and key in context.config:
+        option = None
     if option is not None:
-        flags, default, line = option
+        flags, default, place, _ = option
         given = _on_command_line(flags, context.arguments)
         if given is not None:
             number = _int(given)
             return UNKNOWN if number is None else _number(number, f", {flags[0]} {number} on the command line")
         if default is not None:
             found = _value(default, context._replace(options={}), 1)
+            name = f"field {key}" if option.field else flags[0]
             return found._replace(
-                how=f", {flags[0]} default {found.number if found.number is not None else ''}"
-                f"{found.how} at line {line}".replace("default  ", "default ")
+                how=f", {name} default {found.number if found.number is not None else ''}"
+                f"{found.how} at {place}".replace("default  ", "default ")
             )
         return UNKNOWN
     setting = context.config.get(key)
     if setting is not None:
+        override = _override(key, context.arguments)
+        if override is not None:  # Hydra / OmegaConf: ``data.num_workers=0`` on the command line wins
+            number = _int(override)
+            return UNKNOWN if number is None else _number(number, f", {key}={number} on the command line")
         return _number(setting.value, f", {key}: {setting.value} in the config")
     return UNKNOWN
+
+
+def _override(key: str, arguments: tuple[str, ...]) -> str | None:
+    """The last ``key=value`` (also ``+key=``, ``++group.key=``) a command line gives a config key."""
+    found = None
+    for word in arguments:
+        name, equals, value = word.partition("=")
+        if equals and not name.startswith("-") and name.lstrip("+").rpartition(".")[2] == key:
+            found = value
+    return found
 
 
 def _number(number: int, how: str) -> Value:
@@ -278,8 +413,8 @@ def _names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
     return found
 
 
-def _options(nodes: list[ast.AST]) -> dict[str, tuple[tuple[str, ...], ast.expr | None, int]]:
-    """argparse options: dest -> (their flags, the default expression, the line)."""
+def _options(nodes: list[ast.AST]) -> dict[str, Option]:
+    """argparse options by dest."""
     found = {}
     for node in nodes:
         if not (isinstance(node, ast.Call) and _called(node.func) == "add_argument"):
@@ -297,8 +432,28 @@ def _options(nodes: list[ast.AST]) -> dict[str, tuple[tuple[str, ...], ast.expr 
             ):
                 dest = keyword.value.value
         default = next((k.value for k in node.keywords if k.arg == "default"), None)
-        found[dest] = (flags, default, node.lineno)
+        found[dest] = Option(flags, default, f"line {node.lineno}")
+    for node in nodes:
+        if isinstance(node, ast.ClassDef) and any(_called(_bare(d)) == "dataclass" for d in node.decorator_list):
+            for field in node.body:
+                if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name) and field.value:
+                    name = field.target.id
+                    flag = f"--{name}"
+                    default = _field_default(field.value)
+                    found.setdefault(name, Option((flag,), default, f"line {field.lineno}", field=True))
     return found
+
+
+def _bare(decorator: ast.expr) -> ast.expr:
+    """``dataclass`` for ``@dataclass`` and ``@dataclasses.dataclass(frozen=True)``."""
+    return decorator.func if isinstance(decorator, ast.Call) else decorator
+
+
+def _field_default(value: ast.expr) -> ast.expr | None:
+    """A dataclass field's default: the value, or ``field(default=...)``'s."""
+    if isinstance(value, ast.Call) and _called(value.func) == "field":
+        return next((k.value for k in value.keywords if k.arg == "default"), None)
+    return value
 
 
 def _nccl(node: ast.Call, name: str, context: _Context, text: str) -> Fact | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.shell import SimpleCommand, Word, commands
@@ -21,6 +22,7 @@ MAX_ITEMS = 256
 #: commands read per script: more than a real launcher script holds
 MAX_COMMANDS = 2000
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]{0,63})(\+?)=(.*)", re.DOTALL)
 _DECLARERS = frozenset({"export", "local", "declare", "typeset", "readonly"})
 # $NAME, ${NAME}, ${NAME:-default} / ${NAME-default}, ${NAME[@]} / ${NAME[*]}, $1..$9, $@, $*
@@ -33,10 +35,12 @@ Variables = Mapping[str, tuple[str, ...]]
 
 
 class Line(NamedTuple):
-    """One command a script runs: its 1-based line and its words after expansion."""
+    """One command a script runs: its 1-based line, its words after expansion, and the environment it gets (the
+    script's own environment, the variables it exports, the assignments in front of the command)."""
 
     line: int
     argv: tuple[str, ...]
+    env: Variables = MappingProxyType({})
 
 
 def expand_word(word: Word | str, variables: Variables, positional: Sequence[str] = ()) -> tuple[str, ...]:
@@ -91,6 +95,8 @@ def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -
     """The commands of a script in order, expanded; assignments update the variables as they go (an ``if`` or a
     loop is read straight through, so a variable keeps the last value the text gives it before the command)."""
     variables: dict[str, tuple[str, ...]] = dict(env)
+    exported = set(env)  # what the script's own environment holds is passed on to what it runs
+    snapshot: Variables = MappingProxyType(dict(env))  # shared by the lines until an exported value changes
     found: list[Line] = []
     simple = list(commands(text))[:MAX_COMMANDS]
     skip_until = -1
@@ -99,8 +105,16 @@ def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -
         if words[0].start < skip_until:
             continue
         argv = list(words)
+        exporting = argv[0].text == "export" or (
+            argv[0].text in _DECLARERS and any(w.text.startswith("-") and "x" in w.text for w in argv[1:])
+        )
         if argv[0].text in _DECLARERS:
             argv = [w for w in argv[1:] if not w.text.startswith("-")]
+        if exporting:
+            exported.update(named.group(0) for w in argv if (named := _NAME.match(w.text)) is not None)
+            snapshot = _exported(variables, exported)
+            if all(_NAME.fullmatch(w.text) for w in argv):
+                continue  # ``export NAME``: no command
         assigned = [(_ASSIGNMENT.fullmatch(w.text), w) for w in argv]
         if argv and all(match for match, _ in assigned):
             for match, word in assigned:
@@ -114,12 +128,24 @@ def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -
                     values = expand_word(value, variables, positional)
                     values = (" ".join(values),) if values else ("",)
                 variables[name] = ((variables.get(name, ()) if append else ()) + values)[:MAX_ITEMS]
+                if name in exported:
+                    snapshot = _exported(variables, exported)
             continue
         start = next((i for i, (match, _) in enumerate(assigned) if match is None), len(argv))
         expanded = tuple(v for w in argv[start:] for v in expand_word(w, variables, positional))
         if expanded:
-            found.append(Line(text.count("\n", 0, words[0].start) + 1, expanded))
+            given = {  # ``NAME=value cmd``: in that command's environment only
+                match.group(1): (" ".join(expand_word(match.group(3), variables, positional)),)
+                for match, _ in assigned[:start]
+                if match is not None
+            }
+            line_env = MappingProxyType({**snapshot, **given}) if given else snapshot
+            found.append(Line(text.count("\n", 0, words[0].start) + 1, expanded, line_env))
     return found
+
+
+def _exported(variables: Variables, exported: set[str]) -> Variables:
+    return MappingProxyType({name: variables[name] for name in exported if name in variables})
 
 
 def _array_after(text: str, word: Word, rest: list[SimpleCommand]) -> tuple[tuple[Word, ...], int] | None:

@@ -67,7 +67,13 @@ def need_evidence(workload: Workload) -> str:
     if built:  # the image built for it decides: what, and the Dockerfile line that says so (where the build of
         # that image is written is the detail's: ``Dockerfile:3 (build at Makefile:12)``)
         return f"{clipped(_matched(decided), 32)}, {dockerfile.partition(' (')[0].rpartition('/')[2]}"
-    return _matched(because)
+    return _matched(because) + command_from(workload, because)
+
+
+def command_from(workload: Workload, because: str) -> str:
+    """Where the command that decided was read when its workload's own lines do not hold it (commands typed into
+    an interactive container's shell): `` (typed in the container, README.md:23)``."""
+    return f" ({workload.command_from})" if workload.command_from and "(command " in because else ""
 
 
 def _matched(because: str) -> str:

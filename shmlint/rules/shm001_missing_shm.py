@@ -15,6 +15,7 @@ from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
 from shmlint.rules.common import (
     HINT_COMMENT,
     claims_missing_shm,
+    command_from,
     evidence,
     first_evidence,
     need_evidence,
@@ -107,6 +108,9 @@ def _unresolved(unknown: list[ShmSource]) -> str:
 def _decided(workload: Workload) -> str:
     """The evidence that decided the tier, then the accelerator it runs on (when it has one)."""
     because = workload.need.because if workload.need is not None else evidence(workload)
+    if workload.command_from:  # say where the command was read, and which when something else decided
+        typed = command_from(workload, because)
+        because += typed or f"; its command {clipped(workload.command, 50)} ({workload.command_from})"
     accelerator = ", ".join(e.text for e in workload.gpu[:2])
     return f"{because}; on {accelerator}" if accelerator else because
 
@@ -115,7 +119,8 @@ def _software(workload: Workload) -> str:
     """What shmlint could not place, for the message: the image and the command, as far as the file names them,
     and what the data knows of them that leaves it open (a launcher with one local process)."""
     parts = [f"image {workload.image}"] if workload.image else []
-    parts += [f"command {clipped(workload.command, 50)}"] if workload.command else []
+    typed = f" ({workload.command_from})" if workload.command_from else ""
+    parts += [f"command {clipped(workload.command, 50)}{typed}"] if workload.command else []
     need = workload.need
     known = [_without_quote(need.because)] if need is not None and need.entry is not None else []
     return "; ".join(filter(None, [", ".join(parts), *known])) or "not named in the file"

@@ -31,8 +31,8 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     if kind is FileKind.MAKEFILE:
         return commands(source, embedded.mask_makefile(source.text), run.signals), []
     markdown = kind is FileKind.MARKDOWN
-    masked = (embedded.mask_markdown if markdown else embedded.mask_rst)(source.text)
-    workloads = commands(source, masked, run.signals)
+    masked, shell_blocks = (embedded.markdown_shell_blocks if markdown else embedded.rst_shell_blocks)(source.text)
+    workloads = commands(source, masked, run.signals, shell_blocks)
     blocks = (embedded.markdown_yaml_blocks if markdown else embedded.rst_yaml_blocks)(source.text)
     more, notices = yaml_blocks(source, blocks, path, run)
     return workloads + more, notices

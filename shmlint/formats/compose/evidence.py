@@ -3,6 +3,7 @@ the labels shmlint reads (``shmlint.io/ignore``, ``shmlint.io/dataloader``)."""
 
 from __future__ import annotations
 
+import os
 import shlex
 
 from shmlint.formats.compose.project import Found, Project, Service, docker_size
@@ -140,7 +141,26 @@ def launch(project: Project, service: Service) -> Launch:
         context,
         dockerfile,
         inline,
+        mounts=tuple(_binds(project, service)),
     )
+
+
+def _binds(project: Project, service: Service) -> list[tuple[str, str]]:
+    """Bind mounts of host folders (container path, host path from the folder of the file that writes it)."""
+    from shmlint.runtime.mounts import Mount, parse_volume
+
+    found = []
+    for entry in project.every(service, "volumes"):
+        folder = str(entry.layer.file.base_dir)
+        for item in sequence(entry.node):
+            if isinstance(item, ScalarNode):
+                mount = parse_volume(interpolate(scalar(item) or "")[0])
+            else:
+                text = [interpolate(scalar(project.m.get(item, key)) or "")[0] for key in ("type", "source", "target")]
+                mount = Mount(text[0] or "volume", text[1], text[2])
+            if mount.type == "bind" and mount.source and mount.target.startswith("/"):
+                found.append((mount.target, os.path.abspath(os.path.join(folder, mount.source))))
+    return found
 
 
 def _build_parts(project: Project, service: Service) -> tuple[str, str, str]:

@@ -1,0 +1,174 @@
+"""Commands typed into an interactive container, in documentation.
+
+A documentation code block that starts an interactive container whose command is a shell or the image's default
+(``docker run -it --gpus all IMAGE``, ``... IMAGE bash``) and goes on with more lines shows a terminal session:
+pasted into a terminal, those lines go to the container's standard input and its shell runs them. What the
+container really runs is there, not on the ``docker run`` line (``bash``). Such lines are read as the container's
+command, from the line after the ``docker run`` to the first of: an ``exit``/``logout``; a line written with the
+host's prompt again (the prompt of the ``docker run`` line); another container engine command (the engine's CLI is
+the host's); the end of the block; ``MAX_TYPED_COMMANDS`` commands or ``MAX_TYPED_CHARS`` characters.
+
+Interactive means ``-i``: docker and podman attach the terminal's input only then (with ``-t`` alone the shell
+reads nothing and exits at once, and the next line runs on the host). Not ``-d``, not ``create``.
+
+A session goes on into the next blocks only when the block that opens the shell ends with it: a guide that gives
+"open a shell in the container" as a block of its own has nothing typed there yet, and its next commands are the
+ones typed into that shell (step 1 starts the container, steps 2 to 4 build and serve in it). The same ends apply
+there, and a heading ends it: another section is another task, and nothing tells the reader to stay in the
+container. When a block types commands after the ``docker run``, the session is that block's: prose between two
+blocks is where a guide changes place ("then, on the host"), and nothing in the text says which.
+
+Only documentation blocks are read so: in a shell script the lines after an interactive ``docker run`` run on the
+host once the container exits.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+
+from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.container_command import ContainerCommand, parse_container_command
+from shmlint.parsers.embedded import CodeLine, ShellBlocks
+from shmlint.parsers.shell import SimpleCommand, commands
+
+#: commands of one session read as the container's: a guide's walkthrough in a container is a few dozen
+MAX_TYPED_COMMANDS = 64
+#: characters of those commands
+MAX_TYPED_CHARS = 16_000
+#: lines looked at for the session's end (continuations and comments included)
+MAX_TYPED_LINES = 4 * MAX_TYPED_COMMANDS
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash"})
+#: programs that end a session: the shell's own way out, and the container engines, whose CLI is on the host
+_HOST_PROGRAMS = frozenset({"exit", "logout", "docker", "podman", "podman-remote", "nvidia-docker"})
+_INTERACTIVE = frozenset({"-i", "--interactive"})
+_DETACH = frozenset({"-d", "--detach"})
+
+
+class Typed(NamedTuple):
+    """The commands typed into one container's shell: their words, and their text as a script (one a line)."""
+
+    commands: tuple[SimpleCommand, ...]
+    script: str
+
+    @property
+    def start(self) -> int:
+        return self.commands[0].words[0].start
+
+    @property
+    def end(self) -> int:
+        return self.commands[-1].words[-1].end
+
+
+def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[ContainerCommand, Typed | None]]:
+    """Every container run/create command of a masked document, with the commands typed into it when it opens an
+    interactive shell and the same block goes on."""
+    shell = list(commands(text))
+    lines = [(line, index) for index, block in enumerate(blocks) for line in block.lines]
+    starts = [line.start for line, _ in lines]
+    for position, command in enumerate(shell):
+        parsed = parse_container_command(command.words, text)
+        if parsed is None:
+            continue
+        typed = None
+        if opens_shell(parsed):
+            after = (shell[index] for index in range(position + 1, len(shell)))
+            typed = _typed(command, after, blocks, lines, starts, text)
+        yield parsed, typed
+
+
+def opens_shell(command: ContainerCommand) -> bool:
+    """An interactive (``-i``), attached ``run`` whose command is a shell or the image's own (``-it IMAGE``,
+    ``IMAGE bash -l``): what is typed next goes to that shell."""
+    if not command.subcommand.endswith("run") or command.image is None or command.image.dynamic:
+        return False
+    if not any(_on(flag.long_name, flag.value_text, _INTERACTIVE) for flag in command.flags):
+        return False
+    if any(_on(flag.long_name, flag.value_text, _DETACH) for flag in command.flags):
+        return False
+    entrypoint = [flag.value_text for flag in command.flag_values("--entrypoint")[-1:] if flag.value_text]
+    argv = entrypoint + [word.text for word in command.arguments]
+    if not argv:
+        return True
+    if argv[0].rsplit("/", 1)[-1] not in _SHELLS:
+        return False
+    return all(_shell_option(word) for word in argv[1:])
+
+
+def _on(name: str, value: str, names: frozenset[str]) -> bool:
+    """A boolean option that is set: ``-i``, ``--interactive``, ``--interactive=true`` (not ``=false``)."""
+    return name in names and value.strip().lower() not in ("false", "0")
+
+
+def _shell_option(word: str) -> bool:
+    """An option that keeps a shell interactive (``-l``, ``--login``, ``-i``); ``-c`` gives it a command."""
+    return word.startswith("-") and (word.startswith("--") or "c" not in word)
+
+
+def _typed(
+    run: SimpleCommand,
+    following: Iterable[SimpleCommand],
+    blocks: ShellBlocks,
+    lines: Sequence[tuple[CodeLine, int]],
+    starts: Sequence[int],
+    text: str,
+) -> Typed | None:
+    first, last = _line_at(run.words[0].start, lines, starts), _line_at(run.words[-1].end, lines, starts)
+    if first is None or last is None or first[1] != last[1]:
+        return None
+    block = blocks[first[1]]
+    after = block.lines.index(last[0]) + 1
+    # the rest of its block; when the block ends with it, the next blocks of its section (the module's docstring)
+    following_blocks = (blocks[index] for index in range(first[1] + 1, len(blocks)))
+    same_section = itertools.takewhile(lambda next_block: next_block.section == block.section, following_blocks)
+    later = block.lines[after:] if after < len(block.lines) else (line for b in same_section for line in b.lines)
+    rest = list(itertools.islice(later, MAX_TYPED_LINES + 1))
+    if not rest:
+        return None
+    limit = _session_end(rest, first[0].prompt)
+    typed: list[SimpleCommand] = []
+    chars, end = 0, rest[0].start
+    for command in following:
+        start = command.words[0].start
+        if start < end:
+            continue  # on the ``docker run`` lines, or inside the last command (a substitution)
+        program = _program(command)
+        if start >= limit or program in _HOST_PROGRAMS or len(typed) >= MAX_TYPED_COMMANDS:
+            break
+        chars += command.words[-1].end - start
+        if chars > MAX_TYPED_CHARS:
+            break
+        typed.append(command)
+        end = command.words[-1].end
+    if not typed:
+        return None
+    script = "\n".join(text[c.words[0].start : c.words[-1].end] for c in typed)
+    return Typed(tuple(typed), script)
+
+
+def _line_at(offset: int, lines: Sequence[tuple[CodeLine, int]], starts: Sequence[int]) -> tuple[CodeLine, int] | None:
+    """The kept line (and its block's index) that holds an offset."""
+    index = bisect.bisect_right(starts, offset) - 1
+    if index < 0:
+        return None
+    line, block = lines[index]
+    return (line, block) if offset <= line.end else None
+
+
+def _session_end(following: Sequence[CodeLine], host_prompt: str) -> int:
+    """Where the session ends: the first line written with the host's prompt again, else the end of the lines
+    (at most ``MAX_TYPED_LINES``). Without a prompt on the ``docker run`` line, no prompt tells the host apart."""
+    for index, line in enumerate(following):
+        if index == MAX_TYPED_LINES or (host_prompt and line.prompt == host_prompt):
+            return line.start
+    return following[-1].end + 1
+
+
+def _program(command: SimpleCommand) -> str:
+    """The program a command runs, past ``NAME=value`` and ``sudo``."""
+    for word in command.words:
+        name = word.text.rsplit("/", 1)[-1]
+        if name != "sudo" and not ("=" in word.text and not word.text.startswith("-")):
+            return name
+    return ""
