@@ -220,7 +220,9 @@ class DataLoaderHint(NamedTuple):
 
 if TYPE_CHECKING:
     #: what a format's fixer needs to write a fix, as plain data that crosses process boundaries: a NamedTuple of
-    #: the format's own (``shmlint/formats/<name>/target.py``), only that format's writer reads it; None where no
+    #: the format's own (``shmlint/formats/<name>/target.py``; the command line's ``CommandTarget``, shared by the
+    #: formats that start a container from options, in ``shmlint/extract/commandline.py``), only the writer of the
+    #: format that made it reads it; None where no
     #: fix can be written (a TrainJob's trainer...)
     FixTarget: TypeAlias = tuple[object, ...] | None
 

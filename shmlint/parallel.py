@@ -102,7 +102,8 @@ WORKER_GC_THRESHOLD = 5000
 
 def start_worker() -> None:
     """Pool worker initializer: die with the parent (``die_with_parent``); leave what the parent built before the
-    fork out of this worker's collections (``gc.freeze``: they never walk, and so never copy, the parent's pages),
+    fork out of this worker's collections (``gc.freeze``: the collector never walks them, so it does not copy the
+    parent's pages for that; reference counts still write to the objects the worker touches),
     and collect young objects less often."""
     import gc
 

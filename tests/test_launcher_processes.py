@@ -137,3 +137,18 @@ def test_software_whose_entry_says_what_it_does_as_mpi_ranks_keeps_its_tier() ->
     )
     ((severity, message),) = shm001(check("job.yaml", text))
     assert severity is INFO and "nvbandwidth" in message
+
+
+@pytest.mark.parametrize(
+    ("command", "ranks"),
+    [
+        ("mpirun -np 16 python train.py", 16),
+        ("mpirun -np=8 ./all_reduce_perf", 8),
+        ("mpirun --allow-run-as-root python train.py -n 3", None),  # the program's own -n is not the launcher's
+        ("horovodrun -H localhost:4 python3 /x/train.py -c 2", None),
+    ],
+)
+def test_a_launcher_rank_count_is_read_up_to_the_program_it_launches(command: str, ranks: int | None) -> None:
+    from shmlint.formats.kubernetes.extract import _launched_ranks
+
+    assert _launched_ranks(command.split()) == ranks

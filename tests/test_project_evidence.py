@@ -582,3 +582,33 @@ def test_the_index_of_a_run_is_one_value_in_every_worker_and_another_in_the_next
     copy = pickle.loads(pickle.dumps(run))
     assert copy == run and hash(copy) == hash(run) and copy.files is not None and copy.files._is_file == {}
     assert project_for(Settings(), [repo], list(discover([repo]))) != run
+
+
+def test_a_script_that_exports_thousands_of_names_passes_on_a_bounded_environment() -> None:
+    """Each command's environment is a copy of the exported values: a hostile script exporting thousands of names,
+    then assigning them between commands, would copy them all at each line. The names passed on are capped, and an
+    exported value that changes is still what the next command gets."""
+    from shmlint.project.shellvars import MAX_EXPORTED
+
+    names = " ".join(f"A{i}" for i in range(5 * MAX_EXPORTED))
+    lines = script_commands(f"export A0=first {names}\nA0=second\necho one\nA1=x\necho two\n", {})
+    assert [line.argv for line in lines] == [("echo", "one"), ("echo", "two")]
+    assert all(len(line.env) <= MAX_EXPORTED for line in lines)
+    assert lines[0].env["A0"] == ("second",) and lines[1].env["A1"] == ("x",)
+
+
+def test_two_config_paths_ending_in_one_key_leave_it_unknown() -> None:
+    """Config settings are known by their last part: ``train.num_workers=8 val.num_workers=0`` gives neither to
+    every loader; one path given twice takes its last value."""
+    assert pycode._override("num_workers", ("train.num_workers=8", "val.num_workers=0")) == ""
+    assert pycode._override("num_workers", ("data.num_workers=2", "data.num_workers=0")) == "0"
+    assert pycode._override("num_workers", ("+data.num_workers=4",)) == "4"
+    assert pycode._override("num_workers", ("--num_workers=4",)) is None
+
+
+def test_the_config_names_a_program_opens_are_bounded() -> None:
+    import ast
+
+    code = "\n".join(f'open("c{i}.yaml")' for i in range(10 * pycode.MAX_OPENED_CONFIGS))
+    nodes = list(ast.walk(ast.parse(code)))
+    assert pycode._opened_configs(nodes) == [f"c{i}.yaml" for i in range(pycode.MAX_OPENED_CONFIGS)]

@@ -39,6 +39,8 @@ MAX_COMPARED_BUILDS = 4
 MAX_MOUNTS = 16
 #: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
 MAX_DEFAULT_CONFIGS = 4
+#: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
+MAX_CONFIG_NAMES = 16
 
 
 class _Walk:
@@ -160,13 +162,10 @@ class _Walk:
         where = self.reader.display(path)
         for exported in facts.options:
             self.options.setdefault(exported[0], pycode.imported_option(where, exported))
-        self.config_defaults += [name for name in facts.config_defaults if name not in self.config_defaults]
+        self.config_defaults = list(dict.fromkeys([*self.config_defaults, *facts.config_defaults]))[:MAX_CONFIG_NAMES]
         folder = os.path.dirname(path)
-        self.config_files += [
-            found
-            for name in facts.beside_configs
-            if (found := self.reader.inside(os.path.join(folder, name))) is not None and found not in self.config_files
-        ]
+        beside = (self.reader.inside(os.path.join(folder, name)) for name in facts.beside_configs[:MAX_CONFIG_NAMES])
+        self.config_files = list(dict.fromkeys([*self.config_files, *filter(None, beside)]))[:MAX_CONFIG_NAMES]
         needs_at, zero_at = len(self.needs), len(self.zero)
         if depth < self.reader.index.max_depth:
             self.imports(path, facts.imports, arguments, settings, depth)

@@ -45,6 +45,8 @@ _MP_CALLS = frozenset({"spawn", "start_processes", "Process", "Pool", "Queue", "
 #: keyword arguments of any call that start processes past a threshold (TrainingArguments, vLLM's LLM...)
 _KEYWORDS = frozenset({"dataloader_num_workers", "tensor_parallel_size"})
 _INTEGER = re.compile(r"-?[0-9]{1,6}")
+#: config file names one program's code may name by a literal path (a training script reads a few)
+MAX_OPENED_CONFIGS = 16
 _CPU_COUNTS = frozenset({"cpu_count", "process_cpu_count", "sched_getaffinity"})
 
 
@@ -154,7 +156,7 @@ def read(
     defaults = tuple(
         default for option in own.values() if (default := _config_default(option, context.arguments)) is not None
     )
-    defaults += tuple(name for name in _opened_configs(nodes) if name not in defaults)
+    defaults = tuple(dict.fromkeys((*defaults, *_opened_configs(nodes))))
     return PyFacts(
         tuple(needs), tuple(zero), unknown, imports, busy, commands(nodes), exported, defaults, _hydra_configs(nodes)
     )
@@ -181,14 +183,16 @@ _CONFIG_READERS = frozenset(
 def _opened_configs(nodes: list[ast.AST]) -> list[str]:
     """Config files the code reads by a literal path (``yaml.safe_load(open("configs/train.yaml"))``,
     ``OmegaConf.load("conf.yaml")``)."""
-    found = []
+    found: dict[str, None] = {}
     for node in nodes:
         if isinstance(node, ast.Call) and node.args and _called(node.func) in _CONFIG_READERS:
             first = node.args[0]
             name = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
-            if name.lower().endswith(CONFIG_SUFFIXES) and name not in found:
-                found.append(name)
-    return found
+            if name.lower().endswith(CONFIG_SUFFIXES):
+                found[name] = None
+                if len(found) == MAX_OPENED_CONFIGS:  # a program reads a few; more is not a training script's
+                    break
+    return list(found)
 
 
 def _hydra_configs(nodes: list[ast.AST]) -> tuple[str, ...]:
@@ -357,13 +361,18 @@ def _setting(key: str, context: _Context) -> Value:
 
 
 def _override(key: str, arguments: tuple[str, ...]) -> str | None:
-    """The last ``key=value`` (also ``+key=``, ``++group.key=``) a command line gives a config key."""
-    found = None
+    """The last ``key=value`` (also ``+key=``, ``++group.key=``) a command line gives a config key. Config settings
+    are known by their last part, so two different paths ending in it (``train.num_workers=8 val.num_workers=0``)
+    leave it unknown (an empty value, no number) rather than give one of them to every loader."""
+    found: dict[str, str] = {}
     for word in arguments:
         name, equals, value = word.partition("=")
-        if equals and not name.startswith("-") and name.lstrip("+").rpartition(".")[2] == key:
-            found = value
-    return found
+        path = name.lstrip("+")
+        if equals and not name.startswith("-") and path.rpartition(".")[2] == key:
+            found[path] = value
+    if len(set(found.values())) > 1:
+        return ""
+    return next(reversed(found.values()), None)
 
 
 def _number(number: int, how: str) -> Value:

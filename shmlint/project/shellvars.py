@@ -9,6 +9,7 @@ Expansion is bounded: each word at most ``MAX_WORD`` characters, each array at m
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -19,6 +20,8 @@ from shmlint.project.launchers import UNKNOWN
 
 MAX_WORD = 4096
 MAX_ITEMS = 256
+#: names a script exports that are passed on (each command's environment is a copy of their values)
+MAX_EXPORTED = 256
 #: commands read per script: more than a real launcher script holds
 MAX_COMMANDS = 2000
 
@@ -96,7 +99,9 @@ def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -
     loop is read straight through, so a variable keeps the last value the text gives it before the command)."""
     variables: dict[str, tuple[str, ...]] = dict(env)
     exported = set(env)  # what the script's own environment holds is passed on to what it runs
-    snapshot: Variables = MappingProxyType(dict(env))  # shared by the lines until an exported value changes
+    snapshot: Variables | None = MappingProxyType(dict(env))  # shared by the lines until an exported value
+    # changes; None: changed since, taken again only when a command line needs it (a script of many exports and
+    # assignments would otherwise copy every exported value at each one)
     found: list[Line] = []
     simple = list(commands(text))[:MAX_COMMANDS]
     skip_until = -1
@@ -111,10 +116,12 @@ def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -
         if argv[0].text in _DECLARERS:
             argv = [w for w in argv[1:] if not w.text.startswith("-")]
         if exporting:
-            exported.update(named.group(0) for w in argv if (named := _NAME.match(w.text)) is not None)
-            snapshot = _exported(variables, exported)
-            if all(_NAME.fullmatch(w.text) for w in argv):
-                continue  # ``export NAME``: no command
+            names = (named.group(0) for w in argv if (named := _NAME.match(w.text)) is not None)
+            exported.update(itertools.islice(names, max(0, MAX_EXPORTED - len(exported))))
+            snapshot = None
+            argv = [w for w in argv if not _NAME.fullmatch(w.text)]  # ``export NAME``: nothing to run or assign
+            if not argv:
+                continue
         assigned = [(_ASSIGNMENT.fullmatch(w.text), w) for w in argv]
         if argv and all(match for match, _ in assigned):
             for match, word in assigned:
@@ -129,7 +136,7 @@ def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -
                     values = (" ".join(values),) if values else ("",)
                 variables[name] = ((variables.get(name, ()) if append else ()) + values)[:MAX_ITEMS]
                 if name in exported:
-                    snapshot = _exported(variables, exported)
+                    snapshot = None
             continue
         start = next((i for i, (match, _) in enumerate(assigned) if match is None), len(argv))
         expanded = tuple(v for w in argv[start:] for v in expand_word(w, variables, positional))
@@ -139,6 +146,8 @@ def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -
                 for match, _ in assigned[:start]
                 if match is not None
             }
+            if snapshot is None:
+                snapshot = _exported(variables, exported)
             line_env = MappingProxyType({**snapshot, **given}) if given else snapshot
             found.append(Line(text.count("\n", 0, words[0].start) + 1, expanded, line_env))
     return found

@@ -307,10 +307,14 @@ def extract_pod_spec(
 
 
 def _launched_ranks(words: list[str]) -> int | None:
-    """The rank count an mpirun (mpiexec, horovodrun) in these words asks for: ``-np 16``, ``-np=16``."""
+    """The rank count an mpirun (mpiexec, horovodrun) in these words asks for: ``-np 16``, ``-np=16``; read up to
+    the program it launches (a Python interpreter or script), whose own ``-n`` is not the launcher's."""
     launched = False
     for index, word in enumerate(words):
-        launched = launched or word.rpartition("/")[2] in MPI_LAUNCHERS
+        program = word.rpartition("/")[2]
+        if launched and (program.startswith("python") or program.endswith(".py")):
+            return None
+        launched = launched or program in MPI_LAUNCHERS
         name, equals, value = word.partition("=")
         if launched and name in MPI_RANK_OPTIONS:
             value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
