@@ -89,37 +89,9 @@ def builtin() -> Knowledge:
     millisecond, where libyaml takes about 5 ms for the YAML."""
     from shmlint.data import shm_need
 
-    entries = tuple(
-        Entry(
-            id,
-            Tier[tier.upper()],
-            what,
-            source,
-            _regex(images),
-            _regex(tags),
-            _regex(commands),
-            accelerator_only,
-            command_wins,
-            host_centric,
-            image_wide,
-            min_devices,
-            under_launchers,
-        )
-        for (
-            id,
-            tier,
-            what,
-            source,
-            images,
-            tags,
-            commands,
-            accelerator_only,
-            command_wins,
-            host_centric,
-            image_wide,
-            min_devices,
-            under_launchers,
-        ) in shm_need.SOFTWARE
+    entries = tuple(  # its patterns compiled lazily; the flags after them (accelerator_only, ...) as written
+        Entry._make((id, Tier[tier.upper()], what, source, _regex(images), _regex(tags), _regex(commands), *flags))
+        for id, tier, what, source, images, tags, commands, *flags in shm_need.SOFTWARE
     )
     runtimes = tuple(BuiltinRuntime(*runtime) for runtime in shm_need.KSERVE_RUNTIMES)
     alone = shm_need.TPU_ALONE

@@ -46,9 +46,8 @@ MAX_CONFIG_NAMES = 16
 class _Walk:
     """The state of one workload's walk: what was found so far and which files were read."""
 
-    def __init__(self, reader: Reader, bases: list[str], devices: int | None, env: Mapping[str, str]) -> None:
+    def __init__(self, reader: Reader, bases: list[str], devices: int | None) -> None:
         self.reader = reader
-        self.env = env  # the container's environment, for ``os.environ`` in its code
         self.bases = bases
         self.devices = devices
         self.commands: list[CodeFact] = []
@@ -57,7 +56,7 @@ class _Walk:
         self.doubt = False  # something read could use workers that were not seen (unknown values, busy imports)
         self.followed: list[str] = []
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
-        self.program()
+        self.program({})
 
     def read(self, path: str) -> str | None:
         text = self.reader.text(path)
@@ -111,12 +110,14 @@ class _Walk:
         if path is None:
             self.doubt = True
             return
-        self.program()  # what one program's modules define is that program's, not the next one's
-        self.env = {name: " ".join(values) for name, values in env.items()}  # its environment, from whoever runs it
+        # what one program's modules define is that program's, not the next one's; its environment is what
+        # whoever runs it passes on
+        self.program({name: " ".join(values) for name, values in env.items()})
         self.module(path, found.arguments, settings, depth)
 
-    def program(self) -> None:
-        """Start a program's own options and config files."""
+    def program(self, env: Mapping[str, str]) -> None:
+        """Start a program's own environment (for ``os.environ`` in its code), options and config files."""
+        self.env = env
         self.options: dict[str, Option] = {}  # argparse options of its modules, for the files that import them
         self.config_defaults: list[str] = []  # config files its code names (argparse defaults, literal paths)
         self.config_files: list[str] = []  # config files found beside the code that names them (Hydra)
@@ -257,9 +258,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         if lines:
             started = CodeFact(f"{where}:{min(lines)}", " ".join((*entrypoint, *arguments)))
     context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
-    walk = _Walk(
-        reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices, dict(launch.env)
-    )
+    walk = _Walk(reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices)
     if workdir.startswith("/"):
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
     walk.bases[:0] = _mounted(launch, workdir, reader)
