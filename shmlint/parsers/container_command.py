@@ -15,7 +15,8 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.shell import Word, commands
 
-_ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
+#: the container engines whose run/create lines are read (typed sessions end at one: its CLI is the host's)
+ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
 _ENGINE_VARIABLE = LazyRegex(r"^\$[({]?\w*(docker|podman|container_(engine|runtime|cli))\w*[)}]?$", re.IGNORECASE)
 _SUBCOMMANDS = frozenset({"run", "create"})
@@ -405,7 +406,7 @@ def _is_engine(word: Word, following: Sequence[Word]) -> bool:
     if word.dynamic:
         before_subcommand = bool(following) and following[0].text in _SUBCOMMANDS | {"container"}
         return before_subcommand and bool(_ENGINE_VARIABLE.match(word.text))
-    return word.text.rsplit("/", 1)[-1] in _ENGINES
+    return word.text.rsplit("/", 1)[-1] in ENGINES
 
 
 def _read_options(words: Sequence[Word], index: int, text: str) -> tuple[list[Flag], list[Word], int]:

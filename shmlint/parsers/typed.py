@@ -29,7 +29,7 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.container_command import ContainerCommand, parse_container_command
+from shmlint.parsers.container_command import ENGINES, ContainerCommand, parse_container_command
 from shmlint.parsers.embedded import CodeLine, ShellBlocks
 from shmlint.parsers.shell import SimpleCommand, commands
 
@@ -41,7 +41,7 @@ MAX_TYPED_CHARS = 16_000
 MAX_TYPED_LINES = 4 * MAX_TYPED_COMMANDS
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash"})
 #: programs that end a session: the shell's own way out, and the container engines, whose CLI is on the host
-_HOST_PROGRAMS = frozenset({"exit", "logout", "docker", "podman", "podman-remote", "nvidia-docker"})
+_HOST_PROGRAMS = frozenset({"exit", "logout"}) | ENGINES
 _INTERACTIVE = frozenset({"-i", "--interactive"})
 _DETACH = frozenset({"-d", "--detach"})
 
