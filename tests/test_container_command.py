@@ -126,3 +126,70 @@ def test_an_options_variable_is_not_the_image() -> None:
     command = parse("docker run $DOCKER_ARGS img train.py")
     assert [word.text for word in command.unknown] == ["$DOCKER_ARGS"]
     assert command.image is not None and command.image.text == "img"
+
+
+def last(text: str) -> ContainerCommand:
+    """The last container command of a script (assignments before it)."""
+    return list(container_commands(text))[-1]
+
+
+#: option values a script may keep in a variable it puts in front of the options, and what it decides there
+NEUTRAL_VALUES = st.sampled_from(["", "-it", "-d", "-i -t", "--rm", "--init", "--network host", "-u root"])
+GPU_VALUES = st.sampled_from(["--gpus all", "--gpus=all", '--gpus "device=0,1"', "--runtime=nvidia"])
+
+
+@given(
+    st.lists(NEUTRAL_VALUES, min_size=1, max_size=3),
+    st.sampled_from(["$FLAG", "${FLAG}"]),
+    st.lists(flag_words(), max_size=4),
+    IMAGE,
+    st.lists(ARGUMENT, max_size=3),
+)
+def test_an_option_variable_the_script_assigns_never_loses_the_command(
+    values: list[str], written: str, flags: list, image: str, arguments: list[str]
+) -> None:
+    """Whatever options-only values the script gives the variable (one per branch), the options after it, the
+    image and the arguments are read as if the variable were not there: it drops nothing."""
+    script = "".join(f'FLAG="{value}"\n' for value in values)
+    line = " ".join(["docker run -u root", written, *(w for w, _, _ in flags), image, *arguments])
+    command = last(script + line)
+    read = [(flag.name, flag.value_text if flag.value is not None else None) for flag in command.flags]
+    assert read == [("-u", "root"), *((name, value) for _, name, value in flags)]
+    assert command.image is not None and command.image.text == image
+    assert [word.text for word in command.arguments] == arguments
+    assert command.unknown == ()
+
+
+@given(GPU_VALUES, st.booleans(), IMAGE)
+def test_an_option_variable_that_gives_a_gpu(value: str, branches: bool, image: str) -> None:
+    """One value: its options are the command's (a GPU); a branch that gives another value leaves it unknown,
+    said as not expanded rather than guessed."""
+    script = f"G='{value}'\n" + ('if [ -z "$GPU" ]; then G=""; fi\n' if branches else "")
+    command = last(script + f"docker run $G {image} python train.py")
+    assert command.image is not None and command.image.text == image
+    assert [word.text for word in command.arguments] == ["python", "train.py"]
+    if branches:
+        assert [word.text for word in command.unknown] == ["$G"]
+        assert not command.has_flag("--gpus") and not command.has_flag("--runtime")
+    else:
+        assert command.unknown == () and (command.has_flag("--gpus") or command.has_flag("--runtime"))
+
+
+def test_an_unassigned_variable_before_an_option_is_an_unknown_option() -> None:
+    command = parse("docker run -u root $INTERACTIVE --rm --gpus all img python x.py")
+    assert [word.text for word in command.unknown] == ["$INTERACTIVE"]
+    assert command.has_flag("--gpus") and command.image is not None and command.image.text == "img"
+
+
+@pytest.mark.parametrize(
+    ("script", "image"),
+    [
+        ("docker run $IMAGE python x.py", "$IMAGE"),  # nothing says it is options: the image
+        ("IMAGE=nvcr.io/nvidia/pytorch:24.01-py3\ndocker run $IMAGE --gpus all", "$IMAGE"),  # the script says image
+        ('S="--shm-size=8g"\ndocker run $S img', "img"),  # a size it holds stays unknown: a fix never writes there
+    ],
+)
+def test_what_an_expansion_is_when_the_script_says(script: str, image: str) -> None:
+    command = last(script)
+    assert command.image is not None and command.image.text == image
+    assert not command.has_flag("--shm-size")

@@ -9,11 +9,12 @@ Words come from the project's shell tokenizer (``shmlint.parsers.shell``), so ev
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.shell import Word, commands
+from shmlint.parsers.shell import SimpleCommand, Word, commands
 
 #: the container engines whose run/create lines are read (typed sessions end at one: its CLI is the host's)
 ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
@@ -256,6 +257,28 @@ _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 _VARIABLE_NAME = LazyRegex(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 #: unquoted variables named like this stand for a list of options, not an image
 _OPTION_LIKE_NAME = LazyRegex(r"ARGS|OPTS|OPTIONS|FLAGS|PARAMS|MOUNTS|VOLUMES|ENVS?\b|ENV_|_ENV|EXTRA", re.IGNORECASE)
+#: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``
+_WHOLE_VARIABLE = LazyRegex(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
+#: ``run`` options that take no value, besides every option ``_RUN_VALUE_OPTIONS`` names: with those, a word after an
+#: unknown expansion that is one of them shows the expansion stands among the options
+_RUN_BOOLEAN_OPTIONS = frozenset(
+    ["--rm", "--detach", "--interactive", "--tty", "--privileged", "--init", "--read-only", "--publish-all"]
+)
+_RUN_BOOLEAN_LETTERS = frozenset("itdP")
+#: options that decide nothing shmlint reads: a variable whose every value holds only others is skipped
+_JUDGED_OPTIONS = frozenset(
+    ["--gpus", "--runtime", "--device", "--env", "--env-file", "--shm-size", "--ipc", "--tmpfs", "--mount"]
+    + ["--volume", "--memory", "--workdir", "--entrypoint"]
+)
+#: of those, the ones a variable's one value may give: a fix never writes into a size or mount it holds (the words
+#: are the variable's, not the option's), so a variable holding those stays unknown
+_EXPANDED_OPTIONS = frozenset(["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint"])
+#: values kept per variable and characters per value: a script assigns a name a few times
+MAX_VALUES = 16
+MAX_VALUE = 1024
+
+Assigned = Mapping[str, tuple[str, ...]]
+NOTHING_ASSIGNED: Assigned = MappingProxyType({})
 
 
 class Flag(NamedTuple):
@@ -318,14 +341,36 @@ class ContainerCommand(NamedTuple):
 
 def container_commands(text: str) -> Iterator[ContainerCommand]:
     """Every container run/create command in shell text (a masked file: offsets are the file's)."""
+    assigned: dict[str, tuple[str, ...]] = {}
     for command in commands(text):
-        parsed = parse_container_command(command.words, text)
+        note_assignment(command, text, assigned)
+        parsed = parse_container_command(command.words, text, assigned)
         if parsed is not None:
             yield parsed
 
 
-def parse_container_command(words: Sequence[Word], text: str) -> ContainerCommand | None:
-    """The container command these words run (past ``VAR=x``, ``sudo``, ``env``...), or None."""
+def note_assignment(command: SimpleCommand, text: str, assigned: dict[str, tuple[str, ...]]) -> None:
+    """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
+    every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
+    may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each)."""
+    words = command.words[1:] if command.words[0].text in ("export", "local", "declare", "readonly") else command.words
+    if not words or not all(_is_assignment(word, text) for word in words):
+        return
+    for word in words:
+        name, _, value = word.text.partition("=")
+        if name.endswith("+") or len(value) > MAX_VALUE or text[word.end : word.end + 1] == "(":
+            assigned.pop(name.rstrip("+"), None)  # appended to, too long or an array: not known
+            continue
+        known = assigned.get(name, ())
+        if value not in known:
+            assigned[name] = (*known, value)[-MAX_VALUES:]
+
+
+def parse_container_command(
+    words: Sequence[Word], text: str, assigned: Assigned = NOTHING_ASSIGNED
+) -> ContainerCommand | None:
+    """The container command these words run (past ``VAR=x``, ``sudo``, ``env``...), or None. ``assigned``: the
+    values the script gave its variables before this command, to tell an option variable from the image."""
     start = next((i for i, word in enumerate(words) if not _is_assignment(word, text)), len(words))
     index = _skip_wrappers(words, start, text)
     if index >= len(words):
@@ -339,7 +384,7 @@ def parse_container_command(words: Sequence[Word], text: str) -> ContainerComman
     if index >= len(words) or words[index].text not in _SUBCOMMANDS:
         return None
     run_word = words[index]
-    options, unknown, image_index = _read_options(words, index + 1, text)
+    options, unknown, image_index = _read_options(words, index + 1, text, assigned)
     image = words[image_index] if image_index < len(words) else None
     return ContainerCommand(
         first=words[start],
@@ -409,7 +454,9 @@ def _is_engine(word: Word, following: Sequence[Word]) -> bool:
     return word.text.rsplit("/", 1)[-1] in ENGINES
 
 
-def _read_options(words: Sequence[Word], index: int, text: str) -> tuple[list[Flag], list[Word], int]:
+def _read_options(
+    words: Sequence[Word], index: int, text: str, assigned: Assigned
+) -> tuple[list[Flag], list[Word], int]:
     """The options, the expansions that may hold more options, and the index of the image word."""
     options: list[Flag] = []
     unknown: list[Word] = []
@@ -418,13 +465,81 @@ def _read_options(words: Sequence[Word], index: int, text: str) -> tuple[list[Fl
         if word.text == "--":
             return options, unknown, index + 1
         if not word.text.startswith("-") or word.text == "-":
-            if word.splat and _stands_for_options(word):
+            if not word.splat:
+                return options, unknown, index
+            expanded = _option_variable(word, assigned)
+            if expanded is None and _assigned_name(word, assigned):
+                return options, unknown, index  # the script gives it a value that is not options: the image
+            if expanded is None:
+                follows_option = index + 1 < len(words) and _is_run_option(words[index + 1])
+                if not (_stands_for_options(word) or follows_option):
+                    return options, unknown, index
+                expanded = _NOT_EXPANDED  # it stands among the options; its value is not known here
+            if expanded.known:
+                options.extend(expanded.flags)
+            else:
                 unknown.append(word)
-                index += 1
-                continue
-            return options, unknown, index
+            index += 1
+            continue
         index = _read_option(words, index, options, text)
     return options, unknown, index
+
+
+class _Expanded(NamedTuple):
+    """An option variable read from the script: the options it holds (none that decide anything read here, or
+    those of its one value), or not ``known`` when its values differ in what they decide."""
+
+    flags: tuple[Flag, ...]
+    known: bool = True
+
+
+_NOT_EXPANDED = _Expanded((), known=False)
+
+
+def _option_variable(word: Word, assigned: Assigned) -> _Expanded | None:
+    """What an unquoted ``$NAME`` before the image stands for, from the values the script gave it; None when the
+    script says nothing of it or a value is not options (then it may be the image). ``-it`` or ``""``: nothing
+    read here (the word is skipped); ``--gpus all`` its one value: that option; ``--gpus device=$i`` or ``""``
+    (two values that decide differently): not expanded, said as unknown."""
+    values = assigned.get(_assigned_name(word, assigned))
+    if not values:
+        return None
+    read: list[list[Flag]] = []
+    for value in values:
+        parts = [
+            Word(part.text, word.start, word.end, part.dynamic, part.splat)
+            for command in commands(value)
+            for part in command.words
+        ]
+        flags: list[Flag] = []
+        position = 0
+        while position < len(parts):
+            if not parts[position].text.startswith("-") or parts[position].text in ("-", "--"):
+                return None  # a word no option takes: perhaps the image
+            position = _read_option(parts, position, flags, "")
+        read.append(flags)
+    judged = {flag.long_name for flags in read for flag in flags} & _JUDGED_OPTIONS
+    if not judged:
+        return _Expanded(())
+    return _Expanded(tuple(read[0])) if len(read) == 1 and judged <= _EXPANDED_OPTIONS else _NOT_EXPANDED
+
+
+def _assigned_name(word: Word, assigned: Assigned) -> str:
+    """The name of a one-variable word the script assigned, or ""."""
+    whole = _WHOLE_VARIABLE.match(word.text)
+    name = (whole.group(1) or whole.group(2)) if whole else ""
+    return name if name in assigned else ""
+
+
+def _is_run_option(word: Word) -> bool:
+    """A word that can only be a ``run`` option: one docker knows (``--gpus``, ``--rm``, ``-it``, ``-v``)."""
+    name = word.text.partition("=")[0]
+    if word.dynamic or not name.startswith("-") or name in ("-", "--"):
+        return False
+    if name.startswith("--"):
+        return name in _RUN_VALUE_OPTIONS or name in _RUN_BOOLEAN_OPTIONS
+    letters = name[1:]
+    return name in _RUN_VALUE_OPTIONS or bool(letters) and set(letters) <= _RUN_BOOLEAN_LETTERS
 
 
 def _read_option(words: Sequence[Word], index: int, options: list[Flag], text: str) -> int:

@@ -29,7 +29,7 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.container_command import ENGINES, ContainerCommand, parse_container_command
+from shmlint.parsers.container_command import ENGINES, ContainerCommand, note_assignment, parse_container_command
 from shmlint.parsers.embedded.shell_blocks import CodeLine, ShellBlocks
 from shmlint.parsers.shell import SimpleCommand, commands
 
@@ -67,8 +67,10 @@ def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[Contain
     shell = list(commands(text))
     lines = [(line, index) for index, block in enumerate(blocks) for line in block.lines]
     starts = [line.start for line, _ in lines]
+    assigned: dict[str, tuple[str, ...]] = {}
     for position, command in enumerate(shell):
-        parsed = parse_container_command(command.words, text)
+        note_assignment(command, text, assigned)
+        parsed = parse_container_command(command.words, text, assigned)
         if parsed is None:
             continue
         typed = None
