@@ -158,7 +158,7 @@ def _typed_at(typed: Typed | None, source: SourceText) -> str:
     first, _ = source.position(typed.start)
     last, _ = source.position(typed.end)
     lines = f"{first}-{last}" if last > first else str(first)
-    return f"typed in the container, {os.path.basename(source.path) or source.path}:{lines}"
+    return f"{typed.how}, {os.path.basename(source.path) or source.path}:{lines}"
 
 
 #: the options that carry a GPU, by their long name

@@ -21,6 +21,7 @@ from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
     from shmlint.model import FixTarget
+    from shmlint.parsers.typed import Typed
 
 
 def options_workload(
@@ -34,11 +35,13 @@ def options_workload(
     extra: Iterable[Flag] = (),
     gpu: Iterable[Evidence] = (),
     target: FixTarget = None,
+    typed: Typed | None = None,
 ) -> Workload:
     """The workload a list of docker options describes. ``image`` is a Word with its offsets (dynamic when an
     expression decides it); ``extra`` adds options written elsewhere in the format (a dev container's
     ``containerEnv`` as ``--env``), ``gpu`` evidence the format gives itself (``hostRequirements.gpu``). A
-    ``target`` says where a fix writes; a command target gets the size slots of the options."""
+    ``target`` says where a fix writes; a command target gets the size slots of the options. ``typed``: the
+    commands run in the container after it starts (a CI job's steps), which are what it runs."""
     flags, unknown = parse_options(words, source.text)
     anchor = Word("docker", span.start, span.start)
     command = ContainerCommand(
@@ -51,7 +54,7 @@ def options_workload(
         image=image,
         arguments=(),
     )
-    judged = command_workload(command, source, signals, occurrence=0)
+    judged = command_workload(command, source, signals, occurrence=0, typed=typed)
     if isinstance(target, CommandTarget) and isinstance(judged.target, CommandTarget):
         target = target._replace(size_slots=judged.target.size_slots)
     image_text = image.text if image else None

@@ -46,11 +46,17 @@ _INTERACTIVE = frozenset({"-i", "--interactive"})
 _DETACH = frozenset({"-d", "--detach"})
 
 
+_TYPED = "typed in the container"
+_STEPS = "run in the job's container by its steps"
+
+
 class Typed(NamedTuple):
-    """The commands typed into one container's shell: their words, and their text as a script (one a line)."""
+    """The commands typed into one container's shell: their words, and their text as a script (one a line);
+    ``how`` they came to run there, for messages."""
 
     commands: tuple[SimpleCommand, ...]
     script: str
+    how: str = _TYPED  # or ``_STEPS``
 
     @property
     def start(self) -> int:
@@ -129,15 +135,35 @@ def _typed(
     if not rest:
         return None
     limit = _session_end(rest, first[0].prompt)
+    return _session(following, rest[0].start, limit, text, stop_at_host=True)
+
+
+def steps_session(shell: Iterable[SimpleCommand], ranges: Sequence[tuple[int, int]], text: str) -> Typed | None:
+    """The commands a CI job's steps run in its container: those of the shell ``ranges`` (each step's script, in
+    order), bounded as a typed session. A container engine command there starts a container of its own (read as
+    its own workload), so it is left out rather than ending the session."""
+    commands_in = (c for c in shell if any(start <= c.words[0].start < end for start, end in ranges))
+    return _session(commands_in, 0, len(text), text, stop_at_host=False, how=_STEPS)
+
+
+def _session(
+    following: Iterable[SimpleCommand], end: int, limit: int, text: str, *, stop_at_host: bool, how: str = _TYPED
+) -> Typed | None:
+    """The commands from ``end`` up to ``limit``, ``MAX_TYPED_COMMANDS`` or ``MAX_TYPED_CHARS``; a host program
+    (``exit``, a container engine) ends them or, unless ``stop_at_host``, is left out."""
     typed: list[SimpleCommand] = []
-    chars, end = 0, rest[0].start
+    chars = 0
     for command in following:
         start = command.words[0].start
         if start < end:
             continue  # on the ``docker run`` lines, or inside the last command (a substitution)
-        program = _program(command)
-        if start >= limit or program in _HOST_PROGRAMS or len(typed) >= MAX_TYPED_COMMANDS:
+        if start >= limit or len(typed) >= MAX_TYPED_COMMANDS:
             break
+        if _program(command) in _HOST_PROGRAMS:
+            if stop_at_host:
+                break
+            end = command.words[-1].end
+            continue
         chars += command.words[-1].end - start
         if chars > MAX_TYPED_CHARS:
             break
@@ -146,7 +172,7 @@ def _typed(
     if not typed:
         return None
     script = "\n".join(text[c.words[0].start : c.words[-1].end] for c in typed)
-    return Typed(tuple(typed), script)
+    return Typed(tuple(typed), script, how)
 
 
 def _line_at(offset: int, lines: Sequence[tuple[CodeLine, int]], starts: Sequence[int]) -> tuple[CodeLine, int] | None:

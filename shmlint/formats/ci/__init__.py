@@ -35,8 +35,8 @@ def _read_yaml(source: SourceText, documents: list[Node], path: Path, run: Extra
     from shmlint.formats.ci.github_actions import github_job_containers
     from shmlint.parsers.embedded.ci_yaml import mask_ci_yaml
 
-    scripts = commands(source, mask_ci_yaml(source, documents) or "", run.signals)
-    return scripts + github_job_containers(source, documents, run.signals), []
+    masked = mask_ci_yaml(source, documents) or ""
+    return commands(source, masked, run.signals) + github_job_containers(source, documents, run.signals, masked), []
 
 
 def _read_jenkinsfile(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:

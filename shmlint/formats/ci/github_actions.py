@@ -1,7 +1,9 @@
 """GitHub Actions job containers: ``jobs.<id>.container`` and ``jobs.<id>.services.<name>``.
 
 The runner creates each with ``docker create`` and the ``options`` string, so ``--gpus``, ``--shm-size`` and
-``--ipc`` there mean what they mean on a ``docker run`` line. ``${{ }}`` expressions are opaque words: a value
+``--ipc`` there mean what they mean on a ``docker run`` line. A job container runs the job's ``run:`` steps
+(``docker exec``), so their commands are its command, as commands typed into it (``shmlint.parsers.typed``);
+a service container runs its image's own. ``${{ }}`` expressions are opaque words: a value
 known only when the workflow runs, or (standing alone) perhaps more options. ``env`` and ``volumes`` are read as
 ``--env`` and ``--volume``. A fix appends ``--shm-size`` to ``options``; without ``options`` nothing is written.
 """
@@ -14,8 +16,10 @@ from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import WordIndex, env_flag, options_workload
 from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
+from shmlint.parsers.embedded.ci_yaml import step_runs
 from shmlint.parsers.embedded.yaml_scalars import mask_scalars
-from shmlint.parsers.shell import Word, commands
+from shmlint.parsers.shell import SimpleCommand, Word, commands
+from shmlint.parsers.typed import Typed, steps_session
 from shmlint.parsers.yamlnodes import Mappings, Node, ScalarNode, SequenceNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -23,26 +27,48 @@ from shmlint.source import SourceText
 _EXPRESSION = "${{"
 
 
-def github_job_containers(source: SourceText, documents: list[Node], signals: Signals) -> list[Workload]:
-    """One workload per job container and service container of a workflow."""
+def github_job_containers(source: SourceText, documents: list[Node], signals: Signals, steps: str) -> list[Workload]:
+    """One workload per job container and service container of a workflow; ``steps``: the file's step shell
+    masked (``mask_ci_yaml``), from which a job container's commands are read."""
     mappings = Mappings()
     found = list(_containers(documents, mappings))
-    options = [node for _, _, _, spec in found if isinstance(node := mappings.get(spec, "options"), ScalarNode)]
+    options = [node for _, _, _, _, spec in found if isinstance(node := mappings.get(spec, "options"), ScalarNode)]
     masked = mask_scalars(source, options)
     words = WordIndex(word for command in commands(masked) for word in command.words) if options else WordIndex(())
-    return [_workload(source, signals, mappings, masked, words, *entry) for entry in found]
+    shell = list(commands(steps)) if steps and any(not service for _, _, service, _, _ in found) else []
+    return [
+        _workload(
+            source,
+            signals,
+            mappings,
+            masked,
+            words,
+            job_name,
+            service,
+            key,
+            spec,
+            None if service else _steps(job, shell, steps, mappings),
+        )
+        for job_name, job, service, key, spec in found
+    ]
 
 
-def _containers(documents: list[Node], mappings: Mappings) -> Iterator[tuple[str, str, ScalarNode, Node]]:
-    """(job, service name or "", the key, the container node: an image string or a mapping)."""
+def _containers(documents: list[Node], mappings: Mappings) -> Iterator[tuple[str, Node, str, ScalarNode, Node]]:
+    """(job, its node, service name or "", the key, the container node: an image string or a mapping)."""
     for document in documents:
         jobs = mappings.get(document, "jobs")
         for job_name, (_, job) in mappings.items(jobs).items():
             pair = mappings.items(job).get("container")
             if pair is not None:
-                yield job_name, "", *pair
+                yield job_name, job, "", *pair
             for service, (key, spec) in mappings.items(mappings.get(job, "services")).items():
-                yield job_name, service, key, spec
+                yield job_name, job, service, key, spec
+
+
+def _steps(job: Node, shell: list[SimpleCommand], text: str, mappings: Mappings) -> Typed | None:
+    """The commands the job's ``run:`` steps run in its container."""
+    runs = step_runs(mappings.get(job, "steps"), mappings)
+    return steps_session(shell, [(run.start_mark.index, run.end_mark.index) for run in runs], text) if runs else None
 
 
 def _workload(
@@ -55,6 +81,7 @@ def _workload(
     service: str,
     key: ScalarNode,
     spec: Node,
+    typed: Typed | None = None,
 ) -> Workload:
     options = mappings.get(spec, "options")
     own: list[Word] = []
@@ -76,6 +103,7 @@ def _workload(
         image=_word(image_node),
         extra=(*_env(mappings, spec), *_volumes(mappings, spec)),
         target=target,
+        typed=typed,
     )
 
 

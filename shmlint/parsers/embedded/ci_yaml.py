@@ -56,14 +56,18 @@ def _github_runs(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarN
     composite = mappings.path(document, "runs", "steps")
     if isinstance(composite, SequenceNode):
         step_lists.append(composite)
+    return bool(step_lists), [run for steps in step_lists for run in step_runs(steps, mappings)]
+
+
+def step_runs(steps: Node | None, mappings: Mappings) -> list[ScalarNode]:
+    """The ``run`` scripts of a list of GitHub Actions steps that a POSIX shell runs (not ``pwsh``/``python``)."""
     runs = []
-    for steps in step_lists:
-        for step in steps.value if isinstance(steps, SequenceNode) else ():
-            shell = (scalar(mappings.get(step, "shell")) or "bash").split()
-            run = mappings.get(step, "run")
-            if isinstance(run, ScalarNode) and shell and shell[0].rsplit("/", 1)[-1] in _SHELLS:
-                runs.append(run)
-    return bool(step_lists), runs
+    for step in steps.value if isinstance(steps, SequenceNode) else ():
+        shell = (scalar(mappings.get(step, "shell")) or "bash").split()
+        run = mappings.get(step, "run")
+        if isinstance(run, ScalarNode) and shell and shell[0].rsplit("/", 1)[-1] in _SHELLS:
+            runs.append(run)
+    return runs
 
 
 def _gitlab_scripts(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarNode]]:
