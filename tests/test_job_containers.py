@@ -248,3 +248,54 @@ def test_toml_tables_read_any_text(text: str) -> None:
     for table in tables(text):
         for key in table.keys:
             assert 0 <= key.key_start <= key.value_start <= key.value_end <= key.line_end <= len(text)
+
+
+def _job(container: str, steps: str, runs_on: str = "[self-hosted, gpu]") -> str:
+    return f"on: push\njobs:\n  t:\n    runs-on: {runs_on}\n    container:\n{container}    steps:\n{steps}"
+
+
+def test_a_job_containers_run_steps_are_its_command(engine: Engine) -> None:
+    """The steps run in the job's container (``docker exec``): a launcher there decides its need, and the message
+    says where the command was read; a ``docker run`` in a step starts a container of its own, not this one's."""
+    workflow = _job(
+        "      image: pytorch/pytorch\n      options: --gpus all\n",
+        "      - uses: actions/checkout@v4\n      - run: pip install -e .\n"
+        "      - run: |\n          docker run --rm alpine true\n"
+        "          torchrun --nproc_per_node 4 train.py\n",
+    )
+    result = _check(engine, "ci.yml", workflow, FileKind.YAML)
+    (job,) = [w for w in result.workloads if w.format is WorkloadFormat.CI_JOB]
+    assert "torchrun --nproc_per_node 4 train.py" in job.command and "alpine" not in job.command
+    assert job.command_from == "run in the job's container by its steps, ci.yml:10-13"
+    assert [(f.code, f.severity.label, f.span.line) for f in result.findings if f.code == "SHM001"] == [
+        ("SHM001", "error", 5)
+    ]
+
+
+def test_a_job_container_whose_steps_only_query_the_gpu_is_not_judged_as_training(engine: Engine) -> None:
+    """Steps that are all utility commands (``nvidia-smi``) make it a utility container, as on a command line."""
+    workflow = _job(
+        "      image: pytorch/pytorch\n      options: --gpus all\n",
+        "      - run: nvidia-smi\n      - run: |\n          nvidia-smi -L\n",
+    )
+    result = _check(engine, "ci.yml", workflow, FileKind.YAML)
+    (job,) = [w for w in result.workloads if w.format is WorkloadFormat.CI_JOB]
+    assert not job.gpu and not result.findings
+
+
+@pytest.mark.parametrize(
+    ("runs_on", "said"),
+    [("linux-amd64-gpu-h100-latest-2", True), ("[self-hosted, gpu]", True), ("ubuntu-latest", False)],
+)
+def test_a_job_container_on_a_gpu_runner_without_a_gpu_option_is_a_notice(
+    engine: Engine, runs_on: str, said: bool
+) -> None:
+    """Whether docker gives a container the runner's GPUs without ``--gpus`` is the runner's configuration: said,
+    not guessed either way; a container that asks for a GPU itself is checked, not noted."""
+    steps = "      - run: torchrun --nproc_per_node 2 train.py\n"
+    bare = _check(
+        engine, "ci.yml", _job("      image: nvcr.io/nvidia/pytorch:25.06-py3\n", steps, runs_on), FileKind.YAML
+    )
+    assert [n.message.split(":")[0] for n in bare.notices] == (["line 5"] if said else [])
+    asked = _job("      image: nvcr.io/nvidia/pytorch:25.06-py3\n      options: --gpus all\n", steps, runs_on)
+    assert not _check(engine, "ci.yml", asked, FileKind.YAML).notices

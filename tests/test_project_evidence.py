@@ -106,6 +106,9 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         (["./scripts/export.py", "-o", "x"], Target("python", "./scripts/export.py", ("-o", "x"))),
         (["python", "-c", "import x"], None),
         (["sleep", "infinity"], None),
+        (["pytest", "-v", "-k", "dist", "tests/test_d.py::test_a"], Target("python", "tests/test_d.py", ())),
+        (["python", "-m", "pytest", "-x", "tests/t.py"], Target("python", "tests/t.py", ())),
+        (["pytest", "tests/"], None),  # a folder: which files run is pytest's collection, not read
     ],
 )
 def test_launcher_targets(argv: list[str], expected: Target | None) -> None:

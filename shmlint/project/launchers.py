@@ -22,6 +22,8 @@ _LAUNCHER_MODULES = frozenset(
     {"torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch", "deepspeed.launcher.runner"}
 )
 _LAUNCHER_PROGRAMS = frozenset({"torchrun", "deepspeed"})
+#: test runners whose test file is read as the program (``pytest tests/test_x.py``, ``python -m pytest ...``)
+_PYTEST = frozenset({"pytest", "py.test"})
 #: what ends a script's own arguments on a shell command line
 _SEPARATORS = frozenset({"&&", "||", ";", "|"})
 
@@ -55,6 +57,8 @@ def target(argv: Sequence[str]) -> Target | None:
         return _launched(words[1:], name)
     if name == "accelerate" and words[1:2] == ["launch"]:
         return _launched(words[2:], "accelerate launch")
+    if name in _PYTEST:
+        return _test_file(words[1:])
     if words[0].endswith(".py"):
         return Target("python", words[0], tuple(words[1:]))
     if words[0].endswith(".sh") or words[0].startswith("./"):
@@ -94,12 +98,27 @@ def _python(words: list[str]) -> Target | None:
             module, rest = words[index + 1], tuple(words[index + 2 :])
             if module in _LAUNCHER_MODULES:
                 return _launched(list(rest), f"python -m {module}")
+            if module in _PYTEST:
+                return _test_file(list(rest))
             return Target("module", module, rest)
         if word == "-c":
             return None  # Python code on the command line: not a file to read
         if not word.startswith("-"):
             return Target("python", word, tuple(words[index + 1 :]))
         index += 2 if word in _PYTHON_VALUE_OPTIONS else 1
+    return None
+
+
+def _test_file(words: list[str]) -> Target | None:
+    """pytest's first test file (``tests/test_x.py``, ``tests/test_x.py::test_y``): the test code it runs is read
+    as a program's (the launcher commands its tests start, the loaders they make). A folder or a ``-k`` selection
+    names no file, and is not read."""
+    for word in words:
+        if word in _SEPARATORS:
+            return None
+        path = word.split("::", 1)[0]
+        if path.endswith(".py") and not word.startswith("-"):
+            return Target("python", path, ())
     return None
 
 

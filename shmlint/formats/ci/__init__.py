@@ -36,7 +36,8 @@ def _read_yaml(source: SourceText, documents: list[Node], path: Path, run: Extra
     from shmlint.parsers.embedded.ci_yaml import mask_ci_yaml
 
     masked = mask_ci_yaml(source, documents) or ""
-    return commands(source, masked, run.signals) + github_job_containers(source, documents, run.signals, masked), []
+    containers, notices = github_job_containers(source, documents, run.signals, masked)
+    return commands(source, masked, run.signals) + containers, notices
 
 
 def _read_jenkinsfile(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:

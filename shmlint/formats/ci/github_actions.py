@@ -14,29 +14,39 @@ from collections.abc import Iterator
 
 from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import WordIndex, env_flag, options_workload
-from shmlint.model import Workload, WorkloadFormat, WorkloadId
+from shmlint.lazy_regex import LazyRegex
+from shmlint.model import Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
 from shmlint.parsers.embedded.ci_yaml import step_runs
 from shmlint.parsers.embedded.yaml_scalars import mask_scalars
 from shmlint.parsers.shell import SimpleCommand, Word, commands
 from shmlint.parsers.typed import Typed, steps_session
-from shmlint.parsers.yamlnodes import Mappings, Node, ScalarNode, SequenceNode, scalar
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText
+from shmlint.visible import clipped
 
 _EXPRESSION = "${{"
+#: what separates the words of a runner label
+_LABEL_WORDS = LazyRegex(r"[^a-z0-9]+")
+#: what in a container's spec asks docker for a GPU (read exactly by the options reader; here only to say nothing
+#: of a container that asks)
+_GPU_WORDS = LazyRegex(r"--gpus|--runtime|--device|NVIDIA_VISIBLE_DEVICES")
 
 
-def github_job_containers(source: SourceText, documents: list[Node], signals: Signals, steps: str) -> list[Workload]:
+def github_job_containers(
+    source: SourceText, documents: list[Node], signals: Signals, steps: str
+) -> tuple[list[Workload], list[Notice]]:
     """One workload per job container and service container of a workflow; ``steps``: the file's step shell
-    masked (``mask_ci_yaml``), from which a job container's commands are read."""
+    masked (``mask_ci_yaml``), from which a job container's commands are read. A job container with no GPU of its
+    own on a runner labelled as a GPU runner is a notice: whether it gets the runner's GPUs is not in the file."""
     mappings = Mappings()
     found = list(_containers(documents, mappings))
     options = [node for _, _, _, _, spec in found if isinstance(node := mappings.get(spec, "options"), ScalarNode)]
     masked = mask_scalars(source, options)
     words = WordIndex(word for command in commands(masked) for word in command.words) if options else WordIndex(())
     shell = list(commands(steps)) if steps and any(not service for _, _, service, _, _ in found) else []
-    return [
+    workloads = [
         _workload(
             source,
             signals,
@@ -51,6 +61,41 @@ def github_job_containers(source: SourceText, documents: list[Node], signals: Si
         )
         for job_name, job, service, key, spec in found
     ]
+    notices = [
+        _runner_notice(source, job_name, key, label)
+        for job_name, job, service, key, spec in found
+        if not service
+        and not _GPU_WORDS.search(source.text, spec.start_mark.index, spec.end_mark.index)
+        and (label := _gpu_runner(job, mappings))
+    ]
+    return workloads, notices
+
+
+def _gpu_runner(job: Node, mappings: Mappings) -> str:
+    """The first ``runs-on`` label (or runner group) that names a GPU (``gpu`` as a word of it:
+    ``linux-amd64-gpu-h100-latest-2``, ``[self-hosted, gpu]``), or ""."""
+    runs_on = mappings.get(job, "runs-on")
+    nodes = runs_on.value if isinstance(runs_on, SequenceNode) else [runs_on]
+    if isinstance(runs_on, MappingNode):
+        nodes = [value for _, value in runs_on.value]
+    for node in nodes:
+        items = node.value if isinstance(node, SequenceNode) else [node]
+        for item in items:
+            label = scalar(item) or ""
+            if "gpu" in _LABEL_WORDS.split(label.lower()):
+                return label
+    return ""
+
+
+def _runner_notice(source: SourceText, job: str, key: ScalarNode, label: str) -> Notice:
+    line, _ = source.position(key.start_mark.index)
+    return Notice(
+        source.path,
+        f"line {line}: job {job}'s container runs on a GPU runner ({clipped(label, 48)}) but asks for no GPU "
+        "(no --gpus, --runtime=nvidia or NVIDIA_VISIBLE_DEVICES): whether docker gives it the runner's GPUs is "
+        "the runner's configuration (its default runtime), not this file's, so it is not checked as an "
+        "accelerator container; add --gpus to its options to have it checked",
+    )
 
 
 def _containers(documents: list[Node], mappings: Mappings) -> Iterator[tuple[str, Node, str, ScalarNode, Node]]:
