@@ -246,7 +246,10 @@ FAMILIES = [
     ("us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.5.0_3.10_tpuvm", "", "unknown"),
     ("acme/ajax-app:1", "", ""),
     # Megatron/NeMo/DeepSpeed, axolotl
-    ("nvcr.io/nvidia/nemo:25.02", "", "needs"),
+    ("nvcr.io/nvidia/nemo:25.02", "", "unknown"),  # a toolbox, like NGC PyTorch: what runs in it decides
+    ("nvcr.io/nvidia/nemo:25.02", "torchrun --nproc_per_node 8 pretrain.py", "needs"),
+    ("deepspeed/deepspeed:v072_torch112_cu117", "", "needs"),
+    ("deepspeed/gh-builder:ubuntu1804-py38-torch1131-cu116", "", ""),  # DeepSpeed's CI build image
     ("nvcr.io/nvidia/nemo-retriever:1", "", ""),
     ("axolotlai/axolotl:main-latest", "", "needs"),
     ("", "accelerate launch -m axolotl.cli.train config.yml", "needs"),
