@@ -249,7 +249,10 @@ FAMILIES = [
     ("nvcr.io/nvidia/nemo:25.02", "", "unknown"),  # a toolbox, like NGC PyTorch: what runs in it decides
     ("nvcr.io/nvidia/nemo:25.02", "torchrun --nproc_per_node 8 pretrain.py", "needs"),
     ("deepspeed/deepspeed:v072_torch112_cu117", "", "needs"),
-    ("deepspeed/gh-builder:ubuntu1804-py38-torch1131-cu116", "", ""),  # DeepSpeed's CI build image
+    ("tweldoncw/microsoft-bloom-deepspeed-inference-fp16:7", "", "needs"),
+    ("ghcr.io/kubeflow/trainer/deepspeed-runtime", "", "needs"),
+    # the name is the image's own (its last path part), not its registry namespace: DeepSpeed's CI build image
+    ("deepspeed/gh-builder:ubuntu1804-py38-torch1131-cu116", "", ""),
     ("nvcr.io/nvidia/nemo-retriever:1", "", ""),
     ("axolotlai/axolotl:main-latest", "", "needs"),
     ("", "accelerate launch -m axolotl.cli.train config.yml", "needs"),
