@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.model import CodeFact, Launch, ProjectFacts
-from shmlint.project.index import Reader
-from shmlint.project.launchers import Target, known, target
+from shmlint.project.index import MAX_PARTS, Reader
+from shmlint.project.launchers import Target, known, program, target
 
 if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
@@ -37,6 +37,8 @@ MAX_QUOTED_BUILDS = 3
 MAX_COMPARED_BUILDS = 4
 #: bind mounts of one container looked at
 MAX_MOUNTS = 16
+#: model repositories of one Triton command read
+MAX_REPOSITORIES = 4
 #: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
 MAX_DEFAULT_CONFIGS = 4
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
@@ -56,7 +58,48 @@ class _Walk:
         self.doubt = False  # something read could use workers that were not seen (unknown values, busy imports)
         self.followed: list[str] = []
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
+        self.mounts: list[tuple[str, str]] = []  # bind mounts: (container path, repository folder)
         self.program({})
+
+    def served(self, argv: Sequence[str]) -> None:
+        """A ``tritonserver`` command's model repositories in the checked tree: its Python-backend models whose
+        batches cannot fit the default /dev/shm are facts (``shmlint.project.triton``)."""
+        if not argv or not argv[0].endswith("tritonserver"):
+            return
+        from shmlint.project import triton  # loaded for a Triton server's command only
+
+        for named in triton.repositories(argv)[:MAX_REPOSITORIES]:
+            folder = self.container_folder(named)
+            if folder is None:
+                self.doubt = True
+                continue
+            for model in self.reader.folders(folder)[: triton.MAX_MODELS]:
+                path = self.reader.inside(os.path.join(folder, model, "config.pbtxt"))
+                text = self.read(path) if path is not None else None
+                found = triton.python_model(text) if text is not None else None
+                if path is not None and found is not None and triton.needs(found):
+                    self.needs.append(CodeFact(f"{self.reader.display(path)}:{found.line}", found.describe()))
+
+    def container_folder(self, path: str) -> str | None:
+        """The repository folder a container path stands for: through a bind mount, else (an image that copies the
+        repository) its tails below the walk's bases, as ``Reader.locate`` finds files."""
+        if not known(path):
+            return None
+        if path.startswith("/"):
+            for point, host in sorted(self.mounts, key=lambda bind: -len(bind[0])):  # the most specific first
+                if path == point or path.startswith(point.rstrip("/") + "/"):
+                    below = path[len(point) :].strip("/")
+                    return self.reader.folder(os.path.join(host, below)) if below else host
+        parts = [p for p in path.split("/") if p not in ("", ".")]
+        if not parts or len(parts) > MAX_PARTS or ".." in parts:
+            return None
+        tails = [parts[i:] for i in range(len(parts))] if path.startswith("/") else [parts]
+        for tail in tails:
+            for base in self.bases:
+                found = self.reader.folder(os.path.join(base, *tail))
+                if found is not None:
+                    return found
+        return None
 
     def read(self, path: str) -> str | None:
         text = self.reader.text(path)
@@ -65,9 +108,10 @@ class _Walk:
         return text
 
     def command(self, argv: Sequence[str], env: Mapping[str, tuple[str, ...]], depth: int) -> None:
-        """Follow one command line: a script, a Python program, a ``-c`` string."""
+        """Follow one command line: a script, a Python program, a ``-c`` string, a Triton server's models."""
         found = target(argv)
         if found is None:
+            self.served(program(argv))
             return
         if found.kind == "inline":
             from shmlint.project.shellvars import script_commands  # the shell tokenizer loads for shell text only
@@ -261,7 +305,8 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     walk = _Walk(reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices)
     if workdir.startswith("/"):
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
-    walk.bases[:0] = _mounted(launch, workdir, reader)
+    walk.mounts = _binds(launch, reader)
+    walk.bases[:0] = _mounted(walk.mounts, workdir, reader)
     argv = (*entrypoint, *arguments)
     if argv:
         walk.command(argv, {name: (value,) for name, value in launch.env}, 0)
@@ -279,22 +324,26 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     )
 
 
-def _mounted(launch: Launch, workdir: str, reader: Reader) -> list[str]:
+def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:
+    """The repository's bind-mounted folders: (container path, real folder), in the order they are written."""
+    found = []
+    for mounted, source in launch.mounts[:MAX_MOUNTS]:
+        host = reader.folder(os.path.join(launch.base_dir, source))
+        if host is not None:
+            found.append((mounted.rstrip("/") or "/", host))
+    return found
+
+
+def _mounted(binds: list[tuple[str, str]], workdir: str, reader: Reader) -> list[str]:
     """The repository's folders bind-mounted into the container (``./src:/workspace``), which is what the container
     finds at those paths: the folder its working directory falls in first, then the others."""
     first: list[str] = []
-    rest: list[str] = []
-    for mounted, source in launch.mounts[:MAX_MOUNTS]:
-        host = reader.folder(os.path.join(launch.base_dir, source))
-        point = mounted.rstrip("/") or "/"
-        if host is None:
-            continue
-        if workdir == point or workdir.startswith(point + "/"):
+    for point, host in binds:
+        if workdir == point or workdir.startswith(point.rstrip("/") + "/"):
             below = workdir[len(point) :].strip("/")
             mapped = reader.folder(os.path.join(host, below)) if below else host
             first += [mapped] if mapped is not None else []
-        rest.append(host)
-    return list(dict.fromkeys(first + rest))
+    return list(dict.fromkeys(first + [host for _, host in binds]))
 
 
 def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:
