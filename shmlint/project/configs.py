@@ -45,3 +45,43 @@ def named_configs(arguments: Iterable[str]) -> list[str]:
         if value.lower().endswith(CONFIG_SUFFIXES) and "\x00" not in value:
             found.append(value)
     return found
+
+
+#: Accelerate's distributed types whose launch starts ``num_processes // num_machines`` local GPU processes with
+#: NCCL between them (``accelerate_configs`` in shmlint/data/shm_need.yaml)
+ACCELERATE_GPU_TYPES = frozenset({"MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"})
+_ACCELERATE_KEY = re.compile(
+    r"""^(?P<indent>[ \t{]{0,16})["']?(?P<key>num_processes|num_machines|distributed_type|compute_environment)["']?[ \t]*:[ \t]*"""
+    r"""["']?(?P<value>[A-Za-z0-9_-]{1,32})["']?[ \t]*,?[ \t]*(?:#.*)?$""",
+    re.MULTILINE,
+)
+
+
+class AccelerateConfig(NamedTuple):
+    """What an Accelerate config file (``accelerate config``'s YAML or JSON) says of the local processes."""
+
+    processes: int  # num_processes // num_machines
+    distributed_type: str
+    line: int  # of ``num_processes``
+
+    @property
+    def local_gpu_processes(self) -> int:
+        """The GPU processes ``accelerate launch`` starts on this machine: none unless its type launches them."""
+        return self.processes if self.distributed_type in ACCELERATE_GPU_TYPES else 0
+
+
+def accelerate_config(text: str) -> AccelerateConfig | None:
+    """The top-level keys that decide the launch (a nested key of the same name is another setting); None without
+    ``num_processes``, or when the config is for another compute environment (SageMaker: not launched here)."""
+    found: dict[str, tuple[str, int]] = {}
+    json = text.lstrip().startswith("{")  # JSON keys are indented; a YAML key that is, is nested
+    for match in _ACCELERATE_KEY.finditer(text):
+        if match.group("indent") and not json:
+            continue
+        found.setdefault(match.group("key"), (match.group("value"), text.count("\n", 0, match.start()) + 1))
+    processes, machines = found.get("num_processes"), found.get("num_machines", ("1", 0))
+    environment = found.get("compute_environment", ("LOCAL_MACHINE", 0))[0]
+    if processes is None or not processes[0].isdigit() or not machines[0].isdigit() or environment != "LOCAL_MACHINE":
+        return None
+    local = int(processes[0]) // max(int(machines[0]), 1)
+    return AccelerateConfig(local, found.get("distributed_type", ("NO", 0))[0], processes[1])

@@ -37,6 +37,9 @@ MAX_QUOTED_BUILDS = 3
 MAX_COMPARED_BUILDS = 4
 #: bind mounts of one container looked at
 MAX_MOUNTS = 16
+#: ``accelerate launch`` options that set the local process count on the command line (then the data's command
+#: patterns decide, not the config file), or keep it on the CPU
+_ACCELERATE_OWN_COUNT = frozenset({"--num_processes", "--num-processes", "--cpu"})
 #: model repositories of one Triton command read
 MAX_REPOSITORIES = 4
 #: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
@@ -60,6 +63,30 @@ class _Walk:
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
         self.mounts: list[tuple[str, str]] = []  # bind mounts: (container path, repository folder)
         self.program({})
+
+    def accelerate(self, argv: Sequence[str], found: Target) -> None:
+        """``accelerate launch --config_file X``: the local GPU processes its config starts, when the command line
+        sets no count of its own (its ``--num_processes`` is the data's to read) and does not ask for the CPU."""
+        from shmlint.project import configs
+
+        options = list(argv[: argv.index(found.name)] if found.name in argv else argv)
+        if any(word.partition("=")[0] in _ACCELERATE_OWN_COUNT for word in options):
+            return
+        named = [
+            value
+            for index, word in enumerate(options)
+            if word.partition("=")[0] in ("--config_file", "--config-file")
+            and (value := word.partition("=")[2] or (options[index + 1] if index + 1 < len(options) else ""))
+        ]
+        path = self.reader.locate(self.bases, named[-1]) if named and known(named[-1]) else None
+        text = self.read(path) if path is not None else None
+        config = configs.accelerate_config(text) if text is not None else None
+        if path is None or config is None:
+            return
+        if config.local_gpu_processes >= 2:
+            where = f"{self.reader.display(path)}:{config.line}"
+            said = f"{config.processes} local GPU processes ({config.distributed_type}), NCCL between them"
+            self.needs.append(CodeFact(where, f"accelerate config: {said}"))
 
     def served(self, argv: Sequence[str]) -> None:
         """A ``tritonserver`` command's model repositories in the checked tree: its Python-backend models whose
@@ -125,6 +152,8 @@ class _Walk:
         elif found.kind == "shell":
             self.shell(found, env, depth)
         else:
+            if found.launcher == "accelerate launch":
+                self.accelerate(program(argv), found)
             self.python(found, depth, env)
 
     def shell(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
