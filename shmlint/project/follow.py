@@ -152,7 +152,7 @@ class _Walk:
         elif found.kind == "shell":
             self.shell(found, env, depth)
         else:
-            if found.launcher == "accelerate launch":
+            if found.launcher in ("accelerate launch", "python -m accelerate.commands.launch"):
                 self.accelerate(program(argv), found)
             self.python(found, depth, env)
 
