@@ -208,3 +208,38 @@ def test_a_pytorchjob_without_several_local_torchrun_processes_is_not_evidence(
 def test_the_nproc_rule_is_read_from_pytorchjobs_only() -> None:
     other = PYTORCHJOB.format(spec="", command="[torchrun, train.py]", gpus=4).replace("PyTorchJob", "OtherJob")
     assert [severity for severity, _ in shm001(check("job.yaml", other))] == [INFO]
+
+
+LAUNCHER_JOB = """\
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {{name: bert}}
+spec:
+  slotsPerWorker: 8
+{extra}  mpiReplicaSpecs:
+    Launcher:
+      template:
+        spec:
+          containers:
+          - name: launcher
+            image: registry.example/ml/habana-pytorch:1
+            command: [bash, launch_train.sh]
+"""
+
+
+@pytest.mark.parametrize(("extra", "errors"), [("", 0), ("  runLauncherAsWorker: true\n", 1)])
+def test_an_mpijob_launcher_starts_its_ranks_in_the_workers(tmp_path, extra: str, errors: int) -> None:
+    """The launcher's script starts DeepSpeed over a hostfile of the worker pods: not its own processes, unless
+    the job runs the launcher as a worker too. An ``echo`` naming DeepSpeed runs nothing in any container."""
+    from shmlint.runner import check_paths
+    from shmlint.settings import Settings
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "job.yaml").write_text(LAUNCHER_JOB.format(extra=extra), encoding="utf-8")
+    (tmp_path / "launch_train.sh").write_text(
+        'echo "Creating DeepSpeed hostfile"\ndeepspeed --hostfile /job/hostfile train.py\n', encoding="utf-8"
+    )
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    found = [f for f in report.findings if f.code == "SHM001" and f.severity is ERROR]
+    assert len(found) == errors
+    assert all("launch_train.sh:2 deepspeed" in f.detail for f in found)

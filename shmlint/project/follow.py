@@ -37,6 +37,8 @@ MAX_QUOTED_BUILDS = 3
 MAX_COMPARED_BUILDS = 4
 #: bind mounts of one container looked at
 MAX_MOUNTS = 16
+#: shell commands that only print, compare or read their arguments: a launcher's name among them runs nothing
+_TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
 #: ``accelerate launch`` options that set the local process count on the command line (then the data's command
 #: patterns decide, not the config file), or keep it on the CPU
 _ACCELERATE_OWN_COUNT = frozenset({"--num_processes", "--num-processes", "--cpu"})
@@ -166,6 +168,9 @@ class _Walk:
         from shmlint.project.shellvars import script_commands
 
         for line in script_commands(text, env, found.arguments):
+            words = program(line.argv)
+            if words and words[0] in _TEXT_ONLY:  # ``echo "Creating DeepSpeed hostfile"`` runs no DeepSpeed
+                continue
             if len(self.commands) < MAX_COMMANDS:
                 self.commands.append(CodeFact(f"{where}:{line.line}", " ".join(w for w in line.argv if known(w))))
             self.command(line.argv, line.env, depth + 1)

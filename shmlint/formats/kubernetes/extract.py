@@ -40,6 +40,7 @@ LAUNCHING_POLICIES = {
 MPI_GROUP = "kubeflow.org"
 MPI_KINDS = ("MPIJob",)
 MPI_WORKER = "Worker"
+MPI_LAUNCHER = "Launcher"
 MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "horovodrun"})
 MPI_RANK_OPTIONS = frozenset({"-np", "-n", "--np", "-c", "--n", "--num-proc"})
 #: more ranks than any machine has devices: a larger number is not read
@@ -107,8 +108,10 @@ class _Extractor:
         yield from self.trainer_pods(obj, owner, own)
         yield from self.kserve_pods(obj, owner, own)
         policy = self.launch_policy(obj, kind, group, name)
-        ranks = self.mpi_ranks(obj) if group == MPI_GROUP and kind in MPI_KINDS else None
+        mpi = group == MPI_GROUP and kind in MPI_KINDS
+        ranks = self.mpi_ranks(obj) if mpi else None
         procs = self.procs_per_node(obj) if group == MPI_GROUP and kind in PYTORCH_KINDS else None
+        launcher_works = (scalar(self.m.path(obj, "spec", "runLauncherAsWorker")) or "").lower() == "true"
         for spec, path, template in self.pod_specs(obj):
             containers = tuple(self.containers(spec))
             kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
@@ -126,6 +129,7 @@ class _Extractor:
                 launched_by=launched,
                 ranks=ranks if role == MPI_WORKER else None,
                 procs=procs,
+                starts_ranks_elsewhere=mpi and role == MPI_LAUNCHER and not launcher_works,
             )
 
     def procs_per_node(self, obj: MappingNode) -> ProcsPerNode:

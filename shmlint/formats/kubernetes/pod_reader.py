@@ -98,6 +98,9 @@ class FoundPod(NamedTuple):
     launched_by: Evidence | None = None  # a training runtime's ML policy that starts its ``node`` container
     ranks: LocalRanks | None = None  # an MPIJob worker: the ranks its launcher starts in each pod
     procs: ProcsPerNode | None = None  # a PyTorchJob's pod: the processes its torchrun starts
+    #: an MPIJob's Launcher that is no worker: the processes its mpirun (or a DeepSpeed hostfile) starts run in the
+    #: worker pods, so the scripts it runs are not followed for its own need
+    starts_ranks_elsewhere: bool = False
 
 
 class PodReader:
@@ -176,6 +179,8 @@ class PodReader:
         for (container, _, _), identity, verdict in zip(pod.containers, identities, judged, strict=True):
             in_pod = pod.spec is not container
             completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
+            if pod.starts_ranks_elsewhere and not completed.gpu:
+                completed = completed._replace(launch=None)
             yield completed.workload(
                 identity,
                 self.name_span(container),
