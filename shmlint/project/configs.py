@@ -5,9 +5,14 @@ time and nothing in it is evaluated."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
+from shmlint.model import CodeFact
 from shmlint.named_tuple import NamedTuple
+
+if TYPE_CHECKING:
+    from shmlint.project.triton import Walk
 
 #: the keys read, and the smallest value that means /dev/shm is used
 THRESHOLDS = {"num_workers": 1, "dataloader_num_workers": 1, "tensor_parallel_size": 2}
@@ -47,6 +52,9 @@ def named_configs(arguments: Iterable[str]) -> list[str]:
     return found
 
 
+#: ``accelerate launch`` options that set the local process count on the command line (then the data's command
+#: patterns decide, not the config file), or keep it on the CPU
+ACCELERATE_OWN_COUNT = frozenset({"--num_processes", "--num-processes", "--cpu"})
 #: Accelerate's distributed types whose launch starts ``num_processes // num_machines`` local GPU processes with
 #: NCCL between them (``accelerate_configs`` in shmlint/data/shm_need.yaml)
 ACCELERATE_GPU_TYPES = frozenset({"MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"})
@@ -85,3 +93,23 @@ def accelerate_config(text: str) -> AccelerateConfig | None:
         return None
     local = int(processes[0]) // max(int(machines[0]), 1)
     return AccelerateConfig(local, found.get("distributed_type", ("NO", 0))[0], processes[1])
+
+
+def follow_accelerate(walk: Walk, argv: Sequence[str], script: str) -> None:
+    """``accelerate launch --config_file X``: the local GPU processes its config starts are a fact, when the command
+    line sets no count of its own (its ``--num_processes`` is the data's to read) and does not ask for the CPU."""
+    options = list(argv[: argv.index(script)] if script in argv else argv)
+    if any(word.partition("=")[0] in ACCELERATE_OWN_COUNT for word in options):
+        return
+    named = [
+        value
+        for index, word in enumerate(options)
+        if word.partition("=")[0] in ("--config_file", "--config-file")
+        and (value := word.partition("=")[2] or (options[index + 1] if index + 1 < len(options) else ""))
+    ]
+    path = walk.reader.locate(walk.bases, named[-1]) if named and "\x00" not in named[-1] else None
+    text = walk.read(path) if path is not None else None
+    config = accelerate_config(text) if text is not None else None
+    if path is not None and config is not None and config.local_gpu_processes >= 2:
+        said = f"{config.processes} local GPU processes ({config.distributed_type}), NCCL between them"
+        walk.needs.append(CodeFact(f"{walk.reader.display(path)}:{config.line}", f"accelerate config: {said}"))

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.model import CodeFact, Launch, ProjectFacts
-from shmlint.project.index import MAX_PARTS, Reader
+from shmlint.project.index import Reader
 from shmlint.project.launchers import Target, known, program, target
 
 if TYPE_CHECKING:
@@ -39,11 +39,6 @@ MAX_COMPARED_BUILDS = 4
 MAX_MOUNTS = 16
 #: shell commands that only print, compare or read their arguments: a launcher's name among them runs nothing
 _TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
-#: ``accelerate launch`` options that set the local process count on the command line (then the data's command
-#: patterns decide, not the config file), or keep it on the CPU
-_ACCELERATE_OWN_COUNT = frozenset({"--num_processes", "--num-processes", "--cpu"})
-#: model repositories of one Triton command read
-MAX_REPOSITORIES = 4
 #: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
 MAX_DEFAULT_CONFIGS = 4
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
@@ -66,69 +61,12 @@ class _Walk:
         self.mounts: list[tuple[str, str]] = []  # bind mounts: (container path, repository folder)
         self.program({})
 
-    def accelerate(self, argv: Sequence[str], found: Target) -> None:
-        """``accelerate launch --config_file X``: the local GPU processes its config starts, when the command line
-        sets no count of its own (its ``--num_processes`` is the data's to read) and does not ask for the CPU."""
-        from shmlint.project import configs
-
-        options = list(argv[: argv.index(found.name)] if found.name in argv else argv)
-        if any(word.partition("=")[0] in _ACCELERATE_OWN_COUNT for word in options):
-            return
-        named = [
-            value
-            for index, word in enumerate(options)
-            if word.partition("=")[0] in ("--config_file", "--config-file")
-            and (value := word.partition("=")[2] or (options[index + 1] if index + 1 < len(options) else ""))
-        ]
-        path = self.reader.locate(self.bases, named[-1]) if named and known(named[-1]) else None
-        text = self.read(path) if path is not None else None
-        config = configs.accelerate_config(text) if text is not None else None
-        if path is None or config is None:
-            return
-        if config.local_gpu_processes >= 2:
-            where = f"{self.reader.display(path)}:{config.line}"
-            said = f"{config.processes} local GPU processes ({config.distributed_type}), NCCL between them"
-            self.needs.append(CodeFact(where, f"accelerate config: {said}"))
-
     def served(self, argv: Sequence[str]) -> None:
-        """A ``tritonserver`` command's model repositories in the checked tree: its Python-backend models whose
-        batches cannot fit the default /dev/shm are facts (``shmlint.project.triton``)."""
-        if not argv or not argv[0].endswith("tritonserver"):
-            return
-        from shmlint.project import triton  # loaded for a Triton server's command only
+        """A ``tritonserver`` command's model repositories in the checked tree (``shmlint.project.triton``)."""
+        if argv and argv[0].endswith("tritonserver"):
+            from shmlint.project import triton  # loaded for a Triton server's command only
 
-        for named in triton.repositories(argv)[:MAX_REPOSITORIES]:
-            folder = self.container_folder(named)
-            if folder is None:
-                self.doubt = True
-                continue
-            for model in self.reader.folders(folder)[: triton.MAX_MODELS]:
-                path = self.reader.inside(os.path.join(folder, model, "config.pbtxt"))
-                text = self.read(path) if path is not None else None
-                found = triton.python_model(text) if text is not None else None
-                if path is not None and found is not None and triton.needs(found):
-                    self.needs.append(CodeFact(f"{self.reader.display(path)}:{found.line}", found.describe()))
-
-    def container_folder(self, path: str) -> str | None:
-        """The repository folder a container path stands for: through a bind mount, else (an image that copies the
-        repository) its tails below the walk's bases, as ``Reader.locate`` finds files."""
-        if not known(path):
-            return None
-        if path.startswith("/"):
-            for point, host in sorted(self.mounts, key=lambda bind: -len(bind[0])):  # the most specific first
-                if path == point or path.startswith(point.rstrip("/") + "/"):
-                    below = path[len(point) :].strip("/")
-                    return self.reader.folder(os.path.join(host, below)) if below else host
-        parts = [p for p in path.split("/") if p not in ("", ".")]
-        if not parts or len(parts) > MAX_PARTS or ".." in parts:
-            return None
-        tails = [parts[i:] for i in range(len(parts))] if path.startswith("/") else [parts]
-        for tail in tails:
-            for base in self.bases:
-                found = self.reader.folder(os.path.join(base, *tail))
-                if found is not None:
-                    return found
-        return None
+            triton.follow(self, argv)
 
     def read(self, path: str) -> str | None:
         text = self.reader.text(path)
@@ -155,7 +93,9 @@ class _Walk:
             self.shell(found, env, depth)
         else:
             if found.launcher in ("accelerate launch", "python -m accelerate.commands.launch"):
-                self.accelerate(program(argv), found)
+                from shmlint.project import configs  # loaded when a command names a program, like pycode
+
+                configs.follow_accelerate(self, program(argv), found.name)
             self.python(found, depth, env)
 
     def shell(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:

@@ -14,13 +14,22 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Protocol
 
+from shmlint.model import CodeFact
 from shmlint.named_tuple import NamedTuple
+from shmlint.project.index import MAX_PARTS
+from shmlint.project.launchers import known
+
+if TYPE_CHECKING:
+    from shmlint.project.index import Reader
 
 #: the options that name the model repository (``--model-store`` is the older spelling; both may repeat)
 REPOSITORY_OPTIONS = ("--model-repository", "--model-store")
 #: model folders looked at in one repository (listed entries, not a walk)
 MAX_MODELS = 32
+#: model repositories of one Triton command read
+MAX_REPOSITORIES = 4
 #: the default /dev/shm of a container (Docker, compose, Kubernetes without a volume): a batch larger than this
 #: cannot be in it
 DEFAULT_SHM = 64 * 1024 * 1024
@@ -136,3 +145,54 @@ def _tensors(text: str) -> Iterator[Tensor]:
 
 def needs(model: PythonModel) -> bool:
     return model.least_bytes > DEFAULT_SHM
+
+
+class Walk(Protocol):
+    """What ``shmlint.project.follow``'s walk of one workload gives this reading: its bounded reads, the folders the
+    container's paths resolve against, and where facts go."""
+
+    reader: Reader
+    bases: list[str]
+    mounts: list[tuple[str, str]]  # bind mounts: (container path, repository folder)
+    needs: list[CodeFact]
+    doubt: bool
+
+    def read(self, path: str) -> str | None: ...
+
+
+def follow(walk: Walk, argv: Sequence[str]) -> None:
+    """A ``tritonserver`` command's model repositories: the Python-backend models whose batches cannot fit the
+    default /dev/shm are facts; a repository that is not found in the tree leaves the walk in doubt."""
+    for named in repositories(argv)[:MAX_REPOSITORIES]:
+        folder = container_folder(walk, named)
+        if folder is None:
+            walk.doubt = True
+            continue
+        for model in walk.reader.folders(folder)[:MAX_MODELS]:
+            path = walk.reader.inside(os.path.join(folder, model, "config.pbtxt"))
+            text = walk.read(path) if path is not None else None
+            found = python_model(text) if text is not None else None
+            if path is not None and found is not None and needs(found):
+                walk.needs.append(CodeFact(f"{walk.reader.display(path)}:{found.line}", found.describe()))
+
+
+def container_folder(walk: Walk, path: str) -> str | None:
+    """The repository folder a container path stands for: through a bind mount, else (an image that copies the
+    repository) its tails below the walk's bases, as ``Reader.locate`` finds files."""
+    if not known(path):
+        return None
+    if path.startswith("/"):
+        for point, host in sorted(walk.mounts, key=lambda bind: -len(bind[0])):  # the most specific first
+            if path == point or path.startswith(point.rstrip("/") + "/"):
+                below = path[len(point) :].strip("/")
+                return walk.reader.folder(os.path.join(host, below)) if below else host
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if not parts or len(parts) > MAX_PARTS or ".." in parts:
+        return None
+    tails = [parts[i:] for i in range(len(parts))] if path.startswith("/") else [parts]
+    for tail in tails:
+        for base in walk.bases:
+            found = walk.reader.folder(os.path.join(base, *tail))
+            if found is not None:
+                return found
+    return None

@@ -140,10 +140,8 @@ class _Extractor:
             node = self.m.path(spec, *path)
             value = scalar(node)
             if node is not None and value:
-                return ProcsPerNode(f"{'.'.join(path)}: {value}, line {self.reader.span(node).line}", value)
-        return ProcsPerNode(
-            f"nprocPerNode unset: the operator's default {PYTORCH_DEFAULT_NPROC}", PYTORCH_DEFAULT_NPROC
-        )
+                return f"{'.'.join(path)}: {value}, line {self.reader.span(node).line}", value
+        return f"nprocPerNode unset: the operator's default {PYTORCH_DEFAULT_NPROC}", PYTORCH_DEFAULT_NPROC
 
     def mpi_ranks(self, obj: MappingNode) -> LocalRanks | None:
         """An MPIJob's ranks in each worker pod: its ``slotsPerWorker`` (mpirun fills a worker's slots before the

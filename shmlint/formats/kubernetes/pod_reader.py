@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from shmlint.containers import EnvVar, base_dir
 from shmlint.containers.pod import PodContainer, PodVolume, Resource, judge_pod, quantity, shared_cap
@@ -52,27 +52,26 @@ NPROC_OPTIONS = ("--nproc_per_node", "--nproc-per-node")
 PER_DEVICE = frozenset({"auto", "gpu"})
 
 
-class ProcsPerNode(NamedTuple):
-    """A Kubeflow PyTorchJob's processes per pod: the operator hands ``spec.nprocPerNode`` (default ``auto``) to
-    every container as PET_NPROC_PER_NODE, which torchrun reads when its command line sets no count
-    (``pytorch_jobs`` in shmlint/data/shm_need.yaml)."""
+#: a Kubeflow PyTorchJob's processes per pod: how the job says it (``nprocPerNode: 4``, or that the operator's
+#: default applies) and the value (auto, gpu, cpu or a count). A plain pair: a class costs every run its making
+ProcsPerNode: TypeAlias = tuple[str, str]
 
-    setting: str  # how the job says it: ``nprocPerNode: 4``, or that the operator's default applies
-    value: str  # auto, gpu, cpu or a count
 
-    def on(self, gpus: int | None, command: str) -> str | None:
-        """What the setting means for a container with ``gpus`` counted GPUs running ``command``: several local
-        GPU processes with NCCL between them when torchrun runs without its own count; None otherwise."""
-        if not gpus or not _torchrun_without_count(command.split()):
-            return None
-        value = self.value.strip().lower()
-        count = gpus if value in PER_DEVICE else int(value) if value.isdigit() and len(value) <= 4 else 0
-        if count < 2:
-            return None
-        return (
-            f"{count} torchrun processes in each pod, NCCL between them ({self.setting}, handed to torchrun as "
-            f"PET_NPROC_PER_NODE; its command sets no --nproc_per_node; {gpus} GPUs)"
-        )
+def procs_on(procs: ProcsPerNode, gpus: int | None, command: str) -> str | None:
+    """What a PyTorchJob's processes per pod mean for a container with ``gpus`` counted GPUs running ``command``:
+    the operator hands ``spec.nprocPerNode`` (default ``auto``) to every container as PET_NPROC_PER_NODE, which
+    torchrun reads when its command line sets no count (``pytorch_jobs`` in shmlint/data/shm_need.yaml). Several
+    local GPU processes with NCCL between them, or None."""
+    if not gpus or not _torchrun_without_count(command.split()):
+        return None
+    setting, value = procs[0], procs[1].strip().lower()
+    count = gpus if value in PER_DEVICE else int(value) if value.isdigit() and len(value) <= 4 else 0
+    if count < 2:
+        return None
+    return (
+        f"{count} torchrun processes in each pod, NCCL between them ({setting}, handed to torchrun as "
+        f"PET_NPROC_PER_NODE; its command sets no --nproc_per_node; {gpus} GPUs)"
+    )
 
 
 def _torchrun_without_count(words: list[str]) -> bool:
@@ -194,7 +193,7 @@ class PodReader:
                 launched_by=pod.launched_by.text
                 if pod.launched_by and identity.container == TRAINER_NODE
                 else (pod.ranks.on(completed.accelerator_count) if pod.ranks else None)
-                or (pod.procs.on(completed.accelerator_count, completed.command or "") if pod.procs else None),
+                or (procs_on(pod.procs, completed.accelerator_count, completed.command or "") if pod.procs else None),
                 volume_cap=cap if in_pod else None,
             )
 
