@@ -80,3 +80,20 @@ def test_hostile_config_costs_linear_time() -> None:
     model = triton.python_model(text + "{" * 50_000 + "dims: [ 999999999, 999999999, 999999999 ] }")
     assert time.perf_counter() - started < 1.0
     assert model is not None
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "copies"),
+    [
+        ("FROM x\nCOPY model_repository /models\n", (("/models", "model_repository"),)),
+        ("FROM x\nWORKDIR /opt/app\nCOPY repo/ models/\n", (("/opt/app/models", "repo/"),)),
+        ('FROM x\nCOPY ["a b", "/m"]\n', (("/m", "a b"),)),
+        ("FROM x\nCOPY --chown=1:1 . /app\n", (("/app", "."),)),
+        ("FROM b AS build\nCOPY a /a\nFROM x\nCOPY --from=build /a /b\nADD https://h/x /y\nCOPY a b /c/\n", ()),
+        ("FROM x\nCOPY *.pbtxt /m/\n", ()),  # a wildcard: not one folder
+    ],
+)
+def test_dockerfile_copies_from_the_context(dockerfile: str, copies: tuple[tuple[str, str], ...]) -> None:
+    from shmlint.parsers.dockerfile import run_facts
+
+    assert run_facts(dockerfile).copies == copies

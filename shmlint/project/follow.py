@@ -281,6 +281,12 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
     walk.mounts = _binds(launch, reader)
     walk.bases[:0] = _mounted(walk.mounts, workdir, reader)
+    if built is not None:  # what the image copies from its build context is there too, below the mounts
+        walk.mounts += [
+            (point, host)
+            for point, source in built[1].copies
+            if (host := reader.folder(os.path.join(context, source))) is not None
+        ]
     argv = (*entrypoint, *arguments)
     if argv:
         walk.command(argv, {name: (value,) for name, value in launch.env}, 0)
