@@ -305,7 +305,7 @@ def test_hostile_build_files_never_raise(text: str) -> None:
 def test_builds_that_read_alike_are_one_image(tmp_path: Path) -> None:
     """A compose build with an argument nothing changes and a README's plain build of the same Dockerfile are one
     image; an argument that changes the base makes two, and nothing is followed."""
-    dockerfile = 'ARG PY=3.12\nARG BASE=axolotlai/axolotl:main-latest\nFROM ${BASE}\n'
+    dockerfile = "ARG PY=3.12\nARG BASE=axolotlai/axolotl:main-latest\nFROM ${BASE}\n"
     same = _check(
         tmp_path / "same",
         {

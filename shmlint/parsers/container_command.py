@@ -267,8 +267,10 @@ _RUN_BOOLEAN_OPTIONS = frozenset(
 _RUN_BOOLEAN_LETTERS = frozenset("itdP")
 #: options that decide nothing shmlint reads: a variable whose every value holds only others is skipped
 _JUDGED_OPTIONS = frozenset(
-    ["--gpus", "--runtime", "--device", "--env", "--env-file", "--shm-size", "--ipc", "--tmpfs", "--mount"]
-    + ["--volume", "--memory", "--workdir", "--entrypoint"]
+    [
+        *("--gpus", "--runtime", "--device", "--env", "--env-file", "--shm-size", "--ipc", "--tmpfs", "--mount"),
+        *("--volume", "--memory", "--workdir", "--entrypoint"),
+    ]
 )
 #: of those, the ones a variable's one value may give: a fix never writes into a size or mount it holds (the words
 #: are the variable's, not the option's), so a variable holding those stays unknown
@@ -539,7 +541,7 @@ def _is_run_option(word: Word) -> bool:
     if name.startswith("--"):
         return name in _RUN_VALUE_OPTIONS or name in _RUN_BOOLEAN_OPTIONS
     letters = name[1:]
-    return name in _RUN_VALUE_OPTIONS or bool(letters) and set(letters) <= _RUN_BOOLEAN_LETTERS
+    return name in _RUN_VALUE_OPTIONS or (bool(letters) and set(letters) <= _RUN_BOOLEAN_LETTERS)
 
 
 def _read_option(words: Sequence[Word], index: int, options: list[Flag], text: str) -> int:
