@@ -617,3 +617,38 @@ def test_corpus_extracts_without_error_and_matches_labels(corpus: Path) -> None:
             differences.append(key)
     # the one known difference: its only `docker run` is inside an echo string, printed, never run
     assert differences == ["shell/iot-salzburg__gpu-jupyter__generate-Dockerfile.sh"]
+
+
+# -- commands a CI job's steps run in its container ------------------------------------------------------------
+
+STEP_LINE = st.sampled_from(
+    ["pip install -e .", "pytest tests/t.py", "docker run --rm alpine true", "podman run x", "torchrun a.py", "exit"]
+)
+
+
+@given(st.lists(st.lists(STEP_LINE, min_size=1, max_size=4), min_size=1, max_size=30))
+def test_steps_session_reads_only_its_steps_and_stays_bounded(steps: list[list[str]]) -> None:
+    """Each step's script is a range of the text; only commands that start inside a range are read, in order,
+    never a container engine's (it starts its own container) and never more than the typed bounds; ``exit`` ends
+    one step's shell, not the job's."""
+    from shmlint.parsers.shell import commands
+    from shmlint.parsers.typed import steps_session
+
+    text, ranges, inside = "", [], []
+    for lines in steps:
+        text += "echo between\n"  # outside every range: never read
+        start = len(text)
+        text += "\n".join(lines) + "\n"
+        ranges.append((start, len(text)))
+        ran = lines[: lines.index("exit")] if "exit" in lines else lines
+        inside += [line for line in ran if line.split()[0] not in ("docker", "podman")]
+    typed = steps_session(list(commands(text)), ranges, text)
+    if not inside:
+        assert typed is None
+        return
+    assert typed is not None
+    read = [" ".join(word.text for word in command.words) for command in typed.commands]
+    assert "echo between" not in read
+    assert read == inside[: len(read)] and len(read) <= MAX_TYPED_COMMANDS
+    assert len(typed.script) <= MAX_TYPED_CHARS + MAX_TYPED_COMMANDS
+    assert typed.how == "run in the job's container by its steps"

@@ -41,7 +41,8 @@ MAX_TYPED_CHARS = 16_000
 MAX_TYPED_LINES = 4 * MAX_TYPED_COMMANDS
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash"})
 #: programs that end a session: the shell's own way out, and the container engines, whose CLI is on the host
-_HOST_PROGRAMS = frozenset({"exit", "logout"}) | ENGINES
+_EXITS = frozenset({"exit", "logout"})
+_HOST_PROGRAMS = _EXITS | ENGINES
 _INTERACTIVE = frozenset({"-i", "--interactive"})
 _DETACH = frozenset({"-d", "--detach"})
 
@@ -141,8 +142,21 @@ def _typed(
 def steps_session(shell: Iterable[SimpleCommand], ranges: Sequence[tuple[int, int]], text: str) -> Typed | None:
     """The commands a CI job's steps run in its container: those of the shell ``ranges`` (each step's script, in
     order), bounded as a typed session. A container engine command there starts a container of its own (read as
-    its own workload), so it is left out rather than ending the session."""
-    commands_in = (c for c in shell if any(start <= c.words[0].start < end for start, end in ranges))
+    its own workload), so it is left out rather than ending the session; ``exit`` ends its step, and the next step
+    runs."""
+    ordered = sorted(ranges)
+    starts = [start for start, _ in ordered]
+    ended: set[int] = set()  # the steps an ``exit`` ended
+    commands_in: list[SimpleCommand] = []
+    for command in shell:
+        at = command.words[0].start
+        step = bisect.bisect_right(starts, at) - 1
+        if step < 0 or at >= ordered[step][1] or step in ended:
+            continue
+        if _program(command) in _EXITS:
+            ended.add(step)
+            continue
+        commands_in.append(command)
     return _session(commands_in, 0, len(text), text, stop_at_host=False, how=_STEPS)
 
 
