@@ -174,7 +174,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
    ';&|]{0,256}:([2-9]|[1-9][0-9]+)\\b)|(?:(^|[ /])(mpirun|mpiexec)\\b[^;&|]{0,256} '
    '(-N|--npernode|-npernode|-ppn|-perhost)[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:(^|[ '
    '/])(mpirun|mpiexec)\\b[^;&|]{0,256} --?map-by[= ]+ppr:([2-9]|[1-9][0-9]+):)',
-   ('horovodrun', 'map-by', 'mpi')),
+   ('horovodrun', 'map-by', 'mpiexec', 'mpirun')),
   True,
   False,
   False,
