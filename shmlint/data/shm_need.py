@@ -864,5 +864,3 @@ KSERVE_RUNTIMES = (('kserve-huggingfaceserver', ('huggingface',), True, None),
  ('kserve-predictiveserver', ('sklearn', 'xgboost', 'lightgbm'), False, None),
  ('kserve-tensorflow-serving', ('tensorflow',), False, None),
  ('kserve-llm-sglang', ('sglang',), False, None))
-
-KSERVE_SOURCE = 'https://github.com/kserve/kserve/blob/0ae1f8d93e13c5d60bf7ab546615f0607b633a84/charts/kserve-runtime-configs/files/runtimes/resources.yaml'
