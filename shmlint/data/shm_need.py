@@ -167,7 +167,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data',
   None,
   None,
-  ('(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-np|-n|--np|-c|--num-proc)[= '
+  ('(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-np|-n|--np|--n|-c|--num-proc)[= '
    ']*([2-9]|[1-9][0-9]+)\\b(?![^;&|]{0,256} '
    '(-H|--hosts?|-host|--hostfile|-hostfile|--machinefile|-machinefile|-N|--npernode|-npernode|-ppn|-perhost|--map-by|-map-by)[= '
    ']))|(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-H|--hosts?|-host)[= ]+[^ '
