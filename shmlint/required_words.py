@@ -119,7 +119,7 @@ class _Scanner:
         return found
 
     def _atom(self) -> tuple[str | None, list[Requirement]]:
-        """(the literal character, None) or (None, what a group requires: nothing for any other atom)."""
+        """(the literal character, []) or (None, what a group requires: nothing for any other atom)."""
         pattern, position = self.pattern, self.position
         char = pattern[position]
         if char == "(":
