@@ -74,7 +74,7 @@ class FileResult(NamedTuple):
     # findings about an accelerator whose software's /dev/shm need is not known, kept out of ``findings`` by the
     # ``undecided: summary`` setting: counted in the summary, listed by ``--undecided=show``
     undecided: tuple[Finding, ...] = ()
-    # the settings that judged the file (set by ``shmlint.session``): its fail-on, how it is shown; not compared
+    # the settings that judged the file (set by ``shmlint.runner`` and ``shmlint.session``): its fail-on, how it is shown; not compared
     settings: JudgedWith | None = None
 
     def __eq__(self, other: object) -> bool:
@@ -89,8 +89,9 @@ class FileResult(NamedTuple):
     def _compared(self) -> tuple[Any, ...]:
         return (*self[:4], *self[5:8])
 
-    def slim(self) -> FileResult:
-        """Without the file text and the workloads: what reporters need, cheap to keep and to pickle."""
+    def slim(self, settings: JudgedWith | None = None) -> FileResult:
+        """Without the file text and the workloads: what reporters need, cheap to keep and to pickle; with the
+        settings that judged it when they are given (one new result, not a second for ``_replace``)."""
         return FileResult(
             self.path,
             self.findings,
@@ -100,7 +101,7 @@ class FileResult(NamedTuple):
             self.unused_suppressions,
             self.render,
             self.undecided,
-            self.settings,
+            self.settings if settings is None else settings,
         )
 
 

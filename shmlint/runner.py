@@ -41,7 +41,7 @@ _UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
 
 def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None = None) -> Report:
     """Check everything below ``paths``. Results are slimmed (no file text) so memory stays flat on large trees
-    and results cross process boundaries cheaply."""
+    and results cross process boundaries cheaply; each carries ``settings``."""
     paths = list(paths)
     candidates = list(discover(paths, settings))
     from shmlint.parallel import workers
@@ -61,6 +61,7 @@ def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None =
         from shmlint.render import said_once
 
         results, rendered = said_once(results, rendered)
+        rendered = tuple(result._replace(settings=settings) for result in rendered)
     return Report((*results, *rendered))
 
 
@@ -214,8 +215,10 @@ def _check(settings: Settings, project: ProjectIndex, candidate: Candidate) -> F
 
 
 def kept(settings: Settings, result: FileResult) -> FileResult:
-    """The result as the report keeps it: without the file's text and workloads (slimmed), except the text of a
-    file whose findings are shown with their source (``show-source``), which is then not read again."""
+    """The result as the report keeps it, with the settings that judged it (made where the file is checked, so
+    that the main process does not remake ten thousand results after the workers end): without the file's text
+    and workloads (slimmed), except the text of a file whose findings are shown with their source
+    (``show-source``), which is then not read again."""
     if settings.show_source and result.findings and result.source is not None:
-        return result.slim()._replace(source=result.source)
-    return result.slim()
+        return result.slim(settings)._replace(source=result.source)
+    return result.slim(settings)
