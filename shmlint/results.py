@@ -89,6 +89,11 @@ class FileResult(NamedTuple):
     def _compared(self) -> tuple[Any, ...]:
         return (*self[:4], *self[5:8])
 
+    def says_nothing(self) -> bool:
+        """No finding, notice, unused suppression, render record or undecided finding: the result of a file that
+        is only counted."""
+        return not (self.findings or self.notices or self.unused_suppressions or self.render or self.undecided)
+
     def slim(self, settings: JudgedWith | None = None) -> FileResult:
         """Without the file text and the workloads: what reporters need, cheap to keep and to pickle; with the
         settings that judged it when they are given (one new result, not a second for ``_replace``)."""
