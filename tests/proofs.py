@@ -327,7 +327,8 @@ def assert_line_breaks_kept(before: str, after: str) -> None:
 
 def yaml_blocks(text: str, suffix: str) -> list[str]:
     """The YAML code blocks of a documentation file, each as its own text."""
-    from shmlint.parsers.embedded import markdown_yaml_blocks, rst_yaml_blocks
+    from shmlint.parsers.embedded.markdown import markdown_yaml_blocks
+    from shmlint.parsers.embedded.rst import rst_yaml_blocks
 
     found = rst_yaml_blocks(text) if suffix == ".rst" else markdown_yaml_blocks(text)
     return [text[start:end] for start, end in found]

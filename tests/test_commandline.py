@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from shmlint.extract.commandline import CommandTarget, extract_commands
 from shmlint.formats.commandline.edit import edits_for
 from shmlint.model import APPLIED_KINDS, Applicability, Fix, FixAction, ShmKind, Workload
-from shmlint.parsers.embedded import markdown_shell_blocks, mask_markdown, rst_shell_blocks
+from shmlint.parsers.embedded.markdown import markdown_shell_blocks, mask_markdown
+from shmlint.parsers.embedded.rst import rst_shell_blocks
 from shmlint.parsers.typed import MAX_TYPED_CHARS, MAX_TYPED_COMMANDS, container_sessions
 from shmlint.signals import Signals
 from shmlint.source import SourceText

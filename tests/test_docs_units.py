@@ -14,14 +14,8 @@ from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.formats.kubernetes.target import PodTarget
 from shmlint.model import BlockTarget, Edit, WorkloadFormat
-from shmlint.parsers.embedded import (
-    markdown_code_blocks,
-    markdown_yaml_blocks,
-    mask_markdown,
-    mask_rst,
-    rst_code_blocks,
-    rst_yaml_blocks,
-)
+from shmlint.parsers.embedded.markdown import markdown_code_blocks, markdown_yaml_blocks, mask_markdown
+from shmlint.parsers.embedded.rst import mask_rst, rst_code_blocks, rst_yaml_blocks
 from shmlint.parsers.systemd_unit import read_unit, section_end, value
 from shmlint.source import SourceText, alone
 

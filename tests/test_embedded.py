@@ -6,14 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.parsers.embedded import (
-    CodeLine,
-    markdown_shell_blocks,
-    mask_ci_yaml,
-    mask_makefile,
-    mask_markdown,
-    rst_shell_blocks,
-)
+from shmlint.parsers.embedded.ci_yaml import mask_ci_yaml
+from shmlint.parsers.embedded.makefile import mask_makefile
+from shmlint.parsers.embedded.markdown import markdown_shell_blocks, mask_markdown
+from shmlint.parsers.embedded.rst import rst_shell_blocks
+from shmlint.parsers.embedded.shell_blocks import CodeLine
 from shmlint.parsers.shell import commands
 from shmlint.parsers.yamlnodes import compose
 from shmlint.source import SourceText

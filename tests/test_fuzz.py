@@ -491,10 +491,11 @@ MARKUP_TOKENS = st.sampled_from(
 
 
 def _check_mask(value: tuple[str, str]) -> None:
-    from shmlint.parsers import embedded
+    from shmlint.parsers.embedded.makefile import mask_makefile
+    from shmlint.parsers.embedded.markdown import mask_markdown
 
     which, text = value
-    masked = embedded.mask_markdown(text) if which == "markdown" else embedded.mask_makefile(text)
+    masked = mask_markdown(text) if which == "markdown" else mask_makefile(text)
     assert len(masked) == len(text)
     for original, kept in zip(text, masked, strict=True):
         assert kept == original or kept in " \"'" or (original == "\n" and kept == "\n"), (text, masked)

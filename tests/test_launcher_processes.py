@@ -1,4 +1,4 @@
-"""Launchers decide by the processes they start in one container (issue 26): NCCL passes data through /dev/shm
+"""Launchers decide by the processes they start in one container: NCCL passes data through /dev/shm
 between local processes, so torchrun, Accelerate and MPI launchers are evidence when they start two or more on the
 GPUs of the container, and say nothing by themselves when they start one (the script's DataLoader workers decide).
 An MPIJob's worker pods hold ``slotsPerWorker`` ranks that its launcher's mpirun starts from another pod."""

@@ -17,7 +17,7 @@ from shmlint.engine import Engine
 from shmlint.model import CodeFact, Evidence, Launch, Need, ProjectFacts, Tier, Workload, WorkloadFormat, WorkloadId
 from shmlint.need import builtin, decide
 from shmlint.parsers.dockerfile import run_facts
-from shmlint.project import configs, pycode
+from shmlint.project import configs, pycode, pyoptions
 from shmlint.project.follow import gather
 from shmlint.project.index import ProjectFiles, ProjectIndex, Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, target
@@ -600,15 +600,15 @@ def test_a_script_that_exports_thousands_of_names_passes_on_a_bounded_environmen
 def test_two_config_paths_ending_in_one_key_leave_it_unknown() -> None:
     """Config settings are known by their last part: ``train.num_workers=8 val.num_workers=0`` gives neither to
     every loader; one path given twice takes its last value."""
-    assert pycode._override("num_workers", ("train.num_workers=8", "val.num_workers=0")) == ""
-    assert pycode._override("num_workers", ("data.num_workers=2", "data.num_workers=0")) == "0"
-    assert pycode._override("num_workers", ("+data.num_workers=4",)) == "4"
-    assert pycode._override("num_workers", ("--num_workers=4",)) is None
+    assert pyoptions.override("num_workers", ("train.num_workers=8", "val.num_workers=0")) == ""
+    assert pyoptions.override("num_workers", ("data.num_workers=2", "data.num_workers=0")) == "0"
+    assert pyoptions.override("num_workers", ("+data.num_workers=4",)) == "4"
+    assert pyoptions.override("num_workers", ("--num_workers=4",)) is None
 
 
 def test_the_config_names_a_program_opens_are_bounded() -> None:
     import ast
 
-    code = "\n".join(f'open("c{i}.yaml")' for i in range(10 * pycode.MAX_OPENED_CONFIGS))
+    code = "\n".join(f'open("c{i}.yaml")' for i in range(10 * pyoptions.MAX_OPENED_CONFIGS))
     nodes = list(ast.walk(ast.parse(code)))
-    assert pycode._opened_configs(nodes) == [f"c{i}.yaml" for i in range(pycode.MAX_OPENED_CONFIGS)]
+    assert pyoptions.opened_configs(nodes) == [f"c{i}.yaml" for i in range(pyoptions.MAX_OPENED_CONFIGS)]

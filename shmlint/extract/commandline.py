@@ -39,7 +39,7 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
-    from shmlint.parsers.embedded import ShellBlocks
+    from shmlint.parsers.embedded.shell_blocks import ShellBlocks
     from shmlint.parsers.typed import Typed
 
 

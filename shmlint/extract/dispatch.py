@@ -27,7 +27,7 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
 
 if TYPE_CHECKING:
-    from shmlint.parsers.embedded import ShellBlocks
+    from shmlint.parsers.embedded.shell_blocks import ShellBlocks
     from shmlint.project.index import ProjectFiles
     from shmlint.project.runtimes import RuntimeIndex
 

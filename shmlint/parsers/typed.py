@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ENGINES, ContainerCommand, parse_container_command
-from shmlint.parsers.embedded import CodeLine, ShellBlocks
+from shmlint.parsers.embedded.shell_blocks import CodeLine, ShellBlocks
 from shmlint.parsers.shell import SimpleCommand, commands
 
 #: commands of one session read as the container's: a guide's walkthrough in a container is a few dozen

@@ -115,17 +115,19 @@ class WrittenBuild(NamedTuple):
 
 
 def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBuild]:
-    from shmlint.parsers import embedded
+    from shmlint.parsers.embedded.makefile import mask_makefile
+    from shmlint.parsers.embedded.markdown import markdown_yaml_blocks, mask_markdown
+    from shmlint.parsers.embedded.rst import mask_rst, rst_yaml_blocks
 
     folder = os.path.dirname(os.path.abspath(path))
     if kind == "shell":
         yield from _command_builds(text, folder, where)
     elif kind == "makefile":
-        yield from _command_builds(embedded.mask_makefile(text), folder, where, make_variables(text))
+        yield from _command_builds(mask_makefile(text), folder, where, make_variables(text))
     elif kind in ("markdown", "rst"):
-        masked = embedded.mask_markdown(text) if kind == "markdown" else embedded.mask_rst(text)
+        masked = mask_markdown(text) if kind == "markdown" else mask_rst(text)
         yield from _command_builds(masked, folder, where)
-        blocks = (embedded.markdown_yaml_blocks if kind == "markdown" else embedded.rst_yaml_blocks)(text)
+        blocks = (markdown_yaml_blocks if kind == "markdown" else rst_yaml_blocks)(text)
         for start, end in blocks:
             if "build" in text[start:end]:
                 from shmlint.source import alone
@@ -288,7 +290,7 @@ def _yaml_builds(path: str, text: str, folder: str, where: str) -> Iterator[Writ
         documents = compose(SourceText(path, text), tags=False)
     except YamlError:
         return  # a file the check reports for its syntax, or a snippet with placeholders
-    from shmlint.parsers.embedded import mask_ci_yaml
+    from shmlint.parsers.embedded.ci_yaml import mask_ci_yaml
 
     ci_shell = mask_ci_yaml(SourceText(path, text), documents)
     if ci_shell is not None:  # GitHub Actions ``run:`` steps, GitLab CI scripts

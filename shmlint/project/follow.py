@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
     from shmlint.project.builds import ImageBuild
     from shmlint.project.configs import Setting
-    from shmlint.project.pycode import Option
+    from shmlint.project.pyoptions import Option
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64

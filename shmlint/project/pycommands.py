@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.launchers import UNKNOWN, known, target
+from shmlint.project.pysyntax import called
 
 #: command strings taken from one file: a program that writes more is not a launcher wrapper
 MAX_COMMANDS = 16
@@ -76,9 +77,7 @@ def _skipped(nodes: list[ast.AST]) -> set[int]:
         elif isinstance(node, ast.Raise) and node.exc is not None:
             parts = [node.exc, *ast.walk(node.exc)]
         elif isinstance(node, ast.Call):
-            func = node.func
-            called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-            if called in _MESSAGE_CALLS:
+            if called(node.func) in _MESSAGE_CALLS:
                 parts = list(node.args)
             parts += [k.value for k in node.keywords if k.arg in _TEXT_KEYWORDS]
         skipped.update(id(part) for part in parts)

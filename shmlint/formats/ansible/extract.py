@@ -3,7 +3,7 @@
 - ``shell``/``command``/``raw`` tasks (a string, or ``cmd:``): their ``docker run``/``podman run`` lines are read
   as command lines (``shmlint.extract.commandline``, the judge of shell scripts), through a mask of the file (the
   task strings kept, every other character blanked: offsets stay the file's, also inside block, folded and quoted
-  scalars; ``shmlint.parsers.embedded``).
+  scalars; ``shmlint.parsers.embedded.yaml_scalars``).
 - ``docker_container``/``podman_container`` tasks: their arguments, read by ``container.py``.
 
 Jinja is rendered by Ansible before the command runs, so a ``{{ expression }}`` is a value unknown here: in a task
@@ -35,7 +35,7 @@ def extract_ansible(
     task that starts a container in a way not read here. ``role`` gives the variables of the role the file is
     in, read only when a container module needs them."""
     from shmlint.extract.dispatch import commands
-    from shmlint.parsers.embedded import mask_scalars
+    from shmlint.parsers.embedded.yaml_scalars import mask_scalars
 
     found = list(tasks(documents))
     notices = [Notice(source.path, why) for task in found if (why := _not_read(task)) is not None]

@@ -25,7 +25,7 @@ _CI_WORDS = ("run:", "run ", "run\t", "container:", "container ", "container\t",
 
 
 def _detect(source: SourceText, documents: list[Node]) -> bool:
-    from shmlint.parsers.embedded import is_ci_yaml
+    from shmlint.parsers.embedded.ci_yaml import is_ci_yaml
 
     return is_ci_yaml(documents)
 
@@ -33,7 +33,7 @@ def _detect(source: SourceText, documents: list[Node]) -> bool:
 def _read_yaml(source: SourceText, documents: list[Node], path: Path, run: Extraction) -> Found:
     from shmlint.extract.dispatch import commands
     from shmlint.formats.ci.github_actions import github_job_containers
-    from shmlint.parsers.embedded import mask_ci_yaml
+    from shmlint.parsers.embedded.ci_yaml import mask_ci_yaml
 
     scripts = commands(source, mask_ci_yaml(source, documents) or "", run.signals)
     return scripts + github_job_containers(source, documents, run.signals), []

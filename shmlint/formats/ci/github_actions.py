@@ -14,7 +14,7 @@ from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import WordIndex, env_flag, options_workload
 from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
-from shmlint.parsers.embedded import mask_scalars
+from shmlint.parsers.embedded.yaml_scalars import mask_scalars
 from shmlint.parsers.shell import Word, commands
 from shmlint.parsers.yamlnodes import Mappings, Node, ScalarNode, SequenceNode, scalar
 from shmlint.signals import Signals

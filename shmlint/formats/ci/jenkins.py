@@ -15,7 +15,7 @@ from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import WordIndex, options_workload
 from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.embedded import mask_spans
+from shmlint.parsers.embedded.mask import mask_spans
 from shmlint.parsers.groovy import Token, tokens
 from shmlint.parsers.shell import Word, commands
 from shmlint.signals import Signals

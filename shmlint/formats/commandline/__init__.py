@@ -24,16 +24,18 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     if not run.prefilter.passes(source.text):
         return [], []
     from shmlint.extract.dispatch import commands, yaml_blocks
-    from shmlint.parsers import embedded
+    from shmlint.parsers.embedded.makefile import mask_makefile
+    from shmlint.parsers.embedded.markdown import markdown_shell_blocks, markdown_yaml_blocks
+    from shmlint.parsers.embedded.rst import rst_shell_blocks, rst_yaml_blocks
 
     if kind is FileKind.SHELL:
         return commands(source, source.text, run.signals), []
     if kind is FileKind.MAKEFILE:
-        return commands(source, embedded.mask_makefile(source.text), run.signals), []
+        return commands(source, mask_makefile(source.text), run.signals), []
     markdown = kind is FileKind.MARKDOWN
-    masked, shell_blocks = (embedded.markdown_shell_blocks if markdown else embedded.rst_shell_blocks)(source.text)
+    masked, shell_blocks = (markdown_shell_blocks if markdown else rst_shell_blocks)(source.text)
     workloads = commands(source, masked, run.signals, shell_blocks)
-    blocks = (embedded.markdown_yaml_blocks if markdown else embedded.rst_yaml_blocks)(source.text)
+    blocks = (markdown_yaml_blocks if markdown else rst_yaml_blocks)(source.text)
     more, notices = yaml_blocks(source, blocks, path, run)
     return workloads + more, notices
 

@@ -1,0 +1,124 @@
+"""The code blocks of a Markdown document (also MDX and Quarto): fenced, indented, and those inside MyST
+directives."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from shmlint.lazy_regex import LazyRegex
+from shmlint.parsers.embedded.mask import indentation, offset_lines
+from shmlint.parsers.embedded.shell_blocks import (
+    SHELL_LANGUAGES,
+    YAML_LANGUAGES,
+    ShellBlocks,
+    extent,
+    mask_shell_blocks,
+)
+
+_FENCE = LazyRegex(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_LANGUAGE = LazyRegex(r"[\w+-]*")
+#: a MyST directive fence's info string: ``{name}`` and its argument (``{code-block} bash``, ``{tab} PyTorch``)
+_MYST_DIRECTIVE = LazyRegex(r"^\{(?P<name>[\w:-]{1,60})\}[ \t]*(?P<argument>.*)$")
+#: MyST directives whose body is code in the language their argument names (MyST-Parser's code directives)
+_MYST_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cell"})
+#: Quarto's executable cells (``{python}``, ``{r}``): code in that language, never Markdown
+_QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "dot"})
+_LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
+#: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
+_MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
+
+
+def mask_markdown(text: str) -> str:
+    """Shell code blocks of a Markdown file: fences tagged bash/sh/shell/zsh/console or untagged, and indented code."""
+    return mask_shell_blocks(text, markdown_code_blocks(text), _MARKDOWN_HEADING)[0]
+
+
+def markdown_shell_blocks(text: str) -> tuple[str, ShellBlocks]:
+    """``mask_markdown`` and the lines it keeps of each block: what a reader of the document sees as one block."""
+    return mask_shell_blocks(text, markdown_code_blocks(text), _MARKDOWN_HEADING)
+
+
+def markdown_yaml_blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the body of every fenced YAML code block (Markdown, MDX, Quarto)."""
+    return [extent(block) for block, language in markdown_code_blocks(text) if language in YAML_LANGUAGES and block]
+
+
+def markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], str]]:
+    """Fenced and indented code blocks, each as its lines and its language in lower case ("" when untagged or
+    indented; Quarto's ``{bash}`` and Pandoc's ``{.yaml}`` read as ``bash`` and ``yaml``; MyST's
+    ``{code-block} bash`` as ``bash``). A MyST directive fence that holds Markdown (````` ````{tab} PyTorch `````,
+    ``{note}``, ``{dropdown}``...) is read for the fenced code blocks inside it, as Sphinx renders them."""
+    return _code_blocks(offset_lines(text), nested=False)
+
+
+def _fence_language(info: str) -> tuple[str, bool]:
+    """The language a fence's info string names, and whether the fence is a MyST directive holding Markdown: a
+    ``{name}`` that is neither a code directive (``{code-block} bash``: the argument is the language) nor a
+    language this module reads."""
+    text = info.strip().lower()
+    directive = _MYST_DIRECTIVE.match(text)
+    if directive and directive["name"] in _MYST_CODE_DIRECTIVES:
+        language = _LANGUAGE.match(directive["argument"])
+        return (language.group() if language else ""), False
+    language = _LANGUAGE.match(text.lstrip("{."))
+    name = language.group() if language else ""
+    holds_markdown = directive is not None and name not in SHELL_LANGUAGES | YAML_LANGUAGES | _QUARTO_ENGINES
+    return name, holds_markdown
+
+
+def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[tuple[list[tuple[int, str]], str]]:
+    """``markdown_code_blocks`` over (offset, line) pairs; inside a directive (``nested``) only fenced blocks count,
+    since a directive's options and indented prose are not code."""
+    fence: tuple[str, int] | None = None  # (fence character, length) of the open fence
+    name = ""
+    holds_markdown = False
+    block: list[tuple[int, str]] = []
+    list_column = 0  # content column of the list item we are in; indented code needs 4 more
+    after_blank = True
+    for offset, line in lines:
+        stripped = line.strip()
+        if fence is not None:
+            closing = _FENCE.match(line)
+            if (
+                closing
+                and closing["fence"][0] == fence[0]
+                and len(closing["fence"]) >= fence[1]
+                and not closing["info"].strip()
+            ):
+                if holds_markdown:
+                    yield from _code_blocks(block, nested=True)
+                else:
+                    yield block, name
+                fence, block = None, []
+            else:
+                block.append((offset, line))
+            continue
+        opening = _FENCE.match(line)
+        if opening and not (opening["fence"][0] == "`" and "`" in opening["info"]):
+            if block and not nested:
+                yield block, ""
+            name, holds_markdown = _fence_language(opening["info"])
+            fence, block = (opening["fence"][0], len(opening["fence"])), []
+            after_blank = False
+            continue
+        if nested:
+            continue
+        indent = indentation(line)
+        if block and (not stripped or indent >= list_column + 4):
+            block.append((offset, line))  # an indented code block goes on through blank lines
+            continue
+        if block:
+            yield block, ""
+            block = []
+        if stripped and indent >= list_column + 4 and after_blank:
+            block.append((offset, line))
+            continue
+        item = _LIST_ITEM.match(line)
+        if item:
+            list_column = len((item.group(1) + item.group(2)).expandtabs(4))
+        elif stripped and indent < list_column and after_blank:
+            list_column = 0
+        after_blank = not stripped
+    if block and not (nested and fence is None) and not (fence is not None and holds_markdown):
+        yield block, name if fence is not None else ""

@@ -1,0 +1,53 @@
+"""The mask every embedded reader writes into: a blank copy of a file's text (same length, same line breaks) into
+which the ranges that are shell are copied back, so the tokenizer's offsets are the file's own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+
+def offset_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, line without its line break) for every line."""
+    offset = 0
+    for line in text.split("\n"):
+        yield offset, line
+        offset += len(line) + 1
+
+
+class Mask:
+    """A blank copy of a text into which chosen ranges are copied back."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.chars = ["\n" if c == "\n" else " " for c in text]
+
+    def keep(self, start: int, end: int) -> None:
+        self.chars[start:end] = self.text[start:end]
+
+    def put(self, start: int, replacement: str) -> None:
+        self.chars[start : start + len(replacement)] = replacement
+
+    def result(self) -> str:
+        return "".join(self.chars)
+
+
+def indentation(line: str) -> int:
+    """The column a line's text starts at, a tab going on to the next multiple of 4."""
+    column = 0
+    for c in line:
+        if c == " ":
+            column += 1
+        elif c == "\t":
+            column += 4 - column % 4
+        else:
+            break
+    return column
+
+
+def mask_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """Only these spans of the text: docker options held in another language's strings (a Jenkinsfile's
+    ``args``) read as shell words with the file's offsets."""
+    mask = Mask(text)
+    for start, end in spans:
+        mask.keep(start, end)
+    return mask.result()

@@ -1,0 +1,127 @@
+"""The shell code blocks of documentation (Markdown and reStructuredText alike), as a reader of the document sees
+them: the languages read as shell, the prompts of a transcript (kept apart from its output), and the placeholders
+a document writes for values and for more options."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable
+
+from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.embedded.mask import Mask
+
+#: code block languages read as shell ("": untagged); console blocks are transcripts, prompts before commands
+SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession"})
+_CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
+#: code block languages read as a YAML file of their own
+YAML_LANGUAGES = frozenset({"yaml", "yml"})
+#: what a shell prompt may show before its ``$``/``#``: ``host1$``, ``user@box:~/src$``, ``root@c278c88dd552:/x#``
+_PROMPT_HOST = r"(?:[\w.-]+(?:@[\w.-]+)?(?::[\w.~/-]*)?)?"
+_DOLLAR_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}\$(?: |$)")
+_ANY_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}[$#](?: |$)")
+_CONTINUED_PROMPT = LazyRegex(r"^[ \t]*>(?: |$)")
+#: a ``name:`` prompt written against a container engine command (``compute-session:docker run ...``, a Slurm
+#: guide's style): no program is named ``x:docker``, so read this way it cannot hide a real command
+_NAMED_PROMPT = LazyRegex(
+    r"^[ \t]*[\w.-]{1,64}(?:@[\w.-]{1,64})?:(?=(?:sudo[ \t]+)?(?:nvidia-docker|docker|podman)[ \t])"
+)
+_PLACEHOLDER = LazyRegex(r"(?<![<\w])<([\w{/.~…](?:[^<>\n'\"]*?[^<>\n'\"\s])?)>(?!>)")
+#: ``[OPTIONS]``, ``[docker options]``, ``[...]`` as a word of their own (not ``[[``, ``${a[i]}`` or ``[ -f x ]``)
+_BRACKETED = LazyRegex(r"(?<![\w\[\]$}])\[([\w.…][\w .…-]{0,80})\](?![\w\[\]])")
+_ELLIPSIS = LazyRegex(r"(?<!\S)(?:\.{3}|…)(?!\S)")
+#: a placeholder that stands for more options rather than for one value
+_MORE_OPTIONS = LazyRegex(r"\.\.\.|…|\b(?:options?|flags?|args?|arguments?|params?|parameters?)\b", re.IGNORECASE)
+_HUGO_SHORTCODE = LazyRegex(r"\{\{([<%])([^\n\"]*?)([>%])\}\}")
+
+
+class CodeLine(NamedTuple):
+    """One line of a documentation shell block as it is read: its shell text from ``start`` (after the prompt) to
+    ``end``, and the prompt it was written with ("" for none): ``$``, ``host1$``, ``root@c278c88dd552:/x#``."""
+
+    start: int
+    end: int
+    prompt: str
+
+
+class ShellBlock(NamedTuple):
+    """The lines read of one shell code block, and the section it is in (the headings before it, counted)."""
+
+    lines: tuple[CodeLine, ...]
+    section: int
+
+
+#: the shell code blocks of a document, in order
+ShellBlocks = tuple[ShellBlock, ...]
+
+
+def mask_shell_blocks(
+    text: str, blocks: Iterable[tuple[list[tuple[int, str]], str]], heading: LazyRegex[str]
+) -> tuple[str, ShellBlocks]:
+    """The text with everything but the shell code blocks blanked (console blocks lose their prompts), and the
+    lines kept of each block."""
+    mask = Mask(text)
+    kept: list[ShellBlock] = []
+    section, after = 0, 0  # the headings counted so far, and where the text after the last block starts
+    for block, language in blocks:
+        if not block:
+            continue
+        start, end = extent(block)
+        section += sum(1 for _ in heading.finditer(text, after, start)) if start > after else 0
+        after = max(after, end)
+        if language in SHELL_LANGUAGES:
+            lines = _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
+            if lines:
+                kept.append(ShellBlock(lines, section))
+    return mask.result(), tuple(kept)
+
+
+def extent(block: list[tuple[int, str]]) -> tuple[int, int]:
+    """From the first line's start to the end of the last line, its line break included."""
+    last_offset, last_line = block[-1]
+    return block[0][0], last_offset + len(last_line) + 1
+
+
+def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tuple[CodeLine, ...]:
+    """Copy a code block into the mask; in transcripts only prompted commands (prompt blanked) and continuations.
+    Returns the lines kept, each with its prompt."""
+    console = console or any(_DOLLAR_PROMPT.match(line) for _, line in block)
+    prompt = _ANY_PROMPT if console else _DOLLAR_PROMPT
+    continued = False
+    kept: list[CodeLine] = []
+    for offset, line in block:
+        start = offset
+        marker = prompt.match(line) or (_CONTINUED_PROMPT.match(line) if continued else _NAMED_PROMPT.match(line))
+        if marker:
+            start = offset + marker.end()
+        elif console and not continued:
+            continue  # output
+        end = offset + len(line)
+        mask.keep(start, end)
+        _unbracket(mask, start, end)
+        shown = "" if marker is None or continued else line[: marker.end()].strip()
+        kept.append(CodeLine(start, end, shown))
+        body = line[start - offset :].rstrip()
+        continued = body.endswith("\\") and not body.endswith("\\\\")
+    return tuple(kept)
+
+
+def _unbracket(mask: Mask, start: int, end: int) -> None:
+    """Documentation placeholders never change how the flags around them are read: one that stands for a value
+    becomes a quoted word (``<path to data>`` -> ``"path to data"``, not a redirection that swallows what
+    follows); one that stands for more options (``...``, ``[OPTIONS]``, ``<other flags>``) is blanked, so it is
+    not taken for the image, after which every flag would belong to the container's command."""
+    line = mask.text[start:end]
+    for match in _PLACEHOLDER.finditer(line):
+        if _MORE_OPTIONS.search(match.group(1)):
+            mask.put(start + match.start(), " " * len(match.group()))
+            continue
+        mask.put(start + match.start(), '"')
+        mask.put(start + match.end() - 1, '"')
+    for match in itertools.chain(_BRACKETED.finditer(line), _ELLIPSIS.finditer(line)):
+        if _MORE_OPTIONS.search(match.group()):
+            mask.put(start + match.start(), " " * len(match.group()))
+    for match in _HUGO_SHORTCODE.finditer(line):
+        mask.put(start + match.start(1), '"')
+        mask.put(start + match.start(3), '"')
