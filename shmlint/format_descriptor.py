@@ -39,6 +39,9 @@ class FileKind(StrEnum):
     written in is their ``WorkloadFormat`` (a YAML file holds Kubernetes, compose, CI, Ray... workloads)."""
 
     YAML = "yaml"  # the content decides which format's (``YamlClaim``)
+    #: a YAML file named as a template (``x.yaml.template``, ``x.yaml.j2``): read as YAML when it is plain YAML with
+    #: placeholders (``${VAR}`` for envsubst), reported as not checked when it holds template actions or does not parse
+    YAML_TEMPLATE = "yaml-template"
     SHELL = "shell"
     MAKEFILE = "makefile"
     MARKDOWN = "markdown"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from shmlint.configured_patterns import BUSY_RETRIES, ConfiguredPattern, PatternTimeout
 from shmlint.discover import FileKind
 from shmlint.engine import Engine
 from shmlint.settings import Settings
@@ -202,6 +203,35 @@ def test_configured_patterns_are_matched_on_values_not_files() -> None:
     # file it lets through for a comment holds no workload of that image
     comment_only = "# corp/trainer\nkind: ConfigMap\ndata: {a: b}\n"
     assert not engine.check_source(SourceText("c.yaml", comment_only), FileKind.YAML, Path("c.yaml")).findings
+
+
+class _Stalled:
+    """A compiled pattern whose first searches stop at the wall-clock timeout without using the CPU, as a search
+    does when a busy machine preempts it."""
+
+    def __init__(self, stalls: int) -> None:
+        self.stalls = stalls
+
+    def search(self, value: str, timeout: float) -> None:
+        if self.stalls:
+            self.stalls -= 1
+            raise TimeoutError
+        return None
+
+
+@pytest.mark.parametrize("stalls", [1, BUSY_RETRIES])
+def test_a_search_preempted_by_a_busy_machine_is_run_again(stalls: int) -> None:
+    """The budgets are CPU time: a loaded CI runner must not report a file an idle laptop checks."""
+    pattern = ConfiguredPattern("torch-images", ("corp/trainer",))
+    pattern.pattern = _Stalled(stalls)  # type: ignore[assignment]
+    assert pattern.search("corp/other") is None
+
+
+def test_a_search_stalled_on_every_retry_is_reported() -> None:
+    pattern = ConfiguredPattern("torch-images", ("corp/trainer",))
+    pattern.pattern = _Stalled(BUSY_RETRIES + 1)  # type: ignore[assignment]
+    with pytest.raises(PatternTimeout, match="corp/other"):
+        pattern.search("corp/other")
 
 
 def merge_chain(depth: int) -> str:

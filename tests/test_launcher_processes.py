@@ -152,3 +152,94 @@ def test_a_launcher_rank_count_is_read_up_to_the_program_it_launches(command: st
     from shmlint.formats.kubernetes.extract import _launched_ranks
 
     assert _launched_ranks(command.split()) == ranks
+
+
+PYTORCHJOB = """\
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {{name: ddp}}
+spec:
+{spec}  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/ml/ddp:1
+            command: {command}
+            resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("spec", "command", "gpus", "count"),
+    [
+        ("", "[torchrun, train.py]", 4, 4),  # the operator's default nprocPerNode: auto, one a GPU
+        ("  nprocPerNode: gpu\n", "[python, -m, torch.distributed.run, train.py]", 8, 8),
+        ('  nprocPerNode: "2"\n', '[sh, -c, "torchrun /app/train.py --lr 0.1"]', 4, 2),
+        ("  elasticPolicy: {nProcPerNode: 4, maxRestarts: 3}\n", "[torchrun, train.py]", 4, 4),
+    ],
+)
+def test_a_pytorchjob_hands_its_processes_per_node_to_torchrun(spec: str, command: str, gpus: int, count: int) -> None:
+    found = shm001(check("job.yaml", PYTORCHJOB.format(spec=spec, command=command, gpus=gpus)))
+    ((severity, detail),) = found
+    assert severity is ERROR and f"{count} torchrun processes in each pod" in detail and "PET_NPROC_PER_NODE" in detail
+
+
+@pytest.mark.parametrize(
+    ("spec", "command", "gpus"),
+    [
+        ('  nprocPerNode: "1"\n', "[torchrun, train.py]", 4),  # one process a pod
+        ("", "[torchrun, --nproc_per_node=1, train.py]", 4),  # its own count wins over the operator's
+        ("", "[python, train.py]", 4),  # no torchrun: PET_NPROC_PER_NODE is read by nothing
+        ("", "[torchrun, train.py]", 1),  # auto on one GPU: one process
+        ("  nprocPerNode: cpu\n", "[torchrun, train.py]", 4),  # not GPU processes
+        ('  nprocPerNode: "99999999"\n', "[torchrun, train.py]", 4),  # not a count read
+    ],
+)
+def test_a_pytorchjob_without_several_local_torchrun_processes_is_not_evidence(
+    spec: str, command: str, gpus: int
+) -> None:
+    found = shm001(check("job.yaml", PYTORCHJOB.format(spec=spec, command=command, gpus=gpus)))
+    assert [severity for severity, _ in found] == [INFO]
+
+
+def test_the_nproc_rule_is_read_from_pytorchjobs_only() -> None:
+    other = PYTORCHJOB.format(spec="", command="[torchrun, train.py]", gpus=4).replace("PyTorchJob", "OtherJob")
+    assert [severity for severity, _ in shm001(check("job.yaml", other))] == [INFO]
+
+
+LAUNCHER_JOB = """\
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {{name: bert}}
+spec:
+  slotsPerWorker: 8
+{extra}  mpiReplicaSpecs:
+    Launcher:
+      template:
+        spec:
+          containers:
+          - name: launcher
+            image: registry.example/ml/habana-pytorch:1
+            command: [bash, launch_train.sh]
+"""
+
+
+@pytest.mark.parametrize(("extra", "errors"), [("", 0), ("  runLauncherAsWorker: true\n", 1)])
+def test_an_mpijob_launcher_starts_its_ranks_in_the_workers(tmp_path, extra: str, errors: int) -> None:
+    """The launcher's script starts DeepSpeed over a hostfile of the worker pods: not its own processes, unless
+    the job runs the launcher as a worker too. An ``echo`` naming DeepSpeed runs nothing in any container."""
+    from shmlint.runner import check_paths
+    from shmlint.settings import Settings
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "job.yaml").write_text(LAUNCHER_JOB.format(extra=extra), encoding="utf-8")
+    (tmp_path / "launch_train.sh").write_text(
+        'echo "Creating DeepSpeed hostfile"\ndeepspeed --hostfile /job/hostfile train.py\n', encoding="utf-8"
+    )
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    found = [f for f in report.findings if f.code == "SHM001" and f.severity is ERROR]
+    assert len(found) == errors
+    assert all("launch_train.sh:2 deepspeed" in f.detail for f in found)

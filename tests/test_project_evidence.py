@@ -74,6 +74,14 @@ def test_array_expands_to_its_items(name: str, items: list[str]) -> None:
     assert line.argv == ("run", *items, "end")
 
 
+@pytest.mark.parametrize("items", [["do"], ["if", "x", "fi"], ["a", "done"], ["then", "while"]])
+def test_array_items_that_are_reserved_words_are_items(items: list[str]) -> None:
+    """``A=(do)`` is an array holding the word ``do``, not a subshell opening a loop body."""
+    text = f'A=({" ".join(items)})\nrun "${{A[@]}}" end\n'
+    (line,) = [c for c in script_commands(text, {}) if c.argv[0] == "run"]
+    assert line.argv == ("run", *items, "end")
+
+
 @settings(max_examples=200)
 @given(st.text(alphabet="ab$={}()[]@\"' \n:-x", max_size=300))
 def test_expansion_never_raises_and_stays_bounded(text: str) -> None:

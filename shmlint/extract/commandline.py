@@ -125,15 +125,17 @@ def command_workload(
     )
 
 
-#: how a command line writes its own working directory in a bind mount's source
-_CWD = LazyRegex(r"(\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?=/|:|$)")
+#: how a command line writes its own working directory in a bind mount's source (``-v/$(pwd)/x:/y``: a slash
+#: in front of an absolute path changes nothing)
+_CWD = LazyRegex(r"/?(\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?=/|:|$)")
 
 
 def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:
     """Bind mounts (container path, host path from the working directory: ``$PWD/src`` is ``./src``)."""
     found = []
     for flag in (*command.flag_values("--volume"), *command.flag_values("--mount")):
-        text = _CWD.sub(".", flag.value_text, count=1) if flag.value_text.startswith(("$", "`")) else flag.value_text
+        cwd = flag.value_text.startswith(("$", "`", "/$", "/`"))
+        text = _CWD.sub(".", flag.value_text, count=1) if cwd else flag.value_text
         mount = parse_volume(text) if flag.long_name == "--volume" else parse_mount(text)
         if mount.type == "bind" and mount.source and mount.target.startswith("/"):
             found.append((mount.target, mount.source))

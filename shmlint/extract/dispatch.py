@@ -80,6 +80,8 @@ def _too_complex(why: str) -> UnparsableInput:
 def _extract(source: SourceText, kind: FileKind, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     if kind is FileKind.YAML:
         return _yaml(source, path, run)
+    if kind is FileKind.YAML_TEMPLATE:
+        return _yaml_template(source, path, run)
     owner = reader(kind)
     if owner is None or owner.read is None:  # Dockerfiles: evidence for the formats that build them
         return [], []
@@ -176,6 +178,19 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         # accepts: an unrendered template that happens to parse, not a manifest
         return [], [_template_notice(source, path, run)]
     return _yaml_workloads(source, path, documents, run)
+
+
+def _yaml_template(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
+    """A manifest named as a template: plain YAML with placeholders (``${VAR}``, which envsubst fills) is read as
+    the YAML it is; one with template actions (``{{ }}``, ``{% %}``) or that does not parse is not checked, and the
+    report says so (its rendered output is what runs)."""
+    if has_template_marks(source.text):
+        return [], [_template_notice(source, path, run)]
+    try:
+        return _yaml(source, path, run)
+    except UnparsableInput as exc:
+        why = f"a template that is not plain YAML ({exc.message}, line {exc.line}), not checked"
+        return [], [Notice(source.path, f"{why}; lint its rendered output instead")]
 
 
 def _yaml_workloads(

@@ -65,6 +65,7 @@ class _Stage:
     entrypoint: tuple[tuple[str, ...], int] | None = None  # the argv and its line, when the stage sets one
     cmd: tuple[tuple[str, ...], int] | None = None
     workdir: str = ""
+    copies: tuple[tuple[str, str], ...] = ()  # (destination in the image, source in the build context)
 
 
 class RunFacts(NamedTuple):
@@ -75,6 +76,8 @@ class RunFacts(NamedTuple):
     entrypoint: tuple[tuple[str, ...], int] | None
     cmd: tuple[tuple[str, ...], int] | None
     workdir: str
+    #: what the stages it is built FROM copy from the build context: (absolute destination, source), one source each
+    copies: tuple[tuple[str, str], ...] = ()
 
 
 def run_facts(text: str, build_args: Mapping[str, str] | None = None, target: str | None = None) -> RunFacts:
@@ -97,7 +100,8 @@ def run_facts(text: str, build_args: Mapping[str, str] | None = None, target: st
             break
         if stage.entrypoint is not None:
             break
-    return RunFacts(bases, entrypoint, cmd, next((s.workdir for s in chain if s.workdir), ""))
+    copies = tuple(copy for stage in reversed(chain) for copy in stage.copies)[:MAX_COPIES]
+    return RunFacts(bases, entrypoint, cmd, next((s.workdir for s in chain if s.workdir), ""), copies)
 
 
 def _exec_form(value: str) -> tuple[str, ...]:
@@ -163,6 +167,10 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
             stages[-1] = replace(stage, entrypoint=argv) if kind == "ENTRYPOINT" else replace(stage, cmd=argv)
         elif stages and kind == "WORKDIR":
             stages[-1] = replace(stages[-1], workdir=value.strip())
+        elif stages and kind in ("COPY", "ADD") and "--from" not in value:
+            copied = _copy(value, stages[-1].workdir)
+            if copied is not None and len(stages[-1].copies) < MAX_COPIES:
+                stages[-1] = replace(stages[-1], copies=(*stages[-1].copies, copied))
         elif stages and kind == "RUN":
             stages[-1] = replace(stages[-1], runs=(*stages[-1].runs, value))
         elif stages and kind == "COPY":
@@ -170,6 +178,31 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
             if source:
                 stages[-1] = replace(stages[-1], copies_from=(*stages[-1].copies_from, source.group(1)))
     return stages
+
+
+#: COPY and ADD lines kept per image (the first ones: a hostile Dockerfile of thousands costs no more)
+MAX_COPIES = 32
+
+
+def _copy(value: str, workdir: str) -> tuple[str, str] | None:
+    """``COPY src dest`` (or its JSON form) with one source from the build context: (absolute destination, source).
+    A relative destination is below the stage's WORKDIR; several sources, a URL or a wildcard are not kept."""
+    stripped = value.strip()
+    words: list[str] = []
+    if stripped.startswith("["):
+        try:
+            parsed = json.loads(stripped)
+        except ValueError:
+            parsed = None
+        words = [w for w in parsed if isinstance(w, str)] if isinstance(parsed, list) else []
+    else:
+        words = [w for w in stripped.split() if not w.startswith("--")]
+    if len(words) != 2 or any(c in words[0] for c in "*?[$") or "://" in words[0]:
+        return None
+    source, destination = words
+    if not destination.startswith("/"):
+        destination = f"{(workdir or '/').rstrip('/')}/{destination}"
+    return destination.rstrip("/") or "/", source
 
 
 def _parse_from(value: str) -> tuple[str, str | None]:

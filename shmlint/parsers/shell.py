@@ -137,6 +137,7 @@ class _Lexer(_Cursor):
         text = self.text
         words: list[Word] = []
         parens = case_depth = 0
+        in_array = False  # ``NAME=(a do b)``: an array's items are words, never reserved words
         while self.pos < self.n:
             c = text[self.pos]
             blanks = _BLANKS.match(text, self.pos)
@@ -159,12 +160,14 @@ class _Lexer(_Cursor):
                 break
             elif c == ")":
                 self.pos += 1
+                in_array = False
                 self._finish(words)
                 if parens:
                     parens -= 1
                 elif not case_depth and stop == ")":
                     break
             elif c == "(":
+                in_array = bool(words) and words[-1].end == self.pos and words[-1].text.endswith("=")
                 self._finish(words)
                 if text.startswith("((", self.pos):
                     self.pos = self._skip_balanced(self.pos, "(", ")", quoted=False)
@@ -181,7 +184,7 @@ class _Lexer(_Cursor):
                 if word.end == word.start:  # a character no branch takes: step over it rather than loop
                     self.pos += 1
                     continue
-                if words or not is_unquoted_literal(word, text):
+                if words or in_array or not is_unquoted_literal(word, text):
                     words.append(word)
                 elif word.text == "case":
                     case_depth += 1

@@ -29,4 +29,8 @@ def with_needs(
             workload = workload._replace(project=facts)
             need = decide(workload, knowledge)
         decided.append(workload._replace(need=need))
+    if len(decided) > 1 and any("sshd" in (workload.command or "") for workload in decided):
+        from shmlint.project.ssh_ranks import with_ssh_ranks  # loaded for a file with an ssh daemon's container
+
+        return with_ssh_ranks(decided)
     return decided

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.model import CodeFact, Launch, ProjectFacts
 from shmlint.project.index import Reader
-from shmlint.project.launchers import Target, known, target
+from shmlint.project.launchers import Target, known, program, target
 
 if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
@@ -37,6 +37,8 @@ MAX_QUOTED_BUILDS = 3
 MAX_COMPARED_BUILDS = 4
 #: bind mounts of one container looked at
 MAX_MOUNTS = 16
+#: shell commands that only print, compare or read their arguments: a launcher's name among them runs nothing
+_TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
 #: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
 MAX_DEFAULT_CONFIGS = 4
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
@@ -56,7 +58,15 @@ class _Walk:
         self.doubt = False  # something read could use workers that were not seen (unknown values, busy imports)
         self.followed: list[str] = []
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
+        self.mounts: list[tuple[str, str]] = []  # bind mounts: (container path, repository folder)
         self.program({})
+
+    def served(self, argv: Sequence[str]) -> None:
+        """A ``tritonserver`` command's model repositories in the checked tree (``shmlint.project.triton``)."""
+        if argv and argv[0].endswith("tritonserver"):
+            from shmlint.project import triton  # loaded for a Triton server's command only
+
+            triton.follow(self, argv)
 
     def read(self, path: str) -> str | None:
         text = self.reader.text(path)
@@ -65,9 +75,10 @@ class _Walk:
         return text
 
     def command(self, argv: Sequence[str], env: Mapping[str, tuple[str, ...]], depth: int) -> None:
-        """Follow one command line: a script, a Python program, a ``-c`` string."""
+        """Follow one command line: a script, a Python program, a ``-c`` string, a Triton server's models."""
         found = target(argv)
         if found is None:
+            self.served(program(argv))
             return
         if found.kind == "inline":
             from shmlint.project.shellvars import script_commands  # the shell tokenizer loads for shell text only
@@ -81,6 +92,10 @@ class _Walk:
         elif found.kind == "shell":
             self.shell(found, env, depth)
         else:
+            if found.launcher in ("accelerate launch", "python -m accelerate.commands.launch"):
+                from shmlint.project import configs  # loaded when a command names a program, like pycode
+
+                configs.follow_accelerate(self, program(argv), found.name)
             self.python(found, depth, env)
 
     def shell(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
@@ -93,6 +108,9 @@ class _Walk:
         from shmlint.project.shellvars import script_commands
 
         for line in script_commands(text, env, found.arguments):
+            words = program(line.argv)
+            if words and words[0] in _TEXT_ONLY:  # ``echo "Creating DeepSpeed hostfile"`` runs no DeepSpeed
+                continue
             if len(self.commands) < MAX_COMMANDS:
                 self.commands.append(CodeFact(f"{where}:{line.line}", " ".join(w for w in line.argv if known(w))))
             self.command(line.argv, line.env, depth + 1)
@@ -261,7 +279,14 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     walk = _Walk(reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices)
     if workdir.startswith("/"):
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
-    walk.bases[:0] = _mounted(launch, workdir, reader)
+    walk.mounts = _binds(launch, reader)
+    walk.bases[:0] = _mounted(walk.mounts, workdir, reader)
+    if built is not None:  # what the image copies from its build context is there too, below the mounts
+        walk.mounts += [
+            (point, host)
+            for point, source in built[1].copies
+            if (host := reader.folder(os.path.join(context, source))) is not None
+        ]
     argv = (*entrypoint, *arguments)
     if argv:
         walk.command(argv, {name: (value,) for name, value in launch.env}, 0)
@@ -279,22 +304,26 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     )
 
 
-def _mounted(launch: Launch, workdir: str, reader: Reader) -> list[str]:
+def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:
+    """The repository's bind-mounted folders: (container path, real folder), in the order they are written."""
+    found = []
+    for mounted, source in launch.mounts[:MAX_MOUNTS]:
+        host = reader.folder(os.path.join(launch.base_dir, source))
+        if host is not None:
+            found.append((mounted.rstrip("/") or "/", host))
+    return found
+
+
+def _mounted(binds: list[tuple[str, str]], workdir: str, reader: Reader) -> list[str]:
     """The repository's folders bind-mounted into the container (``./src:/workspace``), which is what the container
     finds at those paths: the folder its working directory falls in first, then the others."""
     first: list[str] = []
-    rest: list[str] = []
-    for mounted, source in launch.mounts[:MAX_MOUNTS]:
-        host = reader.folder(os.path.join(launch.base_dir, source))
-        point = mounted.rstrip("/") or "/"
-        if host is None:
-            continue
-        if workdir == point or workdir.startswith(point + "/"):
+    for point, host in binds:
+        if workdir == point or workdir.startswith(point.rstrip("/") + "/"):
             below = workdir[len(point) :].strip("/")
             mapped = reader.folder(os.path.join(host, below)) if below else host
             first += [mapped] if mapped is not None else []
-        rest.append(host)
-    return list(dict.fromkeys(first + rest))
+    return list(dict.fromkeys(first + [host for _, host in binds]))
 
 
 def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:

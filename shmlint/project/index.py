@@ -108,6 +108,11 @@ class Reader:
         real = os.path.realpath(path)
         return real if within(real, self.index.roots) and os.path.isdir(real) else None
 
+    def folders(self, folder: str) -> tuple[str, ...]:
+        """The names of the folders among a located folder's first ``MAX_ENTRIES`` entries (sorted, so that what
+        is read within a bound does not depend on the file system's order)."""
+        return tuple(sorted(_entries(folder).folders))
+
     def locate(self, bases: Iterable[str], path: str) -> str | None:
         """The repository file a path (as a container or a command writes it) stands for: relative to each base in
         turn, and for an absolute container path (``/app/src/train.py``) its tails (``src/train.py``...), since an

@@ -17,6 +17,14 @@ if TYPE_CHECKING:
     from shmlint.source import SourceText
 
 
+#: names of manifests kept as templates (envsubst, Jinja, Go templates), rendered before they are applied
+TEMPLATE_ENDINGS = tuple(
+    f".{yaml}{tail}"
+    for yaml in ("yaml", "yml")
+    for tail in (".template", "-template", ".tmpl", ".tpl", ".j2", ".jinja", ".jinja2")
+)
+
+
 def _syntax_error(source: SourceText, strict: bool) -> str | None:
     from shmlint.parsers.yamlnodes import compose, syntax_error
 
@@ -49,7 +57,10 @@ FORMAT = Format(
     fix_in_short="mount a sized Memory emptyDir",
     writer="shmlint.formats.kubernetes.edit",
     fixtures=("k8s", "docs/k8s", "aws-eks"),
-    files=(FileNames(FileKind.YAML, rank=10, endings=(".yaml", ".yml"), syntax_error=_syntax_error),),
+    files=(
+        FileNames(FileKind.YAML, rank=10, endings=(".yaml", ".yml"), syntax_error=_syntax_error),
+        FileNames(FileKind.YAML_TEMPLATE, rank=11, endings=TEMPLATE_ENDINGS, syntax_error=_syntax_error),
+    ),
     sniffs=(Sniff(FileKind.YAML, rank=20, pattern=LazyRegex(r"^(apiVersion|kind):", re.MULTILINE)),),
     yaml=YamlClaim(rank=100, detect=_any, read=_read),
     declare_loader="the annotation shmlint.io/dataloader",

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from shmlint.formats.kubernetes.pod_reader import TRAINER_NODE, FoundPod, LocalRanks, PodReader
+from shmlint.formats.kubernetes.pod_reader import TRAINER_NODE, FoundPod, LocalRanks, PodReader, ProcsPerNode
 from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, SequenceNode, scalar, sequence
 from shmlint.signals import Signals
@@ -40,10 +40,15 @@ LAUNCHING_POLICIES = {
 MPI_GROUP = "kubeflow.org"
 MPI_KINDS = ("MPIJob",)
 MPI_WORKER = "Worker"
+MPI_LAUNCHER = "Launcher"
 MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "horovodrun"})
 MPI_RANK_OPTIONS = frozenset({"-np", "-n", "--np", "-c", "--n", "--num-proc"})
 #: more ranks than any machine has devices: a larger number is not read
 MAX_RANKS = 1024
+#: Kubeflow's PyTorchJob (training-operator v1): ``spec.nprocPerNode`` (default ``auto``), or the deprecated
+#: ``spec.elasticPolicy.nProcPerNode``, becomes PET_NPROC_PER_NODE (``pytorch_jobs`` in shmlint/data/shm_need.yaml)
+PYTORCH_KINDS = ("PyTorchJob",)
+PYTORCH_DEFAULT_NPROC = "auto"
 KSERVE_MODEL_KEYS = ("pytorch", "huggingface", "triton", "model", "tensorflow", "onnx", "sklearn", "xgboost")
 #: key-path parts that say nothing about a pod's role, and readable names for the ones that do
 _ROLE_NOISE = frozenset(
@@ -103,7 +108,10 @@ class _Extractor:
         yield from self.trainer_pods(obj, owner, own)
         yield from self.kserve_pods(obj, owner, own)
         policy = self.launch_policy(obj, kind, group, name)
-        ranks = self.mpi_ranks(obj) if group == MPI_GROUP and kind in MPI_KINDS else None
+        mpi = group == MPI_GROUP and kind in MPI_KINDS
+        ranks = self.mpi_ranks(obj) if mpi else None
+        procs = self.procs_per_node(obj) if group == MPI_GROUP and kind in PYTORCH_KINDS else None
+        launcher_works = (scalar(self.m.path(obj, "spec", "runLauncherAsWorker")) or "").lower() == "true"
         for spec, path, template in self.pod_specs(obj):
             containers = tuple(self.containers(spec))
             kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
@@ -120,7 +128,20 @@ class _Extractor:
                 metadata=both,
                 launched_by=launched,
                 ranks=ranks if role == MPI_WORKER else None,
+                procs=procs,
+                starts_ranks_elsewhere=mpi and role == MPI_LAUNCHER and not launcher_works,
             )
+
+    def procs_per_node(self, obj: MappingNode) -> ProcsPerNode:
+        """A PyTorchJob's processes per pod as its operator passes them to torchrun: ``spec.nprocPerNode``, else the
+        deprecated ``spec.elasticPolicy.nProcPerNode`` (set only with it), else the operator's default ``auto``."""
+        spec = self.m.get(obj, "spec")
+        for path in (("nprocPerNode",), ("elasticPolicy", "nProcPerNode")):
+            node = self.m.path(spec, *path)
+            value = scalar(node)
+            if node is not None and value:
+                return f"{'.'.join(path)}: {value}, line {self.reader.span(node).line}", value
+        return f"nprocPerNode unset: the operator's default {PYTORCH_DEFAULT_NPROC}", PYTORCH_DEFAULT_NPROC
 
     def mpi_ranks(self, obj: MappingNode) -> LocalRanks | None:
         """An MPIJob's ranks in each worker pod: its ``slotsPerWorker`` (mpirun fills a worker's slots before the

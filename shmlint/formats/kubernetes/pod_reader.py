@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from shmlint.containers import EnvVar, base_dir
 from shmlint.containers.pod import PodContainer, PodVolume, Resource, judge_pod, quantity, shared_cap
@@ -44,6 +44,47 @@ class LocalRanks(NamedTuple):
         return f"{launcher}{self.slots.text} on {gpus} GPUs: {self.ranks} NCCL ranks in each worker pod"
 
 
+#: torch's distributed launcher, as a program or a module; its own ``--nproc_per_node`` wins over the operator's
+TORCHRUN_PROGRAMS = frozenset({"torchrun"})
+TORCHRUN_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
+NPROC_OPTIONS = ("--nproc_per_node", "--nproc-per-node")
+#: nprocPerNode values that start one process per visible device (torchrun's ``determine_local_world_size``)
+PER_DEVICE = frozenset({"auto", "gpu"})
+
+
+#: a Kubeflow PyTorchJob's processes per pod: how the job says it (``nprocPerNode: 4``, or that the operator's
+#: default applies) and the value (auto, gpu, cpu or a count). A plain pair: a class costs every run its making
+ProcsPerNode: TypeAlias = tuple[str, str]
+
+
+def procs_on(procs: ProcsPerNode, gpus: int | None, command: str) -> str | None:
+    """What a PyTorchJob's processes per pod mean for a container with ``gpus`` counted GPUs running ``command``:
+    the operator hands ``spec.nprocPerNode`` (default ``auto``) to every container as PET_NPROC_PER_NODE, which
+    torchrun reads when its command line sets no count (``pytorch_jobs`` in shmlint/data/shm_need.yaml). Several
+    local GPU processes with NCCL between them, or None."""
+    if not gpus or not _torchrun_without_count(command.split()):
+        return None
+    setting, value = procs[0], procs[1].strip().lower()
+    count = gpus if value in PER_DEVICE else int(value) if value.isdigit() and len(value) <= 4 else 0
+    if count < 2:
+        return None
+    return (
+        f"{count} torchrun processes in each pod, NCCL between them ({setting}, handed to torchrun as "
+        f"PET_NPROC_PER_NODE; its command sets no --nproc_per_node; {gpus} GPUs)"
+    )
+
+
+def _torchrun_without_count(words: list[str]) -> bool:
+    """Whether the words run torchrun (or ``python -m torch.distributed.run``) and, after it, set no
+    ``--nproc_per_node`` of their own."""
+    for index, word in enumerate(words):
+        name = word.strip("\"'").rpartition("/")[2]
+        module = index > 0 and words[index - 1] == "-m" and name in TORCHRUN_MODULES
+        if name in TORCHRUN_PROGRAMS or module:
+            return not any(later.strip("\"'").startswith(NPROC_OPTIONS) for later in words[index + 1 :])
+    return False
+
+
 class FoundPod(NamedTuple):
     """A pod spec found in a manifest, with the names that make messages readable."""
 
@@ -55,6 +96,10 @@ class FoundPod(NamedTuple):
     metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
     launched_by: Evidence | None = None  # a training runtime's ML policy that starts its ``node`` container
     ranks: LocalRanks | None = None  # an MPIJob worker: the ranks its launcher starts in each pod
+    procs: ProcsPerNode | None = None  # a PyTorchJob's pod: the processes its torchrun starts
+    #: an MPIJob's Launcher that is no worker: the processes its mpirun (or a DeepSpeed hostfile) starts run in the
+    #: worker pods, so the scripts it runs are not followed for its own need
+    starts_ranks_elsewhere: bool = False
 
 
 class PodReader:
@@ -133,6 +178,8 @@ class PodReader:
         for (container, _, _), identity, verdict in zip(pod.containers, identities, judged, strict=True):
             in_pod = pod.spec is not container
             completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
+            if pod.starts_ranks_elsewhere and not completed.gpu:
+                completed = completed._replace(launch=None)
             yield completed.workload(
                 identity,
                 self.name_span(container),
@@ -145,7 +192,8 @@ class PodReader:
                 dataloader_text=self.dataloader_text(pod),
                 launched_by=pod.launched_by.text
                 if pod.launched_by and identity.container == TRAINER_NODE
-                else (pod.ranks.on(completed.accelerator_count) if pod.ranks else None),
+                else (pod.ranks.on(completed.accelerator_count) if pod.ranks else None)
+                or (procs_on(pod.procs, completed.accelerator_count, completed.command or "") if pod.procs else None),
                 volume_cap=cap if in_pod else None,
             )
 

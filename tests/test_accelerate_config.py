@@ -1,0 +1,53 @@
+"""Accelerate config files as the launcher reads them (``shmlint.project.configs.accelerate_config``): the local
+GPU processes ``accelerate launch --config_file`` starts."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.project.configs import accelerate_config
+
+_YAML = "compute_environment: LOCAL_MACHINE\ndistributed_type: {kind}\nnum_machines: {machines}\nnum_processes: {n}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "local"),
+    [
+        (_YAML.format(kind="MULTI_GPU", machines=1, n=8), 8),
+        (_YAML.format(kind="FSDP", machines=2, n=16), 8),  # num_processes is the total over the machines
+        (_YAML.format(kind="DEEPSPEED", machines=1, n=4), 4),
+        (_YAML.format(kind="MEGATRON_LM", machines=1, n=2), 2),
+        (_YAML.format(kind="'NO'", machines=1, n=1), 0),
+        (_YAML.format(kind="MULTI_CPU", machines=1, n=8), 0),  # gloo between CPU processes, not NCCL
+        (_YAML.format(kind="XLA", machines=1, n=8), 0),
+        (_YAML.format(kind="MULTI_GPU", machines=4, n=4), 1),  # one process a machine
+        ("distributed_type: MULTI_GPU\nnum_processes: 2\n", 2),  # num_machines defaults to 1
+        ('{\n  "distributed_type": "MULTI_GPU",\n  "num_processes": 4\n}\n', 4),  # JSON
+        ("distributed_type: MULTI_GPU\nfsdp_config:\n  num_processes: 8\nnum_processes: 1\n", 1),  # nested key
+    ],
+)
+def test_local_gpu_processes(text: str, local: int) -> None:
+    config = accelerate_config(text)
+    assert config is not None and config.local_gpu_processes == local
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "compute_environment: AMAZON_SAGEMAKER\ndistributed_type: MULTI_GPU\nnum_processes: 8\n",  # not launched here
+        "distributed_type: MULTI_GPU\n",  # no count: the launcher's own default decides
+        "distributed_type: MULTI_GPU\nnum_processes: ${N}\n",
+        "",
+    ],
+)
+def test_no_count_read(text: str) -> None:
+    assert accelerate_config(text) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet="{}\"': \n_abcdeilmnoprstuMGPUFSD0123456789", max_size=400))
+def test_never_raises(text: str) -> None:
+    config = accelerate_config("num_processes: 2\n" + text)
+    assert config is None or config.processes >= 0
