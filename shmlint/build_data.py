@@ -89,8 +89,7 @@ def need_module_text(data: dict[str, Any]) -> str:
         f"MULTI_DEVICE_MIN = {int(multi_device.get('min_devices', 2))}\n\n"
         f"MULTI_DEVICE_TIER = {multi_device.get('tier', 'needs')!r}\n\n"
         f"TPU_ALONE = {_constant(alone)}\n\n"
-        f"KSERVE_RUNTIMES = {_constant(runtimes)}\n\n"
-        f"KSERVE_SOURCE = {_constant(kserve.get('source', ''))}\n"
+        f"KSERVE_RUNTIMES = {_constant(runtimes)}\n"
     )
 
 

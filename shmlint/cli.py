@@ -177,7 +177,7 @@ def check(
     failed = report.failed_by_file() or (display.report_unused_suppressions and bool(report.unused_suppressions))
     from shmlint.engine import DEFECT
 
-    defects = [f.path for f in report.files if any(DEFECT in finding.message for finding in f.findings)]
+    defects = [f.path for f in report.files if f.findings and any(DEFECT in x.message for x in f.findings)]
     if defects:  # the report is whole, but shmlint failed on these files: a tool error, never a pass
         from shmlint.visible import visible
 

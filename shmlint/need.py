@@ -68,7 +68,6 @@ class Knowledge(NamedTuple):
     entries: tuple[Entry, ...]
     multi_device_min: int
     kserve_runtimes: tuple[BuiltinRuntime, ...] = ()
-    kserve_source: str = ""
     multi_device_tier: Tier = Tier.UNKNOWN  # several counted GPUs and no software match: a count is not software
     tpu_alone: tuple[Tier, Searcher] | None = None  # a TPU-only request without torch: the tier, the TPU evidence
 
@@ -99,7 +98,6 @@ def builtin() -> Knowledge:
         entries,
         shm_need.MULTI_DEVICE_MIN,
         runtimes,
-        shm_need.KSERVE_SOURCE,
         Tier[shm_need.MULTI_DEVICE_TIER.upper()],
         None if alone is None else (Tier[alone[0].upper()], LazyRegex(alone[1][0], re.IGNORECASE, alone[1][1])),
     )

@@ -6,6 +6,7 @@ read. The stages' own values (workloads, findings, fixes) are in ``shmlint.model
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from shmlint.model import Finding, Notice, Suppression, Workload
@@ -74,7 +75,7 @@ class FileResult(NamedTuple):
     # findings about an accelerator whose software's /dev/shm need is not known, kept out of ``findings`` by the
     # ``undecided: summary`` setting: counted in the summary, listed by ``--undecided=show``
     undecided: tuple[Finding, ...] = ()
-    # the settings that judged the file (set by ``shmlint.session``): its fail-on, how it is shown; not compared
+    # the settings that judged the file (set by ``shmlint.runner`` and ``shmlint.session``): its fail-on, how it is shown; not compared
     settings: JudgedWith | None = None
 
     def __eq__(self, other: object) -> bool:
@@ -89,8 +90,14 @@ class FileResult(NamedTuple):
     def _compared(self) -> tuple[Any, ...]:
         return (*self[:4], *self[5:8])
 
-    def slim(self) -> FileResult:
-        """Without the file text and the workloads: what reporters need, cheap to keep and to pickle."""
+    def says_nothing(self) -> bool:
+        """No finding, notice, unused suppression, render record or undecided finding: the result of a file that
+        is only counted."""
+        return not (self.findings or self.notices or self.unused_suppressions or self.render or self.undecided)
+
+    def slim(self, settings: JudgedWith | None = None) -> FileResult:
+        """Without the file text and the workloads: what reporters need, cheap to keep and to pickle; with the
+        settings that judged it when they are given (one new result, not a second for ``_replace``)."""
         return FileResult(
             self.path,
             self.findings,
@@ -100,7 +107,7 @@ class FileResult(NamedTuple):
             self.unused_suppressions,
             self.render,
             self.undecided,
-            self.settings,
+            self.settings if settings is None else settings,
         )
 
 
@@ -110,14 +117,30 @@ class Report:
     def __init__(self, files: tuple[FileResult, ...], baselined: int = 0) -> None:
         self.files = files
         self.baselined = baselined  # findings a baseline accepted, left out of ``files``: the summary says so
-        self.findings: list[Finding] = sorted((f for r in files for f in r.findings), key=Finding.sort_key)
-        unique = {(n.path, n.message): n for r in files for n in r.notices}
-        self.notices: list[Notice] = [unique[key] for key in sorted(unique)]
-        self.unused_suppressions: list[tuple[str, Suppression]] = [
-            (r.path, s) for r in files for s in r.unused_suppressions
-        ]
-        self.renders: list[RenderRecord] = [r.render for r in files if r.render is not None]
-        self.undecided: int = sum(len(r.undecided) for r in files)  # not listed: the summary counts them
+
+    # each worked out when first asked: a run's report is often only the files of a larger one (``session``)
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        return sorted((f for r in self.files for f in r.findings), key=Finding.sort_key)
+
+    @cached_property
+    def notices(self) -> list[Notice]:
+        unique = {(n.path, n.message): n for r in self.files for n in r.notices}
+        return [unique[key] for key in sorted(unique)]
+
+    @cached_property
+    def unused_suppressions(self) -> list[tuple[str, Suppression]]:
+        return [(r.path, s) for r in self.files for s in r.unused_suppressions]
+
+    @cached_property
+    def renders(self) -> list[RenderRecord]:
+        return [r.render for r in self.files if r.render is not None]
+
+    @cached_property
+    def undecided(self) -> int:
+        """Not listed: the summary counts them."""
+        return sum(len(r.undecided) for r in self.files)
 
     def undecided_note(self) -> str | None:
         """One line for the findings the ``undecided: summary`` setting kept out of the list, for every format:

@@ -41,7 +41,7 @@ _UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
 
 def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None = None) -> Report:
     """Check everything below ``paths``. Results are slimmed (no file text) so memory stays flat on large trees
-    and results cross process boundaries cheaply."""
+    and results cross process boundaries cheaply; each carries ``settings``."""
     paths = list(paths)
     candidates = list(discover(paths, settings))
     from shmlint.parallel import workers
@@ -56,12 +56,43 @@ def check_paths(settings: Settings, paths: Iterable[StrPath], jobs: int | None =
             components = project.fragments.components if project.fragments is not None else frozenset()
             candidates, rendered = render_units(_engine(settings, whole), candidates, components)
             candidates = _judged_elsewhere(candidates, rendered, project)
-        results = tuple(run(functools.partial(_check, settings, project), candidates))
+        results = _checked(run, _Check(settings, project), candidates)
     if rendered:
         from shmlint.render import said_once
 
         results, rendered = said_once(results, rendered)
+        rendered = tuple(result._replace(settings=settings) for result in rendered)
     return Report((*results, *rendered))
+
+
+#: the kinds whose reader costs a process much to load: Terraform's is the HCL library and its grammar (about 0.1 s,
+#: more than checking 500 Kubernetes files), loaded by each process that parses a .tf file
+_ONE_BATCH_KINDS = frozenset({FileKind.TERRAFORM})
+#: the largest share of a run those files may have to be checked in one batch: a parsed .tf file costs about 20
+#: YAML files, so even a batch of one sixteenth, each file parsed, keeps the worker that takes it busy for about as
+#: long as the other one checking the rest; most .tf files hold no container and are not parsed at all
+_ONE_BATCH_SHARE = 16
+
+
+def _checked(run: Mapper, check: _Check, candidates: list[Candidate]) -> tuple[FileResult, ...]:
+    """Every candidate checked, in discovery order. The files whose reader is costly to load are one batch, taken
+    first by one worker (which loads that reader alone) while the others start on the rest."""
+    together = [c for c in candidates if c.kind in _ONE_BATCH_KINDS]
+    if not together or len(together) * _ONE_BATCH_SHARE > len(candidates):
+        said = run(check, candidates)
+    else:
+        batch = run(functools.partial(_check_each, check), [together])  # submitted first: one worker takes it whole
+        rest = run(check, [c for c in candidates if c.kind not in _ONE_BATCH_KINDS])
+        apart = iter(next(batch))
+        said = (next(apart) if c.kind in _ONE_BATCH_KINDS else next(rest) for c in candidates)
+    return tuple(
+        result if result is not None else FileResult(c.path, settings=check.settings)
+        for c, result in zip(candidates, said, strict=True)
+    )
+
+
+def _check_each(check: _Check, candidates: list[Candidate]) -> list[FileResult | None]:
+    return [check(candidate) for candidate in candidates]
 
 
 def project_for(
@@ -98,27 +129,27 @@ def _marked(
     the files that may build an image (path and kind; the build index reads them again, so their text is not
     held here)."""
     readable = [c for c in candidates if c.kind in _BUILD_KINDS and c.error is None]
+    paths = [c.path for c in readable]  # only the paths cross to the workers
     task = functools.partial(_marks, settings.max_file_size)
-    marks = run(task, readable) if run is not None else map(task, readable)
+    marks = run(task, paths) if run is not None else map(task, paths)
     runtimes: list[Candidate] = []
     builds: list[tuple[str, str]] = []
     for candidate, (runtime, build) in zip(readable, marks, strict=True):
-        if runtime:
+        if runtime and candidate.kind is FileKind.YAML:
             runtimes.append(candidate)
         if build:
             builds.append((candidate.path, candidate.kind.value))
     return runtimes, builds
 
 
-def _marks(max_file_size: int, candidate: Candidate) -> tuple[bool, bool]:
-    """Whether a file may hold a KServe runtime, and whether it may build an image (False, False when it cannot
-    be read: its check says why)."""
+def _marks(max_file_size: int, path: str) -> tuple[bool, bool]:
+    """Whether a file names a KServe runtime (one that is YAML may hold it), and whether it may build an image
+    (False, False when it cannot be read: its check says why)."""
     try:
-        data = read_bytes(candidate.path, max_file_size)
+        data = read_bytes(path, max_file_size)
     except InputError:
         return False, False
-    runtime = candidate.kind is FileKind.YAML and RUNTIME_MARK in data
-    return runtime, b"build" in data and _BUILD_MARK.search(data) is not None
+    return RUNTIME_MARK in data, b"build" in data and _BUILD_MARK.search(data) is not None
 
 
 def _in_unit(path: str) -> bool:
@@ -182,13 +213,33 @@ def _engine(settings: Settings, project: ProjectIndex) -> Engine:
     return Engine(settings, project)
 
 
-def _check(settings: Settings, project: ProjectIndex, candidate: Candidate) -> FileResult:
-    return kept(settings, _engine(settings, project).check_candidate(candidate))
+class _Check:
+    """The check of one candidate with the run's settings and index. A worker process unpickles one for each batch
+    of files and asks for its engine once: the engine's cache compares the settings and index it is asked with
+    to those it was built with (two large tuples), which for every file cost more than checking most of them."""
+
+    def __init__(self, settings: Settings, project: ProjectIndex) -> None:
+        self.settings, self.project = settings, project
+
+    def __reduce__(self) -> tuple[type[_Check], tuple[Settings, ProjectIndex]]:
+        return _Check, (self.settings, self.project)  # never the engine
+
+    @functools.cached_property
+    def engine(self) -> Engine:
+        return _engine(self.settings, self.project)
+
+    def __call__(self, candidate: Candidate) -> FileResult | None:
+        """The file's result as the report keeps it; None when it has nothing to say (most files), which the main
+        process writes from the candidate: ten thousand results pickled back cost more than checking 500 files."""
+        result = kept(self.settings, self.engine.check_candidate(candidate))
+        return None if result.says_nothing() else result
 
 
 def kept(settings: Settings, result: FileResult) -> FileResult:
-    """The result as the report keeps it: without the file's text and workloads (slimmed), except the text of a
-    file whose findings are shown with their source (``show-source``), which is then not read again."""
+    """The result as the report keeps it, with the settings that judged it (made where the file is checked, so
+    that the main process does not remake ten thousand results after the workers end): without the file's text
+    and workloads (slimmed), except the text of a file whose findings are shown with their source
+    (``show-source``), which is then not read again."""
     if settings.show_source and result.findings and result.source is not None:
-        return result.slim()._replace(source=result.source)
-    return result.slim()
+        return result.slim(settings)._replace(source=result.source)
+    return result.slim(settings)

@@ -104,7 +104,7 @@ def check(request: Request) -> Report:
 
     files: list[FileResult] = []
     for settings, members in configure(request.paths, request.config, request.options) if request.paths else []:
-        files += (result._replace(settings=settings) for result in check_paths(settings, members, request.jobs).files)
+        files += check_paths(settings, members, request.jobs).files  # each result carries its settings
     if request.stdin_name is not None:
         from shmlint.engine import Engine
         from shmlint.text_input import check_text, read_stream

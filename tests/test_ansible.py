@@ -290,11 +290,15 @@ def test_what_is_not_read_is_said(engine: Engine) -> None:
     text = (
         "- hosts: a\n  tasks:\n    - command:\n        argv: [docker, run, --gpus, all, img]\n"
         "    - docker_container: name=x image=nvidia/cuda runtime=nvidia\n    - command:\n        argv: [ls, -l]\n"
+        "    - command:\n        argv: [/usr/bin/podman-remote, run, img]\n"
+        "    - command:\n        argv: [nerdctl, run, img]\n"
     )
     result = engine.check_source(SourceText("site.yml", text), FileKind.YAML, "site.yml")
     assert [n.message for n in result.notices] == [
         "line 3: a command task's argv list starting a container is not read",
         "line 5: docker_container arguments written as key=value text are not read",
+        "line 8: a command task's argv list starting a container is not read",
+        "line 10: a command task's argv list starting a container is not read",
     ]
 
 

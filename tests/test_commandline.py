@@ -417,6 +417,17 @@ def test_a_session_of_utilities_is_a_utility_run() -> None:
     assert session("docker run -it --gpus all img", "nvidia-smi", "python a.py").gpu != ()
 
 
+@pytest.mark.parametrize(("last", "utility"), [("nvidia-smi", True), ("python a.py", False)])
+def test_a_typed_commands_own_semicolon_is_a_word_of_it(last: str, utility: bool) -> None:
+    """``find ... -exec rm {} \\;`` is one command: its escaped ``;`` is its last word, not a line between two."""
+    signals = Signals(utility_commands=("nvidia-smi", "find"))
+    text = f"```bash\ndocker run -it --gpus all img\nfind /tmp -name '*.log' -exec rm {{}} \\;\n{last}\n```\n"
+    masked, blocks = markdown_shell_blocks(text)
+    (workload,) = extract_commands(SourceText("README.md", text), masked, signals, blocks)
+    assert workload.command_from == "typed in the container, README.md:3-4"
+    assert (workload.gpu == ()) is utility
+
+
 def test_rst_session() -> None:
     text = ".. code-block:: bash\n\n    $ nvidia-docker run -it horovod/horovod:latest\n    root@c2:/examples# horovodrun -np 4 python a.py\n"
     (workload,) = document(text, "docs/docker.rst")

@@ -68,27 +68,7 @@ def test_every_match_of_a_shipped_pattern_holds_one_of_its_words(pattern, data) 
     assert (LazyRegex(regex, re.IGNORECASE, words).search(text) is None) == (re.search(regex, text, re.I) is None)
 
 
-@pytest.mark.parametrize(
-    ("pattern", "words"),
-    [
-        (r"(^|/)sglang$", ("sglang",)),
-        (r"--num[_-]workers[= ]+[1-9]", ("workers",)),
-        (r"(?:(^|/)aitoolkit$)|(?:(^|/)ai-toolkit$)", ("ai-toolkit", "aitoolkit")),
-        (r"a(b|c*)d", ("a",)),  # the branch with an empty choice requires nothing
-        (r"x(abc)+y", ("abc",)),
-        (r"x(abc)*y", ("x",)),
-        (r"[a-z]+", None),
-        (r"ſtart", ("tart",)),  # a letter outside ASCII is never a word: IGNORECASE matches it with "s"
-        (r"(?:a|b)", None),  # one-letter choices become a class
-    ],
-)
-def test_required_words(pattern, words) -> None:
-    assert required_words(pattern) == words
-
-
-def test_a_value_outside_ascii_is_searched_in_full() -> None:
-    """``ſ`` matches ``s`` under IGNORECASE although ``"ſglang".lower()`` lacks ``sglang``."""
-    regex = LazyRegex(r"sglang", re.IGNORECASE, ("sglang",))
-    assert regex.search("ſglang") is not None
-    assert regex.search("other/image") is None
-    assert regex.search("lmsys/SGLang") is not None
+def test_every_shipped_pattern_has_words() -> None:
+    """The prefilter and the lazy patterns stay effective: the scanner finds words in every shipped pattern."""
+    assert len(PATTERNS) > 100
+    assert [regex for regex, words in PATTERNS if words is None] == []

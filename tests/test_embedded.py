@@ -236,6 +236,13 @@ jobs:
     ]
 
 
+@pytest.mark.parametrize(("shell", "read"), [("ash {0}", True), ("/bin/dash -e {0}", True), ("python", False)])
+def test_a_step_is_read_when_its_shell_is_a_posix_shell(shell: str, read: bool) -> None:
+    masked = ci(f"jobs:\n  a:\n    runs-on: x\n    steps:\n      - shell: {shell}\n        run: docker run img\n")
+    assert masked is not None
+    assert ("docker run img" in masked) is read
+
+
 def test_composite_action_steps() -> None:
     masked = ci("runs:\n  using: composite\n  steps:\n    - run: docker run a\n      shell: bash\n")
     assert masked is not None and visible(masked) == ["docker run a"]

@@ -88,6 +88,9 @@ def test_image_key_never_raises(text: str) -> None:
             (("a", "b"), "", ".", (("X", "1"),), "runtime"),
         ),
         ("podman build --file Containerfile --tag app .", (("app",), "Containerfile", ".", (), "")),
+        ("nerdctl build -t app .", (("app",), "", ".", (), "")),
+        ("nvidia-docker build -t app .", (("app",), "", ".", (), "")),  # every engine CLI container lines name
+        ("podman-remote build -t app .", (("app",), "", ".", (), "")),
         ("docker image build -t app .", (("app",), "", ".", (), "")),
         ("docker --context remote build -t app .", (("app",), "", ".", (), "")),
         ("docker build .", None),  # no name: nothing can refer to it

@@ -50,6 +50,7 @@ def judged(command: str, gpus: int | str) -> list[tuple[Severity, str]]:
         ("deepspeed --num_gpus 1 train.py", 1, ERROR, "DeepSpeed"),
         # MPI ranks in the container
         ("mpirun --allow-run-as-root -np 2 all_reduce_perf -b 1M -g 1", 2, ERROR, "several GPU ranks"),
+        ("mpirun --n 4 all_reduce_perf -g 1", 4, ERROR, "several GPU ranks"),  # Open MPI's --n is -np
         ("horovodrun -np 4 -H localhost:4 python train.py", 4, ERROR, "several GPU ranks"),
         ("horovodrun -np 16 -H host1:4,host2:4,host3:4,host4:4 python train.py", 4, ERROR, "several GPU ranks"),
         ("mpirun -np 64 -N 8 all_reduce_perf -g 1", 8, ERROR, "several GPU ranks"),
@@ -152,6 +153,23 @@ def test_a_launcher_rank_count_is_read_up_to_the_program_it_launches(command: st
     from shmlint.formats.kubernetes.extract import _launched_ranks
 
     assert _launched_ranks(command.split()) == ranks
+
+
+def test_the_tier_data_and_the_mpijob_reader_know_the_same_launchers_and_rank_options() -> None:
+    """The rank options are spelt twice, as an alternation in the tier data's pattern (data that the policy export
+    reads too) and as the set the MPIJob reader looks up: held to each other here."""
+    import re
+
+    from shmlint.build_data import read_need_yaml
+    from shmlint.formats.kubernetes.extract import MPI_LAUNCHERS, MPI_RANK_OPTIONS
+
+    (entry,) = [item for item in read_need_yaml()["software"] if item["id"] == "mpi-local-ranks"]
+    first = entry["match"]["commands"][0]
+    launchers = re.search(r"\((mpirun\|[^)]*)\)", first)
+    options = re.search(r" \((-np\|[^)]*)\)", first)
+    assert launchers is not None and options is not None
+    assert frozenset(launchers.group(1).split("|")) == MPI_LAUNCHERS
+    assert frozenset(options.group(1).split("|")) == MPI_RANK_OPTIONS
 
 
 PYTORCHJOB = """\

@@ -114,6 +114,36 @@ def test_without_a_process_pool_the_work_runs_here_in_order(monkeypatch) -> None
     assert list(parallel.map_in_order(str, range(50), jobs=4)) == [str(i) for i in range(50)]
 
 
+def test_terraform_files_go_to_the_pool_as_one_batch_and_results_keep_discovery_order(tmp_path: Path) -> None:
+    """One worker loads the HCL reader: the .tf files are one item, submitted first. A file with nothing to say
+    comes back as nothing and is reported with the run's settings, like every other."""
+    from shmlint.discover import FileKind
+    from shmlint.engine import Engine
+    from shmlint.runner import _Check, _checked, kept, project_for
+
+    for index in range(40):
+        (tmp_path / f"config-{index:02d}.yaml").write_text(f"key: {index}\n", encoding="utf-8")
+    for name in ("a.tf", "m.tf"):
+        (tmp_path / name).write_text('resource "null_resource" "x" {}\n', encoding="utf-8")
+    flagged_k8s(tmp_path, 2)
+    settings = Settings()
+    candidates = list(discover([tmp_path], settings))
+    project = project_for(settings, [tmp_path], candidates)
+    asked: list[list[object]] = []
+
+    def recording(task, items):  # type: ignore[no-untyped-def]
+        asked.append(list(items))
+        return map(task, items)
+
+    results = _checked(recording, _Check(settings, project), candidates)
+    assert asked[0] == [[c for c in candidates if c.kind is FileKind.TERRAFORM]]
+    assert len(asked[0][0]) == 2
+    expected = [kept(settings, Engine(settings, project).check_candidate(c)) for c in candidates]
+    assert list(results) == expected
+    assert any(r.findings for r in results)
+    assert all(r.settings is settings for r in results)
+
+
 #: workers that would write forever; the kernel's parent-death signal is switched off (forked workers inherit
 #: this module as patched), so only the portable watch can end them when their parent is killed
 WRITE_FOREVER = r"""

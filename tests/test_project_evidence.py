@@ -109,6 +109,8 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         ),
         (["torchrun", "-m", "pkg.train"], Target("module", "pkg.train", (), "torchrun")),
         (["bash", "-c", "python a.py"], Target("inline", "python a.py", ())),
+        (["/bin/ash", "-c", "python a.py"], Target("inline", "python a.py", ())),  # Alpine's shell
+        (["ash", "run.sh"], Target("shell", "run.sh", ())),
         (["exec", "env", "A=1", "bash", "run.sh", "x"], Target("shell", "run.sh", ("x",))),
         (["./run.sh"], Target("shell", "./run.sh", ())),
         (["./scripts/export.py", "-o", "x"], Target("python", "./scripts/export.py", ("-o", "x"))),

@@ -62,13 +62,16 @@ class DockerOptions(NamedTuple):
     unresolved: tuple[ShmSource, ...] = ()  # options spread from a value known at run time (``**options``)
     mounts: tuple[tuple[str, str], ...] = ()  # bind mounts: (container path, host path)
     #: commands typed into the container's interactive shell (documentation), one a line: then ``arguments`` are
-    #: their words with ``SEPARATOR`` between two commands, and the shell runs them as this script
+    #: their words with ``SEPARATOR`` between two commands (for the data's patterns), the shell runs them as this
+    #: script, and ``typed_commands`` holds each command's words (a command's own ``\;`` is a word of it)
     typed_script: str = ""
+    typed_commands: tuple[tuple[str, ...], ...] = ()
 
 
 def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
     words = options.entrypoint + options.arguments
-    utility = all(signals.is_utility_command(command) for command in _commands(words, options.typed_script))
+    commands = options.typed_commands if options.typed_script else (words,)
+    utility = all(signals.is_utility_command(list(command)) for command in commands)
     gpu = () if utility else tuple(_gpu(options.settings, signals))
     torch = () if utility else tuple(_torch(options, words, signals))
     env = tuple(env for setting in options.settings if not setting.computed and (env := _env(setting)) is not None)
@@ -85,19 +88,6 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
         accelerator_count=_accelerator_count(options.settings, signals) if gpu else None,
         launch=launch if gpu or torch else None,
     )
-
-
-def _commands(words: tuple[str, ...], typed: str) -> list[list[str]]:
-    """The commands the container runs: its command line, or each command typed into its shell."""
-    if not typed:
-        return [list(words)]
-    commands: list[list[str]] = [[]]
-    for word in words:
-        if word == SEPARATOR:
-            commands.append([])
-        else:
-            commands[-1].append(word)
-    return commands
 
 
 def tmpfs_size(options: str | None, text: str, span: Span) -> Size | None:

@@ -167,14 +167,14 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data',
   None,
   None,
-  ('(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-np|-n|--np|-c|--num-proc)[= '
+  ('(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-np|-n|--np|--n|-c|--num-proc)[= '
    ']*([2-9]|[1-9][0-9]+)\\b(?![^;&|]{0,256} '
    '(-H|--hosts?|-host|--hostfile|-hostfile|--machinefile|-machinefile|-N|--npernode|-npernode|-ppn|-perhost|--map-by|-map-by)[= '
    ']))|(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-H|--hosts?|-host)[= ]+[^ '
    ';&|]{0,256}:([2-9]|[1-9][0-9]+)\\b)|(?:(^|[ /])(mpirun|mpiexec)\\b[^;&|]{0,256} '
    '(-N|--npernode|-npernode|-ppn|-perhost)[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:(^|[ '
    '/])(mpirun|mpiexec)\\b[^;&|]{0,256} --?map-by[= ]+ppr:([2-9]|[1-9][0-9]+):)',
-   ('horovodrun', 'map-by', 'mpi')),
+   ('horovodrun', 'map-by', 'mpiexec', 'mpirun')),
   True,
   False,
   False,
@@ -865,5 +865,3 @@ KSERVE_RUNTIMES = (('kserve-huggingfaceserver', ('huggingface',), True, None),
  ('kserve-predictiveserver', ('sklearn', 'xgboost', 'lightgbm'), False, None),
  ('kserve-tensorflow-serving', ('tensorflow',), False, None),
  ('kserve-llm-sglang', ('sglang',), False, None))
-
-KSERVE_SOURCE = 'https://github.com/kserve/kserve/blob/0ae1f8d93e13c5d60bf7ab546615f0607b633a84/charts/kserve-runtime-configs/files/runtimes/resources.yaml'

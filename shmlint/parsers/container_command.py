@@ -14,10 +14,9 @@ from types import MappingProxyType
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.programs import ENGINES
 from shmlint.parsers.shell import SimpleCommand, Word, commands
 
-#: the container engines whose run/create lines are read (typed sessions end at one: its CLI is the host's)
-ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
 _ENGINE_VARIABLE = LazyRegex(r"^\$[({]?\w*(docker|podman|container_(engine|runtime|cli))\w*[)}]?$", re.IGNORECASE)
 _SUBCOMMANDS = frozenset({"run", "create"})

@@ -29,8 +29,9 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.container_command import ENGINES, ContainerCommand, note_assignment, parse_container_command
+from shmlint.parsers.container_command import ContainerCommand, note_assignment, parse_container_command
 from shmlint.parsers.embedded.shell_blocks import CodeLine, ShellBlocks
+from shmlint.parsers.programs import ENGINES, SHELLS
 from shmlint.parsers.shell import SimpleCommand, commands
 
 #: commands of one session read as the container's: a guide's walkthrough in a container is a few dozen
@@ -39,7 +40,6 @@ MAX_TYPED_COMMANDS = 64
 MAX_TYPED_CHARS = 16_000
 #: lines looked at for the session's end (continuations and comments included)
 MAX_TYPED_LINES = 4 * MAX_TYPED_COMMANDS
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash"})
 #: programs that end a session: the shell's own way out, and the container engines, whose CLI is on the host
 _EXITS = frozenset({"exit", "logout"})
 _HOST_PROGRAMS = _EXITS | ENGINES
@@ -100,7 +100,7 @@ def opens_shell(command: ContainerCommand) -> bool:
     argv = entrypoint + [word.text for word in command.arguments]
     if not argv:
         return True
-    if argv[0].rsplit("/", 1)[-1] not in _SHELLS:
+    if argv[0].rsplit("/", 1)[-1] not in SHELLS:
         return False
     return all(_shell_option(word) for word in argv[1:])
 

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.programs import ENGINE_CLIS
 
 if TYPE_CHECKING:
     from shmlint.parsers.yamlnodes import Mappings, Node
 
-_ENGINES = frozenset({"docker", "podman", "nerdctl"})
 #: build options that take a value (docker build, buildx build, podman build), beyond those read
 _VALUE_OPTIONS = frozenset(
     [
@@ -221,7 +221,7 @@ def build_command(argv: Sequence[str], folder: str, where: str) -> WrittenBuild 
     from shmlint.project.launchers import UNKNOWN, program
 
     words = [word.replace(UNKNOWN, "") for word in program(argv)]
-    if not words or words[0].rsplit("/", 1)[-1] not in _ENGINES:
+    if not words or words[0].rsplit("/", 1)[-1] not in ENGINE_CLIS:
         return None
     index = 1
     while index < len(words) and words[index].startswith("-"):  # global options: ``docker --context x build``

@@ -96,11 +96,12 @@ class Reader:
         self.exhausted = False  # a read was refused for the budget: what was not read may hold anything
 
     def inside(self, path: str) -> str | None:
-        """The real path of a regular file inside a root, or None."""
-        real = os.path.realpath(path)
-        if not within(real, self.index.roots):
+        """The real path of a regular file inside a root, or None. Most paths asked about (each place a command's
+        file may be) are no file at all: one ``stat`` says so, where resolving the path costs one a part."""
+        if not os.path.isfile(path):
             return None
-        return real if os.path.isfile(real) else None
+        real = os.path.realpath(path)
+        return real if within(real, self.index.roots) and os.path.isfile(real) else None
 
     def folder(self, path: str) -> str | None:
         """The real path of a folder inside a root, or None."""

@@ -14,7 +14,6 @@ UNKNOWN = "\x00"
 #: words in front of the real command that only change how it runs
 _PREFIXES = frozenset({"exec", "nohup", "time", "sudo", "nice", "stdbuf", "setsid", "tini", "dumb-init", "--"})
 _PYTHON = LazyRegex(r"python(?:[23](?:\.\d{1,2})?)?")
-_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
 #: python's own options that take a value as the next word
 _PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
 #: launcher modules run with ``python -m`` that start a script (``torch.distributed.run`` and friends)
@@ -48,8 +47,10 @@ def target(argv: Sequence[str]) -> Target | None:
     words = program(argv)
     if not words:
         return None
+    from shmlint.parsers.programs import SHELLS  # off the one-file start-up, where no command is followed
+
     name = words[0].rsplit("/", 1)[-1]
-    if name in _SHELLS:
+    if name in SHELLS:
         return _shell(words[1:])
     if _PYTHON.fullmatch(name):
         return _python(words[1:])

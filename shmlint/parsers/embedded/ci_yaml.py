@@ -6,11 +6,11 @@ from collections.abc import Iterable
 
 from shmlint.parsers.embedded.mask import Mask
 from shmlint.parsers.embedded.yaml_scalars import keep_scalar
+from shmlint.parsers.programs import SHELLS
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar
 from shmlint.source import SourceText
 
 _GITLAB_SCRIPT_KEYS = ("before_script", "script", "after_script")
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 
 
 def is_ci_yaml(documents: list[Node]) -> bool:
@@ -65,7 +65,7 @@ def step_runs(steps: Node | None, mappings: Mappings) -> list[ScalarNode]:
     for step in steps.value if isinstance(steps, SequenceNode) else ():
         shell = (scalar(mappings.get(step, "shell")) or "bash").split()
         run = mappings.get(step, "run")
-        if isinstance(run, ScalarNode) and shell and shell[0].rsplit("/", 1)[-1] in _SHELLS:
+        if isinstance(run, ScalarNode) and shell and shell[0].rsplit("/", 1)[-1] in SHELLS:
             runs.append(run)
     return runs
 
