@@ -299,3 +299,49 @@ def test_a_job_container_on_a_gpu_runner_without_a_gpu_option_is_a_notice(
     assert [n.message.split(":")[0] for n in bare.notices] == (["line 5"] if said else [])
     asked = _job("      image: nvcr.io/nvidia/pytorch:25.06-py3\n      options: --gpus all\n", steps, runs_on)
     assert not _check(engine, "ci.yml", asked, FileKind.YAML).notices
+
+
+JENKINSFILE = """\
+pipeline {
+  agent none
+  stages {
+    stage('train') {
+      agent {
+        docker {
+          image 'pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime'
+          args '--gpus all'
+        }
+      }
+      steps {
+        sh 'pip install -e .'; sh "torchrun --nproc_per_node 4 train.py"
+      }
+    }
+    stage('lint') {
+      agent { docker { image 'python:3.11'; args '--gpus all' } }
+      steps {
+        sh 'nvidia-smi'
+      }
+    }
+  }
+}
+node('gpu') {
+  docker.image('nvcr.io/nvidia/pytorch:24.01-py3').inside('--gpus all') {
+    sh(script: 'python train.py --num_workers 8')
+  }
+}
+"""
+
+
+def test_jenkins_docker_agents_run_their_sh_steps(engine: Engine) -> None:
+    """A declarative agent runs the ``sh`` steps of the block that declares it (two steps on one line are two
+    commands), not those of a stage with an agent of its own; ``.inside`` runs its closure's steps."""
+    result = _check(engine, "Jenkinsfile", JENKINSFILE, FileKind.JENKINSFILE)
+    train, lint, inside = result.workloads
+    assert train.command == "pip install -e . ; torchrun --nproc_per_node 4 train.py"
+    assert lint.command == "nvidia-smi" and not lint.gpu  # a utility: not judged as training
+    assert inside.command == "python train.py --num_workers 8"
+    assert inside.command_from == "run in the job's container by its steps, Jenkinsfile:25"
+    assert [(f.code, f.severity.label, f.span.line) for f in result.findings] == [
+        ("SHM001", "error", 6),
+        ("SHM001", "error", 24),
+    ]

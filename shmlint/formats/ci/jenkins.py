@@ -5,6 +5,11 @@ short ``docker 'image'``), and scripted ``docker.image('...').inside('...')`` / 
 string is docker options, split and judged as on a ``docker run`` line; an interpolated string (``"${X}"``) is
 read with its expressions opaque. A fix appends ``--shm-size`` to ``args``, or adds an ``args`` line to a
 declarative agent that has none.
+
+The ``sh`` steps a docker agent runs are its container's command, as a GitHub Actions job container's ``run:``
+steps are (``shmlint.parsers.typed.steps_session``): a declarative agent's are those of the block that declares it
+(its stage, or the pipeline) outside nested blocks that declare an agent of their own; ``.inside(...)``'s are those
+of its closure. ``withRun`` starts the container beside its closure, which runs on the agent: no steps.
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import WordIndex, options_workload
 from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.embedded.mask import mask_spans
+from shmlint.parsers.embedded.mask import Mask
 from shmlint.parsers.groovy import Token, tokens
-from shmlint.parsers.shell import Word, commands
+from shmlint.parsers.shell import SimpleCommand, Word, commands
+from shmlint.parsers.typed import Typed, steps_session
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 
@@ -35,19 +41,103 @@ class _Agent(NamedTuple):
     args: Token | None
     new_args: CommandTarget | None
     label: str = ""  # who it is when no image names it: the dockerfile agent's file
+    scope: tuple[int, int] | None = None  # token indexes of the block whose ``sh`` steps run in it (its braces)
 
 
 def extract_jenkinsfile(source: SourceText, signals: Signals) -> list[Workload]:
     found = tokens(source.text)
-    agents = [*_declarative(source, found), *_scripted(found)]
-    spans = [(agent.args.start, agent.args.end) for agent in agents if agent.args is not None]
-    masked = mask_spans(source.text, spans)
-    words = WordIndex(word for command in commands(masked) for word in command.words) if spans else WordIndex(())
-    return [_workload(source, signals, masked, words, agent, index) for index, agent in enumerate(agents)]
+    blocks, enclosing = _blocks(found), _enclosing(found)
+    agents = [*_declarative(source, found, blocks, enclosing), *_scripted(found, blocks)]
+    steps = _sh_steps(found) if any(agent.scope for agent in agents) else []
+    agent_blocks = {enclosing[i] for i, t in enumerate(found) if t.kind == "name" and t.text == "agent"}
+    mask = Mask(source.text)
+    for agent in agents:
+        if agent.args is not None:
+            mask.keep(agent.args.start, agent.args.end)
+    for step in steps:
+        mask.keep(found[step].start, found[step].end)
+        mask.put(found[step].end, ";")  # the closing quote: two steps on one line are two commands
+    masked = mask.result()
+    shell = list(commands(masked)) if any(agent.args for agent in agents) or steps else []
+    words = WordIndex(word for command in shell for word in command.words)
+    return [
+        _workload(
+            source,
+            signals,
+            masked,
+            words,
+            agent,
+            index,
+            _steps(agent, found, steps, enclosing, agent_blocks, shell, masked),
+        )
+        for index, agent in enumerate(agents)
+    ]
+
+
+def _sh_steps(found: list[Token]) -> list[int]:
+    """The string tokens of ``sh 'script'``, ``sh("script")`` and ``sh(script: 'script')`` steps."""
+    steps = []
+    for index, token in enumerate(found):
+        if token.kind != "name" or token.text != "sh":
+            continue
+        after = [found[i] for i in range(index + 1, min(index + 5, len(found)))]
+        texts = [t.text if t.kind != "string" else None for t in after]
+        at = 0 if texts[:1] == [None] else 1 if texts[:1] == ["("] and texts[1:2] == [None] else None
+        if at is None and texts[:3] == ["(", "script", ":"] and len(after) > 3 and after[3].kind == "string":
+            at = 3
+        if at is not None:
+            steps.append(index + 1 + at)
+    return steps
+
+
+def _enclosing(found: list[Token]) -> list[int]:
+    """For each token, the index of the ``{`` of the innermost block around it (-1 outside every block)."""
+    stack: list[int] = []
+    inner: list[int] = []
+    for index, token in enumerate(found):
+        if token.kind == "punct" and token.text == "}" and stack:
+            stack.pop()
+        inner.append(stack[-1] if stack else -1)
+        if token.kind == "punct" and token.text == "{":
+            stack.append(index)
+    return inner
+
+
+def _steps(
+    agent: _Agent,
+    found: list[Token],
+    steps: list[int],
+    enclosing: list[int],
+    agent_blocks: set[int],
+    shell: list[SimpleCommand],
+    text: str,
+) -> Typed | None:
+    """The ``sh`` steps in the agent's scope, outside nested blocks that declare an agent of their own
+    (``agent_blocks``: the blocks an ``agent`` keyword stands in)."""
+    if agent.scope is None or not steps:
+        return None
+    opening, closing = agent.scope
+    own_agents = agent_blocks - {opening}
+    ranges = []
+    for step in steps:
+        if not opening < step < closing:
+            continue
+        block, depth = enclosing[step], 0
+        while block > opening and block not in own_agents and depth < len(found):
+            block, depth = enclosing[block], depth + 1
+        if block == opening:
+            ranges.append((found[step].start, found[step].end))
+    return steps_session(shell, ranges, text) if ranges else None
 
 
 def _workload(
-    source: SourceText, signals: Signals, masked: str, words: WordIndex, agent: _Agent, index: int
+    source: SourceText,
+    signals: Signals,
+    masked: str,
+    words: WordIndex,
+    agent: _Agent,
+    index: int,
+    typed: Typed | None = None,
 ) -> Workload:
     own: list[Word] = []
     target = agent.new_args
@@ -71,18 +161,21 @@ def _workload(
         words=own,
         image=image_word,
         target=target,
+        typed=typed,
     )
 
 
-def _declarative(source: SourceText, found: list[Token]) -> Iterator[_Agent]:
+def _declarative(
+    source: SourceText, found: list[Token], blocks: dict[int, tuple[dict[str, Token], int]], enclosing: list[int]
+) -> Iterator[_Agent]:
     """``docker { ... }`` and ``dockerfile { ... }`` blocks, and the short ``docker 'image'``."""
-    blocks = _blocks(found)
     for index, token in enumerate(found):
         if token.kind != "name" or token.text not in _AGENTS or index + 1 >= len(found):
             continue
         following = found[index + 1]
+        scope = _declared_in(found, enclosing, blocks, index)
         if token.text == "docker" and following.kind == "string" and _text(found, index - 1) == "{":
-            yield _Agent("docker agent", token, following, None, None)
+            yield _Agent("docker agent", token, following, None, None, scope=scope)
         elif index + 1 in blocks:
             settings, closing = blocks[index + 1]
             image = settings.get("image") if token.text == "docker" else None
@@ -94,7 +187,19 @@ def _declarative(source: SourceText, found: list[Token]) -> Iterator[_Agent]:
                 settings.get("args"),
                 _new_args(source, found, index + 1, closing),
                 built.text if built else "Dockerfile",
+                scope,
             )
+
+
+def _declared_in(
+    found: list[Token], enclosing: list[int], blocks: dict[int, tuple[dict[str, Token], int]], index: int
+) -> tuple[int, int] | None:
+    """The block that declares ``agent { docker ... }`` (a stage's or the pipeline's braces), by token index."""
+    agent_block = enclosing[index]
+    if agent_block < 1 or _text(found, agent_block - 1) != "agent":
+        return None
+    scope = enclosing[agent_block - 1]
+    return (scope, blocks[scope][1]) if scope in blocks else None
 
 
 def _blocks(found: list[Token]) -> dict[int, tuple[dict[str, Token], int]]:
@@ -132,7 +237,7 @@ def _new_args(source: SourceText, found: list[Token], opening: int, closing: int
     return CommandTarget(end, before=f"{source.newline}{indent}args '", after="'")
 
 
-def _scripted(found: list[Token]) -> Iterator[_Agent]:
+def _scripted(found: list[Token], blocks: dict[int, tuple[dict[str, Token], int]]) -> Iterator[_Agent]:
     """``docker.image('x').inside('args')``, ``.withRun('args')``: the image when the receiver names it."""
     for index, token in enumerate(found):
         if token.kind != "name" or token.text not in _SCRIPTED or _text(found, index - 1) != ".":
@@ -144,7 +249,21 @@ def _scripted(found: list[Token]) -> Iterator[_Agent]:
         if _text(found, index - 2) == ")" and _text(found, index - 4) == "(" and _text(found, index - 5) == "image":
             candidate = found[index - 3]
             image = candidate if candidate.kind == "string" else None
-        yield _Agent(f"docker.{token.text}", token, image, args, None)
+        scope = _closure(found, blocks, index, token.text)
+        yield _Agent(f"docker.{token.text}", token, image, args, None, scope=scope)
+
+
+def _closure(
+    found: list[Token], blocks: dict[int, tuple[dict[str, Token], int]], index: int, method: str
+) -> tuple[int, int] | None:
+    """The braces of the closure after ``.inside()`` or ``.inside('args')``, whose steps run in the container."""
+    if method != "inside":
+        return None
+    after_string = index + 3 if index + 2 < len(found) and found[index + 2].kind == "string" else index + 2
+    position = after_string + 1
+    if _text(found, after_string) != ")" or position not in blocks or _text(found, position) != "{":
+        return None
+    return position, blocks[position][1]
 
 
 def _text(found: list[Token], index: int) -> str | None:
