@@ -662,4 +662,4 @@ def test_steps_session_reads_only_its_steps_and_stays_bounded(steps: list[list[s
     assert "echo between" not in read
     assert read == inside[: len(read)] and len(read) <= MAX_TYPED_COMMANDS
     assert len(typed.script) <= MAX_TYPED_CHARS + MAX_TYPED_COMMANDS
-    assert typed.how == "run in the job's container by its steps"
+    assert typed.how == "the job's steps"

@@ -266,7 +266,7 @@ def test_a_job_containers_run_steps_are_its_command(engine: Engine) -> None:
     result = _check(engine, "ci.yml", workflow, FileKind.YAML)
     (job,) = [w for w in result.workloads if w.format is WorkloadFormat.CI_JOB]
     assert "torchrun --nproc_per_node 4 train.py" in job.command and "alpine" not in job.command
-    assert job.command_from == "run in the job's container by its steps, ci.yml:10-13"
+    assert job.command_from == "the job's steps, lines 10-13"
     assert [(f.code, f.severity.label, f.span.line) for f in result.findings if f.code == "SHM001"] == [
         ("SHM001", "error", 5)
     ]
@@ -340,7 +340,7 @@ def test_jenkins_docker_agents_run_their_sh_steps(engine: Engine) -> None:
     assert train.command == "pip install -e . ; torchrun --nproc_per_node 4 train.py"
     assert lint.command == "nvidia-smi" and not lint.gpu  # a utility: not judged as training
     assert inside.command == "python train.py --num_workers 8"
-    assert inside.command_from == "run in the job's container by its steps, Jenkinsfile:25"
+    assert inside.command_from == "the job's steps, line 25"
     assert [(f.code, f.severity.label, f.span.line) for f in result.findings] == [
         ("SHM001", "error", 6),
         ("SHM001", "error", 24),

@@ -160,8 +160,7 @@ def _typed_at(typed: Typed | None, source: SourceText) -> str:
         return ""
     first, _ = source.position(typed.start)
     last, _ = source.position(typed.end)
-    lines = f"{first}-{last}" if last > first else str(first)
-    return f"{typed.how}, {os.path.basename(source.path) or source.path}:{lines}"
+    return typed.said(first, last, os.path.basename(source.path) or source.path)
 
 
 #: the options that carry a GPU, by their long name

@@ -48,7 +48,7 @@ _DETACH = frozenset({"-d", "--detach"})
 
 
 _TYPED = "typed in the container"
-_STEPS = "run in the job's container by its steps"
+_STEPS = "the job's steps"
 
 
 class Typed(NamedTuple):
@@ -66,6 +66,14 @@ class Typed(NamedTuple):
     @property
     def end(self) -> int:
         return self.commands[-1].words[-1].end
+
+    def said(self, first: int, last: int, name: str) -> str:
+        """Where they were read, for messages: ``typed in the container, README.md:23-24``; a job's steps are in
+        the job's own file: ``the job's steps, lines 30-52``."""
+        lines = f"{first}-{last}" if last > first else str(first)
+        if self.how == _STEPS:
+            return f"{self.how}, line{'s' if last > first else ''} {lines}"
+        return f"{self.how}, {name}:{lines}"
 
 
 def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[ContainerCommand, Typed | None]]:
