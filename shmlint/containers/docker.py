@@ -66,12 +66,19 @@ class DockerOptions(NamedTuple):
     #: script, and ``typed_commands`` holds each command's words (a command's own ``\;`` is a word of it)
     typed_script: str = ""
     typed_commands: tuple[tuple[str, ...], ...] = ()
+    #: something else ran in the container unread (a CI job's actions): its typed commands are not all it runs, so
+    #: that they are all utilities does not make it a utility container
+    typed_incomplete: bool = False
 
 
 def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
     words = options.entrypoint + options.arguments
     commands = options.typed_commands if options.typed_script else (words,)
-    utility = all(signals.is_utility_command(list(command)) for command in commands)
+    # typed commands from the first that is not a utility (a diagnostic first, ``nvidia-smi``, decides nothing of
+    # what runs after it); none when all are and something else ran unread
+    lead = next((i for i, c in enumerate(commands) if not signals.is_utility_command(list(c))), len(commands))
+    utility = lead == len(commands) and not options.typed_incomplete
+    shown = words[sum(len(command) + 1 for command in commands[:lead]) :] if options.typed_script else words
     gpu = () if utility else tuple(_gpu(options.settings, signals))
     torch = () if utility else tuple(_torch(options, words, signals))
     env = tuple(env for setting in options.settings if not setting.computed and (env := _env(setting)) is not None)
@@ -84,7 +91,7 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
         memory_limit=options.memory,
         nccl_shm_disabled=_nccl(options.settings),
         image=options.image,
-        command=" ".join(words),
+        command=" ".join(shown),
         accelerator_count=_accelerator_count(options.settings, signals) if gpu else None,
         launch=launch if gpu or torch else None,
     )

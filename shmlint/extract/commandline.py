@@ -104,6 +104,7 @@ def command_workload(
         word_spans=tuple(source.span(start, end) for _, start, end in argv),
         typed_script=typed.script if typed is not None else "",
         typed_commands=tuple(tuple(w.text for w in c.words) for c in typed.commands) if typed is not None else (),
+        typed_incomplete=typed is not None and bool(typed.unread),
         launcher_label="",
         working_dir=workdir[0].value_text if workdir else "",
         memory=_size(memory[-1], source) if memory else None,

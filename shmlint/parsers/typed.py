@@ -58,6 +58,7 @@ class Typed(NamedTuple):
     commands: tuple[SimpleCommand, ...]
     script: str
     how: str = _TYPED  # or ``_STEPS``
+    unread: str = ""  # what else ran in the container, not read: the session is incomplete
 
     @property
     def start(self) -> int:
@@ -72,7 +73,8 @@ class Typed(NamedTuple):
         the job's own file: ``the job's steps, lines 30-52``."""
         lines = f"{first}-{last}" if last > first else str(first)
         if self.how == _STEPS:
-            return f"{self.how}, line{'s' if last > first else ''} {lines}"
+            unread = f"; {self.unread} ran in it unread" if self.unread else ""
+            return f"{self.how}, line{'s' if last > first else ''} {lines}{unread}"
         return f"{self.how}, {name}:{lines}"
 
 
@@ -147,25 +149,91 @@ def _typed(
     return _session(following, rest[0].start, limit, text, stop_at_host=True)
 
 
-def steps_session(shell: Iterable[SimpleCommand], ranges: Sequence[tuple[int, int]], text: str) -> Typed | None:
+class StepShell:
+    """The commands of a file's step shell, found by the range of the step they are in (by bisection: a job's
+    steps cost the job's own commands, not the file's)."""
+
+    __slots__ = ("commands", "starts")
+
+    def __init__(self, shell: Iterable[SimpleCommand]) -> None:
+        self.commands = sorted(shell, key=lambda command: command.words[0].start)
+        self.starts = [command.words[0].start for command in self.commands]
+
+    def within(self, start: int, end: int) -> list[SimpleCommand]:
+        return self.commands[bisect.bisect_left(self.starts, start) : bisect.bisect_left(self.starts, end)]
+
+
+def steps_session(shell: StepShell, ranges: Sequence[tuple[int, int]], text: str, unread: str = "") -> Typed | None:
     """The commands a CI job's steps run in its container: those of the shell ``ranges`` (each step's script, in
     order), bounded as a typed session. A container engine command there starts a container of its own (read as
-    its own workload), so it is left out rather than ending the session; ``exit`` ends its step, and the next step
-    runs."""
-    ordered = sorted(ranges)
-    starts = [start for start, _ in ordered]
-    ended: set[int] = set()  # the steps an ``exit`` ended
+    its own workload), so it is left out rather than ending the session; an ``exit`` that surely runs
+    (``_ends_step``) ends its step, and the next step runs. ``unread``: what else ran in the container that was not
+    read (a job's actions), for messages; the session is then incomplete."""
     commands_in: list[SimpleCommand] = []
-    for command in shell:
-        at = command.words[0].start
-        step = bisect.bisect_right(starts, at) - 1
-        if step < 0 or at >= ordered[step][1] or step in ended:
-            continue
-        if _program(command) in _EXITS:
-            ended.add(step)
-            continue
-        commands_in.append(command)
-    return _session(commands_in, 0, len(text), text, stop_at_host=False, how=_STEPS)
+    for start, end in sorted(ranges):
+        covered = start  # the end of the last word read: the text between words is the shell's own syntax
+        plain = True  # no compound command, subshell or function opened before in this step
+        for command in shell.within(start, end):
+            first = command.words[0]
+            inside = first.start < covered  # in a substitution of an earlier word
+            gap = _syntax(text, covered, first.start) if not inside else ""
+            plain = plain and _plain(gap)
+            if _program(command) in _EXITS:
+                if plain and not inside and first.text in _EXITS and _ends_step(text, gap, command.words[-1].end, end):
+                    break
+            else:
+                commands_in.append(command)
+            covered = max(covered, command.words[-1].end)
+    typed = _session(commands_in, 0, len(text), text, stop_at_host=False, how=_STEPS)
+    return typed._replace(unread=unread) if typed is not None and unread else typed
+
+
+#: the words and characters of compound commands, subshells and function definitions: after one in a step, the
+#: simple-command model cannot tell whether an ``exit`` is inside it
+_COMPOUND_WORDS = frozenset(
+    {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "select", "case", "esac", "function"}
+)
+_COMPOUND_CHARACTERS = frozenset("(){}`")
+_OPERATORS = str.maketrans({character: " " for character in ";&|<>!"})
+
+
+def _syntax(text: str, start: int, end: int) -> str:
+    """The text between two words of a step without its comments: operators, reserved words (the lexer keeps them
+    out of commands), redirection targets and here-document bodies."""
+    parts = []
+    at = start
+    while at < end:
+        sharp = text.find("#", at, end)
+        if sharp == -1:
+            parts.append(text[at:end])
+            break
+        comment = sharp == 0 or text[sharp - 1] in " \t\n;&|()<>"
+        parts.append(text[at : sharp if comment else sharp + 1])
+        newline = text.find("\n", sharp, end) if comment else sharp + 1
+        at = end if newline == -1 else newline
+    return "".join(parts)
+
+
+def _plain(syntax: str) -> bool:
+    """No compound command, subshell, group or function opens or closes in this syntax (the words between are
+    operators, redirection targets or here-document text, never those)."""
+    if any(character in _COMPOUND_CHARACTERS for character in syntax):
+        return False
+    return not any(word in _COMPOUND_WORDS for word in syntax.translate(_OPERATORS).split())
+
+
+def _ends_step(text: str, before: str, after: int, end: int) -> bool:
+    """Whether an ``exit`` at the step's top level surely runs: it starts a line or follows a ``;`` (not after
+    ``&&``, ``||``, ``|`` or ``&``), and only a ``;`` or the line's end follows it (not in a pipeline, which runs
+    it in a subshell)."""
+    kept = before.rstrip()
+    after_separator = kept.endswith(";") and not kept.endswith(";;")
+    on_new_line = "\n" in before[len(kept) :] and kept[-1:] not in ("|", "&", "\\")
+    if kept and not after_separator and not on_new_line:
+        return False
+    newline = text.find("\n", after, end)
+    rest = _syntax(text, after, end if newline == -1 else newline).strip()
+    return not rest or (rest.startswith(";") and not rest.startswith(";;"))
 
 
 def _session(

@@ -121,6 +121,7 @@ def _software(workload: Workload) -> str:
     parts = [f"image {workload.image}"] if workload.image else []
     typed = f" ({workload.command_from})" if workload.command_from else ""
     parts += [f"command {clipped(workload.command, 50)}{typed}"] if workload.command else []
+    parts += [f"only utilities among the commands read{typed}"] if typed and not workload.command else []
     need = workload.need
     known = [_without_quote(need.because)] if need is not None and need.entry is not None else []
     return "; ".join(filter(None, [", ".join(parts), *known])) or "not named in the file"

@@ -2,7 +2,8 @@
 
 The runner creates each with ``docker create`` and the ``options`` string, so ``--gpus``, ``--shm-size`` and
 ``--ipc`` there mean what they mean on a ``docker run`` line. A job container runs the job's ``run:`` steps
-(``docker exec``), so their commands are its command, as commands typed into it (``shmlint.parsers.typed``);
+(``docker exec``), so their commands are its command, as commands typed into it (``shmlint.parsers.typed``); its
+actions (``uses:``) run there too, unread: then the steps are not all it runs, and a message says so;
 a service container runs its image's own. ``${{ }}`` expressions are opaque words: a value
 known only when the workflow runs, or (standing alone) perhaps more options. ``env`` and ``volumes`` are read as
 ``--env`` and ``--volume``. A fix appends ``--shm-size`` to ``options``; without ``options`` nothing is written.
@@ -19,8 +20,8 @@ from shmlint.model import Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_command import Flag
 from shmlint.parsers.embedded.ci_yaml import step_runs
 from shmlint.parsers.embedded.yaml_scalars import mask_scalars
-from shmlint.parsers.shell import SimpleCommand, Word, commands
-from shmlint.parsers.typed import Typed, steps_session
+from shmlint.parsers.shell import Word, commands
+from shmlint.parsers.typed import StepShell, Typed, steps_session
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -45,7 +46,7 @@ def github_job_containers(
     options = [node for _, _, _, _, spec in found if isinstance(node := mappings.get(spec, "options"), ScalarNode)]
     masked = mask_scalars(source, options)
     words = WordIndex(word for command in commands(masked) for word in command.words) if options else WordIndex(())
-    shell = list(commands(steps)) if steps and any(not service for _, _, service, _, _ in found) else []
+    shell = StepShell(commands(steps) if steps and any(not service for _, _, service, _, _ in found) else ())
     workloads = [
         _workload(
             source,
@@ -110,10 +111,39 @@ def _containers(documents: list[Node], mappings: Mappings) -> Iterator[tuple[str
                 yield job_name, job, service, key, spec
 
 
-def _steps(job: Node, shell: list[SimpleCommand], text: str, mappings: Mappings) -> Typed | None:
-    """The commands the job's ``run:`` steps run in its container."""
-    runs = step_runs(mappings.get(job, "steps"), mappings)
-    return steps_session(shell, [(run.start_mark.index, run.end_mark.index) for run in runs], text) if runs else None
+def _steps(job: Node, shell: StepShell, text: str, mappings: Mappings) -> Typed | None:
+    """The commands the job's ``run:`` steps run in its container, and what else its steps run there unread."""
+    steps = mappings.get(job, "steps")
+    runs = step_runs(steps, mappings)
+    if not runs:
+        return None
+    ranges = [(run.start_mark.index, run.end_mark.index) for run in runs]
+    return steps_session(shell, ranges, text, _unread(steps, runs, mappings))
+
+
+#: GitHub's own actions that only fetch, cache or move files: they run none of the repository's code, so a job
+#: whose other steps are utilities stays one (nearly every job checks out its repository first)
+_FILE_ACTIONS = frozenset(
+    {"actions/checkout", "actions/cache", "actions/cache/restore", "actions/cache/save"}
+    | {"actions/upload-artifact", "actions/download-artifact"}
+)
+
+
+def _unread(steps: Node | None, runs: list[ScalarNode], mappings: Mappings) -> str:
+    """The job's steps that run code in its container without being read, for messages: actions (a JavaScript or
+    composite action runs in the job's container; a ``docker://`` one in a container of its own) and ``run:``
+    steps of another shell (``shell: python``). The first is named, with how many more."""
+    read = {id(run) for run in runs}
+    unread = []
+    for step in steps.value if isinstance(steps, SequenceNode) else ():
+        uses = scalar(mappings.get(step, "uses")) or ""
+        run = mappings.get(step, "run")
+        if uses and not uses.startswith("docker://") and uses.partition("@")[0] not in _FILE_ACTIONS:
+            unread.append(f"uses: {clipped(uses, 48)}")
+        elif run is not None and id(run) not in read:
+            unread.append(f"a run: step with shell: {clipped(scalar(mappings.get(step, 'shell')) or '?', 24)}")
+    more = f" and {len(unread) - 1} more step(s)" if len(unread) > 1 else ""
+    return f"{unread[0]}{more}" if unread else ""
 
 
 def _workload(

@@ -8,8 +8,8 @@ declarative agent that has none.
 
 The ``sh`` steps a docker agent runs are its container's command, as a GitHub Actions job container's ``run:``
 steps are (``shmlint.parsers.typed.steps_session``): a declarative agent's are those of the block that declares it
-(its stage, or the pipeline) outside nested blocks that declare an agent of their own; ``.inside(...)``'s are those
-of its closure. ``withRun`` starts the container beside its closure, which runs on the agent: no steps.
+(its stage, or the pipeline) outside nested blocks that declare an agent of their own or are an ``.inside``
+closure; ``.inside(...)``'s are those of its closure outside such nested blocks. ``withRun`` starts the container beside its closure, which runs on the agent: no steps.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.embedded.mask import Mask
 from shmlint.parsers.groovy import Token, tokens
-from shmlint.parsers.shell import SimpleCommand, Word, commands
-from shmlint.parsers.typed import Typed, steps_session
+from shmlint.parsers.shell import Word, commands
+from shmlint.parsers.typed import StepShell, Typed, steps_session
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 
@@ -49,7 +49,6 @@ def extract_jenkinsfile(source: SourceText, signals: Signals) -> list[Workload]:
     blocks, enclosing = _blocks(found), _enclosing(found)
     agents = [*_declarative(source, found, blocks, enclosing), *_scripted(found, blocks)]
     steps = _sh_steps(found) if any(agent.scope for agent in agents) else []
-    agent_blocks = {enclosing[i] for i, t in enumerate(found) if t.kind == "name" and t.text == "agent"}
     mask = Mask(source.text)
     for agent in agents:
         if agent.args is not None:
@@ -60,16 +59,10 @@ def extract_jenkinsfile(source: SourceText, signals: Signals) -> list[Workload]:
     masked = mask.result()
     shell = list(commands(masked)) if any(agent.args for agent in agents) or steps else []
     words = WordIndex(word for command in shell for word in command.words)
+    scoped = _steps_by_scope(found, enclosing, agents, steps)
+    step_shell = StepShell(shell if scoped else ())
     return [
-        _workload(
-            source,
-            signals,
-            masked,
-            words,
-            agent,
-            index,
-            _steps(agent, found, steps, enclosing, agent_blocks, shell, masked),
-        )
+        _workload(source, signals, masked, words, agent, index, _steps(agent, found, scoped, step_shell, masked))
         for index, agent in enumerate(agents)
     ]
 
@@ -103,30 +96,32 @@ def _enclosing(found: list[Token]) -> list[int]:
     return inner
 
 
-def _steps(
-    agent: _Agent,
-    found: list[Token],
-    steps: list[int],
-    enclosing: list[int],
-    agent_blocks: set[int],
-    shell: list[SimpleCommand],
-    text: str,
-) -> Typed | None:
-    """The ``sh`` steps in the agent's scope, outside nested blocks that declare an agent of their own
-    (``agent_blocks``: the blocks an ``agent`` keyword stands in)."""
-    if agent.scope is None or not steps:
-        return None
-    opening, closing = agent.scope
-    own_agents = agent_blocks - {opening}
-    ranges = []
+def _steps_by_scope(
+    found: list[Token], enclosing: list[int], agents: list[_Agent], steps: list[int]
+) -> dict[int, list[int]]:
+    """The ``sh`` steps of each block that says where its steps run, by its ``{``: a step runs where its nearest
+    such block says (a block that declares an agent of any kind, ``agent { docker ... }`` or ``agent any``, or an
+    ``.inside`` closure). One pass over the blocks, outermost first, then one look-up per step."""
+    agent_blocks = {enclosing[i] for i, t in enumerate(found) if t.kind == "name" and t.text == "agent"}
+    scopes = agent_blocks | {agent.scope[0] for agent in agents if agent.scope is not None}
+    nearest: dict[int, int] = {-1: -1}
+    for index, token in enumerate(found):
+        if token.kind == "punct" and token.text == "{":  # its enclosing block comes before it, so is known
+            nearest[index] = index if index in scopes else nearest.get(enclosing[index], -1)
+    scoped: dict[int, list[int]] = {}
     for step in steps:
-        if not opening < step < closing:
-            continue
-        block, depth = enclosing[step], 0
-        while block > opening and block not in own_agents and depth < len(found):
-            block, depth = enclosing[block], depth + 1
-        if block == opening:
-            ranges.append((found[step].start, found[step].end))
+        scope = nearest.get(enclosing[step], -1)
+        if scope >= 0:
+            scoped.setdefault(scope, []).append(step)
+    return scoped
+
+
+def _steps(
+    agent: _Agent, found: list[Token], scoped: dict[int, list[int]], shell: StepShell, text: str
+) -> Typed | None:
+    """The ``sh`` steps whose nearest block that says where steps run is the agent's scope."""
+    own = scoped.get(agent.scope[0], []) if agent.scope is not None else []
+    ranges = [(found[step].start, found[step].end) for step in own]
     return steps_session(shell, ranges, text) if ranges else None
 
 
