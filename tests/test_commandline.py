@@ -632,18 +632,28 @@ def test_corpus_extracts_without_error_and_matches_labels(corpus: Path) -> None:
 
 # -- commands a CI job's steps run in its container ------------------------------------------------------------
 
-STEP_LINE = st.sampled_from(
-    ["pip install -e .", "pytest tests/t.py", "docker run --rm alpine true", "podman run x", "torchrun a.py", "exit"]
-)
+#: each step line and the commands of it that are read (not an engine's, never an ``exit``: ``if``'s are no command)
+STEP_READ = {
+    "pip install -e .": ["pip install -e ."],
+    "pytest tests/t.py": ["pytest tests/t.py"],
+    "docker run --rm alpine true": [],
+    "podman run x": [],
+    "torchrun a.py": ["torchrun a.py"],
+    "exit": [],
+    "nvidia-smi || exit 1": ["nvidia-smi"],
+    "if [ -f x ]; then exit 0; fi": ["[ -f x ]"],
+}
+STEP_LINE = st.sampled_from(sorted(STEP_READ))
 
 
 @given(st.lists(st.lists(STEP_LINE, min_size=1, max_size=4), min_size=1, max_size=30))
 def test_steps_session_reads_only_its_steps_and_stays_bounded(steps: list[list[str]]) -> None:
     """Each step's script is a range of the text; only commands that start inside a range are read, in order,
-    never a container engine's (it starts its own container) and never more than the typed bounds; ``exit`` ends
-    one step's shell, not the job's."""
+    never a container engine's (it starts its own container) and never more than the typed bounds; an ``exit``
+    ends one step's shell, not the job's, and only when it surely runs: not after ``||``, and not after a compound
+    command (whose insides the simple-command model does not see), where the step is read on."""
     from shmlint.parsers.shell import commands
-    from shmlint.parsers.typed import steps_session
+    from shmlint.parsers.typed import StepShell, steps_session
 
     text, ranges, inside = "", [], []
     for lines in steps:
@@ -651,9 +661,11 @@ def test_steps_session_reads_only_its_steps_and_stays_bounded(steps: list[list[s
         start = len(text)
         text += "\n".join(lines) + "\n"
         ranges.append((start, len(text)))
-        ran = lines[: lines.index("exit")] if "exit" in lines else lines
-        inside += [line for line in ran if line.split()[0] not in ("docker", "podman")]
-    typed = steps_session(list(commands(text)), ranges, text)
+        for number, line in enumerate(lines):
+            if line == "exit" and not any(earlier.startswith("if") for earlier in lines[:number]):
+                break
+            inside += STEP_READ[line]
+    typed = steps_session(StepShell(commands(text)), ranges, text)
     if not inside:
         assert typed is None
         return

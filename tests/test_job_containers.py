@@ -283,6 +283,84 @@ def test_a_job_container_whose_steps_only_query_the_gpu_is_not_judged_as_trainin
     assert not job.gpu and not result.findings
 
 
+def test_a_conditional_exit_does_not_hide_the_rest_of_its_step(engine: Engine) -> None:
+    """``nvidia-smi || exit 1`` exits only when the query fails: the launcher after it runs in the container
+    (it was dropped, and the container with it as a utility); an ``exit`` the model cannot place (in an ``if``,
+    in a pipeline) does not end the step either, and one that surely runs does."""
+    workflow = _job(
+        "      image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\n      options: --gpus all\n",
+        "      - run: |\n          nvidia-smi || exit 1\n          torchrun --nproc_per_node=2 train.py\n",
+    )
+    result = _check(engine, "ci.yml", workflow, FileKind.YAML)
+    (job,) = [w for w in result.workloads if w.format is WorkloadFormat.CI_JOB]
+    assert job.command == "torchrun --nproc_per_node=2 train.py"  # the query decides nothing
+    assert [(f.code, f.severity.label) for f in result.findings] == [("SHM001", "error")]
+    nested = _job(
+        "      image: pytorch/pytorch\n      options: --gpus all\n",
+        '      - run: |\n          if [ -n "$SKIP" ]; then\n            exit 0\n          fi\n'
+        "          exit 1 | tee log\n          torchrun --nproc_per_node=2 train.py\n"
+        "      - run: |\n          pip list\n          exit 0\n          python unreached.py\n",
+    )
+    jobs = _check(engine, "ci.yml", nested, FileKind.YAML).workloads
+    (job,) = [w for w in jobs if w.format is WorkloadFormat.CI_JOB]
+    assert job.command == "[ -n $SKIP ] ; tee log ; torchrun --nproc_per_node=2 train.py ; pip list"
+
+
+def test_a_conditional_exit_in_a_jenkins_sh_step_does_not_hide_the_rest(engine: Engine) -> None:
+    jenkinsfile = (
+        "pipeline {\n  agent { docker { image 'pytorch/pytorch'; args '--gpus all' } }\n  stages {\n"
+        "    stage('t') {\n      steps {\n"
+        "        sh '''\n          nvidia-smi || exit 1\n          torchrun --nproc_per_node=2 train.py\n        '''\n"
+        "      }\n    }\n  }\n}\n"
+    )
+    result = _check(engine, "Jenkinsfile", jenkinsfile, FileKind.JENKINSFILE)
+    (agent,) = result.workloads
+    assert agent.command == "torchrun --nproc_per_node=2 train.py"
+    assert [(f.code, f.severity.label) for f in result.findings] == [("SHM001", "error")]
+
+
+@pytest.mark.parametrize(
+    ("step", "unread"),
+    [
+        ("      - uses: ./.github/actions/train\n", "uses: ./.github/actions/train"),
+        ("      - uses: org/train-action@v1\n      - uses: ./local\n", "uses: org/train-action@v1 and 1 more step(s)"),
+        ("      - shell: python\n        run: import torch\n", "a run: step with shell: python"),
+    ],
+)
+def test_actions_in_a_job_container_keep_its_utility_steps_undecided(engine: Engine, step: str, unread: str) -> None:
+    """An action (``uses:``) or a ``run:`` step of another shell runs code in the job's container that is not
+    read: run steps that are all utilities no longer make it a utility container; it stays undecided, and the
+    message says what ran there unread. GitHub's checkout, cache and artifact actions only move files, and a
+    ``docker://`` action runs in a container of its own."""
+    workflow = _job(
+        "      image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\n      options: --gpus all\n",
+        f"      - uses: actions/checkout@v4\n      - run: nvidia-smi\n{step}",
+    )
+    result = _check(engine, "ci.yml", workflow, FileKind.YAML)
+    (job,) = [w for w in result.workloads if w.format is WorkloadFormat.CI_JOB]
+    assert job.gpu and job.command_from == f"the job's steps, line 10; {unread} ran in it unread"
+    assert [(f.code, f.severity.label) for f in result.findings] == [("SHM001", "info")]
+    assert f"({job.command_from})" in result.findings[0].detail
+    only_files = _job(
+        "      image: pytorch/pytorch\n      options: --gpus all\n",
+        "      - uses: actions/checkout@v4\n      - run: nvidia-smi\n      - uses: docker://alpine:3\n",
+    )
+    assert not _check(engine, "ci.yml", only_files, FileKind.YAML).findings
+
+
+def test_a_utility_first_decides_nothing_of_the_steps_after_it(engine: Engine) -> None:
+    """``nvidia-smi`` and then a program shmlint does not know: undecided (the data's utility entry read the
+    first command and made the whole job free of /dev/shm)."""
+    workflow = _job(
+        "      image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\n      options: --gpus all\n",
+        "      - run: nvidia-smi\n      - run: python train.py\n",
+    )
+    result = _check(engine, "ci.yml", workflow, FileKind.YAML)
+    (job,) = [w for w in result.workloads if w.format is WorkloadFormat.CI_JOB]
+    assert job.command == "python train.py"
+    assert [(f.code, f.severity.label) for f in result.findings] == [("SHM001", "info")]
+
+
 @pytest.mark.parametrize(
     ("runs_on", "said"),
     [("linux-amd64-gpu-h100-latest-2", True), ("[self-hosted, gpu]", True), ("ubuntu-latest", False)],

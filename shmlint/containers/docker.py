@@ -78,7 +78,7 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
     # what runs after it); none when all are and something else ran unread
     lead = next((i for i, c in enumerate(commands) if not signals.is_utility_command(list(c))), len(commands))
     utility = lead == len(commands) and not options.typed_incomplete
-    shown = words[sum(len(command) + 1 for command in commands[:lead]) :] if options.typed_script else words
+    shown = words if utility or not options.typed_script else words[sum(len(c) + 1 for c in commands[:lead]) :]
     gpu = () if utility else tuple(_gpu(options.settings, signals))
     torch = () if utility else tuple(_torch(options, words, signals))
     env = tuple(env for setting in options.settings if not setting.computed and (env := _env(setting)) is not None)
