@@ -681,3 +681,58 @@ def test_runner_and_pipeline_files_beyond_the_token_budget_are_too_complex(
     assert not any(f.startswith("SHM000") for f in check_in_process(name, head, kind))
     (finding,) = check_in_process(name, head + "".join(line.format(i=i) for i in range(100)), kind)
     assert finding == "SHM000 too complex to check in bounded work (more than 300 tokens)"
+
+
+class _CountingList(list):  # type: ignore[type-arg]
+    """A list that counts the items read from it."""
+
+    reads = 0
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        _CountingList.reads += 1
+        return super().__getitem__(index)
+
+
+def test_jenkins_steps_find_their_agent_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A docker agent, 2,000 nested blocks and a ``sh`` step in each: each step finds the agent whose steps it is
+    by one look-up (each step walked up its enclosing blocks one at a time: 240 KB took 24 s), and the agent's
+    steps are read as a bounded session."""
+    import shmlint.formats.ci.jenkins as jenkins
+    from shmlint.parsers.typed import MAX_TYPED_COMMANDS
+
+    real = jenkins._enclosing
+    monkeypatch.setattr(jenkins, "_enclosing", lambda found: _CountingList(real(found)))
+    depth = 2000
+    text = (
+        "pipeline {\n agent { docker { image 'pytorch/pytorch' args '--gpus all' } }\n stages {\n"
+        + "{ sh 'echo'\n" * depth
+        + "}" * depth
+        + "\n}\n}\n"
+    )
+    _CountingList.reads = 0
+    (agent,) = jenkins.extract_jenkinsfile(SourceText("Jenkinsfile", text), Signals())
+    assert agent.command_from.startswith("the job's steps")
+    assert agent.command.count("echo") == MAX_TYPED_COMMANDS
+    assert _CountingList.reads <= 4 * len(text)  # linear in the file: 4 * depth * depth before
+
+
+def test_a_job_containers_steps_read_only_the_jobs_commands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """800 jobs of 20 steps: each job's steps session takes its own commands by bisection (each went through every
+    command of the file: quadratic)."""
+    import shmlint.parsers.typed as typed
+
+    seen: list[int] = []
+    real = typed.StepShell.within
+
+    def counting(self: typed.StepShell, start: int, end: int) -> list[object]:
+        found = real(self, start, end)
+        seen.append(len(found))
+        return found  # type: ignore[return-value]
+
+    monkeypatch.setattr(typed.StepShell, "within", counting)
+    steps = "".join(f"      - run: echo {index}\n" for index in range(20))
+    job = "    runs-on: ubuntu-latest\n    container:\n      image: pytorch/pytorch\n      options: --gpus all\n"
+    text = "on: push\njobs:\n" + "".join(f"  j{index}:\n{job}    steps:\n{steps}" for index in range(800))
+    findings = check_in_process(".github/workflows/ci.yml", text, FileKind.YAML)
+    assert len(findings) == 800, findings[:3]
+    assert len(seen) == 800 * 20 and sum(seen) == 800 * 20  # each step's one command, once
