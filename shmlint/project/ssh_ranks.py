@@ -1,7 +1,7 @@
 """MPI ranks that arrive over ssh: a container that only runs an ssh daemon (Horovod's and Open MPI's "secondary
 workers", ``bash -c "/usr/sbin/sshd -p 12345; sleep infinity"``) receives the ranks that an MPI launcher in another
-container of the same file starts on the hosts of its ``-H host1:4,host2:4`` list (Horovod's docker guide, the
-``mpi-local-ranks`` entry's launchers in shmlint/data/shm_need.yaml).
+container of the same file starts on the hosts of its ``-H host1:4,host2:4`` list (``ssh_ranks`` in
+shmlint/data/shm_need.yaml, with its source: Horovod's docker guide).
 
 Bounded and strict: only containers of one file, only an undecided container with an accelerator that starts
 ``sshd`` as the program of one of its commands (not a path that names it: ``mkdir -p /var/run/sshd``), only a
