@@ -4,6 +4,7 @@ Python-backend models whose batches cannot fit the default /dev/shm, and what is
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -111,6 +112,35 @@ sequence_batching { state [ { input_name: "S" output_name: "S2" data_type: TYPE_
 def test_not_evidence(text: str) -> None:
     model = triton.python_model(text)
     assert model is None or not triton.needs(model)
+
+
+_COMPOSE = """\
+services:
+  triton:
+    image: nvcr.io/nvidia/tritonserver:24.05-py3
+    command: tritonserver --model-repository=/models
+    volumes:
+      - ./m:/models
+    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}
+"""
+
+
+@pytest.mark.parametrize(("batch", "severity"), [(4, "info"), (8, "error")])
+def test_a_repository_judged_by_its_models_own_tensors(tmp_path: Path, batch: int, severity: str) -> None:
+    """The reviewer's tree: a warmup sample and a commented-out output are not counted, so 4 x 12 MiB is undecided;
+    at max_batch_size 8 the input alone is 96 MiB, and the message names the model."""
+    from shmlint.runner import check_paths
+    from shmlint.settings import Settings
+
+    (tmp_path / "compose.yaml").write_text(_COMPOSE)
+    for name, text in (("a", _WARMED.replace("max_batch_size: 4", f"max_batch_size: {batch}")), ("b", _COMMENTED)):
+        (tmp_path / "m" / name).mkdir(parents=True)
+        (tmp_path / "m" / name / "config.pbtxt").write_text(text)
+    (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert finding.code == "SHM001" and finding.severity.label == severity
+    if severity == "error":
+        assert "(config.pbtxt:2 model a, >= 96 MiB a batch)" in finding.message
+        assert "m/a/config.pbtxt:2 model a, >= 96 MiB a batch (python backend, max_batch_size 8 x IN" in finding.detail
 
 
 @settings(max_examples=150, deadline=None)
