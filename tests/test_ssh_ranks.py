@@ -4,6 +4,8 @@ the ranks a launcher in another container of the same file places on other hosts
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shmlint.severity import Severity
 from tests.test_tiers import check, shm001
@@ -84,6 +86,16 @@ def test_sshd_only_as_the_program_of_a_command(command: str, port: str | None) -
     from shmlint.project.ssh_ranks import Daemon, sshd
 
     assert sshd(command) == (None if port == "" else Daemon(port))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=" -/;&|\"'$()cpbashdexn0123456789", max_size=200))
+def test_sshd_reader_never_raises(command: str) -> None:
+    from shmlint.project.ssh_ranks import sshd
+
+    found = sshd(command)
+    assert found is None or "sshd" in command
+    assert found is None or found.port is None or (found.port.isdigit() and found.port in command)
 
 
 def test_docker_run_walkthrough_secondary_workers() -> None:
