@@ -66,7 +66,7 @@ def check_text(engine: Engine, text: Text) -> TextCheck:
     try:
         source = SourceText.from_bytes(text.path, data) if isinstance(data, bytes) else _from_text(text.path, data)
     except InputError as exc:
-        return TextCheck(engine.invalid(text.path, str(exc)), None, kind)
+        return TextCheck(engine.not_text(text.path, kind, data, str(exc)), None, kind)
     return TextCheck(engine.check_source(source, kind, text.path), source, kind)
 
 

@@ -311,10 +311,15 @@ def _core_containers(document: MappingNode, m: Mappings) -> list[Node]:
 
 
 def extract_kubernetes(
-    source: SourceText, documents: list[Node], signals: Signals, runtimes: RuntimeIndex | None = None
+    source: SourceText,
+    documents: list[Node],
+    signals: Signals,
+    runtimes: RuntimeIndex | None = None,
+    placeholders: bool = False,
 ) -> list[Workload]:
-    """``runtimes``: the KServe ServingRuntimes of the checked files, which complete InferenceService predictors."""
-    return _Extractor(PodReader(source, signals, runtimes)).workloads(documents)
+    """``runtimes``: the KServe ServingRuntimes of the checked files, which complete InferenceService predictors;
+    ``placeholders``: the file is a template envsubst renders (``PodReader``)."""
+    return _Extractor(PodReader(source, signals, runtimes, placeholders=placeholders)).workloads(documents)
 
 
 def extract_pod_spec(

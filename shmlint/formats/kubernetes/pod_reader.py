@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, TypeAlias
 from shmlint.containers import EnvVar, base_dir
 from shmlint.containers.pod import PodContainer, PodVolume, Resource, judge_pod, quantity, shared_cap
 from shmlint.formats.kubernetes.target import PodTarget
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import APPLIED_KINDS, Evidence, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
+from shmlint.sizes import KUBERNETES
 from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
@@ -42,6 +44,10 @@ class LocalRanks(NamedTuple):
             return None
         launcher = f"mpirun -np {self.launched} with " if self.launched else ""
         return f"{launcher}{self.slots.text} on {gpus} GPUs: {self.ranks} NCCL ranks in each worker pod"
+
+
+#: an envsubst placeholder (``${VAR}``, ``$VAR``) in a template's value
+PLACEHOLDER = LazyRegex(r"\$(?:\{[^{}]{0,200}\}|[A-Za-z_])")
 
 
 #: torch's distributed launcher, as a program or a module; its own ``--nproc_per_node`` wins over the operator's
@@ -106,12 +112,19 @@ class PodReader:
     """Reads the pods a manifest holds into the pod judge's view, and its verdicts into Workloads."""
 
     def __init__(
-        self, source: SourceText, signals: Signals, runtimes: RuntimeIndex | None, m: Mappings | None = None
+        self,
+        source: SourceText,
+        signals: Signals,
+        runtimes: RuntimeIndex | None,
+        m: Mappings | None = None,
+        placeholders: bool = False,
     ) -> None:
+        """``placeholders``: the manifest is a template that envsubst renders, so ``${VAR}`` is a value to come."""
         self.source = source
         self.signals = signals
         self.runtimes = runtimes
         self.m = m or Mappings()
+        self.placeholders = placeholders
 
     # -- locations -------------------------------------------------------------------------------------------
 
@@ -317,9 +330,13 @@ class PodReader:
         return self.size(node)
 
     def size(self, node: Node | None) -> Size | None:
+        """A quantity as written; in a template, one with a placeholder is computed when it is rendered: its bytes
+        are unknown and it is no error (no rule judges its value, no fix writes into it)."""
         text = scalar(node)
         if text is None:
             return None
+        if self.placeholders and PLACEHOLDER.search(text):
+            return Size(text, None, self.span(node), KUBERNETES)
         return quantity(text, self.span(node))
 
 
