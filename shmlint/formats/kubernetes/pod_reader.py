@@ -28,6 +28,8 @@ IGNORE_ANNOTATION = "shmlint.io/ignore"
 DATALOADER_ANNOTATION = "shmlint.io/dataloader"
 #: the container a Kubeflow training runtime's ML policy launches
 TRAINER_NODE = "node"
+#: what holds a pod's own ``containers`` (not its ``initContainers``): the ones an operator's environment reaches
+CONTAINER = "container"
 
 
 class LocalRanks(NamedTuple):
@@ -64,10 +66,10 @@ ProcsPerNode: TypeAlias = tuple[str, str]
 
 
 def procs_on(procs: ProcsPerNode, gpus: int | None, command: str) -> str | None:
-    """What a PyTorchJob's processes per pod mean for a container with ``gpus`` counted GPUs running ``command``:
-    the operator hands ``spec.nprocPerNode`` (default ``auto``) to every container as PET_NPROC_PER_NODE, which
-    torchrun reads when its command line sets no count (``pytorch_jobs`` in shmlint/data/shm_need.yaml). Several
-    local GPU processes with NCCL between them, or None."""
+    """What a PyTorchJob's processes per pod mean for a container of the pod (not an init container) with ``gpus``
+    counted GPUs running ``command``: the operator hands ``spec.nprocPerNode`` (default ``auto``) to each of the
+    pod's ``containers`` as PET_NPROC_PER_NODE, which torchrun reads when its command line sets no count
+    (``pytorch_jobs`` in shmlint/data/shm_need.yaml). Several local GPU processes with NCCL between them, or None."""
     if not gpus or not _torchrun_without_count(command.split()):
         return None
     setting, value = procs[0], procs[1].strip().lower()
@@ -102,7 +104,7 @@ class FoundPod(NamedTuple):
     metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
     launched_by: Evidence | None = None  # a training runtime's ML policy that starts its ``node`` container
     ranks: LocalRanks | None = None  # an MPIJob worker: the ranks its launcher starts in each pod
-    procs: ProcsPerNode | None = None  # a PyTorchJob's pod: the processes its torchrun starts
+    procs: ProcsPerNode | None = None  # a PyTorchJob's pod: the processes its containers' torchrun starts
     #: an MPIJob's Launcher that is no worker: the processes its mpirun (or a DeepSpeed hostfile) starts run in the
     #: worker pods, so the scripts it runs are not followed for its own need
     starts_ranks_elsewhere: bool = False
@@ -206,7 +208,11 @@ class PodReader:
                 launched_by=pod.launched_by.text
                 if pod.launched_by and identity.container == TRAINER_NODE
                 else (pod.ranks.on(completed.accelerator_count) if pod.ranks else None)
-                or (procs_on(pod.procs, completed.accelerator_count, completed.command or "") if pod.procs else None),
+                or (
+                    procs_on(pod.procs, completed.accelerator_count, completed.command or "")
+                    if pod.procs and identity.container_kind == CONTAINER
+                    else None
+                ),
                 volume_cap=cap if in_pod else None,
             )
 
