@@ -1,5 +1,6 @@
 """Manifests named as templates (``x.yaml.template``, ``x.yaml-template``, ``x.yml.tmpl``, ``x.yaml.j2``...): read
-as YAML when they are plain YAML with envsubst placeholders, reported as not checked otherwise (never silent)."""
+as YAML when they are plain YAML with envsubst placeholders (values to come), otherwise not checked: a notice when
+they look like a manifest, never SHM000, nothing for templates of other files."""
 
 from __future__ import annotations
 
