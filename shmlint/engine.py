@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.configured_patterns import PatternTimeout, file_budget
 from shmlint.discover import Candidate, FileKind, StrPath
-from shmlint.extract.dispatch import Extraction, UnparsableInput, extract_file, unreadable_template
+from shmlint.extract.dispatch import Extraction, UnparsableInput, extract_file, not_text
 from shmlint.model import Notice
 from shmlint.prefilter import Prefilter
 from shmlint.results import FileResult
@@ -62,14 +62,12 @@ class Engine:
         display = str(candidate.path)
         if candidate.error is not None:
             return self.invalid(display, candidate.error)
+        data = None
         try:
             data = read_bytes(candidate.path, self.settings.max_file_size)
-        except InputError as exc:
-            return self.invalid(display, str(exc))
-        try:
             source = SourceText.from_bytes(display, data)
-        except InputError as exc:
-            return self.not_text(display, candidate.kind, data, str(exc))
+        except InputError as exc:  # a template that is not text is not checked, as one that does not parse
+            return not_text(candidate.kind, display, data, str(exc)) or self.invalid(display, str(exc))
         try:
             return self.check_source(source, candidate.kind, candidate.path)
         except Exception as exc:  # noqa: BLE001 - one file's defect must not drop a tree's whole report
@@ -164,11 +162,6 @@ class Engine:
         from shmlint.suppress import suppress
 
         return suppress(findings, source, path_ignores, lambda w: r.code if (r := lookup(w)) else None)
-
-    def not_text(self, path: str, kind: FileKind, data: bytes | str, why: str) -> FileResult:
-        """A file that is not text (binary, not its encoding): SHM000, but a template's notice (``dispatch``)."""
-        notices = unreadable_template(kind, path, data, why)
-        return self.invalid(path, why) if notices is None else FileResult(path, notices=notices)
 
     def invalid_hint(self, evidence: Evidence, why: str) -> Finding:
         from shmlint.rules.shm000_invalid_input import RULE as INVALID_INPUT

@@ -23,6 +23,7 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.model import BlockTarget, Notice, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.prefilter import Prefilter
+from shmlint.results import FileResult
 from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
 
@@ -204,13 +205,14 @@ def looks_like_manifest(text: str) -> bool:
     return _MANIFEST_KEY.search(text) is not None
 
 
-def unreadable_template(kind: FileKind, path: str, data: bytes | str, why: str) -> tuple[Notice, ...] | None:
-    """The notices of a file named as a template that is not text (binary, not its encoding): rendering makes it
-    what runs, so it is not checked, as one that does not parse; None for any other kind (SHM000 for the caller)."""
-    if kind is not FileKind.YAML_TEMPLATE:
+def not_text(kind: FileKind, path: str, data: bytes | str | None, why: str) -> FileResult | None:
+    """The result of a file named as a template that is not text (binary, not its encoding): rendering makes it what
+    runs, so it is not checked, as one that does not parse; None for any other kind, or a file that could not be
+    read (``data`` None): SHM000 for the caller."""
+    if kind is not FileKind.YAML_TEMPLATE or data is None:
         return None
     text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
-    return _not_checked(path, text, why)
+    return FileResult(path, notices=_not_checked(path, text, why))
 
 
 def _not_checked(path: str, text: str, why: str) -> tuple[Notice, ...]:
