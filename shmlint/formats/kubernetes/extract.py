@@ -23,7 +23,7 @@ from shmlint.formats.kubernetes.pod_reader import (
 )
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
-from shmlint.signals import Signals
+from shmlint.signals import MPI_LAUNCHERS, Signals
 from shmlint.source import SourceText
 
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ MPI_GROUP = "kubeflow.org"
 MPI_KINDS = ("MPIJob",)
 MPI_WORKER = "Worker"
 MPI_LAUNCHER = "Launcher"
-MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "horovodrun"})
 MPI_RANK_OPTIONS = frozenset({"-np", "-n", "--np", "-c", "--n", "--num-proc"})
 #: more ranks than any machine has devices: a larger number is not read
 MAX_RANKS = 1024
