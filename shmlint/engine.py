@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.configured_patterns import PatternTimeout, file_budget
 from shmlint.discover import Candidate, FileKind, StrPath
-from shmlint.extract.dispatch import Extraction, UnparsableInput, extract_file
+from shmlint.extract.dispatch import Extraction, UnparsableInput, extract_file, not_text
 from shmlint.model import Notice
 from shmlint.prefilter import Prefilter
 from shmlint.results import FileResult
@@ -62,10 +62,12 @@ class Engine:
         display = str(candidate.path)
         if candidate.error is not None:
             return self.invalid(display, candidate.error)
+        data = None
         try:
-            source = SourceText.from_bytes(display, read_bytes(candidate.path, self.settings.max_file_size))
-        except InputError as exc:
-            return self.invalid(display, str(exc))
+            data = read_bytes(candidate.path, self.settings.max_file_size)
+            source = SourceText.from_bytes(display, data)
+        except InputError as exc:  # a template that is not text is not checked, as one that does not parse
+            return not_text(candidate.kind, display, data, str(exc)) or self.invalid(display, str(exc))
         try:
             return self.check_source(source, candidate.kind, candidate.path)
         except Exception as exc:  # noqa: BLE001 - one file's defect must not drop a tree's whole report

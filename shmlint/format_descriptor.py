@@ -40,7 +40,8 @@ class FileKind(StrEnum):
 
     YAML = "yaml"  # the content decides which format's (``YamlClaim``)
     #: a YAML file named as a template (``x.yaml.template``, ``x.yaml.j2``): read as YAML when it is plain YAML with
-    #: placeholders (``${VAR}`` for envsubst), reported as not checked when it holds template actions or does not parse
+    #: placeholders (``${VAR}`` for envsubst, values to come); not checked when it holds template actions, does not
+    #: parse or is not text, with a notice when it looks like a manifest (``extract.dispatch``)
     YAML_TEMPLATE = "yaml-template"
     SHELL = "shell"
     MAKEFILE = "makefile"

@@ -49,7 +49,8 @@ def kind_of(text: Text) -> FileKind | None:
 
 def check_text(engine: Engine, text: Text) -> TextCheck:
     """One text checked as ``check`` checks a file of that name: the same kind, the same limits (above
-    max-file-size, a NUL byte or undecodable bytes are an SHM000 finding, never a check of part of it)."""
+    max-file-size, a NUL byte or undecodable bytes are an SHM000 finding, never a check of part of it; a template's
+    NUL or undecodable bytes are its "not checked" notice, as a template that does not parse)."""
     from shmlint.source import InputError, SourceText
 
     kind = kind_of(text)
@@ -66,7 +67,9 @@ def check_text(engine: Engine, text: Text) -> TextCheck:
     try:
         source = SourceText.from_bytes(text.path, data) if isinstance(data, bytes) else _from_text(text.path, data)
     except InputError as exc:
-        return TextCheck(engine.invalid(text.path, str(exc)), None, kind)
+        from shmlint.extract.dispatch import not_text  # loaded by the engine already
+
+        return TextCheck(not_text(kind, text.path, data, str(exc)) or engine.invalid(text.path, str(exc)), None, kind)
     return TextCheck(engine.check_source(source, kind, text.path), source, kind)
 
 

@@ -51,3 +51,58 @@ def test_no_count_read(text: str) -> None:
 def test_never_raises(text: str) -> None:
     config = accelerate_config("num_processes: 2\n" + text)
     assert config is None or config.processes >= 0
+
+
+_NESTED_JSON = """\
+{
+  "distributed_type": "DEEPSPEED",
+  "deepspeed_config": {
+    "num_machines": 4,
+    "num_processes": 2
+  },
+  "num_machines": 1,
+  "num_processes": 8
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "local", "line"),
+    [
+        (_NESTED_JSON, 8, 8),  # the nested keys are DeepSpeed's, not the launch's
+        ('{"distributed_type": "MULTI_GPU", "num_machines": 1, "num_processes": 4}', 4, 1),  # one line
+        ('{"distributed_type": "FSDP", "num_processes": "2"}\n', 2, 1),
+    ],
+)
+def test_a_json_config_is_read_by_its_top_level_keys(text: str, local: int, line: int) -> None:
+    config = accelerate_config(text)
+    assert config is not None and (config.local_gpu_processes, config.line) == (local, line)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"distributed_type": "MULTI_GPU", "num_processes": true}',  # no count
+        '{"distributed_type": "MULTI_GPU", "num_processes": 1' + "0" * 5000 + "}",  # beyond int()'s digits
+        '{"distributed_type": "MULTI_GPU", "num_processes": 8',  # not JSON
+        '{"deepspeed_config": {"distributed_type": "MULTI_GPU", "num_processes": 8}}',  # nested only
+        "[" * 100_000,
+    ],
+)
+def test_a_json_config_without_a_top_level_count_is_not_read(text: str) -> None:
+    assert accelerate_config(text) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    processes=st.integers(0, 64),
+    machines=st.integers(1, 8),
+    decoy=st.dictionaries(st.sampled_from(["num_processes", "num_machines", "x"]), st.integers(0, 99), max_size=3),
+    indent=st.sampled_from([None, 1, 4]),
+)
+def test_json_top_level_keys_win_over_nested_ones(processes: int, machines: int, decoy: dict, indent: int | None):
+    import json
+
+    document = {"nested": decoy, "distributed_type": "MULTI_GPU", "num_machines": machines, "num_processes": processes}
+    config = accelerate_config(json.dumps(document, indent=indent))
+    assert config is not None and config.local_gpu_processes == processes // machines

@@ -224,6 +224,28 @@ def test_a_pytorchjob_without_several_local_torchrun_processes_is_not_evidence(
     assert [severity for severity, _ in found] == [INFO]
 
 
+def test_the_operator_hands_its_processes_to_the_pods_containers_not_its_init_containers() -> None:
+    """training-operator's setPodEnv appends PET_NPROC_PER_NODE to each of ``Spec.Containers`` and to no init
+    container: an init container that runs torchrun keeps torchrun's own default of one process."""
+    text = PYTORCHJOB.format(spec="", command="[torchrun, train.py]", gpus=4).replace(
+        "          containers:\n", "          initContainers:\n"
+    )
+    text += "          containers:\n          - {name: pytorch, image: registry.example/ml/ddp:1}\n"
+    result = check("job.yaml", text)
+    assert not any("torchrun processes in each pod" in f.detail for f in result.findings)
+    assert not any("PET_NPROC_PER_NODE" in f.message for f in result.findings)
+
+
+@pytest.mark.parametrize("spec", ["  nprocPerNode: [4]\n", "  nprocPerNode: {count: 4}\n"])
+def test_an_nproc_that_is_no_single_value_is_unknown_and_said(spec: str) -> None:
+    """Not 'unset' (the operator's default auto): the API server refuses such a PyTorchJob, and nothing is known
+    of its processes; the report says so."""
+    result = check("job.yaml", PYTORCHJOB.format(spec=spec, command="[torchrun, train.py]", gpus=4))
+    assert not any("torchrun processes in each pod" in f.detail for f in result.findings)
+    ((notice),) = result.notices
+    assert "line 5: nprocPerNode is not a single value" in notice.message and "unknown" in notice.message
+
+
 def test_the_nproc_rule_is_read_from_pytorchjobs_only() -> None:
     other = PYTORCHJOB.format(spec="", command="[torchrun, train.py]", gpus=4).replace("PyTorchJob", "OtherJob")
     assert [severity for severity, _ in shm001(check("job.yaml", other))] == [INFO]

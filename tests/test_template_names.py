@@ -1,5 +1,6 @@
 """Manifests named as templates (``x.yaml.template``, ``x.yaml-template``, ``x.yml.tmpl``, ``x.yaml.j2``...): read
-as YAML when they are plain YAML with envsubst placeholders, reported as not checked otherwise (never silent)."""
+as YAML when they are plain YAML with envsubst placeholders (values to come), otherwise not checked: a notice when
+they look like a manifest, never SHM000, nothing for templates of other files."""
 
 from __future__ import annotations
 
@@ -57,3 +58,98 @@ def test_a_template_that_is_not_plain_yaml_is_reported_not_checked(tmp_path: Pat
     assert not report.findings  # not SHM000 either: a template is not broken YAML
     ((notice),) = report.notices
     assert said in notice.message and notice.path.endswith("pod.yaml.j2")
+
+
+PLACEHOLDERS = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  containers:
+  - name: trainer
+    image: ${REGISTRY}/trainer:${TAG}
+    command: [torchrun, --nproc_per_node=4, train.py]
+    resources: {limits: {nvidia.com/gpu: 4, memory: "${MEM}"}}
+    volumeMounts: [{name: dshm, mountPath: /dev/shm}]
+  volumes:
+  - name: dshm
+    emptyDir: {medium: Memory, sizeLimit: "$SHM_SIZE"}
+"""
+
+
+def test_a_placeholder_quantity_is_unknown_not_invalid(tmp_path: Path) -> None:
+    """envsubst fills ``${MEM}``: the quantity is computed when rendered, never a malformed one (SHM011), and no
+    rule sizes against it; the same text in a plain manifest is what kubectl would refuse."""
+    from shmlint.engine import Engine
+    from shmlint.source import SourceText
+
+    path = tmp_path / "pod.yaml.template"
+    result = Engine(Settings()).check_source(SourceText(str(path), PLACEHOLDERS), FileKind.YAML_TEMPLATE, path)
+    (workload,) = result.workloads
+    (shm,) = workload.shm
+    assert workload.memory_limit is not None and shm.size is not None
+    assert (workload.memory_limit.text, workload.memory_limit.bytes, workload.memory_limit.error) == (
+        "${MEM}",
+        None,
+        None,
+    )
+    assert (shm.size.text, shm.size.bytes, shm.size.error) == ("$SHM_SIZE", None, None)
+    assert not result.findings
+    (tmp_path / "pod.yaml").write_text(PLACEHOLDERS, encoding="utf-8")
+    plain = check_paths(Settings(), [tmp_path / "pod.yaml"], jobs=1).findings
+    assert [f.code for f in plain] == ["SHM011", "SHM011"]
+
+
+def test_a_fix_never_writes_into_a_placeholder(tmp_path: Path) -> None:
+    """A template pod without /dev/shm and a placeholder memory limit: the fix adds the volume, sized without a cap
+    it cannot read, and leaves ``${MEM}`` as it is."""
+    from shmlint.engine import Engine
+    from shmlint.fix.apply import fix_source
+    from shmlint.source import SourceText
+
+    text = PLACEHOLDERS.replace("    volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n", "").split("  volumes:")[0]
+    path = tmp_path / "pod.yaml.template"
+    result = fix_source(Engine(Settings()), SourceText(str(path), text), FileKind.YAML_TEMPLATE, path, unsafe=True)
+    assert result.text != text and 'memory: "${MEM}"' in result.text and "sizeLimit" in result.text
+
+
+MANIFEST_HEAD = b"apiVersion: v1\nkind: Pod\n"
+
+
+NOT_PLAIN, MARKERS = "a template that is not plain YAML (", "template (Helm/Jinja markers): not plain YAML"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        ("pod.yaml.j2", MANIFEST_HEAD + b"\xff\xfe\x00bad: [\n", NOT_PLAIN + "binary file"),  # rendering decides
+        ("pod.yaml-template", MANIFEST_HEAD + b'x: "\xff\xfe"\n', NOT_PLAIN + "invalid YAML: not valid UTF-8"),
+        ("job.yml.j2", b"containers:\n  - image: {{ image }}\n", MARKERS),  # a container spec's keys
+        ("pod.yaml.tpl", b"\xff\xfeb\x00a\x00d\x00", None),  # UTF-16 that is no manifest either
+        ("blob.yaml.j2", bytes(range(256)) * 4, None),  # binary and nothing like a manifest
+        ("prometheus.yml.j2", b"global:\n  scrape_interval: {{ interval }}\nscrape_configs:\n  - job_name: x\n", None),
+        ("app.yaml.tmpl", b"server:\n  port: 80\n  name: [\n", None),  # an unrelated template that does not parse
+    ],
+)
+def test_a_template_not_checked_is_a_notice_when_it_looks_like_a_manifest(
+    tmp_path: Path, name: str, data: bytes, said: str | None
+) -> None:
+    """Templates that cannot be read are noted only where they could render a workload; others are passed over as
+    YAML without a workload is (an Ansible role has many ``*.yml.j2``)."""
+    (tmp_path / name).write_bytes(data)
+    report = check_paths(Settings(), [tmp_path], jobs=1)
+    assert not report.findings  # never SHM000: a template is not broken YAML
+    assert [said in notice.message for notice in report.notices] == ([True] if said else [])
+
+
+def test_binary_yaml_that_is_no_template_stays_invalid(tmp_path: Path) -> None:
+    (tmp_path / "pod.yaml").write_bytes(MANIFEST_HEAD + b"\x00")
+    assert [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings] == ["SHM000"]
+
+
+def test_binary_template_on_stdin_is_a_notice(shmlint_process) -> None:
+    text = MANIFEST_HEAD.decode() + "\0"
+    template = shmlint_process("check", "-", "--stdin-filename", "pod.yaml.j2", input=text)
+    plain = shmlint_process("check", "-", "--stdin-filename", "pod.yaml", input=text)
+    assert template.returncode == 0 and "not checked" in template.stdout and "SHM000" not in template.stdout
+    assert plain.returncode == 1 and "SHM000" in plain.stdout

@@ -23,6 +23,7 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.model import BlockTarget, Notice, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.prefilter import Prefilter
+from shmlint.results import FileResult
 from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
 
@@ -182,15 +183,42 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
 
 def _yaml_template(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     """A manifest named as a template: plain YAML with placeholders (``${VAR}``, which envsubst fills) is read as
-    the YAML it is; one with template actions (``{{ }}``, ``{% %}``) or that does not parse is not checked, and the
-    report says so (its rendered output is what runs)."""
+    the YAML it is, its placeholders as values to come (``PodReader``); one with template actions (``{{ }}``,
+    ``{% %}``) or that does not parse is not checked, and the report says so when it looks like a manifest (its
+    rendered output is what runs); any other template (an Ansible role's prometheus.yml.j2) is passed over as
+    YAML without a workload is."""
     if has_template_marks(source.text):
-        return [], [_template_notice(source, path, run)]
+        return [], [_template_notice(source, path, run)] if looks_like_manifest(source.text) else []
     try:
         return _yaml(source, path, run)
     except UnparsableInput as exc:
-        why = f"a template that is not plain YAML ({exc.message}, line {exc.line}), not checked"
-        return [], [Notice(source.path, f"{why}; lint its rendered output instead")]
+        return [], list(_not_checked(source.path, source.text, f"{exc.message}, line {exc.line}"))
+
+
+#: a key that only a Kubernetes manifest or a container's spec has, at the start of a line
+_MANIFEST_KEY = LazyRegex(r"^[ \t-]{0,64}[\"']?(?:apiVersion|kind|containers|image)[\"']?[ \t]*:", re.MULTILINE)
+
+
+def looks_like_manifest(text: str) -> bool:
+    """Whether a template could render a workload: it has ``apiVersion:``, ``kind:``, ``containers:`` or
+    ``image:`` keys."""
+    return _MANIFEST_KEY.search(text) is not None
+
+
+def not_text(kind: FileKind, path: str, data: bytes | str | None, why: str) -> FileResult | None:
+    """The result of a file named as a template that is not text (binary, not its encoding): rendering makes it what
+    runs, so it is not checked, as one that does not parse; None for any other kind, or a file that could not be
+    read (``data`` None): SHM000 for the caller."""
+    if kind is not FileKind.YAML_TEMPLATE or data is None:
+        return None
+    text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
+    return FileResult(path, notices=_not_checked(path, text, why))
+
+
+def _not_checked(path: str, text: str, why: str) -> tuple[Notice, ...]:
+    if not looks_like_manifest(text):
+        return ()
+    return (Notice(path, f"a template that is not plain YAML ({why}), not checked; lint its rendered output instead"),)
 
 
 def _yaml_workloads(

@@ -58,11 +58,16 @@ ACCELERATE_OWN_COUNT = frozenset({"--num_processes", "--num-processes", "--cpu"}
 #: Accelerate's distributed types whose launch starts ``num_processes // num_machines`` local GPU processes with
 #: NCCL between them (``accelerate_configs`` in shmlint/data/shm_need.yaml)
 ACCELERATE_GPU_TYPES = frozenset({"MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"})
+ACCELERATE_KEYS = ("num_processes", "num_machines", "distributed_type", "compute_environment")
 _ACCELERATE_KEY = re.compile(
-    r"""^(?P<indent>[ \t{]{0,16})["']?(?P<key>num_processes|num_machines|distributed_type|compute_environment)["']?[ \t]*:[ \t]*"""
+    rf"""^(?P<indent>[ \t]{{0,16}})["']?(?P<key>{"|".join(ACCELERATE_KEYS)})["']?[ \t]*:[ \t]*"""
     r"""["']?(?P<value>[A-Za-z0-9_-]{1,32})["']?[ \t]*,?[ \t]*(?:#.*)?$""",
     re.MULTILINE,
 )
+#: a JSON string (and whether a colon follows: a key) or a bracket, for finding a top-level key's line
+_JSON_TOKEN = re.compile(r'(?P<string>"[^"\\]*(?:\\.[^"\\]*)*")(?P<colon>[ \t\r\n]*:)?|[{}\[\]]')
+#: digits of a count read (a process count has a few; int() of thousands is refused by Python itself)
+_MAX_COUNT_DIGITS = 6
 
 
 class AccelerateConfig(NamedTuple):
@@ -80,19 +85,61 @@ class AccelerateConfig(NamedTuple):
 
 def accelerate_config(text: str) -> AccelerateConfig | None:
     """The top-level keys that decide the launch (a nested key of the same name is another setting); None without
-    ``num_processes``, or when the config is for another compute environment (SageMaker: not launched here)."""
-    found: dict[str, tuple[str, int]] = {}
-    json = text.lstrip().startswith("{")  # JSON keys are indented; a YAML key that is, is nested
-    for match in _ACCELERATE_KEY.finditer(text):
-        if match.group("indent") and not json:
-            continue
-        found.setdefault(match.group("key"), (match.group("value"), text.count("\n", 0, match.start()) + 1))
+    ``num_processes``, or when the config is for another compute environment (SageMaker: not launched here).
+    ``text`` is a file as the project reader gives it, within max-file-size."""
+    found = _accelerate_json(text) if text.lstrip().startswith("{") else _accelerate_yaml(text)
     processes, machines = found.get("num_processes"), found.get("num_machines", ("1", 0))
     environment = found.get("compute_environment", ("LOCAL_MACHINE", 0))[0]
-    if processes is None or not processes[0].isdigit() or not machines[0].isdigit() or environment != "LOCAL_MACHINE":
+    if processes is None or not _count(processes[0]) or not _count(machines[0]) or environment != "LOCAL_MACHINE":
         return None
     local = int(processes[0]) // max(int(machines[0]), 1)
     return AccelerateConfig(local, found.get("distributed_type", ("NO", 0))[0], processes[1])
+
+
+def _count(value: str) -> bool:
+    return value.isascii() and value.isdigit() and len(value) <= _MAX_COUNT_DIGITS
+
+
+def _accelerate_yaml(text: str) -> dict[str, tuple[str, int]]:
+    """The unindented ``key: value`` lines of the keys read (an indented one is nested), the first of each."""
+    found: dict[str, tuple[str, int]] = {}
+    for match in _ACCELERATE_KEY.finditer(text):
+        if not match.group("indent"):
+            found.setdefault(match.group("key"), (match.group("value"), text.count("\n", 0, match.start()) + 1))
+    return found
+
+
+def _accelerate_json(text: str) -> dict[str, tuple[str, int]]:
+    """The keys read of the top-level object of a JSON config (any layout, one line too), as text with their line;
+    nothing when it is not a JSON object. Numbers and strings only (``true`` is no count)."""
+    import json  # loaded for a JSON config only: the one-file start-up never reads one
+
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, an integer of too many digits, nesting beyond the stack
+        return {}
+    if not isinstance(document, dict):
+        return {}
+    return {
+        key: (str(value), _top_level_line(text, key))
+        for key in ACCELERATE_KEYS
+        if isinstance(value := document.get(key), (int, str)) and not isinstance(value, bool)
+    }
+
+
+def _top_level_line(text: str, key: str) -> int:
+    """The line of ``"key"`` as a key of the top-level object of a JSON text (the last one, whose value ``json``
+    keeps; 1 for a key spelled with escapes): strings and brackets are passed by one regex scan, linear work."""
+    depth, line, quoted = 0, 1, f'"{key}"'
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        if token in "{[":
+            depth += 1
+        elif token in "}]":
+            depth -= 1
+        elif depth == 1 and match.group("colon") and match.group("string") == quoted:
+            line = text.count("\n", 0, match.start()) + 1
+    return line
 
 
 def follow_accelerate(walk: Walk, argv: Sequence[str], script: str) -> None:

@@ -3,6 +3,7 @@ told apart from, and so the format that reads YAML files nothing else claims."""
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,9 @@ def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction
         else:
             line = document.start_mark.line + 1
             notices.append(Notice(source.path, f"line {line}: not judged: {why}; it is judged where it is completed"))
-    return extract_kubernetes(source, objects, run.signals, run.runtimes), notices
+    template = os.path.basename(path).lower().endswith(TEMPLATE_ENDINGS)  # envsubst fills its ${VAR}s
+    workloads, read = extract_kubernetes(source, objects, run.signals, run.runtimes, placeholders=template)
+    return workloads, notices + read
 
 
 FORMAT = Format(

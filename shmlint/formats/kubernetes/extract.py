@@ -13,9 +13,16 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from shmlint.formats.kubernetes.pod_reader import TRAINER_NODE, FoundPod, LocalRanks, PodReader, ProcsPerNode
-from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
-from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, SequenceNode, scalar, sequence
+from shmlint.formats.kubernetes.pod_reader import (
+    CONTAINER,
+    TRAINER_NODE,
+    FoundPod,
+    LocalRanks,
+    PodReader,
+    ProcsPerNode,
+)
+from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import MPI_LAUNCHERS, Signals
 from shmlint.source import SourceText
 
@@ -82,6 +89,7 @@ class _Extractor:
         self.reader = reader
         self.m = reader.m
         self.trained: frozenset[str] = frozenset()  # training runtimes a TrainJob of this file names
+        self.notices: list[Notice] = []  # what this file's objects say that is not read (for its report)
 
     # -- objects and pod specs -------------------------------------------------------------------------------
 
@@ -131,15 +139,22 @@ class _Extractor:
                 starts_ranks_elsewhere=mpi and role == MPI_LAUNCHER and not launcher_works,
             )
 
-    def procs_per_node(self, obj: MappingNode) -> ProcsPerNode:
+    def procs_per_node(self, obj: MappingNode) -> ProcsPerNode | None:
         """A PyTorchJob's processes per pod as its operator passes them to torchrun: ``spec.nprocPerNode``, else the
-        deprecated ``spec.elasticPolicy.nProcPerNode`` (set only with it), else the operator's default ``auto``."""
+        deprecated ``spec.elasticPolicy.nProcPerNode`` (set only with it), else the operator's default ``auto``.
+        None, with a notice, for a value that is no scalar (a list, a mapping): the API server refuses it, and
+        nothing is known of the processes."""
         spec = self.m.get(obj, "spec")
         for path in (("nprocPerNode",), ("elasticPolicy", "nProcPerNode")):
             node = self.m.path(spec, *path)
             value = scalar(node)
             if node is not None and value:
                 return f"{'.'.join(path)}: {value}, line {self.reader.span(node).line}", value
+            if node is not None and not isinstance(node, ScalarNode):
+                line = self.reader.span(node).line
+                why = f"{'.'.join(path)} is not a single value; the processes per pod are unknown (not evidence)"
+                self.notices.append(Notice(self.reader.source.path, f"line {line}: {why}"))
+                return None
         return f"nprocPerNode unset: the operator's default {PYTORCH_DEFAULT_NPROC}", PYTORCH_DEFAULT_NPROC
 
     def mpi_ranks(self, obj: MappingNode) -> LocalRanks | None:
@@ -215,7 +230,7 @@ class _Extractor:
         return " ".join(filter(None, words))
 
     def containers(self, spec: MappingNode) -> Iterator[tuple[MappingNode, str, str]]:
-        for key, holder in (("containers", "container"), ("initContainers", "init container")):
+        for key, holder in (("containers", CONTAINER), ("initContainers", "init container")):
             for container in sequence(self.m.get(spec, key)):
                 if isinstance(container, MappingNode):
                     yield container, holder, scalar(self.m.get(container, "name")) or "?"
@@ -310,10 +325,17 @@ def _core_containers(document: MappingNode, m: Mappings) -> list[Node]:
 
 
 def extract_kubernetes(
-    source: SourceText, documents: list[Node], signals: Signals, runtimes: RuntimeIndex | None = None
-) -> list[Workload]:
-    """``runtimes``: the KServe ServingRuntimes of the checked files, which complete InferenceService predictors."""
-    return _Extractor(PodReader(source, signals, runtimes)).workloads(documents)
+    source: SourceText,
+    documents: list[Node],
+    signals: Signals,
+    runtimes: RuntimeIndex | None = None,
+    placeholders: bool = False,
+) -> tuple[list[Workload], list[Notice]]:
+    """The workloads and the notices of a file's objects. ``runtimes``: the KServe ServingRuntimes of the checked
+    files, which complete InferenceService predictors; ``placeholders``: the file is a template envsubst renders
+    (``PodReader``)."""
+    extractor = _Extractor(PodReader(source, signals, runtimes, placeholders=placeholders))
+    return extractor.workloads(documents), extractor.notices
 
 
 def extract_pod_spec(

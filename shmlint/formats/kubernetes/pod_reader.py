@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, TypeAlias
 from shmlint.containers import EnvVar, base_dir
 from shmlint.containers.pod import PodContainer, PodVolume, Resource, judge_pod, quantity, shared_cap
 from shmlint.formats.kubernetes.target import PodTarget
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import APPLIED_KINDS, Evidence, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
+from shmlint.sizes import KUBERNETES
 from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
@@ -26,6 +28,8 @@ IGNORE_ANNOTATION = "shmlint.io/ignore"
 DATALOADER_ANNOTATION = "shmlint.io/dataloader"
 #: the container a Kubeflow training runtime's ML policy launches
 TRAINER_NODE = "node"
+#: what holds a pod's own ``containers`` (not its ``initContainers``): the ones an operator's environment reaches
+CONTAINER = "container"
 
 
 class LocalRanks(NamedTuple):
@@ -44,6 +48,10 @@ class LocalRanks(NamedTuple):
         return f"{launcher}{self.slots.text} on {gpus} GPUs: {self.ranks} NCCL ranks in each worker pod"
 
 
+#: an envsubst placeholder (``${VAR}``, ``$VAR``) in a template's value
+PLACEHOLDER = LazyRegex(r"\$(?:\{[^{}]{0,200}\}|[A-Za-z_])")
+
+
 #: torch's distributed launcher, as a program or a module; its own ``--nproc_per_node`` wins over the operator's
 TORCHRUN_PROGRAMS = frozenset({"torchrun"})
 TORCHRUN_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
@@ -58,10 +66,10 @@ ProcsPerNode: TypeAlias = tuple[str, str]
 
 
 def procs_on(procs: ProcsPerNode, gpus: int | None, command: str) -> str | None:
-    """What a PyTorchJob's processes per pod mean for a container with ``gpus`` counted GPUs running ``command``:
-    the operator hands ``spec.nprocPerNode`` (default ``auto``) to every container as PET_NPROC_PER_NODE, which
-    torchrun reads when its command line sets no count (``pytorch_jobs`` in shmlint/data/shm_need.yaml). Several
-    local GPU processes with NCCL between them, or None."""
+    """What a PyTorchJob's processes per pod mean for a container of the pod (not an init container) with ``gpus``
+    counted GPUs running ``command``: the operator hands ``spec.nprocPerNode`` (default ``auto``) to each of the
+    pod's ``containers`` as PET_NPROC_PER_NODE, which torchrun reads when its command line sets no count
+    (``pytorch_jobs`` in shmlint/data/shm_need.yaml). Several local GPU processes with NCCL between them, or None."""
     if not gpus or not _torchrun_without_count(command.split()):
         return None
     setting, value = procs[0], procs[1].strip().lower()
@@ -96,7 +104,7 @@ class FoundPod(NamedTuple):
     metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
     launched_by: Evidence | None = None  # a training runtime's ML policy that starts its ``node`` container
     ranks: LocalRanks | None = None  # an MPIJob worker: the ranks its launcher starts in each pod
-    procs: ProcsPerNode | None = None  # a PyTorchJob's pod: the processes its torchrun starts
+    procs: ProcsPerNode | None = None  # a PyTorchJob's pod: the processes its containers' torchrun starts
     #: an MPIJob's Launcher that is no worker: the processes its mpirun (or a DeepSpeed hostfile) starts run in the
     #: worker pods, so the scripts it runs are not followed for its own need
     starts_ranks_elsewhere: bool = False
@@ -106,12 +114,19 @@ class PodReader:
     """Reads the pods a manifest holds into the pod judge's view, and its verdicts into Workloads."""
 
     def __init__(
-        self, source: SourceText, signals: Signals, runtimes: RuntimeIndex | None, m: Mappings | None = None
+        self,
+        source: SourceText,
+        signals: Signals,
+        runtimes: RuntimeIndex | None,
+        m: Mappings | None = None,
+        placeholders: bool = False,
     ) -> None:
+        """``placeholders``: the manifest is a template that envsubst renders, so ``${VAR}`` is a value to come."""
         self.source = source
         self.signals = signals
         self.runtimes = runtimes
         self.m = m or Mappings()
+        self.placeholders = placeholders
 
     # -- locations -------------------------------------------------------------------------------------------
 
@@ -193,7 +208,11 @@ class PodReader:
                 launched_by=pod.launched_by.text
                 if pod.launched_by and identity.container == TRAINER_NODE
                 else (pod.ranks.on(completed.accelerator_count) if pod.ranks else None)
-                or (procs_on(pod.procs, completed.accelerator_count, completed.command or "") if pod.procs else None),
+                or (
+                    procs_on(pod.procs, completed.accelerator_count, completed.command or "")
+                    if pod.procs and identity.container_kind == CONTAINER
+                    else None
+                ),
                 volume_cap=cap if in_pod else None,
             )
 
@@ -317,9 +336,13 @@ class PodReader:
         return self.size(node)
 
     def size(self, node: Node | None) -> Size | None:
+        """A quantity as written; in a template, one with a placeholder is computed when it is rendered: its bytes
+        are unknown and it is no error (no rule judges its value, no fix writes into it)."""
         text = scalar(node)
         if text is None:
             return None
+        if self.placeholders and PLACEHOLDER.search(text):
+            return Size(text, None, self.span(node), KUBERNETES)
         return quantity(text, self.span(node))
 
 
