@@ -601,6 +601,19 @@ def test_a_fixed_variables_size_checks_clean_and_an_unknown_one_stays_reported(t
     assert "a.sh" not in again.stdout and "b.sh:1:1: SHM001" in again.stdout, again.stdout
 
 
+def test_an_expansion_read_as_options_by_the_options_after_it_says_so() -> None:
+    """``$IMG -i input.txt`` reads both ways (``-i`` is docker's, ``input.txt`` may be an image): read as options,
+    which keeps its unresolved warning, and the detail says the other reading; a name that says options needs no
+    such note."""
+    (placed,) = one("docker run --gpus all $IMG -i input.txt").shm
+    assert (
+        placed.description.startswith("$IMG (expanded at run time; read as options")
+        and "its command" in placed.description
+    )
+    (named,) = one("docker run --gpus all $DOCKER_ARGS img").shm
+    assert named.description == "$DOCKER_ARGS (expanded at run time)"
+
+
 def test_fix_needs_a_command_target() -> None:
     workload = one("docker run img")
     other = Workload(workload.format, workload.name, workload.span, target=None)

@@ -119,7 +119,7 @@ def command_workload(
                 ShmKind.UNKNOWN,
                 ShmMechanism.EXPANSION,
                 source.span(word.start, word.end),
-                f"{word.text} (expanded at run time)",
+                f"{word.text} (expanded at run time{_PLACED if word in command.placed else ''})",
             )
             for word in command.unknown
         ),
@@ -131,6 +131,10 @@ def command_workload(
         _target(command, tuple(slots)),
         command_from=_typed_at(typed, source),
     )
+
+
+#: how the description says an expansion was read as options by the words after it, not by its name or value
+_PLACED = "; read as options, as docker's options follow it: if it is the image, they are its command"
 
 
 def _target(command: ContainerCommand, slots: tuple[SizeSlot, ...]) -> CommandTarget:

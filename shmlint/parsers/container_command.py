@@ -339,6 +339,9 @@ class ContainerCommand(NamedTuple):
     #: script gives only values without one, and a variable read as its one value's size. An option written before
     #: them may be overridden: docker keeps the last one
     may_size: tuple[Word, ...] = ()
+    #: of ``unknown``, those read as options only because options docker takes, then an image, follow them: in the
+    #: image's place they could also be the image, and those words its command
+    placed: tuple[Word, ...] = ()
 
     @property
     def name(self) -> str:
@@ -431,7 +434,7 @@ def parse_container_command(
     if index >= len(words) or words[index].text not in _SUBCOMMANDS:
         return None
     run_word = words[index]
-    options, unknown, sized, image_index = _read_options(words, index + 1, text, assigned or Assignments())
+    options, unknown, sized, placed, image_index = _read_options(words, index + 1, text, assigned or Assignments())
     image = words[image_index] if image_index < len(words) else None
     return ContainerCommand(
         first=words[start],
@@ -443,6 +446,7 @@ def parse_container_command(
         image=image,
         arguments=tuple(words[image_index + 1 :]),
         may_size=tuple(sized),
+        placed=tuple(placed),
     )
 
 
@@ -504,25 +508,34 @@ def _is_engine(word: Word, following: Sequence[Word]) -> bool:
 
 def _read_options(
     words: Sequence[Word], index: int, text: str, assigned: Assignments
-) -> tuple[list[Flag], list[Word], list[Word], int]:
-    """The options, the expansions that may hold more options, those of them that may hold a ``--shm-size``, and
-    the index of the image word."""
+) -> tuple[list[Flag], list[Word], list[Word], list[Word], int]:
+    """The options, the expansions that may hold more options, those of them that may hold a ``--shm-size``, those
+    read so only by the options after them, and the index of the image word."""
     options: list[Flag] = []
     unknown: list[Word] = []
     sized: list[Word] = []
+    placed: list[Word] = []
     while index < len(words):
         word = words[index]
         if word.text == "--":
-            return options, unknown, sized, index + 1
+            return options, unknown, sized, placed, index + 1
         if not word.text.startswith("-") or word.text == "-":
             if not word.splat:
-                return options, unknown, sized, index
+                return options, unknown, sized, placed, index
             expanded = _option_variable(word, assigned)
             if expanded is None and _assigned_name(word, assigned):
-                return options, unknown, sized, index  # the script gives it a value that is not options: the image
+                return (
+                    options,
+                    unknown,
+                    sized,
+                    placed,
+                    index,
+                )  # the script gives it a value that is not options: the image
             if expanded is None:
-                if not (_stands_for_options(word) or _options_follow(words, index + 1)):
-                    return options, unknown, sized, index
+                if not _stands_for_options(word):
+                    if not _options_follow(words, index + 1):
+                        return options, unknown, sized, placed, index
+                    placed.append(word)
                 expanded = _NOT_EXPANDED  # it stands among the options; its value is not known here
             options.extend(expanded.flags)
             if not expanded.known:
@@ -532,7 +545,7 @@ def _read_options(
             index += 1
             continue
         index = _read_option(words, index, options, text)
-    return options, unknown, sized, index
+    return options, unknown, sized, placed, index
 
 
 class _Expanded(NamedTuple):
