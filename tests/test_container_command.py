@@ -203,23 +203,25 @@ def test_a_variable_with_one_size_is_read_as_that_size(written: str) -> None:
     (size,) = command.flag_values("--shm-size")
     assert (size.value_text, size.expanded_from) == ("1g", "$S")
     assert script[size.flag.start : size.end] == script[size.value_start : size.value_end] == "$S"
-    assert command.unknown == () and [word.text for word in command.may_size] == ["$S"]
+    assert command.unknown == () and [word.text for word in command.may_set_shm] == ["$S"]
     assert command.image is not None and command.image.text == "img"
 
 
 @pytest.mark.parametrize(
-    ("script", "may_size"),
+    ("script", "may_set_shm"),
     [
         ("docker run --gpus all $DOCKER_ARGS img", ["$DOCKER_ARGS"]),  # nothing says what it holds
         ("docker run --gpus all -u root $X --rm img", ["$X"]),
         ('G="--gpus all"\nG=""\ndocker run $G img', []),  # values known, none with a size
         ('S="--shm-size=1g"\nS="--shm-size=2g"\ndocker run $S img', ["$S"]),  # sizes that differ: unknown
-        ('S="--ipc=host"\ndocker run $S img', []),  # a mode it holds stays unknown, but no size
+        ('S="--ipc=host"\ndocker run $S img', ["$S"]),  # a mode it holds stays unknown, and shadows a size
+        ('V="-v /data:/data"\nV=""\ndocker run --gpus all $V img', []),  # mounts elsewhere
+        ('V="-v /dev/shm:/dev/shm"\ndocker run --gpus all $V img', ["$V"]),
         ("docker run --gpus all img", []),
     ],
 )
-def test_which_expansions_may_hold_a_size(script: str, may_size: list[str]) -> None:
-    assert [word.text for word in last(script).may_size] == may_size
+def test_which_expansions_may_decide_dev_shm(script: str, may_set_shm: list[str]) -> None:
+    assert [word.text for word in last(script).may_set_shm] == may_set_shm
 
 
 @pytest.mark.parametrize(

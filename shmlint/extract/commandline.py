@@ -140,8 +140,8 @@ _PLACED = "; read as options, as docker's options follow it: if it is the image,
 def _target(command: ContainerCommand, slots: tuple[SizeSlot, ...]) -> CommandTarget:
     """A new option goes after the last variable read as a ``--shm-size`` (else after ``run``); none when an
     expansion the script does not give may hold one: written before it, it may not take; after it, lower it."""
-    read = [word for word in command.may_size if word not in command.unknown]
-    overridable = next((word.text for word in command.may_size if word in command.unknown), "")
+    read = [word for word in command.may_set_shm if word not in command.unknown]
+    overridable = next((word.text for word in command.may_set_shm if word in command.unknown), "")
     expanded = {flag.flag.start for flag in command.flag_values("--shm-size") if flag.expanded_from}
     return CommandTarget(
         insert_at=read[-1].end if read else command.run_word.end,

@@ -278,7 +278,10 @@ _JUDGED_OPTIONS = frozenset(
         *("--volume", "--memory", "--workdir", "--entrypoint"),
     ]
 )
-#: of those, the ones a variable's one value may give. A ``--shm-size`` it holds is read as that size (a fix never
+#: of those, the ones that decide /dev/shm: a size or mode, and a mount when it names /dev/shm
+_SHM_MODES = frozenset(["--shm-size", "--ipc"])
+_SHM_OPTIONS = _SHM_MODES | {"--tmpfs", "--mount", "--volume"}
+#: of the judged options, the ones a variable's one value may give. A ``--shm-size`` it holds is read as that size (a fix never
 #: writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps the last one);
 #: a mount or IPC mode it holds stays unknown: no option written after it undoes those
 _EXPANDED_OPTIONS = frozenset(["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint", "--shm-size"])
@@ -335,10 +338,10 @@ class ContainerCommand(NamedTuple):
     unknown: tuple[Word, ...]  # expansions before the image that could carry more options
     image: Word | None
     arguments: tuple[Word, ...]  # the container's own command and arguments
-    #: expansions before the image that hold or may hold a ``--shm-size``: of ``unknown``, all but variables the
-    #: script gives only values without one, and a variable read as its one value's size. An option written before
-    #: them may be overridden: docker keeps the last one
-    may_size: tuple[Word, ...] = ()
+    #: expansions before the image that hold or may hold what decides /dev/shm (``--shm-size``, ``--ipc``, a mount
+    #: there): of ``unknown``, all but variables the script gives only values without one, and a variable read as
+    #: its one value's size. A ``--shm-size`` written before them may not take: docker keeps the last one
+    may_set_shm: tuple[Word, ...] = ()
     #: of ``unknown``, those read as options only because options docker takes, then an image, follow them: in the
     #: image's place they could also be the image, and those words its command
     placed: tuple[Word, ...] = ()
@@ -373,7 +376,7 @@ class _Read(NamedTuple):
 
     parts: tuple[Word, ...]
     judged: frozenset[str]
-    sized: bool  # it holds a ``--shm-size``
+    shm: bool  # it holds what decides /dev/shm: a ``--shm-size``, an ``--ipc`` mode, a mount there
 
 
 class Assignments:
@@ -434,7 +437,7 @@ def parse_container_command(
     if index >= len(words) or words[index].text not in _SUBCOMMANDS:
         return None
     run_word = words[index]
-    options, unknown, sized, placed, image_index = _read_options(words, index + 1, text, assigned or Assignments())
+    options, unknown, shm_words, placed, image_index = _read_options(words, index + 1, text, assigned or Assignments())
     image = words[image_index] if image_index < len(words) else None
     return ContainerCommand(
         first=words[start],
@@ -445,7 +448,7 @@ def parse_container_command(
         unknown=tuple(unknown),
         image=image,
         arguments=tuple(words[image_index + 1 :]),
-        may_size=tuple(sized),
+        may_set_shm=tuple(shm_words),
         placed=tuple(placed),
     )
 
@@ -509,56 +512,56 @@ def _is_engine(word: Word, following: Sequence[Word]) -> bool:
 def _read_options(
     words: Sequence[Word], index: int, text: str, assigned: Assignments
 ) -> tuple[list[Flag], list[Word], list[Word], list[Word], int]:
-    """The options, the expansions that may hold more options, those of them that may hold a ``--shm-size``, those
+    """The options, the expansions that may hold more options, those of them that may decide /dev/shm, those
     read so only by the options after them, and the index of the image word."""
     options: list[Flag] = []
     unknown: list[Word] = []
-    sized: list[Word] = []
+    shm_words: list[Word] = []
     placed: list[Word] = []
     while index < len(words):
         word = words[index]
         if word.text == "--":
-            return options, unknown, sized, placed, index + 1
+            return options, unknown, shm_words, placed, index + 1
         if not word.text.startswith("-") or word.text == "-":
             if not word.splat:
-                return options, unknown, sized, placed, index
+                return options, unknown, shm_words, placed, index
             expanded = _option_variable(word, assigned)
             if expanded is None and _assigned_name(word, assigned):
                 return (
                     options,
                     unknown,
-                    sized,
+                    shm_words,
                     placed,
                     index,
                 )  # the script gives it a value that is not options: the image
             if expanded is None:
                 if not _stands_for_options(word):
                     if not _options_follow(words, index + 1):
-                        return options, unknown, sized, placed, index
+                        return options, unknown, shm_words, placed, index
                     placed.append(word)
                 expanded = _NOT_EXPANDED  # it stands among the options; its value is not known here
             options.extend(expanded.flags)
             if not expanded.known:
                 unknown.append(word)
-            if expanded.sized:
-                sized.append(word)
+            if expanded.shm:
+                shm_words.append(word)
             index += 1
             continue
         index = _read_option(words, index, options, text)
-    return options, unknown, sized, placed, index
+    return options, unknown, shm_words, placed, index
 
 
 class _Expanded(NamedTuple):
     """An option variable read from the script: the options it holds (none that decide anything read here, or
-    those of its one value), or not ``known`` when its values differ in what they decide; ``sized`` when a value
-    it may have holds a ``--shm-size`` (a variable the script says nothing of may)."""
+    those of its one value), or not ``known`` when its values differ in what they decide; ``shm`` when a value it
+    may have holds what decides /dev/shm (a variable the script says nothing of may)."""
 
     flags: tuple[Flag, ...]
     known: bool = True
-    sized: bool = False
+    shm: bool = False
 
 
-_NOT_EXPANDED = _Expanded((), known=False, sized=True)
+_NOT_EXPANDED = _Expanded((), known=False, shm=True)
 
 
 def _option_variable(word: Word, assigned: Assignments) -> _Expanded | None:
@@ -571,15 +574,15 @@ def _option_variable(word: Word, assigned: Assignments) -> _Expanded | None:
     if not reads or any(read is None for read in reads):
         return None
     judged = frozenset().union(*(read.judged for read in reads if read is not None))
-    sized = any(read is not None and read.sized for read in reads)
+    shm = any(read is not None and read.shm for read in reads)
     if not judged:
         return _Expanded(())
     one = reads[0] if len(reads) == 1 and judged <= _EXPANDED_OPTIONS else None
     if one is None or not assigned.spend(len(values[0])):
-        return _Expanded((), known=False, sized=sized)
+        return _Expanded((), known=False, shm=shm)
     parts = [Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in one.parts]
     flags = _value_options(parts) or []
-    return _Expanded(tuple(flag._replace(expanded_from=word.text) for flag in flags), sized=sized)
+    return _Expanded(tuple(flag._replace(expanded_from=word.text) for flag in flags), shm=shm)
 
 
 def _read_value(value: str) -> _Read | None:
@@ -589,7 +592,11 @@ def _read_value(value: str) -> _Read | None:
     if flags is None:
         return None
     names = {flag.long_name for flag in flags}
-    return _Read(parts, frozenset(names & _JUDGED_OPTIONS), "--shm-size" in names)
+    shm = any(
+        flag.long_name in _SHM_OPTIONS and (flag.long_name in _SHM_MODES or "/dev/shm" in flag.value_text)
+        for flag in flags
+    )
+    return _Read(parts, frozenset(names & _JUDGED_OPTIONS), shm)
 
 
 def _value_options(parts: Sequence[Word]) -> list[Flag] | None:
