@@ -281,9 +281,9 @@ _JUDGED_OPTIONS = frozenset(
 #: of those, the ones that decide /dev/shm: a size or mode, and a mount when it names /dev/shm
 _SHM_MODES = frozenset(["--shm-size", "--ipc"])
 _SHM_OPTIONS = _SHM_MODES | {"--tmpfs", "--mount", "--volume"}
-#: of the judged options, the ones a variable's one value may give. A ``--shm-size`` it holds is read as that size (a fix never
-#: writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps the last one);
-#: a mount or IPC mode it holds stays unknown: no option written after it undoes those
+#: of the judged options, the ones a variable's one value may give. A ``--shm-size`` it holds is read as that size
+#: (a fix never writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps
+#: the last one); a mount or IPC mode it holds stays unknown: no option written after it undoes those
 _EXPANDED_OPTIONS = frozenset(["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint", "--shm-size"])
 #: values kept per variable and characters per value: a script assigns a name a few times
 MAX_VALUES = 16
