@@ -614,6 +614,39 @@ def test_an_expansion_read_as_options_by_the_options_after_it_says_so() -> None:
     assert named.description == "$DOCKER_ARGS (expanded at run time)"
 
 
+EIGHT_GIB = 8 * 1024**3
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(["--shm-size=256m", "--shm-size=32g", "-it", "--ipc=host", "", "--gpus all"]), max_size=2),
+    st.lists(
+        st.sampled_from(["--shm-size=64m", "--shm-size=16g", "$S", "$DOCKER_ARGS", "--rm", "-v /d:/d"]), max_size=3
+    ),
+)
+def test_a_written_size_fix_takes_and_never_lowers(values: list[str], options: list[str]) -> None:
+    """Whatever the script gives ``$S`` and wherever the expansions stand: a fix the fixer writes is the size the
+    command then has (docker keeps the last ``--shm-size``), and a size above it is never lowered. A size written
+    on the line is raised in place even before an expansion (the check reads it as the container's, too)."""
+    text = "".join(f'S="{value}"\n' for value in values) + f"docker run --gpus all {' '.join(options)} img t\n"
+    workload = extract(text)[-1]
+    sizes = [source for source in workload.shm if source.kind is ShmKind.MEMORY]
+    if sizes and sizes[-1].size is not None and sizes[-1].size.bytes is not None:
+        if sizes[-1].size.bytes >= EIGHT_GIB:
+            return
+        fix = Fix(FixAction.SET_SIZE, "size", size_bytes=EIGHT_GIB, source=sizes[-1])
+    else:
+        fix = Fix(FixAction.ADD_SHM, "add", size_bytes=EIGHT_GIB)
+    fixed = apply(text, fix, workload)
+    assert (fixed != text) == can_write(fix, workload, SourceText("run.sh", text))
+    if fixed == text:
+        assert any(word in options for word in ("$S", "$DOCKER_ARGS")), text  # only an expansion stops a fix
+        return
+    again = extract(fixed)[-1]
+    (size,) = [source.size for source in again.shm if source.kind is ShmKind.MEMORY]
+    assert size is not None and size.bytes == EIGHT_GIB, fixed
+
+
 def test_fix_needs_a_command_target() -> None:
     workload = one("docker run img")
     other = Workload(workload.format, workload.name, workload.span, target=None)
