@@ -21,7 +21,7 @@ RECALL = FRESH2 / "recall"  # the recall supplement: training apps, since the te
 FRESH3 = BENCH / "fresh3"  # chosen for real multi-process GPU software, sized and not, to measure recall
 FRESH4 = BENCH / "fresh4"  # the same kind, labelled before any run and kept untuned: the generalisation figure
 SETS = (FRESH2, RECALL, FRESH3, FRESH4)
-#: sets of at least ten repositories (issue 26); the recall supplement adds two
+#: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
 LARGE = (FRESH2, FRESH3, FRESH4)
 #: sets whose figures are measured as they are (false alarms included: their READMEs), not held to zero false alarms
 MEASURED = (FRESH3, FRESH4)
