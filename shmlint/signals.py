@@ -157,6 +157,9 @@ TORCH_MODEL_FORMATS = ("pytorch", "huggingface", "triton")
 
 #: a container whose command is one of these is a diagnostic or a benchmark client, not a GPU workload
 UTILITY_COMMANDS = ("nvidia-smi", "perf_client", "perf_analyzer")
+#: MPI launchers: each starts ranks of one program, in its own container or on the hosts its list names (the
+#: MPIJob reader's launcher line, the ssh-rank reader's launcher in another container of a compose file)
+MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "horovodrun"})
 
 #: more devices than one node holds: a larger count is read as unknown-many rather than as a number
 MAX_DEVICES = 4096

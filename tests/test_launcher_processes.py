@@ -161,7 +161,8 @@ def test_the_tier_data_and_the_mpijob_reader_know_the_same_launchers_and_rank_op
     import re
 
     from shmlint.build_data import read_need_yaml
-    from shmlint.formats.kubernetes.extract import MPI_LAUNCHERS, MPI_RANK_OPTIONS
+    from shmlint.formats.kubernetes.extract import MPI_RANK_OPTIONS
+    from shmlint.signals import MPI_LAUNCHERS
 
     (entry,) = [item for item in read_need_yaml()["software"] if item["id"] == "mpi-local-ranks"]
     first = entry["match"]["commands"][0]

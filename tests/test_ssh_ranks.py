@@ -4,6 +4,8 @@ the ranks a launcher in another container of the same file places on other hosts
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shmlint.severity import Severity
 from tests.test_tiers import check, shm001
@@ -21,10 +23,20 @@ services:
 """
 
 
-def _worker(**values: str) -> tuple[Severity, str]:
+#: a third service of the same image and GPUs, with the command given
+SPARE = """\
+  spare:
+    image: horovod/horovod:0.28.1
+    command: {command}
+    deploy: {{resources: {{reservations: {{devices: [{{driver: nvidia, count: 4, capabilities: [gpu]}}]}}}}}}
+"""
+
+
+def _worker(service: str = "worker", spare: str = "", **values: str) -> tuple[Severity, str]:
     fields = {"launcher_image": "horovod/horovod:0.28.1", "slots": "4", "port": "-p 12345", **values}
-    found = shm001(check("compose.yaml", COMPOSE.format(**fields)))
-    return next((severity, detail) for severity, detail in found if detail.startswith('service "worker"'))
+    text = COMPOSE.format(**fields) + (SPARE.format(command=spare) if spare else "")
+    found = shm001(check("compose.yaml", text))
+    return next((severity, detail) for severity, detail in found if detail.startswith(f'service "{service}"'))
 
 
 def test_the_ssh_daemon_container_holds_the_ranks_placed_on_its_host() -> None:
@@ -43,6 +55,47 @@ def test_the_ssh_daemon_container_holds_the_ranks_placed_on_its_host() -> None:
 )
 def test_no_claim_without_several_ranks_for_this_daemon(values: dict[str, str]) -> None:
     assert _worker(**values)[0] is Severity.INFO
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'bash -c "mkdir -p /var/run/sshd; sleep infinity"',  # names the daemon's folder, runs no daemon
+        'bash -c "/usr/sbin/sshd -p 12345; sleep infinity"',  # a daemon, but the launcher's list names "worker"
+    ],
+)
+def test_a_container_the_host_list_does_not_name_gets_no_ranks(command: str) -> None:
+    assert _worker("spare", command)[0] is Severity.INFO
+    assert _worker("worker", command)[0] is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    ("command", "port"),
+    [
+        ("bash -c /usr/sbin/sshd -p 12345; sleep infinity", "12345"),  # compose's words joined: quotes gone
+        ("exec /usr/sbin/sshd -D", None),
+        ("sh -c 'mkdir -p /run/sshd && sshd -D -p2222'", "2222"),
+        ("bash --login -c 'env A=1 /usr/sbin/sshd -D -p 22'", "22"),
+        ("mkdir -p /var/run/sshd; sleep infinity", ""),
+        ("bash -c 'mkdir -p /var/run/sshd && sleep infinity'", ""),
+        ("cat /etc/ssh/sshd_config; echo sshd", ""),
+        ("bash run.sh sshd", ""),  # a script's argument, not its program
+    ],
+)
+def test_sshd_only_as_the_program_of_a_command(command: str, port: str | None) -> None:
+    from shmlint.project.ssh_ranks import Daemon, sshd
+
+    assert sshd(command) == (None if port == "" else Daemon(port))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=" -/;&|\"'$()cpbashdexn0123456789", max_size=200))
+def test_sshd_reader_never_raises(command: str) -> None:
+    from shmlint.project.ssh_ranks import sshd
+
+    found = sshd(command)
+    assert found is None or "sshd" in command
+    assert found is None or found.port is None or (found.port.isdigit() and found.port in command)
 
 
 def test_docker_run_walkthrough_secondary_workers() -> None:

@@ -4,6 +4,7 @@ Python-backend models whose batches cannot fit the default /dev/shm, and what is
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -47,7 +48,50 @@ def test_python_model_batch_lower_bound() -> None:
     assert model is not None and model.line == 3 and model.max_batch == 256
     assert model.least_bytes == 256 * (1 + 3 * 224 * 224 * 4)  # the variable input counted as one element
     assert triton.needs(model)
-    assert "OUTPUT_0 [3x224x224] FP32" in model.describe() and ">= 147 MiB" in model.describe()
+    said = model.describe("preprocess")
+    assert said.startswith("model preprocess, >= 147 MiB a batch (python backend, max_batch_size 256 x ")
+    assert "OUTPUT_0 [3x224x224] FP32" in said and "over the 64 MiB default" in said
+
+
+#: an input of 12 MiB an item that a warmup sample repeats (``model_warmup``'s own ``data_type`` and ``dims``):
+#: max_batch_size 4 makes 48 MiB a batch, under the default
+_WARMED = """
+backend: "python"
+max_batch_size: 4
+input [ { name: "IN" data_type: TYPE_FP32 dims: [ 3, 1024, 1024 ] } ]
+output [ { name: "OUT" data_type: TYPE_STRING dims: [ 1 ] } ]
+model_warmup [
+  {
+    name: "warm"
+    batch_size: 1
+    inputs { key: "IN" value: { data_type: TYPE_FP32 dims: [ 3, 1024, 1024 ] zero_data: true } }
+  }
+]
+"""
+#: live tensors of strings only; the FP32 output (768 MiB a batch) is commented out
+_COMMENTED = """
+backend: "python"
+max_batch_size: 64
+input [ { name: "IN" data_type: TYPE_STRING dims: [ 1 ] } ]
+output [ { name: "OUT" data_type: TYPE_STRING dims: [ 1 ] } ]
+# output [ { name: "OLD" data_type: TYPE_FP32 dims: [ 3, 1024, 1024 ] } ]
+"""
+
+
+def test_only_the_top_level_input_and_output_tensors_count() -> None:
+    text = """
+backend: "python"  # a comment with [ { that nests nothing
+max_batch_size: 2
+input { name: "I#[{" data_type: TYPE_FP32 dims: [ 4 ] reshape: { shape: [ 2, 2 ] } }
+input: { name: 'J' data_type: TYPE_UINT8 dims: [ 8 ] }
+output: [ { name: "O" reshape { shape: [ 1 ] } data_type: TYPE_INT64 dims: [ 2 ] }, { name: "P", data_type: TYPE_FP16, dims: [ 3 ] } ]
+# input [ { name: "X" data_type: TYPE_FP64 dims: [ 1000 ] } ]
+sequence_batching { state [ { input_name: "S" output_name: "S2" data_type: TYPE_FP32 dims: [ 1000000 ] } ] }
+"""
+    model = triton.python_model(text)
+    assert model is not None and model.line == 2 and model.max_batch == 2
+    assert model.least_bytes == 2 * (4 * 4 + 8 + 2 * 8 + 3 * 2)
+    assert model.largest == triton.Tensor("I#[{", "FP32", (4,))
 
 
 @pytest.mark.parametrize(
@@ -59,12 +103,44 @@ def test_python_model_batch_lower_bound() -> None:
         _BIG.replace("TYPE_FP32", "TYPE_STRING"),  # strings: no size known, so no claim
         _BIG.replace("dims: [ 3, 224, 224 ]", "dims: [ -1, -1, 3 ]"),  # variable: at least 3 bytes an item
         _BIG.replace("dims: [ 3, 224, 224 ]", "dims: [ a, b ]"),  # not dims at all
+        _WARMED,  # its warmup sample is the input again, not a second tensor of the batch: 48 MiB
+        _COMMENTED,  # a commented-out tensor is no tensor
+        _BIG.replace("output [", "# output ["),  # the list's opening commented out: its tensor is not an output
         "",
     ],
 )
 def test_not_evidence(text: str) -> None:
     model = triton.python_model(text)
     assert model is None or not triton.needs(model)
+
+
+_COMPOSE = """\
+services:
+  triton:
+    image: nvcr.io/nvidia/tritonserver:24.05-py3
+    command: tritonserver --model-repository=/models
+    volumes:
+      - ./m:/models
+    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}
+"""
+
+
+@pytest.mark.parametrize(("batch", "severity"), [(4, "info"), (8, "error")])
+def test_a_repository_judged_by_its_models_own_tensors(tmp_path: Path, batch: int, severity: str) -> None:
+    """The reviewer's tree: a warmup sample and a commented-out output are not counted, so 4 x 12 MiB is undecided;
+    at max_batch_size 8 the input alone is 96 MiB, and the message names the model."""
+    from shmlint.runner import check_paths
+    from shmlint.settings import Settings
+
+    (tmp_path / "compose.yaml").write_text(_COMPOSE)
+    for name, text in (("a", _WARMED.replace("max_batch_size: 4", f"max_batch_size: {batch}")), ("b", _COMMENTED)):
+        (tmp_path / "m" / name).mkdir(parents=True)
+        (tmp_path / "m" / name / "config.pbtxt").write_text(text)
+    (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert finding.code == "SHM001" and finding.severity.label == severity
+    if severity == "error":
+        assert "(config.pbtxt:2 model a, >= 96 MiB a batch)" in finding.message
+        assert "m/a/config.pbtxt:2 model a, >= 96 MiB a batch (python backend, max_batch_size 8 x IN" in finding.detail
 
 
 @settings(max_examples=150, deadline=None)
@@ -78,8 +154,9 @@ def test_hostile_config_costs_linear_time() -> None:
     text = 'backend: "python"\nmax_batch_size: 999999999\n' + "{ data_type: TYPE_FP64 dims: [" + "9," * 10_000
     started = time.perf_counter()
     model = triton.python_model(text + "{" * 50_000 + "dims: [ 999999999, 999999999, 999999999 ] }")
+    unclosed = triton.python_model('backend: "python"\ninput [ { name: ' + '"\\"' * 100_000 + "'" * 100_000)
     assert time.perf_counter() - started < 1.0
-    assert model is not None
+    assert model is not None and unclosed is not None and unclosed.least_bytes == 0
 
 
 @pytest.mark.parametrize(

@@ -1,33 +1,42 @@
 """MPI ranks that arrive over ssh: a container that only runs an ssh daemon (Horovod's and Open MPI's "secondary
 workers", ``bash -c "/usr/sbin/sshd -p 12345; sleep infinity"``) receives the ranks that an MPI launcher in another
 container of the same file starts on the hosts of its ``-H host1:4,host2:4`` list (``ssh_ranks`` in
-shmlint/data/shm_need.yaml, with its source).
+shmlint/data/shm_need.yaml, with its source: Horovod's docker guide).
 
-Bounded and strict: only containers of one file, only an undecided container with an accelerator whose command
-starts ``sshd``, only a launcher in a container of the same image repository that lists hosts other than itself
-with two or more slots each, and an ssh port that matches where both name one.
+Bounded and strict: only containers of one file, only an undecided container with an accelerator that starts
+``sshd`` as the program of one of its commands (not a path that names it: ``mkdir -p /var/run/sshd``), only a
+launcher in a container of the same image repository that lists hosts other than itself with two or more slots
+each, and an ssh port that matches where both name one. A host list that names workloads of the file gives ranks
+only to those; one that names none of them (hosts of another network) is read as placing its fewest slots here.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 
 from shmlint.model import Need, Tier, Workload
 from shmlint.named_tuple import NamedTuple
-from shmlint.signals import split_image
+from shmlint.parsers.shell import commands
+from shmlint.project.launchers import program
+from shmlint.signals import MPI_LAUNCHERS, split_image
 from shmlint.visible import clipped
 
-#: launchers whose ``-H``/``--hosts``/``--host`` list places ranks on other hosts over ssh
-LAUNCHERS = frozenset({"horovodrun", "mpirun", "mpiexec"})
+#: options of the launchers (``MPI_LAUNCHERS``) whose list places ranks on other hosts over ssh
 HOST_OPTIONS = frozenset({"-H", "--hosts", "--host", "-host"})
 PORT_OPTIONS = frozenset({"-p", "--ssh-port"})
 #: names a launcher's own host goes by (its ranks there are its own container's, not the ssh daemon's)
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 #: hosts of one list read (a longer list is read this far)
 MAX_HOSTS = 64
-_SSHD = re.compile(r"(?:^|[\s/;&|\"'])sshd(?:\s+-[DdeE]{1,4})*(?:\s+-p\s*(?P<port>[0-9]{1,5}))?")
+#: shells whose ``-c`` string is read for the daemon (``bash -c "/usr/sbin/sshd -p 12345; sleep infinity"``)
+SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
+
+
+class Daemon(NamedTuple):
+    """An ssh daemon a command starts, and the port it listens on when its command names one."""
+
+    port: str | None
 
 
 class Placement(NamedTuple):
@@ -45,23 +54,26 @@ def with_ssh_ranks(workloads: Sequence[Workload]) -> list[Workload]:
     placements = [p for w in workloads if (p := _placement(w)) is not None]
     if not placements:
         return list(workloads)
-    return [_decided(workload, placements) for workload in workloads]
+    hosts = {name for w in workloads for name in (w.id.name, w.id.container) if name}  # a compose service's host
+    return [_decided(workload, placements, hosts) for workload in workloads]
 
 
-def _decided(workload: Workload, placements: list[Placement]) -> Workload:
+def _decided(workload: Workload, placements: list[Placement], hosts: set[str]) -> Workload:
+    """``hosts``: the names the file's workloads go by; a host list that names one places ranks only there."""
     need = workload.need
     if need is None or need.tier is not Tier.UNKNOWN or not workload.gpu or not workload.image:
         return workload
-    daemon = _SSHD.search(workload.command or "")
+    daemon = sshd(workload.command or "")
     if daemon is None:
         return workload
     repository = split_image(workload.image)[0]
-    port = daemon.group("port")
     for placement in placements:
-        if placement.image != repository or (port and placement.port and port != placement.port):
+        if placement.image != repository or (daemon.port and placement.port and daemon.port != placement.port):
             continue
         named = [placement.slots[n] for n in (workload.id.container, workload.id.name) if n in placement.slots]
-        ranks = named[0] if named else min(placement.slots.values())  # a compose service is its own host name
+        if not named and hosts.intersection(placement.slots):
+            continue  # its hosts are other workloads of this file: none of them is this one
+        ranks = named[0] if named else min(placement.slots.values())
         if ranks >= 2:
             because = (
                 f"{ranks} MPI ranks started over ssh in this ssh daemon's container by the launcher of another, "
@@ -71,12 +83,49 @@ def _decided(workload: Workload, placements: list[Placement]) -> Workload:
     return workload
 
 
+def sshd(command: str, inline: bool = False) -> Daemon | None:
+    """The ssh daemon ``command`` starts as the program of one of its simple commands (past ``exec``, ``sudo``,
+    ``env``; a path that ends in ``/sshd``; in a shell's ``-c`` string), or None: a word that only names it
+    (``mkdir -p /var/run/sshd``) starts nothing. ``inline``: ``command`` is already a ``-c`` string."""
+    for simple in commands(command):
+        words = program([word.text for word in simple.words])
+        name = os.path.basename(words[0]) if words else ""
+        if name == "sshd":
+            return Daemon(_port(words[1:]))
+        script = _script(words[1:]) if name in SHELLS and not inline else None
+        found = sshd(script, inline=True) if script else None
+        if found is not None:
+            return found
+    return None
+
+
+def _script(arguments: list[str]) -> str | None:
+    """A shell's ``-c`` string, with the words after it (a command line joined by spaces has lost its quotes)."""
+    for index, word in enumerate(arguments):
+        if word.startswith("--"):  # --login, --norc
+            continue
+        if not word.startswith("-"):  # a script file
+            return None
+        if word.endswith("c"):  # -c, -lc, -ec
+            return " ".join(arguments[index + 1 :])
+    return None
+
+
+def _port(arguments: list[str]) -> str | None:
+    """The port of sshd's ``-p N`` (or ``-pN``)."""
+    for index, word in enumerate(arguments):
+        value = arguments[index + 1] if word == "-p" and index + 1 < len(arguments) else word[2:]
+        if word.startswith("-p") and value.isdigit() and len(value) <= 5:
+            return value
+    return None
+
+
 def _placement(workload: Workload) -> Placement | None:
     """The hosts and slots an MPI launcher in this workload's command lists, when some are other hosts."""
     if not workload.image or not workload.command:
         return None
     words = workload.command.split()[:4096]
-    start = next((i for i, w in enumerate(words) if os.path.basename(w) in LAUNCHERS), None)
+    start = next((i for i, w in enumerate(words) if os.path.basename(w) in MPI_LAUNCHERS), None)
     if start is None:
         return None
     hosts, port = "", None

@@ -4,9 +4,12 @@ shared-memory region (``triton_model_repositories`` in shmlint/data/shm_need.yam
 
 A model is evidence only when its ``config.pbtxt`` says ``backend: "python"`` and the tensors of one batch at its
 ``max_batch_size`` are certain to be larger than the container's default /dev/shm (each variable dimension counted
-as 1, strings as nothing: a lower bound). Models of other backends (ONNX Runtime, TensorRT, PyTorch, TensorFlow)
-run in the server's process and are never evidence. Reading is bounded: the model folders listed, the files read
-(the walk's budget) and the bytes scanned.
+as 1, strings as nothing: a lower bound). Only the tensors of the top-level ``input`` and ``output`` lists count:
+``# comments`` are dropped, and tensors written elsewhere are not a batch's own (``model_warmup`` samples repeat
+the inputs; ``sequence_batching``'s implicit ``state`` is kept by the server between requests, usually with
+variable dims, and leaving it out keeps the bound a lower bound). Models of other backends (ONNX Runtime,
+TensorRT, PyTorch, TensorFlow) run in the server's process and are never evidence. Reading is bounded: the model
+folders listed, the files read (the walk's budget) and the bytes scanned (one pass of a regular expression).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from shmlint.model import CodeFact
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.index import MAX_PARTS
 from shmlint.project.launchers import known
+from shmlint.sizes import DEFAULT_SHM_BYTES, human
+from shmlint.visible import visible
 
 if TYPE_CHECKING:
     from shmlint.project.index import Reader
@@ -30,9 +35,6 @@ REPOSITORY_OPTIONS = ("--model-repository", "--model-store")
 MAX_MODELS = 32
 #: model repositories of one Triton command read
 MAX_REPOSITORIES = 4
-#: the default /dev/shm of a container (Docker, compose, Kubernetes without a volume): a batch larger than this
-#: cannot be in it
-DEFAULT_SHM = 64 * 1024 * 1024
 #: bytes of one element of each Triton data type (model_config.proto); strings are variable and counted as 0
 _TYPE_BYTES = {
     "BOOL": 1,
@@ -51,9 +53,11 @@ _TYPE_BYTES = {
 }
 _BACKEND = re.compile(r'^[ \t]*backend[ \t]*:[ \t]*"(?P<name>[A-Za-z0-9_.-]{1,64})"', re.MULTILINE)
 _MAX_BATCH = re.compile(r"^[ \t]*max_batch_size[ \t]*:[ \t]*(?P<value>[0-9]{1,9})\b", re.MULTILINE)
-#: a reshape's own braces inside a tensor's block, dropped so that a tensor's block has no braces inside
-_RESHAPE = re.compile(r"reshape[ \t]*:?[ \t]*\{[^{}]{0,4096}\}")
-_BLOCK = re.compile(r"\{(?P<body>[^{}]{0,4096})\}")
+#: a string literal (either quote, escapes inside) or a ``#`` comment, which runs to the end of its line
+_STRING = r'"(?:[^"\\\n]|\\.)*"?|\'(?:[^\'\\\n]|\\.)*\'?'  # unclosed: to the end of the line, never failing
+_COMMENT = re.compile(rf"(?P<string>{_STRING})|#[^\n]*")
+#: what nests: strings (skipped whole), brackets and braces, and the names of the two lists whose tensors count
+_TOKEN = re.compile(rf"{_STRING}|\b(?P<list>input|output)(?=[ \t\r\n]*(?::[ \t\r\n]*)?[\[{{])|[\[\]{{}}]")
 _DATA_TYPE = re.compile(r"\bdata_type[ \t]*:[ \t]*TYPE_(?P<type>[A-Z0-9]{1,8})\b")
 _DIMS = re.compile(r"\bdims[ \t]*:[ \t]*\[(?P<dims>[-0-9, \t\r\n]{0,256})\]")
 _NAME = re.compile(r'\bname[ \t]*:[ \t]*"(?P<name>[^"\n]{1,64})"')
@@ -86,15 +90,16 @@ class PythonModel(NamedTuple):
     largest: Tensor | None
     least_bytes: int
 
-    def describe(self) -> str:
-        """How the message quotes it: the backend, the batch and the largest tensor, and the lower bound."""
+    def describe(self, name: str) -> str:
+        """How the message quotes the model of folder ``name``: the model and the lower bound first (a short
+        message keeps what comes before the parenthesis), then the backend, the batch and the largest tensor."""
         batch = f"max_batch_size {self.max_batch} x " if self.max_batch > 1 else ""
         tensor = self.largest
         shape = "x".join(str(d) for d in tensor.dims) if tensor is not None else "?"
         what = f"{tensor.name} [{shape}] {tensor.type}" if tensor is not None else "its tensors"
         return (
-            f"python backend, >= {self.least_bytes // (1024 * 1024)} MiB a batch ({batch}{what}) in its shared "
-            "memory, over the 64 MiB default"
+            f"model {visible(name)}, >= {self.least_bytes // (1024 * 1024)} MiB a batch (python backend, {batch}"
+            f"{what}) in its shared memory, over the {human(DEFAULT_SHM_BYTES)} default"
         )
 
 
@@ -118,12 +123,13 @@ def repositories(argv: Sequence[str]) -> list[str]:
 
 def python_model(text: str) -> PythonModel | None:
     """The config's Python-backend model and its least batch size in bytes, or None for any other backend."""
+    text = _COMMENT.sub(lambda found: found.group("string") or "", text)  # lines stay where they were
     backend = _BACKEND.search(text)
     if backend is None or backend.group("name") != "python":
         return None
     batch = _MAX_BATCH.search(text)
     max_batch = int(batch.group("value")) if batch is not None else 0
-    tensors = list(_tensors(_RESHAPE.sub("", text)))
+    tensors = list(_tensors(text))
     per_item = sum(tensor.least_bytes for tensor in tensors)
     largest = max(tensors, key=lambda t: t.least_bytes) if tensors else None
     line = text.count("\n", 0, backend.start()) + 1
@@ -131,8 +137,9 @@ def python_model(text: str) -> PythonModel | None:
 
 
 def _tensors(text: str) -> Iterator[Tensor]:
-    for block in _BLOCK.finditer(text):
-        body = block.group("body")
+    """The tensors of the top-level ``input`` and ``output`` lists of ``text`` (its comments dropped), each read
+    from its own fields."""
+    for body in _tensor_bodies(text):
         data_type, dims = _DATA_TYPE.search(body), _DIMS.search(body)
         if data_type is None or dims is None:
             continue
@@ -143,8 +150,40 @@ def _tensors(text: str) -> Iterator[Tensor]:
         yield Tensor(name.group("name") if name else "?", data_type.group("type"), tuple(int(v) for v in values))
 
 
+def _tensor_bodies(text: str) -> Iterator[str]:
+    """Each tensor's own text: the braces of a top-level ``input [ {...} ]`` (or ``input {...}``, repeated), with
+    the blocks nested in it (a ``reshape``) left out, so that only its own ``name``, ``data_type`` and ``dims``
+    are read. Brackets inside strings do not nest; unbalanced ones end nothing past the file's end."""
+    stack: list[str] = []  # the open brackets and braces
+    listed = False  # a top-level ``input``/``output`` was just named: the bracket that follows opens its list
+    counted = False  # inside a top-level ``input``/``output`` list
+    tensor = 0  # the depth of the open tensor's brace, 0 outside a tensor
+    own: list[str] = []  # the open tensor's own text so far
+    mark = 0  # where its own text goes on
+    for token in _TOKEN.finditer(text):
+        word = token.group()
+        if token.group("list"):
+            listed = not stack
+        elif word in ("[", "{"):
+            if tensor and word == "{" and "{" not in stack[tensor:]:
+                own.append(text[mark : token.start()])  # a nested block starts: not the tensor's own
+            stack.append(word)
+            if len(stack) == 1:
+                counted, listed = listed, False
+            if counted and not tensor and word == "{" and (len(stack) == 1 or stack[:2] == ["[", "{"]):
+                tensor, own, mark = len(stack), [], token.end()
+        elif word in ("]", "}") and stack:
+            if tensor and len(stack) == tensor:
+                own.append(text[mark : token.start()])
+                yield "".join(own)
+                tensor = 0
+            elif tensor and stack[-1] == "{" and "{" not in stack[tensor:-1]:
+                mark = token.end()  # the nested block ends: the tensor's own text goes on
+            stack.pop()
+
+
 def needs(model: PythonModel) -> bool:
-    return model.least_bytes > DEFAULT_SHM
+    return model.least_bytes > DEFAULT_SHM_BYTES
 
 
 class Walk(Protocol):
@@ -173,7 +212,7 @@ def follow(walk: Walk, argv: Sequence[str]) -> None:
             text = walk.read(path) if path is not None else None
             found = python_model(text) if text is not None else None
             if path is not None and found is not None and needs(found):
-                walk.needs.append(CodeFact(f"{walk.reader.display(path)}:{found.line}", found.describe()))
+                walk.needs.append(CodeFact(f"{walk.reader.display(path)}:{found.line}", found.describe(model)))
 
 
 def container_folder(walk: Walk, path: str) -> str | None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from shmlint.formats.kubernetes.pod_reader import TRAINER_NODE, FoundPod, LocalRanks, PodReader, ProcsPerNode
 from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, SequenceNode, scalar, sequence
-from shmlint.signals import Signals
+from shmlint.signals import MPI_LAUNCHERS, Signals
 from shmlint.source import SourceText
 
 if TYPE_CHECKING:
@@ -41,7 +41,6 @@ MPI_GROUP = "kubeflow.org"
 MPI_KINDS = ("MPIJob",)
 MPI_WORKER = "Worker"
 MPI_LAUNCHER = "Launcher"
-MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "horovodrun"})
 MPI_RANK_OPTIONS = frozenset({"-np", "-n", "--np", "-c", "--n", "--num-proc"})
 #: more ranks than any machine has devices: a larger number is not read
 MAX_RANKS = 1024
