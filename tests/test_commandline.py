@@ -9,14 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shmlint.extract.commandline import CommandTarget, extract_commands
-from shmlint.formats.commandline.edit import edits_for
+from shmlint.formats.commandline.edit import can_write, edits_for
 from shmlint.model import APPLIED_KINDS, Applicability, Fix, FixAction, ShmKind, Workload
 from shmlint.parsers.embedded.markdown import markdown_shell_blocks, mask_markdown
 from shmlint.parsers.embedded.rst import rst_shell_blocks
 from shmlint.parsers.typed import MAX_TYPED_CHARS, MAX_TYPED_COMMANDS, container_sessions
 from shmlint.signals import Signals
 from shmlint.source import SourceText
-from tests.support import corpus_rows
+from tests.support import corpus_rows, run_shmlint
 
 
 def extract(text: str) -> list[Workload]:
@@ -543,6 +543,108 @@ def test_fix_rewrite_size() -> None:
     workload = one(line)
     fix = Fix(FixAction.REWRITE_SIZE, "respell", Applicability.SAFE, source=workload.shm[0], replacement="8gb")
     assert apply(line, fix, workload) == "docker run --shm-size=8gb img"
+
+
+def test_the_last_shm_size_is_the_containers() -> None:
+    """docker keeps the last ``--shm-size``: an earlier one is not the container's (nor a finding's), even one a
+    fix wrote before a variable that holds another."""
+    for line, size in [
+        ("docker run --shm-size=256m --shm-size=16g img", "16g"),
+        ("docker run --shm-size=16g $S img", "256m"),  # the variable's, written after
+    ]:
+        workload = one(f"S=--shm-size=256m\n{line}")
+        assert [(source.size.text if source.size else None) for source in workload.shm] == [size]
+
+
+def test_a_variables_size_is_raised_by_a_new_option_after_it() -> None:
+    """The words are the variable's: the fix writes a larger ``--shm-size`` after it (docker keeps the last one)."""
+    text = 'S="--shm-size=256m"\ndocker run --gpus all $S -v /d:/d img'
+    workload = one(text)
+    (source,) = workload.shm
+    assert source.size is not None and source.size.bytes == 256 * 1024**2 and source.description == "--shm-size in $S"
+    fix = Fix(FixAction.SET_SIZE, "size", size_bytes=8 * 1024**3, source=source)
+    assert can_write(fix, workload, SourceText("run.sh", text))
+    assert apply(text, fix, workload) == 'S="--shm-size=256m"\ndocker run --gpus all $S --shm-size=8g -v /d:/d img'
+    respell = Fix(FixAction.REWRITE_SIZE, "respell", Applicability.SAFE, source=source, replacement="8gb")
+    assert edits_for(respell, workload, SourceText("run.sh", text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "fixed"),
+    [
+        ("docker run --gpus all $DOCKER_ARGS img", None),  # it may hold a size: before it may not take, after it
+        ("S=--shm-size=1g\nS=--shm-size=32g\ndocker run $S img", None),  # may lower one
+        ("docker run $S1 --gpus all $S2 img", None),
+        ('G="--gpus all"\nG=""\ndocker run $G img', 'G="--gpus all"\nG=""\ndocker run --shm-size=8g $G img'),
+        ("docker run --gpus all img", "docker run --shm-size=8g --gpus all img"),
+    ],
+)
+def test_no_option_is_added_before_an_expansion_that_may_hold_one(text: str, fixed: str | None) -> None:
+    workload = extract(text)[-1]
+    fix = Fix(FixAction.ADD_SHM, "add", size_bytes=8 * 1024**3)
+    assert can_write(fix, workload, SourceText("run.sh", text)) == (fixed is not None)
+    assert apply(text, fix, workload) == (fixed or text)
+
+
+def test_a_fixed_variables_size_checks_clean_and_an_unknown_one_stays_reported(tmp_path: Path) -> None:
+    """End to end: ``fix --write`` raises a variable's small size after it, and the check agrees; before an
+    expansion that may hold a size it writes nothing, and the check goes on saying so."""
+    run = "docker run --gpus all {} pytorch/pytorch:2.3.0 torchrun --nproc_per_node=2 t.py\n"
+    (tmp_path / "a.sh").write_text('OPTS="--shm-size=256m"\n' + run.format("$OPTS"))
+    (tmp_path / "b.sh").write_text(run.format("$DOCKER_ARGS"))
+    assert "SHM005" in run_shmlint("check", "a.sh", cwd=tmp_path).stdout
+    fixed = run_shmlint("fix", "--write", "a.sh", "b.sh", cwd=tmp_path)
+    assert fixed.returncode == 1, fixed.stdout + fixed.stderr
+    assert "$OPTS --shm-size=8g pytorch" in (tmp_path / "a.sh").read_text()
+    assert (tmp_path / "b.sh").read_text() == run.format("$DOCKER_ARGS")
+    again = run_shmlint("check", "a.sh", "b.sh", cwd=tmp_path)
+    assert "a.sh" not in again.stdout and "b.sh:1:1: SHM001" in again.stdout, again.stdout
+
+
+def test_an_expansion_read_as_options_by_the_options_after_it_says_so() -> None:
+    """``$IMG -i input.txt`` reads both ways (``-i`` is docker's, ``input.txt`` may be an image): read as options,
+    which keeps its unresolved warning, and the detail says the other reading; a name that says options needs no
+    such note."""
+    (placed,) = one("docker run --gpus all $IMG -i input.txt").shm
+    assert (
+        placed.description.startswith("$IMG (expanded at run time; read as options")
+        and "its command" in placed.description
+    )
+    (named,) = one("docker run --gpus all $DOCKER_ARGS img").shm
+    assert named.description == "$DOCKER_ARGS (expanded at run time)"
+
+
+EIGHT_GIB = 8 * 1024**3
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(["--shm-size=256m", "--shm-size=32g", "-it", "--ipc=host", "", "--gpus all"]), max_size=2),
+    st.lists(
+        st.sampled_from(["--shm-size=64m", "--shm-size=16g", "$S", "$DOCKER_ARGS", "--rm", "-v /d:/d"]), max_size=3
+    ),
+)
+def test_a_written_size_fix_takes_and_never_lowers(values: list[str], options: list[str]) -> None:
+    """Whatever the script gives ``$S`` and wherever the expansions stand: a fix the fixer writes is the size the
+    command then has (docker keeps the last ``--shm-size``), and a size above it is never lowered. A size written
+    on the line is raised in place even before an expansion (the check reads it as the container's, too)."""
+    text = "".join(f'S="{value}"\n' for value in values) + f"docker run --gpus all {' '.join(options)} img t\n"
+    workload = extract(text)[-1]
+    sizes = [source for source in workload.shm if source.kind is ShmKind.MEMORY]
+    if sizes and sizes[-1].size is not None and sizes[-1].size.bytes is not None:
+        if sizes[-1].size.bytes >= EIGHT_GIB:
+            return
+        fix = Fix(FixAction.SET_SIZE, "size", size_bytes=EIGHT_GIB, source=sizes[-1])
+    else:
+        fix = Fix(FixAction.ADD_SHM, "add", size_bytes=EIGHT_GIB)
+    fixed = apply(text, fix, workload)
+    assert (fixed != text) == can_write(fix, workload, SourceText("run.sh", text))
+    if fixed == text:
+        assert any(word in options for word in ("$S", "$DOCKER_ARGS")), text  # only an expansion stops a fix
+        return
+    again = extract(fixed)[-1]
+    (size,) = [source.size for source in again.shm if source.kind is ShmKind.MEMORY]
+    assert size is not None and size.bytes == EIGHT_GIB, fixed
 
 
 def test_fix_needs_a_command_target() -> None:

@@ -186,10 +186,78 @@ def test_an_unassigned_variable_before_an_option_is_an_unknown_option() -> None:
     [
         ("docker run $IMAGE python x.py", "$IMAGE"),  # nothing says it is options: the image
         ("IMAGE=nvcr.io/nvidia/pytorch:24.01-py3\ndocker run $IMAGE --gpus all", "$IMAGE"),  # the script says image
-        ('S="--shm-size=8g"\ndocker run $S img', "img"),  # a size it holds stays unknown: a fix never writes there
     ],
 )
 def test_what_an_expansion_is_when_the_script_says(script: str, image: str) -> None:
     command = last(script)
     assert command.image is not None and command.image.text == image
     assert not command.has_flag("--shm-size")
+
+
+@pytest.mark.parametrize("written", ['S="--shm-size=1g"', "S=--shm-size=1g", "export S='--rm --shm-size 1g'"])
+def test_a_variable_with_one_size_is_read_as_that_size(written: str) -> None:
+    """The script gives it one value: its size is the container's (spanned on the variable, said as read from
+    it), and a new option written after it wins."""
+    script = f"{written}\ndocker run --gpus all $S img torchrun t.py"
+    command = last(script)
+    (size,) = command.flag_values("--shm-size")
+    assert (size.value_text, size.expanded_from) == ("1g", "$S")
+    assert script[size.flag.start : size.end] == script[size.value_start : size.value_end] == "$S"
+    assert command.unknown == () and [word.text for word in command.may_set_shm] == ["$S"]
+    assert command.image is not None and command.image.text == "img"
+
+
+@pytest.mark.parametrize(
+    ("script", "may_set_shm"),
+    [
+        ("docker run --gpus all $DOCKER_ARGS img", ["$DOCKER_ARGS"]),  # nothing says what it holds
+        ("docker run --gpus all -u root $X --rm img", ["$X"]),
+        ('G="--gpus all"\nG=""\ndocker run $G img', []),  # values known, none with a size
+        ('S="--shm-size=1g"\nS="--shm-size=2g"\ndocker run $S img', ["$S"]),  # sizes that differ: unknown
+        ('S="--ipc=host"\ndocker run $S img', ["$S"]),  # a mode it holds stays unknown, and shadows a size
+        ('V="-v /data:/data"\nV=""\ndocker run --gpus all $V img', []),  # mounts elsewhere
+        ('V="-v /dev/shm:/dev/shm"\ndocker run --gpus all $V img', ["$V"]),
+        ("docker run --gpus all img", []),
+    ],
+)
+def test_which_expansions_may_decide_dev_shm(script: str, may_set_shm: list[str]) -> None:
+    assert [word.text for word in last(script).may_set_shm] == may_set_shm
+
+
+@pytest.mark.parametrize(
+    ("line", "arguments"),
+    [
+        # an option docker does not know, no image left, or no image reference after the options: the words are
+        # the command of the image the variable names
+        (
+            "docker run --gpus all $IMG -m torch.distributed.run --nproc_per_node=2 t.py",
+            ["-m", "torch.distributed.run", "--nproc_per_node=2", "t.py"],
+        ),
+        ("docker run --gpus all $IMG -d", ["-d"]),
+        ("docker run --gpus all $IMG -i data/Train.csv", ["-i", "data/Train.csv"]),
+        ("docker run --gpus all $IMG --gpus 2 --epochs 10", ["--gpus", "2", "--epochs", "10"]),
+    ],
+)
+def test_an_expansion_before_words_docker_would_refuse_is_the_image(line: str, arguments: list[str]) -> None:
+    command = parse(line)
+    assert command.image is not None and command.image.text == "$IMG"
+    assert [word.text for word in command.arguments] == arguments
+    assert command.unknown == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "image"),
+    [
+        ("docker run $X --rm img python x.py", "img"),
+        ("docker run $X -it $IMAGE bash", "$IMAGE"),
+        (
+            "docker run $X -p8080:80 --oom-kill-disable nvcr.io/nvidia/pytorch:24.01-py3 python",
+            "nvcr.io/nvidia/pytorch:24.01-py3",
+        ),
+        ("docker run $X -itq -- img", "img"),
+    ],
+)
+def test_an_expansion_before_options_docker_takes_stands_among_them(line: str, image: str) -> None:
+    command = parse(line)
+    assert command.image is not None and command.image.text == image
+    assert [word.text for word in command.unknown] == ["$X"]

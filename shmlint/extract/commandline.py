@@ -53,15 +53,22 @@ class SizeSlot(NamedTuple):
 
 
 class CommandTarget(NamedTuple):
-    """Where the command-line fixer writes: a new option right after ``run``/``create``, or a size in a slot.
-    Options held in another format are spelled there: ``before`` and ``after`` go around a new option, and
-    ``separator`` goes between two options written together (``, "``, ``"`` and ``", "`` in a JSON list)."""
+    """Where the command-line fixer writes: a new option right after ``run``/``create`` (after a variable read as
+    a ``--shm-size``: docker keeps the last one), or a size in a slot. Options held in another format are spelled
+    there: ``before`` and ``after`` go around a new option, and ``separator`` goes between two options written
+    together (``, "``, ``"`` and ``", "`` in a JSON list)."""
 
     insert_at: int
     size_slots: tuple[SizeSlot, ...] = ()
     before: str = " "
     after: str = ""
     separator: str = " "
+    #: starts of sizes read from a variable (``$OPTS``): raised by a new ``--shm-size`` at ``insert_at``, never
+    #: written into (the words are the variable's)
+    expanded: tuple[int, ...] = ()
+    #: an expansion after ``insert_at`` that may hold a ``--shm-size`` of its own, which would win over a new one
+    #: (or be lowered by one written after it): no option is added then
+    overridable: str = ""
 
 
 def extract_commands(
@@ -113,7 +120,7 @@ def command_workload(
                 ShmKind.UNKNOWN,
                 ShmMechanism.EXPANSION,
                 source.span(word.start, word.end),
-                f"{word.text} (expanded at run time)",
+                f"{word.text} (expanded at run time{_PLACED if word in command.placed else ''})",
             )
             for word in command.unknown
         ),
@@ -122,8 +129,26 @@ def command_workload(
     return judge_docker(options, signals).workload(
         WorkloadId(WorkloadFormat.COMMAND, command.name, occurrence=occurrence),
         source.span(command.first.start, command.first.end),
-        CommandTarget(insert_at=command.run_word.end, size_slots=tuple(slots)),
+        _target(command, tuple(slots)),
         command_from=_typed_at(typed, source),
+    )
+
+
+#: how the description says an expansion was read as options by the words after it, not by its name or value
+_PLACED = "; read as options, as docker's options follow it: if it is the image, they are its command"
+
+
+def _target(command: ContainerCommand, slots: tuple[SizeSlot, ...]) -> CommandTarget:
+    """A new option goes after the last variable read as a ``--shm-size`` (else after ``run``); none when an
+    expansion the script does not give may hold one: written before it, it may not take; after it, lower it."""
+    read = [word for word in command.may_set_shm if word not in command.unknown]
+    overridable = next((word.text for word in command.may_set_shm if word in command.unknown), "")
+    expanded = {flag.flag.start for flag in command.flag_values("--shm-size") if flag.expanded_from}
+    return CommandTarget(
+        insert_at=read[-1].end if read else command.run_word.end,
+        size_slots=slots,
+        expanded=tuple(sorted(expanded)),
+        overridable=overridable,
     )
 
 
@@ -175,15 +200,17 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
     slots: list[SizeSlot] = []
     if command.engine.text.rsplit("/", 1)[-1] == "nvidia-docker":
         found.append(Setting(GPU, None, "nvidia-docker", source.span(command.engine.start, command.engine.end)))
+    sizes_given = command.flag_values("--shm-size")
     for option in command.flags:
-        if option.value is None:
-            continue
+        if option.value is None or (option.long_name == "--shm-size" and option is not sizes_given[-1]):
+            continue  # docker keeps the last --shm-size
         span = source.span(option.flag.start, option.end)
         name, value = option.long_name, option.value_text.strip()
         if name in _GPU_OPTIONS:
             found.append(Setting(_GPU_OPTIONS[name], option.value_text, option.shown(), span, computed=option.dynamic))
         elif name == "--shm-size":
-            found.append(Setting(SHM_SIZE, value, "--shm-size", span, _size(option, source)))
+            said = f"--shm-size in {option.expanded_from}" if option.expanded_from else "--shm-size"
+            found.append(Setting(SHM_SIZE, value, said, span, _size(option, source)))
         elif name == "--ipc":
             found.append(Setting(IPC, value, f"--ipc={value}", span, computed=option.dynamic))
         elif name == "--tmpfs":

@@ -9,8 +9,7 @@ Words come from the project's shell tokenizer (``shmlint.parsers.shell``), so ev
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Iterator, Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
@@ -258,12 +257,20 @@ _VARIABLE_NAME = LazyRegex(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _OPTION_LIKE_NAME = LazyRegex(r"ARGS|OPTS|OPTIONS|FLAGS|PARAMS|MOUNTS|VOLUMES|ENVS?\b|ENV_|_ENV|EXTRA", re.IGNORECASE)
 #: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``
 _WHOLE_VARIABLE = LazyRegex(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
-#: ``run`` options that take no value, besides every option ``_RUN_VALUE_OPTIONS`` names: with those, a word after an
-#: unknown expansion that is one of them shows the expansion stands among the options
+#: ``run`` options that take no value, besides every option ``_RUN_VALUE_OPTIONS`` names: words after an unknown
+#: expansion that are all such options (then an image) show the expansion stands among the options
 _RUN_BOOLEAN_OPTIONS = frozenset(
-    ["--rm", "--detach", "--interactive", "--tty", "--privileged", "--init", "--read-only", "--publish-all"]
+    [
+        *("--rm", "--detach", "--interactive", "--tty", "--privileged", "--init", "--read-only", "--publish-all"),
+        *("--quiet", "--help", "--sig-proxy", "--oom-kill-disable", "--no-healthcheck", "--disable-content-trust"),
+        *("--use-api-socket", "--env-host", "--http-proxy", "--no-hosts", "--read-only-tmpfs", "--replace", "--rmi"),
+        *("--rootfs", "--tls-verify", "--passwd"),
+    ]
 )
-_RUN_BOOLEAN_LETTERS = frozenset("itdP")
+_RUN_BOOLEAN_LETTERS = frozenset("itdPq")
+#: an image reference as docker writes one: registry host, lower-case path, tag, digest (``pytorch/pytorch:2.3``)
+_REFERENCE = LazyRegex(r"^(?:[\w.-]+(?::\d+)?/)?[a-z0-9][a-z0-9._/-]*(?::\w[\w.-]*)?(?:@\w+:[0-9a-fA-F]+)?$")
+MAX_REFERENCE = 512
 #: options that decide nothing shmlint reads: a variable whose every value holds only others is skipped
 _JUDGED_OPTIONS = frozenset(
     [
@@ -271,15 +278,19 @@ _JUDGED_OPTIONS = frozenset(
         *("--volume", "--memory", "--workdir", "--entrypoint"),
     ]
 )
-#: of those, the ones a variable's one value may give: a fix never writes into a size or mount it holds (the words
-#: are the variable's, not the option's), so a variable holding those stays unknown
-_EXPANDED_OPTIONS = frozenset(["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint"])
+#: of those, the ones that decide /dev/shm: a size or mode, and a mount when it names /dev/shm
+_SHM_MODES = frozenset(["--shm-size", "--ipc"])
+_SHM_OPTIONS = _SHM_MODES | {"--tmpfs", "--mount", "--volume"}
+#: of the judged options, the ones a variable's one value may give. A ``--shm-size`` it holds is read as that size
+#: (a fix never writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps
+#: the last one); a mount or IPC mode it holds stays unknown: no option written after it undoes those
+_EXPANDED_OPTIONS = frozenset(["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint", "--shm-size"])
 #: values kept per variable and characters per value: a script assigns a name a few times
 MAX_VALUES = 16
 MAX_VALUE = 1024
-
-Assigned = Mapping[str, tuple[str, ...]]
-NOTHING_ASSIGNED: Assigned = MappingProxyType({})
+#: characters of variables' values read into one text's commands: past it a variable is unknown (3,000 lines of
+#: ``docker run $X`` with a 1 KiB ``X`` would read 3 MB of options)
+MAX_EXPANDED = 256 * 1024
 
 
 class Flag(NamedTuple):
@@ -291,6 +302,8 @@ class Flag(NamedTuple):
     value_text: str
     value_start: int  # offsets of the value's own text (inside quotes, after ``=``)
     value_end: int
+    #: the variable it was read from (``$OPTS``), spanned there: its words are not the file's, a fix never edits them
+    expanded_from: str = ""
 
     @property
     def long_name(self) -> str:
@@ -325,6 +338,13 @@ class ContainerCommand(NamedTuple):
     unknown: tuple[Word, ...]  # expansions before the image that could carry more options
     image: Word | None
     arguments: tuple[Word, ...]  # the container's own command and arguments
+    #: expansions before the image that hold or may hold what decides /dev/shm (``--shm-size``, ``--ipc``, a mount
+    #: there): of ``unknown``, all but variables the script gives only values without one, and a variable read as
+    #: its one value's size. A ``--shm-size`` written before them may not take: docker keeps the last one
+    may_set_shm: tuple[Word, ...] = ()
+    #: of ``unknown``, those read as options only because options docker takes, then an image, follow them: in the
+    #: image's place they could also be the image, and those words its command
+    placed: tuple[Word, ...] = ()
 
     @property
     def name(self) -> str:
@@ -342,7 +362,7 @@ class ContainerCommand(NamedTuple):
 
 def container_commands(text: str) -> Iterator[ContainerCommand]:
     """Every container run/create command in shell text (a masked file: offsets are the file's)."""
-    assigned: dict[str, tuple[str, ...]] = {}
+    assigned = Assignments()
     for command in commands(text):
         note_assignment(command, text, assigned)
         parsed = parse_container_command(command.words, text, assigned)
@@ -350,13 +370,45 @@ def container_commands(text: str) -> Iterator[ContainerCommand]:
             yield parsed
 
 
-def note_assignment(command: SimpleCommand, text: str, assigned: dict[str, tuple[str, ...]]) -> None:
+class _Read(NamedTuple):
+    """One value of an option variable, tokenised once: its options (spanned at 0; None when a word is no option:
+    perhaps the image) and the long names among them that decide something read here."""
+
+    parts: tuple[Word, ...]
+    judged: frozenset[str]
+    shm: bool  # it holds what decides /dev/shm: a ``--shm-size``, an ``--ipc`` mode, a mount there
+
+
+class Assignments:
+    """One text's scan state: the values its plain assignments gave each name so far (``values``), each value read
+    once, and the characters of values read into commands (``MAX_EXPANDED``), so the work stays linear in the text."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, tuple[str, ...]] = {}
+        self._reads: dict[str, _Read | None] = {}
+        self._expanded = 0
+
+    def read(self, value: str) -> _Read | None:
+        if value not in self._reads:
+            self._reads[value] = _read_value(value)
+        return self._reads[value]
+
+    def spend(self, characters: int) -> bool:
+        """Whether ``characters`` more of a value may be read into a command (they are counted then)."""
+        if self._expanded + characters > MAX_EXPANDED:
+            return False
+        self._expanded += characters
+        return True
+
+
+def note_assignment(command: SimpleCommand, text: str, assignments: Assignments) -> None:
     """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
     every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
     may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each)."""
     words = command.words[1:] if command.words[0].text in ("export", "local", "declare", "readonly") else command.words
     if not words or not all(_is_assignment(word, text) for word in words):
         return
+    assigned = assignments.values
     for word in words:
         name, _, value = word.text.partition("=")
         if name.endswith("+") or len(value) > MAX_VALUE or text[word.end : word.end + 1] == "(":
@@ -368,7 +420,7 @@ def note_assignment(command: SimpleCommand, text: str, assigned: dict[str, tuple
 
 
 def parse_container_command(
-    words: Sequence[Word], text: str, assigned: Assigned = NOTHING_ASSIGNED
+    words: Sequence[Word], text: str, assigned: Assignments | None = None
 ) -> ContainerCommand | None:
     """The container command these words run (past ``VAR=x``, ``sudo``, ``env``...), or None. ``assigned``: the
     values the script gave its variables before this command, to tell an option variable from the image."""
@@ -385,7 +437,7 @@ def parse_container_command(
     if index >= len(words) or words[index].text not in _SUBCOMMANDS:
         return None
     run_word = words[index]
-    options, unknown, image_index = _read_options(words, index + 1, text, assigned)
+    options, unknown, shm_words, placed, image_index = _read_options(words, index + 1, text, assigned or Assignments())
     image = words[image_index] if image_index < len(words) else None
     return ContainerCommand(
         first=words[start],
@@ -396,6 +448,8 @@ def parse_container_command(
         unknown=tuple(unknown),
         image=image,
         arguments=tuple(words[image_index + 1 :]),
+        may_set_shm=tuple(shm_words),
+        placed=tuple(placed),
     )
 
 
@@ -456,91 +510,148 @@ def _is_engine(word: Word, following: Sequence[Word]) -> bool:
 
 
 def _read_options(
-    words: Sequence[Word], index: int, text: str, assigned: Assigned
-) -> tuple[list[Flag], list[Word], int]:
-    """The options, the expansions that may hold more options, and the index of the image word."""
+    words: Sequence[Word], index: int, text: str, assigned: Assignments
+) -> tuple[list[Flag], list[Word], list[Word], list[Word], int]:
+    """The options, the expansions that may hold more options, those of them that may decide /dev/shm, those
+    read so only by the options after them, and the index of the image word."""
     options: list[Flag] = []
     unknown: list[Word] = []
+    shm_words: list[Word] = []
+    placed: list[Word] = []
     while index < len(words):
         word = words[index]
         if word.text == "--":
-            return options, unknown, index + 1
+            return options, unknown, shm_words, placed, index + 1
         if not word.text.startswith("-") or word.text == "-":
             if not word.splat:
-                return options, unknown, index
+                return options, unknown, shm_words, placed, index
             expanded = _option_variable(word, assigned)
             if expanded is None and _assigned_name(word, assigned):
-                return options, unknown, index  # the script gives it a value that is not options: the image
+                return (
+                    options,
+                    unknown,
+                    shm_words,
+                    placed,
+                    index,
+                )  # the script gives it a value that is not options: the image
             if expanded is None:
-                follows_option = index + 1 < len(words) and _is_run_option(words[index + 1])
-                if not (_stands_for_options(word) or follows_option):
-                    return options, unknown, index
+                if not _stands_for_options(word):
+                    if not _options_follow(words, index + 1):
+                        return options, unknown, shm_words, placed, index
+                    placed.append(word)
                 expanded = _NOT_EXPANDED  # it stands among the options; its value is not known here
-            if expanded.known:
-                options.extend(expanded.flags)
-            else:
+            options.extend(expanded.flags)
+            if not expanded.known:
                 unknown.append(word)
+            if expanded.shm:
+                shm_words.append(word)
             index += 1
             continue
         index = _read_option(words, index, options, text)
-    return options, unknown, index
+    return options, unknown, shm_words, placed, index
 
 
 class _Expanded(NamedTuple):
     """An option variable read from the script: the options it holds (none that decide anything read here, or
-    those of its one value), or not ``known`` when its values differ in what they decide."""
+    those of its one value), or not ``known`` when its values differ in what they decide; ``shm`` when a value it
+    may have holds what decides /dev/shm (a variable the script says nothing of may)."""
 
     flags: tuple[Flag, ...]
     known: bool = True
+    shm: bool = False
 
 
-_NOT_EXPANDED = _Expanded((), known=False)
+_NOT_EXPANDED = _Expanded((), known=False, shm=True)
 
 
-def _option_variable(word: Word, assigned: Assigned) -> _Expanded | None:
+def _option_variable(word: Word, assigned: Assignments) -> _Expanded | None:
     """What an unquoted ``$NAME`` before the image stands for, from the values the script gave it; None when the
     script says nothing of it or a value is not options (then it may be the image). ``-it`` or ``""``: nothing
     read here (the word is skipped); ``--gpus all`` its one value: that option; ``--gpus device=$i`` or ``""``
-    (two values that decide differently): not expanded, said as unknown."""
-    values = assigned.get(_assigned_name(word, assigned))
-    if not values:
+    (two values that decide differently), or past ``MAX_EXPANDED``: not expanded, said as unknown."""
+    values = assigned.values.get(_assigned_name(word, assigned), ())
+    reads = [assigned.read(value) for value in values]
+    if not reads or any(read is None for read in reads):
         return None
-    read: list[list[Flag]] = []
-    for value in values:
-        parts = [
-            Word(part.text, word.start, word.end, part.dynamic, part.splat)
-            for command in commands(value)
-            for part in command.words
-        ]
-        flags: list[Flag] = []
-        position = 0
-        while position < len(parts):
-            if not parts[position].text.startswith("-") or parts[position].text in ("-", "--"):
-                return None  # a word no option takes: perhaps the image
-            position = _read_option(parts, position, flags, "")
-        read.append(flags)
-    judged = {flag.long_name for flags in read for flag in flags} & _JUDGED_OPTIONS
+    judged = frozenset().union(*(read.judged for read in reads if read is not None))
+    shm = any(read is not None and read.shm for read in reads)
     if not judged:
         return _Expanded(())
-    return _Expanded(tuple(read[0])) if len(read) == 1 and judged <= _EXPANDED_OPTIONS else _NOT_EXPANDED
+    one = reads[0] if len(reads) == 1 and judged <= _EXPANDED_OPTIONS else None
+    if one is None or not assigned.spend(len(values[0])):
+        return _Expanded((), known=False, shm=shm)
+    parts = [Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in one.parts]
+    flags = _value_options(parts) or []
+    return _Expanded(tuple(flag._replace(expanded_from=word.text) for flag in flags), shm=shm)
 
 
-def _assigned_name(word: Word, assigned: Assigned) -> str:
+def _read_value(value: str) -> _Read | None:
+    """A variable's value read as options (None when a word of it is not one)."""
+    parts = tuple(part for command in commands(value) for part in command.words)
+    flags = _value_options(parts)
+    if flags is None:
+        return None
+    names = {flag.long_name for flag in flags}
+    shm = any(
+        flag.long_name in _SHM_OPTIONS and (flag.long_name in _SHM_MODES or "/dev/shm" in flag.value_text)
+        for flag in flags
+    )
+    return _Read(parts, frozenset(names & _JUDGED_OPTIONS), shm)
+
+
+def _value_options(parts: Sequence[Word]) -> list[Flag] | None:
+    """The options of a value's words, or None at a word no option takes (perhaps the image)."""
+    flags: list[Flag] = []
+    position = 0
+    while position < len(parts):
+        if not parts[position].text.startswith("-") or parts[position].text in ("-", "--"):
+            return None
+        position = _read_option(parts, position, flags, "")
+    return flags
+
+
+def _assigned_name(word: Word, assigned: Assignments) -> str:
     """The name of a one-variable word the script assigned, or ""."""
     whole = _WHOLE_VARIABLE.match(word.text)
     name = (whole.group(1) or whole.group(2)) if whole else ""
-    return name if name in assigned else ""
+    return name if name in assigned.values else ""
 
 
-def _is_run_option(word: Word) -> bool:
-    """A word that can only be a ``run`` option: one docker knows (``--gpus``, ``--rm``, ``-it``, ``-v``)."""
-    name = word.text.partition("=")[0]
-    if word.dynamic or not name.startswith("-") or name in ("-", "--"):
+def _options_follow(words: Sequence[Word], index: int) -> bool:
+    """Whether the words after an unknown expansion read as docker reads them when it stands among the options:
+    options docker knows (one at least), then a word that may be an image. Else the expansion is the image and the
+    words its command (``$IMG -d``, ``$IMG -m torch.distributed.run --nproc_per_node=2 t.py``): the reading that
+    keeps the command's evidence."""
+    first = index
+    if first >= len(words) or words[first].text in ("-", "--"):
         return False
+    while index < len(words) and words[index].text.startswith("-") and words[index].text != "-":
+        if words[index].text == "--":
+            index += 1
+            break
+        if not _docker_knows(words[index].text):
+            return False
+        index = _read_option(words, index, [], "")
+    return index < len(words) and index > first and _may_be_image(words[index])
+
+
+def _docker_knows(option: str) -> bool:
+    """An option word the run command takes (``--gpus``, ``--rm=false``, ``-itp8080:80``); an unknown one is an
+    error to docker, so the words are not its options."""
+    name = option.partition("=")[0]
     if name.startswith("--"):
         return name in _RUN_VALUE_OPTIONS or name in _RUN_BOOLEAN_OPTIONS
-    letters = name[1:]
-    return name in _RUN_VALUE_OPTIONS or (bool(letters) and set(letters) <= _RUN_BOOLEAN_LETTERS)
+    for letter in name[1:]:
+        if "-" + letter in _RUN_VALUE_OPTIONS:
+            return True  # the rest of the word is its value
+        if letter not in _RUN_BOOLEAN_LETTERS:
+            return False
+    return len(name) > 1
+
+
+def _may_be_image(word: Word) -> bool:
+    """An expansion, or a word written as an image reference (lower-case repository, optional tag or digest)."""
+    return word.splat or word.dynamic or bool(len(word.text) <= MAX_REFERENCE and _REFERENCE.match(word.text))
 
 
 def _read_option(words: Sequence[Word], index: int, options: list[Flag], text: str) -> int:

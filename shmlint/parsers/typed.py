@@ -29,7 +29,12 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.container_command import ContainerCommand, note_assignment, parse_container_command
+from shmlint.parsers.container_command import (
+    Assignments,
+    ContainerCommand,
+    note_assignment,
+    parse_container_command,
+)
 from shmlint.parsers.embedded.shell_blocks import CodeLine, ShellBlocks
 from shmlint.parsers.programs import ENGINES, SHELLS
 from shmlint.parsers.shell import SimpleCommand, commands
@@ -84,7 +89,7 @@ def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[Contain
     shell = list(commands(text))
     lines = [(line, index) for index, block in enumerate(blocks) for line in block.lines]
     starts = [line.start for line, _ in lines]
-    assigned: dict[str, tuple[str, ...]] = {}
+    assigned = Assignments()
     for position, command in enumerate(shell):
         note_assignment(command, text, assigned)
         parsed = parse_container_command(command.words, text, assigned)

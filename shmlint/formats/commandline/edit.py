@@ -1,7 +1,8 @@
 """Fixes for container command lines: text edits that touch only the characters the fix is about.
 
 A new option goes right after ``run``/``create`` (``docker run --shm-size=8g ...``), where it cannot be mistaken
-for the image or for the container's own arguments, whatever else the line holds.
+for the image or for the container's own arguments, whatever else the line holds; after a variable the script
+gives a ``--shm-size`` (docker keeps the last one), and nowhere when an expansion there may hold one of its own.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
         return isinstance(target, CommandTarget) and declared is not None
     if not isinstance(target, CommandTarget) or fix.size_bytes is None:
         return False
-    if fix.action is FixAction.ADD_SHM:
-        return True
-    if fix.action is not FixAction.SET_SIZE or declared is None:
+    if _adds_option(fix, target):
+        return not target.overridable
+    if fix.action is not FixAction.SET_SIZE or declared is None or declared.span.start in target.expanded:
         return False
     return declared.size is not None or any(slot.source_start == declared.span.start for slot in target.size_slots)
 
@@ -32,11 +33,13 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     target = workload.target
     if not isinstance(target, CommandTarget):
         return []
-    if fix.action is FixAction.ADD_SHM and fix.size_bytes is not None:
+    declared = fix.source
+    if _adds_option(fix, target) and fix.size_bytes is not None:
+        if target.overridable:
+            return []
         option = f"--shm-size={sizes.format_docker(fix.size_bytes)}"
         return [Edit(target.insert_at, target.insert_at, f"{target.before}{option}{target.after}")]
-    declared = fix.source
-    if declared is None:
+    if declared is None or declared.span.start in target.expanded:
         return []
     if fix.action is FixAction.PRIVATE_IPC:  # the whole ``--ipc=none`` / ``--ipc none`` option is rewritten
         size = f"{target.separator}--shm-size={sizes.format_docker(fix.size_bytes)}" if fix.size_bytes else ""
@@ -52,3 +55,11 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
             size = str(fix.size_bytes) if slot.in_bytes else sizes.format_docker(fix.size_bytes)
             return [Edit(slot.offset, slot.offset, slot.prefix + size)]
     return []
+
+
+def _adds_option(fix: Fix, target: CommandTarget) -> bool:
+    """The fix writes a new ``--shm-size``: it adds one, or raises a variable's (after it, never inside it)."""
+    declared = fix.source
+    if fix.action is FixAction.ADD_SHM:
+        return True
+    return fix.action is FixAction.SET_SIZE and declared is not None and declared.span.start in target.expanded
