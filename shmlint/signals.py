@@ -160,6 +160,10 @@ UTILITY_COMMANDS = ("nvidia-smi", "perf_client", "perf_analyzer")
 #: MPI launchers: each starts ranks of one program, in its own container or on the hosts its list names (the
 #: MPIJob reader's launcher line, the ssh-rank reader's launcher in another container of a compose file)
 MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "horovodrun"})
+#: torch's elastic launcher, as a program and as the modules ``python -m`` runs (a PyTorchJob's process count, the
+#: launchers a followed command starts)
+TORCHRUN_PROGRAMS = frozenset({"torchrun"})
+TORCHRUN_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
 
 #: more devices than one node holds: a larger count is read as unknown-many rather than as a number
 MAX_DEVICES = 4096

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
+from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS
 
 #: marks a word whose value the text does not give (``shellvars``), in front of its text: never a real argument
 UNKNOWN = "\x00"
@@ -17,10 +18,8 @@ _PYTHON = LazyRegex(r"python(?:[23](?:\.\d{1,2})?)?")
 #: python's own options that take a value as the next word
 _PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
 #: launcher modules run with ``python -m`` that start a script (``torch.distributed.run`` and friends)
-_LAUNCHER_MODULES = frozenset(
-    {"torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch", "deepspeed.launcher.runner"}
-)
-_LAUNCHER_PROGRAMS = frozenset({"torchrun", "deepspeed"})
+_LAUNCHER_MODULES = TORCHRUN_MODULES | {"accelerate.commands.launch", "deepspeed.launcher.runner"}
+_LAUNCHER_PROGRAMS = TORCHRUN_PROGRAMS | {"deepspeed"}
 #: test runners whose test file is read as the program (``pytest tests/test_x.py``, ``python -m pytest ...``)
 _PYTEST = frozenset({"pytest", "py.test"})
 #: what ends a script's own arguments on a shell command line

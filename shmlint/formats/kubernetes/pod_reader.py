@@ -17,7 +17,7 @@ from shmlint.model import APPLIED_KINDS, Evidence, ShmSource, Size, Workload, Wo
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime.shm import is_shm_path
-from shmlint.signals import Signals
+from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS, Signals
 from shmlint.sizes import KUBERNETES
 from shmlint.source import SourceText, Span
 
@@ -52,9 +52,7 @@ class LocalRanks(NamedTuple):
 PLACEHOLDER = LazyRegex(r"\$(?:\{[^{}]{0,200}\}|[A-Za-z_])")
 
 
-#: torch's distributed launcher, as a program or a module; its own ``--nproc_per_node`` wins over the operator's
-TORCHRUN_PROGRAMS = frozenset({"torchrun"})
-TORCHRUN_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
+#: torchrun's own ``--nproc_per_node`` (``TORCHRUN_PROGRAMS``, ``TORCHRUN_MODULES``) wins over the operator's
 NPROC_OPTIONS = ("--nproc_per_node", "--nproc-per-node")
 #: nprocPerNode values that start one process per visible device (torchrun's ``determine_local_world_size``)
 PER_DEVICE = frozenset({"auto", "gpu"})
