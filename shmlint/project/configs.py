@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.model import CodeFact
 from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.argv import option_values
 
 if TYPE_CHECKING:
     from shmlint.project.triton import Walk
@@ -148,12 +149,7 @@ def follow_accelerate(walk: Walk, argv: Sequence[str], script: str) -> None:
     options = list(argv[: argv.index(script)] if script in argv else argv)
     if any(word.partition("=")[0] in ACCELERATE_OWN_COUNT for word in options):
         return
-    named = [
-        value
-        for index, word in enumerate(options)
-        if word.partition("=")[0] in ("--config_file", "--config-file")
-        and (value := word.partition("=")[2] or (options[index + 1] if index + 1 < len(options) else ""))
-    ]
+    named = [value for value in option_values(options, ("--config_file", "--config-file")) if value]
     path = walk.reader.locate(walk.bases, named[-1]) if named and "\x00" not in named[-1] else None
     text = walk.read(path) if path is not None else None
     config = accelerate_config(text) if text is not None else None

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from shmlint.model import CodeFact
 from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.argv import option_values
 from shmlint.project.index import MAX_PARTS
 from shmlint.project.launchers import known
 from shmlint.sizes import DEFAULT_SHM_BYTES, human
@@ -108,17 +109,7 @@ def repositories(argv: Sequence[str]) -> list[str]:
     none for any other program."""
     if not argv or os.path.basename(argv[0]) != "tritonserver":
         return []
-    found = []
-    words = list(argv[1:])
-    for index, word in enumerate(words):
-        name, equals, value = word.partition("=")
-        if name not in REPOSITORY_OPTIONS:
-            continue
-        if not equals:
-            value = words[index + 1] if index + 1 < len(words) else ""
-        if value and "\x00" not in value:
-            found.append(value)
-    return found
+    return [value for value in option_values(argv[1:], REPOSITORY_OPTIONS) if value and "\x00" not in value]
 
 
 def python_model(text: str) -> PythonModel | None:
