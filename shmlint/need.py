@@ -24,6 +24,10 @@ from shmlint.visible import clipped
 
 #: facts quoted in one message: enough to check the claim in a click, short enough to read
 MAX_QUOTED = 3
+#: the tier data's entries for an MPI launcher with ranks in its own container, and for one whose ranks there the
+#: command line does not show (``shmlint.project.ssh_ranks`` moves a launcher from the first to the second)
+MPI_LOCAL_RANKS = "mpi-local-ranks"
+MPI_LAUNCHER = "mpi-launcher"
 #: how a message names where the build of a container's image is written (``Makefile:12``)
 BUILD_AT = "build at"
 

@@ -69,6 +69,28 @@ def test_a_container_the_host_list_does_not_name_gets_no_ranks(command: str) -> 
     assert _worker("worker", command)[0] is Severity.ERROR
 
 
+def test_a_launcher_whose_hosts_are_other_workloads_holds_no_ranks() -> None:
+    """``-H worker:4``: the ranks run in the worker service; the launcher's GPUs hold none of them."""
+    severity, detail = _worker("launcher")
+    assert severity is Severity.INFO and "an MPI launcher whose ranks run in worker (compose.yaml:2)" in detail
+    assert _worker("worker")[0] is Severity.ERROR
+
+
+@pytest.mark.parametrize("hosts", ["localhost:4,worker:4", "worker:4,elsewhere:4", "127.0.0.1:2,worker:2"])
+def test_a_launcher_with_ranks_of_its_own_or_on_unknown_hosts_keeps_its_need(hosts: str) -> None:
+    fields = {"launcher_image": "horovod/horovod:0.28.1", "slots": "4", "port": "-p 12345"}
+    text = COMPOSE.format(**fields).replace("-H worker:4", f"-H {hosts}")
+    found = shm001(check("compose.yaml", text))
+    assert next(severity for severity, detail in found if detail.startswith('service "launcher"')) is Severity.ERROR
+
+
+def test_the_launcher_entries_are_the_tier_datas() -> None:
+    from shmlint.data.shm_need import SOFTWARE
+    from shmlint.need import MPI_LAUNCHER, MPI_LOCAL_RANKS
+
+    assert {MPI_LAUNCHER, MPI_LOCAL_RANKS} <= {entry[0] for entry in SOFTWARE}
+
+
 @pytest.mark.parametrize(
     ("command", "port"),
     [

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shmlint.model import Tier, Workload
-from shmlint.need import decide
+from shmlint.need import MPI_LOCAL_RANKS, decide
 
 if TYPE_CHECKING:
     from shmlint.need import Knowledge
@@ -29,8 +29,14 @@ def with_needs(
             workload = workload._replace(project=facts)
             need = decide(workload, knowledge)
         decided.append(workload._replace(need=need))
-    if len(decided) > 1 and any("sshd" in (workload.command or "") for workload in decided):
-        from shmlint.project.ssh_ranks import with_ssh_ranks  # loaded for a file with an ssh daemon's container
+    if len(decided) > 1 and any(_over_ssh(workload) for workload in decided):
+        from shmlint.project.ssh_ranks import with_ssh_ranks  # loaded for a file with an ssh daemon or MPI hosts
 
         return with_ssh_ranks(decided)
     return decided
+
+
+def _over_ssh(workload: Workload) -> bool:
+    """A container that may start an ssh daemon, or whose need came from an MPI launcher's local ranks: the file's
+    other workloads may receive or hold those ranks (``shmlint.project.ssh_ranks``)."""
+    return "sshd" in (workload.command or "") or (workload.need is not None and workload.need.entry == MPI_LOCAL_RANKS)

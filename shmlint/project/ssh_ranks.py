@@ -1,7 +1,9 @@
 """MPI ranks that arrive over ssh: a container that only runs an ssh daemon (Horovod's and Open MPI's "secondary
 workers", ``bash -c "/usr/sbin/sshd -p 12345; sleep infinity"``) receives the ranks that an MPI launcher in another
 container of the same file starts on the hosts of its ``-H host1:4,host2:4`` list (``ssh_ranks`` in
-shmlint/data/shm_need.yaml, with its source: Horovod's docker guide).
+shmlint/data/shm_need.yaml, with its source: Horovod's docker guide). The other way round, a launcher whose list
+names only other workloads of its file (a compose launcher's ``-H worker:4``) holds none of those ranks: its
+need from the list's slots (``mpi-local-ranks``) goes back to undecided.
 
 Bounded and strict: only containers of one file, only an undecided container with an accelerator that starts
 ``sshd`` as the program of one of its commands (not a path that names it: ``mkdir -p /var/run/sshd``), only a
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 
 from shmlint.model import Need, Tier, Workload
 from shmlint.named_tuple import NamedTuple
+from shmlint.need import MPI_LAUNCHER, MPI_LOCAL_RANKS
 from shmlint.parsers.shell import commands
 from shmlint.project.launchers import program
 from shmlint.signals import MPI_LAUNCHERS, split_image
@@ -47,15 +50,34 @@ class Placement(NamedTuple):
     image: str  # its image repository
     slots: dict[str, int]  # slots per host named, local hosts left out
     port: str | None  # the ssh port it connects to, when it names one
+    local: bool  # the list names the launcher's own host (``localhost:4``)
 
 
 def with_ssh_ranks(workloads: Sequence[Workload]) -> list[Workload]:
-    """The workloads, with an undecided ssh-daemon container decided by the ranks a launcher sends it."""
-    placements = [p for w in workloads if (p := _placement(w)) is not None]
+    """The workloads, with an undecided ssh-daemon container decided by the ranks a launcher sends it, and a
+    launcher whose host list places every rank in other workloads of the file holding none of its own."""
+    placements = {w.id: p for w in workloads if (p := _placement(w)) is not None}
     if not placements:
         return list(workloads)
     hosts = {name for w in workloads for name in (w.id.name, w.id.container) if name}  # a compose service's host
-    return [_decided(workload, placements, hosts) for workload in workloads]
+    return [
+        _ranks_elsewhere(_decided(workload, list(placements.values()), hosts), placements.get(workload.id), hosts)
+        for workload in workloads
+    ]
+
+
+def _ranks_elsewhere(workload: Workload, placement: Placement | None, hosts: set[str]) -> Workload:
+    """A launcher decided by its host list's slots (``mpi-local-ranks``) whose hosts are all other workloads of
+    this file (``-H worker1:4`` in a compose launcher) starts its ranks there, none here: undecided, as a launcher
+    whose local ranks the command line does not show (``mpi-launcher``)."""
+    need = workload.need
+    if placement is None or placement.local or need is None or need.entry != MPI_LOCAL_RANKS:
+        return workload
+    own = {workload.id.name, workload.id.container}
+    if not set(placement.slots) <= hosts - own:
+        return workload
+    because = f"an MPI launcher whose ranks run in {', '.join(sorted(placement.slots))} ({placement.where})"
+    return workload._replace(need=Need(Tier.UNKNOWN, because, MPI_LAUNCHER))
 
 
 def _decided(workload: Workload, placements: list[Placement], hosts: set[str]) -> Workload:
@@ -143,7 +165,8 @@ def _placement(workload: Workload) -> Placement | None:
         return None
     where = f"{os.path.basename(workload.span.path)}:{workload.span.line}"
     command = " ".join(words[start:])
-    return Placement(where, command.split(" ; ")[0], split_image(workload.image)[0], slots, port)
+    local = any(item.partition(":")[0] in LOCAL_HOSTS for item in hosts.split(",")[:MAX_HOSTS])
+    return Placement(where, command.split(" ; ")[0], split_image(workload.image)[0], slots, port, local)
 
 
 def _slots(hosts: str) -> dict[str, int]:
