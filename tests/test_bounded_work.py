@@ -530,6 +530,7 @@ def test_option_variables_are_tokenised_once_per_value(monkeypatch: pytest.Monke
     """16 values of 1 KiB for ``X`` and 1,500 ``docker run --gpus all $X`` lines: the shell tokenizer sees each value
     once (all 16 at every line before: 3,000 lines took 80 s), and the lines are still checked."""
     import shmlint.parsers.container_command as container_command
+    import shmlint.parsers.option_variables as option_variables
 
     seen: list[int] = []
     real = container_command.commands
@@ -538,7 +539,8 @@ def test_option_variables_are_tokenised_once_per_value(monkeypatch: pytest.Monke
         seen.append(len(text))
         return real(text)
 
-    monkeypatch.setattr(container_command, "commands", counting)
+    monkeypatch.setattr(container_command, "commands", counting)  # the script's text
+    monkeypatch.setattr(option_variables, "commands", counting)  # the variables' values
     values = [" ".join(["-it"] * 250) + f" -e{index}=1" for index in range(16)]
     text = "".join(f'X="{value}"\n' for value in values)
     text += "docker run --gpus all $X pytorch/pytorch torchrun --nproc_per_node=2 t.py\n" * 1500
@@ -550,7 +552,8 @@ def test_option_variables_are_tokenised_once_per_value(monkeypatch: pytest.Monke
 def test_option_variables_read_into_commands_stop_at_the_budget() -> None:
     """A 1 KiB value read into every ``docker run $X`` line would make 3,000 lines 3 MB of options: past
     ``MAX_EXPANDED`` characters in one text the variable is unknown, said as unresolved."""
-    from shmlint.parsers.container_command import MAX_EXPANDED, container_commands
+    from shmlint.parsers.container_command import container_commands
+    from shmlint.parsers.option_variables import MAX_EXPANDED
 
     value = "--gpus all " + " ".join(f"-e A{index}=1" for index in range(100))
     text = f'X="{value}"\n' + "docker run $X pytorch/pytorch torchrun t.py\n" * 3000

@@ -32,7 +32,8 @@ from shmlint.containers.docker import (
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.container_command import ContainerCommand, Flag, container_commands
+from shmlint.parsers.container_command import ContainerCommand, container_commands
+from shmlint.parsers.container_options import Flag
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from shmlint.extract.commandline import CommandTarget, command_workload
 from shmlint.model import Evidence, Workload, WorkloadId
-from shmlint.parsers.container_command import ContainerCommand, Flag, parse_options
+from shmlint.parsers.container_command import ContainerCommand, parse_options
+from shmlint.parsers.container_options import Flag
 from shmlint.parsers.shell import Word
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span

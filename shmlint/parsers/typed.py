@@ -29,13 +29,9 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.container_command import (
-    Assignments,
-    ContainerCommand,
-    note_assignment,
-    parse_container_command,
-)
+from shmlint.parsers.container_command import ContainerCommand, parse_container_command
 from shmlint.parsers.embedded.shell_blocks import CodeLine, ShellBlocks
+from shmlint.parsers.option_variables import Assignments, note_assignment
 from shmlint.parsers.programs import ENGINES, SHELLS
 from shmlint.parsers.shell import SimpleCommand, commands
 

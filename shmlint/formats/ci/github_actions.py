@@ -17,7 +17,7 @@ from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import WordIndex, env_flag, options_workload
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Notice, Workload, WorkloadFormat, WorkloadId
-from shmlint.parsers.container_command import Flag
+from shmlint.parsers.container_options import Flag
 from shmlint.parsers.embedded.ci_yaml import step_runs
 from shmlint.parsers.embedded.yaml_scalars import mask_scalars
 from shmlint.parsers.shell import Word, commands

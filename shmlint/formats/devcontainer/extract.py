@@ -16,7 +16,7 @@ from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import env_flag, options_workload
 from shmlint.formats.compose.devcontainer import wants_gpu
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
-from shmlint.parsers.container_command import Flag
+from shmlint.parsers.container_options import Flag
 from shmlint.parsers.jsonc import JArray, JNode, JObject, JString, parse
 from shmlint.parsers.shell import Word
 from shmlint.signals import Signals

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from shmlint.extract.docker_options import options_workload
 from shmlint.formats.gitlab_runner.target import TableTarget
 from shmlint.model import Workload, WorkloadFormat, WorkloadId
-from shmlint.parsers.container_command import Flag
+from shmlint.parsers.container_options import Flag
 from shmlint.parsers.shell import Word
 from shmlint.parsers.toml_tables import KeyLine, Table, load_toml, tables
 from shmlint.signals import Signals

@@ -1,0 +1,161 @@
+"""What an unquoted ``$VAR`` before the image of a ``docker run`` stands for, from the script's own assignments.
+
+``OPTS="--gpus all"; docker run $OPTS img``: a variable the script gives only option values is read as those options
+(or skipped when none of them decides anything read here), one it gives a value that is not options may be the
+image, and one it says nothing of stays unknown. The work is bounded per text (``MAX_VALUES``, ``MAX_VALUE``,
+``MAX_EXPANDED``) and each value is tokenised once. The values are read with the options' own grammar
+(``shmlint.parsers.container_options``); ``shmlint.parsers.container_command`` asks this module at each expansion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.container_options import Flag, read_option
+from shmlint.parsers.shell import SimpleCommand, Word, commands
+
+_ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+#: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``
+_WHOLE_VARIABLE = LazyRegex(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
+#: options that decide nothing shmlint reads: a variable whose every value holds only others is skipped
+_JUDGED_OPTIONS = frozenset(
+    [
+        *("--gpus", "--runtime", "--device", "--env", "--env-file", "--shm-size", "--ipc", "--tmpfs", "--mount"),
+        *("--volume", "--memory", "--workdir", "--entrypoint"),
+    ]
+)
+#: of those, the ones that decide /dev/shm: a size or mode, and a mount when it names /dev/shm
+_SHM_MODES = frozenset(["--shm-size", "--ipc"])
+_SHM_OPTIONS = _SHM_MODES | {"--tmpfs", "--mount", "--volume"}
+#: of the judged options, the ones a variable's one value may give. A ``--shm-size`` it holds is read as that size
+#: (a fix never writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps
+#: the last one); a mount or IPC mode it holds stays unknown: no option written after it undoes those
+_EXPANDED_OPTIONS = frozenset(["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint", "--shm-size"])
+#: values kept per variable and characters per value: a script assigns a name a few times
+MAX_VALUES = 16
+MAX_VALUE = 1024
+#: characters of variables' values read into one text's commands: past it a variable is unknown (3,000 lines of
+#: ``docker run $X`` with a 1 KiB ``X`` would read 3 MB of options)
+MAX_EXPANDED = 256 * 1024
+
+
+class _Read(NamedTuple):
+    """One value of an option variable, tokenised once: its options (spanned at 0; None when a word is no option:
+    perhaps the image) and the long names among them that decide something read here."""
+
+    parts: tuple[Word, ...]
+    judged: frozenset[str]
+    shm: bool  # it holds what decides /dev/shm: a ``--shm-size``, an ``--ipc`` mode, a mount there
+
+
+class Assignments:
+    """One text's scan state: the values its plain assignments gave each name so far (``values``), each value read
+    once, and the characters of values read into commands (``MAX_EXPANDED``), so the work stays linear in the text."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, tuple[str, ...]] = {}
+        self._reads: dict[str, _Read | None] = {}
+        self._expanded = 0
+
+    def read(self, value: str) -> _Read | None:
+        if value not in self._reads:
+            self._reads[value] = _read_value(value)
+        return self._reads[value]
+
+    def spend(self, characters: int) -> bool:
+        """Whether ``characters`` more of a value may be read into a command (they are counted then)."""
+        if self._expanded + characters > MAX_EXPANDED:
+            return False
+        self._expanded += characters
+        return True
+
+
+def note_assignment(command: SimpleCommand, text: str, assignments: Assignments) -> None:
+    """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
+    every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
+    may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each)."""
+    words = command.words[1:] if command.words[0].text in ("export", "local", "declare", "readonly") else command.words
+    if not words or not all(is_assignment(word, text) for word in words):
+        return
+    assigned = assignments.values
+    for word in words:
+        name, _, value = word.text.partition("=")
+        if name.endswith("+") or len(value) > MAX_VALUE or text[word.end : word.end + 1] == "(":
+            assigned.pop(name.rstrip("+"), None)  # appended to, too long or an array: not known
+            continue
+        known = assigned.get(name, ())
+        if value not in known:
+            assigned[name] = (*known, value)[-MAX_VALUES:]
+
+
+def is_assignment(word: Word, text: str) -> bool:
+    """``NAME=value`` as the source spells it: a quoted ``"A=b"`` is a word, not an assignment."""
+    return bool(_ASSIGNMENT.match(text[word.start : word.end]))
+
+
+class Expanded(NamedTuple):
+    """An option variable read from the script: the options it holds (none that decide anything read here, or
+    those of its one value), or not ``known`` when its values differ in what they decide; ``shm`` when a value it
+    may have holds what decides /dev/shm (a variable the script says nothing of may)."""
+
+    flags: tuple[Flag, ...]
+    known: bool = True
+    shm: bool = False
+
+
+NOT_EXPANDED = Expanded((), known=False, shm=True)
+
+
+def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
+    """What an unquoted ``$NAME`` before the image stands for, from the values the script gave it; None when the
+    script says nothing of it or a value is not options (then it may be the image). ``-it`` or ``""``: nothing
+    read here (the word is skipped); ``--gpus all`` its one value: that option; ``--gpus device=$i`` or ``""``
+    (two values that decide differently), or past ``MAX_EXPANDED``: not expanded, said as unknown."""
+    values = assigned.values.get(assigned_name(word, assigned), ())
+    reads = [assigned.read(value) for value in values]
+    if not reads or any(read is None for read in reads):
+        return None
+    judged = frozenset().union(*(read.judged for read in reads if read is not None))
+    shm = any(read is not None and read.shm for read in reads)
+    if not judged:
+        return Expanded(())
+    one = reads[0] if len(reads) == 1 and judged <= _EXPANDED_OPTIONS else None
+    if one is None or not assigned.spend(len(values[0])):
+        return Expanded((), known=False, shm=shm)
+    parts = [Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in one.parts]
+    flags = _value_options(parts) or []
+    return Expanded(tuple(flag._replace(expanded_from=word.text) for flag in flags), shm=shm)
+
+
+def _read_value(value: str) -> _Read | None:
+    """A variable's value read as options (None when a word of it is not one)."""
+    parts = tuple(part for command in commands(value) for part in command.words)
+    flags = _value_options(parts)
+    if flags is None:
+        return None
+    names = {flag.long_name for flag in flags}
+    shm = any(
+        flag.long_name in _SHM_OPTIONS and (flag.long_name in _SHM_MODES or "/dev/shm" in flag.value_text)
+        for flag in flags
+    )
+    return _Read(parts, frozenset(names & _JUDGED_OPTIONS), shm)
+
+
+def _value_options(parts: Sequence[Word]) -> list[Flag] | None:
+    """The options of a value's words, or None at a word no option takes (perhaps the image)."""
+    flags: list[Flag] = []
+    position = 0
+    while position < len(parts):
+        if not parts[position].text.startswith("-") or parts[position].text in ("-", "--"):
+            return None
+        position = read_option(parts, position, flags, "")
+    return flags
+
+
+def assigned_name(word: Word, assigned: Assignments) -> str:
+    """The name of a one-variable word the script assigned, or ""."""
+    whole = _WHOLE_VARIABLE.match(word.text)
+    name = (whole.group(1) or whole.group(2)) if whole else ""
+    return name if name in assigned.values else ""
