@@ -498,19 +498,27 @@ def test_flow_work_is_bounded_before_composing() -> None:
     assert len(compose(SourceText("s.yaml", shallow))) == 1
 
 
+def _count_tokenised(monkeypatch: pytest.MonkeyPatch, *modules: object) -> list[int]:
+    """The length of every text the shell tokenizer is given through these modules' ``commands``."""
+    from shmlint.parsers.shell import commands
+
+    seen: list[int] = []
+
+    def counting(text: str):  # type: ignore[no-untyped-def]
+        seen.append(len(text))
+        return commands(text)
+
+    for module in modules:
+        monkeypatch.setattr(module, "commands", counting)
+    return seen
+
+
 def test_quadlet_option_words_tokenise_each_piece_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """2,000 ``PodmanArgs=`` keys: the shell tokenizer sees each key's value once (it saw the whole prefix of the
     file for every key before: 100 KB took 60 s), and the words keep the file's offsets."""
     import shmlint.parsers.run_options as run_options
 
-    seen: list[int] = []
-    real = run_options.commands
-
-    def counting(text: str):  # type: ignore[no-untyped-def]
-        seen.append(len(text))
-        return real(text)
-
-    monkeypatch.setattr(run_options, "commands", counting)
+    seen = _count_tokenised(monkeypatch, run_options)
     lines = [
         "[Container]",
         "Image=docker.io/pytorch/pytorch",
@@ -532,15 +540,7 @@ def test_option_variables_are_tokenised_once_per_value(monkeypatch: pytest.Monke
     import shmlint.parsers.container_command as container_command
     import shmlint.parsers.option_variables as option_variables
 
-    seen: list[int] = []
-    real = container_command.commands
-
-    def counting(text: str):  # type: ignore[no-untyped-def]
-        seen.append(len(text))
-        return real(text)
-
-    monkeypatch.setattr(container_command, "commands", counting)  # the script's text
-    monkeypatch.setattr(option_variables, "commands", counting)  # the variables' values
+    seen = _count_tokenised(monkeypatch, container_command, option_variables)  # the script's text, the values
     values = [" ".join(["-it"] * 250) + f" -e{index}=1" for index in range(16)]
     text = "".join(f'X="{value}"\n' for value in values)
     text += "docker run --gpus all $X pytorch/pytorch torchrun --nproc_per_node=2 t.py\n" * 1500
