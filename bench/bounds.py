@@ -36,6 +36,7 @@ from tests import (  # noqa: E402
     test_job_containers,
     test_project_evidence,
     test_shell_parser,
+    test_triton_repository,
 )
 from tests.hostile import POD  # noqa: E402
 from tests.support import SHMLINT_ENV, default_engine  # noqa: E402
@@ -117,6 +118,7 @@ IN_PROCESS: list[tuple[Callable[..., object], float]] = [
     (test_job_containers.test_hostile_files_are_checked, 30.0),
     (test_config_errors.test_an_alias_bomb_under_known_keys_is_reported, 10.0),
     (test_bounded_work.test_flow_work_is_bounded_before_composing, 20.0),
+    (test_triton_repository.test_hostile_config_is_read, 1.0),
 ]
 
 

@@ -3,7 +3,6 @@ Python-backend models whose batches cannot fit the default /dev/shm, and what is
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -150,12 +149,12 @@ def test_python_model_never_raises(text: str) -> None:
     assert model is not None and model.least_bytes >= 0
 
 
-def test_hostile_config_costs_linear_time() -> None:
+def test_hostile_config_is_read() -> None:
+    """Deep braces, a long dims list and an unclosed string are read to an answer (how long they take is
+    ``bench/bounds.py``'s to measure: under 0.2 s here, bound 1 s)."""
     text = 'backend: "python"\nmax_batch_size: 999999999\n' + "{ data_type: TYPE_FP64 dims: [" + "9," * 10_000
-    started = time.perf_counter()
     model = triton.python_model(text + "{" * 50_000 + "dims: [ 999999999, 999999999, 999999999 ] }")
     unclosed = triton.python_model('backend: "python"\ninput [ { name: ' + '"\\"' * 100_000 + "'" * 100_000)
-    assert time.perf_counter() - started < 1.0
     assert model is not None and unclosed is not None and unclosed.least_bytes == 0
 
 
