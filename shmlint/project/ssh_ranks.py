@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from shmlint.model import Need, Tier, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.need import MPI_LAUNCHER, MPI_LOCAL_RANKS
+from shmlint.parsers.programs import SHELLS
 from shmlint.parsers.shell import commands
 from shmlint.project.launchers import program
 from shmlint.signals import MPI_LAUNCHERS, split_image
@@ -32,8 +33,6 @@ PORT_OPTIONS = frozenset({"-p", "--ssh-port"})
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 #: hosts of one list read (a longer list is read this far)
 MAX_HOSTS = 64
-#: shells whose ``-c`` string is read for the daemon (``bash -c "/usr/sbin/sshd -p 12345; sleep infinity"``)
-SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
 
 
 class Daemon(NamedTuple):
@@ -114,7 +113,7 @@ def sshd(command: str, inline: bool = False) -> Daemon | None:
         name = os.path.basename(words[0]) if words else ""
         if name == "sshd":
             return Daemon(_port(words[1:]))
-        script = _script(words[1:]) if name in SHELLS and not inline else None
+        script = _script(words[1:]) if name in SHELLS and not inline else None  # a shell's ``-c`` string
         found = sshd(script, inline=True) if script else None
         if found is not None:
             return found
