@@ -317,12 +317,7 @@ def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:
 def _mounted(binds: list[tuple[str, str]], workdir: str, reader: Reader) -> list[str]:
     """The repository's folders bind-mounted into the container (``./src:/workspace``), which is what the container
     finds at those paths: the folder its working directory falls in first, then the others."""
-    first: list[str] = []
-    for point, host in binds:
-        if workdir == point or workdir.startswith(point.rstrip("/") + "/"):
-            below = workdir[len(point) :].strip("/")
-            mapped = reader.folder(os.path.join(host, below)) if below else host
-            first += [mapped] if mapped is not None else []
+    first = [mapped for mapped in reader.through_binds(binds, workdir) if mapped is not None]
     return list(dict.fromkeys(first + [host for _, host in binds]))
 
 

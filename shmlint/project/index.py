@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from shmlint.named_tuple import NamedTuple
@@ -113,20 +113,29 @@ class Reader:
         is read within a bound does not depend on the file system's order)."""
         return tuple(sorted(_entries(folder).folders))
 
-    def locate(self, bases: Iterable[str], path: str) -> str | None:
-        """The repository file a path (as a container or a command writes it) stands for: relative to each base in
-        turn, and for an absolute container path (``/app/src/train.py``) its tails (``src/train.py``...), since an
-        image copies the repository somewhere under its own root."""
+    def locate(self, bases: Iterable[str], path: str, *, folder: bool = False) -> str | None:
+        """The repository file (``folder``: folder) a path (as a container or a command writes it) stands for:
+        relative to each base in turn, and for an absolute container path (``/app/src/train.py``) its tails
+        (``src/train.py``...), since an image copies the repository somewhere under its own root."""
         parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
         if not parts or len(parts) > MAX_PARTS or (".." in parts and path.startswith("/")):
             return None
         tails = [parts[i:] for i in range(len(parts))] if path.startswith("/") else [parts]
+        found_at = self.folder if folder else self.inside
         for tail in tails:
             for base in bases:
-                found = self.inside(os.path.join(base, *tail))
+                found = found_at(os.path.join(base, *tail))
                 if found is not None:
                     return found
         return None
+
+    def through_binds(self, binds: Iterable[tuple[str, str]], path: str) -> Iterator[str | None]:
+        """For each bind mount (container path, repository folder) that holds the container ``path``, in the order
+        given, the repository folder it stands for there (None when that folder is not in the repository)."""
+        for point, host in binds:
+            if path == point or path.startswith(point.rstrip("/") + "/"):
+                below = path[len(point) :].strip("/")
+                yield self.folder(os.path.join(host, below)) if below else host
 
     def text(self, path: str) -> str | None:
         """The text of a located file, or None when it cannot be read or the budget is spent."""

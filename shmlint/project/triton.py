@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Protocol
 from shmlint.model import CodeFact
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.argv import option_values
-from shmlint.project.index import MAX_PARTS
 from shmlint.project.launchers import known
 from shmlint.sizes import DEFAULT_SHM_BYTES, human
 from shmlint.visible import visible
@@ -207,22 +206,14 @@ def follow(walk: Walk, argv: Sequence[str]) -> None:
 
 
 def container_folder(walk: Walk, path: str) -> str | None:
-    """The repository folder a container path stands for: through a bind mount, else (an image that copies the
-    repository) its tails below the walk's bases, as ``Reader.locate`` finds files."""
+    """The repository folder a container path stands for: through a bind mount (the most specific), else (an image
+    that copies the repository) its tails below the walk's bases (``Reader.locate``)."""
     if not known(path):
         return None
     if path.startswith("/"):
-        for point, host in sorted(walk.mounts, key=lambda bind: -len(bind[0])):  # the most specific first
-            if path == point or path.startswith(point.rstrip("/") + "/"):
-                below = path[len(point) :].strip("/")
-                return walk.reader.folder(os.path.join(host, below)) if below else host
-    parts = [p for p in path.split("/") if p not in ("", ".")]
-    if not parts or len(parts) > MAX_PARTS or ".." in parts:
+        most_specific_first = sorted(walk.mounts, key=lambda bind: -len(bind[0]))
+        for mapped in walk.reader.through_binds(most_specific_first, path):
+            return mapped
+    if ".." in path.split("/"):
         return None
-    tails = [parts[i:] for i in range(len(parts))] if path.startswith("/") else [parts]
-    for tail in tails:
-        for base in walk.bases:
-            found = walk.reader.folder(os.path.join(base, *tail))
-            if found is not None:
-                return found
-    return None
+    return walk.reader.locate(walk.bases, path, folder=True)
