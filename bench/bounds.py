@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests import (  # noqa: E402
+    test_accelerate_config,
     test_bounded_work,
     test_config_errors,
     test_hostile_files,
@@ -119,6 +120,8 @@ IN_PROCESS: list[tuple[Callable[..., object], float]] = [
     (test_config_errors.test_an_alias_bomb_under_known_keys_is_reported, 10.0),
     (test_bounded_work.test_flow_work_is_bounded_before_composing, 20.0),
     (test_triton_repository.test_hostile_config_is_read, 1.0),
+    (test_accelerate_config.test_a_key_repeated_on_every_line_is_read_from_its_first_yaml_line, 1.0),
+    (test_accelerate_config.test_a_key_repeated_in_json_is_read_from_its_last_line, 1.0),
 ]
 
 

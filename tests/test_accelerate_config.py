@@ -106,3 +106,20 @@ def test_json_top_level_keys_win_over_nested_ones(processes: int, machines: int,
     document = {"nested": decoy, "distributed_type": "MULTI_GPU", "num_machines": machines, "num_processes": processes}
     config = accelerate_config(json.dumps(document, indent=indent))
     assert config is not None and config.local_gpu_processes == processes // machines
+
+
+#: a key repeated on every line of a large config: the line it is read from is counted once (YAML: the first
+#: wins) or as the scan goes (JSON: the last wins), not from the file's start at every repeat (115 s and 155 s for
+#: 200,000 repeats; bench/bounds.py times it)
+REPEATS = 20_000
+
+
+def test_a_key_repeated_on_every_line_is_read_from_its_first_yaml_line() -> None:
+    config = accelerate_config("num_processes: 4\n" * REPEATS + "distributed_type: MULTI_GPU\n")
+    assert config is not None and (config.processes, config.line) == (4, 1)
+
+
+def test_a_key_repeated_in_json_is_read_from_its_last_line() -> None:
+    body = ",\n".join(f'"num_processes": {index}' for index in range(REPEATS))
+    config = accelerate_config("{" + body + ',\n"a:b": 1, "distributed_type": "MULTI_GPU"}')
+    assert config is not None and (config.processes, config.line) == (REPEATS - 1, REPEATS)

@@ -105,8 +105,8 @@ def _accelerate_yaml(text: str) -> dict[str, tuple[str, int]]:
     """The unindented ``key: value`` lines of the keys read (an indented one is nested), the first of each."""
     found: dict[str, tuple[str, int]] = {}
     for match in _ACCELERATE_KEY.finditer(text):
-        if not match.group("indent"):
-            found.setdefault(match.group("key"), (match.group("value"), text.count("\n", 0, match.start()) + 1))
+        if not match.group("indent") and match.group("key") not in found:  # its line counted once, not per repeat
+            found[match.group("key")] = (match.group("value"), text.count("\n", 0, match.start()) + 1)
     return found
 
 
@@ -121,26 +121,32 @@ def _accelerate_json(text: str) -> dict[str, tuple[str, int]]:
         return {}
     if not isinstance(document, dict):
         return {}
+    lines = _top_level_lines(text)
     return {
-        key: (str(value), _top_level_line(text, key))
+        key: (str(value), lines.get(f'"{key}"', 1))
         for key in ACCELERATE_KEYS
         if isinstance(value := document.get(key), (int, str)) and not isinstance(value, bool)
     }
 
 
-def _top_level_line(text: str, key: str) -> int:
-    """The line of ``"key"`` as a key of the top-level object of a JSON text (the last one, whose value ``json``
-    keeps; 1 for a key spelled with escapes): strings and brackets are passed by one regex scan, linear work."""
-    depth, line, quoted = 0, 1, f'"{key}"'
+def _top_level_lines(text: str) -> dict[str, int]:
+    """The line of each key read (``"num_processes"``, quoted) as a key of the top-level object of a JSON text: the
+    last one, whose value ``json`` keeps (a key spelled with escapes is not found). One regex scan passes strings
+    and brackets, and lines are counted as it goes: linear work however often a key repeats."""
+    wanted = {f'"{key}"' for key in ACCELERATE_KEYS}
+    depth, line, counted = 0, 1, 0
+    lines: dict[str, int] = {}
     for match in _JSON_TOKEN.finditer(text):
         token = match.group()
         if token in "{[":
             depth += 1
         elif token in "}]":
             depth -= 1
-        elif depth == 1 and match.group("colon") and match.group("string") == quoted:
-            line = text.count("\n", 0, match.start()) + 1
-    return line
+        elif depth == 1 and match.group("colon") and match.group("string") in wanted:
+            line += text.count("\n", counted, match.start())
+            counted = match.start()
+            lines[match.group("string")] = line
+    return lines
 
 
 def follow_accelerate(walk: Walk, argv: Sequence[str], script: str) -> None:
