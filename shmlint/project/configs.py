@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from shmlint.model import CodeFact
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.argv import option_values
+from shmlint.source import SourceText
 
 if TYPE_CHECKING:
     from shmlint.project.triton import Walk
@@ -37,9 +38,9 @@ class Setting(NamedTuple):
 
 def settings(text: str) -> list[Setting]:
     """Every ``key: number`` (YAML), ``"key": number`` (JSON) or ``key = number`` (TOML) of the keys read."""
+    source = SourceText("", text)  # its line table, made once: a line found per setting costs no rescan
     return [
-        Setting(m.group("key"), int(m.group("value")), text.count("\n", 0, m.start()) + 1)
-        for m in _SETTING.finditer(text)
+        Setting(m.group("key"), int(m.group("value")), source.position(m.start())[0]) for m in _SETTING.finditer(text)
     ]
 
 
@@ -132,9 +133,10 @@ def _accelerate_json(text: str) -> dict[str, tuple[str, int]]:
 def _top_level_lines(text: str) -> dict[str, int]:
     """The line of each key read (``"num_processes"``, quoted) as a key of the top-level object of a JSON text: the
     last one, whose value ``json`` keeps (a key spelled with escapes is not found). One regex scan passes strings
-    and brackets, and lines are counted as it goes: linear work however often a key repeats."""
+    and brackets; lines come from the text's line table: linear work however often a key repeats."""
     wanted = {f'"{key}"' for key in ACCELERATE_KEYS}
-    depth, line, counted = 0, 1, 0
+    source = SourceText("", text)
+    depth = 0
     lines: dict[str, int] = {}
     for match in _JSON_TOKEN.finditer(text):
         token = match.group()
@@ -143,9 +145,7 @@ def _top_level_lines(text: str) -> dict[str, int]:
         elif token in "}]":
             depth -= 1
         elif depth == 1 and match.group("colon") and match.group("string") in wanted:
-            line += text.count("\n", counted, match.start())
-            counted = match.start()
-            lines[match.group("string")] = line
+            lines[match.group("string")] = source.position(match.start())[0]
     return lines
 
 

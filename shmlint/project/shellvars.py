@@ -17,6 +17,7 @@ from types import MappingProxyType
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.shell import SimpleCommand, Word, commands
 from shmlint.project.launchers import UNKNOWN
+from shmlint.source import SourceText
 
 MAX_WORD = 4096
 MAX_ITEMS = 256
@@ -104,6 +105,7 @@ def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -
     # assignments would otherwise copy every exported value at each one)
     found: list[Line] = []
     simple = list(commands(text))[:MAX_COMMANDS]
+    source = SourceText("", text)  # the lines of commands, from one line table
     skip_until = -1
     for index, command in enumerate(simple):
         words = command.words
@@ -149,7 +151,7 @@ def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -
             if snapshot is None:
                 snapshot = _exported(variables, exported)
             line_env = MappingProxyType({**snapshot, **given}) if given else snapshot
-            found.append(Line(text.count("\n", 0, words[0].start) + 1, expanded, line_env))
+            found.append(Line(source.position(words[0].start)[0], expanded, line_env))
     return found
 
 

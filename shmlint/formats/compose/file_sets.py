@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
+from shmlint.source import SourceText
 
 if TYPE_CHECKING:
     from shmlint.project.index import ProjectFiles
@@ -74,10 +75,11 @@ def _command_sets(folder: str, name: str, text: str) -> list[FileSet]:
     from shmlint.parsers.shell import commands
 
     sets = []
+    source = SourceText(name, text)  # the lines of commands, from one line table
     for command in commands(text):
         files = list(_file_options([w.text for w in command.words], [w.dynamic for w in command.words]))
         if len(files) > 1 and None not in files:
-            line = text.count("\n", 0, command.words[0].start) + 1
+            line = source.position(command.words[0].start)[0]
             sets.append(FileSet(_resolved(folder, [f for f in files if f is not None]), f"{name}:{line}"))
     return sets
 
