@@ -153,3 +153,16 @@ def test_binary_template_on_stdin_is_a_notice(shmlint_process) -> None:
     plain = shmlint_process("check", "-", "--stdin-filename", "pod.yaml", input=text)
     assert template.returncode == 0 and "not checked" in template.stdout and "SHM000" not in template.stdout
     assert plain.returncode == 1 and "SHM000" in plain.stdout
+
+
+@pytest.mark.parametrize(("medium", "codes"), [("${SHM_MEDIUM}", []), ("Memory", []), ('""', ["SHM006"])])
+def test_an_emptydir_medium_filled_at_render_time_is_a_mount_not_disk(tmp_path: Path, medium: str, codes) -> None:
+    """A placeholder medium is Memory or disk once rendered: either way a volume replaces the 64 MiB, so neither
+    SHM001 nor SHM006 ("on disk") may say otherwise; a medium left empty is disk."""
+    volume = (
+        "    volumeMounts: [{name: shm, mountPath: /dev/shm}]\n"
+        f"  volumes: [{{name: shm, emptyDir: {{medium: {medium}, sizeLimit: 8Gi}}}}]\n"
+    )
+    (tmp_path / "pod.yaml.template").write_text(POD.format(image="pytorch/pytorch") + volume, encoding="utf-8")
+    report = check_paths(Settings(), [tmp_path], jobs=1)
+    assert [f.code for f in report.findings] == codes

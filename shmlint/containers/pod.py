@@ -99,9 +99,14 @@ def quantity(text: str, span: Span) -> Size:
 def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
     """What a volume mounted at /dev/shm gives; ``cap``: half the smallest memory limit in the pod."""
     if volume.empty_dir:
-        memory = volume.medium.strip() == "Memory"
-        kind, mechanism = (ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT) if memory else (ShmKind.DISK, ShmMechanism.VOLUME)
+        medium = volume.medium.strip()
         description = f'{volume.kind} volume "{volume.name}"'
+        if medium == "Memory":
+            kind, mechanism = ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT
+        elif medium:  # a placeholder filled at render time, HugePages, or a medium Kubernetes refuses: not disk
+            kind, mechanism, description = ShmKind.UNKNOWN, ShmMechanism.VOLUME, f"{description} (medium {medium})"
+        else:
+            kind, mechanism = ShmKind.DISK, ShmMechanism.VOLUME
         return ShmSource(kind, mechanism, volume.span, description, volume.size_limit, volume.name, cap_bytes=cap)
     if volume.host_path is not None:
         description = f'{volume.kind} volume "{volume.name}" ({volume.host_path})'
