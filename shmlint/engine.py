@@ -60,6 +60,8 @@ class Engine:
 
     def check_candidate(self, candidate: Candidate) -> FileResult:
         display = str(candidate.path)
+        if candidate.error is not None and candidate.notice:
+            return FileResult(display, notices=(Notice(display, candidate.error),))
         if candidate.error is not None:
             return self.invalid(display, candidate.error)
         data = None
