@@ -86,6 +86,7 @@ class Candidate(NamedTuple):
     kind: FileKind
     explicit: bool  # named on the command line: checked even with an unusual name
     error: str | None = None  # a folder that could not be read while walking: reported, not skipped silently
+    notice: bool = False  # ``error`` is said as a notice, not SHM000: nothing is wrong with the input itself
 
 
 def kind_by_name(path: StrPath) -> FileKind | None:
@@ -348,10 +349,12 @@ def _unreadable(error: OSError, where: str) -> Candidate:
 
 
 def _refused(path: str, problems: tuple[str, ...]) -> Candidate:
-    """A ``.gitignore`` with patterns left out (``patterns.too_costly``): the files they name are checked."""
+    """A ``.gitignore`` with patterns left out (``patterns.too_costly``): the files they name are checked. A
+    notice, not SHM000: git reads the file fine (projen writes ``report.[0-9]*.[0-9]*.[0-9]*.[0-9]*.json`` in
+    every project it makes), only shmlint declines to match it."""
     shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
     message = f"patterns left out (the files they name are checked): {shown}"
-    return Candidate(clean_path(path), FileKind.YAML, explicit=False, error=message)
+    return Candidate(clean_path(path), FileKind.YAML, explicit=False, error=message, notice=True)
 
 
 def _regular(path: str) -> bool:

@@ -160,7 +160,7 @@ def test_jinja_masking_keeps_every_offset(pieces: list[str]) -> None:
     assert [i for i, c in enumerate(masked) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]
     assert re.search(r"\{\{[^\n]*?\}\}|\{%[^\n]*?%\}", masked) is None  # every one on a line is a variable or blank
     kept = [i for i, c in enumerate(text) if c not in "{}%" and masked[i] != c]
-    assert all(re.search(r"\{[{%][^\n]*?[}%]\}", text[: i + 200][max(0, i - 200) :]) for i in kept)
+    assert all(re.search(r"\{[{%#][^\n]*?[}%#]\}", text[: i + 200][max(0, i - 200) :]) for i in kept)  # {# #} too
 
 
 def test_shell_task_fix_inserts_after_run(engine: Engine) -> None:

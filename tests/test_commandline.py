@@ -777,3 +777,19 @@ def test_steps_session_reads_only_its_steps_and_stays_bounded(steps: list[list[s
     assert read == inside[: len(read)] and len(read) <= MAX_TYPED_COMMANDS
     assert len(typed.script) <= MAX_TYPED_CHARS + MAX_TYPED_COMMANDS
     assert typed.how == "the job's steps"
+
+
+@pytest.mark.parametrize(
+    ("image", "named"),
+    [
+        ("nvcr.io/nim/meta/llama3-8b-instruct:${TAG}", "nvcr.io/nim/meta/llama3-8b-instruct:${TAG}"),
+        ('"${REGISTRY}/vllm/vllm-openai:latest"', "${REGISTRY}/vllm/vllm-openai:latest"),
+        ("nvcr.io/nim/${ORG}/${NAME}:1.0.0", "nvcr.io/nim/${ORG}/${NAME}:1.0.0"),
+        ("$IMAGE", None),  # all expansion: names nothing
+        ('"${REGISTRY}/${NAME}:${TAG}"', None),
+        ("$(docker build -q .)", None),
+    ],
+)
+def test_an_image_partly_written_with_variables_is_named_by_its_literal_parts(image: str, named: str | None) -> None:
+    """The image patterns are anchored to the name: ``nvcr.io/nim/...:${TAG}`` is a NIM whatever the tag."""
+    assert one(f"docker run --gpus all {image}\n").image == named

@@ -34,6 +34,7 @@ from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, Work
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, container_commands
 from shmlint.parsers.container_options import Flag
+from shmlint.parsers.shell import Word
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
@@ -89,6 +90,20 @@ def extract_commands(
     return workloads
 
 
+#: an expansion in a word (``$X``, ``${X:-a}``, ``$(cmd)`` one level deep): what is left around it is literal
+_EXPANSION = LazyRegex(r"\$(?:\{[^{}]{0,256}\}|\([^()]{0,256}\)|\w+)", 0, ("$",))
+
+
+def _named_image(image: Word | None) -> Word | None:
+    """The image word when it names an image: written out, or partly with variables (``nvcr.io/nim/meta/x:$TAG``,
+    ``$REGISTRY/vllm/vllm-openai``), whose literal parts the image patterns (anchored to the name) match as they
+    are. One that is all expansion (``$IMAGE``, ``$(docker build -q .)``) names nothing."""
+    if image is None or not image.dynamic:
+        return image
+    literal = _EXPANSION.sub("", image.text)
+    return image if any(c.isalnum() for c in literal) and not any(c.isspace() for c in literal) else None
+
+
 def command_workload(
     command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int, typed: Typed | None = None
 ) -> Workload:
@@ -101,7 +116,7 @@ def command_workload(
     settings, slots = _settings(command, source)
     memory = command.flag_values("--memory")
     workdir = command.flag_values("--workdir")[-1:]
-    image = command.image if command.image is not None and not command.image.dynamic else None
+    image = _named_image(command.image)
     options = DockerOptions(
         base_dir=base_dir(source.path),
         settings=tuple(settings),
