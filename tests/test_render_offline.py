@@ -358,11 +358,11 @@ def test_a_render_failure_is_shm000_with_the_renderers_first_error_line(tmp_path
     kubectl()
     folder = tmp_path / "k"
     folder.mkdir()
-    (folder / "kustomization.yaml").write_text("bases:\n  - settings.yaml\nresources:\n  - missing.yaml\n")
-    (folder / "settings.yaml").write_text(CONFIG_MAP)
+    (folder / "kustomization.yaml").write_text("bases:\n  - settings.yaml\nresources:\n  - settings.yaml\n")
+    (folder / "settings.yaml").write_text(CONFIG_MAP)  # the same resource twice: kustomize refuses it
     result = shmlint("check", str(folder))
     (line,) = [line for line in result.stdout.splitlines() if "SHM000" in line]
-    assert "failed: accumulating resources" in line and "missing.yaml" in line, line
+    assert "failed: accumulating resources" in line and "settings.yaml" in line, line
     assert "Warning" not in line and "run.go" not in line and not line.endswith(">")
 
 

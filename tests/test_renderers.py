@@ -103,10 +103,35 @@ def test_broken_kustomization_is_reported_not_crashed_on(tmp_path: Path, invoke)
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl is not on PATH: the kustomize renderer cannot be tested without it")
     folder = kustomization(tmp_path)
-    (folder / "kustomization.yaml").write_text("resources:\n  - missing.yaml\n")
+    (folder / "kustomization.yaml").write_text("resources:\n  - deploy.yaml\n  - deploy.yaml\n")  # an id twice
     result = invoke("check", str(folder))
     assert result.exit_code == 1 and "SHM000" in result.stdout and "could not be rendered" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("kustomization", "absent"),
+    [
+        ("resources:\n  - deploy.yaml\n  - generated/crds.yaml\n", "generated/crds.yaml"),
+        ("resources: [deploy.yaml]\nconfigMapGenerator:\n  - name: env\n    envs: [.env]\n", ".env"),
+        ("resources: [deploy.yaml]\nsecretGenerator:\n  - name: s\n    files: [key=secret.txt]\n", "secret.txt"),
+        ("resources: [deploy.yaml]\npatches:\n  - path: local-patch.yaml\n", "local-patch.yaml"),
+        ("resources: [deploy.yaml]\npatchesStrategicMerge: [local-patch.yaml]\n", "local-patch.yaml"),
+    ],
+)
+def test_a_kustomization_naming_a_file_the_checkout_lacks_is_a_note_not_shm000(
+    tmp_path: Path, invoke, kustomization: str, absent: str
+) -> None:
+    """A file made by a build step (an ``.env``, CRDs a Makefile downloads) or not committed: kustomize cannot build
+    the kustomization as checked out, which says nothing of its workloads; its files are checked one by one."""
+    folder = tmp_path / "overlay"
+    folder.mkdir()
+    (folder / "kustomization.yaml").write_text(kustomization)
+    (folder / "deploy.yaml").write_text(BASE.replace("busybox", "pytorch/pytorch"))
+    result = invoke("check", str(folder))
+    assert result.exit_code == 0 and "SHM000" not in result.stdout, result.stdout
+    assert f"names '{absent}', which is not in the checkout" in result.stdout
+    assert "its files are checked one by one" in result.stdout
 
 
 def chart(tmp_path: Path) -> Path:

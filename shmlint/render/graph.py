@@ -68,6 +68,9 @@ _DATA = frozenset(
         "vars",
     }
 )
+#: generators whose ``files``/``envs`` name local files kustomize reads (``key=path`` or a path)
+_GENERATORS = frozenset({"configMapGenerator", "secretGenerator"})
+_GENERATOR_FILES = frozenset({"files", "envs", "env"})
 #: keys that make kustomize run another program (helm) that shmlint does not let it run
 _HELM_KEYS = frozenset({"helmCharts", "helmChartInflationGenerator", "helmGlobals"})
 #: a scheme (``https://``, ``HTTP://``, ``git::``, ``gh:``, ``s3:``), an scp-like ``git@host:``, a git host named
@@ -178,10 +181,10 @@ def _scan(root: yaml.Node, path: Path, follow: list[tuple[str, str]], budget: in
     with their key."""
     import yaml
 
-    stack: list[tuple[yaml.Node, str | None]] = [(root, None)]
+    stack: list[tuple[yaml.Node, str | None, str | None]] = [(root, None, None)]
     visited: set[int] = set()
     while stack:
-        node, top_key = stack.pop()
+        node, top_key, own_key = stack.pop()
         if id(node) in visited:
             continue
         visited.add(id(node))
@@ -195,14 +198,30 @@ def _scan(root: yaml.Node, path: Path, follow: list[tuple[str, str]], budget: in
                     return f"{path}: uses {name}, which shmlint does not let kustomize inflate", budget
                 if name in _DATA:
                     continue
-                stack.append((value, top_key if top_key is not None else name or ""))
+                stack.append((value, top_key if top_key is not None else name or "", name))
         elif isinstance(node, yaml.SequenceNode):
-            stack.extend((item, top_key) for item in node.value)
+            stack.extend((item, top_key, own_key) for item in node.value)
         elif isinstance(node, yaml.ScalarNode):
             problem = _scalar(node, path, top_key, follow)
+            if problem is None and node.tag != _BINARY:
+                problem = _absent_source(node.value, path, top_key, own_key)
             if problem is not None:
                 return problem, budget
     return None, budget
+
+
+def _absent_source(value: str, path: Path, top_key: str | None, own_key: str | None) -> str | None:
+    """A resource, patch or generator file the kustomization names that the checkout does not have (an ``.env``
+    made by a build step, CRDs a Makefile downloads, a sample since deleted): kustomize cannot build it as
+    checked out, which says nothing of the workloads, so it is not rendered (a note), not SHM000."""
+    value = value.strip()
+    if top_key in _GENERATORS and own_key in _GENERATOR_FILES:
+        value = value.split("=", 1)[-1].strip()  # ``key=path``
+    elif top_key not in _FOLLOWED and not (top_key in _PATCHES and own_key in (top_key, "path")):
+        return None
+    if not value or "\n" in value or "\r" in value or is_remote(value) or (path.parent / value).exists():
+        return None
+    return f"{path}: names {quoted(value)}, which is not in the checkout (made by a build step, or not committed)"
 
 
 def _scalar(node: yaml.ScalarNode, path: Path, top_key: str | None, follow: list[tuple[str, str]]) -> str | None:
