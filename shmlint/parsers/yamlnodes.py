@@ -194,7 +194,7 @@ def _compose_text(text: str, tags: bool) -> tuple[Node, ...]:
         _check_events(text, MAX_EVENTS)
     loader = _Loader if tags else _SyntaxLoader
     documents = tuple(doc for doc in yaml.compose_all(text, Loader=loader) if doc is not None)
-    if "*" in text:
+    if "*" in text and "&" in text:  # an alias needs an anchor (the composer refuses an undefined one)
         budget = _ExpansionBudget(max(MAX_EXPANDED_CHARS, len(text)))
         for document in documents:
             _check_expansion(document, budget)

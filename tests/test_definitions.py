@@ -1,0 +1,70 @@
+"""CustomResourceDefinitions left out of a stream too large to compose with them (a kustomization rendering an
+operator's CRDs): the documents around them keep every offset, and their findings their lines."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.engine import Engine
+from shmlint.extract.definitions import blank_definitions
+from shmlint.format_descriptor import FileKind
+from shmlint.parsers.yamlnodes import MAX_EVENTS
+from shmlint.settings import Settings
+from shmlint.source import SourceText
+
+POD = """apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  containers:
+    - name: trainer
+      image: pytorch/pytorch
+      command: [torchrun, --nproc_per_node=4, train.py]
+      resources: {limits: {nvidia.com/gpu: 4}}
+"""
+
+
+def crd(properties: int) -> str:
+    fields = "".join(f"            field{i}: {{type: string, description: 'a [b] {{c}}'}}\n" for i in range(properties))
+    return (
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: x.example.com}\n"
+        "spec:\n  names: {kind: ServingRuntime}\n  versions:\n    - name: v1\n      schema:\n"
+        f"        openAPIV3Schema:\n          properties:\n{fields}"
+    )
+
+
+def test_a_render_over_the_node_budget_because_of_its_crds_is_checked_without_them() -> None:
+    text = "---\n".join([crd(MAX_EVENTS // 8), POD, crd(MAX_EVENTS // 8)])
+    result = Engine(Settings()).check_source(SourceText("rendered.yaml", text), FileKind.YAML, "rendered.yaml")
+    pod_line = text[: text.index("kind: Pod")].count("\n")  # the Pod's apiVersion line, 1-based
+    assert [(f.code, f.span.line) for f in result.findings] == [("SHM001", pod_line + 5)]
+
+
+def test_a_stream_over_the_budget_without_crds_is_still_too_complex() -> None:
+    text = POD + "---\n" + "".join(f"k{i}: [a, b]\n" for i in range(MAX_EVENTS // 4))
+    result = Engine(Settings()).check_source(SourceText("big.yaml", text), FileKind.YAML, "big.yaml")
+    assert [f.code for f in result.findings] == ["SHM000"] and "too complex" in result.findings[0].message
+
+
+documents = st.lists(
+    st.sampled_from([POD, crd(3), "kind: CustomResourceDefinition\n", "a: [1, 2]\n", "# only a comment\n", "\n"]),
+    min_size=1,
+    max_size=6,
+)
+
+
+@given(documents, st.sampled_from(["---\n", "--- \n", "...\n---\n", "---\r\n"]), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_blanking_keeps_every_offset_and_every_other_document(parts: list[str], marker: str, leading: bool) -> None:
+    text = (marker if leading else "") + marker.join(parts)
+    blanked = blank_definitions(text)
+    if "kind: CustomResourceDefinition" not in text:
+        assert blanked is None
+        return
+    assert blanked is not None and len(blanked) == len(text)
+    assert [i for i, c in enumerate(blanked) if c in "\r\n"] == [i for i, c in enumerate(text) if c in "\r\n"]
+    assert "CustomResourceDefinition" not in blanked
+    assert blanked.count("kind: Pod") == text.count("kind: Pod")
+    for index, char in enumerate(blanked):
+        assert char == text[index] or char == " "
