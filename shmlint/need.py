@@ -51,7 +51,6 @@ class Entry(NamedTuple):
     accelerator_only: bool = False  # on the CPU this evidence alone says nothing (``cpu_only_pytorch``)
     command_wins: bool = False  # its command says what really runs (a holder, a notebook): image matches drop
     host_centric: bool = False  # one process drives every local TPU chip (JAX, TensorFlow): ``tpu_alone`` holds
-    image_wide: bool = False  # the vendor documents the need for whatever runs in the image (NeMo): holders keep it
     min_devices: int = 0  # counted GPUs the container must request for this evidence to say anything (a launcher
     # that starts one process per visible GPU: on one GPU it starts one process, and NCCL has no peer)
     under_launchers: bool = False  # what it does as an operator's ranks is said here: ``launched_by`` yields to it
@@ -208,8 +207,8 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
         # a command that also starts software that needs /dev/shm (`nvidia-smi && torchrun ...`) keeps that need
         return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
-    if any(e.command_wins for e, _ in by_command):  # a holder or a notebook: the image is only where it runs,
-        by_image = [(e, where) for e, where in by_image if e.image_wide]  # unless its vendor says the image needs it
+    if any(e.command_wins for e, _ in by_command):  # a holder or a notebook: the image is only where it runs
+        by_image = []
     matches = [(e, where) for e, where in by_command + by_image if accelerator or not e.accelerator_only]
     strongest = max(matches, key=lambda pair: pair[0].tier) if matches else None  # the first of equals
     if workload.launched_by is not None and (

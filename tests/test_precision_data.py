@@ -68,7 +68,7 @@ def test_every_software_entry_has_tier_match_and_source(need: dict) -> None:
         assert all(_source_ok(extra) for extra in entry.get("also", [])), entry["id"]
         assert set(entry["match"]) <= {"images", "commands", "image_tags"} and entry["match"], entry["id"]
         assert all(isinstance(patterns, list) and patterns for patterns in entry["match"].values()), entry["id"]
-        for flag in ("accelerator_only", "command_wins", "host_centric", "image_wide", "under_launchers"):
+        for flag in ("accelerator_only", "command_wins", "host_centric", "under_launchers"):
             assert isinstance(entry.get(flag, False), bool), (entry["id"], flag)
         assert isinstance(entry.get("min_devices", 0), int) and entry.get("min_devices", 0) >= 0, entry["id"]
         if entry.get("command_wins"):  # it says what the command runs: it needs command patterns
@@ -118,24 +118,20 @@ RANK = {"free": 0, "unknown": 1, "needs": 2}
 def _tier_for(need: dict, image: str = "", command: str = "") -> str:
     """The documented precedence: a free command wins, otherwise the strongest tier among the matches."""
     repository, _, tag = image.rpartition(":") if ":" in image.rsplit("/", 1)[-1] else (image, "", "")
-    by_image, by_command, command_wins, wide = set(), set(), False, set()
+    by_image, by_command, command_wins = set(), set(), False
     for entry in need["software"]:
         match = entry["match"]
         if repository and any(re.search(p, repository, re.IGNORECASE) for p in match.get("images", [])):
             by_image.add(entry["tier"])
-            if entry.get("image_wide"):
-                wide.add(entry["tier"])
         if tag and any(re.search(p, tag) for p in match.get("image_tags", [])):
             by_image.add(entry["tier"])
-            if entry.get("image_wide"):
-                wide.add(entry["tier"])
         if command and any(re.search(p, command, re.IGNORECASE) for p in match.get("commands", [])):
             by_command.add(entry["tier"])
             command_wins = command_wins or bool(entry.get("command_wins"))
     if "free" in by_command and "needs" not in by_command:
         return "free"
-    if command_wins:  # a holder or a notebook: the image is only where the command runs, unless image-wide
-        by_image = set(wide)
+    if command_wins:  # a holder or a notebook: the image is only where the command runs
+        by_image = set()
     return max(by_image | by_command, key=RANK.__getitem__, default="")
 
 
@@ -201,8 +197,10 @@ FAMILIES = [
         "free",
     ),
     ("vllm/vllm-openai:v0.11.0", "vllm bench serve --model m --num-prompts 10", "free"),
-    # the python-backend Triton images warn for the container as a whole: a shell in one keeps the need
-    ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "bash", "needs"),
+    # a shell or a holder in a python-backend Triton image runs none of it by itself (issue 26's holders and shells)
+    ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "bash", "unknown"),
+    ("nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3", "bash -c trap : TERM INT; sleep infinity & wait", "unknown"),
+    ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "", "needs"),
     ("nvcr.io/nvidia/tritonserver:24.08-py3", "bash", "unknown"),
     ("vllm/vllm-openai:v0.11.0", "vllm bench throughput --model m --tensor-parallel-size 2", "needs"),
     ("", "bash -c vllm serve m --tensor-parallel-size 2 & python benchmark_serving.py --model m", "needs"),

@@ -91,7 +91,6 @@ def _software(knowledge: Knowledge) -> str:
                     "tags": _pairs(entry.image_tags),
                     "acceleratorOnly": "true" if entry.accelerator_only else "false",
                     "commandWins": "true" if entry.command_wins else "false",
-                    "imageWide": "true" if entry.image_wide else "false",
                     "hostCentric": "true" if entry.host_centric else "false",
                     "minDevices": str(entry.min_devices),
                 }
@@ -326,10 +325,10 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                 {
                     # a command that also starts software that needs /dev/shm keeps that need
                     "freeCommand": "f.commandHits.exists(e, e.tier == 2) ? [] : f.commandHits.filter(e, e.tier == 0)",
-                    # a command that says what really runs (a holder, a notebook) keeps only image_wide image hits
+                    # a command that says what really runs (a holder, a notebook) drops the image hits
                     "candidates": (
-                        "(f.commandHits + (f.commandHits.exists(e, e.commandWins)"
-                        " ? f.imageHits.filter(e, e.imageWide) : f.imageHits)).filter(e, f.gpu || !e.acceleratorOnly)"
+                        "(f.commandHits + (f.commandHits.exists(e, e.commandWins) ? [] : f.imageHits))"
+                        ".filter(e, f.gpu || !e.acceleratorOnly)"
                     ),
                 },
             ),

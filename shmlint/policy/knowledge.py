@@ -57,8 +57,7 @@ class Software(NamedTuple):
     images: tuple[Re2Pattern, ...]
     image_tags: tuple[Re2Pattern, ...]
     accelerator_only: bool
-    command_wins: bool = False  # a command match drops the image matches of entries that are not image_wide
-    image_wide: bool = False
+    command_wins: bool = False  # a command match drops every image match
     host_centric: bool = False  # on TPUs alone this entry does not stop ``tpu_alone``
     min_devices: int = 0  # counted GPUs the container must request for the entry to match (0: any)
 
@@ -129,7 +128,6 @@ def _software(data: dict) -> tuple[Software, ...]:
             _patterns(entry["match"].get("image_tags")),
             bool(entry.get("accelerator_only", False)),
             bool(entry.get("command_wins", False)),
-            bool(entry.get("image_wide", False)),
             bool(entry.get("host_centric", False)),
             int(entry.get("min_devices", 0)),
         )

@@ -21,7 +21,6 @@ def software(k: Knowledge) -> list[dict[str, Any]]:
             "tags": [[part for part in pattern if part is not None] for pattern in entry.image_tags],
             "acceleratorOnly": entry.accelerator_only,
             "commandWins": entry.command_wins,
-            "imageWide": entry.image_wide,
             "hostCentric": entry.host_centric,
             "minDevices": entry.min_devices,
         }
@@ -107,12 +106,8 @@ facts := [f |
   }}
 ]
 
-# a command that says what really runs (a holder, a notebook) keeps only image_wide image hits
-kept_image_hits(commands, images) := [s | some s in images; keeps_image(commands, s)]
-
-keeps_image(commands, s) if s.imageWide == true
-
-keeps_image(commands, s) if not command_wins(commands)
+# a command that says what really runs (a holder, a notebook) drops the image hits
+kept_image_hits(commands, images) := [s | some s in images; not command_wins(commands)]
 
 # a command that also starts software that needs /dev/shm keeps that need over a free one
 needs_command(commands) if {{
