@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Need, ProjectFacts, Tier, Workload
+from shmlint.model import Need, ProjectFacts, Tier, Workload, WorkloadFormat
 from shmlint.named_tuple import NamedTuple
 from shmlint.signals import split_image
 from shmlint.visible import clipped
@@ -169,7 +169,8 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
     plain = workload._replace(project=None)
     built = [(fact, plain._replace(command=fact.text)) for fact in (facts.started,) if fact is not None]
-    built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]
+    if _base_runs(facts.started.text if facts.started is not None else workload.command):
+        built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]
     for fact, variant in built:
         need = _by_names(variant, knowledge)
         if need is not None and need.tier is not Tier.UNKNOWN:
@@ -207,8 +208,8 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
         # a command that also starts software that needs /dev/shm (`nvidia-smi && torchrun ...`) keeps that need
         return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
-    if any(e.command_wins for e, _ in by_command):  # a holder or a notebook: the image is only where it runs
-        by_image = []
+    if any(e.command_wins for e, _ in by_command) or _runs_steps(workload):  # a holder, a notebook, a CI job's
+        by_image = []  # steps: the image is only where they run, its own entrypoint never does
     matches = [(e, where) for e, where in by_command + by_image if accelerator or not e.accelerator_only]
     strongest = max(matches, key=lambda pair: pair[0].tier) if matches else None  # the first of equals
     if workload.launched_by is not None and (
@@ -231,6 +232,21 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         because = f"{count} GPUs in one container, with software shmlint does not know (NCCL uses /dev/shm only"
         return Need(knowledge.multi_device_tier, f"{because} between processes the software starts)", None)
     return Need(Tier.UNKNOWN, "an accelerator request, with software shmlint does not know", None)
+
+
+def _base_runs(argv: str) -> bool:
+    """Whether a base image's own entrypoint is what the built image starts: nothing names a program (no command,
+    or only options for the base's entrypoint). A program named by the Dockerfile's ENTRYPOINT/CMD or the manifest
+    (``python3 app.py`` in an image built FROM a vLLM image: a web client) runs instead, and the base is only the
+    toolbox it was built on; what that program does is read in its code."""
+    return not argv.strip() or argv.lstrip().startswith("-")
+
+
+def _runs_steps(workload: Workload) -> bool:
+    """A CI job's own container (not a service): GitHub Actions starts it with its entrypoint replaced and Jenkins'
+    ``inside`` with ``cat``; the steps exec'd into it are all that runs, so its image names a toolbox, not software
+    started."""
+    return workload.id.format is WorkloadFormat.CI_JOB and workload.id.container_kind != "service"
 
 
 def _part(entry: Entry, command: str) -> str:

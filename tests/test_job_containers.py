@@ -17,6 +17,7 @@ from shmlint.model import ShmKind, WorkloadFormat
 from shmlint.parsers import jsonc
 from shmlint.parsers.groovy import tokens
 from shmlint.parsers.toml_tables import tables
+from shmlint.settings import Settings
 from shmlint.source import SourceText
 from tests.job_container_proofs import plain
 
@@ -423,3 +424,35 @@ def test_jenkins_docker_agents_run_their_sh_steps(engine: Engine) -> None:
         ("SHM001", "error", 6),
         ("SHM001", "error", 24),
     ]
+
+
+JOB = """jobs:
+  e2e:
+    runs-on: [self-hosted, gpu]
+    container:
+      image: vllm/vllm-openai:v0.6.3
+      options: --gpus all
+    services:
+      llm:
+        image: vllm/vllm-openai:v0.6.3
+        options: --gpus all
+    steps:
+      - run: {step}
+"""
+
+
+@pytest.mark.parametrize(
+    ("step", "tier"),
+    [
+        ("python -m pytest tests/unit", "unknown"),  # the image is where the tests run: a toolbox
+        ("vllm serve facebook/opt-125m & python -m pytest tests/e2e", "needs"),  # the steps start the server
+    ],
+)
+def test_a_ci_job_container_is_judged_by_its_steps_not_its_image(step: str, tier: str) -> None:
+    """GitHub Actions starts a job's container with its entrypoint replaced (Jenkins' ``inside`` with ``cat``): only
+    the steps run in it, so a server image is evidence only where a step starts the server; a service container
+    runs its image's own entrypoint and keeps it."""
+    path = ".github/workflows/e2e.yml"
+    result = Engine(Settings()).check_source(SourceText(path, JOB.format(step=step)), FileKind.YAML, path)
+    tiers = {w.id.container_kind: w.need.tier.name.lower() for w in result.workloads if w.need is not None}
+    assert tiers == {"container": tier, "service": "needs"}, tiers

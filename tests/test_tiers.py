@@ -275,6 +275,13 @@ def test_a_gpu_count_alone_is_undecided_and_says_the_count() -> None:
         # the NGC PyTorch image is where PyTorch is, not a need: what runs in it decides (bench/precision/fresh3)
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["jupyter", "lab", "--ip", "0.0.0.0"]', Severity.INFO),
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["bash"]', Severity.INFO),
+        # a holder drops every image match, a python-backend Triton image's too: it runs none of it by itself
+        ("nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3", '["sleep", "infinity"]', Severity.INFO),
+        (
+            "nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3",
+            '["tritonserver", "--model-repository=/m"]',
+            Severity.ERROR,
+        ),
         ("vllm/vllm-openai:v0.7.1", '["sh", "-c", "sleep 5 && vllm serve m"]', Severity.ERROR),  # not a holder
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["python", "train.py"]', Severity.INFO),
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["python", "-c", "import torch"]', Severity.INFO),
@@ -290,7 +297,11 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
 @pytest.mark.parametrize(
     ("text", "severity", "entry"),
     [
-        ("docker run --gpus all nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0\n", Severity.ERROR, "nvidia-nim"),
+        ("docker run --gpus 2 nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0\n", Severity.ERROR, "nvidia-nim"),
+        # the NIM guide's 16 GB is for several GPUs without NVLink: one GPU, or a count left to run time, is undecided
+        ("docker run --gpus 1 nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0\n", Severity.INFO, None),
+        ("docker run --gpus all nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0\n", Severity.INFO, None),
+        ("docker run --gpus all nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0 list-model-profiles\n", None, "x"),
         ("docker run --gpus all openmmlab/lmdeploy lmdeploy serve api_server m\n", Severity.ERROR, "lmdeploy"),
         ("docker run --gpus all ultralytics/ultralytics yolo train data=c.yaml\n", Severity.ERROR, "ultralytics"),
         ("docker run --gpus all acme/yolo yolo train data=c.yaml workers=0\n", Severity.INFO, None),
