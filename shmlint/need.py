@@ -140,6 +140,15 @@ def configured(
     return knowledge._replace(entries=(*extra, *knowledge.entries))
 
 
+#: programs a derived image starts of its own: interpreters, shells and app servers, whose code says what they do
+_OWN_PROGRAM = LazyRegex(
+    r"^(python[0-9.]*|pypy[0-9.]*|(ba|z|da|k)?sh|node|deno|bun|java|ruby|perl|php|uvicorn|gunicorn|hypercorn|flask"
+    r"|streamlit|gradio)$"
+)
+#: CI containers that start their image's own entrypoint: a GitHub Actions service, Jenkins' ``withRun``
+_IMAGE_STARTED = frozenset({"service", "docker.withRun"})
+
+
 def decide(workload: Workload, knowledge: Knowledge) -> Need | None:
     """The workload's need for /dev/shm, or None when it is neither accelerator nor torch work. Names (image,
     command) decide first; where they leave it undecided, what the repository's files show (``workload.project``)
@@ -235,18 +244,22 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
 
 
 def _base_runs(argv: str) -> bool:
-    """Whether a base image's own entrypoint is what the built image starts: nothing names a program (no command,
-    or only options for the base's entrypoint). A program named by the Dockerfile's ENTRYPOINT/CMD or the manifest
-    (``python3 app.py`` in an image built FROM a vLLM image: a web client) runs instead, and the base is only the
-    toolbox it was built on; what that program does is read in its code."""
-    return not argv.strip() or argv.lstrip().startswith("-")
+    """Whether the base image's own software is what the built image starts: unless the Dockerfile's
+    ENTRYPOINT/CMD or the manifest starts a program of the image's own (an interpreter, a shell, a script or a path:
+    ``python3 app.py`` in an image built FROM a vLLM image, a web client), it does; the base's own program
+    (``tritonserver ...``) or arguments for its entrypoint (``Qwen/Qwen2-7B --max-model-len 4096`` for
+    ``vllm serve``) start its software. An own program's code says what it does; the base is only its toolbox."""
+    first = argv.split(maxsplit=1)[0] if argv.strip() else ""
+    name = first.rsplit("/", 1)[-1]
+    own = first.startswith(("/", "./")) or name.endswith((".py", ".sh")) or _OWN_PROGRAM.match(name) is not None
+    return not own
 
 
 def _runs_steps(workload: Workload) -> bool:
-    """A CI job's own container (not a service): GitHub Actions starts it with its entrypoint replaced and Jenkins'
+    """A CI job's own container: GitHub Actions starts it with its entrypoint replaced and Jenkins' agents and
     ``inside`` with ``cat``; the steps exec'd into it are all that runs, so its image names a toolbox, not software
-    started."""
-    return workload.id.format is WorkloadFormat.CI_JOB and workload.id.container_kind != "service"
+    started. A service container and Jenkins' ``withRun`` start their image's own entrypoint."""
+    return workload.id.format is WorkloadFormat.CI_JOB and workload.id.container_kind not in _IMAGE_STARTED
 
 
 def _part(entry: Entry, command: str) -> str:

@@ -788,6 +788,9 @@ def test_steps_session_reads_only_its_steps_and_stays_bounded(steps: list[list[s
         ("$IMAGE", None),  # all expansion: names nothing
         ('"${REGISTRY}/${NAME}:${TAG}"', None),
         ("$(docker build -q .)", None),
+        ('"${IMAGE:-vllm/vllm-openai}"', None),  # a default is not the image the run uses
+        ('"${IMAGE:-vllm/vllm-openai:${TAG}}"', None),  # nested: still all expansion
+        ('"${IMAGE:-${DEFAULT}}"', None),
     ],
 )
 def test_an_image_partly_written_with_variables_is_named_by_its_literal_parts(image: str, named: str | None) -> None:

@@ -3,15 +3,18 @@ operator's CRDs): the documents around them keep every offset, and their finding
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shmlint.engine import Engine
-from shmlint.extract.definitions import blank_definitions
 from shmlint.format_descriptor import FileKind
+from shmlint.parsers.yaml_definitions import blank_definitions
 from shmlint.parsers.yamlnodes import MAX_EVENTS
 from shmlint.settings import Settings
 from shmlint.source import SourceText
+from tests.support import run_shmlint
 
 POD = """apiVersion: v1
 kind: Pod
@@ -41,6 +44,18 @@ def test_a_render_over_the_node_budget_because_of_its_crds_is_checked_without_th
     assert [(f.code, f.span.line) for f in result.findings] == [("SHM001", pod_line + 5)]
 
 
+def test_every_reader_of_the_stream_composes_it_without_the_crds(tmp_path) -> None:
+    """The whole run, not one engine: CRDs named ``ServingRuntime`` send the file through KServe's runtime index
+    too, CRLF line breaks are read as line breaks, and the fixer finds the Pod to edit."""
+    text = "---\n".join([crd(MAX_EVENTS // 8), POD, crd(MAX_EVENTS // 8)]).replace("\n", "\r\n")
+    (tmp_path / "rendered.yaml").write_bytes(text.encode())
+    run = run_shmlint("check", "rendered.yaml", "--format", "json", cwd=tmp_path)
+    ((finding,),) = [json.loads(run.stdout)["findings"]]
+    assert run.returncode == 1 and (finding["code"], finding["fixable"]) == ("SHM001", True), run.stderr
+    fixed = run_shmlint("fix", "--write", "rendered.yaml", cwd=tmp_path)
+    assert fixed.returncode == 0 and b"/dev/shm" in (tmp_path / "rendered.yaml").read_bytes(), fixed.stdout
+
+
 def test_a_stream_over_the_budget_without_crds_is_still_too_complex() -> None:
     text = POD + "---\n" + "".join(f"k{i}: [a, b]\n" for i in range(MAX_EVENTS // 4))
     result = Engine(Settings()).check_source(SourceText("big.yaml", text), FileKind.YAML, "big.yaml")
@@ -48,7 +63,16 @@ def test_a_stream_over_the_budget_without_crds_is_still_too_complex() -> None:
 
 
 documents = st.lists(
-    st.sampled_from([POD, crd(3), "kind: CustomResourceDefinition\n", "a: [1, 2]\n", "# only a comment\n", "\n"]),
+    st.sampled_from(
+        [
+            POD,
+            crd(3),
+            "kind: CustomResourceDefinition\n",
+            "kind: CustomResourceDefinition\r\nx: 1\r\n",
+            "a: [1]\n",
+            "\n",
+        ]
+    ),
     min_size=1,
     max_size=6,
 )

@@ -456,3 +456,13 @@ def test_a_ci_job_container_is_judged_by_its_steps_not_its_image(step: str, tier
     result = Engine(Settings()).check_source(SourceText(path, JOB.format(step=step)), FileKind.YAML, path)
     tiers = {w.id.container_kind: w.need.tier.name.lower() for w in result.workloads if w.need is not None}
     assert tiers == {"container": tier, "service": "needs"}, tiers
+
+
+@pytest.mark.parametrize(("method", "tier"), [("inside", "unknown"), ("withRun", "needs")])
+def test_jenkins_inside_runs_steps_and_with_run_starts_the_image(method: str, tier: str) -> None:
+    """``inside`` runs the closure's steps in the container (started with ``cat``); ``withRun`` starts the image's
+    own entrypoint beside a closure that runs on the agent."""
+    text = f"node {{\n  docker.image('vllm/vllm-openai:v0.6.3').{method}('--gpus all') {{ c ->\n    sh 'python3 client.py'\n  }}\n}}\n"
+    result = Engine(Settings()).check_source(SourceText("Jenkinsfile", text), FileKind.JENKINSFILE, "Jenkinsfile")
+    ((workload),) = result.workloads
+    assert workload.need is not None and workload.need.tier.name.lower() == tier

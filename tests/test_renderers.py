@@ -176,3 +176,13 @@ def test_chart_without_helm_gets_one_notice(tmp_path: Path, invoke) -> None:
     result = invoke("check", str(root), env={"PATH": str(Path(sys.executable).parent)})
     assert result.exit_code == 0, result.stdout
     assert result.stdout.count("Helm chart") == 1 and "SHM000" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    "kustomization", ["resources: [{name}.yaml]\n", "configMapGenerator: [{{name: x, files: [k={name}.txt]}}]\n"]
+)
+def test_a_file_name_too_long_to_look_up_is_absent_not_a_crash(tmp_path: Path, invoke, kustomization: str) -> None:
+    """The system refuses to look up a 300-character name (ENAMETOOLONG, which Python raises): not in the checkout."""
+    (tmp_path / "kustomization.yaml").write_text(kustomization.format(name="a" * 300))
+    result = invoke("check", str(tmp_path))
+    assert result.exit_code == 0 and "which is not in the checkout" in result.stdout, result.stdout + result.stderr

@@ -155,13 +155,24 @@ def test_binary_template_on_stdin_is_a_notice(shmlint_process) -> None:
     assert plain.returncode == 1 and "SHM000" in plain.stdout
 
 
-@pytest.mark.parametrize(("medium", "codes"), [("${SHM_MEDIUM}", []), ("Memory", []), ('""', ["SHM006"])])
-def test_an_emptydir_medium_filled_at_render_time_is_a_mount_not_disk(tmp_path: Path, medium: str, codes) -> None:
-    """A placeholder medium is Memory or disk once rendered: either way a volume replaces the 64 MiB, so neither
-    SHM001 nor SHM006 ("on disk") may say otherwise; a medium left empty is disk."""
+@pytest.mark.parametrize(
+    ("medium", "size", "codes"),
+    [
+        ('"${SHM_MEDIUM}"', "8Gi", []),
+        ("Memory", "8Gi", []),
+        ('""', "8Gi", ["SHM006"]),
+        ('"${SHM_MEDIUM}"', "32Mi", ["SHM005"]),  # too small whatever it renders to: a sizeLimit bounds disk alike
+        ("memory", "8Gi", ["SHM006"]),  # a typo is not Memory
+    ],
+)
+def test_an_emptydir_medium_filled_at_render_time_is_judged_as_memory(
+    tmp_path: Path, medium: str, size: str, codes
+) -> None:
+    """A placeholder medium is there to be Memory once rendered: never "on disk" (SHM006), its size still judged;
+    a medium left empty is disk, and so is one Kubernetes does not know."""
     volume = (
         "    volumeMounts: [{name: shm, mountPath: /dev/shm}]\n"
-        f"  volumes: [{{name: shm, emptyDir: {{medium: {medium}, sizeLimit: 8Gi}}}}]\n"
+        f"  volumes: [{{name: shm, emptyDir: {{medium: {medium}, sizeLimit: {size}}}}}]\n"
     )
     (tmp_path / "pod.yaml.template").write_text(POD.format(image="pytorch/pytorch") + volume, encoding="utf-8")
     report = check_paths(Settings(), [tmp_path], jobs=1)

@@ -28,6 +28,10 @@ INIT_CONTAINER = "init container"
 _REFERENCE = LazyRegex(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]{0,252})\)", 0, ("$",))
 
 
+#: a placeholder a template fills (``${MEDIUM}``, ``{{ .Values.medium }}``, ``$(MEDIUM)``)
+_PLACEHOLDER = LazyRegex(r"\$[{(A-Za-z_]|\{\{", 0, ("$", "{{"))
+
+
 class PodVolume(NamedTuple):
     """One of the pod's volumes. ``kind`` is how the file names its kind (``emptyDir``, ``empty_dir``, ``nfs``);
     ``span`` is where a finding about it points."""
@@ -101,11 +105,10 @@ def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
     if volume.empty_dir:
         medium = volume.medium.strip()
         description = f'{volume.kind} volume "{volume.name}"'
-        if medium == "Memory":
-            kind, mechanism = ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT
-        elif medium:  # a placeholder filled at render time, HugePages, or a medium Kubernetes refuses: not disk
-            kind, mechanism, description = ShmKind.UNKNOWN, ShmMechanism.VOLUME, f"{description} (medium {medium})"
-        else:
+        if medium == "Memory" or _PLACEHOLDER.search(medium):  # a template's ``${MEDIUM}``, filled when rendered:
+            kind, mechanism = ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT  # judged as the Memory it is there for (its
+            description += "" if medium == "Memory" else f" (medium {medium})"  # sizeLimit bounds disk alike)
+        else:  # no medium is disk; any other (``memory``, a typo the kubelet refuses) is not memory either
             kind, mechanism = ShmKind.DISK, ShmMechanism.VOLUME
         return ShmSource(kind, mechanism, volume.span, description, volume.size_limit, volume.name, cap_bytes=cap)
     if volume.host_path is not None:

@@ -100,8 +100,13 @@ def _named_image(image: Word | None) -> Word | None:
     are. One that is all expansion (``$IMAGE``, ``$(docker build -q .)``) names nothing."""
     if image is None or not image.dynamic:
         return image
-    literal = _EXPANSION.sub("", image.text)
-    return image if any(c.isalnum() for c in literal) and not any(c.isspace() for c in literal) else None
+    literal, before = image.text, ""
+    for _ in range(8):  # innermost first: ``${IMAGE:-vllm/x:${TAG}}`` is all expansion, however nested
+        if literal == before:
+            break
+        before, literal = literal, _EXPANSION.sub("", literal)
+    named = literal == before and any(c.isalnum() for c in literal) and not any(c.isspace() for c in literal)
+    return image if named else None
 
 
 def command_workload(

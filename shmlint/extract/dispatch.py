@@ -158,7 +158,7 @@ def commands(source: SourceText, masked: str, signals: Signals, blocks: ShellBlo
 
 
 def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
-    from shmlint.parsers.yamlnodes import TooComplex, YamlError, check_syntax, key_problem
+    from shmlint.parsers.yamlnodes import TooComplex, YamlError, check_syntax, compose, key_problem
 
     if has_helm_actions(source.text) and _in_chart_templates(path, run):
         return [], [_template_notice(source, path, run)]
@@ -167,7 +167,7 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         if not wanted:  # no signal: the syntax is all that can be reported
             check_syntax(source)
             return [], []
-        documents = _composed(source)
+        documents = compose(source)
     except TooComplex as exc:
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
     except YamlError as exc:
@@ -179,22 +179,6 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         # accepts: an unrendered template that happens to parse, not a manifest
         return [], [_template_notice(source, path, run)]
     return _yaml_workloads(source, path, documents, run)
-
-
-def _composed(source: SourceText) -> list:
-    """The documents; a stream over the node budget whose CustomResourceDefinitions take it there (a kustomization
-    rendering an operator's CRDs) is composed without their schemas, after its whole syntax is checked."""
-    from shmlint.extract.definitions import blank_definitions
-    from shmlint.parsers.yamlnodes import TooComplex, check_syntax, compose
-
-    try:
-        return compose(source)
-    except TooComplex:
-        blanked = blank_definitions(source.text)
-        if blanked is None:
-            raise
-    check_syntax(source)
-    return compose(source._replace(text=blanked))
 
 
 def _yaml_template(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:

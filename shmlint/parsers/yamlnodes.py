@@ -167,10 +167,21 @@ def compose(source: SourceText, *, tags: bool = True) -> list[Node]:
     ``tags=False`` checks syntax only (the nodes' tags are meaningless): a third cheaper, for files that cannot
     hold a workload.
     """
+    text = source.text
+    try:
+        with _as_yaml_error(source):
+            return list(_composed(text, tags) if len(text) <= MEMO_MAX_CHARS else _compose_text(text, tags))
+    except TooComplex:
+        from shmlint.parsers.yaml_definitions import blank_definitions  # rare: not on a small file's path
+
+        # a stream over the node budget because of its CRDs (``yaml_definitions``): composed without their schemas
+        # after its whole syntax is checked (a large text's check composes nothing: no second refusal)
+        blanked = blank_definitions(text) if _may_be_too_many(text) else None
+        if blanked is None:
+            raise
+    check_syntax(source)
     with _as_yaml_error(source):
-        if len(source.text) <= MEMO_MAX_CHARS:
-            return list(_composed(source.text, tags))
-        return list(_compose_text(source.text, tags))
+        return list(_compose_text(blanked, tags))
 
 
 #: texts up to this size keep their nodes for the next call: the fixer reads back the text it wrote, then checks

@@ -21,6 +21,7 @@ import binascii
 import os
 import re
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,7 +124,7 @@ def walk(folder: Path, max_bytes: int) -> Graph:
             return Graph(tuple(order), f"more than {MAX_KUSTOMIZATIONS} kustomizations are reachable from it")
         seen.add(key)
         order.append(current)
-        paths = [current / name for name in KUSTOMIZATION_NAMES if (current / name).is_file()]
+        paths = [current / name for name in KUSTOMIZATION_NAMES if _there(current / name, Path.is_file)]
         if not paths:
             return Graph(tuple(order), f"{current} has no kustomization file")
         for path in paths:  # kustomize refuses a folder with two of them, but each is read all the same
@@ -134,15 +135,24 @@ def walk(folder: Path, max_bytes: int) -> Graph:
                 # lexically, as kustomize joins paths (``base/../x`` is ``x`` even when base is a link)
                 local = Path(os.path.normpath(current / value))
                 configures = plugins or name in _PLUGINS
-                if (current / value).is_dir():
+                if _there(current / value, Path.is_dir):
                     queue.append((local, configures))
-                elif local.is_file() and configures:  # a plugin's configuration: read like a kustomization
+                elif _there(local, Path.is_file) and configures:  # a plugin's configuration: read like a kustomization
                     problem, budget = _read(local, max_bytes, budget)
                     if isinstance(problem, str):
                         return Graph(tuple(order), problem)
-                if local.suffix in _RESOURCE_SUFFIXES and local.is_file():
+                if local.suffix in _RESOURCE_SUFFIXES and _there(local, Path.is_file):
                     files[local] = None
     return Graph(tuple(order), None, tuple(files))
+
+
+def _there(path: Path, test: Callable[[Path], bool] = Path.exists) -> bool:
+    """``test(path)`` (exists, is_file, is_dir), False for a name the system refuses to look up (longer than a file
+    name may be: Python raises ENAMETOOLONG there rather than answer)."""
+    try:
+        return test(path)
+    except OSError:
+        return False
 
 
 def _identity(folder: Path) -> Path:
@@ -219,7 +229,7 @@ def _absent_source(value: str, path: Path, top_key: str | None, own_key: str | N
         value = value.split("=", 1)[-1].strip()  # ``key=path``
     elif top_key not in _FOLLOWED and not (top_key in _PATCHES and own_key in (top_key, "path")):
         return None
-    if not value or "\n" in value or "\r" in value or is_remote(value) or (path.parent / value).exists():
+    if not value or "\n" in value or "\r" in value or is_remote(value) or _there(path.parent / value):
         return None
     return f"{path}: names {quoted(value)}, which is not in the checkout (made by a build step, or not committed)"
 
@@ -238,7 +248,7 @@ def _scalar(node: yaml.ScalarNode, path: Path, top_key: str | None, follow: list
         return f"{path}: names a remote resource {quoted(value)}, which shmlint never fetches"
     if top_key in _FOLLOWED or top_key in _PATCHES:
         local = path.parent / value
-        if not local.exists() and _HOST_LIKE.match(value):
+        if not _there(local) and _HOST_LIKE.match(value):
             return f"{path}: names {quoted(value)}, which is not a local path and may be a remote repository"
         follow.append((top_key, value))
     return None

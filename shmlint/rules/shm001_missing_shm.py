@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
 from shmlint.file_formats import describe
-from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmMechanism, ShmSource, Workload
+from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
 from shmlint.rules.common import (
     HINT_COMMENT,
     claims_missing_shm,
@@ -34,9 +34,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     applied = applied_sources(workload)
     unknown = [s for s in applied if s.kind is ShmKind.UNKNOWN]
     pending = any(s.kind in (ShmKind.UNMOUNTED, ShmKind.BUILD_ONLY) for s in workload.shm)
-    # a mount at /dev/shm of a kind not known (an emptyDir medium filled at render time) still replaces the 64 MiB
-    mounted = any(s.mechanism is ShmMechanism.VOLUME for s in unknown)
-    if pending or mounted or len(unknown) < len(applied):
+    if pending or len(unknown) < len(applied):
         return
     size = ctx.fix_size(workload)
     fix = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size.bytes)} ({size.why})", size_bytes=size.bytes)

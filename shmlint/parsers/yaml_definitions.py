@@ -3,8 +3,9 @@
 A CRD is a schema, never a workload, and an operator's CRDs run to megabytes each: a kustomization that renders
 three of them went past the node budget, an SHM000 "too complex" on a tree with no problem. Such a stream is
 composed again with their text blanked, not cut, so every offset, line and column of the documents around them
-stays where the file has it; the caller still checks the whole stream's syntax (libyaml's parser alone,
-``yamlnodes.check_syntax``).
+stays where the file has it; ``yamlnodes.compose`` still checks the whole stream's syntax first (libyaml's
+parser alone), and every reader of the stream (the check, KServe's runtime index, the fixer) composes it the same
+way.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from shmlint.lazy_regex import LazyRegex
 
 #: a document's own ``kind: CustomResourceDefinition`` (top level: at the start of a line)
 _DEFINITION_KIND = LazyRegex(
-    r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*(?:#[^\n]*)?$", re.MULTILINE, ("customresourcedefinition",)
+    r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*(?:#[^\r\n]*)?\r?$",
+    re.MULTILINE,
+    ("customresourcedefinition",),
 )
 #: a document marker at the start of a line (``---``, or ``...`` that ends one), as YAML reads it inside any node
 _MARKER = LazyRegex(r"^(?:---|\.\.\.)(?=[ \t\r\n]|\Z)", re.MULTILINE)
