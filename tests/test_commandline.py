@@ -793,3 +793,20 @@ def test_steps_session_reads_only_its_steps_and_stays_bounded(steps: list[list[s
 def test_an_image_partly_written_with_variables_is_named_by_its_literal_parts(image: str, named: str | None) -> None:
     """The image patterns are anchored to the name: ``nvcr.io/nim/...:${TAG}`` is a NIM whatever the tag."""
     assert one(f"docker run --gpus all {image}\n").image == named
+
+
+@pytest.mark.parametrize(
+    ("script", "named"),
+    [
+        ("IMAGE=vllm/vllm-openai:v0.6.3\ndocker run --gpus all $IMAGE --model m\n", "vllm/vllm-openai:v0.6.3"),
+        ('IMG="nvcr.io/nim/meta/x:1"\ndocker run --gpus all "${IMG}"\n', "nvcr.io/nim/meta/x:1"),
+        ("if a; then IMAGE=a/b; else IMAGE=c/d; fi\ndocker run --gpus all $IMAGE\n", None),  # two values
+        ("IMAGE=$REGISTRY/x\ndocker run --gpus all $IMAGE\n", None),  # a value that is itself an expansion
+        ("docker run --gpus all $IMAGE\n", None),  # never assigned here
+    ],
+)
+def test_an_image_variable_assigned_once_earlier_names_its_value(script: str, named: str | None) -> None:
+    """``IMAGE=...`` then ``docker run $IMAGE``: the script says which image runs (issue 26's simple assignment
+    earlier in the same script); a fix still writes where the line has it."""
+    workload = extract(script)[-1]
+    assert workload.image == named

@@ -185,7 +185,8 @@ def test_an_unassigned_variable_before_an_option_is_an_unknown_option() -> None:
     ("script", "image"),
     [
         ("docker run $IMAGE python x.py", "$IMAGE"),  # nothing says it is options: the image
-        ("IMAGE=nvcr.io/nvidia/pytorch:24.01-py3\ndocker run $IMAGE --gpus all", "$IMAGE"),  # the script says image
+        # the script says it is the image, and which: its one value, where the word is
+        ("IMAGE=nvcr.io/nvidia/pytorch:24.01-py3\ndocker run $IMAGE --gpus all", "nvcr.io/nvidia/pytorch:24.01-py3"),
     ],
 )
 def test_what_an_expansion_is_when_the_script_says(script: str, image: str) -> None:

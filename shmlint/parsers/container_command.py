@@ -20,6 +20,7 @@ from shmlint.parsers.option_variables import (
     NOT_EXPANDED,
     Assignments,
     assigned_name,
+    assigned_word,
     is_assignment,
     note_assignment,
     option_variable,
@@ -137,6 +138,8 @@ def parse_container_command(
     run_word = words[index]
     options, unknown, shm_words, placed, image_index = _read_options(words, index + 1, text, assigned or Assignments())
     image = words[image_index] if image_index < len(words) else None
+    if image is not None and image.dynamic and assigned is not None:  # ``IMAGE=x`` earlier: ``docker run $IMAGE``
+        image = assigned_word(image, assigned) or image
     return ContainerCommand(
         first=words[start],
         engine=engine,

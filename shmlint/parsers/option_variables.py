@@ -154,6 +154,17 @@ def _value_options(parts: Sequence[Word]) -> list[Flag] | None:
     return flags
 
 
+def assigned_word(word: Word, assigned: Assignments) -> Word | None:
+    """A one-variable word (``$IMAGE``, ``"${IMAGE}"``) whose name the script gave one plain value before
+    (``IMAGE=vllm/vllm-openai:v0.6.3``): that value, where the word is; None when it had none, several, or one
+    that holds an expansion or a blank."""
+    name = assigned_name(word, assigned)
+    values = assigned.values.get(name, ()) if name else ()
+    if len(values) != 1 or not values[0] or any(char.isspace() or char in "$`" for char in values[0]):
+        return None
+    return Word(values[0], word.start, word.end)
+
+
 def assigned_name(word: Word, assigned: Assignments) -> str:
     """The name of a one-variable word the script assigned, or ""."""
     whole = _WHOLE_VARIABLE.match(word.text)
