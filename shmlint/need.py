@@ -140,11 +140,6 @@ def configured(
     return knowledge._replace(entries=(*extra, *knowledge.entries))
 
 
-#: programs a derived image starts of its own: interpreters, shells and app servers, whose code says what they do
-_OWN_PROGRAM = LazyRegex(
-    r"^(python[0-9.]*|pypy[0-9.]*|(ba|z|da|k)?sh|node|deno|bun|java|ruby|perl|php|uvicorn|gunicorn|hypercorn|flask"
-    r"|streamlit|gradio)$"
-)
 #: CI containers that start their image's own entrypoint: a GitHub Actions service, Jenkins' ``withRun``
 _IMAGE_STARTED = frozenset({"service", "docker.withRun"})
 
@@ -178,8 +173,8 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
     plain = workload._replace(project=None)
     built = [(fact, plain._replace(command=fact.text)) for fact in (facts.started,) if fact is not None]
-    if _base_runs(facts.started.text if facts.started is not None else workload.command):
-        built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]
+    if not (facts.started and _holds(facts.started.text, knowledge)):  # a holder the image starts: the base is
+        built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]  # no say
     for fact, variant in built:
         need = _by_names(variant, knowledge)
         if need is not None and need.tier is not Tier.UNKNOWN:
@@ -243,16 +238,10 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     return Need(Tier.UNKNOWN, "an accelerator request, with software shmlint does not know", None)
 
 
-def _base_runs(argv: str) -> bool:
-    """Whether the base image's own software is what the built image starts: unless the Dockerfile's
-    ENTRYPOINT/CMD or the manifest starts a program of the image's own (an interpreter, a shell, a script or a path:
-    ``python3 app.py`` in an image built FROM a vLLM image, a web client), it does; the base's own program
-    (``tritonserver ...``) or arguments for its entrypoint (``Qwen/Qwen2-7B --max-model-len 4096`` for
-    ``vllm serve``) start its software. An own program's code says what it does; the base is only its toolbox."""
-    first = argv.split(maxsplit=1)[0] if argv.strip() else ""
-    name = first.rsplit("/", 1)[-1]
-    own = first.startswith(("/", "./")) or name.endswith((".py", ".sh")) or _OWN_PROGRAM.match(name) is not None
-    return not own
+def _holds(command: str, knowledge: Knowledge) -> bool:
+    """Whether ``command`` only holds the container (``sleep infinity``, a shell, a notebook): what is exec'd into it
+    later is not in the files, so the image it runs in is not evidence."""
+    return any(e.command_wins and e.commands is not None and e.commands.search(command) for e in knowledge.entries)
 
 
 def _runs_steps(workload: Workload) -> bool:

@@ -92,3 +92,16 @@ def test_blanking_keeps_every_offset_and_every_other_document(parts: list[str], 
     assert blanked.count("kind: Pod") == text.count("kind: Pod")
     for index, char in enumerate(blanked):
         assert char == text[index] or char == " "
+
+
+def test_without_libyaml_the_blanked_stream_is_parsed_once_not_recursively(monkeypatch) -> None:
+    """Where libyaml is missing the syntax check is the pure-Python event walk, never a compose that would refuse
+    the stream again (it recursed until Python's limit)."""
+    import yaml
+
+    from shmlint.parsers import yamlnodes
+
+    monkeypatch.setattr(yamlnodes, "_SyntaxLoader", yaml.SafeLoader)  # the pure-Python parser: no raw_parse
+    text = "---\n".join([crd(MAX_EVENTS // 8), POD, crd(MAX_EVENTS // 8)])
+    documents = yamlnodes.compose(SourceText("rendered.yaml", text), tags=False)
+    assert [type(d).__name__ for d in documents if d.value] == ["MappingNode"]  # the Pod; the CRDs' bodies are blank

@@ -168,20 +168,8 @@ def compose(source: SourceText, *, tags: bool = True) -> list[Node]:
     hold a workload.
     """
     text = source.text
-    try:
-        with _as_yaml_error(source):
-            return list(_composed(text, tags) if len(text) <= MEMO_MAX_CHARS else _compose_text(text, tags))
-    except TooComplex:
-        from shmlint.parsers.yaml_definitions import blank_definitions  # rare: not on a small file's path
-
-        # a stream over the node budget because of its CRDs (``yaml_definitions``): composed without their schemas
-        # after its whole syntax is checked (a large text's check composes nothing: no second refusal)
-        blanked = blank_definitions(text) if _may_be_too_many(text) else None
-        if blanked is None:
-            raise
-    check_syntax(source)
     with _as_yaml_error(source):
-        return list(_compose_text(blanked, tags))
+        return list(_composed(text, tags) if len(text) <= MEMO_MAX_CHARS else _compose_stream(text, tags))
 
 
 #: texts up to this size keep their nodes for the next call: the fixer reads back the text it wrote, then checks
@@ -191,7 +179,31 @@ MEMO_MAX_CHARS = 1 << 20
 
 @functools.lru_cache(maxsize=2)
 def _composed(text: str, tags: bool) -> tuple[Node, ...]:
-    return _compose_text(text, tags)
+    return _compose_stream(text, tags)
+
+
+def _compose_stream(text: str, tags: bool) -> tuple[Node, ...]:
+    """The documents; a stream over the node budget because of its CRDs (``yaml_definitions``) is composed without
+    their schemas, after its whole syntax is checked by the parser alone (so no reader composes it a second way)."""
+    try:
+        return _compose_text(text, tags)
+    except TooComplex:
+        from shmlint.parsers.yaml_definitions import blank_definitions  # rare: not on a small file's path
+
+        blanked = blank_definitions(text) if _may_be_too_many(text) else None
+        if blanked is None:
+            raise
+    _parse_only(text)
+    return _compose_text(blanked, tags)
+
+
+def _parse_only(text: str) -> None:
+    """The whole text through the parser without composing: in C when libyaml is there and the text has few flow
+    collections, else with the work bounds of ``_check_events`` (too complex past ``MAX_SYNTAX_EVENTS``)."""
+    if hasattr(_SyntaxLoader, "raw_parse") and _most_flow_openers(text) <= FLOW_OPENERS_IN_C:
+        _SyntaxLoader(text).raw_parse()
+    else:
+        _check_events(text, MAX_SYNTAX_EVENTS)
 
 
 def _may_be_too_many(text: str) -> bool:
@@ -228,10 +240,7 @@ def check_syntax(source: SourceText) -> None:
         compose(source, tags=False)
         return
     with _as_yaml_error(source):
-        if _most_flow_openers(text) > FLOW_OPENERS_IN_C:
-            _check_events(text, MAX_SYNTAX_EVENTS)
-        else:
-            _SyntaxLoader(text).raw_parse()
+        _parse_only(text)
 
 
 @contextlib.contextmanager
