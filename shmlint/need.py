@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Need, ProjectFacts, Tier, Workload, WorkloadFormat
+from shmlint.model import CodeFact, Need, ProjectFacts, Tier, Workload, WorkloadFormat
 from shmlint.named_tuple import NamedTuple
 from shmlint.signals import split_image
 from shmlint.visible import clipped
@@ -173,8 +173,8 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
     plain = workload._replace(project=None)
     built = [(fact, plain._replace(command=fact.text)) for fact in (facts.started,) if fact is not None]
-    if not (facts.started and _holds(facts.started.text, knowledge)):  # a holder the image starts: the base is
-        built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]  # no say
+    if not _base_aside(workload, facts.started, knowledge):
+        built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]
     for fact, variant in built:
         need = _by_names(variant, knowledge)
         if need is not None and need.tier is not Tier.UNKNOWN:
@@ -236,6 +236,17 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         because = f"{count} GPUs in one container, with software shmlint does not know (NCCL uses /dev/shm only"
         return Need(knowledge.multi_device_tier, f"{because} between processes the software starts)", None)
     return Need(Tier.UNKNOWN, "an accelerator request, with software shmlint does not know", None)
+
+
+def _base_aside(workload: Workload, started: CodeFact | None, knowledge: Knowledge) -> bool:
+    """Whether the base image of the image built for ``workload`` says nothing of what it runs: the image starts a
+    holder, a shell or a notebook (what is exec'd into it later is not in the files), or, in a container with no
+    accelerator, a program of its own (a web client or a benchmark client built FROM a GPU server's image). With an
+    accelerator a CMD stays what it is to docker, arguments for the base's entrypoint, and the base decides."""
+    if started is None:
+        return False
+    own_program = not workload.gpu and not started.text.lstrip().startswith("-")
+    return own_program or _holds(started.text, knowledge)
 
 
 def _holds(command: str, knowledge: Knowledge) -> bool:
