@@ -105,10 +105,12 @@ def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
     if volume.empty_dir:
         medium = volume.medium.strip()
         description = f'{volume.kind} volume "{volume.name}"'
-        if medium == "Memory" or _PLACEHOLDER.search(medium):  # a template's ``${MEDIUM}``, filled when rendered:
-            kind, mechanism = ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT  # judged as the Memory it is there for (its
-            description += "" if medium == "Memory" else f" (medium {medium})"  # sizeLimit bounds disk alike)
-        else:  # no medium is disk; any other (``memory``, a typo the kubelet refuses) is not memory either
+        # a template's ``${MEDIUM}``, filled when rendered, is judged as the Memory it is there for (its sizeLimit
+        # bounds a disk volume alike); no medium is disk, and any other (``memory``, a typo) is not memory either
+        if medium == "Memory" or _PLACEHOLDER.search(medium):
+            kind, mechanism = ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT
+            description += "" if medium == "Memory" else f" (medium {medium})"
+        else:
             kind, mechanism = ShmKind.DISK, ShmMechanism.VOLUME
         return ShmSource(kind, mechanism, volume.span, description, volume.size_limit, volume.name, cap_bytes=cap)
     if volume.host_path is not None:
