@@ -37,8 +37,12 @@ def crd(properties: int) -> str:
     )
 
 
+#: a Pod between two CRDs that take the stream past the node budget (a kustomization rendering an operator's CRDs)
+OVER_BUDGET = "---\n".join([crd(MAX_EVENTS // 8), POD, crd(MAX_EVENTS // 8)])
+
+
 def test_a_render_over_the_node_budget_because_of_its_crds_is_checked_without_them() -> None:
-    text = "---\n".join([crd(MAX_EVENTS // 8), POD, crd(MAX_EVENTS // 8)])
+    text = OVER_BUDGET
     result = Engine(Settings()).check_source(SourceText("rendered.yaml", text), FileKind.YAML, "rendered.yaml")
     pod_line = text[: text.index("kind: Pod")].count("\n")  # the Pod's apiVersion line, 1-based
     assert [(f.code, f.span.line) for f in result.findings] == [("SHM001", pod_line + 5)]
@@ -47,7 +51,7 @@ def test_a_render_over_the_node_budget_because_of_its_crds_is_checked_without_th
 def test_every_reader_of_the_stream_composes_it_without_the_crds(tmp_path) -> None:
     """The whole run, not one engine: CRDs named ``ServingRuntime`` send the file through KServe's runtime index
     too, CRLF line breaks are read as line breaks, and the fixer finds the Pod to edit."""
-    text = "---\n".join([crd(MAX_EVENTS // 8), POD, crd(MAX_EVENTS // 8)]).replace("\n", "\r\n")
+    text = OVER_BUDGET.replace("\n", "\r\n")
     (tmp_path / "rendered.yaml").write_bytes(text.encode())
     run = run_shmlint("check", "rendered.yaml", "--format", "json", cwd=tmp_path)
     ((finding,),) = [json.loads(run.stdout)["findings"]]
@@ -102,6 +106,6 @@ def test_without_libyaml_the_blanked_stream_is_parsed_once_not_recursively(monke
     from shmlint.parsers import yamlnodes
 
     monkeypatch.setattr(yamlnodes, "_SyntaxLoader", yaml.SafeLoader)  # the pure-Python parser: no raw_parse
-    text = "---\n".join([crd(MAX_EVENTS // 8), POD, crd(MAX_EVENTS // 8)])
+    text = OVER_BUDGET
     documents = yamlnodes.compose(SourceText("rendered.yaml", text), tags=False)
     assert [type(d).__name__ for d in documents if d.value] == ["MappingNode"]  # the Pod; the CRDs' bodies are blank
