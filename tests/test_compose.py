@@ -352,10 +352,7 @@ def test_override_file_is_merged(tmp_path: Path) -> None:
 
 
 def test_dotenv_values_as_compose_reads_them() -> None:
-    text = (
-        "# a comment\nA=1\nexport B = \"x ${A}\"  \nC='${A}'\nD=foo # note\nE=\"open\nnot a line\nF=${D:-z}\n"
-        "G=\n"
-    )
+    text = '# a comment\nA=1\nexport B = "x ${A}"  \nC=\'${A}\'\nD=foo # note\nE="open\nnot a line\nF=${D:-z}\nG=\n'
     assert dotenv_values(text) == {"A": "1", "B": "x 1", "C": "${A}", "D": "foo", "F": "foo", "G": ""}
 
 

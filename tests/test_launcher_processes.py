@@ -46,6 +46,14 @@ def judged(command: str, gpus: int | str) -> list[tuple[Severity, str]]:
         ("accelerate launch train.py", 1, INFO, "Accelerate launcher with one process"),
         ("accelerate launch --num_processes 4 train.py", 4, ERROR, "--num_processes > 1"),
         ("accelerate launch --config_file fsdp.yaml train.py", 8, INFO, "config file decides"),
+        # TRL's training CLI launches through Accelerate (trl/cli/accelerate_launcher.py)
+        ("trl sft --model_name_or_path m --dataset_name d", 4, ERROR, "one process per visible GPU"),
+        ("trl grpo --model_name_or_path m", 1, INFO, "TRL's training CLI with one process"),
+        ("trl dpo --num_processes 2 --model_name_or_path m", 2, ERROR, "--num_processes > 1"),
+        ("trl sft --accelerate_config zero3 --model_name_or_path m", 8, ERROR, "multi-process accelerate configs"),
+        ("trl sft --accelerate_config single_gpu --model_name_or_path m", 8, INFO, "accelerate config decides"),
+        ("trl sft --accelerate_config zero3 --num_processes 1", 8, INFO, "accelerate config decides"),
+        ("trl env", 4, INFO, "has an accelerator"),  # not a training command: no entry, the GPUs alone
         # DeepSpeed documents its /dev/shm need for any run (ds_report), one GPU too
         ("deepspeed --num_gpus 1 train.py", 1, ERROR, "DeepSpeed"),
         # MPI ranks in the container
