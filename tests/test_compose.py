@@ -6,6 +6,8 @@ import contextlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shmlint.formats.compose.extract import extract_compose, is_compose, is_override
 from shmlint.formats.compose.target import ServiceTarget
@@ -13,7 +15,7 @@ from shmlint.model import APPLIED_KINDS, ShmKind, Workload
 from shmlint.parsers.dockerfile import torch_evidence, torch_install
 from shmlint.parsers.yamlnodes import YamlError, compose
 from shmlint.project.index import ProjectFiles
-from shmlint.runtime.interpolation import interpolate
+from shmlint.runtime.interpolation import MAX_DOTENV_VARIABLES, dotenv_values, interpolate
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 from tests import support
@@ -347,6 +349,38 @@ def test_override_file_is_merged(tmp_path: Path) -> None:
     assert trainer.target.path == str(tmp_path / "compose.override.yaml") and trainer.target.shm_size.line == 3
     extra = workloads['service "extra"']  # defined by the override alone: reported with it
     assert extra.span.path == extra.target.path == str(tmp_path / "compose.override.yaml")
+
+
+def test_dotenv_values_as_compose_reads_them() -> None:
+    text = (
+        "# a comment\nA=1\nexport B = \"x ${A}\"  \nC='${A}'\nD=foo # note\nE=\"open\nnot a line\nF=${D:-z}\n"
+        "G=\n"
+    )
+    assert dotenv_values(text) == {"A": "1", "B": "x 1", "C": "${A}", "D": "foo", "F": "foo", "G": ""}
+
+
+@given(st.text(max_size=300))
+def test_dotenv_values_never_raise_and_stay_bounded(text: str) -> None:
+    found = dotenv_values(text)
+    assert len(found) <= MAX_DOTENV_VARIABLES and all(name and "=" not in name for name in found)
+
+
+def test_the_projects_dotenv_decides_interpolated_values(tmp_path: Path) -> None:
+    """Compose interpolates with the project directory's ``.env``: a size it sets is a size (not "unresolved"), a
+    parallel size it sets is evidence; a file beside another folder's ``.env`` does not see it."""
+    text = (
+        "services:\n  s:\n    image: acme/server\n    gpus: all\n    shm_size: ${SHM}\n"
+        "    command: serve --tensor-parallel-size ${TP}\n"
+    )
+    (tmp_path / "compose.yaml").write_text(text)
+    (tmp_path / ".env").write_text("SHM=16g\nTP=4\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "compose.yaml").write_text(text)
+    served = one(text, directory=tmp_path, name="compose.yaml")
+    assert [(s.kind, s.size.bytes if s.size else None) for s in served.shm] == [(ShmKind.MEMORY, 16 << 30)]
+    assert served.command == "serve --tensor-parallel-size 4"
+    alone = one(text, directory=tmp_path / "other", name="compose.yaml")
+    assert [s.kind for s in alone.shm] == [ShmKind.UNKNOWN] and alone.command == "serve --tensor-parallel-size "
 
 
 def test_override_reset_tag(tmp_path: Path) -> None:

@@ -294,6 +294,47 @@ def test_kubernetes_expands_env_references_in_args(args: str, tier: str) -> None
     assert [f.severity.label for f in findings.findings] == [tier]
 
 
+@pytest.mark.parametrize(
+    ("manifest", "name", "tier"),
+    [
+        # the container's environment reaches the shell that runs the -c string
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+            "    image: acme/server\n    env: [{name: TP, value: '4'}]\n"
+            '    command: ["/bin/sh", "-c", "exec python3 serve.py --tensor-parallel-size $TP"]\n'
+            "    resources: {limits: {nvidia.com/gpu: 4}}\n",
+            "p.yaml",
+            "error",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+            "    image: acme/server\n    env: [{name: TP, value: '1'}]\n"
+            '    command: ["/bin/sh", "-c", "exec python3 serve.py --tensor-parallel-size $TP"]\n'
+            "    resources: {limits: {nvidia.com/gpu: 4}}\n",
+            "p.yaml",
+            "info",
+        ),
+        # compose leaves $$TP to the container's shell, which takes it from the service's environment
+        (
+            "services:\n  s:\n    image: acme/server\n    environment: {TP: '2'}\n    gpus: all\n"
+            '    command: ["sh", "-c", "python serve.py --tensor-parallel-size $$TP"]\n',
+            "compose.yaml",
+            "error",
+        ),
+        ("docker run --gpus all -e TP=4 acme/server sh -c 'python serve.py --tp $TP'\n", "run.sh", "error"),
+        ("docker run --gpus all acme/server sh -c 'python serve.py --tp $TP'\n", "run.sh", "info"),
+    ],
+)
+def test_a_c_strings_variables_come_from_the_containers_environment(
+    tmp_path: Path, manifest: str, name: str, tier: str
+) -> None:
+    (tmp_path / name).write_text(manifest)
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    assert [f.severity.label for f in report.findings] == [tier]
+    if tier == "error":
+        assert "-c string: " in report.findings[0].detail and "$TP" not in report.findings[0].detail
+
+
 def test_a_script_is_not_a_walkthrough(tmp_path: Path) -> None:
     """A script's lines after ``docker run -it ... bash`` run on the host once the shell exits: only a document has
     the reader type them into the container (fixtures/project/readme-walkthrough-shell)."""

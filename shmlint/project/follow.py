@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from shmlint.project.builds import ImageBuild
     from shmlint.project.configs import Setting
     from shmlint.project.pyoptions import Option
+    from shmlint.project.shellvars import Line
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64
@@ -31,6 +32,8 @@ PLAIN_LIBRARIES = frozenset(
 )
 #: ``sh -c`` strings read per workload (each may hold another)
 MAX_INLINE = 16
+#: where a command of a ``-c`` string is written, in messages: the manifest's own command, not a file of the tree
+INLINE_WHERE = "-c string:"
 #: the different builds of one image named in a note, and read to tell whether they are one image (more are not
 #: read: they would spend the workload's budget, and so many builds of one name are rarely alike)
 MAX_QUOTED_BUILDS = 3
@@ -88,7 +91,7 @@ class _Walk:
                 self.doubt = True
                 return
             for line in script_commands(found.name, env, found.arguments):
-                self.command(line.argv, line.env, depth)
+                self.run(INLINE_WHERE, line, depth)
         elif found.kind == "shell":
             self.shell(found, env, depth)
         else:
@@ -108,12 +111,17 @@ class _Walk:
         from shmlint.project.shellvars import script_commands
 
         for line in script_commands(text, env, found.arguments):
-            words = program(line.argv)
-            if words and words[0] in _TEXT_ONLY:  # ``echo "Creating DeepSpeed hostfile"`` runs no DeepSpeed
-                continue
-            if len(self.commands) < MAX_COMMANDS:
-                self.commands.append(CodeFact(f"{where}:{line.line}", " ".join(w for w in line.argv if known(w))))
-            self.command(line.argv, line.env, depth + 1)
+            self.run(f"{where}:{line.line}", line, depth + 1)
+
+    def run(self, where: str, line: Line, depth: int) -> None:
+        """One command of a script or a ``-c`` string, as it runs (its variables expanded from the environment the
+        container and the script give it): a fact for the data's command patterns, then followed."""
+        words = program(line.argv)
+        if words and words[0] in _TEXT_ONLY:  # ``echo "Creating DeepSpeed hostfile"`` runs no DeepSpeed
+            return
+        if len(self.commands) < MAX_COMMANDS:
+            self.commands.append(CodeFact(where, " ".join(w for w in line.argv if known(w))))
+        self.command(line.argv, line.env, depth)
 
     def python(self, found: Target, depth: int, env: Mapping[str, tuple[str, ...]]) -> None:
         """The program's file, the config files its command line names, and the local modules it imports."""

@@ -89,3 +89,31 @@ def _braced(body: str, known: Mapping[str, str]) -> tuple[str, bool]:
         use_alternative = is_set and (operator == "+" or value != "")
         return interpolate(word, known) if use_alternative else ("", True)
     return (value or "", True) if is_set and (operator == "?" or value) else ("", False)
+
+
+#: a ``.env`` file is read for at most this many variables (the rest are left unset)
+MAX_DOTENV_VARIABLES = 1024
+_DOTENV_LINE = LazyRegex(r"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*=[ \t]*(.*)")
+
+
+def dotenv_values(text: str) -> dict[str, str]:
+    """The variables a compose project's ``.env`` sets, as compose reads them before interpolating its files: ``NAME=
+    value`` lines (``export`` allowed), ``#`` comments; a single-quoted value is literal, a double-quoted or bare one
+    is itself interpolated with the names set above it, a bare one ends at `` #``. A line of any other shape (a
+    value quoted over several lines) sets nothing."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _DOTENV_LINE.fullmatch(line)
+        if match is None or len(found) >= MAX_DOTENV_VARIABLES:
+            continue
+        name, value = match.group(1), match.group(2).rstrip()
+        quote = value[:1]
+        if quote in ("'", '"'):
+            end = value.find(quote, 1)
+            if end == -1:
+                continue
+            inner = value[1:end]
+            found[name] = inner if quote == "'" else interpolate(inner, found)[0]
+        else:
+            found[name] = interpolate(value.split(" #", 1)[0].rstrip(), found)[0]
+    return found

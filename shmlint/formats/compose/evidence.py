@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 import shlex
 
-from shmlint.formats.compose.project import Found, Project, Service, docker_size
+from shmlint.formats.compose.project import Found, Project, Service
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, Launch, Size
 from shmlint.parsers.yamlnodes import Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime import nccl
-from shmlint.runtime.interpolation import interpolate
 from shmlint.signals import Signals, device_count, gpu_visible, positive_count
 
 IGNORE_LABEL = "shmlint.io/ignore"
@@ -105,7 +104,7 @@ def _gpu_devices(project: Project, service: Service, signals: Signals) -> list[E
     for found in project.every(service, "devices"):
         for device in sequence(found.node):
             host = scalar(project.m.get(device, "source")) or (scalar(device) or "").split(":", 1)[0]
-            host = interpolate(host)[0]
+            host = project.interpolate(host)[0]
             if signals.is_gpu_device(host):
                 evidence.append(Evidence(f"devices {host}", found.span_of(device)))
     return evidence
@@ -118,7 +117,7 @@ def command_words(project: Project, service: Service) -> list[str]:
         found = project.get(service, field)
         if found is not None:
             words.extend(_argv(found.node))
-    return [interpolate(word)[0] for word in words]
+    return [project.interpolate(word)[0] for word in words]
 
 
 def launch(project: Project, service: Service) -> Launch:
@@ -127,7 +126,7 @@ def launch(project: Project, service: Service) -> Launch:
     parts: dict[str, tuple[str, ...]] = {}
     for field in ("entrypoint", "command"):
         found = project.get(service, field)
-        parts[field] = tuple(interpolate(word)[0] for word in _argv(found.node)) if found is not None else ()
+        parts[field] = tuple(project.interpolate(word)[0] for word in _argv(found.node)) if found is not None else ()
     build = project.get(service, "build")
     base_dir = str((build.layer.file if build is not None else service.file).base_dir)
     context, dockerfile, inline = _build_parts(project, service)
@@ -154,9 +153,12 @@ def _binds(project: Project, service: Service) -> list[tuple[str, str]]:
         folder = str(entry.layer.file.base_dir)
         for item in sequence(entry.node):
             if isinstance(item, ScalarNode):
-                mount = parse_volume(interpolate(scalar(item) or "")[0])
+                mount = parse_volume(project.interpolate(scalar(item) or "")[0])
             else:
-                text = [interpolate(scalar(project.m.get(item, key)) or "")[0] for key in ("type", "source", "target")]
+                text = [
+                    project.interpolate(scalar(project.m.get(item, key)) or "")[0]
+                    for key in ("type", "source", "target")
+                ]
                 mount = Mount(text[0] or "volume", text[1], text[2])
             if mount.type == "bind" and mount.source and mount.target.startswith("/"):
                 found.append((mount.target, os.path.abspath(os.path.join(folder, mount.source))))
@@ -225,7 +227,7 @@ def _build_evidence(project: Project, service: Service, signals: Signals) -> Evi
 
 def memory_limit(project: Project, service: Service) -> Size | None:
     found = project.get(service, "mem_limit") or project.get(service, "deploy", "resources", "limits", "memory")
-    return docker_size(found) if found is not None else None
+    return project.size(found) if found is not None else None
 
 
 def nccl_shm_disabled(project: Project, service: Service) -> Evidence | None:

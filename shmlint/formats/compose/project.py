@@ -32,7 +32,7 @@ from shmlint.parsers.yamlnodes import (
     sequence,
     walk_mappings,
 )
-from shmlint.runtime.interpolation import interpolate
+from shmlint.runtime.interpolation import dotenv_values, interpolate
 from shmlint.source import SourceText, Span
 
 if TYPE_CHECKING:
@@ -112,6 +112,9 @@ class Project:
         self._files: dict[Path, ComposeFile | None] = {}
         self._merged: dict[int, set[int]] = {}
         self.judged_with: FileSet | None = None  # the named set this file was judged in, for the report
+        #: what the project's ``.env`` sets: compose interpolates its files with these (the shell's environment,
+        #: which would win over them, is not known here)
+        self.variables: dict[str, str] = {}
 
     # -- files and services ----------------------------------------------------------------------------------
 
@@ -131,18 +134,23 @@ class Project:
         """The services ``docker compose`` runs when given this file: the largest set of files the repository names
         with it (``-f`` in its scripts, Makefiles and docs, ``COMPOSE_FILE`` in ``.env``: ``file_sets``), else a
         default file and its override together (from either side), else the file alone."""
-        named = self.named_set(this)
-        if named is not None:
-            return self.services(named)
-        name = file_name(this.source.path)
-        files = [this]
-        if is_override(name):
-            base = next((f for f in map(self.load, self._beside(this, COMPOSE_DEFAULT_FILES)) if f), None)
-            files = [base, this] if base is not None else [this]
-        elif name in COMPOSE_DEFAULT_FILES:
-            override = next((f for f in map(self.load, self._beside(this, COMPOSE_OVERRIDE_FILES)) if f), None)
-            files = [this, override] if override is not None else [this]
+        files = self.named_set(this)
+        if files is None:
+            name = file_name(this.source.path)
+            files = [this]
+            if is_override(name):
+                base = next((f for f in map(self.load, self._beside(this, COMPOSE_DEFAULT_FILES)) if f), None)
+                files = [base, this] if base is not None else [this]
+            elif name in COMPOSE_DEFAULT_FILES:
+                override = next((f for f in map(self.load, self._beside(this, COMPOSE_OVERRIDE_FILES)) if f), None)
+                files = [this, override] if override is not None else [this]
+        self.variables = self.files.per_folder(_dotenv, str(files[0].base_dir))  # the first file's folder is the
+        # project directory, where compose looks for ``.env``
         return self.services(files)
+
+    def interpolate(self, text: str) -> tuple[str, bool]:
+        """``text`` as compose interpolates it in this project, and whether nothing unknown decided it."""
+        return interpolate(text, self.variables)
 
     def named_set(self, this: ComposeFile) -> list[ComposeFile] | None:
         """The files of the largest named set that holds this file, in compose's order; None when no set names it
@@ -205,7 +213,7 @@ class Project:
         if not target_name:
             return own
         other = scalar(self.m.get(extends, "file"))
-        target_file = self.load(file.base_dir / interpolate(other)[0]) if other else file
+        target_file = self.load(file.base_dir / self.interpolate(other)[0]) if other else file
         if target_file is None:
             return own
         return self.chain(target_file, target_name, seen | {marker}) + own
@@ -261,7 +269,7 @@ class Project:
     def text(self, found: Found | None) -> str | None:
         """A scalar with compose interpolation applied (defaults used)."""
         value = scalar(found.node) if found else None
-        return interpolate(value)[0] if value is not None else None
+        return self.interpolate(value)[0] if value is not None else None
 
     def entries(self, service: Service, *path: str) -> dict[str, Entry]:
         """A ``list_or_dict`` field (environment, labels) merged by name across layers, the higher layer winning."""
@@ -271,32 +279,37 @@ class Project:
                 for name, (key, value) in self.m.items(found.node).items():
                     text = scalar(value)
                     span = found.source.span(key.start_mark.index, value.end_mark.index)
-                    merged[name] = Entry(interpolate(text)[0] if text is not None else None, span)
+                    merged[name] = Entry(self.interpolate(text)[0] if text is not None else None, span)
             for item in sequence(found.node):
                 text = scalar(item)
                 if text is not None:
                     name, equals, value = text.partition("=")
                     span = found.source.span(item.start_mark.index, item.end_mark.index)
-                    merged[name.strip()] = Entry(interpolate(value)[0] if equals else None, span)
+                    merged[name.strip()] = Entry(self.interpolate(value)[0] if equals else None, span)
         return merged
 
+    def size(self, found: Found | None) -> Size | None:
+        """A docker-dialect Size from a compose value (bytes when a YAML number); None for a variable neither the
+        ``.env`` nor a default sets, or a non-scalar."""
+        raw = scalar(found.node) if found else None
+        if found is None or raw is None:
+            return None
+        text, certain = self.interpolate(raw)
+        if not certain:
+            return None
+        if found.node.tag in _YAML_NUMBER_TAGS:
+            number = _yaml_number(text)
+            if number is not None:
+                return Size(raw, number, found.span, sizes.DOCKER)
+        parsed = sizes.parse(text, sizes.DOCKER)
+        suggestion = parsed.suggestion if text == raw else None
+        return Size(raw, parsed.bytes, found.span, sizes.DOCKER, parsed.error, suggestion)
 
-def docker_size(found: Found | None) -> Size | None:
-    """A docker-dialect Size from a compose value (bytes when a YAML number); None for a variable without a
-    default or a non-scalar."""
-    raw = scalar(found.node) if found else None
-    if found is None or raw is None:
-        return None
-    text, certain = interpolate(raw)
-    if not certain:
-        return None
-    if found.node.tag in _YAML_NUMBER_TAGS:
-        number = _yaml_number(text)
-        if number is not None:
-            return Size(raw, number, found.span, sizes.DOCKER)
-    parsed = sizes.parse(text, sizes.DOCKER)
-    suggestion = parsed.suggestion if text == raw else None
-    return Size(raw, parsed.bytes, found.span, sizes.DOCKER, parsed.error, suggestion)
+
+def _dotenv(files: ProjectFiles, folder: str) -> dict[str, str]:
+    """What the ``.env`` of a compose project directory sets (asked through ``files.per_folder``: once a folder)."""
+    source = files.source(os.path.join(folder, ".env"))
+    return dotenv_values(source.text) if source is not None else {}
 
 
 def _yaml_number(text: str) -> int | None:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from shmlint import sizes
-from shmlint.formats.compose.project import Found, Project, Service, docker_size
+from shmlint.formats.compose.project import Found, Project, Service
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, is_null, scalar, sequence
-from shmlint.runtime.interpolation import interpolate
 from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.mounts import Mount, Option, classify_mount, find_option, parse_tmpfs, parse_volume, split_options
 from shmlint.runtime.shm import is_shm_path
@@ -27,7 +26,7 @@ def own_shm(project: Project, service: Service) -> Own:
     sources: list[ShmSource] = []
     shm_size = project.get(service, "shm_size")
     if shm_size is not None:
-        sources.append(_size_source(shm_size, ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, "shm_size"))
+        sources.append(_size_source(project, shm_size, ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, "shm_size"))
     ipc_source, ipc_service = _ipc(project, service)
     sources.extend(ipc_source)
     sources.extend(_tmpfs(project, service))
@@ -36,7 +35,9 @@ def own_shm(project: Project, service: Service) -> Own:
         sources.append(volume)
     build_shm = project.get(service, "build", "shm_size")
     if shm_size is None and build_shm is not None:
-        sources.append(_size_source(build_shm, ShmKind.BUILD_ONLY, ShmMechanism.BUILD_OPTION, "build.shm_size"))
+        sources.append(
+            _size_source(project, build_shm, ShmKind.BUILD_ONLY, ShmMechanism.BUILD_OPTION, "build.shm_size")
+        )
     return Own(tuple(sources), ipc_service)
 
 
@@ -70,12 +71,12 @@ def with_shared(name: str, owns: dict[str, Own]) -> tuple[ShmSource, ...]:
     return tuple(sources)
 
 
-def _size_source(found: Found, kind: ShmKind, mechanism: ShmMechanism, description: str) -> ShmSource:
+def _size_source(project: Project, found: Found, kind: ShmKind, mechanism: ShmMechanism, description: str) -> ShmSource:
     """A size written in compose: bytes when a YAML number, else the docker grammar; a variable without a default
-    makes the size unknowable."""
-    size = docker_size(found)
+    neither the project's ``.env`` nor a default sets makes the size unknowable."""
+    size = project.size(found)
     if size is None:
-        return ShmSource(ShmKind.UNKNOWN, mechanism, found.span, f"{description} (a variable without a default)")
+        return ShmSource(ShmKind.UNKNOWN, mechanism, found.span, f"{description} (a variable without a value)")
     return ShmSource(kind, mechanism, found.span, description, size)
 
 
@@ -84,7 +85,7 @@ def _ipc(project: Project, service: Service) -> tuple[list[ShmSource], tuple[str
     raw = scalar(found.node) if found else None
     if found is None or raw is None:
         return [], None
-    text, certain = interpolate(raw)
+    text, certain = project.interpolate(raw)
     if not certain:
         return [ShmSource(ShmKind.UNKNOWN, ShmMechanism.EXPANSION, found.span, f"ipc: {raw}")], None
     mode = ipc_mode(text)
@@ -100,7 +101,7 @@ def _tmpfs(project: Project, service: Service) -> list[ShmSource]:
     sources: list[ShmSource] = []
     for found in project.every(service, "tmpfs"):
         for item in sequence(found.node) or [found.node]:
-            text = interpolate(scalar(item) or "")[0]
+            text = project.interpolate(scalar(item) or "")[0]
             spec = parse_tmpfs(text)
             if is_shm_path(spec.target):
                 entry = Found(item, found.layer)
@@ -125,17 +126,17 @@ def _volume_source(project: Project, item: Found) -> ShmSource | None:
     if isinstance(item.node, MappingNode):
         mount = Mount(
             scalar(m.get(item.node, "type")) or "volume",
-            interpolate(scalar(m.get(item.node, "source")) or "")[0],
-            interpolate(scalar(m.get(item.node, "target")) or "")[0],
+            project.interpolate(scalar(m.get(item.node, "source")) or "")[0],
+            project.interpolate(scalar(m.get(item.node, "target")) or "")[0],
         )
     else:
-        mount = parse_volume(interpolate(scalar(item.node) or "")[0])
+        mount = parse_volume(project.interpolate(scalar(item.node) or "")[0])
     if not is_shm_path(mount.target):
         return None
     kind, mechanism = classify_mount(mount)
     if kind is ShmKind.MEMORY:
         size_node = m.path(item.node, "tmpfs", "size")
-        size = None if is_null(size_node) else docker_size(Found(size_node, item.layer))
+        size = None if is_null(size_node) else project.size(Found(size_node, item.layer))
         return ShmSource(kind, mechanism, item.span, "tmpfs mount at /dev/shm", size)
     if kind is ShmKind.HOST_PATH:
         description = f"bind mount of {mount.source} at /dev/shm"
