@@ -130,6 +130,31 @@ def test_a_variable_size_is_known_at_apply_time_only(engine: Engine) -> None:
     assert check(engine, DOCKER.replace("{extra}", "  shm_size = var.shm\n")) == []
 
 
+@pytest.mark.parametrize(
+    ("medium", "kind"),
+    [
+        ('"Memory"', ShmKind.MEMORY),
+        ("var.shm_medium", ShmKind.MEMORY),  # known at plan time: judged as the Memory it is there for
+        ('"${var.shm_medium}"', ShmKind.MEMORY),
+        ('""', ShmKind.DISK),
+        ('"memory"', ShmKind.DISK),  # a wrong spelling is not Memory
+    ],
+)
+def test_an_empty_dir_medium_written_as_an_expression_is_a_placeholder(
+    engine: Engine, medium: str, kind: ShmKind
+) -> None:
+    text = (
+        'resource "kubernetes_pod" "p" {\n  spec {\n    container {\n      image = "vllm/vllm-openai:v0.9.0"\n'
+        '      resources { limits = { "nvidia.com/gpu" = 1 } }\n'
+        '      volume_mount {\n        name = "dshm"\n        mount_path = "/dev/shm"\n      }\n    }\n'
+        f'    volume {{\n      name = "dshm"\n      empty_dir {{\n        medium = {medium}\n'
+        '        size_limit = "8Gi"\n      }\n    }\n  }\n}\n'
+    )
+    (workload,) = workloads(engine, text)
+    assert [source.kind for source in workload.shm] == [kind]
+    assert ("SHM006" in " ".join(check(engine, text))) is (kind is ShmKind.DISK)
+
+
 def test_docker_tmpfs_and_mounts_at_dev_shm(engine: Engine) -> None:
     tmpfs = '  tmpfs = { "/dev/shm" = "rw,size=2g" }\n'
     (workload,) = workloads(engine, DOCKER.replace("{extra}", tmpfs))

@@ -99,11 +99,23 @@ def _container(source: SourceText, container: Block, holder: str, blocks: PodBlo
     )
 
 
+def _medium(source: SourceText, value: Value | None) -> str:
+    """An ``empty_dir`` medium: the literal, or an expression (``var.medium``) spelled as Terraform interpolates it
+    (``${var.medium}``), a value known at plan time that the pod reader judges as a template's placeholder."""
+    if value is None:
+        return ""
+    literal = string(value)
+    if literal is not None:
+        return literal
+    written = source.text[value.start : value.end]
+    return written if "${" in written else "${" + written + "}"  # a quoted template interpolates already
+
+
 def _volume(source: SourceText, name: str, volume: Block) -> PodVolume:
     span = _span(source, volume)
     empty_dir = volume.child("empty_dir")
     if empty_dir is not None:
-        medium = string(empty_dir.attribute("medium")) or ""
+        medium = _medium(source, empty_dir.attribute("medium"))
         size = k8s_size(source, empty_dir.attribute("size_limit"))
         return PodVolume(name, span, "empty_dir", True, medium, size)
     host_path = volume.child("host_path")
