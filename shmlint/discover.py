@@ -331,7 +331,11 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
                 continue
             full = os.path.join(directory, name)
             if name in links and _links_out(full, root):  # (a linked folder is never entered)
-                yield Candidate(clean_path(full) if dotted else full, FileKind.YAML, explicit=False, error=LINKED_OUT)
+                if kind is not None:  # a name only its content would make a candidate (``data -> /mnt/data``) is
+                    # no file of a checked format: not read, and nothing to report
+                    yield Candidate(
+                        clean_path(full) if dotted else full, FileKind.YAML, explicit=False, error=LINKED_OUT
+                    )
                 continue
             if kind is not None and not _sniff_content(full, kind):
                 continue

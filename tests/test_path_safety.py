@@ -293,3 +293,19 @@ def test_a_link_inside_a_walked_tree_without_git_is_checked(tmp_path: Path) -> N
     said = run_shmlint("check", "tree", cwd=tmp_path).stdout
     assert "tree/docs/readme.md:2:1: SHM001" in said and "tree/src/README.md:2:1: SHM001" in said, said
     assert "tree/docs/out.md:1:1: SHM000" in said and "a link out of the repository" in said, said
+
+
+def test_a_link_out_whose_name_names_no_checked_format_is_not_a_finding(tmp_path: Path) -> None:
+    """``outputs/artifacts -> /workspace/data`` or ``bin/tool -> /usr/bin/env``: a link out of the repository whose
+    name says no format shmlint reads (only its content could, and it is not read) is no file to check, not an
+    error that fails the gate; a ``.yaml`` link out still is (the control)."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "outputs").mkdir()
+    (repo / "outputs" / "artifacts").symlink_to("/workspace/data/artifacts")
+    (repo / "tool").symlink_to(tmp_path)
+    clean = run_shmlint("check", ".", cwd=repo)
+    assert clean.returncode == 0 and "SHM000" not in clean.stdout, clean.stdout
+    (repo / "deploy.yaml").symlink_to("/workspace/deploy.yaml")
+    flagged = run_shmlint("check", ".", cwd=repo)
+    assert "deploy.yaml:1:1: SHM000" in flagged.stdout and "artifacts" not in flagged.stdout, flagged.stdout

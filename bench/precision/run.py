@@ -138,7 +138,12 @@ def has_commit(git_dir: Path, commit: str) -> bool:
 def git_dir_for(repo: Repo, mirror: Path | None, cache: Path, remote_base: str) -> Path:
     """A git directory holding the pinned commit: an existing mirror, or a blob-less clone made once in the cache."""
     if mirror is not None:
-        for candidate in (mirror / repo.slug / "repo", mirror / repo.slug, mirror):
+        for candidate in (
+            mirror / repo.slug / "repo",
+            mirror / repo.slug / "repo" / ".git",
+            mirror / repo.slug,
+            mirror,
+        ):
             if (candidate / "objects").is_dir() and has_commit(candidate, repo.commit):
                 return candidate
         raise LookupError(f"no bare git directory holding {repo.name}@{repo.commit[:12]} under {mirror}")
@@ -197,9 +202,20 @@ def materialise(repo: Repo, git_dir: Path, cache: Path, *, own_clone: bool) -> P
         chunk = [f":(literal){p}" for p in wanted[start : start + 500]]
         archive = git(git_dir, "archive", "--format=tar", repo.commit, "--", *chunk)
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(tree, filter="data")
+            tar.extractall(tree, filter=_as_cloned)
     done.write_text(repo.commit + "\n", encoding="utf-8")
     return tree
+
+
+def _as_cloned(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo | None:
+    """tarfile's ``data`` filter, except that a symbolic link pointing outside the tree is made as a clone makes it
+    (a repository may hold one: shmlint must not follow it, and the benchmark checks what a user's clone holds)."""
+    try:
+        return tarfile.data_filter(member, destination)
+    except (tarfile.AbsoluteLinkError, tarfile.LinkOutsideDestinationError):
+        if member.issym():
+            return member
+        raise
 
 
 def shmlint(tree: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
@@ -331,7 +347,9 @@ def score(matched: dict[Finding, Label], labels: list[Label]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "shmlint-precision")
-    parser.add_argument("--mirror", type=Path, help="bare git dirs: DIR/<owner+name>/repo, DIR/<owner+name> or DIR")
+    parser.add_argument(
+        "--mirror", type=Path, help="git dirs: DIR/<owner+name>/repo (bare, or its .git), DIR/<owner+name> or DIR"
+    )
     parser.add_argument("--remote-base", default="https://github.com", help="where to clone from without --mirror")
     parser.add_argument("--repos", type=Path, default=HERE / "repos.toml")
     parser.add_argument("--labels", type=Path, default=HERE / "labels.toml")

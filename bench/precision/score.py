@@ -295,7 +295,7 @@ def lowered(before: Path, after: Path, changed: list[str]) -> list[str]:
 def check_fixes(repo: common.Repo, tree: Path, scratch: Path) -> dict:
     """``shmlint fix --write`` on a copy of the tree: files and hunks changed, and any fix that lowers a size."""
     copy = scratch / repo.slug
-    shutil.copytree(tree, copy)
+    shutil.copytree(tree, copy, symlinks=True)  # links as they are, as in a clone (one may point outside)
     done = common.shmlint(copy, "fix", "--write", ".")
     if "Traceback" in done.stderr:
         raise RuntimeError(f"shmlint fix failed on {repo.name}: {done.stderr.strip()[-500:]}")
@@ -335,7 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", type=Path, default=HERE / "fresh", help="folder with repos.toml and labels.toml")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "shmlint-precision")
-    parser.add_argument("--mirror", type=Path, help="bare git dirs: DIR/<owner+name>/repo, DIR/<owner+name> or DIR")
+    parser.add_argument(
+        "--mirror", type=Path, help="git dirs: DIR/<owner+name>/repo (bare, or its .git), DIR/<owner+name> or DIR"
+    )
     parser.add_argument("--remote-base", default="https://github.com", help="where to clone from without --mirror")
     parser.add_argument("--no-fix", action="store_true", help="skip running shmlint fix on copies of the trees")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
