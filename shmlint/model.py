@@ -192,6 +192,9 @@ class Launch(NamedTuple):
     dockerfile_inline: str = ""  # compose ``dockerfile_inline``
     dockerfile_beside: bool = False  # no build named: a Dockerfile in ``base_dir`` is taken to build the image
     mounts: tuple[tuple[str, str], ...] = ()  # bind mounts: (container path, host path: absolute or from base_dir)
+    #: names set from a source not read (a Secret or ConfigMap, the host's value): set, to a value not known, so a
+    #: ``${NAME:-default}`` is not its default
+    unknown_env: tuple[str, ...] = ()
 
 
 class ProjectFacts(NamedTuple):

@@ -362,22 +362,52 @@ def test_dotenv_values_never_raise_and_stay_bounded(text: str) -> None:
     assert len(found) <= MAX_DOTENV_VARIABLES and all(name and "=" not in name for name in found)
 
 
-def test_the_projects_dotenv_decides_interpolated_values(tmp_path: Path) -> None:
-    """Compose interpolates with the project directory's ``.env``: a size it sets is a size (not "unresolved"), a
-    parallel size it sets is evidence; a file beside another folder's ``.env`` does not see it."""
+def test_the_projects_dotenv_decides_sizes_not_commands(tmp_path: Path) -> None:
+    """Compose interpolates with the project directory's ``.env``: a size it sets is a size (not "unresolved"). A
+    command line or an environment value is not taken from it (a ``.env`` holds secrets, and commands are quoted in
+    reports); a file beside another folder's ``.env`` does not see it."""
     text = (
         "services:\n  s:\n    image: acme/server\n    gpus: all\n    shm_size: ${SHM}\n"
-        "    command: serve --tensor-parallel-size ${TP}\n"
+        "    command: serve --api-key ${KEY} --tensor-parallel-size 4\n    environment:\n      - TOKEN=${KEY}\n"
     )
     (tmp_path / "compose.yaml").write_text(text)
-    (tmp_path / ".env").write_text("SHM=16g\nTP=4\n")
+    (tmp_path / ".env").write_text("SHM=16g\nKEY=sk-secret\n")
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "compose.yaml").write_text(text)
     served = one(text, directory=tmp_path, name="compose.yaml")
     assert [(s.kind, s.size.bytes if s.size else None) for s in served.shm] == [(ShmKind.MEMORY, 16 << 30)]
-    assert served.command == "serve --tensor-parallel-size 4"
+    assert "sk-secret" not in served.command and served.launch is not None
+    assert "sk-secret" not in str(served.launch.env)
     alone = one(text, directory=tmp_path / "other", name="compose.yaml")
-    assert [s.kind for s in alone.shm] == [ShmKind.UNKNOWN] and alone.command == "serve --tensor-parallel-size "
+    assert [s.kind for s in alone.shm] == [ShmKind.UNKNOWN]
+
+
+@pytest.mark.parametrize(
+    ("script", "known"),
+    [
+        ("docker compose up -d\n", True),
+        ("docker compose --env-file prod.env -f compose.yaml up -d\n", False),  # compose reads prod.env instead
+        ("docker compose --project-directory=.. up\n", False),
+        ("docker compose logs --env-file x\n", True),  # after the subcommand: not compose's own option
+    ],
+)
+def test_a_dotenv_is_not_read_where_scripts_name_another_env_file(tmp_path: Path, script: str, known: bool) -> None:
+    text = "services:\n  s:\n    image: acme/server\n    gpus: all\n    shm_size: ${SHM}\n"
+    (tmp_path / ".env").write_text("SHM=64m\n")
+    (tmp_path / "deploy.sh").write_text(script)
+    served = one(text, directory=tmp_path, name="compose.yaml")
+    assert (served.shm[0].kind is ShmKind.MEMORY) is known
+
+
+def test_dotenv_values_that_depend_on_the_shell_or_grow_stay_unset() -> None:
+    doubling = "\n".join(["A0=0123456789abcdef", *(f"A{i}=${{A{i - 1}}}${{A{i - 1}}}" for i in range(1, 40))])
+    found = dotenv_values(doubling)
+    assert "A8" in found and "A9" not in found and max(map(len, found.values())) <= 4096
+    assert dotenv_values("SHM=${HOST_SHM}\nB=1\n") == {"B": "1"}  # the shell's value, unknown: unresolved
+    many = "\n".join(["SHM=64m", *(f"X{i}=1" for i in range(MAX_DOTENV_VARIABLES + 100)), "SHM=16g"])
+    values = dotenv_values(many)
+    assert values["SHM"] == "16g" and len(values) == MAX_DOTENV_VARIABLES  # the last line wins past the cap
+    assert interpolate("${A:-" * 3000 + "1g" + "}" * 3000) == ("", False)  # nesting is bounded, never a crash
 
 
 def test_override_reset_tag(tmp_path: Path) -> None:

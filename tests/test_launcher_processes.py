@@ -54,6 +54,11 @@ def judged(command: str, gpus: int | str) -> list[tuple[Severity, str]]:
         ("trl sft --accelerate_config single_gpu --model_name_or_path m", 8, INFO, "accelerate config decides"),
         ("trl sft --accelerate_config zero3 --num_processes 1", 8, INFO, "accelerate config decides"),
         ("trl env", 4, INFO, "has an accelerator"),  # not a training command: no entry, the GPUs alone
+        # launch options may follow the training arguments, or sit in a --config YAML: undecided, never per-GPU
+        ("trl sft --model_name_or_path m " + "--x 1 " * 60 + "--num_processes 1", 4, INFO, "with one process"),
+        ("trl sft --config cfg.yaml", 4, INFO, "accelerate config decides"),
+        ("trl sft --accelerate_config zero3.yaml", 4, INFO, "accelerate config decides"),  # the user's own file
+        ("trl vllm-serve --model m --tensor_parallel_size 2", 2, ERROR, "NCCL between processes"),
         # DeepSpeed documents its /dev/shm need for any run (ds_report), one GPU too
         ("deepspeed --num_gpus 1 train.py", 1, ERROR, "DeepSpeed"),
         # MPI ranks in the container

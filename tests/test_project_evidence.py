@@ -178,10 +178,10 @@ def _launches(code: str) -> list[tuple[int, str]]:
 
 def test_launcher_commands_written_in_code() -> None:
     template = 'def sh(w):\n    return f"""accelerate launch {LB}\n  train/sdxl_train_network.py --workers {w}\n"""\n'
-    assert _launches(template) == [(2, "accelerate launch train/sdxl_train_network.py --workers")]  # holes dropped
+    assert _launches(template) == [(2, "accelerate launch ? train/sdxl_train_network.py --workers ?")]  # holes shown
     as_list = "import sys\ncmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node', str(n), 't.py']"
-    assert _launches(as_list) == [(2, "python -m torch.distributed.run --nproc_per_node t.py")]
-    assert _launches("run('deepspeed --num_gpus ' + str(n) + ' train.py')") == [(1, "deepspeed --num_gpus train.py")]
+    assert _launches(as_list) == [(2, "python -m torch.distributed.run --nproc_per_node ? t.py")]
+    assert _launches("run('deepspeed --num_gpus ' + str(n) + ' train.py')") == [(1, "deepspeed --num_gpus ? train.py")]
     assert _read(template).busy is False and _read(template).needs == ()  # a command, not code that uses /dev/shm
 
 
@@ -323,6 +323,32 @@ def test_kubernetes_expands_env_references_in_args(args: str, tier: str) -> None
         ),
         ("docker run --gpus all -e TP=4 acme/server sh -c 'python serve.py --tp $TP'\n", "run.sh", "error"),
         ("docker run --gpus all acme/server sh -c 'python serve.py --tp $TP'\n", "run.sh", "info"),
+        # the host's shell expands a double-quoted string with its own variables, not the container's
+        ('TP=1\ndocker run --gpus all -e TP=4 acme/server sh -c "python serve.py --tp $TP"\n', "run.sh", "info"),
+        # set from elsewhere (a ConfigMap, the host): its value is not known, so the default is not taken
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+            "    image: acme/server\n    env: [{name: TP, valueFrom: {configMapKeyRef: {name: m, key: tp}}}]\n"
+            '    command: ["/bin/sh", "-c", "exec python3 serve.py --tensor-parallel-size ${TP:-4}"]\n'
+            "    resources: {limits: {nvidia.com/gpu: 4}}\n",
+            "p.yaml",
+            "info",
+        ),
+        ("docker run --gpus all -e TP acme/server sh -c 'python serve.py --tp ${TP:-4}'\n", "run.sh", "info"),
+        (
+            "services:\n  s:\n    image: acme/server\n    environment: [TP]\n    gpus: all\n"
+            '    command: ["sh", "-c", "python serve.py --tensor-parallel-size $${TP:-2}"]\n',
+            "compose.yaml",
+            "info",
+        ),
+        # a value not known keeps its option's name: not "accelerate launch without --num_processes"
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+            '    image: acme/server\n    command: ["/bin/sh", "-c", "accelerate launch --num_processes=$N t.py"]\n'
+            "    resources: {limits: {nvidia.com/gpu: 4}}\n",
+            "p.yaml",
+            "info",
+        ),
     ],
 )
 def test_a_c_strings_variables_come_from_the_containers_environment(

@@ -137,6 +137,7 @@ def test_a_variable_size_is_known_at_apply_time_only(engine: Engine) -> None:
         ("var.shm_medium", ShmKind.MEMORY),  # known at plan time: judged as the Memory it is there for
         ('"${var.shm_medium}"', ShmKind.MEMORY),
         ('""', ShmKind.DISK),
+        ("null", ShmKind.DISK),  # unset: the default medium
         ('"memory"', ShmKind.DISK),  # a wrong spelling is not Memory
     ],
 )

@@ -54,6 +54,9 @@ class DockerOptions(NamedTuple):
     image_span: Span | None = None
     entrypoint: tuple[str, ...] = ()
     arguments: tuple[str, ...] = ()
+    #: the arguments as the container receives them, where the file's shell changes them first (its expansions of a
+    #: double-quoted or bare word are its own variables, not the container's); None: ``arguments``
+    received: tuple[str, ...] | None = None
     command_span: Span | None = None
     word_spans: tuple[Span, ...] = ()
     launcher_label: str = "command "  # how torch command evidence is introduced ("" on a command line)
@@ -82,8 +85,18 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
     gpu = () if utility else tuple(_gpu(options.settings, signals))
     torch = () if utility else tuple(_torch(options, words, signals))
     env = tuple(env for setting in options.settings if not setting.computed and (env := _env(setting)) is not None)
-    arguments = ("sh", "-c", options.typed_script) if options.typed_script else options.arguments
-    launch = Launch(options.base_dir, options.entrypoint, arguments, options.working_dir, env, mounts=options.mounts)
+    received = options.arguments if options.received is None else options.received
+    arguments = ("sh", "-c", options.typed_script) if options.typed_script else received
+    passed = tuple(name for setting in options.settings if (name := _passed_name(setting)) is not None)
+    launch = Launch(
+        options.base_dir,
+        options.entrypoint,
+        arguments,
+        options.working_dir,
+        env,
+        mounts=options.mounts,
+        unknown_env=passed,
+    )
     return Judged(
         gpu=gpu,
         torch=torch,
@@ -119,6 +132,15 @@ def _env(setting: Setting, name: str | None = None) -> tuple[str, str] | None:
         return None
     key, equals, value = _bare(setting.value).partition("=")
     return (key, _bare(value)) if equals and (name is None or key == name) else None
+
+
+def _passed_name(setting: Setting) -> str | None:
+    """The name an ``ENV`` setting passes without a value the file holds: ``-e NAME`` (the host's value) or one
+    the host shell expands (``-e TP=$TP``)."""
+    if setting.kind != ENV or setting.value is None:
+        return None
+    key, equals, _ = _bare(setting.value).partition("=")
+    return key if key and (not equals or setting.computed) else None
 
 
 def _gpu(settings: tuple[Setting, ...], signals: Signals) -> Iterator[Evidence]:

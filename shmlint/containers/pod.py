@@ -68,6 +68,7 @@ class PodContainer(NamedTuple):
     mounts: tuple[str, ...]  # the volumes it mounts
     working_dir: str = ""
     torch: tuple[Evidence, ...] = ()  # what the format itself says starts torch (a KServe model format...)
+    unknown_env: tuple[str, ...] = ()  # env names whose value comes from elsewhere (``valueFrom``)
 
 
 #: what a pod says for all its containers: ``hostIPC: true`` and ``runtimeClassName: nvidia`` where they are
@@ -151,6 +152,7 @@ def _container(
         container.working_dir,
         tuple((name, value) for name, value, _ in container.env),
         dockerfile_beside=True,
+        unknown_env=container.unknown_env,
     )
     return Judged(
         gpu=gpu,

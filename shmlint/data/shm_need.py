@@ -157,7 +157,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
   None,
   None,
   ('(?:(^|[ /])trl '
-   '+(sft|dpo|grpo|kto|reward|rloo)\\b(?![^;&|]{0,256}--(num[_-]processes|config[_-]file|accelerate[_-]config)\\b))',
+   '+(sft|dpo|grpo|kto|reward|rloo)\\b(?![^;&|]{0,1024}--(num[_-]processes|config[_-]file|accelerate[_-]config|config)\\b))',
    ('trl',)),
   True,
   False,
@@ -171,10 +171,10 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://github.com/huggingface/trl/blob/f2cd57710ae345ea6428ae95363267fcf38a3dc8/trl/cli/accelerate_config.py',
   None,
   None,
-  ('(?:(^|[ /])trl +(sft|dpo|grpo|kto|reward|rloo)\\b[^;&|]{0,256}--num[_-]processes[= '
+  ('(?:(^|[ /])trl +(sft|dpo|grpo|kto|reward|rloo)\\b[^;&|]{0,1024}--num[_-]processes[= '
    ']+([2-9]|[1-9][0-9]+)\\b)|(?:(^|[ /])trl '
-   '+(sft|dpo|grpo|kto|reward|rloo)\\b[^;&|]{0,256}--accelerate[_-]config[= '
-   ']+["\']?(multi_gpu|zero[123]|fsdp[12])\\b(?![^;&|]{0,256}--num[_-]processes\\b))',
+   '+(sft|dpo|grpo|kto|reward|rloo)\\b[^;&|]{0,1024}--accelerate[_-]config[= '
+   ']+["\']?(multi_gpu|zero[123]|fsdp[12])["\']?([ ;&|]|$)(?![^;&|]{0,1024}--num[_-]processes\\b))',
    ('--accelerate', 'processes')),
   True,
   False,
@@ -232,11 +232,11 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data',
   None,
   None,
-  ('(?:--nproc[_-]per[_-]node[= ]+([2-9]|[1-9][0-9]))|(?:--tensor-parallel-size[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:(^| '
-   ')-tp +([2-9]|[1-9][0-9]+)\\b)|(?:--tp(-size)?[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:--pipeline-parallel-size[= '
-   ']+([2-9]|[1-9][0-9]+)\\b)|(?:(^| )-pp +([2-9]|[1-9][0-9]+)\\b)|(?:--num[_-]shard[= '
-   ']+([2-9]|[1-9][0-9]+)\\b)|(?:--sharded[= ]+true\\b)',
-   ('--nproc', '--num', '--pipeline-parallel-size', '--sharded', '--tensor-parallel-size', '-pp', '-tp')),
+  ('(?:--nproc[_-]per[_-]node[= ]+([2-9]|[1-9][0-9]))|(?:--tensor[-_]parallel[-_]size[= '
+   ']+([2-9]|[1-9][0-9]+)\\b)|(?:(^| )-tp +([2-9]|[1-9][0-9]+)\\b)|(?:--tp(-size)?[= '
+   ']+([2-9]|[1-9][0-9]+)\\b)|(?:--pipeline[-_]parallel[-_]size[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:(^| )-pp '
+   '+([2-9]|[1-9][0-9]+)\\b)|(?:--num[_-]shard[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:--sharded[= ]+true\\b)',
+   ('--nproc', '--num', '--pipeline', '--sharded', '--tensor', '-pp', '-tp')),
   False,
   False,
   False,

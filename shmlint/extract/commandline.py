@@ -109,6 +109,13 @@ def _named_image(image: Word | None) -> Word | None:
     return image if named else None
 
 
+def _received(word: Word) -> str:
+    """A word as the container gets it: the host shell expands a double-quoted or bare ``$X`` with its own
+    variables, unknown here, so each ``$`` is escaped (``\\$X``): a ``sh -c`` string run in the container keeps it
+    as written instead of taking the container's value."""
+    return word.text.replace("$", "\\$") if word.dynamic else word.text
+
+
 def command_workload(
     command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int, typed: Typed | None = None
 ) -> Workload:
@@ -129,6 +136,7 @@ def command_workload(
         image_span=source.span(image.start, image.end) if image is not None else None,
         entrypoint=tuple(flag.value_text for flag in entrypoint),
         arguments=tuple(text for text, _, _ in argv[len(entrypoint) :]),
+        received=None if typed is not None else tuple(_received(word) for word in command.arguments),
         word_spans=tuple(source.span(start, end) for _, start, end in argv),
         typed_script=typed.script if typed is not None else "",
         typed_commands=tuple(tuple(w.text for w in c.words) for c in typed.commands) if typed is not None else (),

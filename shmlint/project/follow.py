@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.model import CodeFact, Launch, ProjectFacts
 from shmlint.project.index import Reader
-from shmlint.project.launchers import Target, known, program, target
+from shmlint.project.launchers import UNKNOWN, Target, known, program, shown, target
 
 if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
@@ -120,7 +120,7 @@ class _Walk:
         if words and words[0] in _TEXT_ONLY:  # ``echo "Creating DeepSpeed hostfile"`` runs no DeepSpeed
             return
         if len(self.commands) < MAX_COMMANDS:
-            self.commands.append(CodeFact(where, " ".join(w for w in line.argv if known(w))))
+            self.commands.append(CodeFact(where, " ".join(map(shown, line.argv))))
         self.command(line.argv, line.env, depth)
 
     def python(self, found: Target, depth: int, env: Mapping[str, tuple[str, ...]]) -> None:
@@ -297,7 +297,8 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         ]
     argv = (*entrypoint, *arguments)
     if argv:
-        walk.command(argv, {name: (value,) for name, value in launch.env}, 0)
+        unknown = {name: (f"{UNKNOWN}${name}",) for name in launch.unknown_env}
+        walk.command(argv, unknown | {name: (value,) for name, value in launch.env}, 0)
     certain = walk.zero and not walk.needs and not walk.doubt and not reader.exhausted and bool(argv)
     followed = tuple(dict.fromkeys(walk.followed))  # a module two programs import is read for each
     return ProjectFacts(

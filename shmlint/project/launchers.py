@@ -41,6 +41,15 @@ def known(word: str) -> bool:
     return UNKNOWN not in word
 
 
+def shown(word: str) -> str:
+    """A word as a recorded command holds it: one whose value is not known as it is written (``$NPROC``), or ``?``
+    where code computes a part (``--num_processes=?``), so that an option keeps its name and a value matches no
+    number."""
+    if word.startswith(UNKNOWN) and len(word) > 1:
+        return word.replace(UNKNOWN, "")
+    return word.replace(UNKNOWN, "?")
+
+
 def target(argv: Sequence[str]) -> Target | None:
     """The program ``argv`` runs, or None when it is none of those this reads."""
     words = program(argv)

@@ -17,7 +17,7 @@ import ast
 from collections.abc import Iterable
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.launchers import UNKNOWN, known, target
+from shmlint.project.launchers import UNKNOWN, known, shown, target
 from shmlint.project.pysyntax import called
 
 #: command strings taken from one file: a program that writes more is not a launcher wrapper
@@ -55,7 +55,7 @@ def commands(nodes: Iterable[ast.AST]) -> tuple[Command, ...]:
         launched = target(words)
         if launched is None or not launched.launcher:
             continue
-        found.append(Command(node.lineno, " ".join(w for w in words if known(w))))
+        found.append(Command(node.lineno, " ".join(map(shown, words))))
         if len(found) >= MAX_COMMANDS:
             break
     return tuple(found)

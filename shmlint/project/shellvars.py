@@ -51,7 +51,7 @@ def expand_word(word: Word | str, variables: Variables, positional: Sequence[str
     """The words one shell word becomes: several for ``"${A[@]}"`` and ``"$@"``, one otherwise; a value the text
     does not give is kept marked as unknown."""
     text = word.text if isinstance(word, Word) else word
-    if "$" not in text:
+    if "$" not in text or (isinstance(word, Word) and not word.dynamic):  # ``'$X'``, ``\$X``: the text itself
         return (text,)
     whole = _REFERENCE.fullmatch(text)
     if whole is not None:

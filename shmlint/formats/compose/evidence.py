@@ -117,7 +117,7 @@ def command_words(project: Project, service: Service) -> list[str]:
         found = project.get(service, field)
         if found is not None:
             words.extend(_argv(found.node))
-    return [project.interpolate(word)[0] for word in words]
+    return [project.plain(word) for word in words]
 
 
 def launch(project: Project, service: Service) -> Launch:
@@ -126,11 +126,12 @@ def launch(project: Project, service: Service) -> Launch:
     parts: dict[str, tuple[str, ...]] = {}
     for field in ("entrypoint", "command"):
         found = project.get(service, field)
-        parts[field] = tuple(project.interpolate(word)[0] for word in _argv(found.node)) if found is not None else ()
+        parts[field] = tuple(project.plain(word) for word in _argv(found.node)) if found is not None else ()
     build = project.get(service, "build")
     base_dir = str((build.layer.file if build is not None else service.file).base_dir)
     context, dockerfile, inline = _build_parts(project, service)
-    env = tuple((name, entry.value) for name, entry in project.entries(service, "environment").items() if entry.value)
+    entries = project.entries(service, "environment").items()
+    env = tuple((name, entry.value) for name, entry in entries if entry.value)
     return Launch(
         base_dir,
         parts["entrypoint"],
@@ -141,6 +142,7 @@ def launch(project: Project, service: Service) -> Launch:
         dockerfile,
         inline,
         mounts=tuple(_binds(project, service)),
+        unknown_env=tuple(name for name, entry in entries if entry.value is None),
     )
 
 

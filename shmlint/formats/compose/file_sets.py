@@ -57,6 +57,36 @@ def named_sets(files: ProjectFiles, folder: str) -> list[FileSet]:
     return found
 
 
+def env_file_named(files: ProjectFiles, folder: str) -> bool:
+    """Whether a script, Makefile or document of ``folder`` runs compose with ``--env-file`` or
+    ``--project-directory``: then the folder's ``.env`` may not be what compose reads (asked through
+    ``files.per_folder``)."""
+    from shmlint.parsers.shell import commands
+
+    for name in _candidates(files, folder):
+        source = files.source(os.path.join(folder, name))
+        if source is None or len(source.text) > MAX_BYTES or not _COMPOSE_WORDS.search(source.text):
+            continue
+        for command in commands(source.text):
+            words = [w.text for w in command.words]
+            start = _after_compose(words)
+            if start is not None and any(_names_env(word) for word in _global_options(words[start:])):
+                return True
+    return False
+
+
+def _names_env(word: str) -> bool:
+    return word.split("=", 1)[0] in ("--env-file", "--project-directory")
+
+
+def _global_options(words: list[str]) -> Iterator[str]:
+    """The words of a compose invocation up to its subcommand."""
+    index = 0
+    while index < len(words) and words[index].startswith("-"):
+        yield words[index]
+        index += 2 if words[index] in _VALUED or words[index] in ("-f", "--file") else 1
+
+
 def _candidates(files: ProjectFiles, folder: str) -> list[str]:
     wanted = [n for n in sorted(files.files_in(folder)) if n in _MAKEFILES or n.endswith(_SCRIPT_SUFFIXES)]
     return wanted[:MAX_FILES]

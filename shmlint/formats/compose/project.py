@@ -96,7 +96,8 @@ class Service(NamedTuple):
 
 
 class Entry(NamedTuple):
-    """One environment variable or label: its value (None when taken from the host) and where it is written."""
+    """One environment variable or label: its value (None when taken from the host, or from a variable no default
+    sets) and where it is written."""
 
     value: str | None
     span: Span
@@ -113,7 +114,8 @@ class Project:
         self._merged: dict[int, set[int]] = {}
         self.judged_with: FileSet | None = None  # the named set this file was judged in, for the report
         #: what the project's ``.env`` sets: compose interpolates its files with these (the shell's environment,
-        #: which would win over them, is not known here)
+        #: which would win over them, is not known here). Read for sizes, modes, paths and images; command lines and
+        #: environment values are interpolated without them (``plain``), so that no secret reaches a report
         self.variables: dict[str, str] = {}
 
     # -- files and services ----------------------------------------------------------------------------------
@@ -151,6 +153,11 @@ class Project:
     def interpolate(self, text: str) -> tuple[str, bool]:
         """``text`` as compose interpolates it in this project, and whether nothing unknown decided it."""
         return interpolate(text, self.variables)
+
+    @staticmethod
+    def plain(text: str) -> str:
+        """``text`` interpolated with the defaults it writes only: a command line or an environment value."""
+        return interpolate(text)[0]
 
     def named_set(self, this: ComposeFile) -> list[ComposeFile] | None:
         """The files of the largest named set that holds this file, in compose's order; None when no set names it
@@ -272,20 +279,22 @@ class Project:
         return self.interpolate(value)[0] if value is not None else None
 
     def entries(self, service: Service, *path: str) -> dict[str, Entry]:
-        """A ``list_or_dict`` field (environment, labels) merged by name across layers, the higher layer winning."""
+        """A ``list_or_dict`` field (environment, labels) merged by name across layers, the higher layer winning. Its
+        values are interpolated with the defaults written in the file only, never the ``.env``: that file often holds
+        secrets, and environment values reach messages (a command a ``-c`` string runs)."""
         merged: dict[str, Entry] = {}
         for found in self.every(service, *path):
             if isinstance(found.node, MappingNode):
                 for name, (key, value) in self.m.items(found.node).items():
                     text = scalar(value)
                     span = found.source.span(key.start_mark.index, value.end_mark.index)
-                    merged[name] = Entry(self.interpolate(text)[0] if text is not None else None, span)
+                    merged[name] = Entry(_certain(text), span)
             for item in sequence(found.node):
                 text = scalar(item)
                 if text is not None:
                     name, equals, value = text.partition("=")
                     span = found.source.span(item.start_mark.index, item.end_mark.index)
-                    merged[name.strip()] = Entry(self.interpolate(value)[0] if equals else None, span)
+                    merged[name.strip()] = Entry(_certain(value) if equals else None, span)
         return merged
 
     def size(self, found: Found | None) -> Size | None:
@@ -306,10 +315,25 @@ class Project:
         return Size(raw, parsed.bytes, found.span, sizes.DOCKER, parsed.error, suggestion)
 
 
+def _certain(text: str | None) -> str | None:
+    """An environment value or label interpolated with its own defaults; None (the host's, not known) when a
+    variable no default sets decides it."""
+    if text is None:
+        return None
+    value, certain = interpolate(text)
+    return value if certain else None
+
+
 def _dotenv(files: ProjectFiles, folder: str) -> dict[str, str]:
-    """What the ``.env`` of a compose project directory sets (asked through ``files.per_folder``: once a folder)."""
+    """What the ``.env`` of a compose project directory sets (asked through ``files.per_folder``: once a folder);
+    nothing when the folder's scripts run compose with another env file or project directory (then which values
+    compose reads is not known: the variables stay unresolved, and no fix writes over them)."""
+    from shmlint.formats.compose.file_sets import env_file_named
+
     source = files.source(os.path.join(folder, ".env"))
-    return dotenv_values(source.text) if source is not None else {}
+    if source is None or files.per_folder(env_file_named, folder):
+        return {}
+    return dotenv_values(source.text)
 
 
 def _yaml_number(text: str) -> int | None:

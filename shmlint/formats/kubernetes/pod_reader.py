@@ -267,6 +267,7 @@ class PodReader:
             mounts=tuple(scalar(self.m.get(mount, "name")) or "" for mount in mounts),
             working_dir=scalar(self.m.get(container, "workingDir")) or "",
             torch=torch + ((launched,) if launched else ()),
+            unknown_env=tuple(self.env_from_elsewhere(container)),
         )
 
     def volume(self, name: str, volume: MappingNode) -> PodVolume:
@@ -308,6 +309,14 @@ class PodReader:
             name = scalar(name_node)
             if name is not None and name_node is not None and isinstance(value, ScalarNode):
                 yield name, scalar(value) or "", self.pair_span(name_node, value)
+
+    def env_from_elsewhere(self, container: MappingNode) -> Iterator[str]:
+        """The env names whose value a Secret, a ConfigMap or a field gives (``valueFrom``): set, to a value the
+        files do not hold."""
+        for entry in sequence(self.m.get(container, "env")):
+            name = scalar(self.m.get(entry, "name"))
+            if name and not isinstance(self.m.get(entry, "value"), ScalarNode):
+                yield name
 
     def command_words(self, container: MappingNode) -> list[str]:
         words: list[str] = []

@@ -11,7 +11,7 @@ from shmlint.containers.pod import INIT_CONTAINER, PodContainer, PodVolume, Reso
 from shmlint.formats.terraform.target import HclTarget
 from shmlint.model import Evidence, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.hcl import BOOL, OBJECT, TUPLE, Attribute, Block, Item, Value, entry, string
+from shmlint.parsers.hcl import BOOL, NULL, OBJECT, TUPLE, Attribute, Block, Item, Value, entry, string
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
@@ -102,7 +102,7 @@ def _container(source: SourceText, container: Block, holder: str, blocks: PodBlo
 def _medium(source: SourceText, value: Value | None) -> str:
     """An ``empty_dir`` medium: the literal, or an expression (``var.medium``) spelled as Terraform interpolates it
     (``${var.medium}``), a value known at plan time that the pod reader judges as a template's placeholder."""
-    if value is None:
+    if value is None or value.kind == NULL:  # ``medium = null``: unset, the default disk
         return ""
     literal = string(value)
     if literal is not None:
