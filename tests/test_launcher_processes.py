@@ -68,6 +68,8 @@ def judged(command: str, gpus: int | str) -> list[tuple[Severity, str]]:
         ("horovodrun -np 16 -H host1:4,host2:4,host3:4,host4:4 python train.py", 4, ERROR, "several GPU ranks"),
         ("mpirun -np 64 -N 8 all_reduce_perf -g 1", 8, ERROR, "several GPU ranks"),
         ("mpiexec --map-by ppr:4:node python train.py", 4, ERROR, "several GPU ranks"),
+        ("mpirun --allow-run-as-root -np 8 --bind-to none --map-by slot all_reduce_perf_mpi -g 1", 8, ERROR, "ranks"),
+        ("mpirun -np 16 --map-by ppr:8:node python train.py", 8, ERROR, "several GPU ranks"),
         ("mpirun -np 1 all_reduce_perf -g 1", 1, INFO, "does not show"),
         ("mpirun -np 16 --hostfile /etc/mpi/hostfile python train.py", 8, INFO, "does not show"),
         ("mpirun -np 2 -H node1:1,node2:1 python train.py", 1, INFO, "does not show"),

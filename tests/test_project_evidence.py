@@ -119,6 +119,12 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         (["pytest", "-v", "-k", "dist", "tests/test_d.py::test_a"], Target("python", "tests/test_d.py", ())),
         (["python", "-m", "pytest", "-x", "tests/t.py"], Target("python", "tests/t.py", ())),
         (["pytest", "tests/"], None),  # a folder: which files run is pytest's collection, not read
+        # a project's environment runner runs the command after its own options
+        (["uv", "run", "python", "src/deploy.py"], Target("python", "src/deploy.py", ())),
+        (["uv", "run", "--with", "x", "--no-sync", "torchrun", "t.py"], Target("python", "t.py", (), "torchrun")),
+        (["conda", "run", "-n", "env", "--no-capture-output", "python", "t.py"], Target("python", "t.py", ())),
+        (["/usr/bin/poetry", "run", "--", "bash", "run.sh"], Target("shell", "run.sh", ())),
+        (["uv", "pip", "install", "torch"], None),  # not ``run``: nothing is started
     ],
 )
 def test_launcher_targets(argv: list[str], expected: Target | None) -> None:

@@ -202,8 +202,8 @@ SOFTWARE = (('pytorch-dataloader-workers',
   None,
   ('(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-np|-n|--np|--n|-c|--num-proc)[= '
    ']*([2-9]|[1-9][0-9]+)\\b(?![^;&|]{0,256} '
-   '(-H|--hosts?|-host|--hostfile|-hostfile|--machinefile|-machinefile|-N|--npernode|-npernode|-ppn|-perhost|--map-by|-map-by)[= '
-   ']))|(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-H|--hosts?|-host)[= ]+[^ '
+   '((-H|--hosts?|-host|--hostfile|-hostfile|--machinefile|-machinefile|-N|--npernode|-npernode|-ppn|-perhost)[= '
+   ']|--?map-by[= ]+ppr:)))|(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-H|--hosts?|-host)[= ]+[^ '
    ';&|]{0,256}:([2-9]|[1-9][0-9]+)\\b)|(?:(^|[ /])(mpirun|mpiexec)\\b[^;&|]{0,256} '
    '(-N|--npernode|-npernode|-ppn|-perhost)[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:(^|[ '
    '/])(mpirun|mpiexec)\\b[^;&|]{0,256} --?map-by[= ]+ppr:([2-9]|[1-9][0-9]+):)',

@@ -22,6 +22,19 @@ _LAUNCHER_MODULES = TORCHRUN_MODULES | {"accelerate.commands.launch", "deepspeed
 _LAUNCHER_PROGRAMS = TORCHRUN_PROGRAMS | {"deepspeed"}
 #: test runners whose test file is read as the program (``pytest tests/test_x.py``, ``python -m pytest ...``)
 _PYTEST = frozenset({"pytest", "py.test"})
+#: tools that run a command in a project's environment (``uv run python x.py``), with their options that take a
+#: value; the command after them is what runs
+_ENVIRONMENT_RUNNERS = {
+    "uv": frozenset({"--with", "--with-requirements", "--python", "-p", "--project", "--directory", "--extra",
+                     "--group", "--env-file", "--index", "--package", "--only-group"}),
+    "poetry": frozenset({"-C", "--directory", "-P", "--project"}),
+    "pipenv": frozenset(),
+    "pdm": frozenset({"-p", "--project"}),
+    "pixi": frozenset({"-e", "--environment", "--manifest-path"}),
+    "conda": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
+    "mamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
+    "micromamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
+}  # fmt: skip
 #: what ends a script's own arguments on a shell command line
 _SEPARATORS = frozenset({"&&", "||", ";", "|"})
 
@@ -76,11 +89,28 @@ def target(argv: Sequence[str]) -> Target | None:
 
 
 def program(argv: Sequence[str]) -> list[str]:
-    """The words from the program on: past ``exec``, ``sudo``, ``env -u X A=1`` and ``NAME=value`` in front."""
+    """The words from the program on: past ``exec``, ``sudo``, ``env -u X A=1``, ``NAME=value`` and an environment
+    runner (``uv run``, ``poetry run``, ``conda run -n env``) in front."""
     words = list(argv)
-    while words and (words[0] in _PREFIXES or words[0] == "env" or ("=" in words[0] and not words[0].startswith("-"))):
-        words = _after_env(words) if words[0] == "env" else words[1:]
+    while words:
+        runner = _ENVIRONMENT_RUNNERS.get(words[0].rsplit("/", 1)[-1]) if words[1:2] == ["run"] else None
+        if runner is not None:
+            words = _after_options(words[2:], runner)
+        elif words[0] in _PREFIXES or words[0] == "env" or ("=" in words[0] and not words[0].startswith("-")):
+            words = _after_env(words) if words[0] == "env" else words[1:]
+        else:
+            break
     return words
+
+
+def _after_options(words: list[str], valued: frozenset[str]) -> list[str]:
+    """The words after an environment runner's own options (``--with x``, ``-n env``, ``--no-sync``) and ``--``."""
+    index = 0
+    while index < len(words) and words[index].startswith("-"):
+        if words[index] == "--":
+            return words[index + 1 :]
+        index += 2 if words[index] in valued else 1
+    return words[index:]
 
 
 def _after_env(words: list[str]) -> list[str]:
