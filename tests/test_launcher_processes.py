@@ -59,6 +59,9 @@ def judged(command: str, gpus: int | str) -> list[tuple[Severity, str]]:
         ("trl sft --config cfg.yaml", 4, INFO, "accelerate config decides"),
         ("trl sft --accelerate_config zero3.yaml", 4, INFO, "accelerate config decides"),  # the user's own file
         ("trl vllm-serve --model m --tensor_parallel_size 2", 2, ERROR, "NCCL between processes"),
+        # MosaicML Composer's launcher: -n processes; PHP's composer -n takes no number
+        ("composer -n 8 train.py --config c.yaml", 8, ERROR, "Composer's launcher"),
+        ("composer -n install", 2, INFO, "has an accelerator"),
         # DeepSpeed documents its /dev/shm need for any run (ds_report), one GPU too
         ("deepspeed --num_gpus 1 train.py", 1, ERROR, "DeepSpeed"),
         # MPI ranks in the container
