@@ -27,7 +27,6 @@ from shmlint.severity import Severity
 from shmlint.sizes import human
 from shmlint.visible import clipped
 
-
 #: settings whose value is the size (a spread of options that might carry one is not: a fix adds its own beside it)
 _SIZES = frozenset({ShmMechanism.NAMESPACE_SIZE, ShmMechanism.TMPFS_OPTION, ShmMechanism.TMPFS_MOUNT})
 
