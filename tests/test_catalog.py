@@ -111,7 +111,7 @@ def test_load_catalog_returns_independent_dicts() -> None:
 
 
 def test_severities_and_fix_fields_convert() -> None:
-    rule = load_catalog()["SHM004"]
+    rule = load_catalog()["SHM003"]
     assert rule.severity is Severity.WARNING
     assert rule.fix.availability is FixAvailability.ALWAYS
     assert rule.fix.applicability is not None and rule.fix.applicability.value == "unsafe"

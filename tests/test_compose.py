@@ -665,3 +665,33 @@ def test_corpus(row: dict[str, str], corpus: Path) -> None:
     if row["local_name"] in CORPUS_DISAGREEMENTS:
         expected = not expected
     assert flagged is expected, [(w.name, [e.text for e in w.gpu + w.torch], w.shm) for w in workloads]
+
+
+@pytest.mark.parametrize(
+    ("dotenv", "size", "code", "words"),
+    [
+        ("", "${SHM}", "SHM001", "make sure shm_size gives at least 8 GiB"),  # unresolved: set where it is set
+        ("SHM=64m\n", "${SHM}", "SHM005", "${SHM} (64 MiB) is under 1 GiB"),
+        ("", "${SHM:-32m}", "SHM005", "where ${SHM:-32m} is set"),
+    ],
+)
+def test_no_fix_writes_a_number_over_a_variable_size(
+    tmp_path: Path, dotenv: str, size: str, code: str, words: str
+) -> None:
+    """A size written with a variable gets its value where the variable is set (a ``.env``, the shell, a deploy
+    script), maybe more than any number a fix would write: the finding says where to raise it, and no fix replaces
+    the variable (a fix never lowers what a workload gets elsewhere)."""
+    from shmlint.discover import FileKind
+    from shmlint.engine import Engine
+    from shmlint.fix.apply import fix_source
+    from shmlint.settings import Settings
+
+    if dotenv:
+        (tmp_path / ".env").write_text(dotenv)
+    path = tmp_path / "compose.yaml"
+    path.write_text(f"services:\n  s:\n    image: vllm/vllm-openai:v0.9.0\n    gpus: all\n    shm_size: {size}\n")
+    engine = Engine(Settings())
+    source = SourceText(str(path), path.read_text())
+    findings = engine.check_source(source, FileKind.YAML, path).findings
+    assert [(f.code, f.fixable) for f in findings] == [(code, False)] and words in findings[0].message
+    assert fix_source(engine, source, FileKind.YAML, path).text == source.text

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.effective import reaching_sources
-from shmlint.model import ShmKind, ShmSource, Tier, Workload
+from shmlint.model import ShmKind, ShmSource, Size, Tier, Workload
+from shmlint.sizes import human
 from shmlint.visible import clipped, excerpt
 
 #: how a workload without a way of its own (``Format.declare_loader``) declares its DataLoader
@@ -47,6 +48,19 @@ def first_source(workload: Workload, kind: ShmKind) -> ShmSource | None:
 def evidence(workload: Workload) -> str:
     """Why the workload counts as GPU/torch, for messages: its first two pieces of evidence."""
     return ", ".join(e.text for e in (*workload.gpu, *workload.torch)[:2])
+
+
+def set_elsewhere(size: Size) -> bool:
+    """A size written with a variable (``${SHM}``, ``${SHM:-1g}``): its value is set where the variable is (a
+    ``.env``, the shell, a deploy script), which may give more than the file shows, so no fix writes a number over
+    it (a fix never lowers what a workload gets elsewhere)."""
+    return "$" in size.text
+
+
+def written(size: Size) -> str:
+    """A size as its file writes it, with the value a variable there takes (``${SHM} (64 MiB)``): the short
+    message says what was judged, not only its name."""
+    return f"{size.text} ({human(size.bytes)})" if set_elsewhere(size) and size.bytes is not None else size.text
 
 
 def who(workload: Workload) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
 from shmlint.file_formats import describe
-from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmSource, Workload
+from shmlint.model import Finding, Fix, FixAction, ShmKind, ShmMechanism, ShmSource, Workload
 from shmlint.rules.common import (
     HINT_COMMENT,
     claims_missing_shm,
@@ -27,6 +27,9 @@ from shmlint.severity import Severity
 from shmlint.sizes import human
 from shmlint.visible import clipped
 
+#: settings whose value is the size (a spread of options that might carry one is not: a fix adds its own beside it)
+_SIZES = frozenset({ShmMechanism.NAMESPACE_SIZE, ShmMechanism.TMPFS_OPTION, ShmMechanism.TMPFS_MOUNT})
+
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     if not claims_missing_shm(workload) or workload.shm_managed_by:
@@ -37,9 +40,12 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     if pending or len(unknown) < len(applied):
         return
     size = ctx.fix_size(workload)
-    fix = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size.bytes)} ({size.why})", size_bytes=size.bytes)
     spelled = describe(workload.format)
     remedy, short = spelled.remedy, spelled.fix_in_short
+    fix: Fix | None = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size.bytes)} ({size.why})", size_bytes=size.bytes)
+    if any(s.mechanism in _SIZES for s in unknown):  # the size itself is a variable, set where it is set, maybe
+        # above any number a fix would write over it: no fix, and the remedy is where the variable is set
+        fix, short = None, f"make sure {_setting(unknown[0])} gives at least {human(size.bytes)}"
     if unknown_need(workload):
         yield ctx.report(
             RULE,

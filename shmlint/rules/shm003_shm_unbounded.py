@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, ShmSource, Workload
-from shmlint.rules.common import gpu_sources, who
+from shmlint.rules.common import gpu_sources, who, written
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
@@ -22,7 +22,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                 else "it may grow until the node runs out of memory"
             )
             bound = (
-                f"bounded only by the {workload.memory_limit.text} memory limit"
+                f"bounded only by the {written(workload.memory_limit)} memory limit"
                 if workload.memory_limit and limit
                 else "it can take the node's memory"
             )

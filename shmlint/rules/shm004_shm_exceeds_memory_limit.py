@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import gpu_sources, who
+from shmlint.rules.common import gpu_sources, set_elsewhere, who, written
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -18,13 +18,16 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         size = source.size
         if size is not None and size.bytes is not None and size.bytes > limit.bytes:
             lowered = ctx.fix_size(workload, current=size.bytes, source=source)
+            where = f" where {size.text} is set" if set_elsewhere(size) else ""
             yield ctx.report(
                 RULE,
-                f"{who(workload)}: /dev/shm {size.text} is over the {limit.text} memory limit (OOM kill); lower it "
-                f"to {human(lowered.bytes)}",
+                f"{who(workload)}: /dev/shm {written(size)} is over the {written(limit)} memory limit (OOM kill); lower it "
+                f"to {human(lowered.bytes)}{where}",
                 size.span,
                 workload,
-                Fix(
+                None
+                if set_elsewhere(size)
+                else Fix(
                     FixAction.SET_SIZE,
                     f"lower it to {human(lowered.bytes)} ({lowered.why})",
                     Applicability.UNSAFE,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import gpu_sources, need_evidence, unknown_need, who
+from shmlint.rules.common import gpu_sources, need_evidence, set_elsewhere, unknown_need, who, written
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -27,9 +27,10 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                     size_bytes=raised.bytes,
                     source=source,
                 )
-                if raised.bytes > size.bytes
+                if raised.bytes > size.bytes and not set_elsewhere(size)
                 else None
             )
+            where = f" where {size.text} is set" if set_elsewhere(size) else ""
             undecided = unknown_need(workload)
             uses = (
                 "its software's use of /dev/shm is not known"
@@ -38,8 +39,8 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             )
             yield ctx.report(
                 RULE,
-                f"{who(workload)}: /dev/shm {size.text} is under {human(floor)} ({why.replace('the ', '', 1)}); "
-                + (f"raise it to {human(fix.size_bytes)}" if fix and fix.size_bytes else "raise it"),
+                f"{who(workload)}: /dev/shm {written(size)} is under {human(floor)} ({why.replace('the ', '', 1)}); "
+                + (f"raise it to {human(raised.bytes)}{where}" if raised.bytes > size.bytes else "raise it"),
                 size.span,
                 workload,
                 fix,
