@@ -1,4 +1,4 @@
-"""The whole-tree fresh precision benchmarks (bench/precision/fresh2, its recall supplement, fresh3 to fresh11: whole
+"""The whole-tree fresh precision benchmarks (bench/precision/fresh2, its recall supplement, fresh3 to fresh12: whole
 repositories, checked as a user's ``shmlint check .`` in a clone): their data files' shape, the whole-tree
 materialisation, and (when the repositories are on disk) a full run with no unlabelled finding, no unjudged finding, no
 stale label and no fix that lowers /dev/shm. The scoring itself is tested in
