@@ -13,10 +13,15 @@ from __future__ import annotations
 import functools
 import os
 import re
+import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.visible import quoted
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 #: characters that make a pattern more than a plain name
 _SPECIAL = frozenset("*?[]!\\/ #")
@@ -49,10 +54,8 @@ class PathPatterns:
             self._names: frozenset[str] | None = frozenset(lines)
             self._spec = None
         else:
-            from pathspec import GitIgnoreSpec
-
             self._names = None
-            self._spec = GitIgnoreSpec.from_lines([p for p in lines if _readable(p)])
+            self._spec = _spec([p for p in lines if _readable(p)])
 
     def decide(self, relative: str, is_dir: bool = False) -> bool | None:
         """True when the path (``a/b.yaml``, forward slashes) is matched, False when a ``!`` pattern takes it back,
@@ -76,11 +79,19 @@ def _one_star_per_run(pattern: str) -> str:
     return ("!" if negated else "") + "/".join(plain)
 
 
-def _readable(pattern: str) -> bool:
+def _spec(lines: list[str]) -> GitIgnoreSpec:
+    """pathspec's matcher for ``lines``, built without Python's FutureWarning for a ``[[`` in a pattern (the
+    repository's text, not shmlint's: the user would see a Python warning on stderr for their .gitignore)."""
     from pathspec import GitIgnoreSpec
 
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return GitIgnoreSpec.from_lines(lines)
+
+
+def _readable(pattern: str) -> bool:
     try:
-        GitIgnoreSpec.from_lines([pattern])
+        _spec([pattern])
     except (ValueError, re.error):  # pathspec's pattern errors are ValueErrors; a bad [range] is a re.error
         return False
     return True

@@ -299,3 +299,13 @@ def test_a_run_of_asterisks_is_one_regular_asterisk_in_bounded_time() -> None:
     assert PathPatterns(["a***b"]).decide("azzb") is True and PathPatterns(["a***b"]).decide("a/b") is None
     assert PathPatterns(["**/x"]).decide("a/b/x") is True
     assert PathPatterns(["!**/x"]).decide("a/b/x") is False
+
+
+def test_a_pattern_that_python_warns_about_warns_nobody() -> None:
+    """``[[`` in a .gitignore line makes Python's ``re`` warn of a possible nested set (a FutureWarning): that is the
+    repository's text, so shmlint reads it without the warning reaching the user's terminal."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert PathPatterns(["a[[b]", "x"]).decide("x") is True
