@@ -288,22 +288,6 @@ def _gitignores_above(root: str) -> list[_Ignore]:
     return found[::-1]
 
 
-def git_ignores(path: str) -> bool:
-    """Whether the repository's ``.gitignore`` files leave out ``path``, a file (its folder's own and those above
-    it up to the repository's top; the deepest with something to say decides): such a file is in a user's working
-    copy and not in the repository a CI job checks out."""
-    folder, name = os.path.split(os.path.abspath(path))
-    ignores = _gitignores_above(folder)
-    spec = _read_gitignore(os.path.join(folder, ".gitignore"))
-    if spec is not None:
-        ignores.append(_Ignore(spec, "", 0, os.path.join(folder, ".gitignore")))
-    for ignore in reversed(ignores):
-        decision = ignore.spec.decide(ignore.prepend + name, False)
-        if decision is not None:
-            return decision
-    return False
-
-
 def _read_gitignore(path: str) -> PathPatterns | None:
     """A regular file only (a FIFO named .gitignore would block the walk forever), never through a link out of the
     repository (``shmlint.infile``), and its first MiB only."""

@@ -399,26 +399,6 @@ def test_a_dotenv_is_not_read_where_scripts_name_another_env_file(tmp_path: Path
     assert (served.shm[0].kind is ShmKind.MEMORY) is known
 
 
-@pytest.mark.parametrize(
-    ("gitignore", "where", "read"),
-    [
-        ("", "", True),
-        (".env\n", "", False),  # the user's own: a CI checkout has none
-        (".env\n", "deploy/", False),  # a .gitignore above the compose folder speaks for it too
-        ("*.env\n!.env\n", "", True),  # re-included
-    ],
-)
-def test_a_dotenv_the_repository_ignores_is_not_read(tmp_path: Path, gitignore: str, where: str, read: bool) -> None:
-    (tmp_path / ".git").mkdir()
-    folder = tmp_path / "deploy"
-    folder.mkdir()
-    (tmp_path / where / ".gitignore").write_text(gitignore)
-    (folder / ".env").write_text("SHM=16g\n")
-    text = "services:\n  s:\n    image: acme/server\n    gpus: all\n    shm_size: ${SHM}\n"
-    served = one(text, directory=folder, name="compose.yaml")
-    assert (served.shm[0].kind is ShmKind.MEMORY) is read
-
-
 def test_dotenv_values_that_depend_on_the_shell_or_grow_stay_unset() -> None:
     doubling = "\n".join(["A0=0123456789abcdef", *(f"A{i}=${{A{i - 1}}}${{A{i - 1}}}" for i in range(1, 40))])
     found = dotenv_values(doubling)

@@ -327,15 +327,12 @@ def _certain(text: str | None) -> str | None:
 def _dotenv(files: ProjectFiles, folder: str) -> dict[str, str]:
     """What the ``.env`` of a compose project directory sets (asked through ``files.per_folder``: once a folder);
     nothing when the folder's scripts run compose with another env file or project directory (then which values
-    compose reads is not known: the variables stay unresolved, and no fix writes over them), or when the repository
-    ignores it."""
-    from shmlint.discover import git_ignores
+    compose reads is not known: the variables stay unresolved, and no fix writes over them)."""
     from shmlint.formats.compose.file_sets import env_file_named
 
-    path = os.path.join(folder, ".env")
-    source = files.source(path)
-    if source is None or files.per_folder(env_file_named, folder) or git_ignores(path):
-        return {}  # an ignored ``.env`` is the user's own: a CI checkout has none, and the answer must not differ
+    source = files.source(os.path.join(folder, ".env"))
+    if source is None or files.per_folder(env_file_named, folder):
+        return {}
     return dotenv_values(source.text)
 
 
