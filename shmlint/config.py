@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from shmlint import sizes
 from shmlint.config_error import RULE_WORDS, ConfigError, Problem
-from shmlint.lazy_regex import LazyRegex
+from shmlint.lazy_regex import LazyRegex, compile_quietly
 from shmlint.named_tuple import NamedTuple
 from shmlint.settings import Settings
 from shmlint.severity import Severity
@@ -169,7 +169,7 @@ def _regexes(problems: _Problems, key: str, values: list[str]) -> tuple[str, ...
         if not problems.ok(key, index):
             continue
         try:
-            re.compile(value)
+            compile_quietly(value)
         except re.error as exc:
             problems.add((key, index), f"{quoted(value)} is not a regular expression: {exc}", value)
         else:

@@ -9,8 +9,17 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from typing import AnyStr, Generic
+
+
+def compile_quietly(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
+    """``re.compile`` without Python's FutureWarning for a possible nested set (``[[``): a configured pattern is
+    the repository's text, and the warning would reach the user's terminal as Python's, not shmlint's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return re.compile(pattern, flags)
 
 
 class LazyRegex(Generic[AnyStr]):
@@ -32,7 +41,7 @@ class LazyRegex(Generic[AnyStr]):
     def compiled(self) -> re.Pattern[AnyStr]:
         compiled = self._compiled
         if compiled is None:
-            compiled = self._compiled = re.compile(self.pattern, self.flags)
+            compiled = self._compiled = compile_quietly(self.pattern, self.flags)
         return compiled
 
     def search(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:

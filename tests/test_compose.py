@@ -653,6 +653,8 @@ def test_corpus(row: dict[str, str], corpus: Path) -> None:
         ("", "${SHM}", "SHM001", "make sure shm_size gives at least 8 GiB"),  # unresolved: set where it is set
         ("SHM=64m\n", "${SHM}", "SHM005", "${SHM} (64 MiB) is under 1 GiB"),
         ("", "${SHM:-32m}", "SHM005", "where ${SHM:-32m} is set"),
+        ("", "${SHM:-16g}\n    mem_limit: 4g", "SHM004", "lower it to 2 GiB where ${SHM:-16g} is set"),
+        ("", '"${SHM}"', "SHM001", "make sure shm_size gives at least"),  # quoted: the same variable
     ],
 )
 def test_no_fix_writes_a_number_over_a_variable_size(
@@ -675,3 +677,17 @@ def test_no_fix_writes_a_number_over_a_variable_size(
     findings = engine.check_source(source, FileKind.YAML, path).findings
     assert [(f.code, f.fixable) for f in findings] == [(code, False)] and words in findings[0].message
     assert fix_source(engine, source, FileKind.YAML, path).text == source.text
+
+
+@pytest.mark.parametrize(
+    "shm",
+    [
+        '    tmpfs: ["/dev/shm:size=${SHM}"]\n',
+        '    volumes:\n      - {type: tmpfs, target: /dev/shm, tmpfs: {size: "${SHM}"}}\n',
+    ],
+)
+def test_a_tmpfs_sized_by_an_unset_variable_is_unresolved_not_invalid(shm: str) -> None:
+    """``/dev/shm:size=${SHM}`` with nothing setting SHM is a size known where the variable is set, like
+    ``shm_size: ${SHM}``: unresolved (no SHM011 for ``''``, no SHM003 "no size", no fix over the variable)."""
+    workload = one("services:\n  s:\n    image: vllm/vllm-openai:v0.9.0\n    gpus: all\n" + shm)
+    assert [source.kind for source in workload.shm] == [ShmKind.UNKNOWN]

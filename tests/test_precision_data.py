@@ -200,6 +200,7 @@ FAMILIES = [
     # a Ray Jobs client hands the job to a cluster elsewhere; starting Ray in the same command still needs
     ("rayproject/ray-ml:2.11.0-py311-cpu", "bash -c ray job submit --address http://h:8265 -- python t.py", "free"),
     ("rayproject/ray-ml:2.11.0", "bash -c ray start --head && ray job submit -- python t.py", "needs"),
+    ("pytorch/pytorch:2.3.0", "bash -c ray job submit --address http://h:8265 -- python r.py ; python t.py", "unknown"),
     # a shell or a holder in a python-backend Triton image runs none of it by itself (issue 26's holders and shells)
     ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "bash", "unknown"),
     ("nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3", "bash -c trap : TERM INT; sleep infinity & wait", "unknown"),

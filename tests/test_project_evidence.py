@@ -125,6 +125,11 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         (["conda", "run", "-n", "env", "--no-capture-output", "python", "t.py"], Target("python", "t.py", ())),
         (["/usr/bin/poetry", "run", "--", "bash", "run.sh"], Target("shell", "run.sh", ())),
         (["uv", "pip", "install", "torch"], None),  # not ``run``: nothing is started
+        (["uv", "run", "--index-url", "https://x", "python", "t.py"], Target("python", "t.py", ())),
+        (
+            ["uv", "run", "-m", "torch.distributed.run", "t.py"],
+            Target("python", "t.py", (), "python -m torch.distributed.run"),
+        ),
     ],
 )
 def test_launcher_targets(argv: list[str], expected: Target | None) -> None:

@@ -199,7 +199,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://docs.mosaicml.com/projects/composer/en/stable/notes/distributed_training.html',
   None,
   None,
-  ('(?:(^|[ /])composer +(-n|--nproc)[= ]*([2-9]|[1-9][0-9]+)\\b)', ('composer',)),
+  ('(?:(^|[ /])composer +(-n|--nproc)[= ]*([2-9]|[1-9][0-9]+)( |$))', ('composer',)),
   True,
   False,
   False,
@@ -214,8 +214,8 @@ SOFTWARE = (('pytorch-dataloader-workers',
   None,
   ('(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-np|-n|--np|--n|-c|--num-proc)[= '
    ']*([2-9]|[1-9][0-9]+)\\b(?![^;&|]{0,256} '
-   '((-H|--hosts?|-host|--hostfile|-hostfile|--machinefile|-machinefile|-N|--npernode|-npernode|-ppn|-perhost)[= '
-   ']|--?map-by[= ]+ppr:)))|(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-H|--hosts?|-host)[= ]+[^ '
+   '(-H|--hosts?|-host|--hostfile|-hostfile|--machinefile|-machinefile|-N|--npernode|-npernode|-ppn|-perhost|--map-by|-map-by)[= '
+   ']))|(?:(^|[ /])(mpirun|mpiexec|horovodrun)\\b[^;&|]{0,256} (-H|--hosts?|-host)[= ]+[^ '
    ';&|]{0,256}:([2-9]|[1-9][0-9]+)\\b)|(?:(^|[ /])(mpirun|mpiexec)\\b[^;&|]{0,256} '
    '(-N|--npernode|-npernode|-ppn|-perhost)[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:(^|[ '
    '/])(mpirun|mpiexec)\\b[^;&|]{0,256} --?map-by[= ]+ppr:([2-9]|[1-9][0-9]+):)',
@@ -715,7 +715,8 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://docs.ray.io/en/latest/cluster/running-applications/job-submission/cli.html',
   None,
   None,
-  ('(?:(^|[ /])ray +job +(submit|status|logs|stop|list|delete)( |$))',
+  ('(?:(^|[ /])ray +job +(submit|status|logs|stop|list|delete)( |$)(?![^\\n]{0,4096}( ;|; | &&|&& | \\|\\||\\|\\| '
+   ')))',
    ('delete', 'list', 'logs', 'status', 'stop', 'submit')),
   False,
   False,

@@ -25,15 +25,20 @@ _PYTEST = frozenset({"pytest", "py.test"})
 #: tools that run a command in a project's environment (``uv run python x.py``), with their options that take a
 #: value; the command after them is what runs
 _ENVIRONMENT_RUNNERS = {
-    "uv": frozenset({"--with", "--with-requirements", "--python", "-p", "--project", "--directory", "--extra",
-                     "--group", "--env-file", "--index", "--package", "--only-group"}),
+    "uv": frozenset({"--with", "--with-editable", "--with-requirements", "--python", "-p", "--project", "--directory",
+                     "--extra", "--no-extra", "--group", "--no-group", "--only-group", "--env-file", "--index",
+                     "--index-url", "--extra-index-url", "--default-index", "-f", "--find-links", "--package",
+                     "--python-platform", "-P", "--upgrade-package", "-C", "--config-setting", "--config-file",
+                     "--cache-dir", "--color", "--index-strategy", "--keyring-provider", "--resolution",
+                     "--prerelease", "--link-mode", "--exclude-newer", "--refresh-package", "--no-binary-package",
+                     "--no-build-package", "--reinstall-package"}),
     "poetry": frozenset({"-C", "--directory", "-P", "--project"}),
     "pipenv": frozenset(),
-    "pdm": frozenset({"-p", "--project"}),
+    "pdm": frozenset({"-p", "--project", "--venv"}),
     "pixi": frozenset({"-e", "--environment", "--manifest-path"}),
     "conda": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
     "mamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
-    "micromamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
+    "micromamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd", "-r", "--root-prefix"}),
 }  # fmt: skip
 #: what ends a script's own arguments on a shell command line
 _SEPARATORS = frozenset({"&&", "||", ";", "|"})
@@ -109,6 +114,8 @@ def _after_options(words: list[str], valued: frozenset[str]) -> list[str]:
     while index < len(words) and words[index].startswith("-"):
         if words[index] == "--":
             return words[index + 1 :]
+        if words[index] in ("-m", "--module"):  # ``uv run -m pkg.mod``: the module, run by the environment's python
+            return ["python", "-m", *words[index + 1 :]]
         index += 2 if words[index] in valued else 1
     return words[index:]
 

@@ -43,9 +43,10 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     spelled = describe(workload.format)
     remedy, short = spelled.remedy, spelled.fix_in_short
     fix: Fix | None = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size.bytes)} ({size.why})", size_bytes=size.bytes)
-    if any(s.mechanism in _SIZES for s in unknown):  # the size itself is a variable, set where it is set, maybe
-        # above any number a fix would write over it: no fix, and the remedy is where the variable is set
-        fix, short = None, f"make sure {_setting(unknown[0])} gives at least {human(size.bytes)}"
+    sized = next((s for s in unknown if s.mechanism in _SIZES), None)
+    if sized is not None:  # the size itself is a variable, set where it is set, maybe above any number a fix
+        # would write over it: no fix, and the remedy is where the variable is set
+        fix, short = None, f"make sure {_setting(sized)} gives at least {human(size.bytes)}"
     if unknown_need(workload):
         yield ctx.report(
             RULE,

@@ -101,10 +101,14 @@ def _tmpfs(project: Project, service: Service) -> list[ShmSource]:
     sources: list[ShmSource] = []
     for found in project.every(service, "tmpfs"):
         for item in sequence(found.node) or [found.node]:
-            text = project.interpolate(scalar(item) or "")[0]
+            text, certain = project.interpolate(scalar(item) or "")
             spec = parse_tmpfs(text)
             if is_shm_path(spec.target):
                 entry = Found(item, found.layer)
+                if not certain:  # a size (or more) from a variable no .env or default sets: unknown, never ''
+                    described = f"tmpfs {scalar(item)} (a variable without a value)"
+                    sources.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.TMPFS_OPTION, entry.span, described))
+                    continue
                 size = _option_size(entry, spec.options)
                 sources.append(ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, entry.span, f"tmpfs {text}", size))
     return sources
@@ -137,6 +141,9 @@ def _volume_source(project: Project, item: Found) -> ShmSource | None:
     if kind is ShmKind.MEMORY:
         size_node = m.path(item.node, "tmpfs", "size")
         size = None if is_null(size_node) else project.size(Found(size_node, item.layer))
+        if size is None and not is_null(size_node) and "$" in (scalar(size_node) or ""):
+            described = "tmpfs mount at /dev/shm (its size a variable without a value)"
+            return ShmSource(ShmKind.UNKNOWN, mechanism, item.span, described)
         return ShmSource(kind, mechanism, item.span, "tmpfs mount at /dev/shm", size)
     if kind is ShmKind.HOST_PATH:
         description = f"bind mount of {mount.source} at /dev/shm"
