@@ -691,3 +691,7 @@ def test_a_tmpfs_sized_by_an_unset_variable_is_unresolved_not_invalid(shm: str) 
     ``shm_size: ${SHM}``: unresolved (no SHM011 for ``''``, no SHM003 "no size", no fix over the variable)."""
     workload = one("services:\n  s:\n    image: vllm/vllm-openai:v0.9.0\n    gpus: all\n" + shm)
     assert [source.kind for source in workload.shm] == [ShmKind.UNKNOWN]
+    other = one(
+        'services:\n  s:\n    image: vllm/vllm-openai:v0.9.0\n    gpus: all\n    tmpfs: ["/dev/shm:size=8g,uid=${UID}"]\n'
+    )
+    assert [(s.kind, s.size.bytes if s.size else None) for s in other.shm] == [(ShmKind.MEMORY, 8 << 30)]  # sized

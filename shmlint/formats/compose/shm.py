@@ -105,7 +105,9 @@ def _tmpfs(project: Project, service: Service) -> list[ShmSource]:
             spec = parse_tmpfs(text)
             if is_shm_path(spec.target):
                 entry = Found(item, found.layer)
-                if not certain:  # a size (or more) from a variable no .env or default sets: unknown, never ''
+                written = find_option(parse_tmpfs(scalar(item) or "").options, "size")
+                if not certain and written is not None and "$" in written.value:  # a size from a variable no .env
+                    # or default sets: unknown, never ''
                     described = f"tmpfs {scalar(item)} (a variable without a value)"
                     sources.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.TMPFS_OPTION, entry.span, described))
                     continue
