@@ -20,6 +20,7 @@ from shmlint.named_tuple import NamedTuple
 from shmlint.source import SourceText
 
 if TYPE_CHECKING:
+    from shmlint.parsers.shell import SimpleCommand
     from shmlint.project.index import ProjectFiles
 
 #: at most this many files of a folder are read for sets, each at most this large (the rest is left unread)
@@ -30,6 +31,8 @@ _MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 _COMPOSE_WORDS = LazyRegex(r"(?:docker|podman)[- ]compose\b")
 _COMPOSE_FILE = LazyRegex(r"^[ \t]*(?:export[ \t]+)?COMPOSE_FILE[ \t]*=[ \t]*['\"]?([^'\"\r\n#]*)", re.MULTILINE)
 _SEPARATOR = LazyRegex(r"^[ \t]*(?:export[ \t]+)?COMPOSE_PATH_SEPARATOR[ \t]*=[ \t]*['\"]?([:;])", re.MULTILINE)
+#: compose's global options that make the folder's ``.env`` maybe not the one it reads
+_ENV_OPTIONS = frozenset({"--env-file", "--project-directory"})
 #: compose's global options that take a value (the value is not a subcommand)
 _VALUED = frozenset(
     {"-p", "--project-name", "--env-file", "--profile", "--project-directory", "--ansi", "--progress", "--parallel"}
@@ -50,10 +53,12 @@ def named_sets(files: ProjectFiles, folder: str) -> list[FileSet]:
     env = files.source(os.path.join(folder, ".env"))
     if env is not None:
         found += _env_sets(folder, env.text)
-    for name in _candidates(files, folder):
-        source = files.source(os.path.join(folder, name))
-        if source is not None and len(source.text) <= MAX_BYTES and _COMPOSE_WORDS.search(source.text):
-            found += _command_sets(folder, name, source.text)
+    for name, source, command in files.per_folder(_compose_commands, folder):
+        words = [w.text for w in command.words]
+        named = list(_file_options(words, [w.dynamic for w in command.words]))
+        if len(named) > 1 and None not in named:
+            line = source.position(command.words[0].start)[0]
+            found.append(FileSet(_resolved(folder, [f for f in named if f is not None]), f"{name}:{line}"))
     return found
 
 
@@ -61,30 +66,28 @@ def env_file_named(files: ProjectFiles, folder: str) -> bool:
     """Whether a script, Makefile or document of ``folder`` runs compose with ``--env-file`` or
     ``--project-directory``: then the folder's ``.env`` may not be what compose reads (asked through
     ``files.per_folder``)."""
-    from shmlint.parsers.shell import commands
-
-    for name in _candidates(files, folder):
-        source = files.source(os.path.join(folder, name))
-        if source is None or len(source.text) > MAX_BYTES or not _COMPOSE_WORDS.search(source.text):
-            continue
-        for command in commands(source.text):
-            words = [w.text for w in command.words]
-            start = _after_compose(words)
-            if start is not None and any(_names_env(word) for word in _global_options(words[start:])):
-                return True
+    for _, _, command in files.per_folder(_compose_commands, folder):
+        words = [w.text for w in command.words]
+        if any(words[index].split("=", 1)[0] in _ENV_OPTIONS for index in _global_options(words)):
+            return True
     return False
 
 
-def _names_env(word: str) -> bool:
-    return word.split("=", 1)[0] in ("--env-file", "--project-directory")
+def _compose_commands(files: ProjectFiles, folder: str) -> list[tuple[str, SourceText, SimpleCommand]]:
+    """The compose invocations of ``folder``'s scripts, Makefiles and Markdown, with the file that writes each (its
+    lines for the report), parsed once a folder (``files.per_folder``) for every question asked of them."""
+    from shmlint.parsers.shell import commands
 
-
-def _global_options(words: list[str]) -> Iterator[str]:
-    """The words of a compose invocation up to its subcommand."""
-    index = 0
-    while index < len(words) and words[index].startswith("-"):
-        yield words[index]
-        index += 2 if words[index] in _VALUED or words[index] in ("-f", "--file") else 1
+    found = []
+    for name in _candidates(files, folder):
+        read = files.source(os.path.join(folder, name))
+        if read is None or len(read.text) > MAX_BYTES or not _COMPOSE_WORDS.search(read.text):
+            continue
+        source = SourceText(name, read.text)  # the lines of commands, from one line table
+        found += [
+            (name, source, c) for c in commands(read.text) if _after_compose([w.text for w in c.words]) is not None
+        ]
+    return found
 
 
 def _candidates(files: ProjectFiles, folder: str) -> list[str]:
@@ -101,40 +104,24 @@ def _env_sets(folder: str, text: str) -> list[FileSet]:
     return [FileSet(_resolved(folder, parts), ".env (COMPOSE_FILE)")] if len(parts) > 1 else []
 
 
-def _command_sets(folder: str, name: str, text: str) -> list[FileSet]:
-    from shmlint.parsers.shell import commands
-
-    sets = []
-    source = SourceText(name, text)  # the lines of commands, from one line table
-    for command in commands(text):
-        files = list(_file_options([w.text for w in command.words], [w.dynamic for w in command.words]))
-        if len(files) > 1 and None not in files:
-            line = source.position(command.words[0].start)[0]
-            sets.append(FileSet(_resolved(folder, [f for f in files if f is not None]), f"{name}:{line}"))
-    return sets
-
-
 def _file_options(words: list[str], dynamic: list[bool]) -> Iterator[str | None]:
-    """The ``-f``/``--file`` values of a compose invocation among ``words`` (None for one only known at run time),
-    read up to its subcommand (after it, ``-f`` means something else: ``logs -f`` follows)."""
-    start = _after_compose(words)
-    if start is None:
-        return
-    index = start
-    while index < len(words):
+    """The ``-f``/``--file`` values of a compose invocation among ``words`` (None for one only known at run time)."""
+    for index in _global_options(words):
         word = words[index]
         if word in ("-f", "--file") and index + 1 < len(words):
             yield None if dynamic[index + 1] else words[index + 1]
-            index += 2
         elif word.startswith("--file="):
             yield None if dynamic[index] else word.removeprefix("--file=")
-            index += 1
-        elif word in _VALUED:
-            index += 2
-        elif word.startswith("-"):
-            index += 1
-        else:
-            return  # the subcommand
+
+
+def _global_options(words: list[str]) -> Iterator[int]:
+    """Where a compose invocation's own options are among ``words``, up to its subcommand (after it, ``-f`` means
+    something else: ``logs -f`` follows)."""
+    start = _after_compose(words)
+    index = len(words) if start is None else start
+    while index < len(words) and words[index].startswith("-"):
+        yield index
+        index += 2 if words[index] in _VALUED or words[index] in ("-f", "--file") else 1
 
 
 def _after_compose(words: list[str]) -> int | None:

@@ -101,14 +101,15 @@ def _tmpfs(project: Project, service: Service) -> list[ShmSource]:
     sources: list[ShmSource] = []
     for found in project.every(service, "tmpfs"):
         for item in sequence(found.node) or [found.node]:
-            text, certain = project.interpolate(scalar(item) or "")
+            raw = scalar(item) or ""
+            text, certain = project.interpolate(raw)
             spec = parse_tmpfs(text)
             if is_shm_path(spec.target):
                 entry = Found(item, found.layer)
-                written = find_option(parse_tmpfs(scalar(item) or "").options, "size")
+                written = find_option(parse_tmpfs(raw).options, "size")
                 if not certain and written is not None and "$" in written.value:  # a size from a variable no .env
                     # or default sets: unknown, never ''
-                    described = f"tmpfs {scalar(item)} (a variable without a value)"
+                    described = f"tmpfs {raw} (a variable without a value)"
                     sources.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.TMPFS_OPTION, entry.span, described))
                     continue
                 size = _option_size(entry, spec.options)
