@@ -14,6 +14,7 @@ from shmlint.named_tuple import NamedTuple
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from shmlint.git_index import TrackedPaths
     from shmlint.patterns import PathPatterns
 
     class WalkOptions(Protocol):
@@ -209,15 +210,22 @@ class _Exclusions:
     above the walked folder count up to the top of its git repository.
     """
 
-    __slots__ = ("gitignore", "ignores", "patterns", "prefix", "refused")
+    __slots__ = ("gitignore", "ignores", "patterns", "prefix", "refused", "root", "tracked", "tracked_only")
 
-    def __init__(self, patterns: PathPatterns, prefix: str, gitignore: bool, above: list[_Ignore]) -> None:
+    def __init__(
+        self, patterns: PathPatterns, prefix: str, gitignore: bool, above: list[_Ignore], root: str = "."
+    ) -> None:
         self.patterns = patterns
         self.prefix = prefix  # the walked folder relative to the patterns' folder: "" or ending in "/"
         self.gitignore = gitignore
         self.ignores = {"": above}  # walked folder -> the .gitignore files that apply in it, outermost first
         #: .gitignore files with patterns too costly to match, and why: the walk reports them (more is checked)
         self.refused = [(ignore.path, ignore.spec.refused) for ignore in above if ignore.spec.refused]
+        self.root = root
+        #: what git tracks, read on the first path a .gitignore leaves out (most walks never need it)
+        self.tracked: _Tracked | None = None
+        #: ignored folders walked for the tracked files they hold: nothing else in them is checked
+        self.tracked_only: set[str] = set()
 
     @classmethod
     def for_root(cls, root: str, options: WalkOptions | None) -> _Exclusions:
@@ -234,7 +242,7 @@ class _Exclusions:
         above = _gitignores_above(root) if gitignore else []
         if any(ignore.spec.decide(ignore.prepend.rstrip("/"), is_dir=True) for ignore in above):
             above = []  # the command line names a folder its repository ignores: it is walked all the same
-        return cls(patterns, prefix, gitignore, above)
+        return cls(patterns, prefix, gitignore, above, root)
 
     def enter(self, folder: str, filenames: list[str], directory: str) -> None:
         """Take in the folder's own ``.gitignore``; called for each folder before its entries are asked about."""
@@ -251,11 +259,49 @@ class _Exclusions:
     def excluded(self, folder: str, relative: str, is_dir: bool) -> bool:
         if self.patterns.matches(self.prefix + relative, is_dir):
             return True
-        for ignore in reversed(self.ignores.get(folder, ())):
-            decision = ignore.spec.decide(ignore.prepend + relative[ignore.strip :], is_dir)
-            if decision is not None:
-                return decision
+        ignored = folder in self.tracked_only
+        if not ignored:
+            for ignore in reversed(self.ignores.get(folder, ())):
+                decision = ignore.spec.decide(ignore.prepend + relative[ignore.strip :], is_dir)
+                if decision is not None:
+                    ignored = decision
+                    break
+        if not ignored:
+            return False
+        if not self._tracked(relative, is_dir):
+            return True
+        if is_dir:
+            self.tracked_only.add(relative)
         return False
+
+    def _tracked(self, relative: str, is_dir: bool) -> bool:
+        """Whether git tracks this file, or a file in this folder: ``.gitignore`` does not apply to those."""
+        if self.tracked is None:
+            self.tracked = _Tracked.of(self.root)
+        return self.tracked.holds(relative, is_dir)
+
+
+class _Tracked:
+    """The tracked paths of the work tree holding a walked folder, asked with paths relative to that folder."""
+
+    __slots__ = ("paths", "prefix")
+
+    def __init__(self, paths: TrackedPaths | None, prefix: str) -> None:
+        self.paths, self.prefix = paths, prefix
+
+    @classmethod
+    def of(cls, root: str) -> _Tracked:
+        from shmlint.git_index import tracked_paths
+        from shmlint.infile import repository_top
+
+        top = repository_top(root)
+        within = os.path.relpath(os.path.abspath(root), top).replace(os.sep, "/")
+        return cls(tracked_paths(top), "" if within == "." else within + "/")
+
+    def holds(self, relative: str, is_dir: bool) -> bool:
+        if self.paths is None:
+            return False
+        return self.prefix + relative in (self.paths.folders if is_dir else self.paths.files)
 
 
 class _Ignore:

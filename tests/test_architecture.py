@@ -32,6 +32,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "model",
             "results",
             "infile",
+            "git_index",
         }
     ),
     # discover and what a format is (format_descriptor; file_formats, the one place that says what a file is)

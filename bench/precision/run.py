@@ -183,6 +183,7 @@ def materialise(repo: Repo, git_dir: Path, cache: Path, *, own_clone: bool) -> P
     tree = cache / "trees" / f"{repo.slug}@{repo.commit[:12]}{'-whole' if repo.whole else ''}"
     done = tree / ".complete"
     if done.is_file():
+        write_index(git_dir, repo.commit, tree)  # a tree made before the index was written gets one
         return tree
     listing = git(git_dir, "ls-tree", "-r", "-z", repo.commit).decode("utf-8", "surrogateescape")
     candidates, attributes = [], []
@@ -203,8 +204,20 @@ def materialise(repo: Repo, git_dir: Path, cache: Path, *, own_clone: bool) -> P
         archive = git(git_dir, "archive", "--format=tar", repo.commit, "--", *chunk)
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(tree, filter=_as_cloned)
+    write_index(git_dir, repo.commit, tree)
     done.write_text(repo.commit + "\n", encoding="utf-8")
     return tree
+
+
+def write_index(git_dir: Path, commit: str, tree: Path) -> None:
+    """The git index a clone of the commit holds (``tree/.git/index``): shmlint checks tracked files that a
+    ``.gitignore`` pattern names, as in a user's clone. Written from the trees only, so no file is fetched."""
+    index = tree / ".git" / "index"
+    if index.is_file():
+        return
+    subprocess.run(["git", "init", "--quiet", str(tree)], check=True, capture_output=True)
+    env = dict(os.environ, GIT_INDEX_FILE=str(index))
+    subprocess.run(["git", f"--git-dir={git_dir}", "read-tree", commit], check=True, capture_output=True, env=env)
 
 
 def _as_cloned(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo | None:

@@ -1,0 +1,152 @@
+"""The paths git tracks in a work tree, read from its index file.
+
+A ``.gitignore`` pattern leaves out only files git does not track: a file added before the pattern (or with
+``git add -f``) is in every clone, and a CI gate that skipped it would pass a workload that runs. The index is read
+as data, never by running git: a checked repository's own configuration can make git run commands
+(``core.fsmonitor``), and a pull request must not get a command run on the CI machine.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import struct
+
+from shmlint.named_tuple import NamedTuple
+
+#: larger than the index of any repository a linter walks (about 100 bytes a file); a larger one is not read
+MAX_INDEX_BYTES = 64 * 1024 * 1024
+#: what a ``.git`` file (a linked work tree, a submodule) may hold: one ``gitdir:`` line
+_GITDIR_FILE_BYTES = 4096
+#: ctime, mtime, dev, ino, mode, uid, gid, size: the fixed fields before an entry's object name
+_STAT_BYTES = 40
+_EXTENDED = 0x4000
+_NAME_LENGTH = 0x0FFF
+#: more than any path a file system allows (PATH_MAX is 4096 on Linux)
+_NAME_LENGTH_MAX = 1 << 20
+
+
+class TrackedPaths(NamedTuple):
+    """What git tracks, as POSIX paths relative to the top of the work tree."""
+
+    files: frozenset[str]
+    folders: frozenset[str]  # every folder that holds a tracked file, at any depth
+
+
+def tracked_paths(top: str) -> TrackedPaths | None:
+    """The paths the index of the work tree at ``top`` holds; None when there is none, or it cannot be read (too
+    large, a format this reader does not know): then ``.gitignore`` decides alone. A split index's shared part
+    (``core.splitIndex``) is not read: the files only it holds are left to ``.gitignore`` too."""
+    index = _index_file(top)
+    if index is None:
+        return None
+    data = _read_regular(index, MAX_INDEX_BYTES)
+    names = _entry_names(data) if data is not None else None
+    if names is None:
+        return None
+    files = frozenset(name.rstrip("/") for name in names)  # a sparse index writes a folder entry as ``dir/``
+    folders: set[str] = set()
+    for name in files:
+        while "/" in name:
+            name = name.rpartition("/")[0]
+            if name in folders:  # its own folders are in already
+                break
+            folders.add(name)
+    return TrackedPaths(files, frozenset(folders))
+
+
+def _index_file(top: str) -> str | None:
+    """``.git/index``, or the index of the git folder a ``.git`` file names; a ``.git`` that is a link is not
+    followed (a pull request could point it anywhere)."""
+    dot_git = os.path.join(top, ".git")
+    try:
+        mode = os.lstat(dot_git).st_mode
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode):
+        return os.path.join(dot_git, "index")
+    if not stat.S_ISREG(mode):
+        return None
+    text = _read_regular(dot_git, _GITDIR_FILE_BYTES)
+    line = text.decode("utf-8", "surrogateescape").strip() if text is not None else ""
+    if not line.startswith("gitdir:"):
+        return None
+    return os.path.join(top, line.removeprefix("gitdir:").strip(), "index")
+
+
+def _read_regular(path: str, limit: int) -> bytes | None:
+    """A regular file's bytes when it holds at most ``limit`` (a FIFO or a device is never opened)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # opening a FIFO without O_NONBLOCK waits forever
+    except OSError:
+        return None
+    with open(descriptor, "rb") as handle:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        try:
+            return handle.read(limit)
+        except OSError:
+            return None
+
+
+def _entry_names(data: bytes) -> list[str] | None:
+    """The path of each entry of an index file (versions 2 to 4, SHA-1 or SHA-256 object names); None for
+    anything else. The hash length is not written in the index: the one whose first entry's name is where its
+    length says is taken."""
+    if len(data) < 12 or data[:4] != b"DIRC":
+        return None
+    version, count = struct.unpack_from(">II", data, 4)
+    if version not in (2, 3, 4):
+        return None
+    for hash_bytes in (20, 32):
+        names = _names(data, version, count, hash_bytes)
+        if names is not None:
+            return names
+    return None
+
+
+def _names(data: bytes, version: int, count: int, hash_bytes: int) -> list[str] | None:
+    names: list[str] = []
+    previous = b""
+    position = 12
+    flags_at = _STAT_BYTES + hash_bytes
+    try:
+        for _ in range(count):
+            start = position
+            (flags,) = struct.unpack_from(">H", data, start + flags_at)
+            position = start + flags_at + 2 + (2 if flags & _EXTENDED and version >= 3 else 0)
+            if version == 4:
+                strip, position = _varint(data, position)
+                if strip > len(previous):
+                    return None
+                end = data.index(b"\0", position)
+                name = previous[: len(previous) - strip] + data[position:end]
+                position = end + 1
+            else:
+                end = data.index(b"\0", position)
+                name = data[position:end]
+                position = start + ((end - start) // 8 + 1) * 8  # padded with 1-8 NULs to a multiple of 8
+            length = flags & _NAME_LENGTH
+            if length != min(len(name), _NAME_LENGTH) or not name:
+                return None
+            names.append(name.decode("utf-8", "surrogateescape"))
+            previous = name
+    except (struct.error, ValueError, IndexError):  # the file ends inside an entry, or a prefix length overflows
+        return None
+    return names
+
+
+def _varint(data: bytes, position: int) -> tuple[int, int]:
+    """Git's offset encoding (a version 4 entry's prefix length): seven bits a byte, each continuation adding
+    one before shifting, so every value has exactly one spelling."""
+    byte = data[position]
+    position += 1
+    value = byte & 0x7F
+    while byte & 0x80:
+        byte = data[position]
+        position += 1
+        value = ((value + 1) << 7) | (byte & 0x7F)
+        if value > _NAME_LENGTH_MAX:  # longer than any path: a hostile run of continuation bytes stops here
+            raise ValueError("prefix length out of range")
+    return value, position
