@@ -31,9 +31,7 @@ FRESH9 = BENCH / "fresh9"  # crash-rich by choice, other repositories and softwa
 FRESH10 = BENCH / "fresh10"  # crash-rich by choice, found through reported shm failures: held back, scored by the lead
 FRESH11 = BENCH / "fresh11"  # the maintainers' kinds as a new user picks them, no crash preference: held back
 FRESH12 = BENCH / "fresh12"  # crash-rich by choice (reported shm failures, code search): held back, scored by the lead
-FRESH14 = (
-    BENCH / "fresh14"
-)  # crash-rich by choice (forks of reported failures, PyTorchJobs): held back, scored by the lead
+FRESH14 = BENCH / "fresh14"  # crash-rich by choice (forks of software with reported failures): held back, lead scores
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH14)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
 LARGE = (FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH14)
