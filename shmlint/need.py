@@ -140,6 +140,8 @@ def configured(
     return knowledge._replace(entries=(*extra, *knowledge.entries))
 
 
+#: interpreters that run a script named after them
+_INTERPRETER = LazyRegex(r"python[0-9.]*|bash|sh")
 #: CI containers that start their image's own entrypoint: a GitHub Actions service, Jenkins' ``withRun``
 _IMAGE_STARTED = frozenset({"service", "docker.withRun"})
 
@@ -212,8 +214,9 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
         # a command that also starts software that needs /dev/shm (`nvidia-smi && torchrun ...`) keeps that need
         return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
-    if any(e.command_wins for e, _ in by_command) or _runs_steps(workload):  # a holder, a notebook, a CI job's
-        by_image = []  # steps: the image is only where they run, its own entrypoint never does
+    if any(e.command_wins for e, _ in by_command) or _runs_steps(workload) or _own_program(workload):
+        by_image = []  # a holder, a notebook, a CI job's steps, a program of its own: the image is only where they
+        # run, its own entrypoint never does
     matches = [(e, where) for e, where in by_command + by_image if accelerator or not e.accelerator_only]
     strongest = max(matches, key=lambda pair: pair[0].tier) if matches else None  # the first of equals
     if workload.launched_by is not None and (
@@ -253,6 +256,21 @@ def _holds(command: str, knowledge: Knowledge) -> bool:
     """Whether ``command`` only holds the container (``sleep infinity``, a shell, a notebook): what is exec'd into it
     later is not in the files, so the image it runs in is not evidence."""
     return any(e.command_wins and e.commands is not None and e.commands.search(command) for e in knowledge.entries)
+
+
+def _own_program(workload: Workload) -> bool:
+    """A container with no accelerator whose entrypoint is replaced by an interpreter running a script of its own
+    (``docker run --entrypoint python3 vllm/vllm-openai /repo/dump_flags.py``): the image's software never starts, so
+    its name is not evidence; what the script runs decides, as for a program of its own built FROM a server's image
+    (``_base_aside``). A replacement that names a program (``command: [run]``) may be the image's own."""
+    if workload.gpu or workload.launch is None or not workload.launch.entrypoint:
+        return False
+    words = (*workload.launch.entrypoint, *workload.launch.arguments)
+    return (
+        len(words) > 1
+        and _INTERPRETER.fullmatch(words[0].rpartition("/")[2]) is not None
+        and (words[1].endswith((".py", ".sh")) and not words[1].startswith("-"))
+    )
 
 
 def _runs_steps(workload: Workload) -> bool:

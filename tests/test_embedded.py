@@ -14,6 +14,7 @@ from shmlint.parsers.embedded.shell_blocks import CodeLine
 from shmlint.parsers.shell import commands
 from shmlint.parsers.yamlnodes import compose
 from shmlint.source import SourceText
+from tests.support import run_shmlint
 
 
 def visible(masked: str) -> list[str]:
@@ -29,7 +30,9 @@ def assert_is_mask(original: str, masked: str) -> None:
 # -- Markdown ----------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("info", ["", "bash", "sh", "shell", "zsh", "Bash", "bash title=run.sh", "{.bash}", "shell "])
+@pytest.mark.parametrize(
+    "info", ["", "bash", "sh", "shell", "zsh", "Bash", "bash title=run.sh", "{.bash}", "shell ", "docker", "Docker"]
+)
 def test_markdown_shell_fences(info: str) -> None:
     text = f"Intro `docker run x` prose.\n\n```{info}\ndocker run --gpus all img\n```\nAfter.\n"
     masked = mask_markdown(text)
@@ -40,6 +43,17 @@ def test_markdown_shell_fences(info: str) -> None:
 @pytest.mark.parametrize("info", ["python", "yaml", "dockerfile", "json", "text"])
 def test_markdown_other_fences_are_blank(info: str) -> None:
     assert visible(mask_markdown(f"```{info}\ndocker run --gpus all img\n```\n")) == []
+
+
+def test_a_docker_fence_is_read_for_its_commands_and_a_dockerfile_in_one_runs_nothing(tmp_path) -> None:
+    """``docker`` fences hold ``docker run`` lines in most READMEs and a Dockerfile in some: its instructions start
+    no container."""
+    (tmp_path / "README.md").write_text(
+        "```docker\ndocker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n```\n\n"
+        '```docker\nFROM pytorch/pytorch\nRUN pip install x\nCMD ["torchrun", "--nproc_per_node=2", "t.py"]\n```\n'
+    )
+    done = run_shmlint("check", "README.md", cwd=tmp_path)
+    assert [line.split(" ")[0] for line in done.stdout.splitlines() if "SHM001" in line] == ["README.md:2:1:"]
 
 
 def test_markdown_tilde_fences_and_longer_closers() -> None:

@@ -426,7 +426,10 @@ def test_clone_mode_fetches_only_deployment_files_and_demands_labels(tmp_path: P
     unlabelled = json.loads(first.stdout)["unlabelled"]
     assert len(unlabelled) == 1 and unlabelled[0].startswith("o/n: k8s/pod.yaml:")
     tree = next((tmp_path / "cache" / "trees").iterdir())
-    assert sorted(p.name for p in tree.rglob("*") if p.is_file()) == [".complete", "pod.yaml"]
+    outside_git = [p for p in tree.rglob("*") if p.is_file() and ".git" not in p.relative_to(tree).parts]
+    assert sorted(p.name for p in outside_git) == [".complete", "pod.yaml"]
+    listed = _git("ls-files", cwd=tree).split()  # the index a clone has: every tracked file, fetched or not
+    assert listed == ["k8s/pod.yaml", "train.py"]
 
     workload = unlabelled[0].split("] ", 1)[1]
     line = int(unlabelled[0].split(" ", 2)[1].rsplit(":", 1)[1])

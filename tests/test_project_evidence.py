@@ -209,11 +209,29 @@ def test_launcher_commands_written_in_code() -> None:
         "REQUIRES = ['accelerate>=0.20', 'deepspeed==0.14']",  # package pins
         "cmd = 'torchrun --nproc_per_node 8'",  # no program after the launcher
         "cmd = [launcher, 'launch', 't.py']",  # the program word is not in the text
-        "cmd = 'python train.py --num_workers 4'",  # not a launcher: a plain program is read as the container's own
+        "x = 'train.py'",  # a file's name starts nothing
+        "y = ['./run.py', '--a']",  # nor does a list that only names one
+        "print('python train.py --num_workers 4')",  # how to run it, for people
+        "p = 'setup.py'\np = 'other.py'\nc = ['python', p]",  # a name assigned twice holds no one path
     ],
 )
 def test_launcher_shaped_text_that_is_not_a_command(code: str) -> None:
     assert _launches(code) == []
+
+
+def test_python_programs_the_code_starts() -> None:
+    """A web UI starts its training with the Python running it: ``sys.executable`` through a name, a path joined
+    from strings, a printf-style shell string whose program the code fills in."""
+    applio = (
+        "import os, sys, subprocess\npython = sys.executable\ndef train():\n"
+        "    path = os.path.join('rvc', 'train', 'train.py')\n"
+        "    subprocess.run([python, path, *map(str, [model, epochs])])\n"
+    )
+    assert _launches(applio) == [(5, "python rvc/train/train.py ?")]
+    rvc = 'cmd = \'"%s" infer/modules/train/train.py -e "%s" -sr %s\' % (config.python_cmd, exp, sr)\n'
+    assert _launches(rvc) == [(1, "python infer/modules/train/train.py -e ? -sr ?")]
+    assert _launches("cmd = 'python train.py --num_workers 4'") == [(1, "python train.py --num_workers 4")]
+    assert _launches("cmd = '%%s %s' % x") == []  # no .py file after the program
 
 
 @settings(max_examples=150, deadline=None)
@@ -490,6 +508,25 @@ def test_wrappers_followed_two_levels_not_three(tmp_path: Path) -> None:
 
 def _gather(root: Path, launch: Launch, devices: int | None = 1) -> ProjectFacts:
     return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}))
+
+
+def test_a_program_the_code_starts_is_read_with_a_budget_of_its_own(tmp_path: Path) -> None:
+    """A web UI (many modules, the container's whole budget) whose training button starts a script: the script's
+    loaders are the container's, said with where it is started; a second program it starts is not followed."""
+    tabs = [f"tab{i}" for i in range(60)]
+    (tmp_path / "app.py").write_text("import core\n" + "".join(f"import {t}\n" for t in tabs))
+    for name in tabs:
+        (tmp_path / f"{name}.py").write_text("import gradio\n")
+    (tmp_path / "core.py").write_text(
+        "import os, subprocess, sys\npython = sys.executable\n"
+        "def train():\n    subprocess.run([python, os.path.join('rvc', 'train.py'), name])\n"
+    )
+    (tmp_path / "rvc").mkdir()
+    (tmp_path / "rvc" / "train.py").write_text("subprocess.run(['python', 'more.py'])\nDataLoader(ds, num_workers=4)\n")
+    (tmp_path / "more.py").write_text("DataLoader(ds, num_workers=9)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "app.py")))
+    assert [str(f) for f in facts.needs] == ["rvc/train.py:2 DataLoader(num_workers=4), started at core.py:4"]
+    assert [str(f) for f in facts.commands] == ["core.py:4 python rvc/train.py ?", "rvc/train.py:1 python more.py"]
 
 
 def test_one_programs_options_are_not_the_next_ones(tmp_path: Path) -> None:

@@ -215,7 +215,7 @@ def write_index(git_dir: Path, commit: str, tree: Path) -> None:
     index = tree / ".git" / "index"
     if index.is_file():
         return
-    subprocess.run(["git", "init", "--quiet", str(tree)], check=True, capture_output=True)
+    subprocess.run(["git", "init", "--quiet", "--template=", str(tree)], check=True, capture_output=True)
     env = dict(os.environ, GIT_INDEX_FILE=str(index))
     subprocess.run(["git", f"--git-dir={git_dir}", "read-tree", commit], check=True, capture_output=True, env=env)
 

@@ -44,6 +44,10 @@ MAX_MOUNTS = 16
 _TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
 #: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
 MAX_DEFAULT_CONFIGS = 4
+#: programs started by the code followed per workload (each is read as a program of its own), and the files each
+#: may read
+MAX_STARTED = 8
+STARTED_FILES = 16
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
 MAX_CONFIG_NAMES = 16
 
@@ -62,6 +66,8 @@ class _Walk:
         self.followed: list[str] = []
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
         self.mounts: list[tuple[str, str]] = []  # bind mounts: (container path, repository folder)
+        #: programs the code starts (a web UI's training script), followed once the container's own is read
+        self.started: list[tuple[CodeFact, tuple[str, ...], Mapping[str, str]]] = []
         self.program({})
 
     def served(self, argv: Sequence[str]) -> None:
@@ -211,7 +217,27 @@ class _Walk:
         self.commands += [CodeFact(f"{where}:{c.line}", c.text) for c in facts.launches][
             : MAX_COMMANDS - len(self.commands)
         ]
+        self.started += [(CodeFact(f"{where}:{c.line}", c.text), c.words, self.env) for c in facts.launches]
         self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0 or bool(facts.launches)
+
+    def follow_started(self) -> None:
+        """The programs the container's code starts, each read as a program of its own (its imports as deep as the
+        container's, however deep the file that starts it) with the environment it inherits; what they show is
+        said with where they are started (``rvc/train/train.py:371 DataLoader(num_workers=4), started at
+        core.py:531``). Programs those start are not followed: their commands only count for the data's patterns."""
+        started, self.started = self.started[:MAX_STARTED], self.started[MAX_STARTED:]
+        container = self.reader
+        for fact, words, env in started:
+            needs_at = len(self.needs)
+            # a budget of its own: a web UI's many modules must not leave its training script unread
+            self.reader = Reader(container.index._replace(max_files=STARTED_FILES), container.texts)
+            self.command(words, {name: (value,) for name, value in env.items()}, 0)
+            self.doubt = self.doubt or self.reader.exhausted
+            self.reader = container
+            self.needs[needs_at:] = [
+                need._replace(text=f"{need.text}, started at {fact.where}") for need in self.needs[needs_at:]
+            ]
+        self.doubt = self.doubt or bool(self.started)  # programs left unread could make loaders of their own
 
     def default_settings(self) -> dict[str, Setting]:
         """Settings of the config files the program's code names (each read once a program)."""
@@ -299,6 +325,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     if argv:
         unknown = {name: (f"{UNKNOWN}${name}",) for name in launch.unknown_env}
         walk.command(argv, unknown | {name: (value,) for name, value in launch.env}, 0)
+        walk.follow_started()
     certain = walk.zero and not walk.needs and not walk.doubt and not reader.exhausted and bool(argv)
     followed = tuple(dict.fromkeys(walk.followed))  # a module two programs import is read for each
     return ProjectFacts(

@@ -9,6 +9,11 @@ counts when it begins with a launcher (``torchrun``, ``deepspeed``, ``accelerate
 torch.distributed.run``...) followed by the program it launches (a ``.py`` file or a module), and is not a
 docstring, a help text, a message printed or logged, or an exception's text. What the code fills in at run time
 (``{workers}``, ``str(n)``) is marked unknown and never read as a value.
+
+A program the code starts with Python (``[sys.executable, os.path.join("rvc", "train", "train.py"), ...]``,
+``'"%s" train.py' % python_cmd``) counts too: a web UI's training runs in the script it starts, and ``follow``
+reads that script as the container's code. A name stands for a path when the file assigns it once, to a string or
+an ``os.path.join`` of strings.
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.launchers import UNKNOWN, known, shown, target
-from shmlint.project.pysyntax import called
+from shmlint.project.launchers import UNKNOWN, Target, known, shown, target
+from shmlint.project.pysyntax import called, dotted
 
 #: command strings taken from one file: a program that writes more is not a launcher wrapper
 MAX_COMMANDS = 16
@@ -26,6 +32,10 @@ MAX_COMMANDS = 16
 MAX_CHARS = 8192
 #: terms of a string sum (``"torchrun " + a + " " + b``) read; a longer sum is not read
 MAX_TERMS = 64
+#: the nodes a command is written as: a string, an f-string, a list or tuple of words, a sum or a % of strings
+_COMMAND_NODES = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.BinOp)
+#: a printf-style conversion: ``%s``, ``%(name)s``, ``%-5d``; ``%%`` is a percent sign
+_PRINTF = LazyRegex(r"%(?:\([^)]{0,64}\))?[-#0 +]{0,5}[0-9*]{0,4}(?:\.[0-9*]{0,4})?[diouxXeEfFgGcrsa]")
 #: calls whose string arguments are text for people, not commands (print, logging, UI notices, exceptions)
 _MESSAGE_CALLS = frozenset(
     {"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log", "echo", "secho"}
@@ -35,30 +45,77 @@ _TEXT_KEYWORDS = frozenset({"help", "description", "epilog", "usage", "info", "l
 
 
 class Command(NamedTuple):
-    """A launcher command line written in the code: its line and its words (those the code fills in dropped)."""
+    """A launcher command line written in the code: its line, its text as messages show it, and its words (what
+    the code fills in marked ``UNKNOWN``), for ``follow`` to run it."""
 
     line: int
     text: str
+    words: tuple[str, ...] = ()
 
 
 def commands(nodes: Iterable[ast.AST]) -> tuple[Command, ...]:
-    """The launcher command lines of a file's nodes (``ast.walk`` order)."""
+    """The launcher command lines and the Python scripts a file's nodes start (``ast.walk`` order)."""
     nodes = list(nodes)
     skipped = _skipped(nodes)
+    paths = _paths(nodes)
     found: list[Command] = []
     for node in nodes:
-        if id(node) in skipped or not isinstance(node, (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.BinOp)):
+        if id(node) in skipped or not isinstance(node, _COMMAND_NODES):
             continue
-        words = _words(node)
-        if words is None or not words or not known(words[0]):
+        words = _python_first(_words(node, paths) or [])
+        if not words or not known(words[0]):
             continue
         launched = target(words)
-        if launched is None or not launched.launcher:
+        if launched is None or not (launched.launcher or _script(launched, words)):
             continue
-        found.append(Command(node.lineno, " ".join(map(shown, words))))
+        found.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
         if len(found) >= MAX_COMMANDS:
             break
     return tuple(found)
+
+
+def _script(launched: Target, words: list[str]) -> bool:
+    """A Python file an interpreter runs, known in full (``python rvc/train/train.py``; a string that is only a
+    file's name starts nothing)."""
+    return launched.kind == "python" and _python_file(launched.name) and words[0] != launched.name
+
+
+def _python_file(word: str) -> bool:
+    return known(word) and word.endswith(".py")
+
+
+def _python_first(words: list[str]) -> list[str]:
+    """The words without the quotes a shell string puts around them, and a program the code fills in before a
+    ``.py`` file taken as Python (``'"%s" train.py' % python_cmd``: only Python runs a ``.py`` file by name)."""
+    words = [word[1:-1] if len(word) > 1 and word[0] == word[-1] and word[0] in "\"'" else word for word in words]
+    if len(words) > 1 and not known(words[0]) and words[0].strip(UNKNOWN) == "" and _python_file(words[1]):
+        return ["python", *words[1:]]
+    return words
+
+
+def _paths(nodes: list[ast.AST]) -> dict[str, str]:
+    """Names the file assigns exactly once, to a string, an ``os.path.join`` of strings or ``sys.executable``
+    (``python``): what they hold wherever the file uses them."""
+    found: dict[str, str | None] = {}
+    for node in nodes:
+        if isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+            found[node.target.id] = None
+        if not isinstance(node, ast.Assign):
+            continue
+        for name in (assigned.id for assigned in node.targets if isinstance(assigned, ast.Name)):
+            found[name] = _path(node.value) if name not in found else None
+    return {name: text for name, text in found.items() if text is not None}
+
+
+def _path(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Attribute) and node.attr == "executable" and dotted(node.value) == "sys":
+        return "python"
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) <= MAX_CHARS:
+        return node.value
+    if isinstance(node, ast.Call) and dotted(node.func) in ("os.path.join", "path.join") and not node.keywords:
+        parts = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        return "/".join(parts) if len(parts) == len(node.args) and 0 < len(parts) <= MAX_TERMS else None
+    return None
 
 
 def _skipped(nodes: list[ast.AST]) -> set[int]:
@@ -84,24 +141,26 @@ def _skipped(nodes: list[ast.AST]) -> set[int]:
     return skipped
 
 
-def _words(node: ast.AST) -> list[str] | None:
+def _words(node: ast.AST, paths: dict[str, str]) -> list[str] | None:
     """The words of a command string or list; None for anything else."""
     if isinstance(node, (ast.List, ast.Tuple)):
         if not node.elts or len(node.elts) > 512:
             return None
-        return [_word(element, first=index == 0) for index, element in enumerate(node.elts)]
+        return [_word(element, paths, first=index == 0) for index, element in enumerate(node.elts)]
     text = _text(node)
     if text is None or len(text) > MAX_CHARS:
         return None
     return [word for word in text.split() if word != "\\"]
 
 
-def _word(node: ast.expr, first: bool) -> str:
+def _word(node: ast.expr, paths: dict[str, str], first: bool) -> str:
     """One word of a command list: a string, an f-string with its holes marked, ``sys.executable`` in first place
-    (the Python running the program), else unknown."""
+    (the Python running the program), a name the file assigns a path once, else unknown."""
     if first and isinstance(node, ast.Attribute) and node.attr == "executable":
         return "python"
-    text = _text(node)
+    if isinstance(node, ast.Name) and node.id in paths:
+        return paths[node.id]
+    text = _text(node) if not isinstance(node, ast.Call) else _path(node)
     return text if text is not None else UNKNOWN
 
 
@@ -122,4 +181,7 @@ def _text(node: ast.AST, depth: int = 0) -> str | None:
             return None
         right = _text(node.right, depth + 1)
         return left + (right if right is not None else UNKNOWN)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
+        template = node.left.value  # printf-style: what ``%s`` and ``%(name)d`` fill in is not known here
+        return _PRINTF.sub(UNKNOWN, template) if isinstance(template, str) else None
     return None
