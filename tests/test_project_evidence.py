@@ -171,6 +171,8 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
 
 def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert _read("TrainingArguments(output_dir='o', dataloader_num_workers=4)").needs
+    assert _read("GPTTrainerConfig(batch_size=2, num_loader_workers=8)").needs  # Coqui TTS's trainer config
+    assert not _read("GPTTrainerConfig(num_loader_workers=0)").needs
     assert _read("LLM(model='m', tensor_parallel_size=2)").needs
     assert not _read("LLM(model='m', tensor_parallel_size=1)").needs  # one process: no NCCL between processes
     assert _read("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=2)").needs
@@ -407,11 +409,12 @@ def test_unparsable_and_hostile_python() -> None:
 
 
 def test_config_settings() -> None:
-    text = 'a: 1\n  num_workers: 8\n{"tensor_parallel_size": 1}\ndataloader_num_workers = 0\n'
+    text = 'a: 1\n  num_workers: 8\n{"tensor_parallel_size": 1}\ndataloader_num_workers = 0\n"num_loader_workers": 4,\n'
     assert configs.settings(text) == [
         configs.Setting("num_workers", 8, 2),
         configs.Setting("tensor_parallel_size", 1, 3),
         configs.Setting("dataloader_num_workers", 0, 4),
+        configs.Setting("num_loader_workers", 4, 5),
     ]
     assert configs.named_configs(["--config=a.yaml", "b.json", "c.txt"]) == ["a.yaml", "b.json"]
 
