@@ -126,12 +126,18 @@ def discover(paths: Iterable[StrPath], options: WalkOptions | None = None) -> It
     ``exclude``/``extend-exclude`` and (unless ``respect-gitignore`` is off) ``.gitignore`` files name. A file named
     on the command line is checked unless ``force-exclude`` is on and ``exclude``/``extend-exclude`` name it (or a
     folder above it). Without ``options``: the default exclusions and .gitignore files."""
+    said: set[tuple[str, str | None]] = set()  # a notice two walks reach (one .gitignore, one index) is said once
     for given in paths:
         root = clean_path(given)
         if options is not None and options.force_exclude and force_excluded(root, options):
             continue
         if os.path.isdir(root):
-            yield from _walk(root, _Exclusions.for_root(root, options))
+            for candidate in _walk(root, _Exclusions.for_root(root, options)):
+                if candidate.notice:
+                    if (candidate.path, candidate.error) in said:
+                        continue
+                    said.add((candidate.path, candidate.error))
+                yield candidate
             continue
         if _links_out(root):
             yield Candidate(root, FileKind.YAML, explicit=True, error=LINKED_OUT)
@@ -306,25 +312,37 @@ class _Tracked:
         return paths is not None and paths.holds(within + name, is_dir)
 
     def _place(self, folder: str) -> tuple[str, str] | None:
-        """The work tree holding a walked folder and the folder's path in it ("" or ending in "/")."""
-        if folder in self.tops:
-            return self.tops[folder]
-        here = os.path.join(self.root, folder) if folder else self.root
-        if folder and os.path.lexists(os.path.join(here, ".git")):
-            place: tuple[str, str] | None = (os.path.abspath(here), "")
-        elif folder:
-            above = self._place(folder.rpartition("/")[0])
-            place = None if above is None else (above[0], f"{above[1]}{folder.rpartition('/')[2]}/")
-        else:
-            from shmlint.infile import repository_top
-
-            top = repository_top(self.root)
-            within = os.path.relpath(os.path.abspath(self.root), top).replace(os.sep, "/")
-            place = (top, "" if within == "." else within + "/")
-        if place is not None and place[0] not in self.indexes:
-            self._read(place[0])
-        self.tops[folder] = place
+        """The work tree holding a walked folder and the folder's path in it ("" or ending in "/"): from the
+        nearest folder above already placed, downwards (a loop: a tree deeper than Python's recursion limit is
+        walked too)."""
+        below: list[str] = []
+        known = folder
+        while known not in self.tops and known:
+            below.append(known)
+            known = known.rpartition("/")[0]
+        if known not in self.tops:  # the walked folder itself
+            self.tops[""] = self._top_of_root()
+        place = self.tops[known]
+        for here in reversed(below):
+            if os.path.lexists(os.path.join(self.root, here, ".git")):
+                place = (os.path.realpath(os.path.join(self.root, here)), "")
+            elif place is not None:
+                place = (place[0], f"{place[1]}{here.rpartition('/')[2]}/")
+            self.tops[here] = place
+            if place is not None and place[0] not in self.indexes:
+                self._read(place[0])
         return place
+
+    def _top_of_root(self) -> tuple[str, str] | None:
+        """The work tree holding the walked folder, found from its real path (a root named through a link)."""
+        from shmlint.infile import repository_top
+
+        real = os.path.realpath(self.root)
+        top = repository_top(real)
+        within = os.path.relpath(real, top).replace(os.sep, "/")
+        if top not in self.indexes:
+            self._read(top)
+        return top, "" if within == "." else within + "/"
 
     def _read(self, top: str) -> None:
         from shmlint.git_index import tracked_paths
@@ -332,8 +350,8 @@ class _Tracked:
         found = tracked_paths(top)
         self.indexes[top] = found if not isinstance(found, str) else None
         if isinstance(found, str):  # said where the walk's paths are (relative to where they are written)
-            shown = os.path.relpath(top, os.path.abspath(self.root))
-            self.unread.append((os.path.join(self.root, shown, ".git"), found))
+            shown = os.path.relpath(top, os.path.realpath(self.root))
+            self.unread.append((os.path.normpath(os.path.join(self.root, shown, ".git")), found))
 
 
 class _Ignore:

@@ -80,9 +80,10 @@ def _index_file(top: str) -> tuple[str, bool] | None:
     text = _read_regular(dot_git, _GITDIR_FILE_BYTES)
     line = text.decode("utf-8", "surrogateescape").strip() if text is not None else ""
     gitdir = line.removeprefix("gitdir:").strip()
-    if not line.startswith("gitdir:") or not gitdir or "\0" in gitdir:
+    folder = os.path.join(top, gitdir) if line.startswith("gitdir:") and gitdir and "\0" not in gitdir else ""
+    if not folder or not os.path.isdir(folder):
         return ".git names no git folder", False
-    return os.path.join(top, gitdir, "index"), True
+    return os.path.join(folder, "index"), True
 
 
 def _read_regular(path: str, limit: int) -> bytes | None:

@@ -258,19 +258,27 @@ def _holds(command: str, knowledge: Knowledge) -> bool:
     return any(e.command_wins and e.commands is not None and e.commands.search(command) for e in knowledge.entries)
 
 
-def _own_program(workload: Workload) -> bool:
-    """A container with no accelerator whose entrypoint is replaced by an interpreter running a script of its own
-    (``docker run --entrypoint python3 vllm/vllm-openai /repo/dump_flags.py``): the image's software never starts, so
-    its name is not evidence; what the script runs decides, as for a program of its own built FROM a server's image
-    (``_base_aside``). A replacement that names a program (``command: [run]``) may be the image's own."""
+def own_script(workload: Workload) -> str | None:
+    """The script an interpreter runs in place of the image's entrypoint, in a container with no accelerator
+    (``docker run --entrypoint python3 -v .:/repo vllm/vllm-openai /repo/dump_flags.py``: ``dump_flags.py``). When
+    the repository holds it, the image's software never starts and its name is not evidence (``_own_program``):
+    what the script runs decides, as for a program of its own built FROM a server's image (``_base_aside``). One
+    the repository does not hold (``/vllm-workspace/start.sh``) may be the image's own start, and a replacement that
+    names a program (``command: [run]``) its own program: the image stays evidence."""
     if workload.gpu or workload.launch is None or not workload.launch.entrypoint:
-        return False
+        return None
     words = (*workload.launch.entrypoint, *workload.launch.arguments)
-    return (
-        len(words) > 1
-        and _INTERPRETER.fullmatch(words[0].rpartition("/")[2]) is not None
-        and (words[1].endswith((".py", ".sh")) and not words[1].startswith("-"))
-    )
+    if len(words) < 2 or _INTERPRETER.fullmatch(words[0].rpartition("/")[2]) is None:
+        return None
+    script = words[1].rpartition("/")[2]
+    return script if script.endswith((".py", ".sh")) else None
+
+
+def _own_program(workload: Workload) -> bool:
+    script = own_script(workload)
+    if script is None or workload.project is None:
+        return False
+    return script in (path.rpartition("/")[2] for path in workload.project.followed)
 
 
 def _runs_steps(workload: Workload) -> bool:

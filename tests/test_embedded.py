@@ -56,6 +56,16 @@ def test_a_docker_fence_is_read_for_its_commands_and_a_dockerfile_in_one_runs_no
     assert [line.split(" ")[0] for line in done.stdout.splitlines() if "SHM001" in line] == ["README.md:2:1:"]
 
 
+def test_a_dockerfile_in_a_docker_fence_is_not_shell(tmp_path) -> None:
+    """Its apostrophes (``MAINTAINER Jane O'Neil``) would open a quote that swallows the next block's command."""
+    (tmp_path / "README.md").write_text(
+        "```docker\nFROM nvidia/cuda:12.1.0-runtime-ubuntu22.04\nMAINTAINER Jane O'Neil <jane@example.com>\n```\n\n"
+        "```bash\ndocker run --gpus all -it img torchrun --nproc_per_node=8 train.py\n```\n"
+    )
+    done = run_shmlint("check", "README.md", cwd=tmp_path)
+    assert [line.split(" ")[0] for line in done.stdout.splitlines() if "SHM001" in line] == ["README.md:7:1:"]
+
+
 def test_markdown_tilde_fences_and_longer_closers() -> None:
     text = "~~~~bash\ndocker run a\n~~~\nstill code\n~~~~~\nprose\n````\n```\ninside\n````\n"
     assert visible(mask_markdown(text)) == ["docker run a", "~~~", "still code", "```", "inside"]

@@ -260,3 +260,36 @@ def test_the_paths_git_writes_are_the_paths_read_back(tmp_path_factory, names: l
     git(root, "update-index", "--index-version", version)
     tracked = tracked_paths(str(root))
     assert isinstance(tracked, TrackedPaths) and tracked.files == listed(root)
+
+
+def test_a_walk_deeper_than_the_recursion_limit_asks_about_tracked_files_without_raising(tmp_path) -> None:
+    (tmp_path / ".git").mkdir()  # a work tree with no index yet: nothing tracked
+    deep = tmp_path
+    for _ in range(1200):  # one by one: pathlib's and os.makedirs' own recursion would stop first
+        deep = deep / "a"
+        deep.mkdir()
+    (deep / ".gitignore").write_text("ignored.yaml\n")
+    (deep / "ignored.yaml").write_bytes(GPU_POD)
+    assert walked(tmp_path) == []
+
+
+@needs_git
+def test_a_root_named_through_a_link_finds_its_repository(tmp_path) -> None:
+    root = repository(tmp_path / "r1")
+    (root / "sub").mkdir()
+    (root / "sub" / ".gitignore").write_text("job.yaml\n")
+    write(root, "sub/job.yaml")
+    git(root, "add", "-f", "sub/job.yaml")
+    (tmp_path / "link").symlink_to(root / "sub")
+    assert walked(tmp_path / "link") == ["job.yaml"]
+
+
+@needs_git
+def test_one_unread_index_is_said_once_for_two_roots(tmp_path) -> None:
+    root = repository(tmp_path)
+    (root / ".gitignore").write_text("gen/\n")
+    write(root, "a/gen/x.yaml", "b/gen/y.yaml", "a/k.yaml")
+    git(root, "add", "-f", "a/gen/x.yaml")
+    git(root, "update-index", "--split-index")
+    notices = [c.path for c in discover([root / "a", root / "b"]) if c.notice]
+    assert notices == [str(root / ".git")]

@@ -230,14 +230,15 @@ def test_python_programs_the_code_starts() -> None:
         "    subprocess.run([python, path, *map(str, [model, epochs])])\n"
     )
     assert _launches(applio) == [(5, "python rvc/train/train.py ?")]
-    rvc = 'cmd = \'"%s" infer/modules/train/train.py -e "%s" -sr %s\' % (config.python_cmd, exp, sr)\nPopen(cmd)\n'
-    assert _launches(rvc) == [(1, "python infer/modules/train/train.py -e ? -sr ?")]  # once: the template is read
+    rvc = "from subprocess import Popen\n"
+    rvc += 'cmd = \'"%s" infer/modules/train/train.py -e "%s" -sr %s\' % (config.python_cmd, exp, sr)\nPopen(cmd)\n'
+    assert _launches(rvc) == [(2, "python infer/modules/train/train.py -e ? -sr ?")]  # once: the template is read
     # with what fills it in
-    shell = "subprocess.run(shlex.split('python train.py --num_workers 4'))"
-    assert _launches(shell) == [(1, "python train.py --num_workers 4")]
-    assert _launches("os.system('python train.py --lr %s --pct 50%%' % lr)") == [
-        (1, "python train.py --lr ? --pct 50%")
-    ]
+    shell = "import subprocess\nsubprocess.run(shlex.split('python train.py --num_workers 4'))"
+    assert _launches(shell) == [(2, "python train.py --num_workers 4")]
+    aliased = "from subprocess import run as start\nimport os as system\nstart(['python3', 'a.py'])\n"
+    aliased += "system.system('python train.py --lr %s --pct 50%%' % lr)"
+    assert _launches(aliased) == [(3, "python3 a.py"), (4, "python train.py --lr ? --pct 50%")]
     assert _launches("x = 'torchrun --nproc_per_node %d train.py' % n") == [(1, "torchrun --nproc_per_node ? train.py")]
 
 
@@ -249,6 +250,14 @@ def test_python_programs_the_code_starts() -> None:
         "def a():\n    s = 'eval.py'\ndef b(s):\n    subprocess.run([sys.executable, s])",  # a parameter: not that path
         "for s in scripts:\n    pass\ns = 'eval.py'\nsubprocess.run([sys.executable, s])",  # bound twice
         "cmd = '%s x' % editor\nsubprocess.run(cmd)",  # no .py file after the program
+        # another container, another host: a method called run is not subprocess's
+        "import subprocess\nclient.containers.run('img', ['python', 'train.py'])\nconn.run('python train.py')",
+        # a name bound in two functions: the one given to the call is not known to be the command
+        "import subprocess\ndef a():\n    cmd = 'python train.py'\ndef b():\n    cmd = ['nvidia-smi']\n"
+        "    subprocess.run(cmd)",
+        "import subprocess, sys\nsubprocess.check_output([sys.executable, 'train.py', '--help'])",  # prints only
+        "import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'pytest', 'tests/test_loader.py'])",
+        "import os, subprocess\nsubprocess.Popen([os.environ.get('EDITOR', 'vi'), 'train.py'])",  # not Python
     ],
 )
 def test_python_programs_that_are_not_started(code: str) -> None:
@@ -544,11 +553,13 @@ def test_a_program_the_code_starts_is_read_with_a_budget_of_its_own(tmp_path: Pa
         "def train():\n    subprocess.run([python, os.path.join('rvc', 'train.py'), name])\n"
     )
     (tmp_path / "rvc").mkdir()
-    (tmp_path / "rvc" / "train.py").write_text("subprocess.run(['python', 'more.py'])\nDataLoader(ds, num_workers=4)\n")
+    (tmp_path / "rvc" / "train.py").write_text(
+        "import subprocess\nsubprocess.run(['python', 'more.py'])\nDataLoader(ds, num_workers=4)\n"
+    )
     (tmp_path / "more.py").write_text("DataLoader(ds, num_workers=9)\n")
     facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "app.py")))
-    assert [str(f) for f in facts.needs] == ["rvc/train.py:2 DataLoader(num_workers=4), started at core.py:4"]
-    assert [str(f) for f in facts.commands] == ["core.py:4 python rvc/train.py ?", "rvc/train.py:1 python more.py"]
+    assert [str(f) for f in facts.needs] == ["rvc/train.py:3 DataLoader(num_workers=4), started at core.py:4"]
+    assert [str(f) for f in facts.commands] == ["core.py:4 python rvc/train.py ?", "rvc/train.py:2 python more.py"]
 
 
 def test_programs_started_are_followed_once_within_one_shared_budget(tmp_path: Path) -> None:
@@ -594,6 +605,32 @@ def test_a_web_ui_whose_training_script_uses_workers_fails_and_says_where_it_is_
     assert "rvc/train/train.py:2" in finding.detail
     (tmp_path / "core.py").write_text("HOWTO = 'python rvc/train/train.py NAME'\ngr.Markdown(HOWTO)\n")
     assert [f.severity.label for f in check_paths(Settings(), [tmp_path], jobs=1).findings] == []
+
+
+def test_a_started_helper_read_in_full_keeps_a_free_verdict(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(
+        "import subprocess, sys\nsubprocess.run([sys.executable, 'helper.py'])\nDataLoader(ds, num_workers=0)\n"
+    )
+    (tmp_path / "helper.py").write_text("print('ready')\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "app.py")))
+    assert facts.needs == () and [str(f) for f in facts.free] == ["app.py:3 DataLoader(num_workers=0)"]
+    (tmp_path / "helper.py").unlink()  # a program started that is not there could make loaders of its own
+    assert _gather(tmp_path, Launch(str(tmp_path), ("python", "app.py"))).free == ()
+
+
+@pytest.mark.parametrize(("script", "severity"), [("/vllm-workspace/start.sh", "error"), ("/repo/dump.py", None)])
+def test_a_replaced_entrypoint_drops_the_image_only_for_a_script_of_the_repository(
+    tmp_path: Path, script: str, severity: str | None
+) -> None:
+    """No accelerator, the image's entrypoint replaced by an interpreter: a script the repository holds is what
+    runs (the image is only where); one it does not hold may be the image's own start."""
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  a:\n    image: vllm/vllm-openai:latest\n    volumes: ['.:/repo']\n"
+        f"    entrypoint: [python3, {script}]\n"
+    )
+    (tmp_path / "dump.py").write_text("import json\nprint(json.dumps({}))\n")
+    findings = check_paths(Settings(), [tmp_path], jobs=1).findings
+    assert [f.severity.label for f in findings] == ([severity] if severity else [])
 
 
 def test_one_programs_options_are_not_the_next_ones(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shmlint.model import Tier, Workload
-from shmlint.need import MPI_LOCAL_RANKS, decide
+from shmlint.need import MPI_LOCAL_RANKS, decide, own_script
 
 if TYPE_CHECKING:
     from shmlint.need import Knowledge
@@ -21,7 +21,9 @@ def with_needs(
     decided = []
     for workload in workloads:
         need = decide(workload, knowledge)
-        if need is not None and need.tier is Tier.UNKNOWN and workload.launch is not None and project is not None:
+        followed = need is not None and (need.tier is Tier.UNKNOWN or own_script(workload) is not None)
+        if followed and workload.launch is not None and project is not None:  # names leave it open, or the script
+            # a replaced entrypoint runs may be the repository's (then the image's name is not evidence)
             from shmlint.project.follow import gather  # loaded only for a container names leave undecided
             from shmlint.project.index import Reader
 

@@ -218,7 +218,8 @@ class _Walk:
             : MAX_COMMANDS - len(self.commands)
         ]
         self.started += [(CodeFact(f"{where}:{c.line}", c.text), c.words, self.env) for c in facts.launches]
-        self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0 or bool(facts.launches)
+        # a command it starts is followed (``follow_started``): doubt there if it cannot be read
+        self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0
 
     def follow_started(self) -> None:
         """The programs the container's code starts, each once and read as a program of its own (its imports as

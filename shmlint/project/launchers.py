@@ -55,6 +55,11 @@ class Target(NamedTuple):
     launcher: str = ""  # torchrun, accelerate launch, deepspeed, python -m torch.distributed.run
 
 
+def is_python(word: str) -> bool:
+    """Whether a command's first word names a Python interpreter (``python3``, ``/usr/bin/python3.11``)."""
+    return _PYTHON.fullmatch(word.rsplit("/", 1)[-1]) is not None
+
+
 def known(word: str) -> bool:
     return UNKNOWN not in word
 
@@ -78,7 +83,7 @@ def target(argv: Sequence[str]) -> Target | None:
     name = words[0].rsplit("/", 1)[-1]
     if name in SHELLS:
         return _shell(words[1:])
-    if _PYTHON.fullmatch(name):
+    if is_python(name):
         return _python(words[1:])
     if name in _LAUNCHER_PROGRAMS:
         return _launched(words[1:], name)

@@ -19,12 +19,13 @@ an ``os.path.join`` of strings.
 from __future__ import annotations
 
 import ast
+import posixpath
 import re
 from collections.abc import Iterable
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.launchers import UNKNOWN, Target, known, shown, target
+from shmlint.project.launchers import UNKNOWN, is_python, known, shown, target
 from shmlint.project.pysyntax import called, dotted
 
 #: command strings taken from one file: a program that writes more is not a launcher wrapper
@@ -37,11 +38,14 @@ MAX_TERMS = 64
 _COMMAND_NODES = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.BinOp)
 #: a printf-style conversion: ``%s``, ``%(name)s``, ``%-5d``; ``%%`` is a percent sign
 _PRINTF = LazyRegex(r"%%|%(?:\([^)]{0,64}\))?[-#0 +]{0,5}[0-9*]{0,4}(?:\.[0-9*]{0,4})?[diouxXeEfFgGcrsa]")
-#: calls that run the command they are given (the last part of the name: ``subprocess.run``, ``sp.Popen``)
+#: the modules whose functions run a command, and those functions
+_RUN_MODULES = frozenset({"subprocess", "os", "asyncio"})
 _RUN_CALLS = frozenset(
     {"run", "call", "check_call", "check_output", "Popen", "system", "popen", "getoutput", "getstatusoutput"}
     | {"create_subprocess_exec", "create_subprocess_shell", "execv", "execvp", "execvpe", "spawnv", "spawnvp"}
 )
+#: options that make a run only print
+_HELP = frozenset({"-h", "--help", "--version"})
 #: calls whose string arguments are text for people, not commands (print, logging, UI notices, exceptions)
 _MESSAGE_CALLS = frozenset(
     {"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log", "echo", "secho"}
@@ -63,17 +67,19 @@ def commands(nodes: Iterable[ast.AST]) -> tuple[Command, ...]:
     """The launcher command lines and the Python scripts a file's nodes start (``ast.walk`` order)."""
     nodes = list(nodes)
     skipped = _skipped(nodes)
-    paths = _paths(nodes)
-    run = _run_arguments(nodes)
+    names = _Names.of(nodes)
+    run = _run_arguments(nodes, names)
     found: list[Command] = []
     for node in nodes:
         if id(node) in skipped or not isinstance(node, _COMMAND_NODES):
             continue
-        words = _python_first(_words(node, paths) or [])
+        words = _words(node, names.paths)
+        if words and not isinstance(node, (ast.List, ast.Tuple)):
+            words = _python_first(words)
         if not words or not known(words[0]):
             continue
         launched = target(words)
-        if launched is None or not (launched.launcher or (id(node) in run and _script(launched, words))):
+        if launched is None or not (launched.launcher or (id(node) in run and _script(words))):
             continue
         found.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
         if len(found) >= MAX_COMMANDS:
@@ -81,10 +87,10 @@ def commands(nodes: Iterable[ast.AST]) -> tuple[Command, ...]:
     return tuple(found)
 
 
-def _script(launched: Target, words: list[str]) -> bool:
-    """A Python file an interpreter runs, known in full (``python rvc/train/train.py``; a string that is only a
-    file's name starts nothing)."""
-    return launched.kind == "python" and _python_file(launched.name) and words[0] != launched.name
+def _script(words: list[str]) -> bool:
+    """A Python file an interpreter runs to do its work (``python rvc/train/train.py ...``): not a module
+    (``python -m pytest``: a test run), not a run that only prints help or a version."""
+    return len(words) > 1 and is_python(words[0]) and _python_file(words[1]) and not _HELP.intersection(words)
 
 
 def _python_file(word: str) -> bool:
@@ -92,57 +98,80 @@ def _python_file(word: str) -> bool:
 
 
 def _python_first(words: list[str]) -> list[str]:
-    """The words without the quotes a shell string puts around them, and a program the code fills in before a
-    ``.py`` file taken as Python (``'"%s" train.py' % python_cmd``: only Python runs a ``.py`` file by name)."""
+    """A shell string's words without the quotes around them, and a program the code fills in before a ``.py``
+    file taken as Python (``'"%s" train.py' % python_cmd``: only Python runs a ``.py`` file by name)."""
     words = [word[1:-1] if len(word) > 1 and word[0] == word[-1] and word[0] in "\"'" else word for word in words]
     if len(words) > 1 and not known(words[0]) and words[0].strip(UNKNOWN) == "" and _python_file(words[1]):
         return ["python", *words[1:]]
     return words
 
 
-def _run_arguments(nodes: list[ast.AST]) -> set[int]:
-    """The nodes a call that runs a command is given (``subprocess.run(cmd)``, ``Popen(cmd, shell=True)``,
-    ``os.system(cmd)``), directly or through a name the file assigns them to, ``shlex.split(cmd)`` unwrapped: a
-    string that only looks like a command (a how-to shown in a UI) runs nothing."""
-    assigned: dict[str, list[int]] = {}
-    for node in nodes:
-        if isinstance(node, ast.Assign):
-            for name in (target.id for target in node.targets if isinstance(target, ast.Name)):
-                assigned.setdefault(name, []).append(id(node.value))
+class _Names(NamedTuple):
+    """How a file binds its names: the path a name bound once holds, the values of names bound once, and the
+    names the modules that run commands go by (``import subprocess as sp``, ``from subprocess import run``)."""
+
+    paths: dict[str, str]
+    once: dict[str, ast.expr]
+    runners: frozenset[str]  # modules: subprocess, os, asyncio and their aliases
+    run_calls: frozenset[str]  # functions imported from them by name
+
+    @classmethod
+    def of(cls, nodes: list[ast.AST]) -> _Names:
+        bound: dict[str, int] = {}
+        values: dict[str, ast.expr] = {}
+        runners: set[str] = set()
+        run_calls: set[str] = set()
+        for node in nodes:
+            names: list[str] = []
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names = [node.id]
+            elif isinstance(node, ast.arg):
+                names = [node.arg]
+            elif isinstance(node, ast.alias):
+                names = [(node.asname or node.name).partition(".")[0]]
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names = [node.name]
+            for name in names:
+                bound[name] = bound.get(name, 0) + 1
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                values[node.targets[0].id] = node.value
+            if isinstance(node, ast.Import):
+                runners.update(a.asname or a.name for a in node.names if a.name in _RUN_MODULES)
+            if isinstance(node, ast.ImportFrom) and node.module in _RUN_MODULES:
+                run_calls.update(a.asname or a.name for a in node.names if a.name in _RUN_CALLS)
+        once = {name: value for name, value in values.items() if bound.get(name) == 1}
+        paths = {name: text for name, value in once.items() if (text := _path(value)) is not None}
+        return cls(paths, once, frozenset(runners), frozenset(run_calls))
+
+    def runs(self, call: ast.Call) -> bool:
+        """Whether the call runs a command: ``subprocess.run``, ``sp.Popen``, ``os.system``, an imported
+        ``Popen``; not a method that happens to be called ``run`` (a Docker SDK's ``containers.run`` starts
+        another container; Fabric's ``conn.run`` another host)."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            return func.id in self.run_calls
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr in _RUN_CALLS
+            and isinstance(func.value, ast.Name)
+            and func.value.id in self.runners
+        )
+
+
+def _run_arguments(nodes: list[ast.AST], names: _Names) -> set[int]:
+    """The nodes a call that runs a command is given, directly or through a name the file binds once,
+    ``shlex.split(cmd)`` unwrapped: a string that only looks like a command (a how-to shown in a UI) runs nothing."""
     given: set[int] = set()
     for node in nodes:
-        if not isinstance(node, ast.Call) or called(node.func) not in _RUN_CALLS:
+        if not isinstance(node, ast.Call) or not names.runs(node):
             continue
         for argument in [*node.args, *(k.value for k in node.keywords if k.arg in ("args", "cmd", "command"))]:
             if isinstance(argument, ast.Call) and called(argument.func) == "split" and len(argument.args) == 1:
                 argument = argument.args[0]
-            if isinstance(argument, ast.Name):
-                given.update(assigned.get(argument.id, ()))
+            if isinstance(argument, ast.Name) and argument.id in names.once:
+                argument = names.once[argument.id]
             given.add(id(argument))
     return given
-
-
-def _paths(nodes: list[ast.AST]) -> dict[str, str]:
-    """Names the file binds exactly once (anywhere: an assignment, a parameter, a loop, an import), in an
-    assignment of a string, an ``os.path.join`` of strings or ``sys.executable`` (``python``): what they hold
-    wherever the file uses them. A name bound twice, in whatever scope, holds no one path."""
-    bound: dict[str, int] = {}
-    values: dict[str, str | None] = {}
-    for node in nodes:
-        names: list[str] = []
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names = [node.id]
-        elif isinstance(node, ast.arg):
-            names = [node.arg]
-        elif isinstance(node, ast.alias):
-            names = [(node.asname or node.name).partition(".")[0]]
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names = [node.name]
-        for name in names:
-            bound[name] = bound.get(name, 0) + 1
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            values[node.targets[0].id] = _path(node.value)
-    return {name: text for name, text in values.items() if text is not None and bound.get(name) == 1}
 
 
 def _path(node: ast.expr) -> str | None:
@@ -152,7 +181,7 @@ def _path(node: ast.expr) -> str | None:
         return node.value
     if isinstance(node, ast.Call) and dotted(node.func) in ("os.path.join", "path.join") and not node.keywords:
         parts = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-        return "/".join(parts) if len(parts) == len(node.args) and 0 < len(parts) <= MAX_TERMS else None
+        return posixpath.join(*parts) if len(parts) == len(node.args) and 0 < len(parts) <= MAX_TERMS else None
     return None
 
 

@@ -13,9 +13,10 @@ from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.embedded.mask import Mask
 
 #: code block languages read as shell ("": untagged); console blocks are transcripts, prompts before commands
-#: "docker": highlighters read it as a Dockerfile, yet READMEs fence their ``docker run`` commands with it; only
-#: container commands are taken from a shell block, and a Dockerfile's instructions are none (a ``RUN`` line that
-#: itself runs ``docker run`` would be read as one)
+#: "docker": highlighters read it as a Dockerfile, yet READMEs fence their ``docker run`` commands with it; such a
+#: block is read when its first line runs a container engine (``_starts_an_engine``), a Dockerfile's is not
+#: a ``docker`` fence's first line when it holds commands: an engine, after a prompt or ``sudo``
+_ENGINE_FIRST = LazyRegex(r"[ \t]*(?:[$>][ \t]+)?(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)(?:[ \t]|$)")
 SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "docker"})
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
 #: code block languages read as a YAML file of their own
@@ -73,11 +74,19 @@ def mask_shell_blocks(
         start, end = extent(block)
         section += sum(1 for _ in heading.finditer(text, after, start)) if start > after else 0
         after = max(after, end)
-        if language in SHELL_LANGUAGES:
+        if language in SHELL_LANGUAGES and (language != "docker" or _starts_an_engine(block)):
             lines = _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
             if lines:
                 kept.append(ShellBlock(lines, section))
     return mask.result(), tuple(kept)
+
+
+def _starts_an_engine(block: list[tuple[int, str]]) -> bool:
+    """Whether a ``docker`` fence holds commands: its first line (comments aside) runs a container engine. A
+    Dockerfile there is not shell: an apostrophe in its ``MAINTAINER Jane O'Neil`` would open a quote that ends in
+    some later block."""
+    first = next((text for _, text in block if text.strip() and not text.lstrip().startswith("#")), "")
+    return _ENGINE_FIRST.match(first) is not None
 
 
 def extent(block: list[tuple[int, str]]) -> tuple[int, int]:
