@@ -277,31 +277,63 @@ class _Exclusions:
     def _tracked(self, relative: str, is_dir: bool) -> bool:
         """Whether git tracks this file, or a file in this folder: ``.gitignore`` does not apply to those."""
         if self.tracked is None:
-            self.tracked = _Tracked.of(self.root)
+            self.tracked = _Tracked(self.root)
         return self.tracked.holds(relative, is_dir)
 
 
 class _Tracked:
-    """The tracked paths of the work tree holding a walked folder, asked with paths relative to that folder."""
+    """What git tracks in the work trees a walk crosses, asked with paths relative to the walked folder: the
+    nearest work tree above a path answers for it (a nested repository or a submodule has its own index). Each
+    index is read once, when a ``.gitignore`` first leaves out a path of its work tree."""
 
-    __slots__ = ("paths", "prefix")
+    __slots__ = ("indexes", "root", "tops", "unread")
 
-    def __init__(self, paths: TrackedPaths | None, prefix: str) -> None:
-        self.paths, self.prefix = paths, prefix
-
-    @classmethod
-    def of(cls, root: str) -> _Tracked:
-        from shmlint.git_index import tracked_paths
-        from shmlint.infile import repository_top
-
-        top = repository_top(root)
-        within = os.path.relpath(os.path.abspath(root), top).replace(os.sep, "/")
-        return cls(tracked_paths(top), "" if within == "." else within + "/")
+    def __init__(self, root: str) -> None:
+        self.root = root
+        #: walked folder ("" the root) -> the top of the work tree holding it, and the folder's path from there
+        self.tops: dict[str, tuple[str, str] | None] = {}
+        self.indexes: dict[str, TrackedPaths | None] = {}
+        #: work trees whose index is there but was not read, and why: the walk says so (a notice)
+        self.unread: list[tuple[str, str]] = []
 
     def holds(self, relative: str, is_dir: bool) -> bool:
-        if self.paths is None:
+        folder, _, name = relative.rpartition("/")
+        place = self._place(folder)
+        if place is None:
             return False
-        return self.prefix + relative in (self.paths.folders if is_dir else self.paths.files)
+        top, within = place
+        paths = self.indexes[top]
+        return paths is not None and paths.holds(within + name, is_dir)
+
+    def _place(self, folder: str) -> tuple[str, str] | None:
+        """The work tree holding a walked folder and the folder's path in it ("" or ending in "/")."""
+        if folder in self.tops:
+            return self.tops[folder]
+        here = os.path.join(self.root, folder) if folder else self.root
+        if folder and os.path.lexists(os.path.join(here, ".git")):
+            place: tuple[str, str] | None = (os.path.abspath(here), "")
+        elif folder:
+            above = self._place(folder.rpartition("/")[0])
+            place = None if above is None else (above[0], f"{above[1]}{folder.rpartition('/')[2]}/")
+        else:
+            from shmlint.infile import repository_top
+
+            top = repository_top(self.root)
+            within = os.path.relpath(os.path.abspath(self.root), top).replace(os.sep, "/")
+            place = (top, "" if within == "." else within + "/")
+        if place is not None and place[0] not in self.indexes:
+            self._read(place[0])
+        self.tops[folder] = place
+        return place
+
+    def _read(self, top: str) -> None:
+        from shmlint.git_index import tracked_paths
+
+        found = tracked_paths(top)
+        self.indexes[top] = found if not isinstance(found, str) else None
+        if isinstance(found, str):  # said where the walk's paths are (relative to where they are written)
+            shown = os.path.relpath(top, os.path.abspath(self.root))
+            self.unread.append((os.path.join(self.root, shown, ".git"), found))
 
 
 class _Ignore:
@@ -389,6 +421,8 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
                 kind = _sniff(full)
             if kind is not None:
                 yield Candidate(clean_path(full) if dotted else full, kind, explicit=False)
+        while exclusions.tracked is not None and exclusions.tracked.unread:
+            yield _index_unread(*exclusions.tracked.unread.pop(0))
     while unreadable:  # the last folder walked, or the named folder itself: reported like every other one
         yield _unreadable(unreadable.pop(), root)
 
@@ -405,6 +439,13 @@ def _refused(path: str, problems: tuple[str, ...]) -> Candidate:
     shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
     message = f"patterns left out (the files they name are checked): {shown}"
     return Candidate(clean_path(path), FileKind.YAML, explicit=False, error=message, notice=True)
+
+
+def _index_unread(dot_git: str, why: str) -> Candidate:
+    """A work tree whose git index was not read: a file its ``.gitignore`` names is left out, though git may track
+    it (a CI clone holds tracked files whatever ``.gitignore`` says). A notice: nothing is wrong with the input."""
+    message = f"git's index not read ({why}); files a .gitignore names are left out even where git tracks them"
+    return Candidate(clean_path(dot_git), FileKind.YAML, explicit=False, error=message, notice=True)
 
 
 def _regular(path: str) -> bool:

@@ -8,6 +8,7 @@ as data, never by running git: a checked repository's own configuration can make
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 import struct
@@ -22,63 +23,73 @@ _GITDIR_FILE_BYTES = 4096
 _STAT_BYTES = 40
 _EXTENDED = 0x4000
 _NAME_LENGTH = 0x0FFF
-#: more than any path a file system allows (PATH_MAX is 4096 on Linux)
-_NAME_LENGTH_MAX = 1 << 20
+#: longer than any path git writes on Linux (PATH_MAX is 4096): a longer name is no index git wrote
+_NAME_BYTES_MAX = 4096
 
 
 class TrackedPaths(NamedTuple):
     """What git tracks, as POSIX paths relative to the top of the work tree."""
 
     files: frozenset[str]
-    folders: frozenset[str]  # every folder that holds a tracked file, at any depth
+    ordered: tuple[str, ...]  # the same, sorted: a folder holds a tracked file when one sorts right after it
+
+    def holds(self, path: str, is_dir: bool) -> bool:
+        """Whether git tracks this file, or a file in this folder (a submodule and a sparse index's folder are
+        entries of their own)."""
+        if path in self.files or not is_dir:
+            return path in self.files
+        below = path + "/"
+        at = bisect.bisect_left(self.ordered, below)
+        return at < len(self.ordered) and self.ordered[at].startswith(below)
 
 
-def tracked_paths(top: str) -> TrackedPaths | None:
-    """The paths the index of the work tree at ``top`` holds; None when there is none, or it cannot be read (too
-    large, a format this reader does not know): then ``.gitignore`` decides alone. A split index's shared part
-    (``core.splitIndex``) is not read: the files only it holds are left to ``.gitignore`` too."""
-    index = _index_file(top)
-    if index is None:
+def tracked_paths(top: str) -> TrackedPaths | str | None:
+    """The paths the index of the work tree at ``top`` holds (none before the first ``git add``); None where
+    ``top`` holds no ``.git``; why not, where the index is there but not read (a link, too large, a format this
+    reader does not know, such as a split index): then ``.gitignore`` decides alone, and the walk says so."""
+    found = _index_file(top)
+    if found is None:
         return None
+    index, followed = found
+    if not followed:
+        return index  # why not
+    if not os.path.lexists(index):
+        return TrackedPaths(frozenset(), ())
     data = _read_regular(index, MAX_INDEX_BYTES)
-    names = _entry_names(data) if data is not None else None
+    if data is None:
+        return f"not a regular file of at most {MAX_INDEX_BYTES // (1024 * 1024)} MiB"
+    names = _entry_names(data)
     if names is None:
-        return None
+        return "a split index or another form this reader does not know"
     files = frozenset(name.rstrip("/") for name in names)  # a sparse index writes a folder entry as ``dir/``
-    folders: set[str] = set()
-    for name in files:
-        while "/" in name:
-            name = name.rpartition("/")[0]
-            if name in folders:  # its own folders are in already
-                break
-            folders.add(name)
-    return TrackedPaths(files, frozenset(folders))
+    return TrackedPaths(files, tuple(sorted(files)))
 
 
-def _index_file(top: str) -> str | None:
-    """``.git/index``, or the index of the git folder a ``.git`` file names; a ``.git`` that is a link is not
-    followed (a pull request could point it anywhere)."""
+def _index_file(top: str) -> tuple[str, bool] | None:
+    """``.git/index``, or the index of the git folder a ``.git`` file names, and True; None without a ``.git``.
+    A ``.git`` that is a link is not followed (a pull request could point it anywhere): why, and False."""
     dot_git = os.path.join(top, ".git")
     try:
         mode = os.lstat(dot_git).st_mode
-    except OSError:
+    except (OSError, ValueError):
         return None
     if stat.S_ISDIR(mode):
-        return os.path.join(dot_git, "index")
+        return os.path.join(dot_git, "index"), True
     if not stat.S_ISREG(mode):
-        return None
+        return ".git is a link, not followed", False
     text = _read_regular(dot_git, _GITDIR_FILE_BYTES)
     line = text.decode("utf-8", "surrogateescape").strip() if text is not None else ""
-    if not line.startswith("gitdir:"):
-        return None
-    return os.path.join(top, line.removeprefix("gitdir:").strip(), "index")
+    gitdir = line.removeprefix("gitdir:").strip()
+    if not line.startswith("gitdir:") or not gitdir or "\0" in gitdir:
+        return ".git names no git folder", False
+    return os.path.join(top, gitdir, "index"), True
 
 
 def _read_regular(path: str, limit: int) -> bytes | None:
     """A regular file's bytes when it holds at most ``limit`` (a FIFO or a device is never opened)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # opening a FIFO without O_NONBLOCK waits forever
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name
         return None
     with open(descriptor, "rb") as handle:
         info = os.fstat(descriptor)
@@ -110,6 +121,7 @@ def _names(data: bytes, version: int, count: int, hash_bytes: int) -> list[str] 
     names: list[str] = []
     previous = b""
     position = 12
+    spent = 0
     flags_at = _STAT_BYTES + hash_bytes
     try:
         for _ in range(count):
@@ -128,13 +140,29 @@ def _names(data: bytes, version: int, count: int, hash_bytes: int) -> list[str] 
                 name = data[position:end]
                 position = start + ((end - start) // 8 + 1) * 8  # padded with 1-8 NULs to a multiple of 8
             length = flags & _NAME_LENGTH
-            if length != min(len(name), _NAME_LENGTH) or not name:
+            if length != min(len(name), _NAME_LENGTH) or not name or len(name) > _NAME_BYTES_MAX:
+                return None
+            spent += len(name)
+            if spent > MAX_INDEX_BYTES:  # prefix compression can make names outgrow the file: not past its bound
                 return None
             names.append(name.decode("utf-8", "surrogateescape"))
             previous = name
+        if _split(data, position, hash_bytes):
+            return None
     except (struct.error, ValueError, IndexError):  # the file ends inside an entry, or a prefix length overflows
         return None
     return names
+
+
+def _split(data: bytes, position: int, hash_bytes: int) -> bool:
+    """Whether the extensions after the entries hold ``link``: a split index, whose entries are only the changes
+    to a shared index elsewhere (read alone, its tracked files would look untracked)."""
+    while position + 8 <= len(data) - hash_bytes:
+        signature, size = data[position : position + 4], struct.unpack_from(">I", data, position + 4)[0]
+        if signature == b"link":
+            return True
+        position += 8 + size
+    return False
 
 
 def _varint(data: bytes, position: int) -> tuple[int, int]:
@@ -147,6 +175,6 @@ def _varint(data: bytes, position: int) -> tuple[int, int]:
         byte = data[position]
         position += 1
         value = ((value + 1) << 7) | (byte & 0x7F)
-        if value > _NAME_LENGTH_MAX:  # longer than any path: a hostile run of continuation bytes stops here
+        if value > _NAME_BYTES_MAX:  # longer than any path: a hostile run of continuation bytes stops here
             raise ValueError("prefix length out of range")
     return value, position

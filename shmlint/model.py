@@ -168,6 +168,11 @@ class Evidence(NamedTuple):
     span: Span
 
 
+#: how a fact found in a program the container's code starts says where it is started (``shmlint.project``
+#: writes it, the messages keep it)
+STARTED_AT = ", started at "
+
+
 class CodeFact(NamedTuple):
     """One thing read in the repository's files, where it is written: ``train.py:42``, ``DataLoader(...)``."""
 

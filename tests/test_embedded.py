@@ -47,7 +47,7 @@ def test_markdown_other_fences_are_blank(info: str) -> None:
 
 def test_a_docker_fence_is_read_for_its_commands_and_a_dockerfile_in_one_runs_nothing(tmp_path) -> None:
     """``docker`` fences hold ``docker run`` lines in most READMEs and a Dockerfile in some: its instructions start
-    no container."""
+    no container (a ``RUN`` that runs ``docker run`` itself would be read as one, as in any shell block)."""
     (tmp_path / "README.md").write_text(
         "```docker\ndocker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 train.py\n```\n\n"
         '```docker\nFROM pytorch/pytorch\nRUN pip install x\nCMD ["torchrun", "--nproc_per_node=2", "t.py"]\n```\n'

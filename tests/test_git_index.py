@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -15,10 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shmlint.discover import discover
-from shmlint.git_index import tracked_paths
+from shmlint.git_index import TrackedPaths, tracked_paths
 from tests.support import ROOT
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: no index to read")
+#: the tests that make their index with git itself; the others write index bytes by hand
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: no index to write")
 
 GPU_POD = (ROOT / "fixtures" / "k8s" / "SHM001-crlf.yaml").read_bytes().replace(b"\r\n", b"\n")
 #: git with no configuration of the machine or the user, so the tests write what git writes by default
@@ -57,6 +59,7 @@ def walked(root: Path) -> list[str]:
     return sorted(os.path.relpath(c.path, root).replace(os.sep, "/") for c in discover([root]) if c.error is None)
 
 
+@needs_git
 def test_a_tracked_file_under_an_ignored_folder_is_checked_and_its_untracked_neighbours_are_not(tmp_path) -> None:
     root = repository(tmp_path)
     (root / ".gitignore").write_text("test/*\nrvc/\n")
@@ -68,6 +71,7 @@ def test_a_tracked_file_under_an_ignored_folder_is_checked_and_its_untracked_nei
     assert walked(root / "modules") == ["rvc/compose.yaml", "rvc/deeper/run.yaml"]  # asked from a folder below the top
 
 
+@needs_git
 def test_a_negated_pattern_does_not_bring_back_an_untracked_file_in_a_folder_walked_for_its_tracked_files(
     tmp_path,
 ) -> None:
@@ -79,6 +83,7 @@ def test_a_negated_pattern_does_not_bring_back_an_untracked_file_in_a_folder_wal
     assert walked(root) == ["rvc/tracked.yaml"]
 
 
+@needs_git
 @pytest.mark.parametrize("version", ["2", "3", "4"])
 @pytest.mark.parametrize("object_format", ["sha1", "sha256"])
 def test_every_index_version_and_hash_is_read_as_git_lists_it(tmp_path, version: str, object_format: str) -> None:
@@ -90,11 +95,14 @@ def test_every_index_version_and_hash_is_read_as_git_lists_it(tmp_path, version:
     git(root, "add", "-N", "intent.yaml")  # an intent-to-add entry carries the extended flags (version 3 and up)
     git(root, "update-index", "--index-version", version)
     tracked = tracked_paths(str(root))
-    assert tracked is not None
+    assert isinstance(tracked, TrackedPaths)
     assert tracked.files == listed(root)
-    assert {"deploy", "deploy/k8s", "deploy/x y", LONG, LONG.rpartition("/")[0], "z" * 200} == tracked.folders
+    for folder in ("deploy", "deploy/k8s", "deploy/x y", LONG, LONG.rpartition("/")[0], "z" * 200):
+        assert tracked.holds(folder, is_dir=True), folder
+    assert not tracked.holds("deploy/k", is_dir=True) and not tracked.holds("deploy", is_dir=False)
 
 
+@needs_git
 def test_a_linked_work_tree_reads_its_own_index(tmp_path) -> None:
     main = repository(tmp_path / "main")
     write(main, "a.yaml")
@@ -106,9 +114,10 @@ def test_a_linked_work_tree_reads_its_own_index(tmp_path) -> None:
     git(linked, "add", "only-here.yaml")
     assert (linked / ".git").is_file()
     tracked = tracked_paths(str(linked))
-    assert tracked is not None and tracked.files == {"a.yaml", "only-here.yaml"}
+    assert isinstance(tracked, TrackedPaths) and tracked.files == {"a.yaml", "only-here.yaml"}
 
 
+@needs_git
 def test_a_dot_git_that_is_a_link_is_not_followed(tmp_path) -> None:
     real = repository(tmp_path / "real")
     write(real, "ignored/a.yaml")
@@ -117,27 +126,99 @@ def test_a_dot_git_that_is_a_link_is_not_followed(tmp_path) -> None:
     write(tree, "ignored/a.yaml")
     (tree / ".gitignore").write_text("ignored/\n")
     (tree / ".git").symlink_to(real / ".git")
-    assert tracked_paths(str(tree)) is None
+    assert tracked_paths(str(tree)) == ".git is a link, not followed"
     assert walked(tree) == []
 
 
 def test_an_index_that_is_not_a_regular_file_is_never_opened(tmp_path) -> None:
     (tmp_path / ".git").mkdir()
     os.mkfifo(tmp_path / ".git" / "index")  # opening it for reading would block the walk forever
-    assert tracked_paths(str(tmp_path)) is None
+    assert tracked_paths(str(tmp_path)) == "not a regular file of at most 64 MiB"
 
 
-def test_a_dot_git_file_without_a_gitdir_line_is_no_repository(tmp_path) -> None:
-    (tmp_path / ".git").write_bytes(b"\xff\xfe not a gitdir line")
-    assert tracked_paths(str(tmp_path)) is None
+@pytest.mark.parametrize("text", [b"\xff\xfe not a gitdir line", b"gitdir: x\0y\n", b"gitdir:\n", b""])
+def test_a_dot_git_file_that_names_no_git_folder_is_said_and_never_raises(tmp_path, text: bytes) -> None:
+    (tmp_path / ".git").write_bytes(text)
+    assert tracked_paths(str(tmp_path)) == ".git names no git folder"
+    (tmp_path / ".gitignore").write_text("gen/\n")
+    write(tmp_path, "gen/pod.yaml")
+    notices = [c for c in discover([tmp_path]) if c.error is not None]
+    assert [(c.path, c.notice) for c in notices] == [(str(tmp_path / ".git"), True)]
+    assert "git's index not read (.git names no git folder)" in notices[0].error
 
 
-def test_a_continuation_run_in_a_version_4_prefix_is_refused_quickly(tmp_path) -> None:
-    """A hostile index whose prefix length never ends would build an ever larger number."""
-    (tmp_path / ".git").mkdir()
-    entry = bytes(40) + bytes(20) + (1).to_bytes(2, "big") + b"\xff" * 5_000_000
-    (tmp_path / ".git" / "index").write_bytes(b"DIRC" + (4).to_bytes(4, "big") + (1).to_bytes(4, "big") + entry)
-    assert tracked_paths(str(tmp_path)) is None
+def _index(root: Path, version: int, entries: list[bytes]) -> None:
+    (root / ".git").mkdir(parents=True)
+    header = b"DIRC" + version.to_bytes(4, "big") + len(entries).to_bytes(4, "big")
+    (root / ".git" / "index").write_bytes(header + b"".join(entries))
+
+
+def _refused_within_seconds(root: Path) -> object:
+    """What the reader says of a hostile index, failing the test if it takes longer than a few seconds (the
+    unbounded reading took minutes and gigabytes)."""
+
+    def stop(*_: object) -> None:
+        raise TimeoutError("the index reader ran past its bound")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(10)
+    try:
+        return tracked_paths(str(root))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+UNKNOWN_FORM = "a split index or another form this reader does not know"
+
+
+def test_a_continuation_run_in_a_version_4_prefix_is_refused(tmp_path) -> None:
+    """A prefix length that never ends would build an ever larger number."""
+    _index(tmp_path, 4, [bytes(60) + (1).to_bytes(2, "big") + b"\xff" * 5_000_000])
+    assert _refused_within_seconds(tmp_path) == UNKNOWN_FORM
+
+
+def test_names_that_outgrow_the_file_are_refused(tmp_path) -> None:
+    """Version 4 keeps the previous name and adds to it: 60,000 entries of 4 bytes each made names of gigabytes."""
+    entries = [bytes(60) + min(i + 1, 0xFFF).to_bytes(2, "big") + b"\x00a\0" for i in range(60_000)]
+    _index(tmp_path, 4, entries)
+    assert _refused_within_seconds(tmp_path) == UNKNOWN_FORM
+
+
+def test_a_name_longer_than_any_path_is_refused_and_a_deep_one_costs_no_folder_list(tmp_path) -> None:
+    deep, deeper = tmp_path / "deep", tmp_path / "deeper"
+    for root, name in ((deep, b"a/" * 2000 + b"f"), (deeper, b"a/" * 30_000 + b"f")):
+        entry = bytes(60) + min(len(name), 0xFFF).to_bytes(2, "big") + name
+        _index(root, 2, [entry + b"\0" * (8 - len(entry) % 8)])
+    tracked = _refused_within_seconds(deep)
+    assert isinstance(tracked, TrackedPaths) and tracked.holds("a/" * 1999 + "a", is_dir=True)
+    assert _refused_within_seconds(deeper) == UNKNOWN_FORM
+
+
+@needs_git
+def test_a_split_index_is_said_not_read(tmp_path) -> None:
+    root = repository(tmp_path)
+    (root / ".gitignore").write_text("gen/\n")
+    write(root, "gen/pod.yaml")
+    git(root, "add", "-f", "gen/pod.yaml")
+    git(root, "update-index", "--split-index")
+    assert tracked_paths(str(root)) == UNKNOWN_FORM
+    notices = [c.error for c in discover([root]) if c.notice]
+    assert notices == [
+        f"git's index not read ({UNKNOWN_FORM}); files a .gitignore names are left out even where git tracks them"
+    ]
+
+
+@needs_git
+def test_a_nested_repository_answers_for_its_own_files(tmp_path) -> None:
+    """Walked from a folder above it (a monorepo's checkout, a superproject and its submodule), a repository's
+    tracked files are looked up in its own index."""
+    inner = repository(tmp_path / "outer" / "proj")
+    (inner / ".gitignore").write_text("gen/\n")
+    write(inner, "gen/pod.yaml", "gen/scratch.yaml")
+    git(inner, "add", "-f", "gen/pod.yaml")
+    assert walked(tmp_path / "outer") == ["proj/gen/pod.yaml"]
+    assert walked(tmp_path) == ["outer/proj/gen/pod.yaml"]
 
 
 @hypothesis.settings(max_examples=300, deadline=None)
@@ -148,9 +229,10 @@ def test_any_index_bytes_give_paths_or_none_and_never_raise(tmp_path_factory, ta
     header = b"DIRC" + version.to_bytes(4, "big") + count.to_bytes(4, "big")
     (root / ".git" / "index").write_bytes(header + tail)
     tracked = tracked_paths(str(root))
-    assert tracked is None or all(isinstance(name, str) and name for name in tracked.files)
+    assert isinstance(tracked, str) or all(isinstance(name, str) and name for name in tracked.files)
 
 
+@needs_git
 @hypothesis.settings(max_examples=15, deadline=None)
 @given(
     st.lists(
@@ -177,4 +259,4 @@ def test_the_paths_git_writes_are_the_paths_read_back(tmp_path_factory, names: l
         )
     git(root, "update-index", "--index-version", version)
     tracked = tracked_paths(str(root))
-    assert tracked is not None and tracked.files == listed(root)
+    assert isinstance(tracked, TrackedPaths) and tracked.files == listed(root)

@@ -18,7 +18,7 @@ from shmlint.model import CodeFact, Evidence, Launch, Need, ProjectFacts, Tier, 
 from shmlint.need import builtin, decide
 from shmlint.parsers.dockerfile import run_facts
 from shmlint.project import configs, pycode, pyoptions
-from shmlint.project.follow import gather
+from shmlint.project.follow import STARTED_FILES, gather
 from shmlint.project.index import ProjectFiles, ProjectIndex, Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, target
 from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
@@ -171,6 +171,8 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
 
 def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert _read("TrainingArguments(output_dir='o', dataloader_num_workers=4)").needs
+    assert _read("GPTTrainerConfig(batch_size=2, num_loader_workers=8)").needs  # Coqui TTS's trainer config
+    assert not _read("GPTTrainerConfig(num_loader_workers=0)").needs
     assert _read("LLM(model='m', tensor_parallel_size=2)").needs
     assert not _read("LLM(model='m', tensor_parallel_size=1)").needs  # one process: no NCCL between processes
     assert _read("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=2)").needs
@@ -221,17 +223,36 @@ def test_launcher_shaped_text_that_is_not_a_command(code: str) -> None:
 
 def test_python_programs_the_code_starts() -> None:
     """A web UI starts its training with the Python running it: ``sys.executable`` through a name, a path joined
-    from strings, a printf-style shell string whose program the code fills in."""
+    from strings, a printf-style shell string whose program the code fills in; each given to a call that runs it."""
     applio = (
         "import os, sys, subprocess\npython = sys.executable\ndef train():\n"
         "    path = os.path.join('rvc', 'train', 'train.py')\n"
         "    subprocess.run([python, path, *map(str, [model, epochs])])\n"
     )
     assert _launches(applio) == [(5, "python rvc/train/train.py ?")]
-    rvc = 'cmd = \'"%s" infer/modules/train/train.py -e "%s" -sr %s\' % (config.python_cmd, exp, sr)\n'
-    assert _launches(rvc) == [(1, "python infer/modules/train/train.py -e ? -sr ?")]
-    assert _launches("cmd = 'python train.py --num_workers 4'") == [(1, "python train.py --num_workers 4")]
-    assert _launches("cmd = '%%s %s' % x") == []  # no .py file after the program
+    rvc = 'cmd = \'"%s" infer/modules/train/train.py -e "%s" -sr %s\' % (config.python_cmd, exp, sr)\nPopen(cmd)\n'
+    assert _launches(rvc) == [(1, "python infer/modules/train/train.py -e ? -sr ?")]  # once: the template is read
+    # with what fills it in
+    shell = "subprocess.run(shlex.split('python train.py --num_workers 4'))"
+    assert _launches(shell) == [(1, "python train.py --num_workers 4")]
+    assert _launches("os.system('python train.py --lr %s --pct 50%%' % lr)") == [
+        (1, "python train.py --lr ? --pct 50%")
+    ]
+    assert _launches("x = 'torchrun --nproc_per_node %d train.py' % n") == [(1, "torchrun --nproc_per_node ? train.py")]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "HOWTO = 'python train.py --epochs 10'\ngr.Code(HOWTO)",  # a how-to shown in a UI runs nothing
+        "cmd = 'python train.py'\nprint(cmd)",
+        "def a():\n    s = 'eval.py'\ndef b(s):\n    subprocess.run([sys.executable, s])",  # a parameter: not that path
+        "for s in scripts:\n    pass\ns = 'eval.py'\nsubprocess.run([sys.executable, s])",  # bound twice
+        "cmd = '%s x' % editor\nsubprocess.run(cmd)",  # no .py file after the program
+    ],
+)
+def test_python_programs_that_are_not_started(code: str) -> None:
+    assert _launches(code) == []
 
 
 @settings(max_examples=150, deadline=None)
@@ -407,11 +428,12 @@ def test_unparsable_and_hostile_python() -> None:
 
 
 def test_config_settings() -> None:
-    text = 'a: 1\n  num_workers: 8\n{"tensor_parallel_size": 1}\ndataloader_num_workers = 0\n'
+    text = 'a: 1\n  num_workers: 8\n{"tensor_parallel_size": 1}\ndataloader_num_workers = 0\n"num_loader_workers": 4,\n'
     assert configs.settings(text) == [
         configs.Setting("num_workers", 8, 2),
         configs.Setting("tensor_parallel_size", 1, 3),
         configs.Setting("dataloader_num_workers", 0, 4),
+        configs.Setting("num_loader_workers", 4, 5),
     ]
     assert configs.named_configs(["--config=a.yaml", "b.json", "c.txt"]) == ["a.yaml", "b.json"]
 
@@ -527,6 +549,51 @@ def test_a_program_the_code_starts_is_read_with_a_budget_of_its_own(tmp_path: Pa
     facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "app.py")))
     assert [str(f) for f in facts.needs] == ["rvc/train.py:2 DataLoader(num_workers=4), started at core.py:4"]
     assert [str(f) for f in facts.commands] == ["core.py:4 python rvc/train.py ?", "rvc/train.py:1 python more.py"]
+
+
+def test_programs_started_are_followed_once_within_one_shared_budget(tmp_path: Path) -> None:
+    """Nine starts of one helper leave room for the training script; eight programs importing many modules each
+    read no more than the started programs' budget together."""
+    starts = "".join("subprocess.run([sys.executable, 'helper.py'])\n" for _ in range(9))
+    (tmp_path / "app.py").write_text(f"import subprocess, sys\n{starts}subprocess.run([sys.executable, 'train.py'])\n")
+    (tmp_path / "helper.py").write_text("print('hi')\n")
+    (tmp_path / "train.py").write_text("DataLoader(ds, num_workers=2)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "app.py")))
+    assert [str(f) for f in facts.needs] == ["train.py:1 DataLoader(num_workers=2), started at app.py:11"]
+
+    programs = [f"p{i}" for i in range(8)]
+    (tmp_path / "app.py").write_text(
+        "import subprocess, sys\n" + "".join(f"subprocess.run([sys.executable, '{p}.py'])\n" for p in programs)
+    )
+    for program in programs:
+        modules = [f"{program}_m{j}" for j in range(15)]
+        (tmp_path / f"{program}.py").write_text("".join(f"import {m}\n" for m in modules))
+        for module in modules:
+            (tmp_path / f"{module}.py").write_text("import numpy\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "app.py")))
+    assert len(facts.followed) == 1 + STARTED_FILES  # the container's program, then the started ones' budget
+
+
+def test_a_web_ui_whose_training_script_uses_workers_fails_and_says_where_it_is_started(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  ui:\n    build: .\n    command: [python, app.py]\n"
+        "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}\n"
+    )
+    (tmp_path / "app.py").write_text("import core\n")
+    (tmp_path / "core.py").write_text(
+        "import os, subprocess, sys\npython = sys.executable\ndef train(name):\n"
+        "    command = [python, os.path.join('rvc', 'train', 'train.py'), name]\n    subprocess.run(command)\n"
+    )
+    (tmp_path / "rvc" / "train").mkdir(parents=True)
+    (tmp_path / "rvc" / "train" / "train.py").write_text(
+        "from torch.utils.data import DataLoader\nloader = DataLoader(dataset, batch_size=8, num_workers=4, pin_memory=True)\n"
+    )
+    (finding,) = check_paths(Settings(), [tmp_path], jobs=1).findings
+    assert finding.severity.label == "error"
+    assert "(train.py:2 DataLoader(num_workers=4), started at core.py:4)" in finding.message
+    assert "rvc/train/train.py:2" in finding.detail
+    (tmp_path / "core.py").write_text("HOWTO = 'python rvc/train/train.py NAME'\ngr.Markdown(HOWTO)\n")
+    assert [f.severity.label for f in check_paths(Settings(), [tmp_path], jobs=1).findings] == []
 
 
 def test_one_programs_options_are_not_the_next_ones(tmp_path: Path) -> None:

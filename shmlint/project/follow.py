@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from shmlint.model import CodeFact, Launch, ProjectFacts
+from shmlint.model import STARTED_AT, CodeFact, Launch, ProjectFacts
 from shmlint.project.index import Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, program, shown, target
 
@@ -44,10 +44,10 @@ MAX_MOUNTS = 16
 _TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
 #: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
 MAX_DEFAULT_CONFIGS = 4
-#: programs started by the code followed per workload (each is read as a program of its own), and the files each
-#: may read
+#: programs started by the code followed per workload (each is read as a program of its own), and the files they
+#: may read together (with the bytes of the workload's own budget)
 MAX_STARTED = 8
-STARTED_FILES = 16
+STARTED_FILES = 32
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
 MAX_CONFIG_NAMES = 16
 
@@ -221,23 +221,24 @@ class _Walk:
         self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0 or bool(facts.launches)
 
     def follow_started(self) -> None:
-        """The programs the container's code starts, each read as a program of its own (its imports as deep as the
-        container's, however deep the file that starts it) with the environment it inherits; what they show is
-        said with where they are started (``rvc/train/train.py:371 DataLoader(num_workers=4), started at
-        core.py:531``). Programs those start are not followed: their commands only count for the data's patterns."""
-        started, self.started = self.started[:MAX_STARTED], self.started[MAX_STARTED:]
+        """The programs the container's code starts, each once and read as a program of its own (its imports as
+        deep as the container's, however deep the file that starts it) with the environment it inherits; what
+        they show is said with where they are started (``rvc/train/train.py:371 DataLoader(num_workers=4), started
+        at core.py:531``). They share one budget of their own, so a web UI's many modules cannot leave its
+        training script unread, and the workload's work stays within twice its bound. Programs those start are
+        not followed: their commands only count for the data's patterns."""
+        unique = list({words: (fact, words, env) for fact, words, env in reversed(self.started)}.values())[::-1]
+        started, self.started = unique[:MAX_STARTED], unique[MAX_STARTED:]
         container = self.reader
+        self.reader = Reader(container.index._replace(max_files=STARTED_FILES), container.texts)
         for fact, words, env in started:
             needs_at = len(self.needs)
-            # a budget of its own: a web UI's many modules must not leave its training script unread
-            self.reader = Reader(container.index._replace(max_files=STARTED_FILES), container.texts)
             self.command(words, {name: (value,) for name, value in env.items()}, 0)
-            self.doubt = self.doubt or self.reader.exhausted
-            self.reader = container
             self.needs[needs_at:] = [
-                need._replace(text=f"{need.text}, started at {fact.where}") for need in self.needs[needs_at:]
+                need._replace(text=f"{need.text}{STARTED_AT}{fact.where}") for need in self.needs[needs_at:]
             ]
-        self.doubt = self.doubt or bool(self.started)  # programs left unread could make loaders of their own
+        self.doubt = self.doubt or self.reader.exhausted or bool(self.started)  # unread: could make loaders
+        self.reader = container
 
     def default_settings(self) -> dict[str, Setting]:
         """Settings of the config files the program's code names (each read once a program)."""

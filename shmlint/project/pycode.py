@@ -44,7 +44,7 @@ BUSY_PACKAGES = frozenset(
 _BUSY_TORCH = ("torch.distributed", "torch.multiprocessing")
 _MP_CALLS = frozenset({"spawn", "start_processes", "Process", "Pool", "Queue", "SimpleQueue"})
 #: keyword arguments of any call that start processes past a threshold (TrainingArguments, vLLM's LLM...)
-_KEYWORDS = frozenset({"dataloader_num_workers", "tensor_parallel_size"})
+_KEYWORDS = frozenset({"dataloader_num_workers", "num_loader_workers", "tensor_parallel_size"})
 
 
 class Fact(NamedTuple):

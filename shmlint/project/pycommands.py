@@ -19,6 +19,7 @@ an ``os.path.join`` of strings.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 
 from shmlint.lazy_regex import LazyRegex
@@ -35,7 +36,12 @@ MAX_TERMS = 64
 #: the nodes a command is written as: a string, an f-string, a list or tuple of words, a sum or a % of strings
 _COMMAND_NODES = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.BinOp)
 #: a printf-style conversion: ``%s``, ``%(name)s``, ``%-5d``; ``%%`` is a percent sign
-_PRINTF = LazyRegex(r"%(?:\([^)]{0,64}\))?[-#0 +]{0,5}[0-9*]{0,4}(?:\.[0-9*]{0,4})?[diouxXeEfFgGcrsa]")
+_PRINTF = LazyRegex(r"%%|%(?:\([^)]{0,64}\))?[-#0 +]{0,5}[0-9*]{0,4}(?:\.[0-9*]{0,4})?[diouxXeEfFgGcrsa]")
+#: calls that run the command they are given (the last part of the name: ``subprocess.run``, ``sp.Popen``)
+_RUN_CALLS = frozenset(
+    {"run", "call", "check_call", "check_output", "Popen", "system", "popen", "getoutput", "getstatusoutput"}
+    | {"create_subprocess_exec", "create_subprocess_shell", "execv", "execvp", "execvpe", "spawnv", "spawnvp"}
+)
 #: calls whose string arguments are text for people, not commands (print, logging, UI notices, exceptions)
 _MESSAGE_CALLS = frozenset(
     {"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log", "echo", "secho"}
@@ -58,6 +64,7 @@ def commands(nodes: Iterable[ast.AST]) -> tuple[Command, ...]:
     nodes = list(nodes)
     skipped = _skipped(nodes)
     paths = _paths(nodes)
+    run = _run_arguments(nodes)
     found: list[Command] = []
     for node in nodes:
         if id(node) in skipped or not isinstance(node, _COMMAND_NODES):
@@ -66,7 +73,7 @@ def commands(nodes: Iterable[ast.AST]) -> tuple[Command, ...]:
         if not words or not known(words[0]):
             continue
         launched = target(words)
-        if launched is None or not (launched.launcher or _script(launched, words)):
+        if launched is None or not (launched.launcher or (id(node) in run and _script(launched, words))):
             continue
         found.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
         if len(found) >= MAX_COMMANDS:
@@ -93,18 +100,49 @@ def _python_first(words: list[str]) -> list[str]:
     return words
 
 
-def _paths(nodes: list[ast.AST]) -> dict[str, str]:
-    """Names the file assigns exactly once, to a string, an ``os.path.join`` of strings or ``sys.executable``
-    (``python``): what they hold wherever the file uses them."""
-    found: dict[str, str | None] = {}
+def _run_arguments(nodes: list[ast.AST]) -> set[int]:
+    """The nodes a call that runs a command is given (``subprocess.run(cmd)``, ``Popen(cmd, shell=True)``,
+    ``os.system(cmd)``), directly or through a name the file assigns them to, ``shlex.split(cmd)`` unwrapped: a
+    string that only looks like a command (a how-to shown in a UI) runs nothing."""
+    assigned: dict[str, list[int]] = {}
     for node in nodes:
-        if isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
-            found[node.target.id] = None
-        if not isinstance(node, ast.Assign):
+        if isinstance(node, ast.Assign):
+            for name in (target.id for target in node.targets if isinstance(target, ast.Name)):
+                assigned.setdefault(name, []).append(id(node.value))
+    given: set[int] = set()
+    for node in nodes:
+        if not isinstance(node, ast.Call) or called(node.func) not in _RUN_CALLS:
             continue
-        for name in (assigned.id for assigned in node.targets if isinstance(assigned, ast.Name)):
-            found[name] = _path(node.value) if name not in found else None
-    return {name: text for name, text in found.items() if text is not None}
+        for argument in [*node.args, *(k.value for k in node.keywords if k.arg in ("args", "cmd", "command"))]:
+            if isinstance(argument, ast.Call) and called(argument.func) == "split" and len(argument.args) == 1:
+                argument = argument.args[0]
+            if isinstance(argument, ast.Name):
+                given.update(assigned.get(argument.id, ()))
+            given.add(id(argument))
+    return given
+
+
+def _paths(nodes: list[ast.AST]) -> dict[str, str]:
+    """Names the file binds exactly once (anywhere: an assignment, a parameter, a loop, an import), in an
+    assignment of a string, an ``os.path.join`` of strings or ``sys.executable`` (``python``): what they hold
+    wherever the file uses them. A name bound twice, in whatever scope, holds no one path."""
+    bound: dict[str, int] = {}
+    values: dict[str, str | None] = {}
+    for node in nodes:
+        names: list[str] = []
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names = [node.id]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, ast.alias):
+            names = [(node.asname or node.name).partition(".")[0]]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        for name in names:
+            bound[name] = bound.get(name, 0) + 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = _path(node.value)
+    return {name: text for name, text in values.items() if text is not None and bound.get(name) == 1}
 
 
 def _path(node: ast.expr) -> str | None:
@@ -131,6 +169,8 @@ def _skipped(nodes: list[ast.AST]) -> set[int]:
             parts = list(node.elts)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             parts = [node.left, node.right]
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            parts = [node.left]  # a printf template: read with what fills it in
         elif isinstance(node, ast.Raise) and node.exc is not None:
             parts = [node.exc, *ast.walk(node.exc)]
         elif isinstance(node, ast.Call):
@@ -164,6 +204,11 @@ def _word(node: ast.expr, paths: dict[str, str], first: bool) -> str:
     return text if text is not None else UNKNOWN
 
 
+def _filled(conversion: re.Match[str]) -> str:
+    """``%%`` is a percent sign; any other conversion is what the code fills in."""
+    return "%" if conversion.group() == "%%" else UNKNOWN
+
+
 def _text(node: ast.AST, depth: int = 0) -> str | None:
     """A string's text, with what the code fills in marked unknown; None when the node is not a string (or a sum
     of strings deeper than ``MAX_TERMS``)."""
@@ -183,5 +228,5 @@ def _text(node: ast.AST, depth: int = 0) -> str | None:
         return left + (right if right is not None else UNKNOWN)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
         template = node.left.value  # printf-style: what ``%s`` and ``%(name)d`` fill in is not known here
-        return _PRINTF.sub(UNKNOWN, template) if isinstance(template, str) else None
+        return _PRINTF.sub(_filled, template) if isinstance(template, str) else None
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.effective import reaching_sources
-from shmlint.model import ShmKind, ShmSource, Size, Tier, Workload
+from shmlint.model import STARTED_AT, ShmKind, ShmSource, Size, Tier, Workload
 from shmlint.sizes import human
 from shmlint.visible import clipped, excerpt
 
@@ -106,7 +106,11 @@ def _matched(because: str) -> str:
             break
     if _file_and_line(matched):  # its file name: the detail has the whole path
         place, _, rest = matched.partition(" ")
-        return clipped(f"{place.rpartition('/')[2]} {rest}", 56)
+        name = place.rpartition("/")[2]
+        fact, started, where = rest.split("; ", 1)[0].rpartition(STARTED_AT)  # the first fact, where it is started
+        if started:  # where it is started stays whole: it is how the reader finds the way there
+            return f"{clipped(f'{name} {fact}', 44)}{STARTED_AT}{where.rpartition('/')[2]}"
+        return clipped(f"{name} {rest}", 56)
     return clipped(matched, 40)
 
 

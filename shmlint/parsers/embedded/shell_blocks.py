@@ -14,7 +14,8 @@ from shmlint.parsers.embedded.mask import Mask
 
 #: code block languages read as shell ("": untagged); console blocks are transcripts, prompts before commands
 #: "docker": highlighters read it as a Dockerfile, yet READMEs fence their ``docker run`` commands with it; only
-#: container commands are taken from a shell block, and a Dockerfile's instructions are none
+#: container commands are taken from a shell block, and a Dockerfile's instructions are none (a ``RUN`` line that
+#: itself runs ``docker run`` would be read as one)
 SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "docker"})
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
 #: code block languages read as a YAML file of their own
