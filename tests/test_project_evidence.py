@@ -248,6 +248,14 @@ def test_python_programs_the_code_starts() -> None:
     rvc += 'cmd = \'"%s" infer/modules/train/train.py -e "%s" -sr %s\' % (config.python_cmd, exp, sr)\nPopen(cmd)\n'
     assert _launches(rvc) == [(2, "python infer/modules/train/train.py -e ? -sr ?")]  # once: the template is read
     # with what fills it in
+    branches = "from subprocess import Popen\ndef train(gpus):\n    if gpus:\n"
+    branches += "        cmd = '\"%s\" train.py -g %s' % (py, gpus)\n    else:\n        cmd = '\"%s\" train.py' % py\n"
+    branches += "    Popen(cmd, shell=True)\n"
+    assert _launches(branches) == [(4, "python train.py -g ?"), (6, "python train.py")]  # either may run
+    functions = "import subprocess, sys\npython = sys.executable\n"
+    functions += "def prep():\n    command = [python, 'prep.py']\n    subprocess.run(command)\n"
+    functions += "def train():\n    command = [python, 'train.py']\n    subprocess.run(command)\n"
+    assert _launches(functions) == [(4, "python prep.py"), (7, "python train.py")]  # each function its own name
     shell = "import subprocess\nsubprocess.run(shlex.split('python train.py --num_workers 4'))"
     assert _launches(shell) == [(2, "python train.py --num_workers 4")]
     aliased = "from subprocess import run as start\nimport os as system\nstart(['python3', 'a.py'])\n"

@@ -64,26 +64,28 @@ class Command(NamedTuple):
 
 
 def commands(nodes: Iterable[ast.AST]) -> tuple[Command, ...]:
-    """The launcher command lines and the Python scripts a file's nodes start (``ast.walk`` order)."""
+    """The launcher command lines and the Python scripts a file's nodes start (``ast.walk`` order within each
+    scope, the module's first; ``nodes`` begins with the module)."""
     nodes = list(nodes)
     skipped = _skipped(nodes)
-    names = _Names.of(nodes)
-    run = _run_arguments(nodes, names)
+    runners = _runners(nodes)
     found: list[Command] = []
-    for node in nodes:
-        if id(node) in skipped or not isinstance(node, _COMMAND_NODES):
-            continue
-        words = _words(node, names.paths)
-        if words and not isinstance(node, (ast.List, ast.Tuple)):
-            words = _python_first(words)
-        if not words or not known(words[0]):
-            continue
-        launched = target(words)
-        if launched is None or not (launched.launcher or (id(node) in run and _script(words))):
-            continue
-        found.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
-        if len(found) >= MAX_COMMANDS:
-            break
+    for scope in _scopes(nodes):
+        run = _run_arguments(scope, runners)
+        for node in scope.nodes:
+            if id(node) in skipped or not isinstance(node, _COMMAND_NODES):
+                continue
+            words = _words(node, scope)
+            if words and not isinstance(node, (ast.List, ast.Tuple)):
+                words = _python_first(words)
+            if not words or not known(words[0]):
+                continue
+            launched = target(words)
+            if launched is None or not (launched.launcher or (id(node) in run and _script(words))):
+                continue
+            found.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
+            if len(found) >= MAX_COMMANDS:
+                return tuple(found)
     return tuple(found)
 
 
@@ -106,70 +108,127 @@ def _python_first(words: list[str]) -> list[str]:
     return words
 
 
-class _Names(NamedTuple):
-    """How a file binds its names: the path a name bound once holds, the values of names bound once, and the
-    names the modules that run commands go by (``import subprocess as sp``, ``from subprocess import run``)."""
+class _Scope:
+    """One function's (or the module's, or a class body's) own nodes, and the names it binds: a name it binds
+    only by assignments holds one of those values wherever the scope uses it; a name it does not bind is its
+    enclosing scope's."""
 
-    paths: dict[str, str]
-    once: dict[str, ast.expr]
-    runners: frozenset[str]  # modules: subprocess, os, asyncio and their aliases
-    run_calls: frozenset[str]  # functions imported from them by name
+    __slots__ = ("bound", "nodes", "outer", "values")
 
-    @classmethod
-    def of(cls, nodes: list[ast.AST]) -> _Names:
-        bound: dict[str, int] = {}
-        values: dict[str, ast.expr] = {}
-        runners: set[str] = set()
-        run_calls: set[str] = set()
+    def __init__(self, nodes: list[ast.AST], outer: _Scope | None) -> None:
+        self.nodes, self.outer = nodes, outer
+        self.bound: dict[str, int] = {}
+        self.values: dict[str, list[ast.expr]] = {}
         for node in nodes:
-            names: list[str] = []
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                names = [node.id]
-            elif isinstance(node, ast.arg):
-                names = [node.arg]
-            elif isinstance(node, ast.alias):
-                names = [(node.asname or node.name).partition(".")[0]]
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names = [node.name]
-            for name in names:
-                bound[name] = bound.get(name, 0) + 1
+            for name in _bound_names(node):
+                self.bound[name] = self.bound.get(name, 0) + 1
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                values[node.targets[0].id] = node.value
-            if isinstance(node, ast.Import):
-                runners.update(a.asname or a.name for a in node.names if a.name in _RUN_MODULES)
-            if isinstance(node, ast.ImportFrom) and node.module in _RUN_MODULES:
-                run_calls.update(a.asname or a.name for a in node.names if a.name in _RUN_CALLS)
-        once = {name: value for name, value in values.items() if bound.get(name) == 1}
-        paths = {name: text for name, value in once.items() if (text := _path(value)) is not None}
-        return cls(paths, once, frozenset(runners), frozenset(run_calls))
+                self.values.setdefault(node.targets[0].id, []).append(node.value)
 
-    def runs(self, call: ast.Call) -> bool:
-        """Whether the call runs a command: ``subprocess.run``, ``sp.Popen``, ``os.system``, an imported
-        ``Popen``; not a method that happens to be called ``run`` (a Docker SDK's ``containers.run`` starts
-        another container; Fabric's ``conn.run`` another host)."""
-        func = call.func
-        if isinstance(func, ast.Name):
-            return func.id in self.run_calls
-        return (
-            isinstance(func, ast.Attribute)
-            and func.attr in _RUN_CALLS
-            and isinstance(func.value, ast.Name)
-            and func.value.id in self.runners
-        )
+    def assigned(self, name: str) -> list[ast.expr]:
+        """What the name may hold here: the values the nearest scope that binds it assigns it, when it binds it
+        by plain assignments only (a parameter or a loop variable holds what the caller or the loop gives)."""
+        scope: _Scope | None = self
+        while scope is not None and name not in scope.bound:
+            scope = scope.outer
+        if scope is None or scope.bound[name] != len(scope.values.get(name, ())):
+            return []
+        return scope.values[name]
+
+    def path(self, name: str) -> str | None:
+        """The path a name holds: its one assignment, of a path (``_path``)."""
+        values = self.assigned(name)
+        return _path(values[0]) if len(values) == 1 else None
 
 
-def _run_arguments(nodes: list[ast.AST], names: _Names) -> set[int]:
-    """The nodes a call that runs a command is given, directly or through a name the file binds once,
-    ``shlex.split(cmd)`` unwrapped: a string that only looks like a command (a how-to shown in a UI) runs nothing."""
-    given: set[int] = set()
+def _bound_names(node: ast.AST) -> list[str]:
+    """The names a node binds in the scope it belongs to (an assignment, a loop, a parameter, an import, a def)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, ast.alias):
+        return [(node.asname or node.name).partition(".")[0]]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    return []
+
+
+_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _scopes(nodes: list[ast.AST]) -> list[_Scope]:
+    """The file's scopes, the module's first, each with its own nodes (a nested def is a scope of its own; its
+    name and its parameters' defaults are its parent's, its parameters its own)."""
+    if not nodes:
+        return []
+    found: list[_Scope] = []
+    pending: list[tuple[ast.AST, _Scope | None]] = [(nodes[0], None)]
+    while pending:
+        root, outer = pending.pop(0)
+        own: list[ast.AST] = [root] if not isinstance(root, _SCOPE_NODES) else []
+        nested: list[ast.AST] = []
+        stack = list(ast.iter_child_nodes(root))
+        if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            own.extend(ast.walk(root.args))  # its parameters are its own names
+            stack = [child for child in stack if child is not root.args]
+        while stack:  # breadth first, as ``ast.walk``
+            node = stack.pop(0)
+            if isinstance(node, _SCOPE_NODES):
+                nested.append(node)
+                if not isinstance(node, ast.Lambda):
+                    own.append(node)  # its name is bound here
+                continue
+            own.append(node)
+            stack.extend(ast.iter_child_nodes(node))
+        scope = _Scope(own, outer)
+        found.append(scope)
+        pending.extend((child, scope) for child in nested)
+    return found
+
+
+def _runners(nodes: list[ast.AST]) -> tuple[frozenset[str], frozenset[str]]:
+    """The names the modules that run commands go by (``import subprocess as sp``) and the functions imported from
+    them by name (``from subprocess import run``)."""
+    modules: set[str] = set()
+    functions: set[str] = set()
     for node in nodes:
-        if not isinstance(node, ast.Call) or not names.runs(node):
+        if isinstance(node, ast.Import):
+            modules.update(a.asname or a.name for a in node.names if a.name in _RUN_MODULES)
+        if isinstance(node, ast.ImportFrom) and node.module in _RUN_MODULES:
+            functions.update(a.asname or a.name for a in node.names if a.name in _RUN_CALLS)
+    return frozenset(modules), frozenset(functions)
+
+
+def _runs(call: ast.Call, runners: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether the call runs a command: ``subprocess.run``, ``sp.Popen``, ``os.system``, an imported ``Popen``;
+    not a method that happens to be called ``run`` (a Docker SDK's ``containers.run`` starts another container;
+    Fabric's ``conn.run`` runs on another host)."""
+    modules, functions = runners
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in functions
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in _RUN_CALLS
+        and isinstance(func.value, ast.Name)
+        and func.value.id in modules
+    )
+
+
+def _run_arguments(scope: _Scope, runners: tuple[frozenset[str], frozenset[str]]) -> set[int]:
+    """The nodes a call of the scope that runs a command is given, directly or through a name the scope (or the
+    one around it) binds once, ``shlex.split(cmd)`` unwrapped: a string that only looks like a command (a how-to
+    shown in a UI) runs nothing."""
+    given: set[int] = set()
+    for node in scope.nodes:
+        if not isinstance(node, ast.Call) or not _runs(node, runners):
             continue
         for argument in [*node.args, *(k.value for k in node.keywords if k.arg in ("args", "cmd", "command"))]:
             if isinstance(argument, ast.Call) and called(argument.func) == "split" and len(argument.args) == 1:
                 argument = argument.args[0]
-            if isinstance(argument, ast.Name) and argument.id in names.once:
-                argument = names.once[argument.id]
+            if isinstance(argument, ast.Name):  # each command the name is assigned may be the one run (if/else)
+                given.update(id(value) for value in scope.assigned(argument.id))
             given.add(id(argument))
     return given
 
@@ -210,25 +269,25 @@ def _skipped(nodes: list[ast.AST]) -> set[int]:
     return skipped
 
 
-def _words(node: ast.AST, paths: dict[str, str]) -> list[str] | None:
+def _words(node: ast.AST, scope: _Scope) -> list[str] | None:
     """The words of a command string or list; None for anything else."""
     if isinstance(node, (ast.List, ast.Tuple)):
         if not node.elts or len(node.elts) > 512:
             return None
-        return [_word(element, paths, first=index == 0) for index, element in enumerate(node.elts)]
+        return [_word(element, scope, first=index == 0) for index, element in enumerate(node.elts)]
     text = _text(node)
     if text is None or len(text) > MAX_CHARS:
         return None
     return [word for word in text.split() if word != "\\"]
 
 
-def _word(node: ast.expr, paths: dict[str, str], first: bool) -> str:
+def _word(node: ast.expr, scope: _Scope, first: bool) -> str:
     """One word of a command list: a string, an f-string with its holes marked, ``sys.executable`` in first place
     (the Python running the program), a name the file assigns a path once, else unknown."""
     if first and isinstance(node, ast.Attribute) and node.attr == "executable":
         return "python"
-    if isinstance(node, ast.Name) and node.id in paths:
-        return paths[node.id]
+    if isinstance(node, ast.Name) and (path := scope.path(node.id)) is not None:
+        return path
     text = _text(node) if not isinstance(node, ast.Call) else _path(node)
     return text if text is not None else UNKNOWN
 
