@@ -169,6 +169,20 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
     assert _read("DataLoader(ds, **kwargs)").unknown_loaders == 1
 
 
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(data='d.yaml')", True),  # 8 by default
+        ("from ultralytics import RTDETR as R\nR('r.pt').train(data='d.yaml', workers=4)", True),
+        ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(workers=0)", False),
+        ("model = YOLO('y.pt')\nmodel.train()", False),  # not Ultralytics' YOLO: nothing known of it
+        ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\ntrainer.train()", False),  # another object
+    ],
+)
+def test_ultralytics_training(code: str, needs: bool) -> None:
+    assert bool(_read(code).needs) is needs
+
+
 def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert _read("TrainingArguments(output_dir='o', dataloader_num_workers=4)").needs
     assert _read("GPTTrainerConfig(batch_size=2, num_loader_workers=8)").needs  # Coqui TTS's trainer config

@@ -44,6 +44,8 @@ BUSY_PACKAGES = frozenset(
 _BUSY_TORCH = ("torch.distributed", "torch.multiprocessing")
 _MP_CALLS = frozenset({"spawn", "start_processes", "Process", "Pool", "Queue", "SimpleQueue"})
 #: keyword arguments of any call that start processes past a threshold (TrainingArguments, vLLM's LLM...)
+#: Ultralytics model classes whose ``train`` runs its trainer
+_ULTRALYTICS_MODELS = frozenset({"YOLO", "RTDETR", "YOLOWorld", "YOLOE", "NAS"})
 _KEYWORDS = frozenset({"dataloader_num_workers", "num_loader_workers", "tensor_parallel_size"})
 
 
@@ -91,6 +93,7 @@ def read(
     zero: list[Fact] = []
     unknown = 0
     mp_aliases = _mp_aliases(nodes)
+    models = _ultralytics_models(nodes)
     for node in nodes:
         if not isinstance(node, ast.Call):
             continue
@@ -110,7 +113,7 @@ def read(
                 if value.number >= least if value.number is not None else value.positive and least == 1:
                     needs.append(Fact(node.lineno, f"{name}({keyword.arg}={_quote(text, keyword.value)}){value.how}"))
         fact = _nccl(node, name, context, text) or _lightning(node, name, context, text)
-        fact = fact or _multiprocessing(node, mp_aliases, text)
+        fact = fact or _multiprocessing(node, mp_aliases, text) or _ultralytics(node, name, models, context, text)
         if fact is not None:
             needs.append(fact)
     imports, busy = _imports(nodes)
@@ -204,6 +207,51 @@ def _multiprocessing(node: ast.Call, aliases: frozenset[str], text: str) -> Fact
     if isinstance(node.func, ast.Attribute) and node.func.attr in _MP_CALLS and dotted(node.func.value) in aliases:
         return Fact(node.lineno, f"{_quote(text, node.func)}(...) shares tensors between processes")
     return None
+
+
+def _ultralytics_models(nodes: list[ast.AST]) -> frozenset[str]:
+    """The names a file binds to an Ultralytics model (``model = YOLO("yolov8n.pt")``), where it imports the
+    model's class from ``ultralytics``."""
+    classes = {
+        alias.asname or alias.name
+        for node in nodes
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "ultralytics"
+        for alias in node.names
+        if alias.name in _ULTRALYTICS_MODELS
+    }
+    if not classes:
+        return frozenset()
+    return frozenset(
+        target.id
+        for node in nodes
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and called(node.value.func) in classes
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    ) | frozenset(f"{name}()" for name in classes)
+
+
+def _ultralytics(node: ast.Call, name: str, models: frozenset[str], context: Context, text: str) -> Fact | None:
+    """``model.train(...)`` of an Ultralytics model: its trainer builds DataLoaders with ``workers`` processes,
+    8 by default per rank (``ultralytics/cfg/default.yaml``: "workers: 8"; the Docker quickstart runs every
+    container with ``--ipc=host``), unless the call says ``workers=0``."""
+    if name != "train" or not models or not isinstance(node.func, ast.Attribute):
+        return None
+    receiver = node.func.value
+    if isinstance(receiver, ast.Name):
+        model = receiver.id
+    elif isinstance(receiver, ast.Call):
+        model = f"{called(receiver.func)}()"  # YOLO("yolov8n.pt").train(...)
+    else:
+        return None
+    if model not in models:
+        return None
+    workers = next((k.value for k in node.keywords if k.arg == "workers"), None)
+    if workers is None:
+        return Fact(node.lineno, f"{_quote(text, node.func)}(...): Ultralytics DataLoader workers default to 8")
+    value = value_of(workers, context)
+    if value.number == 0 or (value.number is None and not value.positive):
+        return None  # none, or a number the code does not say
+    return Fact(node.lineno, f"{_quote(text, node.func)}(workers={_quote(text, workers)}){value.how}")
 
 
 def _imports(nodes: list[ast.AST]) -> tuple[tuple[str, ...], bool]:
