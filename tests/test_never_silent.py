@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,19 @@ def test_fix_says_which_folder_it_could_not_enter(tmp_path: Path) -> None:
     _deeper_than_path_max(tmp_path)
     run = run_shmlint("fix", ".", cwd=tmp_path)
     assert run.returncode == 0 and "not fixed: cannot read folder: File name too long" in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize(
+    "code",
+    ['print(f"{"a"}")', "type Alias = list[int]", "def first[T](items: list[T]) -> T:\n    return items[0]"],
+)
+def test_python_a_newer_interpreter_reads_is_a_note_not_an_error(tmp_path: Path, code: str) -> None:
+    """Valid for Python 3.12 (PEP 701 f-strings, PEP 695 types): on an older Python, shmlint says it did not check
+    the file, and fails nothing; a file broken for every Python stays SHM000."""
+    (tmp_path / "tasks.py").write_text(f"import docker\n\nclient = docker.from_env()\n{code}\n")
+    done = run_shmlint("check", "tasks.py", cwd=tmp_path)
+    assert done.returncode == 0 and "SHM000" not in done.stdout
+    older = sys.version_info < (3, 12)
+    assert ("not checked: Python 3." in done.stdout) is older, done.stdout
+    (tmp_path / "tasks.py").write_text("import docker\n\nclient = docker.from_env(\n")
+    assert "SHM000" in run_shmlint("check", "tasks.py", cwd=tmp_path).stdout

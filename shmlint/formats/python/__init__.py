@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import TYPE_CHECKING
 
 from shmlint.format_descriptor import FileKind, FileNames, Format
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import WorkloadFormat
+from shmlint.model import Notice, WorkloadFormat
 
 if TYPE_CHECKING:
     from shmlint.extract.dispatch import Extraction
@@ -25,10 +26,14 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     if not any(word in text for word in _LAUNCHER_WORDS) or _PYTHON_LAUNCHERS.search(text) is None:
         return [], []  # substring tests first: a few microseconds on a module that names none of them
     from shmlint.extract.dispatch import UnparsableInput
-    from shmlint.formats.python.extract import PythonError, extract_python
+    from shmlint.formats.python.extract import PythonError, PythonSyntax, extract_python
 
     try:
         return extract_python(source, run.signals), []
+    except PythonSyntax as exc:  # a note, not SHM000: a file for a newer Python is fine, only not checked here
+        running = f"Python {sys.version_info.major}.{sys.version_info.minor}"
+        why = f"line {exc.line}: not checked: {running} cannot parse it ({exc.message}); run shmlint under the Python"
+        return [], [Notice(source.path, f"{why} the file is written for")]
     except PythonError as exc:
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
 

@@ -31,6 +31,7 @@ from shmlint.formats.python.calls import (
     safe_offset,
 )
 from shmlint.formats.python.docker_sdk import DockerSdk
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.numbers import ascii_int, bounded_int
 from shmlint.parsers.work import TOO_COMPLEX, beyond
@@ -54,6 +55,18 @@ class PythonError(Exception):
         self.message, self.line, self.column, self.offset = message, line, column, offset
 
 
+class PythonSyntax(PythonError):
+    """Syntax a newer Python reads and the running one does not (3.12's f-strings with their own quotes, ``type``
+    aliases, generic ``def f[T]``): nothing says the file is wrong, only that this interpreter cannot check it."""
+
+
+#: where a newer Python's syntax fails on an older one: the f-string grammar of 3.12 (PEP 701), and the ``type``
+#: statement and type parameter lists of 3.12 (PEP 695)
+_NEWER_SYNTAX = LazyRegex(
+    r"[ \t]*(?:type[ \t]+\w+[ \t]*[\[=]|(?:async[ \t]+)?def[ \t]+\w+[ \t]*\[|class[ \t]+\w+[ \t]*\[)"
+)
+
+
 def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
     """Raises ``PythonError`` for a file that is not Python or is too large to walk."""
     too_many = beyond(source.text, MAX_TOKENS)
@@ -64,7 +77,11 @@ def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
         tree = ast.parse(source.text)
     except SyntaxError as exc:
         line, column = exc.lineno or 1, exc.offset or 1
-        raise PythonError(f"invalid Python: {exc.msg}", line, column, safe_offset(source, line)) from None
+        newer = exc.msg.startswith("f-string") or _NEWER_SYNTAX.match(source.line_text(line)) is not None
+        error = PythonSyntax if newer else PythonError
+        raise error(
+            exc.msg if newer else f"invalid Python: {exc.msg}", line, column, safe_offset(source, line)
+        ) from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise PythonError(f"invalid Python: {type(exc).__name__}", 1, 1, 0) from None
     if sum(1 for _ in zip(ast.walk(tree), range(MAX_NODES + 1), strict=False)) > MAX_NODES:
