@@ -250,7 +250,7 @@ def test_python_programs_the_code_starts() -> None:
     # with what fills it in
     branches = "from subprocess import Popen\ndef train(gpus):\n    if gpus:\n"
     branches += "        cmd = '\"%s\" train.py -g %s' % (py, gpus)\n    else:\n        cmd = '\"%s\" train.py' % py\n"
-    branches += "    Popen(cmd, shell=True)\n"
+    branches += "    cmd += ' -a %s' % author\n    Popen(cmd, shell=True)\n"  # added to, not replaced
     assert _launches(branches) == [(4, "python train.py -g ?"), (6, "python train.py")]  # either may run
     functions = "import subprocess, sys\npython = sys.executable\n"
     functions += "def prep():\n    command = [python, 'prep.py']\n    subprocess.run(command)\n"

@@ -119,7 +119,11 @@ class _Scope:
         self.nodes, self.outer = nodes, outer
         self.bound: dict[str, int] = {}
         self.values: dict[str, list[ast.expr]] = {}
+        #: ``cmd += ' -g 0'`` adds to what the name holds: its command still starts as assigned
+        added = {id(node.target) for node in nodes if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add)}
         for node in nodes:
+            if id(node) in added:
+                continue
             for name in _bound_names(node):
                 self.bound[name] = self.bound.get(name, 0) + 1
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
