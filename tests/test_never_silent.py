@@ -217,7 +217,12 @@ def test_fix_says_which_folder_it_could_not_enter(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "code",
-    ['print(f"{"a"}")', "type Alias = list[int]", "def first[T](items: list[T]) -> T:\n    return items[0]"],
+    [
+        'print(f"{"a"}")',
+        "type Alias = list[int]",
+        "def first[T](items: list[T]) -> T:\n    return items[0]",
+        "type Pair[T: (int, str)] = tuple[T, T]\nclass Box[T = int]:\n    pass\nx = f'{'b'}'",  # nested, several
+    ],
 )
 def test_python_a_newer_interpreter_reads_is_a_note_not_an_error(tmp_path: Path, code: str) -> None:
     """Valid for Python 3.12 (PEP 701 f-strings, PEP 695 types): on an older Python, shmlint says it did not check
@@ -229,3 +234,19 @@ def test_python_a_newer_interpreter_reads_is_a_note_not_an_error(tmp_path: Path,
     assert ("not checked: Python 3." in done.stdout) is older, done.stdout
     (tmp_path / "tasks.py").write_text("import docker\n\nclient = docker.from_env(\n")
     assert "SHM000" in run_shmlint("check", "tasks.py", cwd=tmp_path).stdout
+
+
+@pytest.mark.parametrize(
+    ("code", "where"),
+    [
+        ('print(f"{}")', "tasks.py:4:"),  # an empty f-string expression: no Python accepts it
+        ("type Labels = ", "tasks.py:4:"),
+        ("class Box[:\n    pass", "tasks.py:4:"),
+        ("type Labels = dict[str, str]\ndef f(:\n    pass", "tasks.py:5:"),  # the real break, past the newer line
+    ],
+)
+def test_python_broken_for_every_python_stays_shm000_where_it_breaks(tmp_path: Path, code: str, where: str) -> None:
+    (tmp_path / "tasks.py").write_text(f"import docker\n\nclient = docker.from_env()\n{code}\n")
+    done = run_shmlint("check", "tasks.py", cwd=tmp_path)
+    errors = [line for line in done.stdout.splitlines() if "SHM000" in line]
+    assert done.returncode == 1 and len(errors) == 1 and errors[0].startswith(where), done.stdout

@@ -111,3 +111,19 @@ def test_whole_tree_benchmark_runs_clean_on_the_pinned_repositories(tmp_path: Pa
         # were errors only through their NGC base image, which alone is undecided since main 3a74f7f)
         assert not any("fluxgym" in missed for missed in result["shm001"]["recall"]["not_failing"])
         assert result["shm001"]["recall"]["as_error"] >= 0.33
+
+
+def test_a_verdict_on_a_link_the_clone_holds_is_not_stale(tmp_path: Path, score: ModuleType) -> None:
+    """A repository can hold a dangling link (R2R's README.md -> './py/README.md\\n'): SHM000 says it cannot be read,
+    and a verdict on it points at a file the clone has; a missing file or a line past the end stays stale."""
+    (tmp_path / "README.md").symlink_to("./py/README.md\n")
+    (tmp_path / "a.yaml").write_text("x: 1\n")
+    verdicts = [
+        score.Verdict("o/r", "README.md", 1, "SHM000", "correct", "a dangling link"),
+        score.Verdict("o/r", "gone.yaml", 1, "SHM000", "correct", "no such file"),
+        score.Verdict("o/r", "a.yaml", 9, "SHM000", "correct", "past the end"),
+    ]
+    assert score.stale([], verdicts, {"o/r": tmp_path}) == [
+        "o/r: gone.yaml: not in the benchmark's trees",
+        "o/r: a.yaml:9: past the end of the file",
+    ]

@@ -177,6 +177,17 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(workers=0)", False),
         ("model = YOLO('y.pt')\nmodel.train()", False),  # not Ultralytics' YOLO: nothing known of it
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\ntrainer.train()", False),  # another object
+        # a torch module's train mode in another function of a file that also uses YOLO
+        (
+            "from ultralytics import YOLO\ndef detect():\n    model = YOLO('y.pt')\n"
+            "def finetune():\n    model = resnet50()\n    model.train()",
+            False,
+        ),
+        ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel = model.model\nmodel.train()", False),
+        ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(False)", False),  # torch's mode
+        ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(**args)", False),  # workers not said
+        ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(cfg='my.yaml')", False),
+        ("from .ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train()", False),  # a local module
     ],
 )
 def test_ultralytics_training(code: str, needs: bool) -> None:
@@ -256,6 +267,9 @@ def test_python_programs_the_code_starts() -> None:
     functions += "def prep():\n    command = [python, 'prep.py']\n    subprocess.run(command)\n"
     functions += "def train():\n    command = [python, 'train.py']\n    subprocess.run(command)\n"
     assert _launches(functions) == [(4, "python prep.py"), (7, "python train.py")]  # each function its own name
+    outer = "import subprocess, sys, os\nTRAIN = [sys.executable, os.path.join('rvc', 'train.py'), '-e', 'x']\n"
+    outer += "def start():\n    subprocess.Popen(TRAIN)\n"
+    assert _launches(outer) == [(2, "python rvc/train.py -e x")]  # the module's name, run in a function
     shell = "import subprocess\nsubprocess.run(shlex.split('python train.py --num_workers 4'))"
     assert _launches(shell) == [(2, "python train.py --num_workers 4")]
     aliased = "from subprocess import run as start\nimport os as system\nstart(['python3', 'a.py'])\n"
@@ -280,6 +294,14 @@ def test_python_programs_the_code_starts() -> None:
         "import subprocess, sys\nsubprocess.check_output([sys.executable, 'train.py', '--help'])",  # prints only
         "import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'pytest', 'tests/test_loader.py'])",
         "import os, subprocess\nsubprocess.Popen([os.environ.get('EDITOR', 'vi'), 'train.py'])",  # not Python
+        # replaced before anything runs it
+        "import subprocess\ncmd = 'python train.py'\nprint(cmd)\ncmd = ['nvidia-smi']\nsubprocess.run(cmd)",
+        # a method does not see its class's names; the module's cmd is what runs
+        "import subprocess\ncmd = ['nvidia-smi']\nclass T:\n    cmd = 'python train.py'\n"
+        "    def go(self):\n        subprocess.run(cmd)",
+        # a name an except clause or a match capture binds holds what they give
+        "import subprocess\ncmd = 'python train.py'\ntry:\n    pass\nexcept Exception as cmd:\n    subprocess.run(cmd)",
+        "import subprocess\ncmd = 'python train.py'\nmatch job:\n    case {'cmd': cmd}:\n        subprocess.run(cmd)",
     ],
 )
 def test_python_programs_that_are_not_started(code: str) -> None:

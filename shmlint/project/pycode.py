@@ -14,6 +14,7 @@ from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import THRESHOLDS, Setting
 from shmlint.project.pycommands import Command, commands
 from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
+from shmlint.project.pyscopes import Scope, scopes
 from shmlint.project.pysyntax import called, dotted
 from shmlint.project.pyvalues import Context, names, value_of
 
@@ -93,7 +94,9 @@ def read(
     zero: list[Fact] = []
     unknown = 0
     mp_aliases = _mp_aliases(nodes)
-    models = _ultralytics_models(nodes)
+    found = scopes(nodes)
+    classes = _ultralytics_classes(nodes)
+    scope_of = {id(node): scope for scope in found for node in scope.nodes} if classes else {}
     for node in nodes:
         if not isinstance(node, ast.Call):
             continue
@@ -113,7 +116,8 @@ def read(
                 if value.number >= least if value.number is not None else value.positive and least == 1:
                     needs.append(Fact(node.lineno, f"{name}({keyword.arg}={_quote(text, keyword.value)}){value.how}"))
         fact = _nccl(node, name, context, text) or _lightning(node, name, context, text)
-        fact = fact or _multiprocessing(node, mp_aliases, text) or _ultralytics(node, name, models, context, text)
+        fact = fact or _multiprocessing(node, mp_aliases, text)
+        fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, text)
         if fact is not None:
             needs.append(fact)
     imports, busy = _imports(nodes)
@@ -123,7 +127,15 @@ def read(
     )
     defaults = tuple(dict.fromkeys((*defaults, *opened_configs(nodes))))
     return PyFacts(
-        tuple(needs), tuple(zero), unknown, imports, busy, commands(nodes), exported, defaults, hydra_configs(nodes)
+        tuple(needs),
+        tuple(zero),
+        unknown,
+        imports,
+        busy,
+        commands(nodes, found),
+        exported,
+        defaults,
+        hydra_configs(nodes),
     )
 
 
@@ -209,41 +221,37 @@ def _multiprocessing(node: ast.Call, aliases: frozenset[str], text: str) -> Fact
     return None
 
 
-def _ultralytics_models(nodes: list[ast.AST]) -> frozenset[str]:
-    """The names a file binds to an Ultralytics model (``model = YOLO("yolov8n.pt")``), where it imports the
-    model's class from ``ultralytics``."""
-    classes = {
+def _ultralytics_classes(nodes: list[ast.AST]) -> frozenset[str]:
+    """The names the file imports Ultralytics' model classes under (``from ultralytics import YOLO``)."""
+    return frozenset(
         alias.asname or alias.name
         for node in nodes
-        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "ultralytics"
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "ultralytics"
         for alias in node.names
         if alias.name in _ULTRALYTICS_MODELS
-    }
-    if not classes:
-        return frozenset()
-    return frozenset(
-        target.id
-        for node in nodes
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and called(node.value.func) in classes
-        for target in node.targets
-        if isinstance(target, ast.Name)
-    ) | frozenset(f"{name}()" for name in classes)
+    )
 
 
-def _ultralytics(node: ast.Call, name: str, models: frozenset[str], context: Context, text: str) -> Fact | None:
+def _ultralytics(
+    node: ast.Call, name: str, classes: frozenset[str], scope: Scope | None, context: Context, text: str
+) -> Fact | None:
     """``model.train(...)`` of an Ultralytics model: its trainer builds DataLoaders with ``workers`` processes,
     8 by default per rank (``ultralytics/cfg/default.yaml``: "workers: 8"; the Docker quickstart runs every
-    container with ``--ipc=host``), unless the call says ``workers=0``."""
-    if name != "train" or not models or not isinstance(node.func, ast.Attribute):
+    container with ``--ipc=host``). The model is what the name holds on that line in its scope (a torch module's
+    ``model.train()`` elsewhere in the file is not one); a call whose workers the code does not say (``**args``,
+    a ``cfg=`` file, torch's ``train(mode)``) is no fact, nor is ``workers=0``."""
+    if name != "train" or not classes or scope is None or not isinstance(node.func, ast.Attribute):
+        return None
+    if node.args or any(keyword.arg in (None, "cfg", "mode") for keyword in node.keywords):
         return None
     receiver = node.func.value
     if isinstance(receiver, ast.Name):
-        model = receiver.id
+        models = scope.values(receiver.id, before=node.lineno + 1)
     elif isinstance(receiver, ast.Call):
-        model = f"{called(receiver.func)}()"  # YOLO("yolov8n.pt").train(...)
+        models = [receiver]  # YOLO("yolov8n.pt").train(...)
     else:
         return None
-    if model not in models:
+    if not models or not all(isinstance(model, ast.Call) and called(model.func) in classes for model in models):
         return None
     workers = next((k.value for k in node.keywords if k.arg == "workers"), None)
     if workers is None:

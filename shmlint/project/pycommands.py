@@ -21,11 +21,11 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from collections.abc import Iterable
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.launchers import UNKNOWN, is_python, known, shown, target
+from shmlint.project.pyscopes import Scope
 from shmlint.project.pysyntax import called, dotted
 
 #: command strings taken from one file: a program that writes more is not a launcher wrapper
@@ -63,15 +63,16 @@ class Command(NamedTuple):
     words: tuple[str, ...] = ()
 
 
-def commands(nodes: Iterable[ast.AST]) -> tuple[Command, ...]:
-    """The launcher command lines and the Python scripts a file's nodes start (``ast.walk`` order within each
-    scope, the module's first; ``nodes`` begins with the module)."""
-    nodes = list(nodes)
+def commands(nodes: list[ast.AST], found: list[Scope]) -> tuple[Command, ...]:
+    """The launcher command lines and the Python scripts a file's nodes start (``nodes``: ``ast.walk`` of the
+    module; ``found``: its scopes), in ``ast.walk`` order within each scope, the module's first."""
     skipped = _skipped(nodes)
     runners = _runners(nodes)
-    found: list[Command] = []
-    for scope in _scopes(nodes):
-        run = _run_arguments(scope, runners)
+    run: set[int] = set()
+    for scope in found:  # a function may run a command its module assigns
+        run |= _run_arguments(scope, runners)
+    commands: list[Command] = []
+    for scope in found:
         for node in scope.nodes:
             if id(node) in skipped or not isinstance(node, _COMMAND_NODES):
                 continue
@@ -83,10 +84,10 @@ def commands(nodes: Iterable[ast.AST]) -> tuple[Command, ...]:
             launched = target(words)
             if launched is None or not (launched.launcher or (id(node) in run and _script(words))):
                 continue
-            found.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
-            if len(found) >= MAX_COMMANDS:
-                return tuple(found)
-    return tuple(found)
+            commands.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
+            if len(commands) >= MAX_COMMANDS:
+                return tuple(commands)
+    return tuple(commands)
 
 
 def _script(words: list[str]) -> bool:
@@ -106,89 +107,6 @@ def _python_first(words: list[str]) -> list[str]:
     if len(words) > 1 and not known(words[0]) and words[0].strip(UNKNOWN) == "" and _python_file(words[1]):
         return ["python", *words[1:]]
     return words
-
-
-class _Scope:
-    """One function's (or the module's, or a class body's) own nodes, and the names it binds: a name it binds
-    only by assignments holds one of those values wherever the scope uses it; a name it does not bind is its
-    enclosing scope's."""
-
-    __slots__ = ("bound", "nodes", "outer", "values")
-
-    def __init__(self, nodes: list[ast.AST], outer: _Scope | None) -> None:
-        self.nodes, self.outer = nodes, outer
-        self.bound: dict[str, int] = {}
-        self.values: dict[str, list[ast.expr]] = {}
-        #: ``cmd += ' -g 0'`` adds to what the name holds: its command still starts as assigned
-        added = {id(node.target) for node in nodes if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add)}
-        for node in nodes:
-            if id(node) in added:
-                continue
-            for name in _bound_names(node):
-                self.bound[name] = self.bound.get(name, 0) + 1
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                self.values.setdefault(node.targets[0].id, []).append(node.value)
-
-    def assigned(self, name: str) -> list[ast.expr]:
-        """What the name may hold here: the values the nearest scope that binds it assigns it, when it binds it
-        by plain assignments only (a parameter or a loop variable holds what the caller or the loop gives)."""
-        scope: _Scope | None = self
-        while scope is not None and name not in scope.bound:
-            scope = scope.outer
-        if scope is None or scope.bound[name] != len(scope.values.get(name, ())):
-            return []
-        return scope.values[name]
-
-    def path(self, name: str) -> str | None:
-        """The path a name holds: its one assignment, of a path (``_path``)."""
-        values = self.assigned(name)
-        return _path(values[0]) if len(values) == 1 else None
-
-
-def _bound_names(node: ast.AST) -> list[str]:
-    """The names a node binds in the scope it belongs to (an assignment, a loop, a parameter, an import, a def)."""
-    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-        return [node.id]
-    if isinstance(node, ast.arg):
-        return [node.arg]
-    if isinstance(node, ast.alias):
-        return [(node.asname or node.name).partition(".")[0]]
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    return []
-
-
-_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
-
-def _scopes(nodes: list[ast.AST]) -> list[_Scope]:
-    """The file's scopes, the module's first, each with its own nodes (a nested def is a scope of its own; its
-    name and its parameters' defaults are its parent's, its parameters its own)."""
-    if not nodes:
-        return []
-    found: list[_Scope] = []
-    pending: list[tuple[ast.AST, _Scope | None]] = [(nodes[0], None)]
-    while pending:
-        root, outer = pending.pop(0)
-        own: list[ast.AST] = [root] if not isinstance(root, _SCOPE_NODES) else []
-        nested: list[ast.AST] = []
-        stack = list(ast.iter_child_nodes(root))
-        if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            own.extend(ast.walk(root.args))  # its parameters are its own names
-            stack = [child for child in stack if child is not root.args]
-        while stack:  # breadth first, as ``ast.walk``
-            node = stack.pop(0)
-            if isinstance(node, _SCOPE_NODES):
-                nested.append(node)
-                if not isinstance(node, ast.Lambda):
-                    own.append(node)  # its name is bound here
-                continue
-            own.append(node)
-            stack.extend(ast.iter_child_nodes(node))
-        scope = _Scope(own, outer)
-        found.append(scope)
-        pending.extend((child, scope) for child in nested)
-    return found
 
 
 def _runners(nodes: list[ast.AST]) -> tuple[frozenset[str], frozenset[str]]:
@@ -220,20 +138,23 @@ def _runs(call: ast.Call, runners: tuple[frozenset[str], frozenset[str]]) -> boo
     )
 
 
-def _run_arguments(scope: _Scope, runners: tuple[frozenset[str], frozenset[str]]) -> set[int]:
-    """The nodes a call of the scope that runs a command is given, directly or through a name the scope (or the
-    one around it) binds once, ``shlex.split(cmd)`` unwrapped: a string that only looks like a command (a how-to
-    shown in a UI) runs nothing."""
+def _run_arguments(scope: Scope, runners: tuple[frozenset[str], frozenset[str]]) -> set[int]:
+    """The nodes a call of the scope that runs a command is given, directly or through a name (what it may hold on
+    that line: one value per branch), ``shlex.split(cmd)`` unwrapped: a string that only looks like a command (a
+    how-to shown in a UI) runs nothing."""
     given: set[int] = set()
+    names: set[tuple[str, int]] = set()
     for node in scope.nodes:
         if not isinstance(node, ast.Call) or not _runs(node, runners):
             continue
         for argument in [*node.args, *(k.value for k in node.keywords if k.arg in ("args", "cmd", "command"))]:
             if isinstance(argument, ast.Call) and called(argument.func) == "split" and len(argument.args) == 1:
                 argument = argument.args[0]
-            if isinstance(argument, ast.Name):  # each command the name is assigned may be the one run (if/else)
-                given.update(id(value) for value in scope.assigned(argument.id))
+            if isinstance(argument, ast.Name):
+                names.add((argument.id, node.lineno))
             given.add(id(argument))
+    for name, line in names:  # each name and line once: a file of many runs of one name costs no more
+        given.update(id(value) for value in scope.values(name, before=line + 1))
     return given
 
 
@@ -273,7 +194,7 @@ def _skipped(nodes: list[ast.AST]) -> set[int]:
     return skipped
 
 
-def _words(node: ast.AST, scope: _Scope) -> list[str] | None:
+def _words(node: ast.AST, scope: Scope) -> list[str] | None:
     """The words of a command string or list; None for anything else."""
     if isinstance(node, (ast.List, ast.Tuple)):
         if not node.elts or len(node.elts) > 512:
@@ -285,12 +206,12 @@ def _words(node: ast.AST, scope: _Scope) -> list[str] | None:
     return [word for word in text.split() if word != "\\"]
 
 
-def _word(node: ast.expr, scope: _Scope, first: bool) -> str:
+def _word(node: ast.expr, scope: Scope, first: bool) -> str:
     """One word of a command list: a string, an f-string with its holes marked, ``sys.executable`` in first place
     (the Python running the program), a name the file assigns a path once, else unknown."""
     if first and isinstance(node, ast.Attribute) and node.attr == "executable":
         return "python"
-    if isinstance(node, ast.Name) and (path := scope.path(node.id)) is not None:
+    if isinstance(node, ast.Name) and (value := scope.value(node.id)) is not None and (path := _path(value)):
         return path
     text = _text(node) if not isinstance(node, ast.Call) else _path(node)
     return text if text is not None else UNKNOWN

@@ -31,7 +31,6 @@ from shmlint.formats.python.calls import (
     safe_offset,
 )
 from shmlint.formats.python.docker_sdk import DockerSdk
-from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.numbers import ascii_int, bounded_int
 from shmlint.parsers.work import TOO_COMPLEX, beyond
@@ -60,13 +59,6 @@ class PythonSyntax(PythonError):
     aliases, generic ``def f[T]``): nothing says the file is wrong, only that this interpreter cannot check it."""
 
 
-#: where a newer Python's syntax fails on an older one: the f-string grammar of 3.12 (PEP 701), and the ``type``
-#: statement and type parameter lists of 3.12 (PEP 695)
-_NEWER_SYNTAX = LazyRegex(
-    r"[ \t]*(?:type[ \t]+\w+[ \t]*[\[=]|(?:async[ \t]+)?def[ \t]+\w+[ \t]*\[|class[ \t]+\w+[ \t]*\[)"
-)
-
-
 def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
     """Raises ``PythonError`` for a file that is not Python or is too large to walk."""
     too_many = beyond(source.text, MAX_TOKENS)
@@ -76,12 +68,14 @@ def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
     try:
         tree = ast.parse(source.text)
     except SyntaxError as exc:
+        from shmlint.formats.python.newer_syntax import real_error  # only for a file this Python rejects
+
         line, column = exc.lineno or 1, exc.offset or 1
-        newer = exc.msg.startswith("f-string") or _NEWER_SYNTAX.match(source.line_text(line)) is not None
-        error = PythonSyntax if newer else PythonError
-        raise error(
-            exc.msg if newer else f"invalid Python: {exc.msg}", line, column, safe_offset(source, line)
-        ) from None
+        real = real_error(source.text, exc)
+        if real is None:  # valid for a newer Python
+            raise PythonSyntax(exc.msg, line, column, safe_offset(source, line)) from None
+        line, column = real.lineno or 1, real.offset or 1
+        raise PythonError(f"invalid Python: {real.msg}", line, column, safe_offset(source, line)) from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise PythonError(f"invalid Python: {type(exc).__name__}", 1, 1, 0) from None
     if sum(1 for _ in zip(ast.walk(tree), range(MAX_NODES + 1), strict=False)) > MAX_NODES:

@@ -1,0 +1,149 @@
+"""What a name in Python code holds where it is used, read with ``ast`` as Python scopes it: a function's own
+names, else the enclosing function's or the module's (a class body's names are not seen from its methods), and of
+a name's assignments only those that can still hold when the line runs (a later one in the same block replaces an
+earlier one; one per branch of an ``if``).
+
+Bounded: a name assigned in more than ``MAX_BLOCKS`` statement blocks of one scope holds nothing known.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from collections import deque
+from collections.abc import Iterator
+
+#: statement blocks of one scope in which one name may be assigned and still be followed
+MAX_BLOCKS = 64
+#: the nodes that open a scope of their own
+SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+class Scope:
+    """One function's (or the module's, or a class body's, or a lambda's) own nodes and the names it binds."""
+
+    __slots__ = ("assigned", "bound", "is_class", "nodes", "outer")
+
+    def __init__(self, root: ast.AST, nodes: list[ast.AST], outer: Scope | None) -> None:
+        self.nodes, self.outer, self.is_class = nodes, outer, isinstance(root, ast.ClassDef)
+        self.bound: dict[str, int] = {}
+        #: name -> statement block -> (line, value) of its plain assignments there, in order
+        self.assigned: dict[str, dict[int, list[tuple[int, ast.expr]]]] = {}
+        added = {id(node.target) for node in nodes if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add)}
+        for node in nodes:
+            if id(node) in added:  # ``cmd += ' -g 0'`` adds to what the name holds: it still starts as assigned
+                continue
+            for name in bound_names(node):
+                self.bound[name] = self.bound.get(name, 0) + 1
+        for block, statement in _statements(root):
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+                target = statement.targets[0]
+                if isinstance(target, ast.Name):
+                    lines = self.assigned.setdefault(target.id, {}).setdefault(block, [])
+                    lines.append((statement.lineno, statement.value))
+
+    def values(self, name: str, before: int | None = None) -> list[ast.expr]:
+        """What the name may hold where it is used (``before``: on the line above; None: anywhere): the values the
+        nearest scope that binds it assigns it, when it binds it by plain assignments only (a parameter or a loop
+        variable holds what a caller or the loop gives); for a name of its own scope on a line, the last assignment
+        above it in each block."""
+        scope = self._binding(name)
+        if scope is None:
+            return []
+        blocks = scope.assigned.get(name, {})
+        if len(blocks) > MAX_BLOCKS or scope.bound[name] != sum(len(lines) for lines in blocks.values()):
+            return []
+        if before is None or scope is not self:  # an enclosing scope's name: any of its values, by the time it runs
+            return [value for lines in blocks.values() for _, value in lines]
+        found = []
+        for lines in blocks.values():
+            at = bisect.bisect_left(lines, before, key=lambda entry: entry[0])
+            if at:
+                found.append(lines[at - 1][1])
+        return found
+
+    def value(self, name: str) -> ast.expr | None:
+        """The name's one value, where the scope that binds it assigns it once."""
+        values = self.values(name)
+        return values[0] if len(values) == 1 else None
+
+    def _binding(self, name: str) -> Scope | None:
+        """The scope whose ``name`` this is: its own, else the nearest enclosing one that binds it, past class
+        bodies (a method does not see its class's names)."""
+        scope: Scope | None = self
+        while scope is not None and (name not in scope.bound or (scope.is_class and scope is not self)):
+            scope = scope.outer
+        return scope
+
+
+def bound_names(node: ast.AST) -> list[str]:
+    """The names a node binds in the scope it belongs to: an assignment, a loop, a parameter, an import, a def, an
+    ``except ... as``, a ``match`` capture, a ``global``/``nonlocal`` declaration (the name is another scope's)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, ast.alias):
+        return [(node.asname or node.name).partition(".")[0]]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return list(node.names)
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return [node.name] if node.name else []
+    if isinstance(node, ast.MatchMapping):
+        return [node.rest] if node.rest else []
+    return []
+
+
+def scopes(nodes: list[ast.AST]) -> list[Scope]:
+    """The scopes of a file (``nodes`` begins with its module), the module's first, each with its own nodes in
+    ``ast.walk`` order: a nested def, class or lambda is a scope of its own, its name bound in its parent; its
+    parameters (with their defaults and annotations) are read as its own."""
+    if not nodes:
+        return []
+    found: list[Scope] = []
+    pending: deque[tuple[ast.AST, Scope | None]] = deque([(nodes[0], None)])
+    while pending:
+        root, outer = pending.popleft()
+        own: list[ast.AST] = [] if isinstance(root, SCOPE_NODES) else [root]
+        nested: list[ast.AST] = []
+        children = list(ast.iter_child_nodes(root))
+        if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            own.extend(ast.walk(root.args))
+            children = [child for child in children if child is not root.args]
+        queue = deque(children)
+        while queue:
+            node = queue.popleft()
+            if isinstance(node, SCOPE_NODES):
+                nested.append(node)
+                if not isinstance(node, ast.Lambda):
+                    own.append(node)  # its name is bound here
+                continue
+            own.append(node)
+            queue.extend(ast.iter_child_nodes(node))
+        scope = Scope(root, own, outer)
+        found.append(scope)
+        pending.extend((child, scope) for child in nested)
+    return found
+
+
+def _statements(root: ast.AST) -> Iterator[tuple[int, ast.stmt]]:
+    """The statements of a scope with the block each is written in (an ``if`` and its ``else`` are two blocks),
+    not entering nested scopes."""
+    blocks: deque[list[ast.stmt]] = deque()
+    body = getattr(root, "body", None)
+    if isinstance(body, list):
+        blocks.append(body)
+    while blocks:
+        block = blocks.popleft()
+        for statement in block:
+            yield id(block), statement
+            if isinstance(statement, SCOPE_NODES):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    blocks.append(inner)
+            for part in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+                blocks.append(part.body)
