@@ -222,6 +222,7 @@ def test_fix_says_which_folder_it_could_not_enter(tmp_path: Path) -> None:
         "type Alias = list[int]",
         "def first[T](items: list[T]) -> T:\n    return items[0]",
         "type Pair[T: (int, str)] = tuple[T, T]\nclass Box[T = int]:\n    pass\nx = f'{'b'}'",  # nested, several
+        'meta = {\n    "at": f"{now.strftime("%Y-%m-%d")}",\n}',  # inside a larger expression
     ],
 )
 def test_python_a_newer_interpreter_reads_is_a_note_not_an_error(tmp_path: Path, code: str) -> None:
@@ -240,6 +241,7 @@ def test_python_a_newer_interpreter_reads_is_a_note_not_an_error(tmp_path: Path,
     ("code", "where"),
     [
         ('print(f"{}")', "tasks.py:4:"),  # an empty f-string expression: no Python accepts it
+        ('x = f"{(a}"', "tasks.py:4:"),
         ("type Labels = ", "tasks.py:4:"),
         ("class Box[:\n    pass", "tasks.py:4:"),
         ("type Labels = dict[str, str]\ndef f(:\n    pass", "tasks.py:5:"),  # the real break, past the newer line

@@ -14,15 +14,14 @@ from shmlint.lazy_regex import LazyRegex
 
 #: rejected lines rewritten before giving up (each is one more parse of the file)
 MAX_REWRITES = 8
-#: what Python 3.11 says of PEP 701 f-strings
+#: what Python 3.11 says of PEP 701 f-strings: a backslash or a comment in an expression, and (when the line's
+#: f-string holds its own quote inside braces, ``_REUSED_QUOTE``) an expression cut at that quote
 _F_STRING_MESSAGES = frozenset(
-    {
-        "f-string: expecting '}'",
-        "f-string expression part cannot include a backslash",
-        "f-string expression part cannot include '#'",
-    }
+    {"f-string expression part cannot include a backslash", "f-string expression part cannot include '#'"}
 )
-_INDENT = LazyRegex(r"[ \t]*")
+_CUT_AT_QUOTE = frozenset({"f-string: expecting '}'", "f-string: unmatched '('", "f-string: unmatched '['"})
+_F_STRING = LazyRegex(r"""[fF][rR]?(?P<quote>["'])""")
+_REUSED_QUOTE = LazyRegex(r"""[fF][rR]?(?P<quote>["'])[^"'\n]*\{[^}\n]*(?P=quote)""")
 #: ``type Name[params] = value`` and ``def name[params](``, ``class Name[params]``
 _TYPE_ALIAS = LazyRegex(r"(?P<head>[ \t]*)type[ \t]+(?P<name>\w+)[ \t]*(?P<rest>[\[=].*)", re.DOTALL)
 _GENERIC = LazyRegex(r"(?P<head>[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+\w+)[ \t]*(?P<rest>\[.*)", re.DOTALL)
@@ -51,9 +50,8 @@ def real_error(text: str, error: SyntaxError) -> SyntaxError | None:
 
 def _older(line: str, message: str) -> str | None:
     """The line in the syntax of the running Python, or None when it holds no newer construct."""
-    if sys.version_info < (3, 12) and message in _F_STRING_MESSAGES:
-        indent = _INDENT.match(line)
-        return f"{indent.group() if indent else ''}pass"  # the statement holding the f-string, as a no-op
+    if sys.version_info < (3, 12) and (message in _F_STRING_MESSAGES or message in _CUT_AT_QUOTE):
+        return _without_f_string(line, message in _CUT_AT_QUOTE)
     alias = _TYPE_ALIAS.fullmatch(line)
     if alias is not None:
         value = _after_brackets(alias["rest"])
@@ -65,6 +63,16 @@ def _older(line: str, message: str) -> str | None:
         rest = _after_brackets(generic["rest"])
         return f"{generic['head']}{rest}" if rest is not None else None
     return None
+
+
+def _without_f_string(line: str, reused: bool) -> str | None:
+    """The line with its f-string, from its prefix to the line's last quote of its kind, written as ``""``: the
+    expression around it stays whole. ``reused``: only an f-string that holds its own quote inside braces."""
+    start = (_REUSED_QUOTE if reused else _F_STRING).search(line)
+    if start is None:
+        return None
+    end = line.rfind(start["quote"])
+    return f'{line[: start.start()]}""{line[end + 1 :]}' if end > start.end() - 1 else None
 
 
 def _after_brackets(text: str) -> str | None:
