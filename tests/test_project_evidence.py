@@ -188,6 +188,11 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(**args)", False),  # workers not said
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(cfg='my.yaml')", False),
         ("from .ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train()", False),  # a local module
+        (  # a function rebinds the module's name
+            "from ultralytics import YOLO\nmodel = YOLO('y.pt')\ndef swap():\n    global model\n"
+            "    model = torch.nn.Linear(4, 4)\nswap()\nmodel.train()",
+            False,
+        ),
     ],
 )
 def test_ultralytics_training(code: str, needs: bool) -> None:

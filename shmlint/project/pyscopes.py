@@ -125,6 +125,15 @@ def scopes(nodes: list[ast.AST]) -> list[Scope]:
         scope = Scope(root, own, outer)
         found.append(scope)
         pending.extend((child, scope) for child in nested)
+    for scope in found:  # a ``global``/``nonlocal`` name is bound where it lives too: not one plain value there
+        for node in scope.nodes:
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                for name in node.names:
+                    home = found[0] if isinstance(node, ast.Global) else scope.outer
+                    while home is not None and home is not found[0] and (home.is_class or name not in home.bound):
+                        home = home.outer
+                    if home is not None:
+                        home.bound[name] = home.bound.get(name, 0) + 1
     return found
 
 

@@ -32,8 +32,8 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
         return extract_python(source, run.signals), []
     except PythonSyntax as exc:  # a note, not SHM000: a file for a newer Python is fine, only not checked here
         running = f"Python {sys.version_info.major}.{sys.version_info.minor}"
-        why = f"line {exc.line}: not checked: {running} cannot parse it ({exc.message}); run shmlint under the Python"
-        return [], [Notice(source.path, f"{why} the file is written for")]
+        why = f"line {exc.line}: not checked: {running} cannot parse it ({exc.message}); if the file is written"
+        return [], [Notice(source.path, f"{why} for a newer Python, run shmlint under that one")]
     except PythonError as exc:
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
 

@@ -55,8 +55,8 @@ class PythonError(Exception):
 
 
 class PythonSyntax(PythonError):
-    """Syntax a newer Python reads and the running one does not (3.12's f-strings with their own quotes, ``type``
-    aliases, generic ``def f[T]``): nothing says the file is wrong, only that this interpreter cannot check it."""
+    """A rejection that may be a newer Python's syntax (``newer_syntax``): nothing says the file is wrong, only
+    that this interpreter cannot check it."""
 
 
 def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
@@ -68,14 +68,12 @@ def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
     try:
         tree = ast.parse(source.text)
     except SyntaxError as exc:
-        from shmlint.formats.python.newer_syntax import real_error  # only for a file this Python rejects
+        from shmlint.formats.python.newer_syntax import may_be_newer  # only for a file this Python rejects
 
         line, column = exc.lineno or 1, exc.offset or 1
-        real = real_error(source.text, exc)
-        if real is None:  # valid for a newer Python
-            raise PythonSyntax(exc.msg, line, column, safe_offset(source, line)) from None
-        line, column = real.lineno or 1, real.offset or 1
-        raise PythonError(f"invalid Python: {real.msg}", line, column, safe_offset(source, line)) from None
+        error = PythonSyntax if may_be_newer(exc.msg, source.line_text(line)) else PythonError
+        message = exc.msg if error is PythonSyntax else f"invalid Python: {exc.msg}"
+        raise error(message, line, column, safe_offset(source, line)) from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise PythonError(f"invalid Python: {type(exc).__name__}", 1, 1, 0) from None
     if sum(1 for _ in zip(ast.walk(tree), range(MAX_NODES + 1), strict=False)) > MAX_NODES:
