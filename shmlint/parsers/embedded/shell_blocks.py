@@ -12,12 +12,12 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.embedded.mask import Mask
 
-#: code block languages read as shell ("": untagged); console blocks are transcripts, prompts before commands
+#: code block languages read as shell ("": untagged); console blocks are transcripts, prompts before commands.
 #: "docker": highlighters read it as a Dockerfile, yet READMEs fence their ``docker run`` commands with it; such a
 #: block is read when its first line runs a container engine (``_starts_an_engine``), a Dockerfile's is not
+SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "docker"})
 #: a ``docker`` fence's first line when it holds commands: an engine, after a prompt or ``sudo``
 _ENGINE_FIRST = LazyRegex(r"[ \t]*(?:[$>][ \t]+)?(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)(?:[ \t]|$)")
-SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "docker"})
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
 #: code block languages read as a YAML file of their own
 YAML_LANGUAGES = frozenset({"yaml", "yml"})
