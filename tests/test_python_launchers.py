@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from shmlint.discover import FileKind, kind_for_name
@@ -156,6 +156,7 @@ def test_a_size_given_by_a_constant_is_rewritten_in_the_call_only(engine: Engine
 
 @settings(max_examples=40, deadline=None)
 @given(st.text(max_size=300))
+@example(text="\r:")  # Python counted a line past the source's own: the rejected line's text was asked for
 def test_the_engine_never_raises_on_a_launcher_module(text: str) -> None:
     engine = default_engine()
     outcome = engine.check_source(SourceText("flow.py", "import docker\n" + text), FileKind.PYTHON, PATH)

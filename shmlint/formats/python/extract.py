@@ -71,7 +71,8 @@ def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
         from shmlint.formats.python.newer_syntax import may_be_newer  # only for a file this Python rejects
 
         line, column = exc.lineno or 1, exc.offset or 1
-        error = PythonSyntax if may_be_newer(exc.msg, source.line_text(line)) else PythonError
+        rejected = source.line_text(line) if 0 < line <= len(source.line_starts) else ""  # Python may count past
+        error = PythonSyntax if may_be_newer(exc.msg, rejected) else PythonError
         message = exc.msg if error is PythonSyntax else f"invalid Python: {exc.msg}"
         raise error(message, line, column, safe_offset(source, line)) from None
     except (ValueError, RecursionError, MemoryError) as exc:
