@@ -140,8 +140,8 @@ def configured(
     return knowledge._replace(entries=(*extra, *knowledge.entries))
 
 
-#: interpreters that run a script named after them
-_INTERPRETER = LazyRegex(r"python[0-9.]*|bash|sh")
+#: the shells whose script, named after them, replaces an image's entrypoint here (Python's: ``is_python``)
+_SCRIPT_SHELLS = frozenset({"bash", "sh"})
 #: CI containers that start their image's own entrypoint: a GitHub Actions service, Jenkins' ``withRun``
 _IMAGE_STARTED = frozenset({"service", "docker.withRun"})
 
@@ -267,8 +267,10 @@ def own_script(workload: Workload) -> str | None:
     names a program (``command: [run]``) its own program: the image stays evidence."""
     if workload.gpu or workload.launch is None or not workload.launch.entrypoint:
         return None
+    from shmlint.parsers.programs import is_python  # asked only of a container whose entrypoint is replaced
+
     words = (*workload.launch.entrypoint, *workload.launch.arguments)
-    if len(words) < 2 or _INTERPRETER.fullmatch(words[0].rpartition("/")[2]) is None:
+    if len(words) < 2 or not (is_python(words[0]) or words[0].rpartition("/")[2] in _SCRIPT_SHELLS):
         return None
     script = words[1].rpartition("/")[2]
     return script if script.endswith((".py", ".sh")) else None

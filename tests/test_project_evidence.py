@@ -17,6 +17,7 @@ from shmlint.engine import Engine
 from shmlint.model import CodeFact, Evidence, Launch, Need, ProjectFacts, Tier, Workload, WorkloadFormat, WorkloadId
 from shmlint.need import builtin, decide
 from shmlint.parsers.dockerfile import run_facts
+from shmlint.parsers.programs import is_python
 from shmlint.project import configs, pycode, pyoptions
 from shmlint.project.follow import STARTED_FILES, gather
 from shmlint.project.index import ProjectFiles, ProjectIndex, Reader
@@ -893,3 +894,23 @@ def test_the_config_names_a_program_opens_are_bounded() -> None:
     code = "\n".join(f'open("c{i}.yaml")' for i in range(10 * pyoptions.MAX_OPENED_CONFIGS))
     nodes = list(ast.walk(ast.parse(code)))
     assert pyoptions.opened_configs(nodes) == [f"c{i}.yaml" for i in range(pyoptions.MAX_OPENED_CONFIGS)]
+
+
+@pytest.mark.parametrize(
+    ("word", "python"),
+    [
+        ("python", True),
+        ("python3", True),
+        ("/usr/bin/python3.11", True),
+        ("python2.7", True),
+        ("python4", False),
+        ("python3.", False),
+        ("python3.111", False),
+        ("pythonw", False),
+        ("ipython", False),
+        ("", False),
+    ],
+)
+def test_what_names_a_python_interpreter(word: str, python: bool) -> None:
+    """One definition for the launcher reader and the entrypoint check (``shmlint.parsers.programs``)."""
+    assert is_python(word) is python

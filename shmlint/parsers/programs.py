@@ -1,4 +1,4 @@
-"""Names of programs that several readers of command lines know: the shells, and the container engine CLIs.
+"""Names of programs that several readers of command lines know: the shells, Python, and the container engine CLIs.
 
 A data module with no imports, so any reader can share it without loading another's code.
 """
@@ -12,3 +12,12 @@ ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 #: every engine CLI that builds or starts containers with docker's words: the engines above and nerdctl, whose
 #: run lines are not read
 ENGINE_CLIS = ENGINES | {"nerdctl"}
+
+
+def is_python(word: str) -> bool:
+    """Whether a command's first word names a Python interpreter: ``python``, ``python3``, ``/usr/bin/python3.11``."""
+    version = word.rsplit("/", 1)[-1].removeprefix("python")
+    if version == word.rsplit("/", 1)[-1]:
+        return False
+    major, dot, minor = version.partition(".")
+    return major in ("", "2", "3") if not dot else major in ("2", "3") and minor.isdecimal() and len(minor) <= 2

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS
 
@@ -14,7 +13,6 @@ from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS
 UNKNOWN = "\x00"
 #: words in front of the real command that only change how it runs
 _PREFIXES = frozenset({"exec", "nohup", "time", "sudo", "nice", "stdbuf", "setsid", "tini", "dumb-init", "--"})
-_PYTHON = LazyRegex(r"python(?:[23](?:\.\d{1,2})?)?")
 #: python's own options that take a value as the next word
 _PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
 #: launcher modules run with ``python -m`` that start a script (``torch.distributed.run`` and friends)
@@ -55,11 +53,6 @@ class Target(NamedTuple):
     launcher: str = ""  # torchrun, accelerate launch, deepspeed, python -m torch.distributed.run
 
 
-def is_python(word: str) -> bool:
-    """Whether a command's first word names a Python interpreter (``python3``, ``/usr/bin/python3.11``)."""
-    return _PYTHON.fullmatch(word.rsplit("/", 1)[-1]) is not None
-
-
 def known(word: str) -> bool:
     return UNKNOWN not in word
 
@@ -78,7 +71,7 @@ def target(argv: Sequence[str]) -> Target | None:
     words = program(argv)
     if not words:
         return None
-    from shmlint.parsers.programs import SHELLS  # off the one-file start-up, where no command is followed
+    from shmlint.parsers.programs import SHELLS, is_python  # off the one-file start-up, where no command is followed
 
     name = words[0].rsplit("/", 1)[-1]
     if name in SHELLS:

@@ -24,7 +24,8 @@ import re
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.launchers import UNKNOWN, is_python, known, shown, target
+from shmlint.parsers.programs import is_python
+from shmlint.project.launchers import UNKNOWN, known, shown, target
 from shmlint.project.pyscopes import Scope
 from shmlint.project.pysyntax import called, dotted
 
