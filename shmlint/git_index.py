@@ -14,6 +14,7 @@ import stat
 import struct
 
 from shmlint.named_tuple import NamedTuple
+from shmlint.source import InputError, read_bytes
 
 #: larger than the index of any repository a linter walks (about 100 bytes a file); a larger one is not read
 MAX_INDEX_BYTES = 64 * 1024 * 1024
@@ -87,19 +88,12 @@ def _index_file(top: str) -> tuple[str, bool] | None:
 
 
 def _read_regular(path: str, limit: int) -> bytes | None:
-    """A regular file's bytes when it holds at most ``limit`` (a FIFO or a device is never opened)."""
+    """A regular file's bytes when it holds at most ``limit`` (``source.read_bytes``: a FIFO or a device is never
+    opened); None for anything else."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # opening a FIFO without O_NONBLOCK waits forever
-    except (OSError, ValueError):  # ValueError: a NUL in the name
+        return read_bytes(path, limit)
+    except (InputError, ValueError):  # ValueError: a NUL in the name
         return None
-    with open(descriptor, "rb") as handle:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        try:
-            return handle.read(limit)
-        except OSError:
-            return None
 
 
 def _entry_names(data: bytes) -> list[str] | None:
