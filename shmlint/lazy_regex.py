@@ -7,6 +7,7 @@ ones); compiling them all on import was the largest part of a one-file ``check``
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import warnings
@@ -14,11 +15,19 @@ from collections.abc import Callable, Iterator
 from typing import AnyStr, Generic
 
 
-def compile_quietly(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
-    """``re.compile`` without Python's FutureWarning for a possible nested set (``[[``): a configured pattern is
-    the repository's text, and the warning would reach the user's terminal as Python's, not shmlint's."""
+@contextlib.contextmanager
+def without_future_warnings() -> Iterator[None]:
+    """Python's FutureWarning for a possible nested set (``[[``) silenced while a pattern compiles: a configured
+    pattern or a ``.gitignore`` line is the repository's text, and the warning would reach the user's terminal as
+    Python's, not shmlint's."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
+        yield
+
+
+def compile_quietly(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
+    """``re.compile`` without Python's FutureWarning (``without_future_warnings``)."""
+    with without_future_warnings():
         return re.compile(pattern, flags)
 
 

@@ -13,11 +13,10 @@ from __future__ import annotations
 import functools
 import os
 import re
-import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from shmlint.lazy_regex import LazyRegex
+from shmlint.lazy_regex import LazyRegex, without_future_warnings
 from shmlint.visible import quoted
 
 if TYPE_CHECKING:
@@ -84,8 +83,7 @@ def _spec(lines: list[str]) -> GitIgnoreSpec:
     repository's text, not shmlint's: the user would see a Python warning on stderr for their .gitignore)."""
     from pathspec import GitIgnoreSpec
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
+    with without_future_warnings():
         return GitIgnoreSpec.from_lines(lines)
 
 
