@@ -228,7 +228,10 @@ class _Walk:
         at core.py:531``). They share one budget of their own, so a web UI's many modules cannot leave its
         training script unread, and the workload's work stays within twice its bound. Programs those start are
         not followed: their commands only count for the data's patterns."""
-        unique = list({words: (fact, words, env) for fact, words, env in reversed(self.started)}.values())[::-1]
+        first: dict[tuple[str, ...], tuple[CodeFact, tuple[str, ...], Mapping[str, str]]] = {}
+        for entry in self.started:
+            first.setdefault(entry[1], entry)  # a program started at several places: followed once, at its first
+        unique = list(first.values())
         started, self.started = unique[:MAX_STARTED], unique[MAX_STARTED:]
         container = self.reader
         self.reader = Reader(container.index._replace(max_files=STARTED_FILES), container.texts)
