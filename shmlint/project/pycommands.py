@@ -12,8 +12,9 @@ docstring, a help text, a message printed or logged, or an exception's text. Wha
 
 A program the code starts with Python (``[sys.executable, os.path.join("rvc", "train", "train.py"), ...]``,
 ``'"%s" train.py' % python_cmd``) counts too: a web UI's training runs in the script it starts, and ``follow``
-reads that script as the container's code. A name stands for a path when the file assigns it once, to a string or
-an ``os.path.join`` of strings.
+reads that script as the container's code, only when it is given to a call that runs commands (``subprocess``,
+``os``, ``asyncio``). A name stands for what ``pyscopes`` says it holds where it is used: a string, an
+``os.path.join`` of strings, ``sys.executable``.
 """
 
 from __future__ import annotations
