@@ -997,3 +997,12 @@ def test_config_maps_never_raise_on_hostile_files(text: str) -> None:
             folder, ("bash", "/s/run.sh"), manifest=str(root / "job.yaml"), configs=(MountedConfig("/s", "code"),)
         )
         _gather(root, launch, devices=2)
+
+
+def test_a_generated_config_map_is_read_when_its_kustomization_is_not_rendered() -> None:
+    """The kustomization's output names the ConfigMap with a hash (the fixture's own test renders it where
+    kubectl is installed); unrendered, the Job names it plainly: both read ``src/finetune.py``."""
+    folder = FIXTURES / "project" / "k8s-configmap-generator"
+    report = check_paths(Settings(undecided="show", render="never"), [folder], jobs=1)
+    (finding,) = report.findings
+    assert finding.severity.label == "error" and "finetune.py:6 DataLoader(num_workers=6)" in finding.message

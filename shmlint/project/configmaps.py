@@ -2,7 +2,8 @@
 ``run.sh`` kept in ``data:``), so the walk reads them like the repository's own files.
 
 A ConfigMap is looked for by name in the manifest itself, then in the YAML files beside it (``configmap.yaml``
-next to ``job.yaml``); one that two of those files write differently is not guessed between. Each key's text keeps
+next to ``job.yaml``) and the kustomization there, whose ``configMapGenerator`` makes keys of repository files
+(``files: [train.py]``, read as those files); one that two of those write differently is not guessed between. Each key's text keeps
 its lines where the manifest writes them (``nccl-config.yaml:31``): only a literal block (``|``) or a one-line value
 is read, since a folded or multi-line quoted value moves its lines. Bounded: the files beside are listed once a run
 (``ProjectFiles.per_folder``), at most ``MAX_BESIDE`` of them and each within the run's file size, and at most
@@ -15,6 +16,8 @@ import os
 import posixpath
 from collections.abc import Mapping, Sequence
 
+from shmlint.discover import KUSTOMIZATION_NAMES
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import MountedConfig
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.index import ProjectFiles
@@ -23,6 +26,8 @@ from shmlint.project.index import ProjectFiles
 MAX_BESIDE = 16
 #: keys of one ConfigMap kept
 MAX_KEYS = 64
+#: the suffix kustomize gives a generated ConfigMap's name (a hash of its content, in letters without vowels)
+_GENERATED_SUFFIX = LazyRegex(r"-[bcdfghjklmnpqrstvwxz2456789]{10}\Z", 0, ("-",))
 #: how a virtual file's name starts, so it is never the path of a file on disk
 PREFIX = "configmap:"
 
@@ -48,7 +53,10 @@ def mounted_files(configs: Sequence[MountedConfig], manifest: str, files: Projec
     beside = files.per_folder(_beside, os.path.dirname(real))
     found: dict[str, ConfigFile] = {}
     for mount in configs:
-        keys = own.get(mount.config_map) if mount.config_map in own else beside.get(mount.config_map)
+        name = mount.config_map
+        if name not in own and name not in beside:
+            name = _GENERATED_SUFFIX.sub("", name)  # a kustomization's output names a generated one with a hash
+        keys = own.get(name) if name in own else beside.get(name)
         if keys:
             found.update(_placed(mount, keys))
     return found
@@ -75,15 +83,20 @@ def at(mounted: Mapping[str, object], name: str, workdir: str, prefix: str = "")
 
 
 def _beside(files: ProjectFiles, folder: str) -> ConfigMaps:
-    """The ConfigMaps of the YAML files in a folder (the first ``MAX_BESIDE`` by name)."""
-    names = sorted(name for name in files.files_in(folder) if name.endswith((".yaml", ".yml")))[:MAX_BESIDE]
+    """The ConfigMaps of the YAML files in a folder (the first ``MAX_BESIDE`` by name), and those its
+    kustomization generates from files (``configMapGenerator``)."""
+    listed = files.files_in(folder)
+    names = sorted(name for name in listed if name.endswith((".yaml", ".yml")))[:MAX_BESIDE]
+    kustomization = next((name for name in KUSTOMIZATION_NAMES if name in listed), None)
+    written = [item for name in names for item in _in_file(files, os.path.join(folder, name)).items()]
+    if kustomization is not None:
+        written += _generated(files, os.path.join(folder, kustomization)).items()
     found: ConfigMaps = {}
-    for name in names:
-        for config_map, keys in _in_file(files, os.path.join(folder, name)).items():
-            if config_map in found and _written(found[config_map]) != _written(keys):
-                found[config_map] = None  # two files write it differently: which one is applied is not known
-            else:
-                found.setdefault(config_map, keys)
+    for config_map, keys in written:
+        if config_map in found and _written(found[config_map]) != _written(keys):
+            found[config_map] = None  # two files write it differently: which one is applied is not known
+        else:
+            found.setdefault(config_map, keys)
     return found
 
 
@@ -114,6 +127,34 @@ def _in_file(files: ProjectFiles, path: str) -> ConfigMaps:
             elif "\n" not in text:
                 keys[key] = ConfigFile(path, "\n" * value.start_mark.line + text)
         found[name] = None if name in found and _written(found[name]) != _written(keys) else keys
+    return found
+
+
+def _generated(files: ProjectFiles, path: str) -> ConfigMaps:
+    """The ConfigMaps a kustomization generates from files of the repository (``files: [train.py]``, also
+    ``key=path``), each key the file's whole text; a ConfigMap that keeps no such file is not listed."""
+    source = files.source(path)
+    if source is None or "configMapGenerator" not in source.text:
+        return {}
+    from shmlint.parsers.yamlnodes import Mappings, YamlError, compose, scalar, sequence
+
+    try:
+        documents = compose(source)
+    except YamlError:
+        return {}
+    m = Mappings()
+    folder = os.path.dirname(path)
+    found: ConfigMaps = {}
+    for generator in (g for document in documents[:1] for g in sequence(m.get(document, "configMapGenerator"))):
+        name = scalar(m.get(generator, "name"))
+        keys: dict[str, ConfigFile] = {}
+        for entry in sequence(m.get(generator, "files"))[:MAX_KEYS]:
+            key, _, named = (scalar(entry) or "").rpartition("=")
+            read = files.source(os.path.normpath(os.path.join(folder, named))) if named else None
+            if read is not None:
+                keys[key or os.path.basename(named)] = ConfigFile(read.path, read.text)
+        if name and keys:
+            found[name] = None if name in found and _written(found[name]) != _written(keys) else keys
     return found
 
 
