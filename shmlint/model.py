@@ -183,6 +183,17 @@ class CodeFact(NamedTuple):
         return f"{self.where} {self.text}"
 
 
+class MountedConfig(NamedTuple):
+    """A ConfigMap a container mounts, as its manifest writes the mount: the files it finds under ``path`` are the
+    ConfigMap's keys (``items`` names some of them otherwise: key, path below the mount); ``key``: a ``subPath``
+    mount, one key's file at ``path`` itself."""
+
+    path: str
+    config_map: str
+    items: tuple[tuple[str, str], ...] = ()
+    key: str = ""
+
+
 class Launch(NamedTuple):
     """What a container starts, as its manifest writes it, so ``shmlint.project`` can follow it to the repository's
     files. Paths are as written; ``base_dir`` is the folder relative ones start from (the manifest's)."""
@@ -200,6 +211,8 @@ class Launch(NamedTuple):
     #: names set from a source not read (a Secret or ConfigMap, the host's value): set, to a value not known, so a
     #: ``${NAME:-default}`` is not its default
     unknown_env: tuple[str, ...] = ()
+    manifest: str = ""  # the file that writes the container (where the ConfigMaps it mounts are looked for first)
+    configs: tuple[MountedConfig, ...] = ()  # the ConfigMaps it mounts
 
 
 class ProjectFacts(NamedTuple):

@@ -154,10 +154,10 @@ def test_a_pod_spec_is_judged_the_same_in_yaml_and_terraform(engine: Engine) -> 
     assert trainer.shm[0].kind is ShmKind.MEMORY and trainer.shm[0].cap_bytes == GIB  # half the sidecar's 2Gi
     assert yaml[0].accelerator_count == terraform[0].accelerator_count == 2
     assert yaml[0].launch is not None and terraform[0].launch is not None
-    assert yaml[0].launch._replace(base_dir="") == terraform[0].launch._replace(base_dir="")
+    assert yaml[0].launch._replace(base_dir="", manifest="") == terraform[0].launch._replace(base_dir="", manifest="")
     assert terraform[0].launch == Launch(
         ".", ("torchrun", "--nproc_per_node", "2"), ("train.py",), "/workspace", (("NCCL_SHM_DISABLE", "1"),), "", "",
-        "", dockerfile_beside=True,
+        "", dockerfile_beside=True, manifest="main.tf",
     )  # fmt: skip
     assert yaml[1].launch is None and terraform[1].launch is None  # no GPU, no torch: nothing to follow
 

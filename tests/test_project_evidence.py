@@ -14,7 +14,18 @@ from hypothesis import strategies as st
 
 from shmlint.discover import discover
 from shmlint.engine import Engine
-from shmlint.model import CodeFact, Evidence, Launch, Need, ProjectFacts, Tier, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import (
+    CodeFact,
+    Evidence,
+    Launch,
+    MountedConfig,
+    Need,
+    ProjectFacts,
+    Tier,
+    Workload,
+    WorkloadFormat,
+    WorkloadId,
+)
 from shmlint.need import builtin, decide
 from shmlint.parsers.dockerfile import run_facts
 from shmlint.parsers.programs import is_python
@@ -914,3 +925,75 @@ def test_the_config_names_a_program_opens_are_bounded() -> None:
 def test_what_names_a_python_interpreter(word: str, python: bool) -> None:
     """One definition for the launcher reader and the entrypoint check (``shmlint.parsers.programs``)."""
     assert is_python(word) is python
+
+
+# ---------------------------------------------------------------- ConfigMaps a container mounts
+
+
+def _config_map(name: str, data: str) -> str:
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n{data}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.from_regex(r"[a-z =()_0-9]{0,30}", fullmatch=True), min_size=1, max_size=12), st.integers(0, 5))
+def test_a_config_map_key_keeps_the_lines_of_its_manifest(body: list[str], before: int) -> None:
+    """Line N of a key's text is line N of the manifest, wherever the literal block starts."""
+    import tempfile
+
+    from shmlint.project.configmaps import mounted_files
+
+    with tempfile.TemporaryDirectory() as folder:
+        manifest = Path(folder) / "cm.yaml"
+        block = "".join(f"    {line}\n" for line in body)
+        manifest.write_text("# note\n" * before + _config_map("code", f"  run.py: |\n{block}"))
+        mount = MountedConfig("/code", "code")
+        (found,) = mounted_files([mount], str(manifest), ProjectFiles((folder,), 1 << 20)).values()
+        lines = manifest.read_text().splitlines()
+        for number, line in enumerate(found.text.splitlines(), 1):
+            if line:
+                assert lines[number - 1].strip() == line.strip()
+
+
+def test_config_map_items_sub_paths_and_styles(tmp_path: Path) -> None:
+    """``items`` rename keys, a ``subPath`` mount puts one key at the mount path, and a folded value (whose lines
+    move) is not read."""
+    from shmlint.project.configmaps import mounted_files
+
+    (tmp_path / "cm.yaml").write_text(
+        _config_map("code", "  a.py: |\n    x = 1\n  b.sh: echo b\n  c.sh: >\n    echo c\n    echo d\n")
+    )
+    files = ProjectFiles((str(tmp_path),), 1 << 20)
+    manifest = str(tmp_path / "job.yaml")
+    renamed = mounted_files([MountedConfig("/app", "code", (("a.py", "main.py"),))], manifest, files)
+    assert list(renamed) == ["/app/main.py"] and renamed["/app/main.py"].text.splitlines()[6] == "x = 1"
+    one = mounted_files([MountedConfig("/bin/b.sh", "code", (), "b.sh")], manifest, files)
+    assert list(one) == ["/bin/b.sh"] and one["/bin/b.sh"].text.splitlines()[-1] == "echo b"
+    assert mounted_files([MountedConfig("/app", "code")], manifest, files).keys() == {"/app/a.py", "/app/b.sh"}
+    assert mounted_files([MountedConfig("/app", "missing")], manifest, files) == {}
+
+
+def test_a_config_map_written_differently_in_two_files_beside_is_not_guessed(tmp_path: Path) -> None:
+    from shmlint.project.configmaps import mounted_files
+
+    (tmp_path / "a.yaml").write_text(_config_map("code", "  run.sh: echo a\n"))
+    (tmp_path / "b.yaml").write_text(_config_map("code", "  run.sh: echo b\n"))
+    files = ProjectFiles((str(tmp_path),), 1 << 20)
+    assert mounted_files([MountedConfig("/s", "code")], str(tmp_path / "job.yaml"), files) == {}
+    (tmp_path / "b.yaml").write_text(_config_map("code", "  run.sh: echo a\n"))
+    same = ProjectFiles((str(tmp_path),), 1 << 20)
+    assert list(mounted_files([MountedConfig("/s", "code")], str(tmp_path / "job.yaml"), same)) == ["/s/run.sh"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=600))
+def test_config_maps_never_raise_on_hostile_files(text: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "cm.yaml").write_text(text, encoding="utf-8", errors="replace")
+        (root / "odd.yml").write_text(_config_map("code", "  run.sh: |\n" + text), encoding="utf-8", errors="replace")
+        launch = Launch(
+            folder, ("bash", "/s/run.sh"), manifest=str(root / "job.yaml"), configs=(MountedConfig("/s", "code"),)
+        )
+        _gather(root, launch, devices=2)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from shmlint import sizes
-from shmlint.containers import EnvVar, Judged, gpu_env, nccl_disabled, torch_evidence
+from shmlint.containers import EnvVar, Judged, base_dir, gpu_env, nccl_disabled, torch_evidence
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
+from shmlint.model import Evidence, Launch, MountedConfig, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.signals import Signals, device_count, gpu_visible, positive_count
 from shmlint.sizing import pod_cap
@@ -44,11 +44,15 @@ class PodVolume(NamedTuple):
     size_limit: Size | None = None
     host_path: str | None = None
     host_path_span: Span | None = None
+    config_map: str = ""  # a ``configMap`` volume: the ConfigMap's name
+    items: tuple[tuple[str, str], ...] = ()  # and its ``items``: key, path
 
 
 #: a ``limits``/``requests`` entry (``nvidia.com/gpu: 2``): section, resource name, value, where it is written
 #: (a plain tuple: one value class fewer to build when a one-file check starts)
 Resource = tuple[str, str, str | None, Span]
+#: a ``volumeMounts`` entry: the volume's name, its ``mountPath`` and ``subPath`` ("" when not written)
+VolumeMount = tuple[str, str, str]
 
 
 class PodContainer(NamedTuple):
@@ -65,7 +69,7 @@ class PodContainer(NamedTuple):
     resources: tuple[Resource, ...]
     memory_limit: Size | None
     shm_mount: str | None  # the volume it mounts at /dev/shm ('' when the mount names none), None for no mount
-    mounts: tuple[str, ...]  # the volumes it mounts
+    mounts: tuple[VolumeMount, ...]  # the volumes it mounts, where
     working_dir: str = ""
     torch: tuple[Evidence, ...] = ()  # what the format itself says starts torch (a KServe model format...)
     unknown_env: tuple[str, ...] = ()  # env names whose value comes from elsewhere (``valueFrom``)
@@ -80,14 +84,14 @@ def judge_pod(
     containers: tuple[PodContainer, ...],
     volumes: Mapping[str, PodVolume],
     wide: PodWide,
-    base_dir: str,
+    manifest: str,
     signals: Signals,
 ) -> tuple[Judged, ...]:
-    """A pod spec's containers judged, in order: its volumes by name, its pod-wide settings, and the folder the
-    relative paths its containers start are looked for in."""
+    """A pod spec's containers judged, in order: its volumes by name, its pod-wide settings, and the file that
+    writes them (relative paths its containers start are looked for in its folder)."""
     cap = shared_cap(containers)
     meant = _meant_volume(containers, volumes)
-    return tuple(_container(container, volumes, wide, base_dir, meant, cap, signals) for container in containers)
+    return tuple(_container(container, volumes, wide, manifest, meant, cap, signals) for container in containers)
 
 
 def shared_cap(containers: tuple[PodContainer, ...]) -> int | None:
@@ -134,7 +138,7 @@ def _container(
     container: PodContainer,
     volumes: Mapping[str, PodVolume],
     wide: PodWide,
-    base_dir: str,
+    manifest: str,
     meant: PodVolume | None,
     cap: int | None,
     signals: Signals,
@@ -146,13 +150,15 @@ def _container(
     if signals.is_utility_command(list(container.words)):
         gpu, torch = (), ()
     launch = Launch(
-        base_dir,
+        base_dir(manifest),
         container.entrypoint,
         container.arguments,
         container.working_dir,
         tuple((name, value) for name, value, _ in container.env),
         dockerfile_beside=True,
         unknown_env=container.unknown_env,
+        manifest=manifest,
+        configs=tuple(_configs(container, volumes)),
     )
     return Judged(
         gpu=gpu,
@@ -165,6 +171,14 @@ def _container(
         accelerator_count=_accelerator_count(container, signals) if gpu else None,
         launch=launch if gpu or torch else None,
     )
+
+
+def _configs(container: PodContainer, volumes: Mapping[str, PodVolume]) -> Iterator[MountedConfig]:
+    """The ConfigMaps the container mounts, where (their files are followed like the repository's own)."""
+    for name, path, sub_path in container.mounts:
+        volume = volumes.get(name)
+        if volume is not None and volume.config_map and path.startswith("/"):
+            yield MountedConfig(path, volume.config_map, volume.items, sub_path)
 
 
 def _expanded(container: PodContainer) -> PodContainer:
@@ -197,7 +211,7 @@ def _gpu(
     if runtime_class is not None and signals.is_gpu_runtime(runtime_name) and container.holder != INIT_CONTAINER:
         yield runtime_class
     yield from gpu_env(container.env, signals)
-    for name in container.mounts:  # device nodes handed over as hostPath volumes (privileged, no device plugin)
+    for name, _, _ in container.mounts:  # device nodes handed over as hostPath volumes (privileged, no device plugin)
         volume = volumes.get(name)
         if (
             volume is not None

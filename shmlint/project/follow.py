@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.model import STARTED_AT, CodeFact, Launch, ProjectFacts
+from shmlint.project import configmaps
 from shmlint.project.index import Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, program, shown, target
 
@@ -55,10 +56,11 @@ MAX_CONFIG_NAMES = 16
 class _Walk:
     """The state of one workload's walk: what was found so far and which files were read."""
 
-    def __init__(self, reader: Reader, bases: list[str], devices: int | None) -> None:
+    def __init__(self, reader: Reader, bases: list[str], devices: int | None, workdir: str = "") -> None:
         self.reader = reader
         self.bases = bases
         self.devices = devices
+        self.workdir = workdir
         self.commands: list[CodeFact] = []
         self.needs: list[CodeFact] = []
         self.zero: list[CodeFact] = []
@@ -76,6 +78,12 @@ class _Walk:
             from shmlint.project import triton  # loaded for a Triton server's command only
 
             triton.follow(self, argv)
+
+    def locate(self, name: str) -> str | None:
+        """The file a name in a command stands for: what a ConfigMap the container mounts puts at that path, else
+        the repository's file (``Reader.locate``)."""
+        mounted = configmaps.at(self.reader.virtual, name, self.workdir, configmaps.PREFIX)
+        return mounted if mounted is not None else self.reader.locate(self.bases, name)
 
     def read(self, path: str) -> str | None:
         text = self.reader.text(path)
@@ -108,7 +116,7 @@ class _Walk:
             self.python(found, depth, env)
 
     def shell(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
-        path = self.reader.locate(self.bases, found.name) if known(found.name) else None
+        path = self.locate(found.name) if known(found.name) else None
         text = self.read(path) if path is not None and depth < self.reader.index.max_depth else None
         if path is None or text is None:
             self.doubt = True
@@ -138,7 +146,7 @@ class _Walk:
             if found.kind == "python"
             else [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py", f"src/{name}/__main__.py"]
         )
-        path = next((p for c in candidates if known(c) and (p := self.reader.locate(self.bases, c))), None)
+        path = next((p for c in candidates if known(c) and (p := self.locate(c))), None)
         if path is None:
             self.doubt = True
             return
@@ -161,9 +169,7 @@ class _Walk:
         """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
         from shmlint.project import configs  # loaded when a command names a program, like pycode below
 
-        return self.read_configs(
-            [p for n in configs.named_configs(arguments) if (p := self.reader.locate(self.bases, n))]
-        )
+        return self.read_configs([p for n in configs.named_configs(arguments) if (p := self.locate(n))])
 
     def read_configs(self, paths: Sequence[str]) -> dict[str, Setting]:
         """Settings of config files found in the repository; one that uses /dev/shm is a fact by itself."""
@@ -234,7 +240,7 @@ class _Walk:
         unique = list(first.values())
         started, self.started = unique[:MAX_STARTED], unique[MAX_STARTED:]
         container = self.reader
-        self.reader = Reader(container.index._replace(max_files=STARTED_FILES), container.texts)
+        self.reader = Reader(container.index._replace(max_files=STARTED_FILES), container.texts, container.virtual)
         for fact, words, env in started:
             needs_at = len(self.needs)
             self.command(words, {name: (value,) for name, value in env.items()}, 0)
@@ -246,7 +252,7 @@ class _Walk:
 
     def default_settings(self) -> dict[str, Setting]:
         """Settings of the config files the program's code names (each read once a program)."""
-        named = [path for name in self.config_defaults if (path := self.reader.locate(self.bases, name))]
+        named = [path for name in self.config_defaults if (path := self.locate(name))]
         files = list(dict.fromkeys([*self.config_files, *named]))[:MAX_DEFAULT_CONFIGS]
         unread = [path for path in files if path not in self.defaults_read]
         self.defaults_read += unread
@@ -315,7 +321,9 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         if lines:
             started = CodeFact(f"{where}:{min(lines)}", " ".join((*entrypoint, *arguments)))
     context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
-    walk = _Walk(reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices)
+    if launch.configs:
+        reader = Reader(reader.index, reader.texts, _mounted_configs(launch, reader))
+    walk = _Walk(reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices, workdir)
     if workdir.startswith("/"):
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
     walk.mounts = _binds(launch, reader)
@@ -343,6 +351,16 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         build.where if build is not None and built is not None else "",
         notes,
     )
+
+
+def _mounted_configs(launch: Launch, reader: Reader) -> dict[str, tuple[str, str]]:
+    """The files the ConfigMaps the container mounts put in it, as the reader's virtual files: by their container
+    path (behind ``configmaps.PREFIX``), the manifest that writes them and their text."""
+    files = reader.index.tree(reader.index.max_bytes)
+    mounted = configmaps.mounted_files(launch.configs, launch.manifest, files)
+    return {
+        f"{configmaps.PREFIX}{path}": (reader.display(found.manifest), found.text) for path, found in mounted.items()
+    }
 
 
 def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from shmlint.named_tuple import NamedTuple
@@ -88,9 +88,14 @@ class Reader:
     """One workload's reads: inside the roots, each file once, within the index's budget. ``texts`` is the engine's
     cache of file texts (shared by workloads; the budget is counted per workload all the same)."""
 
-    def __init__(self, index: ProjectIndex, texts: dict[str, str | None]) -> None:
+    def __init__(
+        self, index: ProjectIndex, texts: dict[str, str | None], virtual: Mapping[str, tuple[str, str]] | None = None
+    ) -> None:
+        """``virtual``: files that are not on disk under their own name (a ConfigMap's keys), by a name no file on
+        disk has: the name the report gives them, and their text."""
         self.index = index
         self.texts = texts
+        self.virtual = virtual or {}
         self.files = 0
         self.bytes = 0
         self.exhausted = False  # a read was refused for the budget: what was not read may hold anything
@@ -139,25 +144,31 @@ class Reader:
 
     def text(self, path: str) -> str | None:
         """The text of a located file, or None when it cannot be read or the budget is spent."""
-        if path in self.texts and self.texts[path] is None:
+        if path not in self.virtual and path in self.texts and self.texts[path] is None:
             return None
         if self.files >= self.index.max_files or self.bytes >= self.index.max_total:
             self.exhausted = True
             return None
-        if path not in self.texts:
-            try:
-                data = read_bytes(path, self.index.max_bytes)
-                self.texts[path] = data.decode("utf-8", "replace")
-            except InputError:
-                self.texts[path] = None
+        if path in self.virtual:
+            text = self.virtual[path][1]
+        else:
+            if path not in self.texts:
+                try:
+                    self.texts[path] = read_bytes(path, self.index.max_bytes).decode("utf-8", "replace")
+                except InputError:
+                    self.texts[path] = None
+            found = self.texts[path]
+            if found is None:
                 return None
-        text = self.texts[path]
+            text = found
         self.files += 1
-        self.bytes += len(text or "")
+        self.bytes += len(text)
         return text
 
     def display(self, path: str) -> str:
         """A file as the report names it: relative to its root, with forward slashes."""
+        if path in self.virtual:
+            return self.virtual[path][0]
         for root in self.index.roots:
             if path.startswith(root.rstrip(os.sep) + os.sep):
                 return posixpath.join(*os.path.relpath(path, root).split(os.sep))

@@ -9,8 +9,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, TypeAlias
 
-from shmlint.containers import EnvVar, base_dir
-from shmlint.containers.pod import PodContainer, PodVolume, Resource, judge_pod, quantity, shared_cap
+from shmlint.containers import EnvVar
+from shmlint.containers.pod import PodContainer, PodVolume, Resource, VolumeMount, judge_pod, quantity, shared_cap
 from shmlint.formats.kubernetes.target import PodTarget
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import APPLIED_KINDS, Evidence, ShmSource, Size, Workload, WorkloadId
@@ -184,7 +184,7 @@ class PodReader:
             views,
             {name: self.volume(name, volume) for name, volume in volumes.items()},
             (self.host_ipc(pod.spec), *self.runtime_class(pod.spec)),
-            base_dir(self.source.path),
+            self.source.path,
             self.signals,
         )
         cap = shared_cap(views)
@@ -264,11 +264,15 @@ class PodReader:
             resources=tuple(self.resource_entries(container)),
             memory_limit=self.memory_limit(container),
             shm_mount=(scalar(self.m.get(shm, "name")) or "") if shm is not None else None,
-            mounts=tuple(scalar(self.m.get(mount, "name")) or "" for mount in mounts),
+            mounts=tuple(self.mount(mount) for mount in mounts),
             working_dir=scalar(self.m.get(container, "workingDir")) or "",
             torch=torch + ((launched,) if launched else ()),
             unknown_env=tuple(self.env_from_elsewhere(container)),
         )
+
+    def mount(self, mount: Node) -> VolumeMount:
+        name, path, sub_path = (scalar(self.m.get(mount, key)) or "" for key in ("name", "mountPath", "subPath"))
+        return name, path, sub_path
 
     def volume(self, name: str, volume: MappingNode) -> PodVolume:
         empty_dir = self.m.get(volume, "emptyDir")
@@ -280,6 +284,12 @@ class PodReader:
         host_path = scalar(path_node)
         if host_path is not None and path_node is not None:
             return PodVolume(name, span, "hostPath", host_path=host_path, host_path_span=self.span(path_node))
+        config_map = scalar(self.m.path(volume, "configMap", "name"))
+        if config_map:
+            items = sequence(self.m.path(volume, "configMap", "items"))
+            pairs = ((scalar(self.m.get(item, "key")), scalar(self.m.get(item, "path"))) for item in items)
+            kept = tuple((key, path) for key, path in pairs if key and path)
+            return PodVolume(name, span, "configMap", config_map=config_map, items=kept)
         kinds = [key for key in self.m.items(volume) if key != "name"]
         return PodVolume(name, span, kinds[0] if kinds else "volume")
 

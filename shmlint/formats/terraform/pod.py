@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint import sizes
-from shmlint.containers import EnvVar, base_dir
+from shmlint.containers import EnvVar
 from shmlint.containers.pod import INIT_CONTAINER, PodContainer, PodVolume, Resource, judge_pod, quantity
 from shmlint.formats.terraform.target import HclTarget
 from shmlint.model import Evidence, Size, Workload, WorkloadFormat, WorkloadId
@@ -57,7 +57,7 @@ def pod_workloads(source: SourceText, signals: Signals, resource: Block, blocks:
             tuple(_container(source, container, holder, blocks) for container, holder in containers),
             {name: _volume(source, name, volume) for name, volume in volumes.items()},
             wide,
-            base_dir(source.path),
+            source.path,
             signals,
         )
         slot_of = {
@@ -94,7 +94,9 @@ def _container(source: SourceText, container: Block, holder: str, blocks: PodBlo
         resources=tuple(_resource_entries(source, container)),
         memory_limit=k8s_size(source, entry(_resources(container, "limits"), "memory")),
         shm_mount=(string(shm.attribute("name")) or "") if shm is not None else None,
-        mounts=tuple(string(mount.attribute("name")) or "" for mount in mounts),
+        mounts=tuple(
+            (string(mount.attribute("name")) or "", string(mount.attribute("mount_path")) or "", "") for mount in mounts
+        ),
         working_dir=string(container.attribute("working_dir")) or "",
     )
 
