@@ -326,11 +326,17 @@ def assert_line_breaks_kept(before: str, after: str) -> None:
 
 
 def yaml_blocks(text: str, suffix: str) -> list[str]:
-    """The YAML code blocks of a documentation file, each as its own text."""
-    from shmlint.parsers.embedded.markdown import markdown_yaml_blocks
-    from shmlint.parsers.embedded.rst import rst_yaml_blocks
+    """The YAML code blocks of a documentation file, and the manifests of its (or a script's) here-documents, each
+    as its own text."""
+    from shmlint.formats.commandline import here_document_manifests
+    from shmlint.parsers.embedded.markdown import markdown_shell_blocks, markdown_yaml_blocks
+    from shmlint.parsers.embedded.rst import rst_shell_blocks, rst_yaml_blocks
 
-    found = rst_yaml_blocks(text) if suffix == ".rst" else markdown_yaml_blocks(text)
+    if suffix == ".sh":
+        return [text[start:end] for start, end in here_document_manifests(text)]
+    rst = suffix == ".rst"
+    found = rst_yaml_blocks(text) if rst else markdown_yaml_blocks(text)
+    found += here_document_manifests((rst_shell_blocks if rst else markdown_shell_blocks)(text)[0])
     return [text[start:end] for start, end in found]
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.parsers.shell import MAX_DEPTH, Word, commands
+from shmlint.parsers.shell import MAX_DEPTH, Word, commands, here_documents
 
 
 def texts(source: str) -> list[list[str]]:
@@ -231,3 +231,25 @@ def test_never_raises_on_any_text(source: str) -> None:
     for command in commands(source):
         for word in command.words:
             assert 0 <= word.start <= word.end <= len(source)
+
+
+_BODY_LINES = st.lists(st.from_regex(r"[ a-z:{}$\t-]{0,20}", fullmatch=True).filter(lambda s: s != "EOF"), max_size=8)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_BODY_LINES, _BODY_LINES, st.sampled_from(["EOF", "'EOF'", '"EOF"', "\\EOF"]))
+def test_here_document_bodies_are_where_bash_reads_them(first: list[str], second: list[str], delimiter: str) -> None:
+    """Each body runs from the line after its command to its delimiter line (excluded), quoted delimiter or not;
+    two on one line follow each other; their words are never commands."""
+    one, two = "".join(f"{line}\n" for line in first), "".join(f"{line}\n" for line in second)
+    text = f"cat <<{delimiter} | kubectl apply -f - && cat <<X\n{one}EOF\n{two}X\necho done\n"
+    bodies = here_documents(text)
+    assert [text[b.start : b.end] for b in bodies] == [one, two]
+    assert [c.words[0].text for c in commands(text)] == ["cat", "kubectl", "cat", "echo"]
+
+
+def test_a_here_document_that_strips_tabs_and_one_left_open() -> None:
+    text = "cat <<-END\n\tkind: Pod\n\tEND\ncat <<OPEN\nimage: x\n"
+    stripped, unterminated = here_documents(text)
+    assert stripped.strips_tabs and text[stripped.start : stripped.end] == "\tkind: Pod\n"
+    assert not unterminated.strips_tabs and text[unterminated.start : unterminated.end] == "image: x\n"

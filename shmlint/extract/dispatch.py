@@ -105,12 +105,17 @@ def within_budget(source: SourceText) -> None:
         raise UnparsableInput(f"{TOO_COMPLEX} (more than {MAX_PARSE_TOKENS:,} tokens)", line, column, too_many)
 
 
+#: what ``yaml_blocks`` calls the pieces it reads, in its notices
+CODE_BLOCK, HERE_DOCUMENT = "YAML code block", "here-document"
+
+
 def yaml_blocks(
-    source: SourceText, blocks: list[tuple[int, int]], path: StrPath, run: Extraction
+    source: SourceText, blocks: list[tuple[int, int]], path: StrPath, run: Extraction, what: str = CODE_BLOCK
 ) -> tuple[list[Workload], list[Notice]]:
-    """The YAML code blocks of a documentation file, each judged as its own file would be (a GPU Deployment in a
-    README is applied as it is): read alone with the file's offsets, its fix targets marked as inside the block.
-    A block that does not parse is a snippet with placeholders more often than a manifest: a notice, not SHM000."""
+    """The YAML code blocks of a documentation file, or the manifests a script's here-documents hold (``what``),
+    each judged as its own file would be (a GPU Deployment in a README is applied as it is): read alone with the
+    file's offsets, its fix targets marked as inside the block. A block that does not parse is a snippet with
+    placeholders more often than a manifest: a notice, not SHM000."""
     from shmlint.parsers.yamlnodes import YamlError, compose
     from shmlint.project.index import ProjectFiles
 
@@ -118,9 +123,7 @@ def yaml_blocks(
     workloads: list[Workload] = []
     notices: list[Notice] = []
     if len(blocks) > MAX_YAML_BLOCKS:
-        notices.append(
-            Notice(source.path, f"only the first {MAX_YAML_BLOCKS} of {len(blocks)} YAML code blocks checked")
-        )
+        notices.append(Notice(source.path, f"only the first {MAX_YAML_BLOCKS} of {len(blocks)} {what}s checked"))
     for start, end in blocks[:MAX_YAML_BLOCKS]:
         block = source.text[start:end]
         if not run.prefilter.passes(block) or has_helm_actions(block):
@@ -129,7 +132,7 @@ def yaml_blocks(
         try:
             documents = compose(text)
         except YamlError as exc:
-            notices.append(Notice(source.path, f"line {exc.line}: YAML code block not checked: {exc.message}"))
+            notices.append(Notice(source.path, f"line {exc.line}: {what} not checked: {exc.message}"))
             continue
         found, block_notices = _yaml_workloads(text, path, documents, own_file)
         notices += block_notices

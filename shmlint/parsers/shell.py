@@ -50,6 +50,23 @@ class SimpleCommand:
     words: tuple[Word, ...]
 
 
+@dataclass(frozen=True)
+class HereDocument:
+    """Where a here-document's body is in the input (its delimiter line excluded), and whether its lines lose
+    their leading tabs (``<<-``)."""
+
+    start: int
+    end: int
+    strips_tabs: bool
+
+
+def here_documents(text: str) -> list[HereDocument]:
+    """The bodies of the here-documents in ``text``, in order (also those of commands inside substitutions)."""
+    lexer = _Lexer(text)
+    lexer.parse_list(None, 0)
+    return sorted(lexer.bodies, key=lambda body: body.start)
+
+
 def commands(text: str) -> Iterator[SimpleCommand]:
     """Every simple command in ``text``, including those inside substitutions, in order of their first word."""
     lexer = _Lexer(text)
@@ -75,17 +92,22 @@ class _Cursor:
         self.n = len(text)
         self.pos = 0
         self.heredocs: list[tuple[str, bool]] = []  # (delimiter, strip leading tabs) waiting for the next newline
+        self.bodies: list[HereDocument] = []  # the here-documents passed, in order
 
     def _skip_heredoc_bodies(self) -> None:
         text = self.text
         for delimiter, strip_tabs in self.heredocs:
+            start = end = self.pos
             while self.pos < self.n:
                 newline = text.find("\n", self.pos)
                 end = self.n if newline == -1 else newline
                 line = text[self.pos : end].rstrip("\r")
-                self.pos = min(self.n, end + 1)
+                line_start, self.pos = self.pos, min(self.n, end + 1)
                 if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                    end = line_start
                     break
+                end = self.pos
+            self.bodies.append(HereDocument(start, end, strip_tabs))
         self.heredocs.clear()
 
     def _ansi_c(self) -> str:

@@ -23,13 +23,14 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     """The file's code read as shell with every other character masked, so offsets are the file's own."""
     if not run.prefilter.passes(source.text):
         return [], []
-    from shmlint.extract.dispatch import commands, yaml_blocks
+    from shmlint.extract.dispatch import HERE_DOCUMENT, commands, yaml_blocks
     from shmlint.parsers.embedded.makefile import mask_makefile
     from shmlint.parsers.embedded.markdown import markdown_shell_blocks, markdown_yaml_blocks
     from shmlint.parsers.embedded.rst import rst_shell_blocks, rst_yaml_blocks
 
     if kind is FileKind.SHELL:
-        return commands(source, source.text, run.signals), []
+        documents, notices = yaml_blocks(source, here_document_manifests(source.text), path, run, HERE_DOCUMENT)
+        return commands(source, source.text, run.signals) + documents, notices
     if kind is FileKind.MAKEFILE:
         return commands(source, mask_makefile(source.text), run.signals), []
     markdown = kind is FileKind.MARKDOWN
@@ -37,7 +38,25 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     workloads = commands(source, masked, run.signals, shell_blocks)
     blocks = (markdown_yaml_blocks if markdown else rst_yaml_blocks)(source.text)
     more, notices = yaml_blocks(source, blocks, path, run)
-    return workloads + more, notices
+    documents, document_notices = yaml_blocks(source, here_document_manifests(masked), path, run, HERE_DOCUMENT)
+    return workloads + more + documents, notices + document_notices
+
+
+def here_document_manifests(shell: str) -> list[tuple[int, int]]:
+    """The here-documents of shell code that hold a manifest (``kubectl apply -f - <<EOF``, ``cat > job.yaml
+    <<EOF``): read as YAML where they are. One whose lines lose their leading tabs (``<<-``) and has any is not
+    what the file shows, so it is left alone."""
+    if "<<" not in shell:
+        return []
+    from shmlint.extract.dispatch import looks_like_manifest
+    from shmlint.parsers.shell import here_documents
+
+    return [
+        (body.start, body.end)
+        for body in here_documents(shell)
+        if looks_like_manifest(text := shell[body.start : body.end])
+        and not (body.strips_tabs and "\n\t" in "\n" + text)
+    ]
 
 
 FORMAT = Format(
