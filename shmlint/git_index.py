@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import bisect
 import os
+import posixpath
+import re
 import stat
 import struct
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.source import InputError, read_bytes
 
@@ -173,3 +176,16 @@ def _varint(data: bytes, position: int) -> tuple[int, int]:
         if value > _NAME_BYTES_MAX:  # longer than any path: a hostile run of continuation bytes stops here
             raise ValueError("prefix length out of range")
     return value, position
+
+
+#: submodules of one ``.gitmodules`` read (a larger file is read this far)
+MAX_SUBMODULES = 64
+_SUBMODULE_PATH = LazyRegex(r"^[ \t]*path[ \t]*=[ \t]*(\S[^\r\n]{0,255}?)[ \t]*\r?$", re.MULTILINE, ("path",))
+
+
+def submodule_paths(text: str) -> tuple[str, ...]:
+    """The folders a ``.gitmodules`` file names as submodules (``path = vendor/lib``), normalised, in order."""
+    found = (posixpath.normpath(m.group(1).strip('"')) for m in _SUBMODULE_PATH.finditer(text))
+    return tuple(dict.fromkeys(p for p in found if p not in (".", "..") and not p.startswith(("/", "../"))))[
+        :MAX_SUBMODULES
+    ]

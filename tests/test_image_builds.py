@@ -262,7 +262,8 @@ def test_undecided_build_leaves_it_undecided(tmp_path: Path) -> None:
         },
     )
     assert [severity for severity, _ in found] == ["info"]
-    assert "nor from Dockerfile (build at build.sh:1)" in found[0][1]  # what was read, and why it was
+    # what was read, why it was, and that the program it starts is not in the checked files
+    assert "nor from Dockerfile (build at build.sh:1; ./serve is not in the checked files)" in found[0][1]
 
 
 def test_index_built_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -76,7 +76,8 @@ _HEAD = re.compile(r"^(SHM\d{3}) (\S+) \((\w+)\): ")
 
 
 def _skeleton(message: str) -> str:
-    """The message without what it puts in parentheses (the evidence, which the two tools word differently)."""
+    """The message without what it puts in parentheses (the evidence, which the two tools word differently, and
+    what the linter says of the repository's files, which an admission policy never sees: one group more)."""
     out, depth = [], 0
     for char in message:
         if char == "(":
@@ -87,7 +88,7 @@ def _skeleton(message: str) -> str:
             depth -= 1
         elif depth == 0:
             out.append(char)
-    return "".join(out)
+    return "".join(out).replace("(...) (...)", "(...)")
 
 
 def _cel_verdict(policy: Any, validations: list[Any], pod: dict[str, Any]) -> dict[tuple[str, str, str], str]:

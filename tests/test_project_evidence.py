@@ -1009,3 +1009,16 @@ def test_a_generated_config_map_is_read_when_its_kustomization_is_not_rendered()
     report = check_paths(Settings(undecided="show", render="never"), [folder], jobs=1)
     (finding,) = report.findings
     assert finding.severity.label == "error" and "finetune.py:6 DataLoader(num_workers=6)" in finding.message
+
+
+def test_a_program_in_a_submodule_not_checked_out_is_said(tmp_path: Path) -> None:
+    """The code a container runs may live in a git submodule the checkout left empty: the undecided finding says
+    so (and a program that is simply absent is said to be), never a silent 'need unknown'."""
+    (tmp_path / ".gitmodules").write_text('[submodule "dlas"]\n\tpath = dlas\n\turl = https://example.com/dlas\n')
+    (tmp_path / "dlas").mkdir()
+    launch = Launch(str(tmp_path), (), ("python", "/app/dlas/train.py", "-opt", "x.yml"))
+    assert _gather(tmp_path, launch).notes == ("/app/dlas/train.py is in git submodule dlas, which is not checked out",)
+    (tmp_path / "dlas" / "README").write_text("checked out, without the program\n")
+    assert _gather(tmp_path, launch).notes == ("/app/dlas/train.py is not in the checked files",)
+    found = Launch(str(tmp_path), (), ("python", "dlas/README"))
+    assert _gather(tmp_path, found).notes == ()

@@ -16,6 +16,7 @@ from shmlint.model import STARTED_AT, CodeFact, Launch, ProjectFacts
 from shmlint.project import configmaps
 from shmlint.project.index import Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, program, shown, target
+from shmlint.visible import visible
 
 if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
@@ -49,6 +50,8 @@ MAX_DEFAULT_CONFIGS = 4
 #: may read together (with the bytes of the workload's own budget)
 MAX_STARTED = 8
 STARTED_FILES = 32
+#: names of missing programs said in a note (the first ones: more would only lengthen the message)
+MAX_MISSING = 2
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
 MAX_CONFIG_NAMES = 16
 
@@ -68,6 +71,7 @@ class _Walk:
         self.followed: list[str] = []
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
         self.mounts: list[tuple[str, str]] = []  # bind mounts: (container path, repository folder)
+        self.missing: list[str] = []  # scripts and programs a command names that are not in the checked files
         #: programs the code starts (a web UI's training script), followed once the container's own is read
         self.started: list[tuple[CodeFact, tuple[str, ...], Mapping[str, str]]] = []
         self.program({})
@@ -84,6 +88,11 @@ class _Walk:
         the repository's file (``Reader.locate``)."""
         mounted = configmaps.at(self.reader.virtual, name, self.workdir, configmaps.PREFIX)
         return mounted if mounted is not None else self.reader.locate(self.bases, name)
+
+    def not_found(self, name: str, path: str | None) -> None:
+        """Keep a name a command runs that is not in the checked files, for the note that says so."""
+        if path is None and known(name) and name not in self.missing and len(self.missing) < MAX_MISSING:
+            self.missing.append(name)
 
     def read(self, path: str) -> str | None:
         text = self.reader.text(path)
@@ -120,6 +129,7 @@ class _Walk:
         text = self.read(path) if path is not None and depth < self.reader.index.max_depth else None
         if path is None or text is None:
             self.doubt = True
+            self.not_found(found.name, path)
             return
         where = self.reader.display(path)
         from shmlint.project.shellvars import script_commands
@@ -149,6 +159,7 @@ class _Walk:
         path = next((p for c in candidates if known(c) and (p := self.locate(c))), None)
         if path is None:
             self.doubt = True
+            self.not_found(candidates[0], path)
             return
         # what one program's modules define is that program's, not the next one's; its environment is what
         # whoever runs it passes on
@@ -340,6 +351,8 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         walk.command(argv, unknown | {name: (value,) for name, value in launch.env}, 0)
         walk.follow_started()
     certain = walk.zero and not walk.needs and not walk.doubt and not reader.exhausted and bool(argv)
+    if not walk.needs:
+        notes += _missing_notes(walk.missing, reader)
     followed = tuple(dict.fromkeys(walk.followed))  # a module two programs import is read for each
     return ProjectFacts(
         tuple(walk.commands),
@@ -361,6 +374,39 @@ def _mounted_configs(launch: Launch, reader: Reader) -> dict[str, tuple[str, str
     return {
         f"{configmaps.PREFIX}{path}": (reader.display(found.manifest), found.text) for path, found in mounted.items()
     }
+
+
+def _missing_notes(names: Sequence[str], reader: Reader) -> tuple[str, ...]:
+    """What the report says of programs a command runs that are not in the checked files: in a git submodule that
+    is not checked out (its folder empty or absent: ``git submodule update --init`` brings it), or simply not there."""
+    if not names:
+        return ()
+    from shmlint.git_index import submodule_paths
+
+    files = reader.index.tree(reader.index.max_bytes)
+    modules = [
+        (root, module)
+        for root in reader.index.roots
+        if (text := files.source(os.path.join(root, ".gitmodules"))) is not None
+        for module in submodule_paths(text.text)
+    ]
+    notes = []
+    for name in names:
+        parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+        tails = {"/".join(parts[i:]) for i in range(len(parts))} if name.startswith("/") else {"/".join(parts)}
+        module = next(
+            (
+                module
+                for root, module in modules
+                if any(tail.startswith(module + "/") for tail in tails)
+                and not files.files_in(os.path.join(root, module))
+                and not files.folders_in(os.path.join(root, module))
+            ),
+            None,
+        )
+        said = f"in git submodule {module}, which is not checked out" if module else "not in the checked files"
+        notes.append(f"{visible(name)} is {said}")
+    return tuple(notes)
 
 
 def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:

@@ -95,7 +95,8 @@ def _read(workload: Workload) -> str:
     facts = workload.project
     if facts is None:
         return ""
-    notes = "".join(f" ({note})" for note in (*facts.notes, *([f"build at {facts.build}"] if facts.build else [])))
+    said = [*([f"build at {facts.build}"] if facts.build else []), *facts.notes]
+    notes = f" ({'; '.join(said)})" if said else ""
     if not facts.followed:
         return notes
     more = f" and {len(facts.followed) - 3} more" if len(facts.followed) > 3 else ""
