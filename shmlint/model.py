@@ -249,12 +249,15 @@ if TYPE_CHECKING:
 
 
 class BlockTarget(NamedTuple):
-    """Any format's target inside a documentation code block (``start``..``end`` of the file): the format's fixer
-    writes in the block read as its own file, and the block must still parse afterwards (``shmlint.edits``)."""
+    """Any format's target inside a documentation code block or a script's here-document (``start``..``end`` of
+    the file): the format's fixer writes in the block read as its own file, and the block must still parse
+    afterwards (``shmlint.edits``). ``escapes``: where the file has a backslash that escapes a ``$`` in a
+    here-document the shell expands, which the block was read with as ``$$`` (no edit may touch one)."""
 
     start: int
     end: int
     inner: FixTarget
+    escapes: tuple[int, ...] = ()
 
 
 class Workload(NamedTuple):

@@ -333,11 +333,12 @@ def yaml_blocks(text: str, suffix: str) -> list[str]:
     from shmlint.parsers.embedded.rst import rst_shell_blocks, rst_yaml_blocks
 
     if suffix == ".sh":
-        return [text[start:end] for start, end in here_document_manifests(text)]
+        here = here_document_manifests(text)
+        return [here.text[start:end] for start, end in here.blocks]
     rst = suffix == ".rst"
-    found = rst_yaml_blocks(text) if rst else markdown_yaml_blocks(text)
-    found += here_document_manifests((rst_shell_blocks if rst else markdown_shell_blocks)(text)[0])
-    return [text[start:end] for start, end in found]
+    here = here_document_manifests(text, (rst_shell_blocks if rst else markdown_shell_blocks)(text)[0])
+    found = [*here.blocks, *(rst_yaml_blocks(text) if rst else markdown_yaml_blocks(text))]
+    return [here.text[start:end] for start, end in sorted(found)]
 
 
 def assert_blocks_still_valid(before: str, after: str, suffix: str) -> int:

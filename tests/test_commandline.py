@@ -813,3 +813,17 @@ def test_an_image_variable_assigned_once_earlier_names_its_value(script: str, na
     earlier in the same script); a fix still writes where the line has it."""
     workload = extract(script)[-1]
     assert workload.image == named
+
+
+def test_here_document_escapes_are_read_as_the_shell_passes_them() -> None:
+    """In a here-document the shell expands, ``\\$`` is a ``$`` (read as ``$$``, the same length, which Kubernetes
+    and compose read back as ``$``) and ``\\\\$X`` is a backslash and an expansion; a quoted delimiter passes the
+    body as written; a body that is no manifest is not read."""
+    from shmlint.formats.commandline import here_document_manifests
+
+    body = 'kind: Pod\nargs: ["echo \\$HOME \\\\$USER"]\n'
+    script = f"kubectl apply -f - <<EOF\n{body}EOF\nkubectl apply -f - <<'EOF'\n{body}EOF\ncat <<EOF\nx \\$y\nEOF\n"
+    here = here_document_manifests(script)
+    first, second = (here.text[start:end] for start, end in here.blocks)
+    assert first == 'kind: Pod\nargs: ["echo $$HOME \\\\$USER"]\n' and second == body
+    assert len(here.text) == len(script) and [script[offset : offset + 2] for offset in here.escapes] == ["\\$"]

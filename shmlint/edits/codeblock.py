@@ -9,14 +9,20 @@ from shmlint.source import SourceText, alone
 
 
 def unwrapped(workload: Workload, target: BlockTarget, source: SourceText) -> tuple[Workload, SourceText]:
-    """The workload with its format's own target, and the block alone (same offsets) for that format's writer."""
-    block = source.with_text(alone(source.text, target.start, target.end))
-    return workload._replace(target=target.inner), block
+    """The workload with its format's own target, and the block alone (same offsets) for that format's writer, as
+    it was read (an escaping backslash as the ``$`` it stands for)."""
+    text = alone(source.text, target.start, target.end)
+    for offset in target.escapes:
+        text = text[:offset] + "$" + text[offset + 1 :]
+    return workload._replace(target=target.inner), source.with_text(text)
 
 
 def verified(edits: list[Edit], target: BlockTarget, block: SourceText) -> list[Edit]:
-    """The edits, if each lies inside the block and the edited block still composes; none otherwise."""
+    """The edits, if each lies inside the block, touches none of its escapes, and the edited block still
+    composes; none otherwise."""
     if not edits or any(not target.start <= e.start <= e.end <= target.end for e in edits):
+        return []
+    if any(e.start <= offset < e.end for e in edits for offset in target.escapes):
         return []
     text = block.text
     for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):

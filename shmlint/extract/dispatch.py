@@ -110,12 +110,18 @@ CODE_BLOCK, HERE_DOCUMENT = "YAML code block", "here-document"
 
 
 def yaml_blocks(
-    source: SourceText, blocks: list[tuple[int, int]], path: StrPath, run: Extraction, what: str = CODE_BLOCK
+    source: SourceText,
+    blocks: list[tuple[int, int]],
+    path: StrPath,
+    run: Extraction,
+    what: str = CODE_BLOCK,
+    escapes: tuple[int, ...] = (),
 ) -> tuple[list[Workload], list[Notice]]:
     """The YAML code blocks of a documentation file, or the manifests a script's here-documents hold (``what``),
     each judged as its own file would be (a GPU Deployment in a README is applied as it is): read alone with the
     file's offsets, its fix targets marked as inside the block. A block that does not parse is a snippet with
-    placeholders more often than a manifest: a notice, not SHM000."""
+    placeholders more often than a manifest: a notice, not SHM000. ``escapes``: where a here-document's ``\\$``
+    was read as ``$$`` (``BlockTarget``)."""
     from shmlint.parsers.yamlnodes import YamlError, compose
     from shmlint.project.index import ProjectFiles
 
@@ -139,7 +145,8 @@ def yaml_blocks(
         for workload in found:
             inner = workload.target
             if inner is not None and describe(workload.format).fixes_in_blocks:
-                workload = workload._replace(target=BlockTarget(start, end, inner))
+                inside = tuple(offset for offset in escapes if start <= offset < end)
+                workload = workload._replace(target=BlockTarget(start, end, inner, inside))
             workloads.append(workload)
     return workloads, notices
 

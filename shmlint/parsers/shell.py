@@ -52,12 +52,14 @@ class SimpleCommand:
 
 @dataclass(frozen=True)
 class HereDocument:
-    """Where a here-document's body is in the input (its delimiter line excluded), and whether its lines lose
-    their leading tabs (``<<-``)."""
+    """Where a here-document's body is in the input (its delimiter line excluded), whether its lines lose their
+    leading tabs (``<<-``), and whether the shell expands it (an unquoted delimiter: ``$X`` and ``\\$`` are
+    expansions and escapes, not text)."""
 
     start: int
     end: int
     strips_tabs: bool
+    expands: bool
 
 
 def here_documents(text: str) -> list[HereDocument]:
@@ -91,12 +93,13 @@ class _Cursor:
         self.text = text
         self.n = len(text)
         self.pos = 0
-        self.heredocs: list[tuple[str, bool]] = []  # (delimiter, strip leading tabs) waiting for the next newline
+        #: (delimiter, strip leading tabs, expands: the delimiter is unquoted) waiting for the next newline
+        self.heredocs: list[tuple[str, bool, bool]] = []
         self.bodies: list[HereDocument] = []  # the here-documents passed, in order
 
     def _skip_heredoc_bodies(self) -> None:
         text = self.text
-        for delimiter, strip_tabs in self.heredocs:
+        for delimiter, strip_tabs, expands in self.heredocs:
             start = end = self.pos
             while self.pos < self.n:
                 newline = text.find("\n", self.pos)
@@ -107,7 +110,7 @@ class _Cursor:
                     end = line_start
                     break
                 end = self.pos
-            self.bodies.append(HereDocument(start, end, strip_tabs))
+            self.bodies.append(HereDocument(start, end, strip_tabs, expands))
         self.heredocs.clear()
 
     def _ansi_c(self) -> str:
@@ -241,7 +244,8 @@ class _Lexer(_Cursor):
             return
         target = self._word(depth, stop)
         if operator.group() in ("<<", "<<-"):
-            self.heredocs.append((target.text, operator.group() == "<<-"))
+            expands = is_unquoted_literal(target, text)
+            self.heredocs.append((target.text, operator.group() == "<<-", expands))
 
     # -- words ---------------------------------------------------------------------------------------------------
 

@@ -157,7 +157,7 @@ def follow_accelerate(walk: Walk, argv: Sequence[str], script: str) -> None:
     if any(word.partition("=")[0] in ACCELERATE_OWN_COUNT for word in options):
         return
     named = [value for value in option_values(options, ("--config_file", "--config-file")) if value]
-    path = walk.reader.locate(walk.bases, named[-1]) if named and "\x00" not in named[-1] else None
+    path = walk.locate(named[-1]) if named and "\x00" not in named[-1] else None
     text = walk.read(path) if path is not None else None
     config = accelerate_config(text) if text is not None else None
     if path is not None and config is not None and config.local_gpu_processes >= 2:

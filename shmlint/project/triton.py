@@ -188,6 +188,8 @@ class Walk(Protocol):
 
     def read(self, path: str) -> str | None: ...
 
+    def locate(self, name: str) -> str | None: ...
+
 
 def follow(walk: Walk, argv: Sequence[str]) -> None:
     """A ``tritonserver`` command's model repositories: the Python-backend models whose batches cannot fit the
