@@ -1022,3 +1022,59 @@ def test_a_program_in_a_submodule_not_checked_out_is_said(tmp_path: Path) -> Non
     assert _gather(tmp_path, launch).notes == ("/app/dlas/train.py is not in the checked files",)
     found = Launch(str(tmp_path), (), ("python", "dlas/README"))
     assert _gather(tmp_path, found).notes == ()
+
+
+# ---------------------------------------------------------------- small torchvision image sets
+
+_CIFAR = """
+import torch, torchvision
+import torchvision.transforms as transforms
+from torchvision.datasets import MNIST
+transform_train = transforms.Compose([
+    transforms.RandomCrop(32, padding=4), transforms.RandomHorizontalFlip(), transforms.ToTensor(),
+    transforms.Normalize((0.49, 0.48, 0.44), (0.2, 0.19, 0.2)),
+])
+trainset = torchvision.datasets.CIFAR10(root="/data", train=True, download=True, transform=transform_train)
+loader = torch.utils.data.DataLoader(trainset, batch_size=BATCH, shuffle=True, num_workers=WORKERS)
+"""
+
+
+@pytest.mark.parametrize(
+    ("batch", "workers", "devices", "small"),
+    [(128, 2, 1, True), (128, 4, 1, True), (512, 4, 1, False), (128, 2, 8, False), (64, 16, 1, False)],
+)
+def test_workers_over_small_cifar_batches_are_no_need(batch: int, workers: int, devices: int, small: bool) -> None:
+    """CIFAR-10's 3x32x32 images as float32: batches of 128 are 1.5 MiB; the loader is no need while what its
+    workers hold in flight (for each local rank) stays under a quarter of the default /dev/shm."""
+    facts = _read(_CIFAR.replace("BATCH", str(batch)).replace("WORKERS", str(workers)), devices=devices)
+    if small:
+        (fact,) = facts.zero_loaders
+        assert not facts.needs and f"CIFAR10 batches of {batch} (" in fact.text and "in flight" in fact.text
+    else:
+        assert [f.text for f in facts.needs] == [f"DataLoader(num_workers={workers})"] and not facts.zero_loaders
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("transforms.RandomCrop(32, padding=4)", "transforms.Resize(224)"),  # 3x224x224: 19 MiB a batch of 128
+        ("transforms.RandomCrop(32, padding=4)", "transforms.Lambda(lambda x: x)"),  # a transform not known
+        ("transform=transform_train", "transform=make_transform()"),  # transforms not known
+        ("torchvision.datasets.CIFAR10(", "ImageFolder("),  # a dataset of any size
+        ("trainset, batch_size", "torch.utils.data.Subset(trainset, range(10)), batch_size"),
+        ("batch_size=BATCH", "batch_size=args.batch"),  # a batch size not followed
+    ],
+)
+def test_anything_not_known_about_the_batches_keeps_the_need(change: tuple[str, str]) -> None:
+    facts = _read(_CIFAR.replace(*change).replace("BATCH", "128").replace("WORKERS", "2"))
+    assert [f.text for f in facts.needs] == ["DataLoader(num_workers=2)"]
+
+
+def test_an_mnist_loader_with_an_imported_class_and_a_grayscale_to_rgb_resize() -> None:
+    code = (
+        "from torch.utils.data import DataLoader\nfrom torchvision import datasets, transforms\n"
+        "ds = datasets.MNIST('.', transform=transforms.Compose([transforms.Grayscale(3), transforms.Resize(64),"
+        " transforms.ToTensor()]))\nloader = DataLoader(ds, batch_size=32, num_workers=4)\n"
+    )
+    (fact,) = _read(code).zero_loaders
+    assert fact.text == "DataLoader(num_workers=4): MNIST batches of 32 (1.5 MiB), 15 MiB in flight"

@@ -13,10 +13,11 @@ from collections.abc import Mapping, Sequence
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import THRESHOLDS, Setting
 from shmlint.project.pycommands import Command, commands
+from shmlint.project.pydatasets import small_batches
 from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
 from shmlint.project.pyscopes import Scope, scopes
 from shmlint.project.pysyntax import called, dotted
-from shmlint.project.pyvalues import Context, names, value_of
+from shmlint.project.pyvalues import Context, assigned_once, names, value_of
 
 #: top-level packages that start processes or servers of their own: code importing them is never called free
 BUSY_PACKAGES = frozenset(
@@ -89,7 +90,8 @@ def read(
         return None
     nodes = list(ast.walk(tree))
     own = options(nodes)
-    context = Context(tuple(arguments), config, devices, names(nodes), {**(imported or {}), **own}, env or {})
+    assigned = assigned_once(nodes)
+    context = Context(tuple(arguments), config, devices, names(assigned), {**(imported or {}), **own}, env or {})
     needs: list[Fact] = []
     zero: list[Fact] = []
     unknown = 0
@@ -102,7 +104,7 @@ def read(
             continue
         name = called(node.func)
         if name.endswith("DataLoader"):
-            verdict = _loader(node, name, context, text)
+            verdict = _loader(node, name, context, text, assigned)
             if verdict is None:
                 unknown += 1
             elif verdict[0]:
@@ -156,9 +158,12 @@ def _quote(text: str, node: ast.expr, limit: int = 60) -> str:
     return segment if len(segment) <= limit else segment[: limit - 3] + "..."
 
 
-def _loader(node: ast.Call, name: str, context: Context, text: str) -> tuple[bool, Fact] | None:
+def _loader(
+    node: ast.Call, name: str, context: Context, text: str, assigned: Mapping[str, ast.expr | None]
+) -> tuple[bool, Fact] | None:
     """(uses workers, the fact) for a DataLoader call; None when its workers cannot be known (``**kwargs``, a
-    value not followed)."""
+    value not followed). Workers over a small torchvision image set's batches use no more than a few MiB of
+    /dev/shm (``pydatasets``): no need, said with its arithmetic."""
     if any(keyword.arg is None for keyword in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
         return None
     given = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
@@ -171,7 +176,8 @@ def _loader(node: ast.Call, name: str, context: Context, text: str) -> tuple[boo
     value = value_of(given, context)
     fact = Fact(node.lineno, f"{name}(num_workers={_quote(text, given)}){value.how}")
     if value.positive:
-        return True, fact
+        small = small_batches(node, value.number, assigned, context) if value.number is not None else None
+        return (False, fact._replace(text=f"{fact.text}: {small}")) if small else (True, fact)
     return (False, fact) if value.number == 0 else None
 
 

@@ -144,8 +144,9 @@ def _int(text: str) -> int | None:
     return int(text) if _INTEGER.fullmatch(text) else None
 
 
-def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
-    """Names assigned a literal number or string exactly once in the file (``None`` for any other assignment)."""
+def assigned_once(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
+    """Names the file assigns exactly once, with a plain ``=``, and what they hold (``None`` for a name assigned
+    any other way or more than once)."""
     found: dict[str, ast.expr | None] = {}
     for node in nodes:
         targets = (
@@ -158,6 +159,10 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
         value = getattr(node, "value", None)
         for target in targets:
             if isinstance(target, ast.Name):
-                literal = isinstance(node, ast.Assign) and isinstance(value, ast.Constant)
-                found[target.id] = value if literal and target.id not in found else None
+                found[target.id] = value if isinstance(node, ast.Assign) and target.id not in found else None
     return found
+
+
+def names(assigned: Mapping[str, ast.expr | None]) -> dict[str, ast.expr | None]:
+    """Of the names assigned once (``assigned_once``), those assigned a literal number or string."""
+    return {name: value if isinstance(value, ast.Constant) else None for name, value in assigned.items()}
