@@ -186,12 +186,13 @@ class CodeFact(NamedTuple):
 class MountedConfig(NamedTuple):
     """A ConfigMap a container mounts, as its manifest writes the mount: the files it finds under ``path`` are the
     ConfigMap's keys (``items`` names some of them otherwise: key, path below the mount); ``key``: a ``subPath``
-    mount, one key's file at ``path`` itself."""
+    mount, one key's file at ``path`` itself; ``namespace``: the pod's, when its manifest writes one."""
 
     path: str
     config_map: str
     items: tuple[tuple[str, str], ...] = ()
     key: str = ""
+    namespace: str = ""
 
 
 class Launch(NamedTuple):

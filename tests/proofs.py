@@ -328,16 +328,19 @@ def assert_line_breaks_kept(before: str, after: str) -> None:
 def yaml_blocks(text: str, suffix: str) -> list[str]:
     """The YAML code blocks of a documentation file, and the manifests of its (or a script's) here-documents, each
     as its own text."""
-    from shmlint.formats.commandline import here_document_manifests
+    from shmlint.parsers.embedded.here_documents import manifests
     from shmlint.parsers.embedded.markdown import markdown_shell_blocks, markdown_yaml_blocks
     from shmlint.parsers.embedded.rst import rst_shell_blocks, rst_yaml_blocks
 
     if suffix == ".sh":
-        here = here_document_manifests(text)
-        return [here.text[start:end] for start, end in here.blocks]
+        here = manifests(text)
+        return [here.text[start:end] for start, end, _ in here.blocks]
     rst = suffix == ".rst"
-    here = here_document_manifests(text, (rst_shell_blocks if rst else markdown_shell_blocks)(text)[0])
-    found = [*here.blocks, *(rst_yaml_blocks(text) if rst else markdown_yaml_blocks(text))]
+    here = manifests(text, (rst_shell_blocks if rst else markdown_shell_blocks)(text)[0])
+    found = [
+        *((start, end) for start, end, _ in here.blocks),
+        *(rst_yaml_blocks(text) if rst else markdown_yaml_blocks(text)),
+    ]
     return [here.text[start:end] for start, end in sorted(found)]
 
 

@@ -818,12 +818,16 @@ def test_an_image_variable_assigned_once_earlier_names_its_value(script: str, na
 def test_here_document_escapes_are_read_as_the_shell_passes_them() -> None:
     """In a here-document the shell expands, ``\\$`` is a ``$`` (read as ``$$``, the same length, which Kubernetes
     and compose read back as ``$``) and ``\\\\$X`` is a backslash and an expansion; a quoted delimiter passes the
-    body as written; a body that is no manifest is not read."""
-    from shmlint.formats.commandline import here_document_manifests
+    body as written; a body that is no manifest (an interpreter's dict) is not read; ``<<-`` with tabs is skipped."""
+    from shmlint.parsers.embedded.here_documents import manifests
 
     body = 'kind: Pod\nargs: ["echo \\$HOME \\\\$USER"]\n'
-    script = f"kubectl apply -f - <<EOF\n{body}EOF\nkubectl apply -f - <<'EOF'\n{body}EOF\ncat <<EOF\nx \\$y\nEOF\n"
-    here = here_document_manifests(script)
-    first, second = (here.text[start:end] for start, end in here.blocks)
-    assert first == 'kind: Pod\nargs: ["echo $$HOME \\\\$USER"]\n' and second == body
+    script = (
+        f"kubectl apply -f - <<EOF\n{body}EOF\nkubectl apply -f - <<'EOF'\n{body}EOF\ncat <<EOF\nx \\$y\nEOF\n"
+        'python3 - <<EOF\nd = {"image": 1, "kind": 2}\nEOF\ncat <<-EOF\n\tkind: Pod\n\tEOF\n'
+    )
+    here = manifests(script)
+    (first, expands), (second, literal) = ((here.text[start:end], e) for start, end, e in here.blocks)
+    assert first == 'kind: Pod\nargs: ["echo $$HOME \\\\$USER"]\n' and second == body and expands and not literal
     assert len(here.text) == len(script) and [script[offset : offset + 2] for offset in here.escapes] == ["\\$"]
+    assert [script[offset : offset + 10] for offset in here.skipped] == ["\tkind: Pod"]

@@ -9,7 +9,7 @@ import pytest
 
 from shmlint.discover import FileKind
 from shmlint.engine import Engine
-from shmlint.model import Launch, ShmKind, Workload
+from shmlint.model import Launch, MountedConfig, ShmKind, Workload
 from shmlint.sizes import GIB, MIB
 from shmlint.sizing import half, pod_cap
 from shmlint.source import SourceText
@@ -27,6 +27,12 @@ spec:
           emptyDir:
             medium: Memory
             sizeLimit: 512Mi
+        - name: code
+          configMap:
+            name: train-code
+            items:
+              - key: train.py
+                path: main.py
       containers:
         - name: trainer
           image: registry.example.com/trainer:1
@@ -43,6 +49,9 @@ spec:
           volumeMounts:
             - name: dshm
               mountPath: /dev/shm
+            - name: code
+              mountPath: /opt/code/main.py
+              subPath: main.py
         - name: sidecar
           image: busybox
           resources:
@@ -66,6 +75,16 @@ resource "kubernetes_job_v1" "train" {
             size_limit = "512Mi"
           }
         }
+        volume {
+          name = "code"
+          config_map {
+            name = "train-code"
+            items {
+              key  = "train.py"
+              path = "main.py"
+            }
+          }
+        }
         container {
           name        = "trainer"
           image       = "registry.example.com/trainer:1"
@@ -85,6 +104,11 @@ resource "kubernetes_job_v1" "train" {
           volume_mount {
             name       = "dshm"
             mount_path = "/dev/shm"
+          }
+          volume_mount {
+            name       = "code"
+            mount_path = "/opt/code/main.py"
+            sub_path   = "main.py"
           }
         }
         container {
@@ -158,6 +182,7 @@ def test_a_pod_spec_is_judged_the_same_in_yaml_and_terraform(engine: Engine) -> 
     assert terraform[0].launch == Launch(
         ".", ("torchrun", "--nproc_per_node", "2"), ("train.py",), "/workspace", (("NCCL_SHM_DISABLE", "1"),), "", "",
         "", dockerfile_beside=True, manifest="main.tf",
+        configs=(MountedConfig("/opt/code/main.py", "train-code", (("train.py", "main.py"),), "main.py"),),
     )  # fmt: skip
     assert yaml[1].launch is None and terraform[1].launch is None  # no GPU, no torch: nothing to follow
 

@@ -934,25 +934,30 @@ def _config_map(name: str, data: str) -> str:
     return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n{data}"
 
 
+def _mounted(folder: Path, *mounts: MountedConfig, manifest: str = "job.yaml") -> dict[str, tuple[str, str]]:
+    from shmlint.project.configmaps import mounted_files
+
+    return mounted_files(mounts, str(folder / manifest), ProjectFiles((str(folder),), 1 << 20), 1 << 20)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(st.from_regex(r"([a-z(_0-9][a-z =()_0-9]{0,29})?", fullmatch=True), min_size=1, max_size=12),
     st.integers(0, 5),
+    st.sampled_from(["|", "&code |", "!!str |", "&code\n    |"]),
 )
-def test_a_config_map_key_keeps_the_lines_of_its_manifest(body: list[str], before: int) -> None:
-    """Line N of a key's text is line N of the manifest, wherever the literal block starts."""
+def test_a_config_map_key_keeps_the_lines_of_its_manifest(body: list[str], before: int, indicator: str) -> None:
+    """Line N of a key's text is line N of the manifest, wherever the literal block starts (an anchor or a tag
+    before its indicator, on the key's line or the next)."""
     import tempfile
-
-    from shmlint.project.configmaps import mounted_files
 
     with tempfile.TemporaryDirectory() as folder:
         manifest = Path(folder) / "cm.yaml"
         block = "".join(f"    {line}\n" for line in body)
-        manifest.write_text("# note\n" * before + _config_map("code", f"  run.py: |\n{block}"))
-        mount = MountedConfig("/code", "code")
-        (found,) = mounted_files([mount], str(manifest), ProjectFiles((folder,), 1 << 20)).values()
+        manifest.write_text("# note\n" * before + _config_map("code", f"  run.py: {indicator}\n{block}"))
+        ((_, text),) = _mounted(Path(folder), MountedConfig("/code", "code")).values()
         lines = manifest.read_text().splitlines()
-        for number, line in enumerate(found.text.splitlines(), 1):
+        for number, line in enumerate(text.splitlines(), 1):
             if line:
                 assert lines[number - 1].strip() == line.strip()
 
@@ -960,31 +965,82 @@ def test_a_config_map_key_keeps_the_lines_of_its_manifest(body: list[str], befor
 def test_config_map_items_sub_paths_and_styles(tmp_path: Path) -> None:
     """``items`` rename keys, a ``subPath`` mount puts one key at the mount path, and a folded value (whose lines
     move) is not read."""
-    from shmlint.project.configmaps import mounted_files
-
     (tmp_path / "cm.yaml").write_text(
         _config_map("code", "  a.py: |\n    x = 1\n  b.sh: echo b\n  c.sh: >\n    echo c\n    echo d\n")
     )
-    files = ProjectFiles((str(tmp_path),), 1 << 20)
-    manifest = str(tmp_path / "job.yaml")
-    renamed = mounted_files([MountedConfig("/app", "code", (("a.py", "main.py"),))], manifest, files)
-    assert list(renamed) == ["/app/main.py"] and renamed["/app/main.py"].text.splitlines()[6] == "x = 1"
-    one = mounted_files([MountedConfig("/bin/b.sh", "code", (), "b.sh")], manifest, files)
-    assert list(one) == ["/bin/b.sh"] and one["/bin/b.sh"].text.splitlines()[-1] == "echo b"
-    assert mounted_files([MountedConfig("/app", "code")], manifest, files).keys() == {"/app/a.py", "/app/b.sh"}
-    assert mounted_files([MountedConfig("/app", "missing")], manifest, files) == {}
+    renamed = _mounted(tmp_path, MountedConfig("/app", "code", (("a.py", "main.py"),)))
+    assert list(renamed) == ["/app/main.py"] and renamed["/app/main.py"][1].splitlines()[6] == "x = 1"
+    one = _mounted(tmp_path, MountedConfig("/bin/b.sh", "code", (), "b.sh"))
+    assert list(one) == ["/bin/b.sh"] and one["/bin/b.sh"][1].splitlines()[-1] == "echo b"
+    assert _mounted(tmp_path, MountedConfig("/app", "code")).keys() == {"/app/a.py", "/app/b.sh"}
+    assert _mounted(tmp_path, MountedConfig("/app", "missing")) == {}
 
 
 def test_a_config_map_written_differently_in_two_files_beside_is_not_guessed(tmp_path: Path) -> None:
-    from shmlint.project.configmaps import mounted_files
-
     (tmp_path / "a.yaml").write_text(_config_map("code", "  run.sh: echo a\n"))
     (tmp_path / "b.yaml").write_text(_config_map("code", "  run.sh: echo b\n"))
-    files = ProjectFiles((str(tmp_path),), 1 << 20)
-    assert mounted_files([MountedConfig("/s", "code")], str(tmp_path / "job.yaml"), files) == {}
+    assert _mounted(tmp_path, MountedConfig("/s", "code")) == {}
     (tmp_path / "b.yaml").write_text(_config_map("code", "  run.sh: echo a\n"))
-    same = ProjectFiles((str(tmp_path),), 1 << 20)
-    assert list(mounted_files([MountedConfig("/s", "code")], str(tmp_path / "job.yaml"), same)) == ["/s/run.sh"]
+    assert list(_mounted(tmp_path, MountedConfig("/s", "code"))) == ["/s/run.sh"]
+
+
+def test_a_config_map_of_another_namespace_is_not_the_pods(tmp_path: Path) -> None:
+    (tmp_path / "cm.yaml").write_text(
+        _config_map("code", "  run.sh: echo staging\n").replace("name: code", "name: code\n  namespace: staging")
+    )
+    assert _mounted(tmp_path, MountedConfig("/s", "code", namespace="prod")) == {}
+    assert list(_mounted(tmp_path, MountedConfig("/s", "code", namespace="staging"))) == ["/s/run.sh"]
+    assert list(_mounted(tmp_path, MountedConfig("/s", "code"))) == ["/s/run.sh"]  # the pod says none: any
+
+
+def test_generated_keys_are_read_inside_the_kustomization_and_within_bounds(tmp_path: Path) -> None:
+    """A generator's files are read only for a mounted ConfigMap, only inside the kustomization's folder (as
+    kustomize's load restrictor allows), and a key over the size limit is not read."""
+    (tmp_path / "outside.py").write_text("x = 1\n")
+    base = tmp_path / "k8s"
+    base.mkdir()
+    (base / "small.py").write_text("y = 2\n")
+    (base / "big.py").write_text("#" * 2048 + "\n")
+    (base / "kustomization.yaml").write_text(
+        "configMapGenerator:\n- name: code\n  files:\n  - small.py\n  - main.py=big.py\n  - ../outside.py\n"
+    )
+    from shmlint.project.configmaps import mounted_files
+
+    files = ProjectFiles((str(tmp_path),), 1 << 20)
+    found = mounted_files([MountedConfig("/c", "code-5f9g7h8k2c")], str(base / "job.yaml"), files, 1024)
+    assert {path: text for path, (_, text) in found.items()} == {"/c/small.py": "y = 2\n"}
+
+
+def test_a_path_a_config_map_mount_covers_is_never_the_repositorys(tmp_path: Path) -> None:
+    """The mount hides what the image has at that path: a ConfigMap that is not known (or not guessed between)
+    leaves the program undecided, never read from the repository's file of the same name; a program a ConfigMap
+    holds imports its sibling keys, not the repository's modules of the same name."""
+    (tmp_path / "train.py").write_text("from torch.utils.data import DataLoader\nDataLoader(range(3), num_workers=8)\n")
+    (tmp_path / "helpers.py").write_text(
+        "from torch.utils.data import DataLoader\nDataLoader(range(3), num_workers=8)\n"
+    )
+    (tmp_path / "cm.yaml").write_text(
+        _config_map(
+            "code",
+            "  main.py: |\n    from helpers import make\n  helpers.py: |\n"
+            "    from torch.utils.data import DataLoader\n    DataLoader(range(3), num_workers=0)\n",
+        )
+    )
+    manifest = str(tmp_path / "job.yaml")
+    unknown = Launch(
+        str(tmp_path), ("python", "/other/train.py"), manifest=manifest, configs=(MountedConfig("/other", "missing"),)
+    )
+    facts = _gather(tmp_path, unknown)
+    assert not facts.needs and not facts.free
+    sibling = Launch(
+        str(tmp_path),
+        ("python", "main.py"),
+        working_dir="/code",
+        manifest=manifest,
+        configs=(MountedConfig("/code", "code"),),
+    )
+    facts = _gather(tmp_path, sibling)
+    assert not facts.needs and [f.where for f in facts.free] == ["cm.yaml:10"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -994,8 +1050,10 @@ def test_config_maps_never_raise_on_hostile_files(text: str) -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        (root / "cm.yaml").write_text(text, encoding="utf-8", errors="replace")
+        (root / "cm.yaml").write_text("kind: ConfigMap\n" + text, encoding="utf-8", errors="replace")
         (root / "odd.yml").write_text(_config_map("code", "  run.sh: |\n" + text), encoding="utf-8", errors="replace")
+        hostile = "configMapGenerator:\n- name: code\n  files:\n" + text
+        (root / "kustomization.yaml").write_text(hostile, encoding="utf-8", errors="replace")
         launch = Launch(
             folder, ("bash", "/s/run.sh"), manifest=str(root / "job.yaml"), configs=(MountedConfig("/s", "code"),)
         )

@@ -86,12 +86,14 @@ def judge_pod(
     wide: PodWide,
     manifest: str,
     signals: Signals,
+    namespace: str = "",
 ) -> tuple[Judged, ...]:
-    """A pod spec's containers judged, in order: its volumes by name, its pod-wide settings, and the file that
-    writes them (relative paths its containers start are looked for in its folder)."""
+    """A pod spec's containers judged, in order: its volumes by name, its pod-wide settings, the file that writes
+    them (relative paths its containers start are looked for in its folder) and its namespace, when written."""
     cap = shared_cap(containers)
     meant = _meant_volume(containers, volumes)
-    return tuple(_container(container, volumes, wide, manifest, meant, cap, signals) for container in containers)
+    where = (manifest, namespace)
+    return tuple(_container(container, volumes, wide, where, meant, cap, signals) for container in containers)
 
 
 def shared_cap(containers: tuple[PodContainer, ...]) -> int | None:
@@ -138,7 +140,7 @@ def _container(
     container: PodContainer,
     volumes: Mapping[str, PodVolume],
     wide: PodWide,
-    manifest: str,
+    where: tuple[str, str],
     meant: PodVolume | None,
     cap: int | None,
     signals: Signals,
@@ -149,6 +151,7 @@ def _container(
     torch += container.torch
     if signals.is_utility_command(list(container.words)):
         gpu, torch = (), ()
+    manifest, namespace = where
     launch = Launch(
         base_dir(manifest),
         container.entrypoint,
@@ -158,7 +161,7 @@ def _container(
         dockerfile_beside=True,
         unknown_env=container.unknown_env,
         manifest=manifest,
-        configs=tuple(_configs(container, volumes)),
+        configs=tuple(_configs(container, volumes, namespace)),
     )
     return Judged(
         gpu=gpu,
@@ -173,12 +176,12 @@ def _container(
     )
 
 
-def _configs(container: PodContainer, volumes: Mapping[str, PodVolume]) -> Iterator[MountedConfig]:
+def _configs(container: PodContainer, volumes: Mapping[str, PodVolume], namespace: str) -> Iterator[MountedConfig]:
     """The ConfigMaps the container mounts, where (their files are followed like the repository's own)."""
     for name, path, sub_path in container.mounts:
         volume = volumes.get(name)
         if volume is not None and volume.config_map and path.startswith("/"):
-            yield MountedConfig(path, volume.config_map, volume.items, sub_path)
+            yield MountedConfig(path, volume.config_map, volume.items, sub_path, namespace)
 
 
 def _expanded(container: PodContainer) -> PodContainer:

@@ -40,6 +40,8 @@ class Extraction(NamedTuple):
     prefilter: Prefilter
     files: ProjectFiles  # the files beside this one (compose overrides, ``extends``), from the run's ProjectIndex
     runtimes: RuntimeIndex | None = None  # the KServe ServingRuntimes of every checked file
+    placeholders: bool = False  # the text is a template whose ``${VAR}`` are filled before it runs (envsubst, a
+    # here-document the shell expands)
 
 
 #: work budget of one file (with ``yamlnodes.MAX_EVENTS`` for YAML): any file under max-file-size is checked in a

@@ -52,7 +52,8 @@ class SimpleCommand:
 
 @dataclass(frozen=True)
 class HereDocument:
-    """Where a here-document's body is in the input (its delimiter line excluded), whether its lines lose their
+    """Where a here-document's body is in the input (its delimiter line excluded; a delimiter indented as the line
+    that opens it ends it too, as a document's indented code block writes it), whether its lines lose their
     leading tabs (``<<-``), and whether the shell expands it (an unquoted delimiter: ``$X`` and ``\\$`` are
     expansions and escapes, not text)."""
 
@@ -93,20 +94,21 @@ class _Cursor:
         self.text = text
         self.n = len(text)
         self.pos = 0
-        #: (delimiter, strip leading tabs, expands: the delimiter is unquoted) waiting for the next newline
-        self.heredocs: list[tuple[str, bool, bool]] = []
+        #: (delimiter, strip leading tabs, expands: the delimiter is unquoted, the indentation of the line that
+        #: opens it) waiting for the next newline
+        self.heredocs: list[tuple[str, bool, bool, str]] = []
         self.bodies: list[HereDocument] = []  # the here-documents passed, in order
 
     def _skip_heredoc_bodies(self) -> None:
         text = self.text
-        for delimiter, strip_tabs, expands in self.heredocs:
+        for delimiter, strip_tabs, expands, indent in self.heredocs:
             start = end = self.pos
             while self.pos < self.n:
                 newline = text.find("\n", self.pos)
                 end = self.n if newline == -1 else newline
                 line = text[self.pos : end].rstrip("\r")
                 line_start, self.pos = self.pos, min(self.n, end + 1)
-                if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                if (line.lstrip("\t") if strip_tabs else line) == delimiter or (indent and line == indent + delimiter):
                     end = line_start
                     break
                 end = self.pos
@@ -245,7 +247,9 @@ class _Lexer(_Cursor):
         target = self._word(depth, stop)
         if operator.group() in ("<<", "<<-"):
             expands = is_unquoted_literal(target, text)
-            self.heredocs.append((target.text, operator.group() == "<<-", expands))
+            line = text[text.rfind("\n", 0, operator.start()) + 1 : operator.start()]
+            indent = line[: len(line) - len(line.lstrip(" \t"))]
+            self.heredocs.append((target.text, operator.group() == "<<-", expands, indent))
 
     # -- words ---------------------------------------------------------------------------------------------------
 

@@ -3,11 +3,15 @@
 
 A ConfigMap is looked for by name in the manifest itself, then in the YAML files beside it (``configmap.yaml``
 next to ``job.yaml``) and the kustomization there, whose ``configMapGenerator`` makes keys of repository files
-(``files: [train.py]``, read as those files); one that two of those write differently is not guessed between. Each key's text keeps
-its lines where the manifest writes them (``nccl-config.yaml:31``): only a literal block (``|``) or a one-line value
-is read, since a folded or multi-line quoted value moves its lines. Bounded: the files beside are listed once a run
-(``ProjectFiles.per_folder``), at most ``MAX_BESIDE`` of them and each within the run's file size, and at most
-``MAX_KEYS`` keys of a ConfigMap.
+(``files: [train.py]``, read as those files, only inside the kustomization's folder as kustomize allows). One
+written in another namespace than the pod's is not the pod's; one that two places write differently is not guessed
+between. Each key's text keeps its lines where the manifest writes them (``nccl-config.yaml:31``): only a literal
+block (``|``) or a one-line value is read, since a folded or multi-line quoted value moves its lines.
+
+Bounded: the files beside are listed once a run (``ProjectFiles.per_folder``), at most ``MAX_BESIDE`` of them and
+each within the run's file size; at most ``MAX_KEYS`` keys of a ConfigMap; generated keys are read only for a
+ConfigMap a container mounts, at most ``MAX_GENERATED_BYTES`` in all (the walk's reader refuses a file over its own
+size limit, a virtual one too).
 """
 
 from __future__ import annotations
@@ -26,40 +30,70 @@ from shmlint.project.index import ProjectFiles
 MAX_BESIDE = 16
 #: keys of one ConfigMap kept
 MAX_KEYS = 64
-#: the suffix kustomize gives a generated ConfigMap's name (a hash of its content, in letters without vowels)
-_GENERATED_SUFFIX = LazyRegex(r"-[bcdfghjklmnpqrstvwxz2456789]{10}\Z", 0, ("-",))
-#: how a virtual file's name starts, so it is never the path of a file on disk
-PREFIX = "configmap:"
+#: bytes of generated keys read for one container
+MAX_GENERATED_BYTES = 4 * 1024 * 1024
+#: the suffix kustomize gives a generated ConfigMap's name (a hash of its content, in its own alphabet)
+_GENERATED_SUFFIX = LazyRegex(r"-[bcdfghkmt2456789]{10}\Z", 0, ("-",))
 
 
 class ConfigFile(NamedTuple):
-    """One key of a ConfigMap as the file a container finds: the manifest that writes it (real path), and its
-    text with blank lines before it, so that its line N is the manifest's line N."""
+    """One key of a ConfigMap as the file a container finds: the file that writes it (real path), and its text
+    with blank lines before it, so that its line N is that file's line N; ``text`` None: a generated key, the whole
+    file at ``where``, read when a container mounts it."""
 
-    manifest: str
-    text: str
-
-
-#: a ConfigMap's keys by name; a name two files write differently: None
-ConfigMaps = dict[str, "dict[str, ConfigFile] | None"]
+    where: str
+    text: str | None
 
 
-def mounted_files(configs: Sequence[MountedConfig], manifest: str, files: ProjectFiles) -> dict[str, ConfigFile]:
-    """The files the container finds at the paths its ConfigMap mounts name (``/scripts/run.sh``), by that path."""
-    if not configs:
-        return {}
+class Written(NamedTuple):
+    """One place that writes a ConfigMap: its namespace ("" when not written) and its keys."""
+
+    namespace: str
+    keys: tuple[tuple[str, ConfigFile], ...]
+
+    @property
+    def holds(self) -> tuple[tuple[str, str | None], ...]:
+        """What it holds, wherever it is written (two places that write the same keys alike agree)."""
+        return tuple(
+            (key, found.text.lstrip("\n") if found.text is not None else found.where) for key, found in self.keys
+        )
+
+
+#: the ConfigMaps a file or a folder writes, by name
+ConfigMaps = dict[str, list[Written]]
+
+
+def mounted_files(
+    configs: Sequence[MountedConfig], manifest: str, files: ProjectFiles, max_bytes: int
+) -> dict[str, tuple[str, str]]:
+    """The files the container finds at the paths its ConfigMap mounts name (``/scripts/run.sh``), by that path:
+    the file that writes each (real path) and its text (a generated key over ``max_bytes`` is not read)."""
     real = os.path.realpath(manifest)
     own = files.per_folder(_in_file, real) if real.endswith((".yaml", ".yml")) else {}
     beside = files.per_folder(_beside, os.path.dirname(real))
-    found: dict[str, ConfigFile] = {}
+    found: dict[str, tuple[str, str]] = {}
+    budget = MAX_GENERATED_BYTES
     for mount in configs:
-        name = mount.config_map
-        if name not in own and name not in beside:
-            name = _GENERATED_SUFFIX.sub("", name)  # a kustomization's output names a generated one with a hash
-        keys = own.get(name) if name in own else beside.get(name)
-        if keys:
-            found.update(_placed(mount, keys))
+        keys = _chosen(own, mount) or _chosen(beside, mount)
+        for path, config_file in _placed(mount, dict(keys or ())).items():
+            text = config_file.text
+            if text is None:  # a generated key: the repository file, read now, within the bounds
+                source = files.source(config_file.where)
+                text = source.text if source is not None and len(source.text) <= min(max_bytes, budget) else None
+                budget -= len(text or "")
+            if text is not None:
+                found[path] = (config_file.where, text)
     return found
+
+
+def _chosen(written: ConfigMaps, mount: MountedConfig) -> tuple[tuple[str, ConfigFile], ...] | None:
+    """The keys of the ConfigMap a mount names (a kustomization's output adds a hash to a generated one's name),
+    among those of the pod's namespace; None when none is written, or two are written differently."""
+    places = written.get(mount.config_map) or written.get(_GENERATED_SUFFIX.sub("", mount.config_map)) or []
+    places = [p for p in places if not (p.namespace and mount.namespace and p.namespace != mount.namespace)]
+    if not places or len({place.holds for place in places}) > 1:
+        return None
+    return places[0].keys
 
 
 def _placed(mount: MountedConfig, keys: Mapping[str, ConfigFile]) -> dict[str, ConfigFile]:
@@ -72,14 +106,19 @@ def _placed(mount: MountedConfig, keys: Mapping[str, ConfigFile]) -> dict[str, C
     return {posixpath.join(mount.path, name): keys[key] for key, name in names.items() if key in keys}
 
 
-def at(mounted: Mapping[str, object], name: str, workdir: str, prefix: str = "") -> str | None:
-    """The key of ``mounted`` (container paths behind ``prefix``) a command's file name stands for (a relative
-    name from the working directory), or None."""
-    if not mounted or not name:
-        return None
-    path = name if name.startswith("/") else posixpath.join(workdir, name) if workdir.startswith("/") else ""
-    key = prefix + posixpath.normpath(path) if path else ""
-    return key if key in mounted else None
+def container_path(name: str, workdir: str) -> str | None:
+    """The absolute container path a command's file name stands for (a relative one from the working directory),
+    normalised; None when it cannot be told."""
+    if name.startswith("/"):
+        return posixpath.normpath(name)
+    return posixpath.normpath(posixpath.join(workdir, name)) if name and workdir.startswith("/") else None
+
+
+def hides(mount: MountedConfig, path: str) -> bool:
+    """Whether a ConfigMap mount covers a container path (what the image has there is not what the container
+    sees, whether the ConfigMap is known or not)."""
+    point = posixpath.normpath(mount.path)
+    return path == point or (not mount.key and path.startswith(point.rstrip("/") + "/"))
 
 
 def _beside(files: ProjectFiles, folder: str) -> ConfigMaps:
@@ -88,20 +127,19 @@ def _beside(files: ProjectFiles, folder: str) -> ConfigMaps:
     listed = files.files_in(folder)
     names = sorted(name for name in listed if name.endswith((".yaml", ".yml")))[:MAX_BESIDE]
     kustomization = next((name for name in KUSTOMIZATION_NAMES if name in listed), None)
-    written = [item for name in names for item in _in_file(files, os.path.join(folder, name)).items()]
-    if kustomization is not None:
-        written += _generated(files, os.path.join(folder, kustomization)).items()
     found: ConfigMaps = {}
-    for config_map, keys in written:
-        if config_map in found and _written(found[config_map]) != _written(keys):
-            found[config_map] = None  # two files write it differently: which one is applied is not known
-        else:
-            found.setdefault(config_map, keys)
+    for name in names:
+        for config_map, places in _in_file(files, os.path.join(folder, name)).items():
+            found.setdefault(config_map, []).extend(places)
+    if kustomization is not None:
+        for config_map, places in _generated(files, os.path.join(folder, kustomization)).items():
+            found.setdefault(config_map, []).extend(places)
     return found
 
 
 def _in_file(files: ProjectFiles, path: str) -> ConfigMaps:
-    """The ConfigMaps one YAML file writes, with the text of each key that keeps its lines."""
+    """The ConfigMaps one YAML file writes (the file given as the "folder" of ``per_folder``: asked once a run),
+    with the text of each key that keeps its lines."""
     source = files.source(path)
     if source is None or "ConfigMap" not in source.text:
         return {}
@@ -117,22 +155,24 @@ def _in_file(files: ProjectFiles, path: str) -> ConfigMaps:
         name = scalar(m.path(document, "metadata", "name"))
         if scalar(m.get(document, "kind")) != "ConfigMap" or not name:
             continue
-        keys: dict[str, ConfigFile] = {}
+        keys: list[tuple[str, ConfigFile]] = []
         for key, (_, value) in list(m.items(m.get(document, "data")).items())[:MAX_KEYS]:
             text = scalar(value)
             if text is None or value.style not in ("|", "", None, "'", '"'):
                 continue
-            if value.style == "|":
-                keys[key] = ConfigFile(path, "\n" * (value.start_mark.line + 1) + text)
+            if value.style == "|":  # the text starts on the line after its indicator (an anchor or tag may precede)
+                line = source.text.count("\n", 0, source.text.find("|", value.start_mark.index)) + 1
+                keys.append((key, ConfigFile(path, "\n" * line + text)))
             elif "\n" not in text:
-                keys[key] = ConfigFile(path, "\n" * value.start_mark.line + text)
-        found[name] = None if name in found and _written(found[name]) != _written(keys) else keys
+                keys.append((key, ConfigFile(path, "\n" * value.start_mark.line + text)))
+        namespace = scalar(m.path(document, "metadata", "namespace")) or ""
+        found.setdefault(name, []).append(Written(namespace, tuple(keys)))
     return found
 
 
 def _generated(files: ProjectFiles, path: str) -> ConfigMaps:
-    """The ConfigMaps a kustomization generates from files of the repository (``files: [train.py]``, also
-    ``key=path``), each key the file's whole text; a ConfigMap that keeps no such file is not listed."""
+    """The ConfigMaps a kustomization generates from files inside its folder (``files: [train.py]``, also
+    ``key=path``), each key a file read only if a container mounts it; one that keeps no such file is not listed."""
     source = files.source(path)
     if source is None or "configMapGenerator" not in source.text:
         return {}
@@ -147,17 +187,14 @@ def _generated(files: ProjectFiles, path: str) -> ConfigMaps:
     found: ConfigMaps = {}
     for generator in (g for document in documents[:1] for g in sequence(m.get(document, "configMapGenerator"))):
         name = scalar(m.get(generator, "name"))
-        keys: dict[str, ConfigFile] = {}
+        namespace = scalar(m.get(generator, "namespace")) or ""
+        keys: list[tuple[str, ConfigFile]] = []
         for entry in sequence(m.get(generator, "files"))[:MAX_KEYS]:
-            key, _, named = (scalar(entry) or "").rpartition("=")
-            read = files.source(os.path.normpath(os.path.join(folder, named))) if named else None
-            if read is not None:
-                keys[key or os.path.basename(named)] = ConfigFile(read.path, read.text)
+            key, _, named = (scalar(entry) or "").partition("=")
+            key, named = (key, named) if named else (os.path.basename(key), key)
+            where = os.path.normpath(os.path.join(folder, named.strip()))
+            if named.strip() and where.startswith(folder.rstrip(os.sep) + os.sep) and files.has_file(where):
+                keys.append((key.strip(), ConfigFile(where, None)))
         if name and keys:
-            found[name] = None if name in found and _written(found[name]) != _written(keys) else keys
+            found.setdefault(name, []).append(Written(namespace, tuple(keys)))
     return found
-
-
-def _written(keys: Mapping[str, ConfigFile] | None) -> dict[str, str] | None:
-    """What a ConfigMap holds, wherever it is written (two files that write the same keys alike agree)."""
-    return None if keys is None else {key: found.text.lstrip("\n") for key, found in keys.items()}

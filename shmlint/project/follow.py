@@ -12,9 +12,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from shmlint.model import STARTED_AT, CodeFact, Launch, ProjectFacts
-from shmlint.project import configmaps
-from shmlint.project.index import Reader
+from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
+from shmlint.project.index import VIRTUAL_PREFIX, Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, program, shown, target
 from shmlint.visible import visible
 
@@ -59,11 +58,19 @@ MAX_CONFIG_NAMES = 16
 class _Walk:
     """The state of one workload's walk: what was found so far and which files were read."""
 
-    def __init__(self, reader: Reader, bases: list[str], devices: int | None, workdir: str = "") -> None:
+    def __init__(
+        self,
+        reader: Reader,
+        bases: list[str],
+        devices: int | None,
+        workdir: str = "",
+        configs: tuple[MountedConfig, ...] = (),
+    ) -> None:
         self.reader = reader
         self.bases = bases
         self.devices = devices
         self.workdir = workdir
+        self.config_mounts = configs  # the ConfigMaps the container mounts
         self.commands: list[CodeFact] = []
         self.needs: list[CodeFact] = []
         self.zero: list[CodeFact] = []
@@ -84,10 +91,18 @@ class _Walk:
             triton.follow(self, argv)
 
     def locate(self, name: str) -> str | None:
-        """The file a name in a command stands for: what a ConfigMap the container mounts puts at that path, else
-        the repository's file (``Reader.locate``)."""
-        mounted = configmaps.at(self.reader.virtual, name, self.workdir, configmaps.PREFIX)
-        return mounted if mounted is not None else self.reader.locate(self.bases, name)
+        """The file a name in a command stands for: what a ConfigMap the container mounts puts at that path (a
+        path a mount covers is never the repository's, even when the ConfigMap is not known), else the
+        repository's file (``Reader.locate``)."""
+        if self.config_mounts:
+            from shmlint.project.configmaps import container_path, hides
+
+            path = container_path(name, self.workdir)
+            if path is not None and VIRTUAL_PREFIX + path in self.reader.virtual:
+                return VIRTUAL_PREFIX + path
+            if path is not None and any(hides(mount, path) for mount in self.config_mounts):
+                return None
+        return self.reader.locate(self.bases, name)
 
     def not_found(self, name: str, path: str | None) -> None:
         """Keep a name a command runs that is not in the checked files, for the note that says so."""
@@ -277,6 +292,9 @@ class _Walk:
         folder = os.path.dirname(path)
         for imported in imports:
             local = self.local_module(folder, imported)
+            parent = imported.rpartition(".")[0]
+            if local is None and parent.strip(".") and self.local_module(folder, parent) is not None:
+                continue  # ``from helpers import make``: a name the local module ``helpers`` defines, read there
             if local is None:
                 self.doubt = self.doubt or not _plain(imported)
             elif local != path and local not in self.modules:
@@ -333,8 +351,9 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
             started = CodeFact(f"{where}:{min(lines)}", " ".join((*entrypoint, *arguments)))
     context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
     if launch.configs:
-        reader = Reader(reader.index, reader.texts, _mounted_configs(launch, reader))
-    walk = _Walk(reader, list(dict.fromkeys([context, launch.base_dir, *reader.index.roots])), devices, workdir)
+        reader.virtual = _mounted_configs(launch, reader)
+    bases = list(dict.fromkeys([context, launch.base_dir, *reader.index.roots]))
+    walk = _Walk(reader, bases, devices, workdir, launch.configs)
     if workdir.startswith("/"):
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
     walk.mounts = _binds(launch, reader)
@@ -368,12 +387,12 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
 
 def _mounted_configs(launch: Launch, reader: Reader) -> dict[str, tuple[str, str]]:
     """The files the ConfigMaps the container mounts put in it, as the reader's virtual files: by their container
-    path (behind ``configmaps.PREFIX``), the manifest that writes them and their text."""
+    path (behind ``VIRTUAL_PREFIX``), the file that writes them and their text."""
+    from shmlint.project.configmaps import mounted_files  # loaded for a container that mounts a ConfigMap
+
     files = reader.index.tree(reader.index.max_bytes)
-    mounted = configmaps.mounted_files(launch.configs, launch.manifest, files)
-    return {
-        f"{configmaps.PREFIX}{path}": (reader.display(found.manifest), found.text) for path, found in mounted.items()
-    }
+    mounted = mounted_files(launch.configs, launch.manifest, files, reader.index.max_bytes)
+    return {f"{VIRTUAL_PREFIX}{path}": (reader.display(where), text) for path, (where, text) in mounted.items()}
 
 
 def _missing_notes(names: Sequence[str], reader: Reader) -> tuple[str, ...]:

@@ -31,6 +31,9 @@ T = TypeVar("T")
 
 #: path components a container path may have before it is not tried at all (a hostile ``a/a/a/...``)
 MAX_PARTS = 32
+#: how the name of a file a container finds but the disk does not (a ConfigMap's key) starts: the reader answers
+#: such a name from its virtual files only, never from the disk
+VIRTUAL_PREFIX = "configmap:"
 
 
 class ProjectIndex(NamedTuple):
@@ -91,8 +94,8 @@ class Reader:
     def __init__(
         self, index: ProjectIndex, texts: dict[str, str | None], virtual: Mapping[str, tuple[str, str]] | None = None
     ) -> None:
-        """``virtual``: files that are not on disk under their own name (a ConfigMap's keys), by a name no file on
-        disk has: the name the report gives them, and their text."""
+        """``virtual``: files a container finds that are not on disk under that name (a ConfigMap's keys), by
+        their container path behind ``VIRTUAL_PREFIX``: the name the report gives them, and their text."""
         self.index = index
         self.texts = texts
         self.virtual = virtual or {}
@@ -103,6 +106,8 @@ class Reader:
     def inside(self, path: str) -> str | None:
         """The real path of a regular file inside a root, or None. Most paths asked about (each place a command's
         file may be) are no file at all: one ``stat`` says so, where resolving the path costs one a part."""
+        if path.startswith(VIRTUAL_PREFIX):  # a ConfigMap's folder holds its own keys only
+            return path if path in self.virtual else None
         if not os.path.isfile(path):
             return None
         real = os.path.realpath(path)
@@ -110,6 +115,8 @@ class Reader:
 
     def folder(self, path: str) -> str | None:
         """The real path of a folder inside a root, or None."""
+        if path.startswith(VIRTUAL_PREFIX):
+            return None
         real = os.path.realpath(path)
         return real if within(real, self.index.roots) and os.path.isdir(real) else None
 
@@ -151,6 +158,8 @@ class Reader:
             return None
         if path in self.virtual:
             text = self.virtual[path][1]
+            if len(text) > self.index.max_bytes:  # as a file that large on disk is not read
+                return None
         else:
             if path not in self.texts:
                 try:

@@ -10,45 +10,29 @@ from typing import TYPE_CHECKING
 from shmlint.format_descriptor import FileKind, FileNames, Format, Sniff
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import WorkloadFormat
-from shmlint.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from shmlint.extract.dispatch import Extraction
     from shmlint.format_descriptor import Found, Path
     from shmlint.source import SourceText
 
-#: what a backslash escapes in a here-document the shell expands (``\\`` is read as a pair, so ``\\$X`` is a
-#: backslash and an expansion)
-_ESCAPE = LazyRegex(r"\\[\\$`\n]", 0, ("\\",))
-
-
-class HereManifests(NamedTuple):
-    """The here-documents of a text that hold manifests: the text as the shell passes them on, where they are,
-    and where an escaping backslash (``\\$``) was read as ``$``."""
-
-    text: str
-    blocks: tuple[tuple[int, int], ...]
-    escapes: tuple[int, ...]
-
-
 _SHEBANG = LazyRegex(r"\A#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b", re.ASCII)
 
 
 def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:
-    """The file's code read as shell with every other character masked, so offsets are the file's own."""
+    """The file's code read as shell with every other character masked, so offsets are the file's own; the
+    manifests its here-documents hold (``shmlint.parsers.embedded.here_documents``) as YAML where they are."""
     if not run.prefilter.passes(source.text):
         return [], []
-    from shmlint.extract.dispatch import HERE_DOCUMENT, commands, yaml_blocks
+    from shmlint.extract.dispatch import commands, yaml_blocks
     from shmlint.parsers.embedded.makefile import mask_makefile
     from shmlint.parsers.embedded.markdown import markdown_shell_blocks, markdown_yaml_blocks
     from shmlint.parsers.embedded.rst import rst_shell_blocks, rst_yaml_blocks
 
     if kind is FileKind.SHELL:
-        here = here_document_manifests(source.text)
-        documents, notices = yaml_blocks(
-            source.with_text(here.text), list(here.blocks), path, run, HERE_DOCUMENT, here.escapes
-        )
-        return commands(source, source.text, run.signals) + documents, notices
+        workloads = commands(source, source.text, run.signals)  # first: it bounds the work on the file's shell
+        documents, notices = _here_documents(source, source.text, path, run)
+        return workloads + documents, notices
     if kind is FileKind.MAKEFILE:
         return commands(source, mask_makefile(source.text), run.signals), []
     markdown = kind is FileKind.MARKDOWN
@@ -56,46 +40,34 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     workloads = commands(source, masked, run.signals, shell_blocks)
     blocks = (markdown_yaml_blocks if markdown else rst_yaml_blocks)(source.text)
     more, notices = yaml_blocks(source, blocks, path, run)
-    here = here_document_manifests(source.text, masked)
-    documents, document_notices = yaml_blocks(
-        source.with_text(here.text), list(here.blocks), path, run, HERE_DOCUMENT, here.escapes
-    )
+    documents, document_notices = _here_documents(source, masked, path, run)
     return workloads + more + documents, notices + document_notices
 
 
-def here_document_manifests(text: str, shell: str | None = None) -> HereManifests:
-    """The here-documents of shell code that hold a manifest (``kubectl apply -f - <<EOF``, ``cat > job.yaml
-    <<EOF``): where they are, and the text with each as the shell passes it on, so that it reads as YAML where it
-    is written. ``shell``: the text's shell code when not all of it is (a document's shell blocks, masked).
+def _here_documents(source: SourceText, shell: str, path: Path, run: Extraction) -> Found:
+    """The manifests of the here-documents in ``shell`` (the file's shell code, masked with its offsets), each
+    judged as its own file would be; one the shell expands as a template whose ``${VAR}`` are values to come."""
+    from shmlint.extract.dispatch import HERE_DOCUMENT, yaml_blocks
+    from shmlint.model import Notice
+    from shmlint.parsers.embedded.here_documents import manifests
 
-    One whose lines lose their leading tabs (``<<-``) and has any is not what the file shows, so it is left alone.
-    In one the shell expands, ``\\$`` is an escaped ``$``: it becomes ``$$``, the same length, which Kubernetes
-    (in ``command``/``args``) and compose read back as the one ``$`` the shell writes."""
-    shell = text if shell is None else shell
-    if "<<" not in shell:
-        return HereManifests(text, (), ())
-    from shmlint.extract.dispatch import looks_like_manifest
-    from shmlint.parsers.shell import here_documents
-
-    found = [
-        body
-        for body in here_documents(shell)
-        if looks_like_manifest(body_text := shell[body.start : body.end])
-        and not (body.strips_tabs and "\n\t" in "\n" + body_text)
+    here = manifests(source.text, shell)
+    passed = source.with_text(here.text)
+    workloads, notices = [], []
+    for expands in (False, True):
+        blocks = [(start, end) for start, end, expanded in here.blocks if expanded is expands]
+        found, said = yaml_blocks(passed, blocks, path, run._replace(placeholders=expands), HERE_DOCUMENT, here.escapes)
+        workloads += found
+        notices += said
+    notices += [
+        Notice(
+            source.path,
+            f"line {source.position(offset)[0]}: {HERE_DOCUMENT} not checked: its lines lose "
+            "their leading tabs (<<-), so the manifest is not what the file shows",
+        )
+        for offset in here.skipped
     ]
-    escapes = tuple(
-        at.start()
-        for body in found
-        if body.expands
-        for at in _ESCAPE.finditer(text, body.start, body.end)
-        if at.group() == "\\$"
-    )
-    if escapes:
-        chars = list(text)
-        for offset in escapes:
-            chars[offset] = "$"
-        text = "".join(chars)
-    return HereManifests(text, tuple((body.start, body.end) for body in found), escapes)
+    return workloads, notices
 
 
 FORMAT = Format(

@@ -47,7 +47,8 @@ def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction
         else:
             line = document.start_mark.line + 1
             notices.append(Notice(source.path, f"line {line}: not judged: {why}; it is judged where it is completed"))
-    template = os.path.basename(path).lower().endswith(TEMPLATE_ENDINGS)  # envsubst fills its ${VAR}s
+    # envsubst fills a template's ${VAR}s, and the shell a here-document's
+    template = run.placeholders or os.path.basename(path).lower().endswith(TEMPLATE_ENDINGS)
     workloads, read = extract_kubernetes(source, objects, run.signals, run.runtimes, placeholders=template)
     return workloads, notices + read
 

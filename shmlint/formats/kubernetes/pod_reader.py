@@ -186,6 +186,7 @@ class PodReader:
             (self.host_ipc(pod.spec), *self.runtime_class(pod.spec)),
             self.source.path,
             self.signals,
+            next(filter(None, (scalar(self.m.get(metadata, "namespace")) for metadata in pod.metadata)), ""),
         )
         cap = shared_cap(views)
         for (container, _, _), identity, verdict in zip(pod.containers, identities, judged, strict=True):

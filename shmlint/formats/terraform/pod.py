@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from shmlint import sizes
 from shmlint.containers import EnvVar
-from shmlint.containers.pod import INIT_CONTAINER, PodContainer, PodVolume, Resource, judge_pod, quantity
+from shmlint.containers.pod import INIT_CONTAINER, PodContainer, PodVolume, Resource, VolumeMount, judge_pod, quantity
 from shmlint.formats.terraform.target import HclTarget
 from shmlint.model import Evidence, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
@@ -94,11 +94,14 @@ def _container(source: SourceText, container: Block, holder: str, blocks: PodBlo
         resources=tuple(_resource_entries(source, container)),
         memory_limit=k8s_size(source, entry(_resources(container, "limits"), "memory")),
         shm_mount=(string(shm.attribute("name")) or "") if shm is not None else None,
-        mounts=tuple(
-            (string(mount.attribute("name")) or "", string(mount.attribute("mount_path")) or "", "") for mount in mounts
-        ),
+        mounts=tuple(_mount(mount) for mount in mounts),
         working_dir=string(container.attribute("working_dir")) or "",
     )
+
+
+def _mount(mount: Block) -> VolumeMount:
+    name, path, sub_path = (string(mount.attribute(key)) or "" for key in ("name", "mount_path", "sub_path"))
+    return name, path, sub_path
 
 
 def _medium(source: SourceText, value: Value | None) -> str:
@@ -127,6 +130,11 @@ def _volume(source: SourceText, name: str, volume: Block) -> PodVolume:
         return PodVolume(
             name, span, "host_path", host_path=text, host_path_span=_span(source, path) if path is not None else None
         )
+    config_map = volume.child("config_map")
+    if config_map is not None and string(config_map.attribute("name")):
+        items = ((string(i.attribute("key")), string(i.attribute("path"))) for i in config_map.children("items"))
+        kept = tuple((key, path) for key, path in items if key and path)
+        return PodVolume(name, span, "config_map", config_map=string(config_map.attribute("name")) or "", items=kept)
     kinds = [block.type for block in volume.blocks]
     return PodVolume(name, span, kinds[0] if kinds else "volume")
 
