@@ -19,12 +19,18 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import MountedConfig
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.index import ProjectFiles
+
+if TYPE_CHECKING:
+    from yaml.nodes import Node
+
+    from shmlint.source import SourceText
 
 #: YAML files beside a manifest read for its ConfigMaps, in name order
 MAX_BESIDE = 16
@@ -137,18 +143,28 @@ def _beside(files: ProjectFiles, folder: str) -> ConfigMaps:
     return found
 
 
+def _composed(files: ProjectFiles, path: str, marker: str) -> tuple[SourceText, list[Node]] | None:
+    """A YAML file's documents when its text holds ``marker``; None when it does not, cannot be read or parsed."""
+    source = files.source(path)
+    if source is None or marker not in source.text:
+        return None
+    from shmlint.parsers.yamlnodes import YamlError, compose
+
+    try:
+        return source, compose(source)
+    except YamlError:
+        return None
+
+
 def _in_file(files: ProjectFiles, path: str) -> ConfigMaps:
     """The ConfigMaps one YAML file writes (the file given as the "folder" of ``per_folder``: asked once a run),
     with the text of each key that keeps its lines."""
-    source = files.source(path)
-    if source is None or "ConfigMap" not in source.text:
+    read = _composed(files, path, "ConfigMap")
+    if read is None:
         return {}
-    from shmlint.parsers.yamlnodes import Mappings, YamlError, compose, scalar
+    from shmlint.parsers.yamlnodes import Mappings, scalar
 
-    try:
-        documents = compose(source)
-    except YamlError:
-        return {}
+    source, documents = read
     m = Mappings()
     found: ConfigMaps = {}
     for document in documents:
@@ -173,15 +189,12 @@ def _in_file(files: ProjectFiles, path: str) -> ConfigMaps:
 def _generated(files: ProjectFiles, path: str) -> ConfigMaps:
     """The ConfigMaps a kustomization generates from files inside its folder (``files: [train.py]``, also
     ``key=path``), each key a file read only if a container mounts it; one that keeps no such file is not listed."""
-    source = files.source(path)
-    if source is None or "configMapGenerator" not in source.text:
+    read = _composed(files, path, "configMapGenerator")
+    if read is None:
         return {}
-    from shmlint.parsers.yamlnodes import Mappings, YamlError, compose, scalar, sequence
+    from shmlint.parsers.yamlnodes import Mappings, scalar, sequence
 
-    try:
-        documents = compose(source)
-    except YamlError:
-        return {}
+    documents = read[1]
     m = Mappings()
     folder = os.path.dirname(path)
     found: ConfigMaps = {}
