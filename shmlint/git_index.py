@@ -178,7 +178,7 @@ def _varint(data: bytes, position: int) -> tuple[int, int]:
     return value, position
 
 
-#: submodules of one ``.gitmodules`` read (a larger file is read this far)
+#: submodules of one ``.gitmodules`` kept (the file itself is within the run's file size)
 MAX_SUBMODULES = 64
 _SUBMODULE_PATH = LazyRegex(r"^[ \t]*path[ \t]*=[ \t]*(\S[^\r\n]{0,255}?)[ \t]*\r?$", re.MULTILINE, ("path",))
 

@@ -1087,6 +1087,7 @@ def test_a_program_in_a_submodule_not_checked_out_is_said(tmp_path: Path) -> Non
 _CIFAR = """
 import torch, torchvision
 import torchvision.transforms as transforms
+from torch.utils.data import BatchSampler, RandomSampler
 from torchvision.datasets import MNIST
 transform_train = transforms.Compose([
     transforms.RandomCrop(32, padding=4), transforms.RandomHorizontalFlip(), transforms.ToTensor(),
@@ -1121,11 +1122,40 @@ def test_workers_over_small_cifar_batches_are_no_need(batch: int, workers: int, 
         ("torchvision.datasets.CIFAR10(", "ImageFolder("),  # a dataset of any size
         ("trainset, batch_size", "torch.utils.data.Subset(trainset, range(10)), batch_size"),
         ("batch_size=BATCH", "batch_size=args.batch"),  # a batch size not followed
+        ("shuffle=True", "batch_sampler=BatchSampler(RandomSampler(trainset), 4096, False)"),  # its own batches
+        ("shuffle=True", "collate_fn=upscale"),  # a collate function may make the batch anything
+        ("transform=transform_train", "transform=transform_train, target_transform=big"),
+        ("trainset = torch", "trainset.transform = None\ntrainset = torch"),  # changed through an attribute
+        ("transform_train = transforms", "transform_train.transforms.insert(0, None)\ntransform_train = transforms"),
+        ("loader = torch", "for trainset in (None,):\n    pass\nloader = torch"),  # bound twice
+        ("torchvision.datasets.CIFAR10(", "CIFAR(root='', train=True, "),  # not torchvision's
+        ("transforms.RandomCrop(32, padding=4)", "transforms.RandomRotation(45, expand=True)"),  # grows the image
+        ("transforms.ToTensor()", "transforms.ToTensor(), transforms.ConvertImageDtype(torch.float64)"),
     ],
 )
 def test_anything_not_known_about_the_batches_keeps_the_need(change: tuple[str, str]) -> None:
     facts = _read(_CIFAR.replace(*change).replace("BATCH", "128").replace("WORKERS", "2"))
     assert [f.text for f in facts.needs] == ["DataLoader(num_workers=2)"]
+
+
+def test_a_dataset_class_or_transform_of_the_same_name_from_another_package_is_not_torchvisions() -> None:
+    """``CIFAR10`` from the project's own module, albumentations' ``A.Resize``: names alone say nothing."""
+    own = "from torch.utils.data import DataLoader\nfrom mydata import CIFAR10\nimport torchvision.transforms as T\n"
+    own += "loader = DataLoader(CIFAR10('/d', transform=T.ToTensor()), batch_size=128, num_workers=4)\n"
+    other = "from torch.utils.data import DataLoader\nfrom torchvision.datasets import CIFAR10\nimport albumentations as A\n"
+    other += "loader = DataLoader(CIFAR10('/d', transform=A.Resize(32, 2048)), batch_size=128, num_workers=4)\n"
+    for code in (own, other):
+        assert [f.text for f in _read(code).needs] == ["DataLoader(num_workers=4)"]
+
+
+def test_a_dataset_bound_in_another_scope_is_not_followed() -> None:
+    """A parameter named like a dataset bound elsewhere in the file is not that dataset."""
+    code = (
+        "from torch.utils.data import DataLoader\nfrom torchvision import datasets, transforms\n"
+        "def smoke():\n    dataset = datasets.MNIST('/d', transform=transforms.ToTensor())\n    return len(dataset)\n"
+        "def make(dataset):\n    return DataLoader(dataset, batch_size=256, num_workers=8)\n"
+    )
+    assert [f.text for f in _read(code).needs] == ["DataLoader(num_workers=8)"]
 
 
 def test_an_mnist_loader_with_an_imported_class_and_a_grayscale_to_rgb_resize() -> None:
@@ -1136,3 +1166,27 @@ def test_an_mnist_loader_with_an_imported_class_and_a_grayscale_to_rgb_resize() 
     )
     (fact,) = _read(code).zero_loaders
     assert fact.text == "DataLoader(num_workers=4): MNIST batches of 32 (1.5 MiB), 15 MiB in flight"
+
+
+def test_a_name_imported_from_a_local_package_may_be_a_submodule_not_read(tmp_path: Path) -> None:
+    """``from helpers import make`` with ``helpers.py`` names a function read there: no doubt; ``from vendor import
+    trainer`` or ``import vendor.fast_ops`` with a package ``vendor/`` may name a submodule that is not there (a
+    submodule not checked out, a compiled module): doubt, never a workload called free."""
+    loader = "from torch.utils.data import DataLoader\nval = DataLoader(range(10), batch_size=32)\n"
+    (tmp_path / "helpers.py").write_text("def make():\n    return 1\n")
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "__init__.py").write_text("")
+    for line, free in (
+        ("from helpers import make", True),
+        ("from vendor import trainer", False),
+        ("import vendor.fast_ops", False),
+    ):
+        (tmp_path / "train.py").write_text(f"{line}\n{loader}")
+        facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
+        assert bool(facts.free) is free, line
+
+
+def test_a_long_missing_program_path_is_bounded_in_its_note(tmp_path: Path) -> None:
+    name = "/" + "a/" * 20_000 + "run.py"
+    (note,) = _gather(tmp_path, Launch(str(tmp_path), ("python", name))).notes
+    assert len(note) < 200 and note.endswith("is not in the checked files")

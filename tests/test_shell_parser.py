@@ -253,3 +253,15 @@ def test_a_here_document_that_strips_tabs_and_one_left_open() -> None:
     stripped, unterminated = here_documents(text)
     assert stripped.strips_tabs and text[stripped.start : stripped.end] == "\tkind: Pod\n"
     assert not unterminated.strips_tabs and text[unterminated.start : unterminated.end] == "image: x\n"
+
+
+def test_an_indented_delimiter_ends_a_here_document_only_in_documentation_blocks() -> None:
+    """In a script, bash ends a body at its delimiter alone (an indented ``EOF`` inside a function's body is text);
+    in a document's indented code block the block's indentation is not the shell's, so it ends there."""
+    text = "f() {\n    cat > notes <<EOF\n    EOF\n    more text\nEOF\n}\ndocker run x\n"
+    (script,) = here_documents(text)
+    assert text[script.start : script.end] == "    EOF\n    more text\n"
+    assert [c.words[0].text for c in commands(text)] == ["f", "cat", "docker"]
+    block = "   cat <<EOF\n   kind: Pod\n   EOF\n   docker run x\n"
+    (documented,) = here_documents(block, in_blocks=True)
+    assert block[documented.start : documented.end] == "   kind: Pod\n"

@@ -12,8 +12,10 @@ def unwrapped(workload: Workload, target: BlockTarget, source: SourceText) -> tu
     """The workload with its format's own target, and the block alone (same offsets) for that format's writer, as
     it was read (an escaping backslash as the ``$`` it stands for)."""
     text = alone(source.text, target.start, target.end)
-    for offset in target.escapes:
-        text = text[:offset] + "$" + text[offset + 1 :]
+    if target.escapes:
+        from shmlint.parsers.embedded.here_documents import as_passed  # a here-document's only
+
+        text = as_passed(text, target.escapes)
     return workload._replace(target=target.inner), source.with_text(text)
 
 

@@ -52,8 +52,7 @@ class SimpleCommand:
 
 @dataclass(frozen=True)
 class HereDocument:
-    """Where a here-document's body is in the input (its delimiter line excluded; a delimiter indented as the line
-    that opens it ends it too, as a document's indented code block writes it), whether its lines lose their
+    """Where a here-document's body is in the input (its delimiter line excluded), whether its lines lose their
     leading tabs (``<<-``), and whether the shell expands it (an unquoted delimiter: ``$X`` and ``\\$`` are
     expansions and escapes, not text)."""
 
@@ -63,9 +62,12 @@ class HereDocument:
     expands: bool
 
 
-def here_documents(text: str) -> list[HereDocument]:
-    """The bodies of the here-documents in ``text``, in order (also those of commands inside substitutions)."""
-    lexer = _Lexer(text)
+def here_documents(text: str, *, in_blocks: bool = False) -> list[HereDocument]:
+    """The bodies of the here-documents in ``text``, in order (also those of commands inside substitutions).
+    ``in_blocks``: the text is a document's indented code blocks (masked), where a delimiter indented as the line
+    that opens it ends the body, as it does once the block's indentation is gone; a script ends one only at its
+    delimiter, as bash does."""
+    lexer = _Lexer(text, in_blocks)
     lexer.parse_list(None, 0)
     return sorted(lexer.bodies, key=lambda body: body.start)
 
@@ -90,10 +92,11 @@ class _Cursor:
     """The text and the position in it, with the scans that only move over characters (quoted strings, balanced
     brackets, here-document bodies); ``_Lexer`` reads the grammar on top of it."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, in_blocks: bool = False) -> None:
         self.text = text
         self.n = len(text)
         self.pos = 0
+        self.in_blocks = in_blocks  # indented documentation blocks (``here_documents``)
         #: (delimiter, strip leading tabs, expands: the delimiter is unquoted, the indentation of the line that
         #: opens it) waiting for the next newline
         self.heredocs: list[tuple[str, bool, bool, str]] = []
@@ -108,7 +111,9 @@ class _Cursor:
                 end = self.n if newline == -1 else newline
                 line = text[self.pos : end].rstrip("\r")
                 line_start, self.pos = self.pos, min(self.n, end + 1)
-                if (line.lstrip("\t") if strip_tabs else line) == delimiter or (indent and line == indent + delimiter):
+                if (line.lstrip("\t") if strip_tabs else line) == delimiter or (
+                    self.in_blocks and indent and line == indent + delimiter
+                ):
                     end = line_start
                     break
                 end = self.pos
@@ -153,8 +158,8 @@ class _Cursor:
 
 
 class _Lexer(_Cursor):
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
+    def __init__(self, text: str, in_blocks: bool = False) -> None:
+        super().__init__(text, in_blocks)
         self.found: list[SimpleCommand] = []
 
     # -- command lists -------------------------------------------------------------------------------------------

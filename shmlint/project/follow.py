@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
-from shmlint.project.index import VIRTUAL_PREFIX, Reader
+from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, program, shown, target
-from shmlint.visible import visible
+from shmlint.visible import clipped, visible
 
 if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
@@ -293,8 +293,9 @@ class _Walk:
         for imported in imports:
             local = self.local_module(folder, imported)
             parent = imported.rpartition(".")[0]
-            if local is None and parent.strip(".") and self.local_module(folder, parent) is not None:
-                continue  # ``from helpers import make``: a name the local module ``helpers`` defines, read there
+            module = self.local_module(folder, parent) if local is None and parent.strip(".") else None
+            if module is not None and not module.endswith("__init__.py"):
+                continue  # ``from helpers import make``: a name the module file ``helpers.py`` defines, read there
             if local is None:
                 self.doubt = self.doubt or not _plain(imported)
             elif local != path and local not in self.modules:
@@ -411,7 +412,7 @@ def _missing_notes(names: Sequence[str], reader: Reader) -> tuple[str, ...]:
     ]
     notes = []
     for name in names:
-        parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+        parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")][-MAX_PARTS:]
         tails = {"/".join(parts[i:]) for i in range(len(parts))} if name.startswith("/") else {"/".join(parts)}
         module = next(
             (
@@ -424,7 +425,7 @@ def _missing_notes(names: Sequence[str], reader: Reader) -> tuple[str, ...]:
             None,
         )
         said = f"in git submodule {module}, which is not checked out" if module else "not in the checked files"
-        notes.append(f"{visible(name)} is {said}")
+        notes.append(f"{clipped(visible(name), 80)} is {said}")
     return tuple(notes)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import THRESHOLDS, Setting
 from shmlint.project.pycommands import Command, commands
-from shmlint.project.pydatasets import small_batches
+from shmlint.project.pydatasets import Names, names_of, small_batches
 from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
 from shmlint.project.pyscopes import Scope, scopes
 from shmlint.project.pysyntax import called, dotted
@@ -92,6 +92,7 @@ def read(
     own = options(nodes)
     assigned = assigned_once(nodes)
     context = Context(tuple(arguments), config, devices, names(assigned), {**(imported or {}), **own}, env or {})
+    bound = names_of(nodes, assigned)
     needs: list[Fact] = []
     zero: list[Fact] = []
     unknown = 0
@@ -104,7 +105,7 @@ def read(
             continue
         name = called(node.func)
         if name.endswith("DataLoader"):
-            verdict = _loader(node, name, context, text, assigned)
+            verdict = _loader(node, name, context, text, bound)
             if verdict is None:
                 unknown += 1
             elif verdict[0]:
@@ -158,12 +159,10 @@ def _quote(text: str, node: ast.expr, limit: int = 60) -> str:
     return segment if len(segment) <= limit else segment[: limit - 3] + "..."
 
 
-def _loader(
-    node: ast.Call, name: str, context: Context, text: str, assigned: Mapping[str, ast.expr | None]
-) -> tuple[bool, Fact] | None:
+def _loader(node: ast.Call, name: str, context: Context, text: str, bound: Names) -> tuple[bool, Fact] | None:
     """(uses workers, the fact) for a DataLoader call; None when its workers cannot be known (``**kwargs``, a
-    value not followed). Workers over a small torchvision image set's batches use no more than a few MiB of
-    /dev/shm (``pydatasets``): no need, said with its arithmetic."""
+    value not followed). Workers whose batches over a small torchvision image set stay under a quarter of the
+    default /dev/shm (``pydatasets``) are no need, said with the arithmetic."""
     if any(keyword.arg is None for keyword in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
         return None
     given = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
@@ -176,7 +175,7 @@ def _loader(
     value = value_of(given, context)
     fact = Fact(node.lineno, f"{name}(num_workers={_quote(text, given)}){value.how}")
     if value.positive:
-        small = small_batches(node, value.number, assigned, context) if value.number is not None else None
+        small = small_batches(node, value.number, bound, context) if value.number is not None else None
         return (False, fact._replace(text=f"{fact.text}: {small}")) if small else (True, fact)
     return (False, fact) if value.number == 0 else None
 

@@ -2,13 +2,15 @@
 ``ast``: worker processes pass every batch through /dev/shm, but a tutorial's MNIST or CIFAR-10 batches are a few
 MiB in all, far from the 64 MiB default, and a finding there would cry wolf.
 
-Only what the text says for certain counts: the dataset built by a torchvision class (directly, or a name assigned
-once), its transforms all known (a list given to ``Compose``, each a transform that keeps the image's size, or one
-that sets it from a literal), the batch size a value ``pyvalues`` follows (1 when not given) and the worker count a
-number. Image sizes are torchvision's (https://pytorch.org/vision/stable/datasets.html): MNIST and its kin are
-28x28 grayscale, CIFAR-10/100 and SVHN 32x32 RGB, STL-10 96x96 RGB; a tensor's element is counted as float32
-(``ToTensor``), whatever a later transform makes of it. Anything else (a custom dataset, ``Lambda``, an unknown
-transform, a ``Subset`` or ``random_split``) leaves the loader as it was: workers, a need.
+Only what the text says for certain counts: the loader takes no argument that shapes its batches otherwise (a
+``batch_sampler``, a ``collate_fn``); its dataset is built by a class torchvision's own import names (directly, or a
+name bound once in the file and never changed through an attribute or an index), with no ``target_transform``; its
+transforms are torchvision's, all known (a list given to ``Compose``, each one that keeps the image's size, or sets
+it from a literal); the batch size is a value ``pyvalues`` follows (1 when not given) and the worker count a number.
+Image sizes are torchvision's (https://pytorch.org/vision/stable/datasets.html): MNIST and its kin are 28x28
+grayscale, CIFAR-10/100 and SVHN 32x32 RGB, STL-10 96x96 RGB; an element is counted as float32 (``ToTensor``), and a
+conversion to any wider type is not known. Anything else (a custom dataset, ``Lambda``, an unknown transform, a
+``Subset`` or ``random_split``) leaves the loader as it was: workers, a need.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from collections.abc import Mapping
 
 from shmlint.dataloader import estimate
 from shmlint.model import DataLoaderHint
-from shmlint.project.pysyntax import called, dotted
+from shmlint.named_tuple import NamedTuple
+from shmlint.project.pysyntax import dotted
 from shmlint.project.pyvalues import Context, value_of
 from shmlint.sizes import MIB, human
 
@@ -40,12 +43,9 @@ _KEEP = frozenset(
         "ToTensor",
         "PILToTensor",
         "ToImage",
-        "ToDtype",
-        "ConvertImageDtype",
         "Normalize",
         "RandomHorizontalFlip",
         "RandomVerticalFlip",
-        "RandomRotation",
         "RandomAffine",
         "RandomPerspective",
         "ColorJitter",
@@ -65,6 +65,61 @@ _KEEP = frozenset(
 )
 #: transforms whose first argument (or ``size``) is the image's new size
 _RESIZE = frozenset({"Resize", "RandomCrop", "CenterCrop", "RandomResizedCrop"})
+#: conversions that keep the element within float32's four bytes when their type (first argument) is one of these
+_CONVERT = frozenset({"ToDtype", "ConvertImageDtype"})
+_NARROW_TYPES = frozenset({"float32", "float16", "bfloat16", "uint8", "half", "float"})
+#: DataLoader arguments that leave its batches as ``batch_size`` samples collated as they are
+_PLAIN_ARGUMENTS = frozenset(
+    {
+        "dataset",
+        "batch_size",
+        "shuffle",
+        "sampler",
+        "num_workers",
+        "pin_memory",
+        "drop_last",
+        "timeout",
+        "worker_init_fn",
+        "prefetch_factor",
+        "persistent_workers",
+        "generator",
+        "pin_memory_device",
+        "in_order",
+    }
+)
+#: positional arguments of DataLoader up to ``sampler`` (the fifth is ``batch_sampler``)
+_PLAIN_POSITIONS = 4
+_DATASETS, _TRANSFORMS = "torchvision.datasets", ("torchvision.transforms", "torchvision.transforms.v2")
+
+
+class Names(NamedTuple):
+    """What a file's names stand for here: those bound once (``pyvalues.assigned_once``), those an attribute or an
+    index is taken of (what they hold may change), and what its imports make of local names (``T`` ->
+    ``torchvision.transforms``)."""
+
+    assigned: Mapping[str, ast.expr | None]
+    touched: frozenset[str]
+    imported: Mapping[str, str]
+
+
+def names_of(nodes: list[ast.AST], assigned: Mapping[str, ast.expr | None]) -> Names:
+    touched = frozenset(
+        node.value.id
+        for node in nodes
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.value, ast.Name)
+    )
+    imported: dict[str, str] = {}
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                imported[local] = alias.name if alias.asname else local
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return Names(assigned, touched, imported)
+
+
 #: a loader's batches in flight below this are no risk: a quarter of the default /dev/shm, so another loader and
 #: NCCL's own segments still fit beside it
 SMALL_BYTES = 16 * MIB
@@ -72,15 +127,16 @@ SMALL_BYTES = 16 * MIB
 _ELEMENT_BYTES = 4
 
 
-def small_batches(
-    loader: ast.Call, workers: int, assigned: Mapping[str, ast.expr | None], context: Context
-) -> str | None:
+def small_batches(loader: ast.Call, workers: int, names: Names, context: Context) -> str | None:
     """What the loader's batches come to when they are certainly small (``CIFAR10 batches of 128 (1.5 MiB),
-    9.0 MiB in flight``), else None. ``assigned``: the file's names assigned exactly once."""
-    dataset = _resolved(_argument(loader, 0, "dataset"), assigned)
-    if not isinstance(dataset, ast.Call) or not _torchvision(dataset.func):
+    9.0 MiB in flight``), else None."""
+    if len(loader.args) > _PLAIN_POSITIONS or any(k.arg not in _PLAIN_ARGUMENTS for k in loader.keywords):
         return None
-    shape = _transformed(SHAPES[called(dataset.func)], _argument(dataset, -1, "transform"), assigned, context)
+    dataset = _resolved(_argument(loader, 0, "dataset"), names)
+    name = _imported(dataset.func, names, (_DATASETS,)) if isinstance(dataset, ast.Call) else ""
+    if not isinstance(dataset, ast.Call) or name not in SHAPES or _argument(dataset, -1, "target_transform"):
+        return None
+    shape = _transformed(SHAPES[name], _argument(dataset, -1, "transform"), names, context)
     if shape is None:
         return None
     given_batch = _argument(loader, 1, "batch_size")
@@ -95,7 +151,6 @@ def small_batches(
     found = estimate(DataLoaderHint(workers, batch, sample, prefetch, procs))
     if found.estimate_bytes > SMALL_BYTES:
         return None
-    name = called(dataset.func)
     return f"{name} batches of {batch} ({human(found.batch_bytes)}), {human(found.estimate_bytes)} in flight"
 
 
@@ -107,34 +162,35 @@ def _argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     return given
 
 
-def _resolved(node: ast.expr | None, assigned: Mapping[str, ast.expr | None]) -> ast.expr | None:
-    """The expression itself, or what a name assigned once in the file holds."""
+def _resolved(node: ast.expr | None, names: Names) -> ast.expr | None:
+    """The expression itself, or what a name bound once in the file holds, when nothing changes it later through
+    an attribute or an index (``ds.transform = ...``, ``steps.insert(...)``)."""
     if isinstance(node, ast.Name):
-        return assigned.get(node.id)
+        return None if node.id in names.touched else names.assigned.get(node.id)
     return node
 
 
-def _torchvision(func: ast.expr) -> bool:
-    """A torchvision dataset class, as code names it (``torchvision.datasets.CIFAR10``, ``datasets.MNIST``,
-    ``CIFAR10`` imported from there)."""
-    name = called(func)
+def _imported(func: ast.expr, names: Names, modules: tuple[str, ...]) -> str:
+    """The name a call's class has in one of ``modules`` as the file's imports spell it (``T.Resize`` with
+    ``from torchvision import transforms as T``, ``CIFAR10`` imported from ``torchvision.datasets``); "" for
+    anything else (a class of the same name from another package)."""
     path = dotted(func)
-    return name in SHAPES and path in (name, f"datasets.{name}", f"torchvision.datasets.{name}")
+    first, _, rest = path.partition(".")
+    full = f"{names.imported[first]}.{rest}".rstrip(".") if first in names.imported else ""
+    module, _, name = full.rpartition(".")
+    return name if module in modules else ""
 
 
 def _transformed(
-    shape: tuple[int, int, int],
-    transform: ast.expr | None,
-    assigned: Mapping[str, ast.expr | None],
-    context: Context,
+    shape: tuple[int, int, int], transform: ast.expr | None, names: Names, context: Context
 ) -> tuple[int, int, int] | None:
     """The image's shape after the transforms, or None when one of them is not known."""
-    transform = _resolved(transform, assigned)
+    transform = _resolved(transform, names)
     if transform is None:
         return None  # a PIL image, which the default collate cannot batch: not what runs
     steps: list[ast.expr] = [transform]
-    if isinstance(transform, ast.Call) and called(transform.func) == "Compose":
-        listed = _resolved(_argument(transform, 0, "transforms"), assigned)
+    if isinstance(transform, ast.Call) and _imported(transform.func, names, _TRANSFORMS) == "Compose":
+        listed = _resolved(_argument(transform, 0, "transforms"), names)
         if not isinstance(listed, (ast.List, ast.Tuple)):
             return None
         steps = list(listed.elts)
@@ -142,8 +198,12 @@ def _transformed(
     for step in steps:
         if not isinstance(step, ast.Call):
             return None
-        name = called(step.func)
-        if name in _RESIZE:
+        name = _imported(step.func, names, _TRANSFORMS)
+        if name in _CONVERT:
+            given = _argument(step, 0, "dtype")
+            if given is None or dotted(given).rpartition(".")[2] not in _NARROW_TYPES:
+                return None
+        elif name in _RESIZE:
             size = value_of(_argument(step, 0, "size") or ast.Constant(None), context).number
             if size is None or size < 1:
                 return None

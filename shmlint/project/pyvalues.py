@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Mapping
 
 from shmlint.named_tuple import NamedTuple
@@ -145,22 +146,36 @@ def _int(text: str) -> int | None:
 
 
 def assigned_once(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
-    """Names the file assigns exactly once, with a plain ``=``, and what they hold (``None`` for a name assigned
-    any other way or more than once)."""
-    found: dict[str, ast.expr | None] = {}
+    """Names the file binds exactly once, with a plain ``name = value``, and what they hold; ``None`` for a name
+    bound more than once or any other way (a parameter, a loop or ``with`` target, ``:=``, unpacking, an import,
+    ``except ... as``, a ``def`` or ``class``, a ``global``): file-wide, so a name bound in two scopes is never
+    taken for either."""
+    bound: Counter[str] = Counter()
+    plain: dict[str, ast.expr] = {}
     for node in nodes:
-        targets = (
-            node.targets
-            if isinstance(node, ast.Assign)
-            else [node.target]
-            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
-            else []
-        )
-        value = getattr(node, "value", None)
-        for target in targets:
-            if isinstance(target, ast.Name):
-                found[target.id] = value if isinstance(node, ast.Assign) and target.id not in found else None
-    return found
+        bound.update(_bindings(node))
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            plain.setdefault(node.targets[0].id, node.value)
+    return {name: plain.get(name) if count == 1 else None for name, count in bound.items()}
+
+
+def _bindings(node: ast.AST) -> list[str]:
+    """The names one node binds (twice for ``global``/``nonlocal``: bound elsewhere, never once here)."""
+    if isinstance(node, ast.Name):
+        return [] if isinstance(node.ctx, ast.Load) else [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, ast.alias):
+        return [(node.asname or node.name).split(".")[0]]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return [node.name] if node.name else []
+    if isinstance(node, ast.MatchMapping):
+        return [node.rest] if node.rest else []
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return [*node.names, *node.names]
+    return []
 
 
 def names(assigned: Mapping[str, ast.expr | None]) -> dict[str, ast.expr | None]:

@@ -31,7 +31,7 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
 
     if kind is FileKind.SHELL:
         workloads = commands(source, source.text, run.signals)  # first: it bounds the work on the file's shell
-        documents, notices = _here_documents(source, source.text, path, run)
+        documents, notices = _here_documents(source, None, path, run)
         return workloads + documents, notices
     if kind is FileKind.MAKEFILE:
         return commands(source, mask_makefile(source.text), run.signals), []
@@ -44,19 +44,26 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     return workloads + more + documents, notices + document_notices
 
 
-def _here_documents(source: SourceText, shell: str, path: Path, run: Extraction) -> Found:
-    """The manifests of the here-documents in ``shell`` (the file's shell code, masked with its offsets), each
-    judged as its own file would be; one the shell expands as a template whose ``${VAR}`` are values to come."""
-    from shmlint.extract.dispatch import HERE_DOCUMENT, yaml_blocks
+def _here_documents(source: SourceText, blocks: str | None, path: Path, run: Extraction) -> Found:
+    """The manifests of the file's here-documents (``blocks``: a document's shell blocks, masked with its offsets),
+    each judged as its own file would be; one the shell expands as a template whose ``${VAR}`` are values to come."""
+    from shmlint.extract.dispatch import HERE_DOCUMENT, MAX_YAML_BLOCKS, yaml_blocks
     from shmlint.model import Notice
     from shmlint.parsers.embedded.here_documents import manifests
 
-    here = manifests(source.text, shell)
+    here = manifests(source.text, blocks)
     passed = source.with_text(here.text)
     workloads, notices = [], []
+    if len(here.blocks) > MAX_YAML_BLOCKS:
+        notices.append(
+            Notice(source.path, f"only the first {MAX_YAML_BLOCKS} of {len(here.blocks)} {HERE_DOCUMENT}s checked")
+        )
+    read = here.blocks[:MAX_YAML_BLOCKS]
     for expands in (False, True):
-        blocks = [(start, end) for start, end, expanded in here.blocks if expanded is expands]
-        found, said = yaml_blocks(passed, blocks, path, run._replace(placeholders=expands), HERE_DOCUMENT, here.escapes)
+        found_blocks = [(start, end) for start, end, expanded in read if expanded is expands]
+        found, said = yaml_blocks(
+            passed, found_blocks, path, run._replace(placeholders=expands), HERE_DOCUMENT, here.escapes
+        )
         workloads += found
         notices += said
     notices += [

@@ -38,13 +38,14 @@ class HereManifests(NamedTuple):
     skipped: tuple[int, ...]  # offsets of bodies left alone (``<<-`` with tabs)
 
 
-def manifests(text: str, shell: str | None = None) -> HereManifests:
-    """The here-document manifests of ``text``; ``shell``: its shell code when not all of it is (a document's shell
-    blocks, masked with the same offsets)."""
-    shell = text if shell is None else shell
+def manifests(text: str, blocks: str | None = None) -> HereManifests:
+    """The here-document manifests of a script's ``text``, or of a document's shell ``blocks`` (masked with the
+    text's offsets, their indentation kept: a delimiter indented as its opening line ends a body there)."""
+    shell = text if blocks is None else blocks
     if "<<" not in shell:
         return HereManifests(text, (), (), ())
-    found = [body for body in here_documents(shell) if _MANIFEST_LINE.search(shell, body.start, body.end)]
+    bodies = here_documents(shell, in_blocks=blocks is not None)
+    found = [body for body in bodies if _MANIFEST_LINE.search(shell, body.start, body.end)]
     skipped = [body for body in found if body.strips_tabs and "\n\t" in "\n" + shell[body.start : body.end]]
     kept = [body for body in found if body not in skipped]
     escapes = tuple(
@@ -54,10 +55,15 @@ def manifests(text: str, shell: str | None = None) -> HereManifests:
         for at in _ESCAPE.finditer(text, body.start, body.end)
         if at.group() == "\\$"
     )
-    if escapes:
-        chars = list(text)
-        for offset in escapes:
-            chars[offset] = "$"
-        text = "".join(chars)
-    blocks = tuple((body.start, body.end, body.expands) for body in kept)
-    return HereManifests(text, blocks, escapes, tuple(body.start for body in skipped))
+    found_blocks = tuple((body.start, body.end, body.expands) for body in kept)
+    return HereManifests(as_passed(text, escapes), found_blocks, escapes, tuple(body.start for body in skipped))
+
+
+def as_passed(text: str, escapes: tuple[int, ...]) -> str:
+    """The text with each escaping backslash at ``escapes`` read as the ``$`` it stands for (same length)."""
+    if not escapes:
+        return text
+    chars = list(text)
+    for offset in escapes:
+        chars[offset] = "$"
+    return "".join(chars)
