@@ -72,9 +72,10 @@ def here_documents(text: str, *, in_blocks: bool = False) -> list[HereDocument]:
     return sorted(lexer.bodies, key=lambda body: body.start)
 
 
-def commands(text: str) -> Iterator[SimpleCommand]:
-    """Every simple command in ``text``, including those inside substitutions, in order of their first word."""
-    lexer = _Lexer(text)
+def commands(text: str, *, in_blocks: bool = False) -> Iterator[SimpleCommand]:
+    """Every simple command in ``text``, including those inside substitutions, in order of their first word
+    (``in_blocks``: a document's indented code blocks, as for ``here_documents``)."""
+    lexer = _Lexer(text, in_blocks)
     lexer.parse_list(None, 0)
     return iter(sorted(lexer.found, key=lambda command: command.words[0].start))
 

@@ -82,7 +82,7 @@ class Typed(NamedTuple):
 def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[ContainerCommand, Typed | None]]:
     """Every container run/create command of a masked document, with the commands typed into it when it opens an
     interactive shell and the same block goes on."""
-    shell = list(commands(text))
+    shell = list(commands(text, in_blocks=True))
     lines = [(line, index) for index, block in enumerate(blocks) for line in block.lines]
     starts = [line.start for line, _ in lines]
     assigned = Assignments()
