@@ -131,7 +131,7 @@ def configured(
                     name,
                     tier,
                     f"configured as {tier.name.lower()}",
-                    CONFIGURATION,
+                    "configuration",
                     bounded(f"shm-{'' if tier is Tier.NEEDS else 'free-'}images", images),
                     None,
                     bounded(f"shm-{'' if tier is Tier.NEEDS else 'free-'}commands", commands),
@@ -140,8 +140,6 @@ def configured(
     return knowledge._replace(entries=(*extra, *knowledge.entries))
 
 
-#: the source of the entries configuration adds (``configured``): what the user says, never second-guessed
-CONFIGURATION = "configuration"
 #: the shells whose script, named after them, replaces an image's entrypoint here (Python's: ``is_python``)
 _SCRIPT_SHELLS = frozenset({"bash", "sh"})
 #: CI containers that start their image's own entrypoint: a GitHub Actions service, Jenkins' ``withRun``
@@ -218,8 +216,6 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
         # a command that also starts software that needs /dev/shm (`nvidia-smi && torchrun ...`) keeps that need
         return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
-    if not by_command and _other_program(workload):  # another program in a server's image: not the server
-        by_image = [(e, where) for e, where in by_image if e.commands is None or e.source == CONFIGURATION]
     if any(e.command_wins for e, _ in by_command) or _runs_steps(workload) or _own_program(workload):
         by_image = []  # a holder, a notebook, a CI job's steps, a program of its own: the image is only where they
         # run, its own entrypoint never does
@@ -303,23 +299,6 @@ def _own_program(workload: Workload) -> bool:
     if script is None or workload.project is None:
         return False
     return script in (path.rpartition("/")[2] for path in workload.project.followed)
-
-
-def _other_program(workload: Workload) -> bool:
-    """A container with no accelerator whose replaced entrypoint names another program than the image's own: a
-    bare program (``command: [mooncake_master]``) or a module (``python3 -m mooncake.store_service``). The caller
-    asks when no command matched, and drops the image's match only for software whose data says how it is started
-    (a server's commands): the image is then only where another program runs, like a client built FROM a server's
-    image (``_base_aside``). A path (``/start.sh``) may be the image's own start, and an image named in
-    configuration (no commands known) stays evidence."""
-    if workload.gpu or workload.launch is None or not workload.launch.entrypoint:
-        return False
-    from shmlint.parsers.programs import is_python
-
-    words = (*workload.launch.entrypoint, *workload.launch.arguments)
-    if is_python(words[0]):
-        return len(words) > 2 and words[1] == "-m"
-    return "/" not in words[0] and not words[0].endswith(".sh") and words[0] not in _SCRIPT_SHELLS
 
 
 def _runs_steps(workload: Workload) -> bool:

@@ -1210,25 +1210,3 @@ def test_a_package_install_is_not_the_program_it_installs(tmp_path: Path, comman
     )
     (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
     assert (finding.severity.label == "error") is needs, finding.message
-
-
-@pytest.mark.parametrize(
-    ("command", "severity"),
-    [
-        ('["mooncake_master", "--rpc_port", "50051"]', None),  # another program in the server's image
-        ('["python3", "-m", "mooncake.mooncake_store_service"]', None),
-        ('["python3", "-m", "sglang.launch_server", "--model-path", "m"]', "error"),  # the server itself
-        ('["/sgl-workspace/start.sh"]', "error"),  # a path: may be the image's own start
-    ],
-)
-def test_another_program_in_a_servers_image_without_an_accelerator(
-    tmp_path: Path, command: str, severity: str | None
-) -> None:
-    """No accelerator, the entrypoint replaced by a program the data does not know: the image is only where it
-    runs; the server's own command, or a path that may be the image's start, keeps the image's need."""
-    (tmp_path / "pod.yaml").write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
-        f"    image: lmsysorg/sglang:v0.5.5\n    command: {command}\n"
-    )
-    found = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
-    assert [f.severity.label for f in found] == ([severity] if severity else [])
