@@ -164,14 +164,13 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
         return Need(Tier.NEEDS, "; ".join(str(fact) for fact in facts.needs[:MAX_QUOTED]) + through, None)
     accelerator, devices = bool(workload.gpu), workload.accelerator_count or 0
     for fact in facts.commands:
-        runs = started(fact.text)
         for entry in knowledge.entries:
             if (
                 entry.tier is Tier.NEEDS
                 and entry.commands
                 and (accelerator or not entry.accelerator_only)
                 and devices >= entry.min_devices
-                and entry.commands.search(runs)
+                and entry.commands.search(fact.text)
             ):
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
     plain = workload._replace(project=None)
@@ -204,11 +203,10 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     if workload.dataloader is not None and workload.dataloader.workers > 0:
         return Need(Tier.NEEDS, f"a DataLoader with {workload.dataloader.workers} workers is declared", None)
     devices = workload.accelerator_count or 0
-    runs = started(workload.command or "")
     by_command = [
         (e, "command")
         for e in knowledge.entries
-        if e.commands and runs and devices >= e.min_devices and e.commands.search(runs)
+        if e.commands and workload.command and devices >= e.min_devices and e.commands.search(workload.command)
     ]
     by_image = [(e, "image") for e in _by_image(knowledge.entries, workload.image) if devices >= e.min_devices]
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
@@ -241,22 +239,6 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         because = f"{count} GPUs in one container, with software shmlint does not know (NCCL uses /dev/shm only"
         return Need(knowledge.multi_device_tier, f"{because} between processes the software starts)", None)
     return Need(Tier.UNKNOWN, "an accelerator request, with software shmlint does not know", None)
-
-
-#: a package manager's install command, to the end of its command: the names it installs are packages, not
-#: programs it starts (``pip install deepspeed`` runs no DeepSpeed launcher)
-_INSTALL = LazyRegex(
-    r"(?:^|(?<=[;&|(])|(?<=-c ))[ \t]*(?:sudo[ \t]+)?(?:python[0-9.]{0,5}[ \t]+-m[ \t]+)?(?:uv[ \t]+)?"
-    r"(?:pip[0-9.]{0,4}|conda|mamba|micromamba|pipx|poetry|apt-get|apt|apk|yum|dnf)[ \t]+(?:install|add)\b[^;&|)]*",
-    re.IGNORECASE,
-    ("install", "add"),
-)
-
-
-def started(command: str) -> str:
-    """A command line as far as it starts programs: its package installs blanked (the data's command patterns
-    would read an installed package's name as the program of that name)."""
-    return _INSTALL.sub(" ", command) if "install" in command.lower() or "add" in command.lower() else command
 
 
 def _base_aside(workload: Workload, started: CodeFact | None, knowledge: Knowledge) -> bool:

@@ -1190,23 +1190,3 @@ def test_a_long_missing_program_path_is_bounded_in_its_note(tmp_path: Path) -> N
     name = "/" + "a/" * 20_000 + "run.py"
     (note,) = _gather(tmp_path, Launch(str(tmp_path), ("python", name))).notes
     assert len(note) < 200 and note.endswith("is not in the checked files")
-
-
-@pytest.mark.parametrize(
-    ("command", "needs"),
-    [
-        ('bash -c "pip install deepspeed && python serve.py"', False),  # installs a package, starts no launcher
-        ('bash -c "python3 -m pip install -U torchserve; python app.py"', False),
-        ('bash -c "pip install deepspeed && deepspeed --num_gpus 2 train.py"', True),
-        ('bash -c "apt-get install -y openmpi-bin && mpirun -np 4 all_reduce_perf"', True),
-    ],
-)
-def test_a_package_install_is_not_the_program_it_installs(tmp_path: Path, command: str, needs: bool) -> None:
-    (tmp_path / "compose.yaml").write_text(
-        "services:\n  app:\n    image: python:3.11\n"
-        f"    command: {command!r}\n"
-        "    deploy:\n      resources:\n        reservations:\n          devices:\n"
-        "            - {driver: nvidia, count: 4, capabilities: [gpu]}\n"
-    )
-    (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
-    assert (finding.severity.label == "error") is needs, finding.message
