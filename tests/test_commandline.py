@@ -14,6 +14,8 @@ from shmlint.model import APPLIED_KINDS, Applicability, Fix, FixAction, ShmKind,
 from shmlint.parsers.embedded.markdown import markdown_shell_blocks, mask_markdown
 from shmlint.parsers.embedded.rst import rst_shell_blocks
 from shmlint.parsers.typed import MAX_TYPED_CHARS, MAX_TYPED_COMMANDS, container_sessions
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 from tests.support import corpus_rows, run_shmlint
@@ -831,3 +833,17 @@ def test_here_document_escapes_are_read_as_the_shell_passes_them() -> None:
     assert first == 'kind: Pod\nargs: ["echo $$HOME \\\\$USER"]\n' and second == body and expands and not literal
     assert len(here.text) == len(script) and [script[offset : offset + 2] for offset in here.escapes] == ["\\$"]
     assert [script[offset : offset + 10] for offset in here.skipped] == ["\tkind: Pod"]
+
+
+def test_a_here_document_in_an_indented_block_does_not_hide_the_commands_after_it(tmp_path: Path) -> None:
+    """A list item's fenced block is indented: its here-document ends at the delimiter indented like its opening
+    line, and the `docker run` lines after it (in the block and in the next one) are still read."""
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: busybox\n"
+    block = "".join(f"   {line}\n" for line in ["cat <<EOF | kubectl apply -f -", *pod.splitlines(), "EOF"])
+    text = (
+        f"1. Write the pod:\n\n   ```bash\n{block}   docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 t.py\n"
+        "   ```\n\n2. Then:\n\n```bash\ndocker run --gpus all vllm/vllm-openai --model x\n```\n"
+    )
+    (tmp_path / "README.md").write_text(text)
+    found = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.span.line for f in found if "docker run" in f.message] == [13, 19]

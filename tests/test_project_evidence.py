@@ -1131,6 +1131,14 @@ def test_workers_over_small_cifar_batches_are_no_need(batch: int, workers: int, 
         ("torchvision.datasets.CIFAR10(", "CIFAR(root='', train=True, "),  # not torchvision's
         ("transforms.RandomCrop(32, padding=4)", "transforms.RandomRotation(45, expand=True)"),  # grows the image
         ("transforms.ToTensor()", "transforms.ToTensor(), transforms.ConvertImageDtype(torch.float64)"),
+        ("transforms.ToTensor()", "transforms.ToTensor(), transforms.ConvertImageDtype(float)"),  # float64
+        ("loader = torch", "for ds in (trainset,):\n    ds.transform = None\nloader = torch"),  # changed via an alias
+        ("loader = torch", "setattr(trainset, 'transform', None)\nloader = torch"),
+        ("loader = torch", "upscale(trainset, 1024)\nloader = torch"),  # given to a function that may change it
+        (  # a class of the project's shadows torchvision's
+            "trainset = torchvision.datasets.CIFAR10(",
+            "from torchvision.datasets import CIFAR10\nclass CIFAR10(CIFAR10): pass\ntrainset = CIFAR10(",
+        ),
     ],
 )
 def test_anything_not_known_about_the_batches_keeps_the_need(change: tuple[str, str]) -> None:
@@ -1146,6 +1154,25 @@ def test_a_dataset_class_or_transform_of_the_same_name_from_another_package_is_n
     other += "loader = DataLoader(CIFAR10('/d', transform=A.Resize(32, 2048)), batch_size=128, num_workers=4)\n"
     for code in (own, other):
         assert [f.text for f in _read(code).needs] == ["DataLoader(num_workers=4)"]
+
+
+def test_reading_a_datasets_attributes_does_not_change_it() -> None:
+    code = _CIFAR.replace("BATCH", "128").replace("WORKERS", "2") + "print(len(trainset), trainset.classes)\n"
+    assert not _read(code).needs and _read(code).zero_loaders
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "NUM_WORKERS = DEFAULT_WORKERS = 8\nloader = DataLoader(data, num_workers=NUM_WORKERS)\n",
+        "def describe(num_workers):\n    return num_workers\nnum_workers = 8\nloader = DataLoader(data, num_workers=num_workers)\n",
+    ],
+)
+def test_a_worker_count_is_followed_through_chained_names_and_beside_parameters(code: str) -> None:
+    """Value following stays as loose as before: a followed worker count is evidence of a need."""
+    assert [f.text.split(",")[0] for f in _read(code).needs] == [
+        f"DataLoader(num_workers={code.split('num_workers=')[1].split(')')[0]})"
+    ]
 
 
 def test_a_dataset_bound_in_another_scope_is_not_followed() -> None:

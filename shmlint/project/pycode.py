@@ -90,9 +90,8 @@ def read(
         return None
     nodes = list(ast.walk(tree))
     own = options(nodes)
-    assigned = assigned_once(nodes)
-    context = Context(tuple(arguments), config, devices, names(assigned), {**(imported or {}), **own}, env or {})
-    bound = names_of(nodes, assigned)
+    context = Context(tuple(arguments), config, devices, names(nodes), {**(imported or {}), **own}, env or {})
+    bound = names_of(nodes, assigned_once(nodes))
     needs: list[Fact] = []
     zero: list[Fact] = []
     unknown = 0

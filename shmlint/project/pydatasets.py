@@ -16,13 +16,14 @@ conversion to any wider type is not known. Anything else (a custom dataset, ``La
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Mapping
 
 from shmlint.dataloader import estimate
 from shmlint.model import DataLoaderHint
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.pysyntax import dotted
-from shmlint.project.pyvalues import Context, value_of
+from shmlint.project.pysyntax import called, dotted
+from shmlint.project.pyvalues import Context, bindings, value_of
 from shmlint.sizes import MIB, human
 
 #: torchvision dataset classes and their images: channels, height, width
@@ -67,7 +68,7 @@ _KEEP = frozenset(
 _RESIZE = frozenset({"Resize", "RandomCrop", "CenterCrop", "RandomResizedCrop"})
 #: conversions that keep the element within float32's four bytes when their type (first argument) is one of these
 _CONVERT = frozenset({"ToDtype", "ConvertImageDtype"})
-_NARROW_TYPES = frozenset({"float32", "float16", "bfloat16", "uint8", "half", "float"})
+_NARROW_TYPES = frozenset({"float32", "float16", "bfloat16", "uint8", "half"})
 #: DataLoader arguments that leave its batches as ``batch_size`` samples collated as they are
 _PLAIN_ARGUMENTS = frozenset(
     {
@@ -93,21 +94,46 @@ _DATASETS, _TRANSFORMS = "torchvision.datasets", ("torchvision.transforms", "tor
 
 
 class Names(NamedTuple):
-    """What a file's names stand for here: those bound once (``pyvalues.assigned_once``), those an attribute or an
-    index is taken of (what they hold may change), and what its imports make of local names (``T`` ->
+    """What a file's names stand for here: those bound once (``pyvalues.assigned_once``), those the file may change
+    (``names_of``), those it binds more than once, and what its imports make of local names (``T`` ->
     ``torchvision.transforms``)."""
 
     assigned: Mapping[str, ast.expr | None]
     touched: frozenset[str]
+    rebound: frozenset[str]
     imported: Mapping[str, str]
 
 
+#: calls that only read a dataset or a list of transforms they are given
+_READERS = frozenset(
+    {"DataLoader", "len", "print", "Compose", "DistributedSampler", "RandomSampler", "SequentialSampler"}
+)
+
+
 def names_of(nodes: list[ast.AST], assigned: Mapping[str, ast.expr | None]) -> Names:
-    touched = frozenset(
-        node.value.id
-        for node in nodes
-        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.value, ast.Name)
-    )
+    """The file's names as ``small_batches`` reads them. A name is touched when the file uses it other than by
+    reading: anything but an argument of a call that only reads it (``DataLoader``, ``len``...) or a plain
+    attribute read (``trainset.classes``): an attribute set, a method called (``steps.insert``), the name passed to
+    another function (``upscale(trainset)``, ``setattr``), put in a tuple or looped over."""
+    calls = [node for node in nodes if isinstance(node, ast.Call)]
+    # what is called, or taken an attribute or an index of, is not merely read (``t.transforms.insert(...)``)
+    used = {id(call.func) for call in calls}
+    used |= {id(node.value) for node in nodes if isinstance(node, (ast.Attribute, ast.Subscript))}
+    reads: Counter[str] = Counter()
+    for call in calls:
+        if called(call.func) in _READERS or called(call.func) in SHAPES:  # a dataset class reads its transform
+            reads.update(a.id for a in (*call.args, *(k.value for k in call.keywords)) if isinstance(a, ast.Name))
+    uses: Counter[str] = Counter()
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            uses[node.id] += 1
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(node.value, ast.Name)
+            and id(node) not in used
+        ):
+            reads[node.value.id] += 1
     imported: dict[str, str] = {}
     for node in nodes:
         if isinstance(node, ast.Import):
@@ -117,7 +143,9 @@ def names_of(nodes: list[ast.AST], assigned: Mapping[str, ast.expr | None]) -> N
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return Names(assigned, touched, imported)
+    touched = frozenset(name for name, count in uses.items() if count > reads[name])
+    rebound = frozenset(name for name, count in bindings(nodes).items() if count > 1)
+    return Names(assigned, touched, rebound, imported)
 
 
 #: a loader's batches in flight below this are no risk: a quarter of the default /dev/shm, so another loader and
@@ -176,7 +204,8 @@ def _imported(func: ast.expr, names: Names, modules: tuple[str, ...]) -> str:
     anything else (a class of the same name from another package)."""
     path = dotted(func)
     first, _, rest = path.partition(".")
-    full = f"{names.imported[first]}.{rest}".rstrip(".") if first in names.imported else ""
+    known = first in names.imported and first not in names.rebound  # ``class CIFAR10(CIFAR10)`` is another class
+    full = f"{names.imported[first]}.{rest}".rstrip(".") if known else ""
     module, _, name = full.rpartition(".")
     return name if module in modules else ""
 

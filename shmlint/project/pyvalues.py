@@ -149,14 +149,21 @@ def assigned_once(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
     """Names the file binds exactly once, with a plain ``name = value``, and what they hold; ``None`` for a name
     bound more than once or any other way (a parameter, a loop or ``with`` target, ``:=``, unpacking, an import,
     ``except ... as``, a ``def`` or ``class``, a ``global``): file-wide, so a name bound in two scopes is never
-    taken for either."""
-    bound: Counter[str] = Counter()
+    taken for either. Strict, for what may call a loader small (``pydatasets``); value following reads ``names``."""
+    bound = bindings(nodes)
     plain: dict[str, ast.expr] = {}
     for node in nodes:
-        bound.update(_bindings(node))
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             plain.setdefault(node.targets[0].id, node.value)
     return {name: plain.get(name) if count == 1 else None for name, count in bound.items()}
+
+
+def bindings(nodes: list[ast.AST]) -> Counter[str]:
+    """How many times the file binds each name, every kind of binding counted (``_bindings``)."""
+    bound: Counter[str] = Counter()
+    for node in nodes:
+        bound.update(_bindings(node))
+    return bound
 
 
 def _bindings(node: ast.AST) -> list[str]:
@@ -178,6 +185,22 @@ def _bindings(node: ast.AST) -> list[str]:
     return []
 
 
-def names(assigned: Mapping[str, ast.expr | None]) -> dict[str, ast.expr | None]:
-    """Of the names assigned once (``assigned_once``), those assigned a literal number or string."""
-    return {name: value if isinstance(value, ast.Constant) else None for name, value in assigned.items()}
+def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
+    """Names assigned a literal number or string with ``=`` exactly once in the file, as value following reads
+    them (``A = B = 8`` gives both; ``None`` for any other assignment). Looser than ``assigned_once``: a worker
+    count followed is evidence of a need, and a parameter of the same name elsewhere does not hide it."""
+    found: dict[str, ast.expr | None] = {}
+    for node in nodes:
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
+        value = getattr(node, "value", None)
+        for target in targets:
+            if isinstance(target, ast.Name):
+                literal = isinstance(node, ast.Assign) and isinstance(value, ast.Constant)
+                found[target.id] = value if literal and target.id not in found else None
+    return found
