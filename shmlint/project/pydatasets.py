@@ -104,9 +104,22 @@ class Names(NamedTuple):
     imported: Mapping[str, str]
 
 
-#: calls that only read a dataset or a list of transforms they are given
+#: calls that only read a dataset or a list of transforms they are given (serialising one, ``pickle.dump``,
+#: ``torch.save``, reads it too)
 _READERS = frozenset(
-    {"DataLoader", "len", "print", "Compose", "DistributedSampler", "RandomSampler", "SequentialSampler"}
+    {
+        "DataLoader",
+        "len",
+        "print",
+        "isinstance",
+        "Compose",
+        "DistributedSampler",
+        "RandomSampler",
+        "SequentialSampler",
+        "dump",
+        "dumps",
+        "save",
+    }
 )
 
 
