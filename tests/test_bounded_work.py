@@ -504,9 +504,9 @@ def _count_tokenised(monkeypatch: pytest.MonkeyPatch, *modules: object) -> list[
 
     seen: list[int] = []
 
-    def counting(text: str):  # type: ignore[no-untyped-def]
+    def counting(text: str, *, in_blocks: bool = False):  # type: ignore[no-untyped-def]
         seen.append(len(text))
-        return commands(text)
+        return commands(text, in_blocks=in_blocks)
 
     for module in modules:
         monkeypatch.setattr(module, "commands", counting)

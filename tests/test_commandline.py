@@ -847,3 +847,17 @@ def test_a_here_document_in_an_indented_block_does_not_hide_the_commands_after_i
     (tmp_path / "README.md").write_text(text)
     found = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
     assert [f.span.line for f in found if "docker run" in f.message] == [13, 19]
+
+
+def test_a_here_document_in_a_ci_run_block_ends_where_the_runner_ends_it(tmp_path: Path) -> None:
+    """A `run: |` block's indentation is YAML's: the runner's script ends the here-document at `EOF`, and the
+    `docker run` after it is read."""
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (workflows / "train.yml").write_text(
+        "name: train\non: push\njobs:\n  train:\n    runs-on: [self-hosted, gpu]\n    steps:\n      - run: |\n"
+        "          cat <<EOF > config.txt\n          x: 1\n          EOF\n"
+        "          docker run --gpus all pytorch/pytorch torchrun --nproc_per_node=2 t.py\n"
+    )
+    (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert finding.span.line == 11 and finding.severity.label == "error"

@@ -1085,6 +1085,7 @@ def test_a_program_in_a_submodule_not_checked_out_is_said(tmp_path: Path) -> Non
 # ---------------------------------------------------------------- small torchvision image sets
 
 _CIFAR = """
+import os
 import torch, torchvision
 import torchvision.transforms as transforms
 from torch.utils.data import BatchSampler, RandomSampler
@@ -1135,6 +1136,15 @@ def test_workers_over_small_cifar_batches_are_no_need(batch: int, workers: int, 
         ("loader = torch", "for ds in (trainset,):\n    ds.transform = None\nloader = torch"),  # changed via an alias
         ("loader = torch", "setattr(trainset, 'transform', None)\nloader = torch"),
         ("loader = torch", "upscale(trainset, 1024)\nloader = torch"),  # given to a function that may change it
+        (  # a batch size bound again by a loop
+            "loader = torch.utils.data.DataLoader(trainset, batch_size=BATCH",
+            "bs = 128\nfor bs in (8192,):\n    pass\nloader = torch.utils.data.DataLoader(trainset, batch_size=bs",
+        ),
+        ("batch_size=BATCH", "batch_size=int(os.environ.get('BATCH_SIZE', BATCH))"),  # the container may set it
+        ("loader = torch", "aug = trainset.transform\nloader = torch"),  # kept, then changeable
+        ("loader = torch", "def save(d, p):\n    pass\nsave(trainset, 'x')\nloader = torch"),  # not a serialiser
+        ("loader = torch", "transforms.ToTensor = object\nloader = torch"),  # torchvision's class replaced
+        ("torch.utils.data.DataLoader(", "MyDataLoader("),  # not torch's loader
         (  # a class of the project's shadows torchvision's
             "trainset = torchvision.datasets.CIFAR10(",
             "from torchvision.datasets import CIFAR10\nclass CIFAR10(CIFAR10): pass\ntrainset = CIFAR10(",
@@ -1143,7 +1153,7 @@ def test_workers_over_small_cifar_batches_are_no_need(batch: int, workers: int, 
 )
 def test_anything_not_known_about_the_batches_keeps_the_need(change: tuple[str, str]) -> None:
     facts = _read(_CIFAR.replace(*change).replace("BATCH", "128").replace("WORKERS", "2"))
-    assert [f.text for f in facts.needs] == ["DataLoader(num_workers=2)"]
+    assert [f.text.removeprefix("My") for f in facts.needs] == ["DataLoader(num_workers=2)"]
 
 
 def test_a_dataset_class_or_transform_of_the_same_name_from_another_package_is_not_torchvisions() -> None:
@@ -1157,8 +1167,23 @@ def test_a_dataset_class_or_transform_of_the_same_name_from_another_package_is_n
 
 
 def test_reading_a_datasets_attributes_does_not_change_it() -> None:
+    """Attributes read inside a call that only reads, a second import of the same package, pickling the set: still
+    the tutorial's small batches."""
     code = _CIFAR.replace("BATCH", "128").replace("WORKERS", "2") + "print(len(trainset), trainset.classes)\n"
+    code += "import pickle\nimport torchvision.datasets\npickle.dump(trainset, open('t.pkl', 'wb'))\n"
     assert not _read(code).needs and _read(code).zero_loaders
+
+
+def test_an_abbreviated_option_on_the_command_line_makes_the_batch_size_unknown() -> None:
+    code = (
+        "import argparse, torch, torchvision\nimport torchvision.transforms as T\n"
+        "p = argparse.ArgumentParser()\np.add_argument('--batch-size', type=int, default=128)\nargs = p.parse_args()\n"
+        "ds = torchvision.datasets.CIFAR10('/d', transform=T.ToTensor())\n"
+        "loader = torch.utils.data.DataLoader(ds, batch_size=args.batch_size, num_workers=2)\n"
+    )
+    assert _read(code).zero_loaders and not _read(code).needs  # the default, 128
+    assert _read(code, ("--batch-size", "160")).zero_loaders  # given in full: 1.9 MiB batches, still small
+    assert _read(code, ("--batch", "8192")).needs  # argparse takes --batch for --batch-size
 
 
 @pytest.mark.parametrize(

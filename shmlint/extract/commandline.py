@@ -74,7 +74,7 @@ class CommandTarget(NamedTuple):
 
 
 def extract_commands(
-    source: SourceText, masked: str, signals: Signals, blocks: ShellBlocks | None = None
+    source: SourceText, masked: str, signals: Signals, blocks: ShellBlocks | None = None, in_blocks: bool = False
 ) -> list[Workload]:
     """One workload per container run/create command line in the masked text. With the document's code ``blocks``
     (documentation, never a script), the commands typed into an interactive container are its command
@@ -82,7 +82,9 @@ def extract_commands(
     from shmlint.parsers.typed import container_sessions
 
     found = (
-        container_sessions(masked, blocks) if blocks is not None else ((c, None) for c in container_commands(masked))
+        container_sessions(masked, blocks)
+        if blocks is not None
+        else ((c, None) for c in container_commands(masked, in_blocks))
     )
     workloads: list[Workload] = []
     for command, typed in found:

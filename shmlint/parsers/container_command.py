@@ -108,10 +108,11 @@ class ContainerCommand(NamedTuple):
         return tuple(flag for flag in self.flags if flag.long_name == name and flag.value is not None)
 
 
-def container_commands(text: str) -> Iterator[ContainerCommand]:
-    """Every container run/create command in shell text (a masked file: offsets are the file's)."""
+def container_commands(text: str, in_blocks: bool = False) -> Iterator[ContainerCommand]:
+    """Every container run/create command in shell text (a masked file: offsets are the file's; ``in_blocks``: its
+    shell is indented blocks, ``shmlint.parsers.shell.commands``)."""
     assigned = Assignments()
-    for command in commands(text):
+    for command in commands(text, in_blocks=in_blocks):
         note_assignment(command, text, assigned)
         parsed = parse_container_command(command.words, text, assigned)
         if parsed is not None:

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from shmlint.dataloader import estimate
 from shmlint.model import DataLoaderHint
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.pysyntax import called, dotted
+from shmlint.project.pysyntax import dotted
 from shmlint.project.pyvalues import Context, bindings, value_of
 from shmlint.sizes import MIB, human
 
@@ -95,8 +95,8 @@ _DATASETS, _TRANSFORMS = "torchvision.datasets", ("torchvision.transforms", "tor
 
 class Names(NamedTuple):
     """What a file's names stand for here: those bound once (``pyvalues.assigned_once``), those the file may change
-    (``names_of``), those it binds more than once, and what its imports make of local names (``T`` ->
-    ``torchvision.transforms``)."""
+    (``names_of``), those it binds more than once or stores into (``T.ToTensor = Big``), and what its imports make of
+    local names (``T`` -> ``torchvision.transforms``)."""
 
     assigned: Mapping[str, ast.expr | None]
     touched: frozenset[str]
@@ -104,61 +104,96 @@ class Names(NamedTuple):
     imported: Mapping[str, str]
 
 
-#: calls that only read a dataset or a list of transforms they are given (serialising one, ``pickle.dump``,
-#: ``torch.save``, reads it too)
+#: calls that only read what they are given, by the full name the file's imports give them: torch's loader and
+#: samplers, torchvision's ``Compose``, serialisers (``pickle.dump``, ``torch.save``); and Python's own ``len``,
+#: ``print`` and ``isinstance`` where the file binds no name of theirs
 _READERS = frozenset(
     {
-        "DataLoader",
-        "len",
-        "print",
-        "isinstance",
-        "Compose",
-        "DistributedSampler",
-        "RandomSampler",
-        "SequentialSampler",
-        "dump",
-        "dumps",
-        "save",
+        "torch.utils.data.DataLoader",
+        "torch.utils.data.dataloader.DataLoader",
+        "torch.utils.data.DistributedSampler",
+        "torch.utils.data.distributed.DistributedSampler",
+        "torch.utils.data.RandomSampler",
+        "torch.utils.data.SequentialSampler",
+        "torchvision.transforms.Compose",
+        "torchvision.transforms.v2.Compose",
+        "pickle.dump",
+        "pickle.dumps",
+        "json.dump",
+        "json.dumps",
+        "torch.save",
     }
 )
+_BUILTIN_READERS = frozenset({"len", "print", "isinstance"})
+_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 
 
 def names_of(nodes: list[ast.AST], assigned: Mapping[str, ast.expr | None]) -> Names:
     """The file's names as ``small_batches`` reads them. A name is touched when the file uses it other than by
-    reading: anything but an argument of a call that only reads it (``DataLoader``, ``len``...) or a plain
-    attribute read (``trainset.classes``): an attribute set, a method called (``steps.insert``), the name passed to
-    another function (``upscale(trainset)``, ``setattr``), put in a tuple or looped over."""
-    calls = [node for node in nodes if isinstance(node, ast.Call)]
-    # what is called, or taken an attribute or an index of, is not merely read (``t.transforms.insert(...)``)
-    used = {id(call.func) for call in calls}
-    used |= {id(node.value) for node in nodes if isinstance(node, (ast.Attribute, ast.Subscript))}
-    reads: Counter[str] = Counter()
-    for call in calls:
-        if called(call.func) in _READERS or called(call.func) in SHAPES:  # a dataset class reads its transform
-            reads.update(a.id for a in (*call.args, *(k.value for k in call.keywords)) if isinstance(a, ast.Name))
-    uses: Counter[str] = Counter()
-    for node in nodes:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            uses[node.id] += 1
-        elif (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.ctx, ast.Load)
-            and isinstance(node.value, ast.Name)
-            and id(node) not in used
-        ):
-            reads[node.value.id] += 1
+    reading: anything but an argument of a call that only reads it (``DataLoader``, ``len``...) or an attribute read
+    inside such a call (``print(trainset.classes)``): an attribute set or kept (``aug = ds.transform``), a method
+    called (``steps.insert``), the name passed to another function (``upscale(trainset)``, ``setattr``), put in a
+    tuple or looped over."""
     imported: dict[str, str] = {}
+    targets: dict[str, set[str]] = {}
     for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
                 imported[local] = alias.name if alias.asname else local
+                targets.setdefault(local, set()).add(imported[local])
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                targets.setdefault(alias.asname or alias.name, set()).add(imported[alias.asname or alias.name])
+    counts = bindings(nodes)
+    stored = {
+        node.value.id
+        for node in nodes
+        if isinstance(node, (ast.Attribute, ast.Subscript))
+        and not isinstance(node.ctx, ast.Load)
+        and isinstance(node.value, ast.Name)
+    }
+    # two imports of one module bind it once (``import torchvision`` and ``import torchvision.transforms``)
+    aliases = Counter((node.asname or node.name.split(".")[0]) for node in nodes if isinstance(node, ast.alias))
+    once = {name: count - aliases[name] + len(targets.get(name, ())) for name, count in counts.items()}
+    rebound = frozenset(name for name, count in once.items() if count > 1) | frozenset(stored)
+    names = Names(assigned, frozenset(), rebound, imported)
+    readers = [node for node in nodes if isinstance(node, ast.Call) and _reads(node, names)]
+    inside = {id(part) for call in readers for given in _given(call) for part in ast.walk(given)}
+    used = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+    used |= {id(node.value) for node in nodes if isinstance(node, (ast.Attribute, ast.Subscript))}
+    reads: Counter[str] = Counter(a.id for call in readers for a in _given(call) if isinstance(a, ast.Name))
+    uses: Counter[str] = Counter()
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            uses[node.id] += 1
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and id(node) in inside:
+            reads[node.value.id] += int(id(node) not in used and isinstance(node.ctx, ast.Load))
     touched = frozenset(name for name, count in uses.items() if count > reads[name])
-    rebound = frozenset(name for name, count in bindings(nodes).items() if count > 1)
-    return Names(assigned, touched, rebound, imported)
+    return names._replace(touched=touched)
+
+
+def _given(call: ast.Call) -> list[ast.expr]:
+    return [*call.args, *(keyword.value for keyword in call.keywords)]
+
+
+def _reads(call: ast.Call, names: Names) -> bool:
+    """Whether a call only reads what it is given: a reader by its full name, Python's own, or a dataset class (which
+    reads its transform)."""
+    if isinstance(call.func, ast.Name) and call.func.id in _BUILTIN_READERS:
+        return call.func.id not in names.rebound and call.func.id not in names.assigned
+    full = _full(call.func, names)
+    return full in _READERS or (full.rpartition(".")[0] == _DATASETS and full.rpartition(".")[2] in SHAPES)
+
+
+def _full(func: ast.expr, names: Names) -> str:
+    """The full dotted name of what the file calls, through its imports (``T.Resize`` ->
+    ``torchvision.transforms.Resize``); "" for a name not imported, or bound or stored into again."""
+    first, _, rest = dotted(func).partition(".")
+    if first not in names.imported or first in names.rebound:
+        return ""
+    return f"{names.imported[first]}.{rest}".rstrip(".")
 
 
 #: a loader's batches in flight below this are no risk: a quarter of the default /dev/shm, so another loader and
@@ -173,6 +208,8 @@ def small_batches(loader: ast.Call, workers: int, names: Names, context: Context
     9.0 MiB in flight``), else None."""
     if len(loader.args) > _PLAIN_POSITIONS or any(k.arg not in _PLAIN_ARGUMENTS for k in loader.keywords):
         return None
+    if _full(loader.func, names) not in _LOADERS:  # a subclass of the file's own, another package's loader
+        return None
     dataset = _resolved(_argument(loader, 0, "dataset"), names)
     name = _imported(dataset.func, names, (_DATASETS,)) if isinstance(dataset, ast.Call) else ""
     if not isinstance(dataset, ast.Call) or name not in SHAPES or _argument(dataset, -1, "target_transform"):
@@ -181,9 +218,9 @@ def small_batches(loader: ast.Call, workers: int, names: Names, context: Context
     if shape is None:
         return None
     given_batch = _argument(loader, 1, "batch_size")
-    batch = value_of(given_batch, context).number if given_batch is not None else 1
+    batch = _certain(given_batch, names, context) if given_batch is not None else 1
     given_prefetch = _argument(loader, -1, "prefetch_factor")
-    prefetch = value_of(given_prefetch, context).number if given_prefetch is not None else 2
+    prefetch = _certain(given_prefetch, names, context) if given_prefetch is not None else 2
     if batch is None or batch < 1 or prefetch is None or prefetch < 1:
         return None
     channels, height, width = shape
@@ -193,6 +230,30 @@ def small_batches(loader: ast.Call, workers: int, names: Names, context: Context
     if found.estimate_bytes > SMALL_BYTES:
         return None
     return f"{name} batches of {batch} ({human(found.batch_bytes)}), {human(found.estimate_bytes)} in flight"
+
+
+def _certain(node: ast.expr, names: Names, context: Context) -> int | None:
+    """A number the text gives for certain: a literal, a name bound once to one, an argparse option or a config key
+    (``args.batch_size``, as ``pyvalues`` follows it) unless the command line may abbreviate the option (argparse
+    takes ``--batch`` for ``--batch-size``); never an environment variable's default (the container may set it where
+    the linter cannot see: an ``env_file``, the image) or anything computed."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
+    if isinstance(node, ast.Name):
+        held = names.assigned.get(node.id)
+        return _certain(held, names, context) if isinstance(held, ast.Constant) else None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id not in ("os", "environ"):
+        option = context.options.get(node.attr)
+        if option is not None and _abbreviated(option.flags, context.arguments):
+            return None
+        return value_of(node, context).number
+    return None
+
+
+def _abbreviated(flags: tuple[str, ...], arguments: tuple[str, ...]) -> bool:
+    """Whether a command line word may be an abbreviation of one of the option's long flags."""
+    words = [word.partition("=")[0] for word in arguments if word.startswith("--")]
+    return any(flag.startswith(word) and flag != word for flag in flags if flag.startswith("--") for word in words)
 
 
 def _argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
@@ -214,12 +275,8 @@ def _resolved(node: ast.expr | None, names: Names) -> ast.expr | None:
 def _imported(func: ast.expr, names: Names, modules: tuple[str, ...]) -> str:
     """The name a call's class has in one of ``modules`` as the file's imports spell it (``T.Resize`` with
     ``from torchvision import transforms as T``, ``CIFAR10`` imported from ``torchvision.datasets``); "" for
-    anything else (a class of the same name from another package)."""
-    path = dotted(func)
-    first, _, rest = path.partition(".")
-    known = first in names.imported and first not in names.rebound  # ``class CIFAR10(CIFAR10)`` is another class
-    full = f"{names.imported[first]}.{rest}".rstrip(".") if known else ""
-    module, _, name = full.rpartition(".")
+    anything else (a class of the same name from another package, ``class CIFAR10(CIFAR10)``)."""
+    module, _, name = _full(func, names).rpartition(".")
     return name if module in modules else ""
 
 
@@ -246,13 +303,14 @@ def _transformed(
             if given is None or dotted(given).rpartition(".")[2] not in _NARROW_TYPES:
                 return None
         elif name in _RESIZE:
-            size = value_of(_argument(step, 0, "size") or ast.Constant(None), context).number
+            given = _argument(step, 0, "size")
+            size = _certain(given, names, context) if given is not None else None
             if size is None or size < 1:
                 return None
             height = width = size  # an int resizes the shorter side; these sets' images are square
         elif name == "Grayscale":
             given = _argument(step, 0, "num_output_channels")
-            number = value_of(given, context).number if given is not None else 1
+            number = _certain(given, names, context) if given is not None else 1
             if number is None or number < 1:
                 return None
             channels = number

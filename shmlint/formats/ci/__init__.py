@@ -37,7 +37,7 @@ def _read_yaml(source: SourceText, documents: list[Node], path: Path, run: Extra
 
     masked = mask_ci_yaml(source, documents) or ""
     containers, notices = github_job_containers(source, documents, run.signals, masked)
-    return commands(source, masked, run.signals) + containers, notices
+    return commands(source, masked, run.signals, in_blocks=True) + containers, notices  # YAML block scalars
 
 
 def _read_jenkinsfile(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:
