@@ -2,11 +2,11 @@
 ``ast``: worker processes pass every batch through /dev/shm, but a tutorial's MNIST or CIFAR-10 batches are a few
 MiB in all, far from the 64 MiB default, and a finding there would cry wolf.
 
-Only what the text says for certain counts: the loader takes no argument that shapes its batches otherwise (a
-``batch_sampler``, a ``collate_fn``); its dataset is built by a class torchvision's own import names (directly, or a
-name bound once in the file and never changed through an attribute or an index), with no ``target_transform``; its
+Only what the text says for certain counts: the loader is torch's and takes no argument that shapes its batches
+otherwise (a ``batch_sampler``, a ``collate_fn``); its dataset is built by a class torchvision's own import names
+(directly, or a name bound once in the file and only read after, ``names_of``), with no ``target_transform``; its
 transforms are torchvision's, all known (a list given to ``Compose``, each one that keeps the image's size, or sets
-it from a literal); the batch size is a value ``pyvalues`` follows (1 when not given) and the worker count a number.
+it from a certain number); the batch size is certain (``_certain``: 1 when not given) and the worker count a number.
 Image sizes are torchvision's (https://pytorch.org/vision/stable/datasets.html): MNIST and its kin are 28x28
 grayscale, CIFAR-10/100 and SVHN 32x32 RGB, STL-10 96x96 RGB; an element is counted as float32 (``ToTensor``), and a
 conversion to any wider type is not known. Anything else (a custom dataset, ``Lambda``, an unknown transform, a
