@@ -8,7 +8,8 @@ A value is followed where the text says it for certain (``pyvalues``, through th
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import THRESHOLDS, Setting
@@ -17,7 +18,7 @@ from shmlint.project.pydatasets import Names, names_of, small_batches
 from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
 from shmlint.project.pyscopes import Scope, scopes
 from shmlint.project.pysyntax import called, dotted
-from shmlint.project.pyvalues import Context, assigned_once, names, value_of
+from shmlint.project.pyvalues import Context, names, value_of
 
 #: top-level packages that start processes or servers of their own: code importing them is never called free
 BUSY_PACKAGES = frozenset(
@@ -91,7 +92,7 @@ def read(
     nodes = list(ast.walk(tree))
     own = options(nodes)
     context = Context(tuple(arguments), config, devices, names(nodes), {**(imported or {}), **own}, env or {})
-    bound = names_of(nodes, assigned_once(nodes))
+    bound = functools.cache(functools.partial(names_of, nodes))  # read for a loader with workers only
     needs: list[Fact] = []
     zero: list[Fact] = []
     unknown = 0
@@ -158,7 +159,9 @@ def _quote(text: str, node: ast.expr, limit: int = 60) -> str:
     return segment if len(segment) <= limit else segment[: limit - 3] + "..."
 
 
-def _loader(node: ast.Call, name: str, context: Context, text: str, bound: Names) -> tuple[bool, Fact] | None:
+def _loader(
+    node: ast.Call, name: str, context: Context, text: str, bound: Callable[[], Names]
+) -> tuple[bool, Fact] | None:
     """(uses workers, the fact) for a DataLoader call; None when its workers cannot be known (``**kwargs``, a
     value not followed). Workers whose batches over a small torchvision image set stay under a quarter of the
     default /dev/shm (``pydatasets``) are no need, said with the arithmetic."""
@@ -174,7 +177,7 @@ def _loader(node: ast.Call, name: str, context: Context, text: str, bound: Names
     value = value_of(given, context)
     fact = Fact(node.lineno, f"{name}(num_workers={_quote(text, given)}){value.how}")
     if value.positive:
-        small = small_batches(node, value.number, bound, context) if value.number is not None else None
+        small = small_batches(node, value.number, bound(), context) if value.number is not None else None
         return (False, fact._replace(text=f"{fact.text}: {small}")) if small else (True, fact)
     return (False, fact) if value.number == 0 else None
 

@@ -22,8 +22,9 @@ from collections.abc import Mapping
 from shmlint.dataloader import estimate
 from shmlint.model import DataLoaderHint
 from shmlint.named_tuple import NamedTuple
+from shmlint.project.pyscopes import bound_names
 from shmlint.project.pysyntax import dotted
-from shmlint.project.pyvalues import Context, bindings, value_of
+from shmlint.project.pyvalues import Context, value_of
 from shmlint.sizes import MIB, human
 
 #: torchvision dataset classes and their images: channels, height, width
@@ -94,7 +95,7 @@ _DATASETS, _TRANSFORMS = "torchvision.datasets", ("torchvision.transforms", "tor
 
 
 class Names(NamedTuple):
-    """What a file's names stand for here: those bound once (``pyvalues.assigned_once``), those the file may change
+    """What a file's names stand for here: those bound once (``_assigned_once``), those the file may change
     (``names_of``), those it binds more than once or stores into (``T.ToTensor = Big``), and what its imports make of
     local names (``T`` -> ``torchvision.transforms``)."""
 
@@ -128,7 +129,32 @@ _BUILTIN_READERS = frozenset({"len", "print", "isinstance"})
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 
 
-def names_of(nodes: list[ast.AST], assigned: Mapping[str, ast.expr | None]) -> Names:
+def _bindings(nodes: list[ast.AST]) -> Counter[str]:
+    """How many times the file binds each name (``pyscopes.bound_names``, file-wide), a ``del`` as a binding too and
+    a ``global``/``nonlocal`` twice: a name bound elsewhere is never bound once here."""
+    bound: Counter[str] = Counter()
+    for node in nodes:
+        bound.update(bound_names(node))
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del):
+            bound[node.id] += 1
+    return bound
+
+
+def _assigned_once(nodes: list[ast.AST], bound: Counter[str]) -> dict[str, ast.expr | None]:
+    """Names the file binds exactly once, with a plain ``name = value``, and what they hold; ``None`` for a name
+    bound more than once or any other way (a parameter, a loop or ``with`` target, ``:=``, unpacking, an import,
+    ``except ... as``, a ``def`` or ``class``, a ``global``): file-wide, so a name bound in two scopes is never
+    taken for either. Stricter than value following's ``pyvalues.names``: this proves a loader small."""
+    plain: dict[str, ast.expr] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            plain.setdefault(node.targets[0].id, node.value)
+    return {name: plain.get(name) if count == 1 else None for name, count in bound.items()}
+
+
+def names_of(nodes: list[ast.AST]) -> Names:
     """The file's names as ``small_batches`` reads them. A name is touched when the file uses it other than by
     reading: anything but an argument of a call that only reads it (``DataLoader``, ``len``...) or an attribute read
     inside such a call (``print(trainset.classes)``): an attribute set or kept (``aug = ds.transform``), a method
@@ -146,7 +172,8 @@ def names_of(nodes: list[ast.AST], assigned: Mapping[str, ast.expr | None]) -> N
             for alias in node.names:
                 imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
                 targets.setdefault(alias.asname or alias.name, set()).add(imported[alias.asname or alias.name])
-    counts = bindings(nodes)
+    counts = _bindings(nodes)
+    assigned = _assigned_once(nodes, counts)
     stored = {
         node.value.id
         for node in nodes

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import Counter
 from collections.abc import Mapping
 
 from shmlint.named_tuple import NamedTuple
@@ -145,50 +144,11 @@ def _int(text: str) -> int | None:
     return int(text) if _INTEGER.fullmatch(text) else None
 
 
-def assigned_once(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
-    """Names the file binds exactly once, with a plain ``name = value``, and what they hold; ``None`` for a name
-    bound more than once or any other way (a parameter, a loop or ``with`` target, ``:=``, unpacking, an import,
-    ``except ... as``, a ``def`` or ``class``, a ``global``): file-wide, so a name bound in two scopes is never
-    taken for either. Strict, for what may call a loader small (``pydatasets``); value following reads ``names``."""
-    bound = bindings(nodes)
-    plain: dict[str, ast.expr] = {}
-    for node in nodes:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            plain.setdefault(node.targets[0].id, node.value)
-    return {name: plain.get(name) if count == 1 else None for name, count in bound.items()}
-
-
-def bindings(nodes: list[ast.AST]) -> Counter[str]:
-    """How many times the file binds each name, every kind of binding counted (``_bindings``)."""
-    bound: Counter[str] = Counter()
-    for node in nodes:
-        bound.update(_bindings(node))
-    return bound
-
-
-def _bindings(node: ast.AST) -> list[str]:
-    """The names one node binds (twice for ``global``/``nonlocal``: bound elsewhere, never once here)."""
-    if isinstance(node, ast.Name):
-        return [] if isinstance(node.ctx, ast.Load) else [node.id]
-    if isinstance(node, ast.arg):
-        return [node.arg]
-    if isinstance(node, ast.alias):
-        return [(node.asname or node.name).split(".")[0]]
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
-        return [node.name] if node.name else []
-    if isinstance(node, ast.MatchMapping):
-        return [node.rest] if node.rest else []
-    if isinstance(node, (ast.Global, ast.Nonlocal)):
-        return [*node.names, *node.names]
-    return []
-
-
 def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
     """Names assigned a literal number or string with ``=`` exactly once in the file, as value following reads
-    them (``A = B = 8`` gives both; ``None`` for any other assignment). Looser than ``assigned_once``: a worker
-    count followed is evidence of a need, and a parameter of the same name elsewhere does not hide it."""
+    them (``A = B = 8`` gives both; ``None`` for any other assignment). Looser than the small-batch proof's
+    (``pydatasets``): a worker count followed is evidence of a need, and a parameter of the same name elsewhere does
+    not hide it."""
     found: dict[str, ast.expr | None] = {}
     for node in nodes:
         targets = (
