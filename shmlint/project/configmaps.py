@@ -134,8 +134,8 @@ def _beside(files: ProjectFiles, folder: str) -> ConfigMaps:
     names = sorted(name for name in listed if name.endswith((".yaml", ".yml")))[:MAX_BESIDE]
     kustomization = next((name for name in KUSTOMIZATION_NAMES if name in listed), None)
     found: ConfigMaps = {}
-    for name in names:
-        for config_map, places in _in_file(files, os.path.join(folder, name)).items():
+    for name in names:  # each file read once a run, the manifest's own too (``mounted_files``)
+        for config_map, places in files.per_folder(_in_file, os.path.join(folder, name)).items():
             found.setdefault(config_map, []).extend(places)
     if kustomization is not None:
         for config_map, places in _generated(files, os.path.join(folder, kustomization)).items():
