@@ -118,12 +118,14 @@ def yaml_blocks(
     run: Extraction,
     what: str = CODE_BLOCK,
     escapes: tuple[int, ...] = (),
+    templates: frozenset[int] = frozenset(),
 ) -> tuple[list[Workload], list[Notice]]:
     """The YAML code blocks of a documentation file, or the manifests a script's here-documents hold (``what``),
     each judged as its own file would be (a GPU Deployment in a README is applied as it is): read alone with the
     file's offsets, its fix targets marked as inside the block. A block that does not parse is a snippet with
     placeholders more often than a manifest: a notice, not SHM000. ``escapes``: where a here-document's ``\\$``
-    was read as ``$$`` (``BlockTarget``)."""
+    was read as ``$$`` (``BlockTarget``); ``templates``: the starts of blocks whose ``${VAR}`` are values to come
+    (a here-document the shell expands)."""
     from shmlint.parsers.yamlnodes import YamlError, compose
     from shmlint.project.index import ProjectFiles
 
@@ -142,7 +144,8 @@ def yaml_blocks(
         except YamlError as exc:
             notices.append(Notice(source.path, f"line {exc.line}: {what} not checked: {exc.message}"))
             continue
-        found, block_notices = _yaml_workloads(text, path, documents, own_file)
+        read = own_file._replace(placeholders=True) if start in templates else own_file
+        found, block_notices = _yaml_workloads(text, path, documents, read)
         notices += block_notices
         for workload in found:
             inner = workload.target

@@ -47,25 +47,21 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
 def _here_documents(source: SourceText, blocks: str | None, path: Path, run: Extraction) -> Found:
     """The manifests of the file's here-documents (``blocks``: a document's shell blocks, masked with its offsets),
     each judged as its own file would be; one the shell expands as a template whose ``${VAR}`` are values to come."""
-    from shmlint.extract.dispatch import HERE_DOCUMENT, MAX_YAML_BLOCKS, yaml_blocks
+    from shmlint.extract.dispatch import HERE_DOCUMENT, yaml_blocks
     from shmlint.model import Notice
     from shmlint.parsers.embedded.here_documents import manifests
 
     here = manifests(source.text, blocks)
-    passed = source.with_text(here.text)
-    workloads, notices = [], []
-    if len(here.blocks) > MAX_YAML_BLOCKS:
-        notices.append(
-            Notice(source.path, f"only the first {MAX_YAML_BLOCKS} of {len(here.blocks)} {HERE_DOCUMENT}s checked")
-        )
-    read = here.blocks[:MAX_YAML_BLOCKS]
-    for expands in (False, True):
-        found_blocks = [(start, end) for start, end, expanded in read if expanded is expands]
-        found, said = yaml_blocks(
-            passed, found_blocks, path, run._replace(placeholders=expands), HERE_DOCUMENT, here.escapes
-        )
-        workloads += found
-        notices += said
+    templates = frozenset(start for start, _, expands in here.blocks if expands)
+    workloads, notices = yaml_blocks(
+        source.with_text(here.text),
+        [(start, end) for start, end, _ in here.blocks],
+        path,
+        run,
+        HERE_DOCUMENT,
+        here.escapes,
+        templates,
+    )
     notices += [
         Notice(
             source.path,
