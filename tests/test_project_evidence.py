@@ -142,6 +142,19 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
             ["uv", "run", "-m", "torch.distributed.run", "t.py"],
             Target("python", "t.py", (), "python -m torch.distributed.run"),
         ),
+        # a server imports the application its reference names; a host and port is none
+        (["uvicorn", "main:app", "--host", "0.0.0.0", "--port", "7580"], Target("imported", "main", ())),
+        (
+            ["gunicorn", "-b", "0.0.0.0:8000", "-k", "uvicorn.workers.UvicornWorker", "api.server:create_app()"],
+            Target("imported", "api.server", ()),
+        ),
+        (["python", "-m", "uvicorn", "--reload", "app.main:app"], Target("imported", "app.main", ())),
+        (["gunicorn", "--bind", "localhost:8000"], None),  # the application is in a config file: not read
+        (["streamlit", "run", "app.py", "--", "--model", "x"], Target("python", "app.py", ("--model", "x"))),
+        (["python", "-m", "streamlit", "run", "ui/app.py"], Target("python", "ui/app.py", ())),
+        (["fastapi", "run", "src/main.py", "--port", "80"], Target("python", "src/main.py", ("--port", "80"))),
+        (["gradio", "app.py"], Target("python", "app.py", ())),
+        (["streamlit", "hello"], None),  # a demo of its own: no file of the repository
     ],
 )
 def test_launcher_targets(argv: list[str], expected: Target | None) -> None:
@@ -322,7 +335,23 @@ def test_python_programs_the_code_starts() -> None:
     ],
 )
 def test_python_programs_that_are_not_started(code: str) -> None:
-    assert _launches(code) == []
+    """No Python program is started (what runs instead, ``nvidia-smi`` by name, is its own command)."""
+    assert [text for _, text in _launches(code) if text != "nvidia-smi"] == []
+
+
+@pytest.mark.parametrize(
+    ("code", "launched"),
+    [
+        ("import subprocess\nsubprocess.run(['svc', 'train', '-t'], check=True)", [(2, "svc train -t")]),
+        ("import os\nos.system('svc train -t')", [(2, "svc train -t")]),
+        ("import subprocess\nsubprocess.run(['svc', 'train', '--help'])", []),  # prints only
+        ("NEXT = 'svc train -t'\nprint(NEXT)", []),  # text, given to no call that runs it
+        ("import subprocess\nsubprocess.run([tool, 'train'])", []),  # the program is not known
+    ],
+)
+def test_programs_by_name_given_to_a_run_call_are_commands(code: str, launched: list[tuple[int, str]]) -> None:
+    """A program a run call starts by name is the container's command, for the data's patterns (a trainer's CLI)."""
+    assert _launches(code) == launched
 
 
 @settings(max_examples=150, deadline=None)

@@ -165,11 +165,12 @@ class _Walk:
     def python(self, found: Target, depth: int, env: Mapping[str, tuple[str, ...]]) -> None:
         """The program's file, the config files its command line names, and the local modules it imports."""
         settings = self.configs(found.arguments)
-        name = found.name.replace(".", "/") if found.kind == "module" else found.name
+        name = found.name.replace(".", "/") if found.kind != "python" else found.name
+        main = "__main__" if found.kind == "module" else "__init__"  # ``-m pkg`` runs its __main__, a server imports
         candidates = (
             [name]
             if found.kind == "python"
-            else [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py", f"src/{name}/__main__.py"]
+            else [f"{name}.py", f"{name}/{main}.py", f"src/{name}.py", f"src/{name}/{main}.py"]
         )
         path = next((p for c in candidates if known(c) and (p := self.locate(c))), None)
         if path is None:

@@ -1,11 +1,13 @@
 """What program a command line hands control to, read from its words: a Python file or module (directly or through
-``torchrun``, ``python -m torch.distributed.run``, ``accelerate launch``, ``deepspeed``), a shell script, or a
-``bash -c`` string. Words only: whether a file exists is the index's question."""
+``torchrun``, ``python -m torch.distributed.run``, ``accelerate launch``, ``deepspeed``), the application module an
+ASGI/WSGI server imports (``uvicorn main:app``) or the file an app runner runs (``streamlit run app.py``), a shell
+script, or a ``bash -c`` string. Words only: whether a file exists is the index's question."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS
 
@@ -38,14 +40,32 @@ _ENVIRONMENT_RUNNERS = {
     "mamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
     "micromamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd", "-r", "--root-prefix"}),
 }  # fmt: skip
+#: servers that import the application their argument names (``uvicorn main:app``, ``gunicorn 'app:create()'``):
+#: that module's code is what runs in them
+_APP_SERVERS = frozenset({"uvicorn", "gunicorn", "hypercorn", "granian", "daphne"})
+#: an application reference as those servers take it: a dotted module, a colon, an attribute or a factory call. A
+#: host and port (``0.0.0.0:8000``, ``localhost:8000``) is none: the part after the colon is no name
+_APP_REFERENCE = LazyRegex(
+    r"([A-Za-z_][A-Za-z0-9_]{0,63}(?:\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,15}):[A-Za-z_][\w.]{0,127}(?:\(.{0,256}\))?"
+)
+#: tools that run a Python file as an application, with the subcommand that does (``streamlit run app.py``,
+#: ``fastapi run main.py``; ``gradio app.py`` takes the file directly)
+_APP_RUNNERS = {
+    "streamlit": frozenset({"run"}),
+    "fastapi": frozenset({"run", "dev"}),
+    "chainlit": frozenset({"run"}),
+    "panel": frozenset({"serve"}),
+    "solara": frozenset({"run"}),
+    "gradio": frozenset({""}),
+}
 #: what ends a script's own arguments on a shell command line
 _SEPARATORS = frozenset({"&&", "||", ";", "|"})
 
 
 class Target(NamedTuple):
-    """The program a command line runs: ``kind`` is ``python`` (a file), ``module`` (``-m pkg.mod``), ``shell`` (a
-    script file) or ``inline`` (a ``-c`` shell string); ``name`` is the path, module or string; ``arguments`` what
-    the program itself receives."""
+    """The program a command line runs: ``kind`` is ``python`` (a file), ``module`` (``-m pkg.mod``), ``imported``
+    (the module a server imports: ``uvicorn main:app``), ``shell`` (a script file) or ``inline`` (a ``-c`` shell
+    string); ``name`` is the path, module or string; ``arguments`` what the program itself receives."""
 
     kind: str
     name: str
@@ -84,6 +104,10 @@ def target(argv: Sequence[str]) -> Target | None:
         return _launched(words[2:], "accelerate launch")
     if name in _PYTEST:
         return _test_file(words[1:])
+    if name in _APP_SERVERS:
+        return _application(words[1:])
+    if name in _APP_RUNNERS:
+        return _app_file(words[1:], _APP_RUNNERS[name])
     if words[0].endswith(".py"):
         return Target("python", words[0], tuple(words[1:]))
     if words[0].endswith(".sh") or words[0].startswith("./"):
@@ -144,6 +168,10 @@ def _python(words: list[str]) -> Target | None:
                 return _launched(list(rest), f"python -m {module}")
             if module in _PYTEST:
                 return _test_file(list(rest))
+            if module in _APP_SERVERS:
+                return _application(list(rest))
+            if module in _APP_RUNNERS:
+                return _app_file(list(rest), _APP_RUNNERS[module])
             return Target("module", module, rest)
         if word == "-c":
             return None  # Python code on the command line: not a file to read
@@ -163,6 +191,34 @@ def _test_file(words: list[str]) -> Target | None:
         path = word.split("::", 1)[0]
         if path.endswith(".py") and not word.startswith("-"):
             return Target("python", path, ())
+    return None
+
+
+def _application(words: list[str]) -> Target | None:
+    """The module of the first word that is an application reference (``main:app``, ``pkg.api:create()``): the
+    server's options in between are skipped whatever values they take, as none of them is one."""
+    for word in words:
+        if word in _SEPARATORS:
+            return None
+        found = _APP_REFERENCE.fullmatch(word) if not word.startswith("-") else None
+        if found is not None:
+            return Target("imported", found.group(1), ())
+    return None
+
+
+def _app_file(words: list[str], subcommands: frozenset[str]) -> Target | None:
+    """The Python file an app runner's subcommand runs (``streamlit run app.py -- --x 1``): the first ``.py``
+    word after the subcommand ("" : the file comes first)."""
+    if "" not in subcommands:
+        if not words or words[0] not in subcommands:
+            return None
+        words = words[1:]
+    for index, word in enumerate(words):
+        if word in _SEPARATORS:
+            return None
+        if word.endswith(".py") and not word.startswith("-"):
+            rest = words[index + 1 :]
+            return Target("python", word, tuple(rest[1:] if rest[:1] == ["--"] else rest))
     return None
 
 

@@ -11,9 +11,10 @@ docstring, a help text, a message printed or logged, or an exception's text. Wha
 (``{workers}``, ``str(n)``) is marked unknown and never read as a value.
 
 A program the code starts with Python (``[sys.executable, os.path.join("rvc", "train", "train.py"), ...]``,
-``'"%s" train.py' % python_cmd``) counts too: a web UI's training runs in the script it starts, and ``follow``
-reads that script as the container's code, only when it is given to a call that runs commands (``subprocess``,
-``os``, ``asyncio``). A name stands for what ``pyscopes`` says it holds where it is used: a string, an
+``'"%s" train.py' % python_cmd``) or by name (``["svc", "train", "-t"]``) counts too, only when it is given to a
+call that runs commands (``subprocess``, ``os``, ``asyncio``): a web UI's training runs in the script it starts,
+and ``follow`` reads that script as the container's code; a program by name is read for the data's command
+patterns (a trainer's command line). A name stands for what ``pyscopes`` says it holds where it is used: a string, an
 ``os.path.join`` of strings, ``sys.executable``.
 """
 
@@ -84,12 +85,18 @@ def commands(nodes: list[ast.AST], found: list[Scope]) -> tuple[Command, ...]:
             if not words or not known(words[0]):
                 continue
             launched = target(words)
-            if launched is None or not (launched.launcher or (id(node) in run and _script(words))):
+            if not ((launched is not None and launched.launcher) or (id(node) in run and _ran(words))):
                 continue
             commands.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
             if len(commands) >= MAX_COMMANDS:
                 return tuple(commands)
     return tuple(commands)
+
+
+def _ran(words: list[str]) -> bool:
+    """A command given to a call that runs it, as the container runs it: a program by name (``["svc", "train"]``,
+    read for the data's command patterns) or a Python file (``_script``); not Python without a file."""
+    return _script(words) if is_python(words[0]) else not _HELP.intersection(words)
 
 
 def _script(words: list[str]) -> bool:
