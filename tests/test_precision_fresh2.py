@@ -39,6 +39,8 @@ FRESH17 = BENCH / "fresh17"  # the maintainers' kinds as a new user picks them, 
 FRESH18 = BENCH / "fresh18"  # meant crash-rich; no crash found: false alarms and undecided reporting. Held back
 FRESH19 = BENCH / "fresh19"  # crash-rich by choice (trainer images found by name: DataLoader workers): held back
 FRESH20 = BENCH / "fresh20"  # the maintainers' kinds as a new user picks them, no crash preference: held back
+#: the maintainers' kinds as a new user picks them, favouring trees that train or serve on several accelerators: held back
+FRESH21 = BENCH / "fresh21"
 _LATER = (
     FRESH8,
     FRESH9,
@@ -53,6 +55,7 @@ _LATER = (
     FRESH18,
     FRESH19,
     FRESH20,
+    FRESH21,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
