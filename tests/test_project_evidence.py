@@ -161,6 +161,20 @@ def test_launcher_targets(argv: list[str], expected: Target | None) -> None:
     assert target(argv) == expected
 
 
+@given(
+    st.sampled_from(["uvicorn", "gunicorn", "streamlit", "fastapi", "gradio", "python"]),
+    st.lists(st.text(alphabet="ab.:_()-=0 /", max_size=40), max_size=6),
+)
+def test_a_server_target_is_a_module_or_file_of_its_words(program: str, words: list[str]) -> None:
+    """Whatever words follow a server or runner, what it names comes from one of them: an imported module is the
+    part of a ``module:attribute`` word before its colon, a file is one of the words."""
+    found = target([program, *words])
+    if found is not None and found.kind == "imported":
+        assert any(word.startswith(found.name + ":") for word in words)
+    elif found is not None and found.kind == "python":
+        assert found.name in words
+
+
 # ---------------------------------------------------------------- Python read with ast
 
 
