@@ -39,6 +39,7 @@ FRESH17 = BENCH / "fresh17"  # the maintainers' kinds as a new user picks them, 
 FRESH18 = BENCH / "fresh18"  # meant crash-rich; no crash found: false alarms and undecided reporting. Held back
 FRESH19 = BENCH / "fresh19"  # crash-rich by choice (trainer images found by name: DataLoader workers): held back
 FRESH20 = BENCH / "fresh20"  # the maintainers' kinds as a new user picks them, no crash preference: held back
+FRESH22 = BENCH / "fresh22"  # crash-rich by choice (repository names, reported failures): held back, lead scores
 _LATER = (
     FRESH8,
     FRESH9,
@@ -53,6 +54,7 @@ _LATER = (
     FRESH18,
     FRESH19,
     FRESH20,
+    FRESH22,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
