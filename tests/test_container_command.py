@@ -162,17 +162,27 @@ def test_an_option_variable_the_script_assigns_never_loses_the_command(
 
 @given(GPU_VALUES, st.booleans(), IMAGE)
 def test_an_option_variable_that_gives_a_gpu(value: str, branches: bool, image: str) -> None:
-    """One value: its options are the command's (a GPU); a branch that gives another value leaves it unknown,
-    said as not expanded rather than guessed."""
+    """One value, or one value and a branch that gives nothing (no GPU on this host): its options are the
+    command's (a GPU), as what runs needs /dev/shm on either branch."""
     script = f"G='{value}'\n" + ('if [ -z "$GPU" ]; then G=""; fi\n' if branches else "")
     command = last(script + f"docker run $G {image} python train.py")
     assert command.image is not None and command.image.text == image
     assert [word.text for word in command.arguments] == ["python", "train.py"]
-    if branches:
-        assert [word.text for word in command.unknown] == ["$G"]
-        assert not command.has_flag("--gpus") and not command.has_flag("--runtime")
-    else:
-        assert command.unknown == () and (command.has_flag("--gpus") or command.has_flag("--runtime"))
+    assert command.unknown == () and (command.has_flag("--gpus") or command.has_flag("--runtime"))
+
+
+@pytest.mark.parametrize(
+    "branches",
+    [
+        'G="--gpus device=0"\nG="--gpus device=1"',  # two GPU values: which one runs is not known
+        'G="--gpus all"\nG="--shm-size=1g"',  # a branch that sizes /dev/shm is not nothing
+        'G="--gpus all"\nG="--env X=1"',  # nor one that sets something else read here
+    ],
+)
+def test_an_option_variable_whose_branches_decide_differently_stays_unknown(branches: str) -> None:
+    command = last(f"{branches}\ndocker run $G img python train.py")
+    assert [word.text for word in command.unknown] == ["$G"]
+    assert not command.has_flag("--gpus") and command.image is not None and command.image.text == "img"
 
 
 def test_an_unassigned_variable_before_an_option_is_an_unknown_option() -> None:

@@ -33,6 +33,10 @@ _SHM_OPTIONS = _SHM_MODES | {"--tmpfs", "--mount", "--volume"}
 #: (a fix never writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps
 #: the last one); a mount or IPC mode it holds stays unknown: no option written after it undoes those
 _EXPANDED_OPTIONS = frozenset(["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint", "--shm-size"])
+#: of those, the ones that only give the container an accelerator: a variable that holds them in one branch and
+#: nothing in the others (``GPU=--gpus all`` on a GPU host, ``GPU=""`` elsewhere) is read as them, as what runs
+#: needs /dev/shm on either branch and the accelerator is where it runs
+_ACCELERATORS = frozenset(["--gpus", "--runtime", "--device"])
 #: values kept per variable and characters per value: a script assigns a name a few times
 MAX_VALUES = 16
 MAX_VALUE = 1024
@@ -111,8 +115,9 @@ NOT_EXPANDED = Expanded((), known=False, shm=True)
 def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     """What an unquoted ``$NAME`` before the image stands for, from the values the script gave it; None when the
     script says nothing of it or a value is not options (then it may be the image). ``-it`` or ``""``: nothing
-    read here (the word is skipped); ``--gpus all`` its one value: that option; ``--gpus device=$i`` or ``""``
-    (two values that decide differently), or past ``MAX_EXPANDED``: not expanded, said as unknown."""
+    read here (the word is skipped); ``--gpus all`` its one value, or its one value besides values that decide
+    nothing (``""`` on a host without a GPU): that option; ``--gpus device=$i`` or ``--gpus 1`` (two values that
+    decide differently), or past ``MAX_EXPANDED``: not expanded, said as unknown."""
     values = assigned.values.get(assigned_name(word, assigned), ())
     reads = [assigned.read(value) for value in values]
     if not reads or any(read is None for read in reads):
@@ -121,10 +126,11 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     shm = any(read is not None and read.shm for read in reads)
     if not judged:
         return Expanded(())
-    one = reads[0] if len(reads) == 1 and judged <= _EXPANDED_OPTIONS else None
-    if one is None or not assigned.spend(len(values[0])):
+    given = [(value, read) for value, read in zip(values, reads, strict=True) if read is not None and read.judged]
+    one = given[0] if len(given) == 1 and judged <= (_EXPANDED_OPTIONS if len(reads) == 1 else _ACCELERATORS) else None
+    if one is None or not assigned.spend(len(one[0])):
         return Expanded((), known=False, shm=shm)
-    parts = [Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in one.parts]
+    parts = [Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in one[1].parts]
     flags = _value_options(parts) or []
     return Expanded(tuple(flag._replace(expanded_from=word.text) for flag in flags), shm=shm)
 
