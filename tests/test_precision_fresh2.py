@@ -41,6 +41,7 @@ FRESH19 = BENCH / "fresh19"  # crash-rich by choice (trainer images found by nam
 FRESH20 = BENCH / "fresh20"  # the maintainers' kinds as a new user picks them, no crash preference: held back
 #: the maintainers' kinds as a new user picks them, favouring trees that train or serve on several accelerators: held back
 FRESH21 = BENCH / "fresh21"
+FRESH22 = BENCH / "fresh22"  # crash-rich by choice (repository names, reported failures): held back, lead scores
 _LATER = (
     FRESH8,
     FRESH9,
@@ -56,6 +57,7 @@ _LATER = (
     FRESH19,
     FRESH20,
     FRESH21,
+    FRESH22,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
