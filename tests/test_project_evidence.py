@@ -155,6 +155,11 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         (["fastapi", "run", "src/main.py", "--port", "80"], Target("python", "src/main.py", ("--port", "80"))),
         (["gradio", "app.py"], Target("python", "app.py", ())),
         (["streamlit", "hello"], None),  # a demo of its own: no file of the repository
+        # a Celery worker imports its application's module, where its tasks are defined
+        (["celery", "-A", "worker.tasks", "worker", "--pool=solo"], Target("imported", "worker.tasks", ())),
+        (["python", "-m", "celery", "--app=proj.app:celery", "worker"], Target("imported", "proj.app", ())),
+        (["celery", "-Aproj", "worker"], Target("imported", "proj", ())),
+        (["celery", "-A", "$APP", "worker"], None),  # not a module name: not read
     ],
 )
 def test_launcher_targets(argv: list[str], expected: Target | None) -> None:

@@ -1,6 +1,6 @@
 """What program a command line hands control to, read from its words: a Python file or module (directly or through
 ``torchrun``, ``python -m torch.distributed.run``, ``accelerate launch``, ``deepspeed``), the application module an
-ASGI/WSGI server imports (``uvicorn main:app``) or the file an app runner runs (``streamlit run app.py``), a shell
+ASGI/WSGI server or a Celery worker imports (``uvicorn main:app``, ``celery -A proj worker``) or the file an app runner runs (``streamlit run app.py``), a shell
 script, or a ``bash -c`` string. Words only: whether a file exists is the index's question."""
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ _ENVIRONMENT_RUNNERS = {
 _APP_SERVERS = frozenset({"uvicorn", "gunicorn", "hypercorn", "granian", "daphne"})
 #: an application reference as those servers take it: a dotted module, a colon, an attribute or a factory call. A
 #: host and port (``0.0.0.0:8000``, ``localhost:8000``) is none: the part after the colon is no name
+#: a dotted module name alone (Celery's ``-A proj.tasks``)
+_MODULE = LazyRegex(r"[A-Za-z_][A-Za-z0-9_]{0,63}(?:\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,15}")
 _APP_REFERENCE = LazyRegex(
     r"([A-Za-z_][A-Za-z0-9_]{0,63}(?:\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,15}):[A-Za-z_][\w.]{0,127}(?:\(.{0,256}\))?"
 )
@@ -106,6 +108,8 @@ def target(argv: Sequence[str]) -> Target | None:
         return _test_file(words[1:])
     if name in _APP_SERVERS:
         return _application(words[1:])
+    if name == "celery":
+        return _celery_application(words[1:])
     if name in _APP_RUNNERS:
         return _app_file(words[1:], _APP_RUNNERS[name])
     if words[0].endswith(".py"):
@@ -170,6 +174,8 @@ def _python(words: list[str]) -> Target | None:
                 return _test_file(list(rest))
             if module in _APP_SERVERS:
                 return _application(list(rest))
+            if module == "celery":
+                return _celery_application(list(rest))
             if module in _APP_RUNNERS:
                 return _app_file(list(rest), _APP_RUNNERS[module])
             return Target("module", module, rest)
@@ -203,6 +209,25 @@ def _application(words: list[str]) -> Target | None:
         found = _APP_REFERENCE.fullmatch(word) if not word.startswith("-") else None
         if found is not None:
             return Target("imported", found.group(1), ())
+    return None
+
+
+def _celery_application(words: list[str]) -> Target | None:
+    """The module a Celery worker imports its application from (``celery -A proj.tasks worker``, ``--app=proj``,
+    ``-A proj.app:celery``): the tasks its workers run are defined there or in what it imports."""
+    for index, word in enumerate(words):
+        if word in _SEPARATORS:
+            return None
+        value = None
+        if word in ("-A", "--app") and index + 1 < len(words):
+            value = words[index + 1]
+        elif word.startswith("--app="):
+            value = word.partition("=")[2]
+        elif word.startswith("-A") and len(word) > 2:
+            value = word[2:].lstrip("=")
+        if value is not None:
+            module = value.partition(":")[0]
+            return Target("imported", module, ()) if _MODULE.fullmatch(module) else None
     return None
 
 
