@@ -227,6 +227,8 @@ class ProjectFacts(NamedTuple):
     started: CodeFact | None = None  # the command the built image starts, when the manifest sets none
     build: str = ""  # where the build of its image is written (``Makefile:12``), when found by the image's name
     notes: tuple[str, ...] = ()  # what was not followed and why (an image built two different ways)
+    by_name: tuple[CodeFact, ...] = ()  # programs its code starts by name, evidence only where the data knows the
+    # program by its own name (``need``)
 
 
 class DataLoaderHint(NamedTuple):

@@ -173,6 +173,14 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
                 and entry.commands.search(fact.text)
             ):
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
+    for fact in facts.by_name:
+        for entry in knowledge.entries:
+            if (
+                (accelerator or not entry.accelerator_only)
+                and devices >= entry.min_devices
+                and _knows_program(entry, fact.text)
+            ):
+                return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
     plain = workload._replace(project=None)
     built = [(fact, plain._replace(command=fact.text)) for fact in (facts.started,) if fact is not None]
     if not _base_aside(workload, facts.started, knowledge):
@@ -185,6 +193,16 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     if facts.free:
         return Need(Tier.FREE, "; ".join(str(fact) for fact in facts.free[:MAX_QUOTED]) + through, None)
     return None
+
+
+def _knows_program(entry: Entry, command: str) -> bool:
+    """Whether a needs entry knows a command by its program's own name: it matches the command and no longer
+    matches once the program's name is gone (``svc train -t``; not ``pip install deepspeed``, ``ssh host vllm
+    serve`` or a tool's own ``--num-workers 8``, which match without it)."""
+    if entry.tier is not Tier.NEEDS or entry.commands is None or entry.commands.search(command) is None:
+        return False
+    _, _, rest = command.partition(" ")
+    return entry.commands.search(f"_ {rest}") is None
 
 
 def _through_build(facts: ProjectFacts) -> str:

@@ -185,6 +185,19 @@ def test_an_option_variable_whose_branches_decide_differently_stays_unknown(bran
     assert not command.has_flag("--gpus") and command.image is not None and command.image.text == "img"
 
 
+@pytest.mark.parametrize(
+    "script",
+    [
+        'G="--gpus all"\ndocker run $G img python train.py\nG=""\ndocker run $G python:3.11 python serve.py',
+        # another function's run read the name before: its new value is the one this run gets
+        'train() {\n  E="--gpus all"\n  docker run $E img t\n}\nlint() {\n  E=""\n  docker run --rm $E python:3.11 flake8\n}',
+    ],
+)
+def test_a_value_assigned_after_a_run_read_the_name_replaces_it(script: str) -> None:
+    first, second = list(container_commands(script))
+    assert first.has_flag("--gpus") and not second.has_flag("--gpus") and second.unknown == ()
+
+
 def test_an_unassigned_variable_before_an_option_is_an_unknown_option() -> None:
     command = parse("docker run -u root $INTERACTIVE --rm --gpus all img python x.py")
     assert [word.text for word in command.unknown] == ["$INTERACTIVE"]

@@ -146,18 +146,31 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         (["uvicorn", "main:app", "--host", "0.0.0.0", "--port", "7580"], Target("imported", "main", ())),
         (
             ["gunicorn", "-b", "0.0.0.0:8000", "-k", "uvicorn.workers.UvicornWorker", "api.server:create_app()"],
-            Target("imported", "api.server", ()),
+            Target("imported", "api/server", ()),
         ),
-        (["python", "-m", "uvicorn", "--reload", "app.main:app"], Target("imported", "app.main", ())),
+        (["python", "-m", "uvicorn", "--reload", "app.main:app"], Target("imported", "app/main", ())),
         (["gunicorn", "--bind", "localhost:8000"], None),  # the application is in a config file: not read
+        # an option's value is never the application, whatever it looks like
+        (
+            ["gunicorn", "--workers", "3", "--bind", "unix:myproject.sock", "-m", "007", "wsgi:app"],
+            Target("imported", "wsgi", ()),
+        ),
+        (["gunicorn", "-c", "python:config.gunicorn", "app:app"], Target("imported", "app", ())),
+        (["uvicorn", "--header", "server:custom", "main:app"], Target("imported", "main", ())),
+        (["gunicorn", "--preload", "myproject.wsgi"], Target("imported", "myproject/wsgi", ())),  # Django's form
+        # the folder the module is imported from
+        (["uvicorn", "--app-dir", "backend", "main:app"], Target("imported", "backend/main", ())),
+        (["gunicorn", "--chdir=/srv/api", "app:app"], Target("imported", "/srv/api/app", ())),
+        (["uvicorn", "--app-dir", "$DIR", "main:app"], None),  # not known as written
+        (["gradio", "deploy", "--app-file", "app.py"], None),  # uploads to a Space: nothing runs here
         (["streamlit", "run", "app.py", "--", "--model", "x"], Target("python", "app.py", ("--model", "x"))),
         (["python", "-m", "streamlit", "run", "ui/app.py"], Target("python", "ui/app.py", ())),
         (["fastapi", "run", "src/main.py", "--port", "80"], Target("python", "src/main.py", ("--port", "80"))),
         (["gradio", "app.py"], Target("python", "app.py", ())),
         (["streamlit", "hello"], None),  # a demo of its own: no file of the repository
         # a Celery worker imports its application's module, where its tasks are defined
-        (["celery", "-A", "worker.tasks", "worker", "--pool=solo"], Target("imported", "worker.tasks", ())),
-        (["python", "-m", "celery", "--app=proj.app:celery", "worker"], Target("imported", "proj.app", ())),
+        (["celery", "-A", "worker.tasks", "worker", "--pool=solo"], Target("imported", "worker/tasks", ())),
+        (["python", "-m", "celery", "--app=proj.app:celery", "worker"], Target("imported", "proj/app", ())),
         (["celery", "-Aproj", "worker"], Target("imported", "proj", ())),
         (["celery", "-A", "$APP", "worker"], None),  # not a module name: not read
     ],
@@ -166,16 +179,34 @@ def test_launcher_targets(argv: list[str], expected: Target | None) -> None:
     assert target(argv) == expected
 
 
-@given(
-    st.sampled_from(["uvicorn", "gunicorn", "streamlit", "fastapi", "gradio", "python"]),
-    st.lists(st.text(alphabet="ab.:_()-=0 /", max_size=40), max_size=6),
+_SERVER_WORDS = st.sampled_from(
+    [
+        *("--bind", "-b", "-c", "--header", "--reload", "--preload", "--no-access-log", "--app-dir", "run", "--", "-"),
+        *("unix:api.sock", "python:conf", "0.0.0.0:80", "main:app", "pkg.mod", "a.b:create()", "app.py", "x", "$D"),
+    ]
 )
-def test_a_server_target_is_a_module_or_file_of_its_words(program: str, words: list[str]) -> None:
-    """Whatever words follow a server or runner, what it names comes from one of them: an imported module is the
-    part of a ``module:attribute`` word before its colon, a file is one of the words."""
+
+
+@given(st.sampled_from(["uvicorn", "gunicorn", "hypercorn", "streamlit", "fastapi", "gradio"]), st.lists(_SERVER_WORDS))
+def test_a_server_target_is_never_an_options_value(program: str, words: list[str]) -> None:
+    """Whatever words follow a server or runner, what it names is one of them and never the value of an option
+    that takes one (``--bind unix:api.sock``, ``-c python:conf``): a module is a word's part before its colon,
+    below the folder ``--app-dir`` names; a file is one of the words."""
     found = target([program, *words])
+    valued = {"--bind", "-b", "-c", "--header", "--app-dir"}
+    positional, value_next = [], False
+    for i, word in enumerate(words):  # what docker, click and argparse alike read as a value or an argument
+        if value_next:
+            value_next = False
+        elif word.startswith("-") and word != "-":
+            value_next = word in valued or word == "--"
+        else:
+            positional.append(i)
     if found is not None and found.kind == "imported":
-        assert any(word.startswith(found.name + ":") for word in words)
+        first = words[positional[0]]
+        assert first.partition(":")[0].replace(".", "/") == found.name.rpartition("/")[2] or found.name.endswith(
+            first.partition(":")[0].replace(".", "/")
+        )
     elif found is not None and found.kind == "python":
         assert found.name in words
 
@@ -354,23 +385,52 @@ def test_python_programs_the_code_starts() -> None:
     ],
 )
 def test_python_programs_that_are_not_started(code: str) -> None:
-    """No Python program is started (what runs instead, ``nvidia-smi`` by name, is its own command)."""
-    assert [text for _, text in _launches(code) if text != "nvidia-smi"] == []
+    assert _launches(code) == []
 
 
 @pytest.mark.parametrize(
-    ("code", "launched"),
+    ("code", "started"),
     [
         ("import subprocess\nsubprocess.run(['svc', 'train', '-t'], check=True)", [(2, "svc train -t")]),
         ("import os\nos.system('svc train -t')", [(2, "svc train -t")]),
         ("import subprocess\nsubprocess.run(['svc', 'train', '--help'])", []),  # prints only
         ("NEXT = 'svc train -t'\nprint(NEXT)", []),  # text, given to no call that runs it
         ("import subprocess\nsubprocess.run([tool, 'train'])", []),  # the program is not known
+        ("import subprocess\nsubprocess.run(['nvidia-smi'])", []),  # one word: as often an exec call's argument
     ],
 )
-def test_programs_by_name_given_to_a_run_call_are_commands(code: str, launched: list[tuple[int, str]]) -> None:
-    """A program a run call starts by name is the container's command, for the data's patterns (a trainer's CLI)."""
-    assert _launches(code) == launched
+def test_programs_by_name_given_to_a_run_call_are_kept_apart(code: str, started: list[tuple[int, str]]) -> None:
+    """A program a run call starts by name is kept for the data's patterns, never followed as a program."""
+    facts = _read(code)
+    assert [(c.line, c.text) for c in facts.by_name] == started and facts.launches == ()
+
+
+def test_programs_by_name_do_not_crowd_out_the_training_script() -> None:
+    """Many tools run by name before the training script: the script is still a launch, followed."""
+    tools = "".join(f"subprocess.run(['ffmpeg', '-i', 'in{i}.wav', 'out{i}.wav'])\n" for i in range(20))
+    facts = _read(f"import subprocess, sys\n{tools}subprocess.Popen([sys.executable, 'train.py'])\n")
+    assert [c.line for c in facts.launches] == [22]
+    assert len(facts.by_name) == 16
+
+
+@pytest.mark.parametrize(
+    ("command", "known"),
+    [
+        ("svc train -t", True),
+        ("vllm serve meta/llama --tensor-parallel-size 2", True),
+        ("pip install deepspeed", False),  # names the software, runs none of it
+        ("git clone https://github.com/microsoft/DeepSpeed", False),
+        ("kubectl get svc train-api -o json", False),
+        ("ssh gpu-host vllm serve meta/llama", False),  # another host's
+        ("docker run --rm img deepspeed train.py", False),  # another container's
+        ("huggingface-cli upload-large-folder repo out --num-workers 8", False),  # an uploader's threads
+    ],
+)
+def test_a_program_by_name_is_evidence_only_when_the_data_knows_it_by_its_name(command: str, known: bool) -> None:
+    started = ProjectFacts(by_name=(CodeFact("app.py:6", command),))
+    need = decide(_workload(project=started), builtin())
+    assert need is not None and (need.tier is Tier.NEEDS) is known
+    assert not known or need.because.endswith(f"(app.py:6 {command})")
 
 
 @settings(max_examples=150, deadline=None)

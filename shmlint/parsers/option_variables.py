@@ -60,6 +60,7 @@ class Assignments:
 
     def __init__(self) -> None:
         self.values: dict[str, tuple[str, ...]] = {}
+        self.used: set[str] = set()  # names a command read since they were last assigned
         self._reads: dict[str, _Read | None] = {}
         self._expanded = 0
 
@@ -79,7 +80,9 @@ class Assignments:
 def note_assignment(command: SimpleCommand, text: str, assignments: Assignments) -> None:
     """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
     every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
-    may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each)."""
+    may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each). A name a command has read since
+    its last assignment starts again: ``G="--gpus all"; docker run $G ...; G=""; docker run $G ...`` runs the
+    second without a GPU."""
     words = command.words[1:] if command.words[0].text in ("export", "local", "declare", "readonly") else command.words
     if not words or not all(is_assignment(word, text) for word in words):
         return
@@ -89,7 +92,8 @@ def note_assignment(command: SimpleCommand, text: str, assignments: Assignments)
         if name.endswith("+") or len(value) > MAX_VALUE or text[word.end : word.end + 1] == "(":
             assigned.pop(name.rstrip("+"), None)  # appended to, too long or an array: not known
             continue
-        known = assigned.get(name, ())
+        known = () if name in assignments.used else assigned.get(name, ())
+        assignments.used.discard(name)
         if value not in known:
             assigned[name] = (*known, value)[-MAX_VALUES:]
 
@@ -118,7 +122,10 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     read here (the word is skipped); ``--gpus all`` its one value, or its one value besides values that decide
     nothing (``""`` on a host without a GPU): that option; ``--gpus device=$i`` or ``--gpus 1`` (two values that
     decide differently), or past ``MAX_EXPANDED``: not expanded, said as unknown."""
-    values = assigned.values.get(assigned_name(word, assigned), ())
+    name = assigned_name(word, assigned)
+    values = assigned.values.get(name, ())
+    if name:
+        assigned.used.add(name)
     reads = [assigned.read(value) for value in values]
     if not reads or any(read is None for read in reads):
         return None
@@ -166,6 +173,8 @@ def assigned_word(word: Word, assigned: Assignments) -> Word | None:
     that holds an expansion or a blank."""
     name = assigned_name(word, assigned)
     values = assigned.values.get(name, ()) if name else ()
+    if name:
+        assigned.used.add(name)
     if len(values) != 1 or not values[0] or any(char.isspace() or char in "$`" for char in values[0]):
         return None
     return Word(values[0], word.start, word.end)

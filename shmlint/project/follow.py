@@ -72,6 +72,7 @@ class _Walk:
         self.workdir = workdir
         self.config_mounts = configs  # the ConfigMaps the container mounts
         self.commands: list[CodeFact] = []
+        self.by_name: list[CodeFact] = []  # programs the code starts by name (``pycommands.Started``)
         self.needs: list[CodeFact] = []
         self.zero: list[CodeFact] = []
         self.doubt = False  # something read could use workers that were not seen (unknown values, busy imports)
@@ -165,13 +166,14 @@ class _Walk:
     def python(self, found: Target, depth: int, env: Mapping[str, tuple[str, ...]]) -> None:
         """The program's file, the config files its command line names, and the local modules it imports."""
         settings = self.configs(found.arguments)
-        name = found.name.replace(".", "/") if found.kind != "python" else found.name
-        main = "__main__" if found.kind == "module" else "__init__"  # ``-m pkg`` runs its __main__, a server imports
-        candidates = (
-            [name]
-            if found.kind == "python"
-            else [f"{name}.py", f"{name}/{main}.py", f"src/{name}.py", f"src/{name}/{main}.py"]
-        )
+        name = found.name.replace(".", "/") if found.kind == "module" else found.name
+        if found.kind == "python":
+            candidates = [name]
+        elif found.kind == "module":  # ``-m pkg`` runs its ``__main__``
+            candidates = [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py", f"src/{name}/__main__.py"]
+        else:  # a server imports the module (Celery's ``-A pkg.tasks.app`` may name an attribute of ``pkg.tasks``)
+            parent = [f"{name.rpartition('/')[0]}.py"] if "/" in name.strip("/") else []
+            candidates = [f"{name}.py", f"{name}/__init__.py", f"src/{name}.py", f"src/{name}/__init__.py", *parent]
         path = next((p for c in candidates if known(c) and (p := self.locate(c))), None)
         if path is None:
             self.doubt = True
@@ -249,6 +251,9 @@ class _Walk:
         self.zero[zero_at:zero_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders]
         self.commands += [CodeFact(f"{where}:{c.line}", c.text) for c in facts.launches][
             : MAX_COMMANDS - len(self.commands)
+        ]
+        self.by_name += [CodeFact(f"{where}:{c.line}", c.text) for c in facts.by_name][
+            : MAX_COMMANDS - len(self.by_name)
         ]
         self.started += [(CodeFact(f"{where}:{c.line}", c.text), c.words, self.env) for c in facts.launches]
         # a command it starts is followed (``follow_started``): doubt there if it cannot be read
@@ -384,6 +389,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         started,
         build.where if build is not None and built is not None else "",
         notes,
+        tuple(walk.by_name),
     )
 
 

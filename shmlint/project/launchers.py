@@ -5,6 +5,7 @@ script, or a ``bash -c`` string. Words only: whether a file exists is the index'
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
@@ -40,15 +41,43 @@ _ENVIRONMENT_RUNNERS = {
     "mamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
     "micromamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd", "-r", "--root-prefix"}),
 }  # fmt: skip
-#: servers that import the application their argument names (``uvicorn main:app``, ``gunicorn 'app:create()'``):
-#: that module's code is what runs in them
-_APP_SERVERS = frozenset({"uvicorn", "gunicorn", "hypercorn", "granian", "daphne"})
-#: an application reference as those servers take it: a dotted module, a colon, an attribute or a factory call. A
-#: host and port (``0.0.0.0:8000``, ``localhost:8000``) is none: the part after the colon is no name
-#: a dotted module name alone (Celery's ``-A proj.tasks``)
+
+
+class AppServer(NamedTuple):
+    """A server that imports the application its first argument names (``uvicorn main:app``, ``gunicorn
+    'app:create()'``): its options that take no value (every other option takes one, so ``--bind unix:api.sock`` is
+    a value, never the application), and those that name the folder the module is imported from."""
+
+    flags: frozenset[str]
+    folders: frozenset[str] = frozenset()
+
+
+#: the servers, from their command-line references (uvicorn.org/settings, docs.gunicorn.org/en/stable/settings,
+#: hypercorn.readthedocs.io, github.com/emmett-framework/granian, github.com/django/daphne); ``--no-...`` options
+#: take no value in any of them
+_APP_SERVERS = {
+    "uvicorn": AppServer(
+        frozenset({"--reload", "--factory", "--proxy-headers", "--use-colors", "--access-log", "--server-header",
+                   "--date-header"}),
+        frozenset({"--app-dir"}),
+    ),
+    "gunicorn": AppServer(
+        frozenset({"--reload", "--preload", "-D", "--daemon", "-R", "--enable-stdio-inheritance", "--capture-output",
+                   "--check-config", "--print-config", "--spew", "--reuse-port", "--strip-header-spaces",
+                   "--suppress-ragged-eofs", "--do-handshake-on-connect", "--initgroups", "--log-syslog",
+                   "--disable-redirect-access-to-syslog"}),
+        frozenset({"--chdir", "--pythonpath"}),
+    ),
+    "hypercorn": AppServer(frozenset({"--debug", "--reload", "--verbose"})),
+    "granian": AppServer(frozenset({"--reload", "--factory", "--ws", "--log", "--access-log", "--opt"}),
+                         frozenset({"--working-dir"})),
+    "daphne": AppServer(frozenset({"--proxy-headers", "--no-server-name"})),
+}  # fmt: skip
+#: a dotted module name (an application's, before any ``:attribute``)
 _MODULE = LazyRegex(r"[A-Za-z_][A-Za-z0-9_]{0,63}(?:\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,15}")
+#: an application reference: a dotted module, then a colon and an attribute or a factory call, or nothing
 _APP_REFERENCE = LazyRegex(
-    r"([A-Za-z_][A-Za-z0-9_]{0,63}(?:\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,15}):[A-Za-z_][\w.]{0,127}(?:\(.{0,256}\))?"
+    r"([A-Za-z_][A-Za-z0-9_]{0,63}(?:\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,15})(?::[A-Za-z_][\w.]{0,127}(?:\(.{0,256}\))?)?"
 )
 #: tools that run a Python file as an application, with the subcommand that does (``streamlit run app.py``,
 #: ``fastapi run main.py``; ``gradio app.py`` takes the file directly)
@@ -66,8 +95,9 @@ _SEPARATORS = frozenset({"&&", "||", ";", "|"})
 
 class Target(NamedTuple):
     """The program a command line runs: ``kind`` is ``python`` (a file), ``module`` (``-m pkg.mod``), ``imported``
-    (the module a server imports: ``uvicorn main:app``), ``shell`` (a script file) or ``inline`` (a ``-c`` shell
-    string); ``name`` is the path, module or string; ``arguments`` what the program itself receives."""
+    (the module a server imports, as a path without ``.py``: ``uvicorn main:app`` is ``main``), ``shell`` (a script
+    file) or ``inline`` (a ``-c`` shell string); ``name`` is the path, module or string; ``arguments`` what the
+    program itself receives."""
 
     kind: str
     name: str
@@ -107,7 +137,7 @@ def target(argv: Sequence[str]) -> Target | None:
     if name in _PYTEST:
         return _test_file(words[1:])
     if name in _APP_SERVERS:
-        return _application(words[1:])
+        return _application(words[1:], _APP_SERVERS[name])
     if name == "celery":
         return _celery_application(words[1:])
     if name in _APP_RUNNERS:
@@ -173,7 +203,7 @@ def _python(words: list[str]) -> Target | None:
             if module in _PYTEST:
                 return _test_file(list(rest))
             if module in _APP_SERVERS:
-                return _application(list(rest))
+                return _application(list(rest), _APP_SERVERS[module])
             if module == "celery":
                 return _celery_application(list(rest))
             if module in _APP_RUNNERS:
@@ -200,15 +230,31 @@ def _test_file(words: list[str]) -> Target | None:
     return None
 
 
-def _application(words: list[str]) -> Target | None:
-    """The module of the first word that is an application reference (``main:app``, ``pkg.api:create()``): the
-    server's options in between are skipped whatever values they take, as none of them is one."""
-    for word in words:
+def _application(words: list[str], server: AppServer) -> Target | None:
+    """The module the server's application reference names (``main:app``, ``pkg.api:create()``, gunicorn's
+    ``pkg.wsgi``), as a path below the folder an option names (``--app-dir backend``); None when the first word
+    that is no option or value is no reference, or a folder is not known as written."""
+    folder = ""
+    index = 0
+    while index < len(words):
+        word = words[index]
         if word in _SEPARATORS:
             return None
-        found = _APP_REFERENCE.fullmatch(word) if not word.startswith("-") else None
-        if found is not None:
-            return Target("imported", found.group(1), ())
+        if not word.startswith("-") or word == "-":
+            found = _APP_REFERENCE.fullmatch(word)
+            if found is None:
+                return None
+            module = found.group(1).replace(".", "/")
+            return Target("imported", posixpath.normpath(posixpath.join(folder, module)), ())
+        name, equals, value = word.partition("=")
+        if name in server.folders:
+            value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
+            if not value or not known(value) or "$" in value:
+                return None
+            folder = value
+        if not equals and name not in server.flags and not name.startswith("--no-"):
+            index += 1  # its value
+        index += 1
     return None
 
 
@@ -227,16 +273,18 @@ def _celery_application(words: list[str]) -> Target | None:
             value = word[2:].lstrip("=")
         if value is not None:
             module = value.partition(":")[0]
-            return Target("imported", module, ()) if _MODULE.fullmatch(module) else None
+            return Target("imported", module.replace(".", "/"), ()) if _MODULE.fullmatch(module) else None
     return None
 
 
 def _app_file(words: list[str], subcommands: frozenset[str]) -> Target | None:
     """The Python file an app runner's subcommand runs (``streamlit run app.py -- --x 1``): the first ``.py``
-    word after the subcommand ("" : the file comes first)."""
-    if "" not in subcommands:
-        if not words or words[0] not in subcommands:
-            return None
+    word after the subcommand ("" : the file comes first, and a subcommand of the tool's own runs none)."""
+    if "" in subcommands:
+        words = words[:1]
+    elif not words or words[0] not in subcommands:
+        return None
+    else:
         words = words[1:]
     for index, word in enumerate(words):
         if word in _SEPARATORS:

@@ -60,7 +60,7 @@ class Fact(NamedTuple):
 class PyFacts(NamedTuple):
     """What one file shows: code that uses /dev/shm, loaders made without workers, loaders whose workers are not
     known, local modules it imports, whether it imports software that starts processes of its own, and the
-    launcher command lines it writes (``pycommands``)."""
+    launcher command lines it writes and the programs by name it runs (``pycommands``)."""
 
     needs: tuple[Fact, ...] = ()
     zero_loaders: tuple[Fact, ...] = ()
@@ -72,6 +72,7 @@ class PyFacts(NamedTuple):
     config_defaults: tuple[str, ...] = ()  # config files the code names (argparse defaults the command line leaves,
     # literal paths it opens), from the working directory
     beside_configs: tuple[str, ...] = ()  # config files named from the file's own folder (``@hydra.main``)
+    by_name: tuple[Command, ...] = ()  # programs a run call starts by name (``["svc", "train", "-t"]``)
 
 
 def read(
@@ -129,16 +130,18 @@ def read(
         default for option in own.values() if (default := config_default(option, context.arguments)) is not None
     )
     defaults = tuple(dict.fromkeys((*defaults, *opened_configs(nodes))))
+    started = commands(nodes, found)
     return PyFacts(
         tuple(needs),
         tuple(zero),
         unknown,
         imports,
         busy,
-        commands(nodes, found),
+        started.launches,
         exported,
         defaults,
         hydra_configs(nodes),
+        started.by_name,
     )
 
 

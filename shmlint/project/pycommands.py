@@ -11,10 +11,11 @@ docstring, a help text, a message printed or logged, or an exception's text. Wha
 (``{workers}``, ``str(n)``) is marked unknown and never read as a value.
 
 A program the code starts with Python (``[sys.executable, os.path.join("rvc", "train", "train.py"), ...]``,
-``'"%s" train.py' % python_cmd``) or by name (``["svc", "train", "-t"]``) counts too, only when it is given to a
-call that runs commands (``subprocess``, ``os``, ``asyncio``): a web UI's training runs in the script it starts,
-and ``follow`` reads that script as the container's code; a program by name is read for the data's command
-patterns (a trainer's command line). A name stands for what ``pyscopes`` says it holds where it is used: a string, an
+``'"%s" train.py' % python_cmd``) counts too, only when it is given to a call that runs commands (``subprocess``,
+``os``, ``asyncio``): a web UI's training runs in the script it starts, and ``follow`` reads that script as the
+container's code. So does a program started by name (``["svc", "train", "-t"]``), kept apart: nothing reads it, and
+it is evidence only where the tier data knows that program by its own name (``need``), so ``pip install
+deepspeed`` or ``ssh host vllm serve`` says nothing. A name stands for what ``pyscopes`` says it holds where it is used: a string, an
 ``os.path.join`` of strings, ``sys.executable``.
 """
 
@@ -66,15 +67,27 @@ class Command(NamedTuple):
     words: tuple[str, ...] = ()
 
 
-def commands(nodes: list[ast.AST], found: list[Scope]) -> tuple[Command, ...]:
-    """The launcher command lines and the Python scripts a file's nodes start (``nodes``: ``ast.walk`` of the
-    module; ``found``: its scopes), in ``ast.walk`` order within each scope, the module's first."""
+class Started(NamedTuple):
+    """What a file's code starts: launcher command lines and programs of the repository (``launches``: followed as
+    programs of their own), and programs by name that nothing here can read (``by_name``: ``["svc", "train"]``,
+    only matched against the tier data's command patterns)."""
+
+    launches: tuple[Command, ...] = ()
+    by_name: tuple[Command, ...] = ()
+
+
+def commands(nodes: list[ast.AST], found: list[Scope]) -> Started:
+    """The launcher command lines, the scripts and the programs by name a file's nodes start (``nodes``:
+    ``ast.walk`` of the module; ``found``: its scopes), in ``ast.walk`` order within each scope, the module's
+    first; each kind at most ``MAX_COMMANDS``, so a file that runs many tools cannot crowd out its training
+    script."""
     skipped = _skipped(nodes)
     runners = _runners(nodes)
     run: set[int] = set()
     for scope in found:  # a function may run a command its module assigns
         run |= _run_arguments(scope, runners)
-    commands: list[Command] = []
+    launches: list[Command] = []
+    by_name: list[Command] = []
     for scope in found:
         for node in scope.nodes:
             if id(node) in skipped or not isinstance(node, _COMMAND_NODES):
@@ -85,18 +98,23 @@ def commands(nodes: list[ast.AST], found: list[Scope]) -> tuple[Command, ...]:
             if not words or not known(words[0]):
                 continue
             launched = target(words)
-            if not ((launched is not None and launched.launcher) or (id(node) in run and _ran(words))):
+            ran = id(node) in run
+            if (launched is not None and launched.launcher) or (ran and _script(words)):
+                kept = launches
+            elif ran and launched is None and _by_name(words):
+                kept = by_name
+            else:
                 continue
-            commands.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
-            if len(commands) >= MAX_COMMANDS:
-                return tuple(commands)
-    return tuple(commands)
+            if len(kept) < MAX_COMMANDS:
+                kept.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
+    return Started(tuple(launches), tuple(by_name))
 
 
-def _ran(words: list[str]) -> bool:
-    """A command given to a call that runs it, as the container runs it: a program by name (``["svc", "train"]``,
-    read for the data's command patterns) or a Python file (``_script``); not Python without a file."""
-    return _script(words) if is_python(words[0]) else not _HELP.intersection(words)
+def _by_name(words: list[str]) -> bool:
+    """A program a run call starts by its name with arguments (``["svc", "train", "-t"]``), not Python (which runs
+    a file or nothing read here) and not a run that only prints; one word alone is an exec call's single argument
+    as often as a command."""
+    return len(words) > 1 and not is_python(words[0]) and not _HELP.intersection(words)
 
 
 def _script(words: list[str]) -> bool:
