@@ -198,6 +198,21 @@ def test_a_value_assigned_after_a_run_read_the_name_replaces_it(script: str) -> 
     assert first.has_flag("--gpus") and not second.has_flag("--gpus") and second.unknown == ()
 
 
+@pytest.mark.parametrize(
+    "reset",
+    [
+        'if [ "$CPU_ONLY" = 1 ]; then OPTS=""; fi',  # may not run: both values stay
+        'if [ "$CPU_ONLY" = 1 ]; then\n  OPTS=""\nfi',
+        '[ -n "$CPU_ONLY" ] && OPTS=""',
+        'case $MODE in\n  cpu) OPTS="";;\nesac',
+    ],
+)
+def test_a_value_a_branch_may_assign_after_a_run_adds_to_the_others(reset: str) -> None:
+    script = f'OPTS="--gpus all"\ndocker run $OPTS img nvidia-smi\n{reset}\ndocker run $OPTS app python serve.py'
+    first, second = list(container_commands(script))
+    assert first.has_flag("--gpus") and second.has_flag("--gpus")  # one value besides nothing: read as it
+
+
 def test_an_unassigned_variable_before_an_option_is_an_unknown_option() -> None:
     command = parse("docker run -u root $INTERACTIVE --rm --gpus all img python x.py")
     assert [word.text for word in command.unknown] == ["$INTERACTIVE"]

@@ -215,6 +215,7 @@ FAMILIES = [
     ("openmmlab/lmdeploy:latest", "", "needs"),
     ("", "lmdeploy serve api_server internlm/internlm2-chat-7b", "needs"),
     ("", "lmdeploy lite auto_awq m", ""),
+    ("", "lmdeploy serve api_client http://localhost:23333", ""),  # a client of another container's server
     ("", "serve --tp 2", "needs"),
     ("", "serve --tp-size 8", "needs"),
     ("", "serve --tensor-parallel-size 16", "needs"),

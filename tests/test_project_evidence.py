@@ -161,6 +161,10 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         # the folder the module is imported from
         (["uvicorn", "--app-dir", "backend", "main:app"], Target("imported", "backend/main", ())),
         (["gunicorn", "--chdir=/srv/api", "app:app"], Target("imported", "/srv/api/app", ())),
+        (["gunicorn", "-w4", "-b:8000", "main:app"], Target("imported", "main", ())),  # values attached
+        (["granian", "--interface", "asgi", "--respawn-failed-workers", "main:app"], Target("imported", "main", ())),
+        # sys.path gains the folder; the working directory still finds the module
+        (["gunicorn", "--pythonpath", "/srv,/srv/lib", "app:app"], Target("imported", "app", ())),
         (["uvicorn", "--app-dir", "$DIR", "main:app"], None),  # not known as written
         (["gradio", "deploy", "--app-file", "app.py"], None),  # uploads to a Space: nothing runs here
         (["streamlit", "run", "app.py", "--", "--model", "x"], Target("python", "app.py", ("--model", "x"))),
@@ -181,7 +185,7 @@ def test_launcher_targets(argv: list[str], expected: Target | None) -> None:
 
 _SERVER_WORDS = st.sampled_from(
     [
-        *("--bind", "-b", "-c", "--header", "--reload", "--preload", "--no-access-log", "--app-dir", "run", "--", "-"),
+        *("--bind", "-b", "-c", "--header", "--no-access-log", "--app-dir", "run", "--", "-"),
         *("unix:api.sock", "python:conf", "0.0.0.0:80", "main:app", "pkg.mod", "a.b:create()", "app.py", "x", "$D"),
     ]
 )
@@ -403,6 +407,29 @@ def test_programs_by_name_given_to_a_run_call_are_kept_apart(code: str, started:
     """A program a run call starts by name is kept for the data's patterns, never followed as a program."""
     facts = _read(code)
     assert [(c.line, c.text) for c in facts.by_name] == started and facts.launches == ()
+
+
+@pytest.mark.parametrize(
+    ("code", "launches", "by_name"),
+    [
+        ("import subprocess\nsubprocess.run(['bash', 'train.sh'])", ["bash train.sh"], []),  # a script: followed
+        ("import os\nos.system('sh run.sh')", ["sh run.sh"], []),
+        ("import subprocess\nsubprocess.Popen(['streamlit', 'run', 'ui.py'])", ["streamlit run ui.py"], []),
+        ("import os\nos.system('cd /app && CUDA_VISIBLE_DEVICES=0 svc train -t')", [], ["svc train -t"]),
+        ("import subprocess\nsubprocess.run(['sudo', 'nohup', 'svc', 'train'])", [], ["svc train"]),
+        # a launcher whose script the code fills in: its options are the tier data's to judge
+        (
+            "import subprocess\nsubprocess.run(['torchrun', '--nproc_per_node', '4', script])",
+            ["torchrun --nproc_per_node 4 ?"],
+            [],
+        ),
+    ],
+)
+def test_each_command_a_run_call_starts_is_read_past_its_prefixes(
+    code: str, launches: list[str], by_name: list[str]
+) -> None:
+    facts = _read(code)
+    assert [c.text for c in facts.launches] == launches and [c.text for c in facts.by_name] == by_name
 
 
 def test_programs_by_name_do_not_crowd_out_the_training_script() -> None:

@@ -60,7 +60,11 @@ class Assignments:
 
     def __init__(self) -> None:
         self.values: dict[str, tuple[str, ...]] = {}
-        self.used: set[str] = set()  # names a command read since they were last assigned
+        #: names a command read since they were last assigned, with that command's indentation
+        self.used: dict[str, int] = {}
+        #: the indentation of the command being read, and whether it starts its line (``note_assignment``)
+        self.indent = 0
+        self.starts_line = True
         self._reads: dict[str, _Read | None] = {}
         self._expanded = 0
 
@@ -81,8 +85,15 @@ def note_assignment(command: SimpleCommand, text: str, assignments: Assignments)
     """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
     every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
     may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each). A name a command has read since
-    its last assignment starts again: ``G="--gpus all"; docker run $G ...; G=""; docker run $G ...`` runs the
-    second without a GPU."""
+    its last assignment starts again when the new assignment begins its line no deeper than that command:
+    ``G="--gpus all"; docker run $G ...`` then ``G=""`` and ``docker run $G ...`` at the same depth (a function's
+    body alike) runs the second without a GPU, where ``if [ -n "$CPU" ]; then G=""; fi`` or an indented branch
+    may not run, so ``G`` keeps both values. Every command passes here first (its indentation is noted for the
+    reads its options make)."""
+    line_start = text.rfind("\n", 0, command.words[0].start) + 1
+    before = text[line_start : command.words[0].start]
+    assignments.starts_line = not before.strip()
+    assignments.indent = len(before) - len(before.lstrip())
     words = command.words[1:] if command.words[0].text in ("export", "local", "declare", "readonly") else command.words
     if not words or not all(is_assignment(word, text) for word in words):
         return
@@ -92,8 +103,9 @@ def note_assignment(command: SimpleCommand, text: str, assignments: Assignments)
         if name.endswith("+") or len(value) > MAX_VALUE or text[word.end : word.end + 1] == "(":
             assigned.pop(name.rstrip("+"), None)  # appended to, too long or an array: not known
             continue
-        known = () if name in assignments.used else assigned.get(name, ())
-        assignments.used.discard(name)
+        read_at = assignments.used.pop(name, None)
+        again = read_at is not None and assignments.starts_line and assignments.indent <= read_at
+        known = () if again else assigned.get(name, ())
         if value not in known:
             assigned[name] = (*known, value)[-MAX_VALUES:]
 
@@ -125,7 +137,7 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     name = assigned_name(word, assigned)
     values = assigned.values.get(name, ())
     if name:
-        assigned.used.add(name)
+        assigned.used[name] = assigned.indent
     reads = [assigned.read(value) for value in values]
     if not reads or any(read is None for read in reads):
         return None
@@ -174,7 +186,7 @@ def assigned_word(word: Word, assigned: Assignments) -> Word | None:
     name = assigned_name(word, assigned)
     values = assigned.values.get(name, ()) if name else ()
     if name:
-        assigned.used.add(name)
+        assigned.used[name] = assigned.indent
     if len(values) != 1 or not values[0] or any(char.isspace() or char in "$`" for char in values[0]):
         return None
     return Word(values[0], word.start, word.end)

@@ -65,11 +65,16 @@ _APP_SERVERS = {
         frozenset({"--reload", "--preload", "-D", "--daemon", "-R", "--enable-stdio-inheritance", "--capture-output",
                    "--check-config", "--print-config", "--spew", "--reuse-port", "--strip-header-spaces",
                    "--suppress-ragged-eofs", "--do-handshake-on-connect", "--initgroups", "--log-syslog",
-                   "--disable-redirect-access-to-syslog"}),
-        frozenset({"--chdir", "--pythonpath"}),
+                   "--disable-redirect-access-to-syslog", "--proxy-protocol", "--permit-obsolete-folding",
+                   "--permit-unconventional-http-method", "--permit-unconventional-http-version",
+                   "--casefold-http-method", "--tolerate-dangerous-framing", "--enable-backlog-metric"}),
+        frozenset({"--chdir"}),
     ),
-    "hypercorn": AppServer(frozenset({"--debug", "--reload", "--verbose"})),
-    "granian": AppServer(frozenset({"--reload", "--factory", "--ws", "--log", "--access-log", "--opt"}),
+    "hypercorn": AppServer(frozenset({"--debug", "--reload", "-D", "--daemon"})),
+    "granian": AppServer(frozenset({"--reload", "--factory", "--ws", "--log", "--access-log", "--opt",
+                                    "--respawn-failed-workers", "--http1-keep-alive", "--http1-pipeline-flush",
+                                    "--http2-adaptive-window", "--ssl-client-verify", "--metrics",
+                                    "--reload-ignore-worker-failure"}),
                          frozenset({"--working-dir"})),
     "daphne": AppServer(frozenset({"--proxy-headers", "--no-server-name"})),
 }  # fmt: skip
@@ -232,8 +237,9 @@ def _test_file(words: list[str]) -> Target | None:
 
 def _application(words: list[str], server: AppServer) -> Target | None:
     """The module the server's application reference names (``main:app``, ``pkg.api:create()``, gunicorn's
-    ``pkg.wsgi``), as a path below the folder an option names (``--app-dir backend``); None when the first word
-    that is no option or value is no reference, or a folder is not known as written."""
+    ``pkg.wsgi``), as a path below the folder an option names (``--app-dir backend``, ``--chdir /srv``); None when
+    the first word that is no option or value is no reference, or a folder is not known as written. A short
+    option with its value attached (``-w4``, ``-b:8000``) takes no next word."""
     folder = ""
     index = 0
     while index < len(words):
@@ -252,7 +258,8 @@ def _application(words: list[str], server: AppServer) -> Target | None:
             if not value or not known(value) or "$" in value:
                 return None
             folder = value
-        if not equals and name not in server.flags and not name.startswith("--no-"):
+        attached = not word.startswith("--") and len(word) > 2
+        if not equals and not attached and name not in server.flags and not name.startswith("--no-"):
             index += 1  # its value
         index += 1
     return None

@@ -24,13 +24,15 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
+from collections.abc import Iterator
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.programs import is_python
-from shmlint.project.launchers import UNKNOWN, known, shown, target
+from shmlint.project.launchers import UNKNOWN, known, program, shown, target
 from shmlint.project.pyscopes import Scope
 from shmlint.project.pysyntax import called, dotted
+from shmlint.signals import MPI_LAUNCHERS, TORCHRUN_PROGRAMS
 
 #: command strings taken from one file: a program that writes more is not a launcher wrapper
 MAX_COMMANDS = 16
@@ -48,6 +50,10 @@ _RUN_CALLS = frozenset(
     {"run", "call", "check_call", "check_output", "Popen", "system", "popen", "getoutput", "getstatusoutput"}
     | {"create_subprocess_exec", "create_subprocess_shell", "execv", "execvp", "execvpe", "spawnv", "spawnvp"}
 )
+#: programs that start other processes, whose command lines the tier data judges by their options
+_LAUNCHER_PROGRAMS = TORCHRUN_PROGRAMS | MPI_LAUNCHERS | {"deepspeed", "accelerate", "composer", "tune"}
+#: what separates the commands of one shell line
+_SEPARATORS = frozenset({"&&", "||", ";", "|"})
 #: options that make a run only print
 _HELP = frozenset({"-h", "--help", "--version"})
 #: calls whose string arguments are text for people, not commands (print, logging, UI notices, exceptions)
@@ -98,23 +104,40 @@ def commands(nodes: list[ast.AST], found: list[Scope]) -> Started:
             if not words or not known(words[0]):
                 continue
             launched = target(words)
-            ran = id(node) in run
-            if (launched is not None and launched.launcher) or (ran and _script(words)):
-                kept = launches
-            elif ran and launched is None and _by_name(words):
-                kept = by_name
+            if launched is not None and launched.launcher:
+                parts = [(True, words)]
+            elif id(node) in run:
+                parts = list(_run_parts(words))
             else:
                 continue
-            if len(kept) < MAX_COMMANDS:
-                kept.append(Command(node.lineno, " ".join(map(shown, words)), tuple(words)))
+            for read, part in parts:
+                kept = launches if read else by_name
+                if len(kept) < MAX_COMMANDS:
+                    kept.append(Command(node.lineno, " ".join(map(shown, part)), tuple(part)))
     return Started(tuple(launches), tuple(by_name))
 
 
-def _by_name(words: list[str]) -> bool:
-    """A program a run call starts by its name with arguments (``["svc", "train", "-t"]``), not Python (which runs
-    a file or nothing read here) and not a run that only prints; one word alone is an exec call's single argument
-    as often as a command."""
-    return len(words) > 1 and not is_python(words[0]) and not _HELP.intersection(words)
+def _run_parts(words: list[str]) -> Iterator[tuple[bool, list[str]]]:
+    """Each command of a run call's command line (split at ``&&``, ``;``, ``|``), from its program on (past
+    ``sudo``, ``env A=1``, ``NAME=value``): True for one this reads or the data's launcher patterns judge (a Python
+    file, a script, a server, a launcher: ``torchrun --nproc_per_node 4 $SCRIPT``), False for a program by name with
+    arguments. Python without a file, a run that only prints and one word alone (an exec call's single argument as
+    often as a command) are neither."""
+    part: list[str] = []
+    for word in [*words, ";"]:
+        if word not in _SEPARATORS:
+            part.append(word)
+            continue
+        command, part = program(part), []
+        if not command or _HELP.intersection(command) or command[0] == "cd":
+            continue
+        if is_python(command[0]):
+            if _script(command):
+                yield True, command
+        elif target(command) is not None or command[0].rpartition("/")[2] in _LAUNCHER_PROGRAMS:
+            yield True, command
+        elif len(command) > 1:
+            yield False, command
 
 
 def _script(words: list[str]) -> bool:
