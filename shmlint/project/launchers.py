@@ -1,7 +1,8 @@
 """What program a command line hands control to, read from its words: a Python file or module (directly or through
 ``torchrun``, ``python -m torch.distributed.run``, ``accelerate launch``, ``deepspeed``), the application module an
-ASGI/WSGI server or a Celery worker imports (``uvicorn main:app``, ``celery -A proj worker``) or the file an app runner runs (``streamlit run app.py``), a shell
-script, or a ``bash -c`` string. Words only: whether a file exists is the index's question."""
+ASGI/WSGI server or a Celery worker imports (``uvicorn main:app``, ``celery -A proj worker``), the file an app
+runner runs (``streamlit run app.py``), a shell script, or a ``bash -c`` string. Words only: whether a file exists
+is the index's question."""
 
 from __future__ import annotations
 
@@ -288,11 +289,10 @@ def _app_file(words: list[str], subcommands: frozenset[str]) -> Target | None:
     """The Python file an app runner's subcommand runs (``streamlit run app.py -- --x 1``): the first ``.py``
     word after the subcommand ("" : the file comes first, and a subcommand of the tool's own runs none)."""
     if "" in subcommands:
-        words = words[:1]
-    elif not words or words[0] not in subcommands:
+        return Target("python", words[0], tuple(words[1:])) if words and words[0].endswith(".py") else None
+    if not words or words[0] not in subcommands:
         return None
-    else:
-        words = words[1:]
+    words = words[1:]
     for index, word in enumerate(words):
         if word in _SEPARATORS:
             return None
