@@ -15,8 +15,8 @@ A program the code starts with Python (``[sys.executable, os.path.join("rvc", "t
 ``os``, ``asyncio``): a web UI's training runs in the script it starts, and ``follow`` reads that script as the
 container's code. So does a program started by name (``["svc", "train", "-t"]``), kept apart: nothing reads it, and
 it is evidence only where the tier data knows that program by its own name (``need``), so ``pip install
-deepspeed`` or ``ssh host vllm serve`` says nothing. A name stands for what ``pyscopes`` says it holds where it is used: a string, an
-``os.path.join`` of strings, ``sys.executable``.
+deepspeed`` or ``ssh host vllm serve`` says nothing. A name stands for what ``pyscopes`` says it holds where it is
+used: a string, an ``os.path.join`` of strings, ``sys.executable``.
 """
 
 from __future__ import annotations
