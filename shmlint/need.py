@@ -19,7 +19,7 @@ from typing import Protocol
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import CodeFact, Need, ProjectFacts, Tier, Workload, WorkloadFormat
 from shmlint.named_tuple import NamedTuple
-from shmlint.signals import split_image
+from shmlint.signals import LAUNCHER_PROGRAMS, split_image
 from shmlint.visible import clipped
 
 #: facts quoted in one message: enough to check the claim in a click, short enough to read
@@ -163,22 +163,12 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     if facts.needs:
         return Need(Tier.NEEDS, "; ".join(str(fact) for fact in facts.needs[:MAX_QUOTED]) + through, None)
     accelerator, devices = bool(workload.gpu), workload.accelerator_count or 0
-    for fact in facts.commands:
-        for entry in knowledge.entries:
-            if (
-                entry.tier is Tier.NEEDS
-                and entry.commands
-                and (accelerator or not entry.accelerator_only)
-                and devices >= entry.min_devices
-                and entry.commands.search(fact.text)
-            ):
-                return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
-    for fact in facts.by_name:
+    for fact in (*facts.commands, *facts.by_name):
         for entry in knowledge.entries:
             if (
                 (accelerator or not entry.accelerator_only)
                 and devices >= entry.min_devices
-                and _knows_program(entry, fact.text)
+                and _runs_what_it_knows(entry, fact.text)
             ):
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
     plain = workload._replace(project=None)
@@ -195,14 +185,25 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     return None
 
 
-def _knows_program(entry: Entry, command: str) -> bool:
-    """Whether a needs entry knows a command by its program's own name: it matches the command and no longer
-    matches once the program's name is gone (``svc train -t``; not ``pip install deepspeed``, ``ssh host vllm
-    serve`` or a tool's own ``--num-workers 8``, which match without it)."""
+def _runs_what_it_knows(entry: Entry, command: str) -> bool:
+    """Whether a needs entry knows what a command the repository's files run starts: it matches the command, and
+    either the program is one whose options say what it starts (Python or a launcher: ``torchrun --nproc_per_node
+    4``, ``python x.py --num_workers 4``) or the match goes once the program's own name is gone
+    (``svc train -t``, ``FORCE_TORCHRUN=1 llamafactory-cli train``; not ``pip install deepspeed``, ``ssh host vllm
+    serve``, ``git clone .../DeepSpeed`` or an uploader's own ``--num-workers 8``, which match without it)."""
     if entry.tier is not Tier.NEEDS or entry.commands is None or entry.commands.search(command) is None:
         return False
-    _, _, rest = command.partition(" ")
-    return entry.commands.search(f"_ {rest}") is None
+    from shmlint.parsers.programs import is_python, program  # asked only of a command a repository's file runs
+
+    words = command.split(" ")
+    rest = program(words)
+    if not rest or rest[0].startswith("-"):
+        return False
+    name = rest[0].rpartition("/")[2]
+    if is_python(name) or name in LAUNCHER_PROGRAMS:
+        return True
+    at = len(words) - len(rest)
+    return entry.commands.search(" ".join((*words[:at], "_", *words[at + 1 :]))) is None
 
 
 def _through_build(facts: ProjectFacts) -> str:

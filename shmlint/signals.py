@@ -164,6 +164,9 @@ MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "horovodrun"})
 #: launchers a followed command starts)
 TORCHRUN_PROGRAMS = frozenset({"torchrun"})
 TORCHRUN_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
+#: programs that start other processes, whose command lines the tier data judges by their options (a command that
+#: names them is what starts the work, where ``pip install deepspeed`` only names it)
+LAUNCHER_PROGRAMS = TORCHRUN_PROGRAMS | MPI_LAUNCHERS | {"deepspeed", "accelerate", "composer", "tune", "srun"}
 
 #: more devices than one node holds: a larger count is read as unknown-many rather than as a number
 MAX_DEVICES = 4096

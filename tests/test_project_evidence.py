@@ -159,12 +159,15 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         (["uvicorn", "--header", "server:custom", "main:app"], Target("imported", "main", ())),
         (["gunicorn", "--preload", "myproject.wsgi"], Target("imported", "myproject/wsgi", ())),  # Django's form
         # the folder the module is imported from
-        (["uvicorn", "--app-dir", "backend", "main:app"], Target("imported", "backend/main", ())),
+        (["uvicorn", "--app-dir", "backend", "main:app"], Target("imported", "main", (), search=("backend",))),
         (["gunicorn", "--chdir=/srv/api", "app:app"], Target("imported", "/srv/api/app", ())),
         (["gunicorn", "-w4", "-b:8000", "main:app"], Target("imported", "main", ())),  # values attached
         (["granian", "--interface", "asgi", "--respawn-failed-workers", "main:app"], Target("imported", "main", ())),
         # sys.path gains the folder; the working directory still finds the module
-        (["gunicorn", "--pythonpath", "/srv,/srv/lib", "app:app"], Target("imported", "app", ())),
+        (
+            ["gunicorn", "--pythonpath", "/srv,/srv/lib", "app:app"],
+            Target("imported", "app", (), search=("/srv", "/srv/lib")),
+        ),
         (["uvicorn", "--app-dir", "$DIR", "main:app"], None),  # not known as written
         (["gradio", "deploy", "--app-file", "app.py"], None),  # uploads to a Space: nothing runs here
         (["streamlit", "run", "app.py", "--", "--model", "x"], Target("python", "app.py", ("--model", "x"))),
@@ -417,6 +420,20 @@ def test_programs_by_name_given_to_a_run_call_are_kept_apart(code: str, started:
         ("import subprocess\nsubprocess.Popen(['streamlit', 'run', 'ui.py'])", ["streamlit run ui.py"], []),
         ("import os\nos.system('cd /app && CUDA_VISIBLE_DEVICES=0 svc train -t')", [], ["svc train -t"]),
         ("import subprocess\nsubprocess.run(['sudo', 'nohup', 'svc', 'train'])", [], ["svc train"]),
+        # after a ``cd`` the files are not where they would be looked for: the command is kept for the patterns only
+        ("import os\nos.system('cd x && python train.py')", [], ["python train.py"]),
+        ("import os\nos.system('nvidia-smi && python -u train.py')", ["python -u train.py"], []),
+        # a separator inside quotes, or a word of an argument list, separates nothing
+        (
+            "import os\nos.system('git commit -m \"wip && deepspeed train.py\"')",
+            [],
+            ['git commit -m "wip && deepspeed train.py"'],
+        ),
+        (
+            "import subprocess\nsubprocess.run(['python', 'train.py', '--sep', ';', '--n', '4'])",
+            ["python train.py --sep ; --n 4"],
+            [],
+        ),
         # a launcher whose script the code fills in: its options are the tier data's to judge
         (
             "import subprocess\nsubprocess.run(['torchrun', '--nproc_per_node', '4', script])",
@@ -454,10 +471,28 @@ def test_programs_by_name_do_not_crowd_out_the_training_script() -> None:
     ],
 )
 def test_a_program_by_name_is_evidence_only_when_the_data_knows_it_by_its_name(command: str, known: bool) -> None:
-    started = ProjectFacts(by_name=(CodeFact("app.py:6", command),))
-    need = decide(_workload(project=started), builtin())
-    assert need is not None and (need.tier is Tier.NEEDS) is known
-    assert not known or need.because.endswith(f"(app.py:6 {command})")
+    for started in (
+        ProjectFacts(by_name=(CodeFact("app.py:6", command),)),
+        ProjectFacts(commands=(CodeFact("app.py:6", command),)),
+    ):
+        need = decide(_workload(project=started, accelerator_count=4), builtin())
+        assert need is not None and (need.tier is Tier.NEEDS) is known
+        assert not known or need.because.endswith(f"(app.py:6 {command})")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "torchrun --nproc_per_node 4 train.py",  # a launcher's options say what it starts
+        "python train.py --num_workers 4",  # so do a Python program's
+        "FORCE_TORCHRUN=1 llamafactory-cli train examples/sft.yaml",  # the program's name, behind its environment
+        "nohup svc train -t",
+    ],
+)
+def test_a_command_a_script_runs_that_starts_known_software_is_evidence(command: str) -> None:
+    started = ProjectFacts(commands=(CodeFact("run.sh:3", command),))
+    need = decide(_workload(project=started, accelerator_count=4), builtin())
+    assert need is not None and need.tier is Tier.NEEDS
 
 
 @settings(max_examples=150, deadline=None)
@@ -735,6 +770,19 @@ def test_wrappers_followed_two_levels_not_three(tmp_path: Path) -> None:
 
 def _gather(root: Path, launch: Launch, devices: int | None = 1) -> ProjectFacts:
     return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}))
+
+
+@pytest.mark.parametrize("option", [["--pythonpath", "backend"], ["--chdir", "backend"], ["--pythonpath=lib,backend"]])
+def test_a_servers_module_is_found_where_its_options_put_it(tmp_path: Path, option: list[str]) -> None:
+    """gunicorn's ``--pythonpath`` puts folders on sys.path in front of the working directory, ``--chdir`` moves
+    the working directory: the application module is read from there, not from a same-named file at the top."""
+    (tmp_path / "backend").mkdir()
+    (tmp_path / "backend" / "app.py").write_text(
+        "from torch.utils.data import DataLoader\nDataLoader(d, num_workers=4)\n"
+    )
+    (tmp_path / "app.py").write_text("from torch.utils.data import DataLoader\nDataLoader(d, num_workers=0)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("gunicorn", *option, "-b", "0.0.0.0:80", "app:app")))
+    assert [str(fact) for fact in facts.needs] == ["backend/app.py:2 DataLoader(num_workers=4)"]
 
 
 def test_a_program_the_code_starts_is_read_with_a_budget_of_its_own(tmp_path: Path) -> None:

@@ -60,15 +60,14 @@ class Assignments:
 
     def __init__(self) -> None:
         self.values: dict[str, tuple[str, ...]] = {}
-        #: names a command read since they were last assigned, with that command's indentation
-        self.used: dict[str, int] = {}
-        #: the indentation of the command being read, and whether it starts its line (``note_assignment``)
-        self.indent = 0
-        self.starts_line = True
+        self.read: set[str] = set()  # names a command has read
+        #: names given another value after a command read them: which value a later command gets depends on the
+        #: order the script runs in, not only on its branches
+        self.late: set[str] = set()
         self._reads: dict[str, _Read | None] = {}
         self._expanded = 0
 
-    def read(self, value: str) -> _Read | None:
+    def read_value(self, value: str) -> _Read | None:
         if value not in self._reads:
             self._reads[value] = _read_value(value)
         return self._reads[value]
@@ -84,16 +83,7 @@ class Assignments:
 def note_assignment(command: SimpleCommand, text: str, assignments: Assignments) -> None:
     """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
     every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
-    may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each). A name a command has read since
-    its last assignment starts again when the new assignment begins its line no deeper than that command:
-    ``G="--gpus all"; docker run $G ...`` then ``G=""`` and ``docker run $G ...`` at the same depth (a function's
-    body alike) runs the second without a GPU, where ``if [ -n "$CPU" ]; then G=""; fi`` or an indented branch
-    may not run, so ``G`` keeps both values. Every command passes here first (its indentation is noted for the
-    reads its options make)."""
-    line_start = text.rfind("\n", 0, command.words[0].start) + 1
-    before = text[line_start : command.words[0].start]
-    assignments.starts_line = not before.strip()
-    assignments.indent = len(before) - len(before.lstrip())
+    may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each)."""
     words = command.words[1:] if command.words[0].text in ("export", "local", "declare", "readonly") else command.words
     if not words or not all(is_assignment(word, text) for word in words):
         return
@@ -103,9 +93,9 @@ def note_assignment(command: SimpleCommand, text: str, assignments: Assignments)
         if name.endswith("+") or len(value) > MAX_VALUE or text[word.end : word.end + 1] == "(":
             assigned.pop(name.rstrip("+"), None)  # appended to, too long or an array: not known
             continue
-        read_at = assignments.used.pop(name, None)
-        again = read_at is not None and assignments.starts_line and assignments.indent <= read_at
-        known = () if again else assigned.get(name, ())
+        known = assigned.get(name, ())
+        if name in assignments.read and value not in known:
+            assignments.late.add(name)
         if value not in known:
             assigned[name] = (*known, value)[-MAX_VALUES:]
 
@@ -132,13 +122,14 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     """What an unquoted ``$NAME`` before the image stands for, from the values the script gave it; None when the
     script says nothing of it or a value is not options (then it may be the image). ``-it`` or ``""``: nothing
     read here (the word is skipped); ``--gpus all`` its one value, or its one value besides values that decide
-    nothing (``""`` on a host without a GPU): that option; ``--gpus device=$i`` or ``--gpus 1`` (two values that
-    decide differently), or past ``MAX_EXPANDED``: not expanded, said as unknown."""
+    nothing (``""`` on a host without a GPU), all assigned before any command read it: that option; ``--gpus
+    device=$i`` or ``--gpus 1`` (two values that decide differently), a value assigned after a command read it
+    (``G=""`` after ``docker run $G``: which one this run gets is the script's order, not its branches), or past
+    ``MAX_EXPANDED``: not expanded, said as unknown."""
     name = assigned_name(word, assigned)
     values = assigned.values.get(name, ())
-    if name:
-        assigned.used[name] = assigned.indent
-    reads = [assigned.read(value) for value in values]
+    assigned.read.add(name)
+    reads = [assigned.read_value(value) for value in values]
     if not reads or any(read is None for read in reads):
         return None
     judged = frozenset().union(*(read.judged for read in reads if read is not None))
@@ -146,7 +137,9 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     if not judged:
         return Expanded(())
     given = [(value, read) for value, read in zip(values, reads, strict=True) if read is not None and read.judged]
+    branches = len(reads) > 1 and name not in assigned.late  # values the branches before this read give it
     one = given[0] if len(given) == 1 and judged <= (_EXPANDED_OPTIONS if len(reads) == 1 else _ACCELERATORS) else None
+    one = one if len(reads) == 1 or branches else None
     if one is None or not assigned.spend(len(one[0])):
         return Expanded((), known=False, shm=shm)
     parts = [Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in one[1].parts]
@@ -185,8 +178,6 @@ def assigned_word(word: Word, assigned: Assignments) -> Word | None:
     that holds an expansion or a blank."""
     name = assigned_name(word, assigned)
     values = assigned.values.get(name, ()) if name else ()
-    if name:
-        assigned.used[name] = assigned.indent
     if len(values) != 1 or not values[0] or any(char.isspace() or char in "$`" for char in values[0]):
         return None
     return Word(values[0], word.start, word.end)

@@ -1,7 +1,12 @@
-"""Names of programs that several readers of command lines know: the shells, Python, and the container engine CLIs.
+"""Names of programs that several readers of command lines know: the shells, Python, the container engine CLIs, and
+the words in front of a command that only change how it runs (``program``).
 
-A data module with no imports, so any reader can share it without loading another's code.
+It imports nothing of shmlint's, so any reader can share it without loading another's code.
 """
+
+from __future__ import annotations
+
+from collections.abc import Sequence
 
 #: POSIX-style shells: a ``run:`` step, a ``bash -c`` string or an interactive ``docker run -it IMAGE sh`` hands
 #: them shell text (``ash``: BusyBox's, Alpine's ``sh``)
@@ -21,3 +26,59 @@ def is_python(word: str) -> bool:
         return False
     major, dot, minor = version.partition(".")
     return major in ("", "2", "3") if not dot else major in ("2", "3") and minor.isdecimal() and len(minor) <= 2
+
+
+#: words in front of the real command that only change how it runs
+_PREFIXES = frozenset({"exec", "nohup", "time", "sudo", "nice", "stdbuf", "setsid", "tini", "dumb-init", "--"})
+#: tools that run a command in a project's environment (``uv run python x.py``), with their options that take a
+#: value; the command after them is what runs
+_ENVIRONMENT_RUNNERS = {
+    "uv": frozenset({"--with", "--with-editable", "--with-requirements", "--python", "-p", "--project", "--directory",
+                     "--extra", "--no-extra", "--group", "--no-group", "--only-group", "--env-file", "--index",
+                     "--index-url", "--extra-index-url", "--default-index", "-f", "--find-links", "--package",
+                     "--python-platform", "-P", "--upgrade-package", "-C", "--config-setting", "--config-file",
+                     "--cache-dir", "--color", "--index-strategy", "--keyring-provider", "--resolution",
+                     "--prerelease", "--link-mode", "--exclude-newer", "--refresh-package", "--no-binary-package",
+                     "--no-build-package", "--reinstall-package"}),
+    "poetry": frozenset({"-C", "--directory", "-P", "--project"}),
+    "pipenv": frozenset(),
+    "pdm": frozenset({"-p", "--project", "--venv"}),
+    "pixi": frozenset({"-e", "--environment", "--manifest-path"}),
+    "conda": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
+    "mamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
+    "micromamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd", "-r", "--root-prefix"}),
+}  # fmt: skip
+
+
+def program(argv: Sequence[str]) -> list[str]:
+    """The words from the program on: past ``exec``, ``sudo``, ``env -u X A=1``, ``NAME=value`` and an environment
+    runner (``uv run``, ``poetry run``, ``conda run -n env``) in front."""
+    words = list(argv)
+    while words:
+        runner = _ENVIRONMENT_RUNNERS.get(words[0].rsplit("/", 1)[-1]) if words[1:2] == ["run"] else None
+        if runner is not None:
+            words = _after_options(words[2:], runner)
+        elif words[0] in _PREFIXES or words[0] == "env" or ("=" in words[0] and not words[0].startswith("-")):
+            words = _after_env(words) if words[0] == "env" else words[1:]
+        else:
+            break
+    return words
+
+
+def _after_options(words: list[str], valued: frozenset[str]) -> list[str]:
+    """The words after an environment runner's own options (``--with x``, ``-n env``, ``--no-sync``) and ``--``."""
+    index = 0
+    while index < len(words) and words[index].startswith("-"):
+        if words[index] == "--":
+            return words[index + 1 :]
+        if words[index] in ("-m", "--module"):  # ``uv run -m pkg.mod``: the module, run by the environment's python
+            return ["python", "-m", *words[index + 1 :]]
+        index += 2 if words[index] in valued else 1
+    return words[index:]
+
+
+def _after_env(words: list[str]) -> list[str]:
+    rest = words[1:]
+    while rest and (rest[0].startswith("-") or "=" in rest[0]):
+        rest = rest[1:]
+    return rest

@@ -218,7 +218,8 @@ def _make_expanded(word: str, variables: Mapping[str, str]) -> str:
 
 def build_command(argv: Sequence[str], folder: str, where: str) -> WrittenBuild | None:
     """The build an image build command line writes, or None for any other command (or one without a tag)."""
-    from shmlint.project.launchers import UNKNOWN, program
+    from shmlint.parsers.programs import program
+    from shmlint.project.launchers import UNKNOWN
 
     words = [word.replace(UNKNOWN, "") for word in program(argv)]
     if not words or words[0].rsplit("/", 1)[-1] not in ENGINE_CLIS:

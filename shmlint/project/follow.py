@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
+from shmlint.parsers.programs import program
 from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, Reader
-from shmlint.project.launchers import UNKNOWN, Target, known, program, shown, target
+from shmlint.project.launchers import UNKNOWN, Target, known, shown, target
 from shmlint.visible import clipped, visible
 
 if TYPE_CHECKING:
@@ -171,9 +172,18 @@ class _Walk:
             candidates = [name]
         elif found.kind == "module":  # ``-m pkg`` runs its ``__main__``
             candidates = [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py", f"src/{name}/__main__.py"]
-        else:  # a server imports the module (Celery's ``-A pkg.tasks.app`` may name an attribute of ``pkg.tasks``)
+        else:  # a server imports the module, from the folders it puts on sys.path first (Celery's ``-A
+            # pkg.tasks.app`` may name an attribute of ``pkg.tasks``)
             parent = [f"{name.rpartition('/')[0]}.py"] if "/" in name.strip("/") else []
-            candidates = [f"{name}.py", f"{name}/__init__.py", f"src/{name}.py", f"src/{name}/__init__.py", *parent]
+            first = [f"{folder}/{name}{end}" for folder in found.search for end in (".py", "/__init__.py")]
+            candidates = [
+                *first,
+                f"{name}.py",
+                f"{name}/__init__.py",
+                f"src/{name}.py",
+                f"src/{name}/__init__.py",
+                *parent,
+            ]
         path = next((p for c in candidates if known(c) and (p := self.locate(c))), None)
         if path is None:
             self.doubt = True

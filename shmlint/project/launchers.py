@@ -11,12 +11,11 @@ from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.programs import program
 from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS
 
 #: marks a word whose value the text does not give (``shellvars``), in front of its text: never a real argument
 UNKNOWN = "\x00"
-#: words in front of the real command that only change how it runs
-_PREFIXES = frozenset({"exec", "nohup", "time", "sudo", "nice", "stdbuf", "setsid", "tini", "dumb-init", "--"})
 #: python's own options that take a value as the next word
 _PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
 #: launcher modules run with ``python -m`` that start a script (``torch.distributed.run`` and friends)
@@ -24,33 +23,17 @@ _LAUNCHER_MODULES = TORCHRUN_MODULES | {"accelerate.commands.launch", "deepspeed
 _LAUNCHER_PROGRAMS = TORCHRUN_PROGRAMS | {"deepspeed"}
 #: test runners whose test file is read as the program (``pytest tests/test_x.py``, ``python -m pytest ...``)
 _PYTEST = frozenset({"pytest", "py.test"})
-#: tools that run a command in a project's environment (``uv run python x.py``), with their options that take a
-#: value; the command after them is what runs
-_ENVIRONMENT_RUNNERS = {
-    "uv": frozenset({"--with", "--with-editable", "--with-requirements", "--python", "-p", "--project", "--directory",
-                     "--extra", "--no-extra", "--group", "--no-group", "--only-group", "--env-file", "--index",
-                     "--index-url", "--extra-index-url", "--default-index", "-f", "--find-links", "--package",
-                     "--python-platform", "-P", "--upgrade-package", "-C", "--config-setting", "--config-file",
-                     "--cache-dir", "--color", "--index-strategy", "--keyring-provider", "--resolution",
-                     "--prerelease", "--link-mode", "--exclude-newer", "--refresh-package", "--no-binary-package",
-                     "--no-build-package", "--reinstall-package"}),
-    "poetry": frozenset({"-C", "--directory", "-P", "--project"}),
-    "pipenv": frozenset(),
-    "pdm": frozenset({"-p", "--project", "--venv"}),
-    "pixi": frozenset({"-e", "--environment", "--manifest-path"}),
-    "conda": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
-    "mamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
-    "micromamba": frozenset({"-n", "--name", "-p", "--prefix", "--cwd", "-r", "--root-prefix"}),
-}  # fmt: skip
 
 
 class AppServer(NamedTuple):
     """A server that imports the application its first argument names (``uvicorn main:app``, ``gunicorn
     'app:create()'``): its options that take no value (every other option takes one, so ``--bind unix:api.sock`` is
-    a value, never the application), and those that name the folder the module is imported from."""
+    a value, never the application), those that change its working directory, and those that put folders on
+    ``sys.path`` in front of it (comma-separated)."""
 
     flags: frozenset[str]
     folders: frozenset[str] = frozenset()
+    paths: frozenset[str] = frozenset()
 
 
 #: the servers, from their command-line references (uvicorn.org/settings, docs.gunicorn.org/en/stable/settings,
@@ -60,6 +43,7 @@ _APP_SERVERS = {
     "uvicorn": AppServer(
         frozenset({"--reload", "--factory", "--proxy-headers", "--use-colors", "--access-log", "--server-header",
                    "--date-header"}),
+        frozenset(),
         frozenset({"--app-dir"}),
     ),
     "gunicorn": AppServer(
@@ -70,6 +54,7 @@ _APP_SERVERS = {
                    "--permit-unconventional-http-method", "--permit-unconventional-http-version",
                    "--casefold-http-method", "--tolerate-dangerous-framing", "--enable-backlog-metric"}),
         frozenset({"--chdir"}),
+        frozenset({"--pythonpath"}),
     ),
     "hypercorn": AppServer(frozenset({"--debug", "--reload", "-D", "--daemon"})),
     "granian": AppServer(frozenset({"--reload", "--factory", "--ws", "--log", "--access-log", "--opt",
@@ -109,6 +94,7 @@ class Target(NamedTuple):
     name: str
     arguments: tuple[str, ...]
     launcher: str = ""  # torchrun, accelerate launch, deepspeed, python -m torch.distributed.run
+    search: tuple[str, ...] = ()  # folders an imported module is looked for in first (``--pythonpath a,b``)
 
 
 def known(word: str) -> bool:
@@ -153,40 +139,6 @@ def target(argv: Sequence[str]) -> Target | None:
     if words[0].endswith(".sh") or words[0].startswith("./"):
         return Target("shell", words[0], tuple(words[1:]))
     return None
-
-
-def program(argv: Sequence[str]) -> list[str]:
-    """The words from the program on: past ``exec``, ``sudo``, ``env -u X A=1``, ``NAME=value`` and an environment
-    runner (``uv run``, ``poetry run``, ``conda run -n env``) in front."""
-    words = list(argv)
-    while words:
-        runner = _ENVIRONMENT_RUNNERS.get(words[0].rsplit("/", 1)[-1]) if words[1:2] == ["run"] else None
-        if runner is not None:
-            words = _after_options(words[2:], runner)
-        elif words[0] in _PREFIXES or words[0] == "env" or ("=" in words[0] and not words[0].startswith("-")):
-            words = _after_env(words) if words[0] == "env" else words[1:]
-        else:
-            break
-    return words
-
-
-def _after_options(words: list[str], valued: frozenset[str]) -> list[str]:
-    """The words after an environment runner's own options (``--with x``, ``-n env``, ``--no-sync``) and ``--``."""
-    index = 0
-    while index < len(words) and words[index].startswith("-"):
-        if words[index] == "--":
-            return words[index + 1 :]
-        if words[index] in ("-m", "--module"):  # ``uv run -m pkg.mod``: the module, run by the environment's python
-            return ["python", "-m", *words[index + 1 :]]
-        index += 2 if words[index] in valued else 1
-    return words[index:]
-
-
-def _after_env(words: list[str]) -> list[str]:
-    rest = words[1:]
-    while rest and (rest[0].startswith("-") or "=" in rest[0]):
-        rest = rest[1:]
-    return rest
 
 
 def _shell(words: list[str]) -> Target | None:
@@ -238,10 +190,12 @@ def _test_file(words: list[str]) -> Target | None:
 
 def _application(words: list[str], server: AppServer) -> Target | None:
     """The module the server's application reference names (``main:app``, ``pkg.api:create()``, gunicorn's
-    ``pkg.wsgi``), as a path below the folder an option names (``--app-dir backend``, ``--chdir /srv``); None when
-    the first word that is no option or value is no reference, or a folder is not known as written. A short
-    option with its value attached (``-w4``, ``-b:8000``) takes no next word."""
+    ``pkg.wsgi``), as a path below the working directory an option names (``--chdir /srv``), looked for first in
+    the folders it puts on ``sys.path`` (``--app-dir backend``, ``--pythonpath a,b``); None when the first word that
+    is no option or value is no reference, or a folder is not known as written. A short option with its value
+    attached (``-w4``, ``-b:8000``) takes no next word."""
     folder = ""
+    search: list[str] = []
     index = 0
     while index < len(words):
         word = words[index]
@@ -252,13 +206,21 @@ def _application(words: list[str], server: AppServer) -> Target | None:
             if found is None:
                 return None
             module = found.group(1).replace(".", "/")
-            return Target("imported", posixpath.normpath(posixpath.join(folder, module)), ())
+            return Target(
+                "imported",
+                posixpath.normpath(posixpath.join(folder, module)),
+                (),
+                search=tuple(posixpath.normpath(posixpath.join(folder, path)) for path in search),
+            )
         name, equals, value = word.partition("=")
-        if name in server.folders:
+        if name in server.folders or name in server.paths:
             value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
             if not value or not known(value) or "$" in value:
                 return None
-            folder = value
+            if name in server.folders:
+                folder = value
+            else:
+                search += [path for path in value.split(",") if path]
         attached = not word.startswith("--") and len(word) > 2
         if not equals and not attached and name not in server.flags and not name.startswith("--no-"):
             index += 1  # its value

@@ -28,11 +28,11 @@ from collections.abc import Iterator
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.programs import is_python
-from shmlint.project.launchers import UNKNOWN, known, program, shown, target
+from shmlint.parsers.programs import is_python, program
+from shmlint.project.launchers import UNKNOWN, known, shown, target
 from shmlint.project.pyscopes import Scope
 from shmlint.project.pysyntax import called, dotted
-from shmlint.signals import MPI_LAUNCHERS, TORCHRUN_PROGRAMS
+from shmlint.signals import LAUNCHER_PROGRAMS
 
 #: command strings taken from one file: a program that writes more is not a launcher wrapper
 MAX_COMMANDS = 16
@@ -50,8 +50,6 @@ _RUN_CALLS = frozenset(
     {"run", "call", "check_call", "check_output", "Popen", "system", "popen", "getoutput", "getstatusoutput"}
     | {"create_subprocess_exec", "create_subprocess_shell", "execv", "execvp", "execvpe", "spawnv", "spawnvp"}
 )
-#: programs that start other processes, whose command lines the tier data judges by their options
-_LAUNCHER_PROGRAMS = TORCHRUN_PROGRAMS | MPI_LAUNCHERS | {"deepspeed", "accelerate", "composer", "tune"}
 #: what separates the commands of one shell line
 _SEPARATORS = frozenset({"&&", "||", ";", "|"})
 #: options that make a run only print
@@ -107,7 +105,7 @@ def commands(nodes: list[ast.AST], found: list[Scope]) -> Started:
             if launched is not None and launched.launcher:
                 parts = [(True, words)]
             elif id(node) in run:
-                parts = list(_run_parts(words))
+                parts = list(_run_parts(words, shell=not isinstance(node, (ast.List, ast.Tuple))))
             else:
                 continue
             for read, part in parts:
@@ -117,27 +115,52 @@ def commands(nodes: list[ast.AST], found: list[Scope]) -> Started:
     return Started(tuple(launches), tuple(by_name))
 
 
-def _run_parts(words: list[str]) -> Iterator[tuple[bool, list[str]]]:
-    """Each command of a run call's command line (split at ``&&``, ``;``, ``|``), from its program on (past
-    ``sudo``, ``env A=1``, ``NAME=value``): True for one this reads or the data's launcher patterns judge (a Python
-    file, a script, a server, a launcher: ``torchrun --nproc_per_node 4 $SCRIPT``), False for a program by name with
-    arguments. Python without a file, a run that only prints and one word alone (an exec call's single argument as
-    often as a command) are neither."""
-    part: list[str] = []
-    for word in [*words, ";"]:
-        if word not in _SEPARATORS:
-            part.append(word)
+def _run_parts(words: list[str], *, shell: bool) -> Iterator[tuple[bool, list[str]]]:
+    """Each command of a run call's command line, from its program on (past ``sudo``, ``env A=1``,
+    ``NAME=value``): a shell string's split at ``&&``, ``;``, ``|`` outside quotes, an argument list whole (no
+    shell reads its words). True for one this follows or the data's launcher patterns judge (a Python file, a
+    script, a server, a launcher: ``torchrun --nproc_per_node 4 $SCRIPT``), False for a program by name with
+    arguments. After a ``cd``, what runs is kept for the data's patterns only: its files are not where this would
+    look for them. Python without a file, a run that only prints and one word alone (an exec call's single argument
+    as often as a command) are neither."""
+    moved = False
+    for part in _shell_parts(words) if shell else [words]:
+        command = program(part)
+        if not command or _HELP.intersection(command):
             continue
-        command, part = program(part), []
-        if not command or _HELP.intersection(command) or command[0] == "cd":
+        if command[0] == "cd":
+            moved = True
             continue
+        started = target(command)
         if is_python(command[0]):
-            if _script(command):
-                yield True, command
-        elif target(command) is not None or command[0].rpartition("/")[2] in _LAUNCHER_PROGRAMS:
-            yield True, command
+            read = started is not None and (
+                started.launcher != "" or (started.kind == "python" and "-m" not in command)
+            )
+            if read:
+                yield not moved, command
+        elif started is not None or command[0].rpartition("/")[2] in LAUNCHER_PROGRAMS:
+            yield not moved, command
         elif len(command) > 1:
             yield False, command
+
+
+def _shell_parts(words: list[str]) -> Iterator[list[str]]:
+    """A shell string's commands: its words split at the separators that stand outside quotes (``git commit -m
+    "a && b"`` is one command)."""
+    part: list[str] = []
+    quote = ""
+    for word in words:
+        if not quote and word in _SEPARATORS:
+            yield part
+            part = []
+            continue
+        part.append(word)
+        for char in word:
+            if char == quote:
+                quote = ""
+            elif not quote and char in "\"'":
+                quote = char
+    yield part
 
 
 def _script(words: list[str]) -> bool:

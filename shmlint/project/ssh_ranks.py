@@ -20,9 +20,8 @@ from collections.abc import Sequence
 from shmlint.model import Need, Tier, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.need import MPI_LAUNCHER, MPI_LOCAL_RANKS
-from shmlint.parsers.programs import SHELLS
+from shmlint.parsers.programs import SHELLS, program
 from shmlint.parsers.shell import commands
-from shmlint.project.launchers import program
 from shmlint.signals import MPI_LAUNCHERS, split_image
 from shmlint.visible import clipped
 
