@@ -83,7 +83,8 @@ class Assignments:
 def note_assignment(command: SimpleCommand, text: str, assignments: Assignments) -> None:
     """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
     every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
-    may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each)."""
+    may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each); a new value after a command read
+    the name marks it ``late`` (``option_variable`` then reads no branch's value as the one that runs)."""
     words = command.words[1:] if command.words[0].text in ("export", "local", "declare", "readonly") else command.words
     if not words or not all(is_assignment(word, text) for word in words):
         return
@@ -128,7 +129,8 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     ``MAX_EXPANDED``: not expanded, said as unknown."""
     name = assigned_name(word, assigned)
     values = assigned.values.get(name, ())
-    assigned.read.add(name)
+    if name:
+        assigned.read.add(name)
     reads = [assigned.read_value(value) for value in values]
     if not reads or any(read is None for read in reads):
         return None
