@@ -185,10 +185,15 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     return None
 
 
+#: Python modules that install or set up packages: what they name does not run (``python -m pip install vllm``)
+_INSTALLERS = frozenset({"pip", "pip3", "ensurepip", "venv", "virtualenv", "pipx", "uv", "conda"})
+
+
 def _runs_what_it_knows(entry: Entry, command: str) -> bool:
     """Whether a needs entry knows what a command the repository's files run starts: it matches the command, and
     either the program is one whose options say what it starts (Python or a launcher: ``torchrun --nproc_per_node
-    4``, ``python x.py --num_workers 4``) or the match goes once the program's own name is gone
+    4``, ``python x.py --num_workers 4``; not an installer run by Python: ``python -m pip``) or the match goes once
+    the program's own name is gone
     (``svc train -t``, ``FORCE_TORCHRUN=1 llamafactory-cli train``; not ``pip install deepspeed``, ``ssh host vllm
     serve``, ``git clone .../DeepSpeed`` or an uploader's own ``--num-workers 8``, which match without it)."""
     if entry.tier is not Tier.NEEDS or entry.commands is None or entry.commands.search(command) is None:
@@ -200,9 +205,11 @@ def _runs_what_it_knows(entry: Entry, command: str) -> bool:
     if not rest or rest[0].startswith("-"):
         return False
     name = rest[0].rpartition("/")[2]
-    if is_python(name) or name in LAUNCHER_PROGRAMS:
-        return True
     at = len(words) - len(rest)
+    if is_python(name) and rest[1:2] == ["-m"] and rest[2:3] and rest[2] in _INSTALLERS:
+        at += 2  # ``python -m pip install deepspeed``: the module is the program, and it installs
+    elif is_python(name) or name in LAUNCHER_PROGRAMS:
+        return True
     return entry.commands.search(" ".join((*words[:at], "_", *words[at + 1 :]))) is None
 
 

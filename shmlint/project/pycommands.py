@@ -120,9 +120,10 @@ def _run_parts(words: list[str], *, shell: bool) -> Iterator[tuple[bool, list[st
     ``NAME=value``): a shell string's split at ``&&``, ``;``, ``|`` outside quotes, an argument list whole (no
     shell reads its words). True for one this follows or the data's launcher patterns judge (a Python file, a
     script, a server, a launcher: ``torchrun --nproc_per_node 4 $SCRIPT``), False for a program by name with
-    arguments. After a ``cd``, what runs is kept for the data's patterns only: its files are not where this would
-    look for them. Python without a file, a run that only prints and one word alone (an exec call's single argument
-    as often as a command) are neither."""
+    arguments or Python running a module (``-m vllm.entrypoints.openai.api_server``: its package is installed, not
+    the repository's). After a ``cd``, what runs is kept for the data's patterns only: its files are not where this
+    would look for them. Python without a file or module (``-c``), pytest, a run that only prints and one word alone
+    (an exec call's single argument as often as a command) are neither."""
     moved = False
     for part in _shell_parts(words) if shell else [words]:
         command = program(part)
@@ -133,11 +134,10 @@ def _run_parts(words: list[str], *, shell: bool) -> Iterator[tuple[bool, list[st
             continue
         started = target(command)
         if is_python(command[0]):
-            read = started is not None and (
-                started.launcher != "" or (started.kind == "python" and "-m" not in command)
-            )
-            if read:
+            if started is not None and (started.launcher or (started.kind == "python" and "-m" not in command)):
                 yield not moved, command
+            elif started is not None and started.kind == "module":  # an installed package's module: the data's
+                yield False, command  # patterns judge it (``-m vllm.entrypoints.openai.api_server``)
         elif started is not None or command[0].rpartition("/")[2] in LAUNCHER_PROGRAMS:
             yield not moved, command
         elif len(command) > 1:
