@@ -163,12 +163,12 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     if facts.needs:
         return Need(Tier.NEEDS, "; ".join(str(fact) for fact in facts.needs[:MAX_QUOTED]) + through, None)
     accelerator, devices = bool(workload.gpu), workload.accelerator_count or 0
-    for fact in (*facts.commands, *facts.by_name):
+    for fact, by_name in (*((fact, False) for fact in facts.commands), *((fact, True) for fact in facts.by_name)):
         for entry in knowledge.entries:
             if (
                 (accelerator or not entry.accelerator_only)
                 and devices >= entry.min_devices
-                and _runs_what_it_knows(entry, fact.text)
+                and _runs_what_it_knows(entry, fact.text, by_name=by_name)
             ):
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
     plain = workload._replace(project=None)
@@ -187,15 +187,26 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
 
 #: Python modules that install or set up packages: what they name does not run (``python -m pip install vllm``)
 _INSTALLERS = frozenset({"pip", "pip3", "ensurepip", "venv", "virtualenv", "pipx", "uv", "conda"})
+#: programs whose arguments name software that does not run in this container: installers, version control,
+#: downloads and uploads, and what runs a command elsewhere (another host, container, pod or job)
+_ELSEWHERE = _INSTALLERS | frozenset(
+    {
+        *("mamba", "micromamba", "apt", "apt-get", "yum", "dnf", "apk", "brew", "npm", "yarn", "cargo", "go"),
+        *("git", "wget", "curl", "huggingface-cli", "hf", "aws", "gsutil", "gcloud", "az"),
+        *("ssh", "scp", "rsync", "docker", "podman", "nerdctl", "kubectl", "helm", "sbatch", "salloc", "qsub"),
+    }
+)
 
 
-def _runs_what_it_knows(entry: Entry, command: str) -> bool:
+def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False) -> bool:
     """Whether a needs entry knows what a command the repository's files run starts: it matches the command, and
     either the program is one whose options say what it starts (Python or a launcher: ``torchrun --nproc_per_node
-    4``, ``python x.py --num_workers 4``; not an installer run by Python: ``python -m pip``) or the match goes once
-    the program's own name is gone
-    (``svc train -t``, ``FORCE_TORCHRUN=1 llamafactory-cli train``; not ``pip install deepspeed``, ``ssh host vllm
-    serve``, ``git clone .../DeepSpeed`` or an uploader's own ``--num-workers 8``, which match without it)."""
+    4``, ``python x.py --num_workers 4``; a script's other programs too, ``vllm bench --tensor-parallel-size 2``,
+    unless they install, fetch or run things elsewhere) or the match goes once the program's own name is gone
+    (``svc train -t``, ``FORCE_TORCHRUN=1 llamafactory-cli train``; not ``pip install deepspeed``, ``python -m pip
+    install deepspeed``, ``ssh host vllm serve``, ``git clone .../DeepSpeed``). A program started by name
+    (``by_name``: new evidence, read in code that may run anything) is held to the second test unless it is a
+    launcher, so an uploader's own ``--num-workers 8`` says nothing either."""
     if entry.tier is not Tier.NEEDS or entry.commands is None or entry.commands.search(command) is None:
         return False
     from shmlint.parsers.programs import is_python, program  # asked only of a command a repository's file runs
@@ -208,7 +219,7 @@ def _runs_what_it_knows(entry: Entry, command: str) -> bool:
     at = len(words) - len(rest)
     if is_python(name) and rest[1:2] == ["-m"] and rest[2:3] and rest[2] in _INSTALLERS:
         at += 2  # ``python -m pip install deepspeed``: the module is the program, and it installs
-    elif is_python(name) or name in LAUNCHER_PROGRAMS:
+    elif is_python(name) or name in LAUNCHER_PROGRAMS or not (by_name or name in _ELSEWHERE):
         return True
     return entry.commands.search(" ".join((*words[:at], "_", *words[at + 1 :]))) is None
 

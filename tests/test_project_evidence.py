@@ -496,6 +496,9 @@ def test_a_program_by_name_is_evidence_only_when_the_data_knows_it_by_its_name(c
         "python train.py --num_workers 4",  # so do a Python program's
         "FORCE_TORCHRUN=1 llamafactory-cli train examples/sft.yaml",  # the program's name, behind its environment
         "nohup svc train -t",
+        "vllm bench throughput --model m --tensor-parallel-size 2",  # a script's program, judged by its options
+        "bash tools/dist_train.sh configs/x.py 8",
+        "tritonserver --model-repository=/models --backend-config=python,shm-default-byte-size=1048576",
     ],
 )
 def test_a_command_a_script_runs_that_starts_known_software_is_evidence(command: str) -> None:
