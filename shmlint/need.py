@@ -213,12 +213,13 @@ def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False) ->
 
     words = command.split(" ")
     rest = program(words)
-    if not rest or rest[0].startswith("-"):
-        return False
+    if not rest or rest[0].startswith("-"):  # a wrapper's own options (``nice -n 10 ...``): its program is not known
+        return not by_name
     name = rest[0].rpartition("/")[2]
     at = len(words) - len(rest)
-    if is_python(name) and rest[1:2] == ["-m"] and rest[2:3] and rest[2] in _INSTALLERS:
-        at += 2  # ``python -m pip install deepspeed``: the module is the program, and it installs
+    module = next((i + 1 for i, word in enumerate(rest[:8]) if word == "-m"), 0) if is_python(name) else 0
+    if module and rest[module : module + 1] and rest[module] in _INSTALLERS:
+        at += module  # ``python -u -m pip install deepspeed``: the module is the program, and it installs
     elif is_python(name) or name in LAUNCHER_PROGRAMS or not (by_name or name in _ELSEWHERE):
         return True
     return entry.commands.search(" ".join((*words[:at], "_", *words[at + 1 :]))) is None

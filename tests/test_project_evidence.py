@@ -159,14 +159,14 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         (["uvicorn", "--header", "server:custom", "main:app"], Target("imported", "main", ())),
         (["gunicorn", "--preload", "myproject.wsgi"], Target("imported", "myproject/wsgi", ())),  # Django's form
         # the folder the module is imported from
-        (["uvicorn", "--app-dir", "backend", "main:app"], Target("imported", "main", (), search=("backend",))),
+        (["uvicorn", "--app-dir", "backend", "main:app"], Target("imported", "main", (), search=("backend/main",))),
         (["gunicorn", "--chdir=/srv/api", "app:app"], Target("imported", "/srv/api/app", ())),
         (["gunicorn", "-w4", "-b:8000", "main:app"], Target("imported", "main", ())),  # values attached
         (["granian", "--interface", "asgi", "--respawn-failed-workers", "main:app"], Target("imported", "main", ())),
         # sys.path gains the folder; the working directory still finds the module
         (
             ["gunicorn", "--pythonpath", "/srv,/srv/lib", "app:app"],
-            Target("imported", "app", (), search=("/srv", "/srv/lib")),
+            Target("imported", "app", (), search=("/srv/app", "/srv/lib/app")),
         ),
         (["uvicorn", "--app-dir", "$DIR", "main:app"], None),  # not known as written
         (["gradio", "deploy", "--app-file", "app.py"], None),  # uploads to a Space: nothing runs here
@@ -430,6 +430,12 @@ def test_programs_by_name_given_to_a_run_call_are_kept_apart(code: str, started:
             ["python3 -m vllm.entrypoints.openai.api_server --tensor-parallel-size 2"],
         ),
         ("import os\nos.system('python -m pytest tests/test_x.py')", [], []),  # a test run
+        ("import subprocess\nsubprocess.run(['pytest', 'tests/test_x.py'])", [], []),
+        (
+            "import subprocess\nsubprocess.run(['python', 'train.py', '-m', 'lr=0.1,0.01'])",
+            ["python train.py -m lr=0.1,0.01"],
+            [],
+        ),  # Hydra's multirun
         # a separator inside quotes, or a word of an argument list, separates nothing
         (
             "import os\nos.system('git commit -m \"wip && deepspeed train.py\"')",
@@ -476,6 +482,7 @@ def test_programs_by_name_do_not_crowd_out_the_training_script() -> None:
         ("docker run --rm img deepspeed train.py", False),  # another container's
         ("huggingface-cli upload-large-folder repo out --num-workers 8", False),  # an uploader's threads
         ("python3 -m pip install deepspeed", False),  # Python installs it: nothing of it runs
+        ("python3 -u -m pip install deepspeed", False),
         ("python3 -m vllm.entrypoints.openai.api_server --model m --tensor-parallel-size 2", True),
     ],
 )
@@ -499,6 +506,8 @@ def test_a_program_by_name_is_evidence_only_when_the_data_knows_it_by_its_name(c
         "vllm bench throughput --model m --tensor-parallel-size 2",  # a script's program, judged by its options
         "bash tools/dist_train.sh configs/x.py 8",
         "tritonserver --model-repository=/models --backend-config=python,shm-default-byte-size=1048576",
+        "nice -n 10 python train.py --num_workers 4",  # a wrapper's options
+        "timeout 36000 python train.py --num_workers 4",
     ],
 )
 def test_a_command_a_script_runs_that_starts_known_software_is_evidence(command: str) -> None:
@@ -784,7 +793,15 @@ def _gather(root: Path, launch: Launch, devices: int | None = 1) -> ProjectFacts
     return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}))
 
 
-@pytest.mark.parametrize("option", [["--pythonpath", "backend"], ["--chdir", "backend"], ["--pythonpath=lib,backend"]])
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--pythonpath", "backend"],
+        ["--chdir", "backend"],
+        ["--pythonpath=lib,backend"],
+        ["--chdir", ".", "--pythonpath", "backend"],
+    ],
+)
 def test_a_servers_module_is_found_where_its_options_put_it(tmp_path: Path, option: list[str]) -> None:
     """gunicorn's ``--pythonpath`` puts folders on sys.path in front of the working directory, ``--chdir`` moves
     the working directory: the application module is read from there, not from a same-named file at the top."""

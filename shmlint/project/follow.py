@@ -175,7 +175,7 @@ class _Walk:
         else:  # a server imports the module, from the folders it puts on sys.path first (Celery's ``-A
             # pkg.tasks.app`` may name an attribute of ``pkg.tasks``)
             parent = [f"{name.rpartition('/')[0]}.py"] if "/" in name.strip("/") else []
-            first = [f"{folder}/{name}{end}" for folder in found.search for end in (".py", "/__init__.py")]
+            first = [f"{path}{end}" for path in found.search for end in (".py", "/__init__.py")]
             candidates = [
                 *first,
                 f"{name}.py",

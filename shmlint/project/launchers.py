@@ -94,7 +94,7 @@ class Target(NamedTuple):
     name: str
     arguments: tuple[str, ...]
     launcher: str = ""  # torchrun, accelerate launch, deepspeed, python -m torch.distributed.run
-    search: tuple[str, ...] = ()  # folders an imported module is looked for in first (``--pythonpath a,b``)
+    search: tuple[str, ...] = ()  # where an imported module is looked for first (``--pythonpath lib``: ``lib/app``)
 
 
 def known(word: str) -> bool:
@@ -210,7 +210,7 @@ def _application(words: list[str], server: AppServer) -> Target | None:
                 "imported",
                 posixpath.normpath(posixpath.join(folder, module)),
                 (),
-                search=tuple(posixpath.normpath(posixpath.join(folder, path)) for path in search),
+                search=tuple(posixpath.normpath(posixpath.join(folder, path, module)) for path in search),
             )
         name, equals, value = word.partition("=")
         if name in server.folders or name in server.paths:

@@ -50,6 +50,8 @@ _RUN_CALLS = frozenset(
     {"run", "call", "check_call", "check_output", "Popen", "system", "popen", "getoutput", "getstatusoutput"}
     | {"create_subprocess_exec", "create_subprocess_shell", "execv", "execvp", "execvpe", "spawnv", "spawnvp"}
 )
+#: test runners, by program or ``python -m``: a run call that starts one runs the project's tests
+_TEST_RUNNERS = frozenset({"pytest", "py.test"})
 #: what separates the commands of one shell line
 _SEPARATORS = frozenset({"&&", "||", ";", "|"})
 #: options that make a run only print
@@ -133,8 +135,10 @@ def _run_parts(words: list[str], *, shell: bool) -> Iterator[tuple[bool, list[st
             moved = True
             continue
         started = target(command)
+        if command[0].rpartition("/")[2] in _TEST_RUNNERS or _TEST_RUNNERS.intersection(command[1:4]):
+            continue  # a test run: its files are tests
         if is_python(command[0]):
-            if started is not None and (started.launcher or (started.kind == "python" and "-m" not in command)):
+            if started is not None and (started.launcher or started.kind == "python"):
                 yield not moved, command
             elif started is not None and started.kind == "module":  # an installed package's module: the data's
                 yield False, command  # patterns judge it (``-m vllm.entrypoints.openai.api_server``)
