@@ -22,7 +22,7 @@ _PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
 _LAUNCHER_MODULES = TORCHRUN_MODULES | {"accelerate.commands.launch", "deepspeed.launcher.runner"}
 _LAUNCHER_PROGRAMS = TORCHRUN_PROGRAMS | {"deepspeed"}
 #: test runners whose test file is read as the program (``pytest tests/test_x.py``, ``python -m pytest ...``)
-_PYTEST = frozenset({"pytest", "py.test"})
+TEST_RUNNERS = frozenset({"pytest", "py.test"})
 
 
 class AppServer(NamedTuple):
@@ -65,11 +65,10 @@ _APP_SERVERS = {
     "daphne": AppServer(frozenset({"--proxy-headers", "--no-server-name"})),
 }  # fmt: skip
 #: a dotted module name (an application's, before any ``:attribute``)
-_MODULE = LazyRegex(r"[A-Za-z_][A-Za-z0-9_]{0,63}(?:\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,15}")
+_MODULE_PATTERN = r"[A-Za-z_][A-Za-z0-9_]{0,63}(?:\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,15}"
+_MODULE = LazyRegex(_MODULE_PATTERN)
 #: an application reference: a dotted module, then a colon and an attribute or a factory call, or nothing
-_APP_REFERENCE = LazyRegex(
-    r"([A-Za-z_][A-Za-z0-9_]{0,63}(?:\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,15})(?::[A-Za-z_][\w.]{0,127}(?:\(.{0,256}\))?)?"
-)
+_APP_REFERENCE = LazyRegex(rf"({_MODULE_PATTERN})(?::[A-Za-z_][\w.]{{0,127}}(?:\(.{{0,256}}\))?)?")
 #: tools that run a Python file as an application, with the subcommand that does (``streamlit run app.py``,
 #: ``fastapi run main.py``; ``gradio app.py`` takes the file directly)
 _APP_RUNNERS = {
@@ -81,7 +80,7 @@ _APP_RUNNERS = {
     "gradio": frozenset({""}),
 }
 #: what ends a script's own arguments on a shell command line
-_SEPARATORS = frozenset({"&&", "||", ";", "|"})
+SEPARATORS = frozenset({"&&", "||", ";", "|"})
 
 
 class Target(NamedTuple):
@@ -126,7 +125,7 @@ def target(argv: Sequence[str]) -> Target | None:
         return _launched(words[1:], name)
     if name == "accelerate" and words[1:2] == ["launch"]:
         return _launched(words[2:], "accelerate launch")
-    if name in _PYTEST:
+    if name in TEST_RUNNERS:
         return _test_file(words[1:])
     if name in _APP_SERVERS:
         return _application(words[1:], _APP_SERVERS[name])
@@ -158,7 +157,7 @@ def _python(words: list[str]) -> Target | None:
             module, rest = words[index + 1], tuple(words[index + 2 :])
             if module in _LAUNCHER_MODULES:
                 return _launched(list(rest), f"python -m {module}")
-            if module in _PYTEST:
+            if module in TEST_RUNNERS:
                 return _test_file(list(rest))
             if module in _APP_SERVERS:
                 return _application(list(rest), _APP_SERVERS[module])
@@ -180,7 +179,7 @@ def _test_file(words: list[str]) -> Target | None:
     as a program's (the launcher commands its tests start, the loaders they make). A folder or a ``-k`` selection
     names no file, and is not read."""
     for word in words:
-        if word in _SEPARATORS:
+        if word in SEPARATORS:
             return None
         path = word.split("::", 1)[0]
         if path.endswith(".py") and not word.startswith("-"):
@@ -199,7 +198,7 @@ def _application(words: list[str], server: AppServer) -> Target | None:
     index = 0
     while index < len(words):
         word = words[index]
-        if word in _SEPARATORS:
+        if word in SEPARATORS:
             return None
         if not word.startswith("-") or word == "-":
             found = _APP_REFERENCE.fullmatch(word)
@@ -232,7 +231,7 @@ def _celery_application(words: list[str]) -> Target | None:
     """The module a Celery worker imports its application from (``celery -A proj.tasks worker``, ``--app=proj``,
     ``-A proj.app:celery``): the tasks its workers run are defined there or in what it imports."""
     for index, word in enumerate(words):
-        if word in _SEPARATORS:
+        if word in SEPARATORS:
             return None
         value = None
         if word in ("-A", "--app") and index + 1 < len(words):
@@ -256,7 +255,7 @@ def _app_file(words: list[str], subcommands: frozenset[str]) -> Target | None:
         return None
     words = words[1:]
     for index, word in enumerate(words):
-        if word in _SEPARATORS:
+        if word in SEPARATORS:
             return None
         if word.endswith(".py") and not word.startswith("-"):
             rest = words[index + 1 :]
@@ -268,7 +267,7 @@ def _launched(words: list[str], launcher: str) -> Target | None:
     """A launcher's script: the first word naming a ``.py`` file, or the module after ``-m`` (``--module``); the
     launcher's own options in between are skipped whatever values they take."""
     for index, word in enumerate(words):
-        if word in _SEPARATORS:
+        if word in SEPARATORS:
             return None
         if word in ("-m", "--module") and index + 1 < len(words):
             return Target("module", words[index + 1], tuple(words[index + 2 :]), launcher)

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.programs import is_python, program
-from shmlint.project.launchers import UNKNOWN, known, shown, target
+from shmlint.project.launchers import SEPARATORS, TEST_RUNNERS, UNKNOWN, known, shown, target
 from shmlint.project.pyscopes import Scope
 from shmlint.project.pysyntax import called, dotted
 from shmlint.signals import LAUNCHER_PROGRAMS
@@ -50,10 +50,6 @@ _RUN_CALLS = frozenset(
     {"run", "call", "check_call", "check_output", "Popen", "system", "popen", "getoutput", "getstatusoutput"}
     | {"create_subprocess_exec", "create_subprocess_shell", "execv", "execvp", "execvpe", "spawnv", "spawnvp"}
 )
-#: test runners, by program or ``python -m``: a run call that starts one runs the project's tests
-_TEST_RUNNERS = frozenset({"pytest", "py.test"})
-#: what separates the commands of one shell line
-_SEPARATORS = frozenset({"&&", "||", ";", "|"})
 #: options that make a run only print
 _HELP = frozenset({"-h", "--help", "--version"})
 #: calls whose string arguments are text for people, not commands (print, logging, UI notices, exceptions)
@@ -135,7 +131,7 @@ def _run_parts(words: list[str], *, shell: bool) -> Iterator[tuple[bool, list[st
             moved = True
             continue
         started = target(command)
-        if command[0].rpartition("/")[2] in _TEST_RUNNERS or _TEST_RUNNERS.intersection(command[1:4]):
+        if command[0].rpartition("/")[2] in TEST_RUNNERS or TEST_RUNNERS.intersection(command[1:4]):
             continue  # a test run: its files are tests
         if is_python(command[0]):
             if started is not None and (started.launcher or started.kind == "python"):
@@ -154,7 +150,7 @@ def _shell_parts(words: list[str]) -> Iterator[list[str]]:
     part: list[str] = []
     quote = ""
     for word in words:
-        if not quote and word in _SEPARATORS:
+        if not quote and word in SEPARATORS:
             yield part
             part = []
             continue
