@@ -408,3 +408,112 @@ def test_cd_before_the_build(tmp_path: Path) -> None:
     root = os.path.realpath(tmp_path)
     assert [b.dockerfile for b in index.of("acme/tool")] == [os.path.join(root, "tools", "image", "Dockerfile")]
     assert [b.dockerfile for b in index.of("acme/top")] == [os.path.join(root, "Dockerfile")]
+
+
+_GUIDE = """# Serving
+
+```dockerfile
+# the image
+FROM nvidia/cuda:12.6-devel-ubuntu22.04
+RUN pip install vllm==0.10.0
+CMD ["vllm", "serve", "/models/m", "--tensor-parallel-size", "2"]
+```
+
+Build and run it:
+
+```bash
+docker build -t acme/served .
+docker run --gpus all -p 8000:8000 acme/served
+```
+"""
+
+
+def test_a_dockerfile_written_in_the_guide_that_builds_it(tmp_path: Path) -> None:
+    """A guide that writes a Dockerfile as a code block, then builds and runs it: the block is the image's
+    Dockerfile, quoted at the guide's own lines."""
+    found = _check(tmp_path, {"docs/serve.md": _GUIDE})
+    ((severity, text),) = found
+    assert severity == "error"
+    assert "built by docs/serve.md:7 (build at docs/serve.md:13)" in text
+
+
+@pytest.mark.parametrize(
+    ("files", "dockerfile", "base"),
+    [
+        # an untagged block that starts with FROM is a Dockerfile; Python's `from x import y` is not
+        ({"g.md": "```\nFROM a\nCMD x\n```\n```\ndocker build -t t .\n```\n"}, "g.md", "a"),
+        ({"g.md": "```\nfrom a import b\n```\n```\ndocker build -t t .\n```\n"}, None, ""),
+        # the last block before the build line, never one after it
+        (
+            {"g.md": "```dockerfile\nFROM a\n```\n```Dockerfile\nFROM b\n```\n```sh\ndocker build -t t .\n```\n"},
+            "g.md",
+            "b",
+        ),
+        ({"g.md": "```bash\ndocker build -t t .\n```\n```dockerfile\nFROM a\n```\n"}, None, ""),
+        # a file the build names is read, the document's block only stands in when there is none
+        (
+            {"Dockerfile": "FROM f\n", "g.md": "```dockerfile\nFROM a\n```\n```sh\ndocker build -t t .\n```\n"},
+            "Dockerfile",
+            "f",
+        ),
+        ({"g.md": "```dockerfile\nFROM a\n```\n```sh\ndocker build -t t -f Dockerfile.gpu .\n```\n"}, None, ""),
+        # reStructuredText's code directive
+        ({"g.rst": ".. code-block:: dockerfile\n\n   FROM a\n\n::\n\n   docker build -t t .\n"}, "g.rst", "a"),
+    ],
+)
+def test_which_dockerfile_block_a_build_reads(
+    tmp_path: Path, files: dict[str, str], dockerfile: str | None, base: str
+) -> None:
+    index = _index(tmp_path, files)
+    built = index.of("t")
+    if dockerfile is None:
+        assert built == ()
+        return
+    (build,) = built
+    assert build.dockerfile == os.path.join(os.path.realpath(tmp_path), dockerfile)
+    text = Path(build.dockerfile).read_text()
+    read = text[build.block.start : build.block.end] if build.block else text
+    assert read.split()[:2] == ["FROM", base]
+
+
+def test_two_blocks_of_one_guide_are_two_images(tmp_path: Path) -> None:
+    """One name built from two blocks of a guide reads as two builds, so neither is followed for it."""
+    index = _index(
+        tmp_path,
+        {
+            "g.md": "```dockerfile\nFROM a\n```\n```sh\ndocker build -t t .\n```\n```dockerfile\nFROM b\n```\n```sh\ndocker build -t t .\n```\n"
+        },
+    )
+    assert len(index.of("t")) == 2
+
+
+_PIECES = st.lists(
+    st.one_of(
+        st.from_regex(r"[a-z]{1,6}", fullmatch=True).map(lambda base: ("dockerfile", base)),
+        st.just(("build", "")),
+        st.sampled_from([("prose", "Some words.\n"), ("prose", "```python\nfrom a import b\n```\n")]),
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_PIECES)
+def test_each_build_of_a_guide_reads_the_block_before_it(pieces: list[tuple[str, str]]) -> None:
+    import tempfile
+
+    text, expected, last = "", set(), None
+    for kind, value in pieces:
+        if kind == "dockerfile":
+            text += f"```dockerfile\nFROM {value}\n```\n"
+            last = value
+        elif kind == "build":
+            text += "```sh\ndocker build -t t .\n```\n"
+            if last is not None:
+                expected.add(last)
+        else:
+            text += value
+    with tempfile.TemporaryDirectory() as folder:
+        index = _index(Path(folder), {"g.md": text})
+        read = {text[b.block.start : b.block.end].split()[1] for b in index.of("t") if b.block}
+    assert read == expected

@@ -112,12 +112,23 @@ class WrittenBuild(NamedTuple):
     folder: str
     where: str
     moved: str = ""  # a relative ``cd`` before the build line: its paths start there, below one of the bases
+    line: int = 0  # the build line's number in its file (0: a YAML build)
+    block: DockerfileBlock | None = None  # the document's Dockerfile the build reads when no file is found
+
+
+class DockerfileBlock(NamedTuple):
+    """A Dockerfile written as a code block of a document, as the guide that builds it writes it: the document's
+    path (as read) and the block's offsets in it."""
+
+    document: str
+    start: int
+    end: int
 
 
 def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBuild]:
     from shmlint.parsers.embedded.makefile import mask_makefile
-    from shmlint.parsers.embedded.markdown import markdown_yaml_blocks, mask_markdown
-    from shmlint.parsers.embedded.rst import mask_rst, rst_yaml_blocks
+    from shmlint.parsers.embedded.markdown import markdown_dockerfile_blocks, markdown_yaml_blocks, mask_markdown
+    from shmlint.parsers.embedded.rst import mask_rst, rst_dockerfile_blocks, rst_yaml_blocks
 
     folder = os.path.dirname(os.path.abspath(path))
     if kind == "shell":
@@ -126,7 +137,11 @@ def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBu
         yield from _command_builds(mask_makefile(text), folder, where, make_variables(text))
     elif kind in ("markdown", "rst"):
         masked = mask_markdown(text) if kind == "markdown" else mask_rst(text)
-        yield from _command_builds(masked, folder, where)
+        dockerfiles: list[tuple[int, int]] | None = None  # found once the document builds an image
+        for found in _command_builds(masked, folder, where):
+            if dockerfiles is None:
+                dockerfiles = (markdown_dockerfile_blocks if kind == "markdown" else rst_dockerfile_blocks)(text)
+            yield found._replace(block=_block_before(path, text, found, dockerfiles))
         blocks = (markdown_yaml_blocks if kind == "markdown" else rst_yaml_blocks)(text)
         for start, end in blocks:
             if "build" in text[start:end]:
@@ -135,6 +150,17 @@ def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBu
                 yield from _yaml_builds(path, alone(text, start, end), folder, where)
     elif kind == "yaml":
         yield from _yaml_builds(path, text, folder, where)
+
+
+def _block_before(
+    path: str, text: str, found: WrittenBuild, dockerfiles: Sequence[tuple[int, int]]
+) -> DockerfileBlock | None:
+    """The Dockerfile a document writes last before its build line, for a build of the context's own Dockerfile
+    (no ``-f``, or ``-f Dockerfile``): what the guide has its reader write, then build."""
+    if found.dockerfile and os.path.basename(found.dockerfile) not in ("Dockerfile", "Containerfile"):
+        return None
+    before = [(start, end) for start, end in dockerfiles if text.count("\n", 0, end) < found.line]
+    return DockerfileBlock(path, *before[-1]) if before else None
 
 
 def _command_builds(
@@ -161,7 +187,7 @@ def _command_builds(
                 names = (*expanded.images, *(found.images if found is not None else ()))
                 found = expanded._replace(images=tuple(dict.fromkeys(names)))
         if found is not None:
-            yield found._replace(moved=moved)
+            yield found._replace(moved=moved, line=line.line)
 
 
 def _changed(moved: str, arguments: Sequence[str]) -> str:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.build_lines import WrittenBuild, builds_in
+from shmlint.project.build_lines import DockerfileBlock, WrittenBuild, builds_in
 
 if TYPE_CHECKING:
     pass
@@ -59,11 +59,12 @@ class ImageBuild(NamedTuple):
     args: tuple[tuple[str, str], ...] = ()
     target: str = ""
     where: str = ""
+    block: DockerfileBlock | None = None  # the Dockerfile is this code block of the document ``dockerfile``
 
     @property
-    def same_as(self) -> tuple[str, str, tuple[tuple[str, str], ...], str]:
+    def same_as(self) -> tuple[object, ...]:
         """What makes two builds one image (not where they are written)."""
-        return self.dockerfile, self.context, self.args, self.target
+        return self.dockerfile, self.context, self.args, self.target, self.block and self.block[1:]
 
 
 class BuildIndex(NamedTuple):
@@ -139,16 +140,22 @@ class _Collector:
             or (found.dockerfile and ("$" in found.dockerfile or found.dockerfile == "-"))
         ):
             return None
+        first = None  # the first folder the context names, where a document's Dockerfile is built
         for base in self._bases(found.folder, found.moved):
             folder = self._inside(os.path.join(base, context), folder=True)
             if folder is None:
                 continue
+            first = first or folder
             # ``-f`` is relative to where the command runs; compose and skaffold name it inside the context
             start = folder if found.in_context or not found.dockerfile else base
             dockerfile = self._inside(os.path.join(start, found.dockerfile or "Dockerfile"), folder=False)
             if dockerfile is not None:
                 return ImageBuild(dockerfile, folder, found.args, found.target, found.where)
-        return None
+        if found.block is None or first is None:
+            return None
+        document = os.path.realpath(found.block.document)
+        block = found.block._replace(document=document)
+        return ImageBuild(document, first, found.args, found.target, found.where, block)
 
     def _bases(self, folder: str, moved: str) -> Iterator[str]:
         """Where a build's relative paths may start: the writing file's folder and each folder above it up to its

@@ -485,12 +485,23 @@ def _reads_as(build: ImageBuild, reader: Reader) -> tuple[object, ...]:
     """What a build gives the walk: its context and its Dockerfile's facts with its arguments and target (builds
     that differ only in an argument nothing reads, or in where they are written, are one image here); an unreadable
     Dockerfile is unlike any other."""
-    text = reader.text(build.dockerfile)
+    text = _dockerfile_text(build, reader)
     if text is None:
         return (build.where,)
     from shmlint.parsers.dockerfile import run_facts
 
     return build.context, run_facts(text, dict(build.args), build.target or None)
+
+
+def _dockerfile_text(build: ImageBuild, reader: Reader) -> str | None:
+    """The text of the Dockerfile a build reads: its file, or the code block of a document that writes it (with the
+    document's lines, so what it says is quoted where the document says it)."""
+    text = reader.text(build.dockerfile)
+    if text is None or build.block is None:
+        return text
+    from shmlint.source import alone
+
+    return alone(text, build.block.start, build.block.end)
 
 
 def _built(launch: Launch, reader: Reader, build: ImageBuild | None) -> tuple[str, RunFacts] | None:
@@ -500,6 +511,11 @@ def _built(launch: Launch, reader: Reader, build: ImageBuild | None) -> tuple[st
     beside it: its image is as often built from another folder."""
     if launch.dockerfile_inline:
         where, text = "dockerfile_inline", launch.dockerfile_inline
+    elif build is not None and build.block is not None:
+        found = _dockerfile_text(build, reader)
+        if found is None:
+            return None
+        where, text = reader.display(build.dockerfile), found
     elif not launch.build_context and not launch.dockerfile_beside:
         return None
     else:

@@ -13,6 +13,7 @@ from shmlint.parsers.embedded.shell_blocks import (
     YAML_LANGUAGES,
     ShellBlocks,
     extent,
+    holds_dockerfile,
     mask_shell_blocks,
 )
 
@@ -42,6 +43,11 @@ def markdown_shell_blocks(text: str) -> tuple[str, ShellBlocks]:
 def markdown_yaml_blocks(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the body of every fenced YAML code block (Markdown, MDX, Quarto)."""
     return [extent(block) for block, language in markdown_code_blocks(text) if language in YAML_LANGUAGES and block]
+
+
+def markdown_dockerfile_blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the body of every code block that is a Dockerfile (``holds_dockerfile``)."""
+    return [extent(block) for block, language in markdown_code_blocks(text) if holds_dockerfile(block, language)]
 
 
 def markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], str]]:

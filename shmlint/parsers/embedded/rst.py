@@ -7,7 +7,13 @@ from collections.abc import Iterator
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.embedded.mask import indentation, offset_lines
-from shmlint.parsers.embedded.shell_blocks import YAML_LANGUAGES, ShellBlocks, extent, mask_shell_blocks
+from shmlint.parsers.embedded.shell_blocks import (
+    YAML_LANGUAGES,
+    ShellBlocks,
+    extent,
+    holds_dockerfile,
+    mask_shell_blocks,
+)
 
 #: a reStructuredText section's underline or overline (``~~~~``, ``====``)
 _RST_HEADING = LazyRegex(r"^([=\-~^\"'`#*+_:.<>])\1{2,}[ \t]*$", re.MULTILINE)
@@ -30,6 +36,11 @@ def rst_shell_blocks(text: str) -> tuple[str, ShellBlocks]:
 def rst_yaml_blocks(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the body of every ``code-block:: yaml`` (or ``yml``) directive."""
     return [extent(block) for block, language in rst_code_blocks(text) if language in YAML_LANGUAGES]
+
+
+def rst_dockerfile_blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the body of every code block that is a Dockerfile (``holds_dockerfile``)."""
+    return [extent(block) for block, language in rst_code_blocks(text) if holds_dockerfile(block, language)]
 
 
 def rst_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], str]]:

@@ -21,6 +21,10 @@ _ENGINE_FIRST = LazyRegex(r"[ \t]*(?:[$>][ \t]+)?(?:sudo[ \t]+)?(?:docker|podman
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
 #: code block languages read as a YAML file of their own
 YAML_LANGUAGES = frozenset({"yaml", "yml"})
+#: code block languages read as a Dockerfile; an untagged or ``docker`` block is one when it starts with ``FROM``
+DOCKERFILE_LANGUAGES = frozenset({"dockerfile", "containerfile"})
+#: a Dockerfile's first instruction as written in an untagged block (upper case: Python's ``from x import y`` is not)
+_FROM_FIRST = LazyRegex(r"[ \t]*FROM[ \t]+\S")
 #: what a shell prompt may show before its ``$``/``#``: ``host1$``, ``user@box:~/src$``, ``root@c278c88dd552:/x#``
 _PROMPT_HOST = r"(?:[\w.-]+(?:@[\w.-]+)?(?::[\w.~/-]*)?)?"
 _DOLLAR_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}\$(?: |$)")
@@ -87,6 +91,17 @@ def _starts_an_engine(block: list[tuple[int, str]]) -> bool:
     some later block."""
     first = next((text for _, text in block if text.strip() and not text.lstrip().startswith("#")), "")
     return _ENGINE_FIRST.match(first) is not None
+
+
+def holds_dockerfile(block: list[tuple[int, str]], language: str) -> bool:
+    """Whether a document's code block is a Dockerfile: tagged as one, or untagged (``docker`` too) with ``FROM``
+    as its first line that is not a comment (a guide that writes the Dockerfile its ``docker build`` builds)."""
+    if language in DOCKERFILE_LANGUAGES:
+        return bool(block)
+    if language not in ("", "docker"):
+        return False
+    first = next((line for _, line in block if line.strip() and not line.lstrip().startswith("#")), "")
+    return _FROM_FIRST.match(first) is not None
 
 
 def extent(block: list[tuple[int, str]]) -> tuple[int, int]:
