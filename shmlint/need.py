@@ -252,7 +252,12 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
         # a command that also starts software that needs /dev/shm (`nvidia-smi && torchrun ...`) keeps that need
         return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
-    if any(e.command_wins for e, _ in by_command) or _runs_steps(workload) or _own_program(workload):
+    if (
+        any(e.command_wins for e, _ in by_command)
+        or _runs_steps(workload)
+        or _own_program(workload)
+        or _replaced_on_the_cpu(workload)
+    ):
         by_image = []  # a holder, a notebook, a CI job's steps, a program of its own: the image is only where they
         # run, its own entrypoint never does
     matches = [(e, where) for e, where in by_command + by_image if accelerator or not e.accelerator_only]
@@ -319,6 +324,14 @@ def _own_program(workload: Workload) -> bool:
     if script is None or workload.project is None:
         return False
     return script in (path.rpartition("/")[2] for path in workload.project.followed)
+
+
+def _replaced_on_the_cpu(workload: Workload) -> bool:
+    """A container with no accelerator whose file replaces its image's entrypoint (Kubernetes ``command``, compose
+    ``entrypoint``, ``--entrypoint``): the image's own server never starts, and what runs is that command (a cache
+    master or a benchmark client run in a serving image), which the data reads for itself. With an accelerator the
+    image stays evidence: a GPU container's entrypoint is as often a wrapper script that starts the image's server."""
+    return not workload.gpu and workload.launch is not None and any(workload.launch.entrypoint)
 
 
 def _runs_steps(workload: Workload) -> bool:

@@ -323,3 +323,26 @@ def test_launchers_that_need_a_gpu_count_get_the_linters_verdict_from_cel_and_re
     mismatches, flagged = _compare(tmp_path, found, "show")
     assert not mismatches, "\n".join(mismatches)
     assert flagged == len(cases) - 1  # the one-process torchrun without workers is free
+
+
+def test_a_replaced_entrypoint_gets_the_linters_verdict_from_cel_and_rego(tmp_path: Path) -> None:
+    """A container with no accelerator whose ``command`` replaces the image's entrypoint is judged by that command,
+    not by the serving image's name (``need._replaced_on_the_cpu``); args alone, or an accelerator, keep the image."""
+    cases = [
+        ({"command": ["mooncake_master"]}, 0),
+        ({"command": ["", "mooncake_master"]}, 0),
+        ({"command": [""], "args": ["--port", "1"]}, 0),
+        ({"args": ["--model-path", "m"]}, 0),
+        ({"command": ["python3", "-m", "sglang.launch_server"]}, 0),
+        ({"command": ["/start.sh"]}, 1),
+    ]
+    found = []
+    for i, (fields, gpus) in enumerate(cases):
+        pod = _launcher_pod(f"replaced-{i}", [], gpus)
+        container = pod["spec"]["containers"][0]
+        del container["command"]
+        container.update(fields, image="lmsysorg/sglang:v0.5.5")
+        found.append((f"replaced-{i}", pod))
+    mismatches, flagged = _compare(tmp_path, found, "show")
+    assert not mismatches, "\n".join(mismatches)
+    assert flagged == len(cases) - 2  # the two that run another program

@@ -157,6 +157,8 @@ def _container(k: Knowledge, init: bool) -> str:
             "display": f"variables.owner + {q(f', {kind} ')} + '\"' + {c}.name + '\"'",
             "init": "true" if init else "false",
             "cmd": f"{words}.join(' ')",
+            # the image's entrypoint replaced (need._replaced_on_the_cpu)
+            "replaced": f"has({c}.command) && {c}.command.exists(w, w != '')",
             "first": f"{words}.size() > 0 ? {words}[0] : ''",
             "image": image,
             "ref": f"{image}.split('@')[0]",
@@ -196,6 +198,7 @@ _STAGE1 = (
     "display",
     "init",
     "cmd",
+    "replaced",
     "image",
     "mounts",
     "nccl",
@@ -266,7 +269,7 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
             "facts1",
             _stage(
                 "variables.containers",
-                ("name", "display", "init", "cmd", "image", "mounts", "nccl", "memory", "tpuOnly"),
+                ("name", "display", "init", "cmd", "replaced", "image", "mounts", "nccl", "memory", "tpuOnly"),
                 {
                     "repo": "f.ref.lastIndexOf(':') > f.ref.lastIndexOf('/') ? f.ref.substring(0, f.ref.lastIndexOf(':')) : f.ref",
                     "tag": "f.ref.lastIndexOf(':') > f.ref.lastIndexOf('/') ? f.ref.substring(f.ref.lastIndexOf(':') + 1) : ''",
@@ -326,9 +329,10 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     # a command that also starts software that needs /dev/shm keeps that need
                     "freeCommand": "f.commandHits.exists(e, e.tier == 2) ? [] : f.commandHits.filter(e, e.tier == 0)",
                     # a command that says what really runs (a holder, a notebook) drops the image hits
+                    # and so does a replaced entrypoint with no accelerator (the image's server never starts)
                     "candidates": (
-                        "(f.commandHits + (f.commandHits.exists(e, e.commandWins) ? [] : f.imageHits))"
-                        ".filter(e, f.gpu || !e.acceleratorOnly)"
+                        "(f.commandHits + (f.commandHits.exists(e, e.commandWins) || (!f.gpu && f.replaced)"
+                        " ? [] : f.imageHits)).filter(e, f.gpu || !e.acceleratorOnly)"
                     ),
                 },
             ),

@@ -91,7 +91,7 @@ facts := [f |
   n := device_total(e.c)
   commands := [s | some s in command_hits(cmd); enough(s, n)]
   images := [s | some s in image_hits(image(e.c), repo(e.c), tag(e.c)); enough(s, n)]
-  hits := array.concat(commands, kept_image_hits(commands, images))
+  hits := array.concat(commands, kept_image_hits(commands, images, g, e.c))
   candidates := [s | some s in hits; allowed(g, s)]
   t := is_torch(e)
   f := {{
@@ -106,8 +106,15 @@ facts := [f |
   }}
 ]
 
-# a command that says what really runs (a holder, a notebook) drops the image hits
-kept_image_hits(commands, images) := [s | some s in images; not command_wins(commands)]
+# a command that says what really runs (a holder, a notebook) drops the image hits, and so does a replaced
+# entrypoint with no accelerator: the image's server never starts (need._replaced_on_the_cpu)
+kept_image_hits(commands, images, gpu, c) := [s | some s in images; not command_wins(commands); not replaced_on_cpu(gpu, c)]
+
+replaced_on_cpu(gpu, c) if {{
+  not gpu
+  some w in object.get(c, "command", [])
+  w != ""
+}}
 
 # a command that also starts software that needs /dev/shm keeps that need over a free one
 needs_command(commands) if {{
