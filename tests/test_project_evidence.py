@@ -1454,3 +1454,31 @@ def test_a_long_missing_program_path_is_bounded_in_its_note(tmp_path: Path) -> N
     name = "/" + "a/" * 20_000 + "run.py"
     (note,) = _gather(tmp_path, Launch(str(tmp_path), ("python", name))).notes
     assert len(note) < 200 and note.endswith("is not in the checked files")
+
+
+_PULLED = "services:\n  app:\n    image: acme/own-app:latest\n    runtime: nvidia\n"
+
+
+@pytest.mark.parametrize(
+    ("compose", "severity"),
+    [
+        # the project's own image, pulled instead of built: the Dockerfile beside the file builds it
+        (_PULLED, "error"),
+        # a service of the file builds: the Dockerfile beside is that build's, not the pulled image's
+        (_PULLED + "  web:\n    build: .\n", "info"),
+        # a build of the image's name elsewhere wins over the Dockerfile beside
+        (_PULLED.replace("own-app", "other"), "info"),
+    ],
+)
+def test_a_compose_service_that_pulls_its_image_takes_the_dockerfile_beside(
+    tmp_path: Path, compose: str, severity: str
+) -> None:
+    (tmp_path / "compose.yaml").write_text(compose)
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.6\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "Dockerfile").write_text('FROM ubuntu:22.04\nCMD ["./serve"]\n')
+    (tmp_path / "build.sh").write_text("docker build -t acme/other other\n")
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    (app,) = [f for f in findings if f.code == "SHM001" and 'service "app"' in f.message]
+    assert app.severity.label == severity
+    assert ("built by Dockerfile:1" in app.detail) == (severity == "error")

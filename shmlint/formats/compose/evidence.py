@@ -120,9 +120,12 @@ def command_words(project: Project, service: Service) -> list[str]:
     return [project.plain(word) for word in words]
 
 
-def launch(project: Project, service: Service) -> Launch:
+def launch(project: Project, service: Service, beside: bool) -> Launch:
     """What the service starts and where it is built, for following it into the repository (``shmlint.project``):
-    paths are taken as compose does, relative to the folder of the file that writes them."""
+    paths are taken as compose does, relative to the folder of the file that writes them. ``beside``: no service
+    of the file builds, so a service that pulls its image takes the Dockerfile beside the file as that image's
+    (a project that publishes its own image: ``# pull from Docker Hub instead of building locally``), as a
+    Kubernetes manifest does; a build of the image's name found elsewhere wins over it."""
     parts: dict[str, tuple[str, ...]] = {}
     for field in ("entrypoint", "command"):
         found = project.get(service, field)
@@ -141,6 +144,7 @@ def launch(project: Project, service: Service) -> Launch:
         context,
         dockerfile,
         inline,
+        dockerfile_beside=beside and not context and not inline,
         mounts=tuple(_binds(project, service)),
         unknown_env=tuple(name for name, entry in entries if entry.value is None),
     )

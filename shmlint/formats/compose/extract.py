@@ -55,8 +55,11 @@ def extract_compose(
     owns = {service.name: own_shm(project, service) for service in services}
     dev_gpus = devcontainer_gpus(source.path, files)
     owned = (_owned(project, service) for service in services)
+    # a Dockerfile beside the file builds a pulled image only where no service builds one itself (the file's own
+    # build would be the one that Dockerfile is for)
+    beside = not any(project.get(service, "build") is not None for service in services)
     workloads = [
-        _workload(project, service, signals, owns, dev_gpus.get(service.name))
+        _workload(project, service, signals, owns, dev_gpus.get(service.name), beside)
         for service in owned
         if service.file.source.path == source.path
     ]
@@ -89,9 +92,15 @@ def _builds_only(project: Project, file: ComposeFile) -> bool:
 
 
 def _workload(
-    project: Project, service: Service, signals: Signals, owns: dict[str, Own], dev_gpu: Evidence | None
+    project: Project,
+    service: Service,
+    signals: Signals,
+    owns: dict[str, Own],
+    dev_gpu: Evidence | None,
+    beside: bool,
 ) -> Workload:
-    """``dev_gpu``: the GPU reservation a dev container's ``hostRequirements.gpu`` adds to the service."""
+    """``dev_gpu``: the GPU reservation a dev container's ``hostRequirements.gpu`` adds to the service; ``beside``:
+    a Dockerfile beside the file may build the image a service pulls (``evidence.launch``)."""
     words = evidence.command_words(project, service)
     utility = signals.is_utility_command(words)
     found = [*evidence.gpu_evidence(project, service, signals), *([dev_gpu] if dev_gpu else [])]
@@ -112,7 +121,7 @@ def _workload(
         image=project.text(project.get(service, "image")),
         command=" ".join(words),
         accelerator_count=evidence.accelerator_count(project, service, signals) if gpu else None,
-        launch=evidence.launch(project, service) if gpu or torch else None,
+        launch=evidence.launch(project, service, beside) if gpu or torch else None,
     )
 
 
