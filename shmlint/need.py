@@ -356,6 +356,12 @@ def _tpu_alone(workload: Workload, knowledge: Knowledge, matched: list[Entry]) -
     )
 
 
+def knows_image(image: str | None, knowledge: Knowledge) -> bool:
+    """Whether the data knows the image by its name (any tier: a notebook image too), so no Dockerfile that merely
+    sits beside the file that runs it is its build."""
+    return bool(_by_image(knowledge.entries, image))
+
+
 def _by_image(entries: tuple[Entry, ...], image: str | None) -> list[Entry]:
     """The entries whose image patterns match the image (its repository and tag split once, not per entry)."""
     if not image:

@@ -457,6 +457,19 @@ def test_a_dockerfile_written_in_the_guide_that_builds_it(tmp_path: Path) -> Non
             "f",
         ),
         ({"g.md": "```dockerfile\nFROM a\n```\n```sh\ndocker build -t t -f Dockerfile.gpu .\n```\n"}, None, ""),
+        ({"g.md": "```dockerfile\nFROM a\n```\n```sh\ndocker build -t t -f sub/Dockerfile .\n```\n"}, None, ""),
+        ({"g.md": "```dockerfile\nFROM a\n```\n```sh\ndocker build -t t -f ./Dockerfile .\n```\n"}, "g.md", "a"),
+        # a fragment the guide adds (no FROM) is no Dockerfile of its own; ARG lines may come before FROM
+        (
+            {"g.md": "```dockerfile\nFROM a\n```\n```dockerfile\nENV PORT=1\n```\n```sh\ndocker build -t t .\n```\n"},
+            "g.md",
+            "a",
+        ),
+        (
+            {"g.md": "```\n# syntax=docker/dockerfile:1\nARG V=1\nFROM a\n```\n```sh\ndocker build -t t .\n```\n"},
+            "g.md",
+            "a",
+        ),
         # reStructuredText's code directive
         ({"g.rst": ".. code-block:: dockerfile\n\n   FROM a\n\n::\n\n   docker build -t t .\n"}, "g.rst", "a"),
     ],
@@ -472,8 +485,8 @@ def test_which_dockerfile_block_a_build_reads(
     (build,) = built
     assert build.dockerfile == os.path.join(os.path.realpath(tmp_path), dockerfile)
     text = Path(build.dockerfile).read_text()
-    read = text[build.block.start : build.block.end] if build.block else text
-    assert read.split()[:2] == ["FROM", base]
+    read = text[build.block[0] : build.block[1]] if build.block else text
+    assert read[read.index("FROM") :].split()[:2] == ["FROM", base]
 
 
 def test_two_blocks_of_one_guide_are_two_images(tmp_path: Path) -> None:
@@ -515,5 +528,20 @@ def test_each_build_of_a_guide_reads_the_block_before_it(pieces: list[tuple[str,
             text += value
     with tempfile.TemporaryDirectory() as folder:
         index = _index(Path(folder), {"g.md": text})
-        read = {text[b.block.start : b.block.end].split()[1] for b in index.of("t") if b.block}
+        read = {text[b.block[0] : b.block[1]].split()[1] for b in index.of("t") if b.block}
     assert read == expected
+
+
+def test_a_guides_block_gives_way_to_a_build_that_reads_a_file(tmp_path: Path) -> None:
+    """A README that shows a short Dockerfile for the name a script builds from the real one explains the image;
+    the script's build is the image's, not one of two different ways."""
+    index = _index(
+        tmp_path,
+        {
+            "docker/Dockerfile": "FROM real\n",
+            "build.sh": "docker build -t t -f docker/Dockerfile .\n",
+            "README.md": "```dockerfile\nFROM shown\n```\n```sh\ndocker build -t t .\n```\n",
+        },
+    )
+    (build,) = index.of("t")
+    assert build.block is None and build.dockerfile == os.path.join(os.path.realpath(tmp_path), "docker", "Dockerfile")

@@ -5,9 +5,10 @@ resolves them into the run's ``BuildIndex``."""
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
@@ -125,10 +126,12 @@ class DockerfileBlock(NamedTuple):
     end: int
 
 
+#: what a build names when it reads the context's own Dockerfile, which a guide may write as a code block
+_CONTEXT_DOCKERFILE = frozenset({"", "Dockerfile", "./Dockerfile", "Containerfile", "./Containerfile"})
+
+
 def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBuild]:
     from shmlint.parsers.embedded.makefile import mask_makefile
-    from shmlint.parsers.embedded.markdown import markdown_dockerfile_blocks, markdown_yaml_blocks, mask_markdown
-    from shmlint.parsers.embedded.rst import mask_rst, rst_dockerfile_blocks, rst_yaml_blocks
 
     folder = os.path.dirname(os.path.abspath(path))
     if kind == "shell":
@@ -136,14 +139,14 @@ def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBu
     elif kind == "makefile":
         yield from _command_builds(mask_makefile(text), folder, where, make_variables(text))
     elif kind in ("markdown", "rst"):
-        masked = mask_markdown(text) if kind == "markdown" else mask_rst(text)
-        dockerfiles: list[tuple[int, int]] | None = None  # found once the document builds an image
-        for found in _command_builds(masked, folder, where):
-            if dockerfiles is None:
-                dockerfiles = (markdown_dockerfile_blocks if kind == "markdown" else rst_dockerfile_blocks)(text)
-            yield found._replace(block=_block_before(path, text, found, dockerfiles))
-        blocks = (markdown_yaml_blocks if kind == "markdown" else rst_yaml_blocks)(text)
-        for start, end in blocks:
+        mask, yaml_blocks, dockerfile_blocks = _document_readers(kind)
+        guide: _GuideDockerfiles | None = None  # read once the document builds an image
+        for found in _command_builds(mask(text), folder, where):
+            if found.dockerfile in _CONTEXT_DOCKERFILE:
+                guide = guide or _GuideDockerfiles(path, text, dockerfile_blocks(text))
+                found = found._replace(block=guide.before(found.line))
+            yield found
+        for start, end in yaml_blocks(text):
             if "build" in text[start:end]:
                 from shmlint.source import alone
 
@@ -152,15 +155,37 @@ def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBu
         yield from _yaml_builds(path, text, folder, where)
 
 
-def _block_before(
-    path: str, text: str, found: WrittenBuild, dockerfiles: Sequence[tuple[int, int]]
-) -> DockerfileBlock | None:
-    """The Dockerfile a document writes last before its build line, for a build of the context's own Dockerfile
-    (no ``-f``, or ``-f Dockerfile``): what the guide has its reader write, then build."""
-    if found.dockerfile and os.path.basename(found.dockerfile) not in ("Dockerfile", "Containerfile"):
-        return None
-    before = [(start, end) for start, end in dockerfiles if text.count("\n", 0, end) < found.line]
-    return DockerfileBlock(path, *before[-1]) if before else None
+def _document_readers(
+    kind: str,
+) -> tuple[Callable[[str], str], Callable[[str], list[tuple[int, int]]], Callable[[str], list[tuple[int, int]]]]:
+    """A document's shell code (masked), its YAML blocks and its Dockerfile blocks, read as its kind is written."""
+    if kind == "markdown":
+        from shmlint.parsers.embedded.markdown import markdown_dockerfile_blocks, markdown_yaml_blocks, mask_markdown
+
+        return mask_markdown, markdown_yaml_blocks, markdown_dockerfile_blocks
+    from shmlint.parsers.embedded.rst import mask_rst, rst_dockerfile_blocks, rst_yaml_blocks
+
+    return mask_rst, rst_yaml_blocks, rst_dockerfile_blocks
+
+
+class _GuideDockerfiles:
+    """The Dockerfiles a document writes as code blocks, in order, with the line each ends on (counted once for
+    the whole document), so each build line finds the last one before it by bisection."""
+
+    def __init__(self, path: str, text: str, blocks: Sequence[tuple[int, int]]) -> None:
+        self.path = path
+        self.blocks = sorted(blocks)
+        self.last_lines: list[int] = []
+        line, at = 1, 0
+        for _, end in self.blocks:  # ``end`` is past the block's last line break
+            line += text.count("\n", at, end - 1)
+            at = max(at, end - 1)
+            self.last_lines.append(line)
+
+    def before(self, line: int) -> DockerfileBlock | None:
+        """The Dockerfile the guide writes last before ``line``: what it has its reader write, then build."""
+        count = bisect.bisect_left(self.last_lines, line)
+        return DockerfileBlock(self.path, *self.blocks[count - 1]) if count else None
 
 
 def _command_builds(

@@ -5,7 +5,9 @@ that build it, and where that build is written. Found once per run, before any f
 - ``docker build`` / ``docker image build`` / ``docker buildx build`` / ``podman build`` lines with ``-t``/``--tag``
   (and ``-f``/``--file``, ``--build-arg``, ``--target``) in shell scripts, Makefiles, Markdown/RST code blocks and
   CI ``run:`` steps and GitLab scripts, read by the project's shell tokenizer with the script's own assignments (a
-  Makefile's own variable defaults) expanded;
+  Makefile's own variable defaults) expanded; a document's build of the context's own Dockerfile that no file holds
+  reads the Dockerfile the document writes last before it as a code block (``build_lines.DockerfileBlock``), unless
+  a build of the same name reads a file;
 - compose services with ``build:`` and ``image:`` (compose files and YAML code blocks of documentation);
 - GitHub Actions ``docker/build-push-action`` steps (``tags``, ``file``, ``context``, ``build-args``, ``target``);
 - skaffold ``build.artifacts`` (``image``, ``context``, ``docker.dockerfile``, ``docker.buildArgs``, ``docker.target``).
@@ -31,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.build_lines import DockerfileBlock, WrittenBuild, builds_in
+from shmlint.project.build_lines import WrittenBuild, builds_in
 
 if TYPE_CHECKING:
     pass
@@ -59,12 +61,12 @@ class ImageBuild(NamedTuple):
     args: tuple[tuple[str, str], ...] = ()
     target: str = ""
     where: str = ""
-    block: DockerfileBlock | None = None  # the Dockerfile is this code block of the document ``dockerfile``
+    block: tuple[int, int] | None = None  # the Dockerfile is this code block (offsets) of the document ``dockerfile``
 
     @property
-    def same_as(self) -> tuple[object, ...]:
+    def same_as(self) -> tuple[str, str, tuple[tuple[str, str], ...], str, tuple[int, int] | None]:
         """What makes two builds one image (not where they are written)."""
-        return self.dockerfile, self.context, self.args, self.target, self.block and self.block[1:]
+        return self.dockerfile, self.context, self.args, self.target, self.block
 
 
 class BuildIndex(NamedTuple):
@@ -73,6 +75,10 @@ class BuildIndex(NamedTuple):
 
     builds: tuple[tuple[str, tuple[ImageBuild, ...]], ...] = ()
     truncated: bool = False
+
+    def builds_file(self, dockerfile: str) -> bool:
+        """Whether some image of the repository is built from this Dockerfile (its real path)."""
+        return any(b.dockerfile == dockerfile and b.block is None for _, builds in self.builds for b in builds)
 
     def of(self, image: str | None) -> tuple[ImageBuild, ...]:
         """The different builds of this image (another Dockerfile, context, arguments or target), or (); whether
@@ -153,9 +159,8 @@ class _Collector:
                 return ImageBuild(dockerfile, folder, found.args, found.target, found.where)
         if found.block is None or first is None:
             return None
-        document = os.path.realpath(found.block.document)
-        block = found.block._replace(document=document)
-        return ImageBuild(document, first, found.args, found.target, found.where, block)
+        block = (found.block.start, found.block.end)
+        return ImageBuild(os.path.realpath(found.block.document), first, found.args, found.target, found.where, block)
 
     def _bases(self, folder: str, moved: str) -> Iterator[str]:
         """Where a build's relative paths may start: the writing file's folder and each folder above it up to its
@@ -181,7 +186,15 @@ class _Collector:
         return real if (os.path.isdir(real) if folder else os.path.isfile(real)) else None
 
     def index(self) -> BuildIndex:
-        return BuildIndex(tuple((key, tuple(builds)) for key, builds in self.by_key.items()), self.truncated)
+        """Each image's builds; a guide's Dockerfile block only where no build of the name reads a file (a guide
+        that shows a short Dockerfile for a name a script builds from the real one explains, it does not build)."""
+        return BuildIndex(
+            tuple(
+                (key, tuple(b for b in builds if b.block is None) or tuple(builds))
+                for key, builds in self.by_key.items()
+            ),
+            self.truncated,
+        )
 
 
 def find_builds(files: Iterable[tuple[str, str]], roots: Sequence[str], limit: int) -> BuildIndex:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shmlint.model import Tier, Workload
-from shmlint.need import MPI_LOCAL_RANKS, decide, own_script
+from shmlint.need import MPI_LOCAL_RANKS, decide, knows_image, own_script
 
 if TYPE_CHECKING:
     from shmlint.need import Knowledge
@@ -27,7 +27,10 @@ def with_needs(
             from shmlint.project.follow import gather  # loaded only for a container names leave undecided
             from shmlint.project.index import Reader
 
-            facts = gather(workload.launch, workload.accelerator_count, Reader(project, texts), workload.image)
+            launch = workload.launch
+            if launch.dockerfile_beside and knows_image(workload.image, knowledge):
+                launch = launch._replace(dockerfile_beside=False)  # a known image is not what that Dockerfile builds
+            facts = gather(launch, workload.accelerator_count, Reader(project, texts), workload.image)
             workload = workload._replace(project=facts)
             need = decide(workload, knowledge)
         decided.append(workload._replace(need=need))

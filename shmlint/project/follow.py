@@ -349,7 +349,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     build, notes = _image_build(launch, image, reader)
     if build is not None:  # the build names the image: its Dockerfile, not one that happens to sit beside
         launch = launch._replace(build_context=build.context, dockerfile=build.dockerfile, dockerfile_beside=False)
-    elif notes:
+    elif notes or (launch.dockerfile_beside and _anothers(launch, image, reader)):
         launch = launch._replace(dockerfile_beside=False)
     entrypoint, arguments, workdir = launch.entrypoint, launch.arguments, launch.working_dir
     built = _built(launch, reader, build)
@@ -481,6 +481,16 @@ def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Ima
     return None, ()
 
 
+def _anothers(launch: Launch, image: str | None, reader: Reader) -> bool:
+    """Whether the Dockerfile beside the manifest is another image's: the repository builds it under names, and
+    the container's image, a name of its own (no variable in it), is none of them (``_image_build`` found none)."""
+    from shmlint.project.builds import image_key
+
+    index = reader.index.builds
+    beside = reader.inside(os.path.join(launch.base_dir, "Dockerfile"))
+    return index is not None and beside is not None and image_key(image or "") is not None and index.builds_file(beside)
+
+
 def _reads_as(build: ImageBuild, reader: Reader) -> tuple[object, ...]:
     """What a build gives the walk: its context and its Dockerfile's facts with its arguments and target (builds
     that differ only in an argument nothing reads, or in where they are written, are one image here); an unreadable
@@ -501,12 +511,13 @@ def _dockerfile_text(build: ImageBuild, reader: Reader) -> str | None:
         return text
     from shmlint.source import alone
 
-    return alone(text, build.block.start, build.block.end)
+    return alone(text, *build.block)
 
 
 def _built(launch: Launch, reader: Reader, build: ImageBuild | None) -> tuple[str, RunFacts] | None:
     """The Dockerfile the image is built from (compose ``build:``, a build of the image's name found in the
-    repository (``build``, with its arguments and target), or one beside a Kubernetes manifest) and its facts, with
+    repository (``build``, with its arguments and target: a file, or a guide's code block), or one beside a
+    Kubernetes manifest or a compose file whose services pull their images) and its facts, with
     the name the report gives it. A ``docker run`` line in a README or script is not paired with a Dockerfile
     beside it: its image is as often built from another folder."""
     if launch.dockerfile_inline:

@@ -55,9 +55,12 @@ def extract_compose(
     owns = {service.name: own_shm(project, service) for service in services}
     dev_gpus = devcontainer_gpus(source.path, files)
     owned = (_owned(project, service) for service in services)
-    # a Dockerfile beside the file builds a pulled image only where no service builds one itself (the file's own
-    # build would be the one that Dockerfile is for)
-    beside = not any(project.get(service, "build") is not None for service in services)
+    # a Dockerfile beside a compose file builds a pulled image only where no service of the merged files builds
+    # one itself (that build would be the one the Dockerfile is for), and never for a compose example in a document
+    # or a here-document (its images are as often third-party ones)
+    beside = Path(source.path).suffix.lower() in (".yml", ".yaml") and not any(
+        project.get(service, "build") is not None for service in services
+    )
     workloads = [
         _workload(project, service, signals, owns, dev_gpus.get(service.name), beside)
         for service in owned

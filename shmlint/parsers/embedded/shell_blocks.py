@@ -21,10 +21,12 @@ _ENGINE_FIRST = LazyRegex(r"[ \t]*(?:[$>][ \t]+)?(?:sudo[ \t]+)?(?:docker|podman
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
 #: code block languages read as a YAML file of their own
 YAML_LANGUAGES = frozenset({"yaml", "yml"})
-#: code block languages read as a Dockerfile; an untagged or ``docker`` block is one when it starts with ``FROM``
-DOCKERFILE_LANGUAGES = frozenset({"dockerfile", "containerfile"})
-#: a Dockerfile's first instruction as written in an untagged block (upper case: Python's ``from x import y`` is not)
+#: code block languages that may hold a Dockerfile ("": untagged; "docker": either commands or a Dockerfile)
+_DOCKERFILE_LANGUAGES = frozenset({"dockerfile", "containerfile", "docker", ""})
+#: a Dockerfile's first instruction (upper case: Python's ``from x import y`` is not one), and the ``ARG`` lines
+#: a Dockerfile may write before it
 _FROM_FIRST = LazyRegex(r"[ \t]*FROM[ \t]+\S")
+_ARG_LINE = LazyRegex(r"[ \t]*ARG[ \t]+\S")
 #: what a shell prompt may show before its ``$``/``#``: ``host1$``, ``user@box:~/src$``, ``root@c278c88dd552:/x#``
 _PROMPT_HOST = r"(?:[\w.-]+(?:@[\w.-]+)?(?::[\w.~/-]*)?)?"
 _DOLLAR_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}\$(?: |$)")
@@ -94,14 +96,16 @@ def _starts_an_engine(block: list[tuple[int, str]]) -> bool:
 
 
 def holds_dockerfile(block: list[tuple[int, str]], language: str) -> bool:
-    """Whether a document's code block is a Dockerfile: tagged as one, or untagged (``docker`` too) with ``FROM``
-    as its first line that is not a comment (a guide that writes the Dockerfile its ``docker build`` builds)."""
-    if language in DOCKERFILE_LANGUAGES:
-        return bool(block)
-    if language not in ("", "docker"):
+    """Whether a document's code block is a whole Dockerfile (a guide that writes the Dockerfile its ``docker
+    build`` builds): tagged as one, untagged or ``docker``, its first instruction after comments and ``ARG`` lines
+    is ``FROM``. A fragment the guide adds to one (``ENV PORT=8000``) is not a Dockerfile of its own."""
+    if language not in _DOCKERFILE_LANGUAGES:
         return False
-    first = next((line for _, line in block if line.strip() and not line.lstrip().startswith("#")), "")
-    return _FROM_FIRST.match(first) is not None
+    for _, line in block:
+        if not line.strip() or line.lstrip().startswith("#") or _ARG_LINE.match(line):
+            continue
+        return _FROM_FIRST.match(line) is not None
+    return False
 
 
 def extent(block: list[tuple[int, str]]) -> tuple[int, int]:
