@@ -76,10 +76,6 @@ class BuildIndex(NamedTuple):
     builds: tuple[tuple[str, tuple[ImageBuild, ...]], ...] = ()
     truncated: bool = False
 
-    def builds_file(self, dockerfile: str) -> bool:
-        """Whether some image of the repository is built from this Dockerfile (its real path)."""
-        return any(b.dockerfile == dockerfile and b.block is None for _, builds in self.builds for b in builds)
-
     def of(self, image: str | None) -> tuple[ImageBuild, ...]:
         """The different builds of this image (another Dockerfile, context, arguments or target), or (); whether
         two of them still make one image is the caller's question (``follow``)."""

@@ -349,7 +349,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     build, notes = _image_build(launch, image, reader)
     if build is not None:  # the build names the image: its Dockerfile, not one that happens to sit beside
         launch = launch._replace(build_context=build.context, dockerfile=build.dockerfile, dockerfile_beside=False)
-    elif notes or (launch.dockerfile_beside and _anothers(launch, image, reader)):
+    elif notes:
         launch = launch._replace(dockerfile_beside=False)
     entrypoint, arguments, workdir = launch.entrypoint, launch.arguments, launch.working_dir
     built = _built(launch, reader, build)
@@ -479,16 +479,6 @@ def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Ima
     if index.truncated:
         return None, (f"the repository's image builds were read up to a bound; {image} was not among them",)
     return None, ()
-
-
-def _anothers(launch: Launch, image: str | None, reader: Reader) -> bool:
-    """Whether the Dockerfile beside the manifest is another image's: the repository builds it under names, and
-    the container's image, a name of its own (no variable in it), is none of them (``_image_build`` found none)."""
-    from shmlint.project.builds import image_key
-
-    index = reader.index.builds
-    beside = reader.inside(os.path.join(launch.base_dir, "Dockerfile"))
-    return index is not None and beside is not None and image_key(image or "") is not None and index.builds_file(beside)
 
 
 def _reads_as(build: ImageBuild, reader: Reader) -> tuple[object, ...]:
