@@ -258,6 +258,11 @@ FAMILIES = [
     ("deepspeed/gh-builder:ubuntu1804-py38-torch1131-cu116", "", ""),
     ("nvcr.io/nvidia/nemo-retriever:1", "", ""),
     ("axolotlai/axolotl:main-latest", "", "needs"),
+    # verl: its install guide sizes every container's /dev/shm; its trainer module, not its other tools
+    ("whatcanyousee/verl:ngc-cu124-vllm0.8.4-sglang0.4.5-mcore0.12.0-te2.2", "", "needs"),
+    ("verlai/verl:app-verl0.5-vllm0.9.1", "sleep infinity", "unknown"),
+    ("", "python3 -m verl.trainer.main_ppo data.train_files=t.parquet trainer.n_gpus_per_node=4", "needs"),
+    ("", "python3 -m verl.model_merger merge --backend fsdp", ""),
     ("", "accelerate launch -m axolotl.cli.train config.yml", "needs"),
     ("", "axolotl train config.yml", "needs"),
     ("", "axolotl inference config.yml", ""),
