@@ -251,6 +251,13 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
     assert _read("DataLoader(ds, **kwargs)").unknown_loaders == 1
 
 
+_WRAPPED = (
+    "from ultralytics import YOLO\nclass Service:\n    def train(self, data, epochs=5, **kwargs):\n"
+    "        model = YOLO('y.pt')\n        return model.train(data=data, epochs=epochs, **kwargs)\n"
+    "svc = Service()\n{call}\n"
+)
+
+
 @pytest.mark.parametrize(
     ("code", "needs"),
     [
@@ -268,6 +275,17 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel = model.model\nmodel.train()", False),
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(False)", False),  # torch's mode
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(**args)", False),  # workers not said
+        # a **kwargs its function only passes on, from calls in the file that give no workers: the default
+        (_WRAPPED.format(call="svc.train(data='d.yaml', epochs=3)"), True),
+        (_WRAPPED.format(call="svc.train(data='d.yaml', workers=0)"), False),
+        (_WRAPPED.format(call="svc.train(data='d.yaml', **options)"), False),
+        (_WRAPPED.format(call="svc.evaluate()"), False),  # called elsewhere, or not at all: not known
+        (
+            _WRAPPED.replace("        return", "        kwargs['workers'] = 0\n        return").format(
+                call="svc.train()"
+            ),
+            False,
+        ),
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(cfg='my.yaml')", False),
         ("from .ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train()", False),  # a local module
         (  # a function rebinds the module's name
