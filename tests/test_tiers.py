@@ -178,6 +178,34 @@ def test_a_training_runtime_is_judged_by_its_ml_policy() -> None:
     assert severity is Severity.ERROR and "mlPolicy.torch" in message
 
 
+@pytest.mark.parametrize(
+    ("policy", "resources", "severity"),
+    [
+        # torch: numProcPerNode auto (the default) or gpu is one process per device
+        ("torch: {}", '{limits: {"nvidia.com/gpu": 2}}', Severity.ERROR),
+        ("torch: {}", '{limits: {"nvidia.com/gpu": 1}}', Severity.INFO),
+        ("torch: {numProcPerNode: gpu}", '{limits: {"nvidia.com/gpu": 1}}', Severity.INFO),
+        ("torch: {numProcPerNode: 4}", '{limits: {"nvidia.com/gpu": 1}}', Severity.ERROR),
+        ("torch: {numProcPerNode: cpu}", '{limits: {"nvidia.com/gpu": 2}}', Severity.INFO),
+        # MPI: the hostfile's slots, 1 by default
+        ("mpi: {mpiImplementation: OpenMPI}", '{limits: {"nvidia.com/gpu": 1}}', Severity.INFO),
+        ("mpi: {numProcPerNode: 1}", '{limits: {"nvidia.com/gpu": 4}}', Severity.INFO),
+        ("mpi: {numProcPerNode: 4}", '{limits: {"nvidia.com/gpu": 4}}', Severity.ERROR),
+    ],
+)
+def test_a_training_runtime_counts_the_processes_its_policy_starts(
+    policy: str, resources: str, severity: Severity
+) -> None:
+    """Kubeflow Trainer's numProcPerNode (trainingruntime_types.go: torch ``auto``, MPI 1 by default): one process
+    in a node is no NCCL between local processes."""
+    runtime = TRAINER_RUNTIME.replace("torch: {}", policy).replace(
+        "image: pytorch/pytorch:2.4.0}", f"image: pytorch/pytorch:2.4.0, resources: {resources}}}"
+    )
+    ((found, message),) = shm001(check("runtime.yaml", runtime))
+    assert found is severity, message
+    assert ("mlPolicy" in message) == (severity is Severity.ERROR)
+
+
 def test_a_runtime_that_a_trainjob_of_the_file_names_is_judged_by_that_trainjob() -> None:
     result = check("runtime.yaml", TRAINER_RUNTIME + TOY_TRAINJOB)
     assert not shm001(result)  # torch image on the CPU, one torchrun process: nothing uses /dev/shm

@@ -19,6 +19,7 @@ from shmlint.formats.kubernetes.pod_reader import (
     FoundPod,
     LocalRanks,
     PodReader,
+    PolicyLaunch,
     ProcsPerNode,
 )
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
@@ -39,9 +40,11 @@ TRAINER_GROUP = "trainer.kubeflow.org"
 TRAINING_RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
 #: ML policies whose launch passes data through /dev/shm (``training_runtimes`` in shmlint/data/shm_need.yaml)
 LAUNCHING_POLICIES = {
-    "torch": "Kubeflow Trainer's mlPolicy.torch (torchrun, one process per device)",
-    "mpi": "Kubeflow Trainer's mlPolicy.mpi (MPI ranks, one per device)",
+    "torch": "Kubeflow Trainer's mlPolicy.torch (torchrun; numProcPerNode, one process per device by default)",
+    "mpi": "Kubeflow Trainer's mlPolicy.mpi (numProcPerNode MPI ranks in each node, 1 by default)",
 }
+#: each policy's ``numProcPerNode`` when it is not written (trainingruntime_types.go: torch ``auto``, MPI 1)
+_POLICY_DEFAULT_PROCS = {"torch": "auto", "mpi": "1"}
 #: Kubeflow's MPIJob (mpi-operator v2beta1, training-operator v1): ``spec.slotsPerWorker`` slots in each worker's
 #: line of the hostfile (default 1), filled by the Launcher's mpirun (``mpi_jobs`` in shmlint/data/shm_need.yaml)
 MPI_GROUP = "kubeflow.org"
@@ -180,16 +183,18 @@ class _Extractor:
             return None
         return LocalRanks(Evidence(f"slotsPerWorker: {slots}", self.reader.pair_span(key, value)), ranks, total)
 
-    def launch_policy(self, obj: MappingNode, kind: str, group: str, name: str) -> Evidence | None:
-        """What a Kubeflow training runtime's ML policy launches in its ``node`` container, when that is known to
-        pass data through /dev/shm. A runtime that a TrainJob of the same file names is judged by its own evidence
+    def launch_policy(self, obj: MappingNode, kind: str, group: str, name: str) -> PolicyLaunch | None:
+        """What a Kubeflow training runtime's ML policy launches in its ``node`` container (``PolicyLaunch.on``
+        counts its processes). A runtime that a TrainJob of the same file names is judged by its own evidence
         instead: the TrainJob says what runs there (a toy script on the CPU, or GPU work it reports itself)."""
         if group != TRAINER_GROUP or kind not in TRAINING_RUNTIME_KINDS or name in self.trained:
             return None
         policy = self.m.path(obj, "spec", "mlPolicy")
         for key, why in LAUNCHING_POLICIES.items():
             if (found := self.m.key(policy, key)) is not None:
-                return Evidence(why, self.reader.span(found))
+                procs = self.m.path(policy, key, "numProcPerNode")
+                per_node = _POLICY_DEFAULT_PROCS[key] if procs is None else scalar(procs) or ""
+                return PolicyLaunch(Evidence(why, self.reader.span(found)), per_node)
         return None
 
     def trainjob_runtimes(self, objects: list[MappingNode]) -> frozenset[str]:

@@ -32,6 +32,32 @@ TRAINER_NODE = "node"
 CONTAINER = "container"
 
 
+class PolicyLaunch(NamedTuple):
+    """What a Kubeflow training runtime's ML policy starts in its ``node`` container: the policy, and its
+    ``numProcPerNode`` as written (torch's defaults to ``auto``, MPI's to 1; "" when it cannot be read)."""
+
+    evidence: Evidence
+    per_node: str
+
+    def on(self, gpus: int | None) -> str | None:
+        """What it means in a node container with ``gpus`` counted GPUs: several processes, or None when it starts
+        one (``1``, or one per device on one GPU) or CPU processes (``cpu``). A per-device count on GPUs the
+        template does not count (the TrainJob's resourcesPerNode fills them in), or a count that cannot be read,
+        stays several, as the runtime is written for."""
+        value = self.per_node.strip().lower()
+        if value.isdigit() and len(value) <= 4:
+            count: int | None = int(value)
+        elif value in PER_DEVICE or value == "auto":
+            count = gpus
+        elif value == "cpu":
+            return None
+        else:
+            count = None
+        if count is not None and count < 2:
+            return None
+        return f"{self.evidence.text}: {count} processes in each node" if count else self.evidence.text
+
+
 class LocalRanks(NamedTuple):
     """MPI ranks an operator starts in each worker pod of a job (an MPIJob's ``slotsPerWorker`` slots)."""
 
@@ -100,7 +126,7 @@ class FoundPod(NamedTuple):
     extra_volumes: tuple[Node, ...] = ()  # Argo: workflow-level volumes
     ray_container: MappingNode | None = None
     metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
-    launched_by: Evidence | None = None  # a training runtime's ML policy that starts its ``node`` container
+    launched_by: PolicyLaunch | None = None  # a training runtime's ML policy that starts its ``node`` container
     ranks: LocalRanks | None = None  # an MPIJob worker: the ranks its launcher starts in each pod
     procs: ProcsPerNode | None = None  # a PyTorchJob's pod: the processes its containers' torchrun starts
     #: an MPIJob's Launcher that is no worker: the processes its mpirun (or a DeepSpeed hostfile) starts run in the
@@ -204,7 +230,7 @@ class PodReader:
                 shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
                 ignored_codes=self.ignored_codes(pod),
                 dataloader_text=self.dataloader_text(pod),
-                launched_by=pod.launched_by.text
+                launched_by=pod.launched_by.on(completed.accelerator_count)
                 if pod.launched_by and identity.container == TRAINER_NODE
                 else (pod.ranks.on(completed.accelerator_count) if pod.ranks else None)
                 or (
@@ -246,7 +272,7 @@ class PodReader:
         }
         mounts = sequence(self.m.get(container, "volumeMounts"))
         shm = shm_mount(self.m, container)
-        launched = pod.launched_by if identity.container == TRAINER_NODE else None
+        launched = pod.launched_by.evidence if pod.launched_by and identity.container == TRAINER_NODE else None
         torch = (
             tuple(self.kserve_format_evidence(container, identity.container))
             if identity.container_kind == "predictor"
