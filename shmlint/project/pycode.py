@@ -296,9 +296,7 @@ def _forwarded(value: ast.expr, scope: Scope, nodes: list[ast.AST], call: ast.Ca
     if sum(isinstance(node, ast.Name) and node.id == value.id for node in scope.nodes) != 1:
         return None  # read or changed elsewhere: ``kwargs["workers"] = 0``, ``kwargs.update(...)``
     calls = [
-        node
-        for node in nodes
-        if isinstance(node, ast.Call) and node is not call and called(node.func) == root.name
+        node for node in nodes if isinstance(node, ast.Call) and node is not call and called(node.func) == root.name
     ]
     if not calls or any(k.arg in (None, "workers") for c in calls for k in c.keywords):
         return None
