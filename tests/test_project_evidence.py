@@ -251,13 +251,6 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
     assert _read("DataLoader(ds, **kwargs)").unknown_loaders == 1
 
 
-_WRAPPED = (
-    "from ultralytics import YOLO\nclass Service:\n    def train(self, data, epochs=5, **kwargs):\n"
-    "        model = YOLO('y.pt')\n        return model.train(data=data, epochs=epochs, **kwargs)\n"
-    "svc = Service()\n{call}\n"
-)
-
-
 @pytest.mark.parametrize(
     ("code", "needs"),
     [
@@ -275,17 +268,6 @@ _WRAPPED = (
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel = model.model\nmodel.train()", False),
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(False)", False),  # torch's mode
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(**args)", False),  # workers not said
-        # a **kwargs its function only passes on, from calls in the file that give no workers: the default
-        (_WRAPPED.format(call="svc.train(data='d.yaml', epochs=3)"), True),
-        (_WRAPPED.format(call="svc.train(data='d.yaml', workers=0)"), False),
-        (_WRAPPED.format(call="svc.train(data='d.yaml', **options)"), False),
-        (_WRAPPED.format(call="svc.evaluate()"), False),  # called elsewhere, or not at all: not known
-        (
-            _WRAPPED.replace("        return", "        kwargs['workers'] = 0\n        return").format(
-                call="svc.train()"
-            ),
-            False,
-        ),
         ("from ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train(cfg='my.yaml')", False),
         ("from .ultralytics import YOLO\nmodel = YOLO('y.pt')\nmodel.train()", False),  # a local module
         (  # a function rebinds the module's name
@@ -1524,3 +1506,16 @@ def test_a_known_image_or_a_documents_example_never_takes_the_dockerfile_beside(
         "acme/notebook": {("compose.yaml", "error"), ("README.md", "info")},
         "quay.io/jupyter/pytorch-notebook": {("compose.yaml", "info"), ("README.md", "info")},
     }
+
+
+def test_a_compose_file_of_any_name_takes_the_dockerfile_beside(tmp_path: Path) -> None:
+    """The example a document or a here-document holds is told apart by where it is read, not by a file suffix:
+    a compose file named without one (``docker-compose``) is a compose file of its own."""
+    (tmp_path / "docker-compose").write_text(_PULLED)
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.6\n")
+    (tmp_path / "run.sh").write_text(f"cat > compose.yaml <<'EOF'\n{_PULLED}EOF\n")
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert sorted((Path(f.span.path).name, f.severity.label) for f in findings if f.code == "SHM001") == [
+        ("docker-compose", "error"),
+        ("run.sh", "info"),
+    ]

@@ -42,6 +42,7 @@ class Extraction(NamedTuple):
     runtimes: RuntimeIndex | None = None  # the KServe ServingRuntimes of every checked file
     placeholders: bool = False  # the text is a template whose ``${VAR}`` are filled before it runs (envsubst, a
     # here-document the shell expands)
+    embedded: bool = False  # the text is a block of another file (a document's code block, a here-document)
 
 
 #: work budget of one file (with ``yamlnodes.MAX_EVENTS`` for YAML): any file under max-file-size is checked in a
@@ -129,7 +130,7 @@ def yaml_blocks(
     from shmlint.parsers.yamlnodes import YamlError, compose
     from shmlint.project.index import ProjectFiles
 
-    own_file = run._replace(files=ProjectFiles((), 0))  # a block has no override or env file beside it
+    own_file = run._replace(files=ProjectFiles((), 0), embedded=True)  # a block has no override or env file beside it
     workloads: list[Workload] = []
     notices: list[Notice] = []
     if len(blocks) > MAX_YAML_BLOCKS:

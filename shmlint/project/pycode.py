@@ -121,7 +121,7 @@ def read(
                     needs.append(Fact(node.lineno, f"{name}({keyword.arg}={_quote(text, keyword.value)}){value.how}"))
         fact = _nccl(node, name, context, text) or _lightning(node, name, context, text)
         fact = fact or _multiprocessing(node, mp_aliases, text)
-        fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, text, nodes)
+        fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, text)
         if fact is not None:
             needs.append(fact)
     imports, busy = _imports(nodes)
@@ -243,27 +243,16 @@ def _ultralytics_classes(nodes: list[ast.AST]) -> frozenset[str]:
 
 
 def _ultralytics(
-    node: ast.Call,
-    name: str,
-    classes: frozenset[str],
-    scope: Scope | None,
-    context: Context,
-    text: str,
-    nodes: list[ast.AST],
+    node: ast.Call, name: str, classes: frozenset[str], scope: Scope | None, context: Context, text: str
 ) -> Fact | None:
     """``model.train(...)`` of an Ultralytics model: its trainer builds DataLoaders with ``workers`` processes,
     8 by default per rank (``ultralytics/cfg/default.yaml``: "workers: 8"; the Docker quickstart runs every
     container with ``--ipc=host``). The model is what the name holds on that line in its scope (a torch module's
     ``model.train()`` elsewhere in the file is not one); a call whose workers the code does not say (``**args``,
-    a ``cfg=`` file, torch's ``train(mode)``) is no fact, nor is ``workers=0``. A ``**kwargs`` its function only
-    passes on, from calls in the file that give it no ``workers``, leaves the default (``_forwarded``)."""
+    a ``cfg=`` file, torch's ``train(mode)``) is no fact, nor is ``workers=0``."""
     if name != "train" or not classes or scope is None or not isinstance(node.func, ast.Attribute):
         return None
-    if node.args or any(keyword.arg in ("cfg", "mode") for keyword in node.keywords):
-        return None
-    forwarded = [keyword.value for keyword in node.keywords if keyword.arg is None]
-    caller = _forwarded(forwarded[0], scope, nodes, node) if len(forwarded) == 1 else None
-    if forwarded and caller is None:
+    if node.args or any(keyword.arg in (None, "cfg", "mode") for keyword in node.keywords):
         return None
     receiver = node.func.value
     if isinstance(receiver, ast.Name):
@@ -276,31 +265,11 @@ def _ultralytics(
         return None
     workers = next((k.value for k in node.keywords if k.arg == "workers"), None)
     if workers is None:
-        passed = f", from {caller}() called without workers" if caller else ""
-        return Fact(node.lineno, f"{_quote(text, node.func)}(...): Ultralytics DataLoader workers default to 8{passed}")
+        return Fact(node.lineno, f"{_quote(text, node.func)}(...): Ultralytics DataLoader workers default to 8")
     value = value_of(workers, context)
     if value.number == 0 or (value.number is None and not value.positive):
         return None  # none, or a number the code does not say
     return Fact(node.lineno, f"{_quote(text, node.func)}(workers={_quote(text, workers)}){value.how}")
-
-
-def _forwarded(value: ast.expr, scope: Scope, nodes: list[ast.AST], call: ast.Call) -> str | None:
-    """The function whose ``**kwargs`` parameter ``value`` is, when the function only passes it on (the name is
-    read once, in ``call``, and never changed) and every call of it in the file gives neither ``workers`` nor
-    ``**`` (at least one call: callers elsewhere could give anything); else None."""
-    root = scope.root
-    if not isinstance(value, ast.Name) or not isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    if root.args.kwarg is None or root.args.kwarg.arg != value.id or scope.bound.get(value.id) != 1:
-        return None
-    if sum(isinstance(node, ast.Name) and node.id == value.id for node in scope.nodes) != 1:
-        return None  # read or changed elsewhere: ``kwargs["workers"] = 0``, ``kwargs.update(...)``
-    calls = [
-        node for node in nodes if isinstance(node, ast.Call) and node is not call and called(node.func) == root.name
-    ]
-    if not calls or any(k.arg in (None, "workers") for c in calls for k in c.keywords):
-        return None
-    return root.name
 
 
 def _imports(nodes: list[ast.AST]) -> tuple[tuple[str, ...], bool]:

@@ -22,11 +22,10 @@ SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 class Scope:
     """One function's (or the module's, or a class body's, or a lambda's) own nodes and the names it binds."""
 
-    __slots__ = ("assigned", "bound", "is_class", "nodes", "outer", "root")
+    __slots__ = ("assigned", "bound", "is_class", "nodes", "outer")
 
     def __init__(self, root: ast.AST, nodes: list[ast.AST], outer: Scope | None) -> None:
         self.nodes, self.outer, self.is_class = nodes, outer, isinstance(root, ast.ClassDef)
-        self.root = root  # the module, def, class or lambda that opens it
         self.bound: dict[str, int] = {}
         #: name -> statement block -> (line, value) of its plain assignments there, in order
         self.assigned: dict[str, dict[int, list[tuple[int, ast.expr]]]] = {}

@@ -47,7 +47,7 @@ def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction
     from shmlint.formats.compose.extract import extract_compose
 
     base_dir = Path(os.path.dirname(path) or ".")
-    return extract_compose(source, documents, run.signals, base_dir=base_dir, files=run.files)
+    return extract_compose(source, documents, run.signals, base_dir=base_dir, files=run.files, embedded=run.embedded)
 
 
 def _merged(path: Path, run: Extraction) -> bool:

@@ -36,13 +36,15 @@ def extract_compose(
     *,
     base_dir: Path,
     files: ProjectFiles,
+    embedded: bool = False,
 ) -> tuple[list[Workload], list[Notice]]:
     """One Workload per service defined in this file, with ``extends``, and the files compose merges with it.
 
     A set of files the repository names (``-f`` in a script, ``COMPOSE_FILE``), or a default file and its
     override, are judged together, as ``docker compose`` runs them; each file reports the services it defines first
     (a service only a later file adds belongs to that file), so findings and fixes land in the file that holds the
-    service. A note says which named set a file was judged in.
+    service. A note says which named set a file was judged in. ``embedded``: the file is an example inside
+    another (a document's code block, a here-document).
     """
     root = next((doc for doc in documents if isinstance(doc, MappingNode)), None)
     if root is None:
@@ -58,9 +60,7 @@ def extract_compose(
     # a Dockerfile beside a compose file builds a pulled image only where no service of the merged files builds
     # one itself (that build would be the one the Dockerfile is for), and never for a compose example in a document
     # or a here-document (its images are as often third-party ones)
-    beside = Path(source.path).suffix.lower() in (".yml", ".yaml") and not any(
-        project.get(service, "build") is not None for service in services
-    )
+    beside = not embedded and not any(project.get(service, "build") is not None for service in services)
     workloads = [
         _workload(project, service, signals, owns, dev_gpus.get(service.name), beside)
         for service in owned
