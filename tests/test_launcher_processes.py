@@ -235,6 +235,7 @@ def test_a_pytorchjob_hands_its_processes_per_node_to_torchrun(spec: str, comman
         ("", "[torchrun, train.py]", 1),  # auto on one GPU: one process
         ("  nprocPerNode: cpu\n", "[torchrun, train.py]", 4),  # not GPU processes
         ('  nprocPerNode: "99999999"\n', "[torchrun, train.py]", 4),  # not a count read
+        ('  nprocPerNode: "²"\n', "[torchrun, train.py]", 4),  # a digit to str.isdigit, not to int(): no crash
     ],
 )
 def test_a_pytorchjob_without_several_local_torchrun_processes_is_not_evidence(

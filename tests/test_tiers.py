@@ -191,6 +191,13 @@ def test_a_training_runtime_is_judged_by_its_ml_policy() -> None:
         ("mpi: {mpiImplementation: OpenMPI}", '{limits: {"nvidia.com/gpu": 1}}', Severity.INFO),
         ("mpi: {numProcPerNode: 1}", '{limits: {"nvidia.com/gpu": 4}}', Severity.INFO),
         ("mpi: {numProcPerNode: 4}", '{limits: {"nvidia.com/gpu": 4}}', Severity.ERROR),
+        ("mpi: {numProcPerNode: '4'}", '{limits: {"nvidia.com/gpu": 4}}', Severity.ERROR),
+        # null or empty is unset, as the API server reads it: the default
+        ("mpi: {numProcPerNode: null}", '{limits: {"nvidia.com/gpu": 4}}', Severity.INFO),
+        ("torch: {numProcPerNode: }", '{limits: {"nvidia.com/gpu": 1}}', Severity.INFO),
+        # a value that is no single scalar says nothing (a notice); a digit int() cannot read is no crash
+        ("mpi: {numProcPerNode: [4]}", '{limits: {"nvidia.com/gpu": 4}}', Severity.INFO),
+        ("torch: {numProcPerNode: '²'}", '{limits: {"nvidia.com/gpu": 1}}', Severity.ERROR),
     ],
 )
 def test_a_training_runtime_counts_the_processes_its_policy_starts(
@@ -201,9 +208,11 @@ def test_a_training_runtime_counts_the_processes_its_policy_starts(
     runtime = TRAINER_RUNTIME.replace("torch: {}", policy).replace(
         "image: pytorch/pytorch:2.4.0}", f"image: pytorch/pytorch:2.4.0, resources: {resources}}}"
     )
-    ((found, message),) = shm001(check("runtime.yaml", runtime))
+    result = check("runtime.yaml", runtime)
+    ((found, message),) = shm001(result)
     assert found is severity, message
     assert ("mlPolicy" in message) == (severity is Severity.ERROR)
+    assert any("not a single value" in notice.message for notice in result.notices) == ("[4]" in policy)
 
 
 def test_a_runtime_that_a_trainjob_of_the_file_names_is_judged_by_that_trainjob() -> None:

@@ -40,8 +40,8 @@ TRAINER_GROUP = "trainer.kubeflow.org"
 TRAINING_RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
 #: ML policies whose launch passes data through /dev/shm (``training_runtimes`` in shmlint/data/shm_need.yaml)
 LAUNCHING_POLICIES = {
-    "torch": "Kubeflow Trainer's mlPolicy.torch (torchrun; numProcPerNode, one process per device by default)",
-    "mpi": "Kubeflow Trainer's mlPolicy.mpi (numProcPerNode MPI ranks in each node, 1 by default)",
+    "torch": "Kubeflow Trainer's mlPolicy.torch (torchrun)",
+    "mpi": "Kubeflow Trainer's mlPolicy.mpi (MPI ranks)",
 }
 #: each policy's ``numProcPerNode`` when it is not written (trainingruntime_types.go: torch ``auto``, MPI 1)
 _POLICY_DEFAULT_PROCS = {"torch": "auto", "mpi": "1"}
@@ -191,10 +191,18 @@ class _Extractor:
             return None
         policy = self.m.path(obj, "spec", "mlPolicy")
         for key, why in LAUNCHING_POLICIES.items():
-            if (found := self.m.key(policy, key)) is not None:
-                procs = self.m.path(policy, key, "numProcPerNode")
-                per_node = _POLICY_DEFAULT_PROCS[key] if procs is None else scalar(procs) or ""
-                return PolicyLaunch(Evidence(why, self.reader.span(found)), per_node)
+            if (found := self.m.key(policy, key)) is None:
+                continue
+            node = self.m.path(policy, key, "numProcPerNode")
+            value = (scalar(node) or "").strip()  # null or empty: unset, as the API server reads it
+            if node is not None and not isinstance(node, ScalarNode):
+                line = self.reader.span(node).line
+                why = f"mlPolicy.{key}.numProcPerNode is not a single value; the processes per node are unknown"
+                self.notices.append(Notice(self.reader.source.path, f"line {line}: {why} (not evidence)"))
+                return None
+            default = _POLICY_DEFAULT_PROCS[key]
+            setting = f"numProcPerNode: {value}" if value else f"numProcPerNode unset: {default}"
+            return PolicyLaunch(Evidence(why, self.reader.span(found)), value or default, setting)
         return None
 
     def trainjob_runtimes(self, objects: list[MappingNode]) -> frozenset[str]:

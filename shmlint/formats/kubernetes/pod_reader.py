@@ -33,11 +33,12 @@ CONTAINER = "container"
 
 
 class PolicyLaunch(NamedTuple):
-    """What a Kubeflow training runtime's ML policy starts in its ``node`` container: the policy, and its
-    ``numProcPerNode`` as written (torch's defaults to ``auto``, MPI's to 1; "" when it cannot be read)."""
+    """What a Kubeflow training runtime's ML policy starts in its ``node`` container: the policy, its
+    ``numProcPerNode`` (torch's defaults to ``auto``, MPI's to 1; "" when it cannot be read) and how it is set."""
 
     evidence: Evidence
     per_node: str
+    setting: str  # "numProcPerNode: 4", "numProcPerNode unset: auto"
 
     def on(self, gpus: int | None) -> str | None:
         """What it means in a node container with ``gpus`` counted GPUs: several processes, or None when it starts
@@ -45,17 +46,24 @@ class PolicyLaunch(NamedTuple):
         template does not count (the TrainJob's resourcesPerNode fills them in), or a count that cannot be read,
         stays several, as the runtime is written for."""
         value = self.per_node.strip().lower()
-        if value.isdigit() and len(value) <= 4:
-            count: int | None = int(value)
-        elif value in PER_DEVICE or value == "auto":
-            count = gpus
-        elif value == "cpu":
+        if value == "cpu":
             return None
-        else:
-            count = None
-        if count is not None and count < 2:
-            return None
-        return f"{self.evidence.text}: {count} processes in each node" if count else self.evidence.text
+        if _small_count(value):
+            if int(value) < 2:
+                return None
+            return f"{self.evidence.text}: {value} processes in each node ({self.setting})"
+        if value in PER_DEVICE:
+            if gpus is None:
+                return f"{self.evidence.text}: one process per device ({self.setting}) on the GPUs a TrainJob gives"
+            if gpus < 2:
+                return None
+            return f"{self.evidence.text}: one process per device, {gpus} in each node ({self.setting})"
+        return f"{self.evidence.text} ({self.setting}: not read as a count)"
+
+
+def _small_count(value: str) -> bool:
+    """A process count written in ASCII digits, at most four (``²`` is a digit to ``str.isdigit``, not to ``int``)."""
+    return value.isascii() and value.isdigit() and len(value) <= 4
 
 
 class LocalRanks(NamedTuple):
@@ -97,7 +105,7 @@ def procs_on(procs: ProcsPerNode, gpus: int | None, command: str) -> str | None:
     if not gpus or not _torchrun_without_count(command.split()):
         return None
     setting, value = procs[0], procs[1].strip().lower()
-    count = gpus if value in PER_DEVICE else int(value) if value.isdigit() and len(value) <= 4 else 0
+    count = gpus if value in PER_DEVICE else int(value) if _small_count(value) else 0
     if count < 2:
         return None
     return (
