@@ -1519,3 +1519,26 @@ def test_a_compose_file_of_any_name_takes_the_dockerfile_beside(tmp_path: Path) 
         ("docker-compose", "error"),
         ("run.sh", "info"),
     ]
+
+
+_OWN_POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: main\n"
+    "      image: acme/own-app\n      resources: {limits: {nvidia.com/gpu: 1}}\n"
+)
+
+
+def test_a_manifest_example_in_a_document_never_takes_the_dockerfile_beside(tmp_path: Path) -> None:
+    """As for compose: a Pod written in a README or a here-document is an example whose image is as often a
+    third-party one; the manifest file beside the Dockerfile takes it."""
+    (tmp_path / "Dockerfile").write_text(
+        'FROM pytorch/pytorch:2.3.0\nCMD ["torchrun", "--nproc_per_node", "4", "t.py"]\n'
+    )
+    (tmp_path / "pod.yaml").write_text(_OWN_POD)
+    (tmp_path / "README.md").write_text(f"```yaml\n{_OWN_POD}```\n")
+    (tmp_path / "run.sh").write_text(f"kubectl apply -f - <<'EOF'\n{_OWN_POD}EOF\n")
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert sorted((Path(f.span.path).name, f.severity.label) for f in findings if f.code == "SHM001") == [
+        ("README.md", "info"),
+        ("pod.yaml", "error"),
+        ("run.sh", "info"),
+    ]

@@ -49,7 +49,9 @@ def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction
             notices.append(Notice(source.path, f"line {line}: not judged: {why}; it is judged where it is completed"))
     # envsubst fills a template's ${VAR}s, and the shell a here-document's
     template = run.placeholders or os.path.basename(path).lower().endswith(TEMPLATE_ENDINGS)
-    workloads, read = extract_kubernetes(source, objects, run.signals, run.runtimes, placeholders=template)
+    workloads, read = extract_kubernetes(
+        source, objects, run.signals, run.runtimes, placeholders=template, embedded=run.embedded
+    )
     return workloads, notices + read
 
 

@@ -343,11 +343,12 @@ def extract_kubernetes(
     signals: Signals,
     runtimes: RuntimeIndex | None = None,
     placeholders: bool = False,
+    embedded: bool = False,
 ) -> tuple[list[Workload], list[Notice]]:
     """The workloads and the notices of a file's objects. ``runtimes``: the KServe ServingRuntimes of the checked
     files, which complete InferenceService predictors; ``placeholders``: the file is a template envsubst renders
     (``PodReader``)."""
-    extractor = _Extractor(PodReader(source, signals, runtimes, placeholders=placeholders))
+    extractor = _Extractor(PodReader(source, signals, runtimes, placeholders=placeholders, embedded=embedded))
     return extractor.workloads(documents), extractor.notices
 
 

@@ -152,13 +152,17 @@ class PodReader:
         runtimes: RuntimeIndex | None,
         m: Mappings | None = None,
         placeholders: bool = False,
+        embedded: bool = False,
     ) -> None:
-        """``placeholders``: the manifest is a template that envsubst renders, so ``${VAR}`` is a value to come."""
+        """``placeholders``: the manifest is a template that envsubst renders, so ``${VAR}`` is a value to come;
+        ``embedded``: it is an example inside another file (a document's block, a here-document), whose images are
+        as often third-party ones, so no Dockerfile beside that file is taken as its image's."""
         self.source = source
         self.signals = signals
         self.runtimes = runtimes
         self.m = m or Mappings()
         self.placeholders = placeholders
+        self.embedded = embedded
 
     # -- locations -------------------------------------------------------------------------------------------
 
@@ -226,6 +230,8 @@ class PodReader:
         for (container, _, _), identity, verdict in zip(pod.containers, identities, judged, strict=True):
             in_pod = pod.spec is not container
             completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
+            if self.embedded and completed.launch is not None:
+                completed = completed._replace(launch=completed.launch._replace(dockerfile_beside=False))
             if pod.starts_ranks_elsewhere and not completed.gpu:
                 completed = completed._replace(launch=None)
             yield completed.workload(
