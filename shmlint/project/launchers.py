@@ -79,6 +79,8 @@ _APP_RUNNERS = {
     "solara": frozenset({"run"}),
     "gradio": frozenset({""}),
 }
+#: tools that run the project's Python code, the same by name or as ``python -m`` (``_tool``)
+_TOOLS = frozenset({*TEST_RUNNERS, *_APP_SERVERS, "celery", *_APP_RUNNERS})
 #: what ends a script's own arguments on a shell command line
 SEPARATORS = frozenset({"&&", "||", ";", "|"})
 
@@ -125,19 +127,25 @@ def target(argv: Sequence[str]) -> Target | None:
         return _launched(words[1:], name)
     if name == "accelerate" and words[1:2] == ["launch"]:
         return _launched(words[2:], "accelerate launch")
-    if name in TEST_RUNNERS:
-        return _test_file(words[1:])
-    if name in _APP_SERVERS:
-        return _application(words[1:], _APP_SERVERS[name])
-    if name == "celery":
-        return _celery_application(words[1:])
-    if name in _APP_RUNNERS:
-        return _app_file(words[1:], _APP_RUNNERS[name])
+    if name in _TOOLS:
+        return _tool(name, words[1:])
     if words[0].endswith(".py"):
         return Target("python", words[0], tuple(words[1:]))
     if words[0].endswith(".sh") or words[0].startswith("./"):
         return Target("shell", words[0], tuple(words[1:]))
     return None
+
+
+def _tool(name: str, words: list[str]) -> Target | None:
+    """What a tool in ``_TOOLS`` runs of the project's code, started by its name or as ``python -m name``: a test
+    runner's test file, a server's or Celery's application module, an app runner's file."""
+    if name in TEST_RUNNERS:
+        return _test_file(words)
+    if name in _APP_SERVERS:
+        return _application(words, _APP_SERVERS[name])
+    if name == "celery":
+        return _celery_application(words)
+    return _app_file(words, _APP_RUNNERS[name])
 
 
 def _shell(words: list[str]) -> Target | None:
@@ -157,14 +165,8 @@ def _python(words: list[str]) -> Target | None:
             module, rest = words[index + 1], tuple(words[index + 2 :])
             if module in _LAUNCHER_MODULES:
                 return _launched(list(rest), f"python -m {module}")
-            if module in TEST_RUNNERS:
-                return _test_file(list(rest))
-            if module in _APP_SERVERS:
-                return _application(list(rest), _APP_SERVERS[module])
-            if module == "celery":
-                return _celery_application(list(rest))
-            if module in _APP_RUNNERS:
-                return _app_file(list(rest), _APP_RUNNERS[module])
+            if module in _TOOLS:
+                return _tool(module, list(rest))
             return Target("module", module, rest)
         if word == "-c":
             return None  # Python code on the command line: not a file to read

@@ -21,6 +21,7 @@ from shmlint.formats.kubernetes.pod_reader import (
     PodReader,
     PolicyLaunch,
     ProcsPerNode,
+    is_count,
 )
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
@@ -166,7 +167,7 @@ class _Extractor:
         spec = self.m.get(obj, "spec")
         key, value = self.m.key(spec, "slotsPerWorker"), self.m.get(spec, "slotsPerWorker")
         slots = (scalar(value) or "").strip()
-        if key is None or value is None or not _count(slots) or not 2 <= int(slots) <= MAX_RANKS:
+        if key is None or value is None or not is_count(slots, 6) or not 2 <= int(slots) <= MAX_RANKS:
             return None
         launcher = self.m.path(spec, "mpiReplicaSpecs", "Launcher", "template", "spec")
         containers = self.containers(launcher) if isinstance(launcher, MappingNode) else iter(())
@@ -374,10 +375,5 @@ def _launched_ranks(words: list[str]) -> int | None:
         name, equals, value = word.partition("=")
         if launched and name in MPI_RANK_OPTIONS:
             value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
-            return int(value) if _count(value) and int(value) > 0 else None
+            return int(value) if is_count(value, 6) and int(value) > 0 else None
     return None
-
-
-def _count(text: str) -> bool:
-    """A plain count of at most six ASCII digits (a longer one is no rank count, and costs a long conversion)."""
-    return text.isascii() and text.isdigit() and len(text) <= 6

@@ -48,7 +48,7 @@ class PolicyLaunch(NamedTuple):
         value = self.per_node.strip().lower()
         if value == "cpu":
             return None
-        if _small_count(value):
+        if is_count(value, 4):
             if int(value) < 2:
                 return None
             return f"{self.evidence.text}: {value} processes in each node ({self.setting})"
@@ -61,9 +61,10 @@ class PolicyLaunch(NamedTuple):
         return f"{self.evidence.text} ({self.setting}: not read as a count)"
 
 
-def _small_count(value: str) -> bool:
-    """A process count written in ASCII digits, at most four (``²`` is a digit to ``str.isdigit``, not to ``int``)."""
-    return value.isascii() and value.isdigit() and len(value) <= 4
+def is_count(text: str, digits: int) -> bool:
+    """A plain count of at most ``digits`` ASCII digits (``²`` is a digit to ``str.isdigit``, not to ``int``; a
+    longer number is no process count, and costs a long conversion)."""
+    return text.isascii() and text.isdigit() and len(text) <= digits
 
 
 class LocalRanks(NamedTuple):
@@ -105,7 +106,7 @@ def procs_on(procs: ProcsPerNode, gpus: int | None, command: str) -> str | None:
     if not gpus or not _torchrun_without_count(command.split()):
         return None
     setting, value = procs[0], procs[1].strip().lower()
-    count = gpus if value in PER_DEVICE else int(value) if _small_count(value) else 0
+    count = gpus if value in PER_DEVICE else int(value) if is_count(value, 4) else 0
     if count < 2:
         return None
     return (
