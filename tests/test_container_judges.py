@@ -251,5 +251,4 @@ def test_a_command_line_is_judged_by_the_same_docker_options_judge(engine: Engin
     (workload,) = _workloads(engine, "scripts/run.sh", text, FileKind.SHELL)
     assert [(s.kind, s.size.bytes if s.size else None) for s in workload.shm] == [(ShmKind.MEMORY, GIB)]
     assert not workload.gpu and workload.torch
-    expected = Launch("scripts", (), ("python", "train.py"), "/workspace", (("EPOCHS", "3"),), dockerfile_beside=True)
-    assert workload.launch == expected  # a script that builds no image: the Dockerfile beside it would build this one
+    assert workload.launch == Launch("scripts", (), ("python", "train.py"), "/workspace", (("EPOCHS", "3"),))

@@ -1059,7 +1059,7 @@ def test_index_root_is_the_repository(tmp_path: Path) -> None:
     assert ProjectIndex.for_paths([elsewhere / "job.yaml"]).roots == (str(elsewhere.resolve()),)
 
 
-def test_a_launch_is_paired_with_the_dockerfile_beside_only_when_its_format_says_so(tmp_path: Path) -> None:
+def test_a_command_line_is_not_paired_with_a_dockerfile_beside_it(tmp_path: Path) -> None:
     (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.6\n")
     assert not _gather(tmp_path, Launch(str(tmp_path), (), ("serve",))).images
     assert _gather(tmp_path, Launch(str(tmp_path), (), ("serve",), dockerfile_beside=True)).images
@@ -1519,40 +1519,6 @@ def test_a_compose_file_of_any_name_takes_the_dockerfile_beside(tmp_path: Path) 
         ("docker-compose", "error"),
         ("run.sh", "info"),
     ]
-
-
-_OWN_DOCKERFILE = 'FROM pytorch/pytorch:2.3.0\nCMD ["torchrun", "--nproc_per_node", "4", "t.py"]\n'
-
-
-@pytest.mark.parametrize(
-    ("name", "script", "severity"),
-    [
-        # the project's own image, run by a script beside its Dockerfile: that Dockerfile builds it
-        ("run.sh", "docker run --gpus all acme/own-app\n", "error"),
-        ("Makefile", "run:\n\tdocker run --gpus all acme/own-app\n", "error"),
-        # a script that builds an image: the Dockerfile beside is that build's, not the run image's
-        ("run.sh", "docker build -t acme/other .\ndocker run --gpus all acme/own-app\n", "info"),
-        ("Makefile", "build:\n\tdocker build -t acme/x .\nrun:\n\tdocker run --gpus all acme/own-app\n", "info"),
-        # an image the data knows by name is not what the Dockerfile beside builds
-        ("run.sh", "docker run --gpus all quay.io/jupyter/pytorch-notebook\n", "info"),
-    ],
-)
-def test_a_run_script_takes_the_dockerfile_beside_as_a_compose_file_does(
-    tmp_path: Path, name: str, script: str, severity: str
-) -> None:
-    """A script or recipe beside a Dockerfile is judged as a compose file there: the images it runs are taken to
-    be what that Dockerfile builds when it builds none itself; the same command in a guide is an example whose
-    image is as often another project's, and stays undecided."""
-    (tmp_path / "Dockerfile").write_text(_OWN_DOCKERFILE)
-    (tmp_path / name).write_text(script)
-    (tmp_path / "README.md").write_text("```sh\ndocker run --gpus all acme/own-app\n```\n")
-    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
-    assert sorted((Path(f.span.path).name, f.severity.label) for f in findings if f.code == "SHM001") == sorted(
-        [(name, severity), ("README.md", "info")]
-    )
-    if severity == "error":
-        (error,) = [f for f in findings if f.severity.label == "error"]
-        assert "torchrun" in error.detail and "Dockerfile:2" in error.detail
 
 
 _OWN_POD = (

@@ -50,9 +50,6 @@ class DockerOptions(NamedTuple):
 
     base_dir: str  # the file's folder, where relative paths of a launch start
     settings: tuple[Setting, ...] = ()
-    #: no image build is written beside the command: a Dockerfile in ``base_dir`` is taken to build its image (a run
-    #: script next to the Dockerfile of the image it runs, as a compose file or a manifest there)
-    dockerfile_beside: bool = False
     image: str | None = None
     image_span: Span | None = None
     entrypoint: tuple[str, ...] = ()
@@ -99,7 +96,6 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
         env,
         mounts=options.mounts,
         unknown_env=passed,
-        dockerfile_beside=options.dockerfile_beside,
     )
     return Judged(
         gpu=gpu,

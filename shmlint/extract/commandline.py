@@ -74,17 +74,11 @@ class CommandTarget(NamedTuple):
 
 
 def extract_commands(
-    source: SourceText,
-    masked: str,
-    signals: Signals,
-    blocks: ShellBlocks | None = None,
-    in_blocks: bool = False,
-    beside: bool = False,
+    source: SourceText, masked: str, signals: Signals, blocks: ShellBlocks | None = None, in_blocks: bool = False
 ) -> list[Workload]:
     """One workload per container run/create command line in the masked text. With the document's code ``blocks``
     (documentation, never a script), the commands typed into an interactive container are its command
-    (``shmlint.parsers.typed``). ``beside``: the Dockerfile beside the file is taken to build the images its
-    commands run (a script that builds none, ``DockerOptions.dockerfile_beside``)."""
+    (``shmlint.parsers.typed``)."""
     from shmlint.parsers.typed import container_sessions
 
     found = (
@@ -94,9 +88,7 @@ def extract_commands(
     )
     workloads: list[Workload] = []
     for command, typed in found:
-        workloads.append(
-            command_workload(command, source, signals, occurrence=len(workloads), typed=typed, beside=beside)
-        )
+        workloads.append(command_workload(command, source, signals, occurrence=len(workloads), typed=typed))
     return workloads
 
 
@@ -127,13 +119,7 @@ def _received(word: Word) -> str:
 
 
 def command_workload(
-    command: ContainerCommand,
-    source: SourceText,
-    signals: Signals,
-    *,
-    occurrence: int,
-    typed: Typed | None = None,
-    beside: bool = False,
+    command: ContainerCommand, source: SourceText, signals: Signals, *, occurrence: int, typed: Typed | None = None
 ) -> Workload:
     """A container command as a workload; formats that start a container from options (Ray, Quadlet, dev containers, CI jobs) take this
     and put in their own identity, span and fix target. Commands ``typed`` into its shell replace the shell: they
@@ -148,7 +134,6 @@ def command_workload(
     options = DockerOptions(
         base_dir=base_dir(source.path),
         settings=tuple(settings),
-        dockerfile_beside=beside,
         image=image.text if image is not None else None,
         image_span=source.span(image.start, image.end) if image is not None else None,
         entrypoint=tuple(flag.value_text for flag in entrypoint),

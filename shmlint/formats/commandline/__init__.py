@@ -17,9 +17,6 @@ if TYPE_CHECKING:
     from shmlint.source import SourceText
 
 _SHEBANG = LazyRegex(r"\A#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b", re.ASCII)
-#: an image build written in a script or a recipe (``docker build``, ``podman build``, ``docker compose build``,
-#: ``docker buildx build``): one line, bounded
-_BUILDS = LazyRegex(r"\b(?:docker|podman|nerdctl|buildah)\b[^\n]{0,200}?\bbuild\b", 0, ("build",))
 
 
 def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:
@@ -33,13 +30,11 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     from shmlint.parsers.embedded.rst import rst_shell_blocks, rst_yaml_blocks
 
     if kind is FileKind.SHELL:
-        # first: it bounds the work on the file's shell
-        workloads = commands(source, source.text, run.signals, beside=_builds_none(source.text))
+        workloads = commands(source, source.text, run.signals)  # first: it bounds the work on the file's shell
         documents, notices = _here_documents(source, None, path, run)
         return workloads + documents, notices
     if kind is FileKind.MAKEFILE:
-        masked = mask_makefile(source.text)
-        return commands(source, masked, run.signals, beside=_builds_none(masked)), []
+        return commands(source, mask_makefile(source.text), run.signals), []
     markdown = kind is FileKind.MARKDOWN
     masked, shell_blocks = (markdown_shell_blocks if markdown else rst_shell_blocks)(source.text)
     workloads = commands(source, masked, run.signals, shell_blocks)
@@ -47,13 +42,6 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     more, notices = yaml_blocks(source, blocks, path, run)
     documents, document_notices = _here_documents(source, masked, path, run)
     return workloads + more + documents, notices + document_notices
-
-
-def _builds_none(text: str) -> bool:
-    """A script or recipe that builds no image: the images it runs are taken to be what the Dockerfile beside it
-    builds, as for a compose file whose services build none (a guide's examples are not: their images are as often
-    another project's)."""
-    return _BUILDS.search(text) is None
 
 
 def _here_documents(source: SourceText, blocks: str | None, path: Path, run: Extraction) -> Found:
