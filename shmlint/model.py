@@ -229,6 +229,9 @@ class ProjectFacts(NamedTuple):
     notes: tuple[str, ...] = ()  # what was not followed and why (an image built two different ways)
     by_name: tuple[CodeFact, ...] = ()  # programs its code starts by name, evidence only where the data knows the
     # program by its own name (``need``)
+    #: the Dockerfile read is only the one beside the file (no build names the image): it may add evidence, never
+    #: take any away (``project.decide``), and messages say it was taken so
+    guessed: bool = False
 
 
 class DataLoaderHint(NamedTuple):

@@ -229,8 +229,10 @@ def _through_build(facts: ProjectFacts) -> str:
     """Where the image that runs the code was found to be built, when its name found the build: the Dockerfile
     and the line that builds it, so the reader can check how the code got there."""
     dockerfile = facts.started or (facts.images[0] if facts.images else None)
-    if not facts.build or dockerfile is None:
+    if dockerfile is None or not (facts.build or facts.guessed):
         return ""
+    if not facts.build:  # no build names the image: the Dockerfile beside the file is taken to build it
+        return f" (in the image taken to be built from {dockerfile.where.rpartition(':')[0]} beside the file)"
     return f" (in the image built from {dockerfile.where.rpartition(':')[0]}; {BUILD_AT} {facts.build})"
 
 

@@ -789,8 +789,8 @@ def test_wrappers_followed_two_levels_not_three(tmp_path: Path) -> None:
     assert [f.where for f in facts.commands] == ["one.sh:1", "two.sh:1"]
 
 
-def _gather(root: Path, launch: Launch, devices: int | None = 1) -> ProjectFacts:
-    return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}))
+def _gather(root: Path, launch: Launch, devices: int | None = 1, image: str | None = None) -> ProjectFacts:
+    return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}), image)
 
 
 @pytest.mark.parametrize(
@@ -1062,7 +1062,11 @@ def test_index_root_is_the_repository(tmp_path: Path) -> None:
 def test_a_command_line_is_not_paired_with_a_dockerfile_beside_it(tmp_path: Path) -> None:
     (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.6\n")
     assert not _gather(tmp_path, Launch(str(tmp_path), (), ("serve",))).images
-    assert _gather(tmp_path, Launch(str(tmp_path), (), ("serve",), dockerfile_beside=True)).images
+    beside = Launch(str(tmp_path), (), ("serve",), dockerfile_beside=True)
+    facts = _gather(tmp_path, beside, image="acme/app")
+    assert facts.images and facts.guessed
+    assert not _gather(tmp_path, beside, image="vllm/vllm-openai:v0.7").images  # its own base is not what it builds
+    assert not _gather(tmp_path, beside, image="$IMAGE").images  # nor is an image a variable names
 
 
 def test_shell_strings_are_bounded(tmp_path: Path) -> None:
@@ -1506,6 +1510,50 @@ def test_a_known_image_or_a_documents_example_never_takes_the_dockerfile_beside(
         "acme/notebook": {("compose.yaml", "error"), ("README.md", "info")},
         "quay.io/jupyter/pytorch-notebook": {("compose.yaml", "info"), ("README.md", "info")},
     }
+
+
+_TRAINER = "from torch.utils.data import DataLoader\nDataLoader(ds, num_workers=8)\n"
+
+
+@pytest.mark.parametrize(
+    ("service", "dockerfile", "severity"),
+    [
+        # an unrelated ENTRYPOINT beside would run the command as its arguments: the guess adds, never hides
+        (
+            "image: acme/trainer\n    command: python train.py",
+            'FROM node:20\nENTRYPOINT ["docker-entrypoint.sh"]\nCMD ["node", "server.js"]\n',
+            "error",
+        ),
+        # loaders without workers in the guessed image's code do not make a container free
+        ("image: acme/trainer", 'FROM python:3.11\nCMD ["python", "idle.py"]\n', "info"),
+        # the Dockerfile's own base is the image it starts from, not the one it builds
+        (
+            "image: ghcr.io/acme/cuda-base:12.1",
+            'FROM ghcr.io/acme/cuda-base:12.1\nCMD ["torchrun", "--nproc_per_node", "4", "t.py"]\n',
+            "info",
+        ),
+        # a name left to a variable is any image
+        ("image: ${IMAGE:-}", 'FROM python:3.11\nCMD ["torchrun", "--nproc_per_node", "4", "t.py"]\n', "info"),
+    ],
+)
+def test_the_dockerfile_beside_is_a_guess_that_only_adds_evidence(
+    tmp_path: Path, service: str, dockerfile: str, severity: str
+) -> None:
+    (tmp_path / "compose.yaml").write_text(f"services:\n  app:\n    {service}\n    runtime: nvidia\n")
+    (tmp_path / "Dockerfile").write_text(dockerfile)
+    (tmp_path / "train.py").write_text(_TRAINER)
+    (tmp_path / "idle.py").write_text("from torch.utils.data import DataLoader\nDataLoader(ds, num_workers=0)\n")
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.severity.label for f in findings if f.code == "SHM001"] == [severity]
+
+
+def test_a_finding_through_the_dockerfile_beside_says_it_was_taken_so(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(_PULLED)
+    (tmp_path / "Dockerfile").write_text('FROM python:3.11\nCOPY . /app\nWORKDIR /app\nCMD ["python", "train.py"]\n')
+    (tmp_path / "train.py").write_text(_TRAINER)
+    (finding,) = [f for f in check_paths(Settings(), [tmp_path], jobs=1).findings if f.code == "SHM001"]
+    assert finding.severity.label == "error" and "train.py:2 DataLoader(num_workers=8)" in finding.detail
+    assert "taken to be built from Dockerfile beside the file" in finding.detail
 
 
 def test_a_compose_file_of_any_name_takes_the_dockerfile_beside(tmp_path: Path) -> None:

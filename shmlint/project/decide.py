@@ -30,9 +30,18 @@ def with_needs(
             launch = workload.launch
             if launch.dockerfile_beside and knows_image(workload.image, knowledge):
                 launch = launch._replace(dockerfile_beside=False)  # a known image is not what that Dockerfile builds
-            facts = gather(launch, workload.accelerator_count, Reader(project, texts), workload.image)
+            reader = Reader(project, texts)
+            facts = gather(launch, workload.accelerator_count, reader, workload.image)
+            guessed = decide(workload._replace(project=facts), knowledge)
+            if facts.guessed and (guessed is None or guessed.tier is not Tier.NEEDS):
+                # the Dockerfile beside the file may not be the image's: it adds evidence, never takes any away (its
+                # ENTRYPOINT before the command, loaders without workers in its code)
+                facts = gather(
+                    launch._replace(dockerfile_beside=False), workload.accelerator_count, reader, workload.image
+                )
+                guessed = decide(workload._replace(project=facts), knowledge)
             workload = workload._replace(project=facts)
-            need = decide(workload, knowledge)
+            need = guessed
         decided.append(workload._replace(need=need))
     if len(decided) > 1 and any(_over_ssh(workload) for workload in decided):
         from shmlint.project.ssh_ranks import with_ssh_ranks  # loaded for a file with an ssh daemon or MPI hosts

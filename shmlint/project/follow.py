@@ -353,6 +353,9 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         launch = launch._replace(dockerfile_beside=False)
     entrypoint, arguments, workdir = launch.entrypoint, launch.arguments, launch.working_dir
     built = _built(launch, reader, build)
+    guessed = built is not None and build is None and launch.dockerfile_beside and not launch.build_context
+    if guessed and built is not None and not _may_build(image, built[1]):
+        built, guessed = None, False
     if built is not None:  # the manifest's command replaces the ENTRYPOINT (and drops the CMD), its args the CMD
         where, facts = built
         images = tuple(CodeFact(f"{where}:{line}", f"FROM {image}") for image, line in facts.bases)
@@ -400,6 +403,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         build.where if build is not None and built is not None else "",
         notes,
         tuple(walk.by_name),
+        guessed and built is not None,
     )
 
 
@@ -463,6 +467,18 @@ def _mounted(binds: list[tuple[str, str]], workdir: str, reader: Reader) -> list
     return list(dict.fromkeys(first + [host for _, host in binds]))
 
 
+def _may_build(image: str | None, facts: RunFacts) -> bool:
+    """Whether the Dockerfile beside a file can be what builds the image it runs: not for a name left to a variable
+    (``${IMAGE}``: any image, the file does not say which) nor for the Dockerfile's own base (``FROM x`` beside a
+    run of ``x`` is the image it starts from, not the one it builds)."""
+    if not image or "$" in image:
+        return False
+    from shmlint.signals import split_image
+
+    name = split_image(image)[0]
+    return all(split_image(base)[0] != name for base, _ in facts.bases)
+
+
 def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:
     """The one build of the named image among the repository's (``ProjectIndex.builds``), for a container that
     names no build of its own; with builds that read differently (``_reads_as``), none, and a note that says so."""
@@ -509,7 +525,8 @@ def _built(launch: Launch, reader: Reader, build: ImageBuild | None) -> tuple[st
     repository (``build``, with its arguments and target: a file, or a guide's code block), or one beside a
     Kubernetes manifest or a compose file whose services pull their images) and its facts, with
     the name the report gives it. A ``docker run`` line in a README or script is not paired with a Dockerfile
-    beside it: its image is as often built from another folder."""
+    beside it: its image is as often built from another folder. A Dockerfile only beside the file is a guess
+    (``ProjectFacts.guessed``)."""
     if launch.dockerfile_inline:
         where, text = "dockerfile_inline", launch.dockerfile_inline
     elif build is not None and build.block is not None:
