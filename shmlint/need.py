@@ -30,6 +30,8 @@ MPI_LOCAL_RANKS = "mpi-local-ranks"
 MPI_LAUNCHER = "mpi-launcher"
 #: how a message names where the build of a container's image is written (``Makefile:12``)
 BUILD_AT = "build at"
+#: how a message says that the Dockerfile of a container's image is only the one beside its file
+GUESSED = "the Dockerfile beside the file, taken to build it"
 
 
 class Searcher(Protocol):
@@ -178,7 +180,7 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     for fact, variant in built:
         need = _by_names(variant, knowledge)
         if need is not None and need.tier is not Tier.UNKNOWN:
-            found = f" ({BUILD_AT} {facts.build})" if facts.build else ""
+            found = f" ({BUILD_AT} {facts.build})" if facts.build else (f" ({GUESSED})" if facts.guessed else "")
             return need._replace(because=f"{need.because}, built by {fact.where}{found}")
     if facts.free:
         return Need(Tier.FREE, "; ".join(str(fact) for fact in facts.free[:MAX_QUOTED]) + through, None)
@@ -232,7 +234,7 @@ def _through_build(facts: ProjectFacts) -> str:
     if dockerfile is None or not (facts.build or facts.guessed):
         return ""
     if not facts.build:  # no build names the image: the Dockerfile beside the file is taken to build it
-        return f" (in the image taken to be built from {dockerfile.where.rpartition(':')[0]} beside the file)"
+        return f" (in the image built from {dockerfile.where.rpartition(':')[0]}: {GUESSED})"
     return f" (in the image built from {dockerfile.where.rpartition(':')[0]}; {BUILD_AT} {facts.build})"
 
 

@@ -1065,7 +1065,9 @@ def test_a_command_line_is_not_paired_with_a_dockerfile_beside_it(tmp_path: Path
     beside = Launch(str(tmp_path), (), ("serve",), dockerfile_beside=True)
     facts = _gather(tmp_path, beside, image="acme/app")
     assert facts.images and facts.guessed
-    assert not _gather(tmp_path, beside, image="vllm/vllm-openai:v0.7").images  # its own base is not what it builds
+    assert not _gather(
+        tmp_path, beside, image="docker.io/vllm/vllm-openai:v0.6"
+    ).images  # its own base is not its build
     assert not _gather(tmp_path, beside, image="$IMAGE").images  # nor is an image a variable names
 
 
@@ -1513,6 +1515,8 @@ def test_a_known_image_or_a_documents_example_never_takes_the_dockerfile_beside(
 
 
 _TRAINER = "from torch.utils.data import DataLoader\nDataLoader(ds, num_workers=8)\n"
+_TORCHRUN_CMD = 'CMD ["torchrun", "--nproc_per_node", "4", "t.py"]\n'
+_TORCHRUN_DOCKERFILE = "FROM python:3.11\n" + _TORCHRUN_CMD
 
 
 @pytest.mark.parametrize(
@@ -1532,8 +1536,25 @@ _TRAINER = "from torch.utils.data import DataLoader\nDataLoader(ds, num_workers=
             'FROM ghcr.io/acme/cuda-base:12.1\nCMD ["torchrun", "--nproc_per_node", "4", "t.py"]\n',
             "info",
         ),
-        # a name left to a variable is any image
-        ("image: ${IMAGE:-}", 'FROM python:3.11\nCMD ["torchrun", "--nproc_per_node", "4", "t.py"]\n', "info"),
+        # a name left to a variable is any image, however compose interpolates it
+        ("image: ${IMAGE:-}", _TORCHRUN_DOCKERFILE, "info"),
+        ('image: "${IMAGE}:${TAG}"', _TORCHRUN_DOCKERFILE, "info"),
+        # the own base with another registry spelling is still the base; another tag of the name is not
+        ("image: docker.io/acme/cuda-base:12.1", "FROM acme/cuda-base:12.1\n" + _TORCHRUN_CMD, "info"),
+        ("image: acme/trainer:latest", "FROM acme/trainer:base\n" + _TORCHRUN_CMD, "error"),
+        # an ENTRYPOINT the walk cannot see through leaves the guess undecided: the command's loader without
+        # workers does not make it free either
+        (
+            "image: acme/trainer\n    command: python idle.py",
+            'FROM python:3.11\nENTRYPOINT ["/opt/vendor/launch"]\n',
+            "info",
+        ),
+        # an ENTRYPOINT whose code spends the walk's budget does not hide the command's own code
+        (
+            "image: acme/trainer\n    command: python train.py",
+            'FROM python:3.11\nENTRYPOINT ["python", "wrap.py"]\n',
+            "error",
+        ),
     ],
 )
 def test_the_dockerfile_beside_is_a_guess_that_only_adds_evidence(
@@ -1543,6 +1564,22 @@ def test_the_dockerfile_beside_is_a_guess_that_only_adds_evidence(
     (tmp_path / "Dockerfile").write_text(dockerfile)
     (tmp_path / "train.py").write_text(_TRAINER)
     (tmp_path / "idle.py").write_text("from torch.utils.data import DataLoader\nDataLoader(ds, num_workers=0)\n")
+    (tmp_path / "wrap.py").write_text("".join(f"import m{i}\n" for i in range(60)))
+    for i in range(60):
+        (tmp_path / f"m{i}.py").write_text(f"VALUE = {i}\n")
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.severity.label for f in findings if f.code == "SHM001"] == [severity]
+
+
+@pytest.mark.parametrize(
+    ("image", "severity"),
+    [("ghcr.io/acme/trainer:${TAG}", "error"), ("${REGISTRY}/trainer", "error"), ("${IMAGE}", "info")],
+)
+def test_a_manifest_image_whose_registry_or_tag_is_a_variable_still_names_the_image_beside(
+    tmp_path: Path, image: str, severity: str
+) -> None:
+    (tmp_path / "Dockerfile").write_text(_TORCHRUN_DOCKERFILE)
+    (tmp_path / "pod.yaml").write_text(_OWN_POD.replace("acme/own-app", image).replace("gpu: 1", "gpu: 4"))
     findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
     assert [f.severity.label for f in findings if f.code == "SHM001"] == [severity]
 
@@ -1553,7 +1590,10 @@ def test_a_finding_through_the_dockerfile_beside_says_it_was_taken_so(tmp_path: 
     (tmp_path / "train.py").write_text(_TRAINER)
     (finding,) = [f for f in check_paths(Settings(), [tmp_path], jobs=1).findings if f.code == "SHM001"]
     assert finding.severity.label == "error" and "train.py:2 DataLoader(num_workers=8)" in finding.detail
-    assert "taken to be built from Dockerfile beside the file" in finding.detail
+    assert "in the image built from Dockerfile: the Dockerfile beside the file, taken to build it" in finding.detail
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.6.3\n")  # the base decides: said so too
+    (finding,) = [f for f in check_paths(Settings(), [tmp_path], jobs=1).findings if f.code == "SHM001"]
+    assert "built by Dockerfile:1 (the Dockerfile beside the file, taken to build it)" in finding.detail
 
 
 def test_a_compose_file_of_any_name_takes_the_dockerfile_beside(tmp_path: Path) -> None:

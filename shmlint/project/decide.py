@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shmlint.model import Tier, Workload
+from shmlint.model import Launch, Need, ProjectFacts, Tier, Workload
 from shmlint.need import MPI_LOCAL_RANKS, decide, knows_image, own_script
 
 if TYPE_CHECKING:
     from shmlint.need import Knowledge
-    from shmlint.project.index import ProjectIndex
+    from shmlint.project.index import ProjectIndex, Reader
 
 
 def with_needs(
@@ -30,24 +30,43 @@ def with_needs(
             launch = workload.launch
             if launch.dockerfile_beside and knows_image(workload.image, knowledge):
                 launch = launch._replace(dockerfile_beside=False)  # a known image is not what that Dockerfile builds
-            reader = Reader(project, texts)
-            facts = gather(launch, workload.accelerator_count, reader, workload.image)
-            guessed = decide(workload._replace(project=facts), knowledge)
-            if facts.guessed and (guessed is None or guessed.tier is not Tier.NEEDS):
-                # the Dockerfile beside the file may not be the image's: it adds evidence, never takes any away (its
-                # ENTRYPOINT before the command, loaders without workers in its code)
-                facts = gather(
-                    launch._replace(dockerfile_beside=False), workload.accelerator_count, reader, workload.image
-                )
-                guessed = decide(workload._replace(project=facts), knowledge)
+            facts: ProjectFacts | None = gather(
+                launch, workload.accelerator_count, Reader(project, texts), workload.image
+            )
+            need = decide(workload._replace(project=facts), knowledge)
+            if facts is not None and facts.guessed and (need is None or need.tier is not Tier.NEEDS):
+                need, facts = _unguessed(workload, launch, knowledge, Reader(project, texts), (need, facts))
             workload = workload._replace(project=facts)
-            need = guessed
         decided.append(workload._replace(need=need))
     if len(decided) > 1 and any(_over_ssh(workload) for workload in decided):
         from shmlint.project.ssh_ranks import with_ssh_ranks  # loaded for a file with an ssh daemon or MPI hosts
 
         return with_ssh_ranks(decided)
     return decided
+
+
+def _unguessed(
+    workload: Workload,
+    launch: Launch,
+    knowledge: Knowledge,
+    reader: Reader,
+    guessed: tuple[Need | None, ProjectFacts | None],
+) -> tuple[Need | None, ProjectFacts | None]:
+    """The need without the Dockerfile beside the file, where that is stronger: the guess may add evidence, never
+    take any away (an unrelated ENTRYPOINT before the container's own command, loaders without workers in code
+    the image may not hold). A container with no command of its own has nothing else to follow: its names decide.
+    The walk without the guess has a reader of its own (the budget is per walk); on a tie the guess stays, with
+    the files it read named."""
+    from shmlint.project.follow import gather
+
+    need = guessed[0]
+    facts = None
+    if launch.entrypoint or launch.arguments:
+        facts = gather(launch._replace(dockerfile_beside=False), workload.accelerator_count, reader, workload.image)
+    unguessed = decide(workload._replace(project=facts), knowledge)
+    if unguessed is not None and (need is None or unguessed.tier > need.tier):
+        return unguessed, facts
+    return guessed
 
 
 def _over_ssh(workload: Workload) -> bool:

@@ -469,14 +469,16 @@ def _mounted(binds: list[tuple[str, str]], workdir: str, reader: Reader) -> list
 
 def _may_build(image: str | None, facts: RunFacts) -> bool:
     """Whether the Dockerfile beside a file can be what builds the image it runs: not for a name left to a variable
-    (``${IMAGE}``: any image, the file does not say which) nor for the Dockerfile's own base (``FROM x`` beside a
-    run of ``x`` is the image it starts from, not the one it builds)."""
-    if not image or "$" in image:
-        return False
+    (``${IMAGE}``: any image, the file does not say which) nor for the Dockerfile's own base, registry and tag
+    alike (``FROM x:1`` beside a run of ``x:1`` is the image it starts from, not the one it builds)."""
+    from shmlint.project.builds import image_key
     from shmlint.signals import split_image
 
-    name = split_image(image)[0]
-    return all(split_image(base)[0] != name for base, _ in facts.bases)
+    key = image_key(image) if image else None
+    if key is None:  # a variable in its path (a registry or tag left to one still names the image)
+        return False
+    named = (key, split_image(image or "")[1] or "latest")
+    return all((image_key(base), split_image(base)[1] or "latest") != named for base, _ in facts.bases)
 
 
 def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:
