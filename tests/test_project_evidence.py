@@ -1542,6 +1542,19 @@ _TORCHRUN_DOCKERFILE = "FROM python:3.11\n" + _TORCHRUN_CMD
         # the own base with another registry spelling is still the base; another tag of the name is not
         ("image: docker.io/acme/cuda-base:12.1", "FROM acme/cuda-base:12.1\n" + _TORCHRUN_CMD, "info"),
         ("image: acme/trainer:latest", "FROM acme/trainer:base\n" + _TORCHRUN_CMD, "error"),
+        # an earlier release pulled only to copy a cache from is not where the running stage starts
+        (
+            "image: acme/trainer:latest",
+            "FROM acme/trainer:latest AS previous\nFROM python:3.11\nCOPY --from=previous /c /c\n" + _TORCHRUN_CMD,
+            "error",
+        ),
+        # a digest names no tag: compared by digest
+        ("image: acme/cuda-base@sha256:" + "0" * 64, "FROM acme/cuda-base\n" + _TORCHRUN_CMD, "error"),
+        (
+            "image: acme/cuda-base@sha256:" + "0" * 64,
+            "FROM acme/cuda-base@sha256:" + "0" * 64 + "\n" + _TORCHRUN_CMD,
+            "info",
+        ),
         # an ENTRYPOINT the walk cannot see through leaves the guess undecided: the command's loader without
         # workers does not make it free either
         (
@@ -1582,6 +1595,17 @@ def test_a_manifest_image_whose_registry_or_tag_is_a_variable_still_names_the_im
     (tmp_path / "pod.yaml").write_text(_OWN_POD.replace("acme/own-app", image).replace("gpu: 1", "gpu: 4"))
     findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
     assert [f.severity.label for f in findings if f.code == "SHM001"] == [severity]
+
+
+def test_a_guess_left_undecided_both_ways_keeps_naming_the_files_it_read(tmp_path: Path) -> None:
+    """On a tie the guess stays: the undecided finding says what was read through it."""
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  app:\n    image: acme/trainer\n    command: python train.py\n    runtime: nvidia\n"
+    )
+    (tmp_path / "Dockerfile").write_text('FROM python:3.11\nENTRYPOINT ["/opt/vendor/launch"]\n')
+    (tmp_path / "train.py").write_text("import sys\nDataLoader(ds, num_workers=int(sys.argv[1]))\n")
+    (finding,) = [f for f in check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings if f.code == "SHM001"]
+    assert finding.severity.label == "info" and "Dockerfile" in finding.detail
 
 
 def test_a_finding_through_the_dockerfile_beside_says_it_was_taken_so(tmp_path: Path) -> None:

@@ -78,6 +78,9 @@ class RunFacts(NamedTuple):
     workdir: str
     #: what the stages it is built FROM copy from the build context: (absolute destination, source), one source each
     copies: tuple[tuple[str, str], ...] = ()
+    #: the image the stage that runs starts from, through its FROM chain ("" for ``scratch`` or none): not the images
+    #: other stages are built from only to be copied from
+    start: str = ""
 
 
 def run_facts(text: str, build_args: Mapping[str, str] | None = None, target: str | None = None) -> RunFacts:
@@ -101,7 +104,8 @@ def run_facts(text: str, build_args: Mapping[str, str] | None = None, target: st
         if stage.entrypoint is not None:
             break
     copies = tuple(copy for stage in reversed(chain) for copy in stage.copies)[:MAX_COPIES]
-    return RunFacts(bases, entrypoint, cmd, next((s.workdir for s in chain if s.workdir), ""), copies)
+    start = chain[-1].base if chain and _stage_index(stages, chain[-1].base) is None else ""
+    return RunFacts(bases, entrypoint, cmd, next((s.workdir for s in chain if s.workdir), ""), copies, start or "")
 
 
 def _exec_form(value: str) -> tuple[str, ...]:

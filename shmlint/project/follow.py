@@ -469,16 +469,19 @@ def _mounted(binds: list[tuple[str, str]], workdir: str, reader: Reader) -> list
 
 def _may_build(image: str | None, facts: RunFacts) -> bool:
     """Whether the Dockerfile beside a file can be what builds the image it runs: not for a name left to a variable
-    (``${IMAGE}``: any image, the file does not say which) nor for the Dockerfile's own base, registry and tag
-    alike (``FROM x:1`` beside a run of ``x:1`` is the image it starts from, not the one it builds)."""
+    (``${IMAGE}``: any image, the file does not say which) nor for the image the Dockerfile's running stage starts
+    from, registry spellings alike, by tag or digest (``FROM x:1`` beside a run of ``x:1`` is where it starts, not
+    what it builds; a stage built from an earlier release only to copy from it is not)."""
     from shmlint.project.builds import image_key
     from shmlint.signals import split_image
 
-    key = image_key(image) if image else None
-    if key is None:  # a variable in its path (a registry or tag left to one still names the image)
+    def named(reference: str) -> tuple[str | None, str]:  # by digest when it has one, else by tag
+        digest = reference.partition("@")[2]
+        return image_key(reference), digest or split_image(reference)[1] or "latest"
+
+    if not image or image_key(image) is None:  # a variable in its path (a registry or tag left to one still names it)
         return False
-    named = (key, split_image(image or "")[1] or "latest")
-    return all((image_key(base), split_image(base)[1] or "latest") != named for base, _ in facts.bases)
+    return not facts.start or named(facts.start) != named(image)
 
 
 def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:
