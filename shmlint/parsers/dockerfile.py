@@ -105,7 +105,7 @@ def run_facts(text: str, build_args: Mapping[str, str] | None = None, target: st
             break
     copies = tuple(copy for stage in reversed(chain) for copy in stage.copies)[:MAX_COPIES]
     start = chain[-1].base if chain and _stage_index(stages, chain[-1].base) is None else ""
-    return RunFacts(bases, entrypoint, cmd, next((s.workdir for s in chain if s.workdir), ""), copies, start or "")
+    return RunFacts(bases, entrypoint, cmd, next((s.workdir for s in chain if s.workdir), ""), copies, start)
 
 
 def _exec_form(value: str) -> tuple[str, ...]:

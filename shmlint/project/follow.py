@@ -403,7 +403,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         build.where if build is not None and built is not None else "",
         notes,
         tuple(walk.by_name),
-        guessed and built is not None,
+        guessed,
     )
 
 
