@@ -30,13 +30,12 @@ def with_needs(
             launch = workload.launch
             if launch.dockerfile_beside and knows_image(workload.image, knowledge):
                 launch = launch._replace(dockerfile_beside=False)  # a known image is not what that Dockerfile builds
-            facts: ProjectFacts | None = gather(
-                launch, workload.accelerator_count, Reader(project, texts), workload.image
-            )
+            facts = gather(launch, workload.accelerator_count, Reader(project, texts), workload.image)
             need = decide(workload._replace(project=facts), knowledge)
-            if facts is not None and facts.guessed and (need is None or need.tier is not Tier.NEEDS):
-                need, facts = _unguessed(workload, launch, knowledge, Reader(project, texts), (need, facts))
-            workload = workload._replace(project=facts)
+            kept: ProjectFacts | None = facts
+            if facts.guessed and (need is None or need.tier is not Tier.NEEDS):
+                need, kept = _unguessed(workload, launch, knowledge, Reader(project, texts), need, facts)
+            workload = workload._replace(project=kept)
         decided.append(workload._replace(need=need))
     if len(decided) > 1 and any(_over_ssh(workload) for workload in decided):
         from shmlint.project.ssh_ranks import with_ssh_ranks  # loaded for a file with an ssh daemon or MPI hosts
@@ -50,7 +49,8 @@ def _unguessed(
     launch: Launch,
     knowledge: Knowledge,
     reader: Reader,
-    guessed: tuple[Need | None, ProjectFacts | None],
+    need: Need | None,
+    guessed: ProjectFacts,
 ) -> tuple[Need | None, ProjectFacts | None]:
     """The need without the Dockerfile beside the file, where that is stronger: the guess may add evidence, never
     take any away (an unrelated ENTRYPOINT before the container's own command, loaders without workers in code
@@ -59,14 +59,13 @@ def _unguessed(
     the files it read named."""
     from shmlint.project.follow import gather
 
-    need = guessed[0]
     facts = None
     if launch.entrypoint or launch.arguments:
         facts = gather(launch._replace(dockerfile_beside=False), workload.accelerator_count, reader, workload.image)
     unguessed = decide(workload._replace(project=facts), knowledge)
     if unguessed is not None and (need is None or unguessed.tier > need.tier):
         return unguessed, facts
-    return guessed
+    return need, guessed
 
 
 def _over_ssh(workload: Workload) -> bool:

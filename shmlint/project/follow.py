@@ -353,9 +353,9 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         launch = launch._replace(dockerfile_beside=False)
     entrypoint, arguments, workdir = launch.entrypoint, launch.arguments, launch.working_dir
     built = _built(launch, reader, build)
-    guessed = built is not None and build is None and launch.dockerfile_beside and not launch.build_context
-    if guessed and built is not None and not _may_build(image, built[1]):
-        built, guessed = None, False
+    if built is not None and launch.dockerfile_beside and not _may_build(image, built[1]):
+        built = None
+    guessed = built is not None and launch.dockerfile_beside  # no build names the image: the one beside is a guess
     if built is not None:  # the manifest's command replaces the ENTRYPOINT (and drops the CMD), its args the CMD
         where, facts = built
         images = tuple(CodeFact(f"{where}:{line}", f"FROM {image}") for image, line in facts.bases)
