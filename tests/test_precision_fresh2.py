@@ -48,6 +48,7 @@ FRESH24 = BENCH / "fresh24"  # crash-rich by choice (exact file paths, code sear
 #: the maintainers' kinds as a new user picks them, favouring trees that train or serve on several accelerators: held back
 FRESH25 = BENCH / "fresh25"
 FRESH26 = BENCH / "fresh26"  # crash-rich by choice (exact file paths read before fetching): held back, lead scores
+FRESH28 = BENCH / "fresh28"  # crash-rich by choice (exact file paths, repository names): held back, lead scores
 _LATER = (
     FRESH8,
     FRESH9,
@@ -68,6 +69,7 @@ _LATER = (
     FRESH24,
     FRESH25,
     FRESH26,
+    FRESH28,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
