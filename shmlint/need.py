@@ -284,14 +284,17 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
 
 
 def _base_aside(workload: Workload, started: CodeFact | None, knowledge: Knowledge) -> bool:
-    """Whether the base image of the image built for ``workload`` says nothing of what it runs: the image starts a
-    holder, a shell or a notebook (what is exec'd into it later is not in the files), or, in a container with no
-    accelerator, a program of its own (a web client or a benchmark client built FROM a GPU server's image). With an
-    accelerator a CMD stays what it is to docker, arguments for the base's entrypoint, and the base decides."""
-    if started is None:
+    """Whether the base image of the image built for ``workload`` says nothing of what it runs: the container (its
+    own command, else the image's ``CMD``/``ENTRYPOINT``: ``started``) starts a holder, a shell or a notebook (what
+    is exec'd into it later is not in the files), or, in a container with no accelerator, a program of its own (a
+    web client or a benchmark client built FROM a GPU server's image, ``python3 -c "import handler"`` run in it).
+    With an accelerator a command stays what it is to docker, arguments for the base's entrypoint, and the base
+    decides."""
+    command = started.text if started is not None else workload.command or ""
+    if not command.strip():
         return False
-    own_program = not workload.gpu and not started.text.lstrip().startswith("-")
-    return own_program or _holds(started.text, knowledge)
+    own_program = not workload.gpu and not command.lstrip().startswith("-")
+    return own_program or _holds(command, knowledge)
 
 
 def _holds(command: str, knowledge: Knowledge) -> bool:
