@@ -256,7 +256,12 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
         # a command that also starts software that needs /dev/shm (`nvidia-smi && torchrun ...`) keeps that need
         return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
-    if any(e.command_wins for e, _ in by_command) or _runs_steps(workload) or _own_program(workload):
+    if (
+        any(e.command_wins for e, _ in by_command)
+        or _runs_steps(workload)
+        or _own_program(workload)
+        or _inline_program(workload)
+    ):
         by_image = []  # a holder, a notebook, a CI job's steps, a program of its own: the image is only where they
         # run, its own entrypoint never does
     matches = [(e, where) for e, where in by_command + by_image if accelerator or not e.accelerator_only]
@@ -284,17 +289,34 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
 
 
 def _base_aside(workload: Workload, started: CodeFact | None, knowledge: Knowledge) -> bool:
-    """Whether the base image of the image built for ``workload`` says nothing of what it runs: the container (its
-    own command, else the image's ``CMD``/``ENTRYPOINT``: ``started``) starts a holder, a shell or a notebook (what
-    is exec'd into it later is not in the files), or, in a container with no accelerator, a program of its own (a
-    web client or a benchmark client built FROM a GPU server's image, ``python3 -c "import handler"`` run in it).
-    With an accelerator a command stays what it is to docker, arguments for the base's entrypoint, and the base
-    decides."""
-    command = started.text if started is not None else workload.command or ""
-    if not command.strip():
+    """Whether the base image of the image built for ``workload`` says nothing of what it runs: the image starts a
+    holder, a shell or a notebook (what is exec'd into it later is not in the files), or, in a container with no
+    accelerator, a program of its own (a web client or a benchmark client built FROM a GPU server's image). With an
+    accelerator a CMD stays what it is to docker, arguments for the base's entrypoint, and the base decides."""
+    if started is None:
         return False
-    own_program = not workload.gpu and not command.lstrip().startswith("-")
-    return own_program or _holds(command, knowledge)
+    own_program = not workload.gpu and not started.text.lstrip().startswith("-")
+    return own_program or _holds(started.text, knowledge)
+
+
+def _inline_program(workload: Workload) -> bool:
+    """A container with no accelerator whose command is Python's ``-c`` code (``python3 -c "import handler"``):
+    that code is what runs, or, after an image's ``ENTRYPOINT``, arguments its server refuses; the image's (or
+    its base's) server never starts, so its name is not evidence. A program or options after the image's own
+    entrypoint (``Qwen/Qwen2-7B``, ``--model x``, ``/start.sh``) are left to the image."""
+    if workload.gpu or not workload.command:
+        return False
+    from shmlint.parsers.programs import is_python, program  # asked only of a container with a command
+
+    words = program(workload.command.split(" "))
+    if not words or not is_python(words[0].rpartition("/")[2]):
+        return False
+    for word in words[1:8]:  # the interpreter's own options come first: ``python3 -u -c ...``
+        if word == "-c":
+            return True
+        if not word.startswith("-") or word.startswith("--"):
+            return False
+    return False
 
 
 def _holds(command: str, knowledge: Knowledge) -> bool:

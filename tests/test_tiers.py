@@ -103,6 +103,27 @@ def test_free_software_and_unknown_cpu_torch_give_no_finding(text: str) -> None:
     assert not result.findings, [f.message for f in result.findings]
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "needs"),
+    [
+        # Python's -c code with no accelerator: that code runs (or the server's ENTRYPOINT refuses it), never the server
+        ("run.sh", 'docker run --rm vllm/vllm-openai:v0.6.3 python3 -c "import vllm"\n', False),
+        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 /usr/bin/python3 -u -c 'import vllm'\n", False),
+        ("pod.yaml", POD.format(image="vllm/vllm-openai:v0.6.3", args='["python3", "-c", "1"]', gpus=0), False),
+        # arguments for the image's own entrypoint, a script it may hold, a file run by Python: the image decides
+        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 --model x\n", True),
+        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 Qwen/Qwen2-7B-Instruct\n", True),
+        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 python3 /start.py\n", True),
+        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 python3 --version -c 1\n", True),
+        # with an accelerator the image keeps deciding, as for a command of its own elsewhere
+        ("run.sh", 'docker run --gpus all vllm/vllm-openai:v0.6.3 python3 -c "import vllm"\n', True),
+    ],
+)
+def test_inline_python_code_is_what_runs_not_the_images_server(name: str, text: str, needs: bool) -> None:
+    found = shm001(check(name, text))
+    assert (found != [] and found[0][0] is Severity.ERROR) == needs, found
+
+
 def test_cpu_dataloader_workers_are_an_error() -> None:
     ((severity, message),) = shm001(check("run.sh", "docker run pytorch/pytorch python train.py --num-workers 4\n"))
     assert severity is Severity.ERROR and "DataLoader" in message

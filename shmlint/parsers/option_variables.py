@@ -9,13 +9,12 @@ image, and one it says nothing of stays unknown. The work is bounded per text (`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_options import Flag, read_option
 from shmlint.parsers.shell import SimpleCommand, Word, commands
-from shmlint.runtime.interpolation import interpolate
 
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 #: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``
@@ -44,10 +43,6 @@ MAX_VALUE = 1024
 #: characters of variables' values read into one text's commands: past it a variable is unknown (3,000 lines of
 #: ``docker run $X`` with a 1 KiB ``X`` would read 3 MB of options)
 MAX_EXPANDED = 256 * 1024
-#: values read inside values for an image word (``IMAGE=$BASE``, ``BASE=${REG:-x}/y``): deeper is unsure
-MAX_NESTED = 4
-#: values read for one image word in all: past it the word is unsure (hostile values that name each other)
-MAX_LOOKUPS = 64
 
 
 class _Read(NamedTuple):
@@ -180,59 +175,14 @@ def _value_options(parts: Sequence[Word]) -> list[Flag] | None:
 
 
 def assigned_word(word: Word, assigned: Assignments) -> Word | None:
-    """The image a word with variables names where the script says it, where the word is: a name the script gave
-    one value before (``IMAGE=vllm/vllm-openai:v0.6.3``, then ``$IMAGE`` or ``${REGISTRY}/x:${TAG}``), and a
-    default read as compose reads one (``${IMAGE:-vllm/vllm-openai}``, ``IMAGE=${IMAGE:-...}``: what runs when the
-    caller sets none). None when a name it reads had several values or none the text gives, or for a command
-    substitution, a blank or a ``$`` left in the result."""
-    if "$(" in word.text or "`" in word.text:
+    """A one-variable word (``$IMAGE``, ``"${IMAGE}"``) whose name the script gave one plain value before
+    (``IMAGE=vllm/vllm-openai:v0.6.3``): that value, where the word is; None when it had none, several, or one
+    that holds an expansion or a blank."""
+    name = assigned_name(word, assigned)
+    values = assigned.values.get(name, ()) if name else ()
+    if len(values) != 1 or not values[0] or any(char.isspace() or char in "$`" for char in values[0]):
         return None
-    known = _Known(assigned)
-    value, certain = interpolate(word.text, known)
-    if not certain or known.unsure or not value or "$" in value or any(char.isspace() for char in value):
-        return None
-    return Word(value, word.start, word.end)
-
-
-class _Known(Mapping[str, str]):
-    """The script's variables as ``interpolate`` reads them: a name with one value given before (itself read the
-    same way, a reference to the name in its own value being the caller's: ``IMAGE=${IMAGE:-x}``), unset when the
-    text gives it none; a name with several values, one whose value is not certain, or a read past the word's
-    ``MAX_LOOKUPS`` or the text's ``MAX_EXPANDED`` (values that each name another many times) makes it unsure."""
-
-    def __init__(self, assigned: Assignments, outer: frozenset[str] = frozenset(), shared: _Known | None = None):
-        self._assigned = assigned
-        self._outer = outer  # names whose value is being read: a reference to one is to the caller's value
-        self._shared = shared or self  # the word's first reader: it keeps the count and the verdict
-        self.lookups = 0
-        self.unsure = False
-
-    def __getitem__(self, name: str) -> str:
-        values = () if name in self._outer else self._assigned.values.get(name, ())
-        if not values:
-            raise KeyError(name)
-        shared, value = self._shared, values[0]
-        shared.lookups += 1
-        if len(values) > 1 or shared.lookups > MAX_LOOKUPS or "`" in value or "$(" in value:
-            shared.unsure = True
-            return ""
-        if "$" not in value:
-            return value
-        if len(self._outer) >= MAX_NESTED or not self._assigned.spend(len(value)):  # the text's budget for values
-            shared.unsure = True  # read inside values
-            return ""
-        resolved, certain = interpolate(value, _Known(self._assigned, self._outer | {name}, shared))
-        shared.unsure = shared.unsure or not certain
-        return resolved
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name not in self._outer and bool(self._assigned.values.get(name))
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._assigned.values)
-
-    def __len__(self) -> int:
-        return len(self._assigned.values)
+    return Word(values[0], word.start, word.end)
 
 
 def assigned_name(word: Word, assigned: Assignments) -> str:
