@@ -50,6 +50,7 @@ FRESH25 = BENCH / "fresh25"
 FRESH26 = BENCH / "fresh26"  # crash-rich by choice (exact file paths read before fetching): held back, lead scores
 FRESH27 = BENCH / "fresh27"  # the maintainers' kinds as a new user picks them, no crash preference: held back
 FRESH28 = BENCH / "fresh28"  # crash-rich by choice (exact file paths, repository names): held back, lead scores
+FRESH30 = BENCH / "fresh30"  # crash-proven by history (trees pinned before a commit that sized /dev/shm): held back
 _LATER = (
     FRESH8,
     FRESH9,
@@ -72,6 +73,7 @@ _LATER = (
     FRESH26,
     FRESH27,
     FRESH28,
+    FRESH30,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
