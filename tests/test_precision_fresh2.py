@@ -51,6 +51,7 @@ FRESH26 = BENCH / "fresh26"  # crash-rich by choice (exact file paths read befor
 FRESH27 = BENCH / "fresh27"  # the maintainers' kinds as a new user picks them, no crash preference: held back
 FRESH28 = BENCH / "fresh28"  # crash-rich by choice (exact file paths, repository names): held back, lead scores
 FRESH29 = BENCH / "fresh29"  # crash-proven by issue/fix history (parent of the fix commit): held back, lead scores
+FRESH30 = BENCH / "fresh30"  # crash-proven by history (trees pinned before a commit that sized /dev/shm): held back
 _LATER = (
     FRESH8,
     FRESH9,
@@ -74,6 +75,7 @@ _LATER = (
     FRESH27,
     FRESH28,
     FRESH29,
+    FRESH30,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
