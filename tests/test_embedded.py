@@ -138,6 +138,19 @@ def test_markdown_console_block_output_and_root_prompt() -> None:
     assert visible(mask_markdown(text)) == ["docker run a \\", "--rm img"]
 
 
+def test_a_console_block_without_any_prompt_holds_commands() -> None:
+    """Sphinx documents tag commands ``console`` for its highlighting: a block that shows no prompt at all is no
+    transcript, every line is read (with one prompt, lines without one stay output)."""
+    bare = "```console\ndocker run --gpus all \\\n  img token=x\n```\n"
+    assert visible(mask_markdown(bare)) == ["docker run --gpus all \\", "img token=x"]
+    shown = "```console\n$ echo hi\ndocker run --gpus all img\n```\n"
+    assert visible(mask_markdown(shown)) == ["echo hi"]
+    rst = ".. code-block:: console\n\n    docker run --gpus all img\n"
+    assert [[w.text for w in c.words] for c in commands(rst_shell_blocks(rst)[0])] == [
+        ["docker", "run", "--gpus", "all", "img"]
+    ]
+
+
 def test_markdown_comments_stay_comments_in_bash_blocks() -> None:
     masked = mask_markdown("```bash\n# docker run --gpus all img\ndocker ps\n```\n")
     assert [[w.text for w in c.words] for c in commands(masked)] == [["docker", "ps"]]

@@ -116,7 +116,11 @@ def extent(block: list[tuple[int, str]]) -> tuple[int, int]:
 
 def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tuple[CodeLine, ...]:
     """Copy a code block into the mask; in transcripts only prompted commands (prompt blanked) and continuations.
-    Returns the lines kept, each with its prompt."""
+    A block tagged as a transcript that shows no prompt at all holds commands written without them (Sphinx
+    documents tag their commands ``console`` for its highlighting): every line is read. Returns the lines kept,
+    each with its prompt."""
+    if console and not any(_ANY_PROMPT.match(line) or _NAMED_PROMPT.match(line) for _, line in block):
+        console = False
     console = console or any(_DOLLAR_PROMPT.match(line) for _, line in block)
     prompt = _ANY_PROMPT if console else _DOLLAR_PROMPT
     continued = False
