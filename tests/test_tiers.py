@@ -362,7 +362,15 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ("docker run --gpus all nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0 list-model-profiles\n", None, "x"),
         ("docker run --gpus all openmmlab/lmdeploy lmdeploy serve api_server m\n", Severity.ERROR, "lmdeploy"),
         ("docker run --gpus all ultralytics/ultralytics yolo train data=c.yaml\n", Severity.ERROR, "ultralytics"),
+        # config overrides for the Lightly Worker's own entrypoint; its loader workers default to the CPU cores
+        (
+            "docker run --gpus all -it lightly/worker:latest token=T worker.worker_id=W\n",
+            Severity.ERROR,
+            "lightly-worker",
+        ),
         ("docker run --gpus all acme/yolo yolo train data=c.yaml workers=0\n", Severity.INFO, None),
+        ("docker run --gpus all lightly/worker:latest --help\n", None, "x"),  # prints its options and exits
+        ("docker run --gpus all acme/app python train.py --help\n", None, "x"),
         ("docker run --gpus all ghcr.io/huggingface/text-embeddings-inference:1.8 --model-id m\n", None, "x"),
         ("docker run --gpus all ollama/ollama\n", None, "x"),
         (
