@@ -100,6 +100,36 @@ def test_a_placeholder_quantity_is_unknown_not_invalid(tmp_path: Path) -> None:
     assert [f.code for f in plain] == ["SHM011", "SHM011"]
 
 
+OPENSHIFT_TEMPLATE = """\
+apiVersion: template.openshift.io/v1
+kind: Template
+metadata: {name: trainer}
+objects:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: trainer}
+  spec:
+    containers:
+    - name: trainer
+      image: acme/trainer
+      command: [torchrun, --nproc_per_node=4, train.py]
+      resources: {limits: {nvidia.com/gpu: 4, memory: "${MEMORY_LIMIT}"}}
+parameters:
+- {name: MEMORY_LIMIT, value: 512Mi}
+"""
+
+
+def test_an_openshift_templates_parameters_are_values_to_come(tmp_path: Path) -> None:
+    """``oc process`` fills an OpenShift Template's ``${PARAMETER}``s: its objects are read as a template's, so a
+    placeholder quantity is no malformed one (SHM011), and the pods are judged; a file named like any manifest."""
+    (tmp_path / "template.yaml").write_text(OPENSHIFT_TEMPLATE, encoding="utf-8")
+    report = check_paths(Settings(), [tmp_path], jobs=1)
+    assert [(f.code, f.severity.label) for f in report.findings] == [("SHM001", "error")]
+    other = OPENSHIFT_TEMPLATE.replace("template.openshift.io/v1", "acme.io/v1")  # another group's Template kind
+    (tmp_path / "template.yaml").write_text(other, encoding="utf-8")
+    assert "SHM011" in [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings]
+
+
 def test_a_fix_never_writes_into_a_placeholder(tmp_path: Path) -> None:
     """A template pod without /dev/shm and a placeholder memory limit: the fix adds the volume, sized without a cap
     it cannot read, and leaves ``${MEM}`` as it is."""

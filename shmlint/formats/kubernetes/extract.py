@@ -325,6 +325,17 @@ def fragment(document: Node, m: Mappings | None = None) -> str | None:
     return None
 
 
+def is_openshift_template(document: Node, m: Mappings | None = None) -> bool:
+    """An OpenShift ``Template``: its ``objects`` are written with ``${PARAMETER}`` placeholders that ``oc process``
+    fills from its ``parameters``, so a placeholder there is a value to come, as in an envsubst template."""
+    m = m or Mappings()
+    return (
+        isinstance(document, MappingNode)
+        and scalar(m.get(document, "kind")) == "Template"
+        and (scalar(m.get(document, "apiVersion")) or "").split("/")[0] in ("v1", "template.openshift.io")
+    )
+
+
 def _core_containers(document: MappingNode, m: Mappings) -> list[Node]:
     """The containers where a pod, a controller's template or a CronJob's job template keeps them (or a bare
     ``containers`` list at the top): the places a snippet or a patch of a core kind writes them."""
