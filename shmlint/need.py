@@ -300,23 +300,36 @@ def _base_aside(workload: Workload, started: CodeFact | None, knowledge: Knowled
 
 
 def _inline_program(workload: Workload) -> bool:
-    """A container with no accelerator whose command is Python's ``-c`` code (``python3 -c "import handler"``):
-    that code is what runs, or, after an image's ``ENTRYPOINT``, arguments its server refuses; the image's (or
-    its base's) server never starts, so its name is not evidence. A program or options after the image's own
-    entrypoint (``Qwen/Qwen2-7B``, ``--model x``, ``/start.sh``) are left to the image."""
+    """A container with no accelerator whose command is Python's ``-c`` code (``python3 -c "import handler"``,
+    ``python3 -uc ...``, also as a shell's ``-c`` string): that code is what runs, or, after an image's
+    ``ENTRYPOINT``, arguments its server refuses; the image's (or its base's) server never starts, so its name is
+    not evidence. A program or options after the image's own entrypoint (``Qwen/Qwen2-7B``, ``--model x``,
+    ``/start.sh``) are left to the image."""
     if workload.gpu or not workload.command:
         return False
-    from shmlint.parsers.programs import is_python, program  # asked only of a container with a command
+    from shmlint.parsers.programs import SHELLS, is_python, program  # asked only of a container with a command
 
     words = program(workload.command.split(" "))
+    if len(words) > 2 and words[0].rpartition("/")[2] in SHELLS and words[1] == "-c":
+        words = program(words[2:])  # the string a shell runs (the words were joined: its quotes are gone)
     if not words or not is_python(words[0].rpartition("/")[2]):
         return False
-    for word in words[1:8]:  # the interpreter's own options come first: ``python3 -u -c ...``
-        if word == "-c":
+    skip = False
+    for word in words[1:8]:  # the interpreter's own options come first: ``python3 -u -W ignore -c ...``
+        if skip:
+            skip = False
+        elif _PYTHON_INLINE.fullmatch(word):
             return True
-        if not word.startswith("-") or word.startswith("--"):
+        elif word in ("-W", "-X"):
+            skip = True  # an option that takes a value
+        elif not _PYTHON_FLAGS.fullmatch(word):
             return False
     return False
+
+
+#: Python's options without a value, alone or grouped (``-u``, ``-BE``), and such a group that ends in ``-c``
+_PYTHON_FLAGS = LazyRegex(r"-[bBdEiIOqsSuv]{1,8}")
+_PYTHON_INLINE = LazyRegex(r"-[bBdEiIOqsSuv]{0,8}c")
 
 
 def _holds(command: str, knowledge: Knowledge) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,6 +15,8 @@ from shmlint.parsers.embedded.rst import rst_shell_blocks
 from shmlint.parsers.embedded.shell_blocks import CodeLine
 from shmlint.parsers.shell import commands
 from shmlint.parsers.yamlnodes import compose
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
 from shmlint.source import SourceText
 from tests.support import run_shmlint
 
@@ -138,17 +142,29 @@ def test_markdown_console_block_output_and_root_prompt() -> None:
     assert visible(mask_markdown(text)) == ["docker run a \\", "--rm img"]
 
 
-def test_a_console_block_without_any_prompt_holds_commands() -> None:
+def test_a_console_block_without_any_prompt_holds_its_engine_commands() -> None:
     """Sphinx documents tag commands ``console`` for its highlighting: a block that shows no prompt at all is no
-    transcript, every line is read (with one prompt, lines without one stay output)."""
-    bare = "```console\ndocker run --gpus all \\\n  img token=x\n```\n"
+    transcript; its container engine lines (and continuations) are read, nothing else (output there, ``Don't``,
+    would open a quote into the document's later blocks). With one prompt, lines without one stay output; a
+    bare ``# text`` is a comment, not a prompt."""
+    bare = "```console\n# start it\ndocker run --gpus all \\\n  img token=x\nDon't worry\n```\n"
     assert visible(mask_markdown(bare)) == ["docker run --gpus all \\", "img token=x"]
     shown = "```console\n$ echo hi\ndocker run --gpus all img\n```\n"
     assert visible(mask_markdown(shown)) == ["echo hi"]
-    rst = ".. code-block:: console\n\n    docker run --gpus all img\n"
+    rst = ".. code-block:: console\n\n    docker run --gpus all img\n    Unable to find image 'img' locally\n"
     assert [[w.text for w in c.words] for c in commands(rst_shell_blocks(rst)[0])] == [
         ["docker", "run", "--gpus", "all", "img"]
     ]
+
+
+def test_output_in_a_prompt_less_console_block_hides_no_later_command(tmp_path: Path) -> None:
+    text = (
+        "```console\nSuccessfully installed torch\nWARNING: Don't run pip as 'root'. Really don't\n```\n\n"
+        "```bash\ndocker run --gpus all --rm pytorch/pytorch torchrun --nproc_per_node=4 train.py\n```\n"
+    )
+    (tmp_path / "README.md").write_text(text, encoding="utf-8")
+    findings = check_paths(Settings(), [tmp_path], jobs=1).findings
+    assert [(f.code, f.severity.label, f.span.line) for f in findings] == [("SHM001", "error", 7)]
 
 
 def test_markdown_comments_stay_comments_in_bash_blocks() -> None:

@@ -128,6 +128,11 @@ def test_an_openshift_templates_parameters_are_values_to_come(tmp_path: Path) ->
     other = OPENSHIFT_TEMPLATE.replace("template.openshift.io/v1", "acme.io/v1")  # another group's Template kind
     (tmp_path / "template.yaml").write_text(other, encoding="utf-8")
     assert "SHM011" in [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings]
+    # OpenShift's non-string parameter form is one too; a plain object beside a Template is applied as written
+    both = OPENSHIFT_TEMPLATE.replace('"${MEMORY_LIMIT}"', '"${{MEMORY_LIMIT}}"') + "---\n" + PLACEHOLDERS
+    (tmp_path / "template.yaml").write_text(both, encoding="utf-8")
+    found = check_paths(Settings(), [tmp_path], jobs=1).findings
+    assert sorted(f.span.line for f in found if f.code == "SHM011") == [25, 29]  # the Pod's ${MEM} and $SHM_SIZE
 
 
 def test_a_fix_never_writes_into_a_placeholder(tmp_path: Path) -> None:

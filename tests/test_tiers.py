@@ -109,6 +109,10 @@ def test_free_software_and_unknown_cpu_torch_give_no_finding(text: str) -> None:
         # Python's -c code with no accelerator: that code runs (or the server's ENTRYPOINT refuses it), never the server
         ("run.sh", 'docker run --rm vllm/vllm-openai:v0.6.3 python3 -c "import vllm"\n', False),
         ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 /usr/bin/python3 -u -c 'import vllm'\n", False),
+        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 python3 -uc 'import vllm'\n", False),
+        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 python3 -W ignore -c 'import vllm'\n", False),
+        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 bash -c \"python3 -c 'import vllm'\"\n", False),
+        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 python3 -m x -c 1\n", True),  # -c is the module's
         ("pod.yaml", POD.format(image="vllm/vllm-openai:v0.6.3", args='["python3", "-c", "1"]', gpus=0), False),
         # arguments for the image's own entrypoint, a script it may hold, a file run by Python: the image decides
         ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 --model x\n", True),
@@ -371,6 +375,7 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ("docker run --gpus all acme/yolo yolo train data=c.yaml workers=0\n", Severity.INFO, None),
         ("docker run --gpus all lightly/worker:latest --help\n", None, "x"),  # prints its options and exits
         ("docker run --gpus all acme/app python train.py --help\n", None, "x"),
+        ("docker run --gpus all lightly/worker:latest sh -c 'run; echo --help'\n", Severity.ERROR, "lightly-worker"),
         ("docker run --gpus all ghcr.io/huggingface/text-embeddings-inference:1.8 --model-id m\n", None, "x"),
         ("docker run --gpus all ollama/ollama\n", None, "x"),
         (

@@ -38,7 +38,7 @@ def _any(source: SourceText, documents: list[Node]) -> bool:
 
 def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction) -> Found:
     """Each object that runs; a fragment (a container list without its pod) is a notice."""
-    from shmlint.formats.kubernetes.extract import extract_kubernetes, fragment, is_openshift_template
+    from shmlint.formats.kubernetes.extract import extract_kubernetes, fragment
 
     objects, notices = [], []
     for document in documents:
@@ -47,12 +47,9 @@ def _read(source: SourceText, documents: list[Node], path: Path, run: Extraction
         else:
             line = document.start_mark.line + 1
             notices.append(Notice(source.path, f"line {line}: not judged: {why}; it is judged where it is completed"))
-    # envsubst fills a template's ${VAR}s, the shell a here-document's, and `oc process` an OpenShift Template's
-    template = (
-        run.placeholders
-        or os.path.basename(path).lower().endswith(TEMPLATE_ENDINGS)
-        or any(is_openshift_template(document) for document in objects)
-    )
+    # envsubst fills a template's ${VAR}s, and the shell a here-document's (`oc process` an OpenShift Template's
+    # objects: the extractor reads those as a template's)
+    template = run.placeholders or os.path.basename(path).lower().endswith(TEMPLATE_ENDINGS)
     workloads, read = extract_kubernetes(
         source, objects, run.signals, run.runtimes, placeholders=template, embedded=run.embedded
     )

@@ -93,6 +93,7 @@ class _Extractor:
         self.reader = reader
         self.m = reader.m
         self.trained: frozenset[str] = frozenset()  # training runtimes a TrainJob of this file names
+        self.templated = reader.placeholders  # the whole file is a template (its name says so)
         self.notices: list[Notice] = []  # what this file's objects say that is not read (for its report)
 
     # -- objects and pod specs -------------------------------------------------------------------------------
@@ -294,7 +295,8 @@ class _Extractor:
         seen: Counter[WorkloadId] = Counter()
         objects = list(self.objects(documents))
         self.trained = self.trainjob_runtimes(objects)
-        for obj in objects:
+        for obj in objects:  # an OpenShift Template's objects are a template's, the file's other objects not
+            self.reader.placeholders = self.templated or is_openshift_template(obj, self.m)
             for pod in self.pods(obj):
                 result.extend(self.reader.pod_workloads(pod, seen))
         return result

@@ -84,7 +84,7 @@ class LocalRanks(NamedTuple):
 
 
 #: an envsubst placeholder (``${VAR}``, ``$VAR``) in a template's value
-PLACEHOLDER = LazyRegex(r"\$(?:\{[^{}]{0,200}\}|[A-Za-z_])")
+PLACEHOLDER = LazyRegex(r"\$(?:\{\{[^{}]{0,200}\}\}|\{[^{}]{0,200}\}|[A-Za-z_])")
 
 
 #: torchrun's own ``--nproc_per_node`` (``TORCHRUN_PROGRAMS``, ``TORCHRUN_MODULES``) wins over the operator's

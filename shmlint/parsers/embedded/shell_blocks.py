@@ -19,6 +19,8 @@ SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell
 #: a ``docker`` fence's first line when it holds commands: an engine, after a prompt or ``sudo``
 _ENGINE_FIRST = LazyRegex(r"[ \t]*(?:[$>][ \t]+)?(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)(?:[ \t]|$)")
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
+#: a line that runs a container engine, written without a prompt
+_ENGINE_LINE = LazyRegex(r"[ \t]*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)(?:[ \t]|$)")
 #: code block languages read as a YAML file of their own
 YAML_LANGUAGES = frozenset({"yaml", "yml"})
 #: code block languages that may hold a Dockerfile ("": untagged; "docker": either commands or a Dockerfile)
@@ -116,11 +118,9 @@ def extent(block: list[tuple[int, str]]) -> tuple[int, int]:
 
 def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tuple[CodeLine, ...]:
     """Copy a code block into the mask; in transcripts only prompted commands (prompt blanked) and continuations.
-    A block tagged as a transcript that shows no prompt at all holds commands written without them (Sphinx
-    documents tag their commands ``console`` for its highlighting): every line is read. Returns the lines kept,
-    each with its prompt."""
-    if console and not any(_ANY_PROMPT.match(line) or _NAMED_PROMPT.match(line) for _, line in block):
-        console = False
+    Returns the lines kept, each with its prompt."""
+    if console and not any(_shows_prompt(line) for _, line in block):
+        return _keep_engine_lines(mask, block)
     console = console or any(_DOLLAR_PROMPT.match(line) for _, line in block)
     prompt = _ANY_PROMPT if console else _DOLLAR_PROMPT
     continued = False
@@ -138,6 +138,34 @@ def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tupl
         shown = "" if marker is None or continued else line[: marker.end()].strip()
         kept.append(CodeLine(start, end, shown))
         body = line[start - offset :].rstrip()
+        continued = body.endswith("\\") and not body.endswith("\\\\")
+    return tuple(kept)
+
+
+def _shows_prompt(line: str) -> bool:
+    """Whether a transcript's line shows a prompt: ``$``, ``host#`` or a ``name:`` one, or a bare ``#`` before a
+    container engine (``# docker run ...``, a root prompt); a bare ``# start the worker`` is a comment."""
+    marker = _ANY_PROMPT.match(line)
+    if marker is not None:
+        return line[: marker.end()].strip() != "#" or _ENGINE_LINE.match(line, marker.end()) is not None
+    return _NAMED_PROMPT.match(line) is not None
+
+
+def _keep_engine_lines(mask: Mask, block: list[tuple[int, str]]) -> tuple[CodeLine, ...]:
+    """A block tagged as a transcript that shows no prompt at all (Sphinx documents tag their commands ``console``
+    for its highlighting): its container engine lines and their continuations are commands; every other line may
+    be output (a ``Don't`` there would open a quote that runs on into the document's later blocks), and is not
+    read."""
+    continued = False
+    kept: list[CodeLine] = []
+    for offset, line in block:
+        if not continued and _ENGINE_LINE.match(line) is None:
+            continue
+        end = offset + len(line)
+        mask.keep(offset, end)
+        _unbracket(mask, offset, end)
+        kept.append(CodeLine(offset, end, ""))
+        body = line.rstrip()
         continued = body.endswith("\\") and not body.endswith("\\\\")
     return tuple(kept)
 
