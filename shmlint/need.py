@@ -299,6 +299,11 @@ def _base_aside(workload: Workload, started: CodeFact | None, knowledge: Knowled
     return own_program or _holds(started.text, knowledge)
 
 
+#: Python's options without a value, alone or grouped (``-u``, ``-BE``), and such a group that ends in ``-c``
+_PYTHON_FLAGS = LazyRegex(r"-[bBdEiIOqsSuv]{1,8}")
+_PYTHON_INLINE = LazyRegex(r"-[bBdEiIOqsSuv]{0,8}c")
+
+
 def _inline_program(workload: Workload) -> bool:
     """A container with no accelerator whose command is Python's ``-c`` code (``python3 -c "import handler"``,
     ``python3 -uc ...``, also as a shell's ``-c`` string): that code is what runs, or, after an image's
@@ -325,11 +330,6 @@ def _inline_program(workload: Workload) -> bool:
         elif not _PYTHON_FLAGS.fullmatch(word):
             return False
     return False
-
-
-#: Python's options without a value, alone or grouped (``-u``, ``-BE``), and such a group that ends in ``-c``
-_PYTHON_FLAGS = LazyRegex(r"-[bBdEiIOqsSuv]{1,8}")
-_PYTHON_INLINE = LazyRegex(r"-[bBdEiIOqsSuv]{0,8}c")
 
 
 def _holds(command: str, knowledge: Knowledge) -> bool:

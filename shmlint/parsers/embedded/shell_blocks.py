@@ -137,8 +137,7 @@ def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tupl
         _unbracket(mask, start, end)
         shown = "" if marker is None or continued else line[: marker.end()].strip()
         kept.append(CodeLine(start, end, shown))
-        body = line[start - offset :].rstrip()
-        continued = body.endswith("\\") and not body.endswith("\\\\")
+        continued = _continues(line[start - offset :])
     return tuple(kept)
 
 
@@ -165,9 +164,14 @@ def _keep_engine_lines(mask: Mask, block: list[tuple[int, str]]) -> tuple[CodeLi
         mask.keep(offset, end)
         _unbracket(mask, offset, end)
         kept.append(CodeLine(offset, end, ""))
-        body = line.rstrip()
-        continued = body.endswith("\\") and not body.endswith("\\\\")
+        continued = _continues(line)
     return tuple(kept)
+
+
+def _continues(line: str) -> bool:
+    """Whether a shell line goes on on the next one: it ends with a backslash that is not itself escaped."""
+    body = line.rstrip()
+    return body.endswith("\\") and not body.endswith("\\\\")
 
 
 def _unbracket(mask: Mask, start: int, end: int) -> None:
