@@ -52,6 +52,7 @@ FRESH27 = BENCH / "fresh27"  # the maintainers' kinds as a new user picks them, 
 FRESH28 = BENCH / "fresh28"  # crash-rich by choice (exact file paths, repository names): held back, lead scores
 FRESH29 = BENCH / "fresh29"  # crash-proven by issue/fix history (parent of the fix commit): held back, lead scores
 FRESH30 = BENCH / "fresh30"  # crash-proven by history (trees pinned before a commit that sized /dev/shm): held back
+FRESH31 = BENCH / "fresh31"  # crash-proven by issues/commits (first parent of a shm-sizing fix): held back, lead scores
 _LATER = (
     FRESH8,
     FRESH9,
@@ -76,6 +77,7 @@ _LATER = (
     FRESH28,
     FRESH29,
     FRESH30,
+    FRESH31,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
