@@ -312,12 +312,12 @@ def _inline_program(workload: Workload) -> bool:
     ``/start.sh``) are left to the image."""
     if workload.gpu or not workload.command:
         return False
-    from shmlint.parsers.programs import SHELLS, is_python, program  # asked only of a container with a command
+    from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, SHELLS, is_python, program  # only with a command
 
     words = program(workload.command.split(" "))
     if len(words) > 2 and words[0].rpartition("/")[2] in SHELLS and words[1] == "-c":
         words = program(words[2:])  # the string a shell runs (the words were joined: its quotes are gone)
-    if not words or not is_python(words[0].rpartition("/")[2]):
+    if not words or not is_python(words[0]):
         return False
     skip = False
     for word in words[1:8]:  # the interpreter's own options come first: ``python3 -u -W ignore -c ...``
@@ -325,7 +325,7 @@ def _inline_program(workload: Workload) -> bool:
             skip = False
         elif _PYTHON_INLINE.fullmatch(word):
             return True
-        elif word in ("-W", "-X"):
+        elif word in PYTHON_VALUE_OPTIONS:
             skip = True  # an option that takes a value
         elif not _PYTHON_FLAGS.fullmatch(word):
             return False

@@ -19,6 +19,11 @@ ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 ENGINE_CLIS = ENGINES | {"nerdctl"}
 
 
+#: the Python interpreter's own options that take a value (``python -W ignore x.py``): the word after one is that
+#: value, not the program
+PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
+
+
 def is_python(word: str) -> bool:
     """Whether a command's first word names a Python interpreter: ``python``, ``python3``, ``/usr/bin/python3.11``."""
     version = word.rsplit("/", 1)[-1].removeprefix("python")

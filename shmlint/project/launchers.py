@@ -11,13 +11,12 @@ from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.programs import program
+from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, program
 from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS
 
 #: marks a word whose value the text does not give (``shellvars``), in front of its text: never a real argument
 UNKNOWN = "\x00"
 #: python's own options that take a value as the next word
-_PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
 #: launcher modules run with ``python -m`` that start a script (``torch.distributed.run`` and friends)
 _LAUNCHER_MODULES = TORCHRUN_MODULES | {"accelerate.commands.launch", "deepspeed.launcher.runner"}
 _LAUNCHER_PROGRAMS = TORCHRUN_PROGRAMS | {"deepspeed"}
@@ -172,7 +171,7 @@ def _python(words: list[str]) -> Target | None:
             return None  # Python code on the command line: not a file to read
         if not word.startswith("-"):
             return Target("python", word, tuple(words[index + 1 :]))
-        index += 2 if word in _PYTHON_VALUE_OPTIONS else 1
+        index += 2 if word in PYTHON_VALUE_OPTIONS else 1
     return None
 
 

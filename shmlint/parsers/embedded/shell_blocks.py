@@ -16,11 +16,13 @@ from shmlint.parsers.embedded.mask import Mask
 #: "docker": highlighters read it as a Dockerfile, yet READMEs fence their ``docker run`` commands with it; such a
 #: block is read when its first line runs a container engine (``_starts_an_engine``), a Dockerfile's is not
 SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "docker"})
+#: a container engine run as a line's command (after ``sudo``)
+_ENGINE = r"(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)(?:[ \t]|$)"
 #: a ``docker`` fence's first line when it holds commands: an engine, after a prompt or ``sudo``
-_ENGINE_FIRST = LazyRegex(r"[ \t]*(?:[$>][ \t]+)?(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)(?:[ \t]|$)")
+_ENGINE_FIRST = LazyRegex(rf"[ \t]*(?:[$>][ \t]+)?{_ENGINE}")
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
 #: a line that runs a container engine, written without a prompt
-_ENGINE_LINE = LazyRegex(r"[ \t]*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)(?:[ \t]|$)")
+_ENGINE_LINE = LazyRegex(rf"[ \t]*{_ENGINE}")
 #: code block languages read as a YAML file of their own
 YAML_LANGUAGES = frozenset({"yaml", "yml"})
 #: code block languages that may hold a Dockerfile ("": untagged; "docker": either commands or a Dockerfile)
