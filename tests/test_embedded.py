@@ -72,7 +72,8 @@ def test_a_dockerfile_in_a_docker_fence_is_not_shell(tmp_path) -> None:
 
 def test_markdown_tilde_fences_and_longer_closers() -> None:
     text = "~~~~bash\ndocker run a\n~~~\nstill code\n~~~~~\nprose\n````\n```\ninside\n````\n"
-    assert visible(mask_markdown(text)) == ["docker run a", "~~~", "still code", "```", "inside"]
+    # the block's third backtick opens a substitution it never closes: blanked, so it cannot run on
+    assert visible(mask_markdown(text)) == ["docker run a", "~~~", "still code", "``", "inside"]
 
 
 def test_markdown_inline_triple_backticks_are_not_a_fence() -> None:
@@ -165,6 +166,36 @@ def test_output_in_a_prompt_less_console_block_hides_no_later_command(tmp_path: 
     (tmp_path / "README.md").write_text(text, encoding="utf-8")
     findings = check_paths(Settings(), [tmp_path], jobs=1).findings
     assert [(f.code, f.severity.label, f.span.line) for f in findings] == [("SHM001", "error", 7)]
+
+
+def test_a_block_left_inside_a_quote_ends_it_at_its_own_end() -> None:
+    """A stray apostrophe (``n_samples=50'000``), an unclosed ``$(`` or a here-document whose end the guide does
+    not show would run on into every later block; a reader sees each block on its own, so the opener is blanked
+    and the later blocks' commands are read."""
+    rst = (
+        ".. code-block:: console\n\n    docker run --gpus all img \\\n        n_samples=50'000 \\\n        x=1\n\n"
+        "Text.\n\n.. code-block:: console\n\n    docker run --gpus all img token=y\n"
+    )
+    masked, _ = rst_shell_blocks(rst)
+    assert [[w.text for w in c.words] for c in commands(masked)] == [
+        ["docker", "run", "--gpus", "all", "img", "n_samples=50", "000", "x=1"],
+        ["docker", "run", "--gpus", "all", "img", "token=y"],
+    ]
+    for opener in ("echo $(date", "echo `date", "cat <<EOF", 'echo "open'):
+        text = f"```bash\n{opener}\n```\n\n```bash\ndocker run img\n```\n"
+        masked = mask_markdown(text)
+        assert_is_mask(text, masked)
+        assert ["docker", "run", "img"] in [[w.text for w in c.words] for c in commands(masked)], opener
+
+
+def test_a_block_with_more_open_constructs_than_read_is_not_read_past_them() -> None:
+    """Each open construct costs a read of the block: past eight, the rest of the block is blanked, and the next
+    block is still read."""
+    text = "```bash\n" + "echo $(a\n" * 12 + "```\n\n```bash\ndocker run img\n```\n"
+    masked = mask_markdown(text)
+    assert_is_mask(text, masked)
+    assert visible(masked) == ["echo   a"] * 8 + ["echo", "docker run img"]
+    assert [[w.text for w in c.words] for c in commands(masked)][-1] == ["docker", "run", "img"]
 
 
 def test_markdown_comments_stay_comments_in_bash_blocks() -> None:

@@ -53,7 +53,7 @@ FRESH28 = BENCH / "fresh28"  # crash-rich by choice (exact file paths, repositor
 FRESH29 = BENCH / "fresh29"  # crash-proven by issue/fix history (parent of the fix commit): held back, lead scores
 FRESH30 = BENCH / "fresh30"  # crash-proven by history (trees pinned before a commit that sized /dev/shm): held back
 FRESH31 = BENCH / "fresh31"  # crash-proven by issues/commits (first parent of a shm-sizing fix): held back, lead scores
-FRESH33 = BENCH / "fresh33"  # the issue's own kinds as a new user picks them (NVIDIA blueprints, GPU sharing): held back
+FRESH33 = BENCH / "fresh33"  # the issue's kinds as a new user picks them (NVIDIA blueprints, GPU sharing): held back
 _LATER = (
     FRESH8,
     FRESH9,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.parsers.shell import MAX_DEPTH, Word, commands, here_documents
+from shmlint.parsers.shell import MAX_DEPTH, Word, commands, first_unclosed, here_documents
 
 
 def texts(source: str) -> list[list[str]]:
@@ -265,3 +265,40 @@ def test_an_indented_delimiter_ends_a_here_document_only_in_documentation_blocks
     block = "   cat <<EOF\n   kind: Pod\n   EOF\n   docker run x\n"
     (documented,) = here_documents(block, in_blocks=True)
     assert block[documented.start : documented.end] == "   kind: Pod\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "opener"),
+    [
+        ("echo 'ok' \"ok\" $(ok) `ok` ${ok} $((1)) $'ok'\ncat <<EOF\nbody\nEOF\n", None),
+        ("n=50'000 \\\n  more", "'"),
+        ('echo "it is', '"'),
+        ("echo $(date", "$("),
+        ("echo `date", "`"),
+        ("echo ${HOME", "{"),
+        ("echo $'x", "$'"),
+        ("cat <<EOF\nkind: Pod\n", "<<"),
+        ('x="$(foo" bar', '"'),
+    ],
+)
+def test_first_unclosed_names_the_construct_the_text_ends_inside(source: str, opener: str | None) -> None:
+    found = first_unclosed(source)
+    assert (source[found[0] : found[0] + found[1]] if found else None) == opener
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_text_that_closes_everything_leaves_the_next_line_alone(source: str) -> None:
+    """What ``first_unclosed`` promises its callers (documentation blocks read on their own): when it finds
+    nothing open, a command written after the text is read as written; blanking what it finds, eight times at
+    most, gets there or says so again."""
+    after = "\n\necho end\n"
+    if first_unclosed(source) is None:
+        assert [w.text for w in list(commands(source + after))[-1].words] == ["echo", "end"]
+    chars = list(source)
+    for _ in range(len(source) + 1):
+        found = first_unclosed("".join(chars))
+        if found is None:
+            break
+        chars[found[0] : found[0] + found[1]] = " " * found[1]
+    assert first_unclosed("".join(chars)) is None

@@ -80,6 +80,16 @@ def commands(text: str, *, in_blocks: bool = False) -> Iterator[SimpleCommand]:
     return iter(sorted(lexer.found, key=lambda command: command.words[0].start))
 
 
+def first_unclosed(text: str, *, in_blocks: bool = False) -> tuple[int, int] | None:
+    """Where the first construct that ``text`` leaves open starts, and how long its opener is (a quote, ``$(``,
+    ``${``, a backtick, a here-document's ``<<``): the rest of the text is inside it, and so would be whatever
+    text came after. None when every construct closes (``in_blocks``: as for ``here_documents``)."""
+    lexer = _Lexer(text, in_blocks)
+    lexer.parse_list(None, 0)
+    unclosed = lexer.unclosed + [(pending[-1], 2) for pending in lexer.heredocs]  # no line break after ``<<X``
+    return min(unclosed) if unclosed else None
+
+
 def is_unquoted_literal(word: Word, text: str) -> bool:
     """True when the word was written without quotes, escapes or expansions (so it can be a reserved word)."""
     return not word.dynamic and text[word.start : word.end] == word.text
@@ -99,14 +109,17 @@ class _Cursor:
         self.pos = 0
         self.in_blocks = in_blocks  # indented documentation blocks (``here_documents``)
         #: (delimiter, strip leading tabs, expands: the delimiter is unquoted, the indentation of the line that
-        #: opens it) waiting for the next newline
-        self.heredocs: list[tuple[str, bool, bool, str]] = []
+        #: opens it, where its ``<<`` is) waiting for the next newline
+        self.heredocs: list[tuple[str, bool, bool, str, int]] = []
         self.bodies: list[HereDocument] = []  # the here-documents passed, in order
+        #: (start, opener length) of each construct the input ended inside (``first_unclosed``)
+        self.unclosed: list[tuple[int, int]] = []
 
     def _skip_heredoc_bodies(self) -> None:
         text = self.text
-        for delimiter, strip_tabs, expands, indent in self.heredocs:
+        for delimiter, strip_tabs, expands, indent, opened_at in self.heredocs:
             start = end = self.pos
+            closed = False
             while self.pos < self.n:
                 newline = text.find("\n", self.pos)
                 end = self.n if newline == -1 else newline
@@ -115,15 +128,19 @@ class _Cursor:
                 if (line.lstrip("\t") if strip_tabs else line) == delimiter or (
                     self.in_blocks and indent and line == indent + delimiter
                 ):
-                    end = line_start
+                    end, closed = line_start, True
                     break
                 end = self.pos
             self.bodies.append(HereDocument(start, end, strip_tabs, expands))
+            if not closed:
+                self.unclosed.append((opened_at, 2))
         self.heredocs.clear()
 
     def _ansi_c(self) -> str:
         """``$'...'`` with the quote at pos: backslash escapes decoded, the rest literal."""
         text = self.text
+        if text.find("'", self.pos + 1) == -1:
+            self.unclosed.append((self.pos - 1, 2))
         self.pos += 1
         out: list[str] = []
         while self.pos < self.n and text[self.pos] != "'":
@@ -155,6 +172,7 @@ class _Cursor:
                 close = text.find(c, pos + 1)
                 pos = self.n if close == -1 else close
             pos += 1
+        self.unclosed.append((open_at, 1))
         return self.n
 
 
@@ -165,8 +183,9 @@ class _Lexer(_Cursor):
 
     # -- command lists -------------------------------------------------------------------------------------------
 
-    def parse_list(self, stop: str | None, depth: int) -> None:
-        """Read commands until ``stop`` (``)`` or a backtick) closes this context, or the input ends."""
+    def parse_list(self, stop: str | None, depth: int) -> bool:
+        """Read commands until ``stop`` (``)`` or a backtick) closes this context, or the input ends; whether
+        ``stop`` closed it."""
         text = self.text
         words: list[Word] = []
         parens = case_depth = 0
@@ -190,7 +209,8 @@ class _Lexer(_Cursor):
                 self.pos = self.n if newline == -1 else newline
             elif c == "`" and stop == "`":
                 self.pos += 1
-                break
+                self._finish(words)
+                return True
             elif c == ")":
                 self.pos += 1
                 in_array = False
@@ -198,7 +218,7 @@ class _Lexer(_Cursor):
                 if parens:
                     parens -= 1
                 elif not case_depth and stop == ")":
-                    break
+                    return True
             elif c == "(":
                 in_array = bool(words) and words[-1].end == self.pos and words[-1].text.endswith("=")
                 self._finish(words)
@@ -227,6 +247,7 @@ class _Lexer(_Cursor):
                 elif word.text not in _SKIPPED_RESERVED:
                     words.append(word)
         self._finish(words)
+        return False
 
     def _finish(self, words: list[Word]) -> None:
         if words:
@@ -255,7 +276,7 @@ class _Lexer(_Cursor):
             expands = is_unquoted_literal(target, text)
             line = text[text.rfind("\n", 0, operator.start()) + 1 : operator.start()]
             indent = line[: len(line) - len(line.lstrip(" \t"))]
-            self.heredocs.append((target.text, operator.group() == "<<-", expands, indent))
+            self.heredocs.append((target.text, operator.group() == "<<-", expands, indent, operator.start()))
 
     # -- words ---------------------------------------------------------------------------------------------------
 
@@ -278,7 +299,9 @@ class _Lexer(_Cursor):
                     self.pos += 2
             elif c == "'":
                 close = text.find("'", self.pos + 1)
-                close = self.n if close == -1 else close
+                if close == -1:
+                    self.unclosed.append((self.pos, 1))
+                    close = self.n
                 parts.append(text[self.pos + 1 : close])
                 self.pos = close + 1
             elif c == '"':
@@ -301,13 +324,13 @@ class _Lexer(_Cursor):
 
     def _double_quoted(self, parts: list[str], depth: int) -> tuple[bool, bool]:
         """Read up to the closing quote (opening quote already consumed); returns (dynamic, splat)."""
-        text = self.text
+        text, opened_at = self.text, self.pos - 1
         dynamic = splat = False
         while self.pos < self.n:
             c = text[self.pos]
             if c == '"':
                 self.pos += 1
-                break
+                return dynamic, splat
             if c == "\\":
                 following = text[self.pos + 1 : self.pos + 2]
                 if following == "\n":
@@ -328,6 +351,7 @@ class _Lexer(_Cursor):
                 end = plain.end() if plain else self.pos + 1
                 parts.append(text[self.pos : end])
                 self.pos = end
+        self.unclosed.append((opened_at, 1))
         return dynamic, splat
 
     def _dollar(self, parts: list[str], depth: int, quoted: bool) -> tuple[bool, bool]:
@@ -379,7 +403,9 @@ class _Lexer(_Cursor):
             else:
                 close = self.text.find("`", self.pos)
                 self.pos = self.n if close == -1 else close + 1
-        else:
-            self.parse_list(")" if kind == "(" else "`", depth + 1)
+                if close == -1:
+                    self.unclosed.append((start, skip))
+        elif not self.parse_list(")" if kind == "(" else "`", depth + 1):
+            self.unclosed.append((start, skip))
         self.pos = min(self.pos, self.n)
         parts.append(self.text[start : self.pos])

@@ -27,6 +27,10 @@ class Mask:
     def put(self, start: int, replacement: str) -> None:
         self.chars[start : start + len(replacement)] = replacement
 
+    def kept(self, start: int, end: int) -> str:
+        """The range as masked so far."""
+        return "".join(self.chars[start:end])
+
     def result(self) -> str:
         return "".join(self.chars)
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.embedded.mask import Mask
+from shmlint.parsers.shell import first_unclosed
 
 #: code block languages read as shell ("": untagged); console blocks are transcripts, prompts before commands.
 #: "docker": highlighters read it as a Dockerfile, yet READMEs fence their ``docker run`` commands with it; such a
@@ -87,8 +88,29 @@ def mask_shell_blocks(
         if language in SHELL_LANGUAGES and (language != "docker" or _starts_an_engine(block)):
             lines = _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
             if lines:
+                _close_constructs(mask, lines[0].start, lines[-1].end)
                 kept.append(ShellBlock(lines, section))
     return mask.result(), tuple(kept)
+
+
+#: how many constructs a block may leave open before the rest of it is not read (each costs a read of the block)
+_MAX_UNCLOSED = 8
+
+
+def _close_constructs(mask: Mask, start: int, end: int) -> None:
+    """A block is read as its reader sees it: on its own. What it leaves open (a stray apostrophe in
+    ``n_samples=50'000``, a ``$(`` never closed, a here-document whose end the guide does not show) would go on
+    into the document's later blocks; each such opener is blanked instead, and after ``_MAX_UNCLOSED`` of them
+    the rest of the block is."""
+    for _ in range(_MAX_UNCLOSED):
+        unclosed = first_unclosed(mask.kept(start, end), in_blocks=True)
+        if unclosed is None:
+            return
+        at, length = unclosed
+        mask.put(start + at, " " * length)
+    unclosed = first_unclosed(mask.kept(start, end), in_blocks=True)
+    if unclosed is not None:
+        mask.put(start + unclosed[0], "".join(c if c == "\n" else " " for c in mask.kept(start + unclosed[0], end)))
 
 
 def _starts_an_engine(block: list[tuple[int, str]]) -> bool:
