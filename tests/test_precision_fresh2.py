@@ -53,6 +53,7 @@ FRESH28 = BENCH / "fresh28"  # crash-rich by choice (exact file paths, repositor
 FRESH29 = BENCH / "fresh29"  # crash-proven by issue/fix history (parent of the fix commit): held back, lead scores
 FRESH30 = BENCH / "fresh30"  # crash-proven by history (trees pinned before a commit that sized /dev/shm): held back
 FRESH31 = BENCH / "fresh31"  # crash-proven by issues/commits (first parent of a shm-sizing fix): held back, lead scores
+FRESH32 = BENCH / "fresh32"  # crash-proven by commits (first parent of a shm-sizing fix): held back, lead scores
 FRESH33 = BENCH / "fresh33"  # the issue's kinds as a new user picks them (NVIDIA blueprints, GPU sharing): held back
 _LATER = (
     FRESH8,
@@ -79,6 +80,7 @@ _LATER = (
     FRESH29,
     FRESH30,
     FRESH31,
+    FRESH32,
     FRESH33,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
