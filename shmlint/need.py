@@ -312,11 +312,12 @@ def _inline_program(workload: Workload) -> bool:
     ``/start.sh``) are left to the image."""
     if workload.gpu or not workload.command:
         return False
-    from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, SHELLS, is_python, program  # only with a command
+    from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, SHELLS, is_python, program, shell_operand
 
     words = program(workload.command.split(" "))
-    if len(words) > 2 and words[0].rpartition("/")[2] in SHELLS and words[1] == "-c":
-        words = program(words[2:])  # the string a shell runs (the words were joined: its quotes are gone)
+    operand = shell_operand(words[1:]) if words and words[0].rpartition("/")[2] in SHELLS else None
+    if operand is not None and operand[0]:
+        words = program(words[1 + operand[1] :])  # the string a shell runs (the words were joined: quotes are gone)
     if not words or not is_python(words[0]):
         return False
     skip = False

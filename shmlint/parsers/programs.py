@@ -19,6 +19,31 @@ ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 ENGINE_CLIS = ENGINES | {"nerdctl"}
 
 
+#: a shell's own options that take a value (``bash -o pipefail -c ...``): the word after one is that value
+_SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+
+
+def shell_operand(arguments: Sequence[str]) -> tuple[bool, int] | None:
+    """What a shell's ``arguments`` give it to run: whether it is the string of a ``-c`` (alone or in a group:
+    ``-lc``, ``-ec``, ``-cx``) rather than a script file, and where it is among them: the first word after the
+    shell's own options (``-l``, ``--login``, ``-o pipefail``, ``--``). None when only options are given (an
+    interactive shell)."""
+    inline, index = False, 0
+    while index < len(arguments):
+        word = arguments[index]
+        if word == "--":
+            index += 1
+            break
+        if word in _SHELL_VALUE_OPTIONS:
+            index += 2
+        elif len(word) > 1 and word[0] in "-+":
+            inline = inline or (word[0] == "-" and word[1] != "-" and "c" in word)
+            index += 1
+        else:
+            break
+    return (inline, index) if index < len(arguments) else None
+
+
 #: the Python interpreter's own options that take a value (``python -W ignore x.py``): the word after one is that
 #: value, not the program
 PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, program
+from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, program, shell_operand
 from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS
 
 #: marks a word whose value the text does not give (``shellvars``), in front of its text: never a real argument
@@ -148,12 +148,11 @@ def _tool(name: str, words: list[str]) -> Target | None:
 
 
 def _shell(words: list[str]) -> Target | None:
-    for index, word in enumerate(words):
-        if word == "-c" or (word.startswith("-") and not word.startswith("--") and word.endswith("c")):
-            return Target("inline", words[index + 1], tuple(words[index + 2 :])) if index + 1 < len(words) else None
-        if not word.startswith("-"):
-            return Target("shell", word, tuple(words[index + 1 :]))
-    return None
+    operand = shell_operand(words)
+    if operand is None:
+        return None
+    inline, index = operand
+    return Target("inline" if inline else "shell", words[index], tuple(words[index + 1 :]))
 
 
 def _python(words: list[str]) -> Target | None:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from shmlint.model import Need, Tier, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.need import MPI_LAUNCHER, MPI_LOCAL_RANKS
-from shmlint.parsers.programs import SHELLS, program
+from shmlint.parsers.programs import SHELLS, program, shell_operand
 from shmlint.parsers.shell import commands
 from shmlint.signals import MPI_LAUNCHERS, split_image
 from shmlint.visible import clipped
@@ -121,14 +121,8 @@ def sshd(command: str, inline: bool = False) -> Daemon | None:
 
 def _script(arguments: list[str]) -> str | None:
     """A shell's ``-c`` string, with the words after it (a command line joined by spaces has lost its quotes)."""
-    for index, word in enumerate(arguments):
-        if word.startswith("--"):  # --login, --norc
-            continue
-        if not word.startswith("-"):  # a script file
-            return None
-        if word.endswith("c"):  # -c, -lc, -ec
-            return " ".join(arguments[index + 1 :])
-    return None
+    operand = shell_operand(arguments)
+    return " ".join(arguments[operand[1] :]) if operand is not None and operand[0] else None
 
 
 def _port(arguments: list[str]) -> str | None:

@@ -93,7 +93,6 @@ class _Extractor:
         self.reader = reader
         self.m = reader.m
         self.trained: frozenset[str] = frozenset()  # training runtimes a TrainJob of this file names
-        self.templated = reader.placeholders  # the whole file is a template (its name says so)
         self.notices: list[Notice] = []  # what this file's objects say that is not read (for its report)
 
     # -- objects and pod specs -------------------------------------------------------------------------------
@@ -296,9 +295,9 @@ class _Extractor:
         objects = list(self.objects(documents))
         self.trained = self.trainjob_runtimes(objects)
         for obj in objects:  # an OpenShift Template's objects are a template's, the file's other objects not
-            self.reader.placeholders = self.templated or is_openshift_template(obj, self.m)
+            reader = self.reader.for_template() if is_openshift_template(obj, self.m) else self.reader
             for pod in self.pods(obj):
-                result.extend(self.reader.pod_workloads(pod, seen))
+                result.extend(reader.pod_workloads(pod, seen))
         return result
 
 

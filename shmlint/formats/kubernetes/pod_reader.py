@@ -165,6 +165,13 @@ class PodReader:
         self.placeholders = placeholders
         self.embedded = embedded
 
+    def for_template(self) -> PodReader:
+        """The reader for a template's objects (an OpenShift ``Template``'s), whose ``${PARAMETER}`` are values to
+        come."""
+        if self.placeholders:
+            return self
+        return PodReader(self.source, self.signals, self.runtimes, self.m, placeholders=True, embedded=self.embedded)
+
     # -- locations -------------------------------------------------------------------------------------------
 
     def span(self, node: Node) -> Span:
