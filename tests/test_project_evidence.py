@@ -28,7 +28,7 @@ from shmlint.model import (
 )
 from shmlint.need import builtin, decide
 from shmlint.parsers.dockerfile import run_facts
-from shmlint.parsers.programs import is_python
+from shmlint.parsers.programs import is_python, shell_operand
 from shmlint.project import configs, pycode, pyoptions
 from shmlint.project.follow import STARTED_FILES, gather
 from shmlint.project.index import ProjectFiles, ProjectIndex, Reader
@@ -231,6 +231,26 @@ def test_loader_literal_and_default() -> None:
     facts = _read("DataLoader(ds, num_workers=4)\nDataLoader(ds)\n")
     assert [f.line for f in facts.needs] == [1]
     assert [f.line for f in facts.zero_loaders] == [2]
+
+
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        ("n = 8\nif lang == 'ja':\n    n = 0\nDataLoader(ds, num_workers=n)\n", ["num_workers=n), n = 8 at line 1"]),
+        (
+            "def f(lang):\n    n = 8\n    if lang == 'ja':\n        n = 0\n    Cfg(num_loader_workers=n)\n",
+            ["num_loader_workers=n), n = 8 at line 2"],
+        ),
+        ("n = 0\nif fast:\n    n = 8\nDataLoader(ds, num_workers=n)\n", []),  # workers only when asked for
+        ("n = 8\nn = 0\nDataLoader(ds, num_workers=n)\n", []),  # both unguarded: which one is not read here
+        ("n = 8\nfor x in y:\n    n = 0\nDataLoader(ds, num_workers=n)\n", []),
+        ("if a:\n    n = 8\nelse:\n    n = 0\nDataLoader(ds, num_workers=n)\n", []),
+    ],
+)
+def test_a_count_set_once_and_otherwise_only_under_a_condition_is_its_default(code: str, needs: list[str]) -> None:
+    """``num_workers = 8`` and ``if language == "ja": num_workers = 0``: 8 unless the condition holds, evidence
+    of workers; a zero default that a condition raises, or two assignments outside any ``if``, stay unknown."""
+    assert [fact.text.partition("(")[2] for fact in _read(code).needs] == needs
 
 
 def test_loader_followed_to_argparse_default_and_command_line() -> None:
@@ -1657,3 +1677,28 @@ def test_a_manifest_example_in_a_document_never_takes_the_dockerfile_beside(tmp_
         ("pod.yaml", "error"),
         ("run.sh", "info"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "operand"),
+    [
+        ("-c python train.py", (True, 1)),
+        ("-lc python train.py", (True, 1)),
+        ("-ec python train.py", (True, 1)),
+        ("-cx python train.py", (True, 1)),
+        ("--login -c python train.py", (True, 2)),
+        ("-o pipefail -c python train.py", (True, 3)),
+        ("-c -x python train.py", (True, 2)),
+        ("run.sh --epochs 3", (False, 0)),
+        ("-e run.sh", (False, 1)),
+        ("-- -c.sh", (False, 1)),
+        ("+x run.sh", (False, 1)),
+        ("--norc", None),
+        ("-c", None),
+        ("", None),
+    ],
+)
+def test_what_a_shell_is_given_to_run(arguments: str, operand: tuple[bool, int] | None) -> None:
+    """One reading of a shell's arguments for the launcher reader, the ssh-rank reader and the inline-program
+    check: its options (``-o`` takes a value), then the ``-c`` string or a script file."""
+    assert shell_operand(arguments.split()) == operand

@@ -36,7 +36,8 @@ class Context(NamedTuple):
     arguments: tuple[str, ...]  # the program's command line
     config: Mapping[str, Setting]
     devices: int | None
-    names: Mapping[str, ast.expr | None]  # a name assigned once to a literal (None: assigned several ways)
+    names: Mapping[str, ast.expr | None]  # a name assigned once to a literal (None: assigned several ways), or
+    # a count above zero once outside ``if`` statements and otherwise only inside them
     options: Mapping[str, Option]  # argparse dest -> its option
     env: Mapping[str, str]  # the container's environment, as its manifest sets it
 
@@ -146,10 +147,13 @@ def _int(text: str) -> int | None:
 
 def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
     """Names assigned a literal number or string with ``=`` exactly once in the file, as value following reads
-    them (``A = B = 8`` gives both; ``None`` for any other assignment). Looser than the small-batch proof's
-    (``pydatasets``): a worker count followed is evidence of a need, and a parameter of the same name elsewhere does
-    not hide it."""
+    them (``A = B = 8`` gives both; ``None`` for any other assignment), and a count above zero assigned once
+    outside ``if`` statements and otherwise only in them (``n = 8`` then ``if lang == "ja": n = 0``): the number
+    the code takes unless a condition holds. Looser than the small-batch proof's (``pydatasets``): a worker count
+    followed is evidence of a need, and a parameter of the same name elsewhere does not hide it."""
     found: dict[str, ast.expr | None] = {}
+    guarded = {id(inner) for node in nodes if isinstance(node, ast.If) for inner in ast.walk(node)}
+    unguarded: dict[str, list[ast.expr | None]] = {}  # each name's assignments outside any ``if``
     for node in nodes:
         targets = (
             node.targets
@@ -163,4 +167,16 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
             if isinstance(target, ast.Name):
                 literal = isinstance(node, ast.Assign) and isinstance(value, ast.Constant)
                 found[target.id] = value if literal and target.id not in found else None
+                if id(node) not in guarded:
+                    unguarded.setdefault(target.id, []).append(value if literal else None)
+    for name, assigned in unguarded.items():  # ``n = 8`` and ``if lang == "ja": n = 0``: 8 unless a condition
+        # holds, taken as the number only when it is a count above zero (workers the default path starts)
+        default = assigned[0] if len(assigned) == 1 and found[name] is None else None
+        if isinstance(default, ast.Constant) and _counts(default.value):
+            found[name] = default
     return found
+
+
+def _counts(value: object) -> bool:
+    """A literal count above zero (``True`` is an int, and no count)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
