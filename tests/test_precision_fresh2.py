@@ -55,6 +55,7 @@ FRESH30 = BENCH / "fresh30"  # crash-proven by history (trees pinned before a co
 FRESH31 = BENCH / "fresh31"  # crash-proven by issues/commits (first parent of a shm-sizing fix): held back, lead scores
 FRESH32 = BENCH / "fresh32"  # crash-proven by commits (first parent of a shm-sizing fix): held back, lead scores
 FRESH33 = BENCH / "fresh33"  # the issue's kinds as a new user picks them (NVIDIA blueprints, GPU sharing): held back
+FRESH35 = BENCH / "fresh35"  # the issue's kinds as a new user picks them (serving kits, RAG/doc services): held back
 _LATER = (
     FRESH8,
     FRESH9,
@@ -82,6 +83,7 @@ _LATER = (
     FRESH31,
     FRESH32,
     FRESH33,
+    FRESH35,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
