@@ -56,6 +56,7 @@ FRESH31 = BENCH / "fresh31"  # crash-proven by issues/commits (first parent of a
 FRESH32 = BENCH / "fresh32"  # crash-proven by commits (first parent of a shm-sizing fix): held back, lead scores
 FRESH33 = BENCH / "fresh33"  # the issue's kinds as a new user picks them (NVIDIA blueprints, GPU sharing): held back
 FRESH34 = BENCH / "fresh34"  # crash-rich by choice (exact file paths read before fetching, small trees): held back
+FRESH35 = BENCH / "fresh35"  # the issue's kinds as a new user picks them (serving kits, RAG/doc services): held back
 _LATER = (
     FRESH8,
     FRESH9,
@@ -84,6 +85,7 @@ _LATER = (
     FRESH32,
     FRESH33,
     FRESH34,
+    FRESH35,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
