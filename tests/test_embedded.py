@@ -188,13 +188,38 @@ def test_a_block_left_inside_a_quote_ends_it_at_its_own_end() -> None:
         assert ["docker", "run", "img"] in [[w.text for w in c.words] for c in commands(masked)], opener
 
 
+def test_a_here_document_a_block_leaves_open_ends_with_the_block(tmp_path: Path) -> None:
+    """A guide that shows ``kubectl apply -f - <<EOF`` and the manifest but not its ``EOF``: the body is the rest
+    of the block, read as the manifest it is (not as commands), and the next block is read."""
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: ddp\nspec:\n  containers:\n    - name: trainer\n"
+        "      image: nvcr.io/nvidia/pytorch:24.05-py3\n"
+        '      command: ["torchrun", "--nproc_per_node", "4", "train.py"]\n'
+        "      resources:\n        limits:\n          nvidia.com/gpu: 4\n"
+    )
+    text = f"```bash\nkubectl apply -f - <<EOF\n{pod}```\n\n```bash\ndocker run --gpus all img\n```\n"
+    masked = mask_markdown(text)
+    assert_is_mask(text, masked)
+    assert [c.words[0].text for c in commands(masked)] == ["kubectl", "docker"]
+    (tmp_path / "README.md").write_text(text, encoding="utf-8")
+    findings = check_paths(Settings(), [tmp_path], jobs=1).findings
+    assert [(f.code, f.severity.label, f.span.line) for f in findings] == [("SHM001", "error", 9)]
+
+
+def test_blanking_a_block_that_leaves_too_much_open_loses_no_later_block() -> None:
+    text = "```bash\ncat <<EOF $($($($($($($($($(\nbody\nEOF\n```\n\n```bash\ndocker run img\n```\n"
+    masked = mask_markdown(text)
+    assert_is_mask(text, masked)
+    assert [[w.text for w in c.words] for c in commands(masked)] == [["docker", "run", "img"]]
+
+
 def test_a_block_with_more_open_constructs_than_read_is_not_read_past_them() -> None:
-    """Each open construct costs a read of the block: past eight, the rest of the block is blanked, and the next
-    block is still read."""
+    """Each open construct costs a read of the block: past four, the block is blanked whole, and the next block is
+    still read."""
     text = "```bash\n" + "echo $(a\n" * 12 + "```\n\n```bash\ndocker run img\n```\n"
     masked = mask_markdown(text)
     assert_is_mask(text, masked)
-    assert visible(masked) == ["echo   a"] * 8 + ["echo", "docker run img"]
+    assert visible(masked) == ["docker run img"]
     assert [[w.text for w in c.words] for c in commands(masked)][-1] == ["docker", "run", "img"]
 
 

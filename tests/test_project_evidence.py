@@ -245,6 +245,19 @@ def test_loader_literal_and_default() -> None:
         ("n = 8\nn = 0\nDataLoader(ds, num_workers=n)\n", []),  # both unguarded: which one is not read here
         ("n = 8\nfor x in y:\n    n = 0\nDataLoader(ds, num_workers=n)\n", []),
         ("if a:\n    n = 8\nelse:\n    n = 0\nDataLoader(ds, num_workers=n)\n", []),
+        ("n = 8\nif a:\n    n = 0\nelse:\n    n = 0\nDataLoader(ds, num_workers=n)\n", []),  # no path keeps 8
+        (
+            "n = 8\nif a:\n    n = 0\nelif b:\n    n = 2\nDataLoader(ds, num_workers=n)\n",
+            ["num_workers=n), n = 8 at line 1"],
+        ),
+        ("n = 8\nif debug:\n    n = 0\n    DataLoader(ds, num_workers=n)\n", []),  # used where it is 0
+        ("n = 8\nif n > 4:\n    n = 4\nDataLoader(ds, num_workers=n)\n", []),  # a cap reads it
+        ("if a:\n    n = 0\nDataLoader(ds, num_workers=n)\nn = 8\n", []),  # assigned after the use
+        ("n = 8\ndef f(n):\n    if n is None:\n        n = 0\n    DataLoader(ds, num_workers=n)\n", []),
+        ("def a():\n    n = 8\ndef b():\n    if x:\n        n = 0\n    DataLoader(ds, num_workers=n)\n", []),
+        ("class C:\n    n = 8\nif x:\n    n = 0\nDataLoader(ds, num_workers=n)\n", []),
+        ("n = 8\nwhile True:\n    if c:\n        n = 0\n        break\nDataLoader(ds, num_workers=n)\n", []),
+        ("try:\n    n = 8\nexcept E:\n    if x:\n        n = 0\nDataLoader(ds, num_workers=n)\n", []),
     ],
 )
 def test_a_count_set_once_and_otherwise_only_under_a_condition_is_its_default(code: str, needs: list[str]) -> None:
@@ -1693,6 +1706,10 @@ def test_a_manifest_example_in_a_document_never_takes_the_dockerfile_beside(tmp_
         ("-e run.sh", (False, 1)),
         ("-- -c.sh", (False, 1)),
         ("+x run.sh", (False, 1)),
+        ("-euo pipefail -c python train.py", (True, 3)),
+        ("--noprofile --norc -eo pipefail run.sh", (False, 4)),
+        ("- run.sh", (False, 1)),
+        ("-", None),
         ("--norc", None),
         ("-c", None),
         ("", None),

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.parsers.shell import MAX_DEPTH, Word, commands, first_unclosed, here_documents
+from shmlint.parsers.shell import BLOCK_END, MAX_DEPTH, Word, commands, first_unclosed, here_documents
 
 
 def texts(source: str) -> list[list[str]]:
@@ -277,8 +277,10 @@ def test_an_indented_delimiter_ends_a_here_document_only_in_documentation_blocks
         ("echo `date", "`"),
         ("echo ${HOME", "{"),
         ("echo $'x", "$'"),
-        ("cat <<EOF\nkind: Pod\n", "<<"),
+        ("cat <<EOF\nkind: Pod\n", None),  # a document's block ends it (BLOCK_END)
         ('x="$(foo" bar', '"'),
+        ("echo $'a\\'", "$'"),  # the quote after the backslash is escaped
+        ("x=`foo #bar`\ny=`date`", None),  # bash finds the closing backtick before the comment inside
     ],
 )
 def test_first_unclosed_names_the_construct_the_text_ends_inside(source: str, opener: str | None) -> None:
@@ -292,7 +294,7 @@ def test_text_that_closes_everything_leaves_the_next_line_alone(source: str) -> 
     """What ``first_unclosed`` promises its callers (documentation blocks read on their own): when it finds
     nothing open, a command written after the text is read as written; blanking what it finds, eight times at
     most, gets there or says so again."""
-    after = "\n\necho end\n"
+    after = f"\n\n{BLOCK_END}\necho end\n"  # where a document's block ends, as the mask marks it
     if first_unclosed(source) is None:
         assert [w.text for w in list(commands(source + after))[-1].words] == ["echo", "end"]
     chars = list(source)
@@ -302,3 +304,20 @@ def test_text_that_closes_everything_leaves_the_next_line_alone(source: str) -> 
             break
         chars[found[0] : found[0] + found[1]] = " " * found[1]
     assert first_unclosed("".join(chars)) is None
+
+
+def test_a_comment_inside_backticks_ends_at_the_closing_backtick() -> None:
+    assert [[w.text for w in c.words] for c in commands("x=`foo #bar`\ny=`date`\n")] == [
+        ["x=`foo #bar`"],
+        ["foo"],
+        ["y=`date`"],
+        ["date"],
+    ]
+
+
+def test_a_block_end_ends_every_here_document_waiting() -> None:
+    """``BLOCK_END`` (the mask's mark after a documentation block) ends the bodies still open and is blank."""
+    text = f"cat <<A <<B\nkind: Pod\n{BLOCK_END}\necho end\n"
+    first, second = here_documents(text)
+    assert text[first.start : first.end] == "kind: Pod\n" and first.end == second.start == second.end
+    assert [[w.text for w in c.words] for c in commands(text)] == [["cat"], ["echo", "end"]]

@@ -26,18 +26,20 @@ _SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-fi
 def shell_operand(arguments: Sequence[str]) -> tuple[bool, int] | None:
     """What a shell's ``arguments`` give it to run: whether it is the string of a ``-c`` (alone or in a group:
     ``-lc``, ``-ec``, ``-cx``) rather than a script file, and where it is among them: the first word after the
-    shell's own options (``-l``, ``--login``, ``-o pipefail``, ``--``). None when only options are given (an
-    interactive shell)."""
+    shell's own options (``-l``, ``--login``, ``-o pipefail``, ``-euo pipefail``, ``--`` or ``-``). None when only
+    options are given (an interactive shell)."""
     inline, index = False, 0
     while index < len(arguments):
         word = arguments[index]
-        if word == "--":
+        if word in ("--", "-"):
             index += 1
             break
         if word in _SHELL_VALUE_OPTIONS:
             index += 2
-        elif len(word) > 1 and word[0] in "-+":
-            inline = inline or (word[0] == "-" and word[1] != "-" and "c" in word)
+        elif len(word) > 1 and word[0] in "-+" and word[1] != "-":  # a group: ``-lc``, ``-euo pipefail``
+            inline = inline or (word[0] == "-" and "c" in word)
+            index += 2 if "o" in word or "O" in word else 1  # its ``o``/``O`` takes the next word
+        elif word.startswith("--"):
             index += 1
         else:
             break

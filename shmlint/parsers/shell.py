@@ -16,6 +16,10 @@ from shmlint.lazy_regex import LazyRegex
 
 #: substitutions nested deeper than this are skipped, not parsed: keeps the recursion far from Python's limit
 MAX_DEPTH = 40
+#: where a documentation code block ends, written by the mask (``shmlint.parsers.embedded.shell_blocks``) at the
+#: start of the line after it: blank to the tokenizer, it ends a here-document whose delimiter the block does not
+#: show, as the block's end does for its reader (a vertical tab starts no line of a script)
+BLOCK_END = "\v"
 
 #: reserved words that only introduce or close a compound command: the next word starts a simple command
 _SKIPPED_RESERVED = frozenset(
@@ -82,12 +86,12 @@ def commands(text: str, *, in_blocks: bool = False) -> Iterator[SimpleCommand]:
 
 def first_unclosed(text: str, *, in_blocks: bool = False) -> tuple[int, int] | None:
     """Where the first construct that ``text`` leaves open starts, and how long its opener is (a quote, ``$(``,
-    ``${``, a backtick, a here-document's ``<<``): the rest of the text is inside it, and so would be whatever
-    text came after. None when every construct closes (``in_blocks``: as for ``here_documents``)."""
+    ``${``, ``$'``, a backtick): the rest of the text is inside it, and so would be whatever text came after.
+    None when every construct closes (``in_blocks``: as for ``here_documents``). A here-document left open is
+    not one: in a document its block's end (``BLOCK_END``) ends it."""
     lexer = _Lexer(text, in_blocks)
     lexer.parse_list(None, 0)
-    unclosed = lexer.unclosed + [(pending[-1], 2) for pending in lexer.heredocs]  # no line break after ``<<X``
-    return min(unclosed) if unclosed else None
+    return min(lexer.unclosed) if lexer.unclosed else None
 
 
 def is_unquoted_literal(word: Word, text: str) -> bool:
@@ -109,38 +113,36 @@ class _Cursor:
         self.pos = 0
         self.in_blocks = in_blocks  # indented documentation blocks (``here_documents``)
         #: (delimiter, strip leading tabs, expands: the delimiter is unquoted, the indentation of the line that
-        #: opens it, where its ``<<`` is) waiting for the next newline
-        self.heredocs: list[tuple[str, bool, bool, str, int]] = []
+        #: opens it) waiting for the next newline
+        self.heredocs: list[tuple[str, bool, bool, str]] = []
         self.bodies: list[HereDocument] = []  # the here-documents passed, in order
         #: (start, opener length) of each construct the input ended inside (``first_unclosed``)
         self.unclosed: list[tuple[int, int]] = []
 
     def _skip_heredoc_bodies(self) -> None:
         text = self.text
-        for delimiter, strip_tabs, expands, indent, opened_at in self.heredocs:
+        for delimiter, strip_tabs, expands, indent in self.heredocs:
             start = end = self.pos
-            closed = False
             while self.pos < self.n:
                 newline = text.find("\n", self.pos)
                 end = self.n if newline == -1 else newline
                 line = text[self.pos : end].rstrip("\r")
                 line_start, self.pos = self.pos, min(self.n, end + 1)
+                if line.startswith(BLOCK_END):  # not consumed: it ends every body still waiting, and is blank
+                    self.pos = end = line_start
+                    break
                 if (line.lstrip("\t") if strip_tabs else line) == delimiter or (
                     self.in_blocks and indent and line == indent + delimiter
                 ):
-                    end, closed = line_start, True
+                    end = line_start
                     break
                 end = self.pos
             self.bodies.append(HereDocument(start, end, strip_tabs, expands))
-            if not closed:
-                self.unclosed.append((opened_at, 2))
         self.heredocs.clear()
 
     def _ansi_c(self) -> str:
         """``$'...'`` with the quote at pos: backslash escapes decoded, the rest literal."""
-        text = self.text
-        if text.find("'", self.pos + 1) == -1:
-            self.unclosed.append((self.pos - 1, 2))
+        text, opened_at = self.text, self.pos - 1
         self.pos += 1
         out: list[str] = []
         while self.pos < self.n and text[self.pos] != "'":
@@ -151,6 +153,8 @@ class _Cursor:
             else:
                 out.append(text[self.pos])
                 self.pos += 1
+        if self.pos >= self.n:  # no closing quote (``$'a\'``: that one is escaped)
+            self.unclosed.append((opened_at, 2))
         self.pos += 1
         return "".join(out)
 
@@ -206,7 +210,11 @@ class _Lexer(_Cursor):
                 self._skip_heredoc_bodies()
             elif c == "#":
                 newline = text.find("\n", self.pos)
-                self.pos = self.n if newline == -1 else newline
+                end = self.n if newline == -1 else newline
+                if stop == "`":  # bash finds the closing backtick before it reads a comment inside
+                    tick = text.find("`", self.pos, end)
+                    end = end if tick == -1 else tick
+                self.pos = end
             elif c == "`" and stop == "`":
                 self.pos += 1
                 self._finish(words)
@@ -276,7 +284,7 @@ class _Lexer(_Cursor):
             expands = is_unquoted_literal(target, text)
             line = text[text.rfind("\n", 0, operator.start()) + 1 : operator.start()]
             indent = line[: len(line) - len(line.lstrip(" \t"))]
-            self.heredocs.append((target.text, operator.group() == "<<-", expands, indent, operator.start()))
+            self.heredocs.append((target.text, operator.group() == "<<-", expands, indent))
 
     # -- words ---------------------------------------------------------------------------------------------------
 

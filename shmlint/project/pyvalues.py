@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import Setting
@@ -37,7 +37,7 @@ class Context(NamedTuple):
     config: Mapping[str, Setting]
     devices: int | None
     names: Mapping[str, ast.expr | None]  # a name assigned once to a literal (None: assigned several ways), or
-    # a count above zero once outside ``if`` statements and otherwise only inside them
+    # a count a condition may change (``names``)
     options: Mapping[str, Option]  # argparse dest -> its option
     env: Mapping[str, str]  # the container's environment, as its manifest sets it
 
@@ -147,13 +147,12 @@ def _int(text: str) -> int | None:
 
 def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
     """Names assigned a literal number or string with ``=`` exactly once in the file, as value following reads
-    them (``A = B = 8`` gives both; ``None`` for any other assignment), and a count above zero assigned once
-    outside ``if`` statements and otherwise only in them (``n = 8`` then ``if lang == "ja": n = 0``): the number
-    the code takes unless a condition holds. Looser than the small-batch proof's (``pydatasets``): a worker count
-    followed is evidence of a need, and a parameter of the same name elsewhere does not hide it."""
+    them (``A = B = 8`` gives both; ``None`` for any other assignment), and a count above zero that a condition
+    may change (``_defaults``). Looser than the small-batch proof's (``pydatasets``): a worker count followed is
+    evidence of a need, and a parameter of the same name elsewhere does not hide it."""
     found: dict[str, ast.expr | None] = {}
-    guarded = {id(inner) for node in nodes if isinstance(node, ast.If) for inner in ast.walk(node)}
-    unguarded: dict[str, list[ast.expr | None]] = {}  # each name's assignments outside any ``if``
+    assignments: dict[str, int] = {}
+    bound: set[str] = set()  # names bound otherwise too: loop and ``with`` targets, parameters, ``:=``, imports
     for node in nodes:
         targets = (
             node.targets
@@ -167,13 +166,94 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
             if isinstance(target, ast.Name):
                 literal = isinstance(node, ast.Assign) and isinstance(value, ast.Constant)
                 found[target.id] = value if literal and target.id not in found else None
-                if id(node) not in guarded:
-                    unguarded.setdefault(target.id, []).append(value if literal else None)
-    for name, assigned in unguarded.items():  # ``n = 8`` and ``if lang == "ja": n = 0``: 8 unless a condition
-        # holds, taken as the number only when it is a count above zero (workers the default path starts)
-        default = assigned[0] if len(assigned) == 1 and found[name] is None else None
-        if isinstance(default, ast.Constant) and _counts(default.value):
-            found[name] = default
+                assignments[target.id] = assignments.get(target.id, 0) + 1
+        bound.update(_bound(node))
+    if nodes and isinstance(nodes[0], ast.Module):
+        found.update(_defaults(nodes, assignments, bound))
+    return found
+
+
+def _bound(node: ast.AST) -> Iterator[str]:
+    """Names a node binds other than by ``=``."""
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        yield from (n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        yield from (n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name))
+    elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+        yield node.target.id
+    elif isinstance(node, ast.arg):
+        yield node.arg
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        yield node.name
+    elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        yield from node.names
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        yield from ((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+
+
+def _defaults(nodes: list[ast.AST], assignments: dict[str, int], bound: set[str]) -> dict[str, ast.expr]:
+    """``n = 8`` and, after it in the same body, ``if language == "ja": n = 0``: 8 unless the condition holds,
+    the count the code starts workers with. Only where that is all the file does with the name: one count above
+    zero written as a statement of a module's or function's own body, every other assignment inside ``if``
+    statements of that body after it, none of them with an ``else`` (then some branch may always change it) or
+    reading the name (a cap, or a use of the changed value)."""
+    found: dict[str, ast.expr] = {}
+    for scope in nodes:
+        if not isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        changed: dict[str, _Changes] | None = None  # what the body's ``if`` statements do with each name
+        for index, statement in enumerate(scope.body):
+            if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+                continue
+            target, value = statement.targets[0], statement.value
+            if not isinstance(target, ast.Name) or not isinstance(value, ast.Constant) or not _counts(value.value):
+                continue
+            name = target.id
+            if name in bound or assignments.get(name, 0) < 2:
+                continue
+            changed = _changes(scope.body) if changed is None else changed
+            changes = changed.get(name)
+            if changes and changes.first > index and changes.keep and 1 + changes.assigned == assignments[name]:
+                found[name] = value
+    return found
+
+
+class _Changes(NamedTuple):
+    """What the ``if`` statements of one body do with a name: where the first of them is, how often they assign
+    it (``assigned``), and whether each is a chain without ``else`` that never reads it (where none of its
+    conditions holds, the value before it stays)."""
+
+    first: int
+    assigned: int
+    keep: bool
+
+
+def _changes(body: list[ast.stmt]) -> dict[str, _Changes]:
+    """For each name the ``if`` statements of a body assign, what they do with it (each statement read once)."""
+    found: dict[str, _Changes] = {}
+    for at, statement in enumerate(body):
+        if not isinstance(statement, ast.If):
+            continue
+        assigned: dict[str, int] = {}
+        read: set[str] = set()
+        for inner in ast.walk(statement):
+            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
+                read.add(inner.id)
+            elif isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                for target in inner.targets if isinstance(inner, ast.Assign) else [inner.target]:
+                    if isinstance(target, ast.Name):
+                        assigned[target.id] = assigned.get(target.id, 0) + 1
+        chain = statement
+        while len(chain.orelse) == 1 and isinstance(chain.orelse[0], ast.If):
+            chain = chain.orelse[0]
+        for name, count in assigned.items():
+            keep = not chain.orelse and name not in read
+            before = found.get(name)
+            found[name] = (
+                _Changes(at, count, keep)
+                if before is None
+                else before._replace(assigned=before.assigned + count, keep=before.keep and keep)
+            )
     return found
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.embedded.mask import Mask
-from shmlint.parsers.shell import first_unclosed
+from shmlint.parsers.shell import BLOCK_END, first_unclosed
 
 #: code block languages read as shell ("": untagged); console blocks are transcripts, prompts before commands.
 #: "docker": highlighters read it as a Dockerfile, yet READMEs fence their ``docker run`` commands with it; such a
@@ -89,28 +89,40 @@ def mask_shell_blocks(
             lines = _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
             if lines:
                 _close_constructs(mask, lines[0].start, lines[-1].end)
+                _mark_end(mask, end)
                 kept.append(ShellBlock(lines, section))
     return mask.result(), tuple(kept)
 
 
-#: how many constructs a block may leave open before the rest of it is not read (each costs a read of the block)
-_MAX_UNCLOSED = 8
+#: how many constructs a block may leave open before it is not read at all (each costs a read of the block)
+_MAX_UNCLOSED = 4
+#: the characters that open a construct which can stay open (quotes, ``$(``, ``${``, backticks)
+_OPENERS = frozenset("'\"`$")
 
 
 def _close_constructs(mask: Mask, start: int, end: int) -> None:
     """A block is read as its reader sees it: on its own. What it leaves open (a stray apostrophe in
-    ``n_samples=50'000``, a ``$(`` never closed, a here-document whose end the guide does not show) would go on
-    into the document's later blocks; each such opener is blanked instead, and after ``_MAX_UNCLOSED`` of them
-    the rest of the block is."""
-    for _ in range(_MAX_UNCLOSED):
+    ``n_samples=50'000``, a ``$(`` never closed) would go on into the document's later blocks; each such opener
+    is blanked instead, and a block that leaves more than ``_MAX_UNCLOSED`` open is blanked whole."""
+    if _OPENERS.isdisjoint(mask.kept(start, end)):
+        return
+    for _ in range(_MAX_UNCLOSED + 1):
         unclosed = first_unclosed(mask.kept(start, end), in_blocks=True)
         if unclosed is None:
             return
         at, length = unclosed
         mask.put(start + at, " " * length)
-    unclosed = first_unclosed(mask.kept(start, end), in_blocks=True)
-    if unclosed is not None:
-        mask.put(start + unclosed[0], "".join(c if c == "\n" else " " for c in mask.kept(start + unclosed[0], end)))
+    mask.put(start, "".join(c if c == "\n" else " " for c in mask.kept(start, end)))
+
+
+def _mark_end(mask: Mask, end: int) -> None:
+    """Write ``BLOCK_END`` at the start of the first line after a block that has any text (a closing fence, the
+    next paragraph), so a here-document the block leaves open ends there."""
+    text = mask.text
+    while end < len(text) and text[end] == "\n":
+        end += 1
+    if end < len(text):
+        mask.put(end, BLOCK_END)
 
 
 def _starts_an_engine(block: list[tuple[int, str]]) -> bool:
