@@ -185,7 +185,7 @@ def test_a_block_left_inside_a_quote_ends_it_at_its_own_end() -> None:
         text = f"```bash\n{opener}\n```\n\n```bash\ndocker run img\n```\n"
         masked = mask_markdown(text)
         assert_is_mask(text, masked)
-        assert ["docker", "run", "img"] in [[w.text for w in c.words] for c in commands(masked)], opener
+        assert ["docker", "run", "img"] in [[w.text for w in c.words] for c in commands(masked, in_blocks=True)], opener
 
 
 def test_a_here_document_a_block_leaves_open_ends_with_the_block(tmp_path: Path) -> None:
@@ -200,10 +200,25 @@ def test_a_here_document_a_block_leaves_open_ends_with_the_block(tmp_path: Path)
     text = f"```bash\nkubectl apply -f - <<EOF\n{pod}```\n\n```bash\ndocker run --gpus all img\n```\n"
     masked = mask_markdown(text)
     assert_is_mask(text, masked)
-    assert [c.words[0].text for c in commands(masked)] == ["kubectl", "docker"]
+    assert [c.words[0].text for c in commands(masked, in_blocks=True)] == ["kubectl", "docker"]
     (tmp_path / "README.md").write_text(text, encoding="utf-8")
     findings = check_paths(Settings(), [tmp_path], jobs=1).findings
     assert [(f.code, f.severity.label, f.span.line) for f in findings] == [("SHM001", "error", 9)]
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "cat <<EOF > env.sh \\",  # the here-document's line goes on past the block: the opener is blanked
+        "cat <<EOF\n\vdocker run img2",  # a vertical tab in a block is text, not the mark after it
+    ],
+)
+def test_the_block_after_a_here_document_is_read(first: str) -> None:
+    text = f"```bash\n{first}\n```\n\nThen run:\n\n```bash\ndocker run img\n```\n"
+    masked = mask_markdown(text)
+    assert_is_mask(text, masked)
+    assert [[w.text for w in c.words] for c in commands(masked, in_blocks=True)][-1] == ["docker", "run", "img"]
+    assert ["docker", "run", "img2"] not in [[w.text for w in c.words] for c in commands(masked, in_blocks=True)]
 
 
 def test_blanking_a_block_that_leaves_too_much_open_loses_no_later_block() -> None:

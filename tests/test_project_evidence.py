@@ -258,6 +258,11 @@ def test_loader_literal_and_default() -> None:
         ("class C:\n    n = 8\nif x:\n    n = 0\nDataLoader(ds, num_workers=n)\n", []),
         ("n = 8\nwhile True:\n    if c:\n        n = 0\n        break\nDataLoader(ds, num_workers=n)\n", []),
         ("try:\n    n = 8\nexcept E:\n    if x:\n        n = 0\nDataLoader(ds, num_workers=n)\n", []),
+        ("n = 8\nif x:\n    n = 0\nn, m = cfg.w, cfg.b\nDataLoader(ds, num_workers=n)\n", []),  # unpacked too
+        ("n = 8\nDataLoader(ds, num_workers=n)\n[n] = [0]\n", []),  # no longer assigned once
+        ("n = 8\nif x:\n    n = 0\ndef n():\n    pass\nDataLoader(ds, num_workers=n)\n", []),
+        ("n = 8\nif x:\n    n = 0\nmatch y:\n    case n:\n        pass\nDataLoader(ds, num_workers=n)\n", []),
+        ("from cfg import *\nn = 8\nif x:\n    n = 0\nDataLoader(ds, num_workers=n)\n", []),
     ],
 )
 def test_a_count_set_once_and_otherwise_only_under_a_condition_is_its_default(code: str, needs: list[str]) -> None:
@@ -1709,6 +1714,10 @@ def test_a_manifest_example_in_a_document_never_takes_the_dockerfile_beside(tmp_
         ("-euo pipefail -c python train.py", (True, 3)),
         ("--noprofile --norc -eo pipefail run.sh", (False, 4)),
         ("- run.sh", (False, 1)),
+        ("-euoo pipefail nounset -c x", (True, 4)),
+        ("-s run.sh", None),
+        ("-sc x", (True, 1)),
+        ("-s -c x", (True, 2)),
         ("-", None),
         ("--norc", None),
         ("-c", None),

@@ -278,9 +278,11 @@ def test_an_indented_delimiter_ends_a_here_document_only_in_documentation_blocks
         ("echo ${HOME", "{"),
         ("echo $'x", "$'"),
         ("cat <<EOF\nkind: Pod\n", None),  # a document's block ends it (BLOCK_END)
+        ("cat <<EOF > env.sh \\", "<<"),  # its line never ends: it goes on past the block's end
         ('x="$(foo" bar', '"'),
         ("echo $'a\\'", "$'"),  # the quote after the backslash is escaped
         ("x=`foo #bar`\ny=`date`", None),  # bash finds the closing backtick before the comment inside
+        ("x=`a \\`b #c\\` d`\necho end", None),  # an escaped backtick does not close it
     ],
 )
 def test_first_unclosed_names_the_construct_the_text_ends_inside(source: str, opener: str | None) -> None:
@@ -295,15 +297,15 @@ def test_text_that_closes_everything_leaves_the_next_line_alone(source: str) -> 
     nothing open, a command written after the text is read as written; blanking what it finds, eight times at
     most, gets there or says so again."""
     after = f"\n\n{BLOCK_END}\necho end\n"  # where a document's block ends, as the mask marks it
-    if first_unclosed(source) is None:
-        assert [w.text for w in list(commands(source + after))[-1].words] == ["echo", "end"]
+    if first_unclosed(source, in_blocks=True) is None:
+        assert [w.text for w in list(commands(source + after, in_blocks=True))[-1].words] == ["echo", "end"]
     chars = list(source)
     for _ in range(len(source) + 1):
-        found = first_unclosed("".join(chars))
+        found = first_unclosed("".join(chars), in_blocks=True)
         if found is None:
             break
         chars[found[0] : found[0] + found[1]] = " " * found[1]
-    assert first_unclosed("".join(chars)) is None
+    assert first_unclosed("".join(chars), in_blocks=True) is None
 
 
 def test_a_comment_inside_backticks_ends_at_the_closing_backtick() -> None:
@@ -316,8 +318,10 @@ def test_a_comment_inside_backticks_ends_at_the_closing_backtick() -> None:
 
 
 def test_a_block_end_ends_every_here_document_waiting() -> None:
-    """``BLOCK_END`` (the mask's mark after a documentation block) ends the bodies still open and is blank."""
+    """``BLOCK_END`` (the mask's mark after a documentation block) ends the bodies still open and is blank; in a
+    script it is text like any other, as bash reads it."""
     text = f"cat <<A <<B\nkind: Pod\n{BLOCK_END}\necho end\n"
-    first, second = here_documents(text)
+    first, second = here_documents(text, in_blocks=True)
     assert text[first.start : first.end] == "kind: Pod\n" and first.end == second.start == second.end
-    assert [[w.text for w in c.words] for c in commands(text)] == [["cat"], ["echo", "end"]]
+    assert [[w.text for w in c.words] for c in commands(text, in_blocks=True)] == [["cat"], ["echo", "end"]]
+    assert [[w.text for w in c.words] for c in commands(text)] == [["cat"]]

@@ -19,16 +19,17 @@ ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 ENGINE_CLIS = ENGINES | {"nerdctl"}
 
 
-#: a shell's own options that take a value (``bash -o pipefail -c ...``): the word after one is that value
-_SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+#: a shell's long options that take a value (its ``-o``/``-O`` take one too, also in a group: ``-euo pipefail``)
+_SHELL_VALUE_OPTIONS = frozenset({"--rcfile", "--init-file"})
 
 
 def shell_operand(arguments: Sequence[str]) -> tuple[bool, int] | None:
     """What a shell's ``arguments`` give it to run: whether it is the string of a ``-c`` (alone or in a group:
     ``-lc``, ``-ec``, ``-cx``) rather than a script file, and where it is among them: the first word after the
     shell's own options (``-l``, ``--login``, ``-o pipefail``, ``-euo pipefail``, ``--`` or ``-``). None when only
-    options are given (an interactive shell)."""
-    inline, index = False, 0
+    options are given (an interactive shell), or ``-s`` reads the commands from stdin."""
+    inline = stdin = False
+    index = 0
     while index < len(arguments):
         word = arguments[index]
         if word in ("--", "-"):
@@ -38,12 +39,13 @@ def shell_operand(arguments: Sequence[str]) -> tuple[bool, int] | None:
             index += 2
         elif len(word) > 1 and word[0] in "-+" and word[1] != "-":  # a group: ``-lc``, ``-euo pipefail``
             inline = inline or (word[0] == "-" and "c" in word)
-            index += 2 if "o" in word or "O" in word else 1  # its ``o``/``O`` takes the next word
+            stdin = stdin or (word[0] == "-" and "s" in word)  # commands from stdin, the words after its arguments
+            index += 1 + word.count("o") + word.count("O")  # each ``o``/``O`` takes the next word
         elif word.startswith("--"):
             index += 1
         else:
             break
-    return (inline, index) if index < len(arguments) else None
+    return (inline, index) if index < len(arguments) and (inline or not stdin) else None
 
 
 #: the Python interpreter's own options that take a value (``python -W ignore x.py``): the word after one is that

@@ -16,9 +16,9 @@ from shmlint.lazy_regex import LazyRegex
 
 #: substitutions nested deeper than this are skipped, not parsed: keeps the recursion far from Python's limit
 MAX_DEPTH = 40
-#: where a documentation code block ends, written by the mask (``shmlint.parsers.embedded.shell_blocks``) at the
-#: start of the line after it: blank to the tokenizer, it ends a here-document whose delimiter the block does not
-#: show, as the block's end does for its reader (a vertical tab starts no line of a script)
+#: where a documentation code block ends, written by the mask (``shmlint.parsers.embedded.shell_blocks``, which
+#: blanks any the blocks hold) at the start of the line after it: blank to the tokenizer, it ends a here-document
+#: whose delimiter the block does not show, as the block's end does for its reader (``in_blocks`` only)
 BLOCK_END = "\v"
 
 #: reserved words that only introduce or close a compound command: the next word starts a simple command
@@ -88,10 +88,12 @@ def first_unclosed(text: str, *, in_blocks: bool = False) -> tuple[int, int] | N
     """Where the first construct that ``text`` leaves open starts, and how long its opener is (a quote, ``$(``,
     ``${``, ``$'``, a backtick): the rest of the text is inside it, and so would be whatever text came after.
     None when every construct closes (``in_blocks``: as for ``here_documents``). A here-document left open is
-    not one: in a document its block's end (``BLOCK_END``) ends it."""
+    not one: in a document its block's end (``BLOCK_END``) ends it, unless its line never ends (``<<EOF \\`` last
+    in a block goes on into the line after the block)."""
     lexer = _Lexer(text, in_blocks)
     lexer.parse_list(None, 0)
-    return min(lexer.unclosed) if lexer.unclosed else None
+    unclosed = lexer.unclosed + [(pending[-1], 2) for pending in lexer.heredocs]
+    return min(unclosed) if unclosed else None
 
 
 def is_unquoted_literal(word: Word, text: str) -> bool:
@@ -113,22 +115,22 @@ class _Cursor:
         self.pos = 0
         self.in_blocks = in_blocks  # indented documentation blocks (``here_documents``)
         #: (delimiter, strip leading tabs, expands: the delimiter is unquoted, the indentation of the line that
-        #: opens it) waiting for the next newline
-        self.heredocs: list[tuple[str, bool, bool, str]] = []
+        #: opens it, where its ``<<`` is) waiting for the next newline
+        self.heredocs: list[tuple[str, bool, bool, str, int]] = []
         self.bodies: list[HereDocument] = []  # the here-documents passed, in order
         #: (start, opener length) of each construct the input ended inside (``first_unclosed``)
         self.unclosed: list[tuple[int, int]] = []
 
     def _skip_heredoc_bodies(self) -> None:
         text = self.text
-        for delimiter, strip_tabs, expands, indent in self.heredocs:
+        for delimiter, strip_tabs, expands, indent, _ in self.heredocs:
             start = end = self.pos
             while self.pos < self.n:
                 newline = text.find("\n", self.pos)
                 end = self.n if newline == -1 else newline
                 line = text[self.pos : end].rstrip("\r")
                 line_start, self.pos = self.pos, min(self.n, end + 1)
-                if line.startswith(BLOCK_END):  # not consumed: it ends every body still waiting, and is blank
+                if self.in_blocks and line.startswith(BLOCK_END):  # not consumed: it ends every body waiting
                     self.pos = end = line_start
                     break
                 if (line.lstrip("\t") if strip_tabs else line) == delimiter or (
@@ -139,6 +141,16 @@ class _Cursor:
                 end = self.pos
             self.bodies.append(HereDocument(start, end, strip_tabs, expands))
         self.heredocs.clear()
+
+    def _closing_backtick(self, end: int) -> int:
+        """The first backtick from pos to ``end`` that no backslash escapes, or ``end``."""
+        text, at = self.text, self.pos
+        while (tick := text.find("`", at, end)) != -1:
+            escapes = tick - len(text[at:tick].rstrip("\\")) - at
+            if escapes % 2 == 0:
+                return tick
+            at = tick + 1
+        return end
 
     def _ansi_c(self) -> str:
         """``$'...'`` with the quote at pos: backslash escapes decoded, the rest literal."""
@@ -212,8 +224,7 @@ class _Lexer(_Cursor):
                 newline = text.find("\n", self.pos)
                 end = self.n if newline == -1 else newline
                 if stop == "`":  # bash finds the closing backtick before it reads a comment inside
-                    tick = text.find("`", self.pos, end)
-                    end = end if tick == -1 else tick
+                    end = self._closing_backtick(end)
                 self.pos = end
             elif c == "`" and stop == "`":
                 self.pos += 1
@@ -284,7 +295,7 @@ class _Lexer(_Cursor):
             expands = is_unquoted_literal(target, text)
             line = text[text.rfind("\n", 0, operator.start()) + 1 : operator.start()]
             indent = line[: len(line) - len(line.lstrip(" \t"))]
-            self.heredocs.append((target.text, operator.group() == "<<-", expands, indent))
+            self.heredocs.append((target.text, operator.group() == "<<-", expands, indent, operator.start()))
 
     # -- words ---------------------------------------------------------------------------------------------------
 

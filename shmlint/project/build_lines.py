@@ -141,7 +141,7 @@ def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBu
     elif kind in ("markdown", "rst"):
         mask, yaml_blocks, dockerfile_blocks = _document_readers(kind)
         guide: _GuideDockerfiles | None = None  # read once the document builds an image
-        for found in _command_builds(mask(text), folder, where):
+        for found in _command_builds(mask(text), folder, where, in_blocks=True):
             if found.dockerfile in _CONTEXT_DOCKERFILE:
                 guide = guide or _GuideDockerfiles(path, text, dockerfile_blocks(text))
                 found = found._replace(block=guide.before(found.line))
@@ -189,17 +189,19 @@ class _GuideDockerfiles:
 
 
 def _command_builds(
-    masked: str, folder: str, where: str, variables: Mapping[str, str] | None = None
+    masked: str, folder: str, where: str, variables: Mapping[str, str] | None = None, *, in_blocks: bool = False
 ) -> Iterator[WrittenBuild]:
     """``docker build -t NAME ...`` lines, with the script's assignments expanded (``IMAGE=x; docker build -t
-    $IMAGE``) and a Makefile's own variables (``variables``: ``$(IMAGE)``)."""
+    $IMAGE``) and a Makefile's own variables (``variables``: ``$(IMAGE)``); ``in_blocks``: a document's code
+    blocks, masked."""
     if "build" not in masked:
         return
     from shmlint.project.launchers import UNKNOWN
     from shmlint.project.shellvars import script_commands
 
     moved = ""  # where a plain ``cd sub/dir`` went, relative to where the commands started
-    for line in script_commands(masked, {name: (value,) for name, value in (variables or {}).items()}):
+    env = {name: (value,) for name, value in (variables or {}).items()}
+    for line in script_commands(masked, env, in_blocks=in_blocks):
         if line.argv[0] == "cd":
             moved = _changed(moved, line.argv[1:])
             continue

@@ -152,7 +152,8 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
     evidence of a need, and a parameter of the same name elsewhere does not hide it."""
     found: dict[str, ast.expr | None] = {}
     assignments: dict[str, int] = {}
-    bound: set[str] = set()  # names bound otherwise too: loop and ``with`` targets, parameters, ``:=``, imports
+    bound: set[str] = set()  # names bound otherwise too: loop and ``with`` targets, parameters, ``:=``, imports,
+    # definitions, match captures
     for node in nodes:
         targets = (
             node.targets
@@ -163,18 +164,22 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
         )
         value = getattr(node, "value", None)
         for target in targets:
-            if isinstance(target, ast.Name):
-                literal = isinstance(node, ast.Assign) and isinstance(value, ast.Constant)
-                found[target.id] = value if literal and target.id not in found else None
-                assignments[target.id] = assignments.get(target.id, 0) + 1
+            literal = isinstance(node, ast.Assign) and isinstance(target, ast.Name) and isinstance(value, ast.Constant)
+            for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):  # also ``n, m = 0, 1``
+                found[name] = value if literal and name not in found else None
+                assignments[name] = assignments.get(name, 0) + 1
         bound.update(_bound(node))
-    if nodes and isinstance(nodes[0], ast.Module):
+    if nodes and isinstance(nodes[0], ast.Module) and _ANY_NAME not in bound:
         found.update(_defaults(nodes, assignments, bound))
     return found
 
 
+#: what ``_bound`` gives for ``from x import *``: any name may be bound
+_ANY_NAME = "*"
+
+
 def _bound(node: ast.AST) -> Iterator[str]:
-    """Names a node binds other than by ``=``."""
+    """Names a node binds other than by ``=`` (``_ANY_NAME`` for a star import)."""
     if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
         yield from (n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
@@ -189,6 +194,10 @@ def _bound(node: ast.AST) -> Iterator[str]:
         yield from node.names
     elif isinstance(node, (ast.Import, ast.ImportFrom)):
         yield from ((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.MatchAs, ast.MatchStar)):
+        yield from (node.name,) if node.name else ()
+    elif isinstance(node, ast.MatchMapping) and node.rest:
+        yield node.rest
 
 
 def _defaults(nodes: list[ast.AST], assignments: dict[str, int], bound: set[str]) -> dict[str, ast.expr]:

@@ -95,16 +95,19 @@ def _value(match: re.Match[str], variables: Variables, positional: Sequence[str]
     return found
 
 
-def script_commands(text: str, env: Variables, positional: Sequence[str] = ()) -> list[Line]:
+def script_commands(
+    text: str, env: Variables, positional: Sequence[str] = (), *, in_blocks: bool = False
+) -> list[Line]:
     """The commands of a script in order, expanded; assignments update the variables as they go (an ``if`` or a
-    loop is read straight through, so a variable keeps the last value the text gives it before the command)."""
+    loop is read straight through, so a variable keeps the last value the text gives it before the command).
+    ``in_blocks``: the text is a document's code blocks, masked (``shmlint.parsers.shell.here_documents``)."""
     variables: dict[str, tuple[str, ...]] = dict(env)
     exported = set(env)  # what the script's own environment holds is passed on to what it runs
     snapshot: Variables | None = MappingProxyType(dict(env))  # shared by the lines until an exported value
     # changes; None: changed since, taken again only when a command line needs it (a script of many exports and
     # assignments would otherwise copy every exported value at each one)
     found: list[Line] = []
-    simple = list(commands(text))[:MAX_COMMANDS]
+    simple = list(commands(text, in_blocks=in_blocks))[:MAX_COMMANDS]
     source = SourceText("", text)  # the lines of commands, from one line table
     skip_until = -1
     for index, command in enumerate(simple):

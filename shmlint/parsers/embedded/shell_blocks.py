@@ -96,8 +96,9 @@ def mask_shell_blocks(
 
 #: how many constructs a block may leave open before it is not read at all (each costs a read of the block)
 _MAX_UNCLOSED = 4
-#: the characters that open a construct which can stay open (quotes, ``$(``, ``${``, backticks)
-_OPENERS = frozenset("'\"`$")
+#: the characters that open a construct which can stay open (quotes, ``$(``, ``${``, backticks, a here-document
+#: whose line goes on past the block)
+_OPENERS = frozenset("'\"`$<")
 
 
 def _close_constructs(mask: Mask, start: int, end: int) -> None:
@@ -169,8 +170,7 @@ def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tupl
         elif console and not continued:
             continue  # output
         end = offset + len(line)
-        mask.keep(start, end)
-        _unbracket(mask, start, end)
+        _keep_line(mask, start, end)
         shown = "" if marker is None or continued else line[: marker.end()].strip()
         kept.append(CodeLine(start, end, shown))
         continued = _continues(line[start - offset :])
@@ -197,8 +197,7 @@ def _keep_engine_lines(mask: Mask, block: list[tuple[int, str]]) -> tuple[CodeLi
         if not continued and _ENGINE_LINE.match(line) is None:
             continue
         end = offset + len(line)
-        mask.keep(offset, end)
-        _unbracket(mask, offset, end)
+        _keep_line(mask, offset, end)
         kept.append(CodeLine(offset, end, ""))
         continued = _continues(line)
     return tuple(kept)
@@ -208,6 +207,17 @@ def _continues(line: str) -> bool:
     """Whether a shell line goes on on the next one: it ends with a backslash that is not itself escaped."""
     body = line.rstrip()
     return body.endswith("\\") and not body.endswith("\\\\")
+
+
+def _keep_line(mask: Mask, start: int, end: int) -> None:
+    """Copy a line of shell into the mask, its placeholders read as a reader reads them (``_unbracket``) and any
+    vertical tab blanked: the only ``BLOCK_END`` in the mask are the marks after blocks."""
+    mask.keep(start, end)
+    at = mask.text.find(BLOCK_END, start, end)
+    while at != -1:
+        mask.put(at, " ")
+        at = mask.text.find(BLOCK_END, at + 1, end)
+    _unbracket(mask, start, end)
 
 
 def _unbracket(mask: Mask, start: int, end: int) -> None:
