@@ -165,13 +165,18 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
         value = getattr(node, "value", None)
         for target in targets:
             literal = isinstance(node, ast.Assign) and isinstance(target, ast.Name) and isinstance(value, ast.Constant)
-            for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):  # also ``n, m = 0, 1``
+            for name in _stored(target):  # also ``n, m = 0, 1``
                 found[name] = value if literal and name not in found else None
                 assignments[name] = assignments.get(name, 0) + 1
         bound.update(_bound(node))
     if nodes and isinstance(nodes[0], ast.Module) and _ANY_NAME not in bound:
         found.update(_defaults(nodes, assignments, bound))
     return found
+
+
+def _stored(target: ast.expr) -> Iterator[str]:
+    """The names an assignment target binds: ``n``, and each of ``n, [m, *r]`` (not ``cfg[n]``'s, which reads)."""
+    return (n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
 
 
 #: what ``_bound`` gives for ``from x import *``: any name may be bound
@@ -181,9 +186,9 @@ _ANY_NAME = "*"
 def _bound(node: ast.AST) -> Iterator[str]:
     """Names a node binds other than by ``=`` (``_ANY_NAME`` for a star import)."""
     if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-        yield from (n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+        yield from _stored(node.target)
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-        yield from (n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name))
+        yield from _stored(node.optional_vars)
     elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
         yield node.target.id
     elif isinstance(node, ast.arg):
@@ -250,8 +255,8 @@ def _changes(body: list[ast.stmt]) -> dict[str, _Changes]:
                 read.add(inner.id)
             elif isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 for target in inner.targets if isinstance(inner, ast.Assign) else [inner.target]:
-                    if isinstance(target, ast.Name):
-                        assigned[target.id] = assigned.get(target.id, 0) + 1
+                    for name in _stored(target):
+                        assigned[name] = assigned.get(name, 0) + 1
         chain = statement
         while len(chain.orelse) == 1 and isinstance(chain.orelse[0], ast.If):
             chain = chain.orelse[0]
