@@ -181,8 +181,8 @@ def test_a_block_left_inside_a_quote_ends_it_at_its_own_end() -> None:
         ["docker", "run", "--gpus", "all", "img", "n_samples=50", "000", "x=1"],
         ["docker", "run", "--gpus", "all", "img", "token=y"],
     ]
-    for opener in ("echo $(date", "echo `date", "cat <<EOF", 'echo "open'):
-        text = f"```bash\n{opener}\n```\n\n```bash\ndocker run img\n```\n"
+    for opener in ("echo $(date", "echo `date", "cat <<EOF", 'echo "open', "ARGS=(--gpus all"):
+        text = f"```bash\n{opener}\n```\n\n```bash\nif true; then docker run img; fi\n```\n"
         masked = mask_markdown(text)
         assert_is_mask(text, masked)
         assert ["docker", "run", "img"] in [[w.text for w in c.words] for c in commands(masked, in_blocks=True)], opener

@@ -281,6 +281,9 @@ def test_an_indented_delimiter_ends_a_here_document_only_in_documentation_blocks
         ("cat <<EOF > env.sh \\", "<<"),  # its line never ends: it goes on past the block's end
         ('x="$(foo" bar', '"'),
         ("echo $'a\\'", "$'"),  # the quote after the backslash is escaped
+        ("ARGS=(--gpus all", "("),  # an array never closed
+        ("(cd build && make", "("),
+        ("ARGS=(a b)\n(cd x; ls)\ncase x in (a) echo;; esac", None),
         ("x=`foo #bar`\ny=`date`", None),  # bash finds the closing backtick before the comment inside
         ("x=`a \\`b #c\\` d`\necho end", None),  # an escaped backtick does not close it
     ],

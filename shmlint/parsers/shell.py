@@ -86,7 +86,7 @@ def commands(text: str, *, in_blocks: bool = False) -> Iterator[SimpleCommand]:
 
 def first_unclosed(text: str, *, in_blocks: bool = False) -> tuple[int, int] | None:
     """Where the first construct that ``text`` leaves open starts, and how long its opener is (a quote, ``$(``,
-    ``${``, ``$'``, a backtick): the rest of the text is inside it, and so would be whatever text came after.
+    ``${``, ``$'``, a backtick, a subshell's or an array's ``(``): the rest of the text is inside it, and so would be whatever text came after.
     None when every construct closes (``in_blocks``: as for ``here_documents``). A here-document left open is
     not one: in a document its block's end (``BLOCK_END``) ends it, unless its line never ends (``<<EOF \\`` last
     in a block goes on into the line after the block)."""
@@ -204,7 +204,8 @@ class _Lexer(_Cursor):
         ``stop`` closed it."""
         text = self.text
         words: list[Word] = []
-        parens = case_depth = 0
+        case_depth = 0
+        opened: list[int] = []  # where each ``(`` still open is (a subshell, an array)
         in_array = False  # ``NAME=(a do b)``: an array's items are words, never reserved words
         while self.pos < self.n:
             c = text[self.pos]
@@ -234,8 +235,8 @@ class _Lexer(_Cursor):
                 self.pos += 1
                 in_array = False
                 self._finish(words)
-                if parens:
-                    parens -= 1
+                if opened:
+                    opened.pop()
                 elif not case_depth and stop == ")":
                     return True
             elif c == "(":
@@ -244,8 +245,8 @@ class _Lexer(_Cursor):
                 if text.startswith("((", self.pos):
                     self.pos = self._skip_balanced(self.pos, "(", ")", quoted=False)
                 else:
+                    opened.append(self.pos)
                     self.pos += 1
-                    parens += 1
             elif c in "<>&" and not _at_process_substitution(text, self.pos) and _REDIRECT.match(text, self.pos):
                 self._redirect(words, depth, stop)
             elif c in ";&|":
@@ -266,6 +267,7 @@ class _Lexer(_Cursor):
                 elif word.text not in _SKIPPED_RESERVED:
                     words.append(word)
         self._finish(words)
+        self.unclosed.extend((at, 1) for at in opened[:1])  # ``ARGS=(--gpus all`` never closed
         return False
 
     def _finish(self, words: list[Word]) -> None:

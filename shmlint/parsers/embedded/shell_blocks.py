@@ -97,8 +97,8 @@ def mask_shell_blocks(
 #: how many constructs a block may leave open before it is not read at all (each costs a read of the block)
 _MAX_UNCLOSED = 4
 #: the characters that open a construct which can stay open (quotes, ``$(``, ``${``, backticks, a here-document
-#: whose line goes on past the block)
-_OPENERS = frozenset("'\"`$<")
+#: whose line goes on past the block, a subshell or an array)
+_OPENERS = frozenset("'\"`$<(")
 
 
 def _close_constructs(mask: Mask, start: int, end: int) -> None:
