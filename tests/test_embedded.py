@@ -221,6 +221,20 @@ def test_the_block_after_a_here_document_is_read(first: str) -> None:
     assert ["docker", "run", "img2"] not in [[w.text for w in c.words] for c in commands(masked, in_blocks=True)]
 
 
+def test_a_quote_the_mask_adds_is_closed_too() -> None:
+    """A Hugo shortcode ending in a backslash (``{{% ref x \\%}}``) becomes ``{{" ref x \\"}}`` in the mask, an
+    escaped quote that stays open: the block is read for what its mask leaves open, not its text."""
+    text = "```bash\necho {{% ref x \\%}}\n```\n\n```bash\ndocker run --gpus all img\n```\n"
+    masked = mask_markdown(text)
+    assert [[w.text for w in c.words] for c in commands(masked, in_blocks=True)][-1] == [
+        "docker",
+        "run",
+        "--gpus",
+        "all",
+        "img",
+    ]
+
+
 def test_blanking_a_block_that_leaves_too_much_open_loses_no_later_block() -> None:
     text = "```bash\ncat <<EOF $($($($($($($($($(\nbody\nEOF\n```\n\n```bash\ndocker run img\n```\n"
     masked = mask_markdown(text)

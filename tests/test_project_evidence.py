@@ -261,6 +261,7 @@ def test_loader_literal_and_default() -> None:
         ("n = 8\nif x:\n    n = 0\nn, m = cfg.w, cfg.b\nDataLoader(ds, num_workers=n)\n", []),  # unpacked too
         ("n = 8\nDataLoader(ds, num_workers=n)\n[n] = [0]\n", []),  # no longer assigned once
         ("n = 8\ncfg[n] = 1\nDataLoader(ds, num_workers=n)\n", ["num_workers=n), n = 8 at line 1"]),  # reads n
+        ("n = 8\nif x:\n    n += 1\nDataLoader(ds, num_workers=n)\n", []),  # the if reads it
         ("n = 8\nif x:\n    n, m = 0, 1\nDataLoader(ds, num_workers=n)\n", ["num_workers=n), n = 8 at line 1"]),
         ("n = 8\nif x:\n    n = 0\ndef n():\n    pass\nDataLoader(ds, num_workers=n)\n", []),
         ("n = 8\nif x:\n    n = 0\nmatch y:\n    case n:\n        pass\nDataLoader(ds, num_workers=n)\n", []),

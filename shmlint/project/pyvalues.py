@@ -257,6 +257,8 @@ def _changes(body: list[ast.stmt]) -> dict[str, _Changes]:
                 for target in inner.targets if isinstance(inner, ast.Assign) else [inner.target]:
                     for name in _stored(target):
                         assigned[name] = assigned.get(name, 0) + 1
+                        if isinstance(inner, ast.AugAssign):  # ``n += 1`` reads it too
+                            read.add(name)
         chain = statement
         while len(chain.orelse) == 1 and isinstance(chain.orelse[0], ast.If):
             chain = chain.orelse[0]

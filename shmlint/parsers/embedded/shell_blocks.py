@@ -105,7 +105,7 @@ def _close_constructs(mask: Mask, start: int, end: int) -> None:
     """A block is read as its reader sees it: on its own. What it leaves open (a stray apostrophe in
     ``n_samples=50'000``, a ``$(`` never closed) would go on into the document's later blocks; each such opener
     is blanked instead, and a block that leaves more than ``_MAX_UNCLOSED`` open is blanked whole."""
-    if _OPENERS.isdisjoint(mask.text[start:end]):  # the block as written: masking adds only balanced quotes
+    if _OPENERS.isdisjoint(mask.kept(start, end)):
         return
     for _ in range(_MAX_UNCLOSED + 1):
         unclosed = first_unclosed(mask.kept(start, end), in_blocks=True)
