@@ -16,7 +16,6 @@ from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS
 
 #: marks a word whose value the text does not give (``shellvars``), in front of its text: never a real argument
 UNKNOWN = "\x00"
-#: python's own options that take a value as the next word
 #: launcher modules run with ``python -m`` that start a script (``torch.distributed.run`` and friends)
 _LAUNCHER_MODULES = TORCHRUN_MODULES | {"accelerate.commands.launch", "deepspeed.launcher.runner"}
 _LAUNCHER_PROGRAMS = TORCHRUN_PROGRAMS | {"deepspeed"}
