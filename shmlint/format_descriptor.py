@@ -50,6 +50,7 @@ class FileKind(StrEnum):
     TERRAFORM = "terraform"
     PYTHON = "python"
     RST = "rst"
+    NOTEBOOK = "notebook"  # Jupyter: its shell escapes, shell cells and Markdown cells' code blocks
     UNIT = "unit"
     JSON = "json"  # the content decides whether shmlint reads it at all
     DEVCONTAINER = "devcontainer"

@@ -1,6 +1,6 @@
-"""``docker``/``podman`` run lines in shell scripts, Makefile recipes and Markdown/reStructuredText code blocks
-(whose YAML blocks are read as the YAML formats' own files); also the judge of docker options that other formats
-hold in their own syntax (``extract.command_workload``)."""
+"""``docker``/``podman`` run lines in shell scripts, Makefile recipes, Markdown/reStructuredText code blocks
+(whose YAML blocks are read as the YAML formats' own files) and Jupyter notebooks' shell; also the judge of docker
+options that other formats hold in their own syntax (``extract.command_workload``)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ from shmlint.model import WorkloadFormat
 if TYPE_CHECKING:
     from shmlint.extract.dispatch import Extraction
     from shmlint.format_descriptor import Found, Path
+    from shmlint.model import Workload
     from shmlint.source import SourceText
 
+#: a container engine's name: a notebook without one holds no container command
+_ENGINE = LazyRegex(r"docker|podman|nerdctl", re.IGNORECASE)
 _SHEBANG = LazyRegex(r"\A#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b", re.ASCII)
 
 
@@ -35,6 +38,8 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
         return workloads + documents, notices
     if kind is FileKind.MAKEFILE:
         return commands(source, mask_makefile(source.text), run.signals), []
+    if kind is FileKind.NOTEBOOK:
+        return _notebook(source, run), []
     markdown = kind is FileKind.MARKDOWN
     masked, shell_blocks = (markdown_shell_blocks if markdown else rst_shell_blocks)(source.text)
     workloads = commands(source, masked, run.signals, shell_blocks)
@@ -42,6 +47,37 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     more, notices = yaml_blocks(source, blocks, path, run)
     documents, document_notices = _here_documents(source, masked, path, run)
     return workloads + more + documents, notices + document_notices
+
+
+def _notebook(source: SourceText, run: Extraction) -> list[Workload]:
+    """A notebook's shell (``shmlint.parsers.embedded.notebook``); one that names no container engine is not
+    parsed at all (a notebook is mostly Python and outputs, often megabytes of them)."""
+    from shmlint.extract.dispatch import UnparsableInput, commands
+    from shmlint.parsers.embedded.notebook import notebook_shell
+    from shmlint.parsers.jsonc import JsoncError
+
+    if _ENGINE.search(source.text) is None:
+        return []
+    try:
+        masked, blocks = notebook_shell(source.text)
+    except JsoncError as exc:
+        line, column = source.position(exc.offset)
+        raise UnparsableInput(f"invalid notebook JSON: {exc.message}", line, column, exc.offset) from None
+    return commands(source, masked, run.signals, blocks)
+
+
+def _notebook_syntax(source: SourceText, strict: bool) -> str | None:
+    """Why a notebook is not JSON (the fixer's guard: an edit inside a string must leave it JSON)."""
+    import json
+
+    try:
+        json.loads(source.text)
+    except json.JSONDecodeError as exc:
+        line, column = source.position(exc.pos)
+        return f"line {line}, column {column}: {exc.msg}"
+    except RecursionError:
+        return "nesting too deep to read"
+    return None
 
 
 def _here_documents(source: SourceText, blocks: str | None, path: Path, run: Extraction) -> Found:
@@ -80,12 +116,13 @@ FORMAT = Format(
     remedy="add --shm-size (e.g. --shm-size=8g)",
     fix_in_short="add --shm-size",
     writer="shmlint.formats.commandline.edit",
-    fixtures=("shell", "markdown", "make", "docs/commands", "units/systemd"),
+    fixtures=("shell", "markdown", "make", "docs/commands", "units/systemd", "notebook"),
     files=(
         FileNames(FileKind.SHELL, rank=40, endings=(".sh", ".bash", ".zsh")),
         FileNames(FileKind.MAKEFILE, rank=50, names=("Makefile", "makefile", "GNUmakefile"), endings=(".mk",)),
         FileNames(FileKind.MARKDOWN, rank=60, endings=(".md", ".markdown", ".mdx", ".qmd")),
         FileNames(FileKind.RST, rank=70, endings=(".rst",)),
+        FileNames(FileKind.NOTEBOOK, rank=75, endings=(".ipynb",), syntax_error=_notebook_syntax),
     ),
     sniffs=(Sniff(FileKind.SHELL, rank=10, pattern=_SHEBANG),),
     read=_read,

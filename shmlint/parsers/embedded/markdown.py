@@ -55,7 +55,13 @@ def markdown_code_blocks(text: str) -> Iterator[tuple[list[tuple[int, str]], str
     indented; Quarto's ``{bash}`` and Pandoc's ``{.yaml}`` read as ``bash`` and ``yaml``; MyST's
     ``{code-block} bash`` as ``bash``). A MyST directive fence that holds Markdown (````` ````{tab} PyTorch `````,
     ``{note}``, ``{dropdown}``...) is read for the fenced code blocks inside it, as Sphinx renders them."""
-    return _code_blocks(offset_lines(text), nested=False)
+    return code_blocks_of_lines(offset_lines(text))
+
+
+def code_blocks_of_lines(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[list[tuple[int, str]], str]]:
+    """``markdown_code_blocks`` over (offset, line) pairs that need not follow each other in the file (a
+    notebook's Markdown cell, each line inside its own JSON string)."""
+    return _code_blocks(lines, nested=False)
 
 
 def _fence_language(info: str) -> tuple[str, bool]:

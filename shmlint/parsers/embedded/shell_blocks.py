@@ -88,8 +88,8 @@ def mask_shell_blocks(
         if language in SHELL_LANGUAGES and (language != "docker" or _starts_an_engine(block)):
             lines = _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
             if lines:
-                _close_constructs(mask, lines[0].start, lines[-1].end)
-                _mark_end(mask, end)
+                close_constructs(mask, lines[0].start, lines[-1].end)
+                mark_end(mask, end)
                 kept.append(ShellBlock(lines, section))
     return mask.result(), tuple(kept)
 
@@ -101,7 +101,7 @@ _MAX_UNCLOSED = 4
 _OPENERS = frozenset("'\"`$<(")
 
 
-def _close_constructs(mask: Mask, start: int, end: int) -> None:
+def close_constructs(mask: Mask, start: int, end: int) -> None:
     """A block is read as its reader sees it: on its own. What it leaves open (a stray apostrophe in
     ``n_samples=50'000``, a ``$(`` never closed) would go on into the document's later blocks; each such opener
     is blanked instead, and a block that leaves more than ``_MAX_UNCLOSED`` open is blanked whole."""
@@ -116,10 +116,14 @@ def _close_constructs(mask: Mask, start: int, end: int) -> None:
     mask.put(start, "".join(c if c == "\n" else " " for c in mask.kept(start, end)))
 
 
-def _mark_end(mask: Mask, end: int) -> None:
+def mark_end(mask: Mask, end: int) -> None:
     """Write ``BLOCK_END`` at the start of the first line after a block that has any text (a closing fence, the
-    next paragraph), so a here-document the block leaves open ends there."""
+    next paragraph), so a here-document the block leaves open ends there. ``end`` inside a line (a notebook's
+    block ends inside a JSON string) means the next line."""
     text = mask.text
+    if 0 < end <= len(text) and text[end - 1] != "\n":
+        newline = text.find("\n", end)
+        end = len(text) if newline == -1 else newline + 1
     while end < len(text) and text[end] == "\n":
         end += 1
     if end < len(text):

@@ -1,0 +1,241 @@
+"""Jupyter notebooks: the shell their cells run and their Markdown cells' shell blocks, found where the file writes
+them, and fixed by edits that leave the notebook JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.engine import Engine
+from shmlint.file_formats import FileKind, kind_for_name
+from shmlint.fix.apply import fix_source
+from shmlint.parsers.embedded.notebook import as_shell, notebook_shell
+from shmlint.parsers.shell import commands, first_unclosed
+from shmlint.results import FileResult
+from shmlint.source import SourceText
+
+SERVER = "docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2"
+
+
+def notebook(*cells: tuple[str, list[str]], indent: int | None = 1) -> str:
+    """A notebook as nbformat writes it (``indent=None``: all on one line, each cell's source one string)."""
+    written = [
+        {"cell_type": kind, "metadata": {}, "source": lines if indent else "".join(lines)}
+        | ({"outputs": [], "execution_count": None} if kind == "code" else {})
+        for kind, lines in cells
+    ]
+    return json.dumps({"cells": written, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=indent) + "\n"
+
+
+def check(engine: Engine, text: str) -> FileResult:
+    return engine.check_source(SourceText("run.ipynb", text), FileKind.NOTEBOOK, "run.ipynb")
+
+
+def errors(engine: Engine, text: str) -> list[tuple[int, int]]:
+    return [(f.span.line, f.span.column) for f in check(engine, text).findings if f.severity.label == "error"]
+
+
+def where(text: str, needle: str, *, last: bool = False) -> tuple[int, int]:
+    """1-based line and column of ``needle`` (its first or last) in the file as written."""
+    offset = text.rindex(needle) if last else text.index(needle)
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
+def test_a_notebook_is_read_by_its_name() -> None:
+    assert kind_for_name("Serve.ipynb") is FileKind.NOTEBOOK
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"!{SERVER}\n",
+        f"!!{SERVER}\n",
+        f"  ! {SERVER}\n",
+        f"out = !{SERVER}\n",
+        f"a, b = !{SERVER}\n",
+        f"%sx {SERVER}\n",
+        f"%system {SERVER}\n",
+    ],
+)
+def test_a_code_cells_shell_escape_is_read_where_it_is(engine: Engine, line: str) -> None:
+    text = notebook(("code", ["import os\n", line, "print('done')"]))
+    assert errors(engine, text) == [where(text, "docker run")]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [f"print('{SERVER}')\n"],  # Python, not the shell
+        [f"# !{SERVER}\n"],  # a comment
+        ["%%writefile run.sh\n", f"{SERVER}\n"],  # a file written, not run
+        ["%%script python\n", f"print('{SERVER}')\n"],
+        [f"x = a != !{SERVER}\n"],  # not an assignment from the shell
+    ],
+)
+def test_what_the_shell_never_runs_is_not_read(engine: Engine, lines: list[str]) -> None:
+    assert not check(engine, notebook(("code", lines))).workloads
+
+
+@pytest.mark.parametrize("magic", ["%%bash", "%%sh", "%%script bash", "%%script /bin/bash --out log", "%%shell"])
+def test_a_shell_cell_is_read_whole(engine: Engine, magic: str) -> None:
+    text = notebook(("code", [f"{magic}\n", "set -e\n", f"{SERVER}\n"]))
+    assert errors(engine, text) == [where(text, "docker run")]
+
+
+def test_a_python_cell_magic_keeps_its_shell_escapes(engine: Engine) -> None:
+    text = notebook(("code", ["%%capture out\n", f"!{SERVER}\n"]))
+    assert errors(engine, text) == [where(text, "docker run")]
+
+
+def test_a_continued_shell_escape_goes_on_to_its_next_line(engine: Engine) -> None:
+    """IPython joins a ``!`` line that ends with a backslash with the next: the evidence is on that line."""
+    text = notebook(
+        ("code", ["!docker run --gpus all -d \\\n", "    vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n"])
+    )
+    (found,) = check(engine, text).findings
+    assert (found.span.line, found.span.column, found.severity.label) == (*where(text, "docker run"), "error")
+    assert "--tensor-parallel-size 2" in found.message
+
+
+def test_an_escaped_backslash_inside_a_line_is_no_continuation(engine: Engine) -> None:
+    """Decoded, ``echo a\\\\`` ends with two backslashes: an escaped one, so the next line is Python again."""
+    text = notebook(("code", ["!echo a\\\\\n", f"print('{SERVER}')\n"]))
+    assert not check(engine, text).workloads
+
+
+def test_a_markdown_cells_shell_block_is_read_as_a_documents(engine: Engine) -> None:
+    text = notebook(
+        ("markdown", ["# Serve\n", "\n", "```bash\n", "docker run --gpus all \\\n", "  ubuntu:22.04 \\\n"]),
+        ("markdown", ["  vllm serve m --tensor-parallel-size 2\n"]),  # another cell: not the block's
+        ("markdown", ["```bash\n", f"{SERVER}\n", "```\n"]),
+    )
+    found = {(f.span.line, f.span.column): f.severity.label for f in check(engine, text).findings}
+    assert found[where(text, "docker run", last=True)] == "error"
+    assert found.get(where(text, "docker run")) != "error"  # the next cell does not continue it
+
+
+def test_a_quote_one_cell_leaves_open_does_not_swallow_the_next(engine: Engine) -> None:
+    text = notebook(("code", ["!echo 'it\n"]), ("code", [f"!{SERVER}\n"]))
+    assert errors(engine, text) == [where(text, "docker run")]
+
+
+def test_outputs_and_metadata_are_not_read(engine: Engine) -> None:
+    cell = {
+        "cell_type": "code",
+        "metadata": {"tags": [f"!{SERVER}"]},
+        "outputs": [{"output_type": "stream", "name": "stdout", "text": [f"!{SERVER}\n"]}],
+        "source": ["print(1)\n"],
+    }
+    text = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    assert not check(engine, text).workloads
+
+
+def test_a_notebook_written_on_one_line_is_located_in_it(engine: Engine) -> None:
+    text = notebook(("code", ["x = 1\n", f"!{SERVER}\n", "y = 2\n"]), indent=None)
+    assert text.count("\n") == 1
+    assert errors(engine, text) == [where(text, "docker run")]
+
+
+def test_an_nbformat_3_notebook_is_read(engine: Engine) -> None:
+    cell = {"cell_type": "code", "input": [f"!{SERVER}\n"], "language": "python", "outputs": []}
+    text = json.dumps({"worksheets": [{"cells": [cell]}], "metadata": {}, "nbformat": 3}, indent=1)
+    assert errors(engine, text) == [where(text, "docker run")]
+
+
+def test_a_python_placeholder_is_a_value_to_come(engine: Engine) -> None:
+    """``{SIZE}`` is a Python value IPython puts in: no literal size to judge, no image named ``{IMAGE}``."""
+    text = notebook(("code", ["!docker run --gpus all --shm-size={SIZE} {IMAGE} --tensor-parallel-size 2\n"]))
+    masked, _ = notebook_shell(text)
+    assert "--shm-size=$SIZE} $IMAGE}" in masked
+    assert not [f for f in check(engine, text).findings if f.code in ("SHM000", "SHM001")]
+
+
+def test_an_escaped_quote_is_the_shells_quote(engine: Engine) -> None:
+    """``-e TOKEN="<your token>"`` is one word: its blanks do not make ``your`` the image."""
+    line = '!docker run --gpus all -e TOKEN="<your hf token>" -p 80:80 vllm/vllm-openai:v0.6.0 --port 80\n'
+    text = notebook(("code", [line]))
+    (workload,) = check(engine, text).workloads
+    assert workload.image == "vllm/vllm-openai:v0.6.0"
+    found = {f.code: f for f in check(engine, text).findings}
+    assert (found["SHM001"].span.line, found["SHM001"].span.column) == where(text, "docker run")
+
+
+def test_a_notebook_that_is_not_json_is_reported_where_it_breaks(engine: Engine) -> None:
+    text = notebook(("code", [f"!{SERVER}\n"]))
+    broken = text.replace('"metadata": {}', '"metadata": {', 1)
+    (found,) = check(engine, broken).findings
+    assert found.code == "SHM000"
+    assert "invalid notebook JSON" in found.message
+    assert found.span.line > 1
+
+
+def test_a_notebook_that_names_no_engine_is_not_parsed(engine: Engine) -> None:
+    assert not check(engine, '{"cells": [ broken, "gpu" ').findings
+
+
+def test_the_fix_is_an_edit_inside_the_json_string(engine: Engine) -> None:
+    text = notebook(("markdown", ["Serve it:\n"]), ("code", ["import os\n", f"!{SERVER}\n"]))
+    source = SourceText("run.ipynb", text)
+    fixed = fix_source(engine, source, FileKind.NOTEBOOK, "run.ipynb")
+    assert not fixed.problems
+    before, after = json.loads(text)["cells"], json.loads(fixed.text)["cells"]
+    assert after[0] == before[0]
+    assert after[1]["source"] == ["import os\n", f"!{SERVER.replace('run ', 'run --shm-size=8g ', 1)}\n"]
+
+
+_LINE = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    before=st.lists(_LINE, max_size=4),
+    after=st.lists(_LINE, max_size=4),
+    shell=st.booleans(),
+    indent=st.sampled_from([1, None]),
+)
+def test_a_fix_changes_only_the_line_it_fixes(
+    engine: Engine, before: list[str], after: list[str], shell: bool, indent: int | None
+) -> None:
+    """Whatever the cells around it hold (quotes, backslashes, escapes, other scripts), a fixed notebook is JSON
+    and every cell but the one line fixed decodes as it did."""
+    magic = ["%%bash\n"] if shell else []
+    lines = [*magic, *(f"{line}\n" for line in before), f"{'' if shell else '!'}{SERVER}\n", *after]
+    text = notebook(("code", lines), ("markdown", [f"{line}\n" for line in after]), indent=indent)
+    fixed = fix_source(engine, SourceText("run.ipynb", text), FileKind.NOTEBOOK, "run.ipynb")
+    cells = json.loads(fixed.text)["cells"]
+    assert cells[1] == json.loads(text)["cells"][1]
+    server = len(magic) + len(before)
+    fixed_line = f"{lines[server][: -len(SERVER) - 1]}{SERVER.replace('run ', 'run --shm-size=8g ', 1)}\n"
+    expected = "".join([*lines[:server], fixed_line, *lines[server + 1 :]])
+    written = cells[0]["source"]
+    assert "".join(written) in ("".join(lines), expected)
+
+
+def _words(text: str) -> list[list[str]]:
+    """Each command's words; an expansion's (whose text is kept as written) with its blanks and ``$"`` strings
+    read as the shell reads them."""
+    return [
+        [" ".join(word.text.replace('$"', '"').split()) if word.dynamic else word.text for word in command.words]
+        for command in commands(text)
+    ]
+
+
+_SHELLISH = st.text(st.sampled_from([*"ab $'\"\\\t=-/{}()", "\u00e9", "\u2603", "\x01"]), max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(line=_SHELLISH)
+def test_a_line_is_decoded_in_place_as_the_shell_reads_it(line: str) -> None:
+    """Whatever a line holds (quotes, backslashes, escapes JSON writes longer), decoded in place it is as long as
+    written, and the shell reads the same words from it as from the line itself; a quote left open at its end is
+    carried to the next line."""
+    written = json.dumps(line, ensure_ascii=len(line) % 2 == 0)[1:-1]
+    shell = as_shell(written)
+    assert len(shell.text) == len(written)
+    assert "\v" not in shell.text
+    read = line.replace("\x01", " ")
+    if not shell.continued and first_unclosed(read) is None:  # what is left open takes the blanks made up at the end
+        assert _words(shell.text) == _words(read)
