@@ -148,8 +148,7 @@ def test_an_nbformat_3_notebook_is_read(engine: Engine) -> None:
 def test_a_python_placeholder_is_a_value_to_come(engine: Engine) -> None:
     """``{SIZE}`` is a Python value IPython puts in: no literal size to judge, no image named ``{IMAGE}``."""
     text = notebook(("code", ["!docker run --gpus all --shm-size={SIZE} {IMAGE} --tensor-parallel-size 2\n"]))
-    masked, _ = notebook_shell(text)
-    assert "--shm-size=$SIZE} $IMAGE}" in masked
+    assert "--shm-size=$SIZE} $IMAGE}" in notebook_shell(text).text
     assert not [f for f in check(engine, text).findings if f.code in ("SHM000", "SHM001")]
 
 
@@ -239,3 +238,71 @@ def test_a_line_is_decoded_in_place_as_the_shell_reads_it(line: str) -> None:
     read = line.replace("\x01", " ")
     if not shell.continued and first_unclosed(read) is None:  # what is left open takes the blanks made up at the end
         assert _words(shell.text) == _words(read)
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [("code", ["!echo hi\n", f"!{SERVER}\n"])],  # one string for the cell: its lines end at its \n escapes
+        [("code", ["!echo hi"]), ("code", [f"!{SERVER}"])],  # two cells on one line
+        [("markdown", ["```bash\n", "echo hi\n", f"{SERVER}\n", "```\n"])],
+    ],
+)
+def test_a_notebook_on_one_line_keeps_its_lines_and_cells_apart(
+    engine: Engine, cells: list[tuple[str, list[str]]]
+) -> None:
+    text = notebook(*cells, indent=None)
+    assert errors(engine, text) == [where(text, "docker run")]
+
+
+def test_megabytes_of_output_do_not_stop_the_reading(engine: Engine) -> None:
+    """A plot's data in an output is hundreds of thousands of JSON values: skipped, not counted against the cells."""
+    plot = {"output_type": "display_data", "metadata": {}, "data": {"application/json": list(range(300_000))}}
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "source": [f"!{SERVER}\n"]},
+        {"cell_type": "code", "metadata": {}, "outputs": [plot], "source": ["plot()\n"]},
+    ]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    assert errors(engine, text) == [where(text, "docker run")]
+
+
+def test_raw_and_heading_cells_never_run(engine: Engine) -> None:
+    text = notebook(("raw", [f"!{SERVER}\n"]), ("heading", [f"!{SERVER}\n"]))
+    assert not check(engine, text).workloads
+
+
+def test_a_quote_one_shell_statement_leaves_open_does_not_pair_with_the_next(engine: Engine) -> None:
+    text = notebook(("code", ["!echo 'a\n", f"!{SERVER}\n", "!echo 'b\n"]))
+    assert errors(engine, text) == [where(text, "docker run")]
+
+
+@pytest.mark.parametrize(
+    "magics", [["%%capture out\n", "%%bash\n"], ["%%!\n"], ["%%script --bg bash\n"], ["%%time\n", "%%sh\n"]]
+)
+def test_a_shell_cell_after_other_cell_magics_is_read(engine: Engine, magics: list[str]) -> None:
+    text = notebook(("code", [*magics, f"{SERVER}\n"]))
+    assert errors(engine, text) == [where(text, "docker run")]
+
+
+def test_a_shell_escape_inside_a_python_string_is_not_run(engine: Engine) -> None:
+    text = notebook(("code", ['usage = """\n', f"!{SERVER}\n", '"""\n', "print(usage)\n"]))
+    assert not check(engine, text).workloads
+
+
+@pytest.mark.parametrize(
+    "size", ["\\u0036\\u0034m", '\\"64\\"m', "64\\u006d"]
+)  # 64m, written with JSON escapes inside the word
+def test_no_fix_is_written_where_escapes_move_the_characters(engine: Engine, size: str) -> None:
+    """Decoded, such a size is not where the file writes it: an edit there would land beside it."""
+    text = notebook(("code", [f"!docker run --gpus all --shm-size=XX {SERVER[11:]}\n"])).replace("XX", size)
+    found = check(engine, text).findings
+    assert [f.code for f in found] == ["SHM005"]  # read: 64 MiB is too small
+    fixed = fix_source(engine, SourceText("run.ipynb", text), FileKind.NOTEBOOK, "run.ipynb")
+    assert fixed.text == text
+
+
+def test_a_notebook_with_comments_is_not_json(engine: Engine) -> None:
+    """The reader and the fixer's guard agree: Jupyter refuses trailing commas and comments, so does shmlint."""
+    text = notebook(("code", [f"!{SERVER}\n"])).replace('"metadata": {}', '"metadata": {}, // c', 1)
+    (found,) = check(engine, text).findings
+    assert found.code == "SHM000"

@@ -59,24 +59,43 @@ def _notebook(source: SourceText, run: Extraction) -> list[Workload]:
     if _ENGINE.search(source.text) is None:
         return []
     try:
-        masked, blocks = notebook_shell(source.text)
+        shell = notebook_shell(source.text)
     except JsoncError as exc:
         line, column = source.position(exc.offset)
         raise UnparsableInput(f"invalid notebook JSON: {exc.message}", line, column, exc.offset) from None
-    return commands(source, masked, run.signals, blocks)
+    workloads = commands(source, shell.text, run.signals, shell.blocks)
+    return [_unfixed_where_shifted(workload, shell.shifted) for workload in workloads]
+
+
+def _unfixed_where_shifted(workload: Workload, shifted: tuple[tuple[int, int], ...]) -> Workload:
+    """No fix is written where the notebook spells a word with JSON escapes (``--shm-size=\\"1g\\"``): read
+    decoded, its characters are not where the file has them, and an edit there would land beside them."""
+    from shmlint.extract.commandline import CommandTarget
+
+    target = workload.target
+    if not shifted or not isinstance(target, CommandTarget):
+        return workload
+    spans = [(declared.span.start, declared.span.end) for declared in workload.shm]
+    spans += [(declared.size.span.start, declared.size.span.end) for declared in workload.shm if declared.size]
+    spans += [(at, at + 1) for at in (target.insert_at, *(slot.offset for slot in target.size_slots))]
+    if any(
+        start < end_shifted and end > start_shifted for start, end in spans for start_shifted, end_shifted in shifted
+    ):
+        return workload._replace(target=None)
+    return workload
 
 
 def _notebook_syntax(source: SourceText, strict: bool) -> str | None:
-    """Why a notebook is not JSON (the fixer's guard: an edit inside a string must leave it JSON)."""
-    import json
+    """Why a notebook is not JSON (the fixer's guard: an edit inside a string must leave it JSON), as the reader
+    finds it."""
+    from shmlint.parsers.embedded.notebook import notebook_shell
+    from shmlint.parsers.jsonc import JsoncError
 
     try:
-        json.loads(source.text)
-    except json.JSONDecodeError as exc:
-        line, column = source.position(exc.pos)
-        return f"line {line}, column {column}: {exc.msg}"
-    except RecursionError:
-        return "nesting too deep to read"
+        notebook_shell(source.text)
+    except JsoncError as exc:
+        line, column = source.position(exc.offset)
+        return f"line {line}, column {column}: {exc.message}"
     return None
 
 
