@@ -521,6 +521,8 @@ def test_fix_add_shm(line: str, fixed: str) -> None:
     [
         ("docker run --shm-size=64m img", "docker run --shm-size=8g img"),
         ("docker run --shm-size '64m' img", "docker run --shm-size '8g' img"),
+        ('docker run --shm-size="64"m img', "docker run --shm-size=8g img"),  # the value after =, never the option
+        ('docker run --shm-size "64"m img', "docker run --shm-size 8g img"),
         ("docker run --tmpfs /dev/shm img", "docker run --tmpfs /dev/shm:size=8g img"),
         ("docker run --tmpfs /dev/shm:rw img", "docker run --tmpfs /dev/shm:rw,size=8g img"),
         ("docker run --tmpfs /dev/shm:size=1m img", "docker run --tmpfs /dev/shm:size=8g img"),
