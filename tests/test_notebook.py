@@ -306,3 +306,8 @@ def test_a_notebook_with_comments_is_not_json(engine: Engine) -> None:
     text = notebook(("code", [f"!{SERVER}\n"])).replace('"metadata": {}', '"metadata": {}, // c', 1)
     (found,) = check(engine, text).findings
     assert found.code == "SHM000"
+
+
+def test_a_here_document_a_cell_leaves_open_ends_with_the_cell(engine: Engine) -> None:
+    text = notebook(("code", ["%%bash\n", "cat <<EOF\n", "text\n"]), ("code", [f"!{SERVER}\n"]))
+    assert errors(engine, text) == [where(text, "docker run")]

@@ -118,12 +118,8 @@ def close_constructs(mask: Mask, start: int, end: int) -> None:
 
 def mark_end(mask: Mask, end: int) -> None:
     """Write ``BLOCK_END`` at the start of the first line after a block that has any text (a closing fence, the
-    next paragraph), so a here-document the block leaves open ends there. ``end`` inside a line (a notebook's
-    block ends inside a JSON string) means the next line."""
+    next paragraph), so a here-document the block leaves open ends there."""
     text = mask.text
-    if 0 < end <= len(text) and text[end - 1] != "\n":
-        newline = text.find("\n", end)
-        end = len(text) if newline == -1 else newline + 1
     while end < len(text) and text[end] == "\n":
         end += 1
     if end < len(text):
