@@ -379,3 +379,27 @@ def test_blocks_keep_the_file_offsets_of_their_lines(lines: list[str]) -> None:
     for block, _ in markdown_code_blocks(text):
         for offset, line in block:
             assert text[offset : offset + len(line)] == line
+
+
+def test_a_paragraph_line_that_runs_a_container_is_read_as_a_command(engine: Engine) -> None:
+    """A README that writes its command as a plain line, options first, with the lines its backslashes continue."""
+    text = (
+        "# Train\n\nRun it with:\n\n"
+        "podman run --device nvidia.com/gpu=all -e N=1 \\\n  vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n\n"
+        "Then docker run --gpus all img is mentioned in a sentence.\n"
+    )
+    (finding,) = check(engine, "README.md", text).findings
+    assert (finding.span.line, finding.span.column, finding.severity.label) == (5, 1, "error")
+    assert "--tensor-parallel-size 2" in finding.message
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "docker run is how a container starts --gpus all img",  # no option after run: a sentence
+        "- docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2",  # a list item: prose
+        "`docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2`",  # inline code, not a line
+    ],
+)
+def test_prose_about_a_command_is_not_one(engine: Engine, line: str) -> None:
+    assert not check(engine, "README.md", f"Text.\n\n{line}\n").workloads

@@ -25,6 +25,11 @@ _MYST_DIRECTIVE = LazyRegex(r"^\{(?P<name>[\w:-]{1,60})\}[ \t]*(?P<argument>.*)$
 _MYST_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cell"})
 #: Quarto's executable cells (``{python}``, ``{r}``): code in that language, never Markdown
 _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "dot"})
+#: a paragraph line that is a container run command, options first (a README that writes its command as a plain
+#: line, not a code block): read as a block of its own, with the lines its trailing backslashes continue
+_PROSE_COMMAND = LazyRegex(
+    r"^[ \t]*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)[ \t]+(?:container[ \t]+)?(?:run|create)[ \t]+-"
+)
 _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 #: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
 _MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
@@ -86,6 +91,7 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
     name = ""
     holds_markdown = False
     block: list[tuple[int, str]] = []
+    prose: list[tuple[int, str]] = []  # a paragraph's command line and the lines it continues on
     list_column = 0  # content column of the list item we are in; indented code needs 4 more
     after_blank = True
     for offset, line in lines:
@@ -108,6 +114,9 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
             continue
         opening = _FENCE.match(line)
         if opening and not (opening["fence"][0] == "`" and "`" in opening["info"]):
+            if prose:
+                yield prose, ""
+                prose = []
             if block and not nested:
                 yield block, ""
             name, holds_markdown = _fence_language(opening["info"])
@@ -126,11 +135,20 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
         if stripped and indent >= list_column + 4 and after_blank:
             block.append((offset, line))
             continue
+        if prose or _PROSE_COMMAND.match(line):
+            prose.append((offset, line))
+            if not stripped.endswith("\\"):
+                yield prose, ""
+                prose = []
+            after_blank = False
+            continue
         item = _LIST_ITEM.match(line)
         if item:
             list_column = len((item.group(1) + item.group(2)).expandtabs(4))
         elif stripped and indent < list_column and after_blank:
             list_column = 0
         after_blank = not stripped
+    if prose:
+        yield prose, ""
     if block and not (nested and fence is None) and not (fence is not None and holds_markdown):
         yield block, name if fence is not None else ""
