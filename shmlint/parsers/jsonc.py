@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_DECIMAL_CHARS
 from shmlint.parsers.work import TOO_COMPLEX, beyond
+from shmlint.source import SourceText
 
 
 class JsoncError(Exception):
@@ -75,6 +77,17 @@ _DECODER = json.JSONDecoder(strict=False)  # a tab inside a string is read, as V
 #: seconds; real ones are a few KB
 MAX_TOKENS = 200_000
 _LITERAL = LazyRegex(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null", re.ASCII)
+
+
+def syntax_error(source: SourceText, read: Callable[[str], object]) -> str | None:
+    """Why ``read`` refuses the file's text, where (the fixer's guard against an edit that breaks it); None when
+    it takes it."""
+    try:
+        read(source.text)
+    except JsoncError as exc:
+        line, column = source.position(exc.offset)
+        return f"line {line}, column {column}: {exc.message}"
+    return None
 
 
 def parse(text: str) -> JNode:

@@ -89,14 +89,9 @@ def _notebook_syntax(source: SourceText, strict: bool) -> str | None:
     """Why a notebook is not JSON (the fixer's guard: an edit inside a string must leave it JSON), as the reader
     finds it."""
     from shmlint.parsers.embedded.notebook import notebook_shell
-    from shmlint.parsers.jsonc import JsoncError
+    from shmlint.parsers.jsonc import syntax_error
 
-    try:
-        notebook_shell(source.text)
-    except JsoncError as exc:
-        line, column = source.position(exc.offset)
-        return f"line {line}, column {column}: {exc.message}"
-    return None
+    return syntax_error(source, notebook_shell)
 
 
 def _here_documents(source: SourceText, blocks: str | None, path: Path, run: Extraction) -> Found:

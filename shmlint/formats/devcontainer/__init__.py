@@ -31,14 +31,9 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
 
 
 def _syntax_error(source: SourceText, strict: bool) -> str | None:
-    from shmlint.parsers.jsonc import JsoncError, parse
+    from shmlint.parsers.jsonc import parse, syntax_error
 
-    try:
-        parse(source.text)
-    except JsoncError as exc:
-        line, column = source.position(exc.offset)
-        return f"line {line}, column {column}: {exc.message}"
-    return None
+    return syntax_error(source, parse)
 
 
 FORMAT = Format(
