@@ -521,8 +521,6 @@ def test_fix_add_shm(line: str, fixed: str) -> None:
     [
         ("docker run --shm-size=64m img", "docker run --shm-size=8g img"),
         ("docker run --shm-size '64m' img", "docker run --shm-size '8g' img"),
-        ('docker run --shm-size="64"m img', "docker run --shm-size=8g img"),  # the value after =, never the option
-        ('docker run --shm-size "64"m img', "docker run --shm-size 8g img"),
         ("docker run --tmpfs /dev/shm img", "docker run --tmpfs /dev/shm:size=8g img"),
         ("docker run --tmpfs /dev/shm:rw img", "docker run --tmpfs /dev/shm:rw,size=8g img"),
         ("docker run --tmpfs /dev/shm:size=1m img", "docker run --tmpfs /dev/shm:size=8g img"),
@@ -540,6 +538,25 @@ def test_fix_set_size(line: str, fixed: str) -> None:
     workload = one(line)
     fix = Fix(FixAction.SET_SIZE, "size", size_bytes=8 * 1024**3, source=workload.shm[0])
     assert apply(line, fix, workload) == fixed
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'docker run --shm-size="64"m img',  # the whole word was replaced, option name and all
+        'docker run --shm-size "64"m img',
+        'docker run --tmpfs=/dev/shm:"size=1m" img',  # the mount was replaced by a size: /dev/shm back to 64 MiB
+        'docker run --tmpfs /dev/shm:"size=1m" img',
+        'docker run --mount=type=tmpfs,destination=/dev/shm,"tmpfs-size=1000" img',
+    ],
+)
+def test_no_size_is_written_over_characters_that_are_not_the_size(line: str) -> None:
+    """Where quotes sit among a size's characters, its span is not the size as written: nothing is written."""
+    workload = one(line)
+    (declared,) = workload.shm
+    fix = Fix(FixAction.SET_SIZE, "size", size_bytes=8 * 1024**3, source=declared)
+    assert not can_write(fix, workload, SourceText("run.sh", line))
+    assert apply(line, fix, workload) == line
 
 
 def test_fix_rewrite_size() -> None:

@@ -293,9 +293,6 @@ def _option(name: str, flag: Word, value: Word | None, value_text: str, text: st
     for end in (value.end, value.end - 1):  # the value is the word's tail, before a closing quote if any
         if size and end - size >= value.start and text[end - size : end] == value_text:
             return Flag(name, flag, value, value_text, end - size, end)
-    equals = text.find("=", flag.start, flag.end) if value is flag else -1
-    if equals != -1:  # ``--shm-size="64"m``: the value is what the word writes after ``=``, never the option
-        return Flag(name, flag, value, value_text, equals + 1, flag.end)
     return Flag(name, flag, value, value_text, value.start, value.end)
 
 
