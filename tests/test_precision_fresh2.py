@@ -57,6 +57,7 @@ FRESH32 = BENCH / "fresh32"  # crash-proven by commits (first parent of a shm-si
 FRESH33 = BENCH / "fresh33"  # the kinds as a new user picks them (NVIDIA blueprints, GPU sharing): held back
 FRESH34 = BENCH / "fresh34"  # crash-rich by choice (exact file paths read before fetching, small trees): held back
 FRESH35 = BENCH / "fresh35"  # the kinds as a new user picks them (serving kits, RAG/doc services): held back
+FRESH36 = BENCH / "fresh36"  # tutorials that start GPU containers (notebooks, courses, vendor examples): held back
 FRESH37 = BENCH / "fresh37"  # the kinds as a new user picks them (GPU tools, speech/TTS servers): held back
 _LATER = (
     FRESH8,
@@ -87,6 +88,7 @@ _LATER = (
     FRESH33,
     FRESH34,
     FRESH35,
+    FRESH36,
     FRESH37,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
