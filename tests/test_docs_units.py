@@ -399,7 +399,25 @@ def test_a_paragraph_line_that_runs_a_container_is_read_as_a_command(engine: Eng
         "docker run is how a container starts --gpus all img",  # no option after run: a sentence
         "- docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2",  # a list item: prose
         "`docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2`",  # inline code, not a line
+        "docker run --gpus all vllm/vllm-openai:v0.6.0 needs --tensor-parallel-size 2 on two GPUs.",  # a sentence
+        "docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n---",  # a setext heading
+        "<!--\ndocker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n-->",  # commented out
     ],
 )
 def test_prose_about_a_command_is_not_one(engine: Engine, line: str) -> None:
     assert not check(engine, "README.md", f"Text.\n\n{line}\n").workloads
+
+
+def test_a_command_line_does_not_hide_the_indented_code_after_a_list(engine: Engine) -> None:
+    """A paragraph's command line ends a list item as any paragraph does: the indented block after it is code."""
+    text = (
+        "- item\n\ndocker run --gpus all img:1\n\n"
+        "    sudo docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n"
+    )
+    found = {(f.span.line, f.severity.label) for f in check(engine, "README.md", text).findings}
+    assert (5, "error") in found
+
+
+def test_a_fenced_block_inside_an_html_comment_is_not_read(engine: Engine) -> None:
+    text = "<!-- old instructions\n```bash\ndocker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n```\n-->\n"
+    assert not check(engine, "README.md", text).workloads

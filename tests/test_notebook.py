@@ -311,3 +311,36 @@ def test_a_notebook_with_comments_is_not_json(engine: Engine) -> None:
 def test_a_here_document_a_cell_leaves_open_ends_with_the_cell(engine: Engine) -> None:
     text = notebook(("code", ["%%bash\n", "cat <<EOF\n", "text\n"]), ("code", [f"!{SERVER}\n"]))
     assert errors(engine, text) == [where(text, "docker run")]
+
+
+@pytest.mark.parametrize("size", ["'{size}'", "'$SIZE'", "{size}", '"{size}"'])
+def test_a_python_value_in_a_shell_escape_is_a_value_to_come_whatever_its_quotes(engine: Engine, size: str) -> None:
+    """IPython expands ``{size}`` and ``$SIZE`` before the shell sees them, single quotes or not: no size to judge."""
+    text = notebook(("code", [f"!docker run --gpus all --shm-size={size} {SERVER[11:]}\n"]))
+    assert not [f for f in check(engine, text).findings if f.code in ("SHM001", "SHM005", "SHM011")]
+
+
+def test_a_windows_line_break_in_a_cell_is_one_line_break(engine: Engine) -> None:
+    """``\\r\\n`` inside the strings: the continued line still goes on, and its size is read."""
+    text = notebook(("code", ["!docker run --gpus all \\\r\n", f"  --shm-size=64m {SERVER[23:]}\r\n"]))
+    assert [f.code for f in check(engine, text).findings] == ["SHM005"]
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "read"),
+    [(["!echo hi\n"], [f"!{SERVER}\n"], True), ([f"!{SERVER}\n"], ["!echo hi\n"], False)],
+)
+def test_a_key_written_twice_is_read_as_json_reads_it(
+    engine: Engine, first: list[str], last: list[str], read: bool
+) -> None:
+    """The last ``source`` (and the last ``cells``) is what Jupyter shows and runs."""
+    cell = json.dumps({"cell_type": "code", "source": first, "outputs": [], "metadata": {}})
+    cell = cell[:-1] + ', "source": ' + json.dumps(last) + "}"
+    text = '{"cells": [], "cells": [' + cell + '], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    assert bool(check(engine, text).workloads) is read
+
+
+@pytest.mark.parametrize("python", ["x = \"'''\"\n", "# a '''\n", "s = 'a\\'b'''\n"])
+def test_a_python_line_that_opens_no_string_keeps_the_next_shell_escape(engine: Engine, python: str) -> None:
+    text = notebook(("code", [python, f"!{SERVER}\n"]))
+    assert errors(engine, text) == [where(text, "docker run")]

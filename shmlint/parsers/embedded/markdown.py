@@ -9,9 +9,11 @@ from collections.abc import Iterable, Iterator
 from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.embedded.mask import indentation, offset_lines
 from shmlint.parsers.embedded.shell_blocks import (
+    ENGINE,
     SHELL_LANGUAGES,
     YAML_LANGUAGES,
     ShellBlocks,
+    continues,
     extent,
     holds_dockerfile,
     mask_shell_blocks,
@@ -27,9 +29,13 @@ _MYST_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "code-cel
 _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "dot"})
 #: a paragraph line that is a container run command, options first (a README that writes its command as a plain
 #: line, not a code block): read as a block of its own, with the lines its trailing backslashes continue
-_PROSE_COMMAND = LazyRegex(
-    r"^[ \t]*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)[ \t]+(?:container[ \t]+)?(?:run|create)[ \t]+-"
-)
+_PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-")
+#: how a sentence ends (``docker run --gpus all needs the toolkit.``), never a command
+_SENTENCE_END = LazyRegex(r"[\w)\]`'\"][.,;:?!][ \t]*$")
+#: the line under a setext heading: the line above is the heading's text
+_SETEXT_UNDERLINE = LazyRegex(r"^[ ]{0,3}(?:=+|-+)[ \t]*$")
+#: an HTML comment that goes on past its first line: what it holds is not shown (CommonMark HTML block 2)
+_COMMENT_OPEN = LazyRegex(r"^[ ]{0,3}<!--")
 _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 #: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
 _MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
@@ -86,16 +92,21 @@ def _fence_language(info: str) -> tuple[str, bool]:
 
 def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[tuple[list[tuple[int, str]], str]]:
     """``markdown_code_blocks`` over (offset, line) pairs; inside a directive (``nested``) only fenced blocks count,
-    since a directive's options and indented prose are not code."""
+    since a directive's options and indented prose are not code. What an HTML comment holds is not shown, so not
+    read."""
     fence: tuple[str, int] | None = None  # (fence character, length) of the open fence
     name = ""
     holds_markdown = False
     block: list[tuple[int, str]] = []
-    prose: list[tuple[int, str]] = []  # a paragraph's command line and the lines it continues on
     list_column = 0  # content column of the list item we are in; indented code needs 4 more
     after_blank = True
-    for offset, line in lines:
+    in_comment = False
+    every = list(lines)
+    resume = 0  # the index after a paragraph's command, read with it
+    for index, (offset, line) in enumerate(every):
         stripped = line.strip()
+        if index < resume:
+            continue
         if fence is not None:
             closing = _FENCE.match(line)
             if (
@@ -112,11 +123,11 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
             else:
                 block.append((offset, line))
             continue
+        if in_comment or (_COMMENT_OPEN.match(line) and "-->" not in line[line.index("<!--") + 4 :]):
+            in_comment = "-->" not in line if in_comment else True
+            continue
         opening = _FENCE.match(line)
         if opening and not (opening["fence"][0] == "`" and "`" in opening["info"]):
-            if prose:
-                yield prose, ""
-                prose = []
             if block and not nested:
                 yield block, ""
             name, holds_markdown = _fence_language(opening["info"])
@@ -135,20 +146,26 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
         if stripped and indent >= list_column + 4 and after_blank:
             block.append((offset, line))
             continue
-        if prose or _PROSE_COMMAND.match(line):
-            prose.append((offset, line))
-            if not stripped.endswith("\\"):
-                yield prose, ""
-                prose = []
-            after_blank = False
-            continue
         item = _LIST_ITEM.match(line)
         if item:
             list_column = len((item.group(1) + item.group(2)).expandtabs(4))
         elif stripped and indent < list_column and after_blank:
             list_column = 0
         after_blank = not stripped
-    if prose:
-        yield prose, ""
+        if _PROSE_COMMAND.match(line):
+            resume = _prose_command_end(every, index)
+            command = every[index:resume]
+            if not _SENTENCE_END.search(command[-1][1]) and not (
+                resume < len(every) and _SETEXT_UNDERLINE.match(every[resume][1])
+            ):
+                yield command, ""
     if block and not (nested and fence is None) and not (fence is not None and holds_markdown):
         yield block, name if fence is not None else ""
+
+
+def _prose_command_end(lines: list[tuple[int, str]], start: int) -> int:
+    """The index after a paragraph's command line and the lines its backslashes continue (not past a blank)."""
+    end = start + 1
+    while end < len(lines) and continues(lines[end - 1][1]) and lines[end][1].strip():
+        end += 1
+    return end

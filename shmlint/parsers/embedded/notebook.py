@@ -50,7 +50,9 @@ _CELL_MAGICS = frozenset({"%%capture", "%%time", "%%timeit", "%%prun"})
 _SCRIPT_VALUES = frozenset({"--out", "--err", "--proc"})
 #: ``{name}`` in a ``!`` line: IPython's placeholder for a Python value (``{{`` is a literal brace)
 _PLACEHOLDER = LazyRegex(r"(?<![{$\\])\{(?=[A-Za-z_])")
-_TRIPLE_QUOTE = LazyRegex(r"\"\"\"|'''")
+_NAME_START = LazyRegex(r"[A-Za-z_]")
+#: what a double-quoted string reads otherwise than a single-quoted one, beyond ``$``
+_DOUBLE_QUOTED_SPECIALS = frozenset('"`\\')
 #: a Markdown heading in a cell's line, after the JSON string's indentation
 _HEADING = LazyRegex(r"^[ \t]*(?:#{1,6}(?:[ \t]|$)|(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
 
@@ -110,26 +112,37 @@ def notebook_shell(text: str) -> NotebookShell:
 
 def _cells(text: str) -> list[_Cell]:
     """Each cell's type and source strings: nbformat 4 (``cells``) and 3 (``worksheets``, a code cell's source
-    under ``input``). Every other value (outputs, metadata: often megabytes) is only checked to be JSON, by the
-    standard library's decoder, which is fast and keeps nothing of it."""
+    under ``input``); a key written twice is read as ``json`` reads it, the last one. Every other value (outputs,
+    metadata: often megabytes) is only checked to be JSON, by the standard library's decoder, which is fast and
+    keeps nothing of it."""
     reader = _Reader(text)
-    cells: list[_Cell] = []
-    if text[reader.pos : reader.pos + 1] == "{":
+    cells: list[_Cell] | None = None
+    sheets: list[_Cell] = []
+    if reader.at("{"):
         for key in reader.members():
             if key == "cells":
-                cells.extend(_read_cells(reader))
+                cells = list(_read_cells(reader))
             elif key == "worksheets" and reader.at("["):
-                for _ in reader.items():
-                    if not reader.at("{"):
-                        reader.skip()
-                        continue
-                    for inner in reader.members():
-                        cells.extend(_read_cells(reader)) if inner == "cells" else reader.skip()
+                sheets = [cell for _ in reader.items() for cell in _sheet(reader)]
             else:
                 reader.skip()
     else:
         reader.skip()
     reader.end()
+    return sheets if cells is None else cells
+
+
+def _sheet(reader: _Reader) -> list[_Cell]:
+    """An nbformat 3 worksheet's cells."""
+    if not reader.at("{"):
+        reader.skip()
+        return []
+    cells: list[_Cell] = []
+    for key in reader.members():
+        if key == "cells":
+            cells = list(_read_cells(reader))
+        else:
+            reader.skip()
     return cells
 
 
@@ -146,7 +159,7 @@ def _read_cells(reader: _Reader) -> Iterator[_Cell]:
         for key in reader.members():
             if key == "cell_type" and reader.at('"'):
                 kind = reader.string().value
-            elif key in ("source", "input") and not strings:
+            elif key in ("source", "input"):
                 start = reader.pos
                 strings = tuple(reader.strings())
                 end = reader.pos
@@ -257,14 +270,18 @@ def _after_blanks(text: str, position: int) -> int:
 
 
 def _lines(text: str, cell: _Cell) -> Iterator[_Line]:
-    """A cell's lines as written: split at the ``\\n`` escapes, which are left out, and at each string's end."""
+    """A cell's lines as written: split at the ``\\n`` escapes, which are left out (with a ``\\r`` before one:
+    Jupyter's editor reads a Windows line break as one), and at each string's end."""
     for string in cell.strings:
         start, end = string.start + 1, string.end - 1
-        line_start = start
+        line_start, carriage_return = start, -1
         for escape in _ESCAPE.finditer(text, start, end):
             if escape.group() == "\\n":
-                yield _Line(line_start, text[line_start : escape.start()])
+                line_end = carriage_return if carriage_return == escape.start() - 2 else escape.start()
+                yield _Line(line_start, text[line_start:line_end])
                 line_start = escape.end()
+            elif escape.group() == "\\r":
+                carriage_return = escape.start()
         if line_start < end:
             yield _Line(line_start, text[line_start:end])
 
@@ -383,10 +400,37 @@ def _keep_group(mask: Mask, group: list[tuple[int, _Line]], placeholders: bool) 
     for start, line in group:
         mask.put(start, line.text[start - line.offset :])
         if placeholders:
-            for match in _PLACEHOLDER.finditer(line.text, start - line.offset):
-                mask.put(line.offset + match.start(), "$")
+            for position, char in _python_values(line.text, start - line.offset):
+                mask.put(line.offset + position, char)
     close_constructs(mask, group[0][0], group[-1][1].end)
     mark_end(mask, group[-1][1].end + 1)
+
+
+def _python_values(line: str, start: int) -> Iterator[tuple[int, str]]:
+    """Where IPython puts Python values into a ``!`` line, as (position, character to read there): ``{name}`` is
+    read as ``$name``; a single-quoted string that holds one, or a ``$name`` (IPython expands both whatever the
+    shell's quotes), is read as a double-quoted string, so the shell sees a value to come, not its letters."""
+    quote, opened, expands, escaped = "", -1, False, False
+    for position in range(start, len(line)):
+        char = line[position]
+        placeholder = char == "{" and _PLACEHOLDER.match(line, position) is not None
+        if placeholder:
+            yield position, "$"
+        if escaped:
+            escaped = False
+        elif quote == "'":
+            expands = expands or placeholder or (char == "$" and _NAME_START.match(line, position + 1) is not None)
+            if char == "'":
+                if expands and _DOUBLE_QUOTED_SPECIALS.isdisjoint(line[opened + 1 : position]):
+                    yield opened, '"'
+                    yield position, '"'
+                quote = ""
+        elif char == "\\":
+            escaped = True
+        elif char == "'" and not quote:
+            quote, opened, expands = "'", position, False
+        elif char == '"':
+            quote = "" if quote else '"'
 
 
 def _cell_body(lines: list[_Line]) -> tuple[list[_Line], bool]:
@@ -429,10 +473,31 @@ def _plain(written: str) -> str:
 
 
 def _python_string(line: str, open_quote: str) -> str:
-    """The triple quote left open after a Python line (``""`` when none): a ``!`` inside a string is not run."""
-    for match in _TRIPLE_QUOTE.finditer(line):
-        if not open_quote:
-            open_quote = match.group()
-        elif match.group() == open_quote:
-            open_quote = ""
+    """The triple quote a Python line leaves open (``""`` when none), given the one open before it: a ``!`` line
+    inside a string is not run. Strings on one line and comments are stepped over, as Python's tokenizer does."""
+    position = 0
+    while position < len(line):
+        if open_quote:
+            close = line.find(open_quote, position)
+            if close == -1:
+                return open_quote
+            position, open_quote = close + 3, ""
+            continue
+        char = line[position]
+        if char == "#":
+            return ""
+        if line.startswith(('"""', "'''"), position):
+            open_quote, position = line[position : position + 3], position + 3
+        elif char in "'\"":
+            position = _string_end(line, position)
+        else:
+            position += 1
     return open_quote
+
+
+def _string_end(line: str, start: int) -> int:
+    """After a one-line string literal that opens at ``start`` (its backslash escapes stepped over)."""
+    position = start + 1
+    while position < len(line) and line[position] != line[start]:
+        position += 2 if line[position] == "\\" else 1
+    return position + 1

@@ -18,12 +18,12 @@ from shmlint.parsers.shell import BLOCK_END, first_unclosed
 #: block is read when its first line runs a container engine (``_starts_an_engine``), a Dockerfile's is not
 SHELL_LANGUAGES = frozenset({"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "docker"})
 #: a container engine run as a line's command (after ``sudo``)
-_ENGINE = r"(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)(?:[ \t]|$)"
+ENGINE = r"(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)(?:[ \t]|$)"
 #: a ``docker`` fence's first line when it holds commands: an engine, after a prompt or ``sudo``
-_ENGINE_FIRST = LazyRegex(rf"[ \t]*(?:[$>][ \t]+)?{_ENGINE}")
+_ENGINE_FIRST = LazyRegex(rf"[ \t]*(?:[$>][ \t]+)?{ENGINE}")
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
 #: a line that runs a container engine, written without a prompt
-_ENGINE_LINE = LazyRegex(rf"[ \t]*{_ENGINE}")
+_ENGINE_LINE = LazyRegex(rf"[ \t]*{ENGINE}")
 #: code block languages read as a YAML file of their own
 YAML_LANGUAGES = frozenset({"yaml", "yml"})
 #: code block languages that may hold a Dockerfile ("": untagged; "docker": either commands or a Dockerfile)
@@ -173,7 +173,7 @@ def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tupl
         _keep_line(mask, start, end)
         shown = "" if marker is None or continued else line[: marker.end()].strip()
         kept.append(CodeLine(start, end, shown))
-        continued = _continues(line[start - offset :])
+        continued = continues(line[start - offset :])
     return tuple(kept)
 
 
@@ -199,11 +199,11 @@ def _keep_engine_lines(mask: Mask, block: list[tuple[int, str]]) -> tuple[CodeLi
         end = offset + len(line)
         _keep_line(mask, offset, end)
         kept.append(CodeLine(offset, end, ""))
-        continued = _continues(line)
+        continued = continues(line)
     return tuple(kept)
 
 
-def _continues(line: str) -> bool:
+def continues(line: str) -> bool:
     """Whether a shell line goes on on the next one: it ends with a backslash that is not itself escaped."""
     body = line.rstrip()
     return body.endswith("\\") and not body.endswith("\\\\")
