@@ -46,6 +46,38 @@ ACCELERATORS = (
         "NVIDIA_VISIBLE_DEVICES",
         "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",
     ),
+    # GPU sharing schedulers: a share of one NVIDIA GPU (memory, cores) or a count of virtual GPUs, never a count of
+    # GPUs whose ranks talk through /dev/shm; what runs on it decides, as for any GPU
+    Accelerator(
+        "NVIDIA GPU shared (Alibaba Cloud cGPU, gpushare)",
+        ("aliyun.com/gpu-mem", "aliyun.com/gpu-count", "aliyun.com/gpu-core.percentage"),
+        (),
+        (),
+        (),
+        False,
+        None,
+        "https://github.com/AliyunContainerService/gpushare-scheduler-extender/blob/master/docs/userguide.md",
+    ),
+    Accelerator(
+        "NVIDIA GPU shared (Tencent GPU Manager, qGPU)",
+        ("tencent.com/vcuda-core", "tencent.com/vcuda-memory", "tencent.com/qgpu-core", "tencent.com/qgpu-memory"),
+        (),
+        (),
+        (),
+        False,
+        None,
+        "https://github.com/tkestack/gpu-manager/blob/master/README.md",
+    ),
+    Accelerator(
+        "NVIDIA GPU shared (Volcano)",
+        ("volcano.sh/gpu-memory", "volcano.sh/gpu-number", "volcano.sh/vgpu-number", "volcano.sh/vgpu-memory"),
+        (),
+        (),
+        (),
+        False,
+        None,
+        "https://github.com/volcano-sh/volcano/blob/master/docs/user-guide/how_to_use_gpu_sharing.md",
+    ),
     Accelerator(
         "AMD GPU (ROCm)",
         ("amd.com/gpu", "rocm.com/gpu"),  # rocm.com/gpu: the AMD Container Toolkit's CDI kind

@@ -34,6 +34,8 @@ PREFILTER_WORDS = ('shm',
  'tpu_visible_chips',
  'hip_visible_devices',
  'rocr_visible_devices',
+ 'tencent.com/vcuda-core',
+ 'tencent.com/vcuda-memory',
  'text-generation-launcher',
  'text-generation-inference')
 
