@@ -303,7 +303,7 @@ class Shell(NamedTuple):
     """A line decoded as the shell reads it, as long as it is written, and what it leaves open for the next."""
 
     text: str
-    quote: str = ""  # the quote open at its end: "", "'" or '"'
+    quote: str = ""  # the quote open at its end: "", "'", '"' or "$'"
     continued: bool = False  # it ends with a backslash: IPython goes on with the next line (bash: if unescaped)
     shifted: tuple[tuple[int, int], ...] = ()  # where its characters are not where written (from its start)
 
@@ -314,13 +314,15 @@ def as_shell(written: str, quote: str = "") -> Shell:
     owed = 0  # written characters not yet made up for
     shifted: list[tuple[int, int]] = []  # from an escape that leaves characters over to where they are made up
     escaped = False  # the last character was a backslash that escapes the next one
+    after_dollar = False  # the last character was a ``$`` outside quotes
     position = 0
     while position < len(written):
         start, before = position, owed
         width, char = _unit(written, position)
         position += width
-        if not escaped and char == '"' and quote != "'":
-            spelled = not quote and width == 2 and not (out and out[-1].endswith("$"))  # ``$$"`` reads ``$$``
+        dollar = not escaped and not quote and char == "$"  # before a quote: ``$'`` and ``$"`` strings
+        if not escaped and char == '"' and quote in ("", '"'):
+            spelled = not quote and width == 2 and not after_dollar  # ``$$"`` would read ``$$``
             out.append('$"' if spelled else '"')
             owed += 0 if spelled else width - 1
             quote = "" if quote else '"'
@@ -332,10 +334,11 @@ def as_shell(written: str, quote: str = "") -> Shell:
             elif char == "\\" and quote != "'":
                 escaped = True
             elif char == "'" and quote != '"':
-                quote = "" if quote else "'"
+                quote = "" if quote else ("$'" if after_dollar else "'")  # ``$'...'``: backslashes escape
             elif char in " \t" and not quote and owed:
                 out.append(" " * owed)
                 owed = 0
+        after_dollar = dollar
         if not before and owed:
             shifted.append((start, len(written)))
         elif before and not owed:
