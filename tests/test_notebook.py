@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from shmlint.engine import Engine
 from shmlint.file_formats import FileKind, kind_for_name
 from shmlint.fix.apply import fix_source
-from shmlint.parsers.embedded.notebook import as_shell, notebook_shell
+from shmlint.parsers.embedded.json_shell import as_shell
+from shmlint.parsers.embedded.notebook import notebook_shell
 from shmlint.parsers.shell import commands, first_unclosed
 from shmlint.results import FileResult
 from shmlint.source import SourceText
