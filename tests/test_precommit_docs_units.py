@@ -1,5 +1,5 @@
-"""The real pre-commit passes the new kinds to shmlint: reStructuredText, MDX and Quarto through the ``shmlint``
-hook's ``types_or``, systemd and Quadlet units through ``shmlint-units`` (identify has no tag for them, so that
+"""The real pre-commit passes the new kinds to shmlint: reStructuredText, MDX, Quarto and Jupyter notebooks (tagged
+``json`` too) through the ``shmlint`` hook's ``types_or``, systemd and Quadlet units through ``shmlint-units`` (identify has no tag for them, so that
 hook selects them by ``files``), and leaves out what neither hook is for."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ FLAGGED = {
     "guide.rst": FIXTURES / "docs" / "commands" / "SHM001-console.rst",
     "job.qmd": FIXTURES / "docs" / "k8s" / "SHM001-job.qmd",
     "serve.mdx": FIXTURES / "docs" / "k8s" / "SHM001-deployment.mdx",
+    "serve.ipynb": FIXTURES / "notebook" / "SHM001-notebook.ipynb",
 }
 UNITS = {
     "trainer.container": FIXTURES / "units" / "quadlet" / "SHM001-trainer.container",
