@@ -421,3 +421,14 @@ def test_a_command_line_does_not_hide_the_indented_code_after_a_list(engine: Eng
 def test_a_fenced_block_inside_an_html_comment_is_not_read(engine: Engine) -> None:
     text = "<!-- old instructions\n```bash\ndocker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n```\n-->\n"
     assert not check(engine, "README.md", text).workloads
+
+
+def test_an_indented_block_after_an_html_comment_is_a_block_of_its_own(engine: Engine) -> None:
+    """An HTML comment ends the indented block before it; an indented line after it starts a new one (CommonMark),
+    so the first is read on its own (more than four constructs left open blank it whole, not the second)."""
+    text = (
+        "Text.\n\n    echo $( $( $( $( $(\n<!--\nold\n-->\n"
+        "    sudo docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n"
+    )
+    found = [(f.span.line, f.severity.label) for f in check(engine, "README.md", text).findings]
+    assert found == [(7, "error")]

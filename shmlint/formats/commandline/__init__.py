@@ -68,8 +68,8 @@ def _notebook(source: SourceText, run: Extraction) -> list[Workload]:
 
 
 def _unfixed_where_shifted(workload: Workload, shifted: tuple[tuple[int, int], ...]) -> Workload:
-    """No fix is written where the notebook spells a word with JSON escapes (``--shm-size=\\"1g\\"``): read
-    decoded, its characters are not where the file has them, and an edit there would land beside them."""
+    """No fix is written where the notebook spells a word with JSON escapes (``--ipc=\\u0068ost``): read decoded,
+    its characters are not where the file has them, and an edit there would land beside them."""
     from shmlint.extract.commandline import CommandTarget
 
     target = workload.target

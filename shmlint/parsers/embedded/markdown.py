@@ -124,6 +124,9 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
                 block.append((offset, line))
             continue
         if in_comment or (_COMMENT_OPEN.match(line) and "-->" not in line[line.index("<!--") + 4 :]):
+            if block and not in_comment and not nested:  # an indented block ends where the comment starts
+                yield block, ""
+                block = []
             in_comment = "-->" not in line if in_comment else True
             continue
         opening = _FENCE.match(line)
