@@ -402,6 +402,10 @@ def test_a_paragraph_line_that_runs_a_container_is_read_as_a_command(engine: Eng
         "docker run --gpus all vllm/vllm-openai:v0.6.0 needs --tensor-parallel-size 2 on two GPUs.",  # a sentence
         "docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n---",  # a setext heading
         "<!--\ndocker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n-->",  # commented out
+        "Text <!-- old:\ndocker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n-->",  # opened mid-line
+        "docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2 needs it.\r\n",  # CRLF sentence
+        "docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\r\n===\r\n",  # CRLF heading
+        "docker run -it --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2 and then\nthe rest of it.",
     ],
 )
 def test_prose_about_a_command_is_not_one(engine: Engine, line: str) -> None:
@@ -432,3 +436,12 @@ def test_an_indented_block_after_an_html_comment_is_a_block_of_its_own(engine: E
     )
     found = [(f.span.line, f.severity.label) for f in check(engine, "README.md", text).findings]
     assert found == [(7, "error")]
+
+
+def test_a_continued_command_line_stops_at_a_fence(engine: Engine) -> None:
+    """A paragraph command whose last backslash is followed by a fence: the fence opens a block of its own."""
+    text = (
+        "docker run --gpus all -it img \\\n```bash\n"
+        "docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n```\n\n```yaml\na: 1\n```\n"
+    )
+    assert [language for _, language in markdown_code_blocks(text)] == ["", "bash", "yaml"]

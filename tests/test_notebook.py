@@ -278,7 +278,14 @@ def test_a_quote_one_shell_statement_leaves_open_does_not_pair_with_the_next(eng
 
 
 @pytest.mark.parametrize(
-    "magics", [["%%capture out\n", "%%bash\n"], ["%%!\n"], ["%%script --bg bash\n"], ["%%time\n", "%%sh\n"]]
+    "magics",
+    [
+        ["%%capture out\n", "%%bash\n"],
+        ["%%!\n"],
+        ["%%script --bg bash\n"],
+        ["%%time\n", "%%sh\n"],
+        ["%%time\n"] * 3 + ["%%bash\n"],
+    ],
 )
 def test_a_shell_cell_after_other_cell_magics_is_read(engine: Engine, magics: list[str]) -> None:
     text = notebook(("code", [*magics, f"{SERVER}\n"]))
@@ -345,3 +352,23 @@ def test_a_key_written_twice_is_read_as_json_reads_it(
 def test_a_python_line_that_opens_no_string_keeps_the_next_shell_escape(engine: Engine, python: str) -> None:
     text = notebook(("code", [python, f"!{SERVER}\n"]))
     assert errors(engine, text) == [where(text, "docker run")]
+
+
+def test_a_quoted_size_in_a_notebook_is_fixed_where_it_is_written(engine: Engine) -> None:
+    """``--shm-size=\\"64m\\"``: the size's own characters are where the file writes them (only the closing quote's
+    escape moves what follows), so the size is rewritten in place."""
+    text = notebook(("code", ['!docker run --gpus all --shm-size="64m" ' + SERVER[23:] + "\n"]))
+    fixed = fix_source(engine, SourceText("run.ipynb", text), FileKind.NOTEBOOK, "run.ipynb")
+    assert json.loads(fixed.text)["cells"][0]["source"] == [
+        '!docker run --gpus all --shm-size="8g" ' + SERVER[23:] + "\n"
+    ]
+
+
+def test_a_fix_is_refused_only_where_a_moved_range_meets_it(engine: Engine) -> None:
+    """Many lines with escapes around a plain one: the plain one is fixed, one whose size moved is not."""
+    escaped = [f"!echo \u00e9{i} \u00e9\n" for i in range(50)]
+    text = notebook(("code", [*escaped, f"!{SERVER}\n", "!docker run --gpus all --shm-size=\u00e964m img\n"]))
+    fixed = fix_source(engine, SourceText("run.ipynb", text), FileKind.NOTEBOOK, "run.ipynb")
+    source = json.loads(fixed.text)["cells"][0]["source"]
+    assert source[50] == f"!{SERVER.replace('run ', 'run --shm-size=8g ', 1)}\n"
+    assert source[51] == "!docker run --gpus all --shm-size=\u00e964m img\n"

@@ -4,6 +4,7 @@ options that other formats hold in their own syntax (``extract.command_workload`
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import TYPE_CHECKING
 
@@ -17,8 +18,8 @@ if TYPE_CHECKING:
     from shmlint.model import Workload
     from shmlint.source import SourceText
 
-#: a container engine's name: a notebook without one holds no container command
-_ENGINE = LazyRegex(r"docker|podman|nerdctl", re.IGNORECASE)
+#: a container engine's name (as the command reader knows them): a notebook without one holds no container command
+_ENGINE = LazyRegex(r"docker|podman", re.IGNORECASE)
 _SHEBANG = LazyRegex(r"\A#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b", re.ASCII)
 
 
@@ -69,19 +70,23 @@ def _notebook(source: SourceText, run: Extraction) -> list[Workload]:
 
 def _unfixed_where_shifted(workload: Workload, shifted: tuple[tuple[int, int], ...]) -> Workload:
     """No fix is written where the notebook spells a word with JSON escapes (``--ipc=\\u0068ost``): read decoded,
-    its characters are not where the file has them, and an edit there would land beside them."""
+    its characters are not where the file has them, and an edit there would land beside them. What an edit
+    touches: a size, a slot or the insertion point, and the whole option only where ``--ipc=none`` is rewritten."""
     from shmlint.extract.commandline import CommandTarget
+    from shmlint.model import ShmKind
 
     target = workload.target
     if not shifted or not isinstance(target, CommandTarget):
         return workload
-    spans = [(declared.span.start, declared.span.end) for declared in workload.shm]
-    spans += [(declared.size.span.start, declared.size.span.end) for declared in workload.shm if declared.size]
+    spans = [(declared.size.span.start, declared.size.span.end) for declared in workload.shm if declared.size]
+    spans += [(declared.span.start, declared.span.end) for declared in workload.shm if declared.kind is ShmKind.NONE]
     spans += [(at, at + 1) for at in (target.insert_at, *(slot.offset for slot in target.size_slots))]
-    if any(
-        start < end_shifted and end > start_shifted for start, end in spans for start_shifted, end_shifted in shifted
-    ):
-        return workload._replace(target=None)
+    ordered = sorted(shifted)
+    ends = [end for _, end in ordered]
+    for start, end in spans:  # the ranges do not overlap: the first that ends after ``start`` is the only candidate
+        index = bisect.bisect_right(ends, start)
+        if index < len(ordered) and ordered[index][0] < end:
+            return workload._replace(target=None)
     return workload
 
 

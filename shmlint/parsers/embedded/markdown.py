@@ -31,11 +31,11 @@ _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "d
 #: line, not a code block): read as a block of its own, with the lines its trailing backslashes continue
 _PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-")
 #: how a sentence ends (``docker run --gpus all needs the toolkit.``), never a command
-_SENTENCE_END = LazyRegex(r"[\w)\]`'\"][.,;:?!][ \t]*$")
+_SENTENCE_END = LazyRegex(r"[\w)\]`'\"][.,;:?!][ \t\r]*$")
 #: the line under a setext heading: the line above is the heading's text
-_SETEXT_UNDERLINE = LazyRegex(r"^[ ]{0,3}(?:=+|-+)[ \t]*$")
-#: an HTML comment that goes on past its first line: what it holds is not shown (CommonMark HTML block 2)
-_COMMENT_OPEN = LazyRegex(r"^[ ]{0,3}<!--")
+_SETEXT_UNDERLINE = LazyRegex(r"^[ ]{0,3}(?:=+|-+)[ \t\r]*$")
+#: a container engine's command line: one of several written one after the other, each a paragraph line
+_ENGINE_LINE = LazyRegex(rf"^[ \t]*{ENGINE}")
 _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 #: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
 _MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
@@ -123,7 +123,7 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
             else:
                 block.append((offset, line))
             continue
-        if in_comment or (_COMMENT_OPEN.match(line) and "-->" not in line[line.index("<!--") + 4 :]):
+        if in_comment or line.rfind("<!--") > line.rfind("-->"):  # a comment that goes on past its line
             if block and not in_comment and not nested:  # an indented block ends where the comment starts
                 yield block, ""
                 block = []
@@ -158,17 +158,32 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
         if _PROSE_COMMAND.match(line):
             resume = _prose_command_end(every, index)
             command = every[index:resume]
-            if not _SENTENCE_END.search(command[-1][1]) and not (
-                resume < len(every) and _SETEXT_UNDERLINE.match(every[resume][1])
-            ):
+            if not _SENTENCE_END.search(command[-1][1]) and _ends_a_paragraph(every[resume : resume + 1]):
                 yield command, ""
     if block and not (nested and fence is None) and not (fence is not None and holds_markdown):
         yield block, name if fence is not None else ""
 
 
 def _prose_command_end(lines: list[tuple[int, str]], start: int) -> int:
-    """The index after a paragraph's command line and the lines its backslashes continue (not past a blank)."""
+    """The index after a paragraph's command line and the lines its backslashes continue (not past a blank line
+    or a fence)."""
     end = start + 1
-    while end < len(lines) and continues(lines[end - 1][1]) and lines[end][1].strip():
+    while (
+        end < len(lines) and continues(lines[end - 1][1]) and lines[end][1].strip() and not _FENCE.match(lines[end][1])
+    ):
         end += 1
     return end
+
+
+def _ends_a_paragraph(following: list[tuple[int, str]]) -> bool:
+    """Whether a command line is a paragraph's last: the file ends, or a blank line, a fence or another command
+    follows. Otherwise it is the first line of a sentence that goes on (``docker run -it IMAGE and run`` / ``the
+    trainer inside it.``), or a setext heading's text."""
+    if not following:
+        return True
+    line = following[0][1]
+    return (
+        not line.strip()
+        or _FENCE.match(line) is not None
+        or (_ENGINE_LINE.match(line) is not None and _SETEXT_UNDERLINE.match(line) is None)
+    )

@@ -30,7 +30,6 @@ from shmlint.parsers.embedded.notebook_cells import Cell, Line, cell_lines, read
 from shmlint.parsers.embedded.shell_blocks import ShellBlocks, close_constructs, mark_end, mask_shell_blocks
 from shmlint.parsers.programs import SHELLS
 
-_DECODER = json.JSONDecoder()
 #: what starts a statement IPython sends to the shell: ``!``/``!!``, an assignment from one, ``%sx``/``%system``
 _SHELL_ESCAPE = LazyRegex(
     r"[ \t]*(?:[A-Za-z_][\w.]{0,80}(?:[ \t]*,[ \t]*[A-Za-z_][\w.]{0,80}){0,8}[ \t]*=[ \t]*)?"
@@ -172,22 +171,17 @@ def _cell_body(lines: list[Line]) -> tuple[list[Line], bool]:
     """The lines of a code cell that IPython runs, and whether a shell runs them all: after the cell magics whose
     body is a cell of its own (``%%capture``, ``%%time``...), a shell magic takes the rest; any other magic
     (``%%writefile``, ``%%html``, ``%%script python``) runs no shell."""
-    body = lines
-    while True:
-        first, words = next(((index, words) for index, words in _words(body) if words), (0, []))
+    for index, line in enumerate(lines):
+        words = as_shell(line.text).text.split()
         if not words:
-            return [], False
+            continue
         if not words[0].startswith("%%"):
-            return body, False
+            return lines[index:], False
         if words[0] in _SHELL_MAGICS or (words[0] == "%%script" and _script_runs_a_shell(words[1:])):
-            return body[first + 1 :], True
+            return lines[index + 1 :], True
         if words[0] not in _CELL_MAGICS:
             return [], False
-        body = body[first + 1 :]
-
-
-def _words(lines: list[Line]) -> Iterator[tuple[int, list[str]]]:
-    return ((index, as_shell(line.text).text.split()) for index, line in enumerate(lines))
+    return [], False
 
 
 def _script_runs_a_shell(words: list[str]) -> bool:
@@ -203,7 +197,7 @@ def _script_runs_a_shell(words: list[str]) -> bool:
 
 def _plain(written: str) -> str:
     """A line as written in a JSON string, decoded (a Python line, read as Python)."""
-    decoded: str = _DECODER.decode(f'"{written}"')
+    decoded: str = json.loads(f'"{written}"')
     return decoded
 
 

@@ -44,9 +44,7 @@ class Line(NamedTuple):
 
 def read_cells(text: str) -> list[Cell]:
     """Each cell's type and source strings: nbformat 4 (``cells``) and 3 (``worksheets``, a code cell's source
-    under ``input``); a key written twice is read as ``json`` reads it, the last one. Every other value (outputs,
-    metadata: often megabytes) is only checked to be JSON, by the standard library's decoder, which is fast and
-    keeps nothing of it."""
+    under ``input``); a key written twice is read as ``json`` reads it, the last one."""
     reader = _Reader(text)
     cells: list[Cell] | None = None
     sheets: list[Cell] = []
