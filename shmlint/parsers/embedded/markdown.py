@@ -32,8 +32,6 @@ _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "d
 _PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-")
 #: how a sentence ends (``docker run --gpus all needs the toolkit.``), never a command
 _SENTENCE_END = LazyRegex(r"[\w)\]`'\"][.,;:?!][ \t\r]*$")
-#: the line under a setext heading: the line above is the heading's text
-_SETEXT_UNDERLINE = LazyRegex(r"^[ ]{0,3}(?:=+|-+)[ \t\r]*$")
 #: a container engine's command line: one of several written one after the other, each a paragraph line
 _ENGINE_LINE = LazyRegex(rf"^[ \t]*{ENGINE}")
 _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
@@ -182,8 +180,4 @@ def _ends_a_paragraph(following: list[tuple[int, str]]) -> bool:
     if not following:
         return True
     line = following[0][1]
-    return (
-        not line.strip()
-        or _FENCE.match(line) is not None
-        or (_ENGINE_LINE.match(line) is not None and _SETEXT_UNDERLINE.match(line) is None)
-    )
+    return not line.strip() or _FENCE.match(line) is not None or _ENGINE_LINE.match(line) is not None
