@@ -92,11 +92,11 @@ def _unfixed_where_shifted(workload: Workload, shifted: tuple[tuple[int, int], .
 
 def _notebook_syntax(source: SourceText, strict: bool) -> str | None:
     """Why a notebook is not JSON (the fixer's guard: an edit inside a string must leave it JSON), as the reader
-    finds it."""
-    from shmlint.parsers.embedded.notebook import notebook_shell
+    finds it: its walk of the cells is all that can refuse a file."""
+    from shmlint.parsers.embedded.notebook_cells import read_cells
     from shmlint.parsers.jsonc import syntax_error
 
-    return syntax_error(source, notebook_shell)
+    return syntax_error(source, read_cells)
 
 
 def _here_documents(source: SourceText, blocks: str | None, path: Path, run: Extraction) -> Found:

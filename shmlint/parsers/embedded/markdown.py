@@ -10,6 +10,7 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.embedded.mask import indentation, offset_lines
 from shmlint.parsers.embedded.shell_blocks import (
     ENGINE,
+    ENGINE_LINE,
     SHELL_LANGUAGES,
     YAML_LANGUAGES,
     ShellBlocks,
@@ -32,8 +33,6 @@ _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "d
 _PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-")
 #: how a sentence ends (``docker run --gpus all needs the toolkit.``), never a command
 _SENTENCE_END = LazyRegex(r"[\w)\]`'\"][.,;:?!][ \t\r]*$")
-#: a container engine's command line: one of several written one after the other, each a paragraph line
-_ENGINE_LINE = LazyRegex(rf"^[ \t]*{ENGINE}")
 _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 #: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
 _MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
@@ -180,4 +179,4 @@ def _ends_a_paragraph(following: list[tuple[int, str]]) -> bool:
     if not following:
         return True
     line = following[0][1]
-    return not line.strip() or _FENCE.match(line) is not None or _ENGINE_LINE.match(line) is not None
+    return not line.strip() or _FENCE.match(line) is not None or ENGINE_LINE.match(line) is not None

@@ -60,9 +60,9 @@ class NotebookShell(NamedTuple):
 
 def notebook_shell(text: str) -> NotebookShell:
     """The notebook with everything but its shell blanked; raises ``JsoncError`` when the file is not JSON."""
-    cells = read_cells(text)
+    cells = [(cell, list(cell_lines(text, cell))) for cell in read_cells(text)]
     broken = _broken(text, cells)
-    markdown = [[_decoded(line)[0] for line in cell_lines(text, cell)] for cell in cells if cell.kind == "markdown"]
+    markdown = [[_decoded(line)[0] for line in lines] for cell, lines in cells if cell.kind == "markdown"]
     documented = Mask(broken)
     for lines in markdown:
         for line in lines:
@@ -73,21 +73,21 @@ def notebook_shell(text: str) -> NotebookShell:
     mask = Mask(broken)
     mask.put(0, masked)
     shifted = [span for lines in markdown for line in lines for span in line.shifted]
-    for cell in cells:
+    for cell, lines in cells:
         if cell.kind == "code":
-            shifted.extend(_keep_code_cell(mask, list(cell_lines(text, cell))))
+            shifted.extend(_keep_code_cell(mask, lines))
     return NotebookShell(mask.result(), shell_blocks, tuple(shifted))
 
 
-def _broken(text: str, cells: list[Cell]) -> str:
+def _broken(text: str, cells: list[tuple[Cell, list[Line]]]) -> str:
     """The text with its lines broken where the shell sees a cell's lines end (at each ``\\n`` escape's backslash
     and each string's closing quote), not where the file breaks its lines between the strings."""
     chars = list(text)
-    for cell in cells:
+    for cell, lines in cells:
         for position in range(cell.start, cell.end):
             if chars[position] == "\n":
                 chars[position] = " "
-        for line in cell_lines(text, cell):
+        for line in lines:
             chars[line.end] = "\n"
     return "".join(chars)
 

@@ -23,7 +23,7 @@ ENGINE = r"(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)(?:[ \t]|$)"
 _ENGINE_FIRST = LazyRegex(rf"[ \t]*(?:[$>][ \t]+)?{ENGINE}")
 _CONSOLE_LANGUAGES = frozenset({"console", "shell-session", "shellsession"})
 #: a line that runs a container engine, written without a prompt
-_ENGINE_LINE = LazyRegex(rf"[ \t]*{ENGINE}")
+ENGINE_LINE = LazyRegex(rf"[ \t]*{ENGINE}")
 #: code block languages read as a YAML file of their own
 YAML_LANGUAGES = frozenset({"yaml", "yml"})
 #: code block languages that may hold a Dockerfile ("": untagged; "docker": either commands or a Dockerfile)
@@ -182,7 +182,7 @@ def _shows_prompt(line: str) -> bool:
     container engine (``# docker run ...``, a root prompt); a bare ``# start the worker`` is a comment."""
     marker = _ANY_PROMPT.match(line)
     if marker is not None:
-        return line[: marker.end()].strip() != "#" or _ENGINE_LINE.match(line, marker.end()) is not None
+        return line[: marker.end()].strip() != "#" or ENGINE_LINE.match(line, marker.end()) is not None
     return _NAMED_PROMPT.match(line) is not None
 
 
@@ -194,7 +194,7 @@ def _keep_engine_lines(mask: Mask, block: list[tuple[int, str]]) -> tuple[CodeLi
     continued = False
     kept: list[CodeLine] = []
     for offset, line in block:
-        if not continued and _ENGINE_LINE.match(line) is None:
+        if not continued and ENGINE_LINE.match(line) is None:
             continue
         end = offset + len(line)
         _keep_line(mask, offset, end)
