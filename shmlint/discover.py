@@ -132,6 +132,9 @@ def discover(paths: Iterable[StrPath], options: WalkOptions | None = None) -> It
         if options is not None and options.force_exclude and force_excluded(root, options):
             continue
         if os.path.isdir(root):
+            if _folder_links_out(root):
+                yield Candidate(root, FileKind.YAML, explicit=True, error=LINKED_OUT)
+                continue
             for candidate in _walk(root, _Exclusions.for_root(root, options)):
                 if candidate.notice:
                     if (candidate.path, candidate.error) in said:
@@ -151,6 +154,18 @@ def discover(paths: Iterable[StrPath], options: WalkOptions | None = None) -> It
 #: why a file reached through a link out of its repository is not read: a pull request can plant
 #: ``deploy.yaml -> ~/.ssh/id_ed25519``, and a finding's source lines would show the runner's file
 LINKED_OUT = "a link out of the repository (or into .git): not read"
+
+
+def _folder_links_out(folder: str) -> bool:
+    """Whether a named folder inside a git work tree is reached through a link out of it (``sub -> ../outside``,
+    a link pre-commit hands over as a changed file): its files are not the repository's, and ``fix --write`` would
+    change them. A folder outside any work tree is the user's to name, as it is."""
+    from shmlint.infile import leaves, repository_top
+
+    if os.path.realpath(folder) == os.path.abspath(folder):
+        return False
+    top = repository_top(os.path.dirname(os.path.abspath(folder)))
+    return os.path.lexists(os.path.join(top, ".git")) and leaves(folder, top)
 
 
 def _links_out(path: str, walked: str | None = None) -> bool:

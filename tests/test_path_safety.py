@@ -279,6 +279,27 @@ def test_a_checked_file_linked_out_of_the_repository_is_neither_read_nor_shown(t
     assert "invalid YAML" in inside.stdout, inside.stdout
 
 
+def test_a_named_folder_linked_out_of_the_repository_is_neither_read_nor_fixed(tmp_path: Path) -> None:
+    """``sub -> ../outside`` in a pull request (pre-commit hands the link over as a changed file): naming it does
+    not walk the folder outside, so ``fix --write`` changes nothing there. The control: a link to a folder inside
+    the repository is walked."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    script = outside / "run.sh"
+    script.write_text("docker run --gpus all pytorch/pytorch python train.py --num-workers 8\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").symlink_to("../outside")
+    (repo / "own").mkdir()
+    (repo / "own" / "run.sh").write_text(script.read_text())
+    (repo / "inside").symlink_to("own")
+    for args in (["fix", "--write", "sub"], ["check", "sub/"]):
+        said = run_shmlint(*args, cwd=repo).stdout
+        assert "sub:1:1: SHM000" in said and "a link out of the repository" in said, said
+    assert script.read_text() == "docker run --gpus all pytorch/pytorch python train.py --num-workers 8\n"
+    assert "inside/run.sh:1:1: SHM001" in run_shmlint("check", "inside", cwd=repo).stdout
+
+
 def test_a_link_inside_a_walked_tree_without_git_is_checked(tmp_path: Path) -> None:
     """Without ``.git`` the tree is the folder walked: ``docs/readme.md -> ../src/README.md`` stays inside it and is
     checked (a documentation page linked to the package's README), while a link out of the walked folder is not."""
