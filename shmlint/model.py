@@ -99,7 +99,7 @@ class Size(NamedTuple):
     text: str
     bytes: int | None
     span: Span
-    dialect: str  # "kubernetes" or "docker": decides how the text is read and how a new size is spelled
+    dialect: str  # "kubernetes", "docker" or "tmpfs" (``shmlint.sizes``): how the text is read and a new size spelled
     error: str | None = None
     suggestion: str | None = None  # a valid spelling with the same meaning, only when that meaning is certain
 

@@ -345,8 +345,9 @@ def own_script(workload: Workload) -> str | None:
     (``docker run --entrypoint python3 -v .:/repo vllm/vllm-openai /repo/dump_flags.py``: ``dump_flags.py``). When
     the repository holds it, the image's software never starts and its name is not evidence (``_own_program``):
     what the script runs decides, as for a program of its own built FROM a server's image (``_base_aside``). One
-    the repository does not hold (``/vllm-workspace/start.sh``) may be the image's own start: the image stays
-    evidence. A replacement that names another program is ``_other_program``."""
+    the repository does not hold (``/vllm-workspace/start.sh``) may be the image's own start, and a replacement that
+    names a program (``command: [run]``) its own program: the image stays evidence. A Python module is
+    ``_other_program``."""
     if workload.gpu or workload.launch is None or not workload.launch.entrypoint:
         return None
     from shmlint.parsers.programs import is_python  # asked only of a container whose entrypoint is replaced
@@ -359,21 +360,16 @@ def own_script(workload: Workload) -> str | None:
 
 
 def _other_program(workload: Workload) -> bool:
-    """A container with no accelerator whose entrypoint is replaced by a program named without a path
-    (``command: [mooncake_master]``) or by a Python module (``python3 -m mooncake.store``): that program runs, not
-    the image's server, so the image's name is not evidence (a server the data knows by its command, ``vllm
-    serve``, is matched by that command). A shell, a launcher or a path (``/opt/start.sh``: the image's own start,
-    perhaps) leaves the image to decide."""
+    """A container with no accelerator whose entrypoint is replaced by a Python module (``python3 -m
+    mooncake.mooncake_store_service`` in an SGLang image): that module runs, not the image's server, so the image's
+    name is not evidence (a server the data knows by its module, ``-m sglang.launch_server``, is matched by its
+    command). A program named alone (``command: [run]``) may be the image's own start: the image decides."""
     if workload.gpu or workload.launch is None or not workload.launch.entrypoint:
         return False
-    from shmlint.parsers.programs import SHELLS, is_python, program  # asked only of a replaced entrypoint
+    from shmlint.parsers.programs import is_python, program  # asked only of a replaced entrypoint
 
     words = program((*workload.launch.entrypoint, *workload.launch.arguments))
-    if not words or "/" in words[0] or " " in words[0] or words[0] in SHELLS or words[0] in LAUNCHER_PROGRAMS:
-        return False
-    if is_python(words[0]):
-        return "-m" in words[1:2]
-    return not words[0].startswith(("-", "$")) and "." not in words[0]
+    return len(words) > 2 and is_python(words[0]) and words[1] == "-m"
 
 
 def _own_program(workload: Workload) -> bool:

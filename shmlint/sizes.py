@@ -20,6 +20,9 @@ DEFAULT_MIN_SHM_BYTES = GIB
 
 KUBERNETES = "kubernetes"
 DOCKER = "docker"
+#: a tmpfs mount's ``size=`` option, handed to the kernel as it is written (``--tmpfs /dev/shm:size=8g``): its
+#: ``memparse`` grammar, and a new size is written bare inside the option string
+TMPFS = "tmpfs"
 
 _K8S_SUFFIXES = {
     "": 1,
@@ -39,6 +42,7 @@ _K8S_SUFFIXES = {
 _K8S_RE = LazyRegex(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m))?$", re.ASCII)
 _DOCKER_RE = LazyRegex(r"^(\d+(?:\.\d*)?|\.\d+) ?(b|[kmgtp](?:b|ib)?)?$", re.IGNORECASE | re.ASCII)
 _DOCKER_UNITS = {"k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
+_TMPFS_RE = LazyRegex(r"^(\d{1,20})([kmgtpe])?$", re.IGNORECASE | re.ASCII)
 _K8S_BINARY_LIKE = LazyRegex(r"^(\d+(?:\.\d+)?) ?([KMGTP])i$", re.IGNORECASE | re.ASCII)
 
 
@@ -106,7 +110,24 @@ def parse_docker(text: str) -> ParsedSize:
     return ParsedSize(None, f"'{text}' is not a docker size (a number with b, k, m, g, t or p, e.g. 8g)")
 
 
+def parse_tmpfs(text: str) -> ParsedSize:
+    """Read a tmpfs ``size=`` the way the kernel does (``memparse``, then nothing may follow): a whole number with
+    one of k, m, g, t, p, e in either case; docker passes such options to the mount unread, so ``8gb`` or ``1.5g``
+    make the container fail to start. A share of RAM (``50%``) is left to the caller."""
+    match = _TMPFS_RE.match(text.strip())
+    if match:
+        number, unit = match.groups()
+        return ParsedSize(int(number) * 1024 ** (" kmgtpe".index(unit.lower()) if unit else 0))
+    docker = parse_docker(text)
+    suggestion = format_docker(docker.bytes) if docker.bytes else None
+    return ParsedSize(
+        None, f"'{text}' is not a tmpfs size (the kernel reads a whole number with k, m or g, e.g. 8g)", suggestion
+    )
+
+
 def parse(text: str, dialect: str) -> ParsedSize:
+    if dialect == TMPFS:
+        return parse_tmpfs(text)
     return parse_kubernetes(text) if dialect == KUBERNETES else parse_docker(text)
 
 

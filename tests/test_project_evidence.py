@@ -950,19 +950,19 @@ def test_a_replaced_entrypoint_drops_the_image_only_for_a_script_of_the_reposito
 @pytest.mark.parametrize(
     ("entrypoint", "gpu", "severity"),
     [
-        ("[mooncake_master]", False, None),  # another program: the image's server never starts
-        ("[python3, -m, mooncake.mooncake_store_service]", False, None),
+        ("[python3, -m, mooncake.mooncake_store_service]", False, None),  # the image's server never starts
+        ("[mooncake_master]", False, "error"),  # a program named alone may be the image's own start
         ("[python3, -m, sglang.launch_server]", False, "error"),  # the server, known by its command
         ("[/opt/start.sh]", False, "error"),  # a path: perhaps the image's own start
         ("[bash, -c, run]", False, "error"),  # a shell: what it runs is not known
-        ("[mooncake_master]", True, "error"),  # with an accelerator the image stays evidence (a CMD's rule)
+        ("[python3, -m, mooncake.mooncake_store_service]", True, "error"),  # with an accelerator the image stays
     ],
 )
-def test_a_replaced_entrypoint_that_names_another_program_drops_the_image(
+def test_a_replaced_entrypoint_that_runs_a_python_module_drops_the_image(
     tmp_path: Path, entrypoint: str, gpu: bool, severity: str | None
 ) -> None:
-    """Kubernetes' ``command`` replaces the image's entrypoint: a program named there (not a path, a shell or a
-    launcher) is what runs in a container with no accelerator, so a server image's name is not evidence."""
+    """Kubernetes' ``command`` replaces the image's entrypoint: a Python module named there is what runs in a
+    container with no accelerator, so a server image's name is not evidence."""
     limits = "\n        resources: {limits: {nvidia.com/gpu: 1}}" if gpu else ""
     (tmp_path / "pod.yaml").write_text(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n      - name: c\n"

@@ -19,7 +19,7 @@ from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Si
 from shmlint.named_tuple import NamedTuple
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
-from shmlint.runtime.mounts import classify
+from shmlint.runtime.mounts import classify, find_option, split_options
 from shmlint.signals import Signals, device_count, gpu_visible
 from shmlint.source import Span
 
@@ -111,15 +111,26 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
 
 
 def tmpfs_size(options: str | None, text: str, span: Span) -> Size | None:
-    """The ``size=`` of a tmpfs option string (``size=8g,mode=1777``); unknown when the file computes it."""
+    """The ``size=`` of a tmpfs option string (``size=8g,mode=1777``), read as the kernel reads it; unknown when the
+    file computes it. ``text`` is what the file writes at ``span`` (``"rw,size=64m"``, ``/dev/shm:size=64m``): where
+    the options are written there as read, on one line, the size is spanned on its own characters, so a fix
+    rewrites only them; elsewhere a fix finds other text there and writes nothing."""
     if options is None:
         return Size(text, None, span, sizes.DOCKER)
-    for option in options.split(","):
-        key, _, setting = option.partition("=")
-        if key.strip() == "size":
-            parsed = sizes.parse_docker(setting)
-            return Size(setting, parsed.bytes, span, sizes.DOCKER, parsed.error, parsed.suggestion)
-    return None
+    size = find_option(split_options(options), "size")
+    if size is None:
+        return None
+    parsed = sizes.parse(size.value, sizes.TMPFS)
+    inner = text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'" else text
+    if inner.endswith(options) and span.line == span.end_line:
+        at = (len(text) - len(inner)) // 2 + len(inner) - len(options) + size.start
+        span = span._replace(
+            column=span.column + at,
+            end_column=span.column + at + len(size.value),
+            start=span.start + at,
+            end=span.start + at + len(size.value),
+        )
+    return Size(size.value, parsed.bytes, span, sizes.TMPFS, parsed.error, parsed.suggestion)
 
 
 def _bare(value: str | None) -> str:

@@ -260,7 +260,7 @@ def _tmpfs(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) 
     size = find_option(spec.options, "size")
     if size is not None:
         unknown = option.dynamic or size.value.endswith("%")  # the kernel also takes a share of RAM: 50%
-        sized = _option_size(option, size, source, unknown)
+        sized = _option_size(option, size, source, unknown, sizes.TMPFS)
         yield Setting(TMPFS, option.value_text, "--tmpfs /dev/shm", span, sized)
         return
     prefix = ",size=" if spec.options else "size=" if spec.has_options else ":size="
@@ -276,7 +276,7 @@ def _mount(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) 
         size = find_option(mount.options, "tmpfs-size")
         if size is None:
             slots.append(SizeSlot(span.start, option.end, ",tmpfs-size=", in_bytes=True))
-        sized = _option_size(option, size, source, option.dynamic) if size is not None else None
+        sized = _option_size(option, size, source, option.dynamic, sizes.DOCKER) if size is not None else None
         yield Setting(MOUNT, mount.type, "--mount type=tmpfs", span, sized)
     elif mount.type == "bind":
         host = "the host's /dev/shm" if is_shm_path(mount.source) else mount.source
@@ -295,17 +295,18 @@ def _size(option: Flag, source: SourceText) -> Size:
     return _sized(option.value_text, option.value_start, option.value_end, source, option.dynamic)
 
 
-def _option_size(option: Flag, size: Option, source: SourceText, unknown: bool) -> Size:
-    """The size one mount option gives, spanned on its own characters when the value is written as it reads."""
+def _option_size(option: Flag, size: Option, source: SourceText, unknown: bool, dialect: str) -> Size:
+    """The size one mount option gives (``dialect``: a ``--tmpfs`` size is the kernel's to read, ``tmpfs-size``
+    docker's), spanned on its own characters when the value is written as it reads."""
     if option.exact:
         start = option.value_start + size.start
-        return _sized(size.value, start, start + len(size.value), source, unknown)
-    return _sized(size.value, option.value_start, option.value_end, source, unknown)
+        return _sized(size.value, start, start + len(size.value), source, unknown, dialect)
+    return _sized(size.value, option.value_start, option.value_end, source, unknown, dialect)
 
 
-def _sized(text: str, start: int, end: int, source: SourceText, dynamic: bool) -> Size:
+def _sized(text: str, start: int, end: int, source: SourceText, dynamic: bool, dialect: str = sizes.DOCKER) -> Size:
     span = source.span(start, end)
     if dynamic:
-        return Size(text, None, span, sizes.DOCKER)  # known only at run time: neither a size nor an error
-    parsed = sizes.parse(text, sizes.DOCKER)
-    return Size(text, parsed.bytes, span, sizes.DOCKER, parsed.error, parsed.suggestion)
+        return Size(text, None, span, dialect)  # known only at run time: neither a size nor an error
+    parsed = sizes.parse(text, dialect)
+    return Size(text, parsed.bytes, span, dialect, parsed.error, parsed.suggestion)

@@ -177,5 +177,5 @@ def _option_size(found: Found, options: tuple[Option, ...]) -> Size | None:
     size = find_option(options, "size")
     if size is None:
         return None
-    parsed = sizes.parse(size.value, sizes.DOCKER)
-    return Size(size.value, parsed.bytes, found.span, sizes.DOCKER, parsed.error, parsed.suggestion)
+    parsed = sizes.parse(size.value, sizes.TMPFS)  # handed to the kernel's mount as written
+    return Size(size.value, parsed.bytes, found.span, sizes.TMPFS, parsed.error, parsed.suggestion)

@@ -9,6 +9,7 @@ result with ``ast`` (``shmlint.fix.syntax``) and drops an edit that would break 
 from __future__ import annotations
 
 from shmlint import sizes
+from shmlint.edits.option_size import option_size_edit
 from shmlint.formats.python.target import CallTarget
 from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.source import SourceText
@@ -27,6 +28,8 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
         return _keyword(source.text, target, f"{target.keyword}={value}")
     declared = fix.source
     if fix.action is FixAction.SET_SIZE and declared is not None:
+        if declared.size is not None and declared.size.dialect == sizes.TMPFS:
+            return option_size_edit(source.text, declared.size, fix.size_bytes)
         if declared.size is not None:
             return [Edit(declared.size.span.start, declared.size.span.end, value)]
         if declared.description == "shared_memory=True":  # Flyte: the memory-sized /dev/shm gets a size

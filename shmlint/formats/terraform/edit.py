@@ -10,6 +10,7 @@ re-reads the result with the HCL reader (``shmlint.fix.syntax``) and drops an ed
 from __future__ import annotations
 
 from shmlint import sizes
+from shmlint.edits.option_size import option_size_edit
 from shmlint.formats.terraform.target import HclTarget
 from shmlint.model import Edit, Fix, FixAction, ShmKind, Workload
 from shmlint.sizes import MIB
@@ -36,6 +37,8 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
         return _lines_before(text, target.inner, _mount(fix.source.name, _PODS[target.shape]))
     if fix.action is FixAction.SET_SIZE and fix.source is not None and fix.size_bytes is not None:
         declared = fix.source
+        if declared.size is not None and declared.size.dialect == sizes.TMPFS:
+            return option_size_edit(text, declared.size, fix.size_bytes)
         if declared.size is not None:
             span = declared.size.span
             return [Edit(span.start, span.end, _spelled(declared.size.dialect, fix.size_bytes, text[span.start]))]
