@@ -15,7 +15,7 @@ from shmlint.engine import Engine
 from shmlint.fix.apply import fix_source
 from shmlint.model import Workload, WorkloadId
 from shmlint.source import SourceText
-from tests.support import FIXTURES, corpus_dir, corpus_missing
+from tests.support import FIXTURES, corpus_dir, corpus_missing, run_shmlint
 
 UNLIMITED = float("inf")
 
@@ -64,3 +64,36 @@ def test_fix_never_lowers_dev_shm(path: Path, tmp_path: Path, engine: Engine) ->
 
 def test_the_corpus_is_part_of_the_property(corpus: Path) -> None:
     assert sum(1 for p in _files() if corpus in p.parents) >= 80
+
+
+_EXPANDED_OPTIONS = {
+    ".github/workflows/ci.yml": (
+        "on: push\njobs:\n  m:\n    runs-on: [self-hosted, gpu]\n    container:\n      image: pytorch/pytorch\n"
+        "      options: --gpus all {expansion}\n    steps:\n      - run: python train.py --num-workers 8\n",
+        "${{ matrix.opts }}",
+    ),
+    "Jenkinsfile": (
+        "pipeline {\n  agent { docker { image 'pytorch/pytorch'; args \"--gpus all {expansion}\" } }\n"
+        "  stages { stage('t') { steps { sh 'python train.py --num-workers 8' } } }\n}\n",
+        "${env.DOCKER_OPTS}",
+    ),
+    ".devcontainer/devcontainer.json": (
+        '{\n  "image": "pytorch/pytorch",\n  "runArgs": ["--gpus", "all", "{expansion}"],\n'
+        '  "postCreateCommand": "python train.py --num-workers 8"\n}\n',
+        "${localEnv:DOCKER_SHM_OPTS}",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_EXPANDED_OPTIONS))
+def test_no_size_is_added_after_an_expansion_that_may_hold_one(tmp_path: Path, name: str) -> None:
+    """A CI job's or dev container's options with an expansion the file does not resolve (``${{ matrix.opts }}``
+    may be ``--shm-size=32g``): docker keeps the last ``--shm-size``, so one written after it could lower it; the
+    finding stays and names the expansion, no fix is written. The control: the same options without it are fixed."""
+    template, expansion = _EXPANDED_OPTIONS[name]
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for written, fixed in ((expansion, False), ("--env A=1", True)):
+        path.write_text(template.replace("{expansion}", written))
+        done = run_shmlint("fix", "--write", "--undecided", "show", ".", cwd=tmp_path)
+        assert ("--shm-size=8g" in path.read_text()) is fixed, done.stdout

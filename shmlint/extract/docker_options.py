@@ -54,10 +54,13 @@ def options_workload(
         unknown=unknown,
         image=image,
         arguments=(),
+        may_set_shm=unknown,  # any expansion among options may stand for a --shm-size of its own
     )
     judged = command_workload(command, source, signals, occurrence=0, typed=typed)
     if isinstance(target, CommandTarget) and isinstance(judged.target, CommandTarget):
-        target = target._replace(size_slots=judged.target.size_slots)
+        # the options' own reading of where sizes are, and of an expansion that may hold a size of its own (a new
+        # one written after ``${{ matrix.opts }}`` would lower its ``--shm-size``)
+        target = target._replace(size_slots=judged.target.size_slots, overridable=judged.target.overridable)
     image_text = image.text if image else None
     return judged._replace(id=id, span=span, gpu=(*gpu, *judged.gpu), target=target, image=image_text)
 
