@@ -8,6 +8,7 @@ imported inside the command that needs them, so ``shmlint check one.yaml`` in a 
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, ClassVar, NoReturn
 
@@ -284,13 +285,28 @@ def explain(rule: str) -> None:
     click.echo(rule_page(found))
 
 
+def files_as_paths(argv: list[str]) -> list[str]:
+    """``check`` and ``fix`` arguments that start with ``-`` and name a file that exists are paths, moved after
+    ``--``: pre-commit appends the changed files' names to the hook's command, and a pull request may hold a file
+    named ``--write-baseline=x.json`` or ``--ignore=SHM001``, which click would read as an option that turns the
+    gate off. Read as a path, such a name only ever adds a file to check."""
+    if not argv or argv[0] not in ("check", "fix"):
+        return argv
+    end = argv.index("--") if "--" in argv else len(argv)
+    named = [arg for arg in argv[1:end] if arg.startswith("-") and arg != "-" and os.path.lexists(arg)]
+    if not named:
+        return argv
+    kept = [arg for arg in argv[:end] if arg not in named]
+    return [*kept, "--", *named, *argv[end + 1 :]]
+
+
 def main() -> NoReturn:
     """Console entry point: any unexpected error is a clear message and exit code 2, never a traceback."""
     for stream in (sys.stdout, sys.stderr):  # undecodable bytes from files and file names print as \xNN escapes
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     try:
-        cli.main(standalone_mode=False)
+        cli.main(args=files_as_paths(sys.argv[1:]), standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:

@@ -12,7 +12,8 @@ import pytest
 
 import shmlint
 from shmlint.catalog import load_catalog
-from tests.support import FIXTURES
+from shmlint.cli import files_as_paths
+from tests.support import FIXTURES, run_shmlint
 
 GPU_POD = (FIXTURES / "k8s" / "SHM001-crlf.yaml").read_bytes().decode().replace("\r\n", "\n")
 SMALL_SHM = (FIXTURES / "k8s" / "SHM005-too-small.yaml").read_text()
@@ -153,3 +154,15 @@ def test_h_is_help_for_every_command(command: tuple[str, ...], invoke) -> None:
     short, long = invoke(*command, "-h"), invoke(*command, "--help")
     assert short.exit_code == long.exit_code == 0
     assert short.stdout == long.stdout and "Usage: " in short.stdout and "-h, --help" in short.stdout
+
+
+@pytest.mark.parametrize("name", ["--write-baseline=x.json", "--ignore=SHM001", "--exit-zero"])
+def test_a_file_named_like_an_option_is_a_path(tmp_path: Path, name: str) -> None:
+    """pre-commit appends the changed files' names to the hook's command: a pull request's file named
+    ``--ignore=SHM001`` must not turn the gate off. Read as a path, it is one more file checked."""
+    (tmp_path / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    (tmp_path / name).write_text("{}\n")
+    done = run_shmlint("check", "--quiet", "--force-exclude", "run.sh", name, cwd=tmp_path)
+    assert done.returncode == 1 and "run.sh:1:1: SHM001" in done.stdout, done.stdout + done.stderr
+    assert not (tmp_path / "x.json").exists()
+    assert files_as_paths(["check", "--select", "SHM001", "run.sh"]) == ["check", "--select", "SHM001", "run.sh"]

@@ -61,6 +61,23 @@ def test_no_fix_lowers_the_merged_size(tmp_path: Path, invoke) -> None:
     assert {p.name: p.read_text() for p in tmp_path.iterdir()} == before
 
 
+@pytest.mark.parametrize("up", [1, 3])
+def test_a_set_named_in_a_folder_above_is_used(tmp_path: Path, invoke, up: int) -> None:
+    """A repository's root Makefile names ``-f docker/compose.yaml -f docker/compose.gpu.yaml``: checked alone (as
+    pre-commit hands it over) or with the tree, the override is judged merged, and no fix lowers the base's 128g."""
+    (tmp_path / ".git").mkdir()
+    folder = tmp_path.joinpath(*(["d"] * up))
+    tree(folder.mkdir(parents=True) or folder)
+    named = "/".join(["d"] * up)
+    (tmp_path / "Makefile").write_text(
+        f"up:\n\tdocker compose -f {named}/docker-compose.yml -f {named}/docker-compose.gpu.yml up\n"
+    )
+    assert findings(invoke, folder / "docker-compose.gpu.yml") == []
+    before = (folder / "docker-compose.gpu.yml").read_text()
+    assert invoke("fix", "--write", "--undecided=show", str(tmp_path)).exit_code == 0
+    assert (folder / "docker-compose.gpu.yml").read_text() == before
+
+
 def test_a_set_in_dot_env_is_used(tmp_path: Path, invoke) -> None:
     tree(tmp_path, UNSIZED_BASE, _env="COMPOSE_FILE=docker-compose.yml:docker-compose.gpu.yml\n")
     # the GPU comes from the override, the service lives in the base: the finding is there, with its fix
@@ -79,9 +96,17 @@ def test_a_base_without_any_signal_is_still_read_when_a_set_names_it(tmp_path: P
     assert "docker-compose.yml:2:3: SHM001 [info]" in invoke("check", "--undecided=show", base).stdout
 
 
-def test_the_file_alone_without_any_set(tmp_path: Path, invoke) -> None:
+def test_a_part_of_a_service_beside_is_not_judged_alone(tmp_path: Path, invoke) -> None:
+    """Nobody names the set: the override's service has neither an image nor a build (compose cannot run it alone)
+    and the file beside defines it with an image, so it is a part of that service, said in a note, never a
+    finding a fix could lower the base's 128g through. The control: with no such file beside it is judged."""
     tree(tmp_path)
-    # nobody merges them: the override alone is a service with a GPU and software not shown (undecided, counted)
+    result = invoke("check", "--undecided=show", str(tmp_path / "docker-compose.gpu.yml"))
+    assert "SHM001" not in result.stdout and 'service "train" has neither an image nor a build' in result.stdout
+    before = (tmp_path / "docker-compose.gpu.yml").read_text()
+    assert invoke("fix", "--write", "--undecided=show", str(tmp_path)).exit_code == 0
+    assert (tmp_path / "docker-compose.gpu.yml").read_text() == before
+    (tmp_path / "docker-compose.yml").unlink()
     result = invoke("check", "--undecided=show", str(tmp_path / "docker-compose.gpu.yml"))
     assert "SHM001 [info]" in result.stdout and "judged merged" not in result.stdout
 

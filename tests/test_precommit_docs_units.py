@@ -59,3 +59,16 @@ def test_pre_commit_runs_shmlint_on_documentation_and_units(tmp_path: Path) -> N
     assert units.returncode == 1, units.stdout + units.stderr
     assert "trainer.container:6:1: SHM001" in units.stdout and "inference.service:9:11: SHM001" in units.stdout
     assert "guide.rst" not in units.stdout
+
+
+def test_every_hook_runs_once_over_all_files_and_takes_jinja_templates() -> None:
+    """pre-commit splits the files among parallel runs unless a hook is serial: a script's image is known by the
+    build another file writes, so a split run judged differently from ``shmlint check .``. A ``.yaml.j2`` template
+    (identify tags it ``jinja``) is read as ``check .`` reads it."""
+    import yaml
+
+    hooks = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))
+    assert [hook["id"] for hook in hooks if not hook["require_serial"]] == []
+    names = {hook["id"]: hook for hook in hooks}
+    for hook in ("shmlint", "shmlint-fix"):
+        assert identify.tags_from_filename("deploy.yaml.j2") & set(names[hook]["types_or"])

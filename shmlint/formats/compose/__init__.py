@@ -60,10 +60,10 @@ def _merged(path: Path, run: Extraction) -> bool:
         return True
     if not is_compose_name(name):
         return False
-    from shmlint.formats.compose.file_sets import named_sets
+    from shmlint.formats.compose.file_sets import sets_naming
 
     here = os.path.abspath(path)
-    sets = run.files.per_folder(named_sets, folder)
+    sets = sets_naming(run.files, folder)
     return any(len(s.files) > 1 and here in map(os.path.abspath, s.files) for s in sets)
 
 

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shmlint.formats.compose import evidence
+from shmlint.formats.compose import evidence, is_compose_name
 from shmlint.formats.compose.detect import is_compose, is_override
 from shmlint.formats.compose.devcontainer import devcontainer_gpus
 from shmlint.formats.compose.project import ComposeFile, Project, Service
@@ -54,6 +54,8 @@ def extract_compose(
     if _builds_only(project, this):
         return [], [Notice(source.path, "a build file (every service only builds an image): nothing here runs")]
     services = project.services_for(this)
+    fragments = [s.name for s in services if s.file is this and _part_of_another(project, s)]
+    services = [s for s in services if s.name not in fragments]
     owns = {service.name: own_shm(project, service) for service in services}
     dev_gpus = devcontainer_gpus(source.path, files)
     owned = (_owned(project, service) for service in services)
@@ -66,13 +68,41 @@ def extract_compose(
         for service in owned
         if service.file.source.path == source.path
     ]
+    notices = [
+        Notice(
+            source.path,
+            f'service "{name}" has neither an image nor a build, and a compose file beside it defines the service with '
+            "one: a part of that service, merged by a set the repository's scripts do not name; not judged alone",
+        )
+        for name in fragments
+    ]
     named = project.judged_with
     if named is None:
-        return workloads, []
+        return workloads, notices
     merged = ", ".join(os.path.basename(f) for f in named.files)
     return workloads, [
-        Notice(source.path, f"judged merged with the compose files {merged}, as {named.where} runs them")
+        *notices,
+        Notice(source.path, f"judged merged with the compose files {merged}, as {named.where} runs them"),
     ]
+
+
+def _part_of_another(project: Project, service: Service) -> bool:
+    """A service compose cannot run as merged (no image, no build: its own, from ``extends`` or from the files
+    merged with it) that a compose file beside it defines with one: a part of that service, merged by a set the
+    repository does not name where shmlint looks. Judged alone, a fix there could lower the merged size."""
+    if project.get(service, "image") is not None or project.get(service, "build") is not None:
+        return False
+    folder = str(service.file.base_dir)
+    for name in sorted(project.files.files_in(folder))[:_MAX_BESIDE]:
+        other = project.load(service.file.base_dir / name) if is_compose_name(name) else None
+        pair = project.service_node(other, service.name) if other is not None and other is not service.file else None
+        if pair is not None and any(project.m.get(pair[1], key) is not None for key in ("image", "build")):
+            return True
+    return False
+
+
+#: compose files beside one looked at for the service it holds a part of
+_MAX_BESIDE = 16
 
 
 #: what a service of a build file holds: how to build and name the image, nothing about running it

@@ -4,8 +4,9 @@
 a ``.env`` file, say which files compose merges. A file read alone would be judged as a whole project: an override
 that only adds a GPU reservation would miss the base's ``shm_size``, and a fix written there could lower it.
 
-Only the compose file's own folder is looked at, and only a bounded number of small files in it: a set is read from
-words as they are written (a path holding ``$VAR`` is unknown, and the set is not used).
+The compose file's own folder is looked at, and the three folders above it inside the checked tree (a root
+Makefile's ``-f docker/compose.yaml -f docker/compose.gpu.yaml``), and only a bounded number of small files in each:
+a set is read from words as they are written (a path holding ``$VAR`` is unknown, and the set is not used).
 """
 
 from __future__ import annotations
@@ -44,6 +45,22 @@ class FileSet(NamedTuple):
 
     files: tuple[str, ...]
     where: str  # "Makefile:12", ".env (COMPOSE_FILE)"
+
+
+#: folders above a compose file whose scripts may name its set (a root Makefile's ``-f docker/compose.yaml -f
+#: docker/compose.gpu.yaml``); the index lists none outside the checked roots
+FOLDERS_UP = 3
+
+
+def sets_naming(files: ProjectFiles, folder: str) -> list[FileSet]:
+    """The sets named in a compose file's folder and the ``FOLDERS_UP`` folders above it, nearest first."""
+    folders = [folder]
+    for _ in range(FOLDERS_UP):
+        above = os.path.dirname(os.path.abspath(folders[-1]))
+        if above == os.path.abspath(folders[-1]):
+            break
+        folders.append(above)
+    return [found for each in folders for found in files.per_folder(named_sets, each)]
 
 
 def named_sets(files: ProjectFiles, folder: str) -> list[FileSet]:

@@ -162,10 +162,10 @@ class Project:
     def named_set(self, this: ComposeFile) -> list[ComposeFile] | None:
         """The files of the largest named set that holds this file, in compose's order; None when no set names it
         or one of its files cannot be read (then the file is judged as it would be alone)."""
-        from shmlint.formats.compose.file_sets import named_sets
+        from shmlint.formats.compose.file_sets import sets_naming
 
         here = os.path.abspath(this.source.path)
-        sets = self.files.per_folder(named_sets, str(this.base_dir))
+        sets = sets_naming(self.files, str(this.base_dir))
         holding = [s for s in sets if here in map(os.path.abspath, s.files)]
         if not holding:
             return None
