@@ -880,3 +880,22 @@ def test_a_here_document_in_a_ci_run_block_ends_where_the_runner_ends_it(tmp_pat
     )
     (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
     assert finding.span.line == 11 and finding.severity.label == "error"
+
+
+@pytest.mark.parametrize(
+    ("engine", "expected"),
+    [("docker run --gpus all", ("SHM005", "8g")), ("podman run --device nvidia.com/gpu=all", ("SHM003", "0"))],
+)
+def test_a_zero_shm_size_is_the_default_to_docker_and_no_limit_to_podman(
+    tmp_path: Path, engine: str, expected: tuple[str, str]
+) -> None:
+    """moby reads ``--shm-size 0`` as not set (64 MiB, raised in place by the fix); podman as no limit (SHM003:
+    unbounded, no size written by a safe fix)."""
+    script = tmp_path / "run.sh"
+    script.write_text(f"{engine} --shm-size 0 vllm/vllm-openai:latest --model x\n")
+    findings = check_paths(Settings(), [tmp_path], jobs=1).findings
+    assert [f.code for f in findings] == [expected[0]]
+    from tests.support import run_shmlint
+
+    run_shmlint("fix", "--write", ".", cwd=tmp_path)
+    assert f"--shm-size {expected[1]} " in script.read_text()

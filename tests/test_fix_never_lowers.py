@@ -97,3 +97,40 @@ def test_no_size_is_added_after_an_expansion_that_may_hold_one(tmp_path: Path, n
         path.write_text(template.replace("{expansion}", written))
         done = run_shmlint("fix", "--write", "--undecided", "show", ".", cwd=tmp_path)
         assert ("--shm-size=8g" in path.read_text()) is fixed, done.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("run.sh", "docker run --gpus all -m 100m img python train.py --num-workers 8\n"),
+        (
+            "pod.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n      image: img\n"
+            "      command: [python, train.py, --num-workers, '8']\n"
+            "      resources: {limits: {nvidia.com/gpu: 1, memory: 100Mi}}\n",
+        ),
+    ],
+)
+def test_no_size_under_the_default_is_written_for_a_missing_shm(tmp_path: Path, name: str, text: str) -> None:
+    """Half a 100 MiB memory limit is 50 MiB, under the 64 MiB the container already has: the finding says to raise
+    the limit first, and no fix writes a size that would lower /dev/shm."""
+    (tmp_path / name).write_text(text)
+    done = run_shmlint("fix", "--write", ".", cwd=tmp_path)
+    assert (tmp_path / name).read_text() == text, done.stdout
+    assert "raise its memory limit first" in run_shmlint("check", ".", cwd=tmp_path).stdout
+
+
+def test_a_zero_size_limit_is_no_limit(tmp_path: Path) -> None:
+    """The kubelet bounds a Memory emptyDir by its ``sizeLimit`` only above zero: ``sizeLimit: 0`` is the pod's
+    memory limit (here 32Gi), not a 0-byte /dev/shm to raise to 8 GiB (that safe fix would have lowered it)."""
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n"
+        "      image: vllm/vllm-openai:latest\n      resources: {limits: {nvidia.com/gpu: 1, memory: 32Gi}}\n"
+        "      volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n"
+        "  volumes:\n    - name: dshm\n      emptyDir: {medium: Memory, sizeLimit: 0}\n"
+    )
+    (tmp_path / "pod.yaml").write_text(pod)
+    said = run_shmlint("check", ".", cwd=tmp_path).stdout
+    assert "SHM005" not in said and "SHM003 [info]" in said and "sizeLimit 0: no limit" in said, said
+    run_shmlint("fix", "--write", ".", cwd=tmp_path)
+    assert (tmp_path / "pod.yaml").read_text() == pod

@@ -139,3 +139,17 @@ def test_shm001_does_not_report_it_too() -> None:
     line = f"docker run --gpus all --ipc=none {IMAGE} python t.py\n"
     assert "SHM001" not in codes("run.sh", line)
     assert codes("run.sh", line.replace("--ipc=none ", "")) == ["SHM001"]
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ("--ipc=none --ipc=shareable --shm-size 8g", []),
+        ("--ipc=host --ipc=private --shm-size 8g", []),
+        ("--ipc=host --ipc=none", ["SHM013"]),
+        ("--ipc none --ipc host", ["SHM007"]),
+    ],
+)
+def test_the_last_ipc_option_is_the_one_docker_keeps(options: str, expected: list[str]) -> None:
+    """``--ipc`` is a string option: docker and podman keep the last one, as they keep the last ``--shm-size``."""
+    assert codes("run.sh", f"docker run --gpus all {options} vllm/vllm-openai:latest\n") == expected

@@ -212,7 +212,10 @@ def _nccl(settings: tuple[Setting, ...]) -> Evidence | None:
 
 
 def _shm(settings: tuple[Setting, ...]) -> Iterator[ShmSource]:
+    last_ipc = next((s for s in reversed(settings) if s.kind == IPC), None)  # a string option: the last one wins
     for setting in settings:
+        if setting.kind == IPC and setting is not last_ipc:
+            continue
         if setting.kind == SHM_SIZE:
             yield ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, setting.span, setting.text, setting.size)
         elif setting.kind == IPC:

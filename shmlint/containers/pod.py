@@ -119,7 +119,12 @@ def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
             description += "" if medium == "Memory" else f" (medium {medium})"
         else:
             kind, mechanism = ShmKind.DISK, ShmMechanism.VOLUME
-        return ShmSource(kind, mechanism, volume.span, description, volume.size_limit, volume.name, cap_bytes=cap)
+        size = volume.size_limit
+        if size is not None and size.bytes == 0:  # the kubelet sizes a Memory emptyDir by its limit only when it
+            # is above zero: ``sizeLimit: 0`` is no limit at all
+            description = f"{description} (sizeLimit {size.text}: no limit)"
+            size = None
+        return ShmSource(kind, mechanism, volume.span, description, size, volume.name, cap_bytes=cap)
     if volume.host_path is not None:
         description = f'{volume.kind} volume "{volume.name}" ({volume.host_path})'
         return ShmSource(

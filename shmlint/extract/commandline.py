@@ -241,7 +241,7 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
             found.append(Setting(_GPU_OPTIONS[name], option.value_text, option.shown(), span, computed=option.dynamic))
         elif name == "--shm-size":
             said = f"--shm-size in {option.expanded_from}" if option.expanded_from else "--shm-size"
-            found.append(Setting(SHM_SIZE, value, said, span, _size(option, source)))
+            found.append(_zero_size(command, Setting(SHM_SIZE, value, said, span, _size(option, source))))
         elif name == "--ipc":
             found.append(Setting(IPC, value, f"--ipc={value}", span, computed=option.dynamic))
         elif name == "--tmpfs":
@@ -251,6 +251,16 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
         elif name == "--volume":
             found.extend(_volume(option, span))
     return found, slots
+
+
+def _zero_size(command: ContainerCommand, setting: Setting) -> Setting:
+    """``--shm-size 0``: docker reads 0 as "not set" (its 64 MiB default); podman as no limit at all."""
+    size = setting.size
+    if size is None or size.bytes != 0:
+        return setting
+    if command.engine.text.rsplit("/", 1)[-1].startswith("podman"):
+        return setting._replace(text=f"{setting.text} 0 (podman: no limit)", size=None)
+    return setting._replace(size=size._replace(bytes=sizes.DEFAULT_SHM_BYTES))
 
 
 def _tmpfs(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) -> Iterable[Setting]:
