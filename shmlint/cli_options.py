@@ -48,11 +48,13 @@ def severity(ctx: click.Context, param: click.Parameter, value: str | None) -> S
 def size(ctx: click.Context, param: click.Parameter, text: str | None) -> int | None:
     if text is None:
         return None
-    from shmlint.sizes import parse_either
+    from shmlint.sizes import MAX_SETTING_BYTES, parse_either
 
     parsed = parse_either(text)
     if parsed is None or parsed <= 0:
         raise click.BadParameter(f"'{text}' is not a size (e.g. 8Gi or 8g)")
+    if parsed > MAX_SETTING_BYTES:
+        raise click.BadParameter(f"'{text}' is larger than 64Ti, more than any machine's memory")
     return parsed
 
 

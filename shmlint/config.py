@@ -152,14 +152,20 @@ def _codes(problems: _Problems, key: tuple[str | int, ...], values: Iterable[str
 
 
 def _size(problems: _Problems, key: str, value: str | int) -> int | None:
+    found: int | None
     if isinstance(value, int):
-        return value
-    parsed = sizes.parse_kubernetes(value)
-    if parsed.bytes is None:
-        parsed = sizes.parse_docker(value)
-    if parsed.bytes is None:
-        problems.add((key,), f"{quoted(value)} is not a size (e.g. 8Gi or 8g, or a whole number of bytes)", value)
-    return parsed.bytes
+        found = value
+    else:
+        parsed = sizes.parse_kubernetes(value)
+        if parsed.bytes is None:
+            parsed = sizes.parse_docker(value)
+        found = parsed.bytes
+        if found is None:
+            problems.add((key,), f"{quoted(value)} is not a size (e.g. 8Gi or 8g, or a whole number of bytes)", value)
+    if found is not None and found > sizes.MAX_SETTING_BYTES:
+        problems.add((key,), "larger than 64Ti, more than any machine's memory", value)
+        return None
+    return found
 
 
 def _regexes(problems: _Problems, key: str, values: list[str]) -> tuple[str, ...]:
@@ -183,6 +189,8 @@ def _check_patterns(problems: _Problems, data: Mapping[str, Any]) -> None:
 
     for key in ("exclude", "extend-exclude", "per-file-ignores"):
         for index, pattern in enumerate(data.get(key, ())):
+            if not isinstance(pattern, str):  # the schema says what it should be
+                continue
             problem = too_costly(pattern)
             if problem is not None:
                 problems.add((key, index), problem, pattern)

@@ -66,4 +66,4 @@ def key_text(key: KeyPath) -> str:
 def dumps(value: Any) -> str:
     import json  # a problem is being reported: the clean run does not pay for it
 
-    return json.dumps(value)
+    return json.dumps(value, default=str)  # a YAML date or binary value: shown as Python writes it

@@ -17,6 +17,9 @@ GIB = 1024**3
 DEFAULT_SHM_BYTES = 64 * MIB
 #: SHM005's threshold for a workload that declares no DataLoader (``min-shm-size``)
 DEFAULT_MIN_SHM_BYTES = GIB
+#: the largest size shmlint's settings take (``fix-size``, ``min-shm-size``): more memory than any machine has, and
+#: every dialect spells it (``64Ti``, ``64t``) where a larger one is past docker's int64 or the mount's reading
+MAX_SETTING_BYTES = 64 * 1024**4
 
 KUBERNETES = "kubernetes"
 DOCKER = "docker"

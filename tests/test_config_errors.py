@@ -300,3 +300,22 @@ def test_every_spelling_of_the_tool_table_is_found(text: str) -> None:
 def test_a_project_that_only_names_shmlint_is_not_configuration(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["shmlint"]\n')
     assert find_config(tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "fail-on: 2020-01-01",  # YAML reads a date: not JSON, and the problem's excerpt could not show it
+        "severity: {SHM001: 1979-05-27}",
+        "fix-size: !!binary aGVsbG8=",
+        "exclude: [1]",  # not text: the pattern cost check read it as text
+        "extend-exclude: [[a]]",
+        "fix-size: 8Ei",  # past any machine's memory: the fix wrote a size the check then refused
+    ],
+)
+def test_values_of_every_kind_are_a_problem_with_a_place_never_an_internal_error(tmp_path: Path, line: str) -> None:
+    (tmp_path / ".shmlint.yaml").write_text(line + "\n")
+    (tmp_path / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    done = run_shmlint("check", ".", cwd=tmp_path)
+    assert done.returncode == 2 and ".shmlint.yaml:1:" in done.stderr, done.stderr
+    assert "internal error" not in done.stderr
