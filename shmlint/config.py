@@ -163,7 +163,7 @@ def _size(problems: _Problems, key: str, value: str | int) -> int | None:
         if found is None:
             problems.add((key,), f"{quoted(value)} is not a size (e.g. 8Gi or 8g, or a whole number of bytes)", value)
     if found is not None and found > sizes.MAX_SETTING_BYTES:
-        problems.add((key,), "larger than 64Ti, more than any machine's memory", value)
+        problems.add((key,), "larger than 64Ti, more than any machine's memory", str(value))
         return None
     return found
 
