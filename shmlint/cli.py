@@ -164,8 +164,11 @@ def check(
         from shmlint.fix.command import fix_paths, fixable_paths
 
         fixable_paths(targets)
-        if fix_paths(request, write=True, unsafe=unsafe_fixes, before_check=True) == EXIT_ERROR:
-            sys.exit(EXIT_ERROR)
+        # a file that could not be written is said on stderr; the report of what is left still follows (a CI
+        # step reads it), and the run then exits with the error
+        fix_failed = fix_paths(request, write=True, unsafe=unsafe_fixes, before_check=True) == EXIT_ERROR
+    else:
+        fix_failed = False
     with configuration_errors():
         report = session.check(request)
     report = _apply_baseline(report, baseline_file, write_baseline_file, display.quiet)
@@ -174,6 +177,12 @@ def check(
 
         for record in report.unrendered:
             click.echo(format_unrendered(record), err=True)
+    if display.report_unused_suppressions and display.output_format != "text":  # they fail the run: said on
+        # stderr, since a machine format has no place for them
+        from shmlint.report.text import format_unused_suppressions
+
+        for line in format_unused_suppressions(report):
+            click.echo(line, err=True)
     emit(_format_report(report, display), display.output)
     failed = report.failed_by_file() or (display.report_unused_suppressions and bool(report.unused_suppressions))
     from shmlint.engine import DEFECT
@@ -184,6 +193,8 @@ def check(
 
         first = visible(defects[0])
         click.echo(f"shmlint: internal error on {len(defects)} file(s), first {first}; please report it", err=True)
+        sys.exit(EXIT_ERROR)
+    if fix_failed:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_CLEAN)
 

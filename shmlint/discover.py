@@ -125,7 +125,20 @@ def discover(paths: Iterable[StrPath], options: WalkOptions | None = None) -> It
     """Files to check, in a stable order; folders are walked without following links, leaving out what
     ``exclude``/``extend-exclude`` and (unless ``respect-gitignore`` is off) ``.gitignore`` files name. A file named
     on the command line is checked unless ``force-exclude`` is on and ``exclude``/``extend-exclude`` name it (or a
-    folder above it). Without ``options``: the default exclusions and .gitignore files."""
+    folder above it). Without ``options``: the default exclusions and .gitignore files. A file reached twice (named
+    twice, or named and inside a named folder) is checked once, under the first name, as ``fix`` writes it once."""
+    here = os.getcwd()
+    checked: set[str] = set()
+    for candidate in _discover(paths, options):
+        if candidate.error is None:
+            where = os.path.normpath(os.path.join(here, candidate.path))
+            if where in checked:
+                continue
+            checked.add(where)
+        yield candidate
+
+
+def _discover(paths: Iterable[StrPath], options: WalkOptions | None) -> Iterator[Candidate]:
     said: set[tuple[str, str | None]] = set()  # a notice two walks reach (one .gitignore, one index) is said once
     for given in paths:
         root = clean_path(given)

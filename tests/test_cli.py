@@ -166,3 +166,20 @@ def test_a_file_named_like_an_option_is_a_path(tmp_path: Path, name: str) -> Non
     assert done.returncode == 1 and "run.sh:1:1: SHM001" in done.stdout, done.stdout + done.stderr
     assert not (tmp_path / "x.json").exists()
     assert files_as_paths(["check", "--select", "SHM001", "run.sh"]) == ["check", "--select", "SHM001", "run.sh"]
+
+
+@pytest.mark.parametrize("output", ["json", "sarif", "github", "junit", "gitlab"])
+def test_an_unused_suppression_that_fails_the_run_is_said_in_every_format(tmp_path: Path, output: str) -> None:
+    """``--report-unused-suppressions`` fails the run on one: a machine format has no place for it, so it is said on
+    stderr (a run that fails with an empty report is a silent failure)."""
+    (tmp_path / "b.sh").write_text("echo hi # shmlint: ignore[SHM001]\n")
+    done = run_shmlint("check", "--report-unused-suppressions", "--format", output, "b.sh", cwd=tmp_path)
+    assert done.returncode == 1 and "b.sh:1:9: unused suppression: ignore[SHM001]" in done.stderr, done.stderr
+
+
+def test_a_file_reached_twice_is_checked_once(tmp_path: Path) -> None:
+    """Named twice, spelled two ways, or named and inside a named folder: one finding, as ``fix`` writes it once."""
+    (tmp_path / "ex").mkdir()
+    (tmp_path / "ex" / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    done = run_shmlint("check", "ex/run.sh", "./ex/run.sh", "ex", str(tmp_path / "ex"), cwd=tmp_path)
+    assert done.stdout.count("SHM001") == 1 and "in 1 of 1 file(s)" in done.stdout, done.stdout

@@ -8,6 +8,7 @@ the real entry point in a subprocess.
 from __future__ import annotations
 
 import codecs
+import json
 import os
 import stat
 import subprocess
@@ -26,7 +27,7 @@ from shmlint.sizes import GIB
 from shmlint.source import SourceText
 from tests import proofs
 from tests.hostile import POD_TEMPLATE, RUN_SCRIPT, assert_clean_error
-from tests.support import FIXTURES, run_shmlint_bytes
+from tests.support import FIXTURES, run_shmlint, run_shmlint_bytes
 
 POD = """\
 apiVersion: v1
@@ -901,3 +902,16 @@ def test_an_edit_that_fixes_nothing_is_neither_kept_nor_counted(
     result = apply.fix_source(Engine(Settings()), SourceText("train.sh", text), FileKind.SHELL, "train.sh")
     assert result.applied == () and not result.changed
     assert any("did not hold" in problem for problem in result.problems)
+
+
+def test_check_fix_reports_what_is_left_when_a_file_cannot_be_written(tmp_path: Path) -> None:
+    """A hard-linked file is not rewritten (exit 2), and the JSON report of what is left still follows, valid,
+    with the others' fixes applied."""
+    script = tmp_path / "a.sh"
+    script.write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    os.link(script, tmp_path / "b.sh")
+    (tmp_path / "compose.yaml").write_text("services:\n  t:\n    image: vllm/vllm-openai:latest\n    gpus: all\n")
+    done = run_shmlint("check", "--fix", "--format", "json", ".", cwd=tmp_path)
+    assert done.returncode == 2 and "hard links" in done.stderr
+    assert sorted(Path(f["path"]).name for f in json.loads(done.stdout)["findings"]) == ["a.sh", "b.sh"]
+    assert "shm_size" in (tmp_path / "compose.yaml").read_text()

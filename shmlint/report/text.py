@@ -117,6 +117,14 @@ def source_context(finding: Finding, source: SourceText, diff: str | None, colou
     return [*lines, ""]
 
 
+def format_unused_suppressions(report: Report) -> list[str]:
+    """One line per suppression comment that matched no finding (``--report-unused-suppressions``)."""
+    return [
+        f"{visible(path)}:{s.line}:{s.column}: unused suppression: ignore[{','.join(sorted(s.codes))}] matched nothing"
+        for path, s in report.unused_suppressions
+    ]
+
+
 def format_report(
     report: Report,
     *,
@@ -139,10 +147,7 @@ def format_report(
         elif show_fixes and finding.fix:
             lines.append(f"    fix ({finding.fix.applicability.value}): {visible(finding.fix.title)}")
     if show_unused_suppressions:
-        lines += [
-            f"{visible(path)}:{s.line}:{s.column}: unused suppression: ignore[{','.join(sorted(s.codes))}] matched nothing"
-            for path, s in report.unused_suppressions
-        ]
+        lines += format_unused_suppressions(report)
     if show_statistics:
         lines += statistics(report)
     if not quiet:
