@@ -388,3 +388,35 @@ def test_a_roles_defaults_are_read_beside_its_task_file(tmp_path: Path) -> None:
     (role / "tasks" / "main.yml").write_text(task + "    shm_size: '{{ train_shm }}'\n", encoding="utf-8")
     (candidate,) = discover([role / "tasks" / "main.yml"])
     assert not engine.check_candidate(candidate).findings
+
+
+_DEFAULTED = """- hosts: gpu
+  module_defaults:
+    {key}:
+      shm_size: {size}
+  tasks:
+    - name: train
+      community.docker.docker_container:
+        name: train
+        image: pytorch/pytorch
+        command: python train.py --num-workers 8
+        device_requests:
+          - count: -1
+            capabilities: [[gpu]]
+"""
+
+
+@pytest.mark.parametrize(
+    "key", ["community.docker.docker_container", "docker_container", "group/community.docker.docker"]
+)
+def test_a_plays_module_defaults_give_the_task_its_shm_size(key: str) -> None:
+    """``module_defaults`` (of the module, or of its collection's group) give the task the arguments it does not
+    write: 16g there is its /dev/shm (no finding, and no fix writing 8g under it); 64m there is raised by a
+    ``shm_size`` of the task's own, which overrides it."""
+    engine = default_engine()
+    sized = SourceText("play.yml", _DEFAULTED.format(key=key, size="16g"))
+    assert not engine.check_source(sized, FileKind.YAML, Path("play.yml")).findings
+    small = SourceText("play.yml", _DEFAULTED.format(key=key, size="64m"))
+    assert [f.code for f in engine.check_source(small, FileKind.YAML, Path("play.yml")).findings] == ["SHM005"]
+    fixed = fix_source(engine, small, FileKind.YAML, Path("play.yml")).text
+    assert fixed == small.text + "        shm_size: 8g\n"

@@ -899,3 +899,20 @@ def test_a_zero_shm_size_is_the_default_to_docker_and_no_limit_to_podman(
 
     run_shmlint("fix", "--write", ".", cwd=tmp_path)
     assert f"--shm-size {expected[1]} " in script.read_text()
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("podman run --log-level debug --device nvidia.com/gpu=all vllm/vllm-openai:latest", ["SHM001"]),
+        ("podman run --unmask ALL --device nvidia.com/gpu=all --shm-size 8g vllm/vllm-openai:latest", []),
+        ("podman run --pod llm --device nvidia.com/gpu=all vllm/vllm-openai:latest", []),  # the pod's /dev/shm
+        ("podman run --pod llm --ipc=none --device nvidia.com/gpu=all vllm/vllm-openai:latest", ["SHM013"]),
+        ("docker run --pod llm --gpus all vllm/vllm-openai:latest", ["SHM001"]),  # docker has no pods
+    ],
+)
+def test_podmans_own_options_are_read_as_podman_reads_them(tmp_path: Path, line: str, expected: list[str]) -> None:
+    """A podman global option after ``run`` (cobra's persistent flags) and ``--mask``/``--unmask`` take a value,
+    which is not the image; ``--pod`` puts the container in a pod's IPC namespace, whose /dev/shm the pod sizes."""
+    (tmp_path / "run.sh").write_text(line + "\n")
+    assert [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings] == expected

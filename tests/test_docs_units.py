@@ -445,3 +445,18 @@ def test_a_continued_command_line_stops_at_a_fence(engine: Engine) -> None:
         "docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n```\n\n```yaml\na: 1\n```\n"
     )
     assert [language for _, language in markdown_code_blocks(text)] == ["", "bash", "yaml"]
+
+
+def test_a_shell_block_inside_a_block_quote_is_read_and_fixed_there(engine: Engine) -> None:
+    """A GitHub alert (``> [!NOTE]``) or any block quote holding a fenced shell block: read without the ``>``
+    markers, at the file's own line and column, and fixed in place; a YAML block there is not read (its text is
+    parsed from the file, markers and all)."""
+    text = (
+        "> [!NOTE]\n> Start the server:\n>\n> ```bash\n> docker run --gpus all vllm/vllm-openai:latest --model x\n"
+        "> ```\n\n> ```yaml\n> services:\n>   t:\n>     image: vllm/vllm-openai:latest\n>     gpus: all\n> ```\n"
+    )
+    result = engine.check_source(SourceText("README.md", text), FileKind.MARKDOWN, Path("README.md"))
+    assert [(f.code, f.span.line, f.span.column) for f in result.findings] == [("SHM001", 5, 3)]
+    assert not result.notices
+    fixed = fix_source(engine, SourceText("README.md", text), FileKind.MARKDOWN, Path("README.md")).text
+    assert fixed == text.replace("> docker run --gpus", "> docker run --shm-size=8g --gpus")

@@ -25,7 +25,7 @@ from shmlint.source import Span
 
 #: ``Setting.kind``: what an option is
 GPUS, RUNTIME, DEVICE, ENV, GPU = "gpus", "runtime", "device", "env", "gpu"
-SHM_SIZE, IPC, TMPFS, MOUNT = "shm-size", "ipc", "tmpfs", "mount"
+SHM_SIZE, IPC, TMPFS, MOUNT, POD = "shm-size", "ipc", "tmpfs", "mount", "pod"
 #: the word between two commands typed into a container's shell (``DockerOptions.typed_script``)
 SEPARATOR = ";"
 
@@ -225,6 +225,9 @@ def _shm(settings: tuple[Setting, ...]) -> Iterator[ShmSource]:
                 yield ShmSource(kind, ShmMechanism.IPC_MODE, setting.span, setting.text)
         elif setting.kind == TMPFS:
             yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, setting.span, setting.text, setting.size)
+        elif setting.kind == POD and last_ipc is None:  # a pod shares its IPC namespace, so one /dev/shm, with its
+            # containers by default (podman pod create --share), sized where the pod is made
+            yield ShmSource(ShmKind.SHARED, ShmMechanism.IPC_MODE, setting.span, setting.text)
         elif setting.kind == MOUNT:
             kind, mechanism = classify(setting.value or "")
             host = setting.host if kind is ShmKind.HOST_PATH else None

@@ -21,6 +21,7 @@ from shmlint.containers.docker import (
     GPUS,
     IPC,
     MOUNT,
+    POD,
     RUNTIME,
     SEPARATOR,
     SHM_SIZE,
@@ -244,6 +245,8 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
             found.append(_zero_size(command, Setting(SHM_SIZE, value, said, span, _size(option, source))))
         elif name == "--ipc":
             found.append(Setting(IPC, value, f"--ipc={value}", span, computed=option.dynamic))
+        elif name == "--pod" and command.engine.text.rsplit("/", 1)[-1].startswith("podman"):
+            found.append(Setting(POD, value, f"--pod {value}", span, computed=option.dynamic))
         elif name == "--tmpfs":
             found.extend(_tmpfs(option, span, source, slots))
         elif name == "--mount":

@@ -51,8 +51,18 @@ GLOBAL_VALUE_OPTIONS = frozenset(
     ]
 )
 
+#: podman's global options, which cobra also takes after ``run`` (``podman run --log-level debug ...``), and its
+#: ``run`` options that docker has not: each takes a value, which is not the image
+_PODMAN_VALUE_OPTIONS = frozenset(
+    [
+        *("--log-level", "--root", "--runroot", "--storage-driver", "--cgroup-manager", "--events-backend"),
+        *("--hooks-dir", "--tmpdir", "--conmon", "--network-cmd-path", "--network-config-dir", "--volumepath"),
+        *("--imagestore", "--cni-config-dir", "--runtime-flag", "--connection", "--url", "--identity"),
+        *("--mask", "--unmask", "--cert-dir", "--signature-policy"),
+    ]
+)
 #: ``run``/``create`` options of docker and podman that take a value; every other option is a boolean
-_RUN_VALUE_OPTIONS = frozenset(
+_RUN_VALUE_OPTIONS = _PODMAN_VALUE_OPTIONS | frozenset(
     [
         "-a",
         "--attach",

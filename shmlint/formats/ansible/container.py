@@ -33,7 +33,7 @@ from shmlint.containers.docker import (
 )
 from shmlint.formats.ansible.jinja import jinja_as_variables
 from shmlint.formats.ansible.target import AnsibleTarget
-from shmlint.formats.ansible.tasks import Task
+from shmlint.formats.ansible.tasks import Task, defaults_for
 from shmlint.formats.ansible.variables import resolve
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, is_null, scalar, sequence
@@ -96,7 +96,7 @@ class _Args:
 
     def __init__(self, source: SourceText, m: Mappings, task: Task, variables: dict[str, str]) -> None:
         self.source, self.m, self.variables = source, m, variables
-        self.layers = [task.value, m.get(task.task, "args")]
+        self.layers = [task.value, m.get(task.task, "args"), *defaults_for(task)]
         self.podman = task.module == "podman_container"
 
     def node(self, name: str) -> Node | None:

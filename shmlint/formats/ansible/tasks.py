@@ -81,6 +81,8 @@ class Task(NamedTuple):
     value: Node
     name: str
     variables: tuple[tuple[str, str], ...] = ()  # the plain variables it sees (``variables.py``)
+    #: the ``module_defaults`` mappings of the task, its blocks and its play, nearest first (``defaults_for``)
+    defaults: tuple[Node, ...] = ()
 
 
 def is_ansible(path: str, documents: list[Node]) -> bool:
@@ -139,22 +141,44 @@ def tasks(documents: list[Node]) -> Iterator[Task]:
     from shmlint.formats.ansible.variables import plain
 
     (root,) = documents
-    stack: list[tuple[Node, dict[str, str]]] = [(item, {}) for item in reversed(root.value)]
+    stack: list[tuple[Node, dict[str, str], tuple[Node, ...]]] = [(item, {}, ()) for item in reversed(root.value)]
     seen: set[int] = set()
     while stack:
-        node, inherited = stack.pop()
+        node, inherited, above = stack.pop()
         if not isinstance(node, MappingNode) or id(node) in seen:
             continue
         seen.add(id(node))
         pairs = {key.value: (key, value) for key, value in node.value if isinstance(key, ScalarNode)}
         own = {**inherited, **plain(pairs["vars"][1])} if "vars" in pairs else inherited
+        defaults = (pairs["module_defaults"][1], *above) if "module_defaults" in pairs else above
         nested = [value for name in (*_TASK_LISTS, *_BLOCK_LISTS) if (value := pairs.get(name, (None, None))[1])]
         for children in reversed(nested):
             if isinstance(children, SequenceNode):
-                stack.extend((child, own) for child in reversed(children.value))
+                stack.extend((child, own, defaults) for child in reversed(children.value))
         for name, (key, value) in pairs.items():
             module = MODULES.get(name)
             if module is not None:
                 title = scalar(pairs["name"][1]) if "name" in pairs else None
-                yield Task(node, module, key, value, title or "", tuple(own.items()))
+                yield Task(node, module, key, value, title or "", tuple(own.items()), defaults)
                 break
+
+
+#: the ``module_defaults`` keys that give a container module's arguments: its names and its collection's group
+_DEFAULTS_KEYS = {
+    "docker_container": (
+        *("docker_container", "community.docker.docker_container"),
+        *("group/community.docker.docker", "group/docker"),
+    ),
+    "podman_container": ("podman_container", "containers.podman.podman_container", "group/containers.podman.podman"),
+}
+
+
+def defaults_for(task: Task) -> list[Node]:
+    """The argument mappings ``module_defaults`` gives the task's module, nearest first (a task's own, its blocks',
+    its play's): the arguments the task does not write itself."""
+    found = []
+    for defaults in task.defaults:
+        if isinstance(defaults, MappingNode):
+            pairs = {key.value: value for key, value in defaults.value if isinstance(key, ScalarNode)}
+            found += [pairs[key] for key in _DEFAULTS_KEYS.get(task.module, ()) if key in pairs]
+    return found

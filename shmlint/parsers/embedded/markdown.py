@@ -33,6 +33,8 @@ _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "d
 _PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-")
 #: how a sentence ends (``docker run --gpus all needs the toolkit.``), never a command
 _SENTENCE_END = LazyRegex(r"[\w)\]`'\"][.,;:?!][ \t\r]*$")
+#: a block quote's marker, with the one blank after it that belongs to it
+_QUOTE = LazyRegex(r"^[ ]{0,3}> ?")
 _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 #: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
 _MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
@@ -136,6 +138,22 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
             continue
         if nested:
             continue
+        quoted = _QUOTE.match(line)
+        if quoted:  # a block quote (a GitHub alert, ``> [!NOTE]``): the fenced shell blocks it holds, without ``>``
+            if block:
+                yield block, ""
+                block = []
+            end = index + 1
+            while end < len(every) and _QUOTE.match(every[end][1]):
+                end += 1
+            resume = end
+            inside = [(o + _quote_width(text), text[_quote_width(text) :]) for o, text in every[index:end]]
+            for quoted_block, language in _code_blocks(inside, nested=True):  # YAML and Dockerfiles are read from
+                # the file's own text, whose quoted lines start with ``>``: only shell is read there
+                if language not in YAML_LANGUAGES and not holds_dockerfile(quoted_block, language):
+                    yield quoted_block, language
+            after_blank = False
+            continue
         indent = indentation(line)
         if block and (not stripped or indent >= list_column + 4):
             block.append((offset, line))  # an indented code block goes on through blank lines
@@ -159,6 +177,12 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
                 yield command, ""
     if block and not (nested and fence is None) and not (fence is not None and holds_markdown):
         yield block, name if fence is not None else ""
+
+
+def _quote_width(line: str) -> int:
+    """How many characters a block quote's marker takes at the start of a line of the quote."""
+    marker = _QUOTE.match(line)
+    return marker.end() if marker else 0
 
 
 def _prose_command_end(lines: list[tuple[int, str]], start: int) -> int:
