@@ -185,3 +185,24 @@ def test_a_baseline_still_accepts_what_it_recorded(tmp_path: Path) -> None:
     (tmp_path / "train.sh").write_text(RUN_SCRIPT)
     assert run_shmlint("check", "train.sh", "--write-baseline", "bl.json", cwd=tmp_path).returncode == 0
     assert run_shmlint("check", "train.sh", "--baseline", "bl.json", cwd=tmp_path).returncode == 0
+
+
+def test_a_baseline_and_sarif_fingerprints_do_not_depend_on_how_the_path_is_spelled(tmp_path: Path) -> None:
+    """Written for ``ex``, read for the absolute path and for ``.`` inside ``ex`` (a git work tree: paths are its
+    top's): the same findings, and the same SARIF fingerprints, so code scanning sees no new alert."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ex").mkdir()
+    (tmp_path / "ex" / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    run_shmlint("check", "--write-baseline", "bl.json", "ex", cwd=tmp_path)
+    for cwd, path in ((tmp_path, str(tmp_path / "ex")), (tmp_path / "ex", ".")):
+        done = run_shmlint("check", "--baseline", str(tmp_path / "bl.json"), path, cwd=cwd)
+        assert done.returncode == 0, done.stdout
+    prints = {
+        json.dumps(
+            json.loads(run_shmlint("check", "--format", "sarif", path, cwd=cwd).stdout)["runs"][0]["results"][0][
+                "partialFingerprints"
+            ]
+        )
+        for cwd, path in ((tmp_path, "ex"), (tmp_path, str(tmp_path / "ex")), (tmp_path / "ex", "."))
+    }
+    assert len(prints) == 1

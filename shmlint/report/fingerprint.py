@@ -8,6 +8,7 @@ above a finding, moving a workload or rewording a message does not make it new.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Sequence
 
@@ -19,7 +20,21 @@ def _identity(finding: Finding) -> str:
     """The rule, the file and who the workload is; never a line, never message wording (which names sizes and
     positions): moving a workload or rewording a message does not make a finding new."""
     workload = finding.workload.id[:-1] if finding.workload else ()  # all but the occurrence, counted below
-    return "\0".join(("v2", finding.code, posix_path(finding.span.path), *map(str, workload)))
+    return "\0".join(("v2", finding.code, _stable_path(finding.span.path), *map(str, workload)))
+
+
+def _stable_path(path: str) -> str:
+    """The file as every run names it, however the command line spelled it (``ex/run.sh``, ``./ex/run.sh``, an
+    absolute path, ``.`` from inside ``ex``): relative to the top of its git work tree, else to the current
+    folder. Standard input's name is kept as given."""
+    from shmlint.infile import repository_top
+
+    if not os.path.isabs(path) and not os.path.exists(path):
+        return posix_path(path)
+    where = os.path.abspath(path)
+    top = repository_top(os.path.dirname(where))
+    base = top if os.path.lexists(os.path.join(top, ".git")) else os.getcwd()
+    return posix_path(os.path.relpath(where, base))
 
 
 def fingerprint(finding: Finding, occurrence: int = 0) -> str:
