@@ -106,10 +106,16 @@ def check(request: Request) -> Report:
     for settings, members in configure(request.paths, request.config, request.options) if request.paths else []:
         files += check_paths(settings, members, request.jobs).files  # each result carries its settings
     if request.stdin_name is not None:
+        from shmlint.discover import force_excluded
         from shmlint.engine import Engine
         from shmlint.text_input import check_text, read_stream
 
-        settings = settings_for(".", request.config, request.options)
+        # the configuration of the file the text stands for (an editor's buffer, a hook's staged file), as a path
+        # named on the command line would have; ``--force-exclude`` leaves it out alike
+        named = request.stdin_name if request.stdin_name != "-" else "."
+        settings = settings_for(named, request.config, request.options)
+        if named != "." and settings.force_exclude and force_excluded(named, settings):
+            return Report(tuple(files))
         text = read_stream(request.stdin, request.stdin_name, settings.max_file_size)
         files.append(check_text(Engine(settings), text).result._replace(settings=settings))
     return Report(tuple(files))

@@ -183,3 +183,19 @@ def test_a_file_reached_twice_is_checked_once(tmp_path: Path) -> None:
     (tmp_path / "ex" / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
     done = run_shmlint("check", "ex/run.sh", "./ex/run.sh", "ex", str(tmp_path / "ex"), cwd=tmp_path)
     assert done.stdout.count("SHM001") == 1 and "in 1 of 1 file(s)" in done.stdout, done.stdout
+
+
+def test_standard_input_takes_the_named_files_configuration_and_exclusions(tmp_path: Path) -> None:
+    """``--stdin-filename sub/run.sh`` reads ``sub``'s configuration, and ``--force-exclude`` leaves out a name the
+    configuration excludes, as the path form does (an editor's buffer, a hook's staged text)."""
+    script = "docker run --gpus all vllm/vllm-openai:latest --model m\n"
+    for folder in ("sub", "gen"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "run.sh").write_text(script)
+    (tmp_path / "sub" / ".shmlint.yaml").write_text("ignore: [SHM001]\n")
+    (tmp_path / ".shmlint.yaml").write_text('extend-exclude: ["gen/"]\n')
+    for args in (("--stdin-filename", "sub/run.sh"), ("--force-exclude", "--stdin-filename", "gen/run.sh")):
+        done = run_shmlint("check", *args, "-", cwd=tmp_path, input=script)
+        assert done.returncode == 0 and "SHM001" not in done.stdout, done.stdout
+    done = run_shmlint("check", "--stdin-filename", "other.sh", "-", cwd=tmp_path, input=script)
+    assert done.returncode == 1 and "SHM001" in done.stdout

@@ -149,7 +149,8 @@ def fix_stdin(request: session.Request, unsafe: bool) -> int:
     from shmlint.text_input import check_text, read_stream
     from shmlint.visible import visible
 
-    settings: Settings = _configured(request, (".",))[0][0]
+    named = request.stdin_name if request.stdin_name not in (None, "-") else "."
+    settings: Settings = _configured(request, (named,))[0][0]  # the named file's configuration, as `check -` reads
     engine = Engine(settings)
     text = read_stream(request.stdin, request.stdin_name or "-", settings.max_file_size)
     checked = check_text(engine, text)
