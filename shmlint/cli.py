@@ -17,7 +17,7 @@ import click
 from shmlint import __version__
 from shmlint.cli_options import (
     A_FILE,
-    A_PATH,
+    A_REPORT_FILE,
     EXISTING_FILE,
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -95,7 +95,7 @@ class Display(NamedTuple):
     default="text",
     show_default=True,
 )
-@click.option("--output", type=A_FILE, help="Write the report to a file.")
+@click.option("--output", type=A_REPORT_FILE, help="Write the report to a file ('-': standard output).")
 @click.option(
     "--baseline",
     "baseline_file",
@@ -262,7 +262,7 @@ def _format_report(report: Report, display: Display) -> str:
 
 
 @cli.command("config")
-@click.argument("path", required=False, type=A_PATH)
+@click.argument("path", required=False, type=click.Path(exists=True, readable=False))  # as check: a usage error
 @click.option("--config", type=EXISTING_FILE, help="Configuration file.")
 def show_config(path: str | None, config: Path | None) -> None:
     """Print the effective configuration for PATH and where each value comes from."""

@@ -74,6 +74,8 @@ class _FilePath(click.Path):
 
 
 A_FILE = _FilePath(dir_okay=False, readable=False)
+#: ``--output``: a file, or ``-`` for standard output (as most tools read it, never a file named ``-``)
+A_REPORT_FILE = _FilePath(dir_okay=False, readable=False, allow_dash=True)
 EXISTING_FILE = _FilePath(exists=True, dir_okay=False, readable=False)
 
 
@@ -166,7 +168,7 @@ def emit(text: str, output: Path | None = None) -> None:
     from shmlint.outfile import OutputError, write_text_file
 
     try:
-        if output is not None:
+        if output is not None and str(output) != "-":
             write_text_file(output, text, "report")
             return
         if sys.stdout is None:

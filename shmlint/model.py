@@ -387,6 +387,7 @@ class Suppression(NamedTuple):
     codes: frozenset[str]
     first: int  # first and last line it covers
     last: int
+    unknown: tuple[str, ...] = ()  # what it names that is no rule's code or slug (a typo: it hides nothing)
 
     def covers(self, finding: Finding) -> bool:
         return finding.code in self.codes and self.first <= finding.span.line <= self.last

@@ -74,14 +74,16 @@ def find_suppressions(source: SourceText, resolve: Callable[[str], str | None]) 
     found: list[Suppression] = []
     for match in _LINE.finditer(text):
         line, column = source.position(match.start())
-        codes = frozenset(filter(None, (resolve(part.strip()) for part in match.group(1).split(","))))
+        named = [part.strip() for part in match.group(1).split(",") if part.strip()]
+        codes = frozenset(filter(None, map(resolve, named)))
+        unknown = tuple(part for part in named if resolve(part) is None)
         if _HTML.match(text, match.start()):
             last = _block_after(source, line)
         elif _RST_COMMENT.match(text, match.start()):
             last = _directive_after(source, line)
         else:
             last = line + 1
-        found.append(Suppression(line, column, codes, line, last))
+        found.append(Suppression(line, column, codes, line, last, unknown))
     return found
 
 

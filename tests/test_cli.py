@@ -199,3 +199,17 @@ def test_standard_input_takes_the_named_files_configuration_and_exclusions(tmp_p
         assert done.returncode == 0 and "SHM001" not in done.stdout, done.stdout
     done = run_shmlint("check", "--stdin-filename", "other.sh", "-", cwd=tmp_path, input=script)
     assert done.returncode == 1 and "SHM001" in done.stdout
+
+
+def test_output_dash_is_standard_output_and_config_of_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    done = run_shmlint("check", "--output", "-", "--format", "json", "run.sh", cwd=tmp_path)
+    assert json.loads(done.stdout)["findings"] and not (tmp_path / "-").exists()
+    assert run_shmlint("config", "nope", cwd=tmp_path).returncode == 2
+
+
+def test_a_suppression_that_names_no_rule_says_which(tmp_path: Path) -> None:
+    """A typo in ``ignore[SHM999]`` hides nothing: the unused-suppression report names it (it showed ``ignore[]``)."""
+    (tmp_path / "u.sh").write_text("echo hi # shmlint: ignore[SHM999,SHM001]\n")
+    done = run_shmlint("check", "--report-unused-suppressions", "u.sh", cwd=tmp_path)
+    assert "ignore[SHM001] matched nothing; SHM999 names no rule" in done.stdout, done.stdout

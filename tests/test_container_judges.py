@@ -252,3 +252,19 @@ def test_a_command_line_is_judged_by_the_same_docker_options_judge(engine: Engin
     assert [(s.kind, s.size.bytes if s.size else None) for s in workload.shm] == [(ShmKind.MEMORY, GIB)]
     assert not workload.gpu and workload.torch
     assert workload.launch == Launch("scripts", (), ("python", "train.py"), "/workspace", (("EPOCHS", "3"),))
+
+
+def test_a_medium_spelled_in_lower_case_is_said_to_stop_the_pod(tmp_path: Path) -> None:
+    """``medium: memory``: the kubelet knows only ``Memory`` and refuses the pod; the finding says so rather than
+    only calling it a disk."""
+    from shmlint.runner import check_paths
+    from shmlint.settings import Settings
+
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n"
+        "      image: vllm/vllm-openai:latest\n      resources: {limits: {nvidia.com/gpu: 1}}\n"
+        "      volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n"
+        "  volumes:\n    - name: dshm\n      emptyDir: {medium: memory, sizeLimit: 8Gi}\n"
+    )
+    (finding,) = check_paths(Settings(), [tmp_path], jobs=1).findings
+    assert finding.code == "SHM006" and 'Kubernetes knows only "Memory"' in finding.message

@@ -119,6 +119,8 @@ def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
             description += "" if medium == "Memory" else f" (medium {medium})"
         else:
             kind, mechanism = ShmKind.DISK, ShmMechanism.VOLUME
+            if medium.lower() == "memory":  # the kubelet knows only ``Memory``: the pod does not start
+                description += f' (medium "{medium}": Kubernetes knows only "Memory", and refuses the pod)'
         size = volume.size_limit
         if size is not None and size.bytes == 0:  # the kubelet sizes a Memory emptyDir by its limit only when it
             # is above zero: ``sizeLimit: 0`` is no limit at all
