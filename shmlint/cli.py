@@ -296,19 +296,46 @@ def explain(rule: str) -> None:
     click.echo(rule_page(found))
 
 
+#: what the pre-commit hooks end their ``entry`` with: after it come the user's ``args``, then the file names
+HOOK_FILES = "--hook-files"
+
+
 def files_as_paths(argv: list[str]) -> list[str]:
-    """``check`` and ``fix`` arguments that start with ``-`` and name a file that exists are paths, moved after
-    ``--``: pre-commit appends the changed files' names to the hook's command, and a pull request may hold a file
-    named ``--write-baseline=x.json`` or ``--ignore=SHM001``, which click would read as an option that turns the
-    gate off. Read as a path, such a name only ever adds a file to check."""
+    """``check`` and ``fix`` arguments that name a file that exists are paths, whatever they look like: a pull request
+    may hold a file named ``--write-baseline=x.json`` or ``--ignore=SHM001``, which click would read as an option
+    that turns the gate off. Before ``--``, such a word that starts with ``-`` (a glob's match) is moved after it.
+    After ``HOOK_FILES`` (pre-commit appends the user's ``args`` and then the changed files to the hook's entry),
+    every word that names a file is a path, and a word that starts with ``-`` and names none is one of the user's
+    options, with the words after it that name no file as its values; the entry's own options before it stay."""
     if not argv or argv[0] not in ("check", "fix"):
         return argv
+    if HOOK_FILES in argv:
+        at = argv.index(HOOK_FILES)
+        options, paths = _hook_arguments(argv[at + 1 :])
+        return [*argv[:at], *options, "--", *paths]
     end = argv.index("--") if "--" in argv else len(argv)
     named = [arg for arg in argv[1:end] if arg.startswith("-") and arg != "-" and os.path.lexists(arg)]
     if not named:
         return argv
     kept = [arg for arg in argv[:end] if arg not in named]
     return [*kept, "--", *named, *argv[end + 1 :]]
+
+
+def _hook_arguments(words: list[str]) -> tuple[list[str], list[str]]:
+    """(the user's options, the paths) among what pre-commit puts after the hook's entry."""
+    options: list[str] = []
+    paths: list[str] = []
+    values = False  # the words after an option that name no file are its values
+    for word in words:
+        if os.path.lexists(word):
+            paths.append(word)
+            values = False
+        elif word.startswith("-") and word != "-":
+            options.append(word)
+            values = True
+        else:
+            (options if values else paths).append(word)
+    return options, paths
 
 
 def main() -> NoReturn:

@@ -70,6 +70,8 @@ class _FilePath(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from pathlib import Path
 
+        if self.allow_dash and value == "-":  # standard output (``./-`` names a file called ``-``)
+            return None
         return Path(os.fsdecode(super().convert(value, param, ctx)))
 
 
@@ -168,7 +170,7 @@ def emit(text: str, output: Path | None = None) -> None:
     from shmlint.outfile import OutputError, write_text_file
 
     try:
-        if output is not None and str(output) != "-":
+        if output is not None:
             write_text_file(output, text, "report")
             return
         if sys.stdout is None:

@@ -12,6 +12,7 @@ quantifiers) and run on parsed values (an image reference, a command line), neve
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 from typing import Protocol
@@ -369,7 +370,10 @@ def _other_program(workload: Workload) -> bool:
     from shmlint.parsers.programs import is_python, program  # asked only of a replaced entrypoint
 
     words = program((*workload.launch.entrypoint, *workload.launch.arguments))
-    return len(words) > 2 and is_python(words[0]) and words[1] == "-m"
+    if not words or not is_python(words[0]):
+        return False
+    options = list(itertools.takewhile(_PYTHON_FLAGS.fullmatch, words[1:8]))  # ``python3 -u -m pkg.mod``
+    return words[1 + len(options) : 2 + len(options)] == ["-m"] and len(words) > 2 + len(options)
 
 
 def _own_program(workload: Workload) -> bool:

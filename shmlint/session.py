@@ -8,6 +8,7 @@ judged it, so what comes after (fail-on, source context) needs no second look at
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from shmlint.config_error import ConfigError, Problem
@@ -103,8 +104,11 @@ def check(request: Request) -> Report:
     from shmlint.runner import check_paths
 
     files: list[FileResult] = []
+    seen: set[str] = set()  # a file two named paths of different configurations reach: reported once, the first's
     for settings, members in configure(request.paths, request.config, request.options) if request.paths else []:
-        files += check_paths(settings, members, request.jobs).files  # each result carries its settings
+        results = check_paths(settings, members, request.jobs).files  # each result carries its settings
+        files += [result for result in results if os.path.abspath(result.path) not in seen]
+        seen.update(os.path.abspath(result.path) for result in results)
     if request.stdin_name is not None:
         from shmlint.discover import force_excluded
         from shmlint.engine import Engine

@@ -45,7 +45,7 @@ _K8S_SUFFIXES = {
 _K8S_RE = LazyRegex(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m))?$", re.ASCII)
 _DOCKER_RE = LazyRegex(r"^(\d+(?:\.\d*)?|\.\d+) ?(b|[kmgtp](?:b|ib)?)?$", re.IGNORECASE | re.ASCII)
 _DOCKER_UNITS = {"k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
-_TMPFS_RE = LazyRegex(r"^(\d{1,20})([kmgtpe])?$", re.IGNORECASE | re.ASCII)
+_TMPFS_RE = LazyRegex(r"^(0x[0-9a-f]{1,16}|\d{1,20})([kmgtpe])?$", re.IGNORECASE | re.ASCII)
 _K8S_BINARY_LIKE = LazyRegex(r"^(\d+(?:\.\d+)?) ?([KMGTP])i$", re.IGNORECASE | re.ASCII)
 
 
@@ -115,17 +115,31 @@ def parse_docker(text: str) -> ParsedSize:
 
 def parse_tmpfs(text: str) -> ParsedSize:
     """Read a tmpfs ``size=`` the way the kernel does (``memparse``, then nothing may follow): a whole number with
-    one of k, m, g, t, p, e in either case; docker passes such options to the mount unread, so ``8gb`` or ``1.5g``
-    make the container fail to start. A share of RAM (``50%``) is left to the caller."""
+    one of k, m, g, t, p, e in either case (``0x`` hexadecimal, a leading ``0`` octal, as ``memparse`` reads);
+    docker passes such options to the mount unread, so ``8gb`` or ``1.5g`` make the container fail to start. A
+    share of RAM (``50%``) is a size known only where it runs: no bytes, and no error."""
+    if text.strip().endswith("%") and text.strip()[:-1].isdigit():
+        return ParsedSize(None)
     match = _TMPFS_RE.match(text.strip())
-    if match:
+    if match:  # ``strtoull`` with base 0: ``0x`` is hexadecimal, a leading ``0`` octal
         number, unit = match.groups()
-        return ParsedSize(int(number) * 1024 ** (" kmgtpe".index(unit.lower()) if unit else 0))
+        base = 16 if number[:2].lower() == "0x" else 8 if len(number) > 1 and number[0] == "0" else 10
+        value = _int_in(number, base)
+        if value is not None:
+            return ParsedSize(value * 1024 ** (" kmgtpe".index(unit.lower()) if unit else 0))
     docker = parse_docker(text)
     suggestion = format_docker(docker.bytes) if docker.bytes else None
     return ParsedSize(
         None, f"'{text}' is not a tmpfs size (the kernel reads a whole number with k, m or g, e.g. 8g)", suggestion
     )
+
+
+def _int_in(number: str, base: int) -> int | None:
+    """The number in that base; None where a digit is not one of it (``08``: the kernel stops at ``8``)."""
+    try:
+        return int(number, base)
+    except ValueError:
+        return None
 
 
 def parse(text: str, dialect: str) -> ParsedSize:

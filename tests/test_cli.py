@@ -168,6 +168,27 @@ def test_a_file_named_like_an_option_is_a_path(tmp_path: Path, name: str) -> Non
     assert files_as_paths(["check", "--select", "SHM001", "run.sh"]) == ["check", "--select", "SHM001", "run.sh"]
 
 
+@pytest.mark.parametrize("planted", ["--force-exclude", "--write", "--exit-zero", "--ignore=SHM001", "--config"])
+def test_the_hooks_own_options_and_the_users_args_hold_against_planted_file_names(
+    tmp_path: Path, planted: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook's entry ends with ``--hook-files``: its own options before it stay options even when a file of the
+    same name exists, the user's ``args`` after it stay options, and every file name is a path."""
+    (tmp_path / ".shmlint.yaml").write_text('extend-exclude: ["vendor/"]\n')
+    (tmp_path / "vendor").mkdir()
+    vendored = "docker run --gpus all vllm/vllm-openai:latest --model m\n"
+    (tmp_path / "vendor" / "run.sh").write_text(vendored)
+    (tmp_path / "run.sh").write_text(vendored)
+    (tmp_path / planted).write_text("{}\n")
+    argv = ["fix", "--write", "--force-exclude", "--hook-files", "--fail-on", "error"]
+    argv += sorted(["run.sh", "vendor/run.sh", planted])
+    monkeypatch.chdir(tmp_path)
+    assert files_as_paths(argv)[:6] == ["fix", "--write", "--force-exclude", "--fail-on", "error", "--"]
+    done = run_shmlint(*argv, cwd=tmp_path)
+    assert (tmp_path / "vendor" / "run.sh").read_text() == vendored, done.stdout + done.stderr
+    assert "--shm-size=8g" in (tmp_path / "run.sh").read_text(), done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("output", ["json", "sarif", "github", "junit", "gitlab"])
 def test_an_unused_suppression_that_fails_the_run_is_said_in_every_format(tmp_path: Path, output: str) -> None:
     """``--report-unused-suppressions`` fails the run on one: a machine format has no place for it, so it is said on
@@ -199,17 +220,35 @@ def test_standard_input_takes_the_named_files_configuration_and_exclusions(tmp_p
         assert done.returncode == 0 and "SHM001" not in done.stdout, done.stdout
     done = run_shmlint("check", "--stdin-filename", "other.sh", "-", cwd=tmp_path, input=script)
     assert done.returncode == 1 and "SHM001" in done.stdout
+    done = run_shmlint("fix", "--force-exclude", "--stdin-filename", "gen/run.sh", "-", cwd=tmp_path, input=script)
+    assert done.returncode == 0 and done.stdout == script  # printed back as it came
 
 
 def test_output_dash_is_standard_output_and_config_of_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
     done = run_shmlint("check", "--output", "-", "--format", "json", "run.sh", cwd=tmp_path)
     assert json.loads(done.stdout)["findings"] and not (tmp_path / "-").exists()
+    run_shmlint("check", "--output", "./-", "--format", "json", "run.sh", cwd=tmp_path)
+    assert json.loads((tmp_path / "-").read_text())["findings"]  # ``./-`` names a file
     assert run_shmlint("config", "nope", cwd=tmp_path).returncode == 2
 
 
 def test_a_suppression_that_names_no_rule_says_which(tmp_path: Path) -> None:
-    """A typo in ``ignore[SHM999]`` hides nothing: the unused-suppression report names it (it showed ``ignore[]``)."""
+    """A typo in ``ignore[SHM999]`` hides nothing: the unused-suppression report shows it and says it names no rule
+    (it showed ``ignore[]``)."""
     (tmp_path / "u.sh").write_text("echo hi # shmlint: ignore[SHM999,SHM001]\n")
     done = run_shmlint("check", "--report-unused-suppressions", "u.sh", cwd=tmp_path)
-    assert "ignore[SHM001] matched nothing; SHM999 names no rule" in done.stdout, done.stdout
+    assert "ignore[SHM001,SHM999] matched nothing; SHM999 names no rule" in done.stdout, done.stdout
+    (tmp_path / "u.sh").write_text("echo hi # shmlint: ignore[SHM999]\n")
+    done = run_shmlint("check", "--report-unused-suppressions", "u.sh", cwd=tmp_path)
+    assert "ignore[SHM999] matched nothing; SHM999 names no rule" in done.stdout, done.stdout
+
+
+def test_a_file_two_configurations_reach_is_checked_and_fixed_once(tmp_path: Path) -> None:
+    """``ex`` (no configuration) and ``ex/sub/run.sh`` (its folder's, ``fix-size: 16g``) both reach the script: one
+    finding, one diff."""
+    (tmp_path / "ex" / "sub").mkdir(parents=True)
+    (tmp_path / "ex" / "sub" / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    (tmp_path / "ex" / "sub" / ".shmlint.yaml").write_text("fix-size: 16g\n")
+    assert run_shmlint("check", "ex", "ex/sub/run.sh", cwd=tmp_path).stdout.count("SHM001") == 1
+    assert run_shmlint("fix", "ex", "ex/sub/run.sh", cwd=tmp_path).stdout.count("+++ ") == 1

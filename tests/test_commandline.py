@@ -907,6 +907,7 @@ def test_a_zero_shm_size_is_the_default_to_docker_and_no_limit_to_podman(
         ("podman run --log-level debug --device nvidia.com/gpu=all vllm/vllm-openai:latest", ["SHM001"]),
         ("podman run --unmask ALL --device nvidia.com/gpu=all --shm-size 8g vllm/vllm-openai:latest", []),
         ("podman run --pod llm --device nvidia.com/gpu=all vllm/vllm-openai:latest", []),  # the pod's /dev/shm
+        ("podman run --pod new:llm --device nvidia.com/gpu=all vllm/vllm-openai:latest", ["SHM001"]),  # a new pod
         ("podman run --pod llm --ipc=none --device nvidia.com/gpu=all vllm/vllm-openai:latest", ["SHM013"]),
         ("docker run --pod llm --gpus all vllm/vllm-openai:latest", ["SHM001"]),  # docker has no pods
     ],

@@ -101,6 +101,8 @@ def test_a_part_of_a_service_beside_is_not_judged_alone(tmp_path: Path, invoke) 
     and the file beside defines it with an image, so it is a part of that service, said in a note, never a
     finding a fix could lower the base's 128g through. The control: with no such file beside it is judged."""
     tree(tmp_path)
+    for number in range(30):  # a folder of many files: compose files beside are looked for among them all
+        (tmp_path / f"a{number}.txt").write_text("")
     result = invoke("check", "--undecided=show", str(tmp_path / "docker-compose.gpu.yml"))
     assert "SHM001" not in result.stdout and 'service "train" has neither an image nor a build' in result.stdout
     before = (tmp_path / "docker-compose.gpu.yml").read_text()

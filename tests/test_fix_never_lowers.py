@@ -134,3 +134,14 @@ def test_a_zero_size_limit_is_no_limit(tmp_path: Path) -> None:
     assert "SHM005" not in said and "SHM003 [info]" in said and "sizeLimit 0: no limit" in said, said
     run_shmlint("fix", "--write", ".", cwd=tmp_path)
     assert (tmp_path / "pod.yaml").read_text() == pod
+
+
+def test_a_small_configured_fix_size_is_written_as_configured(tmp_path: Path) -> None:
+    """The under-64 MiB guard is for a size a memory limit caps: a configured ``fix-size: 32Mi`` with no limit is
+    the user's choice, written (the finding said to raise a memory limit the container does not have)."""
+    (tmp_path / ".shmlint.yaml").write_text("fix-size: 32Mi\nmin-shm-size: 16Mi\n")
+    (tmp_path / "run.sh").write_text("docker run --gpus all img python train.py --num-workers 8\n")
+    done = run_shmlint("check", ".", cwd=tmp_path)
+    assert "memory limit" not in done.stdout, done.stdout
+    run_shmlint("fix", "--write", ".", cwd=tmp_path)
+    assert "--shm-size=32m" in (tmp_path / "run.sh").read_text()

@@ -61,7 +61,15 @@ def test_a_tmpfs_size_written_otherwise_than_read_is_reported_not_rewritten() ->
 
 @pytest.mark.parametrize(
     ("written", "size"),
-    [("8g", 8 * sizes.GIB), ("8G", 8 * sizes.GIB), ("512m", 512 * sizes.MIB), ("1048576", sizes.MIB), ("2k", 2048)],
+    [
+        ("8g", 8 * sizes.GIB),
+        ("8G", 8 * sizes.GIB),
+        ("512m", 512 * sizes.MIB),
+        ("1048576", sizes.MIB),
+        ("2k", 2048),
+        ("0x4000000", 64 * sizes.MIB),  # memparse reads base 0: hexadecimal
+        ("010m", 8 * sizes.MIB),  # and octal
+    ],
 )
 def test_the_kernels_tmpfs_sizes_are_read(written: str, size: int) -> None:
     assert sizes.parse(written, sizes.TMPFS).bytes == size
@@ -85,3 +93,31 @@ def test_a_tmpfs_option_is_the_kernels_grammar_and_a_mount_tmpfs_size_dockers(tm
     )
     found = Engine(Settings()).check_source(SourceText(str(script), script.read_text()), FileKind.SHELL, script)
     assert [(f.code, f.span.line) for f in found.findings] == [("SHM011", 1)]
+
+
+def test_a_share_of_ram_is_a_size_known_where_it_runs_and_the_last_size_counts() -> None:
+    assert sizes.parse("50%", sizes.TMPFS) == sizes.ParsedSize(None)  # no bytes, and no error
+    engine = Engine(Settings())
+    for text, codes in (
+        (DOCKER_SDK.replace("rw,size=64m", "rw,size=50%"), []),
+        (DOCKER_SDK.replace("rw,size=64m", "rw,size=16g,size=64m"), ["SHM005"]),  # the kernel keeps the last
+    ):
+        found = engine.check_source(SourceText("launch.py", text), FileKind.PYTHON, Path("launch.py")).findings
+        assert [f.code for f in found] == codes
+
+
+@pytest.mark.parametrize(
+    ("written", "fixed"),
+    [
+        ('    tmpfs: ["/dev/shm:size=1.5g"]\n', '    tmpfs: ["/dev/shm:size=1536m"]\n'),
+        ("    tmpfs: /dev/shm:size=8gb\n", "    tmpfs: /dev/shm:size=8g\n"),
+    ],
+)
+def test_a_compose_tmpfs_size_the_kernel_refuses_is_respelled_in_place(written: str, fixed: str) -> None:
+    """SHM011 rewrites the size's own characters; it replaced the whole entry (``- 1536m``: the mount was gone)."""
+    text = "services:\n  t:\n    image: vllm/vllm-openai:latest\n    gpus: all\n" + written
+    engine = Engine(Settings())
+    source = SourceText("compose.yaml", text)
+    found = engine.check_source(source, FileKind.YAML, Path("compose.yaml")).findings
+    assert [f.code for f in found][:1] == ["SHM011"]
+    assert fix_source(engine, source, FileKind.YAML, Path("compose.yaml")).text.startswith(text.replace(written, fixed))

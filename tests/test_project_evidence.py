@@ -951,6 +951,7 @@ def test_a_replaced_entrypoint_drops_the_image_only_for_a_script_of_the_reposito
     ("entrypoint", "gpu", "severity"),
     [
         ("[python3, -m, mooncake.mooncake_store_service]", False, None),  # the image's server never starts
+        ("[python3, -u, -m, mooncake.mooncake_store_service]", False, None),
         ("[mooncake_master]", False, "error"),  # a program named alone may be the image's own start
         ("[python3, -m, sglang.launch_server]", False, "error"),  # the server, known by its command
         ("[/opt/start.sh]", False, "error"),  # a path: perhaps the image's own start

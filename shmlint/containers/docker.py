@@ -19,7 +19,7 @@ from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Si
 from shmlint.named_tuple import NamedTuple
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
-from shmlint.runtime.mounts import classify, find_option, split_options
+from shmlint.runtime.mounts import Option, classify, find_option, split_options
 from shmlint.signals import Signals, device_count, gpu_visible
 from shmlint.source import Span
 
@@ -121,16 +121,23 @@ def tmpfs_size(options: str | None, text: str, span: Span) -> Size | None:
     if size is None:
         return None
     parsed = sizes.parse(size.value, sizes.TMPFS)
-    inner = text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'" else text
-    if inner.endswith(options) and span.line == span.end_line:
-        at = (len(text) - len(inner)) // 2 + len(inner) - len(options) + size.start
-        span = span._replace(
-            column=span.column + at,
-            end_column=span.column + at + len(size.value),
-            start=span.start + at,
-            end=span.start + at + len(size.value),
-        )
+    span = option_value_span(text, options, size, span)
     return Size(size.value, parsed.bytes, span, sizes.TMPFS, parsed.error, parsed.suggestion)
+
+
+def option_value_span(text: str, options: str, option: Option, span: Span) -> Span:
+    """Where one option's value is written, when the file writes the option string as it was read, on one line
+    (``text``, at ``span``, ends with ``options``, quoted or not); else the whole ``span``."""
+    inner = text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'" else text
+    if not inner.endswith(options) or span.line != span.end_line:
+        return span
+    at = (len(text) - len(inner)) // 2 + len(inner) - len(options) + option.start
+    return span._replace(
+        column=span.column + at,
+        end_column=span.column + at + len(option.value),
+        start=span.start + at,
+        end=span.start + at + len(option.value),
+    )
 
 
 def _bare(value: str | None) -> str:

@@ -245,7 +245,7 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
             found.append(_zero_size(command, Setting(SHM_SIZE, value, said, span, _size(option, source))))
         elif name == "--ipc":
             found.append(Setting(IPC, value, f"--ipc={value}", span, computed=option.dynamic))
-        elif name == "--pod" and command.engine.text.rsplit("/", 1)[-1].startswith("podman"):
+        elif name == "--pod" and _podman(command) and not value.startswith("new:"):  # ``new:``: a pod of its own
             found.append(Setting(POD, value, f"--pod {value}", span, computed=option.dynamic))
         elif name == "--tmpfs":
             found.extend(_tmpfs(option, span, source, slots))
@@ -256,12 +256,16 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
     return found, slots
 
 
+def _podman(command: ContainerCommand) -> bool:
+    return command.engine.text.rsplit("/", 1)[-1].startswith("podman")
+
+
 def _zero_size(command: ContainerCommand, setting: Setting) -> Setting:
     """``--shm-size 0``: docker reads 0 as "not set" (its 64 MiB default); podman as no limit at all."""
     size = setting.size
     if size is None or size.bytes != 0:
         return setting
-    if command.engine.text.rsplit("/", 1)[-1].startswith("podman"):
+    if _podman(command):
         return setting._replace(text=f"{setting.text} 0 (podman: no limit)", size=None)
     return setting._replace(size=size._replace(bytes=sizes.DEFAULT_SHM_BYTES))
 

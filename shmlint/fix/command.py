@@ -90,11 +90,15 @@ def fix_paths(request: session.Request, *, write: bool, unsafe: bool, before_che
     from shmlint.report.text import format_finding
     from shmlint.visible import visible
 
-    jobs = [
-        (settings, candidate)
-        for settings, members in _configured(request, request.paths)
-        for candidate in discover(members, settings)
-    ]
+    jobs = []
+    seen: set[str] = set()  # a file two named paths of different configurations reach: fixed once, by the first's
+    for settings, members in _configured(request, request.paths):
+        for candidate in discover(members, settings):
+            where = os.path.abspath(candidate.path)
+            if candidate.error is None and where in seen:
+                continue
+            seen.add(where)
+            jobs.append((settings, candidate))
     outcomes: list[FileOutcome] = []
     for outcome in fix_candidates(jobs, write=write, unsafe=unsafe, roots=tuple(map(Path, request.paths))):
         outcomes.append(outcome)
@@ -151,6 +155,19 @@ def fix_stdin(request: session.Request, unsafe: bool) -> int:
 
     named = request.stdin_name if request.stdin_name not in (None, "-") else "."
     settings: Settings = _configured(request, (named,))[0][0]  # the named file's configuration, as `check -` reads
+    if named != "." and settings.force_exclude:
+        from shmlint.discover import force_excluded
+
+        if force_excluded(named, settings):  # left out as `check -` leaves it out: printed back as it came
+            stdout = sys.stdout.buffer if sys.stdout is not None else None
+            stream = request.stdin
+            if stdout is None or stream is None:
+                raise click.ClickException("standard input or output is closed")
+            import shutil
+
+            shutil.copyfileobj(stream, stdout)
+            stdout.flush()
+            return EXIT_CLEAN
     engine = Engine(settings)
     text = read_stream(request.stdin, request.stdin_name or "-", settings.max_file_size)
     checked = check_text(engine, text)

@@ -25,16 +25,18 @@ def _identity(finding: Finding) -> str:
 
 def _stable_path(path: str) -> str:
     """The file as every run names it, however the command line spelled it (``ex/run.sh``, ``./ex/run.sh``, an
-    absolute path, ``.`` from inside ``ex``): relative to the top of its git work tree, else to the current
-    folder. Standard input's name is kept as given."""
+    absolute path, ``.`` from inside ``ex``): relative to the top of its git work tree, which is how a run from
+    that top spells it (so baselines written there before keep matching). Outside a work tree, and for standard
+    input's name, the path as given."""
     from shmlint.infile import repository_top
 
     if not os.path.isabs(path) and not os.path.exists(path):
         return posix_path(path)
     where = os.path.abspath(path)
     top = repository_top(os.path.dirname(where))
-    base = top if os.path.lexists(os.path.join(top, ".git")) else os.getcwd()
-    return posix_path(os.path.relpath(where, base))
+    if not os.path.lexists(os.path.join(top, ".git")):
+        return posix_path(path)
+    return posix_path(os.path.relpath(where, top))
 
 
 def fingerprint(finding: Finding, occurrence: int = 0) -> str:

@@ -120,8 +120,9 @@ def source_context(finding: Finding, source: SourceText, diff: str | None, colou
 def format_unused_suppressions(report: Report) -> list[str]:
     """One line per suppression comment that matched no finding (``--report-unused-suppressions``)."""
     return [
-        f"{visible(path)}:{s.line}:{s.column}: unused suppression: ignore[{','.join(sorted(s.codes))}] matched nothing"
-        + (f"; {', '.join(map(visible, s.unknown))} names no rule" if s.unknown else "")
+        f"{visible(path)}:{s.line}:{s.column}: unused suppression: "
+        f"ignore[{visible(','.join((*sorted(s.codes), *s.unknown)))}] matched nothing"
+        + (f"; {visible(', '.join(s.unknown))} names no rule" if s.unknown else "")
         for path, s in report.unused_suppressions
     ]
 

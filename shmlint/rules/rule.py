@@ -85,6 +85,10 @@ class RuleContext:
         """What a fix writes and why (``shmlint.sizing``: one policy for every rule)."""
         return sizing.fix_size(workload, self.settings.fix_size, current=current, source=source)
 
+    def wanted(self, workload: Workload) -> int:
+        """What a fix would write before any memory limit caps it (``shmlint.sizing``)."""
+        return sizing.wanted(workload, self.settings.fix_size).bytes
+
     def floor(self, workload: Workload, source: ShmSource) -> tuple[int, str]:
         """Below this SHM005 speaks about ``source``, and why (``shmlint.sizing``)."""
         return sizing.floor(workload, self.settings.min_shm_size, source)

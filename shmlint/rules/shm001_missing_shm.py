@@ -44,8 +44,8 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     remedy, short = spelled.remedy, spelled.fix_in_short
     fix: Fix | None = Fix(FixAction.ADD_SHM, f"give /dev/shm {human(size.bytes)} ({size.why})", size_bytes=size.bytes)
     sized = next((s for s in unknown if s.mechanism in _SIZES), None)
-    if size.bytes <= DEFAULT_SHM_BYTES:  # capped under the default (half a small memory limit): a size written would
-        # lower what it gets
+    if size.bytes <= DEFAULT_SHM_BYTES < ctx.wanted(workload):  # capped under the default (half a small memory
+        # limit): a size written would lower what it gets
         fix, short = None, f"raise its memory limit first ({size.why} is {human(size.bytes)})"
     elif sized is not None:  # the size itself is a variable, set where it is set, maybe above any number a fix
         # would write over it: no fix, and the remedy is where the variable is set

@@ -14,9 +14,12 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
     for size in (*sizes, workload.memory_limit):
         if size is None or size.error is None:
             continue
+        # the new spelling replaces what the span holds: only where that is the size itself (or it quoted), never a
+        # whole option string it was read from (``/dev/shm:size=1.5g``, ``size=8gb,uid=1000``)
+        alone = size.span.end - size.span.start in (len(size.text), len(size.text) + 2)
         fix = (
             Fix(FixAction.REWRITE_SIZE, f"write it '{size.suggestion}'", replacement=size.suggestion)
-            if size.suggestion
+            if size.suggestion and alone
             else None
         )
         yield ctx.report(RULE, f"{who(workload)}: {size.error}", size.span, workload, fix)

@@ -39,8 +39,9 @@ def split_options(text: str, offset: int = 0) -> tuple[Option, ...]:
 
 
 def find_option(options: tuple[Option, ...], key: str) -> Option | None:
-    """The first ``key=...`` (a bare ``key`` without a value does not count)."""
-    return next((option for option in options if option.has_value and option.key == key), None)
+    """The last ``key=...``, the one the kernel's mount and docker's field parser keep (a bare ``key`` without a
+    value does not count)."""
+    return next((option for option in reversed(options) if option.has_value and option.key == key), None)
 
 
 class Tmpfs(NamedTuple):

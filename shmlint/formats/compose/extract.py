@@ -93,8 +93,8 @@ def _part_of_another(project: Project, service: Service) -> bool:
     if project.get(service, "image") is not None or project.get(service, "build") is not None:
         return False
     folder = str(service.file.base_dir)
-    for name in sorted(project.files.files_in(folder))[:_MAX_BESIDE]:
-        other = project.load(service.file.base_dir / name) if is_compose_name(name) else None
+    for name in [n for n in sorted(project.files.files_in(folder)) if is_compose_name(n)][:_MAX_BESIDE]:
+        other = project.load(service.file.base_dir / name)
         pair = project.service_node(other, service.name) if other is not None and other is not service.file else None
         if pair is not None and any(project.m.get(pair[1], key) is not None for key in ("image", "build")):
             return True

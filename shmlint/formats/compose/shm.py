@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from shmlint import sizes
+from shmlint.containers.docker import option_value_span
 from shmlint.formats.compose.project import Found, Project, Service
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
@@ -112,7 +113,7 @@ def _tmpfs(project: Project, service: Service) -> list[ShmSource]:
                     described = f"tmpfs {raw} (a variable without a value)"
                     sources.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.TMPFS_OPTION, entry.span, described))
                     continue
-                size = _option_size(entry, spec.options)
+                size = _option_size(entry, spec.options, text)
                 sources.append(ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, entry.span, f"tmpfs {text}", size))
     return sources
 
@@ -168,14 +169,18 @@ def _named_volume(project: Project, item: Found, name: str) -> ShmSource:
         return ShmSource(ShmKind.DISK, ShmMechanism.VOLUME, item.span, description, name=name)
     option_node = m.get(options, "o")
     found = Found(option_node, item.layer) if option_node else None
-    size = _option_size(found, split_options(scalar(option_node) or "")) if found else None
+    written = scalar(option_node) or ""
+    size = _option_size(found, split_options(written), written) if found else None
     return ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, item.span, f"tmpfs {description}", size, name=name)
 
 
-def _option_size(found: Found, options: tuple[Option, ...]) -> Size | None:
-    """The ``size=`` of tmpfs mount options (``size=1g,mode=1777``), spanned on the node that holds them."""
+def _option_size(found: Found, options: tuple[Option, ...], read: str) -> Size | None:
+    """The ``size=`` of tmpfs mount options (``size=1g,mode=1777``), read from ``read`` (the options' offsets are
+    into it): spanned on its own characters where the node writes ``read`` as it is, else on the node."""
     size = find_option(options, "size")
     if size is None:
         return None
     parsed = sizes.parse(size.value, sizes.TMPFS)  # handed to the kernel's mount as written
-    return Size(size.value, parsed.bytes, found.span, sizes.TMPFS, parsed.error, parsed.suggestion)
+    written = found.layer.file.source.text[found.span.start : found.span.end]
+    span = option_value_span(written, read, size, found.span)
+    return Size(size.value, parsed.bytes, span, sizes.TMPFS, parsed.error, parsed.suggestion)
