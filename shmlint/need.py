@@ -12,7 +12,6 @@ quantifiers) and run on parsed values (an image reference, a command line), neve
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections.abc import Iterable
 from typing import Protocol
@@ -262,7 +261,6 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         or _runs_steps(workload)
         or _own_program(workload)
         or _inline_program(workload)
-        or _other_program(workload)
     ):
         by_image = []  # a holder, a notebook, a CI job's steps, a program of its own: the image is only where they
         # run, its own entrypoint never does
@@ -347,8 +345,7 @@ def own_script(workload: Workload) -> str | None:
     the repository holds it, the image's software never starts and its name is not evidence (``_own_program``):
     what the script runs decides, as for a program of its own built FROM a server's image (``_base_aside``). One
     the repository does not hold (``/vllm-workspace/start.sh``) may be the image's own start, and a replacement that
-    names a program (``command: [run]``) its own program: the image stays evidence. A Python module is
-    ``_other_program``."""
+    names a program (``command: [run]``) its own program: the image stays evidence."""
     if workload.gpu or workload.launch is None or not workload.launch.entrypoint:
         return None
     from shmlint.parsers.programs import is_python  # asked only of a container whose entrypoint is replaced
@@ -358,22 +355,6 @@ def own_script(workload: Workload) -> str | None:
         return None
     script = words[1].rpartition("/")[2]
     return script if script.endswith((".py", ".sh")) else None
-
-
-def _other_program(workload: Workload) -> bool:
-    """A container with no accelerator whose entrypoint is replaced by a Python module (``python3 -m
-    mooncake.mooncake_store_service`` in an SGLang image): that module runs, not the image's server, so the image's
-    name is not evidence (a server the data knows by its module, ``-m sglang.launch_server``, is matched by its
-    command). A program named alone (``command: [run]``) may be the image's own start: the image decides."""
-    if workload.gpu or workload.launch is None or not workload.launch.entrypoint:
-        return False
-    from shmlint.parsers.programs import is_python, program  # asked only of a replaced entrypoint
-
-    words = program((*workload.launch.entrypoint, *workload.launch.arguments))
-    if not words or not is_python(words[0]):
-        return False
-    options = list(itertools.takewhile(_PYTHON_FLAGS.fullmatch, words[1:8]))  # ``python3 -u -m pkg.mod``
-    return words[1 + len(options) : 2 + len(options)] == ["-m"] and len(words) > 2 + len(options)
 
 
 def _own_program(workload: Workload) -> bool:

@@ -947,32 +947,6 @@ def test_a_replaced_entrypoint_drops_the_image_only_for_a_script_of_the_reposito
     assert [f.severity.label for f in findings] == ([severity] if severity else [])
 
 
-@pytest.mark.parametrize(
-    ("entrypoint", "gpu", "severity"),
-    [
-        ("[python3, -m, mooncake.mooncake_store_service]", False, None),  # the image's server never starts
-        ("[python3, -u, -m, mooncake.mooncake_store_service]", False, None),
-        ("[mooncake_master]", False, "error"),  # a program named alone may be the image's own start
-        ("[python3, -m, sglang.launch_server]", False, "error"),  # the server, known by its command
-        ("[/opt/start.sh]", False, "error"),  # a path: perhaps the image's own start
-        ("[bash, -c, run]", False, "error"),  # a shell: what it runs is not known
-        ("[python3, -m, mooncake.mooncake_store_service]", True, "error"),  # with an accelerator the image stays
-    ],
-)
-def test_a_replaced_entrypoint_that_runs_a_python_module_drops_the_image(
-    tmp_path: Path, entrypoint: str, gpu: bool, severity: str | None
-) -> None:
-    """Kubernetes' ``command`` replaces the image's entrypoint: a Python module named there is what runs in a
-    container with no accelerator, so a server image's name is not evidence."""
-    limits = "\n        resources: {limits: {nvidia.com/gpu: 1}}" if gpu else ""
-    (tmp_path / "pod.yaml").write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n      - name: c\n"
-        f"        image: lmsysorg/sglang:v0.5.5\n        command: {entrypoint}{limits}\n"
-    )
-    findings = check_paths(Settings(), [tmp_path], jobs=1).findings
-    assert [f.severity.label for f in findings] == ([severity] if severity else [])
-
-
 def test_one_programs_options_are_not_the_next_ones(tmp_path: Path) -> None:
     """A script that runs two programs: the first's argparse default is not the second's value."""
     (tmp_path / "run.sh").write_text("python prep.py\npython train.py\n")
