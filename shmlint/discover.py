@@ -127,6 +127,10 @@ def discover(paths: Iterable[StrPath], options: WalkOptions | None = None) -> It
     on the command line is checked unless ``force-exclude`` is on and ``exclude``/``extend-exclude`` name it (or a
     folder above it). Without ``options``: the default exclusions and .gitignore files. A file reached twice (named
     twice, or named and inside a named folder) is checked once, under the first name, as ``fix`` writes it once."""
+    paths = list(paths)
+    if len(paths) < 2:  # one named path: a walk reaches each file once (it enters no linked folder)
+        yield from _discover(paths, options)
+        return
     here = os.getcwd()
     checked: set[str] = set()
     for candidate in _discover(paths, options):
