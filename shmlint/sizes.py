@@ -126,7 +126,8 @@ def parse_tmpfs(text: str) -> ParsedSize:
         base = 16 if number[:2].lower() == "0x" else 8 if len(number) > 1 and number[0] == "0" else 10
         value = _int_in(number, base)
         if value is not None:
-            return ParsedSize(value * 1024 ** (" kmgtpe".index(unit.lower()) if unit else 0))
+            value *= 1024 ** (" kmgtpe".index(unit.lower()) if unit else 0)
+            return ParsedSize(value) if value < 2**64 else ParsedSize(None, f"'{text}' is too large")
     docker = parse_docker(text)
     suggestion = format_docker(docker.bytes) if docker.bytes else None
     return ParsedSize(

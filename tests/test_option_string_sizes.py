@@ -75,7 +75,10 @@ def test_the_kernels_tmpfs_sizes_are_read(written: str, size: int) -> None:
     assert sizes.parse(written, sizes.TMPFS).bytes == size
 
 
-@pytest.mark.parametrize(("written", "suggestion"), [("8gb", "8g"), ("1.5g", "1536m"), ("8Gi", None), ("8 g", "8g")])
+@pytest.mark.parametrize(
+    ("written", "suggestion"),
+    [("8gb", "8g"), ("1.5g", "1536m"), ("8Gi", None), ("8 g", "8g"), ("99999999999999999999e", None)],
+)
 def test_what_the_kernel_refuses_is_an_invalid_size_with_the_spelling_it_takes(
     written: str, suggestion: str | None
 ) -> None:
