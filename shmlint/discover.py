@@ -177,12 +177,12 @@ def _folder_links_out(folder: str) -> bool:
     """Whether a named folder inside a git work tree is reached through a link out of it (``sub -> ../outside``,
     a link pre-commit hands over as a changed file): its files are not the repository's, and ``fix --write`` would
     change them. A folder outside any work tree is the user's to name, as it is."""
-    from shmlint.infile import leaves, repository_top
+    from shmlint.infile import links_out, repository_top
 
-    if os.path.realpath(folder) == os.path.abspath(folder):
+    if not links_out(folder):
         return False
     top = repository_top(os.path.dirname(os.path.abspath(folder)))
-    return os.path.lexists(os.path.join(top, ".git")) and leaves(folder, top)
+    return os.path.lexists(os.path.join(top, ".git"))
 
 
 def _links_out(path: str, walked: str | None = None) -> bool:

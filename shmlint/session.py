@@ -110,19 +110,31 @@ def check(request: Request) -> Report:
         files += [result for result in results if os.path.abspath(result.path) not in seen]
         seen.update(os.path.abspath(result.path) for result in results)
     if request.stdin_name is not None:
-        from shmlint.discover import force_excluded
         from shmlint.engine import Engine
         from shmlint.text_input import check_text, read_stream
 
-        # the configuration of the file the text stands for (an editor's buffer, a hook's staged file), as a path
-        # named on the command line would have; ``--force-exclude`` leaves it out alike
-        named = request.stdin_name if request.stdin_name != "-" else "."
+        named = stdin_path(request)
         settings = settings_for(named, request.config, request.options)
-        if named != "." and settings.force_exclude and force_excluded(named, settings):
+        if stdin_excluded(named, settings):
             return Report(tuple(files))
         text = read_stream(request.stdin, request.stdin_name, settings.max_file_size)
         files.append(check_text(Engine(settings), text).result._replace(settings=settings))
     return Report(tuple(files))
+
+
+def stdin_path(request: Request) -> str:
+    """The file standard input's text stands for (an editor's buffer, a hook's staged file: ``--stdin-filename``),
+    whose configuration it takes as that path named on the command line would; else the current folder."""
+    return request.stdin_name if request.stdin_name not in (None, "-") else "."
+
+
+def stdin_excluded(path: str, settings: Settings) -> bool:
+    """Whether ``--force-exclude`` leaves out the file standard input's text stands for, as it would that path."""
+    if path == "." or not settings.force_exclude:
+        return False
+    from shmlint.discover import force_excluded
+
+    return force_excluded(path, settings)
 
 
 def shown_sources(report: Report) -> dict[str, SourceText]:

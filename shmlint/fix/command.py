@@ -153,21 +153,17 @@ def fix_stdin(request: session.Request, unsafe: bool) -> int:
     from shmlint.text_input import check_text, read_stream
     from shmlint.visible import visible
 
-    named = request.stdin_name if request.stdin_name not in (None, "-") else "."
+    named = session.stdin_path(request)
     settings: Settings = _configured(request, (named,))[0][0]  # the named file's configuration, as `check -` reads
-    if named != "." and settings.force_exclude:
-        from shmlint.discover import force_excluded
+    if session.stdin_excluded(named, settings):  # left out as `check -` leaves it out: printed back as it came
+        stdout = sys.stdout.buffer if sys.stdout is not None else None
+        if stdout is None or request.stdin is None:
+            raise click.ClickException("standard input or output is closed")
+        import shutil
 
-        if force_excluded(named, settings):  # left out as `check -` leaves it out: printed back as it came
-            stdout = sys.stdout.buffer if sys.stdout is not None else None
-            stream = request.stdin
-            if stdout is None or stream is None:
-                raise click.ClickException("standard input or output is closed")
-            import shutil
-
-            shutil.copyfileobj(stream, stdout)
-            stdout.flush()
-            return EXIT_CLEAN
+        shutil.copyfileobj(request.stdin, stdout)
+        stdout.flush()
+        return EXIT_CLEAN
     engine = Engine(settings)
     text = read_stream(request.stdin, request.stdin_name or "-", settings.max_file_size)
     checked = check_text(engine, text)

@@ -8,8 +8,9 @@ gives a ``--shm-size`` (docker keeps the last one), and nowhere when an expansio
 from __future__ import annotations
 
 from shmlint import sizes
+from shmlint.edits.option_size import written_as_read
 from shmlint.extract.commandline import CommandTarget
-from shmlint.model import Edit, Fix, FixAction, Size, Workload
+from shmlint.model import Edit, Fix, FixAction, Workload
 from shmlint.source import SourceText
 
 
@@ -26,7 +27,7 @@ def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
     if fix.action is not FixAction.SET_SIZE or declared is None or declared.span.start in target.expanded:
         return False
     if declared.size is not None:
-        return _written_as_read(declared.size, source)
+        return written_as_read(source.text, declared.size)
     return any(slot.source_start == declared.span.start for slot in target.size_slots)
 
 
@@ -46,7 +47,7 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
     if fix.action is FixAction.PRIVATE_IPC:  # the whole ``--ipc=none`` / ``--ipc none`` option is rewritten
         size = f"{target.separator}--shm-size={sizes.format_docker(fix.size_bytes)}" if fix.size_bytes else ""
         return [Edit(declared.span.start, declared.span.end, f"--ipc=private{size}")]
-    if declared.size is not None and not _written_as_read(declared.size, source):
+    if declared.size is not None and not written_as_read(source.text, declared.size):
         return []
     if fix.action is FixAction.REWRITE_SIZE and fix.replacement and declared.size is not None:
         return [Edit(declared.size.span.start, declared.size.span.end, fix.replacement)]
@@ -59,12 +60,6 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
             size = str(fix.size_bytes) if slot.in_bytes else sizes.format_docker(fix.size_bytes)
             return [Edit(slot.offset, slot.offset, slot.prefix + size)]
     return []
-
-
-def _written_as_read(size: Size, source: SourceText) -> bool:
-    """The size's characters are the file's own where it points (``--shm-size="64"m`` reads ``64m``, but its
-    quotes sit among those characters): only then is a new size written over them."""
-    return source.text[size.span.start : size.span.end] == size.text
 
 
 def _adds_option(fix: Fix, target: CommandTarget) -> bool:

@@ -147,7 +147,7 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
             while end < len(every) and _QUOTE.match(every[end][1]):
                 end += 1
             resume = end
-            inside = [(o + _quote_width(text), text[_quote_width(text) :]) for o, text in every[index:end]]
+            inside = [_unquoted(offset, text) for offset, text in every[index:end]]
             for quoted_block, language in _code_blocks(inside, nested=True):  # YAML and Dockerfiles are read from
                 # the file's own text, whose quoted lines start with ``>``: only shell is read there
                 if language not in YAML_LANGUAGES and not holds_dockerfile(quoted_block, language):
@@ -179,10 +179,11 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
         yield block, name if fence is not None else ""
 
 
-def _quote_width(line: str) -> int:
-    """How many characters a block quote's marker takes at the start of a line of the quote."""
+def _unquoted(offset: int, line: str) -> tuple[int, str]:
+    """A line of a block quote without its marker, with the offset where what remains starts."""
     marker = _QUOTE.match(line)
-    return marker.end() if marker else 0
+    width = marker.end() if marker else 0
+    return offset + width, line[width:]
 
 
 def _prose_command_end(lines: list[tuple[int, str]], start: int) -> int:
