@@ -289,3 +289,20 @@ def test_an_expansion_before_options_docker_takes_stands_among_them(line: str, i
     command = parse(line)
     assert command.image is not None and command.image.text == image
     assert [word.text for word in command.unknown] == ["$X"]
+
+
+@pytest.mark.parametrize(
+    ("script", "arguments"),
+    [
+        ('CMD="python3 train.py --epochs 3"\ndocker run --gpus all img $CMD', ["python3", "train.py", "--epochs", "3"]),
+        ('CMD="python3 src/main.py $@"\ndocker run img ${CMD}', ["python3", "src/main.py", "$@"]),
+        ('CMD="python3 train.py"\ndocker run img "$CMD"', ["$CMD"]),  # quoted: one word, a program of that name
+        ("CMD=a\nCMD=b\ndocker run img $CMD", ["$CMD"]),  # two values: which one runs is not known
+        ('CMD="$(cat cmd)"\ndocker run img $CMD', ["$CMD"]),  # a substitution: not the text's to say
+        ("docker run img $CMD", ["$CMD"]),  # never assigned
+    ],
+)
+def test_a_command_variable_the_script_assigns_once_is_its_words(script: str, arguments: list[str]) -> None:
+    (command,) = container_commands(script)
+    assert [word.text for word in command.arguments] == arguments
+    assert all(script[word.start : word.end].lstrip('"').startswith("$") for word in command.arguments)

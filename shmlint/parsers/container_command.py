@@ -21,6 +21,7 @@ from shmlint.parsers.option_variables import (
     Assignments,
     assigned_name,
     assigned_word,
+    assigned_words,
     is_assignment,
     note_assignment,
     option_variable,
@@ -139,8 +140,11 @@ def parse_container_command(
     run_word = words[index]
     options, unknown, shm_words, placed, image_index = _read_options(words, index + 1, text, assigned or Assignments())
     image = words[image_index] if image_index < len(words) else None
+    arguments = tuple(words[image_index + 1 :])
     if image is not None and image.dynamic and assigned is not None:  # ``IMAGE=x`` earlier: ``docker run $IMAGE``
         image = assigned_word(image, assigned) or image
+    if assigned is not None:  # ``CMD="python3 train.py"`` earlier: ``docker run img $CMD``
+        arguments = tuple(part for word in arguments for part in (assigned_words(word, assigned) or (word,)))
     return ContainerCommand(
         first=words[start],
         engine=engine,
@@ -149,7 +153,7 @@ def parse_container_command(
         flags=tuple(options),
         unknown=tuple(unknown),
         image=image,
-        arguments=tuple(words[image_index + 1 :]),
+        arguments=arguments,
         may_set_shm=tuple(shm_words),
         placed=tuple(placed),
     )

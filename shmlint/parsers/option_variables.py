@@ -185,6 +185,21 @@ def assigned_word(word: Word, assigned: Assignments) -> Word | None:
     return Word(values[0], word.start, word.end)
 
 
+def assigned_words(word: Word, assigned: Assignments) -> tuple[Word, ...] | None:
+    """The words an unquoted one-variable word of the container's command splits into (``CMD="python3 train.py
+    $@"; docker run img $CMD``), where the script gave the name one plain value before: its words, where the word
+    is (an expansion among them stays one, marked as such); None when it had none or several values, when the word
+    is quoted (``"$CMD"`` is one word: a program of that whole name), or the value substitutes a command."""
+    name = assigned_name(word, assigned) if word.splat else ""
+    values = assigned.values.get(name, ()) if name else ()
+    if len(values) != 1 or not values[0].strip() or "`" in values[0] or "$(" in values[0]:
+        return None
+    if not assigned.spend(len(values[0])):
+        return None
+    parts = [part for command in commands(values[0]) for part in command.words]
+    return tuple(Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in parts)
+
+
 def assigned_name(word: Word, assigned: Assignments) -> str:
     """The name of a one-variable word the script assigned, or ""."""
     whole = _WHOLE_VARIABLE.match(word.text)
