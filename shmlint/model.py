@@ -232,6 +232,8 @@ class ProjectFacts(NamedTuple):
     #: the Dockerfile read is only the one beside the file (no build names the image): it may add evidence, never
     #: take any away (``project.decide``), and messages say it was taken so
     guessed: bool = False
+    #: the repository's folders the container holds (bind mounts, what its image copies): (container path, folder)
+    held: tuple[tuple[str, str], ...] = ()
 
 
 class DataLoaderHint(NamedTuple):

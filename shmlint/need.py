@@ -333,6 +333,14 @@ def _inline_program(workload: Workload) -> bool:
     return False
 
 
+def holds_only(workload: Workload, knowledge: Knowledge) -> bool:
+    """Whether the container only holds its accelerators while people run work in it: its command, or with none the
+    command of the image built for it (``workload.project``), is a holder, a shell or a notebook."""
+    started = workload.project.started if workload.project is not None else None
+    command = workload.command or (started.text if started is not None else "")
+    return bool(command) and _holds(command, knowledge)
+
+
 def _holds(command: str, knowledge: Knowledge) -> bool:
     """Whether ``command`` only holds the container (``sleep infinity``, a shell, a notebook): what is exec'd into it
     later is not in the files, so the image it runs in is not evidence."""

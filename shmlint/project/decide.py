@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shmlint.model import Launch, Need, ProjectFacts, Tier, Workload
-from shmlint.need import MPI_LOCAL_RANKS, decide, knows_image, own_script
+from shmlint.need import MPI_LOCAL_RANKS, decide, holds_only, knows_image, own_script
 
 if TYPE_CHECKING:
     from shmlint.need import Knowledge
@@ -35,6 +35,8 @@ def with_needs(
             kept: ProjectFacts | None = facts
             if facts.guessed and (need is None or need.tier is not Tier.NEEDS):
                 need, kept = _unguessed(workload, launch, knowledge, Reader(project, texts), need, facts)
+            if need is not None and need.tier is Tier.UNKNOWN and kept is not None and kept.held:
+                need, kept = _held(workload._replace(project=kept), knowledge, Reader(project, texts), need)
             workload = workload._replace(project=kept)
         decided.append(workload._replace(need=need))
     if len(decided) > 1 and any(_over_ssh(workload) for workload in decided):
@@ -66,6 +68,24 @@ def _unguessed(
     if unguessed is not None and (need is None or unguessed.tier > need.tier):
         return unguessed, facts
     return need, guessed
+
+
+def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) -> tuple[Need, ProjectFacts | None]:
+    """The need with the training programs of the folders a container that holds accelerators holds
+    (``shmlint.project.held``): what people run in it is that code."""
+    facts = workload.project
+    if facts is None or not workload.gpu or not holds_only(workload, knowledge):
+        return need, facts
+    from shmlint.project.held import held_training  # loaded for a holder with the repository in it only
+
+    needs, commands = held_training(facts.held, workload.accelerator_count, reader)
+    if not needs and not commands:
+        return need, facts
+    richer = facts._replace(needs=(*facts.needs, *needs), commands=(*facts.commands, *commands))
+    found = decide(workload._replace(project=richer), knowledge)
+    if found is None or found.tier is not Tier.NEEDS:
+        return need, facts
+    return found, richer
 
 
 def _over_ssh(workload: Workload) -> bool:

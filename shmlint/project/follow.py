@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from shmlint.project.pyoptions import Option
     from shmlint.project.shellvars import Line
 
+#: the calling script's own arguments, as a container's whole command: a shell line's expansions reach the walk
+#: escaped (``extract.commandline``); the same characters in a manifest are a literal argument
+_FORWARDED = frozenset({"\\$@", "\\${@}", "\\$*", "\\${*}"})
+#: said of the image's CMD where the container's command is only the script's arguments
+FORWARDED_NOTE = " (the image's CMD, when the script is run without arguments)"
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64
 #: libraries that start no worker processes of their own (``torch.distributed`` and ``torch.multiprocessing`` are
@@ -42,6 +47,8 @@ MAX_QUOTED_BUILDS = 3
 MAX_COMPARED_BUILDS = 4
 #: bind mounts of one container looked at
 MAX_MOUNTS = 16
+#: folders above a file's own where a relative bind mount's source is looked for
+MAX_ABOVE = 3
 #: shell commands that only print, compare or read their arguments: a launcher's name among them runs nothing
 _TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
 #: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
@@ -363,12 +370,14 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         if not launch.entrypoint and facts.entrypoint is not None:
             entrypoint, line = facts.entrypoint
             lines.append(line)
-        if not launch.entrypoint and not launch.arguments and facts.cmd is not None:
+        forwarded = _only_forwarded(launch.arguments)
+        if not launch.entrypoint and (not launch.arguments or forwarded) and facts.cmd is not None:
             arguments, line = facts.cmd
             lines.append(line)
         workdir = workdir or facts.workdir
         if lines:
-            started = CodeFact(f"{where}:{min(lines)}", " ".join((*entrypoint, *arguments)))
+            text = " ".join((*entrypoint, *arguments))
+            started = CodeFact(f"{where}:{min(lines)}", f"{text}{FORWARDED_NOTE if forwarded else ''}")
     context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
     if launch.configs:
         reader.virtual = _mounted_configs(launch, reader)
@@ -404,7 +413,29 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         notes,
         tuple(walk.by_name),
         guessed,
+        tuple(walk.mounts),
     )
+
+
+def programs_run(
+    programs: Sequence[tuple[str, str]], devices: int | None, reader: Reader
+) -> tuple[tuple[CodeFact, ...], tuple[CodeFact, ...]]:
+    """What the repository's programs show when each is run on its own, without arguments (``programs``: its
+    folder and its path there; ``python train.py``, ``sh train.sh``): the code that uses /dev/shm, and the commands
+    the scripts run, in one walk within the reader's budget."""
+    walk = _Walk(reader, list(dict.fromkeys(folder for folder, _ in programs)), devices)
+    for folder, path in programs:
+        walk.bases.remove(folder)
+        walk.bases.insert(0, folder)  # its own folder first: ``python train.py`` as run from there
+        walk.command(["python" if path.endswith(".py") else "sh", path], {}, 0)
+    walk.follow_started()
+    return tuple(dict.fromkeys(walk.needs)), tuple(walk.commands)
+
+
+def _only_forwarded(arguments: Sequence[str]) -> bool:
+    """Whether the container's command is only the calling script's own arguments (``image "$@"``): run as its
+    document shows, without any, the image's CMD is what starts."""
+    return bool(arguments) and all(word in _FORWARDED for word in arguments)
 
 
 def _mounted_configs(launch: Launch, reader: Reader) -> dict[str, tuple[str, str]]:
@@ -451,10 +482,18 @@ def _missing_notes(names: Sequence[str], reader: Reader) -> tuple[str, ...]:
 
 
 def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:
-    """The repository's bind-mounted folders: (container path, real folder), in the order they are written."""
+    """The repository's bind-mounted folders: (container path, real folder), in the order they are written; a
+    relative source from the file's folder, else from the nearest folder above it that has it, or the repository's
+    top (a script in ``docker/`` run from the top as ``./docker/run.sh`` mounts the top's ``./src``)."""
     found = []
+    starts = [launch.base_dir]
+    while len(starts) <= MAX_ABOVE and (above := os.path.dirname(os.path.abspath(starts[-1]))) != starts[-1]:
+        if reader.folder(above) is None:  # above every root
+            break
+        starts.append(above)
     for mounted, source in launch.mounts[:MAX_MOUNTS]:
-        host = reader.folder(os.path.join(launch.base_dir, source))
+        tried = starts[:1] if os.path.isabs(source) else [*starts, *reader.index.roots]
+        host = next((real for start in tried if (real := reader.folder(os.path.join(start, source)))), None)
         if host is not None:
             found.append((mounted.rstrip("/") or "/", host))
     return found

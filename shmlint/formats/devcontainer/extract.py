@@ -15,9 +15,9 @@ from shmlint.discover import StrPath, clean_path
 from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import env_flag, options_workload
 from shmlint.formats.compose.devcontainer import wants_gpu
-from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Evidence, Launch, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_options import Flag
-from shmlint.parsers.jsonc import JArray, JNode, JObject, JString, parse
+from shmlint.parsers.jsonc import JArray, JNode, JObject, JScalar, JString, parse
 from shmlint.parsers.shell import Word
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -52,7 +52,64 @@ def extract_devcontainer(source: SourceText, path: StrPath, signals: Signals) ->
         gpu=_host_gpu(source, root),
         target=_target(source, root, run_args),
     )
+    override = root.get("overrideCommand")
+    if not (isinstance(override, JScalar) and override.value is False):  # the tools start a wait, not the image's
+        workload = workload._replace(command=" ".join(WAITING))
+    if workload.launch is not None:
+        workload = workload._replace(launch=_launch(workload.launch, root, clean_path(path)))
     return [workload], []
+
+
+#: the command the dev container tools start in place of the image's (``overrideCommand``, true unless a compose
+#: file runs it; the JSON reference's words): the container waits while people work in it
+WAITING = ("/bin/sh", "-c", "while sleep 1000; do :; done")
+
+
+def _launch(launch: Launch, root: JObject, path: str) -> Launch:
+    """What the tools start, for the walk into the repository: the image ``build`` makes (``dockerfile`` and
+    ``context``, relative to the file; the older top-level ``dockerFile``), the waiting command unless
+    ``overrideCommand`` is false, and the workspace mounted where ``workspaceFolder`` (or the default
+    ``/workspaces/<folder>``) says, unless ``workspaceMount`` mounts something else."""
+    build = root.get("build")
+    dockerfile = build.get("dockerfile") if isinstance(build, JObject) else None
+    dockerfile = dockerfile or root.get("dockerFile") or root.get("dockerfile")
+    context = build.get("context") if isinstance(build, JObject) else None
+    if isinstance(dockerfile, JString) and _VARIABLE not in dockerfile.value:
+        folder = context.value if isinstance(context, JString) and _VARIABLE not in context.value else "."
+        within = os.path.relpath(os.path.join(launch.base_dir, dockerfile.value), os.path.join(launch.base_dir, folder))
+        launch = launch._replace(build_context=folder, dockerfile=within)
+    override = root.get("overrideCommand")
+    if not (isinstance(override, JScalar) and override.value is False):
+        launch = launch._replace(entrypoint=WAITING[:2], arguments=WAITING[2:])
+    workspace = _workspace(path)
+    if workspace is None or not _workspace_mounted(root.get("workspaceMount")):
+        return launch
+    target = root.get("workspaceFolder")
+    point = target.value if isinstance(target, JString) and target.value.startswith("/") else ""
+    if not point or _VARIABLE in point:
+        point = f"/workspaces/{os.path.basename(os.path.abspath(workspace))}"
+    source = os.path.relpath(workspace, launch.base_dir)
+    return launch._replace(mounts=(*launch.mounts, (point, source)))
+
+
+def _workspace(path: str) -> str | None:
+    """The folder the tools open, whose ``.devcontainer`` (or ``.devcontainer.json``) this file is: None for a file
+    elsewhere."""
+    folder = os.path.dirname(path) or "."
+    if os.path.basename(path) == ".devcontainer.json":
+        return folder
+    parts = folder.replace(os.sep, "/").split("/")
+    for above in (1, 2):  # .devcontainer/devcontainer.json, .devcontainer/<name>/devcontainer.json
+        if len(parts) >= above and parts[-above] == ".devcontainer":
+            return "/".join(parts[:-above]) or "."
+    return None
+
+
+def _workspace_mounted(node: JNode | None) -> bool:
+    """Whether the workspace is what is mounted: no ``workspaceMount``, or one whose source is the workspace."""
+    if node is None:
+        return True
+    return isinstance(node, JString) and "source=${localWorkspaceFolder}" in node.value.replace(" ", "")
 
 
 def _word(node: JString) -> Word:

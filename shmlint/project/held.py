@@ -1,0 +1,77 @@
+"""The repository's training programs in a container that only holds its accelerators (a shell, ``sleep
+infinity``, a notebook server, a dev container) while people run work in it: what they run there is the code the
+container holds, so a training program in a folder it holds (a bind mount of the repository, what its image copies
+from it) that uses /dev/shm is evidence of what runs.
+
+Only programs a person runs by name are taken: a ``.py`` or ``.sh`` file named for training (``train.py``,
+``tools/train_net.py``, ``finetune.sh``) or a ``main.py``, at most two folders below a held folder, outside tests and
+documentation; each is read as ``python train.py`` would run it, with the same budget as a command's walk.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from shmlint.lazy_regex import LazyRegex
+from shmlint.model import CodeFact
+from shmlint.project.follow import programs_run
+from shmlint.project.index import ProjectFiles, Reader
+
+#: held folders looked in, and training programs read in all (more would only lengthen the walk)
+MAX_FOLDERS = 4
+MAX_PROGRAMS = 4
+#: folders below a held one looked in (``tools/train.py``, ``scripts/train/train.py``)
+MAX_BELOW = 2
+#: folders listed below one held folder, at most (a wide tree is not walked for a training program)
+MAX_LISTED = 64
+#: a file named for training, as people run it: ``train.py``, ``train_net.py``, ``run_finetune.sh``
+_TRAINING = LazyRegex(
+    r"main\.py|(?:[a-z0-9]+[_-])?(?:train|training|finetune|fine_tune|pretrain)(?:[_-][a-z0-9_-]{1,40})?\.(?:py|sh)"
+)
+#: folders whose files nobody runs as the container's work
+_ASIDE = frozenset({"test", "tests", "testing", "docs", "doc", "node_modules", "site-packages", "venv", "__pycache__"})
+#: how the evidence says where the program is held
+HELD_IN = "a training program in the repository's folder the container holds at "
+
+
+def held_training(
+    held: Sequence[tuple[str, str]], devices: int | None, reader: Reader
+) -> tuple[tuple[CodeFact, ...], tuple[CodeFact, ...]]:
+    """What the training programs in the held folders (container path, repository folder) show: code that uses
+    /dev/shm and the commands they run, each said with the folder's container path."""
+    files = reader.index.tree(reader.index.max_bytes)
+    programs: dict[str, tuple[str, str, str]] = {}  # by real path: a folder held at two points is read once
+    for point, folder in list(dict.fromkeys(held))[:MAX_FOLDERS]:
+        for path in _programs(files, folder):
+            programs.setdefault(os.path.join(folder, path), (folder, path, point))
+    needs: list[CodeFact] = []
+    commands: list[CodeFact] = []
+    for folder, path, point in list(programs.values())[:MAX_PROGRAMS]:
+        found, run = programs_run([(folder, path)], devices, reader)
+        if found:  # said once a program: where the code is held
+            needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point})"), *found[1:]]
+        commands += run
+    return tuple(dict.fromkeys(needs)), tuple(commands)
+
+
+def _programs(files: ProjectFiles, folder: str) -> list[str]:
+    """Training programs at most ``MAX_BELOW`` folders below ``folder``, the shallowest first (paths relative to
+    it, in sorted order)."""
+    found: list[str] = []
+    level = [""]
+    listed = 0
+    for _ in range(MAX_BELOW + 1):
+        below = []
+        for relative in level[: MAX_LISTED - listed]:
+            listed += 1
+            where = os.path.join(folder, relative) if relative else folder
+            names = sorted(name for name in files.files_in(where) if _TRAINING.fullmatch(name.lower()))
+            found += [os.path.join(relative, name) if relative else name for name in names]
+            below += [
+                os.path.join(relative, name) if relative else name
+                for name in sorted(files.folders_in(where))
+                if not name.startswith(".") and name.lower() not in _ASIDE
+            ]
+        level = below
+    return found

@@ -1,0 +1,153 @@
+"""Containers that only hold their accelerators (a shell, ``sleep infinity``, a notebook, a dev container) are
+judged by the training programs in the repository folders they hold (``shmlint.project.held``); a script that
+passes only its own arguments (``image "$@"``) runs the image's CMD when it is run as written; a dev container's
+build, workspace and waiting command are what its tools start (``shmlint.formats.devcontainer``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shmlint.model import Finding
+from shmlint.project.held import MAX_LISTED, MAX_PROGRAMS, held_training
+from shmlint.project.index import ProjectIndex, Reader
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
+
+LOADER = "from torch.utils.data import DataLoader\n\nloader = DataLoader(ds, num_workers=4)\n"
+GPU_SHELL = "docker run -it --gpus all -v {source}:/work acme/dev {command}\n"
+
+
+def _shm001(root: Path, *paths: str) -> dict[str, Finding]:
+    report = check_paths(Settings(undecided="show"), [root / p for p in paths] or [root], jobs=1)
+    return {Path(f.span.path).relative_to(root).as_posix(): f for f in report.findings if f.code == "SHM001"}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+@pytest.mark.parametrize("command", ["bash", "/bin/bash", "sleep infinity", "tail -f /dev/null", "jupyter lab"])
+def test_a_holder_of_a_folder_with_a_training_program_is_an_error_that_names_it(tmp_path: Path, command: str) -> None:
+    _write(tmp_path, {"run.sh": GPU_SHELL.format(source="./src", command=command), "src/train.py": LOADER})
+    finding = _shm001(tmp_path)["run.sh"]
+    assert finding.severity.label == "error"
+    assert "src/train.py:3 DataLoader(num_workers=4)" in finding.detail
+    assert "the container holds at /work" in finding.detail
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"src/serve.py": LOADER},  # not a program people run to train
+        {"src/tests/train_test.py": LOADER},  # tests are not the container's work
+        {"src/a/b/c/train.py": LOADER},  # deeper than MAX_BELOW
+        {"src/train.py": "from torch.utils.data import DataLoader\n\nloader = DataLoader(ds, num_workers=0)\n"},
+    ],
+)
+def test_a_holder_of_code_that_does_not_train_with_workers_stays_undecided(tmp_path: Path, files: dict) -> None:
+    _write(tmp_path, {"run.sh": GPU_SHELL.format(source="./src", command="bash"), **files})
+    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+
+
+def test_a_container_that_runs_a_program_of_its_own_is_not_judged_by_what_it_holds(tmp_path: Path) -> None:
+    files = {"run.sh": GPU_SHELL.format(source="./src", command="python3 /work/serve.py"), "src/train.py": LOADER}
+    _write(tmp_path, {**files, "src/serve.py": "import torch\n"})
+    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+
+
+def test_a_relative_mount_is_found_from_the_folder_above_a_script(tmp_path: Path) -> None:
+    _write(tmp_path, {"docker/run.sh": GPU_SHELL.format(source="./src", command="bash"), "src/train.py": LOADER})
+    assert _shm001(tmp_path)["docker/run.sh"].severity.label == "error"
+
+
+@pytest.mark.parametrize(("arguments", "label"), [('"$@"', "error"), ("$@", "error"), ('"$1"', "info")])
+def test_a_run_of_only_the_scripts_arguments_starts_the_images_cmd(tmp_path: Path, arguments: str, label: str) -> None:
+    _write(
+        tmp_path,
+        {
+            "build.sh": "docker build -t acme/trainer .\n",
+            "Dockerfile": 'FROM python:3.11\nCOPY . /app\nCMD ["python", "/app/train.py"]\n',
+            "start.sh": f"docker run --gpus all acme/trainer {arguments}\n",
+            "train.py": LOADER,
+        },
+    )
+    assert _shm001(tmp_path)["start.sh"].severity.label == label
+
+
+def _devcontainer(root: Path, body: dict, folder: str = ".devcontainer") -> str:
+    name = f"{folder}/devcontainer.json"
+    _write(root, {name: json.dumps(body, indent=2)})
+    return name
+
+
+def test_a_dev_container_holds_its_workspace(tmp_path: Path) -> None:
+    name = _devcontainer(tmp_path, {"image": "acme/dev", "runArgs": ["--gpus", "all"]})
+    _write(tmp_path, {"train.py": LOADER})
+    finding = _shm001(tmp_path)[name]
+    assert finding.severity.label == "error"
+    assert f"holds at /workspaces/{tmp_path.name}" in finding.detail
+
+
+def test_a_dev_container_in_a_named_folder_holds_the_workspace_at_its_workspace_folder(tmp_path: Path) -> None:
+    body = {"image": "acme/dev", "runArgs": ["--gpus", "all"], "workspaceFolder": "/code"}
+    name = _devcontainer(tmp_path, body, ".devcontainer/gpu")
+    _write(tmp_path, {"train.py": LOADER})
+    assert "holds at /code" in _shm001(tmp_path)[name].detail
+
+
+def test_a_dev_container_that_mounts_something_else_holds_no_workspace(tmp_path: Path) -> None:
+    body = {"image": "acme/dev", "runArgs": ["--gpus", "all"], "workspaceMount": "source=/data,target=/w,type=bind"}
+    name = _devcontainer(tmp_path, body)
+    _write(tmp_path, {"train.py": LOADER})
+    assert _shm001(tmp_path)[name].severity.label == "info"
+
+
+@pytest.mark.parametrize(("override", "label"), [(None, "info"), (True, "info"), (False, "error")])
+def test_a_dev_container_runs_its_images_server_only_when_its_command_is_not_overridden(
+    tmp_path: Path, override: bool | None, label: str
+) -> None:
+    body: dict = {"image": "vllm/vllm-openai:v0.6.3", "runArgs": ["--gpus", "all"]}
+    if override is not None:
+        body["overrideCommand"] = override
+    name = _devcontainer(tmp_path, body)
+    assert _shm001(tmp_path)[name].severity.label == label
+
+
+def test_a_dev_containers_build_is_followed_and_its_base_is_only_where_people_work(tmp_path: Path) -> None:
+    body = {"build": {"dockerfile": "../docker/Dockerfile", "context": ".."}, "runArgs": ["--gpus", "all"]}
+    name = _devcontainer(tmp_path, body)
+    _write(tmp_path, {"docker/Dockerfile": "FROM vllm/vllm-openai:v0.6.3\n"})
+    finding = _shm001(tmp_path)[name]
+    assert finding.severity.label == "info"  # a vLLM base, but the tools start a wait
+    assert "docker/Dockerfile" in finding.detail  # the build was read
+
+
+def test_training_programs_looked_for_are_bounded(tmp_path: Path) -> None:
+    for i in range(MAX_LISTED + 20):
+        _write(tmp_path, {f"d{i:03}/train.py": "import torch\n"})
+    reader = Reader(ProjectIndex.for_paths([tmp_path]), {})
+    listed: list[str] = []
+    files = reader.index.tree(reader.index.max_bytes)
+    original = type(files).files_in
+
+    def counted(self: object, folder: str) -> tuple[str, ...]:
+        listed.append(folder)
+        return original(self, folder)  # type: ignore[arg-type]
+
+    type(files).files_in = counted  # type: ignore[method-assign]
+    try:
+        held_training([("/w", str(tmp_path.resolve()))], 1, reader)
+    finally:
+        type(files).files_in = original  # type: ignore[method-assign]
+    assert len(listed) <= MAX_LISTED
+    assert reader.files <= MAX_PROGRAMS  # each program read once (none imports anything)
+
+
+def test_a_holder_without_an_accelerator_is_not_judged_by_what_it_holds(tmp_path: Path) -> None:
+    _write(tmp_path, {"run.sh": "docker run -it -v ./src:/work pytorch/pytorch bash\n", "src/train.py": LOADER})
+    assert "run.sh" not in _shm001(tmp_path) or _shm001(tmp_path)["run.sh"].severity.label != "error"
