@@ -1731,3 +1731,15 @@ def test_what_a_shell_is_given_to_run(arguments: str, operand: tuple[bool, int] 
     """One reading of a shell's arguments for the launcher reader, the ssh-rank reader and the inline-program
     check: its options (``-o`` takes a value), then the ``-c`` string or a script file."""
     assert shell_operand(arguments.split()) == operand
+
+
+def test_a_modules_imports_start_where_its_package_is_found(tmp_path: Path) -> None:
+    """``python -m pkg.train`` of a src layout puts ``src/`` on ``sys.path``: ``import pkg.data`` is read there."""
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "pkg" / "train.py").write_text("from pkg.data import make\n\nmake()\n")
+    (tmp_path / "src" / "pkg" / "data.py").write_text(
+        "from torch.utils.data import DataLoader\n\ndef make():\n    return DataLoader(ds, num_workers=4)\n"
+    )
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "-m", "pkg.train")))
+    assert [str(fact) for fact in facts.needs] == ["src/pkg/data.py:4 DataLoader(num_workers=4)"]

@@ -191,11 +191,17 @@ class _Walk:
                 f"src/{name}/__init__.py",
                 *parent,
             ]
-        path = next((p for c in candidates if known(c) and (p := self.locate(c))), None)
+        path, candidate = next(((p, c) for c in candidates if known(c) and (p := self.locate(c))), (None, ""))
         if path is None:
             self.doubt = True
             self.not_found(candidates[0], path)
             return
+        module = candidate.removeprefix("src/")
+        if found.kind == "module" and path.replace(os.sep, "/").endswith("/" + module):
+            # the folder on ``sys.path`` that holds the package (``src/`` of a src layout): its imports start there
+            top = path[: -len(module) - 1]
+            if top not in self.bases:
+                self.bases.insert(0, top)
         # what one program's modules define is that program's, not the next one's; its environment is what
         # whoever runs it passes on
         self.program({name: " ".join(values) for name, values in env.items()})
