@@ -155,6 +155,7 @@ def command_workload(
                 f"{word.text} (expanded at run time{_PLACED if word in command.placed else ''})",
             )
             for word in command.unknown
+            if word in command.may_set_shm  # one the script gives only values without a size carries none
         ),
         mounts=_binds(command),
     )
