@@ -306,3 +306,48 @@ def test_a_command_variable_the_script_assigns_once_is_its_words(script: str, ar
     (command,) = container_commands(script)
     assert [word.text for word in command.arguments] == arguments
     assert all(script[word.start : word.end].lstrip('"').startswith("$") for word in command.arguments)
+
+
+@pytest.mark.parametrize(
+    ("script", "flags", "unknown", "arguments"),
+    [
+        ('A=(--gpus all --shm-size 16g)\ndocker run "${A[@]}" img', ["--gpus", "--shm-size"], [], []),
+        ("A=(\n  --gpus all\n  --shm-size=1g\n)\ndocker run ${A[@]} img", ["--gpus", "--shm-size"], [], []),
+        ("A=(--gpus all --ipc=host)\ndocker run ${A[@]} img", [], ["${A[@]}"], []),  # an IPC mode stays unknown
+        (
+            'C=(torchrun --nproc_per_node 4 "t r.py")\ndocker run img "${C[@]}"',
+            [],
+            [],
+            ["torchrun", "--nproc_per_node", "4", "t r.py"],
+        ),
+        ('A=(--gpus "$G")\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # an item the text does not give
+        ('A=(--gpus all)\nA+=(--shm-size 1g)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # appended to
+        ('A=--gpus\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # not an array
+    ],
+)
+def test_an_array_the_script_assigns_is_its_items(
+    script: str, flags: list[str], unknown: list[str], arguments: list[str]
+) -> None:
+    (command,) = container_commands(script)
+    assert [flag.long_name for flag in command.flags] == flags
+    assert [word.text for word in command.unknown] == unknown
+    assert [word.text for word in command.arguments] == arguments
+
+
+def test_an_arrays_items_are_not_commands() -> None:
+    """``A=(docker run --gpus all img)`` holds words, it runs nothing."""
+    assert list(container_commands("A=(\n  docker run --gpus all img\n)\n")) == []
+
+
+def test_an_array_is_read_only_as_all_its_items() -> None:
+    """``$A`` of an array is its first item; ``${A[@]}`` of a plain name is that name's value, not read so."""
+    from shmlint.parsers.option_variables import Assignments, assigned_name, note_assignment
+    from shmlint.parsers.shell import Word, commands
+
+    text = "A=(--gpus all)\nB=--gpus\n"
+    assigned = Assignments()
+    simple = list(commands(text))
+    for index, command in enumerate(simple):
+        note_assignment(command, text, assigned, simple[index + 1 :])
+    names = {word: assigned_name(Word(word, 0, 0, True, True), assigned) for word in ("$A", "${A[@]}", "$B", "${B[@]}")}
+    assert names == {"$A": "", "${A[@]}": "A", "$B": "B", "${B[@]}": ""}

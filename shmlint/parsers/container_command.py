@@ -29,6 +29,8 @@ from shmlint.parsers.option_variables import (
 from shmlint.parsers.programs import ENGINES
 from shmlint.parsers.shell import Word, commands
 
+#: commands after an array's ``NAME=(`` that may hold its words (one a line, at most)
+MAX_ARRAY_COMMANDS = 64
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
 _ENGINE_VARIABLE = LazyRegex(r"^\$[({]?\w*(docker|podman|container_(engine|runtime|cli))\w*[)}]?$", re.IGNORECASE)
 _SUBCOMMANDS = frozenset({"run", "create"})
@@ -113,8 +115,12 @@ def container_commands(text: str, in_blocks: bool = False) -> Iterator[Container
     """Every container run/create command in shell text (a masked file: offsets are the file's; ``in_blocks``: its
     shell is indented blocks, ``shmlint.parsers.shell.commands``)."""
     assigned = Assignments()
-    for command in commands(text, in_blocks=in_blocks):
-        note_assignment(command, text, assigned)
+    simple = list(commands(text, in_blocks=in_blocks))
+    array_end = -1
+    for index, command in enumerate(simple):
+        if command.words[0].start < array_end:
+            continue  # an array's words (``ARGS=(--gpus all)``), not a command
+        array_end = note_assignment(command, text, assigned, simple[index + 1 : index + 1 + MAX_ARRAY_COMMANDS])
         parsed = parse_container_command(command.words, text, assigned)
         if parsed is not None:
             yield parsed

@@ -9,16 +9,19 @@ image, and one it says nothing of stays unknown. The work is bounded per text (`
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_options import Flag, read_option
-from shmlint.parsers.shell import SimpleCommand, Word, commands
+from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands
 
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
-#: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``
-_WHOLE_VARIABLE = LazyRegex(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
+#: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``, or all of an array, ``${NAME[@]}``
+_WHOLE_VARIABLE = LazyRegex(
+    r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\})$"
+)
 #: options that decide nothing shmlint reads: a variable whose every value holds only others is skipped
 _JUDGED_OPTIONS = frozenset(
     [
@@ -60,6 +63,7 @@ class Assignments:
 
     def __init__(self) -> None:
         self.values: dict[str, tuple[str, ...]] = {}
+        self.arrays: set[str] = set()  # names whose value is an array's items
         self.read: set[str] = set()  # names a command has read
         #: names given another value after a command read them: which value a later command gets depends on the
         #: order the script runs in, not only on its branches
@@ -80,25 +84,48 @@ class Assignments:
         return True
 
 
-def note_assignment(command: SimpleCommand, text: str, assignments: Assignments) -> None:
+def note_assignment(
+    command: SimpleCommand, text: str, assignments: Assignments, rest: Sequence[SimpleCommand] = ()
+) -> int:
     """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
     every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
     may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each); a new value after a command read
-    the name marks it ``late`` (``option_variable`` then reads no branch's value as the one that runs)."""
+    the name marks it ``late`` (``option_variable`` then reads no branch's value as the one that runs). An array
+    (``ARGS=(--gpus all)``, its words the commands ``rest`` begins with) is its words, for ``"${ARGS[@]}"``.
+    Returns the offset up to which the following commands are the array's words (-1: none)."""
     words = command.words[1:] if command.words[0].text in ("export", "local", "declare", "readonly") else command.words
     if not words or not all(is_assignment(word, text) for word in words):
-        return
+        return -1
     assigned = assignments.values
+    array_end = -1
     for word in words:
         name, _, value = word.text.partition("=")
-        if name.endswith("+") or len(value) > MAX_VALUE or text[word.end : word.end + 1] == "(":
-            assigned.pop(name.rstrip("+"), None)  # appended to, too long or an array: not known
+        array = array_items(text, word, rest) if not value and not name.endswith("+") else None
+        if array is not None:
+            items, array_end = array
+            value = " ".join(_quoted(item.text) for item in items)
+            if any(item.dynamic for item in items) or len(value) > MAX_VALUE:
+                assigned.pop(name, None)  # an item the text does not give, or too long: not known
+                assignments.arrays.discard(name)
+                continue
+            assignments.arrays.add(name)
+        elif name.endswith("+") or len(value) > MAX_VALUE or text[word.end : word.end + 1] == "(":
+            assigned.pop(name.rstrip("+"), None)  # appended to, too long or an array not read: not known
+            assignments.arrays.discard(name.rstrip("+"))
             continue
+        else:
+            assignments.arrays.discard(name)
         known = assigned.get(name, ())
         if name in assignments.read and value not in known:
             assignments.late.add(name)
         if value not in known:
             assigned[name] = (*known, value)[-MAX_VALUES:]
+    return array_end
+
+
+def _quoted(item: str) -> str:
+    """An array item as one shell word again, for the value's words to be read back as the array's items."""
+    return item if item and all(char.isalnum() or char in "-_=./:,@%+" for char in item) else shlex.quote(item)
 
 
 def is_assignment(word: Word, text: str) -> bool:
@@ -201,7 +228,12 @@ def assigned_words(word: Word, assigned: Assignments) -> tuple[Word, ...] | None
 
 
 def assigned_name(word: Word, assigned: Assignments) -> str:
-    """The name of a one-variable word the script assigned, or ""."""
+    """The name of a one-variable word the script assigned, or "": an array's only as all of it (``"${A[@]}"``;
+    ``$A`` is its first item), another name's never so."""
     whole = _WHOLE_VARIABLE.match(word.text)
-    name = (whole.group(1) or whole.group(2)) if whole else ""
-    return name if name in assigned.values else ""
+    if whole is None:
+        return ""
+    name = whole.group(1) or whole.group(2) or whole.group(3)
+    if name not in assigned.values or (name in assigned.arrays) != bool(whole.group(3)):
+        return ""
+    return name

@@ -9,7 +9,7 @@ opaque word instead of recursing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from shmlint.lazy_regex import LazyRegex
@@ -94,6 +94,22 @@ def first_unclosed(text: str, *, in_blocks: bool = False) -> tuple[int, int] | N
     lexer.parse_list(None, 0)
     unclosed = lexer.unclosed + [(pending[-1], 2) for pending in lexer.heredocs]
     return min(unclosed) if unclosed else None
+
+
+def array_items(text: str, word: Word, rest: Sequence[SimpleCommand]) -> tuple[tuple[Word, ...], int] | None:
+    """``NAME=(a b c)``: the tokenizer reads ``NAME=`` and then the parenthesised words as a command of their own;
+    those words (from ``rest``, the commands after ``word``'s), and the offset up to which commands belong to the
+    array, when ``(`` follows the ``=``."""
+    if text[word.end : word.end + 1] != "(":
+        return None
+    close = text.find(")", word.end)
+    end = len(text) if close == -1 else close
+    items: list[Word] = []
+    for command in rest:
+        if command.words[0].start >= end:
+            break  # the commands after the array's
+        items += [w for w in command.words if w.end <= end]
+    return tuple(items), end
 
 
 def is_unquoted_literal(word: Word, text: str) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.shell import SimpleCommand, Word, commands
+from shmlint.parsers.shell import Word, array_items, commands
 from shmlint.project.launchers import UNKNOWN
 from shmlint.source import SourceText
 
@@ -132,7 +132,7 @@ def script_commands(
             for match, word in assigned:
                 assert match is not None
                 name, append, value = match.groups()
-                array = _array_after(text, word, simple[index + 1 :]) if value == "" else None
+                array = array_items(text, word, simple[index + 1 :]) if value == "" else None
                 if array is not None:
                     items, skip_until = array
                     values = tuple(v for w in items for v in expand_word(w, variables, positional))
@@ -160,14 +160,3 @@ def script_commands(
 
 def _exported(variables: Variables, exported: set[str]) -> Variables:
     return MappingProxyType({name: variables[name] for name in exported if name in variables})
-
-
-def _array_after(text: str, word: Word, rest: list[SimpleCommand]) -> tuple[tuple[Word, ...], int] | None:
-    """``NAME=(a b c)``: the tokenizer reads ``NAME=`` and then the parenthesised words as a command of their own;
-    those words, and the offset up to which commands belong to the array, when ``(`` follows the ``=``."""
-    if text[word.end : word.end + 1] != "(":
-        return None
-    close = text.find(")", word.end)
-    end = len(text) if close == -1 else close
-    items = tuple(w for command in rest if command.words[0].start < end for w in command.words if w.end <= end)
-    return items, end
