@@ -351,3 +351,19 @@ def test_an_array_is_read_only_as_all_its_items() -> None:
         note_assignment(command, text, assigned, simple[index + 1 :])
     names = {word: assigned_name(Word(word, 0, 0, True, True), assigned) for word in ("$A", "${A[@]}", "$B", "${B[@]}")}
     assert names == {"$A": "", "${A[@]}": "A", "$B": "B", "${B[@]}": ""}
+
+
+@pytest.mark.parametrize(
+    ("script", "image"),
+    [
+        ('IMAGE=${DOCKER_IMAGE:-"acme/app:1"}\ndocker run ${IMAGE}', "acme/app:1"),
+        ("IMAGE=${DOCKER_IMAGE-acme/app}\ndocker run $IMAGE", "acme/app"),
+        ("DOCKER_IMAGE=x/y\nIMAGE=${DOCKER_IMAGE:-acme/app}\ndocker run $IMAGE", "$IMAGE"),
+        ("IMAGE=${DOCKER_IMAGE:-$BASE}\ndocker run $IMAGE", "$IMAGE"),
+    ],
+)
+def test_an_image_the_script_defaults_from_the_environment_is_its_default(script: str, image: str) -> None:
+    """Run as written, without the variable it defaults from: its default; a script that gives that variable a
+    value of its own leaves the image to it (not read here)."""
+    (command,) = container_commands(script)
+    assert command.image is not None and command.image.text == image

@@ -37,6 +37,9 @@ from shmlint.settings import Settings
         ("ghcr.io/${{ github.repository }}", None),  # a variable in the path itself: nothing to match exactly
         ("${REGISTRY}/${NAME}", None),
         ("$IMAGE", None),
+        ("${IMAGE:-ghcr.io/acme/trainer:v1}", "acme/trainer"),  # the name the file gives, as run without IMAGE
+        ('${IMAGE-"acme/trainer"}', "acme/trainer"),
+        ("${IMAGE:-$DEFAULT}", None),
         ("acme/trainer space", None),
         ("", None),
     ],

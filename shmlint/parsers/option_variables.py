@@ -22,6 +22,8 @@ _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 _WHOLE_VARIABLE = LazyRegex(
     r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\})$"
 )
+#: a value that defaults from the environment: ``${NAME:-default}``, ``${NAME-default}``
+_DEFAULT = LazyRegex(r"\$\{([A-Za-z_][A-Za-z0-9_]{0,63}):?-([^${}`]{1,512})\}")
 #: options that decide nothing shmlint reads: a variable whose every value holds only others is skipped
 _JUDGED_OPTIONS = frozenset(
     [
@@ -207,9 +209,19 @@ def assigned_word(word: Word, assigned: Assignments) -> Word | None:
     that holds an expansion or a blank."""
     name = assigned_name(word, assigned)
     values = assigned.values.get(name, ()) if name else ()
-    if len(values) != 1 or not values[0] or any(char.isspace() or char in "$`" for char in values[0]):
+    value = _defaulted(values[0], assigned) if len(values) == 1 else ""
+    if not value or any(char.isspace() or char in "$`" for char in value):
         return None
-    return Word(values[0], word.start, word.end)
+    return Word(value, word.start, word.end)
+
+
+def _defaulted(value: str, assigned: Assignments) -> str:
+    """A value as the script runs when the environment does not set what it defaults from: ``${IMAGE:-acme/app}``
+    is ``acme/app`` where the script itself never gives ``IMAGE`` a value; any other value as it is."""
+    default = _DEFAULT.fullmatch(value)
+    if default is None or default.group(1) in assigned.values:
+        return value
+    return default.group(2).strip("\"'") if default.group(2)[:1] == default.group(2)[-1:] else default.group(2)
 
 
 def assigned_words(word: Word, assigned: Assignments) -> tuple[Word, ...] | None:

@@ -48,6 +48,8 @@ MAX_ABOVE = 32
 _HERE = frozenset({".", "./", "$(pwd)", "$PWD", "${PWD}", "`pwd`", "$(CURDIR)", "$(PWD)", "$(shell pwd)"})
 #: one variable, as a registry prefix: shell, make and GitHub Actions spellings
 _VARIABLE = LazyRegex(r"\$\{\{[^{}]{1,200}\}\}|\$\{[^{}]{1,200}\}|\$\([^()]{1,200}\)|\$[A-Za-z_][A-Za-z0-9_]{0,63}")
+#: a whole reference that defaults from the environment: ``${IMAGE:-acme/app:1}`` (``:-`` or ``-``)
+_DEFAULTED = LazyRegex(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,63}:?-([^${}`]{1,512})\}")
 #: a repository path's characters once the registry and tag are gone (docker's reference grammar, any case)
 _PATH = LazyRegex(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,254}")
 
@@ -88,7 +90,11 @@ class BuildIndex(NamedTuple):
 def image_key(reference: str) -> str | None:
     """An image reference's repository path without registry, tag or digest, lower case; None when it cannot be
     told exactly (a variable inside the path, characters no image name has)."""
-    text = reference.strip().strip("\"'").split("@", 1)[0]
+    text = reference.strip().strip("\"'")
+    default = _DEFAULTED.fullmatch(text)
+    if default is not None:  # compose's and the shell's ``${IMAGE:-acme/app}``: the name the file gives
+        text = default.group(1).strip("\"'")
+    text = text.split("@", 1)[0]
     if not text or len(text) > 512:
         return None
     variable = _VARIABLE.match(text)
