@@ -214,6 +214,9 @@ class Launch(NamedTuple):
     unknown_env: tuple[str, ...] = ()
     manifest: str = ""  # the file that writes the container (where the ConfigMaps it mounts are looked for first)
     configs: tuple[MountedConfig, ...] = ()  # the ConfigMaps it mounts
+    #: its command is only the calling script's own arguments (``img "$@"``), and the script, run as it is written,
+    #: passes none: the image's CMD runs (``shmlint.formats.commandline``)
+    forwarded: bool = False
 
 
 class ProjectFacts(NamedTuple):

@@ -337,7 +337,8 @@ def holds_only(workload: Workload, knowledge: Knowledge) -> bool:
     """Whether the container only holds its accelerators while people run work in it: its command, or with none the
     command of the image built for it (``workload.project``), is a holder, a shell or a notebook."""
     started = workload.project.started if workload.project is not None else None
-    command = workload.command or (started.text if started is not None else "")
+    forwarded = workload.launch is not None and workload.launch.forwarded  # its words are the script's: none
+    command = (not forwarded and workload.command) or (started.text if started is not None else "")
     return bool(command) and _holds(command, knowledge)
 
 

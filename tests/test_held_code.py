@@ -151,3 +151,107 @@ def test_training_programs_looked_for_are_bounded(tmp_path: Path) -> None:
 def test_a_holder_without_an_accelerator_is_not_judged_by_what_it_holds(tmp_path: Path) -> None:
     _write(tmp_path, {"run.sh": "docker run -it -v ./src:/work pytorch/pytorch bash\n", "src/train.py": LOADER})
     assert "run.sh" not in _shm001(tmp_path) or _shm001(tmp_path)["run.sh"].severity.label != "error"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["test_train.py", "train_test.py", "mylib/train_utils.py", "training_args.py", "train_dataset.py", "trainer.py"],
+)
+def test_tests_and_library_modules_are_not_training_programs(tmp_path: Path, name: str) -> None:
+    loader = "from torch.utils.data import DataLoader\n\ndef make(ds):\n    return DataLoader(ds, num_workers=4)\n"
+    _write(tmp_path, {"run.sh": GPU_SHELL.format(source=".", command="bash"), name: loader})
+    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+
+
+def test_a_batch_job_script_runs_on_the_clusters_nodes_not_in_the_holder(tmp_path: Path) -> None:
+    job = "#!/bin/bash\n#SBATCH --nodes=2\nsrun torchrun --nproc_per_node 8 train_lib.py\n"
+    _write(tmp_path, {"run.sh": GPU_SHELL.format(source=".", command="bash"), "scripts/train_slurm.sh": job})
+    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+
+
+def test_a_folder_listed_only_in_part_is_asked_for_the_likely_names(tmp_path: Path) -> None:
+    _write(tmp_path, {f"src/mod_{i:03}.py": "" for i in range(300)})
+    _write(tmp_path, {"run.sh": GPU_SHELL.format(source="./src", command="bash"), "src/train.py": LOADER})
+    assert _shm001(tmp_path)["run.sh"].severity.label == "error"
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'run_gpu() { docker run --gpus all acme/trainer "$@"; }\nrun_gpu python /app/serve.py\n',
+        'set -- python /app/serve.py\ndocker run --gpus all acme/trainer "$@"\n',
+        'if [ $# -eq 0 ]; then exit 1; fi\ndocker run --gpus all acme/trainer "$@"\n',
+        'MODE=$1\nshift\ndocker run --gpus all acme/trainer "$@"\n',
+    ],
+)
+def test_a_script_that_uses_its_arguments_is_not_read_as_run_without_any(tmp_path: Path, script: str) -> None:
+    _write(
+        tmp_path,
+        {
+            "build.sh": "docker build -t acme/trainer .\n",
+            "Dockerfile": 'FROM python:3.11\nCOPY . /app\nCMD ["python", "/app/train.py"]\n',
+            "start.sh": script,
+            "train.py": LOADER,
+        },
+    )
+    assert _shm001(tmp_path)["start.sh"].severity.label == "info"
+
+
+def test_a_makefiles_dollar_at_is_the_targets_name(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "build.sh": "docker build -t acme/trainer .\n",
+            "Dockerfile": 'FROM python:3.11\nCOPY . /app\nCMD ["python", "/app/train.py"]\n',
+            "Makefile": "serve eval:\n\tdocker run --gpus all acme/trainer $@\n",
+            "train.py": LOADER,
+        },
+    )
+    assert _shm001(tmp_path)["Makefile"].severity.label == "info"
+
+
+@pytest.mark.parametrize(("forward", "label"), [("", "info"), (' "$@"', "info")])
+def test_a_forwarding_run_of_a_holder_image_is_judged_as_the_holder(tmp_path: Path, forward: str, label: str) -> None:
+    """The image's CMD is ``sleep infinity`` on a vLLM base: a holder either way, its base is only where people work."""
+    _write(
+        tmp_path,
+        {
+            "build.sh": "docker build -t acme/holder .\n",
+            "Dockerfile": 'FROM vllm/vllm-openai:v0.6.3\nENTRYPOINT []\nCMD ["sleep", "infinity"]\n',
+            "start.sh": f"docker run --gpus all acme/holder{forward}\n",
+        },
+    )
+    assert _shm001(tmp_path)["start.sh"].severity.label == label
+
+
+def test_a_forwarding_run_of_a_shell_image_is_judged_by_what_it_holds(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "build.sh": "docker build -t acme/dev .\n",
+            "Dockerfile": 'FROM python:3.11\nCMD ["bash"]\n',
+            "start.sh": 'docker run -it --gpus all -v ./src:/w acme/dev "$@"\n',
+            "src/train.py": LOADER,
+        },
+    )
+    assert _shm001(tmp_path)["start.sh"].severity.label == "error"
+
+
+def test_a_workspace_mount_of_a_subfolder_holds_only_that_folder(tmp_path: Path) -> None:
+    mount = "source=${localWorkspaceFolder}/notebooks,target=/workspace,type=bind"
+    name = _devcontainer(tmp_path, {"image": "acme/dev", "runArgs": ["--gpus", "all"], "workspaceMount": mount})
+    _write(tmp_path, {"train.py": LOADER, "notebooks/readme.txt": ""})
+    assert _shm001(tmp_path)[name].severity.label == "info"
+    _write(tmp_path, {"notebooks/train.py": LOADER})
+    assert "holds at /workspace" in _shm001(tmp_path)[name].detail
+
+
+def test_a_dev_container_checked_from_its_own_folder_holds_the_same_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = _devcontainer(tmp_path, {"image": "acme/dev", "runArgs": ["--gpus", "all"]})
+    _write(tmp_path, {"train.py": LOADER})
+    (tmp_path / ".git").mkdir()  # a repository: its top is the tree the file is read in
+    monkeypatch.chdir(tmp_path / ".devcontainer")
+    report = check_paths(Settings(undecided="show"), [Path("devcontainer.json")], jobs=1)
+    assert [f.severity.label for f in report.findings if f.code == "SHM001"] == ["error"], name

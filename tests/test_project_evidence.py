@@ -1743,3 +1743,16 @@ def test_a_modules_imports_start_where_its_package_is_found(tmp_path: Path) -> N
     )
     facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "-m", "pkg.train")))
     assert [str(fact) for fact in facts.needs] == ["src/pkg/data.py:4 DataLoader(num_workers=4)"]
+
+
+def test_a_modules_src_folder_is_not_where_the_next_program_is_found(tmp_path: Path) -> None:
+    """``python -m pkg.prep`` then ``python train.py``: the top's ``train.py`` runs, not ``src/train.py``."""
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "prep.py").write_text("import os\n")
+    (tmp_path / "src" / "train.py").write_text(
+        "from torch.utils.data import DataLoader\nDataLoader(ds, num_workers=8)\n"
+    )
+    (tmp_path / "train.py").write_text("from torch.utils.data import DataLoader\nDataLoader(ds, num_workers=0)\n")
+    (tmp_path / "start.sh").write_text("python -m pkg.prep\npython train.py\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("sh", "start.sh")))
+    assert not facts.needs and "train.py" in facts.followed

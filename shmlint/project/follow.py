@@ -25,11 +25,6 @@ if TYPE_CHECKING:
     from shmlint.project.pyoptions import Option
     from shmlint.project.shellvars import Line
 
-#: the calling script's own arguments, as a container's whole command: a shell line's expansions reach the walk
-#: escaped (``extract.commandline``); the same characters in a manifest are a literal argument
-_FORWARDED = frozenset({"\\$@", "\\${@}", "\\$*", "\\${*}"})
-#: said of the image's CMD where the container's command is only the script's arguments
-FORWARDED_NOTE = " (the image's CMD, when the script is run without arguments)"
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64
 #: libraries that start no worker processes of their own (``torch.distributed`` and ``torch.multiprocessing`` are
@@ -197,15 +192,18 @@ class _Walk:
             self.not_found(candidates[0], path)
             return
         module = candidate.removeprefix("src/")
-        if found.kind == "module" and path.replace(os.sep, "/").endswith("/" + module):
-            # the folder on ``sys.path`` that holds the package (``src/`` of a src layout): its imports start there
-            top = path[: -len(module) - 1]
-            if top not in self.bases:
-                self.bases.insert(0, top)
+        top = path[: -len(module) - 1] if path.replace(os.sep, "/").endswith("/" + module) else ""
+        # the folder on ``sys.path`` that holds the package (``src/`` of a src layout): this program's imports
+        # start there, not the next program's
+        added = found.kind == "module" and bool(top) and top not in self.bases
+        if added:
+            self.bases.insert(0, top)
         # what one program's modules define is that program's, not the next one's; its environment is what
         # whoever runs it passes on
         self.program({name: " ".join(values) for name, values in env.items()})
         self.module(path, found.arguments, settings, depth)
+        if added:
+            self.bases.remove(top)
 
     def program(self, env: Mapping[str, str]) -> None:
         """Start a program's own environment (for ``os.environ`` in its code), options and config files."""
@@ -376,14 +374,12 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         if not launch.entrypoint and facts.entrypoint is not None:
             entrypoint, line = facts.entrypoint
             lines.append(line)
-        forwarded = _only_forwarded(launch.arguments)
-        if not launch.entrypoint and (not launch.arguments or forwarded) and facts.cmd is not None:
+        if not launch.entrypoint and (not launch.arguments or launch.forwarded) and facts.cmd is not None:
             arguments, line = facts.cmd
             lines.append(line)
         workdir = workdir or facts.workdir
         if lines:
-            text = " ".join((*entrypoint, *arguments))
-            started = CodeFact(f"{where}:{min(lines)}", f"{text}{FORWARDED_NOTE if forwarded else ''}")
+            started = CodeFact(f"{where}:{min(lines)}", " ".join((*entrypoint, *arguments)))
     context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
     if launch.configs:
         reader.virtual = _mounted_configs(launch, reader)
@@ -436,12 +432,6 @@ def programs_run(
         walk.command(["python" if path.endswith(".py") else "sh", path], {}, 0)
     walk.follow_started()
     return tuple(dict.fromkeys(walk.needs)), tuple(walk.commands)
-
-
-def _only_forwarded(arguments: Sequence[str]) -> bool:
-    """Whether the container's command is only the calling script's own arguments (``image "$@"``): run as its
-    document shows, without any, the image's CMD is what starts."""
-    return bool(arguments) and all(word in _FORWARDED for word in arguments)
 
 
 def _mounted_configs(launch: Launch, reader: Reader) -> dict[str, tuple[str, str]]:

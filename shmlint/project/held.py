@@ -4,13 +4,16 @@ container holds, so a training program in a folder it holds (a bind mount of the
 from it) that uses /dev/shm is evidence of what runs.
 
 Only programs a person runs by name are taken: a ``.py`` or ``.sh`` file named for training (``train.py``,
-``tools/train_net.py``, ``finetune.sh``) or a ``main.py``, at most two folders below a held folder, outside tests and
-documentation; each is read as ``python train.py`` would run it, with the same budget as a command's walk.
+``train_net.py``, ``run_finetune.sh``) or a ``main.py``, at most two folders below a held folder, outside tests and
+documentation, and not a test, a library module (``train_utils.py``) or a batch job's script (``#SBATCH``: it runs
+on the cluster's nodes, not here); each is read as ``python train.py`` would run it, with the same budget as a
+command's walk. The programs of a folder are looked for once a run (``ProjectFiles.per_folder``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
@@ -25,12 +28,20 @@ MAX_PROGRAMS = 4
 MAX_BELOW = 2
 #: folders listed below one held folder, at most (a wide tree is not walked for a training program)
 MAX_LISTED = 64
-#: a file named for training, as people run it: ``train.py``, ``train_net.py``, ``run_finetune.sh``
+#: a file named for training, as people run it: ``train.py``, ``train_net.py``, ``run_finetune.sh``; not a test
+#: (``test_train.py``, ``train_test.py``) nor a module others import (``train_utils.py``, ``training_args.py``)
 _TRAINING = LazyRegex(
-    r"main\.py|(?:[a-z0-9]+[_-])?(?:train|training|finetune|fine_tune|pretrain)(?:[_-][a-z0-9_-]{1,40})?\.(?:py|sh)"
+    r"main\.py|(?!test[_-])(?:[a-z0-9]{1,20}[_-])?(?:train|training|finetune|fine_tune|pretrain)"
+    r"(?:[_-](?!(?:test|tests|utils?|args|arguments|config|configs|dataset|data|lib|helpers?|common)\.)"
+    r"[a-z0-9_-]{1,40})?\.(?:py|sh)"
 )
+#: names a folder whose listing was cut short is asked for one by one (the listing's order is the system's)
+_LIKELY = ("train.py", "main.py", "finetune.py", "pretrain.py", "train.sh", "finetune.sh")
 #: folders whose files nobody runs as the container's work
 _ASIDE = frozenset({"test", "tests", "testing", "docs", "doc", "node_modules", "site-packages", "venv", "__pycache__"})
+#: a batch scheduler's job script: its commands run on the nodes it allocates
+_BATCH_JOB = LazyRegex(r"^#(?:SBATCH|PBS|BSUB)\b|^#\$ ", re.MULTILINE, ("#",))
+Facts = tuple[CodeFact, ...]
 #: how the evidence says where the program is held
 HELD_IN = "a training program in the repository's folder the container holds at "
 
@@ -43,35 +54,54 @@ def held_training(
     files = reader.index.tree(reader.index.max_bytes)
     programs: dict[str, tuple[str, str, str]] = {}  # by real path: a folder held at two points is read once
     for point, folder in list(dict.fromkeys(held))[:MAX_FOLDERS]:
-        for path in _programs(files, folder):
+        for path in files.per_folder(_programs, folder):
             programs.setdefault(os.path.join(folder, path), (folder, path, point))
     needs: list[CodeFact] = []
     commands: list[CodeFact] = []
     for folder, path, point in list(programs.values())[:MAX_PROGRAMS]:
-        found, run = programs_run([(folder, path)], devices, reader)
+        walked = files.per_folder(_walked, folder)  # a program held by many containers is read once a run
+        if (path, devices) not in walked:
+            batch = path.endswith(".sh") and _batch_job(reader, os.path.join(folder, path))
+            walked[path, devices] = ((), ()) if batch else programs_run([(folder, path)], devices, reader)
+        found, run = walked[path, devices]
         if found:  # said once a program: where the code is held
             needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point})"), *found[1:]]
         commands += run
     return tuple(dict.fromkeys(needs)), tuple(commands)
 
 
-def _programs(files: ProjectFiles, folder: str) -> list[str]:
+def _walked(_: ProjectFiles, folder: str) -> dict[tuple[str, int | None], tuple[Facts, Facts]]:
+    """What each program of ``folder`` showed, by its path and the GPUs it was read for: filled as programs are
+    read (``held_training``), one for the run."""
+    return {}
+
+
+def _batch_job(reader: Reader, path: str) -> bool:
+    text = reader.text(path)
+    return text is not None and _BATCH_JOB.search(text, 0) is not None
+
+
+def _programs(files: ProjectFiles, folder: str) -> tuple[str, ...]:
     """Training programs at most ``MAX_BELOW`` folders below ``folder``, the shallowest first (paths relative to
-    it, in sorted order)."""
+    it, in sorted order), within ``MAX_LISTED`` folders listed."""
     found: list[str] = []
     level = [""]
     listed = 0
     for _ in range(MAX_BELOW + 1):
-        below = []
-        for relative in level[: MAX_LISTED - listed]:
+        below: list[str] = []
+        for relative in level:
+            if listed >= MAX_LISTED:
+                return tuple(found)
             listed += 1
             where = os.path.join(folder, relative) if relative else folder
-            names = sorted(name for name in files.files_in(where) if _TRAINING.fullmatch(name.lower()))
-            found += [os.path.join(relative, name) if relative else name for name in names]
+            names = [name for name in files.files_in(where) if _TRAINING.fullmatch(name.lower())]
+            if not files.complete(where):  # a folder of more entries than are listed: the likely names, asked
+                names += [name for name in _LIKELY if name not in names and files.has_file(os.path.join(where, name))]
+            found += [os.path.join(relative, name) if relative else name for name in sorted(set(names))]
             below += [
                 os.path.join(relative, name) if relative else name
                 for name in sorted(files.folders_in(where))
                 if not name.startswith(".") and name.lower() not in _ASIDE
-            ]
+            ][: MAX_LISTED - listed - len(below)]
         level = below
-    return found
+    return tuple(found)

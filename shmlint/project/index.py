@@ -263,6 +263,10 @@ class ProjectFiles:
         when it cannot be listed or is outside the roots)."""
         return self._listing(folder).files
 
+    def complete(self, folder: str) -> bool:
+        """Whether the folder's listing holds all its entries (not cut at ``MAX_ENTRIES``, and listed at all)."""
+        return self._listing(folder).complete
+
     def folders_in(self, folder: str) -> tuple[str, ...]:
         """The names of the folders among the folder's first ``MAX_ENTRIES`` entries."""
         return self._listing(folder).folders

@@ -34,7 +34,10 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     from shmlint.parsers.embedded.rst import rst_shell_blocks, rst_yaml_blocks
 
     if kind is FileKind.SHELL:
+        from shmlint.formats.commandline.arguments import with_forwarded
+
         workloads = commands(source, source.text, run.signals)  # first: it bounds the work on the file's shell
+        workloads = with_forwarded(workloads, source.text)
         documents, notices = _here_documents(source, None, path, run)
         return workloads + documents, notices
     if kind is FileKind.MAKEFILE:

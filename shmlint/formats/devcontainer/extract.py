@@ -15,6 +15,7 @@ from shmlint.discover import StrPath, clean_path
 from shmlint.extract.commandline import CommandTarget
 from shmlint.extract.docker_options import env_flag, options_workload
 from shmlint.formats.compose.devcontainer import wants_gpu
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, Launch, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_options import Flag
 from shmlint.parsers.jsonc import JArray, JNode, JObject, JScalar, JString, parse
@@ -82,34 +83,52 @@ def _launch(launch: Launch, root: JObject, path: str) -> Launch:
     if not (isinstance(override, JScalar) and override.value is False):
         launch = launch._replace(entrypoint=WAITING[:2], arguments=WAITING[2:])
     workspace = _workspace(path)
-    if workspace is None or not _workspace_mounted(root.get("workspaceMount")):
+    mounted = _workspace_mount(root.get("workspaceMount"))
+    if workspace is None or mounted is None:
         return launch
+    below, point = mounted
     target = root.get("workspaceFolder")
-    point = target.value if isinstance(target, JString) and target.value.startswith("/") else ""
+    if not point:
+        point = target.value if isinstance(target, JString) and target.value.startswith("/") else ""
     if not point or _VARIABLE in point:
-        point = f"/workspaces/{os.path.basename(os.path.abspath(workspace))}"
-    source = os.path.relpath(workspace, launch.base_dir)
+        point = f"/workspaces/{os.path.basename(workspace)}"
+    source = os.path.relpath(os.path.join(workspace, below), os.path.abspath(launch.base_dir))
     return launch._replace(mounts=(*launch.mounts, (point, source)))
 
 
 def _workspace(path: str) -> str | None:
-    """The folder the tools open, whose ``.devcontainer`` (or ``.devcontainer.json``) this file is: None for a file
-    elsewhere."""
-    folder = os.path.dirname(path) or "."
-    if os.path.basename(path) == ".devcontainer.json":
+    """The folder the tools open (absolute), whose ``.devcontainer`` (or ``.devcontainer.json``) this file is: None
+    for a file elsewhere."""
+    absolute = os.path.abspath(path)
+    folder = os.path.dirname(absolute)
+    if os.path.basename(absolute) == ".devcontainer.json":
         return folder
-    parts = folder.replace(os.sep, "/").split("/")
+    parts = folder.split(os.sep)
     for above in (1, 2):  # .devcontainer/devcontainer.json, .devcontainer/<name>/devcontainer.json
-        if len(parts) >= above and parts[-above] == ".devcontainer":
-            return "/".join(parts[:-above]) or "."
+        if len(parts) > above and parts[-above] == ".devcontainer":
+            return os.sep.join(parts[:-above]) or os.sep
     return None
 
 
-def _workspace_mounted(node: JNode | None) -> bool:
-    """Whether the workspace is what is mounted: no ``workspaceMount``, or one whose source is the workspace."""
+#: the workspace folder in a ``workspaceMount`` source, and a folder below it
+_LOCAL_WORKSPACE = LazyRegex(r"\$\{localWorkspaceFolder\}((?:/[\w.-]{1,255}){0,8})/?")
+
+
+def _workspace_mount(node: JNode | None) -> tuple[str, str] | None:
+    """What of the workspace is mounted, and where: no ``workspaceMount`` mounts all of it (the container path is
+    then ``workspaceFolder``'s, ""), one whose ``source`` is the workspace or a folder below it that folder at its
+    ``target``; None for anything else (another folder, a volume, a value not read)."""
     if node is None:
-        return True
-    return isinstance(node, JString) and "source=${localWorkspaceFolder}" in node.value.replace(" ", "")
+        return "", ""
+    if not isinstance(node, JString):
+        return None
+    fields = dict(part.partition("=")[::2] for part in node.value.split(",") if "=" in part)
+    source = fields.get("source", fields.get("src", "")).strip()
+    target = fields.get("target", fields.get("dst", fields.get("destination", ""))).strip()
+    found = _LOCAL_WORKSPACE.fullmatch(source)
+    if found is None or ".." in found.group(1).split("/"):
+        return None
+    return found.group(1).strip("/"), target if target.startswith("/") else ""
 
 
 def _word(node: JString) -> Word:
