@@ -61,6 +61,7 @@ FRESH36 = BENCH / "fresh36"  # tutorials that start GPU containers (notebooks, c
 FRESH37 = BENCH / "fresh37"  # the issue's kinds as a new user picks them (GPU tools, speech/TTS servers): held back
 FRESH38 = BENCH / "fresh38"  # the issue's kinds as a new user picks them (RL, vendor harnesses, Helm): held back
 FRESH39 = BENCH / "fresh39"  # crash-seeking by evidence of real shm failures (issues, sizing commits): held back
+FRESH41 = BENCH / "fresh41"  # crash-seeking by reading small training repositories' docker runs: held back
 _LATER = (
     FRESH8,
     FRESH9,
@@ -94,6 +95,7 @@ _LATER = (
     FRESH37,
     FRESH38,
     FRESH39,
+    FRESH41,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
