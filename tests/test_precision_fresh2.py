@@ -62,6 +62,7 @@ FRESH37 = BENCH / "fresh37"  # the issue's kinds as a new user picks them (GPU t
 FRESH38 = BENCH / "fresh38"  # the issue's kinds as a new user picks them (RL, vendor harnesses, Helm): held back
 FRESH39 = BENCH / "fresh39"  # crash-seeking by evidence of real shm failures (issues, sizing commits): held back
 FRESH40 = BENCH / "fresh40"  # the issue's kinds as a new user picks them (GPU samples, RAG/TTS/ASR): held back
+FRESH41 = BENCH / "fresh41"  # crash-seeking by reading small training repositories' docker runs: held back
 _LATER = (
     FRESH8,
     FRESH9,
@@ -96,6 +97,7 @@ _LATER = (
     FRESH38,
     FRESH39,
     FRESH40,
+    FRESH41,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
