@@ -217,6 +217,9 @@ class Launch(NamedTuple):
     #: its command is only the calling script's own arguments (``img "$@"``), and the script, run as it is written,
     #: passes none: the image's CMD runs (``shmlint.formats.commandline``)
     forwarded: bool = False
+    #: the same file runs commands in it by its name (``docker exec NAME ...``): those, not what it holds, are its
+    #: work (``shmlint.formats.commandline``)
+    exec_into: bool = False
 
 
 class ProjectFacts(NamedTuple):

@@ -367,3 +367,68 @@ def test_an_image_the_script_defaults_from_the_environment_is_its_default(script
     value of its own leaves the image to it (not read here)."""
     (command,) = container_commands(script)
     assert command.image is not None and command.image.text == image
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'A=(-it -v "$(pwd)":/w --shm-size 16g)\ndocker run --gpus all "${A[@]}" img',  # a substitution's `)`
+        'A=(--gpus all --shm-size 512m)\n[ -n "$BIG" ] && A[3]=32g\ndocker run "${A[@]}" img',  # an item changed
+        'A=(--gpus all --shm-size 512m)\nunset A\ndocker run "${A[@]}" img',
+    ],
+)
+def test_an_array_whose_items_cannot_be_read_exactly_stays_unknown(script: str) -> None:
+    (command,) = container_commands(script)
+    assert [word.text for word in command.unknown] == ["${A[@]}"]
+    assert not command.has_flag("--shm-size")
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'A=(\n  --gpus all  # every GPU (see nvidia-smi)\n  --shm-size 16g\n)\ndocker run "${A[@]}" img',
+        'A=(--gpus all --label "a)b" --shm-size 16g)\ndocker run "${A[@]}" img',
+    ],
+)
+def test_an_arrays_end_is_the_first_paren_outside_its_words_and_comments(script: str) -> None:
+    (command,) = container_commands(script)
+    assert command.has_flag("--shm-size") and command.has_flag("--gpus") and not command.unknown
+
+
+def test_an_array_of_many_lines_is_read_to_its_end() -> None:
+    lines = "".join(f"  -e A{index}=1\n" for index in range(70))
+    (command,) = container_commands(f'A=(\n  --gpus all\n{lines}  --shm-size 16g\n)\ndocker run "${{A[@]}}" img')
+    assert command.has_flag("--shm-size") and not command.unknown
+
+
+@pytest.mark.parametrize("value", ["--tmpfs $SPEC", "-v $SHMVOL", "--mount type=tmpfs,destination=$P,tmpfs-size=8g"])
+def test_an_option_variables_mount_that_expands_may_be_at_dev_shm(value: str) -> None:
+    (command,) = container_commands(f'OPTS="--gpus all {value}"\ndocker run $OPTS img')
+    assert [word.text for word in command.may_set_shm] == ["$OPTS"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "echo 'torchrun --nproc_per_node=8 t.py'",
+        "bash -c 'torchrun t.py'",
+        'python3 t.py \\"x\\"',
+        "torchrun t.py; sleep 1",
+    ],
+)
+def test_a_command_variable_with_quotes_is_not_split_as_the_shell_would_not(value: str) -> None:
+    (command,) = container_commands(f'CMD="{value}"\ndocker run img $CMD')
+    assert [word.text for word in command.arguments] == ["$CMD"]
+
+
+@pytest.mark.parametrize(
+    ("script", "image"),
+    [
+        ("source .env\nIMAGE=${DOCKER_IMAGE:-acme/app}\ndocker run $IMAGE", "$IMAGE"),  # the file may set it
+        (". ./env.sh\nIMAGE=${IMAGE:-acme/app}\ndocker run $IMAGE", "$IMAGE"),
+        ("IMAGE=${IMAGE:-acme/app}\ndocker run $IMAGE", "acme/app"),  # its own default
+    ],
+)
+def test_an_images_default_after_a_file_of_assignments_is_not_known(script: str, image: str) -> None:
+    (command,) = container_commands(script)
+    assert command.image is not None and command.image.text == image

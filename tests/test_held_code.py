@@ -255,3 +255,12 @@ def test_a_dev_container_checked_from_its_own_folder_holds_the_same_workspace(
     monkeypatch.chdir(tmp_path / ".devcontainer")
     report = check_paths(Settings(undecided="show"), [Path("devcontainer.json")], jobs=1)
     assert [f.severity.label for f in report.findings if f.code == "SHM001"] == ["error"], name
+
+
+def test_a_holder_the_file_execs_into_is_judged_by_nothing_it_holds(tmp_path: Path) -> None:
+    """The file says what runs in it (``docker exec dev python serve.py``): not the training program it holds."""
+    run = 'docker run -d --name dev --gpus all -v "$(pwd)":/ws acme/dev sleep infinity\n'
+    _write(tmp_path, {"run.sh": run + "docker exec -it dev python /ws/serve.py\n", "train.py": LOADER})
+    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+    _write(tmp_path, {"run.sh": run + "docker exec -it other python /ws/serve.py\n"})
+    assert _shm001(tmp_path)["run.sh"].severity.label == "error"  # another container's exec says nothing of it

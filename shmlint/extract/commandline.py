@@ -33,7 +33,7 @@ from shmlint.containers.docker import (
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.container_command import ContainerCommand, container_commands
+from shmlint.parsers.container_command import ContainerCommand, container_commands, exec_targets
 from shmlint.parsers.container_options import Flag
 from shmlint.parsers.shell import Word
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
@@ -88,9 +88,20 @@ def extract_commands(
         else ((c, None) for c in container_commands(masked, in_blocks))
     )
     workloads: list[Workload] = []
+    targets: frozenset[str] | None = None  # the names the text execs into, read once and only where it may
     for command, typed in found:
-        workloads.append(command_workload(command, source, signals, occurrence=len(workloads), typed=typed))
+        workload = command_workload(command, source, signals, occurrence=len(workloads), typed=typed)
+        named = command.flag_values("--name")
+        if named and workload.launch is not None and _EXEC.search(masked) is not None:
+            targets = exec_targets(masked, in_blocks) if targets is None else targets
+            if named[-1].value_text in targets:
+                workload = workload._replace(launch=workload.launch._replace(exec_into=True))
+        workloads.append(workload)
     return workloads
+
+
+#: a container engine's ``exec`` in a text: only then are the containers it execs into looked for
+_EXEC = LazyRegex(r"\bexec\b", 0, ("exec",))
 
 
 #: an expansion in a word (``$X``, ``${X:-a}``, ``$(cmd)`` one level deep): what is left around it is literal

@@ -10,6 +10,7 @@ tokenizer (``shmlint.parsers.shell``), so every flag keeps its offsets.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 
@@ -29,8 +30,6 @@ from shmlint.parsers.option_variables import (
 from shmlint.parsers.programs import ENGINES
 from shmlint.parsers.shell import Word, commands
 
-#: commands after an array's ``NAME=(`` that may hold its words (one a line, at most)
-MAX_ARRAY_COMMANDS = 64
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
 _ENGINE_VARIABLE = LazyRegex(r"^\$[({]?\w*(docker|podman|container_(engine|runtime|cli))\w*[)}]?$", re.IGNORECASE)
 _SUBCOMMANDS = frozenset({"run", "create"})
@@ -120,7 +119,7 @@ def container_commands(text: str, in_blocks: bool = False) -> Iterator[Container
     for index, command in enumerate(simple):
         if command.words[0].start < array_end:
             continue  # an array's words (``ARGS=(--gpus all)``), not a command
-        array_end = note_assignment(command, text, assigned, simple[index + 1 : index + 1 + MAX_ARRAY_COMMANDS])
+        array_end = note_assignment(command, text, assigned, itertools.islice(simple, index + 1, None))
         parsed = parse_container_command(command.words, text, assigned)
         if parsed is not None:
             yield parsed
@@ -163,6 +162,26 @@ def parse_container_command(
         may_set_shm=tuple(shm_words),
         placed=tuple(placed),
     )
+
+
+#: ``docker exec`` options that take a value (the container's name comes after them)
+_EXEC_VALUE_OPTIONS = frozenset({"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"})
+
+
+def exec_targets(text: str, in_blocks: bool = False) -> frozenset[str]:
+    """The names of the containers the text runs commands in (``docker exec -it dev python train.py``: ``dev``)."""
+    found: set[str] = set()
+    for command in commands(text, in_blocks=in_blocks):
+        words = command.words
+        index = _skip_wrappers(words, 0, text)
+        if index + 1 >= len(words) or words[index].text.rsplit("/", 1)[-1] not in ENGINES:
+            continue
+        index += 1 + (words[index + 1].text == "container")
+        if index < len(words) and words[index].text == "exec":
+            target = _skip_options(words, index + 1, _EXEC_VALUE_OPTIONS)
+            if target < len(words) and not words[target].dynamic:
+                found.add(words[target].text)
+    return frozenset(found)
 
 
 def parse_options(words: Sequence[Word], text: str) -> tuple[tuple[Flag, ...], tuple[Word, ...]]:

@@ -10,7 +10,7 @@ image, and one it says nothing of stays unknown. The work is bounded per text (`
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
@@ -24,6 +24,13 @@ _WHOLE_VARIABLE = LazyRegex(
 )
 #: a value that defaults from the environment: ``${NAME:-default}``, ``${NAME-default}``
 _DEFAULT = LazyRegex(r"\$\{([A-Za-z_][A-Za-z0-9_]{0,63}):?-([^${}`]{1,512})\}")
+#: commands that read a file of assignments into the script
+_SOURCING = frozenset({"source", "."})
+#: a command that changes a name other than by a plain assignment: an array's item, ``unset``, ``read``/``mapfile``
+_CHANGED_ELSEWHERE = LazyRegex(
+    r"([A-Za-z_][A-Za-z0-9_]{0,63})\[[^\]\n]{0,64}\]\+?="
+    r"|(?:unset|read|mapfile|readarray)((?:[ \t]+-[A-Za-z]{1,8}(?:[ \t]+[^\s-][^\s]{0,8})?)*(?:[ \t]+[A-Za-z_][A-Za-z0-9_]{0,63}){1,8})"
+)
 #: options that decide nothing shmlint reads: a variable whose every value holds only others is skipped
 _JUDGED_OPTIONS = frozenset(
     [
@@ -66,6 +73,7 @@ class Assignments:
     def __init__(self) -> None:
         self.values: dict[str, tuple[str, ...]] = {}
         self.arrays: set[str] = set()  # names whose value is an array's items
+        self.sourced = False  # a file of assignments was read in (``source .env``): any name may be set
         self.read: set[str] = set()  # names a command has read
         #: names given another value after a command read them: which value a later command gets depends on the
         #: order the script runs in, not only on its branches
@@ -87,7 +95,7 @@ class Assignments:
 
 
 def note_assignment(
-    command: SimpleCommand, text: str, assignments: Assignments, rest: Sequence[SimpleCommand] = ()
+    command: SimpleCommand, text: str, assignments: Assignments, rest: Iterable[SimpleCommand] = ()
 ) -> int:
     """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
     every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
@@ -95,7 +103,16 @@ def note_assignment(
     the name marks it ``late`` (``option_variable`` then reads no branch's value as the one that runs). An array
     (``ARGS=(--gpus all)``, its words the commands ``rest`` begins with) is its words, for ``"${ARGS[@]}"``.
     Returns the offset up to which the following commands are the array's words (-1: none)."""
-    words = command.words[1:] if command.words[0].text in ("export", "local", "declare", "readonly") else command.words
+    first = command.words[0].text
+    if first in _SOURCING:  # an env file may set any name: a default from the environment is not known after it
+        assignments.sourced = True
+    changed = _CHANGED_ELSEWHERE.match(text, command.words[0].start) if first not in _SOURCING else None
+    if changed is not None:  # ``A[3]=x``, ``unset A``, ``read -a A``: what the name holds is not known
+        for name in (changed.group(1) or changed.group(2) or "").split():  # options' words too: never a value
+            assignments.values.pop(name, None)
+            assignments.arrays.discard(name)
+        return -1
+    words = command.words[1:] if first in ("export", "local", "declare", "readonly") else command.words
     if not words or not all(is_assignment(word, text) for word in words):
         return -1
     assigned = assignments.values
@@ -104,9 +121,9 @@ def note_assignment(
         name, _, value = word.text.partition("=")
         array = array_items(text, word, rest) if not value and not name.endswith("+") else None
         if array is not None:
-            items, array_end = array
-            value = " ".join(_quoted(item.text) for item in items)
-            if any(item.dynamic for item in items) or len(value) > MAX_VALUE:
+            array_end = array.end
+            value = " ".join(_quoted(item.text) for item in array.items or ())
+            if array.items is None or any(item.dynamic for item in array.items) or len(value) > MAX_VALUE:
                 assigned.pop(name, None)  # an item the text does not give, or too long: not known
                 assignments.arrays.discard(name)
                 continue
@@ -186,10 +203,16 @@ def _read_value(value: str) -> _Read | None:
         return None
     names = {flag.long_name for flag in flags}
     shm = any(
-        flag.long_name in _SHM_OPTIONS and (flag.long_name in _SHM_MODES or "/dev/shm" in flag.value_text)
+        flag.long_name in _SHM_OPTIONS
+        and (flag.long_name in _SHM_MODES or "/dev/shm" in flag.value_text or _expands(flag.value_text))
         for flag in flags
     )
     return _Read(parts, frozenset(names & _JUDGED_OPTIONS), shm)
+
+
+def _expands(value: str) -> bool:
+    """A value the shell fills in at run time (``--tmpfs $SPEC``): it may name /dev/shm."""
+    return "$" in value or "`" in value
 
 
 def _value_options(parts: Sequence[Word]) -> list[Flag] | None:
@@ -209,17 +232,18 @@ def assigned_word(word: Word, assigned: Assignments) -> Word | None:
     that holds an expansion or a blank."""
     name = assigned_name(word, assigned)
     values = assigned.values.get(name, ()) if name else ()
-    value = _defaulted(values[0], assigned) if len(values) == 1 else ""
+    value = _defaulted(values[0], assigned, name) if len(values) == 1 else ""
     if not value or any(char.isspace() or char in "$`" for char in value):
         return None
     return Word(value, word.start, word.end)
 
 
-def _defaulted(value: str, assigned: Assignments) -> str:
+def _defaulted(value: str, assigned: Assignments, name: str) -> str:
     """A value as the script runs when the environment does not set what it defaults from: ``${IMAGE:-acme/app}``
-    is ``acme/app`` where the script itself never gives ``IMAGE`` a value; any other value as it is."""
+    (also ``IMAGE=${IMAGE:-acme/app}``) is ``acme/app`` where the script itself never gives the other name a value
+    nor reads a file of assignments in; any other value as it is."""
     default = _DEFAULT.fullmatch(value)
-    if default is None or default.group(1) in assigned.values:
+    if default is None or assigned.sourced or (default.group(1) != name and default.group(1) in assigned.values):
         return value
     return default.group(2).strip("\"'") if default.group(2)[:1] == default.group(2)[-1:] else default.group(2)
 
@@ -231,8 +255,12 @@ def assigned_words(word: Word, assigned: Assignments) -> tuple[Word, ...] | None
     is quoted (``"$CMD"`` is one word: a program of that whole name), or the value substitutes a command."""
     name = assigned_name(word, assigned) if word.splat else ""
     values = assigned.values.get(name, ()) if name else ()
-    if len(values) != 1 or not values[0].strip() or "`" in values[0] or "$(" in values[0]:
+    if len(values) != 1:
         return None
+    # quotes and operators the shell keeps as characters when it splits a value (an array's words are its own)
+    quoted = name not in assigned.arrays and any(char in values[0] for char in "'\"\\;&|<>()")
+    if not values[0].strip() or quoted or "`" in values[0] or "$(" in values[0]:
+        return None  # a substitution, or quotes the shell keeps as characters when it splits the value
     if not assigned.spend(len(values[0])):
         return None
     parts = [part for command in commands(values[0]) for part in command.words]

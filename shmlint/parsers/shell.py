@@ -9,10 +9,11 @@ opaque word instead of recursing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 
 #: substitutions nested deeper than this are skipped, not parsed: keeps the recursion far from Python's limit
 MAX_DEPTH = 40
@@ -96,20 +97,48 @@ def first_unclosed(text: str, *, in_blocks: bool = False) -> tuple[int, int] | N
     return min(unclosed) if unclosed else None
 
 
-def array_items(text: str, word: Word, rest: Sequence[SimpleCommand]) -> tuple[tuple[Word, ...], int] | None:
+class ArrayItems(NamedTuple):
+    """An array assignment's items (None when the text ends before its ``)``) and the offset of that ``)``, up to
+    which the commands the tokenizer makes of its words belong to it."""
+
+    items: tuple[Word, ...] | None
+    end: int
+
+
+def array_items(text: str, word: Word, rest: Iterable[SimpleCommand]) -> ArrayItems | None:
     """``NAME=(a b c)``: the tokenizer reads ``NAME=`` and then the parenthesised words as a command of their own;
-    those words (from ``rest``, the commands after ``word``'s), and the offset up to which commands belong to the
-    array, when ``(`` follows the ``=``."""
+    those words (from ``rest``, the commands after ``word``'s, read only as far as the array goes) and where the
+    array ends, when ``(`` follows the ``=``: at the first ``)`` outside a word and a comment (``"a)b"``,
+    ``"$(pwd)"`` and ``# see (this)`` hold one that is not the array's)."""
     if text[word.end : word.end + 1] != "(":
         return None
-    close = text.find(")", word.end)
-    end = len(text) if close == -1 else close
     items: list[Word] = []
+    at = word.end + 1
     for command in rest:
-        if command.words[0].start >= end:
-            break  # the commands after the array's
-        items += [w for w in command.words if w.end <= end]
-    return tuple(items), end
+        for item in command.words:
+            close = _close_between(text, at, item.start)
+            if close != -1:
+                return ArrayItems(tuple(items), close)
+            items.append(item)
+            at = item.end
+    close = _close_between(text, at, len(text))
+    return ArrayItems(tuple(items), close) if close != -1 else ArrayItems(None, len(text))
+
+
+def _close_between(text: str, start: int, end: int) -> int:
+    """The first ``)`` between two words (``start`` to ``end``) that no comment holds, or -1."""
+    at = start
+    while at < end:
+        close = text.find(")", at, end)
+        comment = text.find("#", at, end)
+        if comment != -1 and (close == -1 or comment < close) and (comment == 0 or text[comment - 1] in " \t\n("):
+            line_end = text.find("\n", comment, end)
+            if line_end == -1:
+                return -1
+            at = line_end
+            continue
+        return close
+    return -1
 
 
 def is_unquoted_literal(word: Word, text: str) -> bool:

@@ -30,13 +30,14 @@ def with_needs(
             launch = workload.launch
             if launch.dockerfile_beside and knows_image(workload.image, knowledge):
                 launch = launch._replace(dockerfile_beside=False)  # a known image is not what that Dockerfile builds
-            facts = gather(launch, workload.accelerator_count, Reader(project, texts), workload.image)
+            reader = Reader(project, texts)  # the container's budget: what it runs, then what it holds
+            facts = gather(launch, workload.accelerator_count, reader, workload.image)
             need = decide(workload._replace(project=facts), knowledge)
             kept: ProjectFacts | None = facts
             if facts.guessed and (need is None or need.tier is not Tier.NEEDS):
                 need, kept = _unguessed(workload, launch, knowledge, Reader(project, texts), need, facts)
             if need is not None and need.tier is Tier.UNKNOWN and kept is not None and kept.held:
-                need, kept = _held(workload._replace(project=kept), knowledge, Reader(project, texts), need)
+                need, kept = _held(workload._replace(project=kept), knowledge, reader, need)
             workload = workload._replace(project=kept)
         decided.append(workload._replace(need=need))
     if len(decided) > 1 and any(_over_ssh(workload) for workload in decided):
@@ -72,9 +73,13 @@ def _unguessed(
 
 def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) -> tuple[Need, ProjectFacts | None]:
     """The need with the training programs of the folders a container that holds accelerators holds
-    (``shmlint.project.held``): what people run in it is that code."""
+    (``shmlint.project.held``): what people run in it is that code, unless the file says what it runs there
+    (``docker exec``: the holder stays undecided)."""
     facts = workload.project
-    if facts is None or not workload.gpu or not holds_only(workload, knowledge):
+    launch = workload.launch
+    if facts is None or not workload.gpu or (launch is not None and launch.exec_into):
+        return need, facts  # on the CPU, or its work is what the file execs into it
+    if not holds_only(workload, knowledge):
         return need, facts
     from shmlint.project.held import held_training  # loaded for a holder with the repository in it only
 

@@ -132,9 +132,13 @@ def script_commands(
             for match, word in assigned:
                 assert match is not None
                 name, append, value = match.groups()
-                array = array_items(text, word, simple[index + 1 :]) if value == "" else None
-                if array is not None:
-                    items, skip_until = array
+                array = array_items(text, word, itertools.islice(simple, index + 1, None)) if value == "" else None
+                if array is not None and array.items is None:  # an array whose items cannot be read exactly
+                    skip_until = array.end
+                    variables.pop(name, None)
+                    continue
+                if array is not None and array.items is not None:
+                    items, skip_until = array.items, array.end
                     values = tuple(v for w in items for v in expand_word(w, variables, positional))
                 else:
                     values = expand_word(value, variables, positional)
