@@ -217,6 +217,9 @@ class Launch(NamedTuple):
     #: its command is only the calling script's own arguments (``img "$@"``), and the script, run as it is written,
     #: passes none: the image's CMD runs (``shmlint.formats.commandline``)
     forwarded: bool = False
+    #: a run line of a script or a document: its relative paths start where whoever runs it stands, which may be a
+    #: folder above the file (a compose file's or a manifest's start at the file's own folder)
+    caller_relative: bool = False
     #: the same file runs commands in it by its name (``docker exec NAME ...``): those, not what it holds, are its
     #: work (``shmlint.formats.commandline``)
     exec_into: bool = False

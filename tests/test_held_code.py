@@ -264,3 +264,13 @@ def test_a_holder_the_file_execs_into_is_judged_by_nothing_it_holds(tmp_path: Pa
     assert _shm001(tmp_path)["run.sh"].severity.label == "info"
     _write(tmp_path, {"run.sh": run + "docker exec -it other python /ws/serve.py\n"})
     assert _shm001(tmp_path)["run.sh"].severity.label == "error"  # another container's exec says nothing of it
+
+
+def test_a_compose_files_relative_mount_is_its_own_folders(tmp_path: Path) -> None:
+    """Compose reads ``./src`` from the compose file's folder: ``docker/src`` (absent here), never the top's."""
+    compose = (
+        "services:\n  dev:\n    image: acme/dev\n    command: sleep infinity\n    volumes: ['./src:/w']\n"
+        "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [gpu]}]}}}\n"
+    )
+    _write(tmp_path, {"docker/compose.yaml": compose, "src/train.py": LOADER})
+    assert _shm001(tmp_path)["docker/compose.yaml"].severity.label == "info"

@@ -91,6 +91,8 @@ def extract_commands(
     targets: frozenset[str] | None = None  # the names the text execs into, read once and only where it may
     for command, typed in found:
         workload = command_workload(command, source, signals, occurrence=len(workloads), typed=typed)
+        if workload.launch is not None:
+            workload = workload._replace(launch=workload.launch._replace(caller_relative=True))
         named = command.flag_values("--name")
         if named and workload.launch is not None and _EXEC.search(masked) is not None:
             targets = exec_targets(masked, in_blocks) if targets is None else targets

@@ -479,16 +479,19 @@ def _missing_notes(names: Sequence[str], reader: Reader) -> tuple[str, ...]:
 
 def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:
     """The repository's bind-mounted folders: (container path, real folder), in the order they are written; a
-    relative source from the file's folder, else from the nearest folder above it that has it, or the repository's
-    top (a script in ``docker/`` run from the top as ``./docker/run.sh`` mounts the top's ``./src``)."""
+    relative source from the file's folder, and for a script's or a document's run line (``caller_relative``) else
+    from the nearest folder above it that has it, or the repository's top (a script in ``docker/`` run from the top
+    as ``./docker/run.sh`` mounts the top's ``./src``)."""
     found = []
     starts = [launch.base_dir]
-    while len(starts) <= MAX_ABOVE and (above := os.path.dirname(os.path.abspath(starts[-1]))) != starts[-1]:
-        if reader.folder(above) is None:  # above every root
+    while launch.caller_relative and len(starts) <= MAX_ABOVE:
+        above = os.path.dirname(os.path.abspath(starts[-1]))
+        if above == os.path.abspath(starts[-1]) or reader.folder(above) is None:  # the top, or above every root
             break
         starts.append(above)
     for mounted, source in launch.mounts[:MAX_MOUNTS]:
-        tried = starts[:1] if os.path.isabs(source) else [*starts, *reader.index.roots]
+        caller = launch.caller_relative and not os.path.isabs(source)
+        tried = [*starts, *reader.index.roots] if caller else starts[:1]
         host = next((real for start in tried if (real := reader.folder(os.path.join(start, source)))), None)
         if host is not None:
             found.append((mounted.rstrip("/") or "/", host))
