@@ -251,7 +251,9 @@ def test_a_command_line_is_judged_by_the_same_docker_options_judge(engine: Engin
     (workload,) = _workloads(engine, "scripts/run.sh", text, FileKind.SHELL)
     assert [(s.kind, s.size.bytes if s.size else None) for s in workload.shm] == [(ShmKind.MEMORY, GIB)]
     assert not workload.gpu and workload.torch
-    assert workload.launch == Launch("scripts", (), ("python", "train.py"), "/workspace", (("EPOCHS", "3"),))
+    assert workload.launch == Launch(
+        "scripts", (), ("python", "train.py"), "/workspace", (("EPOCHS", "3"),), caller_relative=True
+    )
 
 
 def test_a_medium_spelled_in_lower_case_is_said_to_stop_the_pod(tmp_path: Path) -> None:
