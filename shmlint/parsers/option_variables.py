@@ -29,7 +29,8 @@ _SOURCING = frozenset({"source", "."})
 #: a command that changes a name other than by a plain assignment: an array's item, ``unset``, ``read``/``mapfile``
 _CHANGED_ELSEWHERE = LazyRegex(
     r"([A-Za-z_][A-Za-z0-9_]{0,63})\[[^\]\n]{0,64}\]\+?="
-    r"|(?:unset|read|mapfile|readarray)((?:[ \t]+-[A-Za-z]{1,8}(?:[ \t]+[^\s-][^\s]{0,8})?)*(?:[ \t]+[A-Za-z_][A-Za-z0-9_]{0,63}){1,8})"
+    r"|(?:unset|read|mapfile|readarray)((?:[ \t]+-[A-Za-z]{1,8}(?:[ \t]+[^\s-][^\s]{0,8})?){0,16}"
+    r"(?:[ \t]+[A-Za-z_][A-Za-z0-9_]{0,63}){1,8})"
 )
 #: options that decide nothing shmlint reads: a variable whose every value holds only others is skipped
 _JUDGED_OPTIONS = frozenset(
