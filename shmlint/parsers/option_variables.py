@@ -15,15 +15,13 @@ from collections.abc import Iterable, Sequence
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_options import Flag, read_option
-from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands
+from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, environment_default
 
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 #: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``, or all of an array, ``${NAME[@]}``
 _WHOLE_VARIABLE = LazyRegex(
     r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\})$"
 )
-#: a value that defaults from the environment: ``${NAME:-default}``, ``${NAME-default}``
-_DEFAULT = LazyRegex(r"\$\{([A-Za-z_][A-Za-z0-9_]{0,63}):?-([^${}`]{1,512})\}")
 #: commands that read a file of assignments into the script
 _SOURCING = frozenset({"source", "."})
 #: a command that changes a name other than by a plain assignment: an array's item, ``unset``, ``read``/``mapfile``
@@ -243,10 +241,10 @@ def _defaulted(value: str, assigned: Assignments, name: str) -> str:
     """A value as the script runs when the environment does not set what it defaults from: ``${IMAGE:-acme/app}``
     (also ``IMAGE=${IMAGE:-acme/app}``) is ``acme/app`` where the script itself never gives the other name a value
     nor reads a file of assignments in; any other value as it is."""
-    default = _DEFAULT.fullmatch(value)
-    if default is None or assigned.sourced or (default.group(1) != name and default.group(1) in assigned.values):
+    default = environment_default(value)
+    if default is None or assigned.sourced or (default[0] != name and default[0] in assigned.values):
         return value
-    return default.group(2).strip("\"'") if default.group(2)[:1] == default.group(2)[-1:] else default.group(2)
+    return default[1]
 
 
 def assigned_words(word: Word, assigned: Assignments) -> tuple[Word, ...] | None:

@@ -141,6 +141,21 @@ def _close_between(text: str, start: int, end: int) -> int:
     return -1
 
 
+#: a whole word that defaults from the environment: ``${NAME:-default}`` (or ``${NAME-default}``)
+_DEFAULTED = LazyRegex(r"\$\{([A-Za-z_][A-Za-z0-9_]{0,63}):?-([^${}`]{1,512})\}")
+
+
+def environment_default(text: str) -> tuple[str, str] | None:
+    """The name and the default of a word that is only ``${NAME:-default}`` (quotes around the default dropped),
+    as the shell and compose give it where the environment does not set ``NAME``; None for any other word."""
+    found = _DEFAULTED.fullmatch(text)
+    if found is None:
+        return None
+    default = found.group(2)
+    quoted = len(default) > 1 and default[0] == default[-1] and default[0] in "\"'"
+    return found.group(1), default[1:-1] if quoted else default
+
+
 def is_unquoted_literal(word: Word, text: str) -> bool:
     """True when the word was written without quotes, escapes or expansions (so it can be a reserved word)."""
     return not word.dynamic and text[word.start : word.end] == word.text

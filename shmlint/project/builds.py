@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.shell import environment_default
 from shmlint.project.build_lines import WrittenBuild, builds_in
 
 if TYPE_CHECKING:
@@ -48,8 +49,6 @@ MAX_ABOVE = 32
 _HERE = frozenset({".", "./", "$(pwd)", "$PWD", "${PWD}", "`pwd`", "$(CURDIR)", "$(PWD)", "$(shell pwd)"})
 #: one variable, as a registry prefix: shell, make and GitHub Actions spellings
 _VARIABLE = LazyRegex(r"\$\{\{[^{}]{1,200}\}\}|\$\{[^{}]{1,200}\}|\$\([^()]{1,200}\)|\$[A-Za-z_][A-Za-z0-9_]{0,63}")
-#: a whole reference that defaults from the environment: ``${IMAGE:-acme/app:1}`` (``:-`` or ``-``)
-_DEFAULTED = LazyRegex(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,63}:?-([^${}`]{1,512})\}")
 #: a repository path's characters once the registry and tag are gone (docker's reference grammar, any case)
 _PATH = LazyRegex(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,254}")
 
@@ -91,9 +90,9 @@ def image_key(reference: str) -> str | None:
     """An image reference's repository path without registry, tag or digest, lower case; None when it cannot be
     told exactly (a variable inside the path, characters no image name has)."""
     text = reference.strip().strip("\"'")
-    default = _DEFAULTED.fullmatch(text)
+    default = environment_default(text)
     if default is not None:  # compose's and the shell's ``${IMAGE:-acme/app}``: the name the file gives
-        text = default.group(1).strip("\"'")
+        text = default[1]
     text = text.split("@", 1)[0]
     if not text or len(text) > 512:
         return None
