@@ -92,12 +92,11 @@ def extract_commands(
     for command, typed in found:
         workload = command_workload(command, source, signals, occurrence=len(workloads), typed=typed)
         if workload.launch is not None:
-            workload = workload._replace(launch=workload.launch._replace(caller_relative=True))
-        named = command.flag_values("--name")
-        if named and workload.launch is not None and _EXEC.search(masked) is not None:
-            targets = exec_targets(masked, in_blocks) if targets is None else targets
-            if named[-1].value_text in targets:
-                workload = workload._replace(launch=workload.launch._replace(exec_into=True))
+            named = command.flag_values("--name")
+            if named and targets is None:
+                targets = exec_targets(masked, in_blocks) if _EXEC.search(masked) is not None else frozenset()
+            exec_into = bool(named) and targets is not None and named[-1].value_text in targets
+            workload = workload._replace(launch=workload.launch._replace(caller_relative=True, exec_into=exec_into))
         workloads.append(workload)
     return workloads
 

@@ -419,17 +419,14 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     )
 
 
-def programs_run(
-    programs: Sequence[tuple[str, str]], devices: int | None, reader: Reader
+def program_run(
+    folder: str, path: str, devices: int | None, reader: Reader
 ) -> tuple[tuple[CodeFact, ...], tuple[CodeFact, ...]]:
-    """What the repository's programs show when each is run on its own, without arguments (``programs``: its
-    folder and its path there; ``python train.py``, ``sh train.sh``): the code that uses /dev/shm, and the commands
-    the scripts run, in one walk within the reader's budget."""
-    walk = _Walk(reader, list(dict.fromkeys(folder for folder, _ in programs)), devices)
-    for folder, path in programs:
-        walk.bases.remove(folder)
-        walk.bases.insert(0, folder)  # its own folder first: ``python train.py`` as run from there
-        walk.command(["python" if path.endswith(".py") else "sh", path], {}, 0)
+    """What one of the repository's programs shows when it is run on its own from its folder, without arguments
+    (``python train.py``, ``sh train.sh``): the code that uses /dev/shm, and the commands it runs, within the
+    reader's budget."""
+    walk = _Walk(reader, [folder], devices)
+    walk.command(["python" if path.endswith(".py") else "sh", path], {}, 0)
     walk.follow_started()
     return tuple(dict.fromkeys(walk.needs)), tuple(walk.commands)
 

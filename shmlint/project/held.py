@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import CodeFact
-from shmlint.project.follow import programs_run
+from shmlint.project.follow import program_run
 from shmlint.project.index import ProjectFiles, Reader
 
 #: held folders looked in, and training programs read in all (more would only lengthen the walk)
@@ -62,7 +62,7 @@ def held_training(
         walked = files.per_folder(_walked, folder)  # a program held by many containers is read once a run
         if (path, devices) not in walked:
             batch = path.endswith(".sh") and _batch_job(reader, os.path.join(folder, path))
-            walked[path, devices] = ((), ()) if batch else programs_run([(folder, path)], devices, reader)
+            walked[path, devices] = ((), ()) if batch else program_run(folder, path, devices, reader)
         found, run = walked[path, devices]
         if found:  # said once a program: where the code is held
             needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point})"), *found[1:]]

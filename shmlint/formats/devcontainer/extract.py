@@ -54,10 +54,11 @@ def extract_devcontainer(source: SourceText, path: StrPath, signals: Signals) ->
         target=_target(source, root, run_args),
     )
     override = root.get("overrideCommand")
-    if not (isinstance(override, JScalar) and override.value is False):  # the tools start a wait, not the image's
+    waits = not (isinstance(override, JScalar) and override.value is False)  # the tools start a wait, not the image's
+    if waits:
         workload = workload._replace(command=" ".join(WAITING))
     if workload.launch is not None:
-        workload = workload._replace(launch=_launch(workload.launch, root, clean_path(path)))
+        workload = workload._replace(launch=_launch(workload.launch, root, clean_path(path), waits=waits))
     return [workload], []
 
 
@@ -66,10 +67,10 @@ def extract_devcontainer(source: SourceText, path: StrPath, signals: Signals) ->
 WAITING = ("/bin/sh", "-c", "while sleep 1000; do :; done")
 
 
-def _launch(launch: Launch, root: JObject, path: str) -> Launch:
+def _launch(launch: Launch, root: JObject, path: str, *, waits: bool) -> Launch:
     """What the tools start, for the walk into the repository: the image ``build`` makes (``dockerfile`` and
-    ``context``, relative to the file; the older top-level ``dockerFile``), the waiting command unless
-    ``overrideCommand`` is false, and the workspace mounted where ``workspaceFolder`` (or the default
+    ``context``, relative to the file; the older top-level ``dockerFile``), the waiting command where the tools
+    start it (``waits``: ``overrideCommand`` is not false), and the workspace mounted where ``workspaceFolder`` (or the default
     ``/workspaces/<folder>``) says, unless ``workspaceMount`` mounts something else."""
     build = root.get("build")
     dockerfile = build.get("dockerfile") if isinstance(build, JObject) else None
@@ -79,8 +80,7 @@ def _launch(launch: Launch, root: JObject, path: str) -> Launch:
         folder = context.value if isinstance(context, JString) and _VARIABLE not in context.value else "."
         within = os.path.relpath(os.path.join(launch.base_dir, dockerfile.value), os.path.join(launch.base_dir, folder))
         launch = launch._replace(build_context=folder, dockerfile=within)
-    override = root.get("overrideCommand")
-    if not (isinstance(override, JScalar) and override.value is False):
+    if waits:
         launch = launch._replace(entrypoint=WAITING[:2], arguments=WAITING[2:])
     workspace = _workspace(path)
     mounted = _workspace_mount(root.get("workspaceMount"))
