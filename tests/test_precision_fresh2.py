@@ -64,6 +64,7 @@ FRESH39 = BENCH / "fresh39"  # crash-seeking by evidence of real shm failures (i
 FRESH40 = BENCH / "fresh40"  # the issue's kinds as a new user picks them (GPU samples, RAG/TTS/ASR): held back
 FRESH41 = BENCH / "fresh41"  # crash-seeking by reading small training repositories' docker runs: held back
 FRESH42 = BENCH / "fresh42"  # the issue's kinds as a new user picks them (GPU k8s samples, KubeRay, RAG/ASR): held back
+FRESH43 = BENCH / "fresh43"  # crash-seeking by reading multi-process GPU containers (no crash found): held back
 _LATER = (
     FRESH8,
     FRESH9,
@@ -100,6 +101,7 @@ _LATER = (
     FRESH40,
     FRESH41,
     FRESH42,
+    FRESH43,
 )
 SETS = (FRESH2, RECALL, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, *_LATER)
 #: sets of at least ten repositories (a benchmark needs that many to say anything); the recall supplement adds two
