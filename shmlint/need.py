@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from shmlint.lazy_regex import LazyRegex
@@ -359,11 +359,26 @@ def own_script(workload: Workload) -> str | None:
         return None
     from shmlint.parsers.programs import is_python  # asked only of a container whose entrypoint is replaced
 
-    words = (*workload.launch.entrypoint, *workload.launch.arguments)
+    words = _main_command((*workload.launch.entrypoint, *workload.launch.arguments))
     if len(words) < 2 or not (is_python(words[0]) or words[0].rpartition("/")[2] in _SCRIPT_SHELLS):
         return None
     script = words[1].rpartition("/")[2]
     return script if script.endswith((".py", ".sh")) else None
+
+
+def _main_command(words: Sequence[str]) -> Sequence[str]:
+    """The command a shell's ``-c`` string runs after what only sets it up (``echo``, ``cd``, ``curl`` to test the
+    network...), when there is exactly one such command; any other words as they are."""
+    from shmlint.parsers.programs import SETUP_ONLY, program, shell_operand
+    from shmlint.parsers.shell import commands
+
+    operand = shell_operand(words[1:]) if words and words[0].rpartition("/")[2] in _SCRIPT_SHELLS else None
+    if operand is None or not operand[0]:
+        return words
+    script = words[1 + operand[1]]
+    run = [argv for command in commands(script) if (argv := program([word.text for word in command.words]))]
+    main = [argv for argv in run if argv[0] not in SETUP_ONLY]
+    return main[0] if len(main) == 1 else words
 
 
 def _own_program(workload: Workload) -> bool:

@@ -619,6 +619,75 @@ def test_environment_and_positional_workers() -> None:
     assert _read("MyDataLoader(ds, 8, True, None, None, 4)").unknown_loaders == 1  # another class's is its own
 
 
+_HELPER = "def make(ds, bs=2, workers=4):\n    return DataLoader(ds, batch_size=bs, num_workers=workers)\n"
+_MIN_HELPER = "import os\ndef make(ds, bs):\n    return DataLoader(ds, num_workers=min(bs, os.cpu_count()))\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        (_HELPER + "make(d)\n", ["3 make(...) makes DataLoader(num_workers=workers) at line 2"]),  # its default
+        (_HELPER + "make(d, 8, 2)\n", ["3 make(...) makes DataLoader(num_workers=workers) at line 2"]),
+        (_HELPER + "make(d, workers=0)\n", []),
+        (_HELPER + "make(d, 8, 0)\n", []),
+        (_HELPER + "make(d, workers=n)\n", []),  # a value not followed
+        (_HELPER + "make(*a)\n", []),  # arguments Python binds at run time
+        (_HELPER + "make(d, **kw)\n", []),
+        (_HELPER + "make(d, 8, 2, 1)\n", []),  # more than it takes: not this function's call
+        (_HELPER + "make(d, nw=4)\n", []),
+        (_HELPER + "make(d, bs=4, bs=2)\n", []),
+        (_HELPER + "m.make(d)\n", []),  # another object's method of the same name
+        (_HELPER, []),  # never called
+        (
+            _MIN_HELPER + "p.add_argument('--bs', type=int, default=3)\nmake(d, bs=args.bs)\n",
+            ["5 make(...) makes DataLoader(num_workers=min(bs, os.cpu_count())) at line 3, --bs default 3 at line 4"],
+        ),
+        (_MIN_HELPER + "make(d, 0)\n", []),
+        ("def make(ds, w, *rest):\n    return DataLoader(ds, num_workers=w)\nmake(d, 4)\n", []),  # may land in rest
+        ("def make(ds, **kw):\n    return DataLoader(ds, num_workers=w)\nmake(d, w=4)\n", []),
+        ("def make(ds, w):\n    return DataLoader(ds, num_workers=w + extra)\nmake(d, 4)\n", []),  # not only w
+        ("def make(ds, w):\n    return DataLoader(ds, num_workers=cfg.w)\nmake(d, 4)\n", []),
+        ("class A:\n    def make(self, w):\n        return DataLoader(d, num_workers=w)\nA().make(4)\n", []),
+        ("def make(ds, *, w=4):\n    return DataLoader(ds, num_workers=w)\nmake(d)\n", ["3 make(...) makes"]),
+        ("def make(ds, *, w=4):\n    return DataLoader(ds, num_workers=w)\nmake(d, 4)\n", []),  # w is keyword-only
+    ],
+)
+def test_a_loader_helper_is_judged_by_what_each_call_gives_it(code: str, needs: list[str]) -> None:
+    """A function that makes a DataLoader with the workers its parameters say: each call that binds them to
+    known values is evidence, said with the loader's line; a call that cannot be bound as Python would, or a
+    worker expression with anything but parameters, numbers, min/max and the CPU count, says nothing."""
+    facts = _read(code)
+    assert [f"{fact.line} {fact.text}"[: len(need)] for fact, need in zip(facts.needs, needs, strict=False)] == needs
+    assert len(facts.needs) == len(needs)
+
+
+def test_a_loader_helper_of_an_imported_module_is_judged_at_the_importers_call(tmp_path: Path) -> None:
+    """``from data.loaders import build``: the call in the training program binds the helper's parameters there
+    (an option of the program's own); a module imported whole, or a same-named function of a module the program
+    does not import, is not that helper."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "loaders.py").write_text(
+        "import os\nfrom torch.utils.data import DataLoader\n\n"
+        "def build(ds, batch_size):\n    return DataLoader(ds, num_workers=min(batch_size, os.cpu_count()))\n"
+    )
+    (tmp_path / "other.py").write_text("def build(ds, batch_size):\n    return DataLoader(ds, num_workers=batch_size)\n")
+    options = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--batch_size', type=int, default=2)\n"
+    (tmp_path / "train.py").write_text(
+        options + "args = p.parse_args()\nfrom data.loaders import build as make_loader\nmake_loader(ds, args.batch_size)\n"
+    )
+    (tmp_path / "whole.py").write_text(options + "import data.loaders\ndata.loaders.build(ds, 4)\n")
+    (tmp_path / "apart.py").write_text("import other\nfrom data.loaders import DataLoader\nbuild(ds, 4)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
+    assert [str(fact) for fact in facts.needs] == [
+        "train.py:6 make_loader(...) makes DataLoader(num_workers=min(batch_size, os.cpu_count())) at "
+        "data/loaders.py:5, --batch_size default 2 at line 3"
+    ]
+    assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py", "--batch_size", "0"))).needs
+    assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "whole.py"))).needs
+    assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "apart.py"))).needs
+
+
 def _read_imported(code: str, imported: dict) -> pycode.PyFacts:
     facts = pycode.read(code, (), {}, 1, imported)
     assert facts is not None
@@ -932,15 +1001,27 @@ def test_a_started_helper_read_in_full_keeps_a_free_verdict(tmp_path: Path) -> N
     assert _gather(tmp_path, Launch(str(tmp_path), ("python", "app.py"))).free == ()
 
 
-@pytest.mark.parametrize(("script", "severity"), [("/vllm-workspace/start.sh", "error"), ("/repo/dump.py", None)])
+@pytest.mark.parametrize(
+    ("replaced", "severity"),
+    [
+        ("entrypoint: [python3, /vllm-workspace/start.sh]", "error"),
+        ("entrypoint: [python3, /repo/dump.py]", None),
+        # a shell string that sets up (text, a network check, a move) then runs the script
+        ("entrypoint: [/bin/bash, -c]\n    command: ['echo go; curl -s x >/dev/null; python3 /repo/dump.py']", None),
+        ("entrypoint: [bash, -lc, 'cd /repo && exec python3 dump.py']", None),
+        ("entrypoint: [sh, -c, 'python3 /vllm-workspace/start.py']", "error"),  # not the repository's
+        ("entrypoint: [bash, -c, 'python3 /repo/dump.py; vllm serve m']", "error"),  # the server runs too
+        ("entrypoint: [bash, -c, 'python3 /repo/dump.py && python3 /repo/dump.py']", "error"),  # two: not read
+    ],
+)
 def test_a_replaced_entrypoint_drops_the_image_only_for_a_script_of_the_repository(
-    tmp_path: Path, script: str, severity: str | None
+    tmp_path: Path, replaced: str, severity: str | None
 ) -> None:
-    """No accelerator, the image's entrypoint replaced by an interpreter: a script the repository holds is what
-    runs (the image is only where); one it does not hold may be the image's own start."""
+    """No accelerator, the image's entrypoint replaced by an interpreter, or by a shell string whose one program
+    after its set-up is one: a script the repository holds is what runs (the image is only where); one it does not
+    hold may be the image's own start."""
     (tmp_path / "compose.yaml").write_text(
-        "services:\n  a:\n    image: vllm/vllm-openai:latest\n    volumes: ['.:/repo']\n"
-        f"    entrypoint: [python3, {script}]\n"
+        f"services:\n  a:\n    image: vllm/vllm-openai:latest\n    volumes: ['.:/repo']\n    {replaced}\n"
     )
     (tmp_path / "dump.py").write_text("import json\nprint(json.dumps({}))\n")
     findings = check_paths(Settings(), [tmp_path], jobs=1).findings

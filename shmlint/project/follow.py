@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
-from shmlint.parsers.programs import program
+from shmlint.parsers.programs import TEXT_ONLY, program
 from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, shown, target
 from shmlint.visible import clipped, visible
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
     from shmlint.project.builds import ImageBuild
     from shmlint.project.configs import Setting
+    from shmlint.project.pyhelpers import LoaderHelper
     from shmlint.project.pyoptions import Option
     from shmlint.project.shellvars import Line
 
@@ -44,8 +45,6 @@ MAX_COMPARED_BUILDS = 4
 MAX_MOUNTS = 16
 #: folders above a file's own where a relative bind mount's source is looked for
 MAX_ABOVE = 3
-#: shell commands that only print, compare or read their arguments: a launcher's name among them runs nothing
-_TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
 #: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
 MAX_DEFAULT_CONFIGS = 4
 #: programs started by the code followed per workload (each is read as a program of its own), and the files they
@@ -160,7 +159,7 @@ class _Walk:
         """One command of a script or a ``-c`` string, as it runs (its variables expanded from the environment the
         container and the script give it): a fact for the data's command patterns, then followed."""
         words = program(line.argv)
-        if words and words[0] in _TEXT_ONLY:  # ``echo "Creating DeepSpeed hostfile"`` runs no DeepSpeed
+        if words and words[0] in TEXT_ONLY:
             return
         if len(self.commands) < MAX_COMMANDS:
             self.commands.append(CodeFact(where, " ".join(map(shown, line.argv))))
@@ -214,6 +213,7 @@ class _Walk:
         self.defaults_read: list[str] = []
         self.defaults: dict[str, Setting] = {}  # their settings
         self.modules: list[str] = []  # the program's modules read
+        self.helpers: dict[str, LoaderHelper] = {}  # loader helpers of its modules, for the files that import them
 
     def configs(self, arguments: Sequence[str]) -> dict[str, Setting]:
         """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
@@ -240,7 +240,7 @@ class _Walk:
     def module(self, path: str, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int) -> None:
         """One Python file and, below it, the local modules it imports; a file whose loaders were not known is read
         again with what those modules define (argparse options, the config files they name by default)."""
-        from shmlint.project import pycode
+        from shmlint.project import pycode, pyhelpers
 
         self.modules.append(path)
         text = self.read(path)
@@ -251,6 +251,8 @@ class _Walk:
         where = self.reader.display(path)
         for exported in facts.options:
             self.options.setdefault(exported[0], pycode.imported_option(where, exported))
+        for helper in facts.helpers:
+            self.helpers.setdefault(helper.name, pyhelpers.imported_helper(where, helper))
         self.config_defaults = list(dict.fromkeys([*self.config_defaults, *facts.config_defaults]))[:MAX_CONFIG_NAMES]
         folder = os.path.dirname(path)
         beside = (self.reader.inside(os.path.join(folder, name)) for name in facts.beside_configs[:MAX_CONFIG_NAMES])
@@ -260,13 +262,16 @@ class _Walk:
             self.imports(path, facts.imports, arguments, settings, depth)
         else:
             self.doubt = True  # imports below are not read: they could make loaders of their own
-        if facts.unknown_loaders:
+        own_helpers = {helper.name for helper in facts.helpers}
+        helpers = {name: h for name, h in self.helpers.items() if name not in own_helpers and name in text}
+        if facts.unknown_loaders or helpers:
             own = {exported[0] for exported in facts.options}
             imported = {dest: option for dest, option in self.options.items() if dest not in own}
-            defaults = self.default_settings()
-            if imported or defaults:
+            defaults = self.default_settings() if facts.unknown_loaders else {}
+            if imported or defaults or helpers:
                 facts = (
-                    pycode.read(text, arguments, {**defaults, **settings}, self.devices, imported, self.env) or facts
+                    pycode.read(text, arguments, {**defaults, **settings}, self.devices, imported, self.env, helpers)
+                    or facts
                 )
         self.needs[needs_at:needs_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs]
         self.zero[zero_at:zero_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders]

@@ -15,6 +15,7 @@ from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import THRESHOLDS, Setting
 from shmlint.project.pycommands import Command, commands
 from shmlint.project.pydatasets import Names, names_of, small_batches
+from shmlint.project.pyhelpers import LoaderHelper, helper_calls, loader_helpers
 from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
 from shmlint.project.pyscopes import Scope, scopes
 from shmlint.project.pysyntax import called, dotted
@@ -73,6 +74,7 @@ class PyFacts(NamedTuple):
     # literal paths it opens), from the working directory
     beside_configs: tuple[str, ...] = ()  # config files named from the file's own folder (``@hydra.main``)
     by_name: tuple[Command, ...] = ()  # programs a run call starts by name (``["svc", "train", "-t"]``)
+    helpers: tuple[LoaderHelper, ...] = ()  # functions that make a loader with the workers their callers give
 
 
 def read(
@@ -82,10 +84,12 @@ def read(
     devices: int | None,
     imported: Mapping[str, Option] | None = None,
     env: Mapping[str, str] | None = None,
+    imported_helpers: Mapping[str, LoaderHelper] | None = None,
 ) -> PyFacts | None:
     """The file's facts, or None when it does not parse (or is too deeply nested to). ``imported``: argparse
     options defined in the local modules it imports (its own win); ``env``: the container's environment
-    (``os.environ.get("WORKERS", 4)`` takes its value there, else the default)."""
+    (``os.environ.get("WORKERS", 4)`` takes its value there, else the default); ``imported_helpers``: the loader
+    helpers of those modules, by name (``pyhelpers``)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -97,6 +101,7 @@ def read(
     needs: list[Fact] = []
     zero: list[Fact] = []
     unknown = 0
+    unknown_shown: dict[int, str] = {}  # loaders whose workers are not known: how each is written, by ``id``
     mp_aliases = _mp_aliases(nodes)
     found = scopes(nodes)
     classes = _ultralytics_classes(nodes)
@@ -109,6 +114,7 @@ def read(
             verdict = _loader(node, name, context, text, bound)
             if verdict is None:
                 unknown += 1
+                unknown_shown[id(node)] = _loader_shown(node, name, text)
             elif verdict[0]:
                 needs.append(verdict[1])
             else:
@@ -124,6 +130,13 @@ def read(
         fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, text)
         if fact is not None:
             needs.append(fact)
+    helpers = loader_helpers(tree, context, unknown_shown) if unknown_shown else ()
+    callable_helpers = {**_imported_by_name(nodes, imported_helpers or {}), **{h.name: h for h in helpers}}
+    for call, helper, value in helper_calls(nodes, callable_helpers, context) if callable_helpers else ():
+        if value.positive:
+            needs.append(
+                Fact(call.lineno, f"{_quote(text, call.func)}(...) makes {helper.shown} at {helper.place}{value.how}")
+            )
     imports, busy = _imports(nodes)
     exported = tuple(_exported(dest, option, context) for dest, option in own.items())
     defaults = tuple(
@@ -142,6 +155,7 @@ def read(
         defaults,
         hydra_configs(nodes),
         started.by_name,
+        helpers,
     )
 
 
@@ -183,6 +197,25 @@ def _loader(
         small = small_batches(node, value.number, bound(), context) if value.number is not None else None
         return (False, fact._replace(text=f"{fact.text}: {small}")) if small else (True, fact)
     return (False, fact) if value.number == 0 else None
+
+
+def _loader_shown(node: ast.Call, name: str, text: str) -> str:
+    """A loader call as a message shows it: its name and how its workers are written."""
+    given = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
+    return f"{name}(num_workers={_quote(text, given)})" if given is not None else f"{name}(...)"
+
+
+def _imported_by_name(nodes: list[ast.AST], helpers: Mapping[str, LoaderHelper]) -> dict[str, LoaderHelper]:
+    """The helpers of other modules this file imports by name (``from data.loaders import build_loader``, also
+    ``as`` another name), by the name it calls them."""
+    found = {}
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                helper = helpers.get(alias.name)
+                if helper is not None:
+                    found[alias.asname or alias.name] = helper
+    return found
 
 
 def _nccl(node: ast.Call, name: str, context: Context, text: str) -> Fact | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import Setting
@@ -28,6 +29,8 @@ class Value(NamedTuple):
 
 
 UNKNOWN = Value(None, False)
+#: no name bound by a call
+_UNBOUND: Mapping[str, Value] = MappingProxyType({})
 
 
 class Context(NamedTuple):
@@ -40,6 +43,7 @@ class Context(NamedTuple):
     # a count a condition may change (``names``)
     options: Mapping[str, Option]  # argparse dest -> its option
     env: Mapping[str, str]  # the container's environment, as its manifest sets it
+    bound: Mapping[str, Value] = _UNBOUND  # a loader helper's parameters, as one call gives them (``pyhelpers``)
 
 
 def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
@@ -48,6 +52,8 @@ def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
         return _number(node.value, "")
     if isinstance(node, ast.Name):
+        if node.id in context.bound:
+            return context.bound[node.id]
         assigned = context.names.get(node.id)
         if assigned is not None:
             found = value_of(assigned, context, depth + 1)
