@@ -30,7 +30,7 @@ from shmlint.need import builtin, decide
 from shmlint.parsers.dockerfile import run_facts
 from shmlint.parsers.programs import is_python, shell_operand
 from shmlint.project import configs, pycode, pyoptions
-from shmlint.project.follow import STARTED_FILES, gather
+from shmlint.project.follow import MAX_HELPERS, STARTED_FILES, gather
 from shmlint.project.index import ProjectFiles, ProjectIndex, Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, target
 from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
@@ -671,10 +671,13 @@ def test_a_loader_helper_of_an_imported_module_is_judged_at_the_importers_call(t
         "import os\nfrom torch.utils.data import DataLoader\n\n"
         "def build(ds, batch_size):\n    return DataLoader(ds, num_workers=min(batch_size, os.cpu_count()))\n"
     )
-    (tmp_path / "other.py").write_text("def build(ds, batch_size):\n    return DataLoader(ds, num_workers=batch_size)\n")
+    (tmp_path / "other.py").write_text(
+        "def build(ds, batch_size):\n    return DataLoader(ds, num_workers=batch_size)\n"
+    )
     options = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--batch_size', type=int, default=2)\n"
     (tmp_path / "train.py").write_text(
-        options + "args = p.parse_args()\nfrom data.loaders import build as make_loader\nmake_loader(ds, args.batch_size)\n"
+        options
+        + "args = p.parse_args()\nfrom data.loaders import build as make_loader\nmake_loader(ds, args.batch_size)\n"
     )
     (tmp_path / "whole.py").write_text(options + "import data.loaders\ndata.loaders.build(ds, 4)\n")
     (tmp_path / "apart.py").write_text("import other\nfrom data.loaders import DataLoader\nbuild(ds, 4)\n")
@@ -686,6 +689,18 @@ def test_a_loader_helper_of_an_imported_module_is_judged_at_the_importers_call(t
     assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py", "--batch_size", "0"))).needs
     assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "whole.py"))).needs
     assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "apart.py"))).needs
+
+
+@pytest.mark.parametrize(("called", "followed"), [(0, True), (MAX_HELPERS - 1, True), (MAX_HELPERS, False)])
+def test_a_program_keeps_a_bounded_number_of_loader_helpers(tmp_path: Path, called: int, followed: bool) -> None:
+    """Each helper kept is looked for in every module read after it: past ``MAX_HELPERS`` they are not kept."""
+    helpers = "".join(
+        f"def make{i}(ds, w=2):\n    return DataLoader(ds, num_workers=w)\n" for i in range(MAX_HELPERS + 4)
+    )
+    (tmp_path / "loaders.py").write_text(helpers)
+    (tmp_path / "train.py").write_text(f"from loaders import make{called}\nmake{called}(ds)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
+    assert bool(facts.needs) is followed
 
 
 def _read_imported(code: str, imported: dict) -> pycode.PyFacts:

@@ -53,6 +53,8 @@ MAX_STARTED = 8
 STARTED_FILES = 32
 #: names of missing programs said in a note (the first ones: more would only lengthen the message)
 MAX_MISSING = 2
+#: loader helpers kept per program (``pyhelpers``): each is looked for in the text of every module read after it
+MAX_HELPERS = 32
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
 MAX_CONFIG_NAMES = 16
 
@@ -251,7 +253,7 @@ class _Walk:
         where = self.reader.display(path)
         for exported in facts.options:
             self.options.setdefault(exported[0], pycode.imported_option(where, exported))
-        for helper in facts.helpers:
+        for helper in facts.helpers[: max(0, MAX_HELPERS - len(self.helpers))]:
             self.helpers.setdefault(helper.name, pyhelpers.imported_helper(where, helper))
         self.config_defaults = list(dict.fromkeys([*self.config_defaults, *facts.config_defaults]))[:MAX_CONFIG_NAMES]
         folder = os.path.dirname(path)
