@@ -53,7 +53,7 @@ MAX_STARTED = 8
 STARTED_FILES = 32
 #: names of missing programs said in a note (the first ones: more would only lengthen the message)
 MAX_MISSING = 2
-#: loader helpers kept per program (``pyhelpers``): each is looked for in the text of every module read after it
+#: loader helpers kept per program (``pyhelpers``), for the modules that import them
 MAX_HELPERS = 32
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
 MAX_CONFIG_NAMES = 16
@@ -215,7 +215,7 @@ class _Walk:
         self.defaults_read: list[str] = []
         self.defaults: dict[str, Setting] = {}  # their settings
         self.modules: list[str] = []  # the program's modules read
-        self.helpers: dict[str, LoaderHelper] = {}  # loader helpers of its modules, for the files that import them
+        self.helpers: dict[tuple[str, str], LoaderHelper] = {}  # (module path, name): loader helpers of its modules
 
     def configs(self, arguments: Sequence[str]) -> dict[str, Setting]:
         """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
@@ -254,7 +254,7 @@ class _Walk:
         for exported in facts.options:
             self.options.setdefault(exported[0], pycode.imported_option(where, exported))
         for helper in facts.helpers[: max(0, MAX_HELPERS - len(self.helpers))]:
-            self.helpers.setdefault(helper.name, pyhelpers.imported_helper(where, helper))
+            self.helpers[(path, helper.name)] = pyhelpers.imported_helper(where, helper)
         self.config_defaults = list(dict.fromkeys([*self.config_defaults, *facts.config_defaults]))[:MAX_CONFIG_NAMES]
         folder = os.path.dirname(path)
         beside = (self.reader.inside(os.path.join(folder, name)) for name in facts.beside_configs[:MAX_CONFIG_NAMES])
@@ -264,8 +264,7 @@ class _Walk:
             self.imports(path, facts.imports, arguments, settings, depth)
         else:
             self.doubt = True  # imports below are not read: they could make loaders of their own
-        own_helpers = {helper.name for helper in facts.helpers}
-        helpers = {name: h for name, h in self.helpers.items() if name not in own_helpers and name in text}
+        helpers = self.imported_helpers(path, facts.from_imports) if self.helpers else {}
         if facts.unknown_loaders or helpers:
             own = {exported[0] for exported in facts.options}
             imported = {dest: option for dest, option in self.options.items() if dest not in own}
@@ -334,6 +333,17 @@ class _Walk:
                 self.doubt = self.doubt or not _plain(imported)
             elif local != path and local not in self.modules:
                 self.module(local, arguments, settings, depth + 1)
+
+    def imported_helpers(self, path: str, from_imports: Sequence[tuple[str, str, str]]) -> dict[str, LoaderHelper]:
+        """The loader helpers a module imports by name (``from data.loaders import build as make``), by the name
+        it binds: each of the module the statement names, read before."""
+        folder = os.path.dirname(path)
+        found = {}
+        for module, name, alias in from_imports:
+            helper = self.helpers.get((self.local_module(folder, module) or "", name))
+            if helper is not None:
+                found[alias] = helper
+        return found
 
     def local_module(self, folder: str, dotted: str) -> str | None:
         """A module of the repository (next to the importing file or below a base), or None for anything else."""

@@ -51,6 +51,9 @@ _MP_CALLS = frozenset({"spawn", "start_processes", "Process", "Pool", "Queue", "
 #: Ultralytics model classes whose ``train`` runs its trainer
 _ULTRALYTICS_MODELS = frozenset({"YOLO", "RTDETR", "YOLOWorld", "YOLOE", "NAS"})
 _KEYWORDS = frozenset({"dataloader_num_workers", "num_loader_workers", "tensor_parallel_size"})
+#: facts quoted from one file (and loaders whose workers are not known kept for ``pyhelpers``): the message shows
+#: the first few, and quoting reads the file's text each time
+MAX_FACTS = 64
 
 
 class Fact(NamedTuple):
@@ -75,6 +78,7 @@ class PyFacts(NamedTuple):
     beside_configs: tuple[str, ...] = ()  # config files named from the file's own folder (``@hydra.main``)
     by_name: tuple[Command, ...] = ()  # programs a run call starts by name (``["svc", "train", "-t"]``)
     helpers: tuple[LoaderHelper, ...] = ()  # functions that make a loader with the workers their callers give
+    from_imports: tuple[tuple[str, str, str], ...] = ()  # (module, name, as) of each ``from module import name``
 
 
 def read(
@@ -89,7 +93,7 @@ def read(
     """The file's facts, or None when it does not parse (or is too deeply nested to). ``imported``: argparse
     options defined in the local modules it imports (its own win); ``env``: the container's environment
     (``os.environ.get("WORKERS", 4)`` takes its value there, else the default); ``imported_helpers``: the loader
-    helpers of those modules, by name (``pyhelpers``)."""
+    helpers of those modules it imports by name, by the name it binds (``pyhelpers``)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -101,7 +105,7 @@ def read(
     needs: list[Fact] = []
     zero: list[Fact] = []
     unknown = 0
-    unknown_shown: dict[int, str] = {}  # loaders whose workers are not known: how each is written, by ``id``
+    unknown_loaders: dict[int, tuple[ast.expr | None, str]] = {}  # loaders whose workers are not known (``pyhelpers``)
     mp_aliases = _mp_aliases(nodes)
     found = scopes(nodes)
     classes = _ultralytics_classes(nodes)
@@ -110,11 +114,14 @@ def read(
         if not isinstance(node, ast.Call):
             continue
         name = called(node.func)
+        quoted = text if len(needs) + len(zero) + len(unknown_loaders) < MAX_FACTS else ""
         if name.endswith("DataLoader"):
-            verdict = _loader(node, name, context, text, bound)
+            verdict = _loader(node, name, context, quoted, bound)
             if verdict is None:
                 unknown += 1
-                unknown_shown[id(node)] = _loader_shown(node, name, text)
+                if quoted:
+                    given = _workers_argument(node, name)[0]
+                    unknown_loaders[id(node)] = (given, f"{name}(num_workers={_quote(text, given)})" if given else name)
             elif verdict[0]:
                 needs.append(verdict[1])
             else:
@@ -124,19 +131,18 @@ def read(
                 value = value_of(keyword.value, context)
                 least = THRESHOLDS[keyword.arg]
                 if value.number >= least if value.number is not None else value.positive and least == 1:
-                    needs.append(Fact(node.lineno, f"{name}({keyword.arg}={_quote(text, keyword.value)}){value.how}"))
-        fact = _nccl(node, name, context, text) or _lightning(node, name, context, text)
-        fact = fact or _multiprocessing(node, mp_aliases, text)
-        fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, text)
+                    shown = _quote(quoted, keyword.value)
+                    needs.append(Fact(node.lineno, f"{name}({keyword.arg}={shown}){value.how}"))
+        fact = _nccl(node, name, context, quoted) or _lightning(node, name, context, quoted)
+        fact = fact or _multiprocessing(node, mp_aliases, quoted)
+        fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted)
         if fact is not None:
             needs.append(fact)
-    helpers = loader_helpers(tree, context, unknown_shown) if unknown_shown else ()
-    callable_helpers = {**_imported_by_name(nodes, imported_helpers or {}), **{h.name: h for h in helpers}}
-    for call, helper, value in helper_calls(nodes, callable_helpers, context) if callable_helpers else ():
-        if value.positive:
-            needs.append(
-                Fact(call.lineno, f"{_quote(text, call.func)}(...) makes {helper.shown} at {helper.place}{value.how}")
-            )
+    helpers = loader_helpers(found, context, unknown_loaders) if unknown_loaders else ()
+    if helpers or imported_helpers:
+        for call, helper, value in helper_calls(found, helpers, imported_helpers or {}, context):
+            shown = f"{_quote(text if len(needs) < MAX_FACTS else '', call.func)}(...) makes {helper.shown}"
+            needs.append(Fact(call.lineno, f"{shown} at {helper.place}{value.how}"))
     imports, busy = _imports(nodes)
     exported = tuple(_exported(dest, option, context) for dest, option in own.items())
     defaults = tuple(
@@ -156,6 +162,7 @@ def read(
         hydra_configs(nodes),
         started.by_name,
         helpers,
+        _from_imports(nodes),
     )
 
 
@@ -172,7 +179,9 @@ def imported_option(where: str, exported: Exported) -> Option:
 
 
 def _quote(text: str, node: ast.expr, limit: int = 60) -> str:
-    segment = " ".join((ast.get_source_segment(text, node) or "...").split())
+    """How the code writes ``node``, shortened; ``...`` without the text (past ``MAX_FACTS``: each quote reads the
+    whole text again)."""
+    segment = " ".join(((ast.get_source_segment(text, node) if text else None) or "...").split())
     return segment if len(segment) <= limit else segment[: limit - 3] + "..."
 
 
@@ -182,13 +191,9 @@ def _loader(
     """(uses workers, the fact) for a DataLoader call; None when its workers cannot be known (``**kwargs``, a
     value not followed). Workers whose batches over a small torchvision image set stay under a quarter of the
     default /dev/shm (``pydatasets``) are no need, said with the arithmetic."""
-    if any(keyword.arg is None for keyword in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+    given, knowable = _workers_argument(node, name)
+    if not knowable:
         return None
-    given = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
-    if given is None and len(node.args) > 5:  # num_workers is torch's DataLoader's sixth parameter
-        if name != "DataLoader":
-            return None  # another class's sixth parameter is its own
-        given = node.args[5]
     if given is None:
         return False, Fact(node.lineno, f"{name}() without num_workers (no worker processes)")
     value = value_of(given, context)
@@ -199,23 +204,29 @@ def _loader(
     return (False, fact) if value.number == 0 else None
 
 
-def _loader_shown(node: ast.Call, name: str, text: str) -> str:
-    """A loader call as a message shows it: its name and how its workers are written."""
+def _workers_argument(node: ast.Call, name: str) -> tuple[ast.expr | None, bool]:
+    """The expression a loader call gives its workers (None: none given, so no workers), and whether the call
+    says it at all: not with ``**kwargs`` or ``*args``, nor for another class's sixth positional argument (torch's
+    ``DataLoader`` takes ``num_workers`` sixth; another class's sixth parameter is its own)."""
+    if any(keyword.arg is None for keyword in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+        return None, False
     given = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
-    return f"{name}(num_workers={_quote(text, given)})" if given is not None else f"{name}(...)"
+    if given is None and len(node.args) > 5:
+        if name != "DataLoader":
+            return None, False
+        given = node.args[5]
+    return given, True
 
 
-def _imported_by_name(nodes: list[ast.AST], helpers: Mapping[str, LoaderHelper]) -> dict[str, LoaderHelper]:
-    """The helpers of other modules this file imports by name (``from data.loaders import build_loader``, also
-    ``as`` another name), by the name it calls them."""
-    found = {}
-    for node in nodes:
-        if isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                helper = helpers.get(alias.name)
-                if helper is not None:
-                    found[alias.asname or alias.name] = helper
-    return found
+def _from_imports(nodes: list[ast.AST]) -> tuple[tuple[str, str, str], ...]:
+    """``from module import name as alias`` statements: (module, with a leading ``.`` for each level, name, the
+    name the file binds), for the files whose loader helpers it may call."""
+    return tuple(
+        ("." * node.level + (node.module or ""), alias.name, alias.asname or alias.name)
+        for node in nodes
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    )
 
 
 def _nccl(node: ast.Call, name: str, context: Context, text: str) -> Fact | None:

@@ -1,11 +1,14 @@
 """Loader helpers: a module-level function that makes a DataLoader with the worker count its caller gives
-(``def build_loader(dataset, batch_size, workers=4): return DataLoader(..., num_workers=min(batch_size,
-os.cpu_count()))``). The loader alone says nothing certain; a call of the helper says what it starts with, the
-caller's arguments (or the helper's defaults) put into the loader's worker expression.
+(``def build_loader(dataset, batch_size): return DataLoader(..., num_workers=min(batch_size, os.cpu_count()))``).
+The loader alone says nothing certain; a call of the helper says what it starts with, the caller's arguments (or
+the helper's defaults) put into the loader's worker expression.
 
-Only an expression made of the function's parameters, whole numbers, ``min``/``max``/``int`` and the CPU count is
-followed, so it can be worked out anywhere the helper is called, in its own file or in a module that imports it by
-name. A call that cannot be bound (``*args``, ``**kwargs``) or whose value is not known says nothing.
+Only what Python surely runs is read so. The helper: a plain function of the module (no decorator, which may pass
+arguments of its own; no ``*args``/``**kwargs``), its name bound once there, holding exactly one loader whose
+workers are not otherwise known, in its own body, with a worker expression of its parameters (never reassigned
+there), whole numbers, ``min``/``max``/``int`` and the CPU count. The call: by the helper's name where that name is
+the module's one binding of it (the ``def``, or a ``from module import`` of the module that defines it), bound by
+Python's rules; an argument made of the calling function's own names is not known.
 """
 
 from __future__ import annotations
@@ -14,69 +17,93 @@ import ast
 from collections.abc import Iterator, Mapping, Sequence
 
 from shmlint.named_tuple import NamedTuple
+from shmlint.project.pyscopes import Scope
 from shmlint.project.pysyntax import called
-from shmlint.project.pyvalues import Context, Value, value_of
+from shmlint.project.pyvalues import CPU_COUNTS, Context, Value, value_of
 
 #: functions a worker expression may call: they are worked out from their arguments alone
-_PURE_CALLS = frozenset({"min", "max", "int", "cpu_count", "process_cpu_count"})
+_PURE_CALLS = frozenset({"min", "max", "int"})
 
 
 class LoaderHelper(NamedTuple):
-    """A function that makes a DataLoader whose workers are its parameters' doing: its parameters in order (to
-    bind positional arguments), the defaults known in its own module, the worker expression, and where the
-    loader is (``line 198`` in the file itself, ``data/every_dream.py:198`` once another module imports it)."""
+    """A function that makes a DataLoader whose workers are its parameters' doing: its parameters in order (the
+    positional ones first, ``positional_only`` of them only so), those a call must give, the defaults known in its
+    own module, the worker expression, how the loader is written, and where it is (``line 198`` in the file
+    itself, ``data/every_dream.py:198`` once another module imports it)."""
 
     name: str
-    parameters: tuple[str, ...]  # the positional ones first
+    parameters: tuple[str, ...]
     positional: int
+    positional_only: int
+    required: frozenset[str]
     defaults: tuple[tuple[str, Value], ...]
     workers: ast.expr
-    shown: str  # the loader call as written, shortened: ``DataLoader(num_workers=min(batch_size, os.cpu_count()))``
+    shown: str
     place: str
+    defined: int  # the line of its ``def``: a module-level call above it runs before it exists
 
 
-def loader_helpers(tree: ast.Module, context: Context, shown: Mapping[int, str]) -> tuple[LoaderHelper, ...]:
-    """The module's loader helpers; ``shown`` gives, by the loader call's ``id``, how its workers are written
-    (only loaders whose workers were not known are there)."""
-    found = []
-    for function in tree.body:
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+#: a loader whose workers are not known: its worker expression (None when not given by name or position) and
+#: how it is written in messages, by the loader call's ``id``
+Unknown = Mapping[int, tuple[ast.expr | None, str]]
+
+
+def loader_helpers(found: Sequence[Scope], context: Context, unknown: Unknown) -> tuple[LoaderHelper, ...]:
+    """The module's loader helpers (``found``: the file's scopes, the module's first)."""
+    module = found[0]
+    helpers = []
+    for scope in found[1:]:
+        function = scope.root
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.outer is not module:
             continue
         arguments = function.args
-        if arguments.vararg is not None or arguments.kwarg is not None:
-            continue  # a caller's arguments may land anywhere
+        if function.decorator_list or arguments.vararg is not None or arguments.kwarg is not None:
+            continue  # a decorator may give arguments of its own; a caller's may land anywhere
+        if module.bound.get(function.name) != 1:
+            continue  # redefined, rebound or imported over: which one a call reaches is not read
+        loaders = [unknown[id(node)] for node in scope.nodes if id(node) in unknown]
+        workers, shown = loaders[0] if len(loaders) == 1 else (None, "")
+        if workers is None:
+            continue
         positional = [*arguments.posonlyargs, *arguments.args]
         parameters = tuple(a.arg for a in positional) + tuple(a.arg for a in arguments.kwonlyargs)
+        if not _made_of(workers, {name for name in parameters if scope.bound.get(name) == 1}):
+            continue
         defaults = _defaults(positional, arguments, context)
-        for node in ast.walk(function):
-            text = shown.get(id(node))
-            if text is None or not isinstance(node, ast.Call):
-                continue
-            workers = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
-            if workers is None and len(node.args) > 5:
-                workers = node.args[5]
-            if workers is not None and _made_of(workers, frozenset(parameters)):
-                found.append(
-                    LoaderHelper(
-                        function.name, parameters, len(positional), defaults, workers, text, f"line {node.lineno}"
-                    )
-                )
-                break
-    return tuple(found)
+        required = frozenset(parameters) - {name for name, _ in defaults}
+        helper = LoaderHelper(
+            function.name,
+            parameters,
+            len(positional),
+            len(arguments.posonlyargs),
+            required,
+            defaults,
+            workers,
+            shown,
+            f"line {workers.lineno}",
+            function.lineno,
+        )
+        helpers.append(helper)
+    return tuple(helpers)
 
 
 def _defaults(
     positional: Sequence[ast.arg], arguments: ast.arguments, context: Context
 ) -> tuple[tuple[str, Value], ...]:
-    """The parameters' default values as the module knows them."""
+    """The parameters that have a default, with its value as the module knows it (said as the default)."""
     with_default = [a.arg for a in positional][len(positional) - len(arguments.defaults) :]
     pairs = list(zip(with_default, arguments.defaults, strict=True))
     pairs += [(a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d is not None]
-    return tuple((name, value_of(default, context)) for name, default in pairs)
+    return tuple((name, _said(value_of(default, context), f"{name}={{}} by default")) for name, default in pairs)
 
 
-def _made_of(expression: ast.expr, parameters: frozenset[str]) -> bool:
-    """Whether the expression uses at least one parameter and nothing but parameters, whole numbers and the pure
+def _said(value: Value, how: str) -> Value:
+    """A value whose origin the message would not show (a literal) said as ``how`` with its number."""
+    return value._replace(how=f", {how.format(value.number)}") if not value.how and value.number is not None else value
+
+
+def _made_of(expression: ast.expr, parameters: set[str]) -> bool:
+    """Whether the expression uses at least one of ``parameters`` and nothing but them, whole numbers and the pure
     calls (``min(batch_size, os.cpu_count())``)."""
     uses = False
     for node in _operands(expression):
@@ -88,14 +115,16 @@ def _made_of(expression: ast.expr, parameters: frozenset[str]) -> bool:
 
 
 def _operands(node: ast.expr) -> Iterator[ast.expr]:
-    """The leaves of an expression of pure calls (a call itself is a leaf when it is not one of them)."""
-    if isinstance(node, ast.Call) and called(node.func) in _PURE_CALLS and not node.keywords:
-        if called(node.func) in ("cpu_count", "process_cpu_count"):
+    """The leaves of an expression of pure calls: a CPU count has none, any other call is a leaf."""
+    if isinstance(node, ast.Call) and not node.keywords:
+        name = called(node.func)
+        if name in CPU_COUNTS and not node.args:
             return
-        for argument in node.args:
-            yield from _operands(argument)
-    else:
-        yield node
+        if name in _PURE_CALLS and isinstance(node.func, ast.Name):
+            for argument in node.args:
+                yield from _operands(argument)
+            return
+    yield node
 
 
 def imported_helper(where: str, helper: LoaderHelper) -> LoaderHelper:
@@ -104,33 +133,59 @@ def imported_helper(where: str, helper: LoaderHelper) -> LoaderHelper:
 
 
 def helper_calls(
-    nodes: Sequence[ast.AST], helpers: Mapping[str, LoaderHelper], context: Context
+    found: Sequence[Scope], own: Sequence[LoaderHelper], imported: Mapping[str, LoaderHelper], context: Context
 ) -> Iterator[tuple[ast.Call, LoaderHelper, Value]]:
-    """Each call of a helper by its name and the workers its loader gets there, where that is known."""
-    for node in nodes:
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-            continue
-        helper = helpers.get(node.func.id)
-        bound = _bind(node, helper, context) if helper is not None else None
-        if helper is None or bound is None:
-            continue
-        value = value_of(helper.workers, Context((), {}, None, {}, {}, {}, bound))
-        if value.positive or value.number is not None:
-            yield node, helper, value
+    """Each call of a helper (the module's ``own``, or one it imports by the name given as the key) that starts
+    its loader's workers, and the workers there."""
+    module = found[0]
+    by_name = {name: helper for name, helper in imported.items() if module.bound.get(name) == 1}
+    by_name.update((helper.name, helper) for helper in own)
+    own_names = {helper.name for helper in own}
+    for scope in found:
+        for node in scope.nodes:
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            helper = by_name.get(node.func.id)
+            if helper is None or scope.binding(node.func.id) is not module:
+                continue
+            if scope is module and node.func.id in own_names and node.lineno < helper.defined:
+                continue  # runs before the ``def``
+            bound = _bind(node, helper, scope, module, context)
+            value = value_of(helper.workers, context._replace(bound=bound)) if bound is not None else None
+            if value is not None and value.positive:
+                yield node, helper, value
 
 
-def _bind(call: ast.Call, helper: LoaderHelper, context: Context) -> dict[str, Value] | None:
-    """The helper's parameters as this call gives them (its arguments worked out in the caller's file, else the
-    helper's defaults); None when the call cannot be bound as Python would."""
+def _bind(
+    call: ast.Call, helper: LoaderHelper, scope: Scope, module: Scope, context: Context
+) -> dict[str, Value] | None:
+    """The helper's parameters as this call gives them, bound as Python binds them (the caller's arguments worked
+    out in the caller's file, else the helper's defaults); None when Python would refuse the call or binds at run
+    time (``*args``, ``**kwargs``). An argument that reads a name of the calling function's own is not known."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
     if len(call.args) > helper.positional:
         return None
     given: dict[str, ast.expr] = dict(zip(helper.parameters, call.args, strict=False))  # the first ones
     for keyword in call.keywords:
-        if keyword.arg not in helper.parameters or keyword.arg in given:
+        name = keyword.arg
+        if name not in helper.parameters[helper.positional_only :] or name in given:
             return None
-        given[keyword.arg] = keyword.value
+        given[name] = keyword.value
+    if not helper.required <= given.keys():
+        return None
     bound = dict(helper.defaults)
-    bound.update((name, value_of(argument, context)) for name, argument in given.items())
+    for name, argument in given.items():
+        local = _reads_local(argument, scope, module)
+        bound[name] = Value(None, False) if local else _said(value_of(argument, context), f"{name}={{}} at the call")
     return bound
+
+
+def _reads_local(argument: ast.expr, scope: Scope, module: Scope) -> bool:
+    """Whether the argument reads a plain name the calling function binds itself (a parameter, a local): its value
+    is the caller's caller's. A name read for an attribute (``args.batch_size``) is followed as options are."""
+    bases = {id(node.value) for node in ast.walk(argument) if isinstance(node, (ast.Attribute, ast.Subscript))}
+    return any(
+        isinstance(node, ast.Name) and id(node) not in bases and scope.binding(node.id) not in (module, None)
+        for node in ast.walk(argument)
+    )

@@ -22,10 +22,10 @@ SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 class Scope:
     """One function's (or the module's, or a class body's, or a lambda's) own nodes and the names it binds."""
 
-    __slots__ = ("assigned", "bound", "is_class", "nodes", "outer")
+    __slots__ = ("assigned", "bound", "is_class", "nodes", "outer", "root")
 
     def __init__(self, root: ast.AST, nodes: list[ast.AST], outer: Scope | None) -> None:
-        self.nodes, self.outer, self.is_class = nodes, outer, isinstance(root, ast.ClassDef)
+        self.root, self.nodes, self.outer, self.is_class = root, nodes, outer, isinstance(root, ast.ClassDef)
         self.bound: dict[str, int] = {}
         #: name -> statement block -> (line, value) of its plain assignments there, in order
         self.assigned: dict[str, dict[int, list[tuple[int, ast.expr]]]] = {}
@@ -47,7 +47,7 @@ class Scope:
         nearest scope that binds it assigns it, when it binds it by plain assignments only (a parameter or a loop
         variable holds what a caller or the loop gives); for a name of its own scope on a line, the last assignment
         above it in each block."""
-        scope = self._binding(name)
+        scope = self.binding(name)
         if scope is None:
             return []
         blocks = scope.assigned.get(name, {})
@@ -67,7 +67,7 @@ class Scope:
         values = self.values(name)
         return values[0] if len(values) == 1 else None
 
-    def _binding(self, name: str) -> Scope | None:
+    def binding(self, name: str) -> Scope | None:
         """The scope whose ``name`` this is: its own, else the nearest enclosing one that binds it, past class
         bodies (a method does not see its class's names)."""
         scope: Scope | None = self
