@@ -412,6 +412,38 @@ def test_prose_about_a_command_is_not_one(engine: Engine, line: str) -> None:
     assert not check(engine, "README.md", f"Text.\n\n{line}\n").workloads
 
 
+_SESSION = "sudo docker run --rm -it --gpus all -v /data:/data acme/llm:1 bash\n"
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "vllm serve m --tensor-parallel-size 2\n",
+        "conda activate serve\ncd /data\nvllm serve m --tensor-parallel-size 2\n",
+        "vllm serve m --tensor-parallel-size 2\n# Next step\n",  # an ATX heading ends the paragraph
+    ],
+)
+def test_a_notes_paragraph_of_commands_is_a_session_typed_into_the_container(engine: Engine, typed: str) -> None:
+    """A notes file that writes its terminal session as a paragraph, no code block: the run line that opens a
+    shell, then the commands typed there, each a command as people type them. Those are the container's."""
+    (finding,) = check(engine, "training_cmd.md", "# Serve\nsudo docker images\n" + _SESSION + typed).findings
+    assert (finding.span.line, finding.severity.label) == (3, "error")
+    assert "typed in the container, training_cmd.md:" in finding.detail
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "and then the server runs in it\n",  # prose: no option or file after its first word
+        "vllm serve m --tensor-parallel-size 2.\n",  # a sentence's end
+        "vllm serve m --tensor-parallel-size 2\n---\n",  # a setext heading's text
+        "".join(f"ls -l /data/{i}\n" for i in range(70)) + "vllm serve m --tensor-parallel-size 2\n",  # too long
+    ],
+)
+def test_a_run_line_followed_by_prose_in_its_paragraph_is_not_read(engine: Engine, after: str) -> None:
+    assert not check(engine, "notes.md", "Text.\n\n" + _SESSION + after).workloads
+
+
 def test_a_command_line_does_not_hide_the_indented_code_after_a_list(engine: Engine) -> None:
     """A paragraph's command line ends a list item as any paragraph does: the indented block after it is code."""
     text = (

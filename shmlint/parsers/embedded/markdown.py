@@ -31,6 +31,21 @@ _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "d
 #: a paragraph line that is a container run command, options first (a README that writes its command as a plain
 #: line, not a code block): read as a block of its own, with the lines its trailing backslashes continue
 _PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-")
+#: a paragraph line written as a command typed at a prompt (``python train.py --img 640``, ``vllm serve m --tp 2``,
+#: ``conda activate env``, ``./run.sh``): an optional prompt, ``sudo`` and assignments, then a program that is a
+#: path, one of the commands people type with no file or option after them, or a lower-case word that is not one
+#: of prose's (``and``, ``then``...) with an option or a file further on the line
+_TYPED_LINE = LazyRegex(
+    r"^[ \t]*(?:\$[ \t]+)?(?:sudo[ \t]+)?(?:[A-Za-z_]\w{0,63}=\S*[ \t]+){0,8}"
+    r"(?:\.{0,2}/\S|(?:cd|conda|source|export|exit|ls|pwd|make|nvidia-smi|bash|sh)(?:[ \t]|$)"
+    r"|(?!(?:and|or|then|to|the|a|an|run|use|with|if|it|is|this|that|you|we|now|next|finally|after|before|in|on"
+    r"|for|of|from|see|note|also|which|where|when|so|but|as|by|at)[ \t])"
+    r"[a-z][\w.+-]{0,63}(?:[ \t]+[^ \t]{1,200}){0,16}?[ \t]+(?:-|[^ \t]*[./][^ \t]))"
+)
+#: an ATX heading (``## Train``): it ends a paragraph
+_ATX_HEADING = LazyRegex(r"^[ ]{0,3}#{1,6}(?:[ \t]|$)")
+#: lines of a paragraph read as commands typed after its run line (a notes file's terminal session)
+_MAX_TYPED_LINES = 64
 #: how a sentence ends (``docker run --gpus all needs the toolkit.``), never a command
 _SENTENCE_END = LazyRegex(r"[\w)\]`'\"][.,;:?!][ \t\r]*$")
 #: a block quote's marker, with the one blank after it that belongs to it
@@ -173,8 +188,13 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
         if _PROSE_COMMAND.match(line):
             resume = _prose_command_end(every, index)
             command = every[index:resume]
-            if not _SENTENCE_END.search(command[-1][1]) and _ends_a_paragraph(every[resume : resume + 1]):
+            if _SENTENCE_END.search(command[-1][1]):
+                continue
+            if _ends_a_paragraph(every[resume : resume + 1]):
                 yield command, ""
+            elif (typed := _typed_lines_end(every, resume)) is not None:
+                yield every[index:typed], ""  # a notes file's session: the run line and what is typed after it
+                resume = typed
     if block and not (nested and fence is None) and not (fence is not None and holds_markdown):
         yield block, name if fence is not None else ""
 
@@ -193,6 +213,20 @@ def _prose_command_end(lines: list[tuple[int, str]], start: int) -> int:
     while (
         end < len(lines) and continues(lines[end - 1][1]) and lines[end][1].strip() and not _FENCE.match(lines[end][1])
     ):
+        end += 1
+    return end
+
+
+def _typed_lines_end(lines: list[tuple[int, str]], start: int) -> int | None:
+    """The index after the lines that follow a paragraph's command line to the paragraph's end when every one is a
+    command typed at a prompt (``_TYPED_LINE``, no sentence's end): the paragraph is a terminal session written
+    out (``sudo docker run -it ... bash`` then ``python train.py``); an ATX heading ends it. None when any line
+    is prose (a setext heading's underline too), or past ``_MAX_TYPED_LINES``."""
+    end = start
+    while end < len(lines) and not _ends_a_paragraph(lines[end : end + 1]) and not _ATX_HEADING.match(lines[end][1]):
+        line = lines[end][1]
+        if end - start >= _MAX_TYPED_LINES or _SENTENCE_END.search(line) or not _TYPED_LINE.match(line):
+            return None  # prose, a setext heading's underline among them
         end += 1
     return end
 
