@@ -377,7 +377,7 @@ def _main_command(words: Sequence[str]) -> Sequence[str]:
         return words
     script = words[1 + operand[1]]
     run = [argv for command in commands(script) if (argv := program([word.text for word in command.words]))]
-    main = [argv for argv in run if argv[0] not in SETUP_ONLY]
+    main = [argv for argv in run if argv[0].rpartition("/")[2] not in SETUP_ONLY]
     return main[0] if len(main) == 1 else words
 
 

@@ -421,6 +421,8 @@ _SESSION = "sudo docker run --rm -it --gpus all -v /data:/data acme/llm:1 bash\n
         "vllm serve m --tensor-parallel-size 2\n",
         "conda activate serve\ncd /data\nvllm serve m --tensor-parallel-size 2\n",
         "vllm serve m --tensor-parallel-size 2\n# Next step\n",  # an ATX heading ends the paragraph
+        "vllm serve m \\\n  --tensor-parallel-size 2\n",  # a typed command its backslash continues
+        "source /venv/bin/activate\nexport HF_HOME=/data\nvllm serve m --tensor-parallel-size 2\n",
     ],
 )
 def test_a_notes_paragraph_of_commands_is_a_session_typed_into_the_container(engine: Engine, typed: str) -> None:
@@ -438,10 +440,27 @@ def test_a_notes_paragraph_of_commands_is_a_session_typed_into_the_container(eng
         "vllm serve m --tensor-parallel-size 2.\n",  # a sentence's end
         "vllm serve m --tensor-parallel-size 2\n---\n",  # a setext heading's text
         "".join(f"ls -l /data/{i}\n" for i in range(70)) + "vllm serve m --tensor-parallel-size 2\n",  # too long
+        # prose that names commands, options and files
+        "inside it, start torchrun --nproc_per_node 8 train.py\n",
+        "models are served by vllm serve with --tensor-parallel-size 2\n",
+        "make sure the dataloader uses num_workers=8 and /data\n",
+        "e.g. torchrun --nproc_per_node 8 train.py\n",
+        "source code lives in /workspace and torchrun starts it\n",
+        "more details in docs/README.md\n",
+        "works with pytorch 2.1 and torchrun on 8 GPUs\n",
+        "cd /workspace\ndocker containers started this way share 64 MiB\n",  # an engine line that is prose
+        "python train.py, then evaluate\n",
     ],
 )
 def test_a_run_line_followed_by_prose_in_its_paragraph_is_not_read(engine: Engine, after: str) -> None:
     assert not check(engine, "notes.md", "Text.\n\n" + _SESSION + after).workloads
+
+
+def test_a_notes_session_reads_the_same_with_crlf(engine: Engine) -> None:
+    text = "Text.\n\n" + _SESSION + "vllm serve m --tensor-parallel-size 2\npwd\ncd\n# Next\n"
+    lf = [(f.span.line, f.severity.label) for f in check(engine, "notes.md", text).findings]
+    crlf = [(f.span.line, f.severity.label) for f in check(engine, "notes.md", text.replace("\n", "\r\n")).findings]
+    assert lf == crlf == [(3, "error")]
 
 
 def test_a_command_line_does_not_hide_the_indented_code_after_a_list(engine: Engine) -> None:

@@ -685,6 +685,22 @@ _W = "def make(ds, w=4):\n    return DataLoader(ds, num_workers=w)\n"
             ["3 make(...) makes DataLoader(num_workers=w) at line 2, w=4 by default"],
         ),
         ("def make(ds, w=4):\n    return DataLoader(ds, num_workers=min(w, foo.count()))\nmake(d)\n", []),
+        ("def make(ds, w=4):\n    return DataLoader(ds, num_workers=min(w, cfg.cpu_count()))\nmake(d)\n", []),
+        ("max = min\ndef make(ds, w=4):\n    return DataLoader(ds, num_workers=max(w, 0))\nmake(d)\n", []),
+        ("def make(ds, min, w=4):\n    return DataLoader(ds, num_workers=min(w, 2))\nmake(d, max)\n", []),
+        (
+            "import os\ndef make(ds, w=4):\n    return DataLoader(ds, num_workers=min(w, os.cpu_count()))\nmake(d)\n",
+            ["4 make(...) makes DataLoader(num_workers=min(w, os.cpu_count())) at line 3, w=4 by default"],
+        ),
+        # a second loader, whose workers are known, may be the one the call gets
+        (
+            "def make(ds, w=8, train=True):\n    if not train:\n        return DataLoader(ds, batch_size=1)\n"
+            "    return DataLoader(ds, num_workers=w)\nmake(d, train=False)\n",
+            [],
+        ),
+        ("from other import *\n" + _HELPER + "make(d)\n", []),  # the star import may bind make
+        (_HELPER + "from other import *\nmake(d)\n", []),
+        (_HELPER + "del make\nmake(d)\n", []),
     ],
 )
 def test_a_loader_helper_is_judged_by_what_each_call_gives_it(code: str, needs: list[str]) -> None:
@@ -725,7 +741,14 @@ def test_a_loader_helper_of_an_imported_module_is_judged_at_the_importers_call(t
         "data/loaders.py:5, --batch_size default 2 at line 3"
     ]
     assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py", "--batch_size", "0"))).needs
-    for program in ("whole.py", "apart.py", "text.py"):
+    # the one binding of ``build`` in the module is another function; the import is a function's or a class's
+    (tmp_path / "local.py").write_text(
+        "def setup():\n    from data.loaders import build\n    return build\n"
+        "class A:\n    from data.loaders import build\n"
+        "def build(ds, batch_size):\n    return ds\nbuild(d, 8)\n"
+    )
+    (tmp_path / "before.py").write_text("build(ds, 4)\nfrom data.loaders import build\n")  # runs before the import
+    for program in ("whole.py", "apart.py", "text.py", "local.py", "before.py"):
         assert not _gather(tmp_path, Launch(str(tmp_path), ("python", program))).needs, program
 
 
@@ -742,7 +765,8 @@ def test_a_helpers_name_in_a_comment_changes_nothing(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("called", "followed"), [(0, True), (MAX_HELPERS - 1, True), (MAX_HELPERS, False)])
 def test_a_program_keeps_a_bounded_number_of_loader_helpers(tmp_path: Path, called: int, followed: bool) -> None:
-    """Each helper kept is looked for in every module read after it: past ``MAX_HELPERS`` they are not kept."""
+    """A program keeps its modules' loader helpers for the modules that import them: past ``MAX_HELPERS`` they are
+    not kept (so not followed)."""
     helpers = "".join(
         f"def make{i}(ds, w=2):\n    return DataLoader(ds, num_workers=w)\n" for i in range(MAX_HELPERS + 4)
     )
@@ -1073,6 +1097,8 @@ def test_a_started_helper_read_in_full_keeps_a_free_verdict(tmp_path: Path) -> N
         # a shell string that sets up (text, a network check, a move) then runs the script
         ("entrypoint: [/bin/bash, -c]\n    command: ['echo go; curl -s x >/dev/null; python3 /repo/dump.py']", None),
         ("entrypoint: [bash, -lc, 'cd /repo && exec python3 dump.py']", None),
+        ("entrypoint: [bash, -c, '. /venv/bin/activate && /bin/echo go && python3 /repo/dump.py']", None),
+        ("entrypoint: [bash, -c, 'source /venv/bin/activate; python3 /repo/dump.py']", None),
         ("entrypoint: [sh, -c, 'python3 /vllm-workspace/start.py']", "error"),  # not the repository's
         ("entrypoint: [bash, -c, 'python3 /repo/dump.py; vllm serve m']", "error"),  # the server runs too
         ("entrypoint: [bash, -c, 'python3 /repo/dump.py && python3 /repo/dump.py']", "error"),  # two: not read

@@ -51,8 +51,22 @@ def shell_operand(arguments: Sequence[str]) -> tuple[bool, int] | None:
 #: programs that only print or test text: ``echo "Creating DeepSpeed hostfile"`` runs no DeepSpeed
 TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
 #: what a container's shell string does before its program, starting nothing of its own: text, moving about,
-#: its own environment, a pause, a connectivity check
-SETUP_ONLY = TEXT_ONLY | {"cd", "pushd", "popd", "export", "set", "unset", "sleep", "mkdir", "ls", "curl", "wget"}
+#: its own environment (a virtual environment's ``activate`` too), a pause, a connectivity check
+SETUP_ONLY = TEXT_ONLY | {
+    "cd",
+    "pushd",
+    "popd",
+    "export",
+    "set",
+    "unset",
+    "source",
+    ".",
+    "sleep",
+    "mkdir",
+    "ls",
+    "curl",
+    "wget",
+}
 
 #: the Python interpreter's own options that take a value (``python -W ignore x.py``): the word after one is that
 #: value, not the program

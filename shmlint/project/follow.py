@@ -334,15 +334,15 @@ class _Walk:
             elif local != path and local not in self.modules:
                 self.module(local, arguments, settings, depth + 1)
 
-    def imported_helpers(self, path: str, from_imports: Sequence[tuple[str, str, str]]) -> dict[str, LoaderHelper]:
+    def imported_helpers(self, path: str, from_imports: Sequence[tuple[str, str, str, int]]) -> dict[str, LoaderHelper]:
         """The loader helpers a module imports by name (``from data.loaders import build as make``), by the name
-        it binds: each of the module the statement names, read before."""
+        it binds: each of the module the statement names, read before, bound from the statement's line on."""
         folder = os.path.dirname(path)
         found = {}
-        for module, name, alias in from_imports:
+        for module, name, alias, line in from_imports:
             helper = self.helpers.get((self.local_module(folder, module) or "", name))
             if helper is not None:
-                found[alias] = helper
+                found[alias] = helper._replace(defined=line)
         return found
 
     def local_module(self, folder: str, dotted: str) -> str | None:

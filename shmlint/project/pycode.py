@@ -78,7 +78,7 @@ class PyFacts(NamedTuple):
     beside_configs: tuple[str, ...] = ()  # config files named from the file's own folder (``@hydra.main``)
     by_name: tuple[Command, ...] = ()  # programs a run call starts by name (``["svc", "train", "-t"]``)
     helpers: tuple[LoaderHelper, ...] = ()  # functions that make a loader with the workers their callers give
-    from_imports: tuple[tuple[str, str, str], ...] = ()  # (module, name, as) of each ``from module import name``
+    from_imports: tuple[tuple[str, str, str, int], ...] = ()  # (module, name, as, line): ``from module import name``
 
 
 def read(
@@ -105,7 +105,8 @@ def read(
     needs: list[Fact] = []
     zero: list[Fact] = []
     unknown = 0
-    unknown_loaders: dict[int, tuple[ast.expr | None, str]] = {}  # loaders whose workers are not known (``pyhelpers``)
+    loaders: set[int] = set()  # every loader call, by ``id``, for ``pyhelpers``
+    unknown_loaders: dict[int, tuple[ast.expr | None, str]] = {}  # those whose workers are not known
     mp_aliases = _mp_aliases(nodes)
     found = scopes(nodes)
     classes = _ultralytics_classes(nodes)
@@ -116,6 +117,7 @@ def read(
         name = called(node.func)
         quoted = text if len(needs) + len(zero) + len(unknown_loaders) < MAX_FACTS else ""
         if name.endswith("DataLoader"):
+            loaders.add(id(node))
             verdict = _loader(node, name, context, quoted, bound)
             if verdict is None:
                 unknown += 1
@@ -138,7 +140,7 @@ def read(
         fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted)
         if fact is not None:
             needs.append(fact)
-    helpers = loader_helpers(found, context, unknown_loaders) if unknown_loaders else ()
+    helpers = loader_helpers(found, context, loaders, unknown_loaders) if unknown_loaders else ()
     if helpers or imported_helpers:
         for call, helper, value in helper_calls(found, helpers, imported_helpers or {}, context):
             shown = f"{_quote(text if len(needs) < MAX_FACTS else '', call.func)}(...) makes {helper.shown}"
@@ -162,7 +164,7 @@ def read(
         hydra_configs(nodes),
         started.by_name,
         helpers,
-        _from_imports(nodes),
+        _from_imports(found[0].nodes if found else []),
     )
 
 
@@ -218,12 +220,12 @@ def _workers_argument(node: ast.Call, name: str) -> tuple[ast.expr | None, bool]
     return given, True
 
 
-def _from_imports(nodes: list[ast.AST]) -> tuple[tuple[str, str, str], ...]:
-    """``from module import name as alias`` statements: (module, with a leading ``.`` for each level, name, the
-    name the file binds), for the files whose loader helpers it may call."""
+def _from_imports(module: list[ast.AST]) -> tuple[tuple[str, str, str, int], ...]:
+    """The module's own ``from module import name as alias`` statements (not a function's or a class's): (module,
+    with a leading ``.`` for each level, name, the name it binds, line), for the loader helpers it may call."""
     return tuple(
-        ("." * node.level + (node.module or ""), alias.name, alias.asname or alias.name)
-        for node in nodes
+        ("." * node.level + (node.module or ""), alias.name, alias.asname or alias.name, node.lineno)
+        for node in module
         if isinstance(node, ast.ImportFrom)
         for alias in node.names
     )

@@ -3,26 +3,32 @@
 The loader alone says nothing certain; a call of the helper says what it starts with, the caller's arguments (or
 the helper's defaults) put into the loader's worker expression.
 
-Only what Python surely runs is read so. The helper: a plain function of the module (no decorator, which may pass
-arguments of its own; no ``*args``/``**kwargs``), its name bound once there, holding exactly one loader whose
-workers are not otherwise known, in its own body, with a worker expression of its parameters (never reassigned
-there), whole numbers, ``min``/``max``/``int`` and the CPU count. The call: by the helper's name where that name is
-the module's one binding of it (the ``def``, or a ``from module import`` of the module that defines it), bound by
-Python's rules; an argument made of the calling function's own names is not known.
+Read so only where the text leaves no doubt of which function runs and what its parameters give the loader. The
+helper: a plain function of the module (no decorator, which may pass arguments of its own; no ``*args`` or
+``**kwargs``), its name bound once there, holding one loader in its own body (no other one a call could get
+instead) whose workers are not otherwise known, with a worker expression of its parameters (never reassigned
+there), whole numbers, the built-in ``min``/``max``/``int`` and the standard library's CPU count. The call: by the
+helper's name where that name is the module's one binding of it (the ``def``, or a module-level ``from module
+import`` of the module that defines it), after that binding when at module level, in a module no star import or
+``del`` leaves unsure, bound by Python's rules; an argument that is a name of the calling function's own is not
+known. Like any loader in the code read, the helper's is taken to be made once it is called (which branch of the
+helper returns it is not followed).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Set
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.pyscopes import Scope
-from shmlint.project.pysyntax import called
-from shmlint.project.pyvalues import CPU_COUNTS, Context, Value, value_of
+from shmlint.project.pysyntax import dotted
+from shmlint.project.pyvalues import Context, Value, value_of
 
-#: functions a worker expression may call: they are worked out from their arguments alone
+#: built-in functions a worker expression may call: they are worked out from their arguments alone
 _PURE_CALLS = frozenset({"min", "max", "int"})
+#: the standard library's CPU counts (at least one)
+_CPU_COUNTS = frozenset({"os.cpu_count", "os.process_cpu_count", "multiprocessing.cpu_count"})
 
 
 class LoaderHelper(NamedTuple):
@@ -40,7 +46,8 @@ class LoaderHelper(NamedTuple):
     workers: ast.expr
     shown: str
     place: str
-    defined: int  # the line of its ``def``: a module-level call above it runs before it exists
+    defined: int  # the line of its ``def`` (of the import, in an importing module): a call above it at module level
+    # runs before the name is bound
 
 
 #: a loader whose workers are not known: its worker expression (None when not given by name or position) and
@@ -48,8 +55,11 @@ class LoaderHelper(NamedTuple):
 Unknown = Mapping[int, tuple[ast.expr | None, str]]
 
 
-def loader_helpers(found: Sequence[Scope], context: Context, unknown: Unknown) -> tuple[LoaderHelper, ...]:
-    """The module's loader helpers (``found``: the file's scopes, the module's first)."""
+def loader_helpers(
+    found: Sequence[Scope], context: Context, loaders: Set[int], unknown: Unknown
+) -> tuple[LoaderHelper, ...]:
+    """The module's loader helpers (``found``: the file's scopes, the module's first; ``loaders``: the ``id`` of
+    every loader call in the file, ``unknown`` those whose workers are not known)."""
     module = found[0]
     helpers = []
     for scope in found[1:]:
@@ -61,13 +71,14 @@ def loader_helpers(found: Sequence[Scope], context: Context, unknown: Unknown) -
             continue  # a decorator may give arguments of its own; a caller's may land anywhere
         if module.bound.get(function.name) != 1:
             continue  # redefined, rebound or imported over: which one a call reaches is not read
-        loaders = [unknown[id(node)] for node in scope.nodes if id(node) in unknown]
-        workers, shown = loaders[0] if len(loaders) == 1 else (None, "")
+        made = [node for node in scope.nodes if id(node) in loaders]  # another loader may be the one a call gets
+        workers, shown = unknown.get(id(made[0]), (None, "")) if len(made) == 1 else (None, "")
         if workers is None:
             continue
         positional = [*arguments.posonlyargs, *arguments.args]
         parameters = tuple(a.arg for a in positional) + tuple(a.arg for a in arguments.kwonlyargs)
-        if not _made_of(workers, {name for name in parameters if scope.bound.get(name) == 1}):
+        plain = {name for name in parameters if scope.bound.get(name) == 1}
+        if not _made_of(workers, plain, {name for name in _PURE_CALLS if name in module.bound or name in scope.bound}):
             continue
         defaults = _defaults(positional, arguments, context)
         required = frozenset(parameters) - {name for name, _ in defaults}
@@ -102,11 +113,11 @@ def _said(value: Value, how: str) -> Value:
     return value._replace(how=f", {how.format(value.number)}") if not value.how and value.number is not None else value
 
 
-def _made_of(expression: ast.expr, parameters: set[str]) -> bool:
+def _made_of(expression: ast.expr, parameters: set[str], shadowed: set[str]) -> bool:
     """Whether the expression uses at least one of ``parameters`` and nothing but them, whole numbers and the pure
-    calls (``min(batch_size, os.cpu_count())``)."""
+    calls (``min(batch_size, os.cpu_count())``; not a ``min`` the code binds itself: ``shadowed``)."""
     uses = False
-    for node in _operands(expression):
+    for node in _operands(expression, shadowed):
         if isinstance(node, ast.Name) and node.id in parameters:
             uses = True
         elif not (isinstance(node, ast.Constant) and type(node.value) is int):
@@ -114,15 +125,14 @@ def _made_of(expression: ast.expr, parameters: set[str]) -> bool:
     return uses
 
 
-def _operands(node: ast.expr) -> Iterator[ast.expr]:
+def _operands(node: ast.expr, shadowed: set[str]) -> Iterator[ast.expr]:
     """The leaves of an expression of pure calls: a CPU count has none, any other call is a leaf."""
     if isinstance(node, ast.Call) and not node.keywords:
-        name = called(node.func)
-        if name in CPU_COUNTS and not node.args:
+        if dotted(node.func) in _CPU_COUNTS and not node.args:
             return
-        if name in _PURE_CALLS and isinstance(node.func, ast.Name):
+        if isinstance(node.func, ast.Name) and node.func.id in _PURE_CALLS and node.func.id not in shadowed:
             for argument in node.args:
-                yield from _operands(argument)
+                yield from _operands(argument, shadowed)
             return
     yield node
 
@@ -135,12 +145,14 @@ def imported_helper(where: str, helper: LoaderHelper) -> LoaderHelper:
 def helper_calls(
     found: Sequence[Scope], own: Sequence[LoaderHelper], imported: Mapping[str, LoaderHelper], context: Context
 ) -> Iterator[tuple[ast.Call, LoaderHelper, Value]]:
-    """Each call of a helper (the module's ``own``, or one it imports by the name given as the key) that starts
-    its loader's workers, and the workers there."""
+    """Each call of a helper (the module's ``own``, or one a module-level ``from ... import`` binds under the name
+    given as the key, its ``defined`` the import's line) that starts its loader's workers, and the workers there.
+    Not in a module a star import or a ``del`` leaves unsure of what a name is."""
     module = found[0]
+    if "*" in module.bound or any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del) for n in module.nodes):
+        return
     by_name = {name: helper for name, helper in imported.items() if module.bound.get(name) == 1}
     by_name.update((helper.name, helper) for helper in own)
-    own_names = {helper.name for helper in own}
     for scope in found:
         for node in scope.nodes:
             if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
@@ -148,8 +160,8 @@ def helper_calls(
             helper = by_name.get(node.func.id)
             if helper is None or scope.binding(node.func.id) is not module:
                 continue
-            if scope is module and node.func.id in own_names and node.lineno < helper.defined:
-                continue  # runs before the ``def``
+            if scope is module and node.lineno < helper.defined:
+                continue  # runs before the name is bound
             bound = _bind(node, helper, scope, module, context)
             value = value_of(helper.workers, context._replace(bound=bound)) if bound is not None else None
             if value is not None and value.positive:

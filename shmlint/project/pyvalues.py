@@ -16,8 +16,7 @@ from shmlint.project.pyoptions import Option, on_command_line, override
 from shmlint.project.pysyntax import called, dotted
 
 _INTEGER = re.compile(r"-?[0-9]{1,6}")
-#: calls that count the CPUs: at least one
-CPU_COUNTS = frozenset({"cpu_count", "process_cpu_count", "sched_getaffinity"})
+_CPU_COUNTS = frozenset({"cpu_count", "process_cpu_count", "sched_getaffinity"})
 
 
 class Value(NamedTuple):
@@ -73,7 +72,7 @@ def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
 
 def _call_value(node: ast.Call, context: Context, depth: int) -> Value:
     name = called(node.func)
-    if name in CPU_COUNTS:
+    if name in _CPU_COUNTS:
         return Value(None, True, f", {name}() is at least 1")
     if name in ("min", "max") and node.args and not node.keywords:
         values = [value_of(arg, context, depth + 1) for arg in node.args]

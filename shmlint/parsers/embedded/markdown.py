@@ -31,19 +31,21 @@ _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "d
 #: a paragraph line that is a container run command, options first (a README that writes its command as a plain
 #: line, not a code block): read as a block of its own, with the lines its trailing backslashes continue
 _PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-")
-#: a paragraph line written as a command typed at a prompt (``python train.py --img 640``, ``vllm serve m --tp 2``,
-#: ``conda activate env``, ``./run.sh``): an optional prompt, ``sudo`` and assignments, then a program that is a
-#: path, one of the commands people type with no file or option after them, or a lower-case word that is not one
-#: of prose's (``and``, ``then``...) with an option or a file further on the line
+#: a paragraph line written as a command typed at a prompt: an optional prompt, ``sudo`` and assignments, then a
+#: path (``./run.sh``) or a program people type in a terminal session (``python train.py --img 640``, ``conda
+#: activate env``; ``source``, ``bash`` and ``sh`` with a script, ``export`` with an assignment, where a prose
+#: word is spelt the same), and no comma before a blank, as lists of words in prose have
 _TYPED_LINE = LazyRegex(
-    r"^[ \t]*(?:\$[ \t]+)?(?:sudo[ \t]+)?(?:[A-Za-z_]\w{0,63}=\S*[ \t]+){0,8}"
-    r"(?:\.{0,2}/\S|(?:cd|conda|source|export|exit|ls|pwd|make|nvidia-smi|bash|sh)(?:[ \t]|$)"
-    r"|(?!(?:and|or|then|to|the|a|an|run|use|with|if|it|is|this|that|you|we|now|next|finally|after|before|in|on"
-    r"|for|of|from|see|note|also|which|where|when|so|but|as|by|at)[ \t])"
-    r"[a-z][\w.+-]{0,63}(?:[ \t]+[^ \t]{1,200}){0,16}?[ \t]+(?:-|[^ \t]*[./][^ \t]))"
+    r"^(?![^\n]{0,4000},[ \t])[ \t]*(?:\$[ \t]+)?(?:sudo[ \t]+)?(?:[A-Za-z_]\w{0,63}=[^ \t]*[ \t]+){0,8}"
+    r"(?:\.{0,2}/[^ \t]"
+    r"|(?:python(?:[23](?:\.\d{1,2})?)?|pip3?|conda|mamba|uv|git|wget|curl|torchrun|accelerate|deepspeed|vllm"
+    r"|jupyter|huggingface-cli|tensorboard|apt|apt-get|mkdir|cp|mv|unzip|tar|chmod|nohup|echo|ls|pwd|exit"
+    r"|nvidia-smi|cd)(?:[ \t\r]|$)"
+    r"|(?:source|\.|bash|sh)[ \t]+[^ \t]*[./]"
+    r"|export[ \t]+[A-Za-z_]\w{0,63}=)"
 )
 #: an ATX heading (``## Train``): it ends a paragraph
-_ATX_HEADING = LazyRegex(r"^[ ]{0,3}#{1,6}(?:[ \t]|$)")
+_ATX_HEADING = LazyRegex(r"^[ ]{0,3}#{1,6}(?:[ \t\r]|$)")
 #: lines of a paragraph read as commands typed after its run line (a notes file's terminal session)
 _MAX_TYPED_LINES = 64
 #: how a sentence ends (``docker run --gpus all needs the toolkit.``), never a command
@@ -218,16 +220,22 @@ def _prose_command_end(lines: list[tuple[int, str]], start: int) -> int:
 
 
 def _typed_lines_end(lines: list[tuple[int, str]], start: int) -> int | None:
-    """The index after the lines that follow a paragraph's command line to the paragraph's end when every one is a
-    command typed at a prompt (``_TYPED_LINE``, no sentence's end): the paragraph is a terminal session written
-    out (``sudo docker run -it ... bash`` then ``python train.py``); an ATX heading ends it. None when any line
-    is prose (a setext heading's underline too), or past ``_MAX_TYPED_LINES``."""
+    """The index after the lines that follow a paragraph's command line to the paragraph's end (a blank line, a
+    fence, an ATX heading, another run line) when every one is a command typed at a prompt (``_TYPED_LINE``, with
+    the lines its backslashes continue; no sentence's end): the paragraph is a terminal session written out
+    (``sudo docker run -it ... bash`` then ``python train.py``). None when any line is prose (a setext heading's
+    underline, another engine command too), or past ``_MAX_TYPED_LINES``."""
     end = start
-    while end < len(lines) and not _ends_a_paragraph(lines[end : end + 1]) and not _ATX_HEADING.match(lines[end][1]):
+    while end < len(lines):
         line = lines[end][1]
+        if not line.strip() or _FENCE.match(line) or _ATX_HEADING.match(line) or _PROSE_COMMAND.match(line):
+            break
         if end - start >= _MAX_TYPED_LINES or _SENTENCE_END.search(line) or not _TYPED_LINE.match(line):
-            return None  # prose, a setext heading's underline among them
+            return None
         end += 1
+        while continues(line) and end < len(lines) and lines[end][1].strip() and end - start < _MAX_TYPED_LINES:
+            line = lines[end][1]
+            end += 1
     return end
 
 
