@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence, Set
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.pyscopes import Scope
 from shmlint.project.pysyntax import dotted
-from shmlint.project.pyvalues import Context, Value, value_of
+from shmlint.project.pyvalues import UNKNOWN, Context, Value, value_of
 
 #: built-in functions a worker expression may call: they are worked out from their arguments alone
 _PURE_CALLS = frozenset({"min", "max", "int"})
@@ -189,7 +189,7 @@ def _bind(
     bound = dict(helper.defaults)
     for name, argument in given.items():
         local = _reads_local(argument, scope, module)
-        bound[name] = Value(None, False) if local else _said(value_of(argument, context), f"{name}={{}} at the call")
+        bound[name] = UNKNOWN if local else _said(value_of(argument, context), f"{name}={{}} at the call")
     return bound
 
 
