@@ -27,10 +27,15 @@ REQUIRE_CORPUS_ENV = "SHMLINT_REQUIRE_CORPUS"
 def pytest_cmdline_main(config: pytest.Config) -> object:
     """``pytest`` runs on every core where pytest-xdist is installed (the ``[test]`` extra has it) and in one
     process where it is not: ``-n auto`` in ``addopts`` would make plain ``pytest`` a usage error without xdist.
-    ``-n N`` on the command line (``-n 0`` for one process) wins. A wrapper, so it runs before xdist reads it."""
+    ``-n N`` on the command line (``-n 0`` for one process) wins. Workers steal tests from each other
+    (``--dist worksteal``, unless ``--dist`` is given): the minute-long tests that end one worker's share do not
+    leave the other idle. A wrapper, so it runs before xdist reads it."""
     worker = hasattr(config, "workerinput") or "PYTEST_XDIST_WORKER" in os.environ  # never a pool in a worker
-    if not worker and config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None) is None:
-        config.option.numprocesses = "auto"
+    if not worker and config.pluginmanager.hasplugin("xdist"):
+        if config.getoption("numprocesses", None) is None:
+            config.option.numprocesses = "auto"
+        if config.getoption("dist", "no") == "no":
+            config.option.dist = "worksteal"
     return (yield)
 
 

@@ -30,6 +30,9 @@ else:
 FIXTURES = ROOT / "fixtures"
 CODES = ("SHM001", "SHM003", "SHM007", "SHM008", "SHM012", "SHM013")
 SIZE = 8 * 2**30
+#: pods drawn for the parity and mutation tests: each costs the engines about 0.6 s (the Rust CEL crate compiles a
+#: ``matches()`` pattern at each evaluation), and 100 seeded draws already combine every value the rules turn on
+DRAWN = 100
 
 
 @cache
@@ -164,11 +167,23 @@ def test_every_pod_of_the_fixtures_gets_the_linters_verdict_from_cel_and_rego(tm
     assert flagged >= (15 if undecided == "summary" else 20)
 
 
+def test_the_drawn_pods_hold_every_value_the_rules_turn_on() -> None:
+    """``DRAWN`` seeded pods are enough: each image, command, resources, env, mount set and volume is drawn."""
+    found = engines.drawn_pods(DRAWN, seed=30)
+    containers = [c for pod in found for c in pod["spec"]["containers"] + pod["spec"].get("initContainers", [])]
+    assert {c["image"] for c in containers} == set(engines.IMAGES)
+    argv = {tuple(c.get("command", []) + c.get("args", [])) for c in containers}
+    assert all(tuple(words) in argv for words in engines.COMMANDS)
+    for values, key in ((engines.RESOURCES, "resources"), (engines.ENVS, "env")):
+        assert all(any(c.get(key) == value for c in containers) for value in values if value), key
+    assert all(any(v in pod["spec"].get("volumes", []) for pod in found) for v in engines.VOLUMES)
+
+
 @pytest.mark.slow
 def test_drawn_pods_get_the_linters_verdict_from_cel_and_rego(tmp_path: Path) -> None:
     """Pods combining every value the rules turn on (images and commands of each tier, accelerators, counts,
     device variables, NCCL_SHM_DISABLE, volumes, mounts, hostIPC, runtimes, annotations), seeded."""
-    found = [(pod["metadata"]["name"], pod) for pod in engines.drawn_pods(150, seed=30)]
+    found = [(pod["metadata"]["name"], pod) for pod in engines.drawn_pods(DRAWN, seed=30)]
     mismatches, flagged = _compare(tmp_path, found, "strict")
     assert not mismatches, "\n".join(mismatches[:40]) + f"\n({len(mismatches)} mismatches)"
     assert flagged >= 50
@@ -187,7 +202,7 @@ def _volumes(pod: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.mark.slow
 def test_the_mutation_leaves_no_missing_shm_and_never_touches_what_a_pod_has(tmp_path: Path) -> None:
-    found = [pod for _, pod in pods()] + engines.drawn_pods(150, seed=30)
+    found = [pod for _, pod in pods()] + engines.drawn_pods(DRAWN, seed=30)
     spec = documents(knowledge(), ("mutating",), Options(SIZE))[0]["spec"]
     policy = engines.CelPolicy(spec["variables"])
     expression = engines.untyped(spec["mutations"][0]["applyConfiguration"]["expression"])
