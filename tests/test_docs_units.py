@@ -373,7 +373,19 @@ def test_indented_text_inside_a_directive_is_not_code() -> None:
     assert list(markdown_code_blocks(text)) == []
 
 
-@given(st.lists(st.sampled_from(["````{tab} A", "```bash", "docker run x", "```", "````", "", "    y", "```{note}"])))
+_LINES = ["````{tab} A", "```bash", "docker run x", "```", "````", "", "    y", "```{note}"]
+# a notes file's session: a paragraph run line, typed commands, a continuation, prose, a heading
+_SESSION_LINES = [
+    "docker run -it --gpus all img bash",
+    "python train.py --w 2 \\",
+    "  --x 1",
+    "cd /d",
+    "and so on",
+    "# H",
+]
+
+
+@given(st.lists(st.sampled_from(_LINES + _SESSION_LINES)))
 def test_blocks_keep_the_file_offsets_of_their_lines(lines: list[str]) -> None:
     text = "\n".join(lines)
     for block, _ in markdown_code_blocks(text):
