@@ -369,7 +369,7 @@ def own_script(workload: Workload) -> str | None:
 def _main_command(words: Sequence[str]) -> Sequence[str]:
     """The command a shell's ``-c`` string runs after what only sets it up (``echo``, ``cd``, ``curl`` to test the
     network...), when there is exactly one such command; any other words as they are."""
-    from shmlint.parsers.programs import SETUP_ONLY, program, shell_operand
+    from shmlint.parsers.programs import program, shell_operand
     from shmlint.parsers.shell import commands
 
     operand = shell_operand(words[1:]) if words and words[0].rpartition("/")[2] in _SCRIPT_SHELLS else None
@@ -377,8 +377,23 @@ def _main_command(words: Sequence[str]) -> Sequence[str]:
         return words
     script = words[1 + operand[1]]
     run = [argv for command in commands(script) if (argv := program([word.text for word in command.words]))]
-    main = [argv for argv in run if argv[0].rpartition("/")[2] not in SETUP_ONLY]
+    main = [argv for argv in run if not _sets_up(argv)]
     return main[0] if len(main) == 1 else words
+
+
+#: what a sourced file is when it only sets up the shell: a virtual environment's or conda's activation, an env file
+_ENVIRONMENT_FILE = LazyRegex(r"(?:^|/)(?:activate|conda\.sh|[\w.-]{0,64}\.env)$")
+
+
+def _sets_up(argv: Sequence[str]) -> bool:
+    """Whether a command of a shell string only sets up what follows (``SETUP_ONLY``); ``source``/``.`` only of an
+    environment's activation or an env file (another sourced script may be the image's own start)."""
+    from shmlint.parsers.programs import SETUP_ONLY
+
+    name = argv[0].rpartition("/")[2]
+    if name in ("source", "."):
+        return len(argv) > 1 and _ENVIRONMENT_FILE.search(argv[1]) is not None
+    return name in SETUP_ONLY
 
 
 def _own_program(workload: Workload) -> bool:

@@ -462,6 +462,12 @@ def test_a_notes_paragraph_of_commands_is_a_session_typed_into_the_container(eng
         "works with pytorch 2.1 and torchrun on 8 GPUs\n",
         "cd /workspace\ndocker containers started this way share 64 MiB\n",  # an engine line that is prose
         "python train.py, then evaluate\n",
+        "python is 3.10 inside and vllm serve works for small models\n",
+        "deepspeed is installed so training with deepspeed train.py needs no extra setup\n",
+        "git clone https://x/y then run torchrun --nproc_per_node 8 train.py inside\n",
+        "echo the result of torchrun --nproc_per_node 8 train.py to a file\n",
+        "pip install deepspeed\n",  # an installer names software that does not run there
+        "git clone https://github.com/microsoft/DeepSpeed\ncd DeepSpeed\n",
     ],
 )
 def test_a_run_line_followed_by_prose_in_its_paragraph_is_not_read(engine: Engine, after: str) -> None:

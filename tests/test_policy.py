@@ -31,7 +31,7 @@ FIXTURES = ROOT / "fixtures"
 CODES = ("SHM001", "SHM003", "SHM007", "SHM008", "SHM012", "SHM013")
 SIZE = 8 * 2**30
 #: pods drawn for the parity and mutation tests: each costs the engines about 0.6 s (the Rust CEL crate compiles a
-#: ``matches()`` pattern at each evaluation), and 100 seeded draws already combine every value the rules turn on
+#: ``matches()`` pattern at each evaluation); 100 seeded draws hold every image, command, resources, env and volume
 DRAWN = 100
 
 
@@ -168,7 +168,7 @@ def test_every_pod_of_the_fixtures_gets_the_linters_verdict_from_cel_and_rego(tm
 
 
 def test_the_drawn_pods_hold_every_value_the_rules_turn_on() -> None:
-    """``DRAWN`` seeded pods are enough: each image, command, resources, env, mount set and volume is drawn."""
+    """``DRAWN`` seeded pods are enough to draw each image, command, resources, env and volume of the drawing."""
     found = engines.drawn_pods(DRAWN, seed=30)
     containers = [c for pod in found for c in pod["spec"]["containers"] + pod["spec"].get("initContainers", [])]
     assert {c["image"] for c in containers} == set(engines.IMAGES)

@@ -33,6 +33,7 @@ from shmlint.project import configs, pycode, pyoptions
 from shmlint.project.follow import MAX_HELPERS, STARTED_FILES, gather
 from shmlint.project.index import ProjectFiles, ProjectIndex, Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, target
+from shmlint.project.pycode import MAX_FACTS
 from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
 from shmlint.runner import check_paths, project_for
 from shmlint.settings import Settings
@@ -701,6 +702,14 @@ _W = "def make(ds, w=4):\n    return DataLoader(ds, num_workers=w)\n"
         ("from other import *\n" + _HELPER + "make(d)\n", []),  # the star import may bind make
         (_HELPER + "from other import *\nmake(d)\n", []),
         (_HELPER + "del make\nmake(d)\n", []),
+        # another loader in a nested function may be the one the call gets; a generator makes nothing when called
+        (
+            "def make(ds, w=4):\n    def inner():\n        return DataLoader(ds, num_workers=0)\n"
+            "    return DataLoader(ds, num_workers=w) if ds else inner()\nmake(d)\n",
+            [],
+        ),
+        ("def make(ds, w=4):\n    yield DataLoader(ds, num_workers=w)\nmake(d)\n", []),
+        (_HELPER + "if __name__ == '__main__':\n    make(d)\n", [f"4 {_MADE}, workers=4 by default"]),  # run
     ],
 )
 def test_a_loader_helper_is_judged_by_what_each_call_gives_it(code: str, needs: list[str]) -> None:
@@ -748,7 +757,13 @@ def test_a_loader_helper_of_an_imported_module_is_judged_at_the_importers_call(t
         "def build(ds, batch_size):\n    return ds\nbuild(d, 8)\n"
     )
     (tmp_path / "before.py").write_text("build(ds, 4)\nfrom data.loaders import build\n")  # runs before the import
-    for program in ("whole.py", "apart.py", "text.py", "local.py", "before.py"):
+    # a self-test in the helper's module never runs when the program imports it
+    (tmp_path / "data" / "tested.py").write_text(
+        _LOADERS + "    return DataLoader(ds, num_workers=w)\nif __name__ == '__main__':\n    build(ds, 1, w=4)\n"
+    )
+    (tmp_path / "selftest.py").write_text("from data.tested import build\nbuild(ds, 8, w=0)\n")
+    assert _gather(tmp_path, Launch(str(tmp_path), ("python", "data/tested.py"))).needs  # run itself, it does
+    for program in ("whole.py", "apart.py", "text.py", "local.py", "before.py", "selftest.py"):
         assert not _gather(tmp_path, Launch(str(tmp_path), ("python", program))).needs, program
 
 
@@ -765,15 +780,27 @@ def test_a_helpers_name_in_a_comment_changes_nothing(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("called", "followed"), [(0, True), (MAX_HELPERS - 1, True), (MAX_HELPERS, False)])
 def test_a_program_keeps_a_bounded_number_of_loader_helpers(tmp_path: Path, called: int, followed: bool) -> None:
-    """A program keeps its modules' loader helpers for the modules that import them: past ``MAX_HELPERS`` they are
-    not kept (so not followed)."""
-    helpers = "".join(
-        f"def make{i}(ds, w=2):\n    return DataLoader(ds, num_workers=w)\n" for i in range(MAX_HELPERS + 4)
-    )
-    (tmp_path / "loaders.py").write_text(helpers)
-    (tmp_path / "train.py").write_text(f"from loaders import make{called}\nmake{called}(ds)\n")
+    """A program keeps its modules' loader helpers for the modules that import them, in the order it reads them:
+    past ``MAX_HELPERS`` they are not kept (so not followed). Twelve a module, three modules."""
+    for module in range(3):
+        helpers = "".join(
+            f"def make{12 * module + i}(ds, w=2):\n    return DataLoader(ds, num_workers=w)\n" for i in range(12)
+        )
+        (tmp_path / f"loaders{module}.py").write_text(helpers)
+    imports = "import loaders0\nimport loaders1\nimport loaders2\n"
+    (tmp_path / "train.py").write_text(f"{imports}from loaders{called // 12} import make{called}\nmake{called}(ds)\n")
     facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
     assert bool(facts.needs) is followed
+
+
+def test_a_files_facts_are_quoted_up_to_a_bound() -> None:
+    """Each quote reads the file's text again: past ``MAX_FACTS`` a fact is kept with ``...`` for its value."""
+    facts = _read("".join(f"DataLoader(ds{i}, num_workers=4)\n" for i in range(MAX_FACTS + 5)))
+    assert len(facts.needs) == MAX_FACTS + 5
+    assert [f.text for f in facts.needs[MAX_FACTS - 1 : MAX_FACTS + 1]] == [
+        "DataLoader(num_workers=4)",
+        "DataLoader(num_workers=...)",
+    ]
 
 
 def _read_imported(code: str, imported: dict) -> pycode.PyFacts:
@@ -1099,6 +1126,7 @@ def test_a_started_helper_read_in_full_keeps_a_free_verdict(tmp_path: Path) -> N
         ("entrypoint: [bash, -lc, 'cd /repo && exec python3 dump.py']", None),
         ("entrypoint: [bash, -c, '. /venv/bin/activate && /bin/echo go && python3 /repo/dump.py']", None),
         ("entrypoint: [bash, -c, 'source /venv/bin/activate; python3 /repo/dump.py']", None),
+        ("entrypoint: [bash, -c, 'source /vllm-workspace/serve.sh; python3 /repo/dump.py']", "error"),  # may serve
         ("entrypoint: [sh, -c, 'python3 /vllm-workspace/start.py']", "error"),  # not the repository's
         ("entrypoint: [bash, -c, 'python3 /repo/dump.py; vllm serve m']", "error"),  # the server runs too
         ("entrypoint: [bash, -c, 'python3 /repo/dump.py && python3 /repo/dump.py']", "error"),  # two: not read

@@ -51,7 +51,7 @@ def shell_operand(arguments: Sequence[str]) -> tuple[bool, int] | None:
 #: programs that only print or test text: ``echo "Creating DeepSpeed hostfile"`` runs no DeepSpeed
 TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
 #: what a container's shell string does before its program, starting nothing of its own: text, moving about,
-#: its own environment (a virtual environment's ``activate`` too), a pause, a connectivity check
+#: its own environment (``source`` of an activation or an env file: ``need._sets_up``), a pause, a connectivity check
 SETUP_ONLY = TEXT_ONLY | {
     "cd",
     "pushd",

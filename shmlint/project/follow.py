@@ -202,7 +202,7 @@ class _Walk:
         # what one program's modules define is that program's, not the next one's; its environment is what
         # whoever runs it passes on
         self.program({name: " ".join(values) for name, values in env.items()})
-        self.module(path, found.arguments, settings, depth)
+        self.module(path, found.arguments, settings, depth, run=True)
         if added:
             self.bases.remove(top)
 
@@ -239,14 +239,21 @@ class _Walk:
                     self.needs.append(CodeFact(where, f"{setting.key}: {setting.value}"))
         return found
 
-    def module(self, path: str, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int) -> None:
-        """One Python file and, below it, the local modules it imports; a file whose loaders were not known is read
-        again with what those modules define (argparse options, the config files they name by default)."""
+    def module(
+        self, path: str, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int, *, run: bool = False
+    ) -> None:
+        """One Python file and, below it, the local modules it imports; a file whose loaders were not known, or that
+        imports loader helpers, is read again with what those modules define (argparse options, the config files
+        they name by default, the helpers). ``run``: the program itself, not a module it imports."""
         from shmlint.project import pycode, pyhelpers
 
         self.modules.append(path)
         text = self.read(path)
-        facts = pycode.read(text, arguments, settings, self.devices, None, self.env) if text is not None else None
+        facts = (
+            pycode.read(text, arguments, settings, self.devices, None, self.env, run_as_main=run)
+            if text is not None
+            else None
+        )
         if text is None or facts is None:
             self.doubt = True
             return
@@ -271,7 +278,16 @@ class _Walk:
             defaults = self.default_settings() if facts.unknown_loaders else {}
             if imported or defaults or helpers:
                 facts = (
-                    pycode.read(text, arguments, {**defaults, **settings}, self.devices, imported, self.env, helpers)
+                    pycode.read(
+                        text,
+                        arguments,
+                        {**defaults, **settings},
+                        self.devices,
+                        imported,
+                        self.env,
+                        helpers,
+                        run_as_main=run,
+                    )
                     or facts
                 )
         self.needs[needs_at:needs_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 
 from shmlint.named_tuple import NamedTuple
@@ -53,7 +54,7 @@ _ULTRALYTICS_MODELS = frozenset({"YOLO", "RTDETR", "YOLOWorld", "YOLOE", "NAS"})
 _KEYWORDS = frozenset({"dataloader_num_workers", "num_loader_workers", "tensor_parallel_size"})
 #: facts quoted from one file (and loaders whose workers are not known kept for ``pyhelpers``): the message shows
 #: the first few, and quoting reads the file's text each time
-MAX_FACTS = 64
+MAX_FACTS = 16
 
 
 class Fact(NamedTuple):
@@ -89,11 +90,14 @@ def read(
     imported: Mapping[str, Option] | None = None,
     env: Mapping[str, str] | None = None,
     imported_helpers: Mapping[str, LoaderHelper] | None = None,
+    *,
+    run_as_main: bool = True,
 ) -> PyFacts | None:
     """The file's facts, or None when it does not parse (or is too deeply nested to). ``imported``: argparse
     options defined in the local modules it imports (its own win); ``env``: the container's environment
     (``os.environ.get("WORKERS", 4)`` takes its value there, else the default); ``imported_helpers``: the loader
-    helpers of those modules it imports by name, by the name it binds (``pyhelpers``)."""
+    helpers of those modules it imports by name, by the name it binds (``pyhelpers``); ``run_as_main``: the file is
+    the program run, not a module it imports (then its ``__main__`` block runs)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -142,9 +146,10 @@ def read(
             needs.append(fact)
     helpers = loader_helpers(found, context, loaders, unknown_loaders) if unknown_loaders else ()
     if helpers or imported_helpers:
-        for call, helper, value in helper_calls(found, helpers, imported_helpers or {}, context):
-            shown = f"{_quote(text if len(needs) < MAX_FACTS else '', call.func)}(...) makes {helper.shown}"
-            needs.append(Fact(call.lineno, f"{shown} at {helper.place}{value.how}"))
+        calls = helper_calls(found, helpers, imported_helpers or {}, context, run_as_main=run_as_main)
+        for call, helper, value in itertools.islice(calls, MAX_FACTS):
+            name = call.func.id if isinstance(call.func, ast.Name) else helper.name
+            needs.append(Fact(call.lineno, f"{name}(...) makes {helper.shown} at {helper.place}{value.how}"))
     imports, busy = _imports(nodes)
     exported = tuple(_exported(dest, option, context) for dest, option in own.items())
     defaults = tuple(

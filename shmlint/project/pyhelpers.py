@@ -5,13 +5,14 @@ the helper's defaults) put into the loader's worker expression.
 
 Read so only where the text leaves no doubt of which function runs and what its parameters give the loader. The
 helper: a plain function of the module (no decorator, which may pass arguments of its own; no ``*args`` or
-``**kwargs``), its name bound once there, holding one loader in its own body (no other one a call could get
-instead) whose workers are not otherwise known, with a worker expression of its parameters (never reassigned
+``**kwargs``; no generator, which makes nothing when called), its name bound once there, making one loader, in
+its own body (no other one, not even in a nested function, that a call could get instead), whose workers are not
+otherwise known, with a worker expression of its parameters (never reassigned
 there), whole numbers, the built-in ``min``/``max``/``int`` and the standard library's CPU count. The call: by the
 helper's name where that name is the module's one binding of it (the ``def``, or a module-level ``from module
 import`` of the module that defines it), after that binding when at module level, in a module no star import or
-``del`` leaves unsure, bound by Python's rules; an argument that is a name of the calling function's own is not
-known. Like any loader in the code read, the helper's is taken to be made once it is called (which branch of the
+``del`` leaves unsure, not in the ``if __name__ == "__main__":`` block of a module the program imports, bound by
+Python's rules; an argument that is a name of the calling function's own is not known. Like any loader in the code read, the helper's is taken to be made once it is called (which branch of the
 helper returns it is not followed).
 """
 
@@ -71,8 +72,11 @@ def loader_helpers(
             continue  # a decorator may give arguments of its own; a caller's may land anywhere
         if module.bound.get(function.name) != 1:
             continue  # redefined, rebound or imported over: which one a call reaches is not read
-        made = [node for node in scope.nodes if id(node) in loaders]  # another loader may be the one a call gets
-        workers, shown = unknown.get(id(made[0]), (None, "")) if len(made) == 1 else (None, "")
+        if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in scope.nodes):
+            continue  # a generator: calling it makes nothing yet
+        made = [node for node in ast.walk(function) if id(node) in loaders]  # any other may be the one a call gets
+        own = len(made) == 1 and any(node is made[0] for node in scope.nodes)  # not a nested function's
+        workers, shown = unknown.get(id(made[0]), (None, "")) if own else (None, "")
         if workers is None:
             continue
         positional = [*arguments.posonlyargs, *arguments.args]
@@ -143,19 +147,26 @@ def imported_helper(where: str, helper: LoaderHelper) -> LoaderHelper:
 
 
 def helper_calls(
-    found: Sequence[Scope], own: Sequence[LoaderHelper], imported: Mapping[str, LoaderHelper], context: Context
+    found: Sequence[Scope],
+    own: Sequence[LoaderHelper],
+    imported: Mapping[str, LoaderHelper],
+    context: Context,
+    *,
+    run_as_main: bool,
 ) -> Iterator[tuple[ast.Call, LoaderHelper, Value]]:
     """Each call of a helper (the module's ``own``, or one a module-level ``from ... import`` binds under the name
     given as the key, its ``defined`` the import's line) that starts its loader's workers, and the workers there.
-    Not in a module a star import or a ``del`` leaves unsure of what a name is."""
+    Not in a module a star import or a ``del`` leaves unsure of what a name is, nor inside ``if __name__ ==
+    "__main__":`` of a module that is imported, not run (``run_as_main``): a self-test there never runs."""
     module = found[0]
     if "*" in module.bound or any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del) for n in module.nodes):
         return
     by_name = {name: helper for name, helper in imported.items() if module.bound.get(name) == 1}
     by_name.update((helper.name, helper) for helper in own)
+    unrun = set() if run_as_main else _main_block(module.root)
     for scope in found:
         for node in scope.nodes:
-            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or id(node) in unrun:
                 continue
             helper = by_name.get(node.func.id)
             if helper is None or scope.binding(node.func.id) is not module:
@@ -166,6 +177,27 @@ def helper_calls(
             value = value_of(helper.workers, context._replace(bound=bound)) if bound is not None else None
             if value is not None and value.positive:
                 yield node, helper, value
+
+
+def _main_block(module: ast.AST) -> set[int]:
+    """The ``id`` of every node inside the module's ``if __name__ == "__main__":`` blocks."""
+    return {
+        id(node)
+        for statement in getattr(module, "body", [])
+        if isinstance(statement, ast.If) and _is_main_test(statement.test)
+        for part in statement.body
+        for node in ast.walk(part)
+    }
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    """``__name__ == "__main__"``, either way round."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    named = sum(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
+    main = sum(isinstance(side, ast.Constant) and side.value == "__main__" for side in sides)
+    return named == 1 and main == 1
 
 
 def _bind(

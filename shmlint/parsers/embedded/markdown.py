@@ -32,17 +32,24 @@ _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "d
 #: line, not a code block): read as a block of its own, with the lines its trailing backslashes continue
 _PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-")
 #: a paragraph line written as a command typed at a prompt: an optional prompt, ``sudo`` and assignments, then a
-#: path (``./run.sh``) or a program people type in a terminal session (``python train.py --img 640``, ``conda
+#: path (``./run.sh``) or a program people run in a terminal session (``python train.py --img 640``, ``conda
 #: activate env``; ``source``, ``bash`` and ``sh`` with a script, ``export`` with an assignment, where a prose
-#: word is spelt the same), and no comma before a blank, as lists of words in prose have
+#: word is spelt the same). Not installers and fetchers (``pip install deepspeed`` names software that does not
+#: run there), no comma before a blank, and no word of prose anywhere on the line (``_PROSE_WORD``)
 _TYPED_LINE = LazyRegex(
     r"^(?![^\n]{0,4000},[ \t])[ \t]*(?:\$[ \t]+)?(?:sudo[ \t]+)?(?:[A-Za-z_]\w{0,63}=[^ \t]*[ \t]+){0,8}"
     r"(?:\.{0,2}/[^ \t]"
-    r"|(?:python(?:[23](?:\.\d{1,2})?)?|pip3?|conda|mamba|uv|git|wget|curl|torchrun|accelerate|deepspeed|vllm"
-    r"|jupyter|huggingface-cli|tensorboard|apt|apt-get|mkdir|cp|mv|unzip|tar|chmod|nohup|echo|ls|pwd|exit"
-    r"|nvidia-smi|cd)(?:[ \t\r]|$)"
+    r"|(?:python(?:[23](?:\.\d{1,2})?)?|conda|mamba|torchrun|accelerate|deepspeed|vllm|jupyter|tensorboard"
+    r"|mkdir|cp|mv|unzip|tar|chmod|nohup|ls|pwd|exit|nvidia-smi|cd)(?:[ \t\r]|$)"
     r"|(?:source|\.|bash|sh)[ \t]+[^ \t]*[./]"
     r"|export[ \t]+[A-Za-z_]\w{0,63}=)"
+)
+#: a word that commands do not take alone and sentences do (``python is 3.10 inside and vllm serve works``)
+_PROSE_WORD = LazyRegex(
+    r"(?:^|[ \t])(?:a|an|the|is|are|was|be|and|or|then|so|if|of|to|in|on|for|with|inside|into|that|this|it|its"
+    r"|you|we|need|needs|works|should|can|will|use|using|after|before|when|where|which|also|there|here|now"
+    r"|first|next|see|note)(?=[ \t\r]|$)",
+    re.IGNORECASE,
 )
 #: an ATX heading (``## Train``): it ends a paragraph
 _ATX_HEADING = LazyRegex(r"^[ ]{0,3}#{1,6}(?:[ \t\r]|$)")
@@ -231,6 +238,8 @@ def _typed_lines_end(lines: list[tuple[int, str]], start: int) -> int | None:
         if not line.strip() or _FENCE.match(line) or _ATX_HEADING.match(line) or _PROSE_COMMAND.match(line):
             break
         if end - start >= _MAX_TYPED_LINES or _SENTENCE_END.search(line) or not _TYPED_LINE.match(line):
+            return None
+        if _PROSE_WORD.search(line):
             return None
         end += 1
         while continues(line) and end < len(lines) and lines[end][1].strip() and end - start < _MAX_TYPED_LINES:
