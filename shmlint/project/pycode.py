@@ -147,8 +147,7 @@ def read(
     helpers = loader_helpers(found, context, loaders, unknown_loaders) if unknown_loaders else ()
     if helpers or imported_helpers:
         calls = helper_calls(found, helpers, imported_helpers or {}, context, run_as_main=run_as_main)
-        for call, helper, value in itertools.islice(calls, MAX_FACTS):
-            name = call.func.id if isinstance(call.func, ast.Name) else helper.name
+        for call, name, helper, value in itertools.islice(calls, MAX_FACTS):
             needs.append(Fact(call.lineno, f"{name}(...) makes {helper.shown} at {helper.place}{value.how}"))
     imports, busy = _imports(nodes)
     exported = tuple(_exported(dest, option, context) for dest, option in own.items())

@@ -5,15 +5,15 @@ the helper's defaults) put into the loader's worker expression.
 
 Read so only where the text leaves no doubt of which function runs and what its parameters give the loader. The
 helper: a plain function of the module (no decorator, which may pass arguments of its own; no ``*args`` or
-``**kwargs``; no generator, which makes nothing when called), its name bound once there, making one loader, in
-its own body (no other one, not even in a nested function, that a call could get instead), whose workers are not
-otherwise known, with a worker expression of its parameters (never reassigned
-there), whole numbers, the built-in ``min``/``max``/``int`` and the standard library's CPU count. The call: by the
-helper's name where that name is the module's one binding of it (the ``def``, or a module-level ``from module
-import`` of the module that defines it), after that binding when at module level, in a module no star import or
-``del`` leaves unsure, not in the ``if __name__ == "__main__":`` block of a module the program imports, bound by
-Python's rules; an argument that is a name of the calling function's own is not known. Like any loader in the code read, the helper's is taken to be made once it is called (which branch of the
-helper returns it is not followed).
+``**kwargs``; no generator, which makes nothing when called), its name bound once there, making one loader, in its
+own body (no other one, not even in a nested function, that a call could get instead), whose workers are not
+otherwise known, with a worker expression of its parameters (never reassigned there), whole numbers, the built-in
+``min``/``max``/``int`` and the standard library's CPU count. The call: by the helper's name where that name is the
+module's one binding of it (the ``def``, or a module-level ``from module import`` of the module that defines it),
+after that binding when at module level, in a module no star import or ``del`` leaves unsure, not in the ``if
+__name__ == "__main__":`` block of a module the program imports, bound by Python's rules; an argument that is a
+name of the calling function's own is not known. Like any loader in the code read, the helper's is taken to be
+made once it is called (which branch of the helper returns it is not followed).
 """
 
 from __future__ import annotations
@@ -153,8 +153,8 @@ def helper_calls(
     context: Context,
     *,
     run_as_main: bool,
-) -> Iterator[tuple[ast.Call, LoaderHelper, Value]]:
-    """Each call of a helper (the module's ``own``, or one a module-level ``from ... import`` binds under the name
+) -> Iterator[tuple[ast.Call, str, LoaderHelper, Value]]:
+    """Each call of a helper, with the name it is called by (the module's ``own``, or one a module-level ``from ... import`` binds under the name
     given as the key, its ``defined`` the import's line) that starts its loader's workers, and the workers there.
     Not in a module a star import or a ``del`` leaves unsure of what a name is, nor inside ``if __name__ ==
     "__main__":`` of a module that is imported, not run (``run_as_main``): a self-test there never runs."""
@@ -176,7 +176,7 @@ def helper_calls(
             bound = _bind(node, helper, scope, module, context)
             value = value_of(helper.workers, context._replace(bound=bound)) if bound is not None else None
             if value is not None and value.positive:
-                yield node, helper, value
+                yield node, node.func.id, helper, value
 
 
 def _main_block(module: ast.AST) -> set[int]:
