@@ -206,12 +206,13 @@ def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False) ->
     4``, ``python x.py --num_workers 4``; a script's other programs too, ``vllm bench --tensor-parallel-size 2``,
     unless they install, fetch or run things elsewhere) or the match goes once the program's own name is gone
     (``svc train -t``, ``FORCE_TORCHRUN=1 llamafactory-cli train``; not ``pip install deepspeed``, ``python -m pip
-    install deepspeed``, ``ssh host vllm serve``, ``git clone .../DeepSpeed``). A program started by name
+    install deepspeed``, ``ssh host vllm serve``, ``git clone .../DeepSpeed``, nor a set-up command's ``cd
+    DeepSpeed`` or ``echo "starting vllm serve"``). A program started by name
     (``by_name``: new evidence, read in code that may run anything) is held to the second test unless it is a
     launcher, so an uploader's own ``--num-workers 8`` says nothing either."""
     if entry.tier is not Tier.NEEDS or entry.commands is None or entry.commands.search(command) is None:
         return False
-    from shmlint.parsers.programs import is_python, program  # asked only of a command a repository's file runs
+    from shmlint.parsers.programs import SETUP_ONLY, is_python, program  # asked only of a command a file runs
 
     words = command.split(" ")
     rest = program(words)
@@ -222,7 +223,7 @@ def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False) ->
     module = next((i + 1 for i, word in enumerate(rest[:8]) if word == "-m"), 0) if is_python(name) else 0
     if module and rest[module : module + 1] and rest[module] in _INSTALLERS:
         at += module  # ``python -u -m pip install deepspeed``: the module is the program, and it installs
-    elif is_python(name) or name in LAUNCHER_PROGRAMS or not (by_name or name in _ELSEWHERE):
+    elif is_python(name) or name in LAUNCHER_PROGRAMS or not (by_name or name in _ELSEWHERE or name in SETUP_ONLY):
         return True
     return entry.commands.search(" ".join((*words[:at], "_", *words[at + 1 :]))) is None
 
@@ -245,10 +246,14 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     if workload.dataloader is not None and workload.dataloader.workers > 0:
         return Need(Tier.NEEDS, f"a DataLoader with {workload.dataloader.workers} workers is declared", None)
     devices = workload.accelerator_count or 0
-    by_command = [
-        (e, "command")
+    matched = [
+        e
         for e in knowledge.entries
         if e.commands and workload.command and devices >= e.min_devices and e.commands.search(workload.command)
+    ]
+    ran = _ran_commands(workload.command) if any(e.tier is Tier.NEEDS for e in matched) else []
+    by_command = [
+        (e, "command") for e in matched if e.tier is not Tier.NEEDS or any(_runs_what_it_knows(e, c) for c in ran)
     ]
     by_image = [(e, "image") for e in _by_image(knowledge.entries, workload.image) if devices >= e.min_devices]
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
@@ -408,6 +413,25 @@ def _runs_steps(workload: Workload) -> bool:
     ``inside`` with ``cat``; the steps exec'd into it are all that runs, so its image names a toolbox, not software
     started. A service container and Jenkins' ``withRun`` start their image's own entrypoint."""
     return workload.id.format is WorkloadFormat.CI_JOB and workload.id.container_kind not in _IMAGE_STARTED
+
+
+def _ran_commands(command: str) -> list[str]:
+    """The commands a container's command runs, each as its words: those typed one after another into its shell
+    (``a ; b``) and those of a shell's ``-c`` string (``bash -c "pip install deepspeed && python app.py"``), so a
+    program named only as what an installer installs (``_runs_what_it_knows``) is not taken to run."""
+    from shmlint.parsers.programs import shell_operand
+    from shmlint.parsers.shell import commands
+
+    found = []
+    for part in command.split(" ; "):
+        words = part.split(" ")
+        operand = shell_operand(words[1:]) if words[0].rpartition("/")[2] in _SCRIPT_SHELLS else None
+        if operand is not None and operand[0]:
+            script = " ".join(words[1 + operand[1] :])
+            found += [" ".join(word.text for word in shell.words) for shell in commands(script)]
+        else:
+            found.append(part)
+    return found
 
 
 def _part(entry: Entry, command: str) -> str:

@@ -481,6 +481,13 @@ def test_a_notes_session_reads_the_same_with_crlf(engine: Engine) -> None:
     assert lf == crlf == [(3, "error")]
 
 
+def test_a_session_that_installs_software_does_not_run_it(engine: Engine) -> None:
+    """``pip install deepspeed`` typed into the container names DeepSpeed without running it."""
+    text = "```bash\ndocker run -it --gpus all pytorch/pytorch:2.1 bash\npip install deepspeed\npython app.py\n```\n"
+    (finding,) = check(engine, "README.md", text).findings
+    assert finding.severity.label == "info"
+
+
 def test_a_command_line_does_not_hide_the_indented_code_after_a_list(engine: Engine) -> None:
     """A paragraph's command line ends a list item as any paragraph does: the indented block after it is code."""
     text = (

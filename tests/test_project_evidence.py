@@ -1146,6 +1146,31 @@ def test_a_replaced_entrypoint_drops_the_image_only_for_a_script_of_the_reposito
     assert [f.severity.label for f in findings] == ([severity] if severity else [])
 
 
+@pytest.mark.parametrize(
+    ("command", "severity"),
+    [
+        ("bash -c 'pip install deepspeed && python app.py'", "info"),  # installed, never run here
+        ("bash -c 'git clone https://x/DeepSpeed && cd DeepSpeed && python app.py'", "info"),
+        ("bash -c 'python -m pip install vllm; python app.py'", "info"),
+        ("bash -c 'pip install deepspeed && deepspeed train.py'", "error"),  # and run
+        ("bash -c 'pip install vllm; vllm serve m'", "error"),
+        ("vllm serve m", "error"),
+        ("deepspeed --num_gpus 2 train.py", "error"),
+    ],
+)
+def test_software_a_container_only_installs_is_not_its_evidence(tmp_path: Path, command: str, severity: str) -> None:
+    """A command string that installs or fetches software names it without running it: the software's entry
+    decides only where one of the string's commands runs it, as for a command a repository's script runs."""
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  a:\n    image: pytorch/pytorch:2.1\n"
+        f'    command: "{command}"\n'
+        "    deploy: {resources: {reservations: {devices: [{capabilities: [gpu]}]}}}\n"
+    )
+    (tmp_path / "app.py").write_text("print('hello')\n")
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.severity.label for f in findings if f.code == "SHM001"] == [severity]
+
+
 def test_one_programs_options_are_not_the_next_ones(tmp_path: Path) -> None:
     """A script that runs two programs: the first's argparse default is not the second's value."""
     (tmp_path / "run.sh").write_text("python prep.py\npython train.py\n")
