@@ -374,16 +374,29 @@ def own_script(workload: Workload) -> str | None:
 def _main_command(words: Sequence[str]) -> Sequence[str]:
     """The command a shell's ``-c`` string runs after what only sets it up (``echo``, ``cd``, ``curl`` to test the
     network...), when there is exactly one such command; any other words as they are."""
-    from shmlint.parsers.programs import program, shell_operand
-    from shmlint.parsers.shell import commands
+    from shmlint.parsers.programs import program
 
-    operand = shell_operand(words[1:]) if words and words[0].rpartition("/")[2] in _SCRIPT_SHELLS else None
-    if operand is None or not operand[0]:
+    at = _inline_script(words)
+    if at is None:
         return words
-    script = words[1 + operand[1]]
-    run = [argv for command in commands(script) if (argv := program([word.text for word in command.words]))]
+    run = [argv for command in _script_commands(words[at]) if (argv := program(command))]
     main = [argv for argv in run if not _sets_up(argv)]
     return main[0] if len(main) == 1 else words
+
+
+def _inline_script(words: Sequence[str]) -> int | None:
+    """Where the string a ``bash -c``/``sh -c`` command runs is among its words (None: not such a command)."""
+    from shmlint.parsers.programs import shell_operand
+
+    operand = shell_operand(words[1:]) if words and words[0].rpartition("/")[2] in _SCRIPT_SHELLS else None
+    return 1 + operand[1] if operand is not None and operand[0] else None
+
+
+def _script_commands(script: str) -> list[list[str]]:
+    """The words of each command of a shell string."""
+    from shmlint.parsers.shell import commands
+
+    return [[word.text for word in command.words] for command in commands(script)]
 
 
 #: what a sourced file is when it only sets up the shell: a virtual environment's or conda's activation, an env file
@@ -419,18 +432,11 @@ def _ran_commands(command: str) -> list[str]:
     """The commands a container's command runs, each as its words: those typed one after another into its shell
     (``a ; b``) and those of a shell's ``-c`` string (``bash -c "pip install deepspeed && python app.py"``), so a
     program named only as what an installer installs (``_runs_what_it_knows``) is not taken to run."""
-    from shmlint.parsers.programs import shell_operand
-    from shmlint.parsers.shell import commands
-
     found = []
     for part in command.split(" ; "):
         words = part.split(" ")
-        operand = shell_operand(words[1:]) if words[0].rpartition("/")[2] in _SCRIPT_SHELLS else None
-        if operand is not None and operand[0]:
-            script = " ".join(words[1 + operand[1] :])
-            found += [" ".join(word.text for word in shell.words) for shell in commands(script)]
-        else:
-            found.append(part)
+        at = _inline_script(words)  # the words were joined: the string is all of the rest
+        found += [part] if at is None else [" ".join(argv) for argv in _script_commands(" ".join(words[at:]))]
     return found
 
 
