@@ -259,7 +259,7 @@ def assigned_words(word: Word, assigned: Assignments) -> tuple[Word, ...] | None
     # quotes and operators the shell keeps as characters when it splits a value (an array's words are its own)
     quoted = name not in assigned.arrays and any(char in values[0] for char in "'\"\\;&|<>()")
     if not values[0].strip() or quoted or "`" in values[0] or "$(" in values[0]:
-        return None  # a substitution, or quotes the shell keeps as characters when it splits the value
+        return None  # empty, quoted, or a substitution
     if not assigned.spend(len(values[0])):
         return None
     parts = [part for command in commands(values[0]) for part in command.words]
