@@ -204,3 +204,20 @@ def run_shmlint_bytes(
         check=False,
         preexec_fn=_limit_memory if limit_memory else None,
     )
+
+
+def read_python(code: str, arguments: tuple[str, ...] = (), config: dict | None = None, devices: int | None = 1):  # type: ignore[no-untyped-def]
+    """What ``pycode`` reads of Python ``code`` (the file must parse)."""
+    from shmlint.project import pycode
+
+    facts = pycode.read(code, arguments, config or {}, devices)
+    assert facts is not None
+    return facts
+
+
+def gather_facts(root: Path, launch: Any, devices: int | None = 1, image: str | None = None) -> Any:
+    """What the walk into the tree at ``root`` finds for a container's ``launch``."""
+    from shmlint.project.follow import gather
+    from shmlint.project.index import ProjectIndex, Reader
+
+    return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}), image)

@@ -10,6 +10,8 @@ import pytest
 from shmlint.discover import FileKind
 from shmlint.engine import Engine
 from shmlint.model import Launch, MountedConfig, ShmKind, Workload
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
 from shmlint.sizes import GIB, MIB
 from shmlint.sizing import half, pod_cap
 from shmlint.source import SourceText
@@ -270,3 +272,28 @@ def test_a_medium_spelled_in_lower_case_is_said_to_stop_the_pod(tmp_path: Path) 
     )
     (finding,) = check_paths(Settings(), [tmp_path], jobs=1).findings
     assert finding.code == "SHM006" and 'Kubernetes knows only "Memory"' in finding.message
+
+
+@pytest.mark.parametrize(
+    ("command", "severity"),
+    [
+        ("bash -c 'pip install deepspeed && python app.py'", "info"),  # installed, never run here
+        ("bash -c 'git clone https://x/DeepSpeed && cd DeepSpeed && python app.py'", "info"),
+        ("bash -c 'python -m pip install vllm; python app.py'", "info"),
+        ("bash -c 'pip install deepspeed && deepspeed train.py'", "error"),  # and run
+        ("bash -c 'pip install vllm; vllm serve m'", "error"),
+        ("vllm serve m", "error"),
+        ("deepspeed --num_gpus 2 train.py", "error"),
+    ],
+)
+def test_software_a_container_only_installs_is_not_its_evidence(tmp_path: Path, command: str, severity: str) -> None:
+    """A command string that installs or fetches software names it without running it: the software's entry
+    decides only where one of the string's commands runs it, as for a command a repository's script runs."""
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  a:\n    image: pytorch/pytorch:2.1\n"
+        f'    command: "{command}"\n'
+        "    deploy: {resources: {reservations: {devices: [{capabilities: [gpu]}]}}}\n"
+    )
+    (tmp_path / "app.py").write_text("print('hello')\n")
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.severity.label for f in findings if f.code == "SHM001"] == [severity]

@@ -30,15 +30,16 @@ from shmlint.need import builtin, decide
 from shmlint.parsers.dockerfile import run_facts
 from shmlint.parsers.programs import is_python, shell_operand
 from shmlint.project import configs, pycode, pyoptions
-from shmlint.project.follow import MAX_HELPERS, STARTED_FILES, gather
+from shmlint.project.follow import STARTED_FILES, gather
 from shmlint.project.index import ProjectFiles, ProjectIndex, Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, target
-from shmlint.project.pycode import MAX_FACTS
 from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
 from shmlint.runner import check_paths, project_for
 from shmlint.settings import Settings
 from shmlint.source import Span
 from tests.support import FIXTURES
+from tests.support import gather_facts as _gather
+from tests.support import read_python as _read
 
 PROJECTS = sorted(p for p in (FIXTURES / "project").iterdir() if p.is_dir())
 
@@ -220,12 +221,6 @@ def test_a_server_target_is_never_an_options_value(program: str, words: list[str
 
 
 # ---------------------------------------------------------------- Python read with ast
-
-
-def _read(code: str, arguments: tuple[str, ...] = (), config: dict | None = None, devices: int | None = 1):
-    facts = pycode.read(code, arguments, config or {}, devices)
-    assert facts is not None
-    return facts
 
 
 def test_loader_literal_and_default() -> None:
@@ -620,189 +615,6 @@ def test_environment_and_positional_workers() -> None:
     assert _read("MyDataLoader(ds, 8, True, None, None, 4)").unknown_loaders == 1  # another class's is its own
 
 
-_HELPER = "def make(ds, bs=2, workers=4):\n    return DataLoader(ds, batch_size=bs, num_workers=workers)\n"
-_MIN_HELPER = "import os\ndef make(ds, bs):\n    return DataLoader(ds, num_workers=min(bs, os.cpu_count()))\n"
-_MADE = "make(...) makes DataLoader(num_workers=workers) at line 2"
-_W = "def make(ds, w=4):\n    return DataLoader(ds, num_workers=w)\n"
-
-
-@pytest.mark.parametrize(
-    ("code", "needs"),
-    [
-        (_HELPER + "make(d)\n", [f"3 {_MADE}, workers=4 by default"]),
-        (_HELPER + "make(d, 8, 2)\n", [f"3 {_MADE}, workers=2 at the call"]),
-        (_HELPER + "make(ds=d, workers=3)\n", [f"3 {_MADE}, workers=3 at the call"]),
-        (_HELPER + "make(d, workers=0)\n", []),
-        (_HELPER + "make(d, 8, 0)\n", []),
-        (_HELPER + "make(d, workers=n)\n", []),  # a value not followed
-        (_HELPER + "make(*a)\n", []),  # arguments Python binds at run time
-        (_HELPER + "make(d, **kw)\n", []),
-        (_HELPER + "make(d, 8, 2, 1)\n", []),  # more than it takes: Python refuses the call
-        (_HELPER + "make(d, nw=4)\n", []),
-        (_HELPER + "make(d, bs=4, bs=2)\n", []),
-        (_HELPER + "make()\n", []),  # ds is required
-        (_HELPER + "m.make(d)\n", []),  # another object's method of the same name
-        (_HELPER, []),  # never called
-        ("make(d)\n" + _HELPER, []),  # runs before the def
-        (_HELPER + "def run():\n    make(d)\n", [f"4 {_MADE}, workers=4 by default"]),  # runs later: it exists
-        # the name is not (only) the helper where it is called
-        (_HELPER + "make = functools.partial(make, workers=0)\nmake(d)\n", []),
-        (_HELPER + "def make(ds):\n    return DataLoader(ds)\nmake(d)\n", []),
-        (_HELPER + "from other import make\nmake(d)\n", []),
-        (_HELPER + "def run(make):\n    make(d)\n", []),
-        (_HELPER + "def run():\n    def make(x):\n        pass\n    make(d)\n", []),
-        (
-            _MIN_HELPER + "p.add_argument('--bs', type=int, default=3)\nmake(d, bs=args.bs)\n",
-            ["5 make(...) makes DataLoader(num_workers=min(bs, os.cpu_count())) at line 3, --bs default 3 at line 4"],
-        ),
-        (_MIN_HELPER + "make(d, 0)\n", []),
-        # the argument is the calling function's own name: its value is whoever calls that
-        ("n = 8\n" + _HELPER + "def main(n):\n    make(d, workers=n)\nmain(0)\n", []),
-        (
-            "p.add_argument('--w', type=int, default=3)\n" + _HELPER + "def main(args):\n    make(d, workers=args.w)\n",
-            [f"5 {_MADE.replace('line 2', 'line 3')}, --w default 3 at line 1"],
-        ),
-        ("def make(ds, w, *rest):\n    return DataLoader(ds, num_workers=w)\nmake(d, 4)\n", []),  # may land in rest
-        ("def make(ds, **kw):\n    return DataLoader(ds, num_workers=w)\nmake(d, w=4)\n", []),
-        ("def make(ds, w):\n    return DataLoader(ds, num_workers=w + extra)\nmake(d, 4)\n", []),  # not only w
-        ("def make(ds, w):\n    return DataLoader(ds, num_workers=cfg.w)\nmake(d, 4)\n", []),
-        ("class A:\n    def make(self, w):\n        return DataLoader(d, num_workers=w)\nA().make(4)\n", []),
-        ("def make(ds, *, w=4):\n    return DataLoader(ds, num_workers=w)\nmake(d)\n", ["3 make(...) makes"]),
-        ("def make(ds, *, w=4):\n    return DataLoader(ds, num_workers=w)\nmake(d, 4)\n", []),  # w is keyword-only
-        ("def make(ds, w=0, /):\n    return DataLoader(ds, num_workers=w)\nmake(d, w=4)\n", []),  # positional-only
-        ("def make(ds, w=0, /):\n    return DataLoader(ds, num_workers=w)\nmake(d, 4)\n", ["3 make(...) makes"]),
-        # the helper's body must give the loader the parameter as called
-        ("def make(ds, w=4):\n    w = cfg.w\n    return DataLoader(ds, num_workers=w)\nmake(d)\n", []),
-        ("def make(ds, w=4):\n    return (lambda w: DataLoader(ds, num_workers=w))(0)\nmake(d)\n", []),
-        ("def make(ds, w=4):\n    return [DataLoader(ds, num_workers=w) for w in (0,)]\nmake(d)\n", []),
-        (
-            "def make(ds, w=4, v=2):\n    a = DataLoader(ds, num_workers=w)\n    return DataLoader(ds, num_workers=v)\nmake(d)\n",
-            [],
-        ),
-        ("@click.option('--w', default=0)\n" + _W + "make(d)\n", []),  # a decorator may give arguments
-        ("def make(ds, w=4):\n    return MyDataLoader(ds, 1, 2, 3, 4, w)\nmake(d)\n", []),  # its own sixth
-        (
-            "def make(ds, w=4):\n    return DataLoader(ds, 1, 2, 3, 4, w)\nmake(d)\n",
-            ["3 make(...) makes DataLoader(num_workers=w) at line 2, w=4 by default"],
-        ),
-        ("def make(ds, w=4):\n    return DataLoader(ds, num_workers=min(w, foo.count()))\nmake(d)\n", []),
-        ("def make(ds, w=4):\n    return DataLoader(ds, num_workers=min(w, cfg.cpu_count()))\nmake(d)\n", []),
-        ("max = min\ndef make(ds, w=4):\n    return DataLoader(ds, num_workers=max(w, 0))\nmake(d)\n", []),
-        ("def make(ds, min, w=4):\n    return DataLoader(ds, num_workers=min(w, 2))\nmake(d, max)\n", []),
-        (
-            "import os\ndef make(ds, w=4):\n    return DataLoader(ds, num_workers=min(w, os.cpu_count()))\nmake(d)\n",
-            ["4 make(...) makes DataLoader(num_workers=min(w, os.cpu_count())) at line 3, w=4 by default"],
-        ),
-        # a second loader, whose workers are known, may be the one the call gets
-        (
-            "def make(ds, w=8, train=True):\n    if not train:\n        return DataLoader(ds, batch_size=1)\n"
-            "    return DataLoader(ds, num_workers=w)\nmake(d, train=False)\n",
-            [],
-        ),
-        ("from other import *\n" + _HELPER + "make(d)\n", []),  # the star import may bind make
-        (_HELPER + "from other import *\nmake(d)\n", []),
-        (_HELPER + "del make\nmake(d)\n", []),
-        # another loader in a nested function may be the one the call gets; a generator makes nothing when called
-        (
-            "def make(ds, w=4):\n    def inner():\n        return DataLoader(ds, num_workers=0)\n"
-            "    return DataLoader(ds, num_workers=w) if ds else inner()\nmake(d)\n",
-            [],
-        ),
-        ("def make(ds, w=4):\n    yield DataLoader(ds, num_workers=w)\nmake(d)\n", []),
-        (_HELPER + "if __name__ == '__main__':\n    make(d)\n", [f"4 {_MADE}, workers=4 by default"]),  # run
-    ],
-)
-def test_a_loader_helper_is_judged_by_what_each_call_gives_it(code: str, needs: list[str]) -> None:
-    """A function that makes a DataLoader with the workers its parameters say: each call that binds them, as Python
-    would, to known values is evidence, said with the loader's line and the value; a call Python would refuse or
-    binds at run time, a name that is not (only) the helper where it is called, a helper whose body, decorator or
-    worker expression could change what the parameters give, says nothing."""
-    facts = _read(code)
-    assert [f"{fact.line} {fact.text}"[: len(need)] for fact, need in zip(facts.needs, needs, strict=False)] == needs
-    assert len(facts.needs) == len(needs)
-
-
-_LOADERS = "import os\nfrom torch.utils.data import DataLoader\n\ndef build(ds, batch_size, w=0):\n"
-
-
-def test_a_loader_helper_of_an_imported_module_is_judged_at_the_importers_call(tmp_path: Path) -> None:
-    """``from data.loaders import build as make_loader``: the call in the training program binds the helper's
-    parameters there (an option of the program's own); a module imported whole, a same-named function of another
-    module, or another module's helper of that name is not that helper."""
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "__init__.py").write_text("")
-    (tmp_path / "data" / "loaders.py").write_text(
-        _LOADERS + "    return DataLoader(ds, num_workers=min(batch_size, os.cpu_count()))\n"
-    )
-    (tmp_path / "other.py").write_text(_LOADERS + "    return DataLoader(ds, num_workers=w)\n")
-    options = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--batch_size', type=int, default=2)\n"
-    (tmp_path / "train.py").write_text(
-        options
-        + "args = p.parse_args()\nfrom data.loaders import build as make_loader\nmake_loader(ds, args.batch_size)\n"
-    )
-    (tmp_path / "whole.py").write_text(options + "import data.loaders\ndata.loaders.build(ds, 4)\n")
-    # the module read first defines a helper named build; the one this file imports by that name is another's
-    (tmp_path / "apart.py").write_text("import data.loaders\nfrom other import build\nbuild(ds, 4)\n")
-    (tmp_path / "text.py").write_text("import data.loaders\nfrom textlib import build\nbuild(ds, 4)\n")
-    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
-    assert [str(fact) for fact in facts.needs] == [
-        "train.py:6 make_loader(...) makes DataLoader(num_workers=min(batch_size, os.cpu_count())) at "
-        "data/loaders.py:5, --batch_size default 2 at line 3"
-    ]
-    assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py", "--batch_size", "0"))).needs
-    # the one binding of ``build`` in the module is another function; the import is a function's or a class's
-    (tmp_path / "local.py").write_text(
-        "def setup():\n    from data.loaders import build\n    return build\n"
-        "class A:\n    from data.loaders import build\n"
-        "def build(ds, batch_size):\n    return ds\nbuild(d, 8)\n"
-    )
-    (tmp_path / "before.py").write_text("build(ds, 4)\nfrom data.loaders import build\n")  # runs before the import
-    # a self-test in the helper's module never runs when the program imports it
-    (tmp_path / "data" / "tested.py").write_text(
-        _LOADERS + "    return DataLoader(ds, num_workers=w)\nif __name__ == '__main__':\n    build(ds, 1, w=4)\n"
-    )
-    (tmp_path / "selftest.py").write_text("from data.tested import build\nbuild(ds, 8, w=0)\n")
-    assert _gather(tmp_path, Launch(str(tmp_path), ("python", "data/tested.py"))).needs  # run itself, it does
-    for program in ("whole.py", "apart.py", "text.py", "local.py", "before.py", "selftest.py"):
-        assert not _gather(tmp_path, Launch(str(tmp_path), ("python", program))).needs, program
-
-
-def test_a_helpers_name_in_a_comment_changes_nothing(tmp_path: Path) -> None:
-    """Only an import of the helper makes a module be read with its helpers: its name in a comment is nothing."""
-    (tmp_path / "loaders.py").write_text(_LOADERS + "    return DataLoader(ds, num_workers=batch_size)\n")
-    (tmp_path / "opts.py").write_text("p.add_argument('--workers', type=int, default=4)\n")
-    train = "import loaders\nimport opts\nTrainingArguments(dataloader_num_workers=args.workers)\n"
-    (tmp_path / "train.py").write_text(train)
-    plain = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
-    (tmp_path / "train.py").write_text(train + "# build is mentioned here\n")
-    assert _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py"))).needs == plain.needs
-
-
-@pytest.mark.parametrize(("called", "followed"), [(0, True), (MAX_HELPERS - 1, True), (MAX_HELPERS, False)])
-def test_a_program_keeps_a_bounded_number_of_loader_helpers(tmp_path: Path, called: int, followed: bool) -> None:
-    """A program keeps its modules' loader helpers for the modules that import them, in the order it reads them:
-    past ``MAX_HELPERS`` they are not kept (so not followed). Twelve a module, three modules."""
-    for module in range(3):
-        helpers = "".join(
-            f"def make{12 * module + i}(ds, w=2):\n    return DataLoader(ds, num_workers=w)\n" for i in range(12)
-        )
-        (tmp_path / f"loaders{module}.py").write_text(helpers)
-    imports = "import loaders0\nimport loaders1\nimport loaders2\n"
-    (tmp_path / "train.py").write_text(f"{imports}from loaders{called // 12} import make{called}\nmake{called}(ds)\n")
-    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
-    assert bool(facts.needs) is followed
-
-
-def test_a_files_facts_are_quoted_up_to_a_bound() -> None:
-    """Each quote reads the file's text again: past ``MAX_FACTS`` a fact is kept with ``...`` for its value."""
-    facts = _read("".join(f"DataLoader(ds{i}, num_workers=4)\n" for i in range(MAX_FACTS + 5)))
-    assert len(facts.needs) == MAX_FACTS + 5
-    assert [f.text for f in facts.needs[MAX_FACTS - 1 : MAX_FACTS + 1]] == [
-        "DataLoader(num_workers=4)",
-        "DataLoader(num_workers=...)",
-    ]
-
-
 def _read_imported(code: str, imported: dict) -> pycode.PyFacts:
     facts = pycode.read(code, (), {}, 1, imported)
     assert facts is not None
@@ -1014,10 +826,6 @@ def test_wrappers_followed_two_levels_not_three(tmp_path: Path) -> None:
     assert [f.where for f in facts.commands] == ["one.sh:1", "two.sh:1"]
 
 
-def _gather(root: Path, launch: Launch, devices: int | None = 1, image: str | None = None) -> ProjectFacts:
-    return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}), image)
-
-
 @pytest.mark.parametrize(
     "option",
     [
@@ -1144,31 +952,6 @@ def test_a_replaced_entrypoint_drops_the_image_only_for_a_script_of_the_reposito
     (tmp_path / "dump.py").write_text("import json\nprint(json.dumps({}))\n")
     findings = check_paths(Settings(), [tmp_path], jobs=1).findings
     assert [f.severity.label for f in findings] == ([severity] if severity else [])
-
-
-@pytest.mark.parametrize(
-    ("command", "severity"),
-    [
-        ("bash -c 'pip install deepspeed && python app.py'", "info"),  # installed, never run here
-        ("bash -c 'git clone https://x/DeepSpeed && cd DeepSpeed && python app.py'", "info"),
-        ("bash -c 'python -m pip install vllm; python app.py'", "info"),
-        ("bash -c 'pip install deepspeed && deepspeed train.py'", "error"),  # and run
-        ("bash -c 'pip install vllm; vllm serve m'", "error"),
-        ("vllm serve m", "error"),
-        ("deepspeed --num_gpus 2 train.py", "error"),
-    ],
-)
-def test_software_a_container_only_installs_is_not_its_evidence(tmp_path: Path, command: str, severity: str) -> None:
-    """A command string that installs or fetches software names it without running it: the software's entry
-    decides only where one of the string's commands runs it, as for a command a repository's script runs."""
-    (tmp_path / "compose.yaml").write_text(
-        "services:\n  a:\n    image: pytorch/pytorch:2.1\n"
-        f'    command: "{command}"\n'
-        "    deploy: {resources: {reservations: {devices: [{capabilities: [gpu]}]}}}\n"
-    )
-    (tmp_path / "app.py").write_text("print('hello')\n")
-    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
-    assert [f.severity.label for f in findings if f.code == "SHM001"] == [severity]
 
 
 def test_one_programs_options_are_not_the_next_ones(tmp_path: Path) -> None:
