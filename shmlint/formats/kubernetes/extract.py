@@ -123,6 +123,7 @@ class _Extractor:
         ranks = self.mpi_ranks(obj) if mpi else None
         procs = self.procs_per_node(obj) if group == MPI_GROUP and kind in PYTORCH_KINDS else None
         launcher_works = (scalar(self.m.path(obj, "spec", "runLauncherAsWorker")) or "").lower() == "true"
+        claims = tuple(sequence(self.m.path(obj, "spec", "volumeClaimTemplates"))) if kind == "StatefulSet" else ()
         for spec, path, template in self.pod_specs(obj):
             containers = tuple(self.containers(spec))
             kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
@@ -141,6 +142,7 @@ class _Extractor:
                 ranks=ranks if role == MPI_WORKER else None,
                 procs=procs,
                 starts_ranks_elsewhere=mpi and role == MPI_LAUNCHER and not launcher_works,
+                claim_templates=claims,
             )
 
     def procs_per_node(self, obj: MappingNode) -> ProcsPerNode | None:
@@ -255,6 +257,7 @@ class _Extractor:
         if scalar(self.m.get(obj, "kind")) == "CronWorkflow":
             spec = self.m.get(spec, "workflowSpec")
         workflow_volumes = tuple(sequence(self.m.get(spec, "volumes")))
+        claims = tuple(sequence(self.m.get(spec, "volumeClaimTemplates")))
         for template in sequence(self.m.get(spec, "templates")):
             if not isinstance(template, MappingNode):
                 continue
@@ -267,7 +270,9 @@ class _Extractor:
             if containers:
                 label = scalar(self.m.get(template, "name")) or "?"
                 role = owner._replace(role=f"template {label}")
-                yield FoundPod(role, template, tuple(containers), workflow_volumes, None, metadata)
+                yield FoundPod(
+                    role, template, tuple(containers), workflow_volumes, None, metadata, claim_templates=claims
+                )
 
     def trainer_pods(self, obj: MappingNode, owner: WorkloadId, metadata: tuple[Node, ...]) -> Iterator[FoundPod]:
         """Kubeflow TrainJob: ``spec.trainer`` is the container; overrides may add volumes and mounts."""

@@ -141,6 +141,9 @@ class FoundPod(NamedTuple):
     #: an MPIJob's Launcher that is no worker: the processes its mpirun (or a DeepSpeed hostfile) starts run in the
     #: worker pods, so the scripts it runs are not followed for its own need
     starts_ranks_elsewhere: bool = False
+    #: StatefulSet and Argo ``volumeClaimTemplates``: the controller adds a PVC volume of each template's name to
+    #: the pod, in place of a pod volume of that name (the StatefulSet controller's ``updateStorage``)
+    claim_templates: tuple[Node, ...] = ()
 
 
 class PodReader:
@@ -228,7 +231,7 @@ class PodReader:
         )
         judged = judge_pod(
             views,
-            {name: self.volume(name, volume) for name, volume in volumes.items()},
+            volumes,
             (self.host_ipc(pod.spec), *self.runtime_class(pod.spec)),
             self.source.path,
             self.signals,
@@ -263,12 +266,20 @@ class PodReader:
                 volume_cap=cap if in_pod else None,
             )
 
-    def volumes(self, pod: FoundPod) -> dict[str, MappingNode]:
-        found: dict[str, MappingNode] = {}
+    def volumes(self, pod: FoundPod) -> dict[str, PodVolume]:
+        """The pod's volumes by name: its own, the workflow's (Argo), and a claim template's persistent volume
+        claim, which replaces a volume of the same name."""
+        found: dict[str, PodVolume] = {}
         for volume in (*pod.extra_volumes, *sequence(self.m.get(pod.spec, "volumes"))):
             name = scalar(self.m.get(volume, "name"))
             if name is not None and isinstance(volume, MappingNode):
-                found[name] = volume
+                found[name] = self.volume(name, volume)
+        for claim in pod.claim_templates:
+            metadata = self.m.get(claim, "metadata")
+            key, value = self.m.key(metadata, "name"), self.m.get(metadata, "name")
+            name = scalar(value)
+            if name is not None and key is not None and value is not None:
+                found[name] = PodVolume(name, self.pair_span(key, value), "persistentVolumeClaim")
         return found
 
     # -- the pod judge's view (shmlint.containers.pod) -------------------------------------------------------
