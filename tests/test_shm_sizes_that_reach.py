@@ -42,3 +42,60 @@ def test_host_ipc_makes_a_namespace_size_moot(engine: Engine, tmp_path: Path) ->
 
 def test_without_host_ipc_a_small_size_is_still_too_small(engine: Engine, tmp_path: Path) -> None:
     assert codes(engine, tmp_path, "--shm-size=1m") == ["SHM005"]
+
+
+ZERO_COMPOSE = """\
+services:
+  train:
+    image: pytorch/pytorch
+    command: torchrun --nproc_per_node=8 train.py
+    shm_size: 0
+    deploy: {resources: {reservations: {devices: [{capabilities: [gpu]}]}}}
+"""
+
+ZERO_ANSIBLE = """\
+- hosts: gpu
+  tasks:
+    - name: train
+      {module}:
+        name: train
+        image: pytorch/pytorch
+        command: torchrun --nproc_per_node=8 train.py
+        shm_size: 0
+        {gpu}
+"""
+
+
+def _messages(engine: Engine, path: Path) -> list[tuple[str, str]]:
+    (candidate,) = discover([path])
+    return [(f.code, f.message) for f in engine.check_candidate(candidate).findings]
+
+
+def test_a_zero_shm_size_in_compose_is_dockers_default(engine: Engine, tmp_path: Path) -> None:
+    """docker compose passes ``shm_size: 0`` to the API as a ShmSize of 0, which the daemon reads as not set: the
+    64 MiB default, said in the message (it was read as 0 bytes: "/dev/shm 0 is under 1 GiB")."""
+    path = tmp_path / "compose.yaml"
+    path.write_text(ZERO_COMPOSE, encoding="utf-8")
+    ((code, message),) = _messages(engine, path)
+    assert code == "SHM005" and "/dev/shm 0 (64 MiB) is under 1 GiB" in message
+
+
+@pytest.mark.parametrize(
+    ("module", "gpu", "expected"),
+    [
+        (
+            "community.docker.docker_container",
+            "device_requests: [{driver: nvidia, count: -1, capabilities: [[gpu]]}]",
+            ("SHM005", "/dev/shm 0 (64 MiB) is under"),
+        ),
+        ("containers.podman.podman_container", "device: [nvidia.com/gpu=all]", ("SHM003", "podman: no limit")),
+    ],
+)
+def test_a_zero_shm_size_in_ansible_is_read_as_its_engine_reads_it(
+    engine: Engine, tmp_path: Path, module: str, gpu: str, expected: tuple[str, str]
+) -> None:
+    """The same rule for the two modules as for their command lines: docker's default, podman's no limit."""
+    path = tmp_path / "play.yml"
+    path.write_text(ZERO_ANSIBLE.format(module=module, gpu=gpu), encoding="utf-8")
+    ((code, message),) = _messages(engine, path)
+    assert code == expected[0] and expected[1] in message

@@ -72,6 +72,7 @@ class DockerOptions(NamedTuple):
     #: something else ran in the container unread (a CI job's actions): its typed commands are not all it runs, so
     #: that they are all utilities does not make it a utility container
     typed_incomplete: bool = False
+    podman: bool = False  # podman runs it: its ``--shm-size 0`` is no limit, where docker's is its 64 MiB default
 
 
 def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
@@ -100,7 +101,7 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
     return Judged(
         gpu=gpu,
         torch=torch,
-        shm=(*_shm(options.settings), *options.unresolved),
+        shm=(*_shm(options.settings, podman=options.podman), *options.unresolved),
         memory_limit=options.memory,
         nccl_shm_disabled=_nccl(options.settings),
         image=options.image,
@@ -218,13 +219,26 @@ def _nccl(settings: tuple[Setting, ...]) -> Evidence | None:
     return None
 
 
-def _shm(settings: tuple[Setting, ...]) -> Iterator[ShmSource]:
+def _namespace_size(setting: Setting, *, podman: bool) -> ShmSource:
+    """``--shm-size``/``shm_size``; a size of 0 is docker's "not set" (its API's ShmSize 0: the daemon's 64 MiB
+    default) and podman's no limit at all."""
+    size = setting.size
+    if size is not None and size.bytes == 0:
+        if podman:
+            return ShmSource(
+                ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, setting.span, f"{setting.text} 0 (podman: no limit)"
+            )
+        size = size._replace(bytes=sizes.DEFAULT_SHM_BYTES)
+    return ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, setting.span, setting.text, size)
+
+
+def _shm(settings: tuple[Setting, ...], *, podman: bool) -> Iterator[ShmSource]:
     last_ipc = next((s for s in reversed(settings) if s.kind == IPC), None)  # a string option: the last one wins
     for setting in settings:
         if setting.kind == IPC and setting is not last_ipc:
             continue
         if setting.kind == SHM_SIZE:
-            yield ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, setting.span, setting.text, setting.size)
+            yield _namespace_size(setting, podman=podman)
         elif setting.kind == IPC:
             known = setting.value is not None and not setting.computed
             kind = ipc_mode(setting.value).kind if known and setting.value is not None else ShmKind.UNKNOWN

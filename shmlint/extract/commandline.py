@@ -156,6 +156,7 @@ def command_workload(
         typed_script=typed.script if typed is not None else "",
         typed_commands=tuple(tuple(w.text for w in c.words) for c in typed.commands) if typed is not None else (),
         typed_incomplete=typed is not None and bool(typed.unread),
+        podman=_podman(command),
         launcher_label="",
         working_dir=workdir[0].value_text if workdir else "",
         memory=_size(memory[-1], source) if memory else None,
@@ -255,7 +256,7 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
             found.append(Setting(_GPU_OPTIONS[name], option.value_text, option.shown(), span, computed=option.dynamic))
         elif name == "--shm-size":
             said = f"--shm-size in {option.expanded_from}" if option.expanded_from else "--shm-size"
-            found.append(_zero_size(command, Setting(SHM_SIZE, value, said, span, _size(option, source))))
+            found.append(Setting(SHM_SIZE, value, said, span, _size(option, source)))
         elif name == "--ipc":
             found.append(Setting(IPC, value, f"--ipc={value}", span, computed=option.dynamic))
         elif name == "--pod" and _podman(command) and not value.startswith("new:"):  # ``new:``: a pod of its own
@@ -271,16 +272,6 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
 
 def _podman(command: ContainerCommand) -> bool:
     return command.engine.text.rsplit("/", 1)[-1].startswith("podman")
-
-
-def _zero_size(command: ContainerCommand, setting: Setting) -> Setting:
-    """``--shm-size 0``: docker reads 0 as "not set" (its 64 MiB default); podman as no limit at all."""
-    size = setting.size
-    if size is None or size.bytes != 0:
-        return setting
-    if _podman(command):
-        return setting._replace(text=f"{setting.text} 0 (podman: no limit)", size=None)
-    return setting._replace(size=size._replace(bytes=sizes.DEFAULT_SHM_BYTES))
 
 
 def _tmpfs(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) -> Iterable[Setting]:

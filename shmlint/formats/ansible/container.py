@@ -78,6 +78,7 @@ def container_workload(
         command_span=args.span(where) if where is not None else None,
         working_dir=args.text("working_dir") or "",
         memory=args.size(memory) if memory is not None else None,
+        podman=args.podman,
     )
     shm_size = m.get(task.value, "shm_size")  # its own, never one merged from an anchor that other tasks share
     own = isinstance(shm_size, ScalarNode) and m.own_key(task.value, "shm_size")

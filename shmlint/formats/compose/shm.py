@@ -78,6 +78,9 @@ def _size_source(project: Project, found: Found, kind: ShmKind, mechanism: ShmMe
     size = project.size(found)
     if size is None:
         return ShmSource(ShmKind.UNKNOWN, mechanism, found.span, f"{description} (a variable without a value)")
+    if size.bytes == 0 and mechanism is ShmMechanism.NAMESPACE_SIZE:  # docker's API reads a ShmSize of 0 as
+        # not set: the daemon's 64 MiB default (as ``docker run --shm-size 0``)
+        size = size._replace(bytes=sizes.DEFAULT_SHM_BYTES)
     return ShmSource(kind, mechanism, found.span, description, size)
 
 
