@@ -191,7 +191,9 @@ TORCH_COMMANDS = (
     r"(^|[\s/])tritonserver(\s|$)",
     r"(^|[\s/])torchserve(\s|$)",
     r"\bimport\s+torch\b",
-    r"--num[_-]workers[=\s]+[1-9]",
+    # DataLoader workers as a Python program's option (``python train.py --num_workers 4``, ``./train.py ...``):
+    # another program's ``--num_workers`` (LiteLLM's proxy: web server processes) says nothing of torch
+    r"(^|[\s/])(python[0-9.]*|[\w.-]{1,128}\.py)\s[^;&|]{0,512}--num[_-]workers[=\s]+[1-9]",
 )
 
 #: KServe model formats served by a torch runtime (``predictor.model.modelFormat.name``, ``predictor.pytorch``)

@@ -297,3 +297,24 @@ def test_software_a_container_only_installs_is_not_its_evidence(tmp_path: Path, 
     (tmp_path / "app.py").write_text("print('hello')\n")
     findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
     assert [f.severity.label for f in findings if f.code == "SHM001"] == [severity]
+
+
+@pytest.mark.parametrize(
+    ("image", "command", "codes"),
+    [
+        # LiteLLM's proxy: --num_workers is its web server's processes (found on homelab LLM stacks, no GPU)
+        ("ghcr.io/berriai/litellm:main-stable", "--config /app/config.yaml --port 4000 --num_workers 4", []),
+        ("ghcr.io/berriai/litellm:main-stable", "litellm --config /app/config.yaml --num_workers 4", []),
+        ("myorg/app", "python3 train.py --num_workers 4", ["SHM001"]),  # a Python program's DataLoader workers
+        ("myorg/app", "./train.py --data x --num-workers 2", ["SHM001"]),
+        ("pytorch/pytorch", "--num_workers 4", ["SHM001"]),  # options to a torch image's own program
+    ],
+)
+def test_num_workers_on_the_cpu_is_dataloader_evidence_only_for_python(
+    tmp_path: Path, image: str, command: str, codes: list[str]
+) -> None:
+    """With no accelerator, ``--num_workers N`` is torch evidence only as a Python program's option (or given to an
+    image known to hold torch): another program's option of that name counts its own processes."""
+    (tmp_path / "compose.yaml").write_text(f'services:\n  a:\n    image: {image}\n    command: "{command}"\n')
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.code for f in findings] == codes
