@@ -670,10 +670,13 @@ def test_command_lines_are_never_executed(tmp_path: Path) -> None:
 def test_exit_codes(tmp_path: Path) -> None:
     (tmp_path / "good.yaml").write_text(POD)
     (tmp_path / "clean.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
-    (tmp_path / "broken.yaml").write_text("a: [\n")
+    (tmp_path / "broken.yaml").write_text("apiVersion: v1\nkind: Pod\nspec: [\n")
+    (tmp_path / "settings.yaml").write_text("a: [\n")
     assert run_shmlint_bytes("check", "clean.yaml", cwd=tmp_path).returncode == 0
     assert run_shmlint_bytes("check", "good.yaml", cwd=tmp_path).returncode == 1
     assert run_shmlint_bytes("check", "broken.yaml", cwd=tmp_path).returncode == 1  # SHM000 is an error finding
+    noted = run_shmlint_bytes("check", "settings.yaml", cwd=tmp_path)  # no manifest, no signal: a note
+    assert noted.returncode == 0 and b"note: not valid YAML at line 1" in noted.stdout
     for usage in (
         ["check", "--nope"],
         ["check", "--format", "xml"],

@@ -38,6 +38,33 @@ def test_broken_yaml_is_reported_whatever_is_selected(tmp_path: Path, selection:
     assert "SHM000 [error] invalid YAML" in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "code"),
+    [
+        # a KEP's metadata with a typo (found on a GPU scheduler's repository): no manifest, no signal
+        ("kep.yaml", "title: Scoring\nkep-number: 217\nauthors:\n- someone\n owning-sig: sig-scheduling\n", None),
+        ("settings.yml", "server:\n  port: 80\n  name: [\n", None),
+        ("pod.yaml", BROKEN_YAML, "SHM000"),  # looks like a manifest: what it meant to run is unknown
+        ("compose.yaml", "services:\n  web: [\n", "SHM000"),
+        ("job.yaml", "spec:\n  containers: [\n", "SHM000"),
+        ("gpu.yaml", "resources: {limits: {nvidia.com/gpu: 1}\n", "SHM000"),  # a signal: it may hold a finding
+    ],
+)
+def test_broken_yaml_that_cannot_hold_a_workload_is_a_note(
+    tmp_path: Path, name: str, text: str, code: str | None
+) -> None:
+    """A YAML file with no GPU, torch or /dev/shm word that does not look like a manifest or a compose file cannot
+    hold a /dev/shm finding: its syntax error is said in a note with its line, and the gate passes (it failed the
+    gate as an SHM000 error, which a /dev/shm linter has no business doing for a KEP's metadata)."""
+    (tmp_path / name).write_text(text)
+    result = run("check", str(tmp_path / name))
+    if code is None:
+        assert result.returncode == 0 and "SHM000" not in result.stdout, result.stdout
+        assert f"{name}: note: not valid YAML at line " in result.stdout
+    else:
+        assert result.returncode == 1 and f"{code} [error]" in result.stdout, result.stdout
+
+
 def test_select_in_configuration_does_not_hide_broken_yaml(tmp_path: Path) -> None:
     (tmp_path / ".shmlint.yaml").write_text("select: [SHM001]\n")
     (tmp_path / "pod.yaml").write_text(BROKEN_YAML)

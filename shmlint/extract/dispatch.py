@@ -177,15 +177,13 @@ def commands(
 
 
 def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
-    from shmlint.parsers.yamlnodes import TooComplex, YamlError, check_syntax, compose, key_problem
+    from shmlint.parsers.yamlnodes import TooComplex, YamlError, compose, key_problem
 
     if has_helm_actions(source.text) and _in_chart_templates(path, run):
         return [], [_template_notice(source, path, run)]
-    wanted = run.prefilter.passes(source.text) or read_without_signal(path, run)
     try:
-        if not wanted:  # no signal: the syntax is all that can be reported
-            check_syntax(source)
-            return [], []
+        if not _wanted(source, path, run):  # no signal: the syntax is all that can be said
+            return [], _syntax_notices(source)
         documents = compose(source)
     except TooComplex as exc:
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
@@ -200,14 +198,48 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
     return _yaml_workloads(source, path, documents, run)
 
 
+def _wanted(source: SourceText, path: StrPath, run: Extraction) -> bool:
+    """Whether the text may hold a workload finding: it has a signal, or its format reads it without one."""
+    return run.prefilter.passes(source.text) or read_without_signal(path, run)
+
+
+def _syntax_notices(source: SourceText) -> list[Notice]:
+    """A file with no signal cannot hold a /dev/shm finding, so a syntax error in it hides none. One that does not
+    even look like a manifest or a compose file (a KEP's metadata, an app's settings) is said in a note (never
+    silent), not reported as SHM000, which would fail a /dev/shm gate for another linter's business. One that does
+    (a Pod cut short) is SHM000 as any other, and so is a text refused for its shape (an alias bomb, deep nesting,
+    too many nodes: ``Refused``, ``TooComplex``): what loads it next (kubectl, docker compose) fails or blows up."""
+    from shmlint.parsers.yamlnodes import Refused, TooComplex, YamlError, check_syntax
+
+    try:
+        check_syntax(source)
+    except (TooComplex, Refused):
+        raise
+    except YamlError as exc:
+        if looks_like_manifest(source.text) or _COMPOSE_KEY.search(source.text) is not None:
+            raise
+        where = f"line {exc.line}, column {exc.column}"
+        return [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_NO_SIGNAL}: not checked")]
+    return []
+
+
+#: compose's top-level keys that hold containers
+_COMPOSE_KEY = LazyRegex(r"^(?:services|x-[\w.-]{1,64})[ \t]*:", re.MULTILINE)
+#: why a file with no signal that does not parse is no SHM000
+_NO_SIGNAL = "no GPU, torch or /dev/shm word in it, so it holds no workload finding"
+
+
 def _yaml_template(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     """A manifest named as a template: plain YAML with placeholders (``${VAR}``, which envsubst fills) is read as
     the YAML it is, its placeholders as values to come (``PodReader``); one with template actions (``{{ }}``,
     ``{% %}``) or that does not parse is not checked, and the report says so when it looks like a manifest (its
     rendered output is what runs); any other template (an Ansible role's prometheus.yml.j2) is passed over as
     YAML without a workload is."""
+    manifest = looks_like_manifest(source.text)
     if has_template_marks(source.text):
-        return [], [_template_notice(source, path, run)] if looks_like_manifest(source.text) else []
+        return [], [_template_notice(source, path, run)] if manifest else []
+    if not manifest and not _wanted(source, path, run):
+        return [], []  # nothing to render a workload from, valid or not
     try:
         return _yaml(source, path, run)
     except UnparsableInput as exc:

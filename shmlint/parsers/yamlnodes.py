@@ -102,6 +102,11 @@ class TooComplex(YamlError):
     """Valid YAML, perhaps, but more nodes than a check may spend time and memory on."""
 
 
+class Refused(YamlError):
+    """A text refused for its shape, not its syntax: nesting deeper than a parser goes (``MAX_DEPTH``, libyaml's
+    own limit) or aliases that expand like a bomb. What loads it next (kubectl, docker compose) fails too."""
+
+
 class _SyntaxLoader(_Loader):
     """For files that only need their syntax checked: every node gets the same tag, no resolution at all.
 
@@ -144,7 +149,7 @@ def _check_events(text: str, limit: int) -> None:
             depth += 1
             if depth > MAX_DEPTH:
                 mark = event.start_mark
-                raise YamlError(f"nesting deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1, mark.index)
+                raise Refused(f"nesting deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1, mark.index)
             flows.append(bool(event.flow_style))
             flow += flows[-1]
         elif isinstance(event, yaml.CollectionEndEvent):
@@ -254,7 +259,8 @@ def _as_yaml_error(source: SourceText) -> Iterator[None]:
         # an error at the very end points at the last line that has text, not past it
         offset = min(mark.index if mark else 0, len(source.text.rstrip()))
         line, column = source.position(offset)
-        raise YamlError(problem, line, column, offset) from None
+        refused = Refused if "maximum nesting depth" in problem else YamlError  # libyaml's own depth limit
+        raise refused(problem, line, column, offset) from None
     except UnicodeEncodeError as exc:  # bytes that are not UTF-8, kept as surrogates when the file was read
         line, column = source.position(exc.start)
         raise YamlError("not valid UTF-8 text", line, column, exc.start) from None
@@ -315,7 +321,8 @@ def _check_expansion(root: Node, budget: _ExpansionBudget) -> None:
 
 
 def _refuse(node: Node, why: str) -> None:
-    raise _problem(node, f"{why}; refused")
+    mark = node.start_mark
+    raise Refused(f"{why}; refused", mark.line + 1, mark.column + 1, mark.index)
 
 
 def scalar(node: Node | None) -> str | None:
