@@ -17,8 +17,8 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             source.span,
             workload,
             detail=f"{workload.name} uses the host IPC namespace ({source.description}): /dev/shm is large, but "
-            f"the container shares the host's IPC objects and Pod Security 'baseline' forbids it; prefer a sized "
-            f"memory-backed /dev/shm",
+            f"the container shares the host's IPC objects, its shared memory with every process there (Kubernetes' "
+            f"Pod Security 'baseline' forbids it in a pod); prefer a sized memory-backed /dev/shm",
         )
 
 
