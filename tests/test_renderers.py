@@ -109,6 +109,21 @@ def test_broken_kustomization_is_reported_not_crashed_on(tmp_path: Path, invoke)
     assert "Traceback" not in result.stderr
 
 
+def test_a_broken_resource_is_said_once_where_it_is(tmp_path: Path, invoke) -> None:
+    """A kustomization that cannot build because a resource it reads is not YAML: that file's own SHM000 says
+    so, and the unit is not rendered (a note naming the file), not a second SHM000 for the same defect."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not on PATH: the kustomize renderer cannot be tested without it")
+    folder = kustomization(tmp_path)
+    (folder / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n    c: d\n")
+    (folder / "kustomization.yaml").write_text("resources:\n  - deploy.yaml\n  - broken.yaml\n")
+    result = invoke("check", str(folder))
+    assert result.stdout.count("SHM000") == 1 and f"{folder / 'broken.yaml'}:5:" in result.stdout, result.stdout
+    assert (
+        "reads 'broken.yaml', which is not valid YAML" in result.stdout and "could not be rendered" not in result.stdout
+    )
+
+
 @pytest.mark.parametrize(
     ("kustomization", "absent"),
     [

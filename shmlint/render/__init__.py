@@ -32,6 +32,7 @@ from shmlint.render.process import Sandbox, find_program, find_sandbox
 from shmlint.results import FileResult, RenderRecord, RenderStatus
 from shmlint.severity import Severity
 from shmlint.source import InputError, SourceText, Span, read_bytes
+from shmlint.visible import quoted
 
 if TYPE_CHECKING:
     from shmlint.engine import Engine
@@ -255,17 +256,35 @@ def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[File
         blocker = chart_blocker(unit.root)
     tool = _why_not(renderers, unit, settings.render, blocker)
     path, unit_kind, renderer = str(unit.root), unit.unit, unit.renderer
+    level = Severity.ERROR if settings.render == "always" else _UNRENDERED[settings.unrendered]
     if isinstance(tool, str):
-        level = Severity.ERROR if settings.render == "always" else _UNRENDERED[settings.unrendered]
         record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", tool, level)
         return FileResult(path, render=record), record.status
     rendered = tool.render(unit, graph.files if graph else ())
+    broken = _broken_file(graph.files, settings.max_file_size) if graph and rendered.text is None else None
+    if broken is not None:  # the file's own check says it (SHM000 or a note); a second SHM000 would repeat it
+        why = f"{unit.label}: reads {quoted(os.path.relpath(broken, unit.root))}, which is not valid YAML (its own check says where)"
+        record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", why, level)
+        return FileResult(path, render=record), record.status
     if rendered.text is None:
         record = RenderRecord(path, unit_kind, renderer, RenderStatus.FAILED, tool.version, rendered.error or "")
         result = engine.invalid(unit.label, f"could not be rendered: {rendered.error}")
         return result._replace(render=record), record.status
     record = RenderRecord(path, unit_kind, renderer, RenderStatus.RENDERED, tool.version)
     return check_rendered(engine, rendered)._replace(render=record), record.status
+
+
+def _broken_file(files: tuple[Path, ...], max_bytes: int) -> Path | None:
+    """The first resource or patch file of a kustomization graph that is not YAML, when a render failed: that is
+    why, and that file's own check reports it."""
+    from shmlint.parsers.yamlnodes import YamlError, check_syntax
+
+    for file in files:
+        try:
+            check_syntax(SourceText(str(file), read_bytes(file, max_bytes).decode("utf-8")))
+        except (YamlError, InputError, UnicodeDecodeError):
+            return file
+    return None
 
 
 def _why_not(renderers: Renderers, unit: Unit, mode: str, blocker: str | None) -> Tool | str:
