@@ -43,6 +43,7 @@ def test_pre_commit_runs_shmlint_on_documentation_and_units(tmp_path: Path) -> N
     (work / ".shmlint.yaml").write_text("undecided: strict\n")  # the fixtures' software is not all known
     for name, source in {**FLAGGED, **UNITS}.items():
         shutil.copyfile(source, work / name)
+    shutil.copyfile(FIXTURES / "k8s" / "SHM001-crlf.yaml", work / "job.yaml.tpl")  # no type tag: by name
     (work / "notes.txt").write_text("docker run --gpus all pytorch/pytorch python train.py\n")  # no hook's kind
     git(work, "add", ".")
     env = pre_commit_env(tmp_path)
@@ -54,11 +55,35 @@ def test_pre_commit_runs_shmlint_on_documentation_and_units(tmp_path: Path) -> N
     assert docs.returncode == 1, docs.stdout + docs.stderr
     for name in FLAGGED:
         assert f"{name}:" in docs.stdout, docs.stdout
-    assert "notes.txt" not in docs.stdout and "trainer.container" not in docs.stdout
+    assert (
+        "notes.txt" not in docs.stdout and "trainer.container" not in docs.stdout and "job.yaml.tpl" not in docs.stdout
+    )
     units = run_hook("shmlint-units")
     assert units.returncode == 1, units.stdout + units.stderr
     assert "trainer.container:6:1: SHM001" in units.stdout and "inference.service:9:11: SHM001" in units.stdout
     assert "guide.rst" not in units.stdout
+    templates = run_hook("shmlint-templates")
+    assert templates.returncode == 1, templates.stdout + templates.stderr
+    assert "job.yaml.tpl:" in templates.stdout and "SHM001" in templates.stdout and "guide.rst" not in templates.stdout
+
+
+def test_every_template_name_check_reads_reaches_a_hook() -> None:
+    """A manifest named as a template (``deploy.yaml.tpl``) is read by ``check .``; the ``shmlint`` hook takes the
+    names identify tags (``.j2``: jinja), the ``shmlint-templates`` hooks the others by name (they got no hook)."""
+    import re
+
+    import yaml
+
+    from shmlint.formats.kubernetes import TEMPLATE_ENDINGS
+
+    hooks = {hook["id"]: hook for hook in yaml.safe_load(HOOKS.read_text(encoding="utf-8"))}
+    assert hooks["shmlint-templates"]["files"] == hooks["shmlint-templates-fix"]["files"]
+    for ending in TEMPLATE_ENDINGS:
+        name = f"deploy/app{ending}"
+        tagged = identify.tags_from_filename(name) & set(hooks["shmlint"]["types_or"])
+        by_name = re.search(hooks["shmlint-templates"]["files"], name) is not None
+        assert tagged != by_name, ending  # exactly one hook takes it: never checked twice, never missed
+    assert re.search(hooks["shmlint-templates"]["files"], "values.yaml") is None
 
 
 def test_every_hook_runs_once_over_all_files_and_takes_jinja_templates() -> None:
