@@ -626,3 +626,14 @@ def test_local_plugins_and_urls_inside_plain_resources_do_not_block(tmp_path: Pa
     }
     graph = walk(kustomize_tree(tmp_path, files), 1 << 20)
     assert graph.blocker is None and len(graph.folders) == 2
+
+
+@pytest.mark.parametrize("empty", ["patches: null", "patches: ~", "resources:\n- deploy.yaml\n- null", "patches:"])
+def test_a_null_names_no_file(tmp_path: Path, empty: str) -> None:
+    """``patches: null`` (found in an operator's generated kustomization, which kubectl kustomize builds) names no
+    file: it was looked for as a file called ``null`` and left the unit unrendered."""
+    from shmlint.render.graph import walk
+
+    files = {"kustomization.yaml": f"resources:\n- deploy.yaml\n{empty}\n", "deploy.yaml": TORCHRUN_POD}
+    graph = walk(kustomize_tree(tmp_path, files), 1 << 20)
+    assert graph.blocker is None, graph.blocker

@@ -83,6 +83,7 @@ _REMOTE = LazyRegex(
 #: a first path segment that looks like a host (``example.com/org/repo``) when no such local path exists
 _HOST_LIKE = LazyRegex(r"^[^./\\][^/\\]*\.[^/\\]+/")
 _BINARY = "tag:yaml.org,2002:binary"
+_NULL = "tag:yaml.org,2002:null"
 #: the resource files whose workloads rendered findings are mapped back to
 _RESOURCE_SUFFIXES = frozenset({".yaml", ".yml", ".json"})
 
@@ -213,7 +214,7 @@ def _scan(root: yaml.Node, path: Path, follow: list[tuple[str, str]], budget: in
             stack.extend((item, top_key, own_key) for item in node.value)
         elif isinstance(node, yaml.ScalarNode):
             problem = _scalar(node, path, top_key, follow)
-            if problem is None and node.tag != _BINARY:
+            if problem is None and node.tag not in (_BINARY, _NULL):  # ``patches: null`` names no file
                 problem = _absent_source(node.value, path, top_key, own_key)
             if problem is not None:
                 return problem, budget
