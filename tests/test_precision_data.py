@@ -296,6 +296,10 @@ FAMILIES = [
     ("vllm/vllm-openai:v0.7.1", "/bin/sh -c sleep infinity", "unknown"),
     ("vllm/vllm-openai:v0.7.1", "bash -c while true; do sleep 30; done", "unknown"),
     ("vllm/vllm-openai:v0.7.1", "/bin/bash -c trap : TERM INT; sleep infinity & wait", "unknown"),
+    # a Kubernetes command with bash's end of options, and the wait's ``;`` (a Ray image held for exec)
+    ("rayproject/ray-ml:2.40.0-py311", "/bin/bash -c -- trap : TERM INT; sleep infinity & wait;", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "/bin/sh -c -- sleep infinity", "unknown"),
+    ("vllm/vllm-openai:v0.7.1", "/bin/sh -c -- vllm serve m", "needs"),
     ("vllm/vllm-openai:v0.7.1", "bash -c while true; do python poll.py; sleep 30; done", "needs"),
     ("vllm/vllm-openai:v0.7.1", "bash -lc vllm serve m", "needs"),
     ("nvcr.io/nvidia/pytorch:24.01-py3", "/bin/sh -c nvidia-smi", "free"),

@@ -677,11 +677,11 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://www.gnu.org/software/coreutils/manual/html_node/sleep-invocation.html',
   None,
   None,
-  ('(?:^((/(usr/)?bin/)?(ba)?sh +-c +)?(exec +)?sleep +(infinity|inf|[0-9][0-9.]*[smhd]?) *;? '
-   '*$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c +)?(exec +)?tail +-f +/dev/null *$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c '
-   '+)?while +(true|:) *; *do +sleep +[0-9]+[smhd]? *; *done *;? *$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c +)?trap +: '
-   '+TERM +INT *; *sleep +infinity *& *wait *$)|(?:^(/(usr/)?bin/)?(ba|z)?sh( '
-   '+-[il]+)?$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c +)?while +sleep +[0-9]+[smhd]? *; *do +: *; *done *;? *$)',
+  ('(?:^((/(usr/)?bin/)?(ba)?sh +-c +(-- +)?)?(exec +)?sleep +(infinity|inf|[0-9][0-9.]*[smhd]?) *;? '
+   '*$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c +(-- +)?)?(exec +)?tail +-f +/dev/null *$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c '
+   '+(-- +)?)?while +(true|:) *; *do +sleep +[0-9]+[smhd]? *; *done *;? *$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c +(-- '
+   '+)?)?trap +: +TERM +INT *; *sleep +infinity *& *wait *;? *$)|(?:^(/(usr/)?bin/)?(ba|z)?sh( '
+   '+-[il]+)?$)|(?:^((/(usr/)?bin/)?(ba)?sh +-c +(-- +)?)?while +sleep +[0-9]+[smhd]? *; *do +: *; *done *;? *$)',
    ('/dev/null', 'infinity', 'sh', 'sleep', 'while')),
   False,
   True,
