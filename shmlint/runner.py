@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from shmlint.discover import KUSTOMIZATION_NAMES, Candidate, FileKind, StrPath, discover, path_parts
 from shmlint.engine import Engine
-from shmlint.lazy_regex import LazyRegex
+from shmlint.project.build_marks import BUILD_KINDS, may_build
 from shmlint.results import FileResult, RenderStatus, Report
 from shmlint.settings import Settings
 from shmlint.source import InputError, read_bytes
@@ -29,12 +28,6 @@ if TYPE_CHECKING:
 #: a word of every KServe runtime kind (``extract.kserve.RUNTIME_KINDS``): a file without it holds no runtime, and
 #: a run over such files does not load the KServe code
 RUNTIME_MARK = b"ServingRuntime"
-#: what a file that builds an image holds: an engine's build command, a compose ``build:`` key, a workflow's build
-#: step, a skaffold config (bounded: no nested quantifier, one line of lookahead at most)
-_BUILD_MARK = LazyRegex(
-    rb"(?:docker|podman|nerdctl)\b[^\n]{0,200}?\bbuild|^[ \t]*build[ \t]*:|build-push-action|skaffold/v", re.MULTILINE
-)
-_BUILD_KINDS = frozenset({FileKind.YAML, FileKind.SHELL, FileKind.MAKEFILE, FileKind.MARKDOWN, FileKind.RST})
 #: a kustomization or a chart is near (a template is how a pre-commit hook names a chart): the renderer is loaded
 _UNIT_NAMES = ("Chart.yaml", *KUSTOMIZATION_NAMES)
 
@@ -103,11 +96,14 @@ def project_for(
     images the files build (by name: ``project.builds``), and the kustomize patches and components that are judged
     through the overlays that use them. ``run``: where the files are read for them (the run's worker processes;
     default: this process)."""
-    from shmlint.project.index import ProjectFiles, ProjectIndex
+    from shmlint.project.index import ProjectFiles, ProjectIndex, Walk
 
     runtime_files, build_files = _marked(settings, candidates, run)
     project = ProjectIndex.for_paths(paths)
-    files = ProjectFiles(project.roots, settings.max_file_size)
+    whole = None
+    if any(os.path.realpath(path) not in project.roots for path in paths):  # a part: builds come from the whole
+        whole = Walk(settings.exclude, settings.pattern_root, settings.respect_gitignore, settings.force_exclude)
+    files = ProjectFiles(project.roots, settings.max_file_size, whole=whole)
     project = project._replace(runtimes=kserve_runtimes(settings, runtime_files), files=files)
     if build_files:  # most runs: no file builds an image, and the build reader is not loaded
         from shmlint.project.builds import find_builds
@@ -128,7 +124,7 @@ def _marked(
     """One read of each file that may say something about others: the YAML files that name a KServe runtime, and
     the files that may build an image (path and kind; the build index reads them again, so their text is not
     held here)."""
-    readable = [c for c in candidates if c.kind in _BUILD_KINDS and c.error is None]
+    readable = [c for c in candidates if c.kind in BUILD_KINDS and c.error is None]
     paths = [c.path for c in readable]  # only the paths cross to the workers
     task = functools.partial(_marks, settings.max_file_size)
     marks = run(task, paths) if run is not None else map(task, paths)
@@ -149,7 +145,7 @@ def _marks(max_file_size: int, path: str) -> tuple[bool, bool]:
         data = read_bytes(path, max_file_size)
     except InputError:
         return False, False
-    return RUNTIME_MARK in data, b"build" in data and _BUILD_MARK.search(data) is not None
+    return RUNTIME_MARK in data, may_build(data)
 
 
 def _in_unit(path: str) -> bool:

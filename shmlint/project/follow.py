@@ -20,7 +20,7 @@ from shmlint.visible import clipped, visible
 
 if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
-    from shmlint.project.builds import ImageBuild
+    from shmlint.project.builds import BuildIndex, ImageBuild
     from shmlint.project.configs import Setting
     from shmlint.project.pyhelpers import LoaderHelper
     from shmlint.project.pyoptions import Option
@@ -555,7 +555,7 @@ def _may_build(image: str | None, facts: RunFacts) -> bool:
 def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:
     """The one build of the named image among the repository's (``ProjectIndex.builds``), for a container that
     names no build of its own; with builds that read differently (``_reads_as``), none, and a note that says so."""
-    index = reader.index.builds
+    index = _builds(reader)
     if index is None or not image or launch.build_context or launch.dockerfile_inline:
         return None, ()
     builds = index.of(image)
@@ -568,6 +568,17 @@ def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Ima
     if index.truncated:
         return None, (f"the repository's image builds were read up to a bound; {image} was not among them",)
     return None, ()
+
+
+def _builds(reader: Reader) -> BuildIndex | None:
+    """The builds an image is looked up in: the checked files', or, for a run that checks a part of its
+    repositories, every file's there (found on the first lookup), so the part gets the answer the whole does."""
+    index, files = reader.index, reader.index.files
+    if files is None or files.whole is None or not index.roots:
+        return index.builds
+    from shmlint.project.build_marks import repository_builds
+
+    return files.per_folder(repository_builds, index.roots[0])
 
 
 def _reads_as(build: ImageBuild, reader: Reader) -> tuple[object, ...]:

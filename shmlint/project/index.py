@@ -36,6 +36,16 @@ MAX_PARTS = 32
 VIRTUAL_PREFIX = "configmap:"
 
 
+class Walk(NamedTuple):
+    """How a run walks folders (``discover.WalkOptions``: the settings' exclusions), kept to walk a repository the
+    same way for what a part of it needs from the rest."""
+
+    exclude: tuple[str, ...]
+    pattern_root: str | None
+    respect_gitignore: bool
+    force_exclude: bool
+
+
 class ProjectIndex(NamedTuple):
     """The run's cross-file facts: where code may be read from (real paths of the folders given to ``check``) and
     how much of it, and what completes a file from another one."""
@@ -196,17 +206,23 @@ class ProjectFiles:
     ``roots`` None: the engine has no index (standard input, one file in a test), and the files beside the checked
     one are read as they are; ``()``: nothing beside it is read (a YAML code block in a document)."""
 
-    def __init__(self, roots: tuple[str, ...] | None, max_bytes: int, run: bytes | None = None) -> None:
+    def __init__(
+        self, roots: tuple[str, ...] | None, max_bytes: int, run: bytes | None = None, whole: Walk | None = None
+    ) -> None:
         self.roots = roots
         self.max_bytes = max_bytes
         self.run = run if run is not None else os.urandom(8)  # which run: its copies in workers are equal
+        #: set when the run checks part of its repositories (the files a hook names, a folder below the top): how
+        #: the whole of them is walked for what a part needs from the rest (``build_marks.repository_builds``), so a
+        #: file checked alone finds the build another file writes, as ``check .`` does
+        self.whole = whole
         self._entries: dict[str, _Listing] = {}
         self._is_file: dict[str, bool] = {}
         self._folders: dict[str, str] = {}  # real paths of the folders asked about
         self._answers: dict[tuple[Callable[[ProjectFiles, str], object], str], object] = {}
 
-    def _key(self) -> tuple[tuple[str, ...] | None, int, bytes]:
-        return self.roots, self.max_bytes, self.run
+    def _key(self) -> tuple[tuple[str, ...] | None, int, bytes, Walk | None]:
+        return self.roots, self.max_bytes, self.run, self.whole
 
     def __eq__(self, other: object) -> bool:
         """The run's own view, also as a worker process unpickles it for each batch of files (so the worker's
@@ -216,7 +232,7 @@ class ProjectFiles:
     def __hash__(self) -> int:
         return hash(self._key())
 
-    def __reduce__(self) -> tuple[type[ProjectFiles], tuple[tuple[str, ...] | None, int, bytes]]:
+    def __reduce__(self) -> tuple[type[ProjectFiles], tuple[tuple[str, ...] | None, int, bytes, Walk | None]]:
         return ProjectFiles, self._key()  # without what this process has listed
 
     def _allowed(self, path: str) -> bool:

@@ -1,0 +1,50 @@
+"""A run that checks a part of a repository (the files a pre-commit hook names, a folder below the top) gets the
+answer ``check .`` gives for those files: an image a script runs is known by the build another file of the
+repository writes. It was looked up only among the checked files' builds, so ``shmlint check run.sh`` (and the
+hook on a commit that changed only run.sh) passed where ``check .`` failed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
+from tests.support import git
+
+RUN = "#!/bin/sh\ndocker run --gpus all acme/server\n"
+BUILD = "#!/bin/sh\ndocker build -t acme/server -f docker/Dockerfile .\n"
+DOCKERFILE = 'FROM vllm/vllm-openai:v0.6.0\nCMD ["--model", "m"]\n'
+
+
+def repository(tmp_path: Path, build_at: str = "scripts/build.sh") -> Path:
+    top = tmp_path / "repo"
+    for path, text in {"deploy/run.sh": RUN, build_at: BUILD, "docker/Dockerfile": DOCKERFILE}.items():
+        (top / path).parent.mkdir(parents=True, exist_ok=True)
+        (top / path).write_text(text, encoding="utf-8")
+    git(top, "init", "-q")
+    git(top, "add", ".")
+    return top
+
+
+def verdicts(settings: Settings, *paths: Path) -> list[tuple[str, int, str, str]]:
+    report = check_paths(settings, list(paths), jobs=1)
+    return [(Path(f.span.path).name, f.span.line, f.code, f.severity.label) for f in report.findings]
+
+
+@pytest.mark.parametrize("part", ["deploy/run.sh", "deploy"], ids=["a file, as a hook names it", "a folder"])
+def test_a_part_finds_the_build_another_file_writes(tmp_path: Path, part: str) -> None:
+    top = repository(tmp_path)
+    whole = verdicts(Settings(), top)
+    assert whole == [("run.sh", 2, "SHM001", "error")]  # the control: the image is vLLM's, by its build
+    assert verdicts(Settings(), top / part) == whole
+
+
+def test_a_build_the_whole_run_excludes_is_not_the_parts_either(tmp_path: Path) -> None:
+    """The repository is walked as the run walks it: what ``exclude`` leaves out of ``check .`` builds nothing."""
+    top = repository(tmp_path, build_at="vendored/build.sh")
+    settings = Settings(exclude=(*Settings().exclude, "vendored/"), pattern_root=str(top))
+    assert verdicts(settings, top) == []  # undecided: counted in the summary, not listed
+    assert verdicts(settings, top / "deploy" / "run.sh") == []
+    assert verdicts(Settings(), top / "deploy" / "run.sh") == [("run.sh", 2, "SHM001", "error")]
