@@ -4,9 +4,9 @@ repositories of ``fixtures/project``, and the bounds (a repository of thousands 
 from __future__ import annotations
 
 import os
-import shutil
 import pickle
 import re
+import shutil
 from pathlib import Path
 
 import pytest
