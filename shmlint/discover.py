@@ -248,7 +248,17 @@ class _Exclusions:
     above the walked folder count up to the top of its git repository.
     """
 
-    __slots__ = ("gitignore", "ignores", "patterns", "prefix", "refused", "root", "tracked", "tracked_only")
+    __slots__ = (
+        "gitignore",
+        "ignores",
+        "outside",
+        "patterns",
+        "prefix",
+        "refused",
+        "root",
+        "tracked",
+        "tracked_only",
+    )
 
     def __init__(
         self, patterns: PathPatterns, prefix: str, gitignore: bool, above: list[_Ignore], root: str = "."
@@ -264,6 +274,9 @@ class _Exclusions:
         self.tracked: _Tracked | None = None
         #: ignored folders walked for the tracked files they hold: nothing else in them is checked
         self.tracked_only: set[str] = set()
+        #: paths a .gitignore left out where no git work tree tells the tracked ones (an archive, a copy), and the
+        #: first .gitignore that did: the walk says so once, at its end
+        self.outside: tuple[int, str] = (0, "")
 
     @classmethod
     def for_root(cls, root: str, options: WalkOptions | None) -> _Exclusions:
@@ -297,16 +310,19 @@ class _Exclusions:
     def excluded(self, folder: str, relative: str, is_dir: bool) -> bool:
         if self.patterns.matches(self.prefix + relative, is_dir):
             return True
-        ignored = folder in self.tracked_only
+        ignored, by = folder in self.tracked_only, ""
         if not ignored:
             for ignore in reversed(self.ignores.get(folder, ())):
                 decision = ignore.spec.decide(ignore.prepend + relative[ignore.strip :], is_dir)
                 if decision is not None:
-                    ignored = decision
+                    ignored, by = decision, ignore.path
                     break
         if not ignored:
             return False
         if not self._tracked(relative, is_dir):
+            if by and self.tracked is not None and not self.tracked.in_work_tree(relative):
+                count, first = self.outside
+                self.outside = (count + 1, first or by)
             return True
         if is_dir:
             self.tracked_only.add(relative)
@@ -333,6 +349,12 @@ class _Tracked:
         self.indexes: dict[str, TrackedPaths | None] = {}
         #: work trees whose index is there but was not read, and why: the walk says so (a notice)
         self.unread: list[tuple[str, str]] = []
+
+    def in_work_tree(self, relative: str) -> bool:
+        """Whether a git work tree holds the walked path (asked after ``holds``: its folder is placed); without
+        one, the top is the walked folder and holds no ``.git``."""
+        place = self.tops.get(relative.rpartition("/")[0])
+        return place is not None and os.path.lexists(os.path.join(place[0], ".git"))
 
     def holds(self, relative: str, is_dir: bool) -> bool:
         folder, _, name = relative.rpartition("/")
@@ -475,6 +497,9 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
             yield _index_unread(*exclusions.tracked.unread.pop(0))
     while unreadable:  # the last folder walked, or the named folder itself: reported like every other one
         yield _unreadable(unreadable.pop(), root)
+    count, gitignore = exclusions.outside
+    if count:
+        yield _outside_repository(gitignore, count)
 
 
 def _unreadable(error: OSError, where: str) -> Candidate:
@@ -489,6 +514,17 @@ def _refused(path: str, problems: tuple[str, ...]) -> Candidate:
     shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
     message = f"patterns left out (the files they name are checked): {shown}"
     return Candidate(clean_path(path), FileKind.YAML, explicit=False, error=message, notice=True)
+
+
+def _outside_repository(gitignore: str, count: int) -> Candidate:
+    """Paths ``.gitignore`` files left out where no git work tree is (a source archive, a copy): git would check
+    in a file they name when it was added before them, and an archive ships it, so the walk says how many were
+    left out (found: a repository's three committed manifests under ``**/*.yaml``). A notice."""
+    message = (
+        f"{count} path(s) left out by .gitignore patterns with no git repository here to tell the committed ones "
+        "(an archive ships them): --no-respect-gitignore checks them"
+    )
+    return Candidate(clean_path(gitignore), FileKind.YAML, explicit=False, error=message, notice=True)
 
 
 def _index_unread(dot_git: str, why: str) -> Candidate:

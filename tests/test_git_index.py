@@ -71,6 +71,29 @@ def test_a_tracked_file_under_an_ignored_folder_is_checked_and_its_untracked_nei
     assert walked(root / "modules") == ["rvc/compose.yaml", "rvc/deeper/run.yaml"]  # asked from a folder below the top
 
 
+def test_what_a_gitignore_leaves_out_with_no_repository_is_said(tmp_path) -> None:
+    """An archive or a copy has no index to tell the committed files a ``.gitignore`` names (a repository that
+    ignores ``**/*.yaml`` and commits three manifests all the same): they are left out, and a notice on that
+    ``.gitignore`` says how many, where it was silent."""
+    (tmp_path / ".gitignore").write_text("**/*.yaml\nbuild/\n")
+    write(tmp_path, "k8s/a.yaml", "k8s/b.yaml", "build/c.yaml", "compose.yml")
+    found = list(discover([tmp_path]))
+    assert [os.path.relpath(c.path, tmp_path) for c in found if c.error is None] == ["compose.yml"]
+    (notice,) = [c for c in found if c.error is not None]
+    assert notice.notice and notice.path == str(tmp_path / ".gitignore")
+    assert notice.error.startswith("3 path(s) left out by .gitignore patterns with no git repository")
+
+
+@needs_git
+def test_inside_a_repository_an_ignored_untracked_file_is_left_out_without_a_notice(tmp_path) -> None:
+    root = repository(tmp_path)
+    (root / ".gitignore").write_text("**/*.yaml\n")
+    write(root, "k8s/a.yaml", "k8s/b.yaml")
+    git(root, "add", "-f", "k8s/a.yaml")
+    found = list(discover([root]))
+    assert [os.path.relpath(c.path, root) for c in found] == ["k8s/a.yaml"]  # git says b.yaml is ignored
+
+
 @needs_git
 def test_a_negated_pattern_does_not_bring_back_an_untracked_file_in_a_folder_walked_for_its_tracked_files(
     tmp_path,

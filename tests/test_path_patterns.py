@@ -35,11 +35,12 @@ def tree(root: Path, *names: str) -> Path:
 
 
 def walked(root: Path, config: str | None = None) -> list[str]:
-    """The files a walk of ``root`` finds, relative to it, with the configuration file written first."""
+    """The files a walk of ``root`` finds, relative to it, with the configuration file written first (not the
+    notice a ``.gitignore`` outside a repository gets: ``test_git_index``)."""
     if config is not None:
         (root / ".shmlint.yaml").write_text(config)
     settings = load_effective(root).settings
-    found = (Path(c.path).relative_to(root).as_posix() for c in discover([root], settings))
+    found = (Path(c.path).relative_to(root).as_posix() for c in discover([root], settings) if not c.notice)
     return sorted(path for path in found if path != ".shmlint.yaml")
 
 
