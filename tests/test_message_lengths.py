@@ -40,3 +40,18 @@ def test_an_unresolved_setting_is_named_whole() -> None:
     named = [f.message for f in report.findings if " is unresolved;" in f.message]
     assert named, "the fixtures hold a workload whose /dev/shm setting cannot be resolved (Fargate)"
     assert all(m.count("(") == m.count(")") and "... is unresolved" not in m for m in named), named
+
+
+def test_evidence_in_a_script_without_an_extension_is_quoted_whole(tmp_path) -> None:
+    """A file and line of a script named without an extension (``imitation/train_script:50``) is the evidence's
+    place like any other: it was clipped as plain words, and ``DataLoader(...`` lost its value and the message
+    its closing parenthesis."""
+    (tmp_path / "imitation").mkdir()
+    (tmp_path / "imitation" / "train_script").write_text(
+        "#!/usr/bin/env python3\nfrom torch.utils.data import DataLoader\nloader = DataLoader(data, num_workers=4)\n"
+    )
+    (tmp_path / "run.sh").write_text(
+        "docker run --gpus all -v $(pwd):/w -w /w acme/app python3 imitation/train_script\n"
+    )
+    (finding,) = check_paths(Settings(), [tmp_path], jobs=1).findings
+    assert "(train_script:3 DataLoader(num_workers=4)), has 64 MiB" in finding.message, finding.message

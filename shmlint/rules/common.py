@@ -120,6 +120,7 @@ def _matched(because: str) -> str:
 
 
 def _file_and_line(text: str) -> bool:
-    """Whether ``text`` starts with a repository file and line (``scripts/run.sh:5 ...``)."""
+    """Whether ``text`` starts with a repository file and line (``scripts/run.sh:5 ...``, ``bin/train:50 ...``: a
+    script without an extension is named by its folder)."""
     place, space, _ = text.partition(" ")
-    return bool(space) and place.rpartition(":")[2].isdigit() and "." in place
+    return bool(space) and place.rpartition(":")[2].isdigit() and ("." in place or "/" in place)
