@@ -303,6 +303,13 @@ FAMILIES = [
     ("vllm/vllm-openai:v0.7.1", "bash -c while true; do python poll.py; sleep 30; done", "needs"),
     ("vllm/vllm-openai:v0.7.1", "bash -lc vllm serve m", "needs"),
     ("nvcr.io/nvidia/pytorch:24.01-py3", "/bin/sh -c nvidia-smi", "free"),
+    # TensorBoard as the program, not a trainer's option value (``--report_to tensorboard`` made a trainer free)
+    ("", "tensorboard --logdir /runs", "free"),
+    ("", "/usr/local/bin/tensorboard --logdir /runs --bind_all", "free"),
+    ("", "sh -c tensorboard --logdir /runs", "free"),
+    ("", "pip install tensorboard && tensorboard --logdir x", "free"),
+    ("", "accelerate launch --num_processes 2 train.py --report_to tensorboard", "needs"),
+    ("", "python train.py --logging_dir /out/tensorboard --report_to tensorboard", ""),
     ("vllm/vllm-openai:v0.7.1", "sh -c sleep 10 && vllm serve m", "needs"),
     ("vllm/vllm-openai:v0.7.1", "bash -c python -m vllm.entrypoints.openai.api_server", "needs"),
 ]
