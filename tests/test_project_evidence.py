@@ -1530,6 +1530,12 @@ _PULLED = "services:\n  app:\n    image: acme/own-app:latest\n    runtime: nvidi
         (_PULLED + "  web:\n    build: .\n", "info"),
         # a build of the image's name elsewhere wins over the Dockerfile beside
         (_PULLED.replace("own-app", "other"), "info"),
+        # two accelerator or torch services pulling two images the data does not know: the Dockerfile builds one of
+        # them at most, and nothing says which (a vLLM server and the FastAPI proxy in front of it, found in an
+        # audit: the proxy took the server's Dockerfile), so neither takes it
+        (_PULLED + "  proxy:\n    image: acme/fastapi_vllm_proxy:1\n", "info"),
+        # a service that is neither (a database) leaves the guess to the one that is
+        (_PULLED + "  db:\n    image: acme/own-db:1\n", "error"),
     ],
 )
 def test_a_compose_service_that_pulls_its_image_takes_the_dockerfile_beside(

@@ -19,6 +19,7 @@ def with_needs(
     """Each workload with its need: from its names, and where they leave it undecided, from the files it runs
     (``project``: the run's tree, None where there is none, as for stdin; ``texts``: the caller's cache of files)."""
     decided = []
+    ambiguous = _beside_ambiguous(workloads, knowledge)
     for workload in workloads:
         need = decide(workload, knowledge)
         followed = need is not None and (need.tier is Tier.UNKNOWN or own_script(workload) is not None)
@@ -28,7 +29,7 @@ def with_needs(
             from shmlint.project.index import Reader
 
             launch = workload.launch
-            if launch.dockerfile_beside and knows_image(workload.image, knowledge):
+            if launch.dockerfile_beside and (ambiguous or knows_image(workload.image, knowledge)):
                 launch = launch._replace(dockerfile_beside=False)  # a known image is not what that Dockerfile builds
             reader = Reader(project, texts)  # the container's budget: what it runs, then what it holds
             facts = gather(launch, workload.accelerator_count, reader, workload.image)
@@ -45,6 +46,25 @@ def with_needs(
 
         return with_ssh_ranks(decided)
     return decided
+
+
+def _beside_ambiguous(workloads: list[Workload], knowledge: Knowledge) -> bool:
+    """Whether the file's accelerator or torch containers that would take the Dockerfile beside it as their image's
+    build pull two or more different images the data does not know: one Dockerfile builds one of them at most, and
+    nothing says which (a compose file's vLLM server and the web proxy in front of it, each pulled by its own name:
+    the proxy took the server's Dockerfile), so none is guessed."""
+    from shmlint.signals import split_image
+
+    pulled = {
+        split_image(workload.image)[0].lower()
+        for workload in workloads
+        if workload.launch is not None
+        and workload.launch.dockerfile_beside
+        and (workload.gpu or workload.torch)
+        and workload.image
+        and not knows_image(workload.image, knowledge)
+    }
+    return len(pulled) > 1
 
 
 def _unguessed(
