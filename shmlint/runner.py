@@ -89,21 +89,27 @@ def _check_each(check: _Check, candidates: list[Candidate]) -> list[FileResult |
 
 
 def project_for(
-    settings: Settings, paths: Iterable[StrPath], candidates: list[Candidate], run: Mapper | None = None
+    settings: Settings,
+    paths: Iterable[StrPath],
+    candidates: list[Candidate],
+    run: Mapper | None = None,
+    *,
+    whole: bool = True,
 ) -> ProjectIndex:
     """The run's cross-file facts, found before any file is checked: where containers' code is followed (read
     only when a container names it), the KServe ServingRuntimes that complete InferenceServices in any file, the
     images the files build (by name: ``project.builds``), and the kustomize patches and components that are judged
     through the overlays that use them. ``run``: where the files are read for them (the run's worker processes;
-    default: this process)."""
+    default: this process). ``whole``: a part of a repository looks images up in the whole's builds (the editor's
+    checks, one each time a buffer changes, do not walk the repository: ``server.analysis``)."""
     from shmlint.project.index import ProjectFiles, ProjectIndex, Walk
 
     runtime_files, build_files = _marked(settings, candidates, run)
     project = ProjectIndex.for_paths(paths)
-    whole = None
-    if any(os.path.realpath(path) not in project.roots for path in paths):  # a part: builds come from the whole
-        whole = Walk(settings.exclude, settings.pattern_root, settings.respect_gitignore, settings.force_exclude)
-    files = ProjectFiles(project.roots, settings.max_file_size, whole=whole)
+    walk = None
+    if whole and any(os.path.realpath(path) not in project.roots for path in paths):  # a part: the whole's builds
+        walk = Walk(settings.exclude, settings.pattern_root, settings.respect_gitignore, settings.force_exclude)
+    files = ProjectFiles(project.roots, settings.max_file_size, whole=walk)
     project = project._replace(runtimes=kserve_runtimes(settings, runtime_files), files=files)
     if build_files:  # most runs: no file builds an image, and the build reader is not loaded
         from shmlint.project.builds import find_builds

@@ -48,3 +48,46 @@ def test_a_build_the_whole_run_excludes_is_not_the_parts_either(tmp_path: Path) 
     assert verdicts(settings, top) == []  # undecided: counted in the summary, not listed
     assert verdicts(settings, top / "deploy" / "run.sh") == []
     assert verdicts(Settings(), top / "deploy" / "run.sh") == [("run.sh", 2, "SHM001", "error")]
+
+
+def test_a_named_file_the_walk_leaves_out_keeps_its_own_build(tmp_path: Path) -> None:
+    """A file named on the command line though ``.gitignore`` leaves it out of the walk (an untracked scratch
+    script) still builds what it runs: its own builds count with the repository's (they were replaced by them)."""
+    top = repository(tmp_path)
+    (top / ".gitignore").write_text("scratch/\n", encoding="utf-8")
+    (top / "scratch").mkdir()
+    (top / "scratch" / "run.sh").write_text(BUILD + "docker run --gpus all acme/server\n", encoding="utf-8")
+    (top / "scripts" / "build.sh").unlink()
+    git(top, "add", "-A")
+    assert verdicts(Settings(), top / "scratch" / "run.sh") == [("run.sh", 3, "SHM001", "error")]
+    assert verdicts(Settings(), top / "scratch" / "run.sh", top / "deploy" / "run.sh") == [
+        ("run.sh", 2, "SHM001", "error"),  # deploy/run.sh, by the build scratch/run.sh writes
+        ("run.sh", 3, "SHM001", "error"),
+    ]
+
+
+def test_a_container_with_a_build_of_its_own_never_walks_the_repository(tmp_path: Path) -> None:
+    """The repository is walked only for an image to look up: a compose service that names its build does not
+    pay for it (nor does the editor, whose checks never walk: ``project_for(..., whole=False)``)."""
+    from shmlint.project.index import ProjectFiles
+
+    top = repository(tmp_path)
+    (top / "svc").mkdir()
+    (top / "svc" / "Dockerfile").write_text(DOCKERFILE, encoding="utf-8")
+    (top / "svc" / "compose.yaml").write_text(
+        "services:\n  a:\n    build: .\n    deploy: {resources: {reservations: {devices: [{capabilities: [gpu]}]}}}\n",
+        encoding="utf-8",
+    )
+    asked: list[str] = []
+    original = ProjectFiles.per_folder
+
+    def spy(self, answer, folder):  # type: ignore[no-untyped-def]
+        asked.append(getattr(answer, "__name__", ""))
+        return original(self, answer, folder)
+
+    ProjectFiles.per_folder = spy  # type: ignore[method-assign]
+    try:
+        assert verdicts(Settings(), top / "svc" / "compose.yaml") == [("compose.yaml", 2, "SHM001", "error")]
+    finally:
+        ProjectFiles.per_folder = original  # type: ignore[method-assign]
+    assert "repository_builds" not in asked

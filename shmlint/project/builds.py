@@ -77,6 +77,16 @@ class BuildIndex(NamedTuple):
     builds: tuple[tuple[str, tuple[ImageBuild, ...]], ...] = ()
     truncated: bool = False
 
+    def merged(self, other: BuildIndex) -> BuildIndex:
+        """These builds and the other index's, each image's different builds once (these first)."""
+        by_key = {key: list(builds) for key, builds in self.builds}
+        for key, builds in other.builds:
+            known = by_key.setdefault(key, [])
+            known += [b for b in builds if all(k.same_as != b.same_as for k in known)]
+        return BuildIndex(
+            tuple((key, tuple(builds)) for key, builds in by_key.items()), self.truncated or other.truncated
+        )
+
     def of(self, image: str | None) -> tuple[ImageBuild, ...]:
         """The different builds of this image (another Dockerfile, context, arguments or target), or (); whether
         two of them still make one image is the caller's question (``follow``)."""

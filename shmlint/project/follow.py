@@ -555,8 +555,10 @@ def _may_build(image: str | None, facts: RunFacts) -> bool:
 def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:
     """The one build of the named image among the repository's (``ProjectIndex.builds``), for a container that
     names no build of its own; with builds that read differently (``_reads_as``), none, and a note that says so."""
+    if not image or launch.build_context or launch.dockerfile_inline:
+        return None, ()
     index = _builds(reader)
-    if index is None or not image or launch.build_context or launch.dockerfile_inline:
+    if index is None:
         return None, ()
     builds = index.of(image)
     alike = 1 < len(builds) <= MAX_COMPARED_BUILDS and len({_reads_as(build, reader) for build in builds}) == 1
@@ -571,14 +573,18 @@ def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Ima
 
 
 def _builds(reader: Reader) -> BuildIndex | None:
-    """The builds an image is looked up in: the checked files', or, for a run that checks a part of its
-    repositories, every file's there (found on the first lookup), so the part gets the answer the whole does."""
+    """The builds an image is looked up in: the checked files', and, for a run that checks a part of its
+    repositories, every file's there too (found on the first lookup), so the part gets the answer the whole does
+    (a file named though the walk leaves it out, ignored or excluded, keeps its own builds)."""
     index, files = reader.index, reader.index.files
     if files is None or files.whole is None or not index.roots:
         return index.builds
     from shmlint.project.build_marks import repository_builds
 
-    return files.per_folder(repository_builds, index.roots[0])
+    whole = files.per_folder(repository_builds, index.roots[0])
+    if whole is None or index.builds is None:
+        return whole or index.builds
+    return index.builds.merged(whole)
 
 
 def _reads_as(build: ImageBuild, reader: Reader) -> tuple[object, ...]:

@@ -101,7 +101,10 @@ class Analyzer:
             return Checked(source, path, kind, FileResult(source.path, source=source), problem=str(exc))
         if force_excluded(str(path), settings):  # an open file exclude/extend-exclude names: as `check --force-exclude`
             return Checked(source, path, None, FileResult(source.path, source=source))
-        engine = Engine(settings, project_for(settings, [path], [Candidate(str(path), kind, explicit=True)]))
+        # the repository's image builds are the checked buffer's own: a walk of the repository for every change of
+        # a buffer would make a check of a few milliseconds take seconds (``check`` and the hooks do walk it)
+        candidates = [Candidate(str(path), kind, explicit=True)]
+        engine = Engine(settings, project_for(settings, [path], candidates, whole=False))
         checked = check_text(engine, buffer)
         if checked.source is None:  # above max-file-size, or binary: the finding says so, nothing can be fixed
             return Checked(source, path, checked.kind, checked.result)
