@@ -60,9 +60,9 @@ class Engine:
 
     def check_candidate(self, candidate: Candidate) -> FileResult:
         display = str(candidate.path)
-        if candidate.error is not None:  # a folder not read, a link out of the tree; .gitignore lines left out
-            noted = FileResult(display, notices=(Notice(display, candidate.error),)) if candidate.notice else None
-            return noted or self.invalid(display, candidate.error)
+        if candidate.error is not None:  # a walk's notice (no file read), or SHM000: a folder not read, a link out
+            said = FileResult(display, notices=(Notice(display, candidate.error),), checked=False)
+            return said if candidate.notice else self.invalid(display, candidate.error)
         data = None
         try:
             data = read_bytes(candidate.path, self.settings.max_file_size)

@@ -77,6 +77,7 @@ class FileResult(NamedTuple):
     undecided: tuple[Finding, ...] = ()
     # the settings that judged the file (set by ``shmlint.runner`` and ``shmlint.session``): its fail-on, how it is shown; not compared
     settings: JudgedWith | None = None
+    checked: bool = True  # False for what a folder walk says (a .gitignore's note): no file was read, none counted
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FileResult) and self._compared() == other._compared()
@@ -108,6 +109,7 @@ class FileResult(NamedTuple):
             self.render,
             self.undecided,
             self.settings if settings is None else settings,
+            self.checked,
         )
 
 
@@ -119,6 +121,11 @@ class Report:
         self.baselined = baselined  # findings a baseline accepted, left out of ``files``: the summary says so
 
     # each worked out when first asked: a run's report is often only the files of a larger one (``session``)
+
+    @cached_property
+    def checked(self) -> int:
+        """How many files were checked: the results, less the notes a folder walk gave (no file was read for them)."""
+        return sum(1 for r in self.files if r.checked)
 
     @cached_property
     def findings(self) -> list[Finding]:

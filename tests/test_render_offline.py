@@ -336,7 +336,7 @@ def test_unrendered_decides_whether_an_unchecked_chart_fails(tmp_path: Path, lev
     (tmp_path / ".shmlint.yaml").write_text(f"unrendered: {level}\n")
     result = shmlint("check", str(root), path=str(Path(sys.executable).parent))
     assert result.returncode == code, result.stdout
-    assert result.stdout.count("Helm chart") == 1  # once, by its record (not once more per template)
+    assert result.stdout.count("Helm chart not rendered") == 1  # once, by its record (not once more per template)
 
 
 def test_quiet_still_names_each_unchecked_chart_on_stderr(tmp_path: Path) -> None:

@@ -124,6 +124,21 @@ def test_a_broken_resource_is_said_once_where_it_is(tmp_path: Path, invoke) -> N
     )
 
 
+def test_a_broken_resource_outside_the_run_leaves_the_render_failure_shm000(tmp_path: Path, invoke) -> None:
+    """Only a file the run checks reports its own defect: a broken file of a base above the checked overlay is
+    not checked, so the overlay's failed render stays the SHM000 that says so."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not on PATH: the kustomize renderer cannot be tested without it")
+    base = kustomization(tmp_path)
+    (base / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n    c: d\n")
+    (base / "kustomization.yaml").write_text("resources:\n  - deploy.yaml\n  - broken.yaml\n")
+    overlay = tmp_path / "prod"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text("resources:\n  - ../overlay\n")
+    result = invoke("check", str(overlay))
+    assert result.exit_code == 1 and "SHM000" in result.stdout and "could not be rendered" in result.stdout
+
+
 @pytest.mark.parametrize(
     ("kustomization", "absent"),
     [
@@ -190,7 +205,9 @@ def test_chart_without_helm_gets_one_notice(tmp_path: Path, invoke) -> None:
     (root / "templates" / "service.yaml").write_text("kind: Service\nmetadata:\n  name: {{ .Release.Name }}\n")
     result = invoke("check", str(root), env={"PATH": str(Path(sys.executable).parent)})
     assert result.exit_code == 0, result.stdout
-    assert result.stdout.count("Helm chart") == 1 and "SHM000" not in result.stdout
+    assert (
+        result.stdout.count("Helm chart not rendered") == 1 and "SHM000" not in result.stdout
+    )  # one note, and the summary
 
 
 @pytest.mark.parametrize(
@@ -201,3 +218,13 @@ def test_a_file_name_too_long_to_look_up_is_absent_not_a_crash(tmp_path: Path, i
     (tmp_path / "kustomization.yaml").write_text(kustomization.format(name="a" * 300))
     result = invoke("check", str(tmp_path))
     assert result.exit_code == 0 and "which is not in the checkout" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_clean_run_with_a_chart_left_unrendered_does_not_say_all_checked(tmp_path: Path, invoke) -> None:
+    """A Helm chart whose templates were not checked (no helm on PATH) is not "All checked": the summary counts the
+    units left unrendered (an audit's run said "All checked: no findings" over ten charts none of which was read)."""
+    root = chart(tmp_path)
+    result = invoke("check", str(root), env={"PATH": str(Path(sys.executable).parent)})
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "helm is not on PATH" in result.stdout and "All checked" not in result.stdout
+    assert "not rendered, so not checked whole: 1 Helm chart(s) (above)." in result.stdout

@@ -261,7 +261,7 @@ def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[File
         record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", tool, level)
         return FileResult(path, render=record), record.status
     rendered = tool.render(unit, graph.files if graph else ())
-    broken = _broken_file(graph.files, settings.max_file_size) if graph and rendered.text is None else None
+    broken = _broken_file(graph.files, unit, settings.max_file_size) if graph and rendered.text is None else None
     if broken is not None:  # the file's own check says it (SHM000 or a note); a second SHM000 would repeat it
         why = f"{unit.label}: reads {quoted(os.path.relpath(broken, unit.root))}, which is not valid YAML (its own check says where)"
         record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", why, level)
@@ -274,15 +274,23 @@ def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[File
     return check_rendered(engine, rendered)._replace(render=record), record.status
 
 
-def _broken_file(files: tuple[Path, ...], max_bytes: int) -> Path | None:
-    """The first resource or patch file of a kustomization graph that is not YAML, when a render failed: that is
-    why, and that file's own check reports it."""
+def _broken_file(files: tuple[Path, ...], unit: Unit, max_bytes: int) -> Path | None:
+    """The first resource or patch file of a kustomization graph that is not YAML, when a render failed, and that
+    this run checks as one of the unit's files: that is why, and that file's own check reports it. A file outside
+    the run (a base above the checked overlay), or one only too large to read here, leaves the failure SHM000."""
     from shmlint.parsers.yamlnodes import YamlError, check_syntax
 
+    checked = {os.path.realpath(member.path) for member in unit.members}
     for file in files:
+        if os.path.realpath(file) not in checked:
+            continue
         try:
-            check_syntax(SourceText(str(file), read_bytes(file, max_bytes).decode("utf-8")))
-        except (YamlError, InputError, UnicodeDecodeError):
+            text = read_bytes(file, max_bytes).decode("utf-8")
+        except (InputError, UnicodeDecodeError):
+            continue  # too large, unreadable or not UTF-8: its own check says so, and kustomize may say otherwise
+        try:
+            check_syntax(SourceText(str(file), text))
+        except YamlError:
             return file
     return None
 

@@ -61,7 +61,7 @@ def format_report(report: Report) -> str:
         "notices": [{"path": posix_path(n.path), "message": n.message} for n in report.notices],
         "rendering": rendering(report),
         "summary": {
-            "files": len(report.files),
+            "files": report.checked,
             "findings": len(report.findings),
             "baselined": report.baselined,
             "undecided": report.undecided,

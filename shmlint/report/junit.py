@@ -58,7 +58,7 @@ def format_report(report: Report) -> str:
     for finding in findings:
         _testcase(suite, finding)
     if not findings:
-        ET.SubElement(suite, "testcase", classname="shmlint", name=f"no findings in {len(report.files)} file(s)")
+        ET.SubElement(suite, "testcase", classname="shmlint", name=f"no findings in {report.checked} file(s)")
     notes = [f"{posix_path(n.path)}: note: {n.message}" for n in report.notices]
     notes += [format_unrendered(r) for r in report.unrendered]
     notes += filter(None, [report.undecided_note()])

@@ -40,10 +40,14 @@ def summary(report: Report) -> str:
     accepted = f" ({report.baselined} accepted by the baseline)" if report.baselined else ""
     if not findings:
         if accepted:
-            return f"No new findings in {len(report.files)} file(s){accepted}."
-        if not report.files:  # "All checked" would claim what did not happen (an excluded or empty path)
+            return f"No new findings in {report.checked} file(s){accepted}."
+        if not report.checked:  # "All checked" would claim what did not happen (an excluded or empty path)
             return "No files checked: nothing shmlint reads under the path(s) given, or all of it excluded."
-        return f"All checked: no findings in {len(report.files)} file(s)."
+        left = Counter(record.unit for record in report.unrendered)
+        if left:  # neither would it with a chart whose templates were not checked (listed above)
+            units = ", ".join(f"{count} {unit}(s)" for unit, count in sorted(left.items()))
+            return f"No findings in {report.checked} file(s); not rendered, so not checked whole: {units} (above)."
+        return f"All checked: no findings in {report.checked} file(s)."
     counts = Counter(f.severity for f in findings)
     parts = [
         f"{counts[s]} {s.label}{'s' if counts[s] != 1 and s is not Severity.INFO else ''}"
@@ -51,7 +55,7 @@ def summary(report: Report) -> str:
         if counts[s]
     ]
     new = " new" if accepted else ""
-    where = f"{len({f.span.path for f in findings})} of {len(report.files)} file(s)"  # files with findings, of all
+    where = f"{len({f.span.path for f in findings})} of {report.checked} file(s)"  # files with findings, of all
     line = f"Found {len(findings)}{new} finding(s) in {where}{accepted}: {', '.join(parts)}."
     return line + fixable_note(findings)
 
