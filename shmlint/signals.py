@@ -191,9 +191,11 @@ TORCH_COMMANDS = (
     r"(^|[\s/])tritonserver(\s|$)",
     r"(^|[\s/])torchserve(\s|$)",
     r"\bimport\s+torch\b",
-    # DataLoader workers as a Python program's option (``python train.py --num_workers 4``, ``./train.py ...``):
-    # another program's ``--num_workers`` (LiteLLM's proxy: web server processes) says nothing of torch
-    r"(^|[\s/])(python[0-9.]*|[\w.-]{1,128}\.py)\s[^;&|]{0,512}--num[_-]workers[=\s]+[1-9]",
+    # DataLoader workers as a Python program's option (``python train.py --num_workers 4``, ``./train.py ...``) on
+    # its line: another program's ``--num_workers`` (LiteLLM's proxy: web server processes) says nothing of torch,
+    # nor does a ``.py`` an option takes as its value (``--config callbacks.py``) or a Python line above it
+    r"(^|[;&|\n(] *|(^| )[^\s-]\S{0,255} +)(\S{0,256}/)?(python[0-9.]*|[\w.-]{1,128}\.py)( [^;&|\n]{0,512})? "
+    r"--num[_-]workers[= ]+[1-9]",
 )
 
 #: KServe model formats served by a torch runtime (``predictor.model.modelFormat.name``, ``predictor.pytorch``)

@@ -305,7 +305,10 @@ def test_software_a_container_only_installs_is_not_its_evidence(tmp_path: Path, 
         # LiteLLM's proxy: --num_workers is its web server's processes (found on homelab LLM stacks, no GPU)
         ("ghcr.io/berriai/litellm:main-stable", "--config /app/config.yaml --port 4000 --num_workers 4", []),
         ("ghcr.io/berriai/litellm:main-stable", "litellm --config /app/config.yaml --num_workers 4", []),
+        # a .py an option takes, and a Python line above the proxy's, are not the program --num_workers is given to
+        ("ghcr.io/berriai/litellm:main-stable", "--config /app/custom_callbacks.py --num_workers 4", []),
         ("myorg/app", "python3 train.py --num_workers 4", ["SHM001"]),  # a Python program's DataLoader workers
+        ("myorg/app", "CUDA_VISIBLE_DEVICES=0 python train.py --num_workers 8", ["SHM001"]),
         ("myorg/app", "./train.py --data x --num-workers 2", ["SHM001"]),
         ("pytorch/pytorch", "--num_workers 4", ["SHM001"]),  # options to a torch image's own program
     ],
@@ -318,3 +321,15 @@ def test_num_workers_on_the_cpu_is_dataloader_evidence_only_for_python(
     (tmp_path / "compose.yaml").write_text(f'services:\n  a:\n    image: {image}\n    command: "{command}"\n')
     findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
     assert [f.code for f in findings] == codes
+
+
+def test_a_python_line_above_another_programs_num_workers_is_not_its_program(tmp_path: Path) -> None:
+    """A shell script's Python line (a migration) and the proxy's ``--num_workers`` on the next line: the option is
+    the proxy's, not a DataLoader's (the pattern crossed the line break)."""
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  a:\n    image: ghcr.io/berriai/litellm:main-stable\n"
+        '    entrypoint: ["/bin/sh", "-c"]\n'
+        "    command:\n      - |\n        python3 /app/migrate.py\n"
+        "        litellm --config /app/config.yaml --num_workers 4\n"
+    )
+    assert check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings == []

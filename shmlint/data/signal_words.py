@@ -65,4 +65,4 @@ PATTERN_WORDS = {'(^|/)[^/]*torch[^/]*$': ('torch',),
  '(^|[\\s/])tritonserver(\\s|$)': ('tritonserver',),
  '(^|[\\s/])torchserve(\\s|$)': ('torchserve',),
  '\\bimport\\s+torch\\b': ('import',),
- '(^|[\\s/])(python[0-9.]*|[\\w.-]{1,128}\\.py)\\s[^;&|]{0,512}--num[_-]workers[=\\s]+[1-9]': ('workers',)}
+ '(^|[;&|\\n(] *|(^| )[^\\s-]\\S{0,255} +)(\\S{0,256}/)?(python[0-9.]*|[\\w.-]{1,128}\\.py)( [^;&|\\n]{0,512})? --num[_-]workers[= ]+[1-9]': ('workers',)}
