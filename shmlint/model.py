@@ -102,6 +102,7 @@ class Size(NamedTuple):
     dialect: str  # "kubernetes", "docker" or "tmpfs" (``shmlint.sizes``): how the text is read and a new size spelled
     error: str | None = None
     suggestion: str | None = None  # a valid spelling with the same meaning, only when that meaning is certain
+    runtime_default: bool = False  # the text is a 0 the runtime reads as its default size (``bytes``: that size)
 
 
 class ShmKind(StrEnum):

@@ -99,3 +99,25 @@ def test_a_zero_shm_size_in_ansible_is_read_as_its_engine_reads_it(
     path.write_text(ZERO_ANSIBLE.format(module=module, gpu=gpu), encoding="utf-8")
     ((code, message),) = _messages(engine, path)
     assert code == expected[0] and expected[1] in message
+
+
+@pytest.mark.parametrize(
+    "options",
+    ["--tmpfs /dev/shm:size=0", "--mount type=tmpfs,dst=/dev/shm,tmpfs-size=0", "--tmpfs /dev/shm:rw,size=0k"],
+)
+def test_a_tmpfs_of_size_zero_is_no_limit(engine: Engine, tmp_path: Path, options: str) -> None:
+    """The kernel reads a tmpfs ``size=0`` as no limit, and docker sets no size for a ``tmpfs-size`` of 0: an
+    unbounded /dev/shm (SHM003), which no safe fix sizes, not 0 bytes raised to 8 GiB (a lower size than it has)."""
+    assert codes(engine, tmp_path, options) == ["SHM003"]
+    script = tmp_path / "run.sh"
+    from tests.support import run_shmlint
+
+    run_shmlint("fix", "--write", str(script), cwd=tmp_path)
+    assert options in script.read_text()
+
+
+def test_a_compose_tmpfs_of_size_zero_is_no_limit(engine: Engine, tmp_path: Path) -> None:
+    path = tmp_path / "compose.yaml"
+    path.write_text(ZERO_COMPOSE.replace("shm_size: 0", 'tmpfs: ["/dev/shm:size=0"]'), encoding="utf-8")
+    ((code, message),) = _messages(engine, path)
+    assert code == "SHM003" and "(size 0: no limit)" in message

@@ -19,7 +19,7 @@ from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Si
 from shmlint.named_tuple import NamedTuple
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
-from shmlint.runtime.mounts import Option, classify, find_option, split_options
+from shmlint.runtime.mounts import Option, classify, find_option, split_options, tmpfs_source
 from shmlint.signals import Signals, device_count, gpu_visible
 from shmlint.source import Span
 
@@ -228,7 +228,7 @@ def _namespace_size(setting: Setting, *, podman: bool) -> ShmSource:
             return ShmSource(
                 ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, setting.span, f"{setting.text} 0 (podman: no limit)"
             )
-        size = size._replace(bytes=sizes.DEFAULT_SHM_BYTES)
+        size = size._replace(bytes=sizes.DEFAULT_SHM_BYTES, runtime_default=True)
     return ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, setting.span, setting.text, size)
 
 
@@ -245,11 +245,14 @@ def _shm(settings: tuple[Setting, ...], *, podman: bool) -> Iterator[ShmSource]:
             if kind is not None:
                 yield ShmSource(kind, ShmMechanism.IPC_MODE, setting.span, setting.text)
         elif setting.kind == TMPFS:
-            yield ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, setting.span, setting.text, setting.size)
+            yield tmpfs_source(ShmMechanism.TMPFS_OPTION, setting.span, setting.text, setting.size)
         elif setting.kind == POD and last_ipc is None:  # a pod shares its IPC namespace, so one /dev/shm, with its
             # containers by default (podman pod create --share), sized where the pod is made
             yield ShmSource(ShmKind.SHARED, ShmMechanism.IPC_MODE, setting.span, setting.text)
         elif setting.kind == MOUNT:
             kind, mechanism = classify(setting.value or "")
             host = setting.host if kind is ShmKind.HOST_PATH else None
-            yield ShmSource(kind, mechanism, setting.span, setting.text, setting.size, host_path=host)
+            if kind is ShmKind.MEMORY:
+                yield tmpfs_source(mechanism, setting.span, setting.text, setting.size)
+            else:
+                yield ShmSource(kind, mechanism, setting.span, setting.text, setting.size, host_path=host)

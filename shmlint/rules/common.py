@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import reaching_sources
 from shmlint.model import STARTED_AT, ShmKind, ShmSource, Size, Tier, Workload
-from shmlint.sizes import human, parse
+from shmlint.sizes import human
 from shmlint.visible import clipped, excerpt
 
 #: how a workload without a way of its own (``Format.declare_loader``) declares its DataLoader
@@ -61,9 +61,7 @@ def written(size: Size) -> str:
     """A size as its file writes it, with the value it takes when the text does not say it: a variable's
     (``${SHM} (64 MiB)``), or the runtime's default a 0 stands for (docker's ``--shm-size 0``, compose's
     ``shm_size: 0``: ``0 (64 MiB)``), so the short message says what was judged, not only what is written."""
-    if size.bytes is None:
-        return size.text
-    if set_elsewhere(size) or (size.bytes and parse(size.text.strip("\"'"), size.dialect).bytes == 0):
+    if size.bytes is not None and (set_elsewhere(size) or size.runtime_default):
         return f"{size.text} ({human(size.bytes)})"
     return size.text
 

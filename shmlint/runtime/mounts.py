@@ -8,8 +8,9 @@ spans from the offsets these parsers keep.
 from __future__ import annotations
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import ShmKind, ShmMechanism
+from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
+from shmlint.source import Span
 
 _VOLUME_MODE = r"(ro|rw|z|Z|shared|slave|private|rshared|rslave|rprivate|nocopy|cached|delegated|consistent)"
 _VOLUME_MODES = LazyRegex(rf"^{_VOLUME_MODE}(,{_VOLUME_MODE})*$")
@@ -100,3 +101,13 @@ def classify(mount_type: str) -> tuple[ShmKind, ShmMechanism]:
     if mount_type == "volume":
         return ShmKind.DISK, ShmMechanism.VOLUME
     return ShmKind.UNKNOWN, ShmMechanism.VOLUME
+
+
+def tmpfs_source(
+    mechanism: ShmMechanism, span: Span, description: str, size: Size | None, name: str | None = None
+) -> ShmSource:
+    """A tmpfs at /dev/shm: a size of 0 is no limit, to the kernel (tmpfs ``size=0``) and to docker (a ``tmpfs-size``
+    of 0 sets none), so it is unbounded, not 0 bytes (a fix raising it to 8 GiB would lower it)."""
+    if size is not None and size.bytes == 0:
+        return ShmSource(ShmKind.MEMORY, mechanism, span, f"{description} (size 0: no limit)", None, name)
+    return ShmSource(ShmKind.MEMORY, mechanism, span, description, size, name)

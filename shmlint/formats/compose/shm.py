@@ -9,7 +9,16 @@ from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, is_null, scalar, sequence
 from shmlint.runtime.ipc import ipc_mode
-from shmlint.runtime.mounts import Mount, Option, classify_mount, find_option, parse_tmpfs, parse_volume, split_options
+from shmlint.runtime.mounts import (
+    Mount,
+    Option,
+    classify_mount,
+    find_option,
+    parse_tmpfs,
+    parse_volume,
+    split_options,
+    tmpfs_source,
+)
 from shmlint.runtime.shm import is_shm_path
 from shmlint.source import Span
 
@@ -80,7 +89,7 @@ def _size_source(project: Project, found: Found, kind: ShmKind, mechanism: ShmMe
         return ShmSource(ShmKind.UNKNOWN, mechanism, found.span, f"{description} (a variable without a value)")
     if size.bytes == 0 and mechanism is ShmMechanism.NAMESPACE_SIZE:  # docker's API reads a ShmSize of 0 as
         # not set: the daemon's 64 MiB default (as ``docker run --shm-size 0``)
-        size = size._replace(bytes=sizes.DEFAULT_SHM_BYTES)
+        size = size._replace(bytes=sizes.DEFAULT_SHM_BYTES, runtime_default=True)
     return ShmSource(kind, mechanism, found.span, description, size)
 
 
@@ -117,7 +126,7 @@ def _tmpfs(project: Project, service: Service) -> list[ShmSource]:
                     sources.append(ShmSource(ShmKind.UNKNOWN, ShmMechanism.TMPFS_OPTION, entry.span, described))
                     continue
                 size = _option_size(entry, spec.options, text)
-                sources.append(ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_OPTION, entry.span, f"tmpfs {text}", size))
+                sources.append(tmpfs_source(ShmMechanism.TMPFS_OPTION, entry.span, f"tmpfs {text}", size))
     return sources
 
 
@@ -151,7 +160,7 @@ def _volume_source(project: Project, item: Found) -> ShmSource | None:
         if size is None and not is_null(size_node) and "$" in (scalar(size_node) or ""):
             described = "tmpfs mount at /dev/shm (its size a variable without a value)"
             return ShmSource(ShmKind.UNKNOWN, mechanism, item.span, described)
-        return ShmSource(kind, mechanism, item.span, "tmpfs mount at /dev/shm", size)
+        return tmpfs_source(mechanism, item.span, "tmpfs mount at /dev/shm", size)
     if kind is ShmKind.HOST_PATH:
         description = f"bind mount of {mount.source} at /dev/shm"
         return ShmSource(kind, mechanism, item.span, description, host_path=mount.source)
@@ -174,7 +183,7 @@ def _named_volume(project: Project, item: Found, name: str) -> ShmSource:
     found = Found(option_node, item.layer) if option_node else None
     written = scalar(option_node) or ""
     size = _option_size(found, split_options(written), written) if found else None
-    return ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, item.span, f"tmpfs {description}", size, name=name)
+    return tmpfs_source(ShmMechanism.TMPFS_MOUNT, item.span, f"tmpfs {description}", size, name)
 
 
 def _option_size(found: Found, options: tuple[Option, ...], read: str) -> Size | None:
