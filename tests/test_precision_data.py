@@ -38,7 +38,7 @@ HELD_OUT = {
 #: a quantified group that is itself quantified: the shape of catastrophic backtracking
 NESTED_QUANTIFIER = re.compile(r"\([^()]*[+*][^()]*\)[+*{]")
 #: an unbounded run of a negated class or `.` that more pattern follows (only `$` and `)` may follow it)
-UNBOUNDED_GAP = re.compile(r"(\[\^(\\.|[^\]\\])*\]|\.)[*+](?![$)]*$)")
+UNBOUNDED_GAP = re.compile(r"(\[\^(\\.|[^\]\\])*\]|\.|\\[SsWwDd])[*+](?![$)]*$)")
 
 
 def _source_ok(source: object) -> bool:
@@ -101,6 +101,8 @@ def test_no_pattern_scans_an_unbounded_gap_before_more_pattern(need: dict) -> No
     assert UNBOUNDED_GAP.search(r"(^|[ /])train_net\.py\b(?![^;&|]*NUM_WORKERS[= ]+0\b)")
     assert not UNBOUNDED_GAP.search(r"(^|[ /])train_net\.py\b(?![^;&|]{0,256}NUM_WORKERS[= ]+0\b)")
     assert not UNBOUNDED_GAP.search(r"(^|/)comfyui[^/]*$")
+    assert UNBOUNDED_GAP.search(r"(^|[;&|(] *)(\S*/)?tensorboard( |$)")  # a class escape is a gap too: 100 KB, 25 s
+    assert not UNBOUNDED_GAP.search(r"(^|[;&|(] *)([^ ]{0,256}/)?tensorboard( |$)")
     for entry in need["software"]:
         for pattern in (p for patterns in entry["match"].values() for p in patterns):
             assert not UNBOUNDED_GAP.search(pattern), (entry["id"], pattern)
@@ -308,6 +310,12 @@ FAMILIES = [
     ("", "/usr/local/bin/tensorboard --logdir /runs --bind_all", "free"),
     ("", "sh -c tensorboard --logdir /runs", "free"),
     ("", "pip install tensorboard && tensorboard --logdir x", "free"),
+    ("", "sh -c exec tensorboard --logdir /runs", "free"),
+    ("", "bash -lc tensorboard --logdir /runs", "free"),
+    ("", "env TF_CPP_MIN_LOG_LEVEL=3 tensorboard --logdir /runs", "free"),
+    ("", "nohup tensorboard --logdir /runs", "free"),
+    ("", "cd /x\ntensorboard --logdir /runs", "free"),
+    ("", "pip install tensorboard", ""),
     ("", "accelerate launch --num_processes 2 train.py --report_to tensorboard", "needs"),
     ("", "python train.py --logging_dir /out/tensorboard --report_to tensorboard", ""),
     ("vllm/vllm-openai:v0.7.1", "sh -c sleep 10 && vllm serve m", "needs"),
