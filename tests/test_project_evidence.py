@@ -1536,6 +1536,10 @@ _PULLED = "services:\n  app:\n    image: acme/own-app:latest\n    runtime: nvidi
         (_PULLED + "  proxy:\n    image: acme/fastapi_vllm_proxy:1\n", "info"),
         # a service that is neither (a database) leaves the guess to the one that is
         (_PULLED + "  db:\n    image: acme/own-db:1\n", "error"),
+        # nor does one whose image another file builds (build.sh builds acme/other): it never takes the guess
+        (_PULLED + "  worker:\n    image: acme/other:latest\n    runtime: nvidia\n", "error"),
+        # one image under two registries' spellings is one image
+        (_PULLED + "  copy:\n    image: docker.io/acme/own-app:2\n    runtime: nvidia\n", "error"),
     ],
 )
 def test_a_compose_service_that_pulls_its_image_takes_the_dockerfile_beside(

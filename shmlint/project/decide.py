@@ -19,7 +19,7 @@ def with_needs(
     """Each workload with its need: from its names, and where they leave it undecided, from the files it runs
     (``project``: the run's tree, None where there is none, as for stdin; ``texts``: the caller's cache of files)."""
     decided = []
-    ambiguous = _beside_ambiguous(workloads, knowledge)
+    ambiguous = _beside_ambiguous(workloads, knowledge, project, texts)
     for workload in workloads:
         need = decide(workload, knowledge)
         followed = need is not None and (need.tier is Tier.UNKNOWN or own_script(workload) is not None)
@@ -48,15 +48,15 @@ def with_needs(
     return decided
 
 
-def _beside_ambiguous(workloads: list[Workload], knowledge: Knowledge) -> bool:
+def _beside_ambiguous(
+    workloads: list[Workload], knowledge: Knowledge, project: ProjectIndex | None, texts: dict[str, str | None]
+) -> bool:
     """Whether the file's accelerator or torch containers that would take the Dockerfile beside it as their image's
-    build pull two or more different images the data does not know: one Dockerfile builds one of them at most, and
-    nothing says which (a compose file's vLLM server and the web proxy in front of it, each pulled by its own name:
-    the proxy took the server's Dockerfile), so none is guessed."""
-    from shmlint.signals import split_image
-
+    build pull two or more different images the data does not know and the repository builds nowhere: one
+    Dockerfile builds one of them at most, and nothing says which (a compose file's vLLM server and the web proxy in
+    front of it, each pulled by its own name: the proxy took the server's Dockerfile), so none is guessed."""
     pulled = {
-        split_image(workload.image)[0].lower()
+        workload.image
         for workload in workloads
         if workload.launch is not None
         and workload.launch.dockerfile_beside
@@ -64,7 +64,14 @@ def _beside_ambiguous(workloads: list[Workload], knowledge: Knowledge) -> bool:
         and workload.image
         and not knows_image(workload.image, knowledge)
     }
-    return len(pulled) > 1
+    if len(pulled) < 2 or project is None:
+        return False
+    from shmlint.project.builds import image_key  # loaded only for a file with two such containers
+    from shmlint.project.follow import image_builds
+    from shmlint.project.index import Reader
+
+    builds = image_builds(Reader(project, texts))
+    return len({image_key(image) or image for image in pulled if builds is None or not builds.of(image)}) > 1
 
 
 def _unguessed(

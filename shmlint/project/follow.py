@@ -557,7 +557,7 @@ def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Ima
     names no build of its own; with builds that read differently (``_reads_as``), none, and a note that says so."""
     if not image or launch.build_context or launch.dockerfile_inline:
         return None, ()
-    index = _builds(reader)
+    index = image_builds(reader)
     if index is None:
         return None, ()
     builds = index.of(image)
@@ -572,7 +572,7 @@ def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Ima
     return None, ()
 
 
-def _builds(reader: Reader) -> BuildIndex | None:
+def image_builds(reader: Reader) -> BuildIndex | None:
     """The builds an image is looked up in: the checked files', and, for a run that checks a part of its
     repositories, every file's there too (found on the first lookup), so the part gets the answer the whole does
     (a file named though the walk leaves it out, ignored or excluded, keeps its own builds)."""
