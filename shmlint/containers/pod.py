@@ -256,7 +256,7 @@ def _shm(
     cap: int | None,
 ) -> Iterator[ShmSource]:
     if host_ipc is not None:
-        yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, host_ipc.span, host_ipc.text)
+        yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, host_ipc.span, host_ipc.text, in_pod=True)
     if container.shm_mount is not None:
         volume = volumes.get(container.shm_mount)
         if volume is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.model import Finding, ShmKind, Workload, WorkloadFormat
+from shmlint.model import Finding, ShmKind, Workload
 from shmlint.rules.common import gpu_sources, who
 from shmlint.rules.rule import Rule, RuleContext
 
@@ -17,12 +17,13 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             source.span,
             workload,
             detail=f"{workload.name} uses the host IPC namespace ({source.description}): /dev/shm is large, but "
-            f"the container shares the host's IPC objects{_WHY[workload.id.format is WorkloadFormat.KUBERNETES]}; "
+            f"the container shares the host's IPC objects{_WHY[source.in_pod]}; "
             "prefer a sized memory-backed /dev/shm",
         )
 
 
-#: what host IPC costs, for a pod (a Kubernetes rule forbids it) and for a container elsewhere (docker, compose)
+#: what host IPC costs, for a pod (a Kubernetes rule forbids it: YAML or Terraform alike) and for a container
+#: elsewhere (docker, compose)
 _WHY = {True: " and Pod Security 'baseline' forbids it", False: ", its shared memory with every process there"}
 
 RULE = Rule("SHM007", check)
