@@ -192,10 +192,11 @@ TORCH_COMMANDS = (
     r"(^|[\s/])torchserve(\s|$)",
     r"\bimport\s+torch\b",
     # DataLoader workers as a Python program's option (``python train.py --num_workers 4``, ``./train.py ...``) on
-    # its line: another program's ``--num_workers`` (LiteLLM's proxy: web server processes) says nothing of torch,
-    # nor does a ``.py`` an option takes as its value (``--config callbacks.py``) or a Python line above it
-    r"(^|[;&|\n(] *|(^| )[^\s-]\S{0,255} +)(\S{0,256}/)?(python[0-9.]*|[\w.-]{1,128}\.py)( [^;&|\n]{0,512})? "
-    r"--num[_-]workers[= ]+[1-9]",
+    # its line or the lines a backslash continues: another program's ``--num_workers`` (LiteLLM's proxy: web server
+    # processes) says nothing of torch, nor does a ``.py`` an option takes (``--config callbacks.py``,
+    # ``--config=callbacks.py``) or a Python line above it. No lookaround: the admission policies' RE2 reads it too
+    r"(^|[;&|\n(] *|(^| )[^\s-]\S{0,255} +)([^\s=-][^\s=]{0,255}/)?(python[0-9.]*|[\w.-]{1,128}\.py)"
+    r"( ([^;&|\n]|\\[\n]){0,512})? --num[_-]workers[= ]+[1-9]",
 )
 
 #: KServe model formats served by a torch runtime (``predictor.model.modelFormat.name``, ``predictor.pytorch``)

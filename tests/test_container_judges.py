@@ -307,6 +307,7 @@ def test_software_a_container_only_installs_is_not_its_evidence(tmp_path: Path, 
         ("ghcr.io/berriai/litellm:main-stable", "litellm --config /app/config.yaml --num_workers 4", []),
         # a .py an option takes, and a Python line above the proxy's, are not the program --num_workers is given to
         ("ghcr.io/berriai/litellm:main-stable", "--config /app/custom_callbacks.py --num_workers 4", []),
+        ("ghcr.io/berriai/litellm:main-stable", "litellm --config=/app/custom_callbacks.py --num_workers 4", []),
         ("myorg/app", "python3 train.py --num_workers 4", ["SHM001"]),  # a Python program's DataLoader workers
         ("myorg/app", "CUDA_VISIBLE_DEVICES=0 python train.py --num_workers 8", ["SHM001"]),
         ("myorg/app", "./train.py --data x --num-workers 2", ["SHM001"]),
@@ -333,3 +334,14 @@ def test_a_python_line_above_another_programs_num_workers_is_not_its_program(tmp
         "        litellm --config /app/config.yaml --num_workers 4\n"
     )
     assert check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings == []
+
+
+def test_num_workers_on_a_line_a_backslash_continues_is_its_programs(tmp_path: Path) -> None:
+    """A script's command continued over lines (``python train.py \\`` then ``--num_workers 8``) gives its program
+    the option as one line does."""
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  a:\n    image: myorg/app:1\n"
+        '    entrypoint: ["/bin/bash", "-c"]\n'
+        "    command:\n      - |\n        python train.py \\\n          --data /data \\\n          --num_workers 8\n"
+    )
+    assert [f.code for f in check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings] == ["SHM001"]
