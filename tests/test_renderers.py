@@ -124,6 +124,24 @@ def test_a_broken_resource_is_said_once_where_it_is(tmp_path: Path, invoke) -> N
     )
 
 
+@pytest.mark.parametrize("layout", ["subfolder", "base-and-overlay"])
+def test_a_broken_resource_the_run_checks_is_said_once_wherever_it_is(tmp_path: Path, invoke, layout: str) -> None:
+    """A resource in a folder below the kustomization's, or a base's file when the run checks the base and its
+    overlay: the run checks that file, so its own SHM000 is the one (each render that fails on it is a note)."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not on PATH: the kustomize renderer cannot be tested without it")
+    base = kustomization(tmp_path)
+    (base / "manifests").mkdir()
+    (base / "manifests" / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n    c: d\n")
+    (base / "kustomization.yaml").write_text("resources:\n  - deploy.yaml\n  - manifests/broken.yaml\n")
+    if layout == "base-and-overlay":
+        (tmp_path / "prod").mkdir()
+        (tmp_path / "prod" / "kustomization.yaml").write_text("resources:\n  - ../overlay\n")
+    result = invoke("check", str(tmp_path))
+    assert result.stdout.count("SHM000") == 1 and "broken.yaml:5:" in result.stdout, result.stdout
+    assert "could not be rendered" not in result.stdout
+
+
 def test_a_broken_resource_outside_the_run_leaves_the_render_failure_shm000(tmp_path: Path, invoke) -> None:
     """Only a file the run checks reports its own defect: a broken file of a base above the checked overlay is
     not checked, so the overlay's failed render stays the SHM000 that says so."""

@@ -172,6 +172,7 @@ def render_units(
     left out of the list returned); every unit gets a result with its ``RenderRecord``. ``components``: kustomize
     component folders, never rendered alone."""
     units = find_units(candidates, components)
+    checked = frozenset(os.path.realpath(c.path) for c in candidates if c.error is None)  # what the run reads
     if not units:
         return candidates, ()
     settings = engine.settings
@@ -180,7 +181,7 @@ def render_units(
     with tempfile.TemporaryDirectory(prefix="shmlint-render-") as home:
         renderers = Renderers(Path(home), settings.max_file_size)
         for unit in units:
-            result, status = _render_unit(engine, renderers, unit)
+            result, status = _render_unit(engine, renderers, unit, checked)
             # a kustomization that did not render is checked file by file; a chart's templates never can be
             if status is RenderStatus.RENDERED or (status is RenderStatus.FAILED and unit.renderer == HELM):
                 taken.update(c.path for c in unit.members)
@@ -246,7 +247,9 @@ def _place(finding: Finding) -> tuple[str, str, int, int]:
     return (finding.code, finding.span.path, finding.span.line, finding.span.column)
 
 
-def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[FileResult, RenderStatus]:
+def _render_unit(
+    engine: Engine, renderers: Renderers, unit: Unit, checked: frozenset[str]
+) -> tuple[FileResult, RenderStatus]:
     settings = engine.settings
     graph = (
         walk(unit.root, settings.max_file_size) if unit.renderer == KUSTOMIZE and settings.render != "never" else None
@@ -259,28 +262,28 @@ def _render_unit(engine: Engine, renderers: Renderers, unit: Unit) -> tuple[File
     level = Severity.ERROR if settings.render == "always" else _UNRENDERED[settings.unrendered]
     if isinstance(tool, str):
         record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", tool, level)
-        return FileResult(path, render=record), record.status
+        return FileResult(path, render=record, checked=False), record.status  # a unit, not a file
     rendered = tool.render(unit, graph.files if graph else ())
-    broken = _broken_file(graph.files, unit, settings.max_file_size) if graph and rendered.text is None else None
+    broken = _broken_file(graph.files, checked, settings.max_file_size) if graph and rendered.text is None else None
     if broken is not None:  # the file's own check says it (SHM000 or a note); a second SHM000 would repeat it
-        why = f"{unit.label}: reads {quoted(os.path.relpath(broken, unit.root))}, which is not valid YAML (its own check says where)"
+        named = quoted(os.path.relpath(broken, unit.root))
+        why = f"{unit.label}: reads {named}, which is not valid YAML (its own check says where)"
         record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", why, level)
-        return FileResult(path, render=record), record.status
+        return FileResult(path, render=record, checked=False), record.status
     if rendered.text is None:
         record = RenderRecord(path, unit_kind, renderer, RenderStatus.FAILED, tool.version, rendered.error or "")
         result = engine.invalid(unit.label, f"could not be rendered: {rendered.error}")
-        return result._replace(render=record), record.status
+        return result._replace(render=record, checked=False), record.status
     record = RenderRecord(path, unit_kind, renderer, RenderStatus.RENDERED, tool.version)
     return check_rendered(engine, rendered)._replace(render=record), record.status
 
 
-def _broken_file(files: tuple[Path, ...], unit: Unit, max_bytes: int) -> Path | None:
+def _broken_file(files: tuple[Path, ...], checked: frozenset[str], max_bytes: int) -> Path | None:
     """The first resource or patch file of a kustomization graph that is not YAML, when a render failed, and that
-    this run checks as one of the unit's files: that is why, and that file's own check reports it. A file outside
-    the run (a base above the checked overlay), or one only too large to read here, leaves the failure SHM000."""
+    this run checks (``checked``: real paths): that is why, and that file's own check reports it. A file outside the
+    run (a base above the checked overlay), or one only too large to read here, leaves the failure SHM000."""
     from shmlint.parsers.yamlnodes import YamlError, check_syntax
 
-    checked = {os.path.realpath(member.path) for member in unit.members}
     for file in files:
         if os.path.realpath(file) not in checked:
             continue
