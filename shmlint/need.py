@@ -258,8 +258,10 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
     by_image = [(e, "image") for e in _by_image(knowledge.entries, workload.image) if devices >= e.min_devices]
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
     needs_command = any(e.tier is Tier.NEEDS for e, _ in by_command)
-    if free_command is not None and not needs_command:  # the image is only where a utility or client runs;
-        # a command that also starts software that needs /dev/shm (`nvidia-smi && torchrun ...`) keeps that need
+    if free_command is not None and not needs_command and _only_free(workload.command, knowledge):
+        # the image is only where a utility or client runs; a command that also starts software that needs
+        # /dev/shm (`nvidia-smi && torchrun ...`) keeps that need, and one that starts anything else beside the
+        # utility (`nohup tensorboard ... & python3 serve.py`) leaves it to the image and the rest
         return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
     if (
         any(e.command_wins for e, _ in by_command)
@@ -438,6 +440,21 @@ def _ran_commands(command: str) -> list[str]:
         at = _inline_script(words)  # the words were joined: the string is all of the rest
         found += [part] if at is None else [" ".join(argv) for argv in _script_commands(" ".join(words[at:]))]
     return found
+
+
+def _only_free(command: str, knowledge: Knowledge) -> bool:
+    """Whether every command a container's command runs is a utility or client the data knows (a free entry's) or
+    only prepares one (set-up, an installer or a fetcher: ``pip install tensorboard && tensorboard ...``)."""
+    from shmlint.parsers.programs import SETUP_ONLY, program
+
+    free = [e.commands for e in knowledge.entries if e.tier is Tier.FREE and e.commands is not None]
+    for ran in _ran_commands(command):
+        words = program(ran.split(" "))
+        name = words[0].rpartition("/")[2] if words else ""
+        if name in SETUP_ONLY or name in _ELSEWHERE or any(pattern.search(ran) for pattern in free):
+            continue
+        return False
+    return True
 
 
 def _part(entry: Entry, command: str) -> str:

@@ -345,3 +345,28 @@ def test_num_workers_on_a_line_a_backslash_continues_is_its_programs(tmp_path: P
         "    command:\n      - |\n        python train.py \\\n          --data /data \\\n          --num_workers 8\n"
     )
     assert [f.code for f in check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings] == ["SHM001"]
+
+
+@pytest.mark.parametrize(
+    ("script", "code"),
+    [
+        # TensorBoard beside the real work (the usual way to run it): the image's server still runs
+        ("nohup tensorboard --logdir /runs > /tmp/tb.log 2>&1 &\npython3 /app/serve.py --model /m", "SHM001"),
+        ("cd /app\ntensorboard --logdir /runs &\npython3 serve.py", "SHM001"),
+        # a path that ends in tensorboard, an option's value on a continued line, names no program
+        ("python3 /app/serve.py \\\n  --model /m \\\n  --log-dir=/runs/tensorboard", "SHM001"),
+        ("pip install tensorboard && tensorboard --logdir /runs", None),  # only the viewer runs
+    ],
+)
+def test_a_utility_beside_the_work_does_not_make_a_container_free(
+    tmp_path: Path, script: str, code: str | None
+) -> None:
+    """A free command (a log viewer, a utility) says the container is free only when everything its command runs is
+    such a command or prepares one (a vLLM server's container that also starts TensorBoard lost its finding)."""
+    lines = "".join(f"        {line}\n" for line in script.split("\n"))
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  a:\n    image: vllm/vllm-openai:v0.7.1\n    runtime: nvidia\n"
+        f'    entrypoint: ["/bin/bash", "-c"]\n    command:\n      - |\n{lines}'
+    )
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.code for f in findings if f.severity.label == "error"] == ([code] if code else [])

@@ -198,13 +198,28 @@ def test_a_split_pattern_decides_as_python_does(pieces: list[str], glue: str) ->
 
 
 def test_re2_translation_keeps_pythons_meaning_and_refuses_what_re2_lacks() -> None:
+    """A repetition over 1,000 is refused too: Go's ``regexp/syntax`` (CEL's ``matches()``, Rego's ``regex.match``)
+    rejects it, where the Rust engine these tests run accepts it (eight tier patterns wrote ``{0,1024}`` to
+    ``{0,4096}`` and every policy carrying them would have been refused by the API server)."""
+    assert to_re2(r"a{0,1000}\{0,2048\}") == "(?i)a{0,1000}\\{0,2048\\}"
     assert to_re2("a$") == "(?i)a(?:\\n?\\z)"
     assert _cel_matches(to_re2("torchrun( |$)"), ["torchrun\n", "torchrun\nx", "torchrun"]) == [True, False, True]
     assert _cel_matches(to_re2(r"a\sb"), ["a\u00a0b", "a\u2003b", "a-b"]) == [True, True, False]
     assert _cel_matches(to_re2(r"[=\s]x"), ["=x", "\u3000x", "yx"]) == [True, True, False]
     assert to_re2("x", ignore_case=False) == "x"
     assert _cel_matches(to_re2(r"\u00e9t\U0001F600"), ["\u00c9t\U0001f600", "et"]) == [True, False]
-    for refused in ("a(?=b)", "(?<!a)b", r"(a)\1", "a*+", "(?>a)", "(?#c)a", r"[\S]", "a{,3}", r"\N{BULLET}"):
+    for refused in (
+        "a(?=b)",
+        "(?<!a)b",
+        r"(a)\1",
+        "a*+",
+        "(?>a)",
+        "(?#c)a",
+        r"[\S]",
+        "a{,3}",
+        r"\N{BULLET}",
+        "a{0,1024}",
+    ):
         with pytest.raises(UnsupportedPattern):
             to_re2(refused)
     with pytest.raises(UnsupportedPattern):

@@ -316,6 +316,7 @@ FAMILIES = [
     ("", "nohup tensorboard --logdir /runs", "free"),
     ("", "cd /x\ntensorboard --logdir /runs", "free"),
     ("", "pip install tensorboard", ""),
+    ("nvcr.io/nvidia/pytorch:24.01-py3", "bash -c nvidia-smi; sleep 10", "free"),
     ("", "accelerate launch --num_processes 2 train.py --report_to tensorboard", "needs"),
     ("", "python train.py --logging_dir /out/tensorboard --report_to tensorboard", ""),
     ("vllm/vllm-openai:v0.7.1", "sh -c sleep 10 && vllm serve m", "needs"),

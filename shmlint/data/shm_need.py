@@ -24,7 +24,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
   None,
   None,
   ('(?:(^|[ '
-   '/])(sdxl|sd3|flux|lumina|anima|hunyuan_image)_train(_network|_control_net(_lllite)?)?\\.py\\b(?![^;&|]{0,1024}--max_data_loader_n_workers[= '
+   '/])(sdxl|sd3|flux|lumina|anima|hunyuan_image)_train(_network|_control_net(_lllite)?)?\\.py\\b(?![^;&|]{0,1000}--max_data_loader_n_workers[= '
    ']+["\']?0\\b))',
    ('_train',)),
   False,
@@ -170,7 +170,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
   None,
   None,
   ('(?:(^|[ /])trl '
-   '+(sft|dpo|grpo|kto|reward|rloo)\\b(?![^;&|]{0,1024}--(num[_-]processes|config[_-]file|accelerate[_-]config|config)\\b))',
+   '+(sft|dpo|grpo|kto|reward|rloo)\\b(?![^;&|]{0,1000}--(num[_-]processes|config[_-]file|accelerate[_-]config|config)\\b))',
    ('trl',)),
   True,
   False,
@@ -184,10 +184,10 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://github.com/huggingface/trl/blob/f2cd57710ae345ea6428ae95363267fcf38a3dc8/trl/cli/accelerate_config.py',
   None,
   None,
-  ('(?:(^|[ /])trl +(sft|dpo|grpo|kto|reward|rloo)\\b[^;&|]{0,1024}--num[_-]processes[= '
+  ('(?:(^|[ /])trl +(sft|dpo|grpo|kto|reward|rloo)\\b[^;&|]{0,1000}--num[_-]processes[= '
    ']+([2-9]|[1-9][0-9]+)\\b)|(?:(^|[ /])trl '
-   '+(sft|dpo|grpo|kto|reward|rloo)\\b[^;&|]{0,1024}--accelerate[_-]config[= '
-   ']+["\']?(multi_gpu|zero[123]|fsdp[12])["\']?([ ;&|]|$)(?![^;&|]{0,1024}--num[_-]processes\\b))',
+   '+(sft|dpo|grpo|kto|reward|rloo)\\b[^;&|]{0,1000}--accelerate[_-]config[= '
+   ']+["\']?(multi_gpu|zero[123]|fsdp[12])["\']?([ ;&|]|$)(?![^;&|]{0,1000}--num[_-]processes\\b))',
    ('--accelerate', 'processes')),
   True,
   False,
@@ -741,7 +741,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://www.gnu.org/prep/standards/html_node/_002d_002dhelp.html',
   None,
   None,
-  ('(?:^(?:[^;&|]{0,2048} )?--help$)|(?:^(-h|--version)$)', ('--version', '-h')),
+  ('(?:^(?:[^;&|]{0,1000} )?--help$)|(?:^(-h|--version)$)', ('--version', '-h')),
   False,
   False,
   False,
@@ -767,7 +767,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://docs.ray.io/en/latest/cluster/running-applications/job-submission/cli.html',
   None,
   None,
-  ('(?:(^|[ /])ray +job +(submit|status|logs|stop|list|delete)( |$)(?![^\\n]{0,4096}( ;|; | &&|&& | \\|\\||\\|\\| '
+  ('(?:(^|[ /])ray +job +(submit|status|logs|stop|list|delete)( |$)(?![^\\n]{0,1000}( ;|; | &&|&& | \\|\\||\\|\\| '
    ')))',
    ('delete', 'list', 'logs', 'status', 'stop', 'submit')),
   False,
@@ -781,8 +781,8 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://github.com/bmaltais/kohya_ss/blob/45088f04af78e11cec5407ff4652ea3ed2c14422/docker-compose.yaml',
   None,
   None,
-  ('(?:(^|[;&|(\\n] *|(^| )-[a-z]{0,8}c +)((exec|nohup|env|[A-Za-z_][A-Za-z0-9_]{0,63}=[^ ]{0,256}) +){0,4}([^ '
-   ']{0,256}/)?tensorboard( |$))',
+  ('(?:(^|[;&|(\\n] *|(^| )-[a-z]{0,8}c +)((exec|nohup|env|[A-Za-z_][A-Za-z0-9_]{0,63}=[^ ]{0,200}) +){0,4}([^ '
+   '-][^ ]{0,200}/)?tensorboard( |$))',
    ('tensorboard',)),
   False,
   False,

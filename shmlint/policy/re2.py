@@ -28,6 +28,10 @@ _CLASSES = {"s": SPACE, "d": _DIGIT, "w": _WORD}
 _REFUSED = ("(?=", "(?!", "(?<=", "(?<!", "(?P=", "(?>", "(?#")
 
 
+#: the largest count of a repetition RE2 compiles (Go's ``regexp/syntax``, which CEL and Rego use: larger is an error)
+MAX_REPEAT = 1000
+
+
 class UnsupportedPattern(ValueError):
     """A pattern RE2 cannot express as Python reads it."""
 
@@ -108,6 +112,9 @@ def to_re2(pattern: str, *, ignore_case: bool = True) -> str:
             raise UnsupportedPattern(f"{pattern!r}: {construct} has no RE2 equivalent")
     if re.search(r"\{,[0-9]", pattern):
         raise UnsupportedPattern(f"{pattern!r}: RE2 reads {{,n}} as text, Python as a repetition")
+    counts = [int(n) for n in re.findall(r"(?<!\\)\{([0-9]{1,9})(?:,([0-9]{0,9}))?\}", pattern) for n in n if n]
+    if any(count > MAX_REPEAT for count in counts):  # Go's regexp/syntax: ErrInvalidRepeatSize
+        raise UnsupportedPattern(f"{pattern!r}: RE2 refuses a repetition count over {MAX_REPEAT}")
     out: list[str] = []
     index, in_class = 0, False
     while index < len(pattern):
