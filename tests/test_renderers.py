@@ -142,6 +142,24 @@ def test_a_broken_resource_the_run_checks_is_said_once_wherever_it_is(tmp_path: 
     assert "could not be rendered" not in result.stdout
 
 
+def test_a_broken_resource_whose_own_check_is_only_a_note_leaves_the_render_failure_shm000(
+    tmp_path: Path, invoke
+) -> None:
+    """A broken resource with no GPU, torch or /dev/shm word that looks like no manifest gets only a note of its own:
+    the failed render stays SHM000, or nothing would fail the gate while the unit's GPU deployment goes unjudged."""
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl is not on PATH: the kustomize renderer cannot be tested without it")
+    base = kustomization(tmp_path)
+    (base / "manifests").mkdir()
+    (base / "manifests" / "broken.yaml").write_text("data:\n  a: b\n    c: d\n")
+    (base / "kustomization.yaml").write_text(
+        "resources:\n  - deploy.yaml\n  - manifests/broken.yaml\npatches:\n  - path: gpu.yaml\n"
+    )
+    result = invoke("check", str(tmp_path))
+    assert result.exit_code == 1 and "SHM000" in result.stdout and "could not be rendered" in result.stdout
+    assert "broken.yaml: note: not valid YAML" in result.stdout
+
+
 def test_a_broken_resource_outside_the_run_leaves_the_render_failure_shm000(tmp_path: Path, invoke) -> None:
     """Only a file the run checks reports its own defect: a broken file of a base above the checked overlay is
     not checked, so the overlay's failed render stays the SHM000 that says so."""

@@ -216,7 +216,7 @@ def _syntax_notices(source: SourceText) -> list[Notice]:
     except (TooComplex, Refused):
         raise
     except YamlError as exc:
-        if looks_like_manifest(source.text) or _COMPOSE_KEY.search(source.text) is not None:
+        if may_run_containers(source.text):
             raise
         where = f"line {exc.line}, column {exc.column}"
         return [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_NO_SIGNAL}: not checked")]
@@ -225,6 +225,14 @@ def _syntax_notices(source: SourceText) -> list[Notice]:
 
 #: compose's top-level keys that hold containers
 _COMPOSE_KEY = LazyRegex(r"^(?:services|x-[\w.-]{1,64})[ \t]*:", re.MULTILINE)
+
+
+def may_run_containers(text: str) -> bool:
+    """Whether a YAML text looks like a manifest or a compose file: when it does not parse, its check is SHM000
+    even with no signal word (what it meant to run is unknown); else a note (``_syntax_notices``)."""
+    return looks_like_manifest(text) or _COMPOSE_KEY.search(text) is not None
+
+
 #: why a file with no signal that does not parse is no SHM000
 _NO_SIGNAL = "no GPU, torch or /dev/shm word in it, so it holds no workload finding"
 
