@@ -69,9 +69,11 @@ def _beside_ambiguous(
     from shmlint.project.builds import image_key  # loaded only for a file with two such containers
     from shmlint.project.follow import image_builds
     from shmlint.project.index import Reader
+    from shmlint.signals import split_image
 
     builds = image_builds(Reader(project, texts))
-    return len({image_key(image) or image for image in pulled if builds is None or not builds.of(image)}) > 1
+    left = [image for image in pulled if builds is None or not builds.of(image)]
+    return len({image_key(image) or split_image(image)[0].lower() for image in left}) > 1  # a tag is not another
 
 
 def _unguessed(
