@@ -443,18 +443,33 @@ def _ran_commands(command: str) -> list[str]:
 
 
 def _only_free(command: str, knowledge: Knowledge) -> bool:
-    """Whether every command a container's command runs is a utility or client the data knows (a free entry's) or
-    only prepares one (set-up, an installer or a fetcher: ``pip install tensorboard && tensorboard ...``)."""
+    """Whether every command a container's command runs is a utility or client the data knows (a free entry's),
+    only prepares one (set-up, an installer or a fetcher: ``pip install tensorboard && tensorboard ...``) or is a
+    shell tool that starts nothing (``nvidia-smi && grep MemTotal /proc/meminfo``). One command is the free match
+    itself (its words re-joined lose their quotes: ``ray job submit ... '&&' python x.py`` is one command)."""
     from shmlint.parsers.programs import SETUP_ONLY, program
 
+    ran = _ran_commands(command)
+    if len(ran) < 2:
+        return True
     free = [e.commands for e in knowledge.entries if e.tier is Tier.FREE and e.commands is not None]
-    for ran in _ran_commands(command):
-        words = program(ran.split(" "))
+    for part in ran:
+        words = program(part.split(" "))
         name = words[0].rpartition("/")[2] if words else ""
-        if name in SETUP_ONLY or name in _ELSEWHERE or any(pattern.search(ran) for pattern in free):
+        if name in SETUP_ONLY or name in _ELSEWHERE or name in _SHELL_TOOLS or any(p.search(part) for p in free):
             continue
         return False
     return True
+
+
+#: shell tools that read or move files and start nothing of their own (a utility container's other commands)
+_SHELL_TOOLS = frozenset(
+    {
+        *("grep", "egrep", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "sed", "awk", "tee", "find", "stat"),
+        *("touch", "cp", "mv", "rm", "ln", "chmod", "chown", "date", "id", "whoami", "hostname", "uname", "df"),
+        *("du", "free", "nproc", "lscpu", "ps", "which", "env", "printenv", "tar", "gzip", "unzip"),
+    }
+)
 
 
 def _part(entry: Entry, command: str) -> str:

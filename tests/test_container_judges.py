@@ -356,6 +356,9 @@ def test_num_workers_on_a_line_a_backslash_continues_is_its_programs(tmp_path: P
         # a path that ends in tensorboard, an option's value on a continued line, names no program
         ("python3 /app/serve.py \\\n  --model /m \\\n  --log-dir=/runs/tensorboard", "SHM001"),
         ("pip install tensorboard && tensorboard --logdir /runs", None),  # only the viewer runs
+        ("nvidia-smi && grep MemTotal /proc/meminfo && touch /out/done", None),  # a utility and shell tools
+        # one command whose quoted '&&' is the job's (a Ray job client): the free match on it stands
+        ("ray job submit --address http://head:8265 -- chmod +x t.py '&&' python t.py", None),
     ],
 )
 def test_a_utility_beside_the_work_does_not_make_a_container_free(
