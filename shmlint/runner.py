@@ -107,7 +107,7 @@ def project_for(
     runtime_files, build_files = _marked(settings, candidates, run)
     project = ProjectIndex.for_paths(paths)
     walk = None
-    if whole and any(os.path.realpath(path) not in project.roots for path in paths):  # a part: the whole's builds
+    if whole and _part_of_a_repository(paths, project.roots):  # a part: the whole's builds
         walk = Walk(settings.exclude, settings.pattern_root, settings.respect_gitignore, settings.force_exclude)
     files = ProjectFiles(project.roots, settings.max_file_size, whole=walk)
     project = project._replace(runtimes=kserve_runtimes(settings, runtime_files), files=files)
@@ -122,6 +122,15 @@ def project_for(
 
     fragments = find_fragments(sorted(folders))
     return project._replace(fragments=fragments) if fragments.owners or fragments.components else project
+
+
+def _part_of_a_repository(paths: Iterable[StrPath], roots: tuple[str, ...]) -> bool:
+    """Whether a path given is a file or folder below the top of a git work tree (what a hook or a CI job names):
+    then the rest of the repository is what the part is run with. A file alone in a folder that is no repository
+    has no such whole (its folder is only where it was found), and is not walked for one."""
+    if not any(os.path.lexists(os.path.join(root, ".git")) for root in roots):
+        return False
+    return any(os.path.realpath(path) not in roots for path in paths)
 
 
 def _marked(

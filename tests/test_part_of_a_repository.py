@@ -91,3 +91,14 @@ def test_a_container_with_a_build_of_its_own_never_walks_the_repository(tmp_path
     finally:
         ProjectFiles.per_folder = original  # type: ignore[method-assign]
     assert "repository_builds" not in asked
+
+
+def test_a_file_alone_in_a_folder_that_is_no_repository_reads_only_its_own_builds(tmp_path: Path) -> None:
+    """Outside a git work tree there is no whole a part belongs to (the file's folder is only where it was found):
+    a file checked alone is not walked around, as before, and the folder checked whole still finds the build."""
+    top = repository(tmp_path)
+    import shutil
+
+    shutil.rmtree(top / ".git")
+    assert verdicts(Settings(), top / "deploy" / "run.sh") == []  # undecided: counted, not listed
+    assert verdicts(Settings(), top) == [("run.sh", 2, "SHM001", "error")]
