@@ -195,7 +195,7 @@ TORCH_COMMANDS = (
     # its line or the lines a backslash continues: another program's ``--num_workers`` (LiteLLM's proxy: web server
     # processes) says nothing of torch, nor does a ``.py`` an option takes (``--config callbacks.py``,
     # ``--config=callbacks.py``) or a Python line above it. No lookaround: the admission policies' RE2 reads it too
-    r"(^|[;&|\n(] *|(^| )[^\s-]\S{0,255} +)([^\s=-][^\s=]{0,255}/)?(python[0-9.]*|[\w.-]{1,128}\.py)"
+    r"(^|[;&|\n(] *|(^| )[^\s-]\S{0,127} +)([^\s=-][^\s=]{0,127}/)?(python[0-9.]*|[\w.-]{1,64}\.py)"
     r"( ([^;&|\n]|\\[\n]){0,512})? --num[_-]workers[= ]+[1-9]",
 )
 

@@ -781,8 +781,8 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://github.com/bmaltais/kohya_ss/blob/45088f04af78e11cec5407ff4652ea3ed2c14422/docker-compose.yaml',
   None,
   None,
-  ('(?:(^|[;&|(\\n] *|(^| )-[a-z]{0,8}c +)((exec|nohup|env|[A-Za-z_][A-Za-z0-9_]{0,63}=[^ ]{0,200}) +){0,4}([^ '
-   '-][^ ]{0,200}/)?tensorboard( |$))',
+  ('(?:(^|[;&|(\\n] *|(^| )-[a-z]{0,8}c +)((exec|nohup|env|[A-Za-z_][A-Za-z0-9_]{0,63}=[^ ]{0,127}) +){0,4}([^ '
+   '-][^ ]{0,127}/)?tensorboard( |$))',
    ('tensorboard',)),
   False,
   False,
