@@ -20,6 +20,7 @@ from shmlint.named_tuple import NamedTuple
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
 from shmlint.runtime.mounts import Option, classify, find_option, split_options, tmpfs_source
+from shmlint.runtime.shm import docker_namespace_size
 from shmlint.signals import Signals, device_count, gpu_visible
 from shmlint.source import Span
 
@@ -223,12 +224,11 @@ def _namespace_size(setting: Setting, *, podman: bool) -> ShmSource:
     """``--shm-size``/``shm_size``; a size of 0 is docker's "not set" (its API's ShmSize 0: the daemon's 64 MiB
     default) and podman's no limit at all."""
     size = setting.size
-    if size is not None and size.bytes == 0:
-        if podman:
-            return ShmSource(
-                ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, setting.span, f"{setting.text} 0 (podman: no limit)"
-            )
-        size = size._replace(bytes=sizes.DEFAULT_SHM_BYTES, runtime_default=True)
+    if size is not None and size.bytes == 0 and podman:
+        return ShmSource(
+            ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, setting.span, f"{setting.text} 0 (podman: no limit)"
+        )
+    size = docker_namespace_size(size) if size is not None else None
     return ShmSource(ShmKind.MEMORY, ShmMechanism.NAMESPACE_SIZE, setting.span, setting.text, size)
 
 

@@ -19,7 +19,7 @@ from shmlint.runtime.mounts import (
     split_options,
     tmpfs_source,
 )
-from shmlint.runtime.shm import is_shm_path
+from shmlint.runtime.shm import docker_namespace_size, is_shm_path
 from shmlint.source import Span
 
 _MAX_IPC_CHAIN = 32  # ``ipc: service:`` hops followed; real files have one or two, a hostile one thousands
@@ -87,9 +87,8 @@ def _size_source(project: Project, found: Found, kind: ShmKind, mechanism: ShmMe
     size = project.size(found)
     if size is None:
         return ShmSource(ShmKind.UNKNOWN, mechanism, found.span, f"{description} (a variable without a value)")
-    if size.bytes == 0 and mechanism is ShmMechanism.NAMESPACE_SIZE:  # docker's API reads a ShmSize of 0 as
-        # not set: the daemon's 64 MiB default (as ``docker run --shm-size 0``)
-        size = size._replace(bytes=sizes.DEFAULT_SHM_BYTES, runtime_default=True)
+    if mechanism is ShmMechanism.NAMESPACE_SIZE:
+        size = docker_namespace_size(size)
     return ShmSource(kind, mechanism, found.span, description, size)
 
 
