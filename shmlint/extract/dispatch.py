@@ -216,7 +216,7 @@ def _syntax_notices(source: SourceText) -> list[Notice]:
     except (TooComplex, Refused):
         raise
     except YamlError as exc:
-        if may_run_containers(source.text):
+        if _may_run_containers(source.text):
             raise
         where = f"line {exc.line}, column {exc.column}"
         return [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_NO_SIGNAL}: not checked")]
@@ -227,10 +227,16 @@ def _syntax_notices(source: SourceText) -> list[Notice]:
 _COMPOSE_KEY = LazyRegex(r"^(?:services|x-[\w.-]{1,64})[ \t]*:", re.MULTILINE)
 
 
-def may_run_containers(text: str) -> bool:
+def _may_run_containers(text: str) -> bool:
     """Whether a YAML text looks like a manifest or a compose file: when it does not parse, its check is SHM000
     even with no signal word (what it meant to run is unknown); else a note (``_syntax_notices``)."""
     return looks_like_manifest(text) or _COMPOSE_KEY.search(text) is not None
+
+
+def broken_is_shm000(source: SourceText, path: StrPath, run: Extraction) -> bool:
+    """Whether a YAML file that does not parse is SHM000 (what ``_yaml`` reports for it), not a note: it may hold a
+    workload finding, or looks like a manifest or a compose file. A failed render blames such a file only."""
+    return _wanted(source, path, run) or _may_run_containers(source.text)
 
 
 #: why a file with no signal that does not parse is no SHM000

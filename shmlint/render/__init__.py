@@ -36,8 +36,8 @@ from shmlint.visible import quoted
 
 if TYPE_CHECKING:
     from shmlint.engine import Engine
+    from shmlint.extract.dispatch import Extraction
     from shmlint.model import Finding, Workload, WorkloadId
-    from shmlint.prefilter import Prefilter
 
 KUSTOMIZE, HELM = "kubectl kustomize", "helm template"
 _HELM_SOURCE = LazyRegex(r"^# Source: (\S+)", re.MULTILINE)
@@ -267,7 +267,7 @@ def _render_unit(
     rendered = tool.render(unit, graph.files if graph else ())
     broken = None
     if graph and rendered.text is None:
-        broken = _broken_file(graph.files, checked, settings.max_file_size, engine.prefilter)
+        broken = _broken_file(graph.files, checked, settings.max_file_size, engine.extraction)
     if broken is not None:  # the file's own check says it (SHM000 or a note); a second SHM000 would repeat it
         named = quoted(os.path.relpath(broken, unit.root))
         why = f"{unit.label}: reads {named}, which is not valid YAML (its own check says where)"
@@ -281,13 +281,12 @@ def _render_unit(
     return check_rendered(engine, rendered)._replace(render=record), record.status
 
 
-def _broken_file(files: tuple[Path, ...], checked: frozenset[str], max_bytes: int, prefilter: Prefilter) -> Path | None:
+def _broken_file(files: tuple[Path, ...], checked: frozenset[str], max_bytes: int, run: Extraction) -> Path | None:
     """The first resource or patch file of a kustomization graph that is not YAML, when a render failed, that this
-    run checks (``checked``: real paths) and whose check is SHM000 (it has a signal word, or looks like a manifest
-    or a compose file): that is why, and that file's own finding says it. Any other (outside the run, a note of its
-    own, only too large to read here) leaves the failure SHM000, so the unit's workloads are never left unjudged in
-    silence."""
-    from shmlint.extract.dispatch import may_run_containers
+    run checks (``checked``: real paths) and whose check is SHM000 (``dispatch.broken_is_shm000``): that is why, and
+    that file's own finding says it. Any other (outside the run, a note of its own, only too large to read here)
+    leaves the failure SHM000, so the unit's workloads are never left unjudged in silence."""
+    from shmlint.extract.dispatch import broken_is_shm000
     from shmlint.parsers.yamlnodes import YamlError, check_syntax
 
     for file in files:
@@ -297,10 +296,11 @@ def _broken_file(files: tuple[Path, ...], checked: frozenset[str], max_bytes: in
             text = read_bytes(file, max_bytes).decode("utf-8")
         except (InputError, UnicodeDecodeError):
             continue  # too large, unreadable or not UTF-8: its own check says so, and kustomize may say otherwise
-        if not (prefilter.passes(text) or may_run_containers(text)):
+        source = SourceText(str(file), text)
+        if not broken_is_shm000(source, file, run):
             continue  # its own check is a note, which does not fail the gate: the failed render must
         try:
-            check_syntax(SourceText(str(file), text))
+            check_syntax(source)
         except YamlError:
             return file
     return None
