@@ -622,6 +622,25 @@ def test_a_fixed_variables_size_checks_clean_and_an_unknown_one_stays_reported(t
     assert "a.sh" not in again.stdout and "b.sh:1:1: SHM001" in again.stdout, again.stdout
 
 
+def test_a_container_command_run_from_an_array_is_checked_and_fixed_in_it(tmp_path: Path) -> None:
+    """``CMD=(docker run ...)`` run as ``"${CMD[@]}"`` (a run the audits found no finding for): an error at the
+    array's ``docker``, a fix written into the array, and the fixed script checks clean; the same array never run
+    is no workload."""
+    script = (
+        "#!/bin/bash\n"
+        'CMD=(docker run --rm --gpus all -v "$PWD:/w"\n'
+        "     pytorch/pytorch:2.3.0 torchrun --nproc_per_node=4 /w/t.py)\n"
+        '"${CMD[@]}"\n'
+    )
+    (tmp_path / "run.sh").write_text(script)
+    (tmp_path / "print.sh").write_text(script.replace('"${CMD[@]}"', 'echo "${CMD[*]}"'))
+    checked = run_shmlint("check", ".", cwd=tmp_path)
+    assert "run.sh:2:6: SHM001 [error]" in checked.stdout and "print.sh" not in checked.stdout, checked.stdout
+    assert run_shmlint("fix", "--write", "run.sh", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "run.sh").read_text() == script.replace("docker run ", "docker run --shm-size=8g ")
+    assert run_shmlint("check", "run.sh", cwd=tmp_path).returncode == 0
+
+
 def test_an_expansion_read_as_options_by_the_options_after_it_says_so() -> None:
     """``$IMG -i input.txt`` reads both ways (``-i`` is docker's, ``input.txt`` may be an image): read as options,
     which keeps its unresolved warning, and the detail says the other reading; a name that says options needs no

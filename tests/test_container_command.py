@@ -291,6 +291,22 @@ def test_an_expansion_before_options_docker_takes_stands_among_them(line: str, i
     assert [word.text for word in command.unknown] == ["$X"]
 
 
+@pytest.mark.parametrize("mount", ["$(pwd):/w", "`pwd`:/w", "$PWD:/w", "${HOME}/data:/data:ro"])
+def test_a_variable_of_options_that_mount_elsewhere_is_read(mount: str) -> None:
+    """``OPTS="--gpus all -v $(pwd):/w"``: the substitution is part of its word (not a command of the value, which
+    read the value as no options and ``$OPTS`` as the image: the GPU was lost), and a mount whose target is written
+    out elsewhere decides nothing about /dev/shm."""
+    (command,) = container_commands(f'OPTS="--gpus all -v {mount}"\ndocker run $OPTS img python3 t.py')
+    assert [flag.long_name for flag in command.flags] == ["--gpus", "--volume"]
+    assert command.image is not None and command.image.text == "img" and not command.unknown
+
+
+@pytest.mark.parametrize("mount", ["-v $X:/dev/shm", "-v $A:$B", "--tmpfs $T", "-v /dev:/dev", "--mount $M"])
+def test_a_variable_that_may_mount_dev_shm_stays_unknown(mount: str) -> None:
+    (command,) = container_commands(f'OPTS="--gpus all {mount}"\ndocker run $OPTS img python3 t.py')
+    assert [word.text for word in command.unknown] == ["$OPTS"] and not command.flags
+
+
 @pytest.mark.parametrize(
     ("script", "arguments"),
     [
@@ -320,7 +336,20 @@ def test_a_command_variable_the_script_assigns_once_is_its_words(script: str, ar
             [],
             ["torchrun", "--nproc_per_node", "4", "t r.py"],
         ),
-        ('A=(--gpus "$G")\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # an item the text does not give
+        # an item the shell fills in, one word: read as that option with its value unknown, as ``A="--gpus $G"``
+        ('A=(--gpus "$G")\ndocker run "${A[@]}" img', ["--gpus"], [], []),
+        ('A=(--gpus all -v "$PWD:/w")\ndocker run "${A[@]}" img', ["--gpus", "--volume"], [], []),
+        # a substitution's `)` is not the array's end
+        (
+            'A=(-it -v "$(pwd)":/w --shm-size 16g)\ndocker run "${A[@]}" img',
+            ["-i", "-t", "--volume", "--shm-size"],
+            [],
+            [],
+        ),
+        ('A=(--gpus all $EXTRA)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # an item that may be several
+        ('A=(--gpus all -v "$X:/dev/shm")\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # a mount at /dev/shm
+        ('A=(--gpus all -v "$PWD:$TARGET")\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # a target not given
+        ('A=(--gpus all -v /dev:/dev)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # /dev/shm is in it
         ('A=(--gpus all)\nA+=(--shm-size 1g)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # appended to
         ('A=--gpus\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # not an array
     ],
@@ -334,9 +363,38 @@ def test_an_array_the_script_assigns_is_its_items(
     assert [word.text for word in command.arguments] == arguments
 
 
-def test_an_arrays_items_are_not_commands() -> None:
-    """``A=(docker run --gpus all img)`` holds words, it runs nothing."""
-    assert list(container_commands("A=(\n  docker run --gpus all img\n)\n")) == []
+@pytest.mark.parametrize(
+    "script",
+    [
+        "A=(\n  docker run --gpus all img\n)\n",
+        'A=(docker run --gpus all img)\necho "${A[@]}"\n',  # printed, not run
+        '"${A[@]}"\nA=(docker run --gpus all img)\n',  # run before it holds the command
+        'A=(docker run --gpus all img)\nA[3]=other\n"${A[@]}"\n',  # an item set after
+        'A=(docker run --gpus all img)\nunset A\n"${A[@]}"\n',
+        'A=(docker run --rm --gpus all)\nA+=("$IMAGE" python3 t.py)\n"${A[@]}"\n',  # no image in it
+    ],
+)
+def test_an_arrays_items_are_not_commands_unless_it_is_run(script: str) -> None:
+    """``A=(docker run --gpus all img)`` holds words: it runs nothing until a command runs it as it is."""
+    assert list(container_commands(script)) == []
+
+
+@pytest.mark.parametrize("run", ['"${CMD[@]}"', "${CMD[*]}", 'sudo -E "${CMD[@]}"', 'eval "${CMD[*]}"'])
+def test_an_array_the_script_runs_is_a_container_command(run: str) -> None:
+    """A container command kept in an array and run from it (``"${CMD[@]}"``): its words where the array has them,
+    after the text's own commands (theirs keep their order); what ``CMD+=(...)`` adds goes to the container."""
+    script = (
+        "docker run --gpus all app:1 serve\n"
+        'CMD=(docker run --rm --gpus all -v "$PWD:/w"\n     pytorch/pytorch:2.3.0 torchrun --nproc_per_node=4 /w/t.py)\n'
+        "CMD+=(--epochs 3)\n"
+        f"{run}\n"
+    )
+    plain, held = container_commands(script)
+    assert plain.image is not None and plain.image.text == "app:1"
+    assert held.image is not None and held.image.text == "pytorch/pytorch:2.3.0"
+    assert [flag.long_name for flag in held.flags] == ["--rm", "--gpus", "--volume"]
+    assert [word.text for word in held.arguments] == ["torchrun", "--nproc_per_node=4", "/w/t.py"]
+    assert script[held.first.start : held.run_word.end] == "docker run"
 
 
 def test_an_array_is_read_only_as_all_its_items() -> None:
@@ -372,7 +430,6 @@ def test_an_image_the_script_defaults_from_the_environment_is_its_default(script
 @pytest.mark.parametrize(
     "script",
     [
-        'A=(-it -v "$(pwd)":/w --shm-size 16g)\ndocker run --gpus all "${A[@]}" img',  # a substitution's `)`
         'A=(--gpus all --shm-size 512m)\n[ -n "$BIG" ] && A[3]=32g\ndocker run "${A[@]}" img',  # an item changed
         'A=(--gpus all --shm-size 512m)\nunset A\ndocker run "${A[@]}" img',
     ],

@@ -116,13 +116,41 @@ def container_commands(text: str, in_blocks: bool = False) -> Iterator[Container
     assigned = Assignments()
     simple = list(commands(text, in_blocks=in_blocks))
     array_end = -1
+    held: list[tuple[ContainerCommand, str, int, int]] = []  # commands in arrays: name, its changes and runs then
+    runs: dict[str, int] = {}  # how many commands ran each array (``"${CMD[@]}"``)
     for index, command in enumerate(simple):
         if command.words[0].start < array_end:
             continue  # an array's words (``ARGS=(--gpus all)``), not a command
-        array_end = note_assignment(command, text, assigned, itertools.islice(simple, index + 1, None))
+        array = note_assignment(command, text, assigned, itertools.islice(simple, index + 1, None))
+        array_end = array.end if array is not None else -1
+        if array is not None and array.items:
+            in_array = parse_container_command(array.items, text, assigned)
+            if in_array is not None and in_array.image is not None:
+                held.append((in_array, array.name, assigned.changes.get(array.name, 0), runs.get(array.name, 0)))
+        ran = _array_run(command.words, text)
+        if ran:
+            runs[ran] = runs.get(ran, 0) + 1
         parsed = parse_container_command(command.words, text, assigned)
         if parsed is not None:
             yield parsed
+    # after the text's own commands, so that theirs keep their numbers: an array that is a container command up to
+    # its image at least (``CMD=(docker run --gpus all img ...)``; what ``CMD+=(...)`` adds is the container's),
+    # when a later command runs it (``"${CMD[@]}"``) and the text sets none of its items nor unsets it after
+    for command, name, changes, ran_before in held:
+        if runs.get(name, 0) > ran_before and assigned.changes.get(name, 0) == changes:
+            yield command
+
+
+#: a word that is all of an array: ``"${NAME[@]}"``, ``${NAME[*]}``
+_WHOLE_ARRAY = LazyRegex(r"^\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\[[@*]\]\}$", 0, ("${",))
+
+
+def _array_run(words: Sequence[Word], text: str) -> str:
+    """The name of the array a command runs as its program (``sudo "${CMD[@]}"``, ``eval "${CMD[@]}"``), or ""."""
+    start = next((i for i, word in enumerate(words) if not is_assignment(word, text)), len(words))
+    index = _skip_wrappers(words, start + (start < len(words) and words[start].text == "eval"), text)
+    whole = _WHOLE_ARRAY.match(words[index].text) if index < len(words) else None
+    return whole.group(1) if whole is not None else ""
 
 
 def parse_container_command(

@@ -10,12 +10,14 @@ image, and one it says nothing of stays unknown. The work is bounded per text (`
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_options import Flag, read_option
-from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, environment_default
+from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, environment_default, top_level
+from shmlint.runtime.mounts import Mount, Tmpfs, parse_mount, parse_tmpfs, parse_volume
+from shmlint.runtime.shm import is_shm_path
 
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 #: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``, or all of an array, ``${NAME[@]}``
@@ -39,10 +41,10 @@ _JUDGED_OPTIONS = frozenset(
 )
 #: of those, the ones that decide /dev/shm: a size or mode, and a mount when it names /dev/shm
 _SHM_MODES = frozenset(["--shm-size", "--ipc"])
-_SHM_OPTIONS = _SHM_MODES | {"--tmpfs", "--mount", "--volume"}
 #: of the judged options, the ones a variable's one value may give. A ``--shm-size`` it holds is read as that size
 #: (a fix never writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps
-#: the last one); a mount or IPC mode it holds stays unknown: no option written after it undoes those
+#: the last one); a mount at /dev/shm or an IPC mode it holds stays unknown: no option written after it undoes
+#: those (mounts elsewhere are read too, when nothing in the value decides /dev/shm)
 _EXPANDED_OPTIONS = frozenset(["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint", "--shm-size"])
 #: of those, the ones that only give the container an accelerator: a variable that holds them in one branch and
 #: nothing in the others (``GPU=--gpus all`` on a GPU host, ``GPU=""`` elsewhere) is read as them, as what runs
@@ -63,6 +65,7 @@ class _Read(NamedTuple):
     parts: tuple[Word, ...]
     judged: frozenset[str]
     shm: bool  # it holds what decides /dev/shm: a ``--shm-size``, an ``--ipc`` mode, a mount there
+    mounts_shm: bool  # of those, a mount that is or may be there
 
 
 class Assignments:
@@ -77,6 +80,9 @@ class Assignments:
         #: names given another value after a command read them: which value a later command gets depends on the
         #: order the script runs in, not only on its branches
         self.late: set[str] = set()
+        #: how many times each name had an item set, was unset or read into: an array read as a command is that
+        #: command only while its count stays as it was
+        self.changes: dict[str, int] = {}
         self._reads: dict[str, _Read | None] = {}
         self._expanded = 0
 
@@ -95,13 +101,14 @@ class Assignments:
 
 def note_assignment(
     command: SimpleCommand, text: str, assignments: Assignments, rest: Iterable[SimpleCommand] = ()
-) -> int:
+) -> NamedArray | None:
     """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
     every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
     may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each); a new value after a command read
     the name marks it ``late`` (``option_variable`` then reads no branch's value as the one that runs). An array
     (``ARGS=(--gpus all)``, its words the commands ``rest`` begins with) is its words, for ``"${ARGS[@]}"``.
-    Returns the offset up to which the following commands are the array's words (-1: none)."""
+    Returns the last array it assigns, whose ``end`` is the offset up to which the following commands are the
+    array's words (None: no array)."""
     first = command.words[0].text
     if first in _SOURCING:  # an env file may set any name: a default from the environment is not known after it
         assignments.sourced = True
@@ -110,19 +117,20 @@ def note_assignment(
         for name in (changed.group(1) or changed.group(2) or "").split():  # options' words too: never a value
             assignments.values.pop(name, None)
             assignments.arrays.discard(name)
-        return -1
+            assignments.changes[name] = assignments.changes.get(name, 0) + 1
+        return None
     words = command.words[1:] if first in ("export", "local", "declare", "readonly") else command.words
     if not words or not all(is_assignment(word, text) for word in words):
-        return -1
+        return None
     assigned = assignments.values
-    array_end = -1
+    last_array = None
     for word in words:
         name, _, value = word.text.partition("=")
         array = array_items(text, word, rest) if not value and not name.endswith("+") else None
         if array is not None:
-            array_end = array.end
-            value = " ".join(_quoted(item.text) for item in array.items or ())
-            if array.items is None or any(item.dynamic for item in array.items) or len(value) > MAX_VALUE:
+            last_array = NamedArray(name, array.items, array.end)
+            value = " ".join(_quoted(item) for item in array.items or ())
+            if array.items is None or not all(_kept(item) for item in array.items) or len(value) > MAX_VALUE:
                 assigned.pop(name, None)  # an item the text does not give, or too long: not known
                 assignments.arrays.discard(name)
                 continue
@@ -138,12 +146,32 @@ def note_assignment(
             assignments.late.add(name)
         if value not in known:
             assigned[name] = (*known, value)[-MAX_VALUES:]
-    return array_end
+    return last_array
 
 
-def _quoted(item: str) -> str:
-    """An array item as one shell word again, for the value's words to be read back as the array's items."""
-    return item if item and all(char.isalnum() or char in "-_=./:,@%+" for char in item) else shlex.quote(item)
+class NamedArray(NamedTuple):
+    """An array assignment (``CMD=(docker run ...)``): its name, its items (None when the text ends before its
+    ``)``) and the offset of that ``)``."""
+
+    name: str
+    items: tuple[Word, ...] | None
+    end: int
+
+
+def _kept(item: Word) -> bool:
+    """An array item whose value is read back as one word: written out, or one word that holds an expansion
+    (``"$PWD:/w"``, which stays an expansion); not one that may split into several (``$X``, ``"${A[@]}"``) nor one
+    whose expansion holds quotes or escapes this reading would have to rewrite."""
+    return not item.dynamic or (not item.splat and not any(char in item.text for char in '"\\`'))
+
+
+def _quoted(item: Word) -> str:
+    """An array item as one shell word again, for the value's words to be read back as the array's items (one that
+    holds an expansion in double quotes: it stays one)."""
+    if item.dynamic:
+        return f'"{item.text}"'
+    text = item.text
+    return text if text and all(char.isalnum() or char in "-_=./:,@%+" for char in text) else shlex.quote(text)
 
 
 def is_assignment(word: Word, text: str) -> bool:
@@ -185,7 +213,9 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
         return Expanded(())
     given = [(value, read) for value, read in zip(values, reads, strict=True) if read is not None and read.judged]
     branches = len(reads) > 1 and name not in assigned.late  # values the branches before this read give it
-    one = given[0] if len(given) == 1 and judged <= (_EXPANDED_OPTIONS if len(reads) == 1 else _ACCELERATORS) else None
+    mounts_shm = any(read is not None and read.mounts_shm for read in reads)
+    expandable = _EXPANDED_OPTIONS if mounts_shm else _EXPANDED_OPTIONS | _MOUNT_TARGETS.keys()
+    one = given[0] if len(given) == 1 and judged <= (expandable if len(reads) == 1 else _ACCELERATORS) else None
     one = one if len(reads) == 1 or branches else None
     if one is None or not assigned.spend(len(one[0])):
         return Expanded((), known=False, shm=shm)
@@ -196,17 +226,32 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
 
 def _read_value(value: str) -> _Read | None:
     """A variable's value read as options (None when a word of it is not one)."""
-    parts = tuple(part for command in commands(value) for part in command.words)
+    parts = tuple(part for command in top_level(commands(value)) for part in command.words)
     flags = _value_options(parts)
     if flags is None:
         return None
     names = {flag.long_name for flag in flags}
-    shm = any(
-        flag.long_name in _SHM_OPTIONS
-        and (flag.long_name in _SHM_MODES or "/dev/shm" in flag.value_text or _expands(flag.value_text))
-        for flag in flags
-    )
-    return _Read(parts, frozenset(names & _JUDGED_OPTIONS), shm)
+    mounts_shm = any(_may_mount_shm(flag) for flag in flags)
+    shm = mounts_shm or any(flag.long_name in _SHM_MODES for flag in flags)
+    return _Read(parts, frozenset(names & _JUDGED_OPTIONS), shm, mounts_shm)
+
+
+def _may_mount_shm(flag: Flag) -> bool:
+    """A mount option whose target is /dev/shm or holds it (``/dev``, ``/``), or one the shell fills in at run time
+    (``--tmpfs $SPEC``, ``-v $A:$B``). One whose target is written out elsewhere (``-v $PWD:/workspace``) changes
+    nothing there."""
+    if flag.long_name not in _MOUNT_TARGETS:
+        return False
+    target = _MOUNT_TARGETS[flag.long_name](flag.value_text).target.strip().rstrip("/")
+    return _expands(target) or target in ("", "/dev") or is_shm_path(target)
+
+
+#: the mount options and how each one's value names its target
+_MOUNT_TARGETS: dict[str, Callable[[str], Tmpfs | Mount]] = {
+    "--tmpfs": parse_tmpfs,
+    "--volume": parse_volume,
+    "--mount": parse_mount,
+}
 
 
 def _expands(value: str) -> bool:

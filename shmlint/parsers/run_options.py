@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from shmlint.parsers.container_command import ContainerCommand, parse_container_command
-from shmlint.parsers.shell import Word, commands
+from shmlint.parsers.shell import Word, commands, top_level
 
 
 def option_words(text: str, pieces: Iterable[tuple[int, int]]) -> list[Word]:
@@ -22,7 +22,7 @@ def option_words(text: str, pieces: Iterable[tuple[int, int]]) -> list[Word]:
     for start, end in pieces:
         found.extend(
             Word(word.text, word.start + start, word.end + start, word.dynamic, word.splat)
-            for command in commands(text[start:end])
+            for command in top_level(commands(text[start:end]))
             for word in command.words
         )
     return found

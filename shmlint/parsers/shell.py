@@ -85,6 +85,16 @@ def commands(text: str, *, in_blocks: bool = False) -> Iterator[SimpleCommand]:
     return iter(sorted(lexer.found, key=lambda command: command.words[0].start))
 
 
+def top_level(found: Iterable[SimpleCommand]) -> Iterator[SimpleCommand]:
+    """The commands of ``commands`` output that no earlier command's word holds: ``-v $(pwd):/w`` is one word of
+    its command, and the ``pwd`` inside it is not a word of the text's."""
+    covered = -1
+    for command in found:
+        if command.words[0].start >= covered:
+            covered = command.words[-1].end
+            yield command
+
+
 def first_unclosed(text: str, *, in_blocks: bool = False) -> tuple[int, int] | None:
     """Where the first construct that ``text`` leaves open starts, and how long its opener is (a quote, ``$(``,
     ``${``, ``$'``, a backtick, a subshell's or an array's ``(``): the rest of the text is inside it, and so would be whatever text came after.
@@ -114,7 +124,7 @@ def array_items(text: str, word: Word, rest: Iterable[SimpleCommand]) -> ArrayIt
         return None
     items: list[Word] = []
     at = word.end + 1
-    for command in rest:
+    for command in top_level(rest):
         for item in command.words:
             close = _close_between(text, at, item.start)
             if close != -1:
