@@ -136,9 +136,9 @@ def container_commands(text: str, in_blocks: bool = False) -> Iterator[Container
     # after the text's own commands, so that theirs keep their numbers: an array that is a container command up to
     # its image at least (``CMD=(docker run --gpus all img ...)``; what ``CMD+=(...)`` adds is the container's),
     # when a later command runs it (``"${CMD[@]}"``) and the text sets none of its items nor unsets it after
-    for command, name, changes, ran_before in held:
+    for in_array, name, changes, ran_before in held:
         if runs.get(name, 0) > ran_before and assigned.changes.get(name, 0) == changes:
-            yield command
+            yield in_array
 
 
 #: a word that is all of an array: ``"${NAME[@]}"``, ``${NAME[*]}``
