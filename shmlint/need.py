@@ -256,6 +256,10 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         (e, "command") for e in matched if e.tier is not Tier.NEEDS or any(_runs_what_it_knows(e, c) for c in ran)
     ]
     by_image = [(e, "image") for e in _by_image(knowledge.entries, workload.image) if devices >= e.min_devices]
+    if workload.command.startswith("-") and any(e.tier is Tier.FREE for e, _ in by_image):
+        # a command of options only is given to the image's own program: one the data knows to need nothing keeps
+        # them its own (a LiteLLM proxy's ``--num_workers 4`` counts its web server's processes)
+        by_command = [(e, where) for e, where in by_command if e.tier is not Tier.NEEDS]
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
     needs_command = any(e.tier is Tier.NEEDS for e, _ in by_command)
     if free_command is not None and not needs_command and _only_free(workload.command, knowledge):

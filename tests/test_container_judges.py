@@ -324,6 +324,47 @@ def test_num_workers_on_the_cpu_is_dataloader_evidence_only_for_python(
     assert [f.code for f in findings] == codes
 
 
+@pytest.mark.parametrize(
+    ("image", "command", "severities"),
+    [
+        ("ghcr.io/berriai/litellm:main-stable", "--config /app/config.yaml --port 4000 --num_workers 4", []),
+        ("ghcr.io/berriai/litellm-database:main-v1.50", "--num_workers 8", []),
+        ("ghcr.io/berriai/litellm:main-stable", "litellm --config /app/config.yaml --num_workers 4", []),
+        ("myorg/app", "litellm --config /app/config.yaml --num_workers 4", ["info"]),  # a GPU, nothing known
+        ("myorg/app", "python3 train.py --num_workers 4", ["error"]),
+        ("pytorch/pytorch", "--num_workers 4", ["error"]),  # options to a torch image's own program
+        ("myorg/app", "--num_workers 4", ["error"]),  # to an image the data does not know
+    ],
+)
+def test_num_workers_on_a_gpu_is_dataloader_evidence_for_python_or_an_unknown_images_program(
+    tmp_path: Path, image: str, command: str, severities: list[str]
+) -> None:
+    """With a GPU too: another program's ``--num_workers`` (LiteLLM's proxy on a GPU host, found by an audit) is no
+    DataLoader's, and options given to an image the data knows to need nothing are that image's own."""
+    (tmp_path / "compose.yaml").write_text(
+        f'services:\n  a:\n    image: {image}\n    command: "{command}"\n'
+        "    deploy: {resources: {reservations: {devices: [{capabilities: [gpu]}]}}}\n"
+    )
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.severity.label for f in findings if f.code == "SHM001"] == severities
+
+
+@pytest.mark.parametrize(("gpus", "severities"), [(8, ["error"]), (2, ["error"]), (1, ["info"]), (0, [])])
+def test_an_nccl_tests_pod_on_several_gpus_needs_dev_shm(tmp_path: Path, gpus: int, severities: list[str]) -> None:
+    """An nccl-tests image holding GPUs while an ssh daemon waits for the launcher (GKE's TCPX test pods): the ranks
+    it will run, one per GPU, are NCCL's local processes; on one GPU, or none (the plugin installer), it says
+    nothing."""
+    limits = f"      resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}\n" if gpus else ""
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: nccl-test-host-1}\nspec:\n  containers:\n"
+        "    - name: nccl-test\n"
+        "      image: us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9\n"
+        '      command: [/bin/sh, -c, "service ssh restart;\\nsleep infinity;\\n"]\n' + limits
+    )
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.severity.label for f in findings if f.code == "SHM001"] == severities
+
+
 def test_a_python_line_above_another_programs_num_workers_is_not_its_program(tmp_path: Path) -> None:
     """A shell script's Python line (a migration) and the proxy's ``--num_workers`` on the next line: the option is
     the proxy's, not a DataLoader's (the pattern crossed the line break)."""

@@ -214,6 +214,14 @@ FAMILIES = [
     ("", "sglang serve --model-path m", "needs"),
     ("", "python3 -m sglang.launch_server --model-path m", "needs"),
     ("docker.io/lmsysorg/sglang-router:1", "", "free"),  # a router, not the server
+    ("ghcr.io/berriai/litellm:main-stable", "", "free"),  # a proxy in front of model APIs
+    ("ghcr.io/berriai/litellm-database:main-v1.50", "", "free"),
+    ("acme/litellm-gpu-fork:1", "", ""),
+    # nccl-tests images (the entry counts only with two GPUs or more: shmlint.need)
+    ("us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9", "", "needs"),
+    ("us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib-diagnostic:v1.1.1", "", "needs"),
+    ("ghcr.io/acme/nccl-tests:cuda12", "", "needs"),
+    ("us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.9", "", ""),  # the receive daemon
     ("openmmlab/lmdeploy:latest", "", "needs"),
     ("", "lmdeploy serve api_server internlm/internlm2-chat-7b", "needs"),
     ("", "lmdeploy lite auto_awq m", ""),
