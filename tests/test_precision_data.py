@@ -215,6 +215,10 @@ FAMILIES = [
     ("", "python3 -m sglang.launch_server --model-path m", "needs"),
     ("docker.io/lmsysorg/sglang-router:1", "", "free"),  # a router, not the server
     ("ghcr.io/berriai/litellm:main-stable", "", "free"),  # a proxy in front of model APIs
+    # PaddleOCR's VLM server on vLLM (its other backends are not vLLM)
+    ("", "paddleocr genai_server --model_name PaddleOCR-VL-0.9B --host 0.0.0.0 --port 8118 --backend vllm", "needs"),
+    ("", "paddleocr genai_server --model_name PaddleOCR-VL-0.9B --backend fastdeploy", ""),
+    ("ccr-2vdh3abv-pub.cnc.bj.baidubce.com/paddlepaddle/paddleocr-genai-vllm-server:latest", "", "needs"),
     ("ghcr.io/berriai/litellm-database:main-v1.50", "", "free"),
     ("acme/litellm-gpu-fork:1", "", ""),
     # nccl-tests images (the entry counts only with two GPUs or more: shmlint.need)
