@@ -199,12 +199,17 @@ _ELSEWHERE = _INSTALLERS | frozenset(
     }
 )
 
+#: programs whose options of a loader's name count processes of their own: LiteLLM's proxy takes ``--num_workers``
+#: for its uvicorn/gunicorn workers (https://docs.litellm.ai/docs/proxy/cli), not a DataLoader's
+_OWN_WORKERS = frozenset({"litellm"})
+
 
 def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False) -> bool:
     """Whether a needs entry knows what a command the repository's files run starts: it matches the command, and
     either the program is one whose options say what it starts (Python or a launcher: ``torchrun --nproc_per_node
     4``, ``python x.py --num_workers 4``; a script's other programs too, ``vllm bench --tensor-parallel-size 2``,
-    unless they install, fetch or run things elsewhere) or the match goes once the program's own name is gone
+    unless they install, fetch or run things elsewhere, or count workers of their own: ``litellm --num_workers 4``)
+    or the match goes once the program's own name is gone
     (``svc train -t``, ``FORCE_TORCHRUN=1 llamafactory-cli train``; not ``pip install deepspeed``, ``python -m pip
     install deepspeed``, ``ssh host vllm serve``, ``git clone .../DeepSpeed``, nor a set-up command's ``cd
     DeepSpeed`` or ``echo "starting vllm serve"``). A program started by name
@@ -223,7 +228,11 @@ def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False) ->
     module = next((i + 1 for i, word in enumerate(rest[:8]) if word == "-m"), 0) if is_python(name) else 0
     if module and rest[module : module + 1] and rest[module] in _INSTALLERS:
         at += module  # ``python -u -m pip install deepspeed``: the module is the program, and it installs
-    elif is_python(name) or name in LAUNCHER_PROGRAMS or not (by_name or name in _ELSEWHERE or name in SETUP_ONLY):
+    elif (
+        is_python(name)
+        or name in LAUNCHER_PROGRAMS
+        or not (by_name or name in _ELSEWHERE or name in SETUP_ONLY or name in _OWN_WORKERS)
+    ):
         return True
     return entry.commands.search(" ".join((*words[:at], "_", *words[at + 1 :]))) is None
 

@@ -194,11 +194,9 @@ TORCH_COMMANDS = (
     # DataLoader workers as a Python program's option (``python train.py --num_workers 4``, ``./train.py ...``) on
     # its line or the lines a backslash continues: another program's ``--num_workers`` (LiteLLM's proxy: web server
     # processes) says nothing of torch, nor does a ``.py`` an option takes (``--config callbacks.py``,
-    # ``--config=callbacks.py``) or a Python line above it. No lookaround: the admission policies' RE2 reads it too,
-    # and ASCII classes (a Unicode ``\S`` repeated 127 times, joined with the tier data's patterns, passes the
-    # policy engines' compiled-size limit); the tier data's DataLoader entry holds the same pattern
-    r"(^|[;&|\n(] *|(^| )[^ \t\r\n-][^ \t\r\n]{0,127} +)([^ \t\r\n=-][^ \t\r\n=]{0,127}/)?"
-    r"(python[0-9.]*|[A-Za-z0-9_.-]{1,64}\.py)( ([^;&|\n]|\\[\n]){0,512})? --num[_-]workers[= ]+[1-9]",
+    # ``--config=callbacks.py``) or a Python line above it. No lookaround: the admission policies' RE2 reads it too
+    r"(^|[;&|\n(] *|(^| )[^\s-]\S{0,127} +)([^\s=-][^\s=]{0,127}/)?(python[0-9.]*|[\w.-]{1,64}\.py)"
+    r"( ([^;&|\n]|\\[\n]){0,512})? --num[_-]workers[= ]+[1-9]",
 )
 
 #: KServe model formats served by a torch runtime (``predictor.model.modelFormat.name``, ``predictor.pytorch``)

@@ -301,7 +301,13 @@ def test_a_variable_of_options_that_mount_elsewhere_is_read(mount: str) -> None:
     assert command.image is not None and command.image.text == "img" and not command.unknown
 
 
-@pytest.mark.parametrize("mount", ["-v $X:/dev/shm", "-v $A:$B", "--tmpfs $T", "-v /dev:/dev", "--mount $M"])
+@pytest.mark.parametrize(
+    "mount",
+    [
+        *("-v $X:/dev/shm", "-v $A:$B", "--tmpfs $T", "-v /dev:/dev", "--mount $M", "-v $PWD:/dev//shm"),
+        *("-v /x:/dev/./shm", "--mount type=bind,src=$PWD,dst=/dev/shm/", "-v $PWD:/w $EXTRA"),
+    ],
+)
 def test_a_variable_that_may_mount_dev_shm_stays_unknown(mount: str) -> None:
     (command,) = container_commands(f'OPTS="--gpus all {mount}"\ndocker run $OPTS img python3 t.py')
     assert [word.text for word in command.unknown] == ["$OPTS"] and not command.flags
@@ -347,6 +353,7 @@ def test_a_command_variable_the_script_assigns_once_is_its_words(script: str, ar
             [],
         ),
         ('A=(--gpus all $EXTRA)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # an item that may be several
+        ('A=(--gpus all "$MAYBE_IPC")\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # one where an option is
         ('A=(--gpus all -v "$X:/dev/shm")\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # a mount at /dev/shm
         ('A=(--gpus all -v "$PWD:$TARGET")\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # a target not given
         ('A=(--gpus all -v /dev:/dev)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # /dev/shm is in it
@@ -372,6 +379,11 @@ def test_an_array_the_script_assigns_is_its_items(
         'A=(docker run --gpus all img)\nA[3]=other\n"${A[@]}"\n',  # an item set after
         'A=(docker run --gpus all img)\nunset A\n"${A[@]}"\n',
         'A=(docker run --rm --gpus all)\nA+=("$IMAGE" python3 t.py)\n"${A[@]}"\n',  # no image in it
+        'A=(docker run --gpus all img)\nA=(docker build -t img .)\n"${A[@]}"\n',  # another command by then
+        'A=(docker run --gpus all img)\nA=("${A[@]:0:3}" --shm-size 1g "${A[@]:3}")\n"${A[@]}"\n',  # rebuilt
+        # a function that only prints it, and another whose own array of that name is what runs
+        'p() {\n  local A=(docker run --gpus all img)\n  echo "${A[*]}"\n}\nb() {\n  local A=(make)\n  "${A[@]}"\n}\n',
+        'declare -a A=(docker run --gpus all img)\necho "${A[*]}"\n',  # an array declared with its options
     ],
 )
 def test_an_arrays_items_are_not_commands_unless_it_is_run(script: str) -> None:
@@ -379,7 +391,9 @@ def test_an_arrays_items_are_not_commands_unless_it_is_run(script: str) -> None:
     assert list(container_commands(script)) == []
 
 
-@pytest.mark.parametrize("run", ['"${CMD[@]}"', "${CMD[*]}", 'sudo -E "${CMD[@]}"', 'eval "${CMD[*]}"'])
+@pytest.mark.parametrize(
+    "run", ['"${CMD[@]}"', "${CMD[*]}", 'sudo -E "${CMD[@]}"', 'eval "${CMD[*]}"', 'timeout -s INT 1h "${CMD[@]}"']
+)
 def test_an_array_the_script_runs_is_a_container_command(run: str) -> None:
     """A container command kept in an array and run from it (``"${CMD[@]}"``): its words where the array has them,
     after the text's own commands (theirs keep their order); what ``CMD+=(...)`` adds goes to the container."""
@@ -389,7 +403,7 @@ def test_an_array_the_script_runs_is_a_container_command(run: str) -> None:
         "CMD+=(--epochs 3)\n"
         f"{run}\n"
     )
-    plain, held = container_commands(script)
+    plain, held = container_commands(script + 'unset CMD\n"${CMD[@]}"\n')  # run once: that run is what it was
     assert plain.image is not None and plain.image.text == "app:1"
     assert held.image is not None and held.image.text == "pytorch/pytorch:2.3.0"
     assert [flag.long_name for flag in held.flags] == ["--rm", "--gpus", "--volume"]
@@ -425,6 +439,24 @@ def test_an_image_the_script_defaults_from_the_environment_is_its_default(script
     value of its own leaves the image to it (not read here)."""
     (command,) = container_commands(script)
     assert command.image is not None and command.image.text == image
+
+
+@pytest.mark.parametrize(
+    ("script", "image", "arguments"),
+    [
+        # the array starts the command and the run line goes on with it
+        ('D=(docker run --rm --gpus all app:1)\n"${D[@]}" torchrun t.py', "app:1", ["torchrun", "t.py"]),
+        ('D=(docker run --rm --gpus all -v "$PWD:/w")\n"${D[@]}" app:1 python3 t.py', "app:1", ["python3", "t.py"]),
+        # given again before the run: the value the run gets
+        ('D=(docker run old:1)\nD=(docker run --gpus all new:1 serve)\n"${D[@]}"', "new:1", ["serve"]),
+        ('declare -a D=(docker run --gpus all app:1 serve)\n"${D[@]}"', "app:1", ["serve"]),
+    ],
+)
+def test_an_array_run_is_read_with_the_words_the_run_adds(script: str, image: str, arguments: list[str]) -> None:
+    (command,) = container_commands(script)
+    assert command.image is not None and command.image.text == image
+    assert [word.text for word in command.arguments] == arguments
+    assert script[command.first.start : command.run_word.end] == "docker run"
 
 
 @pytest.mark.parametrize(

@@ -334,6 +334,10 @@ def test_num_workers_on_the_cpu_is_dataloader_evidence_only_for_python(
         ("myorg/app", "python3 train.py --num_workers 4", ["error"]),
         ("pytorch/pytorch", "--num_workers 4", ["error"]),  # options to a torch image's own program
         ("myorg/app", "--num_workers 4", ["error"]),  # to an image the data does not know
+        # other programs that start torch work with DataLoader workers: console scripts and modules
+        ("myorg/app", "fairseq-train /data --num-workers 8", ["error"]),
+        ("myorg/app", "accelerate launch -m pkg.train --num_workers 4", ["error"]),
+        ("myorg/app", "mytrain --num_workers 4", ["error"]),
     ],
 )
 def test_num_workers_on_a_gpu_is_dataloader_evidence_for_python_or_an_unknown_images_program(
@@ -360,6 +364,25 @@ def test_an_nccl_tests_pod_on_several_gpus_needs_dev_shm(tmp_path: Path, gpus: i
         "    - name: nccl-test\n"
         "      image: us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9\n"
         '      command: [/bin/sh, -c, "service ssh restart;\\nsleep infinity;\\n"]\n' + limits
+    )
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.severity.label for f in findings if f.code == "SHM001"] == severities
+
+
+@pytest.mark.parametrize(
+    ("command", "severities"),
+    [
+        ("[all_reduce_perf, -b, '8', -e, 1G, -f, '2', -g, '8']", ["info"]),  # one process drives the GPUs
+        ("[mpirun, -np, '8', /opt/nccl-tests/build/all_reduce_perf, -g, '1']", ["error"]),  # a rank per GPU
+    ],
+)
+def test_an_nccl_tests_image_is_judged_by_the_run_its_command_shows(
+    tmp_path: Path, command: str, severities: list[str]
+) -> None:
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: t}\nspec:\n  containers:\n"
+        f"    - name: t\n      image: ghcr.io/acme/nccl-tests:12.4\n      command: {command}\n"
+        "      resources: {limits: {nvidia.com/gpu: 8}}\n"
     )
     findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
     assert [f.severity.label for f in findings if f.code == "SHM001"] == severities

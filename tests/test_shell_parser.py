@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.parsers.shell import BLOCK_END, MAX_DEPTH, Word, commands, first_unclosed, here_documents
+from shmlint.parsers.shell import BLOCK_END, MAX_DEPTH, Word, commands, first_unclosed, here_documents, top_level
 
 
 def texts(source: str) -> list[list[str]]:
@@ -328,3 +328,18 @@ def test_a_block_end_ends_every_here_document_waiting() -> None:
     assert text[first.start : first.end] == "kind: Pod\n" and first.end == second.start == second.end
     assert [[w.text for w in c.words] for c in commands(text, in_blocks=True)] == [["cat"], ["echo", "end"]]
     assert [[w.text for w in c.words] for c in commands(text)] == [["cat"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "top"),
+    [
+        ("docker run img > $(mktemp)", [["docker", "run", "img"]]),  # a redirect's substitution
+        ('A=(-v "$(pwd)":/w `id -u`)', [["A="], ["-v", "$(pwd):/w", "`id -u`"]]),
+        ("x=$(a $(b) `c`); d", [["x=$(a $(b) `c`)"], ["d"]]),
+    ],
+)
+def test_top_level_commands_are_those_no_substitution_holds(text: str, top: list[list[str]]) -> None:
+    """Commands inside ``$( )`` and backticks are commands of the text too (``commands``), but not words of the
+    command around them: ``top_level`` leaves them out, wherever the substitution stands."""
+    assert [[word.text for word in command.words] for command in top_level(commands(text))] == top
+    assert len(list(commands(text))) > len(top)

@@ -116,41 +116,50 @@ def container_commands(text: str, in_blocks: bool = False) -> Iterator[Container
     assigned = Assignments()
     simple = list(commands(text, in_blocks=in_blocks))
     array_end = -1
-    held: list[tuple[ContainerCommand, str, int, int]] = []  # commands in arrays: name, its changes and runs then
-    runs: dict[str, int] = {}  # how many commands ran each array (``"${CMD[@]}"``)
+    held: dict[str, tuple[tuple[Word, ...], int]] = {}  # arrays that start a container command, by name: their
+    # items and the name's generation when they were given (``Assignments.generations``)
+    ran: dict[int, ContainerCommand] = {}  # the commands run from them, by where the array's command starts
     for index, command in enumerate(simple):
         if command.words[0].start < array_end:
             continue  # an array's words (``ARGS=(--gpus all)``), not a command
         array = note_assignment(command, text, assigned, itertools.islice(simple, index + 1, None))
         array_end = array.end if array is not None else -1
-        if array is not None and array.items:
-            in_array = parse_container_command(array.items, text, assigned)
+        if array is not None and array.items and parse_container_command(array.items, text) is not None:
+            held[array.name] = (array.items, assigned.generations.get(array.name, 0))
+        run = _array_run(command.words, text)
+        if run is not None and run[0] in held and held[run[0]][1] == assigned.generations.get(run[0], 0):
+            items = held[run[0]][0]
+            in_array = parse_container_command((*items, *command.words[run[1] + 1 :]), text, assigned)
             if in_array is not None and in_array.image is not None:
-                held.append((in_array, array.name, assigned.changes.get(array.name, 0), runs.get(array.name, 0)))
-        ran = _array_run(command.words, text)
-        if ran:
-            runs[ran] = runs.get(ran, 0) + 1
+                ran.setdefault(items[0].start, in_array)
         parsed = parse_container_command(command.words, text, assigned)
         if parsed is not None:
             yield parsed
-    # after the text's own commands, so that theirs keep their numbers: an array that is a container command up to
-    # its image at least (``CMD=(docker run --gpus all img ...)``; what ``CMD+=(...)`` adds is the container's),
-    # when a later command runs it (``"${CMD[@]}"``) and the text sets none of its items nor unsets it after
-    for in_array, name, changes, ran_before in held:
-        if runs.get(name, 0) > ran_before and assigned.changes.get(name, 0) == changes:
-            yield in_array
+    # after the text's own commands, so that theirs keep their numbers: an array that starts a container command
+    # (``CMD=(docker run --gpus all img ...)``), where a later command runs it as its program (``"${CMD[@]}"``, with
+    # the words after it: ``"${DOCKER[@]}" img python t.py``) while it still holds what it was given (no new value,
+    # item or ``unset`` in between; what ``CMD+=(...)`` appends is not read); its first run only
+    yield from ran.values()
 
 
 #: a word that is all of an array: ``"${NAME[@]}"``, ``${NAME[*]}``
 _WHOLE_ARRAY = LazyRegex(r"^\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\[[@*]\]\}$", 0, ("${",))
+#: ``timeout [options] DURATION`` before the command it runs
+_TIMEOUT_VALUE_OPTIONS = frozenset({"-s", "--signal", "-k", "--kill-after"})
 
 
-def _array_run(words: Sequence[Word], text: str) -> str:
-    """The name of the array a command runs as its program (``sudo "${CMD[@]}"``, ``eval "${CMD[@]}"``), or ""."""
-    start = next((i for i, word in enumerate(words) if not is_assignment(word, text)), len(words))
-    index = _skip_wrappers(words, start + (start < len(words) and words[start].text == "eval"), text)
+def _array_run(words: Sequence[Word], text: str) -> tuple[str, int] | None:
+    """The array a command runs as its program (``sudo "${CMD[@]}"``, ``eval "${CMD[*]}"``, ``timeout 1h
+    "${CMD[@]}"``) and the index of its word, or None."""
+    index = next((i for i, word in enumerate(words) if not is_assignment(word, text)), len(words))
+    for _ in range(4):  # wrappers in front of wrappers, a few deep
+        if index < len(words) and words[index].text == "eval":
+            index += 1
+        index = _skip_wrappers(words, index, text)
+        if index < len(words) and words[index].text == "timeout":
+            index = _skip_options(words, index + 1, _TIMEOUT_VALUE_OPTIONS) + 1  # and its duration
     whole = _WHOLE_ARRAY.match(words[index].text) if index < len(words) else None
-    return whole.group(1) if whole is not None else ""
+    return (whole.group(1), index) if whole is not None else None
 
 
 def parse_container_command(

@@ -9,6 +9,7 @@ image, and one it says nothing of stays unknown. The work is bounded per text (`
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 
@@ -26,6 +27,8 @@ _WHOLE_VARIABLE = LazyRegex(
 )
 #: commands that read a file of assignments into the script
 _SOURCING = frozenset({"source", "."})
+#: builtins whose arguments are assignments after their options
+_DECLARING = frozenset({"export", "local", "declare", "typeset", "readonly"})
 #: a command that changes a name other than by a plain assignment: an array's item, ``unset``, ``read``/``mapfile``
 _CHANGED_ELSEWHERE = LazyRegex(
     r"([A-Za-z_][A-Za-z0-9_]{0,63})\[[^\]\n]{0,64}\]\+?="
@@ -66,6 +69,7 @@ class _Read(NamedTuple):
     judged: frozenset[str]
     shm: bool  # it holds what decides /dev/shm: a ``--shm-size``, an ``--ipc`` mode, a mount there
     mounts_shm: bool  # of those, a mount that is or may be there
+    opaque: bool  # an expansion stands where an option would (``--gpus all $EXTRA``): it may be any options
 
 
 class Assignments:
@@ -80,9 +84,9 @@ class Assignments:
         #: names given another value after a command read them: which value a later command gets depends on the
         #: order the script runs in, not only on its branches
         self.late: set[str] = set()
-        #: how many times each name had an item set, was unset or read into: an array read as a command is that
-        #: command only while its count stays as it was
-        self.changes: dict[str, int] = {}
+        #: how many times each name was given a value, had an item set, was unset or read into: an array read as
+        #: a command is what ``"${NAME[@]}"`` runs only while the count stays what it was when the array was given
+        self.generations: dict[str, int] = {}
         self._reads: dict[str, _Read | None] = {}
         self._expanded = 0
 
@@ -117,15 +121,21 @@ def note_assignment(
         for name in (changed.group(1) or changed.group(2) or "").split():  # options' words too: never a value
             assignments.values.pop(name, None)
             assignments.arrays.discard(name)
-            assignments.changes[name] = assignments.changes.get(name, 0) + 1
+            assignments.generations[name] = assignments.generations.get(name, 0) + 1
         return None
-    words = command.words[1:] if first in ("export", "local", "declare", "readonly") else command.words
+    words = command.words
+    if first in _DECLARING:  # ``declare -a CMD=(...)``, ``local -r X=1``: past the builtin and its options
+        words = words[1:]
+        while words and words[0].text.startswith("-"):
+            words = words[1:]
     if not words or not all(is_assignment(word, text) for word in words):
         return None
     assigned = assignments.values
     last_array = None
     for word in words:
         name, _, value = word.text.partition("=")
+        if not name.endswith("+"):  # a new value (``+=`` keeps the old one and adds to it)
+            assignments.generations[name] = assignments.generations.get(name, 0) + 1
         array = array_items(text, word, rest) if not value and not name.endswith("+") else None
         if array is not None:
             last_array = NamedArray(name, array.items, array.end)
@@ -160,8 +170,9 @@ class NamedArray(NamedTuple):
 
 def _kept(item: Word) -> bool:
     """An array item whose value is read back as one word: written out, or one word that holds an expansion
-    (``"$PWD:/w"``, which stays an expansion); not one that may split into several (``$X``, ``"${A[@]}"``) nor one
-    whose expansion holds quotes or escapes this reading would have to rewrite."""
+    (``"$PWD:/w"``, ``"$X"``: it stays an expansion, and one where an option would be leaves the array unknown);
+    not one that may split into several (``$X``, ``"${A[@]}"``) nor one whose expansion holds quotes or escapes
+    this reading would have to rewrite."""
     return not item.dynamic or (not item.splat and not any(char in item.text for char in '"\\`'))
 
 
@@ -209,6 +220,8 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
         return None
     judged = frozenset().union(*(read.judged for read in reads if read is not None))
     shm = any(read is not None and read.shm for read in reads)
+    if any(read is not None and read.opaque for read in reads):
+        return Expanded((), known=False, shm=True)
     if not judged:
         return Expanded(())
     given = [(value, read) for value, read in zip(values, reads, strict=True) if read is not None and read.judged]
@@ -220,20 +233,21 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     if one is None or not assigned.spend(len(one[0])):
         return Expanded((), known=False, shm=shm)
     parts = [Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in one[1].parts]
-    flags = _value_options(parts) or []
+    flags, _ = _value_options(parts) or ([], False)
     return Expanded(tuple(flag._replace(expanded_from=word.text) for flag in flags), shm=shm)
 
 
 def _read_value(value: str) -> _Read | None:
     """A variable's value read as options (None when a word of it is not one)."""
     parts = tuple(part for command in top_level(commands(value)) for part in command.words)
-    flags = _value_options(parts)
-    if flags is None:
+    read = _value_options(parts)
+    if read is None:
         return None
+    flags, opaque = read
     names = {flag.long_name for flag in flags}
-    mounts_shm = any(_may_mount_shm(flag) for flag in flags)
+    mounts_shm = opaque or any(_may_mount_shm(flag) for flag in flags)
     shm = mounts_shm or any(flag.long_name in _SHM_MODES for flag in flags)
-    return _Read(parts, frozenset(names & _JUDGED_OPTIONS), shm, mounts_shm)
+    return _Read(parts, frozenset(names & _JUDGED_OPTIONS), shm, mounts_shm, opaque)
 
 
 def _may_mount_shm(flag: Flag) -> bool:
@@ -242,8 +256,11 @@ def _may_mount_shm(flag: Flag) -> bool:
     nothing there."""
     if flag.long_name not in _MOUNT_TARGETS:
         return False
-    target = _MOUNT_TARGETS[flag.long_name](flag.value_text).target.strip().rstrip("/")
-    return _expands(target) or target in ("", "/dev") or is_shm_path(target)
+    target = _MOUNT_TARGETS[flag.long_name](flag.value_text).target.strip()
+    if _expands(target) or not target:
+        return True
+    target = posixpath.normpath(target)  # docker cleans the path: ``/dev//shm`` and ``/dev/./shm`` are /dev/shm
+    return target in ("/", "//", "/dev") or is_shm_path(target)
 
 
 #: the mount options and how each one's value names its target
@@ -259,15 +276,22 @@ def _expands(value: str) -> bool:
     return "$" in value or "`" in value
 
 
-def _value_options(parts: Sequence[Word]) -> list[Flag] | None:
-    """The options of a value's words, or None at a word no option takes (perhaps the image)."""
+def _value_options(parts: Sequence[Word]) -> tuple[list[Flag], bool] | None:
+    """The options of a value's words and whether an expansion stands where an option would among them (its value
+    may be any options: ``--gpus all "$MAYBE_IPC"``), or None at a written-out word no option takes, or when the
+    value is only expansions (``${IMAGE:-acme/app}``): perhaps the image."""
     flags: list[Flag] = []
+    opaque = False
     position = 0
     while position < len(parts):
+        if parts[position].dynamic and not parts[position].text.startswith("-"):
+            opaque = True
+            position += 1
+            continue
         if not parts[position].text.startswith("-") or parts[position].text in ("-", "--"):
             return None
         position = read_option(parts, position, flags, "")
-    return flags
+    return (flags, opaque) if flags or not opaque else None  # only expansions: perhaps the image
 
 
 def assigned_word(word: Word, assigned: Assignments) -> Word | None:

@@ -50,9 +50,11 @@ class Word:
 
 @dataclass(frozen=True)
 class SimpleCommand:
-    """The words of one shell command, each with its offsets in the file."""
+    """The words of one shell command, each with its offsets in the file, and how many command substitutions hold
+    it (0: a command of the text itself)."""
 
     words: tuple[Word, ...]
+    depth: int = 0
 
 
 @dataclass(frozen=True)
@@ -86,13 +88,9 @@ def commands(text: str, *, in_blocks: bool = False) -> Iterator[SimpleCommand]:
 
 
 def top_level(found: Iterable[SimpleCommand]) -> Iterator[SimpleCommand]:
-    """The commands of ``commands`` output that no earlier command's word holds: ``-v $(pwd):/w`` is one word of
-    its command, and the ``pwd`` inside it is not a word of the text's."""
-    covered = -1
-    for command in found:
-        if command.words[0].start >= covered:
-            covered = command.words[-1].end
-            yield command
+    """The commands of ``commands`` output that no command substitution holds: ``-v $(pwd):/w`` is one word of its
+    command, and the ``pwd`` inside it is not a command of the text's (nor ``mktemp`` in ``> $(mktemp)``)."""
+    return (command for command in found if command.depth == 0)
 
 
 def first_unclosed(text: str, *, in_blocks: bool = False) -> tuple[int, int] | None:
@@ -288,7 +286,7 @@ class _Lexer(_Cursor):
                 self.pos = continuation.end()
                 continue
             if c == "\n":
-                self._finish(words)
+                self._finish(words, depth)
                 self.pos += 1
                 self._skip_heredoc_bodies()
             elif c == "#":
@@ -299,19 +297,19 @@ class _Lexer(_Cursor):
                 self.pos = end
             elif c == "`" and stop == "`":
                 self.pos += 1
-                self._finish(words)
+                self._finish(words, depth)
                 return True
             elif c == ")":
                 self.pos += 1
                 in_array = False
-                self._finish(words)
+                self._finish(words, depth)
                 if opened:
                     opened.pop()
                 elif not case_depth and stop == ")":
                     return True
             elif c == "(":
                 in_array = bool(words) and words[-1].end == self.pos and words[-1].text.endswith("=")
-                self._finish(words)
+                self._finish(words, depth)
                 if text.startswith("((", self.pos):
                     self.pos = self._skip_balanced(self.pos, "(", ")", quoted=False)
                 else:
@@ -320,7 +318,7 @@ class _Lexer(_Cursor):
             elif c in "<>&" and not _at_process_substitution(text, self.pos) and _REDIRECT.match(text, self.pos):
                 self._redirect(words, depth, stop)
             elif c in ";&|":
-                self._finish(words)
+                self._finish(words, depth)
                 self.pos += 1
             else:
                 word = self._word(depth, stop)
@@ -336,13 +334,13 @@ class _Lexer(_Cursor):
                     case_depth = max(0, case_depth - 1)
                 elif word.text not in _SKIPPED_RESERVED:
                     words.append(word)
-        self._finish(words)
+        self._finish(words, depth)
         self.unclosed.extend((at, 1) for at in opened[:1])  # ``ARGS=(--gpus all`` never closed
         return False
 
-    def _finish(self, words: list[Word]) -> None:
+    def _finish(self, words: list[Word], depth: int) -> None:
         if words:
-            self.found.append(SimpleCommand(tuple(words)))
+            self.found.append(SimpleCommand(tuple(words), depth))
             words.clear()
 
     def _redirect(self, words: list[Word], depth: int, stop: str | None) -> None:
