@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shmlint.parsers.container_command import ContainerCommand, container_commands
+from shmlint.parsers.container_command import ArrayRuns, ContainerCommand, container_commands
 
 #: options that take a value, and boolean ones (a sample of each kind the grammar knows)
 VALUE_FLAGS = ["--shm-size", "--ipc", "--tmpfs", "--mount", "-v", "--volume", "-e", "--env", "--gpus", "-m", "--name"]
@@ -378,7 +378,7 @@ def test_an_array_the_script_assigns_is_its_items(
         '"${A[@]}"\nA=(docker run --gpus all img)\n',  # run before it holds the command
         'A=(docker run --gpus all img)\nA[3]=other\n"${A[@]}"\n',  # an item set after
         'A=(docker run --gpus all img)\nunset A\n"${A[@]}"\n',
-        'A=(docker run --rm --gpus all)\nA+=("$IMAGE" python3 t.py)\n"${A[@]}"\n',  # no image in it
+        'A=(docker run --rm --gpus all)\n"${A[@]}"\n',  # no image in it nor in the run
         'A=(docker run --gpus all img)\nA=(docker build -t img .)\n"${A[@]}"\n',  # another command by then
         'A=(docker run --gpus all img)\nA=("${A[@]:0:3}" --shm-size 1g "${A[@]:3}")\n"${A[@]}"\n',  # rebuilt
         # a function that only prints it, and another whose own array of that name is what runs
@@ -396,7 +396,7 @@ def test_an_arrays_items_are_not_commands_unless_it_is_run(script: str) -> None:
 )
 def test_an_array_the_script_runs_is_a_container_command(run: str) -> None:
     """A container command kept in an array and run from it (``"${CMD[@]}"``): its words where the array has them,
-    after the text's own commands (theirs keep their order); what ``CMD+=(...)`` adds goes to the container."""
+    after the text's own commands (theirs keep their order), with what ``CMD+=(...)`` adds."""
     script = (
         "docker run --gpus all app:1 serve\n"
         'CMD=(docker run --rm --gpus all -v "$PWD:/w"\n     pytorch/pytorch:2.3.0 torchrun --nproc_per_node=4 /w/t.py)\n'
@@ -407,7 +407,7 @@ def test_an_array_the_script_runs_is_a_container_command(run: str) -> None:
     assert plain.image is not None and plain.image.text == "app:1"
     assert held.image is not None and held.image.text == "pytorch/pytorch:2.3.0"
     assert [flag.long_name for flag in held.flags] == ["--rm", "--gpus", "--volume"]
-    assert [word.text for word in held.arguments] == ["torchrun", "--nproc_per_node=4", "/w/t.py"]
+    assert [word.text for word in held.arguments] == ["torchrun", "--nproc_per_node=4", "/w/t.py", "--epochs", "3"]
     assert script[held.first.start : held.run_word.end] == "docker run"
 
 
@@ -441,6 +441,25 @@ def test_an_image_the_script_defaults_from_the_environment_is_its_default(script
     assert command.image is not None and command.image.text == image
 
 
+def test_what_an_array_is_given_after_is_read_and_each_run_of_a_prefix_is_its_own_command() -> None:
+    """``D+=(--shm-size 16g)`` adds to what the run reads (it was left out: a false error); an array that leaves the
+    image to its runs is one command per run (up to ``MAX_RUNS``), one that names it is one command."""
+    (grown,) = container_commands('D=(docker run --rm --gpus all)\nD+=(--shm-size 16g)\n"${D[@]}" img t')
+    assert grown.has_flag("--shm-size") and grown.image is not None and grown.image.text == "img"
+    runs = "".join(f'"${{D[@]}}" img{index} t\n' for index in range(20))
+    found = list(container_commands(f"D=(docker run --rm --gpus all)\n{runs}"))
+    assert [c.image.text for c in found if c.image] == [f"img{index}" for index in range(ArrayRuns.MAX_RUNS)]
+    assert len(list(container_commands(f"D=(docker run --gpus all img)\n{runs}"))) == 1
+
+
+def test_an_array_is_not_read_across_ci_steps() -> None:
+    """A CI job's ``run:`` steps are shells of their own (``in_blocks``): an array given in one is not run in the
+    next."""
+    text = 'CMD=(docker run --gpus all img torchrun t.py)\n"${CMD[@]}"\n'
+    assert len(list(container_commands(text))) == 1
+    assert list(container_commands(text, in_blocks=True)) == []
+
+
 @pytest.mark.parametrize(
     ("script", "image", "arguments"),
     [
@@ -450,6 +469,7 @@ def test_an_image_the_script_defaults_from_the_environment_is_its_default(script
         # given again before the run: the value the run gets
         ('D=(docker run old:1)\nD=(docker run --gpus all new:1 serve)\n"${D[@]}"', "new:1", ["serve"]),
         ('declare -a D=(docker run --gpus all app:1 serve)\n"${D[@]}"', "app:1", ["serve"]),
+        ('D=(docker run --rm --gpus all)\nD+=("$IMAGE" python3 t.py)\n"${D[@]}"', "$IMAGE", ["python3", "t.py"]),
     ],
 )
 def test_an_array_run_is_read_with_the_words_the_run_adds(script: str, image: str, arguments: list[str]) -> None:

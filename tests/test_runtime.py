@@ -278,12 +278,16 @@ def test_compose_and_docker_run_agree_on_gpu_devices(device: str) -> None:
     assert command.gpu and service.gpu
 
 
-@pytest.mark.parametrize("path", ["/dev/shm", "/dev/shm/", " /dev/shm", "/dev/shm//"])
+@pytest.mark.parametrize(
+    "path",
+    ["/dev/shm", "/dev/shm/", " /dev/shm", "/dev/shm//", "//dev/shm", "/dev//shm", "/dev/./shm", "/x/../dev/shm"],
+)
 def test_shm_path_spellings(path: str) -> None:
+    """As the runtimes clean a mount's path (Go's ``filepath.Clean``)."""
     assert is_shm_path(path)
 
 
-@pytest.mark.parametrize("path", ["/dev/shm/x", "/dev/shmem", "/dev", ""])
+@pytest.mark.parametrize("path", ["/dev/shm/x", "/dev/shmem", "/dev", "", "dev/shm", "/dev/shm/.."])
 def test_other_paths(path: str) -> None:
     assert not is_shm_path(path)
 

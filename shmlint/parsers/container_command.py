@@ -10,7 +10,6 @@ tokenizer (``shmlint.parsers.shell``), so every flag keeps its offsets.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator, Sequence
 
@@ -20,6 +19,7 @@ from shmlint.parsers.container_options import GLOBAL_VALUE_OPTIONS, Flag, read_o
 from shmlint.parsers.option_variables import (
     NOT_EXPANDED,
     Assignments,
+    NamedArray,
     assigned_name,
     assigned_word,
     assigned_words,
@@ -28,7 +28,7 @@ from shmlint.parsers.option_variables import (
     option_variable,
 )
 from shmlint.parsers.programs import ENGINES
-from shmlint.parsers.shell import Word, commands
+from shmlint.parsers.shell import SimpleCommand, Word, commands
 
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
 _ENGINE_VARIABLE = LazyRegex(r"^\$[({]?\w*(docker|podman|container_(engine|runtime|cli))\w*[)}]?$", re.IGNORECASE)
@@ -112,34 +112,75 @@ class ContainerCommand(NamedTuple):
 
 def container_commands(text: str, in_blocks: bool = False) -> Iterator[ContainerCommand]:
     """Every container run/create command in shell text (a masked file: offsets are the file's; ``in_blocks``: its
-    shell is indented blocks, ``shmlint.parsers.shell.commands``)."""
+    shell is indented blocks, ``shmlint.parsers.shell.commands``), then those run from arrays (``ArrayRuns``)."""
     assigned = Assignments()
     simple = list(commands(text, in_blocks=in_blocks))
     array_end = -1
-    held: dict[str, tuple[tuple[Word, ...], int]] = {}  # arrays that start a container command, by name: their
-    # items and the name's generation when they were given (``Assignments.generations``)
-    ran: dict[int, ContainerCommand] = {}  # the commands run from them, by where the array's command starts
+    arrays = ArrayRuns(text, assigned)
     for index, command in enumerate(simple):
         if command.words[0].start < array_end:
             continue  # an array's words (``ARGS=(--gpus all)``), not a command
-        array = note_assignment(command, text, assigned, itertools.islice(simple, index + 1, None))
+        array = note_assignment(command, text, assigned, (simple[i] for i in range(index + 1, len(simple))))
         array_end = array.end if array is not None else -1
-        if array is not None and array.items and parse_container_command(array.items, text) is not None:
-            held[array.name] = (array.items, assigned.generations.get(array.name, 0))
-        run = _array_run(command.words, text)
-        if run is not None and run[0] in held and held[run[0]][1] == assigned.generations.get(run[0], 0):
-            items = held[run[0]][0]
-            in_array = parse_container_command((*items, *command.words[run[1] + 1 :]), text, assigned)
-            if in_array is not None and in_array.image is not None:
-                ran.setdefault(items[0].start, in_array)
+        if not in_blocks:  # a CI job's steps are shells of their own: an array does not outlive its step
+            arrays.note(array, command)
         parsed = parse_container_command(command.words, text, assigned)
         if parsed is not None:
             yield parsed
-    # after the text's own commands, so that theirs keep their numbers: an array that starts a container command
-    # (``CMD=(docker run --gpus all img ...)``), where a later command runs it as its program (``"${CMD[@]}"``, with
-    # the words after it: ``"${DOCKER[@]}" img python t.py``) while it still holds what it was given (no new value,
-    # item or ``unset`` in between; what ``CMD+=(...)`` appends is not read); its first run only
-    yield from ran.values()
+    yield from arrays.commands()  # after the text's own, so that theirs keep their numbers
+
+
+class ArrayRuns:
+    """Container commands kept in arrays and run from them: ``CMD=(docker run --gpus all img ...)`` (also completed
+    by ``CMD+=(...)``), run by a later command as its program (``"${CMD[@]}"``, after ``sudo``, ``eval`` or
+    ``timeout``) with the words that command adds (``"${D[@]}" img python3 t.py``). A run reads the value the array
+    holds then: the last one given (a branch that gave another is not seen), none when something else changed it
+    in between (an item, ``unset``, a value that is no container command). An array that names its image is one
+    command (its first run); one that leaves the image to its runs is one per run, up to ``MAX_RUNS``."""
+
+    MAX_RUNS = 16
+    #: words of array and run read into commands per text: past it no more runs are read
+    MAX_WORDS = 100_000
+
+    def __init__(self, text: str, assigned: Assignments) -> None:
+        self.text = text
+        self.assigned = assigned
+        self.held: dict[str, tuple[tuple[Word, ...], int, bool]] = {}  # name: items, generation, names its image
+        self.runs: dict[tuple[int, int], ContainerCommand] = {}  # by the array's start (and the run's, if several)
+        self.counted: dict[int, int] = {}  # runs read per array
+        self.words = 0
+
+    def note(self, array: NamedArray | None, command: SimpleCommand) -> None:
+        """What a command does to the arrays: gives or adds to one, or runs one."""
+        generations = self.assigned.generations
+        if array is not None and array.items:
+            if not array.appended:
+                parsed = parse_container_command(array.items, self.text)
+                if parsed is not None:
+                    self.held[array.name] = (array.items, generations.get(array.name, 0), parsed.image is not None)
+            elif array.name in self.held and self.held[array.name][1] == generations.get(array.name, 0):
+                items, generation, _ = self.held[array.name]
+                grown = (*items, *array.items)
+                named = parse_container_command(grown, self.text)
+                self.held[array.name] = (grown, generation, named is not None and named.image is not None)
+        run = _array_run(command.words, self.text)
+        if run is None or run[0] not in self.held:
+            return
+        items, generation, names_image = self.held[run[0]]
+        key = (items[0].start, -1 if names_image else command.words[0].start)
+        if generation != generations.get(run[0], 0) or key in self.runs or self.counted.get(key[0], 0) >= self.MAX_RUNS:
+            return
+        words = (*items, *command.words[run[1] + 1 :])
+        if self.words + len(words) > self.MAX_WORDS:
+            return
+        self.words += len(words)
+        self.counted[key[0]] = self.counted.get(key[0], 0) + 1
+        parsed = parse_container_command(words, self.text, self.assigned)
+        if parsed is not None and parsed.image is not None:
+            self.runs[key] = parsed
+
+    def commands(self) -> Iterator[ContainerCommand]:
+        return iter(self.runs.values())
 
 
 #: a word that is all of an array: ``"${NAME[@]}"``, ``${NAME[*]}``

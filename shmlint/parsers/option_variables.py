@@ -9,7 +9,6 @@ image, and one it says nothing of stays unknown. The work is bounded per text (`
 
 from __future__ import annotations
 
-import posixpath
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 
@@ -18,7 +17,7 @@ from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_options import Flag, read_option
 from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, environment_default, top_level
 from shmlint.runtime.mounts import Mount, Tmpfs, parse_mount, parse_tmpfs, parse_volume
-from shmlint.runtime.shm import is_shm_path
+from shmlint.runtime.shm import SHM_PATH, clean_path
 
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 #: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``, or all of an array, ``${NAME[@]}``
@@ -136,7 +135,10 @@ def note_assignment(
         name, _, value = word.text.partition("=")
         if not name.endswith("+"):  # a new value (``+=`` keeps the old one and adds to it)
             assignments.generations[name] = assignments.generations.get(name, 0) + 1
-        array = array_items(text, word, rest) if not value and not name.endswith("+") else None
+        array = array_items(text, word, rest) if not value else None
+        if array is not None and name.endswith("+"):  # ``CMD+=(...)``: its words are the array's, added
+            last_array = NamedArray(name[:-1], array.items, array.end, appended=True)
+            array = None
         if array is not None:
             last_array = NamedArray(name, array.items, array.end)
             value = " ".join(_quoted(item) for item in array.items or ())
@@ -160,12 +162,13 @@ def note_assignment(
 
 
 class NamedArray(NamedTuple):
-    """An array assignment (``CMD=(docker run ...)``): its name, its items (None when the text ends before its
-    ``)``) and the offset of that ``)``."""
+    """An array assignment (``CMD=(docker run ...)``, or ``CMD+=(...)``, ``appended``): its name, its items (None
+    when the text ends before its ``)``) and the offset of that ``)``."""
 
     name: str
     items: tuple[Word, ...] | None
     end: int
+    appended: bool = False
 
 
 def _kept(item: Word) -> bool:
@@ -259,8 +262,7 @@ def _may_mount_shm(flag: Flag) -> bool:
     target = _MOUNT_TARGETS[flag.long_name](flag.value_text).target.strip()
     if _expands(target) or not target:
         return True
-    target = posixpath.normpath(target)  # docker cleans the path: ``/dev//shm`` and ``/dev/./shm`` are /dev/shm
-    return target in ("/", "//", "/dev") or is_shm_path(target)
+    return clean_path(target) in ("/", "/dev", SHM_PATH)  # docker cleans it: ``//dev/shm``, ``/dev/./shm``
 
 
 #: the mount options and how each one's value names its target

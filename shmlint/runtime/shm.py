@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from typing import TYPE_CHECKING
 
 from shmlint.sizes import DEFAULT_SHM_BYTES
@@ -13,8 +14,16 @@ SHM_PATH = "/dev/shm"
 
 
 def is_shm_path(path: str) -> bool:
-    """``/dev/shm`` however it is written (``/dev/shm/``, surrounding blanks); ``/dev/shm/x`` is another path."""
-    return path.strip().rstrip("/") == SHM_PATH
+    """``/dev/shm`` however it is written (``/dev/shm/``, surrounding blanks, ``//dev/shm``, ``/dev/./shm``: the
+    runtimes clean a mount's path); ``/dev/shm/x`` is another path."""
+    return clean_path(path) == SHM_PATH
+
+
+def clean_path(path: str) -> str:
+    """An absolute container path as the runtimes clean it (Go's ``filepath.Clean``: repeated slashes, ``.`` and
+    ``..`` resolved, no trailing slash; POSIX's kept ``//`` prefix too); a relative one stripped only."""
+    path = path.strip()
+    return posixpath.normpath("/" + path.lstrip("/")) if path.startswith("/") else path
 
 
 def docker_namespace_size(size: Size) -> Size:
