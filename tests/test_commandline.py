@@ -623,9 +623,9 @@ def test_a_fixed_variables_size_checks_clean_and_an_unknown_one_stays_reported(t
 
 
 def test_a_container_command_run_from_an_array_is_checked_and_fixed_in_it(tmp_path: Path) -> None:
-    """``CMD=(docker run ...)`` run as ``"${CMD[@]}"`` (a run the audits found no finding for): an error at the
-    array's ``docker``, a fix written into the array, and the fixed script checks clean; the same array never run
-    is no workload."""
+    """``CMD=(docker run ...)`` run as ``"${CMD[@]}"`` (a run the audits found no finding for): an error where it
+    runs, a fix written into the array, and the fixed script checks clean; the same array never run is no
+    workload."""
     script = (
         "#!/bin/bash\n"
         'CMD=(docker run --rm --gpus all -v "$PWD:/w"\n'
@@ -635,7 +635,7 @@ def test_a_container_command_run_from_an_array_is_checked_and_fixed_in_it(tmp_pa
     (tmp_path / "run.sh").write_text(script)
     (tmp_path / "print.sh").write_text(script.replace('"${CMD[@]}"', 'echo "${CMD[*]}"'))
     checked = run_shmlint("check", ".", cwd=tmp_path)
-    assert "run.sh:2:6: SHM001 [error]" in checked.stdout and "print.sh" not in checked.stdout, checked.stdout
+    assert "run.sh:4:1: SHM001 [error]" in checked.stdout and "print.sh" not in checked.stdout, checked.stdout
     assert run_shmlint("fix", "--write", "run.sh", cwd=tmp_path).returncode == 0
     assert (tmp_path / "run.sh").read_text() == script.replace("docker run ", "docker run --shm-size=8g ")
     assert run_shmlint("check", "run.sh", cwd=tmp_path).returncode == 0

@@ -408,7 +408,8 @@ def test_an_array_the_script_runs_is_a_container_command(run: str) -> None:
     assert held.image is not None and held.image.text == "pytorch/pytorch:2.3.0"
     assert [flag.long_name for flag in held.flags] == ["--rm", "--gpus", "--volume"]
     assert [word.text for word in held.arguments] == ["torchrun", "--nproc_per_node=4", "/w/t.py", "--epochs", "3"]
-    assert script[held.first.start : held.run_word.end] == "docker run"
+    assert script[held.engine.start : held.run_word.end] == "docker run"
+    assert script[held.first.start : held.first.end] == run.split()[-1]  # found where it runs
 
 
 def test_an_array_is_read_only_as_all_its_items() -> None:
@@ -442,14 +443,45 @@ def test_an_image_the_script_defaults_from_the_environment_is_its_default(script
 
 
 def test_what_an_array_is_given_after_is_read_and_each_run_of_a_prefix_is_its_own_command() -> None:
-    """``D+=(--shm-size 16g)`` adds to what the run reads (it was left out: a false error); an array that leaves the
-    image to its runs is one command per run (up to ``MAX_RUNS``), one that names it is one command."""
+    """``D+=(--shm-size 16g)`` adds to what the run reads (it was left out: a false error); each run that adds words
+    is a command of its own (up to ``MAX_RUNS``: ``"${D[@]}" nvidia-smi`` then ``"${D[@]}" torchrun ...`` is two),
+    runs that add none are the array's one command."""
     (grown,) = container_commands('D=(docker run --rm --gpus all)\nD+=(--shm-size 16g)\n"${D[@]}" img t')
     assert grown.has_flag("--shm-size") and grown.image is not None and grown.image.text == "img"
     runs = "".join(f'"${{D[@]}}" img{index} t\n' for index in range(20))
     found = list(container_commands(f"D=(docker run --rm --gpus all)\n{runs}"))
     assert [c.image.text for c in found if c.image] == [f"img{index}" for index in range(ArrayRuns.MAX_RUNS)]
-    assert len(list(container_commands(f"D=(docker run --gpus all img)\n{runs}"))) == 1
+    assert len(list(container_commands(f"D=(docker run --gpus all img)\n{runs}"))) == ArrayRuns.MAX_RUNS
+    assert len(list(container_commands('D=(docker run --gpus all img t)\n"${D[@]}"\n"${D[@]}"\n'))) == 1
+
+
+@pytest.mark.parametrize(
+    ("script", "image", "added"),
+    [
+        ('D=()\nD+=(docker run --gpus all img t)\n"${D[@]}"', "img", []),  # built by ``+=`` from nothing
+        ('D=(sudo)\nD+=(docker run --gpus all img t)\n"${D[@]}"', "img", []),
+        ('D+=(docker run --gpus all img t)\n"${D[@]}"', "img", []),  # never given before
+        ('D=(docker run --gpus all img t)\nD=(sudo "${D[@]}")\n"${D[@]}"', "img", []),  # made of itself
+        ('D=(docker run --gpus all img t)\nD=("${D[@]}" --epochs 3)\n"${D[@]}"', "img", ["--epochs", "3"]),
+        ('D=(sudo docker)\n"${D[@]}" run --gpus all img t', "img", []),  # the engine in an array
+    ],
+)
+def test_an_array_is_read_as_the_text_built_it(script: str, image: str, added: list[str]) -> None:
+    (command,) = container_commands(script)
+    assert command.image is not None and command.image.text == image
+    assert [word.text for word in command.arguments] == ["t", *added]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'D=(docker run --gpus all img t)\n"${D[*]}"',  # one word: a program of that whole name
+        'D=(docker run --gpus all img t)\nD=("${X[@]}" "${D[@]}")\n"${D[@]}"',  # made of an array not shown
+        'D=(docker run --gpus all img t)\nD=("${D[@]:1}")\n"${D[@]}"',  # a slice
+    ],
+)
+def test_an_array_the_text_does_not_show_whole_is_not_read(script: str) -> None:
+    assert list(container_commands(script)) == []
 
 
 def test_an_array_is_not_read_across_ci_steps() -> None:
@@ -476,7 +508,8 @@ def test_an_array_run_is_read_with_the_words_the_run_adds(script: str, image: st
     (command,) = container_commands(script)
     assert command.image is not None and command.image.text == image
     assert [word.text for word in command.arguments] == arguments
-    assert script[command.first.start : command.run_word.end] == "docker run"
+    assert script[command.engine.start : command.run_word.end] == "docker run"
+    assert command.first.text.startswith("${D[@]}"[:2]) and "[@]" in command.first.text  # found where it runs
 
 
 @pytest.mark.parametrize(

@@ -112,7 +112,8 @@ class ContainerCommand(NamedTuple):
 
 def container_commands(text: str, in_blocks: bool = False) -> Iterator[ContainerCommand]:
     """Every container run/create command in shell text (a masked file: offsets are the file's; ``in_blocks``: its
-    shell is indented blocks, ``shmlint.parsers.shell.commands``), then those run from arrays (``ArrayRuns``)."""
+    shell is indented blocks, ``shmlint.parsers.shell.commands``), then those run from arrays (``ArrayRuns``): not
+    in indented blocks, a CI job's steps, each a shell of its own whose bounds the text no longer shows."""
     assigned = Assignments()
     simple = list(commands(text, in_blocks=in_blocks))
     array_end = -1
@@ -120,67 +121,101 @@ def container_commands(text: str, in_blocks: bool = False) -> Iterator[Container
     for index, command in enumerate(simple):
         if command.words[0].start < array_end:
             continue  # an array's words (``ARGS=(--gpus all)``), not a command
-        array = note_assignment(command, text, assigned, (simple[i] for i in range(index + 1, len(simple))))
-        array_end = array.end if array is not None else -1
-        if not in_blocks:  # a CI job's steps are shells of their own: an array does not outlive its step
-            arrays.note(array, command)
+        given = note_assignment(command, text, assigned, (simple[i] for i in range(index + 1, len(simple))))
+        array_end = given[-1].end if given else -1
+        if not in_blocks:
+            arrays.note(given, command)
         parsed = parse_container_command(command.words, text, assigned)
         if parsed is not None:
             yield parsed
-    yield from arrays.commands()  # after the text's own, so that theirs keep their numbers
+    yield from arrays.commands()
 
 
 class ArrayRuns:
-    """Container commands kept in arrays and run from them: ``CMD=(docker run --gpus all img ...)`` (also completed
-    by ``CMD+=(...)``), run by a later command as its program (``"${CMD[@]}"``, after ``sudo``, ``eval`` or
-    ``timeout``) with the words that command adds (``"${D[@]}" img python3 t.py``). A run reads the value the array
-    holds then: the last one given (a branch that gave another is not seen), none when something else changed it
-    in between (an item, ``unset``, a value that is no container command). An array that names its image is one
-    command (its first run); one that leaves the image to its runs is one per run, up to ``MAX_RUNS``."""
+    """Container commands run from arrays: a later command runs an array as its program (``"${CMD[@]}"``, after
+    ``sudo``, ``eval`` or ``timeout``), and the array's words with the words the run adds are a container command
+    (``CMD=(docker run --gpus all img t)``, ``D=(sudo docker); "${D[@]}" run --gpus all img t``). The array is read
+    as the text last gave it before the run: its last value (a branch that gave another is not seen) with what
+    ``+=`` added and the arrays it was made of (``CMD=(sudo "${CMD[@]}")``), none when an item was set, it was
+    unset or given something else the text does not show. Each run that adds words is a command of its own, at
+    the run (its fix is written into the array); one that adds none is the array's one command. Bounded:
+    ``MAX_RUNS`` runs per array and per text ``MAX_TEXT_RUNS``, ``MAX_WORDS`` words kept and read."""
 
     MAX_RUNS = 16
-    #: words of array and run read into commands per text: past it no more runs are read
+    MAX_TEXT_RUNS = 512
     MAX_WORDS = 100_000
 
     def __init__(self, text: str, assigned: Assignments) -> None:
         self.text = text
         self.assigned = assigned
-        self.held: dict[str, tuple[tuple[Word, ...], int, bool]] = {}  # name: items, generation, names its image
-        self.runs: dict[tuple[int, int], ContainerCommand] = {}  # by the array's start (and the run's, if several)
+        self.held: dict[str, tuple[list[Word], int]] = {}  # each array's words and its name's generation then
+        self.runs: dict[tuple[int, int], ContainerCommand] = {}  # by the array's first word and the run's, if it adds
         self.counted: dict[int, int] = {}  # runs read per array
-        self.words = 0
+        self.words = 0  # words kept and read
 
-    def note(self, array: NamedArray | None, command: SimpleCommand) -> None:
-        """What a command does to the arrays: gives or adds to one, or runs one."""
-        generations = self.assigned.generations
-        if array is not None and array.items:
-            if not array.appended:
-                parsed = parse_container_command(array.items, self.text)
-                if parsed is not None:
-                    self.held[array.name] = (array.items, generations.get(array.name, 0), parsed.image is not None)
-            elif array.name in self.held and self.held[array.name][1] == generations.get(array.name, 0):
-                items, generation, _ = self.held[array.name]
-                grown = (*items, *array.items)
-                named = parse_container_command(grown, self.text)
-                self.held[array.name] = (grown, generation, named is not None and named.image is not None)
+    def note(self, given: tuple[NamedArray, ...], command: SimpleCommand) -> None:
+        """What a command does to the arrays: gives or adds to them, or runs one."""
+        for array in given:
+            self._keep(array)
         run = _array_run(command.words, self.text)
-        if run is None or run[0] not in self.held:
-            return
-        items, generation, names_image = self.held[run[0]]
-        key = (items[0].start, -1 if names_image else command.words[0].start)
-        if generation != generations.get(run[0], 0) or key in self.runs or self.counted.get(key[0], 0) >= self.MAX_RUNS:
-            return
-        words = (*items, *command.words[run[1] + 1 :])
-        if self.words + len(words) > self.MAX_WORDS:
-            return
-        self.words += len(words)
-        self.counted[key[0]] = self.counted.get(key[0], 0) + 1
-        parsed = parse_container_command(words, self.text, self.assigned)
-        if parsed is not None and parsed.image is not None:
-            self.runs[key] = parsed
+        if run is not None:
+            self._run(run[0], command.words[run[1]], command.words[run[1] + 1 :])
 
     def commands(self) -> Iterator[ContainerCommand]:
+        """The commands read from the runs, in the order of the runs."""
         return iter(self.runs.values())
+
+    def _current(self, name: str, generation: int) -> list[Word] | None:
+        held = self.held.get(name)
+        return held[0] if held is not None and held[1] == generation else None
+
+    def _keep(self, array: NamedArray) -> None:
+        generations = self.assigned.generations
+        now = generations.get(array.name, 0)
+        if array.items is None:
+            self.held.pop(array.name, None)
+            return
+        if array.appended:  # ``D+=(...)`` adds to what it holds (an array the text never gave: nothing yet)
+            before = self._current(array.name, now)
+            words = before if before is not None else []
+            if before is None and array.name in self.held:
+                return  # it holds what the text does not show: so does the whole
+        else:  # a new value: the arrays its items take whole are what they held (``CMD=(sudo "${CMD[@]}")``)
+            words = []
+        kept = len(words)
+        for item in array.items:
+            whole = _WHOLE_ARRAY.match(item.text) if item.splat else None
+            if whole is None:
+                words.append(item)
+                continue
+            name = whole.group(1)
+            inner = self._current(
+                name, now - 1 if name == array.name and not array.appended else generations.get(name, 0)
+            )
+            if inner is None:
+                self.held.pop(array.name, None)  # an array the text does not show: not known
+                return
+            words.extend(inner)
+        self.words += len(words) - kept
+        if self.words > self.MAX_WORDS:
+            self.held.pop(array.name, None)
+            return
+        self.held[array.name] = (words, now)
+
+    def _run(self, name: str, at: Word, added: Sequence[Word]) -> None:
+        words = self._current(name, self.assigned.generations.get(name, 0))
+        if not words or len(self.runs) >= self.MAX_TEXT_RUNS:
+            return
+        key = (words[0].start, at.start if added else -1)
+        if key in self.runs or self.counted.get(key[0], 0) >= self.MAX_RUNS:
+            return
+        if self.words + len(words) + len(added) > self.MAX_WORDS:
+            return
+        self.words += len(words) + len(added)
+        self.counted[key[0]] = self.counted.get(key[0], 0) + 1
+        parsed = parse_container_command((*words, *added), self.text, self.assigned)
+        if parsed is not None and parsed.image is not None:
+            self.runs[key] = parsed._replace(first=at)  # the finding is where it runs
 
 
 #: a word that is all of an array: ``"${NAME[@]}"``, ``${NAME[*]}``
@@ -191,16 +226,20 @@ _TIMEOUT_VALUE_OPTIONS = frozenset({"-s", "--signal", "-k", "--kill-after"})
 
 def _array_run(words: Sequence[Word], text: str) -> tuple[str, int] | None:
     """The array a command runs as its program (``sudo "${CMD[@]}"``, ``eval "${CMD[*]}"``, ``timeout 1h
-    "${CMD[@]}"``) and the index of its word, or None."""
+    "${CMD[@]}"``) and the index of its word, or None. A quoted ``"${CMD[*]}"`` is one word, a program of that
+    whole name, unless ``eval`` reads it again."""
     index = next((i for i, word in enumerate(words) if not is_assignment(word, text)), len(words))
+    evaluated = False
     for _ in range(4):  # wrappers in front of wrappers, a few deep
         if index < len(words) and words[index].text == "eval":
-            index += 1
+            evaluated, index = True, index + 1
         index = _skip_wrappers(words, index, text)
         if index < len(words) and words[index].text == "timeout":
             index = _skip_options(words, index + 1, _TIMEOUT_VALUE_OPTIONS) + 1  # and its duration
     whole = _WHOLE_ARRAY.match(words[index].text) if index < len(words) else None
-    return (whole.group(1), index) if whole is not None else None
+    if whole is None or not (words[index].splat or evaluated):
+        return None
+    return whole.group(1), index
 
 
 def parse_container_command(

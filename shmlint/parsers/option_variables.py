@@ -17,7 +17,7 @@ from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_options import Flag, read_option
 from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, environment_default, top_level
 from shmlint.runtime.mounts import Mount, Tmpfs, parse_mount, parse_tmpfs, parse_volume
-from shmlint.runtime.shm import SHM_PATH, clean_path
+from shmlint.runtime.shm import SHM_PATH, clean_container_path
 
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 #: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``, or all of an array, ``${NAME[@]}``
@@ -104,14 +104,14 @@ class Assignments:
 
 def note_assignment(
     command: SimpleCommand, text: str, assignments: Assignments, rest: Iterable[SimpleCommand] = ()
-) -> NamedArray | None:
+) -> tuple[NamedArray, ...]:
     """Add the values a command of plain assignments gives its names (``X=-it``, ``export X="--gpus all"``) to
     every value the text gave them before: an ``if`` is read straight through, so a name keeps each value a branch
     may give it (bounded: ``MAX_VALUES`` per name, ``MAX_VALUE`` characters each); a new value after a command read
     the name marks it ``late`` (``option_variable`` then reads no branch's value as the one that runs). An array
     (``ARGS=(--gpus all)``, its words the commands ``rest`` begins with) is its words, for ``"${ARGS[@]}"``.
-    Returns the last array it assigns, whose ``end`` is the offset up to which the following commands are the
-    array's words (None: no array)."""
+    Returns the arrays it gives or adds to, in order; the last one's ``end`` is the offset up to which the
+    following commands are arrays' words."""
     first = command.words[0].text
     if first in _SOURCING:  # an env file may set any name: a default from the environment is not known after it
         assignments.sourced = True
@@ -121,26 +121,26 @@ def note_assignment(
             assignments.values.pop(name, None)
             assignments.arrays.discard(name)
             assignments.generations[name] = assignments.generations.get(name, 0) + 1
-        return None
+        return ()
     words = command.words
     if first in _DECLARING:  # ``declare -a CMD=(...)``, ``local -r X=1``: past the builtin and its options
         words = words[1:]
         while words and words[0].text.startswith("-"):
             words = words[1:]
     if not words or not all(is_assignment(word, text) for word in words):
-        return None
+        return ()
     assigned = assignments.values
-    last_array = None
+    arrays: list[NamedArray] = []
     for word in words:
         name, _, value = word.text.partition("=")
         if not name.endswith("+"):  # a new value (``+=`` keeps the old one and adds to it)
             assignments.generations[name] = assignments.generations.get(name, 0) + 1
         array = array_items(text, word, rest) if not value else None
         if array is not None and name.endswith("+"):  # ``CMD+=(...)``: its words are the array's, added
-            last_array = NamedArray(name[:-1], array.items, array.end, appended=True)
+            arrays.append(NamedArray(name[:-1], array.items, array.end, appended=True))
             array = None
         if array is not None:
-            last_array = NamedArray(name, array.items, array.end)
+            arrays.append(NamedArray(name, array.items, array.end))
             value = " ".join(_quoted(item) for item in array.items or ())
             if array.items is None or not all(_kept(item) for item in array.items) or len(value) > MAX_VALUE:
                 assigned.pop(name, None)  # an item the text does not give, or too long: not known
@@ -158,7 +158,7 @@ def note_assignment(
             assignments.late.add(name)
         if value not in known:
             assigned[name] = (*known, value)[-MAX_VALUES:]
-    return last_array
+    return tuple(arrays)
 
 
 class NamedArray(NamedTuple):
@@ -262,7 +262,7 @@ def _may_mount_shm(flag: Flag) -> bool:
     target = _MOUNT_TARGETS[flag.long_name](flag.value_text).target.strip()
     if _expands(target) or not target:
         return True
-    return clean_path(target) in ("/", "/dev", SHM_PATH)  # docker cleans it: ``//dev/shm``, ``/dev/./shm``
+    return clean_container_path(target) in ("/", "/dev", SHM_PATH)  # docker cleans it: ``//dev/shm``, ``/dev/./shm``
 
 
 #: the mount options and how each one's value names its target

@@ -16,14 +16,19 @@ SHM_PATH = "/dev/shm"
 def is_shm_path(path: str) -> bool:
     """``/dev/shm`` however it is written (``/dev/shm/``, surrounding blanks, ``//dev/shm``, ``/dev/./shm``: the
     runtimes clean a mount's path); ``/dev/shm/x`` is another path."""
-    return clean_path(path) == SHM_PATH
+    return clean_container_path(path) == SHM_PATH
 
 
-def clean_path(path: str) -> str:
+def clean_container_path(path: str) -> str:
     """An absolute container path as the runtimes clean it (Go's ``filepath.Clean``: repeated slashes, ``.`` and
-    ``..`` resolved, no trailing slash; POSIX's kept ``//`` prefix too); a relative one stripped only."""
+    ``..`` resolved, no trailing slash; POSIX's kept ``//`` prefix too); a relative one stripped only, and one the
+    shell still fills in (``/dev/shm/$X/..``) only of its trailing slashes: what ``..`` leaves is not known."""
     path = path.strip()
-    return posixpath.normpath("/" + path.lstrip("/")) if path.startswith("/") else path
+    if not path.startswith("/"):
+        return path
+    if "$" in path or "`" in path:
+        return path.rstrip("/") or "/"
+    return posixpath.normpath("/" + path.lstrip("/"))
 
 
 def docker_namespace_size(size: Size) -> Size:
