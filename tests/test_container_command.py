@@ -484,6 +484,40 @@ def test_an_array_the_text_does_not_show_whole_is_not_read(script: str) -> None:
     assert list(container_commands(script)) == []
 
 
+@pytest.mark.parametrize(
+    "script",
+    [
+        # a function's own array over the text's: which one the run gets is not known
+        'D=(docker run --gpus all --shm-size 16g img)\nshow() { local -a D=(docker run --gpus all img); }\n"${D[@]}" t',
+        'D="echo"\nD+=(docker run --gpus all img t)\n"${D[@]}"',  # added to a string: ``echo docker ...``
+        'D=(docker run --gpus all img t)\nif command -v "${D[@]}" >/dev/null; then :; fi',  # asks, runs nothing
+    ],
+)
+def test_an_array_whose_value_at_the_run_is_not_known_is_not_read(script: str) -> None:
+    assert list(container_commands(script)) == []
+
+
+def test_arrays_made_of_one_prefix_are_each_their_own_command() -> None:
+    """Two arrays built from one ``BASE`` start at the same word: each run is still its own command."""
+    script = (
+        'BASE=(docker run --rm)\nEVAL=("${BASE[@]}" img python eval.py)\n'
+        'TRAIN=("${BASE[@]}" --gpus all trainer python train.py)\n"${EVAL[@]}"\n"${TRAIN[@]}"\n'
+    )
+    assert [c.image.text for c in container_commands(script) if c.image] == ["img", "trainer"]
+
+
+def test_a_functions_own_array_run_inside_it_is_read() -> None:
+    script = 'train() {\n  local cmd=(docker run --gpus all img python t.py)\n  "${cmd[@]}"\n}\ntrain\n'
+    (command,) = container_commands(script)
+    assert command.image is not None and command.image.text == "img"
+
+
+def test_all_of_the_scripts_arguments_in_braces_stand_for_options() -> None:
+    (command,) = container_commands('D=(docker run --gpus all "${@}")\n"${D[@]}" img')
+    assert [word.text for word in command.unknown] == ["${@}"] and command.image is not None
+    assert command.image.text == "img"
+
+
 def test_an_array_is_not_read_across_ci_steps() -> None:
     """A CI job's ``run:`` steps are shells of their own (``in_blocks``): an array given in one is not run in the
     next."""

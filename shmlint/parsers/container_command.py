@@ -148,8 +148,10 @@ class ArrayRuns:
     def __init__(self, text: str, assigned: Assignments) -> None:
         self.text = text
         self.assigned = assigned
-        self.held: dict[str, tuple[list[Word], int]] = {}  # each array's words and its name's generation then
-        self.runs: dict[tuple[int, int], ContainerCommand] = {}  # by the array's first word and the run's, if it adds
+        #: each array's words, its name's generation then, where it was given (its ``)``) and whether a function's
+        #: own (``local``, ``declare``)
+        self.held: dict[str, tuple[list[Word], int, int, bool]] = {}
+        self.runs: dict[tuple[int, int], ContainerCommand] = {}  # by where the array was given and the run, if it adds
         self.counted: dict[int, int] = {}  # runs read per array
         self.words = 0  # words kept and read
 
@@ -169,19 +171,25 @@ class ArrayRuns:
         held = self.held.get(name)
         return held[0] if held is not None and held[1] == generation else None
 
+    def _drop(self, name: str) -> None:
+        self.held.pop(name, None)
+
     def _keep(self, array: NamedArray) -> None:
         generations = self.assigned.generations
         now = generations.get(array.name, 0)
+        held = self.held.get(array.name)
         if array.items is None:
-            self.held.pop(array.name, None)
-            return
-        if array.appended:  # ``D+=(...)`` adds to what it holds (an array the text never gave: nothing yet)
+            return self._drop(array.name)
+        if array.appended:  # ``D+=(...)`` adds to what it holds (a name the text never gave: nothing yet)
             before = self._current(array.name, now)
+            if before is None and now > 0:
+                return self._drop(array.name)  # it holds what the text does not show (a string, another value)
             words = before if before is not None else []
-            if before is None and array.name in self.held:
-                return  # it holds what the text does not show: so does the whole
+            origin, scoped = (held[2], held[3]) if before is not None and held is not None else (array.end, False)
         else:  # a new value: the arrays its items take whole are what they held (``CMD=(sudo "${CMD[@]}")``)
-            words = []
+            if array.scoped and held is not None and held[1] == now - 1 and not held[3]:
+                return self._drop(array.name)  # a function's own over the text's: which one a run gets is not known
+            words, origin, scoped = [], array.end, array.scoped
         kept = len(words)
         for item in array.items:
             whole = _WHOLE_ARRAY.match(item.text) if item.splat else None
@@ -192,21 +200,19 @@ class ArrayRuns:
             inner = self._current(
                 name, now - 1 if name == array.name and not array.appended else generations.get(name, 0)
             )
-            if inner is None:
-                self.held.pop(array.name, None)  # an array the text does not show: not known
-                return
+            if inner is None or self.words + len(words) - kept + len(inner) > self.MAX_WORDS:
+                return self._drop(array.name)  # an array the text does not show, or past the bound: not known
             words.extend(inner)
         self.words += len(words) - kept
         if self.words > self.MAX_WORDS:
-            self.held.pop(array.name, None)
-            return
-        self.held[array.name] = (words, now)
+            return self._drop(array.name)
+        self.held[array.name] = (words, now, origin, scoped)
 
     def _run(self, name: str, at: Word, added: Sequence[Word]) -> None:
         words = self._current(name, self.assigned.generations.get(name, 0))
         if not words or len(self.runs) >= self.MAX_TEXT_RUNS:
             return
-        key = (words[0].start, at.start if added else -1)
+        key = (self.held[name][2], at.start if added else -1)
         if key in self.runs or self.counted.get(key[0], 0) >= self.MAX_RUNS:
             return
         if self.words + len(words) + len(added) > self.MAX_WORDS:
@@ -233,6 +239,8 @@ def _array_run(words: Sequence[Word], text: str) -> tuple[str, int] | None:
     for _ in range(4):  # wrappers in front of wrappers, a few deep
         if index < len(words) and words[index].text == "eval":
             evaluated, index = True, index + 1
+        if index + 1 < len(words) and words[index].text == "command" and words[index + 1].text in ("-v", "-V"):
+            return None  # ``command -v "${D[@]}"`` asks where the program is, it runs nothing
         index = _skip_wrappers(words, index, text)
         if index < len(words) and words[index].text == "timeout":
             index = _skip_options(words, index + 1, _TIMEOUT_VALUE_OPTIONS) + 1  # and its duration
@@ -421,6 +429,6 @@ def _may_be_image(word: Word) -> bool:
 def _stands_for_options(word: Word) -> bool:
     """An expansion in the image's place that is more likely a list of options than the image."""
     name = _VARIABLE_NAME.match(word.text)
-    if word.text.startswith(("$@", "$*")) or "[@]" in word.text or "[*]" in word.text:
+    if word.text.startswith(("$@", "$*", "${@}", "${*}")) or "[@]" in word.text or "[*]" in word.text:
         return True
     return bool(name and _OPTION_LIKE_NAME.search(name.group(1)))

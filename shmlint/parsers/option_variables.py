@@ -28,6 +28,8 @@ _WHOLE_VARIABLE = LazyRegex(
 _SOURCING = frozenset({"source", "."})
 #: builtins whose arguments are assignments after their options
 _DECLARING = frozenset({"export", "local", "declare", "typeset", "readonly"})
+#: of those, the ones that give a function's own variable inside a function
+_SCOPING = frozenset({"local", "declare", "typeset"})
 #: a command that changes a name other than by a plain assignment: an array's item, ``unset``, ``read``/``mapfile``
 _CHANGED_ELSEWHERE = LazyRegex(
     r"([A-Za-z_][A-Za-z0-9_]{0,63})\[[^\]\n]{0,64}\]\+?="
@@ -140,7 +142,7 @@ def note_assignment(
             arrays.append(NamedArray(name[:-1], array.items, array.end, appended=True))
             array = None
         if array is not None:
-            arrays.append(NamedArray(name, array.items, array.end))
+            arrays.append(NamedArray(name, array.items, array.end, scoped=first in _SCOPING))
             value = " ".join(_quoted(item) for item in array.items or ())
             if array.items is None or not all(_kept(item) for item in array.items) or len(value) > MAX_VALUE:
                 assigned.pop(name, None)  # an item the text does not give, or too long: not known
@@ -169,6 +171,7 @@ class NamedArray(NamedTuple):
     items: tuple[Word, ...] | None
     end: int
     appended: bool = False
+    scoped: bool = False  # given with ``local``/``declare``/``typeset``: a function's own when inside one
 
 
 def _kept(item: Word) -> bool:
