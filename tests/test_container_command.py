@@ -497,6 +497,27 @@ def test_an_array_whose_value_at_the_run_is_not_known_is_not_read(script: str) -
     assert list(container_commands(script)) == []
 
 
+@pytest.mark.parametrize(
+    "script",
+    [
+        # a function of the script that runs its arguments (an audit's misses: pytorch-pfn-extras, chainer)
+        'run() { echo "+ $*" >&2; "$@"; }\nD=(docker run --gpus all img t)\nrun "${D[@]}"',
+        'run()\n{\n  set -x\n  exec "$@"\n}\nD=(docker run --gpus all img t)\nrun "${D[@]}"',
+        # the ``set -u`` spelling of an array that may be empty (apache/tvm)
+        'F=(--gpus all)\nD=(docker run ${F[@]+"${F[@]}"} img t)\n${D[@]+"${D[@]}"}',
+        'B=docker\nD=(${B} run --gpus all img t)\n"${D[@]}"',  # the engine in a variable the script gives
+    ],
+)
+def test_an_array_run_through_a_runner_or_spelled_for_set_u_is_read(script: str) -> None:
+    (command,) = container_commands(script)
+    assert command.has_flag("--gpus") and command.image is not None and command.image.text == "img"
+
+
+def test_a_function_that_does_not_run_its_arguments_runs_no_array() -> None:
+    script = 'show() { echo "+ $*"; }\nD=(docker run --gpus all img t)\nshow "${D[@]}"'
+    assert list(container_commands(script)) == []
+
+
 def test_arrays_made_of_one_prefix_are_each_their_own_command() -> None:
     """Two arrays built from one ``BASE`` start at the same word: each run is still its own command."""
     script = (

@@ -154,12 +154,15 @@ class ArrayRuns:
         self.runs: dict[tuple[int, int], ContainerCommand] = {}  # by where the array was given and the run, if it adds
         self.counted: dict[int, int] = {}  # runs read per array
         self.words = 0  # words kept and read
+        self.runners = frozenset(  # the text's functions that run their arguments
+            match.group(1) for match in _RUNNER.finditer(text) if _RUNS_ARGUMENTS.search(match.group(2))
+        )
 
     def note(self, given: tuple[NamedArray, ...], command: SimpleCommand) -> None:
         """What a command does to the arrays: gives or adds to them, or runs one."""
         for array in given:
             self._keep(array)
-        run = _array_run(command.words, self.text)
+        run = _array_run(command.words, self.text, self.runners)
         if run is not None:
             self._run(run[0], command.words[run[1]], command.words[run[1] + 1 :])
 
@@ -224,16 +227,30 @@ class ArrayRuns:
             self.runs[key] = parsed._replace(first=at)  # the finding is where it runs
 
 
-#: a word that is all of an array: ``"${NAME[@]}"``, ``${NAME[*]}``
-_WHOLE_ARRAY = LazyRegex(r"^\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\[[@*]\]\}$", 0, ("${",))
+#: a word that is all of an array: ``"${NAME[@]}"``, ``${NAME[*]}``, also as ``set -u`` scripts write it so that an
+#: empty one expands to nothing, ``${NAME[@]+"${NAME[@]}"}``
+_WHOLE_ARRAY = LazyRegex(r'^\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\[[@*]\](?:\+"?\$\{\1\[[@*]\]\}"?)?\}$', 0, ("${",))
+#: a shell function that runs its arguments as a command (``run() { echo "+ $*"; "$@"; }``): ``run "${CMD[@]}"``
+#: runs the array; its body is read up to its first ``}`` (no braces inside), at most 2,000 characters
+_RUNNER = LazyRegex(
+    r"^[ \t]*(?:function[ \t]+)?([A-Za-z_][\w.:-]{0,63})[ \t]*\([ \t]*\)\s{0,16}\{([^{}]{0,2000})\}",
+    re.MULTILINE,
+    ("(",),
+)
+#: a command of such a body that is the arguments themselves (``"$@"``, ``exec "$@"``, ``eval "$@"``)
+_RUNS_ARGUMENTS = LazyRegex(
+    r'(?:^|[;{\n]|&&|\|\|)[ \t]*(?:(?:exec|eval|command|sudo)[ \t]+)?"?\$(?:@|\{@\})"?(?:[ \t;]|$)',
+    re.MULTILINE,
+    ("$",),
+)
 #: ``timeout [options] DURATION`` before the command it runs
 _TIMEOUT_VALUE_OPTIONS = frozenset({"-s", "--signal", "-k", "--kill-after"})
 
 
-def _array_run(words: Sequence[Word], text: str) -> tuple[str, int] | None:
+def _array_run(words: Sequence[Word], text: str, runners: frozenset[str] = frozenset()) -> tuple[str, int] | None:
     """The array a command runs as its program (``sudo "${CMD[@]}"``, ``eval "${CMD[*]}"``, ``timeout 1h
-    "${CMD[@]}"``) and the index of its word, or None. A quoted ``"${CMD[*]}"`` is one word, a program of that
-    whole name, unless ``eval`` reads it again."""
+    "${CMD[@]}"``, ``run "${CMD[@]}"`` with one of the text's ``runners``) and the index of its word, or None. A
+    quoted ``"${CMD[*]}"`` is one word, a program of that whole name, unless ``eval`` reads it again."""
     index = next((i for i, word in enumerate(words) if not is_assignment(word, text)), len(words))
     evaluated = False
     for _ in range(4):  # wrappers in front of wrappers, a few deep
@@ -244,6 +261,8 @@ def _array_run(words: Sequence[Word], text: str) -> tuple[str, int] | None:
         index = _skip_wrappers(words, index, text)
         if index < len(words) and words[index].text == "timeout":
             index = _skip_options(words, index + 1, _TIMEOUT_VALUE_OPTIONS) + 1  # and its duration
+        if index < len(words) and not words[index].dynamic and words[index].text in runners:
+            index += 1
     whole = _WHOLE_ARRAY.match(words[index].text) if index < len(words) else None
     if whole is None or not (words[index].splat or evaluated):
         return None
@@ -260,8 +279,11 @@ def parse_container_command(
     if index >= len(words):
         return None
     engine = words[index]
+    if engine.dynamic and assigned is not None:  # ``B=docker`` earlier: ``$B run ...``
+        engine = assigned_word(engine, assigned) or engine
     if not _is_engine(engine, words[index + 1 : index + 2]):
         return None
+    engine = words[index]
     index = _skip_options(words, index + 1, GLOBAL_VALUE_OPTIONS)
     container = index < len(words) and words[index].text == "container"  # docker container run
     index += container
