@@ -503,6 +503,8 @@ def test_an_array_whose_value_at_the_run_is_not_known_is_not_read(script: str) -
         # a function of the script that runs its arguments (an audit's misses: pytorch-pfn-extras, chainer)
         'run() { echo "+ $*" >&2; "$@"; }\nD=(docker run --gpus all img t)\nrun "${D[@]}"',
         'run()\n{\n  set -x\n  exec "$@"\n}\nD=(docker run --gpus all img t)\nrun "${D[@]}"',
+        'function run { echo "+ $*"; "$@"; }\nD=(docker run --gpus all img t)\nrun "${D[@]}"',
+        'F=(--gpus all)\nD=(docker run ${F[@]:+"${F[@]}"} img t)\n${D[@]:+"${D[@]}"}',
         # the ``set -u`` spelling of an array that may be empty (apache/tvm)
         'F=(--gpus all)\nD=(docker run ${F[@]+"${F[@]}"} img t)\n${D[@]+"${D[@]}"}',
         'B=docker\nD=(${B} run --gpus all img t)\n"${D[@]}"',  # the engine in a variable the script gives
@@ -513,9 +515,28 @@ def test_an_array_run_through_a_runner_or_spelled_for_set_u_is_read(script: str)
     assert command.has_flag("--gpus") and command.image is not None and command.image.text == "img"
 
 
-def test_a_function_that_does_not_run_its_arguments_runs_no_array() -> None:
-    script = 'show() { echo "+ $*"; }\nD=(docker run --gpus all img t)\nshow "${D[@]}"'
-    assert list(container_commands(script)) == []
+@pytest.mark.parametrize(
+    "function",
+    [
+        'show() { echo "+ $*"; }',
+        'log() { echo "running; $@" >&2; }',  # in a string
+        "show() { printf '%s ' \\\n  \"$@\"; echo; }",  # an argument on a continued line
+        'keep() { ARGS=(\n  "$@"\n); }',  # an array's item
+        "cat > helper.sh <<'EOF'\nrun() { \"$@\"; }\nEOF",  # a here-document's text, not the script's function
+    ],
+)
+def test_a_function_that_does_not_run_its_arguments_runs_no_array(function: str) -> None:
+    script = f'{function}\nD=(docker run --gpus all img t)\nrun "${{D[@]}}"\nshow "${{D[@]}}"\nlog "${{D[@]}}"\n'
+    assert list(container_commands(script + 'keep "${D[@]}"\n')) == []
+
+
+def test_an_engine_in_a_variable_is_the_engine_it_holds() -> None:
+    """``B=podman; $B run ...`` is podman's run (its own rules apply); a name that says docker stays an engine
+    whatever it holds."""
+    (command,) = container_commands("B=podman\n$B run --gpus all img t\n")
+    assert command.engine.text == "podman" and command.name == "podman run"
+    (named,) = container_commands("DOCKER=finch\n$DOCKER run --gpus all img t\n")
+    assert named.engine.text == "$DOCKER"
 
 
 def test_arrays_made_of_one_prefix_are_each_their_own_command() -> None:

@@ -28,7 +28,7 @@ from shmlint.parsers.option_variables import (
     option_variable,
 )
 from shmlint.parsers.programs import ENGINES
-from shmlint.parsers.shell import SimpleCommand, Word, commands
+from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, top_level
 
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
 _ENGINE_VARIABLE = LazyRegex(r"^\$[({]?\w*(docker|podman|container_(engine|runtime|cli))\w*[)}]?$", re.IGNORECASE)
@@ -117,7 +117,7 @@ def container_commands(text: str, in_blocks: bool = False) -> Iterator[Container
     assigned = Assignments()
     simple = list(commands(text, in_blocks=in_blocks))
     array_end = -1
-    arrays = ArrayRuns(text, assigned)
+    arrays = ArrayRuns(text, assigned, frozenset(command.words[0].start for command in simple))
     for index, command in enumerate(simple):
         if command.words[0].start < array_end:
             continue  # an array's words (``ARGS=(--gpus all)``), not a command
@@ -145,7 +145,7 @@ class ArrayRuns:
     MAX_TEXT_RUNS = 512
     MAX_WORDS = 100_000
 
-    def __init__(self, text: str, assigned: Assignments) -> None:
+    def __init__(self, text: str, assigned: Assignments, starts: frozenset[int] = frozenset()) -> None:
         self.text = text
         self.assigned = assigned
         #: each array's words, its name's generation then, where it was given (its ``)``) and whether a function's
@@ -154,9 +154,7 @@ class ArrayRuns:
         self.runs: dict[tuple[int, int], ContainerCommand] = {}  # by where the array was given and the run, if it adds
         self.counted: dict[int, int] = {}  # runs read per array
         self.words = 0  # words kept and read
-        self.runners = frozenset(  # the text's functions that run their arguments
-            match.group(1) for match in _RUNNER.finditer(text) if _RUNS_ARGUMENTS.search(match.group(2))
-        )
+        self.runners = _runners(text, starts)  # the text's functions that run their arguments
 
     def note(self, given: tuple[NamedArray, ...], command: SimpleCommand) -> None:
         """What a command does to the arrays: gives or adds to them, or runs one."""
@@ -229,20 +227,46 @@ class ArrayRuns:
 
 #: a word that is all of an array: ``"${NAME[@]}"``, ``${NAME[*]}``, also as ``set -u`` scripts write it so that an
 #: empty one expands to nothing, ``${NAME[@]+"${NAME[@]}"}``
-_WHOLE_ARRAY = LazyRegex(r'^\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\[[@*]\](?:\+"?\$\{\1\[[@*]\]\}"?)?\}$', 0, ("${",))
-#: a shell function that runs its arguments as a command (``run() { echo "+ $*"; "$@"; }``): ``run "${CMD[@]}"``
-#: runs the array; its body is read up to its first ``}`` (no braces inside), at most 2,000 characters
-_RUNNER = LazyRegex(
-    r"^[ \t]*(?:function[ \t]+)?([A-Za-z_][\w.:-]{0,63})[ \t]*\([ \t]*\)\s{0,16}\{([^{}]{0,2000})\}",
+_WHOLE_ARRAY = LazyRegex(r'^\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\[[@*]\](?::?\+"?\$\{\1\[[@*]\]\}"?)?\}$', 0, ("${",))
+#: a shell function's header and body (``run() { ...; }``, ``function run { ...; }``): its body is read up to its
+#: first ``}`` (no braces inside), at most 2,000 characters
+_FUNCTION = LazyRegex(
+    r"^[ \t]*(?:function[ \t]+([A-Za-z_][\w.:-]{0,63})[ \t]*(?:\([ \t]*\))?|([A-Za-z_][\w.:-]{0,63})[ \t]*\([ \t]*\))"
+    r"\s{0,16}\{([^{}]{0,2000})\}",
     re.MULTILINE,
-    ("(",),
+    ("{",),
 )
-#: a command of such a body that is the arguments themselves (``"$@"``, ``exec "$@"``, ``eval "$@"``)
-_RUNS_ARGUMENTS = LazyRegex(
-    r'(?:^|[;{\n]|&&|\|\|)[ \t]*(?:(?:exec|eval|command|sudo)[ \t]+)?"?\$(?:@|\{@\})"?(?:[ \t;]|$)',
-    re.MULTILINE,
-    ("$",),
-)
+#: what runs the arguments as a command in such a body (``"$@"``, ``exec "$@"``)
+_ARGUMENTS = frozenset({"$@", "${@}"})
+_RUNNING_WRAPPERS = frozenset({"exec", "eval", "command", "sudo"})
+
+
+def _runners(text: str, starts: frozenset[int]) -> frozenset[str]:
+    """The text's own functions (their names start commands the tokenizer read: not a here-document's text) whose
+    body runs their arguments as a command, read as shell (not ``"$@"`` in a string, an array or an argument)."""
+    found = set()
+    for match in _FUNCTION.finditer(text):
+        name_at = match.start(1) if match.group(1) else match.start(2)
+        header_at = match.start() + len(match.group(0)) - len(match.group(0).lstrip())  # ``function`` or the name
+        if name_at not in starts and header_at not in starts:
+            continue
+        body = match.group(3)
+        listed = list(top_level(commands(body)))
+        array_end = -1
+        for index, command in enumerate(listed):
+            if command.words[0].start < array_end:
+                continue  # an array's words (``ARGS=("$@")``), not a command
+            array = array_items(body, command.words[-1], listed[index + 1 :])
+            array_end = array.end if array is not None else -1
+            words = list(command.words)
+            while words and words[0].text in _RUNNING_WRAPPERS:
+                words = words[1:]
+            if words and words[0].text in _ARGUMENTS and words[0].splat:
+                found.add(match.group(1) or match.group(2))
+                break
+    return frozenset(found)
+
+
 #: ``timeout [options] DURATION`` before the command it runs
 _TIMEOUT_VALUE_OPTIONS = frozenset({"-s", "--signal", "-k", "--kill-after"})
 
@@ -279,11 +303,11 @@ def parse_container_command(
     if index >= len(words):
         return None
     engine = words[index]
-    if engine.dynamic and assigned is not None:  # ``B=docker`` earlier: ``$B run ...``
-        engine = assigned_word(engine, assigned) or engine
-    if not _is_engine(engine, words[index + 1 : index + 2]):
+    resolved = assigned_word(engine, assigned) if engine.dynamic and assigned is not None else None
+    if resolved is not None and _is_engine(resolved, ()):  # ``B=podman`` earlier: ``$B run ...`` is podman's
+        engine = resolved
+    elif not _is_engine(engine, words[index + 1 : index + 2]):
         return None
-    engine = words[index]
     index = _skip_options(words, index + 1, GLOBAL_VALUE_OPTIONS)
     container = index < len(words) and words[index].text == "container"  # docker container run
     index += container
