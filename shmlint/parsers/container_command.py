@@ -117,7 +117,7 @@ def container_commands(text: str, in_blocks: bool = False) -> Iterator[Container
     assigned = Assignments()
     simple = list(commands(text, in_blocks=in_blocks))
     array_end = -1
-    arrays = ArrayRuns(text, assigned, frozenset(command.words[0].start for command in simple))
+    arrays = ArrayRuns(text, assigned, simple)
     for index, command in enumerate(simple):
         if command.words[0].start < array_end:
             continue  # an array's words (``ARGS=(--gpus all)``), not a command
@@ -129,6 +129,17 @@ def container_commands(text: str, in_blocks: bool = False) -> Iterator[Container
         if parsed is not None:
             yield parsed
     yield from arrays.commands()
+
+
+class _Held(NamedTuple):
+    """An array as the text gave it: its words, its name's generation then (``Assignments.generations``), where it
+    was given (its ``)``: runs of different arrays are told apart by it) and whether a function's own (``local``,
+    ``declare``)."""
+
+    words: list[Word]
+    generation: int
+    origin: int
+    scoped: bool
 
 
 class ArrayRuns:
@@ -145,21 +156,25 @@ class ArrayRuns:
     MAX_TEXT_RUNS = 512
     MAX_WORDS = 100_000
 
-    def __init__(self, text: str, assigned: Assignments, starts: frozenset[int] = frozenset()) -> None:
+    def __init__(self, text: str, assigned: Assignments, simple: Sequence[SimpleCommand] = ()) -> None:
         self.text = text
         self.assigned = assigned
-        #: each array's words, its name's generation then, where it was given (its ``)``) and whether a function's
-        #: own (``local``, ``declare``)
-        self.held: dict[str, tuple[list[Word], int, int, bool]] = {}
+        self.simple = simple  # the text's commands: where its own functions start
+        self.held: dict[str, _Held] = {}
         self.runs: dict[tuple[int, int], ContainerCommand] = {}  # by where the array was given and the run, if it adds
         self.counted: dict[int, int] = {}  # runs read per array
         self.words = 0  # words kept and read
-        self.runners = _runners(text, starts)  # the text's functions that run their arguments
+        self.runners: frozenset[str] | None = None  # the text's functions that run their arguments, once asked
 
     def note(self, given: tuple[NamedArray, ...], command: SimpleCommand) -> None:
-        """What a command does to the arrays: gives or adds to them, or runs one."""
+        """What a command does to the arrays: gives or adds to them, or runs one (looked for only once the text
+        holds an array: most texts give none)."""
         for array in given:
             self._keep(array)
+        if not self.held:
+            return
+        if self.runners is None:
+            self.runners = _runners(self.text, frozenset(c.words[0].start for c in self.simple))
         run = _array_run(command.words, self.text, self.runners)
         if run is not None:
             self._run(run[0], command.words[run[1]], command.words[run[1] + 1 :])
@@ -170,7 +185,7 @@ class ArrayRuns:
 
     def _current(self, name: str, generation: int) -> list[Word] | None:
         held = self.held.get(name)
-        return held[0] if held is not None and held[1] == generation else None
+        return held.words if held is not None and held.generation == generation else None
 
     def _drop(self, name: str) -> None:
         self.held.pop(name, None)
@@ -186,9 +201,9 @@ class ArrayRuns:
             if before is None and now > 0:
                 return self._drop(array.name)  # it holds what the text does not show (a string, another value)
             words = before if before is not None else []
-            origin, scoped = (held[2], held[3]) if before is not None and held is not None else (array.end, False)
+            origin, scoped = (held.origin, held.scoped) if before is not None and held else (array.end, False)
         else:  # a new value: the arrays its items take whole are what they held (``CMD=(sudo "${CMD[@]}")``)
-            if array.scoped and held is not None and held[1] == now - 1 and not held[3]:
+            if array.scoped and held is not None and held.generation == now - 1 and not held.scoped:
                 return self._drop(array.name)  # a function's own over the text's: which one a run gets is not known
             words, origin, scoped = [], array.end, array.scoped
         kept = len(words)
@@ -207,13 +222,13 @@ class ArrayRuns:
         self.words += len(words) - kept
         if self.words > self.MAX_WORDS:
             return self._drop(array.name)
-        self.held[array.name] = (words, now, origin, scoped)
+        self.held[array.name] = _Held(words, now, origin, scoped)
 
     def _run(self, name: str, at: Word, added: Sequence[Word]) -> None:
         words = self._current(name, self.assigned.generations.get(name, 0))
         if not words or len(self.runs) >= self.MAX_TEXT_RUNS:
             return
-        key = (self.held[name][2], at.start if added else -1)
+        key = (self.held[name].origin, at.start if added else -1)
         if key in self.runs or self.counted.get(key[0], 0) >= self.MAX_RUNS:
             return
         if self.words + len(words) + len(added) > self.MAX_WORDS:
