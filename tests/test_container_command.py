@@ -3,11 +3,20 @@ split back into exactly the flags, image and arguments they were built from, wit
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from shmlint.discover import Candidate
+from shmlint.engine import Engine
+from shmlint.fix.apply import fix_source
+from shmlint.format_descriptor import FileKind
+from shmlint.model import Severity
 from shmlint.parsers.container_command import ArrayRuns, ContainerCommand, container_commands
+from shmlint.settings import Settings
+from shmlint.source import SourceText
 
 #: options that take a value, and boolean ones (a sample of each kind the grammar knows)
 VALUE_FLAGS = ["--shm-size", "--ipc", "--tmpfs", "--mount", "-v", "--volume", "-e", "--env", "--gpus", "-m", "--name"]
@@ -650,3 +659,80 @@ def test_a_command_variable_with_quotes_is_not_split_as_the_shell_would_not(valu
 def test_an_images_default_after_a_file_of_assignments_is_not_known(script: str, image: str) -> None:
     (command,) = container_commands(script)
     assert command.image is not None and command.image.text == image
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'E=""\nif [ -n "$GPU" ]; then E="${E} --gpus all"; fi\n',  # built up under a condition
+        'E="-it"\nE+=" --gpus all"\n',  # added to
+        'E="-v a:/b"\nif [ -n "$G" ]; then E="$E --gpus all"; fi\nif [ -n "$X" ]; then E="$E -e X=1"; fi\n',
+        'E="--rm"\nexport E="$E --gpus=all"\n',
+    ],
+)
+def test_an_option_variable_the_script_builds_up_is_read_as_every_condition_adds(script: str) -> None:
+    """``E="$E --gpus all"`` and ``E+=...`` add to what the name held: the value with every addition is the
+    container as its accelerator branch runs."""
+    command = last(script + "docker run $E img python train.py")
+    assert command.has_flag("--gpus") and command.unknown == ()
+    assert command.image is not None and command.image.text == "img"
+    assert [word.text for word in command.arguments] == ["python", "train.py"]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'E="${E} --gpus all"\n',  # what the environment holds is not known
+        'E+=" --gpus all"\n',
+        'E="-it"\nE="$E --gpus all"\nE="$E --shm-size=1g"\n',  # a size in one branch: which one runs is not known
+        'E="--gpus all"\nE="$E --ipc=host"\n',
+        'E=(-it)\nE+=" --gpus all"\n',  # added to an array
+        'E="it\'s"\nE="$E --gpus all"\n',  # a quote the reading would have to rewrite
+    ],
+)
+def test_an_option_variable_built_up_from_what_is_not_known_stays_unknown(script: str) -> None:
+    command = last(script + "docker run $E img python train.py")
+    assert not command.has_flag("--shm-size") and not command.has_flag("--ipc")
+    assert [word.text for word in command.unknown] == ["$E"] or command.image is None or command.image.text == "$E"
+
+
+def test_a_variable_of_options_and_the_image_is_its_words_where_it_is() -> None:
+    script = 'A="--gpus all -v $PWD:/w --rm nvcr.io/nvidia/pytorch:24.01-py3 python train.py"\ndocker run $A'
+    command = last(script)
+    at = script.index("$A", script.index("docker"))
+    assert command.image is not None and command.image.text == "nvcr.io/nvidia/pytorch:24.01-py3"
+    assert (command.image.start, command.image.end) == (at, at + 2)
+    assert [word.text for word in command.arguments] == ["python", "train.py"]
+    assert [(flag.name, flag.value_text, flag.expanded_from) for flag in command.flags[:2]] == [
+        ("--gpus", "all", "$A"),
+        ("-v", "$PWD:/w", "$A"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "--gpus all --shm-size=1g img",  # a size the fix would have to write into the value
+        "--gpus all --ipc=host img",
+        "--gpus all -v /dev/shm:/dev/shm img",
+        "--gpus all $IMAGE",  # the image is not known
+        "img --gpus all",  # not options first
+    ],
+)
+def test_a_variable_of_options_and_an_image_that_decide_dev_shm_is_not_split(value: str) -> None:
+    command = last(f'A="{value}"\ndocker run $A')
+    assert not command.has_flag("--shm-size") and not command.has_flag("--ipc") and not command.has_flag("--volume")
+
+
+def test_the_fix_for_a_variable_of_options_and_the_image_goes_before_it(tmp_path: Path) -> None:
+    """The size is written in front of the variable (after it would be the image's command), never into it."""
+    script = (
+        'A="--gpus all --rm nvcr.io/nvidia/pytorch:24.01-py3 torchrun --nproc_per_node=2 train.py"\ndocker run $A\n'
+    )
+    path = tmp_path / "run.sh"
+    path.write_text(script)
+    engine = Engine(Settings())
+    (finding,) = engine.check_candidate(Candidate(str(path), FileKind.SHELL, True)).findings
+    assert finding.code == "SHM001" and finding.severity is Severity.ERROR
+    result = fix_source(engine, SourceText(str(path), script), FileKind.SHELL, path)
+    assert result.text == script.replace("docker run $A", "docker run --shm-size=8g $A")

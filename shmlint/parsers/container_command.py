@@ -26,6 +26,7 @@ from shmlint.parsers.option_variables import (
     is_assignment,
     note_assignment,
     option_variable,
+    options_and_image,
 )
 from shmlint.parsers.programs import ENGINES
 from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, top_level
@@ -329,9 +330,9 @@ def parse_container_command(
     if index >= len(words) or words[index].text not in _SUBCOMMANDS:
         return None
     run_word = words[index]
-    options, unknown, shm_words, placed, image_index = _read_options(words, index + 1, text, assigned or Assignments())
-    image = words[image_index] if image_index < len(words) else None
-    arguments = tuple(words[image_index + 1 :])
+    read = _read_options(words, index + 1, text, assigned or Assignments())
+    image = read.words[read.image_index] if read.image_index < len(read.words) else None
+    arguments = tuple(read.words[read.image_index + 1 :])
     if image is not None and image.dynamic and assigned is not None:  # ``IMAGE=x`` earlier: ``docker run $IMAGE``
         image = assigned_word(image, assigned) or image
     if assigned is not None:  # ``CMD="python3 train.py"`` earlier: ``docker run img $CMD``
@@ -341,12 +342,12 @@ def parse_container_command(
         engine=engine,
         subcommand=f"container {run_word.text}" if container else run_word.text,
         run_word=run_word,
-        flags=tuple(options),
-        unknown=tuple(unknown),
+        flags=read.flags,
+        unknown=read.unknown,
         image=image,
         arguments=arguments,
-        may_set_shm=tuple(shm_words),
-        placed=tuple(placed),
+        may_set_shm=read.shm_words,
+        placed=read.placed,
     )
 
 
@@ -422,35 +423,55 @@ def _is_engine(word: Word, following: Sequence[Word]) -> bool:
     return word.text.rsplit("/", 1)[-1] in ENGINES
 
 
-def _read_options(
-    words: Sequence[Word], index: int, text: str, assigned: Assignments
-) -> tuple[list[Flag], list[Word], list[Word], list[Word], int]:
-    """The options, the expansions that may hold more options, those of them that may decide /dev/shm, those
-    read so only by the options after them, and the index of the image word."""
+class _ReadOptions(NamedTuple):
+    """What ``_read_options`` read: the options, the expansions that may hold more options, those of them that may
+    decide /dev/shm, those read so only by the options after them, the words with the option variables that
+    hold the image spliced in, and the index of the image word among them."""
+
+    flags: tuple[Flag, ...]
+    unknown: tuple[Word, ...]
+    shm_words: tuple[Word, ...]
+    placed: tuple[Word, ...]
+    words: tuple[Word, ...]
+    image_index: int
+
+
+#: option variables that hold the image too spliced into one command's words (each may hold another's name)
+_MAX_SPLICED = 8
+
+
+def _read_options(given: Sequence[Word], index: int, text: str, assigned: Assignments) -> _ReadOptions:
+    """The options up to the image. A variable the script gave one value of options and the image (``docker_args="--gpus
+    all -v $PWD:/w img:1"``, run as ``docker run $docker_args``) is its words, where the variable is."""
     options: list[Flag] = []
     unknown: list[Word] = []
     shm_words: list[Word] = []
     placed: list[Word] = []
+    words = tuple(given)
+    spliced: dict[tuple[int, int], str] = {}  # where each variable spliced in was, and how it was written
+
+    def read(image_index: int) -> _ReadOptions:
+        return _ReadOptions(tuple(options), tuple(unknown), tuple(shm_words), tuple(placed), words, image_index)
+
     while index < len(words):
         word = words[index]
         if word.text == "--":
-            return options, unknown, shm_words, placed, index + 1
+            return read(index + 1)
         if not word.text.startswith("-") or word.text == "-":
             if not word.splat:
-                return options, unknown, shm_words, placed, index
+                return read(index)
             expanded = option_variable(word, assigned)
             if expanded is None and assigned_name(word, assigned):
-                return (
-                    options,
-                    unknown,
-                    shm_words,
-                    placed,
-                    index,
-                )  # the script gives it a value that is not options: the image
+                split = options_and_image(word, assigned) if len(spliced) < _MAX_SPLICED else None
+                if split is not None:  # options, then the image: its words, read as written
+                    words = (*words[:index], *split, *words[index + 1 :])
+                    spliced[(word.start, word.end)] = word.text
+                    continue
+                return read(index)  # the script gives it a value that is not options: the image
             if expanded is None:
                 if not _stands_for_options(word):
                     if not _options_follow(words, index + 1):
-                        return options, unknown, shm_words, placed, index
+                        return read(index)
                     placed.append(word)
                 expanded = NOT_EXPANDED  # it stands among the options; its value is not known here
             options.extend(expanded.flags)
@@ -460,8 +481,16 @@ def _read_options(
                 shm_words.append(word)
             index += 1
             continue
+        before = len(options)
         index = read_option(words, index, options, text)
-    return options, unknown, shm_words, placed, index
+        if spliced:  # a variable's options are said as its, and no fix writes into them
+            options[before:] = [_from_variable(flag, spliced) for flag in options[before:]]
+    return read(index)
+
+
+def _from_variable(flag: Flag, spliced: dict[tuple[int, int], str]) -> Flag:
+    variable = spliced.get((flag.flag.start, flag.flag.end))
+    return flag._replace(expanded_from=variable) if variable is not None else flag
 
 
 def _options_follow(words: Sequence[Word], index: int) -> bool:

@@ -9,6 +9,7 @@ image, and one it says nothing of stays unknown. The work is bounded per text (`
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 
@@ -20,6 +21,8 @@ from shmlint.runtime.mounts import Mount, Tmpfs, parse_mount, parse_tmpfs, parse
 from shmlint.runtime.shm import SHM_PATH, clean_container_path
 
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+#: a one-variable expansion inside a string value: ``$NAME`` or ``${NAME}``
+_VARIABLE_IN_VALUE = LazyRegex(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 #: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``, or all of an array, ``${NAME[@]}``
 _WHOLE_VARIABLE = LazyRegex(
     r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\})$"
@@ -89,6 +92,7 @@ class Assignments:
         #: a command is what ``"${NAME[@]}"`` runs only while the count stays what it was when the array was given
         self.generations: dict[str, int] = {}
         self._reads: dict[str, _Read | None] = {}
+        self.built_up: dict[tuple[str, ...], bool] = {}  # ``_built_up``'s answer for each set of values
         self._expanded = 0
 
     def read_value(self, value: str) -> _Read | None:
@@ -149,18 +153,54 @@ def note_assignment(
                 assignments.arrays.discard(name)
                 continue
             assignments.arrays.add(name)
-        elif name.endswith("+") or len(value) > MAX_VALUE or text[word.end : word.end + 1] == "(":
-            assigned.pop(name.rstrip("+"), None)  # appended to, too long or an array not read: not known
-            assignments.arrays.discard(name.rstrip("+"))
-            continue
+            given: tuple[str, ...] = (value,)
         else:
+            strings = _string_values(name, value, word.dynamic, assignments)
+            name = name.rstrip("+")
+            if strings is None or text[word.end : word.end + 1] == "(":
+                assigned.pop(name, None)  # added to what is not known, too long, or an array not read: not known
+                assignments.arrays.discard(name)
+                continue
             assignments.arrays.discard(name)
+            given = strings
         known = assigned.get(name, ())
-        if name in assignments.read and value not in known:
-            assignments.late.add(name)
-        if value not in known:
-            assigned[name] = (*known, value)[-MAX_VALUES:]
+        for each in given:
+            if name in assignments.read and each not in known:
+                assignments.late.add(name)
+            if each not in known:
+                known = (*known, each)[-MAX_VALUES:]
+        assigned[name] = known
     return tuple(arrays)
+
+
+def _string_values(name: str, value: str, dynamic: bool, assignments: Assignments) -> tuple[str, ...] | None:
+    """The values a string assignment gives its name: its own; for one that adds to what the name holds (``X+="
+    -it"``) or reads it (``ENV="${ENV} --gpus all"``, as scripts build options up), that value after each value the
+    name held, as the shell puts it there. None when it adds to what is not known (an array, a name the script did
+    not give a value, a value with quotes the reading would have to rewrite) or the value is too long; a value that
+    reads an unknown value of its own name is kept as written (an expansion: unknown where it is read)."""
+    own = name.rstrip("+")
+    appended = name != own
+    reads_itself = dynamic and any(_expanded_name(match) == own for match in _VARIABLE_IN_VALUE.finditer(value))
+    held = assignments.values.get(own, ()) if own not in assignments.arrays else ()
+    if (appended or reads_itself) and (not held or any(char in old for old in held for char in "'\"\\`")):
+        return None if appended else (value,)
+    if appended:
+        given = tuple(old + value for old in held)
+    elif reads_itself:
+        given = tuple(_put_in(value, own, old) for old in held)
+    else:
+        given = (value,)
+    return None if any(len(each) > MAX_VALUE for each in given) else given
+
+
+def _put_in(value: str, name: str, held: str) -> str:
+    """``value`` with what ``name`` held where it reads ``$name`` or ``${name}``."""
+    return _VARIABLE_IN_VALUE.sub(lambda match: held if _expanded_name(match) == name else match[0], value)
+
+
+def _expanded_name(match: re.Match[str]) -> str:
+    return match[1] or match[2]
 
 
 class NamedArray(NamedTuple):
@@ -221,6 +261,8 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     values = assigned.values.get(name, ())
     if name:
         assigned.read.add(name)
+    if name not in assigned.late and _built_up(values, assigned):
+        values = values[-1:]
     reads = [assigned.read_value(value) for value in values]
     if not reads or any(read is None for read in reads):
         return None
@@ -241,6 +283,28 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     parts = [Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in one[1].parts]
     flags, _ = _value_options(parts) or ([], False)
     return Expanded(tuple(flag._replace(expanded_from=word.text) for flag in flags), shm=shm)
+
+
+def _built_up(values: tuple[str, ...], assigned: Assignments) -> bool:
+    """Values a script built up by adding to one name under conditions (``E=-it``, then ``E="$E --gpus all"`` and
+    ``E="$E -e X=1"`` under two ``if``s): the last holds every other's words in their order, and none decides
+    /dev/shm (options a ``--shm-size`` or a mount would undo stay unknown). The last is then what runs when every
+    condition holds: the container as its accelerator branch runs. Worked out once for each set of values."""
+    if len(values) < 2:
+        return False
+    if values not in assigned.built_up:
+        reads = [assigned.read_value(value) for value in values]
+        last = values[-1].split()
+        assigned.built_up[values] = not any(read is None or read.shm for read in reads) and all(
+            _in_order(value.split(), last) for value in values[:-1]
+        )
+    return assigned.built_up[values]
+
+
+def _in_order(words: list[str], within: list[str]) -> bool:
+    """Whether ``words`` appear in ``within`` in the same order (a subsequence)."""
+    remaining = iter(within)
+    return all(word in remaining for word in words)
 
 
 def _read_value(value: str) -> _Read | None:
@@ -338,6 +402,22 @@ def assigned_words(word: Word, assigned: Assignments) -> tuple[Word, ...] | None
         return None
     parts = [part for command in commands(values[0]) for part in command.words]
     return tuple(Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in parts)
+
+
+def options_and_image(word: Word, assigned: Assignments) -> tuple[Word, ...] | None:
+    """The words of a variable the script gave one value of options and then the image (and perhaps its command:
+    ``docker_args="--gpus all -v $PWD:/w --rm img:1"``, run as ``docker run $docker_args``), where the word is;
+    None for any other value, and for one whose options decide /dev/shm (their fix would have to write into the
+    variable's value)."""
+    words = assigned_words(word, assigned)
+    if not words or not words[0].text.startswith("-"):
+        return None
+    flags: list[Flag] = []
+    index = 0
+    while index < len(words) and words[index].text.startswith("-") and words[index].text not in ("-", "--"):
+        index = read_option(words, index, flags, "")
+    decides_shm = any(flag.long_name in _SHM_MODES or _may_mount_shm(flag) for flag in flags)
+    return words if index < len(words) and not words[index].dynamic and not decides_shm else None
 
 
 def assigned_name(word: Word, assigned: Assignments) -> str:
