@@ -1778,3 +1778,46 @@ def test_a_modules_src_folder_is_not_where_the_next_program_is_found(tmp_path: P
     (tmp_path / "start.sh").write_text("python -m pkg.prep\npython train.py\n")
     facts = _gather(tmp_path, Launch(str(tmp_path), ("sh", "start.sh")))
     assert not facts.needs and "train.py" in facts.followed
+
+
+_GPU_BUILD = (
+    "services:\n  t:\n    build: .\n    deploy:\n      resources:\n        reservations:\n          devices:\n"
+    "            - driver: nvidia\n              count: all\n              capabilities: [gpu]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("copy", "run"),
+    [
+        ("COPY docker/start.sh /start.sh", '["/start.sh"]'),
+        ("COPY --chmod=755 docker/start.sh /usr/local/bin/", '["start.sh"]'),  # into a folder on the PATH
+        ("COPY docker/start.sh /usr/local/bin/", '["/usr/local/bin/start.sh"]'),
+        ('COPY ["docker/start.sh", "/opt/run.sh"]', '["sh", "/opt/run.sh"]'),
+        ("WORKDIR /app\nCOPY docker/start.sh .", '["./start.sh"]'),  # relative to the working directory
+    ],
+)
+def test_a_script_the_image_copies_as_a_file_is_followed(tmp_path: Path, copy: str, run: str) -> None:
+    """``COPY docker/start.sh /start.sh`` then ``CMD ["/start.sh"]``: the script the container starts is the
+    repository's file, wherever the image puts it."""
+    (tmp_path / "compose.yaml").write_text(_GPU_BUILD)
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "start.sh").write_text("#!/bin/sh\nexec python /src/train.py\n")
+    (tmp_path / "train.py").write_text(_TRAINER)
+    (tmp_path / "Dockerfile").write_text(f"FROM python:3.11\n{copy}\nCOPY train.py /src/train.py\nCMD {run}\n")
+    (finding,) = [f for f in check_paths(Settings(), [tmp_path], jobs=1).findings if f.code == "SHM001"]
+    assert finding.severity.label == "error" and "train.py:2 DataLoader(num_workers=8)" in finding.detail
+
+
+def test_a_file_the_image_copies_under_a_bind_mount_is_not_what_the_container_sees(tmp_path: Path) -> None:
+    """A bind mount over the copy's folder hides it: the script there is the mounted folder's, not the copy."""
+    (tmp_path / "compose.yaml").write_text(_GPU_BUILD + "    volumes:\n      - ./other:/opt\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "start.sh").write_text("#!/bin/sh\nexec python /src/train.py\n")
+    (tmp_path / "train.py").write_text(_TRAINER)
+    (tmp_path / "Dockerfile").write_text(
+        'FROM python:3.11\nCOPY docker/start.sh /opt/run.sh\nCOPY train.py /src/train.py\nCMD ["/opt/run.sh"]\n'
+    )
+    (finding,) = [f for f in check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings if f.code == "SHM001"]
+    assert finding.severity.label == "info"
+

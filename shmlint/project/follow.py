@@ -8,6 +8,7 @@ Bounded by the reader's budget (files, bytes) and by depth: shell wrappers and l
 from __future__ import annotations
 
 import os
+import posixpath
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -59,6 +60,10 @@ MAX_HELPERS = 32
 MAX_CONFIG_NAMES = 16
 
 
+#: the folders of the PATH images set (Debian's and the official images' default)
+_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+
+
 class _Walk:
     """The state of one workload's walk: what was found so far and which files were read."""
 
@@ -84,6 +89,9 @@ class _Walk:
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
         self.mounts: list[tuple[str, str]] = []  # bind mounts: (container path, repository folder)
         self.missing: list[str] = []  # scripts and programs a command names that are not in the checked files
+        #: the repository's files the image copies one by one (``COPY docker/start.sh /start.sh``), by the
+        #: container path they are at
+        self.copied: dict[str, str] = {}
         #: programs the code starts (a web UI's training script), followed once the container's own is read
         self.started: list[tuple[CodeFact, tuple[str, ...], Mapping[str, str]]] = []
         self.program({})
@@ -107,7 +115,26 @@ class _Walk:
                 return VIRTUAL_PREFIX + path
             if path is not None and any(hides(mount, path) for mount in self.config_mounts):
                 return None
+        if self.copied:
+            from shmlint.project.configmaps import container_path
+
+            # a bare name is looked up on the PATH too (``CMD ["start.sh"]`` after ``COPY start.sh /usr/local/bin/``)
+            places = (name, *(posixpath.join(folder, name) for folder in _PATH)) if "/" not in name else (name,)
+            copied = next(
+                (p for place in places if (p := self.copied.get(container_path(place, self.workdir or "/") or ""))),
+                None,
+            )
+            if copied is not None:
+                return copied
         return self.reader.locate(self.bases, name)
+
+    def copy_file(self, point: str, source: str, path: str | None) -> None:
+        """Keep a file the image copies from the repository: at its destination, or in it when the destination is
+        a folder (``COPY start.sh /usr/local/bin/``: the Dockerfile's reading keeps no trailing slash, so both)."""
+        if path is not None:
+            point = posixpath.normpath(point)
+            self.copied.setdefault(point, path)
+            self.copied.setdefault(posixpath.join(point, posixpath.basename(source)), path)
 
     def not_found(self, name: str, path: str | None) -> None:
         """Keep a name a command runs that is not in the checked files, for the note that says so."""
@@ -423,11 +450,12 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     walk.mounts = _binds(launch, reader)
     walk.bases[:0] = _mounted(walk.mounts, workdir, reader)
     if built is not None:  # what the image copies from its build context is there too, below the mounts
-        walk.mounts += [
-            (point, host)
-            for point, source in built[1].copies
-            if (host := reader.folder(os.path.join(context, source))) is not None
-        ]
+        binds = tuple(walk.mounts)
+        for point, source in built[1].copies:
+            if (host := reader.folder(os.path.join(context, source))) is not None:
+                walk.mounts.append((point, host))
+            elif not any(True for _ in reader.through_binds(binds, point)):  # a file no bind mount covers
+                walk.copy_file(point, source, reader.inside(os.path.join(context, source)))
     argv = (*entrypoint, *arguments)
     if argv:
         unknown = {name: (f"{UNKNOWN}${name}",) for name in launch.unknown_env}
