@@ -394,3 +394,40 @@ def test_known_software_reaches_the_finding_with_its_entry(text: str, severity: 
         return
     ((found, _),) = shm001(result)
     assert found is severity and workload.need.entry == entry
+
+
+_CPU_POD = """apiVersion: v1
+kind: Pod
+metadata: {{name: p}}
+spec:
+  containers:
+  - name: main
+    image: lmsysorg/sglang:v0.5.5
+    command: {command}
+    args: ["--port", "8088"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "needs"),
+    [
+        ('["mooncake_master"]', False),  # a coordinator of its own, run from the server's image
+        ('["/usr/local/bin/mooncake_master"]', False),
+        ('["python3", "-m", "mooncake.mooncake_store_service"]', False),
+        ('["python3", "-u", "-m", "kvstore.service"]', False),
+        ('["python3", "-m", "sglang.launch_server"]', True),  # the server itself, named
+        ('["python3", "/start.py"]', True),  # a script the image may hold: the image decides
+        ('["bash", "-c", "./start.sh"]', True),  # so may a shell
+    ],
+)
+def test_a_program_of_its_own_on_the_cpu_is_not_the_images_server(command: str, needs: bool) -> None:
+    """With no accelerator, a container whose command replaces the image's entrypoint with a program the data
+    does not know does not run the server the image is named for."""
+    found = shm001(check("pod.yaml", _CPU_POD.format(command=command)))
+    assert (found != [] and found[0][0] is Severity.ERROR) == needs, found
+
+
+def test_a_program_of_its_own_with_an_accelerator_leaves_the_image_deciding() -> None:
+    text = _CPU_POD.format(command='["mooncake_master"]') + "    resources: {limits: {nvidia.com/gpu: 1}}\n"
+    ((severity, _),) = shm001(check("pod.yaml", text))
+    assert severity is Severity.ERROR
