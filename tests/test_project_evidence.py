@@ -1821,3 +1821,102 @@ def test_a_file_the_image_copies_under_a_bind_mount_is_not_what_the_container_se
     (finding,) = [f for f in check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings if f.code == "SHM001"]
     assert finding.severity.label == "info"
 
+
+@pytest.mark.parametrize(
+    ("image", "folder", "named"),
+    [
+        ("acme/diffusion-pipe:0.1", "diffusion-pipe-docker", True),
+        ("ghcr.io/bob/yolo-trainer-docker:latest", "yolo-trainer-docker", True),
+        ("acme/segmenter", "Segmenter", True),  # letter case aside
+        ("acme/PedalNetRT:1", "PedalNetRT", True),
+        ("acme/whisper-demo-ui", "whisper-finetune", False),  # another project's image named for the same model
+        ("alice/diffusion-pipe-interface:latest", "diffusion-pipe-ui", False),  # one word more
+        ("acme/gpu-server:1", "gpu-server-docker", False),  # only words many names hold
+        ("acme/pytorch-training:1", "my-pytorch-training", False),
+        ("nvcr.io/nvidia/pytorch:24.01-py3", "segmenter", False),
+        ("acme/app", "app", False),
+    ],
+)
+def test_an_image_is_the_repositorys_by_the_same_distinctive_words(
+    tmp_path: Path, image: str, folder: str, named: bool
+) -> None:
+    from shmlint.project.own_image import named_for
+
+    root = tmp_path / folder
+    root.mkdir()
+    assert named_for(image, str(root)) is named
+
+
+@pytest.mark.parametrize(
+    ("config", "name"),
+    [
+        ('[remote "origin"]\n\turl = https://github.com/acme/Segmenter.git\n', "Segmenter"),
+        ('[remote "upstream"]\n\turl = x\n[remote "origin"]\n\turl = git@github.com:acme/seg.git\n', "seg"),
+        ('[remote "fork"]\n\turl = /srv/git/segmenter/\n', "segmenter"),  # no origin: the first remote
+        ("[core]\n\tbare = false\n", "clone-folder"),  # no remote: the folder
+        ("[core\n\x00 not a config", "clone-folder"),  # malformed: the folder
+    ],
+)
+def test_a_clone_knows_its_repository_by_its_remotes_url(tmp_path: Path, config: str, name: str) -> None:
+    from shmlint.project.own_image import repository_name
+
+    root = tmp_path / "clone-folder"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "config").write_text(config)
+    assert repository_name(str(root)) == name
+
+
+_OWN_RUN = "```bash\ndocker run --gpus all -it acme/{name}:latest\n```\n"
+_OWN_DOCKERFILE = 'FROM python:3.11\nCOPY train.py /app/train.py\nCMD ["python", "/app/train.py"]\n'
+
+
+def test_a_command_lines_image_named_for_the_repository_takes_the_dockerfile_beside(tmp_path: Path) -> None:
+    """The README runs the image the project publishes (no file builds it by that name): the Dockerfile beside
+    the README is taken, as a guess, to build it, and the finding says so."""
+    root = tmp_path / "segmenter-docker"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "README.md").write_text(_OWN_RUN.format(name="segmenter"))
+    (root / "Dockerfile").write_text(_OWN_DOCKERFILE)
+    (root / "train.py").write_text(_TRAINER)
+    (finding,) = [f for f in check_paths(Settings(), [root], jobs=1).findings if f.code == "SHM001"]
+    assert finding.severity.label == "error" and "train.py:2 DataLoader(num_workers=8)" in finding.detail
+    assert "the Dockerfile beside the file, taken to build it" in finding.detail
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "other-project",  # another project's image: the Dockerfile beside builds something else
+        "app",  # a word many names hold says nothing
+    ],
+)
+def test_a_command_lines_image_not_named_for_the_repository_takes_no_dockerfile(tmp_path: Path, image: str) -> None:
+    root = tmp_path / "segmenter-app"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "README.md").write_text(_OWN_RUN.format(name=image))
+    (root / "Dockerfile").write_text(_OWN_DOCKERFILE)
+    (root / "train.py").write_text(_TRAINER)
+    findings = check_paths(Settings(undecided="show"), [root], jobs=1).findings
+    (finding,) = [f for f in findings if f.code == "SHM001"]
+    assert finding.severity.label == "info" and "Dockerfile" not in finding.detail
+
+
+@pytest.mark.parametrize("kind", ["fifo", "outside", "folder"])
+def test_a_clones_config_that_is_no_file_of_the_tree_is_not_read(tmp_path: Path, kind: str) -> None:
+    """A FIFO would block the run, a link out of the tree reads elsewhere: the folder's name is the name then."""
+    from shmlint.project.own_image import repository_name
+
+    root = tmp_path / "clone-folder"
+    (root / ".git").mkdir(parents=True)
+    config = root / ".git" / "config"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text('[remote "origin"]\n\turl = https://github.com/acme/other.git\n')
+    if kind == "fifo":
+        os.mkfifo(config)
+    elif kind == "outside":
+        config.symlink_to(elsewhere)
+    else:
+        config.mkdir()
+    assert repository_name(str(root)) == "clone-folder"

@@ -184,6 +184,7 @@ def materialise(repo: Repo, git_dir: Path, cache: Path, *, own_clone: bool) -> P
     done = tree / ".complete"
     if done.is_file():
         write_index(git_dir, repo.commit, tree)  # a tree made before the index was written gets one
+        write_origin(repo, tree)
         return tree
     listing = git(git_dir, "ls-tree", "-r", "-z", repo.commit).decode("utf-8", "surrogateescape")
     candidates, attributes = [], []
@@ -205,6 +206,7 @@ def materialise(repo: Repo, git_dir: Path, cache: Path, *, own_clone: bool) -> P
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(tree, filter=_as_cloned)
     write_index(git_dir, repo.commit, tree)
+    write_origin(repo, tree)
     done.write_text(repo.commit + "\n", encoding="utf-8")
     return tree
 
@@ -218,6 +220,16 @@ def write_index(git_dir: Path, commit: str, tree: Path) -> None:
     subprocess.run(["git", "init", "--quiet", "--template=", str(tree)], check=True, capture_output=True)
     env = dict(os.environ, GIT_INDEX_FILE=str(index))
     subprocess.run(["git", f"--git-dir={git_dir}", "read-tree", commit], check=True, capture_output=True, env=env)
+
+
+def write_origin(repo: Repo, tree: Path, remote_base: str = "https://github.com") -> None:
+    """The ``origin`` remote a clone of the repository has (``tree/.git/config``): shmlint knows a repository by its
+    name there (``project.own_image``), as in a user's clone or a CI checkout, not by the cache's folder name."""
+    url = f"{remote_base}/{repo.name}.git"
+    config = ["git", f"--git-dir={tree / '.git'}", "config"]
+    found = subprocess.run([*config, "--get", "remote.origin.url"], capture_output=True, text=True, check=False)
+    if found.stdout.strip() != url:
+        subprocess.run([*config, "remote.origin.url", url], check=True, capture_output=True)
 
 
 def _as_cloned(member: tarfile.TarInfo, destination: str) -> tarfile.TarInfo | None:

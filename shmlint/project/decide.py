@@ -3,9 +3,10 @@ the package's ``__init__`` so that a run over clean files (which loads ``index``
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
-from shmlint.model import Launch, Need, ProjectFacts, Tier, Workload
+from shmlint.model import Launch, Need, ProjectFacts, Tier, Workload, WorkloadFormat
 from shmlint.need import MPI_LOCAL_RANKS, decide, holds_only, knows_image, own_script
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ def with_needs(
     """Each workload with its need: from its names, and where they leave it undecided, from the files it runs
     (``project``: the run's tree, None where there is none, as for stdin; ``texts``: the caller's cache of files)."""
     decided = []
+    workloads = [_own_image_beside(workload, knowledge, project) for workload in workloads]
     ambiguous = _beside_ambiguous(workloads, knowledge, project, texts)
     for workload in workloads:
         need = decide(workload, knowledge)
@@ -46,6 +48,32 @@ def with_needs(
 
         return with_ssh_ranks(decided)
     return decided
+
+
+def _own_image_beside(workload: Workload, knowledge: Knowledge, project: ProjectIndex | None) -> Workload:
+    """A command line's container whose image is named for the repository (``shmlint.project.own_image``) and that
+    the data does not know takes the Dockerfile beside the line as its image's build, as a guess: a ``docker run``
+    line's image is as often built in another folder, or another project's, so only the name says it is this
+    one's."""
+    launch = workload.launch
+    if (
+        project is None
+        or launch is None
+        or workload.id.format is not WorkloadFormat.COMMAND
+        or launch.dockerfile_beside
+        or launch.build_context
+        or launch.dockerfile_inline
+        or not workload.image
+        or knows_image(workload.image, knowledge)
+    ):
+        return workload
+    from shmlint.project.index import within
+    from shmlint.project.own_image import named_for
+
+    root = next((root for root in project.roots if within(os.path.realpath(launch.base_dir), (root,))), None)
+    if root is None or not named_for(workload.image, root):
+        return workload
+    return workload._replace(launch=launch._replace(dockerfile_beside=True))
 
 
 def _beside_ambiguous(

@@ -1,0 +1,65 @@
+"""Whether an image a command line runs is the repository's own: ``acme/diffusion-pipe:0.1`` in the README of
+``diffusion-pipe-docker``. A project's README and scripts run the image its CI publishes, often under a name no
+file of the repository builds. The image's name (its last path part) and the repository's name, each without the
+words many names hold (``docker``, ``gpu``, ``server``...), are the same words: then the Dockerfile beside the
+line is taken (as a guess) to build it. One shared word is not enough: a fine-tuning repository's README may run
+another project's demo image named for the same model (``whisper-demo-ui`` beside ``whisper-finetune``).
+
+The repository's name is the one its clone knows: the last part of its ``origin`` remote's URL in ``.git/config``
+(a CI checkout's and a user's clone's), else the name of its folder."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+
+from shmlint.project.index import within
+from shmlint.signals import split_image
+
+#: words too common in image and repository names to say that one is named for the other
+_COMMON_WORDS = frozenset(
+    [
+        *("docker", "dockerfile", "image", "images", "container", "containers", "compose", "k8s", "helm"),
+        *("gpu", "gpus", "cuda", "cpu", "rocm", "nvidia", "amd", "intel", "base", "latest", "stable", "nightly"),
+        *("dev", "devel", "runtime", "app", "api", "server", "service", "services", "web", "webui", "gui"),
+        *("main", "master", "test", "tests", "demo", "example", "examples", "sample", "samples", "tutorial"),
+        *("llm", "model", "models", "train", "trainer", "training", "inference", "serve", "serving", "worker"),
+        *("project", "repo", "src", "python", "torch", "pytorch", "tensorflow", "jupyter", "notebook", "lab"),
+        *("tools", "env", "deploy", "deployment", "official", "public", "open", "the", "and", "for"),
+    ]
+)
+_WORD = re.compile(r"[a-z][a-z0-9]{2,63}")
+#: bytes of ``.git/config`` read for the origin's URL (a clone's is a few hundred)
+MAX_CONFIG = 64 * 1024
+
+
+def named_for(image: str, root: str) -> bool:
+    """Whether the image's name and the repository's (the clone at ``root``) are the same distinctive words."""
+    words = _words(split_image(image)[0].lower().rsplit("/", 1)[-1])
+    return bool(words) and words == _words(repository_name(root).lower())
+
+
+def repository_name(root: str) -> str:
+    """The name the clone at ``root`` knows its repository by: its origin's (else first remote's) URL's last part
+    without ``.git``; the folder's name when it has none (a worktree's ``.git`` file, no remote, an unreadable or
+    malformed config)."""
+    config = configparser.ConfigParser(strict=False, interpolation=None)
+    path = os.path.realpath(os.path.join(root, ".git", "config"))
+    try:
+        if within(path, (os.path.realpath(root),)) and os.path.isfile(path):  # never a device, a FIFO or elsewhere
+            with open(path, encoding="utf-8", errors="replace") as file:
+                config.read_string(file.read(MAX_CONFIG))
+    except (OSError, configparser.Error):
+        config.clear()
+    remotes = [section for section in config.sections() if section.startswith("remote ")]
+    remotes.sort(key=lambda section: section != 'remote "origin"')
+    url = next(
+        (config.get(section, "url", fallback="") for section in remotes if config.get(section, "url", fallback="")), ""
+    )
+    name = re.split(r"[/:\\]", url.strip().rstrip("/"))[-1].removesuffix(".git") if url else ""
+    return name or os.path.basename(os.path.normpath(root))
+
+
+def _words(name: str) -> frozenset[str]:
+    return frozenset(word for word in _WORD.findall(name[:256]) if word not in _COMMON_WORDS and not word.isdigit())
