@@ -384,6 +384,21 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
             "llama-factory-torchrun",
         ),
         ("docker run --gpus all hiyouga/llamafactory llamafactory-cli train a.yaml\n", Severity.INFO, "llama-factory"),
+        # YOLOv5's train.py, known by the YOLO weights or config it trains from; --workers 0 or a batch of 1: none
+        (
+            "docker run --gpus all acme/det python train.py --weights yolov5l.pt\n",
+            Severity.ERROR,
+            "yolov5-family-train",
+        ),
+        (
+            "docker run --gpus all acme/det python3 segment/train.py --cfg yolov5s-seg.yaml\n",
+            Severity.ERROR,
+            "yolov5-family-train",
+        ),
+        ("docker run --gpus all acme/det python train.py --weights yolov7.pt --workers 0\n", Severity.INFO, None),
+        ("docker run --gpus all acme/det python train.py --weights yolov5s.pt --batch-size 1\n", Severity.INFO, None),
+        ("docker run --gpus all acme/det python train.py --weights resnet50.pt\n", Severity.INFO, None),
+        ("docker run --gpus all acme/det python detect.py --weights yolov5s.pt\n", Severity.INFO, None),
     ],
 )
 def test_known_software_reaches_the_finding_with_its_entry(text: str, severity: Severity | None, entry) -> None:
