@@ -289,6 +289,13 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
     assert _read("DataLoader(ds, **kwargs)").unknown_loaders == 1
 
 
+_PASSED_ON = (
+    "from ultralytics import YOLO\nclass Service:\n    def fit(self, data, epochs=1, **kwargs):\n"
+    "        model = YOLO('y.pt')\n        return model.train(data=data, epochs=epochs, **kwargs)\n"
+    "service = Service()\n{call}\n"
+)
+
+
 @pytest.mark.parametrize(
     ("code", "needs"),
     [
@@ -311,6 +318,21 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
         (  # a function rebinds the module's name
             "from ultralytics import YOLO\nmodel = YOLO('y.pt')\ndef swap():\n    global model\n"
             "    model = torch.nn.Linear(4, 4)\nswap()\nmodel.train()",
+            False,
+        ),
+        # a ``**`` that passes on the function's own keywords: what the file's calls of it give decides
+        (_PASSED_ON.format(call="service.fit(data='d.yaml', epochs=3)"), True),
+        (_PASSED_ON.format(call="service.fit(data='d.yaml')\nservice.fit(data='e.yaml', batch=4)"), True),
+        (  # a function that passes its own keywords on again: what reaches the call is not seen
+            _PASSED_ON.format(call="def run(**options):\n    service.fit('d.yaml', **options)\nrun()"),
+            False,
+        ),
+        (_PASSED_ON.format(call="service.fit(data='d.yaml', workers=0)"), False),
+        (_PASSED_ON.format(call="service.fit(data='d.yaml', **options)"), False),
+        (_PASSED_ON.format(call="pass"), False),  # no call seen: a caller elsewhere may give any
+        (  # not the function's own ``**`` parameter
+            "from ultralytics import YOLO\ndef fit(data, **kwargs):\n    extra = load()\n"
+            "    YOLO('y.pt').train(data=data, **extra)\nfit(data='d.yaml')",
             False,
         ),
     ],

@@ -141,7 +141,7 @@ def read(
                     needs.append(Fact(node.lineno, f"{name}({keyword.arg}={shown}){value.how}"))
         fact = _nccl(node, name, context, quoted) or _lightning(node, name, context, quoted)
         fact = fact or _multiprocessing(node, mp_aliases, quoted)
-        fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted)
+        fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted, nodes)
         if fact is not None:
             needs.append(fact)
     helpers = loader_helpers(found, context, loaders, unknown_loaders) if unknown_loaders else ()
@@ -293,16 +293,25 @@ def _ultralytics_classes(nodes: list[ast.AST]) -> frozenset[str]:
 
 
 def _ultralytics(
-    node: ast.Call, name: str, classes: frozenset[str], scope: Scope | None, context: Context, text: str
+    node: ast.Call,
+    name: str,
+    classes: frozenset[str],
+    scope: Scope | None,
+    context: Context,
+    text: str,
+    nodes: list[ast.AST],
 ) -> Fact | None:
     """``model.train(...)`` of an Ultralytics model: its trainer builds DataLoaders with ``workers`` processes,
     8 by default per rank (``ultralytics/cfg/default.yaml``: "workers: 8"; the Docker quickstart runs every
     container with ``--ipc=host``). The model is what the name holds on that line in its scope (a torch module's
     ``model.train()`` elsewhere in the file is not one); a call whose workers the code does not say (``**args``,
-    a ``cfg=`` file, torch's ``train(mode)``) is no fact, nor is ``workers=0``."""
+    a ``cfg=`` file, torch's ``train(mode)``) is no fact, nor is ``workers=0``. A ``**`` that only passes on the
+    enclosing function's own keywords says nothing of workers where the file's calls of that function give none
+    (``_passed_on``)."""
     if name != "train" or not classes or scope is None or not isinstance(node.func, ast.Attribute):
         return None
-    if node.args or any(keyword.arg in (None, "cfg", "mode") for keyword in node.keywords):
+    through = _passed_on(node, scope, nodes)
+    if node.args or any(k.arg in ("cfg", "mode") or (k.arg is None and not through) for k in node.keywords):
         return None
     receiver = node.func.value
     if isinstance(receiver, ast.Name):
@@ -315,11 +324,36 @@ def _ultralytics(
         return None
     workers = next((k.value for k in node.keywords if k.arg == "workers"), None)
     if workers is None:
-        return Fact(node.lineno, f"{_quote(text, node.func)}(...): Ultralytics DataLoader workers default to 8")
+        passed = f" (no call of {through} gives it workers)" if through else ""
+        return Fact(node.lineno, f"{_quote(text, node.func)}(...): Ultralytics DataLoader workers default to 8{passed}")
     value = value_of(workers, context)
     if value.number == 0 or (value.number is None and not value.positive):
         return None  # none, or a number the code does not say
     return Fact(node.lineno, f"{_quote(text, node.func)}(workers={_quote(text, workers)}){value.how}")
+
+
+def _passed_on(node: ast.Call, scope: Scope, nodes: list[ast.AST]) -> str:
+    """The enclosing function's name when the call's one ``**`` is that function's own ``**`` parameter (``def
+    train(self, data, **kwargs): model.train(data=data, **kwargs)``), the file calls the function, and none of
+    those calls gives it a ``workers`` keyword or a ``**`` of its own (then no ``workers`` reaches the call from
+    the file); "" otherwise. A caller in another file is not seen."""
+    spread = [keyword.value for keyword in node.keywords if keyword.arg is None]
+    function = scope.root
+    if (
+        len(spread) != 1
+        or not isinstance(spread[0], ast.Name)
+        or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        or function.args.kwarg is None
+        or function.args.kwarg.arg != spread[0].id
+    ):
+        return ""
+    calls = [
+        other
+        for other in nodes
+        if isinstance(other, ast.Call) and other is not node and called(other.func) == function.name
+    ]
+    given = any(keyword.arg in (None, "workers") for call in calls for keyword in call.keywords)
+    return function.name if calls and not given else ""
 
 
 def _imports(nodes: list[ast.AST]) -> tuple[tuple[str, ...], bool]:
