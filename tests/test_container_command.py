@@ -736,3 +736,26 @@ def test_the_fix_for_a_variable_of_options_and_the_image_goes_before_it(tmp_path
     assert finding.code == "SHM001" and finding.severity is Severity.ERROR
     result = fix_source(engine, SourceText(str(path), script), FileKind.SHELL, path)
     assert result.text == script.replace("docker run $A", "docker run --shm-size=8g $A")
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # a value given after a command read the name: which one a later run gets is the script's order
+        'E="-it"\ndocker run $E img python t.py\nE="$E --gpus all"\n',
+        # a held value whose quotes the shell would keep as characters: not read as options
+        'E=\'-e "NCCL_SHM_DISABLE=1"\'\nE="$E --gpus all"\n',
+        # read through an operator: not what the name held
+        'E="-it"\nE="${E:+$E }--gpus all"\n',
+        # a file of assignments read in between may have given the name anything
+        'E="-it"\n. ./env.sh\nE="$E --gpus all"\n',
+        'E="-it"\nsource "$CONFIG"\nE+=" --gpus all"\n',
+    ],
+)
+def test_a_value_built_from_what_the_name_may_not_hold_stays_unknown(script: str) -> None:
+    """Not read as the options it would be with what the name held before: unknown among the options, or (a value
+    this reading cannot split) perhaps the image, as any such value is."""
+    command = last(script + "docker run $E img2 python train.py")
+    assert not command.has_flag("--gpus") and not command.has_flag("--env")
+    image = command.image.text if command.image is not None else None
+    assert [word.text for word in command.unknown] == ["$E"] or image == "$E"

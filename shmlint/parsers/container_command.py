@@ -436,10 +436,6 @@ class _ReadOptions(NamedTuple):
     image_index: int
 
 
-#: option variables that hold the image too spliced into one command's words (each may hold another's name)
-_MAX_SPLICED = 8
-
-
 def _read_options(given: Sequence[Word], index: int, text: str, assigned: Assignments) -> _ReadOptions:
     """The options up to the image. A variable the script gave one value of options and the image (``docker_args="--gpus
     all -v $PWD:/w img:1"``, run as ``docker run $docker_args``) is its words, where the variable is."""
@@ -462,8 +458,9 @@ def _read_options(given: Sequence[Word], index: int, text: str, assigned: Assign
                 return read(index)
             expanded = option_variable(word, assigned)
             if expanded is None and assigned_name(word, assigned):
-                split = options_and_image(word, assigned) if len(spliced) < _MAX_SPLICED else None
-                if split is not None:  # options, then the image: its words, read as written
+                split = options_and_image(word, assigned)
+                if split is not None:  # options, then a written-out image: its words, read as written (once: the
+                    # image ends the options)
                     words = (*words[:index], *split, *words[index + 1 :])
                     spliced[(word.start, word.end)] = word.text
                     continue

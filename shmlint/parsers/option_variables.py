@@ -23,6 +23,8 @@ from shmlint.runtime.shm import SHM_PATH, clean_container_path
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 #: a one-variable expansion inside a string value: ``$NAME`` or ``${NAME}``
 _VARIABLE_IN_VALUE = LazyRegex(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+#: an expansion with an operator: ``${NAME:+...}``, ``${NAME-x}``, ``${NAME#x}``...
+_OPERATED_VARIABLE = LazyRegex(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}A-Za-z0-9_]")
 #: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``, or all of an array, ``${NAME[@]}``
 _WHOLE_VARIABLE = LazyRegex(
     r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\})$"
@@ -84,6 +86,8 @@ class Assignments:
         self.values: dict[str, tuple[str, ...]] = {}
         self.arrays: set[str] = set()  # names whose value is an array's items
         self.sourced = False  # a file of assignments was read in (``source .env``): any name may be set
+        #: names given a value before such a file was read in, and not since: what they hold now is not known
+        self.stale: set[str] = set()
         self.read: set[str] = set()  # names a command has read
         #: names given another value after a command read them: which value a later command gets depends on the
         #: order the script runs in, not only on its branches
@@ -121,6 +125,7 @@ def note_assignment(
     first = command.words[0].text
     if first in _SOURCING:  # an env file may set any name: a default from the environment is not known after it
         assignments.sourced = True
+        assignments.stale.update(assignments.values)
     changed = _CHANGED_ELSEWHERE.match(text, command.words[0].start) if first not in _SOURCING else None
     if changed is not None:  # ``A[3]=x``, ``unset A``, ``read -a A``: what the name holds is not known
         for name in (changed.group(1) or changed.group(2) or "").split():  # options' words too: never a value
@@ -176,22 +181,32 @@ def note_assignment(
 def _string_values(name: str, value: str, dynamic: bool, assignments: Assignments) -> tuple[str, ...] | None:
     """The values a string assignment gives its name: its own; for one that adds to what the name holds (``X+="
     -it"``) or reads it (``ENV="${ENV} --gpus all"``, as scripts build options up), that value after each value the
-    name held, as the shell puts it there. None when it adds to what is not known (an array, a name the script did
-    not give a value, a value with quotes the reading would have to rewrite) or the value is too long; a value that
-    reads an unknown value of its own name is kept as written (an expansion: unknown where it is read)."""
+    name held, as the shell puts it there. Where what it held is not known (a name the script did not give a value,
+    or gave one before a file of assignments was read in; a value with quotes the reading would have to rewrite), a
+    value that adds to it is ``${NAME}`` and the value (an expansion: unknown where it is read), and one that reads
+    it, or reads it through an operator (``${ENV:+$ENV }``), is kept as written. None when it adds to an array,
+    when a value is too long, or when the text's budget of values read (``MAX_EXPANDED``) is spent."""
     own = name.rstrip("+")
     appended = name != own
     reads_itself = dynamic and any(_expanded_name(match) == own for match in _VARIABLE_IN_VALUE.finditer(value))
-    held = assignments.values.get(own, ()) if own not in assignments.arrays else ()
-    if (appended or reads_itself) and (not held or any(char in old for old in held for char in "'\"\\`")):
+    operated = dynamic and any(match[1] == own for match in _OPERATED_VARIABLE.finditer(value))
+    held = assignments.values.get(own, ()) if own not in assignments.arrays and own not in assignments.stale else ()
+    if not appended and not reads_itself:
+        given: tuple[str, ...] = (value,)
+    elif operated or not held or any(char in old for old in held for char in "'\"\\`"):
+        if appended and own not in assignments.arrays:  # what it held, unknown, then this: ``${E} --gpus all``
+            return None if len(value) > MAX_VALUE else (f"${{{own}}}{value}",)
         return None if appended else (value,)
-    if appended:
+    elif appended:
         given = tuple(old + value for old in held)
-    elif reads_itself:
-        given = tuple(_put_in(value, own, old) for old in held)
     else:
-        given = (value,)
-    return None if any(len(each) > MAX_VALUE for each in given) else given
+        given = tuple(_put_in(value, own, old) for old in held)
+    if any(len(each) > MAX_VALUE for each in given):
+        return None
+    if (appended or reads_itself) and not assignments.spend(sum(map(len, given))):
+        return None  # each such line may make MAX_VALUES values: they count against the text's budget
+    assignments.stale.discard(own)
+    return given
 
 
 def _put_in(value: str, name: str, held: str) -> str:
