@@ -165,8 +165,12 @@ def test_hostile_config_is_read() -> None:
         ("FROM x\nWORKDIR /opt/app\nCOPY repo/ models/\n", (("/opt/app/models", "repo/"),)),
         ('FROM x\nCOPY ["a b", "/m"]\n', (("/m", "a b"),)),
         ("FROM x\nCOPY --chown=1:1 . /app\n", (("/app", "."),)),
-        ("FROM b AS build\nCOPY a /a\nFROM x\nCOPY --from=build /a /b\nADD https://h/x /y\nCOPY a b /c/\n", ()),
-        ("FROM x\nCOPY *.pbtxt /m/\n", ()),  # a wildcard: not one folder
+        # another stage's, a URL, several sources, a wildcard: not one of the context's, so the source is ""
+        (
+            "FROM b AS build\nCOPY a /a\nFROM x\nCOPY --from=build /a /b\nADD https://h/x /y\nCOPY a b /c/\n",
+            (("/b", ""), ("/y", ""), ("/c", "")),
+        ),
+        ("FROM x\nCOPY *.pbtxt /m/\n", (("/m", ""),)),
     ],
 )
 def test_dockerfile_copies_from_the_context(dockerfile: str, copies: tuple[tuple[str, str], ...]) -> None:

@@ -65,7 +65,7 @@ class _Stage:
     entrypoint: tuple[tuple[str, ...], int] | None = None  # the argv and its line, when the stage sets one
     cmd: tuple[tuple[str, ...], int] | None = None
     workdir: str = ""
-    copies: tuple[tuple[str, str], ...] = ()  # (destination in the image, source in the build context)
+    copies: tuple[tuple[str, str], ...] = ()  # (destination in the image, source in the build context or "")
 
 
 class RunFacts(NamedTuple):
@@ -76,7 +76,8 @@ class RunFacts(NamedTuple):
     entrypoint: tuple[tuple[str, ...], int] | None
     cmd: tuple[tuple[str, ...], int] | None
     workdir: str
-    #: what the stages it is built FROM copy from the build context: (absolute destination, source), one source each
+    #: what the stages it is built FROM copy, in order: (absolute destination, its one source in the build context;
+    #: "" for what comes from elsewhere, another stage, a URL, several sources or a wildcard)
     copies: tuple[tuple[str, str], ...] = ()
     #: the image the stage that runs starts from, through its FROM chain ("" for ``scratch`` or none): not the images
     #: other stages are built from only to be copied from
@@ -171,16 +172,15 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
             stages[-1] = replace(stage, entrypoint=argv) if kind == "ENTRYPOINT" else replace(stage, cmd=argv)
         elif stages and kind == "WORKDIR":
             stages[-1] = replace(stages[-1], workdir=value.strip())
-        elif stages and kind in ("COPY", "ADD") and "--from" not in value:
-            copied = _copy(value, stages[-1].workdir)
+        elif stages and kind in ("COPY", "ADD"):
+            source = re.search(r"--from=(\S+)", value) if kind == "COPY" else None
+            if source:
+                stages[-1] = replace(stages[-1], copies_from=(*stages[-1].copies_from, source.group(1)))
+            copied = _copy(value, stages[-1].workdir, elsewhere=source is not None)
             if copied is not None and len(stages[-1].copies) < MAX_COPIES:
                 stages[-1] = replace(stages[-1], copies=(*stages[-1].copies, copied))
         elif stages and kind == "RUN":
             stages[-1] = replace(stages[-1], runs=(*stages[-1].runs, value))
-        elif stages and kind == "COPY":
-            source = re.search(r"--from=(\S+)", value)
-            if source:
-                stages[-1] = replace(stages[-1], copies_from=(*stages[-1].copies_from, source.group(1)))
     return stages
 
 
@@ -188,9 +188,11 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
 MAX_COPIES = 32
 
 
-def _copy(value: str, workdir: str) -> tuple[str, str] | None:
-    """``COPY src dest`` (or its JSON form) with one source from the build context: (absolute destination, source).
-    A relative destination is below the stage's WORKDIR; several sources, a URL or a wildcard are not kept."""
+def _copy(value: str, workdir: str, *, elsewhere: bool = False) -> tuple[str, str] | None:
+    """``COPY src dest`` (or its JSON form): (absolute destination, its one source in the build context), the
+    source "" when it is not one (``elsewhere``: another stage's; several sources, a URL or a wildcard), so a later
+    copy to the same place is known to replace what was there. A relative destination is below the stage's
+    WORKDIR; None when no destination can be told."""
     stripped = value.strip()
     words: list[str] = []
     if stripped.startswith("["):
@@ -201,9 +203,11 @@ def _copy(value: str, workdir: str) -> tuple[str, str] | None:
         words = [w for w in parsed if isinstance(w, str)] if isinstance(parsed, list) else []
     else:
         words = [w for w in stripped.split() if not w.startswith("--")]
-    if len(words) != 2 or any(c in words[0] for c in "*?[$") or "://" in words[0]:
+    if len(words) < 2:
         return None
-    source, destination = words
+    source, destination = words[0], words[-1]
+    if elsewhere or len(words) != 2 or any(c in source for c in "*?[$") or "://" in source:
+        source = ""
     if not destination.startswith("/"):
         destination = f"{(workdir or '/').rstrip('/')}/{destination}"
     return destination.rstrip("/") or "/", source

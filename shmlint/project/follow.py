@@ -129,12 +129,15 @@ class _Walk:
         return self.reader.locate(self.bases, name)
 
     def copy_file(self, point: str, source: str, path: str | None) -> None:
-        """Keep a file the image copies from the repository: at its destination, or in it when the destination is
-        a folder (``COPY start.sh /usr/local/bin/``: the Dockerfile's reading keeps no trailing slash, so both)."""
-        if path is not None:
-            point = posixpath.normpath(point)
-            self.copied.setdefault(point, path)
-            self.copied.setdefault(posixpath.join(point, posixpath.basename(source)), path)
+        """Keep a file the image copies from the repository (``path``; None: not one of the checked files): at its
+        destination, or in it when the destination is a folder (``COPY start.sh /usr/local/bin/``: the Dockerfile's
+        reading keeps no trailing slash, so both)."""
+        point = posixpath.normpath(point)
+        for place in (point, posixpath.join(point, posixpath.basename(source))):
+            if path is not None:
+                self.copied[place] = path  # a later COPY to the same path replaces the file there
+            else:
+                self.copied.pop(place, None)  # with one not in the checked files
 
     def not_found(self, name: str, path: str | None) -> None:
         """Keep a name a command runs that is not in the checked files, for the note that says so."""
@@ -450,12 +453,11 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     walk.mounts = _binds(launch, reader)
     walk.bases[:0] = _mounted(walk.mounts, workdir, reader)
     if built is not None:  # what the image copies from its build context is there too, below the mounts
-        binds = tuple(walk.mounts)
         for point, source in built[1].copies:
-            if (host := reader.folder(os.path.join(context, source))) is not None:
+            if source and (host := reader.folder(os.path.join(context, source))) is not None:
                 walk.mounts.append((point, host))
-            elif not any(True for _ in reader.through_binds(binds, point)):  # a file no bind mount covers
-                walk.copy_file(point, source, reader.inside(os.path.join(context, source)))
+            elif not any(_covers(mounted, point) for mounted, _ in launch.mounts[:MAX_MOUNTS]):  # no mount hides it
+                walk.copy_file(point, source, reader.inside(os.path.join(context, source)) if source else None)
     argv = (*entrypoint, *arguments)
     if argv:
         unknown = {name: (f"{UNKNOWN}${name}",) for name in launch.unknown_env}
@@ -554,6 +556,13 @@ def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:
         if host is not None:
             found.append((mounted.rstrip("/") or "/", host))
     return found
+
+
+def _covers(mounted: str, path: str) -> bool:
+    """Whether a mount at the container path ``mounted`` (a folder or a file, from the repository or not) is what
+    the container sees at ``path``."""
+    point = posixpath.normpath(mounted) if mounted.startswith("/") else ""
+    return bool(point) and (path == point or path.startswith(point.rstrip("/") + "/"))
 
 
 def _mounted(binds: list[tuple[str, str]], workdir: str, reader: Reader) -> list[str]:
