@@ -108,6 +108,10 @@ def builtin() -> Knowledge:
     )
 
 
+#: the source of the entries configuration adds
+CONFIGURED = "configuration"
+
+
 def configured(
     knowledge: Knowledge,
     *,
@@ -133,7 +137,7 @@ def configured(
                     name,
                     tier,
                     f"configured as {tier.name.lower()}",
-                    "configuration",
+                    CONFIGURED,
                     bounded(f"shm-{'' if tier is Tier.NEEDS else 'free-'}images", images),
                     None,
                     bounded(f"shm-{'' if tier is Tier.NEEDS else 'free-'}commands", commands),
@@ -281,7 +285,7 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         or _runs_steps(workload)
         or _own_program(workload)
         or _inline_program(workload)
-        or _other_program_on_the_cpu(workload, by_command)
+        or _other_program_on_the_cpu(workload, by_command, by_image)
     ):
         by_image = []  # a holder, a notebook, a CI job's steps, a program of its own: the image is only where they
         # run, its own entrypoint never does
@@ -437,23 +441,29 @@ def _own_program(workload: Workload) -> bool:
     return script in (path.rpartition("/")[2] for path in workload.project.followed)
 
 
-def _other_program_on_the_cpu(workload: Workload, by_command: list[tuple[Entry, str]]) -> bool:
+def _other_program_on_the_cpu(
+    workload: Workload, by_command: list[tuple[Entry, str]], by_image: list[tuple[Entry, str]]
+) -> bool:
     """A container with no accelerator that replaces the image's entrypoint (Kubernetes ``command``, compose
     ``entrypoint``, ``--entrypoint``) with a program the data does not know, in an image it knows: a KV cache
     coordinator (``command: ["mooncake_master"]``) or ``python3 -m`` a module of its own run from a GPU server's
     image. The server the image is named for is not what runs, as ``_base_aside`` says of an image built FROM
-    it. Not a Python file or a shell (a script the image may hold may start its server), nor arguments its own
-    entrypoint takes; with an accelerator the image keeps deciding."""
+    it. Not a path, a script (``start_server.sh``), a Python file or a shell (a script the image may hold may
+    start its server), nor arguments its own entrypoint takes; with an accelerator, or an image the configuration
+    names (its owner's word), the image keeps deciding."""
     launch = workload.launch
     if workload.gpu or by_command or launch is None or not launch.entrypoint:
+        return False
+    if any(entry.source == CONFIGURED for entry, _ in by_image):
         return False
     from shmlint.parsers.programs import SHELLS, is_python, program
 
     words = program(launch.entrypoint)
-    name = words[0].rpartition("/")[2] if words else ""
-    if is_python(name):
+    name = words[0] if words else ""
+    if is_python(name.rpartition("/")[2]):
         return "-m" in words[1:3]  # ``python3 -m module``, ``python3 -u -m module``; not a file it may hold
-    return bool(name) and not name.startswith("-") and name not in SHELLS
+    held = "/" in name or "." in name  # a path into the image, or a script's name (``start.sh``, ``serve.py``)
+    return bool(name) and not held and not name.startswith(("-", "$")) and name not in SHELLS
 
 
 def _runs_steps(workload: Workload) -> bool:

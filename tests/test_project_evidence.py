@@ -1862,11 +1862,11 @@ def test_a_file_the_image_copies_under_a_bind_mount_is_not_what_the_container_se
 def test_an_image_is_the_repositorys_by_the_same_distinctive_words(
     tmp_path: Path, image: str, folder: str, named: bool
 ) -> None:
-    from shmlint.project.own_image import named_for
+    from shmlint.project.own_image import named_for, repository_name
 
     root = tmp_path / folder
     root.mkdir()
-    assert named_for(image, str(root)) is named
+    assert named_for(image, repository_name(str(root))) is named
 
 
 @pytest.mark.parametrize(
@@ -1925,7 +1925,7 @@ def test_a_command_lines_image_not_named_for_the_repository_takes_no_dockerfile(
     assert finding.severity.label == "info" and "Dockerfile" not in finding.detail
 
 
-@pytest.mark.parametrize("kind", ["fifo", "outside", "folder"])
+@pytest.mark.parametrize("kind", ["fifo", "outside", "folder", "git-link", "huge"])
 def test_a_clones_config_that_is_no_file_of_the_tree_is_not_read(tmp_path: Path, kind: str) -> None:
     """A FIFO would block the run, a link out of the tree reads elsewhere: the folder's name is the name then."""
     from shmlint.project.own_image import repository_name
@@ -1939,6 +1939,43 @@ def test_a_clones_config_that_is_no_file_of_the_tree_is_not_read(tmp_path: Path,
         os.mkfifo(config)
     elif kind == "outside":
         config.symlink_to(elsewhere)
+    elif kind == "git-link":  # the .git folder itself a link to a clone elsewhere
+        (root / ".git").rmdir()
+        (tmp_path / "other" / ".git").mkdir(parents=True)
+        (tmp_path / "other" / ".git" / "config").write_text(elsewhere.read_text())
+        (root / ".git").symlink_to(tmp_path / "other" / ".git")
+    elif kind == "huge":  # past MAX_CONFIG
+        config.write_text(elsewhere.read_text() + "# " + "x" * 70_000 + "\n")
     else:
         config.mkdir()
     assert repository_name(str(root)) == "clone-folder"
+
+
+@pytest.mark.parametrize("mount", ["./docker/serve.sh:/opt/run.sh", "/srv/ops:/opt", "/srv/ops/run.sh:/opt/run.sh"])
+def test_any_mount_over_a_copied_file_hides_it(tmp_path: Path, mount: str) -> None:
+    """A file or a folder mounted there, from the repository or not: the container sees the mount, not the copy."""
+    (tmp_path / "compose.yaml").write_text(_GPU_BUILD + f"    volumes:\n      - {mount}\n")
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "start.sh").write_text("#!/bin/sh\nexec python /src/train.py\n")
+    (tmp_path / "docker" / "serve.sh").write_text("#!/bin/sh\nexec sleep infinity\n")
+    (tmp_path / "train.py").write_text(_TRAINER)
+    (tmp_path / "Dockerfile").write_text(
+        'FROM python:3.11\nCOPY docker/start.sh /opt/run.sh\nCOPY train.py /src/train.py\nCMD ["/opt/run.sh"]\n'
+    )
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.severity.label for f in findings if f.code == "SHM001"] == ["info"]
+
+
+@pytest.mark.parametrize("later", ["COPY docker/serve.sh /opt/run.sh", "COPY --from=builder /x/run.sh /opt/run.sh"])
+def test_a_later_copy_to_the_same_path_replaces_the_file(tmp_path: Path, later: str) -> None:
+    (tmp_path / "compose.yaml").write_text(_GPU_BUILD)
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "start.sh").write_text("#!/bin/sh\nexec python /src/train.py\n")
+    (tmp_path / "docker" / "serve.sh").write_text("#!/bin/sh\nexec sleep infinity\n")
+    (tmp_path / "train.py").write_text(_TRAINER)
+    (tmp_path / "Dockerfile").write_text(
+        "FROM python:3.11 AS builder\nFROM python:3.11\nCOPY docker/start.sh /opt/run.sh\n"
+        f'COPY train.py /src/train.py\n{later}\nCMD ["/opt/run.sh"]\n'
+    )
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [f.severity.label for f in findings if f.code == "SHM001"] == ["info"]

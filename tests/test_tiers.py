@@ -384,7 +384,7 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
             "llama-factory-torchrun",
         ),
         ("docker run --gpus all hiyouga/llamafactory llamafactory-cli train a.yaml\n", Severity.INFO, "llama-factory"),
-        # YOLOv5's train.py, known by the YOLO weights or config it trains from; --workers 0 or a batch of 1: none
+        # YOLOv5's train.py, known by the YOLO weights or config it trains from; --workers 0 anywhere: none
         (
             "docker run --gpus all acme/det python train.py --weights yolov5l.pt\n",
             Severity.ERROR,
@@ -396,7 +396,12 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
             "yolov5-family-train",
         ),
         ("docker run --gpus all acme/det python train.py --weights yolov7.pt --workers 0\n", Severity.INFO, None),
-        ("docker run --gpus all acme/det python train.py --weights yolov5s.pt --batch-size 1\n", Severity.INFO, None),
+        ("docker run --gpus all acme/det python train.py --workers 0 --weights yolov5s.pt\n", Severity.INFO, None),
+        (
+            "docker run --gpus all acme/det python train.py --batch 16 --data c.yaml --weights yolov5s.pt --workers 4\n",
+            Severity.ERROR,
+            "yolov5-family-train",
+        ),
         ("docker run --gpus all acme/det python train.py --weights resnet50.pt\n", Severity.INFO, None),
         ("docker run --gpus all acme/det python detect.py --weights yolov5s.pt\n", Severity.INFO, None),
     ],
@@ -427,7 +432,9 @@ spec:
     ("command", "needs"),
     [
         ('["mooncake_master"]', False),  # a coordinator of its own, run from the server's image
-        ('["/usr/local/bin/mooncake_master"]', False),
+        ('["/usr/local/bin/mooncake_master"]', True),  # a path into the image: what it holds may be its launcher
+        ('["/sgl-workspace/start_server.sh"]', True),
+        ('["start_server.sh"]', True),
         ('["python3", "-m", "mooncake.mooncake_store_service"]', False),
         ('["python3", "-u", "-m", "kvstore.service"]', False),
         ('["python3", "-m", "sglang.launch_server"]', True),  # the server itself, named
@@ -445,4 +452,11 @@ def test_a_program_of_its_own_on_the_cpu_is_not_the_images_server(command: str, 
 def test_a_program_of_its_own_with_an_accelerator_leaves_the_image_deciding() -> None:
     text = _CPU_POD.format(command='["mooncake_master"]') + "    resources: {limits: {nvidia.com/gpu: 1}}\n"
     ((severity, _),) = shm001(check("pod.yaml", text))
+    assert severity is Severity.ERROR
+
+
+def test_an_image_the_configuration_names_decides_whatever_program_runs_on_the_cpu() -> None:
+    """The configuration is the image's owner's word: its program of its own on the CPU does not set it aside."""
+    engine = Engine(Settings(undecided="show", shm_images=("lmsysorg/sglang",)))
+    ((severity, _),) = shm001(check("pod.yaml", _CPU_POD.format(command='["mooncake_master"]'), engine))
     assert severity is Severity.ERROR

@@ -68,10 +68,13 @@ def _own_image_beside(workload: Workload, knowledge: Knowledge, project: Project
     ):
         return workload
     from shmlint.project.index import within
-    from shmlint.project.own_image import named_for
+    from shmlint.project.own_image import clone_name, named_for, repository_name
 
     root = next((root for root in project.roots if within(os.path.realpath(launch.base_dir), (root,))), None)
-    if root is None or not named_for(workload.image, root):
+    if root is None:
+        return workload
+    name = project.files.per_folder(clone_name, root) if project.files is not None else repository_name(root)
+    if not named_for(workload.image, name):
         return workload
     return workload._replace(launch=launch._replace(dockerfile_beside=True))
 

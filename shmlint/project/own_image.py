@@ -13,9 +13,14 @@ from __future__ import annotations
 import configparser
 import os
 import re
+import stat
+from typing import TYPE_CHECKING
 
-from shmlint.project.index import within
 from shmlint.signals import split_image
+from shmlint.source import InputError, read_bytes
+
+if TYPE_CHECKING:
+    from shmlint.project.index import ProjectFiles
 
 #: words too common in image and repository names to say that one is named for the other
 _COMMON_WORDS = frozenset(
@@ -34,32 +39,38 @@ _WORD = re.compile(r"[a-z][a-z0-9]{2,63}")
 MAX_CONFIG = 64 * 1024
 
 
-def named_for(image: str, root: str) -> bool:
-    """Whether the image's name and the repository's (the clone at ``root``) are the same distinctive words."""
+def named_for(image: str, repository: str) -> bool:
+    """Whether the image's name and the repository's name are the same distinctive words."""
     words = _words(split_image(image)[0].lower().rsplit("/", 1)[-1])
-    return bool(words) and words == _words(repository_name(root).lower())
+    return bool(words) and words == _words(repository.lower())
+
+
+def clone_name(files: ProjectFiles, root: str) -> str:
+    """``repository_name`` of a root, asked once a run (``ProjectFiles.per_folder``)."""
+    return repository_name(root)
 
 
 def repository_name(root: str) -> str:
     """The name the clone at ``root`` knows its repository by: its origin's (else first remote's) URL's last part
-    without ``.git``; the folder's name when it has none (a worktree's ``.git`` file, no remote, an unreadable or
-    malformed config)."""
+    without ``.git``; the folder's name when it has none. Only a ``.git`` folder's regular ``config`` of at most
+    ``MAX_CONFIG`` bytes is read: never a link (a pull request could point it anywhere), a FIFO or a device, nor
+    the git folder a worktree's ``.git`` file names."""
     config = configparser.ConfigParser(strict=False, interpolation=None)
-    path = os.path.realpath(os.path.join(root, ".git", "config"))
+    dot_git = os.path.join(root, ".git")
+    path = os.path.join(dot_git, "config")
     try:
-        if within(path, (os.path.realpath(root),)) and os.path.isfile(path):  # never a device, a FIFO or elsewhere
-            with open(path, encoding="utf-8", errors="replace") as file:
-                config.read_string(file.read(MAX_CONFIG))
-    except (OSError, configparser.Error):
+        if stat.S_ISDIR(os.lstat(dot_git).st_mode) and stat.S_ISREG(os.lstat(path).st_mode):
+            config.read_string(read_bytes(path, MAX_CONFIG).decode("utf-8", "replace"))
+    except (OSError, InputError, configparser.Error):
         config.clear()
-    remotes = [section for section in config.sections() if section.startswith("remote ")]
-    remotes.sort(key=lambda section: section != 'remote "origin"')
-    url = next(
-        (config.get(section, "url", fallback="") for section in remotes if config.get(section, "url", fallback="")), ""
+    remotes = sorted(
+        (section for section in config.sections() if section.startswith("remote ")),
+        key=lambda section: section != 'remote "origin"',
     )
+    url = next((found for section in remotes if (found := config.get(section, "url", fallback=""))), "")
     name = re.split(r"[/:\\]", url.strip().rstrip("/"))[-1].removesuffix(".git") if url else ""
     return name or os.path.basename(os.path.normpath(root))
 
 
 def _words(name: str) -> frozenset[str]:
-    return frozenset(word for word in _WORD.findall(name[:256]) if word not in _COMMON_WORDS and not word.isdigit())
+    return frozenset(word for word in _WORD.findall(name[:256]) if word not in _COMMON_WORDS)
