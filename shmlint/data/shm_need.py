@@ -38,9 +38,8 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://github.com/ultralytics/yolov5/blob/5081342f04fb287fc2e5f2b5a4e06752b7937b1c/utils/dataloaders.py#L146-L158',
   None,
   None,
-  ('(?:(^|[ /])train\\.py\\b(?=[^;&|\\n]{0,1000}--(weights|cfg)[= ]+["\']?[^ '
-   ';&|\\n]{0,200}yolov[3579])(?![^;&|\\n]{0,1000}--workers[= ]+["\']?0\\b)(?![^;&|\\n]{0,1000}--batch(-size)?[= '
-   ']+["\']?1\\b))',
+  ('(?:(^|[ /])train\\.py\\b(?:[^-;&|\\n]|-[^-;&|\\n]|--[^w;&|\\n]|--w[^o;&|\\n]|--workers[= ]["\']?[1-9]){0,256}[ '
+   '\\t]--(weights|cfg)[= ]+["\']?[^ \\t;&|\\n]{0,200}yolov[3579](?![^;&|\\n]{0,1000}--workers[= ]+["\']?0\\b))',
    ('train.py',)),
   False,
   False,
