@@ -1951,31 +1951,34 @@ def test_a_clones_config_that_is_no_file_of_the_tree_is_not_read(tmp_path: Path,
     assert repository_name(str(root)) == "clone-folder"
 
 
+def _copied_script_severities(root: Path, compose: str, dockerfile: str) -> list[str]:
+    """SHM001's severities for a GPU service built from ``dockerfile``, whose ``docker/start.sh`` runs the
+    trainer and ``docker/serve.sh`` only holds the container."""
+    (root / "docker").mkdir(parents=True)
+    (root / "compose.yaml").write_text(compose)
+    (root / "docker" / "start.sh").write_text("#!/bin/sh\nexec python /src/train.py\n")
+    (root / "docker" / "serve.sh").write_text("#!/bin/sh\nexec sleep infinity\n")
+    (root / "train.py").write_text(_TRAINER)
+    (root / "Dockerfile").write_text(dockerfile)
+    findings = check_paths(Settings(undecided="show"), [root], jobs=1).findings
+    return [f.severity.label for f in findings if f.code == "SHM001"]
+
+
 @pytest.mark.parametrize("mount", ["./docker/serve.sh:/opt/run.sh", "/srv/ops:/opt", "/srv/ops/run.sh:/opt/run.sh"])
 def test_any_mount_over_a_copied_file_hides_it(tmp_path: Path, mount: str) -> None:
     """A file or a folder mounted there, from the repository or not: the container sees the mount, not the copy."""
-    (tmp_path / "compose.yaml").write_text(_GPU_BUILD + f"    volumes:\n      - {mount}\n")
-    (tmp_path / "docker").mkdir()
-    (tmp_path / "docker" / "start.sh").write_text("#!/bin/sh\nexec python /src/train.py\n")
-    (tmp_path / "docker" / "serve.sh").write_text("#!/bin/sh\nexec sleep infinity\n")
-    (tmp_path / "train.py").write_text(_TRAINER)
-    (tmp_path / "Dockerfile").write_text(
+    compose = _GPU_BUILD + f"    volumes:\n      - {mount}\n"
+    dockerfile = (
         'FROM python:3.11\nCOPY docker/start.sh /opt/run.sh\nCOPY train.py /src/train.py\nCMD ["/opt/run.sh"]\n'
     )
-    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
-    assert [f.severity.label for f in findings if f.code == "SHM001"] == ["info"]
+    assert _copied_script_severities(tmp_path, compose, dockerfile) == ["info"]
 
 
 @pytest.mark.parametrize("later", ["COPY docker/serve.sh /opt/run.sh", "COPY --from=builder /x/run.sh /opt/run.sh"])
 def test_a_later_copy_to_the_same_path_replaces_the_file(tmp_path: Path, later: str) -> None:
-    (tmp_path / "compose.yaml").write_text(_GPU_BUILD)
-    (tmp_path / "docker").mkdir()
-    (tmp_path / "docker" / "start.sh").write_text("#!/bin/sh\nexec python /src/train.py\n")
-    (tmp_path / "docker" / "serve.sh").write_text("#!/bin/sh\nexec sleep infinity\n")
-    (tmp_path / "train.py").write_text(_TRAINER)
-    (tmp_path / "Dockerfile").write_text(
+    dockerfile = (
         "FROM python:3.11 AS builder\nFROM python:3.11\nCOPY docker/start.sh /opt/run.sh\n"
         f'COPY train.py /src/train.py\n{later}\nCMD ["/opt/run.sh"]\n'
     )
-    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
-    assert [f.severity.label for f in findings if f.code == "SHM001"] == ["info"]
+    assert _copied_script_severities(tmp_path, _GPU_BUILD, dockerfile) == ["info"]
+    assert _copied_script_severities(tmp_path / "alone", _GPU_BUILD, dockerfile.replace(later, "")) == ["error"]

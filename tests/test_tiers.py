@@ -416,16 +416,10 @@ def test_known_software_reaches_the_finding_with_its_entry(text: str, severity: 
     assert found is severity and workload.need.entry == entry
 
 
-_CPU_POD = """apiVersion: v1
-kind: Pod
-metadata: {{name: p}}
-spec:
-  containers:
-  - name: main
-    image: lmsysorg/sglang:v0.5.5
-    command: {command}
-    args: ["--port", "8088"]
-"""
+def _server_pod(command: str, gpus: int = 0) -> str:
+    """A pod of the SGLang server's image whose command replaces its entrypoint."""
+    pod = POD.format(image="lmsysorg/sglang:v0.5.5", args='["--port", "8088"]', gpus=gpus)
+    return pod.replace("    args:", f"    command: {command}\n    args:")
 
 
 @pytest.mark.parametrize(
@@ -445,18 +439,17 @@ spec:
 def test_a_program_of_its_own_on_the_cpu_is_not_the_images_server(command: str, needs: bool) -> None:
     """With no accelerator, a container whose command replaces the image's entrypoint with a program the data
     does not know does not run the server the image is named for."""
-    found = shm001(check("pod.yaml", _CPU_POD.format(command=command)))
+    found = shm001(check("pod.yaml", _server_pod(command)))
     assert (found != [] and found[0][0] is Severity.ERROR) == needs, found
 
 
 def test_a_program_of_its_own_with_an_accelerator_leaves_the_image_deciding() -> None:
-    text = _CPU_POD.format(command='["mooncake_master"]') + "    resources: {limits: {nvidia.com/gpu: 1}}\n"
-    ((severity, _),) = shm001(check("pod.yaml", text))
+    ((severity, _),) = shm001(check("pod.yaml", _server_pod('["mooncake_master"]', gpus=1)))
     assert severity is Severity.ERROR
 
 
 def test_an_image_the_configuration_names_decides_whatever_program_runs_on_the_cpu() -> None:
     """The configuration is the image's owner's word: its program of its own on the CPU does not set it aside."""
     engine = Engine(Settings(undecided="show", shm_images=("lmsysorg/sglang",)))
-    ((severity, _),) = shm001(check("pod.yaml", _CPU_POD.format(command='["mooncake_master"]'), engine))
+    ((severity, _),) = shm001(check("pod.yaml", _server_pod('["mooncake_master"]'), engine))
     assert severity is Severity.ERROR
