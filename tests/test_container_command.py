@@ -759,3 +759,14 @@ def test_a_value_built_from_what_the_name_may_not_hold_stays_unknown(script: str
     assert not command.has_flag("--gpus") and not command.has_flag("--env")
     image = command.image.text if command.image is not None else None
     assert [word.text for word in command.unknown] == ["$E"] or image == "$E"
+
+
+@pytest.mark.parametrize(
+    "reads_in",
+    [". ./.env", "source .env", 'eval "$(cat env)"', "export $(grep -v '^#' .env | xargs)", "set -a; . ./.env"],
+)
+def test_an_option_variable_given_before_a_file_of_assignments_is_not_known_after_it(reads_in: str) -> None:
+    """What ``.env`` sets is not read: ``E`` may hold a size or an IPC mode after it, so it stays unknown."""
+    command = last(f'E="-it"\n{reads_in}\ndocker run $E --gpus all img torchrun --nproc_per_node 4 t.py')
+    assert [word.text for word in command.unknown] == ["$E"] and command.has_flag("--gpus")
+    assert not last('E="-it"\ndocker run $E --gpus all img torchrun t.py').unknown

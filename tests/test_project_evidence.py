@@ -330,6 +330,27 @@ _PASSED_ON = (
         (_PASSED_ON.format(call="service.fit(data='d.yaml', workers=0)"), False),
         (_PASSED_ON.format(call="service.fit(data='d.yaml', **options)"), False),
         (_PASSED_ON.format(call="pass"), False),  # no call seen: a caller elsewhere may give any
+        (_PASSED_ON.format(call="service.fit(data='d.yaml', cfg='my.yaml')"), False),  # a file that may set workers
+        (_PASSED_ON.format(call="scaler.fit(X)"), False),  # another class's method of that name: not a call of it
+        (
+            _PASSED_ON.replace("epochs=epochs, **kwargs", "**kwargs").format(call="service.fit('d.yaml', epochs=2)"),
+            True,
+        ),
+        (  # the keywords changed before they are passed on
+            _PASSED_ON.replace(
+                "        model = YOLO", "        kwargs.setdefault('workers', 0)\n        model = YOLO"
+            ).format(call="service.fit(data='d.yaml')"),
+            False,
+        ),
+        (
+            _PASSED_ON.replace("    def fit", "    @patched\n    def fit").format(call="service.fit(data='d.yaml')"),
+            False,
+        ),
+        (  # a function of the module, called by its name
+            "from ultralytics import YOLO\ndef fit(data, **kwargs):\n    YOLO('y.pt').train(data=data, **kwargs)\n"
+            "fit('d.yaml')\n",
+            True,
+        ),
         (  # not the function's own ``**`` parameter
             "from ultralytics import YOLO\ndef fit(data, **kwargs):\n    extra = load()\n"
             "    YOLO('y.pt').train(data=data, **extra)\nfit(data='d.yaml')",
@@ -1857,6 +1878,8 @@ def test_a_file_the_image_copies_under_a_bind_mount_is_not_what_the_container_se
         ("acme/pytorch-training:1", "my-pytorch-training", False),
         ("nvcr.io/nvidia/pytorch:24.01-py3", "segmenter", False),
         ("acme/app", "app", False),
+        ("acme/llama-2", "llama-3-docker", False),  # another version
+        ("acme/yolo-v5", "yolo-v8", False),
     ],
 )
 def test_an_image_is_the_repositorys_by_the_same_distinctive_words(
@@ -1954,7 +1977,7 @@ def test_a_clones_config_that_is_no_file_of_the_tree_is_not_read(tmp_path: Path,
 def _copied_script_severities(root: Path, compose: str, dockerfile: str) -> list[str]:
     """SHM001's severities for a GPU service built from ``dockerfile``, whose ``docker/start.sh`` runs the
     trainer and ``docker/serve.sh`` only holds the container."""
-    (root / "docker").mkdir(parents=True)
+    (root / "docker").mkdir(parents=True, exist_ok=True)
     (root / "compose.yaml").write_text(compose)
     (root / "docker" / "start.sh").write_text("#!/bin/sh\nexec python /src/train.py\n")
     (root / "docker" / "serve.sh").write_text("#!/bin/sh\nexec sleep infinity\n")
@@ -1974,11 +1997,39 @@ def test_any_mount_over_a_copied_file_hides_it(tmp_path: Path, mount: str) -> No
     assert _copied_script_severities(tmp_path, compose, dockerfile) == ["info"]
 
 
-@pytest.mark.parametrize("later", ["COPY docker/serve.sh /opt/run.sh", "COPY --from=builder /x/run.sh /opt/run.sh"])
-def test_a_later_copy_to_the_same_path_replaces_the_file(tmp_path: Path, later: str) -> None:
+@pytest.mark.parametrize(
+    "later",
+    [
+        "COPY docker/serve.sh /opt/run.sh",
+        "COPY --from=builder /x/run.sh /opt/run.sh",  # another stage's file: not known
+        "COPY docker/ /opt/",  # a folder with a file of that name (docker/run.sh holds the container)
+        "COPY --from=builder /x /opt",  # another stage's folder
+        "ADD ops.tar.gz /opt/",  # an archive unpacked over it
+    ],
+)
+def test_a_later_copy_over_the_path_replaces_the_file(tmp_path: Path, later: str) -> None:
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "run.sh").write_text("#!/bin/sh\nexec sleep infinity\n")
+    (tmp_path / "ops.tar.gz").write_bytes(b"\x1f\x8b")
     dockerfile = (
         "FROM python:3.11 AS builder\nFROM python:3.11\nCOPY docker/start.sh /opt/run.sh\n"
         f'COPY train.py /src/train.py\n{later}\nCMD ["/opt/run.sh"]\n'
     )
     assert _copied_script_severities(tmp_path, _GPU_BUILD, dockerfile) == ["info"]
     assert _copied_script_severities(tmp_path / "alone", _GPU_BUILD, dockerfile.replace(later, "")) == ["error"]
+
+
+def test_a_later_folder_copy_without_that_file_keeps_it(tmp_path: Path) -> None:
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "other.sh").write_text("#!/bin/sh\nexec sleep infinity\n")
+    dockerfile = 'FROM python:3.11\nCOPY docker/start.sh /opt/run.sh\nCOPY docker/ /opt/\nCOPY train.py /src/train.py\nCMD ["/opt/run.sh"]\n'
+    assert _copied_script_severities(tmp_path, _GPU_BUILD, dockerfile) == ["error"]
+
+
+def test_a_mount_over_a_file_copied_into_a_folder_hides_it(tmp_path: Path) -> None:
+    compose = _GPU_BUILD + "    volumes:\n      - /srv/ops/x.sh:/usr/local/bin/start.sh\n"
+    dockerfile = (
+        'FROM python:3.11\nCOPY docker/start.sh /usr/local/bin/\nCOPY train.py /src/train.py\nCMD ["start.sh"]\n'
+    )
+    assert _copied_script_severities(tmp_path, compose, dockerfile) == ["info"]
+    assert _copied_script_severities(tmp_path / "unmounted", _GPU_BUILD, dockerfile) == ["error"]

@@ -404,6 +404,16 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ),
         ("docker run --gpus all acme/det python train.py --weights resnet50.pt\n", Severity.INFO, None),
         ("docker run --gpus all acme/det python detect.py --weights yolov5s.pt\n", Severity.INFO, None),
+        # other YOLOv3 ports: a TensorFlow checkpoint, a Darknet .cfg (their train.py is not YOLOv5's)
+        (
+            "docker run --gpus all tf/tf python train.py --mode fit --weights ./checkpoints/yolov3.tf\n",
+            Severity.INFO,
+            None,
+        ),
+        ("docker run --gpus all acme/det python train.py --cfg config/yolov3_default.cfg\n", Severity.INFO, None),
+        # argparse's abbreviation of --workers, and a count the shell fills in
+        ("docker run --gpus all acme/det python train.py --weights yolov5s.pt --work 0\n", Severity.INFO, None),
+        ("docker run --gpus all acme/det python train.py --weights yolov5s.pt --workers $W\n", Severity.INFO, None),
     ],
 )
 def test_known_software_reaches_the_finding_with_its_entry(text: str, severity: Severity | None, entry) -> None:

@@ -176,7 +176,7 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
             source = re.search(r"--from=(\S+)", value) if kind == "COPY" else None
             if source:
                 stages[-1] = replace(stages[-1], copies_from=(*stages[-1].copies_from, source.group(1)))
-            copied = _copy(value, stages[-1].workdir, elsewhere=source is not None)
+            copied = _copy(value, stages[-1].workdir, elsewhere=source is not None, unpacked=kind == "ADD")
             if copied is not None and len(stages[-1].copies) < MAX_COPIES:
                 stages[-1] = replace(stages[-1], copies=(*stages[-1].copies, copied))
         elif stages and kind == "RUN":
@@ -188,11 +188,11 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
 MAX_COPIES = 32
 
 
-def _copy(value: str, workdir: str, *, elsewhere: bool = False) -> tuple[str, str] | None:
+def _copy(value: str, workdir: str, *, elsewhere: bool = False, unpacked: bool = False) -> tuple[str, str] | None:
     """``COPY src dest`` (or its JSON form): (absolute destination, its one source in the build context), the
-    source "" when it is not one (``elsewhere``: another stage's; several sources, a URL or a wildcard), so a later
-    copy to the same place is known to replace what was there. A relative destination is below the stage's
-    WORKDIR; None when no destination can be told."""
+    source "" when it is not one (``elsewhere``: another stage's; several sources, a URL or a wildcard; an archive
+    ``ADD`` unpacks, ``unpacked``), so a later copy to the same place is known to replace what was there. A
+    relative destination is below the stage's WORKDIR; None when no destination can be told."""
     stripped = value.strip()
     words: list[str] = []
     if stripped.startswith("["):
@@ -206,7 +206,8 @@ def _copy(value: str, workdir: str, *, elsewhere: bool = False) -> tuple[str, st
     if len(words) < 2:
         return None
     source, destination = words[0], words[-1]
-    if elsewhere or len(words) != 2 or any(c in source for c in "*?[$") or "://" in source:
+    archive = unpacked and source.lower().endswith((".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz"))
+    if elsewhere or archive or len(words) != 2 or any(c in source for c in "*?[$") or "://" in source:
         source = ""
     if not destination.startswith("/"):
         destination = f"{(workdir or '/').rstrip('/')}/{destination}"

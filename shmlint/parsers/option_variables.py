@@ -23,8 +23,6 @@ from shmlint.runtime.shm import SHM_PATH, clean_container_path
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 #: a one-variable expansion inside a string value: ``$NAME`` or ``${NAME}``
 _VARIABLE_IN_VALUE = LazyRegex(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-#: an expansion with an operator: ``${NAME:+...}``, ``${NAME-x}``, ``${NAME#x}``...
-_OPERATED_VARIABLE = LazyRegex(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}A-Za-z0-9_]")
 #: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``, or all of an array, ``${NAME[@]}``
 _WHOLE_VARIABLE = LazyRegex(
     r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\})$"
@@ -123,7 +121,7 @@ def note_assignment(
     Returns the arrays it gives or adds to, in order; the last one's ``end`` is the offset up to which the
     following commands are arrays' words."""
     first = command.words[0].text
-    if first in _SOURCING:  # an env file may set any name: a default from the environment is not known after it
+    if _reads_assignments_in(command, text):  # it may set any name: what they held is not known after it
         assignments.sourced = True
         assignments.stale.update(assignments.values)
     changed = _CHANGED_ELSEWHERE.match(text, command.words[0].start) if first not in _SOURCING else None
@@ -184,16 +182,16 @@ def _string_values(name: str, value: str, dynamic: bool, assignments: Assignment
     name held, as the shell puts it there. Where what it held is not known (a name the script did not give a value,
     or gave one before a file of assignments was read in; a value with quotes the reading would have to rewrite), a
     value that adds to it is ``${NAME}`` and the value (an expansion: unknown where it is read), and one that reads
-    it, or reads it through an operator (``${ENV:+$ENV }``), is kept as written. None when it adds to an array,
+    it is kept as written (one that reads it through an operator, ``${ENV:+$ENV }``, gets what it held inside the
+    operator's braces: still an expansion). None when it adds to an array,
     when a value is too long, or when the text's budget of values read (``MAX_EXPANDED``) is spent."""
     own = name.rstrip("+")
     appended = name != own
     reads_itself = dynamic and any(_expanded_name(match) == own for match in _VARIABLE_IN_VALUE.finditer(value))
-    operated = dynamic and any(match[1] == own for match in _OPERATED_VARIABLE.finditer(value))
     held = assignments.values.get(own, ()) if own not in assignments.arrays and own not in assignments.stale else ()
     if not appended and not reads_itself:
         given: tuple[str, ...] = (value,)
-    elif operated or not held or any(char in old for old in held for char in "'\"\\`"):
+    elif not held or any(char in old for old in held for char in "'\"\\`"):
         if appended and own not in assignments.arrays:  # what it held, unknown, then this: ``${E} --gpus all``
             return None if len(value) > MAX_VALUE else (f"${{{own}}}{value}",)
         return None if appended else (value,)
@@ -216,6 +214,15 @@ def _put_in(value: str, name: str, held: str) -> str:
 
 def _expanded_name(match: re.Match[str]) -> str:
     return match[1] or match[2]
+
+
+def _reads_assignments_in(command: SimpleCommand, text: str) -> bool:
+    """A command that may give any name a value: ``source``/``.`` of a file, ``eval``, and a declaring builtin
+    given an expansion to split into assignments (``export $(grep -v '^#' .env | xargs)``)."""
+    first = command.words[0].text
+    if first in _SOURCING or first == "eval":
+        return True
+    return first in _DECLARING and any(word.dynamic and not is_assignment(word, text) for word in command.words[1:])
 
 
 class NamedArray(NamedTuple):
@@ -442,6 +449,6 @@ def assigned_name(word: Word, assigned: Assignments) -> str:
     if whole is None:
         return ""
     name = whole.group(1) or whole.group(2) or whole.group(3)
-    if name not in assigned.values or (name in assigned.arrays) != bool(whole.group(3)):
-        return ""
+    if name not in assigned.values or (name in assigned.arrays) != bool(whole.group(3)) or name in assigned.stale:
+        return ""  # a file of assignments read in since may have given it anything
     return name

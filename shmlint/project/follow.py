@@ -128,16 +128,33 @@ class _Walk:
                 return copied
         return self.reader.locate(self.bases, name)
 
-    def copy_file(self, point: str, source: str, path: str | None) -> None:
-        """Keep a file the image copies from the repository (``path``; None: not one of the checked files): at its
-        destination, or in it when the destination is a folder (``COPY start.sh /usr/local/bin/``: the Dockerfile's
-        reading keeps no trailing slash, so both)."""
+    def copy(self, point: str, source: str, context: str, mounted: Sequence[str]) -> None:
+        """What one COPY of the image puts at ``point``, in the Dockerfile's order (``source``: its one source in
+        the build folder ``context``, "" when it is not one of it). A file of the repository is kept at its
+        destination and in it (``COPY start.sh /usr/local/bin/``: the reading keeps no trailing slash, so both),
+        where no mount (``mounted``: the container paths mounted) hides it, and replaces what was there; a folder
+        replaces the files kept below it with its own of the same name; a copy from elsewhere (another stage, a
+        URL, an archive, several sources) leaves nothing known below it. Folders are also mounts (``walk.mounts``)."""
         point = posixpath.normpath(point)
+        folder = self.reader.folder(os.path.join(context, source)) if source else None
+        if folder is not None:
+            self.mounts.append((point, folder))
+        covered = [place for place in self.copied if _covers(point, place)]
+        if folder is not None or not source:
+            for place in covered:
+                below = place[len(point) :].lstrip("/")
+                replaced = self.reader.inside(os.path.join(folder, below)) if folder is not None and below else None
+                if replaced is not None:
+                    self.copied[place] = replaced
+                elif folder is None:
+                    del self.copied[place]
+            return
+        path = self.reader.inside(os.path.join(context, source))
         for place in (point, posixpath.join(point, posixpath.basename(source))):
-            if path is not None:
-                self.copied[place] = path  # a later COPY to the same path replaces the file there
+            if path is not None and not any(_covers(mount, place) for mount in mounted):
+                self.copied[place] = path
             else:
-                self.copied.pop(place, None)  # with one not in the checked files
+                self.copied.pop(place, None)
 
     def not_found(self, name: str, path: str | None) -> None:
         """Keep a name a command runs that is not in the checked files, for the note that says so."""
@@ -453,11 +470,9 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     walk.mounts = _binds(launch, reader)
     walk.bases[:0] = _mounted(walk.mounts, workdir, reader)
     if built is not None:  # what the image copies from its build context is there too, below the mounts
+        mounted = [point for point, _ in launch.mounts[:MAX_MOUNTS]]
         for point, source in built[1].copies:
-            if source and (host := reader.folder(os.path.join(context, source))) is not None:
-                walk.mounts.append((point, host))
-            elif not any(_covers(mounted, point) for mounted, _ in launch.mounts[:MAX_MOUNTS]):  # no mount hides it
-                walk.copy_file(point, source, reader.inside(os.path.join(context, source)) if source else None)
+            walk.copy(point, source, context, mounted)
     argv = (*entrypoint, *arguments)
     if argv:
         unknown = {name: (f"{UNKNOWN}${name}",) for name in launch.unknown_env}

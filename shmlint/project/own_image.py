@@ -34,7 +34,8 @@ _COMMON_WORDS = frozenset(
         *("tools", "env", "deploy", "deployment", "official", "public", "open", "the", "and", "for"),
     ]
 )
-_WORD = re.compile(r"[a-z][a-z0-9]{2,63}")
+#: the words of a name: its runs of letters and digits (a version's digits too: ``llama-2`` is not ``llama-3``)
+_WORD = re.compile(r"[a-z0-9]{1,64}")
 #: bytes of ``.git/config`` read for the origin's URL (a clone's is a few hundred)
 MAX_CONFIG = 64 * 1024
 

@@ -333,27 +333,39 @@ def _ultralytics(
 
 
 def _passed_on(node: ast.Call, scope: Scope, nodes: list[ast.AST]) -> str:
-    """The enclosing function's name when the call's one ``**`` is that function's own ``**`` parameter (``def
-    train(self, data, **kwargs): model.train(data=data, **kwargs)``), the file calls the function, and none of
-    those calls gives it a ``workers`` keyword or a ``**`` of its own (then no ``workers`` reaches the call from
-    the file); "" otherwise. A caller in another file is not seen."""
+    """The enclosing function's name when the call's one ``**`` is that function's own ``**`` parameter, untouched
+    in between (``def train(self, data, **kwargs): model.train(data=data, **kwargs)``: no other use of
+    ``kwargs``, no decorator), the file calls the function, and no call of that name gives a ``workers`` or
+    ``cfg`` keyword or a ``**`` of its own (then no ``workers`` reaches the call from the file); "" otherwise. A
+    call of a method counts when it names one of its parameters (``service.train(data=...)``; ``scaler.fit(X)`` of
+    another class does not); a caller in another file is not seen."""
     spread = [keyword.value for keyword in node.keywords if keyword.arg is None]
     function = scope.root
     if (
         len(spread) != 1
         or not isinstance(spread[0], ast.Name)
         or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        or function.decorator_list
         or function.args.kwarg is None
         or function.args.kwarg.arg != spread[0].id
     ):
         return ""
-    calls = [
-        other
-        for other in nodes
-        if isinstance(other, ast.Call) and other is not node and called(other.func) == function.name
+    own = spread[0].id
+    if sum(isinstance(used, ast.Name) and used.id == own for used in scope.nodes) != 1:
+        return ""  # changed or read before the call (``kwargs.setdefault("workers", 0)``, ``kwargs = load()``)
+    calls = [c for c in nodes if isinstance(c, ast.Call) and c is not node and called(c.func) == function.name]
+    if any(keyword.arg in (None, "workers", "cfg") for call in calls for keyword in call.keywords):
+        return ""
+    arguments = function.args
+    named = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)} - {"self", "cls"}
+    method = isinstance(scope.outer.root, ast.ClassDef) if scope.outer is not None else False
+    counted = [
+        call
+        for call in calls
+        if (isinstance(call.func, ast.Attribute) and any(keyword.arg in named for keyword in call.keywords))
+        or (not method and isinstance(call.func, ast.Name))
     ]
-    given = any(keyword.arg in (None, "workers") for call in calls for keyword in call.keywords)
-    return function.name if calls and not given else ""
+    return function.name if counted else ""
 
 
 def _imports(nodes: list[ast.AST]) -> tuple[tuple[str, ...], bool]:
