@@ -770,3 +770,9 @@ def test_an_option_variable_given_before_a_file_of_assignments_is_not_known_afte
     command = last(f'E="-it"\n{reads_in}\ndocker run $E --gpus all img torchrun --nproc_per_node 4 t.py')
     assert [word.text for word in command.unknown] == ["$E"] and command.has_flag("--gpus")
     assert not last('E="-it"\ndocker run $E --gpus all img torchrun t.py').unknown
+
+
+def test_an_array_given_again_after_a_file_of_assignments_is_its_items() -> None:
+    script = 'A=(-it)\n. ./.env\nA=(--gpus all)\ndocker run "${A[@]}" img torchrun t.py'
+    command = last(script)
+    assert command.has_flag("--gpus") and command.unknown == ()

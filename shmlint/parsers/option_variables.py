@@ -166,6 +166,7 @@ def note_assignment(
                 continue
             assignments.arrays.discard(name)
             given = strings
+        assignments.stale.discard(name)  # given a value since the file of assignments was read in
         known = assigned.get(name, ())
         for each in given:
             if name in assignments.read and each not in known:
@@ -183,8 +184,8 @@ def _string_values(name: str, value: str, dynamic: bool, assignments: Assignment
     or gave one before a file of assignments was read in; a value with quotes the reading would have to rewrite), a
     value that adds to it is ``${NAME}`` and the value (an expansion: unknown where it is read), and one that reads
     it is kept as written (one that reads it through an operator, ``${ENV:+$ENV }``, gets what it held inside the
-    operator's braces: still an expansion). None when it adds to an array,
-    when a value is too long, or when the text's budget of values read (``MAX_EXPANDED``) is spent."""
+    operator's braces: still an expansion). None when it adds to an array, when a value is too long, or when the
+    text's budget of values read (``MAX_EXPANDED``) is spent."""
     own = name.rstrip("+")
     appended = name != own
     reads_itself = dynamic and any(_expanded_name(match) == own for match in _VARIABLE_IN_VALUE.finditer(value))
@@ -203,7 +204,6 @@ def _string_values(name: str, value: str, dynamic: bool, assignments: Assignment
         return None
     if (appended or reads_itself) and not assignments.spend(sum(map(len, given))):
         return None  # each such line may make MAX_VALUES values: they count against the text's budget
-    assignments.stale.discard(own)
     return given
 
 

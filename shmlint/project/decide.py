@@ -51,10 +51,10 @@ def with_needs(
 
 
 def _own_image_beside(workload: Workload, knowledge: Knowledge, project: ProjectIndex | None) -> Workload:
-    """A command line's container whose image is named for the repository (``shmlint.project.own_image``) and that
-    the data does not know takes the Dockerfile beside the line as its image's build, as a guess: a ``docker run``
-    line's image is as often built in another folder, or another project's, so only the name says it is this
-    one's."""
+    """A command line's container whose image is the repository's own by its name (``shmlint.project.own_image``)
+    and that the data does not know takes the Dockerfile beside the line as its image's build, as a guess: a
+    ``docker run`` line's image is as often built in another folder, or another project's, so only the name says
+    it is this one's."""
     launch = workload.launch
     if (
         project is None
