@@ -486,6 +486,7 @@ def _read_options(given: Sequence[Word], index: int, text: str, assigned: Assign
 
 
 def _from_variable(flag: Flag, spliced: dict[tuple[int, int], str]) -> Flag:
+    """An option read from a spliced variable's words, said as that variable's (a fix never writes into it)."""
     variable = spliced.get((flag.flag.start, flag.flag.end))
     return flag._replace(expanded_from=variable) if variable is not None else flag
 
