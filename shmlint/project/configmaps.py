@@ -25,7 +25,7 @@ from shmlint.discover import KUSTOMIZATION_NAMES
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import MountedConfig
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.index import ProjectFiles
+from shmlint.project.index import ProjectFiles, holds
 
 if TYPE_CHECKING:
     from yaml.nodes import Node
@@ -124,7 +124,7 @@ def hides(mount: MountedConfig, path: str) -> bool:
     """Whether a ConfigMap mount covers a container path (what the image has there is not what the container
     sees, whether the ConfigMap is known or not)."""
     point = posixpath.normpath(mount.path)
-    return path == point or (not mount.key and path.startswith(point.rstrip("/") + "/"))
+    return path == point if mount.key else holds(point, path)
 
 
 def _beside(files: ProjectFiles, folder: str) -> ConfigMaps:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
 from shmlint.parsers.programs import TEXT_ONLY, program
-from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, Reader
+from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, Reader, holds
 from shmlint.project.launchers import UNKNOWN, Target, known, shown, target
 from shmlint.visible import clipped, visible
 
@@ -576,8 +576,7 @@ def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:
 def _covers(mounted: str, path: str) -> bool:
     """Whether a mount at the container path ``mounted`` (a folder or a file, from the repository or not) is what
     the container sees at ``path``."""
-    point = posixpath.normpath(mounted) if mounted.startswith("/") else ""
-    return bool(point) and (path == point or path.startswith(point.rstrip("/") + "/"))
+    return mounted.startswith("/") and holds(posixpath.normpath(mounted), path)
 
 
 def _mounted(binds: list[tuple[str, str]], workdir: str, reader: Reader) -> list[str]:

@@ -92,6 +92,12 @@ def _repository(folder: str) -> str | None:
     return None
 
 
+def holds(point: str, path: str) -> bool:
+    """Whether a mount at the container path ``point`` is what the container sees at the container ``path``: the
+    path itself or one below it."""
+    return path == point or path.startswith(point.rstrip("/") + "/")
+
+
 def within(real: str, roots: tuple[str, ...]) -> bool:
     """Whether a real path is one of the roots or below one."""
     return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
@@ -155,7 +161,7 @@ class Reader:
         """For each bind mount (container path, repository folder) that holds the container ``path``, in the order
         given, the repository folder it stands for there (None when that folder is not in the repository)."""
         for point, host in binds:
-            if path == point or path.startswith(point.rstrip("/") + "/"):
+            if holds(point, path):
                 below = path[len(point) :].strip("/")
                 yield self.folder(os.path.join(host, below)) if below else host
 
