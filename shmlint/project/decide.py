@@ -64,7 +64,6 @@ def _own_image_beside(workload: Workload, knowledge: Knowledge, project: Project
         or launch.build_context
         or launch.dockerfile_inline
         or not workload.image
-        or knows_image(workload.image, knowledge)
     ):
         return workload
     from shmlint.project.index import within
@@ -74,7 +73,7 @@ def _own_image_beside(workload: Workload, knowledge: Knowledge, project: Project
     if root is None:
         return workload
     name = project.files.per_folder(clone_name, root) if project.files is not None else repository_name(root)
-    if not named_for(workload.image, name):
+    if not named_for(workload.image, name) or knows_image(workload.image, knowledge):  # the data's entries last
         return workload
     return workload._replace(launch=launch._replace(dockerfile_beside=True))
 
