@@ -30,9 +30,10 @@ else:
 FIXTURES = ROOT / "fixtures"
 CODES = ("SHM001", "SHM003", "SHM007", "SHM008", "SHM012", "SHM013")
 SIZE = 8 * 2**30
-#: pods drawn for the parity and mutation tests: each costs the engines about 0.6 s (the Rust CEL crate compiles a
-#: ``matches()`` pattern at each evaluation); 100 seeded draws hold every image, command, resources, env and volume
-DRAWN = 100
+#: pods drawn for the parity and mutation tests: each costs the engines about 0.85 s (the Rust CEL and Rego crates
+#: compile a ``matches()`` pattern at each evaluation); 50 seeded draws hold every image, command, resources, env and
+#: volume (``test_the_drawn_pods_hold_every_value_the_rules_turn_on``)
+DRAWN = 50
 
 
 @cache
@@ -157,7 +158,7 @@ def _compare(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("undecided", UNDECIDED)
+@pytest.mark.parametrize("undecided", ["summary", "strict"])  # "show" is "strict" at info: the drawn pods run "show"
 def test_every_pod_of_the_fixtures_gets_the_linters_verdict_from_cel_and_rego(tmp_path: Path, undecided: str) -> None:
     found = list(pods())
     assert len(found) >= 40, f"only {len(found)} pods found in the fixtures"
@@ -184,9 +185,9 @@ def test_drawn_pods_get_the_linters_verdict_from_cel_and_rego(tmp_path: Path) ->
     """Pods combining every value the rules turn on (images and commands of each tier, accelerators, counts,
     device variables, NCCL_SHM_DISABLE, volumes, mounts, hostIPC, runtimes, annotations), seeded."""
     found = [(pod["metadata"]["name"], pod) for pod in engines.drawn_pods(DRAWN, seed=30)]
-    mismatches, flagged = _compare(tmp_path, found, "strict")
+    mismatches, flagged = _compare(tmp_path, found, "show")
     assert not mismatches, "\n".join(mismatches[:40]) + f"\n({len(mismatches)} mismatches)"
-    assert flagged >= 50
+    assert flagged >= 25
 
 
 def _mutate(policy: Any, expression: str, pod: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
