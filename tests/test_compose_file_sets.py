@@ -17,7 +17,7 @@ from shmlint.formats.compose.extract import extract_compose
 from shmlint.formats.compose.file_sets import _file_options, named_sets
 from shmlint.model import Notice, Workload
 from shmlint.parsers.yamlnodes import compose
-from shmlint.project.index import ProjectFiles
+from shmlint.project.index import MAX_ENTRIES, ProjectFiles
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 from tests.support import run_shmlint
@@ -111,6 +111,57 @@ def test_a_part_of_a_service_beside_is_not_judged_alone(tmp_path: Path, invoke) 
     (tmp_path / "docker-compose.yml").unlink()
     result = invoke("check", "--undecided=show", str(tmp_path / "docker-compose.gpu.yml"))
     assert "SHM001 [info]" in result.stdout and "judged merged" not in result.stdout
+
+
+VLLM_BASE = "services:\n  vllm:\n    build:\n      context: ./vllm\n    ipc: host\n"
+ROCM_OVERLAY = (
+    "services:\n  vllm:\n    devices:\n      - /dev/kfd\n      - /dev/dri\n    build:\n      args:\n        BASE: rocm/vllm\n"
+    "    entrypoint: [python3, -m, vllm.entrypoints.openai.api_server]\n"
+)
+
+
+def test_an_overlay_whose_build_only_gives_args_is_a_part_of_the_service_beside(tmp_path: Path, invoke) -> None:
+    """Found on an untuned repository (audit49): an overlay that gives the base's build other ``args`` and runs vLLM
+    on AMD GPUs was an error, while the base beside it (merged with it by the project's own launcher) shares the
+    host's IPC. A build with no context of its own is a part of the service beside. The control: alone, such a
+    build builds the folder's Dockerfile, and the service is judged."""
+    (tmp_path / "compose.vllm.yml").write_text(VLLM_BASE)
+    (tmp_path / "compose.x.vllm.rocm.yml").write_text(ROCM_OVERLAY)
+    result = invoke("check", "--undecided=show", str(tmp_path / "compose.x.vllm.rocm.yml"))
+    assert "SHM001" not in result.stdout, result.stdout
+    assert 'service "vllm" builds with neither a context nor a Dockerfile, and compose.vllm.yml beside' in result.stdout
+    (tmp_path / "compose.vllm.yml").unlink()
+    result = invoke("check", "--undecided=show", str(tmp_path / "compose.x.vllm.rocm.yml"))
+    assert "compose.x.vllm.rocm.yml:2:3: SHM001 [error]" in result.stdout, result.stdout
+
+
+def test_the_service_beside_is_found_among_every_listed_compose_file(tmp_path: Path, invoke) -> None:
+    """The base was looked for among the first 16 compose files of the folder only: in a folder of 40 overlays it
+    was not found, and each overlay was judged alone as if it had 64 MiB. Now every listed compose file is read
+    once a run for the services it defines whole."""
+    for number in range(40):
+        (tmp_path / f"compose.a{number:02d}.yml").write_text(f"services:\n  app{number}:\n    image: app:1\n")
+    (tmp_path / "compose.x.train.nvidia.yml").write_text(GPU)
+    (tmp_path / "compose.zz.train.yml").write_text(BASE)
+    result = invoke("check", "--undecided=show", str(tmp_path / "compose.x.train.nvidia.yml"))
+    assert "SHM001" not in result.stdout
+    assert 'service "train" has neither an image nor a build, and compose.zz.train.yml beside' in result.stdout
+
+
+def test_a_service_with_neither_image_nor_build_in_a_folder_too_big_to_list_is_a_part(tmp_path: Path, invoke) -> None:
+    """More entries than a folder's listing holds: the file that defines the service may be among the rest, and
+    compose cannot run a service with neither an image nor a build alone, so it is a part, said in a note. The
+    control: the same file in a small folder with no base beside is judged."""
+    for number in range(MAX_ENTRIES + 10):
+        (tmp_path / f"compose.a{number:03d}.yml").write_text(f"services:\n  app{number}:\n    image: app:1\n")
+    (tmp_path / "compose.x.train.nvidia.yml").write_text(GPU)
+    result = invoke("check", "--undecided=show", str(tmp_path / "compose.x.train.nvidia.yml"))
+    assert "SHM001" not in result.stdout
+    assert "folder has more entries than are listed" in result.stdout
+    alone = tmp_path / "small"
+    alone.mkdir()
+    (alone / "compose.x.train.nvidia.yml").write_text(GPU)
+    assert "SHM001 [info]" in invoke("check", "--undecided=show", str(alone)).stdout
 
 
 def test_a_set_with_a_path_known_only_at_run_time_is_not_used(tmp_path: Path) -> None:

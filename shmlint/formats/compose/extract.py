@@ -2,7 +2,8 @@
 
 One module per job: ``detect`` (is this YAML a compose file, an override?), ``project`` (the files, layers,
 ``extends``, override files and merge keys that make a service what compose runs), ``evidence`` (GPU, torch,
-memory limit, NCCL, labels) and ``shm`` (the /dev/shm sources and the ``ipc: service:`` graph). This module puts
+memory limit, NCCL, labels), ``shm`` (the /dev/shm sources and the ``ipc: service:`` graph) and ``fragments`` (a
+service that is a part of one another file defines: a note, not a workload). This module puts
 each service's Workload together and says where a fix may write.
 """
 
@@ -12,9 +13,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shmlint.formats.compose import evidence, is_compose_name
+from shmlint.formats.compose import evidence
 from shmlint.formats.compose.detect import is_compose, is_override
 from shmlint.formats.compose.devcontainer import devcontainer_gpus
+from shmlint.formats.compose.fragments import part_of_another
 from shmlint.formats.compose.project import ComposeFile, Project, Service
 from shmlint.formats.compose.shm import Own, own_shm, with_shared
 from shmlint.formats.compose.target import ServiceTarget
@@ -54,7 +56,7 @@ def extract_compose(
     if _builds_only(project, this):
         return [], [Notice(source.path, "a build file (every service only builds an image): nothing here runs")]
     services = project.services_for(this)
-    fragments = [s.name for s in services if s.file is this and _part_of_another(project, s)]
+    fragments = {s.name: why for s in services if s.file is this and (why := part_of_another(project, s))}
     services = [s for s in services if s.name not in fragments]
     owns = {service.name: own_shm(project, service) for service in services}
     dev_gpus = devcontainer_gpus(source.path, files)
@@ -68,14 +70,7 @@ def extract_compose(
         for service in owned
         if service.file.source.path == source.path
     ]
-    notices = [
-        Notice(
-            source.path,
-            f'service "{name}" has neither an image nor a build, and a compose file beside it defines the service with '
-            "one: a part of that service, merged by a set the repository's scripts do not name; not judged alone",
-        )
-        for name in fragments
-    ]
+    notices = [Notice(source.path, why) for why in fragments.values()]
     named = project.judged_with
     if named is None:
         return workloads, notices
@@ -84,25 +79,6 @@ def extract_compose(
         *notices,
         Notice(source.path, f"judged merged with the compose files {merged}, as {named.where} runs them"),
     ]
-
-
-def _part_of_another(project: Project, service: Service) -> bool:
-    """A service compose cannot run as merged (no image, no build: its own, from ``extends`` or from the files
-    merged with it) that a compose file beside it defines with one: a part of that service, merged by a set the
-    repository does not name where shmlint looks. Judged alone, a fix there could lower the merged size."""
-    if project.get(service, "image") is not None or project.get(service, "build") is not None:
-        return False
-    folder = str(service.file.base_dir)
-    for name in [n for n in sorted(project.files.files_in(folder)) if is_compose_name(n)][:_MAX_BESIDE]:
-        other = project.load(service.file.base_dir / name)
-        pair = project.service_node(other, service.name) if other is not None and other is not service.file else None
-        if pair is not None and any(project.m.get(pair[1], key) is not None for key in ("image", "build")):
-            return True
-    return False
-
-
-#: compose files beside one looked at for the service it holds a part of
-_MAX_BESIDE = 16
 
 
 #: what a service of a build file holds: how to build and name the image, nothing about running it
