@@ -480,12 +480,11 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
             if exclusions.excluded(folder, within + name, is_dir=False):
                 continue
             full = os.path.join(directory, name)
-            if name in links and _links_out(full, root):  # (a linked folder is never entered)
+            if name in links and (why := _link_not_read(full, root)):  # (a linked folder is never entered)
                 if kind is not None:  # a name only its content would make a candidate (``data -> /mnt/data``) is
                     # no file of a checked format: not read, and nothing to report
-                    yield Candidate(
-                        clean_path(full) if dotted else full, FileKind.YAML, explicit=False, error=LINKED_OUT
-                    )
+                    shown = clean_path(full) if dotted else full
+                    yield Candidate(shown, FileKind.YAML, explicit=False, error=why, notice=True)
                 continue
             if kind is not None and not _sniff_content(full, kind):
                 continue
@@ -500,6 +499,20 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
     count, gitignore = exclusions.outside
     if count:
         yield _outside_repository(gitignore, count)
+
+
+#: why a walked link to no file is not read: a link committed to a file the repository does not hold (or holds
+#: only in a checkout with its submodules), so there is nothing to check
+LINKED_TO_NOTHING = "a link to no file: not read"
+
+
+def _link_not_read(path: str, walked: str) -> str | None:
+    """Why a link the walk found is not read, said as a note: it leads out of the repository (``LINKED_OUT``) or
+    to nothing. A walked link is the repository's pointer, not a file of its own: what it points at is not the
+    pull request's to fail the gate on (a link named on the command line is an error, ``_discover``)."""
+    if _links_out(path, walked):
+        return LINKED_OUT
+    return None if os.path.exists(path) else LINKED_TO_NOTHING
 
 
 def _unreadable(error: OSError, where: str) -> Candidate:
