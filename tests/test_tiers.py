@@ -384,6 +384,38 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
             "llama-factory-torchrun",
         ),
         ("docker run --gpus all hiyouga/llamafactory llamafactory-cli train a.yaml\n", Severity.INFO, "llama-factory"),
+        # TGI starts one shard per visible GPU unless told: two counted GPUs shard over NCCL, one (or `all`, one
+        # entry of NVIDIA_VISIBLE_DEVICES) is one shard, undecided; an explicit --num-shard 2 needs on any count
+        (
+            "docker run --gpus 2 ghcr.io/huggingface/text-generation-inference:3.0 --model-id m\n",
+            Severity.ERROR,
+            "tgi-family",
+        ),
+        ("docker run --gpus 2 ghcr.io/predibase/lorax:main --model-id m\n", Severity.ERROR, "tgi-family"),
+        (
+            "docker run --gpus 1 ghcr.io/huggingface/text-generation-inference:3.0 --model-id m\n",
+            Severity.INFO,
+            "tgi-one-shard",
+        ),
+        (
+            "docker run --gpus all ghcr.io/huggingface/text-generation-inference:3.0 --model-id m\n",
+            Severity.INFO,
+            "tgi-one-shard",
+        ),
+        (
+            "docker run --gpus all ghcr.io/huggingface/text-generation-inference:3.0 --model-id m --num-shard 2\n",
+            Severity.ERROR,
+            "nccl-multi-gpu",
+        ),
+        # a device check prints and exits; a second command after it is what runs
+        ("docker run --runtime=amd --device /dev/dri ubuntu ls -l /dev/dri\n", None, "x"),
+        ("docker run --gpus all ubuntu cat /proc/driver/nvidia/version\n", None, "x"),
+        (
+            "docker run --gpus all acme/app sh -c 'echo ok; python t.py --num-workers 4'\n",
+            Severity.ERROR,
+            "pytorch-dataloader-workers",
+        ),
+        ("docker run --gpus all acme/app sh -c 'cat /etc/os-release && python t.py'\n", Severity.INFO, None),
         # YOLOv5's train.py, known by the YOLO weights or config it trains from; --workers 0 anywhere: none
         (
             "docker run --gpus all acme/det python train.py --weights yolov5l.pt\n",
