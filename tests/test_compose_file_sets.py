@@ -123,14 +123,18 @@ ROCM_OVERLAY = (
 def test_an_overlay_whose_build_only_gives_args_is_a_part_of_the_service_beside(tmp_path: Path, invoke) -> None:
     """Found on an untuned repository (audit49): an overlay that gives the base's build other ``args`` and runs vLLM
     on AMD GPUs was an error, while the base beside it (merged with it by the project's own launcher) shares the
-    host's IPC. A build with no context of its own is a part of the service beside. The control: alone, such a
-    build builds the folder's Dockerfile, and the service is judged."""
+    host's IPC. A build with no context of its own is a part of the service beside, or, with no Dockerfile in its
+    folder to build, of one elsewhere. The control: alone beside a Dockerfile, such a build builds it, and the
+    service is judged."""
     (tmp_path / "compose.vllm.yml").write_text(VLLM_BASE)
     (tmp_path / "compose.x.vllm.rocm.yml").write_text(ROCM_OVERLAY)
     result = invoke("check", "--undecided=show", str(tmp_path / "compose.x.vllm.rocm.yml"))
     assert "SHM001" not in result.stdout, result.stdout
     assert 'service "vllm" builds with neither a context nor a Dockerfile, and compose.vllm.yml beside' in result.stdout
     (tmp_path / "compose.vllm.yml").unlink()
+    result = invoke("check", "--undecided=show", str(tmp_path / "compose.x.vllm.rocm.yml"))
+    assert "SHM001" not in result.stdout and "its folder holds no Dockerfile" in result.stdout, result.stdout
+    (tmp_path / "Dockerfile").write_text("FROM rocm/vllm\n")
     result = invoke("check", "--undecided=show", str(tmp_path / "compose.x.vllm.rocm.yml"))
     assert "compose.x.vllm.rocm.yml:2:3: SHM001 [error]" in result.stdout, result.stdout
 

@@ -26,8 +26,8 @@ def part_of_another(project: Project, service: Service) -> str | None:
 
     A service with no image and no build cannot run alone: it is a part when a compose file beside it defines
     the service whole, or when its folder has more entries than are listed (that file may be among the rest). A
-    build that only gives ``args`` builds the project folder's Dockerfile when alone, so it is a part only when a
-    file beside it defines the service whole."""
+    build that only gives ``args`` builds the folder's ``Dockerfile`` when alone: it is a part when a file beside it
+    defines the service whole, or when there is no such Dockerfile to build."""
     if project.get(service, "image") is not None or _whole_build(project, service):
         return None
     folder = str(service.file.base_dir)
@@ -39,6 +39,12 @@ def part_of_another(project: Project, service: Service) -> str | None:
         return (
             f'service "{service.name}" {what}, and {others[0]} beside it defines the service with one: a part of that '
             "service, merged by a set the repository's scripts do not name; not judged alone"
+        )
+    if has_build and not project.files.has_file(os.path.join(folder, "Dockerfile")):
+        return (
+            f'service "{service.name}" builds with neither a context nor a Dockerfile, and its folder holds no '
+            "Dockerfile: compose cannot run it alone, so it is a part of a service another file defines; not judged "
+            "alone"
         )
     if not has_build and not project.files.complete(folder):
         return (
