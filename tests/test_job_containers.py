@@ -466,3 +466,32 @@ def test_jenkins_inside_runs_steps_and_with_run_starts_the_image(method: str, ti
     result = Engine(Settings()).check_source(SourceText("Jenkinsfile", text), FileKind.JENKINSFILE, "Jenkinsfile")
     ((workload),) = result.workloads
     assert workload.need is not None and workload.need.tier.name.lower() == tier
+
+
+VENDORED_WORKFLOW = """on: push
+jobs:
+  t:
+    runs-on: [self-hosted, gpu]
+    container:
+      image: pytorch/pytorch
+      options: --gpus all --ipc=host
+    steps:
+      - run: python train.py --num-workers 8
+"""
+
+
+def test_a_workflow_below_the_repositorys_top_is_a_note_not_its_ci(tmp_path: Path, invoke) -> None:
+    """Found on an untuned repository (audit50): a vendored copy of another project kept its
+    ``.github/workflows``, and its GPU jobs' ``--ipc=host`` failed the gate 18 times, though GitHub runs only the
+    workflows at the top of a repository. The control: the same file at the top is checked; without a ``.git``
+    above, the folder holding ``.github`` is the top."""
+    (tmp_path / ".git").mkdir()
+    for folder in (tmp_path / "third_party" / "lib", tmp_path):
+        (folder / ".github" / "workflows").mkdir(parents=True)
+        (folder / ".github" / "workflows" / "gpu.yml").write_text(VENDORED_WORKFLOW)
+    said = invoke("check", str(tmp_path)).stdout
+    assert ".github/workflows/gpu.yml:7:27: SHM007" in said and "lib/.github/workflows/gpu.yml:7" not in said
+    assert "third_party/lib/.github/workflows/gpu.yml: note: a GitHub workflow below the repository's top" in said
+    (tmp_path / ".git").rmdir()
+    said = invoke("check", str(tmp_path / "third_party" / "lib")).stdout
+    assert "lib/.github/workflows/gpu.yml:7:27: SHM007" in said, said

@@ -33,8 +33,12 @@ def _detect(source: SourceText, documents: list[Node]) -> bool:
 def _read_yaml(source: SourceText, documents: list[Node], path: Path, run: Extraction) -> Found:
     from shmlint.extract.dispatch import commands
     from shmlint.formats.ci.github_actions import github_job_containers
+    from shmlint.formats.ci.vendored import nested_workflow
+    from shmlint.model import Notice
     from shmlint.parsers.embedded.ci_yaml import mask_ci_yaml
 
+    if (why := nested_workflow(source.path)) is not None:
+        return [], [Notice(source.path, why)]
     masked = mask_ci_yaml(source, documents) or ""
     containers, notices = github_job_containers(source, documents, run.signals, masked)
     return commands(source, masked, run.signals, in_blocks=True) + containers, notices  # YAML block scalars
