@@ -289,6 +289,12 @@ class ProjectFiles:
         """Whether the folder's listing holds all its entries (not cut at ``MAX_ENTRIES``, and listed at all)."""
         return self._listing(folder).complete
 
+    def cut(self, folder: str) -> bool:
+        """Whether the folder was listed and has more than ``MAX_ENTRIES`` entries (what a name not among its first
+        ones may be is not known; a folder not listed at all says nothing of its size)."""
+        listing = self._listing(folder)
+        return listing is not _UNLISTED and not listing.complete
+
     def folders_in(self, folder: str) -> tuple[str, ...]:
         """The names of the folders among the folder's first ``MAX_ENTRIES`` entries."""
         return self._listing(folder).folders

@@ -30,9 +30,9 @@ def part_of_another(project: Project, service: Service) -> str | None:
     defines the service whole, or when there is no such Dockerfile to build."""
     if project.get(service, "image") is not None or _whole_build(project, service):
         return None
-    folder = str(service.file.base_dir)
+    files, folder = project.files, str(service.file.base_dir)
     own = os.path.basename(service.file.source.path)
-    others = sorted(set(project.files.per_folder(_whole_services, folder).get(service.name, ())) - {own})
+    others = sorted(set(files.per_folder(_whole_services, folder).get(service.name, ())) - {own})
     has_build = project.get(service, "build") is not None
     what = "builds with neither a context nor a Dockerfile" if has_build else "has neither an image nor a build"
     if others:
@@ -40,13 +40,14 @@ def part_of_another(project: Project, service: Service) -> str | None:
             f'service "{service.name}" {what}, and {others[0]} beside it defines the service with one: a part of that '
             "service, merged by a set the repository's scripts do not name; not judged alone"
         )
-    if has_build and not project.files.has_file(os.path.join(folder, "Dockerfile")):
+    listed = files.complete(folder) or files.cut(folder)  # else nothing beside the file may be read (a document's)
+    if has_build and listed and not files.has_file(os.path.join(folder, "Dockerfile")):
         return (
             f'service "{service.name}" builds with neither a context nor a Dockerfile, and its folder holds no '
             "Dockerfile: compose cannot run it alone, so it is a part of a service another file defines; not judged "
             "alone"
         )
-    if not has_build and not project.files.complete(folder):
+    if not has_build and files.cut(folder):
         return (
             f'service "{service.name}" has neither an image nor a build, so compose cannot run it alone, and its '
             "folder has more entries than are listed: a part of a service another file defines; not judged alone"
