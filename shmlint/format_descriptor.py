@@ -44,6 +44,8 @@ class FileKind(StrEnum):
     #: parse or is not text, with a notice when it looks like a manifest (``extract.dispatch``)
     YAML_TEMPLATE = "yaml-template"
     SHELL = "shell"
+    POWERSHELL = "powershell"  # read as the POSIX shell it maps to character for character (``windows_scripts``)
+    BATCH = "batch"  # cmd's .bat and .cmd, read so too
     MAKEFILE = "makefile"
     MARKDOWN = "markdown"
     DOCKERFILE = "dockerfile"  # evidence for compose build:, never checked on its own

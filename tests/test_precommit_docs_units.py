@@ -1,5 +1,5 @@
-"""The real pre-commit passes the new kinds to shmlint: reStructuredText, MDX, Quarto and Jupyter notebooks (tagged
-``json`` too) through the ``shmlint`` hook's ``types_or``, systemd and Quadlet units through ``shmlint-units`` (identify has no tag for them, so that
+"""The real pre-commit passes the new kinds to shmlint: reStructuredText, MDX, Quarto, Jupyter notebooks (tagged
+``json`` too), PowerShell and cmd scripts through the ``shmlint`` hook's ``types_or``, systemd and Quadlet units through ``shmlint-units`` (identify has no tag for them, so that
 hook selects them by ``files``), and leaves out what neither hook is for."""
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ FLAGGED = {
     "job.qmd": FIXTURES / "docs" / "k8s" / "SHM001-job.qmd",
     "serve.mdx": FIXTURES / "docs" / "k8s" / "SHM001-deployment.mdx",
     "serve.ipynb": FIXTURES / "notebook" / "SHM001-notebook.ipynb",
+    "train.ps1": FIXTURES / "windows" / "SHM001-train.ps1",  # PowerShell and cmd scripts (identify: powershell, batch)
+    "train.bat": FIXTURES / "windows" / "SHM001-train.bat",
 }
 UNITS = {
     "trainer.container": FIXTURES / "units" / "quadlet" / "SHM001-trainer.container",

@@ -20,7 +20,17 @@ _BUILD_MARK = LazyRegex(
     rb"(?:docker|podman|nerdctl)\b[^\n]{0,200}?\bbuild|^[ \t]*build[ \t]*:|build-push-action|skaffold/v", re.MULTILINE
 )
 #: the kinds of file a build is read from
-BUILD_KINDS = frozenset({FileKind.YAML, FileKind.SHELL, FileKind.MAKEFILE, FileKind.MARKDOWN, FileKind.RST})
+BUILD_KINDS = frozenset(
+    {
+        FileKind.YAML,
+        FileKind.SHELL,
+        FileKind.POWERSHELL,
+        FileKind.BATCH,
+        FileKind.MAKEFILE,
+        FileKind.MARKDOWN,
+        FileKind.RST,
+    }
+)
 
 
 def may_build(data: bytes) -> bool:

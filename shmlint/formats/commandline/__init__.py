@@ -1,4 +1,4 @@
-"""``docker``/``podman`` run lines in shell scripts, Makefile recipes, Markdown/reStructuredText code blocks
+"""``docker``/``podman`` run lines in shell scripts (PowerShell and cmd scripts too), Makefile recipes, Markdown/reStructuredText code blocks
 (whose YAML blocks are read as the YAML formats' own files) and Jupyter notebooks' shell; also the judge of docker
 options that other formats hold in their own syntax (``extract.command_workload``)."""
 
@@ -42,6 +42,11 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
         return workloads + documents, notices
     if kind is FileKind.MAKEFILE:
         return commands(source, mask_makefile(source.text), run.signals), []
+    if kind in (FileKind.POWERSHELL, FileKind.BATCH):
+        from shmlint.parsers.embedded.windows_scripts import batch_as_shell, powershell_as_shell
+
+        as_shell = powershell_as_shell if kind is FileKind.POWERSHELL else batch_as_shell
+        return commands(source, as_shell(source.text), run.signals), []
     if kind is FileKind.NOTEBOOK:
         return _notebook(source, run), []
     markdown = kind is FileKind.MARKDOWN
@@ -138,9 +143,11 @@ FORMAT = Format(
     remedy="add --shm-size (e.g. --shm-size=8g)",
     fix_in_short="add --shm-size",
     writer="shmlint.formats.commandline.edit",
-    fixtures=("shell", "markdown", "make", "docs/commands", "units/systemd", "notebook"),
+    fixtures=("shell", "windows", "markdown", "make", "docs/commands", "units/systemd", "notebook"),
     files=(
         FileNames(FileKind.SHELL, rank=40, endings=(".sh", ".bash", ".zsh")),
+        FileNames(FileKind.POWERSHELL, rank=42, endings=(".ps1",)),
+        FileNames(FileKind.BATCH, rank=44, endings=(".bat", ".cmd")),
         FileNames(FileKind.MAKEFILE, rank=50, names=("Makefile", "makefile", "GNUmakefile"), endings=(".mk",)),
         FileNames(FileKind.MARKDOWN, rank=60, endings=(".md", ".markdown", ".mdx", ".qmd")),
         FileNames(FileKind.RST, rank=70, endings=(".rst",)),

@@ -1,0 +1,107 @@
+"""PowerShell and cmd scripts read as the POSIX shell they map to character for character: offsets and lines are
+the file's own, and a ``docker run`` split over lines with each shell's escape is read as the same run written for
+``sh``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.discover import FileKind, kind_for_name
+from shmlint.engine import Engine
+from shmlint.parsers.embedded.windows_scripts import batch_as_shell, powershell_as_shell
+from shmlint.settings import Settings
+from shmlint.source import SourceText
+
+ENGINE = Engine(Settings())
+
+
+def findings(name: str, text: str) -> list[tuple[str, int, str]]:
+    kind = kind_for_name(name)
+    assert kind is not None, name
+    result = ENGINE.check_source(SourceText(name, text), kind, Path(name))
+    return [(f.code, f.span.line, f.severity.name.lower()) for f in result.findings]
+
+
+def test_the_names_are_read_as_windows_scripts() -> None:
+    assert kind_for_name("train.ps1") is FileKind.POWERSHELL
+    assert kind_for_name("TRAIN.BAT") is FileKind.BATCH and kind_for_name("run.cmd") is FileKind.BATCH
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab `^%@&#<>'\"\\\r\n:$-=1rREMm")), max_size=300))
+def test_the_masks_keep_every_offset_and_line_break(text: str) -> None:
+    for as_shell in (powershell_as_shell, batch_as_shell):
+        masked = as_shell(text)
+        assert len(masked) == len(text)
+        assert [i for i, c in enumerate(masked) if c in "\r\n"] == [i for i, c in enumerate(text) if c in "\r\n"]
+
+
+OPTIONS = st.lists(
+    st.sampled_from(["--rm", "--gpus all", "--shm-size=1g", "--ipc=host", "-v /data:/data", "-e A=1", "--init"]),
+    max_size=5,
+)
+COMMANDS = st.sampled_from(["python train.py --num-workers 8", "python serve.py", "", "nvidia-smi"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(OPTIONS, COMMANDS, st.booleans())
+def test_a_run_split_with_each_shells_escape_reads_as_the_posix_one(options, command, crlf) -> None:
+    """The same ``docker run`` written for sh (``\\``), PowerShell (backtick) and cmd (caret), one option a line:
+    the same findings on the same lines."""
+    newline = "\r\n" if crlf else "\n"
+    words = ["docker run", *options, "pytorch/pytorch:2.3.0", *([command] if command else [])]
+    posix = findings("run.sh", f" \\{newline}  ".join(words) + newline)
+    assert findings("run.ps1", f" `{newline}  ".join(words) + newline) == posix
+    assert findings("run.bat", f" ^{newline}  ".join(words) + newline) == posix
+
+
+def test_what_is_not_a_command_is_not_read() -> None:
+    """Comments, a here-string (data) and cmd's comment lines hold runs that never start; the call operator and the
+    echo-hiding ``@`` are not words of the command."""
+    ps = (
+        "<#\ndocker run --gpus all pytorch/pytorch python a.py --num-workers 8\n#>\n"
+        '$yaml = @"\ndocker run --gpus all pytorch/pytorch python b.py --num-workers 8\n"@\n'
+        "# docker run --gpus all pytorch/pytorch python c.py --num-workers 8\n"
+        "& docker run --gpus all pytorch/pytorch python d.py --num-workers 8\n"
+    )
+    assert findings("run.ps1", ps) == [("SHM001", 8, "error")]
+    bat = (
+        "REM docker run --gpus all pytorch/pytorch python a.py --num-workers 8\r\n"
+        ":: docker run --gpus all pytorch/pytorch python b.py --num-workers 8\r\n"
+        "@docker run --gpus all pytorch/pytorch python c.py --num-workers 8\r\n"
+    )
+    assert findings("run.bat", bat) == [("SHM001", 3, "error")]
+
+
+def test_cmd_variables_are_values_known_when_the_script_runs() -> None:
+    """``%SHM%`` and ``%1`` stand for values given at run time: a size there is not read as 64 MiB, and a path is
+    no literal; ``C:\\data`` keeps its backslashes as plain characters."""
+    sized = "docker run --gpus all --shm-size=%SHM% pytorch/pytorch python t.py --num-workers 8\r\n"
+    assert findings("run.bat", sized) == findings("run.sh", sized.replace("%SHM%", "$SHM")) == []
+    assert findings("run.bat", sized.replace("%SHM%", "32m")) == [("SHM005", 1, "warning")]  # a literal is read
+    assert batch_as_shell("-v %CD%\\data:/d %1") == "-v $CD_/data:/d $1"
+    assert powershell_as_shell('-v "C:\\data:/d" `"x`"') == '-v "C:/data:/d" \\"x\\"'
+
+
+def test_a_build_written_in_a_windows_script_names_the_images_dockerfile(tmp_path: Path, invoke) -> None:
+    """``docker build -f docker/Dockerfile.train -t acme/trainer:1 .`` in a PowerShell script: a manifest elsewhere
+    that runs the image is judged by what that Dockerfile runs. The control: without the script, undecided."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "Dockerfile.train").write_text(
+        'FROM pytorch/pytorch\nCOPY train.py /app/\nCMD ["python", "/app/train.py"]\n'
+    )
+    (tmp_path / "train.py").write_text("from torch.utils.data import DataLoader\nDataLoader(data, num_workers=8)\n")
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: t}\nspec:\n  containers:\n  - name: t\n    image: acme/trainer:1\n"
+        "    resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    (tmp_path / "build.ps1").write_text("& docker build `\n  -f docker/Dockerfile.train `\n  -t acme/trainer:1 .\n")
+    said = invoke("check", "--undecided=show", str(tmp_path)).stdout
+    assert "pod.yaml:6:5: SHM001 [error]" in said and "train.py:2 DataLoader(num_workers=8)" in said, said
+    (tmp_path / "build.ps1").unlink()
+    assert "pod.yaml:6:5: SHM001 [info]" in invoke("check", "--undecided=show", str(tmp_path)).stdout
