@@ -105,3 +105,14 @@ def test_a_build_written_in_a_windows_script_names_the_images_dockerfile(tmp_pat
     assert "pod.yaml:6:5: SHM001 [error]" in said and "train.py:2 DataLoader(num_workers=8)" in said, said
     (tmp_path / "build.ps1").unlink()
     assert "pod.yaml:6:5: SHM001 [info]" in invoke("check", "--undecided=show", str(tmp_path)).stdout
+
+
+def test_a_message_names_a_cmd_variable_as_the_script_writes_it() -> None:
+    """``%ARGS%`` is read as the shell's ``$ARGS_``; the message names what the file says."""
+    engine_result = ENGINE.check_source(
+        SourceText("run.bat", "docker run %ARGS% --gpus all vllm/vllm-openai --model m\r\n"),
+        FileKind.BATCH,
+        Path("run.bat"),
+    )
+    (finding,) = engine_result.findings
+    assert "%ARGS% is unresolved" in finding.message, finding.message

@@ -165,7 +165,7 @@ def command_workload(
                 ShmKind.UNKNOWN,
                 ShmMechanism.EXPANSION,
                 source.span(word.start, word.end),
-                f"{word.text} (expanded at run time{_PLACED if word in command.placed else ''})",
+                f"{_as_written(word, source)} (expanded at run time{_PLACED if word in command.placed else ''})",
             )
             for word in command.unknown
             if word in command.may_set_shm  # one the script gives only values without a size carries none
@@ -178,6 +178,13 @@ def command_workload(
         _target(command, tuple(slots)),
         command_from=_typed_at(typed, source),
     )
+
+
+def _as_written(word: Word, source: SourceText) -> str:
+    """An expansion as the file writes it, for messages: a cmd script's ``%ARGS%`` (read as the shell's
+    ``$ARGS_``, ``shmlint.parsers.embedded.windows_scripts``) is named so; a quoted word by its value."""
+    raw = source.text[word.start : word.end]
+    return word.text if '"' in raw or "'" in raw else raw
 
 
 #: how the description says an expansion was read as options by the words after it, not by its name or value
