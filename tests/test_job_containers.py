@@ -492,6 +492,16 @@ def test_a_workflow_below_the_repositorys_top_is_a_note_not_its_ci(tmp_path: Pat
     said = invoke("check", str(tmp_path)).stdout
     assert ".github/workflows/gpu.yml:7:27: SHM007" in said and "lib/.github/workflows/gpu.yml:7" not in said
     assert "third_party/lib/.github/workflows/gpu.yml: note: a GitHub workflow below the repository's top" in said
+    lib = tmp_path / "third_party" / "lib"
+    (lib / ".git").write_text("gitdir: ../../.git/modules/third_party/lib\n")  # a submodule: still not its CI
+    said = invoke("check", str(tmp_path)).stdout
+    assert "third_party/lib/.github/workflows/gpu.yml: note: a GitHub workflow below the repository's top" in said
+    (lib / ".git").write_text("gitdir: /elsewhere/.git/worktrees/lib\n")  # a linked work tree is a top of its own
+    assert "lib/.github/workflows/gpu.yml:7:27: SHM007" in invoke("check", str(lib)).stdout
+    (lib / ".git").unlink()
+    (lib / ".git").mkdir()  # a clone of its own (a home folder kept in git holds clones): its top, its CI
+    assert "lib/.github/workflows/gpu.yml:7:27: SHM007" in invoke("check", str(tmp_path)).stdout
+    (lib / ".git").rmdir()
     (tmp_path / ".git").rmdir()
-    said = invoke("check", str(tmp_path / "third_party" / "lib")).stdout
+    said = invoke("check", str(lib)).stdout
     assert "lib/.github/workflows/gpu.yml:7:27: SHM007" in said, said

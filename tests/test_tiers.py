@@ -416,6 +416,8 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
             "pytorch-dataloader-workers",
         ),
         ("docker run --gpus all acme/app sh -c 'cat /etc/os-release && python t.py'\n", Severity.INFO, None),
+        ("docker run --gpus all acme/app sh -c 'echo starting\n./run_training'\n", Severity.INFO, None),  # two lines
+        ("docker run --gpus all acme/app echo ok\n", None, "x"),
         # YOLOv5's train.py, known by the YOLO weights or config it trains from; --workers 0 anywhere: none
         (
             "docker run --gpus all acme/det python train.py --weights yolov5l.pt\n",

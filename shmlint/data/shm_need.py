@@ -804,7 +804,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
   None,
   ('(?:^((/(usr/)?bin/)?(ba)?sh +-c '
    '+)?(ls|cat|echo|printf|true|uname|hostname|id|whoami|nproc|df|lspci|rocm-smi|rocminfo|amd-smi|clinfo)( '
-   '[^;&|`$<>()]{0,256})?$)',
+   '[^;&|`$<>()\\n\\r]{0,256})?$)',
    ('amd-smi',
     'cat',
     'clinfo',
