@@ -188,7 +188,7 @@ FAMILIES = [
     ("ghcr.io/huggingface/text-generation-inference:3.0", "", "needs"),
     ("", "myserver --num-shard 2", "needs"),
     ("", "myserver --sharded true", "needs"),
-    ("", "myserver --num-shard 1", ""),
+    ("", "myserver --num-shard 1", "unknown"),  # one shard, undecided (TGI's option name; the default tier too)
     # vLLM / SGLang / LMDeploy, and tensor parallel > 1 as a setting
     ("public.ecr.aws/acme/vllm-openai:v0.8", "", "needs"),
     ("", "python -m vllm.entrypoints.openai.api_server --model m", "needs"),

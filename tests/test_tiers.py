@@ -407,6 +407,13 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
             Severity.ERROR,
             "nccl-multi-gpu",
         ),
+        # told one shard, on any count: one process (the launcher's own option; the environment's is not read)
+        (
+            "docker run --gpus 2 ghcr.io/huggingface/text-generation-inference:3.0 --model-id m --num-shard 1\n",
+            Severity.INFO,
+            "tgi-one-shard-set",
+        ),
+        ("docker run --gpus 2 acme/tgi text-generation-launcher --sharded false\n", Severity.INFO, "tgi-one-shard-set"),
         # a device check prints and exits; a second command after it is what runs
         ("docker run --runtime=amd --device /dev/dri ubuntu ls -l /dev/dri\n", None, "x"),
         ("docker run --gpus all ubuntu cat /proc/driver/nvidia/version\n", None, "x"),

@@ -4,6 +4,7 @@ the file's own, and a ``docker run`` split over lines with each shell's escape i
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -31,10 +32,10 @@ def test_the_names_are_read_as_windows_scripts() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("ab `^%@&#<>'\"\\\r\n:$-=1rREMm")), max_size=300))
+@given(st.text(alphabet=st.sampled_from(list("ab `^%!~@&#<>'\"\\\r\n\x0b\x85\u2028:$-=1()rREMmif")), max_size=300))
 def test_the_masks_keep_every_offset_and_line_break(text: str) -> None:
     for as_shell in (powershell_as_shell, batch_as_shell):
-        masked = as_shell(text)
+        masked = as_shell(text).text
         assert len(masked) == len(text)
         assert [i for i, c in enumerate(masked) if c in "\r\n"] == [i for i, c in enumerate(text) if c in "\r\n"]
 
@@ -82,8 +83,8 @@ def test_cmd_variables_are_values_known_when_the_script_runs() -> None:
     sized = "docker run --gpus all --shm-size=%SHM% pytorch/pytorch python t.py --num-workers 8\r\n"
     assert findings("run.bat", sized) == findings("run.sh", sized.replace("%SHM%", "$SHM")) == []
     assert findings("run.bat", sized.replace("%SHM%", "32m")) == [("SHM005", 1, "warning")]  # a literal is read
-    assert batch_as_shell("-v %CD%\\data:/d %1") == "-v $CD_/data:/d $1"
-    assert powershell_as_shell('-v "C:\\data:/d" `"x`"') == '-v "C:/data:/d" \\"x\\"'
+    assert batch_as_shell("-v %CD%\\data:/d %1").text == "-v $CD_/data:/d $1"
+    assert powershell_as_shell('-v "C:\\data:/d" `"x`"').text == '-v "C:/data:/d" \\"x\\"'
 
 
 def test_a_build_written_in_a_windows_script_names_the_images_dockerfile(tmp_path: Path, invoke) -> None:
@@ -103,6 +104,9 @@ def test_a_build_written_in_a_windows_script_names_the_images_dockerfile(tmp_pat
     (tmp_path / "build.ps1").write_text("& docker build `\n  -f docker/Dockerfile.train `\n  -t acme/trainer:1 .\n")
     said = invoke("check", "--undecided=show", str(tmp_path)).stdout
     assert "pod.yaml:6:5: SHM001 [error]" in said and "train.py:2 DataLoader(num_workers=8)" in said, said
+    script = (tmp_path / "build.ps1").read_text()
+    (tmp_path / "build.ps1").write_bytes(codecs.BOM_UTF16_LE + script.encode("utf-16-le"))  # Windows PowerShell 5
+    assert "pod.yaml:6:5: SHM001 [error]" in invoke("check", "--undecided=show", str(tmp_path)).stdout
     (tmp_path / "build.ps1").unlink()
     assert "pod.yaml:6:5: SHM001 [info]" in invoke("check", "--undecided=show", str(tmp_path)).stdout
 
@@ -116,3 +120,65 @@ def test_a_message_names_a_cmd_variable_as_the_script_writes_it() -> None:
     )
     (finding,) = engine_result.findings
     assert "%ARGS% is unresolved" in finding.message, finding.message
+
+
+REVIEWED_BAT = (
+    "@echo off\r\n"
+    "echo Don't close this window while training runs\r\n"  # an apostrophe is no quote in cmd
+    'echo "Press Ctrl+C to stop\r\n'  # cmd closes a quote at the line's end
+    'echo "^"\r\n'  # a caret in quotes is a plain character
+    "docker run --gpus all pytorch/pytorch python train.py --num-workers 8\r\n"
+    'if "%1"=="gpu" docker run --gpus all pytorch/pytorch python a.py --num-workers 8\r\n'
+    "IF DEFINED GPU docker run --gpus all pytorch/pytorch python b.py --num-workers 8\r\n"
+    "call docker run --gpus all pytorch/pytorch python c.py --num-workers 8\r\n"
+    'start "" docker run --gpus all pytorch/pytorch python d.py --num-workers 8\r\n'
+    "docker run --gpus all --shm-size=!SHM! pytorch/pytorch python e.py --num-workers 8\r\n"
+    "for %%s in (16g) do docker run --gpus all --shm-size=%%s pytorch/pytorch python f.py --num-workers 8\r\n"
+    "docker run --gpus all --shm-size=%~1 pytorch/pytorch python g.py\r\n"
+    "docker run --gpus all --shm-size %SHM:~0,3% pytorch/pytorch python h.py\r\n"
+    "if exist x (\r\n"
+    "  docker.exe run --gpus all pytorch/pytorch python i.py --num-workers 8\r\n"
+    ") else (\r\n"
+    "  docker run --gpus all pytorch/pytorch python j.py --num-workers 8\r\n"
+    ")\r\n"
+    "REM old way:\x0b docker run --gpus all pytorch/pytorch python k.py --num-workers 8\r\n"
+)
+
+
+def test_cmd_quotes_prefixes_and_run_time_values_read_as_cmd_reads_them() -> None:
+    """From the review: an apostrophe or a quote left open hid every later run; one-line ``if``, ``call``,
+    ``start``, a block's parentheses and ``docker.exe`` hid theirs; ``!SHM!``, ``%%s``, ``%~1`` and ``%SHM:~0,3%``
+    were sizes that failed the gate as SHM011; a vertical tab in a ``REM`` line split it into a command."""
+    assert findings("run.bat", REVIEWED_BAT) == [("SHM001", line, "error") for line in (5, 6, 7, 8, 9, 15, 17)]
+
+
+REVIEWED_PS1 = """# Usage: .\\run.ps1 <#gpus>
+$containerId = docker run -d --gpus all pytorch/pytorch python a.py --num-workers 8
+$null = docker run --gpus all pytorch/pytorch python b.py --num-workers 8
+Write-Host "open comment with <# in a string"
+Write-Host "starting @"
+docker run --gpus all pytorch/pytorch python c.py --num-workers 8
+$dockerArgs = @('--gpus','all','--shm-size','16g')
+docker run @dockerArgs pytorch/pytorch python d.py --num-workers 8
+& "C:\\Program Files\\Docker\\docker.exe" run --gpus all pytorch/pytorch python e.py --num-workers 8
+docker run $env:DOCKER_ARGS --gpus all pytorch/pytorch python f.py --num-workers 8
+$x = @"
+docker run --gpus all pytorch/pytorch python hidden.py --num-workers 8
+"@
+docker run --gpus all pytorch/pytorch python g.py --num-workers 8
+<# never closed
+docker run --gpus all pytorch/pytorch python hidden2.py --num-workers 8
+"""
+
+
+def test_powershell_comments_strings_assignments_and_splats_read_as_powershell_reads_them() -> None:
+    """From the review: ``<#`` in a line comment or a string opened nothing in PowerShell but hid the rest here;
+    ``$id = docker run`` and ``$null = ...`` were not read; ``@args`` was taken as the image (a false error);
+    ``$env:ARGS`` likewise. A block comment never closed is said in a note."""
+    result = ENGINE.check_source(SourceText("run.ps1", REVIEWED_PS1), FileKind.POWERSHELL, Path("run.ps1"))
+    found = [(f.code, f.span.line, f.severity.name.lower()) for f in result.findings]
+    expected = [2, 3, 6, 8, 9, 10, 14]
+    assert found == [("SHM001", n, "warning" if n in (8, 10) else "error") for n in expected], found
+    assert [n.message for n in result.notices] == [
+        "line 15: a block comment (<#) is never closed: the rest of the file is not read"
+    ]

@@ -35,6 +35,7 @@ from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, Work
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, container_commands, exec_targets
 from shmlint.parsers.container_options import Flag
+from shmlint.parsers.programs import program_name
 from shmlint.parsers.shell import Word
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
 from shmlint.runtime.shm import is_shm_path
@@ -251,7 +252,7 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
     a fix may add a size to an unsized tmpfs."""
     found: list[Setting] = []
     slots: list[SizeSlot] = []
-    if command.engine.text.rsplit("/", 1)[-1] == "nvidia-docker":
+    if program_name(command.engine.text) == "nvidia-docker":
         found.append(Setting(GPU, None, "nvidia-docker", source.span(command.engine.start, command.engine.end)))
     sizes_given = command.flag_values("--shm-size")
     for option in command.flags:
@@ -278,7 +279,7 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
 
 
 def _podman(command: ContainerCommand) -> bool:
-    return command.engine.text.rsplit("/", 1)[-1].startswith("podman")
+    return program_name(command.engine.text).startswith("podman")
 
 
 def _tmpfs(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) -> Iterable[Setting]:

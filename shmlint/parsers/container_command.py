@@ -28,7 +28,7 @@ from shmlint.parsers.option_variables import (
     option_variable,
     options_and_image,
 )
-from shmlint.parsers.programs import ENGINES
+from shmlint.parsers.programs import ENGINES, program_name
 from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, top_level
 
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
@@ -361,7 +361,7 @@ def exec_targets(text: str, in_blocks: bool = False) -> frozenset[str]:
     for command in commands(text, in_blocks=in_blocks):
         words = command.words
         index = _skip_wrappers(words, 0, text)
-        if index + 1 >= len(words) or words[index].text.rsplit("/", 1)[-1] not in ENGINES:
+        if index + 1 >= len(words) or program_name(words[index].text) not in ENGINES:
             continue
         index += 1 + (words[index + 1].text == "container")
         if index < len(words) and words[index].text == "exec":
@@ -420,7 +420,7 @@ def _is_engine(word: Word, following: Sequence[Word]) -> bool:
     if word.dynamic:
         before_subcommand = bool(following) and following[0].text in _SUBCOMMANDS | {"container"}
         return before_subcommand and bool(_ENGINE_VARIABLE.match(word.text))
-    return word.text.rsplit("/", 1)[-1] in ENGINES
+    return program_name(word.text) in ENGINES
 
 
 class _ReadOptions(NamedTuple):

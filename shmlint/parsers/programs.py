@@ -19,6 +19,13 @@ ENGINES = frozenset({"docker", "podman", "podman-remote", "nvidia-docker"})
 ENGINE_CLIS = ENGINES | {"nerdctl"}
 
 
+def program_name(path: str) -> str:
+    """The program a command word names: its last path part, without Windows' ``.exe`` (``docker.exe``, which WSL
+    and PowerShell scripts run, is docker)."""
+    name = path.rsplit("/", 1)[-1]
+    return name[:-4] if name[-4:].lower() == ".exe" else name
+
+
 #: a shell's long options that take a value (its ``-o``/``-O`` take one too, also in a group: ``-euo pipefail``)
 _SHELL_VALUE_OPTIONS = frozenset({"--rcfile", "--init-file"})
 

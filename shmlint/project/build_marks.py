@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 from typing import TYPE_CHECKING
 
 from shmlint.discover import FileKind, discover
 from shmlint.lazy_regex import LazyRegex
-from shmlint.source import InputError, read_bytes
+from shmlint.source import InputError, SourceText, read_bytes
 
 if TYPE_CHECKING:
     from shmlint.project.builds import BuildIndex
@@ -34,7 +35,13 @@ BUILD_KINDS = frozenset(
 
 
 def may_build(data: bytes) -> bool:
-    """Whether a file's bytes may write an image build."""
+    """Whether a file's bytes may write an image build (a UTF-16 file, which Windows PowerShell writes by default,
+    asked as its text is read: ``SourceText.from_bytes``)."""
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        try:
+            data = SourceText.from_bytes("", data).text.encode("utf-8", "surrogateescape")
+        except InputError:
+            return False
     return b"build" in data and _BUILD_MARK.search(data) is not None
 
 

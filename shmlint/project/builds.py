@@ -211,13 +211,13 @@ class _Collector:
 def find_builds(files: Iterable[tuple[str, str]], roots: Sequence[str], limit: int) -> BuildIndex:
     """The builds written in ``files`` (path and kind, a ``discover.FileKind`` value; each read again here, at most
     ``limit`` bytes), with paths resolved inside ``roots``."""
-    from shmlint.source import InputError, read_bytes
+    from shmlint.source import InputError, SourceText, read_bytes
 
     collector = _Collector(roots)
     spent = 0
     for path, kind in files:
-        try:
-            text = read_bytes(path, limit).decode("utf-8", "replace")
+        try:  # decoded as the check decodes it (a UTF-16 PowerShell script, a BOM)
+            text = SourceText.from_bytes(path, read_bytes(path, limit)).text
         except InputError:
             continue  # the check reports it where it reads the file
         spent += len(text)

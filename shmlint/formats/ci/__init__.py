@@ -37,7 +37,7 @@ def _read_yaml(source: SourceText, documents: list[Node], path: Path, run: Extra
     from shmlint.model import Notice
     from shmlint.parsers.embedded.ci_yaml import mask_ci_yaml
 
-    if (why := nested_workflow(source.path)) is not None:
+    if (why := nested_workflow(source.path, run.files)) is not None:
         return [], [Notice(source.path, why)]
     masked = mask_ci_yaml(source, documents) or ""
     containers, notices = github_job_containers(source, documents, run.signals, masked)

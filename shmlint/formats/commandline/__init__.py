@@ -43,10 +43,7 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     if kind is FileKind.MAKEFILE:
         return commands(source, mask_makefile(source.text), run.signals), []
     if kind in (FileKind.POWERSHELL, FileKind.BATCH):
-        from shmlint.parsers.embedded.windows_scripts import batch_as_shell, powershell_as_shell
-
-        as_shell = powershell_as_shell if kind is FileKind.POWERSHELL else batch_as_shell
-        return commands(source, as_shell(source.text), run.signals), []
+        return _windows_script(source, kind, run)
     if kind is FileKind.NOTEBOOK:
         return _notebook(source, run), []
     markdown = kind is FileKind.MARKDOWN
@@ -56,6 +53,21 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     more, notices = yaml_blocks(source, blocks, path, run)
     documents, document_notices = _here_documents(source, masked, path, run)
     return workloads + more + documents, notices + document_notices
+
+
+def _windows_script(source: SourceText, kind: FileKind, run: Extraction) -> Found:
+    """A PowerShell or cmd script read as the POSIX shell it maps to; a block comment or here-string never closed
+    is said (the rest of the file is not read, as PowerShell reads none of it as commands)."""
+    from shmlint.extract.dispatch import commands
+    from shmlint.model import Notice
+    from shmlint.parsers.embedded.windows_scripts import batch_as_shell, powershell_as_shell
+
+    mapped = (powershell_as_shell if kind is FileKind.POWERSHELL else batch_as_shell)(source.text)
+    notices = [
+        Notice(source.path, f"line {source.position(at)[0]}: {what} is never closed: the rest of the file is not read")
+        for at, what in mapped.unclosed
+    ]
+    return commands(source, mapped.text, run.signals), notices
 
 
 def _notebook(source: SourceText, run: Extraction) -> list[Workload]:

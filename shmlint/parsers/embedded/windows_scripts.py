@@ -2,82 +2,237 @@
 character for character, so offsets (findings, fixes) are the file's own.
 
 Windows users start the same ``docker run --gpus all ...`` lines from these scripts; only the syntax around the
-words differs, and each difference maps to one POSIX character:
+words differs, and each difference maps to one POSIX character (or to blanks, where the text is not a command):
 
-- the escape character (PowerShell's backtick, cmd's caret) is a backslash: at a line's end it continues the
-  command, elsewhere it escapes the next character (PowerShell's `` `" `` is ``\\"``);
+- the escape character (PowerShell's backtick, cmd's caret outside quotes) is a backslash: at a line's end it
+  continues the command, elsewhere it escapes the next character;
 - a backslash, which both shells keep as it is (``C:\\data``), is a slash, so it escapes nothing;
-- cmd's ``%NAME%`` is ``$NAME_`` and ``%1`` is ``$1``: a value known only when the script runs;
-- what is not a command is masked: PowerShell's ``<# ... #>`` comments and here-strings (``@" ... "@``, data),
-  the call operator ``&`` before a program, cmd's ``REM`` and ``::`` lines and the ``@`` that hides an echo.
+- a variable is a shell variable, its value known only when the script runs: cmd's ``%NAME%``, ``%NAME:~0,3%``,
+  ``!NAME!``, ``%1``, ``%~dp0``, ``%%s``; PowerShell's ``$env:NAME`` and a splatted ``@args``;
+- what only starts the command is blanked: PowerShell's call operator ``&`` and an assignment of the command's
+  output (``$id = docker run ...``), cmd's ``@``, one-line ``if``/``for ... do``, ``call``, ``start`` and a
+  block's own parentheses;
+- what holds no command is blanked: PowerShell's ``<# ... #>`` comments and here-strings (data), cmd's ``REM`` and
+  ``::`` lines;
+- what POSIX would read as quoting or substitution and the Windows shell does not is made plain: in cmd an
+  apostrophe and a backtick, and a double quote left open at a line's end (cmd closes it there).
 
-What stays approximate (a command's words still read right): PowerShell's ``$env:NAME`` and cmd's ``set
-NAME=value`` are not read as assignments, so an option a variable holds stays unknown.
+A block comment or here-string never closed hides the rest of the file from PowerShell too: it is blanked, and said
+(``Mapped.unclosed``). What stays approximate: a variable the script sets (``$opts = ...``, ``set OPTS=...``) is not
+followed, so an option it holds stays unknown.
 """
 
 from __future__ import annotations
 
+import re
+
 from shmlint.lazy_regex import LazyRegex
+from shmlint.named_tuple import NamedTuple
 
-#: cmd's variables: ``%NAME%`` (a name of letters, digits, ``_``, ``-``, ``.``) and the script's arguments ``%1``
-_CMD_VARIABLE = LazyRegex(r"%([A-Za-z_][\w.-]{0,127})%|%(?=[0-9*])")
-#: lines of cmd that are comments (lower-cased): ``rem ...``, ``:: ...``
+
+class Mapped(NamedTuple):
+    """A script written as POSIX shell, and where a span that is not shell opens and is never closed (the rest of
+    the file is blanked from there): (offset, what opened it)."""
+
+    text: str
+    unclosed: tuple[tuple[int, str], ...] = ()
+
+
+# -- cmd ---------------------------------------------------------------------------------------------------------
+
+#: cmd's variables: ``%NAME%`` with an optional ``:~0,3`` or ``:a=b``, ``!NAME!`` (delayed expansion), a ``for``
+#: variable ``%%s``, the script's arguments ``%1``, ``%*``, ``%~dp0``
+_CMD_VARIABLE = LazyRegex(
+    r"%(?:[A-Za-z_][\w.-]{0,127}(?::[^%\r\n]{1,128})?%|%[A-Za-z]|~[a-zA-Z$:]{0,16}[0-9]|[0-9*])|![A-Za-z_][\w.-]{0,127}!"
+)
+#: a comment line (lower-cased): ``rem ...``, ``:: ...``
 _CMD_COMMENT = LazyRegex(r"[ \t@]*(?:rem(?:[ \t].*)?|::.*)")
-#: PowerShell's call operator before a program: ``& docker run``, ``& "C:\...\docker.exe" run``
-_PS_CALL = LazyRegex(r"(?m)^([ \t]*)&(?=[ \t])")
-#: what opens a span of PowerShell that holds no command, and what closes it: a block comment, a here-string
-_PS_SPANS = (("<#", "#>"), ('@"\n', '\n"@'), ("@'\n", "\n'@"), ('@"\r\n', '\n"@'), ("@'\r\n", "\n'@"))
+#: what only starts the command of a line: ``@``, ``if [/i] [not] <condition>``, ``for ... in (...) do``, ``call``,
+#: ``start ["title"] [/options]``, a block's opening parenthesis; taken again while one is there
+_OPERAND = r'(?:"[^"\r\n]{0,256}"|[^\s"]{1,256})'
+_CMD_PREFIX = LazyRegex(
+    r"[ \t]*(?:@|\(|\)[ \t]*else[ \t]*\(?|else[ \t]*\(?"
+    r"|if[ \t]+(?:/i[ \t]+)?(?:not[ \t]+)?(?:(?:exist|defined|errorlevel|cmdextversion)[ \t]+"
+    + _OPERAND
+    + r"|"
+    + _OPERAND
+    + r"[ \t]*(?:==|[ \t]equ[ \t]|[ \t]neq[ \t]|[ \t]lss[ \t]|[ \t]leq[ \t]|[ \t]gtr[ \t]|[ \t]geq[ \t])"
+    r"[ \t]*" + _OPERAND + r")[ \t]+\(?"
+    r"|for[ \t]+(?:/[a-z][ \t]+(?:" + _OPERAND + r"[ \t]+)?)?%%?[a-z][ \t]+in[ \t]+\([^)\r\n]{0,256}\)[ \t]+do[ \t]+\(?"
+    r"|call[ \t]+|start[ \t]+(?:\"[^\"\r\n]{0,256}\"[ \t]+)?(?:/[a-z]+[ \t]+){0,16})",
+    re.IGNORECASE,
+)
+#: a line that only closes a block: ``)``
+_CMD_CLOSE = LazyRegex(r"[ \t]*\)[ \t]*")
 
 
-def powershell_as_shell(text: str) -> str:
-    """The text with PowerShell's escapes, comments, here-strings and call operators written as POSIX shell."""
-    chars = list(text.replace("\\", "/").replace("`", "\\"))
-    for start, end in _spans(text):
-        _blank(chars, start, end)
-    for match in _PS_CALL.finditer(text):
-        chars[match.end(1)] = " "
-    return "".join(chars)
-
-
-def _spans(text: str) -> list[tuple[int, int]]:
-    """Block comments and here-strings, in one pass (``str.find``: linear, whatever the text): the first opening
-    from ``at`` wins, and an opening never closed runs to the end of the text."""
-    spans: list[tuple[int, int]] = []
-    at = 0
-    following = [text.find(opening) for opening, _ in _PS_SPANS]  # each opening's next place: found again only
-    while True:  # when passed, so the text is searched a bounded number of times for each
-        following = [
-            text.find(opening, at) if 0 <= place < at else place
-            for place, (opening, _) in zip(following, _PS_SPANS, strict=True)
-        ]
-        found = [(place, _PS_SPANS[index][1]) for index, place in enumerate(following) if place != -1]
-        if not found:
-            return spans
-        start, close = min(found)
-        end = text.find(close, start + 2)
-        end = len(text) if end == -1 else end + len(close)
-        spans.append((start, end))
-        at = end
-
-
-def batch_as_shell(text: str) -> str:
-    """The text with cmd's escapes, variables, comments and ``@`` written as POSIX shell."""
-    chars = list(text.replace("\\", "/").replace("^", "\\"))
-    for match in _CMD_VARIABLE.finditer(text):
-        chars[match.start()] = "$"
-        if match.group(1) is not None:
-            chars[match.end() - 1] = "_"
+def batch_as_shell(text: str) -> Mapped:
+    """A cmd script written as POSIX shell (the module's docstring)."""
+    chars = list(text)
     offset = 0
-    for line in text.splitlines(keepends=True):
-        body = line.rstrip("\r\n")
-        if _CMD_COMMENT.fullmatch(body.lower()):
+    for line in text.split("\n"):  # cmd breaks lines only there (a form feed or U+2028 is text)
+        body = line[:-1] if line.endswith("\r") else line
+        if _CMD_COMMENT.fullmatch(body.lower()) or _CMD_CLOSE.fullmatch(body):
             _blank(chars, offset, offset + len(body))
         else:
-            stripped = len(body) - len(body.lstrip(" \t"))
-            if body[stripped : stripped + 1] == "@":
-                chars[offset + stripped] = " "
-        offset += len(line)
-    return "".join(chars)
+            _batch_line(chars, body, offset)
+        offset += len(line) + 1
+    return Mapped("".join(chars))
+
+
+def _batch_line(chars: list[str], body: str, offset: int) -> None:
+    start = 0
+    while (prefix := _CMD_PREFIX.match(body, start)) is not None and prefix.end() > start:
+        _blank(chars, offset + start, offset + prefix.end())
+        start = prefix.end()
+    variables = {match.start(): match.end() for match in _CMD_VARIABLE.finditer(body, start)}
+    quote = -1  # where the open double quote is, -1 outside quotes
+    at = start
+    while at < len(body):
+        char = body[at]
+        if at in variables:
+            _variable(chars, body, offset, at, variables[at])
+            at = variables[at]
+            continue
+        if char == '"':
+            quote = at if quote == -1 else -1
+        elif char == "^" and quote == -1:
+            chars[offset + at] = "\\"
+            at += 2  # the escaped character is taken as it is
+            continue
+        elif char == "\\":
+            chars[offset + at] = "/"
+        elif char == "`" or (char == "'" and quote == -1):
+            chars[offset + at] = "_"
+        at += 1
+    if quote != -1:  # cmd ends a quote at the line's end; the shell would go on reading the next lines into it
+        chars[offset + quote] = " "
+
+
+def _variable(chars: list[str], body: str, offset: int, start: int, end: int) -> None:
+    """``$`` then the name, every other character of the reference ``_``: one shell variable, as long (``%1`` and
+    ``%*``, the script's arguments, are the shell's ``$1`` and ``$*``)."""
+    chars[offset + start] = "$"
+    inner = body[start + 1 : end]
+    if inner == "*" or inner.isdigit():
+        return
+    for at, char in enumerate(inner, offset + start + 1):
+        if not (char.isascii() and (char.isalnum() or char == "_")):
+            chars[at] = "_"
+
+
+# -- PowerShell --------------------------------------------------------------------------------------------------
+
+#: what only starts the command of a line: the call operator ``&``, an assignment of the command's output
+_PS_PREFIX = LazyRegex(r"[ \t]*(?:&[ \t]+|\$[\w:]{1,128}[ \t]*=[ \t]*(?:&[ \t]+)?)")
+#: a scope before a variable's name: ``$env:NAME`` is read as ``$env_NAME``
+_PS_SCOPE = LazyRegex(r"\$(?:env|global|script|local|using|private):", re.IGNORECASE)
+#: a splatted variable (``@args``) at the start of a word
+_PS_SPLAT = LazyRegex(r"(?:(?<=\s)|^)@(?=[A-Za-z_])", re.MULTILINE)
+
+
+def powershell_as_shell(text: str) -> Mapped:
+    """A PowerShell script written as POSIX shell (the module's docstring)."""
+    chars = list(text)
+    unclosed = _powershell_spans(text, chars)
+    mapped = "".join(chars)
+    for match in _PS_SCOPE.finditer(mapped):
+        chars[match.end() - 1] = "_"
+    for match in _PS_SPLAT.finditer(mapped):
+        chars[match.start()] = "$"
+    offset = 0
+    for line in mapped.split("\n"):
+        prefix = _PS_PREFIX.match(line)
+        if prefix is not None and prefix.end() < len(line.rstrip("\r")):
+            _blank(chars, offset, offset + prefix.end())
+        offset += len(line) + 1
+    return Mapped("".join(chars), unclosed)
+
+
+def _powershell_spans(text: str, chars: list[str]) -> tuple[tuple[int, str], ...]:
+    """One pass over the text: comments and strings are skipped as PowerShell reads them (a ``<#`` in a string or a
+    line comment opens nothing), block comments and here-strings blanked, the escape character and backslashes
+    mapped. Returns the spans opened and never closed."""
+    at, size = 0, len(text)
+    while at < size:
+        char = text[at]
+        if char == "#" and (at == 0 or text[at - 1] in " \t\r\n;(){}"):
+            at = _line_end(text, at)
+        elif text.startswith("<#", at):
+            end = text.find("#>", at + 2)
+            _blank(chars, at, size if end == -1 else end + 2)
+            if end == -1:
+                return ((at, "a block comment (<#)"),)
+            at = end + 2
+        elif char == "@" and text[at + 1 : at + 2] in ('"', "'") and _opens_here_string(text, at + 2):
+            quote = text[at + 1]
+            end = _here_string_end(text, at, quote)
+            _blank(chars, at, size if end == -1 else end)
+            if end == -1:
+                return ((at, f"a here-string (@{quote})"),)
+            at = end
+        elif char == "'":  # everything in it is as written; its backslashes are mapped
+            end = text.find("'", at + 1)
+            stop = size if end == -1 else end + 1
+            for inside in range(at + 1, stop):
+                if text[inside] == "\\":
+                    chars[inside] = "/"
+            at = stop
+        elif char == '"':
+            at = _double_quoted(text, chars, at)
+        else:
+            _map_char(text, chars, at)
+            at += 1
+    return ()
+
+
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end == -1 else end
+
+
+def _opens_here_string(text: str, at: int) -> bool:
+    """A here-string's opening quote is the last thing on its line."""
+    end = _line_end(text, at)
+    return not text[at:end].strip()
+
+
+def _here_string_end(text: str, start: int, quote: str) -> int:
+    """The end of a here-string that opens at ``start``: after its closing quote and ``@`` at a line's start."""
+    at = _line_end(text, start)
+    while at < len(text):
+        line_start = at + 1
+        if text.startswith(quote + "@", line_start):
+            return line_start + 2
+        at = _line_end(text, line_start)
+    return -1
+
+
+def _double_quoted(text: str, chars: list[str], start: int) -> int:
+    """Past a double-quoted string (the backtick escapes, ``""`` is a quote), its escapes and backslashes mapped."""
+    at = start + 1
+    while at < len(text):
+        char = text[at]
+        if char == "`":
+            chars[at] = "\\"
+            at += 2
+            continue
+        if char == "\\":
+            chars[at] = "/"
+        elif char == '"':
+            if text[at + 1 : at + 2] == '"':
+                at += 2
+                continue
+            return at + 1
+        at += 1
+    return len(text)
+
+
+def _map_char(text: str, chars: list[str], at: int) -> None:
+    if text[at] == "`":
+        chars[at] = "\\"
+    elif text[at] == "\\":
+        chars[at] = "/"
 
 
 def _blank(chars: list[str], start: int, end: int) -> None:
