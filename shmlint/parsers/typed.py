@@ -32,7 +32,7 @@ from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, parse_container_command
 from shmlint.parsers.embedded.shell_blocks import CodeLine, ShellBlocks
 from shmlint.parsers.option_variables import Assignments, note_assignment
-from shmlint.parsers.programs import ENGINES, SHELLS
+from shmlint.parsers.programs import ENGINES, SHELLS, program_name
 from shmlint.parsers.shell import SimpleCommand, commands
 
 #: commands of one session read as the container's: a guide's walkthrough in a container is a few dozen
@@ -287,7 +287,7 @@ def _session_end(following: Sequence[CodeLine], host_prompt: str) -> int:
 def _program(command: SimpleCommand) -> str:
     """The program a command runs, past ``NAME=value`` and ``sudo``."""
     for word in command.words:
-        name = word.text.rsplit("/", 1)[-1]
+        name = program_name(word.text)
         if name != "sudo" and not ("=" in word.text and not word.text.startswith("-")):
             return name
     return ""
