@@ -27,7 +27,7 @@ def findings(name: str, text: str) -> list[tuple[str, int, str]]:
 
 
 def test_the_names_are_read_as_windows_scripts() -> None:
-    assert kind_for_name("train.ps1") is FileKind.POWERSHELL
+    assert kind_for_name("train.ps1") is FileKind.POWERSHELL and kind_for_name("Train.psm1") is FileKind.POWERSHELL
     assert kind_for_name("TRAIN.BAT") is FileKind.BATCH and kind_for_name("run.cmd") is FileKind.BATCH
 
 
@@ -182,3 +182,23 @@ def test_powershell_comments_strings_assignments_and_splats_read_as_powershell_r
     assert [n.message for n in result.notices] == [
         "line 15: a block comment (<#) is never closed: the rest of the file is not read"
     ]
+
+
+SECOND_REVIEW_PS1 = "if ($x) {# it's the GPU run\n  docker run --gpus all pytorch/pytorch python a.py --num-workers 8\n}\ndocker run --gpus all $env:IMAGE python b.py --num-workers 8\nif ($x) { docker run --gpus all myorg/trainer:1 python c.py --num-workers 8 }\n0..3 | ForEach-Object { docker run --gpus all pytorch/pytorch python d.py --num-workers 8 }\ntry { docker run --gpus all pytorch/pytorch python e.py --num-workers 8 } catch { Write-Host x }\nfunction Train { docker run --gpus all pytorch/pytorch python f.py --num-workers 8 }\nSet-Location $root; $id = docker run -d --gpus all pytorch/pytorch python g.py --num-workers 8\n[string]$id = docker run --gpus all pytorch/pytorch python h.py --num-workers 8\n${id} = docker run --gpus all pytorch/pytorch python i.py --num-workers 8\ndocker run --gpus all pytorch/pytorch python j.py --num-workers 8 *> train.log\n$h = @{# the run's settings\n  a = 1 }\ndocker run --gpus all pytorch/pytorch python k.py --num-workers 8\n"
+SECOND_REVIEW_BAT = 'for /f "tokens=*" %%i in (\'docker run -d --gpus all pytorch/pytorch python a.py --num-workers 8\') do set CID=%%i\r\nstart /b "" docker run --gpus all pytorch/pytorch python b.py --num-workers 8\r\nstart /D "%~dp0" docker run --gpus all pytorch/pytorch python c.py --num-workers 8\r\necho Set ${HOME first\r\ndocker run --gpus all pytorch/pytorch python d.py --num-workers 8\r\n'
+
+
+def test_blocks_comments_after_braces_scopes_and_assignments_read_as_powershell_reads_them() -> None:
+    """From the second review: a comment right after ``{`` (its apostrophe) hid the rest; one-line blocks made
+    ``}`` the container's command or hid the run (``ForEach-Object { }``, ``try``, ``function``); ``$env:IMAGE``
+    was read as options (``ENV_``); assignments after ``;``, typed, braced or indexed were not read; ``*>`` was a
+    word."""
+    assert findings("run.ps1", SECOND_REVIEW_PS1) == [
+        ("SHM001", n, "error") for n in (2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15)
+    ]
+
+
+def test_cmd_for_commands_start_options_and_dollars_read_as_cmd_reads_them() -> None:
+    """From the second review: ``for /f ... in ('docker run ...')`` runs the quoted command; ``start /b ""`` and
+    ``start /D "dir"`` take options before the title; a ``$`` is a plain character in cmd (``${`` hid the rest)."""
+    assert findings("run.bat", SECOND_REVIEW_BAT) == [("SHM001", n, "error") for n in (1, 2, 3, 5)]

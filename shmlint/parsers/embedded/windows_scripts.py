@@ -59,9 +59,16 @@ _CMD_PREFIX = LazyRegex(
     + r"[ \t]*(?:==|[ \t]equ[ \t]|[ \t]neq[ \t]|[ \t]lss[ \t]|[ \t]leq[ \t]|[ \t]gtr[ \t]|[ \t]geq[ \t])"
     r"[ \t]*" + _OPERAND + r")[ \t]+\(?"
     r"|for[ \t]+(?:/[a-z][ \t]+(?:" + _OPERAND + r"[ \t]+)?)?%%?[a-z][ \t]+in[ \t]+\([^)\r\n]{0,256}\)[ \t]+do[ \t]+\(?"
-    r"|call[ \t]+|start[ \t]+(?:\"[^\"\r\n]{0,256}\"[ \t]+)?(?:/[a-z]+[ \t]+){0,16})",
+    r"|call[ \t]+|start(?:[ \t]+(?:/(?:d|node|affinity)[ \t]*"
+    + _OPERAND
+    + r"|/[a-z]+|\"[^\"\r\n]{0,256}\")){0,16}[ \t]+)",
     re.IGNORECASE,
 )
+#: ``for /f ... in ('command') do``: cmd runs the command in the quotes (``CID=$(docker run ...)`` in a shell)
+_CMD_FOR_COMMAND = LazyRegex(
+    r"[ \t]*for[ \t]+/f[ \t]+(?:" + _OPERAND + r"[ \t]+)?%%?[a-z][ \t]+in[ \t]+\('", re.IGNORECASE
+)
+_CMD_FOR_DO = LazyRegex(r"'\)[ \t]+do[ \t]+\(?", re.IGNORECASE)
 #: a line that only closes a block: ``)``
 _CMD_CLOSE = LazyRegex(r"[ \t]*\)[ \t]*")
 
@@ -82,9 +89,20 @@ def batch_as_shell(text: str) -> Mapped:
 
 def _batch_line(chars: list[str], body: str, offset: int) -> None:
     start = 0
+    if (loop := _CMD_FOR_COMMAND.match(body)) is not None and (do := _CMD_FOR_DO.search(body, loop.end())):
+        _blank(chars, offset, offset + loop.end())  # the command in the quotes is read, then what ``do`` runs
+        _blank(chars, offset + do.start(), offset + do.end())
+        chars[offset + do.start()] = ";"
+        _batch_text(chars, body[: do.start()], offset, loop.end())
+        start = do.end()
     while (prefix := _CMD_PREFIX.match(body, start)) is not None and prefix.end() > start:
         _blank(chars, offset + start, offset + prefix.end())
         start = prefix.end()
+    _batch_text(chars, body, offset, start)
+
+
+def _batch_text(chars: list[str], body: str, offset: int, start: int) -> None:
+    """A line's command text from ``start``: its variables, quotes, escapes and plain characters."""
     variables = {match.start(): match.end() for match in _CMD_VARIABLE.finditer(body, start)}
     quote = -1  # where the open double quote is, -1 outside quotes
     at = start
@@ -102,7 +120,7 @@ def _batch_line(chars: list[str], body: str, offset: int) -> None:
             continue
         elif char == "\\":
             chars[offset + at] = "/"
-        elif char == "`" or (char == "'" and quote == -1):
+        elif char in "`$" or (char == "'" and quote == -1):  # plain characters in cmd
             chars[offset + at] = "_"
         at += 1
     if quote != -1:  # cmd ends a quote at the line's end; the shell would go on reading the next lines into it
@@ -123,12 +141,18 @@ def _variable(chars: list[str], body: str, offset: int, start: int, end: int) ->
 
 # -- PowerShell --------------------------------------------------------------------------------------------------
 
-#: what only starts the command of a line: the call operator ``&``, an assignment of the command's output
-_PS_PREFIX = LazyRegex(r"[ \t]*(?:&[ \t]+|\$[\w:]{1,128}[ \t]*=[ \t]*(?:&[ \t]+)?)")
-#: a scope before a variable's name: ``$env:NAME`` is read as ``$env_NAME``
-_PS_SCOPE = LazyRegex(r"\$(?:env|global|script|local|using|private):", re.IGNORECASE)
+#: what only starts a command (at a line's start or after ``;``): the call operator ``&``, an assignment of the
+#: command's output (``$id =``, ``[string]$id =``, ``${id} =``, ``$ids[0] =``)
+_PS_PREFIX = LazyRegex(
+    r"(?:^|(?<=;))[ \t]*(?:&[ \t]+|(?:\[[\w.]{1,64}\][ \t]*)?(?:\$\{[^}\r\n]{1,128}\}|\$[\w:]{1,128})"
+    r"(?:\[[^\]\r\n]{0,64}\])?[ \t]*=[ \t]*(?:&[ \t]+)?)"
+)
+#: a scope before a variable's name: ``$env:IMAGE`` is read as ``$____IMAGE`` (the name keeps its own words)
+_PS_SCOPE = LazyRegex(r"\$\{?((?:env|global|script|local|using|private):)", re.IGNORECASE)
 #: a splatted variable (``@args``) at the start of a word
 _PS_SPLAT = LazyRegex(r"(?:(?<=\s)|^)@(?=[A-Za-z_])", re.MULTILINE)
+#: PowerShell's redirection of every stream (``*> log``): its ``*`` is no word
+_PS_ALL_STREAMS = LazyRegex(r"(?:(?<=\s)|^)\*(?=>)", re.MULTILINE)
 
 
 def powershell_as_shell(text: str) -> Mapped:
@@ -137,14 +161,17 @@ def powershell_as_shell(text: str) -> Mapped:
     unclosed = _powershell_spans(text, chars)
     mapped = "".join(chars)
     for match in _PS_SCOPE.finditer(mapped):
-        chars[match.end() - 1] = "_"
+        chars[match.start(1) : match.end(1)] = "_" * len(match.group(1))
     for match in _PS_SPLAT.finditer(mapped):
         chars[match.start()] = "$"
+    for match in _PS_ALL_STREAMS.finditer(mapped):
+        chars[match.start()] = " "
     offset = 0
     for line in mapped.split("\n"):
-        prefix = _PS_PREFIX.match(line)
-        if prefix is not None and prefix.end() < len(line.rstrip("\r")):
-            _blank(chars, offset, offset + prefix.end())
+        last = len(line.rstrip())  # a command follows a prefix when something but blanks does
+        for match in _PS_PREFIX.finditer(line):
+            if match.end() < last:
+                _blank(chars, offset + match.start(), offset + match.end())
         offset += len(line) + 1
     return Mapped("".join(chars), unclosed)
 
@@ -156,8 +183,16 @@ def _powershell_spans(text: str, chars: list[str]) -> tuple[tuple[int, str], ...
     at, size = 0, len(text)
     while at < size:
         char = text[at]
-        if char == "#" and (at == 0 or text[at - 1] in " \t\r\n;(){}"):
-            at = _line_end(text, at)
+        if char == "#" and (at == 0 or text[at - 1] in " \t\r\n;(){}"):  # a line comment: no shell in it
+            end = _line_end(text, at)
+            _blank(chars, at, end)
+            at = end
+        elif text.startswith("${", at):  # a variable's braces (``${env:HOME}``) are the variable's, kept
+            end = text.find("}", at + 2)
+            at = size if end == -1 else end + 1
+        elif char in "{}":  # a script block's braces (``if ($x) { docker run ... }``) end the commands in it
+            chars[at] = ";"
+            at += 1
         elif text.startswith("<#", at):
             end = text.find("#>", at + 2)
             _blank(chars, at, size if end == -1 else end + 2)
@@ -191,10 +226,14 @@ def _line_end(text: str, at: int) -> int:
     return len(text) if end == -1 else end
 
 
+#: what may follow a here-string's opening quote on its line: blanks only
+_HERE_STRING_OPENS = LazyRegex(r"[ \t\r]*(?:\n|\Z)")
+
+
 def _opens_here_string(text: str, at: int) -> bool:
-    """A here-string's opening quote is the last thing on its line."""
-    end = _line_end(text, at)
-    return not text[at:end].strip()
+    """A here-string's opening quote is the last thing on its line (asked at each ``@"``: only the blanks after it
+    are read, so a line of many costs no more than its length)."""
+    return _HERE_STRING_OPENS.match(text, at) is not None
 
 
 def _here_string_end(text: str, start: int, quote: str) -> int:
