@@ -1,4 +1,4 @@
-"""PowerShell (``.ps1``) and cmd (``.bat``, ``.cmd``) scripts written as the POSIX shell the command reader knows,
+"""PowerShell (``.ps1``, ``.psm1``) and cmd (``.bat``, ``.cmd``) scripts written as the POSIX shell the command reader knows,
 character for character, so offsets (findings, fixes) are the file's own.
 
 Windows users start the same ``docker run --gpus all ...`` lines from these scripts; only the syntax around the
@@ -11,11 +11,13 @@ words differs, and each difference maps to one POSIX character (or to blanks, wh
   ``!NAME!``, ``%1``, ``%~dp0``, ``%%s``; PowerShell's ``$env:NAME`` and a splatted ``@args``;
 - what only starts the command is blanked: PowerShell's call operator ``&`` and an assignment of the command's
   output (``$id = docker run ...``), cmd's ``@``, one-line ``if``/``for ... do``, ``call``, ``start`` and a
-  block's own parentheses;
+  block's own parentheses (``for /f ... in ('docker run ...') do``: the quoted command is read, as cmd runs it);
 - what holds no command is blanked: PowerShell's ``<# ... #>`` comments and here-strings (data), cmd's ``REM`` and
   ``::`` lines;
 - what POSIX would read as quoting or substitution and the Windows shell does not is made plain: in cmd an
-  apostrophe and a backtick, and a double quote left open at a line's end (cmd closes it there).
+  apostrophe, a backtick, a ``$`` and a double quote left open at a line's end (cmd closes it there); in
+  PowerShell a line comment is blanked (a ``<#`` or an apostrophe in it opens nothing), a script block's braces end
+  the commands in it (``;``), and ``*>`` redirects rather than globs.
 
 A block comment or here-string never closed hides the rest of the file from PowerShell too: it is blanked, and said
 (``Mapped.unclosed``). What stays approximate: a variable the script sets (``$opts = ...``, ``set OPTS=...``) is not
