@@ -10,4 +10,6 @@ rather than as redirections that would swallow the options after them, and place
 The mask itself is ``mask.py``; documentation is read by ``markdown.py`` (also MDX and Quarto) and ``rst.py``, whose
 shell blocks, prompts and placeholders ``shell_blocks.py`` keeps; ``makefile.py`` reads recipes, ``ci_yaml.py``
 GitHub Actions and GitLab CI scripts, and ``yaml_scalars.py`` any YAML string read as shell words.
+``windows_scripts.py`` writes PowerShell and cmd scripts as the POSIX shell they map to, character for character
+(there a character may also change: an escape character becomes a backslash, a variable a shell variable).
 """
