@@ -26,9 +26,20 @@ def findings(name: str, text: str) -> list[tuple[str, int, str]]:
     return [(f.code, f.span.line, f.severity.name.lower()) for f in result.findings]
 
 
-def test_the_names_are_read_as_windows_scripts() -> None:
-    assert kind_for_name("train.ps1") is FileKind.POWERSHELL and kind_for_name("Train.psm1") is FileKind.POWERSHELL
-    assert kind_for_name("TRAIN.BAT") is FileKind.BATCH and kind_for_name("run.cmd") is FileKind.BATCH
+def test_every_name_the_hooks_tags_take_is_read_as_a_windows_script() -> None:
+    """The pre-commit hooks take identify's ``powershell`` and ``batch`` tags: each such name is read as its
+    script (a ``.psd1`` module manifest read as YAML could fail the gate as SHM000)."""
+    from identify import identify
+
+    for name, kind in (
+        ("train.ps1", FileKind.POWERSHELL),
+        ("Train.psm1", FileKind.POWERSHELL),
+        ("Train.psd1", FileKind.POWERSHELL),
+        ("TRAIN.BAT", FileKind.BATCH),
+        ("run.cmd", FileKind.BATCH),
+    ):
+        assert identify.tags_from_filename(name.lower()) & {"powershell", "batch"}, name
+        assert kind_for_name(name) is kind, name
 
 
 @settings(max_examples=300, deadline=None)

@@ -158,7 +158,7 @@ FORMAT = Format(
     fixtures=("shell", "windows", "markdown", "make", "docs/commands", "units/systemd", "notebook"),
     files=(
         FileNames(FileKind.SHELL, rank=40, endings=(".sh", ".bash", ".zsh")),
-        FileNames(FileKind.POWERSHELL, rank=42, endings=(".ps1", ".psm1")),
+        FileNames(FileKind.POWERSHELL, rank=42, endings=(".ps1", ".psm1", ".psd1")),
         FileNames(FileKind.BATCH, rank=44, endings=(".bat", ".cmd")),
         FileNames(FileKind.MAKEFILE, rank=50, names=("Makefile", "makefile", "GNUmakefile"), endings=(".mk",)),
         FileNames(FileKind.MARKDOWN, rank=60, endings=(".md", ".markdown", ".mdx", ".qmd")),
