@@ -139,10 +139,9 @@ def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBu
     elif kind == "makefile":
         yield from _command_builds(mask_makefile(text), folder, where, make_variables(text))
     elif kind in ("powershell", "batch"):
-        from shmlint.parsers.embedded.windows_scripts import batch_as_shell, powershell_as_shell
+        from shmlint.parsers.embedded.windows_scripts import script_as_shell
 
-        as_shell = powershell_as_shell if kind == "powershell" else batch_as_shell
-        yield from _command_builds(as_shell(text).text, folder, where)
+        yield from _command_builds(script_as_shell(kind, text).text, folder, where)
     elif kind in ("markdown", "rst"):
         mask, yaml_blocks, dockerfile_blocks = _document_readers(kind)
         guide: _GuideDockerfiles | None = None  # read once the document builds an image

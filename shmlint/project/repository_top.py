@@ -8,6 +8,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from shmlint.infile import repository_top
+from shmlint.source import InputError, read_bytes
 
 if TYPE_CHECKING:
     from shmlint.project.index import ProjectFiles
@@ -41,11 +42,10 @@ def _own_top(folder: str) -> bool:
         return False
     if stat.S_ISDIR(found.st_mode):
         return True
-    if not stat.S_ISREG(found.st_mode) or found.st_size > _GIT_FILE_BYTES:
+    if not stat.S_ISREG(found.st_mode):
         return False
-    try:
-        with open(git, "rb") as handle:
-            text = handle.read(_GIT_FILE_BYTES).decode("utf-8", "replace")
-    except OSError:
+    try:  # the shared bounded read: a FIFO swapped in after the lstat never blocks it
+        text = read_bytes(git, _GIT_FILE_BYTES).decode("utf-8", "replace")
+    except InputError:
         return False
     return "/worktrees/" in text.replace("\\", "/")

@@ -1,6 +1,7 @@
-"""``docker``/``podman`` run lines in shell scripts (PowerShell and cmd scripts too), Makefile recipes, Markdown/reStructuredText code blocks
-(whose YAML blocks are read as the YAML formats' own files) and Jupyter notebooks' shell; also the judge of docker
-options that other formats hold in their own syntax (``extract.command_workload``)."""
+"""``docker``/``podman`` run lines in shell scripts (PowerShell and cmd scripts too), Makefile recipes,
+Markdown/reStructuredText code blocks (whose YAML blocks are read as the YAML formats' own files) and Jupyter
+notebooks' shell; also the judge of docker options that other formats hold in their own syntax
+(``extract.command_workload``)."""
 
 from __future__ import annotations
 
@@ -60,9 +61,9 @@ def _windows_script(source: SourceText, kind: FileKind, run: Extraction) -> Foun
     is said (the rest of the file is not read, as PowerShell reads none of it as commands)."""
     from shmlint.extract.dispatch import commands
     from shmlint.model import Notice
-    from shmlint.parsers.embedded.windows_scripts import batch_as_shell, powershell_as_shell
+    from shmlint.parsers.embedded.windows_scripts import script_as_shell
 
-    mapped = (powershell_as_shell if kind is FileKind.POWERSHELL else batch_as_shell)(source.text)
+    mapped = script_as_shell(kind, source.text)
     notices = [
         Notice(source.path, f"line {source.position(at)[0]}: {what} is never closed: the rest of the file is not read")
         for at, what in mapped.unclosed

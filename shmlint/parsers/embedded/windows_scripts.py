@@ -40,6 +40,11 @@ class Mapped(NamedTuple):
     unclosed: tuple[tuple[int, str], ...] = ()
 
 
+def script_as_shell(kind: str, text: str) -> Mapped:
+    """A PowerShell (``kind`` "powershell", ``FileKind.POWERSHELL``) or cmd ("batch") script written as POSIX shell."""
+    return (powershell_as_shell if kind == "powershell" else batch_as_shell)(text)
+
+
 # -- cmd ---------------------------------------------------------------------------------------------------------
 
 #: cmd's variables: ``%NAME%`` with an optional ``:~0,3`` or ``:a=b``, ``!NAME!`` (delayed expansion), a ``for``
