@@ -292,6 +292,7 @@ def test_what_is_not_read_is_said(engine: Engine) -> None:
         "    - docker_container: name=x image=nvidia/cuda runtime=nvidia\n    - command:\n        argv: [ls, -l]\n"
         "    - command:\n        argv: [/usr/bin/podman-remote, run, img]\n"
         "    - command:\n        argv: [nerdctl, run, img]\n"
+        "    - command:\n        argv: [/mnt/c/bin/docker.exe, run, img]\n"
     )
     result = engine.check_source(SourceText("site.yml", text), FileKind.YAML, "site.yml")
     assert [n.message for n in result.notices] == [
@@ -299,6 +300,7 @@ def test_what_is_not_read_is_said(engine: Engine) -> None:
         "line 5: docker_container arguments written as key=value text are not read",
         "line 8: a command task's argv list starting a container is not read",
         "line 10: a command task's argv list starting a container is not read",
+        "line 12: a command task's argv list starting a container is not read",
     ]
 
 

@@ -94,6 +94,7 @@ def test_image_key_never_raises(text: str) -> None:
         ("nerdctl build -t app .", (("app",), "", ".", (), "")),
         ("nvidia-docker build -t app .", (("app",), "", ".", (), "")),  # every engine CLI container lines name
         ("podman-remote build -t app .", (("app",), "", ".", (), "")),
+        ("docker.exe build -t app .", (("app",), "", ".", (), "")),  # a PowerShell or WSL script's engine
         ("docker image build -t app .", (("app",), "", ".", (), "")),
         ("docker --context remote build -t app .", (("app",), "", ".", (), "")),
         ("docker build .", None),  # no name: nothing can refer to it

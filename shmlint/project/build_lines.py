@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.programs import ENGINE_CLIS
+from shmlint.parsers.programs import ENGINE_CLIS, program_name
 
 if TYPE_CHECKING:
     from shmlint.parsers.yamlnodes import Mappings, Node
@@ -279,7 +279,7 @@ def build_command(argv: Sequence[str], folder: str, where: str) -> WrittenBuild 
     from shmlint.project.launchers import UNKNOWN
 
     words = [word.replace(UNKNOWN, "") for word in program(argv)]
-    if not words or words[0].rsplit("/", 1)[-1] not in ENGINE_CLIS:
+    if not words or program_name(words[0]) not in ENGINE_CLIS:
         return None
     index = 1
     while index < len(words) and words[index].startswith("-"):  # global options: ``docker --context x build``

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from shmlint.formats.ansible.jinja import jinja_as_variables
 from shmlint.formats.ansible.tasks import Task, tasks
 from shmlint.model import Notice, Workload
-from shmlint.parsers.programs import ENGINE_CLIS
+from shmlint.parsers.programs import ENGINE_CLIS, program_name
 from shmlint.parsers.yamlnodes import Mappings, Node, ScalarNode, scalar, sequence
 from shmlint.signals import Signals
 from shmlint.source import SourceText
@@ -60,7 +60,7 @@ def _not_read(task: Task) -> str | None:
     line = task.key.start_mark.line + 1
     if task.module in _SHELL_MODULES:
         argv = [scalar(item) or "" for item in sequence(Mappings().get(task.value, "argv"))[:2]]
-        if len(argv) == 2 and argv[0].rsplit("/", 1)[-1] in ENGINE_CLIS and argv[1] in ("run", "create"):
+        if len(argv) == 2 and program_name(argv[0]) in ENGINE_CLIS and argv[1] in ("run", "create"):
             return f"line {line}: a {task.module} task's argv list starting a container is not read"
         return None
     if isinstance(task.value, ScalarNode) and task.value.value:
