@@ -181,7 +181,7 @@ def url(host: str) -> str:
 PLAIN_IMAGES = ("nginx:1.27", "redis:7", "postgres:16", "ghcr.io/acme/api:1.4.2", "python:3.12-slim", "node:22")
 TORCH_IMAGES = (
     "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime",
-    "vllm/vllm-openai:v0.6.0",
+    "nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",  # needs /dev/shm by its image alone
     "nvcr.io/nvidia/pytorch:24.05-py3",
 )
 

@@ -174,7 +174,7 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
             if (
                 (accelerator or not entry.accelerator_only)
                 and devices >= entry.min_devices
-                and _runs_what_it_knows(entry, fact.text, by_name=by_name)
+                and _runs_what_it_knows(entry, fact.text, by_name=by_name, known=knowledge.entries)
             ):
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
     plain = workload._replace(project=None)
@@ -208,7 +208,7 @@ _ELSEWHERE = _INSTALLERS | frozenset(
 _OWN_WORKERS = frozenset({"litellm"})
 
 
-def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False) -> bool:
+def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False, known: Sequence[Entry] = ()) -> bool:
     """Whether a needs entry knows what a command the repository's files run starts: it matches the command, and
     either the program is one whose options say what it starts (Python or a launcher: ``torchrun --nproc_per_node
     4``, ``python x.py --num_workers 4``; a script's other programs too, ``vllm bench --tensor-parallel-size 2``,
@@ -218,7 +218,8 @@ def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False) ->
     install deepspeed``, ``ssh host vllm serve``, ``git clone .../DeepSpeed``, nor a set-up command's ``cd
     DeepSpeed`` or ``echo "starting vllm serve"``). A program started by name
     (``by_name``: new evidence, read in code that may run anything) is held to the second test unless it is a
-    launcher, so an uploader's own ``--num-workers 8`` says nothing either."""
+    launcher, so an uploader's own ``--num-workers 8`` says nothing either, unless the data ``known`` knows the
+    program by its name (``vllm serve m --tensor-parallel-size 2``: a setting of a server it knows)."""
     if entry.tier is not Tier.NEEDS or entry.commands is None or entry.commands.search(command) is None:
         return False
     from shmlint.parsers.programs import SETUP_ONLY, is_python, program  # asked only of a command a file runs
@@ -238,7 +239,10 @@ def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False) ->
         or not (by_name or name in _ELSEWHERE or name in SETUP_ONLY or name in _OWN_WORKERS)
     ):
         return True
-    return entry.commands.search(" ".join((*words[:at], "_", *words[at + 1 :]))) is None
+    nameless = " ".join((*words[:at], "_", *words[at + 1 :]))
+    if entry.commands.search(nameless) is None:
+        return True
+    return any(e.commands is not None and e.commands.search(command) and not e.commands.search(nameless) for e in known)
 
 
 def _through_build(facts: ProjectFacts) -> str:
@@ -515,12 +519,22 @@ _SHELL_TOOLS = frozenset(
 )
 
 
+#: the longest command a message quotes whole (its short form clips near there)
+_QUOTED_WHOLE = 40
+
+
 def _part(entry: Entry, command: str) -> str:
     """The command the entry matched, of several run one after the other (``a ; b``: typed into a container's
-    shell), so the message quotes what decided."""
+    shell), so the message quotes what decided; a setting it matched late on a long line (``--tensor-parallel-size
+    2``) is quoted itself, which the message's clipped command would cut off."""
     parts = command.split(" ; ")
     if len(parts) > 1 and entry.commands is not None:
-        return next((part for part in parts if entry.commands.search(part)), command)
+        command = next((part for part in parts if entry.commands.search(part)), command)
+    found = entry.commands.search(command) if entry.commands is not None else None
+    if isinstance(found, re.Match) and found.start() > 0 and len(command) > _QUOTED_WHOLE:  # the shipped data's
+        setting = found.group(0).strip()
+        if setting.startswith("-") and not setting.startswith("-m "):  # ``python -m pkg`` names the program
+            return f"... {setting}"
     return command
 
 

@@ -192,7 +192,9 @@ def test_a_baseline_and_sarif_fingerprints_do_not_depend_on_how_the_path_is_spel
     top's): the same findings, and the same SARIF fingerprints, so code scanning sees no new alert."""
     (tmp_path / ".git").mkdir()
     (tmp_path / "ex").mkdir()
-    (tmp_path / "ex" / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    (tmp_path / "ex" / "run.sh").write_text(
+        "docker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model m\n"
+    )
     run_shmlint("check", "--write-baseline", "bl.json", "ex", cwd=tmp_path)
     for cwd, path in ((tmp_path, str(tmp_path / "ex")), (tmp_path / "ex", ".")):
         done = run_shmlint("check", "--baseline", str(tmp_path / "bl.json"), path, cwd=cwd)

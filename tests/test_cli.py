@@ -160,7 +160,9 @@ def test_h_is_help_for_every_command(command: tuple[str, ...], invoke) -> None:
 def test_a_file_named_like_an_option_is_a_path(tmp_path: Path, name: str) -> None:
     """pre-commit appends the changed files' names to the hook's command: a pull request's file named
     ``--ignore=SHM001`` must not turn the gate off. Read as a path, it is one more file checked."""
-    (tmp_path / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    (tmp_path / "run.sh").write_text(
+        "docker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model m\n"
+    )
     (tmp_path / name).write_text("{}\n")
     done = run_shmlint("check", "--quiet", "--force-exclude", "run.sh", name, cwd=tmp_path)
     assert done.returncode == 1 and "run.sh:1:1: SHM001" in done.stdout, done.stdout + done.stderr
@@ -176,7 +178,7 @@ def test_the_hooks_own_options_and_the_users_args_hold_against_planted_file_name
     same name exists, the user's ``args`` after it stay options, and every file name is a path."""
     (tmp_path / ".shmlint.yaml").write_text('extend-exclude: ["vendor/"]\n')
     (tmp_path / "vendor").mkdir()
-    vendored = "docker run --gpus all vllm/vllm-openai:latest --model m\n"
+    vendored = "docker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model m\n"
     (tmp_path / "vendor" / "run.sh").write_text(vendored)
     (tmp_path / "run.sh").write_text(vendored)
     (tmp_path / planted).write_text("{}\n")
@@ -201,7 +203,9 @@ def test_an_unused_suppression_that_fails_the_run_is_said_in_every_format(tmp_pa
 def test_a_file_reached_twice_is_checked_once(tmp_path: Path) -> None:
     """Named twice, spelled two ways, or named and inside a named folder: one finding, as ``fix`` writes it once."""
     (tmp_path / "ex").mkdir()
-    (tmp_path / "ex" / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    (tmp_path / "ex" / "run.sh").write_text(
+        "docker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model m\n"
+    )
     done = run_shmlint("check", "ex/run.sh", "./ex/run.sh", "ex", str(tmp_path / "ex"), cwd=tmp_path)
     assert done.stdout.count("SHM001") == 1 and "in 1 of 1 file(s)" in done.stdout, done.stdout
 
@@ -209,7 +213,7 @@ def test_a_file_reached_twice_is_checked_once(tmp_path: Path) -> None:
 def test_standard_input_takes_the_named_files_configuration_and_exclusions(tmp_path: Path) -> None:
     """``--stdin-filename sub/run.sh`` reads ``sub``'s configuration, and ``--force-exclude`` leaves out a name the
     configuration excludes, as the path form does (an editor's buffer, a hook's staged text)."""
-    script = "docker run --gpus all vllm/vllm-openai:latest --model m\n"
+    script = "docker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model m\n"
     for folder in ("sub", "gen"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "run.sh").write_text(script)
@@ -225,7 +229,9 @@ def test_standard_input_takes_the_named_files_configuration_and_exclusions(tmp_p
 
 
 def test_output_dash_is_standard_output_and_config_of_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
-    (tmp_path / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    (tmp_path / "run.sh").write_text(
+        "docker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model m\n"
+    )
     done = run_shmlint("check", "--output", "-", "--format", "json", "run.sh", cwd=tmp_path)
     assert json.loads(done.stdout)["findings"] and not (tmp_path / "-").exists()
     run_shmlint("check", "--output", "./-", "--format", "json", "run.sh", cwd=tmp_path)
@@ -248,7 +254,9 @@ def test_a_file_two_configurations_reach_is_checked_and_fixed_once(tmp_path: Pat
     """``ex`` (no configuration) and ``ex/sub/run.sh`` (its folder's, ``fix-size: 16g``) both reach the script: one
     finding, one diff."""
     (tmp_path / "ex" / "sub").mkdir(parents=True)
-    (tmp_path / "ex" / "sub" / "run.sh").write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    (tmp_path / "ex" / "sub" / "run.sh").write_text(
+        "docker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model m\n"
+    )
     (tmp_path / "ex" / "sub" / ".shmlint.yaml").write_text("fix-size: 16g\n")
     assert run_shmlint("check", "ex", "ex/sub/run.sh", cwd=tmp_path).stdout.count("SHM001") == 1
     assert run_shmlint("fix", "ex", "ex/sub/run.sh", cwd=tmp_path).stdout.count("+++ ") == 1

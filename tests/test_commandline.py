@@ -117,7 +117,11 @@ def test_not_run_lines(line: str) -> None:
         ("docker run img torchrun --nproc_per_node 8 train.py", [], ["torchrun"]),
         ("docker run img python -m torch.distributed.run x.py", [], ["-m torch.distributed.run"]),
         ("docker run --entrypoint torchrun img --nnodes 2", [], ["torchrun"]),
-        ("docker run vllm/vllm-openai:latest --model x", [], ["image vllm/vllm-openai:latest"]),
+        (
+            "docker run nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model x",
+            [],
+            ["image nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3"],
+        ),
         ("docker run ${IMAGE} python train.py", [], []),
         ("docker run nvcr.io/nvidia/tritonserver:24.05-py3-sdk perf_analyzer -m x", [], []),
         # a diagnostic: neither GPU nor torch, whatever its options say
@@ -823,7 +827,10 @@ def test_steps_session_reads_only_its_steps_and_stays_bounded(steps: list[list[s
     ("image", "named"),
     [
         ("nvcr.io/nim/meta/llama3-8b-instruct:${TAG}", "nvcr.io/nim/meta/llama3-8b-instruct:${TAG}"),
-        ('"${REGISTRY}/vllm/vllm-openai:latest"', "${REGISTRY}/vllm/vllm-openai:latest"),
+        (
+            '"${REGISTRY}/nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3"',
+            "${REGISTRY}/nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
+        ),
         ("nvcr.io/nim/${ORG}/${NAME}:1.0.0", "nvcr.io/nim/${ORG}/${NAME}:1.0.0"),
         ("$IMAGE", None),  # all expansion: names nothing
         ('"${REGISTRY}/${NAME}:${TAG}"', None),
@@ -841,7 +848,10 @@ def test_an_image_partly_written_with_variables_is_named_by_its_literal_parts(im
 @pytest.mark.parametrize(
     ("script", "named"),
     [
-        ("IMAGE=vllm/vllm-openai:v0.6.3\ndocker run --gpus all $IMAGE --model m\n", "vllm/vllm-openai:v0.6.3"),
+        (
+            "IMAGE=nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\ndocker run --gpus all $IMAGE --model m\n",
+            "nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
+        ),
         ('IMG="nvcr.io/nim/meta/x:1"\ndocker run --gpus all "${IMG}"\n', "nvcr.io/nim/meta/x:1"),
         ("if a; then IMAGE=a/b; else IMAGE=c/d; fi\ndocker run --gpus all $IMAGE\n", None),  # two values
         ("IMAGE=$REGISTRY/x\ndocker run --gpus all $IMAGE\n", None),  # a value that is itself an expansion
@@ -911,7 +921,7 @@ def test_a_zero_shm_size_is_the_default_to_docker_and_no_limit_to_podman(
     """moby reads ``--shm-size 0`` as not set (64 MiB, raised in place by the fix); podman as no limit (SHM003:
     unbounded, no size written by a safe fix)."""
     script = tmp_path / "run.sh"
-    script.write_text(f"{engine} --shm-size 0 vllm/vllm-openai:latest --model x\n")
+    script.write_text(f"{engine} --shm-size 0 nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model x\n")
     findings = check_paths(Settings(), [tmp_path], jobs=1).findings
     assert [f.code for f in findings] == [expected[0]]
     from tests.support import run_shmlint
@@ -923,12 +933,30 @@ def test_a_zero_shm_size_is_the_default_to_docker_and_no_limit_to_podman(
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("podman run --log-level debug --device nvidia.com/gpu=all vllm/vllm-openai:latest", ["SHM001"]),
-        ("podman run --unmask ALL --device nvidia.com/gpu=all --shm-size 8g vllm/vllm-openai:latest", []),
-        ("podman run --pod llm --device nvidia.com/gpu=all vllm/vllm-openai:latest", []),  # the pod's /dev/shm
-        ("podman run --pod new:llm --device nvidia.com/gpu=all vllm/vllm-openai:latest", ["SHM001"]),  # a new pod
-        ("podman run --pod llm --ipc=none --device nvidia.com/gpu=all vllm/vllm-openai:latest", ["SHM013"]),
-        ("docker run --pod llm --gpus all vllm/vllm-openai:latest", ["SHM001"]),  # docker has no pods
+        (
+            "podman run --log-level debug --device nvidia.com/gpu=all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
+            ["SHM001"],
+        ),
+        (
+            "podman run --unmask ALL --device nvidia.com/gpu=all --shm-size 8g nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
+            [],
+        ),
+        (
+            "podman run --pod llm --device nvidia.com/gpu=all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
+            [],
+        ),  # the pod's /dev/shm
+        (
+            "podman run --pod new:llm --device nvidia.com/gpu=all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
+            ["SHM001"],
+        ),  # a new pod
+        (
+            "podman run --pod llm --ipc=none --device nvidia.com/gpu=all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
+            ["SHM013"],
+        ),
+        (
+            "docker run --pod llm --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
+            ["SHM001"],
+        ),  # docker has no pods
     ],
 )
 def test_podmans_own_options_are_read_as_podman_reads_them(tmp_path: Path, line: str, expected: list[str]) -> None:

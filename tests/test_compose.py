@@ -671,7 +671,9 @@ def test_no_fix_writes_a_number_over_a_variable_size(
     if dotenv:
         (tmp_path / ".env").write_text(dotenv)
     path = tmp_path / "compose.yaml"
-    path.write_text(f"services:\n  s:\n    image: vllm/vllm-openai:v0.9.0\n    gpus: all\n    shm_size: {size}\n")
+    path.write_text(
+        f"services:\n  s:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    gpus: all\n    shm_size: {size}\n"
+    )
     engine = Engine(Settings())
     source = SourceText(str(path), path.read_text())
     findings = engine.check_source(source, FileKind.YAML, path).findings
@@ -689,9 +691,11 @@ def test_no_fix_writes_a_number_over_a_variable_size(
 def test_a_tmpfs_sized_by_an_unset_variable_is_unresolved_not_invalid(shm: str) -> None:
     """``/dev/shm:size=${SHM}`` with nothing setting SHM is a size known where the variable is set, like
     ``shm_size: ${SHM}``: unresolved (no SHM011 for ``''``, no SHM003 "no size", no fix over the variable)."""
-    workload = one("services:\n  s:\n    image: vllm/vllm-openai:v0.9.0\n    gpus: all\n" + shm)
+    workload = one(
+        "services:\n  s:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    gpus: all\n" + shm
+    )
     assert [source.kind for source in workload.shm] == [ShmKind.UNKNOWN]
     other = one(
-        'services:\n  s:\n    image: vllm/vllm-openai:v0.9.0\n    gpus: all\n    tmpfs: ["/dev/shm:size=8g,uid=${UID}"]\n'
+        'services:\n  s:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    gpus: all\n    tmpfs: ["/dev/shm:size=8g,uid=${UID}"]\n'
     )
     assert [(s.kind, s.size.bytes if s.size else None) for s in other.shm] == [(ShmKind.MEMORY, 8 << 30)]  # sized

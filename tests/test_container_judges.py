@@ -281,8 +281,8 @@ def test_a_medium_spelled_in_lower_case_is_said_to_stop_the_pod(tmp_path: Path) 
         ("bash -c 'git clone https://x/DeepSpeed && cd DeepSpeed && python app.py'", "info"),
         ("bash -c 'python -m pip install vllm; python app.py'", "info"),
         ("bash -c 'pip install deepspeed && deepspeed train.py'", "error"),  # and run
-        ("bash -c 'pip install vllm; vllm serve m'", "error"),
-        ("vllm serve m", "error"),
+        ("bash -c 'pip install vllm; vllm serve m -tp 2'", "error"),
+        ("vllm serve m -tp 2", "error"),
         ("deepspeed --num_gpus 2 train.py", "error"),
     ],
 )
@@ -432,7 +432,7 @@ def test_a_utility_beside_the_work_does_not_make_a_container_free(
     such a command or prepares one (a vLLM server's container that also starts TensorBoard lost its finding)."""
     lines = "".join(f"        {line}\n" for line in script.split("\n"))
     (tmp_path / "compose.yaml").write_text(
-        "services:\n  a:\n    image: vllm/vllm-openai:v0.7.1\n    runtime: nvidia\n"
+        "services:\n  a:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    runtime: nvidia\n"
         f'    entrypoint: ["/bin/bash", "-c"]\n    command:\n      - |\n{lines}'
     )
     findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings

@@ -37,7 +37,7 @@ metadata:
 spec:
   containers:
     - name: main
-      image: vllm/vllm-openai:v0.6.3
+      image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3
       resources:
         limits:
           nvidia.com/gpu: 1
@@ -50,7 +50,7 @@ metadata:
 spec:
   containers:
     - name: main
-      image: vllm/vllm-openai:v0.6.3
+      image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3
       volumeMounts:
         - name: dshm
           mountPath: /dev/shm
@@ -76,7 +76,7 @@ SCRIPT = """\
 #!/usr/bin/env bash
 set -euo pipefail
 docker run --rm --gpus all -p 8000:8000 \\
-  vllm/vllm-openai:latest --model facebook/opt-125m
+  nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model facebook/opt-125m
 """
 
 
@@ -281,8 +281,8 @@ def test_the_size_is_at_most_half_the_memory_limit(tmp_path: Path, invoke) -> No
     (tmp_path / "pod.yaml").write_text(POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1\n          memory: 6Gi"))
     (tmp_path / "compose.yaml").write_text(
         COMPOSE
-        + "  limited:\n    image: vllm/vllm-openai:v0.6.3\n    mem_limit: 4g\n"
-        + "  deployed:\n    image: vllm/vllm-openai:v0.6.3\n    deploy:\n      resources:\n        limits:\n"
+        + "  limited:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    mem_limit: 4g\n"
+        + "  deployed:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    deploy:\n      resources:\n        limits:\n"
         + "          memory: 3G\n"
     )
     (tmp_path / "run.sh").write_text(
@@ -345,7 +345,7 @@ metadata:
 spec:
   containers:
     - name: train
-      image: vllm/vllm-openai:v0.6.3
+      image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3
       resources:
         limits:
           nvidia.com/gpu: 1
@@ -365,7 +365,7 @@ metadata:
 spec:
   containers:
     - name: train
-      image: vllm/vllm-openai:v0.6.3
+      image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3
       volumeMounts:
         - name: dshm
           mountPath: /dev/shm
@@ -381,7 +381,7 @@ metadata:
 spec:
   containers:
     - name: train
-      image: vllm/vllm-openai:v0.6.3
+      image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3
       volumeMounts:
         - name: shm
           mountPath: /dev/shm
@@ -396,9 +396,9 @@ metadata:
 spec:
   containers:
     - name: train
-      image: vllm/vllm-openai:v0.6.3
+      image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3
     - name: sidecar
-      image: vllm/vllm-openai:v0.6.3
+      image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3
   volumes:
     - name: dshm
       emptyDir:
@@ -710,7 +710,7 @@ UNFIXED_BUT_FIXABLE = {
         "  runtimeRef:\n    name: torch-distributed\n  trainer:\n    numNodes: 2\n    command: [torchrun, --nproc_per_node=2, train.py]\n"
     ),
     # a compose service written as an alias of an anchor has no mapping of its own (ServiceTarget is None)
-    "compose.yaml": "x-gpu: &gpu\n  image: vllm/vllm-openai:v0.6.3\nservices:\n  train: *gpu\n",
+    "compose.yaml": "x-gpu: &gpu\n  image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\nservices:\n  train: *gpu\n",
 }
 
 
@@ -729,7 +729,9 @@ def test_a_service_only_the_override_file_defines_is_fixed(tmp_path: Path, invok
     """compose.override.yaml adds a GPU service: `check` reports it (in the override file) as fixable, so
     `fix --write` on the folder must fix it."""
     (tmp_path / "compose.yaml").write_text("services:\n  web:\n    image: nginx:1.27\n")
-    (tmp_path / "compose.override.yaml").write_text("services:\n  trainer:\n    image: vllm/vllm-openai:v0.6.3\n")
+    (tmp_path / "compose.override.yaml").write_text(
+        "services:\n  trainer:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n"
+    )
     checked = invoke("check", str(tmp_path))
     assert "compose.override.yaml:2:3: SHM001" in checked.stdout and "1 fixable" in checked.stdout
     invoke("fix", "--write", str(tmp_path))
@@ -908,9 +910,11 @@ def test_check_fix_reports_what_is_left_when_a_file_cannot_be_written(tmp_path: 
     """A hard-linked file is not rewritten (exit 2), and the JSON report of what is left still follows, valid,
     with the others' fixes applied."""
     script = tmp_path / "a.sh"
-    script.write_text("docker run --gpus all vllm/vllm-openai:latest --model m\n")
+    script.write_text("docker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model m\n")
     os.link(script, tmp_path / "b.sh")
-    (tmp_path / "compose.yaml").write_text("services:\n  t:\n    image: vllm/vllm-openai:latest\n    gpus: all\n")
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  t:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    gpus: all\n"
+    )
     done = run_shmlint("check", "--fix", "--format", "json", ".", cwd=tmp_path)
     assert done.returncode == 2 and "hard links" in done.stderr
     assert sorted(Path(f["path"]).name for f in json.loads(done.stdout)["findings"]) == ["a.sh", "b.sh"]

@@ -40,7 +40,7 @@ PATH = Path("/nonexistent-shmlint-generated/compose.yaml")
 NAMES = ("trainer", "web", "worker", "cache")
 NEUTRAL_IMAGES = ("httpd:2.4", "redis:7", "ghcr.io/acme/app:1.0", "postgres:16")
 #: an image whose software needs /dev/shm with no GPU key (the NGC PyTorch image alone is undecided: what runs decides)
-TORCH_IMAGE = "vllm/vllm-openai:v0.6.3"
+TORCH_IMAGE = "nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3"
 SMALL = ("64m", '"64mb"', "'128M'", "67108864")
 BIG = ('"8gb"', "8g", "'16gb'")
 LIMITS = {"1g": GIB, "4g": 4 * GIB, "16g": 16 * GIB}
@@ -439,7 +439,7 @@ def test_generated_compose_files_fix_cleanly(doc: Document, services: list[Servi
 )
 def test_a_block_scalar_last_in_the_service_keeps_its_value(command: str) -> None:
     """``shm_size`` added after a service whose last value is a block scalar must not change that value."""
-    text = "services:\n  trainer:\n    image: vllm/vllm-openai:v0.6.3\n" + command
+    text = "services:\n  trainer:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n" + command
     source = SourceText(str(PATH), text)
     result = fix_source(ENGINE, source, FileKind.YAML, PATH)
     assert result.changed
@@ -454,7 +454,7 @@ def test_a_long_form_tmpfs_volume_with_options_gets_a_size() -> None:
     text = (
         "services:\n"
         "  trainer:\n"
-        "    image: vllm/vllm-openai:v0.6.3\n"
+        "    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n"
         "    volumes:\n"
         "      - type: tmpfs\n"
         "        target: /dev/shm\n"
@@ -518,7 +518,7 @@ def test_a_service_that_is_itself_the_anchor_does_not_drag_others_along() -> Non
     text = (
         "services:\n"
         "  trainer: &base\n"
-        "    image: vllm/vllm-openai:v0.6.3\n"
+        "    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n"
         "    environment:\n"
         "      MODE: train\n"
         "  web:\n"
@@ -538,7 +538,9 @@ def test_a_service_that_is_itself_the_anchor_does_not_drag_others_along() -> Non
 def test_a_service_written_as_an_alias_is_fixed_or_not_called_fixable(flow: bool) -> None:
     """``train: *gpu`` has no mapping of its own: either it is fixed, or its finding must not claim a fix."""
     anchor = (
-        "x-gpu: &gpu {image: vllm/vllm-openai:v0.6.3}\n" if flow else "x-gpu: &gpu\n  image: vllm/vllm-openai:v0.6.3\n"
+        "x-gpu: &gpu {image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3}\n"
+        if flow
+        else "x-gpu: &gpu\n  image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n"
     )
     text = anchor + "services:\n  train: *gpu\n"
     source = SourceText(str(PATH), text)
@@ -559,7 +561,7 @@ def _fix_compose(text: str):  # type: ignore[no-untyped-def]
 
 
 def test_an_empty_shm_size_gets_a_value_instead_of_a_second_key() -> None:
-    text = "services:\n  trainer:\n    image: vllm/vllm-openai:v0.6.3\n    shm_size:\n"
+    text = "services:\n  trainer:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    shm_size:\n"
     result, after = _fix_compose(text)
     assert not _wanted(after.findings, False)
     assert not proofs.duplicate_keys(result.text), f"shm_size written twice:\n{result.text}"
@@ -569,7 +571,7 @@ def test_an_empty_shm_size_gets_a_value_instead_of_a_second_key() -> None:
 def test_a_service_in_another_services_ipc_namespace_converges() -> None:
     """``ipc: service:a``: the GPU service's /dev/shm is a's. Its own shm_size does not count, so adding one does
     not fix the finding; the fixer must size a (or offer nothing), never stack shm_size keys round after round."""
-    text = "services:\n  a:\n    image: httpd:2.4\n  b:\n    image: vllm/vllm-openai:v0.6.3\n    ipc: service:a\n"
+    text = "services:\n  a:\n    image: httpd:2.4\n  b:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    ipc: service:a\n"
     result, after = _fix_compose(text)
     assert not proofs.duplicate_keys(result.text), f"a key written several times:\n{result.text}"
     assert not _wanted(after.findings, False), f"still fixable after the fix:\n{result.text}"

@@ -111,7 +111,7 @@ def test_a_dev_container_that_mounts_something_else_holds_no_workspace(tmp_path:
 def test_a_dev_container_runs_its_images_server_only_when_its_command_is_not_overridden(
     tmp_path: Path, override: bool | None, label: str
 ) -> None:
-    body: dict = {"image": "vllm/vllm-openai:v0.6.3", "runArgs": ["--gpus", "all"]}
+    body: dict = {"image": "nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3", "runArgs": ["--gpus", "all"]}
     if override is not None:
         body["overrideCommand"] = override
     name = _devcontainer(tmp_path, body)
@@ -121,7 +121,7 @@ def test_a_dev_container_runs_its_images_server_only_when_its_command_is_not_ove
 def test_a_dev_containers_build_is_followed_and_its_base_is_only_where_people_work(tmp_path: Path) -> None:
     body = {"build": {"dockerfile": "../docker/Dockerfile", "context": ".."}, "runArgs": ["--gpus", "all"]}
     name = _devcontainer(tmp_path, body)
-    _write(tmp_path, {"docker/Dockerfile": "FROM vllm/vllm-openai:v0.6.3\n"})
+    _write(tmp_path, {"docker/Dockerfile": "FROM nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n"})
     finding = _shm001(tmp_path)[name]
     assert finding.severity.label == "info"  # a vLLM base, but the tools start a wait
     assert "docker/Dockerfile" in finding.detail  # the build was read
@@ -217,7 +217,7 @@ def test_a_forwarding_run_of_a_holder_image_is_judged_as_the_holder(tmp_path: Pa
         tmp_path,
         {
             "build.sh": "docker build -t acme/holder .\n",
-            "Dockerfile": 'FROM vllm/vllm-openai:v0.6.3\nENTRYPOINT []\nCMD ["sleep", "infinity"]\n',
+            "Dockerfile": 'FROM nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\nENTRYPOINT []\nCMD ["sleep", "infinity"]\n',
             "start.sh": f"docker run --gpus all acme/holder{forward}\n",
         },
     )

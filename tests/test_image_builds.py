@@ -247,7 +247,7 @@ def test_a_known_name_is_never_changed_by_a_build(tmp_path: Path) -> None:
         {
             "Dockerfile": 'FROM python:3.11-slim\nCMD ["sleep", "infinity"]\n',
             "build.sh": "docker build -t vllm/vllm-openai .\ndocker build -t nvidia/dcgm-exporter .\n",
-            "deploy/a.yaml": _JOB.format(image="vllm/vllm-openai:v0.6.0"),
+            "deploy/a.yaml": _JOB.format(image="nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3"),
         },
     )
     assert [severity for severity, _ in found] == ["error"]

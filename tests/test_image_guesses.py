@@ -40,7 +40,7 @@ def test_a_compose_service_that_pulls_its_image_takes_the_dockerfile_beside(
     tmp_path: Path, compose: str, severity: str
 ) -> None:
     (tmp_path / "compose.yaml").write_text(compose)
-    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.6\n")
+    (tmp_path / "Dockerfile").write_text("FROM nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n")
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "Dockerfile").write_text('FROM ubuntu:22.04\nCMD ["./serve"]\n')
     (tmp_path / "build.sh").write_text("docker build -t acme/other other\n")
@@ -175,7 +175,9 @@ def test_a_finding_through_the_dockerfile_beside_says_it_was_taken_so(tmp_path: 
     (finding,) = [f for f in check_paths(Settings(), [tmp_path], jobs=1).findings if f.code == "SHM001"]
     assert finding.severity.label == "error" and "train.py:2 DataLoader(num_workers=8)" in finding.detail
     assert "in the image built from Dockerfile: the Dockerfile beside the file, taken to build it" in finding.detail
-    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.6.3\n")  # the base decides: said so too
+    (tmp_path / "Dockerfile").write_text(
+        "FROM nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n"
+    )  # the base decides: said so too
     (finding,) = [f for f in check_paths(Settings(), [tmp_path], jobs=1).findings if f.code == "SHM001"]
     assert "built by Dockerfile:1 (the Dockerfile beside the file, taken to build it)" in finding.detail
 
@@ -184,7 +186,7 @@ def test_a_compose_file_of_any_name_takes_the_dockerfile_beside(tmp_path: Path) 
     """The example a document or a here-document holds is told apart by where it is read, not by a file suffix:
     a compose file named without one (``docker-compose``) is a compose file of its own."""
     (tmp_path / "docker-compose").write_text(_PULLED)
-    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.6\n")
+    (tmp_path / "Dockerfile").write_text("FROM nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n")
     (tmp_path / "run.sh").write_text(f"cat > compose.yaml <<'EOF'\n{_PULLED}EOF\n")
     findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
     assert sorted((Path(f.span.path).name, f.severity.label) for f in findings if f.code == "SHM001") == [

@@ -430,11 +430,11 @@ JOB = """jobs:
   e2e:
     runs-on: [self-hosted, gpu]
     container:
-      image: vllm/vllm-openai:v0.6.3
+      image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3
       options: --gpus all
     services:
       llm:
-        image: vllm/vllm-openai:v0.6.3
+        image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3
         options: --gpus all
     steps:
       - run: {step}
@@ -445,7 +445,10 @@ JOB = """jobs:
     ("step", "tier"),
     [
         ("python -m pytest tests/unit", "unknown"),  # the image is where the tests run: a toolbox
-        ("vllm serve facebook/opt-125m & python -m pytest tests/e2e", "needs"),  # the steps start the server
+        (
+            "vllm serve facebook/opt-125m --tensor-parallel-size 2 & python -m pytest tests/e2e",
+            "needs",
+        ),  # the steps start the server
     ],
 )
 def test_a_ci_job_container_is_judged_by_its_steps_not_its_image(step: str, tier: str) -> None:
@@ -462,7 +465,7 @@ def test_a_ci_job_container_is_judged_by_its_steps_not_its_image(step: str, tier
 def test_jenkins_inside_runs_steps_and_with_run_starts_the_image(method: str, tier: str) -> None:
     """``inside`` runs the closure's steps in the container (started with ``cat``); ``withRun`` starts the image's
     own entrypoint beside a closure that runs on the agent."""
-    text = f"node {{\n  docker.image('vllm/vllm-openai:v0.6.3').{method}('--gpus all') {{ c ->\n    sh 'python3 client.py'\n  }}\n}}\n"
+    text = f"node {{\n  docker.image('nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3').{method}('--gpus all') {{ c ->\n    sh 'python3 client.py'\n  }}\n}}\n"
     result = Engine(Settings()).check_source(SourceText("Jenkinsfile", text), FileKind.JENKINSFILE, "Jenkinsfile")
     ((workload),) = result.workloads
     assert workload.need is not None and workload.need.tier.name.lower() == tier

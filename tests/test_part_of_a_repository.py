@@ -15,7 +15,7 @@ from tests.support import git
 
 RUN = "#!/bin/sh\ndocker run --gpus all acme/server\n"
 BUILD = "#!/bin/sh\ndocker build -t acme/server -f docker/Dockerfile .\n"
-DOCKERFILE = 'FROM vllm/vllm-openai:v0.6.0\nCMD ["--model", "m"]\n'
+DOCKERFILE = 'FROM nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\nCMD ["--model", "m"]\n'
 
 
 def repository(tmp_path: Path, build_at: str = "scripts/build.sh") -> Path:

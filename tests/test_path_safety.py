@@ -313,10 +313,12 @@ def test_a_link_inside_a_walked_tree_without_git_is_checked(tmp_path: Path) -> N
     (tmp_path / "tree" / "docs").mkdir(parents=True)
     (tmp_path / "tree" / "src").mkdir()
     (tmp_path / "tree" / "src" / "README.md").write_text(
-        "```sh\ndocker run --gpus all vllm/vllm-openai:latest --model m\n```\n"
+        "```sh\ndocker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model m\n```\n"
     )
     (tmp_path / "tree" / "docs" / "readme.md").symlink_to("../src/README.md")
-    (tmp_path / "outside.md").write_text("```sh\ndocker run --gpus all vllm/vllm-openai:latest\n```\n")
+    (tmp_path / "outside.md").write_text(
+        "```sh\ndocker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n```\n"
+    )
     (tmp_path / "tree" / "docs" / "out.md").symlink_to("../../outside.md")
     said = run_shmlint("check", "tree", cwd=tmp_path).stdout
     assert "tree/docs/readme.md:2:1: SHM001" in said and "tree/src/README.md:2:1: SHM001" in said, said

@@ -287,7 +287,7 @@ def test_undecided_pods_are_mutated_and_reported_only_when_the_setting_lists_the
     """A GPU alone (software not known): the validating policies stay silent by default and warn with strict, as
     check lists it; the mutation sizes it either way. Software known not to use /dev/shm is never mutated."""
     unknown = _gpu_pod("unknown", "example.com/team/app:1")
-    needs = _gpu_pod("needs", "vllm/vllm-openai:v0.6.0")
+    needs = _gpu_pod("needs", "nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3")
     free = _gpu_pod("free", "busybox", "nvidia-smi")
     reported = {}
     for mode in UNDECIDED:

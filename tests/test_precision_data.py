@@ -140,8 +140,8 @@ def _tier_for(need: dict, image: str = "", command: str = "") -> str:
 @pytest.mark.parametrize(
     ("image", "command", "tier"),
     [
-        ("vllm/vllm-openai:v0.7.1", "", "needs"),
-        ("quay.io/ascend/vllm-ascend:v0.11.0rc1-a3", "", "needs"),
+        ("vllm/vllm-openai:v0.7.1", "", "unknown"),  # one engine process by default
+        ("quay.io/ascend/vllm-ascend:v0.11.0rc1-a3", "", "unknown"),
         ("aibrix/vllm-mock:nightly", "", "free"),
         ("ghcr.io/vllm-project/semantic-router/extproc:latest", "", "free"),
         ("aibrix/sglang-router:v0.1.6", "", "free"),
@@ -189,9 +189,21 @@ FAMILIES = [
     ("", "myserver --num-shard 2", "needs"),
     ("", "myserver --sharded true", "needs"),
     ("", "myserver --num-shard 1", "unknown"),  # one shard, undecided (TGI's option name; the default tier too)
-    # vLLM / SGLang / LMDeploy, and tensor parallel > 1 as a setting
-    ("public.ecr.aws/acme/vllm-openai:v0.8", "", "needs"),
-    ("", "python -m vllm.entrypoints.openai.api_server --model m", "needs"),
+    # vLLM / SGLang / LMDeploy: one engine process is undecided; tensor, pipeline or data parallel > 1 needs
+    ("public.ecr.aws/acme/vllm-openai:v0.8", "", "unknown"),
+    ("", "python -m vllm.entrypoints.openai.api_server --model m", "unknown"),
+    ("", "python -m vllm.entrypoints.openai.api_server --model m --tensor-parallel-size 2", "needs"),
+    ("", "vllm serve m -tp 4", "needs"),
+    ("", "vllm serve m --pipeline-parallel-size 2", "needs"),
+    ("", "vllm serve m --data-parallel-size 2", "needs"),
+    ("", "vllm serve m -dp 8", "needs"),
+    ("", "vllm serve m --distributed-executor-backend mp", "needs"),
+    ("", "vllm serve m --distributed-executor-backend=ray", "needs"),
+    ("", "vllm serve m --tensor-parallel-size 1 --data-parallel-size 1", "unknown"),
+    ("", "vllm serve m --distributed-executor-backend uni", "unknown"),
+    ("", "trtllm-serve m --tp_size 2", "needs"),
+    ("", "sglang serve --model-path m --tp 2", "needs"),
+    ("", "lmdeploy serve api_server m --tp 2", "needs"),
     # a serving benchmark client in a server's image holds no model; the server in the same command still needs
     (
         "vllm/vllm-tpu:gemma4",
@@ -211,14 +223,14 @@ FAMILIES = [
     ("vllm/vllm-openai:v0.11.0", "vllm bench throughput --model m --tensor-parallel-size 2", "needs"),
     ("", "bash -c vllm serve m --tensor-parallel-size 2 & python benchmark_serving.py --model m", "needs"),
     ("acme/vllm-router:1", "", ""),
-    ("", "sglang serve --model-path m", "needs"),
-    ("", "python3 -m sglang.launch_server --model-path m", "needs"),
+    ("", "sglang serve --model-path m", "unknown"),
+    ("", "python3 -m sglang.launch_server --model-path m", "unknown"),
     ("docker.io/lmsysorg/sglang-router:1", "", "free"),  # a router, not the server
     ("ghcr.io/berriai/litellm:main-stable", "", "free"),  # a proxy in front of model APIs
     # PaddleOCR's VLM server on vLLM (its other backends are not vLLM)
-    ("", "paddleocr genai_server --model_name PaddleOCR-VL-0.9B --host 0.0.0.0 --port 8118 --backend vllm", "needs"),
+    ("", "paddleocr genai_server --model_name PaddleOCR-VL-0.9B --host 0.0.0.0 --port 8118 --backend vllm", "unknown"),
     ("", "paddleocr genai_server --model_name PaddleOCR-VL-0.9B --backend fastdeploy", ""),
-    ("ccr-2vdh3abv-pub.cnc.bj.baidubce.com/paddlepaddle/paddleocr-genai-vllm-server:latest", "", "needs"),
+    ("ccr-2vdh3abv-pub.cnc.bj.baidubce.com/paddlepaddle/paddleocr-genai-vllm-server:latest", "", "unknown"),
     ("ghcr.io/berriai/litellm-database:main-v1.50", "", "free"),
     ("acme/litellm-gpu-fork:1", "", ""),
     # nccl-tests images (the entry counts only with two GPUs or more: shmlint.need)
@@ -226,8 +238,8 @@ FAMILIES = [
     ("us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib-diagnostic:v1.1.1", "", "needs"),
     ("ghcr.io/acme/nccl-tests:cuda12", "", "needs"),
     ("us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.9", "", ""),  # the receive daemon
-    ("openmmlab/lmdeploy:latest", "", "needs"),
-    ("", "lmdeploy serve api_server internlm/internlm2-chat-7b", "needs"),
+    ("openmmlab/lmdeploy:latest", "", "unknown"),
+    ("", "lmdeploy serve api_server internlm/internlm2-chat-7b", "unknown"),
     ("", "lmdeploy lite auto_awq m", ""),
     ("", "lmdeploy serve api_client http://localhost:23333", ""),  # a client of another container's server
     ("", "serve --tp 2", "needs"),
@@ -313,9 +325,13 @@ FAMILIES = [
     # a Kubernetes command with bash's end of options, and the wait's ``;`` (a Ray image held for exec)
     ("rayproject/ray-ml:2.40.0-py311", "/bin/bash -c -- trap : TERM INT; sleep infinity & wait;", "unknown"),
     ("vllm/vllm-openai:v0.7.1", "/bin/sh -c -- sleep infinity", "unknown"),
-    ("vllm/vllm-openai:v0.7.1", "/bin/sh -c -- vllm serve m", "needs"),
-    ("vllm/vllm-openai:v0.7.1", "bash -c while true; do python poll.py; sleep 30; done", "needs"),
-    ("vllm/vllm-openai:v0.7.1", "bash -lc vllm serve m", "needs"),
+    ("vllm/vllm-openai:v0.7.1", "/bin/sh -c -- vllm serve m -tp 2", "needs"),
+    (
+        "nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
+        "bash -c while true; do python poll.py; sleep 30; done",
+        "needs",
+    ),
+    ("vllm/vllm-openai:v0.7.1", "bash -lc vllm serve m -tp 2", "needs"),
     ("nvcr.io/nvidia/pytorch:24.01-py3", "/bin/sh -c nvidia-smi", "free"),
     # TensorBoard as the program, not a trainer's option value (``--report_to tensorboard`` made a trainer free)
     ("", "tensorboard --logdir /runs", "free"),
@@ -331,8 +347,8 @@ FAMILIES = [
     ("nvcr.io/nvidia/pytorch:24.01-py3", "bash -c nvidia-smi; sleep 10", "free"),
     ("", "accelerate launch --num_processes 2 train.py --report_to tensorboard", "needs"),
     ("", "python train.py --logging_dir /out/tensorboard --report_to tensorboard", ""),
-    ("vllm/vllm-openai:v0.7.1", "sh -c sleep 10 && vllm serve m", "needs"),
-    ("vllm/vllm-openai:v0.7.1", "bash -c python -m vllm.entrypoints.openai.api_server", "needs"),
+    ("vllm/vllm-openai:v0.7.1", "sh -c sleep 10 && vllm serve m -tp 2", "needs"),
+    ("vllm/vllm-openai:v0.7.1", "bash -c python -m vllm.entrypoints.openai.api_server -tp 2", "needs"),
 ]
 
 

@@ -991,7 +991,8 @@ def test_a_replaced_entrypoint_drops_the_image_only_for_a_script_of_the_reposito
     after its set-up is one: a script the repository holds is what runs (the image is only where); one it does not
     hold may be the image's own start."""
     (tmp_path / "compose.yaml").write_text(
-        f"services:\n  a:\n    image: vllm/vllm-openai:latest\n    volumes: ['.:/repo']\n    {replaced}\n"
+        f"services:\n  a:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    volumes: ['.:/repo']\n"
+        f"    {replaced}\n"
     )
     (tmp_path / "dump.py").write_text("import json\nprint(json.dumps({}))\n")
     findings = check_paths(Settings(), [tmp_path], jobs=1).findings
@@ -1091,9 +1092,9 @@ def test_project_facts_decide_only_what_names_leave_undecided() -> None:
     assert decide(_workload(project=needs), knowledge) == Need(Tier.NEEDS, "t.py:4 DataLoader(num_workers=2)", None)
     free = ProjectFacts(free=(CodeFact("t.py:4", "DataLoader(num_workers=0)"),))
     assert decide(_workload(project=free), knowledge).tier is Tier.FREE  # type: ignore[union-attr]
-    named = _workload(image="vllm/vllm-openai:latest", project=free)  # the name decides: code is not asked
+    named = _workload(image="nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3", project=free)  # the name decides
     assert decide(named, knowledge).tier is Tier.NEEDS  # type: ignore[union-attr]
-    based = ProjectFacts(images=(CodeFact("Dockerfile:1", "FROM vllm/vllm-openai:v0.6"),))
+    based = ProjectFacts(images=(CodeFact("Dockerfile:1", "FROM nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3"),))
     assert "built by Dockerfile:1" in decide(_workload(project=based), knowledge).because  # type: ignore[union-attr]
 
 

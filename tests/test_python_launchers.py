@@ -66,7 +66,10 @@ def test_an_unresolved_gpu_count_is_not_evidence(engine: Engine) -> None:
 
 
 def test_columns_count_characters_on_non_ascii_lines(engine: Engine) -> None:
-    text = "import docker\nd = docker.from_env()\n" + 'x = "ünïcödé"; d.containers.run("vllm/vllm-openai:latest")\n'
+    text = (
+        "import docker\nd = docker.from_env()\n"
+        + 'x = "ünïcödé"; d.containers.run("nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3")\n'
+    )
     assert check(engine, text) == ["3:16 SHM001 error"]
 
 

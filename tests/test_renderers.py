@@ -62,7 +62,7 @@ spec:
     spec:
       containers:
         - name: serve
-          image: "vllm/vllm-openai:v0.6.0"
+          image: "nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3"
           resources:
             limits:
               nvidia.com/gpu: 1
@@ -204,7 +204,7 @@ def chart(tmp_path: Path) -> Path:
     root = tmp_path / "mychart"
     (root / "templates").mkdir(parents=True)
     (root / "Chart.yaml").write_text("apiVersion: v2\nname: mychart\nversion: 0.1.0\n")
-    (root / "values.yaml").write_text("image: vllm/vllm-openai:v0.6.0\ngpus: 1\n")
+    (root / "values.yaml").write_text("image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\ngpus: 1\n")
     (root / "templates" / "deployment.yaml").write_text(TEMPLATE)
     return root
 

@@ -18,6 +18,7 @@ from shmlint.source import SourceText
 from tests.support import default_engine
 
 ENGINE = default_engine()
+TRITON_PYTHON = "nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3"  # needs /dev/shm by its image alone
 POD = """apiVersion: v1
 kind: Pod
 metadata: {{name: p}}
@@ -76,9 +77,23 @@ def test_extractors_fill_image_command_and_count(
 
 
 def test_needs_is_an_error_naming_the_software_and_the_accelerator() -> None:
-    ((severity, message),) = shm001(check("run.sh", "docker run --gpus all vllm/vllm-openai:v0.7.1 --model m\n"))
+    ((severity, message),) = shm001(check("run.sh", f"docker run --gpus all {TRITON_PYTHON} tritonserver\n"))
     assert severity is Severity.ERROR
-    assert "vLLM" in message and "image vllm/vllm-openai:v0.7.1" in message and "--gpus all" in message
+    assert "Python backend" in message and f"image {TRITON_PYTHON}" in message and "--gpus all" in message
+
+
+def test_a_tensor_parallel_setting_is_quoted_as_the_evidence() -> None:
+    """The setting that decided, not the start of a long command that a clipped quote would cut before it."""
+    text = "docker run --gpus all vllm/vllm-openai:v0.7.1 --model meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4\n"
+    ((severity, message),) = shm001(check("run.sh", text))
+    assert severity is Severity.ERROR and "(command ... --tensor-parallel-size 4" in message, message
+
+
+def test_one_vllm_engine_process_is_undecided() -> None:
+    """vLLM without tensor, pipeline or data parallel runs one engine process (its one-process executor): nothing
+    shows data passing through /dev/shm (labelled unknown or no-risk on every untuned repository)."""
+    ((severity, message),) = shm001(check("run.sh", "docker run --gpus all vllm/vllm-openai:v0.7.1 --model m\n"))
+    assert severity is Severity.INFO and "one engine process" in message, message
 
 
 def test_unknown_is_undecided_saying_what_is_unknown_and_how_to_settle_it() -> None:
@@ -107,20 +122,54 @@ def test_free_software_and_unknown_cpu_torch_give_no_finding(text: str) -> None:
     ("name", "text", "needs"),
     [
         # Python's -c code with no accelerator: that code runs (or the server's ENTRYPOINT refuses it), never the server
-        ("run.sh", 'docker run --rm vllm/vllm-openai:v0.6.3 python3 -c "import vllm"\n', False),
-        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 /usr/bin/python3 -u -c 'import vllm'\n", False),
-        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 python3 -uc 'import vllm'\n", False),
-        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 python3 -W ignore -c 'import vllm'\n", False),
-        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 bash -c \"python3 -c 'import vllm'\"\n", False),
-        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 python3 -m x -c 1\n", True),  # -c is the module's
-        ("pod.yaml", POD.format(image="vllm/vllm-openai:v0.6.3", args='["python3", "-c", "1"]', gpus=0), False),
+        (
+            "run.sh",
+            'docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 -c "import tritonclient"\n',
+            False,
+        ),
+        (
+            "run.sh",
+            "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 /usr/bin/python3 -u -c 'import tritonclient'\n",
+            False,
+        ),
+        (
+            "run.sh",
+            "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 -uc 'import tritonclient'\n",
+            False,
+        ),
+        (
+            "run.sh",
+            "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 -W ignore -c 'import tritonclient'\n",
+            False,
+        ),
+        (
+            "run.sh",
+            "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 bash -c \"python3 -c 'import tritonclient'\"\n",
+            False,
+        ),
+        (
+            "run.sh",
+            "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 -m x -c 1\n",
+            True,
+        ),  # -c is the module's
+        (
+            "pod.yaml",
+            POD.format(
+                image="nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3", args='["python3", "-c", "1"]', gpus=0
+            ),
+            False,
+        ),
         # arguments for the image's own entrypoint, a script it may hold, a file run by Python: the image decides
-        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 --model x\n", True),
-        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 Qwen/Qwen2-7B-Instruct\n", True),
-        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 python3 /start.py\n", True),
-        ("run.sh", "docker run --rm vllm/vllm-openai:v0.6.3 python3 --version -c 1\n", True),
+        ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model x\n", True),
+        ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 Qwen/Qwen2-7B-Instruct\n", True),
+        ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 /start.py\n", True),
+        ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 --version -c 1\n", True),
         # with an accelerator the image keeps deciding, as for a command of its own elsewhere
-        ("run.sh", 'docker run --gpus all vllm/vllm-openai:v0.6.3 python3 -c "import vllm"\n', True),
+        (
+            "run.sh",
+            'docker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 -c "import tritonclient"\n',
+            True,
+        ),
     ],
 )
 def test_inline_python_code_is_what_runs_not_the_images_server(name: str, text: str, needs: bool) -> None:
@@ -307,7 +356,7 @@ TPU_POD = POD.replace("nvidia.com/gpu", "google.com/tpu")
             '["python", "train.py", "--num_workers", "4"]',
             [Severity.ERROR],  # DataLoader workers: /dev/shm whatever the device
         ),
-        ("vllm/vllm-tpu:nightly", '["--model", "m"]', [Severity.ERROR]),  # vLLM on TPU is still vLLM
+        ("vllm/vllm-tpu:nightly", '["--model", "m"]', [Severity.INFO]),  # vLLM on TPU: one engine process
         ("acme/trainer:1", '["jupyter", "lab"]', [Severity.INFO]),  # a notebook runs anything
     ],
 )
@@ -344,7 +393,7 @@ def test_a_gpu_count_alone_is_undecided_and_says_the_count() -> None:
             '["tritonserver", "--model-repository=/m"]',
             Severity.ERROR,
         ),
-        ("vllm/vllm-openai:v0.7.1", '["sh", "-c", "sleep 5 && vllm serve m"]', Severity.ERROR),  # not a holder
+        ("vllm/vllm-openai:v0.7.1", '["sh", "-c", "sleep 5 && vllm serve m -tp 2"]', Severity.ERROR),  # no holder
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["python", "train.py"]', Severity.INFO),
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["python", "-c", "import torch"]', Severity.INFO),
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["torchrun", "--nproc_per_node=8", "train.py"]', Severity.ERROR),
@@ -364,7 +413,7 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ("docker run --gpus 1 nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0\n", Severity.INFO, None),
         ("docker run --gpus all nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0\n", Severity.INFO, None),
         ("docker run --gpus all nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0 list-model-profiles\n", None, "x"),
-        ("docker run --gpus all openmmlab/lmdeploy lmdeploy serve api_server m\n", Severity.ERROR, "lmdeploy"),
+        ("docker run --gpus all openmmlab/lmdeploy lmdeploy serve api_server m\n", Severity.INFO, "lmdeploy"),
         ("docker run --gpus all ultralytics/ultralytics yolo train data=c.yaml\n", Severity.ERROR, "ultralytics"),
         # config overrides for the Lightly Worker's own entrypoint; its loader workers default to the CPU cores
         (
@@ -467,9 +516,10 @@ def test_known_software_reaches_the_finding_with_its_entry(text: str, severity: 
     assert found is severity and workload.need.entry == entry
 
 
-def _server_pod(command: str, gpus: int = 0) -> str:
-    """A pod of the SGLang server's image whose command replaces its entrypoint."""
-    pod = POD.format(image="lmsysorg/sglang:v0.5.5", args='["--port", "8088"]', gpus=gpus)
+def _server_pod(command: str, gpus: int = 0, image: str = "") -> str:
+    """A pod of a server's image (one that needs /dev/shm by itself unless told) whose command replaces its
+    entrypoint."""
+    pod = POD.format(image=image or TRITON_PYTHON, args='["--port", "8088"]', gpus=gpus)
     return pod.replace("    args:", f"    command: {command}\n    args:")
 
 
@@ -482,7 +532,7 @@ def _server_pod(command: str, gpus: int = 0) -> str:
         ('["start_server.sh"]', True),
         ('["python3", "-m", "mooncake.mooncake_store_service"]', False),
         ('["python3", "-u", "-m", "kvstore.service"]', False),
-        ('["python3", "-m", "sglang.launch_server"]', True),  # the server itself, named
+        ('["tritonserver", "--model-repository=/m"]', True),  # the server itself, named
         ('["python3", "/start.py"]', True),  # a script the image may hold: the image decides
         ('["bash", "-c", "./start.sh"]', True),  # so may a shell
     ],
@@ -502,5 +552,7 @@ def test_a_program_of_its_own_with_an_accelerator_leaves_the_image_deciding() ->
 def test_an_image_the_configuration_names_decides_whatever_program_runs_on_the_cpu() -> None:
     """The configuration is the image's owner's word: its program of its own on the CPU does not set it aside."""
     engine = Engine(Settings(undecided="show", shm_images=("lmsysorg/sglang",)))
-    ((severity, _),) = shm001(check("pod.yaml", _server_pod('["mooncake_master"]'), engine))
+    ((severity, _),) = shm001(
+        check("pod.yaml", _server_pod('["mooncake_master"]', image="lmsysorg/sglang:0.5"), engine)
+    )
     assert severity is Severity.ERROR

@@ -125,7 +125,7 @@ def test_a_build_written_in_a_windows_script_names_the_images_dockerfile(tmp_pat
 def test_a_message_names_a_cmd_variable_as_the_script_writes_it() -> None:
     """``%ARGS%`` is read as the shell's ``$ARGS_``; the message names what the file says."""
     engine_result = ENGINE.check_source(
-        SourceText("run.bat", "docker run %ARGS% --gpus all vllm/vllm-openai --model m\r\n"),
+        SourceText("run.bat", "docker run %ARGS% --gpus all vllm/vllm-openai --model m -tp 2\r\n"),
         FileKind.BATCH,
         Path("run.bat"),
     )
