@@ -158,6 +158,19 @@ def test_options_before_the_image_are_skipped(line: str) -> None:
     assert [e.text for e in workload.torch] == ["image pytorch/pytorch"]
 
 
+@pytest.mark.parametrize("option", ["-m=16g", "-m16g", "-m 16g", "-itm=16g"])
+def test_a_short_options_value_after_an_equals_sign_is_the_value(option: str) -> None:
+    """docker's flag library reads ``-m=16g`` as ``-m 16g`` (found on an untuned repository, audit51a: the value
+    was read as ``=16g``, an SHM011 error on a memory limit docker takes)."""
+    from shmlint.parsers.container_options import read_option
+    from shmlint.parsers.shell import Word
+
+    words = [Word(part, 0, len(part)) for part in option.split(" ")]
+    flags: list = []
+    read_option(words, 0, flags, "")
+    assert [(flag.name, flag.value_text) for flag in flags if flag.value is not None] == [("-m", "16g")]
+
+
 def test_container_arguments_are_not_options() -> None:
     workload = one("docker run img python train.py --shm-size=8g --ipc=host --gpus all")
     assert workload.shm == () and workload.gpu == ()

@@ -286,6 +286,8 @@ def read_option(words: Sequence[Word], index: int, options: list[Flag], text: st
             options.append(_option(name, word, None, "", text))
             continue
         attached = word.text[position + 1 :]
+        if len(attached) > 1 and attached.startswith("="):  # ``-m=16g``: docker's flag library drops the ``=``
+            attached = attached[1:]
         if attached:
             options.append(_option(name, word, word, attached, text))
             return index + 1
