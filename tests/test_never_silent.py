@@ -48,6 +48,10 @@ def test_broken_yaml_is_reported_whatever_is_selected(tmp_path: Path, selection:
         ("compose.yaml", "services:\n  web: [\n", "SHM000"),
         ("job.yaml", "spec:\n  containers: [\n", "SHM000"),
         ("gpu.yaml", "resources: {limits: {nvidia.com/gpu: 1}\n", "SHM000"),  # a signal: it may hold a finding
+        # a conda environment whose packages name torch (audit51a): installed, never run
+        ("environment.yml", "name: x\ndependencies:\n  - torch=1.3.1\n  - requests\n    pip:\n      - tf\n", None),
+        # the same keys and a compose key: it may run containers
+        ("conda.yml", "name: x\ndependencies: [torch]\nservices:\n  a: [\n", "SHM000"),
     ],
 )
 def test_broken_yaml_that_cannot_hold_a_workload_is_a_note(

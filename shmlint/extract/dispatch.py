@@ -190,6 +190,9 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
     except YamlError as exc:
         if has_template_marks(source.text):
             return [], [_template_notice(source, path, run)]
+        if _is_conda_environment(source.text):
+            where = f"line {exc.line}, column {exc.column}"
+            return [], [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_CONDA}: not checked")]
         raise UnparsableInput(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
     if has_helm_actions(source.text) and key_problem(documents) is not None:
         # ``name: {{ .Values.x }}`` composes as a mapping used as a key, which no Kubernetes or compose reader
@@ -237,6 +240,24 @@ def broken_is_shm000(source: SourceText, path: StrPath, run: Extraction) -> bool
     """Whether a YAML file that does not parse is SHM000 (what ``_yaml`` reports for it), not a note: it may hold a
     workload finding, or looks like a manifest or a compose file. A failed render blames such a file only."""
     return _wanted(source, path, run) or _may_run_containers(source.text)
+
+
+#: the top-level keys of a conda environment file (conda's ``environment.yml``: what to install, no container)
+_CONDA_KEYS = frozenset({"name", "channels", "dependencies", "prefix", "variables", "platforms"})
+_TOP_KEY = LazyRegex(r"^([A-Za-z_][\w.-]{0,63})[ \t]*:", re.MULTILINE)
+_CONDA = "a conda environment file (its packages name torch, it starts no container), so it holds no workload finding"
+
+
+def _is_conda_environment(text: str) -> bool:
+    """Whether a YAML text is a conda environment file: its top-level keys are conda's, ``dependencies`` among them.
+    Its torch package is a signal word, but what it lists is installed, not run: its syntax error is a note, not
+    SHM000 (found on an untuned repository, audit51a: a conda file failed the gate)."""
+    keys = {found.group(1) for found in _TOP_KEY.finditer(text[:_CONDA_READ])}
+    return "dependencies" in keys and keys <= _CONDA_KEYS
+
+
+#: characters of a text read for its top-level keys: a conda file is short
+_CONDA_READ = 64 * 1024
 
 
 #: why a file with no signal that does not parse is no SHM000
