@@ -49,7 +49,7 @@ def test_an_envsubst_template_is_read(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("image", "said"),
     [
-        ("{{ image }}", "template (Helm/Jinja markers): not plain YAML, not checked"),  # a Jinja action
+        ("{{ image }}", "template (Helm, Jinja or Terraform markers): not plain YAML, not checked"),  # a Jinja action
         ("@IMAGE@", "a template that is not plain YAML (invalid YAML"),  # configure_file's placeholder
     ],
 )
@@ -151,7 +151,10 @@ def test_a_fix_never_writes_into_a_placeholder(tmp_path: Path) -> None:
 MANIFEST_HEAD = b"apiVersion: v1\nkind: Pod\n"
 
 
-NOT_PLAIN, MARKERS = "a template that is not plain YAML (", "template (Helm/Jinja markers): not plain YAML"
+NOT_PLAIN, MARKERS = (
+    "a template that is not plain YAML (",
+    "template (Helm, Jinja or Terraform markers): not plain YAML",
+)
 
 
 @pytest.mark.parametrize(
@@ -212,3 +215,18 @@ def test_an_emptydir_medium_filled_at_render_time_is_judged_as_memory(
     (tmp_path / "pod.yaml.template").write_text(POD.format(image="pytorch/pytorch") + volume, encoding="utf-8")
     report = check_paths(Settings(), [tmp_path], jobs=1)
     assert [f.code for f in report.findings] == codes
+
+
+def test_a_terraform_template_with_directives_is_a_template_not_broken_yaml(tmp_path: Path) -> None:
+    """``templatefile()``'s ``%{ for }``/``%{ endfor }`` lines are no YAML (found on an untuned repository,
+    audit51b: a kustomization written as a Terraform template failed the gate as SHM000)."""
+    text = (
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
+        "%{ for r in resources }\n- ${r}\n%{ endfor }\n"
+    )
+    (tmp_path / "kustomization.tftpl.yaml").write_text(text, encoding="utf-8")
+    report = check_paths(Settings(), [tmp_path], jobs=1)
+    assert not report.findings
+    assert [n.message for n in report.notices] == [
+        "template (Helm, Jinja or Terraform markers): not plain YAML, not checked; lint its rendered output instead"
+    ]
