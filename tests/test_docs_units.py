@@ -536,3 +536,14 @@ def test_a_shell_block_inside_a_block_quote_is_read_and_fixed_there(engine: Engi
     assert not result.notices
     fixed = fix_source(engine, SourceText("README.md", text), FileKind.MARKDOWN, Path("README.md")).text
     assert fixed == text.replace("> docker run --gpus", "> docker run --shm-size=8g --gpus")
+
+
+def test_ray_nodes_run_their_start_commands(engine: Engine) -> None:
+    """The launcher execs the node's start commands into its container (``ray start`` unless written otherwise):
+    the object store is what needs /dev/shm there, whatever the image."""
+    disabled = "  image: rayproject/ray-ml:2.9.0-gpu\n  disable_shm_size_detection: true\n  run_options: [--gpus all]\n"
+    text = RAY.replace("  image: rayproject/ray-ml:latest-gpu\n{docker}", disabled)
+    text += "head_start_ray_commands: [ray stop, ray start --head --port=6379]\n"
+    messages = [f.message for f in engine.check_source(SourceText("c.yaml", text), FileKind.YAML, "c.yaml").findings]
+    assert any("(ray start --head --port=6379 (head_start_ray_commands))" in m for m in messages), messages
+    assert any("ray start (the launcher's default)" in m for m in messages), messages

@@ -556,3 +556,19 @@ def test_an_image_the_configuration_names_decides_whatever_program_runs_on_the_c
         check("pod.yaml", _server_pod('["mooncake_master"]', image="lmsysorg/sglang:0.5"), engine)
     )
     assert severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    ("image", "args", "gpus", "severity"),
+    [
+        # a script of its own in a Ray image on the CPU (a model-cache download, audit51b) starts no object store
+        ("rayproject/ray-llm:2.54.0-py311-cu128", '["/bin/bash", "/scripts/sync.sh"]', 0, None),
+        ("rayproject/ray-llm:2.54.0-py311-cu128", '["/bin/bash", "/scripts/sync.sh"]', 1, Severity.ERROR),
+        ("rayproject/ray-ml:2.40.0", '["ray", "start", "--head", "--block"]', 0, Severity.ERROR),  # Ray started
+    ],
+)
+def test_a_ray_image_needs_with_an_accelerator_and_ray_start_anywhere(
+    image: str, args: str, gpus: int, severity: Severity | None
+) -> None:
+    found = shm001(check("pod.yaml", POD.format(image=image, args=args, gpus=gpus)))
+    assert [s for s, _ in found] == ([severity] if severity else []), found

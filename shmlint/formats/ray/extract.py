@@ -5,7 +5,9 @@ What Ray does, from ``DockerCommandRunner.run_init`` in ``python/ray/autoscaler/
 ``run_options`` followed by ``head_run_options`` or ``worker_run_options``, on ``head_image``/``worker_image``
 or else ``image``. ``_auto_configure_shm`` then appends ``--shm-size`` sized from the node's available memory,
 unless ``disable_shm_size_detection`` is set or one of those options already contains ``--shm-size``. So only
-the second case without a size of one's own leaves a container on docker's 64 MiB.
+the second case without a size of one's own leaves a container on docker's 64 MiB. What runs in the container is
+the node's ``head_start_ray_commands``/``worker_start_ray_commands`` (``ray start`` unless written otherwise),
+which the launcher execs into it: Ray's object store, in /dev/shm.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from shmlint.source import SourceText
 
 _SELF_SIZED = "Ray's cluster launcher (it adds --shm-size from the node's available memory)"
 _FALSE_BOOLS = frozenset({"false", "no", "off", "n"})
+#: what the launcher execs into a node's container when the config writes no start commands
+_DEFAULT_START = "ray start"
 
 
 def is_ray_cluster(documents: list[Node]) -> bool:
@@ -78,8 +82,12 @@ def _node_container(
     slots = workload.target.size_slots if isinstance(workload.target, CommandTarget) else ()
     cluster = scalar(m.get(config, "cluster_name")) or ""
     container = scalar(get("container_name")) or ""
+    started = [scalar(item) or "" for item in sequence(m.get(config, f"{role}_start_ray_commands"))]
+    written = " ; ".join(filter(None, started))
     return workload._replace(
         id=WorkloadId(WorkloadFormat.RAY, "Ray cluster", cluster, _role(name, role), "container", container),
+        command=written or _DEFAULT_START,  # the run's own command is the image's: the launcher execs these
+        command_from=f"{role}_start_ray_commands" if written else "the launcher's default",
         span=source.span(at.start_mark.index, at.end_mark.index),
         gpu=(*workload.gpu, *_gpu_resources(source, m, name, node)),
         shm_managed_by=_SELF_SIZED if self_sized else None,
