@@ -977,3 +977,25 @@ def test_podmans_own_options_are_read_as_podman_reads_them(tmp_path: Path, line:
     which is not the image; ``--pod`` puts the container in a pod's IPC namespace, whose /dev/shm the pod sizes."""
     (tmp_path / "run.sh").write_text(line + "\n")
     assert [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings] == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "code", "fixable"),
+    [
+        ("--ipc=host", "SHM007", False),  # the host's /dev/shm: not SHM001's "unresolved" (audit51a)
+        ("--ipc host", "SHM007", False),
+        ("--ipc=none", "SHM013", False),  # its fix would rewrite the variable's words: not offered
+        ("--ipc=private", "SHM001", True),  # a --shm-size added after the variable sizes the private one
+    ],
+)
+def test_an_ipc_mode_a_variable_holds_is_read(value: str, code: str, fixable: bool) -> None:
+    from shmlint.engine import Engine
+    from shmlint.format_descriptor import FileKind
+    from shmlint.settings import Settings
+    from shmlint.source import SourceText
+
+    text = f'OPTS="{value}"\ndocker run --gpus all $OPTS pytorch/pytorch python train.py --num_workers 8\n'
+    result = Engine(Settings()).check_source(SourceText("run.sh", text), FileKind.SHELL, "run.sh")
+    assert [(f.code, f.fix is not None) for f in result.findings] == [(code, fixable)]
+    if code != "SHM001":
+        assert "in $OPTS" in result.findings[0].message

@@ -344,7 +344,7 @@ def test_a_command_variable_the_script_assigns_once_is_its_words(script: str, ar
     [
         ('A=(--gpus all --shm-size 16g)\ndocker run "${A[@]}" img', ["--gpus", "--shm-size"], [], []),
         ("A=(\n  --gpus all\n  --shm-size=1g\n)\ndocker run ${A[@]} img", ["--gpus", "--shm-size"], [], []),
-        ("A=(--gpus all --ipc=host)\ndocker run ${A[@]} img", [], ["${A[@]}"], []),  # an IPC mode stays unknown
+        ("A=(--gpus all --ipc=host)\ndocker run ${A[@]} img", ["--gpus", "--ipc"], [], []),  # an IPC mode, read
         (
             'C=(torchrun --nproc_per_node 4 "t r.py")\ndocker run img "${C[@]}"',
             [],

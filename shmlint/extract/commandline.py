@@ -192,12 +192,16 @@ def _as_written(word: Word, source: SourceText) -> str:
 _PLACED = "; read as options, as docker's options follow it: if it is the image, they are its command"
 
 
+#: the /dev/shm options a variable's value may give (``option_variables``): no fix writes into them
+_VARIABLES_SAY = frozenset({"--shm-size", "--ipc"})
+
+
 def _target(command: ContainerCommand, slots: tuple[SizeSlot, ...]) -> CommandTarget:
     """A new option goes after the last variable read as a ``--shm-size`` (else after ``run``); none when an
     expansion the script does not give may hold one: written before it, it may not take; after it, lower it."""
     read = [word for word in command.may_set_shm if word not in command.unknown]
     overridable = next((word.text for word in command.may_set_shm if word in command.unknown), "")
-    expanded = {flag.flag.start for flag in command.flag_values("--shm-size") if flag.expanded_from}
+    expanded = {flag.flag.start for flag in command.flags if flag.expanded_from and flag.long_name in _VARIABLES_SAY}
     return CommandTarget(
         insert_at=read[-1].end if read else command.run_word.end,
         size_slots=slots,
@@ -266,7 +270,8 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
             said = f"--shm-size in {option.expanded_from}" if option.expanded_from else "--shm-size"
             found.append(Setting(SHM_SIZE, value, said, span, _size(option, source)))
         elif name == "--ipc":
-            found.append(Setting(IPC, value, f"--ipc={value}", span, computed=option.dynamic))
+            said = f"--ipc={value} in {option.expanded_from}" if option.expanded_from else f"--ipc={value}"
+            found.append(Setting(IPC, value, said, span, computed=option.dynamic))
         elif name == "--pod" and _podman(command) and not value.startswith("new:"):  # ``new:``: a pod of its own
             found.append(Setting(POD, value, f"--pod {value}", span, computed=option.dynamic))
         elif name == "--tmpfs":

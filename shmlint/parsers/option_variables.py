@@ -50,9 +50,13 @@ _JUDGED_OPTIONS = frozenset(
 _SHM_MODES = frozenset(["--shm-size", "--ipc"])
 #: of the judged options, the ones a variable's one value may give. A ``--shm-size`` it holds is read as that size
 #: (a fix never writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps
-#: the last one); a mount at /dev/shm or an IPC mode it holds stays unknown: no option written after it undoes
-#: those (mounts elsewhere are read too, when nothing in the value decides /dev/shm)
-_EXPANDED_OPTIONS = frozenset(["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint", "--shm-size"])
+#: the last one); so is an IPC mode (``OPTS="--ipc=host"``: the host's /dev/shm, found on an untuned repository,
+#: audit51a; no fix rewrites it there, and a ``--shm-size`` added after it sizes a private one); a mount at /dev/shm
+#: it holds stays unknown: no option written after it undoes that (mounts elsewhere are read too, when nothing in
+#: the value decides /dev/shm)
+_EXPANDED_OPTIONS = frozenset(
+    ["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint", "--shm-size", "--ipc"]
+)
 #: of those, the ones that only give the container an accelerator: a variable that holds them in one branch and
 #: nothing in the others (``GPU=--gpus all`` on a GPU host, ``GPU=""`` elsewhere) is read as them, as what runs
 #: needs /dev/shm on either branch and the accelerator is where it runs

@@ -18,8 +18,8 @@ def can_write(fix: Fix, workload: Workload, source: SourceText) -> bool:
     """From the target alone: a new ``--shm-size``, a size where the declaration has one or a slot for one, or the
     ``--ipc`` option rewritten."""
     target, declared = workload.target, fix.source
-    if fix.action is FixAction.PRIVATE_IPC:
-        return isinstance(target, CommandTarget) and declared is not None
+    if fix.action is FixAction.PRIVATE_IPC:  # not one a variable gives: its value is the variable's
+        return isinstance(target, CommandTarget) and declared is not None and declared.span.start not in target.expanded
     if not isinstance(target, CommandTarget) or fix.size_bytes is None:
         return False
     if _adds_option(fix, target):
