@@ -248,7 +248,8 @@ def test_loader_literal_and_default() -> None:
             ["num_workers=n), n = 8 at line 1"],
         ),
         ("n = 8\nif debug:\n    n = 0\n    DataLoader(ds, num_workers=n)\n", []),  # used where it is 0
-        ("n = 8\nif n > 4:\n    n = 4\nDataLoader(ds, num_workers=n)\n", []),  # a cap reads it
+        # a cap reads it: not a default, but every way it is assigned is a count above zero
+        ("n = 8\nif n > 4:\n    n = 4\nDataLoader(ds, num_workers=n)\n", ["num_workers=n), n = 4 at line 3"]),
         ("if a:\n    n = 0\nDataLoader(ds, num_workers=n)\nn = 8\n", []),  # assigned after the use
         ("n = 8\ndef f(n):\n    if n is None:\n        n = 0\n    DataLoader(ds, num_workers=n)\n", []),
         ("def a():\n    n = 8\ndef b():\n    if x:\n        n = 0\n    DataLoader(ds, num_workers=n)\n", []),
@@ -268,6 +269,24 @@ def test_loader_literal_and_default() -> None:
 def test_a_count_set_once_and_otherwise_only_under_a_condition_is_its_default(code: str, needs: list[str]) -> None:
     """``num_workers = 8`` and ``if language == "ja": num_workers = 0``: 8 unless the condition holds, evidence
     of workers; a zero default that a condition raises, or two assignments outside any ``if``, stay unknown."""
+    assert [fact.text.partition("(")[2] for fact in _read(code).needs] == needs
+
+
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        ("if k:\n    n = 2\nelse:\n    n = 8\nDataLoader(ds, num_workers=n)\n", ["num_workers=n), n = 2 at line 2"]),
+        ("n = 8\nif k:\n    n = 4\nDataLoader(ds, num_workers=n)\n", ["num_workers=n), n = 8 at line 1"]),  # default
+        ("if k:\n    n = 2\nelse:\n    n = 0\nDataLoader(ds, num_workers=n)\n", []),  # one way is none
+        ("if k:\n    n = 2\nelse:\n    n = cfg.w\nDataLoader(ds, num_workers=n)\n", []),  # one way unknown
+        ("if k:\n    n = 2\nelse:\n    n = True\nDataLoader(ds, num_workers=n)\n", []),  # no count
+        ("n = 2\nfor n in r:\n    pass\nn = 4\nDataLoader(ds, num_workers=n)\n", []),  # a loop binds it too
+        ("if k:\n    n = m = 2\nelse:\n    n = 8\nDataLoader(ds, num_workers=n)\n", []),  # chained: not read
+    ],
+)
+def test_a_count_every_assignment_sets_above_zero_is_above_zero(code: str, needs: list[str]) -> None:
+    """A name every assignment of the file gives a count above zero (two branches, 2 or 8; audit51a) has workers
+    whichever runs: its smallest count is quoted."""
     assert [fact.text.partition("(")[2] for fact in _read(code).needs] == needs
 
 

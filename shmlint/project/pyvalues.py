@@ -158,6 +158,7 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
     evidence of a need, and a parameter of the same name elsewhere does not hide it."""
     found: dict[str, ast.expr | None] = {}
     assignments: dict[str, int] = {}
+    counts: dict[str, list[tuple[int, ast.Constant]]] = {}  # the counts above zero each name is assigned
     bound: set[str] = set()  # names bound otherwise too: loop and ``with`` targets, parameters, ``:=``, imports,
     # definitions, match captures
     for node in nodes:
@@ -174,10 +175,30 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
             for name in _stored(target):  # also ``n, m = 0, 1``
                 found[name] = value if literal and name not in found else None
                 assignments[name] = assignments.get(name, 0) + 1
+                count = value.value if literal and isinstance(value, ast.Constant) else None
+                if isinstance(value, ast.Constant) and isinstance(count, int) and _counts(count) and len(targets) == 1:
+                    counts.setdefault(name, []).append((count, value))
         bound.update(_bound(node))
     if nodes and isinstance(nodes[0], ast.Module) and _ANY_NAME not in bound:
         found.update(_defaults(nodes, assignments, bound))
+        found.update(_every_way_above_zero(found, counts, assignments, bound))
     return found
+
+
+def _every_way_above_zero(
+    found: dict[str, ast.expr | None],
+    counts: dict[str, list[tuple[int, ast.Constant]]],
+    assignments: dict[str, int],
+    bound: set[str],
+) -> dict[str, ast.Constant]:
+    """A name assigned several ways, each a count above zero (``if cfg.kernel: N = 2`` / ``else: N = 8``): above
+    zero whichever runs, so its smallest count, the one the message quotes (audit51a: a loader's workers set so
+    were left unknown)."""
+    return {
+        name: min(values, key=lambda pair: pair[0])[1]
+        for name, values in counts.items()
+        if found.get(name) is None and name not in bound and len(values) == assignments[name] > 1
+    }
 
 
 def _stored(target: ast.expr) -> Iterator[str]:
