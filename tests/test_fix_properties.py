@@ -55,7 +55,11 @@ def render(style: Style, kinds: list[str]) -> str:
         return [i * level + line for line in lines]
 
     def container(n: int, kind: str) -> list[str]:
-        image = {"gpu": "nvidia/cuda:12.4.0-base", "torch": "vllm/vllm-openai:v0.6.3", "plain": "nginx:1.27"}[kind]
+        image = {
+            "gpu": "nvidia/cuda:12.4.0-base",
+            "torch": "nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
+            "plain": "nginx:1.27",
+        }[kind]
         limits = (["nvidia.com/gpu: 1"] if kind == "gpu" else []) + (["memory: 16Gi"] if style.memory_limit else [])
         if style.flow_containers:
             flow_limits = ", ".join(limits)
