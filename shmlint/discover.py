@@ -53,7 +53,7 @@ DEFAULT_EXCLUDE = (
 #: how much of a file without a telling name is read to tell its kind
 SNIFF_BYTES = 4096
 #: a Go/Helm template action or a Jinja tag; GitHub's ${{ }} and Argo's {{inputs.x}} are YAML string content
-_TEMPLATE_MARK = LazyRegex(r"(?<!\$)\{\{|\{%|%\{")
+_TEMPLATE_MARK = LazyRegex(r"(?<!\$)\{\{|\{%|%\{~?[ \t]*(?:if|else|endif|for|endfor)\b")
 _HELM_ACTION = LazyRegex(
     r"\{\{-?\s*(\.|\$|-|(if|else|end|range|with|include|template|define|toYaml|tpl|printf|default)\b)|\{%"
 )
@@ -96,8 +96,9 @@ def kind_by_name(path: StrPath) -> FileKind | None:
 
 
 def has_template_marks(text: str) -> bool:
-    """Any ``{{`` or ``{%`` (Helm, Jinja), or a Terraform template's ``%{`` directive (``%{ for r in rs }``):
-    enough to call an unparsable file a template rather than broken YAML."""
+    """Any ``{{`` or ``{%`` (Helm, Jinja), or a Terraform template's directive (``%{ for r in rs }``, ``%{ if
+    x }``; not curl's ``-w '%{http_code}'``): enough to call an unparsable file a template rather than broken
+    YAML."""
     return ("{{" in text or "{%" in text or "%{" in text) and _TEMPLATE_MARK.search(text) is not None
 
 

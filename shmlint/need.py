@@ -242,7 +242,13 @@ def _runs_what_it_knows(entry: Entry, command: str, *, by_name: bool = False, kn
     nameless = " ".join((*words[:at], "_", *words[at + 1 :]))
     if entry.commands.search(nameless) is None:
         return True
-    return any(e.commands is not None and e.commands.search(command) and not e.commands.search(nameless) for e in known)
+    return any(
+        e.tier is not Tier.FREE
+        and e.commands is not None
+        and e.commands.search(command)
+        and not e.commands.search(nameless)
+        for e in known
+    )  # a free entry's (``echo``, ``ray job submit``) runs nothing that would use the setting
 
 
 def _through_build(facts: ProjectFacts) -> str:
@@ -532,7 +538,8 @@ def _part(entry: Entry, command: str) -> str:
         command = next((part for part in parts if entry.commands.search(part)), command)
     found = entry.commands.search(command) if entry.commands is not None else None
     if isinstance(found, re.Match) and found.start() > 0 and len(command) > _QUOTED_WHOLE:  # the shipped data's
-        setting = found.group(0).strip()
+        end = command.find(" ", found.end())  # to the end of the word the match stops in (``--num_workers=16``)
+        setting = command[found.start() : end if end >= 0 else len(command)].strip()
         if setting.startswith("-") and not setting.startswith("-m "):  # ``python -m pkg`` names the program
             return f"... {setting}"
     return command

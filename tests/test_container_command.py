@@ -45,6 +45,8 @@ def flag_words(draw: st.DrawFn) -> tuple[str, str, str | None]:
         written = draw(st.sampled_from([f"{name}={quoted}", f"{name} {quoted}"]))
     else:
         written = draw(st.sampled_from([f"{name} {quoted}", f"{name}{quoted}"]))
+        if written == f"{name}{quoted}" and len(value) > 1 and value.startswith("="):
+            return written, name, value[1:]  # docker's flag library reads ``-v=0`` as ``-v 0``
     return written, name, value
 
 

@@ -547,3 +547,19 @@ def test_ray_nodes_run_their_start_commands(engine: Engine) -> None:
     messages = [f.message for f in engine.check_source(SourceText("c.yaml", text), FileKind.YAML, "c.yaml").findings]
     assert any("(ray start --head --port=6379 (head_start_ray_commands))" in m for m in messages), messages
     assert any("ray start (the launcher's default)" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("written", "command"),
+    [
+        ("head_start_ray_commands: []\n", ""),  # a list given replaces Ray's defaults: nothing is started
+        ("head_start_ray_commands: [1, {a: b}, null, '', '   ', ' ray start --head ']\n", "ray start --head"),
+        ("", "ray start"),  # none written: the launcher's default
+    ],
+)
+def test_ray_start_commands_as_the_launcher_reads_them(engine: Engine, written: str, command: str) -> None:
+    disabled = "  image: rayproject/ray-ml:2.9.0-gpu\n  disable_shm_size_detection: true\n  run_options: [--gpus all]\n"
+    text = RAY.replace("  image: rayproject/ray-ml:latest-gpu\n{docker}", disabled) + written
+    result = engine.check_source(SourceText("c.yaml", text), FileKind.YAML, "c.yaml")
+    head = next(w for w in result.workloads if "head" in w.id.role)
+    assert head.command == command

@@ -50,6 +50,15 @@ def test_broken_yaml_is_reported_whatever_is_selected(tmp_path: Path, selection:
         ("gpu.yaml", "resources: {limits: {nvidia.com/gpu: 1}\n", "SHM000"),  # a signal: it may hold a finding
         # a conda environment whose packages name torch (audit51a): installed, never run
         ("environment.yml", "name: x\ndependencies:\n  - torch=1.3.1\n  - requests\n    pip:\n      - tf\n", None),
+        # conda's keys, refused for its shape (an alias bomb): SHM000 whatever the file is for
+        (
+            "env.yml",
+            "name: x\ndependencies:\n  - &a [torch, torch]\n  - &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            "  - &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n  - &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+            "  - &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n  - &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+            "  - [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n",
+            "SHM000",
+        ),
         # the same keys and a compose key: it may run containers
         ("conda.yml", "name: x\ndependencies: [torch]\nservices:\n  a: [\n", "SHM000"),
     ],

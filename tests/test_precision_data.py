@@ -201,7 +201,10 @@ FAMILIES = [
     ("", "vllm serve m --distributed-executor-backend=ray", "needs"),
     ("", "vllm serve m --tensor-parallel-size 1 --data-parallel-size 1", "unknown"),
     ("", "vllm serve m --distributed-executor-backend uni", "unknown"),
-    ("", "trtllm-serve m --tp_size 2", "needs"),
+    ("", "--model m --data-parallel-size 2", "needs"),  # a vLLM image's arguments: its entrypoint is not in them
+    ("", "vllm serve m -dp=2", "needs"),
+    ("", "vllm serve m -tp=2", "needs"),
+    ("", "python3 convert_checkpoint.py --model_dir /m --tp_size 2", ""),  # TensorRT-LLM's converter: one process
     ("", "sglang serve --model-path m --tp 2", "needs"),
     ("", "lmdeploy serve api_server m --tp 2", "needs"),
     # a serving benchmark client in a server's image holds no model; the server in the same command still needs

@@ -570,6 +570,16 @@ def test_programs_by_name_do_not_crowd_out_the_training_script() -> None:
     assert len(facts.by_name) == 16
 
 
+def test_a_free_program_started_by_name_does_not_make_a_setting_evidence() -> None:
+    """``subprocess.run(["ray", "job", "submit", ..., "--", "python", "t.py", "--tensor-parallel-size", "4"])``: the
+    data knows ``ray job submit`` as a client that hands the job to a cluster elsewhere (free)."""
+    command = "ray job submit --address http://h:8265 -- python t.py --tensor-parallel-size 4"
+    need = decide(
+        _workload(project=ProjectFacts(by_name=(CodeFact("app.py:6", command),)), accelerator_count=4), builtin()
+    )
+    assert need is not None and need.tier is not Tier.NEEDS
+
+
 @pytest.mark.parametrize(
     ("command", "known"),
     [
@@ -584,6 +594,8 @@ def test_programs_by_name_do_not_crowd_out_the_training_script() -> None:
         ("python3 -m pip install deepspeed", False),  # Python installs it: nothing of it runs
         ("python3 -u -m pip install deepspeed", False),
         ("python3 -m vllm.entrypoints.openai.api_server --model m --tensor-parallel-size 2", True),
+        # a program the data knows as free runs nothing that uses the setting its words name
+        ('echo "hint: pass --tensor-parallel-size 8 to serve faster"', False),
     ],
 )
 def test_a_program_by_name_is_evidence_only_when_the_data_knows_it_by_its_name(command: str, known: bool) -> None:

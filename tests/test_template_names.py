@@ -230,3 +230,11 @@ def test_a_terraform_template_with_directives_is_a_template_not_broken_yaml(tmp_
     assert [n.message for n in report.notices] == [
         "template (Helm, Jinja or Terraform markers): not plain YAML, not checked; lint its rendered output instead"
     ]
+
+
+def test_curls_write_out_format_is_no_template_directive(tmp_path: Path) -> None:
+    """``-w '%{http_code}'`` in a probe is curl's, not Terraform's: the manifest is read (audit review)."""
+    probe = "    livenessProbe: {exec: {command: [sh, -c, \"curl -s -o /dev/null -w '%{http_code}' localhost\"]}}\n"
+    (tmp_path / "pod.yaml.template").write_text(POD.format(image="acme/trainer:1") + probe, encoding="utf-8")
+    report = check_paths(Settings(), [tmp_path], jobs=1)
+    assert [(f.code, f.severity.label) for f in report.findings] == [("SHM001", "error")]

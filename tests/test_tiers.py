@@ -89,6 +89,19 @@ def test_a_tensor_parallel_setting_is_quoted_as_the_evidence() -> None:
     assert severity is Severity.ERROR and "(command ... --tensor-parallel-size 4" in message, message
 
 
+@pytest.mark.parametrize(
+    ("command", "quoted"),
+    [
+        ("python train.py --config configs/imagenet.yaml --num_workers=16", "... --num_workers=16"),  # the whole word
+        ("python train.py --config configs/imagenet.yaml --num_workers 16", "... --num_workers 16"),
+        ("python train.py --num_workers 4", "python train.py --num_workers 4"),  # short: quoted whole
+    ],
+)
+def test_a_late_setting_is_quoted_to_the_end_of_its_word(command: str, quoted: str) -> None:
+    ((severity, message),) = shm001(check("run.sh", f"docker run --gpus all pytorch/pytorch {command}\n"))
+    assert severity is Severity.ERROR and f"(command {quoted})" in message, message
+
+
 def test_one_vllm_engine_process_is_undecided() -> None:
     """vLLM without tensor, pipeline or data parallel runs one engine process (its one-process executor): nothing
     shows data passing through /dev/shm (labelled unknown or no-risk on every untuned repository)."""

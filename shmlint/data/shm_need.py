@@ -274,9 +274,9 @@ SOFTWARE = (('pytorch-dataloader-workers',
   None,
   None,
   ('(?:--nproc[_-]per[_-]node[= ]+([2-9]|[1-9][0-9]))|(?:--tensor[-_]parallel[-_]size[= '
-   ']+([2-9]|[1-9][0-9]+)\\b)|(?:(^| )-tp +([2-9]|[1-9][0-9]+)\\b)|(?:--tp([-_]size)?[= '
-   ']+([2-9]|[1-9][0-9]+)\\b)|(?:--pipeline[-_]parallel[-_]size[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:(^| )-pp '
-   '+([2-9]|[1-9][0-9]+)\\b)|(?:--num[_-]shard[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:--sharded[= ]+true\\b)',
+   ']+([2-9]|[1-9][0-9]+)\\b)|(?:(^| )-tp[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:--tp(-size)?[= '
+   ']+([2-9]|[1-9][0-9]+)\\b)|(?:--pipeline[-_]parallel[-_]size[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:(^| )-pp[= '
+   ']+([2-9]|[1-9][0-9]+)\\b)|(?:--num[_-]shard[= ]+([2-9]|[1-9][0-9]+)\\b)|(?:--sharded[= ]+true\\b)',
    ('--nproc', '--num', '--pipeline', '--sharded', '--tensor', '-pp', '-tp')),
   False,
   False,
@@ -289,10 +289,9 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://github.com/vllm-project/vllm/blob/c5c40ab252786c8d25f9336824c6b805973974cd/vllm/v1/executor/multiproc_executor.py',
   None,
   None,
-  ('(?:((^|[ /])vllm +serve\\b|-m +vllm\\.entrypoints\\b)[^;&|\\n]{0,256}( --data[-_]parallel[-_]size[= '
-   ']+["\']?([2-9]|[1-9][0-9]+)\\b| -dp +([2-9]|[1-9][0-9]+)\\b| --distributed[-_]executor[-_]backend[= '
-   ']+["\']?(mp|ray)\\b))',
-   ('serve', 'vllm.entrypoints')),
+  ('(?:--data[-_]parallel[-_]size[= ]+["\']?([2-9]|[1-9][0-9]+)\\b)|(?:(^| )-dp[= '
+   ']+([2-9]|[1-9][0-9]+)\\b)|(?:--distributed[-_]executor[-_]backend[= ]+["\']?(mp|ray)\\b)',
+   ('--distributed', '-dp', 'parallel')),
   False,
   False,
   False,

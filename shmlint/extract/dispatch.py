@@ -177,7 +177,7 @@ def commands(
 
 
 def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
-    from shmlint.parsers.yamlnodes import TooComplex, YamlError, compose, key_problem
+    from shmlint.parsers.yamlnodes import Refused, TooComplex, YamlError, compose, key_problem
 
     if has_helm_actions(source.text) and _in_chart_templates(path, run):
         return [], [_template_notice(source, path, run)]
@@ -188,6 +188,8 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
     except TooComplex as exc:
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
     except YamlError as exc:
+        if isinstance(exc, Refused):  # an alias bomb is refused for its shape, whatever the file is for
+            raise UnparsableInput(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
         if has_template_marks(source.text):
             return [], [_template_notice(source, path, run)]
         if _is_conda_environment(source.text):
@@ -238,20 +240,23 @@ def _may_run_containers(text: str) -> bool:
 
 def broken_is_shm000(source: SourceText, path: StrPath, run: Extraction) -> bool:
     """Whether a YAML file that does not parse is SHM000 (what ``_yaml`` reports for it), not a note: it may hold a
-    workload finding, or looks like a manifest or a compose file. A failed render blames such a file only."""
+    workload finding, or looks like a manifest or a compose file, and is neither a template nor a conda
+    environment file (those are notes there). A failed render blames such a file only."""
+    if has_template_marks(source.text) or _is_conda_environment(source.text):
+        return False
     return _wanted(source, path, run) or _may_run_containers(source.text)
 
 
 #: the top-level keys of a conda environment file (conda's ``environment.yml``: what to install, no container)
 _CONDA_KEYS = frozenset({"name", "channels", "dependencies", "prefix", "variables", "platforms"})
 _TOP_KEY = LazyRegex(r"^([A-Za-z_][\w.-]{0,63})[ \t]*:", re.MULTILINE)
-_CONDA = "a conda environment file (its packages name torch, it starts no container), so it holds no workload finding"
+_CONDA = "a conda environment file (packages to install; it starts no container), so it holds no workload finding"
 
 
 def _is_conda_environment(text: str) -> bool:
     """Whether a YAML text is a conda environment file: its top-level keys are conda's, ``dependencies`` among them.
-    Its torch package is a signal word, but what it lists is installed, not run: its syntax error is a note, not
-    SHM000 (found on an untuned repository, audit51a: a conda file failed the gate)."""
+    A package it lists (torch, cudatoolkit) is a signal word, but what it lists is installed, not run: its syntax
+    error is a note, not SHM000 (found on an untuned repository, audit51a: a conda file failed the gate)."""
     keys = {found.group(1) for found in _TOP_KEY.finditer(text[:_CONDA_READ])}
     return "dependencies" in keys and keys <= _CONDA_KEYS
 

@@ -82,17 +82,23 @@ def _node_container(
     slots = workload.target.size_slots if isinstance(workload.target, CommandTarget) else ()
     cluster = scalar(m.get(config, "cluster_name")) or ""
     container = scalar(get("container_name")) or ""
-    started = [scalar(item) or "" for item in sequence(m.get(config, f"{role}_start_ray_commands"))]
-    written = " ; ".join(filter(None, started))
+    key = f"{role}_start_ray_commands"
+    listed = m.key(config, key) is not None and not is_null(m.get(config, key))  # ``[]`` replaces the default too
+    started = [text.strip() for item in sequence(m.get(config, key)) if (text := _string(item)) and text.strip()]
     return workload._replace(
         id=WorkloadId(WorkloadFormat.RAY, "Ray cluster", cluster, _role(name, role), "container", container),
-        command=written or _DEFAULT_START,  # the run's own command is the image's: the launcher execs these
-        command_from=f"{role}_start_ray_commands" if written else "the launcher's default",
+        command=" ; ".join(started) if listed else _DEFAULT_START,  # the launcher execs these into the container
+        command_from=(key if started else "") if listed else "the launcher's default",
         span=source.span(at.start_mark.index, at.end_mark.index),
         gpu=(*workload.gpu, *_gpu_resources(source, m, name, node)),
         shm_managed_by=_SELF_SIZED if self_sized else None,
         target=RayTarget(holder.start_mark.index, slots),
     )
+
+
+def _string(node: Node) -> str:
+    """A list item Ray runs as a command: a string scalar (a number or a mapping is no command)."""
+    return node.value if isinstance(node, ScalarNode) and node.tag.endswith(":str") else ""
 
 
 def _truthy(node: Node | None) -> bool:
