@@ -999,3 +999,26 @@ def test_an_ipc_mode_a_variable_holds_is_read(value: str, code: str, fixable: bo
     assert [(f.code, f.fix is not None) for f in result.findings] == [(code, fixable)]
     if code != "SHM001":
         assert "in $OPTS" in result.findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        ("--shm-size=8g pytorch/pytorch", []),  # sized by the variable: it was read as the image, with 64 MiB
+        ("--ipc=host --name x pytorch/pytorch", [("SHM007", False)]),
+        ("--shm-size=32m pytorch/pytorch", [("SHM005", False)]),  # an option before it would not take, none after
+        ("--ipc=private pytorch/pytorch", [("SHM001", False)]),
+        ("--gpus all pytorch/pytorch", [("SHM001", True)]),  # nothing of /dev/shm in it: the fix goes after run
+    ],
+)
+def test_a_variable_of_options_and_the_image_gives_its_shm_options(value: str, found: list) -> None:
+    """``OPTS="--ipc=host ... img"; docker run $OPTS python train.py`` (audit51a): the variable's /dev/shm options
+    are read as its, and no fix is written where the variable would undo it."""
+    from shmlint.engine import Engine
+    from shmlint.format_descriptor import FileKind
+    from shmlint.settings import Settings
+    from shmlint.source import SourceText
+
+    text = f'OPTS="{value}"\ndocker run --gpus all $OPTS python train.py --num_workers 8\n'
+    result = Engine(Settings()).check_source(SourceText("run.sh", text), FileKind.SHELL, "run.sh")
+    assert [(f.code, f.fix is not None) for f in result.findings] == found, [f.message for f in result.findings]

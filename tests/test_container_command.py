@@ -714,16 +714,23 @@ def test_a_variable_of_options_and_the_image_is_its_words_where_it_is() -> None:
 @pytest.mark.parametrize(
     "value",
     [
-        "--gpus all --shm-size=1g img",  # a size the fix would have to write into the value
-        "--gpus all --ipc=host img",
-        "--gpus all -v /dev/shm:/dev/shm img",
+        "--gpus all -v /dev/shm:/dev/shm img",  # a mount a fix would have to write into
         "--gpus all $IMAGE",  # the image is not known
         "img --gpus all",  # not options first
     ],
 )
-def test_a_variable_of_options_and_an_image_that_decide_dev_shm_is_not_split(value: str) -> None:
+def test_a_variable_of_options_and_an_image_that_may_mount_dev_shm_is_not_split(value: str) -> None:
     command = last(f'A="{value}"\ndocker run $A')
     assert not command.has_flag("--shm-size") and not command.has_flag("--ipc") and not command.has_flag("--volume")
+
+
+@pytest.mark.parametrize(
+    ("value", "flag"), [("--gpus all --shm-size=1g img", "--shm-size"), ("--ipc=host img", "--ipc")]
+)
+def test_a_variable_of_options_and_an_image_gives_its_size_and_ipc_mode(value: str, flag: str) -> None:
+    """Read as the variable's (no fix writes into it, nor beside it: ``commandline._target``)."""
+    command = last(f'A="{value}"\ndocker run $A')
+    assert command.has_flag(flag) and command.image is not None and command.image.text == "img"
 
 
 def test_the_fix_for_a_variable_of_options_and_the_image_goes_before_it(tmp_path: Path) -> None:

@@ -201,7 +201,12 @@ def _target(command: ContainerCommand, slots: tuple[SizeSlot, ...]) -> CommandTa
     expansion the script does not give may hold one: written before it, it may not take; after it, lower it."""
     read = [word for word in command.may_set_shm if word not in command.unknown]
     overridable = next((word.text for word in command.may_set_shm if word in command.unknown), "")
-    expanded = {flag.flag.start for flag in command.flags if flag.expanded_from and flag.long_name in _VARIABLES_SAY}
+    held = [flag for flag in command.flags if flag.expanded_from and flag.long_name in _VARIABLES_SAY]
+    expanded = {flag.flag.start for flag in held}
+    # a variable that holds the image too (``OPTS="--shm-size=1g img"``): an option written before it does not take,
+    # and none can go after it (that is the image's command)
+    after = {word.text for word in read}
+    overridable = overridable or next((flag.expanded_from for flag in held if flag.expanded_from not in after), "")
     return CommandTarget(
         insert_at=read[-1].end if read else command.run_word.end,
         size_slots=slots,

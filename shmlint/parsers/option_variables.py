@@ -433,8 +433,9 @@ def assigned_words(word: Word, assigned: Assignments) -> tuple[Word, ...] | None
 def options_and_image(word: Word, assigned: Assignments) -> tuple[Word, ...] | None:
     """The words of a variable the script gave one value of options and then the image (and perhaps its command:
     ``docker_args="--gpus all -v $PWD:/w --rm img:1"``, run as ``docker run $docker_args``), where the word is;
-    None for any other value, and for one whose options decide /dev/shm (their fix would have to write into the
-    variable's value)."""
+    None for any other value, and for one that may mount /dev/shm (a fix would have to write into the variable's
+    value). A ``--shm-size`` or ``--ipc`` it holds is read (audit51a: ``OPTS="--ipc=host ... img"`` was read as
+    the image, with 64 MiB); no fix adds an option beside them (``commandline._target``)."""
     words = assigned_words(word, assigned)
     if not words or not words[0].text.startswith("-"):
         return None
@@ -442,8 +443,8 @@ def options_and_image(word: Word, assigned: Assignments) -> tuple[Word, ...] | N
     index = 0
     while index < len(words) and words[index].text.startswith("-") and words[index].text not in ("-", "--"):
         index = read_option(words, index, flags, "")
-    decides_shm = any(flag.long_name in _SHM_MODES or _may_mount_shm(flag) for flag in flags)
-    return words if index < len(words) and not words[index].dynamic and not decides_shm else None
+    mounts_shm = any(_may_mount_shm(flag) for flag in flags)
+    return words if index < len(words) and not words[index].dynamic and not mounts_shm else None
 
 
 def assigned_name(word: Word, assigned: Assignments) -> str:
