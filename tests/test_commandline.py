@@ -8,12 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shmlint.engine import Engine
 from shmlint.extract.commandline import CommandTarget, extract_commands
+from shmlint.format_descriptor import FileKind
 from shmlint.formats.commandline.edit import can_write, edits_for
 from shmlint.model import APPLIED_KINDS, Applicability, Fix, FixAction, ShmKind, Workload
 from shmlint.parsers.embedded.markdown import markdown_shell_blocks, mask_markdown
 from shmlint.parsers.embedded.rst import rst_shell_blocks
 from shmlint.parsers.typed import MAX_TYPED_CHARS, MAX_TYPED_COMMANDS, container_sessions
+from shmlint.results import FileResult
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 from shmlint.signals import Signals
@@ -979,6 +982,12 @@ def test_podmans_own_options_are_read_as_podman_reads_them(tmp_path: Path, line:
     assert [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings] == expected
 
 
+def _checked_with_options(value: str, image: str = "pytorch/pytorch ") -> FileResult:
+    """A training run whose options start with ``$OPTS``, which the script gives ``value``."""
+    text = f'OPTS="{value}"\ndocker run --gpus all $OPTS {image}python train.py --num_workers 8\n'
+    return Engine(Settings()).check_source(SourceText("run.sh", text), FileKind.SHELL, "run.sh")
+
+
 @pytest.mark.parametrize(
     ("value", "code", "fixable"),
     [
@@ -989,13 +998,7 @@ def test_podmans_own_options_are_read_as_podman_reads_them(tmp_path: Path, line:
     ],
 )
 def test_an_ipc_mode_a_variable_holds_is_read(value: str, code: str, fixable: bool) -> None:
-    from shmlint.engine import Engine
-    from shmlint.format_descriptor import FileKind
-    from shmlint.settings import Settings
-    from shmlint.source import SourceText
-
-    text = f'OPTS="{value}"\ndocker run --gpus all $OPTS pytorch/pytorch python train.py --num_workers 8\n'
-    result = Engine(Settings()).check_source(SourceText("run.sh", text), FileKind.SHELL, "run.sh")
+    result = _checked_with_options(value)
     assert [(f.code, f.fix is not None) for f in result.findings] == [(code, fixable)]
     if code != "SHM001":
         assert "in $OPTS" in result.findings[0].message
@@ -1014,11 +1017,5 @@ def test_an_ipc_mode_a_variable_holds_is_read(value: str, code: str, fixable: bo
 def test_a_variable_of_options_and_the_image_gives_its_shm_options(value: str, found: list) -> None:
     """``OPTS="--ipc=host ... img"; docker run $OPTS python train.py`` (audit51a): the variable's /dev/shm options
     are read as its, and no fix is written where the variable would undo it."""
-    from shmlint.engine import Engine
-    from shmlint.format_descriptor import FileKind
-    from shmlint.settings import Settings
-    from shmlint.source import SourceText
-
-    text = f'OPTS="{value}"\ndocker run --gpus all $OPTS python train.py --num_workers 8\n'
-    result = Engine(Settings()).check_source(SourceText("run.sh", text), FileKind.SHELL, "run.sh")
+    result = _checked_with_options(value, image="")  # the variable holds the image
     assert [(f.code, f.fix is not None) for f in result.findings] == found, [f.message for f in result.findings]

@@ -35,6 +35,7 @@ from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, Work
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, container_commands, exec_targets
 from shmlint.parsers.container_options import Flag
+from shmlint.parsers.option_variables import SHM_MODES
 from shmlint.parsers.programs import program_name
 from shmlint.parsers.shell import Word
 from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
@@ -192,21 +193,18 @@ def _as_written(word: Word, source: SourceText) -> str:
 _PLACED = "; read as options, as docker's options follow it: if it is the image, they are its command"
 
 
-#: the /dev/shm options a variable's value may give (``option_variables``): no fix writes into them
-_VARIABLES_SAY = frozenset({"--shm-size", "--ipc"})
-
-
 def _target(command: ContainerCommand, slots: tuple[SizeSlot, ...]) -> CommandTarget:
     """A new option goes after the last variable read as a ``--shm-size`` (else after ``run``); none when an
     expansion the script does not give may hold one: written before it, it may not take; after it, lower it."""
     read = [word for word in command.may_set_shm if word not in command.unknown]
-    overridable = next((word.text for word in command.may_set_shm if word in command.unknown), "")
-    held = [flag for flag in command.flags if flag.expanded_from and flag.long_name in _VARIABLES_SAY]
+    held = [flag for flag in command.flags if flag.expanded_from and flag.long_name in SHM_MODES]  # no fix writes there
     expanded = {flag.flag.start for flag in held}
     # a variable that holds the image too (``OPTS="--shm-size=1g img"``): an option written before it does not take,
     # and none can go after it (that is the image's command)
     after = {word.text for word in read}
-    overridable = overridable or next((flag.expanded_from for flag in held if flag.expanded_from not in after), "")
+    overridable = next((word.text for word in command.may_set_shm if word in command.unknown), "") or next(
+        (flag.expanded_from for flag in held if flag.expanded_from not in after), ""
+    )
     return CommandTarget(
         insert_at=read[-1].end if read else command.run_word.end,
         size_slots=slots,
@@ -272,11 +270,9 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
         if name in _GPU_OPTIONS:
             found.append(Setting(_GPU_OPTIONS[name], option.value_text, option.shown(), span, computed=option.dynamic))
         elif name == "--shm-size":
-            said = f"--shm-size in {option.expanded_from}" if option.expanded_from else "--shm-size"
-            found.append(Setting(SHM_SIZE, value, said, span, _size(option, source)))
+            found.append(Setting(SHM_SIZE, value, _said("--shm-size", option), span, _size(option, source)))
         elif name == "--ipc":
-            said = f"--ipc={value} in {option.expanded_from}" if option.expanded_from else f"--ipc={value}"
-            found.append(Setting(IPC, value, said, span, computed=option.dynamic))
+            found.append(Setting(IPC, value, _said(f"--ipc={value}", option), span, computed=option.dynamic))
         elif name == "--pod" and _podman(command) and not value.startswith("new:"):  # ``new:``: a pod of its own
             found.append(Setting(POD, value, f"--pod {value}", span, computed=option.dynamic))
         elif name == "--tmpfs":
@@ -286,6 +282,11 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
         elif name == "--volume":
             found.extend(_volume(option, span))
     return found, slots
+
+
+def _said(text: str, option: Flag) -> str:
+    """An option as a message says it: a variable's, as that variable's (``--ipc=host in $OPTS``)."""
+    return f"{text} in {option.expanded_from}" if option.expanded_from else text
 
 
 def _podman(command: ContainerCommand) -> bool:

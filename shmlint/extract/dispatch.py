@@ -188,11 +188,10 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
     except TooComplex as exc:
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
     except YamlError as exc:
-        if isinstance(exc, Refused):  # an alias bomb is refused for its shape, whatever the file is for
-            raise UnparsableInput(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
-        if has_template_marks(source.text):
+        refused = isinstance(exc, Refused)  # an alias bomb is refused for its shape, whatever the file is for
+        if not refused and has_template_marks(source.text):
             return [], [_template_notice(source, path, run)]
-        if _is_conda_environment(source.text):
+        if not refused and _is_conda_environment(source.text):
             where = f"line {exc.line}, column {exc.column}"
             return [], [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_CONDA}: not checked")]
         raise UnparsableInput(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None

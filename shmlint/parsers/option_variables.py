@@ -47,7 +47,7 @@ _JUDGED_OPTIONS = frozenset(
     ]
 )
 #: of those, the ones that decide /dev/shm: a size or mode, and a mount when it names /dev/shm
-_SHM_MODES = frozenset(["--shm-size", "--ipc"])
+SHM_MODES = frozenset(["--shm-size", "--ipc"])
 #: of the judged options, the ones a variable's one value may give. A ``--shm-size`` it holds is read as that size
 #: (a fix never writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps
 #: the last one); so is an IPC mode (``OPTS="--ipc=host"``: the host's /dev/shm, found on an untuned repository,
@@ -342,7 +342,7 @@ def _read_value(value: str) -> _Read | None:
     flags, opaque = read
     names = {flag.long_name for flag in flags}
     mounts_shm = opaque or any(_may_mount_shm(flag) for flag in flags)
-    shm = mounts_shm or any(flag.long_name in _SHM_MODES for flag in flags)
+    shm = mounts_shm or any(flag.long_name in SHM_MODES for flag in flags)
     return _Read(parts, frozenset(names & _JUDGED_OPTIONS), shm, mounts_shm, opaque)
 
 

@@ -9,6 +9,7 @@ import ast
 import re
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
+from typing import TypeGuard
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import Setting
@@ -175,9 +176,8 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
             for name in _stored(target):  # also ``n, m = 0, 1``
                 found[name] = value if literal and name not in found else None
                 assignments[name] = assignments.get(name, 0) + 1
-                count = value.value if literal and isinstance(value, ast.Constant) else None
-                if isinstance(value, ast.Constant) and isinstance(count, int) and _counts(count) and len(targets) == 1:
-                    counts.setdefault(name, []).append((count, value))
+                if literal and isinstance(value, ast.Constant) and _counts(value.value) and len(targets) == 1:
+                    counts.setdefault(name, []).append((value.value, value))
         bound.update(_bound(node))
     if nodes and isinstance(nodes[0], ast.Module) and _ANY_NAME not in bound:
         found.update(_defaults(nodes, assignments, bound))
@@ -300,6 +300,6 @@ def _changes(body: list[ast.stmt]) -> dict[str, _Changes]:
     return found
 
 
-def _counts(value: object) -> bool:
+def _counts(value: object) -> TypeGuard[int]:
     """A literal count above zero (``True`` is an int, and no count)."""
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
