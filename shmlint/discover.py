@@ -32,7 +32,10 @@ if TYPE_CHECKING:
 
 #: the files that make a folder a kustomization (rendered with ``kubectl kustomize`` when it is installed)
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-#: folders never walked unless configuration replaces this list (``exclude``); virtualenvs are found by content
+#: folders never walked unless configuration replaces this list (``exclude``); virtualenvs are found by content.
+#: ``testdata``: Go's folders of test inputs and expected outputs (the go tool leaves them out of every build), never
+#: deployed and some invalid on purpose (audit51b: a converter's golden pod specs, vLLM with tensor parallel 16 on
+#: one device, failed the gate four times); the walk says how many it left out (``TEST_DATA``)
 DEFAULT_EXCLUDE = (
     ".git",
     ".hg",
@@ -49,7 +52,10 @@ DEFAULT_EXCLUDE = (
     ".hypothesis",
     "site-packages",
     ".eggs",
+    "testdata",
 )
+#: the name of Go's test data folders, counted in a notice when a pattern leaves them out
+TEST_DATA = "testdata"
 #: how much of a file without a telling name is read to tell its kind
 SNIFF_BYTES = 4096
 #: a Go/Helm template action or a Jinja tag; GitHub's ${{ }} and Argo's {{inputs.x}} are YAML string content
@@ -258,6 +264,7 @@ class _Exclusions:
         "prefix",
         "refused",
         "root",
+        "test_data",
         "tracked",
         "tracked_only",
     )
@@ -279,6 +286,8 @@ class _Exclusions:
         #: paths a .gitignore left out where no git work tree tells the tracked ones (an archive, a copy), and the
         #: first .gitignore that did: the walk says so once, at its end
         self.outside: tuple[int, str] = (0, "")
+        #: ``testdata`` folders the patterns left out, and the first one: the walk says so once, at its end
+        self.test_data: tuple[int, str] = (0, "")
 
     @classmethod
     def for_root(cls, root: str, options: WalkOptions | None) -> _Exclusions:
@@ -311,6 +320,9 @@ class _Exclusions:
 
     def excluded(self, folder: str, relative: str, is_dir: bool) -> bool:
         if self.patterns.matches(self.prefix + relative, is_dir):
+            if is_dir and relative.rpartition("/")[2] == TEST_DATA:
+                count, first = self.test_data
+                self.test_data = (count + 1, first or relative)
             return True
         ignored, by = folder in self.tracked_only, ""
         if not ignored:
@@ -501,6 +513,9 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
     count, gitignore = exclusions.outside
     if count:
         yield _outside_repository(gitignore, count)
+    count, first = exclusions.test_data
+    if count:
+        yield _test_data_left_out(os.path.join(root, first), count)
 
 
 #: why a walked link to no file is not read: a link committed to a file the repository does not hold (or holds
@@ -540,6 +555,16 @@ def _outside_repository(gitignore: str, count: int) -> Candidate:
         "(an archive ships them): --no-respect-gitignore checks them"
     )
     return Candidate(clean_path(gitignore), FileKind.YAML, explicit=False, error=message, notice=True)
+
+
+def _test_data_left_out(first: str, count: int) -> Candidate:
+    """``testdata`` folders the exclusions left out, counted in one notice (named by the first): a folder of
+    manifests left out unsaid would look checked."""
+    message = (
+        f"{count} testdata folder(s) left out: test inputs and expected outputs, not deployments "
+        "(a default exclusion; `exclude` in configuration replaces the list)"
+    )
+    return Candidate(clean_path(first), FileKind.YAML, explicit=False, error=message, notice=True)
 
 
 def _index_unread(dot_git: str, why: str) -> Candidate:

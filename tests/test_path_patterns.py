@@ -91,6 +91,28 @@ def test_default_exclusions_still_apply(tmp_path: Path) -> None:
     assert walked(tmp_path, "exclude: []\n") == ["c.yaml", "node_modules/x/a.yaml", "x/.venv/b.yaml"]
 
 
+def test_go_test_data_folders_are_left_out_and_counted_in_a_notice(tmp_path: Path) -> None:
+    """Found (audit51b): a converter's golden pod specs in ``testdata/`` (vLLM with tensor parallel 16 on one device)
+    failed the gate four times; they are a unit test's expected output, never deployed. Left out by default, and
+    said: the walk's notice counts the folders, named by the first; ``exclude`` without it checks them."""
+    tree(tmp_path, "pkg/convert/testdata/expected/pod.yaml", "testdata/in.yaml", "deploy/pod.yaml", "mytestdata/p.yaml")
+    assert walked(tmp_path) == ["deploy/pod.yaml", "mytestdata/p.yaml"]
+    settings = load_effective(tmp_path).settings
+    notices = [
+        (Path(c.path).relative_to(tmp_path).as_posix(), c.error) for c in discover([tmp_path], settings) if c.notice
+    ]
+    assert len(notices) == 1 and notices[0][0] == "testdata", notices  # the first the walk meets
+    assert (notices[0][1] or "").startswith("2 testdata folder(s) left out: test inputs and expected outputs")
+    assert walked(tmp_path, "exclude: [.git]\n") == [
+        "deploy/pod.yaml",
+        "mytestdata/p.yaml",
+        "pkg/convert/testdata/expected/pod.yaml",
+        "testdata/in.yaml",
+    ]
+    (tmp_path / ".shmlint.yaml").write_text("exclude: [.git]\n")
+    assert not any(c.notice for c in discover([tmp_path], load_effective(tmp_path).settings))
+
+
 def test_a_folder_named_on_the_command_line_is_walked_even_when_excluded(tmp_path: Path, monkeypatch) -> None:
     tree(tmp_path, "generated/a.yaml", "generated/skip/b.yaml", ".gitignore=generated/\n")
     (tmp_path / ".git").mkdir()
