@@ -306,6 +306,10 @@ class Workload(NamedTuple):
     #: memory limit among them (``shmlint.sizing``); None where the fix adds no shared volume
     volume_cap: int | None = None
     command_from: str = ""  # where ``command`` was read when not on its own lines: "typed in the container, a.md:5"
+    #: the same container running a guide's later steps (``parsers.typed.LATER``): taken for it only where they show
+    #: a need its own command does not (``project.decide``); None once decided
+    later_steps: Workload | None = None
+    command_later: bool = False  # ``command`` is a guide's later steps: findings are at most warnings
 
     @property
     def format(self) -> WorkloadFormat:

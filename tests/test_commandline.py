@@ -400,6 +400,50 @@ def test_a_heading_ends_a_session_between_blocks(heading: str) -> None:
     assert workload.command == _TRAIN
 
 
+def test_a_shell_that_ends_its_section_keeps_the_guides_later_steps_aside() -> None:
+    """Nothing follows the shell in its section: the shell blocks of the sections after it are the guide's later
+    steps in it, kept beside the container as it is (decided in ``project.decide``), never the untagged blocks (a
+    folder tree, a program's output)."""
+    text = (
+        "## Docker\n\n```bash\ndocker run -it --gpus all img bash\n```\n\n"
+        "## Data\n\n```\ndata/\n  train/\n```\n\n## Training\n\n```bash\n"
+        f"{_TRAIN}\n```\n"
+    )
+    (workload,) = document(text)
+    assert (workload.command, workload.command_from, workload.command_later) == ("bash", "", False)
+    later = workload.later_steps
+    assert later is not None and later.command_later and later.later_steps is None
+    assert (later.command, later.command_from) == (_TRAIN, "the guide's later steps in the container, README.md:17")
+    assert later.launch is not None and later.launch.arguments == ("sh", "-c", _TRAIN)
+    (no_accelerator,) = document(text.replace("--gpus all ", ""))  # the guide's GPU steps cannot run there
+    assert no_accelerator.later_steps is None
+    (same_section,) = document(text.replace("## Data\n", "Data:\n").replace("## Training\n", "Then:\n"))
+    assert same_section.later_steps is None  # the same section's blocks are the session, untagged ones too
+    assert same_section.command == f"data/ ; train/ ; {_TRAIN}"
+
+
+@pytest.mark.parametrize(
+    ("later", "expected"),
+    [
+        (_TRAIN, ("SHM001", "warning")),  # evidence from later steps is at most a warning
+        ("nvidia-smi", ("SHM001", "info")),  # later steps never make it a utility run: it stays undecided
+        ("python -c 'print(1)'", ("SHM001", "info")),
+    ],
+)
+def test_a_guides_later_steps_only_add_evidence(tmp_path: Path, later: str, expected: tuple[str, str]) -> None:
+    text = f"## Docker\n\n```bash\ndocker run -it --gpus all img\n```\n\n## Training\n\n```bash\n{later}\n```\n"
+    (tmp_path / "README.md").write_text(text)
+    (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert (finding.code, finding.severity.label) == expected
+    assert ("the guide's later steps in the container, README.md:10" in finding.message) is (expected[1] != "info")
+    needs = text.replace(
+        "docker run -it --gpus all img", "docker run -it --gpus all img torchrun --nproc_per_node 2 t.py"
+    )
+    (tmp_path / "README.md").write_text(needs.replace(later, "nvidia-smi"))  # not a shell: no later steps at all
+    (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert finding.severity.label == "error" and "later steps" not in finding.message
+
+
 def test_a_heading_inside_another_code_block_is_no_heading() -> None:
     text = (
         f"```bash\ndocker run -it --gpus all img bash\n```\n\n```python\n# a comment\n```\n\n```bash\n{_TRAIN}\n```\n"

@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shmlint.parsers.embedded.ci_yaml import mask_ci_yaml
-from shmlint.parsers.embedded.makefile import mask_makefile
+from shmlint.parsers.embedded.makefile import (
+    MAX_ASSIGNMENTS,
+    MAX_CONTINUED,
+    MAX_VALUE,
+    braced_references,
+    make_assignments,
+    mask_makefile,
+)
 from shmlint.parsers.embedded.markdown import markdown_shell_blocks, mask_markdown
 from shmlint.parsers.embedded.rst import rst_shell_blocks
 from shmlint.parsers.embedded.shell_blocks import CodeLine
@@ -334,6 +341,43 @@ def test_makefile_variable_words_are_opaque() -> None:
         ("${IMAGE}", True),
         ("x", False),
     ]
+
+
+def test_makefile_assignments_as_make_gives_them() -> None:
+    text = (
+        "A ?= x\nA := y\n\tB = z\nC = $(shell pwd)\nD = $(A)/${E} # a comment\nF += 1\nF += 2\nG != ls\n"
+        "OPTS = \\\n\t-it \\\n\t--shm-size=1G \\\n\t--ipc=host\nifeq ($(X),1)\n  H = one\nelse\n  H = two\nendif\n"
+        "t:\n\tI=recipe docker run x\n"
+    )
+    assert make_assignments(text) == {
+        "A": ("x", "y"),  # two values: as two branches may give them; a reference reads the first (make's default)
+        "C": ("$(shell pwd)",),  # a function call stays what it is
+        "D": ("x/${E}",),  # a name the file does not give stays a reference, written as the shell reads one
+        "F": ("1 2",),
+        "OPTS": ("-it --shm-size=1G --ipc=host",),
+        "H": ("one", "two"),
+    }
+    assert "G" not in make_assignments(text)  # ``!=``: a command's output, not known
+
+
+def test_makefile_assignments_are_bounded() -> None:
+    long = "V = " + "x" * (MAX_VALUE + 1) + "\n"
+    endless = "W = a \\\n" * (MAX_CONTINUED + 2) + "b\n"
+    assert make_assignments(long + endless + "Y = 1\n") == {"Y": ("1",)}
+    many = "".join(f"N{i} = {i}\n" for i in range(MAX_ASSIGNMENTS + 5))
+    assert len(make_assignments(many)) == MAX_ASSIGNMENTS
+
+
+_MAKE_PIECES_FOR_REFERENCES = st.sampled_from(["$(X)", "$$(X)", "$$", "$", "${X}", "$(shell pwd)", "(", "x", " ", "\n"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_MAKE_PIECES_FOR_REFERENCES, max_size=30).map("".join))
+def test_braced_references_keep_offsets_and_shell_substitutions(text: str) -> None:
+    braced = braced_references(text)
+    assert len(braced) == len(text)
+    assert braced.count("$$(") == text.count("$$(")  # ``$$(cmd)`` is the recipe's shell's substitution
+    assert "$$" in text or "$(X)" not in braced
 
 
 # -- CI YAML -----------------------------------------------------------------------------------------------------

@@ -510,6 +510,33 @@ def test_makefile_recipes_keep_their_tabs(tmp_path: Path, invoke) -> None:
     assert dry_run.returncode == 0 and dry_run.stdout.count("--shm-size=8g") == 1, dry_run.stdout + dry_run.stderr
 
 
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ("-it --shm-size=1G", []),  # make gives the recipe its own variable: sized
+        ("-it \\\n\t--ipc=host", ["SHM007"]),  # continued, and the host's /dev/shm
+        ("-it", ["SHM001"]),
+    ],
+)
+def test_a_makefiles_own_variables_are_the_options_they_hold(
+    tmp_path: Path, invoke, options: str, expected: list[str]
+) -> None:
+    """Found (audit52a, dd3d): ``$(DOCKER_OPTS)`` in a recipe was read as the shell's command substitution, so the
+    ``--shm-size`` and ``--ipc=host`` the Makefile gives it were not seen, and a sized run failed as unsized."""
+    path = tmp_path / "Makefile"
+    path.write_text(
+        f"IMAGE ?= pytorch/pytorch:2.3.0\nOPTS = {options}\n\n"
+        "train:\n\tdocker run --gpus all $(OPTS) $(IMAGE) python train.py --num-workers 8\n"
+    )
+    found = json.loads(invoke("check", "--format", "json", "--exit-zero", str(path)).output)["findings"]
+    assert [f["code"] for f in found] == expected
+    assert all("$(OPTS)" in f["message"] for f in found if f["code"] == "SHM007")  # said as the file writes it
+    assert invoke("fix", "--write", str(path)).exit_code == (1 if expected == ["SHM007"] else 0)  # not fixable
+    dry_run = subprocess.run(["make", "-n", "-f", str(path), "train"], capture_output=True, text=True, check=False)
+    assert dry_run.returncode == 0, dry_run.stderr
+    assert ("--shm-size" in dry_run.stdout) is (expected != ["SHM007"])  # the fix sized the unsized one
+
+
 def test_markdown_around_the_code_blocks_stays(tmp_path: Path, invoke) -> None:
     text = (FIXTURES / "markdown" / "SHM001-readme.md").read_text()
     path = tmp_path / "README.md"

@@ -9,7 +9,7 @@ dev container's ``runArgs``, a CI job's ``options``, a unit's ``ExecStart=``, Ra
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from shmlint import sizes
@@ -35,6 +35,7 @@ from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, Work
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, container_commands, exec_targets
 from shmlint.parsers.container_options import Flag
+from shmlint.parsers.embedded.makefile import braced_references
 from shmlint.parsers.option_variables import SHM_MODES
 from shmlint.parsers.programs import program_name
 from shmlint.parsers.shell import Word
@@ -77,30 +78,49 @@ class CommandTarget(NamedTuple):
 
 
 def extract_commands(
-    source: SourceText, masked: str, signals: Signals, blocks: ShellBlocks | None = None, in_blocks: bool = False
+    source: SourceText,
+    masked: str,
+    signals: Signals,
+    blocks: ShellBlocks | None = None,
+    in_blocks: bool = False,
+    variables: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[Workload]:
     """One workload per container run/create command line in the masked text. With the document's code ``blocks``
     (documentation, never a script), the commands typed into an interactive container are its command
-    (``shmlint.parsers.typed``)."""
-    from shmlint.parsers.typed import container_sessions
+    (``shmlint.parsers.typed``); ``variables``: values given outside the shell, as if assigned before it."""
+    from shmlint.parsers.typed import LATER, container_sessions
 
     found = (
         container_sessions(masked, blocks)
         if blocks is not None
-        else ((c, None) for c in container_commands(masked, in_blocks))
+        else ((c, None) for c in container_commands(masked, in_blocks, variables))
     )
     workloads: list[Workload] = []
     targets: frozenset[str] | None = None  # the names the text execs into, read once and only where it may
     for command, typed in found:
-        workload = command_workload(command, source, signals, occurrence=len(workloads), typed=typed)
+        later = typed if typed is not None and typed.how == LATER else None
+        occurrence = len(workloads)
+        workload = command_workload(command, source, signals, occurrence=occurrence, typed=None if later else typed)
         if workload.launch is not None:
             named = command.flag_values("--name")
             if named and targets is None:
                 targets = exec_targets(masked, in_blocks) if _EXEC.search(masked) is not None else frozenset()
             exec_into = bool(named) and targets is not None and named[-1].value_text in targets
-            workload = workload._replace(launch=workload.launch._replace(caller_relative=True, exec_into=exec_into))
+            workload = _launched(workload, exec_into)
+            if later is not None and workload.gpu:  # the guide's later steps, kept for where they show more
+                # (``project.decide``); not in a container given no accelerator: a guide's GPU steps cannot run there
+                steps = command_workload(command, source, signals, occurrence=occurrence, typed=later)
+                workload = workload._replace(later_steps=_launched(steps, exec_into)._replace(command_later=True))
         workloads.append(workload)
     return workloads
+
+
+def _launched(workload: Workload, exec_into: bool) -> Workload:
+    """A command line's workload whose relative paths start where its file's commands run, and that says whether
+    the file execs into it."""
+    if workload.launch is None:
+        return workload
+    return workload._replace(launch=workload.launch._replace(caller_relative=True, exec_into=exec_into))
 
 
 #: a container engine's ``exec`` in a text: only then are the containers it execs into looked for
@@ -270,9 +290,9 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
         if name in _GPU_OPTIONS:
             found.append(Setting(_GPU_OPTIONS[name], option.value_text, option.shown(), span, computed=option.dynamic))
         elif name == "--shm-size":
-            found.append(Setting(SHM_SIZE, value, _said("--shm-size", option), span, _size(option, source)))
+            found.append(Setting(SHM_SIZE, value, _said("--shm-size", option, source), span, _size(option, source)))
         elif name == "--ipc":
-            found.append(Setting(IPC, value, _said(f"--ipc={value}", option), span, computed=option.dynamic))
+            found.append(Setting(IPC, value, _said(f"--ipc={value}", option, source), span, computed=option.dynamic))
         elif name == "--pod" and _podman(command) and not value.startswith("new:"):  # ``new:``: a pod of its own
             found.append(Setting(POD, value, f"--pod {value}", span, computed=option.dynamic))
         elif name == "--tmpfs":
@@ -284,9 +304,13 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
     return found, slots
 
 
-def _said(text: str, option: Flag) -> str:
-    """An option as a message says it: a variable's, as that variable's (``--ipc=host in $OPTS``)."""
-    return f"{text} in {option.expanded_from}" if option.expanded_from else text
+def _said(text: str, option: Flag, source: SourceText) -> str:
+    """An option as a message says it: a variable's, as that variable's, written as the file writes it
+    (``--ipc=host in $OPTS``; a Makefile's ``$(OPTS)``, read as ``${OPTS}``)."""
+    if not option.expanded_from:
+        return text
+    written = source.text[option.flag.start : option.flag.end]
+    return f"{text} in {written if braced_references(written) == option.expanded_from else option.expanded_from}"
 
 
 def _podman(command: ContainerCommand) -> bool:

@@ -11,7 +11,7 @@ tokenizer (``shmlint.parsers.shell``), so every flag keeps its offsets.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
@@ -111,11 +111,14 @@ class ContainerCommand(NamedTuple):
         return tuple(flag for flag in self.flags if flag.long_name == name and flag.value is not None)
 
 
-def container_commands(text: str, in_blocks: bool = False) -> Iterator[ContainerCommand]:
+def container_commands(
+    text: str, in_blocks: bool = False, variables: Mapping[str, tuple[str, ...]] | None = None
+) -> Iterator[ContainerCommand]:
     """Every container run/create command in shell text (a masked file: offsets are the file's; ``in_blocks``: its
     shell is indented blocks, ``shmlint.parsers.shell.commands``), then those run from arrays (``ArrayRuns``): not
-    in indented blocks, a CI job's steps, each a shell of its own whose bounds the text no longer shows."""
-    assigned = Assignments()
+    in indented blocks, a CI job's steps, each a shell of its own whose bounds the text no longer shows.
+    ``variables``: values given before the shell runs (a Makefile's own variables)."""
+    assigned = Assignments(variables or {})
     simple = list(commands(text, in_blocks=in_blocks))
     array_end = -1
     arrays = ArrayRuns(text, assigned, simple)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
@@ -84,8 +84,9 @@ class Assignments:
     """One text's scan state: the values its plain assignments gave each name so far (``values``), each value read
     once, and the characters of values read into commands (``MAX_EXPANDED``), so the work stays linear in the text."""
 
-    def __init__(self) -> None:
-        self.values: dict[str, tuple[str, ...]] = {}
+    def __init__(self, given: Mapping[str, tuple[str, ...]] | None = None) -> None:
+        """``given``: values the names hold before the text runs (a Makefile's variables for its recipes)."""
+        self.values: dict[str, tuple[str, ...]] = {name: values[-MAX_VALUES:] for name, values in (given or {}).items()}
         self.arrays: set[str] = set()  # names whose value is an array's items
         self.sourced = False  # a file of assignments was read in (``source .env``): any name may be set
         #: names given a value before such a file was read in, and not since: what they hold now is not known

@@ -18,6 +18,14 @@ there, and a heading ends it: another section is another task, and nothing tells
 container. When a block types commands after the ``docker run``, the session is that block's: prose between two
 blocks is where a guide changes place ("then, on the host"), and nothing in the text says which.
 
+A shell opened as the last thing of its section, with nothing after it there, is where the guide's later steps run
+when nothing says otherwise: "Docker" opens it, "Training" and "Evaluation" give the commands (audit51: Fast-LLM's
+quick start says its commands run as they are in that container, and trains with 8 local ranks three sections
+later). Those steps are read, only from blocks whose fence names a shell (an untagged block may be a folder tree),
+with the same ends, as the guide's later steps (``LATER``): evidence that may only add to what the container is
+known to run (``shmlint.project.decide``), never more than a warning, and only for a container given an
+accelerator (a guide's 8-GPU steps after a shell given none cannot run in it: found on Megatron-Bridge's pages).
+
 Only documentation blocks are read so: in a shell script the lines after an interactive ``docker run`` run on the
 host once the container exits.
 """
@@ -50,6 +58,8 @@ _DETACH = frozenset({"-d", "--detach"})
 
 _TYPED = "typed in the container"
 _STEPS = "the job's steps"
+#: how a session of a guide's later sections is said
+LATER = "the guide's later steps in the container"
 
 
 class Typed(NamedTuple):
@@ -58,7 +68,7 @@ class Typed(NamedTuple):
 
     commands: tuple[SimpleCommand, ...]
     script: str
-    how: str = _TYPED  # or ``_STEPS``
+    how: str = _TYPED  # or ``_STEPS``, ``LATER``
     unread: str = ""  # what else ran in the container, not read: the session is incomplete
 
     @property
@@ -139,15 +149,32 @@ def _typed(
         return None
     block = blocks[first[1]]
     after = block.lines.index(last[0]) + 1
-    # the rest of its block; when the block ends with it, the next blocks of its section (the module's docstring)
-    following_blocks = (blocks[index] for index in range(first[1] + 1, len(blocks)))
-    same_section = itertools.takewhile(lambda next_block: next_block.section == block.section, following_blocks)
-    later = block.lines[after:] if after < len(block.lines) else (line for b in same_section for line in b.lines)
+    # the rest of its block; when the block ends with it, the next blocks of its section, else the shell blocks of
+    # the sections after it (the module's docstring)
+    following_blocks = blocks[first[1] + 1 :]
+    same_section = list(itertools.takewhile(lambda next_block: next_block.section == block.section, following_blocks))
+    how = _TYPED
+    if after < len(block.lines):
+        later: Iterable[CodeLine] = block.lines[after:]
+    elif same_section:
+        later = (line for b in same_section for line in b.lines)
+    else:
+        tagged = [b for b in following_blocks if b.tagged]
+        later, how = (line for b in tagged for line in b.lines), LATER
+        spans = [(b.lines[0].start, b.lines[-1].end) for b in tagged]
+        starts = [start for start, _ in spans]
+        following = (command for command in following if _within(command.words[0].start, spans, starts))
     rest = list(itertools.islice(later, MAX_TYPED_LINES + 1))
     if not rest:
         return None
     limit = _session_end(rest, first[0].prompt)
-    return _session(following, rest[0].start, limit, text, stop_at_host=True)
+    return _session(following, rest[0].start, limit, text, stop_at_host=True, how=how)
+
+
+def _within(offset: int, spans: Sequence[tuple[int, int]], starts: Sequence[int]) -> bool:
+    """Whether an offset is in one of the spans (in order, apart; ``starts``: their starts)."""
+    index = bisect.bisect_right(starts, offset) - 1
+    return index >= 0 and offset <= spans[index][1]
 
 
 class StepShell:

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import bisect
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.embedded.makefile import make_assignments, mask_makefile, substituted
 from shmlint.parsers.programs import ENGINE_CLIS, program_name
 
 if TYPE_CHECKING:
@@ -131,8 +130,6 @@ _CONTEXT_DOCKERFILE = frozenset({"", "Dockerfile", "./Dockerfile", "Containerfil
 
 
 def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBuild]:
-    from shmlint.parsers.embedded.makefile import mask_makefile
-
     folder = os.path.dirname(os.path.abspath(path))
     if kind == "shell":
         yield from _command_builds(text, folder, where)
@@ -234,42 +231,26 @@ def _changed(moved: str, arguments: Sequence[str]) -> str:
     return "" if joined == "." or joined.startswith("..") else joined
 
 
-#: a Makefile assignment outside recipes: ``NAME ?= value``, ``NAME := value``, ``export NAME = value``
-_MAKE_ASSIGNMENT = LazyRegex(
-    r"^(?:export[ \t]+|override[ \t]+)?([A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*(?:\?|:{1,3}|\+)?=[ \t]*([^\n#]{0,512}?)[ \t]*$",
-    re.MULTILINE,
-)
-_MAKE_REFERENCE = LazyRegex(r"\$[({]([A-Za-z_][A-Za-z0-9_]{0,63})[)}]")
-#: rounds of substitution of one variable into another (``IMAGE ?= $(REGISTRY)/app``), assignments read, and the
-#: longest value kept between rounds (``A = $(B)$(B)`` cannot grow without end)
-_MAKE_ROUNDS = 4
-_MAKE_MOST = 1024
+#: the longest value of a Makefile's variable read as an image name
 _MAKE_VALUE = 512
 
 
 def make_variables(text: str) -> dict[str, str]:
     """A Makefile's variables whose value the file gives in full (no shell call, no unknown reference), for its
-    build lines; the first assignment of a name counts (``?=`` keeps an earlier one, and the file's defaults are what
-    a plain ``make`` uses). Recipe lines (indented) are not assignments of make's."""
-    found: dict[str, str] = {}
-    for match, _ in zip(_MAKE_ASSIGNMENT.finditer(text), range(_MAKE_MOST), strict=False):
-        found.setdefault(match.group(1), match.group(2))
-    for _ in range(_MAKE_ROUNDS):  # a value that grows past a name's length is no image name: unknown
-        known = dict(found)
-        found = {name: value if len(value) <= _MAKE_VALUE else "$" for name, value in found.items()}
-        found = {name: _substituted(value, known) for name, value in found.items()}
-    return {n: v for n, v in found.items() if "$" not in v and "`" not in v and len(v) <= _MAKE_VALUE}
-
-
-def _substituted(text: str, variables: Mapping[str, str]) -> str:
-    return _MAKE_REFERENCE.sub(lambda m: variables.get(m.group(1), m.group(0)), text)
+    build lines: each name's first value (``?=`` keeps an earlier one, and the file's defaults are what a plain
+    ``make`` uses; ``shmlint.parsers.embedded.makefile.make_assignments``)."""
+    return {
+        name: values[0]
+        for name, values in make_assignments(text).items()
+        if "$" not in values[0] and "`" not in values[0] and len(values[0]) <= _MAKE_VALUE
+    }
 
 
 def _make_expanded(word: str, variables: Mapping[str, str]) -> str:
     """A word with the Makefile's known ``$(NAME)`` references replaced; still marked unknown when one is left."""
     from shmlint.project.launchers import UNKNOWN
 
-    expanded = _substituted(word.replace(UNKNOWN, ""), variables)
+    expanded = substituted(word.replace(UNKNOWN, ""), variables)
     return expanded if "$" not in expanded else UNKNOWN + expanded
 
 

@@ -23,31 +23,47 @@ def with_needs(
     workloads = [_own_image_beside(workload, knowledge, project) for workload in workloads]
     ambiguous = _beside_ambiguous(workloads, knowledge, project, texts)
     for workload in workloads:
-        need = decide(workload, knowledge)
-        followed = need is not None and (need.tier is Tier.UNKNOWN or own_script(workload) is not None)
-        if followed and workload.launch is not None and project is not None:  # names leave it open, or the script
-            # a replaced entrypoint runs may be the repository's (then the image's name is not evidence)
-            from shmlint.project.follow import gather  # loaded only for a container names leave undecided
-            from shmlint.project.index import Reader
-
-            launch = workload.launch
-            if launch.dockerfile_beside and (ambiguous or knows_image(workload.image, knowledge)):
-                launch = launch._replace(dockerfile_beside=False)  # a known image is not what that Dockerfile builds
-            reader = Reader(project, texts)  # the container's budget: what it runs, then what it holds
-            facts = gather(launch, workload.accelerator_count, reader, workload.image)
-            need = decide(workload._replace(project=facts), knowledge)
-            kept: ProjectFacts | None = facts
-            if facts.guessed and (need is None or need.tier is not Tier.NEEDS):
-                need, kept = _unguessed(workload, launch, knowledge, Reader(project, texts), need, facts)
-            if need is not None and need.tier is Tier.UNKNOWN and kept is not None and kept.held:
-                need, kept = _held(workload._replace(project=kept), knowledge, reader, need)
-            workload = workload._replace(project=kept)
-        decided.append(workload._replace(need=need))
+        found = _with_need(workload, knowledge, project, texts, ambiguous)
+        later = workload.later_steps
+        if later is not None and (found.need is None or found.need.tier is not Tier.NEEDS):
+            steps = _with_need(_own_image_beside(later, knowledge, project), knowledge, project, texts, ambiguous)
+            found = steps if steps.need is not None and steps.need.tier is Tier.NEEDS else found
+        decided.append(found._replace(later_steps=None))
     if len(decided) > 1 and any(_over_ssh(workload) for workload in decided):
         from shmlint.project.ssh_ranks import with_ssh_ranks  # loaded for a file with an ssh daemon or MPI hosts
 
         return with_ssh_ranks(decided)
     return decided
+
+
+def _with_need(
+    workload: Workload,
+    knowledge: Knowledge,
+    project: ProjectIndex | None,
+    texts: dict[str, str | None],
+    ambiguous: bool,
+) -> Workload:
+    """The workload with its need: from its names, and where they leave it open, from the files it runs."""
+    need = decide(workload, knowledge)
+    followed = need is not None and (need.tier is Tier.UNKNOWN or own_script(workload) is not None)
+    if followed and workload.launch is not None and project is not None:  # names leave it open, or the script
+        # a replaced entrypoint runs may be the repository's (then the image's name is not evidence)
+        from shmlint.project.follow import gather  # loaded only for a container names leave undecided
+        from shmlint.project.index import Reader
+
+        launch = workload.launch
+        if launch.dockerfile_beside and (ambiguous or knows_image(workload.image, knowledge)):
+            launch = launch._replace(dockerfile_beside=False)  # a known image is not what that Dockerfile builds
+        reader = Reader(project, texts)  # the container's budget: what it runs, then what it holds
+        facts = gather(launch, workload.accelerator_count, reader, workload.image)
+        need = decide(workload._replace(project=facts), knowledge)
+        kept: ProjectFacts | None = facts
+        if facts.guessed and (need is None or need.tier is not Tier.NEEDS):
+            need, kept = _unguessed(workload, launch, knowledge, Reader(project, texts), need, facts)
+        if need is not None and need.tier is Tier.UNKNOWN and kept is not None and kept.held:
+            need, kept = _held(workload._replace(project=kept), knowledge, reader, need)
+        workload = workload._replace(project=kept)
+    return workload._replace(need=need)
 
 
 def _own_image_beside(workload: Workload, knowledge: Knowledge, project: ProjectIndex | None) -> Workload:

@@ -30,7 +30,7 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     if not run.prefilter.passes(source.text):
         return [], []
     from shmlint.extract.dispatch import commands, yaml_blocks
-    from shmlint.parsers.embedded.makefile import mask_makefile
+    from shmlint.parsers.embedded.makefile import braced_references, make_assignments, mask_makefile
     from shmlint.parsers.embedded.markdown import markdown_shell_blocks, markdown_yaml_blocks
     from shmlint.parsers.embedded.rst import rst_shell_blocks, rst_yaml_blocks
 
@@ -41,8 +41,9 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
         workloads = with_forwarded(workloads, source.text)
         documents, notices = _here_documents(source, None, path, run)
         return workloads + documents, notices
-    if kind is FileKind.MAKEFILE:
-        return commands(source, mask_makefile(source.text), run.signals), []
+    if kind is FileKind.MAKEFILE:  # ``$(OPTS)`` is make's variable, read as the shell's ``${OPTS}``
+        recipes = braced_references(mask_makefile(source.text))
+        return commands(source, recipes, run.signals, variables=make_assignments(source.text)), []
     if kind in (FileKind.POWERSHELL, FileKind.BATCH):
         return _windows_script(source, kind, run)
     if kind is FileKind.NOTEBOOK:

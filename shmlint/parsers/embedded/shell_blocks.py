@@ -61,10 +61,12 @@ class CodeLine(NamedTuple):
 
 
 class ShellBlock(NamedTuple):
-    """The lines read of one shell code block, and the section it is in (the headings before it, counted)."""
+    """The lines read of one shell code block, the section it is in (the headings before it, counted), and whether
+    its fence names a shell language (an untagged block may be a folder tree or a program's output)."""
 
     lines: tuple[CodeLine, ...]
     section: int
+    tagged: bool = False
 
 
 #: the shell code blocks of a document, in order
@@ -90,7 +92,7 @@ def mask_shell_blocks(
             if lines:
                 close_constructs(mask, lines[0].start, lines[-1].end)
                 mark_end(mask, end)
-                kept.append(ShellBlock(lines, section))
+                kept.append(ShellBlock(lines, section, language != ""))
     return mask.result(), tuple(kept)
 
 
