@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from shmlint.project import builds
 from shmlint.project.build_lines import build_command, make_variables
-from shmlint.project.builds import BuildIndex, ImageBuild, find_builds, image_key
+from shmlint.project.builds import BuildIndex, ImageBuild, find_builds, image_key, image_tag
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 
@@ -185,6 +185,39 @@ def test_builds_of_one_name_kept_once_each(tmp_path: Path) -> None:
         },
     )
     assert [b.where for b in index.of("app")] == ["a.sh:1", "b.sh:1"]
+
+
+def test_an_images_tag_tells_its_builds_apart(tmp_path: Path) -> None:
+    """Found (audit52b): ``app:cuda`` said built two ways, where only one build tags it ``cuda``. Of different
+    builds, those of the run's own tag (the same build under two tags keeps both); a tag a variable gives may be
+    any; a run whose tag no build has, or whose tag is a variable, still sees them all."""
+    index = _index(
+        tmp_path,
+        {
+            "Dockerfile": "FROM a\n",
+            "Dockerfile.cuda": "FROM b\n",
+            "Dockerfile.rocm": "FROM c\n",
+            "Makefile": (
+                "build:\n\tdocker build -t app:local .\n\tdocker build -t app:dev .\n"
+                "cuda:\n\tdocker build -t app:cuda -f Dockerfile.cuda .\n"
+            ),
+            "rocm.sh": "docker build -t app:$TAG -f Dockerfile.rocm .\n",
+        },
+    )
+    assert [b.where for b in index.of("registry.local:5000/app:cuda")] == ["Makefile:5", "rocm.sh:1"]
+    assert [b.where for b in index.of("app:dev")] == ["Makefile:2", "rocm.sh:1"]
+    assert [b.where for b in index.of("app")] == ["rocm.sh:1"]  # latest: only the variable may give it
+    makefile = {"Makefile": (tmp_path / "Makefile").read_text()}  # no variable's build: none has it, all count
+    assert [b.where for b in _index(tmp_path, makefile).of("app")] == ["Makefile:2", "Makefile:5"]
+    assert [b.where for b in index.of("app:$TAG")] == ["Makefile:2", "Makefile:5", "rocm.sh:1"]
+    assert [image_tag(i) for i in ("a/b", "a/b:1.0", "reg:5000/a/b", "a/b:${T}", "a/b@sha256:00", "${I:-a/b:2}")] == [
+        "latest",
+        "1.0",
+        "latest",
+        "",
+        "latest",
+        "2",
+    ]
 
 
 def test_nothing_outside_the_root(tmp_path: Path) -> None:

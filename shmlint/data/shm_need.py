@@ -617,8 +617,8 @@ SOFTWARE = (('pytorch-dataloader-workers',
   False),
  ('triton-server',
   'unknown',
-  'Triton Inference Server with a model repository not known to use the Python backend (ONNX, TensorRT, TF, '
-  'PyTorch backends do not use /dev/shm)',
+  'Triton Inference Server whose model repository shows no Python-backend model with batches known to pass 64 MiB '
+  '(ONNX, TensorRT, TF, PyTorch backends do not use /dev/shm)',
   'https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/protocol/extension_shared_memory.html',
   ('(?:(^|/)tritonserver[^/]*$)', ('tritonserver',)),
   None,

@@ -63,6 +63,8 @@ class ImageBuild(NamedTuple):
     target: str = ""
     where: str = ""
     block: tuple[int, int] | None = None  # the Dockerfile is this code block (offsets) of the document ``dockerfile``
+    #: the tags it is built with (``latest`` for none; "" for one a variable gives: any tag)
+    tags: frozenset[str] = frozenset()
 
     @property
     def same_as(self) -> tuple[str, str, tuple[tuple[str, str], ...], str, tuple[int, int] | None]:
@@ -82,18 +84,45 @@ class BuildIndex(NamedTuple):
         by_key = {key: list(builds) for key, builds in self.builds}
         for key, builds in other.builds:
             known = by_key.setdefault(key, [])
-            known += [b for b in builds if all(k.same_as != b.same_as for k in known)]
+            for build in builds:
+                _add(known, build)
         return BuildIndex(
             tuple((key, tuple(builds)) for key, builds in by_key.items()), self.truncated or other.truncated
         )
 
     def of(self, image: str | None) -> tuple[ImageBuild, ...]:
         """The different builds of this image (another Dockerfile, context, arguments or target), or (); whether
-        two of them still make one image is the caller's question (``follow``)."""
+        two of them still make one image is the caller's question (``follow``). Of different builds, those of the
+        image's own tag, where that tells them apart (``make build`` tags ``app:local``, ``make build-cuda``
+        ``app:cuda`` from another Dockerfile: found on audit52b); a build whose tag a variable gives may be any."""
         key = image_key(image) if image else None
-        if key is None:
+        if key is None or image is None:
             return ()
-        return next((builds for name, builds in self.builds if name == key), ())
+        builds = next((builds for name, builds in self.builds if name == key), ())
+        tag = image_tag(image)
+        if len(builds) < 2 or not tag:
+            return builds
+        return tuple(b for b in builds if tag in b.tags or "" in b.tags) or builds
+
+
+def image_tag(reference: str) -> str:
+    """An image reference's tag as written (``latest`` when it has none), or "" where a variable gives it."""
+    text = reference.strip().strip("\"'")
+    default = environment_default(text)
+    if default is not None:
+        text = default[1]
+    last = text.split("@", 1)[0].rsplit("/", 1)[-1]
+    tag = last.partition(":")[2] if ":" in last else "latest"
+    return "" if not tag or "$" in tag or "{" in tag else tag
+
+
+def _add(builds: list[ImageBuild], build: ImageBuild) -> None:
+    """A build added to an image's builds: a new one, or more tags of one that reads the same."""
+    for index, known in enumerate(builds):
+        if known.same_as == build.same_as:
+            builds[index] = known._replace(tags=known.tags | build.tags)
+            return
+    builds.append(build)
 
 
 def image_key(reference: str) -> str | None:
@@ -141,9 +170,7 @@ class _Collector:
             key = image_key(image)
             if key is None:
                 continue
-            builds = self.by_key.setdefault(key, [])
-            if all(b.same_as != build.same_as for b in builds):
-                builds.append(build)
+            _add(self.by_key.setdefault(key, []), build._replace(tags=frozenset({image_tag(image)})))
 
     def _resolved(self, found: WrittenBuild) -> ImageBuild | None:
         """The build with real paths: the context a folder and the Dockerfile a file, both inside a root (tried
