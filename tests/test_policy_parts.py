@@ -108,6 +108,8 @@ SAMPLES = sorted(
         "yolo train workers=08",
         "python tools/train_net.py --num-gpus 2 DATALOADER.NUM_WORKERS 0",
         "python plain_train_net.py --config-file x.yaml",
+        "python tools/train.py -f exps/x.py -d 8 -b 64 data_num_workers 0",
+        "python3 tools/eval.py -n yolox-s -c yolox_s.pth -b 64 -d 1",
     }
 )
 
@@ -169,6 +171,10 @@ _PIECES = (
     "lazyconfig_train_net.py",
     "DATALOADER.NUM_WORKERS",
     "NUM_WORKERS=0",
+    "tools/train.py",
+    "-f",
+    "exps/default/yolox_s.py",
+    "data_num_workers",
     "0",
     "4",
     ";",

@@ -487,6 +487,20 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ("docker run --gpus all acme/app sh -c 'cat /etc/os-release && python t.py'\n", Severity.INFO, None),
         ("docker run --gpus all acme/app sh -c 'echo starting\n./run_training'\n", Severity.INFO, None),  # two lines
         ("docker run --gpus all acme/app echo ok\n", None, "x"),
+        # YOLOX's tools with an experiment (-f, or a built-in one by -n): its loaders' 4 default workers;
+        # data_num_workers 0 among the options turns them off; another tools/train.py is not YOLOX's
+        (
+            "docker run --gpus all acme/bt python3 tools/train.py -f exps/example/mot/x.py -d 8 -b 48 --fp16\n",
+            Severity.ERROR,
+            "yolox-training",
+        ),
+        (
+            "docker run --gpus all acme/bt python tools/eval.py -n yolox-s -c s.pth -b 64\n",
+            Severity.ERROR,
+            "yolox-training",
+        ),
+        ("docker run --gpus all acme/bt python tools/train.py -f exps/x.py data_num_workers 0\n", Severity.INFO, None),
+        ("docker run --gpus all acme/seg python tools/train.py configs/x.py --work-dir w\n", Severity.INFO, None),
         # YOLOv5's train.py, known by the YOLO weights or config it trains from; --workers 0 anywhere: none
         (
             "docker run --gpus all acme/det python train.py --weights yolov5l.pt\n",
