@@ -139,6 +139,30 @@ def test_markdown_shell_blocks_know_their_section() -> None:
     assert [block.section for block in blocks] == [0, 0, 1, 2]
 
 
+def test_markdown_content_tabs_and_admonitions_hold_prose_not_code() -> None:
+    """MkDocs' tabs and admonitions indent what they hold by four: prose there is no indented code block (found:
+    Fast-LLM's tabbed prose read as commands typed into the container), their fences are read, and a new tab (or an
+    MDX ``<TabItem>``) starts another section, as another way to do the same steps."""
+    text = (
+        '=== "Docker"\n\n    Start it:\n\n    ```bash\n    docker run -it --gpus all img bash\n    ```\n\n'
+        "    Once inside, run the guide.\n\n!!! note\n\n    A note.\n\n        code in the note\n\n"
+        '=== "Venv"\n\n    ```bash\n    pip install x\n    ```\n\n<TabItem value="k8s">\n\n```bash\nkubectl apply\n```\n\n'
+        "Back to text.\n\n    indented code\n"
+    )
+    _, blocks = markdown_shell_blocks(text)
+    masked = mask_markdown(text)
+    kept = [[masked[line.start : line.end].strip() for line in block.lines] for block in blocks]
+    assert [[line for line in lines if line] for lines in kept] == [
+        ["docker run -it --gpus all img bash"],
+        ["code in the note"],
+        ["pip install x"],
+        ["kubectl apply"],
+        ["indented code"],
+    ]
+    assert [block.section for block in blocks] == [1, 1, 2, 3, 3]
+    assert [block.tagged for block in blocks] == [True, False, True, True, False]
+
+
 def test_rst_shell_blocks_know_their_section() -> None:
     text = "Run::\n\n    a\n\nSingle machine\n~~~~~~~~~~~~~~\n\n.. code-block:: bash\n\n    b\n\nThen::\n\n    c\n"
     _, blocks = rst_shell_blocks(text)

@@ -14,8 +14,8 @@ reads nothing and exits at once, and the next line runs on the host). Not ``-d``
 A session goes on into the next blocks only when the block that opens the shell ends with it: a guide that gives
 "open a shell in the container" as a block of its own has nothing typed there yet, and its next commands are the
 ones typed into that shell (step 1 starts the container, steps 2 to 4 build and serve in it). The same ends apply
-there, and a heading ends it: another section is another task, and nothing tells the reader to stay in the
-container. When a block types commands after the ``docker run``, the session is that block's: prose between two
+there, and a heading ends it (or a new content tab: another way to do the same steps): another section is another
+task, and nothing tells the reader to stay in the container. When a block types commands after the ``docker run``, the session is that block's: prose between two
 blocks is where a guide changes place ("then, on the host"), and nothing in the text says which.
 
 A shell opened as the last thing of its section, with nothing after it there, is where the guide's later steps run

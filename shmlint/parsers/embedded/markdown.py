@@ -60,8 +60,17 @@ _SENTENCE_END = LazyRegex(r"[\w)\]`'\"][.,;:?!][ \t\r]*$")
 #: a block quote's marker, with the one blank after it that belongs to it
 _QUOTE = LazyRegex(r"^[ ]{0,3}> ?")
 _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
-#: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
-_MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
+#: a MkDocs content tab (``=== "Docker"``) or admonition (``!!! note``, ``??? tip``, ``???+ warning``): what it holds
+#: is indented four more, prose and fences alike, and is no indented code block (audit51b: Fast-LLM's guide, whose
+#: tabbed prose was read as shell)
+_INDENTED_CONTAINER = LazyRegex(r"^[ \t]*(?:===|!!!|\?\?\?\+?)[ \t]+\S")
+#: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``); and where a
+#: content tab starts (MkDocs' ``=== "Prebuilt Docker"``, MDX's ``<TabItem value="docker">``): another tab is another
+#: way to do the same steps, as another section is another task (audit51b: Fast-LLM's Docker tab, then its "Custom
+#: Installation" tab's venv commands read as typed in the container)
+_MARKDOWN_HEADING = LazyRegex(
+    r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$|[ \t]*(?:===[ \t]+[\"']|<TabItem\b))", re.MULTILINE
+)
 
 
 def mask_markdown(text: str) -> str:
@@ -191,6 +200,8 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
         item = _LIST_ITEM.match(line)
         if item:
             list_column = len((item.group(1) + item.group(2)).expandtabs(4))
+        elif _INDENTED_CONTAINER.match(line):
+            list_column = indent + 4
         elif stripped and indent < list_column and after_blank:
             list_column = 0
         after_blank = not stripped
