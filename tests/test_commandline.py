@@ -1063,3 +1063,17 @@ def test_a_variable_of_options_and_the_image_gives_its_shm_options(value: str, f
     are read as its, and no fix is written where the variable would undo it."""
     result = _checked_with_options(value, image="")  # the variable holds the image
     assert [(f.code, f.fix is not None) for f in result.findings] == found, [f.message for f in result.findings]
+
+
+def test_an_undecided_run_with_an_unresolved_variable_does_not_claim_64_mib(tmp_path: Path) -> None:
+    """Found (audit52a, dd3d): "64 MiB /dev/shm, need unknown" where ``$OPTS`` may hold a ``--shm-size``; the message
+    says what is not known instead, and the detail what it gets without one."""
+    (tmp_path / "run.sh").write_text("docker run --gpus all $OPTS acme/img python serve.py\n")
+    (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert "/dev/shm unresolved ($OPTS), need unknown" in finding.message and "64 MiB" not in finding.message
+    assert "could carry one), so without one it gets 64 MiB" in finding.detail
+    (tmp_path / "run.sh").write_text("docker run --gpus all acme/img python serve.py\n")
+    (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert (
+        "64 MiB /dev/shm, need unknown" in finding.message and "no sized /dev/shm, so it gets 64 MiB" in finding.detail
+    )

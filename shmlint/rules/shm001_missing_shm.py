@@ -51,16 +51,20 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         # would write over it: no fix, and the remedy is where the variable is set
         fix, short = None, f"make sure {_setting(sized)} gives at least {human(size.bytes)}"
     if unknown_need(workload):
+        shm = f"/dev/shm unresolved ({_setting(unknown[0])})" if unknown else "64 MiB /dev/shm"
+        gets = (
+            f"a /dev/shm size not known here ({unknown[0].description} could carry one), so without one it gets 64 MiB"
+            if unknown
+            else "no sized /dev/shm, so it gets 64 MiB"
+        )
         yield ctx.report(
             RULE,
-            f"{who(workload)}: accelerator ({first_evidence(workload)}), 64 MiB /dev/shm, need unknown; "
-            f"if it uses it, {short}",
+            f"{who(workload)}: accelerator ({first_evidence(workload)}), {shm}, need unknown; if it uses it, {short}",
             workload.span,
             workload,
             fix,
             undecided=True,
-            detail=f"{workload.name} has an accelerator ({evidence(workload)}) and no sized /dev/shm"
-            f"{_unresolved(unknown)}, so it gets 64 MiB; whether its software ({_software(workload)}) uses /dev/shm "
+            detail=f"{workload.name} has an accelerator ({evidence(workload)}) and {gets}; whether its software ({_software(workload)}) uses /dev/shm "
             f"is not known{_read(workload)} (DataLoader workers and NCCL between local processes do, and crash "
             f"there): if it does, {remedy}; to settle it, name the image or command in configuration (shm-images / shm-commands, "
             f"or shm-free-images / shm-free-commands) or declare its loader with "
@@ -110,10 +114,6 @@ def _setting(source: ShmSource) -> str:
     """The setting a description names, without the explanation after it (that is the detail's): cut mid-way, the
     explanation would say nothing ("Fargate's own /dev/shm (F...")."""
     return clipped(source.description.split(" (", 1)[0].split(",", 1)[0], 36)
-
-
-def _unresolved(unknown: list[ShmSource]) -> str:
-    return f" ({unknown[0].description} could carry one but cannot be resolved here)" if unknown else ""
 
 
 def _decided(workload: Workload) -> str:
