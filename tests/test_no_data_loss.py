@@ -517,8 +517,9 @@ def test_fix_write_keeps_extended_attributes_and_mode(tmp_path: Path, invoke) ->
 #: ``fix --write`` whose temp file, once written, takes long to finish: the moment a signal is sent
 SLOW_WRITE = r"""
 import pathlib, signal, sys, time
-# Ctrl-C as a terminal delivers it: Python leaves SIGINT ignored when its parent ignored it, which a test worker's
-# earlier tests may have left so (a full run timed out twice on this; alone it passed)
+# Ctrl-C as a terminal delivers it: Python leaves SIGINT ignored when its parent ignored it, and a suite started as
+# a background job of a non-interactive shell (``pytest ... &``) has it ignored from the start (a full run so
+# started timed out twice on this; in the foreground it passed)
 signal.signal(signal.SIGINT, signal.default_int_handler)
 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 import shmlint.fix.write as write
