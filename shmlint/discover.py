@@ -562,7 +562,7 @@ def _test_data_left_out(first: str, count: int) -> Candidate:
     manifests left out unsaid would look checked."""
     message = (
         f"{count} testdata folder(s) left out: test inputs and expected outputs, not deployments "
-        "(a default exclusion; `exclude` in configuration replaces the list)"
+        "(excluded by default; `exclude` in configuration sets the list)"
     )
     return Candidate(clean_path(first), FileKind.YAML, explicit=False, error=message, notice=True)
 

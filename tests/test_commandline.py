@@ -444,6 +444,59 @@ def test_a_guides_later_steps_only_add_evidence(tmp_path: Path, later: str, expe
     assert finding.severity.label == "error" and "later steps" not in finding.message
 
 
+def test_only_findings_on_the_need_are_held_to_a_warning_by_later_steps(tmp_path: Path) -> None:
+    """Found (review): every finding of a container that took the guide's later steps was held to a warning, so a
+    size docker rejects (SHM011, an error) passed a gate that fails on errors."""
+    text = "## Docker\n\n```bash\ndocker run -it --gpus all --shm-size=8Gi img\n```\n\n## Training\n\n```bash\n"
+    (tmp_path / "README.md").write_text(f"{text}{_TRAIN}\n```\n")
+    found = {f.code: f.severity.label for f in check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings}
+    assert found["SHM011"] == "error"
+    (tmp_path / "README.md").write_text(f"{text.replace('--shm-size=8Gi', '--ipc=none')}{_TRAIN}\n```\n")
+    found = {f.code: f.severity.label for f in check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings}
+    assert found == {"SHM013": "warning"}  # it rests on the need: at most a warning
+
+
+@pytest.mark.parametrize(
+    ("between", "later"),
+    [
+        (
+            '=== "Docker"\n',
+            '=== "Venv"\n\n    ```bash\n    torchrun --nproc_per_node 4 train.py\n    ```\n',
+        ),  # another tab
+        ("", "## From source\n\n```bash\nconda create -n x python=3.10\n```\n\n## Training\n\n```bash\n{train}\n```\n"),
+        ("", "## From source\n\n```bash\npython3 -m venv .venv\n```\n\n## Training\n\n```bash\n{train}\n```\n"),
+    ],
+)
+def test_a_guides_later_steps_are_not_another_way_to_set_up(tmp_path: Path, between: str, later: str) -> None:
+    """Found (review): the next tab's steps, or a sibling section that installs from source, read as the container's
+    later steps; another tab is passed over, and a command that makes a Python environment ends the steps."""
+    indent = "    " if between else ""
+    run = f"{between}\n{indent}```bash\n{indent}docker run -it --gpus all img\n{indent}```\n\n"
+    (tmp_path / "README.md").write_text(f"## Docker\n\n{run}{later.format(train=_TRAIN)}")
+    (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert finding.severity.label == "info", finding.message
+
+
+def test_a_guides_tabs_follow_the_readers_choice_through_later_sections(tmp_path: Path) -> None:
+    """A guide whose tabs follow the reader's choice (Fast-LLM's: "Prebuilt Docker", "Custom Installation" in every
+    section): the later steps are those of the shell's own tab, and of no tab."""
+    tab = '=== "{name}"\n\n    ```bash\n    {command}\n    ```\n\n'
+    text = (
+        "## Setup\n\n"
+        + tab.format(name="Docker", command="docker run -it --gpus all img")
+        + tab.format(name="Venv", command="python3 -m pip install x")
+        + "## Train\n\n"
+        + tab.format(name="Venv", command="torchrun --nproc_per_node 2 a.py")
+        + tab.format(name="Docker", command=_TRAIN)
+    )
+    (tmp_path / "README.md").write_text(text)
+    (finding,) = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert (
+        finding.severity.label == "warning"
+        and f"{_TRAIN} (the guide's later steps in the container, README.md:26)" in finding.message
+    )
+
+
 def test_a_heading_inside_another_code_block_is_no_heading() -> None:
     text = (
         f"```bash\ndocker run -it --gpus all img bash\n```\n\n```python\n# a comment\n```\n\n```bash\n{_TRAIN}\n```\n"

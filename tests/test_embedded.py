@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,12 @@ def test_markdown_content_tabs_and_admonitions_hold_prose_not_code() -> None:
     ]
     assert [block.section for block in blocks] == [1, 1, 2, 3, 3]
     assert [block.tagged for block in blocks] == [True, False, True, True, False]
+    # the admonition at the tab's own indent leaves the tab; an MDX tab holds what follows up to its end tag
+    assert [block.tab for block in blocks] == ['"Docker"', "", '"Venv"', 'value="k8s"', 'value="k8s"']
+    assert [block.part for block in blocks] == [0, 0, 0, 0, 0]  # tabs are not headings
+    ended = '<TabItem value="a">\n\n```bash\nx\n```\n\n</TabItem>\n\n```bash\ny\n```\n\n## H\n\n```bash\nz\n```\n'
+    _, blocks = markdown_shell_blocks(ended)
+    assert [(block.tab, block.part, block.section) for block in blocks] == [('value="a"', 0, 1), ("", 0, 2), ("", 1, 3)]
 
 
 def test_rst_shell_blocks_know_their_section() -> None:
@@ -371,17 +378,54 @@ def test_makefile_assignments_as_make_gives_them() -> None:
     text = (
         "A ?= x\nA := y\n\tB = z\nC = $(shell pwd)\nD = $(A)/${E} # a comment\nF += 1\nF += 2\nG != ls\n"
         "OPTS = \\\n\t-it \\\n\t--shm-size=1G \\\n\t--ipc=host\nifeq ($(X),1)\n  H = one\nelse\n  H = two\nendif\n"
-        "t:\n\tI=recipe docker run x\n"
+        "define J\nK = 1\nendef\nL = a\\#b # c\nt:\n\tI=recipe docker run x\nt: M += --shm-size=8g\nM = -it\n"
     )
     assert make_assignments(text) == {
-        "A": ("x", "y"),  # two values: as two branches may give them; a reference reads the first (make's default)
+        "A": ("y",),  # ``?=`` gave it x, ``:=`` replaced it
+        "B": ("z",),  # a tab-led line before any rule is make's, not a recipe
         "C": ("$(shell pwd)",),  # a function call stays what it is
-        "D": ("x/${E}",),  # a name the file does not give stays a reference, written as the shell reads one
+        "D": (
+            "y/${E}",
+        ),  # expanded where used: A's last value; a name the file does not give stays, as the shell reads it
         "F": ("1 2",),
         "OPTS": ("-it --shm-size=1G --ipc=host",),
-        "H": ("one", "two"),
-    }
-    assert "G" not in make_assignments(text)  # ``!=``: a command's output, not known
+        "H": ("", "one", "two"),  # in branches: each may be what runs (and, read this simply, neither)
+        "L": ("a#b",),  # an escaped ``#`` is the character
+        "M": ("-it", "-it --shm-size=8g"),  # the target ``t`` adds to it, wherever it is written
+    }  # G: ``!=``, a command's output; J: a ``define``; K: inside it
+
+
+def test_makefile_assignments_expand_as_make_does() -> None:
+    """Found (review): the first value was read as a reference's, so ``OPTS = --shm-size=$(SHM)`` with SHM set to
+    32m, then 32g, read 32m (make uses 32g), and the fix added a smaller size after it."""
+    assert make_assignments("SHM = 32m\nOPTS = --shm-size=$(SHM)\nSHM = 32g\n")["OPTS"] == ("--shm-size=32g",)
+    assert make_assignments("A = 1\nB := $(A)\nA = 2\n")["B"] == ("1",)  # ``:=`` expands where it is read
+    assert make_assignments("OPTS = -it\nOPTS = --shm-size=8g\n")["OPTS"] == ("--shm-size=8g",)
+
+
+#: assignments without conditionals, each name referring only to the names before it (make refuses a loop)
+_MAKE_NAMES = ("A", "B", "OPTS")
+_MAKE_LINES = st.tuples(
+    st.integers(0, 2),
+    st.sampled_from(("=", ":=", "?=", "+=")),
+    st.lists(st.sampled_from(("x", "--shm-size=1g", "--ipc=host", "$(A)", "${B}", "y")), min_size=1, max_size=3),
+).filter(lambda line: all(f"{_MAKE_NAMES[i]}" not in " ".join(line[2]) for i in range(line[0], 3)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_MAKE_LINES, min_size=1, max_size=6))
+def test_makefile_assignments_agree_with_make(lines: list[tuple[int, str, list[str]]]) -> None:
+    """Every name of one value known in full is what GNU make gives it."""
+    text = "".join(f"{_MAKE_NAMES[name]} {operator} {' '.join(words)}\n" for name, operator, words in lines)
+    found = make_assignments(text)
+    shown = "".join(f"$(info {name}=[$({name})])" for name in _MAKE_NAMES) + "\nall: ;\n"
+    made = subprocess.run(
+        ["make", "-s", "-f", "-"], input=text + shown, capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+    given = dict(line.split("=", 1) for line in made.splitlines())
+    for name, values in found.items():
+        if len(values) == 1 and "$" not in values[0]:
+            assert " ".join(given[name][1:-1].split()) == values[0], (text, name)
 
 
 def test_makefile_assignments_are_bounded() -> None:

@@ -109,7 +109,8 @@ SAMPLES = sorted(
         "python tools/train_net.py --num-gpus 2 DATALOADER.NUM_WORKERS 0",
         "python plain_train_net.py --config-file x.yaml",
         "python tools/train.py -f exps/x.py -d 8 -b 64 data_num_workers 0",
-        "python3 tools/eval.py -n yolox-s -c yolox_s.pth -b 64 -d 1",
+        "python3 -m yolox.tools.eval -n yolox-s -c yolox_s.pth -b 64 -d 1",
+        "python tools/train.py -f exps/x.py\ndata_num_workers 0",
     }
 )
 

@@ -495,7 +495,18 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
             "yolox-training",
         ),
         (
-            "docker run --gpus all acme/bt python tools/eval.py -n yolox-s -c s.pth -b 64\n",
+            "docker run --gpus all acme/bt python tools/eval.py -f exps/s.py -c s.pth -b 64\n",
+            Severity.ERROR,
+            "yolox-training",
+        ),
+        (
+            "docker run --gpus all megvii/yolox python -m yolox.tools.train -n yolox-s -d 8 -b 64\n",
+            Severity.ERROR,
+            "yolox-training",
+        ),
+        ("docker run --gpus all acme/seg python tools/train.py configs/x.py --name exp1\n", Severity.INFO, None),
+        (  # the next line's setting is another command's
+            "docker run --gpus all acme/bt sh -c 'python tools/train.py -f exps/x.py\necho data_num_workers 0'\n",
             Severity.ERROR,
             "yolox-training",
         ),

@@ -579,14 +579,14 @@ SOFTWARE = (('pytorch-dataloader-workers',
   False),
  ('yolox-training',
   'needs',
-  'YOLOX-family tools/train.py or tools/eval.py with an experiment (DataLoader workers, data_num_workers 4 by '
-  'default)',
+  'YOLOX-family training or evaluation with an experiment (DataLoader workers, data_num_workers 4 by default)',
   'https://github.com/Megvii-BaseDetection/YOLOX/blob/01c3c5910e7b819459b6ed3854ecef5611b4e3ea/yolox/exp/yolox_base.py#L29-L32',
   None,
   None,
-  ('(?:(^|[ /])tools/(train|eval)\\.py\\b[^;&|\\n]{0,256}[ \\t](-f|--exp_file|-n|--name)[= '
-   '\\t](?![^;&|]{0,256}data_num_workers[= ]+0\\b))',
-   ('tools/',)),
+  ('(?:(^|[ /])tools/(train|eval)\\.py\\b[^;&|\\n]{0,256}[ \\t](-f|--exp_file)[= '
+   '\\t](?![^;&|\\n]{0,256}data_num_workers[= ]+0\\b))|(?:(^|[ \\t])-m[ '
+   '\\t]+yolox\\.tools\\.(train|eval)\\b(?![^;&|\\n]{0,256}data_num_workers[= ]+0\\b))',
+   ('tools/', 'yolox.tools.')),
   False,
   False,
   False,

@@ -35,7 +35,6 @@ from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, Work
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, container_commands, exec_targets
 from shmlint.parsers.container_options import Flag
-from shmlint.parsers.embedded.makefile import braced_references
 from shmlint.parsers.option_variables import SHM_MODES
 from shmlint.parsers.programs import program_name
 from shmlint.parsers.shell import Word
@@ -305,12 +304,13 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
 
 
 def _said(text: str, option: Flag, source: SourceText) -> str:
-    """An option as a message says it: a variable's, as that variable's, written as the file writes it
-    (``--ipc=host in $OPTS``; a Makefile's ``$(OPTS)``, read as ``${OPTS}``)."""
+    """An option as a message says it: a variable's, as that variable's, written as the file writes it where it is
+    the same name (``--ipc=host in $OPTS``; a Makefile's ``$(OPTS)``, which its recipe is read with as ``${OPTS}``)."""
     if not option.expanded_from:
         return text
     written = source.text[option.flag.start : option.flag.end]
-    return f"{text} in {written if braced_references(written) == option.expanded_from else option.expanded_from}"
+    same = written.strip("${}()") == option.expanded_from.strip("${}()")
+    return f"{text} in {written if same else option.expanded_from}"
 
 
 def _podman(command: ContainerCommand) -> bool:

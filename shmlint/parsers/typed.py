@@ -36,9 +36,10 @@ import bisect
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, parse_container_command
-from shmlint.parsers.embedded.shell_blocks import CodeLine, ShellBlocks
+from shmlint.parsers.embedded.shell_blocks import CodeLine, ShellBlock, ShellBlocks
 from shmlint.parsers.option_variables import Assignments, note_assignment
 from shmlint.parsers.programs import ENGINES, SHELLS, program_name
 from shmlint.parsers.shell import SimpleCommand, commands
@@ -60,6 +61,11 @@ _TYPED = "typed in the container"
 _STEPS = "the job's steps"
 #: how a session of a guide's later sections is said
 LATER = "the guide's later steps in the container"
+#: a command that makes a Python environment where it runs: a guide's later steps that come to one set up another
+#: place to work (found: ``### Docker``, then ``### From source`` with ``conda create``, then ``## Training``)
+_MAKES_AN_ENVIRONMENT = LazyRegex(
+    r"(?:^|[ /])(?:python[0-9.]*[ ]+-m[ ]+venv|uv[ ]+venv|virtualenv|(?:conda|mamba|micromamba)[ ]+(?:env[ ]+)?create)\b"
+)
 
 
 class Typed(NamedTuple):
@@ -89,22 +95,42 @@ class Typed(NamedTuple):
         return f"{self.how}, {name}:{lines}"
 
 
+class _Document(NamedTuple):
+    """A document's shell as sessions read it, indexed once (each run's session is then bounded work)."""
+
+    text: str
+    blocks: ShellBlocks
+    shell: list[SimpleCommand]
+    lines: list[tuple[CodeLine, int]]  # every kept line, with its block's index
+    starts: list[int]  # of those lines
+    by_start: list[int]  # indexes of ``shell`` in the order their commands start
+    command_starts: list[int]  # of those commands, in that order
+    tagged: list[int]  # indexes of the blocks whose fence names a shell
+
+
 def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[ContainerCommand, Typed | None]]:
     """Every container run/create command of a masked document, with the commands typed into it when it opens an
     interactive shell and the same block goes on."""
     shell = list(commands(text, in_blocks=True))
     lines = [(line, index) for index, block in enumerate(blocks) for line in block.lines]
-    starts = [line.start for line, _ in lines]
+    by_start = sorted(range(len(shell)), key=lambda index: shell[index].words[0].start)
+    document = _Document(
+        text,
+        blocks,
+        shell,
+        lines,
+        [line.start for line, _ in lines],
+        by_start,
+        [shell[index].words[0].start for index in by_start],
+        [index for index, block in enumerate(blocks) if block.tagged],
+    )
     assigned = Assignments()
     for position, command in enumerate(shell):
         note_assignment(command, text, assigned)
         parsed = parse_container_command(command.words, text, assigned)
         if parsed is None:
             continue
-        typed = None
-        if opens_shell(parsed):
-            after = (shell[index] for index in range(position + 1, len(shell)))
-            typed = _typed(command, after, blocks, lines, starts, text)
+        typed = _typed(command, position, document) if opens_shell(parsed) else None
         yield parsed, typed
 
 
@@ -136,39 +162,64 @@ def _shell_option(word: str) -> bool:
     return word.startswith("-") and (word.startswith("--") or "c" not in word)
 
 
-def _typed(
-    run: SimpleCommand,
-    following: Iterable[SimpleCommand],
-    blocks: ShellBlocks,
-    lines: Sequence[tuple[CodeLine, int]],
-    starts: Sequence[int],
-    text: str,
-) -> Typed | None:
+def _typed(run: SimpleCommand, position: int, document: _Document) -> Typed | None:
+    blocks, lines, starts = document.blocks, document.lines, document.starts
     first, last = _line_at(run.words[0].start, lines, starts), _line_at(run.words[-1].end, lines, starts)
     if first is None or last is None or first[1] != last[1]:
         return None
-    block = blocks[first[1]]
+    index = first[1]
+    block = blocks[index]
     after = block.lines.index(last[0]) + 1
+    shell = document.shell
+    following: Iterable[SimpleCommand] = (shell[i] for i in range(position + 1, len(shell)))
     # the rest of its block; when the block ends with it, the next blocks of its section, else the shell blocks of
     # the sections after it (the module's docstring)
-    following_blocks = blocks[first[1] + 1 :]
-    same_section = list(itertools.takewhile(lambda next_block: next_block.section == block.section, following_blocks))
     how = _TYPED
     if after < len(block.lines):
         later: Iterable[CodeLine] = block.lines[after:]
-    elif same_section:
+    elif index + 1 < len(blocks) and blocks[index + 1].section == block.section:
+        following_blocks = (blocks[i] for i in range(index + 1, len(blocks)))
+        same_section = itertools.takewhile(lambda next_block: next_block.section == block.section, following_blocks)
         later = (line for b in same_section for line in b.lines)
     else:
-        tagged = [b for b in following_blocks if b.tagged]
-        later, how = (line for b in tagged for line in b.lines), LATER
-        spans = [(b.lines[0].start, b.lines[-1].end) for b in tagged]
-        starts = [start for start, _ in spans]
-        following = (command for command in following if _within(command.words[0].start, spans, starts))
+        chosen = _later_blocks(document, index)
+        if not chosen:
+            return None
+        later, how = (line for b in chosen for line in b.lines), LATER
+        spans = [(b.lines[0].start, b.lines[-1].end) for b in chosen]
+        span_starts = [start for start, _ in spans]
+        begin = bisect.bisect_left(document.command_starts, span_starts[0])
+        ordered = (shell[document.by_start[i]] for i in range(begin, len(document.by_start)))
+        following = (c for c in ordered if _within(c.words[0].start, spans, span_starts))
     rest = list(itertools.islice(later, MAX_TYPED_LINES + 1))
     if not rest:
         return None
     limit = _session_end(rest, first[0].prompt)
-    return _session(following, rest[0].start, limit, text, stop_at_host=True, how=how)
+    return _session(following, rest[0].start, limit, document.text, stop_at_host=True, how=how)
+
+
+#: shell blocks looked at after a shell for the guide's later steps (those of other tabs or its own section are
+#: passed over): a guide's steps come within a few hundred blocks
+MAX_LATER_BLOCKS = 256
+
+
+def _later_blocks(document: _Document, index: int) -> list[ShellBlock]:
+    """The blocks of the guide's later steps after the shell opened in block ``index``: fenced as shell, under a
+    later heading (not the rest of its own section: a sibling tab or heading there is another way to get set up),
+    outside content tabs or in the shell's own tab (a guide whose tabs follow the reader's choice through every
+    section), at most ``MAX_TYPED_LINES`` lines."""
+    block = document.blocks[index]
+    found: list[ShellBlock] = []
+    read = 0
+    at = bisect.bisect_right(document.tagged, index)
+    for later in document.tagged[at : at + MAX_LATER_BLOCKS]:
+        candidate = document.blocks[later]
+        if candidate.part > block.part and (not candidate.tab or candidate.tab == block.tab):
+            found.append(candidate)
+            read += len(candidate.lines)
+            if read > MAX_TYPED_LINES:
+                break
+    return found
 
 
 def _within(offset: int, spans: Sequence[tuple[int, int]], starts: Sequence[int]) -> bool:
@@ -282,6 +333,8 @@ def _session(
                 break
             end = command.words[-1].end
             continue
+        if how == LATER and _MAKES_AN_ENVIRONMENT.search(" ".join(word.text for word in command.words[:8])):
+            break  # the guide's later steps install elsewhere: not in the container
         chars += command.words[-1].end - start
         if chars > MAX_TYPED_CHARS:
             break

@@ -236,13 +236,13 @@ _MAKE_VALUE = 512
 
 
 def make_variables(text: str) -> dict[str, str]:
-    """A Makefile's variables whose value the file gives in full (no shell call, no unknown reference), for its
-    build lines: each name's first value (``?=`` keeps an earlier one, and the file's defaults are what a plain
-    ``make`` uses; ``shmlint.parsers.embedded.makefile.make_assignments``)."""
+    """A Makefile's variables whose one value the file gives in full (no shell call, no unknown reference), for its
+    build lines, as a plain ``make`` gives them (``shmlint.parsers.embedded.makefile.make_assignments``; a name of
+    two possible values, set in a conditional's branches, names no image)."""
     return {
         name: values[0]
         for name, values in make_assignments(text).items()
-        if "$" not in values[0] and "`" not in values[0] and len(values[0]) <= _MAKE_VALUE
+        if len(values) == 1 and "$" not in values[0] and "`" not in values[0] and len(values[0]) <= _MAKE_VALUE
     }
 
 

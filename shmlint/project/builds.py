@@ -94,15 +94,16 @@ class BuildIndex(NamedTuple):
         """The different builds of this image (another Dockerfile, context, arguments or target), or (); whether
         two of them still make one image is the caller's question (``follow``). Of different builds, those of the
         image's own tag, where that tells them apart (``make build`` tags ``app:local``, ``make build-cuda``
-        ``app:cuda`` from another Dockerfile: found on audit52b); a build whose tag a variable gives may be any."""
+        ``app:cuda`` from another Dockerfile: found on audit52b), with those whose tag a variable gives (it may be
+        that one); where no build writes the tag, all of them."""
         key = image_key(image) if image else None
         if key is None or image is None:
             return ()
         builds = next((builds for name, builds in self.builds if name == key), ())
         tag = image_tag(image)
-        if len(builds) < 2 or not tag:
+        if len(builds) < 2 or not tag or not any(tag in b.tags for b in builds):
             return builds
-        return tuple(b for b in builds if tag in b.tags or "" in b.tags) or builds
+        return tuple(b for b in builds if tag in b.tags or "" in b.tags)
 
 
 def image_tag(reference: str) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import reaching_sources
 from shmlint.model import STARTED_AT, ShmKind, ShmSource, Size, Tier, Workload
+from shmlint.severity import Severity
 from shmlint.sizes import human
 from shmlint.visible import clipped, excerpt
 
@@ -24,6 +25,13 @@ def uses_shm(workload: Workload) -> bool:
 def unknown_need(workload: Workload) -> bool:
     """Work whose software shmlint cannot place: a claim that it will crash would be a guess."""
     return workload.need is not None and workload.need.tier is Tier.UNKNOWN
+
+
+def need_cap(workload: Workload) -> Severity | None:
+    """The most a finding that rests on the workload's need may be: a warning where that need came from a guide's
+    later steps (``Workload.command_later``: probably, not surely, typed there); else what the catalog says. Findings
+    that do not rest on it (a size docker rejects) keep their severity."""
+    return Severity.WARNING if workload.command_later else None
 
 
 def claims_missing_shm(workload: Workload) -> bool:

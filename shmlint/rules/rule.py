@@ -54,16 +54,13 @@ class RuleContext:
         """A finding of ``rule`` with its catalog slug and configured severity (lowered to ``at_most``).
 
         ``undecided``: the finding rests on software whose /dev/shm need is not known; it is info unless the
-        ``undecided`` setting is strict, and then no more than a warning (a guess is never an error). A workload
-        whose command is a guide's later steps (``Workload.command_later``) is no more than a warning either.
+        ``undecided`` setting is strict, and then no more than a warning (a guess is never an error).
         ``detail``: the long explanation; a message cut to ``MAX_MESSAGE`` keeps its whole text there."""
         slug = slug_of(rule.code)
         if slug is None:
             raise LookupError(f"{rule.code} has no catalog entry")  # the registry meta-test rules this out
         if undecided:
             at_most = Severity.WARNING if self.settings.undecided == "strict" else Severity.INFO
-        elif workload is not None and workload.command_later:
-            at_most = Severity.WARNING if at_most is None else min(at_most, Severity.WARNING)
         severity = self._severity(rule.code, at_most)
         # quoted file text can hold line breaks (an unterminated quote): a finding is always one line
         short = excerpted(message, MAX_MESSAGE)

@@ -18,6 +18,7 @@ from shmlint.rules.common import (
     command_from,
     evidence,
     first_evidence,
+    need_cap,
     need_evidence,
     unknown_need,
     who,
@@ -51,7 +52,8 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         # would write over it: no fix, and the remedy is where the variable is set
         fix, short = None, f"make sure {_setting(sized)} gives at least {human(size.bytes)}"
     if unknown_need(workload):
-        shm = f"/dev/shm unresolved ({_setting(unknown[0])})" if unknown else "64 MiB /dev/shm"
+        named = _setting(unknown[0]) if unknown else ""  # a long one is the detail's (a KServe runtime's name)
+        shm = "64 MiB /dev/shm" if not unknown else f"/dev/shm unresolved{f' ({named})' if len(named) <= 24 else ''}"
         gets = (
             f"a /dev/shm size not known here ({unknown[0].description} could carry one), so without one it gets 64 MiB"
             if unknown
@@ -91,6 +93,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         workload.span,
         workload,
         fix,
+        at_most=need_cap(workload),
         detail=f"{workload.name} runs software that uses /dev/shm ({because}) with no sized "
         f"/dev/shm, so it gets the runtime default of 64 MiB and can crash there; {remedy}",
     )

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import applied_sources
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import claims_missing_shm, evidence, first_source, unknown_need, who
+from shmlint.rules.common import claims_missing_shm, evidence, first_source, need_cap, unknown_need, who
 from shmlint.rules.rule import Rule, RuleContext
 
 
@@ -20,6 +20,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
             workload.span,
             workload,
             Fix(FixAction.MOUNT_VOLUME, f'mount "{source.name}" at /dev/shm', source=source),
+            at_most=need_cap(workload),
             undecided=unknown_need(workload),  # as SHM001: the need is not known
             detail=f"{workload.name} runs GPU/torch work ({evidence(workload)}) but does not mount the pod's "
             f"{source.description} at /dev/shm, so it still gets 64 MiB; add a volumeMount of "

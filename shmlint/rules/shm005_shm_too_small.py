@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shmlint.model import Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import gpu_sources, need_evidence, set_elsewhere, unknown_need, who, written
+from shmlint.rules.common import gpu_sources, need_cap, need_evidence, set_elsewhere, unknown_need, who, written
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.sizes import human
 
@@ -44,6 +44,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                 size.span,
                 workload,
                 fix,
+                at_most=need_cap(workload),
                 undecided=undecided,
                 detail=f"{workload.name}: /dev/shm is {size.text} ({human(size.bytes)}), below {why} of "
                 f"{human(floor)}; {uses}: DataLoader workers hold (workers x prefetch_factor + 2) batches there, "

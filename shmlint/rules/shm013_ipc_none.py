@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from shmlint.effective import ShmState, applied_sources, effective_shm
 from shmlint.model import Applicability, Finding, Fix, FixAction, ShmKind, Workload
-from shmlint.rules.common import claims_missing_shm, evidence, unknown_need, who
+from shmlint.rules.common import claims_missing_shm, evidence, need_cap, unknown_need, who
 from shmlint.rules.rule import Rule, RuleContext
 from shmlint.severity import Severity
 from shmlint.sizes import human
@@ -31,7 +31,7 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
         none.span,
         workload,
         Fix(FixAction.PRIVATE_IPC, title, Applicability.UNSAFE, size_bytes=size.bytes if size else None, source=none),
-        at_most=Severity.WARNING if unknown else None,
+        at_most=Severity.WARNING if unknown else need_cap(workload),
         undecided=unknown_need(workload),
         detail=f"{workload.name} runs GPU/torch work ({evidence(workload)}) with {none.description}, which mounts "
         f"no /dev/shm at all, so DataLoader workers and NCCL cannot create shared memory{hidden}; use a private IPC "

@@ -54,31 +54,46 @@ def _inline_recipe(line: str) -> int | None:
 
 #: an assignment outside recipes: ``NAME ?= value``, ``NAME := value``, ``export NAME = value``, ``NAME += more``,
 #: ``NAME != command`` (the command's output: not known here)
-_ASSIGNMENT = LazyRegex(r"(?:export[ \t]+|override[ \t]+)?([A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*(\?|:{1,3}|\+|!)?=(.*)")
+_ASSIGNMENT = LazyRegex(r"(?:export[ \t]+|override[ \t]+)*([A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*(\?|:{1,3}|\+|!)?=(.*)")
+#: a conditional's start and end (``else`` stays inside it)
+_IF = LazyRegex(r"[ \t]*(?:ifeq|ifneq|ifdef|ifndef)\b")
+_ENDIF = LazyRegex(r"[ \t]*endif\b")
+#: ``undefine NAME``: the name holds nothing after it
+_UNDEFINE = LazyRegex(r"[ \t]*(?:override[ \t]+)?undefine[ \t]+([A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*")
 #: a reference to a variable: ``$(NAME)`` or ``${NAME}`` (not a function call: ``$(shell pwd)``)
 _REFERENCE = LazyRegex(r"\$[({]([A-Za-z_][A-Za-z0-9_]{0,63})[)}]")
 #: the same written with parentheses, not after a ``$`` (``$$(cmd)`` is the shell's substitution in a recipe)
 _PAREN_REFERENCE = LazyRegex(r"(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_]{0,63})\)")
-#: assignments read, lines one may continue over, characters of a value, and rounds of substitution of one
-#: variable into another (``IMAGE ?= $(REGISTRY)/app``; ``A = $(B)$(B)`` cannot grow without end)
+#: a comment's ``#`` (make keeps an escaped ``\#`` as the character)
+_COMMENT = LazyRegex(r"(?<!\\)#")
+#: assignments read, lines one may continue over, characters of a value, values one name may hold (in the branches
+#: of conditionals), and rounds of expansion of one variable into another at the end (``IMAGE = $(REGISTRY)/app``)
 MAX_ASSIGNMENTS = 1024
 MAX_CONTINUED = 64
 MAX_VALUE = 1024
+MAX_VALUES = 16
 ROUNDS = 4
 
 
 def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
-    """The values the Makefile's assignments outside recipes give each name, in the order written: a name given
-    two values (in two branches of an ``ifeq``) keeps both, ``?=`` gives nothing to a name already given one, and
-    ``+=`` adds to each. Continued lines are joined with a space, comments cut. A reference to a name the file gives
-    is its first value (a plain ``make``'s default) where that is known in full; any other reference stays
-    (``$(shell ...)``, a name from the environment), ``$(NAME)`` written ``${NAME}``, as a recipe's shell reads a
-    variable (``braced_references``). A name given a value not known (``!=``, past ``MAX_VALUE`` characters or
-    ``MAX_CONTINUED`` lines) is left out: what it holds is not known."""
-    found: dict[str, list[str]] = {}
+    """The values a Makefile gives its variables as ``make`` would, each name's possible values: a plain ``=`` or
+    ``:=`` replaces the value, but inside a conditional (``ifeq``...``endif``) it may not run, so the value before
+    stays possible beside it (a name not given one before may then be empty); ``?=`` gives a value only to a name
+    without one, ``+=`` adds to each value, and a target's own assignment (``train: OPTS += --shm-size=8g``) is one
+    more possible value. ``:=`` expands its references when it is read; ``=`` when it is used, so with the names'
+    last values. A reference to a name of exactly one value is replaced by it; others stay (``$(shell pwd)``, a name
+    from the environment), ``$(NAME)`` written ``${NAME}``, as a recipe's shell reads a variable
+    (``braced_references``). A name given a value not known here (``!=``, ``define``, past ``MAX_VALUE`` characters,
+    ``MAX_CONTINUED`` lines or ``MAX_VALUES`` values) is left out: what it holds is not known. Recipes (tab-led lines
+    after a rule) are the shell's, not make's."""
+    values: dict[str, tuple[str, ...]] = {}
+    expand_late: set[str] = set()  # names whose last value was given with ``=``: expanded at the end
     unknown: set[str] = set()
+    for_targets: list[tuple[str, str, str]] = []  # a target's own assignments: name, operator, value
+    depth = count = 0
+    in_rule = in_define = False
     lines = text.split("\n")
-    index = count = 0
+    index = 0
     while index < len(lines) and count < MAX_ASSIGNMENTS:
         first = lines[index]
         pieces = [first]
@@ -86,31 +101,123 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
         while _continues(pieces[-1]) and index < len(lines) and len(pieces) <= MAX_CONTINUED:
             pieces.append(lines[index])
             index += 1
-        match = None if first.startswith("\t") else _ASSIGNMENT.fullmatch(first.lstrip(" "))
-        if match is None:
-            continue  # a recipe, a rule, a directive, or a line continued from one
+        while _continues(lines[index - 1]) and index < len(lines):  # past the bound: the rest is the same line
+            index += 1
+        if in_define:
+            in_define = not _ENDEF.match(first)
+            continue
+        if (first.startswith("\t") and in_rule) or not first.strip() or first.lstrip().startswith("#"):
+            continue  # a recipe line, a blank line or a comment
+        line = first.strip()
+        if _DEFINE.match(line):
+            in_define, in_rule = True, False
+            unknown.add(line.split()[-1] if line.split()[-1] != "define" else "")
+            continue
+        if _IF.match(line):
+            depth += 1
+            continue
+        if _ENDIF.match(line):
+            depth = max(depth - 1, 0)
+            continue
+        if _CONDITIONAL.match(line):  # ``else``, ``else ifeq``: still inside it
+            continue
+        if undefined := _UNDEFINE.fullmatch(line):
+            values.pop(undefined.group(1), None)
+            continue
+        target = _RULE.match(line)
+        assignment = _ASSIGNMENT.fullmatch(line[target.end() :].lstrip() if target else line)
+        in_rule = target is not None
+        if assignment is None:
+            continue  # a rule, a directive, or text make would refuse
         count += 1
-        name, operator = match.group(1), match.group(2) or ""
-        pieces[0] = match.group(3)
+        name, operator = assignment.group(1), assignment.group(2) or ""
+        pieces[0] = assignment.group(3)
         value = " ".join((piece[:-1] if _continues(piece) else piece).strip() for piece in pieces)
-        value = " ".join(value.split("#", 1)[0].split())
-        if operator == "!" or _continues(pieces[-1]) or len(value) > MAX_VALUE:
+        value = " ".join(_COMMENT.split(value, 1)[0].replace("\\#", "#").split())
+        held = values.get(name)
+        # ``:=`` expands what it gives where it is read, and so does ``+=`` on a name ``:=`` gave (make's rule)
+        simple = operator.startswith(":") or (operator == "+" and held is not None and name not in expand_late)
+        expanded = _expanded(value, _single(values, unknown)) if simple else value
+        if operator == "!" or _continues(pieces[-1]) or expanded is None or len(value) > MAX_VALUE:
             unknown.add(name)
-        elif operator == "+":
-            found[name] = [f"{held} {value}".strip() for held in found.get(name, [""])]
-        elif operator != "?" or name not in found:
-            found.setdefault(name, []).append(value)
+            continue
+        value = expanded
+        if target is not None:  # the target's own value, whatever the file gives the name elsewhere: at the end
+            for_targets.append((name, operator, value))
+            continue
+        if operator == "?" and held is not None:
+            continue
+        if not depth and operator not in ("+", "?"):
+            unknown.discard(name)  # given anew: what it held before does not matter
+        if operator == "+":
+            given = tuple(f"{each} {value}".strip() for each in held or ("",))
+        else:
+            given = (value,)
+        if operator.startswith(":"):
+            expand_late.discard(name)
+        elif held is None or operator != "+":
+            expand_late.add(name)
+        _put(values, unknown, name, given, held, depth > 0)
+    for name, operator, value in for_targets:  # one more value: the target's own
+        held = values.get(name)
+        if operator == "?" and held is not None:
+            continue
+        own = tuple(f"{each} {value}".strip() for each in held or ("",)) if operator == "+" else (value,)
+        _put(values, unknown, name, own, held, True)
     for _ in range(ROUNDS):
-        known = {
-            name: values[0]
-            for name, values in found.items()
-            if name not in unknown and "$" not in values[0] and len(values[0]) <= MAX_VALUE
-        }
-        found = {name: [substituted(value, known) for value in values] for name, values in found.items()}
+        single = _single(values, unknown)
+        for name in expand_late.intersection(values).difference(unknown):
+            found = tuple(_expanded(each, single) for each in values[name])
+            if any(each is None for each in found):
+                unknown.add(name)
+            else:
+                values[name] = tuple(each for each in found if each is not None)
     return {
-        name: tuple(braced_references(value) for value in values)
-        for name, values in found.items()
-        if name not in unknown and all(len(value) <= MAX_VALUE for value in values)
+        name: tuple(braced_references(each) for each in held)
+        for name, held in values.items()
+        if name not in unknown and all(len(each) <= MAX_VALUE for each in held)
+    }
+
+
+def _put(
+    values: dict[str, tuple[str, ...]],
+    unknown: set[str],
+    name: str,
+    given: tuple[str, ...],
+    held: tuple[str, ...] | None,
+    maybe: bool,
+) -> None:
+    """Give a name its values; where the assignment ``maybe`` does not run (in a conditional, for one target), what
+    it held before stays possible beside them (nothing: empty)."""
+    if maybe:
+        given = tuple(dict.fromkeys((*(held if held is not None else ("",)), *given)))
+    values[name] = given
+    if len(given) > MAX_VALUES or any(len(each) > MAX_VALUE for each in given):
+        unknown.add(name)
+
+
+def _expanded(value: str, single: Mapping[str, str]) -> str | None:
+    """``value`` with its references to names of one value replaced, or None once it would pass ``MAX_VALUE``
+    characters (``A = $(B)$(B)...`` grows each round)."""
+    parts: list[str] = []
+    size = at = 0
+    for reference in _REFERENCE.finditer(value):
+        part = value[at : reference.start()] + single.get(reference.group(1), reference.group(0))
+        size += len(part)
+        if size > MAX_VALUE:
+            return None
+        parts.append(part)
+        at = reference.end()
+    parts.append(value[at:])
+    return None if size + len(value) - at > MAX_VALUE else "".join(parts)
+
+
+def _single(values: Mapping[str, tuple[str, ...]], unknown: set[str]) -> dict[str, str]:
+    """The names of one value, known in full: what a reference to them is replaced by."""
+    return {
+        name: held[0]
+        for name, held in values.items()
+        if len(held) == 1 and name not in unknown and "$" not in held[0] and len(held[0]) <= MAX_VALUE
     }
 
 

@@ -64,23 +64,25 @@ _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 #: is indented four more, prose and fences alike, and is no indented code block (audit51b: Fast-LLM's guide, whose
 #: tabbed prose was read as shell)
 _INDENTED_CONTAINER = LazyRegex(r"^[ \t]*(?:===|!!!|\?\?\?\+?)[ \t]+\S")
-#: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``); and where a
-#: content tab starts (MkDocs' ``=== "Prebuilt Docker"``, MDX's ``<TabItem value="docker">``): another tab is another
-#: way to do the same steps, as another section is another task (audit51b: Fast-LLM's Docker tab, then its "Custom
-#: Installation" tab's venv commands read as typed in the container)
-_MARKDOWN_HEADING = LazyRegex(
-    r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$|[ \t]*(?:===[ \t]+[\"']|<TabItem\b))", re.MULTILINE
+#: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
+_MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
+#: where a content tab starts or ends: MkDocs' ``=== "Prebuilt Docker"`` (what it holds is indented under it), MDX's
+#: ``<TabItem value="docker">`` ... ``</TabItem>``: another tab is another way to do the same steps (audit51b:
+#: Fast-LLM's Docker tab, then its "Custom Installation" tab's venv commands read as typed in the container)
+_CONTENT_TAB = LazyRegex(
+    r"^(?P<indent>[ \t]*)(?:===[ \t]+(?P<name>[\"'][^\n]{0,200})|<TabItem\b(?P<attributes>[^>\n]{0,500})|(?P<end></TabItem>))",
+    re.MULTILINE,
 )
 
 
 def mask_markdown(text: str) -> str:
     """Shell code blocks of a Markdown file: fences tagged bash/sh/shell/zsh/console or untagged, and indented code."""
-    return mask_shell_blocks(text, markdown_code_blocks(text), _MARKDOWN_HEADING)[0]
+    return mask_shell_blocks(text, markdown_code_blocks(text), _MARKDOWN_HEADING, _CONTENT_TAB)[0]
 
 
 def markdown_shell_blocks(text: str) -> tuple[str, ShellBlocks]:
     """``mask_markdown`` and the lines it keeps of each block: what a reader of the document sees as one block."""
-    return mask_shell_blocks(text, markdown_code_blocks(text), _MARKDOWN_HEADING)
+    return mask_shell_blocks(text, markdown_code_blocks(text), _MARKDOWN_HEADING, _CONTENT_TAB)
 
 
 def markdown_yaml_blocks(text: str) -> list[tuple[int, int]]:
@@ -131,6 +133,7 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
     holds_markdown = False
     block: list[tuple[int, str]] = []
     list_column = 0  # content column of the list item we are in; indented code needs 4 more
+    container_column = 0  # content column of the MkDocs tab or admonition we are in: a list in it ends there
     after_blank = True
     in_comment = False
     every = list(lines)
@@ -201,9 +204,10 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
         if item:
             list_column = len((item.group(1) + item.group(2)).expandtabs(4))
         elif _INDENTED_CONTAINER.match(line):
-            list_column = indent + 4
+            list_column = container_column = indent + 4
         elif stripped and indent < list_column and after_blank:
-            list_column = 0
+            container_column = container_column if indent >= container_column else 0
+            list_column = container_column
         after_blank = not stripped
         if _PROSE_COMMAND.match(line):
             resume = _prose_command_end(every, index)

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.embedded.mask import Mask
+from shmlint.parsers.embedded.mask import Mask, indentation
 from shmlint.parsers.shell import BLOCK_END, first_unclosed
 
 #: code block languages read as shell ("": untagged); console blocks are transcripts, prompts before commands.
@@ -61,12 +61,16 @@ class CodeLine(NamedTuple):
 
 
 class ShellBlock(NamedTuple):
-    """The lines read of one shell code block, the section it is in (the headings before it, counted), and whether
-    its fence names a shell language (an untagged block may be a folder tree or a program's output)."""
+    """The lines read of one shell code block; the section it is in (the headings and content tabs' starts and
+    ends before it, counted), whether its fence names a shell language (an untagged block may be a folder tree or a
+    program's output), the headings alone before it, and the content tab it is in ("" for none: its marker as
+    written, ``"Docker"`` or ``value="docker"``)."""
 
     lines: tuple[CodeLine, ...]
     section: int
     tagged: bool = False
+    part: int = 0
+    tab: str = ""
 
 
 #: the shell code blocks of a document, in order
@@ -74,28 +78,48 @@ ShellBlocks = tuple[ShellBlock, ...]
 
 
 def mask_shell_blocks(
-    text: str, blocks: Iterable[tuple[list[tuple[int, str]], str]], heading: LazyRegex[str]
+    text: str,
+    blocks: Iterable[tuple[list[tuple[int, str]], str]],
+    heading: LazyRegex[str],
+    tab: LazyRegex[str] | None = None,
 ) -> tuple[str, ShellBlocks]:
     """The text with everything but the shell code blocks blanked (console blocks lose their prompts), and the
-    lines kept of each block."""
+    lines kept of each block, each with where it is (``ShellBlock``). ``tab``: where a content tab starts (groups
+    ``indent`` and ``name`` or ``attributes``) or ends (``end``); an indented tab holds what is indented under it."""
     mask = Mask(text)
     kept: list[ShellBlock] = []
-    section, after = 0, 0  # the headings counted so far, and where the text after the last block starts
+    section = part = after = 0  # marks and headings counted so far; where the text after the last block starts
+    current, under = "", -1  # the content tab the text is in, and its marker's indent (-1: an MDX tab's end tag)
     for block, language in blocks:
         if not block:
             continue
         start, end = extent(block)
-        section += sum(1 for _ in heading.finditer(text, after, start)) if start > after else 0
+        for line in _CONTENT_LINE.finditer(text, after, start) if start > after else ():
+            at = line.start()
+            mark = tab.match(text, at) if tab is not None else None
+            if heading.match(text, at):
+                section, part, current, under = section + 1, part + 1, "", -1
+            elif mark is not None:
+                section += 1
+                named = mark["name"] or mark["attributes"] or ""
+                current = "" if mark["end"] else " ".join(named.split()) or "tab"
+                under = len(mark["indent"].expandtabs(4)) if mark["name"] else -1
+            elif current and 0 <= under >= indentation(line.group()):
+                current, under = "", -1  # text at the tab's own indent (an admonition after it): out of it
         after = max(after, end)
+        if current and 0 <= under >= indentation(block[0][1]):
+            current, under = "", -1
         if language in SHELL_LANGUAGES and (language != "docker" or _starts_an_engine(block)):
             lines = _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
             if lines:
                 close_constructs(mask, lines[0].start, lines[-1].end)
                 mark_end(mask, end)
-                kept.append(ShellBlock(lines, section, language != ""))
+                kept.append(ShellBlock(lines, section, language != "", part, current))
     return mask.result(), tuple(kept)
 
 
+#: a line with text, from its start
+_CONTENT_LINE = LazyRegex(r"^[ \t]*\S", re.MULTILINE)
 #: how many constructs a block may leave open before it is not read at all (each costs a read of the block)
 _MAX_UNCLOSED = 4
 #: the characters that open a construct which can stay open (quotes, ``$(``, ``${``, backticks, a here-document
