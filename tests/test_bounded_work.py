@@ -338,7 +338,7 @@ def test_command_line_grammar_never_raises() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from shmlint.extract.commandline import extract_commands
+    from shmlint.extract.commandline import ShellText, extract_commands
 
     words = st.sampled_from(
         [
@@ -397,7 +397,7 @@ def test_command_line_grammar_never_raises() -> None:
     @given(st.lists(words, max_size=60).map(" ".join))
     def check(text: str) -> None:
         source = SourceText("f.sh", text)
-        for workload in extract_commands(source, text, Signals()):
+        for workload in extract_commands(source, ShellText(text), Signals()):
             assert 0 <= workload.span.start <= workload.span.end <= len(text)
 
     check()

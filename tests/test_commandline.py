@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shmlint.engine import Engine
-from shmlint.extract.commandline import CommandTarget, extract_commands
+from shmlint.extract.commandline import CommandTarget, ShellText, extract_commands
 from shmlint.format_descriptor import FileKind
 from shmlint.formats.commandline.edit import can_write, edits_for
 from shmlint.model import APPLIED_KINDS, Applicability, Fix, FixAction, ShmKind, Workload
@@ -25,7 +25,7 @@ from tests.support import corpus_rows, run_shmlint
 
 
 def extract(text: str) -> list[Workload]:
-    return extract_commands(SourceText("run.sh", text), text, Signals())
+    return extract_commands(SourceText("run.sh", text), ShellText(text), Signals())
 
 
 def one(text: str) -> Workload:
@@ -282,7 +282,7 @@ def test_run_inside_command_substitution_has_its_own_offsets() -> None:
 
 def test_markdown_prompt_span() -> None:
     text = "Run:\n\n```console\n$ docker run --gpus all pytorch/pytorch\nok\n```\n"
-    (workload,) = extract_commands(SourceText("README.md", text), mask_markdown(text), Signals())
+    (workload,) = extract_commands(SourceText("README.md", text), ShellText(mask_markdown(text)), Signals())
     assert (workload.span.line, workload.span.column) == (4, 3)
 
 
@@ -291,7 +291,7 @@ def test_markdown_prompt_span() -> None:
 
 def document(text: str, name: str = "README.md") -> list[Workload]:
     masked, blocks = (rst_shell_blocks if name.endswith(".rst") else markdown_shell_blocks)(text)
-    return extract_commands(SourceText(name, text), masked, Signals(), blocks)
+    return extract_commands(SourceText(name, text), ShellText(masked, blocks), Signals())
 
 
 def session(run: str, *typed: str, language: str = "bash") -> Workload:
@@ -542,7 +542,7 @@ def test_a_typed_commands_own_semicolon_is_a_word_of_it(last: str, utility: bool
     signals = Signals(utility_commands=("nvidia-smi", "find"))
     text = f"```bash\ndocker run -it --gpus all img\nfind /tmp -name '*.log' -exec rm {{}} \\;\n{last}\n```\n"
     masked, blocks = markdown_shell_blocks(text)
-    (workload,) = extract_commands(SourceText("README.md", text), masked, signals, blocks)
+    (workload,) = extract_commands(SourceText("README.md", text), ShellText(masked, blocks), signals)
     assert workload.command_from == "typed in the container, README.md:3-4"
     assert (workload.gpu == ()) is utility
 
@@ -878,7 +878,7 @@ def test_corpus_extracts_without_error_and_matches_labels(corpus: Path) -> None:
     for path in sorted(p for folder in ("shell", "markdown") for p in (corpus / folder).glob("*") if p.is_file()):
         source = SourceText.from_bytes(str(path), path.read_bytes())
         masked, blocks = markdown_shell_blocks(source.text) if path.parent.name == "markdown" else (source.text, None)
-        workloads = extract_commands(source, masked, Signals(), blocks)
+        workloads = extract_commands(source, ShellText(masked, blocks), Signals())
         unsized = [w for w in workloads if w.is_gpu_or_torch and not any(s.kind in APPLIED_KINDS for s in w.shm)]
         got = "flag" if unsized else "clean"
         key = f"{path.parent.name}/{path.name}"

@@ -76,23 +76,28 @@ class CommandTarget(NamedTuple):
     overridable: str = ""
 
 
-def extract_commands(
-    source: SourceText,
-    masked: str,
-    signals: Signals,
-    blocks: ShellBlocks | None = None,
-    in_blocks: bool = False,
-    variables: Mapping[str, tuple[str, ...]] | None = None,
-) -> list[Workload]:
-    """One workload per container run/create command line in the masked text. With the document's code ``blocks``
-    (documentation, never a script), the commands typed into an interactive container are its command
-    (``shmlint.parsers.typed``); ``variables``: values given outside the shell, as if assigned before it."""
+class ShellText(NamedTuple):
+    """A file's shell with every other character masked (offsets are the file's), and how it is read: a document's
+    code ``blocks`` (documentation, never a script: commands typed into an interactive container are its command,
+    ``shmlint.parsers.typed``); ``in_blocks``: its shell is indented blocks (YAML block scalars), whose indentation
+    is not the shell's (``shmlint.parsers.shell``); ``variables``: values given outside the shell, as if assigned
+    before it (a Makefile's own variables)."""
+
+    masked: str
+    blocks: ShellBlocks | None = None
+    in_blocks: bool = False
+    variables: Mapping[str, tuple[str, ...]] | None = None
+
+
+def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> list[Workload]:
+    """One workload per container run/create command line in the masked text."""
     from shmlint.parsers.typed import LATER, container_sessions
 
+    masked, in_blocks = shell.masked, shell.in_blocks
     found = (
-        container_sessions(masked, blocks)
-        if blocks is not None
-        else ((c, None) for c in container_commands(masked, in_blocks, variables))
+        container_sessions(masked, shell.blocks)
+        if shell.blocks is not None
+        else ((c, None) for c in container_commands(masked, in_blocks, shell.variables))
     )
     workloads: list[Workload] = []
     targets: frozenset[str] | None = None  # the names the text execs into, read once and only where it may

@@ -28,9 +28,7 @@ from shmlint.signals import Signals
 from shmlint.source import SourceText, alone
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from shmlint.parsers.embedded.shell_blocks import ShellBlocks
+    from shmlint.extract.commandline import ShellText
     from shmlint.project.index import ProjectFiles
     from shmlint.project.runtimes import RuntimeIndex
 
@@ -159,21 +157,12 @@ def yaml_blocks(
     return workloads, notices
 
 
-def commands(
-    source: SourceText,
-    masked: str,
-    signals: Signals,
-    blocks: ShellBlocks | None = None,
-    in_blocks: bool = False,
-    variables: Mapping[str, tuple[str, ...]] | None = None,
-) -> list[Workload]:
-    """Container command lines, unless the text has more engine words than any real script (a bound on the
-    work: each candidate line is tokenized and judged); ``blocks``: a document's shell code blocks, in which
-    commands typed into an interactive container are its command; ``in_blocks``: the shell is indented blocks
-    (YAML block scalars), whose indentation is not the shell's (``shmlint.parsers.shell``); ``variables``: the
-    values the file gives names outside its shell (a Makefile's own variables)."""
+def commands(source: SourceText, shell: ShellText, signals: Signals) -> list[Workload]:
+    """Container command lines (``shmlint.extract.commandline``), unless the text has more engine words than any
+    real script (a bound on the work: each candidate line is tokenized and judged)."""
     from shmlint.extract.commandline import extract_commands
 
+    masked = shell.masked
     if (
         sum(1 for _ in zip(_ENGINE_WORDS.finditer(masked), range(MAX_ENGINE_WORDS + 1), strict=False))
         > MAX_ENGINE_WORDS
@@ -181,7 +170,7 @@ def commands(
         raise _too_complex(f"more than {MAX_ENGINE_WORDS:,} container engine commands")
     if sum(1 for _ in zip(_SHELL_WORD.finditer(masked), range(MAX_SHELL_WORDS + 1), strict=False)) > MAX_SHELL_WORDS:
         raise _too_complex(f"more than {MAX_SHELL_WORDS:,} shell words")
-    return extract_commands(source, masked, signals, blocks, in_blocks, variables)
+    return extract_commands(source, shell, signals)
 
 
 def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:

@@ -34,6 +34,7 @@ def extract_ansible(
     """The command lines of the file's shell tasks, then its container modules' containers; a notice for each
     task that starts a container in a way not read here. ``role`` gives the variables of the role the file is
     in, read only when a container module needs them."""
+    from shmlint.extract.commandline import ShellText
     from shmlint.extract.dispatch import commands
     from shmlint.parsers.embedded.yaml_scalars import mask_scalars
 
@@ -41,7 +42,8 @@ def extract_ansible(
     notices = [Notice(source.path, why) for task in found if (why := _not_read(task)) is not None]
     scripts = [script for task in found if (script := _script(task)) is not None]
     spans = sorted((node.start_mark.index, node.end_mark.index) for node in scripts)
-    workloads = commands(source, jinja_as_variables(mask_scalars(source, scripts), spans), signals) if scripts else []
+    shell = ShellText(jinja_as_variables(mask_scalars(source, scripts), spans)) if scripts else None
+    workloads = commands(source, shell, signals) if shell is not None else []
     containers = [task for task in found if task.module not in _SHELL_MODULES]
     if containers:
         from shmlint.formats.ansible.container import container_workload

@@ -31,6 +31,7 @@ def _detect(source: SourceText, documents: list[Node]) -> bool:
 
 
 def _read_yaml(source: SourceText, documents: list[Node], path: Path, run: Extraction) -> Found:
+    from shmlint.extract.commandline import ShellText
     from shmlint.extract.dispatch import commands
     from shmlint.formats.ci.github_actions import github_job_containers
     from shmlint.formats.ci.vendored import nested_workflow
@@ -41,7 +42,7 @@ def _read_yaml(source: SourceText, documents: list[Node], path: Path, run: Extra
         return [], [Notice(source.path, why)]
     masked = mask_ci_yaml(source, documents) or ""
     containers, notices = github_job_containers(source, documents, run.signals, masked)
-    return commands(source, masked, run.signals, in_blocks=True) + containers, notices  # YAML block scalars
+    return commands(source, ShellText(masked, in_blocks=True), run.signals) + containers, notices  # block scalars
 
 
 def _read_jenkinsfile(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:

@@ -29,6 +29,7 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     manifests its here-documents hold (``shmlint.parsers.embedded.here_documents``) as YAML where they are."""
     if not run.prefilter.passes(source.text):
         return [], []
+    from shmlint.extract.commandline import ShellText
     from shmlint.extract.dispatch import commands, yaml_blocks
     from shmlint.parsers.embedded.makefile import braced_references, make_assignments, mask_makefile
     from shmlint.parsers.embedded.markdown import markdown_shell_blocks, markdown_yaml_blocks
@@ -37,20 +38,20 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     if kind is FileKind.SHELL:
         from shmlint.formats.commandline.arguments import with_forwarded
 
-        workloads = commands(source, source.text, run.signals)  # first: it bounds the work on the file's shell
+        workloads = commands(source, ShellText(source.text), run.signals)  # first: it bounds the work on the shell
         workloads = with_forwarded(workloads, source.text)
         documents, notices = _here_documents(source, None, path, run)
         return workloads + documents, notices
     if kind is FileKind.MAKEFILE:  # ``$(OPTS)`` is make's variable, read as the shell's ``${OPTS}``
         recipes = braced_references(mask_makefile(source.text))
-        return commands(source, recipes, run.signals, variables=make_assignments(source.text)), []
+        return commands(source, ShellText(recipes, variables=make_assignments(source.text)), run.signals), []
     if kind in (FileKind.POWERSHELL, FileKind.BATCH):
         return _windows_script(source, kind, run)
     if kind is FileKind.NOTEBOOK:
         return _notebook(source, run), []
     markdown = kind is FileKind.MARKDOWN
     masked, shell_blocks = (markdown_shell_blocks if markdown else rst_shell_blocks)(source.text)
-    workloads = commands(source, masked, run.signals, shell_blocks)
+    workloads = commands(source, ShellText(masked, shell_blocks), run.signals)
     blocks = (markdown_yaml_blocks if markdown else rst_yaml_blocks)(source.text)
     more, notices = yaml_blocks(source, blocks, path, run)
     documents, document_notices = _here_documents(source, masked, path, run)
@@ -60,6 +61,7 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
 def _windows_script(source: SourceText, kind: FileKind, run: Extraction) -> Found:
     """A PowerShell or cmd script read as the POSIX shell it maps to; a block comment or here-string never closed
     is said (the rest of the file is not read, as PowerShell reads none of it as commands)."""
+    from shmlint.extract.commandline import ShellText
     from shmlint.extract.dispatch import commands
     from shmlint.model import Notice
     from shmlint.parsers.embedded.windows_scripts import script_as_shell
@@ -69,12 +71,13 @@ def _windows_script(source: SourceText, kind: FileKind, run: Extraction) -> Foun
         Notice(source.path, f"line {source.position(at)[0]}: {what} is never closed: the rest of the file is not read")
         for at, what in mapped.unclosed
     ]
-    return commands(source, mapped.text, run.signals), notices
+    return commands(source, ShellText(mapped.text), run.signals), notices
 
 
 def _notebook(source: SourceText, run: Extraction) -> list[Workload]:
     """A notebook's shell (``shmlint.parsers.embedded.notebook``); one that names no container engine is not
     parsed at all (a notebook is mostly Python and outputs, often megabytes of them)."""
+    from shmlint.extract.commandline import ShellText
     from shmlint.extract.dispatch import UnparsableInput, commands
     from shmlint.parsers.embedded.notebook import notebook_shell
     from shmlint.parsers.jsonc import JsoncError
@@ -86,7 +89,7 @@ def _notebook(source: SourceText, run: Extraction) -> list[Workload]:
     except JsoncError as exc:
         line, column = source.position(exc.offset)
         raise UnparsableInput(f"invalid notebook JSON: {exc.message}", line, column, exc.offset) from None
-    workloads = commands(source, shell.text, run.signals, shell.blocks)
+    workloads = commands(source, ShellText(shell.text, shell.blocks), run.signals)
     return [_unfixed_where_shifted(workload, shell.shifted) for workload in workloads]
 
 

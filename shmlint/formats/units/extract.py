@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from shmlint.discover import StrPath
-from shmlint.extract.commandline import CommandTarget, command_workload, extract_commands
+from shmlint.extract.commandline import CommandTarget, ShellText, command_workload, extract_commands
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.run_options import option_words, options_command
@@ -61,7 +61,7 @@ def _service_commands(source: SourceText, entries: list[UnitEntry], signals: Sig
     mask = [" " if c != "\n" else "\n" for c in source.text]
     for start, end in pieces:
         mask[start:end] = source.text[start:end]
-    return extract_commands(source, "".join(mask), signals)
+    return extract_commands(source, ShellText("".join(mask)), signals)
 
 
 def _quadlet(source: SourceText, path: StrPath, entries: list[UnitEntry], signals: Signals) -> Workload | None:
