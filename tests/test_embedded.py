@@ -378,7 +378,7 @@ def test_makefile_assignments_as_make_gives_them() -> None:
     text = (
         "A ?= x\nA := y\n\tB = z\nC = $(shell pwd)\nD = $(A)/${E} # a comment\nF += 1\nF += 2\nG != ls\n"
         "OPTS = \\\n\t-it \\\n\t--shm-size=1G \\\n\t--ipc=host\nifeq ($(X),1)\n  H = one\nelse\n  H = two\nendif\n"
-        "define J\nK = 1\nendef\nL = a\\#b # c\nt:\n\tI=recipe docker run x\nt: M += --shm-size=8g\nM = -it\n"
+        "J = 0\ndefine J :=\nK = 1\nendef\nL = a\\#b # c\nt:\n\tI=recipe docker run x\nt: M += --shm-size=8g\nM = -it\n"
     )
     assert make_assignments(text) == {
         "A": ("y",),  # ``?=`` gave it x, ``:=`` replaced it

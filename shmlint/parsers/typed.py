@@ -15,16 +15,20 @@ A session goes on into the next blocks only when the block that opens the shell 
 "open a shell in the container" as a block of its own has nothing typed there yet, and its next commands are the
 ones typed into that shell (step 1 starts the container, steps 2 to 4 build and serve in it). The same ends apply
 there, and a heading ends it (or a new content tab: another way to do the same steps): another section is another
-task, and nothing tells the reader to stay in the container. When a block types commands after the ``docker run``, the session is that block's: prose between two
-blocks is where a guide changes place ("then, on the host"), and nothing in the text says which.
+task, and nothing tells the reader to stay in the container. When a block types commands after the ``docker run``,
+the session is that block's: prose between two blocks is where a guide changes place ("then, on the host"), and
+nothing in the text says which.
 
 A shell opened as the last thing of its section, with nothing after it there, is where the guide's later steps run
 when nothing says otherwise: "Docker" opens it, "Training" and "Evaluation" give the commands (audit51: Fast-LLM's
 quick start says its commands run as they are in that container, and trains with 8 local ranks three sections
-later). Those steps are read, only from blocks whose fence names a shell (an untagged block may be a folder tree),
-with the same ends, as the guide's later steps (``LATER``): evidence that may only add to what the container is
-known to run (``shmlint.project.decide``), never more than a warning, and only for a container given an
-accelerator (a guide's 8-GPU steps after a shell given none cannot run in it: found on Megatron-Bridge's pages).
+later). Those steps are read as the guide's later steps (``LATER``), with the same ends: only from blocks whose
+fence names a shell (an untagged block may be a folder tree), under later headings (a sibling heading or tab of its
+own section is another way to set up), in the shell's own content tab or in none (a guide whose tabs follow the
+reader's choice through its sections), up to a command that makes a Python environment (``conda create``). They
+are evidence that may only add to what the container is known to run (``shmlint.project.decide``), findings on it
+are at most warnings, and only a container given an accelerator has them (a guide's 8-GPU steps after a shell given
+none cannot run in it: found on Megatron-Bridge's pages).
 
 Only documentation blocks are read so: in a shell script the lines after an interactive ``docker run`` run on the
 host once the container exits.

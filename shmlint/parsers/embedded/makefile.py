@@ -109,9 +109,10 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
         if (first.startswith("\t") and in_rule) or not first.strip() or first.lstrip().startswith("#"):
             continue  # a recipe line, a blank line or a comment
         line = first.strip()
-        if _DEFINE.match(line):
+        if defined := _DEFINE.match(line):
             in_define, in_rule = True, False
-            unknown.add(line.split()[-1] if line.split()[-1] != "define" else "")
+            named = line[defined.end() :].split(maxsplit=1)
+            unknown.add(named[0].rstrip(":?+!=") if named else "")  # its value is lines of its own: not read
             continue
         if _IF.match(line):
             depth += 1

@@ -104,10 +104,10 @@ def mask_shell_blocks(
                 named = mark["name"] or mark["attributes"] or ""
                 current = "" if mark["end"] else " ".join(named.split()) or "tab"
                 under = len(mark["indent"].expandtabs(4)) if mark["name"] else -1
-            elif current and 0 <= under >= indentation(line.group()):
+            elif current and under >= 0 and indentation(line.group()) <= under:
                 current, under = "", -1  # text at the tab's own indent (an admonition after it): out of it
         after = max(after, end)
-        if current and 0 <= under >= indentation(block[0][1]):
+        if current and under >= 0 and indentation(block[0][1]) <= under:
             current, under = "", -1
         if language in SHELL_LANGUAGES and (language != "docker" or _starts_an_engine(block)):
             lines = _keep_block(mask, block, language in _CONSOLE_LANGUAGES)
