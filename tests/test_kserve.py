@@ -72,3 +72,56 @@ def test_the_runners_mark_is_in_every_runtime_kind() -> None:
     from shmlint.runner import RUNTIME_MARK
 
     assert all(RUNTIME_MARK.decode() in kind for kind in RUNTIME_KINDS)
+
+
+_RUNTIME = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: tgis-runtime
+spec:
+  supportedModelFormats:
+    - name: pytorch
+      autoSelect: true
+  containers:
+    - name: kserve-container
+      image: quay.io/opendatahub/text-generation-inference:fast
+      command: ["text-generation-launcher"]
+      args: ["--model-name=/mnt/models/"]
+"""
+_SERVICE = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: {name}
+spec:
+  predictor:
+    model:
+      modelFormat:
+        name: pytorch
+      {runtime}
+      {command}
+      resources:
+        limits:
+          nvidia.com/gpu: {gpus}
+"""
+
+
+def _service(tmp_path: Path, *, gpus: int, runtime: str = "runtime: tgis-runtime", command: str = "") -> dict:
+    (tmp_path / "runtime.yaml").write_text(_RUNTIME)
+    (tmp_path / "service.yaml").write_text(_SERVICE.format(name="s", runtime=runtime, command=command, gpus=gpus))
+    report = check_paths(Settings(undecided="show"), [tmp_path])
+    return {f.workload.id.name: f for f in report.findings if f.workload}
+
+
+def test_a_predictor_runs_its_runtimes_software(tmp_path: Path) -> None:
+    """Found (audit51b, topsail): a TGIS ServingRuntime served on 8 GPUs by the InferenceServices that name it was
+    undecided, as the predictor, which names no image or command, was judged without the runtime's. KServe runs the
+    runtime's container with the predictor's resources: TGI on 8 GPUs starts a shard a GPU over NCCL."""
+    finding = _service(tmp_path, gpus=8)["s"]
+    assert finding.severity is Severity.ERROR and '(its ServingRuntime "tgis-runtime")' in finding.message
+    assert _service(tmp_path, gpus=1)["s"].severity is Severity.INFO  # one shard: undecided
+    by_format = _service(tmp_path, gpus=8, runtime="")["s"]  # selected for its model format
+    assert by_format.severity is Severity.ERROR
+    own = _service(tmp_path, gpus=8, command='image: acme/server:1\n      command: ["python", "serve.py"]')["s"]
+    assert own.severity is Severity.INFO and "text-generation" not in own.detail  # its own image and command run

@@ -73,6 +73,7 @@ class PodContainer(NamedTuple):
     working_dir: str = ""
     torch: tuple[Evidence, ...] = ()  # what the format itself says starts torch (a KServe model format...)
     unknown_env: tuple[str, ...] = ()  # env names whose value comes from elsewhere (``valueFrom``)
+    command_from: str = ""  # where its image and command were read when not in its own spec (a KServe runtime)
 
 
 #: what a pod says for all its containers: ``hostIPC: true`` and ``runtimeClassName: nvidia`` where they are

@@ -4,7 +4,10 @@ KServe picks the runtime named by ``spec.predictor.model.runtime``, or else one 
 has the model's format with ``autoSelect: true`` (the highest ``priority`` first), then merges the runtime's pod
 spec into the predictor's: containers by position, volumes by name. So the predictor container's /dev/shm is the
 runtime's unless the InferenceService sets its own, and a volume added to the InferenceService under the runtime's
-volume name replaces the runtime's. shmlint judges the completed spec; the runtimes come from the checked files.
+volume name replaces the runtime's; likewise it runs the runtime's image and command where it names none of its own
+(its ``args`` after the runtime's), so the runtime's software decides its need
+(``shmlint.formats.kubernetes.pod_reader``). shmlint judges the completed spec; the runtimes come from the checked
+files (not from a rendered kustomization's or chart's output).
 """
 
 from __future__ import annotations
@@ -42,7 +45,12 @@ def runtimes_in(source: SourceText, documents: list[Node], workloads: Iterable[W
             continue
         formats = tuple(_format(m, entry) for entry in sequence(m.path(document, "spec", "supportedModelFormats")))
         shm = tuple(source for source in first_container[name].shm if source.kind in APPLIED_KINDS)
-        found.append(Runtime(kind, name, tuple(f for f in formats if f.name), shm))
+        container = next(iter(sequence(m.path(document, "spec", "containers"))), None)
+        image, entrypoint, arguments = (
+            scalar(m.get(container, "image")),
+            *(tuple(filter(None, map(scalar, sequence(m.get(container, key))))) for key in ("command", "args")),
+        )
+        found.append(Runtime(kind, name, tuple(f for f in formats if f.name), shm, image, entrypoint, arguments))
     return found
 
 
@@ -84,6 +92,16 @@ def _memory_limit(model: MappingNode) -> str | None:
     return scalar(Mappings().path(model, "resources", "limits", "memory"))
 
 
+def runtime_of(model: MappingNode, index: RuntimeIndex | None) -> Runtime | None:
+    """The ServingRuntime of the checked files that KServe completes a predictor model spec with: the one it names,
+    else the one it selects for its model format."""
+    m = Mappings()
+    explicit = scalar(m.get(model, "runtime"))
+    model_format = (scalar(m.path(model, "modelFormat", "name")) or "").strip().lower()
+    index = index or RuntimeIndex()
+    return index.named(explicit) if explicit else index.for_format(model_format) if model_format else None
+
+
 def runtime_shm(model: MappingNode, source: SourceText, index: RuntimeIndex | None) -> tuple[ShmSource, ...]:
     """What the runtime gives a predictor model spec that sets no /dev/shm of its own: the runtime's sources, or an
     unknown source naming the runtime that could not be found (judged as "cannot be resolved here")."""
@@ -92,8 +110,7 @@ def runtime_shm(model: MappingNode, source: SourceText, index: RuntimeIndex | No
     explicit = scalar(runtime_node)
     format_node = m.path(model, "modelFormat", "name")
     model_format = (scalar(format_node) or "").strip().lower()
-    index = index or RuntimeIndex()
-    runtime = index.named(explicit) if explicit else index.for_format(model_format) if model_format else None
+    runtime = runtime_of(model, index)
     if runtime is None:
         builtin = _builtin(explicit, model_format)
         if builtin is not None:

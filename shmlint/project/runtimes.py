@@ -16,12 +16,16 @@ class RuntimeFormat(NamedTuple):
 
 
 class Runtime(NamedTuple):
-    """A ServingRuntime found in the checked files and the /dev/shm its model-serving container gets."""
+    """A ServingRuntime found in the checked files: the /dev/shm its model-serving container (its first) gets, and
+    what that container runs, which an InferenceService that names no image or command of its own runs."""
 
     kind: str
     name: str
     formats: tuple[RuntimeFormat, ...]
     shm: tuple[ShmSource, ...]  # what reaches the runtime's first container's /dev/shm
+    image: str | None = None
+    entrypoint: tuple[str, ...] = ()  # its ``command``
+    arguments: tuple[str, ...] = ()  # its ``args``
 
 
 class RuntimeIndex(NamedTuple):

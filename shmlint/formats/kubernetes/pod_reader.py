@@ -238,7 +238,7 @@ class PodReader:
             next(filter(None, (scalar(self.m.get(metadata, "namespace")) for metadata in pod.metadata)), ""),
         )
         cap = shared_cap(views)
-        for (container, _, _), identity, verdict in zip(pod.containers, identities, judged, strict=True):
+        for (container, _, _), identity, view, verdict in zip(pod.containers, identities, views, judged, strict=True):
             in_pod = pod.spec is not container
             completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
             if self.embedded and completed.launch is not None:
@@ -264,6 +264,7 @@ class PodReader:
                     else None
                 ),
                 volume_cap=cap if in_pod else None,
+                command_from=view.command_from,
             )
 
     def volumes(self, pod: FoundPod) -> dict[str, PodVolume]:
@@ -312,7 +313,7 @@ class PodReader:
             else ()
         )
         command = self.m.get(container, "command") or self.m.get(container, "args") or self.m.get(container, "source")
-        return PodContainer(
+        view = PodContainer(
             holder=identity.container_kind,
             image=scalar(image_node),
             image_span=self.span(image_node) if image_node is not None else None,
@@ -328,6 +329,32 @@ class PodReader:
             working_dir=scalar(self.m.get(container, "workingDir")) or "",
             torch=torch + ((launched,) if launched else ()),
             unknown_env=tuple(self.env_from_elsewhere(container)),
+        )
+        return self.completed_view(view, container) if identity.container_kind == "predictor" else view
+
+    def completed_view(self, view: PodContainer, model: MappingNode) -> PodContainer:
+        """A KServe predictor model runs its ServingRuntime's container where it names no image or command of its
+        own (its ``args`` after the runtime's, as KServe merges them): the runtime's software decides its need (a
+        TGI runtime on the 8 GPUs the InferenceService asks for shards over them). Said at the model spec, since
+        the runtime is written elsewhere."""
+        if self.runtimes is None or (view.image and view.entrypoint):
+            return view
+        from shmlint.extract.kserve import runtime_of  # only an InferenceService's predictor loads KServe's code
+
+        runtime = runtime_of(model, self.runtimes)
+        if runtime is None:
+            return view
+        entrypoint = view.entrypoint or runtime.entrypoint
+        arguments = view.arguments if view.entrypoint else (*runtime.arguments, *view.arguments)
+        here = self.span(self.m.get(model, "runtime") or self.m.path(model, "modelFormat", "name") or model)
+        return view._replace(
+            image=view.image or runtime.image,
+            image_span=view.image_span if view.image else here,
+            entrypoint=entrypoint,
+            arguments=arguments,
+            words=(*entrypoint, *arguments),
+            command_span=view.command_span or (here if entrypoint or arguments else None),
+            command_from=f'its {runtime.kind} "{runtime.name}"',
         )
 
     def mount(self, mount: Node) -> VolumeMount:
