@@ -334,9 +334,9 @@ class PodReader:
 
     def completed_view(self, view: PodContainer, model: MappingNode) -> PodContainer:
         """A KServe predictor model runs its ServingRuntime's container where it names no image or command of its
-        own (its ``args`` after the runtime's, as KServe merges them): the runtime's software decides its need (a
-        TGI runtime on the 8 GPUs the InferenceService asks for shards over them). Said at the model spec, since
-        the runtime is written elsewhere."""
+        own (its ``args`` after the runtime's, as KServe merges them: kserve/kserve#3453, where both lists run): the
+        runtime's software decides its need (a TGI runtime on the 8 GPUs the InferenceService asks for shards over
+        them). Said at the model spec, since the runtime is written elsewhere."""
         if self.runtimes is None or (view.image and view.entrypoint):
             return view
         from shmlint.extract.kserve import runtime_of  # only an InferenceService's predictor loads KServe's code
