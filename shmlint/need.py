@@ -56,6 +56,12 @@ class Entry(NamedTuple):
     min_devices: int = 0  # counted GPUs the container must request for this evidence to say anything (a launcher
     # that starts one process per visible GPU: on one GPU it starts one process, and NCCL has no peer)
     under_launchers: bool = False  # what it does as an operator's ranks is said here: ``launched_by`` yields to it
+    #: one process per GPU: a container given exactly one counted GPU holds one of them, with no local peer
+    per_device: bool = False
+
+    def counts(self, devices: int | None) -> bool:
+        """Whether this evidence says anything for a container given ``devices`` counted GPUs (None: uncounted)."""
+        return (devices or 0) >= self.min_devices and not (self.per_device and devices == 1)
 
 
 class BuiltinRuntime(NamedTuple):
@@ -168,12 +174,12 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     through = _through_build(facts)
     if facts.needs:
         return Need(Tier.NEEDS, "; ".join(str(fact) for fact in facts.needs[:MAX_QUOTED]) + through, None)
-    accelerator, devices = bool(workload.gpu), workload.accelerator_count or 0
+    accelerator, devices = bool(workload.gpu), workload.accelerator_count
     for fact, by_name in (*((fact, False) for fact in facts.commands), *((fact, True) for fact in facts.by_name)):
         for entry in knowledge.entries:
             if (
                 (accelerator or not entry.accelerator_only)
-                and devices >= entry.min_devices
+                and entry.counts(devices)
                 and _runs_what_it_knows(entry, fact.text, by_name=by_name, known=knowledge.entries)
             ):
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
@@ -268,17 +274,17 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         return None
     if workload.dataloader is not None and workload.dataloader.workers > 0:
         return Need(Tier.NEEDS, f"a DataLoader with {workload.dataloader.workers} workers is declared", None)
-    devices = workload.accelerator_count or 0
+    devices = workload.accelerator_count
     matched = [
         e
         for e in knowledge.entries
-        if e.commands and workload.command and devices >= e.min_devices and e.commands.search(workload.command)
+        if e.commands and workload.command and e.counts(devices) and e.commands.search(workload.command)
     ]
     ran = _ran_commands(workload.command) if any(e.tier is Tier.NEEDS for e in matched) else []
     by_command = [
         (e, "command") for e in matched if e.tier is not Tier.NEEDS or any(_runs_what_it_knows(e, c) for c in ran)
     ]
-    by_image = [(e, "image") for e in _by_image(knowledge.entries, workload.image) if devices >= e.min_devices]
+    by_image = [(e, "image") for e in _by_image(knowledge.entries, workload.image) if e.counts(devices)]
     if workload.command.startswith("-") and any(e.tier is Tier.FREE for e, _ in by_image):
         # a command of options only is given to the image's own program: one the data knows to need nothing keeps
         # them its own (a LiteLLM proxy's ``--num_workers 4`` counts its web server's processes)

@@ -414,7 +414,7 @@ def test_a_gpu_count_alone_is_undecided_and_says_the_count() -> None:
     ],
 )
 def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, args: str, severity: Severity) -> None:
-    ((found, _),) = shm001(check("pod.yaml", POD.format(image=image, args=args, gpus=1)))
+    ((found, _),) = shm001(check("pod.yaml", POD.format(image=image, args=args, gpus=2)))
     assert found is severity
 
 
@@ -487,6 +487,19 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ("docker run --gpus all acme/app sh -c 'cat /etc/os-release && python t.py'\n", Severity.INFO, None),
         ("docker run --gpus all acme/app sh -c 'echo starting\n./run_training'\n", Severity.INFO, None),  # two lines
         ("docker run --gpus all acme/app echo ok\n", None, "x"),
+        # one process per GPU: a container given exactly one counted GPU holds one rank, its peers in other pods
+        # (audit53b: SGLang --tp-size 4 over four one-GPU pods); uncounted (all) or two still fail
+        ("docker run --gpus 1 lmsysorg/sglang python3 -m sglang.launch_server --tp-size 4\n", Severity.INFO, "sglang"),
+        (
+            "docker run --gpus all lmsysorg/sglang python3 -m sglang.launch_server --tp-size 4\n",
+            Severity.ERROR,
+            "nccl-multi-gpu",
+        ),
+        (
+            "docker run --gpus 2 lmsysorg/sglang python3 -m sglang.launch_server --tp-size 2\n",
+            Severity.ERROR,
+            "nccl-multi-gpu",
+        ),
         # YOLOX's tools with an experiment (-f, or a built-in one by -n): its loaders' 4 default workers;
         # data_num_workers 0 among the options turns them off; another tools/train.py is not YOLOX's
         (

@@ -93,6 +93,7 @@ def _software(knowledge: Knowledge) -> str:
                     "commandWins": "true" if entry.command_wins else "false",
                     "hostCentric": "true" if entry.host_centric else "false",
                     "minDevices": str(entry.min_devices),
+                    "perDevice": "true" if entry.per_device else "false",
                 }
             )
             for entry in knowledge.software
@@ -215,7 +216,7 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
     hint = "variables.hint"
     cands = "f.candidates"
     # an entry that needs a number of counted GPUs (a launcher that starts one process per GPU): -1 is uncounted
-    enough = "(e.minDevices == 0 || f.count >= e.minDevices)"
+    enough = "((e.minDevices == 0 || f.count >= e.minDevices) && !(e.perDevice && f.count == 1))"
     # need._tpu_alone: TPUs only, nothing showing torch, no matched entry but host-centric ones
     tpu_alone = (
         f"(f.gpu && !f.torch && f.tpuOnly && {cands}.all(e, e.hostCentric))" if k.tpu_alone_tier >= 0 else "false"

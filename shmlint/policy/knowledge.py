@@ -60,6 +60,7 @@ class Software(NamedTuple):
     command_wins: bool = False  # a command match drops every image match
     host_centric: bool = False  # on TPUs alone this entry does not stop ``tpu_alone``
     min_devices: int = 0  # counted GPUs the container must request for the entry to match (0: any)
+    per_device: bool = False  # one process per GPU: a container given exactly one counted GPU is no match
 
 
 class RuleInfo(NamedTuple):
@@ -130,6 +131,7 @@ def _software(data: dict) -> tuple[Software, ...]:
             bool(entry.get("command_wins", False)),
             bool(entry.get("host_centric", False)),
             int(entry.get("min_devices", 0)),
+            bool(entry.get("per_device", False)),
         )
         for entry in data["software"]
     )

@@ -138,7 +138,7 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
         held = values.get(name)
         # ``:=`` expands what it gives where it is read, and so does ``+=`` on a name ``:=`` gave (make's rule)
         simple = operator.startswith(":") or (operator == "+" and held is not None and name not in expand_late)
-        expanded = _expanded(value, _single(values, unknown)) if simple else value
+        expanded = _expanded_fully(value, _single(values, unknown)) if simple else value
         if operator == "!" or _continues(pieces[-1]) or expanded is None or len(value) > MAX_VALUE:
             unknown.add(name)
             continue
@@ -165,14 +165,13 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
             continue
         own = tuple(f"{each} {value}".strip() for each in held or ("",)) if operator == "+" else (value,)
         _put(values, unknown, name, own, held, True)
-    for _ in range(ROUNDS):
-        single = _single(values, unknown)
-        for name in expand_late.intersection(values).difference(unknown):
-            found = tuple(_expanded(each, single) for each in values[name])
-            if any(each is None for each in found):
-                unknown.add(name)
-            else:
-                values[name] = tuple(each for each in found if each is not None)
+    single = _single(values, unknown)  # what each name of one value holds as written: expanded where used
+    for name in expand_late.intersection(values).difference(unknown):
+        found = tuple(_expanded_fully(each, single) for each in values[name])
+        if any(each is None for each in found):
+            unknown.add(name)
+        else:
+            values[name] = tuple(each for each in found if each is not None)
     return {
         name: tuple(braced_references(each) for each in held)
         for name, held in values.items()
@@ -213,12 +212,25 @@ def _expanded(value: str, single: Mapping[str, str]) -> str | None:
     return None if size + len(value) - at > MAX_VALUE else "".join(parts)
 
 
+def _expanded_fully(value: str, single: Mapping[str, str]) -> str | None:
+    """``value`` expanded as make expands it, references within references too (``WORKSPACE = /w/$(PROJECT)``,
+    then ``OPTS := -w $(WORKSPACE)``), up to ``ROUNDS`` levels; None past ``MAX_VALUE`` characters (a name that
+    refers to itself grows each round)."""
+    expanded: str | None = value
+    for _ in range(ROUNDS):
+        if expanded is None or "$" not in expanded:
+            break
+        expanded = _expanded(expanded, single)
+    return expanded
+
+
 def _single(values: Mapping[str, tuple[str, ...]], unknown: set[str]) -> dict[str, str]:
-    """The names of one value, known in full: what a reference to them is replaced by."""
+    """The names of one value known here (its own references expanded where it is used): what a reference to them
+    is replaced by."""
     return {
         name: held[0]
         for name, held in values.items()
-        if len(held) == 1 and name not in unknown and "$" not in held[0] and len(held[0]) <= MAX_VALUE
+        if len(held) == 1 and name not in unknown and len(held[0]) <= MAX_VALUE
     }
 
 

@@ -23,6 +23,7 @@ def software(k: Knowledge) -> list[dict[str, Any]]:
             "commandWins": entry.command_wins,
             "hostCentric": entry.host_centric,
             "minDevices": entry.min_devices,
+            "perDevice": entry.per_device,
         }
         for entry in k.software
     ]
@@ -67,12 +68,22 @@ image_hit(s, repo, tag) if {{
 
 allowed(gpu, s) if gpu
 
-# an entry that needs a number of counted GPUs (a launcher that starts one per GPU); -1 is uncounted
-enough(s, n) if s.minDevices == 0
+# an entry that needs a number of counted GPUs (a launcher that starts one per GPU); -1 is uncounted; one process
+# per GPU (perDevice) has no local peer on exactly one
+enough(s, n) if {{
+  s.minDevices == 0
+  not one_of_many(s, n)
+}}
 
 enough(s, n) if {{
   s.minDevices > 0
   n >= s.minDevices
+  not one_of_many(s, n)
+}}
+
+one_of_many(s, n) if {{
+  s.perDevice
+  n == 1
 }}
 
 allowed(gpu, s) if not s.acceleratorOnly
