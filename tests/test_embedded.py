@@ -401,6 +401,9 @@ def test_makefile_assignments_expand_as_make_does() -> None:
     assert make_assignments("SHM = 32m\nOPTS = --shm-size=$(SHM)\nSHM = 32g\n")["OPTS"] == ("--shm-size=32g",)
     assert make_assignments("A = 1\nB := $(A)\nA = 2\n")["B"] == ("1",)  # ``:=`` expands where it is read
     assert make_assignments("OPTS = -it\nOPTS = --shm-size=8g\n")["OPTS"] == ("--shm-size=8g",)
+    # audit53a (packnet-sfm): ``:=`` expands a reference to a name ``?=`` gave a reference of its own
+    nested = make_assignments("P = x\nW ?= /w/$(P)\nSHM ?= 444G\nO := -v ${PWD}:$(W) --shm-size=${SHM}\n")
+    assert nested["O"] == ("-v ${PWD}:/w/x --shm-size=444G",)
 
 
 #: assignments without conditionals, each name referring only to the names before it (make refuses a loop)
