@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from shmlint import sizes
 from shmlint.model import APPLIED_KINDS, ShmKind, ShmMechanism, ShmSource, Size, Workload
 from shmlint.numbers import ascii_int
-from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, sequence
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, scalar, scalars, sequence
 from shmlint.project.runtimes import Runtime, RuntimeFormat, RuntimeIndex
 from shmlint.source import SourceText
 
@@ -46,11 +46,17 @@ def runtimes_in(source: SourceText, documents: list[Node], workloads: Iterable[W
         formats = tuple(_format(m, entry) for entry in sequence(m.path(document, "spec", "supportedModelFormats")))
         shm = tuple(source for source in first_container[name].shm if source.kind in APPLIED_KINDS)
         container = next(iter(sequence(m.path(document, "spec", "containers"))), None)
-        image, entrypoint, arguments = (
-            scalar(m.get(container, "image")),
-            *(tuple(filter(None, map(scalar, sequence(m.get(container, key))))) for key in ("command", "args")),
+        found.append(
+            Runtime(
+                kind,
+                name,
+                tuple(f for f in formats if f.name),
+                shm,
+                scalar(m.get(container, "image")),
+                scalars(m.get(container, "command")),
+                scalars(m.get(container, "args")),
+            )
         )
-        found.append(Runtime(kind, name, tuple(f for f in formats if f.name), shm, image, entrypoint, arguments))
     return found
 
 
@@ -92,24 +98,34 @@ def _memory_limit(model: MappingNode) -> str | None:
     return scalar(Mappings().path(model, "resources", "limits", "memory"))
 
 
+def _named(model: MappingNode) -> tuple[str | None, str]:
+    """The runtime a predictor model spec names, and its model format (lower case; "" for none)."""
+    m = Mappings()
+    return scalar(m.get(model, "runtime")), (scalar(m.path(model, "modelFormat", "name")) or "").strip().lower()
+
+
 def runtime_of(model: MappingNode, index: RuntimeIndex | None) -> Runtime | None:
     """The ServingRuntime of the checked files that KServe completes a predictor model spec with: the one it names,
     else the one it selects for its model format."""
-    m = Mappings()
-    explicit = scalar(m.get(model, "runtime"))
-    model_format = (scalar(m.path(model, "modelFormat", "name")) or "").strip().lower()
+    explicit, model_format = _named(model)
     index = index or RuntimeIndex()
     return index.named(explicit) if explicit else index.for_format(model_format) if model_format else None
+
+
+def runtime_named_at(model: MappingNode) -> Node:
+    """Where a predictor model spec names its runtime, for what is said of it: its ``runtime``, else its model
+    format's name (KServe selects by it), else the spec itself."""
+    m = Mappings()
+    runtime_node = m.get(model, "runtime")
+    if runtime_node is not None and scalar(runtime_node):
+        return runtime_node
+    return m.path(model, "modelFormat", "name") or model
 
 
 def runtime_shm(model: MappingNode, source: SourceText, index: RuntimeIndex | None) -> tuple[ShmSource, ...]:
     """What the runtime gives a predictor model spec that sets no /dev/shm of its own: the runtime's sources, or an
     unknown source naming the runtime that could not be found (judged as "cannot be resolved here")."""
-    m = Mappings()
-    runtime_node = m.get(model, "runtime")
-    explicit = scalar(runtime_node)
-    format_node = m.path(model, "modelFormat", "name")
-    model_format = (scalar(format_node) or "").strip().lower()
+    explicit, model_format = _named(model)
     runtime = runtime_of(model, index)
     if runtime is None:
         builtin = _builtin(explicit, model_format)
@@ -129,7 +145,7 @@ def runtime_shm(model: MappingNode, source: SourceText, index: RuntimeIndex | No
             )
             for s in runtime.shm
         )
-    where = runtime_node if explicit and runtime_node is not None else format_node or model
+    where = runtime_named_at(model)
     span = source.span(where.start_mark.index, where.end_mark.index)
     if explicit:
         description = f'the ServingRuntime "{explicit}", which is not among the checked files,'

@@ -341,6 +341,12 @@ def sequence(node: Node | None) -> list[Node]:
     return list(node.value) if isinstance(node, SequenceNode) else []
 
 
+def scalars(node: Node | None) -> tuple[str, ...]:
+    """The text of each item of a sequence that has one (``command: [python, x.py]``); an empty, null or nested item
+    says nothing."""
+    return tuple(filter(None, map(scalar, sequence(node))))
+
+
 class Mappings:
     """Key lookup on mapping nodes with merge keys resolved, memoised per node.
 

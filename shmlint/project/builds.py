@@ -108,11 +108,7 @@ class BuildIndex(NamedTuple):
 
 def image_tag(reference: str) -> str:
     """An image reference's tag as written (``latest`` when it has none), or "" where a variable gives it."""
-    text = reference.strip().strip("\"'")
-    default = environment_default(text)
-    if default is not None:
-        text = default[1]
-    last = text.split("@", 1)[0].rsplit("/", 1)[-1]
+    last = _as_written(reference).rsplit("/", 1)[-1]
     tag = last.partition(":")[2] if ":" in last else "latest"
     return "" if not tag or "$" in tag or "{" in tag else tag
 
@@ -129,11 +125,7 @@ def _add(builds: list[ImageBuild], build: ImageBuild) -> None:
 def image_key(reference: str) -> str | None:
     """An image reference's repository path without registry, tag or digest, lower case; None when it cannot be
     told exactly (a variable inside the path, characters no image name has)."""
-    text = reference.strip().strip("\"'")
-    default = environment_default(text)
-    if default is not None:  # compose's and the shell's ``${IMAGE:-acme/app}``: the name the file gives
-        text = default[1]
-    text = text.split("@", 1)[0]
+    text = _as_written(reference)
     if not text or len(text) > 512:
         return None
     variable = _VARIABLE.match(text)
@@ -148,6 +140,16 @@ def image_key(reference: str) -> str | None:
         parts = parts[1:]
     path = "/".join(parts)
     return path.lower() if _PATH.fullmatch(path) and "//" not in path and not path.endswith("/") else None
+
+
+def _as_written(reference: str) -> str:
+    """An image reference as the file names it, without quotes or digest: compose's and the shell's
+    ``${IMAGE:-acme/app}`` is the name the file gives."""
+    text = reference.strip().strip("\"'")
+    default = environment_default(text)
+    if default is not None:
+        text = default[1]
+    return text.split("@", 1)[0]
 
 
 class _Collector:

@@ -15,7 +15,7 @@ from shmlint.formats.kubernetes.target import PodTarget
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import APPLIED_KINDS, Evidence, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
+from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, scalar, scalars, sequence
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS, Signals
 from shmlint.sizes import KUBERNETES
@@ -300,10 +300,7 @@ class PodReader:
 
     def container(self, pod: FoundPod, container: MappingNode, identity: WorkloadId) -> PodContainer:
         image_node = self.m.get(container, "image")
-        argv = {
-            key: tuple(filter(None, (scalar(item) for item in sequence(self.m.get(container, key)))))
-            for key in ("command", "args")
-        }
+        argv = {key: scalars(self.m.get(container, key)) for key in ("command", "args")}
         mounts = sequence(self.m.get(container, "volumeMounts"))
         shm = shm_mount(self.m, container)
         launched = pod.launched_by.evidence if pod.launched_by and identity.container == TRAINER_NODE else None
@@ -339,14 +336,14 @@ class PodReader:
         them). Said at the model spec, since the runtime is written elsewhere."""
         if self.runtimes is None or (view.image and view.entrypoint):
             return view
-        from shmlint.extract.kserve import runtime_of  # only an InferenceService's predictor loads KServe's code
+        from shmlint.extract.kserve import runtime_named_at, runtime_of  # only a predictor loads KServe's code
 
         runtime = runtime_of(model, self.runtimes)
         if runtime is None:
             return view
         entrypoint = view.entrypoint or runtime.entrypoint
         arguments = view.arguments if view.entrypoint else (*runtime.arguments, *view.arguments)
-        here = self.span(self.m.get(model, "runtime") or self.m.path(model, "modelFormat", "name") or model)
+        here = self.span(runtime_named_at(model))
         return view._replace(
             image=view.image or runtime.image,
             image_span=view.image_span if view.image else here,
@@ -419,9 +416,7 @@ class PodReader:
         words: list[str] = []
         for key in ("command", "args"):
             node = self.m.get(container, key)
-            words.extend(
-                filter(None, (scalar(item) for item in sequence(node))) if isinstance(node, SequenceNode) else []
-            )
+            words.extend(scalars(node))
             if isinstance(node, ScalarNode) and scalar(node):
                 words.append(node.value)
         source = self.m.get(container, "source")  # Argo script templates
