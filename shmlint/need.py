@@ -539,10 +539,10 @@ def _part(entry: Entry, command: str) -> str:
     """The command the entry matched, of several run one after the other (``a ; b``: typed into a container's
     shell), so the message quotes what decided; a setting it matched late on a long line (``--tensor-parallel-size
     2``) is quoted itself, which the message's clipped command would cut off."""
-    parts = command.split(" ; ")
-    if len(parts) > 1 and entry.commands is not None:
-        command = next((part for part in parts if entry.commands.search(part)), command)
-    found = entry.commands.search(command) if entry.commands is not None else None
+    if entry.commands is None:
+        return command
+    searched = ((part, entry.commands.search(part)) for part in command.split(" ; "))
+    command, found = next(((part, match) for part, match in searched if match), (command, None))
     if isinstance(found, re.Match) and found.start() > 0 and len(command) > _QUOTED_WHOLE:  # the shipped data's
         end = command.find(" ", found.end())  # to the end of the word the match stops in (``--num_workers=16``)
         setting = command[found.start() : end if end >= 0 else len(command)].strip()

@@ -138,7 +138,8 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
         held = values.get(name)
         # ``:=`` expands what it gives where it is read, and so does ``+=`` on a name ``:=`` gave (make's rule)
         simple = operator.startswith(":") or (operator == "+" and held is not None and name not in expand_late)
-        expanded = _expanded_fully(value, _single(values, unknown)) if simple else value
+        # (the names of one value are gathered only for a value that refers to one: most refer to none)
+        expanded = _expanded_fully(value, _single(values, unknown)) if simple and "$" in value else value
         if operator == "!" or _continues(pieces[-1]) or expanded is None or len(value) > MAX_VALUE:
             unknown.add(name)
             continue
@@ -150,10 +151,7 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
             continue
         if not depth and operator not in ("+", "?"):
             unknown.discard(name)  # given anew: what it held before does not matter
-        if operator == "+":
-            given = tuple(f"{each} {value}".strip() for each in held or ("",))
-        else:
-            given = (value,)
+        given = _given(operator, value, held)
         if operator.startswith(":"):
             expand_late.discard(name)
         elif held is None or operator != "+":
@@ -163,8 +161,7 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
         held = values.get(name)
         if operator == "?" and held is not None:
             continue
-        own = tuple(f"{each} {value}".strip() for each in held or ("",)) if operator == "+" else (value,)
-        _put(values, unknown, name, own, held, True)
+        _put(values, unknown, name, _given(operator, value, held), held, True)
     single = _single(values, unknown)  # what each name of one value holds as written: expanded where used
     for name in expand_late.intersection(values).difference(unknown):
         found = tuple(_expanded_fully(each, single) for each in values[name])
@@ -177,6 +174,11 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
         for name, held in values.items()
         if name not in unknown and all(len(each) <= MAX_VALUE for each in held)
     }
+
+
+def _given(operator: str, value: str, held: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The values an assignment gives: ``+=`` adds to each value the name held (to nothing, when none)."""
+    return tuple(f"{each} {value}".strip() for each in held or ("",)) if operator == "+" else (value,)
 
 
 def _put(
