@@ -23,6 +23,7 @@ from shmlint.formats.kubernetes.pod_reader import (
     ProcsPerNode,
     is_count,
 )
+from shmlint.formats.kubernetes.rolebasedgroup import compose_roles, is_role_based_group
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import MPI_LAUNCHERS, Signals
@@ -75,6 +76,7 @@ _ROLE_NOISE = frozenset(
         "rayClusterSpec",
         "rayClusterConfig",
         "workflowSpec",
+        "roles",
     }
 )
 _NOISE_SUFFIXES = ("ReplicaSpecs", "Specs")
@@ -94,6 +96,8 @@ class _Extractor:
         self.m = reader.m
         self.trained: frozenset[str] = frozenset()  # training runtimes a TrainJob of this file names
         self.notices: list[Notice] = []  # what this file's objects say that is not read (for its report)
+        #: nodes composed from templates and patches (a RoleBasedGroup's roles): kept while ``m`` memoises by identity
+        self.composed: list[Node] = []
 
     # -- objects and pod specs -------------------------------------------------------------------------------
 
@@ -124,7 +128,7 @@ class _Extractor:
         procs = self.procs_per_node(obj) if group == MPI_GROUP and kind in PYTORCH_KINDS else None
         launcher_works = (scalar(self.m.path(obj, "spec", "runLauncherAsWorker")) or "").lower() == "true"
         claims = tuple(sequence(self.m.path(obj, "spec", "volumeClaimTemplates"))) if kind == "StatefulSet" else ()
-        for spec, path, template in self.pod_specs(obj):
+        for spec, path, template in self.composed_pods(obj, group, kind):
             containers = tuple(self.containers(spec))
             kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
             ray = containers[0][0] if kuberay and containers and "submitter" not in path.lower() else None
@@ -216,11 +220,28 @@ class _Extractor:
             and (runtime := scalar(self.m.path(obj, "spec", "runtimeRef", "name")))
         )
 
-    def pod_specs(self, obj: MappingNode) -> Iterator[tuple[MappingNode, str, Node | None]]:
+    def composed_pods(self, obj: MappingNode, group: str, kind: str) -> Iterator[tuple[MappingNode, str, Node | None]]:
+        """The pod specs of ``pod_specs``, where a RoleBasedGroup's roles compose theirs from templates and patches:
+        the composed pods in place of the parts."""
+        if not is_role_based_group(group, kind):
+            yield from self.pod_specs(obj)
+            return
+        composition = compose_roles(obj, self.m, self.composed)
+        for node, why in composition.notices:
+            self.notices.append(Notice(self.reader.source.path, f"line {self.reader.span(node).line}: {why}"))
+        for pod in composition.pods:
+            spec = self.m.get(pod.template, "spec")
+            if isinstance(spec, MappingNode):
+                yield spec, f".spec.roles[{pod.role}]", pod.template
+        yield from self.pod_specs(obj, composition.parts)
+
+    def pod_specs(
+        self, obj: MappingNode, parts: frozenset[int] = frozenset()
+    ) -> Iterator[tuple[MappingNode, str, Node | None]]:
         """Mappings with a ``containers`` list of mappings, with the key path that led there and the mapping that
-        holds them (the pod template, whose metadata carries the pod's annotations)."""
+        holds them (the pod template, whose metadata carries the pod's annotations); none within ``parts``."""
         stack: list[tuple[Node, str, Node | None]] = [(obj, "", None)]
-        seen: set[int] = set()
+        seen: set[int] = set(parts)
         while stack:
             node, path, parent = stack.pop()
             if id(node) in seen:
