@@ -34,16 +34,14 @@ def _plain_scalar_tag(value: str) -> str:
     return tag
 
 
-class _Loader(_BaseLoader):
-    """The safe loader with tag resolution memoised; path resolvers, which the safe loader never has, skipped.
-
-    Same tags as the safe loader, about a third less work per document.
-    """
+class _Resolving:
+    """Tag resolution memoised; path resolvers, which the safe loader never has, skipped (a mixin of the loaders
+    below). Same tags as the safe loader, about a third less work per document."""
 
     def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode and implicit[0]:
             return _plain_scalar_tag(value)
-        tag: str = super().resolve(kind, value, implicit)
+        tag: str = super().resolve(kind, value, implicit)  # type: ignore[misc]
         return tag
 
     def descend_resolver(self, current_node: object, current_index: object) -> None:
@@ -51,6 +49,25 @@ class _Loader(_BaseLoader):
 
     def ascend_resolver(self) -> None:
         return None
+
+
+class _Loader(_Resolving, _BaseLoader):
+    """The safe loader (libyaml's, where it is there) with ``_Resolving``'s tags."""
+
+
+class _RedefiningLoader(_Resolving, yaml.SafeLoader):
+    """The pure-Python safe loader, letting a document define an anchor again: an alias then refers to the latest
+    node of that anchor (YAML 1.2, 3.2.2.2; YAML 1.1 says the same; Go's yaml, behind Helm, kubectl and compose,
+    agrees). PyYAML's composers, in C and in Python, refuse it; this one is used only for a text they refused
+    for that reason alone."""
+
+    def compose_node(self, parent: Node | None, index: object) -> Node:
+        if not self.check_event(yaml.AliasEvent):
+            anchor = self.peek_event().anchor
+            if anchor is not None:
+                self.anchors.pop(anchor, None)
+        node: Node = super().compose_node(parent, index)
+        return node
 
 
 #: deeper documents are refused: libyaml's composer recurses in C and no real manifest nests past a few dozen
@@ -221,12 +238,37 @@ def _compose_text(text: str, tags: bool) -> tuple[Node, ...]:
     if _may_be_too_many(text) or _may_be_too_deep(text):
         _check_events(text, MAX_EVENTS)
     loader = _Loader if tags else _SyntaxLoader
-    documents = tuple(doc for doc in yaml.compose_all(text, Loader=loader) if doc is not None)
+    try:
+        documents = tuple(doc for doc in yaml.compose_all(text, Loader=loader) if doc is not None)
+    except yaml.composer.ComposerError as exc:
+        if not (exc.context or "").startswith("found duplicate anchor"):
+            raise
+        documents = _compose_redefining(text)
     if "*" in text and "&" in text:  # an alias needs an anchor (the composer refuses an undefined one)
         budget = _ExpansionBudget(max(MAX_EXPANDED_CHARS, len(text)))
         for document in documents:
             _check_expansion(document, budget)
     return documents
+
+
+#: the Python composer recurses about three frames a level: a text it composes nests at most this deep
+MAX_PYTHON_DEPTH = 200
+
+
+def _compose_redefining(text: str) -> tuple[Node, ...]:
+    """The documents of a text that defines an anchor again (``_RedefiningLoader``), composed in Python: its depth
+    bounded first, within the interpreter's recursion limit."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_SyntaxLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_PYTHON_DEPTH:
+                mark = event.start_mark
+                why = f"an anchor defined again in a document nested deeper than {MAX_PYTHON_DEPTH} levels"
+                raise Refused(why, mark.line + 1, mark.column + 1, mark.index)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return tuple(doc for doc in yaml.compose_all(text, Loader=_RedefiningLoader) if doc is not None)
 
 
 def check_syntax(source: SourceText) -> None:
