@@ -315,7 +315,7 @@ def test_index_built_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     found = _check(
         tmp_path,
         {
-            "Dockerfile": "FROM axolotlai/axolotl:main-latest\n",
+            "Dockerfile": "FROM ultralytics/ultralytics:8.3.0\n",
             "build.sh": "docker build -t acme/train .\n",
             **{f"deploy/{i}.yaml": _JOB.format(image="acme/train") for i in range(5)},
         },
@@ -346,7 +346,7 @@ def test_hostile_build_files_never_raise(text: str) -> None:
 def test_builds_that_read_alike_are_one_image(tmp_path: Path) -> None:
     """A compose build with an argument nothing changes and a README's plain build of the same Dockerfile are one
     image; an argument that changes the base makes two, and nothing is followed."""
-    dockerfile = "ARG PY=3.12\nARG BASE=axolotlai/axolotl:main-latest\nFROM ${BASE}\n"
+    dockerfile = "ARG PY=3.12\nARG BASE=ultralytics/ultralytics:8.3.0\nFROM ${BASE}\n"
     same = _check(
         tmp_path / "same",
         {
@@ -412,7 +412,7 @@ def test_compose_service_takes_a_workflow_build(tmp_path: Path) -> None:
     found = _check(
         tmp_path,
         {
-            "docker/train.Dockerfile": "FROM axolotlai/axolotl:main-latest\n",
+            "docker/train.Dockerfile": "FROM ultralytics/ultralytics:8.3.0\n",
             ".github/workflows/image.yml": (
                 "on: push\njobs:\n  image:\n    runs-on: ubuntu-latest\n    steps:\n"
                 "      - uses: docker/build-push-action@v6\n        with:\n          file: docker/train.Dockerfile\n"

@@ -623,3 +623,16 @@ def test_a_ray_image_needs_with_an_accelerator_and_ray_start_anywhere(
 ) -> None:
     found = shm001(check("pod.yaml", POD.format(image=image, args=args, gpus=gpus)))
     assert [s for s, _ in found] == ([severity] if severity else []), found
+
+
+@pytest.mark.parametrize(
+    ("gpus", "severity"),
+    [(1, Severity.INFO), (2, Severity.ERROR), (8, Severity.ERROR)],
+)
+def test_axolotl_on_one_gpu_runs_one_process_and_its_config_decides(gpus: int, severity: Severity) -> None:
+    """audit54b: six one-GPU axolotl QLoRA Jobs failed the gate on the software's name; on one GPU axolotl starts
+    one process and passes loader workers only where its config sets them (Trainer default 0)."""
+    pod = POD.format(image="registry.example/ft/trainer:1", args='["-m", "axolotl.cli.train", "q.yml"]', gpus=gpus)
+    pod = pod.replace("    args:", '    command: ["accelerate", "launch"]\n    args:')
+    ((found, detail),) = shm001(check("pod.yaml", pod))
+    assert found is severity, detail
