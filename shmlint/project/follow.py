@@ -94,6 +94,7 @@ class _Walk:
         self.copied: dict[str, str] = {}
         #: programs the code starts (a web UI's training script), followed once the container's own is read
         self.started: list[tuple[CodeFact, tuple[str, ...], Mapping[str, str]]] = []
+        self.scripts: dict[str, tuple[str, str]] | None = None  # ``installed``: read once a walk needs them
         self.program({})
 
     def served(self, argv: Sequence[str]) -> None:
@@ -167,9 +168,30 @@ class _Walk:
             self.followed.append(self.reader.display(path))
         return text
 
+    def installed(self, words: Sequence[str]) -> Target | None:
+        """The module a console script the repository installs runs (``odtk train ...``: ``odtk.main``), as
+        ``python -m`` runs it; the packaging file that says so is named among the files read."""
+        if not words or "/" in words[0] or not known(words[0]):
+            return None
+        if self.scripts is None:
+            from shmlint.project.console_scripts import PACKAGING_FILES, console_scripts  # for an unknown program
+
+            self.scripts = {}
+            for name in PACKAGING_FILES:
+                path = self.reader.locate(self.bases, name)
+                text = self.reader.text(path) if path is not None else None
+                for script, module in console_scripts(name, text or "").items():
+                    self.scripts.setdefault(script, (module, self.reader.display(path or name)))
+        module, where = self.scripts.get(words[0], ("", ""))
+        if not module:
+            return None
+        self.followed.append(where)
+        return Target("module", module, tuple(words[1:]))
+
     def command(self, argv: Sequence[str], env: Mapping[str, tuple[str, ...]], depth: int) -> None:
-        """Follow one command line: a script, a Python program, a ``-c`` string, a Triton server's models."""
-        found = target(argv)
+        """Follow one command line: a script, a Python program (a console script the repository installs too), a
+        ``-c`` string, a Triton server's models."""
+        found = target(argv) or self.installed(program(argv))
         if found is None:
             self.served(program(argv))
             return
