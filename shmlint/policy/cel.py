@@ -26,7 +26,7 @@ from shmlint.policy.knowledge import (
     judged,
     rule_info,
 )
-from shmlint.policy.messages import BOUNDED, TEMPLATES, parts
+from shmlint.policy.messages import BOUNDED, OWN_SHM, TEMPLATES, parts
 from shmlint.policy.re2 import Re2Pattern
 from shmlint.runtime.nccl import SHM_DISABLE
 from shmlint.runtime.shm import SHM_PATH
@@ -389,6 +389,11 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                         + " && !has(v.emptyDir.sizeLimit))"
                     ),
                     HOST_IPC.code: "f.uses && variables.hostIPC",
+                    # the container's /dev/shm is a volume of its own (not the host's, bound in), over the host's
+                    OWN_SHM: (
+                        "f.volume.size() > 0 && !(has(f.volume[f.volume.size() - 1].hostPath)"
+                        " && has(f.volume[f.volume.size() - 1].hostPath.path))"
+                    ),
                     HOST_SHM_MOUNT.code: (
                         "f.uses && f.volume.size() > 0 && f.volume.all(v, !has(v.emptyDir) && has(v.hostPath)"
                         f" && has(v.hostPath.path) && v.hostPath.path.matches({q(k.host_shm)}))"
@@ -435,9 +440,10 @@ def _messages(rule: RuleInfo) -> str:
     text = f"{q(head + rule.severity + '): ')} + {_render(TEMPLATES[(rule.code, 2 if missing else None)])}"
     if missing and rule.undecided:
         text = f"f.tier == 2 ? {text} : {q(head + rule.undecided + '): ')} + {_render(TEMPLATES[(rule.code, 1)])}"
-    if rule.code == SHM_UNBOUNDED.code:  # a memory limit bounds it: info, naming the limit
-        info = f"{q(head + Severity.INFO.label + '): ')} + {_render(TEMPLATES[(rule.code, BOUNDED)])}"
-        text = f"f.bounded ? {info} : {text}"
+    for variant, when in ((BOUNDED, SHM_UNBOUNDED.code), (OWN_SHM, HOST_IPC.code)):
+        if rule.code == when:  # a memory limit bounds the volume; a volume of its own shadows the host's: info
+            info = f"{q(head + Severity.INFO.label + '): ')} + {_render(TEMPLATES[(rule.code, variant)])}"
+            text = f"f.{variant} ? {info} : {text}"
     return f"variables.findings.filter(f, {_reported(rule)}).map(f, {text}).join({q(SEPARATOR)})"
 
 

@@ -14,8 +14,10 @@ from shmlint.policy.knowledge import HOST_IPC, HOST_SHM_MOUNT, MISSING_SHM, NCCL
 _REMEDY = describe(WorkloadFormat.KUBERNETES).remedy
 
 #: (code, variant) -> template; the variants: the missing-shm rule's tier (2 decided, 1 undecided), the unbounded
-#: rule's BOUNDED (a memory limit bounds the volume: info) or None
+#: rule's BOUNDED (a memory limit bounds the volume: info), the host-IPC rule's OWN_SHM (the container mounts its
+#: own /dev/shm over the host's: info) or None
 BOUNDED = "bounded"
+OWN_SHM = "ownShm"
 TEMPLATES: dict[tuple[str, int | str | None], str] = {
     (MISSING_SHM.code, 2): (
         "{display} runs software that uses /dev/shm ({what}) with no sized /dev/shm, so it gets the runtime default of "
@@ -39,6 +41,12 @@ TEMPLATES: dict[tuple[str, int | str | None], str] = {
     (HOST_IPC.code, None): (
         "{display} uses the host IPC namespace (hostIPC: true): /dev/shm is large, but the container shares the "
         "host's IPC objects and Pod Security 'baseline' forbids it; prefer a sized memory-backed /dev/shm"
+    ),
+    (HOST_IPC.code, OWN_SHM): (
+        '{display} uses the host IPC namespace (hostIPC: true) and mounts its own /dev/shm (volume "{volumeName}"), '
+        "which shadows the host's: host IPC gives its /dev/shm nothing, so it is there for other IPC (GPU memory "
+        "shared between pods, MPS, System V segments); the container still shares the host's IPC objects and Pod "
+        "Security 'baseline' forbids it"
     ),
     (HOST_SHM_MOUNT.code, None): (
         "{display} mounts the host's /dev/shm (hostPath volume \"{volumeName}\" ({hostPath})): it shares the host's "

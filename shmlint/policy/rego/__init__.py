@@ -20,7 +20,7 @@ from shmlint.policy.knowledge import (
     RuleInfo,
     judged,
 )
-from shmlint.policy.messages import BOUNDED, TEMPLATES, parts
+from shmlint.policy.messages import BOUNDED, OWN_SHM, TEMPLATES, parts
 from shmlint.policy.rego import need, pod
 from shmlint.policy.rego.spell import as_json, raw
 from shmlint.rules.rule import Rule
@@ -57,9 +57,10 @@ def _violations(k: Knowledge) -> str:
     ``undecided`` setting lists them."""
     rules = []
     for rule in judged(k):
-        if rule.code == SHM_UNBOUNDED.code:  # a memory limit bounds it: info, naming the limit
-            rules.append(_violation(rule, Severity.INFO.label, TEMPLATES[(rule.code, BOUNDED)], "  f.bounded\n"))
-            rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, None)], "  not f.bounded\n"))
+        variant = {SHM_UNBOUNDED.code: BOUNDED, HOST_IPC.code: OWN_SHM}.get(rule.code)
+        if variant is not None:  # a memory limit bounds the volume; a volume of its own shadows the host's: info
+            rules.append(_violation(rule, Severity.INFO.label, TEMPLATES[(rule.code, variant)], f"  f.{variant}\n"))
+            rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, None)], f"  not f.{variant}\n"))
             continue
         if rule.code != MISSING_SHM.code:
             rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, None)]))
@@ -190,6 +191,12 @@ nccl_values(c) := [e.value | some e in env(c); e.name == {as_json(SHM_DISABLE)};
 last_volume(vs) := vs[count(vs) - 1] if count(vs) > 0
 else := {{}}
 
+# a container's /dev/shm is a volume of its own (not the host's, bound in), which shadows the host IPC namespace's
+own_shm(vs) if {{
+  count(vs) > 0
+  not last_volume(vs).hostPath.path
+}} else := false
+
 # what each rule reads of a container: its tier and evidence, its /dev/shm mount and volumes
 records := [r |
   some f in facts
@@ -219,6 +226,7 @@ findings := [f |
     "what": r.what,
     "memory": memory,
     "bounded": regex.match({raw(k.positive_quantity)}, memory),
+    "{OWN_SHM}": own_shm(r.volumes),
 {_fields(k)}    "volumeName": object.get(last, "name", ""),
     "hostPath": object.get(object.get(last, "hostPath", {{}}), "path", ""),
     "nccl": concat("", array.slice(r.nccl, 0, 1)),
