@@ -422,6 +422,29 @@ def test_a_shell_that_ends_its_section_keeps_the_guides_later_steps_aside() -> N
     assert same_section.command == f"data/ ; train/ ; {_TRAIN}"
 
 
+def test_a_shell_still_open_after_its_setup_keeps_the_guides_later_steps_aside() -> None:
+    """audit50 (codeparrot): the block opens the shell and clones a repository in it (``git clone``), and the
+    training comes two sections later. The typed setup is the container's command; the later sections are its
+    later steps, as for a block that ends with the shell. A block whose shell is closed (``exit``) or left for the
+    host (a container engine command, the host's prompt) has none."""
+    clone = "git clone https://example.com/m.git"
+    text = (
+        f"## Setup\n\n```bash\ndocker run --gpus all -it --rm img\n{clone}\n```\n\n"
+        "```bash\nsudo docker cp vocab.json CONTAINER:/workspace\n```\n\n"
+        f"## Training\n\n```bash\ncd m\n{_TRAIN}\n```\n"
+    )
+    (workload,) = document(text)
+    assert (workload.command, workload.command_from) == (clone, "typed in the container, README.md:5")
+    later = workload.later_steps
+    assert later is not None and later.command == f"cd m ; {_TRAIN}"
+    assert later.command_from == "the guide's later steps in the container, README.md:15-16"
+    for closed in (f"{clone}\nexit", f"{clone}\ndocker ps"):
+        (workload,) = document(text.replace(clone, closed))
+        assert workload.later_steps is None, closed
+    (prompted,) = document(text.replace("docker run", "$ docker run").replace("git clone", "$ git clone"))
+    assert prompted.later_steps is None  # the host's prompt again: back on the host
+
+
 @pytest.mark.parametrize(
     ("later", "expected"),
     [

@@ -102,9 +102,11 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
     workloads: list[Workload] = []
     targets: frozenset[str] | None = None  # the names the text execs into, read once and only where it may
     for command, typed in found:
-        later = typed if typed is not None and typed.how == LATER else None
+        # the guide's later steps: the session itself, or what follows the commands typed in the shell's block
+        later = typed if typed is not None and typed.how == LATER else typed.later if typed is not None else None
         occurrence = len(workloads)
-        workload = command_workload(command, source, signals, occurrence=occurrence, typed=None if later else typed)
+        own = None if typed is not None and typed.how == LATER else typed
+        workload = command_workload(command, source, signals, occurrence=occurrence, typed=own)
         if workload.launch is not None:
             named = command.flag_values("--name")
             if named and targets is None:

@@ -17,7 +17,9 @@ ones typed into that shell (step 1 starts the container, steps 2 to 4 build and 
 there, and a heading ends it (or a new content tab: another way to do the same steps): another section is another
 task, and nothing tells the reader to stay in the container. When a block types commands after the ``docker run``,
 the session is that block's: prose between two blocks is where a guide changes place ("then, on the host"), and
-nothing in the text says which.
+nothing in the text says which. Where that shell is still open at the block's end (no ``exit``, no engine command,
+no host prompt: its lines set the container up, ``git clone``, ``cd``), the guide's later steps (below) are read
+after it too (audit50: codeparrot clones Megatron-LM in the shell's block and trains on 8 GPUs two sections later).
 
 A shell opened as the last thing of its section, with nothing after it there, is where the guide's later steps run
 when nothing says otherwise: "Docker" opens it, "Training" and "Evaluation" give the commands (audit51: Fast-LLM's
@@ -80,6 +82,9 @@ class Typed(NamedTuple):
     script: str
     how: str = _TYPED  # or ``_STEPS``, ``LATER``
     unread: str = ""  # what else ran in the container, not read: the session is incomplete
+    #: the guide's later steps, where the block types commands after the ``docker run`` and its shell is still
+    #: open where the block ends (``git clone``, ``cd``: set up in it, the work comes later)
+    later: Typed | None = None
 
     @property
     def start(self) -> int:
@@ -178,28 +183,51 @@ def _typed(run: SimpleCommand, position: int, document: _Document) -> Typed | No
     following: Iterable[SimpleCommand] = (shell[i] for i in range(position + 1, len(shell)))
     # the rest of its block; when the block ends with it, the next blocks of its section, else the shell blocks of
     # the sections after it (the module's docstring)
-    how = _TYPED
     if after < len(block.lines):
-        later: Iterable[CodeLine] = block.lines[after:]
-    elif index + 1 < len(blocks) and blocks[index + 1].section == block.section:
+        rest = block.lines[after : after + MAX_TYPED_LINES + 1]
+        limit = _session_end(rest, first[0].prompt)
+        typed = _session(following, rest[0].start, limit, document.text, stop_at_host=True)
+        if typed is None or not _open_at_end(shell, position, rest, limit):
+            return typed
+        return typed._replace(later=_later_session(document, index, first[0].prompt))
+    if index + 1 < len(blocks) and blocks[index + 1].section == block.section:
         following_blocks = (blocks[i] for i in range(index + 1, len(blocks)))
         same_section = itertools.takewhile(lambda next_block: next_block.section == block.section, following_blocks)
-        later = (line for b in same_section for line in b.lines)
-    else:
-        chosen = _later_blocks(document, index)
-        if not chosen:
+        later = list(itertools.islice((line for b in same_section for line in b.lines), MAX_TYPED_LINES + 1))
+        if not later:
             return None
-        later, how = (line for b in chosen for line in b.lines), LATER
-        spans = [(b.lines[0].start, b.lines[-1].end) for b in chosen]
-        span_starts = [start for start, _ in spans]
-        begin = bisect.bisect_left(document.command_starts, span_starts[0])
-        ordered = (shell[document.by_start[i]] for i in range(begin, len(document.by_start)))
-        following = (c for c in ordered if _within(c.words[0].start, spans, span_starts))
-    rest = list(itertools.islice(later, MAX_TYPED_LINES + 1))
-    if not rest:
+        limit = _session_end(later, first[0].prompt)
+        return _session(following, later[0].start, limit, document.text, stop_at_host=True)
+    return _later_session(document, index, first[0].prompt)
+
+
+def _open_at_end(shell: Sequence[SimpleCommand], position: int, rest: Sequence[CodeLine], limit: int) -> bool:
+    """Whether the shell a block opens is still open where the block ends, its typed lines all read: no line with
+    the host's prompt, no ``exit`` and no container engine command (the host's) after the ``docker run``."""
+    if limit <= rest[-1].end:
+        return False
+    for command in shell[position + 1 :]:
+        if command.words[0].start > rest[-1].end:
+            return True
+        if _program(command) in _HOST_PROGRAMS:
+            return False
+    return True
+
+
+def _later_session(document: _Document, index: int, prompt: str) -> Typed | None:
+    """The guide's later steps after the shell opened in block ``index`` (``_later_blocks``), as a session."""
+    chosen = _later_blocks(document, index)
+    if not chosen:
         return None
-    limit = _session_end(rest, first[0].prompt)
-    return _session(following, rest[0].start, limit, document.text, stop_at_host=True, how=how)
+    shell = document.shell
+    spans = [(b.lines[0].start, b.lines[-1].end) for b in chosen]
+    span_starts = [start for start, _ in spans]
+    begin = bisect.bisect_left(document.command_starts, span_starts[0])
+    ordered = (shell[document.by_start[i]] for i in range(begin, len(document.by_start)))
+    following = (c for c in ordered if _within(c.words[0].start, spans, span_starts))
+    rest = list(itertools.islice((line for b in chosen for line in b.lines), MAX_TYPED_LINES + 1))
+    limit = _session_end(rest, prompt)
+    return _session(following, rest[0].start, limit, document.text, stop_at_host=True, how=LATER)
 
 
 #: shell blocks looked at after a shell for the guide's later steps (those of other tabs or its own section are
