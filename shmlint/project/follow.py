@@ -95,6 +95,7 @@ class _Walk:
         #: programs the code starts (a web UI's training script), followed once the container's own is read
         self.started: list[tuple[CodeFact, tuple[str, ...], Mapping[str, str]]] = []
         self.scripts: dict[str, tuple[str, str]] | None = None  # ``installed``: read once a walk needs them
+        self.cwd = ""  # where the shell's ``cd`` went (``moved``): relative names are looked for there first
         self.program({})
 
     def served(self, argv: Sequence[str]) -> None:
@@ -128,6 +129,15 @@ class _Walk:
             if copied is not None:
                 return copied
         return self.reader.locate(self.bases, name)
+
+    def located_here(self, name: str) -> str | None:
+        """The file a relative name stands for where the shell's ``cd`` went (``cd /build/demo && bash train.sh``:
+        ``/build/demo/train.sh``, found by its tails as any container path is), else where the name alone leads."""
+        if self.cwd and not name.startswith("/"):
+            found = self.locate(posixpath.join(self.cwd, name))
+            if found is not None:
+                return found
+        return self.locate(name)
 
     def copy(self, point: str, source: str, context: str, mounted: Sequence[str]) -> None:
         """What one COPY of the image puts at ``point``, in the Dockerfile's order (``source``: its one source in
@@ -202,8 +212,10 @@ class _Walk:
             if self.inline > MAX_INLINE:
                 self.doubt = True
                 return
+            cwd = self.cwd  # a ``-c`` string runs in a shell of its own: its ``cd`` stays there
             for line in script_commands(found.name, env, found.arguments):
                 self.run(INLINE_WHERE, line, depth)
+            self.cwd = cwd
         elif found.kind == "shell":
             self.shell(found, env, depth)
         else:
@@ -214,7 +226,7 @@ class _Walk:
             self.python(found, depth, env)
 
     def shell(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
-        path = self.locate(found.name) if known(found.name) else None
+        path = self.located_here(found.name) if known(found.name) else None
         text = self.read(path) if path is not None and depth < self.reader.index.max_depth else None
         if path is None or text is None:
             self.doubt = True
@@ -223,8 +235,10 @@ class _Walk:
         where = self.reader.display(path)
         from shmlint.project.shellvars import script_commands
 
+        cwd = self.cwd  # the script's ``cd`` stays in its own shell
         for line in script_commands(text, env, found.arguments):
             self.run(f"{where}:{line.line}", line, depth + 1)
+        self.cwd = cwd
 
     def run(self, where: str, line: Line, depth: int) -> None:
         """One command of a script or a ``-c`` string, as it runs (its variables expanded from the environment the
@@ -234,6 +248,9 @@ class _Walk:
             return
         if len(self.commands) < MAX_COMMANDS:
             self.commands.append(CodeFact(where, " ".join(map(shown, line.argv))))
+        if words and words[0] == "cd":
+            self.cwd = moved(self.cwd, words[1:])
+            return
         self.command(line.argv, line.env, depth)
 
     def python(self, found: Target, depth: int, env: Mapping[str, tuple[str, ...]]) -> None:
@@ -241,7 +258,8 @@ class _Walk:
         settings = self.configs(found.arguments)
         name = found.name.replace(".", "/") if found.kind == "module" else found.name
         if found.kind == "python":
-            candidates = [name]
+            candidates = [posixpath.join(self.cwd, name)] if self.cwd and not name.startswith("/") else []
+            candidates.append(name)
         elif found.kind == "module":  # ``-m pkg`` runs its ``__main__``
             candidates = [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py", f"src/{name}/__main__.py"]
         else:  # a server imports the module, from the folders it puts on sys.path first (Celery's ``-A
@@ -259,7 +277,7 @@ class _Walk:
         path, candidate = next(((p, c) for c in candidates if known(c) and (p := self.locate(c))), (None, ""))
         if path is None:
             self.doubt = True
-            self.not_found(candidates[0], path)
+            self.not_found(name if found.kind == "python" else candidates[0], path)
             return
         module = candidate.removeprefix("src/")
         top = path[: -len(module) - 1] if path.replace(os.sep, "/").endswith("/" + module) else ""
@@ -290,7 +308,7 @@ class _Walk:
         """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
         from shmlint.project import configs  # loaded when a command names a program, like pycode below
 
-        return self.read_configs([p for n in configs.named_configs(arguments) if (p := self.locate(n))])
+        return self.read_configs([p for n in configs.named_configs(arguments) if (p := self.located_here(n))])
 
     def read_configs(self, paths: Sequence[str]) -> dict[str, Setting]:
         """Settings of config files found in the repository; one that uses /dev/shm is a fact by itself."""
@@ -452,6 +470,17 @@ def _plain(module: str) -> bool:
 
     top = module.split(".")[0]
     return bool(top) and (top in sys.stdlib_module_names or top in PLAIN_LIBRARIES) and top not in BUSY_PACKAGES
+
+
+def moved(cwd: str, arguments: Sequence[str]) -> str:
+    """Where ``cd`` goes from ``cwd``: a path written out (absolute, or relative to ``cwd``); ``cd`` alone, ``cd -``,
+    ``~`` or a path with an unknown part leave the names as they were (looked for from the walk's folders)."""
+    if len(arguments) != 1 or not known(arguments[0]) or arguments[0] in ("-", "~") or "$" in arguments[0]:
+        return cwd
+    target = arguments[0]
+    if target.startswith("~"):
+        return cwd
+    return posixpath.normpath(target if target.startswith("/") or not cwd else posixpath.join(cwd, target))
 
 
 def gather(launch: Launch, devices: int | None, reader: Reader, image: str | None = None) -> ProjectFacts:
