@@ -583,3 +583,21 @@ def test_a_guides_block_gives_way_to_a_build_that_reads_a_file(tmp_path: Path) -
     )
     (build,) = index.of("t")
     assert build.block is None and build.dockerfile == os.path.join(os.path.realpath(tmp_path), "docker", "Dockerfile")
+
+
+def test_a_context_named_for_the_clone_is_the_repository(tmp_path: Path) -> None:
+    """audit54a (retinanet-examples): a guide clones the repository and builds it by the clone's folder name
+    (``docker build -t odtk:latest retinanet-examples/``): no folder of that name is in the repository, which is
+    that folder. Another name stays unbuilt."""
+    root = tmp_path / "checkout"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "config").write_text('[remote "origin"]\n\turl = https://github.com/acme/detector.git\n')
+    readme = (
+        "```bash\ngit clone https://github.com/acme/detector\ndocker build -t acme/det:1 detector/\n"
+        "docker run --gpus all acme/det:1\n```\n"
+    )
+    dockerfile = 'FROM python:3.11\nCMD ["torchrun", "--nproc_per_node", "4", "train.py"]\n'
+    ((severity, text),) = _check(root, {"README.md": readme, "Dockerfile": dockerfile})
+    assert severity == "error" and "Dockerfile:2" in text, text
+    ((severity, text),) = _check(root, {"README.md": readme.replace("detector/", "other/")})
+    assert severity == "info", text

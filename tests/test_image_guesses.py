@@ -280,7 +280,8 @@ def test_a_file_the_image_copies_under_a_bind_mount_is_not_what_the_container_se
 def test_an_image_is_the_repositorys_by_the_same_distinctive_words(
     tmp_path: Path, image: str, folder: str, named: bool
 ) -> None:
-    from shmlint.project.own_image import named_for, repository_name
+    from shmlint.project.origin import repository_name
+    from shmlint.project.own_image import named_for
 
     root = tmp_path / folder
     root.mkdir()
@@ -298,7 +299,7 @@ def test_an_image_is_the_repositorys_by_the_same_distinctive_words(
     ],
 )
 def test_a_clone_knows_its_repository_by_its_remotes_url(tmp_path: Path, config: str, name: str) -> None:
-    from shmlint.project.own_image import repository_name
+    from shmlint.project.origin import repository_name
 
     root = tmp_path / "clone-folder"
     (root / ".git").mkdir(parents=True)
@@ -346,7 +347,7 @@ def test_a_command_lines_image_not_named_for_the_repository_takes_no_dockerfile(
 @pytest.mark.parametrize("kind", ["fifo", "outside", "folder", "git-link", "huge"])
 def test_a_clones_config_that_is_no_file_of_the_tree_is_not_read(tmp_path: Path, kind: str) -> None:
     """A FIFO would block the run, a link out of the tree reads elsewhere: the folder's name is the name then."""
-    from shmlint.project.own_image import repository_name
+    from shmlint.project.origin import repository_name
 
     root = tmp_path / "clone-folder"
     (root / ".git").mkdir(parents=True)

@@ -157,6 +157,7 @@ class _Collector:
 
     def __init__(self, roots: Sequence[str]) -> None:
         self.roots = roots
+        self.names: dict[str, str] = {}  # each root's repository name, read when a context needs it
         self.by_key: dict[str, list[ImageBuild]] = {}
         self.count = 0
         self.truncated = False
@@ -177,18 +178,18 @@ class _Collector:
 
     def _resolved(self, found: WrittenBuild) -> ImageBuild | None:
         """The build with real paths: the context a folder and the Dockerfile a file, both inside a root (tried
-        from the writing file's folder and the folders above it, then from each root)."""
+        from the writing file's folder and the folders above it, then from each root; ``_contexts``)."""
         if not found.context or "://" in found.context or found.context.startswith("git@") or found.context == "-":
             return None
-        context = "." if found.context in _HERE else found.context
+        written = "." if found.context in _HERE else found.context
         if (
-            "$" in context
-            or "`" in context
+            "$" in written
+            or "`" in written
             or (found.dockerfile and ("$" in found.dockerfile or found.dockerfile == "-"))
         ):
             return None
         first = None  # the first folder the context names, where a document's Dockerfile is built
-        for base in self._bases(found.folder, found.moved):
+        for base, context in self._contexts(found, written):
             folder = self._inside(os.path.join(base, context), folder=True)
             if folder is None:
                 continue
@@ -202,6 +203,21 @@ class _Collector:
             return None
         block = (found.block.start, found.block.end)
         return ImageBuild(os.path.realpath(found.block.document), first, found.args, found.target, found.where, block)
+
+    def _contexts(self, found: WrittenBuild, context: str) -> Iterator[tuple[str, str]]:
+        """Where the context may be (``_bases``), then, for a context that starts with the repository's own name
+        (``git clone .../retinanet-examples`` and ``docker build -t odtk retinanet-examples/``: the clone), the
+        rest of it in that repository."""
+        yield from ((base, context) for base in self._bases(found.folder, found.moved))
+        first, _, rest = context.replace("\\", "/").partition("/")
+        if first and not os.path.isabs(context):
+            from shmlint.project.origin import repository_name  # for a context no folder holds
+
+            for root in self.roots:
+                if root not in self.names:
+                    self.names[root] = repository_name(root)
+                if self.names[root] == first:
+                    yield root, rest or "."
 
     def _bases(self, folder: str, moved: str) -> Iterator[str]:
         """Where a build's relative paths may start: the writing file's folder and each folder above it up to its

@@ -83,7 +83,8 @@ def _own_image_beside(workload: Workload, knowledge: Knowledge, project: Project
     ):
         return workload
     from shmlint.project.index import within
-    from shmlint.project.own_image import clone_name, named_for, repository_name
+    from shmlint.project.origin import repository_name
+    from shmlint.project.own_image import clone_name, named_for
 
     root = next((root for root in project.roots if within(os.path.realpath(launch.base_dir), (root,))), None)
     if root is None:

@@ -10,14 +10,11 @@ The repository's name is the one its clone knows: the last part of its ``origin`
 
 from __future__ import annotations
 
-import configparser
-import os
 import re
-import stat
 from typing import TYPE_CHECKING
 
+from shmlint.project.origin import repository_name
 from shmlint.signals import split_image
-from shmlint.source import InputError, read_bytes
 
 if TYPE_CHECKING:
     from shmlint.project.index import ProjectFiles
@@ -36,8 +33,6 @@ _COMMON_WORDS = frozenset(
 )
 #: the words of a name: its runs of letters and digits (a version's digits too: ``llama-2`` is not ``llama-3``)
 _WORD = re.compile(r"[a-z0-9]{1,64}")
-#: bytes of ``.git/config`` read for the origin's URL (a clone's is a few hundred)
-MAX_CONFIG = 64 * 1024
 
 
 def named_for(image: str, repository: str) -> bool:
@@ -49,28 +44,6 @@ def named_for(image: str, repository: str) -> bool:
 def clone_name(files: ProjectFiles, root: str) -> str:
     """``repository_name`` of a root, asked once a run (``ProjectFiles.per_folder``)."""
     return repository_name(root)
-
-
-def repository_name(root: str) -> str:
-    """The name the clone at ``root`` knows its repository by: its origin's (else first remote's) URL's last part
-    without ``.git``; the folder's name when it has none. Only a ``.git`` folder's regular ``config`` of at most
-    ``MAX_CONFIG`` bytes is read: never a link (a pull request could point it anywhere), a FIFO or a device, nor
-    the git folder a worktree's ``.git`` file names."""
-    config = configparser.ConfigParser(strict=False, interpolation=None)
-    dot_git = os.path.join(root, ".git")
-    path = os.path.join(dot_git, "config")
-    try:
-        if stat.S_ISDIR(os.lstat(dot_git).st_mode) and stat.S_ISREG(os.lstat(path).st_mode):
-            config.read_string(read_bytes(path, MAX_CONFIG).decode("utf-8", "replace"))
-    except (OSError, InputError, configparser.Error):
-        config.clear()
-    remotes = sorted(
-        (section for section in config.sections() if section.startswith("remote ")),
-        key=lambda section: section != 'remote "origin"',
-    )
-    url = next((found for section in remotes if (found := config.get(section, "url", fallback=""))), "")
-    name = re.split(r"[/:\\]", url.strip().rstrip("/"))[-1].removesuffix(".git") if url else ""
-    return name or os.path.basename(os.path.normpath(root))
 
 
 def _words(name: str) -> frozenset[str]:
