@@ -54,6 +54,8 @@ MAX_STARTED = 8
 STARTED_FILES = 32
 #: names of missing programs said in a note (the first ones: more would only lengthen the message)
 MAX_MISSING = 2
+#: where a command-line tool keeps its subcommands' modules, below its top package (``allennlp/commands/train.py``)
+_SUBCOMMAND_FOLDERS = ("commands", "cli", "subcommands")
 #: loader helpers kept per program (``pyhelpers``), for the modules that import them
 MAX_HELPERS = 32
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
@@ -179,9 +181,12 @@ class _Walk:
         return text
 
     def installed(self, words: Sequence[str]) -> Target | None:
-        """The module a console script the repository installs runs (``odtk train ...``: ``odtk.main``), as
-        ``python -m`` runs it; the packaging file that says so is named among the files read."""
-        if not words or "/" in words[0] or not known(words[0]):
+        """The module of the subcommand a console script the repository installs runs (``odtk train ...``:
+        ``odtk/train.py``, beside the script's ``odtk.main``), as ``python -m`` runs it; the packaging file that
+        installs the script is named among the files read. A script is a command-line tool whose entry module
+        imports every subcommand: only the module named for the subcommand run is read (``commands/``, ``cli/``
+        and ``subcommands/`` of its package too), and a tool run with no subcommand (its usage) is not read."""
+        if len(words) < 2 or "/" in words[0] or not known(words[0]) or not known(words[1]):
             return None
         if self.scripts is None:
             from shmlint.project.console_scripts import PACKAGING_FILES, console_scripts  # for an unknown program
@@ -193,10 +198,16 @@ class _Walk:
                 for script, module in console_scripts(name, text or "").items():
                     self.scripts.setdefault(script, (module, self.reader.display(path or name)))
         module, where = self.scripts.get(words[0], ("", ""))
-        if not module:
+        subcommand = words[1].replace("-", "_")
+        if not module or not subcommand.isidentifier():
+            return None
+        package, top = module.rpartition(".")[0] or module, module.partition(".")[0]
+        places = [f"{package}.{subcommand}", *(f"{top}.{folder}.{subcommand}" for folder in _SUBCOMMAND_FOLDERS)]
+        chosen = next((place for place in dict.fromkeys(places) if self.locate(place.replace(".", "/") + ".py")), None)
+        if chosen is None:
             return None
         self.followed.append(where)
-        return Target("module", module, tuple(words[1:]))
+        return Target("module", chosen, tuple(words[2:]))
 
     def command(self, argv: Sequence[str], env: Mapping[str, tuple[str, ...]], depth: int) -> None:
         """Follow one command line: a script, a Python program (a console script the repository installs too), a
