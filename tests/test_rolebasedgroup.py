@@ -14,7 +14,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from shmlint.discover import discover
 from shmlint.engine import Engine
-from shmlint.formats.kubernetes.strategic_merge import Directive, merged
+from shmlint.formats.kubernetes.strategic_merge import MAX_DEPTH, NotMerged, StrategicMerge
 from shmlint.parsers.yamlnodes import Mappings, compose
 from shmlint.source import SourceText
 
@@ -33,8 +33,12 @@ def plain(value: Node | None) -> Any:
     return value.value if isinstance(value, ScalarNode) else None
 
 
+def merged(base: Node | None, patch: Node | None) -> Node | None:
+    return StrategicMerge(Mappings()).merged(base, patch)
+
+
 def merge_texts(base: str, patch: str) -> Any:
-    return plain(merged(node(base), node(patch), Mappings(), []))
+    return plain(merged(node(base), node(patch)))
 
 
 def test_containers_merge_by_name_and_lists_of_words_are_replaced() -> None:
@@ -85,8 +89,8 @@ def test_a_directive_is_refused_wherever_it_is() -> None:
         "spec: {volumes: [{name: new, emptyDir: {$patch: replace}}]}",
     ):
         try:
-            merged(node("spec: {containers: [{name: a}]}"), node(patch), Mappings(), [])
-        except Directive:
+            merged(node("spec: {containers: [{name: a}]}"), node(patch))
+        except NotMerged:
             continue
         raise AssertionError(f"{patch} merged")
 
@@ -95,7 +99,7 @@ def test_merged_values_keep_where_they_are_written() -> None:
     text = "spec:\n  containers:\n  - name: a\n    image: x\n"
     patch_text = "spec:\n  containers:\n  - name: a\n    command: [run]\n"
     base, patch = node(text), node(patch_text)
-    result = merged(base, patch, Mappings(), [])
+    result = merged(base, patch)
     assert isinstance(result, MappingNode) and result.start_mark.index == base.start_mark.index
     container = plain(result)["spec"]["containers"][0]
     assert container == {"name": "a", "image": "x", "command": ["run"]}
@@ -127,11 +131,11 @@ def test_merge_properties(base: dict[str, Any], patch: dict[str, Any]) -> None:
     """(Lists hold one item of a merge key, as Kubernetes validates them.) A patch applied twice is the patch applied once; a template merged with itself is itself; the result has the
     keys of both; each key only the patch writes has the patch's value."""
     base_node, patch_node = node(yaml.safe_dump(base)), node(yaml.safe_dump(patch))
-    once = merged(base_node, patch_node, Mappings(), [])
+    once = merged(base_node, patch_node)
     assert once is not None
-    twice = merged(once, patch_node, Mappings(), [])
+    twice = merged(once, patch_node)
     assert plain(twice) == plain(once)
-    assert plain(merged(base_node, base_node, Mappings(), [])) == plain(base_node)
+    assert plain(merged(base_node, base_node)) == plain(base_node)
     result = plain(once)
     assert set(result) == set(base) | set(patch)
     for key in set(patch) - set(base):
@@ -187,3 +191,54 @@ def test_roles_are_judged_as_composed_and_what_is_not_composed_is_said(engine: E
     assert any('role "missing" not judged: it names roleTemplate "nowhere"' in line for line in said), said
     assert any('role "directive" not judged' in line and "$patch" in line for line in said), said
     assert any('roleTemplate "unused" not judged: no role of this object uses it' in line for line in said), said
+
+
+def test_a_null_patch_is_no_patch_and_other_shapes_are_said(engine: Engine, tmp_path: Path) -> None:
+    """Found (review): ``patch:`` with nothing after it (a chart's ``toYaml`` of an unset value) dropped the role
+    without a word; the controller reads a nil patch as none. A patch that is no mapping is a notice."""
+    empty = ROLES.replace("templateRef: {name: base}\n", "templateRef: {name: base, patch: }\n")
+    assert merged(node("a: 1"), node("null")) is not None
+    null_leader = empty.replace("      leaderTemplatePatch: {spec", "      leaderTemplatePatch:\n      unused: {spec")
+    said = findings(engine, tmp_path, null_leader)
+    assert any(line.startswith("SHM001") and "g served" in line for line in said), said
+    scalar_patch = ROLES.replace("leaderTemplatePatch: {spec", "leaderTemplatePatch: oops\n      x: {spec")
+    said = findings(engine, tmp_path, scalar_patch)
+    assert any('leader pods of role "served" not judged: its pod template is not a mapping' in s for s in said), said
+    assert any("served worker" in line for line in said), said  # the worker is still judged
+
+
+def test_a_directive_in_one_part_leaves_the_other_judged(engine: Engine, tmp_path: Path) -> None:
+    text = ROLES.replace(
+        "leaderTemplatePatch: {spec",
+        "workerTemplatePatch: {spec: {containers: [{name: engine, $patch: replace}]}}\n      leaderTemplatePatch: {spec",
+    )
+    said = findings(engine, tmp_path, text)
+    assert any('worker pods of role "served" not judged: the strategic merge directive $patch' in s for s in said)
+    assert any(line.startswith("SHM001 error") and "served leader" in line for line in said), said
+
+
+def test_deep_patches_and_aliased_ones_stay_bounded() -> None:
+    deep = "{a: " * (MAX_DEPTH + 5) + "1" + "}" * (MAX_DEPTH + 5) + "\n"
+    try:
+        merged(node(deep), node(deep.replace("1", "2")))
+    except NotMerged as why:
+        assert "nested deeper" in str(why)
+    else:
+        raise AssertionError("merged past the depth bound")
+    # a subtree many aliases share is merged once: 2**16 paths through 16 levels of two aliases each
+    levels = ["l0: &l0 {x: 1}"] + [f"l{i}: &l{i} {{a: *l{i - 1}, b: *l{i - 1}}}" for i in range(1, 17)]
+    text = "\n".join(levels) + "\n"
+    merge = StrategicMerge(Mappings())
+    result = merge.merged(node(text), node(text))
+    assert isinstance(result, MappingNode) and len(merge._merged) < 100
+
+
+def test_a_composed_pod_is_offered_no_fix(engine: Engine, tmp_path: Path) -> None:
+    """Found (review): a fix wrote into the roleTemplate that other roles share, judged from one role: it lowered
+    a 16Gi /dev/shm an 8-GPU role needs to what a 4Gi role's limit allows. A composed pod is judged, not fixed."""
+    path = tmp_path / "rbg.yaml"
+    path.write_text(ROLES)
+    (candidate,) = discover([path])
+    result = engine.check_candidate(candidate)
+    assert [f.code for f in result.findings if f.severity.label == "error"] == ["SHM001"]
+    assert not any(f.fixable for f in result.findings)

@@ -64,3 +64,24 @@ def test_a_scripts_own_cd_stays_in_its_shell(tmp_path: Path) -> None:
     )
     ((severity, detail),) = findings(tmp_path)
     assert severity == "error" and "train.py:2 DataLoader(num_workers=6)" in detail, detail
+
+
+def test_cd_into_another_projects_clone_finds_nothing_here(tmp_path: Path) -> None:
+    """Found (review): ``git clone .../benchmark; cd benchmark; bash train.sh`` took the checked repository's own
+    ``train.sh``. A relative ``cd`` into a folder the repository does not have leaves the name unfound, unless the
+    folder is the repository's own clone."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text('[remote "origin"]\n\turl = https://github.com/acme/ours.git\n')
+    (tmp_path / "train.sh").write_text(f"#!/bin/bash\n{LAUNCH}")
+    readme = (
+        "```bash\ndocker run -it --rm --gpus all --entrypoint bash acme/dev:1.0\n"
+        "git clone https://github.com/other/benchmark\ncd benchmark\nbash train.sh\n```\n"
+    )
+    (tmp_path / "README.md").write_text(readme)
+    ((severity, detail),) = findings(tmp_path)
+    assert severity == "info", detail
+    (tmp_path / "README.md").write_text(
+        readme.replace("other/benchmark", "acme/ours").replace("cd benchmark", "cd ours")
+    )
+    ((severity, detail),) = findings(tmp_path)
+    assert severity == "error" and "train.sh:2" in detail, detail

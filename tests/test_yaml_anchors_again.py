@@ -64,3 +64,12 @@ def test_a_redefining_document_is_bounded_in_depth() -> None:
     # the document's mapping is the first level
     shallow = "a: &x 1\nb: &x 2\nc: " + "[" * (MAX_PYTHON_DEPTH - 1) + "]" * (MAX_PYTHON_DEPTH - 1) + "\n"
     assert compose(SourceText("ok.yaml", shallow))
+
+
+def test_a_large_redefining_text_is_too_complex_not_slow() -> None:
+    """Found (review): the Python composer reads about a megabyte a second; a 10 MB file took 11 s."""
+    from shmlint.parsers.yamlnodes import MAX_PYTHON_CHARS, TooComplex
+
+    padding = "".join(f"k{i}: {'v' * 1000}\n" for i in range(MAX_PYTHON_CHARS // 1000))
+    with pytest.raises(TooComplex, match="anchor defined again"):
+        compose(SourceText("big.yaml", "a: &x 1\nb: &x 2\n" + padding))

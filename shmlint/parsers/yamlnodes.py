@@ -253,11 +253,18 @@ def _compose_text(text: str, tags: bool) -> tuple[Node, ...]:
 
 #: the Python composer recurses about three frames a level: a text it composes nests at most this deep
 MAX_PYTHON_DEPTH = 200
+#: and it reads about a megabyte a second, fifteen times slower than libyaml: a larger text is not composed so
+MAX_PYTHON_CHARS = 1 << 20
 
 
 def _compose_redefining(text: str) -> tuple[Node, ...]:
-    """The documents of a text that defines an anchor again (``_RedefiningLoader``), composed in Python: its depth
-    bounded first, within the interpreter's recursion limit."""
+    """The documents of a text that defines an anchor again (``_RedefiningLoader``), composed in Python: its size
+    and depth bounded first, within the interpreter's recursion limit and a second or so."""
+    if len(text) > MAX_PYTHON_CHARS:
+        size = f"{MAX_PYTHON_CHARS >> 20} MiB"
+        raise TooComplex(
+            f"too complex to check: an anchor defined again in a text over {size} (split the file)", 1, 1, 0
+        )
     depth = 0
     for event in yaml.parse(text, Loader=_SyntaxLoader):
         if isinstance(event, yaml.CollectionStartEvent):

@@ -98,6 +98,7 @@ class _Walk:
         self.started: list[tuple[CodeFact, tuple[str, ...], Mapping[str, str]]] = []
         self.scripts: dict[str, tuple[str, str]] | None = None  # ``installed``: read once a walk needs them
         self.cwd = ""  # where the shell's ``cd`` went (``moved``): relative names are looked for there first
+        self.repositories: frozenset[str] | None = None  # ``clone_names``, read once a walk needs them
         self.program({})
 
     def served(self, argv: Sequence[str]) -> None:
@@ -133,13 +134,28 @@ class _Walk:
         return self.reader.locate(self.bases, name)
 
     def located_here(self, name: str) -> str | None:
-        """The file a relative name stands for where the shell's ``cd`` went (``cd /build/demo && bash train.sh``:
-        ``/build/demo/train.sh``, found by its tails as any container path is), else where the name alone leads."""
-        if self.cwd and not name.startswith("/"):
-            found = self.locate(posixpath.join(self.cwd, name))
-            if found is not None:
-                return found
-        return self.locate(name)
+        """The file a relative name stands for where the shell's ``cd`` went: a container path (``cd /build/demo &&
+        bash train.sh``: ``/build/demo/train.sh``, found by its tails as any container path is, else where the name
+        alone leads), or a folder of the repository (the repository itself where the folder is its clone's name);
+        after a ``cd`` into a folder the repository does not have (another project a guide clones), nothing."""
+        if not self.cwd or name.startswith("/"):
+            return self.locate(name)
+        if self.cwd.startswith("/"):
+            return self.locate(posixpath.join(self.cwd, name)) or self.locate(name)
+        first, _, rest = self.cwd.partition("/")
+        if self.reader.locate(self.bases, self.cwd, folder=True) is None:
+            if first not in self.clone_names():
+                return None
+            return self.locate(posixpath.join(rest, name) if rest else name)
+        return self.locate(posixpath.join(self.cwd, name))
+
+    def clone_names(self) -> frozenset[str]:
+        """The names the roots' clones know their repositories by (``git clone .../NAME; cd NAME``)."""
+        if self.repositories is None:
+            from shmlint.project.origin import repository_name  # for a ``cd`` into a folder the tree lacks
+
+            self.repositories = frozenset(map(repository_name, self.reader.index.roots))
+        return self.repositories
 
     def copy(self, point: str, source: str, context: str, mounted: Sequence[str]) -> None:
         """What one COPY of the image puts at ``point``, in the Dockerfile's order (``source``: its one source in

@@ -24,6 +24,7 @@ from shmlint.formats.kubernetes.pod_reader import (
     is_count,
 )
 from shmlint.formats.kubernetes.rolebasedgroup import compose_roles, is_role_based_group
+from shmlint.formats.kubernetes.strategic_merge import StrategicMerge
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import MPI_LAUNCHERS, Signals
@@ -96,8 +97,8 @@ class _Extractor:
         self.m = reader.m
         self.trained: frozenset[str] = frozenset()  # training runtimes a TrainJob of this file names
         self.notices: list[Notice] = []  # what this file's objects say that is not read (for its report)
-        #: nodes composed from templates and patches (a RoleBasedGroup's roles): kept while ``m`` memoises by identity
-        self.composed: list[Node] = []
+        #: merges of templates and patches (a RoleBasedGroup's roles): their nodes live while ``m`` memoises them
+        self.merge = StrategicMerge(self.m)
 
     # -- objects and pod specs -------------------------------------------------------------------------------
 
@@ -128,7 +129,7 @@ class _Extractor:
         procs = self.procs_per_node(obj) if group == MPI_GROUP and kind in PYTORCH_KINDS else None
         launcher_works = (scalar(self.m.path(obj, "spec", "runLauncherAsWorker")) or "").lower() == "true"
         claims = tuple(sequence(self.m.path(obj, "spec", "volumeClaimTemplates"))) if kind == "StatefulSet" else ()
-        for spec, path, template in self.composed_pods(obj, group, kind):
+        for spec, path, template, composed in self.composed_pods(obj, group, kind):
             containers = tuple(self.containers(spec))
             kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
             ray = containers[0][0] if kuberay and containers and "submitter" not in path.lower() else None
@@ -147,6 +148,7 @@ class _Extractor:
                 procs=procs,
                 starts_ranks_elsewhere=mpi and role == MPI_LAUNCHER and not launcher_works,
                 claim_templates=claims,
+                composed=composed,
             )
 
     def procs_per_node(self, obj: MappingNode) -> ProcsPerNode | None:
@@ -220,20 +222,22 @@ class _Extractor:
             and (runtime := scalar(self.m.path(obj, "spec", "runtimeRef", "name")))
         )
 
-    def composed_pods(self, obj: MappingNode, group: str, kind: str) -> Iterator[tuple[MappingNode, str, Node | None]]:
-        """The pod specs of ``pod_specs``, where a RoleBasedGroup's roles compose theirs from templates and patches:
-        the composed pods in place of the parts."""
+    def composed_pods(
+        self, obj: MappingNode, group: str, kind: str
+    ) -> Iterator[tuple[MappingNode, str, Node | None, bool]]:
+        """The pod specs of ``pod_specs`` (and whether each was composed from parts), where a RoleBasedGroup's roles
+        compose theirs from templates and patches: the composed pods in place of the parts."""
         if not is_role_based_group(group, kind):
-            yield from self.pod_specs(obj)
+            yield from ((*found, False) for found in self.pod_specs(obj))
             return
-        composition = compose_roles(obj, self.m, self.composed)
+        composition = compose_roles(obj, self.merge)
         for node, why in composition.notices:
             self.notices.append(Notice(self.reader.source.path, f"line {self.reader.span(node).line}: {why}"))
         for pod in composition.pods:
             spec = self.m.get(pod.template, "spec")
             if isinstance(spec, MappingNode):
-                yield spec, f".spec.roles[{pod.role}]", pod.template
-        yield from self.pod_specs(obj, composition.parts)
+                yield spec, f".spec.roles[{pod.role}]", pod.template, pod.composed
+        yield from ((*found, False) for found in self.pod_specs(obj, composition.parts))
 
     def pod_specs(
         self, obj: MappingNode, parts: frozenset[int] = frozenset()

@@ -144,6 +144,9 @@ class FoundPod(NamedTuple):
     #: StatefulSet and Argo ``volumeClaimTemplates``: the controller adds a PVC volume of each template's name to
     #: the pod, in place of a pod volume of that name (the StatefulSet controller's ``updateStorage``)
     claim_templates: tuple[Node, ...] = ()
+    #: composed from a template and patches (a RoleBasedGroup's role): judged, and given no fix, since no one place
+    #: sizes its /dev/shm for it alone (the template is shared, the patch is read over it)
+    composed: bool = False
 
 
 class PodReader:
@@ -250,7 +253,7 @@ class PodReader:
                 self.name_span(container),
                 # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
                 PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes))
-                if in_pod
+                if in_pod and not pod.composed
                 else None,
                 shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
                 ignored_codes=self.ignored_codes(pod),

@@ -7,6 +7,9 @@ A role names its pod template inline (``template``) or by reference to one of ``
 ``leaderWorkerSet.patchLeaderTemplate``; v1alpha2 ``leaderTemplatePatch``). Each patch is a strategic merge patch
 (``GetResolvedTemplate`` and ``applyStrategicMergePatch`` in api/workloads/v1alpha2/helper.go): read alone, a
 template misses the role's command and a patch misses the template's GPUs and /dev/shm volume, so neither is a pod.
+
+A composed pod is judged, and offered no fix: its /dev/shm is written in a template other roles (or the role's
+other pods) share, or in a patch the merge reads over it, so no one place sizes it for this pod alone.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from collections.abc import Iterator
 
 from yaml.nodes import MappingNode, Node
 
-from shmlint.formats.kubernetes.strategic_merge import Directive, merged
+from shmlint.formats.kubernetes.strategic_merge import NotMerged, StrategicMerge
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.yamlnodes import Mappings, scalar, sequence
+from shmlint.parsers.yamlnodes import Mappings, is_null, scalar, sequence
 
 GROUP = "workloads.x-k8s.io"
 KINDS = ("RoleBasedGroup", "RoleBasedGroupSet")
@@ -31,10 +34,12 @@ _GROUP_PATCHES = {
 
 
 class RolePod(NamedTuple):
-    """One pod a role runs: the role's name (with ``leader``/``worker``) and its composed pod template."""
+    """One pod a role runs: the role's name (with ``leader``/``worker``), its pod template, and whether that was
+    composed from parts (a template and patches) rather than written whole."""
 
     role: str
     template: MappingNode
+    composed: bool
 
 
 class Composition(NamedTuple):
@@ -42,16 +47,17 @@ class Composition(NamedTuple):
 
     pods: tuple[RolePod, ...]
     parts: frozenset[int]  # ids of the templates and patches composed
-    notices: tuple[tuple[Node, str], ...]  # a role not composed: where, and why
+    notices: tuple[tuple[Node, str], ...]  # a role (or its leader's or workers' pods) not composed: where, and why
 
 
 def is_role_based_group(group: str, kind: str) -> bool:
     return group == GROUP and kind in KINDS
 
 
-def compose_roles(obj: MappingNode, m: Mappings, made: list[Node]) -> Composition:
-    """The pods of the object's roles (a RoleBasedGroupSet's under ``spec.template``). ``made`` keeps the composed
-    nodes alive as long as ``m`` (``strategic_merge.merged``)."""
+def compose_roles(obj: MappingNode, merge: StrategicMerge) -> Composition:
+    """The pods of the object's roles (a RoleBasedGroupSet's under ``spec.template``), merged by ``merge``, whose
+    nodes live as long as it does."""
+    m = merge.m
     spec = m.get(obj, "spec")
     if scalar(m.get(obj, "kind")) == "RoleBasedGroupSet":
         spec = m.get(spec, "template")
@@ -70,9 +76,22 @@ def compose_roles(obj: MappingNode, m: Mappings, made: list[Node]) -> Compositio
         parts.update(id(node) for node in _sources(role, m) if node is not None)
         used.update(filter(None, (scalar(m.path(holder, "templateRef", "name")) for holder in _holders(role, m))))
         try:
-            pods.extend(_role_pods(role, name, templates, m, made))
+            base = _base(role, templates, merge)
         except _NotComposed as why:
             notices.append((role, f'role "{name}" not judged: {why}'))
+            continue
+        if base is None:
+            continue  # no template source (a custom components pattern): its pods are found by their shape
+        template, composed = base
+        patches = {part: _group_patch(role, part, m) for part in _GROUP_PATCHES}
+        for part, patch in patches.items() if any(not is_null(p) for p in patches.values() if p) else (("", None),):
+            try:
+                pod = _mapping(merge.merged(template, patch), "its pod template is not a mapping")
+            except (NotMerged, _NotComposed) as why:
+                whose = f"{part} pods of role" if part else "role"
+                notices.append((patch or role, f'{whose} "{name}" not judged: {why}'))
+                continue
+            pods.append(RolePod(f"{name} {part}".strip(), pod, composed or pod is not template))
     notices.extend(
         (template, f'roleTemplate "{name}" not judged: no role of this object uses it')
         for name, template in templates.items()
@@ -85,26 +104,20 @@ class _NotComposed(Exception):
     """Why a role's pods cannot be composed from what the object writes."""
 
 
-def _role_pods(role: Node, name: str, templates: dict[str, Node], m: Mappings, made: list[Node]) -> Iterator[RolePod]:
-    base = _base(role, templates, m, made)
-    if base is None:
-        return
-    patches = {part: _group_patch(role, part, m) for part in _GROUP_PATCHES}
-    for part, patch in patches.items() if any(patches.values()) else (("", None),):
-        try:
-            pod = merged(base, patch, m, made)
-        except Directive as directive:
-            raise _NotComposed(f"its {part} patch uses the strategic merge directive {directive}") from None
-        if isinstance(pod, MappingNode):
-            yield RolePod(f"{name} {part}".strip(), pod)
+def _mapping(node: Node | None, why: str) -> MappingNode:
+    if not isinstance(node, MappingNode):
+        raise _NotComposed(why)
+    return node
 
 
-def _base(role: Node, templates: dict[str, Node], m: Mappings, made: list[Node]) -> Node | None:
-    """The role's template: inline, or the roleTemplate it names with its patch merged over it."""
+def _base(role: Node, templates: dict[str, Node], merge: StrategicMerge) -> tuple[MappingNode, bool] | None:
+    """The role's template, and whether it was composed: inline as written, or the roleTemplate it names with its
+    patch merged over it. None for a role that names neither."""
+    m = merge.m
     for holder in _holders(role, m):
         inline = m.get(holder, "template")
         if inline is not None:
-            return inline
+            return _mapping(inline, "its template is not a mapping"), False
         reference = m.get(holder, "templateRef")
         if reference is None:
             continue
@@ -113,9 +126,10 @@ def _base(role: Node, templates: dict[str, Node], m: Mappings, made: list[Node])
             raise _NotComposed(f'it names roleTemplate "{wanted}", which this object does not write')
         patch = m.get(reference, "patch") or m.get(role, "templatePatch")
         try:
-            return merged(templates[wanted], patch, m, made)
-        except Directive as directive:
-            raise _NotComposed(f"its template patch uses the strategic merge directive {directive}") from None
+            merged = merge.merged(_mapping(templates[wanted], f'roleTemplate "{wanted}" is not a mapping'), patch)
+        except NotMerged as why:
+            raise _NotComposed(f"its template patch: {why}") from None
+        return _mapping(merged, "its template patch is not a mapping"), True
     return None
 
 
