@@ -23,14 +23,13 @@ from shmlint.formats.kubernetes.pod_reader import (
     ProcsPerNode,
     is_count,
 )
-from shmlint.formats.kubernetes.rolebasedgroup import compose_roles, is_role_based_group
-from shmlint.formats.kubernetes.strategic_merge import StrategicMerge
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.signals import MPI_LAUNCHERS, Signals
 from shmlint.source import SourceText
 
 if TYPE_CHECKING:
+    from shmlint.formats.kubernetes.strategic_merge import StrategicMerge
     from shmlint.project.runtimes import RuntimeIndex
 
 RAY_GROUP = "ray.io"
@@ -38,6 +37,8 @@ RAY_GROUP = "ray.io"
 #: RayClusterFleet holds a RayCluster spec that KubeRay turns into pods, with its /dev/shm
 KUBERAY_MANAGED = frozenset({("orchestration.aibrix.ai", "RayClusterFleet")})
 ARGO_GROUP = "argoproj.io"
+#: sgl-project/rbg's RoleBasedGroup (and RoleBasedGroupSet): its roles compose their pods from templates and patches
+RBG_GROUP = "workloads.x-k8s.io"
 #: Kubeflow Trainer: a (Cluster)TrainingRuntime's ML policy decides how its ``node`` container is launched
 TRAINER_GROUP = "trainer.kubeflow.org"
 TRAINING_RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
@@ -98,7 +99,7 @@ class _Extractor:
         self.trained: frozenset[str] = frozenset()  # training runtimes a TrainJob of this file names
         self.notices: list[Notice] = []  # what this file's objects say that is not read (for its report)
         #: merges of templates and patches (a RoleBasedGroup's roles): their nodes live while ``m`` memoises them
-        self.merge = StrategicMerge(self.m)
+        self.merge: StrategicMerge | None = None
 
     # -- objects and pod specs -------------------------------------------------------------------------------
 
@@ -227,10 +228,14 @@ class _Extractor:
     ) -> Iterator[tuple[MappingNode, str, Node | None, bool]]:
         """The pod specs of ``pod_specs`` (and whether each was composed from parts), where a RoleBasedGroup's roles
         compose theirs from templates and patches: the composed pods in place of the parts."""
-        if not is_role_based_group(group, kind):
+        if group != RBG_GROUP:
             yield from ((*found, False) for found in self.pod_specs(obj))
             return
-        composition = compose_roles(obj, self.merge)
+        from shmlint.formats.kubernetes.rolebasedgroup import compose_roles  # for a RoleBasedGroup's objects only
+        from shmlint.formats.kubernetes.strategic_merge import StrategicMerge
+
+        self.merge = self.merge or StrategicMerge(self.m)
+        composition = compose_roles(obj, kind, self.merge)
         for node, why in composition.notices:
             self.notices.append(Notice(self.reader.source.path, f"line {self.reader.span(node).line}: {why}"))
         for pod in composition.pods:

@@ -22,7 +22,7 @@ from shmlint.formats.kubernetes.strategic_merge import NotMerged, StrategicMerge
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import Mappings, is_null, scalar, sequence
 
-GROUP = "workloads.x-k8s.io"
+#: the kinds (of the group ``workloads.x-k8s.io``) whose roles compose their pods: a set's under ``spec.template``
 KINDS = ("RoleBasedGroup", "RoleBasedGroupSet")
 #: a role's pattern (v1alpha2) or the role itself (v1alpha1): where its template source is written
 _PATTERNS = ("standalonePattern", "leaderWorkerPattern")
@@ -50,16 +50,14 @@ class Composition(NamedTuple):
     notices: tuple[tuple[Node, str], ...]  # a role (or its leader's or workers' pods) not composed: where, and why
 
 
-def is_role_based_group(group: str, kind: str) -> bool:
-    return group == GROUP and kind in KINDS
-
-
-def compose_roles(obj: MappingNode, merge: StrategicMerge) -> Composition:
-    """The pods of the object's roles (a RoleBasedGroupSet's under ``spec.template``), merged by ``merge``, whose
-    nodes live as long as it does."""
+def compose_roles(obj: MappingNode, kind: str, merge: StrategicMerge) -> Composition:
+    """The pods of the roles of an object of the group (a RoleBasedGroupSet's under ``spec.template``; another
+    kind has none: its pods are found by their shape), merged by ``merge``, whose nodes live as long as it does."""
+    if kind not in KINDS:
+        return Composition((), frozenset(), ())
     m = merge.m
     spec = m.get(obj, "spec")
-    if scalar(m.get(obj, "kind")) == "RoleBasedGroupSet":
+    if kind == "RoleBasedGroupSet":
         spec = m.get(spec, "template")
     templates: dict[str, Node] = {}
     parts: set[int] = set()
