@@ -422,6 +422,22 @@ def test_a_shell_that_ends_its_section_keeps_the_guides_later_steps_aside() -> N
     assert same_section.command == f"data/ ; train/ ; {_TRAIN}"
 
 
+def test_an_untagged_block_that_starts_a_launcher_is_a_later_step() -> None:
+    """audit55a (EasyRec): the guide's blocks have no language; the later section's ``horovodrun -np 4 ...`` is
+    the training run in the shell it opened. An untagged block that starts no launcher (a config, a folder tree)
+    is passed over."""
+    text = (
+        "## Image\n\n```\ndocker run --gpus=all -ti img bash\n```\n\n"
+        "## Config\n\n```\ntrain_config {\n  train_distribute: EmbeddingParallelStrategy\n}\n```\n\n"
+        "## Train\n\n```\nCUDA_VISIBLE_DEVICES=0,1,2,3 horovodrun -np 4 python -m app.train\n```\n"
+    )
+    (workload,) = document(text)
+    later = workload.later_steps
+    assert later is not None and later.command == "CUDA_VISIBLE_DEVICES=0,1,2,3 horovodrun -np 4 python -m app.train"
+    (untagged,) = document(text.replace("horovodrun -np 4 python -m", "python -m"))
+    assert untagged.later_steps is None
+
+
 def test_a_shell_still_open_after_its_setup_keeps_the_guides_later_steps_aside() -> None:
     """audit50 (codeparrot): the block opens the shell and clones a repository in it (``git clone``), and the
     training comes two sections later. The typed setup is the container's command; the later sections are its

@@ -48,6 +48,9 @@ def test_broken_yaml_is_reported_whatever_is_selected(tmp_path: Path, selection:
         ("compose.yaml", "services:\n  web: [\n", "SHM000"),
         ("job.yaml", "spec:\n  containers: [\n", "SHM000"),
         ("gpu.yaml", "resources: {limits: {nvidia.com/gpu: 1}\n", "SHM000"),  # a signal: it may hold a finding
+        # a signal and nothing about containers (audit55b: NeMo launcher configs whose keys name GPUs)
+        ("search.yaml", "train_settings:\n  gpus_per_node: 8\n  results_dir: {$results_dir}/llama\n", None),
+        ("ci.yaml", "jobs:\n  test:\n    gpus: 1\n    run: docker run --gpus all x [\n  x: [\n", "SHM000"),
         # a conda environment whose packages name torch (audit51a): installed, never run
         ("environment.yml", "name: x\ndependencies:\n  - torch=1.3.1\n  - requests\n    pip:\n      - tf\n", None),
         # conda's keys, refused for its shape (an alias bomb): SHM000 whatever the file is for

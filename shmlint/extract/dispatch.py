@@ -191,6 +191,9 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         if not refused and _is_conda_environment(source.text):
             where = f"line {exc.line}, column {exc.column}"
             return [], [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_CONDA}: not checked")]
+        if not refused and not _may_hold_container(source.text):
+            where = f"line {exc.line}, column {exc.column}"
+            return [], [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_NO_CONTAINER}: not checked")]
         raise UnparsableInput(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
     if has_helm_actions(source.text) and key_problem(documents) is not None:
         # ``name: {{ .Values.x }}`` composes as a mapping used as a key, which no Kubernetes or compose reader
@@ -234,11 +237,34 @@ def _may_run_containers(text: str) -> bool:
     return looks_like_manifest(text) or _COMPOSE_KEY.search(text) is not None
 
 
+#: a container engine named in a text (a CI job's or a playbook's ``docker run``), a /dev/shm setting (an AzureML
+#: job's ``shm_size``) or a container's resource limits or requests (a pod spec's fragment): a text about containers
+_CONTAINER_WORD = LazyRegex(
+    r"\b(?:docker|podman|nerdctl|shm)|\b(?:limits|requests)[ \t]*:",
+    re.IGNORECASE,
+    ("docker", "podman", "nerdctl", "shm", "limits", "requests"),
+)
+_NO_CONTAINER = (
+    "no container, image, resource limit, manifest or compose key, container engine or /dev/shm setting in it (a "
+    "training config naming GPUs, not a workload), so it holds no workload finding"
+)
+
+
+def _may_hold_container(text: str) -> bool:
+    """Whether a YAML text with a signal word could hold a container: a manifest's or compose file's keys, a
+    container engine named (a CI job, a playbook), a /dev/shm setting or resource limits. A Hydra or launcher
+    config that names GPUs (``gpus_per_node``) and does not parse starts nothing: a note, not SHM000 (audit55b:
+    nine NeMo launcher configs failed a gate)."""
+    return _may_run_containers(text) or _CONTAINER_WORD.search(text) is not None
+
+
 def broken_is_shm000(source: SourceText, path: StrPath, run: Extraction) -> bool:
     """Whether a YAML file that does not parse is SHM000 (what ``_yaml`` reports for it), not a note: it may hold a
     workload finding, or looks like a manifest or a compose file, and is neither a template nor a conda
     environment file (those are notes there). A failed render blames such a file only."""
     if has_template_marks(source.text) or _is_conda_environment(source.text):
+        return False
+    if not _may_hold_container(source.text):
         return False
     return _wanted(source, path, run) or _may_run_containers(source.text)
 

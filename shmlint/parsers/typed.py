@@ -25,7 +25,8 @@ A shell opened as the last thing of its section, with nothing after it there, is
 when nothing says otherwise: "Docker" opens it, "Training" and "Evaluation" give the commands (audit51: Fast-LLM's
 quick start says its commands run as they are in that container, and trains with 8 local ranks three sections
 later). Those steps are read as the guide's later steps (``LATER``), with the same ends: only from blocks whose
-fence names a shell (an untagged block may be a folder tree), under later headings (a sibling heading or tab of its
+fence names a shell, or untagged blocks that start a launcher (``horovodrun -np 4 ...``: an untagged block may be a
+folder tree or a config, never a launcher's line), under later headings (a sibling heading or tab of its
 own section is another way to set up), in the shell's own content tab or in none (a guide whose tabs follow the
 reader's choice through its sections), up to a command that makes a Python environment (``conda create``). They
 are evidence that may only add to what the container is known to run (``shmlint.project.decide``), findings on it
@@ -49,6 +50,7 @@ from shmlint.parsers.embedded.shell_blocks import CodeLine, ShellBlock, ShellBlo
 from shmlint.parsers.option_variables import Assignments, note_assignment
 from shmlint.parsers.programs import ENGINES, SHELLS, program_name
 from shmlint.parsers.shell import SimpleCommand, commands
+from shmlint.signals import MPI_LAUNCHERS, TORCHRUN_PROGRAMS
 
 #: commands of one session read as the container's: a guide's walkthrough in a container is a few dozen
 MAX_TYPED_COMMANDS = 64
@@ -62,6 +64,9 @@ _HOST_PROGRAMS = _EXITS | ENGINES
 _INTERACTIVE = frozenset({"-i", "--interactive"})
 _DETACH = frozenset({"-d", "--detach"})
 
+
+#: programs that start several processes: an untagged block with one of them is a guide's step, not a listing
+_LAUNCHERS = MPI_LAUNCHERS | TORCHRUN_PROGRAMS | {"deepspeed", "accelerate"}
 
 _TYPED = "typed in the container"
 _STEPS = "the job's steps"
@@ -114,7 +119,7 @@ class _Document(NamedTuple):
     starts: list[int]  # of those lines
     by_start: list[int]  # indexes of ``shell`` in the order their commands start
     command_starts: list[int]  # of those commands, in that order
-    tagged: list[int]  # indexes of the blocks whose fence names a shell
+    steps: list[int]  # indexes of the blocks that may be later steps: fenced as shell, or starting a launcher
 
 
 def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[ContainerCommand, Typed | None]]:
@@ -131,7 +136,7 @@ def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[Contain
         [line.start for line, _ in lines],
         by_start,
         [shell[index].words[0].start for index in by_start],
-        [index for index, block in enumerate(blocks) if block.tagged],
+        _step_blocks(blocks, shell, lines),
     )
     assigned = Assignments()
     for position, command in enumerate(shell):
@@ -243,8 +248,8 @@ def _later_blocks(document: _Document, index: int) -> list[ShellBlock]:
     block = document.blocks[index]
     found: list[ShellBlock] = []
     read = 0
-    at = bisect.bisect_right(document.tagged, index)
-    for later in document.tagged[at : at + MAX_LATER_BLOCKS]:
+    at = bisect.bisect_right(document.steps, index)
+    for later in document.steps[at : at + MAX_LATER_BLOCKS]:
         candidate = document.blocks[later]
         if candidate.part > block.part and (not candidate.tab or candidate.tab == block.tab):
             found.append(candidate)
@@ -252,6 +257,21 @@ def _later_blocks(document: _Document, index: int) -> list[ShellBlock]:
             if read > MAX_TYPED_LINES:
                 break
     return found
+
+
+def _step_blocks(
+    blocks: ShellBlocks, shell: Sequence[SimpleCommand], lines: Sequence[tuple[CodeLine, int]]
+) -> list[int]:
+    """The blocks that may hold a guide's later steps: those fenced as shell, and untagged ones with a command that
+    starts a launcher (``_LAUNCHERS``: a folder tree, a config or a program's output never starts one)."""
+    found = {index for index, block in enumerate(blocks) if block.tagged}
+    starts = [line.start for line, _ in lines]
+    for command in shell:
+        if _program(command) in _LAUNCHERS:
+            at = _line_at(command.words[0].start, lines, starts)
+            if at is not None:
+                found.add(at[1])
+    return sorted(found)
 
 
 def _within(offset: int, spans: Sequence[tuple[int, int]], starts: Sequence[int]) -> bool:
