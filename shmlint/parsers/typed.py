@@ -211,7 +211,8 @@ def _open_at_end(shell: Sequence[SimpleCommand], position: int, rest: Sequence[C
     the host's prompt, no ``exit`` and no container engine command (the host's) after the ``docker run``."""
     if limit <= rest[-1].end:
         return False
-    for command in shell[position + 1 :]:
+    for index in range(position + 1, len(shell)):  # the block's own commands only: no copy of the rest
+        command = shell[index]
         if command.words[0].start > rest[-1].end:
             return True
         if _program(command) in _HOST_PROGRAMS:
@@ -266,7 +267,7 @@ def _step_blocks(
     starts a launcher (``_LAUNCHERS``: a folder tree, a config or a program's output never starts one)."""
     found = {index for index, block in enumerate(blocks) if block.tagged}
     starts = [line.start for line, _ in lines]
-    for command in shell:
+    for command in shell:  # each command's block found by bisection: linear in the document's commands
         if _program(command) in _LAUNCHERS:
             at = _line_at(command.words[0].start, lines, starts)
             if at is not None:

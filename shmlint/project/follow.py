@@ -285,8 +285,7 @@ class _Walk:
         settings = self.configs(found.arguments)
         name = found.name.replace(".", "/") if found.kind == "module" else found.name
         if found.kind == "python":
-            candidates = [posixpath.join(self.cwd, name)] if self.cwd and not name.startswith("/") else []
-            candidates.append(name)
+            candidates = [name]
         elif found.kind == "module":  # ``-m pkg`` runs its ``__main__``
             candidates = [f"{name}.py", f"{name}/__main__.py", f"src/{name}.py", f"src/{name}/__main__.py"]
         else:  # a server imports the module, from the folders it puts on sys.path first (Celery's ``-A
@@ -301,10 +300,11 @@ class _Walk:
                 f"src/{name}/__init__.py",
                 *parent,
             ]
-        path, candidate = next(((p, c) for c in candidates if known(c) and (p := self.locate(c))), (None, ""))
+        locate = self.located_here if found.kind == "python" else self.locate  # a file is where ``cd`` went
+        path, candidate = next(((p, c) for c in candidates if known(c) and (p := locate(c))), (None, ""))
         if path is None:
             self.doubt = True
-            self.not_found(name if found.kind == "python" else candidates[0], path)
+            self.not_found(candidates[0], path)
             return
         module = candidate.removeprefix("src/")
         top = path[: -len(module) - 1] if path.replace(os.sep, "/").endswith("/" + module) else ""
