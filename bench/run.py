@@ -199,7 +199,10 @@ def one_file_case(base: Path, corpus: Path, repetitions: int) -> list[bool]:
         for name in commands
     }
     counted = _instruction_counts(commands, python, empty)
-    print(f"\none file, in {where}: wall median of {repetitions}; instructions counted by callgrind")
+    seeds = len(instructions.SEEDS)
+    print(
+        f"\none file, in {where}: wall median of {repetitions}; instructions counted by callgrind, median of {seeds} hash seeds"
+    )
     print(f"  {'':<14}{'wall':>10}{'/ imports':>11}{'instructions':>15}{'/ imports':>11}")
     for name in commands:
         count = f"{counted[name] / 1e6:12.1f} M" if counted else f"{'-':>14}"

@@ -46,8 +46,9 @@ def _with_need(
     """The workload with its need: from its names, and where they leave it open, from the files it runs."""
     need = decide(workload, knowledge)
     followed = need is not None and (need.tier is Tier.UNKNOWN or own_script(workload) is not None)
-    if followed and workload.launch is not None and project is not None:  # names leave it open, or the script
-        # a replaced entrypoint runs may be the repository's (then the image's name is not evidence)
+    if followed and workload.launch is not None and project is not None and _leads_somewhere(workload, project):
+        # names leave it open, or the script a replaced entrypoint runs may be the repository's (then the image's
+        # name is not evidence)
         from shmlint.project.follow import gather  # loaded only for a container names leave undecided
         from shmlint.project.index import Reader
 
@@ -64,6 +65,25 @@ def _with_need(
             need, kept = _held(workload._replace(project=kept), knowledge, reader, need)
         workload = workload._replace(project=kept)
     return workload._replace(need=need)
+
+
+def _leads_somewhere(workload: Workload, project: ProjectIndex) -> bool:
+    """Whether following the container could read a file: it names a command, a build, a mount or a ConfigMap, a
+    Dockerfile is beside it, or the repository builds its image. A Deployment of a pulled image with none of them
+    leads nowhere, and the walk's module is not loaded for it (one flagged manifest's check: 1.355x its imports'
+    instructions, over the 1.35x target)."""
+    launch = workload.launch
+    if launch is None:
+        return False
+    if launch.entrypoint or launch.arguments or launch.build_context or launch.dockerfile_inline:
+        return True
+    if launch.mounts or launch.configs:
+        return True
+    if launch.dockerfile_beside and os.path.isfile(os.path.join(launch.base_dir, launch.dockerfile or "Dockerfile")):
+        return True  # a Dockerfile beside the file is taken to build the image (``follow._built``)
+    if project.files is not None and project.files.whole is not None:
+        return True  # a part of a repository: the image may be built in a file the run does not check
+    return project.builds is not None and bool(project.builds.of(workload.image))
 
 
 def _own_image_beside(workload: Workload, knowledge: Knowledge, project: ProjectIndex | None) -> Workload:
