@@ -245,8 +245,8 @@ _CONTAINER_WORD = LazyRegex(
     ("docker", "podman", "nerdctl", "shm", "limits", "requests"),
 )
 _NO_CONTAINER = (
-    "no container, image, resource limit, manifest or compose key, container engine or /dev/shm setting in it (a "
-    "training config naming GPUs, not a workload), so it holds no workload finding"
+    "no container, image, resource limit, manifest or compose key, container engine or /dev/shm setting in it (it "
+    "may name GPUs, but it starts no container), so it holds no workload finding"
 )
 
 
