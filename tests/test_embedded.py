@@ -404,6 +404,10 @@ def test_makefile_assignments_expand_as_make_does() -> None:
     # audit53a (packnet-sfm): ``:=`` expands a reference to a name ``?=`` gave a reference of its own
     nested = make_assignments("P = x\nW ?= /w/$(P)\nSHM ?= 444G\nO := -v ${PWD}:$(W) --shm-size=${SHM}\n")
     assert nested["O"] == ("-v ${PWD}:/w/x --shm-size=444G",)
+    # found by the property test below: ``:=`` read ``$(A)`` before the file gave A, so what it holds is what A held
+    # then (the environment's, or nothing), never the file's later ``x``; it is not known, nor what refers to it
+    later = make_assignments("B := $(A)\nA = x\nOPTS = ${B}\nO2 := ${B}\n")
+    assert "B" not in later and "O2" not in later and later["OPTS"] == ("${B}",)
 
 
 #: assignments without conditionals, each name referring only to the names before it (make refuses a loop)

@@ -90,6 +90,9 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
     expand_late: set[str] = set()  # names whose last value was given with ``=``: expanded at the end
     unknown: set[str] = set()
     for_targets: list[tuple[str, str, str]] = []  # a target's own assignments: name, operator, value
+    #: the references a name's last ``:=`` value kept (names not known where it was read): what make put there is
+    #: what they held then (the environment's, or nothing), never what the file gives them later
+    kept: dict[str, set[str]] = {}
     depth = count = 0
     in_rule = in_define = False
     lines = text.split("\n")
@@ -139,7 +142,11 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
         # ``:=`` expands what it gives where it is read, and so does ``+=`` on a name ``:=`` gave (make's rule)
         simple = operator.startswith(":") or (operator == "+" and held is not None and name not in expand_late)
         # (the names of one value are gathered only for a value that refers to one: most refer to none)
-        expanded = _expanded_fully(value, _single(values, unknown)) if simple and "$" in value else value
+        if simple and "$" in value:  # a name whose ``:=`` kept a reference the file gives now is not known
+            unsure = unknown | {kept_name for kept_name, refs in kept.items() if not refs.isdisjoint(values)}
+            expanded = _expanded_fully(value, _single(values, unsure))
+        else:
+            expanded = value
         if operator == "!" or _continues(pieces[-1]) or expanded is None or len(value) > MAX_VALUE:
             unknown.add(name)
             continue
@@ -156,12 +163,18 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
             expand_late.discard(name)
         elif held is None or operator != "+":
             expand_late.add(name)
+        references = {found.group(1) for found in _REFERENCE.finditer(value)} if simple and "$" in value else set()
+        if simple:
+            kept[name] = references | (kept.get(name, set()) if operator == "+" else set())
+        else:
+            kept.pop(name, None)
         _put(values, unknown, name, given, held, depth > 0)
     for name, operator, value in for_targets:  # one more value: the target's own
         held = values.get(name)
         if operator == "?" and held is not None:
             continue
         _put(values, unknown, name, _given(operator, value, held), held, True)
+    unknown.update(name for name, references in kept.items() if not references.isdisjoint(values))
     single = _single(values, unknown)  # what each name of one value holds as written: expanded where used
     for name in expand_late.intersection(values).difference(unknown):
         found = tuple(_expanded_fully(each, single) for each in values[name])
