@@ -9,6 +9,7 @@ and what a file and a run produced, as reporters see it, in ``shmlint.results``.
 
 from __future__ import annotations
 
+import os
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING
 
@@ -225,6 +226,16 @@ class Launch(NamedTuple):
     #: the same file runs commands in it by its name (``docker exec NAME ...``): those, not what it holds, are its
     #: work (``shmlint.formats.commandline``)
     exec_into: bool = False
+
+    @property
+    def context(self) -> str:
+        """The folder its image is built from: the build's context, else the manifest's own folder."""
+        return os.path.join(self.base_dir, self.build_context) if self.build_context else self.base_dir
+
+    @property
+    def dockerfile_path(self) -> str:
+        """The Dockerfile of that build (or the one beside the manifest), as a path that may not exist."""
+        return os.path.join(self.context, self.dockerfile or "Dockerfile")
 
 
 class ProjectFacts(NamedTuple):

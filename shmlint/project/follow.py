@@ -502,10 +502,8 @@ def _plain(module: str) -> bool:
 def moved(cwd: str, arguments: Sequence[str]) -> str:
     """Where ``cd`` goes from ``cwd``: a path written out (absolute, or relative to ``cwd``); ``cd`` alone, ``cd -``,
     ``~`` or a path with an unknown part leave the names as they were (looked for from the walk's folders)."""
-    if len(arguments) != 1 or not known(arguments[0]) or arguments[0] in ("-", "~") or "$" in arguments[0]:
-        return cwd
-    target = arguments[0]
-    if target.startswith("~"):
+    target = arguments[0] if len(arguments) == 1 else ""
+    if not target or not known(target) or "$" in target or target == "-" or target.startswith("~"):
         return cwd
     return posixpath.normpath(target if target.startswith("/") or not cwd else posixpath.join(cwd, target))
 
@@ -538,7 +536,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         workdir = workdir or facts.workdir
         if lines:
             started = CodeFact(f"{where}:{min(lines)}", " ".join((*entrypoint, *arguments)))
-    context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
+    context = launch.context
     if launch.configs:
         reader.virtual = _mounted_configs(launch, reader)
     bases = list(dict.fromkeys([context, launch.base_dir, *reader.index.roots]))
@@ -756,8 +754,7 @@ def _built(launch: Launch, reader: Reader, build: ImageBuild | None) -> tuple[st
     elif not launch.build_context and not launch.dockerfile_beside:
         return None
     else:
-        context = os.path.join(launch.base_dir, launch.build_context) if launch.build_context else launch.base_dir
-        path = reader.inside(os.path.join(context, launch.dockerfile or "Dockerfile"))
+        path = reader.inside(launch.dockerfile_path)
         found = reader.text(path) if path is not None else None
         if path is None or found is None:
             return None
