@@ -26,7 +26,7 @@ from shmlint.policy.knowledge import (
     judged,
     rule_info,
 )
-from shmlint.policy.messages import BOUNDED, OWN_SHM, TEMPLATES, parts
+from shmlint.policy.messages import INFO_VARIANTS, OWN_SHM, TEMPLATES, parts
 from shmlint.policy.re2 import Re2Pattern
 from shmlint.runtime.nccl import SHM_DISABLE
 from shmlint.runtime.shm import SHM_PATH
@@ -440,10 +440,10 @@ def _messages(rule: RuleInfo) -> str:
     text = f"{q(head + rule.severity + '): ')} + {_render(TEMPLATES[(rule.code, 2 if missing else None)])}"
     if missing and rule.undecided:
         text = f"f.tier == 2 ? {text} : {q(head + rule.undecided + '): ')} + {_render(TEMPLATES[(rule.code, 1)])}"
-    for variant, when in ((BOUNDED, SHM_UNBOUNDED.code), (OWN_SHM, HOST_IPC.code)):
-        if rule.code == when:  # a memory limit bounds the volume; a volume of its own shadows the host's: info
-            info = f"{q(head + Severity.INFO.label + '): ')} + {_render(TEMPLATES[(rule.code, variant)])}"
-            text = f"f.{variant} ? {info} : {text}"
+    variant = INFO_VARIANTS.get(rule.code)
+    if variant is not None:  # a memory limit bounds the volume; a volume of its own shadows the host's: info
+        info = f"{q(head + Severity.INFO.label + '): ')} + {_render(TEMPLATES[(rule.code, variant)])}"
+        text = f"f.{variant} ? {info} : {text}"
     return f"variables.findings.filter(f, {_reported(rule)}).map(f, {text}).join({q(SEPARATOR)})"
 
 

@@ -18,6 +18,8 @@ _REMEDY = describe(WorkloadFormat.KUBERNETES).remedy
 #: own /dev/shm over the host's: info) or None
 BOUNDED = "bounded"
 OWN_SHM = "ownShm"
+#: the rules whose finding is info where a variant holds (a field of the same name on each judged container)
+INFO_VARIANTS = {SHM_UNBOUNDED.code: BOUNDED, HOST_IPC.code: OWN_SHM}
 TEMPLATES: dict[tuple[str, int | str | None], str] = {
     (MISSING_SHM.code, 2): (
         "{display} runs software that uses /dev/shm ({what}) with no sized /dev/shm, so it gets the runtime default of "

@@ -143,8 +143,7 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
         simple = operator.startswith(":") or (operator == "+" and held is not None and name not in expand_late)
         # (the names of one value are gathered only for a value that refers to one: most refer to none)
         if simple and "$" in value:  # a name whose ``:=`` kept a reference the file gives now is not known
-            unsure = unknown | {kept_name for kept_name, refs in kept.items() if not refs.isdisjoint(values)}
-            expanded = _expanded_fully(value, _single(values, unsure))
+            expanded = _expanded_fully(value, _single(values, unknown | _read_too_early(kept, values)))
         else:
             expanded = value
         if operator == "!" or _continues(pieces[-1]) or expanded is None or len(value) > MAX_VALUE:
@@ -174,7 +173,7 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
         if operator == "?" and held is not None:
             continue
         _put(values, unknown, name, _given(operator, value, held), held, True)
-    unknown.update(name for name, references in kept.items() if not references.isdisjoint(values))
+    unknown.update(_read_too_early(kept, values))
     single = _single(values, unknown)  # what each name of one value holds as written: expanded where used
     for name in expand_late.intersection(values).difference(unknown):
         found = tuple(_expanded_fully(each, single) for each in values[name])
@@ -187,6 +186,12 @@ def make_assignments(text: str) -> dict[str, tuple[str, ...]]:
         for name, held in values.items()
         if name not in unknown and all(len(each) <= MAX_VALUE for each in held)
     }
+
+
+def _read_too_early(kept: Mapping[str, set[str]], values: Mapping[str, tuple[str, ...]]) -> set[str]:
+    """The names whose ``:=`` value kept a reference to a name the file gives (by now): it held something else
+    where the ``:=`` read it (the environment's value, or nothing), which is not known here."""
+    return {name for name, references in kept.items() if not references.isdisjoint(values)}
 
 
 def _given(operator: str, value: str, held: tuple[str, ...] | None) -> tuple[str, ...]:

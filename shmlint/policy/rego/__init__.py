@@ -20,7 +20,7 @@ from shmlint.policy.knowledge import (
     RuleInfo,
     judged,
 )
-from shmlint.policy.messages import BOUNDED, OWN_SHM, TEMPLATES, parts
+from shmlint.policy.messages import INFO_VARIANTS, OWN_SHM, TEMPLATES, parts
 from shmlint.policy.rego import need, pod
 from shmlint.policy.rego.spell import as_json, raw
 from shmlint.rules.rule import Rule
@@ -57,7 +57,7 @@ def _violations(k: Knowledge) -> str:
     ``undecided`` setting lists them."""
     rules = []
     for rule in judged(k):
-        variant = {SHM_UNBOUNDED.code: BOUNDED, HOST_IPC.code: OWN_SHM}.get(rule.code)
+        variant = INFO_VARIANTS.get(rule.code)
         if variant is not None:  # a memory limit bounds the volume; a volume of its own shadows the host's: info
             rules.append(_violation(rule, Severity.INFO.label, TEMPLATES[(rule.code, variant)], f"  f.{variant}\n"))
             rules.append(_violation(rule, rule.severity, TEMPLATES[(rule.code, None)], f"  not f.{variant}\n"))
