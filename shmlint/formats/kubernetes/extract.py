@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from shmlint.formats.kubernetes.dynamo import dynamo_pods, is_dynamo
 from shmlint.formats.kubernetes.pod_reader import (
-    CONTAINER,
     TRAINER_NODE,
     FoundPod,
     LocalRanks,
@@ -22,6 +22,7 @@ from shmlint.formats.kubernetes.pod_reader import (
     PolicyLaunch,
     ProcsPerNode,
     is_count,
+    listed_containers,
 )
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
@@ -121,6 +122,9 @@ class _Extractor:
         own = (metadata,) if metadata is not None else ()
         if group == ARGO_GROUP:
             yield from self.argo_pods(obj, owner, own)
+            return
+        if is_dynamo(group, kind):
+            yield from dynamo_pods(self.reader, obj, kind, owner, own)
             return
         yield from self.trainer_pods(obj, owner, own)
         yield from self.kserve_pods(obj, owner, own)
@@ -276,10 +280,7 @@ class _Extractor:
         return " ".join(filter(None, words))
 
     def containers(self, spec: MappingNode) -> Iterator[tuple[MappingNode, str, str]]:
-        for key, holder in (("containers", CONTAINER), ("initContainers", "init container")):
-            for container in sequence(self.m.get(spec, key)):
-                if isinstance(container, MappingNode):
-                    yield container, holder, scalar(self.m.get(container, "name")) or "?"
+        return listed_containers(self.m, spec)
 
     def argo_pods(self, obj: MappingNode, owner: WorkloadId, metadata: tuple[Node, ...]) -> Iterator[FoundPod]:
         """Argo templates hold one ``container`` (or ``script``) and volumes at two levels."""

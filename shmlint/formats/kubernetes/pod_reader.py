@@ -126,6 +126,23 @@ def _torchrun_without_count(words: list[str]) -> bool:
     return False
 
 
+def listed_containers(m: Mappings, spec: Node | None) -> Iterator[tuple[MappingNode, str, str]]:
+    """A pod spec's ``containers`` and ``initContainers``: each with what holds it and its name."""
+    for key, holder in (("containers", CONTAINER), ("initContainers", "init container")):
+        for container in sequence(m.get(spec, key)):
+            if isinstance(container, MappingNode):
+                yield container, holder, scalar(m.get(container, "name")) or "?"
+
+
+class OperatorShm(NamedTuple):
+    """The /dev/shm an operator mounts in one container of the pods it makes from the manifest (NVIDIA Dynamo's),
+    and the resources it gives that container from outside it (None: it turns the mount off)."""
+
+    container: MappingNode
+    volume: PodVolume | None
+    resources: tuple[Resource, ...] = ()
+
+
 class FoundPod(NamedTuple):
     """A pod spec found in a manifest, with the names that make messages readable."""
 
@@ -147,6 +164,9 @@ class FoundPod(NamedTuple):
     #: composed from a template and patches (a RoleBasedGroup's role): judged, and given no fix, since no one place
     #: sizes its /dev/shm for it alone (the template is shared, the patch is read over it)
     composed: bool = False
+    #: an operator's own /dev/shm for one container: judged as the volume it mounts; no fix (the setting is the
+    #: operator's, not a pod volume)
+    operator: OperatorShm | None = None
 
 
 class PodReader:
@@ -223,6 +243,8 @@ class PodReader:
 
     def pod_workloads(self, pod: FoundPod, seen: Counter[WorkloadId]) -> Iterator[Workload]:
         volumes = self.volumes(pod)
+        if pod.operator is not None and pod.operator.volume is not None:
+            volumes[pod.operator.volume.name] = pod.operator.volume  # the operator's replaces one of its name
         identities = []
         for _, holder, name in pod.containers:
             identity = pod.owner._replace(container_kind=holder, container=name)
@@ -253,7 +275,7 @@ class PodReader:
                 self.name_span(container),
                 # a container that is its own pod spec (TrainJob's trainer) has nowhere to put a volume
                 PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes))
-                if in_pod and not pod.composed
+                if in_pod and not pod.composed and pod.operator is None
                 else None,
                 shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
                 ignored_codes=self.ignored_codes(pod),
@@ -330,6 +352,8 @@ class PodReader:
             torch=torch + ((launched,) if launched else ()),
             unknown_env=tuple(self.env_from_elsewhere(container)),
         )
+        if pod.operator is not None and container is pod.operator.container:
+            view = operated_view(view, pod.operator)
         return self.completed_view(view, container) if identity.container_kind == "predictor" else view
 
     def completed_view(self, view: PodContainer, model: MappingNode) -> PodContainer:
@@ -437,6 +461,10 @@ class PodReader:
         node = self.m.path(self.resources(container), "limits", "memory")
         return self.size(node)
 
+    def size_text(self, text: str, node: Node) -> Size:
+        """A quantity the manifest does not write (an operator's default), said where the setting would be."""
+        return quantity(text, self.span(node))
+
     def size(self, node: Node | None) -> Size | None:
         """A quantity as written; in a template, one with a placeholder is computed when it is rendered: its bytes
         are unknown and it is no error (no rule judges its value, no fix writes into it)."""
@@ -454,3 +482,11 @@ def shm_mount(m: Mappings, container: Node) -> MappingNode | None:
         if isinstance(mount, MappingNode) and is_shm_path(scalar(m.get(mount, "mountPath")) or ""):
             return mount
     return None
+
+
+def operated_view(view: PodContainer, operator: OperatorShm) -> PodContainer:
+    """The container as its operator makes it: its /dev/shm the operator's volume unless it mounts one itself, its
+    resources the operator's where it writes none."""
+    if operator.volume is not None and view.shm_mount is None:
+        view = view._replace(shm_mount=operator.volume.name)
+    return view._replace(resources=view.resources or operator.resources)
