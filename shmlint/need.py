@@ -498,7 +498,23 @@ def _ran_commands(command: str) -> list[str]:
         words = part.split(" ")
         at = _inline_script(words)  # the words were joined: the string is all of the rest
         found += [part] if at is None else [" ".join(argv) for argv in _script_commands(" ".join(words[at:]))]
-    return found
+    return [_without_code(part) for part in found]
+
+
+def _without_code(command: str) -> str:
+    """A command with the code of Python's ``-c`` left out: that code is a program, read as one (its loaders,
+    ``follow``), not a command line whose options the data's patterns know (``num_workers=2`` in a tutorial's
+    code is a loader whose batches decide, not a setting)."""
+    from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, is_python, program
+
+    words = command.split(" ")
+    rest = program(words)
+    if not rest or not is_python(rest[0].rpartition("/")[2]):
+        return command
+    at = len(words) - len(rest) + 1
+    while at < len(words) and words[at].startswith("-") and words[at] != "-c":
+        at += 2 if words[at] in PYTHON_VALUE_OPTIONS else 1
+    return " ".join(words[: at + 1]) if words[at : at + 1] == ["-c"] else command
 
 
 def _only_free(command: str, knowledge: Knowledge) -> bool:

@@ -38,6 +38,8 @@ PLAIN_LIBRARIES = frozenset(
 MAX_INLINE = 16
 #: where a command of a ``-c`` string is written, in messages: the manifest's own command, not a file of the tree
 INLINE_WHERE = "-c string:"
+#: how facts name Python's ``-c`` code (``python -c:12 DataLoader(num_workers=4)``: the code's own line)
+CODE_WHERE = "python -c"
 #: the different builds of one image named in a note, and read to tell whether they are one image (more are not
 #: read: they would spend the workload's budget, and so many builds of one name are rarely alike)
 MAX_QUOTED_BUILDS = 3
@@ -245,12 +247,27 @@ class _Walk:
             self.cwd = cwd
         elif found.kind == "shell":
             self.shell(found, env, depth)
+        elif found.kind == "code":
+            self.code(found, env, depth)
         else:
             if found.launcher in ("accelerate launch", "python -m accelerate.commands.launch"):
                 from shmlint.project import configs  # loaded when a command names a program, like pycode
 
                 configs.follow_accelerate(self, program(argv), found.name)
             self.python(found, depth, env)
+
+    def code(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
+        """Python's ``-c`` code, read as a program's file (its loaders, the processes it starts), named in facts as
+        ``python -c`` with the code's own lines; its imports are looked for where the command runs."""
+        self.inline += 1
+        if self.inline > MAX_INLINE or not known(found.name):
+            self.doubt = True
+            return
+        # beside the first folder code is looked for in (the repository, a build context): its imports start there
+        path = os.path.join(self.bases[0] if self.bases else "", f"{VIRTUAL_PREFIX}{CODE_WHERE} {self.inline}")
+        self.reader.virtual = {**self.reader.virtual, path: (CODE_WHERE, found.name)}
+        self.program({name: " ".join(values) for name, values in env.items()})
+        self.module(path, found.arguments, {}, depth, run=True)
 
     def shell(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
         path = self.located_here(found.name) if known(found.name) else None

@@ -86,8 +86,8 @@ SEPARATORS = frozenset({"&&", "||", ";", "|"})
 class Target(NamedTuple):
     """The program a command line runs: ``kind`` is ``python`` (a file), ``module`` (``-m pkg.mod``), ``imported``
     (the module a server imports, as a path without ``.py``: ``uvicorn main:app`` is ``main``), ``shell`` (a script
-    file) or ``inline`` (a ``-c`` shell string); ``name`` is the path, module or string; ``arguments`` what the
-    program itself receives."""
+    file), ``inline`` (a ``-c`` shell string) or ``code`` (Python's ``-c`` code); ``name`` is the path, module or
+    string; ``arguments`` what the program itself receives."""
 
     kind: str
     name: str
@@ -165,8 +165,8 @@ def _python(words: list[str]) -> Target | None:
             if module in _TOOLS:
                 return _tool(module, list(rest))
             return Target("module", module, rest)
-        if word == "-c":
-            return None  # Python code on the command line: not a file to read
+        if word == "-c":  # Python code on the command line, read as the program's file would be
+            return Target("code", words[index + 1], tuple(words[index + 2 :])) if index + 1 < len(words) else None
         if not word.startswith("-"):
             return Target("python", word, tuple(words[index + 1 :]))
         index += 2 if word in PYTHON_VALUE_OPTIONS else 1
