@@ -563,3 +563,12 @@ def test_ray_start_commands_as_the_launcher_reads_them(engine: Engine, written: 
     result = engine.check_source(SourceText("c.yaml", text), FileKind.YAML, "c.yaml")
     head = next(w for w in result.workloads if "head" in w.id.role)
     assert head.command == command
+
+
+@pytest.mark.parametrize("run", ["docker run --rm -ti --gpus all img -- bash", "docker run -it --gpus all img --"])
+def test_a_shell_after_a_double_dash_is_the_session(engine: Engine, run: str) -> None:
+    """audit56a (Step-Audio): ``IMAGE -- bash`` reaches the image's entrypoint as ``-- bash``; CUDA's and NGC's
+    entrypoints end in ``exec "$@"``, which runs the shell: what is typed next is typed there."""
+    text = f"# Train\n```bash\n{run}\ntorchrun --nproc_per_node 4 train.py\n```\n"
+    (finding,) = check(engine, "README.md", text).findings
+    assert finding.severity.label == "error" and "typed in the container, README.md:4" in finding.detail
