@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
@@ -60,6 +61,8 @@ TEST_DATA = "testdata"
 SNIFF_BYTES = 4096
 #: a Go/Helm template action or a Jinja tag; GitHub's ${{ }} and Argo's {{inputs.x}} are YAML string content
 _TEMPLATE_MARK = LazyRegex(r"(?<!\$)\{\{|\{%|%\{~?[ \t]*(?:if|else|endif|for|endfor)\b")
+#: a line that is only a variable, at the margin: where an envsubst template puts lines of YAML
+_SUBSTITUTED_LINE = LazyRegex(r"^\$(?:[A-Za-z_]\w{0,63}|\{[A-Za-z_]\w{0,63}\})[ \t]*\r?$", re.MULTILINE)
 _HELM_ACTION = LazyRegex(
     r"\{\{-?\s*(\.|\$|-|(if|else|end|range|with|include|template|define|toYaml|tpl|printf|default)\b)|\{%"
 )
@@ -102,10 +105,12 @@ def kind_by_name(path: StrPath) -> FileKind | None:
 
 
 def has_template_marks(text: str) -> bool:
-    """Any ``{{`` or ``{%`` (Helm, Jinja), or a Terraform template's directive (``%{ for r in rs }``, ``%{ if
-    x }``; not curl's ``-w '%{http_code}'``): enough to call an unparsable file a template rather than broken
-    YAML."""
-    return ("{{" in text or "{%" in text or "%{" in text) and _TEMPLATE_MARK.search(text) is not None
+    """Any ``{{`` or ``{%`` (Helm, Jinja), a Terraform template's directive (``%{ for r in rs }``, ``%{ if
+    x }``; not curl's ``-w '%{http_code}'``), or a line at the margin that is one variable for envsubst to fill
+    with lines of YAML (``$OPT_RESOURCEPOOLS``: no YAML document has such a line): enough to call an unparsable
+    file a template rather than broken YAML."""
+    marked = ("{{" in text or "{%" in text or "%{" in text) and _TEMPLATE_MARK.search(text) is not None
+    return marked or ("$" in text and _SUBSTITUTED_LINE.search(text) is not None)
 
 
 def has_helm_actions(text: str) -> bool:

@@ -49,7 +49,10 @@ def test_an_envsubst_template_is_read(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("image", "said"),
     [
-        ("{{ image }}", "template (Helm, Jinja or Terraform markers): not plain YAML, not checked"),  # a Jinja action
+        (
+            "{{ image }}",
+            "template (Helm, Jinja, Terraform or envsubst markers): not plain YAML, not checked",
+        ),  # a Jinja action
         ("@IMAGE@", "a template that is not plain YAML (invalid YAML"),  # configure_file's placeholder
     ],
 )
@@ -153,7 +156,7 @@ MANIFEST_HEAD = b"apiVersion: v1\nkind: Pod\n"
 
 NOT_PLAIN, MARKERS = (
     "a template that is not plain YAML (",
-    "template (Helm, Jinja or Terraform markers): not plain YAML",
+    "template (Helm, Jinja, Terraform or envsubst markers): not plain YAML",
 )
 
 
@@ -228,7 +231,7 @@ def test_a_terraform_template_with_directives_is_a_template_not_broken_yaml(tmp_
     report = check_paths(Settings(), [tmp_path], jobs=1)
     assert not report.findings
     assert [n.message for n in report.notices] == [
-        "template (Helm, Jinja or Terraform markers): not plain YAML, not checked; lint its rendered output instead"
+        "template (Helm, Jinja, Terraform or envsubst markers): not plain YAML, not checked; lint its rendered output instead"
     ]
 
 
@@ -238,3 +241,19 @@ def test_curls_write_out_format_is_no_template_directive(tmp_path: Path) -> None
     (tmp_path / "pod.yaml.template").write_text(POD.format(image="acme/trainer:1") + probe, encoding="utf-8")
     report = check_paths(Settings(), [tmp_path], jobs=1)
     assert [(f.code, f.severity.label) for f in report.findings] == [("SHM001", "error")]
+
+
+def test_a_variable_line_at_the_margin_is_an_envsubst_template(tmp_path: Path) -> None:
+    """audit56b (determined's devcluster config): a line that is only ``$OPT_RESOURCEPOOLS``, at the margin, is
+    where envsubst puts lines of YAML; the file is a template, not broken YAML (it failed the gate as SHM000). A
+    variable inside a script's block scalar is YAML text as any other."""
+    text = "stages:\n  - master:\n      config_file:\n        gpus: 8\n        pools:\n$OPT_RESOURCEPOOLS\n        port: 1\n"
+    (tmp_path / "devcluster.yaml").write_text(text, encoding="utf-8")
+    report = check_paths(Settings(), [tmp_path], jobs=1)
+    assert not report.findings
+    assert [n.message for n in report.notices] == [
+        "template (Helm, Jinja, Terraform or envsubst markers): not plain YAML, not checked; lint its rendered output instead"
+    ]
+    pod = "kind: Pod\nspec:\n  containers:\n  - name: c\n    args:\n    - |\n      $CMD\n    nvidia.com/gpu: [\n"
+    (tmp_path / "devcluster.yaml").write_text(pod, encoding="utf-8")
+    assert [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings] == ["SHM000"]

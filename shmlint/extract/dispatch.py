@@ -361,5 +361,6 @@ def _template_notice(source: SourceText, path: StrPath, run: Extraction) -> Noti
         )
     return Notice(
         source.path,
-        "template (Helm, Jinja or Terraform markers): not plain YAML, not checked; lint its rendered output instead",
+        "template (Helm, Jinja, Terraform or envsubst markers): not plain YAML, not checked; lint its rendered "
+        "output instead",
     )
