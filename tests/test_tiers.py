@@ -525,6 +525,14 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ),
         ("docker run --gpus all acme/bt python tools/train.py -f exps/x.py data_num_workers 0\n", Severity.INFO, None),
         ("docker run --gpus all acme/seg python tools/train.py configs/x.py --work-dir w\n", Severity.INFO, None),
+        # Piper's training module: VitsModel's loaders take one worker by default; its other modules load nothing
+        (
+            "docker run --gpus all acme/piper python3 -m piper_train --dataset-dir /d --batch-size 16\n",
+            Severity.ERROR,
+            "piper-tts-training",
+        ),
+        ("docker run --gpus all acme/piper python3 -m piper_train.preprocess --input-dir /w\n", Severity.INFO, None),
+        ("docker run --gpus all acme/piper python3 -m piper_train.export_onnx m.ckpt m.onnx\n", Severity.INFO, None),
         # YOLOv5's train.py, known by the YOLO weights or config it trains from; --workers 0 anywhere: none
         (
             "docker run --gpus all acme/det python train.py --weights yolov5l.pt\n",
