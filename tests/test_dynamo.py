@@ -74,7 +74,15 @@ def test_a_size_the_component_gives_is_the_size(engine: Engine, tmp_path: Path) 
     assert findings(engine, tmp_path, alpha("sharedMemory: {size: '0'}")) == []
 
 
-@pytest.mark.parametrize("text", [beta('sharedMemorySize: "0"'), alpha("sharedMemory: {disabled: true}")])
+def test_a_null_size_is_the_default(engine: Engine, tmp_path: Path) -> None:
+    assert findings(engine, tmp_path, beta("sharedMemorySize:")) == []
+    assert findings(engine, tmp_path, alpha("sharedMemory: {size: null}")) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [beta('sharedMemorySize: "0"'), beta("sharedMemorySize: 0Gi"), alpha("sharedMemory: {disabled: true}")],
+)
 def test_a_component_that_turns_it_off_gets_64_mib(engine: Engine, tmp_path: Path, text: str) -> None:
     (found,) = findings(engine, tmp_path, text)
     assert found.startswith("SHM001 error") and 'container "main"' in found and "has 64 MiB" in found

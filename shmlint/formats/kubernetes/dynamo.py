@@ -83,18 +83,21 @@ def _operator_volume(reader: PodReader, component: MappingNode) -> PodVolume | N
     m = reader.m
     kind = "the Dynamo operator's emptyDir"
     beta = m.get(component, "sharedMemorySize")
-    if beta is not None:
-        text = (scalar(beta) or "").strip()
-        if text in ("0", ""):
-            return None
-        return PodVolume(VOLUME, reader.span(beta), kind, True, "Memory", reader.size(beta))
+    if scalar(beta):  # written (null is the operator's default): a zero quantity turns the volume off
+        size = reader.size(beta)
+        return (
+            None
+            if size is not None and size.bytes == 0
+            else PodVolume(VOLUME, reader.span(beta), kind, True, "Memory", size)
+        )
     alpha = m.get(component, "sharedMemory")
-    if alpha is not None:
-        if (scalar(m.get(alpha, "disabled")) or "").lower() == "true":
-            return None
-        size = m.get(alpha, "size")
-        if size is not None and (scalar(size) or "").strip() not in ("", "0"):  # a zero size is the default
-            return PodVolume(VOLUME, reader.span(size), kind, True, "Memory", reader.size(size))
+    if (scalar(m.get(alpha, "disabled")) or "").lower() == "true":
+        return None
+    written = m.get(alpha, "size")
+    if scalar(written):
+        size = reader.size(written)
+        if size is None or size.bytes != 0:  # a zero size is the default (``Size.IsZero``)
+            return PodVolume(VOLUME, reader.span(written), kind, True, "Memory", size)
     where = m.key(component, "podTemplate") or m.key(component, "extraPodSpec") or component
     default = reader.size_text(DEFAULT_SIZE, where)
     return PodVolume(VOLUME, reader.span(where), f"{kind} (its default {DEFAULT_SIZE})", True, "Memory", default)
