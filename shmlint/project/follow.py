@@ -193,9 +193,11 @@ class _Walk:
             self.missing.append(name)
 
     def read(self, path: str) -> str | None:
+        """A file's text, named among the files read (the pod's own ``-c`` code is not a file of the repository)."""
         text = self.reader.text(path)
-        if text is not None:
-            self.followed.append(self.reader.display(path))
+        shown = self.reader.display(path)
+        if text is not None and shown != CODE_WHERE:
+            self.followed.append(shown)
         return text
 
     def installed(self, words: Sequence[str]) -> Target | None:
