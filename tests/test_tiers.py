@@ -644,3 +644,17 @@ def test_axolotl_on_one_gpu_runs_one_process_and_its_config_decides(gpus: int, s
     pod = pod.replace("    args:", '    command: ["accelerate", "launch"]\n    args:')
     ((found, detail),) = shm001(check("pod.yaml", pod))
     assert found is severity, detail
+
+
+@pytest.mark.parametrize(
+    ("text", "severity"),
+    [
+        ("docker run --gpus 2 pytorch/pytorch torchrun --nproc_per_node 2 train.py\n", Severity.ERROR),
+        # on the CPU the processes talk gloo over TCP (audit57b: --backend gloo --no_cuda was an error)
+        ("docker run pytorch/pytorch torchrun --nproc_per_node 2 train.py --backend gloo --no_cuda\n", None),
+        ("docker run pytorch/pytorch torchrun --nproc_per_node 2 train.py --num_workers 4\n", Severity.ERROR),
+    ],
+)
+def test_local_ranks_are_nccl_only_with_an_accelerator(text: str, severity: Severity | None) -> None:
+    found = shm001(check("run.sh", text))
+    assert [sev for sev, _ in found] == ([severity] if severity else [])
