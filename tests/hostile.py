@@ -134,7 +134,8 @@ def bomb(kind: str, levels: int = 12, width: int = 10) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: torchrun with its process count: several local processes are the evidence of a need (NCCL between them)
+#: torchrun with its process count: several local processes on the pod's GPUs are the evidence of a need (NCCL
+#: between them; on the CPU they talk gloo, over TCP)
 TORCHRUN_COMMAND = '["torchrun", "--nproc_per_node=2", "train.py"]'
 POD_TEMPLATE = (
     """apiVersion: v1
@@ -147,7 +148,7 @@ spec:
     image: nvcr.io/nvidia/pytorch:24.05-py3
     command: """
     + TORCHRUN_COMMAND
-    + "\n"
+    + "\n    resources: {{limits: {{nvidia.com/gpu: 2}}}}\n"
 )
 
 
@@ -204,6 +205,7 @@ spec:
   - name: train
     image: nvcr.io/nvidia/pytorch:24.05-py3
     command: ["torchrun", "--nproc_per_node=2", "train.py"]
+    resources: {limits: {nvidia.com/gpu: 2}}
 """
 
 

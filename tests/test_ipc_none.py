@@ -53,7 +53,7 @@ def test_a_compose_gpu_service_with_ipc_none_gets_exactly_shm013(ipc: str) -> No
         f"docker run --gpus all --ipc=none {IMAGE} python train.py --num-workers 4",
         f"docker run --gpus all --ipc none {IMAGE} python train.py --num-workers=4",
         f"podman run --device nvidia.com/gpu=all --ipc=none {IMAGE} torchrun --nproc_per_node=2 train.py",
-        f"docker create --ipc=none {IMAGE} torchrun --nproc_per_node=2 train.py",
+        f"docker create --gpus 2 --ipc=none {IMAGE} torchrun --nproc_per_node=2 train.py",
     ],
 )
 def test_a_docker_run_gpu_line_with_ipc_none_gets_exactly_shm013(line: str) -> None:
