@@ -111,6 +111,8 @@ SAMPLES = sorted(
         "python tools/train.py -f exps/x.py -d 8 -b 64 data_num_workers 0",
         "python3 -m yolox.tools.eval -n yolox-s -c yolox_s.pth -b 64 -d 1",
         "python3 -m piper_train --dataset-dir /d --batch-size 16",
+        "ns-train nerfacto --machine.num-devices 4 --data /d",
+        "ns-train neus-facto --machine.num-gpus=1",
         "python3 -m piper_train.export_onnx m.ckpt m.onnx",
         "python tools/train.py -f exps/x.py\ndata_num_workers 0",
     }

@@ -525,6 +525,18 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ),
         ("docker run --gpus all acme/bt python tools/train.py -f exps/x.py data_num_workers 0\n", Severity.INFO, None),
         ("docker run --gpus all acme/seg python tools/train.py configs/x.py --work-dir w\n", Severity.INFO, None),
+        # nerfstudio spawns a process per device, NCCL between them; one device is one process
+        (
+            "docker run --gpus all dromni/nerfstudio ns-train nerfacto --machine.num-devices 4 --data /d\n",
+            Severity.ERROR,
+            "nerfstudio-multi-device",
+        ),
+        (
+            "docker run --gpus all acme/sdf ns-train neus-facto --machine.num-gpus=8 sdfstudio-data\n",
+            Severity.ERROR,
+            "nerfstudio-multi-device",
+        ),
+        ("docker run --gpus all dromni/nerfstudio ns-train nerfacto --machine.num-devices 1\n", Severity.INFO, None),
         # Piper's training module: VitsModel's loaders take one worker by default; its other modules load nothing
         (
             "docker run --gpus all acme/piper python3 -m piper_train --dataset-dir /d --batch-size 16\n",
