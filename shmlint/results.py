@@ -37,14 +37,18 @@ class RenderRecord(NamedTuple):
     version: str = ""  # the renderer's version when it ran
     reason: str = ""  # why it was not rendered, or the renderer's first error line
     severity: Severity | None = None  # NOT_RENDERED: how much it counts (``unrendered``); None is a note
+    #: a chart left unrendered whose files name an accelerator resource (``nvidia.com/gpu``): where a workload
+    #: this run could not judge most likely runs
+    accelerators: bool = False
 
     def describe(self) -> str:
         """For a unit not rendered, one line for people: 'Helm chart not rendered: helm is not on PATH; its
         templates are not checked (...)' (a rendered unit is counted in the summary, a failed one is an SHM000)."""
         if self.unit == "kustomization":
             return f"{self.unit} not rendered: {self.reason}; its files are checked one by one"
+        asking = ", which ask for accelerators," if self.accelerators else ""
         return (
-            f"{self.unit} not rendered: {self.reason}; its templates are not checked (lint its output with "
+            f"{self.unit} not rendered: {self.reason}; its templates{asking} are not checked (lint its output with "
             f"`helm template {self.path} | shmlint check - --stdin-filename rendered.yaml`)"
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import json
 from pathlib import Path
 
 import pytest
@@ -263,4 +264,23 @@ def test_a_clean_run_with_a_chart_left_unrendered_does_not_say_all_checked(tmp_p
     result = invoke("check", str(root), env={"PATH": str(Path(sys.executable).parent)})
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "helm is not on PATH" in result.stdout and "All checked" not in result.stdout
-    assert "not rendered, so not checked whole: 1 Helm chart(s) (above)." in result.stdout
+    assert "not rendered, so not checked whole: 1 Helm chart(s), 1 of them asking for accelerators (above)." in (
+        result.stdout
+    )
+
+
+def test_a_chart_left_unrendered_says_when_it_asks_for_accelerators(tmp_path: Path, invoke) -> None:
+    """audit56b: an MPIJob in a chart was a real risk no note set apart from 43 charts of storage and routes. A chart
+    whose files name an accelerator resource is said to ask for them, in its note, the summary and the JSON."""
+    plain = tmp_path / "routes"
+    (plain / "templates").mkdir(parents=True)
+    (plain / "Chart.yaml").write_text("apiVersion: v2\nname: routes\nversion: 0.1.0\n")
+    (plain / "templates" / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: {{ .Values.n }}}\n")
+    gpu = chart(tmp_path)
+    (gpu / "values.yaml").write_text("resources:\n  limits:\n    nvidia.com/gpu: 8\n")
+    env = {"PATH": str(Path(sys.executable).parent)}
+    result = invoke("check", str(tmp_path), env=env)
+    assert "not checked whole: 2 Helm chart(s), 1 of them asking for accelerators (above)." in result.stdout
+    assert result.stdout.count("its templates, which ask for accelerators, are not checked") == 1
+    units = json.loads(invoke("check", "--format", "json", str(tmp_path), env=env).stdout)["rendering"]["units"]
+    assert sorted((Path(u["path"]).name, u["accelerators"]) for u in units) == [("mychart", True), ("routes", False)]

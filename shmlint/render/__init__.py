@@ -262,7 +262,8 @@ def _render_unit(
     path, unit_kind, renderer = str(unit.root), unit.unit, unit.renderer
     level = Severity.ERROR if settings.render == "always" else _UNRENDERED[settings.unrendered]
     if isinstance(tool, str):
-        record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", tool, level)
+        asks = unit.renderer == HELM and _asks_for_accelerators(unit, engine)
+        record = RenderRecord(path, unit_kind, renderer, RenderStatus.NOT_RENDERED, "", tool, level, asks)
         return FileResult(path, render=record, checked=False), record.status  # a unit, not a file
     rendered = tool.render(unit, graph.files if graph else ())
     broken = None
@@ -279,6 +280,21 @@ def _render_unit(
         return result._replace(render=record, checked=False), record.status
     record = RenderRecord(path, unit_kind, renderer, RenderStatus.RENDERED, tool.version)
     return check_rendered(engine, rendered)._replace(render=record), record.status
+
+
+def _asks_for_accelerators(unit: Unit, engine: Engine) -> bool:
+    """Whether a chart's files (its templates and values, as discovered) name an accelerator resource the signal
+    data knows (``nvidia.com/gpu``, a configured one too): said of a chart left unrendered, so a clean run is not
+    read as one that judged its GPU workloads. Each file is read up to the size limit, as a check would."""
+    names = tuple(glob.split("*", 1)[0].lower() for glob in engine.extraction.signals.gpu_resources)
+    for member in unit.members:
+        try:
+            text = read_bytes(member.path, engine.settings.max_file_size).decode("utf-8", "replace").lower()
+        except InputError:
+            continue
+        if any(name and name in text for name in names):
+            return True
+    return False
 
 
 def _broken_file(files: tuple[Path, ...], checked: frozenset[str], max_bytes: int, run: Extraction) -> Path | None:

@@ -47,6 +47,7 @@ def rendering(report: Report) -> dict[str, Any]:
                 "severity": (r.severity.label if r.severity else "note")
                 if r.status is RenderStatus.NOT_RENDERED
                 else None,
+                "accelerators": r.accelerators,
             }
             for r in report.renders
         ],

@@ -45,7 +45,9 @@ def summary(report: Report) -> str:
             return "No files checked: nothing shmlint reads under the path(s) given, or all of it excluded."
         left = Counter(record.unit for record in report.unrendered)
         if left:  # neither would it with a chart whose templates were not checked (listed above)
+            asking = sum(record.accelerators for record in report.unrendered)
             units = ", ".join(f"{count} {unit}(s)" for unit, count in sorted(left.items()))
+            units += f", {asking} of them asking for accelerators" if asking else ""
             return f"No findings in {report.checked} file(s); not rendered, so not checked whole: {units} (above)."
         return f"All checked: no findings in {report.checked} file(s)."
     counts = Counter(f.severity for f in findings)
