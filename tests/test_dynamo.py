@@ -20,12 +20,14 @@ def findings(engine: Engine, tmp_path: Path, text: str) -> list[str]:
     return [f"{f.code} {f.severity.label} {f.message}" for f in result.findings]
 
 
+def graph(version: str) -> str:
+    return f"apiVersion: nvidia.com/{version}\nkind: DynamoGraphDeployment\nmetadata: {{name: g}}\nspec:\n"
+
+
 def beta(setting: str, limits: str = "nvidia.com/gpu: 2") -> str:
-    return f"""\
-apiVersion: nvidia.com/v1beta1
-kind: DynamoGraphDeployment
-metadata: {{name: g}}
-spec:
+    return (
+        graph("v1beta1")
+        + f"""\
   components:
     - name: Worker
       {setting}
@@ -40,14 +42,13 @@ spec:
               image: busybox
               command: [sleep, infinity]
 """
+    )
 
 
 def alpha(setting: str) -> str:
-    return f"""\
-apiVersion: nvidia.com/v1alpha1
-kind: DynamoGraphDeployment
-metadata: {{name: g}}
-spec:
+    return (
+        graph("v1alpha1")
+        + f"""\
   services:
     Worker:
       {setting}
@@ -60,6 +61,7 @@ spec:
           args: ["python3 -m dynamo.vllm --tensor-parallel-size 2"]
           command: [/bin/sh, -c]
 """
+    )
 
 
 @pytest.mark.parametrize("make", [beta, alpha])
