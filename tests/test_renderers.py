@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
-import json
 from pathlib import Path
 
 import pytest
@@ -264,7 +264,7 @@ def test_a_clean_run_with_a_chart_left_unrendered_does_not_say_all_checked(tmp_p
     result = invoke("check", str(root), env={"PATH": str(Path(sys.executable).parent)})
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "helm is not on PATH" in result.stdout and "All checked" not in result.stdout
-    assert "not rendered, so not checked whole: 1 Helm chart(s), 1 of them asking for accelerators (above)." in (
+    assert "not rendered, so not checked whole: 1 Helm chart(s), 1 of the charts asking for accelerators (above)." in (
         result.stdout
     )
 
@@ -280,7 +280,7 @@ def test_a_chart_left_unrendered_says_when_it_asks_for_accelerators(tmp_path: Pa
     (gpu / "values.yaml").write_text("resources:\n  limits:\n    nvidia.com/gpu: 8\n")
     env = {"PATH": str(Path(sys.executable).parent)}
     result = invoke("check", str(tmp_path), env=env)
-    assert "not checked whole: 2 Helm chart(s), 1 of them asking for accelerators (above)." in result.stdout
+    assert "not checked whole: 2 Helm chart(s), 1 of the charts asking for accelerators (above)." in result.stdout
     assert result.stdout.count("its templates, which ask for accelerators, are not checked") == 1
     units = json.loads(invoke("check", "--format", "json", str(tmp_path), env=env).stdout)["rendering"]["units"]
     assert sorted((Path(u["path"]).name, u["accelerators"]) for u in units) == [("mychart", True), ("routes", False)]

@@ -260,12 +260,12 @@ class _Walk:
 
     def code(self, found: Target, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
         """Python's ``-c`` code, read as a program's file (its loaders, the processes it starts), named in facts as
-        ``python -c`` with the code's own lines; its imports are looked for where the command runs."""
+        ``python -c`` with the code's own lines; its imports are looked for beside the first folder the walk looks
+        for code in (the repository, a build context), then the others."""
         self.inline += 1
         if self.inline > MAX_INLINE or not known(found.name):
             self.doubt = True
             return
-        # beside the first folder code is looked for in (the repository, a build context): its imports start there
         path = os.path.join(self.bases[0] if self.bases else "", f"{VIRTUAL_PREFIX}{CODE_WHERE} {self.inline}")
         self.reader.virtual = {**self.reader.virtual, path: (CODE_WHERE, found.name)}
         self.program({name: " ".join(values) for name, values in env.items()})

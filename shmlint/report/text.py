@@ -47,7 +47,7 @@ def summary(report: Report) -> str:
         if left:  # neither would it with a chart whose templates were not checked (listed above)
             asking = sum(record.accelerators for record in report.unrendered)
             units = ", ".join(f"{count} {unit}(s)" for unit, count in sorted(left.items()))
-            units += f", {asking} of them asking for accelerators" if asking else ""
+            units += f", {asking} of the charts asking for accelerators" if asking else ""
             return f"No findings in {report.checked} file(s); not rendered, so not checked whole: {units} (above)."
         return f"All checked: no findings in {report.checked} file(s)."
     counts = Counter(f.severity for f in findings)

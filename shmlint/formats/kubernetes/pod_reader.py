@@ -135,8 +135,8 @@ def listed_containers(m: Mappings, spec: Node | None) -> Iterator[tuple[MappingN
 
 
 class OperatorShm(NamedTuple):
-    """The /dev/shm an operator mounts in one container of the pods it makes from the manifest (NVIDIA Dynamo's),
-    and the resources it gives that container from outside it (None: it turns the mount off)."""
+    """The /dev/shm volume an operator mounts in one container of the pods it makes from the manifest (NVIDIA
+    Dynamo's; None where the manifest turns it off), and the resources it gives that container from outside it."""
 
     container: MappingNode
     volume: PodVolume | None
