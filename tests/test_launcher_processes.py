@@ -66,15 +66,15 @@ def judged(command: str, gpus: int | str) -> list[tuple[Severity, str]]:
         # DeepSpeed documents its /dev/shm need for any run (ds_report), one GPU too
         ("deepspeed --num_gpus 1 train.py", 1, ERROR, "DeepSpeed"),
         # MPI ranks in the container
-        ("mpirun --allow-run-as-root -np 2 all_reduce_perf -b 1M -g 1", 2, ERROR, "several GPU ranks"),
-        ("mpirun --n 4 all_reduce_perf -g 1", 4, ERROR, "several GPU ranks"),  # Open MPI's --n is -np
-        ("horovodrun -np 4 -H localhost:4 python train.py", 4, ERROR, "several GPU ranks"),
-        ("horovodrun -np 16 -H host1:4,host2:4,host3:4,host4:4 python train.py", 4, ERROR, "several GPU ranks"),
-        ("mpirun -np 64 -N 8 all_reduce_perf -g 1", 8, ERROR, "several GPU ranks"),
-        ("mpiexec --map-by ppr:4:node python train.py", 4, ERROR, "several GPU ranks"),
+        ("mpirun --allow-run-as-root -np 2 all_reduce_perf -b 1M -g 1", 2, ERROR, "several accelerator ranks"),
+        ("mpirun --n 4 all_reduce_perf -g 1", 4, ERROR, "several accelerator ranks"),  # Open MPI's --n is -np
+        ("horovodrun -np 4 -H localhost:4 python train.py", 4, ERROR, "several accelerator ranks"),
+        ("horovodrun -np 16 -H host1:4,host2:4,host3:4,host4:4 python train.py", 4, ERROR, "several accelerator ranks"),
+        ("mpirun -np 64 -N 8 all_reduce_perf -g 1", 8, ERROR, "several accelerator ranks"),
+        ("mpiexec --map-by ppr:4:node python train.py", 4, ERROR, "several accelerator ranks"),
         # the mpi-operator's own launcher example: its host list comes from the operator, not the file
         ("mpirun --allow-run-as-root -np 4 -bind-to none -map-by slot python t.py", 1, INFO, "does not show"),
-        ("mpirun -np 16 --map-by ppr:8:node python train.py", 8, ERROR, "several GPU ranks"),
+        ("mpirun -np 16 --map-by ppr:8:node python train.py", 8, ERROR, "several accelerator ranks"),
         ("mpirun -np 1 all_reduce_perf -g 1", 1, INFO, "does not show"),
         ("mpirun -np 16 --hostfile /etc/mpi/hostfile python train.py", 8, INFO, "does not show"),
         ("mpirun -np 2 -H node1:1,node2:1 python train.py", 1, INFO, "does not show"),

@@ -346,8 +346,8 @@ def test_quiet_still_names_each_unchecked_chart_on_stderr(tmp_path: Path) -> Non
     result = shmlint("check", "--quiet", str(template), path=str(Path(sys.executable).parent))
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        f"{root}: note: Helm chart not rendered: helm is not on PATH; its templates are not checked (lint its output "
-        f"with `helm template {root} | shmlint check - --stdin-filename rendered.yaml`)"
+        f"{root}: note: Helm chart not rendered: helm is not on PATH; its templates, which ask for accelerators, are "
+        f"not checked (lint its output with `helm template {root} | shmlint check - --stdin-filename rendered.yaml`)"
     ]
     (tmp_path / ".shmlint.yaml").write_text("unrendered: error\n")
     gated = shmlint("check", "--quiet", str(template), path=str(Path(sys.executable).parent))
