@@ -105,12 +105,17 @@ def kind_by_name(path: StrPath) -> FileKind | None:
 
 
 def has_template_marks(text: str) -> bool:
-    """Any ``{{`` or ``{%`` (Helm, Jinja), a Terraform template's directive (``%{ for r in rs }``, ``%{ if
-    x }``; not curl's ``-w '%{http_code}'``), or a line at the margin that is one variable for envsubst to fill
-    with lines of YAML (``$OPT_RESOURCEPOOLS``: no YAML document has such a line): enough to call an unparsable
-    file a template rather than broken YAML."""
-    marked = ("{{" in text or "{%" in text or "%{" in text) and _TEMPLATE_MARK.search(text) is not None
-    return marked or ("$" in text and _SUBSTITUTED_LINE.search(text) is not None)
+    """Any ``{{`` or ``{%`` (Helm, Jinja), or a Terraform template's directive (``%{ for r in rs }``, ``%{ if
+    x }``; not curl's ``-w '%{http_code}'``): enough to call an unparsable file a template rather than broken
+    YAML."""
+    return ("{{" in text or "{%" in text or "%{" in text) and _TEMPLATE_MARK.search(text) is not None
+
+
+def has_substituted_lines(text: str) -> bool:
+    """A line at the margin that is one variable, for envsubst to fill with lines of YAML (``$OPT_RESOURCEPOOLS``):
+    in a file that does not parse, the mark of a template rather than broken YAML (in one that parses it is text,
+    inside a flow sequence or a quoted scalar, and the file is read as the YAML it is)."""
+    return "$" in text and _SUBSTITUTED_LINE.search(text) is not None
 
 
 def has_helm_actions(text: str) -> bool:

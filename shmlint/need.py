@@ -158,11 +158,12 @@ _SCRIPT_SHELLS = frozenset({"bash", "sh"})
 _IMAGE_STARTED = frozenset({"service", "docker.withRun"})
 
 
-def decide(workload: Workload, knowledge: Knowledge) -> Need | None:
+def decide(workload: Workload, knowledge: Knowledge, *, walked: bool = True) -> Need | None:
     """The workload's need for /dev/shm, or None when it is neither accelerator nor torch work. Names (image,
     command) decide first; where they leave it undecided, what the repository's files show (``workload.project``)
-    does."""
-    need = _by_names(workload, knowledge)
+    does. ``walked``: a project walk reads what the names leave open (Python's ``-c`` code among it); without one
+    (standard input) the data's patterns read that code's text."""
+    need = _by_names(workload, knowledge, walked)
     if need is None or need.tier is not Tier.UNKNOWN or workload.project is None:
         return need
     return _by_project(workload, workload.project, knowledge) or need
@@ -188,7 +189,7 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     if not _base_aside(workload, facts.started, knowledge):
         built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]
     for fact, variant in built:
-        need = _by_names(variant, knowledge)
+        need = _by_names(variant, knowledge, True)
         if need is not None and need.tier is not Tier.UNKNOWN:
             found = f" ({BUILD_AT} {facts.build})" if facts.build else (f" ({GUESSED})" if facts.guessed else "")
             return need._replace(because=f"{need.because}, built by {fact.where}{found}")
@@ -268,7 +269,7 @@ def _through_build(facts: ProjectFacts) -> str:
     return f" (in the image built from {dockerfile.where.rpartition(':')[0]}; {BUILD_AT} {facts.build})"
 
 
-def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
+def _by_names(workload: Workload, knowledge: Knowledge, walked: bool) -> Need | None:
     accelerator = bool(workload.gpu)
     if not accelerator and not workload.torch:
         return None
@@ -280,7 +281,7 @@ def _by_names(workload: Workload, knowledge: Knowledge) -> Need | None:
         for e in knowledge.entries
         if e.commands and workload.command and e.counts(devices) and e.commands.search(workload.command)
     ]
-    ran = _ran_commands(workload.command) if any(e.tier is Tier.NEEDS for e in matched) else []
+    ran = _ran_commands(workload.command, walked) if any(e.tier is Tier.NEEDS for e in matched) else []
     by_command = [
         (e, "command") for e in matched if e.tier is not Tier.NEEDS or any(_runs_what_it_knows(e, c) for c in ran)
     ]
@@ -342,7 +343,6 @@ def _base_aside(workload: Workload, started: CodeFact | None, knowledge: Knowled
 
 #: Python's options without a value, alone or grouped (``-u``, ``-BE``), and such a group that ends in ``-c``
 _PYTHON_FLAGS = LazyRegex(r"-[bBdEiIOqsSuv]{1,8}")
-_PYTHON_INLINE = LazyRegex(r"-[bBdEiIOqsSuv]{0,8}c")
 
 
 def _inline_program(workload: Workload) -> bool:
@@ -353,7 +353,7 @@ def _inline_program(workload: Workload) -> bool:
     ``/start.sh``) are left to the image."""
     if workload.gpu or not workload.command:
         return False
-    from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, SHELLS, is_python, program, shell_operand
+    from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, SHELLS, is_code_option, is_python, program, shell_operand
 
     words = program(workload.command.split(" "))
     operand = shell_operand(words[1:]) if words and words[0].rpartition("/")[2] in SHELLS else None
@@ -365,7 +365,7 @@ def _inline_program(workload: Workload) -> bool:
     for word in words[1:8]:  # the interpreter's own options come first: ``python3 -u -W ignore -c ...``
         if skip:
             skip = False
-        elif _PYTHON_INLINE.fullmatch(word):
+        elif is_code_option(word):
             return True
         elif word in PYTHON_VALUE_OPTIONS:
             skip = True  # an option that takes a value
@@ -489,32 +489,33 @@ def _runs_steps(workload: Workload) -> bool:
     return workload.id.format is WorkloadFormat.CI_JOB and workload.id.container_kind not in _IMAGE_STARTED
 
 
-def _ran_commands(command: str) -> list[str]:
+def _ran_commands(command: str, code_read: bool = False) -> list[str]:
     """The commands a container's command runs, each as its words: those typed one after another into its shell
     (``a ; b``) and those of a shell's ``-c`` string (``bash -c "pip install deepspeed && python app.py"``), so a
-    program named only as what an installer installs (``_runs_what_it_knows``) is not taken to run."""
+    program named only as what an installer installs (``_runs_what_it_knows``) is not taken to run. ``code_read``:
+    Python's ``-c`` code was read as a program, so its text is left out of the commands (``_without_code``)."""
     found = []
     for part in command.split(" ; "):
         words = part.split(" ")
         at = _inline_script(words)  # the words were joined: the string is all of the rest
         found += [part] if at is None else [" ".join(argv) for argv in _script_commands(" ".join(words[at:]))]
-    return [_without_code(part) for part in found]
+    return [_without_code(part) for part in found] if code_read else found
 
 
 def _without_code(command: str) -> str:
     """A command with the code of Python's ``-c`` left out: that code is a program, read as one (its loaders,
     ``follow``), not a command line whose options the data's patterns know (``num_workers=2`` in a tutorial's
     code is a loader whose batches decide, not a setting)."""
-    from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, is_python, program
+    from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, is_code_option, is_python, program
 
     words = command.split(" ")
     rest = program(words)
     if not rest or not is_python(rest[0].rpartition("/")[2]):
         return command
     at = len(words) - len(rest) + 1
-    while at < len(words) and words[at].startswith("-") and words[at] != "-c":
+    while at < len(words) and words[at].startswith("-") and not is_code_option(words[at]):
         at += 2 if words[at] in PYTHON_VALUE_OPTIONS else 1
-    return " ".join(words[: at + 1]) if words[at : at + 1] == ["-c"] else command
+    return " ".join(words[: at + 1]) if at < len(words) and is_code_option(words[at]) else command
 
 
 def _only_free(command: str, knowledge: Knowledge) -> bool:

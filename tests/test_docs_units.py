@@ -565,10 +565,14 @@ def test_ray_start_commands_as_the_launcher_reads_them(engine: Engine, written: 
     assert head.command == command
 
 
-@pytest.mark.parametrize("run", ["docker run --rm -ti --gpus all img -- bash", "docker run -it --gpus all img --"])
-def test_a_shell_after_a_double_dash_is_the_session(engine: Engine, run: str) -> None:
+def test_a_shell_after_a_double_dash_is_the_session(engine: Engine) -> None:
     """audit56a (Step-Audio): ``IMAGE -- bash`` reaches the image's entrypoint as ``-- bash``; CUDA's and NGC's
-    entrypoints end in ``exec "$@"``, which runs the shell: what is typed next is typed there."""
-    text = f"# Train\n```bash\n{run}\ntorchrun --nproc_per_node 4 train.py\n```\n"
-    (finding,) = check(engine, "README.md", text).findings
+    entrypoints end in ``exec "$@"``, which runs the shell: what is typed next is typed there. ``IMAGE --`` alone
+    runs nothing there (``exec --``): no session (review)."""
+    typed = "\ntorchrun --nproc_per_node 4 train.py\n```\n"
+    (finding,) = check(
+        engine, "README.md", "# Train\n```bash\ndocker run --rm -ti --gpus all img -- bash" + typed
+    ).findings
     assert finding.severity.label == "error" and "typed in the container, README.md:4" in finding.detail
+    (alone,) = check(engine, "README.md", "# Train\n```bash\ndocker run -it --gpus all img --" + typed).findings
+    assert alone.severity.label == "info"

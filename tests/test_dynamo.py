@@ -116,3 +116,46 @@ def test_no_fix_writes_a_pod_volume_for_the_operator(engine: Engine, tmp_path: P
     result = engine.check_candidate(candidate)
     assert [f.code for f in result.findings] == ["SHM001"]
     assert not any(f.fixable for f in result.findings)
+
+
+def own_mount(setting: str, size: str) -> str:
+    """A v1beta1 component whose main container mounts an emptyDir of its own at /dev/shm."""
+    mounted = beta(setting).replace(
+        "              resources: {limits: {nvidia.com/gpu: 2}}\n",
+        "              resources: {limits: {nvidia.com/gpu: 2}}\n"
+        "              volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n",
+    )
+    volume = f"          volumes: [{{name: dshm, emptyDir: {{medium: Memory, sizeLimit: {size}}}}}]\n"
+    return mounted.replace("          containers:\n", volume + "          containers:\n")
+
+
+def test_the_operators_mount_replaces_the_main_containers_own(engine: Engine, tmp_path: Path) -> None:
+    """The operator drops a mount of the main container's own at /dev/shm before adding its volume's (review): a
+    16Gi emptyDir the manifest mounts there is not what the pod gets, the 64Mi sharedMemorySize is; and a 64Mi one
+    of its own is no finding where the operator's 8Gi replaces it."""
+    found = findings(engine, tmp_path, own_mount("sharedMemorySize: 64Mi", "16Gi"))
+    assert [f.split()[0] for f in found] == ["SHM005"] and "64Mi" in found[0]
+    assert findings(engine, tmp_path, own_mount("replicas: 1", "64Mi")) == []
+
+
+@pytest.mark.parametrize(
+    ("resources", "said"),
+    [
+        ('{limits: {gpu: "2"}}', "limits nvidia.com/gpu: 2"),
+        ("{limits: {gpu: '2', gpuType: amd.com/gpu}}", "limits amd.com/gpu: 2"),
+        ("{limits: {custom: {amd.com/gpu: '1'}}}", "limits amd.com/gpu: 1"),
+    ],
+)
+def test_v1alpha1_service_resources_are_laid_over_the_main_containers(
+    engine: Engine, tmp_path: Path, resources: str, said: str
+) -> None:
+    """The operator merges the service's resources into the main container's own (review: a main container with
+    a memory limit of its own lost the service's GPUs); ``gpuType`` names the GPU resource, ``custom`` holds
+    resources by their own names."""
+    text = alpha("sharedMemory: {disabled: true}").replace(
+        '      resources:\n        limits:\n          gpu: "2"\n', f"      resources: {resources}\n"
+    )
+    text = text.replace("python3 -m dynamo.vllm --tensor-parallel-size 2", "serve")
+    text += "          resources: {limits: {memory: 64Gi}}\n"
+    (found,) = findings(engine, tmp_path, text)
+    assert found.startswith("SHM001 info") and f"accelerator ({said})" in found

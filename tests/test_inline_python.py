@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shmlint.discover import FileKind
+from shmlint.engine import Engine
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
+from shmlint.source import SourceText
 
 CUSTOM = """\
 apiVersion: v1
@@ -82,3 +85,18 @@ def test_code_inside_a_shell_string_is_read_too(tmp_path: Path) -> None:
     code = "import torch; from torch.utils.data import DataLoader; DataLoader(range(10), batch_size=256, num_workers=6)"
     (found,) = findings(tmp_path, pod(f"[bash, -c, \"pip install tqdm && python -c '{code}'\"]"))
     assert found.startswith("SHM001 error") and "python -c:1 DataLoader(num_workers=6)" in found
+
+
+def test_flags_joined_to_c_give_code_too(tmp_path: Path) -> None:
+    """``python3 -uc CODE`` is ``-u -c CODE`` (review: the comment's ``num_workers=4`` was still a need there)."""
+    command = '[python3, -uc, "import torch; print(torch.cuda.is_available())  # num_workers=4 elsewhere"]'
+    (found,) = findings(tmp_path, pod(command))
+    assert found.startswith("SHM001 info") and "need unknown" in found
+
+
+def test_where_no_walk_reads_the_code_its_text_is_still_evidence(engine: Engine) -> None:
+    """Standard input (``helm template ... | shmlint check -``) has no project walk to read the code: the data's
+    patterns read its text, as before and as the admission policies do (review: the need vanished there)."""
+    result = engine.check_source(SourceText("pod.yaml", CUSTOM), FileKind.YAML, "pod.yaml")
+    (found,) = [f for f in result.findings if f.code == "SHM001"]
+    assert found.severity.label == "error"

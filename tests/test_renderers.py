@@ -284,3 +284,21 @@ def test_a_chart_left_unrendered_says_when_it_asks_for_accelerators(tmp_path: Pa
     assert result.stdout.count("its templates, which ask for accelerators, are not checked") == 1
     units = json.loads(invoke("check", "--format", "json", str(tmp_path), env=env).stdout)["rendering"]["units"]
     assert sorted((Path(u["path"]).name, u["accelerators"]) for u in units) == [("mychart", True), ("routes", False)]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        "image: nginx\nresources: {}\n  # limits:\n  #   nvidia.com/gpu: 1\n",  # a comment
+        "nodeSelector:\n  nvidia.com/gpu.present: 'true'\n",  # a node label, no request
+    ],
+)
+def test_a_chart_that_only_mentions_a_gpu_does_not_ask_for_one(tmp_path: Path, invoke, values: str) -> None:
+    """Only a resource written as a key asks for accelerators (review: a commented-out limit and a node label did)."""
+    root = chart(tmp_path)
+    (root / "templates" / "deployment.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n")
+    (root / "values.yaml").write_text(values)
+    (root / "README.md").write_text("Set resources.limits.nvidia.com/gpu to use a GPU.\n")
+    result = invoke("check", "--format", "json", str(tmp_path), env={"PATH": str(Path(sys.executable).parent)})
+    (unit,) = json.loads(result.stdout)["rendering"]["units"]
+    assert unit["accelerators"] is False

@@ -257,3 +257,17 @@ def test_a_variable_line_at_the_margin_is_an_envsubst_template(tmp_path: Path) -
     pod = "kind: Pod\nspec:\n  containers:\n  - name: c\n    args:\n    - |\n      $CMD\n    nvidia.com/gpu: [\n"
     (tmp_path / "devcluster.yaml").write_text(pod, encoding="utf-8")
     assert [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings] == ["SHM000"]
+
+
+def test_a_variable_line_in_yaml_that_parses_is_text(tmp_path: Path) -> None:
+    """A line at the margin that is one variable is valid YAML inside a flow sequence: such a template is read as
+    the YAML it is, its command judged (review: the envsubst mark hid it)."""
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n"
+        "      image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\n"
+        '      command: [torchrun, --nproc_per_node, "4", train.py,\n$EXTRA_ARGS\n      ]\n'
+        "      resources: {limits: {nvidia.com/gpu: 4}}\n"
+    )
+    (tmp_path / "pod.yaml.tmpl").write_text(text, encoding="utf-8")
+    report = check_paths(Settings(), [tmp_path], jobs=1)
+    assert [(f.code, f.severity.label) for f in report.findings] == [("SHM001", "error")]

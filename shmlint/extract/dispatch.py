@@ -16,6 +16,7 @@ from shmlint.discover import (
     StrPath,
     clean_path,
     has_helm_actions,
+    has_substituted_lines,
     has_template_marks,
 )
 from shmlint.file_formats import describe, read_without_signal, reader, yaml_claim
@@ -186,7 +187,7 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
     except YamlError as exc:
         refused = isinstance(exc, Refused)  # an alias bomb is refused for its shape, whatever the file is for
-        if not refused and has_template_marks(source.text):
+        if not refused and (has_template_marks(source.text) or has_substituted_lines(source.text)):
             return [], [_template_notice(source, path, run)]
         if not refused and _is_conda_environment(source.text):
             where = f"line {exc.line}, column {exc.column}"
@@ -262,7 +263,7 @@ def broken_is_shm000(source: SourceText, path: StrPath, run: Extraction) -> bool
     """Whether a YAML file that does not parse is SHM000 (what ``_yaml`` reports for it), not a note: it may hold a
     workload finding, or looks like a manifest or a compose file, and is neither a template nor a conda
     environment file (those are notes there). A failed render blames such a file only."""
-    if has_template_marks(source.text) or _is_conda_environment(source.text):
+    if has_template_marks(source.text) or has_substituted_lines(source.text) or _is_conda_environment(source.text):
         return False
     if not _may_hold_container(source.text):
         return False

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from shmlint.lazy_regex import LazyRegex
+
 #: POSIX-style shells: a ``run:`` step, a ``bash -c`` string or an interactive ``docker run -it IMAGE sh`` hands
 #: them shell text (``ash``: BusyBox's, Alpine's ``sh``)
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash"})
@@ -78,6 +80,15 @@ SETUP_ONLY = TEXT_ONLY | {
 #: the Python interpreter's own options that take a value (``python -W ignore x.py``): the word after one is that
 #: value, not the program
 PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
+
+
+#: Python's ``-c``, alone or after flags without a value in one word (``-uc``, ``-Bc``): the next word is code
+_CODE_OPTION = LazyRegex(r"-[bBdEiIOqsSuv]{0,8}c")
+
+
+def is_code_option(word: str) -> bool:
+    """Whether an interpreter option gives Python code to run (``-c``, ``-uc``): the next word is that code."""
+    return word.startswith("-") and _CODE_OPTION.fullmatch(word) is not None
 
 
 def is_python(word: str) -> bool:

@@ -159,8 +159,8 @@ def opens_shell(command: ContainerCommand) -> bool:
         return False
     entrypoint = [flag.value_text for flag in command.flag_values("--entrypoint")[-1:] if flag.value_text]
     argv = entrypoint + [word.text for word in command.arguments]
-    if not entrypoint and argv[:1] == ["--"]:  # ``IMAGE -- bash``: an entrypoint that ends in ``exec "$@"`` (CUDA's
-        argv = argv[1:]  # and NGC's images) runs ``exec -- bash``, the shell
+    if not entrypoint and argv[:1] == ["--"] and argv[1:]:  # ``IMAGE -- bash``: an entrypoint that ends in ``exec
+        argv = argv[1:]  # "$@"`` (CUDA's and NGC's images) runs ``exec -- bash``; ``IMAGE --`` alone runs nothing
     if not argv:
         return True
     if argv[0].rsplit("/", 1)[-1] not in SHELLS:

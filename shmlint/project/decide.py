@@ -44,7 +44,7 @@ def _with_need(
     ambiguous: bool,
 ) -> Workload:
     """The workload with its need: from its names, and where they leave it open, from the files it runs."""
-    need = decide(workload, knowledge)
+    need = decide(workload, knowledge, walked=project is not None)
     followed = need is not None and (need.tier is Tier.UNKNOWN or own_script(workload) is not None)
     if followed and workload.launch is not None and project is not None and _leads_somewhere(workload, project):
         # names leave it open, or the script a replaced entrypoint runs may be the repository's (then the image's

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, program, shell_operand
+from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, is_code_option, program, shell_operand
 from shmlint.signals import TORCHRUN_MODULES, TORCHRUN_PROGRAMS
 
 #: marks a word whose value the text does not give (``shellvars``), in front of its text: never a real argument
@@ -165,7 +165,7 @@ def _python(words: list[str]) -> Target | None:
             if module in _TOOLS:
                 return _tool(module, list(rest))
             return Target("module", module, rest)
-        if word == "-c":  # Python code on the command line, read as the program's file would be
+        if is_code_option(word):  # Python code on the command line, read as the program's file would be
             return Target("code", words[index + 1], tuple(words[index + 2 :])) if index + 1 < len(words) else None
         if not word.startswith("-"):
             return Target("python", word, tuple(words[index + 1 :]))

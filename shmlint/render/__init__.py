@@ -283,18 +283,30 @@ def _render_unit(
 
 
 def _asks_for_accelerators(unit: Unit, engine: Engine) -> bool:
-    """Whether a chart's files (its templates and values, as discovered) name an accelerator resource the signal
-    data knows (``nvidia.com/gpu``, a configured one too): said of a chart left unrendered, so a clean run is not
-    read as one that judged its GPU workloads. Each file is read up to the size limit, as a check would."""
-    names = tuple(glob.split("*", 1)[0].lower() for glob in engine.extraction.signals.gpu_resources)
+    """Whether a chart's YAML files (its templates and values, as discovered) write an accelerator resource the
+    signal data knows (``nvidia.com/gpu``, a configured one too) as a key, as a request or limit does: said of a
+    chart left unrendered, so a clean run is not read as one that judged its GPU workloads. A comment, a README or
+    a node label (``nvidia.com/gpu.present``) is no request. Each file is read up to the size limit."""
+    keys = _resource_keys(engine.extraction.signals.gpu_resources)
     for member in unit.members:
+        if not member.path.endswith((".yaml", ".yml", ".tpl")):
+            continue
         try:
-            text = read_bytes(member.path, engine.settings.max_file_size).decode("utf-8", "replace").lower()
+            text = read_bytes(member.path, engine.settings.max_file_size).decode("utf-8", "replace")
         except InputError:
             continue
-        if any(name and name in text for name in names):
+        if keys.search(text) is not None:
             return True
     return False
+
+
+def _resource_keys(globs: tuple[str, ...]) -> re.Pattern[str]:
+    """A YAML key at the start of a line (after its indent or a list dash, maybe quoted) that is one of the
+    resource names (``nvidia.com/mig-*`` globs: the name's characters where the star is)."""
+    names = "|".join(
+        re.escape(glob.split("*", 1)[0]) + (r"[\w./-]{0,64}" if "*" in glob else "") for glob in globs if glob
+    )
+    return re.compile(rf"^[ \t-]{{0,64}}[\"']?(?:{names})[\"']?[ \t]*:", re.MULTILINE | re.IGNORECASE)
 
 
 def _broken_file(files: tuple[Path, ...], checked: frozenset[str], max_bytes: int, run: Extraction) -> Path | None:

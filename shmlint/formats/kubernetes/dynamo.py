@@ -40,7 +40,7 @@ def dynamo_pods(
     deployment's own spec. ``metadata``: the object's, where annotations live after the pod template's."""
     m, spec = reader.m, reader.m.get(obj, "spec")
     if kind == "DynamoComponentDeployment":
-        components: list[tuple[str, Node | None]] = [(scalar(m.get(spec, "componentName")) or "", spec)]
+        components: list[tuple[str, Node | None]] = [(scalar(m.get(spec, "name")) or "", spec)]
     else:
         components = [(scalar(m.get(c, "name")) or "?", c) for c in sequence(m.get(spec, "components"))]
         components += [(name, service) for name, (_, service) in m.items(m.get(spec, "services")).items()]
@@ -104,8 +104,17 @@ def _operator_volume(reader: PodReader, component: MappingNode) -> PodVolume | N
 
 
 def _resources(reader: PodReader, component: MappingNode) -> Iterator[Resource]:
-    """A v1alpha1 service's ``resources``, as the main container's: Dynamo's ``gpu`` is the device plugin's."""
+    """A v1alpha1 service's ``resources``, as the main container's: Dynamo's ``gpu`` is the device plugin's
+    resource its ``gpuType`` names (``nvidia.com/gpu`` by default), and ``custom`` holds resources by their own
+    names (``amd.com/gpu: 1``)."""
     m = reader.m
     for section in ("limits", "requests"):
-        for name, (key, value) in m.items(m.path(component, "resources", section)).items():
-            yield section, _GPU_RESOURCES.get(name, name), scalar(value), reader.pair_span(key, value)
+        entries = m.items(m.path(component, "resources", section))
+        gpu = scalar(entries["gpuType"][1]) if "gpuType" in entries else None
+        for name, (key, value) in entries.items():
+            if name == "custom":
+                for own, (own_key, own_value) in m.items(value).items():
+                    yield section, own, scalar(own_value), reader.pair_span(own_key, own_value)
+            elif name != "gpuType":
+                named = (gpu or _GPU_RESOURCES[name]) if name in _GPU_RESOURCES else name
+                yield section, named, scalar(value), reader.pair_span(key, value)

@@ -485,8 +485,11 @@ def shm_mount(m: Mappings, container: Node) -> MappingNode | None:
 
 
 def operated_view(view: PodContainer, operator: OperatorShm) -> PodContainer:
-    """The container as its operator makes it: its /dev/shm the operator's volume unless it mounts one itself, its
-    resources the operator's where it writes none."""
-    if operator.volume is not None and view.shm_mount is None:
+    """The container as its operator makes it: its /dev/shm the operator's volume (Dynamo drops a mount of its own
+    at /dev/shm before adding its volume's), its resources the operator's laid over its own (each of the
+    operator's replaces the container's of the same section and name)."""
+    if operator.volume is not None:
         view = view._replace(shm_mount=operator.volume.name)
-    return view._replace(resources=view.resources or operator.resources)
+    given = {(section, name) for section, name, _, _ in operator.resources}
+    kept = tuple(entry for entry in view.resources if (entry[0], entry[1]) not in given)
+    return view._replace(resources=kept + operator.resources)
