@@ -187,7 +187,7 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
     except YamlError as exc:
         refused = isinstance(exc, Refused)  # an alias bomb is refused for its shape, whatever the file is for
-        if not refused and (has_template_marks(source.text) or has_substituted_lines(source.text)):
+        if not refused and _template_not_yet_yaml(source.text):
             return [], [_template_notice(source, path, run)]
         if not refused and _is_conda_environment(source.text):
             where = f"line {exc.line}, column {exc.column}"
@@ -259,11 +259,17 @@ def _may_hold_container(text: str) -> bool:
     return _may_run_containers(text) or _CONTAINER_WORD.search(text) is not None
 
 
+def _template_not_yet_yaml(text: str) -> bool:
+    """Whether a text that does not parse is a template (Helm, Jinja or Terraform markers, or envsubst's lines of
+    YAML to come) rather than broken YAML."""
+    return has_template_marks(text) or has_substituted_lines(text)
+
+
 def broken_is_shm000(source: SourceText, path: StrPath, run: Extraction) -> bool:
     """Whether a YAML file that does not parse is SHM000 (what ``_yaml`` reports for it), not a note: it may hold a
     workload finding, or looks like a manifest or a compose file, and is neither a template nor a conda
     environment file (those are notes there). A failed render blames such a file only."""
-    if has_template_marks(source.text) or has_substituted_lines(source.text) or _is_conda_environment(source.text):
+    if _template_not_yet_yaml(source.text) or _is_conda_environment(source.text):
         return False
     if not _may_hold_container(source.text):
         return False

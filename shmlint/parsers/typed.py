@@ -128,15 +128,16 @@ def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[Contain
     shell = list(commands(text, in_blocks=True))
     lines = [(line, index) for index, block in enumerate(blocks) for line in block.lines]
     by_start = sorted(range(len(shell)), key=lambda index: shell[index].words[0].start)
+    starts = [line.start for line, _ in lines]
     document = _Document(
         text,
         blocks,
         shell,
         lines,
-        [line.start for line, _ in lines],
+        starts,
         by_start,
         [shell[index].words[0].start for index in by_start],
-        _step_blocks(blocks, shell, lines),
+        _step_blocks(blocks, shell, lines, starts),
     )
     assigned = Assignments()
     for position, command in enumerate(shell):
@@ -263,12 +264,12 @@ def _later_blocks(document: _Document, index: int) -> list[ShellBlock]:
 
 
 def _step_blocks(
-    blocks: ShellBlocks, shell: Sequence[SimpleCommand], lines: Sequence[tuple[CodeLine, int]]
+    blocks: ShellBlocks, shell: Sequence[SimpleCommand], lines: Sequence[tuple[CodeLine, int]], starts: Sequence[int]
 ) -> list[int]:
     """The blocks that may hold a guide's later steps: those fenced as shell, and untagged ones with a command that
-    starts a launcher (``_LAUNCHERS``: a folder tree, a config or a program's output never starts one)."""
+    starts a launcher (``_LAUNCHERS``: a folder tree, a config or a program's output never starts one). ``starts``:
+    the lines' starts."""
     found = {index for index, block in enumerate(blocks) if block.tagged}
-    starts = [line.start for line, _ in lines]
     for command in shell:  # each command's block found by bisection: linear in the document's commands
         if _program(command) in _LAUNCHERS:
             at = _line_at(command.words[0].start, lines, starts)

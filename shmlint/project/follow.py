@@ -195,8 +195,7 @@ class _Walk:
     def read(self, path: str) -> str | None:
         """A file's text, named among the files read (the pod's own ``-c`` code is not a file of the repository)."""
         text = self.reader.text(path)
-        shown = self.reader.display(path)
-        if text is not None and shown != CODE_WHERE:
+        if text is not None and (shown := self.reader.display(path)) != CODE_WHERE:
             self.followed.append(shown)
         return text
 

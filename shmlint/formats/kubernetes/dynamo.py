@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shmlint.containers.pod import PodVolume, Resource
+from shmlint.containers.pod import PodVolume, Resource, quantity
 from shmlint.formats.kubernetes.pod_reader import CONTAINER, FoundPod, OperatorShm, PodReader, listed_containers
 from shmlint.model import WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Node, scalar, sequence
@@ -98,9 +98,9 @@ def _operator_volume(reader: PodReader, component: MappingNode) -> PodVolume | N
         size = reader.size(written)
         if size is None or size.bytes != 0:  # a zero size is the default (``Size.IsZero``)
             return PodVolume(VOLUME, reader.span(written), kind, True, "Memory", size)
-    where = m.key(component, "podTemplate") or m.key(component, "extraPodSpec") or component
-    default = reader.size_text(DEFAULT_SIZE, where)
-    return PodVolume(VOLUME, reader.span(where), f"{kind} (its default {DEFAULT_SIZE})", True, "Memory", default)
+    where = reader.span(m.key(component, "podTemplate") or m.key(component, "extraPodSpec") or component)
+    default = quantity(DEFAULT_SIZE, where)  # not written: said where the component would size it
+    return PodVolume(VOLUME, where, f"{kind} (its default {DEFAULT_SIZE})", True, "Memory", default)
 
 
 def _resources(reader: PodReader, component: MappingNode) -> Iterator[Resource]:

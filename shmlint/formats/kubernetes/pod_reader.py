@@ -461,10 +461,6 @@ class PodReader:
         node = self.m.path(self.resources(container), "limits", "memory")
         return self.size(node)
 
-    def size_text(self, text: str, node: Node) -> Size:
-        """A quantity the manifest does not write (an operator's default), said where the setting would be."""
-        return quantity(text, self.span(node))
-
     def size(self, node: Node | None) -> Size | None:
         """A quantity as written; in a template, one with a placeholder is computed when it is rendered: its bytes
         are unknown and it is no error (no rule judges its value, no fix writes into it)."""
