@@ -155,7 +155,7 @@ class ShmSource(NamedTuple):
     size: Size | None = None
     name: str | None = None  # the volume name for Kubernetes volumes
     host_path: str | None = None  # HOST_PATH: the host folder mounted at /dev/shm when it is known
-    cap_bytes: int | None = None  # a volume shared in a pod: half the smallest memory limit there, the most it can use
+    cap_bytes: int | None = None  # a pod's volume: half the smallest memory limit of its mounters, the most it can use
     in_pod: bool = False  # a pod's setting (hostIPC), whatever file writes the pod: Kubernetes' policies apply
 
     @property

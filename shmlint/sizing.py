@@ -2,8 +2,8 @@
 SHM013), and the reason for it, which the fix title carries into the diff.
 
 The policy: the DataLoader hint's recommendation, else the configured ``fix-size``; never below what the
-workload already gets; at most half the container's memory limit (and half the smallest limit in the pod for a
-pod-shared volume), since /dev/shm pages count against that limit and the process needs the other half. The cap
+workload already gets; at most half the container's memory limit (and half the smallest limit of the containers
+that mount a pod's volume, or of the pod's for one a fix adds), since /dev/shm pages count against that limit and the process needs the other half. The cap
 wins over the floor: a size above the limit is the SHM004 problem itself.
 """
 
@@ -19,6 +19,7 @@ from shmlint.sizes import GIB, MIB
 DEFAULT_FIX_BYTES = 8 * GIB
 CONTAINER_CAP = "half the container's memory limit"
 POD_CAP = "half the smallest memory limit in the pod"
+MOUNTERS_CAP = "half the smallest memory limit of the containers that mount it"
 
 
 class FixSize(NamedTuple):
@@ -60,15 +61,15 @@ def minimum(workload: Workload, min_bytes: int) -> int:
 
 def floor(workload: Workload, min_bytes: int, source: ShmSource) -> tuple[int, str]:
     """Below this SHM005 speaks about ``source``, and why: the minimum (or the hint's estimate), unless the memory
-    limit cannot give /dev/shm that much (half the container's, half the smallest in the pod for a shared
-    volume)."""
+    limit cannot give /dev/shm that much (half the container's, half the smallest of the containers that mount
+    the volume)."""
     least = minimum(workload, min_bytes)
     why = "the estimated need of its DataLoader hint" if workload.dataloader else "the minimum"
     limit = workload.memory_limit.bytes if workload.memory_limit else None
     if limit and half(limit) < least:
         least, why = half(limit), CONTAINER_CAP
     if source.cap_bytes and source.cap_bytes < least:
-        return source.cap_bytes, POD_CAP
+        return source.cap_bytes, MOUNTERS_CAP
     return least, why
 
 
@@ -87,12 +88,14 @@ def fix_size(
 
 
 def _caps(workload: Workload, source: ShmSource | None) -> list[tuple[int, str]]:
-    """Half the container's memory limit; half the smallest in the pod for a volume the pod shares."""
+    """Half the container's memory limit; half the smallest of the containers that mount the volume changed, or of
+    the pod's for a volume the fix adds."""
     caps = []
     limit = workload.memory_limit
     if limit is not None and limit.bytes:
         caps.append((half(limit.bytes), f"half the memory limit {limit.text}"))
-    shared = source.cap_bytes if source is not None else workload.volume_cap
-    if shared:
-        caps.append((shared, POD_CAP))
+    if source is not None and source.cap_bytes:
+        caps.append((source.cap_bytes, MOUNTERS_CAP))
+    elif source is None and workload.volume_cap:  # a volume a fix adds or mounts: every container's limit bounds it
+        caps.append((workload.volume_cap, POD_CAP))
     return caps

@@ -172,12 +172,26 @@ def _verdict(workload: Workload) -> tuple:
     return shm, memory, bool(workload.gpu), workload.nccl_shm_disabled is not None, workload.command
 
 
+def test_a_sidecar_that_mounts_the_volume_bounds_it(engine: Engine) -> None:
+    """Its pages there count against its own limit too (Seldon's Triton ServerConfig: an rclone sidecar's 256M
+    limit had hidden SHM005 on the triton container's 256Mi /dev/shm, a volume the sidecar never mounts)."""
+    sharing = POD_YAML.replace(
+        "        - name: sidecar\n          image: busybox\n",
+        "        - name: sidecar\n          image: busybox\n"
+        "          volumeMounts:\n            - name: dshm\n              mountPath: /scratch\n",
+    )
+    assert sharing != POD_YAML
+    trainer = _workloads(engine, "job.yaml", sharing, FileKind.YAML)[0]
+    assert trainer.shm[0].cap_bytes == GIB  # half the sidecar's 2Gi
+
+
 def test_a_pod_spec_is_judged_the_same_in_yaml_and_terraform(engine: Engine) -> None:
     yaml = _workloads(engine, "job.yaml", POD_YAML, FileKind.YAML)
     terraform = _workloads(engine, "main.tf", POD_TERRAFORM, FileKind.TERRAFORM)
     assert [_verdict(w) for w in yaml] == [_verdict(w) for w in terraform]
     trainer = yaml[0]
-    assert trainer.shm[0].kind is ShmKind.MEMORY and trainer.shm[0].cap_bytes == GIB  # half the sidecar's 2Gi
+    # half the trainer's own 4Gi: the sidecar's 2Gi bounds nothing in a volume it does not mount
+    assert trainer.shm[0].kind is ShmKind.MEMORY and trainer.shm[0].cap_bytes == 2 * GIB
     assert yaml[0].accelerator_count == terraform[0].accelerator_count == 2
     assert yaml[0].launch is not None and terraform[0].launch is not None
     assert yaml[0].launch._replace(base_dir="", manifest="") == terraform[0].launch._replace(base_dir="", manifest="")

@@ -261,8 +261,19 @@ spec:
 
 
 def test_a_training_runtime_is_judged_by_its_ml_policy() -> None:
-    ((severity, message),) = shm001(check("runtime.yaml", TRAINER_RUNTIME))
-    assert severity is Severity.ERROR and "mlPolicy.torch" in message
+    with_gpus = TRAINER_RUNTIME.replace("2.4.0}", '2.4.0, resources: {limits: {"nvidia.com/gpu": 8}}}')
+    ((severity, message),) = shm001(check("runtime.yaml", with_gpus))
+    assert severity is Severity.ERROR and "mlPolicy.torch" in message and "8 in each node" in message
+
+
+def test_a_training_runtime_with_no_gpus_of_its_own_leaves_the_need_to_its_trainjobs() -> None:
+    """One process per device on the GPUs a TrainJob gives: one GPU is one process, the CPU is gloo's processes
+    (no /dev/shm), so the runtime alone is no evidence (kubeflow/manifests' torch-distributed runtime failed the
+    gate; audit58b labelled it unknown)."""
+    result = check("runtime.yaml", TRAINER_RUNTIME)
+    assert all(severity is Severity.INFO for severity, _ in shm001(result))
+    (workload,) = result.workloads
+    assert workload.launched_by is None
 
 
 @pytest.mark.parametrize(

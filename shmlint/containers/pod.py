@@ -91,15 +91,22 @@ def judge_pod(
 ) -> tuple[Judged, ...]:
     """A pod spec's containers judged, in order: its volumes by name, its pod-wide settings, the file that writes
     them (relative paths its containers start are looked for in its folder) and its namespace, when written."""
-    cap = shared_cap(containers)
+    caps = {c.shm_mount: volume_cap(containers, c.shm_mount) for c in containers if c.shm_mount}
     meant = _meant_volume(containers, volumes)
     where = (manifest, namespace)
-    return tuple(_container(container, volumes, wide, where, meant, cap, signals) for container in containers)
+    return tuple(_container(container, volumes, wide, where, meant, caps, signals) for container in containers)
 
 
 def shared_cap(containers: tuple[PodContainer, ...]) -> int | None:
     """The most a volume the pod's containers share can use (``shmlint.sizing``); a fix writes no more."""
     return pod_cap(c.memory_limit.bytes if c.memory_limit else None for c in containers)
+
+
+def volume_cap(containers: tuple[PodContainer, ...], volume: str) -> int | None:
+    """The most the volume ``volume`` can hold: half the smallest memory limit of the containers that mount it
+    (a Memory emptyDir's pages count against the limit of the container that writes them; a sidecar's limit that
+    never mounts the volume bounds nothing in it)."""
+    return shared_cap(tuple(c for c in containers if any(mount[0] == volume for mount in c.mounts)))
 
 
 def quantity(text: str, span: Span) -> Size:
@@ -109,7 +116,7 @@ def quantity(text: str, span: Span) -> Size:
 
 
 def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
-    """What a volume mounted at /dev/shm gives; ``cap``: half the smallest memory limit in the pod."""
+    """What a volume mounted at /dev/shm gives; ``cap``: the most it can hold (``volume_cap``)."""
     if volume.empty_dir:
         medium = volume.medium.strip()
         description = f'{volume.kind} volume "{volume.name}"'
@@ -150,7 +157,7 @@ def _container(
     wide: PodWide,
     where: tuple[str, str],
     meant: PodVolume | None,
-    cap: int | None,
+    caps: Mapping[str, int | None],
     signals: Signals,
 ) -> Judged:
     container = _expanded(container)
@@ -174,7 +181,7 @@ def _container(
     return Judged(
         gpu=gpu,
         torch=torch,
-        shm=tuple(_shm(container, volumes, wide[0], meant, cap)),
+        shm=tuple(_shm(container, volumes, wide[0], meant, caps)),
         memory_limit=container.memory_limit,
         nccl_shm_disabled=nccl_disabled(container.env),
         image=container.image,
@@ -254,17 +261,17 @@ def _shm(
     volumes: Mapping[str, PodVolume],
     host_ipc: Evidence | None,
     meant: PodVolume | None,
-    cap: int | None,
+    caps: Mapping[str, int | None],
 ) -> Iterator[ShmSource]:
     if host_ipc is not None:
         yield ShmSource(ShmKind.HOST_IPC, ShmMechanism.IPC_MODE, host_ipc.span, host_ipc.text, in_pod=True)
     if container.shm_mount is not None:
         volume = volumes.get(container.shm_mount)
         if volume is not None:
-            yield volume_source(volume, cap)
+            yield volume_source(volume, caps.get(container.shm_mount))
         return
     if meant is not None:
-        source = volume_source(meant, cap)
+        source = volume_source(meant, None)
         if source.kind is ShmKind.MEMORY:
             yield source._replace(kind=ShmKind.UNMOUNTED, cap_bytes=None)
 

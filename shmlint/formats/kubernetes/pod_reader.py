@@ -42,9 +42,10 @@ class PolicyLaunch(NamedTuple):
 
     def on(self, gpus: int | None) -> str | None:
         """What it means in a node container with ``gpus`` counted GPUs: several processes, or None when it starts
-        one (``1``, or one per device on one GPU) or CPU processes (``cpu``). A per-device count on GPUs the
-        template does not count (the TrainJob's resourcesPerNode fills them in), or a count that cannot be read,
-        stays several, as the runtime is written for."""
+        one (``1``, or one per device on one GPU), CPU processes (``cpu``), or one per device on GPUs the template
+        does not count: a TrainJob's resourcesPerNode fills them in, and one GPU there is one process, the CPU
+        gloo's (no /dev/shm: ``cpu_only_pytorch`` in shmlint/data/shm_need.yaml), so the runtime alone leaves the
+        need undecided. A count that cannot be read stays several, as a runtime is written for."""
         value = self.per_node.strip().lower()
         if value == "cpu":
             return None
@@ -53,9 +54,7 @@ class PolicyLaunch(NamedTuple):
                 return None
             return f"{self.evidence.text}: {value} processes in each node ({self.setting})"
         if value in PER_DEVICE:
-            if gpus is None:
-                return f"{self.evidence.text}: one process per device ({self.setting}) on the GPUs a TrainJob gives"
-            if gpus < 2:
+            if gpus is None or gpus < 2:
                 return None
             return f"{self.evidence.text}: one process per device, {gpus} in each node ({self.setting})"
         return f"{self.evidence.text} ({self.setting}: not read as a count)"
