@@ -61,8 +61,11 @@ TEST_DATA = "testdata"
 SNIFF_BYTES = 4096
 #: a Go/Helm template action or a Jinja tag; GitHub's ${{ }} and Argo's {{inputs.x}} are YAML string content
 _TEMPLATE_MARK = LazyRegex(r"(?<!\$)\{\{|\{%|%\{~?[ \t]*(?:if|else|endif|for|endfor)\b")
-#: a line that is only a variable, at the margin: where an envsubst template puts lines of YAML
-_SUBSTITUTED_LINE = LazyRegex(r"^\$(?:[A-Za-z_]\w{0,63}|\{[A-Za-z_]\w{0,63}\})[ \t]*\r?$", re.MULTILINE)
+#: a line that is only a variable: where an envsubst template puts lines of YAML (at the margin, or indented right
+#: under the key whose entries it fills: ``limits:`` then ``${MEM_LIMIT}``; not in a block scalar's text)
+_SUBSTITUTED_LINE = LazyRegex(
+    r"(?:^|:[ \t]{0,200}\r?\n[ \t]{1,200})\$(?:[A-Za-z_]\w{0,63}|\{[A-Za-z_]\w{0,63}\})[ \t]*\r?$", re.MULTILINE
+)
 _HELM_ACTION = LazyRegex(
     r"\{\{-?\s*(\.|\$|-|(if|else|end|range|with|include|template|define|toYaml|tpl|printf|default)\b)|\{%"
 )
@@ -112,7 +115,7 @@ def has_template_marks(text: str) -> bool:
 
 
 def has_substituted_lines(text: str) -> bool:
-    """A line at the margin that is one variable, for envsubst to fill with lines of YAML (``$OPT_RESOURCEPOOLS``):
+    """A line that is one variable, for envsubst to fill with lines of YAML (``$OPT_RESOURCEPOOLS``, ``${MEM_LIMIT}``):
     in a file that does not parse, the mark of a template rather than broken YAML (in one that parses it is text,
     inside a flow sequence or a quoted scalar, and the file is read as the YAML it is)."""
     return "$" in text and _SUBSTITUTED_LINE.search(text) is not None

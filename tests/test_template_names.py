@@ -259,6 +259,36 @@ def test_a_variable_line_at_the_margin_is_an_envsubst_template(tmp_path: Path) -
     assert [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings] == ["SHM000"]
 
 
+def test_a_variable_line_under_a_key_is_an_envsubst_template(tmp_path: Path) -> None:
+    """audit59a (IRISFormer's cluster jobs): ``limits:`` then an indented ``${MEM_LIMIT}`` that a script fills with
+    ``memory: 32Gi``; the file is a template (it failed the gate as SHM000)."""
+    text = (
+        "apiVersion: batch/v1\nkind: Job\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n"
+        "        resources:\n          limits:\n            ${MEM_LIMIT}\n            cpu: ${CPU_REQ}\n"
+    )
+    (tmp_path / "job.yaml").write_text(text, encoding="utf-8")
+    report = check_paths(Settings(), [tmp_path], jobs=1)
+    assert not report.findings and [n.message.split(":")[0] for n in report.notices] == [
+        "template (Helm, Jinja, Terraform or envsubst markers)"
+    ]
+
+
+def test_a_scripts_marker_in_a_quantity_is_no_invalid_size(tmp_path: Path) -> None:
+    """audit59a: ``memory: "#MEMLGi"``, a marker a script replaces before ``kubectl create``, was an SHM011 error;
+    a mistyped quantity still is one."""
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: vllm/vllm-openai:v0.9.0\n"
+        '    resources: {limits: {memory: "#MEMLGi", nvidia.com/gpu: 1}}\n'
+        "    volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n"
+        "  volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 8Gi}}]\n"
+    )
+    for marked in ("#MEMLGi", "<MEMORY>", "__MEM__Gi"):
+        (tmp_path / "pod.yaml").write_text(pod.replace("#MEMLGi", marked), encoding="utf-8")
+        assert not check_paths(Settings(), [tmp_path], jobs=1).findings, marked
+    (tmp_path / "pod.yaml").write_text(pod.replace("#MEMLGi", "32GB"), encoding="utf-8")
+    assert [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings] == ["SHM011"]
+
+
 def test_a_variable_line_in_yaml_that_parses_is_text(tmp_path: Path) -> None:
     """A line at the margin that is one variable is valid YAML inside a flow sequence: such a template is read as
     the YAML it is, its command judged (review: the envsubst mark hid it)."""

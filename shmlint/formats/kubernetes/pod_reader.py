@@ -59,6 +59,14 @@ class PolicyLaunch(NamedTuple):
             return f"{self.evidence.text}: one process per device, {gpus} in each node ({self.setting})"
         return f"{self.evidence.text} ({self.setting}: not read as a count)"
 
+    def devices(self) -> Evidence | None:
+        """The accelerators a per-device policy is written for, when its template counts none: a TrainJob's
+        resourcesPerNode gives them, so the container is accelerator work whose need stays undecided (listed among
+        the undecided, never silent)."""
+        if self.per_node.strip().lower() not in PER_DEVICE:
+            return None
+        return self.evidence._replace(text=f"{self.evidence.text}: one process per device a TrainJob gives")
+
 
 def is_count(text: str, digits: int) -> bool:
     """A plain count of at most ``digits`` ASCII digits (``²`` is a digit to ``str.isdigit``, not to ``int``; a
@@ -84,6 +92,11 @@ class LocalRanks(NamedTuple):
 
 #: an envsubst placeholder (``${VAR}``, ``$VAR``) in a template's value
 PLACEHOLDER = LazyRegex(r"\$(?:\{\{[^{}]{0,200}\}\}|\{[^{}]{0,200}\}|[A-Za-z_])")
+#: a marker a script replaces before the file is applied (``"#MEML"Gi``, ``<MEMORY>``, ``__MEM__``, ``@MEM@``): a
+#: YAML comment or a shell would eat such a value unquoted, so it is no quantity a person mistyped
+SCRIPT_MARKER = LazyRegex(
+    r"#[A-Z][A-Z0-9_]{0,63}|<[A-Za-z_][\w-]{0,63}>|__[A-Z][A-Z0-9_]{0,63}__|@[A-Z][A-Z0-9_]{0,63}@"
+)
 
 
 #: torchrun's own ``--nproc_per_node`` (``TORCHRUN_PROGRAMS``, ``TORCHRUN_MODULES``) wins over the operator's
@@ -269,6 +282,9 @@ class PodReader:
                 completed = completed._replace(launch=completed.launch._replace(dockerfile_beside=False))
             if pod.starts_ranks_elsewhere and not completed.gpu:
                 completed = completed._replace(launch=None)
+            devices = pod.launched_by.devices() if pod.launched_by and identity.container == TRAINER_NODE else None
+            if devices is not None and not completed.gpu:
+                completed = completed._replace(gpu=(devices,))
             yield completed.workload(
                 identity,
                 self.name_span(container),
@@ -461,12 +477,13 @@ class PodReader:
         return self.size(node)
 
     def size(self, node: Node | None) -> Size | None:
-        """A quantity as written; in a template, one with a placeholder is computed when it is rendered: its bytes
-        are unknown and it is no error (no rule judges its value, no fix writes into it)."""
+        """A quantity as written; in a template, one with a placeholder is computed when it is rendered, and in
+        any file one with a script's marker (``#MEMLGi``) is filled before it is applied: its bytes are unknown and
+        it is no error (no rule judges its value, no fix writes into it)."""
         text = scalar(node)
         if text is None:
             return None
-        if self.placeholders and PLACEHOLDER.search(text):
+        if (self.placeholders and PLACEHOLDER.search(text)) or SCRIPT_MARKER.search(text):
             return Size(text, None, self.span(node), KUBERNETES)
         return quantity(text, self.span(node))
 
