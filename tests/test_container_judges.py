@@ -294,7 +294,7 @@ def test_a_medium_spelled_in_lower_case_is_said_to_stop_the_pod(tmp_path: Path) 
         ("bash -c 'pip install deepspeed && python app.py'", "info"),  # installed, never run here
         ("bash -c 'git clone https://x/DeepSpeed && cd DeepSpeed && python app.py'", "info"),
         ("bash -c 'python -m pip install vllm; python app.py'", "info"),
-        ("bash -c 'pip install deepspeed && deepspeed train.py'", "error"),  # and run
+        ("bash -c 'pip install deepspeed && deepspeed --num_gpus 2 train.py'", "error"),  # and run
         ("bash -c 'pip install vllm; vllm serve m -tp 2'", "error"),
         ("vllm serve m -tp 2", "error"),
         ("deepspeed --num_gpus 2 train.py", "error"),

@@ -63,8 +63,13 @@ def judged(command: str, gpus: int | str) -> list[tuple[Severity, str]]:
         ("composer -n 8 train.py --config c.yaml", 8, ERROR, "Composer's launcher"),
         ("composer -n install", 2, INFO, "has an accelerator"),
         ("composer -n 2>&1", 2, INFO, "has an accelerator"),  # PHP's: a redirection, not a count
-        # DeepSpeed documents its /dev/shm need for any run (ds_report), one GPU too
-        ("deepspeed --num_gpus 1 train.py", 1, ERROR, "DeepSpeed"),
+        # DeepSpeed's launcher: one process per visible GPU unless --num_gpus says; one process has no NCCL peer
+        # (ds_report's advice to size /dev/shm is for NCCL; audit59b: 13 single-process steps failed the gate)
+        ("deepspeed --num_gpus 1 train.py", 1, INFO, "DeepSpeed with one local process"),
+        ("deepspeed --num_gpus 1 train.py", 4, INFO, "DeepSpeed with one local process"),
+        ("deepspeed train.py", 1, INFO, "DeepSpeed with one local process"),
+        ("deepspeed train.py", 4, ERROR, "DeepSpeed launcher without --num_gpus"),
+        ("deepspeed --num_nodes 1 --num_gpus=4 train.py", 1, ERROR, "several local processes"),  # it says so
         # MPI ranks in the container
         ("mpirun --allow-run-as-root -np 2 all_reduce_perf -b 1M -g 1", 2, ERROR, "several accelerator ranks"),
         ("mpirun --n 4 all_reduce_perf -g 1", 4, ERROR, "several accelerator ranks"),  # Open MPI's --n is -np
@@ -286,18 +291,23 @@ spec:
           - name: launcher
             image: registry.example/ml/habana-pytorch:1
             command: [bash, launch_train.sh]
-"""
+{resources}"""
+
+
+GPUS = "            resources: {limits: {nvidia.com/gpu: 8}}\n"
 
 
 @pytest.mark.parametrize(("extra", "errors"), [("", 0), ("  runLauncherAsWorker: true\n", 1)])
 def test_an_mpijob_launcher_starts_its_ranks_in_the_workers(tmp_path, extra: str, errors: int) -> None:
     """The launcher's script starts DeepSpeed over a hostfile of the worker pods: not its own processes, unless
-    the job runs the launcher as a worker too. An ``echo`` naming DeepSpeed runs nothing in any container."""
+    the job runs the launcher as a worker too (then with the GPUs of one: DeepSpeed starts a process on each).
+    An ``echo`` naming DeepSpeed runs nothing in any container."""
     from shmlint.runner import check_paths
     from shmlint.settings import Settings
 
     (tmp_path / ".git").mkdir()
-    (tmp_path / "job.yaml").write_text(LAUNCHER_JOB.format(extra=extra), encoding="utf-8")
+    job = LAUNCHER_JOB.format(extra=extra, resources=GPUS if extra else "")
+    (tmp_path / "job.yaml").write_text(job, encoding="utf-8")
     (tmp_path / "launch_train.sh").write_text(
         'echo "Creating DeepSpeed hostfile"\ndeepspeed --hostfile /job/hostfile train.py\n', encoding="utf-8"
     )

@@ -280,9 +280,12 @@ FAMILIES = [
     # Megatron/NeMo/DeepSpeed, axolotl
     ("nvcr.io/nvidia/nemo:25.02", "", "unknown"),  # a toolbox, like NGC PyTorch: what runs in it decides
     ("nvcr.io/nvidia/nemo:25.02", "torchrun --nproc_per_node 8 pretrain.py", "needs"),
-    ("deepspeed/deepspeed:v072_torch112_cu117", "", "needs"),
-    ("tweldoncw/microsoft-bloom-deepspeed-inference-fp16:7", "", "needs"),
-    ("ghcr.io/kubeflow/trainer/deepspeed-runtime", "", "needs"),
+    # an image that holds DeepSpeed: its launcher's process count decides (one process has no NCCL peer)
+    ("deepspeed/deepspeed:v072_torch112_cu117", "", "unknown"),
+    ("tweldoncw/microsoft-bloom-deepspeed-inference-fp16:7", "", "unknown"),
+    ("ghcr.io/kubeflow/trainer/deepspeed-runtime", "", "unknown"),
+    ("acme/app:1", "deepspeed --num_gpus 8 train.py", "needs"),
+    ("acme/app:1", "deepspeed --num_gpus 1 train.py", "unknown"),
     # the name is the image's own (its last path part), not its registry namespace: DeepSpeed's CI build image
     ("deepspeed/gh-builder:ubuntu1804-py38-torch1131-cu116", "", ""),
     ("nvcr.io/nvidia/nemo-retriever:1", "", ""),
