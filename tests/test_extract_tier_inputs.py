@@ -41,7 +41,11 @@ TF_GPU1 = 'name = "c", resourceRequirements = [{ type = "GPU", value = "1" }]'
             f"{GPU1}",
             ["error"],
         ),
-        (f'"image": "acme/app", "entryPoint": ["deepspeed"], "command": ["train.py"], {GPU1}', ["error"]),
+        (
+            f'"image": "acme/app", "entryPoint": ["deepspeed"], "command": ["--num_gpus", "2", "t.py"], {GPU1}',
+            ["error"],
+        ),
+        (f'"image": "acme/app", "entryPoint": ["deepspeed"], "command": ["train.py"], {GPU1}', ["info"]),  # 1 process
         ('"image": "acme/app", "resourceRequirements": [{"type": "GPU", "value": "4"}]', ["info"]),  # a count only
         (f'"image": "acme/app", {GPU1}', ["info"]),  # one GPU, software unknown
         (f'"image": "acme/app", "command": ["nvidia-smi"], {GPU1}', []),  # an ECS task runs what it says
@@ -110,19 +114,35 @@ def test_a_batch_job_definitions_utility_command_is_a_placeholder(engine: Engine
     assert shm001(check(engine, "stack.yaml", text, FileKind.YAML)) == expected
 
 
-FLOW = "from metaflow import FlowSpec, batch, step\n\n\nclass F(FlowSpec):\n    @batch({options})\n    @step\n    def s(self):\n        pass\n"
+FLOW = (
+    "from metaflow import FlowSpec, batch, step\n\n\nclass F(FlowSpec):\n    {extra}@batch({options})\n    @step\n"
+    "    def s(self):\n        {body}\n"
+)
 
 
 @pytest.mark.parametrize(
-    ("options", "expected"),
+    ("extra", "options", "body", "expected"),
     [
-        ('gpu=1, image="deepspeed/deepspeed:latest"', ["error"]),  # the image names software that needs /dev/shm
-        ("gpu=2", ["info"]),  # two GPUs in one container: a count, not software
-        ('gpu=1, image="acme/app"', ["info"]),
+        # Metaflow starts the step's own code in the image, never its entrypoint: the image's name is no evidence
+        ("", 'gpu=1, image="axolotlai/axolotl:main-latest"', "pass", ["info"]),
+        ("", 'cpu=2, image="deepspeed/deepspeed:latest"', "pass", []),  # audit59b: a CPU gloo step failed the gate
+        ("", "gpu=2", "pass", ["info"]),  # two GPUs in one container: a count, not software
+        # the launcher extensions: @deepspeed one process per GPU of the step (n_slots), torchrun's run() says
+        ("@deepspeed\n    ", "gpu=4", "current.deepspeed.run(entrypoint='t.py')", ["error"]),
+        ("@deepspeed\n    ", "gpu=1", "current.deepspeed.run(entrypoint='t.py')", ["info"]),
+        ("", "gpu=8", "TorchrunSingleNodeMultiGPU().run(entrypoint='t.py', nproc_per_node=8)", ["error"]),
+        ("", "gpu=8", "current.torch.run(entrypoint='t.py')", ["info"]),  # metaflow-torchrun's default: 1
+        ("", "gpu=8", "current.torch.run(torchrun_args={'nproc_per_node': '4'})", ["error"]),
+        ("", "gpu=6", "current.deepspeed.run(deepspeed_args=['--num_nodes=4', '--num_gpus=6'])", ["error"]),
+        ("", "gpu=6", "current.deepspeed.run(deepspeed_args=['--num_gpus', 2])", ["error"]),
+        ("", "cpu=8", "current.torch.run(nproc_per_node=8)", []),  # gloo on the CPU: no GPU, no finding
     ],
 )
-def test_metaflow_steps_carry_image_and_gpu_count(engine: Engine, options: str, expected: list) -> None:
-    assert shm001(check(engine, "flow.py", FLOW.format(options=options), FileKind.PYTHON)) == expected
+def test_metaflow_steps_carry_their_gpus_and_launched_processes(
+    engine: Engine, extra: str, options: str, body: str, expected: list
+) -> None:
+    text = FLOW.format(extra=extra, options=options, body=body)
+    assert shm001(check(engine, "flow.py", text, FileKind.PYTHON)) == expected
 
 
 @pytest.mark.parametrize("limit", ["2", "1"])

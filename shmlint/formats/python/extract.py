@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from itertools import pairwise
 
 from shmlint import sizes
 from shmlint.formats.python.calls import (
@@ -43,6 +44,8 @@ MAX_NODES = 200_000
 #: the most tokens (``parsers.work``) handed to ``ast.parse``: about 1 MB of ordinary code, 100 MB of nodes
 MAX_TOKENS = 200_000
 METAFLOW_COMPUTE = ("batch", "kubernetes", "resources")
+#: more local processes than a launcher call could mean: a larger literal is no count
+MAX_PROCESSES = 4096
 KFP_ACCELERATOR = ("set_accelerator_limit", "set_gpu_limit", "set_accelerator_type")
 FLYTE_GPU_RESOURCES = ("requests", "limits", "resources")
 FLYTE_TORCH_CONFIGS = ("PyTorch", "Elastic")  # flytekitplugins-kfpytorch: a Memory /dev/shm unless told otherwise
@@ -105,7 +108,6 @@ class _Reader(CallReader):
         torch: list[Evidence] = []
         shm: list[ShmSource] = []
         memory: Size | None = None
-        image_name: str | None = None
         counts: list[int] = []  # GPUs per decorator's gpu=N, for the multi-GPU tier
         layer = next((name for _, name in decorators if name != "resources"), "resources")
         for decorator, name in decorators:
@@ -114,10 +116,8 @@ class _Reader(CallReader):
                 gpu.append(Evidence(f"@{name}(gpu={self.text(options['gpu'].node)})", self.span(decorator)))
                 counts += device_counts(options["gpu"])
             image = options.get("image")
-            if image is not None and isinstance(image.value, str):
-                image_name = image.value
-                if self.signals.is_torch_image(image.value):
-                    torch.append(Evidence(f"image {image.value}", self.span(image.node)))
+            if image is not None and isinstance(image.value, str) and self.signals.is_torch_image(image.value):
+                torch.append(Evidence(f"image {image.value}", self.span(image.node)))
             if "shared_memory" in options:
                 arg = options["shared_memory"]
                 mechanism = ShmMechanism.TMPFS_MOUNT if layer == "kubernetes" else ShmMechanism.NAMESPACE_SIZE
@@ -138,9 +138,50 @@ class _Reader(CallReader):
             shm=tuple(shm),
             memory_limit=memory,
             target=self.call_target(chosen, "shared_memory", "mib"),
-            image=image_name,
+            # no ``image``: Metaflow starts the step's own code in it (``python flow.py ... step``), never the
+            # image's entrypoint, so the software the image is named for is no evidence (audit59b: a DeepSpeed
+            # image on CPU and download steps)
             accelerator_count=max(counts) if counts else None,
+            launched_by=self.metaflow_processes(function, max(counts) if counts else 0) if gpu else None,
         )
+
+    def metaflow_processes(self, function: ast.FunctionDef | ast.AsyncFunctionDef, gpus: int) -> str | None:
+        """Several local processes that a Metaflow launcher extension starts in a GPU step's container: ``@deepspeed``
+        one per GPU the step asks for (outerbounds/metaflow-deepspeed's decorator takes ``n_slots`` from ``gpu`` and
+        passes ``--num_gpus n_slots``), or a ``run(...)`` call in the step that says how many
+        (``current.torch.run(nproc_per_node=8)``, ``torchrun_args={"nproc_per_node": 8}``: metaflow-torchrun's
+        default is 1; ``deepspeed_args=["--num_gpus=6"]``). NCCL between them uses /dev/shm."""
+        if gpus >= 2 and any(called_name(d) == "deepspeed" for d in function.decorator_list):
+            return f"Metaflow's @deepspeed: one DeepSpeed process per GPU of the step, {gpus} with NCCL between them"
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call) and method_name(node) == "run":
+                count = self.local_processes(node)
+                if count >= 2:
+                    return f"{self.text(node.func)}(... {count} local processes) with NCCL between them"
+        return None
+
+    def local_processes(self, call: ast.Call) -> int:
+        """The local processes a launcher extension's ``run`` call asks for (0 when it says none)."""
+        options = self.keywords(call)
+        counted = [options["nproc_per_node"].value] if "nproc_per_node" in options else []
+        for key in ("torchrun_args", "deepspeed_args"):
+            arg = options.get(key)
+            if arg is not None and isinstance(arg.node, ast.Dict):
+                counted += [
+                    self.value(value)
+                    for name, value in zip(arg.node.keys, arg.node.values, strict=True)
+                    if name is not None and self.value(name) in ("nproc_per_node", "num_gpus")
+                ]
+            elif arg is not None and isinstance(arg.node, ast.List | ast.Tuple):
+                values = [self.value(item) for item in arg.node.elts]
+                counted += [
+                    value.partition("=")[2]
+                    for value in values
+                    if isinstance(value, str) and value.startswith(("--num_gpus=", "--nproc_per_node="))
+                ]
+                counted += [after for word, after in pairwise(values) if word in ("--num_gpus", "--nproc_per_node")]
+        numbers = [count for value in counted if (count := _count(value)) is not None]
+        return max(numbers, default=0)
 
     def flyte(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Workload]:
         decorator = next((d for d in function.decorator_list if called_name(d) == "task"), None)
@@ -285,6 +326,13 @@ class _Reader(CallReader):
             shm=tuple(shm),
             accelerator_count=max(counts) if counts else None,
         )
+
+
+def _count(value: object) -> int | None:
+    """A process count written as a literal (``8``, ``"8"``); None for anything else."""
+    if isinstance(value, str):
+        return ascii_int(value, maximum=MAX_PROCESSES)
+    return bounded_int(value, maximum=MAX_PROCESSES)
 
 
 def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
