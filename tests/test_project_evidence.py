@@ -1078,6 +1078,41 @@ def test_local_imports_followed(tmp_path: Path) -> None:
     assert [str(f) for f in facts.needs] == ["data.py:2 DataLoader(num_workers=3)"]
 
 
+ANIMATE = (
+    "def normalize_kp(kp):\n    return kp\n\n\n"
+    "def animate(ds):\n    for batch in DataLoader(ds, num_workers=4):\n        pass\n\n\n"
+    "def train(ds):\n    return animate(ds)\n\n\n"
+    "if __name__ == '__main__':\n    animate(ds)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("demo", "needs"),
+    [
+        # audit59a (first-order-model): demo.py takes one helper; the loader is in a function never called
+        ("from animate import normalize_kp\nnormalize_kp(1)\n", []),
+        ("from animate import animate\nanimate(ds)\n", ["animate.py:6 DataLoader(num_workers=4)"]),
+        ("from animate import train\ntrain(ds)\n", ["animate.py:6 DataLoader(num_workers=4)"]),  # through train()
+        ("from animate import *\nanimate(ds)\n", ["animate.py:6 DataLoader(num_workers=4)"]),  # all of it
+        ("import animate\nanimate.animate(ds)\n", ["animate.py:6 DataLoader(num_workers=4)"]),
+        ("def main():\n    from animate import normalize_kp\n", ["animate.py:6 DataLoader(num_workers=4)"]),
+    ],
+)
+def test_a_module_imported_by_name_counts_what_those_names_reach(tmp_path: Path, demo: str, needs: list) -> None:
+    (tmp_path / "demo.py").write_text(demo)
+    (tmp_path / "animate.py").write_text(ANIMATE)
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "demo.py")))
+    assert [str(f) for f in facts.needs] == needs
+
+
+def test_a_modules_top_level_code_runs_on_import(tmp_path: Path) -> None:
+    """What the module runs when imported (not its ``__main__`` block) reaches its functions too."""
+    (tmp_path / "demo.py").write_text("from animate import normalize_kp\n")
+    (tmp_path / "animate.py").write_text(ANIMATE + "LOADER = animate(ds)\n")
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "demo.py")))
+    assert [str(f) for f in facts.needs] == ["animate.py:6 DataLoader(num_workers=4)"]
+
+
 def test_free_only_when_certain(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("DataLoader(ds, num_workers=0)\n")
     (tmp_path / "b.py").write_text("import transformers\nDataLoader(ds, num_workers=0)\n")

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
     from shmlint.project.builds import BuildIndex, ImageBuild
     from shmlint.project.configs import Setting
+    from shmlint.project.pycode import PyFacts
     from shmlint.project.pyhelpers import LoaderHelper
     from shmlint.project.pyoptions import Option
     from shmlint.project.shellvars import Line
@@ -372,17 +373,25 @@ class _Walk:
         return found
 
     def module(
-        self, path: str, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int, *, run: bool = False
+        self,
+        path: str,
+        arguments: Sequence[str],
+        settings: Mapping[str, Setting],
+        depth: int,
+        *,
+        run: bool = False,
+        only: frozenset[str] | None = None,
     ) -> None:
         """One Python file and, below it, the local modules it imports; a file whose loaders were not known, or that
         imports loader helpers, is read again with what those modules define (argparse options, the config files
-        they name by default, the helpers). ``run``: the program itself, not a module it imports."""
+        they name by default, the helpers). ``run``: the program itself, not a module it imports; ``only``: the
+        names its importer takes from it, when it takes it by name only (``pycode.read``)."""
         from shmlint.project import pycode, pyhelpers
 
         self.modules.append(path)
         text = self.read(path)
         facts = (
-            pycode.read(text, arguments, settings, self.devices, None, self.env, run_as_main=run)
+            pycode.read(text, arguments, settings, self.devices, None, self.env, run_as_main=run, only=only)
             if text is not None
             else None
         )
@@ -400,7 +409,7 @@ class _Walk:
         self.config_files = list(dict.fromkeys([*self.config_files, *filter(None, beside)]))[:MAX_CONFIG_NAMES]
         needs_at, zero_at = len(self.needs), len(self.zero)
         if depth < self.reader.index.max_depth:
-            self.imports(path, facts.imports, arguments, settings, depth)
+            self.imports(path, facts, arguments, settings, depth)
         else:
             self.doubt = True  # imports below are not read: they could make loaders of their own
         helpers = self.imported_helpers(path, facts.from_imports) if self.helpers else {}
@@ -419,6 +428,7 @@ class _Walk:
                         self.env,
                         helpers,
                         run_as_main=run,
+                        only=only,
                     )
                     or facts
                 )
@@ -468,10 +478,17 @@ class _Walk:
         return self.defaults
 
     def imports(
-        self, path: str, imports: Sequence[str], arguments: Sequence[str], settings: Mapping[str, Setting], depth: int
+        self, path: str, facts: PyFacts, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int
     ) -> None:
+        """The local modules a file imports, each read once; one it takes only names from (``from m import a, b``,
+        at its top level) is read for what those names reach (``only``)."""
         folder = os.path.dirname(path)
-        for imported in imports:
+        whole = {self.local_module(folder, module) for module in facts.whole_imports}
+        named: dict[str, set[str]] = {}
+        for source, name, _, _ in facts.from_imports:
+            if (found := self.local_module(folder, source)) is not None:
+                named.setdefault(found, set()).add(name)
+        for imported in facts.imports:
             local = self.local_module(folder, imported)
             parent = imported.rpartition(".")[0]
             module = self.local_module(folder, parent) if local is None and parent.strip(".") else None
@@ -480,7 +497,8 @@ class _Walk:
             if local is None:
                 self.doubt = self.doubt or not _plain(imported)
             elif local != path and local not in self.modules:
-                self.module(local, arguments, settings, depth + 1)
+                only = frozenset(named[local]) if local in named and local not in whole else None
+                self.module(local, arguments, settings, depth + 1, only=only)
 
     def imported_helpers(self, path: str, from_imports: Sequence[tuple[str, str, str, int]]) -> dict[str, LoaderHelper]:
         """The loader helpers a module imports by name (``from data.loaders import build as make``), by the name

@@ -80,6 +80,8 @@ class PyFacts(NamedTuple):
     by_name: tuple[Command, ...] = ()  # programs a run call starts by name (``["svc", "train", "-t"]``)
     helpers: tuple[LoaderHelper, ...] = ()  # functions that make a loader with the workers their callers give
     from_imports: tuple[tuple[str, str, str, int], ...] = ()  # (module, name, as, line): ``from module import name``
+    #: modules imported whole (``import m``, ``from m import *``, an import inside a function): all of them may run
+    whole_imports: tuple[str, ...] = ()
 
 
 def read(
@@ -92,17 +94,21 @@ def read(
     imported_helpers: Mapping[str, LoaderHelper] | None = None,
     *,
     run_as_main: bool = True,
+    only: frozenset[str] | None = None,
 ) -> PyFacts | None:
     """The file's facts, or None when it does not parse (or is too deeply nested to). ``imported``: argparse
     options defined in the local modules it imports (its own win); ``env``: the container's environment
     (``os.environ.get("WORKERS", 4)`` takes its value there, else the default); ``imported_helpers``: the loader
     helpers of those modules it imports by name, by the name it binds (``pyhelpers``); ``run_as_main``: the file is
-    the program run, not a module it imports (then its ``__main__`` block runs)."""
+    the program run, not a module it imports (then its ``__main__`` block runs); ``only``: the names a module
+    imported by name gives its importer (``from animate import normalize_kp``), whose functions and classes, and
+    those they use, are all of it that can run there (None: all of it)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     nodes = list(ast.walk(tree))
+    unused = _unused_definitions(tree, only) if only is not None else frozenset()
     own = options(nodes)
     context = Context(tuple(arguments), config, devices, names(nodes), {**(imported or {}), **own}, env or {})
     bound = functools.cache(functools.partial(names_of, nodes))  # read for a loader with workers only
@@ -116,7 +122,7 @@ def read(
     classes = _ultralytics_classes(nodes)
     scope_of = {id(node): scope for scope in found for node in scope.nodes} if classes else {}
     for node in nodes:
-        if not isinstance(node, ast.Call):
+        if not isinstance(node, ast.Call) or id(node) in unused:
             continue
         name = called(node.func)
         quoted = text if len(needs) + len(zero) + len(unknown_loaders) < MAX_FACTS else ""
@@ -169,6 +175,7 @@ def read(
         started.by_name,
         helpers,
         _from_imports(found[0].nodes if found else []),
+        _whole_imports(tree),
     )
 
 
@@ -232,6 +239,53 @@ def _from_imports(module: list[ast.AST]) -> tuple[tuple[str, str, str, int], ...
         for node in module
         if isinstance(node, ast.ImportFrom)
         for alias in node.names
+    )
+
+
+def _whole_imports(tree: ast.Module) -> tuple[str, ...]:
+    """Modules imported whole: by ``import``, with ``*``, or by an import statement inside a function or class
+    (read as all of it: what a function imports there is not followed by name)."""
+    top = {id(node) for node in tree.body}
+    modules: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and (id(node) not in top or any(a.name == "*" for a in node.names)):
+            modules.append("." * node.level + (node.module or ""))
+    return tuple(dict.fromkeys(modules))
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _unused_definitions(tree: ast.Module, used: frozenset[str]) -> frozenset[int]:
+    """The nodes of the module's top-level functions and classes that neither the names its importer takes nor the
+    statements run on import (its ``__main__`` block aside) reach, directly or through its other definitions
+    (audit59a: ``from animate import normalize_kp`` counted the DataLoader of ``animate()``, never called)."""
+    definitions = {node.name: node for node in tree.body if isinstance(node, _DEFINITIONS)}
+    run_on_import = [node for node in tree.body if not isinstance(node, _DEFINITIONS) and not _main_block(node)]
+    todo = [name for name in used if name in definitions]
+    todo += [n.id for statement in run_on_import for n in ast.walk(statement) if isinstance(n, ast.Name)]
+    reached: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in reached or name not in definitions:
+            continue
+        reached.add(name)
+        todo += [n.id for n in ast.walk(definitions[name]) if isinstance(n, ast.Name) and n.id not in reached]
+    return frozenset(
+        id(node) for name, definition in definitions.items() if name not in reached for node in ast.walk(definition)
+    )
+
+
+def _main_block(node: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``, which an import does not run."""
+    test = node.test if isinstance(node, ast.If) else None
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
     )
 
 
