@@ -1131,6 +1131,9 @@ def _checked_with_options(value: str, image: str = "pytorch/pytorch ") -> FileRe
         ("--ipc host", "SHM007", False),
         ("--ipc=none", "SHM013", False),  # its fix would rewrite the variable's words: not offered
         ("--ipc=private", "SHM001", True),  # a --shm-size added after the variable sizes the private one
+        # a host bind written out in full is the mount it is (audit59a: a Makefile's DOCKER_OPTS was "unresolved")
+        ("-v /dev/shm:/dev/shm", "SHM008", False),
+        ("-v /data:/data --volume=shm:/dev/shm", "SHM006", False),  # a named volume: on disk
     ],
 )
 def test_an_ipc_mode_a_variable_holds_is_read(value: str, code: str, fixable: bool) -> None:
@@ -1138,6 +1141,14 @@ def test_an_ipc_mode_a_variable_holds_is_read(value: str, code: str, fixable: bo
     assert [(f.code, f.fix is not None) for f in result.findings] == [(code, fixable)]
     if code != "SHM001":
         assert "in $OPTS" in result.findings[0].message
+
+
+@pytest.mark.parametrize("value", ["-v $SRC:/dev/shm", "-v /dev/shm:$TARGET", "--tmpfs /dev/shm", "-v /tmp:/dev"])
+def test_a_mount_a_variable_holds_that_may_be_dev_shm_stays_unresolved(value: str) -> None:
+    """One that the shell fills in, a tmpfs (whose size a fix would write into the variable's words) or a parent of
+    /dev/shm: the container's /dev/shm is said to be unresolved, never 64 MiB."""
+    ((finding),) = _checked_with_options(value).findings
+    assert finding.code == "SHM001" and "$OPTS is unresolved" in finding.message and finding.fix is None
 
 
 @pytest.mark.parametrize(

@@ -306,7 +306,7 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
         elif name == "--mount":
             found.extend(_mount(option, span, source, slots))
         elif name == "--volume":
-            found.extend(_volume(option, span))
+            found.extend(_volume(option, span, source))
     return found, slots
 
 
@@ -356,10 +356,11 @@ def _mount(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) 
         yield Setting(MOUNT, mount.type, f"--mount type={mount.type} at /dev/shm", span)
 
 
-def _volume(option: Flag, span: Span) -> Iterable[Setting]:
+def _volume(option: Flag, span: Span, source: SourceText) -> Iterable[Setting]:
     mount = parse_volume(option.value_text)
     if is_shm_path(mount.target):
-        yield Setting(MOUNT, mount.type, f"{option.name} {option.value_text}", span, host=mount.source)
+        said = _said(f"{option.name} {option.value_text}", option, source)
+        yield Setting(MOUNT, mount.type, said, span, host=mount.source)
 
 
 def _size(option: Flag, source: SourceText) -> Size:

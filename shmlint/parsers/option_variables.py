@@ -52,8 +52,8 @@ SHM_MODES = frozenset(["--shm-size", "--ipc"])
 #: (a fix never writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps
 #: the last one); so is an IPC mode (``OPTS="--ipc=host"``: the host's /dev/shm, found on an untuned repository,
 #: audit51a; no fix rewrites it there, and a ``--shm-size`` added after it sizes a private one); a mount at /dev/shm
-#: it holds stays unknown: no option written after it undoes that (mounts elsewhere are read too, when nothing in
-#: the value decides /dev/shm)
+#: it holds stays unknown: no option written after it undoes that, unless it is a ``--volume`` written out in full
+#: (``_binds_shm``), read as what it is (mounts elsewhere are read too, when nothing in the value decides /dev/shm)
 _EXPANDED_OPTIONS = frozenset(
     ["--gpus", "--runtime", "--device", "--env", "--workdir", "--entrypoint", "--shm-size", "--ipc"]
 )
@@ -342,8 +342,8 @@ def _read_value(value: str) -> _Read | None:
         return None
     flags, opaque = read
     names = {flag.long_name for flag in flags}
-    mounts_shm = opaque or any(_may_mount_shm(flag) for flag in flags)
-    shm = mounts_shm or any(flag.long_name in SHM_MODES for flag in flags)
+    mounts_shm = opaque or any(_may_mount_shm(flag) and not _binds_shm(flag) for flag in flags)
+    shm = mounts_shm or any(flag.long_name in SHM_MODES or _binds_shm(flag) for flag in flags)
     return _Read(parts, frozenset(names & _JUDGED_OPTIONS), shm, mounts_shm, opaque)
 
 
@@ -357,6 +357,16 @@ def _may_mount_shm(flag: Flag) -> bool:
     if _expands(target) or not target:
         return True
     return clean_container_path(target) in ("/", "/dev", SHM_PATH)  # docker cleans it: ``//dev/shm``, ``/dev/./shm``
+
+
+def _binds_shm(flag: Flag) -> bool:
+    """A ``--volume`` written out in full that binds a host path at /dev/shm (``-v /dev/shm:/dev/shm``): read as the
+    mount it is, as the same option on the command line is (audit59a: a Makefile's ``DOCKER_OPTS`` made the
+    host's /dev/shm "unresolved"). It has no size a fix could write into the variable's words."""
+    if flag.long_name != "--volume" or _expands(flag.value_text):
+        return False
+    mount = parse_volume(flag.value_text)
+    return bool(mount.source) and clean_container_path(mount.target.strip()) == SHM_PATH
 
 
 #: the mount options and how each one's value names its target
