@@ -505,6 +505,33 @@ def test_composite_action_steps() -> None:
     assert masked is not None and visible(masked) == ["docker run a"]
 
 
+def test_circleci_steps() -> None:
+    """A CircleCI config's ``run`` steps, short and long form, in jobs and in reusable commands (audit59a:
+    wav2letter's GPU ``docker run --ipc=host`` in ``commands.*.steps[].run.command`` was not read)."""
+    text = """version: 2.1
+commands:
+  start:
+    steps:
+      - run:
+          name: start
+          command: |
+            docker run --runtime=nvidia --ipc=host img
+      - run:
+          shell: python3
+          command: print("not shell")
+jobs:
+  test:
+    machine: true
+    steps:
+      - checkout
+      - run: docker run a
+      - start
+"""
+    masked = ci(text)
+    assert masked is not None and visible(masked) == ["docker run --runtime=nvidia --ipc=host img", "docker run a"]
+    assert ci("commands:\n  start:\n    steps:\n      - run: docker run a\n") is None  # no CircleCI version
+
+
 def test_gitlab_scripts() -> None:
     text = """stages: [train]
 .gpu: &gpu

@@ -1,4 +1,4 @@
-"""The shell of CI YAML: GitHub Actions steps' ``run`` and GitLab CI jobs' scripts."""
+"""The shell of CI YAML: GitHub Actions steps' ``run``, CircleCI steps' ``run`` and GitLab CI jobs' scripts."""
 
 from __future__ import annotations
 
@@ -14,22 +14,19 @@ _GITLAB_SCRIPT_KEYS = ("before_script", "script", "after_script")
 
 
 def is_ci_yaml(documents: list[Node]) -> bool:
-    """Whether the documents are a GitHub Actions workflow or composite action, or a GitLab CI pipeline."""
+    """Whether the documents are a GitHub Actions workflow or composite action, a CircleCI config or a GitLab CI
+    pipeline."""
     mappings = Mappings()
-    return any(
-        found
-        for document in documents
-        for found, _ in (_github_runs(document, mappings), _gitlab_scripts(document, mappings))
-    )
+    return any(found for document in documents for found, _ in _readers(document, mappings))
 
 
 def mask_ci_yaml(source: SourceText, documents: list[Node]) -> str | None:
-    """The shell of GitHub Actions steps and GitLab CI scripts; None when the documents are neither."""
+    """The shell of GitHub Actions and CircleCI steps and GitLab CI scripts; None when the documents are none."""
     mappings = Mappings()
     scripts: list[ScalarNode] = []
     is_ci = False
     for document in documents:
-        for found, nodes in (_github_runs(document, mappings), _gitlab_scripts(document, mappings)):
+        for found, nodes in _readers(document, mappings):
             is_ci = is_ci or found
             scripts.extend(nodes)
     if not is_ci:
@@ -41,6 +38,20 @@ def mask_ci_yaml(source: SourceText, documents: list[Node]) -> str | None:
             seen.add(node.start_mark.index)
             keep_scalar(mask, node)
     return mask.result()
+
+
+def _readers(document: Node, mappings: Mappings) -> tuple[tuple[bool, list[ScalarNode]], ...]:
+    return _github_runs(document, mappings), _circleci_commands(document, mappings), _gitlab_scripts(document, mappings)
+
+
+def _circleci_commands(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarNode]]:
+    """A CircleCI config's reusable ``commands.*.steps`` (its ``jobs.*.steps`` are read as a workflow's are):
+    only in a document with CircleCI's ``version`` beside them."""
+    commands = mappings.get(document, "commands")
+    if mappings.get(document, "version") is None or not isinstance(commands, MappingNode):
+        return False, []
+    step_lists = [steps for _, command in commands.value if (steps := mappings.get(command, "steps")) is not None]
+    return bool(step_lists), [run for steps in step_lists for run in step_runs(steps, mappings)]
 
 
 def _github_runs(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarNode]]:
@@ -60,11 +71,16 @@ def _github_runs(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarN
 
 
 def step_runs(steps: Node | None, mappings: Mappings) -> list[ScalarNode]:
-    """The ``run`` scripts of a list of GitHub Actions steps that a POSIX shell runs (not ``pwsh``/``python``)."""
+    """The ``run`` scripts of a list of GitHub Actions or CircleCI steps that a POSIX shell runs (not
+    ``pwsh``/``python``): GitHub's ``run: script`` beside ``shell``, CircleCI's ``run: script`` or ``run: {command:
+    script, shell: ...}``."""
     runs = []
     for step in steps.value if isinstance(steps, SequenceNode) else ():
-        shell = (scalar(mappings.get(step, "shell")) or "bash").split()
         run = mappings.get(step, "run")
+        options = run if isinstance(run, MappingNode) else step  # CircleCI's long form holds its own shell
+        if isinstance(run, MappingNode):
+            run = mappings.get(run, "command")
+        shell = (scalar(mappings.get(options, "shell")) or "bash").split()
         if isinstance(run, ScalarNode) and shell and shell[0].rsplit("/", 1)[-1] in SHELLS:
             runs.append(run)
     return runs
