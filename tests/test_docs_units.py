@@ -17,6 +17,7 @@ from shmlint.model import BlockTarget, Edit, WorkloadFormat
 from shmlint.parsers.embedded.markdown import markdown_code_blocks, markdown_yaml_blocks, mask_markdown
 from shmlint.parsers.embedded.rst import mask_rst, rst_code_blocks, rst_yaml_blocks
 from shmlint.parsers.systemd_unit import read_unit, section_end, value
+from shmlint.settings import Settings
 from shmlint.source import SourceText, alone
 
 POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: pytorch/pytorch\n"
@@ -278,6 +279,14 @@ def test_a_unit_without_image_or_container_section_has_no_quadlet_workload(engin
 # -- Ray cluster launcher ----------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def shown() -> Engine:
+    """An engine whose configuration says Ray needs /dev/shm (``shm-commands``): Ray alone does not (its object
+    store moves to /tmp when /dev/shm is too small, ``ray-object-store``), and the launcher's sizing of /dev/shm
+    is read the same whatever the need."""
+    return Engine(Settings(shm_commands=(r"\bray start\b",)))
+
+
 RAY = "cluster_name: c\nprovider:\n  type: local\n  head_ip: 10.0.0.1\ndocker:\n  image: rayproject/ray-ml:latest-gpu\n{docker}"
 
 
@@ -296,18 +305,18 @@ RAY = "cluster_name: c\nprovider:\n  type: local\n  head_ip: 10.0.0.1\ndocker:\n
         ("  run_options: [--ipc=host]\n", []),  # Ray still adds --shm-size, and the host's /dev/shm is used
     ],
 )
-def test_ray_sizes_shm_unless_told_not_to(engine: Engine, docker: str, expected: list[str]) -> None:
-    assert [c for c in codes(engine, "cluster.yaml", RAY.format(docker=docker)) if "SHM007" not in c] == expected
+def test_ray_sizes_shm_unless_told_not_to(shown: Engine, docker: str, expected: list[str]) -> None:
+    assert [c for c in codes(shown, "cluster.yaml", RAY.format(docker=docker)) if "SHM007" not in c] == expected
 
 
-def test_ray_fix_adds_to_run_options_in_block_flow_or_new(engine: Engine) -> None:
+def test_ray_fix_adds_to_run_options_in_block_flow_or_new(shown: Engine) -> None:
     disabled = "  disable_shm_size_detection: true\n"
     block = RAY.format(docker=disabled + "  run_options:\n    - --ulimit nofile=65536:65536\n")
-    assert fixed(engine, "c.yaml", block) == block + "    - --shm-size=8g\n"
+    assert fixed(shown, "c.yaml", block) == block + "    - --shm-size=8g\n"
     flow = RAY.format(docker=disabled + '  run_options: ["--gpus all"]\n')
-    assert fixed(engine, "c.yaml", flow) == flow.replace('all"]', 'all", --shm-size=8g]')
+    assert fixed(shown, "c.yaml", flow) == flow.replace('all"]', 'all", --shm-size=8g]')
     bare = RAY.format(docker=disabled)
-    assert fixed(engine, "c.yaml", bare) == bare + '  run_options: ["--shm-size=8g"]\n'
+    assert fixed(shown, "c.yaml", bare) == bare + '  run_options: ["--shm-size=8g"]\n'
 
 
 def test_ray_use_podman_and_a_config_without_provider(engine: Engine) -> None:
@@ -318,7 +327,7 @@ def test_ray_use_podman_and_a_config_without_provider(engine: Engine) -> None:
     assert not check(engine, "c.yaml", not_ray).workloads
 
 
-def test_ray_node_type_docker_keys_replace_the_cluster_ones(engine: Engine) -> None:
+def test_ray_node_type_docker_keys_replace_the_cluster_ones(shown: Engine) -> None:
     text = RAY.format(docker="  disable_shm_size_detection: true\n") + (
         "available_node_types:\n"
         "  head:\n    resources: {}\n    docker: {run_options: [--shm-size=4g]}\n"
@@ -326,7 +335,7 @@ def test_ray_node_type_docker_keys_replace_the_cluster_ones(engine: Engine) -> N
         "  cpu:\n    resources: {CPU: 4}\n"
         "head_node_type: head\n"
     )
-    result = check(engine, "c.yaml", text)
+    result = check(shown, "c.yaml", text)
     assert sorted(w.id.role for w in result.workloads) == ["cpu", "gpu", "head (head)"]
     assert [f.workload.id.role for f in result.findings if f.code == "SHM001" and f.workload] == ["cpu"]
     gpu = next(w for w in result.workloads if w.id.role == "gpu")
@@ -538,13 +547,13 @@ def test_a_shell_block_inside_a_block_quote_is_read_and_fixed_there(engine: Engi
     assert fixed == text.replace("> docker run --gpus", "> docker run --shm-size=8g --gpus")
 
 
-def test_ray_nodes_run_their_start_commands(engine: Engine) -> None:
+def test_ray_nodes_run_their_start_commands(shown: Engine) -> None:
     """The launcher execs the node's start commands into its container (``ray start`` unless written otherwise):
-    the object store is what needs /dev/shm there, whatever the image."""
+    they are what runs there, whatever the image."""
     disabled = "  image: rayproject/ray-ml:2.9.0-gpu\n  disable_shm_size_detection: true\n  run_options: [--gpus all]\n"
     text = RAY.replace("  image: rayproject/ray-ml:latest-gpu\n{docker}", disabled)
     text += "head_start_ray_commands: [ray stop, ray start --head --port=6379]\n"
-    messages = [f.message for f in engine.check_source(SourceText("c.yaml", text), FileKind.YAML, "c.yaml").findings]
+    messages = [f.message for f in shown.check_source(SourceText("c.yaml", text), FileKind.YAML, "c.yaml").findings]
     assert any("(ray start --head --port=6379 (head_start_ray_commands))" in m for m in messages), messages
     assert any("ray start (the launcher's default)" in m for m in messages), messages
 

@@ -272,7 +272,9 @@ def test_the_corpus_pods_get_the_linters_verdict_from_cel_and_rego(
     assert len(found) >= 50, len(found)
     mismatches, flagged = _compare(tmp_path, found, undecided)
     assert not mismatches, "\n".join(mismatches[:40]) + f"\n({len(mismatches)} mismatches)"
-    assert flagged >= 10
+    # pods with a finding, so that the comparison is not only of clean pods: 6 in summary mode since a DeepSpeed
+    # image on one GPU and a training runtime with no GPUs of its own are undecided (listed, not reported)
+    assert flagged >= 5
 
 
 def _gpu_pod(name: str, image: str, *command: str) -> dict[str, Any]:

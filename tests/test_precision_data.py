@@ -216,7 +216,7 @@ FAMILIES = [
     ("vllm/vllm-openai:v0.11.0", "vllm bench serve --model m --num-prompts 10", "free"),
     # a Ray Jobs client hands the job to a cluster elsewhere; starting Ray in the same command still needs
     ("rayproject/ray-ml:2.11.0-py311-cpu", "bash -c ray job submit --address http://h:8265 -- python t.py", "free"),
-    ("rayproject/ray-ml:2.11.0", "bash -c ray start --head && ray job submit -- python t.py", "needs"),
+    ("rayproject/ray-ml:2.11.0", "ray start --head --object-store-memory 50000000000", "needs"),
     ("pytorch/pytorch:2.3.0", "bash -c ray job submit --address http://h:8265 -- python r.py ; python t.py", "unknown"),
     # a shell or a holder in a python-backend Triton image runs none of it by itself (issue 26's holders and shells)
     ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "bash", "unknown"),

@@ -646,13 +646,24 @@ def test_an_image_the_configuration_names_decides_whatever_program_runs_on_the_c
     [
         # a script of its own in a Ray image on the CPU (a model-cache download, audit51b) starts no object store
         ("rayproject/ray-llm:2.54.0-py311-cu128", '["/bin/bash", "/scripts/sync.sh"]', 0, None),
-        ("rayproject/ray-llm:2.54.0-py311-cu128", '["/bin/bash", "/scripts/sync.sh"]', 1, Severity.ERROR),
-        ("rayproject/ray-ml:2.40.0", '["ray", "start", "--head", "--block"]', 0, Severity.ERROR),  # Ray started
+        # Ray's object store moves to /tmp when /dev/shm is small (slower, no failure): the work decides
+        ("rayproject/ray-llm:2.54.0-py311-cu128", '["/bin/bash", "/scripts/sync.sh"]', 1, Severity.INFO),
+        ("rayproject/ray-ml:2.40.0", '["ray", "start", "--head", "--block"]', 1, Severity.INFO),
+        ("rayproject/ray-ml:2.40.0", '["ray", "start", "--head", "--block"]', 0, None),  # on the CPU: nothing
+        # an object store over 10 GB that /dev/shm cannot hold: Ray refuses to start
+        (
+            "rayproject/ray-ml:2.40.0",
+            '["ray", "start", "--head", "--object-store-memory=20000000000"]',
+            0,
+            Severity.ERROR,
+        ),
     ],
 )
-def test_a_ray_image_needs_with_an_accelerator_and_ray_start_anywhere(
+def test_a_ray_image_is_evidence_by_the_object_store_it_starts(
     image: str, args: str, gpus: int, severity: Severity | None
 ) -> None:
+    """audit60a: a hand-started Ray worker failed the gate; resource_spec.py caps a default object store at
+    max(10 GB, /dev/shm) and services.py puts one that does not fit in /tmp with a warning."""
     found = shm001(check("pod.yaml", POD.format(image=image, args=args, gpus=gpus)))
     assert [s for s, _ in found] == ([severity] if severity else []), found
 

@@ -22,7 +22,7 @@ from shmlint.policy.knowledge import (
     SHM_UNBOUNDED,
     Knowledge,
     RuleInfo,
-    alternation,
+    alternations,
     judged,
     rule_info,
 )
@@ -75,6 +75,11 @@ def entry_matches(field: str, subject: str) -> str:
 def _any_match(patterns: tuple[str, ...], subject: str) -> str:
     """One pattern for a list (each keeps its flags in its group): one compilation per call instead of one each."""
     return f"{subject}.matches({q('|'.join(f'(?:{p})' for p in patterns))})" if patterns else "false"
+
+
+def _matches_any(patterns: tuple[str, ...], subject: str) -> str:
+    """``subject`` matches one of ``patterns`` (``alternations``: each compiled once, tried in turn)."""
+    return " || ".join(f"{subject}.matches({q(pattern)})" for pattern in patterns)
 
 
 def _software(knowledge: Knowledge) -> str:
@@ -293,12 +298,12 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     # the alternation of every entry's patterns first: most containers match none, and one
                     # pattern is compiled instead of all
                     "commandHits": (
-                        f"f.cmd != '' && f.cmd.matches({q(alternation(k, 'commands'))})"
+                        f"f.cmd != '' && ({_matches_any(alternations(k, 'commands'), 'f.cmd')})"
                         f" ? variables.software.filter(e, {enough} && {entry_matches('e.commands', 'f.cmd')}) : []"
                     ),
                     "imageHits": (
-                        f"f.image != '' && (f.repo.matches({q(alternation(k, 'images'))})"
-                        f" || (f.tag != '' && f.tag.matches({q(alternation(k, 'image_tags'))})))"
+                        f"f.image != '' && ({_matches_any(alternations(k, 'images'), 'f.repo')}"
+                        f" || (f.tag != '' && ({_matches_any(alternations(k, 'image_tags'), 'f.tag')})))"
                         f" ? variables.software.filter(e, {enough} && ({entry_matches('e.images', 'f.repo')}"
                         f" || (f.tag != '' && {entry_matches('e.tags', 'f.tag')}))) : []"
                     ),

@@ -8,6 +8,7 @@ Read at run time from ``shmlint/data/shm_need.yaml`` (the source the compiled co
 from __future__ import annotations
 
 from shmlint.catalog import lookup
+from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Tier
 from shmlint.named_tuple import NamedTuple
 from shmlint.policy.re2 import SPACE, Re2Pattern, UnsupportedPattern, glob_to_re2, literal_alternatives, to_re2_pattern
@@ -226,9 +227,30 @@ def judged(k: Knowledge) -> tuple[RuleInfo, ...]:
     return tuple(info for info in k.rules if info.judged)
 
 
-def alternation(k: Knowledge, field: str) -> str:
-    """Every entry's patterns of one field (``commands``, ``images``, ``image_tags``) as one RE2 pattern, each in
-    its own group with its own flags: a policy tries it first, since most containers match no entry (a pattern's
-    head: what its ``unless`` vetoes is decided per entry)."""
-    patterns = [pattern.head for entry in k.software for pattern in getattr(entry, field)]
-    return "|".join(f"(?:{pattern})" for pattern in patterns) or "$^"
+def alternations(k: Knowledge, field: str) -> tuple[str, ...]:
+    """Every entry's patterns of one field (``commands``, ``images``, ``image_tags``) as a few RE2 patterns, each
+    pattern in its own group with its own flags: a policy tries them first, since most containers match no entry
+    (a pattern's head: what its ``unless`` vetoes is decided per entry). Several, each of at most
+    ``ALTERNATION_WEIGHT``: an engine compiles a counted repetition into that many copies, and one alternation of
+    every command pattern outgrew the 10 MB program the Rust engines allow (Go's RE2 pays in compile time)."""
+    chunks: list[list[str]] = [[]]
+    weight = 0
+    for pattern in (pattern.head for entry in k.software for pattern in getattr(entry, field)):
+        cost = _weight(pattern)
+        if chunks[-1] and weight + cost > ALTERNATION_WEIGHT:
+            chunks.append([])
+            weight = 0
+        chunks[-1].append(f"(?:{pattern})")
+        weight += cost
+    return tuple("|".join(chunk) for chunk in chunks if chunk) or ("$^",)
+
+
+#: the most one alternation of ``alternations`` weighs (``_weight``): about a quarter of the command patterns
+ALTERNATION_WEIGHT = 4000
+#: the upper bound of a counted repetition (``{0,256}``, ``{3}``)
+_REPEAT_TOP = LazyRegex(r"\{(?:[0-9]{0,4},)?([0-9]{1,4})\}")
+
+
+def _weight(pattern: str) -> int:
+    """About how large an engine compiles ``pattern``: its length, and each counted repetition's copies."""
+    return len(pattern) + sum(int(top) for top in _REPEAT_TOP.findall(pattern))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shmlint.policy.knowledge import Knowledge, alternation
+from shmlint.policy.knowledge import Knowledge, alternations
 from shmlint.policy.rego.spell import as_json, raw
 
 
@@ -43,19 +43,26 @@ vetoed(p, s) if {
 }"""
 
 
+def _rules(head: str, patterns: tuple[str, ...], subject: str, *conditions: str) -> str:
+    """One rule ``head`` per pattern (``alternations``): it holds when ``subject`` matches any of them."""
+    return "\n\n".join(
+        f"{head} if {{\n" + "".join(f"  {c}\n" for c in conditions) + f"  regex.match({raw(p)}, {subject})\n}}"
+        for p in patterns
+    )
+
+
 def section(k: Knowledge) -> str:
     """The Rego rules that match the software and decide each container's tier and why."""
-    return f"""# the alternation of every entry's patterns first: most containers match none
-command_hits(cmd) := [s | cmd != ""; regex.match({raw(alternation(k, "commands"))}, cmd); some s in software; entry_match(s.commands, cmd)]
+    return f"""# the alternations of every entry's patterns first: most containers match none
+command_hits(cmd) := [s | cmd != ""; some_command(cmd); some s in software; entry_match(s.commands, cmd)]
+
+{_rules("some_command(cmd)", alternations(k, "commands"), "cmd")}
 
 image_hits(image, repo, tag) := [s | image != ""; some_image(repo, tag); some s in software; image_hit(s, repo, tag)]
 
-some_image(repo, tag) if regex.match({raw(alternation(k, "images"))}, repo)
+{_rules("some_image(repo, tag)", alternations(k, "images"), "repo")}
 
-some_image(repo, tag) if {{
-  tag != ""
-  regex.match({raw(alternation(k, "image_tags"))}, tag)
-}}
+{_rules("some_image(repo, tag)", alternations(k, "image_tags"), "tag", 'tag != ""')}
 
 image_hit(s, repo, tag) if entry_match(s.images, repo)
 
