@@ -431,3 +431,19 @@ def test_the_command_takes_the_undecided_setting_from_the_option_or_the_configur
     shown = generated("gatekeeper")
     assert "missing-shm (info): " in shown and "whether its software" in shown
     assert _policy("--undecided", "maybe", cwd=tmp_path).returncode == 2
+
+
+def test_the_prefilter_alternations_hold_every_pattern_within_their_weight() -> None:
+    """One alternation of every command pattern outgrew the 10 MB program a Rust regex engine compiles: the
+    patterns are split, each group within ``ALTERNATION_WEIGHT`` (a pattern heavier alone is a group of its own),
+    and together they hold every entry's pattern once, in order."""
+    from shmlint.policy.knowledge import ALTERNATION_WEIGHT, _weight, alternations, export
+
+    k = export()
+    for field in ("commands", "images", "image_tags"):
+        heads = [f"(?:{p.head})" for entry in k.software for p in getattr(entry, field)]
+        groups = alternations(k, field)
+        assert "|".join(groups) == "|".join(heads)
+        for group in groups:  # its weight, and the 5 characters of ``|(?:)`` around each pattern
+            assert group in heads or _weight(group) <= ALTERNATION_WEIGHT + 5 * group.count("(?:"), group
+    assert len(alternations(k, "commands")) > 1
