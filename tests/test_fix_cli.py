@@ -531,7 +531,7 @@ def test_a_makefiles_own_variables_are_the_options_they_hold(
     found = json.loads(invoke("check", "--format", "json", "--exit-zero", str(path)).output)["findings"]
     assert [f["code"] for f in found] == expected
     assert all("$(OPTS)" in f["message"] for f in found if f["code"] == "SHM007")  # said as the file writes it
-    assert invoke("fix", "--write", str(path)).exit_code == (1 if expected == ["SHM007"] else 0)  # not fixable
+    assert invoke("fix", "--write", str(path)).exit_code == 0  # SHM007 has no fix, and outside a pod it is info
     dry_run = subprocess.run(["make", "-n", "-f", str(path), "train"], capture_output=True, text=True, check=False)
     assert dry_run.returncode == 0, dry_run.stderr
     assert ("--shm-size" in dry_run.stdout) is (expected != ["SHM007"])  # the fix sized the unsized one

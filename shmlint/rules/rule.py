@@ -50,8 +50,10 @@ class RuleContext:
         at_most: Severity | None = None,
         undecided: bool = False,
         detail: str = "",
+        default: Severity | None = None,
     ) -> Finding:
-        """A finding of ``rule`` with its catalog slug and configured severity (lowered to ``at_most``).
+        """A finding of ``rule`` with its catalog slug and configured severity (lowered to ``at_most``);
+        ``default``: its severity where the configuration names none, when not the catalog's.
 
         ``undecided``: the finding rests on software whose /dev/shm need is not known; it is info unless the
         ``undecided`` setting is strict, and then no more than a warning (a guess is never an error).
@@ -61,18 +63,22 @@ class RuleContext:
             raise LookupError(f"{rule.code} has no catalog entry")  # the registry meta-test rules this out
         if undecided:
             at_most = Severity.WARNING if self.settings.undecided == "strict" else Severity.INFO
-        severity = self._severity(rule.code, at_most)
+        severity = self._severity(rule.code, at_most, default)
         # quoted file text can hold line breaks (an unterminated quote): a finding is always one line
         short = excerpted(message, MAX_MESSAGE)
         if not detail and short != " ".join(message.split()):
             detail = message
         return Finding(rule.code, slug, severity, short, span, workload, fix, undecided, excerpted(detail, MAX_DETAIL))
 
-    def _severity(self, code: str, at_most: Severity | None) -> Severity:
-        """The configured severity, else the catalog's default, lowered to ``at_most``. Nothing is below info: a
-        finding held to info (an undecided one) does not parse its catalog entry for a default it cannot use."""
+    def _severity(self, code: str, at_most: Severity | None, default: Severity | None = None) -> Severity:
+        """The configured severity, else ``default`` or the catalog's, lowered to ``at_most``. Nothing is below
+        info: a finding held to info (an undecided one) does not parse its catalog entry for a default it cannot
+        use."""
         if at_most is Severity.INFO:
             return at_most
+        if default is not None:
+            severity = self.settings.severity_for(code, default)
+            return severity if at_most is None else min(severity, at_most)
         from shmlint.catalog import lookup
 
         entry = lookup(code)
