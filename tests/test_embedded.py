@@ -342,6 +342,12 @@ def test_markdown_hugo_shortcode_stays_in_its_word() -> None:
 # -- Makefile ----------------------------------------------------------------------------------------------------
 
 
+def test_a_target_named_define_something_is_a_rule() -> None:
+    """audit60b: ``define-image-name:`` was read as the ``define`` directive, and every later recipe was hidden."""
+    text = "define-image-name:\n\techo img\ntrain:\n\tdocker run --gpus all img\ndefine X\n\tno\nendef\n"
+    assert visible(mask_makefile(text)) == ["echo img", "docker run --gpus all img"]
+
+
 def test_makefile_recipes_and_prefixes() -> None:
     text = (
         "IMAGE ?= img\nX = a \\\n\tb\n\ntrain: deps\n\t@docker run --gpus all \\\n  -v $$(pwd):/d \\\n\t$(IMAGE)\n"

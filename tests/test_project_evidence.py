@@ -387,6 +387,7 @@ def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert _read("TrainingArguments(output_dir='o', dataloader_num_workers=4)").needs
     assert _read("GPTTrainerConfig(batch_size=2, num_loader_workers=8)").needs  # Coqui TTS's trainer config
     assert not _read("GPTTrainerConfig(num_loader_workers=0)").needs
+    assert _read("VitsConfig(num_loader_workers=0, num_eval_loader_workers=4)").needs  # audit60b: its eval loader
     assert _read("LLM(model='m', tensor_parallel_size=2)").needs
     assert not _read("LLM(model='m', tensor_parallel_size=1)").needs  # one process: no NCCL between processes
     assert _read("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=2)").needs
@@ -804,11 +805,13 @@ def test_unparsable_and_hostile_python() -> None:
 
 def test_config_settings() -> None:
     text = 'a: 1\n  num_workers: 8\n{"tensor_parallel_size": 1}\ndataloader_num_workers = 0\n"num_loader_workers": 4,\n'
+    text += '"num_eval_loader_workers": 2,\n'
     assert configs.settings(text) == [
         configs.Setting("num_workers", 8, 2),
         configs.Setting("tensor_parallel_size", 1, 3),
         configs.Setting("dataloader_num_workers", 0, 4),
         configs.Setting("num_loader_workers", 4, 5),
+        configs.Setting("num_eval_loader_workers", 2, 6),
     ]
     assert configs.named_configs(["--config=a.yaml", "b.json", "c.txt"]) == ["a.yaml", "b.json"]
 

@@ -51,7 +51,9 @@ _MP_CALLS = frozenset({"spawn", "start_processes", "Process", "Pool", "Queue", "
 #: keyword arguments of any call that start processes past a threshold (TrainingArguments, vLLM's LLM...)
 #: Ultralytics model classes whose ``train`` runs its trainer
 _ULTRALYTICS_MODELS = frozenset({"YOLO", "RTDETR", "YOLOWorld", "YOLOE", "NAS"})
-_KEYWORDS = frozenset({"dataloader_num_workers", "num_loader_workers", "tensor_parallel_size"})
+_KEYWORDS = frozenset(
+    {"dataloader_num_workers", "num_loader_workers", "num_eval_loader_workers", "tensor_parallel_size"}
+)
 #: facts quoted from one file (and loaders whose workers are not known kept for ``pyhelpers``): the message shows
 #: the first few, and quoting reads the file's text each time
 MAX_FACTS = 16

@@ -9,7 +9,7 @@ from shmlint.parsers.embedded.mask import Mask, offset_lines
 
 _RULE = LazyRegex(r"^[^\s#:=][^:=]*?::?(?!=)")
 _CONDITIONAL = LazyRegex(r"^[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
-_DEFINE = LazyRegex(r"^[ \t]*(?:override[ \t]+|export[ \t]+)?define\b")
+_DEFINE = LazyRegex(r"^[ \t]*(?:override[ \t]+|export[ \t]+)?define(?:[ \t]|$)")
 _ENDEF = LazyRegex(r"^[ \t]*endef\b")
 _RECIPE_PREFIX = LazyRegex(r"[@+\-\s]*")
 
