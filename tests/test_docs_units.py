@@ -497,6 +497,14 @@ def test_a_session_that_installs_software_does_not_run_it(engine: Engine) -> Non
     assert finding.severity.label == "info"
 
 
+def test_indented_code_may_follow_a_heading_directly() -> None:
+    """CommonMark: a heading is no paragraph, so an indented code block may start on the next line (audit60b:
+    ``# Build`` then ``    docker build -t my-tts-image .`` was not read, and the image not tied to its Dockerfile);
+    indented text right after a paragraph line is still that paragraph."""
+    text = "# Build\n    docker build -t img .\n\ntext\n    not code\n"
+    assert [line.strip() for line in mask_markdown(text).split("\n") if line.strip()] == ["docker build -t img ."]
+
+
 def test_a_command_line_does_not_hide_the_indented_code_after_a_list(engine: Engine) -> None:
     """A paragraph's command line ends a list item as any paragraph does: the indented block after it is code."""
     text = (

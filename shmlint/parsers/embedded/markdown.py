@@ -66,6 +66,8 @@ _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 _INDENTED_CONTAINER = LazyRegex(r"^[ \t]*(?:===|!!!|\?\?\?\+?)[ \t]+\S")
 #: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
 _MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
+#: an ATX heading (``# Build``), after which an indented code block may start without a blank line
+_ATX_HEADING = LazyRegex(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 #: where a content tab starts or ends: MkDocs' ``=== "Prebuilt Docker"`` (what it holds is indented under it), MDX's
 #: ``<TabItem value="docker">`` ... ``</TabItem>``: another tab is another way to do the same steps (audit51b:
 #: Fast-LLM's Docker tab, then its "Custom Installation" tab's venv commands read as typed in the container)
@@ -208,7 +210,8 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
         elif stripped and indent < list_column and after_blank:
             container_column = container_column if indent >= container_column else 0
             list_column = container_column
-        after_blank = not stripped
+        after_blank = not stripped or _ATX_HEADING.match(line) is not None  # a heading is no paragraph: indented
+        # code may follow it directly (CommonMark; audit60b: ``# Build`` then ``    docker build -t img .``)
         if _PROSE_COMMAND.match(line):
             resume = _prose_command_end(every, index)
             command = every[index:resume]
