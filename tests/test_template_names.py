@@ -98,9 +98,13 @@ def test_a_placeholder_quantity_is_unknown_not_invalid(tmp_path: Path) -> None:
     )
     assert (shm.size.text, shm.size.bytes, shm.size.error) == ("$SHM_SIZE", None, None)
     assert not result.findings
+    # in a file named like any manifest a value that is one variable is envsubst's too (audit61b: a script pipes
+    # the plain-named files through envsubst); one that adds a unit to it is still what kubectl would refuse
     (tmp_path / "pod.yaml").write_text(PLACEHOLDERS, encoding="utf-8")
+    assert not check_paths(Settings(), [tmp_path / "pod.yaml"], jobs=1).findings
+    (tmp_path / "pod.yaml").write_text(PLACEHOLDERS.replace('"${MEM}"', '"${MEM}Gi"'), encoding="utf-8")
     plain = check_paths(Settings(), [tmp_path / "pod.yaml"], jobs=1).findings
-    assert [f.code for f in plain] == ["SHM011", "SHM011"]
+    assert [f.code for f in plain] == ["SHM011"]
 
 
 OPENSHIFT_TEMPLATE = """\
@@ -128,14 +132,18 @@ def test_an_openshift_templates_parameters_are_values_to_come(tmp_path: Path) ->
     (tmp_path / "template.yaml").write_text(OPENSHIFT_TEMPLATE, encoding="utf-8")
     report = check_paths(Settings(), [tmp_path], jobs=1)
     assert [(f.code, f.severity.label) for f in report.findings] == [("SHM001", "error")]
-    other = OPENSHIFT_TEMPLATE.replace("template.openshift.io/v1", "acme.io/v1")  # another group's Template kind
+    # another group's Template kind: not OpenShift's, its objects read as written (a unit after the parameter)
+    other = OPENSHIFT_TEMPLATE.replace("template.openshift.io/v1", "acme.io/v1").replace(
+        '"${MEMORY_LIMIT}"', '"${MEMORY_LIMIT}Mi"'
+    )
     (tmp_path / "template.yaml").write_text(other, encoding="utf-8")
     assert "SHM011" in [f.code for f in check_paths(Settings(), [tmp_path], jobs=1).findings]
     # OpenShift's non-string parameter form is one too; a plain object beside a Template is applied as written
-    both = OPENSHIFT_TEMPLATE.replace('"${MEMORY_LIMIT}"', '"${{MEMORY_LIMIT}}"') + "---\n" + PLACEHOLDERS
+    plain = PLACEHOLDERS.replace('"${MEM}"', '"${MEM}Gi"')
+    both = OPENSHIFT_TEMPLATE.replace('"${MEMORY_LIMIT}"', '"${{MEMORY_LIMIT}}Mi"') + "---\n" + plain
     (tmp_path / "template.yaml").write_text(both, encoding="utf-8")
     found = check_paths(Settings(), [tmp_path], jobs=1).findings
-    assert sorted(f.span.line for f in found if f.code == "SHM011") == [25, 29]  # the Pod's ${MEM} and $SHM_SIZE
+    assert sorted(f.span.line for f in found if f.code == "SHM011") == [25]  # the Pod's ${MEM}Gi
 
 
 def test_a_fix_never_writes_into_a_placeholder(tmp_path: Path) -> None:
@@ -282,7 +290,7 @@ def test_a_scripts_marker_in_a_quantity_is_no_invalid_size(tmp_path: Path) -> No
         "    volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n"
         "  volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 8Gi}}]\n"
     )
-    for marked in ("#MEMLGi", "<MEMORY>", "__MEM__Gi"):
+    for marked in ("#MEMLGi", "<MEMORY>", "__MEM__Gi", "$POD_MEMORY_LIMIT", "${MEMORY}"):  # envsubst: audit61b
         (tmp_path / "pod.yaml").write_text(pod.replace("#MEMLGi", marked), encoding="utf-8")
         assert not check_paths(Settings(), [tmp_path], jobs=1).findings, marked
     (tmp_path / "pod.yaml").write_text(pod.replace("#MEMLGi", "32GB"), encoding="utf-8")
@@ -301,3 +309,17 @@ def test_a_variable_line_in_yaml_that_parses_is_text(tmp_path: Path) -> None:
     (tmp_path / "pod.yaml.tmpl").write_text(text, encoding="utf-8")
     report = check_paths(Settings(), [tmp_path], jobs=1)
     assert [(f.code, f.severity.label) for f in report.findings] == [("SHM001", "error")]
+
+
+def test_a_gpu_count_a_template_fills_in_asks_for_gpus(tmp_path: Path) -> None:
+    """audit61b: ``nvidia.com/gpu: "$GPU_COUNT_PER_MODEL"`` hid the container; it asks for GPUs, how many unknown:
+    undecided, listed, never 64 MiB said of a container with no accelerator."""
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: acme/srv:1\n"
+        '    resources: {limits: {nvidia.com/gpu: "$GPU_COUNT_PER_MODEL"}}\n'
+    )
+    (tmp_path / "pod.yaml").write_text(pod, encoding="utf-8")
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    ((finding),) = report.findings
+    assert finding.code == "SHM001" and finding.severity.label == "info" and "$GPU_COUNT_PER_MODEL" in finding.message
+    assert finding.workload is not None and finding.workload.accelerator_count is None

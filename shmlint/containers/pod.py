@@ -223,7 +223,12 @@ def _gpu(
     container: PodContainer, volumes: Mapping[str, PodVolume], wide: PodWide, signals: Signals
 ) -> Iterator[Evidence]:
     for section, name, count, span in container.resources:
-        if signals.is_gpu_resource(name) and count is not None and positive_count(count):
+        # a count a template or script fills in (``nvidia.com/gpu: "$GPU_COUNT"``) asks for GPUs, how many unknown
+        if (
+            signals.is_gpu_resource(name)
+            and count is not None
+            and (positive_count(count) or _PLACEHOLDER.search(count))
+        ):
             yield Evidence(f"{section} {name}: {count}", span)
     _, runtime_class, runtime_name = wide
     if runtime_class is not None and signals.is_gpu_runtime(runtime_name) and container.holder != INIT_CONTAINER:

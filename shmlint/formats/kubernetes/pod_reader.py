@@ -92,10 +92,12 @@ class LocalRanks(NamedTuple):
 
 #: an envsubst placeholder (``${VAR}``, ``$VAR``) in a template's value
 PLACEHOLDER = LazyRegex(r"\$(?:\{\{[^{}]{0,200}\}\}|\{[^{}]{0,200}\}|[A-Za-z_])")
-#: a marker a script replaces before the file is applied (``"#MEML"Gi``, ``<MEMORY>``, ``__MEM__``, ``@MEM@``): a
-#: YAML comment or a shell would eat such a value unquoted, so it is no quantity a person mistyped
+#: a marker a script replaces before the file is applied (``"#MEML"Gi``, ``<MEMORY>``, ``__MEM__``, ``@MEM@``, a
+#: value that is one variable, ``"$POD_MEMORY_LIMIT"``, for envsubst): a YAML comment or a shell would eat such a
+#: value unquoted, so it is no quantity a person mistyped
 SCRIPT_MARKER = LazyRegex(
     r"#[A-Z][A-Z0-9_]{0,63}|<[A-Za-z_][\w-]{0,63}>|__[A-Z][A-Z0-9_]{0,63}__|@[A-Z][A-Z0-9_]{0,63}@"
+    r"|^\$(?:[A-Za-z_][A-Za-z0-9_]{0,63}|\{[A-Za-z_][A-Za-z0-9_]{0,63}\})$"
 )
 
 
