@@ -1116,6 +1116,41 @@ def test_a_modules_top_level_code_runs_on_import(tmp_path: Path) -> None:
     assert [str(f) for f in facts.needs] == ["animate.py:6 DataLoader(num_workers=4)"]
 
 
+def test_a_module_reached_again_for_other_names_is_read_for_them(tmp_path: Path) -> None:
+    """Review: ``from utils import log`` read utils.py for ``log`` only, and data.py's ``from utils import
+    make_loader`` was never read, so its loader was lost; read again, nothing the first read found is said twice."""
+    (tmp_path / "train.py").write_text("from utils import log\nfrom data import build\nlog('x')\nbuild()\n")
+    (tmp_path / "data.py").write_text("from utils import make_loader\ndef build():\n    return make_loader()\n")
+    (tmp_path / "utils.py").write_text(
+        "def log(m):\n    return DataLoader(ds, num_workers=2)\n\n\ndef make_loader():\n"
+        "    return DataLoader(ds, num_workers=8)\n"
+    )
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
+    assert [str(f) for f in facts.needs] == [
+        "utils.py:2 DataLoader(num_workers=2)",
+        "utils.py:6 DataLoader(num_workers=8)",
+    ]
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        # a decorator registers the function in a table the importer calls through
+        "TASKS = {}\ndef register(f):\n    TASKS[f.__name__] = f\n    return f\ndef get(n):\n    return TASKS[n]\n"
+        "@register\ndef train():\n    DataLoader(ds, num_workers=8)\n",
+        # a class's body runs on import
+        "def get():\n    return 1\nclass Data:\n    loader = DataLoader(ds, num_workers=8)\n",
+        # so does a function's default value
+        "def make():\n    return DataLoader(ds, num_workers=8)\ndef get(loader=make()):\n    return loader\n",
+    ],
+)
+def test_what_runs_on_import_counts_for_a_module_imported_by_name(tmp_path: Path, module: str) -> None:
+    (tmp_path / "train.py").write_text("from tasks import get\nget('train')\n")
+    (tmp_path / "tasks.py").write_text(module)
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
+    assert [str(f).split(" ", 1)[1] for f in facts.needs] == ["DataLoader(num_workers=8)"]
+
+
 def test_free_only_when_certain(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("DataLoader(ds, num_workers=0)\n")
     (tmp_path / "b.py").write_text("import transformers\nDataLoader(ds, num_workers=0)\n")

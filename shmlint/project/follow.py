@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
@@ -348,6 +348,8 @@ class _Walk:
         self.defaults_read: list[str] = []
         self.defaults: dict[str, Setting] = {}  # their settings
         self.modules: list[str] = []  # the program's modules read
+        #: of those, the names each was read for (``only``; None: all of it), to read it again for more
+        self.module_names: dict[str, frozenset[str] | None] = {}
         self.helpers: dict[tuple[str, str], LoaderHelper] = {}  # (module path, name): loader helpers of its modules
 
     def configs(self, arguments: Sequence[str]) -> dict[str, Setting]:
@@ -388,7 +390,9 @@ class _Walk:
         names its importer takes from it, when it takes it by name only (``pycode.read``)."""
         from shmlint.project import pycode, pyhelpers
 
-        self.modules.append(path)
+        if path not in self.modules:
+            self.modules.append(path)
+        self.module_names[path] = only
         text = self.read(path)
         facts = (
             pycode.read(text, arguments, settings, self.devices, None, self.env, run_as_main=run, only=only)
@@ -432,15 +436,20 @@ class _Walk:
                     )
                     or facts
                 )
-        self.needs[needs_at:needs_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs]
-        self.zero[zero_at:zero_at] = [CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders]
-        self.commands += [CodeFact(f"{where}:{c.line}", c.text) for c in facts.launches][
-            : MAX_COMMANDS - len(self.commands)
+        # a module read again for more of its names (``imports``) says again what the first read said: once is enough
+        self.needs[needs_at:needs_at] = _new(self.needs, (CodeFact(f"{where}:{f.line}", f.text) for f in facts.needs))
+        self.zero[zero_at:zero_at] = _new(
+            self.zero, (CodeFact(f"{where}:{f.line}", f.text) for f in facts.zero_loaders)
+        )
+        launches = _new(self.commands, (CodeFact(f"{where}:{c.line}", c.text) for c in facts.launches))
+        self.commands += launches[: MAX_COMMANDS - len(self.commands)]
+        by_name = _new(self.by_name, (CodeFact(f"{where}:{c.line}", c.text) for c in facts.by_name))
+        self.by_name += by_name[: MAX_COMMANDS - len(self.by_name)]
+        self.started += [
+            (fact, c.words, self.env)
+            for c in facts.launches
+            if (fact := CodeFact(f"{where}:{c.line}", c.text)) in launches
         ]
-        self.by_name += [CodeFact(f"{where}:{c.line}", c.text) for c in facts.by_name][
-            : MAX_COMMANDS - len(self.by_name)
-        ]
-        self.started += [(CodeFact(f"{where}:{c.line}", c.text), c.words, self.env) for c in facts.launches]
         # a command it starts is followed (``follow_started``): doubt there if it cannot be read
         self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0
 
@@ -480,8 +489,9 @@ class _Walk:
     def imports(
         self, path: str, facts: PyFacts, arguments: Sequence[str], settings: Mapping[str, Setting], depth: int
     ) -> None:
-        """The local modules a file imports, each read once; one it takes only names from (``from m import a, b``,
-        at its top level) is read for what those names reach (``only``)."""
+        """The local modules a file imports; one it takes only names from (``from m import a, b``, at its top level)
+        is read for what those names reach (``only``), and again when a later import takes names that read left
+        out, or all of it (review: a second importer's names were never read)."""
         folder = os.path.dirname(path)
         whole = {self.local_module(folder, module) for module in facts.whole_imports}
         named: dict[str, set[str]] = {}
@@ -496,8 +506,13 @@ class _Walk:
                 continue  # ``from helpers import make``: a name the module file ``helpers.py`` defines, read there
             if local is None:
                 self.doubt = self.doubt or not _plain(imported)
-            elif local != path and local not in self.modules:
+            elif local != path:
                 only = frozenset(named[local]) if local in named and local not in whole else None
+                if local in self.modules:
+                    before = self.module_names.get(local)
+                    if before is None or (only is not None and only <= before):
+                        continue  # read before for all this import takes
+                    only = None if only is None else only | before
                 self.module(local, arguments, settings, depth + 1, only=only)
 
     def imported_helpers(self, path: str, from_imports: Sequence[tuple[str, str, str, int]]) -> dict[str, LoaderHelper]:
@@ -523,6 +538,12 @@ class _Walk:
                 if found is not None:
                     return found
         return None
+
+
+def _new(known: Sequence[CodeFact], found: Iterable[CodeFact]) -> list[CodeFact]:
+    """The facts of ``found`` not among ``known`` (a module read again says its first read's facts again)."""
+    seen = set(known)
+    return [fact for fact in found if fact not in seen]
 
 
 def _plain(module: str) -> bool:

@@ -261,12 +261,22 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _unused_definitions(tree: ast.Module, used: frozenset[str]) -> frozenset[int]:
-    """The nodes of the module's top-level functions and classes that neither the names its importer takes nor the
-    statements run on import (its ``__main__`` block aside) reach, directly or through its other definitions
-    (audit59a: ``from animate import normalize_kp`` counted the DataLoader of ``animate()``, never called)."""
+    """The nodes of the module's top-level functions that neither the names its importer takes nor what runs on
+    import reach, directly or through its other definitions (audit59a: ``from animate import normalize_kp`` counted
+    the DataLoader of ``animate()``, never called). What runs on import: its statements (its ``__main__`` block
+    aside), its classes' bodies (a class is read whole), its decorated functions (a decorator may register one in
+    a table another module calls through) and its functions' default values."""
     definitions = {node.name: node for node in tree.body if isinstance(node, _DEFINITIONS)}
-    run_on_import = [node for node in tree.body if not isinstance(node, _DEFINITIONS) and not _main_block(node)]
+    run_on_import: list[ast.AST] = [
+        node for node in tree.body if not isinstance(node, _DEFINITIONS) and not _main_block(node)
+    ]
+    for node in definitions.values():  # a definition's decorators and defaults run on import too
+        if isinstance(node, ast.ClassDef) or node.decorator_list:
+            run_on_import.append(node)  # a class's body runs; a decorator may register the function (a task table)
+        else:
+            run_on_import += [*node.args.defaults, *filter(None, node.args.kw_defaults)]
     todo = [name for name in used if name in definitions]
+    todo += [node.name for node in definitions.values() if isinstance(node, ast.ClassDef) or node.decorator_list]
     todo += [n.id for statement in run_on_import for n in ast.walk(statement) if isinstance(n, ast.Name)]
     reached: set[str] = set()
     while todo:
