@@ -321,6 +321,9 @@ class Workload(NamedTuple):
     #: a need its own command does not (``project.decide``); None once decided
     later_steps: Workload | None = None
     command_later: bool = False  # ``command`` is a guide's later steps: findings are at most warnings
+    #: False where the image's own entrypoint never runs (a Metaflow step starts its own code in it): only an image
+    #: the configuration names is evidence there
+    image_runs: bool = True
 
     @property
     def format(self) -> WorkloadFormat:

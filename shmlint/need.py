@@ -286,6 +286,8 @@ def _by_names(workload: Workload, knowledge: Knowledge, walked: bool) -> Need | 
         (e, "command") for e in matched if e.tier is not Tier.NEEDS or any(_runs_what_it_knows(e, c) for c in ran)
     ]
     by_image = [(e, "image") for e in _by_image(knowledge.entries, workload.image) if e.counts(devices)]
+    if not workload.image_runs:  # the owner's word on an image still holds where its entrypoint never runs
+        by_image = [(e, where) for e, where in by_image if e.source == CONFIGURED]
     if workload.command.startswith("-") and any(e.tier is Tier.FREE for e, _ in by_image):
         # a command of options only is given to the image's own program: one the data knows to need nothing keeps
         # them its own (a LiteLLM proxy's ``--num_workers 4`` counts its web server's processes)

@@ -152,3 +152,14 @@ def test_kfp_tasks_carry_their_accelerator_limit(engine: Engine, limit: str) -> 
     result = check(engine, "pipeline.py", text, FileKind.PYTHON)
     assert shm001(result) == ["info"]
     assert [w.accelerator_count for w in result.workloads] == [int(limit)]
+
+
+def test_an_image_the_configuration_names_is_evidence_on_a_metaflow_step() -> None:
+    """The step's own code runs in the image, so the data's image names say nothing there; the owner's word does
+    (review: ``shm-images`` was ignored on Metaflow steps)."""
+    from shmlint.settings import Settings
+
+    text = FLOW.format(extra="", options='gpu=1, image="acme/trainer:1"', body="pass")
+    configured = Engine(Settings(shm_images=("^acme/trainer$",)))
+    assert shm001(check(configured, "flow.py", text, FileKind.PYTHON)) == ["error"]
+    assert shm001(check(Engine(Settings()), "flow.py", text, FileKind.PYTHON)) == []  # undecided: not listed

@@ -108,6 +108,7 @@ class _Reader(CallReader):
         torch: list[Evidence] = []
         shm: list[ShmSource] = []
         memory: Size | None = None
+        image_name: str | None = None
         counts: list[int] = []  # GPUs per decorator's gpu=N, for the multi-GPU tier
         layer = next((name for _, name in decorators if name != "resources"), "resources")
         for decorator, name in decorators:
@@ -116,8 +117,10 @@ class _Reader(CallReader):
                 gpu.append(Evidence(f"@{name}(gpu={self.text(options['gpu'].node)})", self.span(decorator)))
                 counts += device_counts(options["gpu"])
             image = options.get("image")
-            if image is not None and isinstance(image.value, str) and self.signals.is_torch_image(image.value):
-                torch.append(Evidence(f"image {image.value}", self.span(image.node)))
+            if image is not None and isinstance(image.value, str):
+                image_name = image.value
+                if self.signals.is_torch_image(image.value):
+                    torch.append(Evidence(f"image {image.value}", self.span(image.node)))
             if "shared_memory" in options:
                 arg = options["shared_memory"]
                 mechanism = ShmMechanism.TMPFS_MOUNT if layer == "kubernetes" else ShmMechanism.NAMESPACE_SIZE
@@ -138,9 +141,11 @@ class _Reader(CallReader):
             shm=tuple(shm),
             memory_limit=memory,
             target=self.call_target(chosen, "shared_memory", "mib"),
-            # no ``image``: Metaflow starts the step's own code in it (``python flow.py ... step``), never the
-            # image's entrypoint, so the software the image is named for is no evidence (audit59b: a DeepSpeed
-            # image on CPU and download steps)
+            image=image_name,
+            # Metaflow starts the step's own code in the image (``python flow.py ... step``), never its
+            # entrypoint: the software the image is named for is no evidence (audit59b: a DeepSpeed image on CPU
+            # and download steps), unless the configuration names the image
+            image_runs=False,
             accelerator_count=max(counts) if counts else None,
             launched_by=self.metaflow_processes(function, max(counts) if counts else 0) if gpu else None,
         )
