@@ -18,7 +18,7 @@ from shmlint.sizes import GIB, MIB
 #: what a fix writes when neither a DataLoader hint nor ``fix-size`` says more
 DEFAULT_FIX_BYTES = 8 * GIB
 CONTAINER_CAP = "half the container's memory limit"
-POD_CAP = "half the smallest memory limit in the pod"
+POD_CAP = "half the smallest memory limit of the pod's accelerator and torch containers"
 MOUNTERS_CAP = "half the smallest memory limit of the containers that mount it"
 
 

@@ -451,3 +451,13 @@ def test_a_utility_beside_the_work_does_not_make_a_container_free(
     )
     findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
     assert [f.code for f in findings if f.severity.label == "error"] == ([code] if code else [])
+
+
+def test_a_fix_is_not_capped_by_a_sidecar_that_will_not_mount_its_volume(engine: Engine) -> None:
+    """Review: the fix gave /dev/shm half a 256M sidecar's limit (122 MiB), which SHM005, capped by the containers
+    that mount the volume, then flagged; the cap is the trainer's own (16Gi), so the default 8 GiB."""
+    pod = POD_YAML.replace("memory: 4Gi", "memory: 16Gi").replace("memory: 2Gi", "memory: 256M")
+    pod = pod.replace("            - name: dshm\n              mountPath: /dev/shm\n", "")
+    pod = pod.replace('              value: "1"\n', '              value: "0"\n')
+    (trainer, _) = _workloads(engine, "job.yaml", pod, FileKind.YAML)
+    assert trainer.volume_cap == 8 * GIB

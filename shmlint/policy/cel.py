@@ -471,8 +471,8 @@ def mutation_variables(k: Knowledge, size_bytes: int) -> list[tuple[str, str]]:
     return [
         ("targets", f"{ignored(missing)} ? [] : variables.findings.filter(f, f.{missing.code})"),
         (
-            "memoryLimits",
-            "variables.facts.filter(f, f.memory != '' && quantity(f.memory).isInteger())"
+            "memoryLimits",  # of the containers given the volume: a sidecar's limit bounds nothing in it (SHM005)
+            "variables.targets.filter(f, f.memory != '' && quantity(f.memory).isInteger())"
             ".map(f, quantity(f.memory).asInteger()).filter(n, n > 0)",
         ),
         (

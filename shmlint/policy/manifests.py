@@ -55,7 +55,7 @@ def notes(k: Knowledge) -> list[str]:
 
 
 class Options(NamedTuple):
-    size_bytes: int  # what the mutation gives (at most half the smallest memory limit in the pod)
+    size_bytes: int  # what the mutation gives (at most half the smallest memory limit of the containers given it)
     deny: bool = False  # validating policies deny instead of warning
     exclude_namespaces: tuple[str, ...] = ("kube-system",)
 
@@ -106,7 +106,8 @@ def _mutating_spec(k: Knowledge, options: Options) -> dict[str, Any]:
 MUTATION = (
     "Gives each container that {code} flags, undecided findings included (an accelerator whose software is not "
     "known; software known not to use /dev/shm never), and that mounts nothing at /dev/shm a Memory emptyDir "
-    "`shmlint-dshm` at /dev/shm, sized {size} bytes or half the smallest memory limit in the pod if that is less. "
+    "`shmlint-dshm` at /dev/shm, sized {size} bytes or half the smallest memory limit of those containers if that is "
+    "less. "
     "A pod with any /dev/shm (a mount, hostIPC, a Memory volume meant for it) is left as it is, and so is a pod "
     "whose shmlint.io/ignore annotation names {code} or {slug}."
 )

@@ -276,7 +276,16 @@ class PodReader:
             self.signals,
             next(filter(None, (scalar(self.m.get(metadata, "namespace")) for metadata in pod.metadata)), ""),
         )
-        cap = shared_cap(views)
+        # what a volume a fix adds may hold: half the smallest limit of the containers that may mount it, the
+        # accelerator and torch ones and those with a /dev/shm of their own (not a sidecar's: SHM005 caps by the
+        # mounters, and would flag the fix's own size)
+        cap = shared_cap(
+            tuple(
+                view
+                for view, verdict in zip(views, judged, strict=True)
+                if verdict.gpu or verdict.torch or view.shm_mount is not None
+            )
+        )
         for (container, _, _), identity, view, verdict in zip(pod.containers, identities, views, judged, strict=True):
             in_pod = pod.spec is not container
             completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
