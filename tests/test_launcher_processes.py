@@ -68,8 +68,12 @@ def judged(command: str, gpus: int | str) -> list[tuple[Severity, str]]:
         ("deepspeed --num_gpus 1 train.py", 1, INFO, "DeepSpeed with one local process"),
         ("deepspeed --num_gpus 1 train.py", 4, INFO, "DeepSpeed with one local process"),
         ("deepspeed train.py", 1, INFO, "DeepSpeed with one local process"),
-        ("deepspeed train.py", 4, ERROR, "DeepSpeed launcher without --num_gpus"),
+        ("deepspeed train.py", 4, ERROR, "DeepSpeed launcher told no count"),
         ("deepspeed --num_nodes 1 --num_gpus=4 train.py", 1, ERROR, "several local processes"),  # it says so
+        ("deepspeed --num_accelerators 2 train.py", 2, ERROR, "several local processes"),
+        ("deepspeed --num_gpus $NGPU train.py", 4, ERROR, "set at run time"),  # review: read as the GPU count
+        ("deepspeed --num_gpus $NGPU train.py", 1, INFO, "DeepSpeed with one local process"),
+        ("deepspeed --include localhost:0 train.py", 4, INFO, "DeepSpeed with one local process"),  # review
         # MPI ranks in the container
         ("mpirun --allow-run-as-root -np 2 all_reduce_perf -b 1M -g 1", 2, ERROR, "several accelerator ranks"),
         ("mpirun --n 4 all_reduce_perf -g 1", 4, ERROR, "several accelerator ranks"),  # Open MPI's --n is -np
