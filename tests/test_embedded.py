@@ -346,6 +346,9 @@ def test_a_target_named_define_something_is_a_rule() -> None:
     """audit60b: ``define-image-name:`` was read as the ``define`` directive, and every later recipe was hidden."""
     text = "define-image-name:\n\techo img\ntrain:\n\tdocker run --gpus all img\ndefine X\n\tno\nendef\n"
     assert visible(mask_makefile(text)) == ["echo img", "docker run --gpus all img"]
+    # so are the conditionals' (review): ``else-run:`` is a target, ``else`` and ``endif\r`` are directives
+    text = "else-run:\n\tdocker run a\nifeq ($(X),1)\nY=1\nelse\nY=2\nendif\r\nt:\n\tdocker run c\n"
+    assert visible(mask_makefile(text)) == ["docker run a", "docker run c"]
 
 
 def test_makefile_recipes_and_prefixes() -> None:

@@ -8,9 +8,10 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.embedded.mask import Mask, offset_lines
 
 _RULE = LazyRegex(r"^[^\s#:=][^:=]*?::?(?!=)")
-_CONDITIONAL = LazyRegex(r"^[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
-_DEFINE = LazyRegex(r"^[ \t]*(?:override[ \t]+|export[ \t]+)?define(?:[ \t]|$)")
-_ENDEF = LazyRegex(r"^[ \t]*endef\b")
+_CONDITIONAL = LazyRegex(r"^[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif)(?=[ \t(#\r]|$)")
+#: make's directives are words of their own: ``define-image:``, ``else-run:`` are targets (audit60b, review)
+_DEFINE = LazyRegex(r"^[ \t]*(?:override[ \t]+|export[ \t]+)?define(?:[ \t\r]|$)")
+_ENDEF = LazyRegex(r"^[ \t]*endef(?=[ \t#\r]|$)")
 _RECIPE_PREFIX = LazyRegex(r"[@+\-\s]*")
 
 
@@ -56,8 +57,8 @@ def _inline_recipe(line: str) -> int | None:
 #: ``NAME != command`` (the command's output: not known here)
 _ASSIGNMENT = LazyRegex(r"(?:export[ \t]+|override[ \t]+)*([A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*(\?|:{1,3}|\+|!)?=(.*)")
 #: a conditional's start and end (``else`` stays inside it)
-_IF = LazyRegex(r"[ \t]*(?:ifeq|ifneq|ifdef|ifndef)\b")
-_ENDIF = LazyRegex(r"[ \t]*endif\b")
+_IF = LazyRegex(r"[ \t]*(?:ifeq|ifneq|ifdef|ifndef)(?=[ \t(\r]|$)")
+_ENDIF = LazyRegex(r"[ \t]*endif(?=[ \t#\r]|$)")
 #: ``undefine NAME``: the name holds nothing after it
 _UNDEFINE = LazyRegex(r"[ \t]*(?:override[ \t]+)?undefine[ \t]+([A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*")
 #: a reference to a variable: ``$(NAME)`` or ``${NAME}`` (not a function call: ``$(shell pwd)``)
