@@ -535,9 +535,14 @@ jobs:
       - checkout
       - run: docker run a
       - start
+      - when:
+          condition: true
+          steps:
+            - run: docker run --gpus all b
 """
     masked = ci(text)
-    assert masked is not None and visible(masked) == ["docker run --runtime=nvidia --ipc=host img", "docker run a"]
+    assert masked is not None
+    assert visible(masked) == ["docker run --runtime=nvidia --ipc=host img", "docker run a", "docker run --gpus all b"]
     assert ci("commands:\n  start:\n    steps:\n      - run: docker run a\n") is None  # no CircleCI version
 
 

@@ -73,17 +73,29 @@ def _github_runs(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarN
 def step_runs(steps: Node | None, mappings: Mappings) -> list[ScalarNode]:
     """The ``run`` scripts of a list of GitHub Actions or CircleCI steps that a POSIX shell runs (not
     ``pwsh``/``python``): GitHub's ``run: script`` beside ``shell``, CircleCI's ``run: script`` or ``run: {command:
-    script, shell: ...}``."""
+    script, shell: ...}``, and those of CircleCI's conditional steps (``when``/``unless``: one level down)."""
     runs = []
     for step in steps.value if isinstance(steps, SequenceNode) else ():
-        run = mappings.get(step, "run")
-        options = run if isinstance(run, MappingNode) else step  # CircleCI's long form holds its own shell
-        if isinstance(run, MappingNode):
-            run = mappings.get(run, "command")
-        shell = (scalar(mappings.get(options, "shell")) or "bash").split()
-        if isinstance(run, ScalarNode) and shell and shell[0].rsplit("/", 1)[-1] in SHELLS:
+        for key in ("when", "unless"):
+            inner = mappings.get(mappings.get(step, key), "steps")
+            runs += [
+                run
+                for nested in (inner.value if isinstance(inner, SequenceNode) else ())
+                if (run := _run(nested, mappings))
+            ]
+        if (run := _run(step, mappings)) is not None:
             runs.append(run)
     return runs
+
+
+def _run(step: Node, mappings: Mappings) -> ScalarNode | None:
+    """One step's script, when a POSIX shell runs it."""
+    run = mappings.get(step, "run")
+    options = run if isinstance(run, MappingNode) else step  # CircleCI's long form holds its own shell
+    if isinstance(run, MappingNode):
+        run = mappings.get(run, "command")
+    shell = (scalar(mappings.get(options, "shell")) or "bash").split()
+    return run if isinstance(run, ScalarNode) and shell and shell[0].rsplit("/", 1)[-1] in SHELLS else None
 
 
 def _gitlab_scripts(document: Node, mappings: Mappings) -> tuple[bool, list[ScalarNode]]:
