@@ -318,8 +318,9 @@ def test_a_gpu_count_a_template_fills_in_asks_for_gpus(tmp_path: Path) -> None:
         "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: acme/srv:1\n"
         '    resources: {limits: {nvidia.com/gpu: "$GPU_COUNT_PER_MODEL"}}\n'
     )
-    (tmp_path / "pod.yaml").write_text(pod, encoding="utf-8")
-    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
-    ((finding),) = report.findings
-    assert finding.code == "SHM001" and finding.severity.label == "info" and "$GPU_COUNT_PER_MODEL" in finding.message
-    assert finding.workload is not None and finding.workload.accelerator_count is None
+    for marked in ("$GPU_COUNT_PER_MODEL", "<NUM_GPUS>", "__GPUS__"):  # a script's markers too (review)
+        (tmp_path / "pod.yaml").write_text(pod.replace("$GPU_COUNT_PER_MODEL", marked), encoding="utf-8")
+        report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+        ((finding),) = report.findings
+        assert finding.code == "SHM001" and finding.severity.label == "info" and marked in finding.message
+        assert finding.workload is not None and finding.workload.accelerator_count is None

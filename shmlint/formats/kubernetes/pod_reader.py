@@ -10,7 +10,16 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, TypeAlias
 
 from shmlint.containers import EnvVar
-from shmlint.containers.pod import PodContainer, PodVolume, Resource, VolumeMount, judge_pod, quantity, shared_cap
+from shmlint.containers.pod import (
+    SCRIPT_MARKER,
+    PodContainer,
+    PodVolume,
+    Resource,
+    VolumeMount,
+    judge_pod,
+    quantity,
+    shared_cap,
+)
 from shmlint.formats.kubernetes.target import PodTarget
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import APPLIED_KINDS, Evidence, ShmSource, Size, Workload, WorkloadId
@@ -92,14 +101,6 @@ class LocalRanks(NamedTuple):
 
 #: an envsubst placeholder (``${VAR}``, ``$VAR``) in a template's value
 PLACEHOLDER = LazyRegex(r"\$(?:\{\{[^{}]{0,200}\}\}|\{[^{}]{0,200}\}|[A-Za-z_])")
-#: a marker a script replaces before the file is applied (``"#MEML"Gi``, ``<MEMORY>``, ``__MEM__``, ``@MEM@``, a
-#: value that is one variable, ``"$POD_MEMORY_LIMIT"``, for envsubst): a YAML comment or a shell would eat such a
-#: value unquoted, so it is no quantity a person mistyped
-SCRIPT_MARKER = LazyRegex(
-    r"#[A-Z][A-Z0-9_]{0,63}|<[A-Za-z_][\w-]{0,63}>|__[A-Z][A-Z0-9_]{0,63}__|@[A-Z][A-Z0-9_]{0,63}@"
-    r"|^\$(?:[A-Za-z_][A-Za-z0-9_]{0,63}|\{[A-Za-z_][A-Za-z0-9_]{0,63}\})$"
-)
-
 
 #: torchrun's own ``--nproc_per_node`` (``TORCHRUN_PROGRAMS``, ``TORCHRUN_MODULES``) wins over the operator's
 NPROC_OPTIONS = ("--nproc_per_node", "--nproc-per-node")
