@@ -234,7 +234,7 @@ def _gpu(
         if (
             signals.is_gpu_resource(name)
             and count is not None
-            and (positive_count(count) or _PLACEHOLDER.search(count))
+            and (positive_count(count) or _PLACEHOLDER.search(count) or SCRIPT_MARKER.search(count))
         ):
             yield Evidence(f"{section} {name}: {count}", span)
     _, runtime_class, runtime_name = wide
