@@ -257,7 +257,8 @@ def _accelerator_count(container: PodContainer, signals: Signals) -> int | None:
     what a counted visibility variable lists; None when nothing says how many."""
     per_resource: dict[str, int] = {}
     for _, name, value, _ in container.resources:
-        count = device_count(value or "") if signals.is_counted_resource(name) else None
+        marked = value is not None and SCRIPT_MARKER.search(value) is not None  # filled in later: how many unknown
+        count = device_count(value or "") if signals.is_counted_resource(name) and not marked else None
         if count is not None:
             per_resource[name] = max(count, per_resource.get(name, 0))
     if per_resource:
