@@ -335,6 +335,14 @@ def test_launchers_that_need_a_gpu_count_get_the_linters_verdict_from_cel_and_re
         (["torchrun", "train.py", "--workers=0"], 1),
         (["mpirun", "-np", "2", "all_reduce_perf"], 2),
         (["mpirun", "-np", "1", "all_reduce_perf"], 1),
+        # DeepSpeed by the processes its launcher starts, Ray by the object store it is told to hold
+        (["deepspeed", "train.py"], 4),
+        (["deepspeed", "train.py"], 1),
+        (["deepspeed", "--num_gpus", "1", "train.py"], 4),
+        (["deepspeed", "--num_gpus=$NGPU", "train.py"], 4),
+        (["deepspeed", "--include", "localhost:0", "train.py"], 4),
+        (["ray", "start", "--head", "--object-store-memory=20000000000"], 1),
+        (["ray", "start", "--head"], 1),
     ]
     found = [
         (f"launcher-{i}", _launcher_pod(f"launcher-{i}", command, gpus)) for i, (command, gpus) in enumerate(cases)
