@@ -3,8 +3,9 @@ SHM013), and the reason for it, which the fix title carries into the diff.
 
 The policy: the DataLoader hint's recommendation, else the configured ``fix-size``; never below what the
 workload already gets; at most half the container's memory limit (and half the smallest limit of the containers
-that mount a pod's volume, or of the pod's for one a fix adds), since /dev/shm pages count against that limit and the process needs the other half. The cap
-wins over the floor: a size above the limit is the SHM004 problem itself.
+that mount a pod's volume, or of those that may mount one a fix adds), since /dev/shm pages count against that
+limit and the process needs the other half. The cap wins over the floor: a size above the limit is the SHM004
+problem itself.
 """
 
 from __future__ import annotations
@@ -89,13 +90,13 @@ def fix_size(
 
 def _caps(workload: Workload, source: ShmSource | None) -> list[tuple[int, str]]:
     """Half the container's memory limit; half the smallest of the containers that mount the volume changed, or of
-    the pod's for a volume the fix adds."""
+    those that may mount a volume the fix adds (the pod's accelerator and torch containers)."""
     caps = []
     limit = workload.memory_limit
     if limit is not None and limit.bytes:
         caps.append((half(limit.bytes), f"half the memory limit {limit.text}"))
     if source is not None and source.cap_bytes:
         caps.append((source.cap_bytes, MOUNTERS_CAP))
-    elif source is None and workload.volume_cap:  # a volume a fix adds or mounts: every container's limit bounds it
+    elif source is None and workload.volume_cap:  # a volume a fix adds or mounts (``Workload.volume_cap``)
         caps.append((workload.volume_cap, POD_CAP))
     return caps

@@ -77,7 +77,7 @@ def _any_match(patterns: tuple[str, ...], subject: str) -> str:
     return f"{subject}.matches({q('|'.join(f'(?:{p})' for p in patterns))})" if patterns else "false"
 
 
-def _matches_any(patterns: tuple[str, ...], subject: str) -> str:
+def _matches_in_turn(patterns: tuple[str, ...], subject: str) -> str:
     """``subject`` matches one of ``patterns`` (``alternations``: each compiled once, tried in turn)."""
     return " || ".join(f"{subject}.matches({q(pattern)})" for pattern in patterns)
 
@@ -298,12 +298,12 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     # the alternation of every entry's patterns first: most containers match none, and one
                     # pattern is compiled instead of all
                     "commandHits": (
-                        f"f.cmd != '' && ({_matches_any(alternations(k, 'commands'), 'f.cmd')})"
+                        f"f.cmd != '' && ({_matches_in_turn(alternations(k, 'commands'), 'f.cmd')})"
                         f" ? variables.software.filter(e, {enough} && {entry_matches('e.commands', 'f.cmd')}) : []"
                     ),
                     "imageHits": (
-                        f"f.image != '' && ({_matches_any(alternations(k, 'images'), 'f.repo')}"
-                        f" || (f.tag != '' && ({_matches_any(alternations(k, 'image_tags'), 'f.tag')})))"
+                        f"f.image != '' && ({_matches_in_turn(alternations(k, 'images'), 'f.repo')}"
+                        f" || (f.tag != '' && ({_matches_in_turn(alternations(k, 'image_tags'), 'f.tag')})))"
                         f" ? variables.software.filter(e, {enough} && ({entry_matches('e.images', 'f.repo')}"
                         f" || (f.tag != '' && {entry_matches('e.tags', 'f.tag')}))) : []"
                     ),

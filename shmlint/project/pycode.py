@@ -157,7 +157,7 @@ def read(
         calls = helper_calls(found, helpers, imported_helpers or {}, context, run_as_main=run_as_main)
         for call, name, helper, value in itertools.islice(calls, MAX_FACTS):
             needs.append(Fact(call.lineno, f"{name}(...) makes {helper.shown} at {helper.place}{value.how}"))
-    imports, busy = _imports(nodes)
+    imports, whole, busy = _imports(nodes, tree.body)
     exported = tuple(_exported(dest, option, context) for dest, option in own.items())
     defaults = tuple(
         default for option in own.values() if (default := config_default(option, context.arguments)) is not None
@@ -177,7 +177,7 @@ def read(
         started.by_name,
         helpers,
         _from_imports(found[0].nodes if found else []),
-        _whole_imports(tree),
+        whole,
     )
 
 
@@ -242,19 +242,6 @@ def _from_imports(module: list[ast.AST]) -> tuple[tuple[str, str, str, int], ...
         if isinstance(node, ast.ImportFrom)
         for alias in node.names
     )
-
-
-def _whole_imports(tree: ast.Module) -> tuple[str, ...]:
-    """Modules imported whole: by ``import``, with ``*``, or by an import statement inside a function or class
-    (read as all of it: what a function imports there is not followed by name)."""
-    top = {id(node) for node in tree.body}
-    modules: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and (id(node) not in top or any(a.name == "*" for a in node.names)):
-            modules.append("." * node.level + (node.module or ""))
-    return tuple(dict.fromkeys(modules))
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -434,17 +421,24 @@ def _passed_on(node: ast.Call, scope: Scope, nodes: list[ast.AST]) -> str:
     return function.name if counted else ""
 
 
-def _imports(nodes: list[ast.AST]) -> tuple[tuple[str, ...], bool]:
-    """Modules imported (dotted, ``.`` prefixed for relative ones), and whether any starts processes of its own."""
+def _imports(nodes: list[ast.AST], top: list[ast.stmt]) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """Modules imported (dotted, ``.`` prefixed for relative ones); of them, those imported whole (by ``import``,
+    with ``*``, or by an import statement inside a function or class, not followed by name: all of it may run);
+    and whether any starts processes of its own. ``top``: the module's own statements."""
+    at_top = {id(node) for node in top}
     modules: list[str] = []
+    whole: list[str] = []
     for node in nodes:
         if isinstance(node, ast.Import):
             modules += [a.name for a in node.names]
+            whole += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = "." * node.level + (node.module or "")
             modules.append(base)
             modules += [f"{base}.{a.name}" if node.module else base + a.name for a in node.names if a.name != "*"]
+            if id(node) not in at_top or any(a.name == "*" for a in node.names):
+                whole.append(base)
     busy = any(
         m.split(".")[0] in BUSY_PACKAGES or m.startswith(_BUSY_TORCH) or m == "torch.multiprocessing" for m in modules
     )
-    return tuple(dict.fromkeys(modules)), busy
+    return tuple(dict.fromkeys(modules)), tuple(dict.fromkeys(whole)), busy

@@ -76,15 +76,14 @@ class RuleContext:
         use."""
         if at_most is Severity.INFO:
             return at_most
-        if default is not None:
-            severity = self.settings.severity_for(code, default)
-            return severity if at_most is None else min(severity, at_most)
-        from shmlint.catalog import lookup
+        if default is None:
+            from shmlint.catalog import lookup
 
-        entry = lookup(code)
-        if entry is None:
-            raise LookupError(f"{code} has no catalog entry")
-        severity = self.settings.severity_for(code, entry.severity)
+            entry = lookup(code)
+            if entry is None:
+                raise LookupError(f"{code} has no catalog entry")
+            default = entry.severity
+        severity = self.settings.severity_for(code, default)
         return severity if at_most is None else min(severity, at_most)
 
     def fix_size(self, workload: Workload, *, current: int | None = None, source: ShmSource | None = None) -> FixSize:

@@ -46,6 +46,8 @@ MAX_TOKENS = 200_000
 METAFLOW_COMPUTE = ("batch", "kubernetes", "resources")
 #: more local processes than a launcher call could mean: a larger literal is no count
 MAX_PROCESSES = 4096
+#: a launcher's options in an argument list that count its local processes (``["--num_gpus", "6"]``, ``--num_gpus=6``)
+_COUNT_OPTIONS = ("--num_gpus", "--nproc_per_node")
 KFP_ACCELERATOR = ("set_accelerator_limit", "set_gpu_limit", "set_accelerator_type")
 FLYTE_GPU_RESOURCES = ("requests", "limits", "resources")
 FLYTE_TORCH_CONFIGS = ("PyTorch", "Elastic")  # flytekitplugins-kfpytorch: a Memory /dev/shm unless told otherwise
@@ -133,6 +135,7 @@ class _Reader(CallReader):
             if isinstance(decorator, ast.Call):
                 shm.extend(self.spread(decorator))
         chosen = next((d for d, name in decorators if name == layer), decorators[0][0])
+        gpus = max(counts) if counts else None
         yield Workload(
             id=WorkloadId(WorkloadFormat.PYTHON, "Metaflow step", function.name, "", f"@{layer}"),
             span=self.span(chosen),
@@ -146,8 +149,8 @@ class _Reader(CallReader):
             # entrypoint: the software the image is named for is no evidence (audit59b: a DeepSpeed image on CPU
             # and download steps), unless the configuration names the image
             image_runs=False,
-            accelerator_count=max(counts) if counts else None,
-            launched_by=self.metaflow_processes(function, max(counts) if counts else 0) if gpu else None,
+            accelerator_count=gpus,
+            launched_by=self.metaflow_processes(function, gpus or 0) if gpu else None,
         )
 
     def metaflow_processes(self, function: ast.FunctionDef | ast.AsyncFunctionDef, gpus: int) -> str | None:
@@ -182,9 +185,9 @@ class _Reader(CallReader):
                 counted += [
                     value.partition("=")[2]
                     for value in values
-                    if isinstance(value, str) and value.startswith(("--num_gpus=", "--nproc_per_node="))
+                    if isinstance(value, str) and value.partition("=")[0] in _COUNT_OPTIONS and "=" in value
                 ]
-                counted += [after for word, after in pairwise(values) if word in ("--num_gpus", "--nproc_per_node")]
+                counted += [after for word, after in pairwise(values) if word in _COUNT_OPTIONS]
         numbers = [count for value in counted if (count := _count(value)) is not None]
         return max(numbers, default=0)
 
