@@ -148,6 +148,45 @@ def test_an_mpijob_worker_with_one_rank_or_one_gpu_is_not_evidence(slots: int, r
     assert [severity for severity, _ in found] == [INFO]  # the worker's GPU, software undecided; launcher: nothing
 
 
+V1ALPHA1_MPIJOB = """apiVersion: kubeflow.org/v1alpha1
+kind: MPIJob
+metadata: {{name: job}}
+spec:
+  {extra}
+  template:
+    spec:
+      containers:
+      - name: job
+        image: mpioperator/tensorflow-benchmarks:latest
+        command: [mpirun, --allow-run-as-root, -x, NCCL_DEBUG=INFO, python, tf_cnn_benchmarks.py, --variable_update=horovod]
+        resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}
+"""
+
+
+def test_a_v1alpha1_mpijob_gives_each_worker_as_many_ranks_as_its_gpu_limit() -> None:
+    """mpi-operator's v1alpha1 writes ``slots=<the template's nvidia.com/gpu limit>`` for each worker in the
+    hostfile when ``slotsPerWorker`` is unset (aws-samples/eks-kubeflow-workshop's Horovod job, audit62b)."""
+    result = check("job.yaml", V1ALPHA1_MPIJOB.format(extra="replicas: 2", gpus=4))
+    ((finding),) = [f for f in result.findings if f.code == "SHM001"]
+    assert finding.severity is ERROR
+    assert "the v1alpha1 operator's slots per worker, its nvidia.com/gpu: 4 on 4 GPUs: 4 NCCL ranks" in finding.detail
+
+
+@pytest.mark.parametrize(
+    ("extra", "gpus"),
+    [
+        (["replicas: 2"], 1),  # one GPU, one slot
+        (["replicas: 2", "slotsPerWorker: 1"], 4),  # the job's own slot count wins
+        (["gpus: 8"], 4),  # workers and slots come from the operator's per-node flags
+        (["replicas: 2", "processingResourceType: cpu"], 4),  # slots counted in CPUs
+        (["backoffLimit: 2"], 4),  # no workers written
+    ],
+)
+def test_a_v1alpha1_mpijob_without_gpu_slots_is_not_evidence(extra: list[str], gpus: int) -> None:
+    found = shm001(check("job.yaml", V1ALPHA1_MPIJOB.format(extra="\n  ".join(extra), gpus=gpus)))
+    assert [severity for severity, _ in found] == [INFO], found
+
+
 def test_the_slots_rule_is_read_from_mpijobs_only() -> None:
     other = MPIJOB.format(version="v2beta1", slots=8, ranks=16, gpus=8).replace("kind: MPIJob", "kind: OtherJob")
     assert [severity for severity, _ in shm001(check("job.yaml", other))] == [INFO]
@@ -319,3 +358,18 @@ def test_an_mpijob_launcher_starts_its_ranks_in_the_workers(tmp_path, extra: str
     found = [f for f in report.findings if f.code == "SHM001" and f.severity is ERROR]
     assert len(found) == errors
     assert all("launch_train.sh:2 deepspeed" in f.detail for f in found)
+
+
+def test_a_key_written_twice_in_a_pod_spec_is_said() -> None:
+    """A second ``volumeMounts:`` replaces the first, which mounted /dev/shm (audit62b): kubectl refuses such a
+    file, and the report says why the mount is not seen instead of staying silent about it."""
+    text = V1ALPHA1_MPIJOB.format(extra="replicas: 2", gpus=1).replace(
+        "        resources:",
+        "        volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n"
+        "        volumeMounts: [{name: data, mountPath: /data}]\n"
+        "        resources:",
+    )
+    result = check("job.yaml", text)
+    ((notice),) = result.notices
+    assert "line 13: duplicate key 'volumeMounts'" in notice.message and "kubectl refuses" in notice.message
+    assert not check("job.yaml", V1ALPHA1_MPIJOB.format(extra="replicas: 2", gpus=1)).notices

@@ -25,7 +25,16 @@ from shmlint.formats.kubernetes.pod_reader import (
     listed_containers,
 )
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
-from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar, sequence
+from shmlint.parsers.yamlnodes import (
+    MappingNode,
+    Mappings,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    key_problem,
+    scalar,
+    sequence,
+)
 from shmlint.signals import MPI_LAUNCHERS, Signals
 from shmlint.source import SourceText
 
@@ -51,11 +60,17 @@ LAUNCHING_POLICIES = {
 #: each policy's ``numProcPerNode`` when it is not written (trainingruntime_types.go: torch ``auto``, MPI 1)
 _POLICY_DEFAULT_PROCS = {"torch": "auto", "mpi": "1"}
 #: Kubeflow's MPIJob (mpi-operator v2beta1, training-operator v1): ``spec.slotsPerWorker`` slots in each worker's
-#: line of the hostfile (default 1), filled by the Launcher's mpirun (``mpi_jobs`` in shmlint/data/shm_need.yaml)
+#: line of the hostfile (default 1), filled by the Launcher's mpirun (``mpi_jobs`` in shmlint/data/shm_need.yaml).
+#: mpi-operator's v1alpha1 MPIJob has one ``spec.template`` for the launcher and the ``spec.replicas`` workers, and
+#: without ``slotsPerWorker`` gives each worker as many slots as its first container's GPU limit
+#: (pkg/controllers/v1alpha1/mpi_job_controller.go: allocateProcessingUnits, newConfigMap)
 MPI_GROUP = "kubeflow.org"
 MPI_KINDS = ("MPIJob",)
 MPI_WORKER = "Worker"
 MPI_LAUNCHER = "Launcher"
+V1ALPHA1_SLOT_RESOURCE = "nvidia.com/gpu"
+#: v1alpha1 fields that size the workers from the operator's per-node flags, which no manifest shows
+_OPERATOR_UNITS = ("gpus", "processingUnits")
 MPI_RANK_OPTIONS = frozenset({"-np", "-n", "--np", "-c", "--n", "--num-proc"})
 #: more ranks than any machine has devices: a larger number is not read
 MAX_RANKS = 1024
@@ -131,10 +146,12 @@ class _Extractor:
         policy = self.launch_policy(obj, kind, group, name)
         mpi = group == MPI_GROUP and kind in MPI_KINDS
         ranks = self.mpi_ranks(obj) if mpi else None
+        single = self.single_template(obj) if mpi else None
         procs = self.procs_per_node(obj) if group == MPI_GROUP and kind in PYTORCH_KINDS else None
         launcher_works = (scalar(self.m.path(obj, "spec", "runLauncherAsWorker")) or "").lower() == "true"
         claims = tuple(sequence(self.m.path(obj, "spec", "volumeClaimTemplates"))) if kind == "StatefulSet" else ()
         for spec, path, template, composed in self.composed_pods(obj, group, kind):
+            self.note_key_problem(spec)
             containers = tuple(self.containers(spec))
             kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
             ray = containers[0][0] if kuberay and containers and "submitter" not in path.lower() else None
@@ -149,12 +166,21 @@ class _Extractor:
                 ray_container=ray,
                 metadata=both,
                 launched_by=launched,
-                ranks=ranks if role == MPI_WORKER else None,
+                ranks=ranks if role == MPI_WORKER or (single is not None and spec is single) else None,
                 procs=procs,
                 starts_ranks_elsewhere=mpi and role == MPI_LAUNCHER and not launcher_works,
                 claim_templates=claims,
                 composed=composed,
             )
+
+    def note_key_problem(self, spec: MappingNode) -> None:
+        """Say a key written twice in a pod spec (audit62b: a second ``volumeMounts:`` hid the /dev/shm mount of the
+        first): kubectl refuses the file ("mapping key ... already defined"), while shmlint, like lenient readers,
+        goes on with the last value, so the findings may rest on what the author did not mean."""
+        problem = key_problem([spec])
+        if problem is not None:
+            why = f"{problem.message} of a pod spec: kubectl refuses the file; the last one is read here"
+            self.notices.append(Notice(self.reader.source.path, f"line {problem.line}: {why}"))
 
     def procs_per_node(self, obj: MappingNode) -> ProcsPerNode | None:
         """A PyTorchJob's processes per pod as its operator passes them to torchrun: ``spec.nprocPerNode``, else the
@@ -174,15 +200,28 @@ class _Extractor:
                 return None
         return f"nprocPerNode unset: the operator's default {PYTORCH_DEFAULT_NPROC}", PYTORCH_DEFAULT_NPROC
 
+    def single_template(self, obj: MappingNode) -> MappingNode | None:
+        """The pod spec of a v1alpha1 MPIJob's one template (launcher and workers), None for replica specs."""
+        spec = self.m.get(obj, "spec")
+        single = self.m.path(spec, "template", "spec")
+        no_replica_specs = self.m.get(spec, "mpiReplicaSpecs") is None
+        return single if no_replica_specs and isinstance(single, MappingNode) else None
+
     def mpi_ranks(self, obj: MappingNode) -> LocalRanks | None:
         """An MPIJob's ranks in each worker pod: its ``slotsPerWorker`` (mpirun fills a worker's slots before the
-        next one's), at most the ``-np`` of the Launcher's mpirun when its command says it. None below two."""
+        next one's), or a v1alpha1 job's GPU limit (``_template_slots``), at most the ``-np`` of the Launcher's
+        mpirun when its command says it. None below two."""
         spec = self.m.get(obj, "spec")
+        single = self.single_template(obj)
         key, value = self.m.key(spec, "slotsPerWorker"), self.m.get(spec, "slotsPerWorker")
+        said = f"slotsPerWorker: {scalar(value)}"
+        if key is None and single is not None:
+            key, value = self._template_slots(spec, single)
+            said = f"the v1alpha1 operator's slots per worker, its nvidia.com/gpu: {scalar(value)}"
         slots = (scalar(value) or "").strip()
         if key is None or value is None or not is_count(slots, 6) or not 2 <= int(slots) <= MAX_RANKS:
             return None
-        launcher = self.m.path(spec, "mpiReplicaSpecs", "Launcher", "template", "spec")
+        launcher = single or self.m.path(spec, "mpiReplicaSpecs", "Launcher", "template", "spec")
         containers = self.containers(launcher) if isinstance(launcher, MappingNode) else iter(())
         words = [
             word
@@ -195,7 +234,19 @@ class _Extractor:
         ranks = min(int(slots), total) if total else int(slots)
         if ranks < 2:
             return None
-        return LocalRanks(Evidence(f"slotsPerWorker: {slots}", self.reader.pair_span(key, value)), ranks, total)
+        return LocalRanks(Evidence(said, self.reader.pair_span(key, value)), ranks, total)
+
+    def _template_slots(self, spec: Node | None, single: MappingNode) -> tuple[ScalarNode | None, Node | None]:
+        """A v1alpha1 MPIJob's slots per worker when ``spec.replicas`` sets the workers: its first container's
+        ``nvidia.com/gpu`` limit (the operator's processing resource unless ``processingResourceType`` says
+        ``cpu``); none where ``spec.gpus`` or ``spec.processingUnits`` leave them to the operator's flags."""
+        if self.m.get(spec, "replicas") is None or any(self.m.get(spec, k) is not None for k in _OPERATOR_UNITS):
+            return None, None
+        if (scalar(self.m.get(spec, "processingResourceType")) or "").strip().lower() == "cpu":
+            return None, None
+        first = next(iter(self.containers(single)), None)
+        limits = self.m.path(first[0], "resources", "limits") if first is not None else None
+        return self.m.key(limits, V1ALPHA1_SLOT_RESOURCE), self.m.get(limits, V1ALPHA1_SLOT_RESOURCE)
 
     def launch_policy(self, obj: MappingNode, kind: str, group: str, name: str) -> PolicyLaunch | None:
         """What a Kubeflow training runtime's ML policy launches in its ``node`` container (``PolicyLaunch.on``
