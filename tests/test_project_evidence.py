@@ -1724,3 +1724,39 @@ def test_a_modules_src_folder_is_not_where_the_next_program_is_found(tmp_path: P
     (tmp_path / "start.sh").write_text("python -m pkg.prep\npython train.py\n")
     facts = _gather(tmp_path, Launch(str(tmp_path), ("sh", "start.sh")))
     assert not facts.needs and "train.py" in facts.followed
+
+
+@pytest.mark.parametrize(
+    ("imports", "workers", "needs"),
+    [
+        ("from consts import NUM_WORKERS", "NUM_WORKERS", ["NUM_WORKERS = 8 at consts.py:2"]),
+        ("from consts import NUM_WORKERS as W", "W", ["NUM_WORKERS = 8 at consts.py:2"]),
+        ("from consts import *", "NUM_WORKERS", ["NUM_WORKERS = 8 at consts.py:2"]),
+        ("import consts", "consts.NUM_WORKERS", ["NUM_WORKERS = 8 at consts.py:2"]),
+        ("from consts import NO_WORKERS", "NO_WORKERS", []),  # 0: a loader without workers
+        ("from consts import MANY", "MANY", []),  # assigned by a call: not known
+        ("from consts import NUM_WORKERS\nNUM_WORKERS = 0", "NUM_WORKERS", []),  # its own assignment wins
+        ("from other import NUM_WORKERS", "NUM_WORKERS", []),  # not a module of the repository
+    ],
+)
+def test_a_worker_count_imported_from_a_module_of_the_repository_is_followed(
+    tmp_path: Path, imports: str, workers: str, needs: list[str]
+) -> None:
+    """``from consts import *`` then ``DataLoader(num_workers=NUM_WORKERS)``: the count is the module's (the
+    importer's own statements read alone left it unknown, and the container undecided)."""
+    (tmp_path / "consts.py").write_text("import os\nNUM_WORKERS = 8\nNO_WORKERS = 0\nMANY = compute()\n")
+    (tmp_path / "train.py").write_text(
+        f"{imports}\nfrom torch.utils.data import DataLoader\nDataLoader(range(9), num_workers={workers})\n"
+    )
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
+    assert [fact.text.rpartition(", ")[2] for fact in facts.needs] == needs
+
+
+def test_a_keyword_count_imported_from_a_module_is_followed(tmp_path: Path) -> None:
+    (tmp_path / "settings.py").write_text("WORKERS = 4\n")
+    (tmp_path / "train.py").write_text(
+        "from settings import WORKERS\nfrom transformers import TrainingArguments\n"
+        "TrainingArguments(output_dir='o', dataloader_num_workers=WORKERS)\n"
+    )
+    (fact,) = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py"))).needs
+    assert fact.where == "train.py:3" and fact.text.endswith("WORKERS = 4 at settings.py:1")

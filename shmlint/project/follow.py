@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from shmlint.project.pycode import PyFacts
     from shmlint.project.pyhelpers import LoaderHelper
     from shmlint.project.pyoptions import Option
+    from shmlint.project.pyvalues import Value
     from shmlint.project.shellvars import Line
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
@@ -351,6 +352,8 @@ class _Walk:
         #: of those, the names each was read for (``only``; None: all of it), to read it again for more
         self.module_names: dict[str, frozenset[str] | None] = {}
         self.helpers: dict[tuple[str, str], LoaderHelper] = {}  # (module path, name): loader helpers of its modules
+        #: module path -> the numbers its statements assign to names, as its importers read them
+        self.constants: dict[str, dict[str, Value]] = {}
 
     def configs(self, arguments: Sequence[str]) -> dict[str, Setting]:
         """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
@@ -407,6 +410,9 @@ class _Walk:
             self.options.setdefault(exported[0], pycode.imported_option(where, exported))
         for helper in facts.helpers[: max(0, MAX_HELPERS - len(self.helpers))]:
             self.helpers[(path, helper.name)] = pyhelpers.imported_helper(where, helper)
+        self.constants[path] = {
+            name: _exported_number(name, value, f"{where}:{line}") for name, value, line in facts.constants
+        }
         self.config_defaults = list(dict.fromkeys([*self.config_defaults, *facts.config_defaults]))[:MAX_CONFIG_NAMES]
         folder = os.path.dirname(path)
         beside = (self.reader.inside(os.path.join(folder, name)) for name in facts.beside_configs[:MAX_CONFIG_NAMES])
@@ -417,11 +423,12 @@ class _Walk:
         else:
             self.doubt = True  # imports below are not read: they could make loaders of their own
         helpers = self.imported_helpers(path, facts.from_imports) if self.helpers else {}
-        if facts.unknown_loaders or helpers:
+        if facts.unknown_loaders or facts.unknown_values or helpers:
             own = {exported[0] for exported in facts.options}
             imported = {dest: option for dest, option in self.options.items() if dest not in own}
             defaults = self.default_settings() if facts.unknown_loaders else {}
-            if imported or defaults or helpers:
+            values = self.imported_values(path, facts) if facts.unknown_loaders or facts.unknown_values else {}
+            if imported or defaults or helpers or values:
                 facts = (
                     pycode.read(
                         text,
@@ -433,6 +440,7 @@ class _Walk:
                         helpers,
                         run_as_main=run,
                         only=only,
+                        imported_values=values,
                     )
                     or facts
                 )
@@ -526,6 +534,22 @@ class _Walk:
                 found[alias] = helper._replace(defined=line)
         return found
 
+    def imported_values(self, path: str, facts: PyFacts) -> dict[str, Value]:
+        """The numbers a file imports from the repository's modules read before it (``pyvalues.Context.imported``):
+        ``from m import N as n`` gives ``n``, ``from m import *`` each of m's, ``import m`` each as ``m.N``."""
+        folder = os.path.dirname(path)
+        found: dict[str, Value] = {}
+        for module, name, alias, _ in facts.from_imports:
+            constants = self.constants.get(self.local_module(folder, module) or "", {})
+            if name == "*":
+                found.update(constants)
+            elif name in constants:
+                found[alias] = constants[name]
+        for module in facts.whole_imports:
+            constants = self.constants.get(self.local_module(folder, module) or "", {})
+            found.update((f"{module}.{name}", value) for name, value in constants.items())
+        return found
+
     def local_module(self, folder: str, dotted: str) -> str | None:
         """A module of the repository (next to the importing file or below a base), or None for anything else."""
         relative = dotted.startswith(".")
@@ -538,6 +562,12 @@ class _Walk:
                 if found is not None:
                     return found
         return None
+
+
+def _exported_number(name: str, value: Value, where: str) -> Value:
+    """A module's number as an importer's message quotes it: where the module assigns it."""
+    said = f"{value.number}" if value.number is not None else f"above 0{value.how}"
+    return value._replace(how=f", {name} = {said} at {where}")
 
 
 def _new(known: Sequence[CodeFact], found: Iterable[CodeFact]) -> list[CodeFact]:

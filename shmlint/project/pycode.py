@@ -20,7 +20,7 @@ from shmlint.project.pyhelpers import LoaderHelper, helper_calls, loader_helpers
 from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
 from shmlint.project.pyscopes import Scope, scopes
 from shmlint.project.pysyntax import called, dotted
-from shmlint.project.pyvalues import Context, names, value_of
+from shmlint.project.pyvalues import Context, Value, module_constants, names, value_of
 
 #: top-level packages that start processes or servers of their own: code importing them is never called free
 BUSY_PACKAGES = frozenset(
@@ -84,6 +84,10 @@ class PyFacts(NamedTuple):
     from_imports: tuple[tuple[str, str, str, int], ...] = ()  # (module, name, as, line): ``from module import name``
     #: modules imported whole (``import m``, ``from m import *``, an import inside a function): all of them may run
     whole_imports: tuple[str, ...] = ()
+    #: the numbers its own statements assign to names, for the modules that import them (``module_constants``)
+    constants: tuple[tuple[str, Value, int], ...] = ()
+    #: worker and process counts passed as keywords (``dataloader_num_workers=...``) whose value is not known
+    unknown_values: int = 0
 
 
 def read(
@@ -97,6 +101,7 @@ def read(
     *,
     run_as_main: bool = True,
     only: frozenset[str] | None = None,
+    imported_values: Mapping[str, Value] | None = None,
 ) -> PyFacts | None:
     """The file's facts, or None when it does not parse (or is too deeply nested to). ``imported``: argparse
     options defined in the local modules it imports (its own win); ``env``: the container's environment
@@ -104,7 +109,8 @@ def read(
     helpers of those modules it imports by name, by the name it binds (``pyhelpers``); ``run_as_main``: the file is
     the program run, not a module it imports (then its ``__main__`` block runs); ``only``: the names a module
     imported by name gives its importer (``from animate import normalize_kp``), whose functions and classes, and
-    those they use, are all of it that can run there (None: all of it)."""
+    those they use, are all of it that can run there (None: all of it); ``imported_values``: the numbers it imports
+    from the repository's modules (``pyvalues.Context.imported``)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -112,11 +118,19 @@ def read(
     nodes = list(ast.walk(tree))
     unused = _unused_definitions(tree, only) if only is not None else frozenset()
     own = options(nodes)
-    context = Context(tuple(arguments), config, devices, names(nodes), {**(imported or {}), **own}, env or {})
+    context = Context(
+        tuple(arguments),
+        config,
+        devices,
+        names(nodes),
+        {**(imported or {}), **own},
+        env or {},
+        imported=imported_values or {},
+    )
     bound = functools.cache(functools.partial(names_of, nodes))  # read for a loader with workers only
     needs: list[Fact] = []
     zero: list[Fact] = []
-    unknown = 0
+    unknown = unknown_values = 0
     loaders: set[int] = set()  # every loader call, by ``id``, for ``pyhelpers``
     unknown_loaders: dict[int, tuple[ast.expr | None, str]] = {}  # those whose workers are not known
     mp_aliases = _mp_aliases(nodes)
@@ -147,6 +161,7 @@ def read(
                 if value.number >= least if value.number is not None else value.positive and least == 1:
                     shown = _quote(quoted, keyword.value)
                     needs.append(Fact(node.lineno, f"{name}({keyword.arg}={shown}){value.how}"))
+                unknown_values += value.number is None and not value.positive
         fact = _nccl(node, name, context, quoted) or _lightning(node, name, context, quoted)
         fact = fact or _multiprocessing(node, mp_aliases, quoted)
         fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted, nodes)
@@ -178,6 +193,8 @@ def read(
         helpers,
         _from_imports(found[0].nodes if found else []),
         whole,
+        module_constants(tree, context),
+        unknown_values,
     )
 
 

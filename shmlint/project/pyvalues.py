@@ -18,6 +18,8 @@ from shmlint.project.pysyntax import called, dotted
 
 _INTEGER = re.compile(r"-?[0-9]{1,6}")
 _CPU_COUNTS = frozenset({"cpu_count", "process_cpu_count", "sched_getaffinity"})
+#: a module's numbers exported to its importers, at most: a settings module holds a few dozen
+MAX_CONSTANTS = 256
 
 
 class Value(NamedTuple):
@@ -45,6 +47,10 @@ class Context(NamedTuple):
     options: Mapping[str, Option]  # argparse dest -> its option
     env: Mapping[str, str]  # the container's environment, as its manifest sets it
     bound: Mapping[str, Value] = _UNBOUND  # a loader helper's parameters, as one call gives them (``pyhelpers``)
+    #: numbers the file imports from the repository's modules, by the name it reads them as (``NUM_WORKERS`` for
+    #: ``from consts import NUM_WORKERS`` or ``*``, ``consts.NUM_WORKERS`` for ``import consts``): a name the
+    #: file assigns itself is its own
+    imported: Mapping[str, Value] = _UNBOUND
 
 
 def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
@@ -59,9 +65,11 @@ def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
         if assigned is not None:
             found = value_of(assigned, context, depth + 1)
             return found._replace(how=found.how or f", {node.id} = {found.number} at line {assigned.lineno}")
+        if node.id not in context.names:
+            return context.imported.get(node.id, UNKNOWN)
         return UNKNOWN
     if isinstance(node, ast.Attribute):
-        return _setting(node.attr, context)
+        return context.imported.get(dotted(node)) or _setting(node.attr, context)
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
         if dotted(node.value).endswith("environ"):
             return _environment(node.slice.value, None, context, depth)
@@ -141,6 +149,20 @@ def _setting(key: str, context: Context) -> Value:
             return UNKNOWN if number is None else _number(number, f", {key}={number} on the command line")
         return _number(setting.value, f", {key}: {setting.value} in the config")
     return UNKNOWN
+
+
+def module_constants(tree: ast.Module, context: Context) -> tuple[tuple[str, Value, int], ...]:
+    """The numbers a module's own statements assign to plain names, as they follow here (``NUM_WORKERS = 8``,
+    ``WORKERS = int(os.environ.get("W", 4))``), with the line: what a module that imports them reads by name."""
+    found = []
+    for statement in tree.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else []
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in context.names:
+                value = value_of(target, context)
+                if value.number is not None or value.positive:
+                    found.append((target.id, value, statement.lineno))
+    return tuple(found[:MAX_CONSTANTS])
 
 
 def _number(number: int, how: str) -> Value:
