@@ -180,6 +180,8 @@ def test_a_v1alpha1_mpijob_gives_each_worker_as_many_ranks_as_its_gpu_limit() ->
         (["gpus: 8"], 4),  # workers and slots come from the operator's per-node flags
         (["replicas: 2", "processingResourceType: cpu"], 4),  # slots counted in CPUs
         (["backoffLimit: 2"], 4),  # no workers written
+        (["replicas: 0"], 4),  # no worker pods
+        (["replicas: null"], 4),
     ],
 )
 def test_a_v1alpha1_mpijob_without_gpu_slots_is_not_evidence(extra: list[str], gpus: int) -> None:
@@ -373,3 +375,44 @@ def test_a_key_written_twice_in_a_pod_spec_is_said() -> None:
     ((notice),) = result.notices
     assert "line 13: duplicate key 'volumeMounts'" in notice.message and "kubectl refuses" in notice.message
     assert not check("job.yaml", V1ALPHA1_MPIJOB.format(extra="replicas: 2", gpus=1)).notices
+
+
+@pytest.mark.parametrize(("gpus", "severity"), [(1, INFO), (4, ERROR)])
+def test_a_v1alpha1_templates_mpirun_runs_in_the_launcher_not_beside_its_gpus(gpus: int, severity: Severity) -> None:
+    """The template's command runs in the launcher pod, which the operator makes without resource limits; the pods
+    that hold the GPUs run ``sleep 365d`` (newWorker): ``-np 2`` on one GPU per worker is one rank in each."""
+    text = V1ALPHA1_MPIJOB.format(extra="replicas: 2", gpus=gpus).replace("[mpirun,", '[mpirun, -np, "2",')
+    ((got, message),) = shm001(check("job.yaml", text))
+    assert got is severity, message
+    if severity is ERROR:
+        assert "mpirun -np 2 with the v1alpha1 operator's slots per worker" in message
+    else:
+        assert "command sleep 365d" in message
+
+
+def test_a_key_written_twice_in_an_argo_template_is_said() -> None:
+    text = """apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata: {name: train}
+spec:
+  entrypoint: main
+  templates:
+  - name: main
+    container:
+      image: pytorch/pytorch:2.4.0-cuda12.4-cudnn9-runtime
+      command: [python, train.py]
+      volumeMounts: [{name: dshm, mountPath: /dev/shm}]
+      volumeMounts: [{name: data, mountPath: /data}]
+      resources: {limits: {nvidia.com/gpu: 1}}
+"""
+    ((notice),) = check("wf.yaml", text).notices
+    assert "line 12: duplicate key 'volumeMounts'" in notice.message and "the last one is read here" in notice.message
+
+
+def test_a_complex_key_in_a_pod_spec_is_said_without_a_last_one() -> None:
+    text = V1ALPHA1_MPIJOB.format(extra="replicas: 2", gpus=1).replace(
+        "        resources:", "        env: [{name: A, value: b, ? [x, y] : z}]\n        resources:"
+    )
+    ((notice),) = check("job.yaml", text).notices
+    assert "a mapping or sequence is used as a key of a pod spec: kubectl refuses the file" in notice.message
+    assert "last one" not in notice.message

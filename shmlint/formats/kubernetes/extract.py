@@ -145,13 +145,12 @@ class _Extractor:
         yield from self.kserve_pods(obj, owner, own)
         policy = self.launch_policy(obj, kind, group, name)
         mpi = group == MPI_GROUP and kind in MPI_KINDS
-        ranks = self.mpi_ranks(obj) if mpi else None
         single = self.single_template(obj) if mpi else None
+        ranks = self.mpi_ranks(obj, single) if mpi else None
         procs = self.procs_per_node(obj) if group == MPI_GROUP and kind in PYTORCH_KINDS else None
         launcher_works = (scalar(self.m.path(obj, "spec", "runLauncherAsWorker")) or "").lower() == "true"
         claims = tuple(sequence(self.m.path(obj, "spec", "volumeClaimTemplates"))) if kind == "StatefulSet" else ()
         for spec, path, template, composed in self.composed_pods(obj, group, kind):
-            self.note_key_problem(spec)
             containers = tuple(self.containers(spec))
             kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
             ray = containers[0][0] if kuberay and containers and "submitter" not in path.lower() else None
@@ -169,6 +168,7 @@ class _Extractor:
                 ranks=ranks if role == MPI_WORKER or (single is not None and spec is single) else None,
                 procs=procs,
                 starts_ranks_elsewhere=mpi and role == MPI_LAUNCHER and not launcher_works,
+                workers_sleep=single is not None and spec is single,
                 claim_templates=claims,
                 composed=composed,
             )
@@ -179,7 +179,8 @@ class _Extractor:
         goes on with the last value, so the findings may rest on what the author did not mean."""
         problem = key_problem([spec])
         if problem is not None:
-            why = f"{problem.message} of a pod spec: kubectl refuses the file; the last one is read here"
+            read = "; the last one is read here" if problem.message.startswith("duplicate") else ""
+            why = f"{problem.message} of a pod spec: kubectl refuses the file{read}"
             self.notices.append(Notice(self.reader.source.path, f"line {problem.line}: {why}"))
 
     def procs_per_node(self, obj: MappingNode) -> ProcsPerNode | None:
@@ -207,15 +208,15 @@ class _Extractor:
         no_replica_specs = self.m.get(spec, "mpiReplicaSpecs") is None
         return single if no_replica_specs and isinstance(single, MappingNode) else None
 
-    def mpi_ranks(self, obj: MappingNode) -> LocalRanks | None:
+    def mpi_ranks(self, obj: MappingNode, single: MappingNode | None) -> LocalRanks | None:
         """An MPIJob's ranks in each worker pod: its ``slotsPerWorker`` (mpirun fills a worker's slots before the
         next one's), or a v1alpha1 job's GPU limit (``_template_slots``), at most the ``-np`` of the Launcher's
-        mpirun when its command says it. None below two."""
+        mpirun when its command says it (``single``: a v1alpha1 job's template, ``single_template``). None below
+        two."""
         spec = self.m.get(obj, "spec")
-        single = self.single_template(obj)
         key, value = self.m.key(spec, "slotsPerWorker"), self.m.get(spec, "slotsPerWorker")
         said = f"slotsPerWorker: {scalar(value)}"
-        if key is None and single is not None:
+        if not (scalar(value) or "").strip() and single is not None:  # unset or null: the operator's fallback
             key, value = self._template_slots(spec, single)
             said = f"the v1alpha1 operator's slots per worker, its nvidia.com/gpu: {scalar(value)}"
         slots = (scalar(value) or "").strip()
@@ -240,10 +241,15 @@ class _Extractor:
         """A v1alpha1 MPIJob's slots per worker when ``spec.replicas`` sets the workers: its first container's
         ``nvidia.com/gpu`` limit (the operator's processing resource unless ``processingResourceType`` says
         ``cpu``); none where ``spec.gpus`` or ``spec.processingUnits`` leave them to the operator's flags."""
-        if self.m.get(spec, "replicas") is None or any(self.m.get(spec, k) is not None for k in _OPERATOR_UNITS):
-            return None, None
-        if (scalar(self.m.get(spec, "processingResourceType")) or "").strip().lower() == "cpu":
-            return None, None
+        replicas = (scalar(self.m.get(spec, "replicas")) or "").strip()
+        if (
+            not is_count(replicas, 6)
+            or int(replicas) < 1
+            or any(self.m.get(spec, k) is not None for k in _OPERATOR_UNITS)
+        ):
+            return None, None  # no workers (0 or null), or as many as the operator's flags make
+        if (scalar(self.m.get(spec, "processingResourceType")) or "").strip() == "cpu":
+            return None, None  # the operator's one other type; any other spelling is read as the GPU resource
         first = next(iter(self.containers(single)), None)
         limits = self.m.path(first[0], "resources", "limits") if first is not None else None
         return self.m.key(limits, V1ALPHA1_SLOT_RESOURCE), self.m.get(limits, V1ALPHA1_SLOT_RESOURCE)
@@ -384,6 +390,7 @@ class _Extractor:
         for obj in objects:  # an OpenShift Template's objects are a template's, the file's other objects not
             reader = self.reader.for_template() if is_openshift_template(obj, self.m) else self.reader
             for pod in self.pods(obj):
+                self.note_key_problem(pod.spec)
                 result.extend(reader.pod_workloads(pod, seen))
         return result
 

@@ -83,6 +83,10 @@ def is_count(text: str, digits: int) -> bool:
     return text.isascii() and text.isdigit() and len(text) <= digits
 
 
+#: what mpi-operator's v1alpha1 workers run in place of the template's command (newWorker)
+WORKER_SLEEP = "sleep 365d"
+
+
 class LocalRanks(NamedTuple):
     """MPI ranks an operator starts in each worker pod of a job (an MPIJob's ``slotsPerWorker`` slots)."""
 
@@ -173,6 +177,10 @@ class FoundPod(NamedTuple):
     #: an MPIJob's Launcher that is no worker: the processes its mpirun (or a DeepSpeed hostfile) starts run in the
     #: worker pods, so the scripts it runs are not followed for its own need
     starts_ranks_elsewhere: bool = False
+    #: a v1alpha1 MPIJob's one template: its command runs in the launcher pod, made without the template's
+    #: resources, while the pods that hold its GPUs run ``WORKER_SLEEP`` in its first container (the ranks, when
+    #: ``ranks`` says so, are started in them from the launcher)
+    workers_sleep: bool = False
     #: StatefulSet and Argo ``volumeClaimTemplates``: the controller adds a PVC volume of each template's name to
     #: the pod, in place of a pod volume of that name (the StatefulSet controller's ``updateStorage``)
     claim_templates: tuple[Node, ...] = ()
@@ -294,6 +302,8 @@ class PodReader:
                 completed = completed._replace(launch=completed.launch._replace(dockerfile_beside=False))
             if pod.starts_ranks_elsewhere and not completed.gpu:
                 completed = completed._replace(launch=None)
+            if pod.workers_sleep and container is pod.containers[0][0]:
+                completed = completed._replace(command=WORKER_SLEEP, launch=None)
             devices = pod.launched_by.devices() if pod.launched_by and identity.container == TRAINER_NODE else None
             if devices is not None and not completed.gpu:
                 completed = completed._replace(gpu=(devices,))
