@@ -1760,3 +1760,103 @@ def test_a_keyword_count_imported_from_a_module_is_followed(tmp_path: Path) -> N
     )
     (fact,) = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py"))).needs
     assert fact.where == "train.py:3" and fact.text.endswith("WORKERS = 4 at settings.py:1")
+
+
+@pytest.mark.parametrize(
+    ("consts", "train", "needs"),
+    [
+        # a later import binds the name again: Python keeps the last binding
+        ("NUM_WORKERS = 8\n", "from consts import *\nfrom overrides import *\n", []),
+        ("NUM_WORKERS = 8\n", "from consts import NUM_WORKERS\nfrom runtime_cfg import NUM_WORKERS\n", []),
+        ("NUM_WORKERS = 8\n", "from overrides import *\nfrom consts import *\n", ["NUM_WORKERS = 8 at consts.py:1"]),
+        # the module binds it another way too, or takes names from a star import: no number
+        ("NUM_WORKERS = 8\nfrom runtime_cfg import NUM_WORKERS\n", "from consts import NUM_WORKERS\n", []),
+        (
+            "NUM_WORKERS = 8\ntry:\n    from local_settings import *\nexcept ImportError:\n    pass\n",
+            "from consts import *\n",
+            [],
+        ),
+        # the line that assigns the number a condition leaves
+        (
+            "import os\nNUM_WORKERS = 8\nif os.environ.get('SMALL'):\n    NUM_WORKERS = 2\nelse:\n    NUM_WORKERS = 4\n",
+            "from consts import NUM_WORKERS\n",
+            ["NUM_WORKERS = 2 at consts.py:4"],
+        ),
+    ],
+)
+def test_an_imported_number_is_the_last_binding_python_makes(
+    tmp_path: Path, consts: str, train: str, needs: list[str]
+) -> None:
+    (tmp_path / "consts.py").write_text(consts)
+    (tmp_path / "overrides.py").write_text("import os\nNUM_WORKERS = int(os.environ['W'])\n")
+    (tmp_path / "train.py").write_text(
+        f"{train}from torch.utils.data import DataLoader\nDataLoader(range(9), num_workers=NUM_WORKERS)\n"
+    )
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
+    assert [fact.text.rpartition(", ")[2] for fact in facts.needs] == needs
+
+
+def test_a_module_name_the_file_binds_again_is_not_the_module(tmp_path: Path) -> None:
+    """``import config`` beside ``def build(ds, config)``: ``config.num_workers`` is the parameter's."""
+    (tmp_path / "config.py").write_text("num_workers = 8\n")
+    (tmp_path / "train.py").write_text(
+        "import config\nfrom torch.utils.data import DataLoader\n"
+        "def build(ds, config):\n    return DataLoader(ds, num_workers=config.num_workers)\n"
+        "build(range(3), config)\n"
+    )
+    assert not _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py"))).needs
+    (tmp_path / "train.py").write_text(
+        "import config\nfrom torch.utils.data import DataLoader\nDataLoader(range(3), num_workers=config.num_workers)\n"
+    )
+    (fact,) = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py"))).needs
+    assert fact.text.endswith("num_workers = 8 at config.py:1")
+
+
+def test_an_unknown_keyword_count_reads_the_options_of_the_imported_modules(tmp_path: Path) -> None:
+    """``TrainingArguments(dataloader_num_workers=args.workers)`` with ``--workers`` defined in ``opts.py``."""
+    (tmp_path / "opts.py").write_text(
+        "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--workers', type=int, default=4)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "from opts import parser\nfrom transformers import TrainingArguments\nargs = parser.parse_args()\n"
+        "TrainingArguments(output_dir='o', dataloader_num_workers=args.workers)\n"
+    )
+    (fact,) = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py"))).needs
+    assert fact.where == "train.py:4" and "--workers default 4 at opts.py:3" in fact.text
+
+
+def test_an_imported_device_count_is_read_whatever_else_the_file_holds(tmp_path: Path) -> None:
+    """A Lightning Trainer's ``devices=GPUS`` with ``GPUS`` from ``consts.py``: read on its own, not only when an
+    unrelated loader of unknown workers made the file be read again (review)."""
+    (tmp_path / "consts.py").write_text("GPUS = 4\n")
+    (tmp_path / "train.py").write_text(
+        "import lightning as L\nfrom consts import GPUS\nL.Trainer(accelerator='gpu', devices=GPUS).fit(model)\n"
+    )
+    (fact,) = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")), devices=4).needs
+    assert fact == CodeFact("train.py:3", "Trainer(devices=GPUS) with 4 GPUs")
+
+
+@pytest.mark.parametrize(
+    ("call", "devices", "needs"),
+    [
+        ("ScalingConfig(num_workers=4, use_gpu=True)", 4, True),
+        ("ScalingConfig(num_workers=WORKERS, use_gpu=True)", 2, True),  # WORKERS = 2 in the file
+        ("ScalingConfig(num_workers=4, use_gpu=True)", 1, False),  # one GPU here: its peers are elsewhere
+        ("ScalingConfig(num_workers=1, use_gpu=True)", 4, False),
+        ("ScalingConfig(num_workers=4, use_gpu=False)", 4, False),  # gloo on the CPU
+        ("ScalingConfig(num_workers=4)", 4, False),
+        ("ScalingConfig(num_workers=n, use_gpu=True)", 4, False),  # a count not known
+    ],
+)
+def test_ray_trains_gpu_workers_side_by_side_are_local_nccl_ranks(
+    tmp_path: Path, call: str, devices: int, needs: bool
+) -> None:
+    """audit63a: a compose service of ROCm's Ray blog trains with Ray Train on 2 to 4 local GPUs."""
+    (tmp_path / "train.py").write_text(
+        "from ray.train import ScalingConfig\nfrom ray.train.torch import TorchTrainer\nWORKERS = 2\n"
+        f"TorchTrainer(loop, scaling_config={call}).fit()\n"
+    )
+    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")), devices=devices)
+    assert [fact.where for fact in facts.needs] == (["train.py:4"] if needs else [])
+    if needs:
+        assert facts.needs[0].text.endswith(f"with {devices} GPUs: Ray Train workers with NCCL")

@@ -352,8 +352,8 @@ class _Walk:
         #: of those, the names each was read for (``only``; None: all of it), to read it again for more
         self.module_names: dict[str, frozenset[str] | None] = {}
         self.helpers: dict[tuple[str, str], LoaderHelper] = {}  # (module path, name): loader helpers of its modules
-        #: module path -> the numbers its statements assign to names, as its importers read them
-        self.constants: dict[str, dict[str, Value]] = {}
+        #: module path -> the names its statements assign, with the numbers its importers read (None: not known)
+        self.constants: dict[str, dict[str, Value | None]] = {}
 
     def configs(self, arguments: Sequence[str]) -> dict[str, Setting]:
         """Settings of the config files named on a command line; one that uses /dev/shm is a fact by itself."""
@@ -411,7 +411,8 @@ class _Walk:
         for helper in facts.helpers[: max(0, MAX_HELPERS - len(self.helpers))]:
             self.helpers[(path, helper.name)] = pyhelpers.imported_helper(where, helper)
         self.constants[path] = {
-            name: _exported_number(name, value, f"{where}:{line}") for name, value, line in facts.constants
+            name: value and value._replace(how=f", {name} = {value.number} at {where}:{line}")
+            for name, value, line in facts.constants
         }
         self.config_defaults = list(dict.fromkeys([*self.config_defaults, *facts.config_defaults]))[:MAX_CONFIG_NAMES]
         folder = os.path.dirname(path)
@@ -423,11 +424,12 @@ class _Walk:
         else:
             self.doubt = True  # imports below are not read: they could make loaders of their own
         helpers = self.imported_helpers(path, facts.from_imports) if self.helpers else {}
-        if facts.unknown_loaders or facts.unknown_values or helpers:
+        values = self.imported_values(path, facts) if self.constants else {}  # also GPU counts: read them always
+        unknown = facts.unknown_loaders or facts.unknown_values
+        if unknown or helpers or values:
             own = {exported[0] for exported in facts.options}
             imported = {dest: option for dest, option in self.options.items() if dest not in own}
-            defaults = self.default_settings() if facts.unknown_loaders else {}
-            values = self.imported_values(path, facts) if facts.unknown_loaders or facts.unknown_values else {}
+            defaults = self.default_settings() if unknown else {}
             if imported or defaults or helpers or values:
                 facts = (
                     pycode.read(
@@ -535,19 +537,26 @@ class _Walk:
         return found
 
     def imported_values(self, path: str, facts: PyFacts) -> dict[str, Value]:
-        """The numbers a file imports from the repository's modules read before it (``pyvalues.Context.imported``):
-        ``from m import N as n`` gives ``n``, ``from m import *`` each of m's, ``import m`` each as ``m.N``."""
+        """The numbers a file imports from the repository's modules read before it (``pyvalues.Context.imported``),
+        bound in the order its imports run: ``from m import N as n`` gives ``n`` (a later import of ``n`` from
+        elsewhere, or of a name ``m`` binds to a value not known, takes it away), ``from m import *`` each of m's,
+        ``import m`` each as ``m.N``."""
         folder = os.path.dirname(path)
         found: dict[str, Value] = {}
-        for module, name, alias, _ in facts.from_imports:
-            constants = self.constants.get(self.local_module(folder, module) or "", {})
-            if name == "*":
-                found.update(constants)
-            elif name in constants:
-                found[alias] = constants[name]
+        for module, name, alias, _ in sorted(facts.from_imports, key=lambda imported: imported[3]):
+            local = self.local_module(folder, module)
+            constants = self.constants.get(local) if local is not None else None
+            if name != "*":
+                value = constants.get(name) if constants is not None else None
+                found.pop(alias, None)
+                found.update({alias: value} if value is not None else {})
+            elif constants is not None:  # a star import from elsewhere binds names no file here says
+                for constant, value in constants.items():
+                    found.pop(constant, None)
+                    found.update({constant: value} if value is not None else {})
         for module in facts.whole_imports:
-            constants = self.constants.get(self.local_module(folder, module) or "", {})
-            found.update((f"{module}.{name}", value) for name, value in constants.items())
+            constants = self.constants.get(self.local_module(folder, module) or "") or {}
+            found.update((f"{module}.{name}", value) for name, value in constants.items() if value is not None)
         return found
 
     def local_module(self, folder: str, dotted: str) -> str | None:
@@ -562,12 +571,6 @@ class _Walk:
                 if found is not None:
                     return found
         return None
-
-
-def _exported_number(name: str, value: Value, where: str) -> Value:
-    """A module's number as an importer's message quotes it: where the module assigns it."""
-    said = f"{value.number}" if value.number is not None else f"above 0{value.how}"
-    return value._replace(how=f", {name} = {said} at {where}")
 
 
 def _new(known: Sequence[CodeFact], found: Iterable[CodeFact]) -> list[CodeFact]:

@@ -20,7 +20,7 @@ from shmlint.project.pyhelpers import LoaderHelper, helper_calls, loader_helpers
 from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
 from shmlint.project.pyscopes import Scope, scopes
 from shmlint.project.pysyntax import called, dotted
-from shmlint.project.pyvalues import Context, Value, module_constants, names, value_of
+from shmlint.project.pyvalues import Constant, Context, Value, exported_numbers, names, rebound, value_of
 
 #: top-level packages that start processes or servers of their own: code importing them is never called free
 BUSY_PACKAGES = frozenset(
@@ -84,8 +84,8 @@ class PyFacts(NamedTuple):
     from_imports: tuple[tuple[str, str, str, int], ...] = ()  # (module, name, as, line): ``from module import name``
     #: modules imported whole (``import m``, ``from m import *``, an import inside a function): all of them may run
     whole_imports: tuple[str, ...] = ()
-    #: the numbers its own statements assign to names, for the modules that import them (``module_constants``)
-    constants: tuple[tuple[str, Value, int], ...] = ()
+    #: the names its own statements assign, with their numbers, for the modules that import them
+    constants: tuple[Constant, ...] = ()
     #: worker and process counts passed as keywords (``dataloader_num_workers=...``) whose value is not known
     unknown_values: int = 0
 
@@ -118,6 +118,11 @@ def read(
     nodes = list(ast.walk(tree))
     unused = _unused_definitions(tree, only) if only is not None else frozenset()
     own = options(nodes)
+    if imported_values:  # ``m.N`` only where ``m`` is the module the file imports
+        heads = rebound(nodes)
+        imported_values = {
+            key: value for key, value in imported_values.items() if key.partition(".")[0] not in heads or "." not in key
+        }
     context = Context(
         tuple(arguments),
         config,
@@ -163,6 +168,7 @@ def read(
                     needs.append(Fact(node.lineno, f"{name}({keyword.arg}={shown}){value.how}"))
                 unknown_values += value.number is None and not value.positive
         fact = _nccl(node, name, context, quoted) or _lightning(node, name, context, quoted)
+        fact = fact or _ray_train(node, name, context, quoted)
         fact = fact or _multiprocessing(node, mp_aliases, quoted)
         fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted, nodes)
         if fact is not None:
@@ -193,7 +199,7 @@ def read(
         helpers,
         _from_imports(found[0].nodes if found else []),
         whole,
-        module_constants(tree, context),
+        exported_numbers(tree, nodes, context),
         unknown_values,
     )
 
@@ -331,6 +337,24 @@ def _lightning(node: ast.Call, name: str, context: Context, text: str) -> Fact |
         if keyword.arg == "devices" and (value_of(value, context).number or 0) >= 2:
             return Fact(node.lineno, f"Trainer(devices={_quote(text, value)}) with {context.devices} GPUs")
     return None
+
+
+def _ray_train(node: ast.Call, name: str, context: Context, text: str) -> Fact | None:
+    """Ray Train's ``ScalingConfig(num_workers=N, use_gpu=True)`` with N of 2 or more in a container with several
+    GPUs: a worker process per GPU, whose torch process group is NCCL's (Ray Train's TorchConfig backend on GPUs),
+    side by side in this container. One worker, the CPU, or a container of one GPU (its peers are elsewhere) is
+    not evidence."""
+    if name != "ScalingConfig" or context.devices is None or context.devices < 2:
+        return None
+    keywords = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg}
+    gpu = keywords.get("use_gpu")
+    workers = keywords.get("num_workers")
+    if not (isinstance(gpu, ast.Constant) and gpu.value is True) or workers is None:
+        return None
+    if (value_of(workers, context).number or 0) < 2:
+        return None
+    shown = f"ScalingConfig(num_workers={_quote(text, workers)}, use_gpu=True)"
+    return Fact(node.lineno, f"{shown} with {context.devices} GPUs: Ray Train workers with NCCL")
 
 
 def _mp_aliases(nodes: list[ast.AST]) -> frozenset[str]:

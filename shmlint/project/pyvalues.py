@@ -36,6 +36,14 @@ UNKNOWN = Value(None, False)
 _UNBOUND: Mapping[str, Value] = MappingProxyType({})
 
 
+class Constant(NamedTuple):
+    """A name a module assigns, as its importers read it: its number (None: not known) and the line."""
+
+    name: str
+    value: Value | None
+    line: int
+
+
 class Context(NamedTuple):
     """What one file's values are followed through."""
 
@@ -151,18 +159,42 @@ def _setting(key: str, context: Context) -> Value:
     return UNKNOWN
 
 
-def module_constants(tree: ast.Module, context: Context) -> tuple[tuple[str, Value, int], ...]:
-    """The numbers a module's own statements assign to plain names, as they follow here (``NUM_WORKERS = 8``,
-    ``WORKERS = int(os.environ.get("W", 4))``), with the line: what a module that imports them reads by name."""
-    found = []
+def exported_numbers(tree: ast.Module, nodes: list[ast.AST], context: Context) -> tuple[Constant, ...]:
+    """The names a module's own statements assign with ``=``, each with its number where it follows for certain
+    here and the line that assigns it (None: bound to a value not known), for the modules that import them: a
+    name the module also binds another way (an import, a loop, a parameter), or any name of a module with a star
+    import, has no number (either may rebind it)."""
+    other = {name for node in nodes for name in _bound(node)}
+    found: dict[str, tuple[Value | None, int]] = {}
     for statement in tree.body:
-        targets = statement.targets if isinstance(statement, ast.Assign) else []
-        for target in targets:
-            if isinstance(target, ast.Name) and target.id in context.names:
-                value = value_of(target, context)
-                if value.number is not None or value.positive:
-                    found.append((target.id, value, statement.lineno))
-    return tuple(found[:MAX_CONSTANTS])
+        for target in statement.targets if isinstance(statement, ast.Assign) else ():
+            for name in _stored(target):
+                if name in found or len(found) >= MAX_CONSTANTS:
+                    continue
+                assigned = context.names.get(name)
+                value = value_of(target, context) if isinstance(target, ast.Name) else UNKNOWN
+                known = assigned is not None and (value.number is not None or value.positive)
+                if known and assigned is not None and name not in other and _ANY_NAME not in other:
+                    found[name] = value, assigned.lineno
+                else:
+                    found[name] = None, statement.lineno
+    return tuple(Constant(name, value, line) for name, (value, line) in found.items())
+
+
+def rebound(nodes: list[ast.AST]) -> frozenset[str]:
+    """Names a file binds other than by ``import m`` (an assignment, a parameter, a loop, ``from m import``):
+    where ``m.N`` is not the module ``m``'s ``N``."""
+    return frozenset(
+        name for node in nodes if not isinstance(node, ast.Import) for name in (*_bound(node), *_assigned(node))
+    )
+
+
+def _assigned(node: ast.AST) -> Iterator[str]:
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            yield from _stored(target)
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        yield from _stored(node.target)
 
 
 def _number(number: int, how: str) -> Value:
