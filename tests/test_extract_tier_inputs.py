@@ -10,6 +10,8 @@ import pytest
 from shmlint.discover import FileKind
 from shmlint.engine import Engine
 from shmlint.results import FileResult
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
 from shmlint.source import SourceText
 
 
@@ -163,3 +165,25 @@ def test_an_image_the_configuration_names_is_evidence_on_a_metaflow_step() -> No
     configured = Engine(Settings(shm_images=("^acme/trainer$",)))
     assert shm001(check(configured, "flow.py", text, FileKind.PYTHON)) == ["error"]
     assert shm001(check(Engine(Settings()), "flow.py", text, FileKind.PYTHON)) == []  # undecided: not listed
+
+
+@pytest.mark.parametrize(
+    ("imports", "consts", "expected"),
+    [
+        ("from consts import *", "N_GPU = 6\n", ["error"]),  # outerbounds' metaflow-deepspeed dolly example
+        ("from consts import N_GPU", "N_GPU = 6\n", ["error"]),
+        ("from .consts import N_GPU as N_GPU", "N_GPU = 6\n", ["error"]),
+        ("from consts import N_GPU", "N_GPU = 1\n", ["info"]),  # one process
+        ("from consts import *\nfrom elsewhere import N_GPU", "N_GPU = 6\n", []),  # rebound: the count is unknown
+        ("from consts import N_GPU", "N_GPU = 6\nN_GPU = 8\n", []),  # assigned twice: no constant
+        ("from missing import *", "N_GPU = 6\n", []),  # no such module beside the flow
+    ],
+)
+def test_a_metaflow_steps_gpu_count_imported_from_a_sibling_module_is_read(
+    tmp_path: Path, imports: str, consts: str, expected: list
+) -> None:
+    (tmp_path / "consts.py").write_text(consts)
+    text = FLOW.format(extra="@deepspeed\n    ", options="gpu=N_GPU", body="current.deepspeed.run(entrypoint='t.py')")
+    (tmp_path / "flow.py").write_text(f"{imports}\n{text}")
+    report = check_paths(Settings(undecided="show"), [tmp_path])
+    assert [f.severity.label for f in report.findings if f.code == "SHM001"] == expected

@@ -16,6 +16,8 @@ from shmlint.fix.syntax import parse_error
 from shmlint.formats.python import extract as python_launchers
 from shmlint.model import ShmKind
 from shmlint.results import FileResult
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
 from shmlint.source import SourceText
 from tests.support import default_engine
 
@@ -164,3 +166,57 @@ def test_the_engine_never_raises_on_a_launcher_module(text: str) -> None:
     engine = default_engine()
     outcome = engine.check_source(SourceText("flow.py", "import docker\n" + text), FileKind.PYTHON, PATH)
     assert all(f.workload is not None or f.code == "SHM000" for f in outcome.findings)
+
+
+SAGEMAKER = """import sagemaker
+from sagemaker.{module} import {estimator}
+{prefix}
+{estimator}(
+    entry_point="train.py",
+    source_dir="code",
+    role="arn:aws:iam::111122223333:role/SageMakerRole",
+    instance_count=1,
+    instance_type={instance},
+).fit("file://data")
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "estimator", "instance", "prefix", "expected"),
+    [
+        ("pytorch", "PyTorch", '"local_gpu"', "", ["error"]),  # the entry point's loader, on the GPU
+        ("pytorch", "PyTorch", '"local"', "", ["error"]),  # on the CPU: AWS's PyTorch image runs it
+        ("pytorch", "PyTorch", "TYPE", 'TYPE = "local_gpu"', ["error"]),  # a module constant
+        ("estimator", "Estimator", '"local_gpu"', "", ["error"]),  # any estimator with an entry point, on a GPU
+        ("estimator", "Estimator", '"local"', "", []),  # not torch's image, no GPU: nothing says torch runs
+        ("pytorch", "PyTorch", '"ml.g5.xlarge"', "", []),  # a SageMaker instance sizes its own /dev/shm
+        # the session's container_config gives every local container its shm_size
+        ("pytorch", "PyTorch", '"local_gpu"', 'CONFIG = {"local": {"container_config": {"shm_size": "8G"}}}', []),
+    ],
+)
+def test_a_sagemaker_estimator_in_local_mode_runs_its_entry_point_in_docker_s_64_mib(
+    tmp_path: Path, module: str, estimator: str, instance: str, prefix: str, expected: list[str]
+) -> None:
+    """Local mode's docker compose service sets no shm_size (sagemaker-python-sdk local/image.py
+    ``_create_docker_host``; aws/sagemaker-python-sdk#937): the entry point's DataLoader workers crash there."""
+    (tmp_path / "code").mkdir()
+    (tmp_path / "code" / "train.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\nDataLoader(range(9), batch_size=4, num_workers=4)\n"
+    )
+    text = SAGEMAKER.format(module=module, estimator=estimator, instance=instance, prefix=prefix)
+    (tmp_path / "launch.py").write_text(text)
+    report = check_paths(Settings(undecided="show"), [tmp_path])
+    found = [(f.severity.label, f.message) for f in report.findings if f.code == "SHM001"]
+    assert [severity for severity, _ in found] == expected, found
+    if expected:
+        assert "code/train.py:3 DataLoader(num_workers=4)" in report.findings[0].detail
+
+
+def test_a_local_deploy_is_no_training_container_and_an_own_image_is_undecided(tmp_path: Path) -> None:
+    (tmp_path / "launch.py").write_text(
+        "from sagemaker.pytorch import PyTorchModel\nfrom sagemaker.estimator import Estimator\n"
+        "PyTorchModel(model_data='file://m.tar.gz', role='r').deploy(initial_instance_count=1, instance_type='local_gpu')\n"
+        "Estimator(image_uri='acme/train:1', role='r', instance_count=1, instance_type='local_gpu').fit()\n"
+    )
+    ((finding),) = check_paths(Settings(undecided="show"), [tmp_path]).findings
+    assert finding.span.line == 4 and finding.severity.label == "info" and "command train" in finding.detail

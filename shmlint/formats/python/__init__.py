@@ -1,7 +1,9 @@
-"""Python code that launches containers: Metaflow, Kubeflow Pipelines and Flyte resources, the docker SDK."""
+"""Python code that launches containers: Metaflow, Kubeflow Pipelines and Flyte resources, the docker SDK,
+SageMaker estimators in local mode."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from typing import TYPE_CHECKING
@@ -16,8 +18,8 @@ if TYPE_CHECKING:
     from shmlint.source import SourceText
 
 #: a .py file that imports none of these launches no container: an ordinary Python tree costs one search a file
-_LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker")
-_PYTHON_LAUNCHERS = LazyRegex(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker)\b", re.MULTILINE)
+_LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker", "sagemaker")
+_PYTHON_LAUNCHERS = LazyRegex(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker|sagemaker)\b", re.MULTILINE)
 
 
 def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:
@@ -28,8 +30,14 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     from shmlint.extract.dispatch import UnparsableInput
     from shmlint.formats.python.extract import PythonError, PythonSyntax, extract_python
 
+    folder = os.path.dirname(os.fspath(path))
+
+    def sibling(module: str) -> str | None:  # ``from consts import *``: consts.py beside the file
+        found = run.files.source(os.path.join(folder, *module.split(".")) + ".py")
+        return found.text if found is not None else None
+
     try:
-        return extract_python(source, run.signals), []
+        return extract_python(source, run.signals, sibling), []
     except PythonSyntax as exc:  # a note, not SHM000: a file for a newer Python is fine, only not checked here
         running = f"Python {sys.version_info.major}.{sys.version_info.minor}"
         why = f"line {exc.line}: not checked: {running} cannot parse it ({exc.message}); if the file is written"
@@ -53,7 +61,10 @@ FORMAT = Format(
     name="python",
     label="Python launcher",
     workload_format=WorkloadFormat.PYTHON,
-    remedy="pass the launcher's shared memory option (shared_memory=, shm_size=, or a Memory emptyDir at /dev/shm)",
+    remedy=(
+        "pass the launcher's shared memory option (shared_memory=, shm_size=, or a Memory emptyDir at /dev/shm; "
+        "SageMaker local mode: shm_size in the session's local.container_config)"
+    ),
     fix_in_short="pass the launcher's shm size option",
     writer="shmlint.formats.python.edit",
     fixtures=("python",),

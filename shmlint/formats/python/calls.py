@@ -5,7 +5,7 @@ Nothing is imported or run: any expression but a literal or a resolved constant 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from shmlint import sizes
 from shmlint.formats.python.target import CallTarget
@@ -18,6 +18,8 @@ from shmlint.source import SourceText, Span
 #: the most MiB a size may name (docker and Kubernetes keep bytes in an int64)
 MAX_MIB = MAX_INT // sizes.MIB
 UNKNOWN = object()
+#: sibling modules a launcher file's imports read constants from, at most (a flow imports a few)
+MAX_SIBLINGS = 8
 
 
 class Arg(NamedTuple):
@@ -30,9 +32,13 @@ class Arg(NamedTuple):
 class CallReader:
     """A parsed module's calls and values, positioned in its source."""
 
-    def __init__(self, source: SourceText, signals: Signals, tree: ast.Module) -> None:
+    def __init__(
+        self, source: SourceText, signals: Signals, tree: ast.Module, imported: Mapping[str, object] | None = None
+    ) -> None:
+        """``imported``: the constants the module takes from its sibling modules (``imported_constants``); its
+        own assignments win."""
         self.source, self.signals, self.tree = source, signals, tree
-        self.constants = module_constants(tree)
+        self.constants = {**(imported or {}), **module_constants(tree)}
         self.lines = source.text.splitlines(keepends=True)
 
     # -- positions ---------------------------------------------------------------------------------------------
@@ -115,6 +121,30 @@ class CallReader:
 def safe_offset(source: SourceText, line: int) -> int:
     starts = source.line_starts
     return starts[min(max(line, 1), len(starts)) - 1] if starts else 0
+
+
+def imported_constants(tree: ast.Module, sibling: Callable[[str], ast.Module | None]) -> dict[str, object]:
+    """The constants a module's own ``from m import NAME`` (or ``*``) statements take from the modules beside it
+    (``sibling``: a module's parsed text by its dotted name, None where it is not in the tree), in the order they
+    run: a later import of a name from elsewhere takes it away (``from consts import *`` then ``gpu=N_GPU``:
+    outerbounds' Metaflow examples keep their counts in ``consts.py``). At most ``MAX_SIBLINGS`` modules are read."""
+    found: dict[str, object] = {}
+    read: dict[str, dict[str, object] | None] = {}
+    for statement in tree.body:
+        if not isinstance(statement, ast.ImportFrom) or statement.level > 1 or not statement.module:
+            continue
+        if statement.module not in read and len(read) < MAX_SIBLINGS:
+            module = sibling(statement.module)
+            read[statement.module] = module_constants(module) if module is not None else None
+        constants = read.get(statement.module)
+        for alias in statement.names:
+            if alias.name == "*":
+                found.update(constants or {})
+            elif constants is not None and alias.name in constants:
+                found[alias.asname or alias.name] = constants[alias.name]
+            else:
+                found.pop(alias.asname or alias.name, None)
+    return found
 
 
 def module_constants(tree: ast.Module) -> dict[str, object]:

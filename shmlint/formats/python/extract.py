@@ -18,7 +18,8 @@ resolved; any other expression is unknown, which lowers a finding to a warning w
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from itertools import pairwise
 
 from shmlint import sizes
@@ -28,10 +29,12 @@ from shmlint.formats.python.calls import (
     CallReader,
     called_name,
     device_counts,
+    imported_constants,
     method_name,
     safe_offset,
 )
 from shmlint.formats.python.docker_sdk import DockerSdk
+from shmlint.formats.python.sagemaker_local import SageMakerLocal
 from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.numbers import ascii_int, bounded_int
 from shmlint.parsers.work import TOO_COMPLEX, beyond
@@ -64,8 +67,11 @@ class PythonSyntax(PythonError):
     that this interpreter cannot check it."""
 
 
-def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
-    """Raises ``PythonError`` for a file that is not Python or is too large to walk."""
+def extract_python(
+    source: SourceText, signals: Signals, sibling: Callable[[str], str | None] | None = None
+) -> list[Workload]:
+    """Raises ``PythonError`` for a file that is not Python or is too large to walk. ``sibling``: the text of a
+    module beside the file by its dotted name (None: not there), for the constants it imports."""
     too_many = beyond(source.text, MAX_TOKENS)
     if too_many is not None:  # ast.parse builds every node first: 1 MB of "1," took 10 s and 527 MB
         line, column = source.position(too_many)
@@ -84,22 +90,38 @@ def extract_python(source: SourceText, signals: Signals) -> list[Workload]:
         raise PythonError(f"invalid Python: {type(exc).__name__}", 1, 1, 0) from None
     if sum(1 for _ in zip(ast.walk(tree), range(MAX_NODES + 1), strict=False)) > MAX_NODES:
         raise PythonError(f"too complex to check: more than {MAX_NODES:,} syntax nodes (split the file)", 1, 1, 0)
-    return list(_Reader(source, signals, tree).workloads())
+    imported = imported_constants(tree, functools.partial(_parsed, sibling)) if sibling is not None else {}
+    return list(_Reader(source, signals, tree, imported).workloads())
+
+
+def _parsed(sibling: Callable[[str], str | None], module: str) -> ast.Module | None:
+    """A sibling module's syntax tree, None where it is not there or not Python a bounded walk reads."""
+    text = sibling(module)
+    if text is None or beyond(text, MAX_TOKENS) is not None:
+        return None
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 class _Reader(CallReader):
-    """Metaflow steps, Flyte tasks and KFP tasks; docker SDK calls go to ``shmlint.formats.python.docker_sdk``."""
+    """Metaflow steps, Flyte tasks and KFP tasks; docker SDK calls go to ``shmlint.formats.python.docker_sdk``,
+    SageMaker local-mode estimators to ``shmlint.formats.python.sagemaker_local``."""
 
     # -- the launchers -----------------------------------------------------------------------------------------
 
     def workloads(self) -> Iterator[Workload]:
         docker = DockerSdk(self)
+        sagemaker = SageMakerLocal(self) if "sagemaker" in self.source.text else None
         for node in ast.walk(self.tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 yield from self.metaflow(node)
                 yield from self.flyte(node)
             elif isinstance(node, ast.Call) and method_name(node) in ("run", "create"):
                 yield from docker.workloads(node)
+            elif isinstance(node, ast.Call) and sagemaker is not None and node.keywords:
+                yield from sagemaker.workloads(node)
         yield from self.kfp()
 
     def metaflow(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Workload]:
