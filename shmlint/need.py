@@ -348,12 +348,13 @@ _PYTHON_FLAGS = LazyRegex(r"-[bBdEiIOqsSuv]{1,8}")
 
 
 def _inline_program(workload: Workload) -> bool:
-    """A container with no accelerator whose command is Python's ``-c`` code (``python3 -c "import handler"``,
-    ``python3 -uc ...``, also as a shell's ``-c`` string): that code is what runs, or, after an image's
-    ``ENTRYPOINT``, arguments its server refuses; the image's (or its base's) server never starts, so its name is
-    not evidence. A program or options after the image's own entrypoint (``Qwen/Qwen2-7B``, ``--model x``,
-    ``/start.sh``) are left to the image."""
-    if workload.gpu or not workload.command:
+    """A container whose command is Python's ``-c`` code (``python3 -c "import handler"``, ``python3 -uc ...``,
+    also as a shell's ``-c`` string): that code is what runs, or, after an image's ``ENTRYPOINT``, arguments its
+    server refuses; the image's (or its base's) server never starts, so its name is not evidence, on an
+    accelerator too (audit63a: `python -c "import tensorrt_llm"`, a version check in the TensorRT-LLM image, failed
+    the gate); the code itself is read as a program where the walk reaches it. A program or options after the
+    image's own entrypoint (``Qwen/Qwen2-7B``, ``--model x``, ``/start.sh``) are left to the image."""
+    if not workload.command:
         return False
     from shmlint.parsers.programs import PYTHON_VALUE_OPTIONS, SHELLS, is_code_option, is_python, program, shell_operand
 

@@ -197,6 +197,11 @@ FAMILIES = [
     ("", "vllm serve m --pipeline-parallel-size 2", "needs"),
     ("", "vllm serve m --data-parallel-size 2", "needs"),
     ("", "vllm serve m -dp 8", "needs"),
+    # nnU-Net training: its augmentation workers' torch tensors go through /dev/shm; prediction is not read
+    ("", "nnUNetv2_train 4 3d_fullres 0", "needs"),
+    ("", "/opt/conda/bin/nnUNet_train 3d_fullres nnUNetTrainerV2 66 4", "needs"),
+    ("", "nnUNetv2_predict -i in -o out -d 4 -c 3d_fullres", ""),
+    ("", "nnUNetv2_train_custom 4", ""),
     ("", "vllm serve m --distributed-executor-backend mp", "needs"),
     ("", "vllm serve m --distributed-executor-backend=ray", "needs"),
     ("", "vllm serve m --tensor-parallel-size 1 --data-parallel-size 1", "unknown"),

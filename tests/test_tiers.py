@@ -177,11 +177,16 @@ def test_free_software_and_unknown_cpu_torch_give_no_finding(text: str) -> None:
         ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 Qwen/Qwen2-7B-Instruct\n", True),
         ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 /start.py\n", True),
         ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 --version -c 1\n", True),
-        # with an accelerator the image keeps deciding, as for a command of its own elsewhere
+        # on an accelerator too: the code runs, not the server (audit63a: a TensorRT-LLM version check was an error)
         (
             "run.sh",
             'docker run --gpus all nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 -c "import tritonclient"\n',
-            True,
+            False,
+        ),
+        (
+            "run.sh",
+            'docker run --gpus all nvcr.io/nvidia/tensorrt-llm/release:1.0.0 python -c "import tensorrt_llm"\n',
+            False,
         ),
     ],
 )
