@@ -152,6 +152,7 @@ def volume_source(volume: PodVolume, cap: int | None) -> ShmSource:
             None,
             volume.name,
             host_path=volume.host_path,
+            in_pod=True,
         )
     return ShmSource(
         ShmKind.DISK, ShmMechanism.VOLUME, volume.span, f'{volume.kind} volume "{volume.name}"', None, volume.name

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from shmlint.model import Finding, ShmKind, Workload
 from shmlint.rules.common import gpu_sources, who
 from shmlint.rules.rule import Rule, RuleContext
+from shmlint.severity import Severity
 
 
 def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
@@ -18,6 +19,10 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                 f"private one",
                 source.span,
                 workload,
+                # outside a pod, info unless configured, as SHM007's host IPC: the same host /dev/shm, the usual
+                # fix for the DataLoader bus error and a project's documented one (audit63b: graphstorm's shared-
+                # memory graph store), and nothing refuses it; a pod's hostPath is refused by Pod Security baseline
+                default=None if source.in_pod else Severity.INFO,
                 detail=f"{workload.name} mounts the host's /dev/shm ({source.description}): it shares the host's "
                 f"shared memory with every other user of it and is bounded by nothing; prefer a sized memory-backed "
                 f"/dev/shm",
