@@ -166,11 +166,14 @@ def test_rst_comment_suppresses_the_whole_directive_after_it(engine: Engine) -> 
     ).findings
 
 
-@pytest.mark.parametrize("prompt", ["$ ", "host1$ ", "user@gpu-box:~/src$ ", "(venv) $ "])
+@pytest.mark.parametrize(
+    "prompt", ["$ ", "host1$ ", "user@gpu-box:~/src$ ", "(venv) $ ", "(main) $> ", "(base) user@box:~$ "]
+)
 def test_console_prompts_are_stripped(engine: Engine, prompt: str) -> None:
+    """An active environment's name before the prompt (conda's, venv's) and ``$>`` are prompts too (audit63b:
+    GaNDLF's six ``(main) $> docker run`` lines were not read)."""
     text = f".. code-block:: console\n\n   {prompt}docker run --gpus all pytorch/pytorch\n   output line\n"
-    expected = [] if prompt.startswith("(") else [f"3:{4 + len(prompt)} SHM001"]
-    assert codes(engine, "guide.rst", text) == expected
+    assert codes(engine, "guide.rst", text) == [f"3:{4 + len(prompt)} SHM001"]
 
 
 @settings(max_examples=150, deadline=None)
