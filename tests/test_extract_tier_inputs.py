@@ -177,6 +177,9 @@ def test_an_image_the_configuration_names_is_evidence_on_a_metaflow_step() -> No
         ("from consts import *\nfrom elsewhere import N_GPU", "N_GPU = 6\n", []),  # rebound: the count is unknown
         ("from consts import N_GPU", "N_GPU = 6\nN_GPU = 8\n", []),  # assigned twice: no constant
         ("from missing import *", "N_GPU = 6\n", []),  # no such module beside the flow
+        ("N_GPU = 1\nfrom consts import *", "N_GPU = 6\n", ["error"]),  # the import after the assignment wins
+        ("from consts import *\nN_GPU = 1", "N_GPU = 6\n", ["info"]),  # the assignment after the import wins
+        ("N_GPU = 6\nfrom elsewhere import N_GPU", "N_GPU = 6\n", []),  # bound again to a value not known
     ],
 )
 def test_a_metaflow_steps_gpu_count_imported_from_a_sibling_module_is_read(
@@ -187,3 +190,30 @@ def test_a_metaflow_steps_gpu_count_imported_from_a_sibling_module_is_read(
     (tmp_path / "flow.py").write_text(f"{imports}\n{text}")
     report = check_paths(Settings(undecided="show"), [tmp_path])
     assert [f.severity.label for f in report.findings if f.code == "SHM001"] == expected
+
+
+def test_a_sibling_module_is_read_once_a_run_and_only_for_a_name_left_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ten flows that import one module: it is parsed once (review: 100 flows with eight 0.5 MB modules took 8
+    minutes); a flow whose launcher calls name no imported constant reads none."""
+    from shmlint.formats.python import extract
+
+    parsed: list[str] = []
+    real = extract.constants_of
+
+    def counted(text: str) -> dict[str, object] | None:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(extract, "constants_of", counted)
+    (tmp_path / "consts.py").write_text("N_GPU = 6\n")
+    (tmp_path / "other.py").write_text("X = 1\n")
+    text = FLOW.format(extra="@deepspeed\n    ", options="gpu=N_GPU", body="current.deepspeed.run(entrypoint='t.py')")
+    for index in range(10):
+        (tmp_path / f"flow{index}.py").write_text(f"from consts import *\n{text}")
+    literal = FLOW.format(extra="", options="gpu=1", body="pass")
+    (tmp_path / "literal.py").write_text(f"from other import X\n{literal}")
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    assert [f.severity.label for f in report.findings if f.code == "SHM001"].count("error") == 10
+    assert parsed == ["N_GPU = 6\n"]

@@ -220,3 +220,43 @@ def test_a_local_deploy_is_no_training_container_and_an_own_image_is_undecided(t
     )
     ((finding),) = check_paths(Settings(undecided="show"), [tmp_path]).findings
     assert finding.span.line == 4 and finding.severity.label == "info" and "command train" in finding.detail
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        # the entry point is not this tree's code: a source_dir computed, remote, or of another repository
+        ('PyTorch(entry_point="train.py", source_dir=os.path.join(os.getcwd(), "sm"), instance_type="local")', []),
+        ('PyTorch(entry_point="train.py", source_dir="s3://bucket/code.tar.gz", instance_type="local")', []),
+        ('PyTorch(entry_point="train.py", source_dir="code", git_config={"repo": "x"}, instance_type="local")', []),
+        ('PyTorch(entry_point="train.py", source_dir="gitops", instance_type="local")', ["error"]),  # a folder
+        ('PyTorch(entry_point="run.sh", source_dir="gitops", instance_type="local_gpu")', ["error"]),  # sh runs it
+        # a processor runs another program, not a training container
+        (
+            'ScriptProcessor(image_uri="ultralytics/ultralytics:latest", command=["python3"], instance_type="local_gpu")',
+            [],
+        ),
+        # a container_config outside the session's "local" mapping sizes nothing
+        (
+            'PyTorch(entry_point="train.py", source_dir="gitops", instance_type="local")\nCFG = {"container_config": {"shm_size": "8G"}}',
+            ["error"],
+        ),
+    ],
+)
+def test_a_local_mode_call_is_followed_only_into_this_trees_entry_point(
+    tmp_path: Path, call: str, expected: list[str]
+) -> None:
+    loader = (
+        "import torch\nfrom torch.utils.data import DataLoader\nDataLoader(range(9), batch_size=4, num_workers=4)\n"
+    )
+    (tmp_path / "train.py").write_text(loader)  # beside the launcher: not what a remote source_dir holds
+    (tmp_path / "gitops").mkdir()
+    (tmp_path / "gitops" / "train.py").write_text(loader)
+    (tmp_path / "gitops" / "run.sh").write_text("torchrun --nproc_per_node 4 train.py\n")
+    (tmp_path / "launch.py").write_text(
+        f"import os\nfrom sagemaker.pytorch import PyTorch\nfrom sagemaker.processing import ScriptProcessor\n{call}\n"
+    )
+    found = [
+        f.severity.label for f in check_paths(Settings(undecided="show"), [tmp_path]).findings if f.code == "SHM001"
+    ]
+    assert found == expected

@@ -13,8 +13,11 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Notice, WorkloadFormat
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from shmlint.extract.dispatch import Extraction
     from shmlint.format_descriptor import Found, Path
+    from shmlint.project.index import ProjectFiles
     from shmlint.source import SourceText
 
 #: a .py file that imports none of these launches no container: an ordinary Python tree costs one search a file
@@ -32,9 +35,8 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
 
     folder = os.path.dirname(os.fspath(path))
 
-    def sibling(module: str) -> str | None:  # ``from consts import *``: consts.py beside the file
-        found = run.files.source(os.path.join(folder, *module.split(".")) + ".py")
-        return found.text if found is not None else None
+    def sibling(module: str) -> Mapping[str, object] | None:  # ``from consts import *``: consts.py beside the file
+        return run.files.per_folder(_sibling_constants, os.path.join(folder, *module.split(".")) + ".py")
 
     try:
         return extract_python(source, run.signals, sibling), []
@@ -44,6 +46,14 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
         return [], [Notice(source.path, f"{why} for a newer Python, run shmlint under that one")]
     except PythonError as exc:
         raise UnparsableInput(exc.message, exc.line, exc.column, exc.offset) from None
+
+
+def _sibling_constants(files: ProjectFiles, path: str) -> Mapping[str, object] | None:
+    """The constants of a module beside a launcher file, read once a run however many files import it."""
+    from shmlint.formats.python.extract import constants_of
+
+    found = files.source(path)
+    return constants_of(found.text) if found is not None else None
 
 
 def _syntax_error(source: SourceText, strict: bool) -> str | None:

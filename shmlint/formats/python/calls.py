@@ -5,6 +5,7 @@ Nothing is imported or run: any expression but a literal or a resolved constant 
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterator, Mapping
 
 from shmlint import sizes
@@ -20,6 +21,18 @@ MAX_MIB = MAX_INT // sizes.MIB
 UNKNOWN = object()
 #: sibling modules a launcher file's imports read constants from, at most (a flow imports a few)
 MAX_SIBLINGS = 8
+#: a module beside the file, by its dotted name: its constants (``module_constants``), None where it is not there
+Sibling = Callable[[str], Mapping[str, object] | None]
+
+
+class _Everything:
+    """Every name: what a star import may bind."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+_EVERYTHING = _Everything()
 
 
 class Arg(NamedTuple):
@@ -32,14 +45,29 @@ class Arg(NamedTuple):
 class CallReader:
     """A parsed module's calls and values, positioned in its source."""
 
-    def __init__(
-        self, source: SourceText, signals: Signals, tree: ast.Module, imported: Mapping[str, object] | None = None
-    ) -> None:
-        """``imported``: the constants the module takes from its sibling modules (``imported_constants``); its
-        own assignments win."""
+    def __init__(self, source: SourceText, signals: Signals, tree: ast.Module, sibling: Sibling | None = None) -> None:
+        """``sibling``: a module beside this one by its dotted name, for the constants it imports (read only when
+        a name its own statements leave open is looked up)."""
         self.source, self.signals, self.tree = source, signals, tree
-        self.constants = {**(imported or {}), **module_constants(tree)}
+        self.constants = module_constants(tree)
+        self.sibling = sibling
         self.lines = source.text.splitlines(keepends=True)
+
+    @functools.cached_property
+    def imported(self) -> dict[str, object]:
+        """``imported_constants``, worked out on the first name that needs it."""
+        return imported_constants(self.tree, self.sibling) if self.sibling is not None else {}
+
+    @functools.cached_property
+    def imported_names(self) -> frozenset[str] | _Everything:
+        """The names the module's own ``from m import`` statements may bind (any name, after a star import)."""
+        names = {
+            alias.asname or alias.name
+            for statement in self.tree.body
+            if isinstance(statement, ast.ImportFrom)
+            for alias in statement.names
+        }
+        return _EVERYTHING if "*" in names else frozenset(names)
 
     # -- positions ---------------------------------------------------------------------------------------------
 
@@ -70,6 +98,8 @@ class CallReader:
             operand = node.operand.value
             return -operand if isinstance(operand, int | float) and not isinstance(operand, bool) else UNKNOWN
         if isinstance(node, ast.Name):
+            if node.id in self.imported_names and node.id in self.imported:
+                return self.imported[node.id]
             return self.constants.get(node.id, UNKNOWN)
         return UNKNOWN
 
@@ -123,27 +153,45 @@ def safe_offset(source: SourceText, line: int) -> int:
     return starts[min(max(line, 1), len(starts)) - 1] if starts else 0
 
 
-def imported_constants(tree: ast.Module, sibling: Callable[[str], ast.Module | None]) -> dict[str, object]:
-    """The constants a module's own ``from m import NAME`` (or ``*``) statements take from the modules beside it
-    (``sibling``: a module's parsed text by its dotted name, None where it is not in the tree), in the order they
-    run: a later import of a name from elsewhere takes it away (``from consts import *`` then ``gpu=N_GPU``:
+def imported_constants(tree: ast.Module, sibling: Sibling) -> dict[str, object]:
+    """The values a module's own ``from m import NAME`` (or ``*``) statements bind, from the modules beside it
+    (``sibling``: a module's constants by its dotted name, None where it is not in the tree), ``UNKNOWN`` for a
+    name from elsewhere, bound in the order the statements run: a later import takes a name over, the module's
+    own later assignment is its own again, and an import after its assignment wins (``from consts import *`` then ``gpu=N_GPU``:
     outerbounds' Metaflow examples keep their counts in ``consts.py``). At most ``MAX_SIBLINGS`` modules are read."""
+    assigned = _assignment_lines(tree)
     found: dict[str, object] = {}
-    read: dict[str, dict[str, object] | None] = {}
+    read: dict[str, Mapping[str, object] | None] = {}
     for statement in tree.body:
         if not isinstance(statement, ast.ImportFrom) or statement.level > 1 or not statement.module:
             continue
         if statement.module not in read and len(read) < MAX_SIBLINGS:
-            module = sibling(statement.module)
-            read[statement.module] = module_constants(module) if module is not None else None
+            read[statement.module] = sibling(statement.module)
         constants = read.get(statement.module)
         for alias in statement.names:
             if alias.name == "*":
-                found.update(constants or {})
-            elif constants is not None and alias.name in constants:
-                found[alias.asname or alias.name] = constants[alias.name]
-            else:
-                found.pop(alias.asname or alias.name, None)
+                found.update(constants or {})  # a star import from elsewhere: what it binds is not known
+            else:  # a name from elsewhere, or one the module does not make a constant: its value is not known
+                found[alias.asname or alias.name] = (constants or {}).get(alias.name, UNKNOWN)
+        for name in [name for name in found if assigned.get(name, 0) > statement.lineno]:
+            found.pop(name)  # assigned again after this import: the module's own value (or none) holds
+    return found
+
+
+def _assignment_lines(tree: ast.Module) -> dict[str, int]:
+    """The last line of the module's own statements that assigns each plain name."""
+    found: dict[str, int] = {}
+    for statement in tree.body:
+        targets = (
+            statement.targets
+            if isinstance(statement, ast.Assign)
+            else [statement.target]
+            if isinstance(statement, ast.AnnAssign | ast.AugAssign)
+            else []
+        )
+        for target in targets:
+            if isinstance(target, ast.Name):
+                found[target.id] = statement.lineno
     return found
 
 

@@ -18,8 +18,7 @@ resolved; any other expression is unknown, which lowers a finding to a warning w
 from __future__ import annotations
 
 import ast
-import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from itertools import pairwise
 
 from shmlint import sizes
@@ -27,10 +26,11 @@ from shmlint.formats.python.calls import (
     UNKNOWN,
     Arg,
     CallReader,
+    Sibling,
     called_name,
     device_counts,
-    imported_constants,
     method_name,
+    module_constants,
     safe_offset,
 )
 from shmlint.formats.python.docker_sdk import DockerSdk
@@ -67,11 +67,9 @@ class PythonSyntax(PythonError):
     that this interpreter cannot check it."""
 
 
-def extract_python(
-    source: SourceText, signals: Signals, sibling: Callable[[str], str | None] | None = None
-) -> list[Workload]:
-    """Raises ``PythonError`` for a file that is not Python or is too large to walk. ``sibling``: the text of a
-    module beside the file by its dotted name (None: not there), for the constants it imports."""
+def extract_python(source: SourceText, signals: Signals, sibling: Sibling | None = None) -> list[Workload]:
+    """Raises ``PythonError`` for a file that is not Python or is too large to walk. ``sibling``: the constants of
+    a module beside the file by its dotted name (None: not there), for those it imports."""
     too_many = beyond(source.text, MAX_TOKENS)
     if too_many is not None:  # ast.parse builds every node first: 1 MB of "1," took 10 s and 527 MB
         line, column = source.position(too_many)
@@ -90,17 +88,15 @@ def extract_python(
         raise PythonError(f"invalid Python: {type(exc).__name__}", 1, 1, 0) from None
     if sum(1 for _ in zip(ast.walk(tree), range(MAX_NODES + 1), strict=False)) > MAX_NODES:
         raise PythonError(f"too complex to check: more than {MAX_NODES:,} syntax nodes (split the file)", 1, 1, 0)
-    imported = imported_constants(tree, functools.partial(_parsed, sibling)) if sibling is not None else {}
-    return list(_Reader(source, signals, tree, imported).workloads())
+    return list(_Reader(source, signals, tree, sibling).workloads())
 
 
-def _parsed(sibling: Callable[[str], str | None], module: str) -> ast.Module | None:
-    """A sibling module's syntax tree, None where it is not there or not Python a bounded walk reads."""
-    text = sibling(module)
-    if text is None or beyond(text, MAX_TOKENS) is not None:
+def constants_of(text: str) -> dict[str, object] | None:
+    """A sibling module's constants (``module_constants``), None where it is not Python a bounded walk reads."""
+    if beyond(text, MAX_TOKENS) is not None:
         return None
     try:
-        return ast.parse(text)
+        return module_constants(ast.parse(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
