@@ -596,3 +596,11 @@ def test_a_shell_after_a_double_dash_is_the_session(engine: Engine) -> None:
     assert finding.severity.label == "error" and "typed in the container, README.md:4" in finding.detail
     (alone,) = check(engine, "README.md", "# Train\n```bash\ndocker run -it --gpus all img --" + typed).findings
     assert alone.severity.label == "info"
+
+
+@pytest.mark.parametrize("note", ["(1) # the first GPU is used for logging", "(base) # a note"])
+def test_a_parenthesised_note_with_a_hash_is_no_prompt(engine: Engine, note: str) -> None:
+    """Root's ``#`` after a parenthesised word is a transcript's output, not a prompt: the block keeps its
+    unprompted command (review: such a line turned the block into a transcript and hid it)."""
+    text = f".. code-block:: console\n\n   docker run --gpus all pytorch/pytorch torchrun --nproc_per_node 4 t.py\n   {note}\n"
+    assert codes(engine, "guide.rst", text) == ["3:4 SHM001"]

@@ -32,11 +32,13 @@ _DOCKERFILE_LANGUAGES = frozenset({"dockerfile", "containerfile", "docker", ""})
 #: a Dockerfile may write before it
 _FROM_FIRST = LazyRegex(r"[ \t]*FROM[ \t]+\S")
 _ARG_LINE = LazyRegex(r"[ \t]*ARG[ \t]+\S")
-#: what a shell prompt may show before its ``$``/``#``: ``host1$``, ``user@box:~/src$``, ``root@c278c88dd552:/x#``,
-#: after an active environment's name (``(main) $``, conda's and venv's); ``$>`` is a guide's spelling of ``$``
-_PROMPT_HOST = r"(?:\([\w.-]{1,64}\)[ \t]?)?(?:[\w.-]+(?:@[\w.-]+)?(?::[\w.~/-]*)?)?"
-_DOLLAR_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}\$>?(?: |$)")
-_ANY_PROMPT = LazyRegex(rf"^[ \t]*{_PROMPT_HOST}(?:\$>?|#)(?: |$)")
+#: what a shell prompt may show before its ``$``/``#``: ``host1$``, ``user@box:~/src$``, ``root@c278c88dd552:/x#``
+_PROMPT_HOST = r"(?:[\w.-]+(?:@[\w.-]+)?(?::[\w.~/-]*)?)?"
+#: a user's ``$`` prompt may follow an active environment's name (``(main) $``, conda's and venv's), and ``$>`` is
+#: a guide's spelling of it; root's ``#`` is not read after one (``(1) # a note`` is a transcript's output)
+_DOLLAR = rf"(?:\([\w.-]{{1,64}}\)[ \t]?)?{_PROMPT_HOST}\$>?"
+_DOLLAR_PROMPT = LazyRegex(rf"^[ \t]*{_DOLLAR}(?: |$)")
+_ANY_PROMPT = LazyRegex(rf"^[ \t]*(?:{_DOLLAR}|{_PROMPT_HOST}#)(?: |$)")
 _CONTINUED_PROMPT = LazyRegex(r"^[ \t]*>(?: |$)")
 #: a ``name:`` prompt written against a container engine command (``compute-session:docker run ...``, a Slurm
 #: guide's style): no program is named ``x:docker``, so read this way it cannot hide a real command
