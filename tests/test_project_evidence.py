@@ -1846,6 +1846,10 @@ def test_an_imported_device_count_is_read_whatever_else_the_file_holds(tmp_path:
         ("ScalingConfig(num_workers=4, use_gpu=False)", 4, False),  # gloo on the CPU
         ("ScalingConfig(num_workers=4)", 4, False),
         ("ScalingConfig(num_workers=n, use_gpu=True)", 4, False),  # a count not known
+        # the workers run on a remote cluster, or talk gloo
+        ("ScalingConfig(num_workers=4, use_gpu=True)); ray.init('ray://head:10001'", 4, False),
+        ("ScalingConfig(num_workers=4, use_gpu=True), torch_config=TorchConfig(backend='gloo')", 4, False),
+        ("ScalingConfig(num_workers=4, use_gpu=True), torch_config=TorchConfig(backend='nccl')", 4, True),
     ],
 )
 def test_ray_trains_gpu_workers_side_by_side_are_local_nccl_ranks(

@@ -139,6 +139,7 @@ def read(
     loaders: set[int] = set()  # every loader call, by ``id``, for ``pyhelpers``
     unknown_loaders: dict[int, tuple[ast.expr | None, str]] = {}  # those whose workers are not known
     mp_aliases = _mp_aliases(nodes)
+    ray_elsewhere = "ScalingConfig" in text and _ray_elsewhere(nodes)
     found = scopes(nodes)
     classes = _ultralytics_classes(nodes)
     scope_of = {id(node): scope for scope in found for node in scope.nodes} if classes else {}
@@ -168,7 +169,7 @@ def read(
                     needs.append(Fact(node.lineno, f"{name}({keyword.arg}={shown}){value.how}"))
                 unknown_values += value.number is None and not value.positive
         fact = _nccl(node, name, context, quoted) or _lightning(node, name, context, quoted)
-        fact = fact or _ray_train(node, name, context, quoted)
+        fact = fact or _ray_train(node, name, context, quoted, ray_elsewhere)
         fact = fact or _multiprocessing(node, mp_aliases, quoted)
         fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted, nodes)
         if fact is not None:
@@ -339,12 +340,13 @@ def _lightning(node: ast.Call, name: str, context: Context, text: str) -> Fact |
     return None
 
 
-def _ray_train(node: ast.Call, name: str, context: Context, text: str) -> Fact | None:
+def _ray_train(node: ast.Call, name: str, context: Context, text: str, elsewhere: bool) -> Fact | None:
     """Ray Train's ``ScalingConfig(num_workers=N, use_gpu=True)`` with N of 2 or more in a container with several
     GPUs: a worker process per GPU, whose torch process group is NCCL's (Ray Train's TorchConfig backend on GPUs),
-    side by side in this container. One worker, the CPU, or a container of one GPU (its peers are elsewhere) is
-    not evidence."""
-    if name != "ScalingConfig" or context.devices is None or context.devices < 2:
+    side by side in this container. One worker, the CPU, a container of one GPU (its peers are elsewhere), or a
+    file that connects to a remote cluster or names another backend (``elsewhere``: ``_ray_elsewhere``) is not
+    evidence."""
+    if name != "ScalingConfig" or elsewhere or context.devices is None or context.devices < 2:
         return None
     keywords = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg}
     gpu = keywords.get("use_gpu")
@@ -355,6 +357,23 @@ def _ray_train(node: ast.Call, name: str, context: Context, text: str) -> Fact |
         return None
     shown = f"ScalingConfig(num_workers={_quote(text, workers)}, use_gpu=True)"
     return Fact(node.lineno, f"{shown} with {context.devices} GPUs: Ray Train workers with NCCL")
+
+
+def _ray_elsewhere(nodes: list[ast.AST]) -> bool:
+    """Whether the file's Ray Train workers may not be this container's NCCL ranks: it connects to a cluster
+    through Ray Client (``ray.init("ray://head:10001")``: the workers run there) or gives its trainer a backend
+    other than NCCL (``TorchConfig(backend="gloo")``)."""
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        name = called(node.func)
+        given = [*node.args[:1], *(k.value for k in node.keywords if k.arg in ("address", "backend"))]
+        texts = [v.value for v in given if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        if name == "init" and any(t.startswith("ray://") for t in texts):
+            return True
+        if name == "TorchConfig" and any(t.lower() != "nccl" for t in texts):
+            return True
+    return False
 
 
 def _mp_aliases(nodes: list[ast.AST]) -> frozenset[str]:
