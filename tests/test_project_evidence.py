@@ -1744,12 +1744,20 @@ def test_a_worker_count_imported_from_a_module_of_the_repository_is_followed(
 ) -> None:
     """``from consts import *`` then ``DataLoader(num_workers=NUM_WORKERS)``: the count is the module's (the
     importer's own statements read alone left it unknown, and the container undecided)."""
-    (tmp_path / "consts.py").write_text("import os\nNUM_WORKERS = 8\nNO_WORKERS = 0\nMANY = compute()\n")
+    consts = "import os\nNUM_WORKERS = 8\nNO_WORKERS = 0\nMANY = compute()\n"
+    assert _imported_count_facts(tmp_path, consts, f"{imports}\n", workers) == needs
+
+
+def _imported_count_facts(tmp_path: Path, consts: str, imports: str, workers: str) -> list[str]:
+    """How the facts of ``train.py`` (``imports`` then a loader of ``workers``) say where its count comes from,
+    beside ``consts.py`` and an ``overrides.py`` whose count the environment sets."""
+    (tmp_path / "consts.py").write_text(consts)
+    (tmp_path / "overrides.py").write_text("import os\nNUM_WORKERS = int(os.environ['W'])\n")
     (tmp_path / "train.py").write_text(
-        f"{imports}\nfrom torch.utils.data import DataLoader\nDataLoader(range(9), num_workers={workers})\n"
+        f"{imports}from torch.utils.data import DataLoader\nDataLoader(range(9), num_workers={workers})\n"
     )
     facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
-    assert [fact.text.rpartition(", ")[2] for fact in facts.needs] == needs
+    return [fact.text.rpartition(", ")[2] for fact in facts.needs]
 
 
 def test_a_keyword_count_imported_from_a_module_is_followed(tmp_path: Path) -> None:
@@ -1787,13 +1795,7 @@ def test_a_keyword_count_imported_from_a_module_is_followed(tmp_path: Path) -> N
 def test_an_imported_number_is_the_last_binding_python_makes(
     tmp_path: Path, consts: str, train: str, needs: list[str]
 ) -> None:
-    (tmp_path / "consts.py").write_text(consts)
-    (tmp_path / "overrides.py").write_text("import os\nNUM_WORKERS = int(os.environ['W'])\n")
-    (tmp_path / "train.py").write_text(
-        f"{train}from torch.utils.data import DataLoader\nDataLoader(range(9), num_workers=NUM_WORKERS)\n"
-    )
-    facts = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py")))
-    assert [fact.text.rpartition(", ")[2] for fact in facts.needs] == needs
+    assert _imported_count_facts(tmp_path, consts, train, "NUM_WORKERS") == needs
 
 
 def test_a_module_name_the_file_binds_again_is_not_the_module(tmp_path: Path) -> None:
