@@ -157,8 +157,9 @@ def imported_constants(tree: ast.Module, sibling: Sibling) -> dict[str, object]:
     """The values a module's own ``from m import NAME`` (or ``*``) statements bind, from the modules beside it
     (``sibling``: a module's constants by its dotted name, None where it is not in the tree), ``UNKNOWN`` for a
     name from elsewhere, bound in the order the statements run: a later import takes a name over, the module's
-    own later assignment is its own again, and an import after its assignment wins (``from consts import *`` then ``gpu=N_GPU``:
-    outerbounds' Metaflow examples keep their counts in ``consts.py``). At most ``MAX_SIBLINGS`` modules are read."""
+    own later assignment is its own again, and an import after its assignment wins (``from consts import *``
+    then ``gpu=N_GPU``: outerbounds' Metaflow examples keep their counts in ``consts.py``). At most
+    ``MAX_SIBLINGS`` modules are read."""
     assigned = _assignment_lines(tree)
     found: dict[str, object] = {}
     read: dict[str, Mapping[str, object] | None] = {}
