@@ -424,7 +424,7 @@ class _Walk:
         else:
             self.doubt = True  # imports below are not read: they could make loaders of their own
         helpers = self.imported_helpers(path, facts.from_imports) if self.helpers else {}
-        values = self.imported_values(path, facts) if self.constants else {}  # also GPU counts: read them always
+        values = self.imported_values(path, facts)  # read whatever else the file holds: GPU counts use them too
         unknown = facts.unknown_loaders or facts.unknown_values
         if unknown or helpers or values:
             own = {exported[0] for exported in facts.options}

@@ -165,6 +165,7 @@ def exported_numbers(tree: ast.Module, nodes: list[ast.AST], context: Context) -
     name the module also binds another way (an import, a loop, a parameter), or any name of a module with a star
     import, has no number (either may rebind it)."""
     other = {name for node in nodes for name in _bound(node)}
+    star = _ANY_NAME in other  # a star import may bind any name
     found: dict[str, tuple[Value | None, int]] = {}
     for statement in tree.body:
         for target in statement.targets if isinstance(statement, ast.Assign) else ():
@@ -173,11 +174,10 @@ def exported_numbers(tree: ast.Module, nodes: list[ast.AST], context: Context) -
                     continue
                 assigned = context.names.get(name)
                 value = value_of(target, context) if isinstance(target, ast.Name) else UNKNOWN
-                known = assigned is not None and (value.number is not None or value.positive)
-                if known and assigned is not None and name not in other and _ANY_NAME not in other:
-                    found[name] = value, assigned.lineno
-                else:
+                if assigned is None or star or name in other or (value.number is None and not value.positive):
                     found[name] = None, statement.lineno
+                else:
+                    found[name] = value, assigned.lineno
     return tuple(Constant(name, value, line) for name, (value, line) in found.items())
 
 
