@@ -180,6 +180,8 @@ def test_an_image_the_configuration_names_is_evidence_on_a_metaflow_step() -> No
         ("N_GPU = 1\nfrom consts import *", "N_GPU = 6\n", ["error"]),  # the import after the assignment wins
         ("from consts import *\nN_GPU = 1", "N_GPU = 6\n", ["info"]),  # the assignment after the import wins
         ("N_GPU = 6\nfrom elsewhere import N_GPU", "N_GPU = 6\n", []),  # bound again to a value not known
+        ("from consts import *", "_N_GPU = 6\nN_GPU = _N_GPU\n", []),  # a star import leaves _private names
+        ("from consts import *\ndef f():\n    N_GPU = 1", "N_GPU = 6\n", ["error"]),  # a function's local
     ],
 )
 def test_a_metaflow_steps_gpu_count_imported_from_a_sibling_module_is_read(

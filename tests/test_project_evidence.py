@@ -1736,6 +1736,9 @@ def test_a_modules_src_folder_is_not_where_the_next_program_is_found(tmp_path: P
         ("from consts import NO_WORKERS", "NO_WORKERS", []),  # 0: a loader without workers
         ("from consts import MANY", "MANY", []),  # assigned by a call: not known
         ("from consts import NUM_WORKERS\nNUM_WORKERS = 0", "NUM_WORKERS", []),  # its own assignment wins
+        ("NUM_WORKERS = 0\nfrom consts import NUM_WORKERS", "NUM_WORKERS", ["NUM_WORKERS = 8 at consts.py:2"]),
+        ("NUM_WORKERS = 2\nfrom consts import MANY as NUM_WORKERS", "NUM_WORKERS", []),  # the import hides it
+        ("from consts import *", "_PRIVATE", []),  # a star import leaves _private names
         ("from other import NUM_WORKERS", "NUM_WORKERS", []),  # not a module of the repository
     ],
 )
@@ -1744,7 +1747,7 @@ def test_a_worker_count_imported_from_a_module_of_the_repository_is_followed(
 ) -> None:
     """``from consts import *`` then ``DataLoader(num_workers=NUM_WORKERS)``: the count is the module's (the
     importer's own statements read alone left it unknown, and the container undecided)."""
-    consts = "import os\nNUM_WORKERS = 8\nNO_WORKERS = 0\nMANY = compute()\n"
+    consts = "import os\nNUM_WORKERS = 8\nNO_WORKERS = 0\nMANY = compute()\n_PRIVATE = 8\n"
     assert _imported_count_facts(tmp_path, consts, f"{imports}\n", workers) == needs
 
 

@@ -21,6 +21,7 @@ from shmlint.visible import clipped, visible
 
 if TYPE_CHECKING:
     from shmlint.parsers.dockerfile import RunFacts
+    from shmlint.parsers.python_imports import FromImport
     from shmlint.project.builds import BuildIndex, ImageBuild
     from shmlint.project.configs import Setting
     from shmlint.project.pycode import PyFacts
@@ -525,7 +526,7 @@ class _Walk:
                     only = None if only is None else only | before
                 self.module(local, arguments, settings, depth + 1, only=only)
 
-    def imported_helpers(self, path: str, from_imports: Sequence[tuple[str, str, str, int]]) -> dict[str, LoaderHelper]:
+    def imported_helpers(self, path: str, from_imports: Sequence[FromImport]) -> dict[str, LoaderHelper]:
         """The loader helpers a module imports by name (``from data.loaders import build as make``), by the name
         it binds: each of the module the statement names, read before, bound from the statement's line on."""
         folder = os.path.dirname(path)
@@ -537,23 +538,22 @@ class _Walk:
         return found
 
     def imported_values(self, path: str, facts: PyFacts) -> dict[str, Value]:
-        """The numbers a file imports from the repository's modules read before it (``pyvalues.Context.imported``),
-        bound in the order its imports run: ``from m import N as n`` gives ``n`` (a later import of ``n`` from
-        elsewhere, or of a name ``m`` binds to a value not known, takes it away), ``from m import *`` each of m's,
-        ``import m`` each as ``m.N``."""
+        """The numbers a file imports from the repository's modules read before it (``pyvalues.Context.imported``):
+        those its ``from m import`` statements bind last (``python_imports.imported_bindings``; unknown where the
+        module is not read or binds the name to a value not known, kept only for a name the file assigns itself,
+        which the import hides), and each of ``import m``'s as ``m.N``."""
+        from shmlint.parsers.python_imports import imported_bindings
+        from shmlint.project.pyvalues import UNKNOWN as UNKNOWN_VALUE
+
         folder = os.path.dirname(path)
-        found: dict[str, Value] = {}
-        for module, name, alias, _ in sorted(facts.from_imports, key=lambda imported: imported[3]):
+        assigned = dict(facts.assigned)
+
+        def numbers(module: str) -> Mapping[str, Value | None] | None:
             local = self.local_module(folder, module)
-            constants = self.constants.get(local) if local is not None else None
-            if name != "*":
-                value = constants.get(name) if constants is not None else None
-                found.pop(alias, None)
-                found.update({alias: value} if value is not None else {})
-            elif constants is not None:  # a star import from elsewhere binds names no file here says
-                for constant, value in constants.items():
-                    found.pop(constant, None)
-                    found.update({constant: value} if value is not None else {})
+            return self.constants.get(local) if local is not None else None
+
+        bound = imported_bindings(facts.from_imports, numbers, assigned, UNKNOWN_VALUE)
+        found = {name: value for name, value in bound.items() if value is not UNKNOWN_VALUE or name in assigned}
         for module in facts.whole_imports:
             constants = self.constants.get(self.local_module(folder, module) or "") or {}
             found.update((f"{module}.{name}", value) for name, value in constants.items() if value is not None)

@@ -13,6 +13,7 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 
 from shmlint.named_tuple import NamedTuple
+from shmlint.parsers.python_imports import FromImport, assignment_lines, from_imports
 from shmlint.project.configs import THRESHOLDS, Setting
 from shmlint.project.pycommands import Command, commands
 from shmlint.project.pydatasets import Names, names_of, small_batches
@@ -81,7 +82,10 @@ class PyFacts(NamedTuple):
     beside_configs: tuple[str, ...] = ()  # config files named from the file's own folder (``@hydra.main``)
     by_name: tuple[Command, ...] = ()  # programs a run call starts by name (``["svc", "train", "-t"]``)
     helpers: tuple[LoaderHelper, ...] = ()  # functions that make a loader with the workers their callers give
-    from_imports: tuple[tuple[str, str, str, int], ...] = ()  # (module, name, as, line): ``from module import name``
+    from_imports: tuple[FromImport, ...] = ()  # the module's own ``from module import name`` statements
+    #: the last line the file assigns each name it assigns (``python_imports.assignment_lines``): a name assigned
+    #: after its import is the file's own
+    assigned: tuple[tuple[str, int], ...] = ()
     #: modules imported whole (``import m``, ``from m import *``, an import inside a function): all of them may run
     whole_imports: tuple[str, ...] = ()
     #: the names its own statements assign, with their numbers, for the modules that import them
@@ -198,7 +202,8 @@ def read(
         hydra_configs(nodes),
         started.by_name,
         helpers,
-        _from_imports(found[0].nodes if found else []),
+        from_imports(found[0].nodes if found else []),
+        tuple(assignment_lines(nodes).items()),
         whole,
         exported_numbers(tree, nodes, context),
         unknown_values,
@@ -255,17 +260,6 @@ def _workers_argument(node: ast.Call, name: str) -> tuple[ast.expr | None, bool]
             return None, False
         given = node.args[5]
     return given, True
-
-
-def _from_imports(module: list[ast.AST]) -> tuple[tuple[str, str, str, int], ...]:
-    """The module's own ``from module import name as alias`` statements (not a function's or a class's): (module,
-    with a leading ``.`` for each level, name, the name it binds, line), for the loader helpers it may call."""
-    return tuple(
-        ("." * node.level + (node.module or ""), alias.name, alias.asname or alias.name, node.lineno)
-        for node in module
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-    )
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

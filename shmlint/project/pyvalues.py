@@ -56,8 +56,8 @@ class Context(NamedTuple):
     env: Mapping[str, str]  # the container's environment, as its manifest sets it
     bound: Mapping[str, Value] = _UNBOUND  # a loader helper's parameters, as one call gives them (``pyhelpers``)
     #: numbers the file imports from the repository's modules, by the name it reads them as (``NUM_WORKERS`` for
-    #: ``from consts import NUM_WORKERS`` or ``*``, ``consts.NUM_WORKERS`` for ``import consts``): a name the
-    #: file assigns itself is its own
+    #: ``from consts import NUM_WORKERS`` or ``*``, ``consts.NUM_WORKERS`` for ``import consts``): only names an
+    #: import binds last (``python_imports.imported_bindings``), so a name the file assigns after is its own
     imported: Mapping[str, Value] = _UNBOUND
 
 
@@ -69,12 +69,12 @@ def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
     if isinstance(node, ast.Name):
         if node.id in context.bound:
             return context.bound[node.id]
+        if node.id in context.imported:  # an import binds it after the file's own assignments, if any
+            return context.imported[node.id]
         assigned = context.names.get(node.id)
         if assigned is not None:
             found = value_of(assigned, context, depth + 1)
             return found._replace(how=found.how or f", {node.id} = {found.number} at line {assigned.lineno}")
-        if node.id not in context.names:
-            return context.imported.get(node.id, UNKNOWN)
         return UNKNOWN
     if isinstance(node, ast.Attribute):
         return context.imported.get(dotted(node)) or _setting(node.attr, context)

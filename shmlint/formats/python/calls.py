@@ -13,6 +13,7 @@ from shmlint.formats.python.target import CallTarget
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_INT, ascii_int, bounded_int
+from shmlint.parsers.python_imports import assignment_lines, from_imports, imported_bindings
 from shmlint.signals import MAX_DEVICES, Signals, device_count, positive_count
 from shmlint.source import SourceText, Span
 
@@ -61,12 +62,7 @@ class CallReader:
     @functools.cached_property
     def imported_names(self) -> frozenset[str] | _Everything:
         """The names the module's own ``from m import`` statements may bind (any name, after a star import)."""
-        names = {
-            alias.asname or alias.name
-            for statement in self.tree.body
-            if isinstance(statement, ast.ImportFrom)
-            for alias in statement.names
-        }
+        names = {imported.alias for imported in from_imports(self.tree.body)}
         return _EVERYTHING if "*" in names else frozenset(names)
 
     # -- positions ---------------------------------------------------------------------------------------------
@@ -154,46 +150,22 @@ def safe_offset(source: SourceText, line: int) -> int:
 
 
 def imported_constants(tree: ast.Module, sibling: Sibling) -> dict[str, object]:
-    """The values a module's own ``from m import NAME`` (or ``*``) statements bind, from the modules beside it
-    (``sibling``: a module's constants by its dotted name, None where it is not in the tree), ``UNKNOWN`` for a
-    name from elsewhere, bound in the order the statements run: a later import takes a name over, the module's
-    own later assignment is its own again, and an import after its assignment wins (``from consts import *``
-    then ``gpu=N_GPU``: outerbounds' Metaflow examples keep their counts in ``consts.py``). At most
-    ``MAX_SIBLINGS`` modules are read."""
-    assigned = _assignment_lines(tree)
-    found: dict[str, object] = {}
+    """The values a module's own ``from m import NAME`` (or ``*``) statements bind from the modules beside it
+    (``sibling``: a module's constants by its dotted name, None where it is not in the tree; a relative import
+    one level up is a sibling too), ``UNKNOWN`` for a name from elsewhere, in the order the statements run
+    (``python_imports.imported_bindings``: ``from consts import *`` then ``gpu=N_GPU``, as outerbounds' Metaflow
+    examples keep their counts in ``consts.py``). At most ``MAX_SIBLINGS`` modules are read."""
     read: dict[str, Mapping[str, object] | None] = {}
-    for statement in tree.body:
-        if not isinstance(statement, ast.ImportFrom) or statement.level > 1 or not statement.module:
-            continue
-        if statement.module not in read and len(read) < MAX_SIBLINGS:
-            read[statement.module] = sibling(statement.module)
-        constants = read.get(statement.module)
-        for alias in statement.names:
-            if alias.name == "*":
-                found.update(constants or {})  # a star import from elsewhere: what it binds is not known
-            else:  # a name from elsewhere, or one the module does not make a constant: its value is not known
-                found[alias.asname or alias.name] = (constants or {}).get(alias.name, UNKNOWN)
-        for name in [name for name in found if assigned.get(name, 0) > statement.lineno]:
-            found.pop(name)  # assigned again after this import: the module's own value (or none) holds
-    return found
 
+    def constants(module: str) -> Mapping[str, object] | None:
+        name = module[1:] if module.startswith(".") else module
+        if not name or name.startswith("."):
+            return None
+        if name not in read and len(read) < MAX_SIBLINGS:
+            read[name] = sibling(name)
+        return read.get(name)
 
-def _assignment_lines(tree: ast.Module) -> dict[str, int]:
-    """The last line of the module's own statements that assigns each plain name."""
-    found: dict[str, int] = {}
-    for statement in tree.body:
-        targets = (
-            statement.targets
-            if isinstance(statement, ast.Assign)
-            else [statement.target]
-            if isinstance(statement, ast.AnnAssign | ast.AugAssign)
-            else []
-        )
-        for target in targets:
-            if isinstance(target, ast.Name):
-                found[target.id] = statement.lineno
-    return found
+    return imported_bindings(from_imports(tree.body), constants, assignment_lines(tree.body), UNKNOWN)
 
 
 def module_constants(tree: ast.Module) -> dict[str, object]:
