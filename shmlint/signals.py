@@ -406,11 +406,12 @@ def positive_count(value: str) -> bool:
 
 def device_count(value: str) -> int | None:
     """How many devices a request names, when it says: ``2``, ``0,1``, ``device=0,1`` (``--gpus``), ``count=2``,
-    ``GPU-3f2a...``; None for ``all``, a variable or anything unreadable (unknown-many)."""
+    ``GPU-3f2a...``; None for ``all``, a variable, a template's placeholder (``{{ .Values.gpus }}``, filled in
+    later) or anything unreadable (unknown-many)."""
     text = value.strip().strip("\"'").strip()
     if text.lower() in NO_GPU_VISIBLE:
         return 0
-    if "$" in text or text.lower() == "all":
+    if "$" in text or "{{" in text or text.lower() == "all":
         return None
     if text.isdigit():  # any digit, "²" too: one that is not an ASCII count is unreadable (unknown-many)
         return ascii_int(text, maximum=MAX_DEVICES)

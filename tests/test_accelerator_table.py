@@ -159,6 +159,12 @@ def test_several_non_gpu_accelerators_are_not_software_evidence(form: str, text:
     [
         ("kubernetes", POD.format(spec="", container="    resources:\n      limits:\n        nvidia.com/gpu: 2\n"), 2),
         ("kubernetes", POD.format(spec="", container="    resources:\n      requests:\n        amd.com/gpu: 4\n"), 4),
+        # a chart's count, filled in when it is rendered: GPUs, how many unknown (review: counted as one)
+        (
+            "kubernetes",
+            POD.format(spec="", container="    resources:\n      limits:\n        nvidia.com/gpu: '{{ .Values.n }}'\n"),
+            None,
+        ),
         (
             "kubernetes",
             POD.format(spec="", container="    env:\n    - {name: NVIDIA_VISIBLE_DEVICES, value: '0,1'}\n"),
@@ -195,3 +201,23 @@ def test_counted_gpus_are_counted_but_decide_no_tier(form: str, text: str, count
     assert [(f.code, f.severity) for f in result.findings] == [("SHM001", Severity.INFO)]
     if count and count >= 2:
         assert f"{count} GPUs in one container" in workload.need.because
+
+
+@pytest.mark.parametrize(
+    ("value", "count"),
+    [
+        ("2", 2),
+        ("0,1,2", 3),
+        ("device=0,1", 2),
+        ("count=4", 4),
+        ("none", 0),
+        ("all", None),
+        ("$GPUS", None),
+        ("{{ .Values.gpus }}", None),  # a Helm chart's count, filled in later: not one device (review)
+        ("{{ gpu_ids }}", None),  # an Ansible variable
+    ],
+)
+def test_a_device_count_is_what_the_value_names_and_a_placeholder_none(value: str, count: int | None) -> None:
+    from shmlint.signals import device_count
+
+    assert device_count(value) == count
