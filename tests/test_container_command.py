@@ -52,7 +52,22 @@ def flag_words(draw: st.DrawFn) -> tuple[str, str, str | None]:
 
 @st.composite
 def run_lines(draw: st.DrawFn) -> tuple[str, list[tuple[str, str | None]], str, list[str]]:
-    prefix = draw(st.sampled_from(["", "sudo ", "sudo -u root ", "env A=1 ", "X=1 ", "time "]))
+    prefix = draw(
+        st.sampled_from(
+            [
+                "",
+                "sudo ",
+                "sudo -u root ",
+                "env A=1 ",
+                "X=1 ",
+                "time ",
+                "timeout 600 ",  # audit65b: a CI job's training run
+                "timeout -s INT -k 5 1h sudo ",
+                "stdbuf -oL ",
+                "stdbuf -o L nohup ",
+            ]
+        )
+    )
     engine = draw(st.sampled_from(["docker", "podman", "/usr/bin/docker", "nvidia-docker"]))
     subcommand = draw(st.sampled_from(["run", "create", "container run"]))
     flags = draw(st.lists(flag_words(), max_size=6))
@@ -407,6 +422,98 @@ def test_an_array_the_script_assigns_is_its_items(
 )
 def test_an_arrays_items_are_not_commands_unless_it_is_run(script: str) -> None:
     """``A=(docker run --gpus all img)`` holds words: it runs nothing until a command runs it as it is."""
+    assert list(container_commands(script)) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'bash -c "docker run --gpus all img t"',
+        "sudo sh -c 'docker run --gpus all img t'",
+        'bash -lc "cd /w && docker run --gpus all img t"',
+        'nohup bash -c "docker run --gpus all img t" &',
+        'ssh -o StrictHostKeyChecking=no -p 22 node1 "docker run --gpus all \\\n  img t"',  # audit65a: each node
+        "ssh node1 docker run --gpus all img t",  # the remote command as words
+        "ssh node1 \"bash -c 'docker run --gpus all img t'\"",  # two shells deep
+    ],
+)
+def test_a_container_command_handed_to_another_shell_as_text_is_read(line: str) -> None:
+    """``bash -c "docker run ..."`` and ``ssh host "docker run ..."``: the string's command, where it is written."""
+    (command,) = container_commands(line + "\n")
+    assert command.image is not None and command.image.text == "img"
+    assert line[command.engine.start : command.run_word.end] == "docker run"
+    assert [flag.long_name for flag in command.flags] == ["--gpus"]
+
+
+def test_a_double_quoted_string_handed_on_is_read_as_its_value() -> None:
+    """Inside double quotes ``\\\\`` at a line's end is a backslash that continues the remote command, and ``\\"``
+    is a quote (audit65a: a TensorRT-LLM ``docker run`` over ssh, one option a line): each word where it is
+    written."""
+    script = (
+        'ssh -o ConnectTimeout=10 "$USER@node" "\n'
+        "    docker run -d --rm \\\\\n"
+        "      --gpus '\\\"device=all\\\"' \\\\\n"
+        '      -e NCCL_SOCKET_IFNAME=\\"$IF,$IF\\" \\\\\n'
+        '      nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6 sh -c \\"curl -s x | sh\\"\n"\n'
+    )
+    (command,) = container_commands(script)
+    assert command.image is not None and command.image.text == "nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6"
+    assert script[command.image.start : command.image.end] == command.image.text
+    gpus = command.flag_values("--gpus")[0]
+    assert gpus.value_text == '"device=all"'
+    assert [word.text for word in command.arguments] == ["sh", "-c", "curl -s x | sh"]
+    assert script[command.run_word.start : command.run_word.end] == "run"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ssh node1 'echo docker run --gpus all img t'",  # printed there
+        "bash -c 'docker ps'",
+        "bash run.sh docker run --gpus all img t",  # a script's arguments
+        "ssh -p 22",  # no host
+        "ssh node1",  # a login
+        # three shells deep: past ``MAX_HANDED_ON``
+        'ssh h "bash -c \'sh -c \\"docker run --gpus all img t\\"\'"',
+    ],
+)
+def test_a_string_handed_on_is_read_only_as_a_shell_runs_it(line: str) -> None:
+    assert list(container_commands(line + "\n")) == []
+
+
+@pytest.mark.parametrize(
+    ("assign", "run"),
+    [
+        ('cmd="docker run --gpus all -e N=1 vllm/vllm-openai:v0.6 --tensor-parallel-size 4"', "$cmd"),
+        ("CMD='docker run --gpus all -e N=1 vllm/vllm-openai:v0.6 --tensor-parallel-size 4'", 'eval "$CMD"'),
+        ('export CMD="docker run --gpus all -e N=1 vllm/vllm-openai:v0.6 --tensor-parallel-size 4"', "sudo ${CMD}"),
+        ('local cmd="sudo docker run --gpus all -e N=1 vllm/vllm-openai:v0.6 --tensor-parallel-size 4"', "eval $cmd"),
+    ],
+)
+def test_a_string_the_script_runs_is_a_container_command(assign: str, run: str) -> None:
+    """``cmd="docker run ..."`` then ``$cmd`` or ``eval "$cmd"`` (audit64b: a benchmark script that echoes its
+    command first): the string's words, at their offsets in the file, found where it runs."""
+    script = f'{assign}\necho "$cmd"\n{run}\n'
+    (command,) = container_commands(script)
+    assert command.image is not None and command.image.text == "vllm/vllm-openai:v0.6"
+    assert [flag.long_name for flag in command.flags] == ["--gpus", "--env"]
+    assert [word.text for word in command.arguments] == ["--tensor-parallel-size", "4"]
+    assert script[command.engine.start : command.run_word.end] == "docker run"
+    assert script[command.first.start : command.first.end] == run.split()[-1]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'cmd="docker run --gpus all img t"\necho $cmd',  # printed, not run
+        'cmd="docker run --gpus all img t"\n"$cmd"',  # one word: a program of that whole name
+        'cmd="docker run --gpus all img t"\ncmd+=" --shm-size 8g"\n$cmd',  # added to: not the string shown
+        'cmd="docker run --gpus all img t"\ncmd=$(other)\n$cmd',  # given another value
+        'cmd="docker run --gpus all img t && echo done"\neval "$cmd"',  # more than one command
+        'cmd="echo docker run --gpus all img t"\n$cmd',  # not a container command
+    ],
+)
+def test_a_string_is_a_container_command_only_when_run_as_written(script: str) -> None:
     assert list(container_commands(script)) == []
 
 
@@ -793,3 +900,16 @@ def test_an_array_given_again_after_a_file_of_assignments_is_its_items() -> None
     script = 'A=(-it)\n. ./.env\nA=(--gpus all)\ndocker run "${A[@]}" img torchrun t.py'
     command = last(script)
     assert command.has_flag("--gpus") and command.unknown == ()
+
+
+@given(st.text(alphabet='ab $"\\`\n', max_size=40))
+def test_a_double_quoted_value_is_what_was_quoted_and_each_character_is_placed(value: str) -> None:
+    """Quoting a value for double quotes, then reading it back, gives the value, each character at an offset of
+    the quoted text that holds it."""
+    from shmlint.parsers.container_command import _double_quoted_value
+
+    quoted = "".join("\\" + c if c in '$`"\\' else c for c in value)
+    found, where = _double_quoted_value(quoted, 0, len(quoted))
+    assert found == value
+    assert [quoted[at] for at in where[:-1]] == list(value)
+    assert where[-1] == len(quoted)

@@ -10,6 +10,7 @@ tokenizer (``shmlint.parsers.shell``), so every flag keeps its offsets.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -17,6 +18,7 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_options import GLOBAL_VALUE_OPTIONS, Flag, read_option, run_option_known
 from shmlint.parsers.option_variables import (
+    DECLARING,
     NOT_EXPANDED,
     Assignments,
     NamedArray,
@@ -28,7 +30,7 @@ from shmlint.parsers.option_variables import (
     option_variable,
     options_and_image,
 )
-from shmlint.parsers.programs import ENGINES, program_name
+from shmlint.parsers.programs import ENGINES, SHELLS, program_name, shell_operand
 from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, top_level
 
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
@@ -69,7 +71,11 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "nohup": frozenset(),
     "time": frozenset({"-f", "--format", "-o", "--output"}),
     "nice": frozenset({"-n", "--adjustment"}),
+    "stdbuf": frozenset({"-i", "--input", "-o", "--output", "-e", "--error"}),
+    "setsid": frozenset(),
 }
+#: ``timeout [options] DURATION`` before the command it runs (audit65b: a CI job's ``timeout 600 docker run``)
+_TIMEOUT_VALUE_OPTIONS = frozenset({"-s", "--signal", "-k", "--kill-after"})
 _VARIABLE_NAME = LazyRegex(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 #: unquoted variables named like this stand for a list of options, not an image
 _OPTION_LIKE_NAME = LazyRegex(r"ARGS|OPTS|OPTIONS|FLAGS|PARAMS|MOUNTS|VOLUMES|ENVS?\b|ENV_|_ENV|EXTRA", re.IGNORECASE)
@@ -132,7 +138,42 @@ def container_commands(
         parsed = parse_container_command(command.words, text, assigned)
         if parsed is not None:
             yield parsed
+            continue
+        for inner in _handed_on(command.words, text):
+            parsed = parse_container_command(inner.words, text, assigned)
+            if parsed is not None:
+                yield parsed
     yield from arrays.commands()
+
+
+#: ``ssh``'s options that take a value: the first word after them is the host, the rest the remote command
+_SSH_VALUE_OPTIONS = frozenset({"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o",
+                                "-p", "-Q", "-R", "-S", "-W", "-w"})  # fmt: skip
+#: how many shells deep a command handed on as a string is read (``ssh host "bash -c '...'"``)
+MAX_HANDED_ON = 2
+
+
+def _handed_on(words: Sequence[Word], text: str, depth: int = 0) -> Iterator[SimpleCommand]:
+    """The commands a command hands to another shell as text, at their offsets in ``text``: a shell's ``-c``
+    string (``bash -c "docker run ..."``, ``sudo sh -c '...'``) and ``ssh``'s remote command, one string or the
+    words after the host (audit65a: a TensorRT-LLM ``docker run`` started on each node with ``ssh "$host" "..."``
+    was not read). ``MAX_HANDED_ON`` shells deep."""
+    index = _skip_wrappers(words, 0, text)
+    if index >= len(words) or words[index].dynamic or depth >= MAX_HANDED_ON:
+        return
+    name, rest = program_name(words[index].text), words[index + 1 :]
+    found: list[SimpleCommand] = []
+    if name in SHELLS:
+        operand = shell_operand([word.text for word in rest])
+        if operand is not None and operand[0]:
+            found = _string_commands(rest[operand[1]], text)
+    elif name == "ssh":
+        host = _skip_options(rest, 0, _SSH_VALUE_OPTIONS)
+        remote = rest[host + 1 :]
+        found = _string_commands(remote[0], text) if len(remote) == 1 else [SimpleCommand(tuple(remote))] * bool(remote)
+    for command in found:
+        yield command
+        yield from _handed_on(command.words, text, depth + 1)
 
 
 class _Held(NamedTuple):
@@ -149,7 +190,10 @@ class _Held(NamedTuple):
 class ArrayRuns:
     """Container commands run from arrays: a later command runs an array as its program (``"${CMD[@]}"``, after
     ``sudo``, ``eval`` or ``timeout``), and the array's words with the words the run adds are a container command
-    (``CMD=(docker run --gpus all img t)``, ``D=(sudo docker); "${D[@]}" run --gpus all img t``). The array is read
+    (``CMD=(docker run --gpus all img t)``, ``D=(sudo docker); "${D[@]}" run --gpus all img t``). A string that
+    holds a container command is read the same way when the text runs it (``cmd="docker run ..."`` then ``$cmd``
+    or ``eval "$cmd"``: benchmark scripts echo the command before they run it), its words as the shell splits the
+    string's text (``_string_command``). The array is read
     as the text last gave it before the run: its last value (a branch that gave another is not seen) with what
     ``+=`` added and the arrays it was made of (``CMD=(sudo "${CMD[@]}")``), none when an item was set, it was
     unset or given something else the text does not show. Each run that adds words is a command of its own, at
@@ -172,9 +216,12 @@ class ArrayRuns:
 
     def note(self, given: tuple[NamedArray, ...], command: SimpleCommand) -> None:
         """What a command does to the arrays: gives or adds to them, or runs one (looked for only once the text
-        holds an array: most texts give none)."""
+        holds an array: most texts give none); a string that holds a container command is held as one."""
         for array in given:
             self._keep(array)
+        first = command.words[0].text
+        if self.held or _HOLDS_A_RUN.match(first) is not None or first in DECLARING:
+            self._keep_strings(command)
         if not self.held:
             return
         if self.runners is None:
@@ -228,6 +275,23 @@ class ArrayRuns:
             return self._drop(array.name)
         self.held[array.name] = _Held(words, now, origin, scoped)
 
+    def _keep_strings(self, command: SimpleCommand) -> None:
+        """Hold each string a command of assignments gives that is a container command, as its words; a string
+        added to (``cmd+=" --x"``) is no longer the command the text shows."""
+        words = command.words[1:] if command.words[0].text in DECLARING else command.words
+        for word in words:
+            name, equals, _ = word.text.partition("=")
+            if not equals or not is_assignment(word, self.text):
+                continue
+            if name.endswith("+"):
+                if self.text[word.end : word.end + 1] != "(":  # an array's ``+=(...)`` is ``_keep``'s
+                    self._drop(name[:-1])
+                continue
+            held = _string_command(word, self.text, len(name) + 1)
+            if held is not None and self.words + len(held) <= self.MAX_WORDS:
+                self.words += len(held)
+                self.held[name] = _Held(held, self.assigned.generations.get(name, 0), word.end, False)
+
     def _run(self, name: str, at: Word, added: Sequence[Word]) -> None:
         words = self._current(name, self.assigned.generations.get(name, 0))
         if not words or len(self.runs) >= self.MAX_TEXT_RUNS:
@@ -247,6 +311,79 @@ class ArrayRuns:
 #: a word that is all of an array: ``"${NAME[@]}"``, ``${NAME[*]}``, also as ``set -u`` scripts write it so that an
 #: empty one expands to nothing, ``${NAME[@]+"${NAME[@]}"}``
 _WHOLE_ARRAY = LazyRegex(r'^\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\[[@*]\](?::?\+"?\$\{\1\[[@*]\]\}"?)?\}$', 0, ("${",))
+#: a word that is all of a string, ``$NAME`` or ``${NAME}``: run, it is a command held in a string
+_WHOLE_STRING = LazyRegex(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]{0,63})\}|([A-Za-z_][A-Za-z0-9_]{0,63}))$", 0, ("$",))
+#: an assignment whose value starts a container engine's run (``cmd="sudo docker run``): one held as a command
+_HOLDS_A_RUN = LazyRegex(
+    r"^[A-Za-z_][A-Za-z0-9_]{0,63}=[ \t]*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)[ \t]+(?:container[ \t]+)?"
+    r"(?:run|create)(?:[ \t]|$)",
+    0,
+    ("=",),
+)
+
+
+def _string_command(word: Word, text: str, value_at: int) -> list[Word] | None:
+    """The words of a container command an assignment word's string holds, at their offsets in ``text``
+    (``value_at``: where the value starts in the word), as the shell reads the string again when it runs it: one
+    command, or None."""
+    if _HOLDS_A_RUN.match(word.text) is None:
+        return None
+    found = _string_commands(word, text, value_at)
+    return list(found[0].words) if len(found) == 1 else None
+
+
+def _string_commands(word: Word, text: str, value_at: int = 0) -> list[SimpleCommand]:
+    """The commands a word's text holds from ``value_at`` on, read again as shell (as ``eval``, ``sh -c`` and a
+    remote shell read it), at their offsets in ``text``: a string quoted whole is read as its value (a double-quoted
+    one's escapes undone: ``\\`` at a line's end continues the command there); one quoted in parts is read as
+    written. Past ``MAX_HANDED_TEXT`` characters, none."""
+    start, end = word.start + value_at, word.end
+    if end - start > MAX_HANDED_TEXT:
+        return []
+    quoted = end - start >= 2 and text[start] in "\"'" and text[end - 1] == text[start]
+    where: Sequence[int]
+    if quoted and text[start] == '"':
+        value, where = _double_quoted_value(text, start + 1, end - 1)
+    else:
+        start, end = (start + 1, end - 1) if quoted else (start, end)
+        value, where = text[start:end], range(start, end + 1)
+    return [
+        SimpleCommand(tuple(_placed(each, where) for each in found.words), found.depth) for found in commands(value)
+    ]
+
+
+#: the most characters of a string read again as shell
+MAX_HANDED_TEXT = 64_000
+#: what a backslash escapes inside double quotes (POSIX: ``$``, backquote, ``"``, backslash and a newline)
+_DOUBLE_QUOTED_ESCAPES = frozenset('$`"\\\n')
+
+
+def _double_quoted_value(text: str, start: int, end: int) -> tuple[str, list[int]]:
+    """The value the shell gives ``text[start:end]`` inside double quotes (``\\"`` is ``"``, a backslash and a
+    newline are nothing), and where each of its characters is in ``text``, then where it ends."""
+    value: list[str] = []
+    where: list[int] = []
+    at = start
+    while at < end:
+        if text[at] == "\\" and at + 1 < end and text[at + 1] in _DOUBLE_QUOTED_ESCAPES:
+            if text[at + 1] != "\n":
+                value.append(text[at + 1])
+                where.append(at + 1)
+            at += 2
+            continue
+        value.append(text[at])
+        where.append(at)
+        at += 1
+    where.append(end)
+    return "".join(value), where
+
+
+def _placed(word: Word, where: Sequence[int]) -> Word:
+    """A word read from a string's value, at its offsets in the file (``where``: each value character's)."""
+    end = where[word.end - 1] + 1 if word.end > word.start else where[word.start]
+    return dataclasses.replace(word, start=where[word.start], end=end)
+
+
 #: a shell function's header and body (``run() { ...; }``, ``function run { ...; }``): its body is read up to its
 #: first ``}`` (no braces inside), at most 2,000 characters
 _FUNCTION = LazyRegex(
@@ -286,10 +423,6 @@ def _runners(text: str, starts: frozenset[int]) -> frozenset[str]:
     return frozenset(found)
 
 
-#: ``timeout [options] DURATION`` before the command it runs
-_TIMEOUT_VALUE_OPTIONS = frozenset({"-s", "--signal", "-k", "--kill-after"})
-
-
 def _array_run(words: Sequence[Word], text: str, runners: frozenset[str] = frozenset()) -> tuple[str, int] | None:
     """The array a command runs as its program (``sudo "${CMD[@]}"``, ``eval "${CMD[*]}"``, ``timeout 1h
     "${CMD[@]}"``, ``run "${CMD[@]}"`` with one of the text's ``runners``) and the index of its word, or None. A
@@ -302,14 +435,13 @@ def _array_run(words: Sequence[Word], text: str, runners: frozenset[str] = froze
         if index + 1 < len(words) and words[index].text == "command" and words[index + 1].text in ("-v", "-V"):
             return None  # ``command -v "${D[@]}"`` asks where the program is, it runs nothing
         index = _skip_wrappers(words, index, text)
-        if index < len(words) and words[index].text == "timeout":
-            index = _skip_options(words, index + 1, _TIMEOUT_VALUE_OPTIONS) + 1  # and its duration
         if index < len(words) and not words[index].dynamic and words[index].text in runners:
             index += 1
-    whole = _WHOLE_ARRAY.match(words[index].text) if index < len(words) else None
+    word = words[index].text if index < len(words) else ""
+    whole = _WHOLE_ARRAY.match(word) or _WHOLE_STRING.match(word)
     if whole is None or not (words[index].splat or evaluated):
         return None
-    return whole.group(1), index
+    return whole.group(1) or whole.group(2), index
 
 
 def parse_container_command(
@@ -392,11 +524,14 @@ def parse_options(words: Sequence[Word], text: str) -> tuple[tuple[Flag, ...], t
 
 
 def _skip_wrappers(words: Sequence[Word], index: int, text: str) -> int:
-    """Index of the word that is the program: past ``VAR=x``, ``sudo -E``, ``env -u X``, ``exec``..."""
+    """Index of the word that is the program: past ``VAR=x``, ``sudo -E``, ``env -u X``, ``exec``, ``timeout 1h``..."""
     while index < len(words):
         word = words[index]
         if is_assignment(word, text):
             index += 1
+            continue
+        if not word.dynamic and word.text.rsplit("/", 1)[-1] == "timeout":
+            index = _skip_options(words, index + 1, _TIMEOUT_VALUE_OPTIONS) + 1  # and its duration
             continue
         value_options = None if word.dynamic else _WRAPPERS.get(word.text.rsplit("/", 1)[-1])
         if value_options is None:

@@ -30,7 +30,7 @@ _WHOLE_VARIABLE = LazyRegex(
 #: commands that read a file of assignments into the script
 _SOURCING = frozenset({"source", "."})
 #: builtins whose arguments are assignments after their options
-_DECLARING = frozenset({"export", "local", "declare", "typeset", "readonly"})
+DECLARING = frozenset({"export", "local", "declare", "typeset", "readonly"})
 #: of those, the ones that give a function's own variable inside a function
 _SCOPING = frozenset({"local", "declare", "typeset"})
 #: a command that changes a name other than by a plain assignment: an array's item, ``unset``, ``read``/``mapfile``
@@ -137,7 +137,7 @@ def note_assignment(
             assignments.generations[name] = assignments.generations.get(name, 0) + 1
         return ()
     words = command.words
-    if first in _DECLARING:  # ``declare -a CMD=(...)``, ``local -r X=1``: past the builtin and its options
+    if first in DECLARING:  # ``declare -a CMD=(...)``, ``local -r X=1``: past the builtin and its options
         words = words[1:]
         while words and words[0].text.startswith("-"):
             words = words[1:]
@@ -227,7 +227,7 @@ def _reads_assignments_in(command: SimpleCommand, text: str) -> bool:
     first = command.words[0].text
     if first in _SOURCING or first == "eval":
         return True
-    return first in _DECLARING and any(word.dynamic and not is_assignment(word, text) for word in command.words[1:])
+    return first in DECLARING and any(word.dynamic and not is_assignment(word, text) for word in command.words[1:])
 
 
 class NamedArray(NamedTuple):
