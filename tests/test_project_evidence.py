@@ -341,6 +341,22 @@ _PASSED_ON = (
             "    model = torch.nn.Linear(4, 4)\nswap()\nmodel.train()",
             False,
         ),
+        # a parameter the function's body replaces with the model (audit65a: hunyuan-train-framework's YOLO11)
+        ("from ultralytics import YOLO\ndef fit(model, d):\n    model = YOLO(model)\n    model.train(data=d)", True),
+        (  # replaced only in a branch: what the caller gave may still hold
+            "from ultralytics import YOLO\ndef fit(model, d):\n    if d:\n        model = YOLO(model)\n"
+            "    model.train(data=d)",
+            False,
+        ),
+        (  # replaced after the call
+            "from ultralytics import YOLO\ndef fit(model, d):\n    model.train(data=d)\n    model = YOLO(model)",
+            False,
+        ),
+        (  # a loop binds the parameter's name again
+            "from ultralytics import YOLO\ndef fit(model, d):\n    model = YOLO(model)\n"
+            "    for model in d:\n        model.train(data=d)",
+            False,
+        ),
         # a ``**`` that passes on the function's own keywords: what the file's calls of it give decides
         (_PASSED_ON.format(call="service.fit(data='d.yaml', epochs=3)"), True),
         (_PASSED_ON.format(call="service.fit(data='d.yaml')\nservice.fit(data='e.yaml', batch=4)"), True),

@@ -22,10 +22,13 @@ SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 class Scope:
     """One function's (or the module's, or a class body's, or a lambda's) own nodes and the names it binds."""
 
-    __slots__ = ("assigned", "bound", "is_class", "nodes", "outer", "root")
+    __slots__ = ("assigned", "bound", "is_class", "nodes", "outer", "parameters", "root")
 
     def __init__(self, root: ast.AST, nodes: list[ast.AST], outer: Scope | None) -> None:
         self.root, self.nodes, self.outer, self.is_class = root, nodes, outer, isinstance(root, ast.ClassDef)
+        arguments = root.args if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else None
+        #: the function's parameters: bound once, on entry, before any of its statements
+        self.parameters = frozenset(parameter_names(arguments)) if arguments is not None else frozenset()
         self.bound: dict[str, int] = {}
         #: name -> statement block -> (line, value) of its plain assignments there, in order
         self.assigned: dict[str, dict[int, list[tuple[int, ast.expr]]]] = {}
@@ -51,7 +54,8 @@ class Scope:
         if scope is None:
             return []
         blocks = scope.assigned.get(name, {})
-        if len(blocks) > MAX_BLOCKS or scope.bound[name] != sum(len(lines) for lines in blocks.values()):
+        others = scope.bound[name] - sum(len(lines) for lines in blocks.values())  # bound by other means
+        if len(blocks) > MAX_BLOCKS or (others and not self._replaced_parameter(name, before, blocks, others)):
             return []
         if before is None or scope is not self:  # an enclosing scope's name: any of its values, by the time it runs
             return [value for lines in blocks.values() for _, value in lines]
@@ -61,6 +65,17 @@ class Scope:
             if at:
                 found.append(lines[at - 1][1])
         return found
+
+    def _replaced_parameter(
+        self, name: str, before: int | None, blocks: dict[int, list[tuple[int, ast.expr]]], others: int
+    ) -> bool:
+        """Whether a parameter of this scope is assigned in the function's own body (no branch) above the line:
+        what the caller gave no longer holds there (``def train(model): model = YOLO(model); model.train()``)."""
+        if before is None or others != 1 or name not in self.parameters:
+            return False
+        body = getattr(self.root, "body", None)
+        top = blocks.get(id(body), []) if isinstance(body, list) else []
+        return any(line < before for line, _ in top)
 
     def value(self, name: str) -> ast.expr | None:
         """The name's one value, where the scope that binds it assigns it once."""
@@ -94,6 +109,12 @@ def bound_names(node: ast.AST) -> list[str]:
     if isinstance(node, ast.MatchMapping):
         return [node.rest] if node.rest else []
     return []
+
+
+def parameter_names(arguments: ast.arguments) -> Iterator[str]:
+    """A function's parameter names, every kind (``a``, ``*args``, ``b`` after it, ``**kwargs``)."""
+    every = [*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs, arguments.kwarg]
+    return (argument.arg for argument in every if argument is not None)
 
 
 def scopes(nodes: list[ast.AST]) -> list[Scope]:
