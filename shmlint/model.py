@@ -198,6 +198,11 @@ class MountedConfig(NamedTuple):
     namespace: str = ""
 
 
+#: the Dockerfile a build reads from its context when it names none: ``Dockerfile``, else ``dockerfile`` (the docker
+#: CLI's and BuildKit's lower-case fallback, moby/moby#10858)
+CONTEXT_DOCKERFILES = ("Dockerfile", "dockerfile")
+
+
 class Launch(NamedTuple):
     """What a container starts, as its manifest writes it, so ``shmlint.project`` can follow it to the repository's
     files. Paths are as written; ``base_dir`` is the folder relative ones start from (the manifest's)."""
@@ -233,9 +238,11 @@ class Launch(NamedTuple):
         return os.path.join(self.base_dir, self.build_context) if self.build_context else self.base_dir
 
     @property
-    def dockerfile_path(self) -> str:
-        """The Dockerfile of that build (or the one beside the manifest), as a path that may not exist."""
-        return os.path.join(self.context, self.dockerfile or "Dockerfile")
+    def dockerfile_paths(self) -> tuple[str, ...]:
+        """Where the Dockerfile of that build (or the one beside the manifest) may be, in the order a build looks
+        (``CONTEXT_DOCKERFILES`` when it names none), as paths that may not exist."""
+        names = (self.dockerfile,) if self.dockerfile else CONTEXT_DOCKERFILES
+        return tuple(os.path.join(self.context, name) for name in names)
 
 
 class ProjectFacts(NamedTuple):

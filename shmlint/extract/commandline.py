@@ -137,12 +137,26 @@ _EXEC = LazyRegex(r"\bexec\b", 0, ("exec",))
 _EXPANSION = LazyRegex(r"\$(?:\{[^{}]{0,256}\}|\([^()]{0,256}\)|\w+)", 0, ("$",))
 
 
-def _named_image(image: Word | None) -> Word | None:
+#: an image word that is the ID a build prints (``$(docker build -q -t NAME .)``), and the tag that build gives it
+_BUILT_HERE = LazyRegex(
+    r"\$\([ \t]*(?:sudo[ \t]+)?(?:docker|podman)[ \t]+(?:image[ \t]+)?build[ \t][^()]{0,2000}?"
+    r"(?:-t|--tag)(?:[ \t]+|=)(?P<tag>[\w./:@-]{1,256})[^()]{0,2000}\)$",
+    0,
+    ("build",),
+)
+
+
+def _named_image(image: Word | None, source: SourceText) -> Word | None:
     """The image word when it names an image: written out, or partly with variables (``nvcr.io/nim/meta/x:$TAG``,
     ``$REGISTRY/vllm/vllm-openai``), whose literal parts the image patterns (anchored to the name) match as they
-    are. One that is all expansion (``$IMAGE``, ``$(docker build -q .)``) names nothing."""
+    are; for the ID a build it runs prints (``$(docker build -q -t NAME .)``, audit65a), the tag the build gives
+    it, where it is written (the build itself is read as the file's other builds are). One that is all expansion
+    (``$IMAGE``, ``$(docker build -q .)``) names nothing."""
     if image is None or not image.dynamic:
         return image
+    built = _BUILT_HERE.match(source.text, image.start, image.end)
+    if built is not None:
+        return Word(built["tag"], built.start("tag"), built.end("tag"))
     literal, before = image.text, ""
     for _ in range(8):  # innermost first: ``${IMAGE:-vllm/x:${TAG}}`` is all expansion, however nested
         if literal == before:
@@ -171,7 +185,7 @@ def command_workload(
     settings, slots = _settings(command, source)
     memory = command.flag_values("--memory")
     workdir = command.flag_values("--workdir")[-1:]
-    image = _named_image(command.image)
+    image = _named_image(command.image, source)
     options = DockerOptions(
         base_dir=base_dir(source.path),
         settings=tuple(settings),

@@ -126,7 +126,9 @@ class DockerfileBlock(NamedTuple):
 
 
 #: what a build names when it reads the context's own Dockerfile, which a guide may write as a code block
-_CONTEXT_DOCKERFILE = frozenset({"", "Dockerfile", "./Dockerfile", "Containerfile", "./Containerfile"})
+_CONTEXT_DOCKERFILE = frozenset(
+    {"", "Dockerfile", "./Dockerfile", "dockerfile", "./dockerfile", "Containerfile", "./Containerfile"}
+)
 
 
 def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBuild]:

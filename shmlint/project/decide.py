@@ -79,7 +79,7 @@ def _leads_somewhere(workload: Workload, project: ProjectIndex) -> bool:
         return True
     if launch.mounts or launch.configs:
         return True
-    if launch.dockerfile_beside and os.path.isfile(launch.dockerfile_path):
+    if launch.dockerfile_beside and any(os.path.isfile(path) for path in launch.dockerfile_paths):
         return True  # a Dockerfile beside the file is taken to build the image (``follow._built``)
     if project.files is not None and project.files.whole is not None:
         return True  # a part of a repository: the image may be built in a file the run does not check

@@ -844,7 +844,7 @@ def _built(launch: Launch, reader: Reader, build: ImageBuild | None) -> tuple[st
     elif not launch.build_context and not launch.dockerfile_beside:
         return None
     else:
-        path = reader.inside(launch.dockerfile_path)
+        path = next(filter(None, map(reader.inside, launch.dockerfile_paths)), None)
         found = reader.text(path) if path is not None else None
         if path is None or found is None:
             return None

@@ -79,7 +79,7 @@ FORMAT = Format(
         FileNames(
             FileKind.DOCKERFILE,
             rank=90,
-            names=("Dockerfile", "Containerfile"),
+            names=("Dockerfile", "Containerfile", "dockerfile", "containerfile"),
             endings=(".dockerfile",),
             beginnings=("dockerfile.",),
         ),

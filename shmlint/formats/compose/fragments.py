@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.formats.compose import is_compose_name
 from shmlint.formats.compose.project import Project, Service
+from shmlint.model import CONTEXT_DOCKERFILES
 
 if TYPE_CHECKING:
     from shmlint.project.index import ProjectFiles
@@ -41,7 +42,7 @@ def part_of_another(project: Project, service: Service) -> str | None:
             "service, merged by a set the repository's scripts do not name; not judged alone"
         )
     listed = files.complete(folder) or files.cut(folder)  # else nothing beside the file may be read (a document's)
-    if has_build and listed and not files.has_file(os.path.join(folder, "Dockerfile")):
+    if has_build and listed and not any(files.has_file(os.path.join(folder, name)) for name in CONTEXT_DOCKERFILES):
         return (
             f'service "{service.name}" builds with neither a context nor a Dockerfile, and its folder holds no '
             "Dockerfile: compose cannot run it alone, so it is a part of a service another file defines; not judged "
