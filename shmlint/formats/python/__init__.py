@@ -1,5 +1,5 @@
-"""Python code that launches containers: Metaflow, Kubeflow Pipelines and Flyte resources, the docker SDK,
-SageMaker estimators in local mode."""
+"""Python code that launches containers: Metaflow, Kubeflow Pipelines and Flyte resources, the docker SDK and
+Airflow's DockerOperator, SageMaker estimators in local mode."""
 
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
 #: a .py file that imports none of these launches no container: an ordinary Python tree costs one search a file
 _LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker", "sagemaker")
-_PYTHON_LAUNCHERS = LazyRegex(r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker|sagemaker)\b", re.MULTILINE)
+_PYTHON_LAUNCHERS = LazyRegex(
+    r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker|sagemaker|airflow\.providers\.docker)\b",
+    re.MULTILINE,
+)
 
 
 def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:

@@ -1,4 +1,5 @@
-"""The docker SDK's ``client.containers.run(...)``/``.create(...)`` read into the docker options judge's view
+"""The docker SDK's ``client.containers.run(...)``/``.create(...)`` (and Airflow's ``DockerOperator``, which
+passes the same options on to it) read into the docker options judge's view
 (``shmlint.containers.docker``): ``shm_size``, ``ipc_mode``, ``tmpfs``, ``mem_limit``, a GPU ``DeviceRequest`` or
 runtime, ``environment``, and what it starts (``command``, ``entrypoint``, ``working_dir``)."""
 
@@ -42,6 +43,30 @@ class DockerSdk:
         command = options.get("command") or (
             Arg(call.args[1], self.reader.value(call.args[1])) if len(call.args) > 1 else None
         )
+        name = WorkloadId(WorkloadFormat.PYTHON, "docker SDK", f"containers.{method_name(call)}", "", "container")
+        yield self.container(call, options, image, command, name, sizes.DOCKER)
+
+    def operator(self, call: ast.Call) -> Iterator[Workload]:
+        """Airflow's ``DockerOperator``: the docker SDK's options under the same names (the docker provider passes
+        ``shm_size``, ``ipc_mode``, ``device_requests``, ``mem_limit``, ``environment``, ``command``,
+        ``entrypoint`` and ``working_dir`` on to ``create_host_config``/``create_container``), named by its
+        ``task_id``; its ``shm_size`` is typed as an integer of bytes, and written so."""
+        options = self.reader.keywords(call)
+        task = options.get("task_id")
+        named = task.value if task is not None and isinstance(task.value, str) else "DockerOperator"
+        name = WorkloadId(WorkloadFormat.PYTHON, "Airflow DockerOperator", named, "", "container")
+        yield self.container(call, options, options.get("image"), options.get("command"), name, "bytes")
+
+    def container(
+        self,
+        call: ast.Call,
+        options: dict[str, Arg],
+        image: Arg | None,
+        command: Arg | None,
+        name: WorkloadId,
+        unit: str,
+    ) -> Workload:
+        """A container the call starts, from the docker SDK's keywords; a fix writes its size in ``unit``."""
         entrypoint, working_dir, memory = (
             options.get("entrypoint"),
             options.get("working_dir"),
@@ -60,10 +85,8 @@ class DockerSdk:
             memory=self.reader.size(memory, sizes.DOCKER) if memory is not None else None,
             unresolved=tuple(self.reader.spread(call)),
         )
-        yield judge_docker(view, self.reader.signals).workload(
-            WorkloadId(WorkloadFormat.PYTHON, "docker SDK", f"containers.{method_name(call)}", "", "container"),
-            self.reader.span(call),
-            self.reader.call_target(call, "shm_size", sizes.DOCKER),
+        return judge_docker(view, self.reader.signals).workload(
+            name, self.reader.span(call), self.reader.call_target(call, "shm_size", unit)
         )
 
     def gpu(self, options: dict[str, Arg]) -> Iterator[Setting]:

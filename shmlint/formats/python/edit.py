@@ -38,9 +38,11 @@ def edits_for(fix: Fix, workload: Workload, source: SourceText) -> list[Edit]:
 
 
 def spelled(unit: str, size: int) -> str:
-    """A size as the library takes it: MiB as an integer, docker and Kubernetes sizes as strings."""
+    """A size as the library takes it: MiB or bytes as an integer, docker and Kubernetes sizes as strings."""
     if unit == "mib":
         return str(max(1, size // sizes.MIB))
+    if unit == "bytes":
+        return str(size)
     if unit == sizes.KUBERNETES:
         return f'"{sizes.format_kubernetes(size)}"'
     return f'"{sizes.format_docker(size)}"'

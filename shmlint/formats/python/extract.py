@@ -8,8 +8,9 @@
   the ``kfp.kubernetes.empty_dir_mount(task, ..., mount_path="/dev/shm", medium="Memory")`` calls on it.
 - Flyte: ``@task`` with a GPU in ``requests``/``limits``/``resources`` (``Resources(gpu=...)``) or an
   ``accelerator``, and its ``shared_memory`` option (``True``: sized like the memory limit; ``"8Gi"``).
-- The docker SDK: ``containers.run(...)``/``containers.create(...)``, read by ``shmlint.formats.python.docker_sdk`` and
-  judged as Terraform's ``docker_container`` is (``shmlint.containers.docker``).
+- The docker SDK: ``containers.run(...)``/``containers.create(...)``, and Airflow's ``DockerOperator(...)`` that
+  passes the same options on to it, read by ``shmlint.formats.python.docker_sdk`` and judged as Terraform's
+  ``docker_container`` is (``shmlint.containers.docker``).
 
 Values and positions come from ``shmlint.formats.python.calls``: module-level ``NAME = literal`` constants are
 resolved; any other expression is unknown, which lowers a finding to a warning where it could carry a size.
@@ -116,6 +117,8 @@ class _Reader(CallReader):
                 yield from self.flyte(node)
             elif isinstance(node, ast.Call) and method_name(node) in ("run", "create"):
                 yield from docker.workloads(node)
+            elif isinstance(node, ast.Call) and called_name(node) == "DockerOperator":
+                yield from docker.operator(node)
             elif isinstance(node, ast.Call) and sagemaker is not None and node.keywords:
                 yield from sagemaker.workloads(node)
         yield from self.kfp()
