@@ -221,3 +221,13 @@ def gather_facts(root: Path, launch: Any, devices: int | None = 1, image: str | 
     from shmlint.project.index import ProjectIndex, Reader
 
     return gather(launch, devices, Reader(ProjectIndex.for_paths([root]), {}), image)
+
+
+def pod_workload(**changes: Any) -> Any:
+    """A GPU pod's workload of an image no name decides, with ``changes``: for ``shmlint.need.decide`` alone."""
+    from shmlint.model import Evidence, Workload, WorkloadFormat, WorkloadId
+    from shmlint.source import Span
+
+    span = Span("p.yaml", 1, 1, 1, 1, 0, 0)
+    base = Workload(WorkloadId(WorkloadFormat.KUBERNETES, "Pod", "p"), span, gpu=(Evidence("gpu: 1", span),))
+    return base._replace(**{"image": "example.org/unknown:1", **changes})
