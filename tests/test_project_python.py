@@ -197,6 +197,44 @@ def test_ultralytics_training(code: str, needs: bool) -> None:
     assert bool(_read(code).needs) is needs
 
 
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        # batchgenerators' augmenters with worker processes (audit66b: nnUNet-Studio's patched trainer)
+        (
+            "from batchgenerators.dataloading.multi_threaded_augmenter import MultiThreadedAugmenter\n"
+            "MultiThreadedAugmenter(loader, transforms, 4)",
+            True,
+        ),
+        ("NonDetMultiThreadedAugmenter(loader, transforms, num_processes=0)", False),
+        ("MultiThreadedAugmenter(loader, transforms, n)", False),  # not known
+        ("MultiThreadedAugmenter(loader, transforms, **kw)", False),
+        # nnU-Net's trainer through its Python API, in a file that imports from nnU-Net
+        (
+            "from nnunetv2.paths import nnUNet_preprocessed\nfrom trainers import nnUNetTrainerFast\n"
+            "t = nnUNetTrainerFast(plans, 'c', 0, ds)\nt.run_training()",
+            True,
+        ),
+        ("from nnunetv2.run.run_training import run_training\nrun_training('Dataset001', '3d_fullres', 0)", True),
+        (
+            "from nnunetv2.run.run_training import get_trainer_from_args\n"
+            "t = get_trainer_from_args('1', '3d', 0)\nt.run_training()",
+            True,
+        ),
+        ("from nnunetv2.paths import p\nt = Other()\nt.run_training()", False),  # another object
+        ("from trainers import nnUNetTrainerFast\nnnUNetTrainerFast(p).run_training()", False),  # no nnU-Net import
+    ],
+)
+def test_nnunet_and_batchgenerators(code: str, needs: bool) -> None:
+    assert bool(_read(code).needs) is needs
+
+
+def test_nnunet_told_to_train_single_threaded_is_no_need() -> None:
+    code = "from nnunetv2.run.run_training import run_training\nrun_training('Dataset001', '3d_fullres', 0)"
+    assert not pycode.read(code, (), {}, 1, env={"nnUNet_n_proc_DA": "0"}).needs  # type: ignore[union-attr]
+    assert pycode.read(code, (), {}, 1, env={"nnUNet_n_proc_DA": "8"}).needs  # type: ignore[union-attr]
+
+
 def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert _read("TrainingArguments(output_dir='o', dataloader_num_workers=4)").needs
     assert _read("GPTTrainerConfig(batch_size=2, num_loader_workers=8)").needs  # Coqui TTS's trainer config

@@ -18,6 +18,7 @@ from shmlint.project.configs import THRESHOLDS, Setting
 from shmlint.project.pycommands import Command, commands
 from shmlint.project.pydatasets import Names, names_of, small_batches
 from shmlint.project.pyhelpers import LoaderHelper, helper_calls, loader_helpers
+from shmlint.project.pynnunet import AUGMENTERS, augmenter, nnunet_names, nnunet_training
 from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
 from shmlint.project.pyscopes import Scope, scopes
 from shmlint.project.pysyntax import called, dotted
@@ -146,7 +147,8 @@ def read(
     ray_elsewhere = "ScalingConfig" in text and _ray_elsewhere(nodes)
     found = scopes(nodes)
     classes = _ultralytics_classes(nodes)
-    scope_of = {id(node): scope for scope in found for node in scope.nodes} if classes else {}
+    nnunet = nnunet_names(nodes) if "nnunet" in text or "nnUNet" in text else frozenset()
+    scope_of = {id(node): scope for scope in found for node in scope.nodes} if classes or nnunet else {}
     for node in nodes:
         if not isinstance(node, ast.Call) or id(node) in unused:
             continue
@@ -176,6 +178,12 @@ def read(
         fact = fact or _ray_train(node, name, context, quoted, ray_elsewhere)
         fact = fact or _multiprocessing(node, mp_aliases, quoted)
         fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted, nodes)
+        if fact is None and (name in AUGMENTERS or (nnunet and name == "run_training")):
+            quote = functools.partial(_quote, quoted)
+            said = augmenter(node, name, context, quote) or nnunet_training(
+                node, nnunet, scope_of.get(id(node)), context, quote
+            )
+            fact = Fact(*said) if said is not None else None
         if fact is not None:
             needs.append(fact)
     helpers = loader_helpers(found, context, loaders, unknown_loaders) if unknown_loaders else ()
