@@ -504,6 +504,27 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ("docker run --gpus all acme/app sh -c 'cat /etc/os-release && python t.py'\n", Severity.INFO, None),
         ("docker run --gpus all acme/app sh -c 'echo starting\n./run_training'\n", Severity.INFO, None),  # two lines
         ("docker run --gpus all acme/app echo ok\n", None, "x"),
+        # a check that the GPU is seen: imports and prints (audit65a); code that calls more is read as a program
+        (
+            "docker run --gpus all pytorch/pytorch python -c 'import torch; print(torch.cuda.is_available())'\n",
+            None,
+            "x",
+        ),
+        (
+            "docker run --gpus all acme/app python3 -c 'import torch as t; print(t.__version__); print(t.cuda.device_count())'\n",
+            None,
+            "x",
+        ),
+        (  # the image's tier here; what the code starts is the project walk's (test_project_python)
+            "docker run --gpus all pytorch/pytorch python -c 'import torch; torch.multiprocessing.spawn(f)'\n",
+            Severity.INFO,
+            "pytorch-images",
+        ),
+        (
+            "docker run --gpus all pytorch/pytorch python -c 'import torch; print(torch.ones(2).cuda())'\n",
+            Severity.INFO,
+            "pytorch-images",
+        ),
         # one process per GPU: a container given exactly one counted GPU holds one rank, its peers in other pods
         # (audit53b: SGLang --tp-size 4 over four one-GPU pods); uncounted (all) or two still fail
         ("docker run --gpus 1 lmsysorg/sglang python3 -m sglang.launch_server --tp-size 4\n", Severity.INFO, "sglang"),

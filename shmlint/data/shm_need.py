@@ -1071,6 +1071,23 @@ SOFTWARE = (('pytorch-dataloader-workers',
   0,
   False,
   False),
+ ('python-import-probes',
+  'free',
+  'a `python -c` check that only imports modules and prints what they report (`import torch; '
+  'print(torch.cuda.is_available())`)',
+  'https://docs.python.org/3/using/cmdline.html#cmdoption-c',
+  None,
+  None,
+  ('(?:^python(3(\\.[0-9]{1,2})?)? +-c +((from +[A-Za-z0-9_.]{1,64} +)?import +[A-Za-z0-9_., ]{1,100}( +as '
+   '+[A-Za-z0-9_]{1,32})? *; *){1,4}print\\(([A-Za-z0-9_.\\[\\]\'" ,=:%{}+-]|\\(\\)){0,120}\\)( *; '
+   '*print\\(([A-Za-z0-9_.\\[\\]\'" ,=:%{}+-]|\\(\\)){0,120}\\)){0,4} *;?$)',
+   ('python',)),
+  False,
+  False,
+  False,
+  0,
+  False,
+  False),
  ('serving-benchmark-clients',
   'free',
   "serving benchmark clients (vLLM's `vllm bench serve` and benchmark_serving.py) that send requests to a server "
