@@ -114,6 +114,56 @@ def test_kfp_disk_empty_dir_at_dev_shm_is_disk(engine: Engine) -> None:
     assert [s.kind for s in result(engine, text).workloads[0].shm] == [ShmKind.DISK]
 
 
+_KFP_V1 = "import kfp\nfrom kfp import dsl\nfrom kubernetes import client as k8s\n\n\n@dsl.pipeline\ndef p():\n{body}"
+
+
+@pytest.mark.parametrize(
+    ("body", "kinds", "sized"),
+    [
+        # KFP v1's ContainerOp volumes (audit66a: voxsrc's tasks were said to get 64 MiB)
+        (
+            "    a = op().set_gpu_limit(1).add_pvolumes({'/dev/shm': dsl.PipelineVolume(volume=k8s.V1Volume("
+            "name='shm', empty_dir=k8s.V1EmptyDirVolumeSource(medium='Memory')))})\n",
+            [ShmKind.MEMORY],
+            None,
+        ),
+        (
+            "    a = op().set_gpu_limit(2)\n"
+            "    a.add_pvolumes({'/dev/shm': dsl.PipelineVolume(empty_dir={'medium': 'Memory', 'sizeLimit': '16Gi'})})\n",
+            [ShmKind.MEMORY],
+            16 * 1024**3,
+        ),
+        (
+            "    a = op().set_gpu_limit(1)\n"
+            "    a.add_volume(k8s.V1Volume(name='shm', empty_dir=k8s.V1EmptyDirVolumeSource(medium='Memory', "
+            "size_limit='2Gi')))\n    a.add_volume_mount(k8s.V1VolumeMount(mount_path='/dev/shm', name='shm'))\n",
+            [ShmKind.MEMORY],
+            2 * 1024**3,
+        ),
+        ("    a = op().set_gpu_limit(1)\n    a.add_pvolumes({'/dev/shm': claim})\n", [ShmKind.UNKNOWN], None),
+        ("    a = op().set_gpu_limit(1)\n    a.add_pvolumes({'/data': claim})\n", [], None),  # not at /dev/shm
+        ("    a = op().set_gpu_limit(1)\n    b = op()\n    b.add_pvolumes({'/dev/shm': claim})\n", [], None),
+    ],
+)
+def test_kfp_v1_volumes_at_dev_shm(engine: Engine, body: str, kinds: list, sized: int | None) -> None:
+    (workload,) = result(engine, _KFP_V1.format(body=body)).workloads
+    assert [source.kind for source in workload.shm] == kinds
+    assert (workload.shm[0].size.bytes if workload.shm and workload.shm[0].size else None) == sized
+
+
+def test_a_kfp_v1_volume_the_module_names_once_is_read(engine: Engine) -> None:
+    """``shm = dsl.PipelineVolume(...)`` at the top of the file, mounted in a task (audit66a: voxsrc-2020)."""
+    text = _KFP_V1.format(body="    a = op().set_gpu_limit(1)\n    a.add_pvolumes({'/dev/shm': shm})\n")
+    volume = "shm = dsl.PipelineVolume(name='shm-vol', empty_dir={'medium': 'Memory'})\n"
+    assert [s.kind for s in result(engine, text.replace("\n\n\n@", f"\n{volume}\n\n@")).workloads[0].shm] == [
+        ShmKind.MEMORY
+    ]
+    twice = volume + "shm = other()\n"
+    assert [s.kind for s in result(engine, text.replace("\n\n\n@", f"\n{twice}\n\n@")).workloads[0].shm] == [
+        ShmKind.UNKNOWN
+    ]
+
+
 def test_flyte_pytorch_plugin_manages_shm_unless_turned_off(engine: Engine) -> None:
     text = (
         "from flytekit import Resources, task\nfrom flytekitplugins.kfpytorch import Elastic\n\n\n"

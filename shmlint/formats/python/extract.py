@@ -19,6 +19,8 @@ resolved; any other expression is unknown, which lowers a finding to a warning w
 from __future__ import annotations
 
 import ast
+import functools
+from collections import Counter
 from collections.abc import Iterator
 from itertools import pairwise
 
@@ -30,6 +32,7 @@ from shmlint.formats.python.calls import (
     Sibling,
     called_name,
     device_counts,
+    flat_strings,
     method_name,
     module_constants,
     safe_offset,
@@ -53,6 +56,8 @@ MAX_PROCESSES = 4096
 #: a launcher's options in an argument list that count its local processes (``["--num_gpus", "6"]``, ``--num_gpus=6``)
 _COUNT_OPTIONS = ("--num_gpus", "--nproc_per_node")
 KFP_ACCELERATOR = ("set_accelerator_limit", "set_gpu_limit", "set_accelerator_type")
+#: KFP v1's ``ContainerOp`` calls that give a task volumes (``add_pvolumes({"/dev/shm": ...})``)
+KFP_V1_VOLUMES = ("add_pvolumes", "add_volume", "add_volume_mount")
 FLYTE_GPU_RESOURCES = ("requests", "limits", "resources")
 FLYTE_TORCH_CONFIGS = ("PyTorch", "Elastic")  # flytekitplugins-kfpytorch: a Memory /dev/shm unless told otherwise
 
@@ -283,6 +288,7 @@ class _Reader(CallReader):
         for scope in scopes:
             accelerated: dict[str, list[ast.Call]] = {}
             mounts: dict[str, list[ast.Call]] = {}
+            volumes: dict[str, list[ast.Call]] = {}  # KFP v1's ContainerOp volume calls
             chains = _chain_names(scope)
             for node in _own_nodes(scope):
                 if not isinstance(node, ast.Call):
@@ -294,10 +300,88 @@ class _Reader(CallReader):
                         accelerated.setdefault(task, []).append(node)
                 elif called_name(node) == "empty_dir_mount" and node.args and isinstance(node.args[0], ast.Name):
                     mounts.setdefault(node.args[0].id, []).append(node)
+                elif method in KFP_V1_VOLUMES:
+                    task = chains.get(id(node)) or _task_key(node)
+                    if task is not None:
+                        volumes.setdefault(task, []).append(node)
             for task, calls in accelerated.items():
-                yield self.kfp_task(task, calls, mounts.get(task, []))
+                task_volumes = volumes.get(task, [])
+                yield self.kfp_task(task, calls, mounts.get(task, []), self.kfp_v1_shm(task_volumes))
 
-    def kfp_task(self, task: str, calls: list[ast.Call], mounts: list[ast.Call]) -> Workload:
+    def kfp_v1_shm(self, calls: list[ast.Call]) -> list[ShmSource]:
+        """The /dev/shm a KFP v1 ``ContainerOp`` is given: ``add_pvolumes({"/dev/shm": volume})``, or an
+        ``add_volume_mount`` at /dev/shm of a volume an ``add_volume`` gives the task. A volume whose text names
+        the ``Memory`` medium is a Memory emptyDir (sized by its ``size_limit``/``sizeLimit`` where it says one);
+        any other is not understood (a PVC, a value made elsewhere), never the 64 MiB default."""
+        found: list[ShmSource] = []
+        mounted = [c for c in calls if method_name(c) == "add_volume_mount" and self._mounts_shm(c)]
+        given = [c for c in calls if method_name(c) == "add_volume"]
+        for call in calls:
+            if method_name(call) != "add_pvolumes" or not call.args or not isinstance(call.args[0], ast.Dict):
+                continue
+            for key, value in zip(call.args[0].keys, call.args[0].values, strict=True):
+                path = self.value(key) if key is not None else UNKNOWN
+                if isinstance(path, str) and is_shm_path(path):
+                    held = self.module_expressions.get(value.id) if isinstance(value, ast.Name) else value
+                    found.append(self.kfp_v1_volume(held, call, "add_pvolumes /dev/shm"))
+        for mount in mounted:
+            volume = next((c.args[0] for c in given if c.args and "Memory" in flat_strings(c.args[0])), None)
+            found.append(self.kfp_v1_volume(volume, mount, "add_volume_mount /dev/shm"))
+        return found
+
+    @functools.cached_property
+    def module_expressions(self) -> dict[str, ast.expr]:
+        """What each name the module's own statements assign exactly once holds (``shm = dsl.PipelineVolume(...)``
+        at the top of a pipeline file, used in its tasks)."""
+        counts = Counter(
+            node.id
+            for statement in self.tree.body
+            if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign)
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+        )
+        return {
+            target.id: statement.value
+            for statement in self.tree.body
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            for target in statement.targets
+            if isinstance(target, ast.Name) and counts.get(target.id) == 1
+        }
+
+    def _mounts_shm(self, call: ast.Call) -> bool:
+        return any(
+            isinstance(node, ast.keyword) and node.arg == "mount_path" and is_shm_path(str(self.value(node.value)))
+            for node in ast.walk(call)
+        )
+
+    def kfp_v1_volume(self, volume: ast.expr | None, call: ast.Call, description: str) -> ShmSource:
+        if volume is None or "Memory" not in flat_strings(volume):
+            return ShmSource(
+                ShmKind.UNKNOWN, ShmMechanism.EXPANSION, self.span(call), f"{description} (not understood)"
+            )
+        limit = next(
+            (
+                Arg(node.value, self.value(node.value))
+                for node in ast.walk(volume)
+                if isinstance(node, ast.keyword) and node.arg in ("size_limit", "sizeLimit")
+            ),
+            None,
+        ) or next(
+            (
+                Arg(value, self.value(value))
+                for node in ast.walk(volume)
+                if isinstance(node, ast.Dict)
+                for key, value in zip(node.keys, node.values, strict=True)
+                if key is not None and self.value(key) in ("sizeLimit", "size_limit")
+            ),
+            None,
+        )
+        sized = self.size(limit, sizes.KUBERNETES) if limit is not None else None
+        return ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, self.span(call), description, sized)
+
+    def kfp_task(
+        self, task: str, calls: list[ast.Call], mounts: list[ast.Call], v1_shm: list[ShmSource] | None = None
+    ) -> Workload:
         gpu = []
         counts: list[int] = []  # the accelerator limit, for the multi-GPU tier
         for call in calls:
@@ -348,6 +432,7 @@ class _Reader(CallReader):
                         ShmKind.DISK, ShmMechanism.VOLUME, self.span(mount), "empty_dir_mount without medium Memory"
                     )
                 )
+        shm += v1_shm or []
         return Workload(
             id=WorkloadId(WorkloadFormat.PYTHON, "KFP task", task, "", "task"),
             span=self.span(calls[0]),
