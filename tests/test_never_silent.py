@@ -47,6 +47,13 @@ def test_broken_yaml_is_reported_whatever_is_selected(tmp_path: Path, selection:
         ("pod.yaml", BROKEN_YAML, "SHM000"),  # looks like a manifest: what it meant to run is unknown
         ("compose.yaml", "services:\n  web: [\n", "SHM000"),
         ("job.yaml", "spec:\n  containers: [\n", "SHM000"),
+        ("list.yaml", "- apiVersion: v1\n  kind: Pod\n  spec: [\n", "SHM000"),
+        # an API schema whose property is named ``kind`` (audit66a: an OpenAPI file failed the gate)
+        (
+            "api.yaml",
+            "openapi: 3.0.0\ncomponents:\n  schemas:\n    A:\n      kind: {type: string, enum: [a, b}\n",
+            None,
+        ),
         ("gpu.yaml", "resources: {limits: {nvidia.com/gpu: 1}\n", "SHM000"),  # a signal: it may hold a finding
         # a signal and nothing about containers (audit55b: NeMo launcher configs whose keys name GPUs)
         ("search.yaml", "train_settings:\n  gpus_per_node: 8\n  results_dir: {$results_dir}/llama\n", None),

@@ -232,10 +232,19 @@ def _syntax_notices(source: SourceText) -> list[Notice]:
 _COMPOSE_KEY = LazyRegex(r"^(?:services|x-[\w.-]{1,64})[ \t]*:", re.MULTILINE)
 
 
+#: a key that only a Kubernetes manifest or a container's spec has: ``apiVersion``/``kind`` at the top of a
+#: document (an API schema's ``kind:`` property is nested: audit66a's OpenAPI file), ``containers``/``image`` at any
+#: depth (a pod spec cut out of its manifest)
+_RUNS_CONTAINERS_KEY = LazyRegex(
+    r"^(?:-[ \t]+)?[\"']?(?:apiVersion|kind)[\"']?[ \t]*:|^[ \t-]{0,64}[\"']?(?:containers|image)[\"']?[ \t]*:",
+    re.MULTILINE,
+)
+
+
 def _may_run_containers(text: str) -> bool:
     """Whether a YAML text looks like a manifest or a compose file: when it does not parse, its check is SHM000
     even with no signal word (what it meant to run is unknown); else a note (``_syntax_notices``)."""
-    return looks_like_manifest(text) or _COMPOSE_KEY.search(text) is not None
+    return _RUNS_CONTAINERS_KEY.search(text) is not None or _COMPOSE_KEY.search(text) is not None
 
 
 #: a container engine named in a text (a CI job's or a playbook's ``docker run``), a /dev/shm setting (an AzureML
