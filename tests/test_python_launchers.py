@@ -164,6 +164,62 @@ def test_a_kfp_v1_volume_the_module_names_once_is_read(engine: Engine) -> None:
     ]
 
 
+_POD_OPERATOR = (
+    "from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator\n"
+    "from kubernetes.client import models as k8s\n\n"
+    "t = KubernetesPodOperator(\n    task_id='t',\n    image='acme/app:1',\n    cmds=['python', 'serve.py'],\n{options})\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("options", "kinds", "gpus"),
+    [
+        ("    container_resources=k8s.V1ResourceRequirements(limits={'nvidia.com/gpu': '2'}),\n", [], 2),
+        ("    container_resources={'requests': {'nvidia.com/gpu': 1}},\n", [], 1),
+        (
+            "    container_resources={'limits': {'nvidia.com/gpu': 1}},\n"
+            "    volumes=[k8s.V1Volume(name='shm', empty_dir=k8s.V1EmptyDirVolumeSource(medium='Memory'))],\n"
+            "    volume_mounts=[k8s.V1VolumeMount(name='shm', mount_path='/dev/shm')],\n",
+            [ShmKind.MEMORY],
+            1,
+        ),
+        (  # the dicts that stand for the client's objects
+            "    container_resources={'limits': {'nvidia.com/gpu': 1}},\n"
+            "    volumes=[{'name': 'shm', 'emptyDir': {'medium': 'Memory', 'sizeLimit': '8Gi'}}],\n"
+            "    volume_mounts=[{'name': 'shm', 'mountPath': '/dev/shm'}],\n",
+            [ShmKind.MEMORY],
+            1,
+        ),
+        (  # a disk-backed emptyDir at /dev/shm
+            "    container_resources={'limits': {'nvidia.com/gpu': 1}},\n"
+            "    volumes=[k8s.V1Volume(name='shm', empty_dir=k8s.V1EmptyDirVolumeSource())],\n"
+            "    volume_mounts=[k8s.V1VolumeMount(name='shm', mount_path='/dev/shm')],\n",
+            [ShmKind.DISK],
+            1,
+        ),
+        (  # the mount names a volume the operator does not give: not understood
+            "    container_resources={'limits': {'nvidia.com/gpu': 1}},\n"
+            "    volumes=[k8s.V1Volume(name='data', empty_dir=k8s.V1EmptyDirVolumeSource(medium='Memory'))],\n"
+            "    volume_mounts=[k8s.V1VolumeMount(name='shm', mount_path='/dev/shm')],\n",
+            [ShmKind.UNKNOWN],
+            1,
+        ),
+        (
+            "    container_resources={'limits': {'nvidia.com/gpu': 1}},\n    volume_mounts=MOUNTS,\n",
+            [ShmKind.UNKNOWN],
+            1,
+        ),
+        ("    container_resources={'limits': {'nvidia.com/gpu': 1}},\n    full_pod_spec=SPEC,\n", [ShmKind.UNKNOWN], 1),
+        ("    container_resources={'limits': {'cpu': '4'}},\n", [], None),  # no GPU
+    ],
+)
+def test_airflow_kubernetes_pod_operator(engine: Engine, options: str, kinds: list, gpus: int | None) -> None:
+    (workload,) = result(engine, _POD_OPERATOR.format(options=options)).workloads
+    assert [source.kind for source in workload.shm] == kinds
+    assert workload.accelerator_count == gpus and bool(workload.gpu) == (gpus is not None)
+    assert workload.image == "acme/app:1" and workload.command == "python serve.py"
+
+
 def test_flyte_pytorch_plugin_manages_shm_unless_turned_off(engine: Engine) -> None:
     text = (
         "from flytekit import Resources, task\nfrom flytekitplugins.kfpytorch import Elastic\n\n\n"

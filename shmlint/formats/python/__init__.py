@@ -1,5 +1,5 @@
 """Python code that launches containers: Metaflow, Kubeflow Pipelines and Flyte resources, the docker SDK and
-Airflow's DockerOperator, SageMaker estimators in local mode."""
+Airflow's DockerOperator and KubernetesPodOperator, SageMaker estimators in local mode."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from shmlint.source import SourceText
 
 #: a .py file that imports none of these launches no container: an ordinary Python tree costs one search a file
-_LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker", "sagemaker")
+_LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker", "sagemaker", "airflow")
 _PYTHON_LAUNCHERS = LazyRegex(
-    r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker|sagemaker|airflow\.providers\.docker)\b",
+    r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker|sagemaker|airflow\.(?:providers|contrib))\b",
     re.MULTILINE,
 )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 
 from shmlint import sizes
@@ -64,6 +65,25 @@ class CallReader:
         """The names the module's own ``from m import`` statements may bind (any name, after a star import)."""
         names = {imported.alias for imported in from_imports(self.tree.body)}
         return _EVERYTHING if "*" in names else frozenset(names)
+
+    @functools.cached_property
+    def module_expressions(self) -> dict[str, ast.expr]:
+        """What each name the module's own statements assign exactly once holds (``shm = dsl.PipelineVolume(...)``
+        at the top of a pipeline file, used in its tasks)."""
+        counts = Counter(
+            node.id
+            for statement in self.tree.body
+            if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign)
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+        )
+        return {
+            target.id: statement.value
+            for statement in self.tree.body
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            for target in statement.targets
+            if isinstance(target, ast.Name) and counts.get(target.id) == 1
+        }
 
     # -- positions ---------------------------------------------------------------------------------------------
 

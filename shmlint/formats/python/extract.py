@@ -19,8 +19,6 @@ resolved; any other expression is unknown, which lowers a finding to a warning w
 from __future__ import annotations
 
 import ast
-import functools
-from collections import Counter
 from collections.abc import Iterator
 from itertools import pairwise
 
@@ -32,12 +30,13 @@ from shmlint.formats.python.calls import (
     Sibling,
     called_name,
     device_counts,
-    flat_strings,
     method_name,
     module_constants,
     safe_offset,
 )
 from shmlint.formats.python.docker_sdk import DockerSdk
+from shmlint.formats.python.k8s_objects import mounted_shm, volume_source
+from shmlint.formats.python.pod_operator import PodOperator
 from shmlint.formats.python.sagemaker_local import SageMakerLocal
 from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.numbers import ascii_int, bounded_int
@@ -115,6 +114,7 @@ class _Reader(CallReader):
 
     def workloads(self) -> Iterator[Workload]:
         docker = DockerSdk(self)
+        pods = PodOperator(self)
         sagemaker = SageMakerLocal(self) if "sagemaker" in self.source.text else None
         for node in ast.walk(self.tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -124,6 +124,8 @@ class _Reader(CallReader):
                 yield from docker.workloads(node)
             elif isinstance(node, ast.Call) and called_name(node) == "DockerOperator":
                 yield from docker.operator(node)
+            elif isinstance(node, ast.Call) and called_name(node) == "KubernetesPodOperator":
+                yield from pods.workloads(node)
             elif isinstance(node, ast.Call) and sagemaker is not None and node.keywords:
                 yield from sagemaker.workloads(node)
         yield from self.kfp()
@@ -309,13 +311,12 @@ class _Reader(CallReader):
                 yield self.kfp_task(task, calls, mounts.get(task, []), self.kfp_v1_shm(task_volumes))
 
     def kfp_v1_shm(self, calls: list[ast.Call]) -> list[ShmSource]:
-        """The /dev/shm a KFP v1 ``ContainerOp`` is given: ``add_pvolumes({"/dev/shm": volume})``, or an
-        ``add_volume_mount`` at /dev/shm of a volume an ``add_volume`` gives the task. A volume whose text names
-        the ``Memory`` medium is a Memory emptyDir (sized by its ``size_limit``/``sizeLimit`` where it says one);
-        any other is not understood (a PVC, a value made elsewhere), never the 64 MiB default."""
+        """The /dev/shm a KFP v1 ``ContainerOp`` is given: ``add_pvolumes({"/dev/shm": volume})``, a
+        ``PipelineVolume`` (a name the module assigns once too), or an ``add_volume_mount`` at /dev/shm of the
+        volume of that name an ``add_volume`` gives the task (``k8s_objects``). A ``PipelineVolume`` whose text
+        names the ``Memory`` medium is a Memory emptyDir (sized by its ``size_limit``/``sizeLimit``); any other
+        volume is not understood (a claim, a value made elsewhere), never the 64 MiB default."""
         found: list[ShmSource] = []
-        mounted = [c for c in calls if method_name(c) == "add_volume_mount" and self._mounts_shm(c)]
-        given = [c for c in calls if method_name(c) == "add_volume"]
         for call in calls:
             if method_name(call) != "add_pvolumes" or not call.args or not isinstance(call.args[0], ast.Dict):
                 continue
@@ -323,61 +324,23 @@ class _Reader(CallReader):
                 path = self.value(key) if key is not None else UNKNOWN
                 if isinstance(path, str) and is_shm_path(path):
                     held = self.module_expressions.get(value.id) if isinstance(value, ast.Name) else value
-                    found.append(self.kfp_v1_volume(held, call, "add_pvolumes /dev/shm"))
-        for mount in mounted:
-            volume = next((c.args[0] for c in given if c.args and "Memory" in flat_strings(c.args[0])), None)
-            found.append(self.kfp_v1_volume(volume, mount, "add_volume_mount /dev/shm"))
+                    found.append(self.pipeline_volume(held, call))
+        volumes = [c.args[0] for c in calls if method_name(c) == "add_volume" and c.args]
+        mounts = [c.args[0] for c in calls if method_name(c) == "add_volume_mount" and c.args]
+        found += mounted_shm(self, volumes, mounts, "add_volume_mount /dev/shm")
         return found
 
-    @functools.cached_property
-    def module_expressions(self) -> dict[str, ast.expr]:
-        """What each name the module's own statements assign exactly once holds (``shm = dsl.PipelineVolume(...)``
-        at the top of a pipeline file, used in its tasks)."""
-        counts = Counter(
-            node.id
-            for statement in self.tree.body
-            if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign)
-            for node in ast.walk(statement)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    def pipeline_volume(self, volume: ast.expr | None, call: ast.Call) -> ShmSource:
+        """A ``PipelineVolume`` at /dev/shm: its ``volume=V1Volume(...)`` read as a client volume, else its
+        ``empty_dir={...}`` dict."""
+        inner = (
+            next((k.value for k in volume.keywords if k.arg == "volume"), None)
+            if isinstance(volume, ast.Call)
+            else None
         )
-        return {
-            target.id: statement.value
-            for statement in self.tree.body
-            if isinstance(statement, ast.Assign) and len(statement.targets) == 1
-            for target in statement.targets
-            if isinstance(target, ast.Name) and counts.get(target.id) == 1
-        }
-
-    def _mounts_shm(self, call: ast.Call) -> bool:
-        return any(
-            isinstance(node, ast.keyword) and node.arg == "mount_path" and is_shm_path(str(self.value(node.value)))
-            for node in ast.walk(call)
-        )
-
-    def kfp_v1_volume(self, volume: ast.expr | None, call: ast.Call, description: str) -> ShmSource:
-        if volume is None or "Memory" not in flat_strings(volume):
-            return ShmSource(
-                ShmKind.UNKNOWN, ShmMechanism.EXPANSION, self.span(call), f"{description} (not understood)"
-            )
-        limit = next(
-            (
-                Arg(node.value, self.value(node.value))
-                for node in ast.walk(volume)
-                if isinstance(node, ast.keyword) and node.arg in ("size_limit", "sizeLimit")
-            ),
-            None,
-        ) or next(
-            (
-                Arg(value, self.value(value))
-                for node in ast.walk(volume)
-                if isinstance(node, ast.Dict)
-                for key, value in zip(node.keys, node.values, strict=True)
-                if key is not None and self.value(key) in ("sizeLimit", "size_limit")
-            ),
-            None,
-        )
-        sized = self.size(limit, sizes.KUBERNETES) if limit is not None else None
-        return ShmSource(ShmKind.MEMORY, ShmMechanism.TMPFS_MOUNT, self.span(call), description, sized)
+        if inner is None and isinstance(volume, ast.Call):
+            inner = volume  # ``PipelineVolume(empty_dir={"medium": "Memory"})`` has the fields of a volume itself
+        return volume_source(self, inner, call, "add_pvolumes /dev/shm")
 
     def kfp_task(
         self, task: str, calls: list[ast.Call], mounts: list[ast.Call], v1_shm: list[ShmSource] | None = None
