@@ -89,7 +89,9 @@ def write_backtracking_patterns(folder: Path) -> list[str]:
     (folder / "comment.yaml").write_text(f"# {line}\nkind: ConfigMap\n", encoding="utf-8")
     (folder / "notes.sh").write_text(f"echo {line}\n", encoding="utf-8")
     (folder / "pod.yaml").write_text(
-        POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", line).replace(TORCHRUN_COMMAND, f'["{line}"]'),
+        POD_TEMPLATE.format(name="p")
+        .replace("nvcr.io/nvidia/pytorch:24.05-py3", line)
+        .replace(TORCHRUN_COMMAND, f'["{line}"]'),
         encoding="utf-8",
     )
     return ["."]
@@ -194,8 +196,10 @@ def test_configured_patterns_are_matched_on_values_not_files() -> None:
     the patterns themselves only ever see image names and command lines."""
     signals = Signals(torch_images=(*Signals().torch_images, "corp/trainer"))
     engine = Engine(Settings(signals=signals, shm_images=("corp/trainer",)))  # and its software needs /dev/shm
-    pod = POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1").replace(
-        TORCHRUN_COMMAND, '["run"]'
+    pod = (
+        POD_TEMPLATE.format(name="p")
+        .replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1")
+        .replace(TORCHRUN_COMMAND, '["run"]')
     )
     found = engine.check_source(SourceText("p.yaml", pod), FileKind.YAML, Path("p.yaml")).findings
     assert [f.code for f in found] == ["SHM001"]
@@ -418,6 +422,24 @@ def test_backtracking_tier_model_patterns_are_stopped(tmp_path: Path) -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, env=SHMLINT_ENV, timeout=60, check=False)
     assert run.stdout.count(b"ran longer than") == 2, run.stdout + run.stderr
+
+
+def test_the_data_command_patterns_match_hostile_commands_in_bounded_time() -> None:
+    """Every command pattern of the data against commands made to make a repeated group split its blanks every way
+    (the review: ``python -c "import`` + blanks + ``;`` + blanks, 172 bytes, took 20 s, 180 bytes 85 s with an
+    earlier import-probe pattern). Run in a child process whose timeout is the guard: it either ends or fails."""
+    code = (
+        "from shmlint.need import builtin\n"
+        "hostile = ['python -c import' + ' ' * n + ';' + ' ' * n + 'print(1)x' for n in (40, 400)]\n"
+        "hostile += ['python -c ' + 'import torch ; ' * 300 + 'x', 'python -c import torch' + ' , torch' * 500 + ';x']\n"
+        "hostile += ['torchrun ' + '--nproc_per_node ' * 400 + 'x', 'vllm serve m' + ' --tensor-parallel-size' * 400]\n"
+        "for entry in builtin().entries:\n"
+        "    for text in hostile if entry.commands is not None else ():\n"
+        "        entry.commands.search(text)\n"
+        "print('ended')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, env=SHMLINT_ENV, timeout=120, check=False)
+    assert run.stdout.strip() == b"ended", run.stdout + run.stderr
 
 
 # -- the worst shapes of a file under max-file-size ----------------------------------------------------------------
