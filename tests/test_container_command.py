@@ -475,10 +475,49 @@ def test_a_double_quoted_string_handed_on_is_read_as_its_value() -> None:
         "ssh node1",  # a login
         # three shells deep: past ``MAX_HANDED_ON``
         'ssh h "bash -c \'sh -c \\"docker run --gpus all img t\\"\'"',
+        # a string inside a string whose escapes had to be undone is not the file's text (the review: the remote
+        # run's --shm-size=8g, quoted with escaped quotes, was read as written: a false finding)
+        r'bash -c "ssh n \"docker run --gpus all \\\"--shm-size=8g\\\" img t\""',
+        # ssh joins its words with blanks and the remote shell splits them again: "--shm-size 8g" is two words there
+        'ssh node1 docker run --gpus all "--shm-size 8g" img t',
     ],
 )
 def test_a_string_handed_on_is_read_only_as_a_shell_runs_it(line: str) -> None:
     assert list(container_commands(line + "\n")) == []
+
+
+@pytest.mark.parametrize(
+    ("function", "found"),
+    [
+        # audit68a: a multi-node script's wrapper, its body holding a ``{ ...; }`` group
+        (
+            'ssh_run() {\n  local host="$1"; shift\n  [[ -n "$DRY" ]] && { echo "$*"; return; }\n  ssh "$host" "$*"\n}\n',
+            1,
+        ),
+        ('remote() { ssh -o BatchMode=yes "$1" "$2"; }\n', 1),
+        ('function on() {\n  bash -lc "$*"\n}\n', 1),
+        ('log() { echo "[$(date)] $*"; }\n', 0),  # it prints what it is given
+    ],
+)
+def test_a_function_that_hands_its_arguments_to_another_shell_runs_the_strings_it_is_given(
+    function: str, found: int
+) -> None:
+    name = function.split("(")[0].removeprefix("function ").strip()
+    script = f'{function}{name} "$HOST" "docker run --gpus all \\\n  img t"\n{name} "$HOST" "echo docker run x y"\n'
+    commands = list(container_commands(script))
+    assert len(commands) == found
+    assert all(c.image is not None and c.image.text == "img" for c in commands)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'bash -c "$(docker run --gpus all img t)"',  # the local shell runs it: once, not again inside the string
+        "bash -c 'echo $(docker run --gpus all img t)'",  # the inner shell runs it
+    ],
+)
+def test_a_command_substitution_in_a_handed_on_string_is_one_command(line: str) -> None:
+    assert len(list(container_commands(line + "\n"))) == 1
 
 
 @pytest.mark.parametrize(
@@ -511,6 +550,11 @@ def test_a_string_the_script_runs_is_a_container_command(assign: str, run: str) 
         'cmd="docker run --gpus all img t"\ncmd=$(other)\n$cmd',  # given another value
         'cmd="docker run --gpus all img t && echo done"\neval "$cmd"',  # more than one command
         'cmd="echo docker run --gpus all img t"\n$cmd',  # not a container command
+        # bound again otherwise than by an assignment (the review): a loop, read in a while, printf -v
+        'cmd="docker run --gpus all img t"\nfor cmd in nvidia-smi "df -h"; do $cmd; done',
+        'cmd="docker run --gpus all img t"\nwhile read -r cmd; do $cmd; done < jobs.txt',
+        'cmd="docker run --gpus all img t"\nprintf -v cmd "%s" ls\n$cmd',
+        'CMD=(docker run --gpus all img t)\nfor CMD in a b; do "${CMD[@]}"; done',
     ],
 )
 def test_a_string_is_a_container_command_only_when_run_as_written(script: str) -> None:

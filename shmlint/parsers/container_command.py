@@ -126,6 +126,7 @@ def container_commands(
     ``variables``: values given before the shell runs (a Makefile's own variables)."""
     assigned = Assignments(variables or {})
     simple = list(commands(text, in_blocks=in_blocks))
+    handers: frozenset[str] | None = None  # the text's functions that hand their arguments on, once asked
     array_end = -1
     arrays = ArrayRuns(text, assigned, simple)
     for index, command in enumerate(simple):
@@ -139,21 +140,56 @@ def container_commands(
         if parsed is not None:
             yield parsed
             continue
-        for inner in _handed_on(command.words, text):
+        if handers is None and _FORWARDS.search(text) is not None:
+            handers = _handers(text, frozenset(c.words[0].start for c in simple))
+        for inner in _handed_on(command.words, text, handers=handers or frozenset()):
             parsed = parse_container_command(inner.words, text, assigned)
             if parsed is not None:
                 yield parsed
     yield from arrays.commands()
 
 
+#: a function body that hands its arguments to another shell: ``ssh "$host" "$*"``, ``bash -c "$1"``, ``eval "$@"``
+_FORWARDS = LazyRegex(
+    r"(?:\bssh\b|\bpdsh\b|\b(?:ba|z|da)?sh[ \t]+-[a-z]{0,4}c\b|\beval\b)[^\n]{0,400}\"\$(?:\*|@|\{?[0-9]\}?)\"",
+    0,
+    ("$",),
+)
+
+
+def _handers(text: str, starts: frozenset[int]) -> frozenset[str]:
+    """The text's own functions (their names start commands the tokenizer read) whose body hands their arguments
+    to another shell as text (``ssh_run() { ssh "$1" "$2"; }``): the strings a call of one passes are read as
+    commands handed on (audit68a: ``ssh_run "$HOST" "docker run ..."`` in a multi-node script was not read)."""
+    found = set()
+    for match in (*_FUNCTION.finditer(text), *_FUNCTION_BLOCK.finditer(text)):
+        name_at = match.start(1) if match.group(1) else match.start(2)
+        header_at = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
+        if (name_at in starts or header_at in starts) and _FORWARDS.search(match.group(3)) is not None:
+            found.add(match.group(1) or match.group(2))
+    return frozenset(found)
+
+
+#: a function written over lines, to the first ``}`` that starts a line (its body may hold ``{ ...; }`` groups,
+#: which ``_FUNCTION`` does not read), at most 2,000 characters
+_FUNCTION_BLOCK = LazyRegex(
+    r"^[ \t]*(?:function[ \t]+([A-Za-z_][\w.:-]{0,63})[ \t]*(?:\([ \t]*\))?|([A-Za-z_][\w.:-]{0,63})[ \t]*\([ \t]*\))"
+    r"[ \t]*\{[ \t]*\n((?:[^\n]{0,400}\n){0,40}?)\}",
+    re.MULTILINE,
+    ("{",),
+)
+
+
 #: ``ssh``'s options that take a value: the first word after them is the host, the rest the remote command
-_SSH_VALUE_OPTIONS = frozenset({"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o",
-                                "-p", "-Q", "-R", "-S", "-W", "-w"})  # fmt: skip
+_SSH_VALUE_OPTIONS = frozenset({"-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O",
+                                "-o", "-P", "-p", "-Q", "-R", "-S", "-W", "-w"})  # fmt: skip
 #: how many shells deep a command handed on as a string is read (``ssh host "bash -c '...'"``)
 MAX_HANDED_ON = 2
 
 
-def _handed_on(words: Sequence[Word], text: str, depth: int = 0) -> Iterator[SimpleCommand]:
+def _handed_on(
+    words: Sequence[Word], text: str, depth: int = 0, handers: frozenset[str] = frozenset()
+) -> Iterator[SimpleCommand]:
     """The commands a command hands to another shell as text, at their offsets in ``text``: a shell's ``-c``
     string (``bash -c "docker run ..."``, ``sudo sh -c '...'``) and ``ssh``'s remote command, one string or the
     words after the host (audit65a: a TensorRT-LLM ``docker run`` started on each node with ``ssh "$host" "..."``
@@ -163,17 +199,37 @@ def _handed_on(words: Sequence[Word], text: str, depth: int = 0) -> Iterator[Sim
         return
     name, rest = program_name(words[index].text), words[index + 1 :]
     found: list[SimpleCommand] = []
+    decoded = False  # the string's escapes were undone: a string inside it is not the file's text, not read
     if name in SHELLS:
         operand = shell_operand([word.text for word in rest])
         if operand is not None and operand[0]:
-            found = _string_commands(rest[operand[1]], text)
+            found, decoded = _string_commands(rest[operand[1]], text)
     elif name == "ssh":
         host = _skip_options(rest, 0, _SSH_VALUE_OPTIONS)
         remote = rest[host + 1 :]
-        found = _string_commands(remote[0], text) if len(remote) == 1 else [SimpleCommand(tuple(remote))] * bool(remote)
+        if len(remote) == 1:
+            found, decoded = _string_commands(remote[0], text)
+        elif remote and not any(_RESPLIT.intersection(word.text) for word in remote):
+            found = [SimpleCommand(tuple(remote))]  # ssh joins them with blanks for the remote shell, which splits
+            # them again: as written only where no word holds a blank or a quote (the review's ``"--shm-size 8g"``)
+    elif name in handers:  # the text's own function that hands its quoted arguments to another shell
+        for word in rest:
+            if text[word.start : word.start + 1] in ("'", '"') and _STARTS_A_RUN.match(word.text):
+                more, undone = _string_commands(word, text)
+                found += more
+                decoded = decoded or undone
     for command in found:
         yield command
-        yield from _handed_on(command.words, text, depth + 1)
+        if not decoded:
+            yield from _handed_on(command.words, text, depth + 1)
+
+
+#: a string whose first command runs a container engine
+_STARTS_A_RUN = LazyRegex(
+    r"^\s*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)[ \t]+(?:container[ \t]+)?(?:run|create)\s"
+)
+#: what the remote shell would read otherwise than the local one did in a word ssh passes on
+_RESPLIT = frozenset(" \t\n'\"\\$`")
 
 
 class _Held(NamedTuple):
@@ -296,6 +352,8 @@ class ArrayRuns:
         words = self._current(name, self.assigned.generations.get(name, 0))
         if not words or len(self.runs) >= self.MAX_TEXT_RUNS:
             return
+        if _rebound(self.text, name, self.held[name].origin, at.start):
+            return  # ``for cmd in ...``, ``while read -r cmd``, ``printf -v cmd``: not what the text gave it
         key = (self.held[name].origin, at.start if added else -1)
         if key in self.runs or self.counted.get(key[0], 0) >= self.MAX_RUNS:
             return
@@ -306,6 +364,22 @@ class ArrayRuns:
         parsed = parse_container_command((*words, *added), self.text, self.assigned)
         if parsed is not None and parsed.image is not None:
             self.runs[key] = parsed._replace(first=at)  # the finding is where it runs
+
+
+#: what binds a name other than an assignment: a loop's variable, ``read``/``mapfile`` (inside a ``while`` too, where
+#: no command starts with them), ``printf -v``, ``declare``/``local`` without a value (the review: a held
+#: ``cmd="docker run ..."`` then ``for cmd in nvidia-smi; do $cmd; done`` ran the string)
+_BINDS = (
+    r"(?:\b(?:for|select)[ \t]+{name}\b"
+    r"|\b(?:read|mapfile|readarray)\b[^\n;&|]{{0,256}}[ \t]{name}\b"
+    r"|\bprintf[ \t]+(?:-[^\s]{{1,8}}[ \t]+){{0,4}}-v[ \t]*{name}\b"
+    r"|\b(?:declare|local|typeset)\b[^\n;&|=]{{0,256}}[ \t]{name}(?![=\w]))"
+)
+
+
+def _rebound(text: str, name: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` binds ``name`` other than by an assignment (``_BINDS``)."""
+    return end > start and re.compile(_BINDS.format(name=re.escape(name))).search(text, start, end) is not None
 
 
 #: a word that is all of an array: ``"${NAME[@]}"``, ``${NAME[*]}``, also as ``set -u`` scripts write it so that an
@@ -328,28 +402,34 @@ def _string_command(word: Word, text: str, value_at: int) -> list[Word] | None:
     command, or None."""
     if _HOLDS_A_RUN.match(word.text) is None:
         return None
-    found = _string_commands(word, text, value_at)
+    found, _ = _string_commands(word, text, value_at)
     return list(found[0].words) if len(found) == 1 else None
 
 
-def _string_commands(word: Word, text: str, value_at: int = 0) -> list[SimpleCommand]:
+def _string_commands(word: Word, text: str, value_at: int = 0) -> tuple[list[SimpleCommand], bool]:
     """The commands a word's text holds from ``value_at`` on, read again as shell (as ``eval``, ``sh -c`` and a
-    remote shell read it), at their offsets in ``text``: a string quoted whole is read as its value (a double-quoted
-    one's escapes undone: ``\\`` at a line's end continues the command there); one quoted in parts is read as
-    written. Past ``MAX_HANDED_TEXT`` characters, none."""
+    remote shell read it), at their offsets in ``text``, and whether escapes were undone to read them: a string
+    quoted whole is read as its value (a double-quoted one's escapes undone: ``\\`` at a line's end continues the
+    command there); one quoted in parts is read as written. Only a single-quoted string's ``$(...)`` is the inner
+    shell's to run: any other the shell that hands the string on runs first, and its own reading of the file says
+    it (the review: one ``docker run`` in ``bash -c "$(...)"`` was two findings). Past ``MAX_HANDED_TEXT``
+    characters, none."""
     start, end = word.start + value_at, word.end
     if end - start > MAX_HANDED_TEXT:
-        return []
-    quoted = end - start >= 2 and text[start] in "\"'" and text[end - 1] == text[start]
+        return [], False
+    quote = text[start] if end - start >= 2 and text[start] in "\"'" and text[end - 1] == text[start] else ""
     where: Sequence[int]
-    if quoted and text[start] == '"':
+    if quote == '"':
         value, where = _double_quoted_value(text, start + 1, end - 1)
     else:
-        start, end = (start + 1, end - 1) if quoted else (start, end)
+        start, end = (start + 1, end - 1) if quote else (start, end)
         value, where = text[start:end], range(start, end + 1)
-    return [
-        SimpleCommand(tuple(_placed(each, where) for each in found.words), found.depth) for found in commands(value)
+    found = [
+        SimpleCommand(tuple(_placed(each, where) for each in command.words), command.depth)
+        for command in commands(value)
+        if quote == "'" or command.depth == 0
     ]
+    return found, quote == '"' and len(value) != end - start - 2
 
 
 #: the most characters of a string read again as shell
