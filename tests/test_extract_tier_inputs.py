@@ -181,6 +181,7 @@ def test_an_image_the_configuration_names_is_evidence_on_a_metaflow_step() -> No
         ("from consts import *\nN_GPU = 1", "N_GPU = 6\n", ["info"]),  # the assignment after the import wins
         ("N_GPU = 6\nfrom elsewhere import N_GPU", "N_GPU = 6\n", []),  # bound again to a value not known
         ("from consts import *", "_N_GPU = 6\nN_GPU = _N_GPU\n", []),  # a star import leaves _private names
+        ("from consts import *", "__all__ = ['X']\nN_GPU = 6\n", []),  # what __all__ lists is not read
         ("from consts import *\ndef f():\n    N_GPU = 1", "N_GPU = 6\n", ["error"]),  # a function's local
     ],
 )

@@ -81,6 +81,29 @@ def test_host_ipc_and_unknown_ipc(engine: Engine) -> None:
     assert [s.kind for s in result(engine, base.format(mode="MODE")).workloads[0].shm] == [ShmKind.UNKNOWN]
 
 
+@pytest.mark.parametrize(
+    ("mounts", "kinds", "sized"),
+    [
+        ('[Mount(target="/dev/shm", source=None, type="tmpfs", tmpfs_size=17179869184)]', [ShmKind.MEMORY], 16 << 30),
+        ('[Mount("/dev/shm", None, type="tmpfs")]', [ShmKind.MEMORY], None),
+        ('[Mount("/dev/shm", "/dev/shm", type="bind")]', [ShmKind.HOST_PATH], None),
+        ('[Mount("/dev/shm", "cache")]', [ShmKind.DISK], None),  # a named volume, the default type
+        ('[Mount("/data", "data")]', [], None),
+        ("MOUNTS", [ShmKind.UNKNOWN], None),
+    ],
+)
+def test_docker_sdk_mounts_at_dev_shm(engine: Engine, mounts: str, kinds: list, sized: int | None) -> None:
+    """``mounts=[Mount(...)]``, which Airflow's DockerOperator users write for a tmpfs /dev/shm (the review: not seen,
+    and the fix added a ``shm_size`` the mount hides)."""
+    text = (
+        "import docker\nfrom docker.types import Mount\n"
+        f'docker.from_env().containers.run("pytorch/pytorch:latest", mounts={mounts})\n'
+    )
+    (workload,) = result(engine, text).workloads
+    assert [source.kind for source in workload.shm] == kinds
+    assert (workload.shm[0].size.bytes if workload.shm and workload.shm[0].size else None) == sized
+
+
 def test_kfp_memory_mount_on_another_task_does_not_count(engine: Engine) -> None:
     text = (
         "from kfp import dsl, kubernetes\n\n\n@dsl.pipeline\ndef p():\n    a = op()\n    a.set_gpu_limit(1)\n"
@@ -218,6 +241,45 @@ def test_airflow_kubernetes_pod_operator(engine: Engine, options: str, kinds: li
     assert [source.kind for source in workload.shm] == kinds
     assert workload.accelerator_count == gpus and bool(workload.gpu) == (gpus is not None)
     assert workload.image == "acme/app:1" and workload.command == "python serve.py"
+
+
+_COMPONENT = """from kfp import dsl
+
+
+@dsl.component(base_image="python:3.11")
+def train(data: str) -> None:
+    from torch.utils.data import DataLoader
+
+    for batch in DataLoader(range(100), batch_size=8, num_workers={workers}):
+        pass
+
+
+@dsl.pipeline(name="p")
+def pipeline(data: str) -> None:
+{tasks}"""
+
+
+@pytest.mark.parametrize(
+    ("tasks", "workers", "expected"),
+    [
+        ("    train(data=data).set_gpu_limit(2)\n", 8, ["error"]),
+        ("    t = train(data=data)\n    t.container.set_gpu_limit(2)\n", 8, ["error"]),  # v2's container settings
+        ("    t = train(data=data)\n    u = t\n    u.set_accelerator_limit(2)\n", 8, ["error"]),
+        ("    train(data=data).set_gpu_limit(2)\n", 0, []),  # loaders without workers: nothing uses /dev/shm
+        ("    other(data=data).set_gpu_limit(2)\n", 8, ["info"]),  # not the file's component: its code is not known
+    ],
+)
+def test_a_kfp_components_own_code_is_what_its_task_runs(
+    tmp_path: Path, tasks: str, workers: int, expected: list[str]
+) -> None:
+    """A lightweight component's function runs in its task's container (audit66a, audit68b: its Ultralytics
+    ``train(workers=4)`` was not read): its code is read as a program, quoted with the file's own lines."""
+    (tmp_path / "pipeline.py").write_text(_COMPONENT.format(workers=workers, tasks=tasks))
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    found = [f for f in report.findings if f.code == "SHM001"]
+    assert [f.severity.label for f in found] == expected
+    if expected == ["error"]:
+        assert "python -c:8 DataLoader(num_workers=8)" in found[0].detail
 
 
 def test_flyte_pytorch_plugin_manages_shm_unless_turned_off(engine: Engine) -> None:

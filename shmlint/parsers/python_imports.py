@@ -15,6 +15,8 @@ from typing import TypeVar
 from shmlint.named_tuple import NamedTuple
 
 V = TypeVar("V")
+#: the name a module lists its public names in, for ``from m import *``
+PUBLIC = "__all__"
 
 
 class FromImport(NamedTuple):
@@ -65,14 +67,16 @@ def imported_bindings(
     names exports (``exported``: a module's names by its dotted name, None for a name it binds to a value not
     known; None for a module that is not read), ``unknown`` where that is not known. A star import binds what the
     module exports but its ``_private`` names (Python's rule without ``__all__``), and nothing known from a module
-    not read; a name ``assigned`` after its import is the module's own again."""
+    not read or one that lists its public names in ``__all__`` (which names it lists is not read: the review's
+    ``__all__ = ["GPUS"]`` kept the importer's own ``NUM_WORKERS``); a name ``assigned`` after its import is the
+    module's own again."""
     found: dict[str, V] = {}
     for imported in sorted(imports, key=lambda each: each.line):
         names = exported(imported.module)
         if imported.name != "*":
             value = names.get(imported.name) if names is not None else None
             found[imported.alias] = unknown if value is None else value
-        elif names is not None:
+        elif names is not None and PUBLIC not in names:
             found.update(
                 (name, unknown if value is None else value) for name, value in names.items() if not name.startswith("_")
             )

@@ -14,7 +14,7 @@ from shmlint.formats.python.target import CallTarget
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
 from shmlint.numbers import MAX_INT, ascii_int, bounded_int
-from shmlint.parsers.python_imports import assignment_lines, from_imports, imported_bindings
+from shmlint.parsers.python_imports import PUBLIC, assignment_lines, from_imports, imported_bindings
 from shmlint.signals import MAX_DEVICES, Signals, device_count, positive_count
 from shmlint.source import SourceText, Span
 
@@ -189,7 +189,8 @@ def imported_constants(tree: ast.Module, sibling: Sibling) -> dict[str, object]:
 
 
 def module_constants(tree: ast.Module) -> dict[str, object]:
-    """``NAME = literal`` at module level, assigned once; a name assigned twice is not a constant."""
+    """``NAME = literal`` at module level, assigned once; a name assigned twice is not a constant. ``__all__`` is
+    kept (its value None) where the module assigns one: a star import then binds only what it lists."""
     found: dict[str, object] = {}
     assigned: set[str] = set()
     for statement in tree.body:
@@ -208,6 +209,8 @@ def module_constants(tree: ast.Module) -> dict[str, object]:
             assigned.add(target.id)
             if isinstance(value, ast.Constant):
                 found[target.id] = value.value
+            elif target.id == PUBLIC:
+                found[PUBLIC] = None
     return found
 
 

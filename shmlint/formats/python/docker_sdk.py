@@ -14,6 +14,7 @@ from shmlint.containers.docker import (
     ENV,
     GPU,
     IPC,
+    MOUNT,
     RUNTIME,
     SHM_SIZE,
     TMPFS,
@@ -114,6 +115,7 @@ class DockerSdk:
         if ipc is not None:
             value = ipc.value if isinstance(ipc.value, str) else None
             yield Setting(IPC, value, f"ipc_mode={self.reader.text(ipc.node)}", self.reader.span(ipc.node))
+        yield from self.mounts(options)
         tmpfs = options.get("tmpfs")
         if tmpfs is None or not isinstance(tmpfs.node, ast.Dict):
             return
@@ -124,6 +126,45 @@ class DockerSdk:
                 text, span = self.reader.text(node), self.reader.span(node)
                 value = setting if isinstance(setting, str) else None
                 yield Setting(TMPFS, value, "tmpfs /dev/shm", span, tmpfs_size(value, text, span))
+
+    def mounts(self, options: dict[str, Arg]) -> Iterator[Setting]:
+        """``mounts=[Mount("/dev/shm", None, type="tmpfs", tmpfs_size=...)]`` (``docker.types.Mount``: target,
+        source, then ``type``, ``volume`` by default): a tmpfs, the host's folder or a volume over /dev/shm, as
+        ``--mount`` is read (the review: an Airflow DockerOperator's tmpfs mount was not seen, and its fix added a
+        ``shm_size`` the mount hides). A list made elsewhere, or a mount whose target is not known, is unresolved."""
+        given = options.get("mounts")
+        if given is None:
+            return
+        if not isinstance(given.node, ast.List | ast.Tuple):
+            yield Setting(MOUNT, None, "mounts (resolved at run time)", self.reader.span(given.node))
+            return
+        for mount in given.node.elts:
+            fields = self.reader.keywords(mount) if isinstance(mount, ast.Call) else {}
+            positional = mount.args if isinstance(mount, ast.Call) else []
+            target = fields.get("target") or (
+                Arg(positional[0], self.reader.value(positional[0])) if positional else None
+            )
+            source = fields.get("source") or (
+                Arg(positional[1], self.reader.value(positional[1])) if len(positional) > 1 else None
+            )
+            span = self.reader.span(mount)
+            if target is None or not isinstance(target.value, str):
+                yield Setting(MOUNT, None, "mounts entry (target resolved at run time)", span)
+                continue
+            if not is_shm_path(target.value):
+                continue
+            kind = fields["type"].value if "type" in fields else "volume"
+            if not isinstance(kind, str):
+                yield Setting(MOUNT, None, "mounts /dev/shm (type resolved at run time)", span)
+            elif kind == "tmpfs":
+                size = fields.get("tmpfs_size")
+                sized = self.reader.size(size, sizes.DOCKER) if size is not None else None
+                yield Setting(MOUNT, kind, "mounts tmpfs /dev/shm", span, sized)
+            elif kind == "bind":
+                host = source.value if source is not None and isinstance(source.value, str) else None
+                yield Setting(MOUNT, kind, f"mounts bind of {host or 'a host folder'} at /dev/shm", span, host=host)
+            else:
+                yield Setting(MOUNT, kind, f"mounts {kind} at /dev/shm", span)
 
     def environment(self, options: dict[str, Arg]) -> Iterator[Setting]:
         env = options.get("environment")

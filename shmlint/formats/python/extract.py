@@ -19,6 +19,8 @@ resolved; any other expression is unknown, which lowers a finding to a warning w
 from __future__ import annotations
 
 import ast
+import functools
+import os
 from collections.abc import Iterator
 from itertools import pairwise
 
@@ -38,7 +40,7 @@ from shmlint.formats.python.docker_sdk import DockerSdk
 from shmlint.formats.python.k8s_objects import mounted_shm, volume_source
 from shmlint.formats.python.pod_operator import PodOperator
 from shmlint.formats.python.sagemaker_local import SageMakerLocal
-from shmlint.model import Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.numbers import ascii_int, bounded_int
 from shmlint.parsers.work import TOO_COMPLEX, beyond
 from shmlint.runtime.shm import is_shm_path
@@ -291,7 +293,13 @@ class _Reader(CallReader):
             accelerated: dict[str, list[ast.Call]] = {}
             mounts: dict[str, list[ast.Call]] = {}
             volumes: dict[str, list[ast.Call]] = {}  # KFP v1's ContainerOp volume calls
+            factories: dict[str, str | None] = {}  # the component each task is made from
             chains = _chain_names(scope)
+            assigned = {
+                node.targets[0].id: node.value
+                for node in _own_nodes(scope)
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            }
             for node in _own_nodes(scope):
                 if not isinstance(node, ast.Call):
                     continue
@@ -300,6 +308,7 @@ class _Reader(CallReader):
                     task = chains.get(id(node)) or _task_key(node)
                     if task is not None and task not in ("self", "cls"):
                         accelerated.setdefault(task, []).append(node)
+                        factories.setdefault(task, _factory(node, assigned))
                 elif called_name(node) == "empty_dir_mount" and node.args and isinstance(node.args[0], ast.Name):
                     mounts.setdefault(node.args[0].id, []).append(node)
                 elif method in KFP_V1_VOLUMES:
@@ -308,7 +317,9 @@ class _Reader(CallReader):
                         volumes.setdefault(task, []).append(node)
             for task, calls in accelerated.items():
                 task_volumes = volumes.get(task, [])
-                yield self.kfp_task(task, calls, mounts.get(task, []), self.kfp_v1_shm(task_volumes))
+                workload = self.kfp_task(task, calls, mounts.get(task, []), self.kfp_v1_shm(task_volumes))
+                component = self.kfp_components.get(factories.get(task) or "")
+                yield self.kfp_component(workload, component) if component is not None else workload
 
     def kfp_v1_shm(self, calls: list[ast.Call]) -> list[ShmSource]:
         """The /dev/shm a KFP v1 ``ContainerOp`` is given: ``add_pvolumes({"/dev/shm": volume})``, a
@@ -341,6 +352,32 @@ class _Reader(CallReader):
         if inner is None and isinstance(volume, ast.Call):
             inner = volume  # ``PipelineVolume(empty_dir={"medium": "Memory"})`` has the fields of a volume itself
         return volume_source(self, inner, call, "add_pvolumes /dev/shm")
+
+    @functools.cached_property
+    def kfp_components(self) -> dict[str, ast.FunctionDef]:
+        """The file's KFP lightweight components (``@dsl.component``, ``@component``): the function's own code is
+        what runs in the container of a task made from it."""
+        return {
+            node.name: node
+            for node in self.tree.body
+            if isinstance(node, ast.FunctionDef) and any(called_name(d) == "component" for d in node.decorator_list)
+        }
+
+    def kfp_component(self, workload: Workload, component: ast.FunctionDef) -> Workload:
+        """A task made from one of the file's components: its ``base_image`` is the image, and the function's
+        code is the program it runs, read as ``python -c`` code is, its lines numbered as the file's (audit66a and
+        audit68b: an Ultralytics ``train(workers=4)`` in the component was not read)."""
+        decorator = next(d for d in component.decorator_list if called_name(d) == "component")
+        options = self.keywords(decorator) if isinstance(decorator, ast.Call) else {}
+        image = options["base_image"].value if "base_image" in options else None
+        image_name = image if isinstance(image, str) else None
+        code = ast.get_source_segment(self.source.text, component) or ""
+        code = "\n" * (component.lineno - 1) + code if code else ""  # its lines numbered as the file's
+        torch = []
+        if image_name is not None and self.signals.is_torch_image(image_name):
+            torch.append(Evidence(f"base_image {image_name}", self.span(options["base_image"].node)))
+        launch = Launch(os.path.dirname(self.source.path), (), ("python", "-c", f"{code}\n{component.name}()\n"))
+        return workload._replace(image=image_name, torch=(*workload.torch, *torch), launch=launch if code else None)
 
     def kfp_task(
         self, task: str, calls: list[ast.Call], mounts: list[ast.Call], v1_shm: list[ShmSource] | None = None
@@ -422,10 +459,28 @@ def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
             stack.extend(ast.iter_child_nodes(node))
 
 
+def _factory(call: ast.Call, assigned: dict[str, ast.expr]) -> str | None:
+    """The function a configured task is made by (``train(...)`` in ``t = train(...)`` then
+    ``t.set_gpu_limit(1)``, or ``train(...).set_gpu_limit(1)``), through the scope's assignments, a few deep."""
+    node: ast.expr = call.func.value if isinstance(call.func, ast.Attribute) else call
+    for _ in range(8):
+        if isinstance(node, ast.Attribute) and node.attr == "container":
+            node = node.value  # ``t.container.set_gpu_limit(1)``: the task's container
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _configures(node.func.attr):
+            node = node.func.value
+        elif isinstance(node, ast.Name) and node.id in assigned:
+            node = assigned[node.id]
+        else:
+            break
+    return node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+
+
 def _task_key(call: ast.Call) -> str | None:
     """The task a ``.set_accelerator_limit(...)`` chain configures: a variable name, or the call that makes the
     task (``train_op(...).set_gpu_limit(1)``), named by its line."""
     node = call.func.value if isinstance(call.func, ast.Attribute) else call
+    if isinstance(node, ast.Attribute) and node.attr == "container":
+        node = node.value  # ``t.container.set_gpu_limit(1)``: KFP v2's task's container settings
     while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _configures(node.func.attr):
         node = node.func.value
     if isinstance(node, ast.Name):
