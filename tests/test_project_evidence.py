@@ -223,6 +223,36 @@ def test_a_server_target_is_never_an_options_value(program: str, words: list[str
 # ---------------------------------------------------------------- Dockerfile
 
 
+def test_dockerfile_env_is_the_stage_chains_and_quoted_as_the_shell_reads_it() -> None:
+    text = 'FROM a AS b\nENV X=1 Y="two words"\nFROM b\nENV X 2\nENV Z="unbalanced\nFROM c AS other\nENV O=1\n'
+    assert run_facts(text, target="b").env == (("X", "1"), ("Y", "two words"))
+    assert run_facts(text.replace("FROM c AS other\nENV O=1\n", "")).env == (("X", "2"), ("Y", "two words"))
+
+
+@pytest.mark.parametrize(("value", "needs"), [("0", False), ("4", True)])
+def test_the_images_env_is_what_the_code_reads_unless_the_container_sets_it(
+    tmp_path: Path, value: str, needs: bool
+) -> None:
+    """``ENV WORKERS=0`` in the Dockerfile the service builds: ``os.environ.get("WORKERS", 8)`` reads 0 there (the
+    review: nnU-Net's ``nnUNet_n_proc_DA=0`` set in the image was not read); the service's own environment wins."""
+    (tmp_path / "Dockerfile").write_text(
+        f"FROM pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\nENV WORKERS={value}\nCOPY train.py /app/train.py\n"
+        'CMD ["python", "/app/train.py"]\n'
+    )
+    (tmp_path / "train.py").write_text(
+        "import os\nfrom torch.utils.data import DataLoader\n"
+        "DataLoader(range(9), num_workers=int(os.environ.get('WORKERS', 8)))\n"
+    )
+    (tmp_path / "compose.yaml").write_text("services:\n  t:\n    build: .\n    gpus: all\n")
+    found = [f.severity.label for f in check_paths(Settings(), [tmp_path]).findings if f.code == "SHM001"]
+    assert found == (["error"] if needs else [])
+    (tmp_path / "compose.yaml").write_text(
+        f"services:\n  t:\n    build: .\n    gpus: all\n    environment: [WORKERS={4 if value == '0' else 0}]\n"
+    )
+    found = [f.severity.label for f in check_paths(Settings(), [tmp_path]).findings if f.code == "SHM001"]
+    assert found == ([] if needs else ["error"])
+
+
 def test_dockerfile_run_facts() -> None:
     text = 'FROM pytorch/pytorch:2 AS base\nCMD ["python", "a.py"]\nFROM base\nWORKDIR /app\nENTRYPOINT ["x"]\n'
     facts = run_facts(text)
@@ -1147,6 +1177,16 @@ def test_a_worker_count_imported_from_a_module_of_the_repository_is_followed(
     importer's own statements read alone left it unknown, and the container undecided)."""
     consts = "import os\nNUM_WORKERS = 8\nNO_WORKERS = 0\nMANY = compute()\n_PRIVATE = 8\n"
     assert _imported_count_facts(tmp_path, consts, f"{imports}\n", workers) == needs
+
+
+def test_a_star_import_of_a_module_with_all_binds_nothing_known(tmp_path: Path) -> None:
+    """``__all__ = ["GPUS"]`` in consts.py: ``from consts import *`` leaves the importer's own ``NUM_WORKERS = 0``
+    (the review: the module's 8 was taken, a false finding); which names ``__all__`` lists is not read."""
+    consts = "__all__ = ['GPUS']\nGPUS = 4\nNUM_WORKERS = 8\n"
+    assert _imported_count_facts(tmp_path, consts, "NUM_WORKERS = 0\nfrom consts import *\n", "NUM_WORKERS") == []
+    assert _imported_count_facts(tmp_path, consts, "from consts import NUM_WORKERS\n", "NUM_WORKERS") == [
+        "NUM_WORKERS = 8 at consts.py:3"
+    ]  # imported by name, it is bound whatever __all__ lists
 
 
 def _imported_count_facts(tmp_path: Path, consts: str, imports: str, workers: str) -> list[str]:

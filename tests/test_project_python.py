@@ -233,6 +233,8 @@ def test_nnunet_told_to_train_single_threaded_is_no_need() -> None:
     code = "from nnunetv2.run.run_training import run_training\nrun_training('Dataset001', '3d_fullres', 0)"
     assert not pycode.read(code, (), {}, 1, env={"nnUNet_n_proc_DA": "0"}).needs  # type: ignore[union-attr]
     assert pycode.read(code, (), {}, 1, env={"nnUNet_n_proc_DA": "8"}).needs  # type: ignore[union-attr]
+    itself = "import os\nos.environ['nnUNet_n_proc_DA'] = '0'\n" + code  # the script turns them off itself
+    assert not pycode.read(itself, (), {}, 1).needs  # type: ignore[union-attr]
 
 
 def test_trainer_arguments_multiprocessing_and_nccl() -> None:

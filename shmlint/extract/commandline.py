@@ -140,7 +140,7 @@ _EXPANSION = LazyRegex(r"\$(?:\{[^{}]{0,256}\}|\([^()]{0,256}\)|\w+)", 0, ("$",)
 #: an image word that is the ID a build prints (``$(docker build -q -t NAME .)``), and the tag that build gives it
 _BUILT_HERE = LazyRegex(
     r"\$\([ \t]*(?:sudo[ \t]+)?(?:docker|podman)[ \t]+(?:image[ \t]+)?build[ \t][^()]{0,2000}?"
-    r"(?:-t|--tag)(?:[ \t]+|=)(?P<tag>[\w./:@-]{1,256})[^()]{0,2000}\)$",
+    r"(?<=[ \t])(?:-t|--tag)(?:[ \t]+|=)(?P<tag>[\w./:@-]{1,256})[^()]{0,2000}\)$",
     0,
     ("build",),
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -66,6 +67,7 @@ class _Stage:
     cmd: tuple[tuple[str, ...], int] | None = None
     workdir: str = ""
     copies: tuple[tuple[str, str], ...] = ()  # (destination in the image, source in the build context or "")
+    env: tuple[tuple[str, str], ...] = ()  # its ENV, in order
 
 
 class RunFacts(NamedTuple):
@@ -82,6 +84,8 @@ class RunFacts(NamedTuple):
     #: the image the stage that runs starts from, through its FROM chain ("" for ``scratch`` or none): not the images
     #: other stages are built from only to be copied from
     start: str = ""
+    #: the environment its ENV lines give, those of the stages it is built FROM first (a later one wins)
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def run_facts(text: str, build_args: Mapping[str, str] | None = None, target: str | None = None) -> RunFacts:
@@ -106,7 +110,9 @@ def run_facts(text: str, build_args: Mapping[str, str] | None = None, target: st
             break
     copies = tuple(copy for stage in reversed(chain) for copy in stage.copies)[:MAX_COPIES]
     start = chain[-1].base if chain and _stage_index(stages, chain[-1].base) is None else ""
-    return RunFacts(bases, entrypoint, cmd, next((s.workdir for s in chain if s.workdir), ""), copies, start)
+    env = dict(pair for stage in reversed(chain) for pair in stage.env)
+    workdir = next((s.workdir for s in chain if s.workdir), "")
+    return RunFacts(bases, entrypoint, cmd, workdir, copies, start, tuple(env.items())[:MAX_ENV])
 
 
 def _exec_form(value: str) -> tuple[str, ...]:
@@ -181,7 +187,27 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
                 stages[-1] = replace(stages[-1], copies=(*stages[-1].copies, copied))
         elif stages and kind == "RUN":
             stages[-1] = replace(stages[-1], runs=(*stages[-1].runs, value))
+        elif stages and kind == "ENV" and len(stages[-1].env) < MAX_ENV:
+            stages[-1] = replace(stages[-1], env=(*stages[-1].env, *_env_pairs(value))[:MAX_ENV])
     return stages
+
+
+#: ENV names kept per image (the first ones)
+MAX_ENV = 64
+
+
+def _env_pairs(value: str) -> list[tuple[str, str]]:
+    """An ENV line's names and values: ``A=1 B="two words"``, or the older ``A one value``. Quotes are undone as
+    the shell would; a value the line leaves unbalanced gives nothing."""
+    text = value.strip()
+    name, _, rest = text.partition(" ")
+    if "=" not in name:
+        return [(name, rest.strip())] if name else []
+    try:
+        words = shlex.split(text, comments=False, posix=True)
+    except ValueError:
+        return []
+    return [(key, val) for key, equals, val in (word.partition("=") for word in words) if equals and key]
 
 
 #: COPY and ADD lines kept per image (the first ones: a hostile Dockerfile of thousands costs no more)

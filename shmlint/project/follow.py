@@ -642,7 +642,9 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     argv = (*entrypoint, *arguments)
     if argv:
         unknown = {name: (f"{UNKNOWN}${name}",) for name in launch.unknown_env}
-        walk.command(argv, unknown | {name: (value,) for name, value in launch.env}, 0)
+        image_env = {name: (value,) for name, value in built[1].env} if built is not None else {}  # the image's
+        # ENV, which the container's own environment overrides
+        walk.command(argv, image_env | unknown | {name: (value,) for name, value in launch.env}, 0)
         walk.follow_started()
     certain = walk.zero and not walk.needs and not walk.doubt and not reader.exhausted and bool(argv)
     if not walk.needs:

@@ -18,7 +18,7 @@ from shmlint.project.configs import THRESHOLDS, Setting
 from shmlint.project.pycommands import Command, commands
 from shmlint.project.pydatasets import Names, names_of, small_batches
 from shmlint.project.pyhelpers import LoaderHelper, helper_calls, loader_helpers
-from shmlint.project.pynnunet import AUGMENTERS, augmenter, nnunet_names, nnunet_training
+from shmlint.project.pynnunet import AUGMENTERS, augmenter, nnunet_names, nnunet_training, single_threaded
 from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
 from shmlint.project.pyscopes import Scope, scopes
 from shmlint.project.pysyntax import called, dotted
@@ -148,6 +148,7 @@ def read(
     found = scopes(nodes)
     classes = _ultralytics_classes(nodes)
     nnunet = nnunet_names(nodes) if "nnunet" in text or "nnUNet" in text else frozenset()
+    nnunet = frozenset() if nnunet and single_threaded(nodes) else nnunet
     scope_of = {id(node): scope for scope in found for node in scope.nodes} if classes or nnunet else {}
     for node in nodes:
         if not isinstance(node, ast.Call) or id(node) in unused:

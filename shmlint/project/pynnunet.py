@@ -40,6 +40,23 @@ def augmenter(node: ast.Call, name: str, context: Context, quote: Callable[[ast.
     )
 
 
+def single_threaded(nodes: list[ast.AST]) -> bool:
+    """Whether the file sets ``os.environ["nnUNet_n_proc_DA"] = "0"`` (the review: a training script that turns
+    the augmentation processes off itself)."""
+    return any(
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and str(node.value.value).strip() == "0"
+        and any(
+            isinstance(target, ast.Subscript)
+            and isinstance(target.slice, ast.Constant)
+            and target.slice.value == PROCESSES_VARIABLE
+            for target in node.targets
+        )
+        for node in nodes
+    )
+
+
 def nnunet_names(nodes: list[ast.AST]) -> frozenset[str]:
     """The names a file imports from nnU-Net's packages (``from nnunetv2.run.run_training import run_training``)."""
     return frozenset(
@@ -60,7 +77,8 @@ def nnunet_training(
     """(line, fact) for nnU-Net training run through its Python API, in a file that imports from nnU-Net: its
     ``run_training(...)`` function, or ``run_training()`` of a trainer the name holds on that line (a class
     whose name holds ``nnUNetTrainer``, a subclass's too, or a factory imported from nnU-Net). Not where the
-    container's environment sets ``nnUNet_n_proc_DA`` to 0."""
+    container's environment (its manifest's, or its image's ``ENV``) sets ``nnUNet_n_proc_DA`` to 0, nor where
+    ``names`` is empty: ``nnunet_names`` gives none for a file that sets it to 0 itself (``single_threaded``)."""
     if not names or called(node.func) != "run_training" or context.env.get(PROCESSES_VARIABLE, "").strip() == "0":
         return None
     receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
