@@ -62,7 +62,14 @@ class PathPatterns:
         if self._names is not None:
             return True if not self._names.isdisjoint(relative.split("/")) else None
         assert self._spec is not None
-        include: bool | None = self._spec.check_file(relative + "/" if is_dir else relative).include
+        if is_dir:  # a folder: the last pattern that matches it decides (``*`` then ``!*/`` keeps every folder, as
+            # git does; pathspec's git-style ranking puts a match by the folder-only pattern below a plain one)
+            decided: bool | None = None
+            for pattern in self._spec.patterns:
+                if pattern.include is not None and pattern.match_file(relative + "/") is not None:
+                    decided = pattern.include
+            return decided
+        include: bool | None = self._spec.check_file(relative).include
         return include
 
     def matches(self, relative: str, is_dir: bool = False) -> bool:

@@ -163,6 +163,15 @@ def test_nested_gitignore_files_are_respected(tmp_path: Path) -> None:
     assert walked(tmp_path) == ["a.yaml", "other/drop.yaml", "svc/deeper/again.yaml", "svc/keep.yaml"]
 
 
+def test_ignore_everything_but_folders_and_some_files_keeps_those_files_at_any_depth(tmp_path: Path) -> None:
+    """``*``, ``!*/``, ``!*.yml``: git keeps every folder and the ``.yml`` files in them (audit67a: a competition
+    repository's .gitignore; the walk left out every folder and checked 1 file of 51)."""
+    tree(tmp_path, ".gitignore=*\n!*/\n!*.yml\n", "top.yml", "a/b.yml", "a/c/d.yml", "a/skip.yaml", "skip.yaml")
+    assert walked(tmp_path) == ["a/b.yml", "a/c/d.yml", "top.yml"]
+    tree(tmp_path / "second", ".gitignore=build/\n!build/keep.yml\n", "build/keep.yml", "ok.yml")
+    assert walked(tmp_path / "second") == ["ok.yml"]  # git cannot take a file back out of an excluded folder
+
+
 def test_gitignore_files_above_the_walked_folder_count_up_to_the_repository_top(tmp_path: Path) -> None:
     repository = tree(tmp_path / "repo", ".gitignore=cache/\n", "sub/cache/a.yaml", "sub/b.yaml")
     (repository / ".git").mkdir()
