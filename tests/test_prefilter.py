@@ -163,15 +163,17 @@ def test_a_kserve_predictor_whose_only_signal_is_its_model_format_is_reported() 
     assert [evidence.text for w in result.workloads for evidence in w.torch] == ["KServe huggingface predictor"]
 
 
+#: a pod with no GPU of its own: only what the configuration adds makes it a workload
+_CPU_POD = POD_TEMPLATE.format(name="p").replace("    resources: {limits: {nvidia.com/gpu: 2}}\n", "")
 #: files whose only signal is a configured one, in every format the extractors read
 CONFIGURED_ONLY = {
-    "pod.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1").replace(
+    "pod.yaml": _CPU_POD.replace("nvcr.io/nvidia/pytorch:24.05-py3", "corp/trainer:1").replace(
         TORCHRUN_COMMAND, '["train.py"]'
     ),
-    "launch.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "busybox").replace(
+    "launch.yaml": _CPU_POD.replace("nvcr.io/nvidia/pytorch:24.05-py3", "busybox").replace(
         TORCHRUN_COMMAND, '["corp-launch", "train.py"]'
     ),
-    "accel.yaml": POD_TEMPLATE.replace("nvcr.io/nvidia/pytorch:24.05-py3", "alpine").replace(TORCHRUN_COMMAND, '["x"]')
+    "accel.yaml": _CPU_POD.replace("nvcr.io/nvidia/pytorch:24.05-py3", "alpine").replace(TORCHRUN_COMMAND, '["x"]')
     + "    resources:\n      limits:\n        example.com/accel: 1\n",
     "compose.yaml": "services:\n  t:\n    image: corp/trainer:1\n",
     "compose-command.yaml": "services:\n  t:\n    image: busybox\n    command: corp-launch --x\n",

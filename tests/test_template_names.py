@@ -290,7 +290,8 @@ def test_a_scripts_marker_in_a_quantity_is_no_invalid_size(tmp_path: Path) -> No
         "    volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n"
         "  volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 8Gi}}]\n"
     )
-    for marked in ("#MEMLGi", "<MEMORY>", "__MEM__Gi", "$POD_MEMORY_LIMIT", "${MEMORY}"):  # envsubst: audit61b
+    # envsubst's (audit61b) and one Jinja expression (audit67b: a SeldonDeployment template a script renders)
+    for marked in ("#MEMLGi", "<MEMORY>", "__MEM__Gi", "$POD_MEMORY_LIMIT", "${MEMORY}", "{{ memory_limit }}"):
         (tmp_path / "pod.yaml").write_text(pod.replace("#MEMLGi", marked), encoding="utf-8")
         assert not check_paths(Settings(), [tmp_path], jobs=1).findings, marked
     (tmp_path / "pod.yaml").write_text(pod.replace("#MEMLGi", "32GB"), encoding="utf-8")

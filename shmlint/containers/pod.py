@@ -29,11 +29,12 @@ _REFERENCE = LazyRegex(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]{0,252})\)", 0, ("$",)
 
 
 #: a marker a script replaces before the file is applied (``"#MEML"Gi``, ``<MEMORY>``, ``__MEM__``, ``@MEM@``, a
-#: value that is one variable, ``"$POD_MEMORY_LIMIT"``, for envsubst): a YAML comment or a shell would eat such a
-#: value unquoted, so it is no quantity or count a person mistyped
+#: value that is one variable, ``"$POD_MEMORY_LIMIT"``, for envsubst, or one template expression, ``'{{ mem }}'``,
+#: which Jinja fills: audit67b): a YAML comment or a shell would eat such a value unquoted, so it is no quantity or
+#: count a person mistyped
 SCRIPT_MARKER = LazyRegex(
     r"#[A-Z][A-Z0-9_]{0,63}|<[A-Za-z_][\w-]{0,63}>|__[A-Z][A-Z0-9_]{0,63}__|@[A-Z][A-Z0-9_]{0,63}@"
-    r"|^\$(?:[A-Za-z_][A-Za-z0-9_]{0,63}|\{[A-Za-z_][A-Za-z0-9_]{0,63}\})$"
+    r"|^\$(?:[A-Za-z_][A-Za-z0-9_]{0,63}|\{[A-Za-z_][A-Za-z0-9_]{0,63}\})$|^\{\{[^{}]{1,200}\}\}$"
 )
 #: a placeholder a template fills (``${MEDIUM}``, ``{{ .Values.medium }}``, ``$(MEDIUM)``)
 _PLACEHOLDER = LazyRegex(r"\$[{(A-Za-z_]|\{\{", 0, ("$", "{{"))

@@ -196,9 +196,10 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
             where = f"line {exc.line}, column {exc.column}"
             return [], [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_NO_CONTAINER}: not checked")]
         raise UnparsableInput(f"invalid YAML: {exc.message}", exc.line, exc.column, exc.offset) from None
-    if has_helm_actions(source.text) and key_problem(documents) is not None:
-        # ``name: {{ .Values.x }}`` composes as a mapping used as a key, which no Kubernetes or compose reader
-        # accepts: an unrendered template that happens to parse, not a manifest
+    if has_template_marks(source.text) and key_problem(documents) is not None:
+        # ``name: {{ .Values.x }}`` or Jinja's ``name: {{ name }}`` composes as a mapping used as a key, which no
+        # Kubernetes or compose reader accepts: an unrendered template that happens to parse, not a manifest
+        # (audit67b: a SeldonDeployment template a script renders with Jinja gave 26 SHM011 errors)
         return [], [_template_notice(source, path, run)]
     return _yaml_workloads(source, path, documents, run)
 
