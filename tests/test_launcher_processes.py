@@ -416,3 +416,32 @@ def test_a_complex_key_in_a_pod_spec_is_said_without_a_last_one() -> None:
     ((notice),) = check("job.yaml", text).notices
     assert "a mapping or sequence is used as a key of a pod spec: kubectl refuses the file" in notice.message
     assert "last one" not in notice.message
+
+
+_OPERATOR_OBJECT = """apiVersion: kaiwo.silogen.ai/v1alpha1
+kind: {kind}
+metadata: {{name: train}}
+spec:
+  image: rocm/vllm:latest
+{spec}"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "spec", "said"),
+    [
+        ("KaiwoJob", "  gpus: 8\n  entrypoint: python train.py\n", "line 6: KaiwoJob/train asks for GPUs (gpus: 8)"),
+        (
+            "Batch",
+            "  resources: {limits: {nvidia.com/gpu: 2}}\n",
+            "line 6: Batch/train asks for GPUs (nvidia.com/gpu: 2)",
+        ),
+        ("KaiwoJob", "  gpus: 0\n", ""),  # no GPU asked for
+        ("CustomResourceDefinition", "  gpus: 8\n", ""),  # a schema, not a workload
+    ],
+)
+def test_an_operators_object_that_asks_for_gpus_and_holds_no_pod_spec_is_said(kind: str, spec: str, said: str) -> None:
+    """An operator's own kind (audit67b: Kaiwo's KaiwoJob, whose operator makes the pods) is not read: the report
+    says its containers are not checked rather than nothing."""
+    result = check("job.yaml", _OPERATOR_OBJECT.format(kind=kind, spec=spec))
+    assert not result.workloads
+    assert [n.message.split(" and names")[0] for n in result.notices] == ([said] if said else [])

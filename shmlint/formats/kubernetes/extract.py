@@ -9,6 +9,7 @@ once for every format that writes pod specs (``shmlint.containers.pod``).
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -34,8 +35,9 @@ from shmlint.parsers.yamlnodes import (
     key_problem,
     scalar,
     sequence,
+    walk_mappings,
 )
-from shmlint.signals import MPI_LAUNCHERS, Signals
+from shmlint.signals import MPI_LAUNCHERS, Signals, positive_count
 from shmlint.source import SourceText
 
 if TYPE_CHECKING:
@@ -389,11 +391,56 @@ class _Extractor:
         self.trained = self.trainjob_runtimes(objects)
         for obj in objects:  # an OpenShift Template's objects are a template's, the file's other objects not
             reader = self.reader.for_template() if is_openshift_template(obj, self.m) else self.reader
+            found = False
             for pod in self.pods(obj):
+                found = True
                 self.note_key_problem(pod.spec)
                 result.extend(reader.pod_workloads(pod, seen))
+            if not found:
+                self.note_unread_workload(obj)
         return result
 
+    def note_unread_workload(self, obj: MappingNode) -> None:
+        """Say an object of a kind whose pods shmlint does not read (an operator's own CRD: KaiwoJob, ...) that asks
+        for GPUs and names what runs: what its operator starts is not checked, and the report says so rather than
+        nothing (audit67b). Read as far as ``MAX_UNREAD_NODES`` mappings."""
+        kind = scalar(self.m.get(obj, "kind")) or ""
+        if not kind or kind in _NO_WORKLOAD_KINDS or self.m.get(obj, "spec") is None:
+            return
+        gpu = runs = None
+        for node in itertools.islice(walk_mappings(self.m.get(obj, "spec")), MAX_UNREAD_NODES):
+            for key, (key_node, value) in self.m.items(node).items():
+                if gpu is None and self._asks_for_gpus(key, value):
+                    gpu = f"{key}: {scalar(value)}", key_node
+                if runs is None and key in _RUN_KEYS and scalar(value):
+                    runs = key
+            if gpu is not None and runs is not None:
+                metadata = self.m.get(obj, "metadata")
+                name = scalar(self.m.get(metadata, "name")) or "?"
+                line = self.reader.span(gpu[1]).line
+                why = (
+                    f"{kind}/{name} asks for GPUs ({gpu[0]}) and names what runs ({runs}), but its kind holds no pod "
+                    "spec shmlint reads: the containers its operator makes are not checked"
+                )
+                self.notices.append(Notice(self.reader.source.path, f"line {line}: {why}"))
+                return
+
+    def _asks_for_gpus(self, key: str, value: Node) -> bool:
+        text = scalar(value) or ""
+        if self.reader.signals.is_gpu_resource(key):
+            return positive_count(text)
+        return key.lower() in _GPU_COUNT_KEYS and positive_count(text)
+
+
+#: kinds that describe GPUs without running anything (a CRD's schema, GPU operators' and node pools' settings)
+_NO_WORKLOAD_KINDS = frozenset(
+    {"CustomResourceDefinition", "ClusterPolicy", "NVIDIADriver", "NodePool", "NodeClass", "ConfigMap", "Secret"}
+)
+#: keys of an operator's object that say how many GPUs it asks for, and keys that name what it runs
+_GPU_COUNT_KEYS = frozenset({"gpus", "gpu", "numgpus", "num_gpus", "gpucount", "gpu_count", "gpuspernode"})
+_RUN_KEYS = frozenset({"image", "entrypoint", "command", "args", "model", "script"})
+#: mappings of one object read for that notice
+MAX_UNREAD_NODES = 2000
 
 #: core kinds whose API validation requires every container to name an image: one that names none is a patch
 _IMAGE_REQUIRED = frozenset(
