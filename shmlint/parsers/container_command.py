@@ -140,9 +140,10 @@ def container_commands(
         if parsed is not None:
             yield parsed
             continue
-        if handers is None and _FORWARDS.search(text) is not None:
-            handers = _handers(text, frozenset(c.words[0].start for c in simple))
-        for inner in _handed_on(command.words, text, handers=handers or frozenset()):
+        if handers is None:  # looked for once, where a command is not a container's: most texts define none
+            forwards = _FORWARDS.search(text) is not None
+            handers = _handers(text, frozenset(c.words[0].start for c in simple)) if forwards else frozenset()
+        for inner in _handed_on(command.words, text, handers=handers):
             parsed = parse_container_command(inner.words, text, assigned)
             if parsed is not None:
                 yield parsed
