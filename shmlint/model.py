@@ -203,6 +203,11 @@ class MountedConfig(NamedTuple):
 CONTEXT_DOCKERFILES = ("Dockerfile", "dockerfile")
 
 
+def dockerfile_names(named: str | None) -> tuple[str, ...]:
+    """The names a build's Dockerfile is looked up by in its context: the one it names, else ``CONTEXT_DOCKERFILES``."""
+    return (named,) if named else CONTEXT_DOCKERFILES
+
+
 class Launch(NamedTuple):
     """What a container starts, as its manifest writes it, so ``shmlint.project`` can follow it to the repository's
     files. Paths are as written; ``base_dir`` is the folder relative ones start from (the manifest's)."""
@@ -241,8 +246,7 @@ class Launch(NamedTuple):
     def dockerfile_paths(self) -> tuple[str, ...]:
         """Where the Dockerfile of that build (or the one beside the manifest) may be, in the order a build looks
         (``CONTEXT_DOCKERFILES`` when it names none), as paths that may not exist."""
-        names = (self.dockerfile,) if self.dockerfile else CONTEXT_DOCKERFILES
-        return tuple(os.path.join(self.context, name) for name in names)
+        return tuple(os.path.join(self.context, name) for name in dockerfile_names(self.dockerfile))
 
 
 class ProjectFacts(NamedTuple):

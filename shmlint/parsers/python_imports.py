@@ -69,7 +69,7 @@ def imported_bindings(
     module exports but its ``_private`` names (Python's rule without ``__all__``), and nothing known from a module
     not read or one that lists its public names in ``__all__`` (which names it lists is not read: the review's
     ``__all__ = ["GPUS"]`` kept the importer's own ``NUM_WORKERS``); a name ``assigned`` after its import is the
-    module's own again."""
+    importing file's own again."""
     found: dict[str, V] = {}
     for imported in sorted(imports, key=lambda each: each.line):
         names = exported(imported.module)

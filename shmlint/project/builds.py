@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import CONTEXT_DOCKERFILES
+from shmlint.model import dockerfile_names
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.shell import environment_default
 from shmlint.project.build_lines import WrittenBuild, builds_in
@@ -197,10 +197,8 @@ class _Collector:
             first = first or folder
             # ``-f`` is relative to where the command runs; compose and skaffold name it inside the context
             start = folder if found.in_context or not found.dockerfile else base
-            names = (found.dockerfile,) if found.dockerfile else CONTEXT_DOCKERFILES
-            dockerfile = next(
-                (path for name in names if (path := self._inside(os.path.join(start, name), folder=False))), None
-            )
+            paths = (os.path.join(start, name) for name in dockerfile_names(found.dockerfile))
+            dockerfile = next(filter(None, (self._inside(path, folder=False) for path in paths)), None)
             if dockerfile is not None:
                 return ImageBuild(dockerfile, folder, found.args, found.target, found.where)
         if found.block is None or first is None:

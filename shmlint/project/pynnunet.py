@@ -78,7 +78,7 @@ def nnunet_training(
     ``run_training(...)`` function, or ``run_training()`` of a trainer the name holds on that line (a class
     whose name holds ``nnUNetTrainer``, a subclass's too, or a factory imported from nnU-Net). Not where the
     container's environment (its manifest's, or its image's ``ENV``) sets ``nnUNet_n_proc_DA`` to 0, nor where
-    ``names`` is empty: ``nnunet_names`` gives none for a file that sets it to 0 itself (``single_threaded``)."""
+    ``names`` is empty (``pycode`` gives none for a file that sets it to 0 itself: ``single_threaded``)."""
     if not names or called(node.func) != "run_training" or context.env.get(PROCESSES_VARIABLE, "").strip() == "0":
         return None
     receiver = node.func.value if isinstance(node.func, ast.Attribute) else None

@@ -8,7 +8,7 @@ import shlex
 
 from shmlint.formats.compose.project import Found, Project, Service
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import CONTEXT_DOCKERFILES, Evidence, Launch, Size
+from shmlint.model import Evidence, Launch, Size, dockerfile_names
 from shmlint.parsers.yamlnodes import Node, ScalarNode, SequenceNode, scalar, sequence
 from shmlint.runtime import nccl
 from shmlint.signals import Signals, device_count, gpu_visible, positive_count
@@ -220,8 +220,8 @@ def _build_evidence(project: Project, service: Service, signals: Signals) -> Evi
     else:
         if not context:  # a remote context
             return None
-        names = (named,) if (named := project.text(dockerfile)) else CONTEXT_DOCKERFILES
         folder = build.layer.file.base_dir / context
+        names = dockerfile_names(project.text(dockerfile))
         source = next(filter(None, (project.files.source(folder / name) for name in names)), None)
         if source is None:
             return None

@@ -190,7 +190,8 @@ def imported_constants(tree: ast.Module, sibling: Sibling) -> dict[str, object]:
 
 def module_constants(tree: ast.Module) -> dict[str, object]:
     """``NAME = literal`` at module level, assigned once; a name assigned twice is not a constant. ``__all__`` is
-    kept (its value None) where the module assigns one: a star import then binds only what it lists."""
+    kept (its value None) where the module assigns one: a star import from it then binds nothing known (what it
+    lists is not read, ``python_imports.imported_bindings``)."""
     found: dict[str, object] = {}
     assigned: set[str] = set()
     for statement in tree.body:

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import ast
 import functools
-import os
 from collections.abc import Iterator
 from itertools import pairwise
 
 from shmlint import sizes
+from shmlint.containers import base_dir
 from shmlint.formats.python.calls import (
     UNKNOWN,
     Arg,
@@ -324,9 +324,9 @@ class _Reader(CallReader):
     def kfp_v1_shm(self, calls: list[ast.Call]) -> list[ShmSource]:
         """The /dev/shm a KFP v1 ``ContainerOp`` is given: ``add_pvolumes({"/dev/shm": volume})``, a
         ``PipelineVolume`` (a name the module assigns once too), or an ``add_volume_mount`` at /dev/shm of the
-        volume of that name an ``add_volume`` gives the task (``k8s_objects``). A ``PipelineVolume`` whose text
-        names the ``Memory`` medium is a Memory emptyDir (sized by its ``size_limit``/``sizeLimit``); any other
-        volume is not understood (a claim, a value made elsewhere), never the 64 MiB default."""
+        volume of that name an ``add_volume`` gives the task (``k8s_objects``). An ``empty_dir`` of the ``Memory``
+        medium is a Memory emptyDir (sized by its ``size_limit``/``sizeLimit``), another one disk; any other volume
+        is not understood (a claim, a value made elsewhere), never the 64 MiB default."""
         found: list[ShmSource] = []
         for call in calls:
             if method_name(call) != "add_pvolumes" or not call.args or not isinstance(call.args[0], ast.Dict):
@@ -376,7 +376,7 @@ class _Reader(CallReader):
         torch = []
         if image_name is not None and self.signals.is_torch_image(image_name):
             torch.append(Evidence(f"base_image {image_name}", self.span(options["base_image"].node)))
-        launch = Launch(os.path.dirname(self.source.path), (), ("python", "-c", f"{code}\n{component.name}()\n"))
+        launch = Launch(base_dir(self.source.path), (), ("python", "-c", f"{code}\n{component.name}()\n"))
         return workload._replace(image=image_name, torch=(*workload.torch, *torch), launch=launch if code else None)
 
     def kfp_task(
