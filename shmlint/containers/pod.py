@@ -29,13 +29,21 @@ _REFERENCE = LazyRegex(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]{0,252})\)", 0, ("$",)
 
 
 #: a marker a script replaces before the file is applied (``"#MEML"Gi``, ``<MEMORY>``, ``__MEM__``, ``@MEM@``, a
-#: value that is one variable, ``"$POD_MEMORY_LIMIT"``, for envsubst, or one template expression, ``'{{ mem }}'``,
-#: which Jinja fills: audit67b): a YAML comment or a shell would eat such a value unquoted, so it is no quantity or
-#: count a person mistyped
+#: value that is one variable, ``"$POD_MEMORY_LIMIT"``, for envsubst): a YAML comment or a shell would eat such a
+#: value unquoted, so it is no quantity or count a person mistyped
 SCRIPT_MARKER = LazyRegex(
     r"#[A-Z][A-Z0-9_]{0,63}|<[A-Za-z_][\w-]{0,63}>|__[A-Z][A-Z0-9_]{0,63}__|@[A-Z][A-Z0-9_]{0,63}@"
-    r"|^\$(?:[A-Za-z_][A-Za-z0-9_]{0,63}|\{[A-Za-z_][A-Za-z0-9_]{0,63}\})$|^\{\{[^{}]{1,200}\}\}$"
+    r"|^\$(?:[A-Za-z_][A-Za-z0-9_]{0,63}|\{[A-Za-z_][A-Za-z0-9_]{0,63}\})$"
 )
+
+
+def is_template_expression(value: str) -> bool:
+    """A value that is one template expression, ``'{{ memory_limit }}'``, which Jinja or Helm fills before the file
+    is applied (audit67b: a SeldonDeployment template a script renders): a value to come, no quantity a person
+    mistyped. String tests only: a one-file check compiles no expression for it."""
+    return value.startswith("{{") and value.endswith("}}") and "{{" not in value[2:-2] and len(value) > 4
+
+
 #: a placeholder a template fills (``${MEDIUM}``, ``{{ .Values.medium }}``, ``$(MEDIUM)``)
 _PLACEHOLDER = LazyRegex(r"\$[{(A-Za-z_]|\{\{", 0, ("$", "{{"))
 

@@ -1078,15 +1078,10 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://docs.python.org/3/using/cmdline.html#cmdoption-c',
   None,
   None,
-  ('(?:^python(3(\\.[0-9]{1,2})?)? {1,8}-c {1,8}((from '
-   '{1,8}(torch|torchvision|torchaudio|tensorflow|jax|jaxlib|vllm|sglang|transformers|tensorrt|tensorrt_llm|deepspeed|flash_attn|xformers|triton|apex|bitsandbytes|onnxruntime|cupy|cv2|numpy|paddle|mxnet|accelerate|pynvml)(\\.[A-Za-z0-9_]{1,32}){0,3} '
-   '{1,8}import {1,8}[A-Za-z_][A-Za-z0-9_]{0,47}( {0,8}, {0,8}[A-Za-z_][A-Za-z0-9_]{0,47}){0,4}|import '
-   '{1,8}(torch|torchvision|torchaudio|tensorflow|jax|jaxlib|vllm|sglang|transformers|tensorrt|tensorrt_llm|deepspeed|flash_attn|xformers|triton|apex|bitsandbytes|onnxruntime|cupy|cv2|numpy|paddle|mxnet|accelerate|pynvml)(\\.[A-Za-z0-9_]{1,32}){0,3}( '
-   '{1,8}as {1,8}[A-Za-z_][A-Za-z0-9_]{0,31})?( {0,8}, '
-   '{0,8}(torch|torchvision|torchaudio|tensorflow|jax|jaxlib|vllm|sglang|transformers|tensorrt|tensorrt_llm|deepspeed|flash_attn|xformers|triton|apex|bitsandbytes|onnxruntime|cupy|cv2|numpy|paddle|mxnet|accelerate|pynvml)(\\.[A-Za-z0-9_]{1,32}){0,3}( '
-   '{1,8}as {1,8}[A-Za-z_][A-Za-z0-9_]{0,31})?){0,4}) {0,8}; {0,8}){1,4}print\\(([A-Za-z0-9_.\\[\\]\'" '
-   ',=:%{}+-]|\\(\\)){0,120}\\)( {0,8}; {0,8}print\\(([A-Za-z0-9_.\\[\\]\'" ,=:%{}+-]|\\(\\)){0,120}\\)){0,4} '
-   '{0,8};?$)',
+  ('(?:^python(3(\\.[0-9]{1,2})?)? {1,8}-c {1,8}(import '
+   '{1,8}(torch|torchvision|torchaudio|tensorflow|jax|jaxlib|vllm|sglang|transformers|tensorrt|tensorrt_llm|deepspeed|flash_attn|xformers|triton|apex|bitsandbytes|onnxruntime|cupy|cv2|numpy|paddle|mxnet|accelerate|pynvml)(\\.[A-Za-z0-9_]{1,32}){0,2}( '
+   '{1,8}as {1,8}[A-Za-z_][A-Za-z0-9_]{0,31})? {0,8}; {0,8}){1,3}(print\\(([A-Za-z0-9_.\\[\\]\'" '
+   ',=:%{}+-]|\\(\\)){0,120}\\) {0,8}(; {0,8}|$)){1,4}$)',
    ('python',)),
   False,
   False,

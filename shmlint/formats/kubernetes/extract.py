@@ -404,6 +404,10 @@ class _Extractor:
         """Say an object of a kind whose pods shmlint does not read (an operator's own CRD: KaiwoJob, ...) that asks
         for GPUs and names what runs: what its operator starts is not checked, and the report says so rather than
         nothing (audit67b). Read as far as ``MAX_UNREAD_NODES`` mappings."""
+        api = scalar(self.m.get(obj, "apiVersion")) or ""
+        group = api.partition("/")[0] if "/" in api else ""
+        if "." not in group or group.endswith(".k8s.io"):  # Kubernetes' own kinds: their pods are all read
+            return
         kind = scalar(self.m.get(obj, "kind")) or ""
         if not kind or kind in _NO_WORKLOAD_KINDS or self.m.get(obj, "spec") is None:
             return

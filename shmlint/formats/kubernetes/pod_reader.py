@@ -16,6 +16,7 @@ from shmlint.containers.pod import (
     PodVolume,
     Resource,
     VolumeMount,
+    is_template_expression,
     judge_pod,
     quantity,
     shared_cap,
@@ -505,7 +506,11 @@ class PodReader:
         text = scalar(node)
         if text is None:
             return None
-        if (self.placeholders and PLACEHOLDER.search(text)) or SCRIPT_MARKER.search(text):
+        if (
+            (self.placeholders and PLACEHOLDER.search(text))
+            or SCRIPT_MARKER.search(text)
+            or is_template_expression(text)
+        ):
             return Size(text, None, self.span(node), KUBERNETES)
         return quantity(text, self.span(node))
 
