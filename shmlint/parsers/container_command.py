@@ -162,13 +162,19 @@ def _handers(text: str, starts: frozenset[int]) -> frozenset[str]:
     """The text's own functions (their names start commands the tokenizer read) whose body hands their arguments
     to another shell as text (``ssh_run() { ssh "$1" "$2"; }``): the strings a call of one passes are read as
     commands handed on (audit68a: ``ssh_run "$HOST" "docker run ..."`` in a multi-node script was not read)."""
-    found = set()
-    for match in (*_FUNCTION.finditer(text), *_FUNCTION_BLOCK.finditer(text)):
-        name_at = match.start(1) if match.group(1) else match.start(2)
-        header_at = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
-        if (name_at in starts or header_at in starts) and _FORWARDS.search(match.group(3)) is not None:
-            found.add(match.group(1) or match.group(2))
-    return frozenset(found)
+    functions = _own_functions(text, starts, (_FUNCTION, _FUNCTION_BLOCK))
+    return frozenset(name for name, body in functions if _FORWARDS.search(body) is not None)
+
+
+def _own_functions(text: str, starts: frozenset[int], shapes: tuple[LazyRegex[str], ...]) -> Iterator[tuple[str, str]]:
+    """The text's own functions written in one of ``shapes`` (``_FUNCTION``, ``_FUNCTION_BLOCK``), as (name,
+    body): those whose header starts a command the tokenizer read (``starts``), not a here-document's text."""
+    for shape in shapes:
+        for match in shape.finditer(text):
+            name_at = match.start(1) if match.group(1) else match.start(2)
+            header_at = match.start() + len(match.group(0)) - len(match.group(0).lstrip())  # ``function`` or the name
+            if name_at in starts or header_at in starts:
+                yield match.group(1) or match.group(2), match.group(3)
 
 
 #: a function written over lines, to the first ``}`` that starts a line (its body may hold ``{ ...; }`` groups,
@@ -482,12 +488,7 @@ def _runners(text: str, starts: frozenset[int]) -> frozenset[str]:
     """The text's own functions (their names start commands the tokenizer read: not a here-document's text) whose
     body runs their arguments as a command, read as shell (not ``"$@"`` in a string, an array or an argument)."""
     found = set()
-    for match in _FUNCTION.finditer(text):
-        name_at = match.start(1) if match.group(1) else match.start(2)
-        header_at = match.start() + len(match.group(0)) - len(match.group(0).lstrip())  # ``function`` or the name
-        if name_at not in starts and header_at not in starts:
-            continue
-        body = match.group(3)
+    for name, body in _own_functions(text, starts, (_FUNCTION,)):
         listed = list(top_level(commands(body)))
         array_end = -1
         for index, command in enumerate(listed):
@@ -499,7 +500,7 @@ def _runners(text: str, starts: frozenset[int]) -> frozenset[str]:
             while words and words[0].text in _RUNNING_WRAPPERS:
                 words = words[1:]
             if words and words[0].text in _ARGUMENTS and words[0].splat:
-                found.add(match.group(1) or match.group(2))
+                found.add(name)
                 break
     return frozenset(found)
 
