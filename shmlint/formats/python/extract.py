@@ -293,13 +293,7 @@ class _Reader(CallReader):
             accelerated: dict[str, list[ast.Call]] = {}
             mounts: dict[str, list[ast.Call]] = {}
             volumes: dict[str, list[ast.Call]] = {}  # KFP v1's ContainerOp volume calls
-            factories: dict[str, str | None] = {}  # the component each task is made from
             chains = _chain_names(scope)
-            assigned = {
-                node.targets[0].id: node.value
-                for node in _own_nodes(scope)
-                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-            }
             for node in _own_nodes(scope):
                 if not isinstance(node, ast.Call):
                     continue
@@ -308,17 +302,18 @@ class _Reader(CallReader):
                     task = chains.get(id(node)) or _task_key(node)
                     if task is not None and task not in ("self", "cls"):
                         accelerated.setdefault(task, []).append(node)
-                        factories.setdefault(task, _factory(node, assigned))
                 elif called_name(node) == "empty_dir_mount" and node.args and isinstance(node.args[0], ast.Name):
                     mounts.setdefault(node.args[0].id, []).append(node)
                 elif method in KFP_V1_VOLUMES:
                     task = chains.get(id(node)) or _task_key(node)
                     if task is not None:
                         volumes.setdefault(task, []).append(node)
+            made_by = self.kfp_components and accelerated  # the file's components: which one made each task
+            assigned = _assignments(scope) if made_by else {}
             for task, calls in accelerated.items():
                 task_volumes = volumes.get(task, [])
                 workload = self.kfp_task(task, calls, mounts.get(task, []), self.kfp_v1_shm(task_volumes))
-                component = self.kfp_components.get(factories.get(task) or "")
+                component = self.kfp_components.get(_factory(calls[0], assigned) or "") if made_by else None
                 yield self.kfp_component(workload, component) if component is not None else workload
 
     def kfp_v1_shm(self, calls: list[ast.Call]) -> list[ShmSource]:
@@ -457,6 +452,15 @@ def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
         yield node
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
             stack.extend(ast.iter_child_nodes(node))
+
+
+def _assignments(scope: ast.AST) -> dict[str, ast.expr]:
+    """What each name the scope's own statements assign holds (the last ``name = value``), for ``_factory``."""
+    return {
+        node.targets[0].id: node.value
+        for node in _own_nodes(scope)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+    }
 
 
 def _factory(call: ast.Call, assigned: dict[str, ast.expr]) -> str | None:
