@@ -215,6 +215,11 @@ def module_constants(tree: ast.Module) -> dict[str, object]:
     return found
 
 
+def text_value(arg: Arg | None) -> str | None:
+    """The string an argument gives, when it is a literal or a resolved constant string."""
+    return arg.value if arg is not None and isinstance(arg.value, str) else None
+
+
 def called_name(node: ast.expr) -> str | None:
     """``batch`` for ``@batch``, ``@batch(...)``, ``@metaflow.batch(...)``."""
     target = node.func if isinstance(node, ast.Call) else node

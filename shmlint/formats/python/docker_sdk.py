@@ -23,7 +23,15 @@ from shmlint.containers.docker import (
     judge_docker,
     tmpfs_size,
 )
-from shmlint.formats.python.calls import Arg, CallReader, called_name, command_words, flat_strings, method_name
+from shmlint.formats.python.calls import (
+    Arg,
+    CallReader,
+    called_name,
+    command_words,
+    flat_strings,
+    method_name,
+    text_value,
+)
 from shmlint.model import Workload, WorkloadFormat, WorkloadId
 from shmlint.runtime.shm import is_shm_path
 
@@ -54,7 +62,7 @@ class DockerSdk:
         ``task_id``; its ``shm_size`` is typed as an integer of bytes, and written so."""
         options = self.reader.keywords(call)
         task = options.get("task_id")
-        named = task.value if task is not None and isinstance(task.value, str) else "DockerOperator"
+        named = given if (given := text_value(task)) is not None else "DockerOperator"
         name = WorkloadId(WorkloadFormat.PYTHON, "Airflow DockerOperator", named, "", "container")
         yield self.container(call, options, options.get("image"), options.get("command"), name, "bytes")
 
@@ -73,7 +81,7 @@ class DockerSdk:
             options.get("working_dir"),
             options.get("mem_limit"),
         )
-        image_name = image.value if image is not None and isinstance(image.value, str) else None
+        image_name = text_value(image)
         view = DockerOptions(
             base_dir=base_dir(self.reader.source.path),
             settings=(*self.gpu(options), *self.environment(options), *self.shm(options)),
@@ -82,7 +90,7 @@ class DockerSdk:
             entrypoint=tuple(command_words(entrypoint, self.reader)) if entrypoint is not None else (),
             arguments=tuple(command_words(command, self.reader)) if command is not None else (),
             command_span=self.reader.span(command.node) if command is not None else None,
-            working_dir=working_dir.value if working_dir is not None and isinstance(working_dir.value, str) else "",
+            working_dir=text_value(working_dir) or "",
             memory=self.reader.size(memory, sizes.DOCKER) if memory is not None else None,
             unresolved=tuple(self.reader.spread(call)),
         )
@@ -104,7 +112,7 @@ class DockerSdk:
                     yield Setting(GPU, None, f"device_requests {self.reader.text(node)}", self.reader.span(node))
         runtime = options.get("runtime")
         if runtime is not None:
-            value = runtime.value if isinstance(runtime.value, str) else None
+            value = text_value(runtime)
             yield Setting(RUNTIME, value, f"runtime={value}", self.reader.span(runtime.node))
 
     def shm(self, options: dict[str, Arg]) -> Iterator[Setting]:
@@ -113,7 +121,7 @@ class DockerSdk:
             yield Setting(SHM_SIZE, None, "shm_size", self.reader.span(size.node), self.reader.size(size, sizes.DOCKER))
         ipc = options.get("ipc_mode")
         if ipc is not None:
-            value = ipc.value if isinstance(ipc.value, str) else None
+            value = text_value(ipc)
             yield Setting(IPC, value, f"ipc_mode={self.reader.text(ipc.node)}", self.reader.span(ipc.node))
         yield from self.mounts(options)
         tmpfs = options.get("tmpfs")
@@ -161,7 +169,7 @@ class DockerSdk:
                 sized = self.reader.size(size, sizes.DOCKER) if size is not None else None
                 yield Setting(MOUNT, kind, "mounts tmpfs /dev/shm", span, sized)
             elif kind == "bind":
-                host = source.value if source is not None and isinstance(source.value, str) else None
+                host = text_value(source)
                 yield Setting(MOUNT, kind, f"mounts bind of {host or 'a host folder'} at /dev/shm", span, host=host)
             else:
                 yield Setting(MOUNT, kind, f"mounts {kind} at /dev/shm", span)

@@ -11,7 +11,7 @@ import ast
 from collections.abc import Iterator
 
 from shmlint.containers import base_dir
-from shmlint.formats.python.calls import CallReader, command_words
+from shmlint.formats.python.calls import CallReader, command_words, text_value
 from shmlint.formats.python.k8s_objects import gpu_limits, listed, mounted_shm
 from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Workload, WorkloadFormat, WorkloadId
 
@@ -29,11 +29,11 @@ class PodOperator:
         reader = self.reader
         options = reader.keywords(call)
         task = options.get("task_id")
-        named = task.value if task is not None and isinstance(task.value, str) else "KubernetesPodOperator"
+        named = given if (given := text_value(task)) is not None else "KubernetesPodOperator"
         resources = options.get("container_resources") or options.get("resources")
         gpu, counts = gpu_limits(reader, resources.node if resources is not None else None, "container_resources")
         image = options.get("image")
-        image_name = image.value if image is not None and isinstance(image.value, str) else None
+        image_name = text_value(image)
         torch = []
         if image is not None and image_name is not None and reader.signals.is_torch_image(image_name):
             torch.append(Evidence(f"image {image_name}", reader.span(image.node)))

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from shmlint import sizes
 from shmlint.containers import base_dir
 from shmlint.containers.docker import RUNTIME, SHM_SIZE, DockerOptions, Setting, judge_docker
-from shmlint.formats.python.calls import Arg, CallReader, called_name
+from shmlint.formats.python.calls import Arg, CallReader, called_name, text_value
 from shmlint.model import Evidence, Launch, Workload, WorkloadFormat, WorkloadId
 
 #: the instance types that run the job on this machine (``local_gpu``: with the nvidia runtime)
@@ -59,7 +59,7 @@ class SageMakerLocal:
         view = DockerOptions(
             base_dir=base_dir(self.reader.source.path),
             settings=(*gpu, *self.shm),
-            image=image.value if image is not None and isinstance(image.value, str) else None,
+            image=text_value(image),
             image_span=self.reader.span(image.node) if image is not None else None,
             arguments=arguments,
             command_span=self.reader.span(entry.node) if entry is not None else None,
