@@ -146,7 +146,7 @@ class Engine:
         leave it undecided) before any rule reads it."""
         from shmlint.project.decide import with_needs
 
-        return with_needs(workloads, self.knowledge, self.project, self.project_texts)
+        return with_needs(workloads, self.knowledge, self.project, self.project_texts, self.settings.signals)
 
     def rules(self, workloads: list[Workload]) -> list[Finding]:
         from shmlint.rules.registry import run_rules

@@ -639,3 +639,73 @@ def test_the_names_a_build_reads_as_its_dockerfile_are_dockerfiles(name: str, ki
 
     found = kind_by_name(Path("ctx") / name)
     assert (found.value if found is not None else None) == kind
+
+
+_TRAINER = "from torch.utils.data import DataLoader\nDataLoader(range(9), num_workers=6)\n"
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "code", "severity"),
+    [
+        ('FROM pytorch/pytorch:2.4.1-cuda12.1-cudnn9-devel\nCOPY t.py /t.py\nCMD ["python", "/t.py"]\n', _TRAINER, "error"),
+        ('FROM python:3.11\nRUN pip install torch==2.4.1\nCOPY t.py /t.py\nCMD ["python", "/t.py"]\n', _TRAINER, "error"),
+        ('FROM python:3.11\nCOPY t.py /t.py\nCMD ["python", "/t.py"]\n', _TRAINER, None),  # torch by no build or name
+        ('FROM pytorch/pytorch:2.4.1-cuda12.1-cudnn9-devel\nCOPY t.py /t.py\nCMD ["python", "/t.py"]\n',
+         "import torch\nprint(torch.ones(2))\n", None),  # torch work on the CPU whose walk shows no need
+    ],
+)  # fmt: skip
+def test_a_cpu_container_of_an_image_the_repository_builds_with_torch_is_torch_work(
+    tmp_path: Path, dockerfile: str, code: str, severity: str | None
+) -> None:
+    """A ``docker run`` with no GPU of an image the repository builds FROM a torch image, or with torch installed,
+    runs torch work on the CPU (audit67a: a challenge's template built FROM pytorch/pytorch, six loader workers):
+    what its code shows decides, as for a GPU container; a build without torch, or code without a need, says
+    nothing."""
+    found = _check(
+        tmp_path,
+        {"Dockerfile": dockerfile, "t.py": code, "run.sh": "docker build -t trainer .\ndocker run --rm trainer\n"},
+    )
+    assert [label for label, _ in found] == ([severity] if severity else [])
+    if severity:
+        assert "t.py:2 DataLoader(num_workers=6)" in found[0][1]
+
+
+def test_a_cpu_pod_of_an_image_the_repository_builds_with_torch_is_torch_work(tmp_path: Path) -> None:
+    """The same for a Kubernetes container that asks for no GPU in a file the text prefilter reads (a served
+    model's GPU Deployment beside it): its image's build, in a Makefile, is FROM PyTorch. (A file with no GPU,
+    torch, shm or build word at all is read for syntax only: ``shmlint.prefilter``.)"""
+    pod = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        - name: train\n          image: registry.example.com/acme/trainer:v1\n"
+        "      restartPolicy: Never\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: serve\nspec:\n"
+        "  containers:\n    - name: serve\n      image: registry.example.com/acme/server:v1\n      command: [sleep, infinity]\n"
+        "      resources:\n        limits:\n          nvidia.com/gpu: 1\n"
+    )
+    files = {
+        "Makefile": "build:\n\tdocker build -t registry.example.com/acme/trainer:v1 .\n",
+        "Dockerfile": 'FROM nvcr.io/nvidia/pytorch:24.05-py3\nCOPY t.py /t.py\nCMD ["python", "/t.py"]\n',
+        "t.py": _TRAINER,
+        "k8s/job.yaml": pod,
+    }
+    (trainer, holder) = _check(tmp_path, files)
+    assert trainer[0] == "error" and "t.py:2 DataLoader(num_workers=6)" in trainer[1], trainer
+    assert holder[0] == "info" and 'container "serve"' in holder[1]
+    files["Makefile"] = "build:\n\tdocker build -t registry.example.com/acme/other:v1 .\n"  # another image
+    assert [severity for severity, _ in _check(tmp_path, files)] == ["info"]
+
+
+def test_a_guide_that_types_training_into_a_cpu_container_of_a_torch_build_fails(tmp_path: Path) -> None:
+    """The PhysioNet Challenge's example README (audit67a: a team's copy whose training has six loader workers): an
+    indented transcript builds the image FROM PyTorch, opens its shell with no GPU, and trains at a prompt whose
+    host it elides (``root@[...]:/challenge#``)."""
+    readme = (
+        "4. Build and run:\n\n        user@computer:~/example$ docker build -t image .\n\n        Sending build "
+        "context to Docker daemon  [...]kB\n\n        user@computer:~/example$ docker run -it -v ~/example/model:"
+        "/challenge/model image bash\n\n        root@[...]:/challenge# ls\n            Dockerfile  t.py\n\n"
+        "        root@[...]:/challenge# python t.py -d training_data -m model -v\n\n"
+        "        root@[...]:/challenge# exit\n        Exit\n"
+    )
+    dockerfile = "FROM pytorch/pytorch:2.4.1-cuda12.1-cudnn9-devel\nRUN mkdir /challenge\nCOPY ./ /challenge\n"
+    dockerfile += "WORKDIR /challenge\n"
+    found = _check(tmp_path, {"README.md": readme, "Dockerfile": dockerfile, "t.py": _TRAINER})
+    assert [(severity, "t.py:2 DataLoader(num_workers=6)" in text) for severity, text in found] == [("error", True)]

@@ -108,7 +108,7 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
         image=options.image,
         command=" ".join(shown),
         accelerator_count=_accelerator_count(options.settings, signals) if gpu else None,
-        launch=launch if gpu or torch else None,
+        launch=launch,
     )
 
 

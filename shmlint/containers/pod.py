@@ -204,7 +204,7 @@ def _container(
         image=container.image,
         command=" ".join(container.words),
         accelerator_count=_accelerator_count(container, signals) if gpu else None,
-        launch=launch if gpu or torch else None,
+        launch=launch,
     )
 
 

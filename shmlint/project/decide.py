@@ -6,21 +6,26 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from shmlint.model import Launch, Need, ProjectFacts, Tier, Workload, WorkloadFormat
+from shmlint.model import Evidence, Launch, Need, ProjectFacts, Tier, Workload, WorkloadFormat
 from shmlint.need import MPI_LOCAL_RANKS, decide, holds_only, knows_image, own_script
 
 if TYPE_CHECKING:
     from shmlint.need import Knowledge
     from shmlint.project.index import ProjectIndex, Reader
+    from shmlint.signals import Signals
 
 
 def with_needs(
-    workloads: list[Workload], knowledge: Knowledge, project: ProjectIndex | None, texts: dict[str, str | None]
+    workloads: list[Workload],
+    knowledge: Knowledge,
+    project: ProjectIndex | None,
+    texts: dict[str, str | None],
+    signals: Signals,
 ) -> list[Workload]:
     """Each workload with its need: from its names, and where they leave it undecided, from the files it runs
     (``project``: the run's tree, None where there is none, as for stdin; ``texts``: the caller's cache of files)."""
     decided = []
-    workloads = [_own_image_beside(workload, knowledge, project) for workload in workloads]
+    workloads = [_torch_built(_own_image_beside(w, knowledge, project), project, texts, signals) for w in workloads]
     ambiguous = _beside_ambiguous(workloads, knowledge, project, texts)
     for workload in workloads:
         found = _with_need(workload, knowledge, project, texts, ambiguous)
@@ -81,9 +86,34 @@ def _leads_somewhere(workload: Workload, project: ProjectIndex) -> bool:
         return True
     if launch.dockerfile_beside and any(os.path.isfile(path) for path in launch.dockerfile_paths):
         return True  # a Dockerfile beside the file is taken to build the image (``follow._built``)
+    return _may_be_built(workload.image, project)
+
+
+def _may_be_built(image: str | None, project: ProjectIndex) -> bool:
+    """Whether the repository may build the image: the run's files build it, or the run checks a part of a
+    repository, whose other files may."""
     if project.files is not None and project.files.whole is not None:
         return True  # a part of a repository: the image may be built in a file the run does not check
-    return project.builds is not None and bool(project.builds.of(workload.image))
+    return project.builds is not None and bool(project.builds.of(image))
+
+
+def _torch_built(
+    workload: Workload, project: ProjectIndex | None, texts: dict[str, str | None], signals: Signals
+) -> Workload:
+    """A container given no accelerator, and torch by no name, whose image the repository builds from a torch image
+    or with torch installed, is torch work on the CPU (audit67a: a challenge's template runs ``docker run IMAGE`` of
+    a build FROM pytorch/pytorch whose training has six loader workers). Only a need the walk finds then speaks:
+    unknown torch work on the CPU gets no finding (``rules.common.claims_missing_shm``)."""
+    launch = workload.launch
+    if workload.is_gpu_or_torch or launch is None or project is None or not _may_be_built(workload.image, project):
+        return workload
+    from shmlint.project.follow import torch_build
+    from shmlint.project.index import Reader
+
+    reason = torch_build(launch, workload.image, Reader(project, texts), signals)
+    if reason is None:
+        return workload
+    return workload._replace(torch=(Evidence(f"image {workload.image}: {reason}", workload.span),))
 
 
 def _own_image_beside(workload: Workload, knowledge: Knowledge, project: ProjectIndex | None) -> Workload:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from shmlint.project.pyoptions import Option
     from shmlint.project.pyvalues import Value
     from shmlint.project.shellvars import Line
+    from shmlint.signals import Signals
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64
@@ -789,6 +790,19 @@ def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Ima
     if index.truncated:
         return None, (f"the repository's image builds were read up to a bound; {image} was not among them",)
     return None, ()
+
+
+def torch_build(launch: Launch, image: str | None, reader: Reader, signals: Signals) -> str | None:
+    """Why the one build the repository makes of the named image (``_image_build``) is a torch image, with where
+    that build is ("Dockerfile FROM pytorch/pytorch:2.4, built by run.sh:3"), or None."""
+    build, _ = _image_build(launch, image, reader)
+    text = _dockerfile_text(build, reader) if build is not None else None
+    if build is None or text is None:
+        return None
+    from shmlint.parsers.dockerfile import torch_evidence_text
+
+    reason = torch_evidence_text(text, signals, build_args=dict(build.args), target=build.target or None)
+    return f"{reason}, built by {build.where}" if reason else None
 
 
 def image_builds(reader: Reader) -> BuildIndex | None:

@@ -32,8 +32,9 @@ _DOCKERFILE_LANGUAGES = frozenset({"dockerfile", "containerfile", "docker", ""})
 #: a Dockerfile may write before it
 _FROM_FIRST = LazyRegex(r"[ \t]*FROM[ \t]+\S")
 _ARG_LINE = LazyRegex(r"[ \t]*ARG[ \t]+\S")
-#: what a shell prompt may show before its ``$``/``#``: ``host1$``, ``user@box:~/src$``, ``root@c278c88dd552:/x#``
-_PROMPT_HOST = r"(?:[\w.-]+(?:@[\w.-]+)?(?::[\w.~/-]*)?)?"
+#: what a shell prompt may show before its ``$``/``#``: ``host1$``, ``user@box:~/src$``, ``root@c278c88dd552:/x#``,
+#: and a host a guide elides (``root@[...]:/challenge#``, the PhysioNet Challenge's example README)
+_PROMPT_HOST = r"(?:[\w.-]+(?:@(?:[\w.-]+|\[(?:\.\.\.|…)\]))?(?::[\w.~/-]*)?)?"
 #: a user's ``$`` prompt may follow an active environment's name (``(main) $``, conda's and venv's), and ``$>`` is
 #: a guide's spelling of it; root's ``#`` is not read after one (``(1) # a note`` is a transcript's output)
 _DOLLAR = rf"(?:\([\w.-]{{1,64}}\)[ \t]?)?{_PROMPT_HOST}\$>?"
