@@ -200,7 +200,6 @@ def test_an_option_variable_that_gives_a_gpu(value: str, branches: bool, image: 
 @pytest.mark.parametrize(
     "branches",
     [
-        'G="--gpus device=0"\nG="--gpus device=1"',  # two GPU values: which one runs is not known
         'G="--gpus all"\nG="--shm-size=1g"',  # a branch that sizes /dev/shm is not nothing
         'G="--gpus all"\nG="--env X=1"',  # nor one that sets something else read here
     ],
@@ -209,6 +208,24 @@ def test_an_option_variable_whose_branches_decide_differently_stays_unknown(bran
     command = last(f"{branches}\ndocker run $G img python train.py")
     assert [word.text for word in command.unknown] == ["$G"]
     assert not command.has_flag("--gpus") and command.image is not None and command.image.text == "img"
+
+
+@pytest.mark.parametrize(
+    ("branches", "gpus"),
+    [
+        ('G="--gpus device=0"\nG="--gpus device=1"', "device=1"),
+        ('if [ -z "$X" ]; then\n G="--gpus all"\nelse\n G="--gpus 1"\nfi', "1"),
+        # NVIDIA's MLPerf run_with_docker.sh (audit69d: the launch vanished, no finding and no notice)
+        ("if [ -z \"${NV_GPU-}\" ]; then\n  readonly G=\"--gpus all\"\nelse\n"
+         "  readonly G='--gpus=\"'device=${NV_GPU}'\" -e NVIDIA_VISIBLE_DEVICES='\"${NV_GPU}\"\nfi", "device=${NV_GPU}"),
+    ],
+)  # fmt: skip
+def test_an_option_variable_whose_branches_each_give_an_accelerator_gives_one(branches: str, gpus: str) -> None:
+    """Each branch gives the container an accelerator its own way: one runs on every branch, read as the last
+    branch's (as an array's last value is), never as none."""
+    command = last(f"{branches}\ndocker run $G img python train.py")
+    assert [flag.value_text for flag in command.flags if flag.long_name == "--gpus"] == [gpus]
+    assert command.image is not None and command.image.text == "img"
 
 
 @pytest.mark.parametrize(

@@ -61,6 +61,8 @@ _EXPANDED_OPTIONS = frozenset(
 #: nothing in the others (``GPU=--gpus all`` on a GPU host, ``GPU=""`` elsewhere) is read as them, as what runs
 #: needs /dev/shm on either branch and the accelerator is where it runs
 _ACCELERATORS = frozenset(["--gpus", "--runtime", "--device"])
+#: what the branches of an accelerator variable may give besides it: the devices' environment
+_BRANCH_OPTIONS = _ACCELERATORS | {"--env"}
 #: values kept per variable and characters per value: a script assigns a name a few times
 MAX_VALUES = 16
 MAX_VALUE = 1024
@@ -305,6 +307,11 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     expandable = _EXPANDED_OPTIONS if mounts_shm else _EXPANDED_OPTIONS | _MOUNT_TARGETS.keys()
     one = given[0] if len(given) == 1 and judged <= (expandable if len(reads) == 1 else _ACCELERATORS) else None
     one = one if len(reads) == 1 or branches else None
+    if one is None and branches and all(read is not None and read.judged & _ACCELERATORS for read in reads):
+        # each branch gives an accelerator its own way (``--gpus all``, or ``--gpus "device=$NV_GPU" -e
+        # NVIDIA_VISIBLE_DEVICES=$NV_GPU``: NVIDIA's MLPerf run_with_docker.sh, audit69d): one runs on every branch;
+        # the last is read, as an array's last value is
+        one = given[-1] if all(read.judged <= _BRANCH_OPTIONS for read in reads if read is not None) else None
     if one is None or not assigned.spend(len(one[0])):
         return Expanded((), known=False, shm=shm)
     parts = [Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in one[1].parts]
