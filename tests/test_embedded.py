@@ -181,6 +181,15 @@ def test_markdown_console_block_output_and_root_prompt() -> None:
     assert visible(mask_markdown(text)) == ["docker run a \\", "--rm img"]
 
 
+def test_a_shell_block_is_a_transcript_only_from_its_first_prompt() -> None:
+    """A ``bash`` block of commands that then shows ``$ ls /imn`` and its output (audit69d: the docker run above
+    the prompt was hidden as output): the lines before the first prompt are commands, a ``#`` there a comment; from
+    the prompt on, lines without one are output. A ``console`` block is a transcript throughout."""
+    text = "```bash\n# train\ndocker run --gpus all img t\n\n    $ ls /imn\n    imagenet\n```\n"
+    assert visible(mask_markdown(text)) == ["# train", "docker run --gpus all img t", "ls /imn"]
+    assert visible(mask_markdown(text.replace("bash", "console"))) == ["train", "ls /imn"]
+
+
 def test_a_console_block_without_any_prompt_holds_its_engine_commands() -> None:
     """Sphinx documents tag commands ``console`` for its highlighting: a block that shows no prompt at all is no
     transcript; its container engine lines (and continuations) are read, nothing else (output there, ``Don't``,

@@ -188,16 +188,22 @@ def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tupl
     Returns the lines kept, each with its prompt."""
     if console and not any(_shows_prompt(line) for _, line in block):
         return _keep_engine_lines(mask, block)
+    # a block not tagged as a transcript that shows a ``$`` prompt is one from its first prompt on: the lines
+    # before it are no command's output (audit69d: a guide's ``bash`` block of commands, then ``$ ls /imn`` and
+    # what it prints)
+    commands = 0 if console else next((i for i, (_, line) in enumerate(block) if _DOLLAR_PROMPT.match(line)), 0)
     console = console or any(_DOLLAR_PROMPT.match(line) for _, line in block)
     prompt = _ANY_PROMPT if console else _DOLLAR_PROMPT
     continued = False
     kept: list[CodeLine] = []
-    for offset, line in block:
+    for index, (offset, line) in enumerate(block):
         start = offset
-        marker = prompt.match(line) or (_CONTINUED_PROMPT.match(line) if continued else _NAMED_PROMPT.match(line))
+        before = index < commands  # read as a plain block's lines: a ``#`` there is a comment, not root's prompt
+        marker = (_DOLLAR_PROMPT if before else prompt).match(line)
+        marker = marker or (_CONTINUED_PROMPT.match(line) if continued else _NAMED_PROMPT.match(line))
         if marker:
             start = offset + marker.end()
-        elif console and not continued:
+        elif console and not continued and not before:
             continue  # output
         end = offset + len(line)
         _keep_line(mask, start, end)
