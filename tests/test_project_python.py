@@ -108,6 +108,33 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
     assert _read("DataLoader(ds, **kwargs)").unknown_loaders == 1
 
 
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        ("N = os.cpu_count()\nDataLoader(ds, num_workers=N)\n", "cpu_count() is at least 1"),
+        ("N = len(os.sched_getaffinity(0))\nD = N\nDataLoader(ds, num_workers=D)\n", "sched_getaffinity() is at"),
+        ("N = os.cpu_count()\np.add_argument('--workers', type=int, default=N)\n"
+         "DataLoader(ds, num_workers=args.workers)\n", "cpu_count() is at least 1"),
+        ("class DM:\n    def __init__(self, args):\n        self.workers = args.get('num_workers', 4)\n"
+         "    def loader(self):\n        return DataLoader(ds, num_workers=self.workers)\n", "self.workers = 4 at line 3"),
+        ("class DM:\n    def __init__(self, n):\n        self.workers = n\n"
+         "    def loader(self):\n        return DataLoader(ds, num_workers=self.workers)\n", None),  # a parameter
+        ("class DM:\n    def __init__(self):\n        self.workers = 4\n    def fast(self):\n        self.workers = 0\n"
+         "    def loader(self):\n        return DataLoader(ds, num_workers=self.workers)\n", None),  # set twice
+        ("class DM:\n    def __init__(self):\n        self.workers, self.b = 4, 1\n"
+         "    def loader(self):\n        return DataLoader(ds, num_workers=self.workers)\n", None),  # unpacked
+        ("N = os.cpu_count()\nN = 0\nDataLoader(ds, num_workers=N)\n", None),
+    ],
+)  # fmt: skip
+def test_a_count_reached_through_a_name_or_an_attribute_is_followed(code: str, needs: str | None) -> None:
+    """Audit69a's probes: ``N = os.cpu_count()`` then ``num_workers=N`` (or an argparse default ``N``), ``D = N``,
+    ``len(os.sched_getaffinity(0))``, and ``self.workers`` set once in the file, as ``num_workers=os.cpu_count()``
+    written in place already was; a parameter, a second assignment or an unpacking stays unknown."""
+    facts = _read(code)
+    assert [needs in fact.text for fact in facts.needs] == ([True] if needs else [])
+    assert facts.unknown_loaders == (0 if needs else 1)
+
+
 _PASSED_ON = (
     "from ultralytics import YOLO\nclass Service:\n    def fit(self, data, epochs=1, **kwargs):\n"
     "        model = YOLO('y.pt')\n        return model.train(data=data, epochs=epochs, **kwargs)\n"

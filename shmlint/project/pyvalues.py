@@ -77,7 +77,13 @@ def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
             return found._replace(how=found.how or f", {node.id} = {found.number} at line {assigned.lineno}")
         return UNKNOWN
     if isinstance(node, ast.Attribute):
-        return context.imported.get(dotted(node)) or _setting(node.attr, context)
+        key = dotted(node)
+        assigned = context.names.get(key) if key.startswith("self.") else None
+        if assigned is not None:  # set once in the file (``self.num_workers = args.get("num_workers", 4)``)
+            found = value_of(assigned, context, depth + 1)
+            if found.number is not None or found.positive:
+                return found._replace(how=found.how or f", {key} = {found.number} at line {assigned.lineno}")
+        return context.imported.get(key) or _setting(node.attr, context)
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
         if dotted(node.value).endswith("environ"):
             return _environment(node.slice.value, None, context, depth)
@@ -89,8 +95,9 @@ def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
 
 def _call_value(node: ast.Call, context: Context, depth: int) -> Value:
     name = called(node.func)
-    if name in _CPU_COUNTS:
-        return Value(None, True, f", {name}() is at least 1")
+    if _cpu_count(node):  # also ``len(os.sched_getaffinity(0))``
+        counter = node.args[0] if name == "len" else node
+        return Value(None, True, f", {called(counter.func) if isinstance(counter, ast.Call) else name}() is at least 1")
     if name in ("min", "max") and node.args and not node.keywords:
         values = [value_of(arg, context, depth + 1) for arg in node.args]
         how = next((v.how for v in values if v.how), "")
@@ -113,6 +120,14 @@ def _call_value(node: ast.Call, context: Context, depth: int) -> Value:
     if name == "int" and len(node.args) == 1:
         return value_of(node.args[0], context, depth + 1)
     return UNKNOWN
+
+
+def _cpu_count(node: ast.expr | None) -> TypeGuard[ast.Call]:
+    """A call that counts the machine's CPUs (``N = os.cpu_count()``, audit69a): above zero, as written in place."""
+    if not isinstance(node, ast.Call):
+        return False
+    name = called(node.func)
+    return name in _CPU_COUNTS or (name == "len" and len(node.args) == 1 and _cpu_count(node.args[0]))
 
 
 def _environment(key: str, default: ast.expr | None, context: Context, depth: int) -> Value:
@@ -207,8 +222,9 @@ def _int(text: str) -> int | None:
 
 
 def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
-    """Names assigned a literal number or string with ``=`` exactly once in the file, as value following reads
-    them (``A = B = 8`` gives both; ``None`` for any other assignment), and a count above zero that a condition
+    """Names assigned a literal number or string, or the CPU count, with ``=`` exactly once in the file, as value
+    following reads them (``A = B = 8`` gives both; ``None`` for any other assignment), an instance attribute
+    (``self.num_workers``) assigned once, whatever its value, and a count above zero that a condition
     may change (``_defaults``). Looser than the small-batch proof's (``pydatasets``): a worker count followed is
     evidence of a need, and a parameter of the same name elsewhere does not hide it."""
     found: dict[str, ast.expr | None] = {}
@@ -227,11 +243,16 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
         value = getattr(node, "value", None)
         for target in targets:
             literal = isinstance(node, ast.Assign) and isinstance(target, ast.Name) and isinstance(value, ast.Constant)
+            counted = isinstance(node, ast.Assign) and isinstance(target, ast.Name) and _cpu_count(value)
+            counted = counted or (isinstance(node, ast.Assign) and isinstance(value, ast.Name))  # ``N = M``, followed
             for name in _stored(target):  # also ``n, m = 0, 1``
-                found[name] = value if literal and name not in found else None
+                found[name] = value if (literal or counted) and name not in found else None
                 assignments[name] = assignments.get(name, 0) + 1
                 if literal and isinstance(value, ast.Constant) and _counts(value.value) and len(targets) == 1:
                     counts.setdefault(name, []).append((value.value, value))
+            for attribute in _own_attributes(target):
+                single = len(targets) == 1 and isinstance(target, ast.Attribute) and not isinstance(node, ast.AugAssign)
+                found[attribute] = value if single and value is not None and attribute not in found else None
         bound.update(_bound(node))
     if nodes and isinstance(nodes[0], ast.Module) and _ANY_NAME not in bound:
         found.update(_defaults(nodes, assignments, bound))
@@ -253,6 +274,13 @@ def _every_way_above_zero(
         for name, values in counts.items()
         if found.get(name) is None and name not in bound and len(values) == assignments[name] > 1
     }
+
+
+def _own_attributes(target: ast.expr) -> Iterator[str]:
+    """The instance attributes an assignment target sets, as read back: ``self.num_workers``."""
+    for node in ast.walk(target):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and dotted(node.value) == "self":
+            yield f"self.{node.attr}"
 
 
 def _stored(target: ast.expr) -> Iterator[str]:
