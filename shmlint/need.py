@@ -294,11 +294,15 @@ def _by_names(workload: Workload, knowledge: Knowledge, walked: bool) -> Need | 
         by_command = [(e, where) for e, where in by_command if e.tier is not Tier.NEEDS]
     free_command = next((e for e, _ in by_command if e.tier is Tier.FREE), None)
     needs_command = any(e.tier is Tier.NEEDS for e, _ in by_command)
-    if free_command is not None and not needs_command and _only_free(workload.command, knowledge):
-        # the image is only where a utility or client runs; a command that also starts software that needs
-        # /dev/shm (`nvidia-smi && torchrun ...`) keeps that need, and one that starts anything else beside the
-        # utility (`nohup tensorboard ... & python3 serve.py`) leaves it to the image and the rest
-        return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
+    if free_command is not None and not needs_command:
+        if _only_free(workload.command, knowledge):
+            # the image is only where a utility or client runs; a command that also starts software that needs
+            # /dev/shm (`nvidia-smi && torchrun ...`) keeps that need
+            return Need(Tier.FREE, f"{free_command.what} (command)", free_command.id)
+        # one that starts anything else beside the utility (`nohup tensorboard ... & python3 serve.py`) leaves it
+        # to the image and the rest: the utility decides nothing (audit69a: `bash -c "tensorboard ... & python
+        # train.py"` was taken for a log viewer, with no finding)
+        by_command = [(e, where) for e, where in by_command if e.tier is not Tier.FREE]
     if (
         any(e.command_wins for e, _ in by_command)
         or _runs_steps(workload)

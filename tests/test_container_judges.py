@@ -456,6 +456,20 @@ def test_a_utility_beside_the_work_does_not_make_a_container_free(
     assert [f.code for f in findings if f.severity.label == "error"] == ([code] if code else [])
 
 
+@pytest.mark.parametrize(
+    "command",
+    ['bash -c "tensorboard --logdir=/out & python train.py"', 'bash -c "python train.py & tensorboard --logdir=/out"'],
+)
+def test_a_utility_beside_unknown_work_leaves_the_container_undecided(tmp_path: Path, command: str) -> None:
+    """The viewer decides nothing when something else runs beside it (audit69a: an unknown image's training with
+    TensorBoard beside it had no finding at all): the container stays undecided, an info."""
+    (tmp_path / "compose.yaml").write_text(
+        f"services:\n  a:\n    image: myorg/trainer\n    runtime: nvidia\n    command: {command}\n"
+    )
+    findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert [(f.code, f.severity.label, f.undecided) for f in findings] == [("SHM001", "info", True)]
+
+
 def test_a_fix_is_not_capped_by_a_sidecar_that_will_not_mount_its_volume(engine: Engine) -> None:
     """Review: the fix gave /dev/shm half a 256M sidecar's limit (122 MiB), which SHM005, capped by the containers
     that mount the volume, then flagged; the cap is the trainer's own (16Gi), so the default 8 GiB."""
