@@ -78,6 +78,15 @@ def unprotected(workload: Workload) -> bool:
         ("devices: ['/dev/kfd', '/dev/dri:/dev/dri']", "devices /dev/kfd"),
         ("devices: [nvidia.com/gpu=all]", "devices nvidia.com/gpu=all"),
         ("devices: [{source: /dev/dri/renderD128, target: /dev/dri/renderD128}]", "devices /dev/dri/renderD128"),
+        # a count a variable gives, with no value here, may be any (audit69b: the GPU service had no finding)
+        (
+            "deploy: {resources: {reservations: {devices: [{count: '${GPU_COUNT}', capabilities: [gpu]}]}}}",
+            "deploy.resources.reservations.devices capabilities [gpu]",
+        ),
+        (
+            "deploy: {resources: {reservations: {devices: [{count: '${GPUS:-2}', capabilities: [gpu]}]}}}",
+            "deploy.resources.reservations.devices capabilities [gpu]",
+        ),
     ],
 )
 def test_gpu_evidence(body: str, expected: str) -> None:
@@ -90,6 +99,7 @@ def test_gpu_evidence(body: str, expected: str) -> None:
     "body",
     [
         "deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 0, capabilities: [gpu]}]}}}",
+        "deploy: {resources: {reservations: {devices: [{count: '${GPUS:-0}', capabilities: [gpu]}]}}}",
         "environment: [NVIDIA_VISIBLE_DEVICES=none]",
         "environment: {NVIDIA_VISIBLE_DEVICES: void}",
         "environment: [NVIDIA_VISIBLE_DEVICES]",

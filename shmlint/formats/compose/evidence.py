@@ -43,9 +43,9 @@ def _reserved_devices(project: Project, service: Service, signals: Signals) -> l
     where = "deploy.resources.reservations.devices"
     for found in project.every(service, "deploy", "resources", "reservations", "devices"):
         for device in sequence(found.node):
-            count = scalar(m.get(device, "count"))
-            if count is not None and count != "all" and not positive_count(count):
-                continue
+            count, certain = project.interpolate(scalar(m.get(device, "count")) or "all")
+            if certain and count != "all" and not positive_count(count):
+                continue  # none asked for; a count a variable gives no value here (``${GPU_COUNT}``, audit69b) may be any
             capabilities = m.get(device, "capabilities")
             names = [scalar(item) or "" for item in sequence(capabilities)] or [scalar(capabilities) or ""]
             driver = scalar(m.get(device, "driver")) or ""
