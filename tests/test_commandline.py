@@ -358,8 +358,15 @@ def test_no_session_without_an_attached_interactive_shell(run: str) -> None:
         (["$ docker run -it --gpus all img", "root@c278c88dd552:/x# python a.py", "$ python b.py"], "python a.py"),
         (["host1$ docker run -it --gpus all img", "# python a.py", "output", "host1$ python b.py"], "python a.py"),
         # a host the guide elides (the PhysioNet Challenge's example README, audit67a)
-        (["u@pc:~/ex$ docker run -it --gpus all img bash", "root@[...]:/challenge# python a.py", "root@[...]:/c# exit",
-          "u@pc:~/ex$ python b.py"], "python a.py"),
+        (
+            [
+                "u@pc:~/ex$ docker run -it --gpus all img bash",
+                "root@[...]:/challenge# python a.py",
+                "root@[...]:/c# exit",
+                "u@pc:~/ex$ python b.py",
+            ],
+            "python a.py",
+        ),
         (["$ docker run -it --gpus all img bash", "root@[…]:/challenge# python a.py"], "python a.py"),
         (["docker run -it --gpus all img", "python a.py", "exit", "python b.py"], "python a.py"),
         (["docker run -it --gpus all img", "python a.py", "logout", "python b.py"], "python a.py"),
