@@ -274,3 +274,29 @@ def test_a_compose_files_relative_mount_is_its_own_folders(tmp_path: Path) -> No
     )
     _write(tmp_path, {"docker/compose.yaml": compose, "src/train.py": LOADER})
     assert _shm001(tmp_path)["docker/compose.yaml"].severity.label == "info"
+
+
+@pytest.mark.parametrize(
+    ("makefile", "label", "evidence"),
+    [
+        # the repository's own word on what people run there (audit69a: a dev container's Makefile target trains
+        # with 20 workers through a data module loaded by name, which the walk cannot reach)
+        ("train-ddp:\n\tpython training/run.py --gpus=-1 --num_workers=20\n", "error", "Makefile:2 python training/"),
+        ("train:\n\tpython training/run.py\n", "error", "training/run.py:3 DataLoader(num_workers=4)"),  # its code
+        ("lint:\n\tpython -m ruff check .\n", "info", None),  # a tool, no training
+        ("train:\n\tdocker run --gpus all acme/t python training/run.py --num_workers 8\n", "info", None),  # elsewhere
+    ],
+)
+def test_a_holders_makefile_recipes_are_what_people_run_in_it(
+    tmp_path: Path, makefile: str, label: str, evidence: str | None
+) -> None:
+    """A dev container holds its repository: the Python and launcher commands of the held folder's own Makefile
+    are what people type in it (``make train-ddp``), read as its commands and followed into the code they run."""
+    code = "from torch.utils.data import DataLoader\n\nloader = DataLoader(ds, num_workers=4)\n"
+    run = "import importlib\n\nimportlib.import_module('data.' + name)\n"
+    files = {"Makefile": makefile, "training/run.py": code if "--num_workers" not in makefile else run}
+    _write(tmp_path, files)
+    path = _devcontainer(tmp_path, {"image": "acme/dev:1", "runArgs": ["--gpus", "all"]})
+    finding = _shm001(tmp_path)[path]
+    assert finding.severity.label == label
+    assert evidence is None or evidence in finding.detail, finding.detail

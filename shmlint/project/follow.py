@@ -672,8 +672,16 @@ def program_run(
     """What one of the repository's programs shows when it is run on its own from its folder, without arguments
     (``python train.py``, ``sh train.sh``): the code that uses /dev/shm, and the commands it runs, within the
     reader's budget."""
+    return command_run(folder, ("python" if path.endswith(".py") else "sh", path), devices, reader)
+
+
+def command_run(
+    folder: str, argv: Sequence[str], devices: int | None, reader: Reader
+) -> tuple[tuple[CodeFact, ...], tuple[CodeFact, ...]]:
+    """What a command typed in one of the repository's folders shows (``python training/run.py --workers 8``): the
+    code that uses /dev/shm, and the commands it runs, within the reader's budget."""
     walk = _Walk(reader, [folder], devices)
-    walk.command(["python" if path.endswith(".py") else "sh", path], {}, 0)
+    walk.command(argv, {}, 0)
     walk.follow_started()
     return tuple(dict.fromkeys(walk.needs)), tuple(walk.commands)
 

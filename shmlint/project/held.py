@@ -18,12 +18,15 @@ from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import CodeFact
-from shmlint.project.follow import program_run
+from shmlint.project.follow import command_run, program_run
 from shmlint.project.index import ProjectFiles, Reader
 
 #: held folders looked in, and training programs read in all (more would only lengthen the walk)
 MAX_FOLDERS = 4
 MAX_PROGRAMS = 4
+#: Python and launcher commands of one held folder's Makefile followed
+MAX_RECIPES = 8
+_MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
 #: folders below a held one looked in (``tools/train.py``, ``scripts/train/train.py``)
 MAX_BELOW = 2
 #: folders listed below one held folder, at most (a wide tree is not walked for a training program)
@@ -67,7 +70,38 @@ def held_training(
         if found:  # said once a program: where the code is held
             needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point})"), *found[1:]]
         commands += run
-    return tuple(dict.fromkeys(needs)), tuple(commands)
+    for point, folder in list(dict.fromkeys(held))[:MAX_FOLDERS]:
+        for where, argv in _recipes(reader, folder)[:MAX_RECIPES]:
+            found, run = command_run(folder, argv, devices, reader)
+            commands.append(CodeFact(where, " ".join(argv)))
+            if found:
+                needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point}, run by {where})"), *found[1:]]
+            commands += run
+    return tuple(dict.fromkeys(needs)), tuple(dict.fromkeys(commands))
+
+
+def _recipes(reader: Reader, folder: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The commands of the held folder's own Makefile that start Python or a torch launcher (``make
+    train-ddp`` typed in a dev container runs ``python training/run_experiment.py --num_workers=20``, audit69a),
+    each with where it is written: what people run in the container, by the repository's own word."""
+    from shmlint.parsers.embedded.makefile import mask_makefile
+    from shmlint.parsers.programs import is_python, program
+    from shmlint.parsers.shell import commands, top_level
+    from shmlint.signals import LAUNCHER_PROGRAMS
+
+    for name in _MAKEFILES:
+        path = os.path.join(folder, name)
+        text = reader.text(path) if reader.index.tree(reader.index.max_bytes).has_file(path) else None
+        if text is None:
+            continue
+        found = []
+        for command in top_level(commands(mask_makefile(text))):
+            argv = program([word.text for word in command.words])
+            if argv and (is_python(argv[0]) or argv[0].rpartition("/")[2] in LAUNCHER_PROGRAMS):
+                line = text.count("\n", 0, command.words[0].start) + 1
+                found.append((f"{reader.display(path)}:{line}", tuple(argv)))
+        return found
+    return []
 
 
 def _walked(_: ProjectFiles, folder: str) -> dict[tuple[str, int | None], tuple[Facts, Facts]]:
