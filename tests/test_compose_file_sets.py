@@ -78,6 +78,22 @@ def test_a_set_named_in_a_folder_above_is_used(tmp_path: Path, invoke, up: int) 
     assert (folder / "docker-compose.gpu.yml").read_text() == before
 
 
+@pytest.mark.parametrize(("named", "merged"), [(SET, True), (SET.replace("gpu.yml", "cpu.yml"), False)])
+def test_a_set_named_by_file_names_alone_above_is_the_folders_that_holds_them(
+    tmp_path: Path, invoke, named: str, merged: bool
+) -> None:
+    """A README at the top runs ``docker compose -f docker-compose.yml -f docker-compose.gpu.yml up`` after its
+    ``cd docker`` (audit69d): no such files are at the top, and both are in ``docker/``: the set is that folder's.
+    A set one of whose files is not there is not."""
+    (tmp_path / ".git").mkdir()
+    folder = tmp_path / "docker"
+    folder.mkdir()
+    tree(folder)
+    (tmp_path / "README.md").write_text(f"```sh\ncd docker\n{named}```\n")
+    result = invoke("check", "--undecided=show", str(tmp_path))
+    assert ("as README.md:3 runs them" in result.stdout) == merged, result.stdout
+
+
 def test_a_set_in_dot_env_is_used(tmp_path: Path, invoke) -> None:
     tree(tmp_path, UNSIZED_BASE, _env="COMPOSE_FILE=docker-compose.yml:docker-compose.gpu.yml\n")
     # the GPU comes from the override, the service lives in the base: the finding is there, with its fix

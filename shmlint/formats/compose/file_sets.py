@@ -60,7 +60,24 @@ def sets_naming(files: ProjectFiles, folder: str) -> list[FileSet]:
         if above == os.path.abspath(folders[-1]):
             break
         folders.append(above)
-    return [found for each in folders for found in files.per_folder(named_sets, each)]
+    found = []
+    for each in folders:
+        for named in files.per_folder(named_sets, each):
+            found.append(named)
+            if each != folder and _run_from(files, named, each, folder):
+                names = [os.path.basename(path) for path in named.files]
+                found.append(named._replace(files=_resolved(folder, names)))
+    return found
+
+
+def _run_from(files: ProjectFiles, named: FileSet, where: str, folder: str) -> bool:
+    """Whether a set named in a folder above by file names alone is ``folder``'s, run from there: none of its files
+    is where it is named, and all are in ``folder`` (audit69d: a README's ``docker compose -f docker-compose.yml -f
+    docker-compose.gpu.yml up`` after the guide's ``cd docker``)."""
+    home = os.path.normpath(where)
+    return all(os.path.dirname(path) == home and not files.has_file(path) for path in named.files) and all(
+        files.has_file(os.path.join(folder, os.path.basename(path))) for path in named.files
+    )
 
 
 def named_sets(files: ProjectFiles, folder: str) -> list[FileSet]:
