@@ -33,7 +33,9 @@ _REFERENCE = LazyRegex(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]{0,252})\)", 0, ("$",)
 #: value unquoted, so it is no quantity or count a person mistyped
 SCRIPT_MARKER = LazyRegex(
     r"#[A-Z][A-Z0-9_]{0,63}|<[A-Za-z_][\w-]{0,63}>|__[A-Z][A-Z0-9_]{0,63}__|@[A-Z][A-Z0-9_]{0,63}@"
-    r"|^\$(?:[A-Za-z_][A-Za-z0-9_]{0,63}|\{[A-Za-z_][A-Za-z0-9_]{0,63}\})$"
+    r"|^\$(?:[A-Za-z_][A-Za-z0-9_]{0,63}|\{[A-Za-z_][A-Za-z0-9_]{0,63}\})$",
+    0,
+    ("#", "<", "__", "@", "$"),  # a quantity holds none of them: the pattern is not compiled for it
 )
 
 
