@@ -96,6 +96,17 @@ def test_gpu_evidence(body: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("count", "devices"),
+    [("2", 2), ("'${GPUS:-2}'", 2), ("'${GPUS}'", None), ("all", None)],
+)
+def test_a_reservations_count_is_read_as_compose_interpolates_it(count: str, devices: int | None) -> None:
+    """The review: a default's count counted a GPU but not its number (``${GPUS:-2}`` was info where 2 is an error);
+    an unset variable's is unknown-many, as ``all``."""
+    body = f"deploy: {{resources: {{reservations: {{devices: [{{count: {count}, capabilities: [gpu]}}]}}}}}}"
+    assert one(f"services:\n  web:\n    image: busybox\n    {body}\n").accelerator_count == devices
+
+
+@pytest.mark.parametrize(
     "body",
     [
         "deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 0, capabilities: [gpu]}]}}}",

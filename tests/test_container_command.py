@@ -213,19 +213,36 @@ def test_an_option_variable_whose_branches_decide_differently_stays_unknown(bran
 @pytest.mark.parametrize(
     ("branches", "gpus"),
     [
-        ('G="--gpus device=0"\nG="--gpus device=1"', "device=1"),
-        ('if [ -z "$X" ]; then\n G="--gpus all"\nelse\n G="--gpus 1"\nfi', "1"),
+        ('G="--gpus device=0"\nG="--gpus device=1"', "device=0"),
+        ('if [ -z "$X" ]; then\n G="--gpus all"\nelse\n G="--gpus 1"\nfi', "all"),
+        ('G="--gpus 2"\nG="--gpus 1"', "1"),  # the fewest, whatever the order (the review)
+        ('G="--gpus 1"\nG="--gpus 2"', "1"),
+        ('G="--gpus device=0,1"\nG="--gpus count=3"', "device=0,1"),
         # NVIDIA's MLPerf run_with_docker.sh (audit69d: the launch vanished, no finding and no notice)
         ("if [ -z \"${NV_GPU-}\" ]; then\n  readonly G=\"--gpus all\"\nelse\n"
-         "  readonly G='--gpus=\"'device=${NV_GPU}'\" -e NVIDIA_VISIBLE_DEVICES='\"${NV_GPU}\"\nfi", "device=${NV_GPU}"),
+         "  readonly G='--gpus=\"'device=${NV_GPU}'\" -e NVIDIA_VISIBLE_DEVICES='\"${NV_GPU}\"\nfi", "all"),
     ],
 )  # fmt: skip
-def test_an_option_variable_whose_branches_each_give_an_accelerator_gives_one(branches: str, gpus: str) -> None:
-    """Each branch gives the container an accelerator its own way: one runs on every branch, read as the last
-    branch's (as an array's last value is), never as none."""
+def test_an_option_variable_whose_branches_each_give_gpus_gives_them(branches: str, gpus: str) -> None:
+    """Each branch gives the container GPUs its own way: GPUs run on every branch, read as the branch that counts
+    the fewest (one that counts none first), never as none."""
     command = last(f"{branches}\ndocker run $G img python train.py")
     assert [flag.value_text for flag in command.flags if flag.long_name == "--gpus"] == [gpus]
     assert command.image is not None and command.image.text == "img"
+
+
+@pytest.mark.parametrize(
+    "branches",
+    [
+        'G="--gpus all"\nG="--runtime=runc"',
+        'G="--device /dev/fuse"\nG="--gpus all"',
+        'G="--runtime nvidia"\nG="--gpus 1"',
+    ],
+)
+def test_an_option_variable_whose_branches_are_not_all_gpus_stays_unknown(branches: str) -> None:
+    """The review: a runtime or a device another branch gives need not be an accelerator: which runs is not known."""
+    command = last(f"{branches}\ndocker run $G img python train.py")
+    assert [word.text for word in command.unknown] == ["$G"]
 
 
 @pytest.mark.parametrize(

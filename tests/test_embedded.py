@@ -188,6 +188,9 @@ def test_a_shell_block_is_a_transcript_only_from_its_first_prompt() -> None:
     text = "```bash\n# train\ndocker run --gpus all img t\n\n    $ ls /imn\n    imagenet\n```\n"
     assert visible(mask_markdown(text)) == ["# train", "docker run --gpus all img t", "ls /imn"]
     assert visible(mask_markdown(text.replace("bash", "console"))) == ["train", "ls /imn"]
+    # a host's ``#`` prompt is a prompt too: the transcript starts there, its output unread (the review)
+    root = "```bash\nroot@box:/x# docker run --gpus all img t\nUnable to find image\n$ docker ps\n```\n"
+    assert visible(mask_markdown(root)) == ["docker run --gpus all img t", "docker ps"]
 
 
 def test_a_console_block_without_any_prompt_holds_its_engine_commands() -> None:

@@ -284,6 +284,7 @@ def test_a_compose_files_relative_mount_is_its_own_folders(tmp_path: Path) -> No
         ("train-ddp:\n\tpython training/run.py --gpus=-1 --num_workers=20\n", "error", "Makefile:2 python training/"),
         ("train:\n\tpython training/run.py\n", "error", "training/run.py:3 DataLoader(num_workers=4)"),  # its code
         ("lint:\n\tpython -m ruff check .\n", "info", None),  # a tool, no training
+        ("train:\n\tsrun -N 2 python training/run.py --num_workers=16\n", "info", None),  # a cluster's nodes (review)
         ("train:\n\tdocker run --gpus all acme/t python training/run.py --num_workers 8\n", "info", None),  # elsewhere
     ],
 )
@@ -300,3 +301,25 @@ def test_a_holders_makefile_recipes_are_what_people_run_in_it(
     finding = _shm001(tmp_path)[path]
     assert finding.severity.label == label
     assert evidence is None or evidence in finding.detail, finding.detail
+
+
+def test_a_makefile_of_many_recipes_is_read_once_and_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review: a 500 KB Makefile held by nine dev containers was parsed, and its lines counted from the top, for
+    every command of each: it is read once a run, and at most ``MAX_RECIPES`` of its commands are followed, once
+    each."""
+    from shmlint.project import held
+
+    recipes = "".join(f"t{i}:\n\tpython training/run.py --step {i}\n" for i in range(5000))
+    _write(tmp_path, {"Makefile": recipes, "training/run.py": "print(1)\n"})
+    for index in range(3):
+        _devcontainer(tmp_path, {"image": "acme/dev:1", "runArgs": ["--gpus", "all"]}, f".devcontainer/d{index}")
+    followed: list[tuple[str, ...]] = []
+    real = held.command_run
+
+    def counting(folder: str, argv: tuple[str, ...], *rest: object) -> object:
+        followed.append(argv)
+        return real(folder, argv, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(held, "command_run", counting)
+    assert len(_shm001(tmp_path)) == 3
+    assert len(followed) == len(set(followed)) == held.MAX_RECIPES

@@ -709,3 +709,41 @@ def test_a_guide_that_types_training_into_a_cpu_container_of_a_torch_build_fails
     dockerfile += "WORKDIR /challenge\n"
     found = _check(tmp_path, {"README.md": readme, "Dockerfile": dockerfile, "t.py": _TRAINER})
     assert [(severity, "t.py:2 DataLoader(num_workers=6)" in text) for severity, text in found] == [("error", True)]
+
+
+def test_a_builds_torch_base_is_worked_out_once_an_image(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review: every CPU run of one image parsed its Dockerfile again (2,000 runs: 10 s); it is read once a run."""
+    from shmlint.project import follow
+
+    calls: list[str] = []
+    real = follow._torch_build
+
+    def counting(launch: object, image: str, *rest: object) -> str | None:
+        calls.append(image)
+        return real(launch, image, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(follow, "_torch_build", counting)
+    runs = "".join(f"docker run --rm trainer python /t.py --step {i}\n" for i in range(50))
+    dockerfile = 'FROM pytorch/pytorch:2.4.1-cuda12.1-cudnn9-devel\nCOPY t.py /t.py\nCMD ["python", "/t.py"]\n'
+    found = _check(
+        tmp_path, {"Dockerfile": dockerfile, "t.py": _TRAINER, "run.sh": f"docker build -t trainer .\n{runs}"}
+    )
+    assert len(found) == 50 and calls == ["trainer"]
+
+
+def test_a_cpu_compose_service_of_an_image_the_repository_builds_with_torch_is_torch_work(tmp_path: Path) -> None:
+    """The review: compose read it as nothing where a ``docker run`` of the same image failed the gate. (A compose
+    file read at all: a GPU service beside it, as for the pod; ``shmlint.prefilter``.)"""
+    compose = (
+        "services:\n  train:\n    image: acme/trainer:v1\n  serve:\n    image: acme/server:v1\n"
+        "    command: sleep infinity\n    gpus: all\n"
+    )
+    files = {
+        "build.sh": "docker build -t acme/trainer:v1 .\n",
+        "Dockerfile": 'FROM pytorch/pytorch:2.4.1-cuda12.1-cudnn9-devel\nCOPY t.py /t.py\nCMD ["python", "/t.py"]\n',
+        "t.py": _TRAINER,
+        "deploy/compose.yaml": compose,
+    }
+    found = _check(tmp_path, files)
+    assert [severity for severity, _ in found] == ["error", "info"], found
+    assert 'service "train"' in found[0][1] and "t.py:2 DataLoader(num_workers=6)" in found[0][1]

@@ -61,8 +61,11 @@ _EXPANDED_OPTIONS = frozenset(
 #: nothing in the others (``GPU=--gpus all`` on a GPU host, ``GPU=""`` elsewhere) is read as them, as what runs
 #: needs /dev/shm on either branch and the accelerator is where it runs
 _ACCELERATORS = frozenset(["--gpus", "--runtime", "--device"])
-#: what the branches of an accelerator variable may give besides it: the devices' environment
-_BRANCH_OPTIONS = _ACCELERATORS | {"--env"}
+#: what the branches of a GPU variable may give besides it: the devices' environment
+_BRANCH_OPTIONS = frozenset(["--gpus", "--env"])
+#: a ``--gpus`` value's count (``2``, ``count=2``) or device list (``device=0,1``, quoted or not)
+_GPUS_COUNT = LazyRegex(r"[\"']?(?:count=)?([0-9]{1,4})[\"']?")
+_GPUS_DEVICES = LazyRegex(r"[\"']?device=([\w,-]{1,512})[\"']?")
 #: values kept per variable and characters per value: a script assigns a name a few times
 MAX_VALUES = 16
 MAX_VALUE = 1024
@@ -307,16 +310,32 @@ def option_variable(word: Word, assigned: Assignments) -> Expanded | None:
     expandable = _EXPANDED_OPTIONS if mounts_shm else _EXPANDED_OPTIONS | _MOUNT_TARGETS.keys()
     one = given[0] if len(given) == 1 and judged <= (expandable if len(reads) == 1 else _ACCELERATORS) else None
     one = one if len(reads) == 1 or branches else None
-    if one is None and branches and all(read is not None and read.judged & _ACCELERATORS for read in reads):
-        # each branch gives an accelerator its own way (``--gpus all``, or ``--gpus "device=$NV_GPU" -e
-        # NVIDIA_VISIBLE_DEVICES=$NV_GPU``: NVIDIA's MLPerf run_with_docker.sh, audit69d): one runs on every branch;
-        # the last is read, as an array's last value is
-        one = given[-1] if all(read.judged <= _BRANCH_OPTIONS for read in reads if read is not None) else None
+    if one is None and branches and all(read is not None and _gpus_only(read) for read in reads):
+        # each branch gives GPUs its own way (``--gpus all``, or ``--gpus "device=$NV_GPU" -e
+        # NVIDIA_VISIBLE_DEVICES=$NV_GPU``: NVIDIA's MLPerf run_with_docker.sh, audit69d): GPUs run on every branch;
+        # the one that says the fewest is read (one that counts none first), whatever the order of the branches
+        one = min(given, key=lambda pair: _gpus_counted(pair[1]))
     if one is None or not assigned.spend(len(one[0])):
         return Expanded((), known=False, shm=shm)
     parts = [Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in one[1].parts]
     flags, _ = _value_options(parts) or ([], False)
     return Expanded(tuple(flag._replace(expanded_from=word.text) for flag in flags), shm=shm)
+
+
+def _gpus_only(read: _Read) -> bool:
+    """Whether a value gives GPUs and decides nothing else read here but their environment."""
+    return "--gpus" in read.judged and read.judged <= _BRANCH_OPTIONS
+
+
+def _gpus_counted(read: _Read) -> int:
+    """How many GPUs a value's ``--gpus`` counts (``2``, ``count=2``, ``device=0,1``), -1 for none counted (``all``,
+    a variable): the branch that says the fewest is the one read."""
+    flags, _ = _value_options(list(read.parts)) or ([], False)
+    value = next((flag.value_text for flag in flags if flag.long_name == "--gpus"), "")
+    if (count := _GPUS_COUNT.fullmatch(value)) is not None:
+        return int(count.group(1))
+    devices = _GPUS_DEVICES.fullmatch(value)
+    return len(devices.group(1).split(",")) if devices is not None else -1
 
 
 def _built_up(values: tuple[str, ...], assigned: Assignments) -> bool:

@@ -102,8 +102,9 @@ def _torch_built(
 ) -> Workload:
     """A container given no accelerator, and torch by no name, whose image the repository builds from a torch image
     or with torch installed, is torch work on the CPU (audit67a: a challenge's template runs ``docker run IMAGE`` of
-    a build FROM pytorch/pytorch whose training has six loader workers). Only a need the walk finds then speaks:
-    unknown torch work on the CPU gets no finding (``rules.common.claims_missing_shm``)."""
+    a build FROM pytorch/pytorch whose training has six loader workers). Only a need the walk finds makes a missing
+    /dev/shm a finding (unknown torch work on the CPU gets none: ``rules.common.claims_missing_shm``); a /dev/shm
+    it declares is judged as any torch work's is."""
     launch = workload.launch
     if workload.is_gpu_or_torch or launch is None or project is None or not _may_be_built(workload.image, project):
         return workload

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
 from shmlint.parsers.programs import TEXT_ONLY, program
-from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, Reader, holds
+from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, ProjectFiles, Reader, holds
 from shmlint.project.launchers import UNKNOWN, Target, known, shown, target
 from shmlint.visible import clipped, visible
 
@@ -802,7 +802,22 @@ def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Ima
 
 def torch_build(launch: Launch, image: str | None, reader: Reader, signals: Signals) -> str | None:
     """Why the one build the repository makes of the named image (``_image_build``) is a torch image, with where
-    that build is ("Dockerfile FROM pytorch/pytorch:2.4, built by run.sh:3"), or None."""
+    that build is ("Dockerfile FROM pytorch/pytorch:2.4, built by run.sh:3"), or None; worked out once an image a
+    run (the review: 2,000 runs of one image parsed its Dockerfile 2,000 times)."""
+    if not image or launch.build_context or launch.dockerfile_inline:
+        return None
+    known = reader.index.tree(reader.index.max_bytes).per_folder(_torch_builds, "")
+    if image not in known:
+        known[image] = _torch_build(launch, image, reader, signals)
+    return known[image]
+
+
+def _torch_builds(_: ProjectFiles, folder: str) -> dict[str, str | None]:
+    """``torch_build``'s answers by image, filled as images are asked about: one for the run."""
+    return {}
+
+
+def _torch_build(launch: Launch, image: str, reader: Reader, signals: Signals) -> str | None:
     build, _ = _image_build(launch, image, reader)
     text = _dockerfile_text(build, reader) if build is not None else None
     if build is None or text is None:

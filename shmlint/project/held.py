@@ -20,6 +20,7 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.model import CodeFact
 from shmlint.project.follow import command_run, program_run
 from shmlint.project.index import ProjectFiles, Reader
+from shmlint.signals import LAUNCHER_PROGRAMS
 
 #: held folders looked in, and training programs read in all (more would only lengthen the walk)
 MAX_FOLDERS = 4
@@ -27,6 +28,8 @@ MAX_PROGRAMS = 4
 #: Python and launcher commands of one held folder's Makefile followed
 MAX_RECIPES = 8
 _MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
+#: launchers whose processes run where they are typed (``srun``'s run on the nodes of a cluster's job)
+_LOCAL_LAUNCHERS = LAUNCHER_PROGRAMS - {"srun"}
 #: folders below a held one looked in (``tools/train.py``, ``scripts/train/train.py``)
 MAX_BELOW = 2
 #: folders listed below one held folder, at most (a wide tree is not walked for a training program)
@@ -71,8 +74,12 @@ def held_training(
             needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point})"), *found[1:]]
         commands += run
     for point, folder in list(dict.fromkeys(held))[:MAX_FOLDERS]:
-        for where, argv in _recipes(reader, folder)[:MAX_RECIPES]:
-            found, run = command_run(folder, argv, devices, reader)
+        walked = files.per_folder(_walked, folder)
+        for name, line, argv in files.per_folder(_recipes, folder):
+            if (argv, devices) not in walked:
+                walked[argv, devices] = command_run(folder, argv, devices, reader)
+            found, run = walked[argv, devices]
+            where = f"{reader.display(os.path.join(folder, name))}:{line}"
             commands.append(CodeFact(where, " ".join(argv)))
             if found:
                 needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point}, run by {where})"), *found[1:]]
@@ -80,33 +87,33 @@ def held_training(
     return tuple(dict.fromkeys(needs)), tuple(dict.fromkeys(commands))
 
 
-def _recipes(reader: Reader, folder: str) -> list[tuple[str, tuple[str, ...]]]:
-    """The commands of the held folder's own Makefile that start Python or a torch launcher (``make
-    train-ddp`` typed in a dev container runs ``python training/run_experiment.py --num_workers=20``, audit69a),
-    each with where it is written: what people run in the container, by the repository's own word."""
+def _recipes(files: ProjectFiles, folder: str) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    """The first ``MAX_RECIPES`` commands of the held folder's own Makefile that start Python or a launcher that
+    runs its processes here (``make train-ddp`` typed in a dev container runs ``python training/run_experiment.py
+    --num_workers=20``, audit69a; not ``srun``, whose job runs on a cluster's nodes), each with the file and line:
+    what people run in the container, by the repository's own word. Read once a run (``ProjectFiles.per_folder``)."""
     from shmlint.parsers.embedded.makefile import mask_makefile
     from shmlint.parsers.programs import is_python, program
     from shmlint.parsers.shell import commands, top_level
-    from shmlint.signals import LAUNCHER_PROGRAMS
 
     for name in _MAKEFILES:
-        path = os.path.join(folder, name)
-        text = reader.text(path) if reader.index.tree(reader.index.max_bytes).has_file(path) else None
-        if text is None:
+        source = files.source(os.path.join(folder, name))
+        if source is None:
             continue
-        found = []
-        for command in top_level(commands(mask_makefile(text))):
+        found: list[tuple[str, int, tuple[str, ...]]] = []
+        for command in top_level(commands(mask_makefile(source.text))):
             argv = program([word.text for word in command.words])
-            if argv and (is_python(argv[0]) or argv[0].rpartition("/")[2] in LAUNCHER_PROGRAMS):
-                line = text.count("\n", 0, command.words[0].start) + 1
-                found.append((f"{reader.display(path)}:{line}", tuple(argv)))
-        return found
-    return []
+            if argv and (is_python(argv[0]) or argv[0].rpartition("/")[2] in _LOCAL_LAUNCHERS):
+                found.append((name, source.position(command.words[0].start)[0], tuple(argv)))
+                if len(found) == MAX_RECIPES:
+                    break
+        return tuple(found)
+    return ()
 
 
-def _walked(_: ProjectFiles, folder: str) -> dict[tuple[str, int | None], tuple[Facts, Facts]]:
-    """What each program of ``folder`` showed, by its path and the GPUs it was read for: filled as programs are
-    read (``held_training``), one for the run."""
+def _walked(_: ProjectFiles, folder: str) -> dict[tuple[str | tuple[str, ...], int | None], tuple[Facts, Facts]]:
+    """What each program of ``folder`` (by its path) and each command of its Makefile (by its words) showed, with
+    the GPUs it was read for: filled as they are read (``held_training``), one for the run."""
     return {}
 
 

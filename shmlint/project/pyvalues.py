@@ -224,7 +224,8 @@ def _int(text: str) -> int | None:
 def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
     """Names assigned a literal number or string, or the CPU count, with ``=`` exactly once in the file, as value
     following reads them (``A = B = 8`` gives both; ``None`` for any other assignment), an instance attribute
-    (``self.num_workers``) assigned once, whatever its value, and a count above zero that a condition
+    (``self.num_workers``) assigned once, whatever its value, in a file of one class that binds no name of it
+    otherwise (a dataclass field), and a count above zero that a condition
     may change (``_defaults``). Looser than the small-batch proof's (``pydatasets``): a worker count followed is
     evidence of a need, and a parameter of the same name elsewhere does not hide it."""
     found: dict[str, ast.expr | None] = {}
@@ -254,6 +255,10 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
                 single = len(targets) == 1 and isinstance(target, ast.Attribute) and not isinstance(node, ast.AugAssign)
                 found[attribute] = value if single and value is not None and attribute not in found else None
         bound.update(_bound(node))
+    classes = sum(isinstance(node, ast.ClassDef) for node in nodes)
+    for key in [key for key in found if key.startswith("self.")]:
+        if classes > 1 or key[5:] in assignments or key[5:] in bound:
+            found[key] = None  # whose ``self`` a read is, or a field's default (``workers: int = 0``), is not told
     if nodes and isinstance(nodes[0], ast.Module) and _ANY_NAME not in bound:
         found.update(_defaults(nodes, assignments, bound))
         found.update(_every_way_above_zero(found, counts, assignments, bound))

@@ -80,8 +80,8 @@ def accelerator_count(project: Project, service: Service, signals: Signals) -> i
         capabilities = [scalar(item) or "" for item in sequence(m.get(device, "capabilities"))]
         if "gpu" in capabilities or signals.is_counted_runtime(scalar(m.get(device, "driver")) or ""):
             ids = [scalar(item) for item in sequence(m.get(device, "device_ids"))]
-            count = scalar(m.get(device, "count"))
-            requested.append(len(ids) if ids else device_count(count) if count is not None else None)
+            count, certain = project.interpolate(scalar(m.get(device, "count")) or "all")  # as compose reads it
+            requested.append(len(ids) if ids else device_count(count) if certain else None)
     for found in project.every(service, "deploy", "resources", "reservations", "generic_resources"):
         for resource in sequence(found.node):
             spec = m.get(resource, "discrete_resource_spec")

@@ -130,7 +130,7 @@ def _workload(
         image=project.text(project.get(service, "image")),
         command=" ".join(words),
         accelerator_count=evidence.accelerator_count(project, service, signals) if gpu else None,
-        launch=evidence.launch(project, service, beside) if gpu or torch else None,
+        launch=evidence.launch(project, service, beside),  # also on the CPU: a build of its image may be torch work
     )
 
 

@@ -188,17 +188,17 @@ def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tupl
     Returns the lines kept, each with its prompt."""
     if console and not any(_shows_prompt(line) for _, line in block):
         return _keep_engine_lines(mask, block)
-    # a block not tagged as a transcript that shows a ``$`` prompt is one from its first prompt on: the lines
-    # before it are no command's output (audit69d: a guide's ``bash`` block of commands, then ``$ ls /imn`` and
-    # what it prints)
-    commands = 0 if console else next((i for i, (_, line) in enumerate(block) if _DOLLAR_PROMPT.match(line)), 0)
+    # a block not tagged as a transcript that shows a ``$`` prompt is one from its first prompt on (``$`` or a
+    # host's ``#``): the lines before it are no command's output (audit69d: a guide's ``bash`` block of commands,
+    # then ``$ ls /imn`` and what it prints)
+    first = 0 if console else next((i for i, (_, line) in enumerate(block) if _shows_host_prompt(line)), 0)
     console = console or any(_DOLLAR_PROMPT.match(line) for _, line in block)
     prompt = _ANY_PROMPT if console else _DOLLAR_PROMPT
     continued = False
     kept: list[CodeLine] = []
     for index, (offset, line) in enumerate(block):
         start = offset
-        before = index < commands  # read as a plain block's lines: a ``#`` there is a comment, not root's prompt
+        before = index < first  # read as a plain block's lines: a ``#`` there is a comment, not root's prompt
         marker = (_DOLLAR_PROMPT if before else prompt).match(line)
         marker = marker or (_CONTINUED_PROMPT.match(line) if continued else _NAMED_PROMPT.match(line))
         if marker:
@@ -211,6 +211,12 @@ def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tupl
         kept.append(CodeLine(start, end, shown))
         continued = continues(line[start - offset :])
     return tuple(kept)
+
+
+def _shows_host_prompt(line: str) -> bool:
+    """Whether a line starts at a ``$`` prompt or a host's ``#`` one (``root@box:/x#``; a bare ``#`` is a comment)."""
+    marker = _DOLLAR_PROMPT.match(line) or _ANY_PROMPT.match(line)
+    return marker is not None and line[: marker.end()].strip() != "#"
 
 
 def _shows_prompt(line: str) -> bool:
