@@ -203,6 +203,11 @@ def test_container_arguments_are_not_options() -> None:
         ("docker run --mount source=shm,target=/dev/shm img", [ShmKind.DISK], None),
         ("docker run -v /dev/shm:/dev/shm img", [ShmKind.HOST_PATH], None),
         ("docker run --volume=/dev/shm:/dev/shm:rw img", [ShmKind.HOST_PATH], None),
+        # the host's /dev, its /dev/shm with it: docker mounts nothing of its own under it (moby WithMounts)
+        ("docker run -v /dev:/dev img", [ShmKind.HOST_PATH], None),
+        ("docker run --mount type=bind,source=/dev/,target=/dev img", [ShmKind.HOST_PATH], None),
+        ("docker run -v /opt/dev:/dev img", [], None),  # another folder at /dev: not the host's /dev/shm
+        ("docker run -v /dev:/host/dev img", [], None),
         ("docker run -v shmvol:/dev/shm img", [ShmKind.DISK], None),
         ("docker run -v /data:/data img", [], None),
         ('docker run "${ARGS[@]}" img', [ShmKind.UNKNOWN], None),

@@ -168,6 +168,8 @@ def test_torch_evidence(body: str, expected: str) -> None:
         ("volumes: [{type: tmpfs, target: /dev/shm}]", [(ShmKind.MEMORY, None)]),
         ("volumes: ['/dev/shm:/dev/shm']", [(ShmKind.HOST_PATH, None)]),
         ("volumes: ['/dev/shm:/dev/shm:rw']", [(ShmKind.HOST_PATH, None)]),
+        ("volumes: ['/dev:/dev']", [(ShmKind.HOST_PATH, None)]),  # the host's /dev, its /dev/shm with it
+        ("volumes: [{type: bind, source: /dev, target: /dev}]", [(ShmKind.HOST_PATH, None)]),
         ("volumes: [{type: bind, source: /dev/shm, target: /dev/shm}]", [(ShmKind.HOST_PATH, None)]),
         ("volumes: ['shm:/dev/shm']", [(ShmKind.DISK, None)]),
         ("volumes: ['./cache:/dev/shm/']", [(ShmKind.HOST_PATH, None)]),

@@ -38,7 +38,7 @@ from shmlint.parsers.container_options import Flag
 from shmlint.parsers.option_variables import SHM_MODES
 from shmlint.parsers.programs import program_name
 from shmlint.parsers.shell import Word
-from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume
+from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume, reaching_shm
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
@@ -354,8 +354,9 @@ def _tmpfs(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) 
 
 
 def _mount(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) -> Iterable[Setting]:
-    mount = parse_mount(option.value_text)
-    if not is_shm_path(mount.target):
+    written = parse_mount(option.value_text)
+    mount = reaching_shm(written)
+    if mount is None:
         return
     if mount.type == "tmpfs":
         size = find_option(mount.options, "tmpfs-size")
@@ -364,15 +365,15 @@ def _mount(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) 
         sized = _option_size(option, size, source, option.dynamic, sizes.DOCKER) if size is not None else None
         yield Setting(MOUNT, mount.type, "--mount type=tmpfs", span, sized)
     elif mount.type == "bind":
-        host = "the host's /dev/shm" if is_shm_path(mount.source) else mount.source
+        host = "the host's /dev/shm" if is_shm_path(written.source) else written.source
         yield Setting(MOUNT, mount.type, f"--mount type=bind of {host}", span, host=mount.source)
     else:
         yield Setting(MOUNT, mount.type, f"--mount type={mount.type} at /dev/shm", span)
 
 
 def _volume(option: Flag, span: Span, source: SourceText) -> Iterable[Setting]:
-    mount = parse_volume(option.value_text)
-    if is_shm_path(mount.target):
+    mount = reaching_shm(parse_volume(option.value_text))
+    if mount is not None:
         said = _said(f"{option.name} {option.value_text}", option, source)
         yield Setting(MOUNT, mount.type, said, span, host=mount.source)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
+from shmlint.runtime.shm import SHM_PATH, clean_container_path, is_shm_path
 from shmlint.source import Span
 
 _VOLUME_MODE = r"(ro|rw|z|Z|shared|slave|private|rshared|rslave|rprivate|nocopy|cached|delegated|consistent)"
@@ -83,6 +84,26 @@ def parse_mount(text: str) -> Mount:
     target = next((fields[key] for key in ("destination", "dst", "target") if key in fields), "")
     source = next((fields[key] for key in ("source", "src") if key in fields), "")
     return Mount(fields.get("type", "volume").lower(), source, target, options)
+
+
+#: the container path whose bind of the host's own takes /dev/shm with it
+_DEV = "/dev"
+
+
+def reaching_shm(mount: Mount) -> Mount | None:
+    """The mount as it reaches /dev/shm: itself, at /dev/shm; a bind of the host's /dev at /dev, as a bind of the
+    host's /dev/shm (docker then mounts nothing of its own under /dev, its sized /dev/shm neither: moby's
+    daemon/oci_linux.go, ``WithMounts``, leaves out every default mount under a user-mounted /dev; audit70b: a
+    Jetson script's ``-v /dev:/dev`` was told to add ``--shm-size``, which does nothing there); None for another."""
+    if is_shm_path(mount.target):
+        return mount
+    if (
+        mount.type == "bind"
+        and clean_container_path(mount.target) == _DEV
+        and clean_container_path(mount.source) == _DEV
+    ):
+        return mount._replace(source=SHM_PATH, target=SHM_PATH)
+    return None
 
 
 def classify_mount(mount: Mount) -> tuple[ShmKind, ShmMechanism]:

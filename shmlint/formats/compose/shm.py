@@ -16,6 +16,7 @@ from shmlint.runtime.mounts import (
     find_option,
     parse_tmpfs,
     parse_volume,
+    reaching_shm,
     split_options,
     tmpfs_source,
 )
@@ -150,8 +151,10 @@ def _volume_source(project: Project, item: Found) -> ShmSource | None:
         )
     else:
         mount = parse_volume(project.interpolate(scalar(item.node) or "")[0])
-    if not is_shm_path(mount.target):
+    written, reaching = mount, reaching_shm(mount)
+    if reaching is None:
         return None
+    mount = reaching
     kind, mechanism = classify_mount(mount)
     if kind is ShmKind.MEMORY:
         size_node = m.path(item.node, "tmpfs", "size")
@@ -161,7 +164,7 @@ def _volume_source(project: Project, item: Found) -> ShmSource | None:
             return ShmSource(ShmKind.UNKNOWN, mechanism, item.span, described)
         return tmpfs_source(mechanism, item.span, "tmpfs mount at /dev/shm", size)
     if kind is ShmKind.HOST_PATH:
-        description = f"bind mount of {mount.source} at /dev/shm"
+        description = f"bind mount of {written.source} at {written.target}"
         return ShmSource(kind, mechanism, item.span, description, host_path=mount.source)
     if kind is ShmKind.DISK and mount.source:
         return _named_volume(project, item, mount.source)
