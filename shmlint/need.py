@@ -183,7 +183,7 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
                 and entry.counts(devices)
                 and _runs_what_it_knows(entry, fact.text, by_name=by_name, known=knowledge.entries)
             ):
-                return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {clipped(fact.text, 60)}){through}", entry.id)
+                return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {_quoted(entry, fact.text)}){through}", entry.id)
     plain = workload._replace(project=None)
     built = [(fact, plain._replace(command=fact.text)) for fact in (facts.started,) if fact is not None]
     if not _base_aside(workload, facts.started, knowledge):
@@ -557,6 +557,22 @@ _SHELL_TOOLS = frozenset(
 
 #: the longest command a message quotes whole (its short form clips near there)
 _QUOTED_WHOLE = 40
+
+
+def _quoted(entry: Entry, command: str) -> str:
+    """A command a file runs, as a message quotes it: clipped, with the setting that decided after its first words
+    where the clip would cut it off (audit70d: ``sft.sh:65 torchrun --nproc_per_node=1 --nnodes=1 -...`` hid the
+    ``--dataloader_num_workers 4`` that was the need)."""
+    from shmlint.parsers.programs import is_python, program
+
+    shown = clipped(command, 60)
+    part = _part(entry, command)
+    if not part.startswith("... ") or part[4:] in shown:
+        return shown
+    words = program(command.split(" ")) or command.split(" ")
+    name = words[0].rpartition("/")[2]
+    head = f"{name} -m {words[2]}" if is_python(name) and words[1:2] == ["-m"] and len(words) > 2 else name
+    return f"{clipped(head, 48)} {clipped(part, 40)}"
 
 
 def _part(entry: Entry, command: str) -> str:

@@ -719,3 +719,30 @@ def test_axolotl_on_one_gpu_runs_one_process_and_its_config_decides(gpus: int, s
 def test_local_ranks_are_nccl_only_with_an_accelerator(text: str, severity: Severity | None) -> None:
     found = shm001(check("run.sh", text))
     assert [sev for sev, _ in found] == ([severity] if severity else [])
+
+
+@pytest.mark.parametrize(
+    ("command", "quoted"),
+    [
+        (
+            "torchrun --nproc_per_node=1 --nnodes=1 --master_port=29500 qwenvl/train.py --model_name_or_path m "
+            "--bf16 --dataloader_num_workers 4 --report_to none",
+            "torchrun ... --dataloader_num_workers 4",
+        ),
+        ("vllm serve meta/llama --tensor-parallel-size 2", None),  # fits: whole
+        (
+            "python3 -m vllm.entrypoints.openai.api_server --model /models/a-very-long-model-name-here "
+            "--port 8000 --tensor-parallel-size 2",
+            "python3 -m vllm.entrypoints.openai.api_server ... --tensor-parallel-size 2",
+        ),
+    ],
+)
+def test_a_command_a_file_runs_is_quoted_with_the_setting_that_decided(command: str, quoted: str | None) -> None:
+    """Audit70d: ``sft.sh:65 torchrun --nproc_per_node=1 --nnodes=1 -...`` hid the ``--dataloader_num_workers 4``
+    that was the need, and seemed to say one process: where the clip would cut the setting off, the program and
+    the setting are quoted."""
+    from shmlint.need import _quoted, builtin
+    from shmlint.visible import clipped
+
+    entry = next(e for e in builtin().entries if e.commands is not None and e.commands.search(command))
+    assert _quoted(entry, command) == (quoted or clipped(command, 60))
