@@ -47,6 +47,7 @@ class FileKind(StrEnum):
     POWERSHELL = "powershell"  # read as the POSIX shell it maps to character for character (``windows_scripts``)
     BATCH = "batch"  # cmd's .bat and .cmd, read so too
     MAKEFILE = "makefile"
+    JUSTFILE = "justfile"  # just's recipes (https://just.systems)
     MARKDOWN = "markdown"
     DOCKERFILE = "dockerfile"  # evidence for compose build:, never checked on its own
     TERRAFORM = "terraform"

@@ -262,6 +262,13 @@ def test_a_value_assigned_after_a_run_read_the_name_leaves_it_unknown(script: st
     assert first.has_flag("--gpus") and not second.has_flag("--gpus") and len(second.unknown) == 1
 
 
+@pytest.mark.parametrize("written", ["$G", "${G}", "${G-}", "${G:-}"])
+def test_a_variable_with_an_empty_default_is_the_variable(written: str) -> None:
+    """``${G-}`` and ``${G:-}`` are ``$G`` where the script sets it (a justfile's ``{{ G }}`` is read so)."""
+    command = last(f'G="--gpus all"\ndocker run {written} img python train.py')
+    assert command.has_flag("--gpus") and command.image is not None and command.image.text == "img"
+
+
 def test_an_unassigned_variable_before_an_option_is_an_unknown_option() -> None:
     command = parse("docker run -u root $INTERACTIVE --rm --gpus all img python x.py")
     assert [word.text for word in command.unknown] == ["$INTERACTIVE"]

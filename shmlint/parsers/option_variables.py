@@ -23,9 +23,10 @@ from shmlint.runtime.shm import SHM_PATH, clean_container_path
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 #: a one-variable expansion inside a string value: ``$NAME`` or ``${NAME}``
 _VARIABLE_IN_VALUE = LazyRegex(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-#: a word that is one variable and nothing else: ``$NAME``, ``${NAME}``, or all of an array, ``${NAME[@]}``
+#: a word that is one variable and nothing else: ``$NAME``, ``${NAME}`` (``${NAME-}``, ``${NAME:-}``: the same where it
+#: is set), or all of an array, ``${NAME[@]}``
 _WHOLE_VARIABLE = LazyRegex(
-    r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\})$"
+    r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?-)?\}|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\})$"
 )
 #: commands that read a file of assignments into the script
 _SOURCING = frozenset({"source", "."})

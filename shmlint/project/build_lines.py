@@ -137,6 +137,11 @@ def builds_in(path: str, kind: str, text: str, where: str) -> Iterator[WrittenBu
         yield from _command_builds(text, folder, where)
     elif kind == "makefile":
         yield from _command_builds(mask_makefile(text), folder, where, make_variables(text))
+    elif kind == "justfile":
+        from shmlint.parsers.embedded.justfile import just_assignments, mask_justfile
+
+        variables = {name: values[0] for name, values in just_assignments(text).items()}
+        yield from _command_builds(mask_justfile(text), folder, where, variables)
     elif kind in ("powershell", "batch"):
         from shmlint.parsers.embedded.windows_scripts import script_as_shell
 

@@ -28,6 +28,7 @@ BUILD_KINDS = frozenset(
         FileKind.POWERSHELL,
         FileKind.BATCH,
         FileKind.MAKEFILE,
+        FileKind.JUSTFILE,
         FileKind.MARKDOWN,
         FileKind.RST,
     }

@@ -1,4 +1,4 @@
-"""``docker``/``podman`` run lines in shell scripts (PowerShell and cmd scripts too), Makefile recipes,
+"""``docker``/``podman`` run lines in shell scripts (PowerShell and cmd scripts too), Makefile and justfile recipes,
 Markdown/reStructuredText code blocks (whose YAML blocks are read as the YAML formats' own files) and Jupyter
 notebooks' shell; also the judge of docker options that other formats hold in their own syntax
 (``extract.command_workload``)."""
@@ -45,6 +45,11 @@ def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Fo
     if kind is FileKind.MAKEFILE:  # ``$(OPTS)`` is make's variable, read as the shell's ``${OPTS}``
         recipes = braced_references(mask_makefile(source.text))
         return commands(source, ShellText(recipes, variables=make_assignments(source.text)), run.signals), []
+    if kind is FileKind.JUSTFILE:  # ``{{ OPTS }}`` is just's variable, read as the shell's ``${OPTS}``
+        from shmlint.parsers.embedded.justfile import just_assignments, mask_justfile
+
+        shell = ShellText(mask_justfile(source.text), variables=just_assignments(source.text))
+        return commands(source, shell, run.signals), []
     if kind in (FileKind.POWERSHELL, FileKind.BATCH):
         return _windows_script(source, kind, run)
     if kind is FileKind.NOTEBOOK:
@@ -160,12 +165,15 @@ FORMAT = Format(
     remedy="add --shm-size (e.g. --shm-size=8g)",
     fix_in_short="add --shm-size",
     writer="shmlint.formats.commandline.edit",
-    fixtures=("shell", "windows", "markdown", "make", "docs/commands", "units/systemd", "notebook"),
+    fixtures=("shell", "windows", "markdown", "make", "just", "docs/commands", "units/systemd", "notebook"),
     files=(
         FileNames(FileKind.SHELL, rank=40, endings=(".sh", ".bash", ".zsh")),
         FileNames(FileKind.POWERSHELL, rank=42, endings=(".ps1", ".psm1", ".psd1")),
         FileNames(FileKind.BATCH, rank=44, endings=(".bat", ".cmd")),
         FileNames(FileKind.MAKEFILE, rank=50, names=("Makefile", "makefile", "GNUmakefile"), endings=(".mk",)),
+        FileNames(
+            FileKind.JUSTFILE, rank=52, names=("justfile", "Justfile", "JUSTFILE", ".justfile"), endings=(".just",)
+        ),
         FileNames(FileKind.MARKDOWN, rank=60, endings=(".md", ".markdown", ".mdx", ".qmd")),
         FileNames(FileKind.RST, rank=70, endings=(".rst",)),
         FileNames(FileKind.NOTEBOOK, rank=75, endings=(".ipynb",), syntax_error=_notebook_syntax),

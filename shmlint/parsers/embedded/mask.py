@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from shmlint.lazy_regex import LazyRegex
+
 
 def offset_lines(text: str) -> Iterator[tuple[int, str]]:
     """(offset, line without its line break) for every line."""
@@ -33,6 +35,25 @@ class Mask:
 
     def result(self) -> str:
         return "".join(self.chars)
+
+
+#: a variable's name as a template writes it (``my-image`` is the shell's ``my_image``)
+_NAME = LazyRegex(r"[ \t]*([A-Za-z_][\w-]{0,63})[ \t]*")
+#: what an expression whose value the template computes stands for: a name nothing assigns
+UNKNOWN = "_template"
+
+
+def shell_reference(expression: str, length: int) -> str:
+    """A template's expression (a justfile's ``{{ image }}``, CircleCI's ``<< parameters.image >>``) as the shell's
+    ``${name}`` for a variable's name (``${_template}`` for a value the template computes), made
+    ``length`` characters long with what the shell adds nothing for: ``${name-}`` and empty ``""`` strings."""
+    named = _NAME.fullmatch(expression)
+    name = named.group(1).replace("-", "_") if named else UNKNOWN
+    pad = length - len(name) - 3
+    if pad < 0:
+        return "${" + name[: length - 3] + "}"
+    reference = "${" + name + ("-}" if pad % 2 else "}")
+    return reference + '""' * (pad // 2)
 
 
 def indentation(line: str) -> int:
