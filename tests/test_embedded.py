@@ -637,3 +637,19 @@ _MAKE_PIECES = st.sampled_from(
 @given(st.lists(_MAKE_PIECES, max_size=40).map("".join))
 def test_makefile_mask_invariants(text: str) -> None:
     assert_is_mask(text, mask_makefile(text))
+
+
+def test_a_circleci_parameter_is_a_value_not_a_here_document() -> None:
+    """``<< parameters.image >>`` is filled in by CircleCI before the shell runs: read as a variable in the same
+    characters, it no longer opens a here-document that hid every later command (audit71a); a here-document
+    appended to a file (``cat << EOF >> out``) stays one."""
+    text = (
+        "version: 2.1\njobs:\n  t:\n    machine: true\n    steps:\n      - run: |\n"
+        "          docker pull << parameters.image >>\n          docker run --gpus all << pipeline.git.tag >>\n"
+    )
+    masked = ci(text)
+    assert masked is not None and len(masked) == len(text)
+    filled = "${_template}" + '""' * 5  # 22 characters, as ``<< parameters.image >>``
+    assert visible(masked) == [f"docker pull {filled}", f"docker run --gpus all {filled}"]
+    here = "version: 2.1\njobs:\n  t:\n    steps:\n      - run: |\n          cat << EOF >> out\n          x\n          EOF\n"
+    assert "cat << EOF >> out" in (ci(here) or "")

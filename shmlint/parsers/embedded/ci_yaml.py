@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from shmlint.parsers.embedded.mask import Mask
+from shmlint.lazy_regex import LazyRegex
+from shmlint.parsers.embedded.mask import Mask, shell_reference
 from shmlint.parsers.embedded.yaml_scalars import keep_scalar
 from shmlint.parsers.programs import SHELLS
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, SequenceNode, scalar
 from shmlint.source import SourceText
 
 _GITLAB_SCRIPT_KEYS = ("before_script", "script", "after_script")
+#: a CircleCI parameter or pipeline value in a step's script (``<< parameters.image >>``), filled in before the shell
+#: reads it: to the shell ``<<`` would open a here-document that hides every later line (audit71a)
+_CIRCLECI_PARAMETER = LazyRegex(r"<<[ \t]{0,8}(?:pipeline|parameters)\.[\w.-]{1,128}[ \t]{0,8}>>", 0, ("<<",))
 
 
 def is_ci_yaml(documents: list[Node]) -> bool:
@@ -37,6 +41,9 @@ def mask_ci_yaml(source: SourceText, documents: list[Node]) -> str | None:
         if node.start_mark.index not in seen:  # an alias repeats a node; its text is in the file once
             seen.add(node.start_mark.index)
             keep_scalar(mask, node)
+    masked = mask.result()
+    for parameter in _CIRCLECI_PARAMETER.finditer(masked):  # not a here-document's ``<<``: a value CircleCI fills in
+        mask.put(parameter.start(), shell_reference(parameter.group(0), parameter.end() - parameter.start()))
     return mask.result()
 
 
