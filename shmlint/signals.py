@@ -31,6 +31,12 @@ class Accelerator(NamedTuple):
     source: str  # where the names come from
 
 
+#: how the NVIDIA device plugin's resources renamed by GPU model begin (A100, A10, H100, L40S, T4, V100, B200, GH200,
+#: RTX A6000, GTX 1080 Ti...); each with a digit or a name, never a network operator's NIC (``rdma_*``, ``sriov_*``)
+_NVIDIA_MODELS = (
+    *("a1", "a2", "a3", "a4", "a6", "a8", "h1", "h2", "h8", "l2", "l4", "t4", "v1", "b1", "b2", "gb2", "gh2"),
+    *("rtx", "gtx", "titan", "quadro", "tesla", "geforce"),
+)
 #: every accelerator shmlint recognises. Only GPUs whose collective library uses /dev/shm between local processes
 #: are ``counted``: a request of several TPU, Gaudi, Neuron or Intel devices is accelerator evidence, never evidence
 #: of software that uses /dev/shm, so such a workload stays in the ``unknown`` tier unless its software
@@ -38,7 +44,13 @@ class Accelerator(NamedTuple):
 ACCELERATORS = (
     Accelerator(
         "NVIDIA GPU",
-        ("nvidia.com/gpu", "nvidia.com/gpu.shared", "nvidia.com/mig-*"),
+        (
+            *("nvidia.com/gpu", "nvidia.com/gpu.shared", "nvidia.com/mig-*"),
+            # the device plugin's resources renamed by GPU model (its config's ``resources.gpus[].name``:
+            # ``nvidia.com/a100``, ``nvidia.com/rtxa6000`` on the NRP cluster; NVIDIA/dcgm-exporter#359, audit71c),
+            # not the network operator's NICs (``nvidia.com/rdma_shared_device_a``, ``nvidia.com/sriov_*``)
+            *(f"nvidia.com/{model}*" for model in _NVIDIA_MODELS),
+        ),
         ("nvidia", "nvidia-cdi", "nvidia-legacy"),
         ("NVIDIA_VISIBLE_DEVICES",),
         ("/dev/nvidia*", "/dev/dxg"),  # dxg: GPUs under WSL2

@@ -221,3 +221,23 @@ def test_a_device_count_is_what_the_value_names_and_a_placeholder_none(value: st
     from shmlint.signals import device_count
 
     assert device_count(value) == count
+
+
+@pytest.mark.parametrize(
+    ("resource", "gpu"),
+    [
+        ("nvidia.com/a100", True),  # the device plugin's resources renamed by model (audit71c: the NRP cluster)
+        ("nvidia.com/rtxa6000", True),
+        ("nvidia.com/gh200", True),
+        ("nvidia.com/rdma_shared_device_a", False),  # the network operator's NICs
+        ("nvidia.com/sriov_rdma_vf", False),
+        ("nvidia.com/hostdev", False),
+    ],
+)
+def test_nvidia_resources_named_for_a_gpu_model_are_gpus_and_nics_are_not(resource: str, gpu: bool) -> None:
+    text = POD.format(
+        spec="",
+        container=f"    command: [torchrun, --nproc_per_node=4, t.py]\n    resources:\n      limits:\n        {resource}: 4\n",
+    )
+    findings = [f for f in check("kubernetes", text).findings if f.code == "SHM001"]
+    assert [f.severity for f in findings] == ([Severity.ERROR] if gpu else [])
