@@ -31,11 +31,11 @@ class Accelerator(NamedTuple):
     source: str  # where the names come from
 
 
-#: how the NVIDIA device plugin's resources renamed by GPU model begin (A100, A10, H100, L40S, T4, V100, B200, GH200,
-#: RTX A6000, GTX 1080 Ti...); each with a digit or a name, never a network operator's NIC (``rdma_*``, ``sriov_*``)
+#: how the NVIDIA device plugin's resources renamed by GPU model begin (A100, A5000, H100, L40S, T4, V100, P100, K80,
+#: B200, GH200, RTX A6000, GTX 1080 Ti, ``gpu-a100``...): never a network operator's NIC (``rdma_*``, ``sriov_*``)
 _NVIDIA_MODELS = (
-    *("a1", "a2", "a3", "a4", "a6", "a8", "h1", "h2", "h8", "l2", "l4", "t4", "v1", "b1", "b2", "gb2", "gh2"),
-    *("rtx", "gtx", "titan", "quadro", "tesla", "geforce"),
+    *("a1", "a2", "a3", "a4", "a5", "a6", "a8", "h1", "h2", "h8", "l2", "l4", "t4", "v1", "p1", "p4", "k8"),
+    *("b1", "b2", "gb2", "gh2", "rtx", "gtx", "titan", "quadro", "tesla", "geforce", "gpu-"),
 )
 #: every accelerator shmlint recognises. Only GPUs whose collective library uses /dev/shm between local processes
 #: are ``counted``: a request of several TPU, Gaudi, Neuron or Intel devices is accelerator evidence, never evidence

@@ -229,6 +229,8 @@ def test_a_device_count_is_what_the_value_names_and_a_placeholder_none(value: st
         ("nvidia.com/a100", True),  # the device plugin's resources renamed by model (audit71c: the NRP cluster)
         ("nvidia.com/rtxa6000", True),
         ("nvidia.com/gh200", True),
+        ("nvidia.com/a5000", True),
+        ("nvidia.com/gpu-a100", True),
         ("nvidia.com/rdma_shared_device_a", False),  # the network operator's NICs
         ("nvidia.com/sriov_rdma_vf", False),
         ("nvidia.com/hostdev", False),

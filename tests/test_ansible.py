@@ -214,6 +214,8 @@ def test_container_modules_gpus(engine: Engine, module: str, gpu: str, count: in
         ("docker_container", "volumes:\n  - shm:/dev/shm:rw", ShmKind.DISK),
         ("podman_container", "mount:\n  - type=tmpfs,destination=/dev/shm,tmpfs-size=8g", ShmKind.MEMORY),
         ("podman_container", "volumes:\n  - /dev/shm:/dev/shm", ShmKind.HOST_PATH),  # the alias
+        ("docker_container", "volumes:\n  - /dev:/dev", ShmKind.HOST_PATH),  # the host's /dev, /dev/shm with it
+        ("docker_container", "mounts:\n  - {type: bind, source: /dev, target: /dev}", ShmKind.HOST_PATH),
         ("docker_container", "shm_size: '{{ shm }}'", ShmKind.MEMORY),
     ],
 )
@@ -222,6 +224,15 @@ def test_container_modules_shm(module: str, shm: str, kind: ShmKind) -> None:
     result = default_engine().check_source(SourceText("site.yml", text), FileKind.YAML, "site.yml")
     (workload,) = result.workloads
     assert [source.kind for source in workload.shm] == [kind]
+
+
+def test_podman_mounts_its_own_shm_over_a_dev_bind() -> None:
+    text = _task(
+        "podman_container", f"image: {IMAGE}\nruntime: nvidia\ncommand: torchrun train.py\nvolumes:\n  - /dev:/dev"
+    )
+    result = default_engine().check_source(SourceText("site.yml", text), FileKind.YAML, "site.yml")
+    (workload,) = result.workloads
+    assert workload.shm == ()
 
 
 def test_a_container_that_is_not_started_is_no_workload(engine: Engine) -> None:

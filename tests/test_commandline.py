@@ -206,7 +206,9 @@ def test_container_arguments_are_not_options() -> None:
         # the host's /dev, its /dev/shm with it: docker mounts nothing of its own under it (moby WithMounts)
         ("docker run -v /dev:/dev img", [ShmKind.HOST_PATH], None),
         ("docker run --mount type=bind,source=/dev/,target=/dev img", [ShmKind.HOST_PATH], None),
-        ("docker run -v /opt/dev:/dev img", [], None),  # another folder at /dev: not the host's /dev/shm
+        ("docker run -v /opt/dev:/dev img", [ShmKind.HOST_PATH], None),  # another folder's shm: a bind too
+        ("podman run -v /dev:/dev img", [], None),  # podman mounts its own /dev/shm over it (the review)
+        ("docker run --ipc=shareable -v /dev:/dev img", [], None),  # so does docker for a shareable namespace
         ("docker run -v /dev:/host/dev img", [], None),
         ("docker run -v shmvol:/dev/shm img", [ShmKind.DISK], None),
         ("docker run -v /data:/data img", [], None),

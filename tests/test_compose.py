@@ -170,6 +170,7 @@ def test_torch_evidence(body: str, expected: str) -> None:
         ("volumes: ['/dev/shm:/dev/shm:rw']", [(ShmKind.HOST_PATH, None)]),
         ("volumes: ['/dev:/dev']", [(ShmKind.HOST_PATH, None)]),  # the host's /dev, its /dev/shm with it
         ("volumes: [{type: bind, source: /dev, target: /dev}]", [(ShmKind.HOST_PATH, None)]),
+        ("ipc: shareable\n    volumes: ['/dev:/dev']", []),  # docker mounts the namespace's own /dev/shm over it
         ("volumes: [{type: bind, source: /dev/shm, target: /dev/shm}]", [(ShmKind.HOST_PATH, None)]),
         ("volumes: ['shm:/dev/shm']", [(ShmKind.DISK, None)]),
         ("volumes: ['./cache:/dev/shm/']", [(ShmKind.HOST_PATH, None)]),

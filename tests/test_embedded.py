@@ -651,5 +651,7 @@ def test_a_circleci_parameter_is_a_value_not_a_here_document() -> None:
     assert masked is not None and len(masked) == len(text)
     filled = "${_template}" + '""' * 5  # 22 characters, as ``<< parameters.image >>``
     assert visible(masked) == [f"docker pull {filled}", f"docker run --gpus all {filled}"]
+    included = text.replace("docker pull << parameters.image >>", "<< include(scripts/setup.sh) >>")
+    assert "docker run --gpus all" in (ci(included) or "")  # an included file's text: not a here-document either
     here = "version: 2.1\njobs:\n  t:\n    steps:\n      - run: |\n          cat << EOF >> out\n          x\n          EOF\n"
     assert "cat << EOF >> out" in (ci(here) or "")

@@ -41,6 +41,17 @@ def test_justfiles_are_found_by_name(name: str) -> None:
         (f"train:\n    #!/usr/bin/env python3\n    import os\n    os.system('{RUN}')\n", []),  # another language
         (f"train:\n    #!/usr/bin/env bash\n    set -e\n    {RUN}\n", ["#!/usr/bin/env bash", "set -e", RUN]),
         (f"train:\n    {RUN}\nnext := 'x'\n    {RUN}\n", [RUN]),  # an assignment ends the recipe
+        # a continued line's ``-`` is an option's, not just's prefix (the review: ``--gpus`` lost its first dash)
+        (
+            "train:\n    @docker run --rm \\\n        --gpus all img \\\n        -v /d:/d x\n",
+            ["docker run --rm \\", "--gpus all img \\", "-v /d:/d x"],
+        ),
+        (
+            f"train:\n    #!/usr/bin/env -S bash -euo pipefail\n    {RUN}\n",
+            ["#!/usr/bin/env -S bash -euo pipefail", RUN],
+        ),
+        (f"train:\n    #!/opt/homebrew/bin/bash\n    {RUN}\n", ["#!/opt/homebrew/bin/bash", RUN]),
+        (f"train:\n    #!/usr/bin/env bashful\n    {RUN}\n", []),  # not a shell of ours
     ],
 )
 def test_recipe_bodies_are_the_shell(text: str, kept: list[str]) -> None:

@@ -302,6 +302,8 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
     if program_name(command.engine.text) == "nvidia-docker":
         found.append(Setting(GPU, None, "nvidia-docker", source.span(command.engine.start, command.engine.end)))
     sizes_given = command.flag_values("--shm-size")
+    ipc = command.flag_values("--ipc")
+    engine_shm = _podman(command) or bool(ipc and ipc[-1].value_text.strip() not in ("private", "none"))
     for option in command.flags:
         if option.value is None or (option.long_name == "--shm-size" and option is not sizes_given[-1]):
             continue  # docker keeps the last --shm-size
@@ -318,9 +320,9 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
         elif name == "--tmpfs":
             found.extend(_tmpfs(option, span, source, slots))
         elif name == "--mount":
-            found.extend(_mount(option, span, source, slots))
+            found.extend(_mount(option, span, source, slots, engine_shm))
         elif name == "--volume":
-            found.extend(_volume(option, span, source))
+            found.extend(_volume(option, span, source, engine_shm))
     return found, slots
 
 
@@ -353,9 +355,10 @@ def _tmpfs(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) 
     yield Setting(TMPFS, option.value_text, "--tmpfs /dev/shm", span)
 
 
-def _mount(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) -> Iterable[Setting]:
+def _mount(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot], engine_shm: bool) -> Iterable[Setting]:
+    """``engine_shm``: the engine mounts a /dev/shm of its own over a bind at /dev (``reaching_shm``)."""
     written = parse_mount(option.value_text)
-    mount = reaching_shm(written)
+    mount = reaching_shm(written, engine_shm=engine_shm)
     if mount is None:
         return
     if mount.type == "tmpfs":
@@ -371,8 +374,8 @@ def _mount(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) 
         yield Setting(MOUNT, mount.type, f"--mount type={mount.type} at /dev/shm", span)
 
 
-def _volume(option: Flag, span: Span, source: SourceText) -> Iterable[Setting]:
-    mount = reaching_shm(parse_volume(option.value_text))
+def _volume(option: Flag, span: Span, source: SourceText, engine_shm: bool) -> Iterable[Setting]:
+    mount = reaching_shm(parse_volume(option.value_text), engine_shm=engine_shm)
     if mount is not None:
         said = _said(f"{option.name} {option.value_text}", option, source)
         yield Setting(MOUNT, mount.type, said, span, host=mount.source)

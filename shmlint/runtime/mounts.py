@@ -7,6 +7,8 @@ spans from the offsets these parsers keep.
 
 from __future__ import annotations
 
+import posixpath
+
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size
 from shmlint.named_tuple import NamedTuple
@@ -90,19 +92,17 @@ def parse_mount(text: str) -> Mount:
 _DEV = "/dev"
 
 
-def reaching_shm(mount: Mount) -> Mount | None:
-    """The mount as it reaches /dev/shm: itself, at /dev/shm; a bind of the host's /dev at /dev, as a bind of the
-    host's /dev/shm (docker then mounts nothing of its own under /dev, its sized /dev/shm neither: moby's
-    daemon/oci_linux.go, ``WithMounts``, leaves out every default mount under a user-mounted /dev; audit70b: a
-    Jetson script's ``-v /dev:/dev`` was told to add ``--shm-size``, which does nothing there); None for another."""
+def reaching_shm(mount: Mount, *, engine_shm: bool = False) -> Mount | None:
+    """The mount as it reaches /dev/shm: itself, at /dev/shm; a bind at /dev, as a bind of its ``shm`` folder (the
+    host's /dev/shm for the host's /dev): docker then mounts nothing of its own under /dev, its sized /dev/shm
+    neither (moby's daemon/oci_linux.go, ``WithMounts``, leaves out every default mount under a user-mounted /dev;
+    audit70b: a Jetson script's ``-v /dev:/dev`` was told to add ``--shm-size``, which does nothing there), unless
+    the engine mounts one of its own over it (``engine_shm``: podman, docker's ``shareable`` or ``container:`` IPC,
+    whose /dev/shm is a bind of the IPC namespace's own); None for another mount."""
     if is_shm_path(mount.target):
         return mount
-    if (
-        mount.type == "bind"
-        and clean_container_path(mount.target) == _DEV
-        and clean_container_path(mount.source) == _DEV
-    ):
-        return mount._replace(source=SHM_PATH, target=SHM_PATH)
+    if not engine_shm and mount.type == "bind" and clean_container_path(mount.target) == _DEV and mount.source:
+        return mount._replace(source=posixpath.join(mount.source.rstrip("/") or "/", "shm"), target=SHM_PATH)
     return None
 
 

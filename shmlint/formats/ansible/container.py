@@ -37,7 +37,7 @@ from shmlint.formats.ansible.tasks import Task, defaults_for
 from shmlint.formats.ansible.variables import resolve
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, is_null, scalar, sequence
-from shmlint.runtime.mounts import Mount, parse_mount, parse_volume
+from shmlint.runtime.mounts import Mount, parse_mount, parse_volume, reaching_shm
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
@@ -214,6 +214,8 @@ def _tmpfs(args: _Args) -> Iterator[Setting]:
 def _mounts(args: _Args) -> Iterator[Setting]:
     """``mounts`` at /dev/shm (docker_container: mappings, ``type`` volume unless said; podman_container: ``--mount``
     strings) and ``volumes`` strings."""
+    ipc = (scalar(args.node("ipc_mode")) or "private").strip()
+    engine_shm = args.podman or ipc not in ("private", "none")  # a /dev/shm of its own over a /dev bind
     for item in sequence(args.node("mounts")):
         written = scalar(item)
         if written is not None:
@@ -223,21 +225,23 @@ def _mounts(args: _Args) -> Iterator[Setting]:
             fields = {key: scalar(value) or "" for key, (_, value) in args.m.items(item).items()}
             mount = Mount(fields.get("type") or "volume", fields.get("source", ""), fields.get("target", ""))
             size_text = fields.get("tmpfs_size")
-        if not is_shm_path(mount.target):
+        reaching = reaching_shm(mount, engine_shm=engine_shm)
+        if reaching is None:
             continue
         span = args.span(item)
         if mount.type == "tmpfs":
             size = args.size_of(size_text, item) if size_text is not None else None
             yield Setting(MOUNT, "tmpfs", "mounts tmpfs /dev/shm", span, size)
         elif mount.type == "bind":
-            yield Setting(MOUNT, "bind", f"mounts bind of {mount.source or '?'}", span, host=mount.source or "?")
+            host = reaching.source or "?"
+            yield Setting(MOUNT, "bind", f"mounts bind of {mount.source or '?'}", span, host=host)
         else:
             yield Setting(MOUNT, mount.type, f"mounts {mount.type} at /dev/shm", span)
     for volume in sequence(args.node("volumes")):
-        mount = parse_volume(scalar(volume) or "")
-        if is_shm_path(mount.target):
-            host = mount.source if mount.type == "bind" else None
-            yield Setting(MOUNT, mount.type, f"volumes {scalar(volume)}", args.span(volume), host=host)
+        at_shm = reaching_shm(parse_volume(scalar(volume) or ""), engine_shm=engine_shm)
+        if at_shm is not None:
+            bound = at_shm.source if at_shm.type == "bind" else None
+            yield Setting(MOUNT, at_shm.type, f"volumes {scalar(volume)}", args.span(volume), host=bound)
 
 
 def _jinja(value: str | None) -> bool:

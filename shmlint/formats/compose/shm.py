@@ -133,14 +133,16 @@ def _tmpfs(project: Project, service: Service) -> list[ShmSource]:
 def _shm_volume(project: Project, service: Service) -> ShmSource | None:
     """The volume compose mounts at /dev/shm: volumes merge by target, the highest layer winning."""
     chosen: ShmSource | None = None
+    ipc = project.interpolate(project.text(project.get(service, "ipc")) or "private")[0].strip()
+    engine_shm = ipc not in ("private", "none")  # an IPC namespace whose own /dev/shm docker mounts over a /dev bind
     for found in project.every(service, "volumes"):
         for item in sequence(found.node):
-            source = _volume_source(project, Found(item, found.layer))
+            source = _volume_source(project, Found(item, found.layer), engine_shm)
             chosen = source or chosen
     return chosen
 
 
-def _volume_source(project: Project, item: Found) -> ShmSource | None:
+def _volume_source(project: Project, item: Found, engine_shm: bool) -> ShmSource | None:
     """A ``volumes`` entry at /dev/shm, short (``source:/dev/shm:ro``) or long (``{type, source, target}``)."""
     m = project.m
     if isinstance(item.node, MappingNode):
@@ -151,7 +153,7 @@ def _volume_source(project: Project, item: Found) -> ShmSource | None:
         )
     else:
         mount = parse_volume(project.interpolate(scalar(item.node) or "")[0])
-    written, reaching = mount, reaching_shm(mount)
+    written, reaching = mount, reaching_shm(mount, engine_shm=engine_shm)
     if reaching is None:
         return None
     mount = reaching

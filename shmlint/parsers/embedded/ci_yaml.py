@@ -12,9 +12,12 @@ from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, S
 from shmlint.source import SourceText
 
 _GITLAB_SCRIPT_KEYS = ("before_script", "script", "after_script")
-#: a CircleCI parameter or pipeline value in a step's script (``<< parameters.image >>``), filled in before the shell
-#: reads it: to the shell ``<<`` would open a here-document that hides every later line (audit71a)
-_CIRCLECI_PARAMETER = LazyRegex(r"<<[ \t]{0,8}(?:pipeline|parameters)\.[\w.-]{1,128}[ \t]{0,8}>>", 0, ("<<",))
+#: a CircleCI parameter, pipeline value or included file in a step's script (``<< parameters.image >>``,
+#: ``<< include(run.sh) >>``), filled in before the shell reads it: to the shell ``<<`` would open a here-document
+#: that hides every later line (audit71a)
+_CIRCLECI_PARAMETER = LazyRegex(
+    r"<<[ \t]{0,8}(?:(?:pipeline|parameters)\.[\w.-]{1,128}|include\([^()\n]{1,256}\))[ \t]{0,8}>>", 0, ("<<",)
+)
 
 
 def is_ci_yaml(documents: list[Node]) -> bool:

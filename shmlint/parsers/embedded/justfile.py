@@ -17,7 +17,7 @@ _HEADER = LazyRegex(r"@?[A-Za-z_][\w-]{0,127}(?:[ \t][^:\n]{0,1024})?:(?!=)")
 #: a body line's prefixes that just reads: ``@`` echoes nothing, ``-`` goes on after a failure
 _BODY_PREFIX = LazyRegex(r"[ \t]+[@-]{0,2}")
 #: a shebang recipe run by a POSIX shell (its lines are still shell)
-_SHELL_SHEBANG = LazyRegex(r"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+)?(?:ba|z|da|k)?sh\b")
+_SHELL_SHEBANG = LazyRegex(r"#![ \t]*(?:\S{0,256}/env[ \t]+(?:-S[ \t]+)?|\S{0,256}/)(?:ba|z|da|k)?sh(?:[ \t]|$)")
 #: an interpolation; its expression is a variable's name, or something just computes (read as unknown)
 _INTERPOLATION = LazyRegex(r"\{\{(?!\{)(.{0,512}?)\}\}", 0, ("{{",))
 #: a top-level assignment of a string literal: ``[export] name := "value"`` (a backtick's output is not known here)
@@ -32,7 +32,7 @@ def mask_justfile(text: str) -> str:
     """Recipe bodies as shell, with the file's offsets: each ``{{ expr }}`` written as ``${name}`` in the same
     characters (``mask.shell_reference``)."""
     mask = Mask(text)
-    in_recipe = script = False
+    in_recipe = script = continued = False
     first = True
     for offset, line in offset_lines(text):
         if line[:1] in (" ", "\t"):
@@ -43,14 +43,15 @@ def mask_justfile(text: str) -> str:
             first = False
             if script:
                 continue
-            prefix = _BODY_PREFIX.match(line)
+            prefix = None if continued else _BODY_PREFIX.match(line)  # a continued line's ``-`` is an option's
             start = offset + (prefix.end() if prefix else 0)
             mask.keep(start, offset + len(line))
+            continued = line.rstrip("\r").endswith("\\")
             for found in _INTERPOLATION.finditer(line, start - offset):
                 mask.put(offset + found.start(), shell_reference(found.group(1), found.end() - found.start()))
         elif line.strip() and not line.startswith(("#", "[")):
             in_recipe = _HEADER.match(line) is not None
-            first, script = True, False
+            first, script, continued = True, False, False
     return mask.result()
 
 
