@@ -124,6 +124,7 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
         ("class DM:\n    def __init__(self):\n        self.workers, self.b = 4, 1\n"
          "    def loader(self):\n        return DataLoader(ds, num_workers=self.workers)\n", None),  # unpacked
         ("N = os.cpu_count()\nN = 0\nDataLoader(ds, num_workers=N)\n", None),
+        ("P = (4, 0)\nN, M = P\nDataLoader(ds, num_workers=N)\n", None),  # unpacked: not the whole of P
         # the review: another class's attribute, or a field's default of the reading class, is not told apart
         ("class A:\n    def __init__(self):\n        self.workers = 16\n@dataclass\nclass B:\n    workers: int = 0\n"
          "    def loader(self):\n        return DataLoader(ds, num_workers=self.workers)\n", None),

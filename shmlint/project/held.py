@@ -7,7 +7,9 @@ Only programs a person runs by name are taken: a ``.py`` or ``.sh`` file named f
 ``train_net.py``, ``run_finetune.sh``) or a ``main.py``, at most two folders below a held folder, outside tests and
 documentation, and not a test, a library module (``train_utils.py``) or a batch job's script (``#SBATCH``: it runs
 on the cluster's nodes, not here); each is read as ``python train.py`` would run it, with the same budget as a
-command's walk. The programs of a folder are looked for once a run (``ProjectFiles.per_folder``).
+command's walk. So are the Python and launcher commands of the held folder's own Makefile: the repository's word on
+what people run there (``make train``). The programs of a folder are looked for once a run
+(``ProjectFiles.per_folder``).
 """
 
 from __future__ import annotations

@@ -225,8 +225,7 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
     """Names assigned a literal number or string, or the CPU count, with ``=`` exactly once in the file, as value
     following reads them (``A = B = 8`` gives both; ``None`` for any other assignment), an instance attribute
     (``self.num_workers``) assigned once, whatever its value, in a file of one class that binds no name of it
-    otherwise (a dataclass field), and a count above zero that a condition
-    may change (``_defaults``). Looser than the small-batch proof's (``pydatasets``): a worker count followed is
+    otherwise (a dataclass field), and a count above zero that a condition may change (``_defaults``). Looser than the small-batch proof's (``pydatasets``): a worker count followed is
     evidence of a need, and a parameter of the same name elsewhere does not hide it."""
     found: dict[str, ast.expr | None] = {}
     assignments: dict[str, int] = {}
@@ -244,8 +243,8 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
         value = getattr(node, "value", None)
         for target in targets:
             literal = isinstance(node, ast.Assign) and isinstance(target, ast.Name) and isinstance(value, ast.Constant)
-            counted = isinstance(node, ast.Assign) and isinstance(target, ast.Name) and _cpu_count(value)
-            counted = counted or (isinstance(node, ast.Assign) and isinstance(value, ast.Name))  # ``N = M``, followed
+            named = isinstance(node, ast.Assign) and isinstance(target, ast.Name)
+            counted = named and (_cpu_count(value) or isinstance(value, ast.Name))  # ``N = M`` is followed to M
             for name in _stored(target):  # also ``n, m = 0, 1``
                 found[name] = value if (literal or counted) and name not in found else None
                 assignments[name] = assignments.get(name, 0) + 1
