@@ -38,7 +38,7 @@ from shmlint.parsers.container_options import Flag
 from shmlint.parsers.option_variables import SHM_MODES
 from shmlint.parsers.programs import program_name
 from shmlint.parsers.shell import Word
-from shmlint.runtime.mounts import Option, find_option, parse_mount, parse_tmpfs, parse_volume, reaching_shm
+from shmlint.runtime.mounts import Option, engine_shm, find_option, parse_mount, parse_tmpfs, parse_volume, reaching_shm
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
@@ -303,7 +303,7 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
         found.append(Setting(GPU, None, "nvidia-docker", source.span(command.engine.start, command.engine.end)))
     sizes_given = command.flag_values("--shm-size")
     ipc = command.flag_values("--ipc")
-    engine_shm = _podman(command) or bool(ipc and ipc[-1].value_text.strip() not in ("private", "none"))
+    own_shm = engine_shm(ipc[-1].value_text if ipc else None, podman=_podman(command))
     for option in command.flags:
         if option.value is None or (option.long_name == "--shm-size" and option is not sizes_given[-1]):
             continue  # docker keeps the last --shm-size
@@ -320,9 +320,9 @@ def _settings(command: ContainerCommand, source: SourceText) -> tuple[list[Setti
         elif name == "--tmpfs":
             found.extend(_tmpfs(option, span, source, slots))
         elif name == "--mount":
-            found.extend(_mount(option, span, source, slots, engine_shm))
+            found.extend(_mount(option, span, source, slots, own_shm))
         elif name == "--volume":
-            found.extend(_volume(option, span, source, engine_shm))
+            found.extend(_volume(option, span, source, own_shm))
     return found, slots
 
 

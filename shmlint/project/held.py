@@ -60,8 +60,9 @@ def held_training(
     """What the training programs in the held folders (container path, repository folder) show: code that uses
     /dev/shm and the commands they run, each said with the folder's container path."""
     files = reader.index.tree(reader.index.max_bytes)
+    folders = list(dict.fromkeys(held))[:MAX_FOLDERS]
     programs: dict[str, tuple[str, str, str]] = {}  # by real path: a folder held at two points is read once
-    for point, folder in list(dict.fromkeys(held))[:MAX_FOLDERS]:
+    for point, folder in folders:
         for path in files.per_folder(_programs, folder):
             programs.setdefault(os.path.join(folder, path), (folder, path, point))
     needs: list[CodeFact] = []
@@ -75,7 +76,7 @@ def held_training(
         if found:  # said once a program: where the code is held
             needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point})"), *found[1:]]
         commands += run
-    for point, folder in list(dict.fromkeys(held))[:MAX_FOLDERS]:
+    for point, folder in folders:
         walked = files.per_folder(_walked, folder)
         for name, line, argv in files.per_folder(_recipes, folder):
             if (argv, devices) not in walked:

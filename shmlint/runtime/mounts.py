@@ -92,6 +92,13 @@ def parse_mount(text: str) -> Mount:
 _DEV = "/dev"
 
 
+def engine_shm(ipc: str | None, *, podman: bool = False) -> bool:
+    """Whether the engine mounts a /dev/shm of its own over a bind at /dev (``reaching_shm``): podman always, docker
+    for an IPC mode (``ipc``, as written; None or empty for none written) other than its default ``private`` or
+    ``none`` (``shareable``, ``container:``: the namespace's own /dev/shm, bound in)."""
+    return podman or (ipc or "private").strip() not in ("private", "none")
+
+
 def reaching_shm(mount: Mount, *, engine_shm: bool = False) -> Mount | None:
     """The mount as it reaches /dev/shm: itself, at /dev/shm; a bind at /dev, as a bind of its ``shm`` folder (the
     host's /dev/shm for the host's /dev): docker then mounts nothing of its own under /dev, its sized /dev/shm

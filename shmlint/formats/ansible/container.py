@@ -37,7 +37,7 @@ from shmlint.formats.ansible.tasks import Task, defaults_for
 from shmlint.formats.ansible.variables import resolve
 from shmlint.model import Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, is_null, scalar, sequence
-from shmlint.runtime.mounts import Mount, parse_mount, parse_volume, reaching_shm
+from shmlint.runtime.mounts import Mount, engine_shm, parse_mount, parse_volume, reaching_shm
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
@@ -214,8 +214,7 @@ def _tmpfs(args: _Args) -> Iterator[Setting]:
 def _mounts(args: _Args) -> Iterator[Setting]:
     """``mounts`` at /dev/shm (docker_container: mappings, ``type`` volume unless said; podman_container: ``--mount``
     strings) and ``volumes`` strings."""
-    ipc = (scalar(args.node("ipc_mode")) or "private").strip()
-    engine_shm = args.podman or ipc not in ("private", "none")  # a /dev/shm of its own over a /dev bind
+    own_shm = engine_shm(scalar(args.node("ipc_mode")), podman=args.podman)
     for item in sequence(args.node("mounts")):
         written = scalar(item)
         if written is not None:
@@ -225,7 +224,7 @@ def _mounts(args: _Args) -> Iterator[Setting]:
             fields = {key: scalar(value) or "" for key, (_, value) in args.m.items(item).items()}
             mount = Mount(fields.get("type") or "volume", fields.get("source", ""), fields.get("target", ""))
             size_text = fields.get("tmpfs_size")
-        reaching = reaching_shm(mount, engine_shm=engine_shm)
+        reaching = reaching_shm(mount, engine_shm=own_shm)
         if reaching is None:
             continue
         span = args.span(item)
@@ -238,7 +237,7 @@ def _mounts(args: _Args) -> Iterator[Setting]:
         else:
             yield Setting(MOUNT, mount.type, f"mounts {mount.type} at /dev/shm", span)
     for volume in sequence(args.node("volumes")):
-        at_shm = reaching_shm(parse_volume(scalar(volume) or ""), engine_shm=engine_shm)
+        at_shm = reaching_shm(parse_volume(scalar(volume) or ""), engine_shm=own_shm)
         if at_shm is not None:
             bound = at_shm.source if at_shm.type == "bind" else None
             yield Setting(MOUNT, at_shm.type, f"volumes {scalar(volume)}", args.span(volume), host=bound)

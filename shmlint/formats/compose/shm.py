@@ -13,6 +13,7 @@ from shmlint.runtime.mounts import (
     Mount,
     Option,
     classify_mount,
+    engine_shm,
     find_option,
     parse_tmpfs,
     parse_volume,
@@ -133,11 +134,11 @@ def _tmpfs(project: Project, service: Service) -> list[ShmSource]:
 def _shm_volume(project: Project, service: Service) -> ShmSource | None:
     """The volume compose mounts at /dev/shm: volumes merge by target, the highest layer winning."""
     chosen: ShmSource | None = None
-    ipc = project.interpolate(project.text(project.get(service, "ipc")) or "private")[0].strip()
-    engine_shm = ipc not in ("private", "none")  # an IPC namespace whose own /dev/shm docker mounts over a /dev bind
+    ipc = project.interpolate(project.text(project.get(service, "ipc")) or "")[0]
+    own_shm = engine_shm(ipc)
     for found in project.every(service, "volumes"):
         for item in sequence(found.node):
-            source = _volume_source(project, Found(item, found.layer), engine_shm)
+            source = _volume_source(project, Found(item, found.layer), own_shm)
             chosen = source or chosen
     return chosen
 

@@ -35,6 +35,7 @@ from shmlint.formats.python.calls import (
     method_name,
     module_constants,
     safe_offset,
+    text_value,
 )
 from shmlint.formats.python.docker_sdk import DockerSdk
 from shmlint.formats.python.k8s_objects import mounted_shm, volume_source
@@ -364,8 +365,7 @@ class _Reader(CallReader):
         audit68b: an Ultralytics ``train(workers=4)`` in the component was not read)."""
         decorator = next(d for d in component.decorator_list if called_name(d) == "component")
         options = self.keywords(decorator) if isinstance(decorator, ast.Call) else {}
-        image = options["base_image"].value if "base_image" in options else None
-        image_name = image if isinstance(image, str) else None
+        image_name = text_value(options.get("base_image"))
         code = ast.get_source_segment(self.source.text, component) or ""
         code = "\n" * (component.lineno - 1) + code if code else ""  # its lines numbered as the file's
         torch = []

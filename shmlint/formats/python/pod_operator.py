@@ -10,10 +10,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from shmlint.containers import base_dir
+from shmlint.containers import base_dir, torch_evidence
 from shmlint.formats.python.calls import CallReader, command_words, text_value
 from shmlint.formats.python.k8s_objects import gpu_limits, listed, mounted_shm
-from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Workload, WorkloadFormat, WorkloadId
+from shmlint.model import Launch, ShmKind, ShmMechanism, ShmSource, Workload, WorkloadFormat, WorkloadId
 
 #: the operator's options that give the pod from elsewhere, whose /dev/shm is not read here
 POD_FROM_ELSEWHERE = ("pod_template_file", "pod_template_dict", "full_pod_spec")
@@ -34,16 +34,15 @@ class PodOperator:
         gpu, counts = gpu_limits(reader, resources.node if resources is not None else None, "container_resources")
         image = options.get("image")
         image_name = text_value(image)
-        torch = []
-        if image is not None and image_name is not None and reader.signals.is_torch_image(image_name):
-            torch.append(Evidence(f"image {image_name}", reader.span(image.node)))
+        image_span = reader.span(image.node) if image is not None else None
+        torch = tuple(torch_evidence(image_name, image_span, (), None, reader.signals))
         entrypoint = tuple(command_words(options["cmds"], reader)) if "cmds" in options else ()
         arguments = tuple(command_words(options["arguments"], reader)) if "arguments" in options else ()
         yield Workload(
             id=WorkloadId(WorkloadFormat.PYTHON, "Airflow KubernetesPodOperator", named, "", "pod"),
             span=reader.span(call),
             gpu=tuple(gpu),
-            torch=tuple(torch),
+            torch=torch,
             shm=tuple(self.shm(call)),
             image=image_name,
             command=" ".join((*entrypoint, *arguments)),
