@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from shmlint.engine import Engine
 from shmlint.extract.commandline import CommandTarget, ShellText, extract_commands
+from shmlint.fix.apply import fix_source
 from shmlint.format_descriptor import FileKind
 from shmlint.formats.commandline.edit import can_write, edits_for
 from shmlint.model import APPLIED_KINDS, Applicability, Fix, FixAction, ShmKind, Workload
@@ -1198,3 +1199,40 @@ def test_an_undecided_run_with_an_unresolved_variable_does_not_claim_64_mib(tmp_
     assert (
         "64 MiB /dev/shm, need unknown" in finding.message and "no sized /dev/shm, so it gets 64 MiB" in finding.detail
     )
+
+
+# -- a mount option whose value is a variable ---------------------------------------------------------------------
+
+_TP = "vllm/vllm-openai:v0.6.3 --tensor-parallel-size 2"
+
+
+@pytest.mark.parametrize(
+    ("script", "found"),
+    [
+        # the script's one plain value is read as the option (a review found ``--tmpfs $T`` read as no mount)
+        (f"T=/dev/shm:size=16g\ndocker run --gpus all --tmpfs $T {_TP}\n", []),
+        (f'V="/dev/shm:/dev/shm"\ndocker run --gpus all -v $V {_TP}\n', [("SHM008", "info")]),
+        (f"T=/dev/shm\ndocker run --gpus all --tmpfs $T {_TP}\n", [("SHM003", "warning")]),
+        # a target only known at run time may be /dev/shm: unresolved, never "64 MiB" for sure
+        (f"docker run --gpus all --tmpfs $SPEC {_TP}\n", [("SHM001", "warning")]),
+        (f"docker run --gpus all -v $MOUNT {_TP}\n", [("SHM001", "warning")]),
+        (f'docker run --gpus all --mount "$M" {_TP}\n', [("SHM001", "warning")]),
+        # a folder of the host mounted at itself, or the working folder, is not /dev/shm
+        (
+            f"docker run --gpus all -v $PWD:$PWD -v $(pwd):$(pwd) -v $D:$D -v $HOME/x:$HOME/x {_TP}\n",
+            [("SHM001", "error")],
+        ),
+    ],
+)
+def test_a_mount_option_from_a_variable_is_read_as_its_value_or_left_unresolved(
+    script: str, found: list[tuple[str, str]]
+) -> None:
+    result = Engine(Settings()).check_source(SourceText("run.sh", script), FileKind.SHELL, "run.sh")
+    assert [(f.code, f.severity.name.lower()) for f in result.findings] == found
+
+
+def test_a_tmpfs_from_a_variable_is_not_sized_in_the_variables_place() -> None:
+    """The value is the variable's: a size written after ``$T`` would make another mount, so none is written."""
+    script = f"T=/dev/shm\ndocker run --gpus all --tmpfs $T {_TP}\n"
+    engine = Engine(Settings())
+    assert fix_source(engine, SourceText("run.sh", script), FileKind.SHELL, Path("run.sh")).text == script

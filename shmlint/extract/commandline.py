@@ -256,6 +256,8 @@ def _target(command: ContainerCommand, slots: tuple[SizeSlot, ...]) -> CommandTa
 #: how a command line writes its own working directory in a bind mount's source (``-v/$(pwd)/x:/y``: a slash
 #: in front of an absolute path changes nothing)
 _CWD = LazyRegex(r"/?(\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?=/|:|$)")
+#: a target in the host's working or home folder (``-v $PWD:$PWD``, ``-v $HOME/.cache:$HOME/.cache``)
+_HOST_FOLDER = LazyRegex(r"(\$\{?(PWD|HOME)\}?|\$\(pwd\)|`pwd`|~)(?=/|:|$)")
 
 
 def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:
@@ -343,6 +345,7 @@ def _podman(command: ContainerCommand) -> bool:
 def _tmpfs(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) -> Iterable[Setting]:
     spec = parse_tmpfs(option.value_text)
     if not is_shm_path(spec.target):
+        yield from _filled_in(option, spec.target, span, source)
         return
     size = find_option(spec.options, "size")
     if size is not None:
@@ -351,8 +354,24 @@ def _tmpfs(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot]) 
         yield Setting(TMPFS, option.value_text, "--tmpfs /dev/shm", span, sized)
         return
     prefix = ",size=" if spec.options else "size=" if spec.has_options else ":size="
-    slots.append(SizeSlot(span.start, option.end, prefix, in_bytes=False))
-    yield Setting(TMPFS, option.value_text, "--tmpfs /dev/shm", span)
+    if not option.expanded_from:  # a variable's value is not the file's to edit
+        slots.append(SizeSlot(span.start, option.end, prefix, in_bytes=False))
+    yield Setting(TMPFS, option.value_text, _said("--tmpfs /dev/shm", option, source), span)
+
+
+def _filled_in(option: Flag, target: str, span: Span, source: SourceText, host: str = "") -> Iterable[Setting]:
+    """A mount whose target the shell fills in at run time (``--tmpfs $SPEC``, ``-v $MOUNT``): it may be at /dev/shm,
+    so what the container gets there is not known (a mount type shmlint does not know). Not a folder the host's
+    working or home folder names (``-v $PWD:$PWD``), nor one mounted at its own host path."""
+    filled = target.strip() or option.value_text  # ``--mount "$M"`` names no target of its own
+    if ("$" in filled or "`" in filled) and (not target or target != host) and not _HOST_FOLDER.match(filled):
+        yield Setting(
+            MOUNT,
+            "",
+            f"{_as_written(option.value, source) if option.value else option.value_text} "
+            f"(a mount {option.name} fills in at run time)",
+            span,
+        )
 
 
 def _mount(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot], engine_shm: bool) -> Iterable[Setting]:
@@ -360,10 +379,11 @@ def _mount(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot], 
     written = parse_mount(option.value_text)
     mount = reaching_shm(written, engine_shm=engine_shm)
     if mount is None:
+        yield from _filled_in(option, written.target, span, source, written.source)
         return
     if mount.type == "tmpfs":
         size = find_option(mount.options, "tmpfs-size")
-        if size is None:
+        if size is None and not option.expanded_from:
             slots.append(SizeSlot(span.start, option.end, ",tmpfs-size=", in_bytes=True))
         sized = _option_size(option, size, source, option.dynamic, sizes.DOCKER) if size is not None else None
         yield Setting(MOUNT, mount.type, "--mount type=tmpfs", span, sized)
@@ -375,8 +395,11 @@ def _mount(option: Flag, span: Span, source: SourceText, slots: list[SizeSlot], 
 
 
 def _volume(option: Flag, span: Span, source: SourceText, engine_shm: bool) -> Iterable[Setting]:
-    mount = reaching_shm(parse_volume(option.value_text), engine_shm=engine_shm)
-    if mount is not None:
+    written = parse_volume(option.value_text)
+    mount = reaching_shm(written, engine_shm=engine_shm)
+    if mount is None:
+        yield from _filled_in(option, written.target, span, source, written.source)
+    else:
         said = _said(f"{option.name} {option.value_text}", option, source)
         yield Setting(MOUNT, mount.type, said, span, host=mount.source)
 

@@ -20,6 +20,7 @@ from shmlint.parsers.container_options import GLOBAL_VALUE_OPTIONS, Flag, read_o
 from shmlint.parsers.option_variables import (
     DECLARING,
     NOT_EXPANDED,
+    SHM_OPTIONS,
     Assignments,
     NamedArray,
     assigned_name,
@@ -702,7 +703,19 @@ def _read_options(given: Sequence[Word], index: int, text: str, assigned: Assign
         index = read_option(words, index, options, text)
         if spliced:  # a variable's options are said as its, and no fix writes into them
             options[before:] = [_from_variable(flag, spliced) for flag in options[before:]]
+        options[before:] = [_assigned_value(flag, assigned) for flag in options[before:]]
     return read(index)
+
+
+def _assigned_value(flag: Flag, assigned: Assignments) -> Flag:
+    """A /dev/shm option whose value is one variable the script gave one plain value before (``T=/dev/shm:size=8g;
+    docker run --tmpfs $T``): that value, said as the variable's, which no fix writes into."""
+    if flag.value is None or not flag.dynamic or flag.long_name not in SHM_OPTIONS:
+        return flag
+    value = assigned_word(flag.value, assigned)
+    if value is None:
+        return flag
+    return flag._replace(value=value, value_text=value.text, expanded_from=flag.value.text)
 
 
 def _from_variable(flag: Flag, spliced: dict[tuple[int, int], str]) -> Flag:

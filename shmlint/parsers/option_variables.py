@@ -49,6 +49,8 @@ _JUDGED_OPTIONS = frozenset(
 )
 #: of those, the ones that decide /dev/shm: a size or mode, and a mount when it names /dev/shm
 SHM_MODES = frozenset(["--shm-size", "--ipc"])
+#: the options that may decide /dev/shm: its size or mode, or a mount that may be at it
+SHM_OPTIONS = SHM_MODES | {"--tmpfs", "--volume", "--mount"}
 #: of the judged options, the ones a variable's one value may give. A ``--shm-size`` it holds is read as that size
 #: (a fix never writes into it: the words are the variable's; a new ``--shm-size`` after it wins, as docker keeps
 #: the last one); so is an IPC mode (``OPTS="--ipc=host"``: the host's /dev/shm, found on an untuned repository,
