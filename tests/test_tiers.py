@@ -746,3 +746,49 @@ def test_a_command_a_file_runs_is_quoted_with_the_setting_that_decided(command: 
 
     entry = next(e for e in builtin().entries if e.commands is not None and e.commands.search(command))
     assert _quoted(entry, command) == (quoted or clipped(command, 60))
+
+
+TRAINJOB_8_RANKS = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: t5}
+spec:
+  runtimeRef: {name: torch-distributed}
+  trainer:
+    image: pytorch/pytorch:2.4.0
+    command: [torchrun, --nproc_per_node=8, train.py]
+    resourcesPerNode: {limits: {"nvidia.com/gpu": 8}}
+"""
+_SHM_VOLUME = "{name: dshm, emptyDir: {medium: Memory, sizeLimit: 64Gi}}"
+_NODE_MOUNT = "{name: node, volumeMounts: [{name: dshm, mountPath: /dev/shm}]}"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "found"),
+    [
+        ("", ["SHM001"]),
+        # Trainer v2.1's podTemplateOverrides[].spec and v2.0's podSpecOverrides[] (audit72c: said to be 64 MiB)
+        (
+            f"  podTemplateOverrides:\n  - targetJobs: [{{name: node}}]\n"
+            f"    spec: {{volumes: [{_SHM_VOLUME}], containers: [{_NODE_MOUNT}]}}\n",
+            [],
+        ),
+        (
+            f"  podSpecOverrides:\n  - {{targetJobs: [{{name: node}}], volumes: [{_SHM_VOLUME}], containers: [{_NODE_MOUNT}]}}\n",
+            [],
+        ),
+        # an override of another job, or of another container, is not the trainer's
+        (
+            f"  podSpecOverrides:\n  - {{targetJobs: [{{name: initializer}}], volumes: [{_SHM_VOLUME}], "
+            f"containers: [{_NODE_MOUNT}]}}\n",
+            ["SHM001"],
+        ),
+        # the volume comes, the trainer does not mount it
+        (
+            f"  podSpecOverrides:\n  - {{targetJobs: [{{name: node}}], volumes: [{_SHM_VOLUME}], "
+            f"containers: [{_NODE_MOUNT.replace('node', 'sidecar')}]}}\n",
+            ["SHM002"],
+        ),
+    ],
+)
+def test_a_trainjobs_overrides_give_its_trainer_their_volumes_and_mounts(overrides: str, found: list[str]) -> None:
+    assert [finding.code for finding in check("trainjob.yaml", TRAINJOB_8_RANKS + overrides).findings] == found

@@ -6,7 +6,7 @@ only Kubernetes YAML adds to a container (annotations, a KServe runtime's /dev/s
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from shmlint.containers import EnvVar
@@ -191,6 +191,8 @@ class FoundPod(NamedTuple):
     #: an operator's own /dev/shm for one container: judged as the volume it mounts; no fix (the setting is the
     #: operator's, not a pod volume)
     operator: OperatorShm | None = None
+    #: volume mounts an owner adds to its containers from elsewhere (a TrainJob's overrides of its trainer)
+    extra_mounts: tuple[Node, ...] = ()
 
 
 class PodReader:
@@ -364,8 +366,8 @@ class PodReader:
     def container(self, pod: FoundPod, container: MappingNode, identity: WorkloadId) -> PodContainer:
         image_node = self.m.get(container, "image")
         argv = {key: scalars(self.m.get(container, key)) for key in ("command", "args")}
-        mounts = sequence(self.m.get(container, "volumeMounts"))
-        shm = shm_mount(self.m, container)
+        mounts = (*sequence(self.m.get(container, "volumeMounts")), *pod.extra_mounts)
+        shm = shm_mount(self.m, container) or _shm_entry(self.m, pod.extra_mounts)
         launched = pod.launched_by.evidence if pod.launched_by and identity.container == TRAINER_NODE else None
         torch = (
             tuple(self.kserve_format_evidence(container, identity.container))
@@ -517,7 +519,11 @@ class PodReader:
 
 def shm_mount(m: Mappings, container: Node) -> MappingNode | None:
     """The container's ``volumeMounts`` entry at /dev/shm: the extractor and the fixer look it up here."""
-    for mount in sequence(m.get(container, "volumeMounts")):
+    return _shm_entry(m, sequence(m.get(container, "volumeMounts")))
+
+
+def _shm_entry(m: Mappings, mounts: Sequence[Node]) -> MappingNode | None:
+    for mount in mounts:
         if isinstance(mount, MappingNode) and is_shm_path(scalar(m.get(mount, "mountPath")) or ""):
             return mount
     return None
