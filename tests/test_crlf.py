@@ -34,6 +34,13 @@ GITLAB_CI = """train:
       docker run --gpus all
       pytorch/pytorch:2.3.0 torchrun --nproc_per_node=2 eval.py
 """
+RST_GUIDE = """Training
+========
+
+.. code-block:: bash
+
+   docker run --gpus all pytorch/pytorch:2.3.0 torchrun --nproc_per_node=8 train.py
+"""
 #: one flagged LF file of every format, by the name its format is recognised by
 SAMPLES = {
     "kubernetes": ("pod.yaml", (FIXTURES / "k8s" / "SHM001-two-containers-and-list.yaml").read_text()),
@@ -41,6 +48,9 @@ SAMPLES = {
     "shell": ("train.sh", (FIXTURES / "shell" / "SHM001-missing-shm.sh").read_text()),
     "makefile": ("Makefile", (FIXTURES / "make" / "SHM001-train.mk").read_text()),
     "markdown": ("README.md", (FIXTURES / "markdown" / "SHM001-readme.md").read_text()),
+    # its directives end at a line's end, which a CR stood before (audit72b: a CRLF guide's findings were lost)
+    "restructuredtext": ("guide.rst", RST_GUIDE),
+    "justfile": ("justfile", (FIXTURES / "just" / "SHM001-train.just").read_text()),
     "github-actions": (".github/workflows/train.yml", GITHUB_WORKFLOW),
     "gitlab-ci": (".gitlab-ci.yml", GITLAB_CI),
 }

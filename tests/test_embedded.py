@@ -655,3 +655,15 @@ def test_a_circleci_parameter_is_a_value_not_a_here_document() -> None:
     assert "docker run --gpus all" in (ci(included) or "")  # an included file's text: not a here-document either
     here = "version: 2.1\njobs:\n  t:\n    steps:\n      - run: |\n          cat << EOF >> out\n          x\n          EOF\n"
     assert "cat << EOF >> out" in (ci(here) or "")
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_documents_sections_are_told_apart_whatever_its_line_breaks(newline: str) -> None:
+    """A setext or ATX heading, and a reStructuredText underline, before a CR (audit72b: a CRLF guide)."""
+    markdown = "Run\n===\n\n```bash\ndocker run -it img bash\n```\n\nTrain\n-----\n\n```bash\npython t.py\n```\n"
+    rst = "Run\n===\n\n.. code-block:: bash\n\n   docker run -it img bash\n\nTrain\n-----\n\n::\n\n   python t.py\n"
+    for blocks in (
+        markdown_shell_blocks(markdown.replace("\n", newline))[1],
+        rst_shell_blocks(rst.replace("\n", newline))[1],
+    ):
+        assert [block.section for block in blocks] == [1, 2]

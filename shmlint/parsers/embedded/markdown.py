@@ -65,7 +65,7 @@ _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 #: tabbed prose was read as shell)
 _INDENTED_CONTAINER = LazyRegex(r"^[ \t]*(?:===|!!!|\?\?\?\+?)[ \t]+\S")
 #: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
-_MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t]*$)", re.MULTILINE)
+_MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t\r]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t\r]*$)", re.MULTILINE)
 #: an ATX heading (``# Build``), after which an indented code block may start without a blank line
 _ATX_HEADING = LazyRegex(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 #: where a content tab starts or ends: MkDocs' ``=== "Prebuilt Docker"`` (what it holds is indented under it), MDX's

@@ -16,8 +16,8 @@ from shmlint.parsers.embedded.shell_blocks import (
 )
 
 #: a reStructuredText section's underline or overline (``~~~~``, ``====``)
-_RST_HEADING = LazyRegex(r"^([=\-~^\"'`#*+_:.<>])\1{2,}[ \t]*$", re.MULTILINE)
-_RST_DIRECTIVE = LazyRegex(r"^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*(?P<language>[\w+-]*)[ \t]*$")
+_RST_HEADING = LazyRegex(r"^([=\-~^\"'`#*+_:.<>])\1{2,}[ \t\r]*$", re.MULTILINE)
+_RST_DIRECTIVE = LazyRegex(r"^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*(?P<language>[\w+-]*)[ \t\r]*$")
 _RST_OPTION = LazyRegex(r"^[ \t]+:[\w-]+:")
 _RST_EXPLICIT = LazyRegex(r"^[ \t]*\.\.(?:[ \t]|$)")
 
