@@ -125,6 +125,11 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
          "    def loader(self):\n        return DataLoader(ds, num_workers=self.workers)\n", None),  # unpacked
         ("N = os.cpu_count()\nN = 0\nDataLoader(ds, num_workers=N)\n", None),
         ("P = (4, 0)\nN, M = P\nDataLoader(ds, num_workers=N)\n", None),  # unpacked: not the whole of P
+        # a condition's branch that gives workers (audit72d: ``0 if (device == "cpu" and ...) else 8``)
+        ("DataLoader(ds, num_workers=0 if device == 'cpu' else 8)\n", "0 if device == 'cpu'"),
+        ("W = 4\nDataLoader(ds, num_workers=W if gpu else 0)\n", "0 if not gpu"),
+        ("DataLoader(ds, num_workers=0 if a else 0)\n", None),
+        ("DataLoader(ds, num_workers=0 if a else n)\n", None),  # a branch not known
         # the review: another class's attribute, or a field's default of the reading class, is not told apart
         ("class A:\n    def __init__(self):\n        self.workers = 16\n@dataclass\nclass B:\n    workers: int = 0\n"
          "    def loader(self):\n        return DataLoader(ds, num_workers=self.workers)\n", None),

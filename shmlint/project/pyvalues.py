@@ -90,7 +90,26 @@ def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
         return _setting(node.slice.value, context)
     if isinstance(node, ast.Call):
         return _call_value(node, context, depth)
+    if isinstance(node, ast.IfExp):
+        return _either(node, context, depth)
     return UNKNOWN
+
+
+def _either(node: ast.IfExp, context: Context, depth: int) -> Value:
+    """``0 if device == "cpu" else 8``: the count one branch gives above zero, said with the condition that gives
+    the other (a GPU container takes the loader's branch: audit72d, an XTTS fine-tune UI's eight workers); unknown
+    where a branch is not known or both give none."""
+    body, orelse = value_of(node.body, context, depth + 1), value_of(node.orelse, context, depth + 1)
+    if not all(value.positive or value.number is not None for value in (body, orelse)):
+        return UNKNOWN
+    chosen, other, negated = (body, orelse, "not ") if body.positive else (orelse, body, "")
+    if not chosen.positive:
+        return UNKNOWN
+    condition = ast.unparse(node.test)
+    said = condition if len(condition) <= 40 else f"{condition[:37]}..."
+    return chosen._replace(
+        how=f"{chosen.how}, {other.number if other.number is not None else 'more'} if {negated}{said}"
+    )
 
 
 def _call_value(node: ast.Call, context: Context, depth: int) -> Value:
