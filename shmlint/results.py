@@ -48,8 +48,8 @@ class RenderRecord(NamedTuple):
             return f"{self.unit} not rendered: {self.reason}; its files are checked one by one"
         asking = ", which ask for accelerators," if self.accelerators else ""
         return (
-            f"{self.unit} not rendered: {self.reason}; its templates{asking} are not checked (lint its output with "
-            f"`helm template {self.path} | shmlint check - --stdin-filename rendered.yaml`)"
+            f"{self.unit} not rendered: {self.reason}; its templates{asking} are not checked but for plain YAML ones "
+            f"(lint its output with `helm template {self.path} | shmlint check - --stdin-filename rendered.yaml`)"
         )
 
 

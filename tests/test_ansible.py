@@ -18,6 +18,7 @@ from shmlint.formats.ansible.jinja import jinja_as_variables
 from shmlint.formats.ansible.tasks import is_ansible
 from shmlint.model import Finding, ShmKind, WorkloadFormat
 from shmlint.parsers.yamlnodes import compose
+from shmlint.settings import Settings
 from shmlint.source import SourceText
 from tests.support import default_engine
 from tests.test_format_units import _formats_loaded
@@ -198,6 +199,35 @@ def test_container_modules_gpus(engine: Engine, module: str, gpu: str, count: in
     workload = finding.workload
     assert workload is not None and workload.id.format is WorkloadFormat.ANSIBLE and workload.gpu
     assert workload.accelerator_count == count
+
+
+@pytest.mark.parametrize(
+    ("image", "named"),
+    [
+        # a template in the tag or the registry leaves the name the data knows the image by (audit72a)
+        (
+            "nvcr.io/nvidia/k8s/dcgm-exporter:{{ version | default('3.3.5') }}-ubuntu22.04",
+            "nvcr.io/nvidia/k8s/dcgm-exporter",
+        ),
+        ("{{ registry }}/dcgm-exporter:{{ version }}", "dcgm-exporter"),
+        ("{{ image }}", None),
+        ("acme/trainer-{{ flavour }}:1", None),
+    ],
+)
+def test_an_image_written_with_jinja_is_named_as_far_as_it_is_written(
+    engine: Engine, image: str, named: str | None
+) -> None:
+    text = _task("docker_container", f'name: t\nimage: "{image}"\nruntime: nvidia')
+    (workload,) = engine.check_source(SourceText("site.yml", text), FileKind.YAML, "site.yml").workloads
+    assert workload.image == named
+
+
+def test_an_exporter_image_with_a_templated_tag_is_known_to_need_nothing() -> None:
+    """Not even an undecided finding listed: the data knows the exporter needs no /dev/shm."""
+    listed = Engine(Settings(undecided="show"))
+    text = _task("docker_container", 'name: t\nimage: "nvidia/dcgm-exporter:{{ v }}"\nruntime: nvidia')
+    assert _check(listed, text) == []
+    assert [f.code for f in _check(listed, text.replace("nvidia/dcgm-exporter:{{ v }}", "{{ v }}"))] == ["SHM001"]
 
 
 @pytest.mark.parametrize(

@@ -148,8 +148,10 @@ def test_the_exit_code_of_a_missing_path_is_documented() -> None:
         (GPU_SCRIPT, "docker run (line 8)"),
         (GPU_POD, "SHM001"),
         (GPU_COMPOSE, "SHM001"),
+        # a shell snippet whose first command writes a manifest (audit72c: SHM000, read as YAML)
+        (f"cat <<'EOF' | kubectl apply -f -\n{GPU_POD}EOF\n", "SHM001"),
     ],
-    ids=["shebang-script", "kubernetes", "compose"],
+    ids=["shebang-script", "kubernetes", "compose", "here-document-snippet"],
 )
 def test_stdin_without_a_name_is_classified_by_content(text: str, words: str) -> None:
     result = run("check", "-", stdin=text)

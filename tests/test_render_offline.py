@@ -339,6 +339,16 @@ def test_unrendered_decides_whether_an_unchecked_chart_fails(tmp_path: Path, lev
     assert result.stdout.count("Helm chart not rendered") == 1  # once, by its record (not once more per template)
 
 
+def test_a_plain_template_of_an_unrendered_chart_is_checked_as_the_yaml_it_renders_as(tmp_path: Path) -> None:
+    """Helm renders a template with no action as it is written, so it is checked one by one, and the note says so
+    (audit72a read the note as "not checked" for such a template)."""
+    root = chart(tmp_path / "mychart", GPU_POD.format(name="plain").replace("gpu: 1", "gpu: 2"))
+    (root / "templates" / "templated.yaml").write_text(TEMPLATE)
+    result = shmlint("check", str(root), path=str(Path(sys.executable).parent))
+    assert result.returncode == 1 and "pod.yaml:7:" in result.stdout and "templated.yaml" not in result.stdout
+    assert "are not checked but for plain YAML ones" in result.stdout
+
+
 def test_quiet_still_names_each_unchecked_chart_on_stderr(tmp_path: Path) -> None:
     """The pre-commit hook runs ``check --quiet`` on the changed files: a GPU template without /dev/shm."""
     root = chart(tmp_path / "mychart", TEMPLATE)
@@ -347,7 +357,8 @@ def test_quiet_still_names_each_unchecked_chart_on_stderr(tmp_path: Path) -> Non
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
         f"{root}: note: Helm chart not rendered: helm is not on PATH; its templates, which ask for accelerators, are "
-        f"not checked (lint its output with `helm template {root} | shmlint check - --stdin-filename rendered.yaml`)"
+        "not checked but for plain YAML ones (lint its output with "
+        f"`helm template {root} | shmlint check - --stdin-filename rendered.yaml`)"
     ]
     (tmp_path / ".shmlint.yaml").write_text("unrendered: error\n")
     gated = shmlint("check", "--quiet", str(template), path=str(Path(sys.executable).parent))

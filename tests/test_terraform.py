@@ -156,6 +156,23 @@ def test_an_empty_dir_medium_written_as_an_expression_is_a_placeholder(
     assert ("SHM006" in " ".join(check(engine, text))) is (kind is ShmKind.DISK)
 
 
+@pytest.mark.parametrize(
+    ("count", "gpu"),
+    [("2", True), ("local.gpu_config.accelerator_count", True), ("var.gpus", True), ("0", False)],
+)
+def test_a_gpu_count_terraform_computes_asks_for_gpus(engine: Engine, count: str, gpu: bool) -> None:
+    """A count known at plan time only is a count filled in later, as a template's placeholder is (audit72c: a
+    vLLM Deployment's GPUs from a local were not seen at all, so nothing was said of it)."""
+    text = (
+        'resource "kubernetes_deployment" "vllm" {\n  spec {\n    template {\n      spec {\n        container {\n'
+        '          image = "vllm/vllm-openai:v0.11.0"\n'
+        f'          resources {{\n            limits = {{ "nvidia.com/gpu" = {count} }}\n          }}\n'
+        "        }\n      }\n    }\n  }\n}\n"
+    )
+    (workload,) = workloads(engine, text)
+    assert bool(workload.gpu) is gpu
+
+
 def test_docker_tmpfs_and_mounts_at_dev_shm(engine: Engine) -> None:
     tmpfs = '  tmpfs = { "/dev/shm" = "rw,size=2g" }\n'
     (workload,) = workloads(engine, DOCKER.replace("{extra}", tmpfs))

@@ -31,7 +31,7 @@ from shmlint.containers.docker import (
     judge_docker,
     tmpfs_size,
 )
-from shmlint.formats.ansible.jinja import jinja_as_variables
+from shmlint.formats.ansible.jinja import jinja_as_variables, written_image
 from shmlint.formats.ansible.target import AnsibleTarget
 from shmlint.formats.ansible.tasks import Task, defaults_for
 from shmlint.formats.ansible.variables import resolve
@@ -71,7 +71,7 @@ def container_workload(
     view = DockerOptions(
         base_dir=base_dir(source.path),
         settings=(*_gpu(args), *_env(args), *_shm(args)),
-        image=image_name if image_name and "{{" not in image_name else None,
+        image=written_image(image_name),
         image_span=args.span(image) if image is not None else None,
         entrypoint=args.words(entrypoint),
         arguments=args.words(command),

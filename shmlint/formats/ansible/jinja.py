@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from shmlint.lazy_regex import LazyRegex
+from shmlint.signals import split_image
 
 #: Jinja on one line, bounded: an expression longer than this stays as the words it is written with
 _JINJA = LazyRegex(r"\{\{[^\n]{0,200}?\}\}|\{%[^\n]{0,200}?%\}|\{#[^\n]{0,200}?#\}")
@@ -60,3 +61,16 @@ def _as_variable(text: str, *, quoted: bool) -> str:
     if quoted:  # close the quote, expand, open it again
         return "'$" + name[: len(text) - 3].ljust(len(text) - 3, "_") + "'"
     return "${" + name[: len(text) - 3].ljust(len(text) - 3, "_") + "}"
+
+
+def written_image(name: str | None) -> str | None:
+    """An image reference as far as the task writes it out: its repository's path parts without Jinja, by which the
+    data knows it (``{{ registry }}/dcgm-exporter:{{ version }}`` is ``dcgm-exporter``: audit72a); None where the
+    image's own name, the last part, is a template."""
+    if not name or "{{" not in name:
+        return name or None
+    repository, _ = split_image(_JINJA.sub("\0", name))  # a placeholder with no ':' or '/' of its own
+    parts = repository.split("/")
+    if not parts[-1] or "\0" in parts[-1]:
+        return None
+    return "/".join(part for part in parts if part and "\0" not in part)

@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 #: a container engine's name (as the command reader knows them): a notebook without one holds no container command
 _ENGINE = LazyRegex(r"docker|podman", re.IGNORECASE)
 _SHEBANG = LazyRegex(r"\A#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b", re.ASCII)
+#: a file whose first command opens a here-document (``cat <<'EOF' | kubectl apply -f -``): a shell snippet that
+#: holds a manifest, not YAML, whatever its name lacks (audit72c: SHM000 on an extension-less one)
+_HERE_DOCUMENT_FIRST = LazyRegex(
+    r"\A(?:[ \t]*(?:#[^\n]{0,200})?\r?\n){0,20}[^\n#:]{0,200}<<-?[ \t]*(['\"]?)[A-Za-z_]\w{0,40}\1[ \t]*(?:[|>;&][^\n]{0,200})?\r?$",
+    re.ASCII | re.MULTILINE,
+)
 
 
 def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:
@@ -178,6 +184,9 @@ FORMAT = Format(
         FileNames(FileKind.RST, rank=70, endings=(".rst",)),
         FileNames(FileKind.NOTEBOOK, rank=75, endings=(".ipynb",), syntax_error=_notebook_syntax),
     ),
-    sniffs=(Sniff(FileKind.SHELL, rank=10, pattern=_SHEBANG),),
+    sniffs=(
+        Sniff(FileKind.SHELL, rank=10, pattern=_SHEBANG),
+        Sniff(FileKind.SHELL, rank=15, pattern=_HERE_DOCUMENT_FIRST),
+    ),
     read=_read,
 )

@@ -15,6 +15,7 @@ from shmlint.parsers.hcl import BOOL, NULL, OBJECT, TUPLE, Attribute, Block, Ite
 from shmlint.runtime.shm import is_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
+from shmlint.visible import clipped
 
 
 class PodBlocks(NamedTuple):
@@ -151,7 +152,15 @@ def _resource_entries(source: SourceText, container: Block) -> Iterator[Resource
         resources = _resources(container, section)
         for item in resources.items if resources is not None and resources.kind == OBJECT else ():
             if item.key:
-                yield section, item.key, string(item.value), source.span(item.start, item.value.end)
+                yield section, item.key, _count(source, item.value), source.span(item.start, item.value.end)
+
+
+def _count(source: SourceText, value: Value) -> str:
+    """A resource's count as written, one Terraform computes at plan time as its interpolation
+    (``${local.gpu_config.accelerator_count}``): a count filled in later, as a template's placeholder is (audit72c:
+    a vLLM Deployment's GPUs from a local were not seen at all)."""
+    text = string(value)
+    return text if text is not None else "${" + clipped(source.text[value.start : value.end], 60) + "}"
 
 
 def k8s_size(source: SourceText, value: Value | None) -> Size | None:
