@@ -300,6 +300,11 @@ FAMILIES = [
     ("verlai/verl:app-verl0.5-vllm0.9.1", "sleep infinity", "unknown"),
     ("", "python3 -m verl.trainer.main_ppo data.train_files=t.parquet trainer.n_gpus_per_node=4", "needs"),
     ("", "python3 -m verl.model_merger merge --backend fsdp", ""),
+    # NeMo RL: its Ray workers on two GPUs or more of the node (audit72b); one GPU is the config's to say
+    ("", "uv run python examples/run_grpo_math.py cluster.gpus_per_node=2", "needs"),
+    ("", "uv run python examples/run_sft.py --config c.yaml cluster.num_nodes=1 cluster.gpus_per_node=8", "needs"),
+    ("", "uv run python examples/run_grpo_math.py cluster.gpus_per_node=1", ""),
+    ("", "python run_train.py cluster.gpus_per_node=4", ""),
     ("", "accelerate launch -m axolotl.cli.train config.yml", "needs"),
     ("", "axolotl train config.yml", "needs"),
     ("", "axolotl inference config.yml", ""),
