@@ -71,6 +71,17 @@ ACCELERATORS = (
         "https://github.com/AliyunContainerService/gpushare-scheduler-extender/blob/master/docs/userguide.md",
     ),
     Accelerator(
+        "NVIDIA vGPU (4paradigm's k8s-vgpu-scheduler and its successor HAMi)",
+        # a share of each vGPU's memory and cores; such a request alone gets the scheduler's default count of vGPUs
+        ("nvidia.com/gpumem", "nvidia.com/gpumem-percentage", "nvidia.com/gpucores"),
+        (),
+        (),
+        (),
+        False,
+        None,
+        "https://github.com/4paradigm/k8s-vgpu-scheduler/blob/b00bc30577391dbb7ddce83a65a945172ea387fd/README.md",
+    ),
+    Accelerator(
         "NVIDIA GPU shared (Tencent GPU Manager)",
         ("tencent.com/vcuda-core", "tencent.com/vcuda-memory"),
         (),

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from shmlint.formats.kubernetes.device_claims import device_classes
 from shmlint.formats.kubernetes.dynamo import dynamo_pods, is_dynamo
 from shmlint.formats.kubernetes.pod_reader import (
     TRAINER_NODE,
@@ -527,7 +528,11 @@ def extract_kubernetes(
     """The workloads and the notices of a file's objects. ``runtimes``: the KServe ServingRuntimes of the checked
     files, which complete InferenceService predictors; ``placeholders``: the file is a template envsubst renders
     (``PodReader``)."""
-    extractor = _Extractor(PodReader(source, signals, runtimes, placeholders=placeholders, embedded=embedded))
+    m = Mappings()
+    objects = [node for node in documents if isinstance(node, MappingNode)]
+    classes = device_classes(m, objects) if "deviceClassName" in source.text else {}
+    reader = PodReader(source, signals, runtimes, m, placeholders, embedded, classes)
+    extractor = _Extractor(reader)
     return extractor.workloads(documents), extractor.notices
 
 

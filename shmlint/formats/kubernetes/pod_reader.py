@@ -6,7 +6,8 @@ only Kubernetes YAML adds to a container (annotations, a KServe runtime's /dev/s
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, TypeAlias
 
 from shmlint.containers import EnvVar
@@ -21,6 +22,7 @@ from shmlint.containers.pod import (
     quantity,
     shared_cap,
 )
+from shmlint.formats.kubernetes.device_claims import claimed_gpu
 from shmlint.formats.kubernetes.target import PodTarget
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import APPLIED_KINDS, Evidence, ShmSource, Size, Workload, WorkloadId
@@ -38,6 +40,10 @@ IGNORE_ANNOTATION = "shmlint.io/ignore"
 DATALOADER_ANNOTATION = "shmlint.io/dataloader"
 #: the container a Kubeflow training runtime's ML policy launches
 TRAINER_NODE = "node"
+_NO_CLASSES: Mapping[str, str] = MappingProxyType({})
+#: pod annotations that ask a GPU-sharing scheduler for a share of one GPU (KAI Scheduler, Run:ai):
+#: https://github.com/NVIDIA/KAI-Scheduler/blob/82d69adbd1a21afc3a4b0004cdb10555153ae4d9/docs/gpu-sharing/README.md
+SHARED_GPU_ANNOTATIONS = ("gpu-fraction", "gpu-memory")
 #: what holds a pod's own ``containers`` (not its ``initContainers``): the ones an operator's environment reaches
 CONTAINER = "container"
 
@@ -206,23 +212,34 @@ class PodReader:
         m: Mappings | None = None,
         placeholders: bool = False,
         embedded: bool = False,
+        device_classes: Mapping[str, str] = _NO_CLASSES,
     ) -> None:
         """``placeholders``: the manifest is a template that envsubst renders, so ``${VAR}`` is a value to come;
         ``embedded``: it is an example inside another file (a document's block, a here-document), whose images are
-        as often third-party ones, so no Dockerfile beside that file is taken as its image's."""
+        as often third-party ones, so no Dockerfile beside that file is taken as its image's; ``device_classes``:
+        what the file's resource claim templates and claims ask for (``shmlint.formats.kubernetes.device_claims``)."""
         self.source = source
         self.signals = signals
         self.runtimes = runtimes
         self.m = m or Mappings()
         self.placeholders = placeholders
         self.embedded = embedded
+        self.device_classes = device_classes
 
     def for_template(self) -> PodReader:
         """The reader for a template's objects (an OpenShift ``Template``'s), whose ``${PARAMETER}`` are values to
         come."""
         if self.placeholders:
             return self
-        return PodReader(self.source, self.signals, self.runtimes, self.m, placeholders=True, embedded=self.embedded)
+        return PodReader(
+            self.source,
+            self.signals,
+            self.runtimes,
+            self.m,
+            placeholders=True,
+            embedded=self.embedded,
+            device_classes=self.device_classes,
+        )
 
     # -- locations -------------------------------------------------------------------------------------------
 
@@ -265,6 +282,20 @@ class PodReader:
                 return Evidence(text, self.span(node))
         return None
 
+    def shared_gpu(self, pod: FoundPod) -> tuple[Evidence, str] | None:
+        """A share of one GPU asked for by annotation (KAI Scheduler's and Run:ai's ``gpu-fraction`` or
+        ``gpu-memory``), and the container it is for: the one ``gpu-fraction-container-name`` names, "" for the
+        pod's first (audit73a: a ``torchrun`` pod on half a GPU had no finding at all)."""
+        for metadata in pod.metadata:
+            annotations = self.m.get(metadata, "annotations")
+            for key in SHARED_GPU_ANNOTATIONS:
+                node = self.m.get(annotations, key)
+                text = (scalar(node) or "").strip()
+                if node is not None and text not in ("", "0"):
+                    container = scalar(self.m.get(annotations, "gpu-fraction-container-name")) or ""
+                    return Evidence(f"annotation {key}: {text}", self.span(node)), container
+        return None
+
     # -- containers -> workloads ---------------------------------------------------------------------------
 
     def pod_workloads(self, pod: FoundPod, seen: Counter[WorkloadId]) -> Iterator[Workload]:
@@ -298,6 +329,8 @@ class PodReader:
                 if verdict.gpu or verdict.torch or view.shm_mount is not None
             )
         )
+        shared = self.shared_gpu(pod)
+        first = next((name for _, holder, name in pod.containers if holder == CONTAINER), "")
         for (container, _, _), identity, view, verdict in zip(pod.containers, identities, views, judged, strict=True):
             in_pod = pod.spec is not container
             completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
@@ -310,6 +343,13 @@ class PodReader:
             devices = pod.launched_by.devices() if pod.launched_by and identity.container == TRAINER_NODE else None
             if devices is not None and not completed.gpu:
                 completed = completed._replace(gpu=(devices,))
+            if shared is not None and not completed.gpu and identity.container == (shared[1] or first):
+                completed = completed._replace(gpu=(shared[0],))
+            claimed = (
+                None if completed.gpu or not in_pod else claimed_gpu(self.m, pod.spec, container, self.device_classes)
+            )
+            if claimed is not None:
+                completed = completed._replace(gpu=(Evidence(claimed[1], self.span(claimed[0])),))
             yield completed.workload(
                 identity,
                 self.name_span(container),
