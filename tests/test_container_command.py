@@ -476,6 +476,10 @@ def test_an_arrays_items_are_not_commands_unless_it_is_run(script: str) -> None:
         'ssh -o StrictHostKeyChecking=no -p 22 node1 "docker run --gpus all \\\n  img t"',  # audit65a: each node
         "ssh node1 docker run --gpus all img t",  # the remote command as words
         "ssh node1 \"bash -c 'docker run --gpus all img t'\"",  # two shells deep
+        # a quoted command run on other hosts or in a terminal session (audit73c: a byteps launcher's workers)
+        'clush --hostfile "$HOSTS" "docker run --gpus all img t"',
+        "pdsh -w node[1-4] 'docker run --gpus all img t'",
+        'tmux new-session -d -s worker "docker run --gpus all img t"',
     ],
 )
 def test_a_container_command_handed_to_another_shell_as_text_is_read(line: str) -> None:
@@ -510,6 +514,7 @@ def test_a_double_quoted_string_handed_on_is_read_as_its_value() -> None:
     "line",
     [
         "ssh node1 'echo docker run --gpus all img t'",  # printed there
+        "tmux new -d 'echo docker run --gpus all img t'",
         "bash -c 'docker ps'",
         "bash run.sh docker run --gpus all img t",  # a script's arguments
         "ssh -p 22",  # no host

@@ -191,6 +191,10 @@ _FUNCTION_BLOCK = LazyRegex(
 #: ``ssh``'s options that take a value: the first word after them is the host, the rest the remote command
 _SSH_VALUE_OPTIONS = frozenset({"-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O",
                                 "-o", "-P", "-p", "-Q", "-R", "-S", "-W", "-w"})  # fmt: skip
+#: programs that run a quoted command in another shell, on other hosts or in a terminal session (``clush -w h
+#: "docker run ..."``, ``tmux new-session -d "docker run ..."``): a quoted argument that starts a container run is
+#: read as the commands it holds, as ``ssh``'s remote command is (audit73c: a byteps launcher's workers)
+_QUOTED_RUNNERS = frozenset({"clush", "pdsh", "pssh", "parallel-ssh", "tmux", "screen"})
 #: how many shells deep a command handed on as a string is read (``ssh host "bash -c '...'"``)
 MAX_HANDED_ON = 2
 
@@ -220,7 +224,8 @@ def _handed_on(
         elif remote and not any(_RESPLIT.intersection(word.text) for word in remote):
             found = [SimpleCommand(tuple(remote))]  # ssh joins them with blanks for the remote shell, which splits
             # them again: as written only where no word holds a blank or a quote (the review's ``"--shm-size 8g"``)
-    elif name in handers:  # the text's own function that hands its quoted arguments to another shell
+    elif name in handers or name in _QUOTED_RUNNERS:  # the text's own function, or a program, that hands its
+        # quoted arguments to another shell
         for word in rest:
             if text[word.start : word.start + 1] in ("'", '"') and _STARTS_A_RUN.match(word.text):
                 more, undone = _string_commands(word, text)
