@@ -1236,3 +1236,19 @@ def test_a_tmpfs_from_a_variable_is_not_sized_in_the_variables_place() -> None:
     script = f"T=/dev/shm\ndocker run --gpus all --tmpfs $T {_TP}\n"
     engine = Engine(Settings())
     assert fix_source(engine, SourceText("run.sh", script), FileKind.SHELL, Path("run.sh")).text == script
+
+
+@pytest.mark.parametrize(
+    ("target", "unresolved"),
+    [("$SPEC", True), ("/dev/$X", True), ("/$A", True), ("/workspaces/${name}", False), ("/data/$X", False)],
+)
+def test_a_mount_target_the_shell_fills_in_is_unresolved_only_where_it_may_be_dev_shm(
+    target: str, unresolved: bool
+) -> None:
+    """What is written before the expansion says where it lands: ``/workspaces/${name}`` is not /dev/shm (a dev
+    container's workspace mount made an audit69a finding "unresolved")."""
+    script = f"docker run --gpus all -v /host:{target} {_TP}\n"
+    result = Engine(Settings()).check_source(SourceText("run.sh", script), FileKind.SHELL, "run.sh")
+    assert [(f.code, f.severity.name.lower()) for f in result.findings] == [
+        ("SHM001", "warning" if unresolved else "error")
+    ]

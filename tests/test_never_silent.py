@@ -71,6 +71,14 @@ def test_broken_yaml_is_reported_whatever_is_selected(tmp_path: Path, selection:
         ),
         # the same keys and a compose key: it may run containers
         ("conda.yml", "name: x\ndependencies: [torch]\nservices:\n  a: [\n", "SHM000"),
+        # a VM blueprint's image, deep in another tool's resources (audit73c), and a container's, at a list item's top
+        (
+            "blueprint.yaml",
+            "formatVersion: 1\nresources:\n  vm:\n    type: Cloud.Machine\n    properties:\n      image: ubuntu\n"
+            "      x: ${input.a == 1 ? 'a' : 'b'\n  y: [\n",
+            None,
+        ),
+        ("fragment.yaml", "- name: train\n  image: pytorch/pytorch\n  args: [\n", "SHM000"),
     ],
 )
 def test_broken_yaml_that_cannot_hold_a_workload_is_a_note(

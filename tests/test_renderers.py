@@ -281,7 +281,9 @@ def test_a_chart_left_unrendered_says_when_it_asks_for_accelerators(tmp_path: Pa
     env = {"PATH": str(Path(sys.executable).parent)}
     result = invoke("check", str(tmp_path), env=env)
     assert "not checked whole: 2 Helm chart(s), 1 of the charts asking for accelerators (above)." in result.stdout
-    assert result.stdout.count("its templates, which ask for accelerators, are not checked but for plain YAML ones") == 1
+    assert (
+        result.stdout.count("its templates, which ask for accelerators, are not checked but for plain YAML ones") == 1
+    )
     units = json.loads(invoke("check", "--format", "json", str(tmp_path), env=env).stdout)["rendering"]["units"]
     assert sorted((Path(u["path"]).name, u["accelerators"]) for u in units) == [("mychart", True), ("routes", False)]
 

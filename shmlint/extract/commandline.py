@@ -39,7 +39,7 @@ from shmlint.parsers.option_variables import SHM_MODES
 from shmlint.parsers.programs import program_name
 from shmlint.parsers.shell import Word
 from shmlint.runtime.mounts import Option, engine_shm, find_option, parse_mount, parse_tmpfs, parse_volume, reaching_shm
-from shmlint.runtime.shm import is_shm_path
+from shmlint.runtime.shm import is_shm_path, may_be_shm_path
 from shmlint.signals import Signals
 from shmlint.source import SourceText, Span
 
@@ -364,7 +364,7 @@ def _filled_in(option: Flag, target: str, span: Span, source: SourceText, host: 
     so what the container gets there is not known (a mount type shmlint does not know). Not a folder the host's
     working or home folder names (``-v $PWD:$PWD``), nor one mounted at its own host path."""
     filled = target.strip() or option.value_text  # ``--mount "$M"`` names no target of its own
-    if ("$" in filled or "`" in filled) and (not target or target != host) and not _HOST_FOLDER.match(filled):
+    if may_be_shm_path(filled) and (not target or target != host) and not _HOST_FOLDER.match(filled):
         yield Setting(
             MOUNT,
             "",

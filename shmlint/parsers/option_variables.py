@@ -18,7 +18,7 @@ from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_options import Flag, read_option
 from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, environment_default, top_level
 from shmlint.runtime.mounts import Mount, Tmpfs, parse_mount, parse_tmpfs, parse_volume
-from shmlint.runtime.shm import SHM_PATH, clean_container_path
+from shmlint.runtime.shm import SHM_PATH, clean_container_path, may_be_shm_path
 
 _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 #: a one-variable expansion inside a string value: ``$NAME`` or ``${NAME}``
@@ -383,7 +383,7 @@ def _may_mount_shm(flag: Flag) -> bool:
     if flag.long_name not in _MOUNT_TARGETS:
         return False
     target = _MOUNT_TARGETS[flag.long_name](flag.value_text).target.strip()
-    if _expands(target) or not target:
+    if may_be_shm_path(target) or not target:
         return True
     return clean_container_path(target) in ("/", "/dev", SHM_PATH)  # docker cleans it: ``//dev/shm``, ``/dev/./shm``
 

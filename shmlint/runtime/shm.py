@@ -19,6 +19,17 @@ def is_shm_path(path: str) -> bool:
     return clean_container_path(path) == SHM_PATH
 
 
+def may_be_shm_path(path: str) -> bool:
+    """Whether a path the shell still fills in may be /dev/shm (or a folder that holds it): what is written before
+    its first expansion leads there (``$SPEC``, ``/dev/$X``), unlike ``/workspaces/${name}``; a path with no
+    expansion is what it is (``is_shm_path``)."""
+    cut = min((at for at in (path.find("$"), path.find("`")) if at >= 0), default=-1)
+    if cut < 0:
+        return False
+    written = path[:cut].strip()
+    return SHM_PATH.startswith((written, written.replace("//", "/")))
+
+
 def clean_container_path(path: str) -> str:
     """An absolute container path as the runtimes clean it (Go's ``filepath.Clean``: repeated slashes, ``.`` and
     ``..`` resolved, no trailing slash; POSIX's kept ``//`` prefix too); a relative one stripped only, and one the
