@@ -63,6 +63,7 @@ def need_module_text(data: dict[str, Any]) -> str:
             int(item.get("min_devices", 0)),
             bool(item.get("under_launchers")),
             bool(item.get("per_device")),
+            bool(item.get("entrypoint_runs_command")),
         )
         for item in data.get("software", ())
     )
@@ -83,7 +84,7 @@ def need_module_text(data: dict[str, Any]) -> str:
     return (
         f'"""Written from {NEED_YAML.name} by `python -m shmlint.build_data`: do not edit (a test compares).\n\n'
         "SOFTWARE: (id, tier, what, source, images, image_tags, commands, accelerator_only, command_wins,\n"
-        "host_centric, min_devices, under_launchers, per_device), a pattern being (regular expression, the lower-case words one of which its every match\n"
+        "host_centric, min_devices, under_launchers, per_device, entrypoint_runs_command), a pattern being (regular expression, the lower-case words one of which its every match\n"
         'contains, or None). TPU_ALONE: (tier, pattern searched in accelerator evidence) or None."""\n\n'
         f"SOFTWARE = {_constant(software)}\n\n"
         f"MULTI_DEVICE_MIN = {int(multi_device.get('min_devices', 2))}\n\n"

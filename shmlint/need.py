@@ -58,6 +58,9 @@ class Entry(NamedTuple):
     under_launchers: bool = False  # what it does as an operator's ranks is said here: ``launched_by`` yields to it
     #: one process per GPU: a container given exactly one counted GPU holds one of them, with no local peer
     per_device: bool = False
+    #: its image's entrypoint runs the command given (NGC's ``nvidia_entrypoint.sh``): its image match holds only
+    #: for a command of options (``image_runs_it``)
+    entrypoint_runs_command: bool = False
 
     def counts(self, devices: int | None) -> bool:
         """Whether this evidence says anything for a container given ``devices`` counted GPUs (None: uncounted)."""
@@ -288,6 +291,8 @@ def _by_names(workload: Workload, knowledge: Knowledge, walked: bool) -> Need | 
     by_image = [(e, "image") for e in _by_image(knowledge.entries, workload.image) if e.counts(devices)]
     if not workload.image_runs:  # the owner's word on an image still holds where its entrypoint never runs
         by_image = [(e, where) for e, where in by_image if e.source == CONFIGURED]
+    terminal = workload.launch is not None and workload.launch.terminal
+    by_image = [(e, where) for e, where in by_image if image_runs_it(e, workload.command, terminal)]
     if workload.command.startswith("-") and any(e.tier is Tier.FREE for e, _ in by_image):
         # a command of options only is given to the image's own program: one the data knows to need nothing keeps
         # them its own (a LiteLLM proxy's ``--num_workers 4`` counts its web server's processes)
@@ -388,6 +393,17 @@ def holds_only(workload: Workload, knowledge: Knowledge) -> bool:
     forwarded = workload.launch is not None and workload.launch.forwarded  # its words are the script's: none
     command = (not forwarded and workload.command) or (started.text if started is not None else "")
     return bool(command) and _holds(command, knowledge)
+
+
+def image_runs_it(entry: Entry, command: str, terminal: bool = False) -> bool:
+    """Whether an image match says what the container runs: yes, unless the image's entrypoint runs the command it
+    is given (NVIDIA's NGC images) and that command names a program (it replaces the server: audit74a, eleven
+    errors on Triton's TensorRT-LLM image running benchmarks, builds and tokenizers), or there is none and a
+    terminal is attached (the image's shell: the guides' ``docker run -it``, a compose dev container's ``tty``).
+    A command of options is left to the image, and so is none without a terminal (its own start)."""
+    if not entry.entrypoint_runs_command or command.startswith("-"):
+        return True
+    return not command and not terminal
 
 
 def _holds(command: str, knowledge: Knowledge) -> bool:

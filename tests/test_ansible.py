@@ -212,6 +212,7 @@ def test_container_modules_gpus(engine: Engine, module: str, gpu: str, count: in
         ("{{ registry }}/dcgm-exporter:{{ version }}", "dcgm-exporter"),
         ("{{ image }}", None),
         ("acme/trainer-{{ flavour }}:1", None),
+        ("acme/trainer:{{ " + "x | default('y') " * 20 + "}}", None),  # an expression too long to read (the review)
     ],
 )
 def test_an_image_written_with_jinja_is_named_as_far_as_it_is_written(

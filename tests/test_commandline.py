@@ -1252,3 +1252,25 @@ def test_a_mount_target_the_shell_fills_in_is_unresolved_only_where_it_may_be_de
     assert [(f.code, f.severity.name.lower()) for f in result.findings] == [
         ("SHM001", "warning" if unresolved else "error")
     ]
+
+
+@pytest.mark.parametrize(
+    ("script", "found"),
+    [
+        # the review: ``--opt=$V`` as ``--opt $V``
+        (f"S=1m\ndocker run --gpus all --shm-size=$S {_TP}\n", [("SHM005", "warning")]),
+        (f"T=/dev/shm\ndocker run --gpus all --tmpfs=$T {_TP}\n", [("SHM003", "warning")]),
+        (f"V=/dev/shm:/dev/shm\ndocker run --gpus all --volume=$V {_TP}\n", [("SHM008", "info")]),
+        # a name the script gives a value, inside a target: put in (``$PWD:$WORKDIR`` is ``$PWD:/workspace``)
+        (f"WORKDIR=/workspace\ndocker run --gpus all -v $PWD:$WORKDIR {_TP}\n", [("SHM001", "error")]),
+        (f"docker run --gpus all -v x:/dev/shm/$X {_TP}\n", [("SHM001", "warning")]),  # empty X: /dev/shm itself
+        # options held in a variable: the host's working folder mounted at itself is not /dev/shm either
+        (
+            'ARGS="--gpus all -v $PWD:$PWD vllm/vllm-openai:v0.6.3"\ndocker run $ARGS --tensor-parallel-size 2\n',
+            [("SHM001", "error")],
+        ),
+    ],
+)
+def test_a_mount_value_is_read_with_the_scripts_values_put_in(script: str, found: list[tuple[str, str]]) -> None:
+    result = Engine(Settings()).check_source(SourceText("run.sh", script), FileKind.SHELL, "run.sh")
+    assert [(f.code, f.severity.name.lower()) for f in result.findings] == found

@@ -480,6 +480,9 @@ def test_an_arrays_items_are_not_commands_unless_it_is_run(script: str) -> None:
         'clush --hostfile "$HOSTS" "docker run --gpus all img t"',
         "pdsh -w node[1-4] 'docker run --gpus all img t'",
         'tmux new-session -d -s worker "docker run --gpus all img t"',
+        'clush -w node[1-2] "cd /work && docker run --gpus all img t"',  # the review: a run after another command
+        "screen -dmS worker docker run --gpus all img t",  # screen runs its words, not a shell's string
+        "pdsh -w n[1-2] docker run --gpus all img t",
     ],
 )
 def test_a_container_command_handed_to_another_shell_as_text_is_read(line: str) -> None:
@@ -515,6 +518,7 @@ def test_a_double_quoted_string_handed_on_is_read_as_its_value() -> None:
     [
         "ssh node1 'echo docker run --gpus all img t'",  # printed there
         "tmux new -d 'echo docker run --gpus all img t'",
+        "tmux new -s docker",  # a session named so
         "bash -c 'docker ps'",
         "bash run.sh docker run --gpus all img t",  # a script's arguments
         "ssh -p 22",  # no host

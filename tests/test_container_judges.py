@@ -431,7 +431,7 @@ def test_num_workers_on_a_line_a_backslash_continues_is_its_programs(tmp_path: P
 @pytest.mark.parametrize(
     ("script", "code"),
     [
-        # TensorBoard beside the real work (the usual way to run it): the image's server still runs
+        # TensorBoard beside the real work (the usual way to run it): the image's software still decides
         ("nohup tensorboard --logdir /runs > /tmp/tb.log 2>&1 &\npython3 /app/serve.py --model /m", "SHM001"),
         ("cd /app\ntensorboard --logdir /runs &\npython3 serve.py", "SHM001"),
         # a path that ends in tensorboard, an option's value on a continued line, names no program
@@ -449,7 +449,7 @@ def test_a_utility_beside_the_work_does_not_make_a_container_free(
     such a command or prepares one (a vLLM server's container that also starts TensorBoard lost its finding)."""
     lines = "".join(f"        {line}\n" for line in script.split("\n"))
     (tmp_path / "compose.yaml").write_text(
-        "services:\n  a:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    runtime: nvidia\n"
+        "services:\n  a:\n    image: ultralytics/ultralytics:8.3.0\n    runtime: nvidia\n"
         f'    entrypoint: ["/bin/bash", "-c"]\n    command:\n      - |\n{lines}'
     )
     findings = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings

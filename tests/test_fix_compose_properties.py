@@ -439,7 +439,7 @@ def test_generated_compose_files_fix_cleanly(doc: Document, services: list[Servi
 )
 def test_a_block_scalar_last_in_the_service_keeps_its_value(command: str) -> None:
     """``shm_size`` added after a service whose last value is a block scalar must not change that value."""
-    text = "services:\n  trainer:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n" + command
+    text = "services:\n  trainer:\n    image: ultralytics/ultralytics:8.3.0\n    runtime: nvidia\n" + command
     source = SourceText(str(PATH), text)
     result = fix_source(ENGINE, source, FileKind.YAML, PATH)
     assert result.changed

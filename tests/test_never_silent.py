@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from shmlint.file_formats import kind_by_content
+from shmlint.format_descriptor import FileKind
 from tests.hostile import POD_TEMPLATE, assert_clean_error
 from tests.support import ROOT, run_shmlint, run_shmlint_bytes
 
@@ -71,14 +73,9 @@ def test_broken_yaml_is_reported_whatever_is_selected(tmp_path: Path, selection:
         ),
         # the same keys and a compose key: it may run containers
         ("conda.yml", "name: x\ndependencies: [torch]\nservices:\n  a: [\n", "SHM000"),
-        # a VM blueprint's image, deep in another tool's resources (audit73c), and a container's, at a list item's top
-        (
-            "blueprint.yaml",
-            "formatVersion: 1\nresources:\n  vm:\n    type: Cloud.Machine\n    properties:\n      image: ubuntu\n"
-            "      x: ${input.a == 1 ? 'a' : 'b'\n  y: [\n",
-            None,
-        ),
-        ("fragment.yaml", "- name: train\n  image: pytorch/pytorch\n  args: [\n", "SHM000"),
+        # an image key at any depth: a GitHub Actions container job's is at the sixth column (the review), as a VM
+        # blueprint's is (audit73c: SHM000 there, left)
+        ("train.yml", "jobs:\n  t:\n    container:\n      image: pytorch/pytorch\n    steps: [\n", "SHM000"),
     ],
 )
 def test_broken_yaml_that_cannot_hold_a_workload_is_a_note(
@@ -310,3 +307,16 @@ def test_python_broken_for_every_python_stays_shm000_where_it_breaks(tmp_path: P
     done = run_shmlint("check", "tasks.py", cwd=tmp_path)
     errors = [line for line in done.stdout.splitlines() if "SHM000" in line]
     assert done.returncode == 1 and len(errors) == 1 and errors[0].startswith("tasks.py:4:"), done.stdout
+
+
+@pytest.mark.parametrize(
+    ("head", "kind"),
+    [
+        (b"cat <<'EOF' | kubectl apply -f -\napiVersion: v1\n", FileKind.SHELL),
+        (b"# set up the job\n\nkubectl apply -f - <<EOF\nkind: Pod\n", FileKind.SHELL),
+        (b"#!/usr/bin/perl\nprint <<EOF;\nhello\n", None),  # another interpreter's here-document (the review)
+        (b"x: <<: *base\n", None),
+    ],
+)
+def test_a_file_whose_first_command_opens_a_here_document_is_shell(head: bytes, kind: FileKind | None) -> None:
+    assert kind_by_content(head) is kind

@@ -123,9 +123,11 @@ def _tier_for(need: dict, image: str = "", command: str = "") -> str:
     by_image, by_command, command_wins = set(), set(), False
     for entry in need["software"]:
         match = entry["match"]
-        if repository and any(re.search(p, repository, re.IGNORECASE) for p in match.get("images", [])):
+        # an image whose entrypoint runs the command given is what runs only for a command of options
+        runs = not entry.get("entrypoint_runs_command") or not command or command.startswith("-")
+        if runs and repository and any(re.search(p, repository, re.IGNORECASE) for p in match.get("images", [])):
             by_image.add(entry["tier"])
-        if tag and any(re.search(p, tag) for p in match.get("image_tags", [])):
+        if runs and tag and any(re.search(p, tag) for p in match.get("image_tags", [])):
             by_image.add(entry["tier"])
         if command and any(re.search(p, command, re.IGNORECASE) for p in match.get("commands", [])):
             by_command.add(entry["tier"])
@@ -147,7 +149,10 @@ def _tier_for(need: dict, image: str = "", command: str = "") -> str:
         ("aibrix/sglang-router:v0.1.6", "", "free"),
         ("nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless", "", "free"),
         ("nvcr.io/nvidia/k8s/cuda-sample:nbody", "nbody -benchmark", "free"),
+        # NGC's entrypoint runs the command given: another program replaces the server (audit74a)
         ("nvcr.io/nvidia/tritonserver:26.07-vllm-python-py3", "", "needs"),
+        ("nvcr.io/nvidia/tritonserver:26.07-vllm-python-py3", "--model-repository=/models", "needs"),
+        ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "python3 bench.py --engine /e", "unknown"),
         ("pytorch/torchserve:latest-gpu", "", "unknown"),
         ("ghcr.io/speaches-ai/speaches:latest-cuda", "", "free"),
         ("", "sh -c nvidia-smi; sleep 3600", "free"),
@@ -226,7 +231,7 @@ FAMILIES = [
     # a shell or a holder in a python-backend Triton image runs none of it by itself (issue 26's holders and shells)
     ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "bash", "unknown"),
     ("nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3", "bash -c trap : TERM INT; sleep infinity & wait", "unknown"),
-    ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "", "needs"),
+    ("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "", "needs"),  # with a terminal, its shell (test_tiers)
     ("nvcr.io/nvidia/tritonserver:24.08-py3", "bash", "unknown"),
     ("vllm/vllm-openai:v0.11.0", "vllm bench throughput --model m --tensor-parallel-size 2", "needs"),
     ("", "bash -c vllm serve m --tensor-parallel-size 2 & python benchmark_serving.py --model m", "needs"),
@@ -304,6 +309,7 @@ FAMILIES = [
     ("", "uv run python examples/run_grpo_math.py cluster.gpus_per_node=2", "needs"),
     ("", "uv run python examples/run_sft.py --config c.yaml cluster.num_nodes=1 cluster.gpus_per_node=8", "needs"),
     ("", "uv run python examples/run_grpo_math.py cluster.gpus_per_node=1", ""),
+    ("", "uv run python examples/run_grpo_math.py ++cluster.gpus_per_node=4", "needs"),  # Hydra's override
     ("", "python run_train.py cluster.gpus_per_node=4", ""),
     ("", "accelerate launch -m axolotl.cli.train config.yml", "needs"),
     ("", "axolotl train config.yml", "needs"),
@@ -345,7 +351,7 @@ FAMILIES = [
     (
         "nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3",
         "bash -c while true; do python poll.py; sleep 30; done",
-        "needs",
+        "unknown",  # a program of its own in place of the server: what poll.py does decides
     ),
     ("vllm/vllm-openai:v0.7.1", "bash -lc vllm serve m -tp 2", "needs"),
     ("nvcr.io/nvidia/pytorch:24.01-py3", "/bin/sh -c nvidia-smi", "free"),

@@ -34,6 +34,7 @@ from shmlint.project.launchers import UNKNOWN, Target, target
 from shmlint.project.shellvars import MAX_ITEMS, expand_word, script_commands
 from shmlint.runner import check_paths, project_for
 from shmlint.settings import Settings
+from shmlint.signals import Signals
 from tests.support import FIXTURES
 from tests.support import gather_facts as _gather
 from tests.support import pod_workload as _workload
@@ -459,13 +460,15 @@ def test_a_replaced_entrypoint_drops_the_image_only_for_a_script_of_the_reposito
 ) -> None:
     """No accelerator, the image's entrypoint replaced by an interpreter, or by a shell string whose one program
     after its set-up is one: a script the repository holds is what runs (the image is only where); one it does not
-    hold may be the image's own start."""
+    hold may be the image's own start. The image is a server's the configuration names (needs, torch): no shipped
+    image is both on the CPU but NGC's, whose entrypoint runs any command given in place of its server."""
     (tmp_path / "compose.yaml").write_text(
-        f"services:\n  a:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    volumes: ['.:/repo']\n"
-        f"    {replaced}\n"
+        f"services:\n  a:\n    image: acme/llm-server:1\n    volumes: ['.:/repo']\n    {replaced}\n"
     )
     (tmp_path / "dump.py").write_text("import json\nprint(json.dumps({}))\n")
-    findings = check_paths(Settings(), [tmp_path], jobs=1).findings
+    server = "(^|/)llm-server$"
+    settings = Settings(shm_images=(server,), signals=Signals(torch_images=(*Signals().torch_images, server)))
+    findings = check_paths(settings, [tmp_path], jobs=1).findings
     assert [f.severity.label for f in findings] == ([severity] if severity else [])
 
 

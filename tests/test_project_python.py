@@ -126,8 +126,12 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
         ("N = os.cpu_count()\nN = 0\nDataLoader(ds, num_workers=N)\n", None),
         ("P = (4, 0)\nN, M = P\nDataLoader(ds, num_workers=N)\n", None),  # unpacked: not the whole of P
         # a condition's branch that gives workers (audit72d: ``0 if (device == "cpu" and ...) else 8``)
-        ("DataLoader(ds, num_workers=0 if device == 'cpu' else 8)\n", "0 if device == 'cpu'"),
-        ("W = 4\nDataLoader(ds, num_workers=W if gpu else 0)\n", "0 if not gpu"),
+        ("DataLoader(ds, num_workers=0 if device == 'cpu' else 8)\n", "0 where device == 'cpu' is true"),
+        ("W = 4\nDataLoader(ds, num_workers=W if gpu else 0)\n", "0 where gpu is false"),
+        # both give workers: the larger, whichever way the condition is written (the review: 2 of 64 was taken)
+        ("DataLoader(ds, num_workers=2 if debug else 64)\n", "num_workers=2 if debug else 64), 2 where debug is"),
+        ("DataLoader(ds, num_workers=64 if not debug else 2)\n", "2 where not debug is false"),
+        ("DataLoader(ds, num_workers=2 if debug else os.cpu_count())\n", "2 where debug is true"),
         ("DataLoader(ds, num_workers=0 if a else 0)\n", None),
         ("DataLoader(ds, num_workers=0 if a else n)\n", None),  # a branch not known
         # the review: another class's attribute, or a field's default of the reading class, is not told apart
@@ -706,3 +710,11 @@ def test_config_settings() -> None:
         configs.Setting("num_eval_loader_workers", 2, 6),
     ]
     assert configs.named_configs(["--config=a.yaml", "b.json", "c.txt"]) == ["a.yaml", "b.json"]
+
+
+def test_a_deep_condition_is_not_unparsed() -> None:
+    """The review: ``8 if a+a+...(400 terms) else 0`` overflowed ``ast.unparse``'s recursion (SHM000, the run script
+    blamed); such a condition is said as "its condition"."""
+    condition = "+".join(["a"] * 400)
+    facts = _read(f"DataLoader(ds, num_workers=8 if {condition} else 0)\n")
+    assert [fact.text.endswith("0 where its condition is false") for fact in facts.needs] == [True]

@@ -158,7 +158,14 @@ def test_an_empty_dir_medium_written_as_an_expression_is_a_placeholder(
 
 @pytest.mark.parametrize(
     ("count", "gpu"),
-    [("2", True), ("local.gpu_config.accelerator_count", True), ("var.gpus", True), ("0", False)],
+    [
+        ("2", True),
+        ("local.gpu_config.accelerator_count", True),
+        ("var.gpus", True),
+        ("0", False),
+        ("null", False),
+        ("false", False),
+    ],
 )
 def test_a_gpu_count_terraform_computes_asks_for_gpus(engine: Engine, count: str, gpu: bool) -> None:
     """A count known at plan time only is a count filled in later, as a template's placeholder is (audit72c: a

@@ -77,7 +77,7 @@ def test_extractors_fill_image_command_and_count(
 
 
 def test_needs_is_an_error_naming_the_software_and_the_accelerator() -> None:
-    ((severity, message),) = shm001(check("run.sh", f"docker run --gpus all {TRITON_PYTHON} tritonserver\n"))
+    ((severity, message),) = shm001(check("run.sh", f"docker run --gpus all {TRITON_PYTHON} --model-repository=/m\n"))
     assert severity is Severity.ERROR
     assert "Python backend" in message and f"image {TRITON_PYTHON}" in message and "--gpus all" in message
 
@@ -163,8 +163,8 @@ def test_free_software_and_unknown_cpu_torch_give_no_finding(text: str) -> None:
         (
             "run.sh",
             "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 -m x -c 1\n",
-            True,
-        ),  # -c is the module's
+            False,
+        ),  # -c is the module's, and the module replaces the server: NGC's entrypoint runs the command given
         (
             "pod.yaml",
             POD.format(
@@ -172,11 +172,12 @@ def test_free_software_and_unknown_cpu_torch_give_no_finding(text: str) -> None:
             ),
             False,
         ),
-        # arguments for the image's own entrypoint, a script it may hold, a file run by Python: the image decides
+        # options for the image's own server: the image decides; NGC's entrypoint runs any other command given in
+        # place of the server (audit74a), a script or a file run by Python too: what that runs decides
         ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 --model x\n", True),
-        ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 Qwen/Qwen2-7B-Instruct\n", True),
-        ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 /start.py\n", True),
-        ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 --version -c 1\n", True),
+        ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 Qwen/Qwen2-7B-Instruct\n", False),
+        ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 /start.py\n", False),
+        ("run.sh", "docker run --rm nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3 python3 --version -c 1\n", False),
         # on an accelerator too: the code runs, not the server (audit63a: a TensorRT-LLM version check was an error)
         (
             "run.sh",
@@ -418,10 +419,11 @@ def test_a_gpu_count_alone_is_undecided_and_says_the_count() -> None:
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["bash"]', Severity.INFO),
         # a holder drops every image match, a python-backend Triton image's too: it runs none of it by itself
         ("nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3", '["sleep", "infinity"]', Severity.INFO),
+        # the server itself, named: its model repository decides (not in the files here), not the image's name
         (
             "nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3",
             '["tritonserver", "--model-repository=/m"]',
-            Severity.ERROR,
+            Severity.INFO,
         ),
         ("vllm/vllm-openai:v0.7.1", '["sh", "-c", "sleep 5 && vllm serve m -tp 2"]', Severity.ERROR),  # no holder
         ("nvcr.io/nvidia/pytorch:24.01-py3", '["python", "train.py"]', Severity.INFO),
@@ -627,7 +629,7 @@ def test_known_software_reaches_the_finding_with_its_entry(text: str, severity: 
 
 def _server_pod(command: str, gpus: int = 0, image: str = "") -> str:
     """A pod of a server's image (one that needs /dev/shm by itself unless told) whose command replaces its
-    entrypoint."""
+    entrypoint. Triton's, an NGC image, runs the command given in place of its server (``need.image_runs_it``)."""
     pod = POD.format(image=image or TRITON_PYTHON, args='["--port", "8088"]', gpus=gpus)
     return pod.replace("    args:", f"    command: {command}\n    args:")
 
@@ -636,14 +638,17 @@ def _server_pod(command: str, gpus: int = 0, image: str = "") -> str:
     ("command", "needs"),
     [
         ('["mooncake_master"]', False),  # a coordinator of its own, run from the server's image
-        ('["/usr/local/bin/mooncake_master"]', True),  # a path into the image: what it holds may be its launcher
-        ('["/sgl-workspace/start_server.sh"]', True),
-        ('["start_server.sh"]', True),
+        # a path into the image, a script it may hold, the server itself named: NGC's entrypoint runs them in place
+        # of the server, so what they run decides (the model repository, for tritonserver: not in the files here)
+        ('["/usr/local/bin/mooncake_master"]', False),
+        ('["/sgl-workspace/start_server.sh"]', False),
+        ('["start_server.sh"]', False),
         ('["python3", "-m", "mooncake.mooncake_store_service"]', False),
         ('["python3", "-u", "-m", "kvstore.service"]', False),
-        ('["tritonserver", "--model-repository=/m"]', True),  # the server itself, named
-        ('["python3", "/start.py"]', True),  # a script the image may hold: the image decides
-        ('["bash", "-c", "./start.sh"]', True),  # so may a shell
+        ('["tritonserver", "--model-repository=/m"]', False),
+        ('["python3", "/start.py"]', False),
+        ('["bash", "-c", "./start.sh"]', False),
+        ('["--model-repository=/m"]', True),  # options for its own server
     ],
 )
 def test_a_program_of_its_own_on_the_cpu_is_not_the_images_server(command: str, needs: bool) -> None:
@@ -654,8 +659,14 @@ def test_a_program_of_its_own_on_the_cpu_is_not_the_images_server(command: str, 
 
 
 def test_a_program_of_its_own_with_an_accelerator_leaves_the_image_deciding() -> None:
-    ((severity, _),) = shm001(check("pod.yaml", _server_pod('["mooncake_master"]', gpus=1)))
+    """A program the data does not know, on an accelerator, in an image whose entrypoint is its software (not an
+    NGC image's): the program may be that software's launcher."""
+    ((severity, _),) = shm001(
+        check("pod.yaml", _server_pod('["trainer"]', gpus=1, image="ultralytics/ultralytics:8.3.0"))
+    )
     assert severity is Severity.ERROR
+    ((severity, _),) = shm001(check("pod.yaml", _server_pod('["mooncake_master"]', gpus=1)))
+    assert severity is Severity.INFO  # Triton's: NGC's entrypoint runs it in place of the server
 
 
 def test_an_image_the_configuration_names_decides_whatever_program_runs_on_the_cpu() -> None:
@@ -765,7 +776,7 @@ _NODE_MOUNT = "{name: node, volumeMounts: [{name: dshm, mountPath: /dev/shm}]}"
 @pytest.mark.parametrize(
     ("overrides", "found"),
     [
-        ("", ["SHM001"]),
+        ("", ["SHM001 error"]),
         # Trainer v2.1's podTemplateOverrides[].spec and v2.0's podSpecOverrides[] (audit72c: said to be 64 MiB)
         (
             f"  podTemplateOverrides:\n  - targetJobs: [{{name: node}}]\n"
@@ -780,15 +791,52 @@ _NODE_MOUNT = "{name: node, volumeMounts: [{name: dshm, mountPath: /dev/shm}]}"
         (
             f"  podSpecOverrides:\n  - {{targetJobs: [{{name: initializer}}], volumes: [{_SHM_VOLUME}], "
             f"containers: [{_NODE_MOUNT}]}}\n",
-            ["SHM001"],
+            ["SHM001 error"],
+        ),
+        # a mount of the runtime's volume: that volume is not read here (the review: said to be 64 MiB, an error)
+        (
+            f"  podSpecOverrides:\n  - {{targetJobs: [{{name: node}}], containers: [{_NODE_MOUNT}]}}\n",
+            ["SHM001 warning"],
         ),
         # the volume comes, the trainer does not mount it
         (
             f"  podSpecOverrides:\n  - {{targetJobs: [{{name: node}}], volumes: [{_SHM_VOLUME}], "
             f"containers: [{_NODE_MOUNT.replace('node', 'sidecar')}]}}\n",
-            ["SHM002"],
+            ["SHM002 error"],
         ),
     ],
 )
 def test_a_trainjobs_overrides_give_its_trainer_their_volumes_and_mounts(overrides: str, found: list[str]) -> None:
-    assert [finding.code for finding in check("trainjob.yaml", TRAINJOB_8_RANKS + overrides).findings] == found
+    findings = check("trainjob.yaml", TRAINJOB_8_RANKS + overrides).findings
+    assert [f"{f.code} {f.severity.name.lower()}" for f in findings] == found
+
+
+_TRTLLM = "nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3"
+
+
+@pytest.mark.parametrize(
+    ("line", "severity"),
+    [
+        # NGC's entrypoint runs the command it is given (audit74a: eleven errors on these containers)
+        (f"docker run --gpus all -it {_TRTLLM}", Severity.INFO),  # its shell, a terminal attached
+        (f"docker run --gpus all {_TRTLLM}", Severity.ERROR),  # its own start, whatever that is: left to its name
+        (f"docker run --gpus all {_TRTLLM} python3 benchmarks/bench.py --engine /e", Severity.INFO),
+        (f"docker run --gpus all {_TRTLLM} tritonserver --model-repository=/models", Severity.INFO),
+        ("docker run --gpus all -it nvcr.io/nvidia/tensorrt-llm/release:1.0.0", Severity.INFO),
+        # what does start the Python backend's stubs, or TensorRT-LLM's ranks
+        (f"docker run --gpus all {_TRTLLM} python3 scripts/launch_triton_server.py --world_size 2", Severity.ERROR),
+        ("docker run --gpus all nvcr.io/nvidia/tensorrt-llm/release:1.0.0 trtllm-serve m --tp_size 2", Severity.ERROR),
+    ],
+)
+def test_an_ngc_image_is_what_runs_only_when_its_command_starts_it(line: str, severity: Severity) -> None:
+    listed = Engine(Settings(undecided="show"))
+    ((found, _),) = shm001(check("run.sh", line + "\n", listed))
+    assert found is severity
+
+
+@pytest.mark.parametrize(("tty", "severity"), [("    tty: true\n", Severity.INFO), ("", Severity.ERROR)])
+def test_a_compose_dev_container_of_an_ngc_image_with_a_terminal_is_its_shell(tty: str, severity: Severity) -> None:
+    """audit74a: a compose service of Triton's TensorRT-LLM image with ``tty`` and no command, a dev container."""
+    compose = f"services:\n  triton:\n    image: {_TRTLLM}\n    gpus: all\n{tty}"
+    ((found, _),) = shm001(check("compose.yaml", compose, Engine(Settings(undecided="show"))))
+    assert found is severity

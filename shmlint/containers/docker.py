@@ -74,6 +74,7 @@ class DockerOptions(NamedTuple):
     #: that they are all utilities does not make it a utility container
     typed_incomplete: bool = False
     podman: bool = False  # podman runs it: its ``--shm-size 0`` is no limit, where docker's is its 64 MiB default
+    terminal: bool = False  # a terminal is attached (``-t``, compose ``tty: true``)
 
 
 def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
@@ -98,6 +99,7 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
         env,
         mounts=options.mounts,
         unknown_env=passed,
+        terminal=options.terminal,
     )
     return Judged(
         gpu=gpu,

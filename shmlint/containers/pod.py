@@ -92,6 +92,8 @@ class PodContainer(NamedTuple):
     torch: tuple[Evidence, ...] = ()  # what the format itself says starts torch (a KServe model format...)
     unknown_env: tuple[str, ...] = ()  # env names whose value comes from elsewhere (``valueFrom``)
     command_from: str = ""  # where its image and command were read when not in its own spec (a KServe runtime)
+    #: GPUs given to it otherwise than by its resources: a resource claim, a GPU-sharing scheduler's annotation
+    granted: tuple[Evidence, ...] = ()
 
 
 #: what a pod says for all its containers: ``hostIPC: true`` and ``runtimeClassName: nvidia`` where they are
@@ -262,6 +264,7 @@ def _gpu(
             and signals.is_gpu_device(volume.host_path)
         ):
             yield Evidence(f"{volume.kind} {volume.host_path}", volume.host_path_span)
+    yield from container.granted
 
 
 def _accelerator_count(container: PodContainer, signals: Signals) -> int | None:

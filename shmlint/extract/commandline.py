@@ -199,6 +199,7 @@ def command_workload(
         typed_commands=tuple(tuple(w.text for w in c.words) for c in typed.commands) if typed is not None else (),
         typed_incomplete=typed is not None and bool(typed.unread),
         podman=_podman(command),
+        terminal=any(flag.name in ("-t", "--tty") for flag in command.flags),
         launcher_label="",
         working_dir=workdir[0].value_text if workdir else "",
         memory=_size(memory[-1], source) if memory else None,
@@ -256,8 +257,6 @@ def _target(command: ContainerCommand, slots: tuple[SizeSlot, ...]) -> CommandTa
 #: how a command line writes its own working directory in a bind mount's source (``-v/$(pwd)/x:/y``: a slash
 #: in front of an absolute path changes nothing)
 _CWD = LazyRegex(r"/?(\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?=/|:|$)")
-#: a target in the host's working or home folder (``-v $PWD:$PWD``, ``-v $HOME/.cache:$HOME/.cache``)
-_HOST_FOLDER = LazyRegex(r"(\$\{?(PWD|HOME)\}?|\$\(pwd\)|`pwd`|~)(?=/|:|$)")
 
 
 def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:
@@ -364,7 +363,7 @@ def _filled_in(option: Flag, target: str, span: Span, source: SourceText, host: 
     so what the container gets there is not known (a mount type shmlint does not know). Not a folder the host's
     working or home folder names (``-v $PWD:$PWD``), nor one mounted at its own host path."""
     filled = target.strip() or option.value_text  # ``--mount "$M"`` names no target of its own
-    if may_be_shm_path(filled) and (not target or target != host) and not _HOST_FOLDER.match(filled):
+    if may_be_shm_path(filled, host):
         yield Setting(
             MOUNT,
             "",

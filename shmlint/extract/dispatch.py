@@ -234,12 +234,10 @@ _COMPOSE_KEY = LazyRegex(r"^(?:services|x-[\w.-]{1,64})[ \t]*:", re.MULTILINE)
 
 
 #: a key that only a Kubernetes manifest or a container's spec has: ``apiVersion``/``kind`` at the top of a
-#: document (an API schema's ``kind:`` property is nested: audit66a's OpenAPI file), ``containers`` at any depth (a
-#: pod spec cut out of its manifest), ``image`` at the top of a container's list item or of a CI job (deeper, with no
-#: ``containers`` above it, it is another tool's: a vSphere blueprint's VM template, audit73c)
+#: document (an API schema's ``kind:`` property is nested: audit66a's OpenAPI file), ``containers``/``image`` at any
+#: depth (a pod spec cut out of its manifest)
 _RUNS_CONTAINERS_KEY = LazyRegex(
-    r"^(?:-[ \t]+)?[\"']?(?:apiVersion|kind)[\"']?[ \t]*:|^[ \t-]{0,64}[\"']?containers[\"']?[ \t]*:"
-    r"|^[ \t-]{0,4}[\"']?image[\"']?[ \t]*:",
+    r"^(?:-[ \t]+)?[\"']?(?:apiVersion|kind)[\"']?[ \t]*:|^[ \t-]{0,64}[\"']?(?:containers|image)[\"']?[ \t]*:",
     re.MULTILINE,
 )
 

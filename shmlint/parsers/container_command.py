@@ -26,6 +26,7 @@ from shmlint.parsers.option_variables import (
     assigned_name,
     assigned_word,
     assigned_words,
+    filled_in,
     is_assignment,
     note_assignment,
     option_variable,
@@ -226,11 +227,15 @@ def _handed_on(
             # them again: as written only where no word holds a blank or a quote (the review's ``"--shm-size 8g"``)
     elif name in handers or name in _QUOTED_RUNNERS:  # the text's own function, or a program, that hands its
         # quoted arguments to another shell
+        holds = _STARTS_A_RUN.match if name in handers else _RUN_WITHIN.search
         for word in rest:
-            if text[word.start : word.start + 1] in ("'", '"') and _STARTS_A_RUN.match(word.text):
+            if text[word.start : word.start + 1] in ("'", '"') and holds(word.text):
                 more, undone = _string_commands(word, text)
                 found += more
                 decoded = decoded or undone
+        engine = next((at for at, word in enumerate(rest) if _runs_at(rest, at)), None)
+        if name in _QUOTED_RUNNERS and engine is not None:  # its command as words (``screen -dmS w docker run``)
+            found.append(SimpleCommand(tuple(rest[engine:])))
     for command in found:
         yield command
         if not decoded:
@@ -241,6 +246,21 @@ def _handed_on(
 _STARTS_A_RUN = LazyRegex(
     r"^\s*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)[ \t]+(?:container[ \t]+)?(?:run|create)\s"
 )
+#: a string one of whose commands runs a container engine (``cd /w && docker run ...``)
+_RUN_WITHIN = LazyRegex(
+    r"(?:^|[;&|(\n])\s*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)[ \t]+(?:container[ \t]+)?(?:run|create)\s",
+    0,
+    ("docker", "podman"),
+)
+
+
+def _runs_at(words: Sequence[Word], at: int) -> bool:
+    """Whether an unquoted word among a program's arguments starts a container run (``docker run``)."""
+    word = words[at]
+    following = words[at + 1].text if at + 1 < len(words) else ""
+    return not word.dynamic and program_name(word.text) in ENGINES and following in ("run", "create", "container")
+
+
 #: what the remote shell would read otherwise than the local one did in a word ssh passes on
 _RESPLIT = frozenset(" \t\n'\"\\$`")
 
@@ -713,14 +733,23 @@ def _read_options(given: Sequence[Word], index: int, text: str, assigned: Assign
 
 
 def _assigned_value(flag: Flag, assigned: Assignments) -> Flag:
-    """A /dev/shm option whose value is one variable the script gave one plain value before (``T=/dev/shm:size=8g;
-    docker run --tmpfs $T``): that value, said as the variable's, which no fix writes into."""
+    """A /dev/shm option whose value holds variables the script gave one plain value before (``T=/dev/shm:size=8g;
+    docker run --tmpfs $T``, ``--shm-size=$S``, ``-v $PWD:$WORKDIR``): with those values put in, said as the
+    variables', which no fix writes into."""
     if flag.value is None or not flag.dynamic or flag.long_name not in SHM_OPTIONS:
         return flag
-    value = assigned_word(flag.value, assigned)
+    written = (
+        flag.value
+        if flag.value is not flag.flag
+        else Word(flag.value_text, flag.value_start, flag.value_end, dynamic=True)  # ``--opt=$V``
+    )
+    value = assigned_word(written, assigned)
     if value is None:
-        return flag
-    return flag._replace(value=value, value_text=value.text, expanded_from=flag.value.text)
+        text = filled_in(written.text, assigned)
+        if text == written.text:
+            return flag
+        value = Word(text, written.start, written.end, dynamic="$" in text or "`" in text)
+    return flag._replace(value=value, value_text=value.text, expanded_from=written.text)
 
 
 def _from_variable(flag: Flag, spliced: dict[tuple[int, int], str]) -> Flag:

@@ -382,8 +382,9 @@ def _may_mount_shm(flag: Flag) -> bool:
     nothing there."""
     if flag.long_name not in _MOUNT_TARGETS:
         return False
-    target = _MOUNT_TARGETS[flag.long_name](flag.value_text).target.strip()
-    if may_be_shm_path(target) or not target:
+    mount = _MOUNT_TARGETS[flag.long_name](flag.value_text)
+    target = mount.target.strip()
+    if not target or may_be_shm_path(target, getattr(mount, "source", "")):
         return True
     return clean_container_path(target) in ("/", "/dev", SHM_PATH)  # docker cleans it: ``//dev/shm``, ``/dev/./shm``
 
@@ -439,6 +440,23 @@ def assigned_word(word: Word, assigned: Assignments) -> Word | None:
     if not value or any(char.isspace() or char in "$`" for char in value):
         return None
     return Word(value, word.start, word.end)
+
+
+#: references filled in within one word, at most
+MAX_FILLED = 8
+
+
+def filled_in(text: str, assigned: Assignments) -> str:
+    """A word's text with each variable the script gave one plain value (no blank, no expansion) put in
+    (``$PWD:$WORKDIR`` after ``WORKDIR=/workspace``: ``$PWD:/workspace``); other references stay as written."""
+
+    def value(found: re.Match[str]) -> str:
+        name = found.group(1) or found.group(2)
+        values = assigned.values.get(name, ())
+        plain = _defaulted(values[0], assigned, name) if len(values) == 1 else ""
+        return plain if plain and not any(char.isspace() or char in "$`" for char in plain) else found.group()
+
+    return _VARIABLE_IN_VALUE.sub(value, text, count=MAX_FILLED)
 
 
 def _defaulted(value: str, assigned: Assignments, name: str) -> str:

@@ -12,6 +12,7 @@ memory limit that caps the size the mutation writes.
 
 from __future__ import annotations
 
+from shmlint.formats.kubernetes.device_claims import NAMED
 from shmlint.formats.kubernetes.pod_reader import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
 from shmlint.named_tuple import NamedTuple
 from shmlint.policy.knowledge import (
@@ -99,6 +100,7 @@ def _software(knowledge: Knowledge) -> str:
                     "hostCentric": "true" if entry.host_centric else "false",
                     "minDevices": str(entry.min_devices),
                     "perDevice": "true" if entry.per_device else "false",
+                    "runsCommand": "true" if entry.runs_command else "false",
                 }
             )
             for entry in knowledge.software
@@ -135,6 +137,7 @@ def _container(k: Knowledge, init: bool) -> str:
         " : e.value.split(',').filter(i, !i.matches('^[\\\\s\\'\"]*\\\\z')).size())"
     )
     image = f"(has({c}.image) ? {c}.image : '')"
+    claimed_from = "".join(f"has(rc.{key}) ? rc.{key} : " for key in NAMED) + "''"
     kind = "init container" if init else "container"
     tpu = q(k.tpu_evidence)
     # every accelerator evidence the extractor writes (its text, as ``need`` searches it) is a TPU's
@@ -183,6 +186,14 @@ def _container(k: Knowledge, init: bool) -> str:
                 ".map(m, m.name) : []"
             ),
             "nccl": f"{env}.filter(e, e.name == {q(SHM_DISABLE)} && e.value.matches({q(k.nccl_disables)})).map(e, e.value)",
+            # GPUs given otherwise than by resources (``PodReader.granted``): the pod's share of one, and a resource
+            # claim that its names say is a GPU's (the claim's template is another object: not read at admission)
+            "granted": (
+                ("false" if init else f"{c}.name == variables.sharedTo")
+                + f" || (has({c}.resources) && has({c}.resources.claims) && has(object.spec.resourceClaims)"
+                f" && {c}.resources.claims.exists(cl, object.spec.resourceClaims.exists(rc, rc.name == cl.name"
+                f" && (rc.name + ' ' + {claimed_from}).matches({q(k.gpu_claim)}))))"
+            ),
             "memory": (
                 f"has({c}.resources) && has({c}.resources.limits) && 'memory' in {c}.resources.limits"
                 f" ? string({c}.resources.limits['memory']) : ''"
@@ -254,6 +265,13 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
         ),
         ("software", _software(k)),
         (
+            "sharedTo",  # the container a share of one GPU is for ('': none asked for)
+            f"{_list(k.share_annotations)}.exists(a, a in variables.annotations"
+            f" && !string(variables.annotations[a]).matches({q(k.no_share)}))"
+            f" ? ({q(k.shared_container)} in variables.annotations && variables.annotations[{q(k.shared_container)}] != ''"
+            f" ? variables.annotations[{q(k.shared_container)}] : object.spec.containers[0].name) : ''",
+        ),
+        (
             "containers",
             f"object.spec.containers.map(c, {_container(k, False)}) + (has(object.spec.initContainers)"
             f" ? object.spec.initContainers.map(c, {_container(k, True)}) : [])",
@@ -277,7 +295,7 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     "repo": "f.ref.lastIndexOf(':') > f.ref.lastIndexOf('/') ? f.ref.substring(0, f.ref.lastIndexOf(':')) : f.ref",
                     "tag": "f.ref.lastIndexOf(':') > f.ref.lastIndexOf('/') ? f.ref.substring(f.ref.lastIndexOf(':') + 1) : ''",
                     "utility": f"f.first.matches({q(k.utility_command)})",
-                    "gpu": f"!f.first.matches({q(k.utility_command)}) && (f.gpuResource || (!f.init && variables.gpuRuntime) || f.gpuEnv || f.device)",
+                    "gpu": f"!f.first.matches({q(k.utility_command)}) && (f.gpuResource || (!f.init && variables.gpuRuntime) || f.gpuEnv || f.device || f.granted)",
                     "count": (
                         "f.resourceCounts.size() > 0 ? f.resourceCounts.sum() : f.envCounts.size() > 0"
                         " ? f.envCounts.filter(n, f.envCounts.all(m, n >= m))[0] : -1"
@@ -333,7 +351,8 @@ def variables(k: Knowledge) -> list[tuple[str, str]]:
                     "freeCommand": "f.commandHits.exists(e, e.tier == 2) ? [] : f.commandHits.filter(e, e.tier == 0)",
                     # a command that says what really runs (a holder, a notebook) drops the image hits
                     "candidates": (
-                        "(f.commandHits + (f.commandHits.exists(e, e.commandWins) ? [] : f.imageHits))"
+                        "(f.commandHits + (f.commandHits.exists(e, e.commandWins) ? []"
+                        " : f.imageHits.filter(e, !e.runsCommand || f.cmd == '' || f.cmd.startsWith('-'))))"
                         ".filter(e, f.gpu || !e.acceleratorOnly)"
                     ),
                 },

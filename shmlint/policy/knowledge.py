@@ -8,10 +8,20 @@ Read at run time from ``shmlint/data/shm_need.yaml`` (the source the compiled co
 from __future__ import annotations
 
 from shmlint.catalog import lookup
+from shmlint.formats.kubernetes.device_claims import GPU_CLAIM
+from shmlint.formats.kubernetes.pod_reader import NO_SHARE, SHARED_CONTAINER_ANNOTATION, SHARED_GPU_ANNOTATIONS
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Tier
 from shmlint.named_tuple import NamedTuple
-from shmlint.policy.re2 import SPACE, Re2Pattern, UnsupportedPattern, glob_to_re2, literal_alternatives, to_re2_pattern
+from shmlint.policy.re2 import (
+    SPACE,
+    Re2Pattern,
+    UnsupportedPattern,
+    glob_to_re2,
+    literal_alternatives,
+    to_re2,
+    to_re2_pattern,
+)
 from shmlint.rules.rule import Rule
 from shmlint.rules.shm001_missing_shm import RULE as MISSING_SHM
 from shmlint.rules.shm003_shm_unbounded import RULE as SHM_UNBOUNDED
@@ -62,6 +72,7 @@ class Software(NamedTuple):
     host_centric: bool = False  # on TPUs alone this entry does not stop ``tpu_alone``
     min_devices: int = 0  # counted GPUs the container must request for the entry to match (0: any)
     per_device: bool = False  # one process per GPU: a container given exactly one counted GPU is no match
+    runs_command: bool = False  # the image's entrypoint runs the command given (``need.image_runs_it``)
 
 
 class RuleInfo(NamedTuple):
@@ -103,6 +114,12 @@ class Knowledge(NamedTuple):
     dataloader_hint: str  # a well-formed ``shmlint.io/dataloader`` value
     dataloader_workers: str
     rules: tuple[RuleInfo, ...]
+    #: GPUs given otherwise than by resources (``PodReader.granted``): the share annotations, the one that names the
+    #: container a share is for, a share of none, and a resource claim's names that stand for a GPU
+    share_annotations: tuple[str, ...]
+    shared_container: str
+    no_share: str
+    gpu_claim: str
 
 
 def _patterns(patterns: list[str] | tuple[str, ...] | None) -> tuple[Re2Pattern, ...]:
@@ -133,6 +150,7 @@ def _software(data: dict) -> tuple[Software, ...]:
             bool(entry.get("host_centric", False)),
             int(entry.get("min_devices", 0)),
             bool(entry.get("per_device", False)),
+            bool(entry.get("entrypoint_runs_command", False)),
         )
         for entry in data["software"]
     )
@@ -207,6 +225,10 @@ def export(settings: Settings | None = None) -> Knowledge:
         ),
         dataloader_workers=DATALOADER_WORKERS,
         rules=tuple(rules),
+        share_annotations=SHARED_GPU_ANNOTATIONS,
+        shared_container=SHARED_CONTAINER_ANNOTATION,
+        no_share=to_re2(NO_SHARE, ignore_case=False),
+        gpu_claim=to_re2(GPU_CLAIM),
     )
 
 

@@ -6,6 +6,7 @@ line names, an environment variable the container sets, ``os.cpu_count()``. Anyt
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
@@ -96,20 +97,35 @@ def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
 
 
 def _either(node: ast.IfExp, context: Context, depth: int) -> Value:
-    """``0 if device == "cpu" else 8``: the count one branch gives above zero, said with the condition that gives
-    the other (a GPU container takes the loader's branch: audit72d, an XTTS fine-tune UI's eight workers); unknown
-    where a branch is not known or both give none."""
+    """``0 if device == "cpu" else 8``: the larger count of the two branches, where one is above zero, said with the
+    condition under which the other is taken (a GPU container takes the loader's branch: audit72d, an XTTS
+    fine-tuning UI's eight loader workers); unknown where a branch is not known or both give none."""
     body, orelse = value_of(node.body, context, depth + 1), value_of(node.orelse, context, depth + 1)
     if not all(value.positive or value.number is not None for value in (body, orelse)):
         return UNKNOWN
-    chosen, other, negated = (body, orelse, "not ") if body.positive else (orelse, body, "")
+    chosen, other, when = max(((body, orelse, "false"), (orelse, body, "true")), key=lambda pair: _size(pair[0]))
     if not chosen.positive:
         return UNKNOWN
-    condition = ast.unparse(node.test)
-    said = condition if len(condition) <= 40 else f"{condition[:37]}..."
-    return chosen._replace(
-        how=f"{chosen.how}, {other.number if other.number is not None else 'more'} if {negated}{said}"
-    )
+    taken = other.number if other.number is not None else "more"
+    return chosen._replace(how=f"{chosen.how}, {taken} where {_condition(node.test)} is {when}")
+
+
+def _size(value: Value) -> int:
+    """How large a branch's count is, for choosing: a count only known to be positive (``os.cpu_count()``) is
+    taken to be larger than any written one."""
+    return value.number if value.number is not None else (1 << 30 if value.positive else 0)
+
+
+#: a condition with more parts than this is said as "its condition" (``ast.unparse`` recurses over the tree)
+MAX_CONDITION_NODES = 24
+
+
+def _condition(test: ast.expr) -> str:
+    """A condition as the message quotes it, clipped; a large one (hostile nesting) is not unparsed at all."""
+    if next(itertools.islice(ast.walk(test), MAX_CONDITION_NODES, None), None) is not None:  # ast.walk iterates:
+        return "its condition"  # no recursion however deep the tree
+    said = ast.unparse(test)
+    return said if len(said) <= 40 else f"{said[:37]}..."
 
 
 def _call_value(node: ast.Call, context: Context, depth: int) -> Value:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.sizes import DEFAULT_SHM_BYTES
 
 if TYPE_CHECKING:
     from shmlint.model import Size
 
 SHM_PATH = "/dev/shm"
+#: a path in the host's working or home folder, as a command line writes it (``$PWD``, ``${HOME}/x``, ``$(pwd)``)
+_HOST_FOLDER = LazyRegex(r"(\$\{?(PWD|HOME)\}?|\$\(pwd\)|`pwd`|~)(?=/|:|$)")
 
 
 def is_shm_path(path: str) -> bool:
@@ -19,15 +22,16 @@ def is_shm_path(path: str) -> bool:
     return clean_container_path(path) == SHM_PATH
 
 
-def may_be_shm_path(path: str) -> bool:
-    """Whether a path the shell still fills in may be /dev/shm (or a folder that holds it): what is written before
-    its first expansion leads there (``$SPEC``, ``/dev/$X``), unlike ``/workspaces/${name}``; a path with no
-    expansion is what it is (``is_shm_path``)."""
+def may_be_shm_path(path: str, source: str = "") -> bool:
+    """Whether a mount target the shell still fills in may be /dev/shm (or a folder that holds it): what is written
+    before its first expansion leads there (``$SPEC``, ``/dev/$X``, ``/dev/shm/$EMPTY``), unlike
+    ``/workspaces/${name}``; not a folder of the host's working or home folder (``$PWD/x``, ``~``), nor one mounted
+    at its own host path (``-v $D:$D``: ``source``). A path with no expansion is what it is (``is_shm_path``)."""
     cut = min((at for at in (path.find("$"), path.find("`")) if at >= 0), default=-1)
-    if cut < 0:
+    if cut < 0 or _HOST_FOLDER.match(path.strip()) or (source and source.strip() == path.strip()):
         return False
-    written = path[:cut].strip()
-    return SHM_PATH.startswith((written, written.replace("//", "/")))
+    written = path[:cut].strip().replace("//", "/")
+    return SHM_PATH.startswith(written) or written == SHM_PATH + "/"
 
 
 def clean_container_path(path: str) -> str:

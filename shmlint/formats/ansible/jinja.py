@@ -69,7 +69,10 @@ def written_image(name: str | None) -> str | None:
     image's own name, the last part, is a template."""
     if not name or "{{" not in name:
         return name or None
-    repository, _ = split_image(_JINJA.sub("\0", name))  # a placeholder with no ':' or '/' of its own
+    marked = _JINJA.sub("\0", name)  # a placeholder with no ':' or '/' of its own
+    if "{{" in marked:  # an expression too long to read: the name is not known
+        return None
+    repository, _ = split_image(marked)
     parts = repository.split("/")
     if not parts[-1] or "\0" in parts[-1]:
         return None

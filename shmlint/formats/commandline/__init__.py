@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 _ENGINE = LazyRegex(r"docker|podman", re.IGNORECASE)
 _SHEBANG = LazyRegex(r"\A#!\s*(/usr/bin/env\s+(-S\s+)?)?(\S*/)?(ba|z|k|da)?sh\b", re.ASCII)
 #: a file whose first command opens a here-document (``cat <<'EOF' | kubectl apply -f -``): a shell snippet that
-#: holds a manifest, not YAML, whatever its name lacks (audit72c: SHM000 on an extension-less one)
+#: holds a manifest, not YAML, whatever its name lacks (audit72c: SHM000 on an extension-less one); past comments,
+#: not a shebang (another interpreter's here-document: Perl's ``print <<EOF;``)
 _HERE_DOCUMENT_FIRST = LazyRegex(
-    r"\A(?:[ \t]*(?:#[^\n]{0,200})?\r?\n){0,20}[^\n#:]{0,200}<<-?[ \t]*(['\"]?)[A-Za-z_]\w{0,40}\1[ \t]*(?:[|>;&][^\n]{0,200})?\r?$",
+    r"\A(?:[ \t]*(?:#(?!!)[^\n]{0,200})?\r?\n){0,20}[^\n#:]{0,200}<<-?[ \t]*(['\"]?)[A-Za-z_]\w{0,40}\1[ \t]*(?:[|>;&][^\n]{0,200})?\r?$",
     re.ASCII | re.MULTILINE,
 )
 

@@ -147,6 +147,7 @@ def launch(project: Project, service: Service, beside: bool) -> Launch:
         dockerfile_beside=beside and not context and not inline,
         mounts=tuple(_binds(project, service)),
         unknown_env=tuple(name for name, entry in entries if entry.value is None),
+        terminal=(project.text(project.get(service, "tty")) or "").strip().lower() == "true",
     )
 
 

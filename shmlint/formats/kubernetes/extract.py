@@ -167,6 +167,7 @@ class _Extractor:
                 containers,
                 ray_container=ray,
                 metadata=both,
+                annotated=template_metadata,
                 launched_by=launched,
                 ranks=ranks if role == MPI_WORKER or (single is not None and spec is single) else None,
                 procs=procs,
@@ -529,9 +530,10 @@ def extract_kubernetes(
     files, which complete InferenceService predictors; ``placeholders``: the file is a template envsubst renders
     (``PodReader``)."""
     m = Mappings()
-    objects = [node for node in documents if isinstance(node, MappingNode)]
-    classes = device_classes(m, objects) if "deviceClassName" in source.text else {}
-    reader = PodReader(source, signals, runtimes, m, placeholders, embedded, classes)
+    reader = PodReader(source, signals, runtimes, m, placeholders, embedded)
+    if "deviceClassName" in source.text:  # the file's resource claim templates and claims (a List's items too)
+        objects = list(_Extractor(reader).objects(documents))
+        reader = PodReader(source, signals, runtimes, m, placeholders, embedded, device_classes(m, objects))
     extractor = _Extractor(reader)
     return extractor.workloads(documents), extractor.notices
 

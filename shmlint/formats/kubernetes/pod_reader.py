@@ -5,6 +5,7 @@ only Kubernetes YAML adds to a container (annotations, a KServe runtime's /dev/s
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -25,7 +26,7 @@ from shmlint.containers.pod import (
 from shmlint.formats.kubernetes.device_claims import claimed_gpu
 from shmlint.formats.kubernetes.target import PodTarget
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import APPLIED_KINDS, Evidence, ShmSource, Size, Workload, WorkloadId
+from shmlint.model import APPLIED_KINDS, Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.yamlnodes import MappingNode, Mappings, Node, ScalarNode, scalar, scalars, sequence
 from shmlint.runtime.shm import is_shm_path
@@ -40,10 +41,15 @@ IGNORE_ANNOTATION = "shmlint.io/ignore"
 DATALOADER_ANNOTATION = "shmlint.io/dataloader"
 #: the container a Kubeflow training runtime's ML policy launches
 TRAINER_NODE = "node"
-_NO_CLASSES: Mapping[str, str] = MappingProxyType({})
+_NO_CLASSES: Mapping[str, Mapping[str, str]] = MappingProxyType({})
 #: pod annotations that ask a GPU-sharing scheduler for a share of one GPU (KAI Scheduler, Run:ai):
 #: https://github.com/NVIDIA/KAI-Scheduler/blob/82d69adbd1a21afc3a4b0004cdb10555153ae4d9/docs/gpu-sharing/README.md
 SHARED_GPU_ANNOTATIONS = ("gpu-fraction", "gpu-memory")
+#: a share of none (``0``, ``0.0``, nothing: the admission policies read it too), and the annotation that names the
+#: container a share is for
+NO_SHARE = r"^[ \t]*[0.]*[ \t]*$"
+_NO_SHARE = re.compile(NO_SHARE)
+SHARED_CONTAINER_ANNOTATION = "gpu-fraction-container-name"
 #: what holds a pod's own ``containers`` (not its ``initContainers``): the ones an operator's environment reaches
 CONTAINER = "container"
 
@@ -199,6 +205,8 @@ class FoundPod(NamedTuple):
     operator: OperatorShm | None = None
     #: volume mounts an owner adds to its containers from elsewhere (a TrainJob's overrides of its trainer)
     extra_mounts: tuple[Node, ...] = ()
+    #: the pod template's own metadata, whose annotations the pod gets (not the owner's: a scheduler reads the pod's)
+    annotated: Node | None = None
 
 
 class PodReader:
@@ -212,7 +220,7 @@ class PodReader:
         m: Mappings | None = None,
         placeholders: bool = False,
         embedded: bool = False,
-        device_classes: Mapping[str, str] = _NO_CLASSES,
+        device_classes: Mapping[str, Mapping[str, str]] = _NO_CLASSES,
     ) -> None:
         """``placeholders``: the manifest is a template that envsubst renders, so ``${VAR}`` is a value to come;
         ``embedded``: it is an example inside another file (a document's block, a here-document), whose images are
@@ -282,19 +290,23 @@ class PodReader:
                 return Evidence(text, self.span(node))
         return None
 
-    def shared_gpu(self, pod: FoundPod) -> tuple[Evidence, str] | None:
-        """A share of one GPU asked for by annotation (KAI Scheduler's and Run:ai's ``gpu-fraction`` or
-        ``gpu-memory``), and the container it is for: the one ``gpu-fraction-container-name`` names, "" for the
-        pod's first (audit73a: a ``torchrun`` pod on half a GPU had no finding at all)."""
-        for metadata in pod.metadata:
-            annotations = self.m.get(metadata, "annotations")
-            for key in SHARED_GPU_ANNOTATIONS:
-                node = self.m.get(annotations, key)
-                text = (scalar(node) or "").strip()
-                if node is not None and text not in ("", "0"):
-                    container = scalar(self.m.get(annotations, "gpu-fraction-container-name")) or ""
-                    return Evidence(f"annotation {key}: {text}", self.span(node)), container
-        return None
+    def granted(self, pod: FoundPod, container: MappingNode, identity: WorkloadId) -> Iterator[Evidence]:
+        """GPUs given to a container otherwise than by its resources (audit73a: a ``torchrun`` pod on such a GPU had
+        no finding at all): a share of one GPU asked for by the pod's annotation (KAI Scheduler's and Run:ai's
+        ``gpu-fraction`` or ``gpu-memory``), for the container ``gpu-fraction-container-name`` names or else the
+        pod's first, and a resource claim of a GPU device class (``device_claims``)."""
+        annotations = self.m.get(pod.annotated, "annotations")
+        first = next((name for _, holder, name in pod.containers if holder == CONTAINER), "")
+        named = scalar(self.m.get(annotations, SHARED_CONTAINER_ANNOTATION)) or first
+        for key in SHARED_GPU_ANNOTATIONS if identity.container == named else ():
+            node = self.m.get(annotations, key)
+            text = scalar(node) or ""
+            if node is not None and not _NO_SHARE.match(text):
+                yield Evidence(f"annotation {key}: {text.strip()}", self.span(node))
+                break
+        claimed = claimed_gpu(self.m, pod.spec, container, self.device_classes) if pod.spec is not container else None
+        if claimed is not None:
+            yield Evidence(claimed[1], self.span(claimed[0]))
 
     # -- containers -> workloads ---------------------------------------------------------------------------
 
@@ -329,11 +341,11 @@ class PodReader:
                 if verdict.gpu or verdict.torch or view.shm_mount is not None
             )
         )
-        shared = self.shared_gpu(pod)
-        first = next((name for _, holder, name in pod.containers if holder == CONTAINER), "")
         for (container, _, _), identity, view, verdict in zip(pod.containers, identities, views, judged, strict=True):
             in_pod = pod.spec is not container
             completed = verdict._replace(shm=self.completed_shm(verdict.shm, container, identity))
+            if pod.extra_mounts and view.shm_mount and view.shm_mount not in volumes:
+                completed = completed._replace(shm=(*completed.shm, self.runtime_volume(pod, view.shm_mount)))
             if self.embedded and completed.launch is not None:
                 completed = completed._replace(launch=completed.launch._replace(dockerfile_beside=False))
             if pod.starts_ranks_elsewhere and not completed.gpu:
@@ -343,13 +355,6 @@ class PodReader:
             devices = pod.launched_by.devices() if pod.launched_by and identity.container == TRAINER_NODE else None
             if devices is not None and not completed.gpu:
                 completed = completed._replace(gpu=(devices,))
-            if shared is not None and not completed.gpu and identity.container == (shared[1] or first):
-                completed = completed._replace(gpu=(shared[0],))
-            claimed = (
-                None if completed.gpu or not in_pod else claimed_gpu(self.m, pod.spec, container, self.device_classes)
-            )
-            if claimed is not None:
-                completed = completed._replace(gpu=(Evidence(claimed[1], self.span(claimed[0])),))
             yield completed.workload(
                 identity,
                 self.name_span(container),
@@ -431,6 +436,7 @@ class PodReader:
             working_dir=scalar(self.m.get(container, "workingDir")) or "",
             torch=torch + ((launched,) if launched else ()),
             unknown_env=tuple(self.env_from_elsewhere(container)),
+            granted=tuple(self.granted(pod, container, identity)),
         )
         if pod.operator is not None and container is pod.operator.container:
             view = operated_view(view, pod.operator)
@@ -483,6 +489,15 @@ class PodReader:
             return PodVolume(name, span, "configMap", config_map=config_map, items=kept)
         kinds = [key for key in self.m.items(volume) if key != "name"]
         return PodVolume(name, span, kinds[0] if kinds else "volume")
+
+    def runtime_volume(self, pod: FoundPod, name: str) -> ShmSource:
+        """A volume an owner's override mounts at /dev/shm and does not define: the training runtime's (a TrainJob's
+        overrides merge into its runtime's pods), read as that runtime's, which is not known here."""
+        mount = _shm_entry(self.m, pod.extra_mounts)
+        span = self.span(mount) if mount is not None else self.span(pod.spec)
+        return ShmSource(
+            ShmKind.UNKNOWN, ShmMechanism.MERGED_SPEC, span, f'volume "{name}" (the training runtime\'s, not read here)'
+        )
 
     def completed_shm(
         self, own: tuple[ShmSource, ...], container: MappingNode, identity: WorkloadId

@@ -160,7 +160,9 @@ def _count(source: SourceText, value: Value) -> str:
     (``${local.gpu_config.accelerator_count}``): a count filled in later, as a template's placeholder is (audit72c:
     a vLLM Deployment's GPUs from a local were not seen at all)."""
     text = string(value)
-    return text if text is not None else "${" + clipped(source.text[value.start : value.end], 60) + "}"
+    if text is not None or value.kind in (NULL, BOOL):  # ``null``, ``false``: no count at all
+        return text if text is not None else source.text[value.start : value.end]
+    return "${" + clipped(source.text[value.start : value.end], 60) + "}"
 
 
 def k8s_size(source: SourceText, value: Value | None) -> Size | None:

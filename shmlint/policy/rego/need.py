@@ -24,6 +24,7 @@ def software(k: Knowledge) -> list[dict[str, Any]]:
             "hostCentric": entry.host_centric,
             "minDevices": entry.min_devices,
             "perDevice": entry.per_device,
+            "runsCommand": entry.runs_command,
         }
         for entry in k.software
     ]
@@ -109,7 +110,7 @@ facts := [f |
   n := device_total(e.c)
   commands := [s | some s in command_hits(cmd); enough(s, n)]
   images := [s | some s in image_hits(image(e.c), repo(e.c), tag(e.c)); enough(s, n)]
-  hits := array.concat(commands, kept_image_hits(commands, images))
+  hits := array.concat(commands, kept_image_hits(commands, images, cmd))
   candidates := [s | some s in hits; allowed(g, s)]
   t := is_torch(e)
   f := {{
@@ -124,8 +125,15 @@ facts := [f |
   }}
 ]
 
-# a command that says what really runs (a holder, a notebook) drops the image hits
-kept_image_hits(commands, images) := [s | some s in images; not command_wins(commands)]
+# a command that says what really runs (a holder, a notebook) drops the image hits; an image whose entrypoint runs
+# the command given is what runs only for a command of options or none (a pod has no terminal to type into)
+kept_image_hits(commands, images, cmd) := [s | some s in images; not command_wins(commands); image_runs(s, cmd)]
+
+image_runs(s, _) if s.runsCommand == false
+
+image_runs(_, cmd) if startswith(cmd, "-")
+
+image_runs(_, cmd) if cmd == ""
 
 # a command that also starts software that needs /dev/shm keeps that need over a free one
 needs_command(commands) if {{

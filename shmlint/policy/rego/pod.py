@@ -4,6 +4,7 @@ and ``shmlint.containers.pod`` judge them."""
 
 from __future__ import annotations
 
+from shmlint.formats.kubernetes.device_claims import NAMED
 from shmlint.formats.kubernetes.pod_reader import DATALOADER_ANNOTATION, IGNORE_ANNOTATION
 from shmlint.policy.knowledge import Knowledge
 from shmlint.policy.rego.spell import as_json, raw
@@ -115,6 +116,38 @@ device(c) if {{
 
 utility(c) if regex.match({raw(k.utility_command)}, first_word(c))
 
+# GPUs given otherwise than by resources (``PodReader.granted``): the pod's share of one, for the container its
+# annotation names or else the first; a resource claim whose names say it is a GPU's (its template is not read here)
+shared_to := name if {{
+  some a in {as_json(list(k.share_annotations))}
+  is_string(annotations[a])
+  not regex.match({raw(k.no_share)}, annotations[a])
+  name := object.get(annotations, {as_json(k.shared_container)}, "")
+  name != ""
+}} else := pod.spec.containers[0].name if {{
+  some a in {as_json(list(k.share_annotations))}
+  is_string(annotations[a])
+  not regex.match({raw(k.no_share)}, annotations[a])
+}} else := ""
+
+claim_target(rc) := t if {{
+  some key in {as_json(list(NAMED))}
+  t := rc[key]
+  is_string(t)
+}} else := ""
+
+granted(e) if {{
+  not e.init
+  e.c.name == shared_to
+}}
+
+granted(e) if {{
+  some cl in object.get(object.get(e.c, "resources", {{}}), "claims", [])
+  some rc in object.get(pod.spec, "resourceClaims", [])
+  rc.name == cl.name
+  regex.match({raw(k.gpu_claim)}, concat(" ", [rc.name, claim_target(rc)]))
+}}
+
 gpu(e) if {{
   not utility(e.c)
   gpu_resource(e.c)
@@ -134,6 +167,11 @@ gpu(e) if {{
 gpu(e) if {{
   not utility(e.c)
   device(e.c)
+}}
+
+gpu(e) if {{
+  not utility(e.c)
+  granted(e)
 }}
 
 device_count(v) := to_number(s) if {{
