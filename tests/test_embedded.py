@@ -667,3 +667,13 @@ def test_a_documents_sections_are_told_apart_whatever_its_line_breaks(newline: s
         rst_shell_blocks(rst.replace("\n", newline))[1],
     ):
         assert [block.section for block in blocks] == [1, 2]
+
+
+def test_a_here_document_a_prompted_command_opens_is_its_input_not_output() -> None:
+    """audit74c: ``$ cat <<EOF | kubectl apply -f -`` then a manifest, in a transcript: the manifest was taken for
+    the command's output and never read."""
+    text = "```bash\n$ cat <<'EOF' | kubectl apply -f -\nkind: Pod\nspec: {}\nEOF\n$ echo done\ndone\n```\n"
+    masked, _ = markdown_shell_blocks(text)
+    kept = [line for line in masked.splitlines() if line.strip()]
+    assert kept[:4] == ["  cat <<'EOF' | kubectl apply -f -", "kind: Pod", "spec: {}", "EOF"]
+    assert "done" not in [line.strip() for line in kept[5:]]  # the output after the document is still output

@@ -50,6 +50,10 @@ _PLACEHOLDER = LazyRegex(r"(?<![<\w])<([\w{/.~…](?:[^<>\n'\"]*?[^<>\n'\"\s])?)
 #: ``[OPTIONS]``, ``[docker options]``, ``[...]`` as a word of their own (not ``[[``, ``${a[i]}`` or ``[ -f x ]``)
 _BRACKETED = LazyRegex(r"(?<![\w\[\]$}])\[([\w.…][\w .…-]{0,80})\](?![\w\[\]])")
 _ELLIPSIS = LazyRegex(r"(?<!\S)(?:\.{3}|…)(?!\S)")
+#: a here-document a command opens (``cat <<'EOF' | kubectl apply -f -``), and its delimiter
+_OPENS_DOCUMENT = LazyRegex(r"<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]{0,40})\1", 0, ("<<",))
+#: a size option just before a placeholder: the placeholder is its value
+_SIZED_BEFORE = LazyRegex(r"--(?:shm-size|memory|tmpfs)[= \t]$|(?<![\w-])-m[ \t]$")
 #: a placeholder that stands for more options rather than for one value
 _MORE_OPTIONS = LazyRegex(r"\.\.\.|…|\b(?:options?|flags?|args?|arguments?|params?|parameters?)\b", re.IGNORECASE)
 _HUGO_SHORTCODE = LazyRegex(r"\{\{([<%])([^\n\"]*?)([>%])\}\}")
@@ -195,8 +199,14 @@ def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tupl
     console = console or any(_DOLLAR_PROMPT.match(line) for _, line in block)
     prompt = _ANY_PROMPT if console else _DOLLAR_PROMPT
     continued = False
+    document = ""  # the delimiter of a here-document a kept command opened: its lines are that command's input
     kept: list[CodeLine] = []
     for index, (offset, line) in enumerate(block):
+        if document:  # ``$ cat <<EOF | kubectl apply -f -`` then the manifest (audit74c: read as output)
+            _keep_line(mask, offset, offset + len(line))
+            kept.append(CodeLine(offset, offset + len(line), ""))
+            document = "" if line.strip() == document else document
+            continue
         start = offset
         before = index < first  # read as a plain block's lines: a ``#`` there is a comment, not root's prompt
         marker = (_DOLLAR_PROMPT if before else prompt).match(line)
@@ -210,6 +220,8 @@ def _keep_block(mask: Mask, block: list[tuple[int, str]], console: bool) -> tupl
         shown = "" if marker is None or continued else line[: marker.end()].strip()
         kept.append(CodeLine(start, end, shown))
         continued = continues(line[start - offset :])
+        opened = _OPENS_DOCUMENT.search(line, start - offset) if console else None
+        document = opened.group(2) if opened else ""
     return tuple(kept)
 
 
@@ -274,6 +286,8 @@ def _unbracket(mask: Mask, start: int, end: int) -> None:
             continue
         mask.put(start + match.start(), '"')
         mask.put(start + match.end() - 1, '"')
+        if _SIZED_BEFORE.search(line, 0, match.start()):  # a size to come (``--shm-size <size>``), read as one the
+            mask.put(start + match.start() + 1, "$")  # shell fills in: not a size docker refuses (audit74c)
     for match in itertools.chain(_BRACKETED.finditer(line), _ELLIPSIS.finditer(line)):
         if _MORE_OPTIONS.search(match.group()):
             mask.put(start + match.start(), " " * len(match.group()))
