@@ -190,7 +190,12 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
     plain = workload._replace(project=None)
     built = [(fact, plain._replace(command=fact.text)) for fact in (facts.started,) if fact is not None]
     if not _base_aside(workload, facts.started, knowledge):
-        built += [(fact, plain._replace(image=fact.text.removeprefix("FROM "))) for fact in facts.images]
+        # what the built image runs when the workload names nothing: its own CMD (an NGC base's server runs only
+        # when that CMD starts it: ``image_runs_it``; audit74a's image FROM Triton's, whose CMD is a script)
+        command = plain.command or (facts.started.text if facts.started is not None else "")
+        built += [
+            (fact, plain._replace(image=fact.text.removeprefix("FROM "), command=command)) for fact in facts.images
+        ]
     for fact, variant in built:
         need = _by_names(variant, knowledge, True)
         if need is not None and need.tier is not Tier.UNKNOWN:

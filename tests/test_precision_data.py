@@ -300,6 +300,11 @@ FAMILIES = [
     ("deepspeed/gh-builder:ubuntu1804-py38-torch1131-cu116", "", ""),
     ("nvcr.io/nvidia/nemo-retriever:1", "", ""),
     ("axolotlai/axolotl:main-latest", "", "needs"),
+    # sd-scripts' loader option, set above zero, whatever the trainer is called (audit75d: train_network.py, musubi)
+    ("", "accelerate launch train_network.py --max_data_loader_n_workers 4 --persistent_data_loader_workers", "needs"),
+    ("", "python wan_train_network.py --max_data_loader_n_workers=2", "needs"),
+    ("", "python train_network.py --max_data_loader_n_workers 0", ""),
+    ("", "python train_network.py --dataset_config d.toml", ""),
     # verl: its install guide sizes every container's /dev/shm; its trainer module, not its other tools
     ("whatcanyousee/verl:ngc-cu124-vllm0.8.4-sglang0.4.5-mcore0.12.0-te2.2", "", "needs"),
     ("verlai/verl:app-verl0.5-vllm0.9.1", "sleep infinity", "unknown"),

@@ -840,3 +840,16 @@ def test_a_compose_dev_container_of_an_ngc_image_with_a_terminal_is_its_shell(tt
     compose = f"services:\n  triton:\n    image: {_TRTLLM}\n    gpus: all\n{tty}"
     ((found, _),) = shm001(check("compose.yaml", compose, Engine(Settings(undecided="show"))))
     assert found is severity
+
+
+def test_an_empty_dirs_fields_written_beside_it_are_a_disk_empty_dir_said_so() -> None:
+    """audit75a: ``medium: Memory`` and ``sizeLimit`` on a volume with no ``emptyDir:`` key (the API server's
+    default, a disk emptyDir, takes none of them) were said as a "medium volume"."""
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: pytorch/pytorch\n"
+        "    command: [torchrun, --nproc_per_node=2, t.py]\n    resources: {limits: {nvidia.com/gpu: 2}}\n"
+        "    volumeMounts: [{name: dshm, mountPath: /dev/shm}]\n  volumes:\n  - name: dshm\n    medium: Memory\n"
+        "    sizeLimit: 256Mi\n"
+    )
+    (finding,) = check("pod.yaml", pod).findings
+    assert finding.code == "SHM006" and "its medium and sizeLimit belong under emptyDir:" in finding.message

@@ -45,6 +45,9 @@ _NO_CLASSES: Mapping[str, Mapping[str, str]] = MappingProxyType({})
 #: pod annotations that ask a GPU-sharing scheduler for a share of one GPU (KAI Scheduler, Run:ai):
 #: https://github.com/NVIDIA/KAI-Scheduler/blob/82d69adbd1a21afc3a4b0004cdb10555153ae4d9/docs/gpu-sharing/README.md
 SHARED_GPU_ANNOTATIONS = ("gpu-fraction", "gpu-memory")
+#: an emptyDir's own fields, written on a volume with no source of its own
+_EMPTY_DIR_FIELDS = frozenset({"medium", "sizeLimit"})
+_MISPLACED_EMPTY_DIR = "emptyDir (by default: its medium and sizeLimit belong under emptyDir:)"
 #: a share of none (``0``, ``0.0``, nothing: the admission policies read it too), and the annotation that names the
 #: container a share is for
 NO_SHARE = r"^[ \t]*[0.]*[ \t]*$"
@@ -488,6 +491,9 @@ class PodReader:
             kept = tuple((key, path) for key, path in pairs if key and path)
             return PodVolume(name, span, "configMap", config_map=config_map, items=kept)
         kinds = [key for key in self.m.items(volume) if key != "name"]
+        if kinds and all(key in _EMPTY_DIR_FIELDS for key in kinds):  # no source: the API server's default, a disk
+            # emptyDir; its medium and sizeLimit written beside it, not under ``emptyDir:``, are dropped (audit75a)
+            return PodVolume(name, span, _MISPLACED_EMPTY_DIR, True)
         return PodVolume(name, span, kinds[0] if kinds else "volume")
 
     def runtime_volume(self, pod: FoundPod, name: str) -> ShmSource:
