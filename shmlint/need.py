@@ -59,7 +59,7 @@ class Entry(NamedTuple):
     #: one process per GPU: a container given exactly one counted GPU holds one of them, with no local peer
     per_device: bool = False
     #: its image's entrypoint runs the command given (NGC's ``nvidia_entrypoint.sh``): its image match holds only
-    #: for a command of options (``image_runs_it``)
+    #: for a command of options, or none without a terminal (``image_runs_it``)
     entrypoint_runs_command: bool = False
 
     def counts(self, devices: int | None) -> bool:
@@ -400,7 +400,7 @@ def holds_only(workload: Workload, knowledge: Knowledge) -> bool:
     return bool(command) and _holds(command, knowledge)
 
 
-def image_runs_it(entry: Entry, command: str, terminal: bool = False) -> bool:
+def image_runs_it(entry: Entry, command: str, terminal: bool) -> bool:
     """Whether an image match says what the container runs: yes, unless the image's entrypoint runs the command it
     is given (NVIDIA's NGC images) and that command names a program (it replaces the server: audit74a, eleven
     errors on Triton's TensorRT-LLM image running benchmarks, builds and tokenizers), or there is none and a

@@ -384,7 +384,7 @@ def _may_mount_shm(flag: Flag) -> bool:
         return False
     mount = _MOUNT_TARGETS[flag.long_name](flag.value_text)
     target = mount.target.strip()
-    if not target or may_be_shm_path(target, getattr(mount, "source", "")):
+    if not target or may_be_shm_path(target, mount.source if isinstance(mount, Mount) else ""):
         return True
     return clean_container_path(target) in ("/", "/dev", SHM_PATH)  # docker cleans it: ``//dev/shm``, ``/dev/./shm``
 

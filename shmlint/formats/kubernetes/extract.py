@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from shmlint.formats.kubernetes.device_claims import device_classes
 from shmlint.formats.kubernetes.dynamo import dynamo_pods, is_dynamo
 from shmlint.formats.kubernetes.pod_reader import (
     TRAINER_NODE,
@@ -532,6 +531,8 @@ def extract_kubernetes(
     m = Mappings()
     reader = PodReader(source, signals, runtimes, m, placeholders, embedded)
     if "deviceClassName" in source.text:  # the file's resource claim templates and claims (a List's items too)
+        from shmlint.formats.kubernetes.device_claims import device_classes  # for such a file only
+
         objects = list(_Extractor(reader).objects(documents))
         reader = PodReader(source, signals, runtimes, m, placeholders, embedded, device_classes(m, objects))
     extractor = _Extractor(reader)

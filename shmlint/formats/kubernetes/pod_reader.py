@@ -5,7 +5,6 @@ only Kubernetes YAML adds to a container (annotations, a KServe runtime's /dev/s
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -23,7 +22,6 @@ from shmlint.containers.pod import (
     quantity,
     shared_cap,
 )
-from shmlint.formats.kubernetes.device_claims import claimed_gpu
 from shmlint.formats.kubernetes.target import PodTarget
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import APPLIED_KINDS, Evidence, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadId
@@ -51,7 +49,7 @@ _MISPLACED_EMPTY_DIR = "emptyDir (by default: its medium and sizeLimit belong un
 #: a share of none (``0``, ``0.0``, nothing: the admission policies read it too), and the annotation that names the
 #: container a share is for
 NO_SHARE = r"^[ \t]*[0.]*[ \t]*$"
-_NO_SHARE = re.compile(NO_SHARE)
+_NO_SHARE = LazyRegex(NO_SHARE)
 SHARED_CONTAINER_ANNOTATION = "gpu-fraction-container-name"
 #: what holds a pod's own ``containers`` (not its ``initContainers``): the ones an operator's environment reaches
 CONTAINER = "container"
@@ -299,17 +297,21 @@ class PodReader:
         ``gpu-fraction`` or ``gpu-memory``), for the container ``gpu-fraction-container-name`` names or else the
         pod's first, and a resource claim of a GPU device class (``device_claims``)."""
         annotations = self.m.get(pod.annotated, "annotations")
-        first = next((name for _, holder, name in pod.containers if holder == CONTAINER), "")
-        named = scalar(self.m.get(annotations, SHARED_CONTAINER_ANNOTATION)) or first
-        for key in SHARED_GPU_ANNOTATIONS if identity.container == named else ():
-            node = self.m.get(annotations, key)
-            text = scalar(node) or ""
-            if node is not None and not _NO_SHARE.match(text):
-                yield Evidence(f"annotation {key}: {text.strip()}", self.span(node))
-                break
-        claimed = claimed_gpu(self.m, pod.spec, container, self.device_classes) if pod.spec is not container else None
-        if claimed is not None:
-            yield Evidence(claimed[1], self.span(claimed[0]))
+        if annotations is not None:
+            first = next((name for _, holder, name in pod.containers if holder == CONTAINER), "")
+            named = scalar(self.m.get(annotations, SHARED_CONTAINER_ANNOTATION)) or first
+            for key in SHARED_GPU_ANNOTATIONS if identity.container == named else ():
+                node = self.m.get(annotations, key)
+                text = scalar(node) or ""
+                if node is not None and not _NO_SHARE.match(text):
+                    yield Evidence(f"annotation {key}: {text.strip()}", self.span(node))
+                    break
+        if pod.spec is not container and self.m.get(pod.spec, "resourceClaims") is not None:
+            from shmlint.formats.kubernetes.device_claims import claimed_gpu  # for a pod that claims devices only
+
+            claimed = claimed_gpu(self.m, pod.spec, container, self.device_classes)
+            if claimed is not None:
+                yield Evidence(claimed[1], self.span(claimed[0]))
 
     # -- containers -> workloads ---------------------------------------------------------------------------
 
