@@ -233,8 +233,8 @@ def _handed_on(
                 more, undone = _string_commands(word, text)
                 found += more
                 decoded = decoded or undone
-        engine = next((at for at, word in enumerate(rest) if _runs_at(rest, at)), None)
-        if name in _QUOTED_RUNNERS and engine is not None:  # its command as words (``screen -dmS w docker run``)
+        engine = next((at for at in range(len(rest)) if _runs_at(rest, at)), None) if name in _QUOTED_RUNNERS else None
+        if engine is not None:  # its command as words (``screen -dmS w docker run``)
             found.append(SimpleCommand(tuple(rest[engine:])))
     for command in found:
         yield command
@@ -242,16 +242,11 @@ def _handed_on(
             yield from _handed_on(command.words, text, depth + 1)
 
 
-#: a string whose first command runs a container engine
-_STARTS_A_RUN = LazyRegex(
-    r"^\s*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)[ \t]+(?:container[ \t]+)?(?:run|create)\s"
-)
+#: a command that runs a container engine, as a string writes it; a string whose first command is one
+_A_RUN = r"\s*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)[ \t]+(?:container[ \t]+)?(?:run|create)\s"
+_STARTS_A_RUN = LazyRegex("^" + _A_RUN)
 #: a string one of whose commands runs a container engine (``cd /w && docker run ...``)
-_RUN_WITHIN = LazyRegex(
-    r"(?:^|[;&|(\n])\s*(?:sudo[ \t]+)?(?:docker|podman|nvidia-docker)[ \t]+(?:container[ \t]+)?(?:run|create)\s",
-    0,
-    ("docker", "podman"),
-)
+_RUN_WITHIN = LazyRegex(r"(?:^|[;&|(\n])" + _A_RUN, 0, ("docker", "podman"))
 
 
 def _runs_at(words: Sequence[Word], at: int) -> bool:
