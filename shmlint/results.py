@@ -133,7 +133,10 @@ class Report:
 
     @cached_property
     def findings(self) -> list[Finding]:
-        return sorted((f for r in self.files for f in r.findings), key=Finding.sort_key)
+        """Each finding once: one place said alike from several files (a compose service's ``ipc: host`` that four
+        files ``extends``, audit76d) is one line, at its most severe."""
+        found = sorted((f for r in self.files for f in r.findings), key=lambda f: (f.sort_key(), -f.severity))
+        return [f for at, f in enumerate(found) if at == 0 or found[at - 1].sort_key() != f.sort_key()]
 
     @cached_property
     def notices(self) -> list[Notice]:

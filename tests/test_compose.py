@@ -723,3 +723,23 @@ def test_a_tmpfs_sized_by_an_unset_variable_is_unresolved_not_invalid(shm: str) 
         'services:\n  s:\n    image: nvcr.io/nvidia/tritonserver:24.08-vllm-python-py3\n    gpus: all\n    tmpfs: ["/dev/shm:size=8g,uid=${UID}"]\n'
     )
     assert [(s.kind, s.size.bytes if s.size else None) for s in other.shm] == [(ShmKind.MEMORY, 8 << 30)]  # sized
+
+
+def test_a_setting_several_files_extend_is_one_finding_at_its_plain_path(tmp_path: Path) -> None:
+    """A service's ``ipc: host`` that the files of a folder each extend (``extends.file: ../llm/...``) is said once,
+    at the file's own path (audit76d: four identical lines, and paths like ``llm/../llm/compose.vllm.yml``)."""
+    from shmlint.runner import check_paths
+    from shmlint.settings import Settings
+
+    (tmp_path / "llm").mkdir()
+    (tmp_path / "app").mkdir()
+    (tmp_path / "llm" / "compose.vllm.yml").write_text(
+        "services:\n  vllm:\n    image: v\n    gpus: all\n    ipc: host\n"
+    )
+    for name in ("compose.yml", "compose.cuda.yml", "compose.cpu.yml"):
+        (tmp_path / "app" / name).write_text(
+            "services:\n  vllm:\n    extends:\n      file: ../llm/compose.vllm.yml\n      service: vllm\n"
+        )
+    report = check_paths(Settings(undecided="show"), [tmp_path])
+    found = [(f.code, f.span.path, f.span.line) for f in report.findings if f.code == "SHM007"]
+    assert found == [("SHM007", str(tmp_path / "llm" / "compose.vllm.yml"), 5)]

@@ -121,7 +121,9 @@ class Project:
     # -- files and services ----------------------------------------------------------------------------------
 
     def load(self, path: Path) -> ComposeFile | None:
-        """Another compose file (override, ``extends.file``), parsed once; None when missing or not YAML."""
+        """Another compose file (override, ``extends.file``), parsed once; None when missing or not YAML. Its path
+        is named plainly (``llm/compose.vllm.yml``, not ``llm/../llm/compose.vllm.yml`` of an ``extends`` chain)."""
+        path = Path(os.path.normpath(path))
         if path not in self._files:
             source = self.files.source(path)
             try:
