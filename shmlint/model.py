@@ -252,6 +252,15 @@ class Launch(NamedTuple):
         return tuple(os.path.join(self.context, name) for name in dockerfile_names(self.dockerfile))
 
 
+class KeptOption(NamedTuple):
+    """A program's own option whose count its code keeps away from loaders and launchers (``--num_workers`` that
+    sizes a list of Ray actors)."""
+
+    flag: str
+    place: str  # where the program declares it (``batch_service.py:569``)
+    program: str  # the program's file or module as the command names it (``batch_service.py``)
+
+
 class ProjectFacts(NamedTuple):
     """What the files a container runs show (``shmlint.project``), for ``shmlint.need`` to decide with."""
 
@@ -270,6 +279,9 @@ class ProjectFacts(NamedTuple):
     guessed: bool = False
     #: the repository's folders the container holds (bind mounts, what its image copies): (container path, folder)
     held: tuple[tuple[str, str], ...] = ()
+    #: options its command lines give a count that the program declares and keeps to code that makes no loader
+    #: (``project.pyoption_flow``): not evidence by their names
+    kept: tuple[KeptOption, ...] = ()
 
 
 class DataLoaderHint(NamedTuple):

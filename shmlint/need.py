@@ -172,6 +172,50 @@ def decide(workload: Workload, knowledge: Knowledge, *, walked: bool = True) -> 
     return _by_project(workload, workload.project, knowledge) or need
 
 
+def by_option(workload: Workload, need: Need | None, knowledge: Knowledge) -> bool:
+    """Whether names decided a need by a setting on the command line of a Python program that the repository may
+    hold, run by Python or a launcher (``python train.py --num_workers 4``, ``torchrun ... train.py ...``): that
+    program's code has the last word on its own options (``shmlint.project.pyoption_flow``), so the walk reads it."""
+    if need is None or need.tier is not Tier.NEEDS or need.entry is None or not workload.command:
+        return False
+    entry = next((e for e in knowledge.entries if e.id == need.entry), None)
+    if entry is None or entry.commands is None or entry.commands.search(workload.command) is None:
+        return False
+    from shmlint.parsers.programs import is_python, program  # asked only of a need a command's setting decided
+
+    words = program(_main_command(workload.command.split(" ")))
+    name = words[0].rpartition("/")[2] if words else ""
+    if not (is_python(name) or name in LAUNCHER_PROGRAMS):
+        return False
+    return any(word.endswith(".py") or word == "-m" for word in words[1:])
+
+
+#: words of a command line that end one command and start the next
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
+
+
+def _unkept(command: str, facts: ProjectFacts | None) -> str:
+    """The command without the options its program keeps to itself (``ProjectFacts.kept``): what the data's
+    patterns read. An option is left out of a command that names its program only."""
+    if facts is None or not facts.kept or not command:
+        return command
+    words = command.split(" ")
+    dropped: set[int] = set()
+    for kept in facts.kept:
+        program = kept.program.rpartition("/")[2]
+        names = (program, f"{program}.py")
+        ours = False  # in a part of the command that runs the program (``a.py --n 4 && b.py --n 4``: a's only)
+        for at, word in enumerate(words):
+            if word in _SEPARATORS:
+                ours = False
+            ours = ours or word.rpartition("/")[2] in names
+            if ours and word == kept.flag:
+                dropped |= {at, at + 1}
+            elif ours and word.startswith(f"{kept.flag}="):
+                dropped.add(at)
+    return " ".join(word for at, word in enumerate(words) if at not in dropped)
+
+
 def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -> Need | None:
     """Code that uses /dev/shm, a command a script runs that the data knows to, the command or base image of the
     image built for it (each decides as the workload's own would), or loaders certain to have no workers."""
@@ -180,14 +224,15 @@ def _by_project(workload: Workload, facts: ProjectFacts, knowledge: Knowledge) -
         return Need(Tier.NEEDS, "; ".join(str(fact) for fact in facts.needs[:MAX_QUOTED]) + through, None)
     accelerator, devices = bool(workload.gpu), workload.accelerator_count
     for fact, by_name in (*((fact, False) for fact in facts.commands), *((fact, True) for fact in facts.by_name)):
+        heard = _unkept(fact.text, facts)
         for entry in knowledge.entries:
             if (
                 (accelerator or not entry.accelerator_only)
                 and entry.counts(devices)
-                and _runs_what_it_knows(entry, fact.text, by_name=by_name, known=knowledge.entries)
+                and _runs_what_it_knows(entry, heard, by_name=by_name, known=knowledge.entries)
             ):
                 return Need(Tier.NEEDS, f"{entry.what} ({fact.where} {_quoted(entry, fact.text)}){through}", entry.id)
-    plain = workload._replace(project=None)
+    plain = workload._replace(project=ProjectFacts(kept=facts.kept) if facts.kept else None)  # its own options
     built = [(fact, plain._replace(command=fact.text)) for fact in (facts.started,) if fact is not None]
     if not _base_aside(workload, facts.started, knowledge):
         # what the built image runs when the workload names nothing: its own CMD (an NGC base's server runs only
@@ -284,12 +329,9 @@ def _by_names(workload: Workload, knowledge: Knowledge, walked: bool) -> Need | 
     if workload.dataloader is not None and workload.dataloader.workers > 0:
         return Need(Tier.NEEDS, f"a DataLoader with {workload.dataloader.workers} workers is declared", None)
     devices = workload.accelerator_count
-    matched = [
-        e
-        for e in knowledge.entries
-        if e.commands and workload.command and e.counts(devices) and e.commands.search(workload.command)
-    ]
-    ran = _ran_commands(workload.command, walked) if any(e.tier is Tier.NEEDS for e in matched) else []
+    heard = _unkept(workload.command, workload.project)
+    matched = [e for e in knowledge.entries if e.commands and heard and e.counts(devices) and e.commands.search(heard)]
+    ran = _ran_commands(heard, walked) if any(e.tier is Tier.NEEDS for e in matched) else []
     by_command = [
         (e, "command") for e in matched if e.tier is not Tier.NEEDS or any(_runs_what_it_knows(e, c) for c in ran)
     ]
@@ -331,9 +373,13 @@ def _by_names(workload: Workload, knowledge: Knowledge, walked: bool) -> Need | 
     tpu = _tpu_alone(workload, knowledge, [e for e, _ in matches])
     if tpu is not None:
         return tpu
+    if strongest is None or strongest[0].tier is Tier.UNKNOWN:
+        alone = _one_of_its_devices(heard, devices, knowledge, walked)
+        if alone is not None:
+            return alone
     if strongest is not None:
         entry, where = strongest
-        shown = _part(entry, workload.command) if where == "command" else workload.image
+        shown = _part(entry, heard) if where == "command" else workload.image
         counted = f"; {devices} GPUs" if entry.min_devices else ""  # the count that made it evidence
         because = f"{entry.what} ({where} {clipped(shown or '', 60)}{counted})"
         return Need(entry.tier, because, entry.id)
@@ -344,6 +390,25 @@ def _by_names(workload: Workload, knowledge: Knowledge, walked: bool) -> Need | 
         because = f"{count} GPUs in one container, with software shmlint does not know (NCCL uses /dev/shm only"
         return Need(knowledge.multi_device_tier, f"{because} between processes the software starts)", None)
     return Need(Tier.UNKNOWN, "an accelerator request, with software shmlint does not know", None)
+
+
+def _one_of_its_devices(command: str, devices: int | None, knowledge: Knowledge, walked: bool) -> Need | None:
+    """Undecided, said as it is: a command whose setting starts one process per GPU (``--tensor-parallel-size 2``)
+    in a container given one counted GPU holds one of them, with its peers in other containers, or it cannot start
+    (audit76d: a compose vLLM service with one GPU and tensor parallel 2 was said to run "tensor parallel 1, the
+    defaults"). Once it gets its GPUs, the setting is evidence."""
+    if devices != 1 or not command:
+        return None
+    ran: list[str] | None = None
+    for entry in knowledge.entries:
+        if not (entry.per_device and entry.tier is Tier.NEEDS and entry.commands and entry.commands.search(command)):
+            continue
+        ran = _ran_commands(command, walked) if ran is None else ran
+        if any(_runs_what_it_knows(entry, c) for c in ran):
+            setting = clipped(_part(entry, command).removeprefix("... "), 40)
+            because = f"{entry.what} ({setting}), but with 1 GPU: its other processes run elsewhere, or it cannot start"
+            return Need(Tier.UNKNOWN, because, entry.id)
+    return None
 
 
 def _base_aside(workload: Workload, started: CodeFact | None, knowledge: Knowledge) -> bool:

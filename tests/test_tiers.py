@@ -529,7 +529,12 @@ def test_a_holder_or_notebook_command_is_what_runs_not_the_image(image: str, arg
         ),
         # one process per GPU: a container given exactly one counted GPU holds one rank, its peers in other pods
         # (audit53b: SGLang --tp-size 4 over four one-GPU pods); uncounted (all) or two still fail
-        ("docker run --gpus 1 lmsysorg/sglang python3 -m sglang.launch_server --tp-size 4\n", Severity.INFO, "sglang"),
+        # one GPU for four tensor-parallel ranks: undecided, said by the setting (not "one process, the default")
+        (
+            "docker run --gpus 1 lmsysorg/sglang python3 -m sglang.launch_server --tp-size 4\n",
+            Severity.INFO,
+            "nccl-multi-gpu",
+        ),
         (
             "docker run --gpus all lmsysorg/sglang python3 -m sglang.launch_server --tp-size 4\n",
             Severity.ERROR,
@@ -853,3 +858,20 @@ def test_an_empty_dirs_fields_written_beside_it_are_a_disk_empty_dir_said_so() -
     )
     (finding,) = check("pod.yaml", pod).findings
     assert finding.code == "SHM006" and "its medium and sizeLimit belong under emptyDir:" in finding.message
+
+
+@pytest.mark.parametrize(("count", "tier"), [("1", Tier.UNKNOWN), ("2", Tier.NEEDS)])
+def test_tensor_parallel_over_the_gpus_given_is_said_as_it_is(count: str, tier: Tier) -> None:
+    """Tensor parallel 2 on one counted GPU: its other processes run elsewhere, or it cannot start; undecided, and
+    said so, not "tensor parallel 1, the defaults" (audit76d). With the two GPUs it asks for, it needs /dev/shm."""
+    text = (
+        "services:\n  vllm:\n    image: vllm/vllm-openai:latest\n"
+        "    command: --model google/gemma-2b --tensor-parallel-size 2\n"
+        "    deploy:\n      resources:\n        reservations:\n          devices:\n"
+        f"            - driver: nvidia\n              count: {count}\n              capabilities: [gpu]\n"
+    )
+    [(severity, detail)] = shm001(check("compose.yaml", text, Engine(Settings(undecided="show"))))
+    assert severity is (Severity.INFO if tier is Tier.UNKNOWN else Severity.ERROR)
+    assert "the defaults" not in detail
+    if tier is Tier.UNKNOWN:
+        assert "(--tensor-parallel-size 2), but with 1 GPU: its other processes run elsewhere" in detail

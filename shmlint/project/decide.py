@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from shmlint.model import Evidence, Launch, Need, ProjectFacts, Tier, Workload, WorkloadFormat
-from shmlint.need import MPI_LOCAL_RANKS, decide, holds_only, knows_image, own_script
+from shmlint.need import MPI_LOCAL_RANKS, by_option, decide, holds_only, knows_image, own_script
 
 if TYPE_CHECKING:
     from shmlint.need import Knowledge
@@ -50,10 +50,12 @@ def _with_need(
 ) -> Workload:
     """The workload with its need: from its names, and where they leave it open, from the files it runs."""
     need = decide(workload, knowledge, walked=project is not None)
-    followed = need is not None and (need.tier is Tier.UNKNOWN or own_script(workload) is not None)
+    optional = by_option(workload, need, knowledge)
+    followed = need is not None and (need.tier is Tier.UNKNOWN or optional or own_script(workload) is not None)
     if followed and workload.launch is not None and project is not None and _leads_somewhere(workload, project):
-        # names leave it open, or the script a replaced entrypoint runs may be the repository's (then the image's
-        # name is not evidence)
+        # names leave it open, the script a replaced entrypoint runs may be the repository's (then the image's
+        # name is not evidence), or a setting of a program that may be the repository's decided (its code may
+        # keep that option away from loaders)
         from shmlint.project.follow import gather  # loaded only for a container names leave undecided
         from shmlint.project.index import Reader
 
@@ -62,6 +64,8 @@ def _with_need(
             launch = launch._replace(dockerfile_beside=False)  # a known image is not what that Dockerfile builds
         reader = Reader(project, texts)  # the container's budget: what it runs, then what it holds
         facts = gather(launch, workload.accelerator_count, reader, workload.image)
+        if optional and not facts.kept:
+            return workload._replace(need=need)  # the setting stands: the names' need, as before the walk
         need = decide(workload._replace(project=facts), knowledge)
         kept: ProjectFacts | None = facts
         if facts.guessed and (need is None or need.tier is not Tier.NEEDS):

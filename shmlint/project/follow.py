@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
+from shmlint.model import STARTED_AT, CodeFact, KeptOption, Launch, MountedConfig, ProjectFacts
 from shmlint.parsers.programs import TEXT_ONLY, program
 from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, ProjectFiles, Reader, holds
 from shmlint.project.launchers import UNKNOWN, Target, known, shown, target
@@ -97,6 +97,7 @@ class _Walk:
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
         self.mounts: list[tuple[str, str]] = []  # bind mounts: (container path, repository folder)
         self.missing: list[str] = []  # scripts and programs a command names that are not in the checked files
+        self.kept: list[KeptOption] = []  # options the programs keep to themselves (``keep_options``)
         #: the repository's files the image copies one by one (``COPY docker/start.sh /start.sh``), by the
         #: container path they are at
         self.copied: dict[str, str] = {}
@@ -339,8 +340,21 @@ class _Walk:
         # whoever runs it passes on
         self.program({name: " ".join(values) for name, values in env.items()})
         self.module(path, found.arguments, settings, depth, run=True)
+        self.keep_options(found)
         if added:
             self.bases.remove(top)
+
+    def keep_options(self, found: Target) -> None:
+        """The options the command line gives a count that the program declares and keeps to code that makes no
+        loader (``pyoption_flow``), with the files read for it: all of them, or none is kept."""
+        if not self.options or not any(word.startswith("-") for word in found.arguments):
+            return
+        from shmlint.project.pyoption_flow import kept_options  # loaded for a program given options of its own
+
+        texts = [text for path in self.modules if (text := self.reader.text(path)) is not None]
+        if len(texts) == len(self.modules):
+            kept = kept_options(texts, found.arguments, self.options)
+            self.kept += [KeptOption(option.flag, option.place, found.name) for option in kept]
 
     def program(self, env: Mapping[str, str]) -> None:
         """Start a program's own environment (for ``os.environ`` in its code), options and config files."""
@@ -663,6 +677,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         tuple(walk.by_name),
         guessed,
         tuple(walk.mounts),
+        tuple(dict.fromkeys(walk.kept)),
     )
 
 

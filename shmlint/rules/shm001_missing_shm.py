@@ -105,7 +105,8 @@ def _read(workload: Workload) -> str:
     facts = workload.project
     if facts is None:
         return ""
-    said = [*([f"build at {facts.build}"] if facts.build else []), *facts.notes]
+    kept = [f"{k.flag} is {k.program}'s own option ({k.place}), which its code gives to no loader" for k in facts.kept]
+    said = [*([f"build at {facts.build}"] if facts.build else []), *kept[:1], *facts.notes]
     notes = f" ({'; '.join(said)})" if said else ""
     if not facts.followed:
         return notes

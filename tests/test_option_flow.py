@@ -1,0 +1,181 @@
+"""A program's own option read where its code sends it (``shmlint.project.pyoption_flow``): ``--num_workers 4``
+is evidence of DataLoader workers by its name only until the repository's program shows the count goes elsewhere
+(audit75c: a list of Ray actors, six errors with no loader in the repository)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shmlint.model import KeptOption, ProjectFacts, Tier
+from shmlint.need import builtin, decide
+from shmlint.project.pyoption_flow import kept_options
+from shmlint.project.pyoptions import options
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
+from tests.support import pod_workload
+
+_PARSER = (
+    "import argparse\n"
+    "p = argparse.ArgumentParser()\n"
+    "p.add_argument('--num_workers', type=int, default=4, help='Number of parallel workers')\n"
+    "p.add_argument('--model', default='m')\n"
+    "args = p.parse_args()\n"
+)
+
+
+def _kept(body: str, arguments: tuple[str, ...] = ("--num_workers", "4"), *modules: str) -> list[str]:
+    text = _PARSER + body
+    declared = options(list(ast.walk(ast.parse(text))))
+    return [kept.flag for kept in kept_options([text, *modules], arguments, declared)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "",  # declared and never read
+        "print(f'workers: {args.num_workers}')\nlogger.info('n=%d', args.num_workers)\n",
+        "actors = [Worker.remote(args.model) for _ in range(args.num_workers)]\n",
+        "if args.num_workers > 1:\n    print('parallel')\n",
+        # a class of the program's own keeps it, stores it and uses it in arithmetic and as an index
+        (
+            "class Orchestrator:\n"
+            "    def __init__(self, model, num_workers=4):\n"
+            "        self.num_workers = num_workers\n"
+            "        self.workers = [W.remote() for _ in range(num_workers)]\n"
+            "    def pick(self, i):\n"
+            "        at = i % self.num_workers\n"
+            "        return self.workers[at]\n"
+            "Orchestrator(args.model, num_workers=args.num_workers)\n"
+        ),
+        # passed whole to a function of its own, which reads it for a count of threads it logs
+        "def main(opts):\n    n = min(opts.num_workers, 8)\n    print(n)\nmain(args)\n",
+        "def run(model, count):\n    for i in range(count):\n        print(i)\nrun(args.model, args.num_workers)\n",
+    ],
+)
+def test_a_count_the_program_keeps_to_itself_is_kept(body: str) -> None:
+    assert _kept(body) == ["--num_workers"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "DataLoader(ds, num_workers=args.num_workers)\n",  # a loader: never the program's own
+        "loader = timm.create_loader(ds, num_workers=args.num_workers)\n",  # a library's call may make one
+        "trainer = Trainer(args)\n",  # the whole options object handed to a library
+        "cfg = dict(vars(args))\n",
+        "cfg = {}\ncfg['num_workers'] = args.num_workers\n",  # a config's key: anything may read it
+        "def workers():\n    return args.num_workers\n",  # a return value goes wherever the caller sends it
+        "n = args.num_workers\nsubprocess.run(f'python train.py --workers {n}', shell=True)\n",
+        "def build(**kw):\n    return make(**kw)\nbuild(num_workers=args.num_workers)\n",  # on through **kwargs
+        "def build(n):\n    return DataLoader(ds, num_workers=n)\nbuild(args.num_workers)\n",
+        "x = lambda: args.num_workers\n",
+        "a, b = args.num_workers, 1\n",  # unpacked: not followed
+    ],
+)
+def test_a_count_that_may_reach_a_loader_is_not_kept(body: str) -> None:
+    assert _kept(body) == []
+
+
+def test_a_module_of_the_program_that_sends_the_count_on_is_read_too() -> None:
+    body = "from pipeline import build\nbuild(args.num_workers)\n"
+    assert _kept(body, ("--num_workers", "4"), "def build(n):\n    return range(n)\n") == ["--num_workers"]
+    assert _kept(body, ("--num_workers", "4"), "def build(n):\n    return load(n)\n") == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "kept"),
+    [
+        (("--num_workers", "0"), []),  # no count: nothing to decide
+        (("--num_workers", "$N"), []),
+        (("--workers", "4"), []),  # not an option the program declares
+        (("--model", "4", "--num_workers=2"), ["--model", "--num_workers"]),  # every declared count, each alone
+    ],
+)
+def test_only_counts_of_declared_options_are_followed(arguments: tuple[str, ...], kept: list[str]) -> None:
+    assert _kept("", arguments) == kept
+
+
+def test_a_file_that_does_not_parse_proves_nothing() -> None:
+    assert _kept("", ("--num_workers=4",)) == ["--num_workers"]
+    assert _kept("", ("--num_workers=4",), "def broken(:\n") == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=300), st.lists(st.sampled_from(["--num_workers", "4", "--x=2", "-n", "7"]), max_size=6))
+def test_following_never_raises(module: str, arguments: list[str]) -> None:
+    kept = _kept("", tuple(arguments), module)
+    assert set(kept) <= {"--num_workers", "--model"}
+
+
+_RAY_BATCH = _PARSER + (
+    "import ray, torch\n"
+    "ray.init(num_gpus=torch.cuda.device_count())\n"
+    "class Orchestrator:\n"
+    "    def __init__(self, model, num_workers=4):\n"
+    "        self.actors = [Actor.remote(model) for _ in range(num_workers)]\n"
+    "Orchestrator(args.model, num_workers=args.num_workers)\n"
+)
+_LOADER = _PARSER + "import torch\nloader = torch.utils.data.DataLoader(ds, num_workers=args.num_workers)\n"
+
+
+def _shm001(root: Path) -> list[tuple[str, str]]:
+    return [(f.severity.label, f.message) for f in check_paths(Settings(), [root]).findings if f.code == "SHM001"]
+
+
+@pytest.mark.parametrize("run", ["docker run", "k8s"])
+def test_an_option_the_program_keeps_is_not_the_gates_evidence(tmp_path: Path, run: str) -> None:
+    """The same command line fails the gate where the program hands ``--num_workers`` to a DataLoader, and is an
+    undecided need (info, saying why) where its code sizes Ray actors with it."""
+    if run == "docker run":
+        (tmp_path / "run.sh").write_text("docker run --gpus all img python batch.py --num_workers 4\n")
+    else:
+        (tmp_path / "job.yaml").write_text(
+            "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: b\nspec:\n  template:\n    spec:\n"
+            "      containers:\n      - name: b\n        image: img\n"
+            "        command: [python, batch.py, --num_workers=4]\n"
+            "        resources:\n          limits:\n            nvidia.com/gpu: 1\n"
+        )
+    (tmp_path / "batch.py").write_text(_LOADER)
+    [(severity, message)] = _shm001(tmp_path)
+    assert severity == "error" and "--num_workers" in message
+    (tmp_path / "batch.py").write_text(_RAY_BATCH)
+    assert _shm001(tmp_path) == []  # undecided: counted in the summary, listed on request
+    report = check_paths(Settings(undecided="show"), [tmp_path])
+    [finding] = [f for f in report.findings if f.code == "SHM001"]
+    assert finding.severity.label == "info"
+    assert "--num_workers is batch.py's own option (batch.py:3), which its code gives to no loader" in finding.detail
+
+
+def test_an_option_of_a_program_the_repository_does_not_hold_stays_evidence(tmp_path: Path) -> None:
+    (tmp_path / "run.sh").write_text("docker run --gpus all img python /opt/elsewhere/batch.py --num_workers 4\n")
+    [(severity, message)] = _shm001(tmp_path)
+    assert severity == "error" and "--num_workers 4" in message
+
+
+def test_the_need_without_the_kept_option_is_still_decided_by_the_rest(tmp_path: Path) -> None:
+    """Leaving the kept option out leaves the command's other evidence: a launcher's processes still decide."""
+    (tmp_path / "run.sh").write_text("docker run --gpus all img torchrun --nproc_per_node 4 batch.py --num_workers 4\n")
+    (tmp_path / "batch.py").write_text(_RAY_BATCH)
+    [(severity, message)] = _shm001(tmp_path)
+    assert severity == "error" and "nproc_per_node" in message
+
+
+@pytest.mark.parametrize(
+    ("command", "tier"),
+    [
+        ("python batch.py --num_workers 4", Tier.UNKNOWN),
+        ("python /app/batch.py --num_workers=4", Tier.UNKNOWN),
+        # typed one after another: batch.py keeping its option says nothing of train.py's
+        ("python batch.py --num_workers 4 ; python train.py --num_workers 4", Tier.NEEDS),
+        ("python batch.py --workers 2 --num_workers 4", Tier.UNKNOWN),
+    ],
+)
+def test_an_option_is_left_out_only_where_its_program_runs(command: str, tier: Tier) -> None:
+    kept = ProjectFacts(kept=(KeptOption("--num_workers", "batch.py:3", "batch.py"),))
+    need = decide(pod_workload(command=command, project=kept), builtin())
+    assert need is not None and need.tier is tier
