@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shmlint.model import KeptOption, ProjectFacts, Tier
+from shmlint.model import ProjectFacts, Tier
 from shmlint.need import builtin, decide
-from shmlint.project.pyoption_flow import kept_options
+from shmlint.project.pyoption_flow import Kept, kept_options
 from shmlint.project.pyoptions import options
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
@@ -31,7 +31,7 @@ _PARSER = (
 def _kept(body: str, arguments: tuple[str, ...] = ("--num_workers", "4"), *modules: str) -> list[str]:
     text = _PARSER + body
     declared = options(list(ast.walk(ast.parse(text))))
-    return [kept.flag for kept in kept_options([text, *modules], arguments, declared)]
+    return [kept.flag for kept in kept_options([text, *modules], arguments, declared, "batch.py")]
 
 
 @pytest.mark.parametrize(
@@ -176,6 +176,6 @@ def test_the_need_without_the_kept_option_is_still_decided_by_the_rest(tmp_path:
     ],
 )
 def test_an_option_is_left_out_only_where_its_program_runs(command: str, tier: Tier) -> None:
-    kept = ProjectFacts(kept=(KeptOption("--num_workers", "batch.py:3", "batch.py"),))
+    kept = ProjectFacts(kept=(Kept("--num_workers", "batch.py:3", "batch.py"),))
     need = decide(pod_workload(command=command, project=kept), builtin())
     assert need is not None and need.tier is tier

@@ -149,6 +149,8 @@ def _tier_for(need: dict, image: str = "", command: str = "") -> str:
         ("aibrix/sglang-router:v0.1.6", "", "free"),
         ("nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless", "", "free"),
         ("nvcr.io/nvidia/k8s/cuda-sample:nbody", "nbody -benchmark", "free"),
+        ("nvidia/samples:vectoradd-cuda11.2.1", "", "free"),  # the GPU Operator's older test pod (audit76a)
+        ("example.org/nvidia-samples:1", "", ""),  # not the repository: no entry
         # NGC's entrypoint runs the command given: another program replaces the server (audit74a)
         ("nvcr.io/nvidia/tritonserver:26.07-vllm-python-py3", "", "needs"),
         ("nvcr.io/nvidia/tritonserver:26.07-vllm-python-py3", "--model-repository=/models", "needs"),

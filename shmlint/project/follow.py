@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from shmlint.model import STARTED_AT, CodeFact, KeptOption, Launch, MountedConfig, ProjectFacts
+from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
 from shmlint.parsers.programs import TEXT_ONLY, program
 from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, ProjectFiles, Reader, holds
 from shmlint.project.launchers import UNKNOWN, Target, known, shown, target
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from shmlint.project.configs import Setting
     from shmlint.project.pycode import PyFacts
     from shmlint.project.pyhelpers import LoaderHelper
+    from shmlint.project.pyoption_flow import Kept
     from shmlint.project.pyoptions import Option
     from shmlint.project.pyvalues import Value
     from shmlint.project.shellvars import Line
@@ -97,7 +98,7 @@ class _Walk:
         self.inline = 0  # ``sh -c`` strings read, so nested ones cannot recurse without end
         self.mounts: list[tuple[str, str]] = []  # bind mounts: (container path, repository folder)
         self.missing: list[str] = []  # scripts and programs a command names that are not in the checked files
-        self.kept: list[KeptOption] = []  # options the programs keep to themselves (``keep_options``)
+        self.kept: list[Kept] = []  # options the programs keep to themselves (``keep_options``)
         #: the repository's files the image copies one by one (``COPY docker/start.sh /start.sh``), by the
         #: container path they are at
         self.copied: dict[str, str] = {}
@@ -353,8 +354,7 @@ class _Walk:
 
         texts = [text for path in self.modules if (text := self.reader.text(path)) is not None]
         if len(texts) == len(self.modules):
-            kept = kept_options(texts, found.arguments, self.options)
-            self.kept += [KeptOption(option.flag, option.place, found.name) for option in kept]
+            self.kept += kept_options(texts, found.arguments, self.options, found.name)
 
     def program(self, env: Mapping[str, str]) -> None:
         """Start a program's own environment (for ``os.environ`` in its code), options and config files."""

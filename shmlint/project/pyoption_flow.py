@@ -40,10 +40,13 @@ _PARSE_CALLS = frozenset({"parse_args", "parse_known_args"})
 
 
 class Kept(NamedTuple):
-    """An option the command line sets that the program declares, and keeps to code that makes no loader."""
+    """A program's own option whose count its code keeps away from loaders and launchers (``--num_workers`` that
+    sizes a list of Ray actors): ``shmlint.model.KeptOption`` to the tier model, made here so that a run whose walk
+    never meets one does not build the class."""
 
     flag: str
-    place: str  # where the program declares it (``line 12`` of the run file, ``opts.py:12`` of a module)
+    place: str  # where the program declares it (``batch_service.py:569``, ``opts.py:12`` of a module it imports)
+    program: str  # the program's file or module as the command names it (``batch_service.py``)
 
 
 class _Callable(NamedTuple):
@@ -54,10 +57,12 @@ class _Callable(NamedTuple):
     open_keywords: bool  # ``**kwargs``: a keyword it does not name goes on unseen
 
 
-def kept_options(texts: Sequence[str], arguments: Sequence[str], declared: Mapping[str, Option]) -> tuple[Kept, ...]:
+def kept_options(
+    texts: Sequence[str], arguments: Sequence[str], declared: Mapping[str, Option], program: str
+) -> tuple[Kept, ...]:
     """The options ``arguments`` give a positive count to, that ``declared`` (the program's argparse options, by
-    dest) holds, and whose value the program's files (``texts``, the run file first) keep to themselves. A file
-    that does not parse proves nothing: none then."""
+    dest) holds, and whose value the program's files (``texts``, the run file first) keep to themselves; ``program``:
+    how the command names the program. A file that does not parse proves nothing: none then."""
     wanted = _counted(arguments, declared)
     if not wanted:
         return ()
@@ -67,8 +72,8 @@ def kept_options(texts: Sequence[str], arguments: Sequence[str], declared: Mappi
             trees.append(ast.parse(text))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return ()
-    program = _Program(trees)
-    return tuple(Kept(flag, declared[dest].place) for flag, dest in wanted if program.keeps(dest))
+    code = _Program(trees)
+    return tuple(Kept(flag, declared[dest].place, program) for flag, dest in wanted if code.keeps(dest))
 
 
 def _counted(arguments: Sequence[str], declared: Mapping[str, Option]) -> list[tuple[str, str]]:
