@@ -196,19 +196,17 @@ _SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 
 def _unkept(command: str, facts: ProjectFacts | None) -> str:
     """The command without the options its program keeps to itself (``ProjectFacts.kept``): what the data's
-    patterns read. An option is left out of a command that names its program only."""
+    patterns read. An option is left out only where the command names its program as the walk read it."""
     if facts is None or not facts.kept or not command:
         return command
     words = command.split(" ")
     dropped: set[int] = set()
     for kept in facts.kept:
-        program = kept.program.rpartition("/")[2]
-        names = (program, f"{program}.py")
         ours = False  # in a part of the command that runs the program (``a.py --n 4 && b.py --n 4``: a's only)
         for at, word in enumerate(words):
             if word in _SEPARATORS:
                 ours = False
-            ours = ours or word.rpartition("/")[2] in names
+            ours = ours or word == kept.program  # as the command wrote it: ``b/train.py`` is another program
             if ours and word == kept.flag:
                 dropped |= {at, at + 1}
             elif ours and word.startswith(f"{kept.flag}="):

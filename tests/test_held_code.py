@@ -323,3 +323,73 @@ def test_a_makefile_of_many_recipes_is_read_once_and_bounded(tmp_path: Path, mon
     monkeypatch.setattr(held, "command_run", counting)
     assert len(_shm001(tmp_path)) == 3
     assert len(followed) == len(set(followed)) == held.MAX_RECIPES
+
+
+@pytest.mark.parametrize(
+    ("source", "label"),
+    [
+        ("/mnt/w/prj/GraduateWork/UNIT/", "error"),  # ends in the script's own folder: its author's clone of it
+        ("/home/me/projects/UNIT", "error"),
+        ("/mnt/data/UNIT-images", "info"),  # another folder
+        ("/mnt/data", "info"),
+    ],
+)
+def test_a_mount_of_the_authors_path_to_the_scripts_folder_holds_that_folder(
+    tmp_path: Path, source: str, label: str
+) -> None:
+    """audit77a: ``docker run ... --mount type=bind,source=/mnt/w/prj/GraduateWork/UNIT/,target=... -i -t unit:test``
+    in ``UNIT/docker.sh``: the author's path to the folder the script is in; its training program is what runs."""
+    _write(
+        tmp_path,
+        {
+            "UNIT/docker.sh": GPU_SHELL.format(source=source, command="bash"),
+            "UNIT/train.py": LOADER,
+        },
+    )
+    assert _shm001(tmp_path)["UNIT/docker.sh"].severity.label == label
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "flags", "label"),
+    [
+        ("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch\n", "-it", "error"),
+        ("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch\n", "", "info"),  # no terminal
+        ('FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCMD ["python", "serve.py"]\n', "-it", "info"),  # its CMD
+    ],
+)
+def test_a_terminal_in_an_image_built_here_that_starts_nothing_is_its_shell(
+    tmp_path: Path, dockerfile: str, flags: str, label: str
+) -> None:
+    """``docker run -it IMAGE`` with no command, of an image whose Dockerfile has no CMD or ENTRYPOINT: the base
+    image's shell, judged by the training programs it holds, as ``docker run -it IMAGE bash`` is."""
+    _write(
+        tmp_path,
+        {
+            "Dockerfile": dockerfile,
+            "run.sh": f"docker build -t acme/dev .\ndocker run {flags} --gpus all -v $PWD:/work acme/dev\n",
+            "train.py": LOADER,
+            "serve.py": "print('serving')\n",
+        },
+    )
+    assert _shm001(tmp_path)["run.sh"].severity.label == label
+
+
+def test_an_image_named_for_the_scripts_folder_is_built_by_the_dockerfile_beside(tmp_path: Path) -> None:
+    """audit77a: ``UNIT/docker.sh`` runs ``unit:test``, which ``UNIT/Dockerfile`` builds (no CMD: its base's shell),
+    with the author's path to ``UNIT`` mounted; checked from the repository's top, whose name is another."""
+    _write(
+        tmp_path,
+        {
+            "UNIT/Dockerfile": "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch\n",
+            "UNIT/docker.sh": (
+                "docker run --mount type=bind,source=/mnt/w/prj/GraduateWork/UNIT/,target=/mnt/w/prj/GraduateWork/UNIT/"
+                " --runtime nvidia -i -t unit:test\n"
+            ),
+            "UNIT/train.py": LOADER,
+            "CycleGAN/docker.sh": "docker run --runtime nvidia -i -t unit:test\n",  # not named for its folder
+        },
+    )
+    found = _shm001(tmp_path)
+    assert found["UNIT/docker.sh"].severity.label == "error"
+    assert "UNIT/train.py:3 DataLoader(num_workers=4)" in found["UNIT/docker.sh"].detail
+    assert found["CycleGAN/docker.sh"].severity.label == "info"

@@ -31,7 +31,8 @@ _PARSER = (
 def _kept(body: str, arguments: tuple[str, ...] = ("--num_workers", "4"), *modules: str) -> list[str]:
     text = _PARSER + body
     declared = options(list(ast.walk(ast.parse(text))))
-    return [kept.flag for kept in kept_options([text, *modules], arguments, declared, "batch.py")]
+    files = [("batch.py", text), *((f"pipeline{i or ''}.py", module) for i, module in enumerate(modules))]
+    return [kept.flag for kept in kept_options(files, arguments, declared, "batch.py")]
 
 
 @pytest.mark.parametrize(
@@ -55,6 +56,7 @@ def _kept(body: str, arguments: tuple[str, ...] = ("--num_workers", "4"), *modul
         # passed whole to a function of its own, which reads it for a count of threads it logs
         "def main(opts):\n    n = min(opts.num_workers, 8)\n    print(n)\nmain(args)\n",
         "def run(model, count):\n    for i in range(count):\n        print(i)\nrun(args.model, args.num_workers)\n",
+        "def workers():\n    return args.num_workers\nprint(workers())\n",  # returned to a caller that prints it
     ],
 )
 def test_a_count_the_program_keeps_to_itself_is_kept(body: str) -> None:
@@ -69,12 +71,41 @@ def test_a_count_the_program_keeps_to_itself_is_kept(body: str) -> None:
         "trainer = Trainer(args)\n",  # the whole options object handed to a library
         "cfg = dict(vars(args))\n",
         "cfg = {}\ncfg['num_workers'] = args.num_workers\n",  # a config's key: anything may read it
-        "def workers():\n    return args.num_workers\n",  # a return value goes wherever the caller sends it
+        "def workers():\n    return args.num_workers\nload(workers())\n",  # its callers send it on
         "n = args.num_workers\nsubprocess.run(f'python train.py --workers {n}', shell=True)\n",
         "def build(**kw):\n    return make(**kw)\nbuild(num_workers=args.num_workers)\n",  # on through **kwargs
         "def build(n):\n    return DataLoader(ds, num_workers=n)\nbuild(args.num_workers)\n",
         "x = lambda: args.num_workers\n",
         "a, b = args.num_workers, 1\n",  # unpacked: not followed
+        # review of this change: each once dropped to "undecided" while the value reached a library
+        "cfg = get_cfg()\ncfg.DATALOADER.NUM_WORKERS = args.num_workers\nDefaultTrainer(cfg).train()\n",
+        "config = SimpleNamespace()\nconfig.loader_workers = args.num_workers\nmylib.fit(config)\n",
+        "class Cfg:\n    num_workers: int = 0\ncfg = Cfg(num_workers=args.num_workers)\nmylib.fit(cfg)\n",
+        "def get_args():\n    return p.parse_args()\nopts = get_args()\nmylib.train(opts)\n",
+        "opts: argparse.Namespace = p.parse_args()\nmylib.train(opts)\n",
+        "class App:\n    def __init__(self):\n        self.args = p.parse_args()\n"
+        "    def go(self):\n        mylib.train(self.args)\nApp().go()\n",
+        "def main(opt):\n    mylib.fit(opt)\nmain(p.parse_args())\n",
+        "mylib.train(**dict(args._get_kwargs()))\n",
+        "subprocess.run([sys.executable, '-m', 'pkg.train'] + sys.argv[1:])\n",
+        (
+            "class Loader(DataLoader):\n    def __init__(self, ds, num_workers):\n"
+            "        super().__init__(ds, num_workers=num_workers)\nLoader(ds, args.num_workers)\n"
+        ),
+        (
+            "class R:\n    def run(self, cmd):\n        pass\n"
+            "subprocess.run(['python', 'inner.py', '--num_workers', str(args.num_workers)])\n"
+        ),
+        (
+            "class L:\n    @staticmethod\n    def make(workers, verbose):\n        return DataLoader(ds, num_workers=workers)\n"
+            "L.make(args.num_workers, True)\n"
+        ),
+        "@mylib.spawn_per_worker\ndef work(n):\n    print(n)\nwork(args.num_workers)\n",
+        (
+            "def build_dataloader(cfg):\n    return cfg\n"
+            "mmdet.datasets.build_dataloader(ds, workers_per_gpu=args.num_workers)\n"
+        ),
+        "for nw in [0, args.num_workers]:\n    DataLoader(ds, num_workers=nw)\n",
     ],
 )
 def test_a_count_that_may_reach_a_loader_is_not_kept(body: str) -> None:
@@ -85,6 +116,13 @@ def test_a_module_of_the_program_that_sends_the_count_on_is_read_too() -> None:
     body = "from pipeline import build\nbuild(args.num_workers)\n"
     assert _kept(body, ("--num_workers", "4"), "def build(n):\n    return range(n)\n") == ["--num_workers"]
     assert _kept(body, ("--num_workers", "4"), "def build(n):\n    return load(n)\n") == []
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "9" * 5000, "0x4"])
+def test_a_count_argparse_would_not_read_is_not_followed(value: str) -> None:
+    """``'²'.isdigit()`` holds and ``int`` refuses it; a 5000-digit count passes ``isdigit`` and ``int`` refuses it
+    too: neither may stop the check of the file (review: an internal error lost every finding)."""
+    assert _kept("", ("--num_workers", value)) == []
 
 
 @pytest.mark.parametrize(
@@ -166,16 +204,17 @@ def test_the_need_without_the_kept_option_is_still_decided_by_the_rest(tmp_path:
 
 
 @pytest.mark.parametrize(
-    ("command", "tier"),
+    ("command", "program", "tier"),
     [
-        ("python batch.py --num_workers 4", Tier.UNKNOWN),
-        ("python /app/batch.py --num_workers=4", Tier.UNKNOWN),
+        ("python batch.py --num_workers 4", "batch.py", Tier.UNKNOWN),
+        ("python /app/batch.py --num_workers=4", "/app/batch.py", Tier.UNKNOWN),
+        ("python b/batch.py --num_workers 4", "batch.py", Tier.NEEDS),  # another program of the same name
         # typed one after another: batch.py keeping its option says nothing of train.py's
-        ("python batch.py --num_workers 4 ; python train.py --num_workers 4", Tier.NEEDS),
-        ("python batch.py --workers 2 --num_workers 4", Tier.UNKNOWN),
+        ("python batch.py --num_workers 4 ; python train.py --num_workers 4", "batch.py", Tier.NEEDS),
+        ("python batch.py --workers 2 --num_workers 4", "batch.py", Tier.UNKNOWN),
     ],
 )
-def test_an_option_is_left_out_only_where_its_program_runs(command: str, tier: Tier) -> None:
-    kept = ProjectFacts(kept=(Kept("--num_workers", "batch.py:3", "batch.py"),))
+def test_an_option_is_left_out_only_where_its_program_runs(command: str, program: str, tier: Tier) -> None:
+    kept = ProjectFacts(kept=(Kept("--num_workers", "batch.py:3", program),))
     need = decide(pod_workload(command=command, project=kept), builtin())
     assert need is not None and need.tier is tier

@@ -122,8 +122,9 @@ def _torch_built(
 
 
 def _own_image_beside(workload: Workload, knowledge: Knowledge, project: ProjectIndex | None) -> Workload:
-    """A command line's container whose image is the repository's own by its name (``shmlint.project.own_image``)
-    and that the data does not know takes the Dockerfile beside the line as its image's build, as a guess: a
+    """A command line's container whose image is the repository's own by its name, or its folder's
+    (``shmlint.project.own_image``: ``unit:test`` run from ``UNIT/docker.sh``, audit77a), and that the data does not
+    know takes the Dockerfile beside the line as its image's build, as a guess: a
     ``docker run`` line's image is as often built in another folder, or another project's, so only the name says
     it is this one's."""
     launch = workload.launch
@@ -145,7 +146,10 @@ def _own_image_beside(workload: Workload, knowledge: Knowledge, project: Project
     if root is None:
         return workload
     name = project.files.per_folder(clone_name, root) if project.files is not None else repository_name(root)
-    if not named_for(workload.image, name) or knows_image(workload.image, knowledge):  # the data's entries last
+    folder = os.path.basename(os.path.realpath(launch.base_dir))  # a project of its own in a folder of the tree
+    if not (named_for(workload.image, name) or named_for(workload.image, folder)):
+        return workload
+    if knows_image(workload.image, knowledge):  # the data's entries last
         return workload
     return workload._replace(launch=launch._replace(dockerfile_beside=True))
 
@@ -210,7 +214,7 @@ def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) 
     launch = workload.launch
     if facts is None or not workload.gpu or (launch is not None and launch.exec_into):
         return need, facts  # on the CPU, or its work is what the file execs into it
-    if not holds_only(workload, knowledge):
+    if not (holds_only(workload, knowledge) or _its_images_shell(workload, facts)):
         return need, facts
     from shmlint.project.held import held_training  # loaded for a holder with the repository in it only
 
@@ -222,6 +226,16 @@ def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) 
     if found is None or found.tier is not Tier.NEEDS:
         return need, facts
     return found, richer
+
+
+def _its_images_shell(workload: Workload, facts: ProjectFacts) -> bool:
+    """No command and a terminal, in an image the repository builds whose Dockerfile starts nothing of its own (no
+    CMD or ENTRYPOINT): its base image's shell, where people type the repository's commands (audit77a: ``docker run
+    -i -t unit:test`` of a training repository's image, its code mounted by its author's path)."""
+    launch = workload.launch
+    return (
+        launch is not None and launch.terminal and not workload.command and facts.started is None and bool(facts.images)
+    )
 
 
 def _over_ssh(workload: Workload) -> bool:

@@ -352,9 +352,9 @@ class _Walk:
             return
         from shmlint.project.pyoption_flow import kept_options  # loaded for a program given options of its own
 
-        texts = [text for path in self.modules if (text := self.reader.text(path)) is not None]
-        if len(texts) == len(self.modules):
-            self.kept += kept_options(texts, found.arguments, self.options, found.name)
+        files = [(path, text) for path in self.modules if (text := self.reader.text(path)) is not None]
+        if len(files) == len(self.modules):
+            self.kept += kept_options(files, found.arguments, self.options, found.name)
 
     def program(self, env: Mapping[str, str]) -> None:
         """Start a program's own environment (for ``os.environ`` in its code), options and config files."""
@@ -760,9 +760,32 @@ def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:
         caller = launch.caller_relative and not os.path.isabs(source)
         tried = [*starts, *reader.index.roots] if caller else starts[:1]
         host = next((real for start in tried if (real := reader.folder(os.path.join(start, source)))), None)
+        if host is None and source.startswith("/"):
+            host = _authors_clone(source, launch.base_dir, reader)
         if host is not None:
             found.append((mounted.rstrip("/") or "/", host))
     return found
+
+
+def _authors_clone(source: str, base_dir: str, reader: Reader) -> str | None:
+    """The repository's folder an absolute path of its author's machine stands for: one that ends in the name of the
+    file's own folder or of a folder above it in the repository (``-v /mnt/w/prj/GraduateWork/UNIT/:...`` in
+    ``UNIT/docker.sh``), or in the name the clone knows its repository by (audit77a: a training container held the
+    repository's code by its author's path, and none of it was read). A path the shell still fills in is not one."""
+    name = posixpath.basename(source.rstrip("/"))
+    if not name or not known(source):
+        return None
+    folder = reader.folder(base_dir)
+    for _ in range(MAX_PARTS):
+        if folder is None:
+            break
+        if os.path.basename(folder) == name:
+            return folder
+        above = os.path.dirname(folder)
+        folder = reader.folder(above) if above != folder else None
+    from shmlint.project.origin import repository_name  # for a mount of a path from another machine only
+
+    return next((reader.folder(root) for root in reader.index.roots if repository_name(root) == name), None)
 
 
 def _covers(mounted: str, path: str) -> bool:

@@ -3,40 +3,50 @@ is a DataLoader's workers or a tensor-parallel size only if the code hands it to
 A data pattern reads the option by its name; where the program is the repository's and declares the option, the
 code's word wins (audit75c: ``--num_workers 4`` sized a list of Ray actors, six errors where no loader exists).
 
-The value is followed through the program's files, by name (an attribute or a plain name that holds it, a
-parameter of the repository's own function it is passed to, the object ``parse_args`` returns): it stays in the
-code only where every use ends in arithmetic, a comparison, ``range``, logging or printing, or is stored under a
-name followed in turn. Passed to anything else (a library's call, a subscript, a return value), it may reach a
-loader, and the option stays evidence: unknown is never taken for harmless.
+The value, and every object that holds it, is followed through the program's files by name: an attribute or a
+plain name it is stored under, a parameter of the program's own function or class it is passed to (called by its
+plain name, or as a method of the program's own classes), the object ``parse_args`` returns and any instance that
+keeps the value. It stays in the code only where every use ends in arithmetic, a comparison, an index, ``range``,
+logging or printing. Anything else (a library's call, a method of an object the program does not define, a
+subscript's or a config object's store, a return value, a class with a base from elsewhere, ``sys.argv`` read
+again) may reach a loader, and the option stays evidence: unknown is never taken for harmless. Bounded: a program
+of more than ``MAX_NODES`` nodes, or a value that spreads to more than ``MAX_NAMES`` names, keeps nothing.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.pyoptions import Option
-from shmlint.project.pysyntax import called
 
-#: options of one command line followed, and names one option's value may be followed through
+#: options of one command line followed, names one value may spread to, nodes of one program's files, and the
+#: expressions one use is followed up through
 MAX_OPTIONS = 4
 MAX_NAMES = 64
-#: calls whose result is not the value: it ends there (``range(n)`` counts a loop; logging and printing show it)
-_ENDS = frozenset(
-    {
-        *("range", "len", "print", "isinstance", "hasattr", "enumerate", "repr"),
-        *("debug", "info", "warning", "warn", "error", "exception", "critical", "log"),
-    }
-)
-#: calls whose result is the value still (``min(4, n)``), followed to where the result goes
+MAX_NODES = 200_000
+MAX_CLIMB = 32
+#: a count argparse reads as a whole number (``int`` takes any length, ``str.isdigit`` other scripts' digits)
+MAX_DIGITS = 9
+#: built-in calls whose result is not the value: it ends there (``range(n)`` counts a loop)
+_ENDS = frozenset({"range", "len", "print", "isinstance", "hasattr", "repr", "id", "type"})
+#: methods that log what they are given, whatever the logger is
+_LOGGING = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+#: built-in calls whose result is the value still (``min(4, n)``): followed to where the result goes
 _KEEPS = frozenset({"int", "float", "str", "min", "max", "abs", "round", "bool", "format"})
 #: expressions that hold the value on: followed to where they go
 _CARRIERS = (
-    *(ast.BinOp, ast.UnaryOp, ast.IfExp, ast.BoolOp, ast.JoinedStr, ast.FormattedValue, ast.Starred),
+    *(ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.JoinedStr, ast.FormattedValue),
     *(ast.Tuple, ast.List, ast.Set),
 )
+#: statements and expressions whose test the value ends in
+_TESTS = (ast.Compare, ast.If, ast.While, ast.Assert, ast.Expr)
+#: the calls that make the options' object
 _PARSE_CALLS = frozenset({"parse_args", "parse_known_args"})
+#: decorators that leave a method's call as written (any other may wrap it in a library's function)
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 
 
 class Kept(NamedTuple):
@@ -50,29 +60,36 @@ class Kept(NamedTuple):
 
 
 class _Callable(NamedTuple):
-    """One of the program's functions or classes, as a call binds its arguments."""
+    """One of the program's functions, methods or classes, as a call binds its arguments."""
 
     positional: tuple[str, ...]
     keywords: frozenset[str]
-    open_keywords: bool  # ``**kwargs``: a keyword it does not name goes on unseen
+    open_ended: bool  # ``*args`` or ``**kwargs``: what it does not name goes on unseen
+
+
+#: what a followed name stands for: ("name" or "attribute", the name, whether it is an object that holds the value)
+_Item = tuple[str, str, bool]
 
 
 def kept_options(
-    texts: Sequence[str], arguments: Sequence[str], declared: Mapping[str, Option], program: str
+    files: Sequence[tuple[str, str]], arguments: Sequence[str], declared: Mapping[str, Option], program: str
 ) -> tuple[Kept, ...]:
     """The options ``arguments`` give a positive count to, that ``declared`` (the program's argparse options, by
-    dest) holds, and whose value the program's files (``texts``, the run file first) keep to themselves; ``program``:
-    how the command names the program. A file that does not parse proves nothing: none then."""
+    dest) holds, and whose value the program's files (``files``: path and text, the run file first) keep to
+    themselves; ``program``: how the command names the program. A file that does not parse proves nothing: none
+    then."""
     wanted = _counted(arguments, declared)
     if not wanted:
         return ()
     trees = []
-    for text in texts:
+    for _, text in files:
         try:
             trees.append(ast.parse(text))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return ()
-    code = _Program(trees)
+    code = _Program.of(trees, [path for path, _ in files])
+    if code is None:
+        return ()
     return tuple(Kept(flag, declared[dest].place, program) for flag, dest in wanted if code.keeps(dest))
 
 
@@ -84,152 +101,332 @@ def _counted(arguments: Sequence[str], declared: Mapping[str, Option]) -> list[t
         flag, equals, value = word.partition("=")
         if not equals:
             value = arguments[at + 1] if at + 1 < len(arguments) else ""
-        if flag.startswith("-") and flag in by_flag and value.isdigit() and int(value) > 0:
+        count = value.isascii() and value.isdigit() and len(value) <= MAX_DIGITS and int(value) > 0
+        if flag.startswith("-") and flag in by_flag and count:
             found.append((flag, by_flag[flag]))
     return list(dict.fromkeys(found))[:MAX_OPTIONS]
 
 
 class _Program:
-    """The program's files, with what following a value needs: each node's parent and the callables defined."""
+    """The program's files, indexed once: each node's parent, the loads of each name and attribute, and the
+    callables the program defines (only by names no import binds)."""
 
-    def __init__(self, trees: Sequence[ast.Module]) -> None:
-        self.nodes: list[ast.AST] = [node for tree in trees for node in ast.walk(tree)]
-        self.parents = {id(child): node for node in self.nodes for child in ast.iter_child_nodes(node)}
-        self.callables: dict[str, list[_Callable]] = {}
-        for node in self.nodes:
+    def __init__(self, nodes: list[ast.AST], paths: Sequence[str]) -> None:
+        self.parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
+        self.names: dict[str, list[ast.Name]] = {}
+        self.attributes: dict[str, list[ast.Attribute]] = {}
+        self.calls: dict[str, list[ast.Call]] = {}  # calls of a plain name: where a function's result goes
+        self.parsed: list[ast.Call] = []  # ``parse_args()``, ``parse_known_args()``: the options' object made
+        imported: set[str] = set()  # names imports bind from outside the program
+        for node in nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.names.setdefault(node.id, []).append(node)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                self.attributes.setdefault(node.attr, []).append(node)
+            elif isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Name):
+                    self.calls.setdefault(node.func.id, []).append(node)
+                if _decorator(node.func) in _PARSE_CALLS:
+                    self.parsed.append(node)
+            elif isinstance(node, ast.Import) or (isinstance(node, ast.ImportFrom) and not _local(node, paths)):
+                imported.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+        self.functions: dict[str, list[_Callable | None]] = {}
+        self.methods: dict[str, list[_Callable | None]] = {}
+        self.defining: dict[str, list[str]] = {}  # method name -> the classes that define it
+        self.classes: dict[str, ast.ClassDef] = {}
+        for node in nodes:
+            parent = self.parents.get(id(node))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                method = isinstance(self.parents.get(id(node)), ast.ClassDef)
-                self.callables.setdefault(node.name, []).append(_signature(node.args, method=method))
-            elif isinstance(node, ast.ClassDef):
-                self.callables.setdefault(node.name, []).append(_class_signature(node))
-        self.holders = frozenset(_parsed_names(self.nodes))
+                if isinstance(parent, ast.ClassDef):
+                    self.methods.setdefault(node.name, []).append(_method(node))
+                    self.defining.setdefault(node.name, []).append(parent.name)
+                elif isinstance(parent, ast.Module) and node.name not in imported:
+                    self.functions.setdefault(node.name, []).append(None if node.decorator_list else _plain(node))
+            elif isinstance(node, ast.ClassDef) and isinstance(parent, ast.Module) and node.name not in imported:
+                self.classes[node.name] = node
+        #: each class's own ``self``: its loads in the class's methods (a nested class's are its own)
+        self.selves: dict[str, list[ast.Name]] = {}
+        for node in self.names.get("self", ()):
+            scope = self._class_of(node)
+            if scope is not None:
+                self.selves.setdefault(scope.name, []).append(node)
+        #: ``sys.argv`` read other than by argparse: the command line may go on to another program as it is
+        self.argv_read = "argv" in imported or any(
+            isinstance(node.value, ast.Name) and node.value.id == "sys" and not self._parsed(node)
+            for node in self.attributes.get("argv", ())
+        )
+
+    @classmethod
+    def of(cls, trees: Sequence[ast.Module], paths: Sequence[str]) -> _Program | None:
+        """The program, or None where it is too large to follow within the bound."""
+        nodes: list[ast.AST] = []
+        for tree in trees:
+            nodes.extend(ast.walk(tree))
+            if len(nodes) > MAX_NODES:
+                return None
+        return cls(nodes, paths)
 
     def keeps(self, dest: str) -> bool:
-        """Whether every use of the option's value, and of the ``parse_args`` object, stays in the program."""
-        names, attributes = set(self.holders), {dest}
-        holders = set(self.holders)
-        while True:
-            added = self._followed(names, attributes, holders, dest)
-            if added is None:
+        """Whether every use of the option's value, and of every object that holds it (the one ``parse_args``
+        makes first), stays in the program."""
+        if self.argv_read:
+            return False
+        queue: list[_Item] = [("attribute", dest, False)]
+        for call in self.parsed:
+            made = self._made(call)
+            if made is None:
                 return False
-            if added <= names:
-                return True
-            names |= added
-            if len(names) > MAX_NAMES:
-                return False
-
-    def _followed(self, names: set[str], attributes: set[str], holders: set[str], dest: str) -> set[str] | None:
-        """The names each use hands the value (or the options' object) on to, None where one may leave the
-        program."""
-        added: set[str] = set()
-        for node in self.nodes:
-            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and node.attr in attributes:
-                holds_object = node.attr in holders  # ``self.args = args``: ``self.args`` holds the object
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
-                holds_object = node.id in holders
-            else:
+            queue += made
+        seen: set[_Item] = set()
+        while queue:
+            item = queue.pop()
+            if item in seen:
                 continue
-            parent = self.parents.get(id(node))
-            if holds_object and isinstance(parent, ast.Attribute) and not parent.attr.startswith("__"):
-                continue  # ``args.other``: another option's value; this one's is followed as an attribute
-            handed = self._use(node)
-            if handed is None:
-                return None
-            if holds_object:
-                holders |= handed
-            added |= handed
-            attributes |= {name for name in handed if name != dest}
-        return added
+            seen.add(item)
+            if len(seen) > MAX_NAMES:
+                return False
+            kind, name, holder = item
+            for node in self._uses(kind, name):
+                if holder and self._reads_from(node):
+                    continue  # ``args.other``: another option's value; this one's is followed by its own name
+                handed = self._use(node, holder)
+                if handed is None:
+                    return False
+                queue.extend(handed)
+                if kind == "attribute" and isinstance(node, ast.Attribute):
+                    queue.extend(self._object(node.value))  # ``args`` of ``args.num_workers``, ``self.args`` too
+        return True
 
-    def _use(self, node: ast.AST) -> set[str] | None:
-        """The names one use of the value hands it to (empty where it ends), None where it may leave the program."""
-        child, parent = node, self.parents.get(id(node))
-        while parent is not None:
-            if isinstance(parent, _CARRIERS):
+    def _made(self, call: ast.Call) -> list[_Item] | None:
+        """Where the options' object goes from the call that makes it: ``parse_known_args``'s pair unpacked keeps
+        it in its first name (the rest are words it did not parse: the option is not among them)."""
+        above = self.parents.get(id(call))
+        if (
+            isinstance(above, ast.Assign)
+            and len(above.targets) == 1
+            and isinstance(pair := above.targets[0], ast.Tuple)
+            and pair.elts
+            and isinstance(pair.elts[0], ast.Name)
+        ):
+            return [("name", pair.elts[0].id, True)]
+        return self._use(call, holder=True)
+
+    def _uses(self, kind: str, name: str) -> Sequence[ast.expr]:
+        if kind == "self":
+            return self.selves.get(name, ())
+        if kind == "returned":
+            return self.calls.get(name, ())
+        return self.names.get(name, ()) if kind == "name" else self.attributes.get(name, ())
+
+    def _object(self, node: ast.expr) -> list[_Item]:
+        """The object an attribute is read from, followed as a holder: a name (``args``), the class's own ``self``,
+        or an attribute of one (``self.args``)."""
+        if isinstance(node, ast.Name):
+            scope = self._class_of(node) if node.id == "self" else None
+            return [("self", scope.name, True)] if scope is not None else [("name", node.id, True)]
+        if isinstance(node, ast.Attribute):
+            return [("attribute", node.attr, True)]
+        return []
+
+    def _function_of(self, node: ast.AST) -> str | None:
+        """The module-level function of the program's own that ``node`` is in (a method's callers are not
+        followed: None)."""
+        scope = self.parents.get(id(node))
+        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            scope = self.parents.get(id(scope))
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and scope.name in self.functions:
+            return scope.name if isinstance(self.parents.get(id(scope)), ast.Module) else None
+        return None
+
+    def _class_of(self, node: ast.AST) -> ast.ClassDef | None:
+        scope = self.parents.get(id(node))
+        while scope is not None and not isinstance(scope, ast.ClassDef):
+            scope = self.parents.get(id(scope))
+        return scope if isinstance(scope, ast.ClassDef) else None
+
+    def _reads_from(self, node: ast.expr) -> bool:
+        """Whether a use of an object only reads an attribute from it (not a method call, nor a dunder)."""
+        parent = self.parents.get(id(node))
+        if not isinstance(parent, ast.Attribute) or parent.value is not node or parent.attr.startswith("__"):
+            return False
+        above = self.parents.get(id(parent))
+        return not (isinstance(above, ast.Call) and above.func is parent)
+
+    def _use(self, node: ast.expr, holder: bool) -> list[_Item] | None:
+        """What one use hands the value (or the object) on to: nothing where it ends, None where it may leave."""
+        child: ast.AST = node
+        parent = self.parents.get(id(node))
+        for _ in range(MAX_CLIMB):
+            if parent is None:
+                return None
+            if isinstance(parent, _CARRIERS) or (isinstance(parent, ast.IfExp) and child is not parent.test):
                 child, parent = parent, self.parents.get(id(parent))
                 continue
-            if isinstance(parent, ast.Call) and child is not parent.func:
-                name = called(parent.func)
-                if name in _ENDS:
-                    return set()
-                if name in _KEEPS:
-                    child, parent = parent, self.parents.get(id(parent))
-                    continue
-                return self._parameters(parent, child)
-            if isinstance(parent, ast.Subscript) and child is parent.slice:
-                return set()  # an index: it picks an item, the item is not the value
             if isinstance(parent, ast.keyword):
                 child, parent = parent, self.parents.get(id(parent))
                 continue
-            if isinstance(parent, (ast.Compare, ast.If, ast.While, ast.Assert, ast.Expr, ast.For)):
-                return set() if not (isinstance(parent, ast.For) and child is parent.target) else None
-            if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                return _stored(parent)
-            return None  # a subscript, a return value, an attribute's base, a lambda...: it may go anywhere
+            if isinstance(parent, ast.Attribute) and parent.value is child:
+                return self._receiver(parent)  # a method called on it
+            if isinstance(parent, ast.Call) and child is not parent.func:
+                found = self._argument(parent, child, holder)
+                if found is not True:
+                    return found
+                child, parent = parent, self.parents.get(id(parent))
+                continue
+            if isinstance(parent, ast.Subscript):
+                return [] if child is parent.slice else None  # an index picks an item; the item is not the value
+            if isinstance(parent, (*_TESTS, ast.IfExp)):
+                return []
+            if isinstance(parent, ast.For) and child is parent.iter:
+                return _targets([parent.target], holder, self)
+            if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and child is parent.value:
+                targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+                return _targets(targets, holder, self)
+            if isinstance(parent, ast.Return):
+                function = self._function_of(parent)  # its callers get it: followed from each call
+                return [("returned", function, holder)] if function is not None else None
+            return None  # a return value, a lambda, a comprehension, a subscript's value...: it may go anywhere
         return None
 
-    def _parameters(self, call: ast.Call, given: ast.AST) -> set[str] | None:
-        """The parameters of the program's own callable that receive ``given`` (an argument or a keyword of
-        ``call``); None for a callable the program does not define, or one it cannot be seen to bind."""
-        signatures = self.callables.get(called(call.func))
-        if not signatures or isinstance(given, ast.Starred):
+    def _argument(self, call: ast.Call, given: ast.AST, holder: bool) -> list[_Item] | Literal[True] | None:
+        """An argument of a call: [] where the call ends it, True where the call's result is the value still, the
+        parameters of the program's own callable that receive it (and for a class of its own, the instance made,
+        which holds it), or None."""
+        func = call.func
+        if isinstance(func, ast.Name) and func.id not in self.functions and func.id not in self.classes:
+            if func.id in _ENDS:
+                return []
+            return True if func.id in _KEEPS and not holder else None
+        if isinstance(func, ast.Attribute) and func.attr in _LOGGING and func.attr not in self.methods:
+            return []
+        if isinstance(given, ast.Starred) or (isinstance(given, ast.keyword) and given.arg is None):
             return None
-        found: set[str] = set()
-        for signature in signatures:
-            if isinstance(given, ast.keyword):
-                if given.arg is None or (given.arg not in signature.keywords and signature.open_keywords):
-                    return None
-                found.add(given.arg)
-            else:
-                at = next((i for i, argument in enumerate(call.args) if argument is given), None)
-                if at is None or at >= len(signature.positional):
-                    return None
-                found.add(signature.positional[at])
-        return found
+        if isinstance(func, ast.Name) and func.id in self.classes:
+            signature = self._constructor(self.classes[func.id])
+            made = self._use(call, holder=True)  # the instance keeps what it is given, as a field or in its self
+            bound = _bind([signature], call, given) if signature is not None else None
+            if bound is None or made is None:
+                return None
+            fields = [item for p in bound for item in (("name", p, holder), ("attribute", p, holder))]
+            return [*fields, ("self", func.id, True), *made]
+        if isinstance(func, ast.Name):
+            bound = _bind(self.functions[func.id], call, given)
+        elif isinstance(func, ast.Attribute) and _on_self(func) and func.attr in self.methods:
+            bound = _bind(self.methods[func.attr], call, given)  # ``self.make(n)``: a method of the program's own
+        else:
+            return None
+        return None if bound is None else [("name", p, holder) for p in bound]
+
+    def _receiver(self, attribute: ast.Attribute) -> list[_Item] | None:
+        """An object a method is called on (``orchestrator.process(...)``): it stays in the program where that
+        method is the program's own (the object is its ``self`` there, followed as any holder is)."""
+        above = self.parents.get(id(attribute))
+        if isinstance(above, ast.Call) and above.func is attribute and attribute.attr in self.methods:
+            return [("self", owner, True) for owner in self.defining[attribute.attr]]
+        return None
+
+    def _constructor(self, node: ast.ClassDef) -> _Callable | None:
+        """How a class of the program's own binds its arguments: its ``__init__``, or with none its annotated
+        fields (a dataclass). A base from outside the program may read what the instance keeps: None then."""
+        if not all(isinstance(base, ast.Name) and base.id in (*self.classes, "object") for base in node.bases):
+            return None
+        if node.decorator_list and not all(_decorator(d) == "dataclass" for d in node.decorator_list):
+            return None
+        init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+        if init is not None:
+            return _method(init)
+        fields = tuple(
+            s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        )
+        return _Callable(fields, frozenset(fields), False)
+
+    def _parsed(self, node: ast.Attribute) -> bool:
+        """``sys.argv`` handed to argparse itself (``parser.parse_args(sys.argv[1:])``)."""
+        above: ast.AST | None = self.parents.get(id(node))
+        if isinstance(above, ast.Subscript):
+            above = self.parents.get(id(above))
+        return isinstance(above, ast.Call) and _decorator(above.func) in _PARSE_CALLS
+
+    def own_class(self, node: ast.AST) -> str | None:
+        """The class ``node`` is in, where its bases are all the program's own (no library reads its ``self``)."""
+        scope = self._class_of(node)
+        return scope.name if scope is not None and self._constructor(scope) is not None else None
 
 
-def _signature(arguments: ast.arguments, *, method: bool) -> _Callable:
-    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
-    if method and positional:
-        positional = positional[1:]  # ``self``
-    named = {*positional, *(a.arg for a in arguments.kwonlyargs)}
-    return _Callable(tuple(positional), frozenset(named), arguments.kwarg is not None or arguments.vararg is not None)
-
-
-def _class_signature(node: ast.ClassDef) -> _Callable:
-    """A class's ``__init__``, or for one without (a dataclass) its annotated fields, taken by keyword."""
-    init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
-    if init is not None:
-        return _signature(init.args, method=True)
-    fields = tuple(s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name))
-    return _Callable(fields, frozenset(fields), bool(node.bases))  # a base class's ``__init__`` may take more
-
-
-def _stored(statement: ast.Assign | ast.AnnAssign | ast.AugAssign) -> set[str] | None:
-    """The names an assignment stores the value under (``n = args.workers``, ``self.workers = workers``); None for
-    a subscript or an unpacking (a config dict's key is read by anything)."""
-    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    found = set()
+def _targets(targets: Sequence[ast.expr], holder: bool, code: _Program) -> list[_Item] | None:
+    """The names an assignment or a loop stores the value under: a plain name, or an attribute of ``self`` in a
+    class of the program's own (then its ``self`` holds it too); None for anything else (a config object's
+    attribute, a subscript, an unpacking)."""
+    found: list[_Item] = []
     for target in targets:
+        owner = code.own_class(target) if isinstance(target, ast.Attribute) and _on_self(target) else None
         if isinstance(target, ast.Name):
-            found.add(target.id)
-        elif isinstance(target, ast.Attribute):
-            found.add(target.attr)
+            found.append(("name", target.id, holder))
+        elif isinstance(target, ast.Attribute) and owner is not None:
+            found += [("attribute", target.attr, holder), ("self", owner, True)]
         else:
             return None
     return found
 
 
-def _parsed_names(nodes: Sequence[ast.AST]) -> Iterator[str]:
-    """The names the program binds to what ``parse_args`` returns (``args = parser.parse_args()``; the first of
-    ``parse_known_args``'s pair)."""
-    for node in nodes:
-        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
+def _on_self(node: ast.expr) -> bool:
+    """``self.x``: an attribute of the instance a method runs on."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _bind(signatures: Sequence[_Callable | None], call: ast.Call, given: ast.AST) -> set[str] | None:
+    """The parameters that receive ``given`` in every definition the call may reach, or None where one cannot be
+    seen to bind it (a decorated function, a keyword it does not name, a position past its parameters)."""
+    found: set[str] = set()
+    for signature in signatures:
+        if signature is None:
+            return None
+        if isinstance(given, ast.keyword):
+            if given.arg is None or given.arg not in signature.keywords:
+                return None
+            found.add(given.arg)
             continue
-        if called(node.value.func) not in _PARSE_CALLS:
-            continue
-        for target in node.targets:
-            if isinstance(target, ast.Name):
-                yield target.id
-            elif isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
-                yield target.elts[0].id
+        at = next((i for i, argument in enumerate(call.args) if argument is given), None)
+        if at is None or at >= len(signature.positional):
+            return None
+        found.add(signature.positional[at])
+    return found
+
+
+def _plain(node: ast.FunctionDef | ast.AsyncFunctionDef) -> _Callable:
+    arguments = node.args
+    positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
+    named = {*positional, *(a.arg for a in arguments.kwonlyargs)}
+    return _Callable(positional, frozenset(named), arguments.kwarg is not None or arguments.vararg is not None)
+
+
+def _method(node: ast.FunctionDef | ast.AsyncFunctionDef) -> _Callable | None:
+    """A method as a call on an instance binds it: without ``self`` (``cls``), a static method as written; None for
+    one another decorator may wrap."""
+    decorators = {_decorator(d) for d in node.decorator_list}
+    if not decorators <= _PLAIN_DECORATORS:
+        return None
+    plain = _plain(node)
+    if "staticmethod" in decorators or not plain.positional:
+        return plain
+    return plain._replace(positional=plain.positional[1:], keywords=plain.keywords - {plain.positional[0]})
+
+
+def _decorator(node: ast.expr) -> str:
+    """A decorator's or a called function's last name (``dataclasses.dataclass``, ``dataclass(frozen=True)``)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _local(node: ast.ImportFrom, paths: Sequence[str]) -> bool:
+    """Whether ``from m import name`` imports from one of the program's own files: a relative import, or a module
+    whose file is among them (``from pipeline import build`` beside ``pipeline.py``); what it binds is then the
+    program's own function or class, found by its name."""
+    if node.level:
+        return True
+    module = (node.module or "").replace(".", "/")
+    ends = (f"/{module}.py", f"/{module}/__init__.py")
+    return bool(module) and any(f"/{path}".replace("\\", "/").endswith(ends) for path in paths)
