@@ -218,3 +218,13 @@ def test_an_option_is_left_out_only_where_its_program_runs(command: str, program
     kept = ProjectFacts(kept=(Kept("--num_workers", "batch.py:3", program),))
     need = decide(pod_workload(command=command, project=kept), builtin())
     assert need is not None and need.tier is tier
+
+
+def test_a_program_past_the_node_bound_keeps_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Following is bounded: a program of more nodes than ``MAX_NODES`` proves nothing (review: a 500 KB program took
+    seconds per workload)."""
+    from shmlint.project import pyoption_flow
+
+    assert _kept("") == ["--num_workers"]
+    monkeypatch.setattr(pyoption_flow, "MAX_NODES", 20)
+    assert _kept("") == []

@@ -16,6 +16,7 @@ of more than ``MAX_NODES`` nodes, or a value that spreads to more than ``MAX_NAM
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
@@ -161,7 +162,7 @@ class _Program:
         """The program, or None where it is too large to follow within the bound."""
         nodes: list[ast.AST] = []
         for tree in trees:
-            nodes.extend(ast.walk(tree))
+            nodes.extend(itertools.islice(ast.walk(tree), MAX_NODES + 1 - len(nodes)))
             if len(nodes) > MAX_NODES:
                 return None
         return cls(nodes, paths)
