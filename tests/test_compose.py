@@ -743,3 +743,28 @@ def test_a_setting_several_files_extend_is_one_finding_at_its_plain_path(tmp_pat
     report = check_paths(Settings(undecided="show"), [tmp_path])
     found = [(f.code, f.span.path, f.span.line) for f in report.findings if f.code == "SHM007"]
     assert found == [("SHM007", str(tmp_path / "llm" / "compose.vllm.yml"), 5)]
+
+
+@pytest.mark.parametrize(
+    ("volume", "severity"),
+    [
+        ("${A}:${B}", "warning"),  # the target a variable no .env sets: it may be /dev/shm, unresolved
+        ("${A}:${B}:ro", "warning"),
+        ("{source: x, target: '${T}', type: bind}", "warning"),
+        ("${A:-/data}:/data/${B}", "error"),  # written up to a folder elsewhere: not /dev/shm
+        ("${D}:${D}", "error"),  # a folder at its own host path
+        ("${HF:-~/.cache}:${HF_HOME:-/root/.cache}", "error"),  # a default fills it in
+    ],
+)
+def test_a_volume_whose_target_a_variable_fills_in_is_unresolved(tmp_path: Path, volume: str, severity: str) -> None:
+    """As a command line's ``-v $MOUNT`` is: compose fills ``${B}`` in from the shell's environment at run time, so the
+    mount may be at /dev/shm (review: compose said "64 MiB" where the command line said "unresolved")."""
+    from shmlint.runner import check_paths
+    from shmlint.settings import Settings
+
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  t:\n    image: vllm/vllm-openai\n    command: --tensor-parallel-size 2\n    gpus: all\n"
+        f"    volumes:\n      - {volume}\n"
+    )
+    [finding] = [f for f in check_paths(Settings(), [tmp_path]).findings if f.code == "SHM001"]
+    assert finding.severity.label == severity

@@ -21,7 +21,7 @@ from shmlint.runtime.mounts import (
     split_options,
     tmpfs_source,
 )
-from shmlint.runtime.shm import docker_namespace_size, is_shm_path
+from shmlint.runtime.shm import docker_namespace_size, is_shm_path, may_be_shm_path
 from shmlint.source import Span
 
 _MAX_IPC_CHAIN = 32  # ``ipc: service:`` hops followed; real files have one or two, a hostile one thousands
@@ -156,7 +156,7 @@ def _volume_source(project: Project, item: Found, engine_shm: bool) -> ShmSource
         mount = parse_volume(project.interpolate(scalar(item.node) or "")[0])
     written, reaching = mount, reaching_shm(mount, engine_shm=engine_shm)
     if reaching is None:
-        return None
+        return _filled_in(project, item)
     mount = reaching
     kind, mechanism = classify_mount(mount)
     if kind is ShmKind.MEMORY:
@@ -174,6 +174,51 @@ def _volume_source(project: Project, item: Found, engine_shm: bool) -> ShmSource
     if kind is ShmKind.DISK:
         return ShmSource(kind, mechanism, item.span, "anonymous volume at /dev/shm")
     return ShmSource(kind, mechanism, item.span, f"{mount.type} mount at /dev/shm")
+
+
+def _filled_in(project: Project, item: Found) -> ShmSource | None:
+    """A volume whose target a variable no ``.env`` or default sets (``${DATA}:${TARGET}``): compose fills it in from
+    the shell's environment at run time, so it may be at /dev/shm and what the container gets there is not known,
+    as for a command line's ``-v $MOUNT``. Not a target written up to a folder elsewhere (``/data/${NAME}``), nor a
+    folder mounted at its own host path (``${D}:${D}``)."""
+    m = project.m
+    if isinstance(item.node, MappingNode):
+        raw_source, raw_target = scalar(m.get(item.node, "source")) or "", scalar(m.get(item.node, "target")) or ""
+    else:
+        raw = scalar(item.node) or ""
+        if "$" not in raw:
+            return None  # nothing filled in: the mount is what it says (most volumes)
+        parts = _outside_braces(raw).split(":")
+        if len(parts) > 1 and parts[-1] and parts[-1].isalpha() and "$" not in parts[-1]:
+            parts.pop()  # a mode (``:ro``)
+        raw_target = _braced(raw, parts, len(parts) - 1)
+        raw_source = _braced(raw, parts, len(parts) - 2) if len(parts) > 1 else ""
+    certain = project.interpolate(raw_target)[1]
+    if certain or not may_be_shm_path(raw_target, raw_source):
+        return None
+    described = f"volume {scalar(item.node) or raw_target} (its target a variable without a value)"
+    return ShmSource(ShmKind.UNKNOWN, ShmMechanism.EXPANSION, item.span, described)
+
+
+def _outside_braces(text: str) -> str:
+    """``text`` with the characters inside ``${...}`` replaced by ``_``, so that a default's colon (``${A:-/x}``)
+    does not split the volume."""
+    out, depth = [], 0
+    for at, char in enumerate(text[:4096]):
+        if char == "{" and at and text[at - 1] == "$":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            out.append(char)
+            continue
+        out.append("_" if depth and char == ":" else char)
+    return "".join(out)
+
+
+def _braced(raw: str, parts: list[str], index: int) -> str:
+    """Part ``index`` of ``raw`` split where ``parts`` (the split of its braces-masked copy) split it."""
+    start = sum(len(part) + 1 for part in parts[:index])
+    return raw[start : start + len(parts[index])]
 
 
 def _named_volume(project: Project, item: Found, name: str) -> ShmSource:
