@@ -58,6 +58,8 @@ class WorkloadFormat(StrEnum):
     GITLAB_RUNNER = "gitlab-runner"  # a GitLab runner's config.toml ``[runners.docker]``
     # configuration management
     ANSIBLE = "ansible"  # an Ansible task's docker_container/podman_container module arguments
+    # decentralised clouds
+    AKASH = "akash"  # an Akash Network SDL's services, each with its compute profile
 
 
 class Tier(IntEnum):

@@ -202,11 +202,12 @@ def _unkept(command: str, facts: ProjectFacts | None) -> str:
     words = command.split(" ")
     dropped: set[int] = set()
     for kept in facts.kept:
-        ours = False  # in a part of the command that runs the program (``a.py --n 4 && b.py --n 4``: a's only)
+        ours = moved = False  # in a part of the command that runs the program (``a.py --n 4 && b.py --n 4``)
         for at, word in enumerate(words):
             if word in _SEPARATORS:
                 ours = False
-            ours = ours or word == kept.program  # as the command wrote it: ``b/train.py`` is another program
+            moved = moved or word == "cd"  # after a ``cd``, the same name may be another folder's program
+            ours = ours or (word == kept.program and not moved)  # as written: ``b/train.py`` is another program
             if ours and word == kept.flag:
                 dropped |= {at, at + 1}
             elif ours and word.startswith(f"{kept.flag}="):

@@ -152,6 +152,22 @@ def assert_strict_readers_still_load(before: str, after: str) -> None:
         assert strict_load_error(after) is None, (strict_load_error(after), after)
 
 
+def assert_akash_still_valid(before: str, after: str) -> None:
+    """An Akash SDL a fix wrote to still loads strictly, with no key written twice, and every /dev/shm mount of a
+    service names a volume of its profile's storage of the ``ram`` class (the only one Akash backs with memory)."""
+    assert_strict_readers_still_load(before, after)
+    assert_no_new_duplicate_keys(before, after)
+    (sdl,) = [d for d in _documents(after) if isinstance(d, dict)]
+    for name, service in sdl["services"].items():
+        mounted = [
+            v for v, p in ((service.get("params") or {}).get("storage") or {}).items() if p.get("mount") == "/dev/shm"
+        ]
+        profile = next(iter(sdl["deployment"][name].values()))["profile"]
+        storage = sdl["profiles"]["compute"][profile]["resources"].get("storage") or []
+        classes = {v.get("name", "default"): (v.get("attributes") or {}).get("class") for v in storage}
+        assert all(classes.get(volume) in ("ram", "beta2") for volume in mounted), (name, mounted, classes)
+
+
 def bash_ok(path: Path) -> bool:
     return subprocess.run(["bash", "-n", str(path)], capture_output=True, timeout=30, check=False).returncode == 0
 

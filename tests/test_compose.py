@@ -768,3 +768,29 @@ def test_a_volume_whose_target_a_variable_fills_in_is_unresolved(tmp_path: Path,
     )
     [finding] = [f for f in check_paths(Settings(), [tmp_path]).findings if f.code == "SHM001"]
     assert finding.severity.label == severity
+
+
+def test_a_compose_files_later_documents_merge_after_its_first(tmp_path: Path) -> None:
+    """Compose merges a file's YAML documents in order, as it merges ``-f`` files (compose-go #451): a service of
+    the second document is judged, a later document's ``shm_size`` sizes an earlier one's service, and the fix lands
+    in the document that holds the service (audit78c: documents after the first were not read, and nothing said so)."""
+    from shmlint.discover import FileKind
+    from shmlint.engine import Engine
+    from shmlint.fix.apply import fix_source
+    from shmlint.runner import check_paths
+    from shmlint.settings import Settings
+    from shmlint.source import SourceText
+
+    text = (
+        "services:\n  web:\n    image: nginx\n---\n"
+        "services:\n  train:\n    image: acme/t\n    command: torchrun --nproc_per_node 2 train.py\n    gpus: all\n"
+        "---\nservices:\n  train:\n    shm_size: 8g\n"
+        "  tune:\n    image: acme/t\n    gpus: all\n    command: torchrun --nproc_per_node 2 tune.py\n"
+    )
+    (tmp_path / "compose.yaml").write_text(text)
+    report = check_paths(Settings(), [tmp_path])
+    found = [(f.span.line, f.message.split(" needs")[0]) for f in report.findings if f.code == "SHM001"]
+    assert found == [(14, 'service "tune"')]
+    path = tmp_path / "compose.yaml"
+    fixed = fix_source(Engine(Settings()), SourceText(str(path), text), FileKind.YAML, path)
+    assert fixed.text.endswith('command: torchrun --nproc_per_node 2 tune.py\n    shm_size: "8gb"\n')

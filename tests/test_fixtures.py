@@ -89,6 +89,8 @@ def test_fixture_fix(engine: Engine, path: Path, tmp_path: Path) -> None:
         assert (
             proofs.assert_blocks_still_valid(checked.source.text, result.text, path.suffix) or "commands" in path.parts
         )
+    elif "akash" in path.parts:
+        proofs.assert_akash_still_valid(checked.source.text, result.text)
     elif path.suffix in (".yaml", ".yml") and "compose" not in path.parts:
         proofs.assert_kubernetes_still_valid(checked.source.text, result.text)
     elif "compose" in path.parts:

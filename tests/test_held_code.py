@@ -332,6 +332,7 @@ def test_a_makefile_of_many_recipes_is_read_once_and_bounded(tmp_path: Path, mon
         ("/home/me/projects/UNIT", "error"),
         ("/mnt/data/UNIT-images", "info"),  # another folder
         ("/mnt/data", "info"),
+        ("/datasets/UNIT", "info"),  # a dataset named like the folder is not its code
     ],
 )
 def test_a_mount_of_the_authors_path_to_the_scripts_folder_holds_that_folder(
@@ -355,6 +356,10 @@ def test_a_mount_of_the_authors_path_to_the_scripts_folder_holds_that_folder(
         ("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch\n", "-it", "error"),
         ("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch\n", "", "info"),  # no terminal
         ('FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCMD ["python", "serve.py"]\n', "-it", "info"),  # its CMD
+        # a base whose own start is a server or a notebook: no CMD of the image's own does not make it a shell
+        ("FROM vllm/vllm-openai:v0.9.0\nRUN pip install torch\n", "-it", "info"),
+        ("FROM jupyter/pytorch-notebook\nRUN pip install torch\n", "-it", "info"),
+        ("FROM acme/private-base:1\nRUN pip install torch\n", "-it", "info"),  # not known to start a shell
     ],
 )
 def test_a_terminal_in_an_image_built_here_that_starts_nothing_is_its_shell(

@@ -106,6 +106,28 @@ def test_a_count_the_program_keeps_to_itself_is_kept(body: str) -> None:
             "mmdet.datasets.build_dataloader(ds, workers_per_gpu=args.num_workers)\n"
         ),
         "for nw in [0, args.num_workers]:\n    DataLoader(ds, num_workers=nw)\n",
+        # the second review: each once dropped to "undecided" while the value reached a library
+        "class CFG:\n    workers = args.num_workers\nmylib.fit(loader_workers=CFG.workers)\n",
+        "def launch(w):\n    print(w)\nlaunch = mylib.elastic_launch(launch)\nlaunch(args.num_workers)\n",
+        "class Loader:\n    def __init__(self, n):\n        print(n)\nLoader = mylib.Loader\nLoader(args.num_workers)\n",
+        "def get_workers():\n    return args.num_workers\nmylib.fit(workers_fn=get_workers)\n",
+        "@mylib.hook\ndef loader_workers():\n    return args.num_workers\nmylib.run()\n",
+        "opts = p.parse_intermixed_args()\nmylib.fit(opts)\n",
+        "cfg = mylib.default_config()\np.parse_args(namespace=cfg)\nmylib.fit(cfg)\n",
+        "mylib.cli(p)\n",
+        "import sys as s\nsubprocess.run(['python', 'inner.py', *s.argv[1:]])\n",
+        "from sys import argv as cli\nsubprocess.run(['python', 'inner.py', *cli[1:]])\n",
+        "known, rest = p.parse_known_args()\nprint(known.num_workers)\nmylib.LightningCLI()\n",
+        (
+            "class Own:\n    def __init__(this, w):\n        this.w = w\n        mylib.register(this)\n"
+            "Own(args.num_workers)\n"
+        ),
+        "class DM(mylib.DataModule):\n    def build(self):\n        self.prepare(args.num_workers)\nDM().build()\n"
+        "class Helper:\n    def prepare(self, n):\n        print(n)\n",
+        "class Base(mylib.Module):\n    pass\nclass Own(Base):\n    def __init__(self, n):\n        self.n = n\n"
+        "Own(args.num_workers)\n",
+        "exec('mylib.fit(workers=args.num_workers)')\n",
+        "DataLoader(ds, num_workers=len(range(args.num_workers)))\n",  # range only counts a loop
     ],
 )
 def test_a_count_that_may_reach_a_loader_is_not_kept(body: str) -> None:
@@ -114,8 +136,23 @@ def test_a_count_that_may_reach_a_loader_is_not_kept(body: str) -> None:
 
 def test_a_module_of_the_program_that_sends_the_count_on_is_read_too() -> None:
     body = "from pipeline import build\nbuild(args.num_workers)\n"
-    assert _kept(body, ("--num_workers", "4"), "def build(n):\n    return range(n)\n") == ["--num_workers"]
+    counts = "def build(n):\n    for i in range(n):\n        print(i)\n"
+    assert _kept(body, ("--num_workers", "4"), counts) == ["--num_workers"]
     assert _kept(body, ("--num_workers", "4"), "def build(n):\n    return load(n)\n") == []
+    # a global another module reads as an attribute of the program's (``batch.W``)
+    reader = "import batch\ndef go():\n    mylib.fit(workers=batch.W)\n"
+    assert _kept("W = args.num_workers\nimport pipeline\npipeline.go()\n", ("--num_workers", "4"), reader) == []
+
+
+def test_a_flag_two_options_declare_is_not_followed() -> None:
+    """Subcommands or two parsers that both declare ``--num_workers``: which one's value the command line gives is
+    not known, so neither is followed (review: the last dest was checked)."""
+    text = (
+        _PARSER
+        + "q = argparse.ArgumentParser()\nq.add_argument('--num_workers', dest='nw')\nmylib.fit(q.parse_args().nw)\n"
+    )
+    declared = options(list(ast.walk(ast.parse(text))))
+    assert kept_options([("batch.py", text)], ("--num_workers", "4"), declared, "batch.py") == ()
 
 
 @pytest.mark.parametrize("value", ["\u00b2", "9" * 5000, "0x4"])
@@ -212,6 +249,8 @@ def test_the_need_without_the_kept_option_is_still_decided_by_the_rest(tmp_path:
         # typed one after another: batch.py keeping its option says nothing of train.py's
         ("python batch.py --num_workers 4 ; python train.py --num_workers 4", "batch.py", Tier.NEEDS),
         ("python batch.py --workers 2 --num_workers 4", "batch.py", Tier.UNKNOWN),
+        # after a ``cd`` the same name is another folder's program
+        ("python batch.py --num_workers 4 && cd sub && python batch.py --num_workers 8", "batch.py", Tier.NEEDS),
     ],
 )
 def test_an_option_is_left_out_only_where_its_program_runs(command: str, program: str, tier: Tier) -> None:

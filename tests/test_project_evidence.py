@@ -173,10 +173,16 @@ def test_expansion_never_raises_and_stays_bounded(text: str) -> None:
         ),
         (["uvicorn", "--app-dir", "$DIR", "main:app"], None),  # not known as written
         (["gradio", "deploy", "--app-file", "app.py"], None),  # uploads to a Space: nothing runs here
-        (["streamlit", "run", "app.py", "--", "--model", "x"], Target("python", "app.py", ("--model", "x"))),
-        (["python", "-m", "streamlit", "run", "ui/app.py"], Target("python", "ui/app.py", ())),
-        (["fastapi", "run", "src/main.py", "--port", "80"], Target("python", "src/main.py", ("--port", "80"))),
-        (["gradio", "app.py"], Target("python", "app.py", ())),
+        (
+            ["streamlit", "run", "app.py", "--", "--model", "x"],
+            Target("python", "app.py", ("--model", "x"), app="streamlit"),
+        ),
+        (["python", "-m", "streamlit", "run", "ui/app.py"], Target("python", "ui/app.py", (), app="streamlit")),
+        (
+            ["fastapi", "run", "src/main.py", "--port", "80"],
+            Target("python", "src/main.py", ("--port", "80"), app="fastapi"),
+        ),
+        (["gradio", "app.py"], Target("python", "app.py", (), app="gradio")),
         (["streamlit", "hello"], None),  # a demo of its own: no file of the repository
         # a Celery worker imports its application's module, where its tasks are defined
         (["celery", "-A", "worker.tasks", "worker", "--pool=solo"], Target("imported", "worker/tasks", ())),
@@ -1310,3 +1316,28 @@ def test_ray_trains_gpu_workers_side_by_side_are_local_nccl_ranks(
     assert [fact.where for fact in facts.needs] == (["train.py:4"] if needs else [])
     if needs:
         assert facts.needs[0].text.endswith(f"with {devices} GPUs: Ray Train workers with NCCL")
+
+
+@pytest.mark.parametrize(("pages", "label"), [("pages", "error"), ("other", "info")])
+def test_a_streamlit_apps_pages_are_its_code(tmp_path: Path, pages: str, label: str) -> None:
+    """``streamlit run Home.py`` also runs the scripts of ``pages/`` beside it (a multipage app): a Train page that
+    starts a training script with loader workers is the container's work (audit78b); a folder of another name is
+    not the app's."""
+    (tmp_path / pages).mkdir()
+    (tmp_path / "Dockerfile").write_text(
+        'FROM python:3.11\nCOPY . /app\nWORKDIR /app\nENTRYPOINT ["streamlit", "run", "Home.py"]\n'
+    )
+    (tmp_path / "compose.yaml").write_text("services:\n  ui:\n    build: .\n    gpus: all\n")
+    (tmp_path / "Home.py").write_text("import streamlit as st\nst.title('Voice studio')\n")
+    (tmp_path / pages / "2_Train.py").write_text(
+        "import subprocess\nimport streamlit as st\n"
+        "cmd = ' '.join(str(i) for i in [python_cmd, 'training_cli.py -e', st.text_input('name')])\n"
+        "if st.button('train'):\n    subprocess.Popen(cmd, shell=True)\n"
+    )
+    (tmp_path / "training_cli.py").write_text(
+        "from torch.utils.data import DataLoader\nDataLoader(ds, num_workers=4)\n"
+    )
+    [finding] = [f for f in check_paths(Settings(undecided="show"), [tmp_path]).findings if f.code == "SHM001"]
+    assert finding.severity.label == label
+    if label == "error":
+        assert "training_cli.py:2 DataLoader(num_workers=4), started at pages/2_Train.py:3" in finding.detail

@@ -362,6 +362,12 @@ def test_python_programs_the_code_starts() -> None:
     aliased += "system.system('python train.py --lr %s --pct 50%%' % lr)"
     assert _launches(aliased) == [(3, "python3 a.py"), (4, "python train.py --lr ? --pct 50%")]
     assert _launches("x = 'torchrun --nproc_per_node %d train.py' % n") == [(1, "torchrun --nproc_per_node ? train.py")]
+    # a shell string joined from a list (audit78b: a Streamlit page's training), each item maybe several words
+    joined = "import subprocess\ncmd = ' '.join(str(i) for i in [config.python_cmd, 'training_cli.py -e', name,\n"
+    joined += "    '-bs', 1 if big else 0])\nsubprocess.Popen(cmd, shell=True)\n"
+    assert _launches(joined) == [(2, "python training_cli.py -e ? -bs ?")]
+    listed = "import subprocess\nsubprocess.run(' '.join(['python', 'train.py', '--epochs', '3']), shell=True)\n"
+    assert _launches(listed) == [(2, "python train.py --epochs 3")]
 
 
 @pytest.mark.parametrize(
@@ -380,6 +386,8 @@ def test_python_programs_the_code_starts() -> None:
         "import subprocess, sys\nsubprocess.check_output([sys.executable, 'train.py', '--help'])",  # prints only
         "import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'pytest', 'tests/test_loader.py'])",
         "import os, subprocess\nsubprocess.Popen([os.environ.get('EDITOR', 'vi'), 'train.py'])",  # not Python
+        "TITLE = ' '.join(['python', 'train.py'])\nprint(TITLE)",  # joined, but given to no call that runs it
+        "import subprocess\nsubprocess.run(', '.join(['python', 'train.py']))",  # not a shell's words
         # replaced before anything runs it
         "import subprocess\ncmd = 'python train.py'\nprint(cmd)\ncmd = ['nvidia-smi']\nsubprocess.run(cmd)",
         # a method does not see its class's names; the module's cmd is what runs

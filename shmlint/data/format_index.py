@@ -51,7 +51,8 @@ NAMES = (('yaml', 'kubernetes', ('.yaml', '.yml'), (), (), ()),
 
 SNIFFS = ('commandline', 'compose', 'kubernetes')
 
-YAML_CLAIMS = (('compose',
+YAML_CLAIMS = (('akash', (), ('deployment',), '^deployment[ \\t]*:', 8),
+ ('compose',
   (('compose.y*ml', 'compose.y'),
    ('compose.*.y*ml', 'compose.'),
    ('docker-compose*.y*ml', 'docker-compose'),
@@ -77,7 +78,8 @@ YAML_CLAIMS = (('compose',
 
 WITHOUT_SIGNAL = ('compose',)
 
-OWNERS = {'ansible': 'ansible',
+OWNERS = {'akash': 'akash',
+ 'ansible': 'ansible',
  'aws': 'aws',
  'azureml': 'azureml',
  'ci-job': 'ci',

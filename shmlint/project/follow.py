@@ -63,6 +63,8 @@ STARTED_FILES = 32
 MAX_MISSING = 2
 #: where a command-line tool keeps its subcommands' modules, below its top package (``allennlp/commands/train.py``)
 _SUBCOMMAND_FOLDERS = ("commands", "cli", "subcommands")
+#: a Streamlit app's pages read (``_Walk.pages``)
+MAX_PAGES = 16
 #: loader helpers kept per program (``pyhelpers``), for the modules that import them
 MAX_HELPERS = 32
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
@@ -342,8 +344,22 @@ class _Walk:
         self.program({name: " ".join(values) for name, values in env.items()})
         self.module(path, found.arguments, settings, depth, run=True)
         self.keep_options(found)
+        if found.app == "streamlit":
+            self.pages(path, depth)
         if added:
             self.bases.remove(top)
+
+    def pages(self, path: str, depth: int) -> None:
+        """A Streamlit app's other pages: the scripts of the ``pages/`` folder beside its main script, which
+        Streamlit runs as pages of the same app (https://docs.streamlit.io/develop/concepts/multipage-apps/
+        pages-directory), each read as the app's code (audit78b: a voice-cloning UI's Train page starts its
+        training script, whose loaders have four workers). The first ``MAX_PAGES``, by name."""
+        folder = os.path.join(os.path.dirname(path), "pages")
+        listed = self.reader.index.tree(self.reader.index.max_bytes).files_in(folder)
+        for name in sorted(name for name in listed if name.endswith(".py"))[:MAX_PAGES]:
+            page = self.reader.inside(os.path.join(folder, name))
+            if page is not None:
+                self.module(page, (), {}, depth, run=True)
 
     def keep_options(self, found: Target) -> None:
         """The options the command line gives a count that the program declares and keeps to code that makes no
@@ -767,14 +783,20 @@ def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:
     return found
 
 
+#: path parts that say a host folder holds data, not the repository's code
+_DATA_PARTS = frozenset(
+    {"data", "dataset", "datasets", "models", "checkpoints", "weights", "outputs", "output", "results", "logs", "cache"}
+)
+
+
 def _authors_clone(source: str, base_dir: str, reader: Reader) -> str | None:
     """The repository's folder an absolute path of its author's machine stands for: one that ends in the name of the
     file's own folder or of a folder above it in the repository (``-v /mnt/w/prj/GraduateWork/UNIT/:...`` in
     ``UNIT/docker.sh``), or in the name the clone knows its repository by (audit77a: a training container held the
     repository's code by its author's path, and none of it was read). A path the shell still fills in is not one."""
     name = posixpath.basename(source.rstrip("/"))
-    if not name or not known(source):
-        return None
+    if not name or not known(source) or _DATA_PARTS.intersection(source.lower().split("/")):
+        return None  # a dataset's or a model store's path named like the folder is not the code
     folder = reader.folder(base_dir)
     for _ in range(MAX_PARTS):
         if folder is None:

@@ -94,6 +94,7 @@ class Target(NamedTuple):
     arguments: tuple[str, ...]
     launcher: str = ""  # torchrun, accelerate launch, deepspeed, python -m torch.distributed.run
     search: tuple[str, ...] = ()  # where an imported module is looked for first (``--pythonpath lib``: ``lib/app``)
+    app: str = ""  # the app runner that runs the file (``streamlit``: its ``pages/`` are the app's too)
 
 
 def known(word: str) -> bool:
@@ -143,7 +144,8 @@ def _tool(name: str, words: list[str]) -> Target | None:
         return _application(words, _APP_SERVERS[name])
     if name == "celery":
         return _celery_application(words)
-    return _app_file(words, _APP_RUNNERS[name])
+    found = _app_file(words, _APP_RUNNERS[name])
+    return found._replace(app=name) if found is not None else None
 
 
 def _shell(words: list[str]) -> Target | None:

@@ -90,12 +90,18 @@ def commands(nodes: list[ast.AST], found: list[Scope]) -> Started:
         run |= _run_arguments(scope, runners)
     launches: list[Command] = []
     by_name: list[Command] = []
+    joined = {
+        id(words) for scope in found for node in scope.nodes if isinstance(node, ast.Call) for words in _joined(node)
+    }
     for scope in found:
         for node in scope.nodes:
-            if id(node) in skipped or not isinstance(node, _COMMAND_NODES):
+            if (id(node) in skipped and id(node) not in joined) or not isinstance(node, _COMMAND_NODES):
                 continue
             words = _words(node, scope)
-            if words and not isinstance(node, (ast.List, ast.Tuple)):
+            shell = id(node) in joined or not isinstance(node, (ast.List, ast.Tuple))
+            if words and id(node) in joined:
+                words = [part for word in words for part in (word.split() if known(word) else [word])]
+            if words and shell:
                 words = _python_first(words)
             if not words or not known(words[0]):
                 continue
@@ -103,7 +109,7 @@ def commands(nodes: list[ast.AST], found: list[Scope]) -> Started:
             if launched is not None and launched.launcher:
                 parts = [(True, words)]
             elif id(node) in run:
-                parts = list(_run_parts(words, shell=not isinstance(node, (ast.List, ast.Tuple))))
+                parts = list(_run_parts(words, shell=shell))
             else:
                 continue
             for read, part in parts:
@@ -226,9 +232,32 @@ def _run_arguments(scope: Scope, runners: tuple[frozenset[str], frozenset[str]])
             if isinstance(argument, ast.Name):
                 names.add((argument.id, node.lineno))
             given.add(id(argument))
+            given.update(id(words) for words in _joined(argument))
     for name, line in names:  # each name and line once: a file of many runs of one name costs no more
-        given.update(id(value) for value in scope.values(name, before=line + 1))
+        for value in scope.values(name, before=line + 1):
+            given.add(id(value))
+            given.update(id(words) for words in _joined(value))
     return given
+
+
+def _joined(node: ast.expr) -> Iterator[ast.List | ast.Tuple]:
+    """The list a command string is joined from (``" ".join([python, "train.py -e", name])``, also through
+    ``str(i) for i in [...]``): its items are the string's words, each maybe several, as a shell reads them."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "join"
+        and isinstance(node.func.value, ast.Constant)
+        and node.func.value.value == " "
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return
+    items = node.args[0]
+    if isinstance(items, (ast.GeneratorExp, ast.ListComp)) and len(items.generators) == 1:
+        items = items.generators[0].iter  # ``str(i) for i in [...]``: the words as written, each made a string
+    if isinstance(items, (ast.List, ast.Tuple)):
+        yield items
 
 
 def _path(node: ast.expr) -> str | None:

@@ -6,11 +6,15 @@ code's word wins (audit75c: ``--num_workers 4`` sized a list of Ray actors, six 
 The value, and every object that holds it, is followed through the program's files by name: an attribute or a
 plain name it is stored under, a parameter of the program's own function or class it is passed to (called by its
 plain name, or as a method of the program's own classes), the object ``parse_args`` returns and any instance that
-keeps the value. It stays in the code only where every use ends in arithmetic, a comparison, an index, ``range``,
-logging or printing. Anything else (a library's call, a method of an object the program does not define, a
-subscript's or a config object's store, a return value, a class with a base from elsewhere, ``sys.argv`` read
-again) may reach a loader, and the option stays evidence: unknown is never taken for harmless. Bounded: a program
-of more than ``MAX_NODES`` nodes, or a value that spreads to more than ``MAX_NAMES`` names, keeps nothing.
+keeps the value. It stays in the code only where every use ends in arithmetic, a comparison, an index, what a
+loop counts over, logging or printing. Anything else (a library's call, a method of an object the program does not
+define, a subscript's, a class attribute's or a config object's store, a function passed on or decorated, a class
+with a base from elsewhere) may reach a loader, and the option stays evidence: unknown is never taken for harmless.
+A program that reaches values otherwise than by their names keeps nothing at all (``exec``, ``setattr``, a star
+import, a metaclass, a property's setter, a method whose instance is not ``self``, ``sys.argv`` read again, a parser
+handed on or a second parser's leftovers, an option argparse hands to code of its own or stores under a name a
+variable gives). Bounded: a program of more than ``MAX_NODES`` nodes, or a value that spreads to more than
+``MAX_NAMES`` names, keeps nothing. Two independent reviews tried to break this; each way they found is a test.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Literal
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.pyoptions import Option
+from shmlint.project.pysyntax import dotted
 
 #: options of one command line followed, names one value may spread to, nodes of one program's files, and the
 #: expressions one use is followed up through
@@ -31,10 +36,14 @@ MAX_NODES = 200_000
 MAX_CLIMB = 32
 #: a count argparse reads as a whole number (``int`` takes any length, ``str.isdigit`` other scripts' digits)
 MAX_DIGITS = 9
-#: built-in calls whose result is not the value: it ends there (``range(n)`` counts a loop)
-_ENDS = frozenset({"range", "len", "print", "isinstance", "hasattr", "repr", "id", "type"})
-#: methods that log what they are given, whatever the logger is
+#: built-in calls whose result is not the value: it ends there (``range`` only as what a loop counts over)
+_ENDS = frozenset({"len", "print", "isinstance", "hasattr", "repr", "id", "type"})
+#: methods that log what they are given, called on a logger (a name that says ``log``)
 _LOGGING = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+#: names whose use lets code reach values by other ways than their names: a program that uses one keeps nothing
+_REFLECTION = frozenset({"exec", "eval", "locals", "globals", "setattr", "__import__", "__setattr__", "__getattr__"})
+#: argparse's own ``type=`` values; any other (a library's function or action) is handed the value
+_PLAIN_TYPES = frozenset({"int", "float", "str", "bool"})
 #: built-in calls whose result is the value still (``min(4, n)``): followed to where the result goes
 _KEEPS = frozenset({"int", "float", "str", "min", "max", "abs", "round", "bool", "format"})
 #: expressions that hold the value on: followed to where they go
@@ -45,7 +54,7 @@ _CARRIERS = (
 #: statements and expressions whose test the value ends in
 _TESTS = (ast.Compare, ast.If, ast.While, ast.Assert, ast.Expr)
 #: the calls that make the options' object
-_PARSE_CALLS = frozenset({"parse_args", "parse_known_args"})
+_PARSE_CALLS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args", "parse_known_intermixed_args"})
 #: decorators that leave a method's call as written (any other may wrap it in a library's function)
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 
@@ -96,7 +105,15 @@ def kept_options(
 
 def _counted(arguments: Sequence[str], declared: Mapping[str, Option]) -> list[tuple[str, str]]:
     """(flag, dest) of the declared options the command line gives a positive whole number."""
-    by_flag = {flag: dest for dest, option in declared.items() if not option.field for flag in option.flags}
+    by_flag: dict[str, str] = {}
+    shared: set[str] = set()  # a flag two options declare (subcommands, two parsers): whose value it is is not known
+    for dest, option in declared.items():
+        for flag in option.flags if not option.field else ():
+            if flag in by_flag:
+                shared.add(flag)
+            by_flag[flag] = dest
+    for flag in shared:
+        del by_flag[flag]
     found = []
     for at, word in enumerate(arguments):
         flag, equals, value = word.partition("=")
@@ -119,18 +136,43 @@ class _Program:
         self.calls: dict[str, list[ast.Call]] = {}  # calls of a plain name: where a function's result goes
         self.parsed: list[ast.Call] = []  # ``parse_args()``, ``parse_known_args()``: the options' object made
         imported: set[str] = set()  # names imports bind from outside the program
+        stored: set[str] = set()  # names an assignment, a loop or ``with`` binds: a def or class name rebound
+        systems: set[str] = {"sys"}  # the names ``sys`` goes by
+        #: what the program does that this cannot follow: then it keeps nothing (``opaque``)
+        self.opaque = False
         for node in nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 self.names.setdefault(node.id, []).append(node)
+                self.opaque = self.opaque or node.id in _REFLECTION
+            elif isinstance(node, ast.Name):
+                stored.add(node.id)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
                 self.attributes.setdefault(node.attr, []).append(node)
             elif isinstance(node, ast.Call):
                 if isinstance(node.func, ast.Name):
                     self.calls.setdefault(node.func.id, []).append(node)
-                if _decorator(node.func) in _PARSE_CALLS:
+                name = _decorator(node.func)
+                if name in _PARSE_CALLS:
                     self.parsed.append(node)
-            elif isinstance(node, ast.Import) or (isinstance(node, ast.ImportFrom) and not _local(node, paths)):
+                    # another parser, or a library that reads the command line again, takes what it leaves
+                    self.opaque = self.opaque or "known" in name or any(k.arg == "namespace" for k in node.keywords)
+                self.opaque = self.opaque or name == "add_subparsers" or (name == "add_argument" and _handed(node))
+            elif isinstance(node, ast.Import):
                 imported.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+                systems.update(alias.asname or alias.name for alias in node.names if alias.name == "sys")
+            elif isinstance(node, ast.ImportFrom):
+                star = any(alias.name == "*" for alias in node.names)
+                argv = node.module == "sys" and any(alias.name == "argv" for alias in node.names)
+                self.opaque = self.opaque or star or argv
+                if not _local(node, paths):
+                    imported.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ClassDef):
+                self.opaque = self.opaque or any(k.arg == "metaclass" for k in node.keywords)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.opaque = self.opaque or node.name in _REFLECTION or _setter(node)
+        unbound = imported | stored  # a name bound otherwise than by its def may be a library's function
+        # a parser handed on (``mylib.cli(parser)``): what parses the command line is not the program's
+        self.opaque = self.opaque or any(not self._reads_from(use, calls=True) for use in self._parsers(nodes))
         self.functions: dict[str, list[_Callable | None]] = {}
         self.methods: dict[str, list[_Callable | None]] = {}
         self.defining: dict[str, list[str]] = {}  # method name -> the classes that define it
@@ -141,9 +183,10 @@ class _Program:
                 if isinstance(parent, ast.ClassDef):
                     self.methods.setdefault(node.name, []).append(_method(node))
                     self.defining.setdefault(node.name, []).append(parent.name)
-                elif isinstance(parent, ast.Module) and node.name not in imported:
+                elif isinstance(parent, ast.Module) and node.name not in unbound:
                     self.functions.setdefault(node.name, []).append(None if node.decorator_list else _plain(node))
-            elif isinstance(node, ast.ClassDef) and isinstance(parent, ast.Module) and node.name not in imported:
+                self.opaque = self.opaque or (isinstance(parent, ast.ClassDef) and not _takes_self(node))
+            elif isinstance(node, ast.ClassDef) and isinstance(parent, ast.Module) and node.name not in unbound:
                 self.classes[node.name] = node
         #: each class's own ``self``: its loads in the class's methods (a nested class's are its own)
         self.selves: dict[str, list[ast.Name]] = {}
@@ -152,8 +195,8 @@ class _Program:
             if scope is not None:
                 self.selves.setdefault(scope.name, []).append(node)
         #: ``sys.argv`` read other than by argparse: the command line may go on to another program as it is
-        self.argv_read = "argv" in imported or any(
-            isinstance(node.value, ast.Name) and node.value.id == "sys" and not self._parsed(node)
+        self.argv_read = any(
+            isinstance(node.value, ast.Name) and node.value.id in systems and not self._parsed(node)
             for node in self.attributes.get("argv", ())
         )
 
@@ -170,7 +213,7 @@ class _Program:
     def keeps(self, dest: str) -> bool:
         """Whether every use of the option's value, and of every object that holds it (the one ``parse_args``
         makes first), stays in the program."""
-        if self.argv_read:
+        if self.argv_read or self.opaque:
             return False
         queue: list[_Item] = [("attribute", dest, False)]
         for call in self.parsed:
@@ -229,6 +272,31 @@ class _Program:
             return [("attribute", node.attr, True)]
         return []
 
+    def _parsers(self, nodes: list[ast.AST]) -> list[ast.Name]:
+        """The loads of every name an ``ArgumentParser(...)`` is assigned to."""
+        names = {
+            target.id
+            for node in nodes
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            if _decorator(node.value.func) == "ArgumentParser"
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        return [use for name in names for use in self.names.get(name, ())]
+
+    def _called_only(self, function: str) -> bool:
+        """Whether an undecorated function of the program's own is named only to be called (``fit(get_w())``):
+        passed on (``mylib.fit(get_w)``) or reached as an attribute, its result goes where this does not follow."""
+        if any(signature is None for signature in self.functions.get(function, [None])):
+            return False
+        calls = {id(call.func) for call in self.calls.get(function, ())}
+        return function not in self.attributes and all(id(n) in calls for n in self.names.get(function, ()))
+
+    def _counted_over(self, call: ast.Call) -> bool:
+        """``range(n)`` as what a loop counts over (``for _ in range(n)``): its numbers are not the value."""
+        above = self.parents.get(id(call))
+        return isinstance(above, (ast.For, ast.comprehension)) and above.iter is call
+
     def _function_of(self, node: ast.AST) -> str | None:
         """The module-level function of the program's own that ``node`` is in (a method's callers are not
         followed: None)."""
@@ -245,13 +313,14 @@ class _Program:
             scope = self.parents.get(id(scope))
         return scope if isinstance(scope, ast.ClassDef) else None
 
-    def _reads_from(self, node: ast.expr) -> bool:
-        """Whether a use of an object only reads an attribute from it (not a method call, nor a dunder)."""
+    def _reads_from(self, node: ast.expr, *, calls: bool = False) -> bool:
+        """Whether a use of an object only reads an attribute from it (``calls``: or calls a method of it), not a
+        dunder."""
         parent = self.parents.get(id(node))
         if not isinstance(parent, ast.Attribute) or parent.value is not node or parent.attr.startswith("__"):
             return False
         above = self.parents.get(id(parent))
-        return not (isinstance(above, ast.Call) and above.func is parent)
+        return calls or not (isinstance(above, ast.Call) and above.func is parent)
 
     def _use(self, node: ast.expr, holder: bool) -> list[_Item] | None:
         """What one use hands the value (or the object) on to: nothing where it ends, None where it may leave."""
@@ -285,7 +354,9 @@ class _Program:
                 return _targets(targets, holder, self)
             if isinstance(parent, ast.Return):
                 function = self._function_of(parent)  # its callers get it: followed from each call
-                return [("returned", function, holder)] if function is not None else None
+                return (
+                    [("returned", function, holder)] if function is not None and self._called_only(function) else None
+                )
             return None  # a return value, a lambda, a comprehension, a subscript's value...: it may go anywhere
         return None
 
@@ -295,10 +366,10 @@ class _Program:
         which holds it), or None."""
         func = call.func
         if isinstance(func, ast.Name) and func.id not in self.functions and func.id not in self.classes:
-            if func.id in _ENDS:
+            if func.id in _ENDS or (func.id == "range" and self._counted_over(call)):
                 return []
             return True if func.id in _KEEPS and not holder else None
-        if isinstance(func, ast.Attribute) and func.attr in _LOGGING and func.attr not in self.methods:
+        if isinstance(func, ast.Attribute) and func.attr in _LOGGING and "log" in dotted(func.value).lower():
             return []
         if isinstance(given, ast.Starred) or (isinstance(given, ast.keyword) and given.arg is None):
             return None
@@ -312,7 +383,7 @@ class _Program:
             return [*fields, ("self", func.id, True), *made]
         if isinstance(func, ast.Name):
             bound = _bind(self.functions[func.id], call, given)
-        elif isinstance(func, ast.Attribute) and _on_self(func) and func.attr in self.methods:
+        elif isinstance(func, ast.Attribute) and _on_self(func) and self._own_method(call, func.attr):
             bound = _bind(self.methods[func.attr], call, given)  # ``self.make(n)``: a method of the program's own
         else:
             return None
@@ -329,7 +400,7 @@ class _Program:
     def _constructor(self, node: ast.ClassDef) -> _Callable | None:
         """How a class of the program's own binds its arguments: its ``__init__``, or with none its annotated
         fields (a dataclass). A base from outside the program may read what the instance keeps: None then."""
-        if not all(isinstance(base, ast.Name) and base.id in (*self.classes, "object") for base in node.bases):
+        if not self._own_lineage(node, frozenset()):
             return None
         if node.decorator_list and not all(_decorator(d) == "dataclass" for d in node.decorator_list):
             return None
@@ -340,6 +411,34 @@ class _Program:
             s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
         )
         return _Callable(fields, frozenset(fields), False)
+
+    def _own_method(self, call: ast.Call, name: str) -> bool:
+        """Whether ``self.name(...)`` in a class of the program's own lineage calls a method that lineage defines
+        (in a class with a library's base it may be the library's)."""
+        scope = self._class_of(call)
+        if scope is None or not self._own_lineage(scope, frozenset()):
+            return False
+        lineage, seen = [scope], {scope.name}
+        while lineage:
+            node = lineage.pop()
+            if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name for s in node.body):
+                return True
+            for base in node.bases:
+                if isinstance(base, ast.Name) and base.id in self.classes and base.id not in seen:
+                    seen.add(base.id)
+                    lineage.append(self.classes[base.id])
+        return False
+
+    def _own_lineage(self, node: ast.ClassDef, seen: frozenset[str]) -> bool:
+        """Whether every class the class derives from, however far up, is the program's own."""
+        for base in node.bases:
+            if isinstance(base, ast.Name) and base.id == "object":
+                continue
+            if not isinstance(base, ast.Name) or base.id not in self.classes or base.id in seen:
+                return False
+            if not self._own_lineage(self.classes[base.id], seen | {node.name}):
+                return False
+        return True
 
     def _parsed(self, node: ast.Attribute) -> bool:
         """``sys.argv`` handed to argparse itself (``parser.parse_args(sys.argv[1:])``)."""
@@ -359,10 +458,12 @@ def _targets(targets: Sequence[ast.expr], holder: bool, code: _Program) -> list[
     class of the program's own (then its ``self`` holds it too); None for anything else (a config object's
     attribute, a subscript, an unpacking)."""
     found: list[_Item] = []
+    if targets and isinstance(code.parents.get(id(code.parents.get(id(targets[0])))), ast.ClassDef):
+        return None  # a class attribute: read as ``self.X`` or ``Class.X``, and the class may go anywhere
     for target in targets:
         owner = code.own_class(target) if isinstance(target, ast.Attribute) and _on_self(target) else None
-        if isinstance(target, ast.Name):
-            found.append(("name", target.id, holder))
+        if isinstance(target, ast.Name):  # a module's global is read as ``module.W`` too
+            found += [("name", target.id, holder), ("attribute", target.id, holder)]
         elif isinstance(target, ast.Attribute) and owner is not None:
             found += [("attribute", target.attr, holder), ("self", owner, True)]
         else:
@@ -431,3 +532,30 @@ def _local(node: ast.ImportFrom, paths: Sequence[str]) -> bool:
     module = (node.module or "").replace(".", "/")
     ends = (f"/{module}.py", f"/{module}/__init__.py")
     return bool(module) and any(f"/{path}".replace("\\", "/").endswith(ends) for path in paths)
+
+
+def _handed(node: ast.Call) -> bool:
+    """An ``add_argument`` this cannot follow: a ``type=`` other than a builtin's or an ``action=`` that is not one of
+    argparse's names (the value is handed to code of their own), a ``dest=`` a name gives."""
+    for keyword in node.keywords:
+        value = keyword.value
+        if keyword.arg == "type" and not (isinstance(value, ast.Name) and value.id in _PLAIN_TYPES):
+            return True
+        if keyword.arg in ("action", "dest") and not isinstance(value, ast.Constant):
+            return True  # an action of its own, or a dest a name gives (its attribute is not the flag's)
+    return False
+
+
+def _setter(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A property's setter (``@x.setter``): an attribute store runs it."""
+    return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in node.decorator_list)
+
+
+def _takes_self(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A method whose instance is named ``self`` (or a class's ``cls``, or a static method): one that names it
+    otherwise hands its instance on under a name this does not follow."""
+    decorators = {_decorator(d) for d in node.decorator_list}
+    if "staticmethod" in decorators:
+        return True
+    first = [*node.args.posonlyargs, *node.args.args][:1]
+    return bool(first) and first[0].arg in ("self", "cls")

@@ -17,11 +17,11 @@ from shmlint.formats.compose import evidence
 from shmlint.formats.compose.detect import is_compose, is_override
 from shmlint.formats.compose.devcontainer import devcontainer_gpus
 from shmlint.formats.compose.fragments import part_of_another
-from shmlint.formats.compose.project import ComposeFile, Project, Service
+from shmlint.formats.compose.project import ComposeFile, Project, Service, compose_file
 from shmlint.formats.compose.shm import Own, own_shm, with_shared
 from shmlint.formats.compose.target import ServiceTarget
 from shmlint.model import Evidence, Notice, Workload, WorkloadFormat, WorkloadId
-from shmlint.parsers.yamlnodes import MERGE_TAG, MappingNode, Node, ScalarNode, scalar
+from shmlint.parsers.yamlnodes import MERGE_TAG, Node, ScalarNode, scalar
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 
@@ -48,11 +48,10 @@ def extract_compose(
     service. A note says which named set a file was judged in. ``embedded``: the file is an example inside
     another (a document's code block, a here-document).
     """
-    root = next((doc for doc in documents if isinstance(doc, MappingNode)), None)
-    if root is None:
+    this = compose_file(source, documents, base_dir)
+    if this is None:
         return [], []
     project = Project(files)
-    this = ComposeFile(source, root, base_dir)
     if _builds_only(project, this):
         return [], [Notice(source.path, "a build file (every service only builds an image): nothing here runs")]
     services = project.services_for(this)

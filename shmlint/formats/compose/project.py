@@ -52,10 +52,24 @@ class ComposeFile(NamedTuple):
     source: SourceText
     root: MappingNode
     base_dir: Path
+    #: the file's other YAML documents: compose merges them after the first, in order, as it merges ``-f`` files
+    #: (https://github.com/compose-spec/compose-go/pull/451; audit78c: a second document's services were not read)
+    later: tuple[MappingNode, ...] = ()
 
     @property
     def services(self) -> Node | None:
         return next((value for key, value in self.root.value if scalar(key) == "services"), None)
+
+    def documents(self) -> list[ComposeFile]:
+        """The file as compose merges it: itself (its first document), then each later document as a file of its
+        own in the same place."""
+        return [self, *(ComposeFile(self.source, root, self.base_dir) for root in self.later)]
+
+
+def compose_file(source: SourceText, documents: list[Node], base_dir: Path) -> ComposeFile | None:
+    """The compose file a source's YAML documents make (mappings only; None where there is none)."""
+    roots = [document for document in documents if isinstance(document, MappingNode)]
+    return ComposeFile(source, roots[0], base_dir, tuple(roots[1:])) if roots else None
 
 
 class Layer(NamedTuple):
@@ -130,8 +144,7 @@ class Project:
                 documents = compose(source) if source is not None else []
             except YamlError:
                 documents = []
-            root = next((doc for doc in documents if isinstance(doc, MappingNode)), None)
-            self._files[path] = ComposeFile(source, root, path.parent) if source is not None and root else None
+            self._files[path] = compose_file(source, documents, path.parent) if source is not None else None
         return self._files[path]
 
     def services_for(self, this: ComposeFile) -> list[Service]:
@@ -150,7 +163,7 @@ class Project:
                 files = [this, override] if override is not None else [this]
         self.variables = self.files.per_folder(_dotenv, str(files[0].base_dir))  # the first file's folder is the
         # project directory, where compose looks for ``.env``
-        return self.services(files)
+        return self.services([document for file in files for document in file.documents()])
 
     def interpolate(self, text: str) -> tuple[str, bool]:
         """``text`` as compose interpolates it in this project, and whether nothing unknown decided it."""
