@@ -214,9 +214,10 @@ def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) 
     launch = workload.launch
     if facts is None or not workload.gpu or (launch is not None and launch.exec_into):
         return need, facts  # on the CPU, or its work is what the file execs into it
-    if not (holds_only(workload, knowledge) or _its_images_shell(workload, facts)):
+    from shmlint.project.held import held_training, images_shell  # loaded for a container with the repository in it
+
+    if not (holds_only(workload, knowledge) or images_shell(workload, facts)):
         return need, facts
-    from shmlint.project.held import held_training  # loaded for a holder with the repository in it only
 
     needs, commands = held_training(facts.held, workload.accelerator_count, reader)
     if not needs and not commands:
@@ -226,31 +227,6 @@ def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) 
     if found is None or found.tier is not Tier.NEEDS:
         return need, facts
     return found, richer
-
-
-#: base images whose own start is a shell or Python's prompt (an OS, CUDA, Python, conda or a PyTorch build): an image
-#: built FROM one that starts nothing of its own is where people type; any other base may start its server
-_SHELL_BASES = frozenset(
-    {
-        *("ubuntu", "debian", "centos", "rockylinux", "almalinux", "fedora", "alpine", "amazonlinux"),
-        *("nvidia/cuda", "nvcr.io/nvidia/cuda", "nvcr.io/nvidia/pytorch", "pytorch/pytorch", "rocm/pytorch"),
-        *("python", "continuumio/miniconda3", "continuumio/anaconda3", "condaforge/miniforge3"),
-    }
-)
-
-
-def _its_images_shell(workload: Workload, facts: ProjectFacts) -> bool:
-    """No command and a terminal, in an image the repository builds whose Dockerfile starts nothing of its own (no
-    CMD or ENTRYPOINT) from a base whose start is a shell (``_SHELL_BASES``): where people type the repository's
-    commands (audit77a: ``docker run -i -t unit:test`` of a training repository's image FROM ``nvidia/cuda``, its
-    code mounted by its author's path). A base that may start a server (vLLM's, a notebook's) is not one."""
-    launch = workload.launch
-    if launch is None or not launch.terminal or workload.command or facts.started is not None or not facts.images:
-        return False
-    from shmlint.signals import split_image
-
-    name = split_image(facts.images[-1].text.removeprefix("FROM "))[0].lower()  # the running stage's base
-    return name.removeprefix("docker.io/").removeprefix("library/") in _SHELL_BASES
 
 
 def _over_ssh(workload: Workload) -> bool:

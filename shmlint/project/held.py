@@ -9,7 +9,9 @@ documentation, and not a test, a library module (``train_utils.py``) or a batch 
 on the cluster's nodes, not here); each is read as ``python train.py`` would run it, with the same budget as a
 command's walk. So are the Python and launcher commands of the held folder's own Makefile: the repository's word on
 what people run there (``make train``). The programs of a folder are looked for once a run
-(``ProjectFiles.per_folder``).
+(``ProjectFiles.per_folder``). A terminal run with no command of an image built FROM a shell's base is such a
+container too (``images_shell``); its list of bases lives here, loaded only for a container that holds the
+repository (sixteen names interned at every start made one flagged file's check 0.75 M instructions dearer).
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ import re
 from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import CodeFact
+from shmlint.model import CodeFact, ProjectFacts, Workload
 from shmlint.project.follow import command_run, program_run
 from shmlint.project.index import ProjectFiles, Reader
-from shmlint.signals import LAUNCHER_PROGRAMS
+from shmlint.signals import LAUNCHER_PROGRAMS, split_image
 
 #: held folders looked in, and training programs read in all (more would only lengthen the walk)
 MAX_FOLDERS = 4
@@ -149,3 +151,26 @@ def _programs(files: ProjectFiles, folder: str) -> tuple[str, ...]:
             ][: MAX_LISTED - listed - len(below)]
         level = below
     return tuple(found)
+
+
+#: base images whose own start is a shell or Python's prompt (an OS, CUDA, Python, conda or a PyTorch build): an image
+#: built FROM one that starts nothing of its own is where people type; any other base may start its server
+_SHELL_BASES = frozenset(
+    {
+        *("ubuntu", "debian", "centos", "rockylinux", "almalinux", "fedora", "alpine", "amazonlinux"),
+        *("nvidia/cuda", "nvcr.io/nvidia/cuda", "nvcr.io/nvidia/pytorch", "pytorch/pytorch", "rocm/pytorch"),
+        *("python", "continuumio/miniconda3", "continuumio/anaconda3", "condaforge/miniforge3"),
+    }
+)
+
+
+def images_shell(workload: Workload, facts: ProjectFacts) -> bool:
+    """No command and a terminal, in an image the repository builds whose Dockerfile starts nothing of its own (no
+    CMD or ENTRYPOINT) from a base whose start is a shell (``_SHELL_BASES``): where people type the repository's
+    commands (audit77a: ``docker run -i -t unit:test`` of a training repository's image FROM ``nvidia/cuda``, its
+    code mounted by its author's path). A base that may start a server (vLLM's, a notebook's) is not one."""
+    launch = workload.launch
+    if launch is None or not launch.terminal or workload.command or facts.started is not None or not facts.images:
+        return False
+    name = split_image(facts.images[-1].text.removeprefix("FROM "))[0].lower()  # the running stage's base
+    return name.removeprefix("docker.io/").removeprefix("library/") in _SHELL_BASES
