@@ -139,13 +139,12 @@ def _own_image_beside(workload: Workload, knowledge: Knowledge, project: Project
     ):
         return workload
     from shmlint.project.index import within
-    from shmlint.project.origin import repository_name
-    from shmlint.project.own_image import clone_name, named_for
+    from shmlint.project.own_image import named_for, root_name
 
     root = next((root for root in project.roots if within(os.path.realpath(launch.base_dir), (root,))), None)
     if root is None:
         return workload
-    name = project.files.per_folder(clone_name, root) if project.files is not None else repository_name(root)
+    name = root_name(project, root)
     folder = os.path.basename(os.path.realpath(launch.base_dir))  # a project of its own in a folder of the tree
     if not (named_for(workload.image, name) or named_for(workload.image, folder)):
         return workload

@@ -162,9 +162,10 @@ class _Walk:
     def clone_names(self) -> frozenset[str]:
         """The names the roots' clones know their repositories by (``git clone .../NAME; cd NAME``)."""
         if self.repositories is None:
-            from shmlint.project.origin import repository_name  # for a ``cd`` into a folder the tree lacks
+            from shmlint.project.own_image import root_name  # for a ``cd`` into a folder the tree lacks
 
-            self.repositories = frozenset(map(repository_name, self.reader.index.roots))
+            index = self.reader.index
+            self.repositories = frozenset(root_name(index, root) for root in index.roots)
         return self.repositories
 
     def copy(self, point: str, source: str, context: str, mounted: Sequence[str]) -> None:
@@ -805,9 +806,10 @@ def _authors_clone(source: str, base_dir: str, reader: Reader) -> str | None:
             return folder
         above = os.path.dirname(folder)
         folder = reader.folder(above) if above != folder else None
-    from shmlint.project.origin import repository_name  # for a mount of a path from another machine only
+    from shmlint.project.own_image import root_name  # for a mount of a path from another machine only
 
-    return next((reader.folder(root) for root in reader.index.roots if repository_name(root) == name), None)
+    index = reader.index
+    return next((reader.folder(root) for root in index.roots if root_name(index, root) == name), None)
 
 
 def _covers(mounted: str, path: str) -> bool:

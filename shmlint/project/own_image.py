@@ -17,7 +17,7 @@ from shmlint.project.origin import repository_name
 from shmlint.signals import split_image
 
 if TYPE_CHECKING:
-    from shmlint.project.index import ProjectFiles
+    from shmlint.project.index import ProjectFiles, ProjectIndex
 
 #: words too common in image and repository names to say that one is named for the other
 _COMMON_WORDS = frozenset(
@@ -44,6 +44,11 @@ def named_for(image: str, repository: str) -> bool:
 def clone_name(files: ProjectFiles, root: str) -> str:
     """``repository_name`` of a root, asked once a run (``ProjectFiles.per_folder``)."""
     return repository_name(root)
+
+
+def root_name(index: ProjectIndex, root: str) -> str:
+    """The name a root's clone knows its repository by: once a run where the run lists its files, else read now."""
+    return index.files.per_folder(clone_name, root) if index.files is not None else repository_name(root)
 
 
 def _words(name: str) -> frozenset[str]:
