@@ -417,12 +417,28 @@ def test_a_paragraph_line_that_runs_a_container_is_read_as_a_command(engine: Eng
     assert "--tensor-parallel-size 2" in finding.message
 
 
+def test_a_run_command_written_as_inline_code_is_read_as_one(engine: Engine) -> None:
+    """A tutorial's step written as inline code in a sentence (audit77a: ``1. Start it: `docker run ... -i -t
+    your-docker-image:v1.0 /bin/bash`, then follow the rest``): each span is a command of its own, which ends with
+    the span (the next span on the line is another command), and its fix stays inside the backticks."""
+    text = (
+        "# Serve\n\n1. Start it: `docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2`, or "
+        "``docker run --gpus all -it img bash`` for a shell.\n"
+    )
+    findings = check(engine, "README.md", text).findings
+    assert [(f.span.line, f.span.column, f.severity.label) for f in findings] == [(3, 15, "error"), (3, 93, "info")]
+    assert "--tensor-parallel-size 2" in findings[0].message and "bash" not in findings[0].message
+    after = fixed(engine, "README.md", text)
+    assert after == text.replace("`docker run --gpus", "`docker run --shm-size=8g --gpus")  # the shell's too
+
+
 @pytest.mark.parametrize(
     "line",
     [
         "docker run is how a container starts --gpus all img",  # no option after run: a sentence
         "- docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2",  # a list item: prose
-        "`docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2`",  # inline code, not a line
+        "Say ``docker run img`` or `docker run` or ```docker run --gpus all img``` in code.",  # no option first
+        "The span `docker run --gpus all img --tensor-parallel-size 2 is never closed.",  # or `--gpus` after run
         "docker run --gpus all vllm/vllm-openai:v0.6.0 needs --tensor-parallel-size 2 on two GPUs.",  # a sentence
         "docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n---",  # a setext heading
         "<!--\ndocker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n-->",  # commented out

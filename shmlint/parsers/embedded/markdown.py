@@ -31,6 +31,12 @@ _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "d
 #: a paragraph line that is a container run command, options first (a README that writes its command as a plain
 #: line, not a code block): read as a block of its own, with the lines its trailing backslashes continue
 _PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-")
+#: a container run command written as inline code in a sentence (``1. Start it: `docker run --gpus all -it img
+#: bash`, then follow the tutorial``, audit77a): the span's text, one or two backticks around it on one line
+_INLINE_COMMAND = LazyRegex(
+    rf"(?<!`)(?P<ticks>`{{1,2}})(?!`) ?(?P<command>{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-[^`\n]{{0,4000}}?)"
+    r" ?(?P=ticks)(?!`)"
+)
 #: a paragraph line written as a command typed at a prompt: an optional prompt, ``sudo`` and assignments, then a
 #: path (``./run.sh``) or a program people run in a terminal session (``python train.py --img 640``, ``conda
 #: activate env``; ``source``, ``bash`` and ``sh`` with a script, ``export`` with an assignment, where a prose
@@ -212,7 +218,9 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
             list_column = container_column
         after_blank = not stripped or _ATX_HEADING.match(line) is not None  # a heading is no paragraph: indented
         # code may follow it directly (CommonMark; audit60b: ``# Build`` then ``    docker build -t img .``)
-        if _PROSE_COMMAND.match(line):
+        if not _PROSE_COMMAND.match(line):
+            yield from (([(offset + span.start("command"), span["command"])], "") for span in _inline_commands(line))
+        else:
             resume = _prose_command_end(every, index)
             command = every[index:resume]
             if _SENTENCE_END.search(command[-1][1]):
@@ -224,6 +232,13 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
                 resume = typed
     if block and not (nested and fence is None) and not (fence is not None and holds_markdown):
         yield block, name if fence is not None else ""
+
+
+def _inline_commands(line: str) -> Iterator[re.Match[str]]:
+    """The container run commands a prose line writes as inline code (``_INLINE_COMMAND``)."""
+    if "`" not in line:
+        return iter(())
+    return _INLINE_COMMAND.finditer(line)
 
 
 def _unquoted(offset: int, line: str) -> tuple[int, str]:

@@ -122,6 +122,8 @@ def mask_shell_blocks(
             if lines:
                 close_constructs(mask, lines[0].start, lines[-1].end)
                 mark_end(mask, end)
+                if end - 1 < len(text) and text[end - 1] != "\n":  # inline code: its command ends with the span
+                    mask.put(end - 1, ";")
                 kept.append(ShellBlock(lines, section, language != "", part, current))
     return mask.result(), tuple(kept)
 
