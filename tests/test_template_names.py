@@ -50,9 +50,9 @@ def test_an_envsubst_template_is_read(tmp_path: Path) -> None:
     ("image", "said"),
     [
         (
-            "{{ image }}",
+            "{{ image }}:{% if cuda %}cu124{% else %}cpu{% endif %}",
             "template (Helm, Jinja, Terraform or envsubst markers): not plain YAML, not checked",
-        ),  # a Jinja action
+        ),  # a Jinja statement inside a line: no YAML without rendering it
         ("@IMAGE@", "a template that is not plain YAML (invalid YAML"),  # configure_file's placeholder
     ],
 )
@@ -173,7 +173,7 @@ NOT_PLAIN, MARKERS = (
     [
         ("pod.yaml.j2", MANIFEST_HEAD + b"\xff\xfe\x00bad: [\n", NOT_PLAIN + "binary file"),  # rendering decides
         ("pod.yaml-template", MANIFEST_HEAD + b'x: "\xff\xfe"\n', NOT_PLAIN + "invalid YAML: not valid UTF-8"),
-        ("job.yml.j2", b"containers:\n  - image: {{ image }}\n", MARKERS),  # a container spec's keys
+        ("job.yml.j2", b"containers:\n  - image: {{ image }}{% if x %}:1{% endif %}\n", MARKERS),  # a container's
         ("pod.yaml.tpl", b"\xff\xfeb\x00a\x00d\x00", None),  # UTF-16 that is no manifest either
         ("blob.yaml.j2", bytes(range(256)) * 4, None),  # binary and nothing like a manifest
         ("prometheus.yml.j2", b"global:\n  scrape_interval: {{ interval }}\nscrape_configs:\n  - job_name: x\n", None),

@@ -188,7 +188,7 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
     except YamlError as exc:
         refused = isinstance(exc, Refused)  # an alias bomb is refused for its shape, whatever the file is for
         if not refused and _template_not_yet_yaml(source.text):
-            return [], [_template_notice(source, path, run)]
+            return _template(source, path, run)
         if not refused and _is_conda_environment(source.text):
             where = f"line {exc.line}, column {exc.column}"
             return [], [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_CONDA}: not checked")]
@@ -200,8 +200,34 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         # ``name: {{ .Values.x }}`` or Jinja's ``name: {{ name }}`` composes as a mapping used as a key, which no
         # Kubernetes or compose reader accepts: an unrendered template that happens to parse, not a manifest
         # (audit67b: a SeldonDeployment template a script renders with Jinja gave 26 SHM011 errors)
-        return [], [_template_notice(source, path, run)]
+        return _template(source, path, run)
     return _yaml_workloads(source, path, documents, run)
+
+
+def _template(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
+    """A Jinja template of YAML outside a Helm chart (``deployment.yaml.j2``, an Ansible role's): read as far as it
+    is YAML with its statement lines blanked and its whole-value expressions quoted
+    (``shmlint.parsers.template_mask``), and said so; a note that it was not checked where even that does not
+    parse, and for a Go template (Helm's actions)."""
+    from shmlint.parsers.template_mask import masked_template
+    from shmlint.parsers.yamlnodes import YamlError, compose, key_problem
+
+    masked = masked_template(source.text) if run.files.chart_of(path) is None else None
+    if masked is None:
+        return [], [_template_notice(source, path, run)]
+    try:
+        documents = compose(source._replace(text=masked))
+    except YamlError:
+        return [], [_template_notice(source, path, run)]
+    if key_problem(documents) is not None:
+        return [], [_template_notice(source, path, run)]
+    workloads, notices = _yaml_workloads(source, path, documents, run)
+    said = (
+        "Jinja template read as the YAML it renders to: its statement lines left out (every branch "
+        "and one pass of each loop kept), the values its expressions fill unknown, no fix offered (where an edit "
+        "lands among its branches is not known); lint its rendered output for an exact check"
+    )
+    return [workload._replace(target=None) for workload in workloads], [Notice(source.path, said), *notices]
 
 
 def _wanted(source: SourceText, path: StrPath, run: Extraction) -> bool:
@@ -311,12 +337,12 @@ _NO_SIGNAL = "no GPU, torch or /dev/shm word in it, so it holds no workload find
 def _yaml_template(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
     """A manifest named as a template: plain YAML with placeholders (``${VAR}``, which envsubst fills) is read as
     the YAML it is, its placeholders as values to come (``PodReader``); one with template actions (``{{ }}``,
-    ``{% %}``) or that does not parse is not checked, and the report says so when it looks like a manifest (its
-    rendered output is what runs); any other template (an Ansible role's prometheus.yml.j2) is passed over as
-    YAML without a workload is."""
+    ``{% %}``) is read as far as it is YAML without them (``_template``), and the report says so when it looks like
+    a manifest (its rendered output is what runs); any other template (an Ansible role's prometheus.yml.j2) is
+    passed over as YAML without a workload is."""
     manifest = looks_like_manifest(source.text)
     if has_template_marks(source.text):
-        return [], [_template_notice(source, path, run)] if manifest else []
+        return _template(source, path, run) if manifest else ([], [])
     if not manifest and not _wanted(source, path, run):
         return [], []  # nothing to render a workload from, valid or not
     try:
