@@ -204,10 +204,17 @@ FAMILIES = [
     ("", "vllm serve m --pipeline-parallel-size 2", "needs"),
     ("", "vllm serve m --data-parallel-size 2", "needs"),
     ("", "vllm serve m -dp 8", "needs"),
-    # nnU-Net training: its augmentation workers' torch tensors go through /dev/shm; prediction is not read
+    # nnU-Net training: its augmentation workers' torch tensors go through /dev/shm; v2's prediction too (its
+    # preprocessing workers, audit79d), v1's is not read
     ("", "nnUNetv2_train 4 3d_fullres 0", "needs"),
     ("", "/opt/conda/bin/nnUNet_train 3d_fullres nnUNetTrainerV2 66 4", "needs"),
-    ("", "nnUNetv2_predict -i in -o out -d 4 -c 3d_fullres", ""),
+    ("", "nnUNetv2_predict -i in -o out -d 4 -c 3d_fullres", "needs"),
+    ("", "nnUNetv2_predict_from_modelfolder -i in -o out -m model", "needs"),
+    ("", "nnUNet_predict -i in -o out -t 4 -m 3d_fullres", ""),
+    ("", "nnUNetv2_predict_custom -i in", ""),
+    # MONAI Label: one NCCL process per visible GPU when its training task runs (its min_devices: 2 counted GPUs)
+    ("", "monailabel start_server --app apps/radiology --studies /data", "needs"),
+    ("", "monailabel apps --download --name radiology", ""),
     ("", "nnUNetv2_train_custom 4", ""),
     ("", "vllm serve m --distributed-executor-backend mp", "needs"),
     ("", "vllm serve m --distributed-executor-backend=ray", "needs"),
