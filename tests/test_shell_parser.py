@@ -37,7 +37,11 @@ def texts(source: str) -> list[list[str]]:
         ("for i in 1 2; do run $i; done", [["for", "i", "in", "1", "2"], ["run", "$i"]]),
         (
             "case $1 in start) docker run a;; stop) docker stop a;; esac",
-            [["case", "$1", "in", "start"], ["docker", "run", "a"], ["stop"], ["docker", "stop", "a"]],
+            [["case", "$1", "in"], ["docker", "run", "a"], ["docker", "stop", "a"]],
+        ),  # a clause's patterns are no commands (audit79a: ``./.env|./data/*)`` read as programs not found)
+        (
+            "case $x in\n  (a|b*) run a ;;\n  *) case $y in c) run c;; esac ;;\nesac\nrun d",
+            [["case", "$x", "in"], ["run", "a"], ["case", "$y", "in"], ["run", "c"], ["run", "d"]],
         ),
         ("( cd x && docker run a )", [["cd", "x"], ["docker", "run", "a"]]),
         ("{ docker run a; }", [["docker", "run", "a"]]),

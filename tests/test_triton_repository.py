@@ -165,12 +165,13 @@ def test_hostile_config_is_read() -> None:
         ("FROM x\nWORKDIR /opt/app\nCOPY repo/ models/\n", (("/opt/app/models", "repo/"),)),
         ('FROM x\nCOPY ["a b", "/m"]\n', (("/m", "a b"),)),
         ("FROM x\nCOPY --chown=1:1 . /app\n", (("/app", "."),)),
-        # another stage's, a URL, several sources, a wildcard: not one of the context's, so the source is ""
+        # another stage's, a URL: not one of the context's, so the source is ""; several sources each land in the
+        # folder, and a wildcard is kept for the walk to match against the context's files
         (
             "FROM b AS build\nCOPY a /a\nFROM x\nCOPY --from=build /a /b\nADD https://h/x /y\nCOPY a b /c/\n",
-            (("/b", ""), ("/y", ""), ("/c", "")),
+            (("/b", ""), ("/y", ""), ("/c", "a"), ("/c", "b")),
         ),
-        ("FROM x\nCOPY *.pbtxt /m/\n", (("/m", ""),)),
+        ("FROM x\nCOPY *.pbtxt /m/\n", (("/m", "*.pbtxt"),)),
     ],
 )
 def test_dockerfile_copies_from_the_context(dockerfile: str, copies: tuple[tuple[str, str], ...]) -> None:

@@ -183,8 +183,9 @@ def _stages(text: str, build_args: dict[str, str]) -> list[_Stage]:
             if source:
                 stages[-1] = replace(stages[-1], copies_from=(*stages[-1].copies_from, source.group(1)))
             copied = _copy(value, stages[-1].workdir, elsewhere=source is not None, unpacked=kind == "ADD")
-            if copied is not None and len(stages[-1].copies) < MAX_COPIES:
-                stages[-1] = replace(stages[-1], copies=(*stages[-1].copies, copied))
+            room = MAX_COPIES - len(stages[-1].copies)
+            if copied and room > 0:
+                stages[-1] = replace(stages[-1], copies=(*stages[-1].copies, *copied[:room]))
         elif stages and kind == "RUN":
             stages[-1] = replace(stages[-1], runs=(*stages[-1].runs, value))
         elif stages and kind == "ENV" and len(stages[-1].env) < MAX_ENV:
@@ -214,11 +215,13 @@ def _env_pairs(value: str) -> list[tuple[str, str]]:
 MAX_COPIES = 32
 
 
-def _copy(value: str, workdir: str, *, elsewhere: bool = False, unpacked: bool = False) -> tuple[str, str] | None:
-    """``COPY src dest`` (or its JSON form): (absolute destination, its one source in the build context), the
-    source "" when it is not one (``elsewhere``: another stage's; several sources, a URL or a wildcard; an archive
-    ``ADD`` unpacks, ``unpacked``), so a later copy to the same place is known to replace what was there. A
-    relative destination is below the stage's WORKDIR; None when no destination can be told."""
+def _copy(value: str, workdir: str, *, elsewhere: bool = False, unpacked: bool = False) -> list[tuple[str, str]]:
+    """``COPY src dest`` (or its JSON form): (absolute destination, one source in the build context) for each
+    source, so a later copy to the same place is known to replace what was there. A source is "" when it is not one
+    of the build context (``elsewhere``: another stage's; a URL, a variable; an archive ``ADD`` unpacks,
+    ``unpacked``); a wildcard (``COPY scripts/*.sh /opt/app/``) is kept as written, for the walk to match against
+    the context's files; with several sources the destination is a folder each lands in. A relative destination is
+    below the stage's WORKDIR; nothing when no destination can be told."""
     stripped = value.strip()
     words: list[str] = []
     if stripped.startswith("["):
@@ -230,14 +233,21 @@ def _copy(value: str, workdir: str, *, elsewhere: bool = False, unpacked: bool =
     else:
         words = [w for w in stripped.split() if not w.startswith("--")]
     if len(words) < 2:
-        return None
-    source, destination = words[0], words[-1]
-    archive = unpacked and source.lower().endswith((".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz"))
-    if elsewhere or archive or len(words) != 2 or any(c in source for c in "*?[$") or "://" in source:
-        source = ""
+        return []
+    destination = words[-1]
     if not destination.startswith("/"):
         destination = f"{(workdir or '/').rstrip('/')}/{destination}"
-    return destination.rstrip("/") or "/", source
+    if len(words) > 2 and not destination.endswith("/"):
+        destination += "/"  # several sources: docker requires a folder
+    copies = []
+    for source in words[:-1]:
+        archive = unpacked and source.lower().endswith(
+            (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+        )
+        if elsewhere or archive or "$" in source or "://" in source:
+            source = ""
+        copies.append((destination.rstrip("/") or "/", source))
+    return copies
 
 
 def _parse_from(value: str) -> tuple[str, str | None]:

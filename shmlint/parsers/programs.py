@@ -59,6 +59,17 @@ def shell_operand(arguments: Sequence[str]) -> tuple[bool, int] | None:
 
 #: programs that only print or test text: ``echo "Creating DeepSpeed hostfile"`` runs no DeepSpeed
 TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
+#: programs that move, read or test files and text, or set the shell's own state, and start no other program: a
+#: script's plumbing, which is no command to record (audit79a: a setup script's ``find``, ``awk`` and ``cp`` filled
+#: the commands kept before the training command of a script started later)
+PLUMBING = TEXT_ONLY | {
+    *("cd", "pushd", "popd", "set", "unset", "export", "local", "declare", "typeset", "readonly", "shift"),
+    *("return", "exit", "continue", "break", "trap", "wait", "mkdir", "rm", "rmdir", "cp", "mv", "ln", "touch"),
+    *("chmod", "chown", "find", "sort", "uniq", "awk", "sed", "grep", "tr", "cut", "head", "tail", "wc", "tee"),
+    *("basename", "dirname", "realpath", "readlink", "date", "sleep", "sha256sum", "md5sum", "ls", "stat", "du"),
+    *("df", "id", "whoami", "hostname", "nproc", "uname", "which", "case", "for", "select", "umask", "ulimit"),
+    *("source", ".", "cmp", "diff"),
+}
 #: what a container's shell string does before its program, starting nothing of its own: text, moving about,
 #: its own environment (``source`` of an activation or an env file: ``need._sets_up``), a pause, a connectivity check
 SETUP_ONLY = TEXT_ONLY | {
@@ -101,7 +112,10 @@ def is_python(word: str) -> bool:
 
 
 #: words in front of the real command that only change how it runs
-_PREFIXES = frozenset({"exec", "nohup", "time", "sudo", "nice", "stdbuf", "setsid", "tini", "dumb-init", "--"})
+_PREFIXES = frozenset({"exec", "nohup", "time", "sudo", "nice", "stdbuf", "setsid", "--"})
+#: init processes an image starts its command under (``ENTRYPOINT ["/usr/bin/tini", "-s", "--"]``), by any path,
+#: with their options that take a value (tini's ``-p SIGNAL``, ``-e CODE``; dumb-init's ``-r s:r``)
+_INITS = {"tini": frozenset({"-p", "-e"}), "dumb-init": frozenset({"-r", "--rewrite"})}
 #: tools that run a command in a project's environment (``uv run python x.py``), with their options that take a
 #: value; the command after them is what runs
 _ENVIRONMENT_RUNNERS = {
@@ -123,13 +137,17 @@ _ENVIRONMENT_RUNNERS = {
 
 
 def program(argv: Sequence[str]) -> list[str]:
-    """The words from the program on: past ``exec``, ``sudo``, ``env -u X A=1``, ``NAME=value`` and an environment
-    runner (``uv run``, ``poetry run``, ``conda run -n env``) in front."""
+    """The words from the program on: past ``exec``, ``sudo``, ``env -u X A=1``, ``NAME=value``, an init process
+    (``/usr/bin/tini -s --``) and an environment runner (``uv run``, ``poetry run``, ``conda run -n env``) in
+    front."""
     words = list(argv)
     while words:
-        runner = _ENVIRONMENT_RUNNERS.get(words[0].rsplit("/", 1)[-1]) if words[1:2] == ["run"] else None
+        name = words[0].rsplit("/", 1)[-1]
+        runner = _ENVIRONMENT_RUNNERS.get(name) if words[1:2] == ["run"] else None
         if runner is not None:
             words = _after_options(words[2:], runner)
+        elif name in _INITS:
+            words = _after_options(words[1:], _INITS[name])
         elif words[0] in _PREFIXES or words[0] == "env" or ("=" in words[0] and not words[0].startswith("-")):
             words = _after_env(words) if words[0] == "env" else words[1:]
         else:

@@ -273,6 +273,7 @@ class _Lexer(_Cursor):
         text = self.text
         words: list[Word] = []
         case_depth = 0
+        patterns = False  # after ``case WORD in`` or a clause's ``;;``: a clause's patterns, up to its ``)``
         opened: list[int] = []  # where each ``(`` still open is (a subshell, an array)
         in_array = False  # ``NAME=(a do b)``: an array's items are words, never reserved words
         while self.pos < self.n:
@@ -299,6 +300,9 @@ class _Lexer(_Cursor):
                 self.pos += 1
                 self._finish(words, depth)
                 return True
+            elif patterns and c in "()|":  # ``(./.env|./data/*)``: patterns are no commands
+                self.pos += 1
+                patterns = c != ")"
             elif c == ")":
                 self.pos += 1
                 in_array = False
@@ -319,13 +323,26 @@ class _Lexer(_Cursor):
                 self._redirect(words, depth, stop)
             elif c in ";&|":
                 self._finish(words, depth)
-                self.pos += 1
+                clause_end = ";;&" if text.startswith(";;&", self.pos) else text[self.pos : self.pos + 2]
+                if case_depth and clause_end in (";;", ";&", ";;&"):  # the next clause's patterns follow
+                    patterns = True
+                    self.pos += len(clause_end)
+                else:
+                    self.pos += 1
             else:
                 word = self._word(depth, stop)
                 if word.end == word.start:  # a character no branch takes: step over it rather than loop
                     self.pos += 1
                     continue
-                if words or in_array or not is_unquoted_literal(word, text):
+                if patterns:
+                    if word.text == "esac" and is_unquoted_literal(word, text):
+                        case_depth, patterns = max(0, case_depth - 1), False
+                    continue
+                if len(words) == 2 and words[0].text == "case" and word.text == "in":
+                    words.append(word)
+                    self._finish(words, depth)
+                    patterns = True
+                elif words or in_array or not is_unquoted_literal(word, text):
                     words.append(word)
                 elif word.text == "case":
                     case_depth += 1

@@ -18,17 +18,19 @@ if TYPE_CHECKING:
 
 #: the keys read, and the smallest value that means /dev/shm is used; ``num_loader_workers`` and
 #: ``num_eval_loader_workers``: Coqui TTS's trainer config, passed as the training and evaluation DataLoaders'
-#: ``num_workers`` (TTS/tts/models/base_tts.py, ``get_data_loader``)
+#: ``num_workers`` (TTS/tts/models/base_tts.py, ``get_data_loader``); ``max_data_loader_n_workers``: kohya
+#: sd-scripts' option, which its ``--config_file`` TOML sets as well (``kohya-sd-scripts`` in shm_need.yaml; audit79a)
 THRESHOLDS = {
     "num_workers": 1,
     "dataloader_num_workers": 1,
     "num_loader_workers": 1,
     "num_eval_loader_workers": 1,
+    "max_data_loader_n_workers": 1,
     "tensor_parallel_size": 2,
 }
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
 _SETTING = re.compile(
-    r"""^[ \t{]*["']?(?P<key>dataloader_num_workers|num_workers|num_(?:eval_)?loader_workers|tensor_parallel_size)["']?[ \t]*[:=][ \t]*"""
+    r"""^[ \t{]*["']?(?P<key>dataloader_num_workers|num_workers|num_(?:eval_)?loader_workers|max_data_loader_n_workers|tensor_parallel_size)["']?[ \t]*[:=][ \t]*"""
     r"""["']?(?P<value>[0-9]{1,6})["']?[ \t]*[,}]?[ \t]*(?:#.*)?$""",
     re.MULTILINE,
 )

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
-from shmlint.parsers.programs import TEXT_ONLY, program
+from shmlint.parsers.programs import PLUMBING, program
 from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, ProjectFiles, Reader, holds
 from shmlint.project.launchers import UNKNOWN, Target, known, shown, target
 from shmlint.visible import clipped, visible
@@ -58,6 +58,9 @@ MAX_DEFAULT_CONFIGS = 4
 #: programs started by the code followed per workload (each is read as a program of its own), and the files they
 #: may read together (with the bytes of the workload's own budget)
 MAX_STARTED = 8
+#: commands kept as facts from the programs the container's code starts: a training script a web UI starts is
+#: often a long one whose training command comes last (audit79a: line 340 of a script of menus and checks)
+MAX_STARTED_COMMANDS = 4 * MAX_COMMANDS
 STARTED_FILES = 32
 #: names of missing programs said in a note (the first ones: more would only lengthen the message)
 MAX_MISSING = 2
@@ -67,6 +70,8 @@ _SUBCOMMAND_FOLDERS = ("commands", "cli", "subcommands")
 MAX_PAGES = 16
 #: loader helpers kept per program (``pyhelpers``), for the modules that import them
 MAX_HELPERS = 32
+#: files one wildcard COPY source is followed to (``_Walk.copy_matches``)
+MAX_MATCHES = 64
 #: config file names kept from the programs followed (the first are read, up to ``MAX_DEFAULT_CONFIGS``)
 MAX_CONFIG_NAMES = 16
 
@@ -109,6 +114,8 @@ class _Walk:
         self.scripts: dict[str, tuple[str, str]] | None = None  # ``installed``: read once a walk needs them
         self.cwd = ""  # where the shell's ``cd`` went (``moved``): relative names are looked for there first
         self.repositories: frozenset[str] | None = None  # ``clone_names``, read once a walk needs them
+        #: commands kept as facts: ``MAX_COMMANDS`` of the container's own, as many more of what its code starts
+        self.most_commands = MAX_COMMANDS
         self.program({})
 
     def served(self, argv: Sequence[str]) -> None:
@@ -174,8 +181,12 @@ class _Walk:
         destination and in it (``COPY start.sh /usr/local/bin/``: the reading keeps no trailing slash, so both),
         where no mount (``mounted``: the container paths mounted) hides it, and replaces what was there; a folder
         replaces the files kept below it with its own of the same name; a copy from elsewhere (another stage, a
-        URL, an archive, several sources) leaves nothing known below it. Folders are also mounts (``walk.mounts``)."""
+        URL, an archive) leaves nothing known below it, and a wildcard (``scripts/*.sh``) copies the files of the
+        folder it names that it matches into ``point``. Folders are also mounts (``walk.mounts``)."""
         point = posixpath.normpath(point)
+        if any(c in source for c in "*?["):
+            self.copy_matches(point, source, context, mounted)
+            return
         folder = self.reader.folder(os.path.join(context, source)) if source else None
         if folder is not None:
             self.mounts.append((point, folder))
@@ -195,6 +206,20 @@ class _Walk:
                 self.copied[place] = path
             else:
                 self.copied.pop(place, None)
+
+    def copy_matches(self, point: str, source: str, context: str, mounted: Sequence[str]) -> None:
+        """``COPY scripts/*.sh /opt/app/``: each file of the build context's folder that the last part matches, in
+        ``point`` (the first ``MAX_MATCHES``, sorted); a wildcard in a folder's part is a copy from elsewhere."""
+        import fnmatch
+
+        parent, pattern = posixpath.split(source)
+        folder = self.reader.folder(os.path.join(context, parent)) if not any(c in parent for c in "*?[") else None
+        if folder is None:
+            self.copy(point, "", context, mounted)
+            return
+        listed = self.reader.index.tree(self.reader.index.max_bytes).files_in(folder)
+        for name in sorted(name for name in listed if fnmatch.fnmatchcase(name, pattern))[:MAX_MATCHES]:
+            self.copy(posixpath.join(point, name), posixpath.join(parent, name), context, mounted)
 
     def not_found(self, name: str, path: str | None) -> None:
         """Keep a name a command runs that is not in the checked files, for the note that says so."""
@@ -259,6 +284,8 @@ class _Walk:
             self.shell(found, env, depth)
         elif found.kind == "code":
             self.code(found, env, depth)
+        elif found.kind == "supervisor":
+            self.supervised(found.name, env, depth)
         else:
             if found.launcher in ("accelerate launch", "python -m accelerate.commands.launch"):
                 from shmlint.project import configs  # loaded when a command names a program, like pycode
@@ -294,17 +321,65 @@ class _Walk:
             self.run(f"{where}:{line.line}", line, depth + 1)
         self.cwd = cwd
 
+    def supervised(self, config: str, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
+        """The programs supervisord starts (``shmlint.project.supervisor``): those of the configuration ``-c``
+        names, else of the first of its default places the image holds, and of the files its ``[include]`` names
+        that the image copies from the repository; with no configuration of the repository's, the files copied
+        where the distribution's package includes them. Each program runs as a command of the container."""
+        from shmlint.project import supervisor
+        from shmlint.project.shellvars import Line
+
+        names = (config,) if config else supervisor.DEFAULT_CONFIGS
+        found = next(((name, path) for name in names if known(name) and (path := self.located_here(name))), None)
+        text = self.read(found[1]) if found is not None and depth < self.reader.index.max_depth else None
+        plain = {name: " ".join(values) for name, values in env.items()}
+        files: list[tuple[str, str]] = []  # (path, text) of each configuration file read
+        patterns = [supervisor.PACKAGE_INCLUDES]
+        if found is not None and text is not None:
+            name = found[0] if found[0].startswith("/") else posixpath.join(self.workdir or "/", found[0])
+            files.append((found[1], text))
+            patterns = supervisor.includes(text, posixpath.dirname(name))
+        for path in self.included(patterns)[: supervisor.MAX_PROGRAMS]:
+            if (included := self.read(path)) is not None:
+                files.append((path, included))
+        if not files:
+            self.doubt = True
+            self.not_found(config or supervisor.DEFAULT_CONFIGS[-1], None)
+            return
+        for path, content in files:
+            here = posixpath.dirname(path)
+            started, unread = supervisor.programs(content, here, plain)
+            self.doubt = self.doubt or unread
+            where = self.reader.display(path)
+            for supervised in started:
+                self.run(f"{where}:{supervised.line}", Line(supervised.line, supervised.argv, env), depth + 1)
+
+    def included(self, patterns: Sequence[str]) -> list[str]:
+        """The repository's files the image puts where the patterns (container paths with wildcards) match: files
+        it copies one by one, and files of folders it copies or mounts (sorted, as supervisord reads them)."""
+        import fnmatch
+
+        found: list[str] = []
+        for pattern in patterns:
+            folder = posixpath.dirname(pattern)
+            found += [path for place, path in sorted(self.copied.items()) if fnmatch.fnmatchcase(place, pattern)]
+            for point, source in self.mounts:
+                if posixpath.normpath(point) == folder:
+                    listed = self.reader.index.tree(self.reader.index.max_bytes).files_in(source)
+                    base = posixpath.basename(pattern)
+                    found += [os.path.join(source, n) for n in sorted(listed) if fnmatch.fnmatchcase(n, base)]
+        return list(dict.fromkeys(found))
+
     def run(self, where: str, line: Line, depth: int) -> None:
         """One command of a script or a ``-c`` string, as it runs (its variables expanded from the environment the
         container and the script give it): a fact for the data's command patterns, then followed."""
         words = program(line.argv)
-        if words and words[0] in TEXT_ONLY:
-            return
-        if len(self.commands) < MAX_COMMANDS:
-            self.commands.append(CodeFact(where, " ".join(map(shown, line.argv))))
         if words and words[0] == "cd":
             self.cwd = moved(self.cwd, words[1:])
+        if words and words[0] in PLUMBING:
             return
+        if len(self.commands) < self.most_commands:
+            self.commands.append(CodeFact(where, " ".join(map(shown, line.argv))))
         self.command(line.argv, line.env, depth)
 
     def python(self, found: Target, depth: int, env: Mapping[str, tuple[str, ...]]) -> None:
@@ -510,6 +585,7 @@ class _Walk:
         started, self.started = unique[:MAX_STARTED], unique[MAX_STARTED:]
         container = self.reader
         self.reader = Reader(container.index._replace(max_files=STARTED_FILES), container.texts, container.virtual)
+        self.most_commands = len(self.commands) + MAX_STARTED_COMMANDS  # a budget of their own, as for files
         for fact, words, env in started:
             needs_at = len(self.needs)
             self.command(words, {name: (value,) for name, value in env.items()}, 0)
@@ -666,11 +742,17 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     if workdir.startswith("/"):
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
     walk.mounts = _binds(launch, reader)
-    walk.bases[:0] = _mounted(walk.mounts, workdir, reader)
+    bound = _mounted(walk.mounts, workdir, reader)
+    walk.bases[:0] = bound
     if built is not None:  # what the image copies from its build context is there too, below the mounts
         mounted = [point for point, _ in launch.mounts[:MAX_MOUNTS]]
+        binds = len(walk.mounts)
         for point, source in built[1].copies:
             walk.copy(point, source, context, mounted)
+        # a folder copied to where the container works (``WORKDIR /app``, ``COPY app .``): its names are found
+        # there, after what a mount puts there (audit79b: ``python serve_app.py`` was "not in the checked files")
+        here = [m for m in reader.through_binds(walk.mounts[binds:][::-1], workdir) if m and m not in walk.bases]
+        walk.bases[len(bound) : len(bound)] = here[:1]
     argv = (*entrypoint, *arguments)
     if argv:
         unknown = {name: (f"{UNKNOWN}${name}",) for name in launch.unknown_env}

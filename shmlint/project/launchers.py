@@ -86,8 +86,9 @@ SEPARATORS = frozenset({"&&", "||", ";", "|"})
 class Target(NamedTuple):
     """The program a command line runs: ``kind`` is ``python`` (a file), ``module`` (``-m pkg.mod``), ``imported``
     (the module a server imports, as a path without ``.py``: ``uvicorn main:app`` is ``main``), ``shell`` (a script
-    file), ``inline`` (a ``-c`` shell string) or ``code`` (Python's ``-c`` code); ``name`` is the path, module or
-    string; ``arguments`` what the program itself receives."""
+    file), ``inline`` (a ``-c`` shell string), ``code`` (Python's ``-c`` code) or ``supervisor`` (supervisord, whose
+    programs are the container's: ``name`` is the configuration its ``-c`` names, "" for its default places);
+    ``name`` is the path, module or string; ``arguments`` what the program itself receives."""
 
     kind: str
     name: str
@@ -128,6 +129,11 @@ def target(argv: Sequence[str]) -> Target | None:
         return _launched(words[2:], "accelerate launch")
     if name in _TOOLS:
         return _tool(name, words[1:])
+    if name == "supervisord":
+        from shmlint.project.supervisor import config_option  # for a process manager's command only
+
+        config = config_option(words[1:])
+        return Target("supervisor", config, ()) if config is not None else None
     if words[0].endswith(".py"):
         return Target("python", words[0], tuple(words[1:]))
     if words[0].endswith(".sh") or words[0].startswith("./"):
@@ -191,27 +197,25 @@ def _test_file(words: list[str]) -> Target | None:
 def _application(words: list[str], server: AppServer) -> Target | None:
     """The module the server's application reference names (``main:app``, ``pkg.api:create()``, gunicorn's
     ``pkg.wsgi``), as a path below the working directory an option names (``--chdir /srv``), looked for first in
-    the folders it puts on ``sys.path`` (``--app-dir backend``, ``--pythonpath a,b``); None when the first word that
-    is no option or value is no reference, or a folder is not known as written. A short option with its value
-    attached (``-w4``, ``-b:8000``) takes no next word."""
+    the folders it puts on ``sys.path`` (``--app-dir backend``, ``--pythonpath a,b``), before or after the reference
+    (``uvicorn app:app --app-dir /opt/portal``: audit79a); None when the first word that is no option or value is
+    no reference, or a folder is not known as written. A short option with its value attached (``-w4``,
+    ``-b:8000``) takes no next word."""
     folder = ""
     search: list[str] = []
+    module = ""
     index = 0
     while index < len(words):
         word = words[index]
         if word in SEPARATORS:
-            return None
+            break
         if not word.startswith("-") or word == "-":
-            found = _APP_REFERENCE.fullmatch(word)
+            found = _APP_REFERENCE.fullmatch(word) if not module else None
             if found is None:
-                return None
+                return None if not module else _imported(module, folder, search)
             module = found.group(1).replace(".", "/")
-            return Target(
-                "imported",
-                posixpath.normpath(posixpath.join(folder, module)),
-                (),
-                search=tuple(posixpath.normpath(posixpath.join(folder, path, module)) for path in search),
-            )
+            index += 1
+            continue
         name, equals, value = word.partition("=")
         if name in server.folders or name in server.paths:
             value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
@@ -225,7 +229,16 @@ def _application(words: list[str], server: AppServer) -> Target | None:
         if not equals and not attached and name not in server.flags and not name.startswith("--no-"):
             index += 1  # its value
         index += 1
-    return None
+    return _imported(module, folder, search) if module else None
+
+
+def _imported(module: str, folder: str, search: list[str]) -> Target:
+    return Target(
+        "imported",
+        posixpath.normpath(posixpath.join(folder, module)),
+        (),
+        search=tuple(posixpath.normpath(posixpath.join(folder, path, module)) for path in search),
+    )
 
 
 def _celery_application(words: list[str]) -> Target | None:

@@ -260,14 +260,31 @@ def _joined(node: ast.expr) -> Iterator[ast.List | ast.Tuple]:
         yield items
 
 
-def _path(node: ast.expr) -> str | None:
+#: calls whose one argument is the path they give: ``str(BIN)``, ``Path("/opt/app/train.sh")``
+_PATH_CALLS = frozenset({"str", "os.fspath", "Path", "pathlib.Path", "PurePosixPath", "pathlib.PurePosixPath"})
+#: names followed to their values in one path (``BIN = Path(...)``, then ``str(BIN)``)
+MAX_PATH_NAMES = 4
+
+
+def _path(node: ast.expr, scope: Scope | None = None, names: int = 0) -> str | None:
+    """The path a node holds: a string, ``sys.executable``, an ``os.path.join`` of strings, ``str()`` or
+    ``Path()`` of one, and, given the ``scope`` it is used in, a name assigned one once (audit79a: a web UI's
+    ``subprocess.Popen([str(TRAINPILOT_BIN)])``, ``TRAINPILOT_BIN = Path("/opt/.../trainpilot.sh")``)."""
     if isinstance(node, ast.Attribute) and node.attr == "executable" and dotted(node.value) == "sys":
         return "python"
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) <= MAX_CHARS:
         return node.value
-    if isinstance(node, ast.Call) and dotted(node.func) in ("os.path.join", "path.join") and not node.keywords:
+    if isinstance(node, ast.Name) and scope is not None and names < MAX_PATH_NAMES:
+        value = scope.value(node.id)
+        return _path(value, scope, names + 1) if value is not None else None
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    function = dotted(node.func)
+    if function in ("os.path.join", "path.join"):
         parts = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
         return posixpath.join(*parts) if len(parts) == len(node.args) and 0 < len(parts) <= MAX_TERMS else None
+    if function in _PATH_CALLS and len(node.args) == 1:
+        return _path(node.args[0], scope, names)
     return None
 
 
@@ -313,9 +330,9 @@ def _word(node: ast.expr, scope: Scope, first: bool) -> str:
     (the Python running the program), a name the file assigns a path once, else unknown."""
     if first and isinstance(node, ast.Attribute) and node.attr == "executable":
         return "python"
-    if isinstance(node, ast.Name) and (value := scope.value(node.id)) is not None and (path := _path(value)):
+    if isinstance(node, ast.Name) and (path := _path(node, scope)):
         return path
-    text = _text(node) if not isinstance(node, ast.Call) else _path(node)
+    text = _text(node) if not isinstance(node, ast.Call) else _path(node, scope)
     return text if text is not None else UNKNOWN
 
 
