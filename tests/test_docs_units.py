@@ -439,6 +439,7 @@ def test_a_run_command_written_as_inline_code_is_read_as_one(engine: Engine) -> 
         "- docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2",  # a list item: prose
         "Say ``docker run img`` or `docker run` or ```docker run --gpus all img``` in code.",  # no option first
         "The span `docker run --gpus all img --tensor-parallel-size 2 is never closed.",  # or `--gpus` after run
+        "**Symptom**: `docker run --runtime=nvidia` fails, as `docker run --gpus all` does.",  # no image: options
         "docker run --gpus all vllm/vllm-openai:v0.6.0 needs --tensor-parallel-size 2 on two GPUs.",  # a sentence
         "docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n---",  # a setext heading
         "<!--\ndocker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n-->",  # commented out

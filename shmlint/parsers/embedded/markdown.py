@@ -235,10 +235,19 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
 
 
 def _inline_commands(line: str) -> Iterator[re.Match[str]]:
-    """The container run commands a prose line writes as inline code (``_INLINE_COMMAND``)."""
+    """The container run commands a prose line writes as inline code (``_INLINE_COMMAND``) that name an image: a
+    sentence about the options alone (``**Symptom**: `docker run --runtime=nvidia` fails``, audit80b) runs
+    nothing."""
     if "`" not in line:
-        return iter(())
-    return _INLINE_COMMAND.finditer(line)
+        return
+    from shmlint.parsers.container_command import parse_container_command  # for a line with such a span only
+    from shmlint.parsers.shell import commands
+
+    for span in _INLINE_COMMAND.finditer(line):
+        text = span["command"]
+        parsed = [parse_container_command(command.words, text) for command in commands(text)]
+        if any(run is not None and run.image is not None for run in parsed):
+            yield span
 
 
 def _unquoted(offset: int, line: str) -> tuple[int, str]:
