@@ -116,6 +116,8 @@ class _Walk:
         self.repositories: frozenset[str] | None = None  # ``clone_names``, read once a walk needs them
         #: commands kept as facts: ``MAX_COMMANDS`` of the container's own, as many more of what its code starts
         self.most_commands = MAX_COMMANDS
+        self.processes: list[CodeFact] = []  # ``mp.Process`` calls read (``settle_processes``)
+        self.spawn_method = False
         self.program({})
 
     def served(self, argv: Sequence[str]) -> None:
@@ -570,6 +572,15 @@ class _Walk:
         ]
         # a command it starts is followed (``follow_started``): doubt there if it cannot be read
         self.doubt = self.doubt or facts.busy or facts.unknown_loaders > 0
+        self.processes += _new(self.processes, (CodeFact(f"{where}:{f.line}", f.text) for f in facts.processes))
+        self.spawn_method = self.spawn_method or facts.spawn_method
+
+    def settle_processes(self) -> None:
+        """``mp.Process`` calls use /dev/shm where a file the walk read sets a start method that pickles their
+        arguments; under Linux's fork they may not, and stay a doubt (``pycode._process``)."""
+        if self.processes and self.spawn_method:
+            self.needs += _new(self.needs, self.processes)
+        self.doubt = self.doubt or bool(self.processes)
 
     def follow_started(self) -> None:
         """The programs the container's code starts, each once and read as a program of its own (its imports as
@@ -760,6 +771,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         # ENV, which the container's own environment overrides
         walk.command(argv, image_env | unknown | {name: (value,) for name, value in launch.env}, 0)
         walk.follow_started()
+        walk.settle_processes()
     certain = walk.zero and not walk.needs and not walk.doubt and not reader.exhausted and bool(argv)
     if not walk.needs:
         notes += _missing_notes(walk.missing, reader)
@@ -797,6 +809,7 @@ def command_run(
     walk = _Walk(reader, [folder], devices)
     walk.command(argv, {}, 0)
     walk.follow_started()
+    walk.settle_processes()
     return tuple(dict.fromkeys(walk.needs)), tuple(walk.commands)
 
 

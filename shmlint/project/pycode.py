@@ -49,7 +49,10 @@ BUSY_PACKAGES = frozenset(
     }
 )
 _BUSY_TORCH = ("torch.distributed", "torch.multiprocessing")
-_MP_CALLS = frozenset({"spawn", "start_processes", "Process", "Pool", "Queue", "SimpleQueue"})
+_MP_CALLS = frozenset({"spawn", "start_processes", "Pool", "Queue", "SimpleQueue"})
+#: start methods that pickle a ``Process``'s arguments (tensors among them cross through /dev/shm); Linux's default,
+#: fork, hands them over in the child's copy of memory
+_PICKLING_STARTS = frozenset({"spawn", "forkserver"})
 #: keyword arguments of any call that start processes past a threshold (TrainingArguments, vLLM's LLM...)
 #: Ultralytics model classes whose ``train`` runs its trainer
 _ULTRALYTICS_MODELS = frozenset({"YOLO", "RTDETR", "YOLOWorld", "YOLOE", "NAS"})
@@ -93,6 +96,10 @@ class PyFacts(NamedTuple):
     constants: tuple[Constant, ...] = ()
     #: worker and process counts passed as keywords (``dataloader_num_workers=...``) whose value is not known
     unknown_values: int = 0
+    #: ``torch.multiprocessing.Process(...)`` calls: tensors among their arguments cross through /dev/shm only under
+    #: a start method that pickles them, which any file of the program may set (``spawn_method``)
+    processes: tuple[Fact, ...] = ()
+    spawn_method: bool = False  # the file sets one (``mp.set_start_method("spawn")``, ``get_context("spawn")``)
 
 
 def read(
@@ -150,11 +157,17 @@ def read(
     nnunet = nnunet_names(nodes) if "nnunet" in text or "nnUNet" in text else frozenset()
     nnunet = frozenset() if nnunet and single_threaded(nodes) else nnunet
     scope_of = {id(node): scope for scope in found for node in scope.nodes} if classes or nnunet else {}
+    processes: list[Fact] = []
+    spawn_method = False
     for node in nodes:
         if not isinstance(node, ast.Call) or id(node) in unused:
             continue
         name = called(node.func)
         quoted = text if len(needs) + len(zero) + len(unknown_loaders) < MAX_FACTS else ""
+        if name in ("Process", "set_start_method", "get_context"):
+            process, pickling = _process(node, name, mp_aliases, quoted)
+            processes += [process] if process is not None else []
+            spawn_method = spawn_method or pickling
         if name.endswith("DataLoader"):
             loaders.add(id(node))
             verdict = _loader(node, name, context, quoted, bound)
@@ -216,6 +229,8 @@ def read(
         whole,
         exported_numbers(tree, nodes, context),
         unknown_values,
+        tuple(processes),
+        spawn_method,
     )
 
 
@@ -388,6 +403,24 @@ def _mp_aliases(nodes: list[ast.AST]) -> frozenset[str]:
         elif isinstance(node, ast.ImportFrom) and node.module == "torch":
             aliases |= {a.asname or a.name for a in node.names if a.name == "multiprocessing"}
     return frozenset(aliases)
+
+
+def _process(node: ast.Call, name: str, aliases: frozenset[str], text: str) -> tuple[Fact | None, bool]:
+    """``mp.Process(...)`` of ``torch.multiprocessing`` (its fact), or a start method that pickles what a process
+    is given (``mp.set_start_method("spawn")``; the standard library's, which torch's re-exports, alike)
+    (audit80d: ``mp.Process`` ranks given numpy states under fork were an error in a container with no GPU)."""
+    if not isinstance(node.func, ast.Attribute):
+        return None, False
+    receiver = dotted(node.func.value)
+    if name == "Process":
+        return (
+            (Fact(node.lineno, f"{_quote(text, node.func)}(...) shares tensors between processes"), False)
+            if (receiver in aliases)
+            else (None, False)
+        )
+    first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "method"), None)
+    method = first.value if isinstance(first, ast.Constant) else None
+    return None, (receiver in aliases or receiver == "multiprocessing") and method in _PICKLING_STARTS
 
 
 def _multiprocessing(node: ast.Call, aliases: frozenset[str], text: str) -> Fact | None:
