@@ -65,7 +65,9 @@ def extract_compose(
     # or a here-document (its images are as often third-party ones)
     beside = not embedded and not any(project.get(service, "build") is not None for service in services)
     workloads = [
-        _workload(project, service, signals, owns, dev_gpus.get(service.name), beside)
+        _with_runs(project, service, _workload(project, service, signals, owns, dev_gpus.get(service.name), beside))
+        if not embedded
+        else _workload(project, service, signals, owns, dev_gpus.get(service.name), beside)
         for service in owned
         if service.file.source.path == source.path
     ]
@@ -131,6 +133,28 @@ def _workload(
         accelerator_count=evidence.accelerator_count(project, service, signals) if gpu else None,
         launch=evidence.launch(project, service, beside),  # also on the CPU: a build of its image may be torch work
     )
+
+
+def _with_runs(project: Project, service: Service, workload: Workload) -> Workload:
+    """A GPU service with the first command the repository's scripts and documents run it with (``docker compose
+    run SERVICE COMMAND``) as its later steps: taken where they show a need its own command does not, at most a
+    warning (``Workload.command_later``), said with where they are written (audit80c: a README's training command
+    in a GPU service whose own command starts a web UI)."""
+    if not workload.gpu or workload.launch is None:
+        return workload
+    from shmlint.formats.compose.file_sets import service_runs  # for a GPU service only
+
+    runs = service_runs(project.files, str(service.file.base_dir), service.name, service.file.source.path)
+    if not runs:
+        return workload
+    run = runs[0]
+    steps = workload._replace(
+        command=" ".join(run.words),
+        command_later=True,
+        command_from=f"docker compose run, {run.where}",
+        launch=workload.launch._replace(arguments=run.words),
+    )
+    return workload._replace(later_steps=steps)
 
 
 def _owned(project: Project, service: Service) -> Service:

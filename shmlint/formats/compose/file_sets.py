@@ -96,6 +96,69 @@ def named_sets(files: ProjectFiles, folder: str) -> list[FileSet]:
     return found
 
 
+class ServiceRun(NamedTuple):
+    """``docker compose run [options] SERVICE COMMAND...`` in a script, a Makefile or the docs: the command the
+    service runs there instead of its own, and where it is written."""
+
+    where: str  # "README.md:40"
+    words: tuple[str, ...]  # the command; a word the text leaves to run time marked (``dynamic``)
+    dynamic: tuple[bool, ...]
+
+
+#: ``docker compose run`` options that take a value (https://docs.docker.com/reference/cli/docker/compose/run/)
+_RUN_VALUED = frozenset(
+    {"-e", "--env", "--env-from-file", "-l", "--label", "--name", "-p", "--publish", "--pull", "-u", "--user", "-v",
+     "--volume", "-w", "--workdir", "--cap-add", "--cap-drop", "--entrypoint"}
+)  # fmt: skip
+#: the runs read for one service (the first, nearest folder first)
+MAX_RUNS = 4
+
+
+def service_runs(files: ProjectFiles, folder: str, service: str, compose_file: str) -> list[ServiceRun]:
+    """The commands the scripts, Makefiles and Markdown of a compose file's folder and the ``FOLDERS_UP`` above it
+    run ``service`` with (``docker compose run kohya python train.py ...``), where the run names no other compose
+    file (``-f``) and no entrypoint of its own (audit80c: a training command a README runs in a GPU service)."""
+    folders = [folder]
+    for _ in range(FOLDERS_UP):
+        above = os.path.dirname(os.path.abspath(folders[-1]))
+        if above == os.path.abspath(folders[-1]):
+            break
+        folders.append(above)
+    found: list[ServiceRun] = []
+    for each in folders:
+        for name, source, command in files.per_folder(_compose_commands, each):
+            words = [w.text for w in command.words]
+            named = [os.path.basename(f) for f in _file_options(words, [w.dynamic for w in command.words]) if f]
+            if named and os.path.basename(compose_file) not in named:
+                continue
+            at = _run_command(words, service)
+            if at is not None and len(found) < MAX_RUNS:
+                line = source.position(command.words[0].start)[0]
+                rest = command.words[at:]
+                found.append(ServiceRun(f"{name}:{line}", tuple(w.text for w in rest), tuple(w.dynamic for w in rest)))
+    return found
+
+
+def _run_command(words: list[str], service: str) -> int | None:
+    """Where the command starts in a ``compose run`` of ``service`` among ``words``; None for another subcommand,
+    another service, a run with no command or one that sets its own entrypoint."""
+    start = _after_compose(words)
+    index = len(words) if start is None else start
+    while index < len(words) and words[index].startswith("-"):  # compose's own options, a value with its option
+        index += 2 if words[index] in _VALUED or words[index] in ("-f", "--file") else 1
+    if index >= len(words) or words[index] != "run":
+        return None
+    index += 1
+    while index < len(words) and words[index].startswith("-"):
+        option = words[index].split("=", 1)[0]
+        if option == "--entrypoint":
+            return None
+        index += 2 if words[index] in _RUN_VALUED else 1
+    if index + 1 >= len(words) or words[index] != service:
+        return None
+    return index + 1
+
+
 def env_file_named(files: ProjectFiles, folder: str) -> bool:
     """Whether a script, Makefile or document of ``folder`` runs compose with ``--env-file`` or
     ``--project-directory``: then the folder's ``.env`` may not be what compose reads (asked through

@@ -1,0 +1,73 @@
+"""``docker compose run SERVICE COMMAND`` in a repository's scripts and documents: the command a GPU service runs
+there instead of its own, taken as its later steps (at most a warning, said with where it is written; audit80c: a
+README's kohya training run in a service whose own command starts a web UI)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shmlint.formats.compose.file_sets import _run_command
+from shmlint.runner import check_paths
+from shmlint.settings import Settings
+
+COMPOSE = """\
+services:
+  trainer:
+    image: acme/kohya:1
+    command: python gui.py --listen 0.0.0.0
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, count: all, capabilities: [gpu]}]
+"""
+TRAIN = "python sdxl_train_network.py --config_file cfg.toml"
+
+
+@pytest.mark.parametrize(
+    ("line", "at"),
+    [
+        ("docker compose -f docker-compose.yml run --rm -e A=1 -v x:/y trainer python t.py", 11),
+        ("docker-compose --project-name p run -T trainer sh -c 'python t.py'", 6),
+        ("docker compose run trainer", None),  # its own command
+        ("docker compose run --entrypoint sh trainer -c x", None),  # an entrypoint of its own
+        ("docker compose up trainer", None),
+        ("docker compose run other python t.py", None),
+    ],
+)
+def test_a_compose_run_names_the_command_it_gives_a_service(line: str, at: int | None) -> None:
+    assert _run_command(line.split(), "trainer") == at
+
+
+def _findings(root: Path, files: dict[str, str]):
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return [f for f in check_paths(Settings(undecided="show"), [root], jobs=1).findings if f.code == "SHM001"]
+
+
+def test_a_documented_run_of_a_gpu_service_is_its_later_steps(tmp_path: Path) -> None:
+    readme = f"# Train\n\n```bash\ndocker compose run --rm trainer {TRAIN}\n```\n"
+    (finding,) = _findings(tmp_path, {"docker-compose.yml": COMPOSE, "README.md": readme})
+    assert (finding.span.path.endswith("docker-compose.yml"), finding.severity.label) == (True, "warning")
+    assert "(docker compose run, README.md:4)" in finding.message and finding.fix is not None
+
+
+@pytest.mark.parametrize(
+    "readme",
+    [
+        f"```bash\ndocker compose -f other.yml run trainer {TRAIN}\n```\n",  # another project's file
+        f"```bash\ndocker compose run other {TRAIN}\n```\n",  # another service
+        "```bash\ndocker compose run trainer python gui.py --port 1\n```\n",  # nothing that needs /dev/shm
+    ],
+)
+def test_runs_of_other_files_services_or_harmless_commands_decide_nothing(tmp_path: Path, readme: str) -> None:
+    (finding,) = _findings(tmp_path, {"docker-compose.yml": COMPOSE, "README.md": readme})
+    assert finding.severity.label == "info"
+
+
+def test_a_service_without_an_accelerator_takes_no_runs(tmp_path: Path) -> None:
+    cpu = COMPOSE.split("    deploy:")[0]
+    readme = f"```bash\ndocker compose run trainer {TRAIN}\n```\n"
+    assert not _findings(tmp_path, {"docker-compose.yml": cpu, "README.md": readme})
