@@ -355,6 +355,9 @@ class Workload(NamedTuple):
     #: False where the image's own entrypoint never runs (a Metaflow step starts its own code in it): only an image
     #: the configuration names is evidence there
     image_runs: bool = True
+    #: a run command written as inline code in a sentence of a document, which may only mention it (``Don't do
+    #: `docker run ...```, a changelog's entry): its findings are at most info (review of audit80b)
+    mentioned: bool = False
 
     @property
     def format(self) -> WorkloadFormat:

@@ -68,6 +68,8 @@ def test_supervisords_programs_are_read_as_supervisord_reads_them() -> None:
         (["-c/y.conf"], "/y.conf"),
         (["-n"], ""),  # its default places
         (["-c"], None),  # no value: not started
+        (["-nc", "/x.conf"], "/x.conf"),  # getopt's flags, then -c and the next word
+        (["-uc", "root"], ""),  # -u takes "c" as its value
     ],
 )
 def test_supervisords_configuration_option(words: list[str], config: str | None) -> None:
@@ -240,3 +242,49 @@ def test_a_case_clauses_patterns_are_no_programs(tmp_path: Path) -> None:
     files = {"compose.yaml": COMPOSE, "Dockerfile": 'FROM python:3.11\nCOPY . /app\nCMD ["sh", "/app/run.sh"]\n'}
     (finding,) = _shm001(tmp_path, {**files, "run.sh": script, "serve.py": "print(1)\n"})
     assert "not in the checked files" not in (finding.detail or "")
+
+
+BUILT = 'FROM python:3.11\nRUN apt-get install -y supervisor\n{copies}CMD ["/usr/bin/supervisord", "-n"{config}]\n'
+
+
+@pytest.mark.parametrize(
+    ("copies", "config", "label"),
+    [
+        # the repository's own supervisord.conf is not the image's unless the image copies it (the review)
+        ("COPY conf/web.conf /etc/supervisor/conf.d/web.conf\n", "", "info"),
+        ("COPY conf/web.conf /etc/supervisor/conf.d/web.conf\n", ', "-c", "/etc/supervisor/supervisord.conf"', "info"),
+        (
+            "COPY supervisord.conf /etc/supervisor/supervisord.conf\n",
+            ', "-c", "/etc/supervisor/supervisord.conf"',
+            "error",
+        ),
+        # a whole folder copied: its configuration and the includes below it
+        ("COPY docker/supervisor /etc/supervisor\n", ', "-c", "/etc/supervisor/supervisord.conf"', "error"),
+    ],
+)
+def test_supervisord_reads_only_what_the_container_holds(tmp_path: Path, copies: str, config: str, label: str) -> None:
+    files = {
+        "compose.yaml": COMPOSE,
+        "Dockerfile": BUILT.format(copies=copies + "COPY . /opt/app\n", config=config),
+        "conf/web.conf": "[program:web]\ncommand=python /opt/app/serve.py\n",
+        "serve.py": "print(1)\n",
+        "supervisord.conf": "[program:trainer]\ncommand=python /opt/app/train.py\n",
+        "docker/supervisor/supervisord.conf": "[include]\nfiles = conf.d/*.conf\n",
+        "docker/supervisor/conf.d/trainer.conf": "[program:trainer]\ncommand=python /opt/app/train.py\n",
+        "train.py": TRAINER,
+    }
+    (finding,) = _shm001(tmp_path, files)
+    assert finding.severity.label == label
+
+
+def test_supervisords_inline_comments_are_no_words_of_a_command() -> None:
+    text = "[program:api]\ncommand=python serve.py --num-workers 0   # was --num-workers 8\n"
+    assert programs(text, "/", {})[0][0].argv == ("python", "serve.py", "--num-workers", "0")
+
+
+def test_find_exec_starts_a_program(tmp_path: Path) -> None:
+    """``find`` is no plumbing: its ``-exec`` runs a program (the review: the option evidence was dropped)."""
+    script = "find /app/configs -name '*.yaml' -exec python train.py --num-workers 4 --config {} \\;\n"
+    files = {"compose.yaml": COMPOSE, "Dockerfile": 'FROM python:3.11\nCOPY . /app\nCMD ["bash", "/app/run.sh"]\n'}
+    (finding,) = _shm001(tmp_path, {**files, "run.sh": script})
+    assert finding.severity.label == "error"

@@ -40,6 +40,10 @@ def texts(source: str) -> list[list[str]]:
             [["case", "$1", "in"], ["docker", "run", "a"], ["docker", "stop", "a"]],
         ),  # a clause's patterns are no commands (audit79a: ``./.env|./data/*)`` read as programs not found)
         (
+            "case $x in\n  a) run a ;;\n\v\nrun b",  # a document's block shows a case in part: it ends with the block
+            [["case", "$x", "in"], ["run", "a"], ["run", "b"]],
+        ),
+        (
             "case $x in\n  (a|b*) run a ;;\n  *) case $y in c) run c;; esac ;;\nesac\nrun d",
             [["case", "$x", "in"], ["run", "a"], ["case", "$y", "in"], ["run", "c"], ["run", "d"]],
         ),

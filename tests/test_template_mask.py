@@ -136,3 +136,14 @@ def test_both_branches_that_set_one_key_are_not_read(tmp_path: Path) -> None:
     assert [n.message.split(":")[0] for n in report.notices] == [
         "template (Helm, Jinja, Terraform or envsubst markers)"
     ]
+
+
+def test_a_compose_template_stays_a_note(tmp_path: Path) -> None:
+    """Compose reads ``shm_size: {{ shm_size }}`` as a literal size (the review: SHM011 errors): only Kubernetes
+    manifests are read from a template."""
+    compose = "services:\n  trainer:\n    image: {{ image }}\n    shm_size: {{ shm_size }}\n    runtime: nvidia\n"
+    report = _check(tmp_path, "docker-compose.yml.j2", compose)
+    assert not report.findings
+    assert [n.message.split(":")[0] for n in report.notices] == [
+        "template (Helm, Jinja, Terraform or envsubst markers)"
+    ]

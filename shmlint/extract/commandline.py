@@ -107,6 +107,8 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
         occurrence = len(workloads)
         own = None if typed is not None and typed.how == LATER else typed
         workload = command_workload(command, source, signals, occurrence=occurrence, typed=own)
+        if shell.blocks is not None and _inline(source.text, command.first.start):
+            workload = workload._replace(mentioned=True)
         if workload.launch is not None:
             named = command.flag_values("--name")
             if named and targets is None:
@@ -119,6 +121,11 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
                 workload = workload._replace(later_steps=_launched(steps, exec_into)._replace(command_later=True))
         workloads.append(workload)
     return workloads
+
+
+def _inline(text: str, start: int) -> bool:
+    """Whether a document's command starts right after a backtick on its line: inline code in a sentence."""
+    return text[text.rfind("\n", 0, start) + 1 : start].rstrip(" ").endswith("`")
 
 
 def _launched(workload: Workload, exec_into: bool) -> Workload:

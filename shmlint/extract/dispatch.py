@@ -21,7 +21,7 @@ from shmlint.discover import (
 )
 from shmlint.file_formats import describe, read_without_signal, reader, yaml_claim
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import BlockTarget, Notice, Workload
+from shmlint.model import BlockTarget, Notice, Workload, WorkloadFormat
 from shmlint.named_tuple import NamedTuple
 from shmlint.prefilter import Prefilter
 from shmlint.results import FileResult
@@ -205,10 +205,11 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
 
 
 def _template(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Workload], list[Notice]]:
-    """A Jinja template of YAML outside a Helm chart (``deployment.yaml.j2``, an Ansible role's): read as far as it
-    is YAML with its statement lines blanked and its whole-value expressions quoted
+    """A Jinja template of Kubernetes manifests outside a Helm chart (``deployment.yaml.j2``, an Ansible role's): read
+    as far as it is YAML with its statement lines blanked and its whole-value expressions quoted
     (``shmlint.parsers.template_mask``), and said so; a note that it was not checked where even that does not
-    parse, and for a Go template (Helm's actions)."""
+    parse, for a Go template (Helm's actions), and for another format's template (compose reads a value to come as
+    a literal size)."""
     from shmlint.parsers.template_mask import masked_template
     from shmlint.parsers.yamlnodes import YamlError, compose, key_problem
 
@@ -222,6 +223,9 @@ def _template(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[
     if key_problem(documents) is not None:
         return [], [_template_notice(source, path, run)]
     workloads, notices = _yaml_workloads(source, path, documents, run)
+    if any(workload.format is not WorkloadFormat.KUBERNETES for workload in workloads):
+        # compose and the others read a value to come as a literal size (the review: SHM011 on ``shm_size: {{ x }}``)
+        return [], [_template_notice(source, path, run)]
     said = (
         "Jinja template read as the YAML it renders to: its statement lines left out (every branch "
         "and one pass of each loop kept), the values its expressions fill unknown, no fix offered (where an edit "

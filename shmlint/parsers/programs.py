@@ -59,13 +59,14 @@ def shell_operand(arguments: Sequence[str]) -> tuple[bool, int] | None:
 
 #: programs that only print or test text: ``echo "Creating DeepSpeed hostfile"`` runs no DeepSpeed
 TEXT_ONLY = frozenset({"echo", "printf", "cat", "logger", ":", "true", "false", "test", "[", "[[", "read"})
-#: programs that move, read or test files and text, or set the shell's own state, and start no other program: a
-#: script's plumbing, which is no command to record (audit79a: a setup script's ``find``, ``awk`` and ``cp`` filled
+#: programs that move, read or test files and text, or set the shell's own state, and start no other program (not
+#: ``find``, whose ``-exec`` does, nor ``trap``, whose string is a command): a
+#: script's plumbing, which is no command to record (audit79a: a setup script's ``awk``, ``sort`` and ``cp`` filled
 #: the commands kept before the training command of a script started later)
 PLUMBING = TEXT_ONLY | {
     *("cd", "pushd", "popd", "set", "unset", "export", "local", "declare", "typeset", "readonly", "shift"),
-    *("return", "exit", "continue", "break", "trap", "wait", "mkdir", "rm", "rmdir", "cp", "mv", "ln", "touch"),
-    *("chmod", "chown", "find", "sort", "uniq", "awk", "sed", "grep", "tr", "cut", "head", "tail", "wc", "tee"),
+    *("return", "exit", "continue", "break", "wait", "mkdir", "rm", "rmdir", "cp", "mv", "ln", "touch"),
+    *("chmod", "chown", "sort", "uniq", "awk", "sed", "grep", "tr", "cut", "head", "tail", "wc", "tee"),
     *("basename", "dirname", "realpath", "readlink", "date", "sleep", "sha256sum", "md5sum", "ls", "stat", "du"),
     *("df", "id", "whoami", "hostname", "nproc", "uname", "which", "case", "for", "select", "umask", "ulimit"),
     *("source", ".", "cmp", "diff"),

@@ -278,6 +278,8 @@ class _Lexer(_Cursor):
         in_array = False  # ``NAME=(a do b)``: an array's items are words, never reserved words
         while self.pos < self.n:
             c = text[self.pos]
+            if c == BLOCK_END:  # a document's block ends: a ``case`` it shows in part ends there too (the review)
+                case_depth, patterns = 0, False
             blanks = _BLANKS.match(text, self.pos)
             if blanks:
                 self.pos = blanks.end()

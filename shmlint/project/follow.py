@@ -325,51 +325,68 @@ class _Walk:
 
     def supervised(self, config: str, env: Mapping[str, tuple[str, ...]], depth: int) -> None:
         """The programs supervisord starts (``shmlint.project.supervisor``): those of the configuration ``-c``
-        names, else of the first of its default places the image holds, and of the files its ``[include]`` names
-        that the image copies from the repository; with no configuration of the repository's, the files copied
-        where the distribution's package includes them. Each program runs as a command of the container."""
+        names, else of the first of its default places the container holds, and of the files its ``[include]``
+        names that the container holds; with no configuration of the repository's, the files copied where the
+        distribution's package includes them. Only what the image copies or the container mounts counts (a
+        ``supervisord.conf`` elsewhere in the repository is no configuration of the image's: the review). Each
+        program runs as a command of the container."""
         from shmlint.project import supervisor
         from shmlint.project.shellvars import Line
 
         names = (config,) if config else supervisor.DEFAULT_CONFIGS
-        found = next(((name, path) for name in names if known(name) and (path := self.located_here(name))), None)
+        places = [name if name.startswith("/") else posixpath.join(self.workdir or "/", name) for name in names]
+        found = next(((place, path) for place in places if known(place) and (path := self.held(place))), None)
         text = self.read(found[1]) if found is not None and depth < self.reader.index.max_depth else None
         plain = {name: " ".join(values) for name, values in env.items()}
-        files: list[tuple[str, str]] = []  # (path, text) of each configuration file read
+        files: list[tuple[str, str, str]] = []  # (path, container folder, text) of each configuration file read
         patterns = [supervisor.PACKAGE_INCLUDES]
         if found is not None and text is not None:
-            name = found[0] if found[0].startswith("/") else posixpath.join(self.workdir or "/", found[0])
-            files.append((found[1], text))
-            patterns = supervisor.includes(text, posixpath.dirname(name))
-        for path in self.included(patterns)[: supervisor.MAX_PROGRAMS]:
+            files.append((found[1], posixpath.dirname(found[0]), text))
+            patterns = supervisor.includes(text, posixpath.dirname(found[0]))
+        for place, path in self.included(patterns)[: supervisor.MAX_PROGRAMS]:
             if (included := self.read(path)) is not None:
-                files.append((path, included))
+                files.append((path, posixpath.dirname(place), included))
         if not files:
             self.doubt = True
             self.not_found(config or supervisor.DEFAULT_CONFIGS[-1], None)
             return
-        for path, content in files:
-            here = posixpath.dirname(path)
+        for path, here, content in files:
             started, unread = supervisor.programs(content, here, plain)
             self.doubt = self.doubt or unread
             where = self.reader.display(path)
             for supervised in started:
                 self.run(f"{where}:{supervised.line}", Line(supervised.line, supervised.argv, env), depth + 1)
 
-    def included(self, patterns: Sequence[str]) -> list[str]:
-        """The repository's files the image puts where the patterns (container paths with wildcards) match: files
-        it copies one by one, and files of folders it copies or mounts (sorted, as supervisord reads them)."""
+    def held(self, place: str) -> str | None:
+        """The repository's file the container holds at an absolute path: one the image copies, or one in a folder
+        the image copies or the container mounts there (the last copy first), never one its tails alone find."""
+        place = posixpath.normpath(place)
+        if place in self.copied:
+            return self.copied[place]
+        folder = next((f for f in self.reader.through_binds(self.mounts[::-1], posixpath.dirname(place)) if f), None)
+        return self.reader.inside(os.path.join(folder, posixpath.basename(place))) if folder is not None else None
+
+    def included(self, patterns: Sequence[str]) -> list[tuple[str, str]]:
+        """(container path, repository file) of what the container holds where the patterns (container paths whose
+        last part may have wildcards) match: files the image copies one by one, and files of folders it copies or
+        mounts at or above the pattern's folder (sorted, as supervisord reads them)."""
         import fnmatch
 
-        found: list[str] = []
+        found: list[tuple[str, str]] = []
         for pattern in patterns:
-            folder = posixpath.dirname(pattern)
-            found += [path for place, path in sorted(self.copied.items()) if fnmatch.fnmatchcase(place, pattern)]
-            for point, source in self.mounts:
-                if posixpath.normpath(point) == folder:
-                    listed = self.reader.index.tree(self.reader.index.max_bytes).files_in(source)
-                    base = posixpath.basename(pattern)
-                    found += [os.path.join(source, n) for n in sorted(listed) if fnmatch.fnmatchcase(n, base)]
+            folder, base = posixpath.split(posixpath.normpath(pattern))
+            found += [
+                (place, path)
+                for place, path in sorted(self.copied.items())
+                if posixpath.dirname(place) == folder and fnmatch.fnmatchcase(posixpath.basename(place), base)
+            ]
+            for source in self.reader.through_binds(self.mounts[::-1], folder):
+                listed = self.reader.index.tree(self.reader.index.max_bytes).files_in(source) if source else ()
+                found += [
+                    (posixpath.join(folder, n), os.path.join(source, n))
+                    for n in sorted(listed)
+                    if source and fnmatch.fnmatchcase(n, base)
+                ]
         return list(dict.fromkeys(found))
 
     def run(self, where: str, line: Line, depth: int) -> None:

@@ -36,6 +36,10 @@ _SECTION = re.compile(r"^\[(?P<name>[^\]\n]{1,200})\][ \t]*$")
 _KEY = re.compile(r"^(?P<key>[A-Za-z_][\w.-]{0,63})[ \t]*[=:][ \t]*(?P<value>.*)$")
 _EXPANSION = re.compile(r"%\((?P<name>[A-Za-z_][\w.-]{0,63})\)[sd]")
 _FALSE = frozenset({"false", "no", "off", "0"})
+#: an inline comment: ``;`` or ``#`` after a blank (supervisor's parser: ``inline_comment_prefixes=(";", "#")``)
+_INLINE_COMMENT = re.compile(r"[ \t][;#]")
+#: supervisord's short options that take a value (its ``-h``): letters after one in a word are that value
+_VALUED_LETTERS = frozenset("cuymdlzejiqa")
 
 
 class Program(NamedTuple):
@@ -46,15 +50,21 @@ class Program(NamedTuple):
 
 
 def config_option(words: Sequence[str]) -> str | None:
-    """The configuration ``supervisord``'s words name (``-c FILE``, ``--configuration=FILE``), "" for none (its
-    default places), None when it is not started as the daemon (``supervisorctl``'s words are not its)."""
+    """The configuration ``supervisord``'s words name (``-c FILE``, ``-nc FILE``, ``-cFILE``,
+    ``--configuration=FILE``), "" for none (its default places), None when its value is missing."""
     for index, word in enumerate(words):
-        if word in ("-c", "--configuration"):
+        if word == "--configuration":
             return words[index + 1] if index + 1 < len(words) else None
         if word.startswith("--configuration="):
             return word.partition("=")[2]
-        if word.startswith("-c") and len(word) > 2 and not word.startswith("--"):
-            return word[2:]
+        if not word.startswith("-") or word.startswith("--"):
+            continue
+        for at, letter in enumerate(word[1:], 1):  # getopt: flags, then one that takes the rest or the next word
+            if letter in _VALUED_LETTERS:
+                value = word[at + 1 :] or (words[index + 1] if index + 1 < len(words) else None)
+                if letter == "c":
+                    return value
+                break
     return ""
 
 
@@ -64,7 +74,7 @@ def sections(text: str) -> list[tuple[str, int, dict[str, str]]]:
     found: list[tuple[str, int, dict[str, str]]] = []
     key = ""
     for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.split(" ;", 1)[0].split("\t;", 1)[0].rstrip()
+        line = _INLINE_COMMENT.split(raw, 1)[0].rstrip()
         stripped = line.strip()
         if not stripped or stripped[0] in ";#":
             continue

@@ -35,8 +35,10 @@ _PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|cr
 #: bash`, then follow the tutorial``, audit77a): the span's text, one or two backticks around it on one line
 _INLINE_COMMAND = LazyRegex(
     rf"(?<!`)(?P<ticks>`{{1,2}})(?!`) ?(?P<command>{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-[^`\n]{{0,4000}}?)"
-    r" ?(?P=ticks)(?!`)"
+    r"(?<!\\) ?(?P=ticks)(?!`)"
 )
+#: an HTML comment that opens and closes on one line: what it holds is not shown
+_LINE_COMMENT = LazyRegex(r"<!--.{0,4000}?-->")
 #: a paragraph line written as a command typed at a prompt: an optional prompt, ``sudo`` and assignments, then a
 #: path (``./run.sh``) or a program people run in a terminal session (``python train.py --img 640``, ``conda
 #: activate env``; ``source``, ``bash`` and ``sh`` with a script, ``export`` with an assignment, where a prose
@@ -235,15 +237,18 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
 
 
 def _inline_commands(line: str) -> Iterator[re.Match[str]]:
-    """The container run commands a prose line writes as inline code (``_INLINE_COMMAND``) that name an image: a
-    sentence about the options alone (``**Symptom**: `docker run --runtime=nvidia` fails``, audit80b) runs
-    nothing."""
+    """The container run commands a prose line writes as inline code (``_INLINE_COMMAND``) that name an image, not
+    in an HTML comment: a sentence about the options alone (``**Symptom**: `docker run --runtime=nvidia` fails``,
+    audit80b) runs nothing. A span that ends in a backslash is not one (its line would go on into the next)."""
     if "`" not in line:
         return
     from shmlint.parsers.container_command import parse_container_command  # for a line with such a span only
     from shmlint.parsers.shell import commands
 
+    hidden = [comment.span() for comment in _LINE_COMMENT.finditer(line)] if "<!--" in line else []
     for span in _INLINE_COMMAND.finditer(line):
+        if any(start <= span.start() < end for start, end in hidden):
+            continue
         text = span["command"]
         parsed = [parse_container_command(command.words, text) for command in commands(text)]
         if any(run is not None and run.image is not None for run in parsed):
