@@ -71,3 +71,17 @@ def test_a_service_without_an_accelerator_takes_no_runs(tmp_path: Path) -> None:
     cpu = COMPOSE.split("    deploy:")[0]
     readme = f"```bash\ndocker compose run trainer {TRAIN}\n```\n"
     assert not _findings(tmp_path, {"docker-compose.yml": cpu, "README.md": readme})
+
+
+def test_a_run_reads_the_file_compose_reads_there(tmp_path: Path) -> None:
+    """With ``-f`` the path from the script's folder, without it a default file of the script's own folder: never a
+    same-named file of another folder, nor another file of the folder (the review)."""
+    run = f"```bash\ndocker compose -f a/docker-compose.yml run --rm trainer {TRAIN}\n```\n"
+    files = {"a/docker-compose.yml": COMPOSE, "b/docker-compose.yml": COMPOSE, "README.md": run}
+    found = {f.span.path.rsplit("/", 2)[-2]: f.severity.label for f in _findings(tmp_path / "named", files)}
+    assert found == {"a": "warning", "b": "info"}
+    plain = f"```bash\ndocker compose run --rm trainer {TRAIN}\n```\n"
+    files = {"docker/docker-compose.yml": COMPOSE, "README.md": plain}  # compose reads no file of a folder below
+    assert [f.severity.label for f in _findings(tmp_path / "below", files)] == ["info"]
+    files = {"docker-compose.serve.yml": COMPOSE, "README.md": plain}  # nor a file of another name
+    assert [f.severity.label for f in _findings(tmp_path / "other", files)] == ["info"]

@@ -430,6 +430,9 @@ def test_a_run_command_written_as_inline_code_is_read_as_one(engine: Engine) -> 
     # at most info: a sentence may only mention a command (``Don't do `docker run ...```, a changelog's entry)
     assert [(f.span.line, f.span.column, f.severity.label) for f in findings] == [(3, 15, "info"), (3, 93, "info")]
     assert "--tensor-parallel-size 2" in findings[0].message and "bash" not in findings[0].message
+    # a span that follows another span's closing backtick in a code block is no inline command (the review)
+    fenced = "```bash\nHOST=`hostname` docker run --gpus all img python t.py --num-workers 4\n```\n"
+    assert [f.severity.label for f in check(engine, "README.md", fenced).findings] == ["error"]
     after = fixed(engine, "README.md", text)
     assert after == text.replace("`docker run --gpus", "`docker run --shm-size=8g --gpus")  # the shell's too
 

@@ -28,6 +28,8 @@ WORKER = (
             "error",
         ),
         ("import torch.multiprocessing as mp\n\nmp.spawn(work, nprocs=2)\n", "error"),  # spawn always pickles
+        ("from torch.multiprocessing import set_start_method\nimport worker\n\nset_start_method('spawn')\n", "error"),
+        ("import multiprocessing as std_mp\nimport worker\n\nstd_mp.set_start_method('spawn', force=True)\n", "error"),
     ],
 )
 def test_a_process_shares_through_shm_only_under_a_pickling_start(tmp_path: Path, main: str, label: str) -> None:

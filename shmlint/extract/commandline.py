@@ -124,8 +124,12 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
 
 
 def _inline(text: str, start: int) -> bool:
-    """Whether a document's command starts right after a backtick on its line: inline code in a sentence."""
-    return text[text.rfind("\n", 0, start) + 1 : start].rstrip(" ").endswith("`")
+    """Whether a document's command starts an inline code span of its line: right after a run of backticks that
+    opens one (those before it pair up), not after one that closes a span (the review: ``HOST=`hostname` docker run``
+    in a fenced block)."""
+    before = text[text.rfind("\n", 0, start) + 1 : start].removesuffix(" ")
+    opening = len(before) - len(before.rstrip("`"))
+    return opening in (1, 2) and before[: len(before) - opening].count("`") % 2 == 0
 
 
 def _launched(workload: Workload, exec_into: bool) -> Workload:

@@ -409,18 +409,15 @@ def _process(node: ast.Call, name: str, aliases: frozenset[str], text: str) -> t
     """``mp.Process(...)`` of ``torch.multiprocessing`` (its fact), or a start method that pickles what a process
     is given (``mp.set_start_method("spawn")``; the standard library's, which torch's re-exports, alike)
     (audit80d: ``mp.Process`` ranks given numpy states under fork were an error in a container with no GPU)."""
-    if not isinstance(node.func, ast.Attribute):
-        return None, False
-    receiver = dotted(node.func.value)
     if name == "Process":
-        return (
-            (Fact(node.lineno, f"{_quote(text, node.func)}(...) shares tensors between processes"), False)
-            if (receiver in aliases)
-            else (None, False)
-        )
+        own = isinstance(node.func, ast.Attribute) and dotted(node.func.value) in aliases
+        fact = Fact(node.lineno, f"{_quote(text, node.func)}(...) shares tensors between processes") if own else None
+        return fact, False
+    # any receiver, or none (``from torch.multiprocessing import set_start_method``, ``import multiprocessing as
+    # m``): a start method is one for the whole program (the review: such spellings were missed)
     first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "method"), None)
     method = first.value if isinstance(first, ast.Constant) else None
-    return None, (receiver in aliases or receiver == "multiprocessing") and method in _PICKLING_STARTS
+    return None, method in _PICKLING_STARTS
 
 
 def _multiprocessing(node: ast.Call, aliases: frozenset[str], text: str) -> Fact | None:

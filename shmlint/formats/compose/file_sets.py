@@ -116,8 +116,15 @@ MAX_RUNS = 4
 
 def service_runs(files: ProjectFiles, folder: str, service: str, compose_file: str) -> list[ServiceRun]:
     """The commands the scripts, Makefiles and Markdown of a compose file's folder and the ``FOLDERS_UP`` above it
-    run ``service`` with (``docker compose run kohya python train.py ...``), where the run names no other compose
-    file (``-f``) and no entrypoint of its own (audit80c: a training command a README runs in a GPU service)."""
+    run ``service`` with (``docker compose run kohya python train.py ...``), where the run reads this file: named by
+    ``-f`` (a path from the script's folder), or, with no ``-f``, the file is a default one (``compose.yaml``...) of
+    the script's own folder, which compose reads there; and the run sets no entrypoint of its own (audit80c: a
+    training command a README runs in a GPU service; the review: a run of another folder's or another file's
+    service of the same name is not this one's)."""
+    from shmlint.formats.compose import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
+
+    this = os.path.abspath(compose_file)
+    default = os.path.basename(this) in COMPOSE_DEFAULT_FILES + COMPOSE_OVERRIDE_FILES
     folders = [folder]
     for _ in range(FOLDERS_UP):
         above = os.path.dirname(os.path.abspath(folders[-1]))
@@ -128,8 +135,10 @@ def service_runs(files: ProjectFiles, folder: str, service: str, compose_file: s
     for each in folders:
         for name, source, command in files.per_folder(_compose_commands, each):
             words = [w.text for w in command.words]
-            named = [os.path.basename(f) for f in _file_options(words, [w.dynamic for w in command.words]) if f]
-            if named and os.path.basename(compose_file) not in named:
+            named = list(_file_options(words, [w.dynamic for w in command.words]))
+            if named and this not in {os.path.abspath(path) for path in _resolved(each, [f for f in named if f])}:
+                continue
+            if not named and not (default and os.path.abspath(each) == os.path.dirname(this)):
                 continue
             at = _run_command(words, service)
             if at is not None and len(found) < MAX_RUNS:

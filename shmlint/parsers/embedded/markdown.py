@@ -3,6 +3,7 @@ directives."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 
@@ -37,8 +38,10 @@ _INLINE_COMMAND = LazyRegex(
     rf"(?<!`)(?P<ticks>`{{1,2}})(?!`) ?(?P<command>{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-[^`\n]{{0,4000}}?)"
     r"(?<!\\) ?(?P=ticks)(?!`)"
 )
-#: an HTML comment that opens and closes on one line: what it holds is not shown
-_LINE_COMMENT = LazyRegex(r"<!--.{0,4000}?-->")
+#: where an HTML comment opens or closes on a line: what it holds is not shown
+_COMMENT_MARK = LazyRegex(r"<!--|-->")
+#: inline commands read of one line (a sentence names a few; a hostile line of thousands costs no more)
+MAX_INLINE = 8
 #: a paragraph line written as a command typed at a prompt: an optional prompt, ``sudo`` and assignments, then a
 #: path (``./run.sh``) or a program people run in a terminal session (``python train.py --img 640``, ``conda
 #: activate env``; ``source``, ``bash`` and ``sh`` with a script, ``export`` with an assignment, where a prose
@@ -245,14 +248,30 @@ def _inline_commands(line: str) -> Iterator[re.Match[str]]:
     from shmlint.parsers.container_command import parse_container_command  # for a line with such a span only
     from shmlint.parsers.shell import commands
 
-    hidden = [comment.span() for comment in _LINE_COMMENT.finditer(line)] if "<!--" in line else []
-    for span in _INLINE_COMMAND.finditer(line):
-        if any(start <= span.start() < end for start, end in hidden):
+    hidden = _commented(line) if "<!--" in line else []
+    for span in itertools.islice(_INLINE_COMMAND.finditer(line), MAX_INLINE):
+        if hidden and any(start <= span.start() < end for start, end in hidden):
             continue
         text = span["command"]
         parsed = [parse_container_command(command.words, text) for command in commands(text)]
         if any(run is not None and run.image is not None for run in parsed):
             yield span
+
+
+def _commented(line: str) -> list[tuple[int, int]]:
+    """The (start, end) of each HTML comment on a line, in one pass over its marks (one left open runs to the end;
+    the first ``MAX_INLINE`` comments, the line's rest counted as one)."""
+    found: list[tuple[int, int]] = []
+    opened = -1
+    for mark in _COMMENT_MARK.finditer(line):
+        if mark.group() == "<!--" and opened < 0:
+            opened = mark.start()
+        elif mark.group() == "-->" and opened >= 0:
+            found.append((opened, mark.end()))
+            opened = -1
+            if len(found) >= MAX_INLINE:
+                return [*found, (mark.end(), len(line))]
+    return [*found, (opened, len(line))] if opened >= 0 else found
 
 
 def _unquoted(offset: int, line: str) -> tuple[int, str]:
