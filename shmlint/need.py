@@ -86,13 +86,18 @@ class Knowledge(NamedTuple):
     tpu_alone: tuple[Tier, Searcher] | None = None  # a TPU-only request without torch: the tier, the TPU evidence
 
 
-#: a pattern as the compiled data holds it: the regular expression and its required words (None: none known)
-CompiledPattern = tuple[str, tuple[str, ...] | None]
+#: a pattern as the compiled data holds it: the regular expression and its required words, each followed by a
+#: blank (None: none known)
+CompiledPattern = tuple[str, str | None]
 
 
 def _regex(compiled: CompiledPattern | None) -> LazyRegex[str] | None:
     """Compiled on first use, and only for values that hold one of its words (``shmlint.required_words``)."""
-    return None if compiled is None else LazyRegex(compiled[0], re.IGNORECASE, compiled[1])
+    return None if compiled is None else LazyRegex(compiled[0], re.IGNORECASE, _words(compiled))
+
+
+def _words(compiled: CompiledPattern) -> tuple[str, ...] | None:
+    return tuple(compiled[1].split()) if compiled[1] is not None else None
 
 
 @functools.lru_cache(maxsize=1)
@@ -113,7 +118,7 @@ def builtin() -> Knowledge:
         shm_need.MULTI_DEVICE_MIN,
         runtimes,
         Tier[shm_need.MULTI_DEVICE_TIER.upper()],
-        None if alone is None else (Tier[alone[0].upper()], LazyRegex(alone[1][0], re.IGNORECASE, alone[1][1])),
+        None if alone is None else (Tier[alone[0].upper()], LazyRegex(alone[1][0], re.IGNORECASE, _words(alone[1]))),
     )
 
 

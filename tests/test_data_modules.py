@@ -17,9 +17,14 @@ from shmlint.lazy_regex import LazyRegex
 from shmlint.required_words import required_words
 from shmlint.signals import Signals
 
-PATTERNS = [pattern for item in shm_need.SOFTWARE for pattern in item[4:7] if pattern is not None] + [
-    (pattern, words) for pattern, words in signal_words.PATTERN_WORDS.items()
-]
+#: each shipped pattern with its words (the need data keeps them as one string, each word followed by a blank)
+PATTERNS = [
+    (regex, tuple(words.split()) if words is not None else None)
+    for item in shm_need.SOFTWARE
+    for pattern in item[4:7]
+    if pattern is not None
+    for regex, words in (pattern,)
+] + [(pattern, words) for pattern, words in signal_words.PATTERN_WORDS.items()]
 
 
 @pytest.mark.parametrize("path", sorted(build_data.expected()), ids=lambda path: path.name)

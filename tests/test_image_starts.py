@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from shmlint.model import Finding
 from shmlint.parsers.dockerfile import _copy
 from shmlint.parsers.programs import program
-from shmlint.project.supervisor import config_option, programs, sections
+from shmlint.project.launchers import supervisord_config
+from shmlint.project.supervisor import programs, sections
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 
@@ -73,7 +74,7 @@ def test_supervisords_programs_are_read_as_supervisord_reads_them() -> None:
     ],
 )
 def test_supervisords_configuration_option(words: list[str], config: str | None) -> None:
-    assert config_option(words) == config
+    assert supervisord_config(words) == config
 
 
 @given(st.text(alphabet=st.sampled_from("[]=:;# \t\nprogam:cdxyz%()sENV_'\"\\"), max_size=300))

@@ -130,15 +130,36 @@ def target(argv: Sequence[str]) -> Target | None:
     if name in _TOOLS:
         return _tool(name, words[1:])
     if name == "supervisord":
-        from shmlint.project.supervisor import config_option  # for a process manager's command only
-
-        config = config_option(words[1:])
+        config = supervisord_config(words[1:])
         return Target("supervisor", config, ()) if config is not None else None
     if words[0].endswith(".py"):
         return Target("python", words[0], tuple(words[1:]))
     if words[0].endswith(".sh") or words[0].startswith("./"):
         return Target("shell", words[0], tuple(words[1:]))
     return None
+
+
+#: supervisord's short options that take a value (its ``-h``): letters after one in a word are that value
+_SUPERVISORD_VALUED = frozenset("cuymdlzejiqa")
+
+
+def supervisord_config(words: Sequence[str]) -> str | None:
+    """The configuration ``supervisord``'s words name (``-c FILE``, ``-nc FILE``, ``-cFILE``,
+    ``--configuration=FILE``), "" for none (its default places), None when its value is missing."""
+    for index, word in enumerate(words):
+        if word == "--configuration":
+            return words[index + 1] if index + 1 < len(words) else None
+        if word.startswith("--configuration="):
+            return word.partition("=")[2]
+        if not word.startswith("-") or word.startswith("--"):
+            continue
+        for at, letter in enumerate(word[1:], 1):  # getopt: flags, then one that takes the rest or the next word
+            if letter in _SUPERVISORD_VALUED:
+                value = word[at + 1 :] or (words[index + 1] if index + 1 < len(words) else None)
+                if letter == "c":
+                    return value
+                break
+    return ""
 
 
 def _tool(name: str, words: list[str]) -> Target | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.launchers import UNKNOWN
@@ -38,8 +38,6 @@ _EXPANSION = re.compile(r"%\((?P<name>[A-Za-z_][\w.-]{0,63})\)[sd]")
 _FALSE = frozenset({"false", "no", "off", "0"})
 #: an inline comment: ``;`` or ``#`` after a blank (supervisor's parser: ``inline_comment_prefixes=(";", "#")``)
 _INLINE_COMMENT = re.compile(r"[ \t][;#]")
-#: supervisord's short options that take a value (its ``-h``): letters after one in a word are that value
-_VALUED_LETTERS = frozenset("cuymdlzejiqa")
 
 
 class Program(NamedTuple):
@@ -47,25 +45,6 @@ class Program(NamedTuple):
 
     line: int
     argv: tuple[str, ...]
-
-
-def config_option(words: Sequence[str]) -> str | None:
-    """The configuration ``supervisord``'s words name (``-c FILE``, ``-nc FILE``, ``-cFILE``,
-    ``--configuration=FILE``), "" for none (its default places), None when its value is missing."""
-    for index, word in enumerate(words):
-        if word == "--configuration":
-            return words[index + 1] if index + 1 < len(words) else None
-        if word.startswith("--configuration="):
-            return word.partition("=")[2]
-        if not word.startswith("-") or word.startswith("--"):
-            continue
-        for at, letter in enumerate(word[1:], 1):  # getopt: flags, then one that takes the rest or the next word
-            if letter in _VALUED_LETTERS:
-                value = word[at + 1 :] or (words[index + 1] if index + 1 < len(words) else None)
-                if letter == "c":
-                    return value
-                break
-    return ""
 
 
 def sections(text: str) -> list[tuple[str, int, dict[str, str]]]:

@@ -54,12 +54,7 @@ FOLDERS_UP = 3
 
 def sets_naming(files: ProjectFiles, folder: str) -> list[FileSet]:
     """The sets named in a compose file's folder and the ``FOLDERS_UP`` folders above it, nearest first."""
-    folders = [folder]
-    for _ in range(FOLDERS_UP):
-        above = os.path.dirname(os.path.abspath(folders[-1]))
-        if above == os.path.abspath(folders[-1]):
-            break
-        folders.append(above)
+    folders = _folders_up(folder)
     found = []
     for each in folders:
         for named in files.per_folder(named_sets, each):
@@ -68,6 +63,17 @@ def sets_naming(files: ProjectFiles, folder: str) -> list[FileSet]:
                 names = [os.path.basename(path) for path in named.files]
                 found.append(named._replace(files=_resolved(folder, names)))
     return found
+
+
+def _folders_up(folder: str) -> list[str]:
+    """The folder and the ``FOLDERS_UP`` folders above it, nearest first."""
+    folders = [folder]
+    for _ in range(FOLDERS_UP):
+        above = os.path.dirname(os.path.abspath(folders[-1]))
+        if above == os.path.abspath(folders[-1]):
+            break
+        folders.append(above)
+    return folders
 
 
 def _run_from(files: ProjectFiles, named: FileSet, where: str, folder: str) -> bool:
@@ -125,12 +131,7 @@ def service_runs(files: ProjectFiles, folder: str, service: str, compose_file: s
 
     this = os.path.abspath(compose_file)
     default = os.path.basename(this) in COMPOSE_DEFAULT_FILES + COMPOSE_OVERRIDE_FILES
-    folders = [folder]
-    for _ in range(FOLDERS_UP):
-        above = os.path.dirname(os.path.abspath(folders[-1]))
-        if above == os.path.abspath(folders[-1]):
-            break
-        folders.append(above)
+    folders = _folders_up(folder)
     found: list[ServiceRun] = []
     for each in folders:
         for name, source, command in files.per_folder(_compose_commands, each):

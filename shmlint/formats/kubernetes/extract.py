@@ -156,7 +156,10 @@ class _Extractor:
             containers = tuple(self.containers(spec))
             kuberay = group == RAY_GROUP or (group, kind) in KUBERAY_MANAGED
             ray = containers[0][0] if kuberay and containers and "submitter" not in path.lower() else None
-            ray = None if ray is not None and self.plasma_elsewhere(obj, template) else ray
+            if ray is not None:  # KubeRay mounts none where the group sets plasma-directory (audit79b)
+                from shmlint.formats.kubernetes.ray_groups import plasma_elsewhere  # for a Ray group's pods only
+
+                ray = None if plasma_elsewhere(self.m, obj, template) else ray
             template_metadata = self.m.get(template, "metadata")
             both = ((template_metadata,) if template_metadata is not None else ()) + own
             role = self.role(path)
@@ -176,23 +179,6 @@ class _Extractor:
                 claim_templates=claims,
                 composed=composed,
             )
-
-    def plasma_elsewhere(self, obj: MappingNode, template: Node | None) -> bool:
-        """Whether the Ray group whose pod ``template`` is sets ``plasma-directory`` in its ``rayStartParams``: KubeRay
-        then mounts no /dev/shm of its own (pod.go: "Skip injection when users explicitly set plasma-directory";
-        audit79b), and the container has what its pod spec gives it."""
-        stack: list[Node] = [obj]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, MappingNode):
-                items = self.m.items(node)
-                if template is not None and items.get("template", (None, None))[1] is template:
-                    params = items.get("rayStartParams", (None, None))[1]
-                    return isinstance(params, MappingNode) and "plasma-directory" in self.m.items(params)
-                stack.extend(value for key, (_, value) in items.items() if key not in ("metadata", "status"))
-            elif isinstance(node, SequenceNode):
-                stack.extend(node.value)
-        return False
 
     def note_key_problem(self, spec: MappingNode) -> None:
         """Say a key written twice in a pod spec (audit62b: a second ``volumeMounts:`` hid the /dev/shm mount of the
