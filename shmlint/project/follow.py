@@ -380,12 +380,12 @@ class _Walk:
                 for place, path in sorted(self.copied.items())
                 if posixpath.dirname(place) == folder and fnmatch.fnmatchcase(posixpath.basename(place), base)
             ]
-            for source in self.reader.through_binds(self.mounts[::-1], folder):
-                listed = self.reader.index.tree(self.reader.index.max_bytes).files_in(source) if source else ()
+            for source in filter(None, self.reader.through_binds(self.mounts[::-1], folder)):
+                listed = self.reader.index.tree(self.reader.index.max_bytes).files_in(source)
                 found += [
                     (posixpath.join(folder, n), os.path.join(source, n))
                     for n in sorted(listed)
-                    if source and fnmatch.fnmatchcase(n, base)
+                    if fnmatch.fnmatchcase(n, base)
                 ]
         return list(dict.fromkeys(found))
 

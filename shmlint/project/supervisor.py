@@ -3,7 +3,7 @@ container (audit79a: an image whose CMD is ``supervisord -c /etc/supervisor/supe
 ComfyUI and a notebook side by side; the container was "need unknown" because the programs were not read).
 
 Read as supervisord reads it (http://supervisord.org/configuration.html): an INI file whose values may go on over
-indented lines, comments after ``;`` or ``#`` at a line's start or `` ;`` inside one, ``%(ENV_X)s``,
+indented lines, comments after ``;`` or ``#`` at a line's start or after a blank inside one, ``%(ENV_X)s``,
 ``%(here)s`` and ``%(program_name)s`` expanded, the command split as ``shlex`` splits it (supervisord runs it
 without a shell). A program with ``autostart=false`` does not start with the container. Bounded: the first
 ``MAX_PROGRAMS`` programs, commands of at most ``MAX_COMMAND`` characters.
