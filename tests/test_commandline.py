@@ -214,6 +214,11 @@ def test_container_arguments_are_not_options() -> None:
         ("docker run -v shmvol:/dev/shm img", [ShmKind.DISK], None),
         ("docker run -v /data:/data img", [], None),
         ('docker run "${ARGS[@]}" img', [ShmKind.UNKNOWN], None),
+        # an array the script gives is its items, also as ``set -u`` scripts write it (audit80a)
+        ('ARGS=(--shm-size 10g)\ndocker run "${ARGS[@]}" img', [ShmKind.MEMORY], 10 * 1024**3),
+        ('ARGS=(--shm-size 10g)\ndocker run ${ARGS[@]+"${ARGS[@]}"} img', [ShmKind.MEMORY], 10 * 1024**3),
+        ('docker run ${ARGS[@]+"${ARGS[@]}"} img', [ShmKind.UNKNOWN], None),
+        ('ARGS=(--shm-size 10g)\ndocker run ${ARGS[@]+"${OTHER[@]}"} img', [ShmKind.UNKNOWN], None),
         ("docker run $DOCKER_FLAGS img", [ShmKind.UNKNOWN], None),
         ('docker run "$@"', [ShmKind.UNKNOWN], None),
         ("docker run ${IMAGE} $CMD", [], None),

@@ -24,9 +24,11 @@ _ASSIGNMENT = LazyRegex(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 #: a one-variable expansion inside a string value: ``$NAME`` or ``${NAME}``
 _VARIABLE_IN_VALUE = LazyRegex(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 #: a word that is one variable and nothing else: ``$NAME``, ``${NAME}`` (``${NAME-}``, ``${NAME:-}``: the same where it
-#: is set), or all of an array, ``${NAME[@]}``
+#: is set), or all of an array, ``${NAME[@]}``, also as ``set -u`` scripts write it, ``${NAME[@]+"${NAME[@]}"}`` (its
+#: items where it is set: audit80a, a sized launcher's ``--shm-size`` read as unresolved)
 _WHOLE_VARIABLE = LazyRegex(
-    r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?-)?\}|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\})$"
+    r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?-)?\}|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}"
+    r"|\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\+\"\$\{\4\[@\]\}\"\})$"
 )
 #: commands that read a file of assignments into the script
 _SOURCING = frozenset({"source", "."})
@@ -511,7 +513,8 @@ def assigned_name(word: Word, assigned: Assignments) -> str:
     whole = _WHOLE_VARIABLE.match(word.text)
     if whole is None:
         return ""
-    name = whole.group(1) or whole.group(2) or whole.group(3)
-    if name not in assigned.values or (name in assigned.arrays) != bool(whole.group(3)) or name in assigned.stale:
+    name = whole.group(1) or whole.group(2) or whole.group(3) or whole.group(4)
+    array = bool(whole.group(3) or whole.group(4))
+    if name not in assigned.values or (name in assigned.arrays) != array or name in assigned.stale:
         return ""  # a file of assignments read in since may have given it anything
     return name
