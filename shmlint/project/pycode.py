@@ -164,10 +164,9 @@ def read(
             continue
         name = called(node.func)
         quoted = text if len(needs) + len(zero) + len(unknown_loaders) < MAX_FACTS else ""
-        if name in ("Process", "set_start_method", "get_context"):
-            process, pickling = _process(node, name, mp_aliases, quoted)
-            processes += [process] if process is not None else []
-            spawn_method = spawn_method or pickling
+        if name == "Process" and (process := _process(node, mp_aliases, quoted)) is not None:
+            processes.append(process)
+        spawn_method = spawn_method or (name in ("set_start_method", "get_context") and _pickling_start(node))
         if name.endswith("DataLoader"):
             loaders.add(id(node))
             verdict = _loader(node, name, context, quoted, bound)
@@ -405,19 +404,21 @@ def _mp_aliases(nodes: list[ast.AST]) -> frozenset[str]:
     return frozenset(aliases)
 
 
-def _process(node: ast.Call, name: str, aliases: frozenset[str], text: str) -> tuple[Fact | None, bool]:
-    """``mp.Process(...)`` of ``torch.multiprocessing`` (its fact), or a start method that pickles what a process
-    is given (``mp.set_start_method("spawn")``; the standard library's, which torch's re-exports, alike)
-    (audit80d: ``mp.Process`` ranks given numpy states under fork were an error in a container with no GPU)."""
-    if name == "Process":
-        own = isinstance(node.func, ast.Attribute) and dotted(node.func.value) in aliases
-        fact = Fact(node.lineno, f"{_quote(text, node.func)}(...) shares tensors between processes") if own else None
-        return fact, False
-    # any receiver, or none (``from torch.multiprocessing import set_start_method``, ``import multiprocessing as
-    # m``): a start method is one for the whole program (the review: such spellings were missed)
+def _process(node: ast.Call, aliases: frozenset[str], text: str) -> Fact | None:
+    """``mp.Process(...)`` of ``torch.multiprocessing``: its arguments cross through /dev/shm where the program sets
+    a start method that pickles them (``_pickling_start``; audit80d: ``mp.Process`` ranks given numpy states under
+    fork were an error in a container with no GPU)."""
+    if isinstance(node.func, ast.Attribute) and dotted(node.func.value) in aliases:
+        return Fact(node.lineno, f"{_quote(text, node.func)}(...) shares tensors between processes")
+    return None
+
+
+def _pickling_start(node: ast.Call) -> bool:
+    """Whether ``set_start_method``/``get_context`` names a start method that pickles what a process is given, by
+    any receiver or none (``from torch.multiprocessing import set_start_method``, the standard library's under an
+    alias, which torch's re-exports): a start method is one for the whole program (the review)."""
     first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "method"), None)
-    method = first.value if isinstance(first, ast.Constant) else None
-    return None, method in _PICKLING_STARTS
+    return isinstance(first, ast.Constant) and first.value in _PICKLING_STARTS
 
 
 def _multiprocessing(node: ast.Call, aliases: frozenset[str], text: str) -> Fact | None:

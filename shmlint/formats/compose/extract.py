@@ -64,13 +64,13 @@ def extract_compose(
     # one itself (that build would be the one the Dockerfile is for), and never for a compose example in a document
     # or a here-document (its images are as often third-party ones)
     beside = not embedded and not any(project.get(service, "build") is not None for service in services)
-    workloads = [
-        _with_runs(project, service, _workload(project, service, signals, owns, dev_gpus.get(service.name), beside))
-        if not embedded
-        else _workload(project, service, signals, owns, dev_gpus.get(service.name), beside)
+    made = [
+        (service, _workload(project, service, signals, owns, dev_gpus.get(service.name), beside))
         for service in owned
         if service.file.source.path == source.path
     ]
+    # a document's example is not what its repository's scripts run
+    workloads = [workload if embedded else _with_runs(project, service, workload) for service, workload in made]
     notices = [Notice(source.path, why) for why in fragments.values()]
     named = project.judged_with
     if named is None:

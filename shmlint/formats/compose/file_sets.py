@@ -107,8 +107,7 @@ class ServiceRun(NamedTuple):
     service runs there instead of its own, and where it is written."""
 
     where: str  # "README.md:40"
-    words: tuple[str, ...]  # the command; a word the text leaves to run time marked (``dynamic``)
-    dynamic: tuple[bool, ...]
+    words: tuple[str, ...]  # the command
 
 
 #: ``docker compose run`` options that take a value (https://docs.docker.com/reference/cli/docker/compose/run/)
@@ -144,18 +143,14 @@ def service_runs(files: ProjectFiles, folder: str, service: str, compose_file: s
             at = _run_command(words, service)
             if at is not None and len(found) < MAX_RUNS:
                 line = source.position(command.words[0].start)[0]
-                rest = command.words[at:]
-                found.append(ServiceRun(f"{name}:{line}", tuple(w.text for w in rest), tuple(w.dynamic for w in rest)))
+                found.append(ServiceRun(f"{name}:{line}", tuple(w.text for w in command.words[at:])))
     return found
 
 
 def _run_command(words: list[str], service: str) -> int | None:
     """Where the command starts in a ``compose run`` of ``service`` among ``words``; None for another subcommand,
     another service, a run with no command or one that sets its own entrypoint."""
-    start = _after_compose(words)
-    index = len(words) if start is None else start
-    while index < len(words) and words[index].startswith("-"):  # compose's own options, a value with its option
-        index += 2 if words[index] in _VALUED or words[index] in ("-f", "--file") else 1
+    index = _subcommand_at(words)
     if index >= len(words) or words[index] != "run":
         return None
     index += 1
@@ -228,7 +223,22 @@ def _global_options(words: list[str]) -> Iterator[int]:
     index = len(words) if start is None else start
     while index < len(words) and words[index].startswith("-"):
         yield index
-        index += 2 if words[index] in _VALUED or words[index] in ("-f", "--file") else 1
+        index += _option_width(words[index])
+
+
+def _subcommand_at(words: list[str]) -> int:
+    """Where a compose invocation's subcommand is among ``words``: after its own options (``len(words)`` when it
+    has none)."""
+    start = _after_compose(words)
+    last = max(_global_options(words), default=None)  # the options' places rise
+    if last is None:
+        return len(words) if start is None else start
+    return last + _option_width(words[last])
+
+
+def _option_width(word: str) -> int:
+    """The words one of compose's own options takes: itself, and its value where it takes one."""
+    return 2 if word in _VALUED or word in ("-f", "--file") else 1
 
 
 def _after_compose(words: list[str]) -> int | None:
