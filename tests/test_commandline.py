@@ -821,6 +821,22 @@ def test_a_container_command_run_from_an_array_is_checked_and_fixed_in_it(tmp_pa
     assert run_shmlint("check", "run.sh", cwd=tmp_path).returncode == 0
 
 
+def test_a_gpu_option_array_added_to_in_branches_is_checked_and_fixed(tmp_path: Path) -> None:
+    """audit80a: ``flags=(--gpus all ...)`` then ``flags+=(-d ...)`` or ``flags+=(--rm ...)`` by a condition gave no
+    finding at all; the array is read as built up, its run is an error and ``fix`` sizes it before the array."""
+    script = (
+        "flags=(--gpus all -p 8000:8000)\n"
+        'if [[ "${DETACH:-0}" == 1 ]]; then\n  flags+=(-d --name vllm)\nelse\n  flags+=(--rm -it)\nfi\n'
+        'docker run "${flags[@]}" vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2\n'
+    )
+    (tmp_path / "run.sh").write_text(script)
+    checked = run_shmlint("check", "run.sh", cwd=tmp_path)
+    assert "run.sh:7:1: SHM001 [error]" in checked.stdout, checked.stdout
+    assert run_shmlint("fix", "--write", "run.sh", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "run.sh").read_text() == script.replace("docker run ", "docker run --shm-size=8g ")
+    assert run_shmlint("check", "run.sh", cwd=tmp_path).returncode == 0
+
+
 def test_an_expansion_read_as_options_by_the_options_after_it_says_so() -> None:
     """``$IMG -i input.txt`` reads both ways (``-i`` is docker's, ``input.txt`` may be an image): read as options,
     which keeps its unresolved warning, and the detail says the other reading; a name that says options needs no

@@ -65,6 +65,7 @@ def run_lines(draw: st.DrawFn) -> tuple[str, list[tuple[str, str | None]], str, 
                 "timeout -s INT -k 5 1h sudo ",
                 "stdbuf -oL ",
                 "stdbuf -o L nohup ",
+                "srun -N 2 --ntasks-per-node 1 --gres=gpu:4 ",  # audit81c: a Slurm allocation's nodes each run it
             ]
         )
     )
@@ -397,12 +398,19 @@ def test_a_variable_that_binds_a_written_out_path_at_dev_shm_is_read(mount: str)
         ("CMD=a\nCMD=b\ndocker run img $CMD", ["$CMD"]),  # two values: which one runs is not known
         ('CMD="$(cat cmd)"\ndocker run img $CMD', ["$CMD"]),  # a substitution: not the text's to say
         ("docker run img $CMD", ["$CMD"]),  # never assigned
+        # a setting's value (audit80a: ``--tensor-parallel-size "$TP"`` after ``TP=2`` was read as an expansion)
+        ('TP=2\ndocker run img serve --tp "$TP"', ["serve", "--tp", "2"]),
+        ("TP=${TP:-2}\ndocker run img serve --tp $TP", ["serve", "--tp", "2"]),  # its default, as for an image
+        ("TP=2\ndocker run img serve --tp=${TP}", ["serve", "--tp=2"]),
+        ("TP=2\ndocker run img serve --tp=$TP:$PP", ["serve", "--tp=2:$PP"]),  # the other stays an expansion
+        ('TP=1\nTP=2\ndocker run img serve --tp "$TP"', ["serve", "--tp", "$TP"]),  # which value runs is not known
+        ('TP=2\nsource env.sh\ndocker run img serve --tp "$TP"', ["serve", "--tp", "$TP"]),  # the file may set it
     ],
 )
 def test_a_command_variable_the_script_assigns_once_is_its_words(script: str, arguments: list[str]) -> None:
     (command,) = container_commands(script)
     assert [word.text for word in command.arguments] == arguments
-    assert all(script[word.start : word.end].lstrip('"').startswith("$") for word in command.arguments)
+    assert all("$" in script[word.start : word.end] for word in command.arguments if word.text not in script)
 
 
 @pytest.mark.parametrize(
@@ -432,7 +440,18 @@ def test_a_command_variable_the_script_assigns_once_is_its_words(script: str, ar
         ('A=(--gpus all -v "$X:/dev/shm")\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # a mount at /dev/shm
         ('A=(--gpus all -v "$PWD:$TARGET")\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # a target not given
         ('A=(--gpus all -v /dev:/dev)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # /dev/shm is in it
-        ('A=(--gpus all)\nA+=(--shm-size 1g)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # appended to
+        # added to in branches (read straight through): the whole built-up value, when nothing added decides /dev/shm
+        (
+            'A=(--gpus all)\nif [ "$D" = 1 ]; then\n  A+=(-d)\nelse\n  A+=(--rm)\nfi\ndocker run "${A[@]}" img',
+            ["--gpus", "-d", "--rm"],
+            [],
+            [],
+        ),
+        ('A+=(--gpus all)\ndocker run "${A[@]}" img', ["--gpus"], [], []),  # added to an array never given
+        ('A=(--gpus all)\nA+=(--shm-size 1g)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # a size maybe added
+        ('A=(--gpus all)\nA+=($EXTRA)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # an item that may be several
+        ('A=(--gpus all)\nsource env.sh\nA+=(-d)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # may be reset
+        ('A="--gpus all"\nA+=(-d)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # a string made an array
         ('A=--gpus\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # not an array
     ],
 )
@@ -483,6 +502,7 @@ def test_an_arrays_items_are_not_commands_unless_it_is_run(script: str) -> None:
         'clush -w node[1-2] "cd /work && docker run --gpus all img t"',  # the review: a run after another command
         "screen -dmS worker docker run --gpus all img t",  # screen runs its words, not a shell's string
         "pdsh -w n[1-2] docker run --gpus all img t",
+        'srun --nodes=2 -p gpu bash -c "docker run --gpus all img t"',  # audit81c: a Slurm allocation's nodes
     ],
 )
 def test_a_container_command_handed_to_another_shell_as_text_is_read(line: str) -> None:

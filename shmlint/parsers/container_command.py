@@ -75,6 +75,20 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "nice": frozenset({"-n", "--adjustment"}),
     "stdbuf": frozenset({"-i", "--input", "-o", "--output", "-e", "--error"}),
     "setsid": frozenset(),
+    # Slurm's srun runs the command on each node of its allocation (audit81c: ``srun --nodes=2 bash -c "docker run
+    # ..."`` starting a multi-node GNN job's containers was not read): its options that take a value as a word
+    "srun": frozenset(
+        [
+            *("-A", "-b", "-c", "-D", "-d", "-e", "-G", "-i", "-J", "-L", "-M", "-m", "-N", "-n", "-o", "-p", "-q"),
+            *("-r", "-S", "-T", "-t", "-W", "-w", "-x", "-C", "--account", "--begin", "--chdir", "--comment"),
+            *("--constraint", "--cpu-bind", "--cpus-per-gpu", "--cpus-per-task", "--dependency", "--distribution"),
+            *("--error", "--exclude", "--export", "--gpus", "--gpus-per-node", "--gpus-per-task", "--gres"),
+            *("--input", "--job-name", "--jobid", "--licenses", "--mem", "--mem-per-cpu", "--mem-per-gpu", "--mpi"),
+            *("--nodelist", "--nodes", "--ntasks", "--ntasks-per-node", "--output", "--partition", "--qos"),
+            *("--reservation", "--signal", "--time", "--wait", "--container-image", "--container-mounts"),
+            *("--container-name", "--container-workdir", "--container-env"),
+        ]
+    ),
 }
 #: ``timeout [options] DURATION`` before the command it runs (audit65b: a CI job's ``timeout 600 docker run``)
 _TIMEOUT_VALUE_OPTIONS = frozenset({"-s", "--signal", "-k", "--kill-after"})
@@ -573,8 +587,10 @@ def parse_container_command(
     arguments = tuple(read.words[read.image_index + 1 :])
     if image is not None and image.dynamic and assigned is not None:  # ``IMAGE=x`` earlier: ``docker run $IMAGE``
         image = assigned_word(image, assigned) or image
-    if assigned is not None:  # ``CMD="python3 train.py"`` earlier: ``docker run img $CMD``
-        arguments = tuple(part for word in arguments for part in (assigned_words(word, assigned) or (word,)))
+    if assigned is not None:  # ``CMD="python3 train.py"`` earlier: ``docker run img $CMD``; ``TP=2``: ``"$TP"``
+        arguments = tuple(
+            part for word in arguments for part in (assigned_words(word, assigned) or (_filled(word, assigned),))
+        )
     return ContainerCommand(
         first=words[start],
         engine=engine,
@@ -725,6 +741,19 @@ def _read_options(given: Sequence[Word], index: int, text: str, assigned: Assign
             options[before:] = [_from_variable(flag, spliced) for flag in options[before:]]
         options[before:] = [_assigned_value(flag, assigned) for flag in options[before:]]
     return read(index)
+
+
+def _filled(word: Word, assigned: Assignments) -> Word:
+    """A word of the container's command with the plain values the script gave its variables put in (``TP=2``,
+    or ``TP=${TP:-2}``, then ``--tensor-parallel-size "$TP"``: audit80a, a setting that decides the need was read
+    as an expansion); still an expansion where any variable in it stays one."""
+    if not word.dynamic:
+        return word
+    value = assigned_word(word, assigned)
+    if value is not None:
+        return value
+    text = filled_in(word.text, assigned)
+    return word if text == word.text else Word(text, word.start, word.end, "$" in text or "`" in text, word.splat)
 
 
 def _assigned_value(flag: Flag, assigned: Assignments) -> Flag:

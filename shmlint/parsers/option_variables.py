@@ -160,18 +160,19 @@ def note_assignment(
         if not name.endswith("+"):  # a new value (``+=`` keeps the old one and adds to it)
             assignments.generations[name] = assignments.generations.get(name, 0) + 1
         array = array_items(text, word, rest) if not value else None
-        if array is not None and name.endswith("+"):  # ``CMD+=(...)``: its words are the array's, added
-            arrays.append(NamedArray(name[:-1], array.items, array.end, appended=True))
-            array = None
         if array is not None:
-            arrays.append(NamedArray(name, array.items, array.end, scoped=first in _SCOPING))
+            own = name.rstrip("+")  # ``CMD+=(...)``: its words are added to the array's
+            arrays.append(NamedArray(own, array.items, array.end, appended=own != name, scoped=first in _SCOPING))
             value = " ".join(_quoted(item) for item in array.items or ())
-            if array.items is None or not all(_kept(item) for item in array.items) or len(value) > MAX_VALUE:
+            kept = array.items is not None and all(_kept(item) for item in array.items) and len(value) <= MAX_VALUE
+            added = _array_values(own, value, own != name, assignments) if kept else None
+            name = own
+            if added is None:
                 assigned.pop(name, None)  # an item the text does not give, or too long: not known
                 assignments.arrays.discard(name)
                 continue
             assignments.arrays.add(name)
-            given: tuple[str, ...] = (value,)
+            given: tuple[str, ...] = added
         else:
             strings = _string_values(name, value, word.dynamic, assignments)
             name = name.rstrip("+")
@@ -190,6 +191,24 @@ def note_assignment(
                 known = (*known, each)[-MAX_VALUES:]
         assigned[name] = known
     return tuple(arrays)
+
+
+def _array_values(name: str, value: str, appended: bool, assignments: Assignments) -> tuple[str, ...] | None:
+    """The values an array assignment gives its name, as its items' words: its own; for ``+=(...)``, those words
+    after each value the array held (read straight through branches as strings are: ``flags+=(-d)`` in one branch,
+    ``flags+=(--rm)`` in the other; audit80a, a launcher's ``--gpus`` in such an array gave no finding at all), or
+    alone where the text never gave the name a value. None where what it held is not known or the text's budget of
+    values read (``MAX_EXPANDED``) is spent."""
+    if not appended:
+        return (value,)
+    if name not in assignments.values:
+        return (value,) if assignments.generations.get(name, 0) == 0 and not assignments.sourced else None
+    if name not in assignments.arrays or name in assignments.stale:
+        return None
+    given = tuple(f"{old} {value}" if old else value for old in assignments.values[name])
+    if any(len(each) > MAX_VALUE for each in given) or not assignments.spend(sum(map(len, given))):
+        return None
+    return given
 
 
 def _string_values(name: str, value: str, dynamic: bool, assignments: Assignments) -> tuple[str, ...] | None:
@@ -450,11 +469,12 @@ MAX_FILLED = 8
 
 def filled_in(text: str, assigned: Assignments) -> str:
     """A word's text with each variable the script gave one plain value (no blank, no expansion) put in
-    (``$PWD:$WORKDIR`` after ``WORKDIR=/workspace``: ``$PWD:/workspace``); other references stay as written."""
+    (``$PWD:$WORKDIR`` after ``WORKDIR=/workspace``: ``$PWD:/workspace``); other references stay as written, as do
+    names a file of assignments read in since may have set, and arrays (``$A`` is only their first item)."""
 
     def value(found: re.Match[str]) -> str:
         name = found.group(1) or found.group(2)
-        values = assigned.values.get(name, ())
+        values = assigned.values.get(name, ()) if name not in assigned.stale and name not in assigned.arrays else ()
         plain = _defaulted(values[0], assigned, name) if len(values) == 1 else ""
         return plain if plain and not any(char.isspace() or char in "$`" for char in plain) else found.group()
 
@@ -480,13 +500,14 @@ def assigned_words(word: Word, assigned: Assignments) -> tuple[Word, ...] | None
     values = assigned.values.get(name, ()) if name else ()
     if len(values) != 1:
         return None
+    value = values[0] if name in assigned.arrays else _defaulted(values[0], assigned, name)
     # quotes and operators the shell keeps as characters when it splits a value (an array's words are its own)
-    quoted = name not in assigned.arrays and any(char in values[0] for char in "'\"\\;&|<>()")
-    if not values[0].strip() or quoted or "`" in values[0] or "$(" in values[0]:
+    quoted = name not in assigned.arrays and any(char in value for char in "'\"\\;&|<>()")
+    if not value.strip() or quoted or "`" in value or "$(" in value:
         return None  # empty, quoted, or a substitution
-    if not assigned.spend(len(values[0])):
+    if not assigned.spend(len(value)):
         return None
-    parts = [part for command in commands(values[0]) for part in command.words]
+    parts = [part for command in commands(value) for part in command.words]
     return tuple(Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in parts)
 
 
