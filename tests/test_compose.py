@@ -386,21 +386,24 @@ def test_dotenv_values_never_raise_and_stay_bounded(text: str) -> None:
     assert len(found) <= MAX_DOTENV_VARIABLES and all(name and "=" not in name for name in found)
 
 
-def test_the_projects_dotenv_decides_sizes_not_commands(tmp_path: Path) -> None:
+def test_the_projects_dotenv_decides_sizes_and_counts_not_other_command_values(tmp_path: Path) -> None:
     """Compose interpolates with the project directory's ``.env``: a size it sets is a size (not "unresolved"). A
-    command line or an environment value is not taken from it (a ``.env`` holds secrets, and commands are quoted in
-    reports); a file beside another folder's ``.env`` does not see it."""
+    command line or an environment value takes only its counts and switches (audit80a: ``TP=2`` there), never its
+    other values (a ``.env`` holds secrets, and commands are quoted in reports); a file beside another folder's
+    ``.env`` does not see it."""
     text = (
         "services:\n  s:\n    image: acme/server\n    gpus: all\n    shm_size: ${SHM}\n"
-        "    command: serve --api-key ${KEY} --tensor-parallel-size 4\n    environment:\n      - TOKEN=${KEY}\n"
+        "    command: serve --api-key ${KEY} --tensor-parallel-size ${TP:-1} --pin ${PIN:-0}\n"
+        "    environment:\n      - TOKEN=${KEY}\n"
     )
     (tmp_path / "compose.yaml").write_text(text)
-    (tmp_path / ".env").write_text("SHM=16g\nKEY=sk-secret\n")
+    (tmp_path / ".env").write_text("SHM=16g\nKEY=sk-secret\nTP=4\nPIN=123456\n")
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "compose.yaml").write_text(text)
     served = one(text, directory=tmp_path, name="compose.yaml")
     assert [(s.kind, s.size.bytes if s.size else None) for s in served.shm] == [(ShmKind.MEMORY, 16 << 30)]
     assert "sk-secret" not in served.command and served.launch is not None
+    assert served.command.endswith("--tensor-parallel-size 4 --pin 0")  # a long number may be a secret too
     assert "sk-secret" not in str(served.launch.env)
     alone = one(text, directory=tmp_path / "other", name="compose.yaml")
     assert [s.kind for s in alone.shm] == [ShmKind.UNKNOWN]

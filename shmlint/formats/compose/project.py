@@ -169,10 +169,11 @@ class Project:
         """``text`` as compose interpolates it in this project, and whether nothing unknown decided it."""
         return interpolate(text, self.variables)
 
-    @staticmethod
-    def plain(text: str) -> str:
-        """``text`` interpolated with the defaults it writes only: a command line or an environment value."""
-        return interpolate(text)[0]
+    def plain(self, text: str) -> str:
+        """``text`` interpolated as a command line (or an environment value) is: with the defaults it writes and the
+        ``.env``'s counts and switches only (``TP=2``, ``SHARDED=true``: audit80a, a committed ``.env``'s tensor
+        parallel read as the command's default 1), never its other values, which may be secrets."""
+        return interpolate(text, {name: value for name, value in self.variables.items() if _setting(value)})[0]
 
     def named_set(self, this: ComposeFile) -> list[ComposeFile] | None:
         """The files of the largest named set that holds this file, in compose's order; None when no set names it
@@ -328,6 +329,11 @@ class Project:
         parsed = sizes.parse(text, sizes.DOCKER)
         suggestion = parsed.suggestion if text == raw else None
         return Size(raw, parsed.bytes, found.span, sizes.DOCKER, parsed.error, suggestion)
+
+
+def _setting(value: str) -> bool:
+    """A ``.env`` value a command line may show: a count or a switch, never a secret."""
+    return (value.isascii() and value.isdigit() and len(value) <= 4) or value in ("true", "false", "True", "False")
 
 
 def _certain(text: str | None) -> str | None:
