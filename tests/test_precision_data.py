@@ -216,8 +216,19 @@ FAMILIES = [
     ("", "monailabel start_server --app apps/radiology --studies /data", "needs"),
     ("", "monailabel apps --download --name radiology", ""),
     ("", "nnUNetv2_train_custom 4", ""),
+    # TorchX's dist.ddp/dist.spmd under local_cwd: torchrun with -j's processes here (audit81c, TorchRec's launcher)
+    ("", "torchx run -s local_cwd dist.ddp -j 1x4 --script dlrm_main.py", "needs"),
+    ("", "torchx run --scheduler=local_cwd dist.ddp --script t.py", "needs"),  # dist.ddp's default -j is 1x2
+    ("", "torchx run -s local_cwd dist.ddp -j 4 --script t.py", "needs"),  # a bare number is ddp's processes
+    ("", "torchx run -s local_cwd dist.spmd -j 2:4x8 -m trainer", "needs"),
+    ("", "torchx run -s local_cwd dist.ddp -j 2x1 --script t.py", ""),  # one process here
+    ("", "torchx run -s local_cwd dist.spmd -j 2 --script t.py", ""),  # spmd's bare number counts hosts
+    ("", "torchx run -s local_docker dist.ddp -j 1x4 --script t.py", ""),  # other containers
+    ("", "torchx run dist.ddp -j 1x4 --script t.py", ""),  # the default scheduler is local_docker
     ("", "vllm serve m --distributed-executor-backend mp", "needs"),
-    ("", "vllm serve m --distributed-executor-backend=ray", "needs"),
+    # the ray executor alone: Ray actors, whose object store moves to /tmp on a small /dev/shm (audit80a)
+    ("", "vllm serve m --distributed-executor-backend=ray", "unknown"),
+    ("", "vllm serve m --distributed-executor-backend=ray --tensor-parallel-size 2", "needs"),
     ("", "vllm serve m --tensor-parallel-size 1 --data-parallel-size 1", "unknown"),
     ("", "vllm serve m --distributed-executor-backend uni", "unknown"),
     ("", "--model m --data-parallel-size 2", "needs"),  # a vLLM image's arguments: its entrypoint is not in them

@@ -83,6 +83,29 @@ SOFTWARE = (('pytorch-dataloader-workers',
   False,
   False,
   False),
+ ('torchx-ddp',
+  'needs',
+  "TorchX's dist.ddp or dist.spmd component run in this container (`torchx run -s local_cwd dist.ddp -j 1x4`): "
+  "torchrun with two or more local processes (dist.ddp's default -j is 1x2)",
+  'https://github.com/meta-pytorch/torchx/blob/155c957c4c1031130ee0b6da1c9499c35ae14ae2/torchx/components/dist.py',
+  None,
+  None,
+  ('(?:(^|[ /])torchx +run +((--[a-z_]{1,32}|-cfg)[= ]+[^ ;&|]{1,256} +){0,4}(-s|--scheduler)[= '
+   ']+["\']?local_cwd["\']? +((--[a-z_]{1,32}|-cfg)[= ]+[^ ;&|]{1,256} +){0,4}dist\\.ddp\\b(?![^;&|]{0,512} --?j[= '
+   ']))|(?:(^|[ /])torchx +run +((--[a-z_]{1,32}|-cfg)[= ]+[^ ;&|]{1,256} +){0,4}(-s|--scheduler)[= '
+   ']+["\']?local_cwd["\']? +((--[a-z_]{1,32}|-cfg)[= ]+[^ ;&|]{1,256} +){0,4}dist\\.(ddp|spmd)\\b[^;&|]{0,512} '
+   '--?j[= ]+["\']?([0-9]{1,4}:)?[0-9]{1,4}x0*([2-9]|[1-9][0-9]{1,3})\\b)|(?:(^|[ /])torchx +run '
+   '+((--[a-z_]{1,32}|-cfg)[= ]+[^ ;&|]{1,256} +){0,4}(-s|--scheduler)[= ]+["\']?local_cwd["\']? '
+   '+((--[a-z_]{1,32}|-cfg)[= ]+[^ ;&|]{1,256} +){0,4}dist\\.ddp\\b[^;&|]{0,512} --?j[= '
+   ']+["\']?0*([2-9]|[1-9][0-9]{1,3})["\']?( |$))',
+   'local_cwd '),
+  True,
+  False,
+  False,
+  0,
+  False,
+  False,
+  False),
  ('torchrun-nproc-at-run-time',
   'needs',
   'torchrun / torch.distributed.run with --nproc_per_node set at run time (a variable or template, usually the GPU '
@@ -427,12 +450,12 @@ SOFTWARE = (('pytorch-dataloader-workers',
   False),
  ('vllm-multiprocess-executor',
   'needs',
-  'vLLM with several engine processes on one host (data parallel over 1, or the mp or ray executor asked for)',
+  'vLLM with several engine processes on one host (data parallel over 1, or the mp executor asked for)',
   'https://github.com/vllm-project/vllm/blob/c5c40ab252786c8d25f9336824c6b805973974cd/vllm/v1/executor/multiproc_executor.py',
   None,
   None,
   ('(?:--data[-_]parallel[-_]size[= ]+["\']?([2-9]|[1-9][0-9]+)\\b)|(?:(^| )-dp[= '
-   ']+([2-9]|[1-9][0-9]+)\\b)|(?:--distributed[-_]executor[-_]backend[= ]+["\']?(mp|ray)\\b)',
+   ']+([2-9]|[1-9][0-9]+)\\b)|(?:--distributed[-_]executor[-_]backend[= ]+["\']?mp\\b)',
    '--distributed -dp parallel '),
   False,
   False,
