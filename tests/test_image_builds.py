@@ -713,16 +713,16 @@ def test_a_guide_that_types_training_into_a_cpu_container_of_a_torch_build_fails
 
 def test_a_builds_torch_base_is_worked_out_once_an_image(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The review: every CPU run of one image parsed its Dockerfile again (2,000 runs: 10 s); it is read once a run."""
-    from shmlint.project import follow
+    from shmlint.project import image_build
 
     calls: list[str] = []
-    real = follow._torch_build
+    real = image_build._torch_build
 
     def counting(launch: object, image: str, *rest: object) -> str | None:
         calls.append(image)
         return real(launch, image, *rest)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(follow, "_torch_build", counting)
+    monkeypatch.setattr(image_build, "_torch_build", counting)
     runs = "".join(f"docker run --rm trainer python /t.py --step {i}\n" for i in range(50))
     dockerfile = 'FROM pytorch/pytorch:2.4.1-cuda12.1-cudnn9-devel\nCOPY t.py /t.py\nCMD ["python", "/t.py"]\n'
     found = _check(

@@ -89,7 +89,7 @@ def _leads_somewhere(workload: Workload, project: ProjectIndex) -> bool:
     if launch.mounts or launch.configs:
         return True
     if launch.dockerfile_beside and any(os.path.isfile(path) for path in launch.dockerfile_paths):
-        return True  # a Dockerfile beside the file is taken to build the image (``follow._built``)
+        return True  # a Dockerfile beside the file is taken to build the image (``image_build.built_image``)
     return _may_be_built(workload.image, project)
 
 
@@ -112,7 +112,7 @@ def _torch_built(
     launch = workload.launch
     if workload.is_gpu_or_torch or launch is None or project is None or not _may_be_built(workload.image, project):
         return workload
-    from shmlint.project.follow import torch_build
+    from shmlint.project.image_build import torch_build
     from shmlint.project.index import Reader
 
     reason = torch_build(launch, workload.image, Reader(project, texts), signals)
@@ -172,7 +172,7 @@ def _beside_ambiguous(
     if len(pulled) < 2 or project is None:
         return False
     from shmlint.project.builds import image_key  # loaded only for a file with two such containers
-    from shmlint.project.follow import image_builds
+    from shmlint.project.image_build import image_builds
     from shmlint.project.index import Reader
     from shmlint.signals import split_image
 

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 
 from shmlint.model import STARTED_AT, CodeFact, Launch, MountedConfig, ProjectFacts
 from shmlint.parsers.programs import PLUMBING, program
-from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, ProjectFiles, Reader, holds
+from shmlint.project.binds import MAX_MOUNTS, bound_folders, covers, mounted_folders
+from shmlint.project.image_build import built_image, image_build, may_build
+from shmlint.project.index import MAX_PARTS, VIRTUAL_PREFIX, Reader
 from shmlint.project.launchers import UNKNOWN, Target, known, shown, target
 from shmlint.visible import clipped, visible
 
 if TYPE_CHECKING:
-    from shmlint.parsers.dockerfile import RunFacts
     from shmlint.parsers.python_imports import FromImport
-    from shmlint.project.builds import BuildIndex, ImageBuild
     from shmlint.project.configs import Setting
     from shmlint.project.pycode import PyFacts
     from shmlint.project.pyhelpers import LoaderHelper
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from shmlint.project.pyoptions import Option
     from shmlint.project.pyvalues import Value
     from shmlint.project.shellvars import Line
-    from shmlint.signals import Signals
 
 #: commands recorded per workload: the first ones decide, the rest would only lengthen a message
 MAX_COMMANDS = 64
@@ -45,14 +44,6 @@ MAX_INLINE = 16
 INLINE_WHERE = "-c string:"
 #: how facts name Python's ``-c`` code (``python -c:12 DataLoader(num_workers=4)``: the code's own line)
 CODE_WHERE = "python -c"
-#: the different builds of one image named in a note, and read to tell whether they are one image (more are not
-#: read: they would spend the workload's budget, and so many builds of one name are rarely alike)
-MAX_QUOTED_BUILDS = 3
-MAX_COMPARED_BUILDS = 4
-#: bind mounts of one container looked at
-MAX_MOUNTS = 16
-#: folders above a file's own where a relative bind mount's source is looked for
-MAX_ABOVE = 3
 #: config files a program's code names (argparse defaults, literal paths, Hydra) read per program
 MAX_DEFAULT_CONFIGS = 4
 #: programs started by the code followed per workload (each is read as a program of its own), and the files they
@@ -192,7 +183,7 @@ class _Walk:
         folder = self.reader.folder(os.path.join(context, source)) if source else None
         if folder is not None:
             self.mounts.append((point, folder))
-        covered = [place for place in self.copied if _covers(point, place)]
+        covered = [place for place in self.copied if covers(point, place)]
         if folder is not None or not source:
             for place in covered:
                 below = place[len(point) :].lstrip("/")
@@ -204,7 +195,7 @@ class _Walk:
             return
         path = self.reader.inside(os.path.join(context, source))
         for place in (point, posixpath.join(point, posixpath.basename(source))):
-            if path is not None and not any(_covers(mount, place) for mount in mounted):
+            if path is not None and not any(covers(mount, place) for mount in mounted):
                 self.copied[place] = path
             else:
                 self.copied.pop(place, None)
@@ -739,14 +730,14 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     ``image``: the image it names, looked up among the images the repository builds)."""
     images: tuple[CodeFact, ...] = ()
     started: CodeFact | None = None
-    build, notes = _image_build(launch, image, reader)
+    build, notes = image_build(launch, image, reader)
     if build is not None:  # the build names the image: its Dockerfile, not one that happens to sit beside
         launch = launch._replace(build_context=build.context, dockerfile=build.dockerfile, dockerfile_beside=False)
     elif notes:
         launch = launch._replace(dockerfile_beside=False)
     entrypoint, arguments, workdir = launch.entrypoint, launch.arguments, launch.working_dir
-    built = _built(launch, reader, build)
-    if built is not None and launch.dockerfile_beside and not _may_build(image, built[1]):
+    built = built_image(launch, reader, build)
+    if built is not None and launch.dockerfile_beside and not may_build(image, built[1]):
         built = None
     guessed = built is not None and launch.dockerfile_beside  # no build names the image: the one beside is a guess
     if built is not None:  # the manifest's command replaces the ENTRYPOINT (and drops the CMD), its args the CMD
@@ -769,8 +760,8 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
     walk = _Walk(reader, bases, devices, workdir, launch.configs)
     if workdir.startswith("/"):
         walk.bases.insert(0, workdir)  # only its tails can match (``Reader.locate``): /app/train.py -> train.py
-    walk.mounts = _binds(launch, reader)
-    bound = _mounted(walk.mounts, workdir, reader)
+    walk.mounts = bound_folders(launch, reader)
+    bound = mounted_folders(walk.mounts, workdir, reader)
     walk.bases[:0] = bound
     if built is not None:  # what the image copies from its build context is there too, below the mounts
         mounted = [point for point, _ in launch.mounts[:MAX_MOUNTS]]
@@ -871,199 +862,3 @@ def _missing_notes(names: Sequence[str], reader: Reader) -> tuple[str, ...]:
         said = f"in git submodule {module}, which is not checked out" if module else "not in the checked files"
         notes.append(f"{clipped(visible(name), 80)} is {said}")
     return tuple(notes)
-
-
-def _binds(launch: Launch, reader: Reader) -> list[tuple[str, str]]:
-    """The repository's bind-mounted folders: (container path, real folder), in the order they are written; a
-    relative source from the file's folder, and for a script's or a document's run line (``caller_relative``) else
-    from the nearest folder above it that has it, or the repository's top (a script in ``docker/`` run from the top
-    as ``./docker/run.sh`` mounts the top's ``./src``)."""
-    found = []
-    starts = [launch.base_dir]
-    while launch.caller_relative and len(starts) <= MAX_ABOVE:
-        above = os.path.dirname(os.path.abspath(starts[-1]))
-        if above == os.path.abspath(starts[-1]) or reader.folder(above) is None:  # the top, or above every root
-            break
-        starts.append(above)
-    for mounted, source in launch.mounts[:MAX_MOUNTS]:
-        caller = launch.caller_relative and not os.path.isabs(source)
-        tried = [*starts, *reader.index.roots] if caller else starts[:1]
-        host = next((real for start in tried if (real := reader.folder(os.path.join(start, source)))), None)
-        if host is None and source.startswith("/"):
-            host = _authors_clone(source, launch.base_dir, reader)
-        if host is not None:
-            found.append((mounted.rstrip("/") or "/", host))
-    return found
-
-
-#: path parts that say a host folder holds data, not the repository's code
-_DATA_PARTS = frozenset(
-    {"data", "dataset", "datasets", "models", "checkpoints", "weights", "outputs", "output", "results", "logs", "cache"}
-)
-
-
-def _authors_clone(source: str, base_dir: str, reader: Reader) -> str | None:
-    """The repository's folder an absolute path of its author's machine stands for: one that ends in the name of the
-    file's own folder or of a folder above it in the repository (``-v /mnt/w/prj/GraduateWork/UNIT/:...`` in
-    ``UNIT/docker.sh``), or in the name the clone knows its repository by (audit77a: a training container held the
-    repository's code by its author's path, and none of it was read). A path the shell still fills in is not one."""
-    name = posixpath.basename(source.rstrip("/"))
-    if not name or not known(source) or _DATA_PARTS.intersection(source.lower().split("/")):
-        return None  # a dataset's or a model store's path named like the folder is not the code
-    folder = reader.folder(base_dir)
-    for _ in range(MAX_PARTS):
-        if folder is None:
-            break
-        if os.path.basename(folder) == name:
-            return folder
-        above = os.path.dirname(folder)
-        folder = reader.folder(above) if above != folder else None
-    from shmlint.project.own_image import root_name  # for a mount of a path from another machine only
-
-    index = reader.index
-    return next((reader.folder(root) for root in index.roots if root_name(index, root) == name), None)
-
-
-def _covers(mounted: str, path: str) -> bool:
-    """Whether a mount at the container path ``mounted`` (a folder or a file, from the repository or not) is what
-    the container sees at ``path``."""
-    return mounted.startswith("/") and holds(posixpath.normpath(mounted), path)
-
-
-def _mounted(binds: list[tuple[str, str]], workdir: str, reader: Reader) -> list[str]:
-    """The repository's folders bind-mounted into the container (``./src:/workspace``), which is what the container
-    finds at those paths: the folder its working directory falls in first, then the others."""
-    first = [mapped for mapped in reader.through_binds(binds, workdir) if mapped is not None]
-    return list(dict.fromkeys(first + [host for _, host in binds]))
-
-
-def _may_build(image: str | None, facts: RunFacts) -> bool:
-    """Whether the Dockerfile beside a file can be what builds the image it runs: not for a name left to a variable
-    (``${IMAGE}``: any image, the file does not say which) nor for the image the Dockerfile's running stage starts
-    from, registry spellings alike, by tag or digest (``FROM x:1`` beside a run of ``x:1`` is where it starts, not
-    what it builds; a stage built from an earlier release only to copy from it is not)."""
-    from shmlint.project.builds import image_key
-    from shmlint.signals import split_image
-
-    def named(reference: str) -> tuple[str | None, str]:  # by digest when it has one, else by tag
-        digest = reference.partition("@")[2]
-        return image_key(reference), digest or split_image(reference)[1] or "latest"
-
-    if not image or image_key(image) is None:  # a variable in its path (a registry or tag left to one still names it)
-        return False
-    return not facts.start or named(facts.start) != named(image)
-
-
-def _image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[ImageBuild | None, tuple[str, ...]]:
-    """The one build of the named image among the repository's (``ProjectIndex.builds``), for a container that
-    names no build of its own; with builds that read differently (``_reads_as``), none, and a note that says so."""
-    if not image or launch.build_context or launch.dockerfile_inline:
-        return None, ()
-    index = image_builds(reader)
-    if index is None:
-        return None, ()
-    builds = index.of(image)
-    alike = 1 < len(builds) <= MAX_COMPARED_BUILDS and len({_reads_as(build, reader) for build in builds}) == 1
-    if len(builds) == 1 or alike:
-        return builds[0], ()
-    if builds:
-        ways = "; ".join(f"{b.where} {reader.display(b.dockerfile)}" for b in builds[:MAX_QUOTED_BUILDS])
-        return None, (f"{image} is built {len(builds)} different ways ({ways}), so no build was followed",)
-    if index.truncated:
-        return None, (f"the repository's image builds were read up to a bound; {image} was not among them",)
-    return None, ()
-
-
-def torch_build(launch: Launch, image: str | None, reader: Reader, signals: Signals) -> str | None:
-    """Why the one build the repository makes of the named image (``_image_build``) is a torch image, with where
-    that build is ("Dockerfile FROM pytorch/pytorch:2.4, built by run.sh:3"), or None; worked out once an image a
-    run (the review: 2,000 runs of one image parsed its Dockerfile 2,000 times)."""
-    if not image or launch.build_context or launch.dockerfile_inline:
-        return None
-    known = reader.index.tree(reader.index.max_bytes).per_folder(_torch_builds, "")
-    if image not in known:
-        known[image] = _torch_build(launch, image, reader, signals)
-    return known[image]
-
-
-def _torch_builds(_: ProjectFiles, folder: str) -> dict[str, str | None]:
-    """``torch_build``'s answers by image, filled as images are asked about: one for the run."""
-    return {}
-
-
-def _torch_build(launch: Launch, image: str, reader: Reader, signals: Signals) -> str | None:
-    build, _ = _image_build(launch, image, reader)
-    text = _dockerfile_text(build, reader) if build is not None else None
-    if build is None or text is None:
-        return None
-    from shmlint.parsers.dockerfile import torch_evidence_text
-
-    reason = torch_evidence_text(text, signals, build_args=dict(build.args), target=build.target or None)
-    return f"{reason}, built by {build.where}" if reason else None
-
-
-def image_builds(reader: Reader) -> BuildIndex | None:
-    """The builds an image is looked up in: the checked files', and, for a run that checks a part of its
-    repositories, every file's there too (found on the first lookup), so the part gets the answer the whole does
-    (a file named though the walk leaves it out, ignored or excluded, keeps its own builds)."""
-    index, files = reader.index, reader.index.files
-    if files is None or files.whole is None or not index.roots:
-        return index.builds
-    from shmlint.project.build_marks import repository_builds
-
-    whole = files.per_folder(repository_builds, index.roots[0])
-    if whole is None or index.builds is None:
-        return whole or index.builds
-    return index.builds.merged(whole)
-
-
-def _reads_as(build: ImageBuild, reader: Reader) -> tuple[object, ...]:
-    """What a build gives the walk: its context and its Dockerfile's facts with its arguments and target (builds
-    that differ only in an argument nothing reads, or in where they are written, are one image here); an unreadable
-    Dockerfile is unlike any other."""
-    text = _dockerfile_text(build, reader)
-    if text is None:
-        return (build.where,)
-    from shmlint.parsers.dockerfile import run_facts
-
-    return build.context, run_facts(text, dict(build.args), build.target or None)
-
-
-def _dockerfile_text(build: ImageBuild, reader: Reader) -> str | None:
-    """The text of the Dockerfile a build reads: its file, or the code block of a document that writes it (with the
-    document's lines, so what it says is quoted where the document says it)."""
-    text = reader.text(build.dockerfile)
-    if text is None or build.block is None:
-        return text
-    from shmlint.source import alone
-
-    return alone(text, *build.block)
-
-
-def _built(launch: Launch, reader: Reader, build: ImageBuild | None) -> tuple[str, RunFacts] | None:
-    """The Dockerfile the image is built from (compose ``build:``, a build of the image's name found in the
-    repository (``build``, with its arguments and target: a file, or a guide's code block), or one beside a
-    Kubernetes manifest or a compose file whose services pull their images) and its facts, with
-    the name the report gives it. A ``docker run`` line in a README or script is not paired with a Dockerfile
-    beside it: its image is as often built from another folder. A Dockerfile only beside the file is a guess
-    (``ProjectFacts.guessed``)."""
-    if launch.dockerfile_inline:
-        where, text = "dockerfile_inline", launch.dockerfile_inline
-    elif build is not None and build.block is not None:
-        found = _dockerfile_text(build, reader)
-        if found is None:
-            return None
-        where, text = reader.display(build.dockerfile), found
-    elif not launch.build_context and not launch.dockerfile_beside:
-        return None
-    else:
-        path = next(filter(None, map(reader.inside, launch.dockerfile_paths)), None)
-        found = reader.text(path) if path is not None else None
-        if path is None or found is None:
-            return None
-        where, text = reader.display(path), found
-    from shmlint.parsers.dockerfile import run_facts  # dockerfile-parse loads only when there is a Dockerfile
-
-    if build is None:
-        return where, run_facts(text)
-    return where, run_facts(text, dict(build.args), build.target or None)
