@@ -103,6 +103,32 @@ _W = "def make(ds, w=4):\n    return DataLoader(ds, num_workers=w)\n"
         ),
         ("def make(ds, w=4):\n    yield DataLoader(ds, num_workers=w)\nmake(d)\n", []),
         (_HELPER + "if __name__ == '__main__':\n    make(d)\n", [f"4 {_MADE}, workers=4 by default"]),  # run
+        # YOLO's create_dataloader (audit81a): the workers through a name of its own assigned once above the loader,
+        # ``min`` of a list, and a name bound only to loader classes
+        (
+            "import os\ndef make(ds, w=8):\n    nw = min([os.cpu_count(), w])\n"
+            "    loader = DataLoader if ds else InfiniteDataLoader\n    return loader(ds, num_workers=nw)\nmake(d)\n",
+            ["6 make(...) makes loader(num_workers=nw) at line 5, w=8 by default"],
+        ),
+        ("def make(ds, w=8):\n    nw = w\n    return DataLoader(ds, num_workers=nw)\nmake(d, 0)\n", []),
+        ("def make(ds, w=8):\n    nw = cfg.w\n    return DataLoader(ds, num_workers=nw)\nmake(d)\n", []),
+        # assigned in a branch, twice, or after the loader: not the one value the loader gets
+        ("def make(ds, w=8):\n    if ds:\n        nw = w\n    return DataLoader(ds, num_workers=nw)\nmake(d)\n", []),
+        ("def make(ds, w=8):\n    nw = w\n    nw = 0\n    return DataLoader(ds, num_workers=nw)\nmake(d)\n", []),
+        (
+            "def make(ds, w=8):\n    nw = w\n    if ds:\n        nw = 0\n    return DataLoader(ds, num_workers=nw)\nmake(d)\n",
+            [],
+        ),
+        # a name bound to something else as well is no loader class
+        (
+            "def make(ds, w=8):\n    loader = DataLoader if ds else InfiniteDataLoader\n    loader = print\n"
+            "    return loader(ds, num_workers=w)\nmake(d)\n",
+            [],
+        ),
+        (
+            "def make(ds, w=8):\n    loader = DataLoader if ds else print\n    return loader(ds, num_workers=w)\nmake(d)\n",
+            [],
+        ),
     ],
 )
 def test_a_loader_helper_is_judged_by_what_each_call_gives_it(code: str, needs: list[str]) -> None:

@@ -20,7 +20,7 @@ from shmlint.project.pydatasets import Names, names_of, small_batches
 from shmlint.project.pyhelpers import LoaderHelper, helper_calls, loader_helpers
 from shmlint.project.pynnunet import AUGMENTERS, augmenter, nnunet_names, nnunet_training, single_threaded
 from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
-from shmlint.project.pyscopes import Scope, scopes
+from shmlint.project.pyscopes import Scope, bound_names, scopes
 from shmlint.project.pysyntax import called, dotted
 from shmlint.project.pyvalues import Constant, Context, Value, exported_numbers, names, rebound, value_of
 
@@ -151,6 +151,7 @@ def read(
     loaders: set[int] = set()  # every loader call, by ``id``, for ``pyhelpers``
     unknown_loaders: dict[int, tuple[ast.expr | None, str]] = {}  # those whose workers are not known
     mp_aliases = _mp_aliases(nodes)
+    aliases = _loader_aliases(nodes) if "DataLoader if " in text else frozenset()
     ray_elsewhere = "ScalingConfig" in text and _ray_elsewhere(nodes)
     found = scopes(nodes)
     classes = _ultralytics_classes(nodes)
@@ -167,7 +168,7 @@ def read(
         if name == "Process" and (process := _process(node, mp_aliases, quoted)) is not None:
             processes.append(process)
         spawn_method = spawn_method or (name in ("set_start_method", "get_context") and _pickling_start(node))
-        if name.endswith("DataLoader"):
+        if name.endswith("DataLoader") or name in aliases:
             loaders.add(id(node))
             verdict = _loader(node, name, context, quoted, bound)
             if verdict is None:
@@ -391,6 +392,29 @@ def _ray_elsewhere(nodes: list[ast.AST]) -> bool:
         if name == "TorchConfig" and any(t.lower() != "nccl" for t in texts):
             return True
     return False
+
+
+def _loader_aliases(nodes: list[ast.AST]) -> frozenset[str]:
+    """Names bound only to loader classes, one or the other by a condition (YOLO's ``loader =
+    torch.utils.data.DataLoader if image_weights else InfiniteDataLoader``): a call of one makes a DataLoader."""
+    bindings: dict[str, int] = {}
+    classes: dict[str, int] = {}
+    for node in nodes:
+        for name in bound_names(node):
+            bindings[name] = bindings.get(name, 0) + 1
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            continue
+        if _loader_class(node.value):
+            classes[node.targets[0].id] = classes.get(node.targets[0].id, 0) + 1
+    return frozenset(name for name, count in classes.items() if bindings.get(name) == count)
+
+
+def _loader_class(node: ast.expr) -> bool:
+    """A DataLoader class by name (``DataLoader``, ``torch.utils.data.DataLoader``, ``InfiniteDataLoader``), or one
+    of two by a condition."""
+    if isinstance(node, ast.IfExp):
+        return _loader_class(node.body) and _loader_class(node.orelse)
+    return isinstance(node, (ast.Name, ast.Attribute)) and dotted(node).endswith("DataLoader")
 
 
 def _mp_aliases(nodes: list[ast.AST]) -> frozenset[str]:

@@ -8,7 +8,8 @@ helper: a plain function of the module (no decorator, which may pass arguments o
 ``**kwargs``; no generator, which makes nothing when called), its name bound once there, making one loader, in its
 own body (no other one, not even in a nested function, that a call could get instead), whose workers are not
 otherwise known, with a worker expression of its parameters (never reassigned there), whole numbers, the built-in
-``min``/``max``/``int`` and the standard library's CPU count. The call: by the helper's name where that name is the
+``min``/``max``/``int`` and the standard library's CPU count, written in the call or in a name of its own assigned
+once, in its body's own block, above the loader (``nw = min([os.cpu_count(), workers])``). The call: by the helper's name where that name is the
 module's one binding of it (the ``def``, or a module-level ``from module import`` of the module that defines it),
 after that binding when at module level, in a module no star import or ``del`` leaves unsure, not in the ``if
 __name__ == "__main__":`` block of a module the program imports, bound by Python's rules; an argument that is a
@@ -24,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence, Set
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.pyscopes import Scope
 from shmlint.project.pysyntax import dotted
-from shmlint.project.pyvalues import UNKNOWN, Context, Value, value_of
+from shmlint.project.pyvalues import UNKNOWN, Context, Value, listed, value_of
 
 #: built-in functions a worker expression may call: they are worked out from their arguments alone
 _PURE_CALLS = frozenset({"min", "max", "int"})
@@ -76,12 +77,13 @@ def loader_helpers(
             continue  # a generator: calling it makes nothing yet
         made = [node for node in ast.walk(function) if id(node) in loaders]  # any other may be the one a call gets
         own = len(made) == 1 and any(node is made[0] for node in scope.nodes)  # not a nested function's
-        workers, shown = unknown.get(id(made[0]), (None, "")) if own else (None, "")
-        if workers is None:
+        written, shown = unknown.get(id(made[0]), (None, "")) if own else (None, "")
+        if written is None:
             continue
         positional = [*arguments.posonlyargs, *arguments.args]
         parameters = tuple(a.arg for a in positional) + tuple(a.arg for a in arguments.kwonlyargs)
         plain = {name for name in parameters if scope.bound.get(name) == 1}
+        workers = _local_value(written, scope, plain)
         if not _made_of(workers, plain, {name for name in _PURE_CALLS if name in module.bound or name in scope.bound}):
             continue
         defaults = _defaults(positional, arguments, context)
@@ -95,11 +97,22 @@ def loader_helpers(
             defaults,
             workers,
             shown,
-            f"line {workers.lineno}",
+            f"line {written.lineno}",
             function.lineno,
         )
         helpers.append(helper)
     return tuple(helpers)
+
+
+def _local_value(workers: ast.expr, scope: Scope, parameters: set[str]) -> ast.expr:
+    """A worker expression that is a name of the helper's own, assigned once in its body's own block and before the
+    loader (``nw = min(os.cpu_count(), workers)`` then ``DataLoader(..., num_workers=nw)``, as YOLO's
+    ``create_dataloader`` writes it): what it was assigned; any other expression as it is."""
+    if not isinstance(workers, ast.Name) or workers.id in parameters or scope.bound.get(workers.id) != 1:
+        return workers
+    blocks = scope.assigned.get(workers.id, {})
+    given = blocks.get(id(getattr(scope.root, "body", None)), [])  # the function's own block: not a branch's
+    return given[0][1] if len(given) == 1 and len(blocks) == 1 and given[0][0] < workers.lineno else workers
 
 
 def _defaults(
@@ -135,7 +148,7 @@ def _operands(node: ast.expr, shadowed: set[str]) -> Iterator[ast.expr]:
         if dotted(node.func) in _CPU_COUNTS and not node.args:
             return
         if isinstance(node.func, ast.Name) and node.func.id in _PURE_CALLS and node.func.id not in shadowed:
-            for argument in node.args:
+            for argument in listed(node):
                 yield from _operands(argument, shadowed)
             return
     yield node

@@ -134,8 +134,9 @@ def _call_value(node: ast.Call, context: Context, depth: int) -> Value:
         counter = node.args[0] if name == "len" else node
         return Value(None, True, f", {called(counter.func) if isinstance(counter, ast.Call) else name}() is at least 1")
     if name in ("min", "max") and node.args and not node.keywords:
-        values = [value_of(arg, context, depth + 1) for arg in node.args]
-        how = next((v.how for v in values if v.how), "")
+        values = [value_of(arg, context, depth + 1) for arg in listed(node)]
+        said = sorted((v for v in values if v.how), key=lambda v: v.number is None)  # a written count first
+        how = said[0].how if said else ""
         if name == "min":
             if all(v.positive for v in values):
                 return Value(None, True, how)
@@ -155,6 +156,14 @@ def _call_value(node: ast.Call, context: Context, depth: int) -> Value:
     if name == "int" and len(node.args) == 1:
         return value_of(node.args[0], context, depth + 1)
     return UNKNOWN
+
+
+def listed(node: ast.Call) -> list[ast.expr]:
+    """The values a ``min``/``max`` call compares: its arguments, or the items of its one list or tuple
+    (``min([os.cpu_count(), workers])``, as YOLO writes it)."""
+    if len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
+        return list(node.args[0].elts)
+    return list(node.args)
 
 
 def _cpu_count(node: ast.expr | None) -> TypeGuard[ast.Call]:
