@@ -198,6 +198,44 @@ def test_kuberay_mounts_no_shm_where_the_group_sets_a_plasma_directory(tmp_path:
     assert [f.severity.label for f in report.findings if f.code == "SHM001"] == codes
 
 
+DGL = """\
+apiVersion: {GROUP}/v1alpha1
+kind: DGLJob
+metadata: {name: sage}
+spec:
+  dglReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: launcher
+            image: acme/sage:1
+            command: ["torchrun", "--nproc-per-node=2", "train.py"]
+            resources: {limits: {nvidia.com/gpu: 2}}
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: worker
+            image: acme/sage:1
+            command: ["torchrun", "--nproc-per-node=4", "train.py"]
+            resources: {limits: {nvidia.com/gpu: 4, memory: 64Gi}}
+"""
+
+
+@pytest.mark.parametrize(("group", "roles"), [("qihoo.net", ["Launcher"]), ("example.com", ["Launcher", "Worker"])])
+def test_the_dgl_operator_mounts_shm_in_its_workers_not_its_launcher(tmp_path: Path, group: str, roles) -> None:
+    """Qihoo360's dgl-operator appends a Memory emptyDir at /dev/shm to each worker's first container
+    (dgljob_controller.go, audit81c); its launcher gets none, and another group's DGLJob is no such operator's."""
+    (tmp_path / "dgl.yaml").write_text(DGL.replace("{GROUP}", group))
+    report = check_paths(Settings(), [tmp_path], jobs=1)
+    found = [f for f in report.findings if f.code == "SHM001"]
+    assert [f.message.split(",")[0].split()[-1] for f in found] == roles, [f.message for f in found]
+    assert all(f.severity.label == "error" for f in found)
+
+
 @pytest.mark.parametrize(("gpus", "label"), [("2", "error"), ("1", "info"), ("all", "info")])
 def test_a_monai_label_server_needs_shm_on_two_counted_gpus(tmp_path: Path, gpus: str, label: str) -> None:
     """Its training task spawns one NCCL process per visible GPU; one GPU or an uncounted request is undecided."""

@@ -48,6 +48,10 @@ RAY_GROUP = "ray.io"
 #: kinds outside ray.io whose pods KubeRay creates (``operators`` in shmlint/data/shm_need.yaml): aibrix's
 #: RayClusterFleet holds a RayCluster spec that KubeRay turns into pods, with its /dev/shm
 KUBERAY_MANAGED = frozenset({("orchestration.aibrix.ai", "RayClusterFleet")})
+#: Qihoo360's dgl-operator mounts a Memory emptyDir at /dev/shm (half the memory limit) in the first container of
+#: each worker and partitioner pod, not the launcher's (``operators`` in shmlint/data/shm_need.yaml; audit81c)
+DGL_JOB = ("qihoo.net", "DGLJob")
+DGL_SHM_ROLES = frozenset({"Worker", "Partitioner"})
 ARGO_GROUP = "argoproj.io"
 #: sgl-project/rbg's RoleBasedGroup (and RoleBasedGroupSet): its roles compose their pods from templates and patches
 RBG_GROUP = "workloads.x-k8s.io"
@@ -163,12 +167,14 @@ class _Extractor:
             template_metadata = self.m.get(template, "metadata")
             both = ((template_metadata,) if template_metadata is not None else ()) + own
             role = self.role(path)
+            dgl = containers[0][0] if (group, kind) == DGL_JOB and role in DGL_SHM_ROLES and containers else None
             launched = policy if role == TRAINER_NODE else None
             yield FoundPod(
                 owner._replace(role=role),
                 spec,
                 containers,
-                ray_container=ray,
+                shm_container=ray or dgl,
+                shm_operator="the KubeRay operator" if ray is not None else "the DGL operator",
                 metadata=both,
                 annotated=template_metadata,
                 launched_by=launched,
@@ -366,7 +372,7 @@ class _Extractor:
                 label = scalar(self.m.get(template, "name")) or "?"
                 role = owner._replace(role=f"template {label}")
                 yield FoundPod(
-                    role, template, tuple(containers), workflow_volumes, None, metadata, claim_templates=claims
+                    role, template, tuple(containers), workflow_volumes, metadata=metadata, claim_templates=claims
                 )
 
     def trainer_pods(self, obj: MappingNode, owner: WorkloadId, metadata: tuple[Node, ...]) -> Iterator[FoundPod]:
@@ -376,7 +382,7 @@ class _Extractor:
         trainer = self.m.path(obj, "spec", "trainer")
         if isinstance(trainer, MappingNode):
             volumes, mounts = self.trainer_overrides(obj)
-            yield FoundPod(owner, trainer, ((trainer, "trainer", ""),), volumes, None, metadata, extra_mounts=mounts)
+            yield FoundPod(owner, trainer, ((trainer, "trainer", ""),), volumes, metadata=metadata, extra_mounts=mounts)
 
     def trainer_overrides(self, obj: MappingNode) -> tuple[tuple[Node, ...], tuple[Node, ...]]:
         """The volumes and the trainer's volume mounts a TrainJob's overrides add to its runtime's ``node`` job:
@@ -406,7 +412,7 @@ class _Extractor:
         for key in KSERVE_MODEL_KEYS:
             model = self.m.get(predictor, key)
             if isinstance(model, MappingNode):
-                yield FoundPod(owner, predictor, ((model, "predictor", key),), (), None, metadata)
+                yield FoundPod(owner, predictor, ((model, "predictor", key),), metadata=metadata)
 
     # -- containers -> workloads -----------------------------------------------------------------------------
 

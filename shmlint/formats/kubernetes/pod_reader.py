@@ -183,7 +183,10 @@ class FoundPod(NamedTuple):
     spec: MappingNode  # the mapping that holds volumes, hostIPC and runtimeClassName
     containers: tuple[tuple[MappingNode, str, str], ...]  # (container, what holds it: 'container', its name)
     extra_volumes: tuple[Node, ...] = ()  # Argo: workflow-level volumes
-    ray_container: MappingNode | None = None
+    #: the container an operator mounts a memory /dev/shm in (KubeRay's first container of each group, the DGL
+    #: operator's of each worker), and the operator, as messages name it
+    shm_container: MappingNode | None = None
+    shm_operator: str = ""
     metadata: tuple[Node, ...] = ()  # the pod template's metadata, then the workload's: where annotations live
     launched_by: PolicyLaunch | None = None  # a training runtime's ML policy that starts its ``node`` container
     ranks: LocalRanks | None = None  # an MPIJob worker: the ranks its launcher starts in each pod
@@ -367,7 +370,7 @@ class PodReader:
                 PodTarget(pod.spec.start_mark.index, container.start_mark.index, frozenset(volumes))
                 if in_pod and not pod.composed and pod.operator is None
                 else None,
-                shm_managed_by="the KubeRay operator" if container is pod.ray_container else None,
+                shm_managed_by=pod.shm_operator if container is pod.shm_container else None,
                 ignored_codes=self.ignored_codes(pod),
                 dataloader_text=self.dataloader_text(pod),
                 launched_by=pod.launched_by.on(completed.accelerator_count)
