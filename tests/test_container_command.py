@@ -405,6 +405,16 @@ def test_a_variable_that_binds_a_written_out_path_at_dev_shm_is_read(mount: str)
         ("TP=2\ndocker run img serve --tp=$TP:$PP", ["serve", "--tp=2:$PP"]),  # the other stays an expansion
         ('TP=1\nTP=2\ndocker run img serve --tp "$TP"', ["serve", "--tp", "$TP"]),  # which value runs is not known
         ('TP=2\nsource env.sh\ndocker run img serve --tp "$TP"', ["serve", "--tp", "$TP"]),  # the file may set it
+        # the container's own variable, or one the text binds otherwise before the run (the review)
+        ('TP=2\ndocker run img -c "cd $W && serve --tp \\$TP"', ["-c", "cd $W && serve --tp $TP"]),
+        ("TP=2\ndocker run img -c \"cd $W && \"'serve --tp $TP'", ["-c", "cd $W && serve --tp $TP"]),
+        ('TP=4\nfor TP in 1; do\n  docker run img serve --tp "$TP"\ndone', ["serve", "--tp", "$TP"]),
+        ("TP=4\nfor TP in 1; do\n  docker run img serve --tp $TP\ndone", ["serve", "--tp", "$TP"]),
+        ('TP=4\nprintf -v TP "%d" 1\ndocker run img serve --tp "$TP"', ["serve", "--tp", "$TP"]),
+        ('TP=4\nlet TP=1\ndocker run img serve --tp "$TP"', ["serve", "--tp", "$TP"]),
+        ('TP=4\n(( TP = 1 ))\ndocker run img serve --tp "$TP"', ["serve", "--tp", "$TP"]),
+        ('TP=4\nwhile IFS=, read -r m TP; do\n  docker run img serve --tp "$TP"\ndone', ["serve", "--tp", "$TP"]),
+        ('TP=4\ndocker run img serve --tp "$TP"\nfor TP in 1; do :; done', ["serve", "--tp", "4"]),  # bound after
     ],
 )
 def test_a_command_variable_the_script_assigns_once_is_its_words(script: str, arguments: list[str]) -> None:
@@ -447,7 +457,9 @@ def test_a_command_variable_the_script_assigns_once_is_its_words(script: str, ar
             [],
             [],
         ),
-        ('A+=(--gpus all)\ndocker run "${A[@]}" img', ["--gpus"], [], []),  # added to an array never given
+        ('A+=(--gpus all)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # a caller's value may be its first
+        ('IFS=" " read -r -a A <<< "$X"\nA+=(--gpus all)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # read into
+        ('A=(--gpus all)\nA[${#A[@]}]=--shm-size=1g\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # an item set
         ('A=(--gpus all)\nA+=(--shm-size 1g)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # a size maybe added
         ('A=(--gpus all)\nA+=($EXTRA)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # an item that may be several
         ('A=(--gpus all)\nsource env.sh\nA+=(-d)\ndocker run "${A[@]}" img', [], ["${A[@]}"], []),  # may be reset

@@ -415,8 +415,28 @@ _BINDS = (
     r"(?:\b(?:for|select)[ \t]+{name}\b"
     r"|\b(?:read|mapfile|readarray)\b[^\n;&|]{{0,256}}[ \t]{name}\b"
     r"|\bprintf[ \t]+(?:-[^\s]{{1,8}}[ \t]+){{0,4}}-v[ \t]*{name}\b"
-    r"|\b(?:declare|local|typeset)\b[^\n;&|=]{{0,256}}[ \t]{name}(?![=\w]))"
+    r"|\b(?:declare|local|typeset)\b[^\n;&|=]{{0,256}}[ \t]{name}(?![=\w])"
+    r"|\blet\b[^\n;&|]{{0,256}}\b{name}[ \t]*[-+*/%]?="
+    r"|\(\([^\n]{{0,256}}?\b{name}[ \t]*(?:[-+*/%]?=(?!=)|\+\+|--))"
 )
+
+
+def _rebinds_any(text: str, word: Word, assigned: Assignments) -> bool:
+    """Whether the text before ``word`` binds a name the word reads other than by an assignment (``_BINDS``): where
+    each name is first bound so is looked for once a text (``Assignments.bound_at``), not once a word."""
+    for found in _READ_NAMES.finditer(word.text, 0, MAX_READ):
+        name = found[1] or found[2]
+        if name not in assigned.bound_at:
+            bound = re.compile(_BINDS.format(name=re.escape(name))).search(text)
+            assigned.bound_at[name] = bound.start() if bound is not None else len(text)
+        if assigned.bound_at[name] < word.start:
+            return True
+    return False
+
+
+#: the names a word reads (``$TP``, ``${TP}``, ``${TP:-2}``), looked for in its first ``MAX_READ`` characters
+_READ_NAMES = LazyRegex(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]{0,63})|([A-Za-z_][A-Za-z0-9_]{0,63}))", 0, ("$",))
+MAX_READ = 1024
 
 
 def _rebound(text: str, name: str, start: int, end: int) -> bool:
@@ -588,9 +608,7 @@ def parse_container_command(
     if image is not None and image.dynamic and assigned is not None:  # ``IMAGE=x`` earlier: ``docker run $IMAGE``
         image = assigned_word(image, assigned) or image
     if assigned is not None:  # ``CMD="python3 train.py"`` earlier: ``docker run img $CMD``; ``TP=2``: ``"$TP"``
-        arguments = tuple(
-            part for word in arguments for part in (assigned_words(word, assigned) or (_filled(word, assigned),))
-        )
+        arguments = tuple(part for word in arguments for part in _with_values(word, assigned, text))
     return ContainerCommand(
         first=words[start],
         engine=engine,
@@ -743,17 +761,29 @@ def _read_options(given: Sequence[Word], index: int, text: str, assigned: Assign
     return read(index)
 
 
-def _filled(word: Word, assigned: Assignments) -> Word:
-    """A word of the container's command with the plain values the script gave its variables put in (``TP=2``,
-    or ``TP=${TP:-2}``, then ``--tensor-parallel-size "$TP"``: audit80a, a setting that decides the need was read
-    as an expansion); still an expansion where any variable in it stays one."""
+def _with_values(word: Word, assigned: Assignments, text: str) -> tuple[Word, ...]:
+    """A word of the container's command with the plain values the script gave its variables put in: a variable of
+    one value split as the shell splits it (``CMD="python3 train.py"``, ``docker run img $CMD``), or filled in
+    (``TP=2``, or ``TP=${TP:-2}``, then ``--tensor-parallel-size "$TP"``: audit80a, a setting that decides the need
+    was read as an expansion); still an expansion where any variable in it stays one. A word that also holds a
+    ``$`` the host's shell leaves to the container (``\\$TP``, ``'$TP'``) is left as written, as is one reading a
+    name the text binds other than by an assignment before it (``for TP in``, ``printf -v TP``, ``let``, ``(( ))``:
+    the review)."""
     if not word.dynamic:
-        return word
+        return (word,)
+    raw = text[word.start : word.end]
+    if "\\$" in raw or "'" in raw or _rebinds_any(text, word, assigned):
+        return (word,)
+    split = assigned_words(word, assigned)
+    if split:
+        return split
     value = assigned_word(word, assigned)
     if value is not None:
-        return value
-    text = filled_in(word.text, assigned)
-    return word if text == word.text else Word(text, word.start, word.end, "$" in text or "`" in text, word.splat)
+        return (value,)
+    filled = filled_in(word.text, assigned)
+    if filled == word.text:
+        return (word,)
+    return (Word(filled, word.start, word.end, "$" in filled or "`" in filled, word.splat),)
 
 
 def _assigned_value(flag: Flag, assigned: Assignments) -> Flag:

@@ -38,7 +38,7 @@ DECLARING = frozenset({"export", "local", "declare", "typeset", "readonly"})
 _SCOPING = frozenset({"local", "declare", "typeset"})
 #: a command that changes a name other than by a plain assignment: an array's item, ``unset``, ``read``/``mapfile``
 _CHANGED_ELSEWHERE = LazyRegex(
-    r"([A-Za-z_][A-Za-z0-9_]{0,63})\[[^\]\n]{0,64}\]\+?="
+    r"([A-Za-z_][A-Za-z0-9_]{0,63})\[[^\n=]{0,96}?\]\+?="
     r"|(?:unset|read|mapfile|readarray)((?:[ \t]+-[A-Za-z]{1,8}(?:[ \t]+[^\s-][^\s]{0,8})?){0,16}"
     r"(?:[ \t]+[A-Za-z_][A-Za-z0-9_]{0,63}){1,8})"
 )
@@ -110,6 +110,8 @@ class Assignments:
         self.generations: dict[str, int] = {}
         self._reads: dict[str, _Read | None] = {}
         self.built_up: dict[tuple[str, ...], bool] = {}  # ``_built_up``'s answer for each set of values
+        #: where the text first binds each name other than by an assignment (``for TP in``), asked once a name
+        self.bound_at: dict[str, int] = {}
         self._expanded = 0
 
     def read_value(self, value: str) -> _Read | None:
@@ -139,7 +141,9 @@ def note_assignment(
     if _reads_assignments_in(command, text):  # it may set any name: what they held is not known after it
         assignments.sourced = True
         assignments.stale.update(assignments.values)
-    changed = _CHANGED_ELSEWHERE.match(text, command.words[0].start) if first not in _SOURCING else None
+    # the command past its prefix assignments (``IFS=, read -r -a A``: the review)
+    at = next((word.start for word in command.words if not is_assignment(word, text)), command.words[0].start)
+    changed = _CHANGED_ELSEWHERE.match(text, at) if first not in _SOURCING else None
     if changed is not None:  # ``A[3]=x``, ``unset A``, ``read -a A``: what the name holds is not known
         for name in (changed.group(1) or changed.group(2) or "").split():  # options' words too: never a value
             assignments.values.pop(name, None)
@@ -196,15 +200,13 @@ def note_assignment(
 def _array_values(name: str, value: str, appended: bool, assignments: Assignments) -> tuple[str, ...] | None:
     """The values an array assignment gives its name, as its items' words: its own; for ``+=(...)``, those words
     after each value the array held (read straight through branches as strings are: ``flags+=(-d)`` in one branch,
-    ``flags+=(--rm)`` in the other; audit80a, a launcher's ``--gpus`` in such an array gave no finding at all), or
-    alone where the text never gave the name a value. None where what it held is not known or the text's budget of
-    values read (``MAX_EXPANDED``) is spent."""
+    ``flags+=(--rm)`` in the other; audit80a, a launcher's ``--gpus`` in such an array gave no finding at all).
+    None where what it held is not known (a name the text never gave: a caller's ``export A=...`` becomes its first
+    item, as ``X+=" -it"`` of a string is read) or the text's budget of values read (``MAX_EXPANDED``) is spent."""
     if not appended:
         return (value,)
-    if name not in assignments.values:
-        return (value,) if assignments.generations.get(name, 0) == 0 and not assignments.sourced else None
-    if name not in assignments.arrays or name in assignments.stale:
-        return None
+    if name not in assignments.values or name not in assignments.arrays or name in assignments.stale:
+        return None  # what it held is not known: a name the text never gave may be a caller's (``export A=...``)
     given = tuple(f"{old} {value}" if old else value for old in assignments.values[name])
     if any(len(each) > MAX_VALUE for each in given) or not assignments.spend(sum(map(len, given))):
         return None
