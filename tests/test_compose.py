@@ -15,7 +15,9 @@ from shmlint.model import APPLIED_KINDS, ShmKind, Workload
 from shmlint.parsers.dockerfile import torch_evidence, torch_install
 from shmlint.parsers.yamlnodes import YamlError, compose
 from shmlint.project.index import ProjectFiles
+from shmlint.runner import check_paths
 from shmlint.runtime.interpolation import MAX_DOTENV_VARIABLES, dotenv_values, interpolate
+from shmlint.settings import Settings
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 from tests import support
@@ -407,6 +409,36 @@ def test_the_projects_dotenv_decides_sizes_and_counts_not_other_command_values(t
     assert "sk-secret" not in str(served.launch.env)
     alone = one(text, directory=tmp_path / "other", name="compose.yaml")
     assert [s.kind for s in alone.shm] == [ShmKind.UNKNOWN]
+
+
+def test_a_dotenv_is_not_read_where_a_script_above_names_another_env_file(tmp_path: Path) -> None:
+    """The review: a root Makefile runs ``docker compose -f deploy/compose.yml --env-file deploy/prod.env``, so
+    ``deploy/.env`` is not what compose reads; a command above that names another folder's file changes nothing."""
+    text = "services:\n  s:\n    image: acme/server\n    gpus: all\n    command: serve --tp ${TP:-1}\n"
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "compose.yml").write_text(text)
+    (tmp_path / "deploy" / ".env").write_text("TP=4\n")
+    make = "up:\n\tdocker compose -f {} --env-file deploy/prod.env up -d\n"
+    (tmp_path / "Makefile").write_text(make.format("other/compose.yml"))
+    assert one(text, directory=tmp_path / "deploy", name="compose.yml").command.endswith("--tp 4")
+    (tmp_path / "Makefile").write_text(make.format("deploy/compose.yml"))
+    assert one(text, directory=tmp_path / "deploy", name="compose.yml").command.endswith("--tp 1")
+
+
+def test_a_dotenvs_counts_are_picked_once_a_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review: each command word picked the counts of a 1,024-line ``.env`` again (70 s for a 24 KB file whose
+    alias repeats a long command in twenty services); they are picked once a project."""
+    from shmlint.formats.compose import project
+
+    calls: list[str] = []
+    real = project._setting
+    monkeypatch.setattr(project, "_setting", lambda value: calls.append(value) or real(value))
+    (tmp_path / ".env").write_text("".join(f"V{i}={i}\n" for i in range(1024)))
+    words = ", ".join(["--tp", '"${V3}"'] * 200)
+    services = "".join(f"  s{i}:\n    image: acme/server\n    gpus: all\n    command: *cmd\n" for i in range(20))
+    (tmp_path / "compose.yaml").write_text(f"x-cmd: &cmd [{words}]\nservices:\n{services}")
+    found = check_paths(Settings(undecided="show"), [tmp_path], jobs=1).findings
+    assert len(found) == 20 and len(calls) == 1024
 
 
 @pytest.mark.parametrize(

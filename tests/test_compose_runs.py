@@ -85,3 +85,23 @@ def test_a_run_reads_the_file_compose_reads_there(tmp_path: Path) -> None:
     assert [f.severity.label for f in _findings(tmp_path / "below", files)] == ["info"]
     files = {"docker-compose.serve.yml": COMPOSE, "README.md": plain}  # nor a file of another name
     assert [f.severity.label for f in _findings(tmp_path / "other", files)] == ["info"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("Makefile", f"train:\n\t@docker compose run --rm trainer {TRAIN}\n"),  # a recipe's prefix is make's
+        ("README.md", f"It's one command:\n\n```bash\ndocker compose run --rm trainer {TRAIN}\n```\n"),  # prose
+    ],
+)
+def test_a_run_is_read_as_its_file_runs_it(tmp_path: Path, name: str, text: str) -> None:
+    """A Makefile's recipes and a document's code blocks are the shell they run: the review found a Makefile's
+    ``@docker compose run`` missed, and one apostrophe of prose before a README's block hid its run."""
+    (finding,) = _findings(tmp_path, {"docker-compose.yml": COMPOSE, name: text})
+    assert finding.severity.label == "warning" and f"(docker compose run, {name}:" in finding.message
+
+
+def test_prose_that_names_a_run_is_no_run(tmp_path: Path) -> None:
+    readme = f"Do not type docker compose run trainer {TRAIN} here.\n"
+    (finding,) = _findings(tmp_path, {"docker-compose.yml": COMPOSE, "README.md": readme})
+    assert finding.severity.label == "info"

@@ -165,13 +165,19 @@ def _run_command(words: list[str], service: str) -> int | None:
 
 
 def env_file_named(files: ProjectFiles, folder: str) -> bool:
-    """Whether a script, Makefile or document of ``folder`` runs compose with ``--env-file`` or
-    ``--project-directory``: then the folder's ``.env`` may not be what compose reads (asked through
-    ``files.per_folder``)."""
-    for _, _, command in files.per_folder(_compose_commands, folder):
-        words = [w.text for w in command.words]
-        if any(words[index].split("=", 1)[0] in _ENV_OPTIONS for index in _global_options(words)):
-            return True
+    """Whether a script, Makefile or document runs compose with ``--env-file`` or ``--project-directory`` on a
+    project of ``folder``: one of the folder itself, or one of the ``FOLDERS_UP`` above whose ``-f`` names a file of
+    the folder (the review: a root Makefile's ``docker compose -f deploy/compose.yml --env-file deploy/prod.env``).
+    Then the folder's ``.env`` may not be what compose reads (asked through ``files.per_folder``)."""
+    here = os.path.abspath(folder)
+    for each in _folders_up(folder):
+        for _, _, command in files.per_folder(_compose_commands, each):
+            words = [w.text for w in command.words]
+            if not any(words[index].split("=", 1)[0] in _ENV_OPTIONS for index in _global_options(words)):
+                continue
+            named = [name for name in _file_options(words, [w.dynamic for w in command.words]) if name]
+            if each == folder or any(os.path.dirname(os.path.abspath(p)) == here for p in _resolved(each, named)):
+                return True
     return False
 
 
@@ -186,10 +192,28 @@ def _compose_commands(files: ProjectFiles, folder: str) -> list[tuple[str, Sourc
         if read is None or len(read.text) > MAX_BYTES or not _COMPOSE_WORDS.search(read.text):
             continue
         source = SourceText(name, read.text)  # the lines of commands, from one line table
+        shell, in_blocks = _shell_text(name, read.text)
         found += [
-            (name, source, c) for c in commands(read.text) if _after_compose([w.text for w in c.words]) is not None
+            (name, source, c)
+            for c in commands(shell, in_blocks=in_blocks)
+            if _after_compose([w.text for w in c.words]) is not None
         ]
     return found
+
+
+def _shell_text(name: str, text: str) -> tuple[str, bool]:
+    """The shell a file runs, at its own offsets, and whether it is a document's code blocks: a Makefile's recipes
+    without their ``@ - +`` prefixes, a Markdown file's shell blocks (prose around them is not shell: one apostrophe
+    in it hid the runs after it), a script as it is."""
+    if name in _MAKEFILES or name.endswith(".mk"):
+        from shmlint.parsers.embedded.makefile import mask_makefile
+
+        return mask_makefile(text), False
+    if name.endswith(".md"):
+        from shmlint.parsers.embedded.markdown import mask_markdown
+
+        return mask_markdown(text), True
+    return text, False
 
 
 def _candidates(files: ProjectFiles, folder: str) -> list[str]:

@@ -131,6 +131,8 @@ class Project:
         #: which would win over them, is not known here). Read for sizes, modes, paths and images; command lines and
         #: environment values are interpolated without them (``plain``), so that no secret reaches a report
         self.variables: dict[str, str] = {}
+        #: of those, the counts and switches a command line may show (``plain``), worked out once a project
+        self.settings: dict[str, str] = {}
 
     # -- files and services ----------------------------------------------------------------------------------
 
@@ -163,6 +165,7 @@ class Project:
                 files = [this, override] if override is not None else [this]
         self.variables = self.files.per_folder(_dotenv, str(files[0].base_dir))  # the first file's folder is the
         # project directory, where compose looks for ``.env``
+        self.settings = {name: value for name, value in self.variables.items() if _setting(value)}
         return self.services([document for file in files for document in file.documents()])
 
     def interpolate(self, text: str) -> tuple[str, bool]:
@@ -173,7 +176,7 @@ class Project:
         """``text`` interpolated as a command line (or an environment value) is: with the defaults it writes and the
         ``.env``'s counts and switches only (``TP=2``, ``SHARDED=true``: audit80a, a committed ``.env``'s tensor
         parallel read as the command's default 1), never its other values, which may be secrets."""
-        return interpolate(text, {name: value for name, value in self.variables.items() if _setting(value)})[0]
+        return interpolate(text, self.settings)[0] if "$" in text else text
 
     def named_set(self, this: ComposeFile) -> list[ComposeFile] | None:
         """The files of the largest named set that holds this file, in compose's order; None when no set names it
