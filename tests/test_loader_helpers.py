@@ -129,6 +129,14 @@ _W = "def make(ds, w=4):\n    return DataLoader(ds, num_workers=w)\n"
             "def make(ds, w=8):\n    loader = DataLoader if ds else print\n    return loader(ds, num_workers=w)\nmake(d)\n",
             [],
         ),
+        # the review: an added-to local, no list to compare, another object's attribute of the alias's name
+        ("def make(ds, w=8):\n    nw = w\n    nw += -8\n    return DataLoader(ds, num_workers=nw)\nmake(d)\n", []),
+        ("def make(ds, w=8):\n    return DataLoader(ds, num_workers=min([]))\nmake(d)\n", []),
+        (
+            "def make(ds):\n    loader = DataLoader if ds else InfiniteDataLoader\n    return loader(ds, num_workers=0)\n"
+            "class A:\n    def f(self):\n        return self.loader('x', num_workers=8)\n",
+            [],
+        ),
     ],
 )
 def test_a_loader_helper_is_judged_by_what_each_call_gives_it(code: str, needs: list[str]) -> None:
@@ -220,3 +228,37 @@ def test_a_files_facts_are_quoted_up_to_a_bound() -> None:
         "DataLoader(num_workers=4)",
         "DataLoader(num_workers=...)",
     ]
+
+
+_PCDET = "from pcdet.datasets import build_dataloader\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        # OpenPCDet's build_dataloader(dataset_cfg, class_names, batch_size, dist, root_path=None, workers=4, ...)
+        (
+            _PCDET + "build_dataloader(cfg, names, 4, False)\n",
+            ["2 build_dataloader(...): OpenPCDet's DataLoader workers default to 4"],
+        ),
+        (
+            _PCDET + "build_dataloader(cfg, names, 4, False, workers=2)\n",
+            ["2 build_dataloader(...): OpenPCDet's DataLoader with workers=2"],
+        ),
+        (
+            _PCDET + "build_dataloader(cfg, names, 4, False, None, 3)\n",
+            ["2 build_dataloader(...): OpenPCDet's DataLoader with workers=3"],
+        ),
+        (_PCDET + "build_dataloader(cfg, names, 4, False, workers=0)\n", []),
+        (_PCDET + "build_dataloader(cfg, names, 4, False, workers=n)\n", []),  # a number the code does not say
+        (_PCDET + "build_dataloader(cfg, names, **kw)\n", []),
+        (_PCDET + "def build_dataloader(*a):\n    pass\nbuild_dataloader(cfg, names, 4, False)\n", []),  # its own
+        ("from mylib.datasets import build_dataloader\nbuild_dataloader(cfg, names, 4, False)\n", []),
+        (_PCDET + "x.build_dataloader(cfg, names, 4, False)\n", []),  # another object's method
+    ],
+)
+def test_a_known_librarys_loader_function_is_judged_by_its_workers(code: str, needs: list[str]) -> None:
+    """audit82c: OpenPCDet trainers make their loaders through the library's ``build_dataloader``."""
+    facts = _read(code)
+    assert [f"{fact.line} {fact.text}"[: len(need)] for fact, need in zip(facts.needs, needs, strict=False)] == needs
+    assert len(facts.needs) == len(needs)

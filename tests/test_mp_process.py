@@ -41,3 +41,37 @@ def test_a_process_shares_through_shm_only_under_a_pickling_start(tmp_path: Path
     assert finding.severity.label == label
     if label == "error" and "spawn(" not in main:
         assert "worker.py:5 mp.Process(...) shares tensors" in finding.message + (finding.detail or "")
+
+
+BRANCHED = """\
+import argparse
+import torch.multiprocessing as mp
+
+p = argparse.ArgumentParser()
+p.add_argument("--num_proc", type=int, default=4)
+args = p.parse_args()
+{SETS}
+if args.num_proc > 1:
+    mp.spawn(work, nprocs=args.num_proc)
+else:
+    work(0)
+"""
+
+
+@pytest.mark.parametrize(
+    ("argument", "sets", "label"),
+    [
+        ("--num_proc=1", "", "info"),  # audit80d: the launch turns the branch off
+        ("--num_proc 2", "", "error"),
+        ("", "", "error"),  # the default, 4
+        ("--num_proc=1", "args.num_proc = torch.cuda.device_count()", "error"),  # the code sets it: not read
+    ],
+)
+def test_processes_in_a_branch_the_launch_turns_off_are_no_evidence(
+    tmp_path: Path, argument: str, sets: str, label: str
+) -> None:
+    (tmp_path / "run.sh").write_text(RUN.replace("main.py", f"main.py {argument}"))
+    (tmp_path / "main.py").write_text(BRANCHED.replace("{SETS}", sets))
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    (finding,) = [f for f in report.findings if f.code == "SHM001"]
+    assert finding.severity.label == label

@@ -294,6 +294,8 @@ def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert _read("pl.Trainer(accelerator='gpu', devices=4)", devices=4).needs
     assert _read("L.Trainer(strategy='ddp_find_unused_parameters_true')", devices=2).needs
     assert not _read("Trainer(model=m, args=training_args)", devices=4).needs  # Hugging Face's Trainer
+    assert _read("L.Fabric(accelerator='cuda', strategy='fsdp')", devices=2).needs  # audit82a: launch() starts them
+    assert not _read("L.Fabric(accelerator='cuda', strategy='fsdp')", devices=1).needs
 
 
 def _launches(code: str) -> list[tuple[int, str]]:

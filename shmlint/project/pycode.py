@@ -155,20 +155,24 @@ def read(
     ray_elsewhere = "ScalingConfig" in text and _ray_elsewhere(nodes)
     found = scopes(nodes)
     classes = _ultralytics_classes(nodes)
+    library = _library_loaders(nodes) if "pcdet" in text else {}
     nnunet = nnunet_names(nodes) if "nnunet" in text or "nnUNet" in text else frozenset()
     nnunet = frozenset() if nnunet and single_threaded(nodes) else nnunet
     scope_of = {id(node): scope for scope in found for node in scope.nodes} if classes or nnunet else {}
     processes: list[Fact] = []
     spawn_method = False
+    switched_off: frozenset[int] | None = None  # the calls in branches the run does not take, once asked
     for node in nodes:
         if not isinstance(node, ast.Call) or id(node) in unused:
             continue
         name = called(node.func)
         quoted = text if len(needs) + len(zero) + len(unknown_loaders) < MAX_FACTS else ""
         if name == "Process" and (process := _process(node, mp_aliases, quoted)) is not None:
-            processes.append(process)
+            switched_off = _switched_off(tree, context) if switched_off is None else switched_off
+            if id(node) not in switched_off:
+                processes.append(process)
         spawn_method = spawn_method or (name in ("set_start_method", "get_context") and _pickling_start(node))
-        if name.endswith("DataLoader") or name in aliases:
+        if name.endswith("DataLoader") or (name in aliases and isinstance(node.func, ast.Name)):
             loaders.add(id(node))
             verdict = _loader(node, name, context, quoted, bound)
             if verdict is None:
@@ -190,8 +194,13 @@ def read(
                 unknown_values += value.number is None and not value.positive
         fact = _nccl(node, name, context, quoted) or _lightning(node, name, context, quoted)
         fact = fact or _ray_train(node, name, context, quoted, ray_elsewhere)
-        fact = fact or _multiprocessing(node, mp_aliases, quoted)
+        spawned = None if fact is not None else _multiprocessing(node, mp_aliases, quoted)
+        if spawned is not None:
+            switched_off = _switched_off(tree, context) if switched_off is None else switched_off
+            fact = spawned if id(node) not in switched_off else None
         fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted, nodes)
+        if fact is None and name in library and isinstance(node.func, ast.Name):
+            fact = _library_loader(node, library[name], context, quoted)
         if fact is None and (name in AUGMENTERS or (nnunet and name == "run_training")):
             quote = functools.partial(_quote, quoted)
             said = augmenter(node, name, context, quote) or nnunet_training(
@@ -343,18 +352,19 @@ def _nccl(node: ast.Call, name: str, context: Context, text: str) -> Fact | None
 
 
 def _lightning(node: ast.Call, name: str, context: Context, text: str) -> Fact | None:
-    """A Lightning ``Trainer`` that starts one process per device (a DDP, FSDP or DeepSpeed strategy, or several
-    devices, whose default strategy is DDP) in a container with several GPUs: NCCL between local processes. The
-    Hugging Face ``Trainer`` takes neither keyword."""
-    if name != "Trainer" or context.devices is None or context.devices < 2:
+    """A Lightning ``Trainer`` or ``Fabric`` that starts one process per device (a DDP, FSDP or DeepSpeed strategy,
+    or several devices, whose default strategy is DDP; Fabric's ``launch()`` starts them as the Trainer does) in a
+    container with several GPUs: NCCL between local processes (audit82a: an FSDP trainer on Fabric). The Hugging
+    Face ``Trainer`` takes neither keyword."""
+    if name not in ("Trainer", "Fabric") or context.devices is None or context.devices < 2:
         return None
     for keyword in node.keywords:
         value = keyword.value
         strategy = value.value.lower() if isinstance(value, ast.Constant) and isinstance(value.value, str) else ""
         if keyword.arg == "strategy" and any(word in strategy for word in ("ddp", "fsdp", "deepspeed")):
-            return Fact(node.lineno, f"Trainer(strategy={_quote(text, value)}) with {context.devices} GPUs")
+            return Fact(node.lineno, f"{name}(strategy={_quote(text, value)}) with {context.devices} GPUs")
         if keyword.arg == "devices" and (value_of(value, context).number or 0) >= 2:
-            return Fact(node.lineno, f"Trainer(devices={_quote(text, value)}) with {context.devices} GPUs")
+            return Fact(node.lineno, f"{name}(devices={_quote(text, value)}) with {context.devices} GPUs")
     return None
 
 
@@ -445,11 +455,104 @@ def _pickling_start(node: ast.Call) -> bool:
     return isinstance(first, ast.Constant) and first.value in _PICKLING_STARTS
 
 
+def _switched_off(tree: ast.Module, context: Context) -> frozenset[int]:
+    """The calls in a branch the run does not take: under an ``if`` whose test compares a number the command line or
+    an argparse default gives with a whole number and is false (or in its ``else`` where it is true). audit80d: ranks
+    started under ``if args.num_proc > 1`` by a launch that passes ``--num_proc=1`` were an error. A setting the code
+    assigns itself (``args.num_proc = torch.cuda.device_count()``) is not read so. Worked out once a file."""
+    stored = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
+    off: set[int] = set()
+    for branch in ast.walk(tree):
+        if not isinstance(branch, ast.If):
+            continue
+        taken = _compared(branch.test, context, stored)
+        if taken is not None:
+            off.update(id(n) for statement in (branch.orelse if taken else branch.body) for n in ast.walk(statement))
+    return frozenset(off)
+
+
+#: comparisons of a setting with a whole number that ``_compared`` works out
+_COMPARISONS: dict[type[ast.cmpop], Callable[[int, int], bool]] = {
+    ast.Gt: int.__gt__,
+    ast.GtE: int.__ge__,
+    ast.Lt: int.__lt__,
+    ast.LtE: int.__le__,
+    ast.Eq: int.__eq__,
+    ast.NotEq: int.__ne__,
+}
+
+
+def _compared(test: ast.expr, context: Context, stored: set[str]) -> bool | None:
+    """What ``args.x > 1`` (one comparison of a setting with a whole number) is in this run; None when not known."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Attribute)):
+        return None
+    right, compare = test.comparators[0], _COMPARISONS.get(type(test.ops[0]))
+    if compare is None or not (isinstance(right, ast.Constant) and type(right.value) is int):
+        return None
+    if test.left.attr in stored:
+        return None
+    value = value_of(test.left, context)
+    return compare(value.number, right.value) if value.number is not None else None
+
+
 def _multiprocessing(node: ast.Call, aliases: frozenset[str], text: str) -> Fact | None:
     """``torch.multiprocessing.spawn(...)`` and its kin: tensors cross to the processes through /dev/shm."""
     if isinstance(node.func, ast.Attribute) and node.func.attr in _MP_CALLS and dotted(node.func.value) in aliases:
         return Fact(node.lineno, f"{_quote(text, node.func)}(...) shares tensors between processes")
     return None
+
+
+class LibraryLoader(NamedTuple):
+    """A library function that makes a DataLoader with the workers one of its parameters gives: that parameter, its
+    position, its default, and the library as messages name it."""
+
+    parameter: str
+    position: int
+    default: int
+    library: str
+
+
+#: (module, function) -> how it makes its loader, each read in the library's own code. OpenPCDet's
+#: ``pcdet/datasets/__init__.py``: ``build_dataloader(dataset_cfg, class_names, batch_size, dist, root_path=None,
+#: workers=4, ...)`` returns ``DataLoader(..., num_workers=workers)`` (audit82c: its trainers in dev containers)
+_LIBRARY_LOADERS = {("pcdet.datasets", "build_dataloader"): LibraryLoader("workers", 5, 4, "OpenPCDet")}
+
+
+def _library_loaders(nodes: list[ast.AST]) -> dict[str, LibraryLoader]:
+    """The names the file imports the known library loader functions under (``from pcdet.datasets import
+    build_dataloader``); a name the file also binds otherwise (its own ``def``) is not one."""
+    found: dict[str, LibraryLoader] = {}
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module is not None:
+            for alias in node.names:
+                loader = _LIBRARY_LOADERS.get((node.module, alias.name))
+                if loader is not None:
+                    found[alias.asname or alias.name] = loader
+    if not found:
+        return found
+    bound: dict[str, int] = {}
+    for node in nodes:
+        for name in bound_names(node):
+            bound[name] = bound.get(name, 0) + 1
+    return {name: loader for name, loader in found.items() if bound.get(name, 0) <= 1}
+
+
+def _library_loader(node: ast.Call, loader: LibraryLoader, context: Context, text: str) -> Fact | None:
+    """A call of a library's loader function: its workers as the call gives them (by name or position), else the
+    function's default; none for ``workers=0``, a number the code does not say, or arguments bound at run time."""
+    if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    given = next((k.value for k in node.keywords if k.arg == loader.parameter), None)
+    if given is None and len(node.args) > loader.position:
+        given = node.args[loader.position]
+    shown = f"{_quote(text, node.func)}(...)"
+    if given is None:
+        return Fact(node.lineno, f"{shown}: {loader.library}'s DataLoader workers default to {loader.default}")
+    value = value_of(given, context)
+    if value.number == 0 or (value.number is None and not value.positive):
+        return None
+    said = f"{loader.library}'s DataLoader with {loader.parameter}={_quote(text, given)}"
+    return Fact(node.lineno, f"{shown}: {said}{value.how}")
 
 
 def _ultralytics_classes(nodes: list[ast.AST]) -> frozenset[str]:

@@ -110,6 +110,8 @@ def _local_value(workers: ast.expr, scope: Scope, parameters: set[str]) -> ast.e
     ``create_dataloader`` writes it): what it was assigned; any other expression as it is."""
     if not isinstance(workers, ast.Name) or workers.id in parameters or scope.bound.get(workers.id) != 1:
         return workers
+    if any(isinstance(n, ast.AugAssign) and dotted(n.target) == workers.id for n in scope.nodes):
+        return workers  # ``nw += 2`` changes it after (the scope's count leaves such additions out)
     blocks = scope.assigned.get(workers.id, {})
     given = blocks.get(id(getattr(scope.root, "body", None)), [])  # the function's own block: not a branch's
     return given[0][1] if len(given) == 1 and len(blocks) == 1 and given[0][0] < workers.lineno else workers

@@ -135,6 +135,8 @@ def _call_value(node: ast.Call, context: Context, depth: int) -> Value:
         return Value(None, True, f", {called(counter.func) if isinstance(counter, ast.Call) else name}() is at least 1")
     if name in ("min", "max") and node.args and not node.keywords:
         values = [value_of(arg, context, depth + 1) for arg in listed(node)]
+        if not values:
+            return UNKNOWN  # ``min([])`` raises
         said = sorted((v for v in values if v.how), key=lambda v: v.number is None)  # a written count first
         how = said[0].how if said else ""
         if name == "min":
