@@ -821,6 +821,15 @@ def test_a_container_command_run_from_an_array_is_checked_and_fixed_in_it(tmp_pa
     assert run_shmlint("check", "run.sh", cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.parametrize("name", ["job.slurm", "train.sbatch"])
+def test_a_slurm_batch_script_is_a_shell_script(tmp_path: Path, name: str) -> None:
+    """audit82a: a project's training launcher named ``p.slurm`` gave "No files checked"."""
+    script = "#!/bin/bash\n#SBATCH --gres=gpu:4\ndocker run --gpus all pytorch/pytorch:2.3.0 torchrun --nproc_per_node=4 t.py\n"
+    (tmp_path / name).write_text(script)
+    report = check_paths(Settings(), [tmp_path], jobs=1)
+    assert [(Path(f.span.path).name, f.code, f.severity.label) for f in report.findings] == [(name, "SHM001", "error")]
+
+
 def test_a_gpu_option_array_added_to_in_branches_is_checked_and_fixed(tmp_path: Path) -> None:
     """audit80a: ``flags=(--gpus all ...)`` then ``flags+=(-d ...)`` or ``flags+=(--rm ...)`` by a condition gave no
     finding at all; the array is read as built up, its run is an error and ``fix`` sizes it before the array."""

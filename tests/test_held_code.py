@@ -65,6 +65,15 @@ def test_a_relative_mount_is_found_from_the_folder_above_a_script(tmp_path: Path
     assert _shm001(tmp_path)["docker/run.sh"].severity.label == "error"
 
 
+def test_a_folder_held_at_a_path_the_hosts_shell_fills_in_is_held(tmp_path: Path) -> None:
+    """audit82c: ``-v /home/me/repo:$HOME/src/repo``, the author's clone at a path of the host's HOME."""
+    run = "docker run -it -d --gpus all -v {source}:$HOME/src/{name} acme/dev /bin/bash\n"
+    root = tmp_path / "lidarnet"
+    _write(root, {"docker/run.sh": run.format(source=f"/home/me/{root.name}", name=root.name), "train.py": LOADER})
+    finding = _shm001(root)["docker/run.sh"]
+    assert finding.severity.label == "error" and "train.py:3 DataLoader(num_workers=4)" in finding.detail
+
+
 @pytest.mark.parametrize(("arguments", "label"), [('"$@"', "error"), ("$@", "error"), ('"$1"', "info")])
 def test_a_run_of_only_the_scripts_arguments_starts_the_images_cmd(tmp_path: Path, arguments: str, label: str) -> None:
     _write(

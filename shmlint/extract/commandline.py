@@ -271,13 +271,16 @@ _CWD = LazyRegex(r"/?(\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?=/|:|$)")
 
 
 def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:
-    """Bind mounts (container path, host path from the working directory: ``$PWD/src`` is ``./src``)."""
+    """Bind mounts (container path, host path from the working directory: ``$PWD/src`` is ``./src``). A container
+    path the host's shell fills in (``$HOME/src/app``: docker gets an absolute path of the host's) is kept as written:
+    the folder is in the container, at a place no path of the files names (audit82c: a dev shell holding the
+    repository at ``$HOME/src/ZERONet`` was not read as holding it)."""
     found = []
     for flag in (*command.flag_values("--volume"), *command.flag_values("--mount")):
         cwd = flag.value_text.startswith(("$", "`", "/$", "/`"))
         text = _CWD.sub(".", flag.value_text, count=1) if cwd else flag.value_text
         mount = parse_volume(text) if flag.long_name == "--volume" else parse_mount(text)
-        if mount.type == "bind" and mount.source and mount.target.startswith("/"):
+        if mount.type == "bind" and mount.source and mount.target.startswith(("/", "$")):
             found.append((mount.target, mount.source))
     return tuple(found)
 

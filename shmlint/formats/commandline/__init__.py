@@ -174,7 +174,8 @@ FORMAT = Format(
     writer="shmlint.formats.commandline.edit",
     fixtures=("shell", "windows", "markdown", "make", "just", "docs/commands", "units/systemd", "notebook"),
     files=(
-        FileNames(FileKind.SHELL, rank=40, endings=(".sh", ".bash", ".zsh")),
+        # Slurm batch scripts are shell scripts named for the scheduler (audit82a: a ``.slurm`` launcher not read)
+        FileNames(FileKind.SHELL, rank=40, endings=(".sh", ".bash", ".zsh", ".slurm", ".sbatch")),
         FileNames(FileKind.POWERSHELL, rank=42, endings=(".ps1", ".psm1", ".psd1")),
         FileNames(FileKind.BATCH, rank=44, endings=(".bat", ".cmd")),
         FileNames(FileKind.MAKEFILE, rank=50, names=("Makefile", "makefile", "GNUmakefile"), endings=(".mk",)),
