@@ -225,6 +225,17 @@ FAMILIES = [
     ("", "torchx run -s local_cwd dist.spmd -j 2 --script t.py", ""),  # spmd's bare number counts hosts
     ("", "torchx run -s local_docker dist.ddp -j 1x4 --script t.py", ""),  # other containers
     ("", "torchx run dist.ddp -j 1x4 --script t.py", ""),  # the default scheduler is local_docker
+    # LeRobot's trainer: four loader workers unless the command line says none (audit82d)
+    ("", "lerobot-train --policy.type=act --dataset.repo_id=lerobot/aloha_sim", "needs"),
+    ("", "python -m lerobot.scripts.train --policy.type=act", "needs"),
+    ("", "python lerobot/scripts/lerobot_train.py --dataset.repo_id=x", "needs"),
+    ("", "lerobot-train --policy.type=act --num_workers=0", ""),
+    ("", "pip install lerobot && lerobot-eval --policy.path=x", ""),
+    # torchpack's dist-run: mpirun ranks on localhost unless a host list says otherwise (audit82c)
+    ("", "torchpack dist-run -np 4 python tools/train.py configs/x.yaml", "needs"),
+    ("", "torchpack dist-run -np 1 python tools/train.py", ""),
+    ("", "torchpack dist-run -np 8 -H a:4,b:4 python tools/train.py", ""),
+    ("", "torchpack dist-run -v -np 2 python tools/train.py", "needs"),
     ("", "vllm serve m --distributed-executor-backend mp", "needs"),
     # the ray executor alone: Ray actors, whose object store moves to /tmp on a small /dev/shm (audit80a)
     ("", "vllm serve m --distributed-executor-backend=ray", "unknown"),
