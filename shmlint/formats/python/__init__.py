@@ -21,7 +21,15 @@ if TYPE_CHECKING:
     from shmlint.source import SourceText
 
 #: a .py file that imports none of these launches no container: an ordinary Python tree costs one search a file
-_LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker", "sagemaker", "airflow")
+_LAUNCHER_WORDS = ("metaflow", "kfp", "flytekit", "docker", "sagemaker", "airflow", "podman")
+#: a string that starts a container engine's run, or a list whose first items do (``"docker", "run"``, ``"docker
+#: run``): a process call may run it (``shmlint.formats.python.shell_runs`` reads it)
+STARTS_A_RUN = LazyRegex(
+    r"[\"'](?:sudo[\"', \t]+)?(?:docker|podman|nvidia-docker)(?:[\"'][ \t]*,[ \t\r\n]*[\"']|[ \t]+)"
+    r"(?:container(?:[\"'][ \t]*,[ \t\r\n]*[\"']|[ \t]+))?(?:run|create)\b",
+    0,
+    ("docker", "podman"),
+)
 _PYTHON_LAUNCHERS = LazyRegex(
     r"^[ \t]*(?:from|import)[ \t]+(?:metaflow|kfp|flytekit|docker|sagemaker|airflow\.(?:providers|contrib))\b",
     re.MULTILINE,
@@ -31,7 +39,9 @@ _PYTHON_LAUNCHERS = LazyRegex(
 def _read(source: SourceText, kind: FileKind, path: Path, run: Extraction) -> Found:
     """Python launcher calls; their reader is imported only for a file that needs it."""
     text = source.text
-    if not any(word in text for word in _LAUNCHER_WORDS) or _PYTHON_LAUNCHERS.search(text) is None:
+    if not any(word in text for word in _LAUNCHER_WORDS) or (
+        _PYTHON_LAUNCHERS.search(text) is None and STARTS_A_RUN.search(text) is None
+    ):
         return [], []  # substring tests first: a few microseconds on a module that names none of them
     from shmlint.extract.dispatch import UnparsableInput
     from shmlint.formats.python.extract import PythonError, PythonSyntax, extract_python

@@ -25,6 +25,8 @@ from itertools import pairwise
 
 from shmlint import sizes
 from shmlint.containers import base_dir
+from shmlint.extract.commandline import ShellText, extract_commands
+from shmlint.formats.python import STARTS_A_RUN
 from shmlint.formats.python.calls import (
     UNKNOWN,
     Arg,
@@ -41,6 +43,7 @@ from shmlint.formats.python.docker_sdk import DockerSdk
 from shmlint.formats.python.k8s_objects import mounted_shm, volume_source
 from shmlint.formats.python.pod_operator import PodOperator
 from shmlint.formats.python.sagemaker_local import SageMakerLocal
+from shmlint.formats.python.shell_runs import ShellRuns
 from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.numbers import ascii_int, bounded_int
 from shmlint.parsers.work import TOO_COMPLEX, beyond
@@ -132,6 +135,19 @@ class _Reader(CallReader):
             elif isinstance(node, ast.Call) and sagemaker is not None and node.keywords:
                 yield from sagemaker.workloads(node)
         yield from self.kfp()
+        if STARTS_A_RUN.search(self.source.text) is not None:
+            yield from self.shell_runs()
+
+    def shell_runs(self) -> Iterator[Workload]:
+        """Container runs the code starts through a process or a shell (``shmlint.formats.python.shell_runs``),
+        read as command lines at their offsets; one built as a list gets no fix (a new option is no list item)."""
+        runs = ShellRuns(self)
+        masked = runs.read()
+        if masked is None:
+            return
+        for workload in extract_commands(self.source, ShellText(masked), self.signals):
+            listed = any(start <= workload.span.start < end for start, end in runs.lists)
+            yield workload._replace(target=None) if listed else workload
 
     def metaflow(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Workload]:
         decorators = [(d, name) for d in function.decorator_list if (name := called_name(d)) in METAFLOW_COMPUTE]
