@@ -1057,3 +1057,31 @@ def test_the_texts_forwarding_functions_are_looked_for_once(monkeypatch: pytest.
     monkeypatch.setattr(container_command, "_FORWARDS", Counted())
     assert list(container_commands("echo a $x\n" * 500)) == []
     assert len(searched) == 1
+
+
+RUN8 = "docker run --gpus all img torchrun --nproc_per_node=8 t.py"
+
+
+@pytest.mark.parametrize(
+    ("script", "read"),
+    [
+        (f"bash <<EOF\n{RUN8}\nEOF\n", True),  # a shell runs the body
+        (f"sudo -E bash -s <<'EOF'\n{RUN8}\nEOF\n", True),
+        (f"ssh node1 <<EOF\n{RUN8}\nEOF\n", True),
+        (f"sbatch <<EOF\n#!/bin/bash\n#SBATCH --gres=gpu:8\n{RUN8}\nEOF\n", True),
+        # a script written for a machine to run (audit83d: the user-data a cloud launcher writes)
+        (f"cat > user-data.sh <<EOF\n#!/bin/bash\n{RUN8}\nEOF\n", True),
+        (f"cat <<'EOF' | tee /opt/start.sh\n{RUN8}\nEOF\n", True),
+        # printed, or written to a file nothing runs
+        (f"cat <<EOF\nUsage:\n  {RUN8}\nEOF\n", False),
+        (f"cat > notes.txt <<EOF\n{RUN8}\nEOF\n", False),
+        (f"python3 - <<EOF\nprint('{RUN8}')\nEOF\n", False),
+    ],
+)
+def test_a_here_document_a_shell_runs_or_a_script_is_written_from_is_read(script: str, read: bool) -> None:
+    found = list(container_commands(script))
+    assert len(found) == read
+    if read:
+        (command,) = found
+        assert script[command.engine.start : command.run_word.end] == "docker run"
+        assert [word.text for word in command.arguments][-1] == "t.py"

@@ -33,7 +33,7 @@ from shmlint.parsers.option_variables import (
     options_and_image,
 )
 from shmlint.parsers.programs import ENGINES, SHELLS, program_name, shell_operand
-from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, top_level
+from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, here_documents, top_level
 
 #: ``$(DOCKER) run``, ``${CONTAINER_ENGINE} run``: a variable that names the engine, followed by ``run``
 _ENGINE_VARIABLE = LazyRegex(r"^\$[({]?\w*(docker|podman|container_(engine|runtime|cli))\w*[)}]?$", re.IGNORECASE)
@@ -164,6 +164,37 @@ def container_commands(
             if parsed is not None:
                 yield parsed
     yield from arrays.commands()
+    if "<<" in text and _HERE_RUNNER.search(text) is not None:
+        yield from _here_runs(text, in_blocks)
+
+
+#: a here-document a shell runs, or one written to a script (``bash <<EOF``, ``ssh host <<EOF``, ``sbatch <<EOF``,
+#: ``cat > user-data.sh <<EOF``: a machine's start-up script), on the line that opens it
+_HERE_RUNNER = LazyRegex(
+    r"[ \t]*(?:sudo[ \t]+(?:-[^\s]{1,16}[ \t]+){0,4})?(?:(?:(?:ba|z|da)?sh|ssh|sbatch)\b[^\n]{0,512}?<<"
+    r"|(?:cat|tee)\b(?=[^\n]{0,512}<<)(?=[^\n]{0,512}?(?:\.sh|user[-_]?data|startup[-_.\w]{0,32})\b))",
+    0,
+    ("<<",),
+)
+#: here-documents read as scripts per text
+MAX_HERE_RUNS = 16
+
+
+def _here_runs(text: str, in_blocks: bool) -> Iterator[ContainerCommand]:
+    """The container runs in the here-documents a shell runs or a script is written from (audit83d: an 8-GPU
+    ``docker run`` in the user-data a launcher writes was not read), each read as a script of its own at its
+    offsets. A body the shell expands keeps its ``$X`` as written: a value not known either way."""
+    read = 0
+    for body in here_documents(text, in_blocks=in_blocks):
+        opening = text.rfind("\n", 0, max(body.start - 1, 0)) + 1
+        written = text[body.start : body.end]
+        if read >= MAX_HERE_RUNS or ("docker" not in written and "podman" not in written):
+            continue
+        if _HERE_RUNNER.match(text, opening, body.start) is None:
+            continue
+        read += 1
+        masked = "".join(c if c == "\n" else " " for c in text[: body.start]) + text[body.start : body.end]
+        yield from container_commands(masked, in_blocks)
 
 
 #: a function body that hands its arguments to another shell: ``ssh "$host" "$*"``, ``bash -c "$1"``, ``eval "$@"``
