@@ -577,6 +577,8 @@ def test_options_fields_and_default_configs() -> None:
 def test_config_files_the_code_names_and_command_line_overrides() -> None:
     code = "import yaml\ncfg = yaml.safe_load(open('configs/a.yaml'))\nOmegaConf.load('b.yml')\nopen('data.csv')"
     assert set(_read(code).config_defaults) == {"configs/a.yaml", "b.yml"}
+    own = "from cfg import read_config\ncfg = read_config('../cfg/train.yaml')\nload_data('data.json')"  # audit83c
+    assert _read(own).config_defaults == ("../cfg/train.yaml",)
     hydra = "@hydra.main(config_path='conf', config_name='train')\ndef main(cfg):\n    pass"
     assert _read(hydra).beside_configs == ("conf/train.yaml",)
     setting = {"num_workers": configs.Setting("num_workers", 6, 2)}

@@ -74,7 +74,11 @@ def _field_default(value: ast.expr) -> ast.expr | None:
 
 #: calls whose first argument, a literal path, is a config file the program reads
 _CONFIG_READERS = frozenset(
-    {"open", "load", "safe_load", "full_load", "load_config", "parse_yaml_file", "parse_json_file", "from_yaml_file"}
+    {
+        *("open", "load", "safe_load", "full_load", "load_config", "parse_yaml_file", "parse_json_file"),
+        # a project's own reader of its config (audit83c: ``cfg = read_config("../cfg/train.yaml")``)
+        *("from_yaml_file", "read_config", "read_yaml", "load_yaml", "load_cfg", "get_config", "parse_config"),
+    }
 )
 
 
