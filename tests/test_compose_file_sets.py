@@ -54,6 +54,20 @@ def test_an_override_named_with_its_base_in_a_makefile_is_judged_merged(tmp_path
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("Makefile", f"up:\n\t@{SET}"),  # make's ``@`` is no part of the command
+        ("README.md", f"Run `docker compose up -d` on a CPU or `{SET.strip()}` on a GPU.\n"),  # inline code
+        ("README.md", f"It's one command:\n\n```sh\n{SET}```\n"),  # an apostrophe of prose before the block
+    ],
+)
+def test_a_set_is_named_as_its_file_writes_the_command(tmp_path: Path, invoke, name: str, text: str) -> None:
+    tree(tmp_path, **{name.replace(".", "_"): text})
+    result = invoke("check", str(tmp_path / "docker-compose.gpu.yml"))
+    assert f"as {name}:" in result.stdout and "judged merged" in result.stdout, result.stdout
+
+
 def test_no_fix_lowers_the_merged_size(tmp_path: Path, invoke) -> None:
     tree(tmp_path, run_sh=f"#!/bin/sh\n{SET}")
     before = {p.name: p.read_text() for p in tmp_path.iterdir()}

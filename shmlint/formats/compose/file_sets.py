@@ -30,6 +30,8 @@ MAX_BYTES = 256 * 1024
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".mk", ".md")
 _MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 _COMPOSE_WORDS = LazyRegex(r"(?:docker|podman)[- ]compose\b")
+#: a compose command written as inline code in a sentence, on one line
+_INLINE_COMPOSE = LazyRegex(r"(?<!`)`((?:docker|podman)[- ]compose\b[^`\n]{0,2000})`(?!`)", 0, ("compose",))
 _COMPOSE_FILE = LazyRegex(r"^[ \t]*(?:export[ \t]+)?COMPOSE_FILE[ \t]*=[ \t]*['\"]?([^'\"\r\n#]*)", re.MULTILINE)
 _SEPARATOR = LazyRegex(r"^[ \t]*(?:export[ \t]+)?COMPOSE_PATH_SEPARATOR[ \t]*=[ \t]*['\"]?([:;])", re.MULTILINE)
 #: compose's global options that make the folder's ``.env`` maybe not the one it reads
@@ -203,8 +205,8 @@ def _compose_commands(files: ProjectFiles, folder: str) -> list[tuple[str, Sourc
 
 def _shell_text(name: str, text: str) -> tuple[str, bool]:
     """The shell a file runs, at its own offsets, and whether it is a document's code blocks: a Makefile's recipes
-    without their ``@ - +`` prefixes, a Markdown file's shell blocks (prose around them is not shell: one apostrophe
-    in it hid the runs after it), a script as it is."""
+    without their ``@ - +`` prefixes, a Markdown file's shell blocks and the compose commands its sentences write as
+    inline code (prose around them is not shell: one apostrophe in it hid the runs after it), a script as it is."""
     if name in _MAKEFILES or name.endswith(".mk"):
         from shmlint.parsers.embedded.makefile import mask_makefile
 
@@ -212,7 +214,10 @@ def _shell_text(name: str, text: str) -> tuple[str, bool]:
     if name.endswith(".md"):
         from shmlint.parsers.embedded.markdown import mask_markdown
 
-        return mask_markdown(text), True
+        masked = list(mask_markdown(text))
+        for span in _INLINE_COMPOSE.finditer(text):  # ``Run `docker compose -f a.yml -f b.yml up` on a GPU``: a
+            masked[span.start(1) : span.end(1) + 1] = f"{span[1]};"  # sentence's inline code, each span a command
+        return "".join(masked), True
     return text, False
 
 
