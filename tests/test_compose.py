@@ -423,6 +423,13 @@ def test_a_dotenv_is_not_read_where_a_script_above_names_another_env_file(tmp_pa
     assert one(text, directory=tmp_path / "deploy", name="compose.yml").command.endswith("--tp 4")
     (tmp_path / "Makefile").write_text(make.format("deploy/compose.yml"))
     assert one(text, directory=tmp_path / "deploy", name="compose.yml").command.endswith("--tp 1")
+    # the review: one held in a Makefile variable is seen; one naming the folder's own .env changes nothing
+    (tmp_path / "Makefile").write_text(
+        "C := docker compose -f deploy/compose.yml --env-file deploy/prod.env\nup:\n\t$(C) up\n"
+    )
+    assert one(text, directory=tmp_path / "deploy", name="compose.yml").command.endswith("--tp 1")
+    (tmp_path / "Makefile").write_text(make.format("deploy/compose.yml").replace("prod.env", ".env"))
+    assert one(text, directory=tmp_path / "deploy", name="compose.yml").command.endswith("--tp 4")
 
 
 def test_a_dotenvs_counts_are_picked_once_a_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -58,6 +58,7 @@ def test_an_override_named_with_its_base_in_a_makefile_is_judged_merged(tmp_path
     ("name", "text"),
     [
         ("Makefile", f"up:\n\t@{SET}"),  # make's ``@`` is no part of the command
+        ("Makefile", f"COMPOSE = {SET.replace(' up -d', '')}up:\n\t$(COMPOSE) up -d\n"),  # a variable's command
         ("README.md", f"Run `docker compose up -d` on a CPU or `{SET.strip()}` on a GPU.\n"),  # inline code
         ("README.md", f"It's one command:\n\n```sh\n{SET}```\n"),  # an apostrophe of prose before the block
     ],

@@ -65,6 +65,9 @@ else:
         ("--num_proc 2", "", "error"),
         ("", "", "error"),  # the default, 4
         ("--num_proc=1", "args.num_proc = torch.cuda.device_count()", "error"),  # the code sets it: not read
+        # the review: a caller's arguments after it, a value merged in from a config
+        ('--num_proc=1 "$@"', "", "error"),
+        ("--num_proc=1", "setattr(args, 'num_proc', 4)", "error"),
     ],
 )
 def test_processes_in_a_branch_the_launch_turns_off_are_no_evidence(

@@ -230,6 +230,7 @@ FAMILIES = [
     ("", "python -m lerobot.scripts.train --policy.type=act", "needs"),
     ("", "python lerobot/scripts/lerobot_train.py --dataset.repo_id=x", "needs"),
     ("", "lerobot-train --policy.type=act --num_workers=0", ""),
+    ("", "lerobot-train --help", "free"),  # the review: it prints its options and exits (a help run)
     ("", "pip install lerobot && lerobot-eval --policy.path=x", ""),
     # torchpack's dist-run: mpirun ranks on localhost unless a host list says otherwise (audit82c)
     ("", "torchpack dist-run -np 4 python tools/train.py configs/x.yaml", "needs"),

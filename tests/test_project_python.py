@@ -296,6 +296,7 @@ def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert not _read("Trainer(model=m, args=training_args)", devices=4).needs  # Hugging Face's Trainer
     assert _read("L.Fabric(accelerator='cuda', strategy='fsdp')", devices=2).needs  # audit82a: launch() starts them
     assert not _read("L.Fabric(accelerator='cuda', strategy='fsdp')", devices=1).needs
+    assert not _read("L.Fabric(devices=1, strategy='deepspeed_stage_2')", devices=2).needs  # one process (the review)
 
 
 def _launches(code: str) -> list[tuple[int, str]]:

@@ -827,9 +827,12 @@ SOFTWARE = (('pytorch-dataloader-workers',
   'https://github.com/huggingface/lerobot/blob/64dba4c208aa0094608c68dda8d7214a87628579/src/lerobot/configs/train.py',
   None,
   None,
-  ('(?:(^|[ /])lerobot-train( |$)(?![^;&|\\n]{0,512}--num_workers[= ]+["\']?0\\b))|(?:(^|[ \\t])-m[ '
-   '\\t]+lerobot\\.scripts\\.(lerobot_)?train\\b(?![^;&|\\n]{0,512}--num_workers[= ]+["\']?0\\b))|(?:(^|[ '
-   '/])lerobot/scripts/(lerobot_)?train\\.py\\b(?![^;&|\\n]{0,512}--num_workers[= ]+["\']?0\\b))',
+  ('(?:(^|[ /])lerobot-train( |$)(?![^;&|\\n]{0,512}(--num_workers[= '
+   ']+["\']?0\\b|--help\\b|--version\\b)))|(?:(^|[ \\t])-m[ '
+   '\\t]+lerobot\\.scripts\\.(lerobot_)?train\\b(?![^;&|\\n]{0,512}(--num_workers[= '
+   ']+["\']?0\\b|--help\\b|--version\\b)))|(?:(^|[ '
+   '/])lerobot/scripts/(lerobot_)?train\\.py\\b(?![^;&|\\n]{0,512}(--num_workers[= '
+   ']+["\']?0\\b|--help\\b|--version\\b)))',
    'lerobot-train lerobot.scripts. lerobot/scripts/ '),
   False,
   False,

@@ -453,21 +453,43 @@ _BINDS = (
 
 
 def _rebinds_any(text: str, word: Word, assigned: Assignments) -> bool:
-    """Whether the text before ``word`` binds a name the word reads other than by an assignment (``_BINDS``): where
-    each name is first bound so is looked for once a text (``Assignments.bound_at``), not once a word."""
-    for found in _READ_NAMES.finditer(word.text, 0, MAX_READ):
-        name = found[1] or found[2]
-        if name not in assigned.bound_at:
-            bound = re.compile(_BINDS.format(name=re.escape(name))).search(text)
-            assigned.bound_at[name] = bound.start() if bound is not None else len(text)
-        if assigned.bound_at[name] < word.start:
-            return True
-    return False
+    """Whether the text before ``word`` binds a name the word reads other than by an assignment: where each name
+    is first bound so is found in one pass of the text (``_first_binds``), asked once a text."""
+    if assigned.bound_at is None:
+        assigned.bound_at = _first_binds(text)
+    bound = assigned.bound_at
+    return any(
+        bound.get(found[1] or found[2], len(text)) < word.start
+        for found in _READ_NAMES.finditer(word.text, 0, MAX_READ)
+    )
 
 
 #: the names a word reads (``$TP``, ``${TP}``, ``${TP:-2}``), looked for in its first ``MAX_READ`` characters
 _READ_NAMES = LazyRegex(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]{0,63})|([A-Za-z_][A-Za-z0-9_]{0,63}))", 0, ("$",))
 MAX_READ = 1024
+#: the places a name is bound other than by an assignment (``_BINDS``' constructs), each with the words it binds
+_BIND_SITES = LazyRegex(
+    r"\b(?:for|select)[ \t]+(?P<loop>[A-Za-z_][A-Za-z0-9_]{0,63})\b"
+    r"|\bprintf[ \t]+(?:-[^\s]{1,8}[ \t]+){0,4}-v[ \t]*(?P<printf>[A-Za-z_][A-Za-z0-9_]{0,63})\b"
+    r"|\blet[ \t]+(?P<let>[A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*[-+*/%]?="
+    r"|\(\([ \t]*(?P<arith>[A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*(?:[-+*/%]?=(?!=)|\+\+|--)"
+    r"|\b(?:read|mapfile|readarray|declare|local|typeset)\b(?P<words>[^\n;&|=]{0,256})",
+    0,
+)
+_NAME_WORD = LazyRegex(r"(?<![-\w$])[A-Za-z_][A-Za-z0-9_]{0,63}(?![\w=])")
+
+
+def _first_binds(text: str) -> dict[str, int]:
+    """Where the text first binds each name other than by an assignment: a loop's variable, ``printf -v``, ``let``
+    and ``(( ))``, and the names ``read``/``mapfile``/``declare`` are given (an option's value among them, ``-d
+    ,``, is taken for a name too: it only makes a value be left unread)."""
+    found: dict[str, int] = {}
+    for site in _BIND_SITES.finditer(text):
+        named = site["loop"] or site["printf"] or site["let"] or site["arith"]
+        names = [named] if named else _NAME_WORD.findall(site["words"] or "")
+        for name in names:
+            found.setdefault(name, site.start())
+    return found
 
 
 def _rebound(text: str, name: str, start: int, end: int) -> bool:

@@ -110,8 +110,8 @@ class Assignments:
         self.generations: dict[str, int] = {}
         self._reads: dict[str, _Read | None] = {}
         self.built_up: dict[tuple[str, ...], bool] = {}  # ``_built_up``'s answer for each set of values
-        #: where the text first binds each name other than by an assignment (``for TP in``), asked once a name
-        self.bound_at: dict[str, int] = {}
+        #: where the text first binds each name other than by an assignment (``for TP in``), found once a text
+        self.bound_at: dict[str, int] | None = None
         self._expanded = 0
 
     def read_value(self, value: str) -> _Read | None:

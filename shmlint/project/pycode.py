@@ -15,11 +15,20 @@ from collections.abc import Callable, Mapping, Sequence
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.python_imports import FromImport, assignment_lines, from_imports
 from shmlint.project.configs import THRESHOLDS, Setting
+from shmlint.project.launchers import UNKNOWN as UNKNOWN_VALUE
 from shmlint.project.pycommands import Command, commands
 from shmlint.project.pydatasets import Names, names_of, small_batches
 from shmlint.project.pyhelpers import LoaderHelper, helper_calls, loader_helpers
 from shmlint.project.pynnunet import AUGMENTERS, augmenter, nnunet_names, nnunet_training, single_threaded
-from shmlint.project.pyoptions import Exported, Option, config_default, hydra_configs, opened_configs, options
+from shmlint.project.pyoptions import (
+    Exported,
+    Option,
+    config_default,
+    hydra_configs,
+    on_command_line,
+    opened_configs,
+    options,
+)
 from shmlint.project.pyscopes import Scope, bound_names, scopes
 from shmlint.project.pysyntax import called, dotted
 from shmlint.project.pyvalues import Constant, Context, Value, exported_numbers, names, rebound, value_of
@@ -358,6 +367,9 @@ def _lightning(node: ast.Call, name: str, context: Context, text: str) -> Fact |
     Face ``Trainer`` takes neither keyword."""
     if name not in ("Trainer", "Fabric") or context.devices is None or context.devices < 2:
         return None
+    devices = next((k.value for k in node.keywords if k.arg == "devices"), None)
+    if devices is not None and (value_of(devices, context).number or 2) < 2:
+        return None  # one device (the review: ``devices=1`` with a DeepSpeed strategy is one process)
     for keyword in node.keywords:
         value = keyword.value
         strategy = value.value.lower() if isinstance(value, ast.Constant) and isinstance(value.value, str) else ""
@@ -461,16 +473,25 @@ def _switched_off(tree: ast.Module, context: Context) -> frozenset[int]:
     started under ``if args.num_proc > 1`` by a launch that passes ``--num_proc=1`` were an error. A setting the code
     assigns itself (``args.num_proc = torch.cuda.device_count()``) is not read so. Worked out once a file."""
     stored = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
-    off: set[int] = set()
+    if any(isinstance(n, ast.Call) and called(n.func) in _SETS_ATTRIBUTES for n in ast.walk(tree)):
+        return frozenset()  # ``setattr(args, k, v)`` from a config, ``vars(args).update(...)``: any may be set
+    arms: set[int] = set()  # the statements of the arms not taken
     for branch in ast.walk(tree):
-        if not isinstance(branch, ast.If):
-            continue
-        taken = _compared(branch.test, context, stored)
-        if taken is not None:
-            off.update(id(n) for statement in (branch.orelse if taken else branch.body) for n in ast.walk(statement))
+        if isinstance(branch, ast.If) and (taken := _compared(branch.test, context, stored)) is not None:
+            arms.update(id(statement) for statement in (branch.orelse if taken else branch.body))
+    off: set[int] = set()
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:  # one walk of the tree, each node under an arm not taken marked once (an ``elif`` chain's arms
+        node, inside = stack.pop()  # hold each other: walking each arm anew was quadratic, the review)
+        inside = inside or id(node) in arms
+        if inside:
+            off.add(id(node))
+        stack.extend((child, inside) for child in ast.iter_child_nodes(node))
     return frozenset(off)
 
 
+#: calls that may set any of the parsed options' values after parsing
+_SETS_ATTRIBUTES = frozenset({"setattr", "vars", "set_defaults", "__setattr__"})
 #: comparisons of a setting with a whole number that ``_compared`` works out
 _COMPARISONS: dict[type[ast.cmpop], Callable[[int, int], bool]] = {
     ast.Gt: int.__gt__,
@@ -483,16 +504,23 @@ _COMPARISONS: dict[type[ast.cmpop], Callable[[int, int], bool]] = {
 
 
 def _compared(test: ast.expr, context: Context, stored: set[str]) -> bool | None:
-    """What ``args.x > 1`` (one comparison of a setting with a whole number) is in this run; None when not known."""
+    """What ``args.x > 1`` (one comparison of an argparse option with a whole number) is in this run, where the
+    command line gives the option a number and none of its words is left to run time (``"$@"``); None when not known:
+    a default is not taken (a caller, a config merged in or another file may set the value the code reads)."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Attribute)):
         return None
     right, compare = test.comparators[0], _COMPARISONS.get(type(test.ops[0]))
     if compare is None or not (isinstance(right, ast.Constant) and type(right.value) is int):
         return None
-    if test.left.attr in stored:
+    option = context.options.get(test.left.attr)
+    if test.left.attr in stored or option is None or option.field:
         return None
-    value = value_of(test.left, context)
-    return compare(value.number, right.value) if value.number is not None else None
+    given = on_command_line(option.flags, context.arguments)
+    if given is None or not given.isascii() or not given.isdigit():
+        return None
+    if any("$" in word or UNKNOWN_VALUE in word for word in context.arguments):
+        return None  # a caller's arguments (``"$@"``) may give the option again
+    return compare(int(given), right.value)
 
 
 def _multiprocessing(node: ast.Call, aliases: frozenset[str], text: str) -> Fact | None:

@@ -30,6 +30,13 @@ MAX_BYTES = 256 * 1024
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".mk", ".md")
 _MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 _COMPOSE_WORDS = LazyRegex(r"(?:docker|podman)[- ]compose\b")
+#: a Makefile variable whose value is a compose command (the review: sets and ``--env-file`` kept there)
+_MAKE_COMPOSE = LazyRegex(
+    r"^[ \t]*(?:export[ \t]+|override[ \t]+)?[A-Za-z_][\w.-]{0,63}[ \t]*[:?+!]{0,3}=[ \t]*"
+    r"((?:docker|podman)[- ]compose\b[^\n]{0,2000})$",
+    re.MULTILINE,
+    ("compose",),
+)
 #: a compose command written as inline code in a sentence, on one line
 _INLINE_COMPOSE = LazyRegex(r"(?<!`)`((?:docker|podman)[- ]compose\b[^`\n]{0,2000})`(?!`)", 0, ("compose",))
 _COMPOSE_FILE = LazyRegex(r"^[ \t]*(?:export[ \t]+)?COMPOSE_FILE[ \t]*=[ \t]*['\"]?([^'\"\r\n#]*)", re.MULTILINE)
@@ -175,12 +182,26 @@ def env_file_named(files: ProjectFiles, folder: str) -> bool:
     for each in _folders_up(folder):
         for _, _, command in files.per_folder(_compose_commands, each):
             words = [w.text for w in command.words]
-            if not any(words[index].split("=", 1)[0] in _ENV_OPTIONS for index in _global_options(words)):
+            if not any(_elsewhere(words, index, each, here) for index in _global_options(words)):
                 continue
             named = [name for name in _file_options(words, [w.dynamic for w in command.words]) if name]
             if each == folder or any(os.path.dirname(os.path.abspath(p)) == here for p in _resolved(each, named)):
                 return True
     return False
+
+
+def _elsewhere(words: list[str], index: int, run_in: str, folder: str) -> bool:
+    """Whether the global option at ``index`` makes compose read another ``.env`` than ``folder``'s: an
+    ``--env-file`` or ``--project-directory`` that names anything but that file or that folder (the review: one
+    naming the folder's own ``.env`` changes nothing)."""
+    option, equals, value = words[index].partition("=")
+    if option not in _ENV_OPTIONS:
+        return False
+    if not equals:
+        value = words[index + 1] if index + 1 < len(words) else ""
+    named = os.path.abspath(os.path.join(run_in, value)) if value and "$" not in value else ""
+    own = os.path.join(folder, ".env") if option == "--env-file" else folder
+    return os.path.normpath(named) != os.path.normpath(own)
 
 
 def _compose_commands(files: ProjectFiles, folder: str) -> list[tuple[str, SourceText, SimpleCommand]]:
@@ -205,12 +226,15 @@ def _compose_commands(files: ProjectFiles, folder: str) -> list[tuple[str, Sourc
 
 def _shell_text(name: str, text: str) -> tuple[str, bool]:
     """The shell a file runs, at its own offsets, and whether it is a document's code blocks: a Makefile's recipes
-    without their ``@ - +`` prefixes, a Markdown file's shell blocks and the compose commands its sentences write as
+    without their ``@ - +`` prefixes and the compose commands its variables hold, a Markdown file's shell blocks and the compose commands its sentences write as
     inline code (prose around them is not shell: one apostrophe in it hid the runs after it), a script as it is."""
     if name in _MAKEFILES or name.endswith(".mk"):
         from shmlint.parsers.embedded.makefile import mask_makefile
 
-        return mask_makefile(text), False
+        masked = list(mask_makefile(text))
+        for value in _MAKE_COMPOSE.finditer(text):  # ``COMPOSE = docker compose -f a.yml -f gpu.yml``: what its
+            masked[value.start(1) : value.end(1)] = value[1]  # recipes run as ``$(COMPOSE) up``, read as written
+        return "".join(masked), False
     if name.endswith(".md"):
         from shmlint.parsers.embedded.markdown import mask_markdown
 
