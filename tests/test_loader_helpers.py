@@ -149,6 +149,45 @@ def test_a_loader_helper_is_judged_by_what_each_call_gives_it(code: str, needs: 
     assert len(facts.needs) == len(needs)
 
 
+_CLASS = (
+    "class Data:\n    def __init__(self, root, bs=32, num_workers: int = 4):\n        self.num_workers = num_workers\n"
+    "    def loaders(self):\n        return {s: DataLoader(s, num_workers=self.num_workers) for s in self.splits}\n"
+)
+_CLASS_MADE = "Data(...) makes DataLoader(num_workers=self.num_workers) at line 5"
+
+
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        (_CLASS + "data = Data(root=r, bs=8)\n", [f"6 {_CLASS_MADE}, num_workers=4 by default"]),
+        (_CLASS + "data = Data(r, 8, 2)\n", [f"6 {_CLASS_MADE}, num_workers=2 at the call"]),
+        (_CLASS + "data = Data(r, num_workers=0)\n", []),
+        (_CLASS, []),  # never made
+        (_CLASS + "data = Data(r)\ndata.num_workers = 0\n", []),  # set again outside: which object's is not read
+        (_CLASS + "setattr(d, k, 0)\nData(r)\n", []),
+        (_CLASS.replace("self.num_workers = num_workers", "self.num_workers = num_workers + n") + "Data(r)\n", []),
+        (_CLASS.replace("class Data:", "@register\nclass Data:") + "Data(r)\n", []),  # a decorator may wrap it
+        (_CLASS.replace("num_workers: int = 4):", "num_workers: int = 4, **kw):") + "Data(r)\n", []),
+        (  # set in a branch of __init__: not its own block
+            _CLASS.replace("        self.num_workers", "        if root:\n            self.num_workers") + "Data(r)\n",
+            [],
+        ),
+        (  # two loaders in the class: which one a construction leads to is not read
+            _CLASS + "    def more(self):\n        return DataLoader(x, num_workers=self.num_workers)\nData(r)\n",
+            [],
+        ),
+    ],
+)
+def test_a_class_whose_constructor_sets_its_loaders_workers_is_judged_at_each_construction(
+    code: str, needs: list[str]
+) -> None:
+    """audit84a: ``CustomDatasetXray(root=..., batch_size=args.bs)`` takes ``num_workers: int = 4``, kept as
+    ``self.num_workers`` and given to the one DataLoader its method makes."""
+    facts = _read(code)
+    assert [f"{fact.line} {fact.text}"[: len(need)] for fact, need in zip(facts.needs, needs, strict=False)] == needs
+    assert len(facts.needs) == len(needs)
+
+
 _LOADERS = "import os\nfrom torch.utils.data import DataLoader\n\ndef build(ds, batch_size, w=0):\n"
 
 

@@ -265,6 +265,19 @@ def test_ultralytics_training(code: str, needs: bool) -> None:
         ),
         ("from nnunetv2.paths import p\nt = Other()\nt.run_training()", False),  # another object
         ("from trainers import nnUNetTrainerFast\nnnUNetTrainerFast(p).run_training()", False),  # no nnU-Net import
+        # nnU-Net v2's predictor through its Python API (audit84a): preprocessing workers, at least one
+        (
+            "from nnunetv2.inference.predict_from_raw_data import nnUNetPredictor\np = nnUNetPredictor(device=d)\n"
+            "p.predict_from_files(inputs, out, num_processes_preprocessing=1)",
+            True,
+        ),
+        (
+            "from nnunetv2.inference.predict_from_raw_data import nnUNetPredictor\n"
+            "nnUNetPredictor().predict_from_files(inputs, out)",
+            True,
+        ),
+        ("from nnunetv2.inference.predict_from_raw_data import nnUNetPredictor\nother.predict_from_files(i, o)", False),
+        ("from mypredictor import nnUNetPredictor\nnnUNetPredictor().predict_from_files(i, o)", False),
     ],
 )
 def test_nnunet_and_batchgenerators(code: str, needs: bool) -> None:
@@ -575,6 +588,14 @@ def test_options_fields_and_default_configs() -> None:
     assert _read(named, ("--config", "b.yaml")).config_defaults == ("x.yaml",)  # the command line names its own
 
 
+def test_absl_flags_are_options_the_command_line_sets() -> None:
+    code = "flags.DEFINE_integer('num_workers', 8, 'workers')\nDataLoader(ds, num_workers=FLAGS.num_workers)"
+    assert "--num_workers default 8 at line 1" in _read(code).needs[0].text
+    assert _read(code, ("--num_workers=0",)).zero_loaders
+    assert _read(code.replace("'num_workers', 8, 'workers'", "name='num_workers', default=2")).needs
+    assert _read(code.replace("'num_workers'", "prefix + 'w'")).unknown_loaders == 1  # a name not written
+
+
 def test_config_files_the_code_names_and_command_line_overrides() -> None:
     code = "import yaml\ncfg = yaml.safe_load(open('configs/a.yaml'))\nOmegaConf.load('b.yml')\nopen('data.csv')"
     assert set(_read(code).config_defaults) == {"configs/a.yaml", "b.yml"}
@@ -723,6 +744,19 @@ def test_config_settings() -> None:
         configs.Setting("num_eval_loader_workers", 2, 6),
     ]
     assert configs.named_configs(["--config=a.yaml", "b.json", "c.txt"]) == ["a.yaml", "b.json"]
+
+
+def test_a_projects_own_worker_key_is_a_value_the_code_reads_and_no_fact_by_itself() -> None:
+    """audit83c: ``no_workers: 8`` read by ``DataLoader(num_workers=cfg["no_workers"])``; ``workers: 4`` alone may be
+    a web server's."""
+    found = configs.settings("no_workers: 8\nworkers: 4\nnumWorkers: 2\nworker_port: 80\nhomeworkers_x: 1\n")
+    assert found == [
+        configs.Setting("no_workers", 8, 1),
+        configs.Setting("workers", 4, 2),
+        configs.Setting("numWorkers", 2, 3),
+    ]
+    assert not any(setting.uses_shm for setting in found)
+    assert configs.Setting("num_workers", 1, 1).uses_shm
 
 
 def test_a_deep_condition_is_not_unparsed() -> None:

@@ -29,8 +29,11 @@ THRESHOLDS = {
     "tensor_parallel_size": 2,
 }
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
+#: the keys of THRESHOLDS and a project's own names for a loader's worker count (``no_workers``, ``n_workers``,
+#: ``workers``: audit83c, ``DataLoader(num_workers=cfg["no_workers"])``); those are values the code may read, never a
+#: fact by themselves (``workers: 4`` may be a web server's)
 _SETTING = re.compile(
-    r"""^[ \t{]*["']?(?P<key>dataloader_num_workers|num_workers|num_(?:eval_)?loader_workers|max_data_loader_n_workers|tensor_parallel_size)["']?[ \t]*[:=][ \t]*"""
+    r"""^[ \t{]*["']?(?P<key>[A-Za-z0-9_]{0,32}[Ww]orkers?|tensor_parallel_size)["']?[ \t]*[:=][ \t]*"""
     r"""["']?(?P<value>[0-9]{1,6})["']?[ \t]*[,}]?[ \t]*(?:#.*)?$""",
     re.MULTILINE,
 )
@@ -43,11 +46,12 @@ class Setting(NamedTuple):
 
     @property
     def uses_shm(self) -> bool:
-        return self.value >= THRESHOLDS[self.key]
+        least = THRESHOLDS.get(self.key)
+        return least is not None and self.value >= least
 
 
 def settings(text: str) -> list[Setting]:
-    """Every ``key: number`` (YAML), ``"key": number`` (JSON) or ``key = number`` (TOML) of the keys read."""
+    """Every ``key: number`` (YAML), ``"key": number`` (JSON) or ``key = number`` (TOML) of the keys read (``_SETTING``)."""
     source = SourceText("", text)  # its line table, made once: a line found per setting costs no rescan
     return [
         Setting(m.group("key"), int(m.group("value")), source.position(m.start())[0]) for m in _SETTING.finditer(text)

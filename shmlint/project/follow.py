@@ -805,16 +805,20 @@ def program_run(
 ) -> tuple[tuple[CodeFact, ...], tuple[CodeFact, ...]]:
     """What one of the repository's programs shows when it is run on its own from its folder, without arguments
     (``python train.py``, ``sh train.sh``): the code that uses /dev/shm, and the commands it runs, within the
-    reader's budget."""
-    return command_run(folder, ("python" if path.endswith(".py") else "sh", path), devices, reader)
+    reader's budget. The names it gives are looked for from its own folder, then from the held one (audit83c:
+    ``scripts/train.py`` reads ``read_config("../cfg/train.yaml")``)."""
+    home, name = os.path.split(path)
+    argv = ("python" if path.endswith(".py") else "sh", name)
+    return command_run(folder, argv, devices, reader, home=os.path.join(folder, home))
 
 
 def command_run(
-    folder: str, argv: Sequence[str], devices: int | None, reader: Reader
+    folder: str, argv: Sequence[str], devices: int | None, reader: Reader, *, home: str = ""
 ) -> tuple[tuple[CodeFact, ...], tuple[CodeFact, ...]]:
-    """What a command typed in one of the repository's folders shows (``python training/run.py --workers 8``): the
-    code that uses /dev/shm, and the commands it runs, within the reader's budget."""
-    walk = _Walk(reader, [folder], devices)
+    """What a command typed in one of the repository's folders (``home``: in a folder below it) shows (``python
+    training/run.py --workers 8``): the code that uses /dev/shm, and the commands it runs, within the reader's
+    budget."""
+    walk = _Walk(reader, list(dict.fromkeys([home or folder, folder])), devices)
     walk.command(argv, {}, 0)
     walk.follow_started()
     walk.settle_processes()

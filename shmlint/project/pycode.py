@@ -19,7 +19,14 @@ from shmlint.project.launchers import UNKNOWN as UNKNOWN_VALUE
 from shmlint.project.pycommands import Command, commands
 from shmlint.project.pydatasets import Names, names_of, small_batches
 from shmlint.project.pyhelpers import LoaderHelper, helper_calls, loader_helpers
-from shmlint.project.pynnunet import AUGMENTERS, augmenter, nnunet_names, nnunet_training, single_threaded
+from shmlint.project.pynnunet import (
+    AUGMENTERS,
+    augmenter,
+    nnunet_names,
+    nnunet_prediction,
+    nnunet_training,
+    single_threaded,
+)
 from shmlint.project.pyoptions import (
     Exported,
     Option,
@@ -210,10 +217,13 @@ def read(
         fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted, nodes)
         if fact is None and name in library and isinstance(node.func, ast.Name):
             fact = _library_loader(node, library[name], context, quoted)
-        if fact is None and (name in AUGMENTERS or (nnunet and name == "run_training")):
+        if fact is None and (name in AUGMENTERS or (nnunet and name in ("run_training", "predict_from_files"))):
             quote = functools.partial(_quote, quoted)
-            said = augmenter(node, name, context, quote) or nnunet_training(
-                node, nnunet, scope_of.get(id(node)), context, quote
+            scope = scope_of.get(id(node))
+            said = (
+                augmenter(node, name, context, quote)
+                or nnunet_training(node, nnunet, scope, context, quote)
+                or nnunet_prediction(node, nnunet, scope, quote)
             )
             fact = Fact(*said) if said is not None else None
         if fact is not None:

@@ -1,7 +1,9 @@
 """Loader helpers: a module-level function that makes a DataLoader with the worker count its caller gives
 (``def build_loader(dataset, batch_size): return DataLoader(..., num_workers=min(batch_size, os.cpu_count()))``).
 The loader alone says nothing certain; a call of the helper says what it starts with, the caller's arguments (or
-the helper's defaults) put into the loader's worker expression.
+the helper's defaults) put into the loader's worker expression. A class whose one loader takes ``self.<attribute>``
+workers that its ``__init__`` sets from its parameters is such a helper too, called by constructing it
+(``_class_helper``).
 
 Read so only where the text leaves no doubt of which function runs and what its parameters give the loader. The
 helper: a plain function of the module (no decorator, which may pass arguments of its own; no ``*args`` or
@@ -63,9 +65,12 @@ def loader_helpers(
     """The module's loader helpers (``found``: the file's scopes, the module's first; ``loaders``: the ``id`` of
     every loader call in the file, ``unknown`` those whose workers are not known)."""
     module = found[0]
-    helpers = []
+    helpers: list[LoaderHelper] = []
     for scope in found[1:]:
         function = scope.root
+        if isinstance(function, ast.ClassDef) and scope.outer is module:
+            helpers += filter(None, [_class_helper(scope, found, context, loaders, unknown)])
+            continue
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.outer is not module:
             continue
         arguments = function.args
@@ -102,6 +107,63 @@ def loader_helpers(
         )
         helpers.append(helper)
     return tuple(helpers)
+
+
+def _class_helper(
+    scope: Scope, found: Sequence[Scope], context: Context, loaders: Set[int], unknown: Unknown
+) -> LoaderHelper | None:
+    """A class whose methods make one DataLoader, with ``self.<attribute>`` workers that its ``__init__`` sets once, in
+    its own block, from its parameters (``def __init__(self, ..., num_workers: int = 4): self.num_workers =
+    num_workers``; audit84a): a construction of the class gives its loader's workers, as a call gives a helper's.
+    Not where anything else in the file sets that attribute (of any object: which one is not read) or calls
+    ``setattr``, nor for a decorated class or ``__init__``, or one with ``*args``/``**kwargs``."""
+    module, cls = found[0], scope.root
+    if not isinstance(cls, ast.ClassDef) or cls.decorator_list or module.bound.get(cls.name) != 1:
+        return None
+    inits = [node for node in cls.body if isinstance(node, ast.FunctionDef) and node.name == "__init__"]
+    init = next((s for s in found if len(inits) == 1 and s.root is inits[0]), None)
+    if init is None or not isinstance(function := init.root, ast.FunctionDef) or function.decorator_list:
+        return None
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if arguments.vararg is not None or arguments.kwarg is not None or not positional or positional[0].arg != "self":
+        return None
+    made = [node for node in ast.walk(cls) if id(node) in loaders]
+    written, shown = unknown.get(id(made[0]), (None, "")) if len(made) == 1 else (None, "")
+    if not (isinstance(written, ast.Attribute) and dotted(written) == f"self.{written.attr}"):
+        return None
+    every = [node for each in found for node in each.nodes]
+    stores = [
+        n for n in every if isinstance(n, ast.Attribute) and n.attr == written.attr and isinstance(n.ctx, ast.Store)
+    ]
+    if len(stores) != 1 or any(isinstance(n, ast.Call) and dotted(n.func) == "setattr" for n in every):
+        return None
+    value = next(
+        (
+            statement.value
+            for statement in function.body  # its own block: not a branch's
+            if isinstance(statement, ast.Assign) and statement.targets == [stores[0]]
+        ),
+        None,
+    )
+    parameters = tuple(a.arg for a in positional[1:]) + tuple(a.arg for a in arguments.kwonlyargs)
+    plain = {name for name in parameters if init.bound.get(name) == 1}
+    shadowed = {name for name in _PURE_CALLS if name in module.bound or name in init.bound}
+    if value is None or dotted(stores[0]) != "self." + written.attr or not _made_of(value, plain, shadowed):
+        return None
+    defaults = _defaults(positional[1:], arguments, context)
+    return LoaderHelper(
+        cls.name,
+        parameters,
+        len(positional) - 1,
+        max(0, len(arguments.posonlyargs) - 1),
+        frozenset(parameters) - {name for name, _ in defaults},
+        defaults,
+        value,
+        shown,
+        f"line {written.lineno}",
+        cls.lineno,
+    )
 
 
 def _local_value(workers: ast.expr, scope: Scope, parameters: set[str]) -> ast.expr:

@@ -97,5 +97,28 @@ def nnunet_training(
     )
 
 
+def nnunet_prediction(
+    node: ast.Call, names: frozenset[str], scope: Scope | None, quote: Callable[[ast.expr], str]
+) -> tuple[int, str] | None:
+    """(line, fact) for nnU-Net v2's predictor run through its Python API (audit84a: ``nnUNetPredictor(...)
+    .predict_from_files(..., num_processes_preprocessing=8)``): it reads the cases through at least one
+    preprocessing worker process (``max(1, ...)``) whose torch tensors a multiprocessing queue moves through
+    /dev/shm, as ``nnUNetv2_predict`` does (the data's ``nnunet-prediction`` entry and its sources)."""
+    if "nnUNetPredictor" not in names or called(node.func) != "predict_from_files":
+        return None
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Name) and scope is not None:
+        values = scope.values(receiver.id, before=node.lineno + 1)
+        made = bool(values) and all(isinstance(v, ast.Call) and called(v.func) == "nnUNetPredictor" for v in values)
+    else:
+        made = isinstance(receiver, ast.Call) and called(receiver.func) == "nnUNetPredictor"
+    if not made:
+        return None
+    return node.lineno, (
+        f"{quote(node.func)}(...): nnU-Net's predictor reads each case through preprocessing worker processes that "
+        "hand torch tensors over through a multiprocessing queue"
+    )
+
+
 def _a_trainer(name: str, names: frozenset[str]) -> bool:
     return "nnUNetTrainer" in name or (name in names and name.startswith("get_trainer"))

@@ -30,10 +30,15 @@ Exported = tuple[str, int, tuple[str, ...], int | None, bool]
 
 
 def options(nodes: list[ast.AST]) -> dict[str, Option]:
-    """argparse options by dest."""
+    """argparse options (and absl flags) by dest."""
     found = {}
     for node in nodes:
-        if not (isinstance(node, ast.Call) and called(node.func) == "add_argument"):
+        if not isinstance(node, ast.Call):
+            continue
+        if called(node.func) in _ABSL_DEFINES:
+            found.update(_absl_flag(node))
+            continue
+        if called(node.func) != "add_argument":
             continue
         flags = tuple(a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
         if not flags:
@@ -58,6 +63,21 @@ def options(nodes: list[ast.AST]) -> dict[str, Option]:
                     default = _field_default(field.value)
                     found.setdefault(name, Option((flag,), default, f"line {field.lineno}", field=True))
     return found
+
+
+#: absl's (and ``tf.app.flags``') definitions of a flag read as ``FLAGS.name``, given as ``--name=value`` or
+#: ``--name value``
+_ABSL_DEFINES = frozenset({"DEFINE_integer", "DEFINE_string", "DEFINE_float", "DEFINE_boolean", "DEFINE_bool"})
+
+
+def _absl_flag(node: ast.Call) -> dict[str, Option]:
+    """``flags.DEFINE_integer("num_workers", 8, "...")`` (or by keywords) as the option ``--num_workers``."""
+    given = {k.arg: k.value for k in node.keywords if k.arg in ("name", "default")}
+    name = node.args[0] if node.args else given.get("name")
+    default = node.args[1] if len(node.args) > 1 else given.get("default")
+    if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier()):
+        return {}
+    return {name.value: Option((f"--{name.value}",), default, f"line {node.lineno}")}
 
 
 def _bare(decorator: ast.expr) -> ast.expr:
