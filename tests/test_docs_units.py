@@ -437,6 +437,22 @@ def test_a_run_command_written_as_inline_code_is_read_as_one(engine: Engine) -> 
     assert after == text.replace("`docker run --gpus", "`docker run --shm-size=8g --gpus")  # the shell's too
 
 
+@pytest.mark.parametrize("marker", ["", "3. ", "- ", "  "])
+def test_a_line_that_is_one_inline_code_span_is_a_line_of_code(engine: Engine, marker: str) -> None:
+    """audit84c: a README's steps each written as a line of inline code (`` `nvidia-docker run -it img bash` ``, then
+    `` `python train.py ...` ``): the run is no sentence's mention, and the lines of code after it are typed in it."""
+    text = f"# Run\n\n{marker}`docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2`  \n"
+    (finding,) = check(engine, "README.md", text).findings
+    assert (finding.span.line, finding.severity.label) == (3, "error")
+    assert fixed(engine, "README.md", text) == text.replace("`docker run --gpus", "`docker run --shm-size=8g --gpus")
+    session = (
+        f"{marker}`docker run -it --gpus all acme/llm:1 bash`\n\nThen serve:\n`vllm serve m --tensor-parallel-size 2`\n"
+    )
+    assert [f.severity.label for f in check(engine, "README.md", session).findings] == ["error"]
+    sentence = f"{marker}`docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2` is what fails.\n"
+    assert [f.severity.label for f in check(engine, "README.md", sentence).findings] == ["info"]
+
+
 @pytest.mark.parametrize(
     "line",
     [

@@ -65,6 +65,36 @@ def test_a_relative_mount_is_found_from_the_folder_above_a_script(tmp_path: Path
     assert _shm001(tmp_path)["docker/run.sh"].severity.label == "error"
 
 
+@pytest.mark.parametrize(
+    "mount",
+    [
+        '-v "$(pwd)"/src:/w',
+        '--mount type=bind,source="$(pwd)"/src,target=/w,readonly',  # audit84b: a Makefile's test container
+        "--mount=type=bind,src=${PWD}/src,dst=/w",
+    ],
+)
+def test_a_bind_mount_of_the_working_directory_is_followed_however_it_is_written(tmp_path: Path, mount: str) -> None:
+    _write(tmp_path, {"run.sh": f"docker run --gpus all {mount} acme/dev python /w/train.py\n", "src/train.py": LOADER})
+    finding = _shm001(tmp_path)["run.sh"]
+    assert finding.severity.label == "error" and "src/train.py:3 DataLoader(num_workers=4)" in finding.detail
+
+
+def test_a_held_program_in_a_folder_reads_the_config_it_names_from_there(tmp_path: Path) -> None:
+    """audit83c: ``scripts/train_sparse.py`` is run in ``scripts/`` and reads ``read_config("../cfg/train.yaml")``,
+    whose ``no_workers: 8`` its loaders take."""
+    code = 'from torch.utils.data import DataLoader\n\ncfg = read_config("../cfg/train.yaml")\n'
+    code += 'loader = DataLoader(ds, num_workers=cfg["no_workers"])\n'
+    files = {"run.sh": GPU_SHELL.format(source=".", command="bash"), "scripts/train_sparse.py": code}
+    _write(tmp_path, {**files, "cfg/train.yaml": "batch_size: 64\nno_workers: 8\n"})
+    finding = _shm001(tmp_path)["run.sh"]
+    assert finding.severity.label == "error"
+    assert 'scripts/train_sparse.py:4 DataLoader(num_workers=cfg["no_workers"]), no_workers: 8 in the config' in (
+        finding.detail
+    )
+    _write(tmp_path, {"cfg/train.yaml": "batch_size: 64\nno_workers: 0\n"})
+    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+
+
 def test_a_folder_held_at_a_path_the_hosts_shell_fills_in_is_held(tmp_path: Path) -> None:
     """audit82c: ``-v /home/me/repo:$HOME/src/repo``, the author's clone at a path of the host's HOME."""
     run = "docker run -it -d --gpus all -v {source}:$HOME/src/{name} acme/dev /bin/bash\n"

@@ -35,6 +35,7 @@ from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, Work
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, container_commands, exec_targets
 from shmlint.parsers.container_options import Flag
+from shmlint.parsers.embedded.markdown import code_line
 from shmlint.parsers.option_variables import SHM_MODES
 from shmlint.parsers.programs import program_name
 from shmlint.parsers.shell import Word
@@ -124,12 +125,16 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
 
 
 def _inline(text: str, start: int) -> bool:
-    """Whether a document's command starts an inline code span of its line: right after a run of backticks that
+    """Whether a document's command starts an inline code span of a sentence: right after a run of backticks that
     opens one (those before it pair up), not after one that closes a span (the review: ``HOST=`hostname` docker run``
-    in a fenced block)."""
-    before = text[text.rfind("\n", 0, start) + 1 : start].removesuffix(" ")
+    in a fenced block), on a line that is not that span alone (a line of code: ``markdown._CODE_LINE``)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start].removesuffix(" ")
     opening = len(before) - len(before.rstrip("`"))
-    return opening in (1, 2) and before[: len(before) - opening].count("`") % 2 == 0
+    if opening not in (1, 2) or before[: len(before) - opening].count("`") % 2:
+        return False
+    line_end = text.find("\n", start)
+    return not code_line(text[line_start : line_end if line_end >= 0 else len(text)])
 
 
 def _launched(workload: Workload, exec_into: bool) -> Workload:
@@ -271,7 +276,8 @@ _CWD = LazyRegex(r"/?(\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?=/|:|$)")
 
 
 def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:
-    """Bind mounts (container path, host path from the working directory: ``$PWD/src`` is ``./src``). A container
+    """Bind mounts (container path, host path from the working directory: ``$PWD/src`` is ``./src``, in ``-v`` and
+    in ``--mount``'s ``source=``). A container
     path the host's shell fills in (``$HOME/src/app``: docker gets an absolute path of the host's) is kept as written:
     the folder is in the container, at a place no path of the files names (audit82c: a dev shell holding the
     repository at ``$HOME/src/ZERONet`` was not read as holding it)."""
@@ -280,8 +286,11 @@ def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:
         cwd = flag.value_text.startswith(("$", "`", "/$", "/`"))
         text = _CWD.sub(".", flag.value_text, count=1) if cwd else flag.value_text
         mount = parse_volume(text) if flag.long_name == "--volume" else parse_mount(text)
-        if mount.type == "bind" and mount.source and mount.target.startswith(("/", "$")):
-            found.append((mount.target, mount.source))
+        source = mount.source
+        if source.startswith(("$", "`", "/$", "/`")):  # ``--mount type=bind,source=$(pwd)/src,...`` (audit84b)
+            source = _CWD.sub(".", source, count=1)
+        if mount.type == "bind" and source and mount.target.startswith(("/", "$")):
+            found.append((mount.target, source))
     return tuple(found)
 
 

@@ -38,6 +38,12 @@ _INLINE_COMMAND = LazyRegex(
     rf"(?<!`)(?P<ticks>`{{1,2}})(?!`) ?(?P<command>{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-[^`\n]{{0,4000}}?)"
     r"(?<!\\) ?(?P=ticks)(?!`)"
 )
+#: a line that is one inline code span and nothing else (a list item's marker aside): a line of code written with
+#: backticks, read as a block of its own, not a sentence that mentions a command (audit84c: a README's steps
+#: `` `nvidia-docker run -it --rm sn8/baseline:1.0 bash` `` then `` `python baseline/train.py ...` ``, each a line)
+_CODE_LINE = LazyRegex(
+    r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?P<ticks>`{1,2})(?!`) ?(?P<code>[^`\n]{1,4000}?)(?<!\\) ?(?P=ticks)[ \t\r]*"
+)
 #: where an HTML comment opens or closes on a line: what it holds is not shown
 _COMMENT_MARK = LazyRegex(r"<!--|-->")
 #: inline commands read of one line (a sentence names a few; a hostile line of thousands costs no more)
@@ -223,7 +229,10 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
             list_column = container_column
         after_blank = not stripped or _ATX_HEADING.match(line) is not None  # a heading is no paragraph: indented
         # code may follow it directly (CommonMark; audit60b: ``# Build`` then ``    docker build -t img .``)
-        if not _PROSE_COMMAND.match(line):
+        code_line = _CODE_LINE.fullmatch(line)
+        if code_line is not None:
+            yield [(offset + code_line.start("code"), code_line["code"])], ""
+        elif not _PROSE_COMMAND.match(line):
             yield from (([(offset + span.start("command"), span["command"])], "") for span in _inline_commands(line))
         else:
             resume = _prose_command_end(every, index)
@@ -237,6 +246,11 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
                 resume = typed
     if block and not (nested and fence is None) and not (fence is not None and holds_markdown):
         yield block, name if fence is not None else ""
+
+
+def code_line(line: str) -> bool:
+    """Whether a document's line is one inline code span alone (``_CODE_LINE``): a line of code, not a sentence."""
+    return _CODE_LINE.fullmatch(line) is not None
 
 
 def _inline_commands(line: str) -> Iterator[re.Match[str]]:
