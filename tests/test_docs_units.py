@@ -451,6 +451,34 @@ def test_a_line_that_is_one_inline_code_span_is_a_line_of_code(engine: Engine, m
     assert [f.severity.label for f in check(engine, "README.md", session).findings] == ["error"]
     sentence = f"{marker}`docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2` is what fails.\n"
     assert [f.severity.label for f in check(engine, "README.md", sentence).findings] == ["info"]
+    # a command written so under a later heading is one of the guide's later steps (at most a warning), a value
+    # alone is not
+    later = f"{marker}`docker run -it --gpus all acme/llm:1 bash`\n\n## Serve\n`{{}}`\n"
+    step = check(engine, "README.md", later.format("vllm serve m --tensor-parallel-size 2")).findings
+    assert [f.severity.label for f in step] == ["warning"]
+    value = check(engine, "README.md", later.format("vllm-tp2.yaml")).findings
+    assert [f.severity.label for f in value] == ["info"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the review: a span a sentence wraps onto a line of its own is still the sentence's
+        "The command\n`docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2`\nfails on old drivers.\n",
+        "- The command\n  `docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2`\n  fails on old drivers.\n",
+        "1. `docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2`\n   fails on old drivers.\n",
+    ],
+)
+def test_a_code_span_a_sentence_wraps_is_a_mention(engine: Engine, text: str) -> None:
+    assert [f.severity.label for f in check(engine, "README.md", f"# Run\n\n{text}").findings] == ["info"]
+
+
+@pytest.mark.parametrize(
+    "span", ["`docker run --gpus all`", "`docker run --runtime=nvidia`", "- `nvidia-docker run -it`"]
+)
+def test_a_line_of_a_run_with_options_and_no_image_runs_nothing(engine: Engine, span: str) -> None:
+    """The review: audit80b's rule for a sentence's span (options alone name nothing that runs) holds for a line."""
+    assert not check(engine, "README.md", f"# Symptoms\n\n{span}\n").workloads
 
 
 @pytest.mark.parametrize(

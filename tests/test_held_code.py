@@ -69,13 +69,23 @@ def test_a_relative_mount_is_found_from_the_folder_above_a_script(tmp_path: Path
     "mount",
     [
         '-v "$(pwd)"/src:/w',
-        '--mount type=bind,source="$(pwd)"/src,target=/w,readonly',  # audit84b: a Makefile's test container
+        '--mount type=bind,source="$(pwd)"/src,target=/w,readonly',  # audit84b: a challenge runtime's test container
         "--mount=type=bind,src=${PWD}/src,dst=/w",
     ],
 )
 def test_a_bind_mount_of_the_working_directory_is_followed_however_it_is_written(tmp_path: Path, mount: str) -> None:
     _write(tmp_path, {"run.sh": f"docker run --gpus all {mount} acme/dev python /w/train.py\n", "src/train.py": LOADER})
     finding = _shm001(tmp_path)["run.sh"]
+    assert finding.severity.label == "error" and "src/train.py:3 DataLoader(num_workers=4)" in finding.detail
+
+
+@pytest.mark.parametrize("source", ['"$$(pwd)"/src', "$(CURDIR)/src", "$(shell pwd)/src", "$${PWD}/src"])
+def test_a_makefiles_bind_mount_of_its_own_folder_is_followed(tmp_path: Path, source: str) -> None:
+    """The review: a recipe writes the folder make runs in as make does (``$(CURDIR)``, ``$(shell pwd)``) or escapes
+    the shell's (``$$(pwd)``)."""
+    recipe = f"train:\n\tdocker run --gpus all -v {source}:/w acme/dev python /w/train.py\n"
+    _write(tmp_path, {"Makefile": recipe, "src/train.py": LOADER})
+    finding = _shm001(tmp_path)["Makefile"]
     assert finding.severity.label == "error" and "src/train.py:3 DataLoader(num_workers=4)" in finding.detail
 
 
@@ -92,6 +102,11 @@ def test_a_held_program_in_a_folder_reads_the_config_it_names_from_there(tmp_pat
         finding.detail
     )
     _write(tmp_path, {"cfg/train.yaml": "batch_size: 64\nno_workers: 0\n"})
+    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+    # two configs the code reads give the key two values: which one the loader takes is not known (the review)
+    both = code.replace("loader = ", "serve = read_config('../cfg/serve.yaml')\nloader = ")
+    _write(tmp_path, {"scripts/train_sparse.py": both, "cfg/serve.yaml": "no_workers: 0\n"})
+    _write(tmp_path, {"cfg/train.yaml": "no_workers: 8\n"})
     assert _shm001(tmp_path)["run.sh"].severity.label == "info"
 
 

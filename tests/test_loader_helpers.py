@@ -172,6 +172,20 @@ _CLASS_MADE = "Data(...) makes DataLoader(num_workers=self.num_workers) at line 
             _CLASS.replace("        self.num_workers", "        if root:\n            self.num_workers") + "Data(r)\n",
             [],
         ),
+        # the review: a property or class attribute of that name, or attribute hooks, decide what it holds
+        (
+            _CLASS.replace(
+                "    def loaders", "    @property\n    def num_workers(self):\n        return 0\n    def loaders"
+            )
+            + "Data(r)\n",
+            [],
+        ),
+        (_CLASS.replace("    def loaders", "    num_workers = 0\n    def loaders") + "Data(r)\n", []),
+        (
+            _CLASS.replace("    def loaders", "    def __setattr__(self, k, v):\n        pass\n    def loaders")
+            + "Data(r)\n",
+            [],
+        ),
         (  # two loaders in the class: which one a construction leads to is not read
             _CLASS + "    def more(self):\n        return DataLoader(x, num_workers=self.num_workers)\nData(r)\n",
             [],
@@ -186,6 +200,20 @@ def test_a_class_whose_constructor_sets_its_loaders_workers_is_judged_at_each_co
     facts = _read(code)
     assert [f"{fact.line} {fact.text}"[: len(need)] for fact, need in zip(facts.needs, needs, strict=False)] == needs
     assert len(facts.needs) == len(needs)
+
+
+def test_a_class_another_module_makes_is_not_judged_where_that_module_sets_its_attribute(tmp_path: Path) -> None:
+    """The review: ``data = Data("/d"); data.num_workers = 0`` in the training program, the class in ``data.py``."""
+    (tmp_path / "data.py").write_text("from torch.utils.data import DataLoader\n" + _CLASS)
+    (tmp_path / "train.py").write_text("from data import Data\ndata = Data('/d')\nfor b in data.loaders():\n    pass\n")
+    (tmp_path / "reset.py").write_text("from data import Data\ndata = Data('/d')\ndata.num_workers = 0\n")
+    (tmp_path / "other.py").write_text("from data import Data\ndata = Data('/d')\nsetattr(data, name, 0)\n")
+    made = _gather(tmp_path, Launch(str(tmp_path), ("python", "train.py"))).needs
+    assert [str(fact) for fact in made] == [
+        "train.py:2 Data(...) makes DataLoader(num_workers=self.num_workers) at data.py:6, num_workers=4 by default"
+    ]
+    for program in ("reset.py", "other.py"):
+        assert not _gather(tmp_path, Launch(str(tmp_path), ("python", program))).needs, program
 
 
 _LOADERS = "import os\nfrom torch.utils.data import DataLoader\n\ndef build(ds, batch_size, w=0):\n"

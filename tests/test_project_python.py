@@ -292,6 +292,46 @@ def test_nnunet_told_to_train_single_threaded_is_no_need() -> None:
     assert not pycode.read(itself, (), {}, 1).needs  # type: ignore[union-attr]
 
 
+_NCCL_RANK = "import torch.distributed as dist\ndef run(rank, n):\n    dist.init_process_group(backend='nccl')\n"
+
+
+@pytest.mark.parametrize(
+    ("start", "devices", "needs"),
+    [
+        (
+            "import torch.multiprocessing as mp\nps = [mp.Process(target=run, args=(i, 4)) for i in range(4)]",
+            None,
+            True,
+        ),
+        (
+            "from multiprocessing import Process\nfor i in range(2):\n    Process(target=run, args=(i, 2)).start()",
+            2,
+            True,
+        ),
+        (
+            "p.add_argument('--n', type=int, default=3)\nfor i in range(args.n):\n    mp.Process(target=run).start()",
+            None,
+            True,
+        ),
+        ("for i in range(1):\n    mp.Process(target=run).start()", None, False),  # one rank: no peer
+        ("for i in range(n):\n    mp.Process(target=run).start()", None, False),  # a count not said may be one
+        ("mp.Process(target=run).start()", None, False),  # one, outside a loop
+        ("for i in range(4):\n    mp.Process(target=run).start()", 1, False),  # one GPU: not one each
+        ("for i in range(4):\n    mp.Process(target=other).start()", None, False),  # the target joins no group
+        ("for i in range(4):\n    mp.Process(target=lambda: run(0, 4)).start()", None, False),
+    ],
+)
+def test_processes_a_program_starts_that_join_an_nccl_group(start: str, devices: int | None, needs: bool) -> None:
+    """audit84d: a GNN system's ``mp.Process(target=run_train)`` for each of ``--num-train-worker 4`` ranks, each
+    ``init_process_group(backend="nccl")``, on an uncounted ``--gpus all``: NCCL between local ranks, whatever the
+    start method."""
+    facts = _read(_NCCL_RANK + "def other():\n    pass\n" + start, devices=devices)
+    assert bool(facts.needs) is needs
+    if needs:
+        said = "starts ranks that join an NCCL group (init_process_group(backend='nccl') at line 3)"
+        assert any(said in fact.text for fact in facts.needs)
+
+
 def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert _read("TrainingArguments(output_dir='o', dataloader_num_workers=4)").needs
     assert _read("GPTTrainerConfig(batch_size=2, num_loader_workers=8)").needs  # Coqui TTS's trainer config
@@ -594,6 +634,13 @@ def test_absl_flags_are_options_the_command_line_sets() -> None:
     assert _read(code, ("--num_workers=0",)).zero_loaders
     assert _read(code.replace("'num_workers', 8, 'workers'", "name='num_workers', default=2")).needs
     assert _read(code.replace("'num_workers'", "prefix + 'w'")).unknown_loaders == 1  # a name not written
+    # the review: absl takes one dash too, and options from a flag file; a default set again is not the written one
+    assert _read(code, ("-num_workers=0",)).zero_loaders
+    assert not _read(code, ("--flagfile=flags.cfg",)).needs
+    assert not _read(code, ("-flagfile", "flags.cfg")).needs
+    assert not _read(code + "\nFLAGS.set_default('num_workers', 0)").needs
+    argparse = "p.add_argument('--workers', type=int, default=4)\nDataLoader(ds, num_workers=args.workers)"
+    assert _read(argparse).needs and not _read(argparse + "\np.set_defaults(workers=0)").needs
 
 
 def test_config_files_the_code_names_and_command_line_overrides() -> None:
@@ -750,13 +797,16 @@ def test_a_projects_own_worker_key_is_a_value_the_code_reads_and_no_fact_by_itse
     """audit83c: ``no_workers: 8`` read by ``DataLoader(num_workers=cfg["no_workers"])``; ``workers: 4`` alone may be
     a web server's."""
     found = configs.settings("no_workers: 8\nworkers: 4\nnumWorkers: 2\nworker_port: 80\nhomeworkers_x: 1\n")
-    assert found == [
-        configs.Setting("no_workers", 8, 1),
-        configs.Setting("workers", 4, 2),
-        configs.Setting("numWorkers", 2, 3),
-    ]
+    assert found == [configs.Setting("no_workers", 8, 1), configs.Setting("numWorkers", 2, 3)]  # not a bare workers
     assert not any(setting.uses_shm for setting in found)
     assert configs.Setting("num_workers", 1, 1).uses_shm
+    # a project's own key given two values: which one the code reads is not known (the review)
+    nested = "train:\n  n_workers: 8\nserve:\n  n_workers: 0\n  num_workers: 2\nnum_workers: 4\n"
+    assert configs.settings(nested) == [configs.Setting("num_workers", 2, 5), configs.Setting("num_workers", 4, 6)]
+    assert configs.settings("a:\n  n_workers: 8\nb:\n  n_workers: 8\n") == [
+        configs.Setting("n_workers", 8, 2),
+        configs.Setting("n_workers", 8, 4),
+    ]
 
 
 def test_a_deep_condition_is_not_unparsed() -> None:

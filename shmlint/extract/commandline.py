@@ -133,8 +133,7 @@ def _inline(text: str, start: int) -> bool:
     opening = len(before) - len(before.rstrip("`"))
     if opening not in (1, 2) or before[: len(before) - opening].count("`") % 2:
         return False
-    line_end = text.find("\n", start)
-    return not code_line(text[line_start : line_end if line_end >= 0 else len(text)])
+    return not code_line(text, line_start)
 
 
 def _launched(workload: Workload, exec_into: bool) -> Workload:
@@ -271,8 +270,9 @@ def _target(command: ContainerCommand, slots: tuple[SizeSlot, ...]) -> CommandTa
 
 
 #: how a command line writes its own working directory in a bind mount's source (``-v/$(pwd)/x:/y``: a slash
-#: in front of an absolute path changes nothing)
-_CWD = LazyRegex(r"/?(\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?=/|:|$)")
+#: in front of an absolute path changes nothing), also as a Makefile's recipe writes it (``$$(pwd)``, make's
+#: ``$(CURDIR)`` and ``$(shell pwd)``: the folder make runs in)
+_CWD = LazyRegex(r"/?\$?(\$\{?(?:PWD|CURDIR)\}?|\$\((?:pwd|PWD|CURDIR|shell[ \t]{1,8}pwd)\)|`pwd`)(?=/|:|$)")
 
 
 def _binds(command: ContainerCommand) -> tuple[tuple[str, str], ...]:

@@ -30,10 +30,10 @@ THRESHOLDS = {
 }
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
 #: the keys of THRESHOLDS and a project's own names for a loader's worker count (``no_workers``, ``n_workers``,
-#: ``workers``: audit83c, ``DataLoader(num_workers=cfg["no_workers"])``); those are values the code may read, never a
-#: fact by themselves (``workers: 4`` may be a web server's)
+#: ``numWorkers``: audit83c, ``DataLoader(num_workers=cfg["no_workers"])``); those are values the code may read, never
+#: a fact by themselves, and not a bare ``workers`` (a web server's, read for any ``args.workers``: the review)
 _SETTING = re.compile(
-    r"""^[ \t{]*["']?(?P<key>[A-Za-z0-9_]{0,32}[Ww]orkers?|tensor_parallel_size)["']?[ \t]*[:=][ \t]*"""
+    r"""^[ \t{]*["']?(?P<key>[A-Za-z0-9_]{0,32}[a-z_][Ww]orkers?|tensor_parallel_size)["']?[ \t]*[:=][ \t]*"""
     r"""["']?(?P<value>[0-9]{1,6})["']?[ \t]*[,}]?[ \t]*(?:#.*)?$""",
     re.MULTILINE,
 )
@@ -53,9 +53,20 @@ class Setting(NamedTuple):
 def settings(text: str) -> list[Setting]:
     """Every ``key: number`` (YAML), ``"key": number`` (JSON) or ``key = number`` (TOML) of the keys read (``_SETTING``)."""
     source = SourceText("", text)  # its line table, made once: a line found per setting costs no rescan
-    return [
+    found = [
         Setting(m.group("key"), int(m.group("value")), source.position(m.start())[0]) for m in _SETTING.finditer(text)
     ]
+    return unambiguous(found)
+
+
+def unambiguous(found: Iterable[Setting]) -> list[Setting]:
+    """The settings without a project's own key given two different values (``train: {n_workers: 8}``, ``serve:
+    {n_workers: 0}``: which one the code reads is not known, the review); THRESHOLDS' keys keep their first."""
+    found = list(found)
+    values: dict[str, set[int]] = {}
+    for setting in found:
+        values.setdefault(setting.key, set()).add(setting.value)
+    return [s for s in found if s.key in THRESHOLDS or len(values[s.key]) == 1]
 
 
 def named_configs(arguments: Iterable[str]) -> list[str]:

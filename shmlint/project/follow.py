@@ -483,16 +483,19 @@ class _Walk:
         """Settings of config files found in the repository; one that uses /dev/shm is a fact by itself."""
         from shmlint.project import configs
 
-        found: dict[str, Setting] = {}
+        every: list[Setting] = []
         for path in paths:
             text = self.read(path)
             if text is None:
                 continue
             for setting in configs.settings(text):
-                found.setdefault(setting.key, setting)
+                every.append(setting)
                 if setting.uses_shm:
                     where = f"{self.reader.display(path)}:{setting.line}"
                     self.needs.append(CodeFact(where, f"{setting.key}: {setting.value}"))
+        found: dict[str, Setting] = {}
+        for setting in configs.unambiguous(every):  # a project's own key given two values by two files says none
+            found.setdefault(setting.key, setting)
         return found
 
     def module(
@@ -809,7 +812,7 @@ def program_run(
     ``scripts/train.py`` reads ``read_config("../cfg/train.yaml")``)."""
     home, name = os.path.split(path)
     argv = ("python" if path.endswith(".py") else "sh", name)
-    return command_run(folder, argv, devices, reader, home=os.path.join(folder, home))
+    return command_run(folder, argv, devices, reader, home=os.path.join(folder, home) if home else folder)
 
 
 def command_run(

@@ -187,6 +187,10 @@ def read(
             switched_off = _switched_off(tree, context) if switched_off is None else switched_off
             if id(node) not in switched_off:
                 processes.append(process)
+        if name == "Process" and "nccl" in text and (ranks := _nccl_ranks(node, tree, context, quoted)) is not None:
+            switched_off = _switched_off(tree, context) if switched_off is None else switched_off
+            if id(node) not in switched_off:
+                needs.append(ranks)
         spawn_method = spawn_method or (name in ("set_start_method", "get_context") and _pickling_start(node))
         if name.endswith("DataLoader") or (name in aliases and isinstance(node.func, ast.Name)):
             loaders.add(id(node))
@@ -362,11 +366,63 @@ def _nccl(node: ast.Call, name: str, context: Context, text: str) -> Fact | None
     """``init_process_group(backend="nccl")`` in a container with several GPUs: NCCL between local processes."""
     if name != "init_process_group" or context.devices is None or context.devices < 2:
         return None
+    backend = _nccl_backend(node, context)
+    if backend is not None:
+        return Fact(node.lineno, f"init_process_group(backend={_quote(text, backend)}) with {context.devices} GPUs")
+    return None
+
+
+def _nccl_backend(node: ast.Call, context: Context) -> ast.expr | None:
+    """The backend ``init_process_group`` is given, where it is NCCL (a literal, or a name assigned one)."""
     backend = next((k.value for k in node.keywords if k.arg == "backend"), node.args[0] if node.args else None)
     if isinstance(backend, ast.Name):
         backend = context.names.get(backend.id)
     if isinstance(backend, ast.Constant) and isinstance(backend.value, str) and "nccl" in backend.value.lower():
-        return Fact(node.lineno, f"init_process_group(backend={_quote(text, backend)}) with {context.devices} GPUs")
+        return backend
+    return None
+
+
+def _nccl_ranks(node: ast.Call, tree: ast.Module, context: Context, text: str) -> Fact | None:
+    """A ``Process`` (torch's or the standard library's) whose target, a function of the module, joins an NCCL group
+    itself: the program starts its ranks in the container, and NCCL passes data between local ranks through
+    /dev/shm, whatever the start method (audit84d: a GNN system's trainers, ``mp.Process(target=run_train, ...)``
+    for each train worker, on an uncounted ``--gpus all``). Not with one counted GPU: the ranks would need one each."""
+    target = next((k.value for k in node.keywords if k.arg == "target"), None)
+    if not isinstance(target, ast.Name) or context.devices == 1:
+        return None
+    defined = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == target.id]
+    if len(defined) != 1:
+        return None
+    count = _started_in_range(node, tree, context)
+    if count is None or count.number is None or count.number < 2:
+        return None  # one rank has no peer; a count the code does not say may be one (``--num-train-worker 1``)
+    for inner in ast.walk(defined[0]):
+        if isinstance(inner, ast.Call) and called(inner.func) == "init_process_group":
+            backend = _nccl_backend(inner, context)
+            if backend is not None:
+                return Fact(
+                    node.lineno,
+                    f"{_quote(text, node.func)}(target={target.id}) starts ranks that join an NCCL group "
+                    f"(init_process_group(backend={_quote(text, backend)}) at line {inner.lineno}): "
+                    f"{count.number}{count.how}",
+                )
+    return None
+
+
+def _started_in_range(node: ast.Call, tree: ast.Module, context: Context) -> Value | None:
+    """How many times a call runs where it is made in a loop over ``range(n)`` (a ``for`` or a comprehension): n as
+    the code gives it; None for a call in no such loop."""
+    for loop in ast.walk(tree):
+        if isinstance(loop, ast.For):
+            parts: list[tuple[ast.expr, list[ast.stmt] | list[ast.expr]]] = [(loop.iter, loop.body)]
+        elif isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            parts = [(generator.iter, [loop.elt]) for generator in loop.generators]
+        else:
+            continue
+        for iterated, body in parts:
+            if any(inner is node for part in body for inner in ast.walk(part)):
+                ranged = isinstance(iterated, ast.Call) and called(iterated.func) == "range" and len(iterated.args) == 1
+                return value_of(iterated.args[0], context) if isinstance(iterated, ast.Call) and ranged else None
     return None
 
 

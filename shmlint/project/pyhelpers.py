@@ -52,6 +52,7 @@ class LoaderHelper(NamedTuple):
     place: str
     defined: int  # the line of its ``def`` (of the import, in an importing module): a call above it at module level
     # runs before the name is bound
+    attribute: str = ""  # a class's: the attribute its loader reads, which a module that makes it may set again
 
 
 #: a loader whose workers are not known: its worker expression (None when not given by name or position) and
@@ -120,6 +121,10 @@ def _class_helper(
     module, cls = found[0], scope.root
     if not isinstance(cls, ast.ClassDef) or cls.decorator_list or module.bound.get(cls.name) != 1:
         return None
+    named = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    named |= {t.id for n in cls.body if isinstance(n, (ast.Assign, ast.AnnAssign)) for t in _targets(n)}
+    if named & _ATTRIBUTE_HOOKS:
+        return None  # what reading or setting an attribute does is the class's own
     inits = [node for node in cls.body if isinstance(node, ast.FunctionDef) and node.name == "__init__"]
     init = next((s for s in found if len(inits) == 1 and s.root is inits[0]), None)
     if init is None or not isinstance(function := init.root, ast.FunctionDef) or function.decorator_list:
@@ -130,8 +135,8 @@ def _class_helper(
         return None
     made = [node for node in ast.walk(cls) if id(node) in loaders]
     written, shown = unknown.get(id(made[0]), (None, "")) if len(made) == 1 else (None, "")
-    if not (isinstance(written, ast.Attribute) and dotted(written) == f"self.{written.attr}"):
-        return None
+    if not (isinstance(written, ast.Attribute) and dotted(written) == f"self.{written.attr}") or written.attr in named:
+        return None  # a property or a class attribute of that name (the review): not what ``__init__`` keeps
     every = [node for each in found for node in each.nodes]
     stores = [
         n for n in every if isinstance(n, ast.Attribute) and n.attr == written.attr and isinstance(n.ctx, ast.Store)
@@ -163,7 +168,30 @@ def _class_helper(
         shown,
         f"line {written.lineno}",
         cls.lineno,
+        written.attr,
     )
+
+
+#: methods that decide what reading or setting an attribute does
+_ATTRIBUTE_HOOKS = frozenset({"__setattr__", "__getattr__", "__getattribute__", "__slots__"})
+
+
+def _targets(node: ast.Assign | ast.AnnAssign) -> list[ast.Name]:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return [target for target in targets if isinstance(target, ast.Name)]
+
+
+def _sets_attributes(found: Sequence[Scope]) -> frozenset[str] | None:
+    """The attribute names a file sets on any object (``data.num_workers = 0``), or None where it calls
+    ``setattr`` (any name)."""
+    names = set()
+    for scope in found:
+        for node in scope.nodes:
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Call) and dotted(node.func) == "setattr":
+                return None
+    return frozenset(names)
 
 
 def _local_value(workers: ast.expr, scope: Scope, parameters: set[str]) -> ast.expr:
@@ -239,6 +267,11 @@ def helper_calls(
     if "*" in module.bound or any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del) for n in module.nodes):
         return
     by_name = {name: helper for name, helper in imported.items() if module.bound.get(name) == 1}
+    if any(helper.attribute for helper in by_name.values()):  # a class another module defines: this file may set
+        sets = _sets_attributes(found)  # the attribute its loader reads on what it makes (the review)
+        by_name = {
+            n: h for n, h in by_name.items() if not h.attribute or (sets is not None and h.attribute not in sets)
+        }
     by_name.update((helper.name, helper) for helper in own)
     unrun = set() if run_as_main else _main_block(module.root)
     for scope in found:

@@ -32,11 +32,18 @@ Exported = tuple[str, int, tuple[str, ...], int | None, bool]
 def options(nodes: list[ast.AST]) -> dict[str, Option]:
     """argparse options (and absl flags) by dest."""
     found = {}
+    reset: set[str] = set()
     for node in nodes:
         if not isinstance(node, ast.Call):
             continue
         if called(node.func) in _ABSL_DEFINES:
             found.update(_absl_flag(node))
+            continue
+        if called(node.func) == "set_default" and node.args and isinstance(node.args[0], ast.Constant):
+            reset.add(str(node.args[0].value))  # ``FLAGS.set_default("num_workers", 0)``: not the written default
+            continue
+        if called(node.func) == "set_defaults":  # argparse's ``parser.set_defaults(num_workers=0)`` alike
+            reset.update(k.arg for k in node.keywords if k.arg is not None)
             continue
         if called(node.func) != "add_argument":
             continue
@@ -62,6 +69,8 @@ def options(nodes: list[ast.AST]) -> dict[str, Option]:
                     flag = f"--{name}"
                     default = _field_default(field.value)
                     found.setdefault(name, Option((flag,), default, f"line {field.lineno}", field=True))
+    for name in reset & found.keys():
+        found[name] = found[name]._replace(default=None)
     return found
 
 
@@ -77,7 +86,7 @@ def _absl_flag(node: ast.Call) -> dict[str, Option]:
     default = node.args[1] if len(node.args) > 1 else given.get("default")
     if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier()):
         return {}
-    return {name.value: Option((f"--{name.value}",), default, f"line {node.lineno}")}
+    return {name.value: Option((f"--{name.value}", f"-{name.value}"), default, f"line {node.lineno}")}
 
 
 def _bare(decorator: ast.expr) -> ast.expr:
@@ -143,6 +152,12 @@ def config_default(option: Option, arguments: tuple[str, ...]) -> str | None:
     if not default.value.lower().endswith(CONFIG_SUFFIXES) or on_command_line(option.flags, arguments) is not None:
         return None
     return default.value
+
+
+def reads_flag_file(arguments: tuple[str, ...]) -> bool:
+    """Whether the command line takes more of its options from a file (absl's ``--flagfile=flags.cfg``): what the
+    options are set to there is not read, so no option's default is known to hold (the review)."""
+    return any(word.lstrip("-").startswith("flagfile") and word.startswith("-") for word in arguments)
 
 
 def on_command_line(flags: tuple[str, ...], arguments: tuple[str, ...]) -> str | None:

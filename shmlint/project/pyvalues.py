@@ -14,7 +14,7 @@ from typing import TypeGuard
 
 from shmlint.named_tuple import NamedTuple
 from shmlint.project.configs import Setting
-from shmlint.project.pyoptions import Option, on_command_line, override
+from shmlint.project.pyoptions import Option, on_command_line, override, reads_flag_file
 from shmlint.project.pysyntax import called, dotted
 
 _INTEGER = re.compile(r"-?[0-9]{1,6}")
@@ -202,7 +202,7 @@ def _setting(key: str, context: Context) -> Value:
         if given is not None:
             number = _int(given)
             return UNKNOWN if number is None else _number(number, f", {flags[0]} {number} on the command line")
-        if default is not None:
+        if default is not None and not reads_flag_file(context.arguments):
             found = value_of(default, context._replace(options={}), 1)
             name = f"field {key}" if option.field else flags[0]
             return found._replace(

@@ -68,7 +68,7 @@ _PROSE_WORD = LazyRegex(
     r"|first|next|see|note)(?=[ \t\r]|$)",
     re.IGNORECASE,
 )
-#: an ATX heading (``## Train``): it ends a paragraph
+#: an ATX heading (``## Train``): it ends a paragraph, and an indented code block may start right after it
 _ATX_HEADING = LazyRegex(r"^[ ]{0,3}#{1,6}(?:[ \t\r]|$)")
 #: lines of a paragraph read as commands typed after its run line (a notes file's terminal session)
 _MAX_TYPED_LINES = 64
@@ -83,8 +83,6 @@ _LIST_ITEM = LazyRegex(r"^([ \t]*(?:[-*+]|\d{1,9}[.)]))([ \t]+)\S")
 _INDENTED_CONTAINER = LazyRegex(r"^[ \t]*(?:===|!!!|\?\?\?\+?)[ \t]+\S")
 #: a heading line outside code: Markdown's ATX (``## Setup``) or setext underline (``===``, ``---``)
 _MARKDOWN_HEADING = LazyRegex(r"^(?:[ ]{0,3}#{1,6}(?:[ \t\r]|$)|[ ]{0,3}(?:={3,}|-{3,})[ \t\r]*$)", re.MULTILINE)
-#: an ATX heading (``# Build``), after which an indented code block may start without a blank line
-_ATX_HEADING = LazyRegex(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 #: where a content tab starts or ends: MkDocs' ``=== "Prebuilt Docker"`` (what it holds is indented under it), MDX's
 #: ``<TabItem value="docker">`` ... ``</TabItem>``: another tab is another way to do the same steps (audit51b:
 #: Fast-LLM's Docker tab, then its "Custom Installation" tab's venv commands read as typed in the container)
@@ -230,8 +228,15 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
         after_blank = not stripped or _ATX_HEADING.match(line) is not None  # a heading is no paragraph: indented
         # code may follow it directly (CommonMark; audit60b: ``# Build`` then ``    docker build -t img .``)
         code_line = _CODE_LINE.fullmatch(line)
-        if code_line is not None:
-            yield [(offset + code_line.start("code"), code_line["code"])], ""
+        if code_line is not None and not _stands_alone(
+            every[index - 1][1] if index else None, line, every[index + 1][1] if index + 1 < len(every) else None
+        ):
+            code_line = None  # a span that a sentence wraps onto a line of its own: a mention (the review)
+        if code_line is not None and _INLINE_COMMAND.search(line) and not any(_inline_commands(line)):
+            pass  # a run with options and no image (`` `docker run --gpus all` ``): runs nothing (audit80b)
+        elif code_line is not None:
+            code = code_line["code"]
+            yield [(offset + code_line.start("code"), code)], "sh" if _typed_command(code) else ""
         elif not _PROSE_COMMAND.match(line):
             yield from (([(offset + span.start("command"), span["command"])], "") for span in _inline_commands(line))
         else:
@@ -248,9 +253,58 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
         yield block, name if fence is not None else ""
 
 
-def code_line(line: str) -> bool:
-    """Whether a document's line is one inline code span alone (``_CODE_LINE``): a line of code, not a sentence."""
-    return _CODE_LINE.fullmatch(line) is not None
+def _typed_command(code: str) -> bool:
+    """Whether a line of code is a command typed at a prompt (``_TYPED_LINE``, no word of prose, no sentence's end):
+    read as a block fenced as shell, one that may hold a guide's later steps (``python baseline/train.py ...`` under
+    a later heading), where a path or a value alone may not."""
+    return bool(_TYPED_LINE.match(code)) and not _PROSE_WORD.search(code) and not _SENTENCE_END.search(code)
+
+
+def _stands_alone(previous: str | None, line: str, following: str | None) -> bool:
+    """Whether a line of one inline code span is a line of its own as the document shows it, not part of a sentence
+    that wraps around it: after the start, a blank line, a heading, a fence, another such line, a hard line break
+    (two blanks or a backslash at the end) or a colon, or as a list item's first line; and before the end, a blank
+    line, a heading, a fence, a list item or another such line, or with a hard line break of its own."""
+    alone_before = (
+        previous is None
+        or _LIST_ITEM.match(line) is not None
+        or not previous.strip()
+        or _breaks(previous)
+        or previous.rstrip().endswith(":")
+    )
+    alone_after = (
+        following is None
+        or not following.strip()
+        or _breaks(following)
+        or _LIST_ITEM.match(following) is not None
+        or line.rstrip("\r\n").endswith(("  ", "\\"))
+    )
+    return alone_before and alone_after
+
+
+def _breaks(line: str) -> bool:
+    """A line that a paragraph cannot go on through: a heading, a fence, a line of code, a hard line break's end."""
+    return (
+        _ATX_HEADING.match(line) is not None
+        or _FENCE.match(line) is not None
+        or _CODE_LINE.fullmatch(line) is not None
+        or line.rstrip("\r\n").endswith(("  ", "\\"))
+    )
+
+
+def code_line(text: str, start: int) -> bool:
+    """Whether the line of ``text`` that starts at ``start`` is one inline code span, a line of its own
+    (``_CODE_LINE``, ``_stands_alone``): a line of code, not a sentence."""
+    end = text.find("\n", start)
+    line = text[start : end if end >= 0 else len(text)]
+    if _CODE_LINE.fullmatch(line) is None:
+        return False
+    previous = text[text.rfind("\n", 0, start - 1) + 1 : start - 1] if start else None
+    following = None
+    if end >= 0:
+        after = text.find("\n", end + 1)
+        following = text[end + 1 : after if after >= 0 else len(text)]
+    return _stands_alone(previous, line, following)
 
 
 def _inline_commands(line: str) -> Iterator[re.Match[str]]:
