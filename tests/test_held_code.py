@@ -320,6 +320,43 @@ def test_a_holder_the_file_execs_into_is_judged_by_nothing_it_holds(tmp_path: Pa
     assert _shm001(tmp_path)["run.sh"].severity.label == "error"  # another container's exec says nothing of it
 
 
+@pytest.mark.parametrize(
+    ("own", "execed", "label"),
+    [
+        ("sleep infinity", "docker exec dev python /ws/train.py", "error"),  # audit84c's probe
+        ("tail -f /dev/null", "docker exec -it -w /ws dev bash -c 'python train.py'", "error"),
+        ("bash", "docker container exec dev python /ws/train.py --epochs 1", "error"),
+        ("sleep infinity", "docker exec other python /ws/serve.py", "held"),  # another's: judged by what it holds
+        ("python /ws/serve.py", "docker exec dev python /ws/train.py", "info"),  # its own program runs, not a holder
+        ("bash -c 'sleep 1d'", "docker exec dev python /ws/train.py", "info"),  # a command string: not read so
+    ],
+)
+def test_what_a_file_runs_in_its_holder_by_name_is_what_runs_there(
+    tmp_path: Path, own: str, execed: str, label: str
+) -> None:
+    run = f'docker run -d --name dev --gpus all -v "$(pwd)":/ws acme/dev {own}\n{execed}\n'
+    _write(tmp_path, {"run.sh": run, "train.py": LOADER, "serve.py": "import torch\n"})
+    finding = _shm001(tmp_path)["run.sh"]
+    assert finding.severity.label == ("error" if label == "held" else label)
+    if label == "error":
+        assert "train.py:3 DataLoader(num_workers=4)" in finding.detail and "run in it by docker exec" in finding.detail
+    if label == "held":
+        assert "the container holds at /ws" in finding.detail
+
+
+@pytest.mark.parametrize(("flags", "label"), [("-it -d", "error"), ("-d", "info"), ("-itd", "error")])
+def test_a_terminal_kept_open_in_the_background_is_a_holder_of_what_is_execd(
+    tmp_path: Path, flags: str, label: str
+) -> None:
+    """audit85a: ``docker run -it -d --name trainbox trainimg``, then ``docker exec -it trainbox python3 train.py``;
+    detached without ``-i``, the image's own start runs and may be its server."""
+    run = (
+        f'docker run {flags} --name box --gpus all -v "$(pwd)":/ws acme/dev\ndocker exec -it box python /ws/train.py\n'
+    )
+    _write(tmp_path, {"run.sh": run, "train.py": LOADER})
+    assert _shm001(tmp_path)["run.sh"].severity.label == label
+
+
 def test_a_compose_files_relative_mount_is_its_own_folders(tmp_path: Path) -> None:
     """Compose reads ``./src`` from the compose file's folder: ``docker/src`` (absent here), never the top's."""
     compose = (

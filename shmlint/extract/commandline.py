@@ -38,7 +38,7 @@ from shmlint.parsers.container_options import Flag
 from shmlint.parsers.embedded.markdown import code_line
 from shmlint.parsers.option_variables import SHM_MODES
 from shmlint.parsers.programs import program_name
-from shmlint.parsers.shell import Word
+from shmlint.parsers.shell import SimpleCommand, Word
 from shmlint.runtime.mounts import Option, engine_shm, find_option, parse_mount, parse_tmpfs, parse_volume, reaching_shm
 from shmlint.runtime.shm import is_shm_path, may_be_shm_path
 from shmlint.signals import Signals
@@ -92,7 +92,7 @@ class ShellText(NamedTuple):
 
 def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> list[Workload]:
     """One workload per container run/create command line in the masked text."""
-    from shmlint.parsers.typed import LATER, container_sessions
+    from shmlint.parsers.typed import LATER, container_sessions, exec_session, holds_open
 
     masked, in_blocks = shell.masked, shell.in_blocks
     found = (
@@ -101,20 +101,23 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
         else ((c, None) for c in container_commands(masked, in_blocks, shell.variables))
     )
     workloads: list[Workload] = []
-    targets: frozenset[str] | None = None  # the names the text execs into, read once and only where it may
+    targets: dict[str, tuple[SimpleCommand, ...]] | None = None  # what the text execs into each container, by its
+    # name: read once and only where it may
     for command, typed in found:
         # the guide's later steps: the session itself, or what follows the commands typed in the shell's block
         later = typed if typed is not None and typed.how == LATER else typed.later if typed is not None else None
         occurrence = len(workloads)
         own = None if typed is not None and typed.how == LATER else typed
+        named = command.flag_values("--name")
+        if named and targets is None:
+            targets = exec_targets(masked, in_blocks) if _EXEC.search(masked) is not None else {}
+        exec_into = bool(named) and targets is not None and named[-1].value_text in targets
+        if exec_into and own is None and targets is not None and holds_open(command):
+            own = exec_session(targets[named[-1].value_text], masked)  # what the file runs in its holder
         workload = command_workload(command, source, signals, occurrence=occurrence, typed=own)
         if shell.blocks is not None and _inline(source.text, command.first.start):
             workload = workload._replace(mentioned=True)
         if workload.launch is not None:
-            named = command.flag_values("--name")
-            if named and targets is None:
-                targets = exec_targets(masked, in_blocks) if _EXEC.search(masked) is not None else frozenset()
-            exec_into = bool(named) and targets is not None and named[-1].value_text in targets
             workload = _launched(workload, exec_into)
             if later is not None and workload.gpu:  # the guide's later steps, kept for where they show more
                 # (``project.decide``); not in a container given no accelerator: a guide's GPU steps cannot run there

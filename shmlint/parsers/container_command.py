@@ -680,9 +680,14 @@ def parse_container_command(
 _EXEC_VALUE_OPTIONS = frozenset({"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"})
 
 
-def exec_targets(text: str, in_blocks: bool = False) -> frozenset[str]:
-    """The names of the containers the text runs commands in (``docker exec -it dev python train.py``: ``dev``)."""
-    found: set[str] = set()
+#: commands one container is said to run by ``docker exec``, at most (a script runs a few)
+MAX_EXECED = 16
+
+
+def exec_targets(text: str, in_blocks: bool = False) -> dict[str, tuple[SimpleCommand, ...]]:
+    """The containers the text runs commands in, by name, each with the commands it runs there in order
+    (``docker exec -it dev python train.py``: ``dev``, ``python train.py``; at most ``MAX_EXECED`` a name)."""
+    found: dict[str, list[SimpleCommand]] = {}
     for command in commands(text, in_blocks=in_blocks):
         words = command.words
         index = _skip_wrappers(words, 0, text)
@@ -692,8 +697,10 @@ def exec_targets(text: str, in_blocks: bool = False) -> frozenset[str]:
         if index < len(words) and words[index].text == "exec":
             target = _skip_options(words, index + 1, _EXEC_VALUE_OPTIONS)
             if target < len(words) and not words[target].dynamic:
-                found.add(words[target].text)
-    return frozenset(found)
+                run = found.setdefault(words[target].text, [])
+                if target + 1 < len(words) and len(run) < MAX_EXECED:
+                    run.append(SimpleCommand(words[target + 1 :], command.depth))
+    return {name: tuple(run) for name, run in found.items()}
 
 
 def parse_options(words: Sequence[Word], text: str) -> tuple[tuple[Flag, ...], tuple[Word, ...]]:

@@ -70,6 +70,8 @@ _LAUNCHERS = MPI_LAUNCHERS | TORCHRUN_PROGRAMS | {"deepspeed", "accelerate"}
 
 _TYPED = "typed in the container"
 _STEPS = "the job's steps"
+#: how commands a file runs in a container by its name are said
+_EXECED = "run in it by docker exec"
 #: how a session of a guide's later sections is said
 LATER = "the guide's later steps in the container"
 #: a command that makes a Python environment where it runs: a guide's later steps that come to one set up another
@@ -147,6 +149,36 @@ def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[Contain
             continue
         typed = _typed(command, position, document) if opens_shell(parsed) else None
         yield parsed, typed
+
+
+#: programs a container runs only to stay up while commands are run in it
+_HOLDING = frozenset({"sleep", "tail", "cat"})
+
+
+def holds_open(command: ContainerCommand) -> bool:
+    """Whether a container's own command only keeps it up for what is run in it by name (``sleep infinity``,
+    ``tail -f /dev/null``, a shell given no ``-c``; with ``-i`` and ``-d``, the image's own start: a terminal kept
+    open), not a program of its own."""
+    entrypoint = [flag.value_text for flag in command.flag_values("--entrypoint")[-1:] if flag.value_text]
+    argv = entrypoint + [word.text for word in command.arguments]
+    if not argv:
+        flags = command.flags
+        return any(_on(f.long_name, f.value_text, _INTERACTIVE) for f in flags) and any(
+            _on(f.long_name, f.value_text, _DETACH) for f in flags
+        )
+    name = argv[0].rsplit("/", 1)[-1]
+    if name in _HOLDING:
+        return True
+    return name in SHELLS and all(_shell_option(word) for word in argv[1:])
+
+
+def exec_session(execed: Sequence[SimpleCommand], text: str) -> Typed | None:
+    """The commands a file runs in a container by name (``docker exec dev python train.py``), as a session typed
+    into it: what runs there, where the container itself only holds its accelerators (``sleep infinity``)."""
+    if not execed:
+        return None
+    script = "\n".join(text[c.words[0].start : c.words[-1].end] for c in execed)
+    return Typed(tuple(execed), script, _EXECED)
 
 
 def opens_shell(command: ContainerCommand) -> bool:

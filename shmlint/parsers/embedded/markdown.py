@@ -38,11 +38,18 @@ _INLINE_COMMAND = LazyRegex(
     rf"(?<!`)(?P<ticks>`{{1,2}})(?!`) ?(?P<command>{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-[^`\n]{{0,4000}}?)"
     r"(?<!\\) ?(?P=ticks)(?!`)"
 )
-#: a line that is one inline code span and nothing else (a list item's marker aside): a line of code written with
-#: backticks, read as a block of its own, not a sentence that mentions a command (audit84c: a README's steps
-#: `` `nvidia-docker run -it --rm sn8/baseline:1.0 bash` `` then `` `python baseline/train.py ...` ``, each a line)
+#: a line that is one inline code span and nothing else (a list item's marker and a short label aside, ``- run:``): a
+#: line of code written with backticks, read as a block of its own, not a sentence that mentions a command
+#: (audit84c: a README's steps `` `nvidia-docker run -it --rm sn8/baseline:1.0 bash` `` then `` `python
+#: baseline/train.py ...` ``, each a line; audit85b: ``- build: `docker build -t ner-train .` ``)
 _CODE_LINE = LazyRegex(
-    r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?P<ticks>`{1,2})(?!`) ?(?P<code>[^`\n]{1,4000}?)(?<!\\) ?(?P=ticks)[ \t\r]*"
+    r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:(?P<label>[A-Za-z*_][\w *_./()-]{0,40}):[ \t]+)?"
+    r"(?P<ticks>`{1,2})(?!`) ?(?P<code>[^`\n]{1,4000}?)(?<!\\) ?(?P=ticks)[ \t\r]*"
+)
+#: words of a label that say the line is not what to run (``Wrong: `docker run ...` ``, ``Before:``)
+_NOT_TO_RUN = LazyRegex(
+    r"\b(?:not|never|don'?t|avoid|wrong|bad|old|before|instead|deprecated|incorrect|fails?|error|symptoms?)\b",
+    re.IGNORECASE,
 )
 #: where an HTML comment opens or closes on a line: what it holds is not shown
 _COMMENT_MARK = LazyRegex(r"<!--|-->")
@@ -227,7 +234,7 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
             list_column = container_column
         after_blank = not stripped or _ATX_HEADING.match(line) is not None  # a heading is no paragraph: indented
         # code may follow it directly (CommonMark; audit60b: ``# Build`` then ``    docker build -t img .``)
-        code_line = _CODE_LINE.fullmatch(line)
+        code_line = _line_of_code(line)
         if code_line is not None and not _stands_alone(
             every[index - 1][1] if index else None, line, every[index + 1][1] if index + 1 < len(every) else None
         ):
@@ -260,6 +267,14 @@ def _typed_command(code: str) -> bool:
     return bool(_TYPED_LINE.match(code)) and not _PROSE_WORD.search(code) and not _SENTENCE_END.search(code)
 
 
+def _line_of_code(line: str) -> re.Match[str] | None:
+    """``_CODE_LINE``'s match of a line, unless its label says not to run it (``_NOT_TO_RUN``)."""
+    found = _CODE_LINE.fullmatch(line)
+    if found is None or (found["label"] and _NOT_TO_RUN.search(found["label"])):
+        return None
+    return found
+
+
 def _stands_alone(previous: str | None, line: str, following: str | None) -> bool:
     """Whether a line of one inline code span is a line of its own as the document shows it, not part of a sentence
     that wraps around it: after the start, a blank line, a heading, a fence, another such line, a hard line break
@@ -287,7 +302,7 @@ def _breaks(line: str) -> bool:
     return (
         _ATX_HEADING.match(line) is not None
         or _FENCE.match(line) is not None
-        or _CODE_LINE.fullmatch(line) is not None
+        or _line_of_code(line) is not None
         or line.rstrip("\r\n").endswith(("  ", "\\"))
     )
 
@@ -297,7 +312,7 @@ def code_line(text: str, start: int) -> bool:
     (``_CODE_LINE``, ``_stands_alone``): a line of code, not a sentence."""
     end = text.find("\n", start)
     line = text[start : end if end >= 0 else len(text)]
-    if _CODE_LINE.fullmatch(line) is None:
+    if _line_of_code(line) is None:
         return False
     previous = text[text.rfind("\n", 0, start - 1) + 1 : start - 1] if start else None
     following = None
