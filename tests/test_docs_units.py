@@ -473,7 +473,18 @@ def test_a_code_span_a_sentence_wraps_is_a_mention(engine: Engine, text: str) ->
     assert [f.severity.label for f in check(engine, "README.md", f"# Run\n\n{text}").findings] == ["info"]
 
 
-@pytest.mark.parametrize("label", ["- Wrong: ", "Don't: ", "**Symptom**: ", "Before the fix: "])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "- Wrong: ",
+        "**Symptom**: ",
+        "Before the fix: ",
+        "- Broken: ",
+        "- Previously: ",
+        "- Original command: ",
+        "Run (crashes): ",
+    ],
+)
 def test_a_line_of_code_labelled_not_to_run_is_a_mention(engine: Engine, label: str) -> None:
     text = f"# Run\n\n{label}`docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2`\n"
     assert [f.severity.label for f in check(engine, "README.md", text).findings] == ["info"]

@@ -344,12 +344,49 @@ def test_what_a_file_runs_in_its_holder_by_name_is_what_runs_there(
         assert "the container holds at /ws" in finding.detail
 
 
-@pytest.mark.parametrize(("flags", "label"), [("-it -d", "error"), ("-d", "info"), ("-itd", "error")])
+@pytest.mark.parametrize("between", ["docker rm -f dev\n", "docker stop dev\n", "docker container kill dev\n", ""])
+def test_what_is_execd_after_a_container_is_stopped_runs_in_another(tmp_path: Path, between: str) -> None:
+    """The review: ``docker rm``/``stop``/``kill`` of the name end the container that was run by it."""
+    run = 'docker run -d --name dev --gpus all -v "$(pwd)":/ws acme/dev sleep infinity\n'
+    script = f"{run}docker exec dev python /ws/serve.py\n{between}docker exec dev python /ws/train.py\n"
+    _write(tmp_path, {"run.sh": script, "train.py": LOADER, "serve.py": "import torch\n"})
+    assert _shm001(tmp_path)["run.sh"].severity.label == ("error" if not between else "info")
+
+
+def test_what_is_execd_in_another_section_of_a_guide_is_another_task(tmp_path: Path) -> None:
+    run = 'docker run -d --name dev --gpus all -v "$(pwd)":/ws acme/dev sleep infinity'
+    guide = f"## Serve\n\n```bash\n{run}\ndocker exec dev python /ws/serve.py\n```\n\n## Train\n\n```bash\n"
+    guide += "docker exec dev python /ws/train.py\n```\n"
+    _write(tmp_path, {"README.md": guide, "train.py": LOADER, "serve.py": "import torch\n"})
+    assert _shm001(tmp_path)["README.md"].severity.label == "info"
+
+
+def test_what_is_execd_beside_an_images_own_start_only_adds_to_it(tmp_path: Path) -> None:
+    """The review: ``docker run -itd --name box IMAGE`` runs the image's ``CMD`` (a trainer here), and ``docker exec
+    box nvidia-smi`` beside it takes nothing away; what is exec'd may add, at most as a warning."""
+    dockerfile = 'FROM pytorch/pytorch\nCOPY . /app\nCMD ["python", "/app/train.py"]\n'
+    script = "docker build -t myimg .\ndocker run -itd --name box --gpus all myimg\ndocker exec box nvidia-smi\n"
+    _write(tmp_path, {"Dockerfile": dockerfile, "run.sh": script, "train.py": LOADER})
+    assert _shm001(tmp_path)["run.sh"].severity.label == "error"
+
+
+def test_each_run_of_a_name_holds_what_is_execd_until_the_next_run_of_it(tmp_path: Path) -> None:
+    run = 'docker run -d --name dev --gpus all -v "$(pwd)":/ws acme/dev sleep infinity\n'
+    script = f"docker exec dev python /ws/train.py\n{run}docker exec dev python /ws/serve.py\ndocker rm -f dev\n{run}"
+    script += "docker exec dev python /ws/train.py\n"
+    _write(tmp_path, {"run.sh": script, "train.py": LOADER, "serve.py": "import torch\n"})
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    found = sorted((f.span.line, f.severity.label) for f in report.findings if f.code == "SHM001")
+    assert found == [(2, "info"), (5, "error")]  # the exec before the first run runs in neither
+
+
+@pytest.mark.parametrize(("flags", "label"), [("-it -d", "warning"), ("-d", "info"), ("-itd", "warning")])
 def test_a_terminal_kept_open_in_the_background_is_a_holder_of_what_is_execd(
     tmp_path: Path, flags: str, label: str
 ) -> None:
-    """audit85a: ``docker run -it -d --name trainbox trainimg``, then ``docker exec -it trainbox python3 train.py``;
-    detached without ``-i``, the image's own start runs and may be its server."""
+    """audit85a: ``docker run -it -d --name trainbox trainimg``, then ``docker exec -it trainbox python3 train.py``:
+    beside the image's own start, which still runs, at most a warning (the review); detached without ``-i``, the
+    image's own start runs and may be its server."""
     run = (
         f'docker run {flags} --name box --gpus all -v "$(pwd)":/ws acme/dev\ndocker exec -it box python /ws/train.py\n'
     )

@@ -33,7 +33,7 @@ from shmlint.containers.docker import (
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import ShmKind, ShmMechanism, ShmSource, Size, Workload, WorkloadFormat, WorkloadId
 from shmlint.named_tuple import NamedTuple
-from shmlint.parsers.container_command import ContainerCommand, container_commands, exec_targets
+from shmlint.parsers.container_command import ContainerCommand, Execs, container_commands, exec_targets
 from shmlint.parsers.container_options import Flag
 from shmlint.parsers.embedded.markdown import code_line
 from shmlint.parsers.option_variables import SHM_MODES
@@ -92,17 +92,17 @@ class ShellText(NamedTuple):
 
 def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> list[Workload]:
     """One workload per container run/create command line in the masked text."""
-    from shmlint.parsers.typed import LATER, container_sessions, exec_session, holds_open
+    from shmlint.parsers.typed import LATER, container_sessions, exec_session, holds_open, terminal_kept_open
 
     masked, in_blocks = shell.masked, shell.in_blocks
-    found = (
+    found = list(
         container_sessions(masked, shell.blocks)
         if shell.blocks is not None
         else ((c, None) for c in container_commands(masked, in_blocks, shell.variables))
     )
+    starts = _starts_by_name(command for command, _ in found)
     workloads: list[Workload] = []
-    targets: dict[str, tuple[SimpleCommand, ...]] | None = None  # what the text execs into each container, by its
-    # name: read once and only where it may
+    targets: Execs | None = None  # what the text execs into each container, by its name: read once, where it may
     for command, typed in found:
         # the guide's later steps: the session itself, or what follows the commands typed in the shell's block
         later = typed if typed is not None and typed.how == LATER else typed.later if typed is not None else None
@@ -110,10 +110,14 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
         own = None if typed is not None and typed.how == LATER else typed
         named = command.flag_values("--name")
         if named and targets is None:
-            targets = exec_targets(masked, in_blocks) if _EXEC.search(masked) is not None else {}
-        exec_into = bool(named) and targets is not None and named[-1].value_text in targets
-        if exec_into and own is None and targets is not None and holds_open(command):
-            own = exec_session(targets[named[-1].value_text], masked)  # what the file runs in its holder
+            targets = exec_targets(masked, in_blocks) if _EXEC.search(masked) is not None else Execs({}, {})
+        exec_into = bool(named) and targets is not None and named[-1].value_text in targets.commands
+        if exec_into and targets is not None and (own is None or later is None):
+            execed = _execed(command, named[-1].value_text, targets, starts, shell.blocks)
+            if own is None and holds_open(command):
+                own = exec_session(execed, masked)  # what the file runs in its holder is its work
+            elif later is None and terminal_kept_open(command):
+                later = exec_session(execed, masked)  # beside the image's own start: it may only add
         workload = command_workload(command, source, signals, occurrence=occurrence, typed=own)
         if shell.blocks is not None and _inline(source.text, command.first.start):
             workload = workload._replace(mentioned=True)
@@ -125,6 +129,42 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
                 workload = workload._replace(later_steps=_launched(steps, exec_into)._replace(command_later=True))
         workloads.append(workload)
     return workloads
+
+
+def _execed(
+    command: ContainerCommand, name: str, targets: Execs, starts: Mapping[str, list[int]], blocks: ShellBlocks | None
+) -> list[SimpleCommand]:
+    """What the text execs into this run of the named container: after it, before the next run of the name or a
+    ``docker rm``/``stop``/``kill`` of it, and in a document, in the run's own section (another section is another
+    task: ``shmlint.parsers.typed``)."""
+    at = command.first.start
+    bounds = [*starts.get(name, ()), *targets.ends.get(name, ())]
+    until = min((bound for bound in bounds if bound > at), default=1 << 62)
+    section = _section_at(blocks, at) if blocks is not None else None
+    return [
+        c
+        for c in targets.commands[name]
+        if at < c.words[0].start < until and (blocks is None or _section_at(blocks, c.words[0].start) == section)
+    ]
+
+
+def _section_at(blocks: ShellBlocks, offset: int) -> int | None:
+    """The section of the document's shell block that holds an offset."""
+    for block in blocks:
+        if block.lines and block.lines[0].start <= offset <= block.lines[-1].end:
+            return block.section
+    return None
+
+
+def _starts_by_name(found: Iterable[ContainerCommand]) -> dict[str, list[int]]:
+    """Where each container name's runs start, in order (a script that runs ``--name dev`` twice execs into each
+    in turn)."""
+    starts: dict[str, list[int]] = {}
+    for command in found:
+        named = command.flag_values("--name")
+        if named:
+            starts.setdefault(named[-1].value_text, []).append(command.first.start)
+    return starts
 
 
 def _inline(text: str, start: int) -> bool:

@@ -682,25 +682,42 @@ _EXEC_VALUE_OPTIONS = frozenset({"-e", "--env", "--env-file", "-u", "--user", "-
 
 #: commands one container is said to run by ``docker exec``, at most (a script runs a few)
 MAX_EXECED = 16
+#: subcommands that end a named container: what is exec'd by that name after them runs in another one
+_ENDS = frozenset({"rm", "stop", "kill"})
 
 
-def exec_targets(text: str, in_blocks: bool = False) -> dict[str, tuple[SimpleCommand, ...]]:
-    """The containers the text runs commands in, by name, each with the commands it runs there in order
-    (``docker exec -it dev python train.py``: ``dev``, ``python train.py``; at most ``MAX_EXECED`` a name)."""
+class Execs(NamedTuple):
+    """What a text runs in its containers by name (``docker exec -it dev python train.py``: ``dev``, ``python
+    train.py``, at most ``MAX_EXECED`` a name), and where it ends each (``docker rm -f dev``: its offset)."""
+
+    commands: dict[str, tuple[SimpleCommand, ...]]
+    ends: dict[str, tuple[int, ...]]
+
+
+def exec_targets(text: str, in_blocks: bool = False) -> Execs:
+    """The containers the text runs commands in, by name, each with those commands in order, and the offsets of the
+    commands that stop or remove each."""
     found: dict[str, list[SimpleCommand]] = {}
+    ends: dict[str, list[int]] = {}
     for command in commands(text, in_blocks=in_blocks):
         words = command.words
         index = _skip_wrappers(words, 0, text)
         if index + 1 >= len(words) or program_name(words[index].text) not in ENGINES:
             continue
         index += 1 + (words[index + 1].text == "container")
-        if index < len(words) and words[index].text == "exec":
+        if index >= len(words):
+            continue
+        if words[index].text == "exec":
             target = _skip_options(words, index + 1, _EXEC_VALUE_OPTIONS)
             if target < len(words) and not words[target].dynamic:
                 run = found.setdefault(words[target].text, [])
                 if target + 1 < len(words) and len(run) < MAX_EXECED:
                     run.append(SimpleCommand(words[target + 1 :], command.depth))
-    return {name: tuple(run) for name, run in found.items()}
+        elif words[index].text in _ENDS:
+            for word in words[index + 1 :]:
+                if not word.text.startswith("-"):
+                    ends.setdefault(word.text, []).append(command.words[0].start)
+    return Execs({name: tuple(run) for name, run in found.items()}, {name: tuple(at) for name, at in ends.items()})
 
 
 def parse_options(words: Sequence[Word], text: str) -> tuple[tuple[Flag, ...], tuple[Word, ...]]:

@@ -157,28 +157,46 @@ _HOLDING = frozenset({"sleep", "tail", "cat"})
 
 def holds_open(command: ContainerCommand) -> bool:
     """Whether a container's own command only keeps it up for what is run in it by name (``sleep infinity``,
-    ``tail -f /dev/null``, a shell given no ``-c``; with ``-i`` and ``-d``, the image's own start: a terminal kept
-    open), not a program of its own."""
+    ``tail -f /dev/null``, a shell given no ``-c``), not a program of its own."""
     entrypoint = [flag.value_text for flag in command.flag_values("--entrypoint")[-1:] if flag.value_text]
     argv = entrypoint + [word.text for word in command.arguments]
+    if not entrypoint and argv[:1] == ["--"]:  # ``IMAGE -- sleep infinity``, as ``opens_shell`` reads it
+        argv = argv[1:]
     if not argv:
-        flags = command.flags
-        return any(_on(f.long_name, f.value_text, _INTERACTIVE) for f in flags) and any(
-            _on(f.long_name, f.value_text, _DETACH) for f in flags
-        )
+        return False
     name = argv[0].rsplit("/", 1)[-1]
     if name in _HOLDING:
         return True
     return name in SHELLS and all(_shell_option(word) for word in argv[1:])
 
 
+def terminal_kept_open(command: ContainerCommand) -> bool:
+    """``docker run -it -d IMAGE`` with no command: the image's own start runs, with a terminal kept open for what
+    is run in it by name; what is exec'd there may only add to what the image is known to run (the review: an
+    image whose ``CMD`` trains kept its need)."""
+    flags = command.flags
+    return (
+        not command.arguments
+        and not command.flag_values("--entrypoint")
+        and any(_on(f.long_name, f.value_text, _INTERACTIVE) for f in flags)
+        and any(_on(f.long_name, f.value_text, _DETACH) for f in flags)
+    )
+
+
 def exec_session(execed: Sequence[SimpleCommand], text: str) -> Typed | None:
     """The commands a file runs in a container by name (``docker exec dev python train.py``), as a session typed
-    into it: what runs there, where the container itself only holds its accelerators (``sleep infinity``)."""
-    if not execed:
+    into it (at most ``MAX_TYPED_CHARS`` of them): what runs there, beside or instead of its own command."""
+    kept: list[SimpleCommand] = []
+    chars = 0
+    for command in execed:
+        chars += command.words[-1].end - command.words[0].start
+        if chars > MAX_TYPED_CHARS:
+            break
+        kept.append(command)
+    if not kept:
         return None
-    script = "\n".join(text[c.words[0].start : c.words[-1].end] for c in execed)
-    return Typed(tuple(execed), script, _EXECED)
+    script = "\n".join(text[c.words[0].start : c.words[-1].end] for c in kept)
+    return Typed(tuple(kept), script, _EXECED, unread="more docker exec commands" if len(kept) < len(execed) else "")
 
 
 def opens_shell(command: ContainerCommand) -> bool:

@@ -46,9 +46,18 @@ _CODE_LINE = LazyRegex(
     r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:(?P<label>[A-Za-z*_][\w *_./()-]{0,40}):[ \t]+)?"
     r"(?P<ticks>`{1,2})(?!`) ?(?P<code>[^`\n]{1,4000}?)(?<!\\) ?(?P=ticks)[ \t\r]*"
 )
-#: words of a label that say the line is not what to run (``Wrong: `docker run ...` ``, ``Before:``)
+#: a label that names a step to take (``Run:``, ``Build the image:``, ``Step 2:``, ``To serve it:``): only such a
+#: label leaves its line a line of code (the review: ``Broken:``, ``Previously:``, ``Original command:`` are prose)
+_STEP_LABEL = LazyRegex(
+    r"[*_ \t]*(?:step[ \t]*\d{1,3}[ \t]*[.)-]?[ \t]*|(?:to[ \t]+)?(?:run|build|serve|start|launch|train|training"
+    r"|fine-?tune|usage|command|commands|inference|infer|evaluate|evaluation|eval|test|deploy|then|next|finally"
+    r"|first|or)\b)[\w *_./()-]{0,30}",
+    re.IGNORECASE,
+)
+#: words of a step's label that say the line is not what to run (``Run (crashes):``, ``Build the old way:``)
 _NOT_TO_RUN = LazyRegex(
-    r"\b(?:not|never|don'?t|avoid|wrong|bad|old|before|instead|deprecated|incorrect|fails?|error|symptoms?)\b",
+    r"\b(?:not|never|avoid|wrong|bad|old|before|instead|deprecated|incorrect|broken|problem|issue|bug|previous(?:ly)?"
+    r"|without|small|crash\w*|fail\w*|error\w*|symptoms?|unsupported)\b",
     re.IGNORECASE,
 )
 #: where an HTML comment opens or closes on a line: what it holds is not shown
@@ -268,9 +277,11 @@ def _typed_command(code: str) -> bool:
 
 
 def _line_of_code(line: str) -> re.Match[str] | None:
-    """``_CODE_LINE``'s match of a line, unless its label says not to run it (``_NOT_TO_RUN``)."""
+    """``_CODE_LINE``'s match of a line, with no label or one that names a step to take (``_STEP_LABEL``) and
+    does not say not to run it (``_NOT_TO_RUN``)."""
     found = _CODE_LINE.fullmatch(line)
-    if found is None or (found["label"] and _NOT_TO_RUN.search(found["label"])):
+    label = found["label"] if found is not None else None
+    if found is None or (label and (not _STEP_LABEL.fullmatch(label) or _NOT_TO_RUN.search(label))):
         return None
     return found
 
