@@ -177,6 +177,7 @@ _ATTRIBUTE_HOOKS = frozenset({"__setattr__", "__getattr__", "__getattribute__", 
 
 
 def _targets(node: ast.Assign | ast.AnnAssign) -> list[ast.Name]:
+    """The plain names a class body's assignment binds (a class attribute that an instance's would hide)."""
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     return [target for target in targets if isinstance(target, ast.Name)]
 
