@@ -802,8 +802,11 @@ def test_a_projects_own_worker_key_is_a_value_the_code_reads_and_no_fact_by_itse
     assert configs.Setting("num_workers", 1, 1).uses_shm
     # a project's own key given two values: which one the code reads is not known (the review)
     nested = "train:\n  n_workers: 8\nserve:\n  n_workers: 0\n  num_workers: 2\nnum_workers: 4\n"
-    assert configs.settings(nested) == [configs.Setting("num_workers", 2, 5), configs.Setting("num_workers", 4, 6)]
-    assert configs.settings("a:\n  n_workers: 8\nb:\n  n_workers: 8\n") == [
+    assert configs.unambiguous(configs.settings(nested)) == [
+        configs.Setting("num_workers", 2, 5),
+        configs.Setting("num_workers", 4, 6),
+    ]
+    assert configs.unambiguous(configs.settings("a:\n  n_workers: 8\nb:\n  n_workers: 8\n")) == [
         configs.Setting("n_workers", 8, 2),
         configs.Setting("n_workers", 8, 4),
     ]

@@ -100,7 +100,7 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
         if shell.blocks is not None
         else ((c, None) for c in container_commands(masked, in_blocks, shell.variables))
     )
-    starts = _starts_by_name(command for command, _ in found)
+    starts: dict[str, list[int]] | None = None  # where each name's runs start: read once, for a file that execs
     workloads: list[Workload] = []
     targets: Execs | None = None  # what the text execs into each container, by its name: read once, where it may
     for command, typed in found:
@@ -113,6 +113,7 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
             targets = exec_targets(masked, in_blocks) if _EXEC.search(masked) is not None else Execs({}, {})
         exec_into = bool(named) and targets is not None and named[-1].value_text in targets.commands
         if exec_into and targets is not None and (own is None or later is None):
+            starts = _starts_by_name(c for c, _ in found) if starts is None else starts
             execed = _execed(command, named[-1].value_text, targets, starts, shell.blocks)
             if own is None and holds_open(command):
                 own = exec_session(execed, masked)  # what the file runs in its holder is its work

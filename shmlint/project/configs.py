@@ -53,15 +53,15 @@ class Setting(NamedTuple):
 def settings(text: str) -> list[Setting]:
     """Every ``key: number`` (YAML), ``"key": number`` (JSON) or ``key = number`` (TOML) of the keys read (``_SETTING``)."""
     source = SourceText("", text)  # its line table, made once: a line found per setting costs no rescan
-    found = [
+    return [
         Setting(m.group("key"), int(m.group("value")), source.position(m.start())[0]) for m in _SETTING.finditer(text)
     ]
-    return unambiguous(found)
 
 
 def unambiguous(found: Iterable[Setting]) -> list[Setting]:
-    """The settings without a project's own key given two different values (``train: {n_workers: 8}``, ``serve:
-    {n_workers: 0}``: which one the code reads is not known, the review); THRESHOLDS' keys keep their first."""
+    """The settings (of every file the code reads) without a project's own key given two different values
+    (``train: {n_workers: 8}``, ``serve: {n_workers: 0}``: which one the code reads is not known, the review);
+    THRESHOLDS' keys keep all theirs."""
     found = list(found)
     values: dict[str, set[int]] = {}
     for setting in found:

@@ -22,6 +22,7 @@ made once it is called (which branch of the helper returns it is not followed).
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence, Set
 
 from shmlint.named_tuple import NamedTuple
@@ -137,24 +138,23 @@ def _class_helper(
     written, shown = unknown.get(id(made[0]), (None, "")) if len(made) == 1 else (None, "")
     if not (isinstance(written, ast.Attribute) and dotted(written) == f"self.{written.attr}") or written.attr in named:
         return None  # a property or a class attribute of that name (the review): not what ``__init__`` keeps
-    every = [node for each in found for node in each.nodes]
-    stores = [
-        n for n in every if isinstance(n, ast.Attribute) and n.attr == written.attr and isinstance(n.ctx, ast.Store)
-    ]
-    if len(stores) != 1 or any(isinstance(n, ast.Call) and dotted(n.func) == "setattr" for n in every):
-        return None
+    sets = _attributes_set(found)
+    if sets is None or sets[written.attr] != 1:
+        return None  # set again elsewhere in the file, or ``setattr``: which value the loader reads is not read
     value = next(
         (
             statement.value
             for statement in function.body  # its own block: not a branch's
-            if isinstance(statement, ast.Assign) and statement.targets == [stores[0]]
+            if isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and dotted(statement.targets[0]) == f"self.{written.attr}"
         ),
         None,
     )
     parameters = tuple(a.arg for a in positional[1:]) + tuple(a.arg for a in arguments.kwonlyargs)
     plain = {name for name in parameters if init.bound.get(name) == 1}
     shadowed = {name for name in _PURE_CALLS if name in module.bound or name in init.bound}
-    if value is None or dotted(stores[0]) != "self." + written.attr or not _made_of(value, plain, shadowed):
+    if value is None or not _made_of(value, plain, shadowed):
         return None
     defaults = _defaults(positional[1:], arguments, context)
     return LoaderHelper(
@@ -182,17 +182,17 @@ def _targets(node: ast.Assign | ast.AnnAssign) -> list[ast.Name]:
     return [target for target in targets if isinstance(target, ast.Name)]
 
 
-def _sets_attributes(found: Sequence[Scope]) -> frozenset[str] | None:
-    """The attribute names a file sets on any object (``data.num_workers = 0``), or None where it calls
-    ``setattr`` (any name)."""
-    names = set()
+def _attributes_set(found: Sequence[Scope]) -> Counter[str] | None:
+    """How many times a file sets each attribute name on any object (``self.num_workers = w``, ``data.num_workers =
+    0``), or None where it calls ``setattr`` (any name): the class helper's own file and the files that make it."""
+    names: Counter[str] = Counter()
     for scope in found:
         for node in scope.nodes:
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                names.add(node.attr)
+                names[node.attr] += 1
             elif isinstance(node, ast.Call) and dotted(node.func) == "setattr":
                 return None
-    return frozenset(names)
+    return names
 
 
 def _local_value(workers: ast.expr, scope: Scope, parameters: set[str]) -> ast.expr:
@@ -269,10 +269,8 @@ def helper_calls(
         return
     by_name = {name: helper for name, helper in imported.items() if module.bound.get(name) == 1}
     if any(helper.attribute for helper in by_name.values()):  # a class another module defines: this file may set
-        sets = _sets_attributes(found)  # the attribute its loader reads on what it makes (the review)
-        by_name = {
-            n: h for n, h in by_name.items() if not h.attribute or (sets is not None and h.attribute not in sets)
-        }
+        sets = _attributes_set(found)  # the attribute its loader reads on what it makes (the review)
+        by_name = {n: h for n, h in by_name.items() if not h.attribute or (sets is not None and not sets[h.attribute])}
     by_name.update((helper.name, helper) for helper in own)
     unrun = set() if run_as_main else _main_block(module.root)
     for scope in found:

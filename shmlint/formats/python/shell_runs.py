@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 from shmlint.formats.python import STARTS_A_RUN
-from shmlint.formats.python.calls import CallReader
+from shmlint.formats.python.calls import CallReader, called_name
 from shmlint.lazy_regex import LazyRegex
 from shmlint.parsers.embedded.mask import Mask, shell_reference
 
@@ -48,7 +48,7 @@ class ShellRuns:
         for node in ast.walk(self.reader.tree):
             if len(self.read_at) >= MAX_RUNS:
                 break
-            if isinstance(node, ast.Call) and node.args and _runner(node) in RUNNERS:
+            if isinstance(node, ast.Call) and node.args and called_name(node) in RUNNERS:
                 self.command(self.assigned.get(_name(node.args[0]), node.args[0]))
         return self.mask.result() if self.read_at else None
 
@@ -121,11 +121,6 @@ class ShellRuns:
             if blank >= start and self.mask.kept(blank, blank + 1) == " ":
                 self.mask.put(blank, "\\")
             at = self.text.find("\n", at + 1, end)
-
-
-def _runner(node: ast.Call) -> str:
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _name(node: ast.expr) -> str:

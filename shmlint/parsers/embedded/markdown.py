@@ -248,11 +248,11 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
             every[index - 1][1] if index else None, line, every[index + 1][1] if index + 1 < len(every) else None
         ):
             code_line = None  # a span that a sentence wraps onto a line of its own: a mention (the review)
-        if code_line is not None and _INLINE_COMMAND.search(line) and not any(_inline_commands(line)):
-            pass  # a run with options and no image (`` `docker run --gpus all` ``): runs nothing (audit80b)
-        elif code_line is not None:
+        if code_line is not None:
             code = code_line["code"]
-            yield [(offset + code_line.start("code"), code)], "sh" if _typed_command(code) else ""
+            if not (_INLINE_COMMAND.search(line) and not any(_inline_commands(line))):  # a run with options and no
+                # image (`` `docker run --gpus all` ``) runs nothing (audit80b)
+                yield [(offset + code_line.start("code"), code)], "sh" if _typed_command(code) else ""
         elif not _PROSE_COMMAND.match(line):
             yield from (([(offset + span.start("command"), span["command"])], "") for span in _inline_commands(line))
         else:
