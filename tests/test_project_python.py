@@ -112,6 +112,12 @@ def test_loader_followed_to_config_key_name_and_cpu_count() -> None:
     ("code", "needs"),
     [
         ("N = os.cpu_count()\nDataLoader(ds, num_workers=N)\n", "cpu_count() is at least 1"),
+        # audit86c: a count capped by a number, the CPU count with a fallback
+        ("c = os.cpu_count() or 1\nN = min(c, 16)\nDataLoader(ds, num_workers=N)\n", "cpu_count() is at least 1"),
+        ("DataLoader(ds, num_workers=min(os.cpu_count() or 1, 16))\n", "cpu_count() is at least 1"),
+        ("N = args.workers or 4\nDataLoader(ds, num_workers=N)\n", "num_workers=N)"),  # a falsy count takes 4
+        ("N = args.workers or 0\nDataLoader(ds, num_workers=N)\n", None),  # may be none
+        ("N = min(args.workers, 16)\nDataLoader(ds, num_workers=N)\n", None),  # not known above zero
         ("N = len(os.sched_getaffinity(0))\nD = N\nDataLoader(ds, num_workers=D)\n", "sched_getaffinity() is at"),
         ("N = os.cpu_count()\np.add_argument('--workers', type=int, default=N)\n"
          "DataLoader(ds, num_workers=args.workers)\n", "cpu_count() is at least 1"),

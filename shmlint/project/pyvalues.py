@@ -93,7 +93,21 @@ def value_of(node: ast.expr, context: Context, depth: int = 0) -> Value:
         return _call_value(node, context, depth)
     if isinstance(node, ast.IfExp):
         return _either(node, context, depth)
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return _or_else(node, context, depth)
     return UNKNOWN
+
+
+def _or_else(node: ast.BoolOp, context: Context, depth: int) -> Value:
+    """``os.cpu_count() or 1``, ``args.workers or 4``: a count that is falsy takes the next one, so where the last is
+    above zero the whole is (a truthy count is at least 1); its first known operand says how."""
+    values = [value_of(operand, context, depth + 1) for operand in node.values]
+    first = next((v for v in values if v.number or v.positive), None)
+    if first is not None and values.index(first) == 0:
+        return first  # taken whenever it is truthy, which a count above zero always is
+    if not values[-1].positive:
+        return UNKNOWN
+    return Value(None, True, first.how if first is not None else "")
 
 
 def _either(node: ast.IfExp, context: Context, depth: int) -> Value:
@@ -290,7 +304,7 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
         for target in targets:
             literal = isinstance(node, ast.Assign) and isinstance(target, ast.Name) and isinstance(value, ast.Constant)
             named = isinstance(node, ast.Assign) and isinstance(target, ast.Name)
-            counted = named and (_cpu_count(value) or isinstance(value, ast.Name))  # ``N = M`` is followed to M
+            counted = named and _counted(value)
             for name in _stored(target):  # also ``n, m = 0, 1``
                 found[name] = value if (literal or counted) and name not in found else None
                 assignments[name] = assignments.get(name, 0) + 1
@@ -308,6 +322,26 @@ def names(nodes: list[ast.AST]) -> dict[str, ast.expr | None]:
         found.update(_defaults(nodes, assignments, bound))
         found.update(_every_way_above_zero(found, counts, assignments, bound))
     return found
+
+
+#: what ``min``/``max`` or ``or`` may combine with a count: a number, an option or a setting (``args.workers or 4``)
+_READ = (ast.Constant, ast.Attribute, ast.Subscript)
+
+
+def _counted(value: ast.expr | None, depth: int = 0) -> bool:
+    """A value a name's count is followed into: the CPU count, another name (``N = M`` is followed to M), and
+    ``min``/``max`` or ``or`` of those, numbers and settings (``min(os.cpu_count() or 1, 16)``, audit86c)."""
+    if _cpu_count(value) or isinstance(value, ast.Name):
+        return True
+    if depth > 2:
+        return False
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        parts = value.values
+    elif isinstance(value, ast.Call) and called(value.func) in ("min", "max") and not value.keywords:
+        parts = listed(value)
+    else:
+        return False
+    return bool(parts) and all(isinstance(part, _READ) or _counted(part, depth + 1) for part in parts)
 
 
 def _every_way_above_zero(
