@@ -628,7 +628,8 @@ def test_a_string_the_script_runs_is_a_container_command(assign: str, run: str) 
     [
         'cmd="docker run --gpus all img t"\necho $cmd',  # printed, not run
         'cmd="docker run --gpus all img t"\n"$cmd"',  # one word: a program of that whole name
-        'cmd="docker run --gpus all img t"\ncmd+=" --shm-size 8g"\n$cmd',  # added to: not the string shown
+        'cmd="docker run --gpus all img t"\ncmd="--shm-size 8g $cmd"\n$cmd',  # read elsewhere than first: not known
+        'cmd="docker run --gpus all img t"\ncmd="$cmd; nvidia-smi"\neval "$cmd"',  # adds another command
         'cmd="docker run --gpus all img t"\ncmd=$(other)\n$cmd',  # given another value
         'cmd="docker run --gpus all img t && echo done"\neval "$cmd"',  # more than one command
         'cmd="echo docker run --gpus all img t"\n$cmd',  # not a container command
@@ -641,6 +642,28 @@ def test_a_string_the_script_runs_is_a_container_command(assign: str, run: str) 
 )
 def test_a_string_is_a_container_command_only_when_run_as_written(script: str) -> None:
     assert list(container_commands(script)) == []
+
+
+@pytest.mark.parametrize("add", ['CMD="$CMD {}"', 'CMD="${{CMD}} {}"', 'CMD+=" {}"'])
+def test_a_string_built_up_and_evaluated_is_a_container_command(add: str) -> None:
+    """``CMD="docker run --rm"``, options added line by line (some in an ``if``, read straight through as arrays'
+    ``+=`` are), then ``eval "$CMD"`` (audit86c: a trainer's launch script): the words of every line, where each
+    line has them; a quoted variable of the command gets its plain value whole (``bash -c "$ARGS"``, the last of
+    values each growing the one before), as the names stood before the ``eval``."""
+    script = (
+        'IMAGE=acme/bev\nCMD="docker run --rm"\nif [[ "$GPU" == 1 ]]; then\n  '
+        + add.format("--gpus all")
+        + "\nfi\n"
+        + add.format("-v $PWD:/w -w /w $IMAGE")
+        + '\nARGS="python train.py"\nif [ -n "$CFG" ]; then ARGS="$ARGS --config $CFG"; fi\nARGS="$ARGS --epochs 3"\n'
+        + add.format('bash -c \\"$ARGS\\"')
+        + '\neval "$CMD"\n'
+    )
+    (command,) = container_commands(script)
+    assert [flag.long_name for flag in command.flags] == ["--rm", "--gpus", "--volume", "--workdir"]
+    assert command.image is not None and command.image.text == "acme/bev"
+    assert [word.text for word in command.arguments] == ["bash", "-c", "python train.py --config $CFG --epochs 3"]
+    assert script[command.first.start : command.first.end] == '"$CMD"'
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,7 @@ from shmlint.parsers.option_variables import (
     note_assignment,
     option_variable,
     options_and_image,
+    quoted_value,
 )
 from shmlint.parsers.programs import ENGINES, SHELLS, program_name, shell_operand
 from shmlint.parsers.shell import SimpleCommand, Word, array_items, commands, here_documents, top_level
@@ -148,9 +149,12 @@ def container_commands(
     for index, command in enumerate(simple):
         if command.words[0].start < array_end:
             continue  # an array's words (``ARGS=(--gpus all)``), not a command
+        evaluated = command.words[0].text == "eval"
+        if evaluated and not in_blocks:  # what ``eval "$cmd"`` runs reads names as they are before it (after it,
+            arrays.note((), command)  # any may hold anything)
         given = note_assignment(command, text, assigned, (simple[i] for i in range(index + 1, len(simple))))
         array_end = given[-1].end if given else -1
-        if not in_blocks:
+        if not in_blocks and not evaluated:
             arrays.note(given, command)
         parsed = parse_container_command(command.words, text, assigned)
         if parsed is not None:
@@ -412,14 +416,20 @@ class ArrayRuns:
             name, equals, _ = word.text.partition("=")
             if not equals or not is_assignment(word, self.text):
                 continue
-            if name.endswith("+"):
-                if self.text[word.end : word.end + 1] != "(":  # an array's ``+=(...)`` is ``_keep``'s
-                    self._drop(name[:-1])
-                continue
+            if self.text[word.end : word.end + 1] == "(":
+                continue  # an array's ``=(...)`` and ``+=(...)`` are ``_keep``'s
+            own = name.rstrip("+")
+            now = self.assigned.generations.get(own, 0)
             held = _string_command(word, self.text, len(name) + 1)
-            if held is not None and self.words + len(held) <= self.MAX_WORDS:
-                self.words += len(held)
-                self.held[name] = _Held(held, self.assigned.generations.get(name, 0), word.end, False)
+            if held is None:  # ``cmd+=" --gpus all"``, ``cmd="$cmd --gpus all"``: what it held, then these words
+                before = self._current(own, now if own != name else now - 1)
+                held = _added_to(before, word, self.text, own, appended=own != name) if before is not None else None
+            if held is None or self.words + len(held) > self.MAX_WORDS:
+                self._drop(own)
+                continue
+            self.words += len(held)
+            origin = self.held[own].origin if own in self.held and held is not None and own != name else word.end
+            self.held[own] = _Held(held, now, origin, False)
 
     def _run(self, name: str, at: Word, added: Sequence[Word]) -> None:
         words = self._current(name, self.assigned.generations.get(name, 0))
@@ -519,6 +529,24 @@ def _string_command(word: Word, text: str, value_at: int) -> list[Word] | None:
         return None
     found, _ = _string_commands(word, text, value_at)
     return list(found[0].words) if len(found) == 1 else None
+
+
+def _added_to(before: list[Word], word: Word, text: str, name: str, *, appended: bool) -> list[Word] | None:
+    """A held command string's words after an assignment adds to it: ``cmd+=" --gpus all"`` (``appended``), or
+    ``cmd="$cmd --gpus all"`` / ``cmd="${cmd} ..."`` (the value starts by reading it): what it held, then the
+    value's own words, as ``eval "$cmd"`` reads the string again (audit86c: a training run built up line by line,
+    each option in its own ``if``, read straight through as arrays' ``+=`` are). None for any other value (one that
+    reads the name elsewhere, or holds more than one command)."""
+    value_at = len(name) + (2 if appended else 1)
+    found, _ = _string_commands(word, text, value_at)
+    if len(found) != 1:
+        return [] if not found and appended else None
+    words = list(found[0].words)
+    if not appended:
+        if not words or _WHOLE_STRING.match(words[0].text) is None or words[0].text.strip("${}") != name:
+            return None
+        words = words[1:]
+    return [*before, *words]
 
 
 def _string_commands(word: Word, text: str, value_at: int = 0) -> tuple[list[SimpleCommand], bool]:
@@ -661,7 +689,13 @@ def parse_container_command(
     if image is not None and image.dynamic and assigned is not None:  # ``IMAGE=x`` earlier: ``docker run $IMAGE``
         image = assigned_word(image, assigned) or image
     if assigned is not None:  # ``CMD="python3 train.py"`` earlier: ``docker run img $CMD``; ``TP=2``: ``"$TP"``
-        arguments = tuple(part for word in arguments for part in _with_values(word, assigned, text))
+        # the word before each: after a shell's ``-c``, a quoted variable's value is taken whole
+        before = (None, *arguments)[: len(arguments)]
+        arguments = tuple(
+            part
+            for word, last in zip(arguments, before, strict=True)
+            for part in _with_values(word, assigned, text, last)
+        )
     return ContainerCommand(
         first=words[start],
         engine=engine,
@@ -838,14 +872,15 @@ def _read_options(given: Sequence[Word], index: int, text: str, assigned: Assign
     return read(index)
 
 
-def _with_values(word: Word, assigned: Assignments, text: str) -> tuple[Word, ...]:
+def _with_values(word: Word, assigned: Assignments, text: str, before: Word | None = None) -> tuple[Word, ...]:
     """A word of the container's command with the plain values the script gave its variables put in: a variable of
     one value split as the shell splits it (``CMD="python3 train.py"``, ``docker run img $CMD``), or filled in
     (``TP=2``, or ``TP=${TP:-2}``, then ``--tensor-parallel-size "$TP"``: audit80a, a setting that decides the need
     was read as an expansion); still an expansion where any variable in it stays one. A word that also holds a
     ``$`` the host's shell leaves to the container (``\\$TP``, ``'$TP'``) is left as written, as is one reading a
     name the text binds other than by an assignment before it (``for TP in``, ``printf -v TP``, ``let``, ``(( ))``:
-    the review)."""
+    the review). A quoted one after ``-c`` (``bash -c "$ARGS"``) is the script's value whole (``quoted_value``);
+    elsewhere a quoted value of several words is one word, a program of that whole name, and is left as written."""
     if not word.dynamic:
         return (word,)
     raw = text[word.start : word.end]
@@ -855,6 +890,8 @@ def _with_values(word: Word, assigned: Assignments, text: str) -> tuple[Word, ..
     if split:
         return split
     value = assigned_word(word, assigned)
+    if value is None and before is not None and before.text == "-c":
+        value = quoted_value(word, assigned)
     if value is not None:
         return (value,)
     filled = filled_in(word.text, assigned)

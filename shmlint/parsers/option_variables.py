@@ -513,6 +513,19 @@ def assigned_words(word: Word, assigned: Assignments) -> tuple[Word, ...] | None
     return tuple(Word(part.text, word.start, word.end, part.dynamic, part.splat) for part in parts)
 
 
+def quoted_value(word: Word, assigned: Assignments) -> Word | None:
+    """A quoted one-variable word (``bash -c "$ARGS"``) whose name the script gave a value: that value as one word,
+    as the shell passes it (a name it reads stays an expansion); where branches give it several (``ARGS="$ARGS
+    --config x"`` in an ``if``), the last, read straight through as options are. None for an unquoted word, an
+    array, or a value that substitutes a command."""
+    name = assigned_name(word, assigned) if not word.splat else ""
+    values = assigned.values.get(name, ()) if name and name not in assigned.arrays else ()
+    value = _defaulted(values[-1], assigned, name) if values else ""
+    if not value.strip() or "`" in value or "$(" in value:
+        return None
+    return Word(value, word.start, word.end, "$" in value)
+
+
 def options_and_image(word: Word, assigned: Assignments) -> tuple[Word, ...] | None:
     """The words of a variable the script gave one value of options and then the image (and perhaps its command:
     ``docker_args="--gpus all -v $PWD:/w --rm img:1"``, run as ``docker run $docker_args``), where the word is;
