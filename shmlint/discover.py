@@ -502,7 +502,7 @@ def _walk(root: str, exclusions: _Exclusions) -> Iterator[Candidate]:
         )
         for name in sorted(filenames):
             kind = kind_for_name(name)
-            if kind is FileKind.DOCKERFILE or (kind is None and "." in name):
+            if kind is None and "." in name:
                 continue
             if exclusions.excluded(folder, within + name, is_dir=False):
                 continue

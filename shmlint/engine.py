@@ -37,9 +37,8 @@ class Engine:
         """``project``: the run's cross-file facts (``runner.project_for``): the KServe runtimes, the kustomize
         fragments, the tree a container's code is followed in and the files beside each checked one (None: the
         file alone, as for stdin, with the files beside it read as they are)."""
-        self.settings = settings
+        self.settings, self.project = settings, project
         self.runtimes = project.runtimes if project is not None else None
-        self.project = project
         self.project_texts: dict[str, str | None] = {}  # files read for containers, shared by this engine's files
         self.prefilter = Prefilter(settings.signals, enabled=settings.prefilter)
 
@@ -49,7 +48,8 @@ class Engine:
 
         max_bytes = self.settings.max_file_size
         files = self.project.tree(max_bytes) if self.project is not None else ProjectFiles(None, max_bytes)
-        return Extraction(self.settings.signals, self.prefilter, files, self.runtimes)
+        starts = self.project.starts if self.project is not None else ()  # a file alone: nothing else starts it
+        return Extraction(self.settings.signals, self.prefilter, files, self.runtimes, starts=starts)
 
     @cached_property
     def context(self) -> RuleContext:
@@ -86,7 +86,7 @@ class Engine:
             return self.invalid(source.path, str(exc), source=source)
 
     def _check_source(self, source: SourceText, kind: FileKind, path: StrPath) -> FileResult:
-        if kind is FileKind.DOCKERFILE or _ignores_file(source.text):
+        if _ignores_file(source.text):
             return FileResult(source.path, source=source)
         fragments = self.project.fragments if self.project is not None else None
         if fragments is not None and (note := fragments.note(os.fspath(path))) is not None:  # judged in its overlay

@@ -49,7 +49,7 @@ class FileKind(StrEnum):
     MAKEFILE = "makefile"
     JUSTFILE = "justfile"  # just's recipes (https://just.systems)
     MARKDOWN = "markdown"
-    DOCKERFILE = "dockerfile"  # evidence for compose build:, never checked on its own
+    DOCKERFILE = "dockerfile"  # evidence for the formats that build it, and an image's own start
     TERRAFORM = "terraform"
     PYTHON = "python"
     RST = "rst"

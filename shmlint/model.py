@@ -60,6 +60,8 @@ class WorkloadFormat(StrEnum):
     ANSIBLE = "ansible"  # an Ansible task's docker_container/podman_container module arguments
     # decentralised clouds
     AKASH = "akash"  # an Akash Network SDL's services, each with its compute profile
+    # an image's own start, as a Dockerfile writes it (``docker run IMAGE``): nothing in the file sizes /dev/shm
+    DOCKERFILE = "dockerfile"
 
 
 class Tier(IntEnum):
@@ -358,6 +360,9 @@ class Workload(NamedTuple):
     #: a run command written as inline code in a sentence of a document, which may only mention it (``Don't do
     #: `docker run ...```, a changelog's entry): its findings are at most info (review of audit80b)
     mentioned: bool = False
+    #: a container nobody is known to start (an image's own start that nothing in the repository runs): a finding
+    #: only where its software is known to use /dev/shm; undecided, it is not reported at all
+    decided_only: bool = False
 
     @property
     def format(self) -> WorkloadFormat:

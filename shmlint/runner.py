@@ -22,7 +22,7 @@ from shmlint.source import InputError, read_bytes
 
 if TYPE_CHECKING:
     from shmlint.parallel import Mapper
-    from shmlint.project.index import ProjectIndex
+    from shmlint.project.index import ProjectIndex, Walk
     from shmlint.project.runtimes import Runtime, RuntimeIndex
 
 #: a word of every KServe runtime kind (``extract.kserve.RUNTIME_KINDS``): a file without it holds no runtime, and
@@ -111,6 +111,9 @@ def project_for(
         walk = Walk(settings.exclude, settings.pattern_root, settings.respect_gitignore, settings.force_exclude)
     files = ProjectFiles(project.roots, settings.max_file_size, whole=walk)
     project = project._replace(runtimes=kserve_runtimes(settings, runtime_files), files=files)
+    if whole and any(c.kind is FileKind.DOCKERFILE for c in candidates):  # most runs: no image's own start (the
+        # editor's checks do not walk the repository, and leave it unjudged)
+        project = project._replace(starts=_starts(settings, candidates, project.roots, walk))
     if build_files:  # most runs: no file builds an image, and the build reader is not loaded
         from shmlint.project.builds import find_builds
 
@@ -122,6 +125,20 @@ def project_for(
 
     fragments = find_fragments(sorted(folders))
     return project._replace(fragments=fragments) if fragments.owners or fragments.components else project
+
+
+def _starts(
+    settings: Settings, candidates: list[Candidate], roots: tuple[str, ...], walk: Walk | None
+) -> tuple[str, ...]:
+    """Where the repository starts a container (``ProjectIndex.starts``): in the run's files, or for a run that
+    checks a part, in the whole's (walked as ``check .`` at the top would)."""
+    from shmlint.project.start_marks import first_start, repository_start
+
+    if walk is None:
+        found = first_start(candidates, settings.max_file_size)
+    else:
+        found = repository_start(roots, walk, settings.max_file_size)
+    return () if found is None else (found,)
 
 
 def _part_of_a_repository(paths: Iterable[StrPath], roots: tuple[str, ...]) -> bool:

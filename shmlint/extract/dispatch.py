@@ -44,6 +44,7 @@ class Extraction(NamedTuple):
     placeholders: bool = False  # the text is a template whose ``${VAR}`` are filled before it runs (envsubst, a
     # here-document the shell expands)
     embedded: bool = False  # the text is a block of another file (a document's code block, a here-document)
+    starts: tuple[str, ...] | None = None  # where the repository starts a container (``ProjectIndex.starts``)
 
 
 #: work budget of one file (with ``yamlnodes.MAX_EVENTS`` for YAML): any file under max-file-size is checked in a
@@ -88,7 +89,7 @@ def _extract(source: SourceText, kind: FileKind, path: StrPath, run: Extraction)
     if kind is FileKind.YAML_TEMPLATE:
         return _yaml_template(source, path, run)
     owner = reader(kind)
-    if owner is None or owner.read is None:  # Dockerfiles: evidence for the formats that build them
+    if owner is None or owner.read is None:
         return [], []
     return owner.read(source, kind, path, run)
 

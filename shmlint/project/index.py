@@ -59,6 +59,10 @@ class ProjectIndex(NamedTuple):
     runtimes: RuntimeIndex | None = None  # the KServe ServingRuntimes of the checked files (any file's complete)
     builds: BuildIndex | None = None  # images the checked files build (``docker build -t``, compose, CI, skaffold)
     files: ProjectFiles | None = None  # the run's view of the files beside the checked ones (one per run)
+    #: where the repository starts a container (``project.start_marks``): a file's path, none found (``()``), or
+    #: None when it was not looked for (a run with no Dockerfile, standard input): an image's own start is judged
+    #: only in a repository that starts none
+    starts: tuple[str, ...] | None = None
 
     @classmethod
     def for_paths(cls, paths: Iterable[os.PathLike[str] | str]) -> ProjectIndex:

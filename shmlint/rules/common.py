@@ -41,7 +41,10 @@ def claims_missing_shm(workload: Workload) -> bool:
     """Whether a rule that says "this workload has no usable /dev/shm" (SHM001, SHM002, SHM013) speaks: software
     that uses it, or unknown software on an accelerator (a warning). Unknown torch work on the CPU gets nothing: a
     torch image or a single process there does not touch /dev/shm (``cpu_only_pytorch`` in the data). Rules that
-    judge a /dev/shm the workload already declares still do: the declaration says its author expects it used."""
+    judge a /dev/shm the workload already declares still do: the declaration says its author expects it used. A
+    workload nobody is known to start (``Workload.decided_only``) speaks only where its software uses it."""
+    if workload.decided_only:  # no container anyone is known to start: said only where its need is known
+        return workload.is_gpu_or_torch and workload.need is not None and workload.need.tier is Tier.NEEDS
     return uses_shm(workload) and not (unknown_need(workload) and not workload.gpu)
 
 

@@ -7,7 +7,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from shmlint.format_descriptor import FileKind, FileNames, Format, Sniff, YamlClaim
+from shmlint.format_descriptor import FileKind, Format, Sniff, YamlClaim
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import WorkloadFormat
 
@@ -75,15 +75,6 @@ FORMAT = Format(
     fix_in_short="set shm_size",
     writer="shmlint.formats.compose.edit",
     fixtures=("compose", "docs/compose"),
-    files=(
-        FileNames(
-            FileKind.DOCKERFILE,
-            rank=90,
-            names=("Dockerfile", "Containerfile", "dockerfile", "containerfile"),
-            endings=(".dockerfile",),
-            beginnings=("dockerfile.",),
-        ),
-    ),
     sniffs=(Sniff(FileKind.YAML, rank=20, pattern=LazyRegex(r"^services:", re.MULTILINE)),),
     yaml=YamlClaim(
         rank=10,
