@@ -428,7 +428,7 @@ class ArrayRuns:
                 self._drop(own)
                 continue
             self.words += len(held)
-            origin = self.held[own].origin if own in self.held and held is not None and own != name else word.end
+            origin = self.held[own].origin if own in self.held and own != name else word.end  # ``+=``: the same one
             self.held[own] = _Held(held, now, origin, False)
 
     def _run(self, name: str, at: Word, added: Sequence[Word]) -> None:
@@ -540,10 +540,11 @@ def _added_to(before: list[Word], word: Word, text: str, name: str, *, appended:
     value_at = len(name) + (2 if appended else 1)
     found, _ = _string_commands(word, text, value_at)
     if len(found) != 1:
-        return [] if not found and appended else None
+        return list(before) if not found and appended else None  # ``cmd+=""`` adds nothing
     words = list(found[0].words)
     if not appended:
-        if not words or _WHOLE_STRING.match(words[0].text) is None or words[0].text.strip("${}") != name:
+        first = _WHOLE_STRING.match(words[0].text) if words else None
+        if first is None or (first.group(1) or first.group(2)) != name:
             return None
         words = words[1:]
     return [*before, *words]
@@ -872,7 +873,7 @@ def _read_options(given: Sequence[Word], index: int, text: str, assigned: Assign
     return read(index)
 
 
-def _with_values(word: Word, assigned: Assignments, text: str, before: Word | None = None) -> tuple[Word, ...]:
+def _with_values(word: Word, assigned: Assignments, text: str, previous: Word | None = None) -> tuple[Word, ...]:
     """A word of the container's command with the plain values the script gave its variables put in: a variable of
     one value split as the shell splits it (``CMD="python3 train.py"``, ``docker run img $CMD``), or filled in
     (``TP=2``, or ``TP=${TP:-2}``, then ``--tensor-parallel-size "$TP"``: audit80a, a setting that decides the need
@@ -890,7 +891,7 @@ def _with_values(word: Word, assigned: Assignments, text: str, before: Word | No
     if split:
         return split
     value = assigned_word(word, assigned)
-    if value is None and before is not None and before.text == "-c":
+    if value is None and previous is not None and previous.text == "-c":
         value = quoted_value(word, assigned)
     if value is not None:
         return (value,)

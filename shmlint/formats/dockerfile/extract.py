@@ -29,12 +29,12 @@ def image_start(source: SourceText, path: StrPath, signals: Signals) -> Workload
     or GPU work; None otherwise."""
     text = source.text
     facts = run_facts(text)
-    written = facts.entrypoint or facts.cmd
-    if written is None or _only_a_shell(facts.entrypoint, facts.cmd):
+    written = facts.entrypoint or facts.cmd  # an ENTRYPOINT's line, else the CMD's
+    words = [*(facts.entrypoint[0] if facts.entrypoint else ()), *(facts.cmd[0] if facts.cmd else ())]
+    if written is None or _only_a_shell(words):
         return None
-    command = " ".join((*(facts.entrypoint or ((), 0))[0], *(facts.cmd or ((), 0))[0]))
-    line = written[1]
-    span = _line_span(source, line)
+    command = " ".join(words)
+    span = _line_span(source, written[1])
     torch_reason = torch_evidence_text(text, signals) or (
         f"command {found}" if (found := signals.torch_command(command)) else None
     )
@@ -55,9 +55,8 @@ def image_start(source: SourceText, path: StrPath, signals: Signals) -> Workload
     )
 
 
-def _only_a_shell(entrypoint: tuple[tuple[str, ...], int] | None, cmd: tuple[tuple[str, ...], int] | None) -> bool:
+def _only_a_shell(words: list[str]) -> bool:
     """Whether the start is a shell with nothing to run (``CMD ["bash"]``, ``ENTRYPOINT ["/bin/bash"]``)."""
-    words = [*(entrypoint[0] if entrypoint else ()), *(cmd[0] if cmd else ())]
     if words[:2] == ["/bin/sh", "-c"] and len(words) == 3:  # the shell form: the words it runs
         words = words[2].split()
     return not words or (len(words) <= 2 and posixpath.basename(words[0]) in _SHELLS and words[1:] in ([], ["-l"]))
