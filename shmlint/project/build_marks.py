@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from shmlint.discover import FileKind, discover
+from shmlint.discover import Candidate, FileKind, discover
 from shmlint.lazy_regex import LazyRegex
 from shmlint.source import InputError, SourceText, read_bytes
 
@@ -36,14 +37,20 @@ BUILD_KINDS = frozenset(
 
 
 def may_build(data: bytes) -> bool:
-    """Whether a file's bytes may write an image build (a UTF-16 file, which Windows PowerShell writes by default,
-    asked as its text is read: ``SourceText.from_bytes``)."""
-    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        try:
-            data = SourceText.from_bytes("", data).text.encode("utf-8", "surrogateescape")
-        except InputError:
-            return False
-    return b"build" in data and _BUILD_MARK.search(data) is not None
+    """Whether a file's bytes may write an image build."""
+    found = as_utf8(data)
+    return found is not None and b"build" in found and _BUILD_MARK.search(found) is not None
+
+
+def as_utf8(data: bytes) -> bytes | None:
+    """A file's bytes as a mark is looked for in them: a UTF-16 file (Windows PowerShell writes one by default) as
+    its text is read (``SourceText.from_bytes``), None where it cannot be; any other as it is."""
+    if data[:2] not in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return data
+    try:
+        return SourceText.from_bytes("", data).text.encode("utf-8", "surrogateescape")
+    except InputError:
+        return None
 
 
 #: files of a repository walked for its builds when a run checks a part of it (a monorepo's hook stays bounded)
@@ -58,20 +65,33 @@ def repository_builds(files: ProjectFiles, root: str) -> BuildIndex | None:
     roots = files.roots or (root,)
     found: list[tuple[str, str]] = []
     truncated = False
-    for walked, candidate in enumerate(discover(roots, files.whole)):
-        if walked >= MAX_WALKED:
+    walked = discover(roots, files.whole)
+    for candidate in marked(walked, BUILD_KINDS, files.max_bytes, lambda kind, data: may_build(data)):
+        if candidate is None:
             truncated = True
             break
-        if candidate.kind not in BUILD_KINDS or candidate.error is not None:
-            continue
-        try:
-            if may_build(read_bytes(candidate.path, files.max_bytes)):
-                found.append((candidate.path, candidate.kind.value))
-        except InputError:
-            continue
+        found.append((candidate.path, candidate.kind.value))
     if not found and not truncated:
         return None
     from shmlint.project.builds import find_builds
 
     index = find_builds(found, roots, files.max_bytes)
     return index._replace(truncated=True) if truncated else index
+
+
+def marked(
+    candidates: Iterable[Candidate], kinds: frozenset[FileKind], max_bytes: int, mark: Callable[[FileKind, bytes], bool]
+) -> Iterator[Candidate | None]:
+    """The walked files of ``kinds`` whose bytes hold a mark, in the walk's order (one that cannot be read is left to
+    its own check), then None where ``MAX_WALKED`` files were looked at and the walk stops."""
+    for walked, candidate in enumerate(candidates):
+        if walked >= MAX_WALKED:
+            yield None
+            return
+        if candidate.kind in kinds and candidate.error is None:
+            try:
+                data = read_bytes(candidate.path, max_bytes)
+            except InputError:
+                continue
+            if mark(candidate.kind, data):
+                yield candidate

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from shmlint.named_tuple import NamedTuple
@@ -177,20 +178,19 @@ def read(
     scope_of = {id(node): scope for scope in found for node in scope.nodes} if classes or nnunet else {}
     processes: list[Fact] = []
     spawn_method = False
-    switched_off: frozenset[int] | None = None  # the calls in branches the run does not take, once asked
+    switched_off = functools.cache(lambda: _switched_off(tree, context))  # the calls in branches the run does not
+    # take, worked out the first time a process start asks
     for node in nodes:
         if not isinstance(node, ast.Call) or id(node) in unused:
             continue
         name = called(node.func)
         quoted = text if len(needs) + len(zero) + len(unknown_loaders) < MAX_FACTS else ""
-        if name == "Process" and (process := _process(node, mp_aliases, quoted)) is not None:
-            switched_off = _switched_off(tree, context) if switched_off is None else switched_off
-            if id(node) not in switched_off:
-                processes.append(process)
-        if name == "Process" and "nccl" in text and (ranks := _nccl_ranks(node, tree, context, quoted)) is not None:
-            switched_off = _switched_off(tree, context) if switched_off is None else switched_off
-            if id(node) not in switched_off:
-                needs.append(ranks)
+        process = _process(node, mp_aliases, quoted) if name == "Process" else None
+        if process is not None and id(node) not in switched_off():
+            processes.append(process)
+        ranks = _nccl_ranks(node, tree, context, quoted) if name == "Process" and "nccl" in text else None
+        if ranks is not None and id(node) not in switched_off():
+            needs.append(ranks)
         spawn_method = spawn_method or (name in ("set_start_method", "get_context") and _pickling_start(node))
         if name.endswith("DataLoader") or (name in aliases and isinstance(node.func, ast.Name)):
             loaders.add(id(node))
@@ -216,8 +216,7 @@ def read(
         fact = fact or _ray_train(node, name, context, quoted, ray_elsewhere)
         spawned = None if fact is not None else _multiprocessing(node, mp_aliases, quoted)
         if spawned is not None:
-            switched_off = _switched_off(tree, context) if switched_off is None else switched_off
-            fact = spawned if id(node) not in switched_off else None
+            fact = spawned if id(node) not in switched_off() else None
         fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted, nodes)
         if fact is None and name in library and isinstance(node.func, ast.Name):
             fact = _library_loader(node, library[name], context, quoted)
@@ -485,16 +484,14 @@ def _ray_elsewhere(nodes: list[ast.AST]) -> bool:
 def _loader_aliases(nodes: list[ast.AST]) -> frozenset[str]:
     """Names bound only to loader classes, one or the other by a condition (YOLO's ``loader =
     torch.utils.data.DataLoader if image_weights else InfiniteDataLoader``): a call of one makes a DataLoader."""
-    bindings: dict[str, int] = {}
+    bindings = _bindings(nodes)
     classes: dict[str, int] = {}
     for node in nodes:
-        for name in bound_names(node):
-            bindings[name] = bindings.get(name, 0) + 1
         if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             continue
         if _loader_class(node.value):
             classes[node.targets[0].id] = classes.get(node.targets[0].id, 0) + 1
-    return frozenset(name for name, count in classes.items() if bindings.get(name) == count)
+    return frozenset(name for name, count in classes.items() if bindings[name] == count)
 
 
 def _loader_class(node: ast.expr) -> bool:
@@ -624,11 +621,13 @@ def _library_loaders(nodes: list[ast.AST]) -> dict[str, LibraryLoader]:
                     found[alias.asname or alias.name] = loader
     if not found:
         return found
-    bound: dict[str, int] = {}
-    for node in nodes:
-        for name in bound_names(node):
-            bound[name] = bound.get(name, 0) + 1
-    return {name: loader for name, loader in found.items() if bound.get(name, 0) <= 1}
+    bound = _bindings(nodes)
+    return {name: loader for name, loader in found.items() if bound[name] <= 1}
+
+
+def _bindings(nodes: list[ast.AST]) -> Counter[str]:
+    """How many times the file binds each name (assignments, imports, definitions, loop targets...)."""
+    return Counter(name for node in nodes for name in bound_names(node))
 
 
 def _library_loader(node: ast.Call, loader: LibraryLoader, context: Context, text: str) -> Fact | None:

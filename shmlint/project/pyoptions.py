@@ -36,16 +36,14 @@ def options(nodes: list[ast.AST]) -> dict[str, Option]:
     for node in nodes:
         if not isinstance(node, ast.Call):
             continue
-        if called(node.func) in _ABSL_DEFINES:
+        call = called(node.func)
+        if call in _ABSL_DEFINES:
             found.update(_absl_flag(node))
-            continue
-        if called(node.func) == "set_default" and node.args and isinstance(node.args[0], ast.Constant):
+        elif call == "set_default" and node.args and isinstance(node.args[0], ast.Constant):
             reset.add(str(node.args[0].value))  # ``FLAGS.set_default("num_workers", 0)``: not the written default
-            continue
-        if called(node.func) == "set_defaults":  # argparse's ``parser.set_defaults(num_workers=0)`` alike
+        elif call == "set_defaults":  # argparse's ``parser.set_defaults(num_workers=0)`` alike
             reset.update(k.arg for k in node.keywords if k.arg is not None)
-            continue
-        if called(node.func) != "add_argument":
+        if call != "add_argument":
             continue
         flags = tuple(a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
         if not flags:

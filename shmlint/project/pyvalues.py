@@ -102,12 +102,12 @@ def _or_else(node: ast.BoolOp, context: Context, depth: int) -> Value:
     """``os.cpu_count() or 1``, ``args.workers or 4``: a count that is falsy takes the next one, so where the last is
     above zero the whole is (a truthy count is at least 1); its first known operand says how."""
     values = [value_of(operand, context, depth + 1) for operand in node.values]
-    first = next((v for v in values if v.number or v.positive), None)
-    if first is not None and values.index(first) == 0:
-        return first  # taken whenever it is truthy, which a count above zero always is
+    if values[0].number or values[0].positive:
+        return values[0]  # taken whenever it is truthy, which a count above zero always is
     if not values[-1].positive:
         return UNKNOWN
-    return Value(None, True, first.how if first is not None else "")
+    first = next((v for v in values if v.number or v.positive), values[-1])
+    return Value(None, True, first.how)
 
 
 def _either(node: ast.IfExp, context: Context, depth: int) -> Value:

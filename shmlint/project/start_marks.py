@@ -7,14 +7,13 @@ A mark, not a parse: a mention in prose counts as a start too, which only keeps 
 
 from __future__ import annotations
 
-import codecs
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from shmlint.discover import FileKind, discover
 from shmlint.lazy_regex import LazyRegex
-from shmlint.source import InputError, SourceText, read_bytes
+from shmlint.project.build_marks import as_utf8, marked
 
 if TYPE_CHECKING:
     from shmlint.discover import Candidate
@@ -37,45 +36,25 @@ _START_MARK = LazyRegex(
 START_KINDS = frozenset(FileKind) - {FileKind.DOCKERFILE, FileKind.PYTHON}
 #: kinds whose every file starts one
 _ALWAYS = frozenset({FileKind.DEVCONTAINER, FileKind.GITLAB_RUNNER})
-#: files of a repository walked for a start at most (a monorepo's hook stays bounded; beyond it, one is assumed)
-MAX_WALKED = 100_000
 
 
 def may_start(kind: FileKind, data: bytes) -> bool:
     """Whether a file of this kind with these bytes may start a container (a UTF-16 file read as its text is)."""
     if kind in _ALWAYS:
         return True
-    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        try:
-            data = SourceText.from_bytes("", data).text.encode("utf-8", "surrogateescape")
-        except InputError:
-            return False
-    return _START_MARK.search(data) is not None
-
-
-def file_starts(max_bytes: int, kind: FileKind, path: str) -> bool:
-    """``may_start`` of a file on disk (False when it cannot be read: its own check says why)."""
-    if kind not in START_KINDS:
-        return False
-    try:
-        return may_start(kind, read_bytes(path, max_bytes))
-    except InputError:
-        return False
+    found = as_utf8(data)
+    return found is not None and _START_MARK.search(found) is not None
 
 
 def first_start(candidates: Iterable[Candidate], max_bytes: int) -> str | None:
-    """The first of the files that may start a container (its path), or None; at most ``MAX_WALKED`` files looked
-    at, and past them one is assumed (the path ``""``)."""
-    for walked, candidate in enumerate(candidates):
-        if walked >= MAX_WALKED:
-            return ""
-        if candidate.error is None and file_starts(max_bytes, candidate.kind, candidate.path):
-            return candidate.path
+    """The first of the files that may start a container (its path), or None; past the walk's bound
+    (``build_marks.MAX_WALKED`` files), one is assumed (the path ``""``)."""
+    for found in marked(candidates, START_KINDS, max_bytes, may_start):
+        return found.path if found is not None else ""
     return None
 
 
 def repository_start(roots: tuple[str, ...], walk: Walk, max_bytes: int) -> str | None:
     """``first_start`` of every file of the roots, walked as the run walks: what ``check .`` at the top finds, for
     a run that checks a part (the files a hook names)."""
-    found: Iterator[Candidate] = discover(roots, walk)
-    return first_start(found, max_bytes)
+    return first_start(discover(roots, walk), max_bytes)

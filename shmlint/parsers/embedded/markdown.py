@@ -243,16 +243,14 @@ def _code_blocks(lines: Iterable[tuple[int, str]], *, nested: bool) -> Iterator[
             list_column = container_column
         after_blank = not stripped or _ATX_HEADING.match(line) is not None  # a heading is no paragraph: indented
         # code may follow it directly (CommonMark; audit60b: ``# Build`` then ``    docker build -t img .``)
-        code_line = _line_of_code(line)
-        if code_line is not None and not _stands_alone(
+        alone = _alone_line_of_code(
             every[index - 1][1] if index else None, line, every[index + 1][1] if index + 1 < len(every) else None
-        ):
-            code_line = None  # a span that a sentence wraps onto a line of its own: a mention (the review)
-        if code_line is not None:
-            code = code_line["code"]
+        )
+        if alone is not None:
+            code = alone["code"]
             if not (_INLINE_COMMAND.search(line) and not any(_inline_commands(line))):  # a run with options and no
                 # image (`` `docker run --gpus all` ``) runs nothing (audit80b)
-                yield [(offset + code_line.start("code"), code)], "sh" if _typed_command(code) else ""
+                yield [(offset + alone.start("code"), code)], "sh" if _typed_command(code) else ""
         elif not _PROSE_COMMAND.match(line):
             yield from (([(offset + span.start("command"), span["command"])], "") for span in _inline_commands(line))
         else:
@@ -284,6 +282,13 @@ def _line_of_code(line: str) -> re.Match[str] | None:
     if found is None or (label and (not _STEP_LABEL.fullmatch(label) or _NOT_TO_RUN.search(label))):
         return None
     return found
+
+
+def _alone_line_of_code(previous: str | None, line: str, following: str | None) -> re.Match[str] | None:
+    """``_line_of_code``'s match of a line that stands alone between its neighbours (``_stands_alone``); None for
+    a span that a sentence wraps onto a line of its own: a mention (the review)."""
+    found = _line_of_code(line)
+    return found if found is not None and _stands_alone(previous, line, following) else None
 
 
 def _stands_alone(previous: str | None, line: str, following: str | None) -> bool:
@@ -323,14 +328,12 @@ def code_line(text: str, start: int) -> bool:
     (``_CODE_LINE``, ``_stands_alone``): a line of code, not a sentence."""
     end = text.find("\n", start)
     line = text[start : end if end >= 0 else len(text)]
-    if _line_of_code(line) is None:
-        return False
     previous = text[text.rfind("\n", 0, start - 1) + 1 : start - 1] if start else None
     following = None
     if end >= 0:
         after = text.find("\n", end + 1)
         following = text[end + 1 : after if after >= 0 else len(text)]
-    return _stands_alone(previous, line, following)
+    return _alone_line_of_code(previous, line, following) is not None
 
 
 def _inline_commands(line: str) -> Iterator[re.Match[str]]:
