@@ -1,5 +1,6 @@
 """Which files may build an image, told cheaply from their kind and bytes: the run reads them into the build index
-(``shmlint.project.builds``) only when one does, so most runs never load the build reader."""
+(``shmlint.project.builds``) only when one does, so most runs never load the build reader. The bounded walk of a
+repository's files for such a mark (``marked``) serves the marks of container starts too (``start_marks``)."""
 
 from __future__ import annotations
 
