@@ -25,6 +25,14 @@ def _shm001(root: Path, *paths: str) -> dict[str, Finding]:
     return {Path(f.span.path).relative_to(root).as_posix(): f for f in report.findings if f.code == "SHM001"}
 
 
+def _label(finding: Finding) -> str:
+    """The finding's severity, or ``held`` for the undecided finding that names a training program the container
+    holds, found by its name: what may run there, which nothing in the repository says runs there."""
+    return (
+        "held" if finding.severity.label == "info" and "found by its name" in finding.detail else finding.severity.label
+    )
+
+
 def _write(root: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -32,10 +40,12 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 
 @pytest.mark.parametrize("command", ["bash", "/bin/bash", "sleep infinity", "tail -f /dev/null", "jupyter lab"])
-def test_a_holder_of_a_folder_with_a_training_program_is_an_error_that_names_it(tmp_path: Path, command: str) -> None:
+def test_a_holder_of_a_folder_with_a_training_program_is_undecided_and_names_it(tmp_path: Path, command: str) -> None:
+    """Audits 70d, 85d and 86c: a training program found by its name in a folder a shell holds was what ran there
+    once in eleven failing findings; it is said in the undecided finding, which does not fail the gate."""
     _write(tmp_path, {"run.sh": GPU_SHELL.format(source="./src", command=command), "src/train.py": LOADER})
     finding = _shm001(tmp_path)["run.sh"]
-    assert finding.severity.label == "error"
+    assert _label(finding) == "held"
     assert "src/train.py:3 DataLoader(num_workers=4)" in finding.detail
     assert "the container holds at /work" in finding.detail
 
@@ -51,7 +61,7 @@ def test_a_holder_of_a_folder_with_a_training_program_is_an_error_that_names_it(
 )
 def test_a_holder_of_code_that_does_not_train_with_workers_stays_undecided(tmp_path: Path, files: dict) -> None:
     _write(tmp_path, {"run.sh": GPU_SHELL.format(source="./src", command="bash"), **files})
-    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+    assert _label(_shm001(tmp_path)["run.sh"]) == "info"
 
 
 def test_a_container_that_runs_a_program_of_its_own_is_not_judged_by_what_it_holds(tmp_path: Path) -> None:
@@ -62,7 +72,7 @@ def test_a_container_that_runs_a_program_of_its_own_is_not_judged_by_what_it_hol
 
 def test_a_relative_mount_is_found_from_the_folder_above_a_script(tmp_path: Path) -> None:
     _write(tmp_path, {"docker/run.sh": GPU_SHELL.format(source="./src", command="bash"), "src/train.py": LOADER})
-    assert _shm001(tmp_path)["docker/run.sh"].severity.label == "error"
+    assert _label(_shm001(tmp_path)["docker/run.sh"]) == "held"
 
 
 @pytest.mark.parametrize(
@@ -97,17 +107,17 @@ def test_a_held_program_in_a_folder_reads_the_config_it_names_from_there(tmp_pat
     files = {"run.sh": GPU_SHELL.format(source=".", command="bash"), "scripts/train_sparse.py": code}
     _write(tmp_path, {**files, "cfg/train.yaml": "batch_size: 64\nno_workers: 8\n"})
     finding = _shm001(tmp_path)["run.sh"]
-    assert finding.severity.label == "error"
+    assert _label(finding) == "held"
     assert 'scripts/train_sparse.py:4 DataLoader(num_workers=cfg["no_workers"]), no_workers: 8 in the config' in (
         finding.detail
     )
     _write(tmp_path, {"cfg/train.yaml": "batch_size: 64\nno_workers: 0\n"})
-    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+    assert _label(_shm001(tmp_path)["run.sh"]) == "info"
     # two configs the code reads give the key two values: which one the loader takes is not known (the review)
     both = code.replace("loader = ", "serve = read_config('../cfg/serve.yaml')\nloader = ")
     _write(tmp_path, {"scripts/train_sparse.py": both, "cfg/serve.yaml": "no_workers: 0\n"})
     _write(tmp_path, {"cfg/train.yaml": "no_workers: 8\n"})
-    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+    assert _label(_shm001(tmp_path)["run.sh"]) == "info"
 
 
 def test_a_folder_held_at_a_path_the_hosts_shell_fills_in_is_held(tmp_path: Path) -> None:
@@ -116,7 +126,7 @@ def test_a_folder_held_at_a_path_the_hosts_shell_fills_in_is_held(tmp_path: Path
     root = tmp_path / "lidarnet"
     _write(root, {"docker/run.sh": run.format(source=f"/home/me/{root.name}", name=root.name), "train.py": LOADER})
     finding = _shm001(root)["docker/run.sh"]
-    assert finding.severity.label == "error" and "train.py:3 DataLoader(num_workers=4)" in finding.detail
+    assert _label(finding) == "held" and "train.py:3 DataLoader(num_workers=4)" in finding.detail
 
 
 @pytest.mark.parametrize(("arguments", "label"), [('"$@"', "error"), ("$@", "error"), ('"$1"', "info")])
@@ -143,7 +153,7 @@ def test_a_dev_container_holds_its_workspace(tmp_path: Path) -> None:
     name = _devcontainer(tmp_path, {"image": "acme/dev", "runArgs": ["--gpus", "all"]})
     _write(tmp_path, {"train.py": LOADER})
     finding = _shm001(tmp_path)[name]
-    assert finding.severity.label == "error"
+    assert _label(finding) == "held"
     assert f"holds at /workspaces/{tmp_path.name}" in finding.detail
 
 
@@ -214,19 +224,19 @@ def test_a_holder_without_an_accelerator_is_not_judged_by_what_it_holds(tmp_path
 def test_tests_and_library_modules_are_not_training_programs(tmp_path: Path, name: str) -> None:
     loader = "from torch.utils.data import DataLoader\n\ndef make(ds):\n    return DataLoader(ds, num_workers=4)\n"
     _write(tmp_path, {"run.sh": GPU_SHELL.format(source=".", command="bash"), name: loader})
-    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+    assert _label(_shm001(tmp_path)["run.sh"]) == "info"
 
 
 def test_a_batch_job_script_runs_on_the_clusters_nodes_not_in_the_holder(tmp_path: Path) -> None:
     job = "#!/bin/bash\n#SBATCH --nodes=2\nsrun torchrun --nproc_per_node 8 train_lib.py\n"
     _write(tmp_path, {"run.sh": GPU_SHELL.format(source=".", command="bash"), "scripts/train_slurm.sh": job})
-    assert _shm001(tmp_path)["run.sh"].severity.label == "info"
+    assert _label(_shm001(tmp_path)["run.sh"]) == "info"
 
 
 def test_a_folder_listed_only_in_part_is_asked_for_the_likely_names(tmp_path: Path) -> None:
     _write(tmp_path, {f"src/mod_{i:03}.py": "" for i in range(300)})
     _write(tmp_path, {"run.sh": GPU_SHELL.format(source="./src", command="bash"), "src/train.py": LOADER})
-    assert _shm001(tmp_path)["run.sh"].severity.label == "error"
+    assert _label(_shm001(tmp_path)["run.sh"]) == "held"
 
 
 @pytest.mark.parametrize(
@@ -288,14 +298,14 @@ def test_a_forwarding_run_of_a_shell_image_is_judged_by_what_it_holds(tmp_path: 
             "src/train.py": LOADER,
         },
     )
-    assert _shm001(tmp_path)["start.sh"].severity.label == "error"
+    assert _label(_shm001(tmp_path)["start.sh"]) == "held"
 
 
 def test_a_workspace_mount_of_a_subfolder_holds_only_that_folder(tmp_path: Path) -> None:
     mount = "source=${localWorkspaceFolder}/notebooks,target=/workspace,type=bind"
     name = _devcontainer(tmp_path, {"image": "acme/dev", "runArgs": ["--gpus", "all"], "workspaceMount": mount})
     _write(tmp_path, {"train.py": LOADER, "notebooks/readme.txt": ""})
-    assert _shm001(tmp_path)[name].severity.label == "info"
+    assert _label(_shm001(tmp_path)[name]) == "info"
     _write(tmp_path, {"notebooks/train.py": LOADER})
     assert "holds at /workspace" in _shm001(tmp_path)[name].detail
 
@@ -308,7 +318,7 @@ def test_a_dev_container_checked_from_its_own_folder_holds_the_same_workspace(
     (tmp_path / ".git").mkdir()  # a repository: its top is the tree the file is read in
     monkeypatch.chdir(tmp_path / ".devcontainer")
     report = check_paths(Settings(undecided="show"), [Path("devcontainer.json")], jobs=1)
-    assert [f.severity.label for f in report.findings if f.code == "SHM001"] == ["error"], name
+    assert [_label(f) for f in report.findings if f.code == "SHM001"] == ["held"], name
 
 
 def test_a_holder_the_file_execs_into_is_judged_by_nothing_it_holds(tmp_path: Path) -> None:
@@ -317,7 +327,7 @@ def test_a_holder_the_file_execs_into_is_judged_by_nothing_it_holds(tmp_path: Pa
     _write(tmp_path, {"run.sh": run + "docker exec -it dev python /ws/serve.py\n", "train.py": LOADER})
     assert _shm001(tmp_path)["run.sh"].severity.label == "info"
     _write(tmp_path, {"run.sh": run + "docker exec -it other python /ws/serve.py\n"})
-    assert _shm001(tmp_path)["run.sh"].severity.label == "error"  # another container's exec says nothing of it
+    assert _label(_shm001(tmp_path)["run.sh"]) == "held"  # another container's exec says nothing of it
 
 
 @pytest.mark.parametrize(
@@ -337,7 +347,7 @@ def test_what_a_file_runs_in_its_holder_by_name_is_what_runs_there(
     run = f'docker run -d --name dev --gpus all -v "$(pwd)":/ws acme/dev {own}\n{execed}\n'
     _write(tmp_path, {"run.sh": run, "train.py": LOADER, "serve.py": "import torch\n"})
     finding = _shm001(tmp_path)["run.sh"]
-    assert finding.severity.label == ("error" if label == "held" else label)
+    assert _label(finding) == label
     if label == "error":
         assert "train.py:3 DataLoader(num_workers=4)" in finding.detail and "run in it by docker exec" in finding.detail
     if label == "held":
@@ -456,8 +466,8 @@ def test_a_makefile_of_many_recipes_is_read_once_and_bounded(tmp_path: Path, mon
 @pytest.mark.parametrize(
     ("source", "label"),
     [
-        ("/mnt/w/prj/GraduateWork/UNIT/", "error"),  # ends in the script's own folder: its author's clone of it
-        ("/home/me/projects/UNIT", "error"),
+        ("/mnt/w/prj/GraduateWork/UNIT/", "held"),  # ends in the script's own folder: its author's clone of it
+        ("/home/me/projects/UNIT", "held"),
         ("/mnt/data/UNIT-images", "info"),  # another folder
         ("/mnt/data", "info"),
         ("/datasets/UNIT", "info"),  # a dataset named like the folder is not its code
@@ -475,13 +485,13 @@ def test_a_mount_of_the_authors_path_to_the_scripts_folder_holds_that_folder(
             "UNIT/train.py": LOADER,
         },
     )
-    assert _shm001(tmp_path)["UNIT/docker.sh"].severity.label == label
+    assert _label(_shm001(tmp_path)["UNIT/docker.sh"]) == label
 
 
 @pytest.mark.parametrize(
     ("dockerfile", "flags", "label"),
     [
-        ("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch\n", "-it", "error"),
+        ("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch\n", "-it", "held"),
         ("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN pip install torch\n", "", "info"),  # no terminal
         ('FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nCMD ["python", "serve.py"]\n', "-it", "info"),  # its CMD
         # a base whose own start is a server or a notebook: no CMD of the image's own does not make it a shell
@@ -504,7 +514,7 @@ def test_a_terminal_in_an_image_built_here_that_starts_nothing_is_its_shell(
             "serve.py": "print('serving')\n",
         },
     )
-    assert _shm001(tmp_path)["run.sh"].severity.label == label
+    assert _label(_shm001(tmp_path)["run.sh"]) == label
 
 
 def test_an_image_named_for_the_scripts_folder_is_built_by_the_dockerfile_beside(tmp_path: Path) -> None:
@@ -523,6 +533,6 @@ def test_an_image_named_for_the_scripts_folder_is_built_by_the_dockerfile_beside
         },
     )
     found = _shm001(tmp_path)
-    assert found["UNIT/docker.sh"].severity.label == "error"
+    assert _label(found["UNIT/docker.sh"]) == "held"
     assert "UNIT/train.py:3 DataLoader(num_workers=4)" in found["UNIT/docker.sh"].detail
     assert found["CycleGAN/docker.sh"].severity.label == "info"

@@ -206,9 +206,10 @@ def _unguessed(
 
 
 def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) -> tuple[Need, ProjectFacts | None]:
-    """The need with the training programs of the folders a container that holds accelerators holds
-    (``shmlint.project.held``): what people run in it is that code, unless the file says what it runs there
-    (``docker exec``: the holder stays undecided)."""
+    """The need with what the folders a container that holds accelerators holds say people run in it
+    (``shmlint.project.held``: their Makefiles' commands), unless the file says what it runs there (``docker
+    exec``: the holder stays undecided). Training programs found there only by their names leave it undecided and
+    are said in a note: what may run there, not what the repository says runs there."""
     facts = workload.project
     launch = workload.launch
     if facts is None or not workload.gpu or (launch is not None and launch.exec_into):
@@ -218,14 +219,21 @@ def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) 
     if not (holds_only(workload, knowledge) or images_shell(workload, facts)):
         return need, facts
 
-    needs, commands = held_training(facts.held, workload.accelerator_count, reader)
-    if not needs and not commands:
-        return need, facts
-    richer = facts._replace(needs=(*facts.needs, *needs), commands=(*facts.commands, *commands))
-    found = decide(workload._replace(project=richer), knowledge)
+    held = held_training(facts.held, workload.accelerator_count, reader)
+    richer = facts._replace(needs=(*facts.needs, *held.run), commands=(*facts.commands, *held.run_commands))
+    found = decide(workload._replace(project=richer), knowledge) if held.run or held.run_commands else None
+    if found is not None and found.tier is Tier.NEEDS:
+        return found, richer
+    named = facts._replace(needs=(*facts.needs, *held.named), commands=(*facts.commands, *held.named_commands))
+    found = decide(workload._replace(project=named), knowledge) if held.named or held.named_commands else None
     if found is None or found.tier is not Tier.NEEDS:
         return need, facts
-    return found, richer
+    return need, facts._replace(
+        notes=(
+            *facts.notes,
+            f"it holds {found.because}, found by its name: nothing in the repository says it runs there",
+        )
+    )
 
 
 def _over_ssh(workload: Workload) -> bool:

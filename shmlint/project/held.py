@@ -1,17 +1,19 @@
 """The repository's training programs in a container that only holds its accelerators (a shell, ``sleep
 infinity``, a notebook server, a dev container) while people run work in it: what they run there is the code the
-container holds, so a training program in a folder it holds (a bind mount of the repository, what its image copies
-from it) that uses /dev/shm is evidence of what runs.
+container holds (a bind mount of the repository, what its image copies from it).
 
-Only programs a person runs by name are taken: a ``.py`` or ``.sh`` file named for training (``train.py``,
-``train_net.py``, ``run_finetune.sh``) or a ``main.py``, at most two folders below a held folder, outside tests and
-documentation, and not a test, a library module (``train_utils.py``) or a batch job's script (``#SBATCH``: it runs
-on the cluster's nodes, not here); each is read as ``python train.py`` would run it, with the same budget as a
-command's walk. So are the Python and launcher commands of the held folder's own Makefile: the repository's word on
-what people run there (``make train``). The programs of a folder are looked for once a run
-(``ProjectFiles.per_folder``). A terminal run with no command of an image built FROM a shell's base is such a
-container too (``images_shell``); its list of bases lives here, loaded only for a container that holds the
-repository (sixteen names interned at every start made one flagged file's check 0.75 M instructions dearer).
+Two kinds of evidence, kept apart (``Held``): the Python and launcher commands of the held folder's own Makefile,
+the repository's word on what people run there (``make train``), decide the need; programs found only by their
+names (a ``.py`` or ``.sh`` file named for training, ``train.py``, ``train_net.py``, ``run_finetune.sh``, or a
+``main.py``, at most two folders below a held folder, outside tests and documentation, and not a test, a library
+module (``train_utils.py``) or a batch job's script: ``#SBATCH`` runs on the cluster's nodes) are what people may
+run there, which nothing says they do: the audits found such findings wrong ten times for one borderline crash
+(audit70d, audit85d, audit86c), so they are said in the undecided finding, not a failing one. Each program is read
+as ``python train.py`` would run it, with the same budget as a command's walk. The programs of a folder are looked
+for once a run (``ProjectFiles.per_folder``). A terminal run with no command of an image built FROM a shell's
+base is such a container too (``images_shell``); its list of bases lives here, loaded only for a container that
+holds the repository (sixteen names interned at every start made one flagged file's check 0.75 M instructions
+dearer).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import CodeFact, ProjectFacts, Workload
+from shmlint.named_tuple import NamedTuple
 from shmlint.project.follow import command_run, program_run
 from shmlint.project.index import ProjectFiles, Reader
 from shmlint.signals import LAUNCHER_PROGRAMS, split_image
@@ -56,11 +59,20 @@ Facts = tuple[CodeFact, ...]
 HELD_IN = "a training program in the repository's folder the container holds at "
 
 
-def held_training(
-    held: Sequence[tuple[str, str]], devices: int | None, reader: Reader
-) -> tuple[tuple[CodeFact, ...], tuple[CodeFact, ...]]:
-    """What the training programs in the held folders (container path, repository folder) show: code that uses
-    /dev/shm and the commands they run, each said with the folder's container path."""
+class Held(NamedTuple):
+    """What the held folders show, by how the repository says it: ``run`` and ``run_commands``, the code that uses
+    /dev/shm and the commands of what their Makefiles run; ``named`` and ``named_commands``, those of the training
+    programs found by their names. Each fact is said with the folder's container path."""
+
+    run: Facts
+    run_commands: Facts
+    named: Facts
+    named_commands: Facts
+
+
+def held_training(held: Sequence[tuple[str, str]], devices: int | None, reader: Reader) -> Held:
+    """What the training programs in the held folders (container path, repository folder) and their Makefiles'
+    commands show."""
     files = reader.index.tree(reader.index.max_bytes)
     folders = list(dict.fromkeys(held))[:MAX_FOLDERS]
     programs: dict[str, tuple[str, str, str]] = {}  # by real path: a folder held at two points is read once
@@ -78,6 +90,8 @@ def held_training(
         if found:  # said once a program: where the code is held
             needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point})"), *found[1:]]
         commands += run
+    named, named_commands = needs, commands
+    needs, commands = [], []
     for point, folder in folders:
         walked = files.per_folder(_walked, folder)
         for name, line, argv in files.per_folder(_recipes, folder):
@@ -89,7 +103,7 @@ def held_training(
             if found:
                 needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point}, run by {where})"), *found[1:]]
             commands += run
-    return tuple(dict.fromkeys(needs)), tuple(dict.fromkeys(commands))
+    return Held(*(tuple(dict.fromkeys(facts)) for facts in (needs, commands, named, named_commands)))
 
 
 def _recipes(files: ProjectFiles, folder: str) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
