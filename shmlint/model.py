@@ -289,6 +289,8 @@ class ProjectFacts(NamedTuple):
     #: options its command lines give a count that the program declares and keeps to code that makes no loader
     #: (``project.pyoption_flow``): not evidence by their names
     kept: tuple[KeptOption, ...] = ()
+    #: where its command runs (the manifest's working directory, else its image's ``WORKDIR``; "" when neither says)
+    working_dir: str = ""
 
 
 class DataLoaderHint(NamedTuple):

@@ -446,10 +446,11 @@ def test_a_shell_that_ends_its_section_keeps_the_guides_later_steps_aside() -> N
     assert same_section.command == f"data/ ; train/ ; {_TRAIN}"
 
 
-def test_an_untagged_block_that_starts_a_launcher_is_a_later_step() -> None:
+def test_an_untagged_block_that_starts_a_launcher_or_a_python_program_is_a_later_step() -> None:
     """audit55a (EasyRec): the guide's blocks have no language; the later section's ``horovodrun -np 4 ...`` is
-    the training run in the shell it opened. An untagged block that starts no launcher (a config, a folder tree)
-    is passed over."""
+    the training run in the shell it opened; so is a ``python -m app.train`` (audit85a: a guide's untagged
+    ``python train.py -s /data/bicycle``). An untagged block that starts neither (a config, a folder tree) is passed
+    over."""
     text = (
         "## Image\n\n```\ndocker run --gpus=all -ti img bash\n```\n\n"
         "## Config\n\n```\ntrain_config {\n  train_distribute: EmbeddingParallelStrategy\n}\n```\n\n"
@@ -458,7 +459,9 @@ def test_an_untagged_block_that_starts_a_launcher_is_a_later_step() -> None:
     (workload,) = document(text)
     later = workload.later_steps
     assert later is not None and later.command == "CUDA_VISIBLE_DEVICES=0,1,2,3 horovodrun -np 4 python -m app.train"
-    (untagged,) = document(text.replace("horovodrun -np 4 python -m", "python -m"))
+    (python,) = document(text.replace("horovodrun -np 4 python -m", "python -m"))
+    assert python.later_steps is not None and python.later_steps.command.endswith("python -m app.train")
+    (untagged,) = document(text.replace("CUDA_VISIBLE_DEVICES=0,1,2,3 horovodrun -np 4 python -m app.train", "app/"))
     assert untagged.later_steps is None
 
 

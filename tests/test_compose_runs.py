@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shmlint.formats.compose.file_sets import _run_command
+from shmlint.formats.compose.file_sets import _given
 from shmlint.runner import check_paths
 from shmlint.settings import Settings
 
@@ -26,18 +26,22 @@ TRAIN = "python sdxl_train_network.py --config_file cfg.toml"
 
 
 @pytest.mark.parametrize(
-    ("line", "at"),
+    ("line", "given"),
     [
-        ("docker compose -f docker-compose.yml run --rm -e A=1 -v x:/y trainer python t.py", 11),
-        ("docker-compose --project-name p run -T trainer sh -c 'python t.py'", 6),
-        ("docker compose run trainer", None),  # its own command
+        ("docker compose -f docker-compose.yml run --rm -e A=1 -v x:/y trainer python t.py", ("trainer", 11)),
+        ("docker-compose --project-name p run -T trainer sh -c 'python t.py'", ("trainer", 6)),
+        ("docker compose run trainer", ("trainer", 4)),  # its own command
         ("docker compose run --entrypoint sh trainer -c x", None),  # an entrypoint of its own
         ("docker compose up trainer", None),
-        ("docker compose run other python t.py", None),
+        ("docker compose exec -T -w /app -e A=1 trainer python t.py", ("trainer", 9)),
+        ("podman compose exec --index 2 trainer bash", ("trainer", 6)),
+        ("docker compose exec $SERVICE python t.py", None),  # a service known only at run time
     ],
 )
-def test_a_compose_run_names_the_command_it_gives_a_service(line: str, at: int | None) -> None:
-    assert _run_command(line.split(), "trainer") == at
+def test_a_compose_run_or_exec_names_the_service_and_the_command_it_gives_it(
+    line: str, given: tuple[str, int] | None
+) -> None:
+    assert _given(line.split()) == given
 
 
 def _findings(root: Path, files: dict[str, str]):
@@ -104,4 +108,43 @@ def test_a_run_is_read_as_its_file_runs_it(tmp_path: Path, name: str, text: str)
 def test_prose_that_names_a_run_is_no_run(tmp_path: Path) -> None:
     readme = f"Do not type docker compose run trainer {TRAIN} here.\n"
     (finding,) = _findings(tmp_path, {"docker-compose.yml": COMPOSE, "README.md": readme})
+    assert finding.severity.label == "info"
+
+
+def test_a_command_execd_in_a_gpu_service_is_its_later_steps(tmp_path: Path) -> None:
+    """``docker compose exec trainer COMMAND`` runs in the service's running container, as a run does in a new one."""
+    script = f"docker compose up -d\ndocker compose exec -T trainer {TRAIN}\n"
+    (finding,) = _findings(tmp_path, {"docker-compose.yml": COMPOSE, "train.sh": script})
+    assert finding.severity.label == "warning" and "(docker compose exec, train.sh:2)" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("readme", "said"),
+    [
+        # a shell opened in the service, then the guide's later section (audit85a: Run.md's exec, then training)
+        (
+            f"## Start\n\n```bash\ndocker compose up -d\ndocker compose exec trainer bash\n```\n\n## Train\n\n```\n{TRAIN}\n```\n",
+            "the guide's later steps in the container, README.md:11",
+        ),
+        # typed after the shell in the same block
+        (f"```bash\ndocker compose exec trainer bash\n{TRAIN}\n```\n", "typed in the container, README.md:3"),
+    ],
+)
+def test_a_guides_session_in_a_shell_opened_in_a_gpu_service_is_its_later_steps(
+    tmp_path: Path, readme: str, said: str
+) -> None:
+    (finding,) = _findings(tmp_path, {"docker-compose.yml": COMPOSE, "README.md": readme})
+    assert finding.severity.label == "warning" and said in finding.message, finding.message
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("start.sh", f"docker compose exec trainer bash\n{TRAIN}\n"),  # a script's next line runs on the host
+        ("README.md", f"```bash\ndocker compose exec other bash\n{TRAIN}\n```\n"),  # another service's shell
+        ("README.md", f"```bash\ndocker compose exec trainer bash\nexit\n{TRAIN}\n```\n"),  # typed after it closed
+    ],
+)
+def test_what_runs_after_a_shell_in_another_place_is_not_the_services(tmp_path: Path, name: str, text: str) -> None:
+    (finding,) = _findings(tmp_path, {"docker-compose.yml": COMPOSE, name: text})
     assert finding.severity.label == "info"

@@ -536,3 +536,42 @@ def test_an_image_named_for_the_scripts_folder_is_built_by_the_dockerfile_beside
     assert _label(found["UNIT/docker.sh"]) == "held"
     assert "UNIT/train.py:3 DataLoader(num_workers=4)" in found["UNIT/docker.sh"].detail
     assert found["CycleGAN/docker.sh"].severity.label == "info"
+
+
+@pytest.mark.parametrize(
+    ("flags", "label"),
+    [
+        ("-w /work", "error"),  # the shell opens where the program is: ``python train.py`` is typed there
+        ("--workdir=/work/", "error"),
+        ("-w /work/other", "held"),  # another folder: found by its name only
+        ("", "held"),
+    ],
+)
+def test_a_training_program_in_the_holders_working_directory_decides(tmp_path: Path, flags: str, label: str) -> None:
+    """audit83c: a compose service held open with ``entrypoint: /bin/bash`` and ``working_dir: /app/scripts``, the
+    folder of its training scripts (a crash); audit85a: a shell in an image whose ``WORKDIR`` holds ``train.py``."""
+    _write(
+        tmp_path,
+        {"run.sh": f"docker run -it --gpus all {flags} -v ./src:/work acme/dev bash\n", "src/train.py": LOADER},
+    )
+    finding = _shm001(tmp_path)["run.sh"]
+    assert _label(finding) == label
+    if label == "error":
+        assert "(a training program in the repository's folder the container holds at /work, in its working" in (
+            finding.detail
+        )
+
+
+def test_a_compose_services_working_directory_and_an_images_workdir_hold_what_runs(tmp_path: Path) -> None:
+    compose = (
+        "services:\n  dev:\n    build: {context: .., dockerfile: docker/Dockerfile}\n    volumes: ['../:/app']\n"
+        "    working_dir: /app/scripts\n    entrypoint: /bin/bash\n    tty: true\n    stdin_open: true\n"
+        "    runtime: nvidia\n"
+    )
+    dockerfile = "FROM pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\nWORKDIR /app\nCOPY . /app\n"
+    files = {"docker/compose.yml": compose, "docker/Dockerfile": dockerfile, "scripts/train_sparse.py": LOADER}
+    _write(tmp_path, files)
+    assert _label(_shm001(tmp_path)["docker/compose.yml"]) == "error"
+    run = "docker build -t acme/dev -f docker/Dockerfile .\ndocker run -it --gpus all acme/dev bash\n"
+    _write(tmp_path, {"run.sh": run, "train.py": LOADER})  # the image's WORKDIR, where it copies the repository
+    assert _label(_shm001(tmp_path)["run.sh"]) == "error"

@@ -41,14 +41,14 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.container_command import ContainerCommand, parse_container_command
 from shmlint.parsers.embedded.shell_blocks import CodeLine, ShellBlock, ShellBlocks
 from shmlint.parsers.option_variables import Assignments, note_assignment
-from shmlint.parsers.programs import ENGINES, SHELLS, program_name
+from shmlint.parsers.programs import ENGINES, SHELLS, is_python, program_name
 from shmlint.parsers.shell import SimpleCommand, commands
 from shmlint.signals import MPI_LAUNCHERS, TORCHRUN_PROGRAMS
 
@@ -124,14 +124,12 @@ class _Document(NamedTuple):
     steps: list[int]  # indexes of the blocks that may be later steps: fenced as shell, or starting a launcher
 
 
-def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[ContainerCommand, Typed | None]]:
-    """Every container run/create command of a masked document, with the commands typed into it when it opens an
-    interactive shell and the same block goes on."""
+def _document(text: str, blocks: ShellBlocks) -> _Document:
     shell = list(commands(text, in_blocks=True))
     lines = [(line, index) for index, block in enumerate(blocks) for line in block.lines]
     by_start = sorted(range(len(shell)), key=lambda index: shell[index].words[0].start)
     starts = [line.start for line, _ in lines]
-    document = _Document(
+    return _Document(
         text,
         blocks,
         shell,
@@ -141,6 +139,13 @@ def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[Contain
         [shell[index].words[0].start for index in by_start],
         _step_blocks(blocks, shell, lines, starts),
     )
+
+
+def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[ContainerCommand, Typed | None]]:
+    """Every container run/create command of a masked document, with the commands typed into it when it opens an
+    interactive shell and the same block goes on."""
+    document = _document(text, blocks)
+    shell = document.shell
     assigned = Assignments()
     for position, command in enumerate(shell):
         note_assignment(command, text, assigned)
@@ -149,6 +154,22 @@ def container_sessions(text: str, blocks: ShellBlocks) -> Iterator[tuple[Contain
             continue
         typed = _typed(command, position, document) if opens_shell(parsed) else None
         yield parsed, typed
+
+
+def sessions_after(
+    text: str, blocks: ShellBlocks, opens: Callable[[SimpleCommand], bool]
+) -> Iterator[tuple[SimpleCommand, Typed]]:
+    """The sessions of the shells a document opens by other commands than ``docker run`` (``opens`` tells them:
+    ``docker compose exec trainer bash``): each such command with the commands typed after it, in its block or the
+    next ones of its section, and the guide's later steps, read as a ``docker run -it`` shell's are."""
+    document = _document(text, blocks)
+    for position, command in enumerate(document.shell):
+        if not opens(command):
+            continue
+        typed = _typed(command, position, document)
+        for session in (typed, typed.later if typed is not None else None):
+            if session is not None:
+                yield command, session
 
 
 #: programs a container runs only to stay up while commands are run in it
@@ -317,11 +338,11 @@ def _step_blocks(
     blocks: ShellBlocks, shell: Sequence[SimpleCommand], lines: Sequence[tuple[CodeLine, int]], starts: Sequence[int]
 ) -> list[int]:
     """The blocks that may hold a guide's later steps: those fenced as shell, and untagged ones with a command that
-    starts a launcher (``_LAUNCHERS``: a folder tree, a config or a program's output never starts one). ``starts``:
-    the lines' starts."""
+    starts a launcher (``_LAUNCHERS``) or a Python program (``python train.py``, ``python -m pkg.train``): a folder
+    tree, a config or a program's output never does. ``starts``: the lines' starts."""
     found = {index for index, block in enumerate(blocks) if block.tagged}
     for command in shell:  # each command's block found by bisection: linear in the document's commands
-        if _program(command) in _LAUNCHERS:
+        if _program(command) in _LAUNCHERS or _runs_python_program(command):
             at = _line_at(command.words[0].start, lines, starts)
             if at is not None:
                 found.add(at[1])
@@ -468,6 +489,11 @@ def _session_end(following: Sequence[CodeLine], host_prompt: str) -> int:
         if index == MAX_TYPED_LINES or (host_prompt and line.prompt == host_prompt):
             return line.start
     return following[-1].end + 1
+
+
+def _runs_python_program(command: SimpleCommand) -> bool:
+    """``python train.py ...`` or ``python -m pkg.train``, past ``NAME=value`` and ``sudo``."""
+    return is_python(_program(command)) and any(w.text == "-m" or w.text.endswith(".py") for w in command.words)
 
 
 def _program(command: SimpleCommand) -> str:

@@ -207,9 +207,9 @@ def _unguessed(
 
 def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) -> tuple[Need, ProjectFacts | None]:
     """The need with what the folders a container that holds accelerators holds say people run in it
-    (``shmlint.project.held``: their Makefiles' commands), unless the file says what it runs there (``docker
-    exec``: the holder stays undecided). Training programs found there only by their names leave it undecided and
-    are said in a note: what may run there, not what the repository says runs there."""
+    (``shmlint.project.held``: their Makefiles' commands, the training programs of its working directory), unless
+    the file says what it runs there (``docker exec``: the holder stays undecided). Training programs found
+    elsewhere only by their names leave it undecided and are said in a note: what may run there."""
     facts = workload.project
     launch = workload.launch
     if facts is None or not workload.gpu or (launch is not None and launch.exec_into):
@@ -219,7 +219,7 @@ def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) 
     if not (holds_only(workload, knowledge) or images_shell(workload, facts)):
         return need, facts
 
-    held = held_training(facts.held, workload.accelerator_count, reader)
+    held = held_training(facts.held, workload.accelerator_count, reader, facts.working_dir)
     richer = facts._replace(needs=(*facts.needs, *held.run), commands=(*facts.commands, *held.run_commands))
     found = decide(workload._replace(project=richer), knowledge) if held.run or held.run_commands else None
     if found is not None and found.tier is Tier.NEEDS:

@@ -800,6 +800,7 @@ def gather(launch: Launch, devices: int | None, reader: Reader, image: str | Non
         guessed,
         tuple(walk.mounts),
         tuple(dict.fromkeys(walk.kept)),
+        workdir,
     )
 
 

@@ -2,14 +2,16 @@
 infinity``, a notebook server, a dev container) while people run work in it: what they run there is the code the
 container holds (a bind mount of the repository, what its image copies from it).
 
-Two kinds of evidence, kept apart (``Held``): the Python and launcher commands of the held folder's own Makefile,
-the repository's word on what people run there (``make train``), decide the need; programs found only by their
-names (a ``.py`` or ``.sh`` file named for training, ``train.py``, ``train_net.py``, ``run_finetune.sh``, or a
+Two kinds of evidence, kept apart (``Held``). What decides the need: the Python and launcher commands of the held
+folder's own Makefile, the repository's word on what people run there (``make train``), and a training program in
+the container's working directory (its ``working_dir``/``-w``, else its image's ``WORKDIR``: a shell opened there is
+where ``python train.py`` is typed; audit83c and audit85a, both crashes). Training programs found elsewhere only by
+their names (a ``.py`` or ``.sh`` file named for training, ``train.py``, ``train_net.py``, ``run_finetune.sh``, or a
 ``main.py``, at most two folders below a held folder, outside tests and documentation, and not a test, a library
 module (``train_utils.py``) or a batch job's script: ``#SBATCH`` runs on the cluster's nodes) are what people may
-run there, which nothing says they do: the audits found such findings wrong ten times for one borderline crash
-(audit70d, audit85d, audit86c), so they are said in the undecided finding, not a failing one. Each program is read
-as ``python train.py`` would run it, with the same budget as a command's walk. The programs of a folder are looked
+run there, which nothing says they do: the audits found such findings wrong nine times in ten (audit70d, audit85d,
+audit86c), so they are said in the undecided finding, not a failing one. Each program is read as ``python
+train.py`` would run it, with the same budget as a command's walk. The programs of a folder are looked
 for once a run (``ProjectFiles.per_folder``). A terminal run with no command of an image built FROM a shell's
 base is such a container too (``images_shell``); its list of bases lives here, loaded only for a container that
 holds the repository (sixteen names interned at every start made one flagged file's check 0.75 M instructions
@@ -19,6 +21,7 @@ dearer).
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Sequence
 
@@ -60,9 +63,11 @@ HELD_IN = "a training program in the repository's folder the container holds at 
 
 
 class Held(NamedTuple):
-    """What the held folders show, by how the repository says it: ``run`` and ``run_commands``, the code that uses
-    /dev/shm and the commands of what their Makefiles run; ``named`` and ``named_commands``, those of the training
-    programs found by their names. Each fact is said with the folder's container path."""
+    """What the held folders show, by how sure it is that it runs there: ``run`` and ``run_commands``, the code that
+    uses /dev/shm and the commands of what their Makefiles run and of the training programs in the container's
+    working directory (a shell opened there is where ``python train.py`` is typed); ``named`` and
+    ``named_commands``, those of the training programs found elsewhere by their names. Each fact is said with the
+    folder's container path."""
 
     run: Facts
     run_commands: Facts
@@ -70,40 +75,42 @@ class Held(NamedTuple):
     named_commands: Facts
 
 
-def held_training(held: Sequence[tuple[str, str]], devices: int | None, reader: Reader) -> Held:
+def held_training(held: Sequence[tuple[str, str]], devices: int | None, reader: Reader, workdir: str = "") -> Held:
     """What the training programs in the held folders (container path, repository folder) and their Makefiles'
-    commands show."""
+    commands show; ``workdir``: the container's working directory."""
     files = reader.index.tree(reader.index.max_bytes)
     folders = list(dict.fromkeys(held))[:MAX_FOLDERS]
     programs: dict[str, tuple[str, str, str]] = {}  # by real path: a folder held at two points is read once
     for point, folder in folders:
         for path in files.per_folder(_programs, folder):
             programs.setdefault(os.path.join(folder, path), (folder, path, point))
-    needs: list[CodeFact] = []
-    commands: list[CodeFact] = []
+    run: tuple[list[CodeFact], list[CodeFact]] = ([], [])
+    named: tuple[list[CodeFact], list[CodeFact]] = ([], [])
     for folder, path, point in list(programs.values())[:MAX_PROGRAMS]:
         walked = files.per_folder(_walked, folder)  # a program held by many containers is read once a run
         if (path, devices) not in walked:
             batch = path.endswith(".sh") and _batch_job(reader, os.path.join(folder, path))
             walked[path, devices] = ((), ()) if batch else program_run(folder, path, devices, reader)
-        found, run = walked[path, devices]
+        found, commands = walked[path, devices]
+        here = bool(workdir) and posixpath.dirname(posixpath.join(point, path)) == posixpath.normpath(workdir)
+        needs, kept = run if here else named
         if found:  # said once a program: where the code is held
-            needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point})"), *found[1:]]
-        commands += run
-    named, named_commands = needs, commands
-    needs, commands = [], []
+            said = f", in its working directory {posixpath.normpath(workdir)}" if here else ""
+            needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point}{said})"), *found[1:]]
+        kept += commands
+    needs, kept = run
     for point, folder in folders:
         walked = files.per_folder(_walked, folder)
         for name, line, argv in files.per_folder(_recipes, folder):
             if (argv, devices) not in walked:
                 walked[argv, devices] = command_run(folder, argv, devices, reader)
-            found, run = walked[argv, devices]
+            found, commands = walked[argv, devices]
             where = f"{reader.display(os.path.join(folder, name))}:{line}"
-            commands.append(CodeFact(where, " ".join(argv)))
+            kept.append(CodeFact(where, " ".join(argv)))
             if found:
                 needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point}, run by {where})"), *found[1:]]
-            commands += run
-    return Held(*(tuple(dict.fromkeys(facts)) for facts in (needs, commands, named, named_commands)))
+            kept += commands
+    return Held(*(tuple(dict.fromkeys(facts)) for facts in (*run, *named)))
 
 
 def _recipes(files: ProjectFiles, folder: str) -> tuple[tuple[str, int, tuple[str, ...]], ...]:

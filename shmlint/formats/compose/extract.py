@@ -10,9 +10,11 @@ each service's Workload together and says where a fix may write.
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shmlint.containers.docker import SEPARATOR
 from shmlint.formats.compose import evidence
 from shmlint.formats.compose.detect import is_compose, is_override
 from shmlint.formats.compose.devcontainer import devcontainer_gpus
@@ -136,10 +138,11 @@ def _workload(
 
 
 def _with_runs(project: Project, service: Service, workload: Workload) -> Workload:
-    """A GPU service with the first command the repository's scripts and documents run it with (``docker compose
-    run SERVICE COMMAND``) as its later steps: taken where they show a need its own command does not, at most a
-    warning (``Workload.command_later``), said with where they are written (audit80c: a README's training command
-    in a GPU service whose own command starts a web UI)."""
+    """A GPU service with what the repository's scripts and documents run in it by the compose CLI (``docker compose
+    run SERVICE COMMAND``, ``docker compose exec SERVICE COMMAND``, a guide's session in a shell opened so) as its
+    later steps: taken where they show a need its own command does not, at most a warning
+    (``Workload.command_later``), said with where they are written (audit80c: a README's training command in a GPU
+    service whose own command starts a web UI). Several are read as one script, one command a line."""
     if not workload.gpu or workload.launch is None:
         return workload
     from shmlint.formats.compose.file_sets import service_runs  # for a GPU service only
@@ -147,12 +150,15 @@ def _with_runs(project: Project, service: Service, workload: Workload) -> Worklo
     runs = service_runs(project.files, str(service.file.base_dir), service.name, service.file.source.path)
     if not runs:
         return workload
-    run = runs[0]
+    commands = [command for run in runs for command in run.commands]
+    more = f" and {len(runs) - 1} more" if len(runs) > 1 else ""
     steps = workload._replace(
-        command=" ".join(run.words),
+        command=f" {SEPARATOR} ".join(" ".join(command) for command in commands),
         command_later=True,
-        command_from=f"docker compose run, {run.where}",
-        launch=workload.launch._replace(arguments=run.words),
+        command_from=f"{runs[0].said}{more}",
+        launch=workload.launch._replace(
+            arguments=commands[0] if len(commands) == 1 else ("sh", "-c", "\n".join(map(shlex.join, commands)))
+        ),
     )
     return workload._replace(later_steps=steps)
 

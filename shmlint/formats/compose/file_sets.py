@@ -22,6 +22,7 @@ from shmlint.source import SourceText
 
 if TYPE_CHECKING:
     from shmlint.parsers.shell import SimpleCommand
+    from shmlint.parsers.typed import Typed
     from shmlint.project.index import ProjectFiles
 
 #: at most this many files of a folder are read for sets, each at most this large (the rest is left unread)
@@ -112,11 +113,14 @@ def named_sets(files: ProjectFiles, folder: str) -> list[FileSet]:
 
 
 class ServiceRun(NamedTuple):
-    """``docker compose run [options] SERVICE COMMAND...`` in a script, a Makefile or the docs: the command the
-    service runs there instead of its own, and where it is written."""
+    """What a script, a Makefile or the docs run in a service by the compose CLI: ``docker compose run [options]
+    SERVICE COMMAND...`` (a new container of the service, with that command instead of its own), ``docker compose
+    exec SERVICE COMMAND...`` (in the running one), or, in a document, the commands typed into a shell opened so
+    (``docker compose exec trainer bash``, then ``python train.py``: ``parsers.typed.sessions_after``); how and where
+    it is said (``docker compose run, README.md:40``)."""
 
-    where: str  # "README.md:40"
-    words: tuple[str, ...]  # the command
+    said: str
+    commands: tuple[tuple[str, ...], ...]
 
 
 #: ``docker compose run`` options that take a value (https://docs.docker.com/reference/cli/docker/compose/run/)
@@ -124,53 +128,105 @@ _RUN_VALUED = frozenset(
     {"-e", "--env", "--env-from-file", "-l", "--label", "--name", "-p", "--publish", "--pull", "-u", "--user", "-v",
      "--volume", "-w", "--workdir", "--cap-add", "--cap-drop", "--entrypoint"}
 )  # fmt: skip
+#: ``docker compose exec`` options that take a value (https://docs.docker.com/reference/cli/docker/compose/exec/)
+_EXEC_VALUED = frozenset({"-e", "--env", "--index", "-u", "--user", "-w", "--workdir"})
 #: the runs read for one service (the first, nearest folder first)
 MAX_RUNS = 4
 
 
 def service_runs(files: ProjectFiles, folder: str, service: str, compose_file: str) -> list[ServiceRun]:
-    """The commands the scripts, Makefiles and Markdown of a compose file's folder and the ``FOLDERS_UP`` above it
-    run ``service`` with (``docker compose run kohya python train.py ...``), where the run reads this file: named by
-    ``-f`` (a path from the script's folder), or, with no ``-f``, the file is a default one (``compose.yaml``...) of
-    the script's own folder, which compose reads there; and the run sets no entrypoint of its own (audit80c: a
-    training command a README runs in a GPU service; the review: a run of another folder's or another file's
-    service of the same name is not this one's)."""
+    """What the scripts, Makefiles and Markdown of a compose file's folder and the ``FOLDERS_UP`` above it run in
+    ``service`` (``docker compose run kohya python train.py ...``, ``docker compose exec trainer bash`` and the
+    session after it), where the line reads this file: named by ``-f`` (a path from the script's folder), or, with
+    no ``-f``, the file is a default one (``compose.yaml``...) of the script's own folder, which compose reads there;
+    and a run sets no entrypoint of its own (audit80c: a training command a README runs in a GPU service; the
+    review: a run of another folder's or another file's service of the same name is not this one's)."""
     from shmlint.formats.compose import COMPOSE_DEFAULT_FILES, COMPOSE_OVERRIDE_FILES
 
     this = os.path.abspath(compose_file)
     default = os.path.basename(this) in COMPOSE_DEFAULT_FILES + COMPOSE_OVERRIDE_FILES
-    folders = _folders_up(folder)
     found: list[ServiceRun] = []
-    for each in folders:
+    for each in _folders_up(folder):
         for name, source, command in files.per_folder(_compose_commands, each):
             words = [w.text for w in command.words]
-            named = list(_file_options(words, [w.dynamic for w in command.words]))
-            if named and this not in {os.path.abspath(path) for path in _resolved(each, [f for f in named if f])}:
+            given = _given(words)
+            if given is None or given[0] != service or _shell_only(words[given[1] :]):
                 continue
-            if not named and not (default and os.path.abspath(each) == os.path.dirname(this)):
-                continue
-            at = _run_command(words, service)
-            if at is not None and len(found) < MAX_RUNS:
+            if _reads(command, each, this, default) and len(found) < MAX_RUNS:
                 line = source.position(command.words[0].start)[0]
-                found.append(ServiceRun(f"{name}:{line}", tuple(w.text for w in command.words[at:])))
+                said = f"docker compose {words[_subcommand_at(words)]}, {name}:{line}"
+                found.append(ServiceRun(said, (tuple(words[given[1] :]),)))
+        for name, source, command, typed in files.per_folder(_compose_shells, each):
+            given = _given([w.text for w in command.words])
+            if given is None or given[0] != service or not _reads(command, each, this, default):
+                continue
+            if len(found) < MAX_RUNS:
+                first, last = source.position(typed.start)[0], source.position(typed.end)[0]
+                commands = tuple(tuple(w.text for w in c.words) for c in typed.commands)
+                found.append(ServiceRun(typed.said(first, last, name), commands))
     return found
 
 
-def _run_command(words: list[str], service: str) -> int | None:
-    """Where the command starts in a ``compose run`` of ``service`` among ``words``; None for another subcommand,
-    another service, a run with no command or one that sets its own entrypoint."""
+def _reads(command: SimpleCommand, folder: str, this: str, default: bool) -> bool:
+    """Whether a compose line typed in ``folder`` reads the compose file at ``this``: one its ``-f`` names, or with
+    none, a default file (``default``) of that folder."""
+    words = [w.text for w in command.words]
+    named = list(_file_options(words, [w.dynamic for w in command.words]))
+    if named:
+        return this in {os.path.abspath(path) for path in _resolved(folder, [f for f in named if f])}
+    return default and os.path.abspath(folder) == os.path.dirname(this)
+
+
+def _given(words: list[str]) -> tuple[str, int] | None:
+    """The service a ``compose run``/``compose exec`` among ``words`` runs a command in, and where that command
+    starts (``len(words)`` when it gives none); None for another subcommand, a service held in a variable, or a run
+    that sets its own entrypoint."""
     index = _subcommand_at(words)
-    if index >= len(words) or words[index] != "run":
+    if index >= len(words) or words[index] not in ("run", "exec"):
         return None
+    valued = _RUN_VALUED if words[index] == "run" else _EXEC_VALUED
     index += 1
     while index < len(words) and words[index].startswith("-"):
         option = words[index].split("=", 1)[0]
         if option == "--entrypoint":
             return None
-        index += 2 if words[index] in _RUN_VALUED else 1
-    if index + 1 >= len(words) or words[index] != service:
+        index += 2 if words[index] in valued else 1
+    if index >= len(words) or "$" in words[index]:
         return None
-    return index + 1
+    return words[index], index + 1
+
+
+def _shell_only(command: list[str]) -> bool:
+    """No command, or an interactive shell (``bash``, ``sh -l``; not ``bash -c``): a person types what runs."""
+    from shmlint.parsers.programs import SHELLS
+
+    if not command:
+        return True
+    rest = command[1:]
+    return os.path.basename(command[0]) in SHELLS and all(w.startswith("-") and "c" not in w.lstrip("-") for w in rest)
+
+
+def _compose_shells(files: ProjectFiles, folder: str) -> list[tuple[str, SourceText, SimpleCommand, Typed]]:
+    """The shells the Markdown of ``folder`` opens in compose services (``docker compose exec trainer bash``), each
+    with the session typed there, read once a folder (``files.per_folder``)."""
+    from shmlint.parsers.embedded.markdown import markdown_shell_blocks
+    from shmlint.parsers.typed import sessions_after
+
+    found = []
+    for name in _candidates(files, folder):
+        read = files.source(os.path.join(folder, name)) if name.endswith(".md") else None
+        if read is None or len(read.text) > MAX_BYTES or not _COMPOSE_WORDS.search(read.text):
+            continue
+        source = SourceText(name, read.text)
+        masked, blocks = markdown_shell_blocks(read.text)
+        found += [(name, source, c, typed) for c, typed in sessions_after(masked, blocks, _opens_a_shell)]
+    return found
+
+
+def _opens_a_shell(command: SimpleCommand) -> bool:
+    words = [w.text for w in command.words]
+    given = _given(words)
+    return given is not None and given[1] < len(words) and _shell_only(words[given[1] :])
 
 
 def env_file_named(files: ProjectFiles, folder: str) -> bool:
