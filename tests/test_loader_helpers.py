@@ -329,3 +329,37 @@ def test_a_known_librarys_loader_function_is_judged_by_its_workers(code: str, ne
     facts = _read(code)
     assert [f"{fact.line} {fact.text}"[: len(need)] for fact, need in zip(facts.needs, needs, strict=False)] == needs
     assert len(facts.needs) == len(needs)
+
+
+_IMPORT = "from torch.utils.data import DataLoader\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "needs", "zero", "unknown"),
+    [
+        ("kw = dict(num_workers=8, pin_memory=True)\nl = DataLoader(ds, **kw)\n", ["DataLoader(num_workers=8)"], 0, 0),
+        (
+            'kw = {"num_workers": 6, "batch_size": 4}\nl = DataLoader(ds, shuffle=True, **kw)\n',
+            ["DataLoader(num_workers=6)"],
+            0,
+            0,
+        ),
+        ('kw = {"batch_size": 4}\nl = DataLoader(ds, **kw)\n', [], 1, 0),  # a dict without workers: none
+        ('kw = {"num_workers": 0}\nl = DataLoader(ds, **kw)\n', [], 1, 0),
+        # what the dict holds when the loader is made is not what it was written with: not known
+        ('kw = {"num_workers": 0}\nkw["num_workers"] = 8\nl = DataLoader(ds, **kw)\n', [], 0, 1),
+        ('kw = {"num_workers": 0}\nkw.update(extra)\nl = DataLoader(ds, **kw)\n', [], 0, 1),
+        ('kw = {"num_workers": 0} if cuda else {}\nl = DataLoader(ds, **kw)\n', [], 0, 1),
+        ("kw = {k: 4 for k in names}\nl = DataLoader(ds, **kw)\n", [], 0, 1),
+        ('kw = {**base, "num_workers": 0}\nl = DataLoader(ds, **kw)\n', [], 0, 1),
+        ("def dict(**a):\n    return {}\nkw = dict(num_workers=4)\nl = DataLoader(ds, **kw)\n", [], 0, 1),
+    ],
+)
+def test_a_loaders_keywords_given_as_a_dict_written_in_the_file_are_read(
+    code: str, needs: list[str], zero: int, unknown: int
+) -> None:
+    """audit86 (left from the reports): ``DataLoader(ds, **loader_kwargs)`` of a dict the file writes out once and
+    never changes gives its keywords as written out."""
+    facts = _read(_IMPORT + code)
+    assert [fact.text for fact in facts.needs] == needs
+    assert (len(facts.zero_loaders), facts.unknown_loaders) == (zero, unknown)

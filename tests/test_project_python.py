@@ -358,6 +358,32 @@ def test_trainer_arguments_multiprocessing_and_nccl() -> None:
     assert not _read("L.Fabric(devices=1, strategy='deepspeed_stage_2')", devices=2).needs  # one process (the review)
 
 
+_OPTION = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--strategy', default='ddp')\nargs = p.parse_args()\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "arguments", "said"),
+    [
+        ("L.Trainer(strategy=os.getenv('STRATEGY', 'ddp'))", (), "STRATEGY default 'ddp'"),  # audit86 (left)
+        ("L.Trainer(strategy=os.environ.get('STRATEGY', 'auto'))", (), None),
+        ("S = 'fsdp'\nL.Trainer(strategy=S)", (), "S = 'fsdp' at line 1"),
+        (_OPTION + "L.Trainer(strategy=args.strategy)", (), "--strategy default 'ddp' at line 3"),
+        (_OPTION + "L.Trainer(strategy=args.strategy)", ("--strategy", "auto"), None),  # the command line's
+        ("L.Trainer(strategy=os.getenv('STRATEGY'))", (), None),  # not known
+        ("L.Trainer(strategy=name)", (), None),
+    ],
+)
+def test_a_lightning_strategy_is_followed_to_the_string_it_is(code: str, arguments: tuple, said: str | None) -> None:
+    needs = _read(code, arguments, devices=4).needs
+    assert [said in fact.text for fact in needs] == ([True] if said else [])
+
+
+def test_a_lightning_strategy_from_the_environment_is_the_containers() -> None:
+    code = "L.Trainer(strategy=os.getenv('STRATEGY', 'auto'))"
+    facts = pycode.read(code, (), {}, 4, env={"STRATEGY": "ddp"})
+    assert facts is not None and "STRATEGY=ddp in the environment" in facts.needs[0].text
+
+
 def _launches(code: str) -> list[tuple[int, str]]:
     return [(c.line, c.text) for c in _read(code).launches]
 

@@ -18,7 +18,7 @@ from shmlint.parsers.python_imports import FromImport, assignment_lines, from_im
 from shmlint.project.configs import THRESHOLDS, Setting
 from shmlint.project.launchers import UNKNOWN as UNKNOWN_VALUE
 from shmlint.project.pycommands import Command, commands
-from shmlint.project.pydatasets import Names, names_of, small_batches
+from shmlint.project.pydatasets import Names, names_of, small_batches, spread
 from shmlint.project.pyhelpers import LoaderHelper, helper_calls, loader_helpers
 from shmlint.project.pynnunet import (
     AUGMENTERS,
@@ -39,7 +39,7 @@ from shmlint.project.pyoptions import (
 )
 from shmlint.project.pyscopes import Scope, bound_names, scopes
 from shmlint.project.pysyntax import called, dotted
-from shmlint.project.pyvalues import Constant, Context, Value, exported_numbers, names, rebound, value_of
+from shmlint.project.pyvalues import Constant, Context, Value, exported_numbers, names, rebound, text_of, value_of
 
 #: top-level packages that start processes or servers of their own: code importing them is never called free
 BUSY_PACKAGES = frozenset(
@@ -194,11 +194,12 @@ def read(
         spawn_method = spawn_method or (name in ("set_start_method", "get_context") and _pickling_start(node))
         if name.endswith("DataLoader") or (name in aliases and isinstance(node.func, ast.Name)):
             loaders.add(id(node))
-            verdict = _loader(node, name, context, quoted, bound)
+            call = spread(node, bound()) if any(k.arg is None for k in node.keywords) else node
+            verdict = _loader(call, name, context, quoted, bound)
             if verdict is None:
                 unknown += 1
                 if quoted:
-                    given = _workers_argument(node, name)[0]
+                    given = _workers_argument(call, name)[0]
                     unknown_loaders[id(node)] = (given, f"{name}(num_workers={_quote(text, given)})" if given else name)
             elif verdict[0]:
                 needs.append(verdict[1])
@@ -428,8 +429,9 @@ def _started_in_range(node: ast.Call, tree: ast.Module, context: Context) -> Val
 def _lightning(node: ast.Call, name: str, context: Context, text: str) -> Fact | None:
     """A Lightning ``Trainer`` or ``Fabric`` that starts one process per device (a DDP, FSDP or DeepSpeed strategy,
     or several devices, whose default strategy is DDP; Fabric's ``launch()`` starts them as the Trainer does) in a
-    container with several GPUs: NCCL between local processes (audit82a: an FSDP trainer on Fabric). The Hugging
-    Face ``Trainer`` takes neither keyword."""
+    container with several GPUs: NCCL between local processes (audit82a: an FSDP trainer on Fabric). The strategy
+    is read as ``pyvalues.text_of`` follows a string (``strategy=os.getenv("STRATEGY", "ddp")``). The Hugging Face
+    ``Trainer`` takes neither keyword."""
     if name not in ("Trainer", "Fabric") or context.devices is None or context.devices < 2:
         return None
     devices = next((k.value for k in node.keywords if k.arg == "devices"), None)
@@ -437,9 +439,10 @@ def _lightning(node: ast.Call, name: str, context: Context, text: str) -> Fact |
         return None  # one device (the review: ``devices=1`` with a DeepSpeed strategy is one process)
     for keyword in node.keywords:
         value = keyword.value
-        strategy = value.value.lower() if isinstance(value, ast.Constant) and isinstance(value.value, str) else ""
-        if keyword.arg == "strategy" and any(word in strategy for word in ("ddp", "fsdp", "deepspeed")):
-            return Fact(node.lineno, f"{name}(strategy={_quote(text, value)}) with {context.devices} GPUs")
+        given = text_of(value, context) if keyword.arg == "strategy" else None
+        strategy, how = (given[0].lower(), given[1]) if given is not None else ("", "")
+        if any(word in strategy for word in ("ddp", "fsdp", "deepspeed")):
+            return Fact(node.lineno, f"{name}(strategy={_quote(text, value)}){how} with {context.devices} GPUs")
         if keyword.arg == "devices" and (value_of(value, context).number or 0) >= 2:
             return Fact(node.lineno, f"{name}(devices={_quote(text, value)}) with {context.devices} GPUs")
     return None

@@ -291,6 +291,40 @@ def _argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     return given
 
 
+def spread(call: ast.Call, names: Names) -> ast.Call:
+    """The call with each ``**name`` it is given replaced by the keywords of the dict the file binds that name to
+    once and never changes (``kw = dict(num_workers=8, pin_memory=True)``, ``kw = {"num_workers": 8}``), so a
+    loader's workers given so are read as written out; the call itself when any cannot be."""
+    keywords: list[ast.keyword] = []
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            keywords.append(keyword)
+            continue
+        held = _resolved(keyword.value, names) if isinstance(keyword.value, ast.Name) else None
+        given = _dict_keywords(held, names) if held is not None else None
+        if given is None:
+            return call
+        keywords += given
+    return ast.copy_location(ast.Call(call.func, call.args, keywords), call)
+
+
+def _dict_keywords(node: ast.expr, names: Names) -> list[ast.keyword] | None:
+    """The keywords a dict written out gives: ``{"a": 1}`` with string keys, or ``dict(a=1)`` (Python's own
+    ``dict``); None for anything else (a key computed, a ``**`` inside)."""
+    if isinstance(node, ast.Dict):
+        keys = [
+            key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None for key in node.keys
+        ]
+        if None in keys:
+            return None
+        return [ast.copy_location(ast.keyword(key, value), value) for key, value in zip(keys, node.values, strict=True)]
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.func.id != "dict":
+        return None
+    if "dict" in names.assigned or node.args or not all(k.arg for k in node.keywords):
+        return None
+    return list(node.keywords)
+
+
 def _resolved(node: ast.expr | None, names: Names) -> ast.expr | None:
     """The expression itself, or what a name bound once in the file holds, when nothing changes it later through
     an attribute or an index (``ds.transform = ...``, ``steps.insert(...)``)."""

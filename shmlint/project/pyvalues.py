@@ -190,6 +190,45 @@ def _cpu_count(node: ast.expr | None) -> TypeGuard[ast.Call]:
     return name in _CPU_COUNTS or (name == "len" and len(node.args) == 1 and _cpu_count(node.args[0]))
 
 
+def text_of(node: ast.expr, context: Context) -> tuple[str, str] | None:
+    """A string the code gives, with how it was found, where the text says it for certain: a literal, a name
+    assigned one literal, ``os.getenv("STRATEGY", "ddp")`` (the container's value, else the default), an argparse
+    option (the command line's value, else its default); None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value, ""
+    if isinstance(node, ast.Name):
+        assigned = context.names.get(node.id)
+        if isinstance(assigned, ast.Constant) and isinstance(assigned.value, str):
+            return assigned.value, f", {node.id} = {assigned.value!r} at line {assigned.lineno}"
+        return None
+    if isinstance(node, ast.Attribute):
+        option = context.options.get(node.attr)
+        if option is None or option.field:
+            return None
+        given = on_command_line(option.flags, context.arguments)
+        if given is not None:
+            return given, f", {option.flags[0]} {given} on the command line"
+        default = option.default
+        if isinstance(default, ast.Constant) and isinstance(default.value, str):
+            return default.value, f", {option.flags[0]} default {default.value!r} at {option.place}"
+        return None
+    key = (
+        node.args[0].value
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+        else None
+    )
+    if not isinstance(node, ast.Call) or not isinstance(key, str):
+        return None
+    if called(node.func) != "getenv" and not dotted(node.func).endswith("environ.get"):
+        return None
+    if key in context.env:
+        return context.env[key], f", {key}={context.env[key]} in the environment"
+    default = node.args[1] if len(node.args) > 1 else None
+    if isinstance(default, ast.Constant) and isinstance(default.value, str):
+        return default.value, f", {key} default {default.value!r}"
+    return None
+
+
 def _environment(key: str, default: ast.expr | None, context: Context, depth: int) -> Value:
     """An environment variable: the container's value, else the code's default (a number, or a number's text)."""
     given = context.env.get(key)
