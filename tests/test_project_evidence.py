@@ -758,6 +758,10 @@ def test_two_config_paths_ending_in_one_key_leave_it_unknown() -> None:
     assert pyoptions.override("num_workers", ("data.num_workers=2", "data.num_workers=0")) == "0"
     assert pyoptions.override("num_workers", ("+data.num_workers=4",)) == "4"
     assert pyoptions.override("num_workers", ("--num_workers=4",)) is None
+    # LightningCLI's (jsonargparse) dotted options, after the ``--config`` whose keys they set (audit86a's probe)
+    assert pyoptions.override("num_workers", ("fit", "--config", "c.yaml", "--data.num_workers", "0")) == "0"
+    assert pyoptions.override("num_workers", ("--data.init_args.num_workers=6",)) == "6"
+    assert pyoptions.override("num_workers", ("--data.num_workers",)) == ""  # no value: not known
 
 
 def test_the_config_names_a_program_opens_are_bounded() -> None:

@@ -687,6 +687,7 @@ def test_config_files_the_code_names_and_command_line_overrides() -> None:
     assert _read(loader, config=setting).needs
     assert _read(loader, ("data.num_workers=0",), setting).zero_loaders  # a Hydra override on the command line
     assert _read(loader, ("++num_workers=0",), setting).zero_loaders
+    assert _read(loader, ("fit", "--data.num_workers", "0"), setting).zero_loaders  # LightningCLI's (audit86a)
     assert _read(loader, ("--num_workers=0",), setting).needs  # an option, not an override: argparse's business
 
 

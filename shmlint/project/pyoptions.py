@@ -178,14 +178,19 @@ def on_command_line(flags: tuple[str, ...], arguments: tuple[str, ...]) -> str |
 
 
 def override(key: str, arguments: tuple[str, ...]) -> str | None:
-    """The last ``key=value`` (also ``+key=``, ``++group.key=``) a command line gives a config key. Config settings
+    """The last value a command line gives a config key: Hydra's ``key=value`` (also ``+key=``, ``++group.key=``)
+    and LightningCLI's (jsonargparse) ``--data.key value`` or ``--data.key=value``, whose dotted path a ``--config``
+    file's keys take after it (audit86a: ``--data.num_workers 0`` after a config of ten workers). Config settings
     are known by their last part, so two different paths ending in it (``train.num_workers=8 val.num_workers=0``)
     leave it unknown (an empty value, no number) rather than give one of them to every loader."""
     found: dict[str, str] = {}
-    for word in arguments:
+    for index, word in enumerate(arguments):
         name, equals, value = word.partition("=")
-        path = name.lstrip("+")
-        if equals and not name.startswith("-") and path.rpartition(".")[2] == key:
+        dotted_option = name.startswith("--") and "." in name
+        path = name.removeprefix("--") if dotted_option else name.lstrip("+")
+        if dotted_option and not equals:
+            value = arguments[index + 1] if index + 1 < len(arguments) else ""
+        if (equals or dotted_option) and (dotted_option or not name.startswith("-")) and path.rpartition(".")[2] == key:
             found[path] = value
     if len(set(found.values())) > 1:
         return ""
