@@ -134,6 +134,39 @@ def test_a_count_that_may_reach_a_loader_is_not_kept(body: str) -> None:
     assert _kept(body) == []
 
 
+_SERVICE = (
+    "import pipeline\n"
+    "class Servicer(pipeline.ServiceServicer):\n"
+    "    def __init__(self, n):\n        self.n = n\n"
+    "    def Generate(self, request, context):\n        return [i for i in range(3)]\n"
+    "    def start(self):\n        for i in range(self.n):\n            print(i)\n"
+    "servicer = Servicer(args.num_workers)\nservicer.start()\n"
+    "pipeline.add_ServiceServicer_to_server(servicer, server)\n"
+)
+_GENERATED = (  # what grpc_tools writes: a base of the program's own and a function that hands its methods on
+    "import grpc\n"
+    "class ServiceServicer(object):\n    def Generate(self, request, context):\n        raise NotImplementedError()\n"
+    "def add_ServiceServicer_to_server(servicer, server):\n"
+    "    handlers = {'Generate': grpc.unary_unary_rpc_method_handler(servicer.Generate)}\n"
+    "    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler('S', handlers),))\n"
+)
+
+
+def test_a_servicer_of_the_programs_own_generated_module_keeps_its_count() -> None:
+    """audit87d: a gRPC server's ``--num_workers`` sized its threads, kept in a servicer whose base is the program's
+    own generated module's (``service_pb2_grpc.ServiceServicer``) and handed to that module's function, which gives
+    its methods to grpc: whoever calls a method gives it only its arguments."""
+    assert _kept(_SERVICE, ("--num_workers", "4"), _GENERATED) == ["--num_workers"]
+    library_base = _GENERATED.replace("class ServiceServicer(object)", "class ServiceServicer(grpc.Base)")
+    assert _kept(_SERVICE, ("--num_workers", "4"), library_base) == []  # a library's base may read its self
+    handed = _SERVICE.replace("return [i for i in range(3)]", "return mylib.fit(workers=self.n)")
+    assert _kept(handed, ("--num_workers", "4"), _GENERATED) == []  # the method handed on gives it to a library
+    assert (
+        _kept(_SERVICE.replace("import pipeline", "import grpc_gen as pipeline"), ("--num_workers", "4"), _GENERATED)
+        == []
+    )
+
+
 def test_a_module_of_the_program_that_sends_the_count_on_is_read_too() -> None:
     body = "from pipeline import build\nbuild(args.num_workers)\n"
     counts = "def build(n):\n    for i in range(n):\n        print(i)\n"

@@ -138,6 +138,8 @@ class _Program:
         imported: set[str] = set()  # names imports bind from outside the program
         stored: set[str] = set()  # names an assignment, a loop or ``with`` binds: a def or class name rebound
         systems: set[str] = {"sys"}  # the names ``sys`` goes by
+        #: the names ``import m`` binds to a module of the program's own files (``import service_pb2_grpc``)
+        self.own_modules: set[str] = set()
         #: what the program does that this cannot follow: then it keeps nothing (``opaque``)
         self.opaque = False
         for node in nodes:
@@ -160,6 +162,11 @@ class _Program:
             elif isinstance(node, ast.Import):
                 imported.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
                 systems.update(alias.asname or alias.name for alias in node.names if alias.name == "sys")
+                self.own_modules.update(
+                    alias.asname or alias.name
+                    for alias in node.names
+                    if (alias.asname or "." not in alias.name) and _own_module(alias.name, paths)
+                )
             elif isinstance(node, ast.ImportFrom):
                 star = any(alias.name == "*" for alias in node.names)
                 argv = node.module == "sys" and any(alias.name == "argv" for alias in node.names)
@@ -383,6 +390,8 @@ class _Program:
             return [*fields, ("self", func.id, True), *made]
         if isinstance(func, ast.Name):
             bound = _bind(self.functions[func.id], call, given)
+        elif self._own_modules_function(func):  # ``service_pb2_grpc.add_servicer(servicer, server)``
+            bound = _bind(self.functions[func.attr], call, given)  # type: ignore[attr-defined]
         elif isinstance(func, ast.Attribute) and _on_self(func) and self._own_method(call, func.attr):
             bound = _bind(self.methods[func.attr], call, given)  # ``self.make(n)``: a method of the program's own
         else:
@@ -390,12 +399,25 @@ class _Program:
         return None if bound is None else [("name", p, holder) for p in bound]
 
     def _receiver(self, attribute: ast.Attribute) -> list[_Item] | None:
-        """An object a method is called on (``orchestrator.process(...)``): it stays in the program where that
-        method is the program's own (the object is its ``self`` there, followed as any holder is)."""
+        """An object a method is called on (``orchestrator.process(...)``), or whose method is handed on to be
+        called later (``handler(servicer.Generate)``, a gRPC service's table): it stays in the program where that
+        method is the program's own (the object is its ``self`` there, followed as any holder is); whoever calls it
+        gives it only its arguments."""
         above = self.parents.get(id(attribute))
-        if isinstance(above, ast.Call) and above.func is attribute and attribute.attr in self.methods:
+        called = isinstance(above, ast.Call) and above.func is attribute
+        handed = isinstance(above, (ast.Call, ast.keyword)) and not called
+        if (called or handed) and attribute.attr in self.methods:
             return [("self", owner, True) for owner in self.defining[attribute.attr]]
         return None
+
+    def _own_modules_function(self, func: ast.expr) -> bool:
+        """``m.f`` where ``m`` is a module of the program's own files it imports and ``f`` a function they define."""
+        return (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in self.own_modules
+            and func.attr in self.functions
+        )
 
     def _constructor(self, node: ast.ClassDef) -> _Callable | None:
         """How a class of the program's own binds its arguments: its ``__init__``, or with none its annotated
@@ -430,13 +452,22 @@ class _Program:
         return False
 
     def _own_lineage(self, node: ast.ClassDef, seen: frozenset[str]) -> bool:
-        """Whether every class the class derives from, however far up, is the program's own."""
+        """Whether every class the class derives from, however far up, is the program's own: by its name, or as an
+        attribute of a module of its own files it imports (``service_pb2_grpc.ServiceServicer``, audit87d: a gRPC
+        servicer whose threads took ``--num_workers``)."""
         for base in node.bases:
             if isinstance(base, ast.Name) and base.id == "object":
                 continue
-            if not isinstance(base, ast.Name) or base.id not in self.classes or base.id in seen:
+            name = base.id if isinstance(base, ast.Name) else None
+            if (
+                isinstance(base, ast.Attribute)
+                and isinstance(base.value, ast.Name)
+                and base.value.id in self.own_modules
+            ):
+                name = base.attr
+            if name is None or name not in self.classes or name in seen:
                 return False
-            if not self._own_lineage(self.classes[base.id], seen | {node.name}):
+            if not self._own_lineage(self.classes[name], seen | {node.name}):
                 return False
         return True
 
@@ -527,9 +558,12 @@ def _local(node: ast.ImportFrom, paths: Sequence[str]) -> bool:
     """Whether ``from m import name`` imports from one of the program's own files: a relative import, or a module
     whose file is among them (``from pipeline import build`` beside ``pipeline.py``); what it binds is then the
     program's own function or class, found by its name."""
-    if node.level:
-        return True
-    module = (node.module or "").replace(".", "/")
+    return bool(node.level) or _own_module(node.module or "", paths)
+
+
+def _own_module(name: str, paths: Sequence[str]) -> bool:
+    """Whether the module ``name`` (dotted) is one of the program's own files."""
+    module = name.replace(".", "/")
     ends = (f"/{module}.py", f"/{module}/__init__.py")
     return bool(module) and any(f"/{path}".replace("\\", "/").endswith(ends) for path in paths)
 
