@@ -167,6 +167,18 @@ def test_a_servicer_of_the_programs_own_generated_module_keeps_its_count() -> No
     )
 
 
+def test_reflection_in_a_module_the_value_never_reaches_keeps_nothing_from_it() -> None:
+    """audit87d: a generated protobuf module's ``_globals = globals()`` reaches its own names only; reflection in the
+    program run, in a module that imports the program's files, or where the value goes still keeps nothing."""
+    counts = "import pipeline\nfor i in range(args.num_workers):\n    print(i, pipeline.DESCRIPTOR)\n"
+    generated = "from google.protobuf import builder\nDESCRIPTOR = 1\n_globals = globals()\nbuilder.build(_globals)\n"
+    assert _kept(counts, ("--num_workers", "4"), generated) == ["--num_workers"]
+    assert _kept(counts + "g = globals()\n", ("--num_workers", "4"), generated) == []  # the program run
+    assert _kept(counts, ("--num_workers", "4"), "import batch\n" + generated) == []  # it reads the program's files
+    handed = "import pipeline\npipeline.keep(args.num_workers)\n"
+    assert _kept(handed, ("--num_workers", "4"), "def keep(n):\n    globals()['N'] = n\n") == []  # the value's there
+
+
 def test_a_module_of_the_program_that_sends_the_count_on_is_read_too() -> None:
     body = "from pipeline import build\nbuild(args.num_workers)\n"
     counts = "def build(n):\n    for i in range(n):\n        print(i)\n"

@@ -142,10 +142,18 @@ class _Program:
         self.own_modules: set[str] = set()
         #: what the program does that this cannot follow: then it keeps nothing (``opaque``)
         self.opaque = False
+        #: the files (their ``Module`` nodes, by ``id``) that reach names by other ways (``exec``, ``globals()``, a
+        #: metaclass, a property's setter), and those that import another of the program's files
+        self.reflective: set[int] = set()
+        importing: set[int] = set()
+        module = 0
         for node in nodes:
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if isinstance(node, ast.Module):  # each tree's nodes follow its own module (``of``)
+                module = id(node)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 self.names.setdefault(node.id, []).append(node)
-                self.opaque = self.opaque or node.id in _REFLECTION
+                if node.id in _REFLECTION:
+                    self.reflective.add(module)
             elif isinstance(node, ast.Name):
                 stored.add(node.id)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -160,6 +168,8 @@ class _Program:
                     self.opaque = self.opaque or "known" in name or any(k.arg == "namespace" for k in node.keywords)
                 self.opaque = self.opaque or name == "add_subparsers" or (name == "add_argument" and _handed(node))
             elif isinstance(node, ast.Import):
+                if any(_own_module(alias.name, paths) for alias in node.names):
+                    importing.add(module)
                 imported.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
                 systems.update(alias.asname or alias.name for alias in node.names if alias.name == "sys")
                 self.own_modules.update(
@@ -171,12 +181,20 @@ class _Program:
                 star = any(alias.name == "*" for alias in node.names)
                 argv = node.module == "sys" and any(alias.name == "argv" for alias in node.names)
                 self.opaque = self.opaque or star or argv
-                if not _local(node, paths):
+                if _local(node, paths):
+                    importing.add(module)
+                else:
                     imported.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ClassDef):
-                self.opaque = self.opaque or any(k.arg == "metaclass" for k in node.keywords)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.opaque = self.opaque or node.name in _REFLECTION or _setter(node)
+            elif (isinstance(node, ast.ClassDef) and any(k.arg == "metaclass" for k in node.keywords)) or (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and (node.name in _REFLECTION or _setter(node))
+            ):
+                self.reflective.add(module)
+        # a file that reaches names by other ways reaches the value only if it is the program run, reads the
+        # program's other files, or is where the value goes (``keeps``): a generated protobuf module's
+        # ``globals()`` (audit87d) reaches its own names only
+        run = id(nodes[0]) if nodes else 0
+        self.opaque = self.opaque or any(file == run or file in importing for file in self.reflective)
         unbound = imported | stored  # a name bound otherwise than by its def may be a library's function
         # a parser handed on (``mylib.cli(parser)``): what parses the command line is not the program's
         self.opaque = self.opaque or any(not self._reads_from(use, calls=True) for use in self._parsers(nodes))
@@ -238,6 +256,8 @@ class _Program:
                 return False
             kind, name, holder = item
             for node in self._uses(kind, name):
+                if self.reflective and self._module_of(node) in self.reflective:
+                    return False
                 if holder and self._reads_from(node):
                     continue  # ``args.other``: another option's value; this one's is followed by its own name
                 handed = self._use(node, holder)
@@ -247,6 +267,12 @@ class _Program:
                 if kind == "attribute" and isinstance(node, ast.Attribute):
                     queue.extend(self._object(node.value))  # ``args`` of ``args.num_workers``, ``self.args`` too
         return True
+
+    def _module_of(self, node: ast.AST) -> int:
+        """The ``id`` of the file's ``Module`` a node is in."""
+        while not isinstance(node, ast.Module) and (above := self.parents.get(id(node))) is not None:
+            node = above
+        return id(node)
 
     def _made(self, call: ast.Call) -> list[_Item] | None:
         """Where the options' object goes from the call that makes it: ``parse_known_args``'s pair unpacked keeps
