@@ -437,6 +437,26 @@ def test_a_run_command_written_as_inline_code_is_read_as_one(engine: Engine) -> 
     assert after == text.replace("`docker run --gpus", "`docker run --shm-size=8g --gpus")  # the shell's too
 
 
+def test_a_sentences_run_whose_guide_types_commands_into_it_is_at_most_a_warning(engine: Engine) -> None:
+    """audit87c: "Launch the container as `docker run -it --gpus all ... pytorch-dev` and, within the container,
+    start with" a block of commands: the guide uses the sentence as an instruction. Its section's blocks are typed
+    there, and where the shell is still open at the section's end, the guide's later steps too."""
+    run = "# Single GPU\n\nLaunch it as `docker run -it --gpus all -v $(pwd):/w dev` and, within the container:\n\n"
+    first = "```bash\npython single.py 50 10\n```\n\n"
+    later = (
+        "# Multi GPU\n\nInside the running container, launch\n\n```bash\ntorchrun --nproc_per_node=8 multi.py\n```\n"
+    )
+    (finding,) = check(engine, "README.md", run + first + later).findings
+    assert finding.severity.label == "warning", finding.message
+    assert "the guide's later steps in the container, README.md:14" in finding.message
+    typed = first.replace("python single.py 50 10", "torchrun --nproc_per_node=8 multi.py")
+    (finding,) = check(engine, "README.md", run + typed).findings
+    assert finding.severity.label == "warning" and "typed in the container, README.md:6" in finding.message
+    closed = first.replace("python single.py 50 10", "python single.py 50 10\nexit")
+    (finding,) = check(engine, "README.md", run + closed + later).findings  # the shell was left: later is the host's
+    assert finding.severity.label == "info"
+
+
 @pytest.mark.parametrize("marker", ["", "3. ", "- ", "  "])
 def test_a_line_that_is_one_inline_code_span_is_a_line_of_code(engine: Engine, marker: str) -> None:
     """audit84c: a README's steps each written as a line of inline code (`` `nvidia-docker run -it img bash` ``, then

@@ -276,7 +276,10 @@ def _typed(run: SimpleCommand, position: int, document: _Document) -> Typed | No
         if not later:
             return None
         limit = _session_end(later, first[0].prompt)
-        return _session(following, later[0].start, limit, document.text, stop_at_host=True)
+        typed = _session(following, later[0].start, limit, document.text, stop_at_host=True)
+        if typed is None or not _open_at_end(shell, position, later, limit):
+            return typed
+        return typed._replace(later=_later_session(document, index, first[0].prompt))
     return _later_session(document, index, first[0].prompt)
 
 

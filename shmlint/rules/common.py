@@ -29,11 +29,13 @@ def unknown_need(workload: Workload) -> bool:
 
 def need_cap(workload: Workload) -> Severity | None:
     """The most a finding that rests on the workload's need may be: info for a command a sentence writes as inline
-    code (``Workload.mentioned``: it may only mention it), a warning where that need came from a guide's later steps
+    code (``Workload.mentioned``: it may only mention it; a warning where the guide types commands into that
+    container next, audit87c: "launch it as `docker run -it ...` and, within the container, ..."), a warning where
+    that need came from a guide's later steps
     (``Workload.command_later``: probably, not surely, typed there); else what the catalog says. Findings that do
     not rest on it (a size docker rejects) keep their severity."""
-    if workload.mentioned:
-        return Severity.INFO
+    if workload.mentioned:  # a guide that goes on to type commands into it uses the sentence as an instruction
+        return Severity.WARNING if workload.command_from else Severity.INFO
     return Severity.WARNING if workload.command_later else None
 
 
