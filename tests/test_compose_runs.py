@@ -148,3 +148,19 @@ def test_a_guides_session_in_a_shell_opened_in_a_gpu_service_is_its_later_steps(
 def test_what_runs_after_a_shell_in_another_place_is_not_the_services(tmp_path: Path, name: str, text: str) -> None:
     (finding,) = _findings(tmp_path, {"docker-compose.yml": COMPOSE, name: text})
     assert finding.severity.label == "info"
+
+
+@pytest.mark.parametrize(
+    ("script", "label"),
+    [
+        (f"cd docker\ndocker-compose run train {TRAIN}\n", "warning"),  # audit87b: the folder compose reads there
+        (f"cd docker && docker compose run train {TRAIN}\n", "warning"),
+        (f"cd docker\ncd ..\ndocker compose run train {TRAIN}\n", "info"),  # back at the top: no compose file there
+        (f"cd $DIR\ndocker compose run train {TRAIN}\n", "info"),  # not known: the script's own folder
+        (f"docker compose run train {TRAIN}\n", "info"),
+    ],
+)
+def test_a_run_after_a_cd_reads_the_compose_file_of_that_folder(tmp_path: Path, script: str, label: str) -> None:
+    compose = COMPOSE.replace("trainer:", "train:")
+    (finding,) = _findings(tmp_path, {"docker/docker-compose.yml": compose, "run.sh": script})
+    assert finding.severity.label == label

@@ -437,6 +437,15 @@ def test_a_run_command_written_as_inline_code_is_read_as_one(engine: Engine) -> 
     assert after == text.replace("`docker run --gpus", "`docker run --shm-size=8g --gpus")  # the shell's too
 
 
+def test_a_run_in_a_code_span_of_three_backticks_is_read(engine: Engine) -> None:
+    """audit87b: ``3- Run the docker image: ```docker run -it -d --gpus all --name x anomalib``` `` (a list item's
+    sentence with a code span of three backticks, not a fence: it is not at the line's start)."""
+    text = "# A\n\n3- Run the docker image: ```docker run -it -d --gpus all --name x anomalib```\n"
+    (finding,) = check(engine, "README.md", text).findings
+    assert (finding.span.line, finding.span.column, finding.severity.label) == (3, 29, "info")
+    assert fixed(engine, "README.md", text) == text.replace("```docker run -it", "```docker run --shm-size=8g -it")
+
+
 def test_a_sentences_run_whose_guide_types_commands_into_it_is_at_most_a_warning(engine: Engine) -> None:
     """audit87c: "Launch the container as `docker run -it --gpus all ... pytorch-dev` and, within the container,
     start with" a block of commands: the guide uses the sentence as an instruction. Its section's blocks are typed
@@ -523,7 +532,7 @@ def test_a_line_of_a_run_with_options_and_no_image_runs_nothing(engine: Engine, 
     [
         "docker run is how a container starts --gpus all img",  # no option after run: a sentence
         "- docker run --gpus all vllm/vllm-openai:v0.6.0 --tensor-parallel-size 2",  # a list item: prose
-        "Say ``docker run img`` or `docker run` or ```docker run --gpus all img``` in code.",  # no option first
+        "Say ``docker run img`` or `docker run` or ```docker run img``` in code.",  # no option first
         "The span `docker run --gpus all img --tensor-parallel-size 2 is never closed.",  # or `--gpus` after run
         "**Symptom**: `docker run --runtime=nvidia` fails, as `docker run --gpus all` does.",  # no image: options
         "<!-- old: `docker run --gpus all img python t.py --num-workers 4` -->",  # a comment on its line

@@ -103,7 +103,7 @@ def named_sets(files: ProjectFiles, folder: str) -> list[FileSet]:
     env = files.source(os.path.join(folder, ".env"))
     if env is not None:
         found += _env_sets(folder, env.text)
-    for name, source, command in files.per_folder(_compose_commands, folder):
+    for name, source, command, _ in files.per_folder(_compose_commands, folder):
         words = [w.text for w in command.words]
         named = list(_file_options(words, [w.dynamic for w in command.words]))
         if len(named) > 1 and None not in named:
@@ -147,12 +147,12 @@ def service_runs(files: ProjectFiles, folder: str, service: str, compose_file: s
     default = os.path.basename(this) in COMPOSE_DEFAULT_FILES + COMPOSE_OVERRIDE_FILES
     found: list[ServiceRun] = []
     for each in _folders_up(folder):
-        for name, source, command in files.per_folder(_compose_commands, each):
+        for name, source, command, cwd in files.per_folder(_compose_commands, each):
             words = [w.text for w in command.words]
             given = _given(words)
             if given is None or given[0] != service or _shell_only(words[given[1] :]):
                 continue
-            if _reads(command, each, this, default) and len(found) < MAX_RUNS:
+            if _reads(command, cwd, this, default) and len(found) < MAX_RUNS:
                 line = source.position(command.words[0].start)[0]
                 said = f"docker compose {words[_subcommand_at(words)]}, {name}:{line}"
                 found.append(ServiceRun(said, (tuple(words[given[1] :]),)))
@@ -236,7 +236,7 @@ def env_file_named(files: ProjectFiles, folder: str) -> bool:
     Then the folder's ``.env`` may not be what compose reads (asked through ``files.per_folder``)."""
     here = os.path.abspath(folder)
     for each in _folders_up(folder):
-        for _, _, command in files.per_folder(_compose_commands, each):
+        for _, _, command, _ in files.per_folder(_compose_commands, each):
             words = [w.text for w in command.words]
             if not any(_elsewhere(words, index, each, here) for index in _global_options(words)):
                 continue
@@ -260,9 +260,10 @@ def _elsewhere(words: list[str], index: int, run_in: str, folder: str) -> bool:
     return os.path.normpath(named) != os.path.normpath(own)
 
 
-def _compose_commands(files: ProjectFiles, folder: str) -> list[tuple[str, SourceText, SimpleCommand]]:
+def _compose_commands(files: ProjectFiles, folder: str) -> list[tuple[str, SourceText, SimpleCommand, str]]:
     """The compose invocations of ``folder``'s scripts, Makefiles and Markdown, with the file that writes each (its
-    lines for the report), parsed once a folder (``files.per_folder``) for every question asked of them."""
+    lines for the report) and the folder it runs in (``_moved``), parsed once a folder (``files.per_folder``) for
+    every question asked of them."""
     from shmlint.parsers.shell import commands
 
     found = []
@@ -272,12 +273,26 @@ def _compose_commands(files: ProjectFiles, folder: str) -> list[tuple[str, Sourc
             continue
         source = SourceText(name, read.text)  # the lines of commands, from one line table
         shell, in_blocks = _shell_text(name, read.text)
-        found += [
-            (name, source, c)
-            for c in commands(shell, in_blocks=in_blocks)
-            if _after_compose([w.text for w in c.words]) is not None
-        ]
+        cwd = folder
+        for c in commands(shell, in_blocks=in_blocks):
+            cwd = _moved(c, cwd, folder)
+            if _after_compose([w.text for w in c.words]) is not None:
+                found.append((name, source, c, cwd))
     return found
+
+
+def _moved(command: SimpleCommand, cwd: str, folder: str) -> str:
+    """Where the next commands run after ``command``: a ``cd`` to a folder written out, below the file's folder,
+    moves there (audit87b: ``cd docker`` then ``docker-compose run train ...``); one to anywhere else (a variable,
+    ``-``, above the tree) back to the file's folder, as every command was read before."""
+    words = command.words
+    if command.depth or not words or words[0].text != "cd":
+        return cwd
+    target = words[1] if len(words) == 2 else None
+    if target is None or target.dynamic or target.text.startswith(("-", "/", "~")):
+        return folder
+    moved = os.path.normpath(os.path.join(cwd, target.text))
+    return moved if moved == folder or moved.startswith(folder.rstrip(os.sep) + os.sep) else folder
 
 
 def _shell_text(name: str, text: str) -> tuple[str, bool]:

@@ -33,9 +33,10 @@ _QUARTO_ENGINES = frozenset({"python", "r", "julia", "ojs", "sql", "mermaid", "d
 #: line, not a code block): read as a block of its own, with the lines its trailing backslashes continue
 _PROSE_COMMAND = LazyRegex(rf"^[ \t]*{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-")
 #: a container run command written as inline code in a sentence (``1. Start it: `docker run --gpus all -it img
-#: bash`, then follow the tutorial``, audit77a): the span's text, one or two backticks around it on one line
+#: bash`, then follow the tutorial``, audit77a): the span's text, one to three backticks around it on one line
+#: (audit87b: ``3- Run the image: ```docker run -it -d --gpus all anomalib``` ``, a code span of three)
 _INLINE_COMMAND = LazyRegex(
-    rf"(?<!`)(?P<ticks>`{{1,2}})(?!`) ?(?P<command>{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-[^`\n]{{0,4000}}?)"
+    rf"(?<!`)(?P<ticks>`{{1,3}})(?!`) ?(?P<command>{ENGINE}[ \t]*(?:container[ \t]+)?(?:run|create)[ \t]+-[^`\n]{{0,4000}}?)"
     r"(?<!\\) ?(?P=ticks)(?!`)"
 )
 #: a line that is one inline code span and nothing else (a list item's marker and a short label aside, ``- run:``): a
