@@ -371,6 +371,25 @@ def test_builds_that_read_alike_are_one_image(tmp_path: Path) -> None:
     assert "app is built 2 different ways (build.sh:1 Dockerfile; compose.yaml:2 Dockerfile)" in text
 
 
+def test_a_run_takes_the_one_build_its_own_file_writes_of_an_image_built_several_ways(tmp_path: Path) -> None:
+    """audit87c: a course's folders each build ``myimage:1.0`` from their own Dockerfile; a guide that builds it and
+    runs it runs its own build. A file that writes none of them, or two, follows none."""
+    serve = 'FROM python:3.11\nCMD ["python", "serve.py"]\n'
+    train = 'FROM pytorch/pytorch\nCOPY . /app\nCMD ["python", "/app/train.py"]\n'
+    build = "```bash\ndocker build -t myimage:1.0 .\n```\n"
+    files = {
+        "a/Dockerfile": serve,
+        "a/README.md": build,
+        "c/Dockerfile": train,
+        "c/train.py": "from torch.utils.data import DataLoader\nDataLoader(ds, num_workers=4)\n",
+    }
+    run = "```bash\ndocker build -t myimage:1.0 .\ndocker run --gpus all myimage:1.0\n```\n"
+    assert [severity for severity, _ in _check(tmp_path / "own", {**files, "c/README.md": run})] == ["error"]
+    elsewhere = {**files, "c/README.md": build, "run.md": "```bash\ndocker run --gpus all myimage:1.0\n```\n"}
+    ((severity, text),) = _check(tmp_path / "none", elsewhere)
+    assert severity == "info" and "myimage:1.0 is built 2 different ways" in text
+
+
 def test_makefile_variables_and_ci_steps(tmp_path: Path) -> None:
     """A Makefile's own defaults name the image (a registry variable still stands for any registry), and CI
     ``run:`` steps and GitLab scripts are read as shell."""

@@ -75,6 +75,7 @@ class DockerOptions(NamedTuple):
     typed_incomplete: bool = False
     podman: bool = False  # podman runs it: its ``--shm-size 0`` is no limit, where docker's is its 64 MiB default
     terminal: bool = False  # a terminal is attached (``-t``, compose ``tty: true``)
+    manifest: str = ""  # the file that writes the run (its own build of the image it runs is that image)
 
 
 def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
@@ -99,6 +100,7 @@ def judge_docker(options: DockerOptions, signals: Signals) -> Judged:
         env,
         mounts=options.mounts,
         unknown_env=passed,
+        manifest=options.manifest,
         terminal=options.terminal,
     )
     return Judged(

@@ -273,6 +273,7 @@ def command_workload(
             if word in command.may_set_shm  # one the script gives only values without a size carries none
         ),
         mounts=_binds(command),
+        manifest=source.path,
     )
     return judge_docker(options, signals).workload(
         WorkloadId(WorkloadFormat.COMMAND, command.name, occurrence=occurrence),

@@ -5,6 +5,8 @@ whether that build is a torch image.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from shmlint.model import Launch
@@ -50,6 +52,9 @@ def image_build(launch: Launch, image: str | None, reader: Reader) -> tuple[Imag
     alike = 1 < len(builds) <= MAX_COMPARED_BUILDS and len({_reads_as(build, reader) for build in builds}) == 1
     if len(builds) == 1 or alike:
         return builds[0], ()
+    own = _written_in(builds, launch.manifest, reader)
+    if own is not None:
+        return own, ()
     if builds:
         ways = "; ".join(f"{b.where} {reader.display(b.dockerfile)}" for b in builds[:MAX_QUOTED_BUILDS])
         return None, (f"{image} is built {len(builds)} different ways ({ways}), so no build was followed",)
@@ -99,6 +104,17 @@ def image_builds(reader: Reader) -> BuildIndex | None:
     if whole is None or index.builds is None:
         return whole or index.builds
     return index.builds.merged(whole)
+
+
+def _written_in(builds: Sequence[ImageBuild], manifest: str, reader: Reader) -> ImageBuild | None:
+    """The one build of the image the file that runs it writes itself (a guide's ``docker build -t myimage:1.0 .``
+    before its ``docker run ... myimage:1.0``, where the repository's other guides build the same name otherwise:
+    audit87c, twelve builds of one name across a course's folders); None where it writes none, or several."""
+    if not manifest:
+        return None
+    shown = reader.display(os.path.abspath(manifest))
+    own = {build.same_as: build for build in builds if build.where.rpartition(":")[0] == shown}
+    return next(iter(own.values())) if len(own) == 1 else None
 
 
 def _reads_as(build: ImageBuild, reader: Reader) -> tuple[object, ...]:
