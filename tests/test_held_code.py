@@ -575,3 +575,68 @@ def test_a_compose_services_working_directory_and_an_images_workdir_hold_what_ru
     run = "docker build -t acme/dev -f docker/Dockerfile .\ndocker run -it --gpus all acme/dev bash\n"
     _write(tmp_path, {"run.sh": run, "train.py": LOADER})  # the image's WORKDIR, where it copies the repository
     assert _label(_shm001(tmp_path)["run.sh"]) == "error"
+
+
+def _notebook(*cells: str) -> str:
+    """A notebook of code cells, written as Jupyter writes one (a source line a line)."""
+    body = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": c.splitlines(keepends=True)} for c in cells]
+    return json.dumps({"cells": body, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+
+
+_JUPYTER = "docker run -it --gpus all -v $PWD/labs:/work -w /work acme/jupyter jupyter lab --ip 0.0.0.0 {options}\n"
+
+
+@pytest.mark.parametrize(
+    ("notebook", "options", "label", "evidence"),
+    [
+        # audit87c: a course's Jupyter image; its notebooks' code runs in the server's kernels
+        (_notebook("import torch\n", LOADER), "", "error", "labs/lab1.ipynb:"),
+        (_notebook("%matplotlib inline\n!horovodrun -np 2 python train_dist.py\n"), "", "error", "horovodrun -np 2"),
+        (_notebook("x = 1\n"), "", "info", None),
+        (_notebook("import torch\n", LOADER), "--notebook-dir=/work/other", "info", None),  # it serves another folder
+        (_notebook("import torch\n", LOADER), "--ServerApp.root_dir /work", "error", "lab1.ipynb:"),
+    ],
+)
+def test_the_notebooks_a_jupyter_server_serves_are_its_work(
+    tmp_path: Path, notebook: str, options: str, label: str, evidence: str | None
+) -> None:
+    _write(tmp_path, {"run.sh": _JUPYTER.format(options=options), "labs/lab1.ipynb": notebook, "labs/other/x.txt": ""})
+    finding = _shm001(tmp_path)["run.sh"]
+    assert finding.severity.label == label, finding.detail
+    assert evidence is None or evidence in finding.detail, finding.detail
+    if label == "error":  # the code's fact says where the server serves it; a command, the notebook's line
+        assert "lab1.ipynb:" in finding.detail
+        assert "horovodrun" in finding.detail or "a notebook its Jupyter server serves at /work" in finding.detail
+
+
+@pytest.mark.parametrize(
+    ("command", "workdir", "served"),
+    [
+        ("jupyter lab --ip=0.0.0.0 --notebook-dir=/workspace/python/", "", "/workspace/python"),
+        ('/bin/sh -c jupyter-lab --no-browser --NotebookApp.token="" --notebook-dir=/w/nb', "", "/w/nb"),
+        ("sh -c 'jupyter notebook --notebook-dir notebooks'", "/app", "/app/notebooks"),
+        ("python3 -m jupyterlab --allow-root", "/ws", "/ws"),
+        ("jupyter lab", "", ""),  # where it starts is not known
+        ("jupyter nbconvert --to html x.ipynb", "/ws", ""),  # no server
+        ("python train.py", "/ws", ""),
+        ("jupyter lab --notebook-dir=$HOME", "/ws", ""),
+        ("jupyter lab 'unclosed", "/ws", ""),
+    ],
+)
+def test_the_folder_a_jupyter_server_serves(command: str, workdir: str, served: str) -> None:
+    from shmlint.project.held import served_folder
+
+    assert served_folder(command, workdir) == served
+
+
+def test_a_notebooks_kernel_python_keeps_its_lines_and_leaves_the_shell_out() -> None:
+    from shmlint.parsers.embedded.notebook import notebook_python
+
+    text = _notebook(
+        "import torch\n!pip install x \\\n  y\n%time z = 1\nfor i in range(2):\n    print(i)\n", "%%bash\necho hi\n"
+    )
+    python = notebook_python(text)
+    lines = text.splitlines()
+    kept = [(number, line) for number, line in enumerate(python.splitlines(), 1) if line]
+    assert [line for _, line in kept] == ["import torch", "for i in range(2):", "    print(i)"]
+    assert all(line.strip() in lines[number - 1] for number, line in kept)  # each on the file's own line

@@ -214,12 +214,19 @@ def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) 
     launch = workload.launch
     if facts is None or not workload.gpu or (launch is not None and launch.exec_into):
         return need, facts  # on the CPU, or its work is what the file execs into it
-    from shmlint.project.held import held_training, images_shell  # loaded for a container with the repository in it
+    from shmlint.project.held import (
+        held_training,
+        images_shell,
+        served_folder,
+    )  # for a container holding the repository
 
     if not (holds_only(workload, knowledge) or images_shell(workload, facts)):
         return need, facts
 
-    held = held_training(facts.held, workload.accelerator_count, reader, facts.working_dir)
+    started = facts.started.text if facts.started is not None else ""
+    forwarded = launch is not None and launch.forwarded
+    served = served_folder((not forwarded and workload.command) or started, facts.working_dir)
+    held = held_training(facts.held, workload.accelerator_count, reader, facts.working_dir, served)
     richer = facts._replace(needs=(*facts.needs, *held.run), commands=(*facts.commands, *held.run_commands))
     found = decide(workload._replace(project=richer), knowledge) if held.run or held.run_commands else None
     if found is not None and found.tier is Tier.NEEDS:

@@ -518,6 +518,8 @@ class _Walk:
             self.modules.append(path)
         self.module_names[path] = only
         text = self.read(path)
+        if text is not None and path.endswith(".ipynb"):  # a notebook a Jupyter server serves: its kernel's Python
+            text = _notebook_python(text)
         facts = (
             pycode.read(text, arguments, settings, self.devices, None, self.env, run_as_main=run, only=only)
             if text is not None
@@ -719,6 +721,16 @@ def _plain(module: str) -> bool:
     return bool(top) and (top in sys.stdlib_module_names or top in PLAIN_LIBRARIES) and top not in BUSY_PACKAGES
 
 
+def _notebook_python(text: str) -> str | None:
+    from shmlint.parsers.embedded.notebook import notebook_python  # loaded for a notebook only
+    from shmlint.parsers.jsonc import JsoncError
+
+    try:
+        return notebook_python(text)
+    except JsoncError:
+        return None
+
+
 def moved(cwd: str, arguments: Sequence[str]) -> str:
     """Where ``cd`` goes from ``cwd``: a path written out (absolute, or relative to ``cwd``); ``cd`` alone, ``cd -``,
     ``~`` or a path with an unknown part leave the names as they were (looked for from the walk's folders)."""
@@ -814,6 +826,19 @@ def program_run(
     home, name = os.path.split(path)
     argv = ("python" if path.endswith(".py") else "sh", name)
     return command_run(folder, argv, devices, reader, home=os.path.join(folder, home) if home else folder)
+
+
+def notebook_run(
+    folder: str, path: str, devices: int | None, reader: Reader
+) -> tuple[tuple[CodeFact, ...], tuple[CodeFact, ...]]:
+    """What a notebook's kernel runs (``path``, below ``folder``), read as a program run from the notebook's own
+    folder: its code cells' Python (``_notebook_python``) and the local modules it imports."""
+    home = os.path.join(folder, os.path.dirname(path))
+    walk = _Walk(reader, list(dict.fromkeys([home, folder])), devices)
+    walk.module(os.path.join(folder, path), (), {}, 0, run=True)
+    walk.follow_started()
+    walk.settle_processes()
+    return tuple(dict.fromkeys(walk.needs)), tuple(walk.commands)
 
 
 def command_run(

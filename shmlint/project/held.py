@@ -5,7 +5,10 @@ container holds (a bind mount of the repository, what its image copies from it).
 Two kinds of evidence, kept apart (``Held``). What decides the need: the Python and launcher commands of the held
 folder's own Makefile, the repository's word on what people run there (``make train``), and a training program in
 the container's working directory (its ``working_dir``/``-w``, else its image's ``WORKDIR``: a shell opened there is
-where ``python train.py`` is typed; audit83c and audit85a, both crashes). Training programs found elsewhere only by
+where ``python train.py`` is typed; audit83c and audit85a, both crashes), and for a Jupyter server the notebooks
+it serves (``--notebook-dir``, else where it starts; at most ``MAX_NOTEBOOKS``, two folders down): their code cells
+run in its kernels and their ``!`` lines in its shell (audit87c: a course image's ``!horovodrun -np 2``). Training
+programs found elsewhere only by
 their names (a ``.py`` or ``.sh`` file named for training, ``train.py``, ``train_net.py``, ``run_finetune.sh``, or a
 ``main.py``, at most two folders below a held folder, outside tests and documentation, and not a test, a library
 module (``train_utils.py``) or a batch job's script: ``#SBATCH`` runs on the cluster's nodes) are what people may
@@ -23,12 +26,14 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Sequence
+import shlex
+from collections.abc import Callable, Sequence
 
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import CodeFact, ProjectFacts, Workload
 from shmlint.named_tuple import NamedTuple
-from shmlint.project.follow import command_run, program_run
+from shmlint.parsers.programs import SHELLS, is_python, program, program_name
+from shmlint.project.follow import command_run, notebook_run, program_run
 from shmlint.project.index import ProjectFiles, Reader
 from shmlint.signals import LAUNCHER_PROGRAMS, split_image
 
@@ -42,6 +47,15 @@ _MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
 _LOCAL_LAUNCHERS = LAUNCHER_PROGRAMS - {"srun"}
 #: folders below a held one looked in (``tools/train.py``, ``scripts/train/train.py``)
 MAX_BELOW = 2
+#: notebooks read in the folder a Jupyter server serves, and in the folders below it (the shallowest first)
+MAX_NOTEBOOKS = 4
+#: how a command starts a Jupyter server, and the options that name the folder it serves
+_JUPYTER_PROGRAMS = frozenset({"jupyter-lab", "jupyter-notebook", "jupyter-server"})
+_JUPYTER_SUBCOMMANDS = frozenset({"lab", "notebook", "server"})
+_JUPYTER_MODULES = frozenset({"jupyterlab", "notebook", "jupyter_server"})
+_SERVED = ("--notebook-dir", "--ServerApp.root_dir", "--NotebookApp.notebook_dir")
+#: characters of a holder's command read for its Jupyter server's folder (a real one is a line)
+MAX_COMMAND = 4096
 #: folders listed below one held folder, at most (a wide tree is not walked for a training program)
 MAX_LISTED = 64
 #: a file named for training, as people run it: ``train.py``, ``train_net.py``, ``run_finetune.sh``; not a test
@@ -64,8 +78,9 @@ HELD_IN = "a training program in the repository's folder the container holds at 
 
 class Held(NamedTuple):
     """What the held folders show, by how sure it is that it runs there: ``run`` and ``run_commands``, the code that
-    uses /dev/shm and the commands of what their Makefiles run and of the training programs in the container's
-    working directory (a shell opened there is where ``python train.py`` is typed); ``named`` and
+    uses /dev/shm and the commands of what their Makefiles run, of the training programs in the container's
+    working directory (a shell opened there is where ``python train.py`` is typed) and of the notebooks its Jupyter
+    server serves (their code and ``!`` commands run in its kernels); ``named`` and
     ``named_commands``, those of the training programs found elsewhere by their names. Each fact is said with the
     folder's container path."""
 
@@ -75,9 +90,12 @@ class Held(NamedTuple):
     named_commands: Facts
 
 
-def held_training(held: Sequence[tuple[str, str]], devices: int | None, reader: Reader, workdir: str = "") -> Held:
-    """What the training programs in the held folders (container path, repository folder) and their Makefiles'
-    commands show; ``workdir``: the container's working directory."""
+def held_training(
+    held: Sequence[tuple[str, str]], devices: int | None, reader: Reader, workdir: str = "", served: str = ""
+) -> Held:
+    """What the training programs in the held folders (container path, repository folder), their Makefiles'
+    commands and the notebooks a Jupyter server serves show; ``workdir``: the container's working directory;
+    ``served``: the folder its Jupyter server serves (``served_folder``), "" for none."""
     files = reader.index.tree(reader.index.max_bytes)
     folders = list(dict.fromkeys(held))[:MAX_FOLDERS]
     programs: dict[str, tuple[str, str, str]] = {}  # by real path: a folder held at two points is read once
@@ -110,7 +128,106 @@ def held_training(held: Sequence[tuple[str, str]], devices: int | None, reader: 
             if found:
                 needs += [found[0]._replace(text=f"{found[0].text} ({HELD_IN}{point}, run by {where})"), *found[1:]]
             kept += commands
+    if served:
+        notebooks, started = _served_notebooks(folders, served, devices, reader)
+        needs += notebooks
+        kept += started
     return Held(*(tuple(dict.fromkeys(facts)) for facts in (*run, *named)))
+
+
+def served_folder(command: str, workdir: str) -> str:
+    """The folder a Jupyter server a command starts serves, as a container path: its ``--notebook-dir`` (or
+    ``--ServerApp.root_dir``), else where it starts (``workdir``); "" where the command starts none or the folder is
+    not known. A ``sh -c`` string's words are read as its own."""
+    try:
+        words = shlex.split(command[:MAX_COMMAND])
+    except ValueError:
+        return ""
+    if len(words) >= 3 and program_name(words[0]) in SHELLS and words[1] == "-c":  # quoted, or joined as a CMD's
+        return served_folder(" ".join(map(shlex.quote, words[2:])) if len(words) > 3 else words[2], workdir)
+    at = next((index for index in range(len(words)) if _starts_jupyter(words, index)), None)
+    if at is None:
+        return ""
+    folder = workdir
+    for index in range(at + 1, len(words)):
+        option, equals, value = words[index].partition("=")
+        if option in _SERVED:
+            folder = value if equals else (words[index + 1] if index + 1 < len(words) else "")
+    if not folder or "$" in folder:
+        return ""
+    return posixpath.normpath(posixpath.join(workdir or "/", folder))
+
+
+def _starts_jupyter(words: Sequence[str], index: int) -> bool:
+    name, following = program_name(words[index]), words[index + 1 : index + 3]
+    if name in _JUPYTER_PROGRAMS:
+        return True
+    if name == "jupyter":
+        return following[:1] != [] and following[0] in _JUPYTER_SUBCOMMANDS
+    return is_python(name) and len(following) == 2 and following[0] == "-m" and following[1] in _JUPYTER_MODULES
+
+
+def _served_notebooks(
+    folders: Sequence[tuple[str, str]], served: str, devices: int | None, reader: Reader
+) -> tuple[list[CodeFact], list[CodeFact]]:
+    """What the notebooks a Jupyter server serves show (``MAX_NOTEBOOKS``, at most ``MAX_BELOW`` folders below the
+    folder it serves): each notebook read as its kernel runs it, its Python and its shell (``!`` commands that start
+    Python or a launcher, followed as a Makefile's are), said with where the server serves it."""
+    files = reader.index.tree(reader.index.max_bytes)
+    needs: list[CodeFact] = []
+    commands: list[CodeFact] = []
+    read = 0
+    for point, folder in folders:
+        if served != point and not served.startswith(point.rstrip("/") + "/"):
+            continue
+        home = os.path.normpath(os.path.join(folder, posixpath.relpath(served, point)))
+        for path in files.per_folder(_notebooks, home)[: MAX_NOTEBOOKS - read]:
+            read += 1
+            walked = files.per_folder(_walked, home)
+            if (path, devices) not in walked:
+                walked[path, devices] = _notebook_run(home, path, devices, reader)
+            found, run = walked[path, devices]
+            if found:
+                needs += [found[0]._replace(text=f"{found[0].text} (a notebook its Jupyter server serves at {served})")]
+                needs += found[1:]
+            commands += run
+    return needs, commands
+
+
+def _notebook_run(folder: str, path: str, devices: int | None, reader: Reader) -> tuple[Facts, Facts]:
+    """What one notebook shows when its kernel runs it in its own folder: its Python (``follow`` reads a notebook's
+    kernel code), and the commands its ``!`` lines run that start Python or a launcher, each followed."""
+    from shmlint.parsers.embedded.notebook import notebook_shell
+    from shmlint.parsers.jsonc import JsoncError
+    from shmlint.parsers.shell import commands, top_level
+
+    home = os.path.dirname(path)
+    where = os.path.join(folder, home) if home else folder
+    needs, run = notebook_run(folder, path, devices, reader)
+    text = reader.text(os.path.join(folder, path))
+    try:
+        shell = notebook_shell(text).text if text is not None else ""
+    except JsoncError:
+        shell = ""
+    found = [needs, run]
+    started = 0
+    for command in top_level(commands(shell)):
+        argv = program([word.text for word in command.words])
+        if not argv or not (is_python(argv[0]) or program_name(argv[0]) in _LOCAL_LAUNCHERS):
+            continue
+        line = (text or "").count("\n", 0, command.words[0].start) + 1  # the shell keeps the file's offsets
+        more = command_run(where, argv, devices, reader)
+        found[0] += more[0]
+        found[1] += (CodeFact(f"{reader.display(os.path.join(folder, path))}:{line}", " ".join(argv)), *more[1])
+        started += 1
+        if started == MAX_RECIPES:
+            break
+    return tuple(found[0]), tuple(found[1])
+
+
+def _notebooks(files: ProjectFiles, folder: str) -> tuple[str, ...]:
+    """The notebooks at most ``MAX_BELOW`` folders below ``folder``, the shallowest first (paths relative to it)."""
+    return _below(files, folder, lambda name: name.endswith(".ipynb"))
 
 
 def _recipes(files: ProjectFiles, folder: str) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
@@ -119,7 +236,6 @@ def _recipes(files: ProjectFiles, folder: str) -> tuple[tuple[str, int, tuple[st
     --num_workers=20``, audit69a; not ``srun``, whose job runs on a cluster's nodes), each with the file and line:
     what people run in the container, by the repository's own word. Read once a run (``ProjectFiles.per_folder``)."""
     from shmlint.parsers.embedded.makefile import mask_makefile
-    from shmlint.parsers.programs import is_python, program
     from shmlint.parsers.shell import commands, top_level
 
     for name in _MAKEFILES:
@@ -151,6 +267,15 @@ def _batch_job(reader: Reader, path: str) -> bool:
 def _programs(files: ProjectFiles, folder: str) -> tuple[str, ...]:
     """Training programs at most ``MAX_BELOW`` folders below ``folder``, the shallowest first (paths relative to
     it, in sorted order), within ``MAX_LISTED`` folders listed."""
+    return _below(files, folder, lambda name: _TRAINING.fullmatch(name.lower()) is not None, _LIKELY)
+
+
+def _below(
+    files: ProjectFiles, folder: str, wanted: Callable[[str], bool], likely: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """The files ``wanted`` picks at most ``MAX_BELOW`` folders below ``folder``, the shallowest first (paths
+    relative to it, in sorted order), within ``MAX_LISTED`` folders listed; in a folder of more entries than are
+    listed, the ``likely`` names are asked for one by one."""
     found: list[str] = []
     level = [""]
     listed = 0
@@ -161,9 +286,9 @@ def _programs(files: ProjectFiles, folder: str) -> tuple[str, ...]:
                 return tuple(found)
             listed += 1
             where = os.path.join(folder, relative) if relative else folder
-            names = [name for name in files.files_in(where) if _TRAINING.fullmatch(name.lower())]
-            if not files.complete(where):  # a folder of more entries than are listed: the likely names, asked
-                names += [name for name in _LIKELY if name not in names and files.has_file(os.path.join(where, name))]
+            names = [name for name in files.files_in(where) if wanted(name)]
+            if not files.complete(where):
+                names += [name for name in likely if name not in names and files.has_file(os.path.join(where, name))]
             found += [os.path.join(relative, name) if relative else name for name in sorted(set(names))]
             below += [
                 os.path.join(relative, name) if relative else name

@@ -17,6 +17,7 @@ does not know.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Iterator
@@ -77,6 +78,30 @@ def notebook_shell(text: str) -> NotebookShell:
         if cell.kind == "code":
             shifted.extend(_keep_code_cell(mask, lines))
     return NotebookShell(mask.result(), shell_blocks, tuple(shifted))
+
+
+def notebook_python(text: str) -> str:
+    """The Python a notebook's kernel runs: its code cells' lines, decoded, each on the line of the file that writes
+    it (so a fact's line is the notebook's own), with what IPython gives the shell or its magics left out (a shell
+    cell, a ``!`` statement and the lines it continues, a ``%`` magic); raises ``JsoncError`` for a file that is
+    not JSON. Where a file writes two lines on one of its own (a notebook on one line), the later one follows on
+    the next line: its place in the file is then not kept."""
+    breaks = [index for index, char in enumerate(text) if char == "\n"]
+    out: list[str] = []
+    for cell in read_cells(text):
+        if cell.kind != "code":
+            continue
+        body, shell = _cell_body(list(cell_lines(text, cell)))
+        continued = False
+        for line in [] if shell else body:
+            plain = _plain(line.text)
+            if continued or _SHELL_ESCAPE.match(plain) or plain.lstrip().startswith("%"):
+                continued = plain.rstrip().endswith("\\")
+                continue
+            at = bisect.bisect_left(breaks, line.offset)
+            out.extend([""] * max(0, at - len(out)))
+            out.append(plain)
+    return "\n".join(out) + "\n"
 
 
 def _broken(text: str, cells: list[tuple[Cell, list[Line]]]) -> str:
