@@ -245,6 +245,27 @@ def test_ultralytics_training(code: str, needs: bool) -> None:
     assert bool(_read(code).needs) is needs
 
 
+_FIT = "from ultralytics import YOLO\ndef fit(weights, workers=4):\n    YOLO(weights).train(data='d.yaml', workers=workers)\n"
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        # audit87a: a train() helper whose workers its caller gives, as a loader helper's are
+        (
+            "fit('y.pt', workers=6)",
+            "fit(...) makes YOLO(weights).train(workers=workers) at line 3, workers=6 at the call",
+        ),
+        ("fit('y.pt')", "workers=4 by default"),
+        ("fit('y.pt', workers=0)", None),
+        ("fit('y.pt', workers=n)", None),  # a value not followed
+    ],
+)
+def test_an_ultralytics_train_helper_is_judged_at_its_calls(call: str, said: str | None) -> None:
+    needs = [fact.text for fact in _read(_FIT + call + "\n").needs]
+    assert needs == [] if said is None else len(needs) == 1 and said in needs[0], needs
+
+
 @pytest.mark.parametrize(
     ("code", "needs"),
     [

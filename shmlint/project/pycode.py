@@ -219,6 +219,12 @@ def read(
         if spawned is not None:
             fact = spawned if id(node) not in switched_off() else None
         fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted, nodes)
+        if fact is None and name == "train" and classes and quoted:  # workers a helper's caller gives (``pyhelpers``)
+            train = _ultralytics_train(node, name, classes, scope_of.get(id(node)), nodes)
+            given = train[0] if train is not None else None
+            if given is not None and value_of(given, context).number is None:
+                loaders.add(id(node))
+                unknown_loaders[id(node)] = (given, f"{_quote(text, node.func)}(workers={_quote(text, given)})")
         if fact is None and name in library and isinstance(node.func, ast.Name):
             fact = _library_loader(node, library[name], context, quoted)
         if fact is None and (name in AUGMENTERS or (nnunet and name in ("run_training", "predict_from_files"))):
@@ -673,11 +679,30 @@ def _ultralytics(
 ) -> Fact | None:
     """``model.train(...)`` of an Ultralytics model: its trainer builds DataLoaders with ``workers`` processes,
     8 by default per rank (``ultralytics/cfg/default.yaml``: "workers: 8"; the Docker quickstart runs every
-    container with ``--ipc=host``). The model is what the name holds on that line in its scope (a torch module's
-    ``model.train()`` elsewhere in the file is not one); a call whose workers the code does not say (``**args``,
-    a ``cfg=`` file, torch's ``train(mode)``) is no fact, nor is ``workers=0``. A ``**`` that only passes on the
-    enclosing function's own keywords says nothing of workers where the file's calls of that function give none
-    (``_passed_on``)."""
+    container with ``--ipc=host``). A call whose workers the code does not say (``**args``, a ``cfg=`` file, torch's
+    ``train(mode)``; ``_ultralytics_train``) is no fact, nor is ``workers=0``."""
+    train = _ultralytics_train(node, name, classes, scope, nodes)
+    if train is None:
+        return None
+    workers, through = train
+    if workers is None:
+        passed = f" (no call of {through} gives it workers)" if through else ""
+        return Fact(node.lineno, f"{_quote(text, node.func)}(...): Ultralytics DataLoader workers default to 8{passed}")
+    value = value_of(workers, context)
+    if value.number == 0 or (value.number is None and not value.positive):
+        return None  # none, or a number the code does not say (a helper's parameter: ``pyhelpers``, at its calls)
+    return Fact(node.lineno, f"{_quote(text, node.func)}(workers={_quote(text, workers)}){value.how}")
+
+
+def _ultralytics_train(
+    node: ast.Call, name: str, classes: frozenset[str], scope: Scope | None, nodes: list[ast.AST]
+) -> tuple[ast.expr | None, str] | None:
+    """The ``workers`` a ``model.train(...)`` of an Ultralytics model gives (None: none, its default) and the
+    function whose own ``**`` it passes on (``_passed_on``), or None for another call. The model is what the name
+    holds on that line in its scope (a torch module's ``model.train()`` elsewhere in the file is not one); a call
+    with a ``cfg=`` file, torch's ``train(mode)`` or a ``**`` of anything but its function's own is not read. A
+    ``**`` that only passes on the enclosing function's own keywords says nothing of workers where the file's calls
+    of that function give none."""
     if name != "train" or not classes or scope is None or not isinstance(node.func, ast.Attribute):
         return None
     through = _passed_on(node, scope, nodes)
@@ -692,14 +717,7 @@ def _ultralytics(
         return None
     if not models or not all(isinstance(model, ast.Call) and called(model.func) in classes for model in models):
         return None
-    workers = next((k.value for k in node.keywords if k.arg == "workers"), None)
-    if workers is None:
-        passed = f" (no call of {through} gives it workers)" if through else ""
-        return Fact(node.lineno, f"{_quote(text, node.func)}(...): Ultralytics DataLoader workers default to 8{passed}")
-    value = value_of(workers, context)
-    if value.number == 0 or (value.number is None and not value.positive):
-        return None  # none, or a number the code does not say
-    return Fact(node.lineno, f"{_quote(text, node.func)}(workers={_quote(text, workers)}){value.how}")
+    return next((k.value for k in node.keywords if k.arg == "workers"), None), through
 
 
 def _passed_on(node: ast.Call, scope: Scope, nodes: list[ast.AST]) -> str:
