@@ -766,3 +766,28 @@ def test_a_cpu_compose_service_of_an_image_the_repository_builds_with_torch_is_t
     found = _check(tmp_path, files)
     assert [severity for severity, _ in found] == ["error", "info"], found
     assert 'service "train"' in found[0][1] and "t.py:2 DataLoader(num_workers=6)" in found[0][1]
+
+
+@pytest.mark.parametrize(
+    ("project", "label"), [("setup.py", "error"), ("pyproject.toml", "error"), ("README.md", "info")]
+)
+def test_a_src_layout_is_on_the_path_of_the_project_it_installs(tmp_path: Path, project: str, label: str) -> None:
+    """audit87a: ``from acseg.data import ...`` in ``src/acseg/train.py`` reaches ``src/acseg/data.py`` of the
+    Python project the image installs (``pip install -e .``: a src layout); with no project file, ``src/`` is not
+    on the path."""
+    compose = (
+        "services:\n  a:\n    build: {context: .., dockerfile: ./docker/Dockerfile}\n"
+        "    command: python /workspace/src/acseg/train.py\n    runtime: nvidia\n"
+    )
+    found = _check(
+        tmp_path,
+        {
+            "docker/Dockerfile": f"FROM nvcr.io/nvidia/pytorch:23.10-py3\nCOPY {project} .\nCOPY src src\nRUN pip install -e .\n",
+            "docker/compose.yaml": compose,
+            project: "",
+            "src/acseg/__init__.py": "",
+            "src/acseg/train.py": "from acseg.data import make\nloader = make()\n",
+            "src/acseg/data.py": "from torch.utils.data import DataLoader\ndef make():\n    return DataLoader(ds, num_workers=4)\n",
+        },
+    )
+    assert [severity for severity, _ in found] == [label]

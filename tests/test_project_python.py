@@ -392,6 +392,8 @@ _OPTION = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--str
         (_OPTION + "L.Trainer(strategy=args.strategy)", ("--strategy", "auto"), None),  # the command line's
         ("L.Trainer(strategy=os.getenv('STRATEGY'))", (), None),  # not known
         ("L.Trainer(strategy=name)", (), None),
+        ("L.Trainer(strategy=DDPStrategy(find_unused_parameters=False))", (), "strategy=DDPStrategy("),  # audit87a
+        ("L.Trainer(strategy=SingleDeviceStrategy(device=0))", (), None),
     ],
 )
 def test_a_lightning_strategy_is_followed_to_the_string_it_is(code: str, arguments: tuple, said: str | None) -> None:

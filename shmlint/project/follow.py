@@ -67,6 +67,8 @@ MAX_MATCHES = 64
 MAX_CONFIG_NAMES = 16
 
 
+#: what makes a folder a Python project that ``pip install`` installs (its ``src/`` packages then import)
+_PROJECT_FILES = ("setup.py", "setup.cfg", "pyproject.toml")
 #: the folders of the PATH images set (Debian's and the official images' default)
 _PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 
@@ -692,7 +694,9 @@ class _Walk:
         return found
 
     def local_module(self, folder: str, dotted: str) -> str | None:
-        """A module of the repository (next to the importing file or below a base), or None for anything else."""
+        """A module of the repository (next to the importing file or below a base, or in the ``src/`` of a base
+        that is a Python project: a src layout its ``pip install -e .`` puts on the path), or None for anything
+        else."""
         relative = dotted.startswith(".")
         name = dotted.lstrip(".").replace(".", "/")
         if not name:
@@ -702,7 +706,16 @@ class _Walk:
                 found = self.reader.inside(os.path.join(base, candidate))
                 if found is not None:
                     return found
+        projects = [] if relative else [base for base in self.bases if self._python_project(base)]
+        for candidate in (f"src/{name}.py", f"src/{name}/__init__.py"):
+            for base in projects:
+                found = self.reader.inside(os.path.join(base, candidate))
+                if found is not None:
+                    return found
         return None
+
+    def _python_project(self, folder: str) -> bool:
+        return any(self.reader.inside(os.path.join(folder, name)) for name in _PROJECT_FILES)
 
 
 def _new(known: Sequence[CodeFact], found: Iterable[CodeFact]) -> list[CodeFact]:

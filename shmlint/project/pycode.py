@@ -436,7 +436,8 @@ def _lightning(node: ast.Call, name: str, context: Context, text: str) -> Fact |
     """A Lightning ``Trainer`` or ``Fabric`` that starts one process per device (a DDP, FSDP or DeepSpeed strategy,
     or several devices, whose default strategy is DDP; Fabric's ``launch()`` starts them as the Trainer does) in a
     container with several GPUs: NCCL between local processes (audit82a: an FSDP trainer on Fabric). The strategy
-    is read as ``pyvalues.text_of`` follows a string (``strategy=os.getenv("STRATEGY", "ddp")``). The Hugging Face
+    is read as ``pyvalues.text_of`` follows a string (``strategy=os.getenv("STRATEGY", "ddp")``), or by the
+    class a call makes (``DDPStrategy(find_unused_parameters=False)``). The Hugging Face
     ``Trainer`` takes neither keyword."""
     if name not in ("Trainer", "Fabric") or context.devices is None or context.devices < 2:
         return None
@@ -446,6 +447,8 @@ def _lightning(node: ast.Call, name: str, context: Context, text: str) -> Fact |
     for keyword in node.keywords:
         value = keyword.value
         given = text_of(value, context) if keyword.arg == "strategy" else None
+        if given is None and keyword.arg == "strategy" and isinstance(value, ast.Call):  # ``DDPStrategy(...)``
+            given = called(value.func), ""
         strategy, how = (given[0].lower(), given[1]) if given is not None else ("", "")
         if any(word in strategy for word in ("ddp", "fsdp", "deepspeed")):
             return Fact(node.lineno, f"{name}(strategy={_quote(text, value)}){how} with {context.devices} GPUs")
