@@ -167,6 +167,28 @@ def test_a_servicer_of_the_programs_own_generated_module_keeps_its_count() -> No
     )
 
 
+@pytest.mark.parametrize(
+    ("body", "kept"),
+    [
+        # audit87d: another file's function builds its own ``args`` for a model: not the options' object
+        (
+            "def load():\n    args = mylib.Namespace(dim=52)\n    return mylib.Model(args)\nprint(args.num_workers)\n",
+            True,
+        ),
+        ("def run(n):\n    print(n)\ndef other(n):\n    mylib.fit(workers=n)\nrun(args.num_workers)\nother(3)\n", True),
+        # the same variable in a function nested in its own: a closure reads it
+        ("def run(n):\n    def inner():\n        mylib.fit(workers=n)\n    inner()\nrun(args.num_workers)\n", False),
+        # ``global`` makes a function's name the module's
+        ("def show():\n    global args\n    mylib.fit(args)\nshow()\n", False),
+        ("def show():\n    mylib.fit(args)\nshow()\n", False),  # read, never bound there: the module's
+        # a comprehension's own variable of that name is not known to be another: its uses count
+        ("def show(xs):\n    return [mylib.fit(args) for args in xs]\nprint(args.num_workers)\n", False),
+    ],
+)
+def test_a_name_is_followed_in_the_scope_that_binds_it(body: str, kept: bool) -> None:
+    assert _kept(body) == (["--num_workers"] if kept else [])
+
+
 def test_reflection_in_a_module_the_value_never_reaches_keeps_nothing_from_it() -> None:
     """audit87d: a generated protobuf module's ``_globals = globals()`` reaches its own names only; reflection in the
     program run, in a module that imports the program's files, or where the value goes still keeps nothing."""

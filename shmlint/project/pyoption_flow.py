@@ -75,10 +75,15 @@ class _Callable(NamedTuple):
     positional: tuple[str, ...]
     keywords: frozenset[str]
     open_ended: bool  # ``*args`` or ``**kwargs``: what it does not name goes on unseen
+    scope: int = 0  # the ``id`` of the function whose parameters they are (0: a dataclass's fields)
 
 
-#: what a followed name stands for: ("name" or "attribute", the name, whether it is an object that holds the value)
+#: what a followed name stands for: ("name", "local", "attribute", "self" or "returned", the name, whether it is an
+#: object that holds the value); a "local" name is ``<id of its function>:<name>``: a function's own variable
 _Item = tuple[str, str, bool]
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+#: what starts a scope of its own below a function: its names are not the function's
+_SCOPES = (*_FUNCTIONS, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def kept_options(
@@ -202,6 +207,7 @@ class _Program:
         self.methods: dict[str, list[_Callable | None]] = {}
         self.defining: dict[str, list[str]] = {}  # method name -> the classes that define it
         self.classes: dict[str, ast.ClassDef] = {}
+        self._local_names: dict[int, frozenset[str]] = {}  # each function's own variables (``_locals``), once
         for node in nodes:
             parent = self.parents.get(id(node))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -285,7 +291,7 @@ class _Program:
             and pair.elts
             and isinstance(pair.elts[0], ast.Name)
         ):
-            return [("name", pair.elts[0].id, True)]
+            return [self._named(pair.elts[0], pair.elts[0].id, True)]
         return self._use(call, holder=True)
 
     def _uses(self, kind: str, name: str) -> Sequence[ast.expr]:
@@ -293,14 +299,57 @@ class _Program:
             return self.selves.get(name, ())
         if kind == "returned":
             return self.calls.get(name, ())
-        return self.names.get(name, ()) if kind == "name" else self.attributes.get(name, ())
+        if kind == "local":  # the function's own variable: its uses in that function (and the ones nested in it)
+            scope, _, plain = name.partition(":")
+            return [use for use in self.names.get(plain, ()) if self._binding(use, plain) == int(scope)]
+        if kind == "name":  # a module's: its uses where no function binds the name of its own
+            return [use for use in self.names.get(name, ()) if self._binding(use, name) == 0]
+        return self.attributes.get(name, ())
+
+    def _named(self, node: ast.AST, name: str, holder: bool) -> _Item:
+        """The item of a name at ``node``: the variable of the function that binds it there, else the module's."""
+        scope = self._binding(node, name)
+        return ("local", f"{scope}:{name}", holder) if scope else ("name", name, holder)
+
+    def _binding(self, node: ast.AST, name: str) -> int:
+        """The ``id`` of the function whose own variable ``name`` is at ``node`` (0: a module's, or not known to be
+        a function's: then every module-level use counts, never fewer uses than Python's)."""
+        above = self.parents.get(id(node))
+        while above is not None:
+            if isinstance(above, _FUNCTIONS) and name in self._locals(above):
+                return id(above)
+            above = self.parents.get(id(above))
+        return 0
+
+    def _locals(self, function: ast.AST) -> frozenset[str]:
+        """A function's own variables: its parameters and the names its body stores, outside the scopes nested in
+        it, less those it declares ``global``/``nonlocal``; binding forms left out (an import, ``except ... as``)
+        leave a name the module's, whose uses are all counted."""
+        found = self._local_names.get(id(function))
+        if found is not None:
+            return found
+        arguments = function.args  # type: ignore[attr-defined]
+        names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+        names |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+        declared: set[str] = set()
+        todo = list(ast.iter_child_nodes(function))
+        while todo:
+            node = todo.pop()
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                declared.update(node.names)
+            if not isinstance(node, _SCOPES):
+                todo.extend(ast.iter_child_nodes(node))
+        found = self._local_names[id(function)] = frozenset(names - declared)
+        return found
 
     def _object(self, node: ast.expr) -> list[_Item]:
         """The object an attribute is read from, followed as a holder: a name (``args``), the class's own ``self``,
         or an attribute of one (``self.args``)."""
         if isinstance(node, ast.Name):
             scope = self._class_of(node) if node.id == "self" else None
-            return [("self", scope.name, True)] if scope is not None else [("name", node.id, True)]
+            return [("self", scope.name, True)] if scope is not None else [self._named(node, node.id, True)]
         if isinstance(node, ast.Attribute):
             return [("attribute", node.attr, True)]
         return []
@@ -412,7 +461,7 @@ class _Program:
             bound = _bind([signature], call, given) if signature is not None else None
             if bound is None or made is None:
                 return None
-            fields = [item for p in bound for item in (("name", p, holder), ("attribute", p, holder))]
+            fields = [item for p in bound for item in (self._parameter(p, holder), ("attribute", p[1], holder))]
             return [*fields, ("self", func.id, True), *made]
         if isinstance(func, ast.Name):
             bound = _bind(self.functions[func.id], call, given)
@@ -422,7 +471,13 @@ class _Program:
             bound = _bind(self.methods[func.attr], call, given)  # ``self.make(n)``: a method of the program's own
         else:
             return None
-        return None if bound is None else [("name", p, holder) for p in bound]
+        return None if bound is None else [self._parameter(p, holder) for p in bound]
+
+    def _parameter(self, bound: tuple[int, str], holder: bool) -> _Item:
+        """The item of a parameter a call binds: the function's own variable (a dataclass's field: the module's
+        name, whose every use counts)."""
+        scope, name = bound
+        return ("local", f"{scope}:{name}", holder) if scope else ("name", name, holder)
 
     def _receiver(self, attribute: ast.Attribute) -> list[_Item] | None:
         """An object a method is called on (``orchestrator.process(...)``), or whose method is handed on to be
@@ -520,7 +575,7 @@ def _targets(targets: Sequence[ast.expr], holder: bool, code: _Program) -> list[
     for target in targets:
         owner = code.own_class(target) if isinstance(target, ast.Attribute) and _on_self(target) else None
         if isinstance(target, ast.Name):  # a module's global is read as ``module.W`` too
-            found += [("name", target.id, holder), ("attribute", target.id, holder)]
+            found += [code._named(target, target.id, holder), ("attribute", target.id, holder)]
         elif isinstance(target, ast.Attribute) and owner is not None:
             found += [("attribute", target.attr, holder), ("self", owner, True)]
         else:
@@ -533,22 +588,23 @@ def _on_self(node: ast.expr) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
-def _bind(signatures: Sequence[_Callable | None], call: ast.Call, given: ast.AST) -> set[str] | None:
-    """The parameters that receive ``given`` in every definition the call may reach, or None where one cannot be
-    seen to bind it (a decorated function, a keyword it does not name, a position past its parameters)."""
-    found: set[str] = set()
+def _bind(signatures: Sequence[_Callable | None], call: ast.Call, given: ast.AST) -> set[tuple[int, str]] | None:
+    """The parameters that receive ``given`` in every definition the call may reach (with the ``id`` of the function
+    they are variables of), or None where one cannot be seen to bind it (a decorated function, a keyword it does
+    not name, a position past its parameters)."""
+    found: set[tuple[int, str]] = set()
     for signature in signatures:
         if signature is None:
             return None
         if isinstance(given, ast.keyword):
             if given.arg is None or given.arg not in signature.keywords:
                 return None
-            found.add(given.arg)
+            found.add((signature.scope, given.arg))
             continue
         at = next((i for i, argument in enumerate(call.args) if argument is given), None)
         if at is None or at >= len(signature.positional):
             return None
-        found.add(signature.positional[at])
+        found.add((signature.scope, signature.positional[at]))
     return found
 
 
@@ -556,7 +612,9 @@ def _plain(node: ast.FunctionDef | ast.AsyncFunctionDef) -> _Callable:
     arguments = node.args
     positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
     named = {*positional, *(a.arg for a in arguments.kwonlyargs)}
-    return _Callable(positional, frozenset(named), arguments.kwarg is not None or arguments.vararg is not None)
+    return _Callable(
+        positional, frozenset(named), arguments.kwarg is not None or arguments.vararg is not None, id(node)
+    )
 
 
 def _method(node: ast.FunctionDef | ast.AsyncFunctionDef) -> _Callable | None:
