@@ -271,7 +271,13 @@ def test_a_command_line_is_judged_by_the_same_docker_options_judge(engine: Engin
     assert [(s.kind, s.size.bytes if s.size else None) for s in workload.shm] == [(ShmKind.MEMORY, GIB)]
     assert not workload.gpu and workload.torch
     assert workload.launch == Launch(
-        "scripts", (), ("python", "train.py"), "/workspace", (("EPOCHS", "3"),), caller_relative=True
+        "scripts",
+        (),
+        ("python", "train.py"),
+        "/workspace",
+        (("EPOCHS", "3"),),
+        manifest="scripts/run.sh",  # the file that writes the run (its own build of the image is the image)
+        caller_relative=True,
     )
 
 
