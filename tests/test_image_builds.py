@@ -218,6 +218,26 @@ def test_an_images_tag_tells_its_builds_apart(tmp_path: Path) -> None:
         "latest",
         "2",
     ]
+    assert image_tag("r/jetbot:jupyter-$V-${L4T}") == "jupyter-*"
+
+
+def test_a_tag_written_in_part_picks_the_builds_it_may_be(tmp_path: Path) -> None:
+    """audit88d: ``$REMOTE/jetbot:jupyter-$VERSION-$L4T`` is built once (``jupyter/build.sh``), among five builds of
+    ``jetbot`` whose tags start otherwise (``base-...``, ``camera-...``): the written part of a tag tells them
+    apart, and a tag a variable gives whole may still be any."""
+    for part in ("base", "camera", "jupyter"):
+        (tmp_path / part).mkdir()
+        (tmp_path / part / "Dockerfile").write_text(f"FROM {part}\n")
+        (tmp_path / part / "build.sh").write_text(f"docker build -t $R/jetbot:{part}-$V-$L4T {part}\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "Dockerfile").write_text("FROM other\n")
+    (tmp_path / "any.sh").write_text("docker build -t jetbot:$TAG other\n")
+    scripts = [(str(tmp_path / p / "build.sh"), "shell") for p in ("base", "camera", "jupyter")]
+    index = find_builds([*scripts, (str(tmp_path / "any.sh"), "shell")], [str(tmp_path)], 1 << 20)
+    assert sorted(b.where for b in index.of("$R/jetbot:jupyter-$V-$L4T")) == ["any.sh:1", "jupyter/build.sh:1"]
+    assert sorted(b.where for b in index.of("jetbot:jupyter-1.0-r32")) == ["any.sh:1", "jupyter/build.sh:1"]
+    assert len(index.of("jetbot:$TAG")) == 4  # any of them
+    assert len(index.of("jetbot:other-1")) == 4  # none is written so: any of them
 
 
 def test_nothing_outside_the_root(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -102,16 +103,36 @@ class BuildIndex(NamedTuple):
             return ()
         builds = next((builds for name, builds in self.builds if name == key), ())
         tag = image_tag(image)
-        if len(builds) < 2 or not tag or not any(tag in b.tags for b in builds):
+        if len(builds) < 2 or not tag or not any(_tags_meet(tag, t) for b in builds for t in b.tags if t):
             return builds
-        return tuple(b for b in builds if tag in b.tags or "" in b.tags)
+        return tuple(b for b in builds if any(_tags_meet(tag, t) for t in b.tags))
 
 
 def image_tag(reference: str) -> str:
-    """An image reference's tag as written (``latest`` when it has none), or "" where a variable gives it."""
+    """An image reference's tag as written (``latest`` when it has none); where a variable gives a part of it, the
+    part written before the first one and ``*`` (``jupyter-*`` for ``jupyter-$VERSION``), "" where a variable
+    gives it all."""
     last = _as_written(reference).rsplit("/", 1)[-1]
     tag = last.partition(":")[2] if ":" in last else "latest"
-    return "" if not tag or "$" in tag or "{" in tag else tag
+    written = re.split(r"[$]|[{]", tag, maxsplit=1)[0]
+    if written == tag:
+        return tag
+    return f"{written}*" if written else ""
+
+
+def _tags_meet(one: str, other: str) -> bool:
+    """Whether two tags as ``image_tag`` gives them may be the same: equal; a written one that starts as a partly
+    written one's written part does; two partly written ones one of whose written parts starts the other; a tag a
+    variable gives whole ("") meets any (audit88d: ``jetbot:jupyter-$V-$L4T`` is the build tagged ``jupyter-...``,
+    not its five other images' ``base-...``, ``camera-...``)."""
+    if not one or not other:
+        return True
+    first, second = one.removesuffix("*"), other.removesuffix("*")
+    if one.endswith("*") and other.endswith("*"):
+        return first.startswith(second) or second.startswith(first)
+    if one.endswith("*"):
+        return second.startswith(first)
+    return first.startswith(second) if other.endswith("*") else one == other
 
 
 def _add(builds: list[ImageBuild], build: ImageBuild) -> None:
