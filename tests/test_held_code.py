@@ -640,3 +640,32 @@ def test_a_notebooks_kernel_python_keeps_its_lines_and_leaves_the_shell_out() ->
     kept = [(number, line) for number, line in enumerate(python.splitlines(), 1) if line]
     assert [line for _, line in kept] == ["import torch", "for i in range(2):", "    print(i)"]
     assert all(line.strip() in lines[number - 1] for number, line in kept)  # each on the file's own line
+
+
+@pytest.mark.parametrize(
+    ("lifecycle", "label", "said"),
+    [
+        # audit88c: what the tools run in the container as they create it is its work too
+        (
+            '"postCreateCommand": "bash scripts/finetune.sh"',
+            "error",
+            "the dev container's lifecycle commands, devcontainer.json:4",
+        ),
+        ('"postStartCommand": ["bash", "scripts/finetune.sh"]', "error", "lifecycle commands"),
+        ('"postCreateCommand": {"deps": "pip install -r r.txt", "train": "bash scripts/finetune.sh"}', "error", None),
+        ('"postCreateCommand": "pip install -r requirements.txt"', "info", None),  # set-up: it stays a holder
+        ('"initializeCommand": "bash scripts/finetune.sh"', "info", None),  # on the host
+        ('"postCreateCommand": "pip install x", "postAttachCommand": "bash scripts/finetune.sh"', "error", None),
+    ],
+)
+def test_a_dev_containers_lifecycle_commands_run_in_it(
+    tmp_path: Path, lifecycle: str, label: str, said: str | None
+) -> None:
+    body = '{\n  "image": "acme/dev:1",\n  "runArgs": ["--gpus", "all"],\n  ' + lifecycle + "\n}\n"
+    _write(
+        tmp_path,
+        {".devcontainer/devcontainer.json": body, "scripts/finetune.sh": "torchrun --nproc_per_node 8 train.py\n"},
+    )
+    finding = _shm001(tmp_path)[".devcontainer/devcontainer.json"]
+    assert finding.severity.label == label, finding.detail
+    assert said is None or said in finding.detail

@@ -18,8 +18,11 @@ from shmlint.formats.compose.devcontainer import wants_gpu
 from shmlint.lazy_regex import LazyRegex
 from shmlint.model import Evidence, Launch, Notice, Workload, WorkloadFormat, WorkloadId
 from shmlint.parsers.container_options import Flag
+from shmlint.parsers.embedded.json_shell import as_shell
+from shmlint.parsers.embedded.mask import Mask
 from shmlint.parsers.jsonc import JArray, JNode, JObject, JScalar, JString, parse
-from shmlint.parsers.shell import Word
+from shmlint.parsers.shell import Word, commands
+from shmlint.parsers.typed import StepShell, Typed, steps_session
 from shmlint.signals import Signals
 from shmlint.source import SourceText
 
@@ -59,7 +62,57 @@ def extract_devcontainer(source: SourceText, path: StrPath, signals: Signals) ->
         workload = workload._replace(command=" ".join(WAITING))
     if workload.launch is not None:
         workload = workload._replace(launch=_launch(workload.launch, root, clean_path(path), waits=waits))
+    typed = _lifecycle(source, root)
+    if typed is not None and workload.launch is not None and workload.gpu:
+        steps = options_workload(
+            source,
+            signals,
+            id=workload.id,
+            span=workload.span,
+            words=words,
+            image=_word(image) if isinstance(image, JString) else None,
+            extra=(*_env(root.get("containerEnv")), *_mounts(root.get("mounts"))),
+            gpu=_host_gpu(source, root),
+            target=workload.target,
+            typed=typed,
+        )
+        if steps.launch is not None:
+            launch = _launch(steps.launch, root, clean_path(path), waits=False)
+            home = next((point for point, _ in launch.mounts[len(steps.launch.mounts) :]), "")
+            steps = steps._replace(launch=launch._replace(working_dir=launch.working_dir or home))
+            workload = workload._replace(later_steps=steps)  # what the tools run in it: it may only add
     return [workload], []
+
+
+#: the commands the dev container tools run inside the container as they create, start and attach to it (an
+#: ``initializeCommand`` runs on the host); https://containers.dev/implementors/json_reference/#lifecycle-scripts
+_LIFECYCLE = ("onCreateCommand", "updateContentCommand", "postCreateCommand", "postStartCommand", "postAttachCommand")
+#: how they are said in messages
+LIFECYCLE = "the dev container's lifecycle commands"
+
+
+def _lifecycle(source: SourceText, root: JObject) -> Typed | None:
+    """The lifecycle commands the tools run in the container, in the order they run them (audit88c: a
+    ``postCreateCommand`` that fine-tunes on eight GPUs): each a string the shell runs, an array run as it is
+    (its words written where the file has them), or an object of such commands run side by side; read as a job's
+    steps are, each command where the file writes it (a JSON string decoded in place)."""
+    mask = Mask(source.text)
+    ranges: list[tuple[int, int]] = []
+    for key in _LIFECYCLE:
+        node = root.get(key)
+        for value in [v for _, v in node.members] if isinstance(node, JObject) else [node]:
+            strings = [value] if isinstance(value, JString) else value.items if isinstance(value, JArray) else ()
+            written = [item for item in strings if isinstance(item, JString)]
+            for item in written:
+                mask.put(item.start + 1, as_shell(source.text[item.start + 1 : item.end - 1]).text)
+            if written:  # the last closing quote ends the command: the next one written on its line is another
+                ranges.append((written[0].start, written[-1].end))
+                mask.put(written[-1].end - 1, ";")
+    if not ranges:
+        return None
+    masked = mask.result()
+    typed = steps_session(StepShell(commands(masked)), ranges, masked)
+    return typed._replace(how=LIFECYCLE) if typed is not None else None
 
 
 #: the command the dev container tools start in place of the image's (``overrideCommand``, true unless a compose
