@@ -52,7 +52,8 @@ TEMPLATES: dict[tuple[str, int | str | None], str] = {
     ),
     (HOST_SHM_MOUNT.code, None): (
         "{display} mounts the host's /dev/shm (hostPath volume \"{volumeName}\" ({hostPath})): it shares the host's "
-        "shared memory with every other user of it and is bounded by nothing; prefer a sized memory-backed /dev/shm"
+        "shared memory with every other user of it, bounded only by the host's own tmpfs (half its RAM by default), "
+        "not by anything the manifest says; prefer a sized memory-backed /dev/shm"
     ),
     (NCCL_SHM_DISABLED.code, None): (
         "{display} sets env NCCL_SHM_DISABLE={nccl}: NCCL then moves intra-node GPU traffic from shared memory to "

@@ -24,8 +24,8 @@ def check(workload: Workload, ctx: RuleContext) -> Iterator[Finding]:
                 # memory graph store), and nothing refuses it; a pod's hostPath is refused by Pod Security baseline
                 default=None if source.in_pod else Severity.INFO,
                 detail=f"{workload.name} mounts the host's /dev/shm ({source.description}): it shares the host's "
-                f"shared memory with every other user of it and is bounded by nothing; prefer a sized memory-backed "
-                f"/dev/shm",
+                f"shared memory with every other user of it, bounded only by the host's own tmpfs (half its RAM by "
+                f"default), not by anything the manifest says; prefer a sized memory-backed /dev/shm",
             )
 
 
