@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from shmlint.model import Evidence, Launch, Need, ProjectFacts, Tier, Workload, WorkloadFormat
-from shmlint.need import MPI_LOCAL_RANKS, by_option, decide, holds_only, knows_image, own_script
+from shmlint.need import MPI_LOCAL_RANKS, by_option, decide, knows_image, own_script
 
 if TYPE_CHECKING:
     from shmlint.need import Knowledge
@@ -207,40 +207,15 @@ def _unguessed(
 
 def _held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) -> tuple[Need, ProjectFacts | None]:
     """The need with what the folders a container that holds accelerators holds say people run in it
-    (``shmlint.project.held``: their Makefiles' commands, the training programs of its working directory), unless
-    the file says what it runs there (``docker exec``: the holder stays undecided). Training programs found
-    elsewhere only by their names leave it undecided and are said in a note: what may run there."""
+    (``shmlint.project.held.with_held``), unless the file says what it runs there (``docker exec``: the holder
+    stays undecided)."""
     facts = workload.project
     launch = workload.launch
     if facts is None or not workload.gpu or (launch is not None and launch.exec_into):
         return need, facts  # on the CPU, or its work is what the file execs into it
-    from shmlint.project.held import (
-        held_training,
-        images_shell,
-        served_folder,
-    )  # for a container holding the repository
+    from shmlint.project.held import with_held  # loaded for a container with the repository in it
 
-    if not (holds_only(workload, knowledge) or images_shell(workload, facts)):
-        return need, facts
-
-    started = facts.started.text if facts.started is not None else ""
-    forwarded = launch is not None and launch.forwarded
-    served = served_folder((not forwarded and workload.command) or started, facts.working_dir)
-    held = held_training(facts.held, workload.accelerator_count, reader, facts.working_dir, served)
-    richer = facts._replace(needs=(*facts.needs, *held.run), commands=(*facts.commands, *held.run_commands))
-    found = decide(workload._replace(project=richer), knowledge) if held.run or held.run_commands else None
-    if found is not None and found.tier is Tier.NEEDS:
-        return found, richer
-    named = facts._replace(needs=(*facts.needs, *held.named), commands=(*facts.commands, *held.named_commands))
-    found = decide(workload._replace(project=named), knowledge) if held.named or held.named_commands else None
-    if found is None or found.tier is not Tier.NEEDS:
-        return need, facts
-    return need, facts._replace(
-        notes=(
-            *facts.notes,
-            f"it holds {found.because}, found by its name: nothing in the repository says it runs there",
-        )
-    )
+    return with_held(workload, knowledge, reader, need)
 
 
 def _over_ssh(workload: Workload) -> bool:

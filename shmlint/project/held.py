@@ -28,14 +28,19 @@ import posixpath
 import re
 import shlex
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from shmlint.lazy_regex import LazyRegex
-from shmlint.model import CodeFact, ProjectFacts, Workload
+from shmlint.model import CodeFact, Need, ProjectFacts, Tier, Workload
 from shmlint.named_tuple import NamedTuple
+from shmlint.need import decide, holds_only
 from shmlint.parsers.programs import SHELLS, is_python, program, program_name
 from shmlint.project.follow import command_run, notebook_run, program_run
 from shmlint.project.index import ProjectFiles, Reader
 from shmlint.signals import LAUNCHER_PROGRAMS, split_image
+
+if TYPE_CHECKING:
+    from shmlint.need import Knowledge
 
 #: held folders looked in, and training programs read in all (more would only lengthen the walk)
 MAX_FOLDERS = 4
@@ -88,6 +93,31 @@ class Held(NamedTuple):
     run_commands: Facts
     named: Facts
     named_commands: Facts
+
+
+def with_held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) -> tuple[Need, ProjectFacts]:
+    """The need of a container that holds accelerators and the repository (``workload.project`` is its facts),
+    with what the folders it holds say people run in it (``Held.run``); training programs found there only by their
+    names leave it as it was, said in a note: what may run there, not what the repository says runs there."""
+    facts = workload.project
+    assert facts is not None  # the caller's (``decide._held``)
+    if not (holds_only(workload, knowledge) or images_shell(workload, facts)):
+        return need, facts
+    launch = workload.launch
+    started = facts.started.text if facts.started is not None else ""
+    forwarded = launch is not None and launch.forwarded
+    served = served_folder((not forwarded and workload.command) or started, facts.working_dir)
+    held = held_training(facts.held, workload.accelerator_count, reader, facts.working_dir, served)
+    richer = facts._replace(needs=(*facts.needs, *held.run), commands=(*facts.commands, *held.run_commands))
+    found = decide(workload._replace(project=richer), knowledge) if held.run or held.run_commands else None
+    if found is not None and found.tier is Tier.NEEDS:
+        return found, richer
+    named = facts._replace(needs=(*facts.needs, *held.named), commands=(*facts.commands, *held.named_commands))
+    found = decide(workload._replace(project=named), knowledge) if held.named or held.named_commands else None
+    if found is None or found.tier is not Tier.NEEDS:
+        return need, facts
+    note = f"it holds {found.because}, found by its name: nothing in the repository says it runs there"
+    return need, facts._replace(notes=(*facts.notes, note))
 
 
 def held_training(
