@@ -78,3 +78,28 @@ def test_processes_in_a_branch_the_launch_turns_off_are_no_evidence(
     report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
     (finding,) = [f for f in report.findings if f.code == "SHM001"]
     assert finding.severity.label == label
+
+
+@pytest.mark.parametrize(
+    ("given", "label"),
+    [
+        ("args=(i, args.n, args)", "info"),  # audit89c's probe: a rank's number, a count, the options' object
+        ("args=(i, 2 * i, 'gloo')", "info"),
+        ("", "info"),  # nothing given: nothing pickled but the target, by its name
+        ("args=(i, states)", "error"),  # anything else may be a tensor
+        ("args=(i,), kwargs={'s': states}", "error"),
+        ("args=(j, args)", "error"),  # a name bound otherwise than so
+    ],
+)
+def test_a_process_given_only_what_holds_no_tensor_shares_nothing(tmp_path: Path, given: str, label: str) -> None:
+    main = (
+        "import argparse\nimport torch.multiprocessing as mp\n\np = argparse.ArgumentParser()\n"
+        "p.add_argument('--n', type=int, default=2)\nargs = p.parse_args()\nstates = load()\nj = pick()\n"
+        "mp.set_start_method('spawn', force=True)\n"
+        f"for i in range(args.n):\n    mp.Process(target=work, {given}).start()\n"
+    )
+    (tmp_path / "run.sh").write_text(RUN)
+    (tmp_path / "main.py").write_text(main)
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    (finding,) = [f for f in report.findings if f.code == "SHM001"]
+    assert finding.severity.label == label, finding.message

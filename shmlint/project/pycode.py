@@ -175,7 +175,7 @@ def read(
     library = _library_loaders(nodes) if "pcdet" in text else {}
     nnunet = nnunet_names(nodes) if "nnunet" in text or "nnUNet" in text else frozenset()
     nnunet = frozenset() if nnunet and single_threaded(nodes) else nnunet
-    scope_of = {id(node): scope for scope in found for node in scope.nodes} if classes or nnunet else {}
+    scope_of = functools.cache(lambda: {id(node): scope for scope in found for node in scope.nodes})  # when asked
     processes: list[Fact] = []
     spawn_method = False
     switched_off = functools.cache(lambda: _switched_off(tree, context))  # the calls in branches the run does not
@@ -185,7 +185,7 @@ def read(
             continue
         name = called(node.func)
         quoted = text if len(needs) + len(zero) + len(unknown_loaders) < MAX_FACTS else ""
-        process = _process(node, mp_aliases, quoted) if name == "Process" else None
+        process = _process(node, mp_aliases, quoted, scope_of().get(id(node))) if name == "Process" else None
         if process is not None and id(node) not in switched_off():
             processes.append(process)
         ranks = _nccl_ranks(node, tree, context, quoted) if name == "Process" and "nccl" in text else None
@@ -218,9 +218,9 @@ def read(
         spawned = None if fact is not None else _multiprocessing(node, mp_aliases, quoted)
         if spawned is not None:
             fact = spawned if id(node) not in switched_off() else None
-        fact = fact or _ultralytics(node, name, classes, scope_of.get(id(node)), context, quoted, nodes)
+        fact = fact or _ultralytics(node, name, classes, scope_of().get(id(node)), context, quoted, nodes)
         if fact is None and name == "train" and classes and quoted:  # workers a helper's caller gives (``pyhelpers``)
-            train = _ultralytics_train(node, name, classes, scope_of.get(id(node)), nodes)
+            train = _ultralytics_train(node, name, classes, scope_of().get(id(node)), nodes)
             given = train[0] if train is not None else None
             if given is not None and value_of(given, context).number is None:
                 loaders.add(id(node))
@@ -229,7 +229,7 @@ def read(
             fact = _library_loader(node, library[name], context, quoted)
         if fact is None and (name in AUGMENTERS or (nnunet and name in ("run_training", "predict_from_files"))):
             quote = functools.partial(_quote, quoted)
-            scope = scope_of.get(id(node))
+            scope = scope_of().get(id(node))
             said = (
                 augmenter(node, name, context, quote)
                 or nnunet_training(node, nnunet, scope, context, quote)
@@ -525,13 +525,50 @@ def _mp_aliases(nodes: list[ast.AST]) -> frozenset[str]:
     return frozenset(aliases)
 
 
-def _process(node: ast.Call, aliases: frozenset[str], text: str) -> Fact | None:
+def _process(node: ast.Call, aliases: frozenset[str], text: str, scope: Scope | None) -> Fact | None:
     """``mp.Process(...)`` of ``torch.multiprocessing``: its arguments cross through /dev/shm where the program sets
     a start method that pickles them (``_pickling_start``; audit80d: ``mp.Process`` ranks given numpy states under
-    fork were an error in a container with no GPU)."""
-    if isinstance(node.func, ast.Attribute) and dotted(node.func.value) in aliases:
-        return Fact(node.lineno, f"{_quote(text, node.func)}(...) shares tensors between processes")
-    return None
+    fork were an error in a container with no GPU). One given only what holds no tensor (numbers, strings, a
+    ``range`` loop's counter, the options' object ``parse_args`` makes: audit89c's probe, ranks given ``(i, n,
+    args)`` that join a gloo group) passes nothing through it."""
+    if not isinstance(node.func, ast.Attribute) or dotted(node.func.value) not in aliases:
+        return None
+    given = next((k.value for k in node.keywords if k.arg == "args"), node.args[3] if len(node.args) > 3 else None)
+    others = (
+        any(k.arg in ("kwargs", None) for k in node.keywords)
+        or len(node.args) > 4
+        or any(isinstance(a, ast.Starred) for a in node.args)
+    )
+    items = given.elts if isinstance(given, (ast.Tuple, ast.List)) else None if given is not None else []
+    if not others and items is not None and all(_holds_no_tensor(item, scope) for item in items):
+        return None
+    return Fact(node.lineno, f"{_quote(text, node.func)}(...) shares tensors between processes")
+
+
+def _holds_no_tensor(node: ast.expr, scope: Scope | None) -> bool:
+    """A value that cannot be a tensor where ``scope`` uses it: a literal, arithmetic or an attribute of such
+    values (an option's value), or a name its binding scope binds once, and only as the options' object (``args =
+    parser.parse_args()``) or a ``for`` loop's counter over ``range(...)``."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _holds_no_tensor(node.value, scope)
+    if isinstance(node, ast.BinOp):
+        return _holds_no_tensor(node.left, scope) and _holds_no_tensor(node.right, scope)
+    binding = scope.binding(node.id) if isinstance(node, ast.Name) and scope is not None else None
+    if binding is None or not isinstance(node, ast.Name) or binding.bound.get(node.id) != 1:
+        return False
+    values = binding.values(node.id)
+    if values:
+        return all(isinstance(v, ast.Call) and called(v.func) in ("parse_args", "parse_known_args") for v in values)
+    return any(
+        isinstance(loop, ast.For)
+        and isinstance(loop.target, ast.Name)
+        and loop.target.id == node.id
+        and isinstance(loop.iter, ast.Call)
+        and called(loop.iter.func) == "range"
+        for loop in binding.nodes
+    )
 
 
 def _pickling_start(node: ast.Call) -> bool:
