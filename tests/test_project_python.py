@@ -874,3 +874,20 @@ def test_a_deep_condition_is_not_unparsed() -> None:
     condition = "+".join(["a"] * 400)
     facts = _read(f"DataLoader(ds, num_workers=8 if {condition} else 0)\n")
     assert [fact.text.endswith("0 where its condition is false") for fact in facts.needs] == [True]
+
+
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        # audit89c's probe: PyG's sampling loaders are torch DataLoaders with worker processes
+        (
+            "from torch_geometric.loader import NeighborLoader\nNeighborLoader(data, batch_size=128, num_workers=8)",
+            True,
+        ),
+        ("import torch_geometric.loader as L\nL.LinkNeighborLoader(data, num_workers=4)", True),
+        ("from torch_geometric.loader import HGTLoader\nHGTLoader(data, num_workers=0)", False),
+        ("from mylib import NeighborLoader\nNeighborLoader(data, num_workers=8)", False),  # another library's
+    ],
+)
+def test_pyg_sampling_loaders_have_worker_processes(code: str, needs: bool) -> None:
+    assert bool(_read(code).needs) is needs

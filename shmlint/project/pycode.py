@@ -70,6 +70,12 @@ _MP_CALLS = frozenset({"spawn", "start_processes", "Pool", "Queue", "SimpleQueue
 #: start methods that pickle a ``Process``'s arguments (tensors among them cross through /dev/shm); Linux's default,
 #: fork, hands them over in the child's copy of memory
 _PICKLING_STARTS = frozenset({"spawn", "forkserver"})
+#: PyTorch Geometric's loaders that sample subgraphs: torch DataLoaders whose ``num_workers`` processes pass each
+#: batch through /dev/shm as any loader's do (https://pytorch-geometric.readthedocs.io/en/latest/modules/loader.html)
+_GRAPH_LOADERS = frozenset(
+    {"NeighborLoader", "LinkNeighborLoader", "HGTLoader", "ClusterLoader", "ShaDowKHopSampler", "RandomNodeLoader"}
+    | {"GraphSAINTNodeSampler", "GraphSAINTEdgeSampler", "GraphSAINTRandomWalkSampler"}
+)
 #: keyword arguments of any call that start processes past a threshold (TrainingArguments, vLLM's LLM...)
 #: Ultralytics model classes whose ``train`` runs its trainer
 _ULTRALYTICS_MODELS = frozenset({"YOLO", "RTDETR", "YOLOWorld", "YOLOE", "NAS"})
@@ -192,7 +198,8 @@ def read(
         if ranks is not None and id(node) not in switched_off():
             needs.append(ranks)
         spawn_method = spawn_method or (name in ("set_start_method", "get_context") and _pickling_start(node))
-        if name.endswith("DataLoader") or (name in aliases and isinstance(node.func, ast.Name)):
+        graphs = name in _GRAPH_LOADERS and "torch_geometric" in text  # PyG's sampling loaders
+        if name.endswith("DataLoader") or graphs or (name in aliases and isinstance(node.func, ast.Name)):
             loaders.add(id(node))
             call = spread(node, bound()) if any(k.arg is None for k in node.keywords) else node
             verdict = _loader(call, name, context, quoted, bound)
