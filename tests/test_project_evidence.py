@@ -1345,3 +1345,32 @@ def test_a_streamlit_apps_pages_are_its_code(tmp_path: Path, pages: str, label: 
     assert finding.severity.label == label
     if label == "error":
         assert "training_cli.py:2 DataLoader(num_workers=4), started at pages/2_Train.py:3" in finding.detail
+
+
+_PYTORCH_RUN = "docker run --gpus all -v $PWD:/w -w /w pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime python main.py\n"
+
+
+@pytest.mark.parametrize(
+    ("defaults", "label"),
+    [
+        # audit89d: PyAnomaly's yacs defaults, read where its loader takes ``cfg.DATASET.num_workers``
+        ("config = CN()\nconfig.DATASET = CN()\nconfig.DATASET.num_workers = 16\n", "error"),
+        ("_C = CN()\n_C.DATALOADER = CN()\n_C.DATALOADER.num_workers = 0\n", "info"),
+        ("config = CN()\ndef setup():\n    config.DATASET.num_workers = 16\n", "info"),  # not the module's own
+    ],
+)
+def test_a_config_objects_defaults_are_what_its_loaders_read(tmp_path: Path, defaults: str, label: str) -> None:
+    main = (
+        "from torch.utils.data import DataLoader\nfrom pkg.defaults import config as cfg\n\n"
+        "loader = DataLoader(ds, num_workers=cfg.DATASET.num_workers)\n"
+    )
+    (tmp_path / "run.sh").write_text(_PYTORCH_RUN)
+    (tmp_path / "main.py").write_text(main)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "defaults.py").write_text(
+        "from yacs.config import CfgNode as CN\n" + defaults.replace("_C", "config")
+    )
+    report = check_paths(Settings(undecided="show"), [tmp_path], jobs=1)
+    (finding,) = [f for f in report.findings if f.code == "SHM001"]
+    assert finding.severity.label == label, finding.message

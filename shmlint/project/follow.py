@@ -540,6 +540,11 @@ class _Walk:
             for name, value, line in facts.constants
         }
         self.config_defaults = list(dict.fromkeys([*self.config_defaults, *facts.config_defaults]))[:MAX_CONFIG_NAMES]
+        if facts.config_numbers:  # a config object's defaults its module sets: what ``cfg.X.num_workers`` reads
+            from shmlint.project.configs import Setting
+
+            for key, number, line in facts.config_numbers:
+                self.defaults.setdefault(key, Setting(key, number, line))
         folder = os.path.dirname(path)
         beside = (self.reader.inside(os.path.join(folder, name)) for name in facts.beside_configs[:MAX_CONFIG_NAMES])
         self.config_files = list(dict.fromkeys([*self.config_files, *filter(None, beside)]))[:MAX_CONFIG_NAMES]

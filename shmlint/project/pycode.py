@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
@@ -123,6 +124,10 @@ class PyFacts(NamedTuple):
     #: a start method that pickles them, which any file of the program may set (``spawn_method``)
     processes: tuple[Fact, ...] = ()
     spawn_method: bool = False  # the file sets one (``mp.set_start_method("spawn")``, ``get_context("spawn")``)
+    #: the worker counts its module sets on a config object (``config.DATASET.num_workers = 16``, yacs' and
+    #: detectron2's ``_C.DATALOADER.NUM_WORKERS = 4``): (key, number, line), the defaults its loaders' ``cfg.X.key``
+    #: read where nothing else sets them
+    config_numbers: tuple[tuple[str, int, int], ...] = ()
 
 
 def read(
@@ -276,7 +281,27 @@ def read(
         unknown_values,
         tuple(processes),
         spawn_method,
+        _config_numbers(tree),
     )
+
+
+#: a config object's key for a loader's worker count, lower-cased (``num_workers``, ``NUM_WORKERS``, ``n_workers``)
+_WORKERS_KEY = re.compile(r"[a-z0-9_]{0,32}workers?")
+
+
+def _config_numbers(tree: ast.Module) -> tuple[tuple[str, int, int], ...]:
+    """The worker counts the module's own statements set on a config object, an attribute of an attribute
+    (``config.DATASET.num_workers = 16``): the config's defaults, as its YAML files' keys are."""
+    found = []
+    for statement in tree.body:
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            continue
+        target, value = statement.targets[0], statement.value
+        if not isinstance(target, ast.Attribute) or not isinstance(target.value, ast.Attribute):
+            continue
+        if isinstance(value, ast.Constant) and type(value.value) is int and _WORKERS_KEY.fullmatch(target.attr.lower()):
+            found.append((target.attr, value.value, statement.lineno))
+    return tuple(found)
 
 
 def _exported(dest: str, option: Option, context: Context) -> Exported:
