@@ -186,6 +186,22 @@ def test_several_non_gpu_accelerators_are_not_software_evidence(form: str, text:
             ),
             3,
         ),
+        (  # audit89a's probe: one entry of two, as a generator writes it (the runtime reads "0,1" as two)
+            "compose",
+            COMPOSE.format(
+                service="    deploy:\n      resources:\n        reservations:\n          devices:\n"
+                "            - {driver: nvidia, device_ids: ['0,1'], capabilities: [gpu]}\n"
+            ),
+            2,
+        ),
+        (  # a variable compose cannot resolve may hold several
+            "compose",
+            COMPOSE.format(
+                service="    deploy:\n      resources:\n        reservations:\n          devices:\n"
+                "            - {driver: nvidia, device_ids: ['${GPU_IDS}'], capabilities: [gpu]}\n"
+            ),
+            None,
+        ),
         ("compose", COMPOSE.format(service="    gpus: all\n"), None),
         ("docker run", RUN.format(options="--gpus 2"), 2),
         ("docker run", RUN.format(options="--gpus '\"device=0,1\"'"), 2),

@@ -79,9 +79,9 @@ def accelerator_count(project: Project, service: Service, signals: Signals) -> i
     for device in requests:
         capabilities = [scalar(item) or "" for item in sequence(m.get(device, "capabilities"))]
         if "gpu" in capabilities or signals.is_counted_runtime(scalar(m.get(device, "driver")) or ""):
-            ids = [scalar(item) for item in sequence(m.get(device, "device_ids"))]
+            ids = sequence(m.get(device, "device_ids"))
             count, certain = project.interpolate(scalar(m.get(device, "count")) or "all")  # as compose reads it
-            requested.append(len(ids) if ids else device_count(count) if certain else None)
+            requested.append(_listed(project, ids) if ids else device_count(count) if certain else None)
     for found in project.every(service, "deploy", "resources", "reservations", "generic_resources"):
         for resource in sequence(found.node):
             spec = m.get(resource, "discrete_resource_spec")
@@ -96,6 +96,19 @@ def accelerator_count(project: Project, service: Service, signals: Signals) -> i
         if (visible := environment.get(name)) is not None and visible.value is not None and gpu_visible(visible.value)
     ]
     return max((count for count in listed if count is not None), default=None)
+
+
+def _listed(project: Project, ids: list[Node]) -> int | None:
+    """The GPUs ``device_ids`` lists: each entry as compose interpolates it, an entry of several (``"0,1"``, which
+    the runtime reads as two: audit89a's probe of a generator that writes one) counted as its parts; None where a
+    variable compose cannot resolve may hold several."""
+    count = 0
+    for item in ids:
+        text, certain = project.interpolate(scalar(item) or "")
+        if not certain:
+            return None
+        count += sum(1 for part in text.split(",") if part.strip())
+    return count
 
 
 def _gpu_devices(project: Project, service: Service, signals: Signals) -> list[Evidence]:
