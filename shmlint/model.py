@@ -252,6 +252,9 @@ class Launch(NamedTuple):
     #: the same file runs commands in it by its name (``docker exec NAME ...``): those, not what it holds, are its
     #: work (``shmlint.formats.commandline``)
     exec_into: bool = False
+    #: the name it is run with (``docker run --name dev``): what another file execs into that name runs in it
+    #: (``project.exec_marks``)
+    name: str = ""
     #: a terminal is attached (``docker run -t``, compose ``tty: true``): with no command, an image whose default is
     #: its shell is where a person types (``need.image_runs_it``)
     terminal: bool = False

@@ -669,3 +669,21 @@ def test_a_dev_containers_lifecycle_commands_run_in_it(
     finding = _shm001(tmp_path)[".devcontainer/devcontainer.json"]
     assert finding.severity.label == label, finding.detail
     assert said is None or said in finding.detail
+
+
+@pytest.mark.parametrize(
+    ("guide", "label"),
+    [
+        # audit89d: a script starts the named container; the guide, another file, says what runs in it
+        ("```bash\nsh ./run.sh\ndocker exec -ti dev python /ws/train.py\n```\n", "warning"),
+        ("```bash\ndocker exec -ti other python /ws/train.py\n```\n", "info"),  # another container's name
+        ("```bash\ndocker exec -ti dev nvidia-smi\n```\n", "info"),  # nothing that needs /dev/shm
+    ],
+)
+def test_what_another_file_execs_into_a_named_container_may_add_to_it(tmp_path: Path, guide: str, label: str) -> None:
+    run = 'docker run -d --name dev --gpus all -v "$(pwd)":/ws acme/dev sleep infinity\n'
+    _write(tmp_path, {"run.sh": run, "README.md": guide, "train.py": LOADER})
+    finding = _shm001(tmp_path)["run.sh"]
+    assert finding.severity.label == label, finding.message
+    if label == "warning":
+        assert "run in it by docker exec, README.md:3" in finding.detail

@@ -123,7 +123,7 @@ def extract_commands(source: SourceText, shell: ShellText, signals: Signals) -> 
         if shell.blocks is not None and _inline(source.text, command.first.start):
             workload = workload._replace(mentioned=True)
         if workload.launch is not None:
-            workload = _launched(workload, exec_into)
+            workload = _launched(workload, exec_into, named[-1].value_text if named else "")
             if later is not None and workload.gpu:  # the guide's later steps, kept for where they show more
                 # (``project.decide``); not in a container given no accelerator: a guide's GPU steps cannot run there
                 steps = command_workload(command, source, signals, occurrence=occurrence, typed=later)
@@ -180,12 +180,12 @@ def _inline(text: str, start: int) -> bool:
     return not code_line(text, line_start)
 
 
-def _launched(workload: Workload, exec_into: bool) -> Workload:
-    """A command line's workload whose relative paths start where its file's commands run, and that says whether
-    the file execs into it."""
+def _launched(workload: Workload, exec_into: bool, name: str = "") -> Workload:
+    """A command line's workload whose relative paths start where its file's commands run, that says whether the
+    file execs into it, and the name it runs as."""
     if workload.launch is None:
         return workload
-    return workload._replace(launch=workload.launch._replace(caller_relative=True, exec_into=exec_into))
+    return workload._replace(launch=workload.launch._replace(caller_relative=True, exec_into=exec_into, name=name))
 
 
 #: a container engine's ``exec`` in a text: only then are the containers it execs into looked for
