@@ -7,18 +7,19 @@ folder's own Makefile, the repository's word on what people run there (``make tr
 the container's working directory (its ``working_dir``/``-w``, else its image's ``WORKDIR``: a shell opened there is
 where ``python train.py`` is typed; audit83c and audit85a, both crashes), and for a Jupyter server the notebooks
 it serves (``--notebook-dir``, else where it starts; at most ``MAX_NOTEBOOKS``, two folders down): their code cells
-run in its kernels and their ``!`` lines in its shell (audit87c: a course image's ``!horovodrun -np 2``). Training
-programs found elsewhere only by
-their names (a ``.py`` or ``.sh`` file named for training, ``train.py``, ``train_net.py``, ``run_finetune.sh``, or a
-``main.py``, at most two folders below a held folder, outside tests and documentation, and not a test, a library
-module (``train_utils.py``) or a batch job's script: ``#SBATCH`` runs on the cluster's nodes) are what people may
-run there, which nothing says they do: the audits found such findings wrong nine times in ten (audit70d, audit85d,
-audit86c), so they are said in the undecided finding, not a failing one. Each program is read as ``python
-train.py`` would run it, with the same budget as a command's walk. The programs of a folder are looked
-for once a run (``ProjectFiles.per_folder``). A terminal run with no command of an image built FROM a shell's
-base is such a container too (``images_shell``); its list of bases lives here, loaded only for a container that
-holds the repository (sixteen names interned at every start made one flagged file's check 0.75 M instructions
-dearer).
+run in its kernels and their ``!`` lines in its shell (audit87c: a course image's ``!horovodrun -np 2``).
+
+Training programs found elsewhere only by their names (a ``.py`` or ``.sh`` file named for training, ``train.py``,
+``train_net.py``, ``run_finetune.sh``, or a ``main.py``, at most two folders below a held folder, outside tests and
+documentation, and not a test, a library module (``train_utils.py``) or a batch job's script: ``#SBATCH`` runs on
+the cluster's nodes) are what people may run there, which nothing says they do: the audits found such findings
+wrong nine times in ten (audit70d, audit85d, audit86c), so they are said in the undecided finding, not a failing
+one. Each program is read as ``python train.py`` would run it, with the same budget as a command's walk. The
+programs of a folder are looked for once a run (``ProjectFiles.per_folder``).
+
+A terminal run with no command of an image built FROM a shell's base is such a container too (``images_shell``);
+its list of bases lives here, loaded only for a container that holds the repository (sixteen names interned at
+every start made one flagged file's check 0.75 M instructions dearer).
 """
 
 from __future__ import annotations
@@ -95,13 +96,12 @@ class Held(NamedTuple):
     named_commands: Facts
 
 
-def with_held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) -> tuple[Need, ProjectFacts]:
-    """The need of a container that holds accelerators and the repository (``workload.project`` is its facts),
-    with what the folders it holds say people run in it (``Held.run``); training programs found there only by their
-    names leave it as it was, said in a note: what may run there, not what the repository says runs there."""
+def with_held(workload: Workload, knowledge: Knowledge, reader: Reader, need: Need) -> tuple[Need, ProjectFacts | None]:
+    """The need of a container that holds accelerators and the repository, with what the folders it holds say
+    people run in it (``Held.run``); training programs found there only by their names leave it as it was, said in
+    a note: what may run there, not what the repository says runs there."""
     facts = workload.project
-    assert facts is not None  # the caller's (``decide._held``)
-    if not (holds_only(workload, knowledge) or images_shell(workload, facts)):
+    if facts is None or not (holds_only(workload, knowledge) or images_shell(workload, facts)):
         return need, facts
     launch = workload.launch
     started = facts.started.text if facts.started is not None else ""
