@@ -188,7 +188,7 @@ def holds_open(command: ContainerCommand) -> bool:
     name = argv[0].rsplit("/", 1)[-1]
     if name in _HOLDING:
         return True
-    return name in SHELLS and all(_shell_option(word) for word in argv[1:])
+    return interactive_shell(argv)
 
 
 def terminal_kept_open(command: ContainerCommand) -> bool:
@@ -233,11 +233,7 @@ def opens_shell(command: ContainerCommand) -> bool:
     argv = entrypoint + [word.text for word in command.arguments]
     if not entrypoint and argv[:1] == ["--"] and argv[1:]:  # ``IMAGE -- bash``: an entrypoint that ends in ``exec
         argv = argv[1:]  # "$@"`` (CUDA's and NGC's images) runs ``exec -- bash``; ``IMAGE --`` alone runs nothing
-    if not argv:
-        return True
-    if argv[0].rsplit("/", 1)[-1] not in SHELLS:
-        return False
-    return all(_shell_option(word) for word in argv[1:])
+    return not argv or interactive_shell(argv)
 
 
 def _on(name: str, value: str, names: frozenset[str]) -> bool:
@@ -248,6 +244,12 @@ def _on(name: str, value: str, names: frozenset[str]) -> bool:
 def _shell_option(word: str) -> bool:
     """An option that keeps a shell interactive (``-l``, ``--login``, ``-i``); ``-c`` gives it a command."""
     return word.startswith("-") and (word.startswith("--") or "c" not in word)
+
+
+def interactive_shell(argv: Sequence[str]) -> bool:
+    """A shell given only options that keep it interactive (``bash``, ``sh -l``; not ``bash -c ...``): a person
+    types what it runs."""
+    return bool(argv) and argv[0].rsplit("/", 1)[-1] in SHELLS and all(_shell_option(word) for word in argv[1:])
 
 
 def _typed(run: SimpleCommand, position: int, document: _Document) -> Typed | None:

@@ -198,12 +198,9 @@ def _given(words: list[str]) -> tuple[str, int] | None:
 
 def _shell_only(command: list[str]) -> bool:
     """No command, or an interactive shell (``bash``, ``sh -l``; not ``bash -c``): a person types what runs."""
-    from shmlint.parsers.programs import SHELLS
+    from shmlint.parsers.typed import interactive_shell
 
-    if not command:
-        return True
-    rest = command[1:]
-    return os.path.basename(command[0]) in SHELLS and all(w.startswith("-") and "c" not in w.lstrip("-") for w in rest)
+    return not command or interactive_shell(command)
 
 
 def _compose_shells(files: ProjectFiles, folder: str) -> list[tuple[str, SourceText, SimpleCommand, Typed]]:
