@@ -9,6 +9,7 @@ GPU reservation ``hostRequirements.gpu`` makes the CLI add (``shmlint.formats.co
 
 from __future__ import annotations
 
+import functools
 import os
 
 from shmlint.discover import StrPath, clean_path
@@ -45,7 +46,8 @@ def extract_devcontainer(source: SourceText, path: StrPath, signals: Signals) ->
     name = root.get("name")
     label = name.value if isinstance(name, JString) else os.path.basename(os.path.dirname(clean_path(path)))
     image = root.get("image")
-    workload = options_workload(
+    judged = functools.partial(  # the container as the tools start it, and with its lifecycle commands run in it
+        options_workload,
         source,
         signals,
         id=WorkloadId(WorkloadFormat.DEVCONTAINER, "devcontainer", label, container_kind="container"),
@@ -56,6 +58,7 @@ def extract_devcontainer(source: SourceText, path: StrPath, signals: Signals) ->
         gpu=_host_gpu(source, root),
         target=_target(source, root, run_args),
     )
+    workload = judged()
     override = root.get("overrideCommand")
     waits = not (isinstance(override, JScalar) and override.value is False)  # the tools start a wait, not the image's
     if waits:
@@ -64,18 +67,7 @@ def extract_devcontainer(source: SourceText, path: StrPath, signals: Signals) ->
         workload = workload._replace(launch=_launch(workload.launch, root, clean_path(path), waits=waits))
     typed = _lifecycle(source, root)
     if typed is not None and workload.launch is not None and workload.gpu:
-        steps = options_workload(
-            source,
-            signals,
-            id=workload.id,
-            span=workload.span,
-            words=words,
-            image=_word(image) if isinstance(image, JString) else None,
-            extra=(*_env(root.get("containerEnv")), *_mounts(root.get("mounts"))),
-            gpu=_host_gpu(source, root),
-            target=workload.target,
-            typed=typed,
-        )
+        steps = judged(typed=typed)
         if steps.launch is not None:
             launch = _launch(steps.launch, root, clean_path(path), waits=False)
             home = next((point for point, _ in launch.mounts[len(steps.launch.mounts) :]), "")
