@@ -73,6 +73,13 @@ def test_broken_yaml_is_reported_whatever_is_selected(tmp_path: Path, selection:
         ),
         # the same keys and a compose key: it may run containers
         ("conda.yml", "name: x\ndependencies: [torch]\nservices:\n  a: [\n", "SHM000"),
+        # a MIME message (audit90c: a GPU node's cloud-init user data named .yaml for Terraform's templatefile)
+        (
+            "userdata.yaml",
+            'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\nContent-Type: '
+            "application/node.eks.aws\n\nimage: nvidia/cuda\ncontainers: [\n",
+            None,
+        ),
         # an image key at any depth: a GitHub Actions container job's is at the sixth column (the review), as a VM
         # blueprint's is (audit73c: SHM000 there, left)
         ("train.yml", "jobs:\n  t:\n    container:\n      image: pytorch/pytorch\n    steps: [\n", "SHM000"),

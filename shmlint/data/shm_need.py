@@ -27,7 +27,7 @@ SOFTWARE = (('pytorch-dataloader-workers',
   None,
   ('(?:(^|[ '
    '/])(sdxl|sd3|flux|lumina|anima|hunyuan_image)_train(_network|_control_net(_lllite)?)?\\.py\\b(?![^;&|]{0,1000}--max_data_loader_n_workers[= '
-   ']+["\']?0\\b))|(?:--max_data_loader_n_workers[= ]+["\']?0*[1-9])',
+   ']+["\']?(0\\b|[^0-9"\'])))|(?:--max_data_loader_n_workers[= ]+["\']?0*[1-9])',
    '--max_data_loader_n_workers _train '),
   False,
   False,

@@ -190,9 +190,10 @@ def _yaml(source: SourceText, path: StrPath, run: Extraction) -> tuple[list[Work
         refused = isinstance(exc, Refused)  # an alias bomb is refused for its shape, whatever the file is for
         if not refused and _template_not_yet_yaml(source.text):
             return _template(source, path, run)
-        if not refused and _is_conda_environment(source.text):
+        if not refused and (_is_conda_environment(source.text) or _is_mime(source.text)):
             where = f"line {exc.line}, column {exc.column}"
-            return [], [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_CONDA}: not checked")]
+            kind = _CONDA if _is_conda_environment(source.text) else _MIME
+            return [], [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {kind}: not checked")]
         if not refused and not _may_hold_container(source.text):
             where = f"line {exc.line}, column {exc.column}"
             return [], [Notice(source.path, f"not valid YAML at {where} ({exc.message}); {_NO_CONTAINER}: not checked")]
@@ -310,7 +311,7 @@ def broken_is_shm000(source: SourceText, path: StrPath, run: Extraction) -> bool
     """Whether a YAML file that does not parse is SHM000 (what ``_yaml`` reports for it), not a note: it may hold a
     workload finding, or looks like a manifest or a compose file, and is neither a template nor a conda
     environment file (those are notes there). A failed render blames such a file only."""
-    if _template_not_yet_yaml(source.text) or _is_conda_environment(source.text):
+    if _template_not_yet_yaml(source.text) or _is_conda_environment(source.text) or _is_mime(source.text):
         return False
     if not _may_hold_container(source.text):
         return False
@@ -333,6 +334,17 @@ def _is_conda_environment(text: str) -> bool:
 
 #: characters of a text read for its top-level keys: a conda file is short
 _CONDA_READ = 64 * 1024
+#: a MIME message's first header (a node's cloud-init user data, named ``.yaml`` for the template that fills it)
+_MIME_START = LazyRegex(r"\A\s{0,64}(?:MIME-Version:|Content-Type:[ \t]*multipart/)", re.IGNORECASE)
+_MIME = (
+    "a MIME document (a machine's cloud-init user data; it starts no container itself), so it holds no workload finding"
+)
+
+
+def _is_mime(text: str) -> bool:
+    """Whether a text that does not parse as YAML is a MIME message (audit90c: a GPU node group's
+    ``userdata-nodeadm.yaml``, which Terraform's ``templatefile`` fills, failed the gate as SHM000)."""
+    return _MIME_START.match(text) is not None
 
 
 #: why a file with no signal that does not parse is no SHM000
