@@ -891,3 +891,21 @@ def test_a_deep_condition_is_not_unparsed() -> None:
 )
 def test_pyg_sampling_loaders_have_worker_processes(code: str, needs: bool) -> None:
     assert bool(_read(code).needs) is needs
+
+
+@pytest.mark.parametrize(
+    ("code", "needs"),
+    [
+        # audit90a: the program's own classes take these as parameters of their own; what they do decides
+        ("class Trainer2:\n    def __init__(self, dataloader_num_workers=8):\n        self.w = dataloader_num_workers\n"
+         "Trainer2(dataloader_num_workers=8)", False),
+        ("class JSONLDataLoader:\n    def __init__(self, num_workers=4):\n        self.n = num_workers\n"
+         "JSONLDataLoader(num_workers=4)", False),
+        ("from torch.utils.data import DataLoader\nclass MyDataLoader(DataLoader):\n    pass\n"
+         "MyDataLoader(ds, num_workers=4)", True),  # a loader of its own is torch's
+        ("from transformers import TrainingArguments\nTrainingArguments(output_dir='o', dataloader_num_workers=4)", True),
+        ("from lib import JSONLDataLoader\nJSONLDataLoader(num_workers=4)", True),  # another module's: by its name
+    ],
+)  # fmt: skip
+def test_the_programs_own_classes_are_read_through_what_they_do(code: str, needs: bool) -> None:
+    assert bool(_read(code).needs) is needs

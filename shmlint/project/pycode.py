@@ -188,6 +188,10 @@ def read(
     nnunet = frozenset() if nnunet and single_threaded(nodes) else nnunet
     scope_of = functools.cache(lambda: {id(node): scope for scope in found for node in scope.nodes})  # when asked
     processes: list[Fact] = []
+    #: the classes and functions the module defines, which take what their calls give as parameters of their own
+    #: (audit90a: a trainer class given ``dataloader_num_workers=8`` kept it unused; a ``JSONLDataLoader`` class made
+    #: its torch loader with none): their calls are read through what they do (``pyhelpers``), not by the names
+    defined = _own_callables(tree)
     spawn_method = False
     switched_off = functools.cache(lambda: _switched_off(tree, context))  # the calls in branches the run does not
     # take, worked out the first time a process start asks
@@ -204,7 +208,8 @@ def read(
             needs.append(ranks)
         spawn_method = spawn_method or (name in ("set_start_method", "get_context") and _pickling_start(node))
         graphs = name in _GRAPH_LOADERS and "torch_geometric" in text  # PyG's sampling loaders
-        if name.endswith("DataLoader") or graphs or (name in aliases and isinstance(node.func, ast.Name)):
+        loader = name.endswith("DataLoader") and not (isinstance(node.func, ast.Name) and name in defined)
+        if loader or graphs or (name in aliases and isinstance(node.func, ast.Name)):
             loaders.add(id(node))
             call = spread(node, bound()) if any(k.arg is None for k in node.keywords) else node
             verdict = _loader(call, name, context, quoted, bound)
@@ -217,7 +222,7 @@ def read(
                 needs.append(verdict[1])
             else:
                 zero.append(verdict[1])
-        for keyword in node.keywords:
+        for keyword in node.keywords if not (isinstance(node.func, ast.Name) and name in defined) else ():
             if keyword.arg in _KEYWORDS:
                 value = value_of(keyword.value, context)
                 least = THRESHOLDS[keyword.arg]
@@ -302,6 +307,17 @@ def _config_numbers(tree: ast.Module) -> tuple[tuple[str, int, int], ...]:
         if isinstance(value, ast.Constant) and type(value.value) is int and _WORKERS_KEY.fullmatch(target.attr.lower()):
             found.append((target.attr, value.value, statement.lineno))
     return tuple(found)
+
+
+def _own_callables(tree: ast.Module) -> frozenset[str]:
+    """The names of the module's own top-level functions and classes, but a class that derives from a loader
+    (``class FastLoader(DataLoader)``: torch's loader takes its ``num_workers``)."""
+    return frozenset(
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        or (isinstance(node, ast.ClassDef) and not any(dotted(b).endswith("DataLoader") for b in node.bases))
+    )
 
 
 def _exported(dest: str, option: Option, context: Context) -> Exported:
