@@ -10,10 +10,10 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
-import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
+from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
 from shmlint.parsers.python_imports import FromImport, assignment_lines, from_imports
 from shmlint.project.configs import THRESHOLDS, Setting
@@ -291,7 +291,7 @@ def read(
 
 
 #: a config object's key for a loader's worker count, lower-cased (``num_workers``, ``NUM_WORKERS``, ``n_workers``)
-_WORKERS_KEY = re.compile(r"[a-z0-9_]{0,32}workers?")
+_WORKERS_KEY = LazyRegex(r"[a-z0-9_]{0,32}workers?")
 
 
 def _config_numbers(tree: ast.Module) -> tuple[tuple[str, int, int], ...]:
