@@ -11,11 +11,12 @@ format says requests one (``nvidia-docker``, a docker SDK ``DeviceRequest``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shlex
+from collections.abc import Iterator, Sequence
 
 from shmlint import sizes
 from shmlint.containers import Judged, torch_evidence
-from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size
+from shmlint.model import Evidence, Launch, ShmKind, ShmMechanism, ShmSource, Size, Workload
 from shmlint.named_tuple import NamedTuple
 from shmlint.runtime import nccl
 from shmlint.runtime.ipc import ipc_mode
@@ -29,6 +30,25 @@ GPUS, RUNTIME, DEVICE, ENV, GPU = "gpus", "runtime", "device", "env", "gpu"
 SHM_SIZE, IPC, TMPFS, MOUNT, POD = "shm-size", "ipc", "tmpfs", "mount", "pod"
 #: the word between two commands typed into a container's shell (``DockerOptions.typed_script``)
 SEPARATOR = ";"
+
+
+def with_later_commands(
+    workload: Workload, commands: Sequence[tuple[str, ...]], said: str, *, own_entrypoint: bool
+) -> Workload:
+    """The workload running ``commands`` after its own start, as its later steps (at most a warning:
+    ``Workload.command_later``), said with ``said``: one command's words as its arguments, several as one script, a
+    command a line. ``own_entrypoint``: they run by themselves (``docker exec``), not as the arguments of the image's
+    entrypoint (``docker compose run``)."""
+    launch = workload.launch
+    if launch is not None:
+        arguments = commands[0] if len(commands) == 1 else ("sh", "-c", "\n".join(map(shlex.join, commands)))
+        launch = launch._replace(arguments=arguments, entrypoint=() if own_entrypoint else launch.entrypoint)
+    return workload._replace(
+        command=f" {SEPARATOR} ".join(" ".join(command) for command in commands),
+        command_later=True,
+        command_from=said,
+        launch=launch,
+    )
 
 
 class Setting(NamedTuple):

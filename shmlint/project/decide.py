@@ -31,10 +31,11 @@ def with_needs(
         found = _with_need(workload, knowledge, project, texts, ambiguous)
         later = workload.later_steps
         named = workload.launch.name if workload.launch is not None and not workload.launch.exec_into else ""
-        if later is None and named and workload.gpu and project is not None and found.need is not None:
+        undecided = found.need is not None and found.need.tier is not Tier.NEEDS
+        if later is None and named and workload.gpu and project is not None and undecided:
             from shmlint.project.exec_marks import execed_steps  # loaded for a named container only
 
-            later = execed_steps(workload, project) if found.need.tier is not Tier.NEEDS else None
+            later = execed_steps(workload, project)
         if later is not None and (found.need is None or found.need.tier is not Tier.NEEDS):
             steps = _with_need(_own_image_beside(later, knowledge, project), knowledge, project, texts, ambiguous)
             found = steps if steps.need is not None and steps.need.tier is Tier.NEEDS else found

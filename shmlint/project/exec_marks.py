@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from shmlint.containers.docker import SEPARATOR
+from shmlint.containers.docker import with_later_commands
 from shmlint.discover import FileKind, discover
 from shmlint.lazy_regex import LazyRegex
 from shmlint.named_tuple import NamedTuple
@@ -103,12 +102,6 @@ def execed_steps(workload: Workload, project: ProjectIndex) -> Workload | None:
     execs = [e for e in execs if e.where.rpartition(":")[0] != own][:MAX_STEPS]  # the file's own: its extraction's
     if not execs:
         return None
-    commands = [execed.words for execed in execs]
     more = f" and {len(execs) - 1} more" if len(execs) > 1 else ""
-    return workload._replace(
-        command=f" {SEPARATOR} ".join(" ".join(words) for words in commands),
-        command_later=True,
-        command_from=f"run in it by docker exec, {execs[0].where}{more}",
-        launch=launch._replace(entrypoint=(), arguments=("sh", "-c", "\n".join(map(shlex.join, commands)))),
-        later_steps=None,
-    )
+    said = f"run in it by docker exec, {execs[0].where}{more}"
+    return with_later_commands(workload, [execed.words for execed in execs], said, own_entrypoint=True)

@@ -711,16 +711,12 @@ class _Walk:
                 found = self.reader.inside(os.path.join(base, candidate))
                 if found is not None:
                     return found
-        projects = [] if relative else [base for base in self.bases if self._python_project(base)]
         for candidate in (f"src/{name}.py", f"src/{name}/__init__.py"):
-            for base in projects:
+            for base in [] if relative else self.bases:  # a project's files asked only where the module is
                 found = self.reader.inside(os.path.join(base, candidate))
-                if found is not None:
+                if found is not None and any(self.reader.inside(os.path.join(base, f)) for f in _PROJECT_FILES):
                     return found
         return None
-
-    def _python_project(self, folder: str) -> bool:
-        return any(self.reader.inside(os.path.join(folder, name)) for name in _PROJECT_FILES)
 
 
 def _new(known: Sequence[CodeFact], found: Iterable[CodeFact]) -> list[CodeFact]:

@@ -308,8 +308,7 @@ class _Program:
 
     def _named(self, node: ast.AST, name: str, holder: bool) -> _Item:
         """The item of a name at ``node``: the variable of the function that binds it there, else the module's."""
-        scope = self._binding(node, name)
-        return ("local", f"{scope}:{name}", holder) if scope else ("name", name, holder)
+        return _variable(self._binding(node, name), name, holder)
 
     def _binding(self, node: ast.AST, name: str) -> int:
         """The ``id`` of the function whose own variable ``name`` is at ``node`` (0: a module's, or not known to be
@@ -461,7 +460,7 @@ class _Program:
             bound = _bind([signature], call, given) if signature is not None else None
             if bound is None or made is None:
                 return None
-            fields = [item for p in bound for item in (self._parameter(p, holder), ("attribute", p[1], holder))]
+            fields = [item for scope, p in bound for item in (_variable(scope, p, holder), ("attribute", p, holder))]
             return [*fields, ("self", func.id, True), *made]
         if isinstance(func, ast.Name):
             bound = _bind(self.functions[func.id], call, given)
@@ -471,13 +470,7 @@ class _Program:
             bound = _bind(self.methods[func.attr], call, given)  # ``self.make(n)``: a method of the program's own
         else:
             return None
-        return None if bound is None else [self._parameter(p, holder) for p in bound]
-
-    def _parameter(self, bound: tuple[int, str], holder: bool) -> _Item:
-        """The item of a parameter a call binds: the function's own variable (a dataclass's field: the module's
-        name, whose every use counts)."""
-        scope, name = bound
-        return ("local", f"{scope}:{name}", holder) if scope else ("name", name, holder)
+        return None if bound is None else [_variable(scope, p, holder) for scope, p in bound]
 
     def _receiver(self, attribute: ast.Attribute) -> list[_Item] | None:
         """An object a method is called on (``orchestrator.process(...)``), or whose method is handed on to be
@@ -563,6 +556,12 @@ class _Program:
         """The class ``node`` is in, where its bases are all the program's own (no library reads its ``self``)."""
         scope = self._class_of(node)
         return scope.name if scope is not None and self._constructor(scope) is not None else None
+
+
+def _variable(scope: int, name: str, holder: bool) -> _Item:
+    """The item of a variable: a function's own (``scope``, its ``id``), else the module's, whose every use counts
+    (a dataclass's field too)."""
+    return ("local", f"{scope}:{name}", holder) if scope else ("name", name, holder)
 
 
 def _targets(targets: Sequence[ast.expr], holder: bool, code: _Program) -> list[_Item] | None:

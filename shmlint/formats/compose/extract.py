@@ -10,11 +10,10 @@ each service's Workload together and says where a fix may write.
 from __future__ import annotations
 
 import os
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shmlint.containers.docker import SEPARATOR
+from shmlint.containers.docker import with_later_commands
 from shmlint.formats.compose import evidence
 from shmlint.formats.compose.detect import is_compose, is_override
 from shmlint.formats.compose.devcontainer import devcontainer_gpus
@@ -152,14 +151,7 @@ def _with_runs(project: Project, service: Service, workload: Workload) -> Worklo
         return workload
     commands = [command for run in runs for command in run.commands]
     more = f" and {len(runs) - 1} more" if len(runs) > 1 else ""
-    steps = workload._replace(
-        command=f" {SEPARATOR} ".join(" ".join(command) for command in commands),
-        command_later=True,
-        command_from=f"{runs[0].said}{more}",
-        launch=workload.launch._replace(
-            arguments=commands[0] if len(commands) == 1 else ("sh", "-c", "\n".join(map(shlex.join, commands)))
-        ),
-    )
+    steps = with_later_commands(workload, commands, f"{runs[0].said}{more}", own_entrypoint=False)
     return workload._replace(later_steps=steps)
 
 

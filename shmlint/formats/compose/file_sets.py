@@ -205,17 +205,19 @@ def _shell_only(command: list[str]) -> bool:
 
 def _compose_shells(files: ProjectFiles, folder: str) -> list[tuple[str, SourceText, SimpleCommand, Typed]]:
     """The shells the Markdown of ``folder`` opens in compose services (``docker compose exec trainer bash``), each
-    with the session typed there, read once a folder (``files.per_folder``)."""
+    with the session typed there: the documents among ``_compose_commands``' files that open one, read as
+    documents once a folder (``files.per_folder``)."""
     from shmlint.parsers.embedded.markdown import markdown_shell_blocks
     from shmlint.parsers.typed import sessions_after
 
+    documents = {
+        name: source
+        for name, source, command, _ in files.per_folder(_compose_commands, folder)
+        if name.endswith(".md") and _opens_a_shell(command)
+    }
     found = []
-    for name in _candidates(files, folder):
-        read = files.source(os.path.join(folder, name)) if name.endswith(".md") else None
-        if read is None or len(read.text) > MAX_BYTES or not _COMPOSE_WORDS.search(read.text):
-            continue
-        source = SourceText(name, read.text)
-        masked, blocks = markdown_shell_blocks(read.text)
+    for name, source in documents.items():
+        masked, blocks = markdown_shell_blocks(source.text)
         found += [(name, source, c, typed) for c, typed in sessions_after(masked, blocks, _opens_a_shell)]
     return found
 
